@@ -1,0 +1,36 @@
+import middy from '@middy/core';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { eventsFromChange } from '../../shared/domain/outbox';
+import type { EventSink, RelayLogger } from '../../shared/domain/ports';
+
+function image(raw: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
+}
+
+/**
+ * Publishes the events each stream record carries. Records are handled in order; on the first
+ * failure the rest of the batch is reported back (ReportBatchItemFailures) so Lambda retries from
+ * there and, when retries run out, sends the record to the DLQ.
+ */
+export function createOutboxPublisher(deps: { sink: EventSink; log: RelayLogger }) {
+  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>().handler(async (event) => {
+    for (const record of event.Records) {
+      const events = eventsFromChange(image(record.dynamodb?.OldImage), image(record.dynamodb?.NewImage));
+      if (events.length === 0) continue;
+      try {
+        await deps.sink.publish(events);
+        deps.log.info('events published', { count: events.length, types: events.map((e) => e.metadata.type) });
+      } catch (error) {
+        deps.log.error('event publishing failed; batch will be retried from this record', {
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+          eventIds: events.map((e) => e.metadata.id),
+          error,
+        });
+        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+      }
+    }
+    return { batchItemFailures: [] };
+  });
+}

@@ -1,0 +1,14 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgeSink } from '../../shared/adapters/events/eventbridge-sink';
+import { requireEnv } from '../../shared/runtime/lambda';
+import { createOutboxPublisher } from './handler';
+
+const logger = new Logger({ serviceName: 'relay-outbox-publisher' });
+// Adaptive retry spreads throttled PutEvents calls; entry-level failures are retried by the sink.
+const client = new EventBridgeClient({ maxAttempts: 5, retryMode: 'adaptive' });
+const sink = new EventBridgeSink(client, {
+  busName: requireEnv('EVENT_BUS_NAME'),
+  source: process.env.EVENT_SOURCE ?? 'mobile-money.relay',
+});
+export const handler = createOutboxPublisher({ sink, log: logger });

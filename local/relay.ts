@@ -1,0 +1,91 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDynamoClients } from '../shared/adapters/dynamodb/client';
+import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
+import { ensureTable } from '../shared/adapters/dynamodb/setup';
+import { FileEventSink } from '../shared/adapters/events/file-sink';
+import type { RelayConfig } from '../shared/config/schema';
+import { CallbackServices } from '../shared/domain/callback-services';
+import type { Clock, EventSink, RelayLogger } from '../shared/domain/ports';
+import { systemClock } from '../shared/domain/ports';
+import { createCallbackHandler } from '../functions/callback/handler';
+import { createManagementHandler } from '../functions/management/handler';
+import { createOutboxPublisher } from '../functions/outbox-publisher/handler';
+import { lambdaContext } from './lambda-adapter';
+import { createLocalServer } from './server';
+import { LocalStreamPump } from './stream-pump';
+
+export interface LocalRelayOptions {
+  config: RelayConfig;
+  dynamoEndpoint: string;
+  tableName: string;
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  log: RelayLogger;
+  /** Where events go; defaults to the JSON-lines file of config.local.eventsFile. */
+  sink?: EventSink;
+  printEvent?: (line: string) => void;
+  clock?: Clock;
+  streamPollMs?: number;
+}
+
+export interface LocalRelay {
+  url: string;
+  port: number;
+  store: DynamoRelayStore;
+  pump: LocalStreamPump;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole relay in one process, wired exactly like the cloud: the Lambda handlers behind an HTTP
+ * server, DynamoDB (Local) as the store, its stream feeding the outbox publisher.
+ */
+export async function startLocalRelay(options: LocalRelayOptions): Promise<LocalRelay> {
+  const { config, log } = options;
+  const { client, doc } = createDynamoClients({ endpoint: options.dynamoEndpoint });
+  await ensureTable(client, options.tableName);
+  const clock = options.clock ?? systemClock;
+  const store = new DynamoRelayStore(doc, { tableName: options.tableName, retention: config.retention });
+  const services = new CallbackServices(store, clock, log, { reconcileWindowSeconds: config.reconciliation.windowSeconds });
+  const callback = createCallbackHandler({ config, services });
+  const management = createManagementHandler({ config, store, clock, log });
+  const sink = options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
+  const publisher = createOutboxPublisher({ sink, log });
+  const pump = new LocalStreamPump(
+    client,
+    options.dynamoEndpoint,
+    options.tableName,
+    (event) => publisher(event, lambdaContext('relay-outbox-publisher')),
+    log,
+    options.streamPollMs,
+  );
+  await pump.start();
+
+  const server: Server = createLocalServer({
+    callback,
+    management,
+    trustForwardedFor: config.local.trustForwardedFor,
+    health: async () => ({ status: 'ok', dynamodb: options.dynamoEndpoint, table: options.tableName, accounts: config.accounts.size }),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    store,
+    pump,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await pump.stop();
+      client.destroy();
+    },
+  };
+}

@@ -1,0 +1,239 @@
+import { ConditionalCheckFailedException, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { StorageUnavailableError } from '../../domain/errors';
+import type {
+  QuarantineInput,
+  ReceiptInput,
+  ReceiptResult,
+  ReceiptSummary,
+  TransactionStore,
+} from '../../domain/ports';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { QUARANTINE_PK_PREFIX, RECEIPT_SK_PREFIX, TX_SK, transactionPk } from './table';
+
+export interface RelayStoreOptions {
+  tableName: string;
+  retention: { receiptDays: number; quarantineDays: number; transactionDays: number };
+  /** Bench hook: called with the write/read units every operation consumed. */
+  onConsumedCapacity?: (operation: string, capacity: ConsumedCapacity | undefined) => void;
+}
+
+const DAY = 86_400;
+
+function epochSeconds(iso: string, plusDays: number): number {
+  return Math.floor(Date.parse(iso) / 1000) + plusDays * DAY;
+}
+
+async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw error;
+    throw new StorageUnavailableError(`DynamoDB ${operation} failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function toRecord(item: Record<string, unknown>): TransactionRecord {
+  const { pk: _pk, sk: _sk, itemType: _t, expiresAt: _e, provider, account, reference, ...rest } = item;
+  return { key: { provider, account, reference }, ...rest } as unknown as TransactionRecord;
+}
+
+export class DynamoRelayStore implements TransactionStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly options: RelayStoreOptions,
+  ) {}
+
+  private get capacity() {
+    return this.options.onConsumedCapacity ? ('TOTAL' as const) : undefined;
+  }
+
+  private report(operation: string, capacity: ConsumedCapacity | undefined) {
+    this.options.onConsumedCapacity?.(operation, capacity);
+  }
+
+  private transactionItem(tx: TransactionRecord): Record<string, unknown> {
+    const { key, ...rest } = tx;
+    return {
+      pk: transactionPk(key),
+      sk: TX_SK,
+      itemType: 'transaction',
+      provider: key.provider,
+      account: key.account,
+      reference: key.reference,
+      ...rest,
+      expiresAt: epochSeconds(tx.createdAt, this.options.retention.transactionDays),
+    };
+  }
+
+  async recordReceipt(input: ReceiptInput): Promise<ReceiptResult> {
+    const receiptId = input.dedupeKey.slice(0, 32);
+    const always: Record<string, unknown> = {
+      itemType: 'receipt',
+      receiptId,
+      dedupeKey: input.dedupeKey,
+      provider: input.key.provider,
+      account: input.key.account,
+      reference: input.key.reference,
+      routeName: input.routeName,
+      bodyBytes: Buffer.byteLength(input.body),
+      lastReceivedAt: input.receivedAt,
+      expiresAt: epochSeconds(input.receivedAt, this.options.retention.receiptDays),
+    };
+    // What the first delivery saw is kept; repeats only move lastReceivedAt and the counter.
+    const firstOnly: Record<string, unknown> = {
+      method: input.method,
+      path: input.path,
+      headers: input.headers,
+      sourceIp: input.sourceIp,
+      body: input.body,
+      verification: input.verification,
+      firstReceivedAt: input.receivedAt,
+    };
+    const names: Record<string, string> = { '#deliveries': 'deliveries' };
+    const values: Record<string, unknown> = { ':one': 1 };
+    const sets: string[] = [];
+    for (const [name, value] of Object.entries(always)) {
+      names[`#${name}`] = name;
+      values[`:${name}`] = value;
+      sets.push(`#${name} = :${name}`);
+    }
+    for (const [name, value] of Object.entries(firstOnly)) {
+      names[`#${name}`] = name;
+      values[`:${name}`] = value;
+      sets.push(`#${name} = if_not_exists(#${name}, :${name})`);
+    }
+    // One unconditional atomic update: the first delivery creates the item, repeats bump the counter,
+    // so dedupe costs no extra read and concurrent identical deliveries each learn their ordinal.
+    const result = await guard('recordReceipt', () =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: transactionPk(input.key), sk: `${RECEIPT_SK_PREFIX}${receiptId}` },
+          UpdateExpression: `SET ${sets.join(', ')} ADD #deliveries :one`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_NEW',
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('recordReceipt', result.ConsumedCapacity);
+    return { receiptId, deliveries: Number(result.Attributes?.deliveries ?? 1) };
+  }
+
+  async getTransaction(key: TransactionKey): Promise<TransactionRecord | undefined> {
+    const result = await guard('getTransaction', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: transactionPk(key), sk: TX_SK },
+          ConsistentRead: true,
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('getTransaction', result.ConsumedCapacity);
+    return result.Item ? toRecord(result.Item) : undefined;
+  }
+
+  async createTransaction(tx: TransactionRecord): Promise<boolean> {
+    return this.conditionalPut('createTransaction', this.transactionItem(tx), 'attribute_not_exists(pk)', {});
+  }
+
+  async replaceTransaction(tx: TransactionRecord, expectedRevision: number): Promise<boolean> {
+    return this.conditionalPut('replaceTransaction', this.transactionItem(tx), 'revision = :expected', {
+      ':expected': expectedRevision,
+    });
+  }
+
+  private async conditionalPut(
+    operation: string,
+    item: Record<string, unknown>,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      const result = await guard(operation, () =>
+        this.doc.send(
+          new PutCommand({
+            TableName: this.options.tableName,
+            Item: item,
+            ConditionExpression: condition,
+            ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+            ReturnConsumedCapacity: this.capacity,
+          }),
+        ),
+      );
+      this.report(operation, result.ConsumedCapacity);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async quarantine(input: QuarantineInput): Promise<void> {
+    const day = input.receivedAt.slice(0, 10);
+    const written = await this.conditionalPut(
+      'quarantine',
+      {
+        pk: `${QUARANTINE_PK_PREFIX}${day}`,
+        sk: `${input.receivedAt}#${input.id}`,
+        itemType: 'quarantine',
+        ...input,
+        revision: 1,
+        expiresAt: epochSeconds(input.receivedAt, this.options.retention.quarantineDays),
+      },
+      'attribute_not_exists(pk)',
+      {},
+    );
+    if (!written) throw new StorageUnavailableError(`quarantine id ${input.id} collided`);
+  }
+
+  async listReceipts(key: TransactionKey): Promise<ReceiptSummary[]> {
+    const items: Record<string, unknown>[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await guard('listReceipts', () =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.options.tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': transactionPk(key), ':prefix': RECEIPT_SK_PREFIX },
+            ExclusiveStartKey: cursor,
+          }),
+        ),
+      );
+      items.push(...(page.Items ?? []));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return items.map((item) => ({
+      receiptId: String(item.receiptId),
+      routeName: String(item.routeName),
+      method: String(item.method),
+      sourceIp: String(item.sourceIp),
+      firstReceivedAt: String(item.firstReceivedAt),
+      lastReceivedAt: String(item.lastReceivedAt),
+      deliveries: Number(item.deliveries ?? 1),
+      verification: (item.verification as Record<string, unknown>) ?? {},
+      bodyBytes: Number(item.bodyBytes ?? 0),
+    }));
+  }
+
+  /** Quarantine entries of one UTC day, newest first (operators' view; see README access patterns). */
+  async listQuarantine(day: string, limit = 50): Promise<Record<string, unknown>[]> {
+    const page = await guard('listQuarantine', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `${QUARANTINE_PK_PREFIX}${day}` },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      ),
+    );
+    return page.Items ?? [];
+  }
+}

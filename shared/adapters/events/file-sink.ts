@@ -1,0 +1,33 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { EventEnvelope } from '../../domain/events';
+import { summarizeEvent } from '../../domain/outbox';
+import type { EventSink } from '../../domain/ports';
+
+/**
+ * Local stand-in for the EventBridge bus: each event is one JSON line shaped like the EventBridge
+ * event a rule would receive (source, detail-type, time, detail).
+ */
+export class FileEventSink implements EventSink {
+  constructor(
+    private readonly path: string,
+    private readonly source: string,
+    private readonly print: (line: string) => void = () => {},
+  ) {}
+
+  async publish(events: readonly EventEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    await mkdir(dirname(this.path), { recursive: true });
+    const lines = events.map((event) =>
+      JSON.stringify({
+        id: event.metadata.id,
+        source: this.source,
+        'detail-type': event.metadata.type,
+        time: event.metadata.occurredAt,
+        detail: event,
+      }),
+    );
+    await appendFile(this.path, `${lines.join('\n')}\n`, 'utf8');
+    for (const event of events) this.print(summarizeEvent(event));
+  }
+}

@@ -1,0 +1,174 @@
+import { sameAmount } from '../util/money';
+import { buildEvent, correlationIdOf, type EventEnvelope, STATUS_EVENT, transactionEventData } from './events';
+import { decideTransition, isFinal } from './status';
+import type { NormalizedReport, TransactionRecord } from './transaction';
+
+export type ApplyOutcome =
+  | {
+      kind: 'write';
+      effect: 'advanced' | 'conflict' | 'orphan-created';
+      next: TransactionRecord;
+      events: EventEnvelope[];
+    }
+  | { kind: 'noop'; why: 'same-status' | 'stale' | 'conflict-already-recorded' };
+
+/** Conflicts are a signal for people, not a log; a flood of them must not grow the item without bound. */
+const MAX_CONFLICTS = 20;
+
+export interface ApplyContext {
+  now: string;
+  reconcileWindowSeconds: number;
+}
+
+export function newTransactionFromReport(report: NormalizedReport, ctx: ApplyContext): TransactionRecord {
+  return {
+    key: report.key,
+    kind: report.kind,
+    status: 'PENDING',
+    registered: false,
+    amount: report.amount,
+    msisdn: report.party?.idType === 'MSISDN' ? report.party.id : undefined,
+    externalId: report.externalId,
+    providerTransactionId: report.providerTransactionId,
+    reason: undefined,
+    party: report.party,
+    metadata: undefined,
+    attributes: {},
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+    reconcileUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
+    revision: 0,
+    transitions: [],
+    conflicts: [],
+    events: [],
+    outbox: [],
+  };
+}
+
+function amountMismatch(tx: TransactionRecord, report: NormalizedReport): string | undefined {
+  if (!tx.amount || !report.amount) return undefined;
+  if (!sameAmount(tx.amount.value, report.amount.value)) {
+    return `amount ${report.amount.value} reported, ${tx.amount.value} registered`;
+  }
+  if (tx.amount.currency && report.amount.currency && tx.amount.currency !== report.amount.currency) {
+    return `currency ${report.amount.currency} reported, ${tx.amount.currency} registered`;
+  }
+  return undefined;
+}
+
+function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
+  return {
+    ...tx,
+    events: [...tx.events, ...events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt }))],
+    outbox: events,
+  };
+}
+
+/**
+ * Pure decision: given what is stored and a new report, what to write and which events that write
+ * publishes. Applying the same report twice yields a no-op the second time, which is what makes
+ * duplicate and concurrent deliveries safe (the store's conditional write picks one winner).
+ */
+export function applyReport(
+  current: TransactionRecord | undefined,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+): ApplyOutcome {
+  const orphan = current === undefined;
+  const base = current ?? newTransactionFromReport(report, ctx);
+  const correlationId = correlationIdOf(base);
+  const preEvents: EventEnvelope[] = [];
+  if (orphan) {
+    preEvents.push(
+      buildEvent('CallbackOrphaned', correlationId, 'orphan', report.origin, report.receivedAt, {
+        ...transactionEventData(base, report.receivedAt),
+        note: 'callback for a transaction nobody registered; stored and applied',
+      }),
+    );
+  }
+
+  const mismatch = report.status === 'SUCCEEDED' ? amountMismatch(base, report) : undefined;
+  if (mismatch) return conflict(base, report, ctx, 'AMOUNT_MISMATCH', mismatch, preEvents, orphan);
+
+  const transition = decideTransition(base.status, report.status);
+  if (transition.kind === 'conflict') {
+    return conflict(base, report, ctx, 'STATUS', `${transition.reported} reported after ${transition.current}`, preEvents, orphan);
+  }
+  if (transition.kind === 'unchanged') {
+    if (orphan) {
+      return { kind: 'write', effect: 'orphan-created', next: withEvents({ ...base, revision: 0 }, preEvents), events: preEvents };
+    }
+    return { kind: 'noop', why: transition.why };
+  }
+
+  const next: TransactionRecord = {
+    ...base,
+    status: transition.to,
+    providerTransactionId: report.providerTransactionId ?? base.providerTransactionId,
+    externalId: base.externalId ?? report.externalId,
+    amount: base.amount ?? report.amount,
+    party: report.party ?? base.party,
+    reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
+    attributes: { ...base.attributes, ...report.attributes },
+    updatedAt: ctx.now,
+    transitions: [
+      ...base.transitions,
+      { from: transition.from, to: transition.to, at: report.receivedAt, origin: report.origin, receiptId: report.receiptId },
+    ],
+  };
+  const events = [...preEvents];
+  const statusEvent = STATUS_EVENT[transition.to];
+  if (statusEvent) {
+    events.push(
+      buildEvent(statusEvent, correlationId, transition.to, report.origin, report.receivedAt, transactionEventData(next, report.receivedAt)),
+    );
+  }
+  return { kind: 'write', effect: orphan ? 'orphan-created' : 'advanced', next: withEvents(next, events), events };
+}
+
+function conflict(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+  kind: 'STATUS' | 'AMOUNT_MISMATCH',
+  detail: string,
+  preEvents: EventEnvelope[],
+  orphan: boolean,
+): ApplyOutcome {
+  const seen = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
+  if (seen && !orphan) return { kind: 'noop', why: 'conflict-already-recorded' };
+  const record = {
+    kind,
+    reportedStatus: report.status,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+  };
+  const next: TransactionRecord = {
+    ...base,
+    updatedAt: ctx.now,
+    conflicts: [...base.conflicts, record].slice(-MAX_CONFLICTS),
+  };
+  const event = buildEvent(
+    'TransactionConflict',
+    correlationIdOf(base),
+    `${kind}:${base.status}:${report.status}`,
+    report.origin,
+    report.receivedAt,
+    {
+      ...transactionEventData(next, report.receivedAt),
+      conflict: {
+        kind,
+        detail,
+        currentStatus: base.status,
+        reportedStatus: report.status,
+        reportedReason: report.reason ?? null,
+        reportedAmount: report.amount ?? null,
+        reportedProviderTransactionId: report.providerTransactionId ?? null,
+      },
+    },
+  );
+  const events = [...preEvents, event];
+  return { kind: 'write', effect: orphan ? 'orphan-created' : 'conflict', next: withEvents(next, events), events };
+}

@@ -1,0 +1,72 @@
+/**
+ * Named errors of the relay. Each carries a stable `code` for clients and a `cause`. They are mapped
+ * to HTTP in exactly one place: shared/http/error-mapping.ts.
+ */
+export abstract class RelayError extends Error {
+  abstract readonly code: string;
+  /** Extra fields a client may act on (validation issues, allowed methods…). Never secrets. */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.details = options.details;
+  }
+}
+
+export class RouteNotFoundError extends RelayError {
+  readonly code = 'ROUTE_NOT_FOUND';
+}
+export class UnknownAccountError extends RelayError {
+  readonly code = 'UNKNOWN_ACCOUNT';
+}
+export class UnknownKindError extends RelayError {
+  readonly code = 'UNKNOWN_KIND';
+}
+export class MethodNotAllowedError extends RelayError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  constructor(
+    readonly allowed: readonly string[],
+    method: string,
+  ) {
+    super(`Method ${method} is not allowed here; use ${allowed.join(' or ')}`, { details: { allowed } });
+  }
+}
+export class PayloadTooLargeError extends RelayError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+export class UnsupportedMediaTypeError extends RelayError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+}
+export class MalformedJsonError extends RelayError {
+  readonly code = 'MALFORMED_JSON';
+}
+export class SchemaValidationError extends RelayError {
+  readonly code = 'SCHEMA_VALIDATION_FAILED';
+}
+export class InvalidReferenceError extends RelayError {
+  readonly code = 'INVALID_REFERENCE';
+}
+export class UnauthorizedError extends RelayError {
+  readonly code = 'UNAUTHORIZED';
+}
+export class ForbiddenSourceError extends RelayError {
+  readonly code = 'FORBIDDEN_SOURCE';
+}
+export class TransactionNotFoundError extends RelayError {
+  readonly code = 'TRANSACTION_NOT_FOUND';
+}
+export class RegistrationConflictError extends RelayError {
+  readonly code = 'REGISTRATION_CONFLICT';
+}
+export class InvalidCallbackUrlError extends RelayError {
+  readonly code = 'INVALID_CALLBACK_URL';
+}
+/** Storage could not be written; the caller must not acknowledge success to a provider. */
+export class StorageUnavailableError extends RelayError {
+  readonly code = 'STORAGE_UNAVAILABLE';
+}
+/** Raised at cold start / `npm start`; the message names the offending config key. */
+export class ConfigError extends RelayError {
+  readonly code = 'INVALID_CONFIG';
+}

@@ -1,0 +1,31 @@
+export const TRANSACTION_STATUSES = ['PENDING', 'AMBIGUOUS', 'SUCCEEDED', 'FAILED', 'EXPIRED'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+export const FINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['SUCCEEDED', 'FAILED', 'EXPIRED']);
+
+export function isFinal(status: TransactionStatus): boolean {
+  return FINAL_STATUSES.has(status);
+}
+
+/** What a provider report (callback or poll) can say; EXPIRED is only ever decided by the relay. */
+export type ReportedStatus = Exclude<TransactionStatus, 'EXPIRED'> | 'EXPIRED';
+
+export type Transition =
+  | { kind: 'advance'; from: TransactionStatus; to: TransactionStatus }
+  | { kind: 'unchanged'; why: 'same-status' | 'stale' }
+  | { kind: 'conflict'; current: TransactionStatus; reported: TransactionStatus };
+
+const RANK: Record<TransactionStatus, number> = { PENDING: 0, AMBIGUOUS: 1, SUCCEEDED: 2, FAILED: 2, EXPIRED: 2 };
+
+/**
+ * The forward-only state machine: PENDING → AMBIGUOUS → SUCCEEDED | FAILED | EXPIRED.
+ * A final status never changes; a different final report is a conflict, anything older is stale.
+ */
+export function decideTransition(current: TransactionStatus, reported: TransactionStatus): Transition {
+  if (current === reported) return { kind: 'unchanged', why: 'same-status' };
+  if (isFinal(current)) {
+    return isFinal(reported) ? { kind: 'conflict', current, reported } : { kind: 'unchanged', why: 'stale' };
+  }
+  if (RANK[reported] <= RANK[current]) return { kind: 'unchanged', why: 'stale' };
+  return { kind: 'advance', from: current, to: reported };
+}

@@ -1,0 +1,88 @@
+import type { EventEnvelope, EventOrigin } from './events';
+import type { Reason } from './reasons';
+import type { TransactionStatus } from './status';
+
+export interface TransactionKey {
+  provider: string;
+  account: string;
+  reference: string;
+}
+
+export interface Money {
+  /** Decimal string, canonical ("100", "1.5"). */
+  value: string;
+  currency: string | undefined;
+}
+
+export interface Party {
+  idType: string;
+  id: string;
+}
+
+/** One provider statement about a transaction, in the relay's vocabulary. */
+export interface NormalizedReport {
+  key: TransactionKey;
+  kind: string;
+  status: TransactionStatus;
+  reason: Reason | undefined;
+  providerTransactionId: string | undefined;
+  externalId: string | undefined;
+  amount: Money | undefined;
+  party: Party | undefined;
+  /** When the relay received it (ISO 8601). */
+  receivedAt: string;
+  origin: EventOrigin;
+  /** The stored receipt that carried the report, for history and conflict dedupe. */
+  receiptId: string | undefined;
+  /** Provider-specific facts worth keeping on the transaction (receipt numbers, balances…). */
+  attributes: Record<string, string> | undefined;
+}
+
+export interface TransitionRecord {
+  from: TransactionStatus;
+  to: TransactionStatus;
+  at: string;
+  origin: EventOrigin;
+  receiptId: string | undefined;
+}
+
+export interface ConflictRecord {
+  kind: 'STATUS' | 'AMOUNT_MISMATCH';
+  reportedStatus: TransactionStatus;
+  at: string;
+  origin: EventOrigin;
+  receiptId: string | undefined;
+  detail: string;
+}
+
+export interface TransactionRecord {
+  key: TransactionKey;
+  kind: string;
+  status: TransactionStatus;
+  /** False when the transaction was first seen in a callback nobody registered (an orphan). */
+  registered: boolean;
+  amount: Money | undefined;
+  msisdn: string | undefined;
+  externalId: string | undefined;
+  providerTransactionId: string | undefined;
+  reason: Reason | undefined;
+  party: Party | undefined;
+  metadata: Record<string, unknown> | undefined;
+  attributes: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+  /** End of the reconciliation window; past it a non-final transaction becomes EXPIRED. */
+  reconcileUntil: string;
+  /** Optimistic-concurrency counter: every write is conditional on the revision it read. */
+  revision: number;
+  transitions: TransitionRecord[];
+  conflicts: ConflictRecord[];
+  /** Ids and types of every event this transaction produced, for GET history. */
+  events: { id: string; type: string; at: string }[];
+  /** The events produced by the latest write. The table's stream publishes them (transactional outbox). */
+  outbox: EventEnvelope[];
+}
+
+export function transactionKeyString(key: TransactionKey): string {
+  return `${key.provider}/${key.account}/${key.reference}`;
+}

@@ -1,0 +1,31 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { HttpResponse, InboundRequest } from './types';
+
+/** API Gateway HTTP API (payload v2) event → the domain's request. */
+export function toInboundRequest(event: APIGatewayProxyEventV2, receivedAt: Date = new Date()): InboundRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined) query[name] = value;
+  }
+  const body = event.body ?? '';
+  return {
+    requestId: event.requestContext.requestId,
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    headers,
+    query,
+    rawBody: Buffer.from(body, event.isBase64Encoded ? 'base64' : 'utf8'),
+    sourceIp: event.requestContext.http.sourceIp,
+    receivedAt,
+  };
+}
+
+export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
+  const body =
+    response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+  return { statusCode: response.statusCode, headers: response.headers ?? {}, body };
+}

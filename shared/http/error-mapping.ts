@@ -1,0 +1,61 @@
+import {
+  ConfigError,
+  ForbiddenSourceError,
+  InvalidCallbackUrlError,
+  InvalidReferenceError,
+  MalformedJsonError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RegistrationConflictError,
+  type RelayError,
+  RouteNotFoundError,
+  SchemaValidationError,
+  StorageUnavailableError,
+  TransactionNotFoundError,
+  UnauthorizedError,
+  UnknownAccountError,
+  UnknownKindError,
+  UnsupportedMediaTypeError,
+} from '../domain/errors';
+import { type HttpResponse, json } from './types';
+
+/** The one table from error class to HTTP status. Everything that answers HTTP goes through here. */
+const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayError, number]> = [
+  [MalformedJsonError, 400],
+  [SchemaValidationError, 400],
+  [InvalidReferenceError, 400],
+  [InvalidCallbackUrlError, 400],
+  [UnauthorizedError, 401],
+  [ForbiddenSourceError, 403],
+  [RouteNotFoundError, 404],
+  [UnknownAccountError, 404],
+  [UnknownKindError, 404],
+  [TransactionNotFoundError, 404],
+  [MethodNotAllowedError, 405],
+  [RegistrationConflictError, 409],
+  [PayloadTooLargeError, 413],
+  [UnsupportedMediaTypeError, 415],
+  [StorageUnavailableError, 503],
+  [ConfigError, 500],
+];
+
+export function statusFor(error: RelayError): number {
+  for (const [type, status] of STATUS_BY_ERROR) if (error instanceof type) return status;
+  return 500;
+}
+
+export function errorBody(error: RelayError): { error: { code: string; message: string } & Record<string, unknown> } {
+  return { error: { code: error.code, message: error.message, ...(error.details ?? {}) } };
+}
+
+export function errorResponse(error: RelayError): HttpResponse {
+  const statusCode = statusFor(error);
+  const headers: Record<string, string> = {};
+  if (error instanceof MethodNotAllowedError) headers.allow = error.allowed.join(', ');
+  if (error instanceof UnauthorizedError) headers['www-authenticate'] = 'Bearer';
+  return json(statusCode, errorBody(error), headers);
+}
+
+export function internalErrorResponse(requestId: string): HttpResponse {
+  return json(500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected error; it has been logged', requestId } });
+}

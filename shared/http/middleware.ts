@@ -1,0 +1,34 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { RelayError } from '../domain/errors';
+import type { RelayLogger } from '../domain/ports';
+import { toApiGatewayResult, toInboundRequest } from './api-gateway';
+import { errorResponse, internalErrorResponse } from './error-mapping';
+import type { HttpResponse, InboundRequest } from './types';
+
+type HttpEvent = APIGatewayProxyEventV2;
+type HttpResult = APIGatewayProxyStructuredResultV2;
+
+/** Last line of defence: named errors get their mapped answer, anything else a logged 500 — never a crash. */
+export function errorBoundary(logger: RelayLogger): MiddlewareObj<HttpEvent, HttpResult> {
+  return {
+    onError: async (request) => {
+      const error = request.error;
+      if (error instanceof RelayError) {
+        request.response = toApiGatewayResult(errorResponse(error));
+        return;
+      }
+      logger.error('unhandled error', { error });
+      request.response = toApiGatewayResult(internalErrorResponse(request.context.awsRequestId ?? 'unknown'));
+    },
+  };
+}
+
+/** The chain every HTTP function uses: logger context, error boundary, then one call into the domain. */
+export function httpHandler(logger: RelayLogger, handle: (request: InboundRequest) => Promise<HttpResponse>) {
+  const chain = middy<HttpEvent, HttpResult, Error, Context>();
+  if (logger instanceof Logger) chain.use(injectLambdaContext(logger, { resetKeys: true }));
+  return chain.use(errorBoundary(logger)).handler(async (event) => toApiGatewayResult(await handle(toInboundRequest(event))));
+}

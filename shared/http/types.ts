@@ -1,0 +1,26 @@
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** What the domain sees of an HTTP request, independent of API Gateway's event shape. */
+export interface InboundRequest {
+  requestId: string;
+  method: string;
+  /** Path as received, e.g. /v1/momo/demo/requesttopay/<uuid>. */
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  rawBody: Buffer;
+  sourceIp: string;
+  receivedAt: Date;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { statusCode, body, headers: { 'content-type': 'application/json', ...headers } };
+}
