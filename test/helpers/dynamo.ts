@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
+import { DynamoRelayStore, type RelayStoreOptions } from '../../shared/adapters/dynamodb/relay-store';
+import { ensureTable } from '../../shared/adapters/dynamodb/setup';
+
+export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transactionDays: 400 };
+
+/** A fresh table in the run's DynamoDB Local, so test files never see each other's items. */
+export async function createTestTable(options: Partial<RelayStoreOptions> = {}) {
+  const endpoint = inject('dynamoEndpoint');
+  const { client, doc } = createDynamoClients({ endpoint });
+  const tableName = `test-${randomUUID()}`;
+  await ensureTable(client, tableName);
+  const store = new DynamoRelayStore(doc, { tableName, retention: TEST_RETENTION, ...options });
+  return {
+    endpoint,
+    client,
+    doc,
+    tableName,
+    store,
+    async drop() {
+      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+      client.destroy();
+    },
+  };
+}

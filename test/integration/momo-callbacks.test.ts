@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalStreamPump } from '../../local/stream-pump';
+import { createOutboxPublisher } from '../../functions/outbox-publisher/handler';
+import { parseConfig } from '../../shared/config/load';
+import { CallbackServices } from '../../shared/domain/callback-services';
+import { registerTransaction } from '../../shared/domain/management';
+import { systemClock } from '../../shared/domain/ports';
+import { receiveCallback } from '../../shared/domain/receive-callback';
+import type { InboundRequest } from '../../shared/http/types';
+import { createTestTable } from '../helpers/dynamo';
+import { CollectingSink, silentLogger } from '../helpers/relay';
+
+const config = parseConfig({ management: { bearerToken: 'integration-token' }, accounts: { momo: { demo: { currency: 'EUR' } } } });
+const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/momo', name));
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let services: CallbackServices;
+let pump: LocalStreamPump;
+const sink = new CollectingSink();
+
+beforeAll(async () => {
+  table = await createTestTable();
+  services = new CallbackServices(table.store, systemClock, silentLogger, { reconcileWindowSeconds: 3600 });
+  const publisher = createOutboxPublisher({ sink, log: silentLogger });
+  pump = new LocalStreamPump(table.client, table.endpoint, table.tableName, (e) => publisher(e, {} as never), silentLogger, 60_000);
+  await pump.start();
+});
+afterAll(async () => {
+  await pump.stop();
+  await table.drop();
+});
+
+let counter = 0;
+function reference(): string {
+  counter += 1;
+  return `6f1c2a9e-4b7d-4e2a-9c3b-${String(counter).padStart(12, '0')}`;
+}
+
+function callback(ref: string, body: Buffer | string, method = 'PUT'): InboundRequest {
+  return {
+    requestId: 'test',
+    method,
+    path: `/v1/momo/demo/requesttopay/${ref}`,
+    headers: { 'content-type': 'application/json' },
+    query: {},
+    rawBody: Buffer.isBuffer(body) ? body : Buffer.from(body),
+    sourceIp: '10.0.0.1',
+    receivedAt: new Date(),
+  };
+}
+
+async function register(ref: string, amount = '100') {
+  await registerTransaction({ config, store: table.store, clock: systemClock }, {
+    provider: 'momo', account: 'demo', kind: 'requesttopay', reference: ref, amount, currency: 'EUR',
+  });
+}
+
+async function publishedFor(ref: string) {
+  await pump.poll();
+  await pump.poll();
+  return sink.events.filter((e) => (e.data as { reference?: string }).reference === ref).map((e) => e.metadata.type);
+}
+
+describe('MoMo callbacks against DynamoDB Local', () => {
+  it('applies an identical callback once and answers the repeat with 200', async () => {
+    const ref = reference();
+    await register(ref);
+    const first = await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    const again = await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json'), 'POST'));
+    expect(first.statusCode).toBe(200);
+    expect(again).toMatchObject({ statusCode: 200, body: { duplicate: true } });
+    expect(await publishedFor(ref)).toEqual(['TransactionSucceeded']);
+    expect((await table.store.listReceipts({ provider: 'momo', account: 'demo', reference: ref }))[0]?.deliveries).toBe(2);
+  });
+
+  it('turns 20 concurrent identical callbacks into exactly one final event', async () => {
+    const ref = reference();
+    await register(ref);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')))),
+    );
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+    expect(await publishedFor(ref)).toEqual(['TransactionSucceeded']);
+    const tx = await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
+    expect(tx?.status).toBe('SUCCEEDED');
+    expect(tx?.transitions).toHaveLength(1);
+  });
+
+  it('settles 10 SUCCESSFUL and 10 FAILED callbacks racing each other on one final status and one final event', async () => {
+    const ref = reference();
+    await register(ref);
+    const bodies = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0 ? fixture('requesttopay-successful.json') : fixture('requesttopay-failed-string-reason.json'),
+    );
+    await Promise.all(bodies.map((b) => receiveCallback({ config, services }, callback(ref, b))));
+    const types = await publishedFor(ref);
+    const finals = types.filter((t) => t === 'TransactionSucceeded' || t === 'TransactionFailed');
+    expect(finals).toHaveLength(1);
+    expect(types.filter((t) => t === 'TransactionConflict')).toHaveLength(1);
+  });
+
+  it('ignores a PENDING callback that arrives after SUCCESSFUL', async () => {
+    const ref = reference();
+    await register(ref);
+    await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    const stale = await receiveCallback({ config, services }, callback(ref, JSON.stringify({ status: 'PENDING', amount: '100', currency: 'EUR' })));
+    expect(stale.statusCode).toBe(200);
+    expect((await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref }))?.status).toBe('SUCCEEDED');
+    expect(await publishedFor(ref)).toEqual(['TransactionSucceeded']);
+  });
+
+  it('keeps SUCCEEDED and emits TransactionConflict when a FAILED callback follows', async () => {
+    const ref = reference();
+    await register(ref);
+    await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-failed-object-reason.json')));
+    const tx = await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
+    expect(tx?.status).toBe('SUCCEEDED');
+    expect(tx?.conflicts).toMatchObject([{ kind: 'STATUS', reportedStatus: 'FAILED' }]);
+    expect(await publishedFor(ref)).toEqual(['TransactionSucceeded', 'TransactionConflict']);
+  });
+
+  it('stores and applies a callback for an unregistered reference as an orphan', async () => {
+    const ref = reference();
+    const answer = await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    expect(answer.statusCode).toBe(200);
+    expect(await publishedFor(ref)).toEqual(['CallbackOrphaned', 'TransactionSucceeded']);
+    // A registration arriving after its callback adopts the orphan instead of failing.
+    await register(ref);
+    const tx = await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
+    expect(tx).toMatchObject({ registered: true, status: 'SUCCEEDED' });
+  });
+});

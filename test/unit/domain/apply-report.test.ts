@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { applyReport } from '../../../shared/domain/apply-report';
+import { registered, report } from '../../helpers/reports';
+
+const ctx = { now: '2026-11-21T10:00:01.000Z', reconcileWindowSeconds: 3600 };
+
+describe('applyReport', () => {
+  it('moves a registered PENDING transaction to SUCCEEDED and emits TransactionSucceeded', () => {
+    // Prepare
+    const tx = registered();
+    // Act
+    const outcome = applyReport(tx, report(), ctx);
+    // Assess
+    expect(outcome.kind).toBe('write');
+    if (outcome.kind !== 'write') return;
+    expect(outcome.next.status).toBe('SUCCEEDED');
+    expect(outcome.next.providerTransactionId).toBe('363440463');
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['TransactionSucceeded']);
+    expect(outcome.events[0]!.data).toMatchObject({ status: 'SUCCEEDED', amount: { value: '100', currency: 'EUR' } });
+    expect(outcome.next.outbox).toEqual(outcome.events);
+    expect(outcome.next.transitions).toEqual([
+      { from: 'PENDING', to: 'SUCCEEDED', at: '2026-11-21T10:00:00.000Z', origin: 'callback', receiptId: 'r1' },
+    ]);
+  });
+
+  it('gives the same fact the same event id whichever path reported it', () => {
+    const byCallback = applyReport(registered(), report({ origin: 'callback', receiptId: 'a' }), ctx);
+    const byPoll = applyReport(registered(), report({ origin: 'poll', receiptId: undefined, receivedAt: '2026-11-21T11:00:00.000Z' }), ctx);
+    if (byCallback.kind !== 'write' || byPoll.kind !== 'write') throw new Error('expected writes');
+    expect(byCallback.events[0]!.metadata.id).toBe(byPoll.events[0]!.metadata.id);
+    const failed = applyReport(registered(), report({ status: 'FAILED' }), ctx);
+    if (failed.kind !== 'write') throw new Error('expected write');
+    expect(failed.events[0]!.metadata.id).not.toBe(byCallback.events[0]!.metadata.id);
+  });
+
+  it('does nothing when the same final status is reported again', () => {
+    const outcome = applyReport(registered({ status: 'SUCCEEDED' }), report(), ctx);
+    expect(outcome).toEqual({ kind: 'noop', why: 'same-status' });
+  });
+
+  it('ignores a PENDING report that arrives after SUCCESSFUL (out of order)', () => {
+    const outcome = applyReport(registered({ status: 'SUCCEEDED' }), report({ status: 'PENDING' }), ctx);
+    expect(outcome).toEqual({ kind: 'noop', why: 'stale' });
+  });
+
+  it('keeps the first final status and emits TransactionConflict when a different final status is reported', () => {
+    const outcome = applyReport(registered({ status: 'SUCCEEDED' }), report({ status: 'FAILED', reason: { code: 'PROVIDER_ERROR', message: undefined, providerCode: 'INTERNAL_PROCESSING_ERROR' } }), ctx);
+    expect(outcome.kind).toBe('write');
+    if (outcome.kind !== 'write') return;
+    expect(outcome.effect).toBe('conflict');
+    expect(outcome.next.status).toBe('SUCCEEDED');
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['TransactionConflict']);
+    expect(outcome.events[0]!.data).toMatchObject({
+      status: 'SUCCEEDED',
+      conflict: { kind: 'STATUS', currentStatus: 'SUCCEEDED', reportedStatus: 'FAILED' },
+    });
+  });
+
+  it('records a repeated conflicting report only once', () => {
+    const first = applyReport(registered({ status: 'SUCCEEDED' }), report({ status: 'FAILED' }), ctx);
+    if (first.kind !== 'write') throw new Error('expected write');
+    const second = applyReport(first.next, report({ status: 'FAILED' }), ctx);
+    expect(second).toEqual({ kind: 'noop', why: 'conflict-already-recorded' });
+  });
+
+  it('never reports success when the amount differs from the registered one', () => {
+    const outcome = applyReport(registered(), report({ amount: { value: '10', currency: 'EUR' } }), ctx);
+    if (outcome.kind !== 'write') throw new Error('expected write');
+    expect(outcome.next.status).toBe('PENDING');
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['TransactionConflict']);
+    expect(outcome.next.conflicts[0]).toMatchObject({ kind: 'AMOUNT_MISMATCH', reportedStatus: 'SUCCEEDED' });
+  });
+
+  it('treats 100 and 100.00 as the same amount but a different currency as a mismatch', () => {
+    const same = applyReport(registered(), report({ amount: { value: '100.00', currency: 'EUR' } }), ctx);
+    expect(same.kind === 'write' && same.next.status).toBe('SUCCEEDED');
+    const otherCurrency = applyReport(registered(), report({ amount: { value: '100', currency: 'UGX' } }), ctx);
+    expect(otherCurrency.kind === 'write' && otherCurrency.next.status).toBe('PENDING');
+  });
+
+  it('creates an unregistered transaction for an orphan callback and emits CallbackOrphaned first', () => {
+    const outcome = applyReport(undefined, report(), ctx);
+    if (outcome.kind !== 'write') throw new Error('expected write');
+    expect(outcome.effect).toBe('orphan-created');
+    expect(outcome.next.registered).toBe(false);
+    expect(outcome.next.status).toBe('SUCCEEDED');
+    expect(outcome.next.reconcileUntil).toBe('2026-11-21T11:00:01.000Z');
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['CallbackOrphaned', 'TransactionSucceeded']);
+  });
+
+  it('stores an orphan PENDING report as a pending transaction with only CallbackOrphaned', () => {
+    const outcome = applyReport(undefined, report({ status: 'PENDING' }), ctx);
+    if (outcome.kind !== 'write') throw new Error('expected write');
+    expect(outcome.next.status).toBe('PENDING');
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['CallbackOrphaned']);
+  });
+
+  it('moves PENDING to AMBIGUOUS and then to FAILED, emitting an event for each', () => {
+    const ambiguous = applyReport(registered(), report({ status: 'AMBIGUOUS' }), ctx);
+    if (ambiguous.kind !== 'write') throw new Error('expected write');
+    expect(ambiguous.events.map((e) => e.metadata.type)).toEqual(['TransactionAmbiguous']);
+    const failed = applyReport(ambiguous.next, report({ status: 'FAILED' }), ctx);
+    if (failed.kind !== 'write') throw new Error('expected write');
+    expect(failed.next.status).toBe('FAILED');
+    expect(failed.events.map((e) => e.metadata.type)).toEqual(['TransactionFailed']);
+    expect(failed.next.events.map((e) => e.type)).toEqual(['TransactionAmbiguous', 'TransactionFailed']);
+    // The outbox holds only what this write adds; earlier events were published with earlier writes.
+    expect(failed.next.outbox.map((e) => e.metadata.type)).toEqual(['TransactionFailed']);
+  });
+});

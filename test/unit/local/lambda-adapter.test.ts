@@ -1,0 +1,49 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { sourceIpOf, toApiGatewayEvent } from '../../../local/lambda-adapter';
+
+function incoming(method: string, url: string, headers: Record<string, string>, remote = '::ffff:10.1.2.3'): IncomingMessage {
+  const socket = new Socket();
+  Object.defineProperty(socket, 'remoteAddress', { value: remote });
+  const request = new IncomingMessage(socket);
+  request.method = method;
+  request.url = url;
+  request.headers = headers;
+  request.httpVersion = '1.1';
+  return request;
+}
+
+describe('Node HTTP → API Gateway v2 event', () => {
+  it('carries method, raw path, query, lower-cased headers and a text body', () => {
+    const body = Buffer.from('{"status":"SUCCESSFUL"}');
+    const event = toApiGatewayEvent(
+      incoming('PUT', '/v1/momo/demo/requesttopay/abc?x=1&x=2', { 'content-type': 'application/json', host: 'localhost:3000' }),
+      body,
+      { trustForwardedFor: true },
+    );
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/v1/momo/demo/requesttopay/abc',
+      rawQueryString: 'x=1&x=2',
+      queryStringParameters: { x: '1,2' },
+      body: '{"status":"SUCCESSFUL"}',
+      isBase64Encoded: false,
+      requestContext: { http: { method: 'PUT', path: '/v1/momo/demo/requesttopay/abc', sourceIp: '10.1.2.3' }, stage: '$default' },
+    });
+  });
+
+  it('base64-encodes a body that is not valid UTF-8, like API Gateway', () => {
+    const body = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
+    const event = toApiGatewayEvent(incoming('POST', '/x', { 'content-type': 'application/octet-stream' }), body, { trustForwardedFor: true });
+    expect(event.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event.body!, 'base64')).toEqual(body);
+  });
+
+  it('takes the first X-Forwarded-For entry as source IP when trusted, the socket address otherwise', () => {
+    const request = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, 10.0.0.1' });
+    expect(sourceIpOf(request, { trustForwardedFor: true })).toBe('196.201.214.200');
+    expect(sourceIpOf(request, { trustForwardedFor: false })).toBe('10.1.2.3');
+  });
+});
