@@ -20,7 +20,8 @@ export class ConsoleLogger implements RelayLogger {
     level: string = process.env.LOG_LEVEL ?? 'info',
     private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   ) {
-    this.threshold = LEVELS[(level.toLowerCase() as Level) in LEVELS ? (level.toLowerCase() as Level) : 'info'];
+    this.threshold =
+      LEVELS[(level.toLowerCase() as Level) in LEVELS ? (level.toLowerCase() as Level) : 'info'];
   }
 
   private log(level: Level, message: string, extra: Record<string, unknown>[]): void {

@@ -50,7 +50,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitUntilListening(port: number, timeoutMs: number, exited: () => string | undefined): Promise<void> {
+async function waitUntilListening(
+  port: number,
+  timeoutMs: number,
+  exited: () => string | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const reason = exited();
@@ -70,13 +74,21 @@ async function waitUntilListening(port: number, timeoutMs: number, exited: () =>
  * Starts the bundled DynamoDB Local in its own process group so that stop() can kill the JVM and
  * anything it forked; the package's own handle.kill() has been seen to leave the java child alive.
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocalHandle> {
+export async function startDynamoDbLocal(
+  options: { port?: number; dataDir?: string } = {},
+): Promise<DynamoDbLocalHandle> {
   assertJavaAvailable();
   const port = options.port ?? (await freePort());
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   // sharedDb: one database whatever credentials/region a client uses (the stream reader and the table client must agree).
-  const child = spawn({ port, path, sharedDb: true, detached: true, stdio: ['ignore', 'ignore', 'pipe'] } as never);
+  const child = spawn({
+    port,
+    path,
+    sharedDb: true,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  } as never);
   let stderr = '';
   let exitReason: string | undefined;
   child.stderr?.on('data', (chunk: Buffer) => {

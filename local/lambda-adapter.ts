@@ -53,7 +53,10 @@ export function toApiGatewayEvent(
   const contentType = headers['content-type']?.split(';')[0]?.trim() ?? '';
   const text = body.toString('utf8');
   // API Gateway passes text bodies as-is and base64-encodes the rest; do the same.
-  const asText = body.length === 0 || (TEXT_TYPES.test(contentType) && Buffer.from(text, 'utf8').equals(body)) || (!contentType && Buffer.from(text, 'utf8').equals(body));
+  const asText =
+    body.length === 0 ||
+    (TEXT_TYPES.test(contentType) && Buffer.from(text, 'utf8').equals(body)) ||
+    (!contentType && Buffer.from(text, 'utf8').equals(body));
   const now = new Date();
   return {
     version: '2.0',

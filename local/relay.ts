@@ -1,5 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createCallbackHandler } from '../functions/callback/handler';
+import { createManagementHandler } from '../functions/management/handler';
+import { createOutboxPublisher } from '../functions/outbox-publisher/handler';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
@@ -8,9 +11,6 @@ import type { RelayConfig } from '../shared/config/schema';
 import { CallbackServices } from '../shared/domain/callback-services';
 import type { Clock, EventSink, RelayLogger } from '../shared/domain/ports';
 import { systemClock } from '../shared/domain/ports';
-import { createCallbackHandler } from '../functions/callback/handler';
-import { createManagementHandler } from '../functions/management/handler';
-import { createOutboxPublisher } from '../functions/outbox-publisher/handler';
 import { lambdaContext } from './lambda-adapter';
 import { createLocalServer } from './server';
 import { LocalStreamPump } from './stream-pump';
@@ -48,10 +48,13 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   await ensureTable(client, options.tableName);
   const clock = options.clock ?? systemClock;
   const store = new DynamoRelayStore(doc, { tableName: options.tableName, retention: config.retention });
-  const services = new CallbackServices(store, clock, log, { reconcileWindowSeconds: config.reconciliation.windowSeconds });
+  const services = new CallbackServices(store, clock, log, {
+    reconcileWindowSeconds: config.reconciliation.windowSeconds,
+  });
   const callback = createCallbackHandler({ config, services });
   const management = createManagementHandler({ config, store, clock, log });
-  const sink = options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
+  const sink =
+    options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
   const publisher = createOutboxPublisher({ sink, log });
   const pump = new LocalStreamPump(
     client,
@@ -67,7 +70,12 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     callback,
     management,
     trustForwardedFor: config.local.trustForwardedFor,
-    health: async () => ({ status: 'ok', dynamodb: options.dynamoEndpoint, table: options.tableName, accounts: config.accounts.size }),
+    health: async () => ({
+      status: 'ok',
+      dynamodb: options.dynamoEndpoint,
+      table: options.tableName,
+      accounts: config.accounts.size,
+    }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
 
-type HttpLambda = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type HttpLambda = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export interface LocalServerOptions extends SourceIpOptions {
   callback: HttpLambda;
@@ -31,7 +34,12 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-function send(response: ServerResponse, statusCode: number, headers: Record<string, string>, body: string): void {
+function send(
+  response: ServerResponse,
+  statusCode: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
   response.writeHead(statusCode, { 'content-length': Buffer.byteLength(body).toString(), ...headers });
   response.end(body);
 }
@@ -50,7 +58,12 @@ export function createLocalServer(options: LocalServerOptions): Server {
       }
       const body = await readBody(request);
       if (body === 'too-large') {
-        send(response, 413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
+        send(
+          response,
+          413,
+          { 'content-type': 'application/json' },
+          JSON.stringify({ message: 'Request Entity Too Large' }),
+        );
         return;
       }
       const isManagement = path === '/v1/transactions' || path.startsWith('/v1/transactions/');
@@ -59,12 +72,15 @@ export function createLocalServer(options: LocalServerOptions): Server {
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
-      const text = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString() : (result.body ?? '');
+      const text = result.isBase64Encoded
+        ? Buffer.from(result.body ?? '', 'base64').toString()
+        : (result.body ?? '');
       send(response, result.statusCode ?? 200, headers, text);
     } catch (error) {
       // The handlers already turn every error into an answer; reaching here is a bug in the local adapter.
       process.stderr.write(`local server error: ${(error as Error).stack ?? String(error)}\n`);
-      if (!response.headersSent) send(response, 500, { 'content-type': 'application/json' }, '{"error":{"code":"INTERNAL_ERROR"}}');
+      if (!response.headersSent)
+        send(response, 500, { 'content-type': 'application/json' }, '{"error":{"code":"INTERNAL_ERROR"}}');
     }
   });
 }

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
@@ -8,6 +8,10 @@ import { JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { startLocalRelay } from './relay';
 
 const DEMO_CONFIG = resolve(import.meta.dirname, 'demo-config.json');
+
+// The SDK warns that its 2027 releases need Node 22; Lambda already runs 22, and locally the multi-line
+// warning would bury the startup banner. The README states the Node requirements.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 function fail(message: string): never {
   process.stderr.write(`\n✖ ${message}\n\n`);
@@ -37,11 +41,15 @@ async function main(): Promise<void> {
     return;
   }
   const port = Number(values.port ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port / PORT must be a port number, got "${values.port ?? process.env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port / PORT must be a port number, got "${values.port ?? process.env.PORT}"`);
 
   let config: RelayConfig;
   try {
-    config = loadConfig(values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env, DEMO_CONFIG);
+    config = loadConfig(
+      values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
+      DEMO_CONFIG,
+    );
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -74,10 +82,16 @@ async function main(): Promise<void> {
   }).catch(async (error) => {
     await dynamo.stop();
     const code = (error as NodeJS.ErrnoException).code;
-    fail(code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT or --port` : `Relay failed to start: ${(error as Error).stack}`);
+    fail(
+      code === 'EADDRINUSE'
+        ? `Port ${port} is in use; set PORT or --port`
+        : `Relay failed to start: ${(error as Error).stack}`,
+    );
   });
 
-  const accounts = [...config.accounts.values()].map((a) => `${a.provider}/${a.id}${a.pathSecret ? ' (path secret)' : ''}`);
+  const accounts = [...config.accounts.values()].map(
+    (a) => `${a.provider}/${a.id}${a.pathSecret ? ' (path secret)' : ''}`,
+  );
   process.stdout.write(
     [
       '',

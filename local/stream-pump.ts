@@ -1,10 +1,10 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RelayLogger } from '../shared/domain/ports';
@@ -25,7 +25,9 @@ export function repairEmptyMaps(value: unknown): unknown {
 
 function repairImage(image: unknown): Record<string, unknown> | undefined {
   if (!image || typeof image !== 'object') return undefined;
-  return Object.fromEntries(Object.entries(image as Record<string, unknown>).map(([k, v]) => [k, repairEmptyMaps(v)]));
+  return Object.fromEntries(
+    Object.entries(image as Record<string, unknown>).map(([k, v]) => [k, repairEmptyMaps(v)]),
+  );
 }
 
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
@@ -38,7 +40,9 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
     awsRegion: record.awsRegion,
     eventSourceARN: streamArn,
     dynamodb: {
-      ApproximateCreationDateTime: d.ApproximateCreationDateTime ? d.ApproximateCreationDateTime.getTime() / 1000 : undefined,
+      ApproximateCreationDateTime: d.ApproximateCreationDateTime
+        ? d.ApproximateCreationDateTime.getTime() / 1000
+        : undefined,
       Keys: d.Keys as never,
       NewImage: repairImage(d.NewImage) as never,
       OldImage: repairImage(d.OldImage) as never,

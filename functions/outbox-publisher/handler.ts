@@ -1,6 +1,6 @@
-import middy from '@middy/core';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventsFromChange } from '../../shared/domain/outbox';
 import type { EventSink, RelayLogger } from '../../shared/domain/ports';
@@ -21,7 +21,10 @@ export function createOutboxPublisher(deps: { sink: EventSink; log: RelayLogger 
       if (events.length === 0) continue;
       try {
         await deps.sink.publish(events);
-        deps.log.info('events published', { count: events.length, types: events.map((e) => e.metadata.type) });
+        deps.log.info('events published', {
+          count: events.length,
+          types: events.map((e) => e.metadata.type),
+        });
       } catch (error) {
         deps.log.error('event publishing failed; batch will be retried from this record', {
           sequenceNumber: record.dynamodb?.SequenceNumber,

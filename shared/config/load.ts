@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { findProvider, PROVIDERS } from '../providers/registry';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
-import { pathSecretSchema, type RelayConfig, relayConfigCoreSchema, type ResolvedAccount, accountKey } from './schema';
+import {
+  accountKey,
+  pathSecretSchema,
+  type RelayConfig,
+  type ResolvedAccount,
+  relayConfigCoreSchema,
+} from './schema';
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -26,7 +32,9 @@ export function parseConfig(input: unknown): RelayConfig {
   for (const [providerId, byId] of Object.entries(core.data.accounts)) {
     const provider = findProvider(providerId);
     if (!provider) {
-      problems.push(`accounts.${providerId}: unknown provider (known: ${PROVIDERS.map((p) => p.id).join(', ')})`);
+      problems.push(
+        `accounts.${providerId}: unknown provider (known: ${PROVIDERS.map((p) => p.id).join(', ')})`,
+      );
       continue;
     }
     const schema = provider.accountSchema.extend({ pathSecret: pathSecretSchema.optional() }).strict();
@@ -51,7 +59,9 @@ export function parseConfig(input: unknown): RelayConfig {
       const sample = `${core.data.publicBaseUrl.replace(/\/$/, '')}/v1/${providerId}/${accountId}${pathSecret ? `/${pathSecret}` : ''}/`;
       const sampleViolations = checkUrlRules(sample, core.data.urlRules);
       if (sampleViolations.length) {
-        problems.push(`${prefix}: callback URLs built for this account break the URL rules: ${describeViolations(sampleViolations)}`);
+        problems.push(
+          `${prefix}: callback URLs built for this account break the URL rules: ${describeViolations(sampleViolations)}`,
+        );
       }
       accounts.set(accountKey(providerId, accountId), account);
     }
@@ -78,7 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, fallbackPath?: 
     source = 'RELAY_CONFIG_JSON';
   } else {
     const path = env.RELAY_CONFIG ?? fallbackPath;
-    if (!path) throw new ConfigError('No config: set RELAY_CONFIG (a file path) or RELAY_CONFIG_JSON (inline JSON)');
+    if (!path)
+      throw new ConfigError('No config: set RELAY_CONFIG (a file path) or RELAY_CONFIG_JSON (inline JSON)');
     source = path;
     try {
       text = readFileSync(path, 'utf8');
@@ -95,7 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, fallbackPath?: 
   try {
     return parseConfig(parsed);
   } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error });
+    if (error instanceof ConfigError)
+      throw new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error });
     throw error;
   }
 }

@@ -1,5 +1,11 @@
 import { sameAmount } from '../util/money';
-import { buildEvent, correlationIdOf, type EventEnvelope, STATUS_EVENT, transactionEventData } from './events';
+import {
+  buildEvent,
+  correlationIdOf,
+  type EventEnvelope,
+  STATUS_EVENT,
+  transactionEventData,
+} from './events';
 import { decideTransition, isFinal } from './status';
 import type { NormalizedReport, TransactionRecord } from './transaction';
 
@@ -59,7 +65,10 @@ function amountMismatch(tx: TransactionRecord, report: NormalizedReport): string
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
   return {
     ...tx,
-    events: [...tx.events, ...events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt }))],
+    events: [
+      ...tx.events,
+      ...events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
+    ],
     outbox: events,
   };
 }
@@ -92,11 +101,24 @@ export function applyReport(
 
   const transition = decideTransition(base.status, report.status);
   if (transition.kind === 'conflict') {
-    return conflict(base, report, ctx, 'STATUS', `${transition.reported} reported after ${transition.current}`, preEvents, orphan);
+    return conflict(
+      base,
+      report,
+      ctx,
+      'STATUS',
+      `${transition.reported} reported after ${transition.current}`,
+      preEvents,
+      orphan,
+    );
   }
   if (transition.kind === 'unchanged') {
     if (orphan) {
-      return { kind: 'write', effect: 'orphan-created', next: withEvents({ ...base, revision: 0 }, preEvents), events: preEvents };
+      return {
+        kind: 'write',
+        effect: 'orphan-created',
+        next: withEvents({ ...base, revision: 0 }, preEvents),
+        events: preEvents,
+      };
     }
     return { kind: 'noop', why: transition.why };
   }
@@ -113,17 +135,35 @@ export function applyReport(
     updatedAt: ctx.now,
     transitions: [
       ...base.transitions,
-      { from: transition.from, to: transition.to, at: report.receivedAt, origin: report.origin, receiptId: report.receiptId },
+      {
+        from: transition.from,
+        to: transition.to,
+        at: report.receivedAt,
+        origin: report.origin,
+        receiptId: report.receiptId,
+      },
     ],
   };
   const events = [...preEvents];
   const statusEvent = STATUS_EVENT[transition.to];
   if (statusEvent) {
     events.push(
-      buildEvent(statusEvent, correlationId, transition.to, report.origin, report.receivedAt, transactionEventData(next, report.receivedAt)),
+      buildEvent(
+        statusEvent,
+        correlationId,
+        transition.to,
+        report.origin,
+        report.receivedAt,
+        transactionEventData(next, report.receivedAt),
+      ),
     );
   }
-  return { kind: 'write', effect: orphan ? 'orphan-created' : 'advanced', next: withEvents(next, events), events };
+  return {
+    kind: 'write',
+    effect: orphan ? 'orphan-created' : 'advanced',
+    next: withEvents(next, events),
+    events,
+  };
 }
 
 function conflict(
@@ -170,5 +210,10 @@ function conflict(
     },
   );
   const events = [...preEvents, event];
-  return { kind: 'write', effect: orphan ? 'orphan-created' : 'conflict', next: withEvents(next, events), events };
+  return {
+    kind: 'write',
+    effect: orphan ? 'orphan-created' : 'conflict',
+    next: withEvents(next, events),
+    events,
+  };
 }

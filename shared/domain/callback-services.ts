@@ -14,7 +14,13 @@ export interface IngestResult {
 }
 
 /** Headers that may carry credentials are never stored. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-amz-security-token']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'x-amz-security-token',
+]);
 const MAX_HEADER_VALUE = 1024;
 
 export function storableHeaders(headers: Record<string, string>): Record<string, string> {
@@ -45,13 +51,22 @@ export class CallbackServices {
   ): Promise<IngestResult> {
     const receivedAt = ctx.request.receivedAt.toISOString();
     const receipt = await this.storeReceipt(ctx, draft.key, options.storedBody);
-    const report: NormalizedReport = { ...draft, receivedAt, origin: 'callback', receiptId: receipt.receiptId };
+    const report: NormalizedReport = {
+      ...draft,
+      receivedAt,
+      origin: 'callback',
+      receiptId: receipt.receiptId,
+    };
     const outcome = await applyReportToStore(this.store, report, this.settings, this.clock);
     return { receipt, duplicate: receipt.deliveries > 1, outcome };
   }
 
   /** For callbacks that carry no transaction report of their own (e.g. a validation request). */
-  async storeReceipt(ctx: RouteContext<unknown>, key: TransactionKey, storedBody?: string): Promise<ReceiptResult> {
+  async storeReceipt(
+    ctx: RouteContext<unknown>,
+    key: TransactionKey,
+    storedBody?: string,
+  ): Promise<ReceiptResult> {
     const body = storedBody ?? ctx.request.rawBody.toString('utf8');
     return this.store.recordReceipt({
       key,
@@ -63,7 +78,9 @@ export class CallbackServices {
       body,
       receivedAt: ctx.request.receivedAt.toISOString(),
       verification: ctx.verification,
-      dedupeKey: sha256Hex([key.provider, key.account, ctx.route.name, key.reference, sha256Hex(ctx.request.rawBody)].join('|')),
+      dedupeKey: sha256Hex(
+        [key.provider, key.account, ctx.route.name, key.reference, sha256Hex(ctx.request.rawBody)].join('|'),
+      ),
     });
   }
 }

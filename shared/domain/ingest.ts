@@ -34,5 +34,7 @@ export async function applyReportToStore(
     // Jittered pause so contending writers do not retry in lock-step.
     await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
   }
-  throw new StorageUnavailableError(`could not apply report to ${report.key.reference} after ${MAX_ATTEMPTS} contended attempts`);
+  throw new StorageUnavailableError(
+    `could not apply report to ${report.key.reference} after ${MAX_ATTEMPTS} contended attempts`,
+  );
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RelayConfig } from '../config/schema';
-import { json, type HttpResponse, type InboundRequest } from '../http/types';
 import { errorResponse } from '../http/error-mapping';
+import { type HttpResponse, type InboundRequest, json } from '../http/types';
 import { sha256Hex } from '../util/ids';
 import { MethodNotAllowedError, RelayError, RouteNotFoundError, UnauthorizedError } from './errors';
 import { getTransaction, type ManagementDeps, registerTransaction } from './management';
@@ -27,7 +27,8 @@ export async function handleManagementRequest(
 ): Promise<HttpResponse> {
   try {
     const segments = request.path.split('/').filter(Boolean).map(decodeURIComponent);
-    if (segments[0] !== 'v1' || segments[1] !== 'transactions') throw new RouteNotFoundError(`No route for ${request.path}`);
+    if (segments[0] !== 'v1' || segments[1] !== 'transactions')
+      throw new RouteNotFoundError(`No route for ${request.path}`);
     if (segments.length === 2) {
       if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method);
       checkBearer(deps.config, request);
@@ -50,10 +51,15 @@ export async function handleManagementRequest(
       const [, , provider, account, reference] = segments as [string, string, string, string, string];
       return json(200, await getTransaction(deps, { provider, account, reference }));
     }
-    throw new RouteNotFoundError(`No route for ${request.path}; use POST /v1/transactions or GET /v1/transactions/{provider}/{account}/{reference}`);
+    throw new RouteNotFoundError(
+      `No route for ${request.path}; use POST /v1/transactions or GET /v1/transactions/{provider}/{account}/{reference}`,
+    );
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
-    await recordRejection({ store: deps.store, log: deps.log }, request, error, { routeName: 'management', emitEvent: false });
+    await recordRejection({ store: deps.store, log: deps.log }, request, error, {
+      routeName: 'management',
+      emitEvent: false,
+    });
     return errorResponse(error);
   }
 }

@@ -17,16 +17,14 @@ import {
 import type { Clock, ReceiptSummary, TransactionStore } from './ports';
 import type { TransactionKey, TransactionRecord } from './transaction';
 
-const amountSchema = z
-  .union([z.string(), z.number()])
-  .transform((v, ctx) => {
-    const decimal = toDecimalString(v);
-    if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
-      ctx.addIssue({ code: 'custom', message: 'amount must be a positive decimal number' });
-      return z.NEVER;
-    }
-    return decimal;
-  });
+const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const decimal = toDecimalString(v);
+  if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
+    ctx.addIssue({ code: 'custom', message: 'amount must be a positive decimal number' });
+    return z.NEVER;
+  }
+  return decimal;
+});
 
 export const registrationSchema = z
   .object({
@@ -35,10 +33,21 @@ export const registrationSchema = z
     kind: z.string().min(1),
     reference: z.string().min(1).max(200),
     amount: amountSchema.optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES').optional(),
-    msisdn: z.string().regex(/^\+?\d{6,15}$/, 'msisdn must be digits, optionally with a leading +').optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES')
+      .optional(),
+    msisdn: z
+      .string()
+      .regex(/^\+?\d{6,15}$/, 'msisdn must be digits, optionally with a leading +')
+      .optional(),
     externalId: z.string().min(1).max(200).optional(),
-    expiresInSeconds: z.number().int().positive().max(90 * 86_400).optional(),
+    expiresInSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(90 * 86_400)
+      .optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
@@ -117,25 +126,38 @@ function sameRegistration(tx: TransactionRecord, r: Registration): boolean {
 export async function registerTransaction(deps: ManagementDeps, input: unknown): Promise<RegistrationResult> {
   const parsed = registrationSchema.safeParse(input);
   if (!parsed.success) {
-    throw new SchemaValidationError('Invalid transaction registration', { details: { issues: z.treeifyError(parsed.error) } });
+    throw new SchemaValidationError('Invalid transaction registration', {
+      details: { issues: z.treeifyError(parsed.error) },
+    });
   }
   const r = parsed.data;
   const provider = findProvider(r.provider);
   if (!provider) throw new UnknownAccountError(`Unknown provider "${r.provider}"`);
   const account = deps.config.accounts.get(accountKey(r.provider, r.account));
-  if (!account) throw new UnknownAccountError(`No ${provider.displayName} account "${r.account}" is configured`);
+  if (!account)
+    throw new UnknownAccountError(`No ${provider.displayName} account "${r.account}" is configured`);
   if (!provider.registration.kinds.includes(r.kind)) {
-    throw new UnknownKindError(`Unknown ${provider.displayName} kind "${r.kind}"; expected one of ${provider.registration.kinds.join(', ')}`);
+    throw new UnknownKindError(
+      `Unknown ${provider.displayName} kind "${r.kind}"; expected one of ${provider.registration.kinds.join(', ')}`,
+    );
   }
   const referenceProblem = provider.registration.validateReference(r.reference);
   if (referenceProblem) throw new InvalidReferenceError(referenceProblem);
   const reference = provider.registration.normalizeReference?.(r.reference) ?? r.reference;
   const key: TransactionKey = { provider: provider.id, account: account.id, reference };
 
-  const callbackUrl = provider.registration.callbackUrl?.({ baseUrl: deps.config.publicBaseUrl, account, kind: r.kind, reference });
+  const callbackUrl = provider.registration.callbackUrl?.({
+    baseUrl: deps.config.publicBaseUrl,
+    account,
+    kind: r.kind,
+    reference,
+  });
   if (callbackUrl) {
     const violations = checkUrlRules(callbackUrl, deps.config.urlRules);
-    if (violations.length) throw new InvalidCallbackUrlError(`Generated callback URL breaks the URL rules: ${describeViolations(violations)}`);
+    if (violations.length)
+      throw new InvalidCallbackUrlError(
+        `Generated callback URL breaks the URL rules: ${describeViolations(violations)}`,
+      );
   }
 
   const now = deps.clock.now().toISOString();
@@ -165,7 +187,8 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
         events: [],
         outbox: [],
       };
-      if (await deps.store.createTransaction(tx)) return { created: true, transaction: toView(tx), callbackUrl };
+      if (await deps.store.createTransaction(tx))
+        return { created: true, transaction: toView(tx), callbackUrl };
       continue;
     }
     if (current.registered) {
@@ -197,22 +220,46 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
 
 export type HistoryEntry =
   | { at: string; type: 'registered' | 'first-seen'; detail: string }
-  | { at: string; type: 'callback'; receiptId: string; route: string; method: string; deliveries: number; sourceIp: string; lastReceivedAt: string; verification: Record<string, unknown> }
+  | {
+      at: string;
+      type: 'callback';
+      receiptId: string;
+      route: string;
+      method: string;
+      deliveries: number;
+      sourceIp: string;
+      lastReceivedAt: string;
+      verification: Record<string, unknown>;
+    }
   | { at: string; type: 'transition'; from: string; to: string; origin: string; receiptId: string | null }
-  | { at: string; type: 'conflict'; kind: string; reportedStatus: string; detail: string; origin: string; receiptId: string | null }
+  | {
+      at: string;
+      type: 'conflict';
+      kind: string;
+      reportedStatus: string;
+      detail: string;
+      origin: string;
+      receiptId: string | null;
+    }
   | { at: string; type: 'event'; eventId: string; eventType: string };
 
 export async function getTransaction(
   deps: ManagementDeps,
   key: TransactionKey,
 ): Promise<{ transaction: TransactionView; history: HistoryEntry[] }> {
-  const reference = findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
+  const reference =
+    findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
   const normalizedKey = { ...key, reference };
   const tx = await deps.store.getTransaction(normalizedKey);
-  if (!tx) throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
+  if (!tx)
+    throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
   const receipts: ReceiptSummary[] = await deps.store.listReceipts(normalizedKey);
   const history: HistoryEntry[] = [
-    { at: tx.createdAt, type: tx.registered ? 'registered' : 'first-seen', detail: tx.registered ? 'registered by the partner' : 'first seen in a callback (orphan)' },
+    {
+      at: tx.createdAt,
+      type: tx.registered ? 'registered' : 'first-seen',
+      detail: tx.registered ? 'registered by the partner' : 'first seen in a callback (orphan)',
+    },
     ...receipts.map((r) => ({
       at: r.firstReceivedAt,
       type: 'callback' as const,
@@ -224,7 +271,14 @@ export async function getTransaction(
       lastReceivedAt: r.lastReceivedAt,
       verification: r.verification,
     })),
-    ...tx.transitions.map((t) => ({ at: t.at, type: 'transition' as const, from: t.from, to: t.to, origin: t.origin, receiptId: t.receiptId ?? null })),
+    ...tx.transitions.map((t) => ({
+      at: t.at,
+      type: 'transition' as const,
+      from: t.from,
+      to: t.to,
+      origin: t.origin,
+      receiptId: t.receiptId ?? null,
+    })),
     ...tx.conflicts.map((c) => ({
       at: c.at,
       type: 'conflict' as const,

@@ -16,11 +16,12 @@ export function eventsFromChange(
   return outbox as EventEnvelope[];
 }
 
-
 /** One line a person can read per event, for the local console. */
 export function summarizeEvent(event: EventEnvelope): string {
   const d = event.data as Record<string, unknown>;
-  const subject = d.provider ? `${d.provider}/${d.account}${d.reference ? `/${d.reference}` : ''}` : event.metadata.correlationId;
+  const subject = d.provider
+    ? `${d.provider}/${d.account}${d.reference ? `/${d.reference}` : ''}`
+    : event.metadata.correlationId;
   const amount = d.amount as { value?: string; currency?: string } | null | undefined;
   const reason = d.reason as { code?: string } | null | undefined;
   const parts = [

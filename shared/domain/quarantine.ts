@@ -39,19 +39,26 @@ export async function recordRejection(
   const outbox: EventEnvelope[] = [];
   if (context.emitEvent && context.provider && context.account) {
     outbox.push(
-      buildEvent('CallbackRejected', `${context.provider}:${context.account}:quarantine`, id, 'callback', receivedAt, {
-        provider: context.provider,
-        account: context.account,
-        route: context.routeName ?? null,
-        method: request.method,
-        path,
-        sourceIp: request.sourceIp,
-        httpStatus,
-        errorCode: error.code,
-        message: error.message,
-        quarantineId: id,
+      buildEvent(
+        'CallbackRejected',
+        `${context.provider}:${context.account}:quarantine`,
+        id,
+        'callback',
         receivedAt,
-      }),
+        {
+          provider: context.provider,
+          account: context.account,
+          route: context.routeName ?? null,
+          method: request.method,
+          path,
+          sourceIp: request.sourceIp,
+          httpStatus,
+          errorCode: error.code,
+          message: error.message,
+          quarantineId: id,
+          receivedAt,
+        },
+      ),
     );
   }
   try {

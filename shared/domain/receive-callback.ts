@@ -74,12 +74,14 @@ interface Known {
 
 function resolve(config: RelayConfig, request: InboundRequest, known: Known): Resolved {
   const segments = decodeSegments(request.path);
-  if (segments[0] !== 'v1' || segments.length < 3) throw new RouteNotFoundError(`No route for ${request.method} ${request.path}`);
+  if (segments[0] !== 'v1' || segments.length < 3)
+    throw new RouteNotFoundError(`No route for ${request.method} ${request.path}`);
   const provider = findProvider(segments[1]!);
   if (!provider) throw new RouteNotFoundError(`No provider "${segments[1]}" (path ${request.path})`);
   known.provider = provider;
   const account = config.accounts.get(accountKey(provider.id, segments[2]!));
-  if (!account) throw new UnknownAccountError(`No ${provider.displayName} account "${segments[2]}" is configured`);
+  if (!account)
+    throw new UnknownAccountError(`No ${provider.displayName} account "${segments[2]}" is configured`);
   known.account = account;
   let rest = segments.slice(3);
   let storedPath = request.path;
@@ -107,7 +109,9 @@ function resolve(config: RelayConfig, request: InboundRequest, known: Known): Re
     throw new MethodNotAllowedError([...new Set(methodMismatch.flatMap((r) => r.methods))], request.method);
   }
   const expected = provider.routes.map((r) => `/v1/${provider.id}/${account.id}/${r.path}`).join(', ');
-  throw new RouteNotFoundError(`No ${provider.displayName} route for ${request.path}; expected one of ${expected}`);
+  throw new RouteNotFoundError(
+    `No ${provider.displayName} route for ${request.path}; expected one of ${expected}`,
+  );
 }
 
 /**
@@ -143,7 +147,10 @@ export async function receiveCallback(deps: CallbackDeps, request: InboundReques
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
     if (error instanceof StorageUnavailableError) {
-      services.log.error('callback not stored: storage unavailable', { error: error.message, path: known.storedPath });
+      services.log.error('callback not stored: storage unavailable', {
+        error: error.message,
+        path: known.storedPath,
+      });
       return errorResponse(error);
     }
     await recordRejection({ store: services.store, log: services.log }, request, error, {

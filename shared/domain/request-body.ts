@@ -1,5 +1,10 @@
 import type { InboundRequest } from '../http/types';
-import { MalformedJsonError, PayloadTooLargeError, SchemaValidationError, UnsupportedMediaTypeError } from './errors';
+import {
+  MalformedJsonError,
+  PayloadTooLargeError,
+  SchemaValidationError,
+  UnsupportedMediaTypeError,
+} from './errors';
 
 const JSON_MEDIA_TYPES = /^(application\/([\w.+-]+\+)?json|text\/json|text\/plain)$/i;
 

@@ -15,7 +15,13 @@ export type Transition =
   | { kind: 'unchanged'; why: 'same-status' | 'stale' }
   | { kind: 'conflict'; current: TransactionStatus; reported: TransactionStatus };
 
-const RANK: Record<TransactionStatus, number> = { PENDING: 0, AMBIGUOUS: 1, SUCCEEDED: 2, FAILED: 2, EXPIRED: 2 };
+const RANK: Record<TransactionStatus, number> = {
+  PENDING: 0,
+  AMBIGUOUS: 1,
+  SUCCEEDED: 2,
+  FAILED: 2,
+  EXPIRED: 2,
+};
 
 /**
  * The forward-only state machine: PENDING → AMBIGUOUS → SUCCEEDED | FAILED | EXPIRED.

@@ -2,7 +2,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { HttpResponse, InboundRequest } from './types';
 
 /** API Gateway HTTP API (payload v2) event → the domain's request. */
-export function toInboundRequest(event: APIGatewayProxyEventV2, receivedAt: Date = new Date()): InboundRequest {
+export function toInboundRequest(
+  event: APIGatewayProxyEventV2,
+  receivedAt: Date = new Date(),
+): InboundRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined) headers[name.toLowerCase()] = value;
@@ -26,6 +29,10 @@ export function toInboundRequest(event: APIGatewayProxyEventV2, receivedAt: Date
 
 export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
   const body =
-    response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+    response.body === undefined
+      ? ''
+      : typeof response.body === 'string'
+        ? response.body
+        : JSON.stringify(response.body);
   return { statusCode: response.statusCode, headers: response.headers ?? {}, body };
 }

@@ -44,7 +44,9 @@ export function statusFor(error: RelayError): number {
   return 500;
 }
 
-export function errorBody(error: RelayError): { error: { code: string; message: string } & Record<string, unknown> } {
+export function errorBody(error: RelayError): {
+  error: { code: string; message: string } & Record<string, unknown>;
+} {
   return { error: { code: error.code, message: error.message, ...(error.details ?? {}) } };
 }
 
@@ -57,5 +59,7 @@ export function errorResponse(error: RelayError): HttpResponse {
 }
 
 export function internalErrorResponse(requestId: string): HttpResponse {
-  return json(500, { error: { code: 'INTERNAL_ERROR', message: 'Unexpected error; it has been logged', requestId } });
+  return json(500, {
+    error: { code: 'INTERNAL_ERROR', message: 'Unexpected error; it has been logged', requestId },
+  });
 }

@@ -30,5 +30,7 @@ export function errorBoundary(logger: RelayLogger): MiddlewareObj<HttpEvent, Htt
 export function httpHandler(logger: RelayLogger, handle: (request: InboundRequest) => Promise<HttpResponse>) {
   const chain = middy<HttpEvent, HttpResult, Error, Context>();
   if (logger instanceof Logger) chain.use(injectLambdaContext(logger, { resetKeys: true }));
-  return chain.use(errorBoundary(logger)).handler(async (event) => toApiGatewayResult(await handle(toInboundRequest(event))));
+  return chain
+    .use(errorBoundary(logger))
+    .handler(async (event) => toApiGatewayResult(await handle(toInboundRequest(event))));
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RelayConfig } from '../config/schema';
-import type { RelayError } from '../domain/errors';
 import type { CallbackServices } from '../domain/callback-services';
+import type { RelayError } from '../domain/errors';
 import type { HttpMethod, HttpResponse, InboundRequest } from '../http/types';
 
 export interface AccountContext<S> {
@@ -43,7 +43,12 @@ export interface RegistrationRules<S> {
   /** Returns a message when the reference cannot be a correlation id for this provider. */
   validateReference(reference: string): string | undefined;
   /** The URL to hand to the provider for this transaction, when the provider takes one per request. */
-  callbackUrl?(input: { baseUrl: string; account: AccountContext<S>; kind: string; reference: string }): string;
+  callbackUrl?(input: {
+    baseUrl: string;
+    account: AccountContext<S>;
+    kind: string;
+    reference: string;
+  }): string;
 }
 
 /**

@@ -21,7 +21,10 @@ export function lambdaRuntime(serviceName: string) {
   const config: RelayConfig = loadConfig();
   const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
   const { doc } = createDynamoClients();
-  const store = new DynamoRelayStore(doc, { tableName: requireEnv('TABLE_NAME'), retention: config.retention });
+  const store = new DynamoRelayStore(doc, {
+    tableName: requireEnv('TABLE_NAME'),
+    retention: config.retention,
+  });
   const services = new CallbackServices(store, systemClock, logger, {
     reconcileWindowSeconds: config.reconciliation.windowSeconds,
   });

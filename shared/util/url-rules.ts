@@ -2,7 +2,16 @@
  * Daraja's URL registration rules (seed 001, Events 5; provider notes). The relay applies them to every
  * URL it generates or is configured with, so a URL it hands out is never refused at registration.
  */
-export const FORBIDDEN_URL_WORDS = ['m-pesa', 'mpesa', 'safaricom', 'exec', 'exe', 'cmd', 'sql', 'query'] as const;
+export const FORBIDDEN_URL_WORDS = [
+  'm-pesa',
+  'mpesa',
+  'safaricom',
+  'exec',
+  'exe',
+  'cmd',
+  'sql',
+  'query',
+] as const;
 export const FORBIDDEN_URL_HOSTS = ['ngrok', 'mockbin', 'requestbin'] as const;
 
 export interface UrlRuleViolation {
@@ -37,12 +46,18 @@ export function checkUrlRules(url: string, options: UrlRuleOptions = {}): UrlRul
     // "exe" inside "exec" is one finding, not two.
     const haystack = word === 'exe' ? lower.replaceAll('exec', '') : lower;
     if (haystack.includes(word)) {
-      violations.push({ rule: 'forbidden-word', message: `URL contains the word "${word}" (refused by Daraja in any case)` });
+      violations.push({
+        rule: 'forbidden-word',
+        message: `URL contains the word "${word}" (refused by Daraja in any case)`,
+      });
     }
   }
   for (const host of FORBIDDEN_URL_HOSTS) {
     if (parsed.hostname.toLowerCase().includes(host)) {
-      violations.push({ rule: 'tunnel-host', message: `public tunnel/request-bin hosts (${host}) are refused by Daraja` });
+      violations.push({
+        rule: 'tunnel-host',
+        message: `public tunnel/request-bin hosts (${host}) are refused by Daraja`,
+      });
     }
   }
   return violations;

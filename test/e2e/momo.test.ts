@@ -21,7 +21,15 @@ let n = 0;
 const newRef = () => `0b6e7c1a-2d3f-4a5b-8c9d-${String(++n).padStart(12, '0')}`;
 
 async function register(reference: string, account = 'demo', kind = 'requesttopay') {
-  const res = await relay.admin('POST', '/v1/transactions', { provider: 'momo', account, kind, reference, amount: '100', currency: 'EUR', externalId: 'order-8841' });
+  const res = await relay.admin('POST', '/v1/transactions', {
+    provider: 'momo',
+    account,
+    kind,
+    reference,
+    amount: '100',
+    currency: 'EUR',
+    externalId: 'order-8841',
+  });
   expect(res.status).toBe(201);
   return res.body as { callbackUrl: string };
 }
@@ -49,28 +57,58 @@ describe('MoMo end to end through the local HTTP server', () => {
     expect(first.status).toBe(200);
     expect(repeat.status).toBe(200);
     expect(events.map((e) => e.metadata.type)).toEqual(['TransactionSucceeded']);
-    expect(events[0]!.data).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: '363440463', amount: { value: '100', currency: 'EUR' } });
+    expect(events[0]!.data).toMatchObject({
+      status: 'SUCCEEDED',
+      providerTransactionId: '363440463',
+      amount: { value: '100', currency: 'EUR' },
+    });
     expect(view.status).toBe(200);
     expect(view.body.transaction.status).toBe('SUCCEEDED');
-    expect(view.body.history.map((h: { type: string }) => h.type)).toEqual(['registered', 'callback', 'transition', 'event']);
+    expect(view.body.history.map((h: { type: string }) => h.type)).toEqual([
+      'registered',
+      'callback',
+      'transition',
+      'event',
+    ]);
     expect(view.body.history[1]).toMatchObject({ deliveries: 2, method: 'PUT' });
   });
 
   it('accepts the callback as POST as well as PUT', async () => {
     const ref = newRef();
     const { callbackUrl } = await register(ref);
-    const res = await relay.request('POST', pathOf(callbackUrl), fixture('requesttopay-failed-object-reason.json'));
+    const res = await relay.request(
+      'POST',
+      pathOf(callbackUrl),
+      fixture('requesttopay-failed-object-reason.json'),
+    );
     expect(res.status).toBe(200);
     const events = (await relay.flush()).filter((e) => (e.data as { reference?: string }).reference === ref);
     expect(events.map((e) => e.metadata.type)).toEqual(['TransactionFailed']);
-    expect(events[0]!.data).toMatchObject({ reason: { code: 'REJECTED_BY_CUSTOMER', providerCode: 'APPROVAL_REJECTED' } });
+    expect(events[0]!.data).toMatchObject({
+      reason: { code: 'REJECTED_BY_CUSTOMER', providerCode: 'APPROVAL_REJECTED' },
+    });
   });
 
   it('answers an identical registration with 200 and a different one with 409', async () => {
     const ref = newRef();
     await register(ref);
-    const same = await relay.admin('POST', '/v1/transactions', { provider: 'momo', account: 'demo', kind: 'requesttopay', reference: ref, amount: '100', currency: 'EUR', externalId: 'order-8841' });
-    const different = await relay.admin('POST', '/v1/transactions', { provider: 'momo', account: 'demo', kind: 'requesttopay', reference: ref, amount: '999', currency: 'EUR' });
+    const same = await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: ref,
+      amount: '100',
+      currency: 'EUR',
+      externalId: 'order-8841',
+    });
+    const different = await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: ref,
+      amount: '999',
+      currency: 'EUR',
+    });
     expect(same.status).toBe(200);
     expect(different.status).toBe(409);
     expect(different.body.error.code).toBe('REGISTRATION_CONFLICT');
@@ -80,12 +118,25 @@ describe('MoMo end to end through the local HTTP server', () => {
     const ref = newRef();
     const { callbackUrl } = await register(ref, 'guarded');
     expect(callbackUrl).toContain(`/v1/momo/guarded/${SECRET}/requesttopay/${ref}`);
-    const without = await relay.request('PUT', `/v1/momo/guarded/requesttopay/${ref}`, fixture('requesttopay-successful.json'));
-    const wrong = await relay.request('PUT', `/v1/momo/guarded/not-the-secret-000000/requesttopay/${ref}`, fixture('requesttopay-successful.json'));
+    const without = await relay.request(
+      'PUT',
+      `/v1/momo/guarded/requesttopay/${ref}`,
+      fixture('requesttopay-successful.json'),
+    );
+    const wrong = await relay.request(
+      'PUT',
+      `/v1/momo/guarded/not-the-secret-000000/requesttopay/${ref}`,
+      fixture('requesttopay-successful.json'),
+    );
     const right = await relay.request('PUT', pathOf(callbackUrl), fixture('requesttopay-successful.json'));
     expect([without.status, wrong.status, right.status]).toEqual([401, 401, 200]);
     const events = await relay.flush();
-    expect(events.filter((e) => e.metadata.type === 'CallbackRejected' && (e.data as { account: string }).account === 'guarded')).toHaveLength(2);
+    expect(
+      events.filter(
+        (e) =>
+          e.metadata.type === 'CallbackRejected' && (e.data as { account: string }).account === 'guarded',
+      ),
+    ).toHaveLength(2);
     // The stored receipt never contains the secret itself.
     const view = await relay.admin('GET', `/v1/transactions/momo/guarded/${ref}`);
     expect(JSON.stringify(view.body)).not.toContain(SECRET);
@@ -93,20 +144,120 @@ describe('MoMo end to end through the local HTTP server', () => {
 
   describe('bad input gets a clear 4xx, is quarantined, and never a 5xx', () => {
     const ref = '11111111-2222-4333-8444-555555555555';
-    const cases: { name: string; method: string; path: string; body?: string; headers?: Record<string, string>; status: number; code: string }[] = [
-      { name: 'malformed JSON', method: 'PUT', path: `/v1/momo/demo/requesttopay/${ref}`, body: '{"status":', status: 400, code: 'MALFORMED_JSON' },
-      { name: 'a JSON array', method: 'PUT', path: `/v1/momo/demo/requesttopay/${ref}`, body: '[1,2]', status: 400, code: 'SCHEMA_VALIDATION_FAILED' },
-      { name: 'a body without status', method: 'PUT', path: `/v1/momo/demo/requesttopay/${ref}`, body: '{"amount":"1"}', status: 400, code: 'SCHEMA_VALIDATION_FAILED' },
-      { name: 'a wrong content type', method: 'PUT', path: `/v1/momo/demo/requesttopay/${ref}`, body: 'status=SUCCESSFUL', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-      { name: 'a body over the limit', method: 'PUT', path: `/v1/momo/demo/requesttopay/${ref}`, body: JSON.stringify({ status: 'SUCCESSFUL', pad: 'x'.repeat(5000) }), status: 413, code: 'PAYLOAD_TOO_LARGE' },
-      { name: 'an unknown account', method: 'PUT', path: `/v1/momo/nobody/requesttopay/${ref}`, body: '{"status":"SUCCESSFUL"}', status: 404, code: 'UNKNOWN_ACCOUNT' },
-      { name: 'an unknown kind', method: 'PUT', path: `/v1/momo/demo/teleport/${ref}`, body: '{"status":"SUCCESSFUL"}', status: 404, code: 'UNKNOWN_KIND' },
-      { name: 'a reference that is not a UUID', method: 'PUT', path: '/v1/momo/demo/requesttopay/order-1', body: '{"status":"SUCCESSFUL"}', status: 400, code: 'INVALID_REFERENCE' },
-      { name: 'a wrong method', method: 'GET', path: `/v1/momo/demo/requesttopay/${ref}`, status: 405, code: 'METHOD_NOT_ALLOWED' },
-      { name: 'an unknown route', method: 'POST', path: '/wp-login.php', body: '{}', status: 404, code: 'ROUTE_NOT_FOUND' },
-      { name: 'an unknown provider', method: 'POST', path: '/v1/paypal/demo/callback', body: '{}', status: 404, code: 'ROUTE_NOT_FOUND' },
-      { name: 'a registration without bearer token', method: 'POST', path: '/v1/transactions', body: '{}', status: 401, code: 'UNAUTHORIZED' },
-      { name: 'a registration with a wrong bearer token', method: 'POST', path: '/v1/transactions', body: '{}', headers: { authorization: 'Bearer nope-nope-nope' }, status: 401, code: 'UNAUTHORIZED' },
+    const cases: {
+      name: string;
+      method: string;
+      path: string;
+      body?: string;
+      headers?: Record<string, string>;
+      status: number;
+      code: string;
+    }[] = [
+      {
+        name: 'malformed JSON',
+        method: 'PUT',
+        path: `/v1/momo/demo/requesttopay/${ref}`,
+        body: '{"status":',
+        status: 400,
+        code: 'MALFORMED_JSON',
+      },
+      {
+        name: 'a JSON array',
+        method: 'PUT',
+        path: `/v1/momo/demo/requesttopay/${ref}`,
+        body: '[1,2]',
+        status: 400,
+        code: 'SCHEMA_VALIDATION_FAILED',
+      },
+      {
+        name: 'a body without status',
+        method: 'PUT',
+        path: `/v1/momo/demo/requesttopay/${ref}`,
+        body: '{"amount":"1"}',
+        status: 400,
+        code: 'SCHEMA_VALIDATION_FAILED',
+      },
+      {
+        name: 'a wrong content type',
+        method: 'PUT',
+        path: `/v1/momo/demo/requesttopay/${ref}`,
+        body: 'status=SUCCESSFUL',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      },
+      {
+        name: 'a body over the limit',
+        method: 'PUT',
+        path: `/v1/momo/demo/requesttopay/${ref}`,
+        body: JSON.stringify({ status: 'SUCCESSFUL', pad: 'x'.repeat(5000) }),
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      {
+        name: 'an unknown account',
+        method: 'PUT',
+        path: `/v1/momo/nobody/requesttopay/${ref}`,
+        body: '{"status":"SUCCESSFUL"}',
+        status: 404,
+        code: 'UNKNOWN_ACCOUNT',
+      },
+      {
+        name: 'an unknown kind',
+        method: 'PUT',
+        path: `/v1/momo/demo/teleport/${ref}`,
+        body: '{"status":"SUCCESSFUL"}',
+        status: 404,
+        code: 'UNKNOWN_KIND',
+      },
+      {
+        name: 'a reference that is not a UUID',
+        method: 'PUT',
+        path: '/v1/momo/demo/requesttopay/order-1',
+        body: '{"status":"SUCCESSFUL"}',
+        status: 400,
+        code: 'INVALID_REFERENCE',
+      },
+      {
+        name: 'a wrong method',
+        method: 'GET',
+        path: `/v1/momo/demo/requesttopay/${ref}`,
+        status: 405,
+        code: 'METHOD_NOT_ALLOWED',
+      },
+      {
+        name: 'an unknown route',
+        method: 'POST',
+        path: '/wp-login.php',
+        body: '{}',
+        status: 404,
+        code: 'ROUTE_NOT_FOUND',
+      },
+      {
+        name: 'an unknown provider',
+        method: 'POST',
+        path: '/v1/paypal/demo/callback',
+        body: '{}',
+        status: 404,
+        code: 'ROUTE_NOT_FOUND',
+      },
+      {
+        name: 'a registration without bearer token',
+        method: 'POST',
+        path: '/v1/transactions',
+        body: '{}',
+        status: 401,
+        code: 'UNAUTHORIZED',
+      },
+      {
+        name: 'a registration with a wrong bearer token',
+        method: 'POST',
+        path: '/v1/transactions',
+        body: '{}',
+        headers: { authorization: 'Bearer nope-nope-nope' },
+        status: 401,
+        code: 'UNAUTHORIZED',
+      },
     ];
 
     it.each(cases)('$name → $status $code', async ({ method, path, body, headers, status, code }) => {
@@ -115,13 +266,20 @@ describe('MoMo end to end through the local HTTP server', () => {
       expect(res.status).toBe(status);
       expect(res.body.error.code).toBe(code);
       expect(res.body.error.message).toEqual(expect.any(String));
-      const recorded = (await quarantinedToday()).find((q) => (q.headers as Record<string, string>)['x-test-marker'] === marker);
+      const recorded = (await quarantinedToday()).find(
+        (q) => (q.headers as Record<string, string>)['x-test-marker'] === marker,
+      );
       expect(recorded).toMatchObject({ errorCode: code, httpStatus: status, method });
       if (body && code !== 'PAYLOAD_TOO_LARGE') expect(recorded?.body).toBe(body);
     });
 
     it('answers registrations with invalid fields with 400 naming them', async () => {
-      const res = await relay.admin('POST', '/v1/transactions', { provider: 'momo', account: 'demo', kind: 'requesttopay', reference: 'not-a-uuid' });
+      const res = await relay.admin('POST', '/v1/transactions', {
+        provider: 'momo',
+        account: 'demo',
+        kind: 'requesttopay',
+        reference: 'not-a-uuid',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REFERENCE');
       const missing = await relay.admin('POST', '/v1/transactions', { provider: 'momo', amount: -3 });
@@ -133,7 +291,9 @@ describe('MoMo end to end through the local HTTP server', () => {
       const events = await relay.flush();
       const rejected = events.filter((e) => e.metadata.type === 'CallbackRejected');
       const codes = rejected.map((e) => (e.data as { errorCode: string }).errorCode);
-      expect(codes).toEqual(expect.arrayContaining(['MALFORMED_JSON', 'UNKNOWN_KIND', 'INVALID_REFERENCE', 'PAYLOAD_TOO_LARGE']));
+      expect(codes).toEqual(
+        expect.arrayContaining(['MALFORMED_JSON', 'UNKNOWN_KIND', 'INVALID_REFERENCE', 'PAYLOAD_TOO_LARGE']),
+      );
       expect(codes).not.toContain('ROUTE_NOT_FOUND');
       expect(codes).not.toContain('UNKNOWN_ACCOUNT');
     });

@@ -12,4 +12,3 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   await handle?.stop();
 }
-

@@ -23,8 +23,17 @@ export interface TestRelay extends LocalRelay {
   sink: CollectingSink;
   /** Publishes everything written so far (one stream pass) and returns the collected events. */
   flush(): Promise<EventEnvelope[]>;
-  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
-  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  admin(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 /** The real local relay (HTTP server + handlers + DynamoDB Local + stream pump) on a free port. */
@@ -43,7 +52,8 @@ export async function startTestRelay(rawConfig: Record<string, unknown>): Promis
   const request: TestRelay['request'] = async (method, path, body, headers = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
-      init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
+      init.body =
+        typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
     }
     const response = await fetch(`${relay.url}${path}`, init);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalStreamPump } from '../../local/stream-pump';
 import { createOutboxPublisher } from '../../functions/outbox-publisher/handler';
+import { LocalStreamPump } from '../../local/stream-pump';
 import { parseConfig } from '../../shared/config/load';
 import { CallbackServices } from '../../shared/domain/callback-services';
 import { registerTransaction } from '../../shared/domain/management';
@@ -12,7 +12,10 @@ import type { InboundRequest } from '../../shared/http/types';
 import { createTestTable } from '../helpers/dynamo';
 import { CollectingSink, silentLogger } from '../helpers/relay';
 
-const config = parseConfig({ management: { bearerToken: 'integration-token' }, accounts: { momo: { demo: { currency: 'EUR' } } } });
+const config = parseConfig({
+  management: { bearerToken: 'integration-token' },
+  accounts: { momo: { demo: { currency: 'EUR' } } },
+});
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/momo', name));
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
@@ -24,7 +27,14 @@ beforeAll(async () => {
   table = await createTestTable();
   services = new CallbackServices(table.store, systemClock, silentLogger, { reconcileWindowSeconds: 3600 });
   const publisher = createOutboxPublisher({ sink, log: silentLogger });
-  pump = new LocalStreamPump(table.client, table.endpoint, table.tableName, (e) => publisher(e, {} as never), silentLogger, 60_000);
+  pump = new LocalStreamPump(
+    table.client,
+    table.endpoint,
+    table.tableName,
+    (e) => publisher(e, {} as never),
+    silentLogger,
+    60_000,
+  );
   await pump.start();
 });
 afterAll(async () => {
@@ -52,34 +62,54 @@ function callback(ref: string, body: Buffer | string, method = 'PUT'): InboundRe
 }
 
 async function register(ref: string, amount = '100') {
-  await registerTransaction({ config, store: table.store, clock: systemClock }, {
-    provider: 'momo', account: 'demo', kind: 'requesttopay', reference: ref, amount, currency: 'EUR',
-  });
+  await registerTransaction(
+    { config, store: table.store, clock: systemClock },
+    {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: ref,
+      amount,
+      currency: 'EUR',
+    },
+  );
 }
 
 async function publishedFor(ref: string) {
   await pump.poll();
   await pump.poll();
-  return sink.events.filter((e) => (e.data as { reference?: string }).reference === ref).map((e) => e.metadata.type);
+  return sink.events
+    .filter((e) => (e.data as { reference?: string }).reference === ref)
+    .map((e) => e.metadata.type);
 }
 
 describe('MoMo callbacks against DynamoDB Local', () => {
   it('applies an identical callback once and answers the repeat with 200', async () => {
     const ref = reference();
     await register(ref);
-    const first = await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
-    const again = await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json'), 'POST'));
+    const first = await receiveCallback(
+      { config, services },
+      callback(ref, fixture('requesttopay-successful.json')),
+    );
+    const again = await receiveCallback(
+      { config, services },
+      callback(ref, fixture('requesttopay-successful.json'), 'POST'),
+    );
     expect(first.statusCode).toBe(200);
     expect(again).toMatchObject({ statusCode: 200, body: { duplicate: true } });
     expect(await publishedFor(ref)).toEqual(['TransactionSucceeded']);
-    expect((await table.store.listReceipts({ provider: 'momo', account: 'demo', reference: ref }))[0]?.deliveries).toBe(2);
+    expect(
+      (await table.store.listReceipts({ provider: 'momo', account: 'demo', reference: ref }))[0]?.deliveries,
+    ).toBe(2);
   });
 
   it('turns 20 concurrent identical callbacks into exactly one final event', async () => {
     const ref = reference();
     await register(ref);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')))),
+      Array.from({ length: 20 }, () =>
+        receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json'))),
+      ),
     );
     expect(answers.every((a) => a.statusCode === 200)).toBe(true);
     expect(await publishedFor(ref)).toEqual(['TransactionSucceeded']);
@@ -92,7 +122,9 @@ describe('MoMo callbacks against DynamoDB Local', () => {
     const ref = reference();
     await register(ref);
     const bodies = Array.from({ length: 20 }, (_, i) =>
-      i % 2 === 0 ? fixture('requesttopay-successful.json') : fixture('requesttopay-failed-string-reason.json'),
+      i % 2 === 0
+        ? fixture('requesttopay-successful.json')
+        : fixture('requesttopay-failed-string-reason.json'),
     );
     await Promise.all(bodies.map((b) => receiveCallback({ config, services }, callback(ref, b))));
     const types = await publishedFor(ref);
@@ -105,9 +137,14 @@ describe('MoMo callbacks against DynamoDB Local', () => {
     const ref = reference();
     await register(ref);
     await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
-    const stale = await receiveCallback({ config, services }, callback(ref, JSON.stringify({ status: 'PENDING', amount: '100', currency: 'EUR' })));
+    const stale = await receiveCallback(
+      { config, services },
+      callback(ref, JSON.stringify({ status: 'PENDING', amount: '100', currency: 'EUR' })),
+    );
     expect(stale.statusCode).toBe(200);
-    expect((await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref }))?.status).toBe('SUCCEEDED');
+    expect(
+      (await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref }))?.status,
+    ).toBe('SUCCEEDED');
     expect(await publishedFor(ref)).toEqual(['TransactionSucceeded']);
   });
 
@@ -115,7 +152,10 @@ describe('MoMo callbacks against DynamoDB Local', () => {
     const ref = reference();
     await register(ref);
     await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
-    await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-failed-object-reason.json')));
+    await receiveCallback(
+      { config, services },
+      callback(ref, fixture('requesttopay-failed-object-reason.json')),
+    );
     const tx = await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
     expect(tx?.status).toBe('SUCCEEDED');
     expect(tx?.conflicts).toMatchObject([{ kind: 'STATUS', reportedStatus: 'FAILED' }]);
@@ -124,7 +164,10 @@ describe('MoMo callbacks against DynamoDB Local', () => {
 
   it('stores and applies a callback for an unregistered reference as an orphan', async () => {
     const ref = reference();
-    const answer = await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    const answer = await receiveCallback(
+      { config, services },
+      callback(ref, fixture('requesttopay-successful.json')),
+    );
     expect(answer.statusCode).toBe(200);
     expect(await publishedFor(ref)).toEqual(['CallbackOrphaned', 'TransactionSucceeded']);
     // A registration arriving after its callback adopts the orphan instead of failing.

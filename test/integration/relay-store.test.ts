@@ -31,22 +31,38 @@ function receipt(overrides: Partial<ReceiptInput> = {}): ReceiptInput {
 describe('DynamoRelayStore', () => {
   it('stores a receipt once and counts repeated deliveries of the same bytes', async () => {
     const first = await table.store.recordReceipt(receipt({ dedupeKey: 'b'.repeat(64) }));
-    const second = await table.store.recordReceipt(receipt({ dedupeKey: 'b'.repeat(64), receivedAt: '2026-11-21T10:05:00.000Z', sourceIp: '10.9.9.9' }));
+    const second = await table.store.recordReceipt(
+      receipt({ dedupeKey: 'b'.repeat(64), receivedAt: '2026-11-21T10:05:00.000Z', sourceIp: '10.9.9.9' }),
+    );
     expect(first).toEqual({ receiptId: 'b'.repeat(32), deliveries: 1 });
     expect(second.deliveries).toBe(2);
     const [summary] = (await table.store.listReceipts(KEY)).filter((r) => r.receiptId === 'b'.repeat(32));
     // The first delivery's facts are kept; only the last-seen time moves.
-    expect(summary).toMatchObject({ deliveries: 2, sourceIp: '10.0.0.1', firstReceivedAt: '2026-11-21T10:00:00.000Z', lastReceivedAt: '2026-11-21T10:05:00.000Z' });
+    expect(summary).toMatchObject({
+      deliveries: 2,
+      sourceIp: '10.0.0.1',
+      firstReceivedAt: '2026-11-21T10:00:00.000Z',
+      lastReceivedAt: '2026-11-21T10:05:00.000Z',
+    });
   });
 
   it('counts 20 concurrent identical deliveries exactly', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => table.store.recordReceipt(receipt({ dedupeKey: 'c'.repeat(64) }))));
-    expect(results.map((r) => r.deliveries).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => table.store.recordReceipt(receipt({ dedupeKey: 'c'.repeat(64) }))),
+    );
+    expect(results.map((r) => r.deliveries).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
   });
 
   it('sets a TTL on receipts from the configured retention', async () => {
     await table.store.recordReceipt(receipt({ dedupeKey: 'd'.repeat(64) }));
-    const item = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: { pk: `TX#momo#demo#${KEY.reference}`, sk: `RCPT#${'d'.repeat(32)}` } }));
+    const item = await table.doc.send(
+      new GetCommand({
+        TableName: table.tableName,
+        Key: { pk: `TX#momo#demo#${KEY.reference}`, sk: `RCPT#${'d'.repeat(32)}` },
+      }),
+    );
     expect(item.Item?.expiresAt).toBe(Date.parse('2026-11-21T10:00:00.000Z') / 1000 + 30 * 86400);
   });
 
@@ -60,14 +76,23 @@ describe('DynamoRelayStore', () => {
   it('replaces a transaction only at the revision it was read at', async () => {
     const key = { ...KEY, reference: 'optimistic' };
     await table.store.createTransaction(registered({ key, revision: 1 }));
-    expect(await table.store.replaceTransaction(registered({ key, revision: 2, status: 'SUCCEEDED' }), 1)).toBe(true);
-    expect(await table.store.replaceTransaction(registered({ key, revision: 2, status: 'FAILED' }), 1)).toBe(false);
+    expect(
+      await table.store.replaceTransaction(registered({ key, revision: 2, status: 'SUCCEEDED' }), 1),
+    ).toBe(true);
+    expect(await table.store.replaceTransaction(registered({ key, revision: 2, status: 'FAILED' }), 1)).toBe(
+      false,
+    );
     expect((await table.store.getTransaction(key))?.status).toBe('SUCCEEDED');
   });
 
   it('round-trips every transaction field', async () => {
     const key = { ...KEY, reference: 'round-trip' };
-    const tx = registered({ key, metadata: { orderId: 7 }, attributes: { receipt: 'R1' }, reason: { code: 'UNKNOWN', message: 'm', providerCode: 'X' } });
+    const tx = registered({
+      key,
+      metadata: { orderId: 7 },
+      attributes: { receipt: 'R1' },
+      reason: { code: 'UNKNOWN', message: 'm', providerCode: 'X' },
+    });
     await table.store.createTransaction(tx);
     expect(await table.store.getTransaction(key)).toEqual(tx);
   });

@@ -49,7 +49,10 @@ export function batchEntries(entries: PutEventsRequestEntry[]): PutEventsRequest
   let bytes = 0;
   for (const entry of entries) {
     const size = entrySize(entry);
-    if (current.length === MAX_ENTRIES_PER_CALL || (current.length > 0 && bytes + size > MAX_BYTES_PER_CALL)) {
+    if (
+      current.length === MAX_ENTRIES_PER_CALL ||
+      (current.length > 0 && bytes + size > MAX_BYTES_PER_CALL)
+    ) {
       batches.push(current);
       current = [];
       bytes = 0;
@@ -112,6 +115,9 @@ export class EventBridgeSink implements EventSink {
     }
     const ids = pending.map((e) => (JSON.parse(e.Detail ?? '{}') as EventEnvelope).metadata?.id ?? 'unknown');
     const codes = [...new Set(lastErrors.map((e) => e.ErrorCode))].join(', ');
-    throw new EventPublishError(`${pending.length} event(s) still failing after ${maxAttempts} attempts (${codes})`, ids);
+    throw new EventPublishError(
+      `${pending.length} event(s) still failing after ${maxAttempts} attempts (${codes})`,
+      ids,
+    );
   }
 }

@@ -9,11 +9,15 @@ import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSc
 async function handleCallback(ctx: RouteContext<MomoAccountSettings>) {
   const kind = ctx.params.kind!.toLowerCase();
   if (!(MOMO_KINDS as readonly string[]).includes(kind)) {
-    throw new UnknownKindError(`Unknown MoMo callback kind "${ctx.params.kind}"; expected one of ${MOMO_KINDS.join(', ')}`);
+    throw new UnknownKindError(
+      `Unknown MoMo callback kind "${ctx.params.kind}"; expected one of ${MOMO_KINDS.join(', ')}`,
+    );
   }
   const reference = ctx.params.referenceId!.toLowerCase();
   if (!isUuid(reference)) {
-    throw new InvalidReferenceError(`MoMo reference "${ctx.params.referenceId}" is not a UUID (it is the X-Reference-Id)`);
+    throw new InvalidReferenceError(
+      `MoMo reference "${ctx.params.referenceId}" is not a UUID (it is the X-Reference-Id)`,
+    );
   }
   const parsed = momoCallbackSchema.safeParse(ctx.body);
   if (!parsed.success) {
@@ -31,12 +35,16 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   id: 'momo',
   displayName: 'MTN MoMo',
   accountSchema: momoAccountSchema,
-  routes: [{ name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', handle: handleCallback }],
+  routes: [
+    { name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', handle: handleCallback },
+  ],
   registration: {
     kinds: MOMO_KINDS,
     normalizeReference: (reference) => reference.toLowerCase(),
     validateReference: (reference) =>
-      isUuid(reference) ? undefined : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
+      isUuid(reference)
+        ? undefined
+        : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
     callbackUrl: ({ baseUrl, account, kind, reference }) =>
       `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
   },

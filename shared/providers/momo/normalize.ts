@@ -11,7 +11,9 @@ function reasonOf(body: MomoCallback): Reason | undefined {
   if (raw === undefined || raw === null) {
     const implied = MOMO_STATUS_IMPLIED_REASON[status];
     if (implied) return { code: implied, message: undefined, providerCode: body.status };
-    return mapMomoStatus(body.status) === 'FAILED' ? { code: 'UNKNOWN', message: undefined, providerCode: undefined } : undefined;
+    return mapMomoStatus(body.status) === 'FAILED'
+      ? { code: 'UNKNOWN', message: undefined, providerCode: undefined }
+      : undefined;
   }
   const providerCode = typeof raw === 'string' ? raw : raw.code;
   const message = typeof raw === 'string' ? undefined : raw.message;

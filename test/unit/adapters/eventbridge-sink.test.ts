@@ -15,10 +15,17 @@ const eventBridge = mockClient(EventBridgeClient);
 afterEach(() => eventBridge.reset());
 
 function event(n: number, padding = 0): EventEnvelope {
-  return buildEvent('TransactionSucceeded', `momo:demo:${n}`, 'SUCCEEDED', 'callback', '2026-11-21T10:00:00.000Z', {
-    reference: String(n),
-    padding: 'x'.repeat(padding),
-  });
+  return buildEvent(
+    'TransactionSucceeded',
+    `momo:demo:${n}`,
+    'SUCCEEDED',
+    'callback',
+    '2026-11-21T10:00:00.000Z',
+    {
+      reference: String(n),
+      padding: 'x'.repeat(padding),
+    },
+  );
 }
 
 function sink(maxAttempts = 3) {
@@ -36,21 +43,30 @@ describe('EventBridgeSink', () => {
     await sink().publish([event(1)]);
     const input = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input;
     expect(input.Entries).toHaveLength(1);
-    expect(input.Entries![0]).toMatchObject({ EventBusName: 'relay-bus', Source: 'mobile-money.relay', DetailType: 'TransactionSucceeded' });
+    expect(input.Entries![0]).toMatchObject({
+      EventBusName: 'relay-bus',
+      Source: 'mobile-money.relay',
+      DetailType: 'TransactionSucceeded',
+    });
     expect(JSON.parse(input.Entries![0]!.Detail!)).toEqual(event(1));
   });
 
   it('splits 25 events into calls of at most 10 entries', async () => {
-    eventBridge.on(PutEventsCommand).callsFake((input) => ({ FailedEntryCount: 0, Entries: input.Entries.map(() => ({ EventId: 'x' })) }));
+    eventBridge
+      .on(PutEventsCommand)
+      .callsFake((input) => ({ FailedEntryCount: 0, Entries: input.Entries.map(() => ({ EventId: 'x' })) }));
     await sink().publish(Array.from({ length: 25 }, (_, i) => event(i)));
-    expect(eventBridge.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!.length)).toEqual([10, 10, 5]);
+    expect(eventBridge.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!.length)).toEqual([
+      10, 10, 5,
+    ]);
   });
 
   it('keeps every call under 256 KB', async () => {
     const big = Array.from({ length: 5 }, (_, i) => event(i, 100 * 1024));
     const batches = batchEntries(big.map((e) => sink().toEntry(e)));
     expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
-    for (const batch of batches) expect(batch.reduce((n, e) => n + entrySize(e), 0)).toBeLessThanOrEqual(MAX_BYTES_PER_CALL);
+    for (const batch of batches)
+      expect(batch.reduce((n, e) => n + entrySize(e), 0)).toBeLessThanOrEqual(MAX_BYTES_PER_CALL);
   });
 
   it('refuses an event that can never fit instead of looping', async () => {
@@ -61,7 +77,14 @@ describe('EventBridgeSink', () => {
   it('resends only the entries PutEvents reports as failed', async () => {
     eventBridge
       .on(PutEventsCommand)
-      .resolvesOnce({ FailedEntryCount: 1, Entries: [{ EventId: 'a' }, { ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' }, { EventId: 'c' }] })
+      .resolvesOnce({
+        FailedEntryCount: 1,
+        Entries: [
+          { EventId: 'a' },
+          { ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' },
+          { EventId: 'c' },
+        ],
+      })
       .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'b' }] });
     await sink().publish([event(1), event(2), event(3)]);
     const calls = eventBridge.commandCalls(PutEventsCommand);
@@ -70,7 +93,9 @@ describe('EventBridgeSink', () => {
   });
 
   it('gives up after the configured attempts and names the events that were not published', async () => {
-    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure' }] });
+    eventBridge
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure' }] });
     const failure = sink(3).publish([event(7)]);
     await expect(failure).rejects.toBeInstanceOf(EventPublishError);
     await expect(failure).rejects.toMatchObject({ failedEventIds: [event(7).metadata.id] });
@@ -78,7 +103,10 @@ describe('EventBridgeSink', () => {
   });
 
   it('surfaces a throttled call after the SDK retry strategy gives up', async () => {
-    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+    const throttled = Object.assign(new Error('Rate exceeded'), {
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 400 },
+    });
     eventBridge.on(PutEventsCommand).rejects(throttled);
     await expect(sink().publish([event(1)])).rejects.toThrow('Rate exceeded');
   });

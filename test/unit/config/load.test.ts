@@ -23,11 +23,18 @@ describe('relay config', () => {
     expect(config.publicBaseUrl).toBe('http://localhost:3000');
     expect(config.limits.maxBodyBytes).toBe(262144);
     expect(config.events.source).toBe('mobile-money.relay');
-    expect(config.accounts.get('momo/demo')).toMatchObject({ provider: 'momo', id: 'demo', pathSecret: undefined, settings: { targetEnvironment: 'sandbox' } });
+    expect(config.accounts.get('momo/demo')).toMatchObject({
+      provider: 'momo',
+      id: 'demo',
+      pathSecret: undefined,
+      settings: { targetEnvironment: 'sandbox' },
+    });
   });
 
   it('names the bad key of a wrongly typed core setting', () => {
-    expect(errorOf(() => parseConfig({ ...minimal, limits: { maxBodyBytes: 'big' } }))).toContain('limits.maxBodyBytes');
+    expect(errorOf(() => parseConfig({ ...minimal, limits: { maxBodyBytes: 'big' } }))).toContain(
+      'limits.maxBodyBytes',
+    );
   });
 
   it('names an unknown top-level key', () => {
@@ -35,22 +42,28 @@ describe('relay config', () => {
   });
 
   it('names the bad key inside a provider account', () => {
-    const message = errorOf(() => parseConfig({ ...minimal, accounts: { momo: { demo: { currency: 'EURO' } } } }));
+    const message = errorOf(() =>
+      parseConfig({ ...minimal, accounts: { momo: { demo: { currency: 'EURO' } } } }),
+    );
     expect(message).toContain('accounts.momo.demo.currency');
   });
 
   it('rejects an unknown provider by its key', () => {
-    expect(errorOf(() => parseConfig({ ...minimal, accounts: { mpasa: { demo: {} } } }))).toContain('accounts.mpasa: unknown provider');
-  });
-
-  it('rejects a short path secret by its key', () => {
-    expect(errorOf(() => parseConfig({ ...minimal, accounts: { momo: { demo: { pathSecret: 'short' } } } }))).toContain(
-      'accounts.momo.demo.pathSecret',
+    expect(errorOf(() => parseConfig({ ...minimal, accounts: { mpasa: { demo: {} } } }))).toContain(
+      'accounts.mpasa: unknown provider',
     );
   });
 
+  it('rejects a short path secret by its key', () => {
+    expect(
+      errorOf(() => parseConfig({ ...minimal, accounts: { momo: { demo: { pathSecret: 'short' } } } })),
+    ).toContain('accounts.momo.demo.pathSecret');
+  });
+
   it('rejects a public base URL that breaks the Daraja URL rules', () => {
-    const message = errorOf(() => parseConfig({ ...minimal, publicBaseUrl: 'https://mpesa-callbacks.example.com' }));
+    const message = errorOf(() =>
+      parseConfig({ ...minimal, publicBaseUrl: 'https://mpesa-callbacks.example.com' }),
+    );
     expect(message).toContain('publicBaseUrl');
     expect(message).toContain('mpesa');
   });
@@ -66,7 +79,9 @@ describe('relay config', () => {
   });
 
   it('reads inline JSON first and names the source of a syntax error', () => {
-    expect(errorOf(() => loadConfig({ RELAY_CONFIG_JSON: '{oops' }))).toContain('RELAY_CONFIG_JSON: not valid JSON');
+    expect(errorOf(() => loadConfig({ RELAY_CONFIG_JSON: '{oops' }))).toContain(
+      'RELAY_CONFIG_JSON: not valid JSON',
+    );
   });
 
   it('reads the file named by RELAY_CONFIG and says which file was wrong', () => {

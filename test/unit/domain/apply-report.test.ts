@@ -16,16 +16,29 @@ describe('applyReport', () => {
     expect(outcome.next.status).toBe('SUCCEEDED');
     expect(outcome.next.providerTransactionId).toBe('363440463');
     expect(outcome.events.map((e) => e.metadata.type)).toEqual(['TransactionSucceeded']);
-    expect(outcome.events[0]!.data).toMatchObject({ status: 'SUCCEEDED', amount: { value: '100', currency: 'EUR' } });
+    expect(outcome.events[0]!.data).toMatchObject({
+      status: 'SUCCEEDED',
+      amount: { value: '100', currency: 'EUR' },
+    });
     expect(outcome.next.outbox).toEqual(outcome.events);
     expect(outcome.next.transitions).toEqual([
-      { from: 'PENDING', to: 'SUCCEEDED', at: '2026-11-21T10:00:00.000Z', origin: 'callback', receiptId: 'r1' },
+      {
+        from: 'PENDING',
+        to: 'SUCCEEDED',
+        at: '2026-11-21T10:00:00.000Z',
+        origin: 'callback',
+        receiptId: 'r1',
+      },
     ]);
   });
 
   it('gives the same fact the same event id whichever path reported it', () => {
     const byCallback = applyReport(registered(), report({ origin: 'callback', receiptId: 'a' }), ctx);
-    const byPoll = applyReport(registered(), report({ origin: 'poll', receiptId: undefined, receivedAt: '2026-11-21T11:00:00.000Z' }), ctx);
+    const byPoll = applyReport(
+      registered(),
+      report({ origin: 'poll', receiptId: undefined, receivedAt: '2026-11-21T11:00:00.000Z' }),
+      ctx,
+    );
     if (byCallback.kind !== 'write' || byPoll.kind !== 'write') throw new Error('expected writes');
     expect(byCallback.events[0]!.metadata.id).toBe(byPoll.events[0]!.metadata.id);
     const failed = applyReport(registered(), report({ status: 'FAILED' }), ctx);
@@ -44,7 +57,14 @@ describe('applyReport', () => {
   });
 
   it('keeps the first final status and emits TransactionConflict when a different final status is reported', () => {
-    const outcome = applyReport(registered({ status: 'SUCCEEDED' }), report({ status: 'FAILED', reason: { code: 'PROVIDER_ERROR', message: undefined, providerCode: 'INTERNAL_PROCESSING_ERROR' } }), ctx);
+    const outcome = applyReport(
+      registered({ status: 'SUCCEEDED' }),
+      report({
+        status: 'FAILED',
+        reason: { code: 'PROVIDER_ERROR', message: undefined, providerCode: 'INTERNAL_PROCESSING_ERROR' },
+      }),
+      ctx,
+    );
     expect(outcome.kind).toBe('write');
     if (outcome.kind !== 'write') return;
     expect(outcome.effect).toBe('conflict');
@@ -74,7 +94,11 @@ describe('applyReport', () => {
   it('treats 100 and 100.00 as the same amount but a different currency as a mismatch', () => {
     const same = applyReport(registered(), report({ amount: { value: '100.00', currency: 'EUR' } }), ctx);
     expect(same.kind === 'write' && same.next.status).toBe('SUCCEEDED');
-    const otherCurrency = applyReport(registered(), report({ amount: { value: '100', currency: 'UGX' } }), ctx);
+    const otherCurrency = applyReport(
+      registered(),
+      report({ amount: { value: '100', currency: 'UGX' } }),
+      ctx,
+    );
     expect(otherCurrency.kind === 'write' && otherCurrency.next.status).toBe('PENDING');
   });
 

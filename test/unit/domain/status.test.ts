@@ -1,15 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { decideTransition, TRANSACTION_STATUSES, type TransactionStatus } from '../../../shared/domain/status';
+import {
+  decideTransition,
+  TRANSACTION_STATUSES,
+  type TransactionStatus,
+} from '../../../shared/domain/status';
 
 type Expected = 'advance' | 'same-status' | 'stale' | 'conflict';
 
 // Rows: current status; columns: reported status. The whole forward-only machine, cell by cell.
 const TABLE: Record<TransactionStatus, Record<TransactionStatus, Expected>> = {
-  PENDING: { PENDING: 'same-status', AMBIGUOUS: 'advance', SUCCEEDED: 'advance', FAILED: 'advance', EXPIRED: 'advance' },
-  AMBIGUOUS: { PENDING: 'stale', AMBIGUOUS: 'same-status', SUCCEEDED: 'advance', FAILED: 'advance', EXPIRED: 'advance' },
-  SUCCEEDED: { PENDING: 'stale', AMBIGUOUS: 'stale', SUCCEEDED: 'same-status', FAILED: 'conflict', EXPIRED: 'conflict' },
-  FAILED: { PENDING: 'stale', AMBIGUOUS: 'stale', SUCCEEDED: 'conflict', FAILED: 'same-status', EXPIRED: 'conflict' },
-  EXPIRED: { PENDING: 'stale', AMBIGUOUS: 'stale', SUCCEEDED: 'conflict', FAILED: 'conflict', EXPIRED: 'same-status' },
+  PENDING: {
+    PENDING: 'same-status',
+    AMBIGUOUS: 'advance',
+    SUCCEEDED: 'advance',
+    FAILED: 'advance',
+    EXPIRED: 'advance',
+  },
+  AMBIGUOUS: {
+    PENDING: 'stale',
+    AMBIGUOUS: 'same-status',
+    SUCCEEDED: 'advance',
+    FAILED: 'advance',
+    EXPIRED: 'advance',
+  },
+  SUCCEEDED: {
+    PENDING: 'stale',
+    AMBIGUOUS: 'stale',
+    SUCCEEDED: 'same-status',
+    FAILED: 'conflict',
+    EXPIRED: 'conflict',
+  },
+  FAILED: {
+    PENDING: 'stale',
+    AMBIGUOUS: 'stale',
+    SUCCEEDED: 'conflict',
+    FAILED: 'same-status',
+    EXPIRED: 'conflict',
+  },
+  EXPIRED: {
+    PENDING: 'stale',
+    AMBIGUOUS: 'stale',
+    SUCCEEDED: 'conflict',
+    FAILED: 'conflict',
+    EXPIRED: 'same-status',
+  },
 };
 
 describe('decideTransition', () => {
@@ -23,7 +57,8 @@ describe('decideTransition', () => {
     // Assess
     const kind = transition.kind === 'unchanged' ? transition.why : transition.kind;
     expect(kind).toBe(expected);
-    if (transition.kind === 'advance') expect(transition).toEqual({ kind: 'advance', from: current, to: reported });
+    if (transition.kind === 'advance')
+      expect(transition).toEqual({ kind: 'advance', from: current, to: reported });
     if (transition.kind === 'conflict') expect(transition).toEqual({ kind: 'conflict', current, reported });
   });
 

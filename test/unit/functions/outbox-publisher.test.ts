@@ -7,10 +7,28 @@ import type { EventSink } from '../../../shared/domain/ports';
 import { silentLogger } from '../../helpers/relay';
 
 const ctx = {} as Context;
-const succeeded = buildEvent('TransactionSucceeded', 'momo:demo:a', 'SUCCEEDED', 'callback', '2026-11-21T10:00:00.000Z', {});
-const conflict = buildEvent('TransactionConflict', 'momo:demo:a', 'STATUS:SUCCEEDED:FAILED', 'callback', '2026-11-21T10:01:00.000Z', {});
+const succeeded = buildEvent(
+  'TransactionSucceeded',
+  'momo:demo:a',
+  'SUCCEEDED',
+  'callback',
+  '2026-11-21T10:00:00.000Z',
+  {},
+);
+const conflict = buildEvent(
+  'TransactionConflict',
+  'momo:demo:a',
+  'STATUS:SUCCEEDED:FAILED',
+  'callback',
+  '2026-11-21T10:01:00.000Z',
+  {},
+);
 
-function record(seq: string, newImage: Record<string, unknown> | undefined, oldImage?: Record<string, unknown>): DynamoDBRecord {
+function record(
+  seq: string,
+  newImage: Record<string, unknown> | undefined,
+  oldImage?: Record<string, unknown>,
+): DynamoDBRecord {
   return {
     eventName: oldImage ? 'MODIFY' : 'INSERT',
     dynamodb: {
@@ -34,7 +52,10 @@ describe('outbox publisher', () => {
   it('publishes the outbox of a write that moved the revision', async () => {
     const sink = new RecordingSink();
     const handler = createOutboxPublisher({ sink, log: silentLogger });
-    const result = await handler({ Records: [record('1', { revision: 2, outbox: [succeeded] }, { revision: 1, outbox: [] })] }, ctx);
+    const result = await handler(
+      { Records: [record('1', { revision: 2, outbox: [succeeded] }, { revision: 1, outbox: [] })] },
+      ctx,
+    );
     expect(sink.published).toEqual([[succeeded]]);
     expect(result.batchItemFailures).toEqual([]);
   });

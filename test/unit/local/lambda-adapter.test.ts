@@ -3,7 +3,12 @@ import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sourceIpOf, toApiGatewayEvent } from '../../../local/lambda-adapter';
 
-function incoming(method: string, url: string, headers: Record<string, string>, remote = '::ffff:10.1.2.3'): IncomingMessage {
+function incoming(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  remote = '::ffff:10.1.2.3',
+): IncomingMessage {
   const socket = new Socket();
   Object.defineProperty(socket, 'remoteAddress', { value: remote });
   const request = new IncomingMessage(socket);
@@ -18,7 +23,10 @@ describe('Node HTTP → API Gateway v2 event', () => {
   it('carries method, raw path, query, lower-cased headers and a text body', () => {
     const body = Buffer.from('{"status":"SUCCESSFUL"}');
     const event = toApiGatewayEvent(
-      incoming('PUT', '/v1/momo/demo/requesttopay/abc?x=1&x=2', { 'content-type': 'application/json', host: 'localhost:3000' }),
+      incoming('PUT', '/v1/momo/demo/requesttopay/abc?x=1&x=2', {
+        'content-type': 'application/json',
+        host: 'localhost:3000',
+      }),
       body,
       { trustForwardedFor: true },
     );
@@ -30,13 +38,20 @@ describe('Node HTTP → API Gateway v2 event', () => {
       queryStringParameters: { x: '1,2' },
       body: '{"status":"SUCCESSFUL"}',
       isBase64Encoded: false,
-      requestContext: { http: { method: 'PUT', path: '/v1/momo/demo/requesttopay/abc', sourceIp: '10.1.2.3' }, stage: '$default' },
+      requestContext: {
+        http: { method: 'PUT', path: '/v1/momo/demo/requesttopay/abc', sourceIp: '10.1.2.3' },
+        stage: '$default',
+      },
     });
   });
 
   it('base64-encodes a body that is not valid UTF-8, like API Gateway', () => {
     const body = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
-    const event = toApiGatewayEvent(incoming('POST', '/x', { 'content-type': 'application/octet-stream' }), body, { trustForwardedFor: true });
+    const event = toApiGatewayEvent(
+      incoming('POST', '/x', { 'content-type': 'application/octet-stream' }),
+      body,
+      { trustForwardedFor: true },
+    );
     expect(event.isBase64Encoded).toBe(true);
     expect(Buffer.from(event.body!, 'base64')).toEqual(body);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { deterministicUuid, isUuid } from '../../../shared/util/ids';
 import { maskMsisdn } from '../../../shared/util/mask';
 import { sameAmount, toDecimalString } from '../../../shared/util/money';
-import { deterministicUuid, isUuid } from '../../../shared/util/ids';
 
 describe('decimal amounts', () => {
   it.each([

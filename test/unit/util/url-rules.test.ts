@@ -34,7 +34,9 @@ describe('Daraja URL rules', () => {
 
   it('requires https only when asked to (production)', () => {
     expect(checkUrlRules('http://relay.example.com/cb')).toEqual([]);
-    expect(checkUrlRules('http://relay.example.com/cb', { requireHttps: true })[0]?.rule).toBe('https-required');
+    expect(checkUrlRules('http://relay.example.com/cb', { requireHttps: true })[0]?.rule).toBe(
+      'https-required',
+    );
   });
 
   it('refuses something that is not an absolute URL', () => {

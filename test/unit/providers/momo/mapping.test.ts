@@ -8,7 +8,10 @@ import {
   mapMomoStatus,
 } from '../../../../shared/providers/momo/mapping';
 import { normalizeMomoCallback } from '../../../../shared/providers/momo/normalize';
-import { MOMO_SANDBOX_FAMILIES, MOMO_SANDBOX_OUTCOMES } from '../../../../shared/providers/momo/sandbox-outcomes';
+import {
+  MOMO_SANDBOX_FAMILIES,
+  MOMO_SANDBOX_OUTCOMES,
+} from '../../../../shared/providers/momo/sandbox-outcomes';
 import { momoCallbackSchema } from '../../../../shared/providers/momo/schema';
 
 // Written out by hand from seed 000 and the provider notes, independent of the table under test.
@@ -118,16 +121,24 @@ describe('MoMo sandbox outcomes', () => {
     for (const outcome of named) expect(Object.keys(MOMO_SANDBOX_OUTCOMES)).toContain(outcome);
   });
 
-  it.each(Object.entries(MOMO_SANDBOX_OUTCOMES))('normalizes the callback of sandbox outcome %s', (name, outcome) => {
-    // Prepare: the callback (or, for synchronous errors, the error code) this outcome produces
-    const body = momoCallbackSchema.parse({
-      status: outcome.status,
-      ...(outcome.reason || outcome.sync ? { reason: outcome.reason ?? outcome.sync?.code } : {}),
-    });
-    // Act
-    const draft = normalizeMomoCallback('demo', 'requesttopay', '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f', body);
-    // Assess
-    expect(draft.status).toBe(expected[name]!.status);
-    expect(draft.reason?.code).toBe(expected[name]!.reason);
-  });
+  it.each(Object.entries(MOMO_SANDBOX_OUTCOMES))(
+    'normalizes the callback of sandbox outcome %s',
+    (name, outcome) => {
+      // Prepare: the callback (or, for synchronous errors, the error code) this outcome produces
+      const body = momoCallbackSchema.parse({
+        status: outcome.status,
+        ...(outcome.reason || outcome.sync ? { reason: outcome.reason ?? outcome.sync?.code } : {}),
+      });
+      // Act
+      const draft = normalizeMomoCallback(
+        'demo',
+        'requesttopay',
+        '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f',
+        body,
+      );
+      // Assess
+      expect(draft.status).toBe(expected[name]!.status);
+      expect(draft.reason?.code).toBe(expected[name]!.reason);
+    },
+  );
 });

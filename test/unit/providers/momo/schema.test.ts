@@ -29,19 +29,31 @@ describe('MoMo callback schema and normalization', () => {
   it('reads a string reason and keeps the provider code', () => {
     const draft = normalize('requesttopay', fixture('requesttopay-failed-string-reason.json'));
     expect(draft.status).toBe('FAILED');
-    expect(draft.reason).toEqual({ code: 'PROVIDER_ERROR', message: undefined, providerCode: 'INTERNAL_PROCESSING_ERROR' });
+    expect(draft.reason).toEqual({
+      code: 'PROVIDER_ERROR',
+      message: undefined,
+      providerCode: 'INTERNAL_PROCESSING_ERROR',
+    });
     expect(draft.providerTransactionId).toBeUndefined();
   });
 
   it('reads an object reason with its message', () => {
     const draft = normalize('requesttopay', fixture('requesttopay-failed-object-reason.json'));
-    expect(draft.reason).toEqual({ code: 'REJECTED_BY_CUSTOMER', message: 'Payer rejected the request', providerCode: 'APPROVAL_REJECTED' });
+    expect(draft.reason).toEqual({
+      code: 'REJECTED_BY_CUSTOMER',
+      message: 'Payer rejected the request',
+      providerCode: 'APPROVAL_REJECTED',
+    });
   });
 
   it('reads errorReason on invoices', () => {
     const draft = normalize('invoice', fixture('invoice-failed.json'));
     expect(draft.status).toBe('FAILED');
-    expect(draft.reason).toMatchObject({ code: 'TIMED_OUT', providerCode: 'EXPIRED', message: 'Invoice expired' });
+    expect(draft.reason).toMatchObject({
+      code: 'TIMED_OUT',
+      providerCode: 'EXPIRED',
+      message: 'Invoice expired',
+    });
     expect(draft.party).toEqual({ idType: 'MSISDN', id: '46733123452' });
   });
 
@@ -53,7 +65,12 @@ describe('MoMo callback schema and normalization', () => {
 
   it('reads a payment result that has only status and financialTransactionId', () => {
     const draft = normalize('payment', fixture('payment-successful.json'));
-    expect(draft).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: '556677', amount: undefined, party: undefined });
+    expect(draft).toMatchObject({
+      status: 'SUCCEEDED',
+      providerTransactionId: '556677',
+      amount: undefined,
+      party: undefined,
+    });
   });
 
   it('reads a pre-approval with payerCurrency and no amount', () => {
@@ -70,7 +87,11 @@ describe('MoMo callback schema and normalization', () => {
       somethingNew: { nested: true },
       reason: null,
     });
-    expect(draft).toMatchObject({ status: 'SUCCEEDED', amount: { value: '100.5' }, providerTransactionId: '363440463' });
+    expect(draft).toMatchObject({
+      status: 'SUCCEEDED',
+      amount: { value: '100.5' },
+      providerTransactionId: '363440463',
+    });
   });
 
   it('gives a FAILED callback without reason the UNKNOWN reason', () => {

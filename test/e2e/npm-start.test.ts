@@ -1,0 +1,99 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  // Belt and braces: a failed assertion must not leave a relay (or its JVM) running.
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Started {
+  const child = spawn(process.execPath, [TSX, 'local/start.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let text = '';
+  child.stdout?.on('data', (c) => (text += c));
+  child.stderr?.on('data', (c) => (text += c));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, output: () => text, exited };
+}
+
+async function waitFor(predicate: () => boolean, ms: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (predicate()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting; output so far:\n${what()}`);
+}
+
+describe('npm start', () => {
+  it('starts DynamoDB Local and the relay, answers /health, and stops both on SIGTERM', async () => {
+    const port = await freePort();
+    const eventsFile = join(mkdtempSync(join(tmpdir(), 'relay-start-')), 'events.ndjson');
+    const config = join(mkdtempSync(join(tmpdir(), 'relay-cfg-')), 'relay.json');
+    const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+    writeFileSync(config, JSON.stringify({ ...demo, local: { ...demo.local, eventsFile } }));
+    const relay = start(['--port', String(port), '--config', config]);
+    await waitFor(() => relay.output().includes('listening on'), 45_000, relay.output);
+    const text = relay.output();
+    expect(text).toContain(`http://localhost:${port}`);
+    expect(text).toContain('momo/demo');
+    expect(text).toContain(eventsFile);
+    const dynamo = /DynamoDB Local (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+    expect(dynamo).toBeDefined();
+
+    const health = await fetch(`http://localhost:${port}/health`);
+    expect(health.status).toBe(200);
+
+    relay.child.kill('SIGTERM');
+    expect(await relay.exited).toBe(0);
+    // DynamoDB Local went down with it.
+    await expect(fetch(dynamo!, { signal: AbortSignal.timeout(1000) })).rejects.toThrow();
+  }, 60_000);
+
+  it('refuses a bad config and names the key', async () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'relay-bad-')), 'bad.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        management: { bearerToken: 'demo-admin-token' },
+        accounts: { momo: { demo: { currency: 'EURO' } } },
+      }),
+    );
+    const relay = start(['--config', config]);
+    expect(await relay.exited).toBe(1);
+    expect(relay.output()).toContain('accounts.momo.demo.currency');
+  }, 30_000);
+
+  it('explains that Java is needed when java is not on PATH', async () => {
+    const relay = start([], { PATH: mkdtempSync(join(tmpdir(), 'no-java-')) });
+    expect(await relay.exited).toBe(1);
+    expect(relay.output()).toMatch(/needs Java 17/);
+  }, 30_000);
+});
