@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/** Hash recipe ids. Shared verbatim with the provider simulator (simulator/airtel/hash.ts), which signs with them. */
+export const AIRTEL_HASH_RECIPES = [
+  'stringify-without-hash',
+  'stringify-transaction',
+  'raw-without-hash',
+  'header-hex',
+] as const;
+export type AirtelHashRecipe = (typeof AIRTEL_HASH_RECIPES)[number];
+
+export const AIRTEL_HASH_MODES = ['enforce', 'log-only', 'off'] as const;
+export type AirtelHashMode = (typeof AIRTEL_HASH_MODES)[number];
+
+/**
+ * Airtel's callback URL is set once in the application settings, so the callback does not say which
+ * operation it is about; `payment` (push payment) is the only one the seed documents callbacks for.
+ */
+export const AIRTEL_KINDS = ['payment', 'refund', 'disbursement'] as const;
+export const AIRTEL_DEFAULT_KIND = 'payment';
+
+/** Partner transaction ids: what the partner sent as `transaction.id`, used verbatim. */
+export const AIRTEL_REFERENCE_MAX = 64;
+
+export function airtelReferenceProblem(reference: string): string | undefined {
+  if (reference.length === 0) return 'Airtel references (transaction.id) must not be empty';
+  if (reference.length > AIRTEL_REFERENCE_MAX) {
+    return `Airtel references (transaction.id) are at most ${AIRTEL_REFERENCE_MAX} characters`;
+  }
+  if (reference.includes('/')) return 'Airtel references (transaction.id) must not contain "/"';
+  return undefined;
+}
+
+/** Ids and codes arrive as strings, but numeric-looking ones have been sent as JSON numbers; keep text. */
+const text = z.union([z.string(), z.number()]).transform(String);
+
+/**
+ * An Airtel transaction status callback: `{transaction:{id,message,status_code,airtel_money_id}, hash?}`.
+ * Loose: unknown members are kept (strict DTOs have dropped real callbacks). The seed spells the
+ * provider id `wallet_money_id` (neutralised); both spellings are read. `hash` is checked before
+ * parsing (see hash.ts), not here.
+ */
+export const airtelCallbackSchema = z.looseObject({
+  transaction: z.looseObject({
+    id: text.pipe(z.string().min(1, 'transaction.id is required')),
+    message: text.optional().nullable(),
+    status_code: text.pipe(z.string().trim().min(1, 'transaction.status_code is required')),
+    airtel_money_id: text.optional().nullable(),
+    wallet_money_id: text.optional().nullable(),
+    response_code: text.optional().nullable(),
+    result_code: text.optional().nullable(),
+  }),
+  /** Status envelope, as on API responses; some senders copy it into callbacks. */
+  status: z
+    .looseObject({ response_code: text.optional().nullable(), result_code: text.optional().nullable() })
+    .optional()
+    .nullable()
+    .catch(undefined),
+});
+export type AirtelCallback = z.infer<typeof airtelCallbackSchema>;
+
+export const airtelAccountSchema = z
+  .object({
+    /** The HMAC key shown in the application settings ("private key"), used as UTF-8 bytes. A secret. */
+    callbackKey: z.string().min(1).optional(),
+    /** enforce: reject a missing/wrong hash (401); log-only: accept and record; off: do not check. */
+    hashMode: z.enum(AIRTEL_HASH_MODES).default('enforce'),
+    /** Enabled recipes, tried in the canonical order; a match on any one is accepted. */
+    hashRecipes: z
+      .array(z.enum(AIRTEL_HASH_RECIPES))
+      .min(1, 'enable at least one hash recipe (or set hashMode to "off")')
+      .default([...AIRTEL_HASH_RECIPES]),
+    /** X-Country of the application (ISO 3166 alpha-2), informational. */
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166 alpha-2 code like UG')
+      .optional(),
+    /** X-Currency of the application (ISO 4217), informational: Airtel callbacks carry no amount. */
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX')
+      .optional(),
+  })
+  .superRefine((settings, ctx) => {
+    if (settings.hashMode !== 'off' && !settings.callbackKey) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['callbackKey'],
+        message: `callbackKey is required when hashMode is "${settings.hashMode}" (set hashMode to "off" to accept unsigned callbacks)`,
+      });
+    }
+  });
+export type AirtelAccountSettings = z.infer<typeof airtelAccountSchema>;

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import type { ReasonCode } from '../../../../shared/domain/reasons';
+import type { TransactionStatus } from '../../../../shared/domain/status';
+import {
+  AIRTEL_MESSAGE_PHRASES,
+  AIRTEL_RESULT_CODES,
+  AIRTEL_STATUS_TABLE,
+  decideAirtelOutcome,
+  findResultCode,
+  reasonFromMessage,
+} from '../../../../shared/providers/airtel/mapping';
+
+type Row = [code: string, status: TransactionStatus, reason: ReasonCode | undefined];
+
+/** Written out by hand from seed 001 Part A and the provider notes, not derived from the code's table. */
+const STATUS_ROWS: Row[] = [
+  ['TS', 'SUCCEEDED', undefined],
+  ['TF', 'FAILED', 'UNKNOWN'],
+  ['TA', 'AMBIGUOUS', undefined],
+  ['TIP', 'PENDING', undefined],
+  ['TE', 'FAILED', 'TIMED_OUT'],
+];
+
+/** Each result code on its own (status_code is the code itself), and its reason under TF. */
+const RESULT_ROWS: [code: string, alone: TransactionStatus, reasonWithTf: ReasonCode][] = [
+  ['DP00800001000', 'AMBIGUOUS', 'UNKNOWN'],
+  ['DP00800001001', 'SUCCEEDED', 'UNKNOWN'],
+  ['DP00800001002', 'FAILED', 'WRONG_PIN'],
+  ['DP00800001003', 'FAILED', 'LIMIT_REACHED'],
+  ['DP00800001004', 'FAILED', 'AMOUNT_INVALID'],
+  ['DP00800001005', 'FAILED', 'TIMED_OUT'],
+  ['DP00800001006', 'PENDING', 'UNKNOWN'],
+  ['DP00800001007', 'FAILED', 'INSUFFICIENT_FUNDS'],
+  ['DP00800001008', 'FAILED', 'REJECTED_BY_CUSTOMER'],
+  ['DP00800001010', 'FAILED', 'NOT_ALLOWED'],
+  ['DP00800001024', 'FAILED', 'TIMED_OUT'],
+  ['DP00800001025', 'AMBIGUOUS', 'UNKNOWN'],
+  ['DP00800001026', 'FAILED', 'NOT_ALLOWED'],
+  ['DP00800001029', 'FAILED', 'TIMED_OUT'],
+  ['DP02010001000', 'FAILED', 'PROVIDER_ERROR'],
+  ['DP02010001001', 'PENDING', 'UNKNOWN'],
+  ['DP00900001017', 'FAILED', 'DUPLICATE'],
+  ['DP00900001018', 'FAILED', 'NOT_ALLOWED'],
+];
+
+const outcome = (statusCode: string, message?: string, resultCodes: string[] = []) =>
+  decideAirtelOutcome({ statusCode, message, resultCodes });
+
+describe('Airtel status codes', () => {
+  it.each(STATUS_ROWS)('maps %s to %s (reason %s)', (code, status, reason) => {
+    expect(outcome(code)).toEqual({ status, reason, resultCode: undefined });
+  });
+
+  it.each(STATUS_ROWS)('maps lower-case %s the same way', (code, status) => {
+    expect(outcome(` ${code.toLowerCase()} `).status).toBe(status);
+  });
+
+  it('has a test row for every status in the table', () => {
+    expect(Object.keys(AIRTEL_STATUS_TABLE).sort()).toEqual(STATUS_ROWS.map((r) => r[0]).sort());
+  });
+});
+
+describe('Airtel result codes', () => {
+  it.each(RESULT_ROWS)('maps %s on its own to %s', (code, alone, reasonWithTf) => {
+    const got = outcome(code);
+    expect(got.status).toBe(alone);
+    expect(got.reason).toBe(alone === 'FAILED' ? reasonWithTf : undefined);
+    expect(got.resultCode).toBe(code);
+  });
+
+  it.each(RESULT_ROWS)('gives %s under TF the reason %s', (code, _alone, reasonWithTf) => {
+    expect(outcome('TF', undefined, [code])).toEqual({
+      status: 'FAILED',
+      reason: reasonWithTf,
+      resultCode: code,
+    });
+  });
+
+  it('has a test row for every result code in the table', () => {
+    expect(Object.keys(AIRTEL_RESULT_CODES).sort()).toEqual(RESULT_ROWS.map((r) => r[0]).sort());
+  });
+});
+
+describe('Airtel status decisions', () => {
+  it('treats SUCCESS with DP00800001006 as in progress, not paid', () => {
+    expect(outcome('SUCCESS', undefined, ['DP00800001006']).status).toBe('PENDING');
+  });
+
+  it('treats a bare SUCCESS (request accepted) as ambiguous', () => {
+    expect(outcome('SUCCESS')).toEqual({ status: 'AMBIGUOUS', reason: undefined, resultCode: undefined });
+  });
+
+  it('treats an unknown status code as ambiguous', () => {
+    expect(outcome('XX').status).toBe('AMBIGUOUS');
+  });
+
+  it('treats an unknown result code on its own as ambiguous', () => {
+    expect(outcome('DP00800001099').status).toBe('AMBIGUOUS');
+  });
+
+  it('lets the transaction status win over a result code that disagrees', () => {
+    expect(outcome('TS', 'DP00800001006 in process').status).toBe('SUCCEEDED');
+  });
+
+  it('reads a result code named in the message', () => {
+    expect(outcome('TF', 'DP00800001002: Incorrect PIN entered')).toEqual({
+      status: 'FAILED',
+      reason: 'WRONG_PIN',
+      resultCode: 'DP00800001002',
+    });
+  });
+
+  it('prefers the result code over the message phrase', () => {
+    expect(outcome('TF', 'insufficient balance', ['DP00800001003']).reason).toBe('LIMIT_REACHED');
+  });
+
+  it('falls back to the message phrase when there is no result code', () => {
+    expect(outcome('TF', 'Transaction failed: insufficient balance').reason).toBe('INSUFFICIENT_FUNDS');
+  });
+
+  it('falls back to UNKNOWN for a failure nothing explains', () => {
+    expect(outcome('TF', 'Something went wrong').reason).toBe('UNKNOWN');
+  });
+
+  it('keeps TE timed out unless a result code says otherwise', () => {
+    expect(outcome('TE', 'insufficient balance').reason).toBe('TIMED_OUT');
+    expect(outcome('TE', undefined, ['DP00800001007']).reason).toBe('INSUFFICIENT_FUNDS');
+  });
+});
+
+describe('findResultCode', () => {
+  it.each([
+    ['DP00800001007', 'DP00800001007'],
+    ['dp00800001007', 'DP00800001007'],
+    ['Error DP00800001002: wrong', 'DP00800001002'],
+    ['DP008000010070', undefined],
+    ['DP0080000100', undefined],
+    ['', undefined],
+  ])('finds the code in %j', (text, want) => {
+    expect(findResultCode(text)).toBe(want);
+  });
+});
+
+describe('Airtel message phrases', () => {
+  /** Messages as the provider writes them, each mapped by hand. */
+  const MESSAGES: [message: string, reason: ReasonCode][] = [
+    ['Transaction failed: insufficient balance', 'INSUFFICIENT_FUNDS'],
+    ['Insufficient funds', 'INSUFFICIENT_FUNDS'],
+    ['Not enough balance', 'INSUFFICIENT_FUNDS'],
+    ['not enough funds in wallet', 'INSUFFICIENT_FUNDS'],
+    ['Low balance', 'INSUFFICIENT_FUNDS'],
+    ['Incorrect PIN entered', 'WRONG_PIN'],
+    ['Invalid PIN', 'WRONG_PIN'],
+    ['Wrong pin', 'WRONG_PIN'],
+    ['User did not enter the PIN', 'TIMED_OUT'],
+    ['Wallet transaction limit exceeded', 'LIMIT_REACHED'],
+    ['Invalid amount', 'AMOUNT_INVALID'],
+    ['Amount below the minimum allowed', 'AMOUNT_INVALID'],
+    ['Duplicate transaction id', 'DUPLICATE'],
+    ['Transaction timed out', 'TIMED_OUT'],
+    ['Request timeout', 'TIMED_OUT'],
+    ['Transaction expired', 'TIMED_OUT'],
+    ['Refused', 'REJECTED_BY_CUSTOMER'],
+    ['Rejected by user', 'REJECTED_BY_CUSTOMER'],
+    ['Payment declined', 'REJECTED_BY_CUSTOMER'],
+    ['Cancelled by customer', 'REJECTED_BY_CUSTOMER'],
+    ['Canceled', 'REJECTED_BY_CUSTOMER'],
+    ['Transaction not permitted to payee', 'NOT_ALLOWED'],
+    ['Not allowed', 'NOT_ALLOWED'],
+    ['Subscriber barred', 'NOT_ALLOWED'],
+    ['Payee churned', 'NOT_ALLOWED'],
+    ['x-signature and payload did not match', 'NOT_ALLOWED'],
+    ['Forbidden', 'NOT_ALLOWED'],
+  ];
+
+  it.each(MESSAGES)('maps %j to %s', (message, reason) => {
+    expect(reasonFromMessage(message)).toBe(reason);
+  });
+
+  it('has a message row for every phrase in the table', () => {
+    for (const [phrase] of AIRTEL_MESSAGE_PHRASES) {
+      expect(
+        MESSAGES.some(([m]) => m.toLowerCase().includes(phrase)),
+        phrase,
+      ).toBe(true);
+    }
+  });
+
+  it('maps a message with no known phrase to nothing', () => {
+    expect(reasonFromMessage('Paid UGX 5,000 to MERCHANT')).toBeUndefined();
+    expect(reasonFromMessage(undefined)).toBeUndefined();
+  });
+});
