@@ -4,7 +4,7 @@ import { createCallbackHandler } from '../functions/callback/handler';
 import { createManagementHandler } from '../functions/management/handler';
 import { createOutboxPublisher } from '../functions/outbox-publisher/handler';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
-import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
+import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import type { RelayConfig } from '../shared/config/schema';
@@ -28,6 +28,8 @@ export interface LocalRelayOptions {
   printEvent?: (line: string) => void;
   clock?: Clock;
   streamPollMs?: number;
+  /** Bench hook: DynamoDB capacity consumed by every store operation. */
+  onConsumedCapacity?: RelayStoreOptions['onConsumedCapacity'];
 }
 
 export interface LocalRelay {
@@ -47,7 +49,11 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   const { client, doc } = createDynamoClients({ endpoint: options.dynamoEndpoint });
   await ensureTable(client, options.tableName);
   const clock = options.clock ?? systemClock;
-  const store = new DynamoRelayStore(doc, { tableName: options.tableName, retention: config.retention });
+  const store = new DynamoRelayStore(doc, {
+    tableName: options.tableName,
+    retention: config.retention,
+    onConsumedCapacity: options.onConsumedCapacity,
+  });
   const services = new CallbackServices(store, clock, log, {
     reconcileWindowSeconds: config.reconciliation.windowSeconds,
   });

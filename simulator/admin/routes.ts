@@ -1,0 +1,183 @@
+/**
+ * The simulator's own API under `/_sim/`: faults, runtime config, the callback log, transactions, reset.
+ * Not part of any provider; tests and the relay's reliability suites drive the simulator through it.
+ */
+import { z } from 'zod';
+import { AIRTEL_HASH_RECIPES } from '../airtel/hash';
+import type { CallbackSender } from '../core/callbacks';
+import type { SimContext } from '../core/context';
+import { FaultSpecError } from '../core/faults';
+import { json, type Reply, type RequestContext, SimHttpError } from '../core/http';
+import type { Router } from '../core/router';
+import type { DarajaState } from '../daraja';
+
+const adminError = (status: number, message: string) =>
+  new SimHttpError(status, { error: 'SIM_BAD_REQUEST', message });
+
+const ConfigPatch = z
+  .object({
+    approvalDelayMs: z.number().int().min(0).optional(),
+    momo: z
+      .object({
+        sandboxMsisdnBase: z
+          .string()
+          .regex(/^\d{5,15}$/)
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    airtel: z
+      .object({
+        clientId: z.string().optional(),
+        callbackUrl: z.string().url().nullable().optional(),
+        callbackAuth: z.boolean().optional(),
+        callbackKey: z.string().min(1).optional(),
+        hashRecipe: z.enum(AIRTEL_HASH_RECIPES).optional(),
+        messageSigning: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    daraja: z
+      .object({
+        c2bExternalValidation: z.boolean().optional(),
+        c2bValidationTimeoutMs: z.number().int().min(1).optional(),
+        queueTimeoutShape: z.enum(['echo', 'result']).optional(),
+        queueTimeoutLateResultMs: z.number().int().min(0).nullable().optional(),
+        queueTimeoutAfterMs: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export interface AdminDeps {
+  sim: SimContext;
+  sender: CallbackSender;
+  info: () => unknown;
+  transactions: (provider?: string) => unknown[];
+  reset: () => void;
+  daraja: DarajaState;
+  airtelPublicKeyPem: string;
+}
+
+function body(ctx: RequestContext): unknown {
+  return ctx.json((reason) => adminError(400, reason));
+}
+
+export function registerAdmin(router: Router, deps: AdminDeps): void {
+  const { sim } = deps;
+  const add = (method: string, path: string, handler: (ctx: RequestContext) => Reply | Promise<Reply>) =>
+    router.add('admin', method, `/_sim${path}`, handler);
+
+  add('GET', '/health', () => json(200, { ok: true }));
+  add('GET', '/info', () => json(200, deps.info()));
+
+  add('GET', '/faults', () => json(200, sim.faults.snapshot()));
+  add('PUT', '/faults', (ctx) => {
+    const input = body(ctx);
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw adminError(
+        400,
+        'expected {"all"?: string, "momo"?: string, "airtel"?: string, "daraja"?: string}',
+      );
+    }
+    try {
+      sim.faults.replace(input as Record<string, string>);
+    } catch (e) {
+      if (e instanceof FaultSpecError) throw adminError(400, e.message);
+      throw e;
+    }
+    return json(200, sim.faults.snapshot());
+  });
+  add('DELETE', '/faults', () => {
+    sim.faults.replace({});
+    return json(200, sim.faults.snapshot());
+  });
+
+  add('GET', '/config', () => json(200, configView(sim)));
+  add('PATCH', '/config', (ctx) => {
+    const parsed = ConfigPatch.safeParse(body(ctx));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw adminError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message}`);
+    }
+    applyConfig(sim, parsed.data);
+    return json(200, configView(sim));
+  });
+
+  add('GET', '/callbacks', (ctx) => {
+    const q = ctx.query;
+    const list = deps.sender.log.filter(
+      (e) =>
+        (!q.get('provider') || e.provider === q.get('provider')) &&
+        (!q.get('kind') || e.kind === q.get('kind')) &&
+        (!q.get('reference') || e.reference === q.get('reference')),
+    );
+    return json(200, list);
+  });
+  add('DELETE', '/callbacks', () => {
+    deps.sender.clearLog();
+    return { status: 204 };
+  });
+
+  add('GET', '/transactions', (ctx) => json(200, deps.transactions(ctx.query.get('provider') ?? undefined)));
+  add('POST', '/reset', () => {
+    deps.reset();
+    return json(200, { ok: true });
+  });
+
+  add('PUT', '/daraja/c2b/:shortCode', (ctx) => {
+    const parsed = z.object({ externalValidation: z.boolean() }).safeParse(body(ctx));
+    if (!parsed.success) throw adminError(400, 'expected {"externalValidation": boolean}');
+    deps.daraja.setExternalValidation(ctx.params.shortCode ?? '', parsed.data.externalValidation);
+    return json(200, { shortCode: ctx.params.shortCode, externalValidation: parsed.data.externalValidation });
+  });
+  add('GET', '/daraja/c2b', () => json(200, deps.daraja.registrations()));
+  add('GET', '/airtel/public-key', () => ({
+    status: 200,
+    raw: deps.airtelPublicKeyPem,
+    headers: { 'content-type': 'application/x-pem-file' },
+  }));
+}
+
+function configView(sim: SimContext) {
+  const o = sim.opts;
+  return {
+    timeScale: o.timeScale,
+    approvalDelayMs: o.approvalDelayMs,
+    momo: { sandboxMsisdnBase: o.momo.sandboxMsisdnBase, approvalWindowMs: o.momo.approvalWindowMs },
+    airtel: { apps: o.airtel.apps.map(({ clientSecret: _secret, ...rest }) => rest) },
+    daraja: {
+      c2bExternalValidation: o.daraja.c2bExternalValidation,
+      c2bValidationTimeoutMs: o.daraja.c2bValidationTimeoutMs,
+      queueTimeoutShape: o.daraja.queueTimeoutShape,
+      queueTimeoutLateResultMs: o.daraja.queueTimeoutLateResultMs ?? null,
+      queueTimeoutAfterMs: o.daraja.queueTimeoutAfterMs,
+    },
+  };
+}
+
+function applyConfig(sim: SimContext, patch: z.infer<typeof ConfigPatch>): void {
+  const o = sim.opts;
+  if (patch.approvalDelayMs !== undefined) o.approvalDelayMs = patch.approvalDelayMs;
+  if (patch.momo?.sandboxMsisdnBase) o.momo.sandboxMsisdnBase = patch.momo.sandboxMsisdnBase;
+  if (patch.airtel) {
+    const { clientId, ...rest } = patch.airtel;
+    const app = clientId ? o.airtel.apps.find((a) => a.clientId === clientId) : o.airtel.apps[0];
+    if (!app) throw adminError(404, `no Airtel app with client id "${clientId}"`);
+    if (rest.callbackUrl !== undefined) app.callbackUrl = rest.callbackUrl ?? undefined;
+    if (rest.callbackAuth !== undefined) app.callbackAuth = rest.callbackAuth;
+    if (rest.callbackKey !== undefined) app.callbackKey = rest.callbackKey;
+    if (rest.hashRecipe !== undefined) app.hashRecipe = rest.hashRecipe;
+    if (rest.messageSigning !== undefined) app.messageSigning = rest.messageSigning;
+  }
+  if (patch.daraja) {
+    const d = patch.daraja;
+    if (d.c2bExternalValidation !== undefined) o.daraja.c2bExternalValidation = d.c2bExternalValidation;
+    if (d.c2bValidationTimeoutMs !== undefined) o.daraja.c2bValidationTimeoutMs = d.c2bValidationTimeoutMs;
+    if (d.queueTimeoutShape !== undefined) o.daraja.queueTimeoutShape = d.queueTimeoutShape;
+    if (d.queueTimeoutLateResultMs !== undefined)
+      o.daraja.queueTimeoutLateResultMs = d.queueTimeoutLateResultMs ?? undefined;
+    if (d.queueTimeoutAfterMs !== undefined) o.daraja.queueTimeoutAfterMs = d.queueTimeoutAfterMs;
+  }
+}

@@ -1,0 +1,24 @@
+import type { ResolvedOptions } from '../options';
+import type { CallbackSender } from './callbacks';
+import type { Scheduler } from './clock';
+import type { FaultStore } from './faults';
+import type { Logger } from './log';
+
+/** What every provider module gets: options, time, the callback sender and the global faults. */
+export interface SimContext {
+  opts: ResolvedOptions;
+  scheduler: Scheduler;
+  sender: CallbackSender;
+  faults: FaultStore;
+  logger: Logger;
+  /** Runs a task in the background, counted by `whenIdle()`; failures are logged, never thrown. */
+  background(task: () => Promise<void>): void;
+  /** Runs a task after `ms` real milliseconds, unless the simulator is reset or closed first. */
+  later(ms: number, task: () => Promise<void> | void): void;
+}
+
+/** Each provider keeps its own in-memory state and exposes it to the admin API through this. */
+export interface ProviderState {
+  transactions(): unknown[];
+  reset(): void;
+}

@@ -1,0 +1,242 @@
+/**
+ * MoMo sandbox outcomes, in one place. The seed (doc 000, Sandbox) lists the outcome families in index
+ * order; the payer (or payee) MSISDN equal to base + index selects that outcome, any other MSISDN succeeds.
+ * The public sandbox base is 46733123450 (configurable). The second table says what each outcome does:
+ * which status and reason a callback carries, or which synchronous error answers the POST.
+ */
+
+export type MomoOutcome =
+  | 'Success'
+  | 'Failed'
+  | 'Rejected'
+  | 'Expired'
+  | 'Ongoing'
+  | 'Delayed'
+  | 'NotFound'
+  | 'PayeeNotAllowedToReceive'
+  | 'NotAllowed'
+  | 'NotAllowedTargetEnvironment'
+  | 'InvalidCallbackUrlHost'
+  | 'InvalidCurrency'
+  | 'InternalProcessingError'
+  | 'ServiceUnavailable'
+  | 'CouldNotPerformTransaction'
+  | 'NotEnoughFunds'
+  | 'PayerLimitReached';
+
+export type MomoFamily = 'requesttopay' | 'preapproval' | 'transfer';
+
+/** Seed 000, "Sandbox", MSISDN triggers, in index order. */
+export const MOMO_SANDBOX_FAMILIES: Record<MomoFamily, readonly MomoOutcome[]> = {
+  // Request to pay, request to withdraw, deposit (and, by the simulator's choice, invoice and payment).
+  requesttopay: [
+    'Failed',
+    'Rejected',
+    'Expired',
+    'Ongoing',
+    'Delayed',
+    'NotFound',
+    'PayeeNotAllowedToReceive',
+    'NotAllowed',
+    'NotAllowedTargetEnvironment',
+    'InvalidCallbackUrlHost',
+    'InvalidCurrency',
+    'InternalProcessingError',
+    'ServiceUnavailable',
+    'CouldNotPerformTransaction',
+  ],
+  preapproval: [
+    'Failed',
+    'Rejected',
+    'Expired',
+    'Ongoing',
+    'Delayed',
+    'NotFound',
+    'NotAllowed',
+    'NotAllowedTargetEnvironment',
+    'InvalidCallbackUrlHost',
+    'InvalidCurrency',
+    'InternalProcessingError',
+    'ServiceUnavailable',
+  ],
+  transfer: [
+    'Failed',
+    'Rejected',
+    'Expired',
+    'Ongoing',
+    'Delayed',
+    'NotEnoughFunds',
+    'PayerLimitReached',
+    'NotFound',
+    'NotAllowed',
+    'NotAllowedTargetEnvironment',
+    'InvalidCallbackUrlHost',
+    'InvalidCurrency',
+    'InternalProcessingError',
+    'ServiceUnavailable',
+  ],
+};
+
+/** Account holder active / basic user info family (seed 000). */
+export type AccountHolderOutcome =
+  | 'Active'
+  | 'NotFound'
+  | 'NotActive'
+  | 'NotAllowed'
+  | 'NotAllowedTargetEnvironment'
+  | 'InternalProcessingError'
+  | 'ServiceUnavailable';
+
+export const MOMO_ACCOUNT_HOLDER_FAMILY: readonly AccountHolderOutcome[] = [
+  'NotFound',
+  'NotActive',
+  'NotAllowed',
+  'NotAllowedTargetEnvironment',
+  'InternalProcessingError',
+  'ServiceUnavailable',
+];
+
+export type ReasonFormat = 'string' | 'object';
+
+export type OutcomeBehaviour =
+  | { type: 'success' }
+  /** FAILED after the payer's answer, with this reason. */
+  | { type: 'failed'; code: string; message: string; format: ReasonFormat }
+  /** Stays PENDING (GET shows `pendingReason`) until the approval window ends, then FAILED with `code`. */
+  | { type: 'ongoing'; pendingReason: string; code: string; message: string; format: ReasonFormat }
+  /** PENDING (GET shows `pendingReason`) for the delayed-approval time, then SUCCESSFUL. */
+  | { type: 'delayed'; pendingReason: string }
+  /** Rejected synchronously: the POST answers this error and nothing is created. */
+  | { type: 'sync-error'; status: number; code: string; message: string };
+
+/**
+ * What each outcome does. Reason formats alternate on purpose (fixed per outcome) so the relay sees both
+ * the string form (`"reason":"INTERNAL_PROCESSING_ERROR"`) and the object form (`{code,message}`).
+ */
+export const MOMO_OUTCOME_BEHAVIOUR: Record<MomoOutcome, OutcomeBehaviour> = {
+  Success: { type: 'success' },
+  Failed: {
+    type: 'failed',
+    code: 'INTERNAL_PROCESSING_ERROR',
+    message: 'An internal error caused the operation to fail.',
+    format: 'string',
+  },
+  Rejected: {
+    type: 'failed',
+    code: 'APPROVAL_REJECTED',
+    message: 'Payer rejected the request',
+    format: 'object',
+  },
+  Expired: {
+    type: 'failed',
+    code: 'EXPIRED',
+    message: 'The request expired before the payer approved it.',
+    format: 'string',
+  },
+  Ongoing: {
+    type: 'ongoing',
+    pendingReason: 'ONGOING',
+    code: 'COULD_NOT_PERFORM_TRANSACTION',
+    message: 'The payer did not approve within the approval window.',
+    format: 'object',
+  },
+  Delayed: { type: 'delayed', pendingReason: 'PAYER_DELAYED' },
+  NotFound: {
+    type: 'failed',
+    code: 'PAYER_NOT_FOUND',
+    message: 'The payer could not be found.',
+    format: 'string',
+  },
+  PayeeNotAllowedToReceive: {
+    type: 'failed',
+    code: 'PAYEE_NOT_ALLOWED_TO_RECEIVE',
+    message: 'The payee is not allowed to receive funds.',
+    format: 'object',
+  },
+  NotAllowed: {
+    type: 'failed',
+    code: 'NOT_ALLOWED',
+    message: 'Authorization failed. User does not have permission.',
+    format: 'string',
+  },
+  NotAllowedTargetEnvironment: {
+    type: 'sync-error',
+    status: 500,
+    code: 'NOT_ALLOWED_TARGET_ENVIRONMENT',
+    message: 'Access to target environment is forbidden.',
+  },
+  InvalidCallbackUrlHost: {
+    type: 'sync-error',
+    status: 500,
+    code: 'INVALID_CALLBACK_URL_HOST',
+    message: 'Callback URL with different host than configured for the API user.',
+  },
+  InvalidCurrency: {
+    type: 'sync-error',
+    status: 500,
+    code: 'INVALID_CURRENCY',
+    message: 'Currency not supported.',
+  },
+  InternalProcessingError: {
+    type: 'failed',
+    code: 'INTERNAL_PROCESSING_ERROR',
+    message: 'An internal error caused the operation to fail.',
+    format: 'object',
+  },
+  ServiceUnavailable: {
+    type: 'failed',
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is temporarily unavailable.',
+    format: 'string',
+  },
+  CouldNotPerformTransaction: {
+    type: 'failed',
+    code: 'COULD_NOT_PERFORM_TRANSACTION',
+    message: 'The transaction could not be performed.',
+    format: 'object',
+  },
+  NotEnoughFunds: {
+    type: 'failed',
+    code: 'NOT_ENOUGH_FUNDS',
+    message: 'The payer does not have enough funds.',
+    format: 'string',
+  },
+  PayerLimitReached: {
+    type: 'failed',
+    code: 'PAYER_LIMIT_REACHED',
+    message: 'The payer limit for debits has been reached.',
+    format: 'object',
+  },
+};
+
+/** Index of `msisdn` in a family table, or undefined when it is not a trigger number. */
+export function sandboxIndex(msisdn: string, base: string, length: number): number | undefined {
+  if (!/^\d+$/.test(msisdn) || !/^\d+$/.test(base)) return undefined;
+  const diff = BigInt(msisdn) - BigInt(base);
+  if (diff < 0n || diff >= BigInt(length)) return undefined;
+  return Number(diff);
+}
+
+export function sandboxOutcome(family: MomoFamily, msisdn: string | undefined, base: string): MomoOutcome {
+  if (!msisdn) return 'Success';
+  const table = MOMO_SANDBOX_FAMILIES[family];
+  const index = sandboxIndex(msisdn, base, table.length);
+  return index === undefined ? 'Success' : table[index]!;
+}
+
+/**
+ * Behaviour of an outcome for one operation. `NotFound` names the side being looked up: a transfer or
+ * deposit cannot find its payee, the other operations their payer.
+ */
+export function outcomeBehaviour(outcome: MomoOutcome, side: 'payer' | 'payee'): OutcomeBehaviour {
+  const b = MOMO_OUTCOME_BEHAVIOUR[outcome];
+  if (outcome === 'NotFound' && side === 'payee' && b.type === 'failed') {
+    return { ...b, code: 'PAYEE_NOT_FOUND', message: 'The payee could not be found.' };
+  }
+  return b;
+}
+
+export function accountHolderOutcome(msisdn: string, base: string): AccountHolderOutcome {
+  const index = sandboxIndex(msisdn, base, MOMO_ACCOUNT_HOLDER_FAMILY.length);
+  return index === undefined ? 'Active' : MOMO_ACCOUNT_HOLDER_FAMILY[index]!;
+}
