@@ -62,6 +62,8 @@ export class LocalStreamPump {
   private readonly streams: DynamoDBStreamsClient;
   private readonly iterators = new Map<string, string>();
   private readonly finished = new Set<string>();
+  /** Last sequence number read per shard, to re-position an iterator DynamoDB Local declares trimmed. */
+  private readonly lastRead = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private streamArn = '';
@@ -126,7 +128,7 @@ export class LocalStreamPump {
     let published = 0;
     await this.discoverShards('TRIM_HORIZON');
     for (const [shardId, iterator] of [...this.iterators]) {
-      const page = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      const page = await this.getRecords(shardId, iterator);
       const records = page.Records ?? [];
       let next = page.NextShardIterator;
       if (records.length) {
@@ -143,6 +145,9 @@ export class LocalStreamPump {
             }),
           );
           next = retry.ShardIterator;
+        } else {
+          const last = records.at(-1)?.dynamodb?.SequenceNumber;
+          if (last) this.lastRead.set(shardId, last);
         }
         published += records.length;
       }
@@ -153,6 +158,30 @@ export class LocalStreamPump {
       }
     }
     return published;
+  }
+
+  /**
+   * DynamoDB Local numbers stream records globally: an iterator taken on a still-empty shard is declared
+   * trimmed (TrimmedDataAccessException) as soon as another table's stream gets records first (concurrent
+   * test files). Re-position it after the last record read (or at the horizon when none was) and read again.
+   */
+  private async getRecords(shardId: string, iterator: string) {
+    try {
+      return await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+    } catch (error) {
+      if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+      const last = this.lastRead.get(shardId);
+      const fresh = await this.streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: this.streamArn,
+          ShardId: shardId,
+          ...(last
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: last }
+            : { ShardIteratorType: 'TRIM_HORIZON' as const }),
+        }),
+      );
+      return this.streams.send(new GetRecordsCommand({ ShardIterator: fresh.ShardIterator, Limit: 100 }));
+    }
   }
 
   async stop(): Promise<void> {
