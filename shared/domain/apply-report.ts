@@ -1,3 +1,4 @@
+import { maskMsisdn } from '../util/mask';
 import { sameAmount } from '../util/money';
 import {
   buildEvent,
@@ -7,7 +8,7 @@ import {
   transactionEventData,
 } from './events';
 import { decideTransition, isFinal } from './status';
-import type { NormalizedReport, TransactionRecord } from './transaction';
+import type { ConflictRecord, NormalizedReport, TransactionRecord } from './transaction';
 
 export type ApplyOutcome =
   | {
@@ -62,6 +63,22 @@ function amountMismatch(tx: TransactionRecord, report: NormalizedReport): string
   return undefined;
 }
 
+/** Digits in national form ("+254 708 374149", "0708374149" → "708374149"…); undefined when masked or hashed. */
+function msisdnDigits(value: string): string | undefined {
+  if (/[^\d\s+()-]/.test(value)) return undefined;
+  const digits = value.replace(/\D/g, '').replace(/^0+/, '');
+  return digits.length >= 6 ? digits : undefined;
+}
+
+/** A report naming another payer/payee MSISDN than the registered one (compared on the last 9 digits). */
+function msisdnMismatch(tx: TransactionRecord, report: NormalizedReport): string | undefined {
+  if (!tx.msisdn || report.party?.idType !== 'MSISDN') return undefined;
+  const registered = msisdnDigits(tx.msisdn);
+  const reported = msisdnDigits(report.party.id);
+  if (!registered || !reported || registered.slice(-9) === reported.slice(-9)) return undefined;
+  return `msisdn ${maskMsisdn(reported)} reported, ${maskMsisdn(registered)} registered`;
+}
+
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
   return {
     ...tx,
@@ -98,6 +115,8 @@ export function applyReport(
 
   const mismatch = report.status === 'SUCCEEDED' ? amountMismatch(base, report) : undefined;
   if (mismatch) return conflict(base, report, ctx, 'AMOUNT_MISMATCH', mismatch, preEvents, orphan);
+  const otherParty = report.status === 'SUCCEEDED' ? msisdnMismatch(base, report) : undefined;
+  if (otherParty) return conflict(base, report, ctx, 'MSISDN_MISMATCH', otherParty, preEvents, orphan);
 
   const transition = decideTransition(base.status, report.status);
   if (transition.kind === 'conflict') {
@@ -170,7 +189,7 @@ function conflict(
   base: TransactionRecord,
   report: NormalizedReport,
   ctx: ApplyContext,
-  kind: 'STATUS' | 'AMOUNT_MISMATCH',
+  kind: ConflictRecord['kind'],
   detail: string,
   preEvents: EventEnvelope[],
   orphan: boolean,

@@ -47,7 +47,7 @@ export interface TransitionRecord {
 }
 
 export interface ConflictRecord {
-  kind: 'STATUS' | 'AMOUNT_MISMATCH';
+  kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH';
   reportedStatus: TransactionStatus;
   at: string;
   origin: EventOrigin;

@@ -1,4 +1,5 @@
 import { airtelProvider } from './airtel';
+import { darajaProvider } from './daraja';
 import { momoProvider } from './momo';
 import type { ProviderModule } from './types';
 
@@ -6,6 +7,7 @@ import type { ProviderModule } from './types';
 export const PROVIDERS: readonly ProviderModule<never>[] = [
   momoProvider as ProviderModule<never>,
   airtelProvider as ProviderModule<never>,
+  darajaProvider as ProviderModule<never>,
 ];
 
 export function findProvider(id: string): ProviderModule<unknown> | undefined {

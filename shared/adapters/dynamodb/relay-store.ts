@@ -1,11 +1,22 @@
 import { ConditionalCheckFailedException, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { StorageUnavailableError } from '../../domain/errors';
 import type {
+  C2BKnownAccount,
+  C2BKnownAccountKey,
+  C2BValidationRecord,
   QuarantineInput,
   ReceiptInput,
   ReceiptResult,
   ReceiptSummary,
+  ReferenceAlias,
+  ReferenceAliasKey,
   TransactionStore,
 } from '../../domain/ports';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
@@ -20,6 +31,24 @@ export interface RelayStoreOptions {
 
 const DAY = 86_400;
 
+/**
+ * Items beside the transaction collections (see docs/daraja.md):
+ *   pk REF#<provider>#<account>#<namespace>#<value>   sk REF      another id of a transaction (e.g. ConversationID)
+ *   pk C2BACCT#<account>#<BILLREF>                    sk C2BACCT  a known C2B account number, loaded by the partner
+ *   pk TX#<provider>#<account>#<TransID>              sk C2BVAL   the answer to a C2B validation (outbox: C2BValidationDecided)
+ */
+const ALIAS_SK = 'REF';
+const C2B_ACCOUNT_SK = 'C2BACCT';
+export const C2B_VALIDATION_SK = 'C2BVAL';
+
+export function referenceAliasPk(key: ReferenceAliasKey): string {
+  return `REF#${key.provider}#${key.account}#${key.namespace}#${key.value}`;
+}
+
+export function c2bKnownAccountPk(key: C2BKnownAccountKey): string {
+  return `C2BACCT#${key.account}#${key.billRef}`;
+}
+
 function epochSeconds(iso: string, plusDays: number): number {
   return Math.floor(Date.parse(iso) / 1000) + plusDays * DAY;
 }
@@ -29,7 +58,9 @@ async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw error;
-    throw new StorageUnavailableError(`DynamoDB ${operation} failed: ${(error as Error).message}`, { cause: error });
+    throw new StorageUnavailableError(`DynamoDB ${operation} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -235,5 +266,143 @@ export class DynamoRelayStore implements TransactionStore {
       ),
     );
     return page.Items ?? [];
+  }
+  async putReferenceAlias(alias: ReferenceAlias): Promise<boolean> {
+    return this.conditionalPut(
+      'putReferenceAlias',
+      {
+        pk: referenceAliasPk(alias),
+        sk: ALIAS_SK,
+        itemType: 'reference-alias',
+        ...alias,
+        expiresAt: epochSeconds(alias.createdAt, this.options.retention.transactionDays),
+      },
+      'attribute_not_exists(pk)',
+      {},
+    );
+  }
+
+  async getReferenceAlias(key: ReferenceAliasKey): Promise<string | undefined> {
+    const result = await guard('getReferenceAlias', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: referenceAliasPk(key), sk: ALIAS_SK },
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('getReferenceAlias', result.ConsumedCapacity);
+    const reference = result.Item?.reference;
+    return typeof reference === 'string' ? reference : undefined;
+  }
+
+  async getC2BKnownAccount(
+    key: C2BKnownAccountKey,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<C2BKnownAccount | undefined> {
+    const result = await guard('getC2BKnownAccount', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: c2bKnownAccountPk(key), sk: C2B_ACCOUNT_SK },
+          ReturnConsumedCapacity: this.capacity,
+        }),
+        { abortSignal: options.signal },
+      ),
+    );
+    this.report('getC2BKnownAccount', result.ConsumedCapacity);
+    if (!result.Item) return undefined;
+    return {
+      account: key.account,
+      billRef: key.billRef,
+      active: result.Item.active !== false,
+      label: typeof result.Item.label === 'string' ? result.Item.label : undefined,
+    };
+  }
+
+  /** Loads (or replaces) a known C2B account number; an admin/loader operation, not part of the port. */
+  async putC2BKnownAccount(item: C2BKnownAccount): Promise<void> {
+    await guard('putC2BKnownAccount', () =>
+      this.doc.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: { pk: c2bKnownAccountPk(item), sk: C2B_ACCOUNT_SK, itemType: 'c2b-known-account', ...item },
+        }),
+      ),
+    );
+  }
+
+  async recordC2BValidation(
+    record: C2BValidationRecord,
+  ): Promise<{ written: boolean; record: C2BValidationRecord }> {
+    const { key, ...rest } = record;
+    const written = await this.conditionalPut(
+      'recordC2BValidation',
+      {
+        pk: transactionPk(key),
+        sk: C2B_VALIDATION_SK,
+        itemType: 'c2b-validation',
+        provider: key.provider,
+        account: key.account,
+        reference: key.reference,
+        ...rest,
+        expiresAt: epochSeconds(record.decidedAt, this.options.retention.transactionDays),
+      },
+      'attribute_not_exists(pk)',
+      {},
+    );
+    if (written) return { written, record };
+    const existing = await this.getC2BValidation(key);
+    if (!existing)
+      throw new StorageUnavailableError(`C2B validation ${key.reference} exists but cannot be read`);
+    return { written, record: existing };
+  }
+
+  async getC2BValidation(key: TransactionKey): Promise<C2BValidationRecord | undefined> {
+    const result = await guard('getC2BValidation', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: transactionPk(key), sk: C2B_VALIDATION_SK },
+          ConsistentRead: true,
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('getC2BValidation', result.ConsumedCapacity);
+    if (!result.Item) return undefined;
+    const {
+      pk: _pk,
+      sk: _sk,
+      itemType: _t,
+      expiresAt: _e,
+      provider,
+      account,
+      reference,
+      ...rest
+    } = result.Item;
+    return { key: { provider, account, reference }, ...rest } as unknown as C2BValidationRecord;
+  }
+
+  /** Every item of one transaction's collection (transaction, receipts, C2B decision): operators' and tests' view. */
+  async listTransactionItems(key: TransactionKey): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await guard('listTransactionItems', () =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.options.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': transactionPk(key) },
+            ExclusiveStartKey: cursor,
+          }),
+        ),
+      );
+      items.push(...(page.Items ?? []));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return items;
   }
 }

@@ -1,0 +1,107 @@
+import {
+  MalformedJsonError,
+  PayloadTooLargeError,
+  type RelayError,
+  SchemaValidationError,
+  UnsupportedMediaTypeError,
+} from '../../domain/errors';
+import { json } from '../../http/types';
+import type { ProviderModule, ProviderRoute } from '../types';
+import {
+  handleB2cResult,
+  handleB2cTimeout,
+  handleC2bConfirmation,
+  handleC2bValidation,
+  handleStatusResult,
+  handleStatusTimeout,
+  handleStk,
+} from './handlers';
+import {
+  DARAJA_KINDS,
+  DARAJA_ROUTES,
+  type DarajaAccountSettings,
+  type DarajaRouteName,
+  darajaAccountSchema,
+} from './schema';
+
+const HANDLERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['handle']> = {
+  stk: handleStk,
+  'c2b-validation': handleC2bValidation,
+  'c2b-confirmation': handleC2bConfirmation,
+  'b2c-result': handleB2cResult,
+  'b2c-timeout': handleB2cTimeout,
+  'status-result': handleStatusResult,
+  'status-timeout': handleStatusTimeout,
+};
+
+/** The URL of one Daraja route of an account (path secret included): what the partner registers with Daraja. */
+export function darajaRouteUrl(
+  baseUrl: string,
+  accountId: string,
+  pathSecret: string | undefined,
+  route: DarajaRouteName,
+): string {
+  return `${baseUrl.replace(/\/$/, '')}/v1/daraja/${accountId}${pathSecret ? `/${pathSecret}` : ''}/${DARAJA_ROUTES[route]}`;
+}
+
+export function darajaRouteUrls(
+  baseUrl: string,
+  accountId: string,
+  pathSecret: string | undefined,
+): Record<DarajaRouteName, string> {
+  const urls = {} as Record<DarajaRouteName, string>;
+  for (const route of Object.keys(DARAJA_ROUTES) as DarajaRouteName[]) {
+    urls[route] = darajaRouteUrl(baseUrl, accountId, pathSecret, route);
+  }
+  return urls;
+}
+
+/** Bad input a validation request can carry; Daraja gets its own rejection for it (see formatError). */
+const BAD_INPUT = [
+  SchemaValidationError,
+  MalformedJsonError,
+  UnsupportedMediaTypeError,
+  PayloadTooLargeError,
+];
+
+const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
+
+export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
+  id: 'daraja',
+  displayName: 'Safaricom Daraja',
+  accountSchema: darajaAccountSchema,
+  routes: (Object.keys(DARAJA_ROUTES) as DarajaRouteName[]).map((name) => ({
+    name,
+    methods: ['POST'] as const,
+    path: DARAJA_ROUTES[name],
+    handle: HANDLERS[name],
+  })),
+  registration: {
+    kinds: DARAJA_KINDS,
+    validateReference: (reference) =>
+      REFERENCE.test(reference)
+        ? undefined
+        : 'Daraja references are the CheckoutRequestID (stk), OriginatorConversationID (b2c) or TransID (c2b): letters, digits, _ . : - (max 100)',
+    // STK takes one CallBackURL; B2C a ResultURL (its QueueTimeOutURL is the b2c/timeout route beside it).
+    callbackUrl: ({ baseUrl, account, kind }) =>
+      darajaRouteUrl(
+        baseUrl,
+        account.id,
+        account.pathSecret,
+        kind === 'b2c' ? 'b2c-result' : kind === 'c2b' ? 'c2b-confirmation' : 'stk',
+      ),
+  },
+  /**
+   * A validation request Daraja cannot have meant (malformed, wrong shape) is answered with Daraja's own
+   * rejection, `{"ResultCode":"C2B00016","ResultDesc":"Rejected"}` with HTTP 200: it is the only answer
+   * whose effect Daraja documents (the payment is cancelled), where a 4xx would leave the outcome to the
+   * short code's ResponseType default and, per integrator reports, risks retries. The quarantine entry
+   * keeps the mapped status (400). Every other error keeps the relay's JSON error and status.
+   */
+  formatError(error: RelayError, _statusCode: number, route: string | undefined) {
+    if (route !== 'c2b-validation' || !BAD_INPUT.some((type) => error instanceof type)) return undefined;
+    return json(200, { ResultCode: 'C2B00016', ResultDesc: 'Rejected' }, { 'x-relay-error': error.code });
+  },
+  configuredUrls: (settings) =>
+    settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
+};

@@ -1,0 +1,145 @@
+import type { ReasonCode } from '../../domain/reasons';
+import type { TransactionStatus } from '../../domain/status';
+
+export interface DarajaCodeMapping {
+  status: TransactionStatus;
+  /** Undefined for success. */
+  reason: ReasonCode | undefined;
+  /** What the code means, for docs and people reading the table. */
+  meaning: string;
+}
+
+/**
+ * Every Daraja code in seed 001 Part B and the provider notes. `ResultCode` 0 is the only success;
+ * "any other value means error or failure" (seed), so unknown codes are FAILED/UNKNOWN. Platform
+ * errors (`errorCode` of a refused API call, also what a status query answers) describe the call,
+ * not the payment: its outcome is unclear, so they are AMBIGUOUS and reconciliation keeps asking.
+ */
+export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
+  '0': { status: 'SUCCEEDED', reason: undefined, meaning: 'processed successfully' },
+  '1': { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS', meaning: 'insufficient balance' },
+  '17': { status: 'FAILED', reason: 'DUPLICATE', meaning: 'same request within 2 minutes' },
+  '1001': {
+    status: 'FAILED',
+    reason: 'SUBSCRIBER_BUSY',
+    meaning: 'subscriber locked: another transaction or USSD session',
+  },
+  '1019': { status: 'FAILED', reason: 'TIMED_OUT', meaning: 'transaction expired before processing' },
+  '1025': {
+    status: 'FAILED',
+    reason: 'PROVIDER_ERROR',
+    meaning: 'error sending the push request (system error or prompt too long)',
+  },
+  '1032': {
+    status: 'FAILED',
+    reason: 'REJECTED_BY_CUSTOMER',
+    meaning: 'cancelled by the user or prompt timed out',
+  },
+  '1037': {
+    status: 'FAILED',
+    reason: 'UNREACHABLE',
+    meaning: 'prompt did not reach the phone / no response in time',
+  },
+  '2001': {
+    status: 'FAILED',
+    reason: 'WRONG_PIN',
+    meaning: 'invalid initiator information (wrong PIN or credential)',
+  },
+  '2028': {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    meaning: 'not permitted by product assignment (wrong PartyB)',
+  },
+  SFC_IC0003: { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'invalid PartyB or TransactionType' },
+  '8006': { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'security credential locked' },
+  '9999': { status: 'FAILED', reason: 'PROVIDER_ERROR', meaning: 'error sending the push request' },
+  C2B00011: { status: 'FAILED', reason: 'PAYER_NOT_FOUND', meaning: 'C2B validation: invalid MSISDN' },
+  C2B00012: {
+    status: 'FAILED',
+    reason: 'PAYEE_NOT_FOUND',
+    meaning: 'C2B validation: invalid account number',
+  },
+  C2B00013: { status: 'FAILED', reason: 'AMOUNT_INVALID', meaning: 'C2B validation: invalid amount' },
+  C2B00014: { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'C2B validation: invalid KYC details' },
+  C2B00015: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND', meaning: 'C2B validation: invalid short code' },
+  C2B00016: { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'C2B validation: other error (rejected)' },
+  '500.003.1001': {
+    status: 'AMBIGUOUS',
+    reason: 'PROVIDER_ERROR',
+    meaning: 'platform: internal server error',
+  },
+  '400.003.01': { status: 'AMBIGUOUS', reason: 'NOT_ALLOWED', meaning: 'platform: invalid access token' },
+  '400.003.02': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR', meaning: 'platform: bad request' },
+  '500.003.03': { status: 'AMBIGUOUS', reason: 'LIMIT_REACHED', meaning: 'platform: quota violation' },
+  '500.003.02': { status: 'AMBIGUOUS', reason: 'LIMIT_REACHED', meaning: 'platform: spike arrest violation' },
+  '404.003.01': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR', meaning: 'platform: resource not found' },
+  '404.001.04': {
+    status: 'AMBIGUOUS',
+    reason: 'NOT_ALLOWED',
+    meaning: 'platform: invalid authentication header',
+  },
+  '400.002.05': {
+    status: 'AMBIGUOUS',
+    reason: 'PROVIDER_ERROR',
+    meaning: 'platform: invalid request payload',
+  },
+  '500.001.1001': {
+    status: 'PENDING',
+    reason: undefined,
+    meaning: 'platform: the transaction is being processed',
+  },
+};
+
+/** 500.001.1001 also comes back for wrong credentials; only the "being processed" message means pending. */
+const STILL_PROCESSING = /being processed|under processing|still processing/i;
+
+export function canonicalDarajaCode(code: string | number): string {
+  return String(code).trim().toUpperCase();
+}
+
+export function mapDarajaCode(code: string | number, message?: string | null): DarajaCodeMapping {
+  const canonical = canonicalDarajaCode(code);
+  if (canonical === '500.001.1001' && !(message && STILL_PROCESSING.test(message))) {
+    return {
+      status: 'AMBIGUOUS',
+      reason: 'NOT_ALLOWED',
+      meaning: 'platform: 500.001.1001 without "being processed" (wrong credentials)',
+    };
+  }
+  return (
+    DARAJA_CODE_TABLE[canonical] ?? {
+      status: 'FAILED',
+      reason: 'UNKNOWN',
+      meaning: 'unknown non-zero result code',
+    }
+  );
+}
+
+export interface DarajaStatusMapping {
+  status: TransactionStatus;
+  reason: ReasonCode | undefined;
+}
+
+/**
+ * `TransactionStatus` of a transaction-status result. Final values are final; values that say the
+ * platform is still working are PENDING (no change); anything unrecognised is AMBIGUOUS.
+ */
+export const DARAJA_TRANSACTION_STATUS_TABLE: Readonly<Record<string, DarajaStatusMapping>> = {
+  COMPLETED: { status: 'SUCCEEDED', reason: undefined },
+  FAILED: { status: 'FAILED', reason: 'PROVIDER_ERROR' },
+  CANCELLED: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER' },
+  CANCELED: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER' },
+  EXPIRED: { status: 'FAILED', reason: 'TIMED_OUT' },
+  DECLINED: { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // A reversal after success is a second, different final report: it surfaces as a TransactionConflict.
+  REVERSED: { status: 'FAILED', reason: 'PROVIDER_ERROR' },
+  PENDING: { status: 'PENDING', reason: undefined },
+  'IN PROCESS': { status: 'PENDING', reason: undefined },
+  AUTHORIZED: { status: 'PENDING', reason: undefined },
+  AUTHORISED: { status: 'PENDING', reason: undefined },
+};
+
+export function mapDarajaTransactionStatus(value: string): DarajaStatusMapping {
+  const canonical = value.trim().replace(/\s+/g, ' ').toUpperCase();
+  return DARAJA_TRANSACTION_STATUS_TABLE[canonical] ?? { status: 'AMBIGUOUS', reason: 'UNKNOWN' };
+}

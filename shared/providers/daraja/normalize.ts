@@ -1,0 +1,275 @@
+import type { ReportDraft } from '../../domain/callback-services';
+import type { Reason } from '../../domain/reasons';
+import type { TransactionStatus } from '../../domain/status';
+import type { Money, Party } from '../../domain/transaction';
+import { toDecimalString } from '../../util/money';
+import { canonicalDarajaCode, mapDarajaCode, mapDarajaTransactionStatus } from './mapping';
+import type { C2BPayload, DarajaResult, StkCallback, TimeoutEcho, TimeoutResult } from './schema';
+
+export const DARAJA = 'daraja';
+
+/** Key/value items (CallbackMetadata.Item, ResultParameter, ReferenceItem) with every value of a repeated key kept. */
+export type Params = ReadonlyMap<string, readonly string[]>;
+
+export function scalarText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value);
+}
+
+export function collectParams(
+  items: readonly { Key?: string; Name?: string; Value?: unknown }[] | undefined,
+): Params {
+  const params = new Map<string, string[]>();
+  for (const item of items ?? []) {
+    const name = item.Key ?? item.Name;
+    const value = scalarText(item.Value);
+    // Items without a Value (Balance, TransactionReason) say nothing; they are tolerated and skipped.
+    if (!name || value === undefined) continue;
+    params.set(name, [...(params.get(name) ?? []), value]);
+  }
+  return params;
+}
+
+export function first(params: Params, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = params.get(name)?.[0];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** First value under its key, further values of a repeated key under `Key#2`, `Key#3`… — nothing is lost. */
+export function paramAttributes(params: Params): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const [name, values] of params) {
+    values.forEach((value, i) => {
+      attributes[i === 0 ? name : `${name}#${i + 1}`] = value;
+    });
+  }
+  return attributes;
+}
+
+function compact(record: Record<string, string | null | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record)) if (v !== undefined && v !== null && v !== '') out[k] = v;
+  return out;
+}
+
+function money(value: string | undefined, currency: string): Money | undefined {
+  if (value === undefined) return undefined;
+  const decimal = toDecimalString(value);
+  return decimal === undefined ? undefined : { value: decimal, currency };
+}
+
+const MSISDN = /^\+?(\d{10,15})$/;
+
+function msisdnParty(value: string | undefined): Party | undefined {
+  const match = value ? MSISDN.exec(value.trim()) : null;
+  return match ? { idType: 'MSISDN', id: match[1]! } : undefined;
+}
+
+/** "254708374149 - John Doe" → the MSISDN; "600310 - Safaricom333" (a short code) → undefined. */
+function partyFromPublicName(...values: (string | undefined)[]): Party | undefined {
+  for (const value of values) {
+    const match = value ? /^\s*(\d{10,15})\s*-/.exec(value) : null;
+    if (match) return { idType: 'MSISDN', id: match[1]! };
+  }
+  return undefined;
+}
+
+/** B2C failures carry placeholder TransactionIDs like "NLJ0000000". */
+function realTransactionId(value: string | null | undefined): string | undefined {
+  return value && !/0{7}$/.test(value) ? value : undefined;
+}
+
+function reasonFor(code: string, message: string | null | undefined): Reason | undefined {
+  const mapped = mapDarajaCode(code, message);
+  return mapped.reason
+    ? { code: mapped.reason, message: message ?? undefined, providerCode: canonicalDarajaCode(code) }
+    : undefined;
+}
+
+/** STK push result (`Body.stkCallback`), correlated by CheckoutRequestID. */
+export function normalizeStk(accountId: string, currency: string, body: StkCallback): ReportDraft {
+  const cb = body.Body.stkCallback;
+  const items = collectParams(cb.CallbackMetadata?.Item);
+  const mapped = mapDarajaCode(cb.ResultCode, cb.ResultDesc);
+  const receipt = first(items, 'MpesaReceiptNumber', 'WalletReceiptNumber');
+  return {
+    key: { provider: DARAJA, account: accountId, reference: cb.CheckoutRequestID },
+    kind: 'stk',
+    status: mapped.status,
+    reason: reasonFor(cb.ResultCode, cb.ResultDesc),
+    providerTransactionId: receipt,
+    externalId: undefined,
+    amount: money(first(items, 'Amount'), currency),
+    party: msisdnParty(first(items, 'PhoneNumber')),
+    attributes: compact({ ...paramAttributes(items), MerchantRequestID: cb.MerchantRequestID }),
+  };
+}
+
+function resultIds(result: {
+  OriginatorConversationID?: string | null;
+  ConversationID?: string | null;
+  TransactionID?: string | null;
+}) {
+  return compact({
+    OriginatorConversationID: result.OriginatorConversationID,
+    ConversationID: result.ConversationID,
+    TransactionID: result.TransactionID,
+  });
+}
+
+/** B2C result posted to ResultURL. `ResultType` 1 ("waiting for further messages") is not final yet. */
+export function normalizeB2cResult(
+  accountId: string,
+  currency: string,
+  reference: string,
+  result: DarajaResult,
+): ReportDraft {
+  const params = collectParams(result.ResultParameters?.ResultParameter);
+  const mapped = mapDarajaCode(result.ResultCode, result.ResultDesc);
+  const waiting = String(result.ResultType ?? '0').trim() === '1';
+  return {
+    key: { provider: DARAJA, account: accountId, reference },
+    kind: 'b2c',
+    status: waiting ? 'PENDING' : mapped.status,
+    reason: reasonFor(result.ResultCode, result.ResultDesc),
+    providerTransactionId: first(params, 'TransactionReceipt') ?? realTransactionId(result.TransactionID),
+    externalId: undefined,
+    amount: money(first(params, 'TransactionAmount'), currency),
+    party: partyFromPublicName(first(params, 'ReceiverPartyPublicName')),
+    attributes: { ...paramAttributes(params), ...resultIds(result) },
+  };
+}
+
+/**
+ * Transaction-status result. `ResultCode` is about the query: non-zero means the query failed and says
+ * nothing about the transaction (PENDING: no change; the receipt is kept). With 0, the transaction's
+ * state is `TransactionStatus`.
+ */
+export function normalizeStatusResult(
+  accountId: string,
+  currency: string,
+  reference: string,
+  result: DarajaResult,
+): ReportDraft {
+  const params = collectParams(result.ResultParameters?.ResultParameter);
+  const code = canonicalDarajaCode(result.ResultCode);
+  const transactionStatus = first(params, 'TransactionStatus');
+  let status: TransactionStatus;
+  let reason: Reason | undefined;
+  if (code !== '0') {
+    status = 'PENDING';
+    reason = {
+      code: mapDarajaCode(code, result.ResultDesc).reason ?? 'UNKNOWN',
+      message: result.ResultDesc ?? undefined,
+      providerCode: code,
+    };
+  } else {
+    const mapped = transactionStatus
+      ? mapDarajaTransactionStatus(transactionStatus)
+      : mapDarajaTransactionStatus('');
+    status = mapped.status;
+    reason = mapped.reason
+      ? {
+          code: mapped.reason,
+          message: `TransactionStatus ${transactionStatus ?? '(missing)'}`,
+          providerCode: transactionStatus,
+        }
+      : undefined;
+  }
+  const [debitParty, secondDebitParty] = params.get('DebitPartyName') ?? [];
+  return {
+    key: { provider: DARAJA, account: accountId, reference },
+    kind: 'status',
+    status,
+    reason,
+    providerTransactionId: first(params, 'ReceiptNo') ?? realTransactionId(result.TransactionID),
+    externalId: undefined,
+    amount: money(first(params, 'Amount'), currency),
+    party: partyFromPublicName(first(params, 'CreditPartyName'), debitParty, secondDebitParty),
+    attributes: {
+      ...paramAttributes(params),
+      ...compact({
+        StatusQueryOriginatorConversationID: result.OriginatorConversationID,
+        StatusQueryConversationID: result.ConversationID,
+        StatusQueryResultCode: code,
+      }),
+    },
+  };
+}
+
+export type TimeoutNotice = { shape: 'result'; result: TimeoutResult } | { shape: 'echo'; echo: TimeoutEcho };
+
+/** A queue timeout is not a failure: the outcome is unknown until a result or status query says otherwise. */
+export function normalizeTimeout(
+  accountId: string,
+  currency: string,
+  kind: 'b2c' | 'status',
+  reference: string,
+  notice: TimeoutNotice,
+): ReportDraft {
+  const code = notice.shape === 'result' ? notice.result.ResultCode : undefined;
+  const message = notice.shape === 'result' ? notice.result.ResultDesc : undefined;
+  const ids = notice.shape === 'result' ? resultIds(notice.result) : resultIds(notice.echo);
+  return {
+    key: { provider: DARAJA, account: accountId, reference },
+    kind,
+    status: 'AMBIGUOUS',
+    reason: {
+      code: 'TIMED_OUT',
+      message: message ?? 'the request timed out in the Daraja queue',
+      providerCode: code ? canonicalDarajaCode(code) : 'QUEUE_TIMEOUT',
+    },
+    providerTransactionId: undefined,
+    externalId: undefined,
+    amount: notice.shape === 'echo' ? money(notice.echo.Amount ?? undefined, currency) : undefined,
+    party: notice.shape === 'echo' ? msisdnParty(notice.echo.PartyB ?? undefined) : undefined,
+    attributes: compact({
+      ...ids,
+      TimeoutShape: notice.shape,
+      CommandID: notice.shape === 'echo' ? notice.echo.CommandID : undefined,
+    }),
+  };
+}
+
+export function payerName(payload: C2BPayload): string | undefined {
+  const name = [payload.FirstName, payload.MiddleName, payload.LastName]
+    .map((p) => p?.trim())
+    .filter(Boolean)
+    .join(' ');
+  return name || undefined;
+}
+
+/** C2B confirmation: the payment completed. Keyed by TransID (the M-Pesa receipt), kind `c2b`. */
+export function normalizeC2bConfirmation(
+  accountId: string,
+  currency: string,
+  payload: C2BPayload,
+): ReportDraft {
+  return {
+    key: { provider: DARAJA, account: accountId, reference: payload.TransID },
+    kind: 'c2b',
+    status: 'SUCCEEDED',
+    reason: undefined,
+    providerTransactionId: payload.TransID,
+    externalId: payload.BillRefNumber?.trim() || undefined,
+    amount: money(payload.TransAmount, currency),
+    // Daraja masks the MSISDN (25470****149); it is kept as it arrived.
+    party: payload.MSISDN ? { idType: 'MSISDN', id: payload.MSISDN } : undefined,
+    attributes: compact({
+      TransactionType: payload.TransactionType,
+      TransTime: payload.TransTime,
+      BusinessShortCode: payload.BusinessShortCode,
+      BillRefNumber: payload.BillRefNumber,
+      InvoiceNumber: payload.InvoiceNumber,
+      OrgAccountBalance: payload.OrgAccountBalance,
+      ThirdPartyTransID: payload.ThirdPartyTransID,
+      PayerName: payerName(payload),
+    }),
+  };
+}

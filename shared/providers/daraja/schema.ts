@@ -1,0 +1,240 @@
+import * as z from 'zod';
+import { isValidCidr } from '../../util/ip-allowlist';
+
+/**
+ * Daraja bodies as they really arrive (seed 001 Part B, provider notes): codes as numbers or strings,
+ * items without `Value`, `ReferenceItem`/`ResultParameter` as an object or an array, repeated keys,
+ * unknown members. Everything is loose; only what correlation needs is required.
+ */
+
+/** Numbers and strings both arrive for the same field; keep the text. */
+const text = z.union([z.string(), z.number()]).transform(String);
+const requiredText = z.union([z.string().trim().min(1), z.number()]).transform(String);
+
+/** A single object or an array of them, always an array afterwards. */
+function oneOrMany<T extends z.ZodType>(item: T) {
+  return z.union([z.array(item), item]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
+}
+
+/** `{Name, Value}` (STK CallbackMetadata.Item); Balance comes without Value. */
+export const nameValueSchema = z.looseObject({ Name: z.string(), Value: z.unknown().optional() });
+/** `{Key, Value}` (ResultParameter, ReferenceItem); TransactionReason and Occasion come without Value. */
+export const keyValueSchema = z.looseObject({ Key: z.string(), Value: z.unknown().optional() });
+
+export const stkCallbackSchema = z.looseObject({
+  Body: z.looseObject({
+    stkCallback: z.looseObject({
+      MerchantRequestID: text.optional(),
+      CheckoutRequestID: requiredText,
+      ResultCode: requiredText,
+      ResultDesc: z.string().optional().nullable(),
+      CallbackMetadata: z
+        .looseObject({ Item: oneOrMany(nameValueSchema).optional() })
+        .optional()
+        .nullable(),
+    }),
+  }),
+});
+export type StkCallback = z.infer<typeof stkCallbackSchema>;
+
+const resultCore = {
+  ResultType: text.optional().nullable(),
+  ResultDesc: z.string().optional().nullable(),
+  OriginatorConversationID: text.optional().nullable(),
+  ConversationID: text.optional().nullable(),
+  TransactionID: text.optional().nullable(),
+  ResultParameters: z
+    .looseObject({ ResultParameter: oneOrMany(keyValueSchema).optional() })
+    .optional()
+    .nullable(),
+  ReferenceData: z
+    .looseObject({ ReferenceItem: oneOrMany(keyValueSchema).optional() })
+    .optional()
+    .nullable(),
+};
+
+/** B2C and transaction-status results posted to ResultURL: `{Result:{...}}`. */
+export const resultSchema = z.looseObject({
+  Result: z
+    .looseObject({ ...resultCore, ResultCode: requiredText })
+    .refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID), {
+      message: 'Result must carry OriginatorConversationID or ConversationID',
+    }),
+});
+export type DarajaResult = z.infer<typeof resultSchema>['Result'];
+
+/**
+ * Queue-timeout notices. Their body is undocumented (provider notes "(!)"), and two shapes are seen:
+ * `{Result:{...}}` like a result, and an echo of the original request with a top-level
+ * OriginatorConversationID (and the SecurityCredential, which must be redacted).
+ */
+export const timeoutResultShapeSchema = z.looseObject({
+  Result: z
+    .looseObject({ ...resultCore, ResultCode: text.optional().nullable() })
+    .refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
+      message: 'Result must carry OriginatorConversationID, ConversationID or TransactionID',
+    }),
+});
+export const timeoutEchoShapeSchema = z
+  .looseObject({
+    OriginatorConversationID: text.optional().nullable(),
+    ConversationID: text.optional().nullable(),
+    TransactionID: text.optional().nullable(),
+    CommandID: z.string().optional().nullable(),
+    Amount: text.optional().nullable(),
+    PartyA: text.optional().nullable(),
+    PartyB: text.optional().nullable(),
+  })
+  .refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
+    message: 'a timeout notice must carry OriginatorConversationID, ConversationID or TransactionID',
+  });
+export type TimeoutEcho = z.infer<typeof timeoutEchoShapeSchema>;
+export type TimeoutResult = z.infer<typeof timeoutResultShapeSchema>['Result'];
+
+/** C2B validation and confirmation share one body (strings; OrgAccountBalance blank in validation). */
+export const c2bSchema = z.looseObject({
+  TransactionType: text.optional().nullable(),
+  TransID: requiredText,
+  TransTime: text.optional().nullable(),
+  TransAmount: requiredText,
+  BusinessShortCode: requiredText,
+  BillRefNumber: text.optional().nullable(),
+  InvoiceNumber: text.optional().nullable(),
+  OrgAccountBalance: text.optional().nullable(),
+  ThirdPartyTransID: text.optional().nullable(),
+  MSISDN: text.optional().nullable(),
+  FirstName: z.string().optional().nullable(),
+  MiddleName: z.string().optional().nullable(),
+  LastName: z.string().optional().nullable(),
+});
+export type C2BPayload = z.infer<typeof c2bSchema>;
+
+export const C2B_REJECT_CODES = [
+  'C2B00011',
+  'C2B00012',
+  'C2B00013',
+  'C2B00014',
+  'C2B00015',
+  'C2B00016',
+] as const;
+export type C2BRejectCode = (typeof C2B_REJECT_CODES)[number];
+
+/**
+ * The Safaricom addresses integrators cite as callback sources (provider notes, "(!)" uncertain): the 12
+ * commonly cited plus the 3 others some integrations list. All 15 are included: each is inside
+ * Safaricom's 196.201.212.0/22, and leaving a real source out would refuse real callbacks in enforce mode.
+ */
+export const DARAJA_DEFAULT_SOURCE_IPS = [
+  '196.201.214.200/32',
+  '196.201.214.206/32',
+  '196.201.214.207/32',
+  '196.201.214.208/32',
+  '196.201.213.114/32',
+  '196.201.213.44/32',
+  '196.201.212.127/32',
+  '196.201.212.138/32',
+  '196.201.212.129/32',
+  '196.201.212.136/32',
+  '196.201.212.74/32',
+  '196.201.212.69/32',
+  // Cited by other integrations:
+  '196.201.212.128/32',
+  '196.201.212.132/32',
+  '196.201.214.212/32',
+] as const;
+
+const cidrSchema = z
+  .string()
+  .refine(isValidCidr, { message: 'must be an IPv4/IPv6 address or CIDR (e.g. 196.201.214.0/24)' });
+
+const regexSchema = z.string().refine(
+  (pattern) => {
+    try {
+      new RegExp(pattern);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a valid regular expression' },
+);
+
+/** Hard cap below Daraja's ~8 s validation timeout, leaving room for network and the writes. */
+export const C2B_DEADLINE_CAP_MS = 7500;
+
+export const darajaC2bSettingsSchema = z
+  .object({
+    /** Answer within this many milliseconds, whatever the decision sources do. */
+    deadlineMs: z.number().int().min(50).max(C2B_DEADLINE_CAP_MS).default(5000),
+    /** What to answer when the decision is not ready in time or a decision source fails. */
+    defaultDecision: z.enum(['accept', 'reject']).default('accept'),
+    defaultRejectCode: z.enum(C2B_REJECT_CODES).default('C2B00016'),
+    /** BillRefNumber must match this regular expression (tested against the whole trimmed value). */
+    billRefPattern: regexSchema.optional(),
+    minAmount: z.number().positive().optional(),
+    maxAmount: z.number().positive().optional(),
+    /** The MSISDN's visible prefix (it arrives masked, e.g. 25470****149) must start with one of these. */
+    msisdnPrefixes: z
+      .array(z.string().regex(/^\d{1,12}$/, 'prefixes are digits'))
+      .min(1)
+      .optional(),
+    /** Reject (C2B00014, KYC) when the payer's first and last names are both empty. */
+    requireCustomerName: z.boolean().default(false),
+    /** Look BillRefNumber up among the account's known account numbers in DynamoDB. */
+    knownAccounts: z.boolean().default(false),
+    /** The partner's own decision endpoint, asked last. */
+    partner: z
+      .object({
+        url: z.url(),
+        /** Sent as `Authorization: Bearer <token>`; never logged. */
+        bearerToken: z.string().min(16).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((c) => c.minAmount === undefined || c.maxAmount === undefined || c.minAmount <= c.maxAmount, {
+    message: 'minAmount must not exceed maxAmount',
+    path: ['minAmount'],
+  });
+export type DarajaC2bSettings = z.infer<typeof darajaC2bSettingsSchema>;
+
+export const darajaSourceIpSettingsSchema = z
+  .object({
+    mode: z.enum(['enforce', 'log-only', 'off']).default('enforce'),
+    allow: z
+      .array(cidrSchema)
+      .min(1)
+      .default([...DARAJA_DEFAULT_SOURCE_IPS]),
+  })
+  .strict();
+
+export const darajaAccountSchema = z.object({
+  /** The pay-bill/till short code; C2B requests for another BusinessShortCode are rejected (C2B00015). */
+  shortCode: z
+    .string()
+    .regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits')
+    .optional(),
+  /** Daraja bodies carry no currency; reports use this one. */
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES')
+    .default('KES'),
+  sourceIp: darajaSourceIpSettingsSchema.prefault({}),
+  c2b: darajaC2bSettingsSchema.prefault({}),
+});
+export type DarajaAccountSettings = z.infer<typeof darajaAccountSchema>;
+
+/** Route names as stored on receipts, and their paths relative to the account. */
+export const DARAJA_ROUTES = {
+  stk: 'stk',
+  'c2b-validation': 'c2b/validation',
+  'c2b-confirmation': 'c2b/confirmation',
+  'b2c-result': 'b2c/result',
+  'b2c-timeout': 'b2c/timeout',
+  'status-result': 'status/result',
+  'status-timeout': 'status/timeout',
+} as const;
+export type DarajaRouteName = keyof typeof DARAJA_ROUTES;
+
+export const DARAJA_KINDS = ['stk', 'b2c', 'c2b'] as const;

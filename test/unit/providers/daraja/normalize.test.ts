@@ -1,0 +1,175 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  collectParams,
+  normalizeB2cResult,
+  normalizeC2bConfirmation,
+  normalizeStatusResult,
+  normalizeStk,
+  normalizeTimeout,
+  paramAttributes,
+} from '../../../../shared/providers/daraja/normalize';
+import {
+  c2bSchema,
+  resultSchema,
+  stkCallbackSchema,
+  timeoutEchoShapeSchema,
+  timeoutResultShapeSchema,
+} from '../../../../shared/providers/daraja/schema';
+
+const fixture = (name: string): any =>
+  JSON.parse(readFileSync(join(import.meta.dirname, '../../../fixtures/daraja', name), 'utf8'));
+
+describe('Daraja normalization', () => {
+  it('turns an STK success into SUCCEEDED with amount, currency, receipt and phone', () => {
+    const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(fixture('stk-success.json')));
+    expect(draft).toMatchObject({
+      key: { provider: 'daraja', account: 'demo', reference: 'ws_CO_191220191020363925' },
+      kind: 'stk',
+      status: 'SUCCEEDED',
+      reason: undefined,
+      providerTransactionId: 'NLJ7RT61SV',
+      amount: { value: '1', currency: 'KES' },
+      party: { idType: 'MSISDN', id: '254708374149' },
+    });
+    expect(draft.attributes).toMatchObject({
+      MerchantRequestID: '29115-34620561-1',
+      TransactionDate: '20191219102115',
+    });
+    expect(draft.attributes).not.toHaveProperty('Balance');
+  });
+
+  it('turns a cancelled STK prompt into FAILED/REJECTED_BY_CUSTOMER keeping the provider code and text', () => {
+    const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(fixture('stk-cancelled.json')));
+    expect(draft.status).toBe('FAILED');
+    expect(draft.reason).toEqual({
+      code: 'REJECTED_BY_CUSTOMER',
+      message: 'Request cancelled by user',
+      providerCode: '1032',
+    });
+    expect(draft.amount).toBeUndefined();
+  });
+
+  it('maps a string STK ResultCode (SFC_IC0003) to FAILED/NOT_ALLOWED', () => {
+    const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(fixture('stk-string-resultcode.json')));
+    expect(draft.reason).toMatchObject({ code: 'NOT_ALLOWED', providerCode: 'SFC_IC0003' });
+  });
+
+  it('turns a B2C success into SUCCEEDED with TransactionAmount, receipt and the receiver MSISDN', () => {
+    const { Result } = resultSchema.parse(fixture('b2c-result-success.json'));
+    const draft = normalizeB2cResult('demo', 'KES', '10571-7910404-1', Result);
+    expect(draft).toMatchObject({
+      kind: 'b2c',
+      status: 'SUCCEEDED',
+      providerTransactionId: 'NLJ41HAY6Q',
+      amount: { value: '10', currency: 'KES' },
+      party: { idType: 'MSISDN', id: '254708374149' },
+    });
+    expect(draft.attributes).toMatchObject({
+      ConversationID: 'AG_20191219_00004e48cf7e3533f581',
+      B2CRecipientIsRegisteredCustomer: 'Y',
+    });
+  });
+
+  it('turns a B2C failure into FAILED without using the placeholder TransactionID as receipt', () => {
+    const { Result } = resultSchema.parse(fixture('b2c-result-failure.json'));
+    const draft = normalizeB2cResult('demo', 'KES', '29112-34801843-1', Result);
+    expect(draft.status).toBe('FAILED');
+    expect(draft.reason).toMatchObject({ code: 'WRONG_PIN', providerCode: '2001' });
+    expect(draft.providerTransactionId).toBeUndefined();
+  });
+
+  it('keeps a B2C result with ResultType 1 (waiting for further messages) PENDING', () => {
+    const body = fixture('b2c-result-success.json');
+    body.Result.ResultType = 1;
+    const draft = normalizeB2cResult('demo', 'KES', 'x', resultSchema.parse(body).Result);
+    expect(draft.status).toBe('PENDING');
+  });
+
+  it('keeps the second value of a repeated status ResultParameter and takes the payer from it', () => {
+    const { Result } = resultSchema.parse(fixture('status-result.json'));
+    const draft = normalizeStatusResult('demo', 'KES', '3211-416020-3', Result);
+    expect(draft.status).toBe('SUCCEEDED');
+    expect(draft.attributes).toMatchObject({
+      DebitPartyName: '600310 - Safaricom333',
+      'DebitPartyName#2': '254708374149 - John Doe',
+    });
+    expect(draft.party).toEqual({ idType: 'MSISDN', id: '254708374149' });
+    expect(draft).toMatchObject({
+      providerTransactionId: 'MBN31H462N',
+      amount: { value: '300', currency: 'KES' },
+    });
+  });
+
+  it('reads a failed status query (non-zero ResultCode) as no news: PENDING', () => {
+    const body = {
+      Result: {
+        ResultCode: 'R000001',
+        ResultDesc: 'The transaction could not be found.',
+        OriginatorConversationID: 'q-1',
+      },
+    };
+    const draft = normalizeStatusResult('demo', 'KES', 'q-1', resultSchema.parse(body).Result);
+    expect(draft.status).toBe('PENDING');
+    expect(draft.reason?.providerCode).toBe('R000001');
+  });
+
+  it('maps a Failed TransactionStatus to FAILED', () => {
+    const body = fixture('status-result.json');
+    body.Result.ResultParameters.ResultParameter.find(
+      (p: { Key: string }) => p.Key === 'TransactionStatus',
+    ).Value = 'Failed';
+    const draft = normalizeStatusResult('demo', 'KES', 'x', resultSchema.parse(body).Result);
+    expect(draft.status).toBe('FAILED');
+  });
+
+  it('turns the echo-shaped queue timeout into AMBIGUOUS/TIMED_OUT with the echoed amount', () => {
+    const echo = timeoutEchoShapeSchema.parse(fixture('b2c-timeout-echo.json'));
+    const draft = normalizeTimeout('demo', 'KES', 'b2c', '10571-7910404-9', { shape: 'echo', echo });
+    expect(draft).toMatchObject({
+      status: 'AMBIGUOUS',
+      reason: { code: 'TIMED_OUT', providerCode: 'QUEUE_TIMEOUT' },
+      amount: { value: '10', currency: 'KES' },
+      party: { id: '254708374149' },
+      attributes: { TimeoutShape: 'echo', CommandID: 'BusinessPayment' },
+    });
+  });
+
+  it('turns the Result-shaped queue timeout into AMBIGUOUS even though its ResultCode is a failure code', () => {
+    const { Result } = timeoutResultShapeSchema.parse({
+      Result: {
+        ResultType: 1,
+        ResultCode: 1037,
+        ResultDesc: 'timed out',
+        OriginatorConversationID: 'o-1',
+        ConversationID: 'AG_1',
+      },
+    });
+    const draft = normalizeTimeout('demo', 'KES', 'status', 'o-1', { shape: 'result', result: Result });
+    expect(draft).toMatchObject({
+      status: 'AMBIGUOUS',
+      reason: { code: 'TIMED_OUT', providerCode: '1037' },
+      kind: 'status',
+    });
+  });
+
+  it('turns a C2B confirmation into a SUCCEEDED c2b report keyed by TransID', () => {
+    const draft = normalizeC2bConfirmation('demo', 'KES', c2bSchema.parse(fixture('c2b-confirmation.json')));
+    expect(draft).toMatchObject({
+      key: { reference: 'RKTQDM7W6S' },
+      kind: 'c2b',
+      status: 'SUCCEEDED',
+      providerTransactionId: 'RKTQDM7W6S',
+      externalId: 'ACC-001',
+      amount: { value: '10', currency: 'KES' },
+      party: { idType: 'MSISDN', id: '25470****149' },
+      attributes: { BillRefNumber: 'ACC-001', PayerName: 'John Doe', OrgAccountBalance: '49197.00' },
+    });
+  });
+
+  it('numbers further values of a repeated key instead of overwriting the first', () => {
+    const params = collectParams([{ Key: 'A', Value: 1 }, { Key: 'A', Value: 'two' }, { Key: 'B' }]);
+    expect(paramAttributes(params)).toEqual({ A: '1', 'A#2': 'two' });
+  });
+});

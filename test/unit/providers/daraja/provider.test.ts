@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ForbiddenSourceError,
+  MalformedJsonError,
+  SchemaValidationError,
+  UnauthorizedError,
+} from '../../../../shared/domain/errors';
+import { darajaProvider, darajaRouteUrls } from '../../../../shared/providers/daraja';
+import { decisionBudgetMs } from '../../../../shared/providers/daraja/handlers';
+import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
+import { checkUrlRules } from '../../../../shared/util/url-rules';
+
+const account = (pathSecret?: string) => ({
+  provider: 'daraja',
+  id: 'ke-600638',
+  pathSecret,
+  settings: darajaAccountSchema.parse({}),
+});
+
+describe('Daraja provider module', () => {
+  it('serves the seven Daraja routes, POST only', () => {
+    expect(darajaProvider.routes.map((r) => [r.name, r.path, r.methods])).toEqual([
+      ['stk', 'stk', ['POST']],
+      ['c2b-validation', 'c2b/validation', ['POST']],
+      ['c2b-confirmation', 'c2b/confirmation', ['POST']],
+      ['b2c-result', 'b2c/result', ['POST']],
+      ['b2c-timeout', 'b2c/timeout', ['POST']],
+      ['status-result', 'status/result', ['POST']],
+      ['status-timeout', 'status/timeout', ['POST']],
+    ]);
+  });
+
+  it("answers bad input on the validation route in Daraja's format: 200 with C2B00016", () => {
+    const schema = darajaProvider.formatError?.(new SchemaValidationError('bad'), 400, 'c2b-validation');
+    const json = darajaProvider.formatError?.(new MalformedJsonError('bad'), 400, 'c2b-validation');
+    expect(schema).toMatchObject({
+      statusCode: 200,
+      body: { ResultCode: 'C2B00016', ResultDesc: 'Rejected' },
+    });
+    expect(json?.body).toEqual({ ResultCode: 'C2B00016', ResultDesc: 'Rejected' });
+  });
+
+  it("leaves authentication failures and other routes to the relay's JSON errors", () => {
+    expect(
+      darajaProvider.formatError?.(new ForbiddenSourceError('no'), 403, 'c2b-validation'),
+    ).toBeUndefined();
+    expect(darajaProvider.formatError?.(new UnauthorizedError('no'), 401, 'c2b-validation')).toBeUndefined();
+    expect(darajaProvider.formatError?.(new SchemaValidationError('bad'), 400, 'stk')).toBeUndefined();
+  });
+
+  it('hands out the STK CallBackURL, the B2C ResultURL and the C2B ConfirmationURL, path secret included', () => {
+    const urls = (['stk', 'b2c', 'c2b'] as const).map((kind) =>
+      darajaProvider.registration.callbackUrl?.({
+        baseUrl: 'https://relay.example.com/',
+        account: account('s3cret-path-secret-123'),
+        kind,
+        reference: 'x',
+      }),
+    );
+    expect(urls).toEqual([
+      'https://relay.example.com/v1/daraja/ke-600638/s3cret-path-secret-123/stk',
+      'https://relay.example.com/v1/daraja/ke-600638/s3cret-path-secret-123/b2c/result',
+      'https://relay.example.com/v1/daraja/ke-600638/s3cret-path-secret-123/c2b/confirmation',
+    ]);
+  });
+
+  it('generates route URLs that pass the Daraja URL rules', () => {
+    const urls = Object.values(darajaRouteUrls('https://relay.example.com', 'ke-600638', undefined));
+    expect(urls).toHaveLength(7);
+    expect(urls.flatMap((url) => checkUrlRules(url, { requireHttps: true }))).toEqual([]);
+  });
+
+  it('accepts CheckoutRequestIDs, OriginatorConversationIDs and TransIDs as references, and refuses others', () => {
+    const { validateReference } = darajaProvider.registration;
+    expect(
+      [
+        'ws_CO_191220191020363925',
+        '10571-7910404-1',
+        'RKTQDM7W6S',
+        '6e0a4ca4-2b77-4c38-9d35-b0f1c1f3c0d2',
+      ].map(validateReference),
+    ).toEqual([undefined, undefined, undefined, undefined]);
+    expect(validateReference('has space')).toMatch(/CheckoutRequestID/);
+    expect(validateReference('a/b')).toBeDefined();
+  });
+
+  it('declares the partner decision endpoint as a configured URL, so config loading checks it', () => {
+    const settings = darajaAccountSchema.parse({
+      c2b: { partner: { url: 'https://partner.example.com/decide' } },
+    });
+    expect(darajaProvider.configuredUrls?.(settings)).toEqual([
+      { key: 'c2b.partner.url', url: 'https://partner.example.com/decide' },
+    ]);
+    expect(darajaProvider.configuredUrls?.(darajaAccountSchema.parse({}))).toEqual([]);
+  });
+
+  it('keeps part of the C2B deadline back for the writes that precede the answer', () => {
+    expect([decisionBudgetMs(5000), decisionBudgetMs(7500), decisionBudgetMs(300)]).toEqual([
+      4500, 7000, 240,
+    ]);
+  });
+});
