@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgeSink } from '../../shared/adapters/events/eventbridge-sink';
-import { requireEnv } from '../../shared/runtime/lambda';
+import { requireEnv } from '../../shared/runtime/env';
 import { createOutboxPublisher } from './handler';
 
 const logger = new Logger({ serviceName: 'relay-outbox-publisher' });

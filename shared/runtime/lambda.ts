@@ -4,14 +4,8 @@ import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { loadConfig } from '../config/load';
 import type { RelayConfig } from '../config/schema';
 import { CallbackServices } from '../domain/callback-services';
-import { ConfigError } from '../domain/errors';
 import { systemClock } from '../domain/ports';
-
-export function requireEnv(name: string, env: NodeJS.ProcessEnv = process.env): string {
-  const value = env[name];
-  if (!value) throw new ConfigError(`Environment variable ${name} is required`);
-  return value;
-}
+import { requireEnv } from './env';
 
 /**
  * Composition root of the Lambda functions, built once per cold start at module scope: config

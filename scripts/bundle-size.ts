@@ -1,0 +1,163 @@
+/**
+ * Builds the three Lambda handlers exactly as the CDK construct does (infra/bundling.ts) and reports,
+ * per bundle: minified size, gzip size, the biggest contributors, and cold module init — the time a
+ * fresh `node` process takes to import the bundle with the deployed environment (dummy values).
+ *
+ *   npx tsx scripts/bundle-size.ts [--runs 7] [--json] [--check]
+ *
+ * --check exits 1 when a bundle breaks the budget of design.md (≤ 500 KB, ≤ 150 ms median init).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import {
+  BUNDLE_BUDGET,
+  BUNDLE_OPTIONS,
+  PROJECT_ROOT,
+  RELAY_FUNCTIONS,
+  type RelayFunctionId,
+} from '../infra/bundling';
+import { inlineConfigJson } from '../infra/runtime-config';
+
+const run = promisify(execFile);
+
+interface BundleReport {
+  name: RelayFunctionId;
+  bytes: number;
+  gzipBytes: number;
+  top: Array<{ module: string; bytes: number }>;
+  initMs: number[];
+  medianInitMs: number;
+  withinBudget: boolean;
+}
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+async function bundle(name: RelayFunctionId, outdir: string): Promise<{ file: string; metafile: Metafile }> {
+  const file = join(outdir, name, `index${BUNDLE_OPTIONS.outExtension}`);
+  const result = await build({
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: [join(PROJECT_ROOT, RELAY_FUNCTIONS[name].entry)],
+    outfile: file,
+    bundle: true,
+    platform: BUNDLE_OPTIONS.platform,
+    target: BUNDLE_OPTIONS.target,
+    format: BUNDLE_OPTIONS.format,
+    minify: BUNDLE_OPTIONS.minify,
+    sourcemap: BUNDLE_OPTIONS.sourcemap,
+    sourcesContent: BUNDLE_OPTIONS.sourcesContent,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    external: [...BUNDLE_OPTIONS.external],
+    alias: { ...BUNDLE_OPTIONS.alias },
+    banner: { js: BUNDLE_OPTIONS.banner },
+    tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return { file, metafile: result.metafile };
+}
+
+/** Output bytes grouped by npm package (or by top-level repo folder for our own code). */
+function contributors(metafile: Metafile): Array<{ module: string; bytes: number }> {
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint);
+  const byModule = new Map<string, number>();
+  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+    const pkg = path.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+    const module = pkg ?? path.split('/').slice(0, 2).join('/');
+    byModule.set(module, (byModule.get(module) ?? 0) + input.bytesInOutput);
+  }
+  return [...byModule.entries()]
+    .map(([module, bytes]) => ({ module, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 6);
+}
+
+const IMPORT_TIMER =
+  'const t = performance.now(); const m = await import(process.argv[1]); ' +
+  "if (typeof m.handler !== 'function') throw new Error('no handler export'); " +
+  'process.stdout.write(String(performance.now() - t));';
+
+/** One fresh process per sample: module init only (process start-up excluded), as Lambda's INIT. */
+async function coldInit(file: string, env: Record<string, string>, runs: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { stdout } = await run(
+      process.execPath,
+      ['--enable-source-maps', '--no-warnings', '--input-type=module', '-e', IMPORT_TIMER, file],
+      { env: { PATH: process.env.PATH ?? '', ...env }, cwd: tmpdir(), timeout: 30_000 },
+    );
+    samples.push(Number(stdout));
+  }
+  return samples;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+async function main(): Promise<void> {
+  const runs = Number(option('--runs') ?? 7);
+  const json = process.argv.includes('--json');
+  const check = process.argv.includes('--check');
+  const config = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
+  const env = {
+    AWS_REGION: 'eu-west-1',
+    TABLE_NAME: 'relay-bench',
+    EVENT_BUS_NAME: 'relay-bench',
+    EVENT_SOURCE: 'mobile-money.relay',
+    RELAY_CONFIG_JSON: inlineConfigJson(config),
+    LOG_LEVEL: 'INFO',
+  };
+  const outdir = mkdtempSync(join(tmpdir(), 'relay-bundles-'));
+  const reports: BundleReport[] = [];
+  try {
+    for (const name of Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]) {
+      const { file, metafile } = await bundle(name, outdir);
+      const bytes = statSync(file).size;
+      const initMs = await coldInit(
+        file,
+        { ...env, POWERTOOLS_SERVICE_NAME: RELAY_FUNCTIONS[name].serviceName },
+        runs,
+      );
+      const medianInitMs = median(initMs);
+      reports.push({
+        name,
+        bytes,
+        gzipBytes: gzipSync(readFileSync(file)).length,
+        top: contributors(metafile),
+        initMs,
+        medianInitMs,
+        withinBudget: bytes <= BUNDLE_BUDGET.maxBytes && medianInitMs <= BUNDLE_BUDGET.maxColdInitMs,
+      });
+    }
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ budget: BUNDLE_BUDGET, runs, bundles: reports }, null, 2)}\n`);
+  } else {
+    const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+    console.log(
+      `Lambda bundles (budget ≤ ${kb(BUNDLE_BUDGET.maxBytes)} minified, ≤ ${BUNDLE_BUDGET.maxColdInitMs} ms median cold init; ${runs} runs)`,
+    );
+    for (const r of reports) {
+      const init = `init median ${r.medianInitMs.toFixed(0)} ms (min ${Math.min(...r.initMs).toFixed(0)}, max ${Math.max(...r.initMs).toFixed(0)})`;
+      console.log(
+        `${r.withinBudget ? 'ok  ' : 'OVER'} ${r.name.padEnd(17)} ${kb(r.bytes).padStart(9)} (gzip ${kb(r.gzipBytes)})  ${init}`,
+      );
+      console.log(`     biggest: ${r.top.map((t) => `${t.module} ${kb(t.bytes)}`).join(', ')}`);
+    }
+  }
+  if (check && reports.some((r) => !r.withinBudget)) process.exitCode = 1;
+}
+
+await main();
