@@ -88,7 +88,9 @@ async function main() {
   };
   try {
     const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint });
-    out(`Bench: ${N} MoMo callbacks (${Buffer.byteLength(BODY)} B body), concurrency ${C}, DynamoDB Local ${dynamo.endpoint}`);
+    out(
+      `Bench: ${N} MoMo callbacks (${Buffer.byteLength(BODY)} B body), concurrency ${C}, DynamoDB Local ${dynamo.endpoint}`,
+    );
 
     // 1. Raw DynamoDB Local: exactly the writes a callback needs (receipt update, consistent read,
     //    conditional put of the next state), issued straight from the store without HTTP or handlers.
@@ -114,7 +116,20 @@ async function main() {
       const current = (await raw.getTransaction(key))!;
       const outcome = applyReport(
         current,
-        { key, kind: 'requesttopay', status: 'SUCCEEDED', reason: undefined, providerTransactionId: '1', externalId: undefined, amount: { value: '100', currency: 'EUR' }, party: undefined, receivedAt: new Date().toISOString(), origin: 'callback', receiptId: receipt.receiptId, attributes: undefined },
+        {
+          key,
+          kind: 'requesttopay',
+          status: 'SUCCEEDED',
+          reason: undefined,
+          providerTransactionId: '1',
+          externalId: undefined,
+          amount: { value: '100', currency: 'EUR' },
+          party: undefined,
+          receivedAt: new Date().toISOString(),
+          origin: 'callback',
+          receiptId: receipt.receiptId,
+          attributes: undefined,
+        },
         { now: new Date().toISOString(), reconcileWindowSeconds: 3600 },
       );
       if (outcome.kind === 'write') await raw.replaceTransaction({ ...outcome.next, revision: 2 }, 1);
@@ -139,7 +154,8 @@ async function main() {
       log: quiet,
       sink: new FileEventSink(eventsFile, 'mobile-money.relay'),
       onConsumedCapacity: (operation: string, consumed: ConsumedCapacity | undefined) => {
-        if (measuring) capacity.set(operation, (capacity.get(operation) ?? 0) + (consumed?.CapacityUnits ?? 0));
+        if (measuring)
+          capacity.set(operation, (capacity.get(operation) ?? 0) + (consumed?.CapacityUnits ?? 0));
       },
     });
     const relayRefs = refs(N);
@@ -160,7 +176,9 @@ async function main() {
     });
     measuring = false;
     const relayRate = (N / relayMs) * 1000;
-    const firstWrites = [...capacity.entries()].filter(([op]) => op !== 'getTransaction').reduce((n, [, v]) => n + v, 0);
+    const firstWrites = [...capacity.entries()]
+      .filter(([op]) => op !== 'getTransaction')
+      .reduce((n, [, v]) => n + v, 0);
     const firstReads = capacity.get('getTransaction') ?? 0;
 
     // 3. Duplicates: the same bodies again cost only the receipt counter.
@@ -168,11 +186,17 @@ async function main() {
     measuring = true;
     const dupRefs = relayRefs.slice(0, Math.min(200, N));
     await pool(dupRefs, C, async (reference) => {
-      const res = await fetch(`${relay.url}/v1/momo/demo/requesttopay/${reference}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: BODY });
+      const res = await fetch(`${relay.url}/v1/momo/demo/requesttopay/${reference}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: BODY,
+      });
       await res.arrayBuffer();
     });
     measuring = false;
-    const dupWrites = [...capacity.entries()].filter(([op]) => op !== 'getTransaction').reduce((n, [, v]) => n + v, 0);
+    const dupWrites = [...capacity.entries()]
+      .filter(([op]) => op !== 'getTransaction')
+      .reduce((n, [, v]) => n + v, 0);
     await relay.pump.poll();
     await relay.stop();
 
@@ -182,10 +206,16 @@ async function main() {
     out('| measure | value | target |');
     out('|---|---|---|');
     out(`| raw DynamoDB Local (same writes, no HTTP) | ${rawRate.toFixed(0)} callbacks/s | — |`);
-    out(`| relay end to end over HTTP | ${relayRate.toFixed(0)} callbacks/s (${failures} non-200) | ≥ 80% of raw |`);
+    out(
+      `| relay end to end over HTTP | ${relayRate.toFixed(0)} callbacks/s (${failures} non-200) | ≥ 80% of raw |`,
+    );
     out(`| relay / raw | ${(ratio * 100).toFixed(0)}% | ≥ 80% ${ratio >= 0.8 ? '✔' : '✘'} |`);
-    out(`| ack latency p50 / p95 / p99 | ${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 95).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} ms | reported |`);
-    out(`| write units per first callback | ${(firstWrites / N).toFixed(2)} WCU | ≤ 3 ${firstWrites / N <= 3 ? '✔' : '✘'} |`);
+    out(
+      `| ack latency p50 / p95 / p99 | ${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 95).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} ms | reported |`,
+    );
+    out(
+      `| write units per first callback | ${(firstWrites / N).toFixed(2)} WCU | ≤ 3 ${firstWrites / N <= 3 ? '✔' : '✘'} |`,
+    );
     out(`| write units per duplicate | ${(dupWrites / dupRefs.length).toFixed(2)} WCU | — |`);
     out(`| read units per callback | ${(firstReads / N).toFixed(2)} RCU | — |`);
   } finally {
@@ -196,7 +226,11 @@ async function main() {
     readFileSync(bundles);
     process.stdout.write('\nLambda bundles (scripts/bundle-size.ts):\n');
     const { execFileSync } = await import('node:child_process');
-    process.stdout.write(execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), bundles], { encoding: 'utf8' }));
+    process.stdout.write(
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), bundles], {
+        encoding: 'utf8',
+      }),
+    );
   } catch {
     // bundle measurement not available in this checkout
   }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RelayConfig } from '../config/schema';
 import { accountKey } from '../config/schema';
 import { findProvider } from '../providers/registry';

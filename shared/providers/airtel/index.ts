@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidReferenceError, SchemaValidationError, UnauthorizedError } from '../../domain/errors';
 import { json } from '../../http/types';
 import type { ProviderModule, RouteContext } from '../types';

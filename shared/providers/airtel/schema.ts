@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Hash recipe ids. Shared verbatim with the provider simulator (simulator/airtel/hash.ts), which signs with them. */
 export const AIRTEL_HASH_RECIPES = [

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** MoMo sends numbers as strings, but integrations have seen numbers too; accept both, keep text. */
 const text = z.union([z.string(), z.number()]).transform(String);
