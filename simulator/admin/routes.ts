@@ -2,7 +2,7 @@
  * The simulator's own API under `/_sim/`: faults, runtime config, the callback log, transactions, reset.
  * Not part of any provider; tests and the relay's reliability suites drive the simulator through it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AIRTEL_HASH_RECIPES } from '../airtel/hash';
 import type { CallbackSender } from '../core/callbacks';
 import type { SimContext } from '../core/context';

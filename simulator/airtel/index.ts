@@ -3,7 +3,7 @@
  * the status callback with a `hash` made by the configured recipe.
  */
 import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ProviderState, SimContext } from '../core/context';
 import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
 import { json, type Reply, type RequestContext, SimHttpError } from '../core/http';

@@ -1,5 +1,5 @@
 /** B2C payment request (v1 and v3) and transaction status query, both answered through ResultURL. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { effectiveCallbackFaults, FaultHolder, type FaultSet } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';
 import { darajaDottedDate, darajaTimestamp, digits, hex, receipt } from '../core/ids';

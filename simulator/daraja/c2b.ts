@@ -1,5 +1,5 @@
 /** C2B: register URLs (with the URL rules) and the simulate call that drives validation and confirmation. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';
 import { darajaTimestamp, digits, receipt } from '../core/ids';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Daraja clients send numbers either as JSON numbers or as digit strings; both are accepted. */
 export const digitsOf = (re: RegExp) =>

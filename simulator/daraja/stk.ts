@@ -1,5 +1,5 @@
 /** STK push (payment prompt) and its query (seed 001 Part B). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';
 import { darajaTimestamp, digits, receipt } from '../core/ids';

@@ -2,7 +2,7 @@
  * MoMo gateway checks and credentials: subscription keys per product, sandbox provisioning of API users
  * and keys, Basic → Bearer tokens per product, and the `X-Target-Environment` check.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SimContext } from '../core/context';
 import { FaultHolder } from '../core/faults';
 import { json, type RequestContext } from '../core/http';

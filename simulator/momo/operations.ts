@@ -2,7 +2,7 @@
  * MoMo collection and disbursement operations: the asynchronous create → PENDING → final pattern with
  * its status GETs and callbacks, plus balance, account-holder and invoice / pre-approval cancellation.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SimContext } from '../core/context';
 import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';
