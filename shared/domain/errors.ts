@@ -49,6 +49,16 @@ export class InvalidReferenceError extends RelayError {
 }
 export class UnauthorizedError extends RelayError {
   readonly code = 'UNAUTHORIZED';
+  /** WWW-Authenticate challenge, only where the client can answer one (the bearer-token API). */
+  readonly challenge: string | undefined;
+
+  constructor(
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown>; challenge?: string } = {},
+  ) {
+    super(message, options);
+    this.challenge = options.challenge;
+  }
 }
 export class ForbiddenSourceError extends RelayError {
   readonly code = 'FORBIDDEN_SOURCE';

@@ -14,10 +14,14 @@ function checkBearer(config: RelayConfig, request: InboundRequest): void {
   if (config.management.auth !== 'bearer') return;
   const header = request.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!match) throw new UnauthorizedError('Missing bearer token: send Authorization: Bearer <token>');
+  if (!match)
+    throw new UnauthorizedError('Missing bearer token: send Authorization: Bearer <token>', {
+      challenge: 'Bearer',
+    });
   const expected = Buffer.from(sha256Hex(config.management.bearerToken ?? ''), 'hex');
   const given = Buffer.from(sha256Hex(match[1]!), 'hex');
-  if (!timingSafeEqual(expected, given)) throw new UnauthorizedError('Bearer token is not valid');
+  if (!timingSafeEqual(expected, given))
+    throw new UnauthorizedError('Bearer token is not valid', { challenge: 'Bearer error="invalid_token"' });
 }
 
 /** POST /v1/transactions and GET /v1/transactions/{provider}/{account}/{reference}. */

@@ -54,7 +54,7 @@ export function errorResponse(error: RelayError): HttpResponse {
   const statusCode = statusFor(error);
   const headers: Record<string, string> = {};
   if (error instanceof MethodNotAllowedError) headers.allow = error.allowed.join(', ');
-  if (error instanceof UnauthorizedError) headers['www-authenticate'] = 'Bearer';
+  if (error instanceof UnauthorizedError && error.challenge) headers['www-authenticate'] = error.challenge;
   return json(statusCode, errorBody(error), headers);
 }
 

@@ -130,6 +130,8 @@ describe('MoMo end to end through the local HTTP server', () => {
     );
     const right = await relay.request('PUT', pathOf(callbackUrl), fixture('requesttopay-successful.json'));
     expect([without.status, wrong.status, right.status]).toEqual([401, 401, 200]);
+    // A provider cannot answer an auth challenge; only the bearer-token API sends one.
+    expect(without.headers.get('www-authenticate')).toBeNull();
     const events = await relay.flush();
     expect(
       events.filter(
@@ -271,6 +273,8 @@ describe('MoMo end to end through the local HTTP server', () => {
       );
       expect(recorded).toMatchObject({ errorCode: code, httpStatus: status, method });
       if (body && code !== 'PAYLOAD_TOO_LARGE') expect(recorded?.body).toBe(body);
+      if (path === '/v1/transactions' && status === 401)
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     });
 
     it('answers registrations with invalid fields with 400 naming them', async () => {
