@@ -2,16 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOutboxPublisher } from '../../functions/outbox-publisher/handler';
-import { LocalStreamPump } from '../../local/stream-pump';
 import { parseConfig } from '../../shared/config/load';
-import { CallbackServices } from '../../shared/domain/callback-services';
+import type { CallbackServices } from '../../shared/domain/callback-services';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { systemClock } from '../../shared/domain/ports';
 import { receiveCallback } from '../../shared/domain/receive-callback';
 import type { InboundRequest } from '../../shared/http/types';
-import { createTestTable } from '../helpers/dynamo';
-import { CollectingSink, silentLogger } from '../helpers/relay';
+import { createIntegrationRelay } from '../helpers/integration';
 
 const config = parseConfig({
   management: { bearerToken: 'integration-token' },
@@ -25,28 +22,16 @@ const config = parseConfig({
 const fixture = (name: string): any =>
   JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/daraja', name), 'utf8'));
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
+let relay: Awaited<ReturnType<typeof createIntegrationRelay>>;
+let table: Awaited<ReturnType<typeof createIntegrationRelay>>['table'];
 let services: CallbackServices;
-let pump: LocalStreamPump;
-const sink = new CollectingSink();
 
 beforeAll(async () => {
-  table = await createTestTable();
-  services = new CallbackServices(table.store, systemClock, silentLogger, { reconcileWindowSeconds: 3600 });
-  const publisher = createOutboxPublisher({ sink, log: silentLogger });
-  pump = new LocalStreamPump(
-    table.client,
-    table.endpoint,
-    table.tableName,
-    (e) => publisher(e, {} as never),
-    silentLogger,
-    60_000,
-  );
-  await pump.start();
+  relay = await createIntegrationRelay();
+  ({ table, services } = relay);
 });
 afterAll(async () => {
-  await pump.stop();
-  await table.drop();
+  await relay.stop();
 });
 
 let n = 0;
@@ -66,9 +51,7 @@ function post(path: string, body: unknown, sourceIp = '196.201.214.206'): Inboun
 }
 
 async function publishedFor(reference: string): Promise<EventEnvelope[]> {
-  await pump.poll();
-  await pump.poll();
-  return sink.events.filter((e) => (e.data as { reference?: string }).reference === reference);
+  return (await relay.publish()).filter((e) => (e.data as { reference?: string }).reference === reference);
 }
 
 describe('Daraja callbacks against DynamoDB Local', () => {
