@@ -208,17 +208,15 @@ export interface ResolvedOptions {
 export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
   const d = DEFAULTS;
   const seeds: AirtelAppSeed[] = o.airtel?.apps ?? d.airtel.apps.map((a) => ({ ...a }));
-  const apps = seeds.map(
-    (a): ResolvedAirtelApp => ({
-      clientId: a.clientId,
-      clientSecret: a.clientSecret,
-      callbackUrl: a.callbackUrl,
-      callbackAuth: a.callbackAuth ?? true,
-      callbackKey: a.callbackKey ?? d.airtel.apps[0].callbackKey,
-      hashRecipe: a.hashRecipe ?? 'stringify-without-hash',
-      messageSigning: a.messageSigning ?? true,
-    }),
-  );
+  const apps = seeds.map((a): ResolvedAirtelApp => ({
+    clientId: a.clientId,
+    clientSecret: a.clientSecret,
+    callbackUrl: a.callbackUrl,
+    callbackAuth: a.callbackAuth ?? true,
+    callbackKey: a.callbackKey ?? d.airtel.apps[0].callbackKey,
+    hashRecipe: a.hashRecipe ?? 'stringify-without-hash',
+    messageSigning: a.messageSigning ?? true,
+  }));
   return {
     port: o.port ?? 0,
     host: o.host ?? d.host,

@@ -133,6 +133,8 @@ export class CallbackSender {
       const body = Buffer.from(call.body, 'utf8');
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       let settled = false;
+      // Assigned below, after finish() (which clears it) is created; const would put finish in its TDZ.
+      // eslint-disable-next-line prefer-const
       let timer: NodeJS.Timeout | undefined;
       let req: ClientRequest | undefined;
       const finish = (result: CallResult) => {

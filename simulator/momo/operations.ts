@@ -23,13 +23,7 @@ import {
 } from './outcomes';
 
 export type MomoKind =
-  | 'requesttopay'
-  | 'requesttowithdraw'
-  | 'invoice'
-  | 'payment'
-  | 'preapproval'
-  | 'transfer'
-  | 'deposit';
+  'requesttopay' | 'requesttowithdraw' | 'invoice' | 'payment' | 'preapproval' | 'transfer' | 'deposit';
 
 export type MomoStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
 

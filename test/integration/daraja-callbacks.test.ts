@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load';
 import type { CallbackServices } from '../../shared/domain/callback-services';
 import type { EventEnvelope } from '../../shared/domain/events';
-import { systemClock } from '../../shared/domain/ports';
 import { receiveCallback } from '../../shared/domain/receive-callback';
 import type { InboundRequest } from '../../shared/http/types';
 import { createIntegrationRelay } from '../helpers/integration';

@@ -207,9 +207,7 @@ function defaultDecision(rules: C2BRules, why: string): C2BDecision {
 }
 
 type Settled =
-  | { kind: 'decided'; decision: C2BDecision }
-  | { kind: 'failed'; error: string }
-  | { kind: 'late' };
+  { kind: 'decided'; decision: C2BDecision } | { kind: 'failed'; error: string } | { kind: 'late' };
 
 /**
  * Decides within `budgetMs`: local rules first, then the slow sources under one AbortSignal. When the

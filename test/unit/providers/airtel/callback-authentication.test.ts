@@ -33,8 +33,7 @@ const CASES: Record<Case, (recipe: AirtelHashRecipe) => SignedCallback> = {
 };
 
 type Expected =
-  | { accepted: true; hash: string; recipe?: AirtelHashRecipe; warned: boolean }
-  | { accepted: false };
+  { accepted: true; hash: string; recipe?: AirtelHashRecipe; warned: boolean } | { accepted: false };
 
 function expected(mode: AirtelHashMode, c: Case, recipe: AirtelHashRecipe): Expected {
   if (mode === 'off') return { accepted: true, hash: 'not-checked', warned: false };
