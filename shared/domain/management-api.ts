@@ -3,7 +3,13 @@ import type { RelayConfig } from '../config/schema';
 import { errorResponse } from '../http/error-mapping';
 import { type HttpResponse, type InboundRequest, json } from '../http/types';
 import { sha256Hex } from '../util/ids';
-import { MethodNotAllowedError, RelayError, RouteNotFoundError, UnauthorizedError } from './errors';
+import {
+  MethodNotAllowedError,
+  RelayError,
+  RouteNotFoundError,
+  TransactionNotFoundError,
+  UnauthorizedError,
+} from './errors';
 import { getTransaction, type ManagementDeps, registerTransaction } from './management';
 import type { RelayLogger } from './ports';
 import { recordRejection } from './quarantine';
@@ -60,6 +66,8 @@ export async function handleManagementRequest(
     );
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
+    // Asking for a transaction that does not exist is an answer, not a rejected request.
+    if (error instanceof TransactionNotFoundError) return errorResponse(error);
     await recordRejection({ store: deps.store, log: deps.log }, request, error, {
       routeName: 'management',
       emitEvent: false,

@@ -290,6 +290,10 @@ export async function getTransaction(
     })),
     ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
   ];
-  history.sort((a, b) => a.at.localeCompare(b.at));
+  // The registration (or first sighting) opens the history even when a callback's receivedAt precedes
+  // the moment the item was written.
+  const [opening, ...rest] = history;
+  rest.sort((a, b) => a.at.localeCompare(b.at));
+  history.splice(0, history.length, opening!, ...rest);
   return { transaction: toView(tx), history };
 }

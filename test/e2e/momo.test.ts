@@ -303,6 +303,21 @@ describe('MoMo end to end through the local HTTP server', () => {
     });
   });
 
+  it('answers a lookup of an unknown transaction with 404 without quarantining it', async () => {
+    const before = (await quarantinedToday()).length;
+    const res = await relay.admin('GET', `/v1/transactions/momo/demo/${newRef()}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await quarantinedToday()).length).toBe(before);
+  });
+
+  it('opens the history of an orphan with its first sighting', async () => {
+    const ref = newRef();
+    await relay.request('PUT', `/v1/momo/demo/requesttopay/${ref}`, fixture('requesttopay-successful.json'));
+    const view = await relay.admin('GET', `/v1/transactions/momo/demo/${ref}`);
+    expect(view.body.history[0].type).toBe('first-seen');
+  });
+
   it('answers GET /health', async () => {
     const res = await relay.request('GET', '/health');
     expect(res.status).toBe(200);
