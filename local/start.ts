@@ -3,9 +3,11 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
+import { createSimulator, type Simulator } from '../simulator/server';
 import { ConsoleLogger } from './console-logger';
-import { JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
+import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { startLocalRelay } from './relay';
+import { DEFAULT_SIM_PORT, pointPartnerUrlsAtSimulator, simulatorWiring } from './simulator-wiring';
 
 const DEMO_CONFIG = resolve(import.meta.dirname, 'demo-config.json');
 
@@ -24,6 +26,8 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
       config: { type: 'string' },
+      simulator: { type: 'boolean' },
+      'sim-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -35,6 +39,9 @@ async function main(): Promise<void> {
         '  --config <file>    relay config JSON (default: RELAY_CONFIG or local/demo-config.json)',
         '  --port <n>         HTTP port (default: PORT or 3000)',
         '  --data-dir <dir>   keep DynamoDB Local data in <dir> (default: in memory; env RELAY_DATA_DIR)',
+        '  --simulator        also start the provider simulator, wired to the demo accounts (see docs/simulator.md)',
+        `  --sim-port <n>     simulator port (default: SIM_PORT or ${DEFAULT_SIM_PORT}; 0 picks a free one)`,
+        '                     env SIM_TIME_SCALE (default 0.1 here), SIM_APPROVAL_DELAY_MS (300), SIM_HOST (127.0.0.1)',
         '',
       ].join('\n'),
     );
@@ -43,6 +50,7 @@ async function main(): Promise<void> {
   const port = Number(values.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port / PORT must be a port number, got "${values.port ?? process.env.PORT}"`);
+  const sim = values.simulator ? simulatorSettings(values['sim-port']) : undefined;
 
   let config: RelayConfig;
   try {
@@ -59,6 +67,11 @@ async function main(): Promise<void> {
   if ((base.hostname === 'localhost' || base.hostname === '127.0.0.1') && base.port !== String(port)) {
     base.port = String(port);
     config = { ...config, publicBaseUrl: base.toString().replace(/\/$/, '') };
+  }
+  // Partner decision endpoints on the simulator (the demo's /_sim/never-answers) follow its port.
+  if (sim) {
+    if (sim.port === 0) sim.port = await freePort();
+    config = pointPartnerUrlsAtSimulator(config, `http://${urlHost(sim.host)}:${sim.port}`);
   }
 
   const log = new ConsoleLogger();
@@ -89,6 +102,34 @@ async function main(): Promise<void> {
     );
   });
 
+  let simulator: Simulator | undefined;
+  let simulatorBanner: string[] = [];
+  if (sim) {
+    const wiring = simulatorWiring(relay.url, config);
+    try {
+      simulator = await createSimulator({
+        ...wiring.options,
+        port: sim.port,
+        host: sim.host,
+        timeScale: sim.timeScale,
+        approvalDelayMs: sim.approvalDelayMs,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      await wiring.setup(simulator.url);
+    } catch (error) {
+      await simulator?.close();
+      await relay.stop().catch(() => undefined);
+      await dynamo.stop();
+      const code = (error as NodeJS.ErrnoException).code;
+      fail(
+        code === 'EADDRINUSE'
+          ? `Simulator port ${sim.port} is in use; set SIM_PORT or --sim-port`
+          : `Simulator failed to start: ${(error as Error).message}`,
+      );
+    }
+    simulatorBanner = simulatorBannerLines(simulator, wiring.describe(), relay.url, sim.timeScale);
+  }
+
   const accounts = [...config.accounts.values()].map(
     (a) => `${a.provider}/${a.id}${a.pathSecret ? ' (path secret)' : ''}`,
   );
@@ -102,7 +143,8 @@ async function main(): Promise<void> {
       `  accounts:    ${accounts.join(', ') || '(none configured)'}`,
       `  events:      ${resolve(config.local.eventsFile)} (one JSON line per event; also printed below)`,
       `  storage:     DynamoDB Local ${dynamo.endpoint}, ${dataDir ? `data in ${resolve(dataDir)}` : 'in memory (use --data-dir to keep data)'}`,
-      '  Ctrl-C to stop.',
+      ...simulatorBanner,
+      `  Ctrl-C to stop${simulator ? ' (simulator, relay and DynamoDB Local)' : ''}.`,
       '',
     ].join('\n'),
   );
@@ -111,13 +153,76 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`\n${signal}: stopping relay and DynamoDB Local…\n`);
+    process.stdout.write(
+      `\n${signal}: stopping ${simulator ? 'the simulator, ' : ''}relay and DynamoDB Local…\n`,
+    );
+    await simulator?.close().catch(() => undefined);
     await relay.stop().catch(() => undefined);
     await dynamo.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+interface SimulatorSettings {
+  port: number;
+  host: string;
+  timeScale: number;
+  approvalDelayMs: number;
+}
+
+function numberSetting(name: string, raw: string | undefined, fallback: number, max?: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || (max !== undefined && (n > max || !Number.isInteger(n))))
+    fail(`${name} must be ${max === undefined ? 'a non-negative number' : 'a port number'}, got "${raw}"`);
+  return n;
+}
+
+function simulatorSettings(portOption: string | undefined): SimulatorSettings {
+  return {
+    port: numberSetting('--sim-port / SIM_PORT', portOption ?? process.env.SIM_PORT, DEFAULT_SIM_PORT, 65535),
+    host: process.env.SIM_HOST || '127.0.0.1',
+    // Provider time runs 10x faster by default here: a Daraja queue timeout comes after 3 s, not 30 s.
+    timeScale: numberSetting('SIM_TIME_SCALE', process.env.SIM_TIME_SCALE, 0.1) || 0.1,
+    approvalDelayMs: numberSetting('SIM_APPROVAL_DELAY_MS', process.env.SIM_APPROVAL_DELAY_MS, 300),
+  };
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function simulatorBannerLines(
+  simulator: Simulator,
+  wiring: string[],
+  relayUrl: string,
+  timeScale: number,
+): string[] {
+  const i = simulator.info();
+  const user = i.momo.apiUsers[0];
+  const app = i.airtel.apps[0];
+  const [stkCode, passkey] = Object.entries(i.daraja.passkeys)[0] ?? [];
+  const flags = [
+    relayUrl === 'http://localhost:3000' ? '' : ` --relay ${relayUrl}`,
+    simulator.url === `http://127.0.0.1:${DEFAULT_SIM_PORT}` ? '' : ` --sim ${simulator.url}`,
+  ].join('');
+  const hints = [
+    ['momo pay', 'paid → TransactionSucceeded'],
+    ['airtel pay --fault corrupt-hash', 'forged hash → CallbackRejected'],
+    ['daraja stk --phone 254708371032', 'cancelled → TransactionFailed'],
+    ['daraja c2b --account demo-slow', 'partner never answers → deadline default'],
+    ['--help', 'every scenario'],
+  ].map(([args, what]) => `npm run sim --${flags} ${args}`.padEnd(50 + flags.length) + `(${what})`);
+  return [
+    `  simulator:   ${simulator.url}   MoMo, Airtel and Daraja sandboxes (time scale ${timeScale}; GET /_sim/info)`,
+    ...wiring.map((line) => `    ${line}`),
+    `    credentials: MoMo subscription key ${i.momo.collectionSubscriptionKeys.primary}, API user ${user?.id} / ${user?.apiKey}`,
+    `                 Airtel ${app?.clientId} / ${app?.clientSecret}; Daraja ${i.daraja.consumerKey} / ${i.daraja.consumerSecret}, STK ${stkCode} / ${passkey}`,
+    ...hints.map((hint, n) => `  ${n === 0 ? 'try:' : '    '}         ${hint}`),
+  ];
 }
 
 main().catch((error) => fail((error as Error).stack ?? String(error)));

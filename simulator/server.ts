@@ -94,6 +94,7 @@ export const ADMIN_ENDPOINTS = [
   'POST   /_sim/reset',
   'GET    /_sim/daraja/c2b | PUT /_sim/daraja/c2b/{shortCode} {"externalValidation": bool}',
   'GET    /_sim/airtel/public-key',
+  'POST   /_sim/never-answers (a decision endpoint that holds the request and never answers)',
   'header X-Sim-Fault: drop, delay=MS, repeat=N, stale-after-final, corrupt-hash, foreign-ip[=IP], status-5xx[=CODE], status-5xx-times=N, status-slow=MS, token-expire-early[=MS], queue-timeout[=echo|result], late-result=MS',
 ];
 
@@ -248,7 +249,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     if (text && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    if (!res.headersSent) {
+    // A held request (never-answers) may outlive its connection: nothing to answer then.
+    if (!res.headersSent && !res.destroyed) {
       res.writeHead(reply.status, headers);
       res.end(text);
     }

@@ -14,6 +14,12 @@ import type { DarajaState } from '../daraja';
 const adminError = (status: number, message: string) =>
   new SimHttpError(status, { error: 'SIM_BAD_REQUEST', message });
 
+/**
+ * How long `/_sim/never-answers` holds a request before giving up with a 504: far beyond any deadline a
+ * caller of a decision endpoint has (Daraja's C2B validation waits 8 s), short enough not to pile up.
+ */
+export const NEVER_ANSWERS_HOLD_MS = 30_000;
+
 const ConfigPatch = z
   .object({
     approvalDelayMs: z.number().int().min(0).optional(),
@@ -133,6 +139,19 @@ export function registerAdmin(router: Router, deps: AdminDeps): void {
     return json(200, { shortCode: ctx.params.shortCode, externalValidation: parsed.data.externalValidation });
   });
   add('GET', '/daraja/c2b', () => json(200, deps.daraja.registrations()));
+  // A partner decision endpoint that accepts the request and never answers in time (e.g. the relay's C2B
+  // validation partner, to see its deadline default apply). Released with a 504 after NEVER_ANSWERS_HOLD_MS.
+  add('POST', '/never-answers', () => {
+    sim.logger.line('POST /_sim/never-answers: holding the request without answering');
+    return new Promise<Reply>((resolve) => {
+      const timer = setTimeout(
+        () => resolve(json(504, { error: 'SIM_NEVER_ANSWERS', message: 'held without an answer' })),
+        NEVER_ANSWERS_HOLD_MS,
+      );
+      // A held request must not keep a process alive that is otherwise done.
+      timer.unref();
+    });
+  });
   add('GET', '/airtel/public-key', () => ({
     status: 200,
     raw: deps.airtelPublicKeyPem,

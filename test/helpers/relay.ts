@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
+import { FileEventSink } from '../../shared/adapters/events/file-sink';
 import type { EventSink, RelayLogger } from '../../shared/domain/ports';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -36,17 +37,35 @@ export interface TestRelay extends LocalRelay {
   ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
+export interface TestRelayOptions {
+  /** Listen here instead of a free port (when the config must name the relay's own URL). */
+  port?: number;
+  /** Also append the events to this JSON-lines file, as `npm start` does. */
+  eventsFile?: string;
+}
+
 /** The real local relay (HTTP server + handlers + DynamoDB Local + stream pump) on a free port. */
-export async function startTestRelay(rawConfig: Record<string, unknown>): Promise<TestRelay> {
+export async function startTestRelay(
+  rawConfig: Record<string, unknown>,
+  options: TestRelayOptions = {},
+): Promise<TestRelay> {
   const config = parseConfig({ management: { auth: 'bearer', bearerToken: ADMIN_TOKEN }, ...rawConfig });
   const sink = new CollectingSink();
+  const file = options.eventsFile ? new FileEventSink(options.eventsFile, config.events.source) : undefined;
   const relay = await startLocalRelay({
     config,
     dynamoEndpoint: inject('dynamoEndpoint'),
     tableName: `e2e-${randomUUID()}`,
-    port: 0,
+    port: options.port ?? 0,
     log: silentLogger,
-    sink,
+    sink: file
+      ? {
+          async publish(events) {
+            await file.publish(events);
+            await sink.publish(events);
+          },
+        }
+      : sink,
     streamPollMs: 50,
   });
   const request: TestRelay['request'] = async (method, path, body, headers = {}) => {

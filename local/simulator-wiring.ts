@@ -1,0 +1,204 @@
+/**
+ * Points the provider simulator at a running relay, so that the simulator's callbacks land on the relay's
+ * configured accounts: used by `npm start -- --simulator`, by `npm run sim` (to find the Airtel app of an
+ * account) and by the relay + simulator end-to-end tests.
+ *
+ * - MoMo: the simulator's API user gets `providerCallbackHost` = the host of the relay's public base URL,
+ *   so the `X-Callback-Url` the relay hands out at registration is accepted; its target environment and
+ *   currency are those of the first MoMo account.
+ * - Airtel: one simulator app per relay Airtel account, whose callback URL is that account's callback
+ *   route, signed with the account's `callbackKey` and a hash recipe the account accepts.
+ * - Daraja: every account with a `shortCode` gets its C2B validation and confirmation URLs registered
+ *   through the simulator's own Daraja API (`c2b/v2/registerurl`, ResponseType Completed), as a partner
+ *   does on the portal; callbacks come from 196.201.214.200 (X-Forwarded-For), in the default allow-list.
+ *
+ * The relay has no outbound provider clients yet, so nothing in the relay itself is pointed at the
+ * simulator: the partner's side (`npm run sim`) uses it as the provider API.
+ */
+import type { RelayConfig, ResolvedAccount } from '../shared/config/schema';
+import { darajaRouteUrl } from '../shared/providers/daraja';
+import type { AirtelAccountSettings } from '../shared/providers/airtel/schema';
+import type { DarajaAccountSettings } from '../shared/providers/daraja/schema';
+import type { MomoAccountSettings } from '../shared/providers/momo/schema';
+import type { AirtelHashRecipe } from '../simulator/airtel/hash';
+import { type AirtelAppSeed, DEFAULTS, type SimulatorOptions } from '../simulator/options';
+
+export const DEFAULT_SIM_PORT = 4010;
+
+/** Path prefix of the simulator's own endpoints; a partner URL under it follows the simulator's port. */
+const SIM_PATH_PREFIX = '/_sim/';
+
+/** Hash recipes the simulator can sign with, in the order the wiring prefers them. */
+const SIM_RECIPES: readonly AirtelHashRecipe[] = [
+  'stringify-without-hash',
+  'stringify-transaction',
+  'raw-without-hash',
+  'header-hex',
+];
+
+function accountsOf<S>(config: RelayConfig, provider: string): (ResolvedAccount & { settings: S })[] {
+  return [...config.accounts.values()].filter((a) => a.provider === provider) as (ResolvedAccount & {
+    settings: S;
+  })[];
+}
+
+const trimSlash = (url: string) => url.replace(/\/$/, '');
+
+/**
+ * The simulator app (client id) that stands for a relay Airtel account: the simulator's default app for
+ * the first account, `sim-airtel-<account>` for the others.
+ */
+export function airtelClientIdFor(config: RelayConfig, accountId: string): string {
+  const first = accountsOf(config, 'airtel')[0];
+  return !first || first.id === accountId ? DEFAULTS.airtel.apps[0].clientId : `sim-airtel-${accountId}`;
+}
+
+/** The callback route of one relay account, path secret included. */
+export function relayRouteUrl(relayUrl: string, account: ResolvedAccount, routePath: string): string {
+  return `${trimSlash(relayUrl)}/v1/${account.provider}/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${routePath}`;
+}
+
+/**
+ * A copy of the config whose C2B partner URLs that point at a simulator endpoint (`/_sim/...`, e.g. the
+ * demo's `/_sim/never-answers`) point at the simulator actually running at `simUrl`.
+ */
+export function pointPartnerUrlsAtSimulator(config: RelayConfig, simUrl: string): RelayConfig {
+  const sim = new URL(simUrl);
+  const accounts = new Map<string, ResolvedAccount>();
+  for (const [key, account] of config.accounts) {
+    const settings = account.settings as Partial<DarajaAccountSettings>;
+    const partner = account.provider === 'daraja' ? settings.c2b?.partner : undefined;
+    if (!partner || !new URL(partner.url).pathname.startsWith(SIM_PATH_PREFIX)) {
+      accounts.set(key, account);
+      continue;
+    }
+    const url = new URL(partner.url);
+    url.protocol = sim.protocol;
+    url.host = sim.host;
+    accounts.set(key, {
+      ...account,
+      settings: { ...settings, c2b: { ...settings.c2b, partner: { ...partner, url: url.toString() } } },
+    });
+  }
+  return { ...config, accounts };
+}
+
+export interface WiredC2bRegistration {
+  account: string;
+  shortCode: string;
+  validationUrl: string;
+  confirmationUrl: string;
+}
+
+export interface SimulatorWiring {
+  /** Options for `createSimulator`; add port, host, timeScale and log as needed. */
+  options: SimulatorOptions;
+  /**
+   * Runs once the simulator listens: registers each Daraja account's C2B URLs for its short code through
+   * the simulator's Daraja API, exactly as a partner registers them. Throws when a registration is refused.
+   */
+  setup(simUrl: string): Promise<WiredC2bRegistration[]>;
+  /** One line per wired account, for a banner. */
+  describe(): string[];
+}
+
+/** What the simulator needs so that its callbacks reach the accounts of the relay listening at `relayUrl`. */
+export function simulatorWiring(relayUrl: string, config: RelayConfig): SimulatorWiring {
+  const momoAccounts = accountsOf<MomoAccountSettings>(config, 'momo');
+  const airtelAccounts = accountsOf<AirtelAccountSettings>(config, 'airtel');
+  const darajaAccounts = accountsOf<DarajaAccountSettings>(config, 'daraja').filter(
+    (a) => a.settings.shortCode,
+  );
+  const callbackHost = new URL(config.publicBaseUrl).hostname;
+  const firstMomo = momoAccounts[0]?.settings;
+
+  const airtelApps: AirtelAppSeed[] = airtelAccounts.map((account) => {
+    const s = account.settings;
+    const recipe = SIM_RECIPES.find((r) => s.hashRecipes.includes(r)) ?? 'stringify-without-hash';
+    const defaults = DEFAULTS.airtel.apps[0];
+    const clientId = airtelClientIdFor(config, account.id);
+    return {
+      clientId,
+      clientSecret: clientId === defaults.clientId ? defaults.clientSecret : `${clientId}-secret`,
+      callbackUrl: relayRouteUrl(relayUrl, account, 'callback'),
+      callbackAuth: s.hashMode !== 'off',
+      callbackKey: s.callbackKey ?? defaults.callbackKey,
+      hashRecipe: recipe,
+      messageSigning: true,
+    };
+  });
+
+  const options: SimulatorOptions = {
+    momo: {
+      apiUsers: DEFAULTS.momo.apiUsers.map((u) => ({ ...u, providerCallbackHost: callbackHost })),
+      ...(firstMomo?.targetEnvironment ? { targetEnvironment: firstMomo.targetEnvironment } : {}),
+      ...(firstMomo?.currency ? { currency: firstMomo.currency } : {}),
+    },
+    // Without an Airtel account the simulator keeps its default app (callbacks then go nowhere).
+    ...(airtelApps.length ? { airtel: { apps: airtelApps } } : {}),
+  };
+
+  const registrations: WiredC2bRegistration[] = darajaAccounts.map((account) => ({
+    account: account.id,
+    shortCode: account.settings.shortCode!,
+    validationUrl: darajaRouteUrl(relayUrl, account.id, account.pathSecret, 'c2b-validation'),
+    confirmationUrl: darajaRouteUrl(relayUrl, account.id, account.pathSecret, 'c2b-confirmation'),
+  }));
+
+  async function setup(simUrl: string): Promise<WiredC2bRegistration[]> {
+    if (registrations.length === 0) return [];
+    const base = trimSlash(simUrl);
+    const basic = Buffer.from(`${DEFAULTS.daraja.consumerKey}:${DEFAULTS.daraja.consumerSecret}`).toString(
+      'base64',
+    );
+    const tokenResponse = await fetch(`${base}/oauth/v1/generate?grant_type=client_credentials`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
+    const token = ((await tokenResponse.json()) as { access_token?: string }).access_token;
+    if (!tokenResponse.ok || !token)
+      throw new Error(`simulator refused the Daraja token request (HTTP ${tokenResponse.status})`);
+    for (const r of registrations) {
+      const response = await fetch(`${base}/mpesa/c2b/v2/registerurl`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          ShortCode: r.shortCode,
+          ResponseType: 'Completed',
+          ConfirmationURL: r.confirmationUrl,
+          ValidationURL: r.validationUrl,
+        }),
+      });
+      if (!response.ok) {
+        throw new Error(
+          `simulator refused the C2B URLs of daraja/${r.account} (HTTP ${response.status}): ${await response.text()}`,
+        );
+      }
+    }
+    return registrations;
+  }
+
+  function describe(): string[] {
+    const lines: string[] = [];
+    if (momoAccounts.length) {
+      lines.push(
+        `MoMo     API user ${DEFAULTS.momo.apiUsers[0].id}, providerCallbackHost ${callbackHost}: callbacks go to the X-Callback-Url the relay hands out (momo/${momoAccounts.map((a) => a.id).join(', momo/')})`,
+      );
+    }
+    for (const app of airtelApps) {
+      lines.push(`Airtel   app ${app.clientId} → ${app.callbackUrl} (hash ${app.hashRecipe})`);
+    }
+    for (const r of registrations) {
+      lines.push(
+        `Daraja   C2B short code ${r.shortCode} → daraja/${r.account} (${trimSlash(r.validationUrl).replace(/\/c2b\/validation$/, '/c2b/…')})`,
+      );
+    }
+    if (darajaAccounts.length || accountsOf(config, 'daraja').length) {
+      lines.push(
+        `Daraja   STK, B2C and status callbacks go to the URLs in each request; source IP ${DEFAULTS.daraja.callbackSourceIp}`,
+      );
+    }
+    return lines;
+  }
+
+  return { options, setup, describe };
+}

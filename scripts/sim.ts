@@ -1,0 +1,131 @@
+/**
+ * `npm run sim -- <provider> <scenario> [options]`: the partner's side of an integration, against a
+ * running `npm start -- --simulator`. See `npm run sim -- --help` and docs/simulator.md.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../shared/config/load';
+import { ConfigError } from '../shared/domain/errors';
+import { FaultSpecError, parseFaults } from '../simulator/core/faults';
+import { type ScenarioOptions, ScenarioError, type SimContext, type Step } from './sim/core';
+import { openEventsFile } from './sim/events';
+import { findScenario, flagOf, formatSummary, helpText, runScenario } from './sim/run';
+
+const DEMO_CONFIG = resolve(import.meta.dirname, '../local/demo-config.json');
+
+function fail(message: string): never {
+  process.stderr.write(`✖ ${message}\n`);
+  process.exit(1);
+}
+
+function printStep(step: Step, n: number): void {
+  const status = step.status === undefined ? '—' : String(step.status);
+  process.stdout.write(
+    `  ${String(n).padStart(2)}. ${step.title.padEnd(28)} ${step.method.padEnd(4)} ${step.url}\n` +
+      `      ${' '.repeat(28)} → ${status} ${step.note}\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      relay: { type: 'string' },
+      sim: { type: 'string' },
+      token: { type: 'string' },
+      config: { type: 'string' },
+      events: { type: 'string' },
+      timeout: { type: 'string' },
+      brief: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      account: { type: 'string' },
+      msisdn: { type: 'string' },
+      phone: { type: 'string' },
+      amount: { type: 'string' },
+      currency: { type: 'string' },
+      'bill-ref': { type: 'string' },
+      'party-b': { type: 'string' },
+      'short-code': { type: 'string' },
+      fault: { type: 'string' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(helpText());
+    return;
+  }
+  const [provider = '', name = '', ...extra] = positionals;
+  if (extra.length) fail(`unexpected arguments: ${extra.join(' ')} (npm run sim -- --help)`);
+  const definition = findScenario(provider, name);
+
+  const options: ScenarioOptions = {
+    account: values.account,
+    msisdn: values.msisdn,
+    phone: values.phone,
+    amount: values.amount,
+    currency: values.currency,
+    billRef: values['bill-ref'],
+    partyB: values['party-b'],
+    shortCode: values['short-code'],
+    fault: values.fault,
+  };
+  const accepted = new Set([...definition.options, 'account', 'fault']);
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && !accepted.has(key))
+      fail(
+        `${flagOf(key as keyof ScenarioOptions)} does not apply to ${provider} ${name} (npm run sim -- --help)`,
+      );
+  }
+  try {
+    parseFaults(options.fault);
+  } catch (error) {
+    if (error instanceof FaultSpecError) fail(`--fault: ${error.message}`);
+    throw error;
+  }
+  const timeoutSeconds = Number(values.timeout ?? 20);
+  if (!(timeoutSeconds > 0)) fail(`--timeout must be a positive number of seconds, got "${values.timeout}"`);
+
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(
+      values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
+      DEMO_CONFIG,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const eventsPath = resolve(values.events ?? config.local.eventsFile);
+  const events = await openEventsFile(eventsPath);
+
+  let steps = 0;
+  let dots = 0;
+  const ctx: SimContext = {
+    relayUrl: values.relay ?? 'http://localhost:3000',
+    simUrl: values.sim ?? 'http://127.0.0.1:4010',
+    adminToken: values.token ?? 'demo-admin-token',
+    config,
+    events,
+    timeoutMs: timeoutSeconds * 1000,
+    pollMs: 250,
+    onStep: (step) => printStep(step, ++steps),
+    onStarted: (started) =>
+      process.stdout.write(`\n  ${started.description}\n  expected: ${started.expectation.summary}\n\n`),
+    onProgress: () => {
+      if (dots++ === 0) process.stdout.write('  waiting for the outcome ');
+      process.stdout.write('.');
+    },
+  };
+
+  process.stdout.write(`${provider} ${name}: ${definition.title}\n\n`);
+  const result = await runScenario(ctx, provider, name, options);
+  if (dots) process.stdout.write('\n');
+  process.stdout.write(`${formatSummary(result, { raw: !values.brief, eventsLabel: eventsPath })}\n`);
+  process.exitCode = result.ok ? 0 : 1;
+}
+
+main().catch((error) => {
+  if (error instanceof ScenarioError) fail(error.message);
+  if ((error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    fail((error as Error).message);
+  fail((error as Error).stack ?? String(error));
+});

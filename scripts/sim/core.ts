@@ -1,0 +1,433 @@
+/**
+ * What every `npm run sim` scenario shares: the context (relay, simulator, config, events), HTTP calls that
+ * are recorded as steps, registration with the relay, and the expectation a scenario is checked against.
+ */
+import type { RelayConfig, ResolvedAccount } from '../../shared/config/schema';
+import type { EventEnvelope } from '../../shared/domain/events';
+import type { SimulatorInfo } from '../../simulator/server';
+import type { EventFeed } from './events';
+
+export interface SimContext {
+  /** Where the relay listens (management API and callback routes). */
+  relayUrl: string;
+  /** Where the simulator listens. */
+  simUrl: string;
+  /** The relay's management bearer token. */
+  adminToken: string;
+  /** The relay's config: accounts and their settings. */
+  config: RelayConfig;
+  events: EventFeed;
+  /** How long to wait for the outcome. */
+  timeoutMs: number;
+  /** Pause between two looks at the outcome. */
+  pollMs: number;
+  /** Called with each step as it completes. */
+  onStep?(step: Step): void;
+  /** Called once the operation is started, before waiting for its outcome. */
+  onStarted?(started: Started): void;
+  /** Called while waiting (one dot per look). */
+  onProgress?(): void;
+}
+
+export interface Step {
+  title: string;
+  method: string;
+  url: string;
+  status: number | undefined;
+  /** The interesting part of the answer, one line. */
+  note: string;
+}
+
+/** An HTTP answer; `body` is the parsed JSON, typed as what the caller expects (unchecked: read defensively). */
+export interface HttpAnswer<T = Record<string, unknown>> {
+  status: number;
+  text: string;
+  body: Partial<T> | undefined;
+}
+
+/** Thrown when a step fails in a way the scenario did not expect; the CLI prints it and exits 1. */
+export class ScenarioError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScenarioError';
+  }
+}
+
+/** Options a scenario takes from the command line; each scenario says which ones it reads. */
+export interface ScenarioOptions {
+  account?: string;
+  msisdn?: string;
+  phone?: string;
+  amount?: string;
+  currency?: string;
+  billRef?: string;
+  partyB?: string;
+  shortCode?: string;
+  fault?: string;
+}
+
+export interface ExpectedEvent {
+  type: string;
+  /** Fields of `data` that must be equal. */
+  data?: Record<string, unknown>;
+  /** Further check on `data`; returns what is wrong, or undefined. */
+  check?(data: Record<string, unknown>): string | undefined;
+}
+
+export interface Expectation {
+  /** What should happen, for people: "TransactionFailed, reason REJECTED_BY_CUSTOMER". */
+  summary: string;
+  /** Events that must be published for this transaction, each exactly once (CallbackRejected: at least once). */
+  events: ExpectedEvent[];
+  /** Event types that must not be published for this transaction. */
+  forbid?: string[];
+  /** The relay's status of the transaction at the end; undefined: not checked. */
+  status?: string;
+  /** Simulator calls for this reference (callbacks, validations, notices) to wait for before judging. */
+  deliveries?: number;
+  /** The provider refuses the request synchronously with this HTTP status: nothing is sent afterwards. */
+  refusedWith?: number;
+  /** The relay keeps no transaction for it (a rejected C2B payment): not looked up. */
+  noTransaction?: true;
+}
+
+/** What a provider module did to start a scenario; `runScenario` waits and judges from here. */
+export interface Started {
+  provider: string;
+  account: string;
+  /** The relay's reference of the transaction (MoMo X-Reference-Id, CheckoutRequestID, TransID, …). */
+  reference: string;
+  /** The simulator's id of the operation, for its callback log (usually the same as `reference`). */
+  simReference: string;
+  /** One line: what was started. */
+  description: string;
+  expectation: Expectation;
+  /** Set when the provider refused the request (see Expectation.refusedWith). */
+  refusedWith?: number;
+}
+
+export interface SimCallback {
+  kind: string;
+  method: string;
+  url: string;
+  outcome: string;
+  status?: number;
+  responseBody?: string;
+  summary?: string;
+  tags: string[];
+}
+
+export const FINAL_EVENTS = ['TransactionSucceeded', 'TransactionFailed', 'TransactionExpired'];
+
+const trim = (url: string) => url.replace(/\/$/, '');
+
+function shorten(text: string, max = 110): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * One HTTP call, recorded as a step. `note` picks what to show from the answer; by default a short
+ * rendering of the body.
+ */
+export async function httpStep<T = Record<string, unknown>>(
+  ctx: SimContext,
+  title: string,
+  method: string,
+  url: string,
+  init: { headers?: Record<string, string>; body?: string; note?: (a: HttpAnswer<T>) => string } = {},
+): Promise<HttpAnswer<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: init.headers ?? {},
+      ...(init.body === undefined ? {} : { body: init.body }),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const step = {
+      title,
+      method,
+      url,
+      status: undefined,
+      note: `no answer (${cause ?? (error as Error).message})`,
+    };
+    ctx.onStep?.(step);
+    throw new ScenarioError(
+      `${title}: ${method} ${url} got no answer (${cause ?? (error as Error).message}). Is \`npm start -- --simulator\` running? (--relay / --sim to point elsewhere)`,
+    );
+  }
+  const text = await response.text();
+  let body: Partial<T> | undefined;
+  try {
+    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    if (parsed !== null && typeof parsed === 'object') body = parsed as Partial<T>;
+  } catch {
+    // not JSON: only `text`
+  }
+  const answer: HttpAnswer<T> = { status: response.status, text, body };
+  ctx.onStep?.({
+    title,
+    method,
+    url,
+    status: response.status,
+    note: shorten(init.note ? init.note(answer) : text),
+  });
+  return answer;
+}
+
+/** A value the provider's answer must carry; fails the scenario naming it otherwise. */
+export function required<V>(value: V | null | undefined, what: string): V {
+  if (value === undefined || value === null || value === '')
+    throw new ScenarioError(`the answer carries no ${what}`);
+  return value;
+}
+
+interface TokenAnswer {
+  access_token: string;
+}
+
+/** The access token of a token answer, shortened for the step line. */
+export function tokenNote(a: HttpAnswer<TokenAnswer>): string {
+  return a.body?.access_token ? `access_token ${String(a.body.access_token).slice(0, 16)}…` : a.text;
+}
+
+/** Gets a token: the step, its status check and the token itself. */
+export async function tokenStep(
+  ctx: SimContext,
+  title: string,
+  method: string,
+  url: string,
+  init: { headers?: Record<string, string>; body?: string },
+): Promise<string> {
+  const answer = await httpStep<TokenAnswer>(ctx, title, method, url, { ...init, note: tokenNote });
+  expectStatus(answer, [200], `the ${title} request`);
+  return required(answer.body?.access_token, 'access_token');
+}
+
+/** Fails the scenario unless the answer has one of the given statuses. */
+export function expectStatus(answer: HttpAnswer<unknown>, statuses: number[], what: string): void {
+  if (!statuses.includes(answer.status)) {
+    throw new ScenarioError(`${what} answered HTTP ${answer.status}: ${shorten(answer.text, 300)}`);
+  }
+}
+
+export function simUrl(ctx: SimContext, path: string): string {
+  return `${trim(ctx.simUrl)}${path}`;
+}
+
+export function relayUrl(ctx: SimContext, path: string): string {
+  return `${trim(ctx.relayUrl)}${path}`;
+}
+
+/** The simulator's credentials and settings (`GET /_sim/info`): what a partner reads off the portal. */
+export async function simulatorInfo(ctx: SimContext): Promise<SimulatorInfo> {
+  const answer = await httpStep<SimulatorInfo>(
+    ctx,
+    'simulator credentials',
+    'GET',
+    simUrl(ctx, '/_sim/info'),
+    {
+      note: () => 'credentials, passkeys, MSISDN base',
+    },
+  );
+  expectStatus(answer, [200], 'the simulator');
+  const info = answer.body;
+  if (!info?.momo || !info.airtel || !info.daraja)
+    throw new ScenarioError('GET /_sim/info: not a simulator answer');
+  return info as SimulatorInfo;
+}
+
+export function accountOf<S = Record<string, unknown>>(
+  ctx: SimContext,
+  provider: string,
+  accountId: string | undefined,
+): ResolvedAccount & { settings: S } {
+  const id = accountId ?? 'demo';
+  const account = ctx.config.accounts.get(`${provider}/${id}`);
+  if (!account) {
+    const known = [...ctx.config.accounts.values()].filter((a) => a.provider === provider).map((a) => a.id);
+    throw new ScenarioError(
+      `the relay config has no ${provider} account "${id}" (${known.length ? `known: ${known.join(', ')}` : 'none configured'}); --config names the relay's config`,
+    );
+  }
+  return account as ResolvedAccount & { settings: S };
+}
+
+export interface Registration {
+  provider: string;
+  account: string;
+  kind: string;
+  reference: string;
+  amount?: string;
+  currency?: string;
+  msisdn?: string;
+  externalId?: string;
+}
+
+/** `POST /v1/transactions`: what the partner does right after initiating an operation with the provider. */
+export async function registerWithRelay(
+  ctx: SimContext,
+  registration: Registration,
+): Promise<{ callbackUrl?: string; status: string }> {
+  const answer = await httpStep<{ transaction: { status: string }; callbackUrl?: string }>(
+    ctx,
+    'register with the relay',
+    'POST',
+    relayUrl(ctx, '/v1/transactions'),
+    {
+      headers: { authorization: `Bearer ${ctx.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(registration),
+      note: (a) =>
+        a.body?.transaction
+          ? `${a.body.transaction.status}${a.body.callbackUrl ? `, callbackUrl ${a.body.callbackUrl}` : ''}`
+          : a.text,
+    },
+  );
+  expectStatus(answer, [200, 201], 'the relay registration');
+  return { callbackUrl: answer.body?.callbackUrl, status: answer.body?.transaction?.status ?? 'unknown' };
+}
+
+/** The relay's view of a transaction (`GET /v1/transactions/...`), or undefined when it has none. */
+export interface RelayTransactionView {
+  status: string;
+  reason: { code: string } | null;
+  history: { type: string }[];
+}
+
+export async function relayTransaction(
+  ctx: SimContext,
+  provider: string,
+  account: string,
+  reference: string,
+): Promise<RelayTransactionView | undefined> {
+  const path = `/v1/transactions/${provider}/${encodeURIComponent(account)}/${encodeURIComponent(reference)}`;
+  const response = await fetch(relayUrl(ctx, path), {
+    headers: { authorization: `Bearer ${ctx.adminToken}` },
+  });
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw new ScenarioError(`GET ${path} answered HTTP ${response.status}`);
+  const body = (await response.json()) as {
+    transaction: Omit<RelayTransactionView, 'history'>;
+    history: { type: string }[];
+  };
+  return { ...body.transaction, history: body.history };
+}
+
+/** What the simulator sent for a reference (`GET /_sim/callbacks`). */
+export async function simCallbacks(
+  ctx: SimContext,
+  provider: string,
+  reference: string,
+): Promise<SimCallback[]> {
+  const query = new URLSearchParams({ provider, reference });
+  const response = await fetch(simUrl(ctx, `/_sim/callbacks?${query}`));
+  if (!response.ok) throw new ScenarioError(`GET /_sim/callbacks answered HTTP ${response.status}`);
+  return (await response.json()) as SimCallback[];
+}
+
+/** Events of one transaction; CallbackRejected carries no reference, so those of the account count too. */
+export function eventsOfTransaction(
+  events: EventEnvelope[],
+  provider: string,
+  account: string,
+  reference: string,
+): EventEnvelope[] {
+  return events.filter((e) => {
+    const d = e.data as { provider?: string; account?: string; reference?: string };
+    if (d.provider !== provider || d.account !== account) return false;
+    return e.metadata.type === 'CallbackRejected' || d.reference === reference;
+  });
+}
+
+function matches(event: EventEnvelope, expected: ExpectedEvent): boolean {
+  if (event.metadata.type !== expected.type) return false;
+  const data = event.data as Record<string, unknown>;
+  return Object.entries(expected.data ?? {}).every(([k, v]) => JSON.stringify(data[k]) === JSON.stringify(v));
+}
+
+/**
+ * Whether an event of every expected type is there (used to stop waiting). Types only: an event with other
+ * details than expected will not be followed by the right one, and `judge` says what differs.
+ */
+export function expectedEventsArrived(events: EventEnvelope[], expectation: Expectation): boolean {
+  return expectation.events.every((x) => events.some((e) => e.metadata.type === x.type));
+}
+
+/** Everything that is wrong with the outcome; empty when it is as expected. */
+export function judge(
+  expectation: Expectation,
+  events: EventEnvelope[],
+  status: string | undefined,
+): string[] {
+  const problems: string[] = [];
+  for (const expected of expectation.events) {
+    const found = events.filter((e) => matches(e, expected));
+    const fields = expected.data ? ` with ${JSON.stringify(expected.data)}` : '';
+    if (found.length === 0) {
+      const sameType = events.filter((e) => e.metadata.type === expected.type);
+      problems.push(
+        sameType.length
+          ? `${expected.type} arrived but not${fields} (got ${JSON.stringify(pick(sameType[0]!.data, Object.keys(expected.data ?? {})))})`
+          : `no ${expected.type}${fields}`,
+      );
+      continue;
+    }
+    if (found.length > 1 && expected.type !== 'CallbackRejected') {
+      problems.push(`${found.length} ${expected.type} events, expected exactly one`);
+    }
+    const wrong = expected.check?.(found[0]!.data as Record<string, unknown>);
+    if (wrong) problems.push(`${expected.type}: ${wrong}`);
+  }
+  for (const type of expectation.forbid ?? []) {
+    const n = events.filter((e) => e.metadata.type === type).length;
+    if (n) problems.push(`unexpected ${type}${n > 1 ? ` (×${n})` : ''}`);
+  }
+  const finals = events.filter((e) => FINAL_EVENTS.includes(e.metadata.type));
+  if (finals.length > 1) {
+    problems.push(
+      `${finals.length} final events (${finals.map((e) => e.metadata.type).join(', ')}), expected at most one`,
+    );
+  }
+  if (expectation.status !== undefined && status !== expectation.status) {
+    problems.push(`the relay's transaction is ${status ?? 'unknown'}, expected ${expectation.status}`);
+  }
+  return problems;
+}
+
+function pick(data: unknown, keys: string[]): Record<string, unknown> {
+  const record = data as Record<string, unknown>;
+  return Object.fromEntries(keys.map((k) => [k, record[k]]));
+}
+
+/** A reference nobody else uses: `SIM-<time>-<random>` (letters, digits and dashes). */
+export function newReference(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36).toUpperCase()}-${Math.random().toString(36).slice(2, 7).toUpperCase()}`;
+}
+
+/** Builds the expectation for a callback-reporting operation whose simulator outcome is known. */
+export function finalExpectation(
+  eventType: 'TransactionSucceeded' | 'TransactionFailed' | 'TransactionAmbiguous',
+  what: string,
+  deliveries: number,
+  reason?: string,
+): Expectation {
+  const status = {
+    TransactionSucceeded: 'SUCCEEDED',
+    TransactionFailed: 'FAILED',
+    TransactionAmbiguous: 'AMBIGUOUS',
+  }[eventType];
+  return {
+    summary: `${what} → ${eventType}${reason ? ` (reason ${reason})` : ''}`,
+    events: [reason ? { type: eventType, check: (d) => reasonProblem(d, reason) } : { type: eventType }],
+    status,
+    deliveries,
+  };
+}
+
+function reasonProblem(data: Record<string, unknown>, reason: string): string | undefined {
+  const code = (data.reason as { code?: string } | null)?.code;
+  return code === reason ? undefined : `reason ${code ?? 'none'}, expected ${reason}`;
+}

@@ -1,0 +1,362 @@
+/**
+ * `npm run sim -- daraja stk | c2b | b2c`: Daraja operations as a partner integration does them, against
+ * the simulator's Daraja API, with the relay's routes as callback URLs.
+ */
+import { darajaRouteUrl } from '../../shared/providers/daraja';
+import type { DarajaAccountSettings } from '../../shared/providers/daraja/schema';
+import { parseFaults } from '../../simulator/core/faults';
+import { darajaTimestamp } from '../../simulator/core/ids';
+import type { C2bOutcome } from '../../simulator/daraja/c2b';
+import { b2cOutcome, stkOutcome } from '../../simulator/daraja/outcomes';
+import type { SimulatorInfo } from '../../simulator/server';
+import {
+  accountOf,
+  type Expectation,
+  type ExpectedEvent,
+  expectStatus,
+  finalExpectation,
+  httpStep,
+  newReference,
+  registerWithRelay,
+  required,
+  type ScenarioOptions,
+  ScenarioError,
+  type SimContext,
+  type Started,
+  simulatorInfo,
+  simUrl,
+  tokenStep,
+} from './core';
+import { withFaults } from './faults';
+
+export const DARAJA_PHONE = '254708374149';
+export const STK_CANCELLING_PHONE = '254708371032';
+export const STK_UNREACHABLE_PHONE = '254708371037';
+export const B2C_QUEUE_TIMEOUT_PARTY_B = '254708370408';
+/** The public sandbox's STK short code (the one its passkey belongs to). */
+export const STK_SHORT_CODE = '174379';
+
+const STK_REASONS: Record<string, string> = { '1032': 'REJECTED_BY_CUSTOMER', '1037': 'UNREACHABLE' };
+
+async function darajaToken(ctx: SimContext, info: SimulatorInfo): Promise<string> {
+  const basic = Buffer.from(`${info.daraja.consumerKey}:${info.daraja.consumerSecret}`).toString('base64');
+  return tokenStep(
+    ctx,
+    'Daraja OAuth token',
+    'GET',
+    simUrl(ctx, '/oauth/v1/generate?grant_type=client_credentials'),
+    {
+      headers: { authorization: `Basic ${basic}` },
+    },
+  );
+}
+
+function darajaHeaders(token: string, fault: string | undefined): Record<string, string> {
+  return {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    ...(fault ? { 'x-sim-fault': fault } : {}),
+  };
+}
+
+// ---- STK push --------------------------------------------------------------------------------------
+
+function stkExpectation(phone: string): Expectation {
+  const outcome = stkOutcome(phone);
+  const what = `phone ${phone} (ResultCode ${outcome.resultCode} "${outcome.resultDesc}")`;
+  return outcome.resultCode === 0
+    ? finalExpectation('TransactionSucceeded', what, 1)
+    : finalExpectation('TransactionFailed', what, 1, STK_REASONS[String(outcome.resultCode)]);
+}
+
+export async function darajaStk(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<DarajaAccountSettings>(ctx, 'daraja', options.account);
+  const info = await simulatorInfo(ctx);
+  const shortCode = options.shortCode ?? STK_SHORT_CODE;
+  const passkey = info.daraja.passkeys[shortCode];
+  if (!passkey) {
+    throw new ScenarioError(
+      `the simulator has no STK passkey for short code ${shortCode} (it has ${Object.keys(info.daraja.passkeys).join(', ')})`,
+    );
+  }
+  const phone = options.phone ?? DARAJA_PHONE;
+  const amount = options.amount ?? '1';
+  const expectation = withFaults(stkExpectation(phone), parseFaults(options.fault), 'daraja', 'stk');
+  const token = await darajaToken(ctx, info);
+
+  const timestamp = darajaTimestamp();
+  const callbackUrl = darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'stk');
+  const push = await httpStep<{ CheckoutRequestID: string; ResponseDescription: string }>(
+    ctx,
+    'STK push',
+    'POST',
+    simUrl(ctx, '/mpesa/stkpush/v1/processrequest'),
+    {
+      headers: darajaHeaders(token, options.fault),
+      body: JSON.stringify({
+        BusinessShortCode: shortCode,
+        Password: Buffer.from(`${shortCode}${passkey}${timestamp}`).toString('base64'),
+        Timestamp: timestamp,
+        TransactionType: 'CustomerPayBillOnline',
+        Amount: Number(amount),
+        PartyA: phone,
+        PartyB: shortCode,
+        PhoneNumber: phone,
+        CallBackURL: callbackUrl,
+        AccountReference: 'SIM-ORDER',
+        TransactionDesc: 'Sim payment',
+      }),
+      note: (a) =>
+        a.body?.CheckoutRequestID
+          ? `${a.body.ResponseDescription} (CheckoutRequestID ${a.body.CheckoutRequestID}, CallBackURL ${callbackUrl})`
+          : a.text,
+    },
+  );
+  expectStatus(push, [200], 'the STK push');
+  const reference = required(push.body?.CheckoutRequestID, 'CheckoutRequestID');
+
+  // The CheckoutRequestID is known only now; a callback faster than this is adopted by the registration.
+  await registerWithRelay(ctx, {
+    provider: 'daraja',
+    account: account.id,
+    kind: 'stk',
+    reference,
+    amount,
+    currency: account.settings.currency,
+    msisdn: phone,
+  });
+
+  return {
+    provider: 'daraja',
+    account: account.id,
+    reference,
+    simReference: reference,
+    description: `Daraja STK push ${amount} ${account.settings.currency} to ${phone} (short code ${shortCode})`,
+    expectation,
+  };
+}
+
+// ---- B2C -------------------------------------------------------------------------------------------
+
+function b2cExpectation(partyB: string): Expectation {
+  const outcome = b2cOutcome(partyB);
+  const what = `PartyB ${partyB}`;
+  if (outcome.type === 'success') return finalExpectation('TransactionSucceeded', `${what} (paid)`, 1);
+  if (outcome.type === 'failure')
+    return finalExpectation('TransactionFailed', `${what} (ResultCode ${outcome.resultCode})`, 1);
+  return {
+    ...finalExpectation('TransactionAmbiguous', `${what} (queue timeout, no result)`, 1, 'TIMED_OUT'),
+  };
+}
+
+export async function darajaB2c(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<DarajaAccountSettings>(ctx, 'daraja', options.account);
+  const info = await simulatorInfo(ctx);
+  const partyA = options.shortCode ?? account.settings.shortCode ?? '600638';
+  const partyB = options.partyB ?? DARAJA_PHONE;
+  const amount = options.amount ?? '10';
+  const expectation = withFaults(b2cExpectation(partyB), parseFaults(options.fault), 'daraja', 'b2c');
+  const token = await darajaToken(ctx, info);
+
+  // B2C v3 takes the partner's OriginatorConversationID, so the reference is known before the request.
+  const reference = newReference('SIM-B2C');
+  const { callbackUrl } = await registerWithRelay(ctx, {
+    provider: 'daraja',
+    account: account.id,
+    kind: 'b2c',
+    reference,
+    amount,
+    currency: account.settings.currency,
+    msisdn: partyB,
+  });
+  const resultUrl = callbackUrl ?? darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'b2c-result');
+  const timeoutUrl = resultUrl.replace(/\/b2c\/result$/, '/b2c/timeout');
+  const payment = await httpStep<{ ConversationID: string; ResponseDescription: string }>(
+    ctx,
+    'B2C payment request',
+    'POST',
+    simUrl(ctx, '/mpesa/b2c/v3/paymentrequest'),
+    {
+      headers: darajaHeaders(token, options.fault),
+      body: JSON.stringify({
+        OriginatorConversationID: reference,
+        InitiatorName: 'testapi',
+        SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
+        CommandID: 'BusinessPayment',
+        Amount: Number(amount),
+        PartyA: partyA,
+        PartyB: partyB,
+        Remarks: 'Simulated payout',
+        QueueTimeOutURL: timeoutUrl,
+        ResultURL: resultUrl,
+        Occassion: 'npm run sim',
+      }),
+      note: (a) =>
+        a.body?.ConversationID
+          ? `${a.body.ResponseDescription} (ConversationID ${a.body.ConversationID})`
+          : a.text,
+    },
+  );
+  expectStatus(payment, [200], 'the B2C payment request');
+
+  return {
+    provider: 'daraja',
+    account: account.id,
+    reference,
+    simReference: reference,
+    description: `Daraja B2C ${amount} ${account.settings.currency} from ${partyA} to ${partyB}`,
+    expectation,
+  };
+}
+
+// ---- C2B -------------------------------------------------------------------------------------------
+
+interface C2bPrediction {
+  decision: 'accept' | 'reject';
+  resultCode: string;
+  because: string;
+  deadlineApplied?: boolean;
+}
+
+/**
+ * What the account's validation rules should answer (the partner's expectation, from the same settings the
+ * relay reads): short code, MSISDN prefix, amount range, bill-reference pattern, and a partner endpoint
+ * on the simulator's never-answers path (→ the deadline default). Undefined when it cannot be told.
+ */
+export function predictC2b(
+  settings: DarajaAccountSettings,
+  input: { shortCode: string; msisdn: string; amount: number; billRef: string },
+): C2bPrediction | undefined {
+  const c2b = settings.c2b;
+  if (settings.shortCode && input.shortCode !== settings.shortCode)
+    return { decision: 'reject', resultCode: 'C2B00015', because: 'another short code' };
+  // The MSISDN arrives masked (25470****149): only its first five digits can be checked.
+  const visible = input.msisdn.slice(0, 5);
+  if (c2b.msisdnPrefixes && !c2b.msisdnPrefixes.some((p) => visible.startsWith(p.slice(0, visible.length))))
+    return { decision: 'reject', resultCode: 'C2B00011', because: 'MSISDN prefix not allowed' };
+  if (
+    !(input.amount > 0) ||
+    (c2b.minAmount !== undefined && input.amount < c2b.minAmount) ||
+    (c2b.maxAmount !== undefined && input.amount > c2b.maxAmount)
+  ) {
+    return {
+      decision: 'reject',
+      resultCode: 'C2B00013',
+      because: `amount outside ${c2b.minAmount ?? 0}–${c2b.maxAmount ?? '∞'}`,
+    };
+  }
+  if (c2b.billRefPattern && !new RegExp(`^(?:${c2b.billRefPattern})$`).test(input.billRef.trim()))
+    return {
+      decision: 'reject',
+      resultCode: 'C2B00012',
+      because: `bill reference not /${c2b.billRefPattern}/`,
+    };
+  if (c2b.knownAccounts) return undefined;
+  if (c2b.partner) {
+    if (!new URL(c2b.partner.url).pathname.startsWith('/_sim/never-answers')) return undefined;
+    const accept = c2b.defaultDecision === 'accept';
+    return {
+      decision: c2b.defaultDecision,
+      resultCode: accept ? '0' : c2b.defaultRejectCode,
+      because: `the partner endpoint never answers: the account default after ${c2b.deadlineMs} ms`,
+      deadlineApplied: true,
+    };
+  }
+  return { decision: 'accept', resultCode: '0', because: 'every rule passes' };
+}
+
+function c2bExpectation(prediction: C2bPrediction | undefined, what: string): Expectation {
+  if (!prediction) {
+    return {
+      summary: `${what} → C2BValidationDecided (decision not predictable from the settings)`,
+      events: [{ type: 'C2BValidationDecided' }],
+    };
+  }
+  const decided: ExpectedEvent = {
+    type: 'C2BValidationDecided',
+    data: {
+      decision: prediction.decision,
+      resultCode: prediction.resultCode,
+      ...(prediction.deadlineApplied ? { deadlineApplied: true } : {}),
+    },
+    check: (d) =>
+      typeof d.elapsedMs === 'number' && typeof d.deadlineMs === 'number' && d.elapsedMs > d.deadlineMs
+        ? `answered after ${d.elapsedMs} ms, beyond its ${d.deadlineMs} ms deadline`
+        : undefined,
+  };
+  const decision = `${prediction.decision}${prediction.decision === 'reject' ? ` ${prediction.resultCode}` : ''}`;
+  if (prediction.decision === 'accept') {
+    return {
+      summary: `${what}: ${prediction.because} → C2BValidationDecided ${decision}${prediction.deadlineApplied ? ' (deadlineApplied)' : ''}, then the confirmation → TransactionSucceeded (c2b)`,
+      events: [decided, { type: 'TransactionSucceeded', data: { kind: 'c2b' } }],
+      status: 'SUCCEEDED',
+      deliveries: 2,
+    };
+  }
+  return {
+    summary: `${what}: ${prediction.because} → C2BValidationDecided ${decision}${prediction.deadlineApplied ? ' (deadlineApplied)' : ''}, no confirmation`,
+    events: [decided],
+    forbid: ['TransactionSucceeded'],
+    deliveries: 1,
+    noTransaction: true,
+  };
+}
+
+export async function darajaC2b(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<DarajaAccountSettings>(ctx, 'daraja', options.account);
+  const shortCode = account.settings.shortCode;
+  if (!shortCode) {
+    throw new ScenarioError(
+      `daraja/${account.id} has no shortCode in the relay config: C2B payments are routed by short code`,
+    );
+  }
+  const info = await simulatorInfo(ctx);
+  const msisdn = options.msisdn ?? DARAJA_PHONE;
+  const amount = options.amount ?? '100';
+  const billRef = options.billRef ?? 'ACC-001';
+  const what = `pay bill ${shortCode}, ${amount} ${account.settings.currency}, bill ref "${billRef}"`;
+  const expectation = c2bExpectation(
+    predictC2b(account.settings, { shortCode, msisdn, amount: Number(amount), billRef }),
+    what,
+  );
+  const token = await darajaToken(ctx, info);
+
+  const started = Date.now();
+  const simulate = await httpStep<{ SimulatorOutcome: C2bOutcome }>(
+    ctx,
+    'C2B payment (simulate)',
+    'POST',
+    simUrl(ctx, '/mpesa/c2b/v1/simulate'),
+    {
+      headers: darajaHeaders(token, options.fault),
+      body: JSON.stringify({
+        ShortCode: shortCode,
+        CommandID: 'CustomerPayBillOnline',
+        Amount: Number(amount),
+        Msisdn: msisdn,
+        BillRefNumber: billRef,
+      }),
+      note: (a) => {
+        const o = a.body?.SimulatorOutcome;
+        if (!o) return a.text;
+        return `TransID ${o.TransID}: validation ${o.validation}${o.validationResultCode ? ` (ResultCode ${o.validationResultCode})` : ''}, confirmation ${o.confirmation} — ${Date.now() - started} ms`;
+      },
+    },
+  );
+  expectStatus(simulate, [200], 'the C2B simulate call');
+  const outcome = required(simulate.body?.SimulatorOutcome, 'SimulatorOutcome');
+  if (outcome.validation === 'skipped') {
+    throw new ScenarioError(
+      `the simulator has no validation URL for short code ${shortCode}: is it wired to this relay (\`npm start -- --simulator\`)?`,
+    );
+  }
+
+  return {
+    provider: 'daraja',
+    account: account.id,
+    reference: outcome.TransID,
+    simReference: outcome.TransID,
+    description: `Daraja C2B ${what}, from ${msisdn}`,
+    expectation,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * How a `--fault` (the simulator's X-Sim-Fault header) changes what a scenario should produce. Covered:
+ * repeat, delay, drop, stale-after-final, corrupt-hash (Airtel) and foreign-ip (Daraja STK and B2C);
+ * other faults are sent as given and the expectation stays the one without faults.
+ */
+import type { FaultSet } from '../../simulator/core/faults';
+import { type Expectation, FINAL_EVENTS } from './core';
+
+const NO_OUTCOME = [...FINAL_EVENTS, 'TransactionAmbiguous'];
+
+export function withFaults(
+  expectation: Expectation,
+  faults: FaultSet,
+  provider: 'momo' | 'airtel' | 'daraja',
+  kind: string,
+): Expectation {
+  if (expectation.refusedWith !== undefined || expectation.deliveries === undefined) return expectation;
+  let x: Expectation = { ...expectation };
+  if (faults.drop) {
+    return {
+      summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped: no event, the transaction stays PENDING`,
+      events: [],
+      forbid: NO_OUTCOME,
+      status: 'PENDING',
+      deliveries: 1,
+    };
+  }
+  if (faults.corruptHash && provider === 'airtel') {
+    x = {
+      summary: `${x.summary.replace(/ →.*$/, '')} with a forged hash → 401, CallbackRejected, the transaction stays PENDING`,
+      events: [{ type: 'CallbackRejected', data: { errorCode: 'UNAUTHORIZED', httpStatus: 401 } }],
+      forbid: NO_OUTCOME,
+      status: 'PENDING',
+      deliveries: x.deliveries,
+    };
+  }
+  if (faults.foreignIp && provider === 'daraja' && kind !== 'c2b') {
+    x = {
+      summary: `${x.summary.replace(/ →.*$/, '')} from an address outside the allow-list → 403, CallbackRejected, stays PENDING`,
+      events: [{ type: 'CallbackRejected', data: { errorCode: 'FORBIDDEN_SOURCE', httpStatus: 403 } }],
+      forbid: NO_OUTCOME,
+      status: 'PENDING',
+      deliveries: x.deliveries,
+    };
+  }
+  if (faults.repeat && faults.repeat > 1) {
+    x.deliveries = (x.deliveries ?? 1) * faults.repeat;
+    x.summary += ` — callback sent ${faults.repeat} times, still one event`;
+  }
+  if (faults.staleAfterFinal) {
+    x.deliveries = (x.deliveries ?? 0) + 1;
+    x.summary += ' — then a stale status';
+  }
+  return x;
+}

@@ -1,0 +1,131 @@
+/**
+ * `npm run sim -- momo pay`: a MoMo request-to-pay, as a partner integration does it: a collection token,
+ * registration with the relay (whose answer is the X-Callback-Url), then the request with X-Reference-Id.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MomoAccountSettings } from '../../shared/providers/momo/schema';
+import { parseFaults } from '../../simulator/core/faults';
+import { outcomeBehaviour, sandboxOutcome } from '../../simulator/momo/outcomes';
+import { DEFAULTS } from '../../simulator/options';
+import {
+  accountOf,
+  type Expectation,
+  expectStatus,
+  finalExpectation,
+  httpStep,
+  registerWithRelay,
+  required,
+  type ScenarioOptions,
+  type SimContext,
+  type Started,
+  simulatorInfo,
+  simUrl,
+  tokenStep,
+} from './core';
+import { withFaults } from './faults';
+
+/** Not in the sandbox outcome table: pays. */
+export const MOMO_PAYING_MSISDN = '46733123499';
+const base = Number(DEFAULTS.momo.sandboxMsisdnBase);
+export const MOMO_REJECTING_MSISDN = String(base + 1);
+export const MOMO_EXPIRING_MSISDN = String(base + 2);
+
+/** The relay's reason for the sandbox outcomes the scenarios document. */
+const REASONS: Record<string, string> = {
+  APPROVAL_REJECTED: 'REJECTED_BY_CUSTOMER',
+  EXPIRED: 'TIMED_OUT',
+};
+
+function expectationFor(msisdn: string, sandboxBase: string): Expectation {
+  const outcome = sandboxOutcome('requesttopay', msisdn, sandboxBase);
+  const behaviour = outcomeBehaviour(outcome, 'payer');
+  const what = `payer ${msisdn} (sandbox outcome ${outcome})`;
+  switch (behaviour.type) {
+    case 'success':
+    case 'delayed':
+      return finalExpectation('TransactionSucceeded', what, 1);
+    case 'failed':
+    case 'ongoing':
+      return finalExpectation('TransactionFailed', what, 1, REASONS[behaviour.code]);
+    case 'sync-error':
+      return {
+        summary: `${what} → MoMo refuses the request (HTTP ${behaviour.status} ${behaviour.code}): no callback, the transaction stays PENDING`,
+        events: [],
+        forbid: ['TransactionSucceeded', 'TransactionFailed', 'TransactionAmbiguous'],
+        status: 'PENDING',
+        refusedWith: behaviour.status,
+      };
+  }
+}
+
+export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<MomoAccountSettings>(ctx, 'momo', options.account);
+  const info = await simulatorInfo(ctx);
+  const user = required(info.momo.apiUsers[0], 'MoMo API user');
+  const subscriptionKey = info.momo.collectionSubscriptionKeys.primary;
+  const msisdn = options.msisdn ?? MOMO_PAYING_MSISDN;
+  const amount = options.amount ?? '100';
+  const currency = options.currency ?? account.settings.currency ?? info.momo.currency;
+  const faults = parseFaults(options.fault);
+  const expectation = withFaults(
+    expectationFor(msisdn, info.momo.sandboxMsisdnBase),
+    faults,
+    'momo',
+    'requesttopay',
+  );
+
+  const token = await tokenStep(ctx, 'MoMo collection token', 'POST', simUrl(ctx, '/collection/token/'), {
+    headers: {
+      authorization: `Basic ${Buffer.from(`${user.id}:${user.apiKey ?? ''}`).toString('base64')}`,
+      'ocp-apim-subscription-key': subscriptionKey,
+    },
+  });
+
+  const reference = randomUUID();
+  const { callbackUrl } = await registerWithRelay(ctx, {
+    provider: 'momo',
+    account: account.id,
+    kind: 'requesttopay',
+    reference,
+    amount,
+    currency,
+    msisdn,
+    externalId: `sim-order-${reference.slice(0, 8)}`,
+  });
+
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    'ocp-apim-subscription-key': subscriptionKey,
+    'x-reference-id': reference,
+    'x-target-environment': info.momo.targetEnvironment,
+    'content-type': 'application/json',
+  };
+  if (callbackUrl) headers['x-callback-url'] = callbackUrl;
+  if (options.fault) headers['x-sim-fault'] = options.fault;
+  const rtp = await httpStep(ctx, 'request to pay', 'POST', simUrl(ctx, '/collection/v1_0/requesttopay'), {
+    headers,
+    body: JSON.stringify({
+      amount,
+      currency,
+      externalId: `sim-order-${reference.slice(0, 8)}`,
+      payer: { partyIdType: 'MSISDN', partyId: msisdn },
+      payerMessage: 'Simulated order',
+      payeeNote: 'npm run sim',
+    }),
+    note: (a) =>
+      a.status === 202
+        ? `accepted (X-Reference-Id ${reference}${options.fault ? `, X-Sim-Fault ${options.fault}` : ''})`
+        : a.text,
+  });
+  if (expectation.refusedWith === undefined) expectStatus(rtp, [202], 'the request to pay');
+
+  return {
+    provider: 'momo',
+    account: account.id,
+    reference,
+    simReference: reference,
+    description: `MoMo request-to-pay ${amount} ${currency} from ${msisdn}`,
+    expectation,
+    ...(rtp.status === 202 ? {} : { refusedWith: rtp.status }),
+  };
+}

@@ -1,0 +1,357 @@
+/**
+ * The scenarios of `npm run sim`, how one is run (start it, wait for its outcome, judge it) and how the
+ * result is printed. The CLI (scripts/sim.ts) and the end-to-end tests both go through `runScenario`.
+ */
+import type { EventEnvelope } from '../../shared/domain/events';
+import { summarizeEvent } from '../../shared/domain/outbox';
+import { DEFAULTS } from '../../simulator/options';
+import { AIRTEL_FAILING_MSISDN, airtelPay } from './airtel';
+import {
+  eventsOfTransaction,
+  expectedEventsArrived,
+  judge,
+  relayTransaction,
+  type ScenarioOptions,
+  ScenarioError,
+  type SimCallback,
+  type SimContext,
+  type Started,
+  simCallbacks,
+} from './core';
+import {
+  B2C_QUEUE_TIMEOUT_PARTY_B,
+  darajaB2c,
+  darajaC2b,
+  darajaStk,
+  STK_CANCELLING_PHONE,
+  STK_UNREACHABLE_PHONE,
+} from './daraja';
+import type { FeedEvent } from './events';
+import { MOMO_EXPIRING_MSISDN, MOMO_REJECTING_MSISDN, momoPay } from './momo';
+
+type OptionName = keyof ScenarioOptions;
+
+export interface ScenarioDefinition {
+  provider: 'momo' | 'airtel' | 'daraja';
+  name: string;
+  /** What it does, one line. */
+  title: string;
+  /** Options it reads (besides --account, --fault). */
+  options: OptionName[];
+  start(ctx: SimContext, options: ScenarioOptions): Promise<Started>;
+}
+
+export const SCENARIOS: readonly ScenarioDefinition[] = [
+  {
+    provider: 'momo',
+    name: 'pay',
+    title: 'request-to-pay (collection); the payer MSISDN picks the sandbox outcome',
+    options: ['msisdn', 'amount', 'currency'],
+    start: momoPay,
+  },
+  {
+    provider: 'airtel',
+    name: 'pay',
+    title: 'signed push payment; the last three digits of the MSISDN pick the outcome',
+    options: ['msisdn', 'amount', 'currency'],
+    start: airtelPay,
+  },
+  {
+    provider: 'daraja',
+    name: 'stk',
+    title: 'STK push (Lipa na M-Pesa online); the last four digits of the phone pick the ResultCode',
+    options: ['phone', 'amount', 'shortCode'],
+    start: darajaStk,
+  },
+  {
+    provider: 'daraja',
+    name: 'c2b',
+    title: "customer pays the account's short code: validation by the relay, then confirmation",
+    options: ['msisdn', 'amount', 'billRef'],
+    start: darajaC2b,
+  },
+  {
+    provider: 'daraja',
+    name: 'b2c',
+    title: 'payout (B2C v3) with ResultURL and QueueTimeOutURL on the relay; PartyB picks the outcome',
+    options: ['partyB', 'amount', 'shortCode'],
+    start: darajaB2c,
+  },
+];
+
+/** The documented examples: `--help`, docs/simulator.md and the end-to-end tests use this list. */
+export interface Example {
+  args: string[];
+  what: string;
+  produces: string;
+}
+
+const base = DEFAULTS.momo.sandboxMsisdnBase;
+export const EXAMPLES: readonly Example[] = [
+  { args: ['momo', 'pay'], what: 'paid', produces: 'TransactionSucceeded' },
+  {
+    args: ['momo', 'pay', '--msisdn', MOMO_REJECTING_MSISDN],
+    what: `payer rejects (base ${base} + 1)`,
+    produces: 'TransactionFailed, reason REJECTED_BY_CUSTOMER',
+  },
+  {
+    args: ['momo', 'pay', '--msisdn', MOMO_EXPIRING_MSISDN],
+    what: 'approval expired (base + 2)',
+    produces: 'TransactionFailed, reason TIMED_OUT',
+  },
+  {
+    args: ['momo', 'pay', '--fault', 'repeat=3'],
+    what: 'the callback arrives 3 times',
+    produces: 'one TransactionSucceeded',
+  },
+  { args: ['airtel', 'pay'], what: 'paid (TS)', produces: 'TransactionSucceeded' },
+  {
+    args: ['airtel', 'pay', '--msisdn', AIRTEL_FAILING_MSISDN],
+    what: 'insufficient funds (…901, TF)',
+    produces: 'TransactionFailed, reason INSUFFICIENT_FUNDS',
+  },
+  {
+    args: ['airtel', 'pay', '--fault', 'corrupt-hash'],
+    what: 'forged callback hash',
+    produces: 'CallbackRejected (401), transaction stays PENDING',
+  },
+  { args: ['daraja', 'stk'], what: 'paid', produces: 'TransactionSucceeded' },
+  {
+    args: ['daraja', 'stk', '--phone', STK_CANCELLING_PHONE],
+    what: 'cancelled by the customer (…1032)',
+    produces: 'TransactionFailed, reason REJECTED_BY_CUSTOMER',
+  },
+  {
+    args: ['daraja', 'stk', '--phone', STK_UNREACHABLE_PHONE],
+    what: 'phone unreachable, prompt timed out (…1037)',
+    produces: 'TransactionFailed, reason UNREACHABLE',
+  },
+  {
+    args: ['daraja', 'c2b', '--bill-ref', 'ACC-001', '--amount', '100'],
+    what: 'accepted by the rules',
+    produces: 'C2BValidationDecided accept + TransactionSucceeded (c2b)',
+  },
+  {
+    args: ['daraja', 'c2b', '--amount', '999999'],
+    what: 'rejected by the amount rule',
+    produces: 'C2BValidationDecided reject C2B00013, no confirmation',
+  },
+  {
+    args: ['daraja', 'c2b', '--account', 'demo-slow'],
+    what: 'partner decision endpoint never answers',
+    produces: 'C2BValidationDecided accept, deadlineApplied + TransactionSucceeded',
+  },
+  { args: ['daraja', 'b2c'], what: 'payout paid', produces: 'TransactionSucceeded' },
+  {
+    args: ['daraja', 'b2c', '--party-b', B2C_QUEUE_TIMEOUT_PARTY_B],
+    what: 'queue timeout (…0408), no result',
+    produces: 'TransactionAmbiguous, reason TIMED_OUT',
+  },
+];
+
+export function findScenario(provider: string, name: string): ScenarioDefinition {
+  const found = SCENARIOS.find((s) => s.provider === provider && s.name === name);
+  if (!found) {
+    throw new ScenarioError(
+      `unknown scenario "${[provider, name].filter(Boolean).join(' ')}"; scenarios: ${SCENARIOS.map((s) => `${s.provider} ${s.name}`).join(', ')} (npm run sim -- --help)`,
+    );
+  }
+  return found;
+}
+
+export interface ScenarioResult {
+  started: Started;
+  ok: boolean;
+  /** What is wrong; empty when ok. */
+  problems: string[];
+  /** Events of this transaction published since the scenario began (CallbackRejected: of the account). */
+  events: FeedEvent[];
+  transaction: Awaited<ReturnType<typeof relayTransaction>>;
+  /** What the simulator sent for this reference. */
+  callbacks: SimCallback[];
+  waitedMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs one scenario: start it, wait (bounded) for its outcome, let the relay publish, judge. */
+export async function runScenario(
+  ctx: SimContext,
+  provider: string,
+  name: string,
+  options: ScenarioOptions = {},
+): Promise<ScenarioResult> {
+  const definition = findScenario(provider, name);
+  const started = await definition.start(ctx, options);
+  ctx.onStarted?.(started);
+  const x = started.expectation;
+  const mine = (feed: FeedEvent[]) => {
+    const envelopes = eventsOfTransaction(
+      feed.map((f) => f.envelope),
+      started.provider,
+      started.account,
+      started.reference,
+    );
+    return feed.filter((f) => envelopes.includes(f.envelope));
+  };
+
+  const arrived = async () =>
+    expectedEventsArrived(
+      mine(await ctx.events.read()).map((f) => f.envelope),
+      x,
+    );
+  const sentSoFar = async () =>
+    x.deliveries ? (await simCallbacks(ctx, started.provider, started.simReference)).length : 0;
+
+  const begun = Date.now();
+  let timedOut = false;
+  while (x.refusedWith === undefined) {
+    const allSent = (await sentSoFar()) >= (x.deliveries ?? 0);
+    if (allSent && (await arrived())) break;
+    // The relay has answered everything the simulator will send, and it stores before it answers: once
+    // its stream is published, what is there is the outcome (waiting longer would not change it).
+    if (x.deliveries && allSent) {
+      await ctx.events.settle();
+      if (await arrived()) continue;
+      break;
+    }
+    if (Date.now() - begun >= ctx.timeoutMs) {
+      timedOut = true;
+      break;
+    }
+    ctx.onProgress?.();
+    await sleep(ctx.pollMs);
+  }
+  const waitedMs = Date.now() - begun;
+  // Whatever else the relay wrote by now (a duplicate's event, an orphan notice) is published too.
+  await ctx.events.settle();
+  const events = mine(await ctx.events.read());
+  const transaction = x.noTransaction
+    ? undefined
+    : await relayTransaction(ctx, started.provider, started.account, started.reference);
+  const callbacks = await simCallbacks(ctx, started.provider, started.simReference);
+
+  const problems = judge(
+    x,
+    events.map((e) => e.envelope),
+    transaction?.status,
+  );
+  if (x.refusedWith !== undefined && started.refusedWith !== x.refusedWith) {
+    problems.unshift(
+      `expected the provider to refuse the request with HTTP ${x.refusedWith}, it answered ${started.refusedWith ?? 'with success'}`,
+    );
+  }
+  if (timedOut) {
+    const sent = x.deliveries ? `, ${callbacks.length}/${x.deliveries} simulator calls sent` : '';
+    problems.unshift(`gave up after ${Math.round(ctx.timeoutMs / 1000)} s (--timeout)${sent}`);
+  }
+  return { started, ok: problems.length === 0, problems, events, transaction, callbacks, waitedMs };
+}
+
+// ---- printing ----------------------------------------------------------------------------------------
+
+export function formatSummary(
+  result: ScenarioResult,
+  options: { raw: boolean; eventsLabel: string },
+): string {
+  const { started, events, transaction, callbacks } = result;
+  const lines: string[] = [];
+  lines.push(`  waited ${(result.waitedMs / 1000).toFixed(1)} s`);
+  lines.push('', `Simulator calls for ${started.simReference}:`);
+  if (callbacks.length === 0) lines.push('  (none)');
+  for (const c of callbacks) {
+    const tags = c.tags.length ? ` [${c.tags.join(', ')}]` : '';
+    lines.push(`  ${c.kind} ${c.summary ?? ''}${tags}: ${c.method} ${c.url}`);
+    const body = (c.responseBody ?? '').replace(/\s+/g, ' ').slice(0, 140);
+    lines.push(`    → ${c.status ?? c.outcome} ${body}`);
+  }
+  lines.push('', `Relay transaction ${started.provider}/${started.account}/${started.reference}:`);
+  if (!transaction && started.expectation.noTransaction)
+    lines.push('  (none: a payment the validation rejected never becomes a transaction)');
+  else if (!transaction) lines.push('  (none: the relay has no transaction for this reference)');
+  else {
+    const history = transaction.history.map((h) => h.type).join(', ');
+    lines.push(
+      `  status ${transaction.status}${transaction.reason ? `, reason ${transaction.reason.code}` : ''}; history: ${history}`,
+    );
+  }
+  lines.push('', `New events in ${options.eventsLabel}:`);
+  if (events.length === 0) lines.push('  (none)');
+  for (const e of events) {
+    lines.push(`  ${summarizeEvent(e.envelope)}${details(e.envelope)}`);
+    if (options.raw) lines.push(`    ${e.line}`);
+  }
+  lines.push('');
+  if (result.ok) lines.push(`✔ as expected: ${started.expectation.summary}`);
+  else {
+    lines.push(`✖ not as expected: ${started.expectation.summary}`);
+    for (const p of result.problems) lines.push(`  - ${p}`);
+  }
+  return lines.join('\n');
+}
+
+/** What the one-line summary leaves out of the events whose point is in their details. */
+function details(event: EventEnvelope): string {
+  const d = event.data as Record<string, unknown>;
+  if (event.metadata.type === 'C2BValidationDecided') {
+    return ` resultCode=${d.resultCode} rule=${d.rule} deadlineApplied=${d.deadlineApplied} elapsedMs=${d.elapsedMs}/${d.deadlineMs}`;
+  }
+  if (event.metadata.type === 'CallbackRejected') return ` httpStatus=${d.httpStatus} route=${d.route}`;
+  return '';
+}
+
+export function helpText(): string {
+  return [
+    'npm run sim -- <provider> <scenario> [options]',
+    '',
+    'The partner side of an integration, against `npm start -- --simulator`: gets a provider token from the',
+    'simulator, initiates the operation with its provider API, registers the transaction with the relay,',
+    'waits for the outcome and prints the steps, the HTTP answers, the simulator callbacks and the new',
+    'events in the events file. Exit code 0 when the outcome is the expected one, 1 otherwise.',
+    '',
+    'Scenarios:',
+    ...SCENARIOS.map(
+      (s) =>
+        `  ${`${s.provider} ${s.name}`.padEnd(12)} ${s.title}\n${' '.repeat(15)}options: ${[...s.options.map(flagOf), '--account', '--fault'].join(' ')}`,
+    ),
+    '',
+    'Examples (each prints and checks the events it produces):',
+    ...EXAMPLES.map((e) => `  npm run sim -- ${e.args.join(' ')}\n      ${e.what} → ${e.produces}`),
+    '',
+    'Options:',
+    '  --msisdn <n>      payer (MoMo: sandbox base + index picks the outcome; Airtel: last 3 digits; C2B: payer)',
+    '  --phone <n>       STK phone, 2547XXXXXXXX (last 4 digits pick the ResultCode)',
+    '  --party-b <n>     B2C receiver (…0408 queue timeout, …2001 / …0001 failures)',
+    '  --amount <n>      amount (defaults: MoMo 100, Airtel 1000, STK 1, C2B 100, B2C 10)',
+    "  --currency <c>    MoMo / Airtel currency (default: the account's)",
+    '  --bill-ref <ref>  C2B BillRefNumber (default ACC-001)',
+    "  --short-code <n>  STK BusinessShortCode (default 174379) / B2C PartyA (default: the account's)",
+    '  --account <id>    relay account (default demo; demo-slow: C2B partner endpoint that never answers)',
+    '  --fault <spec>    X-Sim-Fault on the initiating request: repeat=N, drop, delay=MS, stale-after-final,',
+    '                    corrupt-hash (Airtel), foreign-ip (Daraja), … (simulator/README.md, Faults)',
+    '  --relay <url>     relay (default http://localhost:3000)',
+    '  --sim <url>       simulator (default http://127.0.0.1:4010)',
+    '  --token <t>       management bearer token (default demo-admin-token)',
+    '  --config <file>   the relay config, for account settings (default RELAY_CONFIG or local/demo-config.json)',
+    '  --events <file>   events file (default: local.eventsFile of the config, .relay/events.ndjson)',
+    '  --timeout <s>     how long to wait for the outcome (default 20)',
+    '  --brief           event summaries only, without the raw JSON lines',
+    '',
+  ].join('\n');
+}
+
+const FLAGS: Record<OptionName, string> = {
+  account: '--account',
+  msisdn: '--msisdn',
+  phone: '--phone',
+  amount: '--amount',
+  currency: '--currency',
+  billRef: '--bill-ref',
+  partyB: '--party-b',
+  shortCode: '--short-code',
+  fault: '--fault',
+};
+
+export function flagOf(option: OptionName): string {
+  return FLAGS[option];
+}

@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  // A failed assertion must not leave a relay, its simulator or its JVM running.
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+
+function run(script: string, args: string[]) {
+  const child = spawn(process.execPath, [TSX, script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SIM_PORT: '', SIM_TIME_SCALE: '', SIM_APPROVAL_DELAY_MS: '' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let text = '';
+  child.stdout?.on('data', (c) => (text += c));
+  child.stderr?.on('data', (c) => (text += c));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, output: () => text, exited };
+}
+
+async function waitFor(predicate: () => boolean, ms: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (predicate()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting; output so far:\n${what()}`);
+}
+
+const refused = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+    () => false,
+    () => true,
+  );
+
+describe('npm start -- --simulator', () => {
+  it('starts the simulator wired to the demo accounts, runs a sim scenario against it, and stops everything on SIGTERM', async () => {
+    // Prepare: the demo config, with its own events file and ports nobody else uses.
+    const [port, simPort] = [await freePort(), await freePort()];
+    const dir = mkdtempSync(join(tmpdir(), 'relay-sim-start-'));
+    const eventsFile = join(dir, 'events.ndjson');
+    const config = join(dir, 'relay.json');
+    const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+    writeFileSync(config, JSON.stringify({ ...demo, local: { ...demo.local, eventsFile } }));
+    const relayUrl = `http://localhost:${port}`;
+    const simUrl = `http://127.0.0.1:${simPort}`;
+
+    // Act: start, then the partner decision endpoint scenario (its URL must follow the simulator's port).
+    const relay = run('local/start.ts', [
+      '--simulator',
+      ...['--port', String(port), '--sim-port', String(simPort), '--config', config],
+    ]);
+    await waitFor(() => relay.output().includes('Ctrl-C to stop'), 45_000, relay.output);
+    const sim = run('scripts/sim.ts', [
+      ...['daraja', 'c2b', '--account', 'demo-slow'],
+      ...['--relay', relayUrl, '--sim', simUrl, '--config', config],
+    ]);
+    const simExit = await sim.exited;
+
+    // Assess
+    const banner = relay.output();
+    expect(banner).toContain(`simulator:   ${simUrl}`);
+    expect(banner).toContain(`Airtel   app sim-airtel-client-id → ${relayUrl}/v1/airtel/demo/callback`);
+    expect(banner).toContain(`C2B short code 600638 → daraja/demo`);
+    expect(banner).toContain(`npm run sim -- --relay ${relayUrl} --sim ${simUrl} momo pay`);
+    expect(simExit, sim.output()).toBe(0);
+    const events = readFileSync(eventsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const decided = events.find((e) => e['detail-type'] === 'C2BValidationDecided');
+    expect(decided?.detail.data).toMatchObject({
+      account: 'demo-slow',
+      decision: 'accept',
+      deadlineApplied: true,
+    });
+    expect(events.map((e) => e['detail-type'])).toContain('TransactionSucceeded');
+    expect(sim.output()).toContain(`"detail-type":"C2BValidationDecided"`);
+    expect(banner).toContain('⇢ event C2BValidationDecided');
+
+    // Act: SIGTERM stops the simulator, the relay and DynamoDB Local.
+    const dynamo = /DynamoDB Local (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+    expect(dynamo).toBeDefined();
+    relay.child.kill('SIGTERM');
+    expect(await relay.exited).toBe(0);
+    expect(await refused(`${simUrl}/_sim/health`)).toBe(true);
+    expect(await refused(`${relayUrl}/health`)).toBe(true);
+    expect(await refused(dynamo!)).toBe(true);
+  }, 90_000);
+});

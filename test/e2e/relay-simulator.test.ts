@@ -1,0 +1,398 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { simulatorWiring } from '../../local/simulator-wiring';
+import { type EventFeed, eventLine } from '../../scripts/sim/events';
+import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
+import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
+import { parseConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
+import { createSimulator, type Simulator } from '../../simulator/server';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+/** Short enough to keep the file fast, long enough that a loaded machine still answers well inside it. */
+const SLOW_PARTNER_DEADLINE_MS = 1000;
+
+let relay: TestRelay;
+let sim: Simulator;
+let config: RelayConfig;
+let rawConfig: Record<string, unknown>;
+const eventsFile = join(mkdtempSync(join(tmpdir(), 'relay-sim-')), 'events.ndjson');
+
+/** The demo config, pointed at this relay's port and this simulator, with a short partner deadline. */
+function demoConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
+  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
+  const slow = demo.accounts.daraja['demo-slow'];
+  slow.c2b.deadlineMs = SLOW_PARTNER_DEADLINE_MS;
+  slow.c2b.partner.url = `${simUrl}/_sim/never-answers`;
+  return { ...demo, publicBaseUrl: relayUrl, local: { ...demo.local, eventsFile } };
+}
+
+/** The relay on a port chosen first, because its public base URL (the callback URLs) must name it. */
+async function startRelayAndSimulator(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const relayUrl = `http://localhost:${port}`;
+    // The wiring reads accounts only; the partner URL is settled once the simulator has its port.
+    const wiring = simulatorWiring(relayUrl, parseConfig(demoConfig(relayUrl, 'http://127.0.0.1:1')));
+    sim = await createSimulator({ ...wiring.options, timeScale: 0.01, approvalDelayMs: 50, log: () => {} });
+    rawConfig = demoConfig(relayUrl, sim.url);
+    config = parseConfig(rawConfig);
+    try {
+      relay = await startTestRelay(rawConfig, { port, eventsFile });
+    } catch (error) {
+      await sim.close();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
+      throw error;
+    }
+    await wiring.setup(sim.url);
+    return;
+  }
+}
+
+beforeAll(startRelayAndSimulator);
+afterAll(async () => {
+  await sim?.close();
+  await relay?.stop();
+});
+
+/** Events published by the in-process relay after the feed is opened, flushed from its stream on demand. */
+function relayFeed(): EventFeed {
+  const from = relay.sink.events.length;
+  const read = async () => {
+    await relay.flush();
+    return relay.sink.events.slice(from).map((envelope) => ({ envelope, line: eventLine(envelope) }));
+  };
+  return {
+    label: 'test relay',
+    read,
+    settle: async () => {
+      await relay.flush();
+    },
+  };
+}
+
+function context(): SimContext {
+  return {
+    relayUrl: relay.url,
+    simUrl: sim.url,
+    adminToken: ADMIN_TOKEN,
+    config,
+    events: relayFeed(),
+    timeoutMs: 15_000,
+    pollMs: 25,
+  };
+}
+
+const exercised = new Set<string>();
+
+/** Runs a documented example (`npm run sim -- <args>`) through the CLI's own scenario code. */
+async function example(command: string): Promise<ScenarioResult> {
+  const found = EXAMPLES.find((e) => e.args.join(' ') === command);
+  if (!found) throw new Error(`"${command}" is not a documented example`);
+  exercised.add(command);
+  const [provider, name, ...flags] = found.args;
+  const options: Record<string, string> = {};
+  for (let i = 0; i < flags.length; i += 2) {
+    const key = flags[i]!.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    options[key] = flags[i + 1]!;
+  }
+  return runScenario(context(), provider!, name!, options as ScenarioOptions);
+}
+
+const types = (r: ScenarioResult) => r.events.map((e) => e.envelope.metadata.type);
+const data = (r: ScenarioResult, type: string) =>
+  r.events.find((e) => e.envelope.metadata.type === type)?.envelope.data as Record<string, any>;
+
+describe('relay + simulator: MoMo', () => {
+  it('turns a paid request-to-pay into one TransactionSucceeded with the amount and payer', async () => {
+    // Act
+    const result = await example('momo pay');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionSucceeded']);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({
+      provider: 'momo',
+      account: 'demo',
+      status: 'SUCCEEDED',
+      amount: { value: '100', currency: 'EUR' },
+      party: { idType: 'MSISDN', id: '46733123499' },
+    });
+    expect(result.callbacks.map((c) => [c.method, c.status])).toEqual([['PUT', 200]]);
+    expect(result.transaction?.history.map((h) => h.type)).toEqual([
+      'registered',
+      'callback',
+      'transition',
+      'event',
+    ]);
+  });
+
+  it('turns a payer rejection into TransactionFailed REJECTED_BY_CUSTOMER', async () => {
+    const result = await example('momo pay --msisdn 46733123451');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionFailed']);
+    expect(data(result, 'TransactionFailed').reason).toMatchObject({
+      code: 'REJECTED_BY_CUSTOMER',
+      providerCode: 'APPROVAL_REJECTED',
+    });
+  });
+
+  it('turns an expired approval (timeout) into TransactionFailed TIMED_OUT', async () => {
+    const result = await example('momo pay --msisdn 46733123452');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionFailed']);
+    expect(data(result, 'TransactionFailed').reason).toMatchObject({
+      code: 'TIMED_OUT',
+      providerCode: 'EXPIRED',
+    });
+  });
+
+  it('publishes one TransactionSucceeded for a callback the simulator sends three times', async () => {
+    // Act
+    const result = await example('momo pay --fault repeat=3');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks).toHaveLength(3);
+    expect(result.callbacks.every((c) => c.status === 200)).toBe(true);
+    expect(result.callbacks.map((c) => JSON.parse(c.responseBody!).duplicate)).toEqual([false, true, true]);
+    await relay.flush();
+    expect(types(result)).toEqual(['TransactionSucceeded']);
+    const view = await relay.admin('GET', `/v1/transactions/momo/demo/${result.started.reference}`);
+    expect(view.body.history.find((h: { type: string }) => h.type === 'callback')).toMatchObject({
+      deliveries: 3,
+    });
+  });
+});
+
+describe('relay + simulator: Airtel', () => {
+  it('turns a signed TS callback into TransactionSucceeded, verified by the hash recipe the wiring chose', async () => {
+    const result = await example('airtel pay');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionSucceeded']);
+    const view = await relay.admin('GET', `/v1/transactions/airtel/demo/${result.started.reference}`);
+    expect(view.body.history.find((h: { type: string }) => h.type === 'callback').verification).toMatchObject(
+      {
+        hash: 'matched',
+        recipe: 'stringify-without-hash',
+      },
+    );
+  });
+
+  it('turns a TF callback (insufficient funds) into TransactionFailed', async () => {
+    const result = await example('airtel pay --msisdn 752123901');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionFailed']);
+    expect(data(result, 'TransactionFailed').reason).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+  });
+
+  it('rejects a callback with a forged hash: 401, CallbackRejected, no success, still PENDING', async () => {
+    // Act
+    const result = await example('airtel pay --fault corrupt-hash');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.status, c.tags])).toEqual([[401, []]]);
+    expect(types(result)).toEqual(['CallbackRejected']);
+    expect(data(result, 'CallbackRejected')).toMatchObject({
+      provider: 'airtel',
+      account: 'demo',
+      errorCode: 'UNAUTHORIZED',
+      httpStatus: 401,
+    });
+    expect(
+      relay.sink.events.some(
+        (e) => (e.data as { reference?: string }).reference === result.started.reference,
+      ),
+    ).toBe(false);
+    expect(result.transaction).toMatchObject({ status: 'PENDING', history: [{ type: 'registered' }] });
+  });
+});
+
+describe('relay + simulator: Daraja STK push', () => {
+  it('turns a paid STK push into TransactionSucceeded with the M-Pesa receipt', async () => {
+    const result = await example('daraja stk');
+    expect(result.problems).toEqual([]);
+    expect(types(result).filter((t) => t !== 'CallbackOrphaned')).toEqual(['TransactionSucceeded']);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({
+      kind: 'stk',
+      amount: { value: '1', currency: 'KES' },
+      providerTransactionId: expect.stringMatching(/^[A-Z0-9]{10}$/),
+    });
+  });
+
+  it('turns a prompt the customer cancelled into TransactionFailed REJECTED_BY_CUSTOMER', async () => {
+    const result = await example('daraja stk --phone 254708371032');
+    expect(result.problems).toEqual([]);
+    expect(data(result, 'TransactionFailed').reason).toMatchObject({
+      code: 'REJECTED_BY_CUSTOMER',
+      providerCode: '1032',
+    });
+  });
+
+  it('turns an unreachable phone (prompt timeout) into TransactionFailed UNREACHABLE', async () => {
+    const result = await example('daraja stk --phone 254708371037');
+    expect(result.problems).toEqual([]);
+    expect(data(result, 'TransactionFailed').reason).toMatchObject({
+      code: 'UNREACHABLE',
+      providerCode: '1037',
+    });
+  });
+});
+
+describe('relay + simulator: Daraja C2B', () => {
+  it('accepts a payment the rules allow, then records the confirmation as TransactionSucceeded', async () => {
+    // Act
+    const result = await example('daraja c2b --bill-ref ACC-001 --amount 100');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['C2BValidationDecided', 'TransactionSucceeded']);
+    expect(data(result, 'C2BValidationDecided')).toMatchObject({
+      decision: 'accept',
+      resultCode: '0',
+      deadlineApplied: false,
+      billRefNumber: 'ACC-001',
+    });
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({
+      kind: 'c2b',
+      amount: { value: '100', currency: 'KES' },
+    });
+    expect(result.callbacks.map((c) => [c.kind, c.status])).toEqual([
+      ['c2b-validation', 200],
+      ['c2b-confirmation', 200],
+    ]);
+  });
+
+  it('rejects an amount above the account maximum with C2B00013, and the simulator sends no confirmation', async () => {
+    const result = await example('daraja c2b --amount 999999');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['C2BValidationDecided']);
+    expect(data(result, 'C2BValidationDecided')).toMatchObject({
+      decision: 'reject',
+      resultCode: 'C2B00013',
+      rule: 'amount',
+    });
+    expect(result.callbacks.map((c) => [c.kind, JSON.parse(c.responseBody!)])).toEqual([
+      ['c2b-validation', { ResultCode: 'C2B00013', ResultDesc: 'Rejected' }],
+    ]);
+    const view = await relay.admin('GET', `/v1/transactions/daraja/demo/${result.started.reference}`);
+    expect(view.status).toBe(404);
+  });
+
+  it('answers with the account default inside its deadline when the partner endpoint never answers', async () => {
+    // Act
+    const result = await example('daraja c2b --account demo-slow');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['C2BValidationDecided', 'TransactionSucceeded']);
+    const decided = data(result, 'C2BValidationDecided');
+    expect(decided).toMatchObject({
+      account: 'demo-slow',
+      decision: 'accept',
+      resultCode: '0',
+      deadlineApplied: true,
+      deadlineMs: SLOW_PARTNER_DEADLINE_MS,
+    });
+    expect(decided.elapsedMs).toBeLessThanOrEqual(SLOW_PARTNER_DEADLINE_MS);
+    const validation = result.callbacks.find((c) => c.kind === 'c2b-validation')!;
+    expect(JSON.parse(validation.responseBody!)).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });
+  });
+});
+
+describe('relay + simulator: Daraja B2C', () => {
+  it('turns a paid payout into TransactionSucceeded', async () => {
+    const result = await example('daraja b2c');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionSucceeded']);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({ kind: 'b2c', amount: { value: '10' } });
+  });
+
+  it('turns a queue timeout into TransactionAmbiguous TIMED_OUT and keeps the transaction open', async () => {
+    const result = await example('daraja b2c --party-b 254708370408');
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.status])).toEqual([['b2c-timeout', 200]]);
+    expect(types(result)).toEqual(['TransactionAmbiguous']);
+    expect(data(result, 'TransactionAmbiguous').reason).toMatchObject({ code: 'TIMED_OUT' });
+    expect(result.transaction?.status).toBe('AMBIGUOUS');
+  });
+});
+
+describe('npm run sim', () => {
+  it('reports an outcome that is not the expected one and fails', async () => {
+    // Prepare: the CLI believes the account takes at most 50 KES; the relay's account takes 250000.
+    const believed = structuredClone(rawConfig) as any;
+    believed.accounts.daraja.demo.c2b.maxAmount = 50;
+    const ctx = {
+      ...context(),
+      config: parseConfig(believed),
+    };
+    // Act
+    const result = await runScenario(ctx, 'daraja', 'c2b', { amount: '100' });
+    // Assess
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual([
+      'C2BValidationDecided arrived but not with {"decision":"reject","resultCode":"C2B00013"} (got {"decision":"accept","resultCode":"0"})',
+      'unexpected TransactionSucceeded',
+    ]);
+  });
+
+  it('runs a scenario as a child process, prints the event line and exits 0', async () => {
+    // Prepare
+    const cliConfig = join(mkdtempSync(join(tmpdir(), 'relay-sim-cli-')), 'relay.json');
+    writeFileSync(cliConfig, JSON.stringify(rawConfig));
+    // Act
+    const run = await cli([
+      'daraja',
+      'b2c',
+      ...['--relay', relay.url, '--sim', sim.url, '--token', ADMIN_TOKEN],
+      ...['--config', cliConfig, '--events', eventsFile, '--timeout', '15'],
+    ]);
+    // Assess
+    expect(run.code, run.output).toBe(0);
+    const reference = /TransactionSucceeded +daraja\/demo\/(SIM-B2C-[A-Z0-9-]+)/.exec(run.output)?.[1];
+    expect(reference).toBeDefined();
+    const line = readFileSync(eventsFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"detail-type":"TransactionSucceeded"') && l.includes(reference!));
+    expect(line).toBeDefined();
+    expect(run.output).toContain(line!);
+    expect(run.output).toContain('✔ as expected');
+  });
+
+  it('exits 1 with a clear message when the relay does not answer', async () => {
+    const run = await cli([
+      'momo',
+      'pay',
+      '--relay',
+      'http://127.0.0.1:9',
+      '--sim',
+      sim.url,
+      '--timeout',
+      '2',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('register with the relay');
+    expect(run.output).toMatch(/got no answer .*npm start -- --simulator/);
+  });
+
+  it('covers every documented example', () => {
+    expect(EXAMPLES.map((e) => e.args.join(' ')).filter((c) => !exercised.has(c))).toEqual([]);
+  });
+});
+
+function cli(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [TSX, 'scripts/sim.ts', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('exit', (code) => resolvePromise({ code, output }));
+  });
+}
