@@ -79,7 +79,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   },
 ];
 
-/** The documented examples: `--help`, docs/simulator.md and the end-to-end tests use this list. */
+/** The documented examples: `--help`, the README and the end-to-end tests use this list. */
 export interface Example {
   args: string[];
   what: string;
