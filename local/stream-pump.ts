@@ -9,6 +9,8 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RelayLogger } from '../shared/domain/ports';
 
+const REDISCOVER_MS = 10_000;
+
 type StreamLambda = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
 
 /**
@@ -64,6 +66,7 @@ export class LocalStreamPump {
   private readonly finished = new Set<string>();
   /** Last sequence number read per shard, to re-position an iterator DynamoDB Local declares trimmed. */
   private readonly lastRead = new Map<string, string>();
+  private lastDiscovery = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private streamArn = '';
@@ -106,6 +109,7 @@ export class LocalStreamPump {
   }
 
   private async discoverShards(position: 'LATEST' | 'TRIM_HORIZON'): Promise<void> {
+    this.lastDiscovery = Date.now();
     const description = await this.streams.send(new DescribeStreamCommand({ StreamArn: this.streamArn }));
     for (const shard of description.StreamDescription?.Shards ?? []) {
       const id = shard.ShardId!;
@@ -126,7 +130,11 @@ export class LocalStreamPump {
 
   private async pollOnce(): Promise<number> {
     let published = 0;
-    await this.discoverShards('TRIM_HORIZON');
+    // DescribeStream is the costly call: repeat it only when a shard closed (its successor appears) or
+    // now and then, not on every 100 ms poll.
+    if (this.iterators.size === 0 || Date.now() - this.lastDiscovery > REDISCOVER_MS) {
+      await this.discoverShards('TRIM_HORIZON');
+    }
     for (const [shardId, iterator] of [...this.iterators]) {
       const page = await this.getRecords(shardId, iterator);
       const records = page.Records ?? [];
@@ -155,6 +163,7 @@ export class LocalStreamPump {
       else {
         this.iterators.delete(shardId);
         this.finished.add(shardId);
+        this.lastDiscovery = 0;
       }
     }
     return published;

@@ -9,6 +9,8 @@ import type { EventSink } from '../../domain/ports';
  * event a rule would receive (source, detail-type, time, detail).
  */
 export class FileEventSink implements EventSink {
+  private directoryReady: Promise<unknown> | undefined;
+
   constructor(
     private readonly path: string,
     private readonly source: string,
@@ -17,7 +19,8 @@ export class FileEventSink implements EventSink {
 
   async publish(events: readonly EventEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    await mkdir(dirname(this.path), { recursive: true });
+    this.directoryReady ??= mkdir(dirname(this.path), { recursive: true });
+    await this.directoryReady;
     const lines = events.map((event) =>
       JSON.stringify({
         id: event.metadata.id,
