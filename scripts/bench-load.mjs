@@ -1,5 +1,6 @@
 // Load generator for npm run bench, run in a worker thread so that sending requests does not
 // compete with the relay for the event loop it is measuring (a provider is another machine).
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { url, references, concurrency, body } = workerData;
@@ -12,7 +13,7 @@ await Promise.all(
     while (next < references.length) {
       const reference = references[next++];
       const t0 = performance.now();
-      const res = await fetch(`${url}/v1/momo/demo/requesttopay/${reference}`, {
+      const res = await globalThis.fetch(`${url}/v1/momo/demo/requesttopay/${reference}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
         body,
