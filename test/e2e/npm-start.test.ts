@@ -1,56 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
+import { killChildren, ROOT, runTs, waitFor } from '../helpers/child-process';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+afterEach(killChildren);
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  // Belt and braces: a failed assertion must not leave a relay (or its JVM) running.
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-});
-
-function start(args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [TSX, 'local/start.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let text = '';
-  child.stdout?.on('data', (c) => (text += c));
-  child.stderr?.on('data', (c) => (text += c));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return { child, output: () => text, exited };
-}
-
-async function waitFor(predicate: () => boolean, ms: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (predicate()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting; output so far:\n${what()}`);
-}
+const start = (args: string[], env: NodeJS.ProcessEnv = {}) => runTs('local/start.ts', args, env);
 
 describe('npm start', () => {
   it('starts DynamoDB Local and the relay, answers /health, and stops both on SIGTERM', async () => {

@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+
+/**
+ * Runs a TypeScript entry point as a user would (through tsx), in its own process group so that
+ * killChildren() also ends anything it spawned (DynamoDB Local's JVM).
+ */
+export function runTs(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Started {
+  const child = spawn(process.execPath, [TSX, script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let text = '';
+  child.stdout?.on('data', (c) => (text += c));
+  child.stderr?.on('data', (c) => (text += c));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, output: () => text, exited };
+}
+
+/** For afterEach: a failed assertion must not leave a relay, a simulator or a JVM running. */
+export function killChildren(): void {
+  for (const child of running.splice(0)) {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+export async function waitFor(predicate: () => boolean, ms: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (predicate()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting; output so far:\n${output()}`);
+}
