@@ -32,7 +32,7 @@ export interface RelayStoreOptions {
 const DAY = 86_400;
 
 /**
- * Items beside the transaction collections (see docs/daraja.md):
+ * Items beside the transaction collections (see README "Table design"):
  *   pk REF#<provider>#<account>#<namespace>#<value>   sk REF      another id of a transaction (e.g. ConversationID)
  *   pk C2BACCT#<account>#<BILLREF>                    sk C2BACCT  a known C2B account number, loaded by the partner
  *   pk TX#<provider>#<account>#<TransID>              sk C2BVAL   the answer to a C2B validation (outbox: C2BValidationDecided)

@@ -102,6 +102,21 @@ describe('applyReport', () => {
     expect(otherCurrency.kind === 'write' && otherCurrency.next.status).toBe('PENDING');
   });
 
+  it('never reports success when another MSISDN paid than the one registered', () => {
+    const tx = registered({ msisdn: '254708374149' });
+    const other = applyReport(tx, report({ party: { idType: 'MSISDN', id: '254700000001' } }), ctx);
+    if (other.kind !== 'write') throw new Error('expected write');
+    expect(other.next.status).toBe('PENDING');
+    expect(other.next.conflicts[0]).toMatchObject({ kind: 'MSISDN_MISMATCH' });
+    // The event and the record carry masked numbers only.
+    expect(JSON.stringify(other.events)).not.toContain('254700000001');
+    // The same number in another notation, or a masked one, is not a mismatch.
+    const same = applyReport(tx, report({ party: { idType: 'MSISDN', id: '+254 708 374149' } }), ctx);
+    expect(same.kind === 'write' && same.next.status).toBe('SUCCEEDED');
+    const masked = applyReport(tx, report({ party: { idType: 'MSISDN', id: '25470****149' } }), ctx);
+    expect(masked.kind === 'write' && masked.next.status).toBe('SUCCEEDED');
+  });
+
   it('creates an unregistered transaction for an orphan callback and emits CallbackOrphaned first', () => {
     const outcome = applyReport(undefined, report(), ctx);
     if (outcome.kind !== 'write') throw new Error('expected write');
