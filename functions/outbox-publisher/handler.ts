@@ -1,13 +1,8 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { imagesOf } from '../../shared/adapters/dynamodb/stream';
 import { eventsFromChange } from '../../shared/domain/outbox';
 import type { EventSink, RelayLogger } from '../../shared/domain/ports';
-
-function image(raw: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
-}
 
 /**
  * Publishes the events each stream record carries. Records are handled in order; on the first
@@ -17,7 +12,8 @@ function image(raw: Record<string, unknown> | undefined): Record<string, unknown
 export function createOutboxPublisher(deps: { sink: EventSink; log: RelayLogger }) {
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>().handler(async (event) => {
     for (const record of event.Records) {
-      const events = eventsFromChange(image(record.dynamodb?.OldImage), image(record.dynamodb?.NewImage));
+      const { oldImage, newImage } = imagesOf(record);
+      const events = eventsFromChange(oldImage, newImage);
       if (events.length === 0) continue;
       try {
         await deps.sink.publish(events);
