@@ -8,11 +8,12 @@ import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dyn
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import type { RelayConfig } from '../shared/config/schema';
-import { CallbackServices } from '../shared/domain/callback-services';
-import type { Clock, EventSink, RelayLogger } from '../shared/domain/ports';
-import { systemClock } from '../shared/domain/ports';
+import type { Clock, EventSink, RelayLogger } from '../shared/app/ports';
+import { systemClock } from '../shared/app/ports';
+import { type RelayServices, scrubbingLogger } from '../shared/app/services';
+import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';
-import { createLocalServer } from './server';
+import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { LocalStreamPump } from './stream-pump';
 
 export interface LocalRelayOptions {
@@ -36,6 +37,7 @@ export interface LocalRelay {
   url: string;
   port: number;
   store: DynamoRelayStore;
+  services: RelayServices;
   pump: LocalStreamPump;
   stop(): Promise<void>;
 }
@@ -54,11 +56,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     retention: config.retention,
     onConsumedCapacity: options.onConsumedCapacity,
   });
-  const services = new CallbackServices(store, clock, log, {
-    reconcileWindowSeconds: config.reconciliation.windowSeconds,
-  });
-  const callback = createCallbackHandler({ config, services });
-  const management = createManagementHandler({ config, store, clock, log });
+  const scrub = secretScrubber(config);
+  const services: RelayServices = { config, store, clock, log: scrubbingLogger(log, scrub), scrub };
+  const callback = createCallbackHandler(services);
+  const management = createManagementHandler(services);
   const sink =
     options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
   const publisher = createOutboxPublisher({ sink, log });
@@ -76,6 +77,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     callback,
     management,
     trustForwardedFor: config.local.trustForwardedFor,
+    ready: readinessOf({ dynamodb: describeTableCheck(client, options.tableName) }),
     health: async () => ({
       status: 'ok',
       dynamodb: options.dynamoEndpoint,
@@ -92,6 +94,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     url: `http://localhost:${port}`,
     port,
     store,
+    services,
     pump,
     async stop() {
       await new Promise<void>((resolve) => {

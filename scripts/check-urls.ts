@@ -85,7 +85,7 @@ function secretHider(config: RelayConfig): (url: string) => string {
   return (url) => secrets.reduce((text, secret) => text.replaceAll(`/${secret}/`, '/{secret}/'), url);
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { config: { type: 'string' }, 'hide-secrets': { type: 'boolean' } },
     allowPositionals: false,
@@ -93,7 +93,7 @@ function main(): void {
   const fallback = resolve(import.meta.dirname, '../local/demo-config.json');
   let config: RelayConfig;
   try {
-    config = loadConfig(
+    config = await loadConfig(
       values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
       fallback,
     );
@@ -109,4 +109,4 @@ function main(): void {
   process.exitCode = verdicts.some((v) => v.violations.length) ? 1 : 0;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main();
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main();

@@ -84,9 +84,9 @@ async function main(): Promise<void> {
   const timeoutSeconds = Number(values.timeout ?? 20);
   if (!(timeoutSeconds > 0)) fail(`--timeout must be a positive number of seconds, got "${values.timeout}"`);
 
-  let config: ReturnType<typeof loadConfig>;
+  let config: Awaited<ReturnType<typeof loadConfig>>;
   try {
-    config = loadConfig(
+    config = await loadConfig(
       values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
       DEMO_CONFIG,
     );

@@ -1,5 +1,5 @@
-import { lambdaRuntime } from '../../shared/runtime/lambda';
+import { lambdaServices } from '../../shared/runtime/lambda';
 import { createCallbackHandler } from './handler';
 
-const runtime = lambdaRuntime('relay-callback');
-export const handler = createCallbackHandler(runtime);
+const { services } = await lambdaServices('relay-callback');
+export const handler = createCallbackHandler(services);

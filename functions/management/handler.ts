@@ -1,9 +1,8 @@
-import type { ManagementDeps } from '../../shared/domain/management';
-import { handleManagementRequest } from '../../shared/domain/management-api';
-import type { RelayLogger } from '../../shared/domain/ports';
+import type { RelayServices } from '../../shared/app/services';
+import { handleManagementRequest } from '../../shared/http/management-router';
 import { httpHandler } from '../../shared/http/middleware';
 
-/** Partner-facing management API: one middy chain, one call into the domain. */
-export function createManagementHandler(deps: ManagementDeps & { log: RelayLogger }) {
-  return httpHandler(deps.log, (request) => handleManagementRequest(deps, request));
+/** Partner-facing management API: one middy chain, one call into the router of its use cases. */
+export function createManagementHandler(services: RelayServices) {
+  return httpHandler(services.log, (request) => handleManagementRequest(services, request));
 }

@@ -1,6 +1,5 @@
-import { systemClock } from '../../shared/domain/ports';
-import { lambdaRuntime } from '../../shared/runtime/lambda';
+import { lambdaServices } from '../../shared/runtime/lambda';
 import { createManagementHandler } from './handler';
 
-const { config, store, logger } = lambdaRuntime('relay-management');
-export const handler = createManagementHandler({ config, store, clock: systemClock, log: logger });
+const { services } = await lambdaServices('relay-management');
+export const handler = createManagementHandler(services);

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { imagesOf } from '../../shared/adapters/dynamodb/stream';
 import { eventsFromChange } from '../../shared/domain/outbox';
-import type { EventSink, RelayLogger } from '../../shared/domain/ports';
+import type { EventSink, RelayLogger } from '../../shared/app/ports';
 
 /**
  * Publishes the events each stream record carries. Records are handled in order; on the first

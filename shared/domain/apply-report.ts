@@ -8,12 +8,12 @@ import {
   transactionEventData,
 } from './events';
 import { decideTransition, isFinal } from './status';
-import type { ConflictRecord, NormalizedReport, TransactionRecord } from './transaction';
+import type { ConflictRecord, Money, NormalizedReport, TransactionRecord } from './transaction';
 
 export type ApplyOutcome =
   | {
       kind: 'write';
-      effect: 'advanced' | 'conflict' | 'orphan-created';
+      effect: 'advanced' | 'conflict' | 'orphan-created' | 'created';
       next: TransactionRecord;
       events: EventEnvelope[];
     }
@@ -25,6 +25,14 @@ const MAX_CONFLICTS = 20;
 export interface ApplyContext {
   now: string;
   reconcileWindowSeconds: number;
+}
+
+/**
+ * A report may create its transaction rather than find an orphan: a C2B confirmation is how a C2B
+ * payment comes into being. `expected` carries what an earlier step (the C2B validation) already knew.
+ */
+export interface ApplyOptions {
+  born?: { amount?: Money; attributes?: Record<string, string> };
 }
 
 export function newTransactionFromReport(report: NormalizedReport, ctx: ApplyContext): TransactionRecord {
@@ -79,6 +87,42 @@ function msisdnMismatch(tx: TransactionRecord, report: NormalizedReport): string
   return `msisdn ${maskMsisdn(reported)} reported, ${maskMsisdn(registered)} registered`;
 }
 
+export interface BusinessMismatch {
+  kind: 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH';
+  detail: string;
+}
+
+/**
+ * The business check applied wherever a success report meets a transaction (callback, poll, adoption
+ * at registration): another amount, currency or payer/payee than the transaction's is never a success.
+ */
+export function businessMismatch(tx: TransactionRecord, report: NormalizedReport): BusinessMismatch | undefined {
+  if (report.status !== 'SUCCEEDED') return undefined;
+  const amount = amountMismatch(tx, report);
+  if (amount) return { kind: 'AMOUNT_MISMATCH', detail: amount };
+  const party = msisdnMismatch(tx, report);
+  if (party) return { kind: 'MSISDN_MISMATCH', detail: party };
+  return undefined;
+}
+
+/**
+ * A success with no amount cannot be checked against a transaction registered with one. Unless the body
+ * was authenticated end to end it is recorded as AMBIGUOUS (UNCONFIRMED), and reconciliation asks the
+ * provider's status API, whose answer carries the amount.
+ */
+function unconfirmedSuccess(tx: TransactionRecord, report: NormalizedReport): NormalizedReport | undefined {
+  if (report.status !== 'SUCCEEDED' || report.amount || !tx.amount || report.authenticated) return undefined;
+  return {
+    ...report,
+    status: 'AMBIGUOUS',
+    reason: {
+      code: 'UNCONFIRMED',
+      message: `success reported without an amount; ${tx.amount.value}${tx.amount.currency ? ` ${tx.amount.currency}` : ''} registered, awaiting confirmation`,
+      providerCode: report.reason?.providerCode,
+    },
+  };
+}
+
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
   return {
     ...tx,
@@ -97,11 +141,23 @@ function withEvents(tx: TransactionRecord, events: EventEnvelope[]): Transaction
  */
 export function applyReport(
   current: TransactionRecord | undefined,
-  report: NormalizedReport,
+  reported: NormalizedReport,
   ctx: ApplyContext,
+  options: ApplyOptions = {},
 ): ApplyOutcome {
-  const orphan = current === undefined;
-  const base = current ?? newTransactionFromReport(report, ctx);
+  const born = current === undefined && options.born !== undefined;
+  const orphan = current === undefined && !born;
+  const created = newTransactionFromReport(reported, ctx);
+  const base =
+    current ??
+    (born
+      ? {
+          ...created,
+          amount: options.born?.amount ?? created.amount,
+          attributes: { ...options.born?.attributes },
+        }
+      : created);
+  const report = unconfirmedSuccess(base, reported) ?? reported;
   const correlationId = correlationIdOf(base);
   const preEvents: EventEnvelope[] = [];
   if (orphan) {
@@ -113,10 +169,8 @@ export function applyReport(
     );
   }
 
-  const mismatch = report.status === 'SUCCEEDED' ? amountMismatch(base, report) : undefined;
-  if (mismatch) return conflict(base, report, ctx, 'AMOUNT_MISMATCH', mismatch, preEvents, orphan);
-  const otherParty = report.status === 'SUCCEEDED' ? msisdnMismatch(base, report) : undefined;
-  if (otherParty) return conflict(base, report, ctx, 'MSISDN_MISMATCH', otherParty, preEvents, orphan);
+  const mismatch = businessMismatch(base, report);
+  if (mismatch) return conflict(base, report, ctx, mismatch.kind, mismatch.detail, preEvents, current === undefined);
 
   const transition = decideTransition(base.status, report.status);
   if (transition.kind === 'conflict') {
@@ -127,14 +181,14 @@ export function applyReport(
       'STATUS',
       `${transition.reported} reported after ${transition.current}`,
       preEvents,
-      orphan,
+      current === undefined,
     );
   }
   if (transition.kind === 'unchanged') {
-    if (orphan) {
+    if (current === undefined) {
       return {
         kind: 'write',
-        effect: 'orphan-created',
+        effect: orphan ? 'orphan-created' : 'created',
         next: withEvents({ ...base, revision: 0 }, preEvents),
         events: preEvents,
       };
@@ -179,7 +233,7 @@ export function applyReport(
   }
   return {
     kind: 'write',
-    effect: orphan ? 'orphan-created' : 'advanced',
+    effect: orphan ? 'orphan-created' : born ? 'created' : 'advanced',
     next: withEvents(next, events),
     events,
   };
@@ -192,10 +246,10 @@ function conflict(
   kind: ConflictRecord['kind'],
   detail: string,
   preEvents: EventEnvelope[],
-  orphan: boolean,
+  isNew: boolean,
 ): ApplyOutcome {
   const seen = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
-  if (seen && !orphan) return { kind: 'noop', why: 'conflict-already-recorded' };
+  if (seen && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
   const record = {
     kind,
     reportedStatus: report.status,
@@ -231,7 +285,7 @@ function conflict(
   const events = [...preEvents, event];
   return {
     kind: 'write',
-    effect: orphan ? 'orphan-created' : 'conflict',
+    effect: isNew ? 'orphan-created' : 'conflict',
     next: withEvents(next, events),
     events,
   };

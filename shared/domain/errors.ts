@@ -72,6 +72,10 @@ export class RegistrationConflictError extends RelayError {
 export class InvalidCallbackUrlError extends RelayError {
   readonly code = 'INVALID_CALLBACK_URL';
 }
+/** The store refused this input itself (too large, too deep, an unstorable value): bad input, not an outage. */
+export class UnstorableInputError extends RelayError {
+  readonly code = 'UNSTORABLE_INPUT';
+}
 /** Storage could not be written; the caller must not acknowledge success to a provider. */
 export class StorageUnavailableError extends RelayError {
   readonly code = 'STORAGE_UNAVAILABLE';

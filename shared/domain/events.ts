@@ -1,32 +1,10 @@
 import { deterministicUuid } from '../util/ids';
+import type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
+export { EVENT_ORIGINS, EVENT_TYPES } from './event-envelope';
+export type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
 import type { Reason } from './reasons';
 import type { TransactionStatus } from './status';
 import type { Money, Party, TransactionRecord } from './transaction';
-
-export const EVENT_TYPES = [
-  'TransactionSucceeded',
-  'TransactionFailed',
-  'TransactionAmbiguous',
-  'TransactionExpired',
-  'TransactionConflict',
-  'C2BValidationDecided',
-  'CallbackRejected',
-  'CallbackOrphaned',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-export type EventOrigin = 'callback' | 'poll' | 'registration' | 'manual';
-
-export interface EventEnvelope<T = Record<string, unknown>> {
-  metadata: {
-    id: string;
-    version: '1';
-    type: EventType;
-    occurredAt: string;
-    correlationId: string;
-    origin: EventOrigin;
-  };
-  data: T;
-}
 
 export interface TransactionEventData extends Record<string, unknown> {
   provider: string;

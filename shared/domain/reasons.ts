@@ -7,11 +7,17 @@ export const REASON_CODES = [
   'PAYER_NOT_FOUND',
   'PAYEE_NOT_FOUND',
   'NOT_ALLOWED',
+  /** The partner's own API initiator (name or security credential) was refused, not the customer's PIN. */
+  'INVALID_INITIATOR',
   'SUBSCRIBER_BUSY',
   'UNREACHABLE',
   'DUPLICATE',
   'AMOUNT_INVALID',
+  /** The provider refused the request's data: wrong types, decimals, empty fields, lengths, texts too long. */
+  'INVALID_REQUEST',
   'PROVIDER_ERROR',
+  /** A success the relay cannot trust on its own yet (e.g. no amount to check); reconciliation confirms it. */
+  'UNCONFIRMED',
   'UNKNOWN',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];

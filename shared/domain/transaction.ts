@@ -1,4 +1,4 @@
-import type { EventEnvelope, EventOrigin } from './events';
+import type { EventEnvelope, EventOrigin } from './event-envelope';
 import type { Reason } from './reasons';
 import type { TransactionStatus } from './status';
 
@@ -36,7 +36,15 @@ export interface NormalizedReport {
   receiptId: string | undefined;
   /** Provider-specific facts worth keeping on the transaction (receipt numbers, balances…). */
   attributes: Record<string, string> | undefined;
+  /**
+   * The body was authenticated end to end (a matching signature), not just its sender (path secret,
+   * source IP). Only then may a success that carries no amount settle a transaction registered with one.
+   */
+  authenticated?: boolean;
 }
+
+/** What a provider dialect makes of one statement, before the pipeline adds when, how and which receipt. */
+export type ReportDraft = Omit<NormalizedReport, 'receiptId' | 'receivedAt' | 'origin'>;
 
 export interface TransitionRecord {
   from: TransactionStatus;
@@ -47,7 +55,7 @@ export interface TransitionRecord {
 }
 
 export interface ConflictRecord {
-  kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH';
+  kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH' | 'UNVERIFIED_SUCCESS';
   reportedStatus: TransactionStatus;
   at: string;
   origin: EventOrigin;
@@ -81,8 +89,4 @@ export interface TransactionRecord {
   events: { id: string; type: string; at: string }[];
   /** The events produced by the latest write. The table's stream publishes them (transactional outbox). */
   outbox: EventEnvelope[];
-}
-
-export function transactionKeyString(key: TransactionKey): string {
-  return `${key.provider}/${key.account}/${key.reference}`;
 }

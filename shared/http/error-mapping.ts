@@ -16,6 +16,7 @@ import {
   UnknownAccountError,
   UnknownKindError,
   UnsupportedMediaTypeError,
+  UnstorableInputError,
 } from '../domain/errors';
 import { type HttpResponse, json } from './types';
 
@@ -25,6 +26,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [SchemaValidationError, 400],
   [InvalidReferenceError, 400],
   [InvalidCallbackUrlError, 400],
+  [UnstorableInputError, 400],
   [UnauthorizedError, 401],
   [ForbiddenSourceError, 403],
   [RouteNotFoundError, 404],

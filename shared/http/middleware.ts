@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { RelayError } from '../domain/errors';
-import type { RelayLogger } from '../domain/ports';
+import type { RelayLogger } from '../app/ports';
 import { toApiGatewayResult, toInboundRequest } from './api-gateway';
 import { errorResponse, internalErrorResponse } from './error-mapping';
 import type { HttpResponse, InboundRequest } from './types';
@@ -29,7 +29,8 @@ export function errorBoundary(logger: RelayLogger): MiddlewareObj<HttpEvent, Htt
 /** The chain every HTTP function uses: logger context, error boundary, then one call into the domain. */
 export function httpHandler(logger: RelayLogger, handle: (request: InboundRequest) => Promise<HttpResponse>) {
   const chain = middy<HttpEvent, HttpResult, Error, Context>();
-  if (logger instanceof Logger) chain.use(injectLambdaContext(logger, { resetKeys: true }));
+  const powertools = logger instanceof Logger ? logger : (logger as { inner?: unknown }).inner;
+  if (powertools instanceof Logger) chain.use(injectLambdaContext(powertools, { resetKeys: true }));
   return chain
     .use(errorBoundary(logger))
     .handler(async (event) => toApiGatewayResult(await handle(toInboundRequest(event))));

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import type { RelayConfig } from '../config/schema';
-import type { CallbackServices } from '../domain/callback-services';
 import type { RelayError } from '../domain/errors';
-import type { HttpMethod, HttpResponse, InboundRequest } from '../http/types';
+import type { ReportDraft } from '../domain/transaction';
+import type { HttpMethod } from '../http/types';
 
 export interface AccountContext<S> {
   provider: string;
@@ -11,20 +10,82 @@ export interface AccountContext<S> {
   settings: S;
 }
 
-export interface RouteContext<S> {
-  request: InboundRequest;
+/** What a provider's pure functions see of one callback. */
+export interface CallbackInput<S> {
   account: AccountContext<S>;
+  /** Name of the matched route (e.g. "callback", "stk", "c2b-validation"). */
+  route: string;
   /** Values of the `{name}` segments of the route's path pattern. */
   params: Record<string, string>;
-  /** The parsed JSON body. */
+  /** The parsed JSON body, within the request guards' limits, secrets already redacted. */
+  body: Record<string, unknown>;
+  /** The bytes as received: only for signature checks, never stored or logged. */
+  rawBody: Buffer;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  sourceIp: string;
+}
+
+export interface VerificationResult {
+  /** How the callback was authenticated: stored on the receipt (never keys or hash values). */
+  facts: Record<string, unknown>;
+  /** Refuse the callback with this error (401/403); it is quarantined and raises CallbackRejected. */
+  refusal?: RelayError;
+  /** A check failed but the account's mode lets the callback through (log-only): logged as a warning. */
+  warning?: string;
+  /** The body's content is signed end to end (not just its sender checked). */
+  authenticated: boolean;
+  /**
+   * When the signature covers only part of the body: that part. Parsing reads only it, so unsigned
+   * members can never change what the callback says.
+   */
+  trustedBody?: Record<string, unknown>;
+}
+
+/** One way to find the transaction a report is about: its reference itself, or an alias recorded earlier. */
+export interface CorrelationCandidate {
+  /** "reference": the value is a transaction reference; otherwise the alias namespace (e.g. "ConversationID"). */
+  via: string;
+  value: string | null | undefined;
+}
+
+/** One statement a callback makes about one transaction, and what the pipeline needs to place it. */
+export interface ReportIntent {
+  draft: ReportDraft;
+  /**
+   * When the body does not name the reference directly: candidates tried in order (reference exists, or
+   * an alias points to one); when none matches, the first direct candidate becomes the reference.
+   */
+  correlate?: readonly CorrelationCandidate[];
+  /** Aliases to record once the report is written: another id of the same transaction. */
+  aliases?: readonly { namespace: string; value: string | null | undefined }[];
+  /** A provider record whose `data.link` attributes join the report (e.g. the C2B validation decision). */
+  link?: { namespace: string; id: string };
+  /** The report creates its transaction (C2B confirmation) instead of finding an orphan. */
+  born?: boolean;
+}
+
+export type ParsedCallback =
+  | { type: 'reports'; reports: readonly ReportIntent[] }
+  /**
+   * A question the relay must answer within a deadline instead of a report (Daraja's C2B validation:
+   * the question type lives in the provider folder, the app's use case of the same name answers it).
+   */
+  | { type: 'decision'; useCase: 'c2b-validation'; question: unknown };
+
+export interface AckInput {
+  route: string;
+  duplicate: boolean;
+  receiptId: string | undefined;
+  /** For a decision route: the code decided (C2B validation ResultCode). */
+  resultCode?: string;
+}
+
+/** The provider-format acknowledgement; the HTTP layer sends it. */
+export interface ProviderAck {
+  statusCode: number;
   body: unknown;
-  route: { name: string };
-  /** Request path with the account's path secret replaced by {secret}: what receipts store. */
-  storedPath: string;
-  /** How this request was authenticated so far; routes add their provider's checks. Stored on the receipt. */
-  verification: Record<string, unknown>;
-  services: CallbackServices;
-  config: RelayConfig;
+  headers?: Record<string, string>;
 }
 
 export interface ProviderRoute<S> {
@@ -33,7 +94,8 @@ export interface ProviderRoute<S> {
   methods: readonly HttpMethod[];
   /** Pattern relative to /v1/{provider}/{account}/[{secret}/], e.g. "{kind}/{referenceId}". */
   path: string;
-  handle(ctx: RouteContext<S>): Promise<HttpResponse>;
+  /** Pure: the body (or its signed part) in relay vocabulary; throws a RelayError on bad input. */
+  parse(input: CallbackInput<S>): ParsedCallback;
 }
 
 export interface RegistrationRules<S> {
@@ -43,30 +105,34 @@ export interface RegistrationRules<S> {
   /** Returns a message when the reference cannot be a correlation id for this provider. */
   validateReference(reference: string): string | undefined;
   /** The URL to hand to the provider for this transaction, when the provider takes one per request. */
-  callbackUrl?(input: {
-    baseUrl: string;
-    account: AccountContext<S>;
-    kind: string;
-    reference: string;
-  }): string;
+  callbackUrl?(input: { baseUrl: string; account: AccountContext<S>; kind: string; reference: string }): string;
 }
 
 /**
- * One provider dialect. Adding a provider means adding a folder that exports one of these and
- * listing it in registry.ts; nothing else in the relay names a provider.
+ * One provider dialect, pure: redaction, verification, parsing into reports, acks. It makes no storage
+ * calls. Adding a provider means adding a folder that exports one of these and listing it in
+ * registry.ts; nothing else in the relay names a provider.
  */
 export interface ProviderModule<S = unknown> {
   id: string;
   displayName: string;
   /** Provider-specific settings of accounts.<id>.<account> (the path secret is common and added by the registry). */
   accountSchema: z.ZodObject<z.ZodRawShape>;
+  /** Callbacks carry no other authentication than the path secret: an account without one must opt out. */
+  pathSecretRequired?: boolean;
   routes: readonly ProviderRoute<S>[];
   registration: RegistrationRules<S>;
+  /** Checks the callback's authenticity (signature, source IP). Absent: nothing beyond the path secret. */
+  verify?(input: CallbackInput<S>): VerificationResult;
+  /** The answer the provider expects once the callback is stored (or the decision made). */
+  ack(input: AckInput): ProviderAck;
   /**
    * The provider's own rejection format, when it expects one. The HTTP status still comes from
    * the single error mapping; only the body shape is the provider's.
    */
-  formatError?(error: RelayError, statusCode: number, route: string | undefined): HttpResponse | undefined;
+  formatError?(error: RelayError, statusCode: number, route: string | undefined): ProviderAck | undefined;
   /** URLs the account is configured with, so config validation can apply the URL rules to them. */
   configuredUrls?(settings: S): { key: string; url: string }[];
+  /** Secret values in an account's settings (keys, tokens): scrubbed from every message, log and event. */
+  secrets?(settings: S): (string | undefined)[];
 }

@@ -1,26 +1,25 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
+import { systemClock } from '../app/ports';
+import { type RelayServices, scrubbingLogger } from '../app/services';
 import { loadConfig } from '../config/load';
-import type { RelayConfig } from '../config/schema';
-import { CallbackServices } from '../domain/callback-services';
-import { systemClock } from '../domain/ports';
+import { secretScrubber } from '../config/secrets';
 import { requireEnv } from './env';
 
 /**
- * Composition root of the Lambda functions, built once per cold start at module scope: config
- * parsed (failing fast with the bad key), SDK clients created, adapters wired.
+ * Composition root of the Lambda functions, the one place they are wired, once per cold start:
+ * config loaded (asynchronously: secrets may come from a secret store) and validated, failing fast
+ * with the bad key; SDK clients created; adapters wired; the logger scrubs every configured secret.
  */
-export function lambdaRuntime(serviceName: string) {
-  const config: RelayConfig = loadConfig();
+export async function lambdaServices(serviceName: string): Promise<{ services: RelayServices; logger: Logger }> {
+  const config = await loadConfig();
   const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
+  const scrub = secretScrubber(config);
   const { doc } = createDynamoClients();
-  const store = new DynamoRelayStore(doc, {
-    tableName: requireEnv('TABLE_NAME'),
-    retention: config.retention,
-  });
-  const services = new CallbackServices(store, systemClock, logger, {
-    reconcileWindowSeconds: config.reconciliation.windowSeconds,
-  });
-  return { config, logger, store, services };
+  const store = new DynamoRelayStore(doc, { tableName: requireEnv('TABLE_NAME'), retention: config.retention });
+  return {
+    logger,
+    services: { config, store, clock: systemClock, log: scrubbingLogger(logger, scrub), scrub },
+  };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../../shared/adapters/dynamodb/relay-store';
@@ -20,6 +21,11 @@ export async function createTestTable(options: Partial<RelayStoreOptions> = {}) 
     doc,
     tableName,
     store,
+    /** Every item of the table (small test tables only). */
+    async listAll(): Promise<Record<string, unknown>[]> {
+      const page = await doc.send(new ScanCommand({ TableName: tableName }));
+      return page.Items ?? [];
+    },
     async drop() {
       await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
       client.destroy();

@@ -1,19 +1,25 @@
 import { createOutboxPublisher } from '../../functions/outbox-publisher/handler';
 import { LocalStreamPump } from '../../local/stream-pump';
-import { CallbackServices } from '../../shared/domain/callback-services';
-import { systemClock } from '../../shared/domain/ports';
+import { systemClock } from '../../shared/app/ports';
+import type { RelayServices } from '../../shared/app/services';
+import type { RelayConfig } from '../../shared/config/schema';
+import { createScrubber } from '../../shared/util/redact';
 import { createTestTable } from './dynamo';
 import { CollectingSink, silentLogger } from './relay';
 
 /**
- * The relay's domain wired to a fresh table in DynamoDB Local, without HTTP: callback services,
+ * The relay's use cases wired to a fresh table in DynamoDB Local, without HTTP: relay services,
  * plus the stream pump and outbox publisher feeding a collecting sink. `publish()` flushes the stream.
  */
-export async function createIntegrationRelay() {
+export async function createIntegrationRelay(config: RelayConfig) {
   const table = await createTestTable();
-  const services = new CallbackServices(table.store, systemClock, silentLogger, {
-    reconcileWindowSeconds: 3600,
-  });
+  const services: RelayServices = {
+    config,
+    store: table.store,
+    clock: systemClock,
+    log: silentLogger,
+    scrub: createScrubber([]),
+  };
   const sink = new CollectingSink();
   const publisher = createOutboxPublisher({ sink, log: silentLogger });
   // A long interval: tests flush explicitly with publish() instead of waiting for the timer.

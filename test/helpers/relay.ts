@@ -4,7 +4,7 @@ import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { FileEventSink } from '../../shared/adapters/events/file-sink';
-import type { EventSink, RelayLogger } from '../../shared/domain/ports';
+import type { EventSink, RelayLogger } from '../../shared/app/ports';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load';
-import type { CallbackServices } from '../../shared/domain/callback-services';
+import type { RelayServices } from '../../shared/app/services';
 import type { EventEnvelope } from '../../shared/domain/events';
-import { receiveCallback } from '../../shared/domain/receive-callback';
+import { knownAccountRecord } from '../../shared/providers/daraja/c2b-question';
+import { receiveCallback } from '../../shared/app/receive-callback';
 import type { InboundRequest } from '../../shared/http/types';
 import { createIntegrationRelay } from '../helpers/integration';
 
@@ -23,10 +24,10 @@ const fixture = (name: string): any =>
 
 let relay: Awaited<ReturnType<typeof createIntegrationRelay>>;
 let table: Awaited<ReturnType<typeof createIntegrationRelay>>['table'];
-let services: CallbackServices;
+let services: RelayServices;
 
 beforeAll(async () => {
-  relay = await createIntegrationRelay();
+  relay = await createIntegrationRelay(config);
   ({ table, services } = relay);
 });
 afterAll(async () => {
@@ -61,11 +62,11 @@ describe('Daraja callbacks against DynamoDB Local', () => {
     // Act
     const answers = await Promise.all(
       Array.from({ length: 8 }, () =>
-        receiveCallback({ config, services }, post('/v1/daraja/demo/c2b/confirmation', body)),
+        receiveCallback(services, post('/v1/daraja/demo/c2b/confirmation', body)),
       ),
     );
     const repeat = await receiveCallback(
-      { config, services },
+      services,
       post('/v1/daraja/demo/c2b/confirmation', body),
     );
     const events = await publishedFor(id);
@@ -83,8 +84,8 @@ describe('Daraja callbacks against DynamoDB Local', () => {
     const id = transId();
     const body = { ...fixture('c2b-validation.json'), TransID: id };
     // Act
-    const first = await receiveCallback({ config, services }, post('/v1/daraja/demo/c2b/validation', body));
-    const second = await receiveCallback({ config, services }, post('/v1/daraja/demo/c2b/validation', body));
+    const first = await receiveCallback(services, post('/v1/daraja/demo/c2b/validation', body));
+    const second = await receiveCallback(services, post('/v1/daraja/demo/c2b/validation', body));
     const events = await publishedFor(id);
     const receipts = await table.store.listReceipts({ provider: 'daraja', account: 'demo', reference: id });
     // Assess
@@ -96,21 +97,16 @@ describe('Daraja callbacks against DynamoDB Local', () => {
 
   it('accepts a BillRefNumber found among the known accounts (any case) and rejects an unknown one with C2B00012', async () => {
     // Prepare
-    await table.store.putC2BKnownAccount({
-      account: 'known',
-      billRef: 'ACC-001',
-      active: true,
-      label: undefined,
-    });
+    await table.store.putRecord(knownAccountRecord({ account: 'known', billRef: 'ACC-001', active: true }));
     const knownBody = { ...fixture('c2b-validation.json'), TransID: transId(), BillRefNumber: 'acc-001' };
     const unknownBody = { ...fixture('c2b-validation.json'), TransID: transId(), BillRefNumber: 'ACC-404' };
     // Act
     const known = await receiveCallback(
-      { config, services },
+      services,
       post('/v1/daraja/known/c2b/validation', knownBody),
     );
     const unknown = await receiveCallback(
-      { config, services },
+      services,
       post('/v1/daraja/known/c2b/validation', unknownBody),
     );
     const decided = await publishedFor(unknownBody.TransID);
@@ -124,12 +120,12 @@ describe('Daraja callbacks against DynamoDB Local', () => {
     // Prepare
     const id = transId();
     await receiveCallback(
-      { config, services },
+      services,
       post('/v1/daraja/demo/c2b/validation', { ...fixture('c2b-validation.json'), TransID: id }),
     );
     // Act
     await receiveCallback(
-      { config, services },
+      services,
       post('/v1/daraja/demo/c2b/confirmation', {
         ...fixture('c2b-confirmation.json'),
         TransID: id,
@@ -148,9 +144,9 @@ describe('Daraja callbacks against DynamoDB Local', () => {
     const accepted = { ...fixture('b2c-timeout-echo.json'), OriginatorConversationID: `oc-${transId()}` };
     const refused = { ...fixture('b2c-timeout-echo.json'), OriginatorConversationID: `oc-${transId()}` };
     // Act
-    const ok = await receiveCallback({ config, services }, post('/v1/daraja/demo/b2c/timeout', accepted));
+    const ok = await receiveCallback(services, post('/v1/daraja/demo/b2c/timeout', accepted));
     const forbidden = await receiveCallback(
-      { config, services },
+      services,
       post('/v1/daraja/demo/b2c/timeout', refused, '198.51.100.7'),
     );
     const scan = await table.doc.send(new ScanCommand({ TableName: table.tableName }));

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load';
-import type { CallbackServices } from '../../shared/domain/callback-services';
-import { registerTransaction } from '../../shared/domain/management';
-import { systemClock } from '../../shared/domain/ports';
-import { receiveCallback } from '../../shared/domain/receive-callback';
+import type { RelayServices } from '../../shared/app/services';
+import { registerTransaction } from '../../shared/app/register-transaction';
+import { systemClock } from '../../shared/app/ports';
+import { receiveCallback } from '../../shared/app/receive-callback';
 import type { InboundRequest } from '../../shared/http/types';
 import { createIntegrationRelay } from '../helpers/integration';
 
@@ -17,10 +17,10 @@ const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fix
 
 let relay: Awaited<ReturnType<typeof createIntegrationRelay>>;
 let table: Awaited<ReturnType<typeof createIntegrationRelay>>['table'];
-let services: CallbackServices;
+let services: RelayServices;
 
 beforeAll(async () => {
-  relay = await createIntegrationRelay();
+  relay = await createIntegrationRelay(config);
   ({ table, services } = relay);
 });
 afterAll(async () => {
@@ -71,11 +71,11 @@ describe('MoMo callbacks against DynamoDB Local', () => {
     const ref = reference();
     await register(ref);
     const first = await receiveCallback(
-      { config, services },
+      services,
       callback(ref, fixture('requesttopay-successful.json')),
     );
     const again = await receiveCallback(
-      { config, services },
+      services,
       callback(ref, fixture('requesttopay-successful.json'), 'POST'),
     );
     expect(first.statusCode).toBe(200);
@@ -91,7 +91,7 @@ describe('MoMo callbacks against DynamoDB Local', () => {
     await register(ref);
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json'))),
+        receiveCallback(services, callback(ref, fixture('requesttopay-successful.json'))),
       ),
     );
     expect(answers.every((a) => a.statusCode === 200)).toBe(true);
@@ -109,7 +109,7 @@ describe('MoMo callbacks against DynamoDB Local', () => {
         ? fixture('requesttopay-successful.json')
         : fixture('requesttopay-failed-string-reason.json'),
     );
-    await Promise.all(bodies.map((b) => receiveCallback({ config, services }, callback(ref, b))));
+    await Promise.all(bodies.map((b) => receiveCallback(services, callback(ref, b))));
     const types = await publishedFor(ref);
     const finals = types.filter((t) => t === 'TransactionSucceeded' || t === 'TransactionFailed');
     expect(finals).toHaveLength(1);
@@ -119,9 +119,9 @@ describe('MoMo callbacks against DynamoDB Local', () => {
   it('ignores a PENDING callback that arrives after SUCCESSFUL', async () => {
     const ref = reference();
     await register(ref);
-    await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    await receiveCallback(services, callback(ref, fixture('requesttopay-successful.json')));
     const stale = await receiveCallback(
-      { config, services },
+      services,
       callback(ref, JSON.stringify({ status: 'PENDING', amount: '100', currency: 'EUR' })),
     );
     expect(stale.statusCode).toBe(200);
@@ -134,9 +134,9 @@ describe('MoMo callbacks against DynamoDB Local', () => {
   it('keeps SUCCEEDED and emits TransactionConflict when a FAILED callback follows', async () => {
     const ref = reference();
     await register(ref);
-    await receiveCallback({ config, services }, callback(ref, fixture('requesttopay-successful.json')));
+    await receiveCallback(services, callback(ref, fixture('requesttopay-successful.json')));
     await receiveCallback(
-      { config, services },
+      services,
       callback(ref, fixture('requesttopay-failed-object-reason.json')),
     );
     const tx = await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
@@ -148,7 +148,7 @@ describe('MoMo callbacks against DynamoDB Local', () => {
   it('stores and applies a callback for an unregistered reference as an orphan', async () => {
     const ref = reference();
     const answer = await receiveCallback(
-      { config, services },
+      services,
       callback(ref, fixture('requesttopay-successful.json')),
     );
     expect(answer.statusCode).toBe(200);

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReceiptInput } from '../../shared/domain/ports';
+import type { ReceiptInput } from '../../shared/app/ports';
 import { createTestTable } from '../helpers/dynamo';
 import { KEY, registered } from '../helpers/reports';
 

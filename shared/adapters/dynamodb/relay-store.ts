@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type ConsumedCapacity, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -6,19 +6,19 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { StorageUnavailableError } from '../../domain/errors';
 import type {
-  C2BKnownAccount,
-  C2BKnownAccountKey,
-  C2BValidationRecord,
+  ProviderRecord,
+  ProviderRecordRef,
   QuarantineInput,
+  ReadOptions,
   ReceiptInput,
   ReceiptResult,
   ReceiptSummary,
-  ReferenceAlias,
-  ReferenceAliasKey,
-  TransactionStore,
-} from '../../domain/ports';
+  RelayStore,
+  StoreHealth,
+  WriteOptions,
+} from '../../app/ports';
+import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { QUARANTINE_PK_PREFIX, RECEIPT_SK_PREFIX, TX_SK, transactionPk } from './table';
 
@@ -32,25 +32,31 @@ export interface RelayStoreOptions {
 const DAY = 86_400;
 
 /**
- * Items beside the transaction collections (see README "Table design"):
- *   pk REF#<provider>#<account>#<namespace>#<value>   sk REF      another id of a transaction (e.g. ConversationID)
- *   pk C2BACCT#<account>#<BILLREF>                    sk C2BACCT  a known C2B account number, loaded by the partner
- *   pk TX#<provider>#<account>#<TransID>              sk C2BVAL   the answer to a C2B validation (outbox: C2BValidationDecided)
+ * Provider records beside the transaction collections (docs/table-design.md):
+ *   pk REC#<provider>#<account>#<namespace>#<id>   sk REC   a C2B decision, a known C2B account number,
+ *                                                           a reference alias… (namespaces are the provider's)
  */
-const ALIAS_SK = 'REF';
-const C2B_ACCOUNT_SK = 'C2BACCT';
-export const C2B_VALIDATION_SK = 'C2BVAL';
+const RECORD_SK = 'REC';
 
-export function referenceAliasPk(key: ReferenceAliasKey): string {
-  return `REF#${key.provider}#${key.account}#${key.namespace}#${key.value}`;
-}
-
-export function c2bKnownAccountPk(key: C2BKnownAccountKey): string {
-  return `C2BACCT#${key.account}#${key.billRef}`;
+export function providerRecordPk(ref: ProviderRecordRef): string {
+  return `REC#${ref.provider}#${ref.account}#${ref.namespace}#${ref.id}`;
 }
 
 function epochSeconds(iso: string, plusDays: number): number {
   return Math.floor(Date.parse(iso) / 1000) + plusDays * DAY;
+}
+
+/**
+ * Errors that say the input cannot be stored (DynamoDB's ValidationException: item or key too large,
+ * nesting too deep; the marshaller refusing a value) are bad input, not an outage.
+ */
+function isInputRefusal(error: unknown): boolean {
+  const name = (error as { name?: string }).name;
+  const message = (error as Error).message ?? '';
+  return (
+    name === 'ValidationException' ||
+    /^(Unsupported type passed|Pass options\.removeUndefinedValues|Number .* is (greater|lesser) than)/.test(message)
+  );
 }
 
 async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -58,6 +64,9 @@ async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) throw error;
+    if (isInputRefusal(error)) {
+      throw new UnstorableInputError(`The store refused this input (${operation})`, { cause: error });
+    }
     throw new StorageUnavailableError(`DynamoDB ${operation} failed: ${(error as Error).message}`, {
       cause: error,
     });
@@ -69,7 +78,7 @@ function toRecord(item: Record<string, unknown>): TransactionRecord {
   return { key: { provider, account, reference }, ...rest } as unknown as TransactionRecord;
 }
 
-export class DynamoRelayStore implements TransactionStore {
+export class DynamoRelayStore implements RelayStore, StoreHealth {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly options: RelayStoreOptions,
@@ -97,7 +106,13 @@ export class DynamoRelayStore implements TransactionStore {
     };
   }
 
-  async recordReceipt(input: ReceiptInput): Promise<ReceiptResult> {
+  async ping(signal?: AbortSignal): Promise<void> {
+    await guard('ping', () =>
+      this.doc.send(new DescribeTableCommand({ TableName: this.options.tableName }), { abortSignal: signal }),
+    );
+  }
+
+  async recordReceipt(input: ReceiptInput, options: WriteOptions = {}): Promise<ReceiptResult> {
     const receiptId = input.dedupeKey.slice(0, 32);
     const always: Record<string, unknown> = {
       itemType: 'receipt',
@@ -147,35 +162,52 @@ export class DynamoRelayStore implements TransactionStore {
           ReturnValues: 'UPDATED_NEW',
           ReturnConsumedCapacity: this.capacity,
         }),
+        { abortSignal: options.signal },
       ),
     );
     this.report('recordReceipt', result.ConsumedCapacity);
     return { receiptId, deliveries: Number(result.Attributes?.deliveries ?? 1) };
   }
 
-  async getTransaction(key: TransactionKey): Promise<TransactionRecord | undefined> {
+  async getTransaction(key: TransactionKey, options: ReadOptions = {}): Promise<TransactionRecord | undefined> {
     const result = await guard('getTransaction', () =>
       this.doc.send(
         new GetCommand({
           TableName: this.options.tableName,
           Key: { pk: transactionPk(key), sk: TX_SK },
-          ConsistentRead: true,
+          // Eventually consistent by default: every write after it is conditional on what was read.
+          ConsistentRead: options.consistent === true,
           ReturnConsumedCapacity: this.capacity,
         }),
+        { abortSignal: options.signal },
       ),
     );
     this.report('getTransaction', result.ConsumedCapacity);
     return result.Item ? toRecord(result.Item) : undefined;
   }
 
-  async createTransaction(tx: TransactionRecord): Promise<boolean> {
-    return this.conditionalPut('createTransaction', this.transactionItem(tx), 'attribute_not_exists(pk)', {});
+  async createTransaction(tx: TransactionRecord, options: WriteOptions = {}): Promise<boolean> {
+    return this.conditionalPut(
+      'createTransaction',
+      this.transactionItem(tx),
+      'attribute_not_exists(pk)',
+      {},
+      options.signal,
+    );
   }
 
-  async replaceTransaction(tx: TransactionRecord, expectedRevision: number): Promise<boolean> {
-    return this.conditionalPut('replaceTransaction', this.transactionItem(tx), 'revision = :expected', {
-      ':expected': expectedRevision,
-    });
+  async replaceTransaction(
+    tx: TransactionRecord,
+    expectedRevision: number,
+    options: WriteOptions = {},
+  ): Promise<boolean> {
+    return this.conditionalPut(
+      'replaceTransaction',
+      this.transactionItem(tx),
+      'revision = :expected',
+      { ':expected': expectedRevision },
+      options.signal,
+    );
   }
 
   private async conditionalPut(
@@ -183,6 +215,7 @@ export class DynamoRelayStore implements TransactionStore {
     item: Record<string, unknown>,
     condition: string,
     values: Record<string, unknown>,
+    signal?: AbortSignal,
   ): Promise<boolean> {
     try {
       const result = await guard(operation, () =>
@@ -194,6 +227,7 @@ export class DynamoRelayStore implements TransactionStore {
             ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
             ReturnConsumedCapacity: this.capacity,
           }),
+          { abortSignal: signal },
         ),
       );
       this.report(operation, result.ConsumedCapacity);
@@ -267,122 +301,64 @@ export class DynamoRelayStore implements TransactionStore {
     );
     return page.Items ?? [];
   }
-  async putReferenceAlias(alias: ReferenceAlias): Promise<boolean> {
-    return this.conditionalPut(
-      'putReferenceAlias',
-      {
-        pk: referenceAliasPk(alias),
-        sk: ALIAS_SK,
-        itemType: 'reference-alias',
-        ...alias,
-        expiresAt: epochSeconds(alias.createdAt, this.options.retention.transactionDays),
-      },
-      'attribute_not_exists(pk)',
-      {},
-    );
+  private recordItem(record: ProviderRecord): Record<string, unknown> {
+    return {
+      pk: providerRecordPk(record),
+      sk: RECORD_SK,
+      itemType: 'provider-record',
+      ...record,
+      // The stream publishes a record's outbox when its revision moves (its first write).
+      revision: 1,
+      expiresAt: epochSeconds(record.createdAt, this.options.retention.transactionDays),
+    };
   }
 
-  async getReferenceAlias(key: ReferenceAliasKey): Promise<string | undefined> {
-    const result = await guard('getReferenceAlias', () =>
+  async getRecord(ref: ProviderRecordRef, options: ReadOptions = {}): Promise<ProviderRecord | undefined> {
+    const result = await guard('getRecord', () =>
       this.doc.send(
         new GetCommand({
           TableName: this.options.tableName,
-          Key: { pk: referenceAliasPk(key), sk: ALIAS_SK },
-          ReturnConsumedCapacity: this.capacity,
-        }),
-      ),
-    );
-    this.report('getReferenceAlias', result.ConsumedCapacity);
-    const reference = result.Item?.reference;
-    return typeof reference === 'string' ? reference : undefined;
-  }
-
-  async getC2BKnownAccount(
-    key: C2BKnownAccountKey,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<C2BKnownAccount | undefined> {
-    const result = await guard('getC2BKnownAccount', () =>
-      this.doc.send(
-        new GetCommand({
-          TableName: this.options.tableName,
-          Key: { pk: c2bKnownAccountPk(key), sk: C2B_ACCOUNT_SK },
+          Key: { pk: providerRecordPk(ref), sk: RECORD_SK },
+          ConsistentRead: options.consistent === true,
           ReturnConsumedCapacity: this.capacity,
         }),
         { abortSignal: options.signal },
       ),
     );
-    this.report('getC2BKnownAccount', result.ConsumedCapacity);
+    this.report('getRecord', result.ConsumedCapacity);
     if (!result.Item) return undefined;
+    const item = result.Item;
     return {
-      account: key.account,
-      billRef: key.billRef,
-      active: result.Item.active !== false,
-      label: typeof result.Item.label === 'string' ? result.Item.label : undefined,
+      provider: ref.provider,
+      account: ref.account,
+      namespace: ref.namespace,
+      id: ref.id,
+      data: (item.data as Record<string, unknown>) ?? {},
+      createdAt: String(item.createdAt ?? ''),
     };
   }
 
-  /** Loads (or replaces) a known C2B account number; an admin/loader operation, not part of the port. */
-  async putC2BKnownAccount(item: C2BKnownAccount): Promise<void> {
-    await guard('putC2BKnownAccount', () =>
-      this.doc.send(
-        new PutCommand({
-          TableName: this.options.tableName,
-          Item: { pk: c2bKnownAccountPk(item), sk: C2B_ACCOUNT_SK, itemType: 'c2b-known-account', ...item },
-        }),
-      ),
-    );
-  }
-
-  async recordC2BValidation(
-    record: C2BValidationRecord,
-  ): Promise<{ written: boolean; record: C2BValidationRecord }> {
-    const { key, ...rest } = record;
+  async putRecordIfAbsent(
+    record: ProviderRecord,
+    options: WriteOptions = {},
+  ): Promise<{ written: boolean; record: ProviderRecord }> {
     const written = await this.conditionalPut(
-      'recordC2BValidation',
-      {
-        pk: transactionPk(key),
-        sk: C2B_VALIDATION_SK,
-        itemType: 'c2b-validation',
-        provider: key.provider,
-        account: key.account,
-        reference: key.reference,
-        ...rest,
-        expiresAt: epochSeconds(record.decidedAt, this.options.retention.transactionDays),
-      },
+      'putRecordIfAbsent',
+      this.recordItem(record),
       'attribute_not_exists(pk)',
       {},
+      options.signal,
     );
     if (written) return { written, record };
-    const existing = await this.getC2BValidation(key);
-    if (!existing)
-      throw new StorageUnavailableError(`C2B validation ${key.reference} exists but cannot be read`);
+    const existing = await this.getRecord(record, { consistent: true, signal: options.signal });
+    if (!existing) throw new StorageUnavailableError(`record ${record.namespace} exists but cannot be read`);
     return { written, record: existing };
   }
 
-  async getC2BValidation(key: TransactionKey): Promise<C2BValidationRecord | undefined> {
-    const result = await guard('getC2BValidation', () =>
-      this.doc.send(
-        new GetCommand({
-          TableName: this.options.tableName,
-          Key: { pk: transactionPk(key), sk: C2B_VALIDATION_SK },
-          ConsistentRead: true,
-          ReturnConsumedCapacity: this.capacity,
-        }),
-      ),
+  async putRecord(record: ProviderRecord): Promise<void> {
+    await guard('putRecord', () =>
+      this.doc.send(new PutCommand({ TableName: this.options.tableName, Item: this.recordItem(record) })),
     );
-    this.report('getC2BValidation', result.ConsumedCapacity);
-    if (!result.Item) return undefined;
-    const {
-      pk: _pk,
-      sk: _sk,
-      itemType: _t,
-      expiresAt: _e,
-      provider,
-      account,
-      reference,
-      ...rest
-    } = result.Item;
-    return { key: { provider, account, reference }, ...rest } as unknown as C2BValidationRecord;
   }
 
   /** Every item of one transaction's collection (transaction, receipts, C2B decision): operators' and tests' view. */

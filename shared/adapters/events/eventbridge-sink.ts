@@ -5,7 +5,7 @@ import {
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
 import type { EventEnvelope } from '../../domain/events';
-import type { EventSink } from '../../domain/ports';
+import type { EventSink } from '../../app/ports';
 
 /** PutEvents limits: 10 entries and 256 KB per call. */
 export const MAX_ENTRIES_PER_CALL = 10;

@@ -2,7 +2,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventEnvelope } from '../../domain/events';
 import { summarizeEvent } from '../../domain/outbox';
-import type { EventSink } from '../../domain/ports';
+import type { EventSink } from '../../app/ports';
 
 /**
  * Local stand-in for the EventBridge bus: each event is one JSON line shaped like the EventBridge

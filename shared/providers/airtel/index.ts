@@ -1,53 +1,54 @@
 import * as z from 'zod';
 import { InvalidReferenceError, SchemaValidationError, UnauthorizedError } from '../../domain/errors';
-import { json } from '../../http/types';
-import type { ProviderModule, RouteContext } from '../types';
+import type { CallbackInput, ParsedCallback, ProviderModule, VerificationResult } from '../types';
 import { verifyAirtelHash } from './hash';
 import { normalizeAirtelCallback } from './normalize';
 import {
   AIRTEL_KINDS,
   type AirtelAccountSettings,
+  type AirtelHashRecipe,
   airtelAccountSchema,
   airtelCallbackSchema,
   airtelReferenceProblem,
 } from './schema';
 
-/** The partner id, for logs only when it is a plausible id (never the hash, never the key). */
-function referenceForLog(body: Record<string, unknown>): string | undefined {
-  const tx = body.transaction as { id?: unknown } | undefined;
-  const id = tx && typeof tx === 'object' ? tx.id : undefined;
-  return (typeof id === 'string' || typeof id === 'number') && String(id).length <= 64
-    ? String(id)
-    : undefined;
+/** Recipes that sign only part of the body, and that part: the rest is ignored when such a recipe matched. */
+const SIGNED_PART: Partial<Record<AirtelHashRecipe, (body: Record<string, unknown>) => Record<string, unknown>>> = {
+  'stringify-transaction': (body) => ({ transaction: body.transaction }),
+};
+
+/**
+ * Authenticate before looking at the content: an unauthenticated body is not worth a schema error.
+ * Only what the matching recipe signed is trusted; unsigned members are listed in the receipt's facts.
+ */
+function verifyCallback(input: CallbackInput<AirtelAccountSettings>): VerificationResult {
+  const verification = verifyAirtelHash(
+    { rawBody: input.rawBody, body: input.body, headers: input.headers },
+    input.account.settings,
+  );
+  const facts: Record<string, unknown> = { ...verification };
+  if (verification.hash === 'missing' || verification.hash === 'mismatch') {
+    const what = verification.hash === 'missing' ? 'carries no hash' : 'hash does not match any enabled recipe';
+    if (verification.mode === 'enforce') {
+      return {
+        facts,
+        authenticated: false,
+        refusal: new UnauthorizedError(`Airtel callback ${what}`, { details: { tried: verification.tried ?? [] } }),
+      };
+    }
+    return { facts, authenticated: false, warning: `Airtel callback ${what}; accepted because hashMode is log-only` };
+  }
+  if (verification.hash !== 'matched') return { facts, authenticated: false };
+  const signedPart = verification.recipe ? SIGNED_PART[verification.recipe] : undefined;
+  if (!signedPart) return { facts, authenticated: true };
+  const trustedBody = signedPart(input.body);
+  const ignored = Object.keys(input.body).filter((name) => name !== 'hash' && !(name in trustedBody));
+  if (ignored.length) facts.ignoredUnsigned = ignored;
+  return { facts, authenticated: true, trustedBody };
 }
 
-async function handleCallback(ctx: RouteContext<AirtelAccountSettings>) {
-  const body = ctx.body as Record<string, unknown>;
-  const settings = ctx.account.settings;
-  // Authenticate before looking at the content: an unauthenticated body is not worth a schema error.
-  const verification = verifyAirtelHash(
-    { rawBody: ctx.request.rawBody, body, headers: ctx.request.headers },
-    settings,
-  );
-  Object.assign(ctx.verification, verification);
-  if (verification.hash === 'missing' || verification.hash === 'mismatch') {
-    const what =
-      verification.hash === 'missing' ? 'carries no hash' : 'hash does not match any enabled recipe';
-    if (verification.mode === 'enforce') {
-      throw new UnauthorizedError(`Airtel callback ${what}`, {
-        details: { tried: verification.tried ?? [] },
-      });
-    }
-    ctx.services.log.warn(`Airtel callback ${what}; accepted because hashMode is log-only`, {
-      provider: 'airtel',
-      account: ctx.account.id,
-      reference: referenceForLog(body),
-      hash: verification.hash,
-      tried: verification.tried,
-    });
-  }
-
-  const parsed = airtelCallbackSchema.safeParse(body);
+function parseCallback(input: CallbackInput<AirtelAccountSettings>): ParsedCallback {
+  const parsed = airtelCallbackSchema.safeParse(input.body);
   if (!parsed.success) {
     throw new SchemaValidationError('Airtel callback does not match the expected shape', {
       details: { issues: z.treeifyError(parsed.error) },
@@ -55,21 +56,21 @@ async function handleCallback(ctx: RouteContext<AirtelAccountSettings>) {
   }
   const problem = airtelReferenceProblem(parsed.data.transaction.id);
   if (problem) throw new InvalidReferenceError(problem);
-
-  const report = normalizeAirtelCallback(ctx.account.id, parsed.data);
-  const { duplicate, receipt } = await ctx.services.ingest(ctx, report);
-  // Airtel reads only the status code; the body helps people debugging with curl.
-  return json(200, { received: true, duplicate, receiptId: receipt.receiptId });
+  return { type: 'reports', reports: [{ draft: normalizeAirtelCallback(input.account.id, parsed.data) }] };
 }
 
 export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   id: 'airtel',
   displayName: 'Airtel Money',
   accountSchema: airtelAccountSchema,
-  routes: [{ name: 'callback', methods: ['POST'], path: 'callback', handle: handleCallback }],
+  routes: [{ name: 'callback', methods: ['POST'], path: 'callback', parse: parseCallback }],
+  verify: verifyCallback,
+  // Airtel reads only the status code; the body helps people debugging with curl.
+  ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
   registration: {
     kinds: AIRTEL_KINDS,
     validateReference: airtelReferenceProblem,
     // No callbackUrl: Airtel takes the callback URL from the application settings, not per request.
   },
+  secrets: (settings) => [settings.callbackKey],
 };

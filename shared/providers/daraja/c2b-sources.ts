@@ -1,5 +1,4 @@
-import type { TransactionStore } from '../../domain/ports';
-import { type C2BDecision, type C2BDecisionSources, parsePartnerAnswer } from './c2b-validation';
+import { type C2BDecision, parsePartnerAnswer } from './c2b-validation';
 import type { DarajaC2bSettings } from './schema';
 
 /** The partner answers a small JSON document; anything bigger is not an answer. */
@@ -47,24 +46,4 @@ export async function askPartnerEndpoint(
   const decision = parsePartnerAnswer(body);
   if ('error' in decision) throw new Error(`partner endpoint answer is invalid: ${decision.error}`);
   return decision;
-}
-
-/** The decision sources an account's settings switch on, wired to the store and the network. */
-export function c2bSourcesFor(
-  settings: DarajaC2bSettings,
-  deps: { store: TransactionStore; account: string; payload: unknown; fetchImpl?: FetchLike },
-): C2BDecisionSources {
-  const sources: C2BDecisionSources = {};
-  if (settings.knownAccounts) {
-    sources.knownAccount = async (billRef, signal) => {
-      const known = await deps.store.getC2BKnownAccount({ account: deps.account, billRef }, { signal });
-      return Boolean(known?.active);
-    };
-  }
-  const partner = settings.partner;
-  if (partner) {
-    sources.partner = (signal) =>
-      askPartnerEndpoint(partner, deps.account, deps.payload, signal, deps.fetchImpl);
-  }
-  return sources;
 }

@@ -5,17 +5,17 @@ import {
   SchemaValidationError,
   UnsupportedMediaTypeError,
 } from '../../domain/errors';
-import { json } from '../../http/types';
-import type { ProviderModule, ProviderRoute } from '../types';
+import type { ProviderAck, ProviderModule, ProviderRoute } from '../types';
 import {
-  handleB2cResult,
-  handleB2cTimeout,
-  handleC2bConfirmation,
-  handleC2bValidation,
-  handleStatusResult,
-  handleStatusTimeout,
-  handleStk,
-} from './handlers';
+  parseB2cResult,
+  parseB2cTimeout,
+  parseC2bConfirmation,
+  parseC2bValidation,
+  parseStatusResult,
+  parseStatusTimeout,
+  parseStk,
+} from './parse';
+import { verifyDarajaSource } from './source-ip';
 import {
   DARAJA_KINDS,
   DARAJA_ROUTES,
@@ -24,15 +24,25 @@ import {
   darajaAccountSchema,
 } from './schema';
 
-const HANDLERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['handle']> = {
-  stk: handleStk,
-  'c2b-validation': handleC2bValidation,
-  'c2b-confirmation': handleC2bConfirmation,
-  'b2c-result': handleB2cResult,
-  'b2c-timeout': handleB2cTimeout,
-  'status-result': handleStatusResult,
-  'status-timeout': handleStatusTimeout,
+const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['parse']> = {
+  stk: parseStk,
+  'c2b-validation': parseC2bValidation,
+  'c2b-confirmation': parseC2bConfirmation,
+  'b2c-result': parseB2cResult,
+  'b2c-timeout': parseB2cTimeout,
+  'status-result': parseStatusResult,
+  'status-timeout': parseStatusTimeout,
 };
+
+/** Daraja's acknowledgements (docs/routes.md). */
+export const DARAJA_ACK = { ResultCode: 0, ResultDesc: 'Accepted' } as const;
+export const C2B_CONFIRMATION_ACK = { ResultCode: 0, ResultDesc: 'Success' } as const;
+
+export function validationAnswer(resultCode: string): ProviderAck {
+  return resultCode === '0'
+    ? { statusCode: 200, body: { ResultCode: '0', ResultDesc: 'Accepted' } }
+    : { statusCode: 200, body: { ResultCode: resultCode, ResultDesc: 'Rejected' } };
+}
 
 /** The URL of one Daraja route of an account (path secret included): what the partner registers with Daraja. */
 export function darajaRouteUrl(
@@ -69,13 +79,20 @@ const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
 export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   id: 'daraja',
   displayName: 'Safaricom Daraja',
+  pathSecretRequired: true,
   accountSchema: darajaAccountSchema,
   routes: (Object.keys(DARAJA_ROUTES) as DarajaRouteName[]).map((name) => ({
     name,
     methods: ['POST'] as const,
     path: DARAJA_ROUTES[name],
-    handle: HANDLERS[name],
+    parse: PARSERS[name],
   })),
+  verify: verifyDarajaSource,
+  ack: ({ route, resultCode }) => {
+    if (route === 'c2b-validation') return validationAnswer(resultCode ?? '0');
+    if (route === 'c2b-confirmation') return { statusCode: 200, body: C2B_CONFIRMATION_ACK };
+    return { statusCode: 200, body: DARAJA_ACK };
+  },
   registration: {
     kinds: DARAJA_KINDS,
     validateReference: (reference) =>
@@ -100,8 +117,13 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
    */
   formatError(error: RelayError, _statusCode: number, route: string | undefined) {
     if (route !== 'c2b-validation' || !BAD_INPUT.some((type) => error instanceof type)) return undefined;
-    return json(200, { ResultCode: 'C2B00016', ResultDesc: 'Rejected' }, { 'x-relay-error': error.code });
+    return {
+      statusCode: 200,
+      body: { ResultCode: 'C2B00016', ResultDesc: 'Rejected' },
+      headers: { 'content-type': 'application/json', 'x-relay-error': error.code },
+    };
   },
+  secrets: (settings) => [settings.c2b.partner?.bearerToken],
   configuredUrls: (settings) =>
     settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
 };

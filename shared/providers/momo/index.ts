@@ -1,50 +1,45 @@
 import * as z from 'zod';
 import { InvalidReferenceError, SchemaValidationError, UnknownKindError } from '../../domain/errors';
-import { json } from '../../http/types';
 import { isUuid } from '../../util/ids';
-import type { ProviderModule, RouteContext } from '../types';
+import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 
-async function handleCallback(ctx: RouteContext<MomoAccountSettings>) {
-  const kind = ctx.params.kind!.toLowerCase();
+/** A MoMo callback: the kind and the reference (X-Reference-Id) are in the path the relay handed out. */
+function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallback {
+  const kind = input.params.kind!.toLowerCase();
   if (!(MOMO_KINDS as readonly string[]).includes(kind)) {
     throw new UnknownKindError(
-      `Unknown MoMo callback kind "${ctx.params.kind}"; expected one of ${MOMO_KINDS.join(', ')}`,
+      `Unknown MoMo callback kind "${input.params.kind!.slice(0, 40)}"; expected one of ${MOMO_KINDS.join(', ')}`,
     );
   }
-  const reference = ctx.params.referenceId!.toLowerCase();
+  const reference = input.params.referenceId!.toLowerCase();
   if (!isUuid(reference)) {
-    throw new InvalidReferenceError(
-      `MoMo reference "${ctx.params.referenceId}" is not a UUID (it is the X-Reference-Id)`,
-    );
+    throw new InvalidReferenceError('The MoMo reference in the path is not a UUID (it is the X-Reference-Id)');
   }
-  const parsed = momoCallbackSchema.safeParse(ctx.body);
+  const parsed = momoCallbackSchema.safeParse(input.body);
   if (!parsed.success) {
     throw new SchemaValidationError(`MoMo ${kind} callback does not match the expected shape`, {
       details: { issues: z.treeifyError(parsed.error) },
     });
   }
-  const report = normalizeMomoCallback(ctx.account.id, kind, reference, parsed.data);
-  const { duplicate, receipt } = await ctx.services.ingest(ctx, report);
-  // MoMo reads only the status code; the body helps people debugging with curl.
-  return json(200, { received: true, duplicate, receiptId: receipt.receiptId });
+  return { type: 'reports', reports: [{ draft: normalizeMomoCallback(input.account.id, kind, reference, parsed.data) }] };
 }
 
 export const momoProvider: ProviderModule<MomoAccountSettings> = {
   id: 'momo',
   displayName: 'MTN MoMo',
+  // MoMo callbacks are unsigned: the path secret is the only authentication they can carry.
+  pathSecretRequired: true,
   accountSchema: momoAccountSchema,
-  routes: [
-    { name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', handle: handleCallback },
-  ],
+  routes: [{ name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', parse: parseCallback }],
+  // MoMo reads only the status code; the body helps people debugging with curl.
+  ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
   registration: {
     kinds: MOMO_KINDS,
     normalizeReference: (reference) => reference.toLowerCase(),
     validateReference: (reference) =>
-      isUuid(reference)
-        ? undefined
-        : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
+      isUuid(reference) ? undefined : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
     callbackUrl: ({ baseUrl, account, kind, reference }) =>
       `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
   },

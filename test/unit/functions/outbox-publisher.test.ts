@@ -3,7 +3,7 @@ import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createOutboxPublisher } from '../../../functions/outbox-publisher/handler';
 import { buildEvent, type EventEnvelope } from '../../../shared/domain/events';
-import type { EventSink } from '../../../shared/domain/ports';
+import type { EventSink } from '../../../shared/app/ports';
 import { silentLogger } from '../../helpers/relay';
 
 const ctx = {} as Context;

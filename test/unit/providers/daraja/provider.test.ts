@@ -6,7 +6,7 @@ import {
   UnauthorizedError,
 } from '../../../../shared/domain/errors';
 import { darajaProvider, darajaRouteUrls } from '../../../../shared/providers/daraja';
-import { decisionBudgetMs } from '../../../../shared/providers/daraja/handlers';
+import { decisionBudgetMs } from '../../../../shared/app/decide-c2b-validation';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import { checkUrlRules } from '../../../../shared/util/url-rules';
 

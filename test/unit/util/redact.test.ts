@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets } from '../../../../shared/providers/daraja/redact';
+import { REDACTED, redactJson as redactSecrets } from '../../../shared/util/redact';
 
 describe('Daraja credential redaction', () => {
   it('redacts SecurityCredential, Password and InitiatorPassword wherever they are, whatever their case', () => {

@@ -1,5 +1,5 @@
-import type { EventEnvelope } from './events';
-import type { Money, TransactionKey, TransactionRecord } from './transaction';
+import type { EventEnvelope } from '../domain/event-envelope';
+import type { TransactionKey, TransactionRecord } from '../domain/transaction';
 
 /** Structured logger (Powertools Logger satisfies it). Never pass secrets or full MSISDNs. */
 export interface RelayLogger {
@@ -68,82 +68,66 @@ export interface QuarantineInput {
   outbox: EventEnvelope[];
 }
 
+export interface ReadOptions {
+  /** A strongly consistent read (twice the cost); the default is eventually consistent. */
+  consistent?: boolean;
+  /** Aborts a slow call (deadline-bound callers such as the C2B validation). */
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  signal?: AbortSignal;
+}
+
+/** The core port: transactions, their receipts and quarantine. It names no provider. */
 export interface TransactionStore {
-  recordReceipt(input: ReceiptInput): Promise<ReceiptResult>;
-  getTransaction(key: TransactionKey): Promise<TransactionRecord | undefined>;
+  recordReceipt(input: ReceiptInput, options?: WriteOptions): Promise<ReceiptResult>;
+  getTransaction(key: TransactionKey, options?: ReadOptions): Promise<TransactionRecord | undefined>;
   /** Conditional on the item not existing; false when someone else created it first. */
-  createTransaction(tx: TransactionRecord): Promise<boolean>;
+  createTransaction(tx: TransactionRecord, options?: WriteOptions): Promise<boolean>;
   /** Conditional on the stored revision still being `expectedRevision`; false when it moved on. */
-  replaceTransaction(tx: TransactionRecord, expectedRevision: number): Promise<boolean>;
+  replaceTransaction(tx: TransactionRecord, expectedRevision: number, options?: WriteOptions): Promise<boolean>;
   quarantine(input: QuarantineInput): Promise<void>;
   listReceipts(key: TransactionKey): Promise<ReceiptSummary[]>;
-  /** Conditional on the alias not existing yet (first writer wins); false when it already existed. */
-  putReferenceAlias(alias: ReferenceAlias): Promise<boolean>;
-  /** The reference an alias points to, or undefined. */
-  getReferenceAlias(key: ReferenceAliasKey): Promise<string | undefined>;
-  /** A known C2B account number (BillRefNumber) of a provider account; `signal` aborts a slow lookup. */
-  getC2BKnownAccount(
-    key: C2BKnownAccountKey,
-    options?: { signal?: AbortSignal },
-  ): Promise<C2BKnownAccount | undefined>;
-  /**
-   * Conditional on no decision existing for the same transaction: the first decision is kept and its
-   * outbox published once. Returns the decision that stands (the stored one when `written` is false).
-   */
-  recordC2BValidation(
-    record: C2BValidationRecord,
-  ): Promise<{ written: boolean; record: C2BValidationRecord }>;
-  getC2BValidation(key: TransactionKey): Promise<C2BValidationRecord | undefined>;
 }
 
-export interface ReferenceAliasKey {
+/** Names one provider-specific record: a C2B decision, a known account number, a reference alias… */
+export interface ProviderRecordRef {
   provider: string;
   account: string;
-  /** What the alias value is, e.g. "ConversationID". */
+  /** What kind of record, chosen by the provider (e.g. "c2b-validation", "alias:ConversationID"). */
   namespace: string;
-  value: string;
+  id: string;
 }
 
-export interface ReferenceAlias extends ReferenceAliasKey {
-  /** The transaction reference the alias stands for. */
-  reference: string;
+export interface ProviderRecord extends ProviderRecordRef {
+  data: Record<string, unknown>;
   createdAt: string;
+  /** Events this record publishes when it is first written (the table's stream is the outbox). */
+  outbox?: EventEnvelope[];
 }
 
-/** Stored as pk `C2BACCT#<account>#<billRef>`, sk `C2BACCT` (C2B is a Daraja feature; account ids are Daraja's). */
-export interface C2BKnownAccountKey {
-  account: string;
-  /** Canonical form (trimmed, upper case). */
-  billRef: string;
+/**
+ * The generic, namespaced port for provider-specific storage, so the core port stays provider-neutral.
+ * Records expire with the transactions (retention.transactionDays).
+ */
+export interface ProviderRecordStore {
+  getRecord(ref: ProviderRecordRef, options?: ReadOptions): Promise<ProviderRecord | undefined>;
+  /** First writer wins: returns the record that stands (the stored one when `written` is false). */
+  putRecordIfAbsent(
+    record: ProviderRecord,
+    options?: WriteOptions,
+  ): Promise<{ written: boolean; record: ProviderRecord }>;
+  /** Loads or replaces a record (operators' loaders, e.g. known C2B account numbers). */
+  putRecord(record: ProviderRecord): Promise<void>;
 }
 
-export interface C2BKnownAccount extends C2BKnownAccountKey {
-  /** False disables the account number without deleting it. */
-  active: boolean;
-  label: string | undefined;
+/** Readiness: storage answers a cheap call. */
+export interface StoreHealth {
+  ping(signal?: AbortSignal): Promise<void>;
 }
 
-/** The answer given to one C2B validation request; `outbox` carries C2BValidationDecided. */
-export interface C2BValidationRecord {
-  /** The C2B transaction: reference = TransID. */
-  key: TransactionKey;
-  decision: 'accept' | 'reject';
-  resultCode: string;
-  rule: string;
-  detail: string;
-  deadlineApplied: boolean;
-  defaultApplied: boolean;
-  sourceError: string | undefined;
-  elapsedMs: number;
-  billRefNumber: string | undefined;
-  amount: Money | undefined;
-  /** Masked as it arrived (or masked by the relay). */
-  msisdn: string | undefined;
-  receiptId: string;
-  decidedAt: string;
-  revision: number;
-  outbox: EventEnvelope[];
-}
+export type RelayStore = TransactionStore & ProviderRecordStore;
 
 /** Where normalized events go: EventBridge in the cloud, a JSON-lines file locally. */
 export interface EventSink {

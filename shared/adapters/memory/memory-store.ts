@@ -1,0 +1,153 @@
+import type {
+  ProviderRecord,
+  ProviderRecordRef,
+  QuarantineInput,
+  ReceiptInput,
+  ReceiptResult,
+  ReceiptSummary,
+  RelayStore,
+  StoreHealth,
+} from '../../app/ports';
+import type { EventEnvelope } from '../../domain/event-envelope';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+
+const keyOf = (k: TransactionKey) => `${k.provider}#${k.account}#${k.reference}`;
+const refOf = (r: ProviderRecordRef) => `${r.provider}#${r.account}#${r.namespace}#${r.id}`;
+const copy = <T>(value: T): T => structuredClone(value);
+
+interface StoredReceipt extends ReceiptInput {
+  receiptId: string;
+  deliveries: number;
+  firstReceivedAt: string;
+  lastReceivedAt: string;
+}
+
+/**
+ * The ports in memory, with the same conditional semantics as the DynamoDB adapter (create only when
+ * absent, replace only at the expected revision, first record wins), for fast use-case tests. It also
+ * collects every outbox the way the table's stream would publish it. Not a substitute for the
+ * DynamoDB Local tests of the adapter.
+ */
+export class MemoryStore implements RelayStore, StoreHealth {
+  readonly transactions = new Map<string, TransactionRecord>();
+  readonly receipts = new Map<string, StoredReceipt>();
+  readonly records = new Map<string, ProviderRecord>();
+  readonly quarantined: QuarantineInput[] = [];
+  /** Every event a write carried, in write order: what the stream would publish. */
+  readonly published: EventEnvelope[] = [];
+  /** Set to make every call fail (or hang until the signal aborts), to test outages. */
+  failure: 'none' | 'error' | 'hang' = 'none';
+
+  private async gate(signal?: AbortSignal): Promise<void> {
+    if (this.failure === 'error') throw new Error('memory store: simulated outage');
+    if (this.failure === 'hang') {
+      await new Promise<void>((_, reject) => {
+        signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+    }
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.gate(signal);
+  }
+
+  async recordReceipt(input: ReceiptInput, options: { signal?: AbortSignal } = {}): Promise<ReceiptResult> {
+    await this.gate(options.signal);
+    const receiptId = input.dedupeKey.slice(0, 32);
+    const id = `${keyOf(input.key)}#${receiptId}`;
+    const existing = this.receipts.get(id);
+    if (existing) {
+      existing.deliveries += 1;
+      existing.lastReceivedAt = input.receivedAt;
+      return { receiptId, deliveries: existing.deliveries };
+    }
+    this.receipts.set(id, {
+      ...copy(input),
+      receiptId,
+      deliveries: 1,
+      firstReceivedAt: input.receivedAt,
+      lastReceivedAt: input.receivedAt,
+    });
+    return { receiptId, deliveries: 1 };
+  }
+
+  async getTransaction(key: TransactionKey, options: { signal?: AbortSignal } = {}): Promise<TransactionRecord | undefined> {
+    await this.gate(options.signal);
+    const tx = this.transactions.get(keyOf(key));
+    return tx ? copy(tx) : undefined;
+  }
+
+  async createTransaction(tx: TransactionRecord, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    await this.gate(options.signal);
+    if (this.transactions.has(keyOf(tx.key))) return false;
+    this.transactions.set(keyOf(tx.key), copy(tx));
+    this.published.push(...copy(tx.outbox));
+    return true;
+  }
+
+  async replaceTransaction(
+    tx: TransactionRecord,
+    expectedRevision: number,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<boolean> {
+    await this.gate(options.signal);
+    const current = this.transactions.get(keyOf(tx.key));
+    if (!current || current.revision !== expectedRevision) return false;
+    this.transactions.set(keyOf(tx.key), copy(tx));
+    if (tx.revision !== current.revision) this.published.push(...copy(tx.outbox));
+    return true;
+  }
+
+  async quarantine(input: QuarantineInput): Promise<void> {
+    await this.gate();
+    this.quarantined.push(copy(input));
+    this.published.push(...copy(input.outbox));
+  }
+
+  async listReceipts(key: TransactionKey): Promise<ReceiptSummary[]> {
+    await this.gate();
+    const prefix = `${keyOf(key)}#`;
+    return [...this.receipts.entries()]
+      .filter(([id]) => id.startsWith(prefix))
+      .map(([, r]) => ({
+        receiptId: r.receiptId,
+        routeName: r.routeName,
+        method: r.method,
+        sourceIp: r.sourceIp,
+        firstReceivedAt: r.firstReceivedAt,
+        lastReceivedAt: r.lastReceivedAt,
+        deliveries: r.deliveries,
+        verification: r.verification,
+        bodyBytes: Buffer.byteLength(r.body),
+      }));
+  }
+
+  async getRecord(ref: ProviderRecordRef, options: { signal?: AbortSignal } = {}): Promise<ProviderRecord | undefined> {
+    await this.gate(options.signal);
+    const record = this.records.get(refOf(ref));
+    return record ? copy(record) : undefined;
+  }
+
+  async putRecordIfAbsent(
+    record: ProviderRecord,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ written: boolean; record: ProviderRecord }> {
+    await this.gate(options.signal);
+    const existing = this.records.get(refOf(record));
+    if (existing) return { written: false, record: copy(existing) };
+    this.records.set(refOf(record), copy(record));
+    this.published.push(...copy(record.outbox ?? []));
+    return { written: true, record };
+  }
+
+  async putRecord(record: ProviderRecord): Promise<void> {
+    await this.gate();
+    this.records.set(refOf(record), copy(record));
+  }
+
+  /** Receipts as stored, for assertions. */
+  receiptsOf(key: TransactionKey): StoredReceipt[] {
+    const prefix = `${keyOf(key)}#`;
+    return [...this.receipts.entries()].filter(([id]) => id.startsWith(prefix)).map(([, r]) => r);
+  }
+}

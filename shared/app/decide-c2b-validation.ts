@@ -1,0 +1,166 @@
+import { buildEvent, correlationIdOf } from '../domain/events';
+import { askPartnerEndpoint, type FetchLike } from '../providers/daraja/c2b-sources';
+import {
+  C2B_KNOWN_ACCOUNT_NAMESPACE,
+  C2B_VALIDATION_NAMESPACE,
+  type C2BValidationQuestion,
+} from '../providers/daraja/c2b-question';
+import { type C2BDecisionSources, type C2BOutcome, decideC2BValidation as decide } from '../providers/daraja/c2b-validation';
+import type { Clock, ProviderRecord, RelayLogger, RelayStore } from './ports';
+import { type ReceiptDraft, storeReceipt } from './receipts';
+
+export interface C2BValidationDeps {
+  store: RelayStore;
+  clock: Clock;
+  log: RelayLogger;
+  fetchImpl?: FetchLike;
+}
+
+/** Time kept back from the decision for the two writes (receipt, decision) that should finish before the answer. */
+export function decisionBudgetMs(deadlineMs: number): number {
+  return deadlineMs - Math.min(500, Math.floor(deadlineMs / 5));
+}
+
+/** Margin between the end of the wait for storage and the deadline, for the answer itself to leave. */
+const ANSWER_MARGIN_MS = 50;
+
+type Late = { late: true };
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | Late> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<Late>((resolve) => {
+    timer = setTimeout(() => resolve({ late: true }), Math.max(0, ms));
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+function sourcesFor(deps: C2BValidationDeps, question: C2BValidationQuestion): C2BDecisionSources {
+  const { key } = question;
+  const sources: C2BDecisionSources = {};
+  if (question.knownAccounts) {
+    sources.knownAccount = async (billRef, signal) => {
+      const record = await deps.store.getRecord(
+        { provider: key.provider, account: key.account, namespace: C2B_KNOWN_ACCOUNT_NAMESPACE, id: billRef },
+        { signal },
+      );
+      return Boolean(record && record.data.active !== false);
+    };
+  }
+  const partner = question.partner;
+  if (partner) {
+    sources.partner = (signal) => askPartnerEndpoint(partner, key.account, question.payload, signal, deps.fetchImpl);
+  }
+  return sources;
+}
+
+function decisionRecord(question: C2BValidationQuestion, outcome: C2BOutcome, receiptId: string | undefined, now: string, receivedAt: string): ProviderRecord {
+  const { key } = question;
+  const data = {
+    decision: outcome.decision,
+    resultCode: outcome.resultCode,
+    rule: outcome.rule,
+    detail: outcome.detail,
+    deadlineApplied: outcome.deadlineApplied,
+    defaultApplied: outcome.defaultApplied,
+    sourceError: outcome.sourceError ?? null,
+    elapsedMs: outcome.elapsedMs,
+    billRefNumber: question.billRefNumber ?? null,
+    amount: question.amount ?? null,
+    msisdn: question.msisdn ?? null,
+    receiptId: receiptId ?? null,
+    decidedAt: now,
+  };
+  const event = buildEvent('C2BValidationDecided', correlationIdOf({ key }), 'c2b-validation', 'callback', receivedAt, {
+    provider: key.provider,
+    account: key.account,
+    kind: 'c2b',
+    reference: key.reference,
+    ...data,
+    deadlineMs: question.deadlineMs,
+    transId: key.reference,
+    receivedAt,
+  });
+  return {
+    provider: key.provider,
+    account: key.account,
+    namespace: C2B_VALIDATION_NAMESPACE,
+    id: key.reference,
+    createdAt: now,
+    data: {
+      ...data,
+      // What a later confirmation of the same TransID joins to its transaction (see ingestIntents).
+      link: {
+        ValidationDecision: data.decision,
+        ValidationResultCode: data.resultCode,
+        ValidationRule: data.rule,
+        ...(receiptId ? { ValidationReceiptId: receiptId } : {}),
+      },
+      ...(question.amount ? { expectedAmount: question.amount } : {}),
+    },
+    outbox: [event],
+  };
+}
+
+/**
+ * Answers a C2B validation within the account's deadline, end to end. The receipt is stored while the
+ * decision is made; the decision (first one per TransID wins: a repeated validation gets the recorded
+ * answer) is recorded with C2BValidationDecided. Storage gets what is left of the deadline: when it is
+ * slow or down, the decision made in time is answered anyway (the deadline default when the decision
+ * itself was late), and the writes finish afterwards in the background; their result is logged either
+ * way ("c2b validation stored after the answer" / "… not stored").
+ */
+export async function decideC2BValidation(
+  deps: C2BValidationDeps,
+  question: C2BValidationQuestion,
+  receipt: ReceiptDraft,
+  started: number = performance.now(),
+): Promise<{ resultCode: string; repeated: boolean }> {
+  const { store, log, clock } = deps;
+  const elapsed = () => performance.now() - started;
+  const receiptWrite = storeReceipt(store, question.key, receipt);
+  // Awaited below; this keeps an early failure from being reported as unhandled meanwhile.
+  receiptWrite.catch(() => undefined);
+
+  const outcome = await decide(question.input, question.rules, sourcesFor(deps, question), {
+    budgetMs: decisionBudgetMs(question.deadlineMs) - elapsed(),
+  });
+  const writes = receiptWrite.then(async (stored) =>
+    store.putRecordIfAbsent(decisionRecord(question, outcome, stored.receiptId, clock.now().toISOString(), receipt.receivedAt)),
+  );
+  const logged = {
+    provider: question.key.provider,
+    account: question.key.account,
+    transId: question.key.reference,
+    decision: outcome.decision,
+    resultCode: outcome.resultCode,
+    rule: outcome.rule,
+    deadlineApplied: outcome.deadlineApplied,
+    msisdn: question.msisdn,
+  };
+  let settled: Awaited<typeof writes> | Late | Error;
+  try {
+    settled = await within(writes, question.deadlineMs - ANSWER_MARGIN_MS - elapsed());
+  } catch (error) {
+    settled = error as Error;
+  }
+  if (settled instanceof Error || 'late' in settled) {
+    const why = settled instanceof Error ? settled.message : 'storage did not answer in time';
+    log.error('c2b validation answered before it was stored', { ...logged, why, elapsedMs: Math.round(elapsed()) });
+    if (!(settled instanceof Error)) {
+      writes.then(
+        () => log.info('c2b validation stored after the answer', logged),
+        (error: Error) => log.error('c2b validation not stored', { ...logged, error: error.message }),
+      );
+    }
+    return { resultCode: outcome.resultCode, repeated: false };
+  }
+  const standing = settled.record.data;
+  log.info('daraja c2b validation answered', {
+    ...logged,
+    decision: standing.decision,
+    resultCode: standing.resultCode,
+    elapsedMs: Math.round(elapsed()),
+    repeated: !settled.written,
+  });
+  return { resultCode: String(standing.resultCode), repeated: !settled.written };
+}

@@ -1,0 +1,85 @@
+import { TransactionNotFoundError } from '../domain/errors';
+import type { TransactionKey } from '../domain/transaction';
+import { findProvider } from '../providers/registry';
+import type { ReceiptSummary } from './ports';
+import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
+
+export type HistoryEntry =
+  | { at: string; type: 'registered' | 'first-seen'; detail: string }
+  | {
+      at: string;
+      type: 'callback';
+      receiptId: string;
+      route: string;
+      method: string;
+      deliveries: number;
+      sourceIp: string;
+      lastReceivedAt: string;
+      verification: Record<string, unknown>;
+    }
+  | { at: string; type: 'transition'; from: string; to: string; origin: string; receiptId: string | null }
+  | {
+      at: string;
+      type: 'conflict';
+      kind: string;
+      reportedStatus: string;
+      detail: string;
+      origin: string;
+      receiptId: string | null;
+    }
+  | { at: string; type: 'event'; eventId: string; eventType: string };
+
+export async function getTransaction(
+  deps: ManagementDeps,
+  key: TransactionKey,
+): Promise<{ transaction: TransactionView; history: HistoryEntry[] }> {
+  const reference =
+    findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
+  const normalizedKey = { ...key, reference };
+  const tx = await deps.store.getTransaction(normalizedKey, { consistent: true });
+  if (!tx)
+    throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
+  const receipts: ReceiptSummary[] = await deps.store.listReceipts(normalizedKey);
+  const history: HistoryEntry[] = [
+    {
+      at: tx.createdAt,
+      type: tx.registered ? 'registered' : 'first-seen',
+      detail: tx.registered ? 'registered by the partner' : 'first seen in a callback (orphan)',
+    },
+    ...receipts.map((r) => ({
+      at: r.firstReceivedAt,
+      type: 'callback' as const,
+      receiptId: r.receiptId,
+      route: r.routeName,
+      method: r.method,
+      deliveries: r.deliveries,
+      sourceIp: r.sourceIp,
+      lastReceivedAt: r.lastReceivedAt,
+      verification: r.verification,
+    })),
+    ...tx.transitions.map((t) => ({
+      at: t.at,
+      type: 'transition' as const,
+      from: t.from,
+      to: t.to,
+      origin: t.origin,
+      receiptId: t.receiptId ?? null,
+    })),
+    ...tx.conflicts.map((c) => ({
+      at: c.at,
+      type: 'conflict' as const,
+      kind: c.kind,
+      reportedStatus: c.reportedStatus,
+      detail: c.detail,
+      origin: c.origin,
+      receiptId: c.receiptId ?? null,
+    })),
+    ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
+  ];
+  // The registration (or first sighting) opens the history even when a callback's receivedAt precedes
+  // the moment the item was written.
+  const [opening, ...rest] = history;
+  rest.sort((a, b) => a.at.localeCompare(b.at));
+  history.splice(0, history.length, opening!, ...rest);
+  return { transaction: toView(tx), history };
+}

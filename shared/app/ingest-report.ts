@@ -1,0 +1,200 @@
+import { type ApplyOptions, type ApplyOutcome, applyReport } from '../domain/apply-report';
+import type { EventOrigin } from '../domain/event-envelope';
+import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
+import type { Money, NormalizedReport, TransactionKey } from '../domain/transaction';
+import type { CorrelationCandidate, ReportIntent } from '../providers/types';
+import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
+import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
+import { type ReceiptDraft, storeReceipt } from './receipts';
+import { writeWithRetry } from './write-with-retry';
+
+export interface IngestDeps {
+  store: RelayStore;
+  clock: Clock;
+  log: RelayLogger;
+  reconcileWindowSeconds: number;
+}
+
+/** References and ids become storage keys: bounded, printable. */
+const MAX_ID_LENGTH = 200;
+const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
+const MAX_ATTRIBUTES = 100;
+const MAX_ATTRIBUTE_VALUE = 2048;
+
+function idProblem(what: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length === 0 || value.length > MAX_ID_LENGTH)
+    return `${what} must be 1 to ${MAX_ID_LENGTH} characters (got ${value.length})`;
+  if (!PRINTABLE.test(value)) return `${what} contains control characters`;
+  return undefined;
+}
+
+/** Limits every report meets before storage, whatever its origin: a clear 4xx instead of a storage failure. */
+export function checkReportLimits(report: Pick<NormalizedReport, 'key' | 'providerTransactionId' | 'externalId' | 'attributes'>): void {
+  const referenceProblem = idProblem('the reference', report.key.reference);
+  if (referenceProblem) throw new InvalidReferenceError(`Report refused: ${referenceProblem}`);
+  const problem =
+    idProblem('the provider transaction id', report.providerTransactionId) ??
+    idProblem('the external id', report.externalId);
+  if (problem) throw new SchemaValidationError(`Report refused: ${problem}`);
+  const attributes = Object.entries(report.attributes ?? {});
+  if (attributes.length > MAX_ATTRIBUTES)
+    throw new SchemaValidationError(`Report refused: ${attributes.length} parameters; the limit is ${MAX_ATTRIBUTES}`);
+  for (const [name, value] of attributes) {
+    if (name === '' || name.length > 128 || RESERVED_MEMBER_NAMES.has(name) || !PRINTABLE.test(name))
+      throw new SchemaValidationError(`Report refused: parameter name "${name.slice(0, 40)}" is not allowed`);
+    if (value.length > MAX_ATTRIBUTE_VALUE)
+      throw new SchemaValidationError(`Report refused: parameter ${name} is over ${MAX_ATTRIBUTE_VALUE} characters`);
+  }
+}
+
+/**
+ * The pipeline every report goes through, whatever its origin (callback, poll, registration, buffer,
+ * manual): the pure decision of applyReport under the one write-with-retry loop.
+ */
+export function ingestReport(
+  deps: IngestDeps,
+  report: NormalizedReport,
+  options: ApplyOptions & WriteOptions = {},
+): Promise<ApplyOutcome> {
+  checkReportLimits(report);
+  return writeWithRetry(
+    deps.store,
+    report.key,
+    (current) => {
+      const outcome = applyReport(
+        current,
+        report,
+        { now: deps.clock.now().toISOString(), reconcileWindowSeconds: deps.reconcileWindowSeconds },
+        options,
+      );
+      return { next: outcome.kind === 'write' ? outcome.next : undefined, result: outcome };
+    },
+    { what: `apply a report to ${report.key.reference}`, signal: options.signal },
+  );
+}
+
+export const ALIAS_NAMESPACE_PREFIX = 'alias:';
+
+/**
+ * The first candidate that names a stored transaction, directly or through an alias. When none does,
+ * the first direct candidate (else the first id at all) becomes the reference, and the report records
+ * an orphan under it.
+ */
+export async function resolveReference(
+  store: RelayStore,
+  provider: string,
+  account: string,
+  candidates: readonly CorrelationCandidate[],
+): Promise<string | undefined> {
+  const present = candidates.filter((c): c is { via: string; value: string } => Boolean(c.value));
+  for (const candidate of present) {
+    if (candidate.via === 'reference') {
+      if (idProblem('', candidate.value)) continue;
+      if (await store.getTransaction({ provider, account, reference: candidate.value })) return candidate.value;
+      continue;
+    }
+    if (idProblem('', candidate.value)) continue;
+    const alias = await store.getRecord({
+      provider,
+      account,
+      namespace: `${ALIAS_NAMESPACE_PREFIX}${candidate.via}`,
+      id: candidate.value,
+    });
+    const reference = alias?.data.reference;
+    if (typeof reference === 'string') return reference;
+  }
+  return (present.find((c) => c.via === 'reference') ?? present[0])?.value;
+}
+
+export interface IngestBatch {
+  provider: string;
+  account: string;
+  origin: EventOrigin;
+  receivedAt: string;
+  /** The body was authenticated end to end (see NormalizedReport.authenticated). */
+  authenticated: boolean;
+  intents: readonly ReportIntent[];
+  /** Store the bytes that carried the reports first (callbacks, buffered callbacks). */
+  receipt?: ReceiptDraft;
+}
+
+export interface IngestBatchResult {
+  receipt: ReceiptResult | undefined;
+  outcomes: ApplyOutcome[];
+}
+
+function linkedAttributes(data: Record<string, unknown> | undefined): Record<string, string> {
+  const link = data?.link;
+  if (!link || typeof link !== 'object') return {};
+  return Object.fromEntries(Object.entries(link).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function expectedAmount(data: Record<string, unknown> | undefined): Money | undefined {
+  const amount = data?.expectedAmount as Money | undefined;
+  return amount && typeof amount.value === 'string' ? amount : undefined;
+}
+
+/**
+ * Places what one delivery says: finds each report's transaction, stores the receipt (before any
+ * report is applied, so nothing is acknowledged that is not stored), applies the reports, and records
+ * the aliases the reports taught. A failed alias write never fails a delivery that is already applied.
+ */
+export async function ingestIntents(deps: IngestDeps, batch: IngestBatch, options: WriteOptions = {}): Promise<IngestBatchResult> {
+  const { store, log } = deps;
+  const placed: { intent: ReportIntent; key: TransactionKey }[] = [];
+  for (const intent of batch.intents) {
+    const reference = intent.correlate
+      ? await resolveReference(store, batch.provider, batch.account, intent.correlate)
+      : intent.draft.key.reference;
+    if (!reference) throw new SchemaValidationError('The callback carries no id to correlate it with');
+    const key = { provider: batch.provider, account: batch.account, reference };
+    checkReportLimits({ ...intent.draft, key });
+    placed.push({ intent, key });
+  }
+  const first = placed[0];
+  const receipt = batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
+  const outcomes: ApplyOutcome[] = [];
+  for (const { intent, key } of placed) {
+    const linked = intent.link
+      ? await store.getRecord({ provider: batch.provider, account: batch.account, ...intent.link }, { consistent: true })
+      : undefined;
+    const link = linkedAttributes(linked?.data);
+    const report: NormalizedReport = {
+      ...intent.draft,
+      key,
+      attributes: { ...intent.draft.attributes, ...link },
+      receivedAt: batch.receivedAt,
+      origin: batch.origin,
+      receiptId: receipt?.receiptId,
+      authenticated: batch.authenticated,
+    };
+    const outcome = await ingestReport(deps, report, {
+      ...options,
+      born: intent.born ? { amount: expectedAmount(linked?.data), attributes: link } : undefined,
+    });
+    outcomes.push(outcome);
+    if (outcome.kind !== 'write') continue;
+    for (const alias of intent.aliases ?? []) {
+      if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
+      try {
+        await store.putRecordIfAbsent({
+          provider: batch.provider,
+          account: batch.account,
+          namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
+          id: alias.value,
+          data: { reference: key.reference },
+          createdAt: batch.receivedAt,
+        });
+      } catch (error) {
+        log.warn('reference alias not written', {
+          provider: batch.provider,
+          account: batch.account,
+          namespace: alias.namespace,
+          error: (error as Error).message,
+        });
+      }
+    }
+  }
+  return { receipt, outcomes };
+}

@@ -1,0 +1,116 @@
+import type { RelayError } from '../domain/errors';
+import { buildEvent, type EventEnvelope } from '../domain/events';
+import type { InboundRequest } from '../http/types';
+import { newId, sha256Hex } from '../util/ids';
+import { redactJsonText, type Scrubber } from '../util/redact';
+import type { RelayLogger, TransactionStore } from './ports';
+import { storableHeaders } from './receipts';
+
+/** Quarantine keeps enough of a rejected body to investigate without letting a flood fill the table. */
+const QUARANTINE_BODY_LIMIT = 64 * 1024;
+const MAX_PATH = 1024;
+const MAX_MESSAGE = 1024;
+
+export interface RejectionDeps {
+  store: TransactionStore;
+  log: RelayLogger;
+  /** Removes every configured secret value (path secrets, keys, tokens) from a text. */
+  scrub: Scrubber;
+}
+
+export interface RejectionContext {
+  provider?: string;
+  account?: string;
+  routeName?: string;
+  /** Path with any path secret replaced, when the secret was already verified. */
+  storedPath?: string;
+  /** Raise CallbackRejected: only for requests aimed at a configured provider account. */
+  emitEvent: boolean;
+  /** The HTTP status answered (from the single error mapping). */
+  httpStatus: number;
+}
+
+function clip(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+/**
+ * Records a rejected request before its error answer goes out: nothing anyone sent is silently lost.
+ * Whatever stage refused it, secrets are removed first: configured secret values anywhere (path,
+ * message, headers, body) and credential members in the body text. Returns the quarantine id. A failed
+ * quarantine write is logged, never turned into a 5xx.
+ */
+export async function recordRejection(
+  deps: RejectionDeps,
+  request: InboundRequest,
+  error: RelayError,
+  context: RejectionContext,
+): Promise<string> {
+  const id = newId();
+  const receivedAt = request.receivedAt.toISOString();
+  const { httpStatus } = context;
+  const scrub = deps.scrub;
+  const kept = request.rawBody.subarray(0, QUARANTINE_BODY_LIMIT);
+  const text = kept.toString('utf8');
+  const isUtf8 = Buffer.from(text, 'utf8').equals(kept);
+  const body = isUtf8 ? scrub(redactJsonText(text)) : kept.toString('base64');
+  const path = clip(scrub(context.storedPath ?? request.path), MAX_PATH);
+  const message = clip(scrub(error.message), MAX_MESSAGE);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(storableHeaders(request.headers))) headers[scrub(name)] = scrub(value);
+  const sourceIp = clip(request.sourceIp, 64);
+  const outbox: EventEnvelope[] = [];
+  if (context.emitEvent && context.provider && context.account) {
+    outbox.push(
+      buildEvent('CallbackRejected', `${context.provider}:${context.account}:quarantine`, id, 'callback', receivedAt, {
+        provider: context.provider,
+        account: context.account,
+        route: context.routeName ?? null,
+        method: clip(request.method, 16),
+        path,
+        sourceIp,
+        httpStatus,
+        errorCode: error.code,
+        message,
+        quarantineId: id,
+        receivedAt,
+      }),
+    );
+  }
+  try {
+    await deps.store.quarantine({
+      id,
+      receivedAt,
+      httpStatus,
+      errorCode: error.code,
+      message,
+      provider: context.provider,
+      account: context.account,
+      routeName: context.routeName,
+      method: clip(request.method, 16),
+      path,
+      headers,
+      sourceIp,
+      body,
+      bodyEncoding: isUtf8 ? 'utf8' : 'base64',
+      bodyBytes: request.rawBody.length,
+      bodySha256: sha256Hex(request.rawBody),
+      bodyTruncated: request.rawBody.length > QUARANTINE_BODY_LIMIT,
+      outbox,
+    });
+  } catch (storeError) {
+    deps.log.error('quarantine write failed', { errorCode: error.code, path, error: (storeError as Error).message });
+  }
+  deps.log.warn('request rejected', {
+    provider: context.provider,
+    account: context.account,
+    route: context.routeName,
+    httpStatus,
+    errorCode: error.code,
+    reason: message,
+    path,
+    sourceIp,
+    quarantineId: id,
+  });
+  return id;
+}

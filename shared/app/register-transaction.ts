@@ -1,0 +1,208 @@
+import * as z from 'zod';
+import type { RelayConfig } from '../config/schema';
+import { accountKey } from '../config/schema';
+import {
+  InvalidCallbackUrlError,
+  InvalidReferenceError,
+  RegistrationConflictError,
+  SchemaValidationError,
+  UnknownAccountError,
+  UnknownKindError,
+} from '../domain/errors';
+import { applyRegistration, type RegistrationTerms } from '../domain/registration';
+import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import { findProvider } from '../providers/registry';
+import { jsonLimitProblem } from '../util/json-limits';
+import { toDecimalString } from '../util/money';
+import { checkUrlRules, describeViolations } from '../util/url-rules';
+import { checkReportLimits } from './ingest-report';
+import type { Clock, TransactionStore } from './ports';
+import { writeWithRetry } from './write-with-retry';
+
+/** Metadata is stored on the transaction item: bounded so it can never make the item unstorable. */
+const MAX_METADATA_DEPTH = 16;
+const MAX_METADATA_BYTES = 8 * 1024;
+
+const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const decimal = toDecimalString(v);
+  if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
+    ctx.addIssue({ code: 'custom', message: 'amount must be a positive decimal number' });
+    return z.NEVER;
+  }
+  return decimal;
+});
+
+export const registrationSchema = z
+  .object({
+    provider: z.string().min(1),
+    account: z.string().min(1),
+    kind: z.string().min(1),
+    reference: z.string().min(1).max(200),
+    amount: amountSchema.optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES')
+      .optional(),
+    msisdn: z
+      .string()
+      .regex(/^\+?\d{6,15}$/, 'msisdn must be digits, optionally with a leading +')
+      .optional(),
+    externalId: z.string().min(1).max(200).optional(),
+    expiresInSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(90 * 86_400)
+      .optional(),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .superRefine((value, ctx) => {
+        const problem = jsonLimitProblem(value, { maxDepth: MAX_METADATA_DEPTH, refuseEmptyNames: true });
+        if (problem) ctx.addIssue({ code: 'custom', message: `metadata: ${problem}` });
+        else if (JSON.stringify(value).length > MAX_METADATA_BYTES)
+          ctx.addIssue({ code: 'custom', message: `metadata is over ${MAX_METADATA_BYTES} bytes as JSON` });
+      })
+      .optional(),
+  })
+  .strict();
+export type Registration = z.infer<typeof registrationSchema>;
+
+export interface ManagementDeps {
+  config: RelayConfig;
+  store: TransactionStore;
+  clock: Clock;
+}
+
+export interface TransactionView {
+  provider: string;
+  account: string;
+  reference: string;
+  kind: string;
+  status: string;
+  registered: boolean;
+  amount: TransactionRecord['amount'] | null;
+  msisdn: string | null;
+  externalId: string | null;
+  providerTransactionId: string | null;
+  reason: TransactionRecord['reason'] | null;
+  party: TransactionRecord['party'] | null;
+  metadata: Record<string, unknown> | null;
+  attributes: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+  reconcileUntil: string;
+  revision: number;
+}
+
+export function toView(tx: TransactionRecord): TransactionView {
+  return {
+    provider: tx.key.provider,
+    account: tx.key.account,
+    reference: tx.key.reference,
+    kind: tx.kind,
+    status: tx.status,
+    registered: tx.registered,
+    amount: tx.amount ?? null,
+    msisdn: tx.msisdn ?? null,
+    externalId: tx.externalId ?? null,
+    providerTransactionId: tx.providerTransactionId ?? null,
+    reason: tx.reason ?? null,
+    party: tx.party ?? null,
+    metadata: tx.metadata ?? null,
+    attributes: tx.attributes ?? {},
+    createdAt: tx.createdAt,
+    updatedAt: tx.updatedAt,
+    reconcileUntil: tx.reconcileUntil,
+    revision: tx.revision,
+  };
+}
+
+export interface RegistrationResult {
+  created: boolean;
+  transaction: TransactionView;
+  callbackUrl: string | undefined;
+}
+
+/**
+ * Registers a transaction the partner initiated. Identical repeats answer 200 with the stored state;
+ * a callback that arrived first (an orphan) is adopted after the same business check a callback gets
+ * (domain/registration.ts). Read → decide → conditional write through the one write-with-retry loop.
+ */
+export async function registerTransaction(deps: ManagementDeps, input: unknown): Promise<RegistrationResult> {
+  const parsed = registrationSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new SchemaValidationError('Invalid transaction registration', {
+      details: { issues: z.treeifyError(parsed.error) },
+    });
+  }
+  const r = parsed.data;
+  const provider = findProvider(r.provider);
+  if (!provider) throw new UnknownAccountError(`Unknown provider "${r.provider.slice(0, 40)}"`);
+  const account = deps.config.accounts.get(accountKey(r.provider, r.account));
+  if (!account)
+    throw new UnknownAccountError(`No ${provider.displayName} account "${r.account.slice(0, 64)}" is configured`);
+  if (!provider.registration.kinds.includes(r.kind)) {
+    throw new UnknownKindError(
+      `Unknown ${provider.displayName} kind "${r.kind.slice(0, 40)}"; expected one of ${provider.registration.kinds.join(', ')}`,
+    );
+  }
+  const referenceProblem = provider.registration.validateReference(r.reference);
+  if (referenceProblem) throw new InvalidReferenceError(referenceProblem);
+  const reference = provider.registration.normalizeReference?.(r.reference) ?? r.reference;
+  const key: TransactionKey = { provider: provider.id, account: account.id, reference };
+  checkReportLimits({ key, providerTransactionId: undefined, externalId: r.externalId, attributes: undefined });
+
+  const callbackUrl = provider.registration.callbackUrl?.({
+    baseUrl: deps.config.publicBaseUrl,
+    account,
+    kind: r.kind,
+    reference,
+  });
+  if (callbackUrl) {
+    const violations = checkUrlRules(callbackUrl, deps.config.urlRules);
+    if (violations.length)
+      throw new InvalidCallbackUrlError(
+        `Generated callback URL breaks the URL rules: ${describeViolations(violations)}`,
+      );
+  }
+
+  const now = deps.clock.now().toISOString();
+  const windowSeconds = r.expiresInSeconds ?? deps.config.reconciliation.windowSeconds;
+  const terms: RegistrationTerms = {
+    key,
+    kind: r.kind,
+    amount: r.amount ? { value: r.amount, currency: r.currency } : undefined,
+    msisdn: r.msisdn,
+    externalId: r.externalId,
+    metadata: r.metadata,
+    reconcileUntil: new Date(Date.parse(now) + windowSeconds * 1000).toISOString(),
+  };
+  const result = await writeWithRetry<{ created: boolean; tx: TransactionRecord; different?: boolean }>(
+    deps.store,
+    key,
+    (current) => {
+      const outcome = applyRegistration(current, terms, now);
+      switch (outcome.kind) {
+        case 'create':
+          return { next: outcome.next, result: { created: true, tx: { ...outcome.next, revision: 1 } } };
+        case 'adopt':
+          return {
+            next: outcome.next,
+            result: { created: false, tx: { ...outcome.next, revision: (current?.revision ?? 0) + 1 } },
+          };
+        case 'repeat':
+          return { result: { created: false, tx: outcome.current } };
+        case 'different':
+          return { result: { created: false, tx: outcome.current, different: true } };
+      }
+    },
+    { what: 'register the transaction' },
+  );
+  if (result.different) {
+    throw new RegistrationConflictError(
+      `Transaction ${provider.id}/${account.id}/${reference} is already registered with different details`,
+      { details: { existing: toView(result.tx) } },
+    );
+  }
+  return { created: result.created, transaction: toView(result.tx), callbackUrl };
+}

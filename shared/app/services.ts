@@ -1,0 +1,32 @@
+import type { RelayConfig } from '../config/schema';
+import type { FetchLike } from '../providers/daraja/c2b-sources';
+import { type Scrubber, scrubValue } from '../util/redact';
+import type { Clock, RelayLogger, RelayStore } from './ports';
+
+/** What every use case may depend on, wired once per process (shared/runtime, local/relay.ts). */
+export interface RelayServices {
+  config: RelayConfig;
+  store: RelayStore;
+  clock: Clock;
+  /** Scrubs configured secrets from everything it logs. */
+  log: RelayLogger;
+  scrub: Scrubber;
+  /** For the partner's C2B decision endpoint; the global fetch by default. */
+  fetchImpl?: FetchLike;
+}
+
+/** A logger that removes every configured secret value from messages and fields before they are written. */
+export function scrubbingLogger(log: RelayLogger, scrub: Scrubber): RelayLogger & { inner: RelayLogger } {
+  const wrap =
+    (write: (message: string, ...extra: Record<string, unknown>[]) => void) =>
+    (message: string, ...extra: Record<string, unknown>[]) =>
+      write(scrub(message), ...extra.map((e) => scrubValue(e, scrub) as Record<string, unknown>));
+  return {
+    // The wrapped logger, so the middy chain can still inject the Lambda context into Powertools.
+    inner: log,
+    debug: wrap(log.debug.bind(log)),
+    info: wrap(log.info.bind(log)),
+    warn: wrap(log.warn.bind(log)),
+    error: wrap(log.error.bind(log)),
+  };
+}

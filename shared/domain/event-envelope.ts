@@ -1,0 +1,31 @@
+/**
+ * The envelope every normalized event travels in (docs/events.md). Kept apart from the event builders
+ * so that the transaction model can carry its outbox without importing them.
+ */
+export const EVENT_TYPES = [
+  'TransactionSucceeded',
+  'TransactionFailed',
+  'TransactionAmbiguous',
+  'TransactionExpired',
+  'TransactionConflict',
+  'C2BValidationDecided',
+  'CallbackRejected',
+  'CallbackOrphaned',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Where the fact behind an event came from; every origin goes through the same ingest pipeline. */
+export const EVENT_ORIGINS = ['callback', 'poll', 'registration', 'buffer', 'manual'] as const;
+export type EventOrigin = (typeof EVENT_ORIGINS)[number];
+
+export interface EventEnvelope<T = Record<string, unknown>> {
+  metadata: {
+    id: string;
+    version: '1';
+    type: EventType;
+    occurredAt: string;
+    correlationId: string;
+    origin: EventOrigin;
+  };
+  data: T;
+}

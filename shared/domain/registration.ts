@@ -1,0 +1,153 @@
+import { businessMismatch } from './apply-report';
+import { buildEvent, correlationIdOf, transactionEventData } from './events';
+import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
+
+/** What the partner says about a transaction it initiated (already validated by the use case). */
+export interface RegistrationTerms {
+  key: TransactionKey;
+  kind: string;
+  amount: Money | undefined;
+  msisdn: string | undefined;
+  externalId: string | undefined;
+  metadata: Record<string, unknown> | undefined;
+  reconcileUntil: string;
+}
+
+export type RegistrationOutcome =
+  | { kind: 'create'; next: TransactionRecord }
+  | { kind: 'repeat'; current: TransactionRecord }
+  | { kind: 'different'; current: TransactionRecord }
+  | { kind: 'adopt'; next: TransactionRecord };
+
+function registeredTransaction(terms: RegistrationTerms, now: string): TransactionRecord {
+  return {
+    key: terms.key,
+    kind: terms.kind,
+    status: 'PENDING',
+    registered: true,
+    amount: terms.amount,
+    msisdn: terms.msisdn,
+    externalId: terms.externalId,
+    providerTransactionId: undefined,
+    reason: undefined,
+    party: terms.msisdn ? { idType: 'MSISDN', id: terms.msisdn } : undefined,
+    metadata: terms.metadata,
+    attributes: {},
+    createdAt: now,
+    updatedAt: now,
+    reconcileUntil: terms.reconcileUntil,
+    revision: 0,
+    transitions: [],
+    conflicts: [],
+    events: [],
+    outbox: [],
+  };
+}
+
+function sameTerms(tx: TransactionRecord, terms: RegistrationTerms): boolean {
+  return (
+    tx.kind === terms.kind &&
+    tx.amount?.value === terms.amount?.value &&
+    tx.amount?.currency === terms.amount?.currency &&
+    tx.msisdn === terms.msisdn &&
+    tx.externalId === terms.externalId
+  );
+}
+
+/** What an orphan's reports said, as one report: adoption checks it like any report meeting a transaction. */
+function orphanAsReport(orphan: TransactionRecord, kind: string, now: string): NormalizedReport {
+  const last = orphan.transitions.at(-1);
+  return {
+    key: orphan.key,
+    kind,
+    status: orphan.status,
+    reason: orphan.reason,
+    providerTransactionId: orphan.providerTransactionId,
+    externalId: orphan.externalId,
+    amount: orphan.amount,
+    party: orphan.party,
+    receivedAt: last?.at ?? now,
+    origin: 'registration',
+    receiptId: last?.receiptId,
+    attributes: orphan.attributes,
+  };
+}
+
+/**
+ * Pure decision for a registration. A callback that beat the registration (an orphan) is adopted, but
+ * only after the same business check a callback gets: an orphan success for another amount, currency or
+ * MSISDN does not become the registered transaction's success. The registered transaction then stays
+ * PENDING with a TransactionConflict, and reconciliation asks the provider.
+ */
+export function applyRegistration(
+  current: TransactionRecord | undefined,
+  terms: RegistrationTerms,
+  now: string,
+): RegistrationOutcome {
+  if (!current) return { kind: 'create', next: registeredTransaction(terms, now) };
+  if (current.registered) return sameTerms(current, terms) ? { kind: 'repeat', current } : { kind: 'different', current };
+
+  const registered = registeredTransaction(terms, now);
+  const report = orphanAsReport(current, terms.kind, now);
+  const mismatch = businessMismatch(registered, report);
+  if (!mismatch) {
+    return {
+      kind: 'adopt',
+      next: {
+        ...current,
+        registered: true,
+        kind: terms.kind,
+        amount: terms.amount ?? current.amount,
+        msisdn: terms.msisdn ?? current.msisdn,
+        externalId: terms.externalId ?? current.externalId,
+        metadata: terms.metadata ?? current.metadata,
+        updatedAt: now,
+        outbox: [],
+      },
+    };
+  }
+  const detail = `before registration, a callback reported ${report.status} with ${mismatch.detail}`;
+  const conflict = {
+    kind: mismatch.kind,
+    reportedStatus: report.status,
+    at: report.receivedAt,
+    origin: 'registration' as const,
+    receiptId: report.receiptId,
+    detail,
+  };
+  const next: TransactionRecord = {
+    ...registered,
+    createdAt: current.createdAt,
+    providerTransactionId: current.providerTransactionId,
+    attributes: current.attributes,
+    conflicts: [...current.conflicts, conflict],
+    events: current.events,
+  };
+  const event = buildEvent(
+    'TransactionConflict',
+    correlationIdOf(next),
+    `${mismatch.kind}:registration:${report.status}`,
+    'registration',
+    now,
+    {
+      ...transactionEventData(next, report.receivedAt),
+      conflict: {
+        kind: mismatch.kind,
+        detail,
+        currentStatus: next.status,
+        reportedStatus: report.status,
+        reportedReason: report.reason ?? null,
+        reportedAmount: report.amount ?? null,
+        reportedProviderTransactionId: report.providerTransactionId ?? null,
+      },
+    },
+  );
+  return {
+    kind: 'adopt',
+    next: {
+      ...next,
+      events: [...next.events, { id: event.metadata.id, type: event.metadata.type, at: now }],
+      outbox: [event],
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { timingSafeEqual } from 'node:crypto';
+import { getTransaction } from '../app/get-transaction';
+import { recordRejection } from '../app/quarantine';
+import { registerTransaction } from '../app/register-transaction';
+import type { RelayServices } from '../app/services';
+import type { RelayConfig } from '../config/schema';
+import {
+  InvalidReferenceError,
+  MethodNotAllowedError,
+  RelayError,
+  RouteNotFoundError,
+  StorageUnavailableError,
+  TransactionNotFoundError,
+  UnauthorizedError,
+} from '../domain/errors';
+import { sha256Hex } from '../util/ids';
+import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
+import { parseJsonObjectBody } from './guards';
+import { type HttpResponse, type InboundRequest, json } from './types';
+
+function checkBearer(config: RelayConfig, request: InboundRequest): void {
+  // In the cloud API Gateway authorizes with IAM before the function runs.
+  if (config.management.auth !== 'bearer') return;
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match)
+    throw new UnauthorizedError('Missing bearer token: send Authorization: Bearer <token>', {
+      challenge: 'Bearer',
+    });
+  const expected = Buffer.from(sha256Hex(config.management.bearerToken ?? ''), 'hex');
+  const given = Buffer.from(sha256Hex(match[1]!), 'hex');
+  if (!timingSafeEqual(expected, given))
+    throw new UnauthorizedError('Bearer token is not valid', { challenge: 'Bearer error="invalid_token"' });
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidReferenceError('A path segment is not valid percent-encoding');
+  }
+}
+
+/** POST /v1/transactions and GET /v1/transactions/{provider}/{account}/{reference}. */
+export async function handleManagementRequest(services: RelayServices, request: InboundRequest): Promise<HttpResponse> {
+  const deps = { config: services.config, store: services.store, clock: services.clock };
+  try {
+    const segments = request.path.split('/').filter(Boolean);
+    if (segments[0] !== 'v1' || segments[1] !== 'transactions') throw new RouteNotFoundError('No such route');
+    if (segments.length === 2) {
+      if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
+      checkBearer(services.config, request);
+      const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
+      const result = await registerTransaction(deps, body);
+      services.log.info('transaction registered', {
+        provider: result.transaction.provider,
+        account: result.transaction.account,
+        reference: result.transaction.reference,
+        created: result.created,
+      });
+      return json(result.created ? 201 : 200, {
+        transaction: result.transaction,
+        ...(result.callbackUrl ? { callbackUrl: result.callbackUrl } : {}),
+      });
+    }
+    if (segments.length === 5) {
+      if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
+      checkBearer(services.config, request);
+      const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
+      return json(200, await getTransaction(deps, { provider, account, reference }));
+    }
+    throw new RouteNotFoundError(
+      'No such route; use POST /v1/transactions or GET /v1/transactions/{provider}/{account}/{reference}',
+    );
+  } catch (caught) {
+    // Asking for a transaction that does not exist is an answer, not a rejected request.
+    if (caught instanceof TransactionNotFoundError) return errorResponse(caught);
+    if (caught instanceof StorageUnavailableError) {
+      services.log.error('management request failed: storage unavailable', { error: caught.message });
+      return errorResponse(caught);
+    }
+    const unexpected = !(caught instanceof RelayError);
+    if (unexpected) services.log.error('unexpected error in the management API', { error: caught as Error });
+    const error = unexpected ? new InternalManagementError('Unexpected error', { cause: caught }) : caught;
+    await recordRejection(services, request, error, {
+      routeName: 'management',
+      emitEvent: false,
+      httpStatus: unexpected ? 500 : statusFor(error),
+    });
+    return unexpected ? internalErrorResponse(request.requestId) : errorResponse(error);
+  }
+}
+
+class InternalManagementError extends RelayError {
+  readonly code = 'INTERNAL_ERROR';
+}

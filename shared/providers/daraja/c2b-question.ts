@@ -1,0 +1,39 @@
+import type { Money, TransactionKey } from '../../domain/transaction';
+import type { C2BRules, C2BValidationInput } from './c2b-validation';
+import type { DarajaC2bSettings } from './schema';
+
+/** What a C2B validation request asks, as the app's decide-c2b-validation use case needs it. */
+export interface C2BValidationQuestion {
+  /** The C2B transaction: reference = TransID. */
+  key: TransactionKey;
+  input: C2BValidationInput;
+  rules: C2BRules;
+  deadlineMs: number;
+  partner: DarajaC2bSettings['partner'];
+  knownAccounts: boolean;
+  /** The body forwarded to the partner's decision endpoint (secrets redacted). */
+  payload: Record<string, unknown>;
+  amount: Money | undefined;
+  billRefNumber: string | undefined;
+  /** Masked as it arrived (or masked by the relay). */
+  msisdn: string | undefined;
+}
+
+/** Provider-record namespaces of the C2B engine (see docs/table-design.md). */
+export const C2B_VALIDATION_NAMESPACE = 'c2b-validation';
+export const C2B_KNOWN_ACCOUNT_NAMESPACE = 'c2b-account';
+
+/**
+ * A known C2B account number, as loaded by the partner (operators' loaders and tests): stored through
+ * the provider-record port under `c2b-account/<canonical BillRefNumber>`.
+ */
+export function knownAccountRecord(input: { account: string; billRef: string; active: boolean; label?: string; now?: string }) {
+  return {
+    provider: 'daraja',
+    account: input.account,
+    namespace: C2B_KNOWN_ACCOUNT_NAMESPACE,
+    id: input.billRef.trim().toUpperCase(),
+    data: { active: input.active, ...(input.label ? { label: input.label } : {}) },
+    createdAt: input.now ?? new Date().toISOString(),
+  };
+}

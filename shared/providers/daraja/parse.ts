@@ -1,0 +1,164 @@
+import * as z from 'zod';
+import { SchemaValidationError } from '../../domain/errors';
+import { maskMsisdn } from '../../util/mask';
+import { toDecimalString } from '../../util/money';
+import type { CallbackInput, ParsedCallback, ReportIntent } from '../types';
+import { C2B_VALIDATION_NAMESPACE, type C2BValidationQuestion } from './c2b-question';
+import { CONVERSATION_ID } from './correlation';
+import {
+  collectParams,
+  DARAJA,
+  first,
+  normalizeB2cResult,
+  normalizeC2bConfirmation,
+  normalizeStatusResult,
+  normalizeStk,
+  normalizeTimeout,
+  type TimeoutNotice,
+} from './normalize';
+import {
+  c2bSchema,
+  type DarajaAccountSettings,
+  resultSchema,
+  stkCallbackSchema,
+  timeoutEchoShapeSchema,
+  timeoutResultShapeSchema,
+} from './schema';
+
+type Input = CallbackInput<DarajaAccountSettings>;
+
+function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new SchemaValidationError(`Daraja ${what} does not match the expected shape`, {
+      details: { issues: z.treeifyError(parsed.error) },
+    });
+  }
+  return parsed.data;
+}
+
+const reports = (...intents: ReportIntent[]): ParsedCallback => ({ type: 'reports', reports: intents });
+
+export function parseStk(input: Input): ParsedCallback {
+  const body = parse(stkCallbackSchema, input.body, 'STK callback');
+  return reports({ draft: normalizeStk(input.account.id, input.account.settings.currency, body) });
+}
+
+/**
+ * B2C results and timeouts: OriginatorConversationID when present, else the ConversationID alias, else
+ * the ConversationID or TransactionID themselves. The first report carrying both ids teaches the alias.
+ */
+function b2cCandidates(ids: { OriginatorConversationID?: string | null; ConversationID?: string | null; TransactionID?: string | null }) {
+  if (ids.OriginatorConversationID) return [{ via: 'reference', value: ids.OriginatorConversationID }];
+  return [
+    { via: CONVERSATION_ID, value: ids.ConversationID },
+    { via: 'reference', value: ids.ConversationID },
+    { via: 'reference', value: ids.TransactionID },
+  ];
+}
+
+function conversationAlias(ids: { OriginatorConversationID?: string | null; ConversationID?: string | null }) {
+  return ids.OriginatorConversationID && ids.ConversationID ? [{ namespace: CONVERSATION_ID, value: ids.ConversationID }] : [];
+}
+
+export function parseB2cResult(input: Input): ParsedCallback {
+  const { Result } = parse(resultSchema, input.body, 'B2C result');
+  const draft = normalizeB2cResult(input.account.id, input.account.settings.currency, '', Result);
+  return reports({ draft, correlate: b2cCandidates(Result), aliases: conversationAlias(Result) });
+}
+
+function parseTimeoutNotice(body: Record<string, unknown>, what: string): TimeoutNotice {
+  if (body.Result !== null && typeof body.Result === 'object') {
+    return { shape: 'result', result: parse(timeoutResultShapeSchema, body, what).Result };
+  }
+  return { shape: 'echo', echo: parse(timeoutEchoShapeSchema, body, what) };
+}
+
+function parseTimeout(input: Input, kind: 'b2c' | 'status'): ParsedCallback {
+  const what = kind === 'b2c' ? 'B2C queue-timeout notice' : 'status queue-timeout notice';
+  const notice = parseTimeoutNotice(input.body, what);
+  const ids = notice.shape === 'result' ? notice.result : notice.echo;
+  const draft = normalizeTimeout(input.account.id, input.account.settings.currency, kind, '', notice);
+  if (kind === 'b2c') return reports({ draft, correlate: b2cCandidates(ids), aliases: conversationAlias(ids) });
+  return reports({
+    draft,
+    correlate: [
+      { via: 'reference', value: ids.OriginatorConversationID },
+      { via: CONVERSATION_ID, value: ids.ConversationID },
+      { via: 'reference', value: ids.TransactionID },
+    ],
+  });
+}
+
+export const parseB2cTimeout = (input: Input) => parseTimeout(input, 'b2c');
+export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status');
+
+/**
+ * A status result is about the queried transaction, not about the query: its ResultParameters carry the
+ * original OriginatorConversationID / ConversationID / ReceiptNo, the top level the query's own ids.
+ */
+export function parseStatusResult(input: Input): ParsedCallback {
+  const { Result } = parse(resultSchema, input.body, 'transaction-status result');
+  const params = collectParams(Result.ResultParameters?.ResultParameter);
+  const original = {
+    OriginatorConversationID: first(params, 'OriginatorConversationID'),
+    ConversationID: first(params, 'ConversationID'),
+  };
+  const draft = normalizeStatusResult(input.account.id, input.account.settings.currency, '', Result);
+  return reports({
+    draft,
+    correlate: [
+      { via: 'reference', value: original.OriginatorConversationID },
+      { via: CONVERSATION_ID, value: original.ConversationID },
+      { via: 'reference', value: first(params, 'ReceiptNo') },
+      { via: 'reference', value: Result.OriginatorConversationID },
+      { via: CONVERSATION_ID, value: Result.ConversationID },
+    ],
+    aliases: conversationAlias(original),
+  });
+}
+
+function maskedMsisdn(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  return value.includes('*') ? value : maskMsisdn(value);
+}
+
+/** C2B validation: a question for the app's decide-c2b-validation use case, answered within the deadline. */
+export function parseC2bValidation(input: Input): ParsedCallback {
+  const payload = parse(c2bSchema, input.body, 'C2B validation request');
+  const settings = input.account.settings;
+  const amount = toDecimalString(payload.TransAmount);
+  const question: C2BValidationQuestion = {
+    key: { provider: DARAJA, account: input.account.id, reference: payload.TransID },
+    input: {
+      transId: payload.TransID,
+      transAmount: payload.TransAmount,
+      businessShortCode: payload.BusinessShortCode,
+      billRefNumber: payload.BillRefNumber ?? '',
+      msisdn: payload.MSISDN ?? '',
+      firstName: payload.FirstName ?? '',
+      lastName: payload.LastName ?? '',
+    },
+    rules: { ...settings.c2b, shortCode: settings.shortCode },
+    deadlineMs: settings.c2b.deadlineMs,
+    partner: settings.c2b.partner,
+    knownAccounts: settings.c2b.knownAccounts,
+    payload: input.body,
+    amount: amount ? { value: amount, currency: settings.currency } : undefined,
+    billRefNumber: payload.BillRefNumber ?? undefined,
+    msisdn: maskedMsisdn(payload.MSISDN),
+  };
+  return { type: 'decision', useCase: 'c2b-validation', question };
+}
+
+/**
+ * C2B confirmation: the payment completed, so it creates (is born as) a SUCCEEDED `c2b` transaction keyed
+ * by TransID, linked to its validation decision. When the validation recorded another amount, the
+ * confirmation is an AMOUNT_MISMATCH conflict, never a success.
+ */
+export function parseC2bConfirmation(input: Input): ParsedCallback {
+  const payload = parse(c2bSchema, input.body, 'C2B confirmation');
+  const draft = normalizeC2bConfirmation(input.account.id, input.account.settings.currency, payload);
+  if (!draft.amount) throw new SchemaValidationError('Daraja C2B confirmation TransAmount is not an amount');
+  return reports({ draft, born: true, link: { namespace: C2B_VALIDATION_NAMESPACE, id: payload.TransID } });
+}

@@ -1,0 +1,118 @@
+/**
+ * Secrets can reach the relay inside bodies (a Daraja queue-timeout echo carries the
+ * SecurityCredential, an STK request its Password), in paths (path secrets) and in headers. Nothing of
+ * them may reach storage, logs, events or error messages, whichever stage refused the request.
+ */
+export const REDACTED = '[REDACTED]';
+
+/** Body members that hold credentials, in any provider's dialect. */
+export const SECRET_MEMBER_NAMES = [
+  'securitycredential',
+  'password',
+  'initiatorpassword',
+  'passkey',
+  'consumersecret',
+  'client_secret',
+  'clientsecret',
+  'api_key',
+  'apikey',
+  'callbackkey',
+  'pin',
+  'encryptedpin',
+] as const;
+
+const SECRET_MEMBER = new RegExp(`^(${SECRET_MEMBER_NAMES.join('|')})$`, 'i');
+const SECRET_MEMBER_IN_TEXT = new RegExp(
+  `("(?:${SECRET_MEMBER_NAMES.join('|')})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|-?\\d[\\d.eE+-]*)`,
+  'gi',
+);
+
+export function isSecretMember(name: string): boolean {
+  return SECRET_MEMBER.test(name);
+}
+
+export interface Redaction {
+  value: unknown;
+  /** JSON paths of the members that were redacted, e.g. ["SecurityCredential"]. */
+  paths: string[];
+}
+
+/**
+ * A copy of a parsed JSON value with every secret member replaced. Iterative, so no input depth can
+ * overflow the stack (the request guards bound the depth anyway).
+ */
+export function redactJson(value: unknown): Redaction {
+  const paths: string[] = [];
+  const root: { value: unknown } = { value: undefined };
+  const stack: { source: unknown; assign: (v: unknown) => void; path: string }[] = [
+    { source: value, assign: (v) => (root.value = v), path: '' },
+  ];
+  while (stack.length) {
+    const { source, assign, path } = stack.pop()!;
+    if (Array.isArray(source)) {
+      const copy: unknown[] = new Array(source.length);
+      assign(copy);
+      source.forEach((item, i) => stack.push({ source: item, assign: (v) => (copy[i] = v), path: `${path}[${i}]` }));
+    } else if (source !== null && typeof source === 'object') {
+      const copy: Record<string, unknown> = {};
+      assign(copy);
+      for (const [name, member] of Object.entries(source)) {
+        const memberPath = path ? `${path}.${name}` : name;
+        if (isSecretMember(name) && member !== null && member !== undefined && member !== '') {
+          Object.defineProperty(copy, name, { value: REDACTED, enumerable: true, writable: true, configurable: true });
+          paths.push(memberPath);
+          continue;
+        }
+        stack.push({
+          source: member,
+          assign: (v) =>
+            Object.defineProperty(copy, name, { value: v, enumerable: true, writable: true, configurable: true }),
+          path: memberPath,
+        });
+      }
+    } else {
+      assign(source);
+    }
+  }
+  return { value: root.value, paths };
+}
+
+/** The same redaction on text that may not even parse (quarantined bodies): `"Password":"…"` → `"Password":"[REDACTED]"`. */
+export function redactJsonText(text: string): string {
+  return text.replace(SECRET_MEMBER_IN_TEXT, `$1"${REDACTED}"`);
+}
+
+export type Scrubber = (text: string) => string;
+
+/**
+ * Replaces every occurrence of a known secret value (path secrets, keys, tokens), raw or
+ * percent-encoded, in a text. Built once from the config.
+ */
+export function createScrubber(secrets: readonly (string | undefined)[]): Scrubber {
+  const needles = new Set<string>();
+  for (const secret of secrets) {
+    // Short values would scrub ordinary words; the config requires long secrets anyway.
+    if (!secret || secret.length < 8) continue;
+    needles.add(secret);
+    needles.add(encodeURIComponent(secret));
+  }
+  const list = [...needles].sort((a, b) => b.length - a.length);
+  if (list.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const needle of list) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+    return out;
+  };
+}
+
+/** Scrubs a log/event payload: strings scrubbed, errors reduced to name and message, anything else via JSON. */
+export function scrubValue(value: unknown, scrub: Scrubber): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (value instanceof Error) return { name: value.name, message: scrub(value.message) };
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    return JSON.parse(scrub(JSON.stringify(value)));
+  } catch {
+    return '[unserializable]';
+  }
+}
