@@ -1,4 +1,4 @@
-import type { RelayLogger } from '../shared/domain/ports';
+import type { RelayLogger } from '../shared/app/ports';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 type Level = keyof typeof LEVELS;

@@ -25,7 +25,7 @@ import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { parseConfig } from '../shared/config/load';
 import { applyReport } from '../shared/domain/apply-report';
-import type { RelayLogger } from '../shared/domain/ports';
+import type { RelayLogger } from '../shared/app/ports';
 import type { TransactionRecord } from '../shared/domain/transaction';
 import { sha256Hex } from '../shared/util/ids';
 

@@ -168,7 +168,7 @@ describe('Airtel callbacks through the local relay', () => {
     });
   });
 
-  it('accepts a mismatching hash in log-only mode and records the mismatch on the receipt', async () => {
+  it('accepts a mismatching hash in log-only mode, records the mismatch, and holds the unproven success as AMBIGUOUS (UNCONFIRMED)', async () => {
     const reference = uniqueId('AT-LOG');
     await register(reference, 'watch');
 
@@ -180,7 +180,7 @@ describe('Airtel callbacks through the local relay', () => {
 
     expect(response.status).toBe(200);
     const stored = await relay.admin('GET', `/v1/transactions/airtel/watch/${reference}`);
-    expect(stored.body.transaction.status).toBe('SUCCEEDED');
+    expect(stored.body.transaction).toMatchObject({ status: 'AMBIGUOUS', reason: { code: 'UNCONFIRMED' } });
     const callbacks = stored.body.history.filter((h: { type: string }) => h.type === 'callback');
     expect(callbacks[0].verification).toMatchObject({ hash: 'mismatch', mode: 'log-only' });
   });
