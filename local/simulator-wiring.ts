@@ -10,7 +10,9 @@
  *   route, signed with the account's `callbackKey` and a hash recipe the account accepts.
  * - Daraja: every account with a `shortCode` gets its C2B validation and confirmation URLs registered
  *   through the simulator's own Daraja API (`c2b/v2/registerurl`, ResponseType Completed), as a partner
- *   does on the portal; callbacks come from 196.201.214.200 (X-Forwarded-For), in the default allow-list.
+ *   does on the portal, then its external validation turned on (`PUT /_sim/daraja/c2b/{shortCode}`), as the
+ *   short code's owner must (seed 001: off by default); callbacks come from 196.201.214.200
+ *   (X-Forwarded-For), in the default allow-list.
  *
  * The relay has no outbound provider clients yet, so nothing in the relay itself is pointed at the
  * simulator: the partner's side (`npm run sim`) uses it as the provider API.
@@ -95,7 +97,8 @@ export interface SimulatorWiring {
   options: SimulatorOptions;
   /**
    * Runs once the simulator listens: registers each Daraja account's C2B URLs for its short code through
-   * the simulator's Daraja API, exactly as a partner registers them. Throws when a registration is refused.
+   * the simulator's Daraja API, exactly as a partner registers them, and turns external validation on for
+   * that short code. Throws when a registration is refused.
    */
   setup(simUrl: string): Promise<WiredC2bRegistration[]>;
   /** One line per wired account, for a banner. */
@@ -171,6 +174,17 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
       if (!response.ok) {
         throw new Error(
           `simulator refused the C2B URLs of daraja/${r.account} (HTTP ${response.status}): ${await response.text()}`,
+        );
+      }
+      // External validation is off on a short code until its owner turns it on (seed 001).
+      const validation = await fetch(`${base}/_sim/daraja/c2b/${r.shortCode}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ externalValidation: true }),
+      });
+      if (!validation.ok) {
+        throw new Error(
+          `simulator refused to turn on C2B validation for daraja/${r.account} (HTTP ${validation.status}): ${await validation.text()}`,
         );
       }
     }

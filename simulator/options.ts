@@ -26,8 +26,6 @@ export interface MomoOptions {
   tokenTtlSeconds?: number;
   /** Payer approval window, in provider time (scaled by `timeScale`). */
   approvalWindowMs?: number;
-  /** How long a "Delayed" payer takes before paying, in provider time (scaled). */
-  delayedApprovalMs?: number;
   /** Source IP sent as `X-Forwarded-For` on MoMo callbacks; none by default. */
   callbackSourceIp?: string;
 }
@@ -64,7 +62,11 @@ export interface DarajaOptions {
   tokenTtlSeconds?: number;
   /** The validation call's deadline (the platform's is 8 seconds). */
   c2bValidationTimeoutMs?: number;
-  /** External validation is off by default on the real platform; the simulator turns it on so it is exercised. */
+  /**
+   * External validation on every short code (seed 001: "External validation must be activated for the short
+   * code by its owner; by default it is off"). Default false; turn it on per short code with
+   * `PUT /_sim/daraja/c2b/{shortCode} {"externalValidation": true}`, as `npm start -- --simulator` does.
+   */
   c2bExternalValidation?: boolean;
   /** Body of a B2C / status queue-timeout notice: echo of the request (default) or a `{Result:{…}}`. */
   queueTimeoutShape?: 'echo' | 'result';
@@ -119,7 +121,6 @@ export const DEFAULTS = {
     ],
     tokenTtlSeconds: 3600,
     approvalWindowMs: 5 * 60_000,
-    delayedApprovalMs: 30_000,
   },
   airtel: {
     apps: [
@@ -142,7 +143,7 @@ export const DEFAULTS = {
     passkeys: { '174379': 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919' },
     tokenTtlSeconds: 3599,
     c2bValidationTimeoutMs: 8000,
-    c2bExternalValidation: true,
+    c2bExternalValidation: false,
     queueTimeoutShape: 'echo' as const,
     queueTimeoutAfterMs: 30_000,
     callbackSourceIp: '196.201.214.200',
@@ -181,7 +182,6 @@ export interface ResolvedOptions {
     apiUsers: MomoApiUserSeed[];
     tokenTtlSeconds: number;
     approvalWindowMs: number;
-    delayedApprovalMs: number;
     callbackSourceIp: string | undefined;
   };
   airtel: {
@@ -239,7 +239,6 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
       apiUsers: o.momo?.apiUsers ?? d.momo.apiUsers.map((u) => ({ ...u })),
       tokenTtlSeconds: o.momo?.tokenTtlSeconds ?? d.momo.tokenTtlSeconds,
       approvalWindowMs: o.momo?.approvalWindowMs ?? d.momo.approvalWindowMs,
-      delayedApprovalMs: o.momo?.delayedApprovalMs ?? d.momo.delayedApprovalMs,
       callbackSourceIp: o.momo?.callbackSourceIp,
     },
     airtel: {

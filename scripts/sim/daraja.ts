@@ -347,7 +347,7 @@ export async function darajaC2b(ctx: SimContext, options: ScenarioOptions): Prom
   const outcome = required(simulate.body?.SimulatorOutcome, 'SimulatorOutcome');
   if (outcome.validation === 'skipped') {
     throw new ScenarioError(
-      `the simulator has no validation URL for short code ${shortCode}: is it wired to this relay (\`npm start -- --simulator\`)?`,
+      `the simulator did not call a validation URL for short code ${shortCode} (none registered, or external validation off): is it wired to this relay (\`npm start -- --simulator\`)?`,
     );
   }
 

@@ -34,6 +34,7 @@ export const MOMO_EXPIRING_MSISDN = String(base + 2);
 const REASONS: Record<string, string> = {
   APPROVAL_REJECTED: 'REJECTED_BY_CUSTOMER',
   EXPIRED: 'TIMED_OUT',
+  COULD_NOT_PERFORM_TRANSACTION: 'TIMED_OUT',
 };
 
 function expectationFor(msisdn: string, sandboxBase: string): Expectation {
@@ -42,10 +43,9 @@ function expectationFor(msisdn: string, sandboxBase: string): Expectation {
   const what = `payer ${msisdn} (sandbox outcome ${outcome})`;
   switch (behaviour.type) {
     case 'success':
-    case 'delayed':
       return finalExpectation('TransactionSucceeded', what, 1);
     case 'failed':
-    case 'ongoing':
+    case 'unanswered':
       return finalExpectation('TransactionFailed', what, 1, REASONS[behaviour.code]);
     case 'sync-error':
       return {

@@ -1,5 +1,5 @@
 /**
- * Time for the simulator. Provider business durations (MoMo's 5-minute approval window, a delayed payer)
+ * Time for the simulator. Provider business durations (MoMo's 5-minute approval window, Airtel's TA)
  * go through `scaled()` so tests can compress minutes into milliseconds; every timer is tracked so that
  * `close()` and `/_sim/reset` leave nothing running and `whenIdle()` can tell tests when all is sent.
  */

@@ -481,9 +481,7 @@ export class MomoOperations {
           reason: { code: behaviour.code, message: behaviour.message },
           format: behaviour.format,
         });
-      case 'ongoing': {
-        txn.reason = { code: behaviour.pendingReason, message: 'The payer has not answered yet.' };
-        txn.reasonFormat = behaviour.format;
+      case 'unanswered': {
         const windowEnds = txn.createdAt + this.sim.scheduler.scaled(this.sim.opts.momo.approvalWindowMs);
         this.sim.later(Math.max(0, windowEnds - Date.now()), () => {
           if (txn.status !== 'PENDING') return;
@@ -494,14 +492,6 @@ export class MomoOperations {
         });
         return;
       }
-      case 'delayed':
-        txn.reason = { code: behaviour.pendingReason, message: 'The payer is delayed.' };
-        txn.reasonFormat = 'string';
-        this.sim.later(this.sim.scheduler.scaled(this.sim.opts.momo.delayedApprovalMs), () => {
-          if (txn.status !== 'PENDING') return;
-          return this.finish(txn, 'SUCCESSFUL');
-        });
-        return;
       case 'sync-error':
         return; // never created
     }

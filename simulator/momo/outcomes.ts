@@ -3,6 +3,13 @@
  * order; the payer (or payee) MSISDN equal to base + index selects that outcome, any other MSISDN succeeds.
  * The public sandbox base is 46733123450 (configurable). The second table says what each outcome does:
  * which status and reason a callback carries, or which synchronous error answers the POST.
+ *
+ * Ongoing and Delayed: the seed gives them no behaviour of their own. What it does say: a request "stays
+ * PENDING" until the payer answers; when "the approval window (5 minutes) passes" it is FAILED, "for example
+ * COULD_NOT_PERFORM_TRANSACTION on timeout; callback if URL given"; "a callback is sent when a final state
+ * is reached"; `reason` is the "cause in case of failure" (ONGOING and PAYER_DELAYED are not among its
+ * failure reasons). So both stay PENDING without a reason and without a callback, and fail with
+ * COULD_NOT_PERFORM_TRANSACTION (one callback) when the window ends. Nothing in the seed makes them succeed.
  */
 
 export type MomoOutcome =
@@ -102,10 +109,11 @@ export type OutcomeBehaviour =
   | { type: 'success' }
   /** FAILED after the payer's answer, with this reason. */
   | { type: 'failed'; code: string; message: string; format: ReasonFormat }
-  /** Stays PENDING (GET shows `pendingReason`) until the approval window ends, then FAILED with `code`. */
-  | { type: 'ongoing'; pendingReason: string; code: string; message: string; format: ReasonFormat }
-  /** PENDING (GET shows `pendingReason`) for the delayed-approval time, then SUCCESSFUL. */
-  | { type: 'delayed'; pendingReason: string }
+  /**
+   * The payer never answers: PENDING (no reason, no callback) until the approval window ends, then FAILED
+   * with `code` and its one callback.
+   */
+  | { type: 'unanswered'; code: string; message: string; format: ReasonFormat }
   /** Rejected synchronously: the POST answers this error and nothing is created. */
   | { type: 'sync-error'; status: number; code: string; message: string };
 
@@ -134,13 +142,17 @@ export const MOMO_OUTCOME_BEHAVIOUR: Record<MomoOutcome, OutcomeBehaviour> = {
     format: 'string',
   },
   Ongoing: {
-    type: 'ongoing',
-    pendingReason: 'ONGOING',
+    type: 'unanswered',
     code: 'COULD_NOT_PERFORM_TRANSACTION',
     message: 'The payer did not approve within the approval window.',
     format: 'object',
   },
-  Delayed: { type: 'delayed', pendingReason: 'PAYER_DELAYED' },
+  Delayed: {
+    type: 'unanswered',
+    code: 'COULD_NOT_PERFORM_TRANSACTION',
+    message: 'The payer did not approve within the approval window.',
+    format: 'string',
+  },
   NotFound: {
     type: 'failed',
     code: 'PAYER_NOT_FOUND',

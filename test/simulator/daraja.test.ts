@@ -228,8 +228,13 @@ describe('Daraja STK push', () => {
 });
 
 describe('Daraja C2B', () => {
-  async function register(t: string, extra: Record<string, unknown> = {}) {
-    return call(sim, 'POST', '/mpesa/c2b/v1/registerurl', {
+  /** Seed 001: external validation is off on a short code until its owner activates it. */
+  const externalValidation = (on: boolean) =>
+    call(sim, 'PUT', '/_sim/daraja/c2b/600638', { body: { externalValidation: on } });
+
+  /** Registers the URLs and, unless `validation: false`, turns external validation on as the owner would. */
+  async function register(t: string, extra: Record<string, unknown> = {}, { validation = true } = {}) {
+    const r = await call(sim, 'POST', '/mpesa/c2b/v1/registerurl', {
       headers: auth(t),
       body: {
         ShortCode: 600638,
@@ -239,6 +244,8 @@ describe('Daraja C2B', () => {
         ...extra,
       },
     });
+    if (validation) expect((await externalValidation(true)).status).toBe(200);
+    return r;
   }
   const simulate = (t: string) =>
     call(sim, 'POST', '/mpesa/c2b/v1/simulate', {
@@ -384,10 +391,65 @@ describe('Daraja C2B', () => {
     });
   });
 
+  it('calls no validation URL on a registered short code until external validation is turned on', async () => {
+    // Prepare: URLs registered, validation not activated (the seed's default)
+    const t = await token();
+    rx.answer = (r) => (isValidation(r) ? { body: { ResultCode: '0', ResultDesc: 'Accepted' } } : {});
+    await register(t, {}, { validation: false });
+    // Act
+    const before = await simulate(t);
+    // Assess: only the confirmation
+    expect(before.json.SimulatorOutcome).toMatchObject({ validation: 'skipped', confirmation: 'sent' });
+    expect(rx.requests.filter(isValidation)).toHaveLength(0);
+    expect(rx.requests.filter(isConfirmation)).toHaveLength(1);
+    // Act: the owner turns it on
+    await externalValidation(true);
+    const after = await simulate(t);
+    // Assess: validation, then confirmation
+    expect(after.json.SimulatorOutcome).toMatchObject({ validation: 'accepted', confirmation: 'sent' });
+    expect(rx.requests.filter(isValidation)).toHaveLength(1);
+  });
+
+  it('starts with external validation off (option daraja.c2bExternalValidation defaults to false)', async () => {
+    expect(DEFAULTS.daraja.c2bExternalValidation).toBe(false);
+    const config = await call(sim, 'GET', '/_sim/config');
+    expect(config.json.daraja.c2bExternalValidation).toBe(false);
+  });
+
+  it('validates on every short code with daraja.c2bExternalValidation: true', async () => {
+    const on = await startSim({ daraja: { c2bExternalValidation: true, c2bValidationTimeoutMs: 150 } });
+    try {
+      const t = (
+        await call(on, 'GET', '/oauth/v1/generate?grant_type=client_credentials', {
+          headers: {
+            Authorization: `Basic ${Buffer.from(`${D.consumerKey}:${D.consumerSecret}`).toString('base64')}`,
+          },
+        })
+      ).json.access_token;
+      rx.answer = () => ({ body: { ResultCode: '0', ResultDesc: 'Accepted' } });
+      await call(on, 'POST', '/mpesa/c2b/v1/registerurl', {
+        headers: auth(t),
+        body: {
+          ShortCode: 600638,
+          ResponseType: 'Completed',
+          ConfirmationURL: `${rx.url}/on/confirmation`,
+          ValidationURL: `${rx.url}/on/validation`,
+        },
+      });
+      const r = await call(on, 'POST', '/mpesa/c2b/v1/simulate', {
+        headers: auth(t),
+        body: { ShortCode: 600638, CommandID: 'CustomerPayBillOnline', Amount: 10, Msisdn: 254708374149 },
+      });
+      expect(r.json.SimulatorOutcome).toMatchObject({ validation: 'accepted', confirmation: 'sent' });
+    } finally {
+      await on.close();
+    }
+  });
+
   it('sends only the confirmation when external validation is switched off for the short code', async () => {
     const t = await token();
     await register(t);
-    await call(sim, 'PUT', '/_sim/daraja/c2b/600638', { body: { externalValidation: false } });
+    await externalValidation(false);
     const r = await simulate(t);
     expect(r.json.SimulatorOutcome).toMatchObject({ validation: 'skipped', confirmation: 'sent' });
     expect(rx.requests.filter(isValidation)).toHaveLength(0);

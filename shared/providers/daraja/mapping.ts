@@ -40,10 +40,11 @@ export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
     reason: 'UNREACHABLE',
     meaning: 'prompt did not reach the phone / no response in time',
   },
+  // On STK the customer enters the PIN; on B2C and status results see DARAJA_CONTEXT_CODES.
   '2001': {
     status: 'FAILED',
     reason: 'WRONG_PIN',
-    meaning: 'invalid initiator information (wrong PIN or credential)',
+    meaning: 'invalid initiator information: on STK, the customer entered a wrong PIN',
   },
   '2028': {
     status: 'FAILED',
@@ -97,8 +98,42 @@ export function canonicalDarajaCode(code: string | number): string {
   return String(code).trim().toUpperCase();
 }
 
-export function mapDarajaCode(code: string | number, message?: string | null): DarajaCodeMapping {
+/** Which result carries the code: an STK callback, a B2C result or a transaction-status result. */
+export type DarajaResultContext = 'stk' | 'b2c' | 'status';
+
+/**
+ * Codes that mean something else outside STK. 2001 "invalid initiator information (wrong credential or
+ * wrong PIN)" (seed 001): on a B2C or status result the initiator is the partner's API operator
+ * (InitiatorName + SecurityCredential); no customer PIN is involved.
+ */
+export const DARAJA_CONTEXT_CODES: Readonly<
+  Record<DarajaResultContext, Readonly<Record<string, DarajaCodeMapping>>>
+> = {
+  stk: {},
+  b2c: {
+    '2001': {
+      status: 'FAILED',
+      reason: 'INVALID_INITIATOR',
+      meaning: "invalid initiator information: the partner's InitiatorName or SecurityCredential",
+    },
+  },
+  status: {
+    '2001': {
+      status: 'FAILED',
+      reason: 'INVALID_INITIATOR',
+      meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+    },
+  },
+};
+
+export function mapDarajaCode(
+  code: string | number,
+  message: string | null | undefined,
+  context: DarajaResultContext,
+): DarajaCodeMapping {
   const canonical = canonicalDarajaCode(code);
+  const contextual = DARAJA_CONTEXT_CODES[context][canonical];
+  if (contextual) return contextual;
   if (canonical === '500.001.1001' && !(message && STILL_PROCESSING.test(message))) {
     return {
       status: 'AMBIGUOUS',

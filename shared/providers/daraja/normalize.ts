@@ -1,9 +1,14 @@
-import type { ReportDraft } from '../../domain/callback-services';
+import type { ReportDraft } from '../../domain/transaction';
 import type { Reason } from '../../domain/reasons';
 import type { TransactionStatus } from '../../domain/status';
 import type { Money, Party } from '../../domain/transaction';
 import { toDecimalString } from '../../util/money';
-import { canonicalDarajaCode, mapDarajaCode, mapDarajaTransactionStatus } from './mapping';
+import {
+  canonicalDarajaCode,
+  type DarajaResultContext,
+  mapDarajaCode,
+  mapDarajaTransactionStatus,
+} from './mapping';
 import type { C2BPayload, DarajaResult, StkCallback, TimeoutEcho, TimeoutResult } from './schema';
 
 export const DARAJA = 'daraja';
@@ -85,8 +90,12 @@ function realTransactionId(value: string | null | undefined): string | undefined
   return value && !/0{7}$/.test(value) ? value : undefined;
 }
 
-function reasonFor(code: string, message: string | null | undefined): Reason | undefined {
-  const mapped = mapDarajaCode(code, message);
+function reasonFor(
+  code: string,
+  message: string | null | undefined,
+  context: DarajaResultContext,
+): Reason | undefined {
+  const mapped = mapDarajaCode(code, message, context);
   return mapped.reason
     ? { code: mapped.reason, message: message ?? undefined, providerCode: canonicalDarajaCode(code) }
     : undefined;
@@ -96,13 +105,13 @@ function reasonFor(code: string, message: string | null | undefined): Reason | u
 export function normalizeStk(accountId: string, currency: string, body: StkCallback): ReportDraft {
   const cb = body.Body.stkCallback;
   const items = collectParams(cb.CallbackMetadata?.Item);
-  const mapped = mapDarajaCode(cb.ResultCode, cb.ResultDesc);
+  const mapped = mapDarajaCode(cb.ResultCode, cb.ResultDesc, 'stk');
   const receipt = first(items, 'MpesaReceiptNumber', 'WalletReceiptNumber');
   return {
     key: { provider: DARAJA, account: accountId, reference: cb.CheckoutRequestID },
     kind: 'stk',
     status: mapped.status,
-    reason: reasonFor(cb.ResultCode, cb.ResultDesc),
+    reason: reasonFor(cb.ResultCode, cb.ResultDesc, 'stk'),
     providerTransactionId: receipt,
     externalId: undefined,
     amount: money(first(items, 'Amount'), currency),
@@ -131,13 +140,13 @@ export function normalizeB2cResult(
   result: DarajaResult,
 ): ReportDraft {
   const params = collectParams(result.ResultParameters?.ResultParameter);
-  const mapped = mapDarajaCode(result.ResultCode, result.ResultDesc);
+  const mapped = mapDarajaCode(result.ResultCode, result.ResultDesc, 'b2c');
   const waiting = String(result.ResultType ?? '0').trim() === '1';
   return {
     key: { provider: DARAJA, account: accountId, reference },
     kind: 'b2c',
     status: waiting ? 'PENDING' : mapped.status,
-    reason: reasonFor(result.ResultCode, result.ResultDesc),
+    reason: reasonFor(result.ResultCode, result.ResultDesc, 'b2c'),
     providerTransactionId: first(params, 'TransactionReceipt') ?? realTransactionId(result.TransactionID),
     externalId: undefined,
     amount: money(first(params, 'TransactionAmount'), currency),
@@ -165,7 +174,7 @@ export function normalizeStatusResult(
   if (code !== '0') {
     status = 'PENDING';
     reason = {
-      code: mapDarajaCode(code, result.ResultDesc).reason ?? 'UNKNOWN',
+      code: mapDarajaCode(code, result.ResultDesc, 'status').reason ?? 'UNKNOWN',
       message: result.ResultDesc ?? undefined,
       providerCode: code,
     };

@@ -1,14 +1,15 @@
 import type { ReasonCode } from '../../domain/reasons';
 import type { TransactionStatus } from '../../domain/status';
+import type { MomoKind } from './schema';
 
 /**
  * Every MoMo failure reason in seed 000 and the provider notes, keyed by its canonical form
  * (upper snake case; "NOT ENOUGH_FUNDS" and "NotEnoughFunds" both canonicalise to NOT_ENOUGH_FUNDS).
+ * A bare NOT_FOUND is not here: whose account it names depends on the kind (MOMO_NOT_FOUND_BY_KIND).
  */
 export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   PAYER_NOT_FOUND: 'PAYER_NOT_FOUND',
   PAYEE_NOT_FOUND: 'PAYEE_NOT_FOUND',
-  NOT_FOUND: 'PAYER_NOT_FOUND',
   ACCOUNT_HOLDER_NOT_FOUND: 'PAYER_NOT_FOUND',
   NOT_ENOUGH_FUNDS: 'INSUFFICIENT_FUNDS',
   PAYER_LIMIT_REACHED: 'LIMIT_REACHED',
@@ -19,6 +20,8 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   TRANSACTION_CANCELLED: 'REJECTED_BY_CUSTOMER',
   EXPIRED: 'TIMED_OUT',
   COULD_NOT_PERFORM_TRANSACTION: 'TIMED_OUT',
+  // Not failure reasons in seed 000. On a PENDING report no reason is kept at all (normalize.ts); these
+  // rows only apply when a FAILED (or unrecognised) status comes with them.
   PAYER_DELAYED: 'TIMED_OUT',
   DELAYED: 'TIMED_OUT',
   ONGOING: 'UNKNOWN',
@@ -32,7 +35,8 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   NOT_ACTIVE: 'NOT_ALLOWED',
   PAYEE_NOT_ALLOWED_TO_RECEIVE: 'NOT_ALLOWED',
   INVALID_CURRENCY: 'AMOUNT_INVALID',
-  VALIDATION_ERROR: 'AMOUNT_INVALID',
+  // Seed 000: wrong data types, unsupported decimals, empty fields, wrong lengths, texts over 128 characters.
+  VALIDATION_ERROR: 'INVALID_REQUEST',
   RESOURCE_ALREADY_EXIST: 'DUPLICATE',
   TRANSACTION_NOT_FOUND: 'UNKNOWN',
 };
@@ -46,13 +50,37 @@ export function canonicalMomoCode(code: string): string {
     .toUpperCase();
 }
 
-export function mapMomoReason(code: string): ReasonCode {
-  return MOMO_REASON_TABLE[canonicalMomoCode(code)] ?? 'UNKNOWN';
+/**
+ * A bare NOT_FOUND (the sandbox outcome "NotFound") names the account the operation looks up: the payee
+ * of a transfer, deposit or refund (seed 000: transfer's table is keyed by the payee MSISDN, deposit pays a
+ * payee), the payer of everything else. Cash transfer is neither: seed 000 lists its NotFound (1) apart
+ * from PayeeNotFound (5) and does not say what was not found, so it stays UNKNOWN (provider code kept).
+ */
+export const MOMO_NOT_FOUND_BY_KIND: Readonly<Record<MomoKind, ReasonCode>> = {
+  requesttopay: 'PAYER_NOT_FOUND',
+  requesttowithdraw: 'PAYER_NOT_FOUND',
+  invoice: 'PAYER_NOT_FOUND',
+  payment: 'PAYER_NOT_FOUND',
+  preapproval: 'PAYER_NOT_FOUND',
+  transfer: 'PAYEE_NOT_FOUND',
+  deposit: 'PAYEE_NOT_FOUND',
+  refund: 'PAYEE_NOT_FOUND',
+  cashtransfer: 'UNKNOWN',
+};
+
+/** The relay reason of a MoMo reason code on a callback of `kind` (lower case, as in the route). */
+export function mapMomoReason(code: string, kind: string): ReasonCode {
+  const canonical = canonicalMomoCode(code);
+  if (canonical === 'NOT_FOUND') {
+    return (MOMO_NOT_FOUND_BY_KIND as Readonly<Record<string, ReasonCode>>)[kind.toLowerCase()] ?? 'UNKNOWN';
+  }
+  return MOMO_REASON_TABLE[canonical] ?? 'UNKNOWN';
 }
 
 /**
- * MoMo status values. Documented: PENDING, SUCCESSFUL, FAILED. The rest have been seen on other
- * kinds (pre-approvals, invoices); anything unknown is AMBIGUOUS so that reconciliation polls it.
+ * MoMo status values. Seed 000 documents PENDING, SUCCESSFUL and FAILED (pre-approval: "Successful" and
+ * "Failed", the same after canonicalisation). The rest are tolerated aliases that are not in the seed;
+ * anything unknown is AMBIGUOUS so that reconciliation polls it.
  */
 export const MOMO_STATUS_TABLE: Readonly<Record<string, TransactionStatus>> = {
   PENDING: 'PENDING',

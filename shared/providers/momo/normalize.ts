@@ -1,23 +1,24 @@
-import type { ReportDraft } from '../../domain/callback-services';
+import type { ReportDraft } from '../../domain/transaction';
 import type { Reason } from '../../domain/reasons';
 import type { Party } from '../../domain/transaction';
 import { toDecimalString } from '../../util/money';
 import { canonicalMomoCode, MOMO_STATUS_IMPLIED_REASON, mapMomoReason, mapMomoStatus } from './mapping';
 import type { MomoCallback } from './schema';
 
-function reasonOf(body: MomoCallback): Reason | undefined {
+function reasonOf(body: MomoCallback, kind: string): Reason | undefined {
+  // Only a failure has a failure reason: not a PENDING report (PAYER_DELAYED, ONGOING…), not a success.
+  const mapped = mapMomoStatus(body.status);
+  if (mapped === 'PENDING' || mapped === 'SUCCEEDED') return undefined;
   const raw = body.reason ?? body.errorReason;
   const status = canonicalMomoCode(body.status);
   if (raw === undefined || raw === null) {
     const implied = MOMO_STATUS_IMPLIED_REASON[status];
     if (implied) return { code: implied, message: undefined, providerCode: body.status };
-    return mapMomoStatus(body.status) === 'FAILED'
-      ? { code: 'UNKNOWN', message: undefined, providerCode: undefined }
-      : undefined;
+    return mapped === 'FAILED' ? { code: 'UNKNOWN', message: undefined, providerCode: undefined } : undefined;
   }
   const providerCode = typeof raw === 'string' ? raw : raw.code;
   const message = typeof raw === 'string' ? undefined : raw.message;
-  return { code: providerCode ? mapMomoReason(providerCode) : 'UNKNOWN', message, providerCode };
+  return { code: providerCode ? mapMomoReason(providerCode, kind) : 'UNKNOWN', message, providerCode };
 }
 
 function partyOf(body: MomoCallback): Party | undefined {
@@ -40,7 +41,7 @@ export function normalizeMomoCallback(
     key: { provider: 'momo', account: accountId, reference },
     kind,
     status: mapMomoStatus(body.status),
-    reason: reasonOf(body),
+    reason: reasonOf(body, kind),
     providerTransactionId: body.financialTransactionId ?? undefined,
     externalId: body.externalId ?? undefined,
     amount: value === undefined ? undefined : { value, currency },

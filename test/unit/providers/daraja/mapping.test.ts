@@ -3,6 +3,8 @@ import type { ReasonCode } from '../../../../shared/domain/reasons';
 import type { TransactionStatus } from '../../../../shared/domain/status';
 import {
   DARAJA_CODE_TABLE,
+  DARAJA_CONTEXT_CODES,
+  type DarajaResultContext,
   mapDarajaCode,
   mapDarajaTransactionStatus,
 } from '../../../../shared/providers/daraja/mapping';
@@ -52,12 +54,53 @@ const STATUS_ROWS: [string, TransactionStatus, ReasonCode | undefined][] = [
   ['Something New', 'AMBIGUOUS', 'UNKNOWN'],
 ];
 
+/**
+ * Codes whose meaning depends on the result that carries them. 2001, seed 001: "invalid initiator information
+ * (wrong credential or wrong PIN)". On STK the customer enters a PIN; on B2C and status results the initiator
+ * is the partner's API operator (InitiatorName / Initiator + SecurityCredential).
+ */
+const CONTEXT_ROWS: [string | number, DarajaResultContext, TransactionStatus, ReasonCode | undefined][] = [
+  [2001, 'stk', 'FAILED', 'WRONG_PIN'],
+  [2001, 'b2c', 'FAILED', 'INVALID_INITIATOR'],
+  ['2001', 'status', 'FAILED', 'INVALID_INITIATOR'],
+];
+
 describe('Daraja result-code mapping', () => {
-  it.each(CODE_ROWS)('maps code %s to %s with reason %s', (code, status, reason) => {
+  it.each(CODE_ROWS)('maps code %s to %s with reason %s on STK', (code, status, reason) => {
     // Act
-    const mapped = mapDarajaCode(code, 'any description');
+    const mapped = mapDarajaCode(code, 'any description', 'stk');
     // Assess
     expect({ status: mapped.status, reason: mapped.reason }).toEqual({ status, reason });
+  });
+
+  it.each(CODE_ROWS.filter(([code]) => String(code) !== '2001'))(
+    'maps code %s the same on B2C and status results',
+    (code, status, reason) => {
+      for (const context of ['b2c', 'status'] as const) {
+        const mapped = mapDarajaCode(code, 'any description', context);
+        expect({ status: mapped.status, reason: mapped.reason }).toEqual({ status, reason });
+      }
+    },
+  );
+
+  it.each(CONTEXT_ROWS)('maps code %s on %s to %s with reason %s', (code, context, status, reason) => {
+    const mapped = mapDarajaCode(code, 'The initiator information is invalid.', context);
+    expect({ status: mapped.status, reason: mapped.reason }).toEqual({ status, reason });
+  });
+
+  it("never reads 2001 on a B2C or status result as the customer's PIN", () => {
+    expect(mapDarajaCode(2001, undefined, 'b2c').reason).not.toBe('WRONG_PIN');
+    expect(mapDarajaCode(2001, undefined, 'status').reason).not.toBe('WRONG_PIN');
+  });
+
+  it('covers every context-specific code with a hand-written row', () => {
+    const rows = new Set(CONTEXT_ROWS.map(([code, context]) => `${context}:${String(code)}`));
+    const untested = Object.entries(DARAJA_CONTEXT_CODES).flatMap(([context, codes]) =>
+      Object.keys(codes)
+        .map((code) => `${context}:${code}`)
+        .filter((key) => !rows.has(key)),
+    );
+    expect(untested).toEqual([]);
   });
 
   it('covers every code of the table with a hand-written row', () => {
@@ -69,18 +112,20 @@ describe('Daraja result-code mapping', () => {
   });
 
   it('treats 500.001.1001 "being processed" as PENDING', () => {
-    expect(mapDarajaCode('500.001.1001', 'The transaction is being processed').status).toBe('PENDING');
+    expect(mapDarajaCode('500.001.1001', 'The transaction is being processed', 'status').status).toBe(
+      'PENDING',
+    );
   });
 
   it('treats 500.001.1001 with another message (wrong credentials) as AMBIGUOUS, not pending', () => {
-    expect(mapDarajaCode('500.001.1001', 'Wrong credentials')).toMatchObject({
+    expect(mapDarajaCode('500.001.1001', 'Wrong credentials', 'status')).toMatchObject({
       status: 'AMBIGUOUS',
       reason: 'NOT_ALLOWED',
     });
   });
 
   it('treats an unknown non-zero code as a failure with reason UNKNOWN (seed: any other value is a failure)', () => {
-    expect(mapDarajaCode(4242)).toMatchObject({ status: 'FAILED', reason: 'UNKNOWN' });
+    expect(mapDarajaCode(4242, undefined, 'stk')).toMatchObject({ status: 'FAILED', reason: 'UNKNOWN' });
   });
 });
 

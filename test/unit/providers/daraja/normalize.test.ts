@@ -76,8 +76,38 @@ describe('Daraja normalization', () => {
     const { Result } = resultSchema.parse(fixture('b2c-result-failure.json'));
     const draft = normalizeB2cResult('demo', 'KES', '29112-34801843-1', Result);
     expect(draft.status).toBe('FAILED');
-    expect(draft.reason).toMatchObject({ code: 'WRONG_PIN', providerCode: '2001' });
     expect(draft.providerTransactionId).toBeUndefined();
+  });
+
+  it("reads B2C ResultCode 2001 as the partner's initiator credential (INVALID_INITIATOR), not a wrong PIN", () => {
+    const { Result } = resultSchema.parse(fixture('b2c-result-failure.json'));
+    const draft = normalizeB2cResult('demo', 'KES', '29112-34801843-1', Result);
+    expect(draft.reason).toEqual({
+      code: 'INVALID_INITIATOR',
+      message: 'The initiator information is invalid.',
+      providerCode: '2001',
+    });
+  });
+
+  it("reads STK ResultCode 2001 as the customer's wrong PIN", () => {
+    const body = fixture('stk-cancelled.json');
+    body.Body.stkCallback.ResultCode = 2001;
+    body.Body.stkCallback.ResultDesc = 'The initiator information is invalid.';
+    const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(body));
+    expect(draft).toMatchObject({ status: 'FAILED', reason: { code: 'WRONG_PIN', providerCode: '2001' } });
+  });
+
+  it('reads a status query refused with 2001 as no news (PENDING) because of the initiator, not a PIN', () => {
+    const body = {
+      Result: {
+        ResultCode: 2001,
+        ResultDesc: 'The initiator information is invalid.',
+        OriginatorConversationID: 'q-2001',
+      },
+    };
+    const draft = normalizeStatusResult('demo', 'KES', 'q-2001', resultSchema.parse(body).Result);
+    expect(draft.status).toBe('PENDING');
+    expect(draft.reason).toMatchObject({ code: 'INVALID_INITIATOR', providerCode: '2001' });
   });
 
   it('keeps a B2C result with ResultType 1 (waiting for further messages) PENDING', () => {

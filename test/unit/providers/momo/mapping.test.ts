@@ -2,17 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ReasonCode } from '../../../../shared/domain/reasons';
 import {
   canonicalMomoCode,
+  MOMO_NOT_FOUND_BY_KIND,
   MOMO_REASON_TABLE,
   MOMO_STATUS_TABLE,
   mapMomoReason,
   mapMomoStatus,
 } from '../../../../shared/providers/momo/mapping';
-import { normalizeMomoCallback } from '../../../../shared/providers/momo/normalize';
-import {
-  MOMO_SANDBOX_FAMILIES,
-  MOMO_SANDBOX_OUTCOMES,
-} from '../../../../shared/providers/momo/sandbox-outcomes';
-import { momoCallbackSchema } from '../../../../shared/providers/momo/schema';
+import { MOMO_KINDS } from '../../../../shared/providers/momo/schema';
 
 // Written out by hand from seed 000 and the provider notes, independent of the table under test.
 const REASON_ROWS: [string, ReasonCode][] = [
@@ -36,10 +32,10 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['SENDER_ACCOUNT_NOT_ACTIVE', 'NOT_ALLOWED'],
   ['PAYEE_NOT_ALLOWED_TO_RECEIVE', 'NOT_ALLOWED'],
   ['INVALID_CURRENCY', 'AMOUNT_INVALID'],
-  ['VALIDATION_ERROR', 'AMOUNT_INVALID'],
+  // Seed 000: "wrong data types, unsupported decimals, empty fields, wrong lengths, … over 128 characters".
+  ['VALIDATION_ERROR', 'INVALID_REQUEST'],
   ['RESOURCE_ALREADY_EXIST', 'DUPLICATE'],
   ['TRANSACTION_NOT_FOUND', 'UNKNOWN'],
-  ['NOT_FOUND', 'PAYER_NOT_FOUND'],
   ['ACCOUNT_HOLDER_NOT_FOUND', 'PAYER_NOT_FOUND'],
   ['REJECTED', 'REJECTED_BY_CUSTOMER'],
   ['TRANSACTION_CANCELLED', 'REJECTED_BY_CUSTOMER'],
@@ -49,15 +45,34 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['SOMETHING_NEW_FROM_MTN', 'UNKNOWN'],
 ];
 
+/** A bare NOT_FOUND (sandbox outcome "NotFound") names the account the kind looks up. */
+const NOT_FOUND_ROWS: [string, ReasonCode][] = [
+  ['requesttopay', 'PAYER_NOT_FOUND'],
+  ['requesttowithdraw', 'PAYER_NOT_FOUND'],
+  ['invoice', 'PAYER_NOT_FOUND'],
+  ['payment', 'PAYER_NOT_FOUND'],
+  ['preapproval', 'PAYER_NOT_FOUND'],
+  ['transfer', 'PAYEE_NOT_FOUND'],
+  ['deposit', 'PAYEE_NOT_FOUND'],
+  ['refund', 'PAYEE_NOT_FOUND'],
+  // Seed 000 lists cash transfer's NotFound (1) apart from its PayeeNotFound (5): not the payee, unsaid what.
+  ['cashtransfer', 'UNKNOWN'],
+];
+
 describe('MoMo reason mapping', () => {
   it.each(REASON_ROWS)('maps %s to %s', (providerCode, expected) => {
-    expect(mapMomoReason(providerCode)).toBe(expected);
+    expect(mapMomoReason(providerCode, 'requesttopay')).toBe(expected);
   });
 
   it('has a tested row for every entry of the table', () => {
     const tested = new Set(REASON_ROWS.map(([code]) => canonicalMomoCode(code)));
     const untested = Object.keys(MOMO_REASON_TABLE).filter((code) => !tested.has(code));
     expect(untested).toEqual([]);
+  });
+
+  it('maps VALIDATION_ERROR to INVALID_REQUEST, not to an amount problem', () => {
+    expect(mapMomoReason('VALIDATION_ERROR', 'requesttopay')).toBe('INVALID_REQUEST');
+    expect(mapMomoReason('ValidationError', 'transfer')).toBe('INVALID_REQUEST');
   });
 
   it('canonicalises spaced, dashed and PascalCase spellings alike', () => {
@@ -67,12 +82,38 @@ describe('MoMo reason mapping', () => {
   });
 });
 
+describe('MoMo bare NOT_FOUND by kind', () => {
+  it.each(NOT_FOUND_ROWS)('on %s maps to %s', (kind, expected) => {
+    expect(mapMomoReason('NOT_FOUND', kind)).toBe(expected);
+    expect(mapMomoReason('NotFound', kind)).toBe(expected);
+  });
+
+  it('has a row for every MoMo kind, and the table has no other kind', () => {
+    expect(NOT_FOUND_ROWS.map(([kind]) => kind).sort()).toEqual([...MOMO_KINDS].sort());
+    expect(Object.keys(MOMO_NOT_FOUND_BY_KIND).sort()).toEqual([...MOMO_KINDS].sort());
+  });
+
+  it('reads the kind case-insensitively and an unknown kind as UNKNOWN', () => {
+    expect(mapMomoReason('NOT_FOUND', 'Transfer')).toBe('PAYEE_NOT_FOUND');
+    expect(mapMomoReason('NOT_FOUND', 'something')).toBe('UNKNOWN');
+  });
+
+  it('leaves explicit PAYER_NOT_FOUND and PAYEE_NOT_FOUND alone whatever the kind', () => {
+    expect(mapMomoReason('PAYER_NOT_FOUND', 'transfer')).toBe('PAYER_NOT_FOUND');
+    expect(mapMomoReason('PAYEE_NOT_FOUND', 'requesttopay')).toBe('PAYEE_NOT_FOUND');
+  });
+});
+
 describe('MoMo status mapping', () => {
   it.each([
+    // Seed 000: "Request to pay status values: PENDING, SUCCESSFUL, FAILED"; pre-approval "Successful and Failed".
     ['PENDING', 'PENDING'],
     ['SUCCESSFUL', 'SUCCEEDED'],
     ['FAILED', 'FAILED'],
+    ['Successful', 'SUCCEEDED'],
+    ['Failed', 'FAILED'],
     ['successful', 'SUCCEEDED'],
+    // Tolerated aliases, not in the seed.
     ['CREATED', 'PENDING'],
     ['ONGOING', 'PENDING'],
     ['APPROVED', 'SUCCEEDED'],
@@ -90,55 +131,4 @@ describe('MoMo status mapping', () => {
   it('covers every status in the table', () => {
     for (const status of Object.keys(MOMO_STATUS_TABLE)) expect(mapMomoStatus(status)).not.toBe('AMBIGUOUS');
   });
-});
-
-describe('MoMo sandbox outcomes', () => {
-  const expected: Record<string, { status: string; reason?: ReasonCode }> = {
-    Success: { status: 'SUCCEEDED' },
-    Failed: { status: 'FAILED', reason: 'PROVIDER_ERROR' },
-    Rejected: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER' },
-    Expired: { status: 'FAILED', reason: 'TIMED_OUT' },
-    Ongoing: { status: 'PENDING', reason: 'UNKNOWN' },
-    Delayed: { status: 'PENDING', reason: 'TIMED_OUT' },
-    NotFound: { status: 'FAILED', reason: 'PAYER_NOT_FOUND' },
-    PayeeNotFound: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' },
-    PayeeNotAllowedToReceive: { status: 'FAILED', reason: 'NOT_ALLOWED' },
-    NotAllowed: { status: 'FAILED', reason: 'NOT_ALLOWED' },
-    NotAllowedTargetEnvironment: { status: 'FAILED', reason: 'NOT_ALLOWED' },
-    InvalidCallbackUrlHost: { status: 'FAILED', reason: 'NOT_ALLOWED' },
-    InvalidCurrency: { status: 'FAILED', reason: 'AMOUNT_INVALID' },
-    InternalProcessingError: { status: 'FAILED', reason: 'PROVIDER_ERROR' },
-    ServiceUnavailable: { status: 'FAILED', reason: 'PROVIDER_ERROR' },
-    CouldNotPerformTransaction: { status: 'FAILED', reason: 'TIMED_OUT' },
-    NotEnoughFunds: { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS' },
-    PayerLimitReached: { status: 'FAILED', reason: 'LIMIT_REACHED' },
-    NotActive: { status: 'FAILED', reason: 'NOT_ALLOWED' },
-  };
-
-  it('defines an expectation for every outcome of every seed family', () => {
-    const named = new Set(Object.values(MOMO_SANDBOX_FAMILIES).flat());
-    for (const outcome of named) expect(Object.keys(expected)).toContain(outcome);
-    for (const outcome of named) expect(Object.keys(MOMO_SANDBOX_OUTCOMES)).toContain(outcome);
-  });
-
-  it.each(Object.entries(MOMO_SANDBOX_OUTCOMES))(
-    'normalizes the callback of sandbox outcome %s',
-    (name, outcome) => {
-      // Prepare: the callback (or, for synchronous errors, the error code) this outcome produces
-      const body = momoCallbackSchema.parse({
-        status: outcome.status,
-        ...(outcome.reason || outcome.sync ? { reason: outcome.reason ?? outcome.sync?.code } : {}),
-      });
-      // Act
-      const draft = normalizeMomoCallback(
-        'demo',
-        'requesttopay',
-        '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f',
-        body,
-      );
-      // Assess
-      expect(draft.status).toBe(expected[name]!.status);
-      expect(draft.reason?.code).toBe(expected[name]!.reason);
-    },
-  );
 });
