@@ -1,3 +1,4 @@
+import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { buildEvent, correlationIdOf } from '../domain/events';
 import { askPartnerEndpoint, type FetchLike } from '../providers/daraja/c2b-sources';
 import {
@@ -6,6 +7,7 @@ import {
   type C2BValidationQuestion,
 } from '../providers/daraja/c2b-question';
 import { type C2BDecisionSources, type C2BOutcome, decideC2BValidation as decide } from '../providers/daraja/c2b-validation';
+import { checkReportLimits } from './ingest-report';
 import type { Clock, ProviderRecord, RelayLogger, RelayStore } from './ports';
 import { type ReceiptDraft, storeReceipt } from './receipts';
 
@@ -117,6 +119,8 @@ export async function decideC2BValidation(
 ): Promise<{ resultCode: string; repeated: boolean }> {
   const { store, log, clock } = deps;
   const elapsed = () => performance.now() - started;
+  // A TransID that cannot be a storage key is bad input (answered C2B00016), found before any write.
+  checkReportLimits({ key: question.key, providerTransactionId: undefined, externalId: undefined, attributes: undefined });
   const receiptWrite = storeReceipt(store, question.key, receipt);
   // Awaited below; this keeps an early failure from being reported as unhandled meanwhile.
   receiptWrite.catch(() => undefined);
@@ -143,6 +147,8 @@ export async function decideC2BValidation(
   } catch (error) {
     settled = error as Error;
   }
+  // The store refusing the input itself is bad input, not slowness: refused (C2B00016) and quarantined.
+  if (settled instanceof RelayError && !(settled instanceof StorageUnavailableError)) throw settled;
   if (settled instanceof Error || 'late' in settled) {
     const why = settled instanceof Error ? settled.message : 'storage did not answer in time';
     log.error('c2b validation answered before it was stored', { ...logged, why, elapsedMs: Math.round(elapsed()) });

@@ -99,7 +99,7 @@ export async function receiveCallback(services: RelayServices, request: InboundR
   } catch (caught) {
     if (caught instanceof StorageUnavailableError) {
       log.error('callback not stored: storage unavailable', { error: caught.message, path: known.storedPath });
-      return errorResponse(caught);
+      return errorResponse(caught, services.scrub);
     }
     const unexpected = !(caught instanceof RelayError);
     const error = unexpected
@@ -118,6 +118,6 @@ export async function receiveCallback(services: RelayServices, request: InboundR
     });
     if (unexpected) return internalErrorResponse(request.requestId);
     const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
-    return formatted ? toHttp(formatted) : errorResponse(error);
+    return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
   }
 }

@@ -46,18 +46,24 @@ export function statusFor(error: RelayError): number {
   return 500;
 }
 
-export function errorBody(error: RelayError): {
+export function errorBody(
+  error: RelayError,
+  scrub: (text: string) => string = (text) => text,
+): {
   error: { code: string; message: string } & Record<string, unknown>;
 } {
-  return { error: { code: error.code, message: error.message, ...(error.details ?? {}) } };
+  const body = { error: { code: error.code, message: error.message, ...(error.details ?? {}) } };
+  // Messages may echo what was sent (a path holding a path secret): scrubbed like logs and quarantine.
+  return JSON.parse(scrub(JSON.stringify(body)));
 }
 
-export function errorResponse(error: RelayError): HttpResponse {
+/** The answer for a named error; `scrub` removes configured secret values from its message and details. */
+export function errorResponse(error: RelayError, scrub?: (text: string) => string): HttpResponse {
   const statusCode = statusFor(error);
   const headers: Record<string, string> = {};
   if (error instanceof MethodNotAllowedError) headers.allow = error.allowed.join(', ');
   if (error instanceof UnauthorizedError && error.challenge) headers['www-authenticate'] = error.challenge;
-  return json(statusCode, errorBody(error), headers);
+  return json(statusCode, errorBody(error, scrub), headers);
 }
 
 export function internalErrorResponse(requestId: string): HttpResponse {

@@ -74,10 +74,10 @@ export async function handleManagementRequest(services: RelayServices, request: 
     );
   } catch (caught) {
     // Asking for a transaction that does not exist is an answer, not a rejected request.
-    if (caught instanceof TransactionNotFoundError) return errorResponse(caught);
+    if (caught instanceof TransactionNotFoundError) return errorResponse(caught, services.scrub);
     if (caught instanceof StorageUnavailableError) {
       services.log.error('management request failed: storage unavailable', { error: caught.message });
-      return errorResponse(caught);
+      return errorResponse(caught, services.scrub);
     }
     const unexpected = !(caught instanceof RelayError);
     if (unexpected) services.log.error('unexpected error in the management API', { error: caught as Error });
@@ -87,7 +87,7 @@ export async function handleManagementRequest(services: RelayServices, request: 
       emitEvent: false,
       httpStatus: unexpected ? 500 : statusFor(error),
     });
-    return unexpected ? internalErrorResponse(request.requestId) : errorResponse(error);
+    return unexpected ? internalErrorResponse(request.requestId) : errorResponse(error, services.scrub);
   }
 }
 

@@ -22,8 +22,12 @@ export const SECRET_MEMBER_NAMES = [
 ] as const;
 
 const SECRET_MEMBER = new RegExp(`^(${SECRET_MEMBER_NAMES.join('|')})$`, 'i');
+/**
+ * A credential name followed by its value in any syntax a refused body may use: JSON (`"Password": "…"`),
+ * single quotes, form encoding (`Password=…`), or a name/value pair flattened into an array (`"Password", "…"`).
+ */
 const SECRET_MEMBER_IN_TEXT = new RegExp(
-  `("(?:${SECRET_MEMBER_NAMES.join('|')})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|-?\\d[\\d.eE+-]*)`,
+  `(^|[^A-Za-z0-9_])(${SECRET_MEMBER_NAMES.join('|')})(["']?\\s*[:=,]\\s*)("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|[^\\s,&}\\]"']+)`,
   'gi',
 );
 
@@ -79,7 +83,10 @@ export function redactJson(value: unknown): Redaction {
 
 /** The same redaction on text that may not even parse (quarantined bodies): `"Password":"…"` → `"Password":"[REDACTED]"`. */
 export function redactJsonText(text: string): string {
-  return text.replace(SECRET_MEMBER_IN_TEXT, `$1"${REDACTED}"`);
+  return text.replace(SECRET_MEMBER_IN_TEXT, (_match, before: string, name: string, separator: string, value: string) => {
+    const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
+    return `${before}${name}${separator}${quote}${REDACTED}${quote}`;
+  });
 }
 
 export type Scrubber = (text: string) => string;

@@ -1,8 +1,10 @@
 import {
+  InvalidReferenceError,
   MalformedJsonError,
   PayloadTooLargeError,
   type RelayError,
   SchemaValidationError,
+  UnstorableInputError,
   UnsupportedMediaTypeError,
 } from '../../domain/errors';
 import type { ProviderAck, ProviderModule, ProviderRoute } from '../types';
@@ -69,6 +71,8 @@ export function darajaRouteUrls(
 /** Bad input a validation request can carry; Daraja gets its own rejection for it (see formatError). */
 const BAD_INPUT = [
   SchemaValidationError,
+  InvalidReferenceError,
+  UnstorableInputError,
   MalformedJsonError,
   UnsupportedMediaTypeError,
   PayloadTooLargeError,
