@@ -1,6 +1,6 @@
 /**
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
- * It never fails on a slow result: speed is reported, not asserted (see README "Performance").
+ * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
  *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 2] [--no-publish]
  *

@@ -1,6 +1,6 @@
 /**
  * `npm run sim -- <provider> <scenario> [options]`: the partner's side of an integration, against a
- * running `npm start -- --simulator`. See `npm run sim -- --help` and the README section "Provider simulator".
+ * running `npm start -- --simulator`. See `npm run sim -- --help` and simulator/README.md.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

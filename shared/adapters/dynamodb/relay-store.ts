@@ -286,7 +286,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     }));
   }
 
-  /** Quarantine entries of one UTC day, newest first (operators' view; see README access patterns). */
+  /** Quarantine entries of one UTC day, newest first (operators' view; see docs/table-design.md). */
   async listQuarantine(day: string, limit = 50): Promise<Record<string, unknown>[]> {
     const page = await guard('listQuarantine', () =>
       this.doc.send(

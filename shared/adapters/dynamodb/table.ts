@@ -1,7 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 /**
- * One table, item collections per transaction (see README "Table design"):
+ * One table, item collections per transaction (see docs/table-design.md):
  *   pk TX#<provider>#<account>#<reference>   sk TX            the transaction (status, history, outbox)
  *   pk TX#<provider>#<account>#<reference>   sk RCPT#<id>     each distinct callback body received
  *   pk QUARANTINE#<yyyy-mm-dd>               sk <time>#<id>   each rejected request

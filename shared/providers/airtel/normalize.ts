@@ -1,4 +1,4 @@
-import type { ReportDraft } from '../../domain/callback-services';
+import type { ReportDraft } from '../../domain/transaction';
 import { decideAirtelOutcome } from './mapping';
 import { AIRTEL_DEFAULT_KIND, type AirtelCallback } from './schema';
 
