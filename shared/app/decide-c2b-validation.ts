@@ -6,7 +6,11 @@ import {
   C2B_VALIDATION_NAMESPACE,
   type C2BValidationQuestion,
 } from '../providers/daraja/c2b-question';
-import { type C2BDecisionSources, type C2BOutcome, decideC2BValidation as decide } from '../providers/daraja/c2b-validation';
+import {
+  type C2BDecisionSources,
+  type C2BOutcome,
+  decideC2BValidation as decide,
+} from '../providers/daraja/c2b-validation';
 import { checkReportLimits } from './ingest-report';
 import type { Clock, ProviderRecord, RelayLogger, RelayStore } from './ports';
 import { type ReceiptDraft, storeReceipt } from './receipts';
@@ -50,12 +54,19 @@ function sourcesFor(deps: C2BValidationDeps, question: C2BValidationQuestion): C
   }
   const partner = question.partner;
   if (partner) {
-    sources.partner = (signal) => askPartnerEndpoint(partner, key.account, question.payload, signal, deps.fetchImpl);
+    sources.partner = (signal) =>
+      askPartnerEndpoint(partner, key.account, question.payload, signal, deps.fetchImpl);
   }
   return sources;
 }
 
-function decisionRecord(question: C2BValidationQuestion, outcome: C2BOutcome, receiptId: string | undefined, now: string, receivedAt: string): ProviderRecord {
+function decisionRecord(
+  question: C2BValidationQuestion,
+  outcome: C2BOutcome,
+  receiptId: string | undefined,
+  now: string,
+  receivedAt: string,
+): ProviderRecord {
   const { key } = question;
   const data = {
     decision: outcome.decision,
@@ -72,16 +83,23 @@ function decisionRecord(question: C2BValidationQuestion, outcome: C2BOutcome, re
     receiptId: receiptId ?? null,
     decidedAt: now,
   };
-  const event = buildEvent('C2BValidationDecided', correlationIdOf({ key }), 'c2b-validation', 'callback', receivedAt, {
-    provider: key.provider,
-    account: key.account,
-    kind: 'c2b',
-    reference: key.reference,
-    ...data,
-    deadlineMs: question.deadlineMs,
-    transId: key.reference,
+  const event = buildEvent(
+    'C2BValidationDecided',
+    correlationIdOf({ key }),
+    'c2b-validation',
+    'callback',
     receivedAt,
-  });
+    {
+      provider: key.provider,
+      account: key.account,
+      kind: 'c2b',
+      reference: key.reference,
+      ...data,
+      deadlineMs: question.deadlineMs,
+      transId: key.reference,
+      receivedAt,
+    },
+  );
   return {
     provider: key.provider,
     account: key.account,
@@ -120,7 +138,12 @@ export async function decideC2BValidation(
   const { store, log, clock } = deps;
   const elapsed = () => performance.now() - started;
   // A TransID that cannot be a storage key is bad input (answered C2B00016), found before any write.
-  checkReportLimits({ key: question.key, providerTransactionId: undefined, externalId: undefined, attributes: undefined });
+  checkReportLimits({
+    key: question.key,
+    providerTransactionId: undefined,
+    externalId: undefined,
+    attributes: undefined,
+  });
   const receiptWrite = storeReceipt(store, question.key, receipt);
   // Awaited below; this keeps an early failure from being reported as unhandled meanwhile.
   receiptWrite.catch(() => undefined);
@@ -129,7 +152,9 @@ export async function decideC2BValidation(
     budgetMs: decisionBudgetMs(question.deadlineMs) - elapsed(),
   });
   const writes = receiptWrite.then(async (stored) =>
-    store.putRecordIfAbsent(decisionRecord(question, outcome, stored.receiptId, clock.now().toISOString(), receipt.receivedAt)),
+    store.putRecordIfAbsent(
+      decisionRecord(question, outcome, stored.receiptId, clock.now().toISOString(), receipt.receivedAt),
+    ),
   );
   const logged = {
     provider: question.key.provider,
@@ -151,7 +176,11 @@ export async function decideC2BValidation(
   if (settled instanceof RelayError && !(settled instanceof StorageUnavailableError)) throw settled;
   if (settled instanceof Error || 'late' in settled) {
     const why = settled instanceof Error ? settled.message : 'storage did not answer in time';
-    log.error('c2b validation answered before it was stored', { ...logged, why, elapsedMs: Math.round(elapsed()) });
+    log.error('c2b validation answered before it was stored', {
+      ...logged,
+      why,
+      elapsedMs: Math.round(elapsed()),
+    });
     if (!(settled instanceof Error)) {
       writes.then(
         () => log.info('c2b validation stored after the answer', logged),

@@ -17,6 +17,7 @@ export interface IngestDeps {
 
 /** References and ids become storage keys: bounded, printable. */
 const MAX_ID_LENGTH = 200;
+// eslint-disable-next-line no-control-regex -- the point is to find control characters
 const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
 const MAX_ATTRIBUTES = 100;
 const MAX_ATTRIBUTE_VALUE = 2048;
@@ -30,7 +31,9 @@ function idProblem(what: string, value: string | undefined): string | undefined 
 }
 
 /** Limits every report meets before storage, whatever its origin: a clear 4xx instead of a storage failure. */
-export function checkReportLimits(report: Pick<NormalizedReport, 'key' | 'providerTransactionId' | 'externalId' | 'attributes'>): void {
+export function checkReportLimits(
+  report: Pick<NormalizedReport, 'key' | 'providerTransactionId' | 'externalId' | 'attributes'>,
+): void {
   const referenceProblem = idProblem('the reference', report.key.reference);
   if (referenceProblem) throw new InvalidReferenceError(`Report refused: ${referenceProblem}`);
   const problem =
@@ -39,12 +42,16 @@ export function checkReportLimits(report: Pick<NormalizedReport, 'key' | 'provid
   if (problem) throw new SchemaValidationError(`Report refused: ${problem}`);
   const attributes = Object.entries(report.attributes ?? {});
   if (attributes.length > MAX_ATTRIBUTES)
-    throw new SchemaValidationError(`Report refused: ${attributes.length} parameters; the limit is ${MAX_ATTRIBUTES}`);
+    throw new SchemaValidationError(
+      `Report refused: ${attributes.length} parameters; the limit is ${MAX_ATTRIBUTES}`,
+    );
   for (const [name, value] of attributes) {
     if (name === '' || name.length > 128 || RESERVED_MEMBER_NAMES.has(name) || !PRINTABLE.test(name))
       throw new SchemaValidationError(`Report refused: parameter name "${name.slice(0, 40)}" is not allowed`);
     if (value.length > MAX_ATTRIBUTE_VALUE)
-      throw new SchemaValidationError(`Report refused: parameter ${name} is over ${MAX_ATTRIBUTE_VALUE} characters`);
+      throw new SchemaValidationError(
+        `Report refused: parameter ${name} is over ${MAX_ATTRIBUTE_VALUE} characters`,
+      );
   }
 }
 
@@ -91,7 +98,8 @@ export async function resolveReference(
   for (const candidate of present) {
     if (candidate.via === 'reference') {
       if (idProblem('', candidate.value)) continue;
-      if (await store.getTransaction({ provider, account, reference: candidate.value })) return candidate.value;
+      if (await store.getTransaction({ provider, account, reference: candidate.value }))
+        return candidate.value;
       continue;
     }
     if (idProblem('', candidate.value)) continue;
@@ -127,7 +135,9 @@ export interface IngestBatchResult {
 function linkedAttributes(data: Record<string, unknown> | undefined): Record<string, string> {
   const link = data?.link;
   if (!link || typeof link !== 'object') return {};
-  return Object.fromEntries(Object.entries(link).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(link).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
 }
 
 function expectedAmount(data: Record<string, unknown> | undefined): Money | undefined {
@@ -140,7 +150,11 @@ function expectedAmount(data: Record<string, unknown> | undefined): Money | unde
  * report is applied, so nothing is acknowledged that is not stored), applies the reports, and records
  * the aliases the reports taught. A failed alias write never fails a delivery that is already applied.
  */
-export async function ingestIntents(deps: IngestDeps, batch: IngestBatch, options: WriteOptions = {}): Promise<IngestBatchResult> {
+export async function ingestIntents(
+  deps: IngestDeps,
+  batch: IngestBatch,
+  options: WriteOptions = {},
+): Promise<IngestBatchResult> {
   const { store, log } = deps;
   const placed: { intent: ReportIntent; key: TransactionKey }[] = [];
   for (const intent of batch.intents) {
@@ -153,11 +167,15 @@ export async function ingestIntents(deps: IngestDeps, batch: IngestBatch, option
     placed.push({ intent, key });
   }
   const first = placed[0];
-  const receipt = batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
+  const receipt =
+    batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
   const outcomes: ApplyOutcome[] = [];
   for (const { intent, key } of placed) {
     const linked = intent.link
-      ? await store.getRecord({ provider: batch.provider, account: batch.account, ...intent.link }, { consistent: true })
+      ? await store.getRecord(
+          { provider: batch.provider, account: batch.account, ...intent.link },
+          { consistent: true },
+        )
       : undefined;
     const link = linkedAttributes(linked?.data);
     const report: NormalizedReport = {

@@ -86,7 +86,11 @@ export interface TransactionStore {
   /** Conditional on the item not existing; false when someone else created it first. */
   createTransaction(tx: TransactionRecord, options?: WriteOptions): Promise<boolean>;
   /** Conditional on the stored revision still being `expectedRevision`; false when it moved on. */
-  replaceTransaction(tx: TransactionRecord, expectedRevision: number, options?: WriteOptions): Promise<boolean>;
+  replaceTransaction(
+    tx: TransactionRecord,
+    expectedRevision: number,
+    options?: WriteOptions,
+  ): Promise<boolean>;
   quarantine(input: QuarantineInput): Promise<void>;
   listReceipts(key: TransactionKey): Promise<ReceiptSummary[]>;
 }

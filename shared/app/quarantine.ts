@@ -57,24 +57,32 @@ export async function recordRejection(
   const path = clip(scrub(context.storedPath ?? request.path), MAX_PATH);
   const message = clip(scrub(error.message), MAX_MESSAGE);
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(storableHeaders(request.headers))) headers[scrub(name)] = scrub(value);
+  for (const [name, value] of Object.entries(storableHeaders(request.headers)))
+    headers[scrub(name)] = scrub(value);
   const sourceIp = clip(request.sourceIp, 64);
   const outbox: EventEnvelope[] = [];
   if (context.emitEvent && context.provider && context.account) {
     outbox.push(
-      buildEvent('CallbackRejected', `${context.provider}:${context.account}:quarantine`, id, 'callback', receivedAt, {
-        provider: context.provider,
-        account: context.account,
-        route: context.routeName ?? null,
-        method: clip(request.method, 16),
-        path,
-        sourceIp,
-        httpStatus,
-        errorCode: error.code,
-        message,
-        quarantineId: id,
+      buildEvent(
+        'CallbackRejected',
+        `${context.provider}:${context.account}:quarantine`,
+        id,
+        'callback',
         receivedAt,
-      }),
+        {
+          provider: context.provider,
+          account: context.account,
+          route: context.routeName ?? null,
+          method: clip(request.method, 16),
+          path,
+          sourceIp,
+          httpStatus,
+          errorCode: error.code,
+          message,
+          quarantineId: id,
+          receivedAt,
+        },
+      ),
     );
   }
   try {
@@ -99,7 +107,11 @@ export async function recordRejection(
       outbox,
     });
   } catch (storeError) {
-    deps.log.error('quarantine write failed', { errorCode: error.code, path, error: (storeError as Error).message });
+    deps.log.error('quarantine write failed', {
+      errorCode: error.code,
+      path,
+      error: (storeError as Error).message,
+    });
   }
   deps.log.warn('request rejected', {
     provider: context.provider,

@@ -4,14 +4,21 @@ import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
 import type { ReceiptResult, TransactionStore, WriteOptions } from './ports';
 
 /** Headers that may carry credentials are never stored. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-amz-security-token']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'x-amz-security-token',
+]);
 const MAX_HEADER_VALUE = 1024;
 const MAX_HEADERS = 50;
 
 export function storableHeaders(headers: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers).slice(0, MAX_HEADERS)) {
-    if (SECRET_HEADERS.has(name) || RESERVED_MEMBER_NAMES.has(name) || name === '' || name.length > 128) continue;
+    if (SECRET_HEADERS.has(name) || RESERVED_MEMBER_NAMES.has(name) || name === '' || name.length > 128)
+      continue;
     kept[name] = value.length > MAX_HEADER_VALUE ? `${value.slice(0, MAX_HEADER_VALUE)}…` : value;
   }
   return kept;

@@ -26,7 +26,10 @@ function toHttp(ack: ProviderAck): HttpResponse {
  * verification and parsing, then the one ingest pipeline (or the C2B decision), and the provider's ack.
  * Every refusal, and every unexpected failure, is quarantined (secrets scrubbed) before the answer.
  */
-export async function receiveCallback(services: RelayServices, request: InboundRequest): Promise<HttpResponse> {
+export async function receiveCallback(
+  services: RelayServices,
+  request: InboundRequest,
+): Promise<HttpResponse> {
   const started = performance.now();
   const known: RouteKnowledge = {};
   const { config, store, log } = services;
@@ -54,7 +57,12 @@ export async function receiveCallback(services: RelayServices, request: InboundR
     };
     if (verification.refusal) throw verification.refusal;
     if (verification.warning) {
-      log.warn(verification.warning, { provider: provider.id, account: resolved.account.id, route: resolved.route.name, sourceIp: request.sourceIp });
+      log.warn(verification.warning, {
+        provider: provider.id,
+        account: resolved.account.id,
+        route: resolved.route.name,
+        sourceIp: request.sourceIp,
+      });
     }
     const trusted = verification.trustedBody
       ? (redactJson(verification.trustedBody).value as Record<string, unknown>)
@@ -73,8 +81,18 @@ export async function receiveCallback(services: RelayServices, request: InboundR
     };
     let ack: ProviderAck;
     if (result.type === 'decision') {
-      const answer = await decideC2BValidation(services, result.question as C2BValidationQuestion, receipt, started);
-      ack = provider.ack({ route: resolved.route.name, duplicate: answer.repeated, receiptId: undefined, resultCode: answer.resultCode });
+      const answer = await decideC2BValidation(
+        services,
+        result.question as C2BValidationQuestion,
+        receipt,
+        started,
+      );
+      ack = provider.ack({
+        route: resolved.route.name,
+        duplicate: answer.repeated,
+        receiptId: undefined,
+        resultCode: answer.resultCode,
+      });
     } else {
       const ingested = await ingestIntents(
         { store, clock: services.clock, log, reconcileWindowSeconds: config.reconciliation.windowSeconds },
@@ -94,18 +112,32 @@ export async function receiveCallback(services: RelayServices, request: InboundR
         receiptId: ingested.receipt?.receiptId,
       });
     }
-    log.info('callback handled', { provider: provider.id, account: resolved.account.id, route: resolved.route.name, statusCode: ack.statusCode });
+    log.info('callback handled', {
+      provider: provider.id,
+      account: resolved.account.id,
+      route: resolved.route.name,
+      statusCode: ack.statusCode,
+    });
     return toHttp(ack);
   } catch (caught) {
     if (caught instanceof StorageUnavailableError) {
-      log.error('callback not stored: storage unavailable', { error: caught.message, path: known.storedPath });
+      log.error('callback not stored: storage unavailable', {
+        error: caught.message,
+        path: known.storedPath,
+      });
       return errorResponse(caught, services.scrub);
     }
     const unexpected = !(caught instanceof RelayError);
     const error = unexpected
-      ? new UnexpectedCallbackError('Unexpected error while handling the callback; it has been logged', { cause: caught })
+      ? new UnexpectedCallbackError('Unexpected error while handling the callback; it has been logged', {
+          cause: caught,
+        })
       : caught;
-    if (unexpected) log.error('unexpected error while handling a callback', { error: caught as Error, path: known.storedPath });
+    if (unexpected)
+      log.error('unexpected error while handling a callback', {
+        error: caught as Error,
+        path: known.storedPath,
+      });
     const httpStatus = unexpected ? 500 : statusFor(error);
     await recordRejection(services, request, error, {
       provider: known.provider?.id,

@@ -140,7 +140,9 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   if (!provider) throw new UnknownAccountError(`Unknown provider "${r.provider.slice(0, 40)}"`);
   const account = deps.config.accounts.get(accountKey(r.provider, r.account));
   if (!account)
-    throw new UnknownAccountError(`No ${provider.displayName} account "${r.account.slice(0, 64)}" is configured`);
+    throw new UnknownAccountError(
+      `No ${provider.displayName} account "${r.account.slice(0, 64)}" is configured`,
+    );
   if (!provider.registration.kinds.includes(r.kind)) {
     throw new UnknownKindError(
       `Unknown ${provider.displayName} kind "${r.kind.slice(0, 40)}"; expected one of ${provider.registration.kinds.join(', ')}`,
@@ -150,7 +152,12 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   if (referenceProblem) throw new InvalidReferenceError(referenceProblem);
   const reference = provider.registration.normalizeReference?.(r.reference) ?? r.reference;
   const key: TransactionKey = { provider: provider.id, account: account.id, reference };
-  checkReportLimits({ key, providerTransactionId: undefined, externalId: r.externalId, attributes: undefined });
+  checkReportLimits({
+    key,
+    providerTransactionId: undefined,
+    externalId: r.externalId,
+    attributes: undefined,
+  });
 
   const callbackUrl = provider.registration.callbackUrl?.({
     baseUrl: deps.config.publicBaseUrl,

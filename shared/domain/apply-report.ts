@@ -96,7 +96,10 @@ export interface BusinessMismatch {
  * The business check applied wherever a success report meets a transaction (callback, poll, adoption
  * at registration): another amount, currency or payer/payee than the transaction's is never a success.
  */
-export function businessMismatch(tx: TransactionRecord, report: NormalizedReport): BusinessMismatch | undefined {
+export function businessMismatch(
+  tx: TransactionRecord,
+  report: NormalizedReport,
+): BusinessMismatch | undefined {
   if (report.status !== 'SUCCEEDED') return undefined;
   const amount = amountMismatch(tx, report);
   if (amount) return { kind: 'AMOUNT_MISMATCH', detail: amount };
@@ -170,7 +173,8 @@ export function applyReport(
   }
 
   const mismatch = businessMismatch(base, report);
-  if (mismatch) return conflict(base, report, ctx, mismatch.kind, mismatch.detail, preEvents, current === undefined);
+  if (mismatch)
+    return conflict(base, report, ctx, mismatch.kind, mismatch.detail, preEvents, current === undefined);
 
   const transition = decideTransition(base.status, report.status);
   if (transition.kind === 'conflict') {

@@ -85,7 +85,8 @@ export function applyRegistration(
   now: string,
 ): RegistrationOutcome {
   if (!current) return { kind: 'create', next: registeredTransaction(terms, now) };
-  if (current.registered) return sameTerms(current, terms) ? { kind: 'repeat', current } : { kind: 'different', current };
+  if (current.registered)
+    return sameTerms(current, terms) ? { kind: 'repeat', current } : { kind: 'different', current };
 
   const registered = registeredTransaction(terms, now);
   const report = orphanAsReport(current, terms.kind, now);

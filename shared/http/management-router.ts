@@ -42,7 +42,10 @@ function decodeSegment(segment: string): string {
 }
 
 /** POST /v1/transactions and GET /v1/transactions/{provider}/{account}/{reference}. */
-export async function handleManagementRequest(services: RelayServices, request: InboundRequest): Promise<HttpResponse> {
+export async function handleManagementRequest(
+  services: RelayServices,
+  request: InboundRequest,
+): Promise<HttpResponse> {
   const deps = { config: services.config, store: services.store, clock: services.clock };
   try {
     const segments = request.path.split('/').filter(Boolean);

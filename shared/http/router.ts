@@ -1,6 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { accountKey, type RelayConfig, type ResolvedAccount } from '../config/schema';
-import { MethodNotAllowedError, RouteNotFoundError, UnauthorizedError, UnknownAccountError } from '../domain/errors';
+import {
+  MethodNotAllowedError,
+  RouteNotFoundError,
+  UnauthorizedError,
+  UnknownAccountError,
+} from '../domain/errors';
 import { findProvider } from '../providers/registry';
 import type { ProviderModule, ProviderRoute } from '../providers/types';
 import { sha256Hex } from '../util/ids';
@@ -64,20 +69,29 @@ function shown(text: string): string {
  * /v1/{provider}/{account}/[{secret}/]{route…}: provider, account, path secret (constant time), route
  * and method. Messages never repeat the raw path past the account: it may hold the path secret.
  */
-export function resolveRoute(config: RelayConfig, request: InboundRequest, known: RouteKnowledge): ResolvedRoute {
+export function resolveRoute(
+  config: RelayConfig,
+  request: InboundRequest,
+  known: RouteKnowledge,
+): ResolvedRoute {
   const segments = decodeSegments(request.path);
-  if (segments[0] !== 'v1' || segments.length < 3) throw new RouteNotFoundError(`No route for ${request.method} ${shown(request.path)}`);
+  if (segments[0] !== 'v1' || segments.length < 3)
+    throw new RouteNotFoundError(`No route for ${request.method} ${shown(request.path)}`);
   const provider = findProvider(segments[1]!);
   if (!provider) throw new RouteNotFoundError(`No provider "${shown(segments[1]!)}"`);
   known.provider = provider;
   const account = config.accounts.get(accountKey(provider.id, segments[2]!));
-  if (!account) throw new UnknownAccountError(`No ${provider.displayName} account "${shown(segments[2]!)}" is configured`);
+  if (!account)
+    throw new UnknownAccountError(
+      `No ${provider.displayName} account "${shown(segments[2]!)}" is configured`,
+    );
   known.account = account;
   let rest = segments.slice(3);
   const encoded = (parts: string[]) => parts.map(encodeURIComponent).join('/');
   let storedPath = `/${encoded(segments)}`;
   if (account.pathSecret) {
-    if (!secretMatches(account.pathSecret, rest[0])) throw new UnauthorizedError('Path secret missing or wrong for this account');
+    if (!secretMatches(account.pathSecret, rest[0]))
+      throw new UnauthorizedError('Path secret missing or wrong for this account');
     rest = rest.slice(1);
     storedPath = `/${encoded(segments.slice(0, 3))}/{secret}${rest.length ? `/${encoded(rest)}` : ''}`;
   }
@@ -95,9 +109,14 @@ export function resolveRoute(config: RelayConfig, request: InboundRequest, known
   }
   if (methodMismatch.length) {
     known.routeName = methodMismatch[0]!.name;
-    throw new MethodNotAllowedError([...new Set(methodMismatch.flatMap((r) => r.methods))], shown(request.method));
+    throw new MethodNotAllowedError(
+      [...new Set(methodMismatch.flatMap((r) => r.methods))],
+      shown(request.method),
+    );
   }
   const base = `/v1/${provider.id}/${account.id}${account.pathSecret ? '/{secret}' : ''}`;
   const expected = provider.routes.map((r) => `${base}/${r.path}`).join(', ');
-  throw new RouteNotFoundError(`No ${provider.displayName} route for ${shown(storedPath)}; expected one of ${expected}`);
+  throw new RouteNotFoundError(
+    `No ${provider.displayName} route for ${shown(storedPath)}; expected one of ${expected}`,
+  );
 }

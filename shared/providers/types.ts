@@ -105,7 +105,12 @@ export interface RegistrationRules<S> {
   /** Returns a message when the reference cannot be a correlation id for this provider. */
   validateReference(reference: string): string | undefined;
   /** The URL to hand to the provider for this transaction, when the provider takes one per request. */
-  callbackUrl?(input: { baseUrl: string; account: AccountContext<S>; kind: string; reference: string }): string;
+  callbackUrl?(input: {
+    baseUrl: string;
+    account: AccountContext<S>;
+    kind: string;
+    reference: string;
+  }): string;
 }
 
 /**

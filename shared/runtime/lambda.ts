@@ -12,12 +12,17 @@ import { requireEnv } from './env';
  * config loaded (asynchronously: secrets may come from a secret store) and validated, failing fast
  * with the bad key; SDK clients created; adapters wired; the logger scrubs every configured secret.
  */
-export async function lambdaServices(serviceName: string): Promise<{ services: RelayServices; logger: Logger }> {
+export async function lambdaServices(
+  serviceName: string,
+): Promise<{ services: RelayServices; logger: Logger }> {
   const config = await loadConfig();
   const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
   const scrub = secretScrubber(config);
   const { doc } = createDynamoClients();
-  const store = new DynamoRelayStore(doc, { tableName: requireEnv('TABLE_NAME'), retention: config.retention });
+  const store = new DynamoRelayStore(doc, {
+    tableName: requireEnv('TABLE_NAME'),
+    retention: config.retention,
+  });
   return {
     logger,
     services: { config, store, clock: systemClock, log: scrubbingLogger(logger, scrub), scrub },

@@ -23,7 +23,8 @@ export function jsonLimitProblem(value: unknown, limits: JsonLimits = {}): strin
     if (node === null || typeof node !== 'object') continue;
     if (depth > maxDepth) return `JSON is nested more than ${maxDepth} levels deep`;
     if (Array.isArray(node)) {
-      for (const item of node) if (item !== null && typeof item === 'object') stack.push({ node: item, depth: depth + 1 });
+      for (const item of node)
+        if (item !== null && typeof item === 'object') stack.push({ node: item, depth: depth + 1 });
       continue;
     }
     for (const name of Object.keys(node)) {

@@ -56,21 +56,33 @@ export function redactJson(value: unknown): Redaction {
     if (Array.isArray(source)) {
       const copy: unknown[] = new Array(source.length);
       assign(copy);
-      source.forEach((item, i) => stack.push({ source: item, assign: (v) => (copy[i] = v), path: `${path}[${i}]` }));
+      source.forEach((item, i) =>
+        stack.push({ source: item, assign: (v) => (copy[i] = v), path: `${path}[${i}]` }),
+      );
     } else if (source !== null && typeof source === 'object') {
       const copy: Record<string, unknown> = {};
       assign(copy);
       for (const [name, member] of Object.entries(source)) {
         const memberPath = path ? `${path}.${name}` : name;
         if (isSecretMember(name) && member !== null && member !== undefined && member !== '') {
-          Object.defineProperty(copy, name, { value: REDACTED, enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(copy, name, {
+            value: REDACTED,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
           paths.push(memberPath);
           continue;
         }
         stack.push({
           source: member,
           assign: (v) =>
-            Object.defineProperty(copy, name, { value: v, enumerable: true, writable: true, configurable: true }),
+            Object.defineProperty(copy, name, {
+              value: v,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            }),
           path: memberPath,
         });
       }
@@ -83,10 +95,13 @@ export function redactJson(value: unknown): Redaction {
 
 /** The same redaction on text that may not even parse (quarantined bodies): `"Password":"…"` → `"Password":"[REDACTED]"`. */
 export function redactJsonText(text: string): string {
-  return text.replace(SECRET_MEMBER_IN_TEXT, (_match, before: string, name: string, separator: string, value: string) => {
-    const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
-    return `${before}${name}${separator}${quote}${REDACTED}${quote}`;
-  });
+  return text.replace(
+    SECRET_MEMBER_IN_TEXT,
+    (_match, before: string, name: string, separator: string, value: string) => {
+      const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
+      return `${before}${name}${separator}${quote}${REDACTED}${quote}`;
+    },
+  );
 }
 
 export type Scrubber = (text: string) => string;

@@ -55,7 +55,14 @@ describe('provider records in DynamoDB Local', () => {
 
   it('publishes a record outbox once, through the stream, when the record is first written', async () => {
     // Prepare
-    const event = buildEvent('C2BValidationDecided', 'daraja:demo:X', 'c2b-validation', 'callback', '2026-11-21T10:00:00.000Z', {});
+    const event = buildEvent(
+      'C2BValidationDecided',
+      'daraja:demo:X',
+      'c2b-validation',
+      'callback',
+      '2026-11-21T10:00:00.000Z',
+      {},
+    );
     const withOutbox = record({ outbox: [event] });
     // Act
     await table.store.putRecordIfAbsent(withOutbox);
@@ -63,7 +70,11 @@ describe('provider records in DynamoDB Local', () => {
     const items = await table.listAll();
     // Assess
     const item = items.find((i) => String(i.pk).endsWith(`#${withOutbox.id}`));
-    expect(item).toMatchObject({ sk: 'REC', revision: 1, outbox: [expect.objectContaining({ metadata: event.metadata })] });
+    expect(item).toMatchObject({
+      sk: 'REC',
+      revision: 1,
+      outbox: [expect.objectContaining({ metadata: event.metadata })],
+    });
   });
 
   it('answers an aborted read with a storage error instead of waiting', async () => {

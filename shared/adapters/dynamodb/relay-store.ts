@@ -1,4 +1,8 @@
-import { ConditionalCheckFailedException, type ConsumedCapacity, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  type ConsumedCapacity,
+  DescribeTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -55,7 +59,9 @@ function isInputRefusal(error: unknown): boolean {
   const message = (error as Error).message ?? '';
   return (
     name === 'ValidationException' ||
-    /^(Unsupported type passed|Pass options\.removeUndefinedValues|Number .* is (greater|lesser) than)/.test(message)
+    /^(Unsupported type passed|Pass options\.removeUndefinedValues|Number .* is (greater|lesser) than)/.test(
+      message,
+    )
   );
 }
 
@@ -169,7 +175,10 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     return { receiptId, deliveries: Number(result.Attributes?.deliveries ?? 1) };
   }
 
-  async getTransaction(key: TransactionKey, options: ReadOptions = {}): Promise<TransactionRecord | undefined> {
+  async getTransaction(
+    key: TransactionKey,
+    options: ReadOptions = {},
+  ): Promise<TransactionRecord | undefined> {
     const result = await guard('getTransaction', () =>
       this.doc.send(
         new GetCommand({

@@ -71,7 +71,10 @@ export class MemoryStore implements RelayStore, StoreHealth {
     return { receiptId, deliveries: 1 };
   }
 
-  async getTransaction(key: TransactionKey, options: { signal?: AbortSignal } = {}): Promise<TransactionRecord | undefined> {
+  async getTransaction(
+    key: TransactionKey,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<TransactionRecord | undefined> {
     await this.gate(options.signal);
     const tx = this.transactions.get(keyOf(key));
     return tx ? copy(tx) : undefined;
@@ -122,7 +125,10 @@ export class MemoryStore implements RelayStore, StoreHealth {
       }));
   }
 
-  async getRecord(ref: ProviderRecordRef, options: { signal?: AbortSignal } = {}): Promise<ProviderRecord | undefined> {
+  async getRecord(
+    ref: ProviderRecordRef,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ProviderRecord | undefined> {
     await this.gate(options.signal);
     const record = this.records.get(refOf(ref));
     return record ? copy(record) : undefined;

@@ -13,7 +13,9 @@ import {
 } from './schema';
 
 /** Recipes that sign only part of the body, and that part: the rest is ignored when such a recipe matched. */
-const SIGNED_PART: Partial<Record<AirtelHashRecipe, (body: Record<string, unknown>) => Record<string, unknown>>> = {
+const SIGNED_PART: Partial<
+  Record<AirtelHashRecipe, (body: Record<string, unknown>) => Record<string, unknown>>
+> = {
   'stringify-transaction': (body) => ({ transaction: body.transaction }),
 };
 
@@ -28,15 +30,22 @@ function verifyCallback(input: CallbackInput<AirtelAccountSettings>): Verificati
   );
   const facts: Record<string, unknown> = { ...verification };
   if (verification.hash === 'missing' || verification.hash === 'mismatch') {
-    const what = verification.hash === 'missing' ? 'carries no hash' : 'hash does not match any enabled recipe';
+    const what =
+      verification.hash === 'missing' ? 'carries no hash' : 'hash does not match any enabled recipe';
     if (verification.mode === 'enforce') {
       return {
         facts,
         authenticated: false,
-        refusal: new UnauthorizedError(`Airtel callback ${what}`, { details: { tried: verification.tried ?? [] } }),
+        refusal: new UnauthorizedError(`Airtel callback ${what}`, {
+          details: { tried: verification.tried ?? [] },
+        }),
       };
     }
-    return { facts, authenticated: false, warning: `Airtel callback ${what}; accepted because hashMode is log-only` };
+    return {
+      facts,
+      authenticated: false,
+      warning: `Airtel callback ${what}; accepted because hashMode is log-only`,
+    };
   }
   if (verification.hash !== 'matched') return { facts, authenticated: false };
   const signedPart = verification.recipe ? SIGNED_PART[verification.recipe] : undefined;

@@ -27,7 +27,13 @@ export const C2B_KNOWN_ACCOUNT_NAMESPACE = 'c2b-account';
  * A known C2B account number, as loaded by the partner (operators' loaders and tests): stored through
  * the provider-record port under `c2b-account/<canonical BillRefNumber>`.
  */
-export function knownAccountRecord(input: { account: string; billRef: string; active: boolean; label?: string; now?: string }) {
+export function knownAccountRecord(input: {
+  account: string;
+  billRef: string;
+  active: boolean;
+  label?: string;
+  now?: string;
+}) {
   return {
     provider: 'daraja',
     account: input.account,

@@ -48,7 +48,11 @@ export function parseStk(input: Input): ParsedCallback {
  * B2C results and timeouts: OriginatorConversationID when present, else the ConversationID alias, else
  * the ConversationID or TransactionID themselves. The first report carrying both ids teaches the alias.
  */
-function b2cCandidates(ids: { OriginatorConversationID?: string | null; ConversationID?: string | null; TransactionID?: string | null }) {
+function b2cCandidates(ids: {
+  OriginatorConversationID?: string | null;
+  ConversationID?: string | null;
+  TransactionID?: string | null;
+}) {
   if (ids.OriginatorConversationID) return [{ via: 'reference', value: ids.OriginatorConversationID }];
   return [
     { via: CONVERSATION_ID, value: ids.ConversationID },
@@ -57,8 +61,13 @@ function b2cCandidates(ids: { OriginatorConversationID?: string | null; Conversa
   ];
 }
 
-function conversationAlias(ids: { OriginatorConversationID?: string | null; ConversationID?: string | null }) {
-  return ids.OriginatorConversationID && ids.ConversationID ? [{ namespace: CONVERSATION_ID, value: ids.ConversationID }] : [];
+function conversationAlias(ids: {
+  OriginatorConversationID?: string | null;
+  ConversationID?: string | null;
+}) {
+  return ids.OriginatorConversationID && ids.ConversationID
+    ? [{ namespace: CONVERSATION_ID, value: ids.ConversationID }]
+    : [];
 }
 
 export function parseB2cResult(input: Input): ParsedCallback {
@@ -79,7 +88,8 @@ function parseTimeout(input: Input, kind: 'b2c' | 'status'): ParsedCallback {
   const notice = parseTimeoutNotice(input.body, what);
   const ids = notice.shape === 'result' ? notice.result : notice.echo;
   const draft = normalizeTimeout(input.account.id, input.account.settings.currency, kind, '', notice);
-  if (kind === 'b2c') return reports({ draft, correlate: b2cCandidates(ids), aliases: conversationAlias(ids) });
+  if (kind === 'b2c')
+    return reports({ draft, correlate: b2cCandidates(ids), aliases: conversationAlias(ids) });
   return reports({
     draft,
     correlate: [

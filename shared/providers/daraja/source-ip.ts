@@ -42,13 +42,20 @@ export function verifyDarajaSource(input: CallbackInput<DarajaAccountSettings>):
     return {
       facts,
       authenticated: false,
-      refusal: new ForbiddenSourceError(`Source IP ${check.ip} is not in the Daraja allow-list of account ${input.account.id}`, {
-        details: { sourceIp: check.ip },
-      }),
+      refusal: new ForbiddenSourceError(
+        `Source IP ${check.ip} is not in the Daraja allow-list of account ${input.account.id}`,
+        {
+          details: { sourceIp: check.ip },
+        },
+      ),
     };
   }
   if (check.verdict === 'denied') {
-    return { facts, authenticated: false, warning: 'daraja source IP not in allow-list (log-only: accepted)' };
+    return {
+      facts,
+      authenticated: false,
+      warning: 'daraja source IP not in allow-list (log-only: accepted)',
+    };
   }
   return { facts, authenticated: false };
 }

@@ -15,7 +15,9 @@ function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallbac
   }
   const reference = input.params.referenceId!.toLowerCase();
   if (!isUuid(reference)) {
-    throw new InvalidReferenceError('The MoMo reference in the path is not a UUID (it is the X-Reference-Id)');
+    throw new InvalidReferenceError(
+      'The MoMo reference in the path is not a UUID (it is the X-Reference-Id)',
+    );
   }
   const parsed = momoCallbackSchema.safeParse(input.body);
   if (!parsed.success) {
@@ -23,7 +25,10 @@ function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallbac
       details: { issues: z.treeifyError(parsed.error) },
     });
   }
-  return { type: 'reports', reports: [{ draft: normalizeMomoCallback(input.account.id, kind, reference, parsed.data) }] };
+  return {
+    type: 'reports',
+    reports: [{ draft: normalizeMomoCallback(input.account.id, kind, reference, parsed.data) }],
+  };
 }
 
 export const momoProvider: ProviderModule<MomoAccountSettings> = {
@@ -32,14 +37,18 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   // MoMo callbacks are unsigned: the path secret is the only authentication they can carry.
   pathSecretRequired: true,
   accountSchema: momoAccountSchema,
-  routes: [{ name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', parse: parseCallback }],
+  routes: [
+    { name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', parse: parseCallback },
+  ],
   // MoMo reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
   registration: {
     kinds: MOMO_KINDS,
     normalizeReference: (reference) => reference.toLowerCase(),
     validateReference: (reference) =>
-      isUuid(reference) ? undefined : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
+      isUuid(reference)
+        ? undefined
+        : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
     callbackUrl: ({ baseUrl, account, kind, reference }) =>
       `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
   },
