@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../shared/config/load';
+import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
 
   let config: RelayConfig;
   try {
-    config = loadConfig(
+    config = await loadConfig(
       values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
       DEMO_CONFIG,
     );
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     [
       '',
       `Mobile-money callback relay listening on ${relay.url}`,
-      `  health:      GET ${relay.url}/health`,
+      `  health:      GET ${relay.url}/health (live), GET ${relay.url}/health/ready (503 while DynamoDB is down)`,
       `  management:  POST ${relay.url}/v1/transactions   (Authorization: Bearer ${config.management.bearerToken === 'demo-admin-token' ? 'demo-admin-token' : '<your token>'})`,
       `  callbacks:   ${relay.url}/v1/{provider}/{account}/...   public base URL ${config.publicBaseUrl}`,
       `  accounts:    ${accounts.join(', ') || '(none configured)'}`,
@@ -148,6 +148,9 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+  // MoMo and Daraja callbacks carry no other authentication; `cdk synth` refuses these accounts.
+  const warnings = pathSecretWarnings(config);
+  if (warnings.length) process.stderr.write(`${warnings.join('\n')}\n\n`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { findProvider, PROVIDERS } from '../providers/registry';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
 import {
   accountKey,
+  allowNoPathSecretSchema,
   pathSecretSchema,
   type RelayConfig,
   type ResolvedAccount,
@@ -37,7 +38,12 @@ export function parseConfig(input: unknown): RelayConfig {
       );
       continue;
     }
-    const schema = provider.accountSchema.extend({ pathSecret: pathSecretSchema.optional() }).strict();
+    const schema = provider.accountSchema
+      .extend({
+        pathSecret: pathSecretSchema.optional(),
+        allowNoPathSecret: allowNoPathSecretSchema.optional(),
+      })
+      .strict();
     for (const [accountId, raw] of Object.entries(byId)) {
       const prefix = `accounts.${providerId}.${accountId}`;
       if (!ACCOUNT_ID.test(accountId)) {
@@ -49,8 +55,16 @@ export function parseConfig(input: unknown): RelayConfig {
         problems.push(formatIssues(prefix, parsed.error));
         continue;
       }
-      const { pathSecret, ...settings } = parsed.data as Record<string, unknown> & { pathSecret?: string };
+      const { pathSecret, allowNoPathSecret, ...settings } = parsed.data as Record<string, unknown> & {
+        pathSecret?: string;
+        allowNoPathSecret?: string;
+      };
+      if (pathSecret && allowNoPathSecret !== undefined) {
+        problems.push(`${prefix}.allowNoPathSecret: the account has a pathSecret; remove allowNoPathSecret`);
+        continue;
+      }
       const account: ResolvedAccount = { provider: providerId, id: accountId, pathSecret, settings };
+      if (allowNoPathSecret !== undefined) account.allowNoPathSecret = allowNoPathSecret;
       for (const { key, url } of provider.configuredUrls?.(settings as never) ?? []) {
         const violations = checkUrlRules(url, core.data.urlRules);
         if (violations.length) problems.push(`${prefix}.${key}: ${describeViolations(violations)}`);
@@ -79,8 +93,13 @@ export function parseConfig(input: unknown): RelayConfig {
 /**
  * Reads the config once per process (Lambda cold start or `npm start`): inline JSON in
  * RELAY_CONFIG_JSON wins, else the file named by RELAY_CONFIG, else `fallbackPath`.
+ * Asynchronous so that secrets can come from a secret store at cold start; `parseConfig` stays
+ * synchronous (it only validates).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, fallbackPath?: string): RelayConfig {
+export async function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  fallbackPath?: string,
+): Promise<RelayConfig> {
   let text: string;
   let source: string;
   if (env.RELAY_CONFIG_JSON) {
@@ -92,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, fallbackPath?: 
       throw new ConfigError('No config: set RELAY_CONFIG (a file path) or RELAY_CONFIG_JSON (inline JSON)');
     source = path;
     try {
-      text = readFileSync(path, 'utf8');
+      text = await readFile(path, 'utf8');
     } catch (cause) {
       throw new ConfigError(`RELAY_CONFIG: cannot read ${path}: ${(cause as Error).message}`, { cause });
     }
@@ -110,4 +129,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, fallbackPath?: 
       throw new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error });
     throw error;
   }
+}
+
+/** An account of a provider whose callbacks carry no other authentication, running without a path secret. */
+export interface AccountWithoutPathSecret {
+  provider: string;
+  /** The provider's display name (e.g. "MTN MoMo"). */
+  providerName: string;
+  id: string;
+  /** Dotted config key of the missing secret: `accounts.<provider>.<id>.pathSecret`. */
+  key: string;
+  /** The account's `allowNoPathSecret` reason, when it opted out explicitly. */
+  allowNoPathSecret: string | undefined;
+}
+
+/**
+ * Accounts of providers that need a path secret (`ProviderModule.pathSecretRequired`: MoMo, Daraja)
+ * configured without one, opted out or not. `npm start` warns about them; `cdk synth` refuses those
+ * that did not opt out.
+ */
+export function accountsWithoutPathSecret(config: RelayConfig): AccountWithoutPathSecret[] {
+  const found: AccountWithoutPathSecret[] = [];
+  for (const account of config.accounts.values()) {
+    const provider = findProvider(account.provider);
+    if (!provider?.pathSecretRequired || account.pathSecret) continue;
+    found.push({
+      provider: account.provider,
+      providerName: provider.displayName,
+      id: account.id,
+      key: `accounts.${account.provider}.${account.id}.pathSecret`,
+      allowNoPathSecret: account.allowNoPathSecret,
+    });
+  }
+  return found;
+}
+
+/** One line per account without a path secret that did not opt out: what `npm start` prints. */
+export function pathSecretWarnings(config: RelayConfig): string[] {
+  return accountsWithoutPathSecret(config)
+    .filter((a) => a.allowNoPathSecret === undefined)
+    .map(
+      (a) =>
+        `WARNING ${a.provider}/${a.id} has no pathSecret: anyone who knows a reference can post a callback ` +
+        `to /v1/${a.provider}/${a.id}/... (${a.providerName} callbacks carry no other authentication). ` +
+        `Set ${a.key} (e.g. openssl rand -hex 16) or opt out with ` +
+        `accounts.${a.provider}.${a.id}.allowNoPathSecret: "<reason>"; cdk synth refuses the account otherwise.`,
+    );
 }

@@ -7,6 +7,16 @@ export const pathSecretSchema = z
   .min(16, 'path secrets must be at least 16 characters')
   .regex(/^[A-Za-z0-9_-]+$/, 'path secrets may only use A-Z a-z 0-9 _ -');
 
+/**
+ * `accounts.<provider>.<id>.allowNoPathSecret`: the reason an account of a provider whose callbacks carry
+ * no other authentication (MoMo, Daraja) runs without a path secret. Without it, `cdk synth` refuses
+ * such an account; `npm start` only warns.
+ */
+export const allowNoPathSecretSchema = z
+  .string()
+  .trim()
+  .min(10, 'give the reason for running without a path secret (at least 10 characters)');
+
 export const relayConfigCoreSchema = z
   .object({
     /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
@@ -65,6 +75,8 @@ export interface ResolvedAccount {
   provider: string;
   id: string;
   pathSecret: string | undefined;
+  /** Why the account runs without a path secret (`allowNoPathSecret`), when it says so. */
+  allowNoPathSecret?: string;
   settings: Record<string, unknown>;
 }
 

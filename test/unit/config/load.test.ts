@@ -2,7 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseConfig } from '../../../shared/config/load';
+import {
+  accountsWithoutPathSecret,
+  loadConfig,
+  parseConfig,
+  pathSecretWarnings,
+} from '../../../shared/config/load';
 import { ConfigError } from '../../../shared/domain/errors';
 
 const minimal = { management: { bearerToken: 'a-long-enough-token' } };
@@ -15,6 +20,15 @@ function errorOf(run: () => unknown): string {
     return (error as Error).message;
   }
   throw new Error('expected a ConfigError');
+}
+
+async function asyncErrorOf(run: () => Promise<unknown>): Promise<string> {
+  const error = await run().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as Error).message;
 }
 
 describe('relay config', () => {
@@ -78,19 +92,101 @@ describe('relay config', () => {
     expect(() => parseConfig({ management: { auth: 'iam' } })).not.toThrow();
   });
 
-  it('reads inline JSON first and names the source of a syntax error', () => {
-    expect(errorOf(() => loadConfig({ RELAY_CONFIG_JSON: '{oops' }))).toContain(
+  it('reads inline JSON first and names the source of a syntax error', async () => {
+    expect(await asyncErrorOf(() => loadConfig({ RELAY_CONFIG_JSON: '{oops' }))).toContain(
       'RELAY_CONFIG_JSON: not valid JSON',
     );
   });
 
-  it('reads the file named by RELAY_CONFIG and says which file was wrong', () => {
+  it('reads the file named by RELAY_CONFIG and says which file was wrong', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
     const file = join(dir, 'relay.json');
     writeFileSync(file, JSON.stringify({ ...minimal, limits: { maxBodyBytes: -1 } }));
-    const message = errorOf(() => loadConfig({ RELAY_CONFIG: file }));
+    const message = await asyncErrorOf(() => loadConfig({ RELAY_CONFIG: file }));
     expect(message).toContain('limits.maxBodyBytes');
     expect(message).toContain(file);
-    expect(errorOf(() => loadConfig({ RELAY_CONFIG: join(dir, 'missing.json') }))).toContain('cannot read');
+    expect(await asyncErrorOf(() => loadConfig({ RELAY_CONFIG: join(dir, 'missing.json') }))).toContain(
+      'cannot read',
+    );
+  });
+
+  it('loads asynchronously: a promise of the parsed config, the file source before the fallback', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
+    const file = join(dir, 'relay.json');
+    writeFileSync(file, JSON.stringify({ ...minimal, publicBaseUrl: 'https://relay.example.org' }));
+    const pending = loadConfig({ RELAY_CONFIG: file }, join(dir, 'fallback-never-read.json'));
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).publicBaseUrl).toBe('https://relay.example.org');
+    const inline = await loadConfig({ RELAY_CONFIG_JSON: JSON.stringify(minimal), RELAY_CONFIG: file });
+    expect(inline.publicBaseUrl).toBe('http://localhost:3000');
+    await expect(loadConfig({})).rejects.toThrow(/No config/);
+  });
+});
+
+describe('accounts without a path secret', () => {
+  const config = (accounts: Record<string, unknown>) => parseConfig({ ...minimal, accounts });
+  const secret = 'a-long-random-secret-0123';
+
+  it('lists the MoMo and Daraja accounts without a path secret, naming the key', () => {
+    const found = accountsWithoutPathSecret(
+      config({
+        momo: { open: {}, closed: { pathSecret: secret } },
+        daraja: { open: { shortCode: '600638' } },
+        airtel: { open: { callbackKey: 'an-airtel-callback-key', hashMode: 'enforce' } },
+      }),
+    );
+    expect(found.map((a) => a.key).sort()).toEqual([
+      'accounts.daraja.open.pathSecret',
+      'accounts.momo.open.pathSecret',
+    ]);
+    expect(found.every((a) => a.allowNoPathSecret === undefined)).toBe(true);
+  });
+
+  it('keeps the opt-out reason on the account, out of the provider settings', () => {
+    const parsed = config({ momo: { demo: { allowNoPathSecret: 'behind a private VPN link' } } });
+    expect(parsed.accounts.get('momo/demo')).toMatchObject({
+      allowNoPathSecret: 'behind a private VPN link',
+    });
+    expect(parsed.accounts.get('momo/demo')?.settings).not.toHaveProperty('allowNoPathSecret');
+    expect(accountsWithoutPathSecret(parsed)).toEqual([
+      expect.objectContaining({
+        key: 'accounts.momo.demo.pathSecret',
+        allowNoPathSecret: 'behind a private VPN link',
+      }),
+    ]);
+  });
+
+  it('refuses an opt-out without a real reason, or next to a path secret', () => {
+    expect(errorOf(() => config({ momo: { demo: { allowNoPathSecret: 'because' } } }))).toContain(
+      'accounts.momo.demo.allowNoPathSecret',
+    );
+    expect(
+      errorOf(() =>
+        config({ momo: { demo: { pathSecret: secret, allowNoPathSecret: 'behind a private VPN' } } }),
+      ),
+    ).toContain('accounts.momo.demo.allowNoPathSecret');
+  });
+
+  it('builds one npm start warning per account without a path secret that did not opt out', () => {
+    const lines = pathSecretWarnings(
+      config({
+        momo: {
+          demo: {},
+          private: { allowNoPathSecret: 'behind a private VPN link' },
+          safe: { pathSecret: secret },
+        },
+        daraja: { demo: { shortCode: '600638' } },
+        airtel: { demo: { callbackKey: 'an-airtel-callback-key', hashMode: 'enforce' } },
+      }),
+    );
+    expect(lines).toHaveLength(2);
+    const momo = lines.find((l) => l.includes('momo/demo'));
+    expect(momo).toMatch(
+      /^WARNING momo\/demo has no pathSecret: anyone who knows a reference can post a callback/,
+    );
+    expect(momo).toContain('accounts.momo.demo.pathSecret');
+    expect(momo).toContain('accounts.momo.demo.allowNoPathSecret');
+    expect(lines.some((l) => l.startsWith('WARNING daraja/demo has no pathSecret'))).toBe(true);
+    expect(pathSecretWarnings(config({ momo: { safe: { pathSecret: secret } } }))).toEqual([]);
   });
 });
