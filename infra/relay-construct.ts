@@ -20,17 +20,18 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../shared/adapters/dynamodb/table';
-import { parseConfig } from '../shared/config/load';
+import { accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
 import { inlineConfigJson } from './runtime-config';
 
 /**
- * Item-level DynamoDB actions the HTTP functions need: exactly the commands
- * `shared/adapters/dynamodb/relay-store.ts` sends (Get, Put, Update, Query) plus ConditionCheckItem
- * for transactional writes. No Scan, no table management. test/infra checks this list against the
- * store's source, so a new command there fails the tests until it is granted here.
+ * DynamoDB actions the HTTP functions need: exactly the commands
+ * `shared/adapters/dynamodb/relay-store.ts` sends (Get, Put, Update, Query, and DescribeTable for the
+ * readiness ping) plus ConditionCheckItem for transactional writes. No Scan, no table management.
+ * test/infra checks this list against the store's source, so a new command there fails the tests
+ * until it is granted here.
  */
 export const TABLE_DATA_ACTIONS = [
   'dynamodb:GetItem',
@@ -38,6 +39,7 @@ export const TABLE_DATA_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
 ] as const;
 
 /**
@@ -66,8 +68,10 @@ export interface MobileMoneyRelayProps {
   /**
    * The relay config: the same JSON `npm start` reads (see `shared/config/schema.ts`). Validated at
    * synth time with `parseConfig`, so a bad config fails `cdk synth` with the dotted key named.
-   * `management.auth` must be `"iam"`. It reaches the functions inline (RELAY_CONFIG_JSON, which
-   * Lambda encrypts at rest); move secrets to Secrets Manager before production (see docs/deploy.md).
+   * `management.auth` must be `"iam"`, and every MoMo and Daraja account needs a `pathSecret` (their
+   * callbacks carry no other authentication) or an explicit `allowNoPathSecret: "<reason>"`. It reaches
+   * the functions inline (RELAY_CONFIG_JSON, which Lambda encrypts at rest); move secrets to Secrets
+   * Manager before production (see docs/deploy.md).
    */
   readonly config: unknown;
   /** Publish to this bus instead of creating one (e.g. `EventBus.fromEventBusName(this, 'B', 'default')`). */
@@ -144,6 +148,14 @@ export class MobileMoneyRelay extends Construct {
         'mobile-money-relay:publicBaseUrl',
         `publicBaseUrl (${this.config.publicBaseUrl}) is a placeholder: the callback URLs the relay hands out (MoMo X-Callback-Url) will not reach this deployment. Set it to the ApiUrl output or your custom domain and deploy again.`,
       );
+    }
+    for (const account of this.config.accounts.values()) {
+      if (account.pathSecret && /^replace/i.test(account.pathSecret)) {
+        Annotations.of(this).addWarningV2(
+          'mobile-money-relay:pathSecret',
+          `accounts.${account.provider}.${account.id}.pathSecret is still a placeholder: anyone who read the example config knows it, so it protects nothing. Generate one per account (openssl rand -hex 16) and deploy again.`,
+        );
+      }
     }
     this.logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     this.removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -555,19 +567,30 @@ function constructName(id: RelayFunctionId): string {
     .join('');
 }
 
-/** `parseConfig` plus the cloud-only rules; errors name the dotted key, like every config error. */
+/**
+ * `parseConfig` plus the cloud-only rules; errors name the dotted key, like every config error, and
+ * list every broken rule at once.
+ */
 function validateForCloud(input: unknown): RelayConfig {
   const config = parseConfig(input);
+  const problems: string[] = [];
   if (config.management.auth !== 'iam') {
-    throw new ConfigError(
-      'Invalid relay config:\nmanagement.auth: must be "iam" in the cloud (API Gateway authorizes the management API with AWS IAM; "bearer" is for the local server)',
+    problems.push(
+      'management.auth: must be "iam" in the cloud (API Gateway authorizes the management API with AWS IAM; "bearer" is for the local server)',
+    );
+  }
+  for (const account of accountsWithoutPathSecret(config)) {
+    if (account.allowNoPathSecret !== undefined) continue;
+    problems.push(
+      `${account.key}: required in the cloud: ${account.providerName} callbacks carry no other authentication, so without a path secret anyone who knows a reference can post a callback. Set one (at least 16 characters of A-Z a-z 0-9 _ -, e.g. \`openssl rand -hex 16\`), or opt out explicitly with accounts.${account.provider}.${account.id}.allowNoPathSecret: "<reason, at least 10 characters>"`,
     );
   }
   const bytes = Buffer.byteLength(inlineConfigJson(input));
   if (bytes > MAX_INLINE_CONFIG_BYTES) {
-    throw new ConfigError(
-      `Invalid relay config:\n(root): the config is ${bytes} bytes as inline JSON, over the ${MAX_INLINE_CONFIG_BYTES} bytes RELAY_CONFIG_JSON may use of Lambda's 4 KB environment (split the accounts over several stacks, or move settings out of the config)`,
+    problems.push(
+      `(root): the config is ${bytes} bytes as inline JSON, over the ${MAX_INLINE_CONFIG_BYTES} bytes RELAY_CONFIG_JSON may use of Lambda's 4 KB environment (split the accounts over several stacks, or move settings out of the config)`,
     );
   }
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
   return config;
 }

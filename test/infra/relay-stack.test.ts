@@ -361,6 +361,15 @@ describe('relay stack: alarms and outputs', () => {
     );
   });
 
+  it('warns when a path secret is still the placeholder of the example config', () => {
+    for (const provider of ['momo', 'daraja']) {
+      Annotations.fromStack(stack).hasWarning(
+        '/RelayUnderTest/Relay',
+        Match.stringLikeRegexp(`accounts\\.${provider}\\.demo\\.pathSecret is still a placeholder`),
+      );
+    }
+  });
+
   it('outputs the API URL, the bus name and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('EventBusName', { Value: { Ref: Match.stringLikeRegexp('Bus') } });
@@ -433,6 +442,50 @@ describe('relay stack: config validation at synth time', () => {
     expect(synthError({ ...exampleConfig, accounts: { momo: accounts } })).toMatch(
       /RELAY_CONFIG_JSON .*4 KB/,
     );
+  });
+
+  describe('accounts of providers whose callbacks carry no other authentication (MoMo, Daraja)', () => {
+    const withoutSecret = (provider: 'momo' | 'daraja', extra: Record<string, unknown> = {}) => {
+      const config = structuredClone(exampleConfig);
+      delete config.accounts[provider].demo.pathSecret;
+      Object.assign(config.accounts[provider].demo, extra);
+      return config;
+    };
+    /** Builds the stack without bundling the functions (the config check is what is under test). */
+    const synthesizes = (config: unknown) => {
+      const unbundled = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const relayStack = new RelayStack(unbundled, 'OptOut', { relay: { config } });
+      return Template.fromStack(relayStack);
+    };
+
+    it('fails synth without a path secret, naming accounts.<provider>.<id>.pathSecret', () => {
+      for (const provider of ['momo', 'daraja'] as const) {
+        const message = synthError(withoutSecret(provider));
+        expect(message, provider).toContain(`accounts.${provider}.demo.pathSecret: required in the cloud`);
+        expect(message, provider).toContain(`accounts.${provider}.demo.allowNoPathSecret`);
+      }
+    });
+
+    it('synthesizes with an explicit opt-out that gives a reason', () => {
+      const config = withoutSecret('momo', {
+        allowNoPathSecret: 'reachable only through our private API link',
+      });
+      delete config.accounts.daraja.demo.pathSecret;
+      config.accounts.daraja.demo.allowNoPathSecret = 'Safaricom source IPs enforced by our edge proxy';
+      const synthesized = synthesizes(config);
+      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 3);
+    });
+
+    it('refuses an opt-out without a reason', () => {
+      expect(synthError(withoutSecret('momo', { allowNoPathSecret: 'no' }))).toMatch(
+        /accounts\.momo\.demo\.allowNoPathSecret/,
+      );
+    });
+
+    it('does not ask Airtel accounts (hash-verified callbacks) for a path secret', () => {
+      expect(exampleConfig.accounts.airtel.demo.pathSecret).toBeUndefined();
+      expect(() => synthesizes(exampleConfig)).not.toThrow();
+    });
   });
 
   it('makes `cdk synth` (the app) exit non-zero with the bad key in the message', async () => {
