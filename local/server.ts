@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { lambdaContext, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
 
@@ -7,11 +8,130 @@ type HttpLambda = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+export interface Readiness {
+  ready: boolean;
+  /** One entry per dependency; an entry `{ ok: false, … }` names that dependency as down. */
+  checks: Record<string, unknown>;
+}
+
 export interface LocalServerOptions extends SourceIpOptions {
   callback: HttpLambda;
   management: HttpLambda;
+  /** Extra fields of the `GET /health` answer (endpoint, table, number of accounts). */
   health: () => Promise<Record<string, unknown>>;
+  /** Readiness: can the relay serve callbacks right now (storage answers)? See `readinessOf`. */
+  ready: () => Promise<Readiness>;
 }
+
+/** How long one readiness check may take before its dependency counts as down. */
+export const READY_CHECK_TIMEOUT_MS = 1000;
+
+/** One dependency check: resolves (optionally with details) when the dependency answers. */
+export type DependencyCheck = (signal: AbortSignal) => Promise<Record<string, unknown> | void>;
+
+/**
+ * Runs the checks in parallel, each bounded by `timeoutMs` (its signal is aborted then):
+ * `{ ready, checks: { name: { ok, latencyMs, error? } } }`.
+ */
+export function readinessOf(
+  checks: Record<string, DependencyCheck>,
+  timeoutMs = READY_CHECK_TIMEOUT_MS,
+): () => Promise<Readiness> {
+  return async () => {
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        const started = Date.now();
+        const controller = new AbortController();
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new Error(`no answer within ${timeoutMs} ms`);
+            error.name = 'TimeoutError';
+            controller.abort(error);
+            reject(error);
+          }, timeoutMs);
+        });
+        try {
+          const details = await Promise.race([check(controller.signal), timedOut]);
+          return [name, { ok: true, latencyMs: Date.now() - started, ...(details ?? {}) }] as const;
+        } catch (error) {
+          const e = error as Error;
+          return [
+            name,
+            { ok: false, latencyMs: Date.now() - started, error: `${e.name}: ${e.message}` },
+          ] as const;
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    return { ready: results.every(([, r]) => r.ok), checks: Object.fromEntries(results) };
+  };
+}
+
+/** Readiness check of DynamoDB: DescribeTable of the relay table (cheap, no capacity consumed). */
+export function describeTableCheck(client: DynamoDBClient, tableName: string): DependencyCheck {
+  return async (signal) => {
+    const table = await client.send(new DescribeTableCommand({ TableName: tableName }), {
+      abortSignal: signal,
+    });
+    return { table: tableName, status: table.Table?.TableStatus };
+  };
+}
+
+/** Names of the checks reporting `ok: false`. */
+function downOf(readiness: Readiness): string[] {
+  return Object.entries(readiness.checks)
+    .filter(([, check]) => (check as { ok?: unknown } | null)?.ok === false)
+    .map(([name]) => name);
+}
+
+/** The readiness function itself must not hang or throw the health answer away. */
+async function checkReadiness(ready: () => Promise<Readiness>): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      ready(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`readiness check gave no answer within ${READY_CHECK_TIMEOUT_MS * 2} ms`)),
+          READY_CHECK_TIMEOUT_MS * 2,
+        );
+      }),
+    ]);
+  } catch (error) {
+    return { ready: false, checks: { readiness: { ok: false, error: (error as Error).message } } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const HEALTH_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
+/**
+ * `GET /health/live`: liveness, 200 as long as the process serves HTTP.
+ * `GET /health/ready`: readiness, 200 when every dependency answers within its timeout, else 503
+ * naming what is down (`down`).
+ * `GET /health`: liveness (always 200), with the readiness verdict (`ready`) and the relay's details.
+ */
+async function answerHealth(path: string, options: LocalServerOptions, response: ServerResponse) {
+  if (path === '/health/live') {
+    send(response, 200, HEALTH_HEADERS, JSON.stringify({ status: 'ok' }));
+    return;
+  }
+  const readiness = await checkReadiness(options.ready);
+  if (path === '/health/ready') {
+    const body = readiness.ready
+      ? { status: 'ready', ready: true, checks: readiness.checks }
+      : { status: 'unavailable', ready: false, down: downOf(readiness), checks: readiness.checks };
+    send(response, readiness.ready ? 200 : 503, HEALTH_HEADERS, JSON.stringify(body));
+    return;
+  }
+  const details = await options.health().catch(() => ({}));
+  send(response, 200, HEALTH_HEADERS, JSON.stringify({ ...details, status: 'ok', ready: readiness.ready }));
+}
+
+const HEALTH_PATHS = new Set(['/health', '/health/live', '/health/ready']);
 
 /** Same limit as API Gateway's payload limit; the relay's own (smaller) limit is checked by the handler. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -52,8 +172,8 @@ export function createLocalServer(options: LocalServerOptions): Server {
   return createServer(async (request, response) => {
     try {
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-      if (path === '/health' && request.method === 'GET') {
-        send(response, 200, { 'content-type': 'application/json' }, JSON.stringify(await options.health()));
+      if (HEALTH_PATHS.has(path) && request.method === 'GET') {
+        await answerHealth(path, options, response);
         return;
       }
       const body = await readBody(request);

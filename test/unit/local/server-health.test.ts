@@ -1,0 +1,131 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createLocalServer,
+  type LocalServerOptions,
+  READY_CHECK_TIMEOUT_MS,
+  type Readiness,
+  readinessOf,
+} from '../../../local/server';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** The local server with handlers that must not be reached by health probes. */
+async function serve(ready: LocalServerOptions['ready']): Promise<(path: string) => Promise<Response>> {
+  const unexpected = async () => ({ statusCode: 418, body: 'not a health route' });
+  const server = createLocalServer({
+    callback: unexpected,
+    management: unexpected,
+    trustForwardedFor: true,
+    health: async () => ({ status: 'ok', table: 'relay-local', accounts: 3 }),
+    ready,
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return (path) => fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(10_000) });
+}
+
+const down: Readiness = {
+  ready: false,
+  checks: { dynamodb: { ok: false, error: 'ECONNREFUSED' }, eventsFile: { ok: true } },
+};
+const up: Readiness = { ready: true, checks: { dynamodb: { ok: true, latencyMs: 2 } } };
+
+describe('local server health routes', () => {
+  it('answers readiness 503 naming what is down, while liveness stays 200', async () => {
+    // Prepare
+    const get = await serve(async () => down);
+    // Act
+    const ready = await get('/health/ready');
+    const live = await get('/health/live');
+    const health = await get('/health');
+    // Assess
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('content-type')).toBe('application/json');
+    expect(await ready.json()).toEqual({
+      status: 'unavailable',
+      ready: false,
+      down: ['dynamodb'],
+      checks: down.checks,
+    });
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'ok' });
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', table: 'relay-local', accounts: 3, ready: false });
+  });
+
+  it('answers readiness 200 when every dependency answers', async () => {
+    const get = await serve(async () => up);
+    const ready = await get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', ready: true, checks: up.checks });
+    expect(await (await get('/health')).json()).toMatchObject({ status: 'ok', ready: true });
+  });
+
+  it('counts a readiness function that throws as not ready', async () => {
+    const get = await serve(async () => {
+      throw new Error('boom');
+    });
+    const ready = await get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ ready: false, down: ['readiness'] });
+    expect((await get('/health/live')).status).toBe(200);
+  });
+
+  it('does not let a hanging readiness function hang the probes', async () => {
+    const get = await serve(() => new Promise<Readiness>(() => undefined));
+    const started = Date.now();
+    const ready = await get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect((await get('/health')).status).toBe(200);
+  }, 20_000);
+
+  it('leaves other methods and paths to the handlers', async () => {
+    const get = await serve(async () => up);
+    expect((await get('/health/other')).status).toBe(418);
+  });
+});
+
+describe('readinessOf', () => {
+  it('reports each check with ok and latency, and is ready only when all answer', async () => {
+    const readiness = await readinessOf({
+      dynamodb: async () => ({ table: 'relay-local' }),
+      broken: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { name: 'Error' });
+      },
+    })();
+    expect(readiness.ready).toBe(false);
+    expect(readiness.checks.dynamodb).toMatchObject({ ok: true, table: 'relay-local' });
+    expect(readiness.checks.broken).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('ECONNREFUSED'),
+    });
+  });
+
+  it('times a stalled check out and aborts its signal', async () => {
+    let aborted: AbortSignal | undefined;
+    const started = Date.now();
+    const readiness = await readinessOf(
+      {
+        dynamodb: (signal) => {
+          aborted = signal;
+          return new Promise(() => undefined);
+        },
+      },
+      100,
+    )();
+    expect(readiness).toMatchObject({ ready: false, checks: { dynamodb: { ok: false } } });
+    expect(String((readiness.checks.dynamodb as { error: string }).error)).toMatch(/TimeoutError/);
+    expect(aborted?.aborted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(READY_CHECK_TIMEOUT_MS * 5);
+  });
+});
