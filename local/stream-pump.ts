@@ -1,15 +1,25 @@
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  ResourceInUseException,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import {
   type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { RelayLogger } from '../shared/domain/ports';
+import type { RelayLogger } from '../shared/app/ports';
 
 const REDISCOVER_MS = 10_000;
+const DEFAULT_BATCH_SIZE = 100;
 
 type StreamLambda = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
 
@@ -56,16 +66,136 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
 }
 
 /**
+ * Where the pump remembers, per stream shard, the sequence number of the last record it published,
+ * so that a restarted relay resumes after it instead of losing what was written but not yet published.
+ */
+export interface StreamCheckpointStore {
+  /** Shard id → last published sequence number, for one stream. */
+  load(streamArn: string): Promise<Map<string, string>>;
+  save(streamArn: string, shardId: string, sequenceNumber: string): Promise<void>;
+}
+
+/** The table of the checkpoints, in the same DynamoDB Local as the relay table. */
+export const STREAM_CHECKPOINTS_TABLE = 'relay-local-stream-checkpoints';
+
+/**
+ * Checkpoints in a table of their own, next to the relay table in the same DynamoDB Local, keyed by
+ * stream ARN and shard id. They live and die with the data they point into: in memory, both are gone
+ * after a restart; with --data-dir, both are kept in the same files (no checkpoint file that could
+ * outlive or disagree with its database). Not in the relay table itself: every checkpoint write would
+ * be a stream record the pump reads back, and the cloud table (whose stream Lambda reads) must not
+ * carry local-only items. The table has no stream.
+ */
+export class DynamoCheckpointStore implements StreamCheckpointStore {
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName = STREAM_CHECKPOINTS_TABLE,
+  ) {}
+
+  private ensureTable(): Promise<void> {
+    this.ready ??= (async () => {
+      try {
+        await this.client.send(
+          new CreateTableCommand({
+            TableName: this.tableName,
+            AttributeDefinitions: [
+              { AttributeName: 'streamArn', AttributeType: 'S' },
+              { AttributeName: 'shardId', AttributeType: 'S' },
+            ],
+            KeySchema: [
+              { AttributeName: 'streamArn', KeyType: 'HASH' },
+              { AttributeName: 'shardId', KeyType: 'RANGE' },
+            ],
+            BillingMode: 'PAY_PER_REQUEST',
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ResourceInUseException)) throw error;
+      }
+      await waitUntilTableExists({ client: this.client, maxWaitTime: 30 }, { TableName: this.tableName });
+    })().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  async load(streamArn: string): Promise<Map<string, string>> {
+    await this.ensureTable();
+    const positions = new Map<string, string>();
+    let startKey: Record<string, never> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'streamArn = :arn',
+          ExpressionAttributeValues: { ':arn': { S: streamArn } },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const shard = item.shardId?.S;
+        const sequence = item.sequenceNumber?.S;
+        if (shard && sequence) positions.set(shard, sequence);
+      }
+      startKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+    } while (startKey);
+    return positions;
+  }
+
+  async save(streamArn: string, shardId: string, sequenceNumber: string): Promise<void> {
+    await this.ensureTable();
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          streamArn: { S: streamArn },
+          shardId: { S: shardId },
+          sequenceNumber: { S: sequenceNumber },
+          updatedAt: { S: new Date().toISOString() },
+        },
+      }),
+    );
+  }
+}
+
+export interface StreamPumpOptions {
+  /** Where the pump keeps its position. @default DynamoCheckpointStore in the same DynamoDB Local */
+  checkpoints?: StreamCheckpointStore;
+  /** Records per GetRecords call, hence per publisher invocation. @default 100 (the cloud mapping's BatchSize) */
+  batchSize?: number;
+}
+
+/** Errors that mean "this iterator or position is no longer readable; take a fresh one". */
+const STALE_POSITION = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
+
+/**
  * Reads the table's DynamoDB Local stream and invokes the outbox publisher with Lambda-shaped
  * batches, as the event source mapping does in the cloud. A failed batch is retried from the
  * failed record (at least once), like ReportBatchItemFailures.
+ *
+ * Position: after each published batch the pump checkpoints the shard's last sequence number; on
+ * start it resumes AFTER_SEQUENCE_NUMBER of the checkpoint, and reads shards it has no (usable)
+ * checkpoint for from TRIM_HORIZON. Never LATEST: records written before the pump started (a relay
+ * killed between its acks and their publishing) are published, at least once (consumers dedupe
+ * on metadata.id). A brand-new in-memory table has nothing before its horizon, so TRIM_HORIZON costs
+ * nothing there; with --data-dir and no checkpoint (first run of this version) it may republish up
+ * to the stream's 24 hours.
  */
 export class LocalStreamPump {
   private readonly streams: DynamoDBStreamsClient;
   private readonly iterators = new Map<string, string>();
   private readonly finished = new Set<string>();
-  /** Last sequence number read per shard, to re-position an iterator DynamoDB Local declares trimmed. */
+  /**
+   * Last sequence number published per shard (loaded from the checkpoint at start): where a fresh
+   * iterator starts when DynamoDB Local declares one trimmed or expired, and what is checkpointed.
+   */
   private readonly lastRead = new Map<string, string>();
+  private readonly checkpoints: StreamCheckpointStore;
+  private readonly batchSize: number;
   private lastDiscovery = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -80,21 +210,24 @@ export class LocalStreamPump {
     private readonly handler: StreamLambda,
     private readonly log: RelayLogger,
     private readonly intervalMs = 100,
+    options: StreamPumpOptions = {},
   ) {
     this.streams = new DynamoDBStreamsClient({
       endpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
+    this.checkpoints = options.checkpoints ?? new DynamoCheckpointStore(client);
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
 
   async start(): Promise<void> {
     const table = await this.client.send(new DescribeTableCommand({ TableName: this.tableName }));
     this.streamArn = table.Table?.LatestStreamArn ?? '';
     if (!this.streamArn) throw new Error(`Table ${this.tableName} has no stream`);
-    // Shards present at start are read from their end: what was written before this process started was
-    // already published by the process that wrote it (persisted data directories).
-    await this.discoverShards('LATEST');
+    for (const [shard, sequence] of await this.checkpoints.load(this.streamArn))
+      this.lastRead.set(shard, sequence);
+    await this.discoverShards();
     this.running = true;
     this.schedule();
   }
@@ -108,17 +241,51 @@ export class LocalStreamPump {
     }, this.intervalMs);
   }
 
-  private async discoverShards(position: 'LATEST' | 'TRIM_HORIZON'): Promise<void> {
+  /** Takes an iterator for every shard not read yet: after its checkpoint, else from its horizon. */
+  private async discoverShards(): Promise<void> {
     this.lastDiscovery = Date.now();
     const description = await this.streams.send(new DescribeStreamCommand({ StreamArn: this.streamArn }));
     for (const shard of description.StreamDescription?.Shards ?? []) {
       const id = shard.ShardId!;
       if (this.iterators.has(id) || this.finished.has(id)) continue;
-      const iterator = await this.streams.send(
-        new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: id, ShardIteratorType: position }),
-      );
-      if (iterator.ShardIterator) this.iterators.set(id, iterator.ShardIterator);
+      const iterator = await this.freshIterator(id);
+      if (iterator) this.iterators.set(id, iterator);
     }
+  }
+
+  /**
+   * AFTER_SEQUENCE_NUMBER of the last published record when there is one, else TRIM_HORIZON; a
+   * position DynamoDB Local no longer has (trimmed, or from another database) falls back to the horizon.
+   */
+  private async freshIterator(shardId: string): Promise<string | undefined> {
+    const last = this.lastRead.get(shardId);
+    const take = (type: ShardIteratorType, sequenceNumber?: string) =>
+      this.streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: this.streamArn,
+          ShardId: shardId,
+          ShardIteratorType: type,
+          SequenceNumber: sequenceNumber,
+        }),
+      );
+    if (last) {
+      try {
+        return (await take('AFTER_SEQUENCE_NUMBER', last)).ShardIterator;
+      } catch (error) {
+        // DynamoDB Local answered but refused the position (trimmed: TrimmedDataAccessException; unknown to
+        // this stream: ValidationException, or InternalFailure past its end). A network error propagates.
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (!status) throw error;
+        const name = (error as Error).name;
+        this.log.warn('stream pump: checkpoint not readable, reading the shard from its horizon', {
+          shardId,
+          sequenceNumber: last,
+          error: name,
+        });
+        this.lastRead.delete(shardId);
+      }
+    }
+    return (await take('TRIM_HORIZON')).ShardIterator;
   }
 
   /** One pass over every open shard; also the way tests wait for publishing deterministically. */
@@ -133,7 +300,7 @@ export class LocalStreamPump {
     // DescribeStream is the costly call: repeat it only when a shard closed (its successor appears) or
     // now and then, not on every 100 ms poll.
     if (this.iterators.size === 0 || Date.now() - this.lastDiscovery > REDISCOVER_MS) {
-      await this.discoverShards('TRIM_HORIZON');
+      await this.discoverShards();
     }
     for (const [shardId, iterator] of [...this.iterators]) {
       const page = await this.getRecords(shardId, iterator);
@@ -142,6 +309,11 @@ export class LocalStreamPump {
       if (records.length) {
         const result = await this.handler({ Records: records.map((r) => toLambdaRecord(r, this.streamArn)) });
         const failed = result?.batchItemFailures?.[0]?.itemIdentifier;
+        // Everything before the first failed record was published.
+        const failedAt = failed ? records.findIndex((r) => r.dynamodb?.SequenceNumber === failed) : -1;
+        const done = failed ? records.slice(0, Math.max(failedAt, 0)) : records;
+        const last = done.at(-1)?.dynamodb?.SequenceNumber;
+        if (last) await this.checkpoint(shardId, last);
         if (failed) {
           // Re-read from the failed record next time.
           const retry = await this.streams.send(
@@ -153,9 +325,6 @@ export class LocalStreamPump {
             }),
           );
           next = retry.ShardIterator;
-        } else {
-          const last = records.at(-1)?.dynamodb?.SequenceNumber;
-          if (last) this.lastRead.set(shardId, last);
         }
         published += records.length;
       }
@@ -169,6 +338,19 @@ export class LocalStreamPump {
     return published;
   }
 
+  /** Remembers the shard's position; a failed write only means those records may be published again. */
+  private async checkpoint(shardId: string, sequenceNumber: string): Promise<void> {
+    this.lastRead.set(shardId, sequenceNumber);
+    try {
+      await this.checkpoints.save(this.streamArn, shardId, sequenceNumber);
+    } catch (error) {
+      this.log.warn('stream pump: checkpoint not saved (those events may be published again)', {
+        shardId,
+        error,
+      });
+    }
+  }
+
   /**
    * DynamoDB Local numbers stream records globally: an iterator taken on a still-empty shard is declared
    * trimmed (TrimmedDataAccessException) as soon as another table's stream gets records first (concurrent
@@ -176,23 +358,17 @@ export class LocalStreamPump {
    */
   private async getRecords(shardId: string, iterator: string) {
     try {
-      return await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
-    } catch (error) {
-      if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
-      const last = this.lastRead.get(shardId);
-      const fresh = await this.streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: this.streamArn,
-          ShardId: shardId,
-          ...(last
-            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: last }
-            : { ShardIteratorType: 'TRIM_HORIZON' as const }),
-        }),
+      return await this.streams.send(
+        new GetRecordsCommand({ ShardIterator: iterator, Limit: this.batchSize }),
       );
-      return this.streams.send(new GetRecordsCommand({ ShardIterator: fresh.ShardIterator, Limit: 100 }));
+    } catch (error) {
+      if (!STALE_POSITION.has((error as Error).name)) throw error;
+      const fresh = await this.freshIterator(shardId);
+      return this.streams.send(new GetRecordsCommand({ ShardIterator: fresh, Limit: this.batchSize }));
     }
   }
 
+  /** Stops polling (no final pass: what was not published yet is published by the next start). */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
