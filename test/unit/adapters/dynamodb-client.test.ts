@@ -1,0 +1,87 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDynamoClients, DYNAMO_TIMEOUT_DEFAULTS } from '../../../shared/adapters/dynamodb/client';
+
+/** A TCP server that accepts connections and reads requests but never answers: a stalled DynamoDB. */
+async function blackHole(): Promise<{ endpoint: string; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server: Server = createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function timeGetItem(options: Parameters<typeof createDynamoClients>[0]) {
+  const { client } = createDynamoClients(options);
+  cleanups.push(() => client.destroy());
+  const started = Date.now();
+  const error = await client
+    .send(new GetItemCommand({ TableName: 'relay', Key: { pk: { S: 'a' }, sk: { S: 'b' } } }))
+    .then(
+      () => undefined,
+      (e: unknown) => e as Error & { $metadata?: { attempts?: number } },
+    );
+  return { error, elapsedMs: Date.now() - started };
+}
+
+describe('DynamoDB client timeouts', () => {
+  it('exports defaults that keep a stalled call within about 3 seconds', () => {
+    expect(DYNAMO_TIMEOUT_DEFAULTS.connectionTimeoutMs).toBeGreaterThan(0);
+    expect(DYNAMO_TIMEOUT_DEFAULTS.requestTimeoutMs).toBeGreaterThan(0);
+    expect(
+      DYNAMO_TIMEOUT_DEFAULTS.requestTimeoutMs * DYNAMO_TIMEOUT_DEFAULTS.maxAttempts,
+    ).toBeLessThanOrEqual(3000);
+  });
+
+  it('gives up on a DynamoDB that accepts connections but never answers (defaults)', async () => {
+    // Prepare
+    const hole = await blackHole();
+    cleanups.push(() => hole.close());
+    // Act
+    const { error, elapsedMs } = await timeGetItem({ endpoint: hole.endpoint });
+    // Assess: rejected with a timeout, after the retries, well before the 8 s Daraja deadline.
+    expect(error).toBeDefined();
+    expect(error!.name).toBe('TimeoutError');
+    expect(error!.$metadata?.attempts).toBe(DYNAMO_TIMEOUT_DEFAULTS.maxAttempts);
+    expect(elapsedMs).toBeLessThan(5000);
+    expect(hole.connections()).toBeGreaterThanOrEqual(1);
+  }, 15_000);
+
+  it('takes the request timeout and the number of attempts from the options', async () => {
+    // Prepare
+    const hole = await blackHole();
+    cleanups.push(() => hole.close());
+    // Act
+    const { error, elapsedMs } = await timeGetItem({
+      endpoint: hole.endpoint,
+      requestTimeoutMs: 200,
+      maxAttempts: 1,
+    });
+    // Assess
+    expect(error?.name).toBe('TimeoutError');
+    expect(error!.$metadata?.attempts).toBe(1);
+    expect(elapsedMs).toBeLessThan(DYNAMO_TIMEOUT_DEFAULTS.requestTimeoutMs);
+  }, 15_000);
+});
