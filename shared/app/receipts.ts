@@ -1,7 +1,7 @@
 import type { TransactionKey } from '../domain/transaction';
 import { sha256Hex } from '../util/ids';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
-import type { ReceiptResult, TransactionStore, WriteOptions } from './ports';
+import type { ReceiptInput, ReceiptResult, TransactionStore, WriteOptions } from './ports';
 
 /** Headers that may carry credentials are never stored. */
 const SECRET_HEADERS = new Set([
@@ -25,19 +25,9 @@ export function storableHeaders(headers: Record<string, string>): Record<string,
 }
 
 /** A received callback as it is kept, before it is known which transaction it is about. */
-export interface ReceiptDraft {
-  routeName: string;
-  method: string;
-  /** Path with any path secret replaced by {secret}. */
-  path: string;
-  headers: Record<string, string>;
-  sourceIp: string;
-  /** UTF-8 text with secrets redacted. */
-  body: string;
+export interface ReceiptDraft extends Omit<ReceiptInput, 'key' | 'dedupeKey'> {
   /** The bytes as received, for the dedupe key only. */
   rawBody: Buffer;
-  receivedAt: string;
-  verification: Record<string, unknown>;
 }
 
 /** Stores a callback durably; the same provider, account, route, reference and bytes ⇒ the same receipt. */

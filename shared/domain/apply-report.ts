@@ -243,6 +243,39 @@ export function applyReport(
   };
 }
 
+/** TransactionConflict: what the transaction says and what the report said instead. */
+export function conflictEvent(
+  tx: TransactionRecord,
+  report: NormalizedReport,
+  conflict: {
+    kind: ConflictRecord['kind'];
+    detail: string;
+    currentStatus: TransactionRecord['status'];
+    discriminator: string;
+    occurredAt: string;
+  },
+): EventEnvelope {
+  return buildEvent(
+    'TransactionConflict',
+    correlationIdOf(tx),
+    conflict.discriminator,
+    report.origin,
+    conflict.occurredAt,
+    {
+      ...transactionEventData(tx, report.receivedAt),
+      conflict: {
+        kind: conflict.kind,
+        detail: conflict.detail,
+        currentStatus: conflict.currentStatus,
+        reportedStatus: report.status,
+        reportedReason: report.reason ?? null,
+        reportedAmount: report.amount ?? null,
+        reportedProviderTransactionId: report.providerTransactionId ?? null,
+      },
+    },
+  );
+}
+
 function conflict(
   base: TransactionRecord,
   report: NormalizedReport,
@@ -267,25 +300,13 @@ function conflict(
     updatedAt: ctx.now,
     conflicts: [...base.conflicts, record].slice(-MAX_CONFLICTS),
   };
-  const event = buildEvent(
-    'TransactionConflict',
-    correlationIdOf(base),
-    `${kind}:${base.status}:${report.status}`,
-    report.origin,
-    report.receivedAt,
-    {
-      ...transactionEventData(next, report.receivedAt),
-      conflict: {
-        kind,
-        detail,
-        currentStatus: base.status,
-        reportedStatus: report.status,
-        reportedReason: report.reason ?? null,
-        reportedAmount: report.amount ?? null,
-        reportedProviderTransactionId: report.providerTransactionId ?? null,
-      },
-    },
-  );
+  const event = conflictEvent(next, report, {
+    kind,
+    detail,
+    currentStatus: base.status,
+    discriminator: `${kind}:${base.status}:${report.status}`,
+    occurredAt: report.receivedAt,
+  });
   const events = [...preEvents, event];
   return {
     kind: 'write',

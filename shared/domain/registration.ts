@@ -1,5 +1,4 @@
-import { businessMismatch } from './apply-report';
-import { buildEvent, correlationIdOf, transactionEventData } from './events';
+import { businessMismatch, conflictEvent } from './apply-report';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
 
 /** What the partner says about a transaction it initiated (already validated by the use case). */
@@ -124,25 +123,13 @@ export function applyRegistration(
     conflicts: [...current.conflicts, conflict],
     events: current.events,
   };
-  const event = buildEvent(
-    'TransactionConflict',
-    correlationIdOf(next),
-    `${mismatch.kind}:registration:${report.status}`,
-    'registration',
-    now,
-    {
-      ...transactionEventData(next, report.receivedAt),
-      conflict: {
-        kind: mismatch.kind,
-        detail,
-        currentStatus: next.status,
-        reportedStatus: report.status,
-        reportedReason: report.reason ?? null,
-        reportedAmount: report.amount ?? null,
-        reportedProviderTransactionId: report.providerTransactionId ?? null,
-      },
-    },
-  );
+  const event = conflictEvent(next, report, {
+    kind: mismatch.kind,
+    detail,
+    currentStatus: next.status,
+    discriminator: `${mismatch.kind}:registration:${report.status}`,
+    occurredAt: now,
+  });
   return {
     kind: 'adopt',
     next: {
