@@ -4,6 +4,19 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
 const TEXT_TYPES = /^(application\/([\w.+-]+\+)?(json|xml|x-www-form-urlencoded)|text\/.*)$/i;
 
+/**
+ * The request target as a URL. Appended to the origin rather than resolved against it, so that a
+ * target like `//x` stays a path (API Gateway passes it as rawPath) instead of becoming a host.
+ */
+export function requestUrl(target: string | undefined): URL {
+  const raw = target ?? '/';
+  try {
+    return new URL(`http://localhost${raw.startsWith('/') ? raw : `/${raw}`}`);
+  } catch {
+    return new URL('http://localhost/');
+  }
+}
+
 export function lambdaContext(functionName: string): Context {
   const awsRequestId = randomUUID();
   return {
@@ -40,7 +53,7 @@ export function toApiGatewayEvent(
   body: Buffer,
   options: SourceIpOptions & { pathParameters?: Record<string, string> },
 ): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const url = requestUrl(request.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { lambdaContext, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
+import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
 
 type HttpLambda = (
   event: APIGatewayProxyEventV2,
@@ -171,7 +171,7 @@ function send(
 export function createLocalServer(options: LocalServerOptions): Server {
   return createServer(async (request, response) => {
     try {
-      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const path = requestUrl(request.url).pathname;
       if (HEALTH_PATHS.has(path) && request.method === 'GET') {
         await answerHealth(path, options, response);
         return;
