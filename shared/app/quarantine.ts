@@ -2,7 +2,7 @@ import type { RelayError } from '../domain/errors';
 import { buildEvent, type EventEnvelope } from '../domain/events';
 import type { InboundRequest } from '../http/types';
 import { newId, sha256Hex } from '../util/ids';
-import { redactJsonText, type Scrubber } from '../util/redact';
+import { redactRefusedBody, type Scrubber } from '../util/redact';
 import type { RelayLogger, TransactionStore } from './ports';
 import { storableHeaders } from './receipts';
 
@@ -53,7 +53,7 @@ export async function recordRejection(
   const kept = request.rawBody.subarray(0, QUARANTINE_BODY_LIMIT);
   const text = kept.toString('utf8');
   const isUtf8 = Buffer.from(text, 'utf8').equals(kept);
-  const body = isUtf8 ? scrub(redactJsonText(text)) : kept.toString('base64');
+  const body = isUtf8 ? scrub(redactRefusedBody(text)) : kept.toString('base64');
   const path = clip(scrub(context.storedPath ?? request.path), MAX_PATH);
   const message = clip(scrub(error.message), MAX_MESSAGE);
   const headers: Record<string, string> = {};

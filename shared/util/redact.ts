@@ -104,17 +104,58 @@ export function redactJsonText(text: string): string {
   );
 }
 
+/** The credential values a text carries under a credential name, in any of the syntaxes above. */
+export function credentialValuesIn(text: string): string[] {
+  const values: string[] = [];
+  for (const match of text.matchAll(SECRET_MEMBER_IN_TEXT)) {
+    const value = match[4] ?? '';
+    const bare = /^["']/.test(value) ? value.slice(1, -1) : value;
+    if (bare.length >= 4) values.push(bare);
+  }
+  return values;
+}
+
+/** Long opaque tokens (base64 credentials, signatures): what a credential looks like when its name is gone. */
+const OPAQUE_TOKEN = /[A-Za-z0-9+/]{24,}={0,2}/g;
+
+/**
+ * What may be kept of a body the relay refused, as text: credential members redacted by name, also
+ * inside a percent-encoded body (a form) by scrubbing the values its decoded text names; and when the
+ * text is not a JSON object (names may be gone: an array of values, garbage), long opaque tokens are
+ * masked too, keeping their first 4 characters and length for people investigating.
+ */
+export function redactRefusedBody(text: string): string {
+  let out = redactJsonText(text);
+  if (out.includes('%')) {
+    try {
+      const values = credentialValuesIn(decodeURIComponent(out.replace(/\+/g, ' ')));
+      out = createScrubber(values, 4)(out);
+    } catch {
+      // Not percent-encoding after all: nothing more to find there.
+    }
+  }
+  let isObject = false;
+  try {
+    const parsed: unknown = JSON.parse(out);
+    isObject = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  } catch {
+    isObject = false;
+  }
+  if (isObject) return out;
+  return out.replace(OPAQUE_TOKEN, (token) => `${token.slice(0, 4)}…[${token.length} chars masked]`);
+}
+
 export type Scrubber = (text: string) => string;
 
 /**
  * Replaces every occurrence of a known secret value (path secrets, keys, tokens), raw or
  * percent-encoded, in a text. Built once from the config.
  */
-export function createScrubber(secrets: readonly (string | undefined)[]): Scrubber {
+export function createScrubber(secrets: readonly (string | undefined)[], minLength = 8): Scrubber {
   const needles = new Set<string>();
   for (const secret of secrets) {
     // Short values would scrub ordinary words; the config requires long secrets anyway.
-    if (!secret || secret.length < 8) continue;
+    if (!secret || secret.length < minLength) continue;
     needles.add(secret);
     needles.add(encodeURIComponent(secret));
   }
