@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidReferenceError, SchemaValidationError } from '../../../../shared/domain/errors';
 import { airtelProvider } from '../../../../shared/providers/airtel';
-import { fixture, routeContext, settings, signCallback } from './support';
+import { callbackInput, fixture, onlyDraft, parse, settings, signCallback, verifyThenParse } from './support';
 
 const route = airtelProvider.routes[0]!;
 
@@ -14,36 +14,119 @@ describe('Airtel callback route', () => {
     });
   });
 
-  it('acknowledges a stored callback with 200 and a small JSON body', async () => {
+  it('turns a signed TS callback into one SUCCEEDED report keyed by transaction.id', () => {
+    // Prepare
     const callback = signCallback('stringify-without-hash', fixture('callback-ts').transaction);
-    const { ctx, ingested } = routeContext(callback.raw, callback.headers, settings());
+    const input = callbackInput(callback.raw, callback.headers, settings());
 
-    const response = await route.handle(ctx);
+    // Act
+    const { parsed } = verifyThenParse(input);
 
-    expect(response).toEqual({
-      statusCode: 200,
-      headers: { 'content-type': 'application/json' },
-      body: { received: true, duplicate: false, receiptId: 'rcpt-1' },
-    });
-    expect(ingested[0]!.draft.key.reference).toBe('AT-ORDER-1001');
+    // Assess
+    const draft = onlyDraft(parsed);
+    expect(draft.key).toEqual({ provider: 'airtel', account: 'demo', reference: 'AT-ORDER-1001' });
+    expect(draft.status).toBe('SUCCEEDED');
+    expect(draft.kind).toBe('payment');
+    expect(draft.providerTransactionId).toBe('MP210603.1234.A00001');
+    expect(draft.amount).toBeUndefined();
   });
 
-  it('rejects a correctly signed body without a transaction with a schema error', async () => {
-    const { ctx } = routeContext(
+  it('turns a TF callback into a FAILED report whose reason comes from the message', () => {
+    // Prepare
+    const callback = signCallback('stringify-without-hash', fixture('callback-tf').transaction);
+
+    // Act
+    const { parsed } = verifyThenParse(callbackInput(callback.raw, {}, settings()));
+
+    // Assess
+    const draft = onlyDraft(parsed);
+    expect(draft.status).toBe('FAILED');
+    expect(draft.reason).toMatchObject({ code: 'INSUFFICIENT_FUNDS', providerCode: 'TF' });
+  });
+
+  it('acknowledges a stored callback with 200 and a small JSON body', () => {
+    // Act
+    const ack = airtelProvider.ack({ route: 'callback', duplicate: false, receiptId: 'rcpt-1' });
+
+    // Assess
+    expect(ack).toEqual({ statusCode: 200, body: { received: true, duplicate: false, receiptId: 'rcpt-1' } });
+  });
+
+  it('says "duplicate" in the acknowledgement of a repeated delivery', () => {
+    expect(
+      airtelProvider.ack({ route: 'callback', duplicate: true, receiptId: 'rcpt-1' }).body,
+    ).toMatchObject({
+      duplicate: true,
+    });
+  });
+
+  it('rejects a body without a transaction with a schema error', () => {
+    // Prepare
+    const input = callbackInput(
       JSON.stringify({ hello: 'world' }),
       {},
       settings({ hashMode: 'off', callbackKey: undefined }),
     );
 
-    await expect(route.handle(ctx)).rejects.toBeInstanceOf(SchemaValidationError);
+    // Act
+    const run = () => verifyThenParse(input);
+
+    // Assess
+    expect(run).toThrow(SchemaValidationError);
   });
 
-  it('rejects a transaction.id that cannot be a reference', async () => {
-    const transaction = { ...fixture('callback-ts').transaction, id: 'order/1' };
-    const callback = signCallback('stringify-without-hash', transaction);
-    const { ctx, ingested } = routeContext(callback.raw, {}, settings());
+  it.each([
+    ['no status_code', { id: 'AT-1' }],
+    ['a blank status_code', { id: 'AT-1', status_code: '  ' }],
+    ['no id', { status_code: 'TS' }],
+    ['an object as id', { id: { value: 'AT-1' }, status_code: 'TS' }],
+  ])('rejects a transaction with %s with a schema error', (_name, transaction) => {
+    // Prepare
+    const input = callbackInput(JSON.stringify({ transaction }), {}, settings({ hashMode: 'off' }));
 
-    await expect(route.handle(ctx)).rejects.toBeInstanceOf(InvalidReferenceError);
-    expect(ingested).toHaveLength(0);
+    // Act
+    const run = () => parse(input);
+
+    // Assess
+    expect(run).toThrow(SchemaValidationError);
+  });
+
+  it.each([
+    ['contains "/"', 'order/1'],
+    ['is longer than 64 characters', 'A'.repeat(65)],
+  ])('rejects a transaction.id that %s as an invalid reference', (_name, id) => {
+    // Prepare
+    const transaction = { ...fixture('callback-ts').transaction, id };
+    const callback = signCallback('stringify-without-hash', transaction);
+    const input = callbackInput(callback.raw, {}, settings());
+
+    // Act
+    const run = () => verifyThenParse(input);
+
+    // Assess
+    expect(run).toThrow(InvalidReferenceError);
+  });
+
+  it('reads a numeric transaction.id as text', () => {
+    // Prepare
+    const transaction = { ...fixture('callback-ts').transaction, id: 1001 };
+    const input = callbackInput(JSON.stringify({ transaction }), {}, settings({ hashMode: 'off' }));
+
+    // Act
+    const draft = onlyDraft(parse(input));
+
+    // Assess
+    expect(draft.key.reference).toBe('1001');
+  });
+
+  it('registers Airtel references verbatim and refuses those that cannot be a transaction.id', () => {
+    expect(airtelProvider.registration.validateReference('AT-ORDER-1001')).toBeUndefined();
+    expect(airtelProvider.registration.validateReference('a/b')).toMatch(/"\/"/);
+    expect(airtelProvider.registration.normalizeReference).toBeUndefined();
+    expect(airtelProvider.registration.callbackUrl).toBeUndefined();
+  });
+
+  it('declares the callback key as a secret to scrub', () => {
+    expect(airtelProvider.secrets!(settings())).toEqual(['test-airtel-callback-key']);
   });
 });

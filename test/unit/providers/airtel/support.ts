@@ -1,12 +1,13 @@
 /**
  * Test support for the Airtel unit tests: an independent signer (it does not reuse the relay's
- * verifier code, so a bug there cannot cancel out) and a route context with recording fakes.
+ * verifier code, so a bug there cannot cancel out) and the CallbackInput the pipeline hands to the
+ * provider's pure functions (`verify`, `routes[0].parse`).
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { CallbackServices, ReportDraft } from '../../../../shared/domain/callback-services';
+import { airtelProvider } from '../../../../shared/providers/airtel';
 import type { AirtelAccountSettings, AirtelHashRecipe } from '../../../../shared/providers/airtel/schema';
-import type { RouteContext } from '../../../../shared/providers/types';
+import type { CallbackInput, ParsedCallback, VerificationResult } from '../../../../shared/providers/types';
 
 export const KEY = 'test-airtel-callback-key';
 
@@ -26,13 +27,14 @@ export interface SignedCallback {
   signature: string | undefined;
 }
 
-const ENVELOPE = { code: '200', message: 'SUCCESS', result_code: 'ESB000010', success: true };
+export const ENVELOPE = { code: '200', message: 'SUCCESS', result_code: 'ESB000010', success: true };
 
 /** A callback for `transaction` signed with `key` the way `recipe` says the sender does it. */
 export function signCallback(
   recipe: AirtelHashRecipe,
   transaction: Record<string, unknown>,
   key: string = KEY,
+  unsigned: Record<string, unknown> = { status: ENVELOPE },
 ): SignedCallback {
   switch (recipe) {
     case 'stringify-without-hash': {
@@ -40,9 +42,9 @@ export function signCallback(
       return { raw: JSON.stringify({ transaction, hash }), headers: {}, signature: hash };
     }
     case 'stringify-transaction': {
-      // An extra member, so that hashing {transaction} differs from hashing the whole body.
+      // Extra (unsigned) members, so that hashing {transaction} differs from hashing the whole body.
       const hash = hmacB64(key, JSON.stringify({ transaction }));
-      return { raw: JSON.stringify({ transaction, status: ENVELOPE, hash }), headers: {}, signature: hash };
+      return { raw: JSON.stringify({ transaction, ...unsigned, hash }), headers: {}, signature: hash };
     }
     case 'raw-without-hash': {
       // Pretty-printed: JSON.stringify of the parsed body would not reproduce these bytes.
@@ -81,54 +83,45 @@ export function settings(overrides: Partial<AirtelAccountSettings> = {}): Airtel
   };
 }
 
-export interface Recorded {
-  ctx: RouteContext<AirtelAccountSettings>;
-  ingested: { draft: ReportDraft; verification: Record<string, unknown> }[];
-  logs: { level: string; message: string; fields: unknown[] }[];
-}
-
-/** A route context as receive-callback builds it, with services that record instead of storing. */
-export function routeContext(
+/** The input receive-callback hands to the provider for one POST /v1/airtel/demo/callback. */
+export function callbackInput(
   raw: string,
   headers: Record<string, string>,
   accountSettings: AirtelAccountSettings,
-): Recorded {
-  const ingested: Recorded['ingested'] = [];
-  const logs: Recorded['logs'] = [];
-  const logAt =
-    (level: string) =>
-    (message: string, ...fields: unknown[]) =>
-      logs.push({ level, message, fields });
-  const services = {
-    log: { debug: logAt('debug'), info: logAt('info'), warn: logAt('warn'), error: logAt('error') },
-    async ingest(ctx: RouteContext<unknown>, draft: ReportDraft) {
-      ingested.push({ draft, verification: structuredClone(ctx.verification) });
-      return {
-        receipt: { receiptId: 'rcpt-1', deliveries: 1 },
-        duplicate: false,
-        outcome: { kind: 'noop', why: 'stale' },
-      };
-    },
-  } as unknown as CallbackServices;
-  const ctx: RouteContext<AirtelAccountSettings> = {
-    request: {
-      requestId: 'req-1',
-      method: 'POST',
-      path: '/v1/airtel/demo/callback',
-      headers: { 'content-type': 'application/json', ...headers },
-      query: {},
-      rawBody: Buffer.from(raw, 'utf8'),
-      sourceIp: '198.51.100.7',
-      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-    },
+): CallbackInput<AirtelAccountSettings> {
+  return {
     account: { provider: 'airtel', id: 'demo', pathSecret: undefined, settings: accountSettings },
+    route: 'callback',
     params: {},
-    body: JSON.parse(raw),
-    route: { name: 'callback' },
-    storedPath: '/v1/airtel/demo/callback',
-    verification: { pathSecret: 'not-configured' },
-    services,
-    config: {} as RouteContext<AirtelAccountSettings>['config'],
+    body: JSON.parse(raw) as Record<string, unknown>,
+    rawBody: Buffer.from(raw, 'utf8'),
+    headers: { 'content-type': 'application/json', ...headers },
+    sourceIp: '198.51.100.7',
   };
-  return { ctx, ingested, logs };
+}
+
+export const verify = (input: CallbackInput<AirtelAccountSettings>): VerificationResult =>
+  airtelProvider.verify!(input);
+export const parse = (input: CallbackInput<AirtelAccountSettings>): ParsedCallback =>
+  airtelProvider.routes[0]!.parse(input);
+
+/**
+ * Verification then parsing, in the order receive-callback runs them: a refusal is thrown before the
+ * body is read, and parsing sees only the signed part when the recipe signed only part of the body.
+ */
+export function verifyThenParse(input: CallbackInput<AirtelAccountSettings>): {
+  verification: VerificationResult;
+  parsed: ParsedCallback;
+} {
+  const verification = verify(input);
+  if (verification.refusal) throw verification.refusal;
+  const parsed = parse({ ...input, body: verification.trustedBody ?? input.body });
+  return { verification, parsed };
+}
+
+/** The single report draft of a parsed Airtel callback. */
+export function onlyDraft(parsed: ParsedCallback) {
+  if (parsed.type !== 'reports' || parsed.reports.length !== 1)
+    throw new Error('expected exactly one report');
+  return parsed.reports[0]!.draft;
 }

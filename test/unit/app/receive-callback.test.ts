@@ -1,0 +1,426 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import type { RelayLogger } from '../../../shared/app/ports';
+import { receiveCallback } from '../../../shared/app/receive-callback';
+import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
+import { parseConfig } from '../../../shared/config/load';
+import { secretScrubber } from '../../../shared/config/secrets';
+import type { InboundRequest } from '../../../shared/http/types';
+import { momoProvider } from '../../../shared/providers/momo';
+import { REDACTED } from '../../../shared/util/redact';
+import { registered } from '../../helpers/reports';
+import { hmacB64 } from '../providers/airtel/support';
+
+const MOMO_SECRET = 'momo-path-secret-0123456789';
+const DARAJA_SECRET = 'daraja-path-secret-0123456789';
+const AIRTEL_KEY = 'airtel-callback-key-0123456789';
+const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const MOMO_KEY = { provider: 'momo', account: 'demo', reference: REFERENCE };
+const SAFARICOM_IP = '196.201.214.200';
+
+const c2bRules = (defaultDecision: 'accept' | 'reject') => ({
+  deadlineMs: 300,
+  defaultDecision,
+  defaultRejectCode: 'C2B00016',
+  knownAccounts: true,
+});
+
+const config = parseConfig({
+  management: { bearerToken: 'management-token-0123456789' },
+  accounts: {
+    momo: { demo: { pathSecret: MOMO_SECRET, currency: 'EUR' } },
+    daraja: {
+      ke: {
+        pathSecret: DARAJA_SECRET,
+        shortCode: '600638',
+        c2b: c2bRules('reject'),
+        sourceIp: { allow: [`${SAFARICOM_IP}/32`] },
+      },
+      kea: {
+        pathSecret: DARAJA_SECRET,
+        shortCode: '600638',
+        c2b: c2bRules('accept'),
+        sourceIp: { allow: [`${SAFARICOM_IP}/32`] },
+      },
+    },
+    airtel: { ug: { callbackKey: AIRTEL_KEY } },
+  },
+});
+
+function fixture(path: string): string {
+  return readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
+}
+
+interface Line {
+  level: string;
+  message: string;
+  fields: unknown[];
+}
+
+function setup() {
+  const store = new MemoryStore();
+  const lines: Line[] = [];
+  const at =
+    (level: string) =>
+    (message: string, ...fields: Record<string, unknown>[]) =>
+      lines.push({ level, message, fields });
+  const inner: RelayLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  const scrub = secretScrubber(config);
+  const services: RelayServices = {
+    config,
+    store,
+    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
+    log: scrubbingLogger(inner, scrub),
+    scrub,
+  };
+  return { store, lines, services };
+}
+
+function request(
+  method: string,
+  path: string,
+  body: string,
+  overrides: Partial<InboundRequest> = {},
+): InboundRequest {
+  return {
+    requestId: 'req-1',
+    method,
+    path,
+    headers: { 'content-type': 'application/json' },
+    query: {},
+    rawBody: Buffer.from(body, 'utf8'),
+    sourceIp: '198.51.100.7',
+    receivedAt: new Date('2026-11-21T10:00:00.000Z'),
+    ...overrides,
+  };
+}
+
+const momoCallback = (body = fixture('momo/requesttopay-successful.json')) =>
+  request('PUT', `/v1/momo/demo/${MOMO_SECRET}/requesttopay/${REFERENCE}`, body);
+
+const typesOf = (store: MemoryStore) => store.published.map((e) => e.metadata.type);
+
+describe('receiveCallback', () => {
+  const route = momoProvider.routes[0]!;
+  const originalParse = route.parse;
+  afterEach(() => {
+    (route as { parse: typeof originalParse }).parse = originalParse;
+  });
+
+  it('stores a MoMo callback, applies it, then acknowledges it with 200', async () => {
+    // Prepare
+    const { store, services } = setup();
+    await store.createTransaction(registered());
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    const receipts = store.receiptsOf(MOMO_KEY);
+    expect(receipts).toHaveLength(1);
+    expect(response.body).toEqual({ received: true, duplicate: false, receiptId: receipts[0]!.receiptId });
+    expect(receipts[0]!).toMatchObject({
+      routeName: 'callback',
+      path: `/v1/momo/demo/{secret}/requesttopay/${REFERENCE}`,
+      verification: { pathSecret: 'verified' },
+    });
+    expect((await store.getTransaction(MOMO_KEY))!.status).toBe('SUCCEEDED');
+    expect(typesOf(store)).toEqual(['TransactionSucceeded']);
+  });
+
+  it('acknowledges a repeated delivery as a duplicate without a second event', async () => {
+    // Prepare
+    const { store, services } = setup();
+    await store.createTransaction(registered());
+    await receiveCallback(services, momoCallback());
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toMatchObject({ duplicate: true });
+    expect(store.receiptsOf(MOMO_KEY)[0]!.deliveries).toBe(2);
+    expect(typesOf(store)).toEqual(['TransactionSucceeded']);
+  });
+
+  it('answers an unknown route after a correct path secret with 404, and the secret appears nowhere', async () => {
+    // Prepare
+    const { store, lines, services } = setup();
+    const req = request('POST', `/v1/momo/demo/${MOMO_SECRET}/nope`, `{"note":"${MOMO_SECRET}"}`, {
+      headers: { 'content-type': 'application/json', 'x-forwarded-uri': `/v1/momo/demo/${MOMO_SECRET}/nope` },
+    });
+
+    // Act
+    const response = await receiveCallback(services, req);
+
+    // Assess
+    expect(response.statusCode).toBe(404);
+    expect(store.quarantined).toHaveLength(1);
+    expect(store.quarantined[0]!).toMatchObject({
+      httpStatus: 404,
+      errorCode: 'ROUTE_NOT_FOUND',
+      provider: 'momo',
+      account: 'demo',
+    });
+    expect(typesOf(store)).toEqual(['CallbackRejected']);
+    const everything = JSON.stringify({
+      response,
+      quarantined: store.quarantined,
+      published: store.published,
+      lines,
+    });
+    expect(everything).not.toContain(MOMO_SECRET);
+    expect(store.quarantined[0]!.path).toBe('/v1/momo/demo/{secret}/nope');
+    expect(store.quarantined[0]!.headers['x-forwarded-uri']).toBe(`/v1/momo/demo/${REDACTED}/nope`);
+  });
+
+  it('answers a wrong path secret with 401 and quarantines it', async () => {
+    // Prepare
+    const { store, services } = setup();
+
+    // Act
+    const response = await receiveCallback(
+      services,
+      request(
+        'PUT',
+        `/v1/momo/demo/not-the-secret-at-all/requesttopay/${REFERENCE}`,
+        '{"status":"SUCCESSFUL"}',
+      ),
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(401);
+    expect(store.quarantined[0]!.errorCode).toBe('UNAUTHORIZED');
+    expect(store.transactions.size).toBe(0);
+  });
+
+  it('answers 503 and acknowledges nothing when the store is down', async () => {
+    // Prepare
+    const { store, services } = setup();
+    store.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+    expect(response.body).toMatchObject({ error: { code: 'STORAGE_UNAVAILABLE' } });
+    expect(store.receipts.size).toBe(0);
+    expect(store.transactions.size).toBe(0);
+  });
+
+  it('never answers 2xx when the store is down', async () => {
+    // Prepare
+    const { store, services } = setup();
+    store.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBeGreaterThanOrEqual(500);
+    expect(store.receipts.size).toBe(0);
+  });
+
+  it('answers an unexpected exception with 500 and still quarantines the request', async () => {
+    // Prepare
+    const { store, lines, services } = setup();
+    (route as { parse: typeof originalParse }).parse = () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'status')");
+    };
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(500);
+    expect(response.body).toEqual({
+      error: { code: 'INTERNAL_ERROR', message: 'Unexpected error; it has been logged', requestId: 'req-1' },
+    });
+    expect(store.quarantined).toHaveLength(1);
+    expect(store.quarantined[0]!).toMatchObject({
+      httpStatus: 500,
+      errorCode: 'INTERNAL_ERROR',
+      routeName: 'callback',
+    });
+    expect(typesOf(store)).toEqual(['CallbackRejected']);
+    expect(
+      lines.some((l) => l.level === 'error' && l.message === 'unexpected error while handling a callback'),
+    ).toBe(true);
+    expect(store.receipts.size).toBe(0);
+  });
+
+  it('refuses JSON nested 40 levels deep with 400, quarantines it and raises CallbackRejected', async () => {
+    // Prepare
+    const { store, services } = setup();
+    const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
+
+    // Act
+    const response = await receiveCallback(services, momoCallback(deep));
+
+    // Assess
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toMatchObject({ error: { code: 'SCHEMA_VALIDATION_FAILED' } });
+    expect(store.quarantined).toHaveLength(1);
+    expect(store.quarantined[0]!.httpStatus).toBe(400);
+    expect(typesOf(store)).toEqual(['CallbackRejected']);
+    expect(store.transactions.size).toBe(0);
+  });
+
+  it.each([
+    ['reject', 'ke', { ResultCode: 'C2B00016', ResultDesc: 'Rejected' }],
+    ['accept', 'kea', { ResultCode: '0', ResultDesc: 'Accepted' }],
+  ] as const)(
+    'answers a Daraja C2B validation with the default (%s) within the deadline while the store hangs',
+    async (_decision, account, answer) => {
+      // Prepare
+      const { store, lines, services } = setup();
+      store.failure = 'hang';
+      const req = request(
+        'POST',
+        `/v1/daraja/${account}/${DARAJA_SECRET}/c2b/validation`,
+        fixture('daraja/c2b-validation.json'),
+        {
+          sourceIp: SAFARICOM_IP,
+        },
+      );
+      const started = performance.now();
+
+      // Act
+      const response = await receiveCallback(services, req);
+
+      // Assess
+      const elapsed = performance.now() - started;
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toEqual(answer);
+      expect(elapsed).toBeLessThan(2000);
+      expect(
+        lines.some(
+          (l) => l.level === 'error' && l.message === 'c2b validation answered before it was stored',
+        ),
+      ).toBe(true);
+    },
+  );
+
+  it('records a Daraja C2B validation decision when the store answers', async () => {
+    // Prepare
+    const { store, services } = setup();
+    await store.putRecord({
+      provider: 'daraja',
+      account: 'ke',
+      namespace: 'c2b-account',
+      id: 'ACC-001',
+      data: { active: true },
+      createdAt: '2026-11-21T09:00:00.000Z',
+    });
+    const req = request(
+      'POST',
+      `/v1/daraja/ke/${DARAJA_SECRET}/c2b/validation`,
+      fixture('daraja/c2b-validation.json'),
+      {
+        sourceIp: SAFARICOM_IP,
+      },
+    );
+
+    // Act
+    const response = await receiveCallback(services, req);
+
+    // Assess
+    expect(response.body).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });
+    expect(typesOf(store)).toEqual(['C2BValidationDecided']);
+  });
+
+  it('refuses a Daraja body from outside the allow-list with 403 and keeps its SecurityCredential out of quarantine', async () => {
+    // Prepare
+    const { store, lines, services } = setup();
+    const body = fixture('daraja/b2c-timeout-echo.json');
+    const req = request('POST', `/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`, body, {
+      sourceIp: '203.0.113.9',
+    });
+
+    // Act
+    const response = await receiveCallback(services, req);
+
+    // Assess
+    expect(response.statusCode).toBe(403);
+    expect(store.quarantined).toHaveLength(1);
+    const entry = store.quarantined[0]!;
+    expect(entry.errorCode).toBe('FORBIDDEN_SOURCE');
+    expect(entry.body).toContain(`"SecurityCredential":"${REDACTED}"`);
+    const everything = JSON.stringify({
+      response,
+      quarantined: store.quarantined,
+      published: store.published,
+      lines,
+    });
+    expect(everything).not.toContain('REDACT-ME-c2VjcmV0');
+    expect(everything).not.toContain(DARAJA_SECRET);
+    expect(typesOf(store)).toEqual(['CallbackRejected']);
+  });
+
+  it('stores an accepted Daraja timeout echo with its SecurityCredential redacted', async () => {
+    // Prepare
+    const { store, services } = setup();
+    const req = request(
+      'POST',
+      `/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`,
+      fixture('daraja/b2c-timeout-echo.json'),
+      {
+        sourceIp: SAFARICOM_IP,
+      },
+    );
+
+    // Act
+    const response = await receiveCallback(services, req);
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    const [receipt] = store.receiptsOf({ provider: 'daraja', account: 'ke', reference: '10571-7910404-9' });
+    expect(receipt!.body).not.toContain('REDACT-ME-c2VjcmV0');
+    expect(receipt!.verification).toMatchObject({ redacted: ['SecurityCredential'] });
+  });
+
+  it('parses only the signed part of an Airtel callback: an unsigned success code leaves a TA callback AMBIGUOUS', async () => {
+    // Prepare
+    const { store, services } = setup();
+    const transaction = { id: 'AT-ORDER-7', message: 'Ambiguous', status_code: 'TA', airtel_money_id: 'MP1' };
+    const hash = hmacB64(AIRTEL_KEY, JSON.stringify({ transaction }));
+    const body = JSON.stringify({ transaction, status: { result_code: 'DP00800001001' }, hash });
+
+    // Act
+    const response = await receiveCallback(services, request('POST', '/v1/airtel/ug/callback', body));
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    const key = { provider: 'airtel', account: 'ug', reference: 'AT-ORDER-7' };
+    const tx = (await store.getTransaction(key))!;
+    expect(tx.status).toBe('AMBIGUOUS');
+    expect(tx.attributes.airtelResultCode).toBeUndefined();
+    expect(store.receiptsOf(key)[0]!.verification).toMatchObject({
+      hash: 'matched',
+      recipe: 'stringify-transaction',
+      ignoredUnsigned: ['status'],
+    });
+  });
+
+  it('refuses an Airtel callback with a bad hash with 401 and never shows the key', async () => {
+    // Prepare
+    const { store, lines, services } = setup();
+    const transaction = { id: 'AT-ORDER-8', status_code: 'TS' };
+    const body = JSON.stringify({
+      transaction,
+      hash: hmacB64('wrong-key-0123456789', JSON.stringify({ transaction })),
+    });
+
+    // Act
+    const response = await receiveCallback(services, request('POST', '/v1/airtel/ug/callback', body));
+
+    // Assess
+    expect(response.statusCode).toBe(401);
+    expect(store.transactions.size).toBe(0);
+    expect(JSON.stringify({ response, store: store.quarantined, lines })).not.toContain(AIRTEL_KEY);
+  });
+});

@@ -1,0 +1,360 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { ingestReport } from '../../../shared/app/ingest-report';
+import { type ManagementDeps, registerTransaction } from '../../../shared/app/register-transaction';
+import { parseConfig } from '../../../shared/config/load';
+import {
+  InvalidReferenceError,
+  RegistrationConflictError,
+  SchemaValidationError,
+  UnknownAccountError,
+  UnknownKindError,
+} from '../../../shared/domain/errors';
+import type { NormalizedReport } from '../../../shared/domain/transaction';
+
+const NOW = '2026-11-21T10:00:05.000Z';
+const DARAJA_SECRET = 'daraja-path-secret-0123';
+
+const config = parseConfig({
+  management: { bearerToken: 'a-long-enough-token' },
+  reconciliation: { windowSeconds: 3600 },
+  accounts: {
+    daraja: { ke: { pathSecret: DARAJA_SECRET, shortCode: '600638' } },
+    momo: { demo: { pathSecret: 'momo-path-secret-0123' } },
+  },
+});
+
+const KEY = { provider: 'daraja', account: 'ke', reference: 'ws_CO_191220191020363925' };
+
+function setup() {
+  const store = new MemoryStore();
+  const deps: ManagementDeps = { config, store, clock: { now: () => new Date(NOW) } };
+  const ingestDeps = { store, clock: deps.clock, log: silent, reconcileWindowSeconds: 3600 };
+  return { store, deps, ingestDeps };
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+const registration = (overrides: Record<string, unknown> = {}) => ({
+  provider: 'daraja',
+  account: 'ke',
+  kind: 'stk',
+  reference: KEY.reference,
+  amount: '1000',
+  currency: 'KES',
+  msisdn: '254708374149',
+  externalId: 'order-77',
+  ...overrides,
+});
+
+/** An STK success that arrived before anyone registered the transaction. */
+function orphanSuccess(amount: string, overrides: Partial<NormalizedReport> = {}): NormalizedReport {
+  return {
+    key: KEY,
+    kind: 'stk',
+    status: 'SUCCEEDED',
+    reason: undefined,
+    providerTransactionId: 'NLJ7RT61SV',
+    externalId: undefined,
+    amount: { value: amount, currency: 'KES' },
+    party: { idType: 'MSISDN', id: '254708374149' },
+    receivedAt: '2026-11-21T10:00:00.000Z',
+    origin: 'callback',
+    receiptId: 'r-orphan',
+    attributes: { MpesaReceiptNumber: 'NLJ7RT61SV' },
+    ...overrides,
+  };
+}
+
+const typesOf = (store: MemoryStore) => store.published.map((e) => e.metadata.type);
+
+describe('registerTransaction', () => {
+  it('creates a PENDING registered transaction and hands out its callback URL', async () => {
+    // Prepare
+    const { store, deps } = setup();
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.created).toBe(true);
+    expect(result.transaction).toMatchObject({
+      ...KEY,
+      kind: 'stk',
+      status: 'PENDING',
+      registered: true,
+      amount: { value: '1000', currency: 'KES' },
+      msisdn: '254708374149',
+      externalId: 'order-77',
+      revision: 1,
+      reconcileUntil: '2026-11-21T11:00:05.000Z',
+    });
+    expect(result.callbackUrl).toBe(`http://localhost:3000/v1/daraja/ke/${DARAJA_SECRET}/stk`);
+    expect(store.transactions.size).toBe(1);
+    expect(store.published).toEqual([]);
+  });
+
+  it('answers an identical repeat with the stored transaction, without writing again', async () => {
+    // Prepare
+    const { store, deps } = setup();
+    const first = await registerTransaction(deps, registration());
+
+    // Act
+    const repeat = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(repeat.created).toBe(false);
+    expect(repeat.transaction).toEqual(first.transaction);
+    expect((await store.getTransaction(KEY))!.revision).toBe(1);
+  });
+
+  it.each([
+    ['another amount', { amount: '999' }],
+    ['another MSISDN', { msisdn: '254700000000' }],
+    ['another external id', { externalId: 'order-78' }],
+    ['another kind', { kind: 'b2c' }],
+  ])(
+    'refuses a repeat with %s with RegistrationConflictError carrying the existing transaction',
+    async (_n, change) => {
+      // Prepare
+      const { deps } = setup();
+      await registerTransaction(deps, registration());
+
+      // Act
+      const error = await registerTransaction(deps, registration(change)).catch((e: unknown) => e);
+
+      // Assess
+      expect(error).toBeInstanceOf(RegistrationConflictError);
+      expect((error as RegistrationConflictError).details).toMatchObject({
+        existing: { amount: { value: '1000' } },
+      });
+    },
+  );
+
+  it('adopts an orphan success for the same amount and keeps it SUCCEEDED', async () => {
+    // Prepare
+    const { store, deps, ingestDeps } = setup();
+    await ingestReport(ingestDeps, orphanSuccess('1000'));
+    const before = store.published.length;
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.created).toBe(false);
+    expect(result.transaction).toMatchObject({
+      status: 'SUCCEEDED',
+      registered: true,
+      amount: { value: '1000', currency: 'KES' },
+      externalId: 'order-77',
+      providerTransactionId: 'NLJ7RT61SV',
+      attributes: { MpesaReceiptNumber: 'NLJ7RT61SV' },
+      revision: 2,
+    });
+    expect(store.published.length).toBe(before);
+    expect((await store.getTransaction(KEY))!.conflicts).toEqual([]);
+  });
+
+  it('does not let an orphan success for 1 KES become the success of a 1000 KES registration', async () => {
+    // Prepare
+    const { store, deps, ingestDeps } = setup();
+    await ingestReport(ingestDeps, orphanSuccess('1'));
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.created).toBe(false);
+    expect(result.transaction).toMatchObject({
+      status: 'PENDING',
+      registered: true,
+      amount: { value: '1000', currency: 'KES' },
+      reason: null,
+    });
+    const stored = (await store.getTransaction(KEY))!;
+    expect(stored.conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
+    expect(stored.conflicts[0]!.detail).toContain('amount 1 reported, 1000 registered');
+    const conflicts = store.published.filter((e) => e.metadata.type === 'TransactionConflict');
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0]!.data).toMatchObject({
+      status: 'PENDING',
+      conflict: {
+        kind: 'AMOUNT_MISMATCH',
+        reportedStatus: 'SUCCEEDED',
+        reportedAmount: { value: '1', currency: 'KES' },
+      },
+    });
+    expect(conflicts[0]!.metadata.origin).toBe('registration');
+  });
+
+  it('raises the adoption conflict only once when the same registration is repeated', async () => {
+    // Prepare
+    const { store, deps, ingestDeps } = setup();
+    await ingestReport(ingestDeps, orphanSuccess('1'));
+    await registerTransaction(deps, registration());
+
+    // Act
+    const repeat = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(repeat.transaction.status).toBe('PENDING');
+    expect(typesOf(store).filter((t) => t === 'TransactionConflict')).toHaveLength(1);
+  });
+
+  it('does not adopt an orphan success paid by another MSISDN as a success', async () => {
+    // Prepare
+    const { store, deps, ingestDeps } = setup();
+    await ingestReport(
+      ingestDeps,
+      orphanSuccess('1000', { party: { idType: 'MSISDN', id: '254711111111' } }),
+    );
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.transaction.status).toBe('PENDING');
+    expect((await store.getTransaction(KEY))!.conflicts.map((c) => c.kind)).toEqual(['MSISDN_MISMATCH']);
+  });
+
+  it('does not let an unsigned orphan success without an amount settle a registration with one (UNCONFIRMED rule)', async () => {
+    // Prepare: the same callback after the registration would be AMBIGUOUS (UNCONFIRMED).
+    const { store, deps, ingestDeps } = setup();
+    await ingestReport(ingestDeps, orphanSuccess('1', { amount: undefined, authenticated: false }));
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.transaction.status).not.toBe('SUCCEEDED');
+    expect(typesOf(store).filter((t) => t === 'TransactionSucceeded')).toHaveLength(1);
+  });
+
+  it('adopts a signed orphan success without an amount as SUCCEEDED', async () => {
+    // Prepare
+    const { deps, ingestDeps } = setup();
+    await ingestReport(ingestDeps, orphanSuccess('1', { amount: undefined, authenticated: true }));
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.transaction).toMatchObject({
+      status: 'SUCCEEDED',
+      amount: { value: '1000', currency: 'KES' },
+    });
+  });
+
+  it('adopts an orphan failure as it is', async () => {
+    // Prepare
+    const { deps, ingestDeps } = setup();
+    await ingestReport(
+      ingestDeps,
+      orphanSuccess('1000', {
+        status: 'FAILED',
+        amount: undefined,
+        reason: { code: 'REJECTED_BY_CUSTOMER', message: 'Request cancelled by user', providerCode: '1032' },
+      }),
+    );
+
+    // Act
+    const result = await registerTransaction(deps, registration());
+
+    // Assess
+    expect(result.transaction).toMatchObject({
+      status: 'FAILED',
+      registered: true,
+      reason: { code: 'REJECTED_BY_CUSTOMER' },
+    });
+  });
+
+  it.each([
+    ['"__proto__"', JSON.parse('{"__proto__":{"polluted":true}}') as Record<string, unknown>],
+    ['"constructor"', { constructor: { name: 'x' } }],
+    ['""', { '': 'empty' }],
+    ['"__proto__" nested', JSON.parse('{"a":{"__proto__":{"polluted":true}}}') as Record<string, unknown>],
+  ])('refuses metadata with a %s member name', async (_name, metadata) => {
+    // Prepare
+    const { store, deps } = setup();
+
+    // Act
+    const run = registerTransaction(deps, registration({ metadata }));
+
+    // Assess
+    await expect(run).rejects.toBeInstanceOf(SchemaValidationError);
+    expect(store.transactions.size).toBe(0);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('accepts metadata nested 16 levels deep and refuses 17', async () => {
+    // Prepare
+    const { deps } = setup();
+    const nested = (levels: number) => {
+      let value: Record<string, unknown> = { leaf: true };
+      for (let i = 1; i < levels; i++) value = { a: value };
+      return value;
+    };
+
+    // Act
+    const deep = registerTransaction(deps, registration({ metadata: nested(17) }));
+    const fine = registerTransaction(deps, registration({ metadata: nested(16) }));
+
+    // Assess
+    await expect(deep).rejects.toBeInstanceOf(SchemaValidationError);
+    await expect(fine).resolves.toMatchObject({ created: true });
+  });
+
+  it('refuses metadata over 8 KiB as JSON', async () => {
+    const { deps } = setup();
+    await expect(
+      registerTransaction(deps, registration({ metadata: { big: 'x'.repeat(9000) } })),
+    ).rejects.toBeInstanceOf(SchemaValidationError);
+  });
+
+  it('names what is wrong: unknown provider or account, unknown kind, invalid reference, unknown member', async () => {
+    // Prepare
+    const { deps } = setup();
+
+    // Act + Assess
+    await expect(registerTransaction(deps, registration({ provider: 'nope' }))).rejects.toBeInstanceOf(
+      UnknownAccountError,
+    );
+    await expect(registerTransaction(deps, registration({ account: 'other' }))).rejects.toBeInstanceOf(
+      UnknownAccountError,
+    );
+    await expect(registerTransaction(deps, registration({ kind: 'refund' }))).rejects.toBeInstanceOf(
+      UnknownKindError,
+    );
+    await expect(registerTransaction(deps, registration({ reference: 'has space' }))).rejects.toBeInstanceOf(
+      InvalidReferenceError,
+    );
+    await expect(registerTransaction(deps, registration({ surprise: 1 }))).rejects.toBeInstanceOf(
+      SchemaValidationError,
+    );
+    await expect(registerTransaction(deps, registration({ amount: '-5' }))).rejects.toBeInstanceOf(
+      SchemaValidationError,
+    );
+  });
+
+  it('normalizes a MoMo reference to lower case so registration and callbacks agree', async () => {
+    // Prepare
+    const { deps } = setup();
+
+    // Act
+    const result = await registerTransaction(deps, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: '6F1C2A9E-4B7D-4E2A-9C3B-1A2B3C4D5E6F',
+      amount: 100,
+      currency: 'EUR',
+    });
+
+    // Assess
+    expect(result.transaction.reference).toBe('6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f');
+    expect(result.transaction.amount).toEqual({ value: '100', currency: 'EUR' });
+    expect(result.callbackUrl).toBe(
+      'http://localhost:3000/v1/momo/demo/momo-path-secret-0123/requesttopay/6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f',
+    );
+  });
+});
