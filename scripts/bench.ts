@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 2] [--no-publish]
+ *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 5] [--no-publish]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -35,7 +35,7 @@ const { values } = parseArgs({
   options: {
     callbacks: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '16' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'no-publish': { type: 'boolean', default: false },
   },
 });

@@ -11,6 +11,7 @@ import {
   type C2BOutcome,
   decideC2BValidation as decide,
 } from '../providers/daraja/c2b-validation';
+import { type Late, within } from '../util/deadline';
 import { checkReportLimits } from './ingest-report';
 import type { Clock, ProviderRecord, RelayLogger, RelayStore } from './ports';
 import { type ReceiptDraft, storeReceipt } from './receipts';
@@ -29,16 +30,6 @@ export function decisionBudgetMs(deadlineMs: number): number {
 
 /** Margin between the end of the wait for storage and the deadline, for the answer itself to leave. */
 const ANSWER_MARGIN_MS = 50;
-
-type Late = { late: true };
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T | Late> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<Late>((resolve) => {
-    timer = setTimeout(() => resolve({ late: true }), Math.max(0, ms));
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
 
 function sourcesFor(deps: C2BValidationDeps, question: C2BValidationQuestion): C2BDecisionSources {
   const { key } = question;

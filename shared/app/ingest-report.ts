@@ -59,7 +59,7 @@ export function checkReportLimits(
  * The pipeline every report goes through, whatever its origin (callback, poll, registration, buffer,
  * manual): the pure decision of applyReport under the one write-with-retry loop.
  */
-export function ingestReport(
+export async function ingestReport(
   deps: IngestDeps,
   report: NormalizedReport,
   options: ApplyOptions & WriteOptions = {},

@@ -1,15 +1,18 @@
 import type { RelayError } from '../domain/errors';
 import { buildEvent, type EventEnvelope } from '../domain/events';
 import type { InboundRequest } from '../http/types';
+import { isLate, within } from '../util/deadline';
 import { newId, sha256Hex } from '../util/ids';
 import { redactRefusedBody, type Scrubber } from '../util/redact';
-import type { RelayLogger, TransactionStore } from './ports';
+import type { QuarantineInput, RelayLogger, TransactionStore } from './ports';
 import { storableHeaders } from './receipts';
 
 /** Quarantine keeps enough of a rejected body to investigate without letting a flood fill the table. */
 const QUARANTINE_BODY_LIMIT = 64 * 1024;
 const MAX_PATH = 1024;
 const MAX_MESSAGE = 1024;
+/** How long a refusal waits for its quarantine write before answering. */
+const QUARANTINE_WRITE_BUDGET_MS = 1000;
 
 export interface RejectionDeps {
   store: TransactionStore;
@@ -85,32 +88,44 @@ export async function recordRejection(
       ),
     );
   }
-  try {
-    await deps.store.quarantine({
-      id,
-      receivedAt,
-      httpStatus,
-      errorCode: error.code,
-      message,
-      provider: context.provider,
-      account: context.account,
-      routeName: context.routeName,
-      method: clip(request.method, 16),
-      path,
-      headers,
-      sourceIp,
-      body,
-      bodyEncoding: isUtf8 ? 'utf8' : 'base64',
-      bodyBytes: request.rawBody.length,
-      bodySha256: sha256Hex(request.rawBody),
-      bodyTruncated: request.rawBody.length > QUARANTINE_BODY_LIMIT,
-      outbox,
+  const entry: QuarantineInput = {
+    id,
+    receivedAt,
+    httpStatus,
+    errorCode: error.code,
+    message,
+    provider: context.provider,
+    account: context.account,
+    routeName: context.routeName,
+    method: clip(request.method, 16),
+    path,
+    headers,
+    sourceIp,
+    body,
+    bodyEncoding: isUtf8 ? 'utf8' : 'base64',
+    bodyBytes: request.rawBody.length,
+    bodySha256: sha256Hex(request.rawBody),
+    bodyTruncated: request.rawBody.length > QUARANTINE_BODY_LIMIT,
+    outbox,
+  };
+  // Bounded: a refusal is answered promptly even when storage stalls (the write goes on, and is logged).
+  const write = deps.store
+    .quarantine(entry)
+    .then(() => 'stored' as const)
+    .catch((storeError: unknown) => {
+      deps.log.error('quarantine write failed', {
+        errorCode: error.code,
+        path,
+        error: (storeError as Error).message,
+      });
+      return 'failed' as const;
     });
-  } catch (storeError) {
-    deps.log.error('quarantine write failed', {
+  const result = await within(write, QUARANTINE_WRITE_BUDGET_MS);
+  if (isLate(result)) {
+    deps.log.warn('quarantine write still pending; answering the refusal anyway', {
       errorCode: error.code,
       path,
-      error: (storeError as Error).message,
+      quarantineId: id,
     });
   }
   deps.log.warn('request rejected', {

@@ -129,6 +129,17 @@ export interface RegistrationResult {
  * (domain/registration.ts). Read → decide → conditional write through the one write-with-retry loop.
  */
 export async function registerTransaction(deps: ManagementDeps, input: unknown): Promise<RegistrationResult> {
+  // zod's record drops a "__proto__" member silently: the limits are checked on the input as received.
+  const metadata = (input as { metadata?: unknown } | null)?.metadata;
+  const metadataProblem =
+    metadata && typeof metadata === 'object'
+      ? jsonLimitProblem(metadata, { maxDepth: MAX_METADATA_DEPTH, refuseEmptyNames: true })
+      : undefined;
+  if (metadataProblem) {
+    throw new SchemaValidationError('Invalid transaction registration', {
+      details: { issues: { properties: { metadata: { errors: [`metadata: ${metadataProblem}`] } } } },
+    });
+  }
   const parsed = registrationSchema.safeParse(input);
   if (!parsed.success) {
     throw new SchemaValidationError('Invalid transaction registration', {

@@ -113,7 +113,10 @@ export function businessMismatch(
  * was authenticated end to end it is recorded as AMBIGUOUS (UNCONFIRMED), and reconciliation asks the
  * provider's status API, whose answer carries the amount.
  */
-function unconfirmedSuccess(tx: TransactionRecord, report: NormalizedReport): NormalizedReport | undefined {
+export function unconfirmedSuccess(
+  tx: TransactionRecord,
+  report: NormalizedReport,
+): NormalizedReport | undefined {
   if (report.status !== 'SUCCEEDED' || report.amount || !tx.amount || report.authenticated) return undefined;
   return {
     ...report,
@@ -218,6 +221,7 @@ export function applyReport(
         at: report.receivedAt,
         origin: report.origin,
         receiptId: report.receiptId,
+        ...(report.authenticated ? { authenticated: true } : {}),
       },
     ],
   };

@@ -1,4 +1,5 @@
-import { businessMismatch, conflictEvent } from './apply-report';
+import { businessMismatch, conflictEvent, unconfirmedSuccess } from './apply-report';
+import { buildEvent, correlationIdOf, transactionEventData } from './events';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
 
 /** What the partner says about a transaction it initiated (already validated by the use case). */
@@ -69,14 +70,16 @@ function orphanAsReport(orphan: TransactionRecord, kind: string, now: string): N
     origin: 'registration',
     receiptId: last?.receiptId,
     attributes: orphan.attributes,
+    authenticated: last?.authenticated === true,
   };
 }
 
 /**
  * Pure decision for a registration. A callback that beat the registration (an orphan) is adopted, but
  * only after the same business check a callback gets: an orphan success for another amount, currency or
- * MSISDN does not become the registered transaction's success. The registered transaction then stays
- * PENDING with a TransactionConflict, and reconciliation asks the provider.
+ * MSISDN does not become the registered transaction's success (the registered transaction stays PENDING
+ * with a TransactionConflict), and an unsigned orphan success with no amount is held as AMBIGUOUS
+ * (UNCONFIRMED) once the registration names an amount. Reconciliation then asks the provider.
  */
 export function applyRegistration(
   current: TransactionRecord | undefined,
@@ -90,19 +93,37 @@ export function applyRegistration(
   const registered = registeredTransaction(terms, now);
   const report = orphanAsReport(current, terms.kind, now);
   const mismatch = businessMismatch(registered, report);
+  const adopted: TransactionRecord = {
+    ...current,
+    registered: true,
+    kind: terms.kind,
+    amount: terms.amount ?? current.amount,
+    msisdn: terms.msisdn ?? current.msisdn,
+    externalId: terms.externalId ?? current.externalId,
+    metadata: terms.metadata ?? current.metadata,
+    reconcileUntil: terms.reconcileUntil,
+    updatedAt: now,
+    outbox: [],
+  };
   if (!mismatch) {
+    // An unsigned orphan success with no amount settles nothing once the registration names an amount.
+    const unconfirmed = current.status === 'SUCCEEDED' ? unconfirmedSuccess(registered, report) : undefined;
+    if (!unconfirmed) return { kind: 'adopt', next: adopted };
+    const next: TransactionRecord = { ...adopted, status: 'AMBIGUOUS', reason: unconfirmed.reason };
+    const event = buildEvent(
+      'TransactionAmbiguous',
+      correlationIdOf(next),
+      'AMBIGUOUS',
+      'registration',
+      now,
+      transactionEventData(next, report.receivedAt),
+    );
     return {
       kind: 'adopt',
       next: {
-        ...current,
-        registered: true,
-        kind: terms.kind,
-        amount: terms.amount ?? current.amount,
-        msisdn: terms.msisdn ?? current.msisdn,
-        externalId: terms.externalId ?? current.externalId,
-        metadata: terms.metadata ?? current.metadata,
-        updatedAt: now,
-        outbox: [],
+        ...next,
+        events: [...next.events, { id: event.metadata.id, type: event.metadata.type, at: now }],
+        outbox: [event],
       },
     };
   }

@@ -52,6 +52,8 @@ export interface TransitionRecord {
   at: string;
   origin: EventOrigin;
   receiptId: string | undefined;
+  /** The report behind it was signed end to end (see NormalizedReport.authenticated). */
+  authenticated?: boolean;
 }
 
 export interface ConflictRecord {

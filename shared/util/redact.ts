@@ -62,6 +62,10 @@ export function redactJson(value: unknown): Redaction {
     } else if (source !== null && typeof source === 'object') {
       const copy: Record<string, unknown> = {};
       assign(copy);
+      const define = (name: string, v: unknown) =>
+        Object.defineProperty(copy, name, { value: v, enumerable: true, writable: true, configurable: true });
+      // Members are defined in order first and filled when popped, so the copy keeps the order received.
+      for (const name of Object.keys(source)) define(name, undefined);
       for (const [name, member] of Object.entries(source)) {
         const memberPath = path ? `${path}.${name}` : name;
         if (isSecretMember(name) && member !== null && member !== undefined && member !== '') {
@@ -169,10 +173,16 @@ export function createScrubber(secrets: readonly (string | undefined)[], minLeng
 }
 
 /** Scrubs a log/event payload: strings scrubbed, errors reduced to name and message, anything else via JSON. */
-export function scrubValue(value: unknown, scrub: Scrubber): unknown {
+export function scrubValue(value: unknown, scrub: Scrubber, depth = 0): unknown {
   if (typeof value === 'string') return scrub(value);
   if (value instanceof Error) return { name: value.name, message: scrub(value.message) };
   if (value === null || typeof value !== 'object') return value;
+  // Log fields are mostly flat: scrub member by member, and only nested values through JSON.
+  if (depth === 0 && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [name, member] of Object.entries(value)) out[name] = scrubValue(member, scrub, 1);
+    return out;
+  }
   try {
     return JSON.parse(scrub(JSON.stringify(value)));
   } catch {

@@ -8,6 +8,7 @@ import type {
   RelayStore,
   StoreHealth,
 } from '../../app/ports';
+import { StorageUnavailableError } from '../../domain/errors';
 import type { EventEnvelope } from '../../domain/event-envelope';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 
@@ -39,10 +40,16 @@ export class MemoryStore implements RelayStore, StoreHealth {
   failure: 'none' | 'error' | 'hang' = 'none';
 
   private async gate(signal?: AbortSignal): Promise<void> {
-    if (this.failure === 'error') throw new Error('memory store: simulated outage');
+    if (this.failure === 'error') throw new StorageUnavailableError('memory store: simulated outage');
     if (this.failure === 'hang') {
       await new Promise<void>((_, reject) => {
-        signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => reject(new StorageUnavailableError('memory store: aborted')),
+          {
+            once: true,
+          },
+        );
       });
     }
   }
