@@ -42,6 +42,15 @@ function repairImage(image: unknown): Record<string, unknown> | undefined {
   );
 }
 
+/**
+ * Only records whose new image carries outbox events reach the publisher, as with the cloud's stream
+ * filter: receipts, the most frequent writes, are skipped without being decoded.
+ */
+export function carriesOutbox(record: _Record): boolean {
+  const outbox = record.dynamodb?.NewImage?.outbox as { L?: unknown[] } | undefined;
+  return Array.isArray(outbox?.L) && outbox.L.length > 0;
+}
+
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
   const d = record.dynamodb ?? {};
   return {
@@ -307,7 +316,11 @@ export class LocalStreamPump {
       const records = page.Records ?? [];
       let next = page.NextShardIterator;
       if (records.length) {
-        const result = await this.handler({ Records: records.map((r) => toLambdaRecord(r, this.streamArn)) });
+        // The cloud's event source mapping filters the same way (OUTBOX_FILTER_PATTERN in infra).
+        const carrying = records.filter(carriesOutbox);
+        const result = carrying.length
+          ? await this.handler({ Records: carrying.map((r) => toLambdaRecord(r, this.streamArn)) })
+          : undefined;
         const failed = result?.batchItemFailures?.[0]?.itemIdentifier;
         // Everything before the first failed record was published.
         const failedAt = failed ? records.findIndex((r) => r.dynamodb?.SequenceNumber === failed) : -1;

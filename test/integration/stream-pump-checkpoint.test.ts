@@ -31,7 +31,17 @@ async function freshTable(endpoint: string, tableName = `pump-${randomUUID()}`) 
 
 async function writeItems(client: DynamoDBClient, tableName: string, ids: string[]): Promise<void> {
   for (const id of ids) {
-    await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: id }, sk: { S: 'TX' } } }));
+    // Each item carries one outbox event, as a transaction write does; only such records reach the publisher.
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: id },
+          sk: { S: 'TX' },
+          outbox: { L: [{ M: { metadata: { M: { id: { S: id } } } } }] },
+        },
+      }),
+    );
   }
 }
 
@@ -72,6 +82,26 @@ async function drain(pump: LocalStreamPump): Promise<void> {
 }
 
 describe('local stream pump: checkpoint and resume', () => {
+  it('hands the publisher only records that carry outbox events, like the cloud stream filter, and still moves past the others', async () => {
+    // Prepare: a receipt-like item (no outbox) between two transaction-like items.
+    const endpoint = inject('dynamoEndpoint');
+    const { client, tableName } = await freshTable(endpoint);
+    cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
+    await writeItems(client, tableName, ['tx-1']);
+    await client.send(
+      new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'receipt' }, sk: { S: 'RCPT#1' } } }),
+    );
+    await writeItems(client, tableName, ['tx-2']);
+    const rec = recorder();
+    const pump = pumpFor(endpoint, client, tableName, rec.handler);
+    await pump.start();
+    // Act
+    await drain(pump);
+    await drain(pump);
+    // Assess
+    expect(rec.seen).toEqual(['tx-1', 'tx-2']);
+  });
+
   it('publishes, after a crash and restart, everything written but not yet published', async () => {
     // Prepare: 12 callbacks stored; the first pump publishes one batch of 5, then dies publishing the next.
     const endpoint = inject('dynamoEndpoint');
