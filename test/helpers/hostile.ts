@@ -1,0 +1,423 @@
+/**
+ * Support for the black-box hostile-input suite (test/hostile): a relay configured with recognisable
+ * secrets, a raw HTTP client that sends exactly the bytes, paths and headers it is given (fetch would
+ * normalise them), and lookups of the quarantine entry a request produced.
+ *
+ * Everything here drives the relay over HTTP and reads the store only through `listQuarantine` and
+ * `listTransactionItems`, so it survives refactors of the relay's internals.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type LocalRelay, startLocalRelay } from '../../local/relay';
+import { parseConfig } from '../../shared/config/load';
+import { ADMIN_TOKEN, CollectingSink, silentLogger, startTestRelay, type TestRelay } from './relay';
+
+/** The envelope flush() returns (derived, so this file does not depend on where the type lives). */
+export type EventEnvelope = Awaited<ReturnType<TestRelay['flush']>>[number];
+
+// ---------------------------------------------------------------------------------------------
+// Secrets: recognisable strings that must never come back out of the relay.
+// ---------------------------------------------------------------------------------------------
+
+export const MOMO_SECRET = 'momoPathSecretHOSTILE7f3a9c';
+export const DARAJA_SECRET = 'darajaPathSecretHOSTILE4e8b21';
+export const AIRTEL_KEY = 'airtelCallbackKeyHOSTILE91d0';
+export const SECURITY_CREDENTIAL = 'S3cr3tCredentialHOSTILEb64Zm9vYmFy';
+export const PASSWORD = 'Passw0rdHOSTILEMTc0Mzc5MjAyNA';
+export const BEARER = ADMIN_TOKEN;
+
+/** Every secret with a name, for precise failure messages. */
+export const SECRETS: Readonly<Record<string, string>> = {
+  momoPathSecret: MOMO_SECRET,
+  darajaPathSecret: DARAJA_SECRET,
+  airtelCallbackKey: AIRTEL_KEY,
+  securityCredential: SECURITY_CREDENTIAL,
+  password: PASSWORD,
+  bearerToken: BEARER,
+};
+
+/** Names of the secrets that occur in `text`. */
+export function secretsIn(text: string, secrets: Readonly<Record<string, string>> = SECRETS): string[] {
+  return Object.entries(secrets)
+    .filter(([, value]) => text.includes(value))
+    .map(([name]) => name);
+}
+
+/** A Safaricom address of the default allow-list, and one that is not in it. */
+export const SAFARICOM_IP = '196.201.214.200';
+export const STRANGER_IP = '203.0.113.9';
+
+export const DARAJA_ROUTES = [
+  'stk',
+  'c2b/validation',
+  'c2b/confirmation',
+  'b2c/result',
+  'b2c/timeout',
+  'status/result',
+  'status/timeout',
+] as const;
+export type DarajaRoute = (typeof DARAJA_ROUTES)[number];
+
+/** momo/open, momo/guarded (path secret), airtel/demo (enforce), daraja/open and daraja/guarded (secret + enforce). */
+export function hostileConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    accounts: {
+      momo: {
+        open: { currency: 'EUR' },
+        guarded: { currency: 'EUR', pathSecret: MOMO_SECRET },
+      },
+      airtel: {
+        demo: { callbackKey: AIRTEL_KEY, hashMode: 'enforce', currency: 'UGX' },
+      },
+      daraja: {
+        open: { shortCode: '600638', sourceIp: { mode: 'enforce' } },
+        guarded: { pathSecret: DARAJA_SECRET, sourceIp: { mode: 'enforce' } },
+      },
+    },
+    ...extra,
+  };
+}
+
+export function startHostileRelay(extra: Record<string, unknown> = {}): Promise<TestRelay> {
+  return startTestRelay(hostileConfig(extra));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw HTTP
+// ---------------------------------------------------------------------------------------------
+
+export interface RawRequest {
+  method: string;
+  /** Sent verbatim (no normalisation of `..`, `//` or percent-escapes). */
+  path: string;
+  /** Pairs, so that a header can be sent more than once. */
+  headers?: ReadonlyArray<readonly [string, string]>;
+  body?: Buffer | string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+}
+
+/** One request over node:http, exactly as given. Never throws for an HTTP status. */
+export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawResponse> {
+  const url = new URL(baseUrl);
+  const body = req.body === undefined ? undefined : Buffer.from(req.body);
+  // A header given more than once is sent as one line per value.
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of req.headers ?? []) {
+    const seen = headers[name];
+    headers[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  if (body !== undefined && !(req.headers ?? []).some(([n]) => n.toLowerCase() === 'content-length'))
+    headers['content-length'] = String(body.length);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+        });
+      },
+    );
+    request.setTimeout(30_000, () => request.destroy(new Error(`timeout: ${req.method} ${req.path}`)));
+    request.on('error', reject);
+    if (body !== undefined) request.write(body);
+    request.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quarantine lookups
+// ---------------------------------------------------------------------------------------------
+
+/** The header every hostile request carries, so its quarantine entry can be found. */
+export const MARKER_HEADER = 'x-hostile-id';
+
+export const newMarker = () => `h-${randomUUID()}`;
+
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * The quarantine entry of the request that carried `marker` in MARKER_HEADER (newest first; today's
+ * UTC day and, around midnight, the day before). Undefined when there is none.
+ */
+export async function findQuarantined(
+  relay: TestRelay,
+  marker: string,
+  limit = 25,
+): Promise<Record<string, unknown> | undefined> {
+  const now = new Date();
+  const days = [...new Set([utcDay(now), utcDay(new Date(now.getTime() - 60_000))])];
+  for (const day of days) {
+    const items = await relay.store.listQuarantine(day, limit);
+    const hit = items.find((item) => {
+      const headers = item.headers as Record<string, unknown> | undefined;
+      return headers?.[MARKER_HEADER] === marker || JSON.stringify(item).includes(marker);
+    });
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** Today's quarantine entries (a generous page), e.g. to count before/after. */
+export async function quarantineToday(relay: TestRelay, limit = 500): Promise<Record<string, unknown>[]> {
+  return relay.store.listQuarantine(utcDay(new Date()), limit);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+export const eventType = (e: EventEnvelope) => e.metadata.type;
+export const eventData = (e: EventEnvelope) => e.data as Record<string, any>;
+
+export function eventsOfReference(events: readonly EventEnvelope[], reference: string): EventEnvelope[] {
+  return events.filter((e) => eventData(e).reference === reference);
+}
+
+/** The CallbackRejected event raised for a quarantine entry. */
+export function rejectionFor(
+  events: readonly EventEnvelope[],
+  quarantined: Record<string, unknown>,
+): EventEnvelope | undefined {
+  return events.find(
+    (e) => eventType(e) === 'CallbackRejected' && eventData(e).quarantineId === quarantined.id,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies
+// ---------------------------------------------------------------------------------------------
+
+export const uuid = () => randomUUID();
+
+/** `depth` levels of nested arrays or objects around `1`, as text (JSON.stringify would overflow). */
+export function deepJson(depth: number, kind: 'array' | 'object', key = 'a'): string {
+  return kind === 'array'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${`{"${key}":`.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/** Airtel `hash` for `{transaction}` (recipes stringify-without-hash / stringify-transaction). */
+export function airtelHash(transaction: unknown, key = AIRTEL_KEY): string {
+  return createHmac('sha256', key).update(JSON.stringify({ transaction }), 'utf8').digest('base64');
+}
+
+export function stkBody(checkoutRequestId: string, fields: { amount?: number; resultCode?: number } = {}) {
+  const resultCode = fields.resultCode ?? 0;
+  return {
+    Body: {
+      stkCallback: {
+        MerchantRequestID: '29115-34620561-1',
+        CheckoutRequestID: checkoutRequestId,
+        ResultCode: resultCode,
+        ResultDesc:
+          resultCode === 0 ? 'The service request is processed successfully.' : 'Request cancelled by user',
+        ...(resultCode === 0
+          ? {
+              CallbackMetadata: {
+                Item: [
+                  { Name: 'Amount', Value: fields.amount ?? 1 },
+                  { Name: 'MpesaReceiptNumber', Value: 'NLJ7RT61SV' },
+                  { Name: 'Balance' },
+                  { Name: 'TransactionDate', Value: 20191219102115 },
+                  { Name: 'PhoneNumber', Value: 254708374149 },
+                ],
+              },
+            }
+          : {}),
+      },
+    },
+  };
+}
+
+export function c2bBody(transId: string, fields: Record<string, unknown> = {}) {
+  return {
+    TransactionType: 'Pay Bill',
+    TransID: transId,
+    TransTime: '20191122063845',
+    TransAmount: '10',
+    BusinessShortCode: '600638',
+    BillRefNumber: 'ACC-001',
+    InvoiceNumber: '',
+    OrgAccountBalance: '',
+    ThirdPartyTransID: '',
+    MSISDN: '25470****149',
+    FirstName: 'John',
+    MiddleName: '',
+    LastName: 'Doe',
+    ...fields,
+  };
+}
+
+export function b2cResultBody(
+  originatorConversationId: string,
+  parameters: { Key: string; Value?: unknown }[] = [
+    { Key: 'TransactionAmount', Value: 10 },
+    { Key: 'TransactionReceipt', Value: 'NLJ41HAY6Q' },
+    { Key: 'ReceiverPartyPublicName', Value: '254708374149 - John Doe' },
+  ],
+) {
+  return {
+    Result: {
+      ResultType: 0,
+      ResultCode: 0,
+      ResultDesc: 'The service request is processed successfully.',
+      OriginatorConversationID: originatorConversationId,
+      ConversationID: `AG_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
+      TransactionID: 'NLJ41HAY6Q',
+      ResultParameters: { ResultParameter: parameters },
+      ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: 'https://example.com/timeout' } },
+    },
+  };
+}
+
+export function timeoutEchoBody(originatorConversationId: string) {
+  return {
+    InitiatorName: 'testapi',
+    SecurityCredential: SECURITY_CREDENTIAL,
+    CommandID: 'BusinessPayment',
+    Amount: '10',
+    PartyA: '600981',
+    PartyB: '254708374149',
+    Remarks: 'Payout',
+    Occassion: '',
+    OriginatorConversationID: originatorConversationId,
+  };
+}
+
+export function statusResultBody(queriedOcid: string) {
+  return {
+    Result: {
+      ConversationID: 'AG_20180223_0000493344ae97d86f75',
+      OriginatorConversationID: '3213-416199-2',
+      ResultCode: 0,
+      ResultDesc: 'The service request is processed successfully.',
+      ResultType: 0,
+      TransactionID: 'MBN0000000',
+      ResultParameters: {
+        ResultParameter: [
+          { Key: 'OriginatorConversationID', Value: queriedOcid },
+          { Key: 'TransactionStatus', Value: 'Completed' },
+          { Key: 'Amount', Value: 300 },
+          { Key: 'ReceiptNo', Value: 'MBN31H462N' },
+        ],
+      },
+      ReferenceData: { ReferenceItem: { Key: 'Occasion' } },
+    },
+  };
+}
+
+/** A plausible body for each Daraja route, carrying the recognisable SecurityCredential and Password. */
+export function darajaBody(route: DarajaRoute, id: string = `HX${randomUUID().slice(0, 8)}`) {
+  const secrets = { SecurityCredential: SECURITY_CREDENTIAL, Password: PASSWORD };
+  switch (route) {
+    case 'stk':
+      return { ...stkBody(`ws_CO_${id}`), ...secrets };
+    case 'c2b/validation':
+    case 'c2b/confirmation':
+      return { ...c2bBody(id), ...secrets };
+    case 'b2c/result':
+      return { ...b2cResultBody(id), ...secrets };
+    case 'b2c/timeout':
+    case 'status/timeout':
+      return { ...timeoutEchoBody(id), Password: PASSWORD };
+    case 'status/result':
+      return { ...statusResultBody(id), ...secrets };
+  }
+}
+
+export function momoSuccessBody(fields: Record<string, unknown> = {}) {
+  return {
+    financialTransactionId: '363440463',
+    externalId: 'order-8841',
+    amount: '100',
+    currency: 'EUR',
+    payer: { partyIdType: 'MSISDN', partyId: '46733123459' },
+    payerMessage: 'Order 8841',
+    payeeNote: 'Thanks',
+    status: 'SUCCESSFUL',
+    ...fields,
+  };
+}
+
+export function airtelBody(
+  transaction: Record<string, unknown> = {
+    id: `AT-${randomUUID().slice(0, 8)}`,
+    message: 'Paid UGX 5,000 to MERCHANT',
+    status_code: 'TS',
+    airtel_money_id: 'MP210603.1234.A00001',
+  },
+) {
+  return { transaction, hash: airtelHash(transaction) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A relay on its own DynamoDB Local (which a test may kill)
+// ---------------------------------------------------------------------------------------------
+
+export interface RelayOnOwnDynamo {
+  relay: LocalRelay;
+  dynamo: DynamoDbLocalHandle;
+  /** Stops the relay, then DynamoDB Local if it is still running. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The real local relay (startLocalRelay) on a DynamoDB Local of its own, started on a free port, so
+ * that a test can kill DynamoDB (by its process group, as global-setup does) under a running relay.
+ */
+export async function startRelayOnOwnDynamo(
+  rawConfig: Record<string, unknown> = {},
+): Promise<RelayOnOwnDynamo> {
+  const dynamo = await startDynamoDbLocal();
+  try {
+    const config = parseConfig({
+      management: { auth: 'bearer', bearerToken: ADMIN_TOKEN },
+      ...hostileConfig(),
+      ...rawConfig,
+    });
+    const relay = await startLocalRelay({
+      config,
+      dynamoEndpoint: dynamo.endpoint,
+      tableName: `hostile-${randomUUID()}`,
+      port: 0,
+      log: silentLogger,
+      sink: new CollectingSink(),
+      streamPollMs: 50,
+    });
+    return {
+      relay,
+      dynamo,
+      async stop() {
+        await Promise.race([relay.stop(), new Promise((r) => setTimeout(r, 10_000))]);
+        await dynamo.stop();
+      },
+    };
+  } catch (error) {
+    await dynamo.stop();
+    throw error;
+  }
+}
