@@ -2,8 +2,10 @@
 // compete with the relay for the event loop it is measuring (a provider is another machine).
 // node:http with keep-alive sockets rather than fetch: the generator shares the machine's two cores
 // with the relay and DynamoDB Local, so its own CPU per request must stay small.
+import { Buffer } from 'node:buffer';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { URL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { url, references, concurrency, body } = workerData;

@@ -65,10 +65,7 @@ describe('Daraja callbacks against DynamoDB Local', () => {
         receiveCallback(services, post('/v1/daraja/demo/c2b/confirmation', body)),
       ),
     );
-    const repeat = await receiveCallback(
-      services,
-      post('/v1/daraja/demo/c2b/confirmation', body),
-    );
+    const repeat = await receiveCallback(services, post('/v1/daraja/demo/c2b/confirmation', body));
     const events = await publishedFor(id);
     const tx = await table.store.getTransaction({ provider: 'daraja', account: 'demo', reference: id });
     // Assess
@@ -101,14 +98,8 @@ describe('Daraja callbacks against DynamoDB Local', () => {
     const knownBody = { ...fixture('c2b-validation.json'), TransID: transId(), BillRefNumber: 'acc-001' };
     const unknownBody = { ...fixture('c2b-validation.json'), TransID: transId(), BillRefNumber: 'ACC-404' };
     // Act
-    const known = await receiveCallback(
-      services,
-      post('/v1/daraja/known/c2b/validation', knownBody),
-    );
-    const unknown = await receiveCallback(
-      services,
-      post('/v1/daraja/known/c2b/validation', unknownBody),
-    );
+    const known = await receiveCallback(services, post('/v1/daraja/known/c2b/validation', knownBody));
+    const unknown = await receiveCallback(services, post('/v1/daraja/known/c2b/validation', unknownBody));
     const decided = await publishedFor(unknownBody.TransID);
     // Assess
     expect(known.body).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });

@@ -70,10 +70,7 @@ describe('MoMo callbacks against DynamoDB Local', () => {
   it('applies an identical callback once and answers the repeat with 200', async () => {
     const ref = reference();
     await register(ref);
-    const first = await receiveCallback(
-      services,
-      callback(ref, fixture('requesttopay-successful.json')),
-    );
+    const first = await receiveCallback(services, callback(ref, fixture('requesttopay-successful.json')));
     const again = await receiveCallback(
       services,
       callback(ref, fixture('requesttopay-successful.json'), 'POST'),
@@ -135,10 +132,7 @@ describe('MoMo callbacks against DynamoDB Local', () => {
     const ref = reference();
     await register(ref);
     await receiveCallback(services, callback(ref, fixture('requesttopay-successful.json')));
-    await receiveCallback(
-      services,
-      callback(ref, fixture('requesttopay-failed-object-reason.json')),
-    );
+    await receiveCallback(services, callback(ref, fixture('requesttopay-failed-object-reason.json')));
     const tx = await table.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
     expect(tx?.status).toBe('SUCCEEDED');
     expect(tx?.conflicts).toMatchObject([{ kind: 'STATUS', reportedStatus: 'FAILED' }]);
@@ -147,10 +141,7 @@ describe('MoMo callbacks against DynamoDB Local', () => {
 
   it('stores and applies a callback for an unregistered reference as an orphan', async () => {
     const ref = reference();
-    const answer = await receiveCallback(
-      services,
-      callback(ref, fixture('requesttopay-successful.json')),
-    );
+    const answer = await receiveCallback(services, callback(ref, fixture('requesttopay-successful.json')));
     expect(answer.statusCode).toBe(200);
     expect(await publishedFor(ref)).toEqual(['CallbackOrphaned', 'TransactionSucceeded']);
     // A registration arriving after its callback adopts the orphan instead of failing.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOMO_SANDBOX_FAMILIES } from '../../simulator/momo/outcomes';
 import type { Simulator } from '../../simulator/server';
-import { call, eventually, parse, type Receiver, startReceiver, startSim } from './helpers';
+import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
 import { create, momoHeaders, momoToken, msisdn, rtpBody } from './momo-helpers';
 
 let sim: Simulator;
