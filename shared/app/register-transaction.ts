@@ -57,7 +57,11 @@ export const registrationSchema = z
     metadata: z
       .record(z.string(), z.unknown())
       .superRefine((value, ctx) => {
-        const problem = jsonLimitProblem(value, { maxDepth: MAX_METADATA_DEPTH, refuseEmptyNames: true });
+        const problem = jsonLimitProblem(value, {
+          maxDepth: MAX_METADATA_DEPTH,
+          refuseEmptyNames: true,
+          refuseUnsafeNumbers: true,
+        });
         if (problem) ctx.addIssue({ code: 'custom', message: `metadata: ${problem}` });
         else if (JSON.stringify(value).length > MAX_METADATA_BYTES)
           ctx.addIssue({ code: 'custom', message: `metadata is over ${MAX_METADATA_BYTES} bytes as JSON` });
@@ -133,7 +137,11 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   const metadata = (input as { metadata?: unknown } | null)?.metadata;
   const metadataProblem =
     metadata && typeof metadata === 'object'
-      ? jsonLimitProblem(metadata, { maxDepth: MAX_METADATA_DEPTH, refuseEmptyNames: true })
+      ? jsonLimitProblem(metadata, {
+          maxDepth: MAX_METADATA_DEPTH,
+          refuseEmptyNames: true,
+          refuseUnsafeNumbers: true,
+        })
       : undefined;
   if (metadataProblem) {
     throw new SchemaValidationError('Invalid transaction registration', {

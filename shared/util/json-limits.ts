@@ -12,6 +12,16 @@ export interface JsonLimits {
   maxDepth?: number;
   /** Also refuse empty member names (DynamoDB map keys cannot be empty). */
   refuseEmptyNames?: boolean;
+  /** Also refuse numbers a store cannot hold exactly: not finite (1e309), or integers beyond 2^53. */
+  refuseUnsafeNumbers?: boolean;
+}
+
+function numberProblem(value: unknown): string | undefined {
+  if (typeof value !== 'number') return undefined;
+  if (!Number.isFinite(value)) return 'a number is too large to be stored (not finite once parsed)';
+  if (Number.isInteger(value) && !Number.isSafeInteger(value))
+    return 'an integer is beyond 2^53 and would lose digits; send it as a string';
+  return undefined;
 }
 
 /** The first problem found, as a message a person can act on; undefined when the value is within limits. */
@@ -20,11 +30,14 @@ export function jsonLimitProblem(value: unknown, limits: JsonLimits = {}): strin
   const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
   while (stack.length) {
     const { node, depth } = stack.pop()!;
+    if (limits.refuseUnsafeNumbers) {
+      const problem = numberProblem(node);
+      if (problem) return problem;
+    }
     if (node === null || typeof node !== 'object') continue;
     if (depth > maxDepth) return `JSON is nested more than ${maxDepth} levels deep`;
     if (Array.isArray(node)) {
-      for (const item of node)
-        if (item !== null && typeof item === 'object') stack.push({ node: item, depth: depth + 1 });
+      for (const item of node) stack.push({ node: item, depth: depth + 1 });
       continue;
     }
     for (const name of Object.keys(node)) {
@@ -32,8 +45,7 @@ export function jsonLimitProblem(value: unknown, limits: JsonLimits = {}): strin
       if (name.length > MAX_MEMBER_NAME_LENGTH)
         return `a member name is ${name.length} characters long; the limit is ${MAX_MEMBER_NAME_LENGTH}`;
       if (limits.refuseEmptyNames && name === '') return 'empty member names are not allowed';
-      const member = (node as Record<string, unknown>)[name];
-      if (member !== null && typeof member === 'object') stack.push({ node: member, depth: depth + 1 });
+      stack.push({ node: (node as Record<string, unknown>)[name], depth: depth + 1 });
     }
   }
   return undefined;

@@ -59,7 +59,7 @@ function isInputRefusal(error: unknown): boolean {
   const message = (error as Error).message ?? '';
   return (
     name === 'ValidationException' ||
-    /^(Unsupported type passed|Pass options\.removeUndefinedValues|Number .* is (greater|lesser) than)/.test(
+    /^(Unsupported type passed|Pass options\.removeUndefinedValues|Number .* is (greater|lesser) than|Special numeric value)/.test(
       message,
     )
   );

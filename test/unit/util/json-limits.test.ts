@@ -88,4 +88,15 @@ describe('jsonLimitProblem', () => {
     const problem = jsonLimitProblem({ secret: 'hunter2-value', constructor: 'x' });
     expect(problem).not.toContain('hunter2-value');
   });
+
+  it('refuses numbers a store cannot hold exactly only when asked to', () => {
+    // Prepare
+    const infinite = JSON.parse('{"a":{"b":[1e309]}}');
+    const unsafe = JSON.parse('{"a":9007199254740993}');
+    // Act / Assess
+    expect(jsonLimitProblem(infinite)).toBeUndefined();
+    expect(jsonLimitProblem(infinite, { refuseUnsafeNumbers: true })).toMatch(/not finite/);
+    expect(jsonLimitProblem(unsafe, { refuseUnsafeNumbers: true })).toMatch(/beyond 2\^53/);
+    expect(jsonLimitProblem({ a: 1.5, b: -3, c: 1e-7 }, { refuseUnsafeNumbers: true })).toBeUndefined();
+  });
 });
