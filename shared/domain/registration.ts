@@ -1,5 +1,5 @@
 import { businessMismatch, conflictEvent, unconfirmedSuccess } from './apply-report';
-import { buildEvent, correlationIdOf, transactionEventData } from './events';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
 
 /** What the partner says about a transaction it initiated (already validated by the use case). */
@@ -118,14 +118,7 @@ export function applyRegistration(
       now,
       transactionEventData(next, report.receivedAt),
     );
-    return {
-      kind: 'adopt',
-      next: {
-        ...next,
-        events: [...next.events, { id: event.metadata.id, type: event.metadata.type, at: now }],
-        outbox: [event],
-      },
-    };
+    return { kind: 'adopt', next: publishing(next, event, now) };
   }
   const detail = `before registration, a callback reported ${report.status} with ${mismatch.detail}`;
   const conflict = {
@@ -151,12 +144,14 @@ export function applyRegistration(
     discriminator: `${mismatch.kind}:registration:${report.status}`,
     occurredAt: now,
   });
+  return { kind: 'adopt', next: publishing(next, event, now) };
+}
+
+/** The adopted record with the one event its write publishes (the table's stream is the outbox). */
+function publishing(next: TransactionRecord, event: EventEnvelope, now: string): TransactionRecord {
   return {
-    kind: 'adopt',
-    next: {
-      ...next,
-      events: [...next.events, { id: event.metadata.id, type: event.metadata.type, at: now }],
-      outbox: [event],
-    },
+    ...next,
+    events: [...next.events, { id: event.metadata.id, type: event.metadata.type, at: now }],
+    outbox: [event],
   };
 }
