@@ -23,6 +23,23 @@ import { writeWithRetry } from './write-with-retry';
 const MAX_METADATA_DEPTH = 16;
 const MAX_METADATA_BYTES = 8 * 1024;
 
+/**
+ * Metadata limits, on the value as received: zod's record would silently drop a "__proto__" member,
+ * so the check cannot wait for the parsed copy.
+ */
+function metadataProblem(metadata: unknown): string | undefined {
+  if (!metadata || typeof metadata !== 'object') return undefined;
+  const problem = jsonLimitProblem(metadata, {
+    maxDepth: MAX_METADATA_DEPTH,
+    refuseEmptyNames: true,
+    refuseUnsafeNumbers: true,
+  });
+  if (problem) return problem;
+  return JSON.stringify(metadata).length > MAX_METADATA_BYTES
+    ? `metadata is over ${MAX_METADATA_BYTES} bytes as JSON`
+    : undefined;
+}
+
 const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const decimal = toDecimalString(v);
   if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
@@ -54,19 +71,8 @@ export const registrationSchema = z
       .positive()
       .max(90 * 86_400)
       .optional(),
-    metadata: z
-      .record(z.string(), z.unknown())
-      .superRefine((value, ctx) => {
-        const problem = jsonLimitProblem(value, {
-          maxDepth: MAX_METADATA_DEPTH,
-          refuseEmptyNames: true,
-          refuseUnsafeNumbers: true,
-        });
-        if (problem) ctx.addIssue({ code: 'custom', message: `metadata: ${problem}` });
-        else if (JSON.stringify(value).length > MAX_METADATA_BYTES)
-          ctx.addIssue({ code: 'custom', message: `metadata is over ${MAX_METADATA_BYTES} bytes as JSON` });
-      })
-      .optional(),
+    // Its limits are checked on the input as received (metadataProblem), before zod copies it.
+    metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type Registration = z.infer<typeof registrationSchema>;
@@ -133,19 +139,10 @@ export interface RegistrationResult {
  * (domain/registration.ts). Read → decide → conditional write through the one write-with-retry loop.
  */
 export async function registerTransaction(deps: ManagementDeps, input: unknown): Promise<RegistrationResult> {
-  // zod's record drops a "__proto__" member silently: the limits are checked on the input as received.
-  const metadata = (input as { metadata?: unknown } | null)?.metadata;
-  const metadataProblem =
-    metadata && typeof metadata === 'object'
-      ? jsonLimitProblem(metadata, {
-          maxDepth: MAX_METADATA_DEPTH,
-          refuseEmptyNames: true,
-          refuseUnsafeNumbers: true,
-        })
-      : undefined;
-  if (metadataProblem) {
+  const problem = metadataProblem((input as { metadata?: unknown } | null)?.metadata);
+  if (problem) {
     throw new SchemaValidationError('Invalid transaction registration', {
-      details: { issues: { properties: { metadata: { errors: [`metadata: ${metadataProblem}`] } } } },
+      details: { issues: { properties: { metadata: { errors: [`metadata: ${problem}`] } } } },
     });
   }
   const parsed = registrationSchema.safeParse(input);
