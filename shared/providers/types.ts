@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RelayError } from '../domain/errors';
-import type { ReportDraft } from '../domain/transaction';
+import type { Money, ReportDraft } from '../domain/transaction';
 import type { HttpMethod } from '../http/types';
 
 export interface AccountContext<S> {
@@ -113,6 +113,69 @@ export interface RegistrationRules<S> {
   }): string;
 }
 
+/** What the poller knows of the transaction it asks the provider about. */
+export interface StatusQuery {
+  kind: string;
+  /** The provider-side correlation id (MoMo X-Reference-Id, Airtel transaction.id, CheckoutRequestID…). */
+  reference: string;
+  amount: Money | undefined;
+  msisdn: string | undefined;
+  externalId: string | undefined;
+  providerTransactionId: string | undefined;
+  /** Provider facts already known (receipt numbers, ConversationID…). */
+  attributes: Record<string, string>;
+  createdAt: string;
+  /**
+   * Base of this account's callback routes: `<publicBaseUrl>/v1/<provider>/<account>[/<pathSecret>]`.
+   * Daraja's transaction status query needs a ResultURL and QueueTimeOutURL under it.
+   */
+  callbackBase: string;
+}
+
+/**
+ * The provider's answer to one status call, classified. Only codes on the provider's fixed list of final
+ * codes may produce a draft with status SUCCEEDED or FAILED; transitional answers ("being processed",
+ * `400.002.02`, `4999`, TIP, PENDING…) and unknown codes produce PENDING or AMBIGUOUS drafts (or `pending`).
+ */
+export type StatusAnswer =
+  /** The provider stated a status; `draft.key.reference` is the query's reference. */
+  | { type: 'report'; draft: ReportDraft; providerCode: string; detail: string }
+  /** Still in progress (no draft worth applying), e.g. Daraja "The transaction is being processed". */
+  | { type: 'pending'; providerCode?: string; detail: string }
+  /** The provider says it never accepted the request (MoMo 404 on the status GET, Airtel unknown id). */
+  | { type: 'not-found'; providerCode?: string; detail: string }
+  /**
+   * Asynchronous status call accepted (Daraja transaction status query): the result arrives later on a
+   * callback route. `alias` is recorded before anything else so that result is applied to this transaction.
+   */
+  | { type: 'requested'; detail: string; alias?: { namespace: string; id: string } }
+  /** No answer worth trusting. Never settles anything; the poller backs off. */
+  | {
+      type: 'error';
+      error: 'timeout' | 'unavailable' | 'throttled' | 'garbage' | 'credentials' | 'rejected' | 'unsupported';
+      detail: string;
+      /** From Retry-After or the provider's throttling answer. */
+      retryAfterMs?: number;
+      /** HTTP status, when there was one. */
+      httpStatus?: number;
+    };
+
+export interface StatusApiDeps {
+  fetch: typeof fetch;
+  /** Milliseconds since the epoch (token expiry); injectable for tests. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  log: {
+    warn(message: string, ...extra: Record<string, unknown>[]): void;
+    info(message: string, ...extra: Record<string, unknown>[]): void;
+  };
+}
+
+/** One account's status API client: tokens cached and refreshed, timeouts, retries, rate limit inside. */
+export interface StatusApi {
+  check(query: StatusQuery, signal?: AbortSignal): Promise<StatusAnswer>;
+}
+
 /**
  * One provider dialect, pure: redaction, verification, parsing into reports, acks. It makes no storage
  * calls. Adding a provider means adding a folder that exports one of these and listing it in
@@ -138,6 +201,13 @@ export interface ProviderModule<S = unknown> {
   formatError?(error: RelayError, statusCode: number, route: string | undefined): ProviderAck | undefined;
   /** URLs the account is configured with, so config validation can apply the URL rules to them. */
   configuredUrls?(settings: S): { key: string; url: string }[];
+  /**
+   * The account's status API client, or undefined when the account has no `api` settings (then nothing
+   * can be checked: the poller still expires the transaction at the window's end).
+   */
+  statusApi?(account: AccountContext<S>, deps: StatusApiDeps): StatusApi | undefined;
+  /** Kinds whose transactions the status API can check (others are only expired at the window's end). */
+  statusKinds?: readonly string[];
   /** Secret values in an account's settings (keys, tokens): scrubbed from every message, log and event. */
   secrets?(settings: S): (string | undefined)[];
 }
