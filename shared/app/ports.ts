@@ -143,3 +143,17 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * Operational metrics (Powertools Metrics / CloudWatch EMF in AWS, printed locally). Names are
+ * PascalCase; dimensions are low-cardinality (provider, account, kind, origin), never a reference.
+ */
+export interface RelayMetrics {
+  count(name: string, value?: number, dimensions?: Record<string, string>): void;
+  /** A duration in milliseconds. */
+  timing(name: string, ms: number, dimensions?: Record<string, string>): void;
+  /** Writes what was collected (one EMF blob per invocation in AWS). */
+  flush(): void;
+}
+
+export const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () => {} };

@@ -5,6 +5,8 @@ import {
   InvalidCallbackUrlError,
   InvalidReferenceError,
   RegistrationConflictError,
+  RelayError,
+  StorageUnavailableError,
   SchemaValidationError,
   UnknownAccountError,
   UnknownKindError,
@@ -228,4 +230,31 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     );
   }
   return { created: result.created, transaction: toView(result.tx), callbackUrl };
+}
+
+/**
+ * A `TransactionInitiated` event on the bus: `detail.data` (the envelope the relay's own events use) or
+ * `detail` itself is the registration body. Bad input is logged and reported, never thrown: EventBridge
+ * would retry it for a day without a chance of success.
+ */
+export async function registerFromEvent(
+  deps: ManagementDeps & { log: { warn(message: string, ...extra: Record<string, unknown>[]): void } },
+  event: { detail?: unknown; id?: string },
+): Promise<{ registered: boolean; created?: boolean; error?: string }> {
+  const detail = event.detail as { data?: unknown } | undefined;
+  const body = detail && typeof detail === 'object' && 'data' in detail ? detail.data : detail;
+  try {
+    const result = await registerTransaction(deps, body);
+    return { registered: true, created: result.created };
+  } catch (error) {
+    if (error instanceof RelayError && !(error instanceof StorageUnavailableError)) {
+      deps.log.warn('TransactionInitiated event refused', {
+        eventId: event.id,
+        code: error.code,
+        error: error.message,
+      });
+      return { registered: false, error: error.message };
+    }
+    throw error;
+  }
 }

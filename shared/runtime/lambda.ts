@@ -1,7 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
-import { systemClock } from '../app/ports';
+import { noMetrics, systemClock } from '../app/ports';
+import type { ReconcileServices } from '../app/reconcile';
+import { statusApiRegistry } from '../app/status-apis';
 import { type RelayServices, scrubbingLogger } from '../app/services';
 import { loadConfig } from '../config/load';
 import { secretScrubber } from '../config/secrets';
@@ -26,5 +28,19 @@ export async function lambdaServices(
   return {
     logger,
     services: { config, store, clock: systemClock, log: scrubbingLogger(logger, scrub), scrub },
+  };
+}
+
+/**
+ * The poller's wiring: the relay's services plus one status API client per account (created once per
+ * cold start, so tokens are cached across invocations) and Powertools Metrics.
+ */
+export async function lambdaReconcileServices(
+  serviceName: string,
+): Promise<{ services: ReconcileServices; logger: Logger }> {
+  const { services, logger } = await lambdaServices(serviceName);
+  return {
+    logger,
+    services: { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics },
   };
 }

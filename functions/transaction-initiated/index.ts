@@ -1,0 +1,14 @@
+import middy from '@middy/core';
+import { registerFromEvent } from '../../shared/app/register-transaction';
+import { lambdaServices } from '../../shared/runtime/lambda';
+
+const { services } = await lambdaServices('relay-transaction-initiated');
+
+/**
+ * `TransactionInitiated` events from the partner's services (an EventBridge rule): the same use case as
+ * `POST /v1/transactions`. A refused registration is logged and dropped (retrying cannot fix it); an
+ * outage throws so EventBridge retries and then dead-letters.
+ */
+export const handler = middy(async (event: { detail?: unknown; id?: string }) =>
+  registerFromEvent(services, event),
+);
