@@ -9,14 +9,37 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expiresAt' } as const;
 
+/**
+ * Sparse index of the transactions due for a status check: only non-final transactions carry
+ * `dueShard`/`dueAt`, so a poll cycle reads the due items, not the table. Sharded so a busy day's
+ * writes spread over partitions; keys only (the claim's UpdateItem returns the whole item).
+ */
+export const DUE_INDEX = { name: 'due', partitionKey: 'dueShard', sortKey: 'dueAt' } as const;
+
+/** Every transaction by creation day (sharded), for the reconciliation report; keys only, written once. */
+export const DAY_INDEX = { name: 'byDay', partitionKey: 'dayShard', sortKey: 'createdAt' } as const;
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
+  const keysOnlyIndex = (index: typeof DUE_INDEX | typeof DAY_INDEX) => ({
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'KEYS_ONLY' as const },
+  });
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
     AttributeDefinitions: [
       { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
       { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+      { AttributeName: DUE_INDEX.partitionKey, AttributeType: 'S' },
+      { AttributeName: DUE_INDEX.sortKey, AttributeType: 'S' },
+      { AttributeName: DAY_INDEX.partitionKey, AttributeType: 'S' },
+      { AttributeName: DAY_INDEX.sortKey, AttributeType: 'S' },
     ],
+    GlobalSecondaryIndexes: [keysOnlyIndex(DUE_INDEX), keysOnlyIndex(DAY_INDEX)],
     KeySchema: [
       { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
