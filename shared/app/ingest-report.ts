@@ -6,13 +6,15 @@ import type { CorrelationCandidate, ReportIntent } from '../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
 import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
 import { type ReceiptDraft, storeReceipt } from './receipts';
+import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 
 export interface IngestDeps {
   store: RelayStore;
   clock: Clock;
   log: RelayLogger;
-  reconcileWindowSeconds: number;
+  /** Window and first check of transactions a report creates (orphans, C2B payments). */
+  reconciliation: ReconciliationSettings;
 }
 
 /** References and ids become storage keys: bounded, printable. */
@@ -65,6 +67,7 @@ export async function ingestReport(
   options: ApplyOptions & WriteOptions = {},
 ): Promise<ApplyOutcome> {
   checkReportLimits(report);
+  const timing = reconcileTiming(deps.reconciliation, report.key.provider, report.kind);
   return writeWithRetry(
     deps.store,
     report.key,
@@ -72,7 +75,11 @@ export async function ingestReport(
       const outcome = applyReport(
         current,
         report,
-        { now: deps.clock.now().toISOString(), reconcileWindowSeconds: deps.reconcileWindowSeconds },
+        {
+          now: deps.clock.now().toISOString(),
+          reconcileWindowSeconds: timing.windowSeconds,
+          firstCheckSeconds: timing.firstCheckSeconds,
+        },
         options,
       );
       return { next: outcome.kind === 'write' ? outcome.next : undefined, result: outcome };
@@ -86,20 +93,21 @@ export const ALIAS_NAMESPACE_PREFIX = 'alias:';
 /**
  * The first candidate that names a stored transaction, directly or through an alias. When none does,
  * the first direct candidate (else the first id at all) becomes the reference, and the report records
- * an orphan under it.
+ * an orphan under it. An alias the poller recorded for its own asynchronous status query also says the
+ * report is that poll's answer (origin `poll`).
  */
-export async function resolveReference(
+export async function resolveCorrelation(
   store: RelayStore,
   provider: string,
   account: string,
   candidates: readonly CorrelationCandidate[],
-): Promise<string | undefined> {
+): Promise<{ reference: string; origin?: EventOrigin } | undefined> {
   const present = candidates.filter((c): c is { via: string; value: string } => Boolean(c.value));
   for (const candidate of present) {
     if (candidate.via === 'reference') {
       if (idProblem('', candidate.value)) continue;
       if (await store.getTransaction({ provider, account, reference: candidate.value }))
-        return candidate.value;
+        return { reference: candidate.value };
       continue;
     }
     if (idProblem('', candidate.value)) continue;
@@ -110,9 +118,21 @@ export async function resolveReference(
       id: candidate.value,
     });
     const reference = alias?.data.reference;
-    if (typeof reference === 'string') return reference;
+    if (typeof reference === 'string')
+      return { reference, ...(alias?.data.origin === 'poll' ? { origin: 'poll' as const } : {}) };
   }
-  return (present.find((c) => c.via === 'reference') ?? present[0])?.value;
+  const fallback = (present.find((c) => c.via === 'reference') ?? present[0])?.value;
+  return fallback ? { reference: fallback } : undefined;
+}
+
+/** resolveCorrelation's reference alone. */
+export async function resolveReference(
+  store: RelayStore,
+  provider: string,
+  account: string,
+  candidates: readonly CorrelationCandidate[],
+): Promise<string | undefined> {
+  return (await resolveCorrelation(store, provider, account, candidates))?.reference;
 }
 
 export interface IngestBatch {
@@ -122,6 +142,8 @@ export interface IngestBatch {
   receivedAt: string;
   /** The body was authenticated end to end (see NormalizedReport.authenticated). */
   authenticated: boolean;
+  /** The account confirms unsigned successes with the status API (see NormalizedReport.needsConfirmation). */
+  confirmUnsignedSuccess?: boolean;
   intents: readonly ReportIntent[];
   /** Store the bytes that carried the reports first (callbacks, buffered callbacks). */
   receipt?: ReceiptDraft;
@@ -156,21 +178,22 @@ export async function ingestIntents(
   options: WriteOptions = {},
 ): Promise<IngestBatchResult> {
   const { store, log } = deps;
-  const placed: { intent: ReportIntent; key: TransactionKey }[] = [];
+  const placed: { intent: ReportIntent; key: TransactionKey; origin: EventOrigin }[] = [];
   for (const intent of batch.intents) {
-    const reference = intent.correlate
-      ? await resolveReference(store, batch.provider, batch.account, intent.correlate)
-      : intent.draft.key.reference;
-    if (!reference) throw new SchemaValidationError('The callback carries no id to correlate it with');
-    const key = { provider: batch.provider, account: batch.account, reference };
+    const resolved = intent.correlate
+      ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate)
+      : { reference: intent.draft.key.reference };
+    if (!resolved?.reference)
+      throw new SchemaValidationError('The callback carries no id to correlate it with');
+    const key = { provider: batch.provider, account: batch.account, reference: resolved.reference };
     checkReportLimits({ ...intent.draft, key });
-    placed.push({ intent, key });
+    placed.push({ intent, key, origin: resolved.origin ?? batch.origin });
   }
   const first = placed[0];
   const receipt =
     batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
   const outcomes: ApplyOutcome[] = [];
-  for (const { intent, key } of placed) {
+  for (const { intent, key, origin } of placed) {
     const linked = intent.link
       ? await store.getRecord(
           { provider: batch.provider, account: batch.account, ...intent.link },
@@ -183,9 +206,10 @@ export async function ingestIntents(
       key,
       attributes: { ...intent.draft.attributes, ...link },
       receivedAt: batch.receivedAt,
-      origin: batch.origin,
+      origin,
       receiptId: receipt?.receiptId,
       authenticated: batch.authenticated,
+      ...(batch.confirmUnsignedSuccess ? { needsConfirmation: true } : {}),
     };
     const outcome = await ingestReport(deps, report, {
       ...options,

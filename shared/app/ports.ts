@@ -126,12 +126,35 @@ export interface ProviderRecordStore {
   putRecord(record: ProviderRecord): Promise<void>;
 }
 
+/** One entry of the due index: a non-final transaction and when its next status check is due. */
+export interface DueItem {
+  key: TransactionKey;
+  dueAt: string;
+}
+
+/** The reconciliation work queue: a sparse index of due transactions, claimed with expiring leases. */
+export interface DueWorkStore {
+  /** Items due at `now` (dueAt ≤ now), oldest first, at most `limit`; `readItems` = index entries read. */
+  listDue(now: string, limit: number): Promise<{ items: DueItem[]; readItems: number }>;
+  /**
+   * Leases one item: if its dueAt is still `item.dueAt`, moves dueAt to the lease's end (so no other
+   * poller lists it, and it comes back if this one crashes), records the owner, bumps the revision,
+   * and returns the whole transaction as written. Undefined when another poller or a write moved it.
+   */
+  claimDue(item: DueItem, lease: { until: string; owner: string }): Promise<TransactionRecord | undefined>;
+}
+
+/** Transactions by creation time, for the reconciliation report. */
+export interface TimelineStore {
+  listCreated(from: string, to: string): Promise<TransactionKey[]>;
+}
+
 /** Readiness: storage answers a cheap call. */
 export interface StoreHealth {
   ping(signal?: AbortSignal): Promise<void>;
 }
 
-export type RelayStore = TransactionStore & ProviderRecordStore;
+export type RelayStore = TransactionStore & ProviderRecordStore & DueWorkStore & TimelineStore;
 
 /** Where normalized events go: EventBridge in the cloud, a JSON-lines file locally. */
 export interface EventSink {

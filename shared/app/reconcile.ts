@@ -1,6 +1,16 @@
-import type { StatusApi } from '../providers/types';
+import { type ApplyOutcome, applyReport } from '../domain/apply-report';
+import type { EventOrigin } from '../domain/event-envelope';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../domain/events';
+import { nextCheckAt } from '../domain/reconcile-schedule';
+import { isFinal } from '../domain/status';
+import type { CheckRecord, NormalizedReport, TransactionRecord } from '../domain/transaction';
+import { findProvider } from '../providers/registry';
+import type { StatusAnswer, StatusApi, StatusQuery } from '../providers/types';
+import { ALIAS_NAMESPACE_PREFIX } from './ingest-report';
 import type { RelayMetrics } from './ports';
+import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from './services';
+import { writeWithRetry } from './write-with-retry';
 
 /** What the poller needs beyond the relay's services: status API clients and metrics. */
 export interface ReconcileServices extends RelayServices {
@@ -28,14 +38,408 @@ export interface PollCycleResult {
   finalized: number;
   expired: number;
   errors: number;
-  /** Items read from the store during the cycle (index entries + transactions). */
+  /** Items read from the store during the cycle (index entries; claims return the item with the write). */
   readItems: number;
+}
+
+/** The latest status calls kept on a transaction: enough for a person, bounded for the item size. */
+const RECENT_CHECKS = 8;
+const MAX_DETAIL = 300;
+
+export interface CheckResult {
+  answer: StatusAnswer;
+  /** What the answer did to the transaction (undefined: nothing but the schedule). */
+  outcome: ApplyOutcome | undefined;
+  /** The transaction as written. */
+  transaction: TransactionRecord;
+  events: EventEnvelope[];
+  /** Other items of the same account should wait for the next cycle (bad credentials, throttled). */
+  holdAccount?: string;
+}
+
+function statusQueryOf(services: RelayServices, tx: TransactionRecord): StatusQuery {
+  const account = services.config.accounts.get(`${tx.key.provider}/${tx.key.account}`);
+  const base = services.config.publicBaseUrl.replace(/\/$/, '');
+  return {
+    kind: tx.kind,
+    reference: tx.key.reference,
+    amount: tx.amount,
+    msisdn: tx.msisdn,
+    externalId: tx.externalId,
+    providerTransactionId: tx.providerTransactionId,
+    attributes: tx.attributes ?? {},
+    createdAt: tx.createdAt,
+    callbackBase: `${base}/v1/${tx.key.provider}/${tx.key.account}${account?.pathSecret ? `/${account.pathSecret}` : ''}`,
+  };
+}
+
+async function askProvider(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  signal?: AbortSignal,
+): Promise<StatusAnswer> {
+  const provider = findProvider(tx.key.provider);
+  const api = services.statusApi(tx.key.provider, tx.key.account);
+  if (!api) {
+    return {
+      type: 'error',
+      error: 'unsupported',
+      detail: `no status API configured for ${tx.key.provider}/${tx.key.account} (accounts.${tx.key.provider}.${tx.key.account}.api)`,
+    };
+  }
+  if (!(provider?.statusKinds ?? []).includes(tx.kind))
+    return {
+      type: 'error',
+      error: 'unsupported',
+      detail: `${provider?.displayName ?? tx.key.provider} has no status call for kind ${tx.kind}`,
+    };
+  try {
+    return await api.check(statusQueryOf(services, tx), signal);
+  } catch (error) {
+    // A client bug must not stop the cycle; it is an error answer like any other.
+    return {
+      type: 'error',
+      error: 'unavailable',
+      detail: services.scrub(`status call failed: ${(error as Error).message}`),
+    };
+  }
+}
+
+function describe(answer: StatusAnswer): CheckRecord {
+  const at = '';
+  switch (answer.type) {
+    case 'report':
+      return {
+        at,
+        answer: `report:${answer.draft.status}`,
+        detail: answer.detail,
+        providerCode: answer.providerCode,
+      };
+    case 'pending':
+      return { at, answer: 'pending', detail: answer.detail, providerCode: answer.providerCode };
+    case 'not-found':
+      return { at, answer: 'not-found', detail: answer.detail, providerCode: answer.providerCode };
+    case 'requested':
+      return { at, answer: 'requested', detail: answer.detail };
+    case 'error':
+      return {
+        at,
+        answer: `error:${answer.error}`,
+        detail: answer.detail,
+        providerCode: answer.httpStatus ? String(answer.httpStatus) : undefined,
+      };
+  }
+}
+
+const ageSeconds = (tx: TransactionRecord, now: string) =>
+  (Date.parse(now) - Date.parse(tx.createdAt)) / 1000;
+
+/**
+ * The report a status answer makes, if any. Only the provider's final codes produce SUCCEEDED or
+ * FAILED (the client classifies them); "never accepted" settles a transaction only when it is old
+ * enough that the partner's request must have reached the provider.
+ */
+function reportFrom(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  answer: StatusAnswer,
+  now: string,
+  origin: EventOrigin,
+): NormalizedReport | undefined {
+  const base = {
+    key: tx.key,
+    kind: tx.kind,
+    receivedAt: now,
+    origin,
+    receiptId: undefined,
+    authenticated: true,
+  };
+  if (answer.type === 'report') {
+    if (answer.draft.status === 'PENDING' || answer.draft.status === 'EXPIRED') return undefined;
+    return { ...answer.draft, ...base };
+  }
+  if (answer.type === 'not-found') {
+    const grace =
+      services.config.reconciliation.notFoundGraceSeconds * services.config.reconciliation.timeScale;
+    if (ageSeconds(tx, now) < grace) return undefined;
+    return {
+      ...base,
+      status: 'FAILED',
+      reason: {
+        code: 'NOT_ACCEPTED',
+        message: answer.detail.slice(0, MAX_DETAIL),
+        providerCode: answer.providerCode,
+      },
+      providerTransactionId: undefined,
+      externalId: undefined,
+      amount: undefined,
+      party: undefined,
+      attributes: undefined,
+    };
+  }
+  return undefined;
+}
+
+/** EXPIRED (or nothing): the window ended with no final answer. AMBIGUOUS keeps being checked longer. */
+function expiryFrom(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  check: CheckRecord,
+  now: string,
+  origin: EventOrigin,
+): NormalizedReport | undefined {
+  if (isFinal(tx.status) || now < tx.reconcileUntil) return undefined;
+  const settings = services.config.reconciliation;
+  if (tx.status === 'AMBIGUOUS' && ageSeconds(tx, now) < settings.ambiguousMaxSeconds * settings.timeScale)
+    return undefined;
+  const last = {
+    at: check.at,
+    answer: check.answer,
+    detail: check.detail,
+    providerCode: check.providerCode ?? null,
+  };
+  return {
+    key: tx.key,
+    kind: tx.kind,
+    status: 'EXPIRED',
+    reason: {
+      code: 'NO_FINAL_ANSWER',
+      message: `no final answer within the reconciliation window (${tx.reconcile?.checks ?? 0} status checks before the last); last answer: ${check.answer}`,
+      providerCode: check.providerCode,
+    },
+    providerTransactionId: undefined,
+    externalId: undefined,
+    amount: undefined,
+    party: undefined,
+    attributes: undefined,
+    receivedAt: now,
+    origin,
+    receiptId: undefined,
+    eventDetail: { lastProviderAnswer: last, statusChecks: (tx.reconcile?.checks ?? 0) + 1 },
+  };
+}
+
+function escalationEvent(tx: TransactionRecord, now: string, origin: EventOrigin): EventEnvelope {
+  return buildEvent('TransactionEscalated', correlationIdOf(tx), 'AMBIGUOUS:escalated', origin, now, {
+    ...transactionEventData(tx, now),
+    ambiguousSince: [...tx.transitions].reverse().find((t) => t.to === 'AMBIGUOUS')?.at ?? tx.createdAt,
+    lastProviderAnswer: tx.reconcile?.recent.at(-1) ?? null,
+  });
+}
+
+/**
+ * One status check of one transaction, written through the one write-with-retry loop: the answer goes
+ * through the same decision as a callback (applyReport), so a callback and a poll racing still give
+ * exactly one final event; the schedule, the attempt and any expiry or escalation land in the same write.
+ */
+export async function checkTransaction(
+  services: ReconcileServices,
+  claimed: TransactionRecord,
+  options: { origin?: EventOrigin; signal?: AbortSignal } = {},
+): Promise<CheckResult> {
+  const origin = options.origin ?? 'poll';
+  const { store, clock, config } = services;
+  const answer = await askProvider(services, claimed, options.signal);
+  const now = clock.now().toISOString();
+  const check: CheckRecord = { ...describe(answer), at: now };
+  check.detail = check.detail.slice(0, MAX_DETAIL);
+
+  if (answer.type === 'requested' && answer.alias) {
+    // The asynchronous result must find this transaction, and count as this poll's answer.
+    await store.putRecordIfAbsent({
+      provider: claimed.key.provider,
+      account: claimed.key.account,
+      namespace: `${ALIAS_NAMESPACE_PREFIX}${answer.alias.namespace}`,
+      id: answer.alias.id,
+      data: { reference: claimed.key.reference, origin: 'poll' },
+      createdAt: now,
+    });
+  }
+
+  const timing = reconcileTiming(config.reconciliation, claimed.key.provider, claimed.kind);
+  const settings = config.reconciliation;
+  const written = await writeWithRetry<{
+    outcome: ApplyOutcome | undefined;
+    tx: TransactionRecord;
+    events: EventEnvelope[];
+  }>(
+    store,
+    claimed.key,
+    (current) => {
+      if (!current) return { result: { outcome: undefined, tx: claimed, events: [] } };
+      const ctx = {
+        now,
+        reconcileWindowSeconds: timing.windowSeconds,
+        firstCheckSeconds: timing.firstCheckSeconds,
+      };
+      const statusReport = reportFrom(services, current, answer, now, origin);
+      let outcome = statusReport ? applyReport(current, statusReport, ctx) : undefined;
+      let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
+      const expiry = expiryFrom(services, base, check, now, origin);
+      if (expiry) {
+        const expired = applyReport(base, expiry, ctx);
+        if (expired.kind === 'write') {
+          const earlier = outcome?.kind === 'write' ? outcome.events : [];
+          base = { ...expired.next, outbox: [...earlier, ...expired.next.outbox] };
+          outcome = { ...expired, next: base, events: base.outbox };
+        }
+      }
+      const state = base.reconcile ?? { checks: 0, recent: [] };
+      const notFound = answer.type === 'not-found' ? (state.notFound ?? 0) + 1 : 0;
+      const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
+      const reconcile: NonNullable<TransactionRecord['reconcile']> = {
+        ...rest,
+        checks: state.checks + (answer.type === 'error' && answer.error === 'unsupported' ? 0 : 1),
+        recent: [...state.recent, check].slice(-RECENT_CHECKS),
+        ...(notFound ? { notFound } : {}),
+      };
+      if (!notFound) delete reconcile.notFound;
+      const events = [...base.outbox];
+      if (!isFinal(base.status)) {
+        let due = nextCheckAt({
+          schedule: timing.schedule,
+          createdAt: base.createdAt,
+          reconcileUntil: base.reconcileUntil,
+          checksDone: reconcile.checks,
+          now,
+          timeScale: timing.timeScale,
+        });
+        if (answer.type === 'error' && answer.retryAfterMs) {
+          const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
+          if (after > due) due = after;
+        }
+        reconcile.dueAt = due;
+        const escalateAfter = settings.escalateAmbiguousAfterSeconds * settings.timeScale;
+        if (base.status === 'AMBIGUOUS' && !reconcile.escalatedAt && ageSeconds(base, now) >= escalateAfter) {
+          reconcile.escalatedAt = now;
+          events.push(escalationEvent({ ...base, reconcile }, now, origin));
+        }
+      }
+      const next: TransactionRecord = {
+        ...base,
+        reconcile,
+        updatedAt: now,
+        events: [
+          ...base.events,
+          ...events
+            .filter((e) => !base.events.some((known) => known.id === e.metadata.id))
+            .map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
+        ],
+        outbox: events,
+      };
+      return { next, result: { outcome, tx: next, events } };
+    },
+    { what: `record a status check of ${claimed.key.reference}`, initial: claimed, signal: options.signal },
+  );
+  recordMetrics(services.metrics, claimed, written.tx, answer, written.events, now);
+  return {
+    answer,
+    outcome: written.outcome,
+    transaction: written.tx,
+    events: written.events,
+    holdAccount:
+      answer.type === 'error' && (answer.error === 'credentials' || answer.error === 'throttled')
+        ? answer.error
+        : undefined,
+  };
+}
+
+function recordMetrics(
+  metrics: RelayMetrics,
+  before: TransactionRecord,
+  after: TransactionRecord,
+  answer: StatusAnswer,
+  events: readonly EventEnvelope[],
+  now: string,
+): void {
+  const where = { provider: before.key.provider, account: before.key.account };
+  if (answer.type === 'error' && answer.error !== 'unsupported')
+    metrics.count('StatusCallErrors', 1, { ...where, error: answer.error });
+  for (const event of events) {
+    const type = event.metadata.type;
+    if (type === 'TransactionSucceeded' || type === 'TransactionFailed') {
+      metrics.count('TransactionsFinalized', 1, { origin: event.metadata.origin });
+      metrics.timing('TimeToFinal', Date.parse(now) - Date.parse(before.createdAt), {
+        provider: before.key.provider,
+      });
+      // Finalized by a poll while no callback ever came: the account's callbacks may be silent.
+      if (!after.transitions.some((t) => t.origin === 'callback' || t.origin === 'buffer'))
+        metrics.count('CallbackSilence', 1, where);
+    }
+    if (type === 'TransactionExpired') metrics.count('TransactionsExpired', 1, where);
+    if (type === 'TransactionEscalated') metrics.count('AmbiguousEscalated', 1, where);
+    if (
+      type === 'TransactionConflict' &&
+      (event.data as { conflict?: { kind?: string } }).conflict?.kind === 'UNVERIFIED_SUCCESS'
+    )
+      metrics.count('VerificationDisagreements', 1, where);
+  }
 }
 
 /** One poll cycle: list due items, lease each, ask the provider, feed the answer to the one ingest. */
 export async function runPollCycle(
-  _services: ReconcileServices,
-  _options: PollCycleOptions,
+  services: ReconcileServices,
+  options: PollCycleOptions,
 ): Promise<PollCycleResult> {
-  throw new Error('runPollCycle: not wired yet');
+  const started = Date.now();
+  const { store, clock, config, log, metrics } = services;
+  const settings = config.reconciliation;
+  const result: PollCycleResult = {
+    due: 0,
+    claimed: 0,
+    checked: 0,
+    finalized: 0,
+    expired: 0,
+    errors: 0,
+    readItems: 0,
+  };
+  let listed: Awaited<ReturnType<typeof store.listDue>>;
+  try {
+    listed = await store.listDue(clock.now().toISOString(), options.maxItems ?? settings.maxItemsPerCycle);
+  } catch (error) {
+    metrics.count('PollCycleFailures', 1);
+    log.error('poll cycle could not read the due index', { error: (error as Error).message });
+    throw error;
+  }
+  result.due = listed.items.length;
+  result.readItems = listed.readItems;
+  const held = new Map<string, string>();
+  const queue = [...listed.items];
+
+  const worker = async () => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      if (options.budgetMs !== undefined && Date.now() - started > options.budgetMs) return;
+      const account = `${item.key.provider}/${item.key.account}`;
+      if (held.has(account)) continue;
+      const claimedAt = clock.now();
+      try {
+        const tx = await store.claimDue(item, {
+          until: new Date(claimedAt.getTime() + settings.leaseSeconds * 1000).toISOString(),
+          owner: options.owner,
+        });
+        if (!tx) continue;
+        result.claimed++;
+        metrics.timing('PickupDelay', Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
+          provider: item.key.provider,
+        });
+        const checked = await checkTransaction(services, tx);
+        if (!(checked.answer.type === 'error' && checked.answer.error === 'unsupported')) result.checked++;
+        if (checked.holdAccount) held.set(account, checked.holdAccount);
+        for (const event of checked.events) {
+          if (event.metadata.type === 'TransactionSucceeded' || event.metadata.type === 'TransactionFailed')
+            result.finalized++;
+          if (event.metadata.type === 'TransactionExpired') result.expired++;
+        }
+      } catch (error) {
+        // One item's failure never stops the cycle; its lease expires and it comes back.
+        result.errors++;
+        log.error('status check failed', { ...item.key, error: (error as Error).message });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, settings.concurrency) }, worker));
+  for (const [account, why] of held)
+    log.warn('status checks held for the rest of the cycle', { account, why });
+  if (result.due > 0) log.info('poll cycle', { ...result, ms: Date.now() - started });
+  return result;
 }

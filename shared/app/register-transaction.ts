@@ -19,6 +19,7 @@ import { toDecimalString } from '../util/money';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
 import { checkReportLimits } from './ingest-report';
 import type { Clock, TransactionStore } from './ports';
+import { reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 
 /** Metadata is stored on the transaction item: bounded so it can never make the item unstorable. */
@@ -192,7 +193,8 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   }
 
   const now = deps.clock.now().toISOString();
-  const windowSeconds = r.expiresInSeconds ?? deps.config.reconciliation.windowSeconds;
+  const timing = reconcileTiming(deps.config.reconciliation, provider.id, r.kind);
+  const windowSeconds = r.expiresInSeconds ?? timing.windowSeconds;
   const terms: RegistrationTerms = {
     key,
     kind: r.kind,
@@ -201,6 +203,10 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     externalId: r.externalId,
     metadata: r.metadata,
     reconcileUntil: new Date(Date.parse(now) + windowSeconds * 1000).toISOString(),
+    // Never after the window's end: a short expiresInSeconds still gets its check before expiry.
+    firstCheckAt: new Date(
+      Date.parse(now) + Math.min(timing.firstCheckSeconds, windowSeconds) * 1000,
+    ).toISOString(),
   };
   const result = await writeWithRetry<{ created: boolean; tx: TransactionRecord; different?: boolean }>(
     deps.store,

@@ -20,10 +20,17 @@ export async function writeWithRetry<T>(
   store: TransactionStore,
   key: TransactionKey,
   decide: (current: TransactionRecord | undefined) => WriteDecision<T>,
-  options: WriteOptions & { what: string },
+  options: WriteOptions & {
+    what: string;
+    /** The record as just read or written by the caller (a claim's result): saves the first read. */
+    initial?: TransactionRecord;
+  },
 ): Promise<T> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await store.getTransaction(key, { consistent: attempt > 1, signal: options.signal });
+    const current =
+      attempt === 1 && options.initial
+        ? options.initial
+        : await store.getTransaction(key, { consistent: attempt > 1, signal: options.signal });
     const { next, result } = decide(current);
     if (!next) return result;
     const written = current

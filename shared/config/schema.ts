@@ -17,6 +17,43 @@ export const allowNoPathSecretSchema = z
   .trim()
   .min(10, 'give the reason for running without a path secret (at least 10 characters)');
 
+const scheduleOverrideSchema = z
+  .object({
+    firstCheckSeconds: z.number().nonnegative().optional(),
+    backoffSeconds: z.array(z.number().positive()).min(1).optional(),
+    dailyAfterSeconds: z.number().positive().optional(),
+    windowSeconds: positiveInt.optional(),
+  })
+  .strict();
+
+/** How the poller reconciles (docs/reconciliation.md). Defaults per provider and kind: domain/reconcile-schedule.ts. */
+export const reconciliationSchema = z
+  .object({
+    /** One window for every provider and kind, instead of the per-kind defaults (3 days). */
+    windowSeconds: positiveInt.optional(),
+    /** Per provider, per kind (or "*"): overrides of the check schedule. */
+    schedules: z.record(z.string(), z.record(z.string(), scheduleOverrideSchema)).default({}),
+    /** Below 1 shortens every delay and window (the local simulator's business time runs faster). */
+    timeScale: z.number().positive().max(1).default(1),
+    /** Shards of the due index: a cycle queries each. */
+    shards: positiveInt.max(64).default(4),
+    /** How long a poller holds a claimed item; a crashed poller's items come back after it. */
+    leaseSeconds: positiveInt.max(900).default(60),
+    /** Items one cycle claims at most (the rest wait for the next cycle). */
+    maxItemsPerCycle: positiveInt.max(10_000).default(500),
+    /** Status calls in flight at once, across accounts (each account's client has its own cap too). */
+    concurrency: positiveInt.max(64).default(8),
+    /** Local runtime: seconds between poll cycles inside `npm start`. */
+    pollIntervalSeconds: z.number().positive().max(3600).default(5),
+    /** An AMBIGUOUS transaction older than this is escalated once (event + metric). */
+    escalateAmbiguousAfterSeconds: positiveInt.default(3600),
+    /** AMBIGUOUS transactions keep being checked past the window, up to this age; then EXPIRED. */
+    ambiguousMaxSeconds: positiveInt.default(30 * 86_400),
+    /** "Never accepted" (MoMo 404) settles a transaction as FAILED only when it is at least this old. */
+    notFoundGraceSeconds: positiveInt.default(120),
+  })
+  .strict();
+
 export const relayConfigCoreSchema = z
   .object({
     /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
@@ -40,10 +77,7 @@ export const relayConfigCoreSchema = z
       })
       .strict()
       .default({ receiptDays: 30, quarantineDays: 30, transactionDays: 400 }),
-    reconciliation: z
-      .object({ windowSeconds: positiveInt.default(24 * 3600) })
-      .strict()
-      .default({ windowSeconds: 24 * 3600 }),
+    reconciliation: reconciliationSchema.default(reconciliationSchema.parse({})),
     management: z
       .object({
         /** "iam" in the cloud (API Gateway authorizes); "bearer" locally. */

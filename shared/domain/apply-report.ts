@@ -25,6 +25,8 @@ const MAX_CONFLICTS = 20;
 export interface ApplyContext {
   now: string;
   reconcileWindowSeconds: number;
+  /** Seconds until the first status check of a transaction a report creates (default: due at once). */
+  firstCheckSeconds?: number;
 }
 
 /**
@@ -52,6 +54,11 @@ export function newTransactionFromReport(report: NormalizedReport, ctx: ApplyCon
     createdAt: ctx.now,
     updatedAt: ctx.now,
     reconcileUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
+    reconcile: {
+      dueAt: new Date(Date.parse(ctx.now) + (ctx.firstCheckSeconds ?? 0) * 1000).toISOString(),
+      checks: 0,
+      recent: [],
+    },
     revision: 0,
     transitions: [],
     conflicts: [],
@@ -109,24 +116,53 @@ export function businessMismatch(
 }
 
 /**
- * A success with no amount cannot be checked against a transaction registered with one. Unless the body
- * was authenticated end to end it is recorded as AMBIGUOUS (UNCONFIRMED), and reconciliation asks the
- * provider's status API, whose answer carries the amount.
+ * A success that is only a hint: it carries no amount while the transaction was registered with one, or
+ * the account confirms unsigned successes with the status API (MoMo by default). Unless the body was
+ * authenticated end to end it is recorded as AMBIGUOUS (UNCONFIRMED) and due for a status check at once;
+ * the status API's answer (with its amount) settles it. The provider's ack never waits for that.
  */
 export function unconfirmedSuccess(
   tx: TransactionRecord,
   report: NormalizedReport,
 ): NormalizedReport | undefined {
-  if (report.status !== 'SUCCEEDED' || report.amount || !tx.amount || report.authenticated) return undefined;
+  if (report.status !== 'SUCCEEDED' || report.authenticated) return undefined;
+  const missingAmount = !report.amount && tx.amount !== undefined;
+  if (!missingAmount && !report.needsConfirmation) return undefined;
+  const registered = tx.amount
+    ? `${tx.amount.value}${tx.amount.currency ? ` ${tx.amount.currency}` : ''} registered`
+    : undefined;
   return {
     ...report,
     status: 'AMBIGUOUS',
     reason: {
       code: 'UNCONFIRMED',
-      message: `success reported without an amount; ${tx.amount.value}${tx.amount.currency ? ` ${tx.amount.currency}` : ''} registered, awaiting confirmation`,
+      message: missingAmount
+        ? `success reported without an amount; ${registered}, awaiting confirmation`
+        : 'unsigned success reported; awaiting confirmation by the status API',
       providerCode: report.reason?.providerCode,
     },
   };
+}
+
+/** The transaction was AMBIGUOUS because of an unsigned success that is still unconfirmed. */
+export function awaitsConfirmation(tx: Pick<TransactionRecord, 'status' | 'reason'>): boolean {
+  return tx.status === 'AMBIGUOUS' && tx.reason?.code === 'UNCONFIRMED';
+}
+
+/** The reconciliation state after a status change: final leaves the due index, a hint is due at once. */
+function reconcileAfter(
+  tx: TransactionRecord,
+  to: TransactionRecord['status'],
+  report: NormalizedReport,
+  now: string,
+): TransactionRecord['reconcile'] {
+  const state = tx.reconcile ?? { checks: 0, recent: [] };
+  if (isFinal(to)) {
+    const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
+    return rest;
+  }
+  if (to === 'AMBIGUOUS' && report.reason?.code === 'UNCONFIRMED') return { ...state, dueAt: now };
+  return { ...state, dueAt: state.dueAt ?? now };
 }
 
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
@@ -213,6 +249,7 @@ export function applyReport(
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
     attributes: { ...base.attributes, ...report.attributes },
     updatedAt: ctx.now,
+    reconcile: reconcileAfter(base, transition.to, report, ctx.now),
     transitions: [
       ...base.transitions,
       {
@@ -229,13 +266,40 @@ export function applyReport(
   const statusEvent = STATUS_EVENT[transition.to];
   if (statusEvent) {
     events.push(
-      buildEvent(
-        statusEvent,
-        correlationId,
-        transition.to,
-        report.origin,
-        report.receivedAt,
-        transactionEventData(next, report.receivedAt),
+      buildEvent(statusEvent, correlationId, transition.to, report.origin, report.receivedAt, {
+        ...transactionEventData(next, report.receivedAt),
+        ...report.eventDetail,
+        ...(transition.late ? { lateResolution: true } : {}),
+      }),
+    );
+  }
+  // An unsigned success the status API contradicts: the transaction fails (the provider's word is
+  // final) and the disagreement is a security signal for people.
+  const disagreement = awaitsConfirmation(base) && transition.to === 'FAILED';
+  if (disagreement) {
+    const detail = 'an unsigned success was reported; the status API answered FAILED';
+    next.conflicts = [
+      ...next.conflicts,
+      {
+        kind: 'UNVERIFIED_SUCCESS' as const,
+        reportedStatus: 'SUCCEEDED' as const,
+        at: report.receivedAt,
+        origin: report.origin,
+        receiptId: report.receiptId,
+        detail,
+      },
+    ].slice(-MAX_CONFLICTS);
+    events.push(
+      conflictEvent(
+        next,
+        { ...report, status: 'SUCCEEDED' },
+        {
+          kind: 'UNVERIFIED_SUCCESS',
+          detail,
+          currentStatus: 'FAILED',
+          discriminator: 'UNVERIFIED_SUCCESS:FAILED',
+          occurredAt: report.receivedAt,
+        },
       ),
     );
   }

@@ -7,6 +7,8 @@ export const EVENT_TYPES = [
   'TransactionFailed',
   'TransactionAmbiguous',
   'TransactionExpired',
+  /** An AMBIGUOUS transaction outlived the configured age: a person should look (still reconciling). */
+  'TransactionEscalated',
   'TransactionConflict',
   'C2BValidationDecided',
   'CallbackRejected',

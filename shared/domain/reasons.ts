@@ -18,6 +18,10 @@ export const REASON_CODES = [
   'PROVIDER_ERROR',
   /** A success the relay cannot trust on its own yet (e.g. no amount to check); reconciliation confirms it. */
   'UNCONFIRMED',
+  /** The provider has no record of the request (MoMo 404 on the status GET): it was never accepted. */
+  'NOT_ACCEPTED',
+  /** The reconciliation window ended with no final answer from the provider (EXPIRED). */
+  'NO_FINAL_ANSWER',
   'UNKNOWN',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];

@@ -1,5 +1,6 @@
 import { businessMismatch, conflictEvent, unconfirmedSuccess } from './apply-report';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
+import { isFinal } from './status';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
 
 /** What the partner says about a transaction it initiated (already validated by the use case). */
@@ -11,6 +12,8 @@ export interface RegistrationTerms {
   externalId: string | undefined;
   metadata: Record<string, unknown> | undefined;
   reconcileUntil: string;
+  /** The first status check (the provider and kind's schedule). */
+  firstCheckAt: string;
 }
 
 export type RegistrationOutcome =
@@ -36,6 +39,7 @@ function registeredTransaction(terms: RegistrationTerms, now: string): Transacti
     createdAt: now,
     updatedAt: now,
     reconcileUntil: terms.reconcileUntil,
+    reconcile: { dueAt: terms.firstCheckAt, checks: 0, recent: [] },
     revision: 0,
     transitions: [],
     conflicts: [],
@@ -102,6 +106,15 @@ export function applyRegistration(
     externalId: terms.externalId ?? current.externalId,
     metadata: terms.metadata ?? current.metadata,
     reconcileUntil: terms.reconcileUntil,
+    // A non-final orphan keeps its schedule; the registration may make it due sooner.
+    reconcile: isFinal(current.status)
+      ? current.reconcile
+      : {
+          checks: 0,
+          recent: [],
+          ...current.reconcile,
+          dueAt: [current.reconcile?.dueAt, terms.firstCheckAt].filter(Boolean).sort()[0],
+        },
     updatedAt: now,
     outbox: [],
   };
@@ -109,7 +122,12 @@ export function applyRegistration(
     // An unsigned orphan success with no amount settles nothing once the registration names an amount.
     const unconfirmed = current.status === 'SUCCEEDED' ? unconfirmedSuccess(registered, report) : undefined;
     if (!unconfirmed) return { kind: 'adopt', next: adopted };
-    const next: TransactionRecord = { ...adopted, status: 'AMBIGUOUS', reason: unconfirmed.reason };
+    const next: TransactionRecord = {
+      ...adopted,
+      status: 'AMBIGUOUS',
+      reason: unconfirmed.reason,
+      reconcile: { checks: 0, recent: [], ...current.reconcile, dueAt: now },
+    };
     const event = buildEvent(
       'TransactionAmbiguous',
       correlationIdOf(next),

@@ -11,7 +11,8 @@ export function isFinal(status: TransactionStatus): boolean {
 export type ReportedStatus = Exclude<TransactionStatus, 'EXPIRED'> | 'EXPIRED';
 
 export type Transition =
-  | { kind: 'advance'; from: TransactionStatus; to: TransactionStatus }
+  /** `late`: a provider's final answer after EXPIRED; it resolves the transaction (money may have moved). */
+  | { kind: 'advance'; from: TransactionStatus; to: TransactionStatus; late?: boolean }
   | { kind: 'unchanged'; why: 'same-status' | 'stale' }
   | { kind: 'conflict'; current: TransactionStatus; reported: TransactionStatus };
 
@@ -25,10 +26,13 @@ const RANK: Record<TransactionStatus, number> = {
 
 /**
  * The forward-only state machine: PENDING → AMBIGUOUS → SUCCEEDED | FAILED | EXPIRED.
- * A final status never changes; a different final report is a conflict, anything older is stale.
+ * SUCCEEDED and FAILED never change; a different final report is a conflict, anything older is stale.
+ * EXPIRED ("no final answer in the window") still takes a provider's final answer: a late resolution.
  */
 export function decideTransition(current: TransactionStatus, reported: TransactionStatus): Transition {
   if (current === reported) return { kind: 'unchanged', why: 'same-status' };
+  if (current === 'EXPIRED' && (reported === 'SUCCEEDED' || reported === 'FAILED'))
+    return { kind: 'advance', from: current, to: reported, late: true };
   if (isFinal(current)) {
     return isFinal(reported) ? { kind: 'conflict', current, reported } : { kind: 'unchanged', why: 'stale' };
   }

@@ -41,6 +41,13 @@ export interface NormalizedReport {
    * source IP). Only then may a success that carries no amount settle a transaction registered with one.
    */
   authenticated?: boolean;
+  /**
+   * The account confirms unsigned successes with the status API (MoMo by default): a success that is not
+   * authenticated end to end is a hint, recorded as AMBIGUOUS (UNCONFIRMED) until a status call confirms it.
+   */
+  needsConfirmation?: boolean;
+  /** Extra fields for the status event this report produces (e.g. the last provider answer on expiry). */
+  eventDetail?: Record<string, unknown>;
 }
 
 /** What a provider dialect makes of one statement, before the pipeline adds when, how and which receipt. */
@@ -56,7 +63,33 @@ export interface TransitionRecord {
   authenticated?: boolean;
 }
 
+/** One status call the poller made (the latest few are kept on the transaction for its history). */
+export interface CheckRecord {
+  at: string;
+  /** The classified answer: report (with its status), pending, not-found, requested or error. */
+  answer: string;
+  detail: string;
+  providerCode?: string;
+}
+
+/** Where the transaction is in its reconciliation. */
+export interface ReconcileState {
+  /** When the next status check is due; absent once the transaction is final. Drives the due index. */
+  dueAt?: string;
+  /** Status calls made so far. */
+  checks: number;
+  /** The latest status calls, newest last (bounded). */
+  recent: CheckRecord[];
+  /** The poller holding the lease (dueAt is then the lease's end). */
+  leaseOwner?: string;
+  /** An AMBIGUOUS transaction that outlived the configured age was escalated once. */
+  escalatedAt?: string;
+  /** Consecutive "never accepted" answers (MoMo 404, Airtel unknown id). */
+  notFound?: number;
+}
+
 export interface ConflictRecord {
+  /** UNVERIFIED_SUCCESS: an unsigned success the status API contradicted (a security signal). */
   kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH' | 'UNVERIFIED_SUCCESS';
   reportedStatus: TransactionStatus;
   at: string;
@@ -83,6 +116,8 @@ export interface TransactionRecord {
   updatedAt: string;
   /** End of the reconciliation window; past it a non-final transaction becomes EXPIRED. */
   reconcileUntil: string;
+  /** Due checks, lease and the latest answers (absent on records written before reconciliation existed). */
+  reconcile?: ReconcileState;
   /** Optimistic-concurrency counter: every write is conditional on the revision it read. */
   revision: number;
   transitions: TransitionRecord[];

@@ -11,6 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type {
+  DueItem,
   ProviderRecord,
   ProviderRecordRef,
   QuarantineInput,
@@ -23,12 +24,16 @@ import type {
   WriteOptions,
 } from '../../app/ports';
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
+import { isFinal } from '../../domain/status';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
-import { QUARANTINE_PK_PREFIX, RECEIPT_SK_PREFIX, TX_SK, transactionPk } from './table';
+import { sha256Hex } from '../../util/ids';
+import { DAY_INDEX, DUE_INDEX, QUARANTINE_PK_PREFIX, RECEIPT_SK_PREFIX, TX_SK, transactionPk } from './table';
 
 export interface RelayStoreOptions {
   tableName: string;
   retention: { receiptDays: number; quarantineDays: number; transactionDays: number };
+  /** Shards of the due and by-day indexes (reconciliation.shards); every poller must use the same. */
+  shards?: number;
   /** Bench hook: called with the write/read units every operation consumed. */
   onConsumedCapacity?: (operation: string, capacity: ConsumedCapacity | undefined) => void;
 }
@@ -80,8 +85,37 @@ async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
 }
 
 function toRecord(item: Record<string, unknown>): TransactionRecord {
-  const { pk: _pk, sk: _sk, itemType: _t, expiresAt: _e, provider, account, reference, ...rest } = item;
+  const {
+    pk: _pk,
+    sk: _sk,
+    itemType: _t,
+    expiresAt: _e,
+    [DUE_INDEX.partitionKey]: _shard,
+    [DUE_INDEX.sortKey]: _due,
+    [DAY_INDEX.partitionKey]: _day,
+    provider,
+    account,
+    reference,
+    ...rest
+  } = item;
   return { key: { provider, account, reference }, ...rest } as unknown as TransactionRecord;
+}
+
+/** The shard of a transaction in the indexes: stable, spread by a hash of its key. */
+function shardOf(pk: string, shards: number): number {
+  return parseInt(sha256Hex(pk).slice(0, 8), 16) % shards;
+}
+
+/** Inverse of transactionPk; provider and account ids never contain '#', a reference may. */
+function keyOfPk(pk: string): TransactionKey | undefined {
+  const match = /^TX#([^#]+)#([^#]+)#(.+)$/s.exec(pk);
+  return match ? { provider: match[1]!, account: match[2]!, reference: match[3]! } : undefined;
+}
+
+function* daysBetween(from: string, to: string): Generator<string> {
+  const end = Date.parse(to.slice(0, 10));
+  for (let day = Date.parse(from.slice(0, 10)); day <= end; day += DAY * 1000)
+    yield new Date(day).toISOString().slice(0, 10);
 }
 
 export class DynamoRelayStore implements RelayStore, StoreHealth {
@@ -98,10 +132,20 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     this.options.onConsumedCapacity?.(operation, capacity);
   }
 
+  private get shards(): number {
+    return this.options.shards ?? 4;
+  }
+
   private transactionItem(tx: TransactionRecord): Record<string, unknown> {
     const { key, ...rest } = tx;
+    const pk = transactionPk(key);
+    const shard = shardOf(pk, this.shards);
+    // Sparse: only a non-final transaction with a next check is in the due index.
+    const dueAt = !isFinal(tx.status) ? tx.reconcile?.dueAt : undefined;
     return {
-      pk: transactionPk(key),
+      ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
+      [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
+      pk,
       sk: TX_SK,
       itemType: 'transaction',
       provider: key.provider,
@@ -368,6 +412,110 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     await guard('putRecord', () =>
       this.doc.send(new PutCommand({ TableName: this.options.tableName, Item: this.recordItem(record) })),
     );
+  }
+
+  async listDue(now: string, limit: number): Promise<{ items: DueItem[]; readItems: number }> {
+    const pages = await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) =>
+        guard('listDue', () =>
+          this.doc.send(
+            new QueryCommand({
+              TableName: this.options.tableName,
+              IndexName: DUE_INDEX.name,
+              KeyConditionExpression: '#shard = :shard AND #due <= :now',
+              ExpressionAttributeNames: { '#shard': DUE_INDEX.partitionKey, '#due': DUE_INDEX.sortKey },
+              ExpressionAttributeValues: { ':shard': `DUE#${shard}`, ':now': now },
+              Limit: limit,
+              ReturnConsumedCapacity: this.capacity,
+            }),
+          ),
+        ),
+      ),
+    );
+    let readItems = 0;
+    const items: DueItem[] = [];
+    for (const page of pages) {
+      this.report('listDue', page.ConsumedCapacity);
+      readItems += page.Count ?? 0;
+      for (const item of page.Items ?? []) {
+        const key = keyOfPk(String(item.pk));
+        if (key) items.push({ key, dueAt: String(item[DUE_INDEX.sortKey]) });
+      }
+    }
+    items.sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+    return { items: items.slice(0, limit), readItems };
+  }
+
+  async claimDue(
+    item: DueItem,
+    lease: { until: string; owner: string },
+  ): Promise<TransactionRecord | undefined> {
+    try {
+      const result = await guard('claimDue', () =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: { pk: transactionPk(item.key), sk: TX_SK },
+            // The index entry may be stale (the index is eventually consistent): the condition reads
+            // the item itself, so only one poller wins and a final transaction is never claimed.
+            UpdateExpression:
+              'SET #due = :until, #rec.#recDue = :until, #rec.#owner = :owner, #rev = #rev + :one, #outbox = :none',
+            ConditionExpression: '#due = :seen',
+            ExpressionAttributeNames: {
+              '#due': DUE_INDEX.sortKey,
+              '#rec': 'reconcile',
+              '#recDue': 'dueAt',
+              '#owner': 'leaseOwner',
+              '#rev': 'revision',
+              '#outbox': 'outbox',
+            },
+            ExpressionAttributeValues: {
+              ':until': lease.until,
+              ':owner': lease.owner,
+              ':seen': item.dueAt,
+              ':one': 1,
+              ':none': [],
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnConsumedCapacity: this.capacity,
+          }),
+        ),
+      );
+      this.report('claimDue', result.ConsumedCapacity);
+      return result.Attributes ? toRecord(result.Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async listCreated(from: string, to: string): Promise<TransactionKey[]> {
+    const keys: TransactionKey[] = [];
+    for (const day of daysBetween(from, to)) {
+      for (let shard = 0; shard < this.shards; shard++) {
+        let cursor: Record<string, unknown> | undefined;
+        do {
+          const page = await guard('listCreated', () =>
+            this.doc.send(
+              new QueryCommand({
+                TableName: this.options.tableName,
+                IndexName: DAY_INDEX.name,
+                KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
+                ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
+                ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': from, ':to': to },
+                ExclusiveStartKey: cursor,
+              }),
+            ),
+          );
+          for (const item of page.Items ?? []) {
+            const key = keyOfPk(String(item.pk));
+            if (key) keys.push(key);
+          }
+          cursor = page.LastEvaluatedKey;
+        } while (cursor);
+      }
+    }
+    return keys;
   }
 
   /** Every item of one transaction's collection (transaction, receipts, C2B decision): operators' and tests' view. */

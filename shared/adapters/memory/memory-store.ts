@@ -1,4 +1,5 @@
 import type {
+  DueItem,
   ProviderRecord,
   ProviderRecordRef,
   QuarantineInput,
@@ -10,6 +11,7 @@ import type {
 } from '../../app/ports';
 import { StorageUnavailableError } from '../../domain/errors';
 import type { EventEnvelope } from '../../domain/event-envelope';
+import { isFinal } from '../../domain/status';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 
 const keyOf = (k: TransactionKey) => `${k.provider}#${k.account}#${k.reference}`;
@@ -156,6 +158,41 @@ export class MemoryStore implements RelayStore, StoreHealth {
   async putRecord(record: ProviderRecord): Promise<void> {
     await this.gate();
     this.records.set(refOf(record), copy(record));
+  }
+
+  /** The due index: non-final transactions with a dueAt (what the DynamoDB adapter projects). */
+  async listDue(now: string, limit: number): Promise<{ items: DueItem[]; readItems: number }> {
+    await this.gate();
+    const items = [...this.transactions.values()]
+      .filter((tx) => !isFinal(tx.status) && tx.reconcile?.dueAt !== undefined && tx.reconcile.dueAt <= now)
+      .map((tx) => ({ key: copy(tx.key), dueAt: tx.reconcile!.dueAt! }))
+      .sort((a, b) => a.dueAt.localeCompare(b.dueAt))
+      .slice(0, limit);
+    return { items, readItems: items.length };
+  }
+
+  async claimDue(
+    item: DueItem,
+    lease: { until: string; owner: string },
+  ): Promise<TransactionRecord | undefined> {
+    await this.gate();
+    const tx = this.transactions.get(keyOf(item.key));
+    if (!tx || isFinal(tx.status) || tx.reconcile?.dueAt !== item.dueAt) return undefined;
+    const next: TransactionRecord = {
+      ...tx,
+      revision: tx.revision + 1,
+      reconcile: { ...tx.reconcile, dueAt: lease.until, leaseOwner: lease.owner },
+      outbox: [],
+    };
+    this.transactions.set(keyOf(item.key), next);
+    return copy(next);
+  }
+
+  async listCreated(from: string, to: string): Promise<TransactionKey[]> {
+    await this.gate();
+    return [...this.transactions.values()]
+      .filter((tx) => tx.createdAt >= from && tx.createdAt <= to)
+      .map((tx) => copy(tx.key));
   }
 
   /** Receipts as stored, for assertions. */

@@ -1,3 +1,4 @@
+import { reconciliationSchema } from '../../../shared/config/schema';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import {
@@ -30,7 +31,12 @@ function collectingLogger(): RelayLogger & {
 function setup() {
   const store = new MemoryStore();
   const log = collectingLogger();
-  const deps: IngestDeps = { store, clock: { now: () => new Date(NOW) }, log, reconcileWindowSeconds: 3600 };
+  const deps: IngestDeps = {
+    store,
+    clock: { now: () => new Date(NOW) },
+    log,
+    reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }),
+  };
   return { store, log, deps };
 }
 

@@ -1,3 +1,4 @@
+import { reconciliationSchema } from '../../../shared/config/schema';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ingestReport } from '../../../shared/app/ingest-report';
@@ -29,7 +30,12 @@ const KEY = { provider: 'daraja', account: 'ke', reference: 'ws_CO_1912201910203
 function setup() {
   const store = new MemoryStore();
   const deps: ManagementDeps = { config, store, clock: { now: () => new Date(NOW) } };
-  const ingestDeps = { store, clock: deps.clock, log: silent, reconcileWindowSeconds: 3600 };
+  const ingestDeps = {
+    store,
+    clock: deps.clock,
+    log: silent,
+    reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }),
+  };
   return { store, deps, ingestDeps };
 }
 

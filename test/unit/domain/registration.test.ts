@@ -16,6 +16,7 @@ function terms(overrides: Partial<RegistrationTerms> = {}): RegistrationTerms {
     externalId: 'order-8841',
     metadata: { cart: 'c-1' },
     reconcileUntil: '2026-11-28T10:05:00.000Z',
+    firstCheckAt: '2026-11-21T10:10:00.000Z',
     ...overrides,
   };
 }

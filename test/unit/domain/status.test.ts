@@ -37,11 +37,12 @@ const TABLE: Record<TransactionStatus, Record<TransactionStatus, Expected>> = {
     FAILED: 'same-status',
     EXPIRED: 'conflict',
   },
+  // A provider's final answer after the window's end resolves the transaction (a late resolution).
   EXPIRED: {
     PENDING: 'stale',
     AMBIGUOUS: 'stale',
-    SUCCEEDED: 'conflict',
-    FAILED: 'conflict',
+    SUCCEEDED: 'advance',
+    FAILED: 'advance',
     EXPIRED: 'same-status',
   },
 };
@@ -58,12 +59,17 @@ describe('decideTransition', () => {
     const kind = transition.kind === 'unchanged' ? transition.why : transition.kind;
     expect(kind).toBe(expected);
     if (transition.kind === 'advance')
-      expect(transition).toEqual({ kind: 'advance', from: current, to: reported });
+      expect(transition).toEqual({
+        kind: 'advance',
+        from: current,
+        to: reported,
+        ...(current === 'EXPIRED' ? { late: true } : {}),
+      });
     if (transition.kind === 'conflict') expect(transition).toEqual({ kind: 'conflict', current, reported });
   });
 
-  it('never moves a final status', () => {
-    for (const current of ['SUCCEEDED', 'FAILED', 'EXPIRED'] as const) {
+  it('never moves SUCCEEDED or FAILED', () => {
+    for (const current of ['SUCCEEDED', 'FAILED'] as const) {
       for (const reported of TRANSACTION_STATUSES) {
         expect(decideTransition(current, reported).kind).not.toBe('advance');
       }

@@ -1,0 +1,29 @@
+import type { RelayConfig } from '../config/schema';
+import { type CheckSchedule, scheduleFor } from '../domain/reconcile-schedule';
+
+export type ReconciliationSettings = RelayConfig['reconciliation'];
+
+export interface ReconcileTiming {
+  schedule: CheckSchedule;
+  timeScale: number;
+  /** The window, scaled (the config's global `windowSeconds` wins over the per-kind default). */
+  windowSeconds: number;
+  /** Delay of the first status check, scaled. */
+  firstCheckSeconds: number;
+}
+
+/** The schedule of one provider and kind under the config's overrides and time scale. */
+export function reconcileTiming(
+  settings: ReconciliationSettings,
+  provider: string,
+  kind: string,
+): ReconcileTiming {
+  const schedule = scheduleFor(provider, kind, settings.schedules);
+  const timeScale = settings.timeScale;
+  return {
+    schedule,
+    timeScale,
+    windowSeconds: settings.windowSeconds ?? schedule.windowSeconds * timeScale,
+    firstCheckSeconds: schedule.firstCheckSeconds * timeScale,
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * When the poller asks a provider for a transaction's status, per provider and kind: a first check
+ * shortly after the provider's usual callback time, then backing off, then a long tail (hourly, then
+ * daily) until the reconciliation window ends. Pure; the config may override any field.
+ */
+export interface CheckSchedule {
+  /** Seconds after creation of the first status check. */
+  firstCheckSeconds: number;
+  /** Gaps between later checks, in order; the last one repeats until `dailyAfterSeconds`. */
+  backoffSeconds: readonly number[];
+  /** From this age on, one check a day. */
+  dailyAfterSeconds: number;
+  /** The reconciliation window: a PENDING transaction past it becomes EXPIRED. */
+  windowSeconds: number;
+}
+
+const DAY = 86_400;
+const THREE_DAYS = 3 * DAY;
+
+/**
+ * Defaults from the providers' own timing (provider notes): MTN advises a first status check about
+ * 5 minutes after initiation (the payer's approval window); an STK prompt lives 1–3 minutes; Airtel
+ * answers within a minute or two but may stay ambiguous; B2C payouts queue longer. MoMo retries a
+ * callback for hours, Daraja callbacks go missing: the window runs for days.
+ */
+export const DEFAULT_SCHEDULES: Readonly<Record<string, Readonly<Record<string, CheckSchedule>>>> = {
+  momo: {
+    '*': {
+      firstCheckSeconds: 300,
+      backoffSeconds: [120, 300, 600, 1800, 3600],
+      dailyAfterSeconds: DAY,
+      windowSeconds: THREE_DAYS,
+    },
+  },
+  airtel: {
+    '*': {
+      firstCheckSeconds: 90,
+      backoffSeconds: [60, 120, 300, 900, 1800, 3600],
+      dailyAfterSeconds: DAY,
+      windowSeconds: THREE_DAYS,
+    },
+  },
+  daraja: {
+    stk: {
+      firstCheckSeconds: 120,
+      backoffSeconds: [60, 120, 300, 900, 3600],
+      dailyAfterSeconds: DAY,
+      windowSeconds: THREE_DAYS,
+    },
+    b2c: {
+      firstCheckSeconds: 300,
+      backoffSeconds: [300, 600, 1800, 3600],
+      dailyAfterSeconds: DAY,
+      windowSeconds: THREE_DAYS,
+    },
+    '*': {
+      firstCheckSeconds: 300,
+      backoffSeconds: [300, 600, 1800, 3600],
+      dailyAfterSeconds: DAY,
+      windowSeconds: THREE_DAYS,
+    },
+  },
+  '*': {
+    '*': {
+      firstCheckSeconds: 300,
+      backoffSeconds: [300, 600, 1800, 3600],
+      dailyAfterSeconds: DAY,
+      windowSeconds: THREE_DAYS,
+    },
+  },
+};
+
+export type ScheduleOverrides = Readonly<
+  Record<string, Readonly<Record<string, Partial<CheckSchedule> | undefined>> | undefined>
+>;
+
+/** The schedule of one provider and kind: defaults, then the config's `*` and per-kind overrides. */
+export function scheduleFor(
+  provider: string,
+  kind: string,
+  overrides: ScheduleOverrides = {},
+): CheckSchedule {
+  const defaults = DEFAULT_SCHEDULES[provider] ?? DEFAULT_SCHEDULES['*']!;
+  const base = defaults[kind] ?? defaults['*'] ?? DEFAULT_SCHEDULES['*']!['*']!;
+  return { ...base, ...overrides[provider]?.['*'], ...overrides[provider]?.[kind] };
+}
+
+const addSeconds = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+
+/**
+ * When to check next, after `checksDone` checks. `timeScale` < 1 shortens every delay (the local
+ * simulator's business time runs faster). Never later than the window's end while the window is open,
+ * so the expiry happens on time and carries the last answer.
+ */
+export function nextCheckAt(input: {
+  schedule: CheckSchedule;
+  createdAt: string;
+  reconcileUntil: string;
+  checksDone: number;
+  now: string;
+  timeScale: number;
+}): string {
+  const { schedule, createdAt, checksDone, now, timeScale } = input;
+  const ageSeconds = (Date.parse(now) - Date.parse(createdAt)) / 1000;
+  let next: string;
+  if (checksDone === 0) {
+    next = addSeconds(createdAt, schedule.firstCheckSeconds * timeScale);
+    if (next < now) next = now;
+  } else {
+    const steps = schedule.backoffSeconds;
+    const gap =
+      ageSeconds >= schedule.dailyAfterSeconds * timeScale
+        ? DAY
+        : (steps[Math.min(checksDone - 1, steps.length - 1)] ?? 3600);
+    next = addSeconds(now, Math.max(1, gap * timeScale));
+  }
+  return now < input.reconcileUntil && next > input.reconcileUntil ? input.reconcileUntil : next;
+}
+
+/** The first check of a new transaction (registration, orphan callback). */
+export function firstCheckAt(schedule: CheckSchedule, createdAt: string, timeScale: number): string {
+  return addSeconds(createdAt, schedule.firstCheckSeconds * timeScale);
+}
+
+export function windowEnd(schedule: CheckSchedule, createdAt: string, timeScale: number): string {
+  return addSeconds(createdAt, schedule.windowSeconds * timeScale);
+}
