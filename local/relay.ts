@@ -8,12 +8,15 @@ import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dyn
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import type { RelayConfig } from '../shared/config/schema';
-import type { Clock, EventSink, RelayLogger } from '../shared/app/ports';
-import { systemClock } from '../shared/app/ports';
+import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/ports';
+import { noMetrics, systemClock } from '../shared/app/ports';
+import type { ReconcileServices } from '../shared/app/reconcile';
+import { statusApiRegistry } from '../shared/app/status-apis';
 import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
+import { LocalPoller } from './poller';
 import { LocalStreamPump } from './stream-pump';
 
 export interface LocalRelayOptions {
@@ -31,14 +34,20 @@ export interface LocalRelayOptions {
   streamPollMs?: number;
   /** Bench hook: DynamoDB capacity consumed by every store operation. */
   onConsumedCapacity?: RelayStoreOptions['onConsumedCapacity'];
+  /** Run the reconciliation poller on its interval (default true); tests may drive it by hand. */
+  poller?: boolean;
+  metrics?: RelayMetrics;
+  /** For the status API clients (tests inject one); the global fetch by default. */
+  fetchImpl?: typeof fetch;
 }
 
 export interface LocalRelay {
   url: string;
   port: number;
   store: DynamoRelayStore;
-  services: RelayServices;
+  services: ReconcileServices;
   pump: LocalStreamPump;
+  poller: LocalPoller;
   stop(): Promise<void>;
 }
 
@@ -54,10 +63,23 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   const store = new DynamoRelayStore(doc, {
     tableName: options.tableName,
     retention: config.retention,
+    shards: config.reconciliation.shards,
     onConsumedCapacity: options.onConsumedCapacity,
   });
   const scrub = secretScrubber(config);
-  const services: RelayServices = { config, store, clock, log: scrubbingLogger(log, scrub), scrub };
+  const base: RelayServices = {
+    config,
+    store,
+    clock,
+    log: scrubbingLogger(log, scrub),
+    scrub,
+    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+  };
+  const services: ReconcileServices = {
+    ...base,
+    statusApi: statusApiRegistry(base),
+    metrics: options.metrics ?? noMetrics,
+  };
   const callback = createCallbackHandler(services);
   const management = createManagementHandler(services);
   const sink =
@@ -72,6 +94,8 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     options.streamPollMs,
   );
   await pump.start();
+  const poller = new LocalPoller(services, config.reconciliation.pollIntervalSeconds * 1000);
+  if (options.poller !== false) poller.start();
 
   const server: Server = createLocalServer({
     callback,
@@ -96,7 +120,9 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     store,
     services,
     pump,
+    poller,
     async stop() {
+      await poller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

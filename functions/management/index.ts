@@ -1,5 +1,5 @@
-import { lambdaServices } from '../../shared/runtime/lambda';
+import { lambdaReconcileServices } from '../../shared/runtime/lambda';
 import { createManagementHandler } from './handler';
 
-const { services } = await lambdaServices('relay-management');
+const { services } = await lambdaReconcileServices('relay-management');
 export const handler = createManagementHandler(services);

@@ -27,12 +27,22 @@ export type HistoryEntry =
       origin: string;
       receiptId: string | null;
     }
-  | { at: string; type: 'event'; eventId: string; eventType: string };
+  | { at: string; type: 'event'; eventId: string; eventType: string }
+  | { at: string; type: 'status-check'; answer: string; detail: string; providerCode: string | null };
 
 export async function getTransaction(
   deps: ManagementDeps,
   key: TransactionKey,
-): Promise<{ transaction: TransactionView; history: HistoryEntry[] }> {
+): Promise<{
+  transaction: TransactionView;
+  reconciliation: {
+    statusChecks: number;
+    nextCheckAt: string | null;
+    reconcileUntil: string;
+    escalatedAt: string | null;
+  };
+  history: HistoryEntry[];
+}> {
   const reference =
     findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
   const normalizedKey = { ...key, reference };
@@ -75,11 +85,27 @@ export async function getTransaction(
       receiptId: c.receiptId ?? null,
     })),
     ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
+    ...(tx.reconcile?.recent ?? []).map((c) => ({
+      at: c.at,
+      type: 'status-check' as const,
+      answer: c.answer,
+      detail: c.detail,
+      providerCode: c.providerCode ?? null,
+    })),
   ];
   // The registration (or first sighting) opens the history even when a callback's receivedAt precedes
   // the moment the item was written.
   const [opening, ...rest] = history;
   rest.sort((a, b) => a.at.localeCompare(b.at));
   history.splice(0, history.length, opening!, ...rest);
-  return { transaction: toView(tx), history };
+  return {
+    transaction: toView(tx),
+    reconciliation: {
+      statusChecks: tx.reconcile?.checks ?? 0,
+      nextCheckAt: tx.reconcile?.dueAt ?? null,
+      reconcileUntil: tx.reconcileUntil,
+      escalatedAt: tx.reconcile?.escalatedAt ?? null,
+    },
+    history,
+  };
 }

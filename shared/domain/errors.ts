@@ -69,6 +69,10 @@ export class TransactionNotFoundError extends RelayError {
 export class RegistrationConflictError extends RelayError {
   readonly code = 'REGISTRATION_CONFLICT';
 }
+/** An operator action the transaction's status does not allow (e.g. resolving a SUCCEEDED transaction). */
+export class TransactionStateError extends RelayError {
+  readonly code = 'TRANSACTION_STATE';
+}
 export class InvalidCallbackUrlError extends RelayError {
   readonly code = 'INVALID_CALLBACK_URL';
 }

@@ -1,5 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { getTransaction } from '../app/get-transaction';
+import { forceCheck, resolveByHand } from '../app/operate-transaction';
+import type { ReconcileServices } from '../app/reconcile';
+import { reconciliationReport, reportRange } from '../app/reconciliation-report';
 import { recordRejection } from '../app/quarantine';
 import { registerTransaction } from '../app/register-transaction';
 import type { RelayServices } from '../app/services';
@@ -41,15 +44,51 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** POST /v1/transactions and GET /v1/transactions/{provider}/{account}/{reference}. */
+const ROUTES_HINT =
+  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve or GET /v1/reconciliation/report?from=&to=';
+
+/**
+ * POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, the operator's
+ * POST …/check and …/resolve, and GET /v1/reconciliation/report.
+ */
 export async function handleManagementRequest(
-  services: RelayServices,
+  services: RelayServices & Partial<Pick<ReconcileServices, 'statusApi' | 'metrics'>>,
   request: InboundRequest,
 ): Promise<HttpResponse> {
   const deps = { config: services.config, store: services.store, clock: services.clock };
   try {
     const segments = request.path.split('/').filter(Boolean);
-    if (segments[0] !== 'v1' || segments[1] !== 'transactions') throw new RouteNotFoundError('No such route');
+    if (
+      segments[0] === 'v1' &&
+      segments[1] === 'reconciliation' &&
+      segments[2] === 'report' &&
+      segments.length === 3
+    ) {
+      if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
+      checkBearer(services.config, request);
+      const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
+      return json(200, await reconciliationReport(services.store, range));
+    }
+    if (segments[0] !== 'v1' || segments[1] !== 'transactions')
+      throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
+    if (segments.length === 6 && (segments[5] === 'check' || segments[5] === 'resolve')) {
+      if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
+      checkBearer(services.config, request);
+      const [provider, account, reference] = segments.slice(2, 5).map(decodeSegment) as [
+        string,
+        string,
+        string,
+      ];
+      const reconcile: ReconcileServices = {
+        ...services,
+        statusApi: services.statusApi ?? (() => undefined),
+        metrics: services.metrics ?? { count: () => {}, timing: () => {}, flush: () => {} },
+      };
+      if (segments[5] === 'check')
+        return json(200, await forceCheck(reconcile, { provider, account, reference }));
+      const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
+      return json(200, await resolveByHand(reconcile, { provider, account, reference }, body));
+    }
     if (segments.length === 2) {
       if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
       checkBearer(services.config, request);
@@ -72,9 +111,7 @@ export async function handleManagementRequest(
       const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
       return json(200, await getTransaction(deps, { provider, account, reference }));
     }
-    throw new RouteNotFoundError(
-      'No such route; use POST /v1/transactions or GET /v1/transactions/{provider}/{account}/{reference}',
-    );
+    throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
   } catch (caught) {
     // Asking for a transaction that does not exist is an answer, not a rejected request.
     if (caught instanceof TransactionNotFoundError) return errorResponse(caught, services.scrub);

@@ -1,0 +1,64 @@
+import { type PollCycleResult, type ReconcileServices, runPollCycle } from '../shared/app/reconcile';
+
+/**
+ * The reconciliation poller inside `npm start`: one cycle every `reconciliation.pollIntervalSeconds`,
+ * never two at once (in AWS, EventBridge Scheduler invokes the poller function instead). A failed
+ * cycle is logged and the next one runs on time: the leases make a half-done cycle safe to repeat.
+ */
+export class LocalPoller {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<PollCycleResult | undefined> | undefined;
+  private stopped = true;
+  /** Totals since start, for the banner and tests. */
+  readonly totals = { cycles: 0, claimed: 0, checked: 0, finalized: 0, expired: 0, errors: 0 };
+
+  constructor(
+    private readonly services: ReconcileServices,
+    private readonly intervalMs: number,
+    private readonly owner = `local-${process.pid}`,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.runOnce().finally(() => this.schedule());
+    }, this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  /** One cycle now (or the one in progress). */
+  async runOnce(): Promise<PollCycleResult | undefined> {
+    if (this.running) return this.running;
+    this.running = (async () => {
+      try {
+        const result = await runPollCycle(this.services, { owner: this.owner });
+        this.totals.cycles++;
+        for (const key of ['claimed', 'checked', 'finalized', 'expired', 'errors'] as const)
+          this.totals[key] += result[key];
+        return result;
+      } catch (error) {
+        this.totals.errors++;
+        this.services.log.error('poll cycle failed', { error: (error as Error).message });
+        return undefined;
+      } finally {
+        this.services.metrics.flush();
+      }
+    })();
+    try {
+      return await this.running;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+}

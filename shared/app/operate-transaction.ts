@@ -1,0 +1,134 @@
+import * as z from 'zod';
+import { applyReport } from '../domain/apply-report';
+import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../domain/errors';
+import { REASON_CODES } from '../domain/reasons';
+import type { NormalizedReport, TransactionKey } from '../domain/transaction';
+import { findProvider } from '../providers/registry';
+import { toDecimalString } from '../util/money';
+import { checkTransaction, type ReconcileServices } from './reconcile';
+import { reconcileTiming } from './reconcile-timing';
+import { type TransactionView, toView } from './register-transaction';
+import { writeWithRetry } from './write-with-retry';
+
+function normalized(key: TransactionKey): TransactionKey {
+  const reference =
+    findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
+  return { ...key, reference };
+}
+
+/**
+ * An operator's "check now": one status call outside the schedule, through the same path as the
+ * poller (the answer is ingested with origin poll). Allowed in any status: a final transaction's check
+ * only records the answer (and a disagreement as a conflict).
+ */
+export async function forceCheck(
+  services: ReconcileServices,
+  key: TransactionKey,
+): Promise<{ answer: { type: string; detail: string }; events: string[]; transaction: TransactionView }> {
+  const tx = await services.store.getTransaction(normalized(key), { consistent: true });
+  if (!tx)
+    throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
+  const result = await checkTransaction(services, tx);
+  services.metrics.flush();
+  const { type } = result.answer;
+  return {
+    answer: { type: type === 'error' ? `error:${result.answer.error}` : type, detail: result.answer.detail },
+    events: result.events.map((e) => e.metadata.type),
+    transaction: toView(result.transaction),
+  };
+}
+
+export const resolutionSchema = z
+  .object({
+    status: z.enum(['SUCCEEDED', 'FAILED']),
+    /** Why the operator decided so (a support ticket, the provider's statement): kept in the history. */
+    note: z.string().trim().min(3).max(500),
+    reasonCode: z.enum(REASON_CODES).optional(),
+    amount: z
+      .union([z.string(), z.number()])
+      .transform((v, ctx) => {
+        const decimal = toDecimalString(v);
+        if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
+          ctx.addIssue({ code: 'custom', message: 'amount must be a positive decimal number' });
+          return z.NEVER;
+        }
+        return decimal;
+      })
+      .optional(),
+    providerTransactionId: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/**
+ * Resolves an EXPIRED (or AMBIGUOUS) transaction by hand: a report with origin `manual` through the
+ * same decision as every other report, so it is recorded in the history and published once. SUCCEEDED
+ * and FAILED never change, by hand either.
+ */
+export async function resolveByHand(
+  services: ReconcileServices,
+  key: TransactionKey,
+  input: unknown,
+): Promise<{ events: string[]; transaction: TransactionView }> {
+  const parsed = resolutionSchema.safeParse(input);
+  if (!parsed.success)
+    throw new SchemaValidationError('Invalid resolution', {
+      details: { issues: z.treeifyError(parsed.error) },
+    });
+  const r = parsed.data;
+  const now = services.clock.now().toISOString();
+  const txKey = normalized(key);
+  const written = await writeWithRetry(
+    services.store,
+    txKey,
+    (current) => {
+      if (!current)
+        throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
+      if (current.status !== 'EXPIRED' && current.status !== 'AMBIGUOUS')
+        throw new TransactionStateError(
+          `Only an EXPIRED or AMBIGUOUS transaction can be resolved by hand; this one is ${current.status}`,
+        );
+      const report: NormalizedReport = {
+        key: txKey,
+        kind: current.kind,
+        status: r.status,
+        reason:
+          r.status === 'FAILED' || r.reasonCode
+            ? {
+                code: r.reasonCode ?? 'UNKNOWN',
+                message: `resolved by hand: ${r.note}`,
+                providerCode: undefined,
+              }
+            : { code: 'UNKNOWN', message: `resolved by hand: ${r.note}`, providerCode: undefined },
+        providerTransactionId: r.providerTransactionId,
+        externalId: undefined,
+        amount: r.amount ? { value: r.amount, currency: current.amount?.currency } : undefined,
+        party: undefined,
+        receivedAt: now,
+        origin: 'manual',
+        receiptId: undefined,
+        attributes: undefined,
+        // An operator's word is authenticated (IAM / bearer token) and final.
+        authenticated: true,
+        eventDetail: { resolvedByHand: { note: r.note } },
+      };
+      const timing = reconcileTiming(services.config.reconciliation, txKey.provider, current.kind);
+      const outcome = applyReport(current, report, {
+        now,
+        reconcileWindowSeconds: timing.windowSeconds,
+      });
+      if (outcome.kind !== 'write' || outcome.effect !== 'advanced')
+        throw new TransactionStateError(
+          outcome.kind === 'write'
+            ? `The resolution disagrees with the transaction (${outcome.events.map((e) => e.metadata.type).join(', ')}); nothing changed`
+            : 'The resolution changes nothing',
+        );
+      return { next: outcome.next, result: outcome };
+    },
+    { what: `resolve ${txKey.reference} by hand` },
+  );
+  services.log.info('transaction resolved by hand', { ...txKey, status: r.status });
+  return {
+    events: written.kind === 'write' ? written.events.map((e) => e.metadata.type) : [],
+    transaction: toView(written.kind === 'write' ? written.next : (undefined as never)),
+  };
+}

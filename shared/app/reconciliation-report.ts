@@ -1,0 +1,152 @@
+import { SchemaValidationError } from '../domain/errors';
+import { TRANSACTION_STATUSES } from '../domain/status';
+import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { RelayStore } from './ports';
+
+/** One line a person must act on. */
+export interface ReportLine {
+  provider: string;
+  account: string;
+  reference: string;
+  kind: string;
+  status: string;
+  amount: string | null;
+  createdAt: string;
+  detail: string;
+}
+
+export interface ReconciliationReport {
+  from: string;
+  to: string;
+  transactions: number;
+  byStatus: Record<string, number>;
+  /** Who settled the final transactions: callback, poll, manual, registration (adopted orphan), buffer. */
+  finalizedBy: Record<string, number>;
+  timeToFinalMs: { p50: number | null; p95: number | null; max: number | null };
+  statusChecks: { total: number; perTransaction: number };
+  act: {
+    expired: ReportLine[];
+    ambiguous: ReportLine[];
+    conflicts: ReportLine[];
+    disagreements: ReportLine[];
+    lateResolutions: ReportLine[];
+  };
+}
+
+const MAX_RANGE_DAYS = 31;
+const FINAL = new Set(['SUCCEEDED', 'FAILED']);
+
+function percentile(sorted: number[], p: number): number | null {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function line(tx: TransactionRecord, detail: string): ReportLine {
+  return {
+    provider: tx.key.provider,
+    account: tx.key.account,
+    reference: tx.key.reference,
+    kind: tx.kind,
+    status: tx.status,
+    amount: tx.amount ? `${tx.amount.value}${tx.amount.currency ? ` ${tx.amount.currency}` : ''}` : null,
+    createdAt: tx.createdAt,
+    detail,
+  };
+}
+
+/** `from`/`to` as ISO instants; defaults: the last 24 hours. At most 31 days, from before to. */
+export function reportRange(input: { from?: string; to?: string }, now: Date): { from: string; to: string } {
+  const parse = (value: string | undefined, name: string, fallback: Date) => {
+    if (value === undefined || value === '') return fallback.toISOString();
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms))
+      throw new SchemaValidationError(`${name} is not a date/time (use ISO 8601, e.g. 2026-11-23T00:00:00Z)`);
+    return new Date(ms).toISOString();
+  };
+  const to = parse(input.to, 'to', now);
+  const from = parse(input.from, 'from', new Date(Date.parse(to) - 86_400_000));
+  if (from > to) throw new SchemaValidationError('from must be before to');
+  if (Date.parse(to) - Date.parse(from) > MAX_RANGE_DAYS * 86_400_000)
+    throw new SchemaValidationError(`the range is limited to ${MAX_RANGE_DAYS} days`);
+  return { from, to };
+}
+
+/**
+ * The reconciliation report of the transactions created in [from, to]: counts by status and by the
+ * origin that settled them, time to final, status calls, and the lists a person must act on.
+ */
+export async function reconciliationReport(
+  store: RelayStore,
+  range: { from: string; to: string },
+): Promise<ReconciliationReport> {
+  const keys = await store.listCreated(range.from, range.to);
+  const records: TransactionRecord[] = [];
+  const queue: TransactionKey[] = [...keys];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let key = queue.shift(); key; key = queue.shift()) {
+        const tx = await store.getTransaction(key);
+        if (tx) records.push(tx);
+      }
+    }),
+  );
+  records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const byStatus = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+  const finalizedBy: Record<string, number> = {};
+  const durations: number[] = [];
+  let checks = 0;
+  const act: ReconciliationReport['act'] = {
+    expired: [],
+    ambiguous: [],
+    conflicts: [],
+    disagreements: [],
+    lateResolutions: [],
+  };
+  for (const tx of records) {
+    byStatus[tx.status] = (byStatus[tx.status] ?? 0) + 1;
+    checks += tx.reconcile?.checks ?? 0;
+    const settled = tx.transitions.find((t) => FINAL.has(t.to));
+    if (settled) {
+      finalizedBy[settled.origin] = (finalizedBy[settled.origin] ?? 0) + 1;
+      durations.push(Date.parse(settled.at) - Date.parse(tx.createdAt));
+    }
+    const last = tx.reconcile?.recent.at(-1);
+    if (tx.status === 'EXPIRED')
+      act.expired.push(
+        line(
+          tx,
+          `no final answer; last provider answer: ${last ? `${last.answer} (${last.detail})` : 'none'}`,
+        ),
+      );
+    if (tx.status === 'AMBIGUOUS')
+      act.ambiguous.push(
+        line(
+          tx,
+          `${tx.reason?.code ?? 'AMBIGUOUS'}: ${tx.reason?.message ?? ''}${tx.reconcile?.escalatedAt ? ' (escalated)' : ''}`,
+        ),
+      );
+    for (const conflict of tx.conflicts) {
+      const target = conflict.kind === 'UNVERIFIED_SUCCESS' ? act.disagreements : act.conflicts;
+      target.push(line(tx, `${conflict.kind} (${conflict.origin}): ${conflict.detail}`));
+    }
+    const late = tx.transitions.find((t) => t.from === 'EXPIRED');
+    if (late) act.lateResolutions.push(line(tx, `${late.to} by ${late.origin} at ${late.at}, after EXPIRED`));
+  }
+  durations.sort((a, b) => a - b);
+  return {
+    ...range,
+    transactions: records.length,
+    byStatus,
+    finalizedBy,
+    timeToFinalMs: {
+      p50: percentile(durations, 50),
+      p95: percentile(durations, 95),
+      max: durations.at(-1) ?? null,
+    },
+    statusChecks: {
+      total: checks,
+      perTransaction: records.length ? Math.round((checks / records.length) * 100) / 100 : 0,
+    },
+    act,
+  };
+}
