@@ -7,7 +7,7 @@ import type { CheckRecord, NormalizedReport, TransactionRecord } from '../domain
 import { findProvider } from '../providers/registry';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../providers/types';
 import { ALIAS_NAMESPACE_PREFIX } from './ingest-report';
-import type { RelayMetrics } from './ports';
+import type { DueItem, RelayMetrics } from './ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from './services';
 import { writeWithRetry } from './write-with-retry';
@@ -87,7 +87,7 @@ async function askProvider(
       detail: `no status API configured for ${tx.key.provider}/${tx.key.account} (accounts.${tx.key.provider}.${tx.key.account}.api)`,
     };
   }
-  if (!(provider?.statusKinds ?? []).includes(tx.kind))
+  if (provider?.statusKinds && !provider.statusKinds.includes(tx.kind))
     return {
       type: 'error',
       error: 'unsupported',
@@ -404,37 +404,52 @@ export async function runPollCycle(
   result.due = listed.items.length;
   result.readItems = listed.readItems;
   const held = new Map<string, string>();
+  // Each account's first item goes alone (a probe): bad credentials or throttling then hold the
+  // account's other items for the next cycle instead of failing every one of them.
+  const probes = new Map<string, Promise<void>>();
   const queue = [...listed.items];
+
+  const process = async (item: DueItem, account: string) => {
+    const claimedAt = clock.now();
+    try {
+      const tx = await store.claimDue(item, {
+        until: new Date(claimedAt.getTime() + settings.leaseSeconds * 1000).toISOString(),
+        owner: options.owner,
+      });
+      if (!tx) return;
+      result.claimed++;
+      metrics.timing('PickupDelay', Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
+        provider: item.key.provider,
+      });
+      const checked = await checkTransaction(services, tx);
+      if (!(checked.answer.type === 'error' && checked.answer.error === 'unsupported')) result.checked++;
+      if (checked.holdAccount) held.set(account, checked.holdAccount);
+      for (const event of checked.events) {
+        if (event.metadata.type === 'TransactionSucceeded' || event.metadata.type === 'TransactionFailed')
+          result.finalized++;
+        if (event.metadata.type === 'TransactionExpired') result.expired++;
+      }
+    } catch (error) {
+      // One item's failure never stops the cycle; its lease expires and it comes back.
+      result.errors++;
+      log.error('status check failed', { ...item.key, error: (error as Error).message });
+    }
+  };
 
   const worker = async () => {
     for (let item = queue.shift(); item; item = queue.shift()) {
       if (options.budgetMs !== undefined && Date.now() - started > options.budgetMs) return;
       const account = `${item.key.provider}/${item.key.account}`;
-      if (held.has(account)) continue;
-      const claimedAt = clock.now();
-      try {
-        const tx = await store.claimDue(item, {
-          until: new Date(claimedAt.getTime() + settings.leaseSeconds * 1000).toISOString(),
-          owner: options.owner,
-        });
-        if (!tx) continue;
-        result.claimed++;
-        metrics.timing('PickupDelay', Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
-          provider: item.key.provider,
-        });
-        const checked = await checkTransaction(services, tx);
-        if (!(checked.answer.type === 'error' && checked.answer.error === 'unsupported')) result.checked++;
-        if (checked.holdAccount) held.set(account, checked.holdAccount);
-        for (const event of checked.events) {
-          if (event.metadata.type === 'TransactionSucceeded' || event.metadata.type === 'TransactionFailed')
-            result.finalized++;
-          if (event.metadata.type === 'TransactionExpired') result.expired++;
-        }
-      } catch (error) {
-        // One item's failure never stops the cycle; its lease expires and it comes back.
-        result.errors++;
-        log.error('status check failed', { ...item.key, error: (error as Error).message });
+      const probe = probes.get(account);
+      if (!probe) {
+        const done = process(item, account);
+        probes.set(account, done);
+        await done;
+        continue;
       }
+      await probe;
+      if (held.has(account)) continue;
+      await process(item, account);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, settings.concurrency) }, worker));

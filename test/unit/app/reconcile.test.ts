@@ -1,0 +1,468 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { ingestReport } from '../../../shared/app/ingest-report';
+import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
+import type { RelayMetrics } from '../../../shared/app/ports';
+import { checkTransaction, type ReconcileServices, runPollCycle } from '../../../shared/app/reconcile';
+import { reconciliationReport } from '../../../shared/app/reconciliation-report';
+import { registerTransaction } from '../../../shared/app/register-transaction';
+import { parseConfig } from '../../../shared/config/load';
+import { TransactionStateError } from '../../../shared/domain/errors';
+import type { NormalizedReport, ReportDraft } from '../../../shared/domain/transaction';
+import type { StatusAnswer, StatusApi, StatusQuery } from '../../../shared/providers/types';
+
+const REF = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const KEY = { provider: 'momo', account: 'demo', reference: REF };
+const START = Date.parse('2026-11-23T10:00:00.000Z');
+
+const config = parseConfig({
+  management: { bearerToken: 'a-long-enough-token' },
+  reconciliation: {
+    // MoMo's first check after 300 s; window 1 h for the tests.
+    windowSeconds: 3600,
+    escalateAmbiguousAfterSeconds: 600,
+    notFoundGraceSeconds: 120,
+  },
+  accounts: {
+    momo: { demo: { pathSecret: 'momo-path-secret-0123' }, other: { pathSecret: 'momo-path-secret-4567' } },
+  },
+});
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+function draft(status: ReportDraft['status'], overrides: Partial<ReportDraft> = {}): ReportDraft {
+  return {
+    key: KEY,
+    kind: 'requesttopay',
+    status,
+    reason:
+      status === 'FAILED'
+        ? { code: 'REJECTED_BY_CUSTOMER', message: 'APPROVAL_REJECTED', providerCode: 'APPROVAL_REJECTED' }
+        : undefined,
+    providerTransactionId: status === 'SUCCEEDED' ? '363440463' : undefined,
+    externalId: 'order-8841',
+    amount: { value: '100', currency: 'EUR' },
+    party: { idType: 'MSISDN', id: '46733123459' },
+    attributes: undefined,
+    ...overrides,
+  };
+}
+
+const answers = {
+  succeeded: (): StatusAnswer => ({
+    type: 'report',
+    draft: draft('SUCCEEDED'),
+    providerCode: 'SUCCESSFUL',
+    detail: 'SUCCESSFUL',
+  }),
+  failed: (): StatusAnswer => ({
+    type: 'report',
+    draft: draft('FAILED'),
+    providerCode: 'FAILED',
+    detail: 'FAILED APPROVAL_REJECTED',
+  }),
+  pending: (): StatusAnswer => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' }),
+  down: (): StatusAnswer => ({
+    type: 'error',
+    error: 'unavailable',
+    detail: 'HTTP 500 after 3 attempts',
+    httpStatus: 500,
+  }),
+  notFound: (): StatusAnswer => ({ type: 'not-found', providerCode: '404', detail: 'RESOURCE_NOT_FOUND' }),
+  credentials: (): StatusAnswer => ({ type: 'error', error: 'credentials', detail: 'token refused (401)' }),
+};
+
+/** A status API that answers from a script and counts its calls. */
+function scriptedApi(next: (query: StatusQuery) => StatusAnswer) {
+  const calls: StatusQuery[] = [];
+  const api: StatusApi = {
+    async check(query) {
+      calls.push(query);
+      return next(query);
+    },
+  };
+  return { api, calls };
+}
+
+function countingMetrics() {
+  const counts: Record<string, number> = {};
+  const metrics: RelayMetrics = {
+    count: (name, value = 1) => void (counts[name] = (counts[name] ?? 0) + value),
+    timing: () => {},
+    flush: () => {},
+  };
+  return { metrics, counts };
+}
+
+function setup(next: (query: StatusQuery) => StatusAnswer = answers.pending) {
+  const store = new MemoryStore();
+  let now = START;
+  const clock = { now: () => new Date(now) };
+  const { api, calls } = scriptedApi(next);
+  const { metrics, counts } = countingMetrics();
+  const services: ReconcileServices = {
+    config,
+    store,
+    clock,
+    log: silent,
+    scrub: (s) => s,
+    statusApi: () => api,
+    metrics,
+  };
+  return {
+    store,
+    services,
+    calls,
+    counts,
+    advance: (seconds: number) => void (now += seconds * 1000),
+    types: () => store.published.map((e) => e.metadata.type),
+    tx: () => store.transactions.get(`${KEY.provider}#${KEY.account}#${KEY.reference}`)!,
+  };
+}
+
+async function register(services: ReconcileServices, reference = REF, account = 'demo') {
+  await registerTransaction(services, {
+    provider: 'momo',
+    account,
+    kind: 'requesttopay',
+    reference,
+    amount: '100',
+    currency: 'EUR',
+    msisdn: '46733123459',
+    externalId: 'order-8841',
+  });
+}
+
+function callback(
+  status: NormalizedReport['status'],
+  overrides: Partial<NormalizedReport> = {},
+): NormalizedReport {
+  return {
+    ...draft(status as ReportDraft['status']),
+    receivedAt: new Date(START).toISOString(),
+    origin: 'callback',
+    receiptId: 'r1',
+    ...overrides,
+  };
+}
+
+const ingestDeps = (s: ReturnType<typeof setup>) => ({
+  store: s.store,
+  clock: s.services.clock,
+  log: silent,
+  reconciliation: config.reconciliation,
+});
+
+describe('runPollCycle', () => {
+  it('leaves a registered transaction alone until its first check is due', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    s.advance(299);
+    // Act
+    const result = await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(result.due).toBe(0);
+    expect(s.calls).toHaveLength(0);
+  });
+
+  it('finalizes a transaction whose callback never came, with origin poll, and takes it off the due index', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    s.advance(300);
+    // Act
+    const result = await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(result).toMatchObject({ due: 1, claimed: 1, checked: 1, finalized: 1 });
+    const succeeded = s.store.published.filter((e) => e.metadata.type === 'TransactionSucceeded');
+    expect(succeeded).toHaveLength(1);
+    expect(succeeded[0]!.metadata.origin).toBe('poll');
+    expect(s.tx().status).toBe('SUCCEEDED');
+    expect(s.tx().reconcile?.dueAt).toBeUndefined();
+    expect((await s.store.listDue(new Date(START + 10 ** 9).toISOString(), 10)).items).toHaveLength(0);
+    expect(s.counts.TransactionsFinalized).toBe(1);
+    expect(s.counts.CallbackSilence).toBe(1);
+  });
+
+  it('keeps a pending transaction, records the check and backs off', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    s.advance(300);
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    const tx = s.tx();
+    expect(tx.status).toBe('PENDING');
+    expect(tx.reconcile?.checks).toBe(1);
+    expect(tx.reconcile?.recent.at(-1)).toMatchObject({ answer: 'pending' });
+    expect(tx.reconcile?.leaseOwner).toBeUndefined();
+    // MoMo's first backoff step is 120 s.
+    expect(Date.parse(tx.reconcile!.dueAt!) - (START + 300_000)).toBe(120_000);
+    expect(s.types()).toEqual([]);
+  });
+
+  it('never fails a transaction on a status API outage, and carries on with the next item', async () => {
+    // Prepare
+    const s = setup((q) => (q.reference === REF ? answers.down() : answers.succeeded()));
+    await register(s.services);
+    await register(s.services, '7f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f');
+    s.advance(300);
+    // Act
+    const result = await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(result).toMatchObject({ claimed: 2, checked: 2, finalized: 1, errors: 0 });
+    expect(s.tx().status).toBe('PENDING');
+    expect(s.tx().reconcile?.recent.at(-1)).toMatchObject({ answer: 'error:unavailable' });
+    expect(s.types()).toEqual(['TransactionSucceeded']);
+    expect(s.counts.StatusCallErrors).toBe(1);
+  });
+
+  it('expires a transaction at the window end with the last provider answer in the event', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    // Act: poll until past the window (1 h)
+    for (let i = 0; i < 40 && s.tx().status !== 'EXPIRED'; i++) {
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    // Assess
+    expect(s.tx().status).toBe('EXPIRED');
+    expect(s.tx().reason?.code).toBe('NO_FINAL_ANSWER');
+    const expired = s.store.published.filter((e) => e.metadata.type === 'TransactionExpired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0]!.data.lastProviderAnswer).toMatchObject({ answer: 'pending', detail: 'PENDING' });
+    expect(s.counts.TransactionsExpired).toBe(1);
+    // The window end itself got a check: expiry is never later than the window plus one cycle.
+    expect(Date.parse(s.tx().updatedAt) - Date.parse(s.tx().reconcileUntil)).toBeLessThan(300_000);
+  });
+
+  it('publishes a final callback after EXPIRED as a late resolution', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    for (let i = 0; i < 40 && s.tx().status !== 'EXPIRED'; i++) {
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    // Act
+    await ingestReport(
+      ingestDeps(s),
+      callback('SUCCEEDED', { receivedAt: new Date(START + 7200_000).toISOString() }),
+    );
+    // Assess
+    expect(s.tx().status).toBe('SUCCEEDED');
+    const late = s.store.published.filter((e) => e.metadata.type === 'TransactionSucceeded');
+    expect(late).toHaveLength(1);
+    expect(late[0]!.data.lateResolution).toBe(true);
+  });
+
+  it('confirms an unsigned success with the status API before publishing TransactionSucceeded', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    // Act
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true }));
+    const held = s.tx();
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(held.status).toBe('AMBIGUOUS');
+    expect(held.reason?.code).toBe('UNCONFIRMED');
+    expect(s.calls).toHaveLength(1);
+    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
+    expect(s.store.published.at(-1)!.metadata.origin).toBe('poll');
+  });
+
+  it('fails a forged unsigned success the status API calls FAILED and raises the security signal', async () => {
+    // Prepare
+    const s = setup(answers.failed);
+    await register(s.services);
+    // Act
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true }));
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(s.tx().status).toBe('FAILED');
+    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionFailed', 'TransactionConflict']);
+    const conflict = s.store.published.at(-1)!;
+    expect((conflict.data.conflict as { kind: string }).kind).toBe('UNVERIFIED_SUCCESS');
+    expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['UNVERIFIED_SUCCESS']);
+    expect(s.counts.VerificationDisagreements).toBe(1);
+  });
+
+  it('never downgrades a proven success: a FAILED status answer becomes a conflict', async () => {
+    // Prepare
+    const s = setup(answers.failed);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { authenticated: true }));
+    // Act
+    await forceCheck(s.services, KEY);
+    // Assess
+    expect(s.tx().status).toBe('SUCCEEDED');
+    expect(s.types()).toEqual(['TransactionSucceeded', 'TransactionConflict']);
+  });
+
+  it('gives exactly one final event when a callback and a poll race', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    s.advance(300);
+    // Act
+    await Promise.all([
+      runPollCycle(s.services, { owner: 'p1' }),
+      ingestReport(ingestDeps(s), callback('SUCCEEDED', { authenticated: true })),
+    ]);
+    // Assess
+    expect(s.types().filter((t) => t === 'TransactionSucceeded')).toHaveLength(1);
+    expect(s.tx().status).toBe('SUCCEEDED');
+  });
+
+  it('lets only one of two concurrent pollers check an item', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    for (let i = 0; i < 20; i++)
+      await register(s.services, `${String(i).padStart(8, '0')}-4b7d-4e2a-9c3b-1a2b3c4d5e6f`);
+    s.advance(300);
+    // Act
+    const [a, b] = await Promise.all([
+      runPollCycle(s.services, { owner: 'p1' }),
+      runPollCycle(s.services, { owner: 'p2' }),
+    ]);
+    // Assess
+    expect(a.claimed + b.claimed).toBe(20);
+    expect(s.calls).toHaveLength(20);
+    expect(new Set(s.calls.map((c) => c.reference)).size).toBe(20);
+  });
+
+  it('brings back the items of a poller that crashed after claiming them, once the lease expires', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    s.advance(300);
+    const [item] = (await s.store.listDue(new Date(START + 300_000).toISOString(), 10)).items;
+    await s.store.claimDue(item!, { until: new Date(START + 360_000).toISOString(), owner: 'crashed' });
+    // Act
+    const during = await runPollCycle(s.services, { owner: 'p2' });
+    s.advance(60);
+    const after = await runPollCycle(s.services, { owner: 'p2' });
+    // Assess
+    expect(during.due).toBe(0);
+    expect(after).toMatchObject({ due: 1, claimed: 1, finalized: 1 });
+  });
+
+  it('stops checking an account for the cycle when its credentials are refused', async () => {
+    // Prepare
+    const s = setup(answers.credentials);
+    for (let i = 0; i < 5; i++)
+      await register(s.services, `${String(i).padStart(8, '0')}-4b7d-4e2a-9c3b-1a2b3c4d5e6f`);
+    s.advance(300);
+    // Act
+    const result = await runPollCycle(s.services, { owner: 'p1' });
+    // Assess: the account's first item probes alone; the others wait for the next cycle.
+    expect(s.calls).toHaveLength(1);
+    expect(result.claimed).toBe(s.calls.length);
+    expect(s.types()).toEqual([]);
+  });
+
+  it('settles "never accepted" as FAILED only past the grace period', async () => {
+    // Prepare
+    const s = setup(answers.notFound);
+    await register(s.services);
+    // Act
+    await forceCheck(s.services, KEY);
+    const early = s.tx().status;
+    s.advance(300);
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(early).toBe('PENDING');
+    expect(s.tx().status).toBe('FAILED');
+    expect(s.tx().reason?.code).toBe('NOT_ACCEPTED');
+  });
+
+  it('escalates an AMBIGUOUS transaction once when it outlives the configured age', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('AMBIGUOUS', { amount: undefined }));
+    // Act
+    for (let i = 0; i < 6; i++) {
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    // Assess
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    expect(s.types().filter((t) => t === 'TransactionEscalated')).toHaveLength(1);
+    expect(s.counts.AmbiguousEscalated).toBe(1);
+  });
+
+  it('records a poll that cannot be made (no status API) without counting it as a check', async () => {
+    // Prepare
+    const s = setup();
+    s.services.statusApi = () => undefined;
+    await register(s.services);
+    s.advance(300);
+    // Act
+    const result = await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(result).toMatchObject({ claimed: 1, checked: 0 });
+    expect(s.tx().reconcile?.recent.at(-1)?.answer).toBe('error:unsupported');
+  });
+});
+
+describe('operator actions', () => {
+  it('resolves an EXPIRED transaction by hand with origin manual, recorded in its history', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    for (let i = 0; i < 40 && s.tx().status !== 'EXPIRED'; i++) {
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    // Act
+    const result = await resolveByHand(s.services, KEY, {
+      status: 'SUCCEEDED',
+      note: 'MTN support ticket 4411 confirms payment',
+    });
+    // Assess
+    expect(result.events).toEqual(['TransactionSucceeded']);
+    expect(s.tx().transitions.at(-1)).toMatchObject({ from: 'EXPIRED', to: 'SUCCEEDED', origin: 'manual' });
+    expect(s.store.published.at(-1)!.data.resolvedByHand).toEqual({
+      note: 'MTN support ticket 4411 confirms payment',
+    });
+  });
+
+  it('refuses to resolve a transaction that is still PENDING or already final', async () => {
+    // Prepare
+    const s = setup();
+    await register(s.services);
+    // Act / Assess
+    await expect(
+      resolveByHand(s.services, KEY, { status: 'FAILED', note: 'customer says no' }),
+    ).rejects.toBeInstanceOf(TransactionStateError);
+  });
+});
+
+describe('reconciliationReport', () => {
+  it('counts by status and settling origin and lists what a person must act on', async () => {
+    // Prepare
+    const s = setup((q) => (q.reference.startsWith('0') ? answers.succeeded() : answers.pending()));
+    await register(s.services, '00000000-4b7d-4e2a-9c3b-1a2b3c4d5e6f');
+    await register(s.services);
+    for (let i = 0; i < 40 && s.tx().status !== 'EXPIRED'; i++) {
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    // Act
+    const report = await reconciliationReport(s.store, {
+      from: new Date(START - 1000).toISOString(),
+      to: new Date(START + 86_400_000).toISOString(),
+    });
+    // Assess
+    expect(report.transactions).toBe(2);
+    expect(report.byStatus).toMatchObject({ SUCCEEDED: 1, EXPIRED: 1 });
+    expect(report.finalizedBy).toEqual({ poll: 1 });
+    expect(report.act.expired.map((l) => l.reference)).toEqual([REF]);
+    expect(report.statusChecks.total).toBeGreaterThan(2);
+  });
+});
