@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
+import { reconcileTiming } from '../shared/app/reconcile-timing';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
 import { ConsoleLogger } from './console-logger';
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
   if (sim) {
     if (sim.port === 0) sim.port = await freePort();
     config = pointPartnerUrlsAtSimulator(config, `http://${urlHost(sim.host)}:${sim.port}`);
+    config = withSimulatorReconciliation(config);
   }
 
   const log = new ConsoleLogger();
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
       `  accounts:    ${accounts.join(', ') || '(none configured)'}`,
       `  events:      ${resolve(config.local.eventsFile)} (one JSON line per event; also printed below)`,
       `  storage:     DynamoDB Local ${dynamo.endpoint}, ${dataDir ? `data in ${resolve(dataDir)}` : 'in memory (use --data-dir to keep data)'}`,
+      pollerBannerLine(config),
       ...simulatorBanner,
       `  Ctrl-C to stop${simulator ? ' (simulator, relay and DynamoDB Local)' : ''}.`,
       '',
@@ -229,3 +232,30 @@ function simulatorBannerLines(
 }
 
 main().catch((error) => fail((error as Error).stack ?? String(error)));
+
+/**
+ * With the simulator, reconciliation runs on simulated business time too: every check delay and window
+ * × 0.02 (MoMo's first check after 6 s instead of 5 min, windows of 1.4 h instead of 3 days) and a
+ * cycle every second, unless the config chose its own values.
+ */
+export const SIMULATOR_RECONCILE_SCALE = 0.02;
+
+function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
+  const r = config.reconciliation;
+  return {
+    ...config,
+    reconciliation: {
+      ...r,
+      timeScale: r.timeScale === 1 ? SIMULATOR_RECONCILE_SCALE : r.timeScale,
+      pollIntervalSeconds: r.pollIntervalSeconds === 5 ? 1 : r.pollIntervalSeconds,
+    },
+  };
+}
+
+function pollerBannerLine(config: RelayConfig): string {
+  const r = config.reconciliation;
+  const first = reconcileTiming(r, 'momo', 'requesttopay');
+  const scale = r.timeScale === 1 ? '' : ` × ${r.timeScale} (simulated time)`;
+  const hours = (first.windowSeconds / 3600).toFixed(1);
+  return `  poller:      a cycle every ${r.pollIntervalSeconds} s; checks per provider schedule${scale}: MoMo first after ${first.firstCheckSeconds} s, window ${hours} h`;
+}
