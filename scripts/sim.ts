@@ -9,6 +9,7 @@ import { ConfigError } from '../shared/domain/errors';
 import { FaultSpecError, parseFaults } from '../simulator/core/faults';
 import { type ScenarioOptions, ScenarioError, type SimContext, type Step } from './sim/core';
 import { openEventsFile } from './sim/events';
+import { parseExpires } from './sim/expiry';
 import { findScenario, flagOf, formatSummary, helpText, runScenario } from './sim/run';
 
 const DEMO_CONFIG = resolve(import.meta.dirname, '../local/demo-config.json');
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       'party-b': { type: 'string' },
       'short-code': { type: 'string' },
       fault: { type: 'string' },
+      expires: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
     partyB: values['party-b'],
     shortCode: values['short-code'],
     fault: values.fault,
+    expires: values.expires,
   };
   const accepted = new Set([...definition.options, 'account', 'fault']);
   for (const [key, value] of Object.entries(options)) {
@@ -80,6 +83,11 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof FaultSpecError) fail(`--fault: ${error.message}`);
     throw error;
+  }
+  try {
+    parseExpires(options.expires);
+  } catch (error) {
+    fail((error as Error).message);
   }
   const timeoutSeconds = Number(values.timeout ?? 20);
   if (!(timeoutSeconds > 0)) fail(`--timeout must be a positive number of seconds, got "${values.timeout}"`);
@@ -106,6 +114,7 @@ async function main(): Promise<void> {
     config,
     events,
     timeoutMs: timeoutSeconds * 1000,
+    extendTimeout: values.timeout === undefined,
     pollMs: 250,
     onStep: (step) => printStep(step, ++steps),
     onStarted: (started) =>

@@ -7,6 +7,7 @@
 import { airtelClientIdFor } from '../../local/simulator-wiring';
 import type { AirtelAccountSettings } from '../../shared/providers/airtel/schema';
 import { airtelOutcome } from '../../simulator/airtel/outcomes';
+import { DEFAULTS } from '../../simulator/options';
 import { signAirtelRequest } from '../../simulator/airtel/signing';
 import { parseFaults } from '../../simulator/core/faults';
 import {
@@ -23,14 +24,18 @@ import {
   type SimContext,
   type Started,
   simulatorInfo,
+  simulatorSettings,
   simUrl,
   tokenStep,
 } from './core';
+import { parseExpires, withExpiry } from './expiry';
 import { withFaults } from './faults';
 
 /** Ends in 456: not in the outcome table, pays. */
 export const AIRTEL_PAYING_MSISDN = '752123456';
 export const AIRTEL_FAILING_MSISDN = '752123901';
+/** …904: the payment stays TIP, no callback (the enquiry keeps answering in progress). */
+export const AIRTEL_IN_PROGRESS_MSISDN = '752123904';
 
 const REASONS: Record<string, string> = { '901': 'INSUFFICIENT_FUNDS' };
 
@@ -75,12 +80,24 @@ export async function airtelPay(ctx: SimContext, options: ScenarioOptions): Prom
   const amount = options.amount ?? '1000';
   const currency = options.currency ?? account.settings.currency ?? 'UGX';
   const country = account.settings.country ?? 'UG';
-  const expectation = withFaults(
+  const expiresInSeconds = parseExpires(options.expires);
+  let expectation = withFaults(
     expectationFor(msisdn, Number(amount)),
     parseFaults(options.fault),
     'airtel',
     'payment',
   );
+  const outcome = airtelOutcome(msisdn, Number(amount));
+  if (expiresInSeconds !== undefined && outcome.callback === null) {
+    // TIP stays TIP; TA settles to TS after ambiguousResolveMs (the simulator's default, scaled).
+    const settings = outcome.settlesTo ? await simulatorSettings(ctx) : undefined;
+    expectation = withExpiry(expectation, expiresInSeconds, {
+      what: `the enquiry keeps answering ${outcome.status}`,
+      ...(settings ? { settlesAfterMs: DEFAULTS.airtel.ambiguousResolveMs * settings.timeScale } : {}),
+    });
+  } else {
+    expectation = withExpiry(expectation, expiresInSeconds, undefined);
+  }
 
   const token = await tokenStep(ctx, 'Airtel token', 'POST', simUrl(ctx, '/auth/oauth2/token'), {
     headers: { 'content-type': 'application/json' },
@@ -114,6 +131,7 @@ export async function airtelPay(ctx: SimContext, options: ScenarioOptions): Prom
     amount,
     currency,
     msisdn,
+    ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
   });
 
   const signed = signAirtelRequest(

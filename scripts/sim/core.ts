@@ -27,6 +27,11 @@ export interface SimContext {
   onStarted?(started: Started): void;
   /** Called while waiting (one dot per look). */
   onProgress?(): void;
+  /**
+   * `timeoutMs` is the default, not the user's choice: a scenario whose outcome comes from reconciliation
+   * (`--fault drop`, `--expires`) waits that long after the relay's first check or the window's end.
+   */
+  extendTimeout?: boolean;
 }
 
 export interface Step {
@@ -64,10 +69,14 @@ export interface ScenarioOptions {
   partyB?: string;
   shortCode?: string;
   fault?: string;
+  /** Registration `expiresInSeconds`: the transaction's reconciliation window, in seconds. */
+  expires?: string;
 }
 
 export interface ExpectedEvent {
   type: string;
+  /** The event's `metadata.origin` (`callback`, `poll`, …); undefined: any. */
+  origin?: string;
   /** Fields of `data` that must be equal. */
   data?: Record<string, unknown>;
   /** Further check on `data`; returns what is wrong, or undefined. */
@@ -89,6 +98,11 @@ export interface Expectation {
   refusedWith?: number;
   /** The relay keeps no transaction for it (a rejected C2B payment): not looked up. */
   noTransaction?: true;
+  /**
+   * The outcome comes from reconciliation, not from a callback: `poll` (the first status check, e.g. the
+   * callback was dropped), `expiry` (the window ends, TransactionExpired). Waited for past the deliveries.
+   */
+  waitFor?: 'poll' | 'expiry';
 }
 
 /** What a provider module did to start a scenario; `runScenario` waits and judges from here. */
@@ -240,6 +254,29 @@ export async function simulatorInfo(ctx: SimContext): Promise<SimulatorInfo> {
   return info as SimulatorInfo;
 }
 
+/** The simulator's runtime settings (`GET /_sim/config`): its time scale and the MoMo approval window. */
+export interface SimulatorSettings {
+  timeScale: number;
+  momo: { approvalWindowMs: number };
+}
+
+export async function simulatorSettings(ctx: SimContext): Promise<SimulatorSettings> {
+  const answer = await httpStep<SimulatorSettings>(
+    ctx,
+    'simulator settings',
+    'GET',
+    simUrl(ctx, '/_sim/config'),
+    {
+      note: (a) => (a.body?.timeScale !== undefined ? `time scale ${a.body.timeScale}` : a.text),
+    },
+  );
+  expectStatus(answer, [200], 'the simulator');
+  const body = answer.body;
+  if (typeof body?.timeScale !== 'number' || typeof body.momo?.approvalWindowMs !== 'number')
+    throw new ScenarioError('GET /_sim/config: not a simulator answer');
+  return body as SimulatorSettings;
+}
+
 export function accountOf<S = Record<string, unknown>>(
   ctx: SimContext,
   provider: string,
@@ -265,6 +302,8 @@ export interface Registration {
   currency?: string;
   msisdn?: string;
   externalId?: string;
+  /** The reconciliation window of this transaction (default: the provider's, days). */
+  expiresInSeconds?: number;
 }
 
 /** `POST /v1/transactions`: what the partner does right after initiating an operation with the provider. */
@@ -295,6 +334,8 @@ export interface RelayTransactionView {
   status: string;
   reason: { code: string } | null;
   history: { type: string }[];
+  /** When the poller looks next (null once final), the window's end, how many status calls were made. */
+  reconciliation?: { statusChecks: number; nextCheckAt: string | null; reconcileUntil: string };
 }
 
 export async function relayTransaction(
@@ -310,10 +351,11 @@ export async function relayTransaction(
   if (response.status === 404) return undefined;
   if (!response.ok) throw new ScenarioError(`GET ${path} answered HTTP ${response.status}`);
   const body = (await response.json()) as {
-    transaction: Omit<RelayTransactionView, 'history'>;
+    transaction: Omit<RelayTransactionView, 'history' | 'reconciliation'>;
     history: { type: string }[];
+    reconciliation?: RelayTransactionView['reconciliation'];
   };
-  return { ...body.transaction, history: body.history };
+  return { ...body.transaction, history: body.history, reconciliation: body.reconciliation };
 }
 
 /** What the simulator sent for a reference (`GET /_sim/callbacks`). */
@@ -344,6 +386,7 @@ export function eventsOfTransaction(
 
 function matches(event: EventEnvelope, expected: ExpectedEvent): boolean {
   if (event.metadata.type !== expected.type) return false;
+  if (expected.origin !== undefined && event.metadata.origin !== expected.origin) return false;
   const data = event.data as Record<string, unknown>;
   return Object.entries(expected.data ?? {}).every(([k, v]) => JSON.stringify(data[k]) === JSON.stringify(v));
 }
@@ -366,12 +409,19 @@ export function judge(
   for (const expected of expectation.events) {
     const found = events.filter((e) => matches(e, expected));
     const fields = expected.data ? ` with ${JSON.stringify(expected.data)}` : '';
+    const origin = expected.origin ? ` (origin ${expected.origin})` : '';
     if (found.length === 0) {
       const sameType = events.filter((e) => e.metadata.type === expected.type);
+      const got = sameType[0]
+        ? {
+            ...pick(sameType[0].data, Object.keys(expected.data ?? {})),
+            ...(expected.origin ? { origin: sameType[0].metadata.origin } : {}),
+          }
+        : undefined;
       problems.push(
-        sameType.length
-          ? `${expected.type} arrived but not${fields} (got ${JSON.stringify(pick(sameType[0]!.data, Object.keys(expected.data ?? {})))})`
-          : `no ${expected.type}${fields}`,
+        got
+          ? `${expected.type} arrived but not${fields}${origin} (got ${JSON.stringify(got)})`
+          : `no ${expected.type}${fields}${origin}`,
       );
       continue;
     }

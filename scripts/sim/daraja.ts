@@ -27,6 +27,7 @@ import {
   simUrl,
   tokenStep,
 } from './core';
+import { parseExpires, withExpiry } from './expiry';
 import { withFaults } from './faults';
 
 export const DARAJA_PHONE = '254708374149';
@@ -81,7 +82,12 @@ export async function darajaStk(ctx: SimContext, options: ScenarioOptions): Prom
   }
   const phone = options.phone ?? DARAJA_PHONE;
   const amount = options.amount ?? '1';
-  const expectation = withFaults(stkExpectation(phone), parseFaults(options.fault), 'daraja', 'stk');
+  const expiresInSeconds = parseExpires(options.expires);
+  const expectation = withExpiry(
+    withFaults(stkExpectation(phone), parseFaults(options.fault), 'daraja', 'stk'),
+    expiresInSeconds,
+    undefined,
+  );
   const token = await darajaToken(ctx, info);
 
   const timestamp = darajaTimestamp();
@@ -124,6 +130,7 @@ export async function darajaStk(ctx: SimContext, options: ScenarioOptions): Prom
     amount,
     currency: account.settings.currency,
     msisdn: phone,
+    ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
   });
 
   return {
@@ -155,7 +162,12 @@ export async function darajaB2c(ctx: SimContext, options: ScenarioOptions): Prom
   const partyA = options.shortCode ?? account.settings.shortCode ?? '600638';
   const partyB = options.partyB ?? DARAJA_PHONE;
   const amount = options.amount ?? '10';
-  const expectation = withFaults(b2cExpectation(partyB), parseFaults(options.fault), 'daraja', 'b2c');
+  const expiresInSeconds = parseExpires(options.expires);
+  const expectation = withExpiry(
+    withFaults(b2cExpectation(partyB), parseFaults(options.fault), 'daraja', 'b2c'),
+    expiresInSeconds,
+    undefined,
+  );
   const token = await darajaToken(ctx, info);
 
   // B2C v3 takes the partner's OriginatorConversationID, so the reference is known before the request.
@@ -168,6 +180,7 @@ export async function darajaB2c(ctx: SimContext, options: ScenarioOptions): Prom
     amount,
     currency: account.settings.currency,
     msisdn: partyB,
+    ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
   });
   const resultUrl = callbackUrl ?? darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'b2c-result');
   const timeoutUrl = resultUrl.replace(/\/b2c\/result$/, '/b2c/timeout');

@@ -2,6 +2,10 @@
  * How a `--fault` (the simulator's X-Sim-Fault header) changes what a scenario should produce. Covered:
  * repeat, delay, drop, stale-after-final, corrupt-hash (Airtel) and foreign-ip (Daraja STK and B2C);
  * other faults are sent as given and the expectation stays the one without faults.
+ *
+ * `drop`: the callback never comes, so a final outcome (succeeded, failed) reaches the relay through
+ * reconciliation: its status check after the first scheduled delay publishes the same event with origin
+ * `poll`. Other outcomes (a B2C queue-timeout notice) are not recovered by a poll: no event, PENDING.
  */
 import type { FaultSet } from '../../simulator/core/faults';
 import { type Expectation, FINAL_EVENTS } from './core';
@@ -17,6 +21,17 @@ export function withFaults(
   if (expectation.refusedWith !== undefined || expectation.deliveries === undefined) return expectation;
   let x: Expectation = { ...expectation };
   if (faults.drop) {
+    const final = x.events.filter((e) => FINAL_EVENTS.includes(e.type));
+    if (final.length === x.events.length && final.length > 0 && x.status) {
+      return {
+        summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped; the relay's status check finds the outcome → ${x.summary.replace(/^.* → /, '')}, origin poll`,
+        events: x.events.map((e) => ({ ...e, origin: 'poll' })),
+        forbid: x.forbid,
+        status: x.status,
+        deliveries: 1,
+        waitFor: 'poll',
+      };
+    }
     return {
       summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped: no event, the transaction stays PENDING`,
       events: [],

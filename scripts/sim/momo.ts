@@ -19,9 +19,11 @@ import {
   type SimContext,
   type Started,
   simulatorInfo,
+  simulatorSettings,
   simUrl,
   tokenStep,
 } from './core';
+import { parseExpires, withExpiry } from './expiry';
 import { withFaults } from './faults';
 
 /** Not in the sandbox outcome table: pays. */
@@ -29,6 +31,9 @@ export const MOMO_PAYING_MSISDN = '46733123499';
 const base = Number(DEFAULTS.momo.sandboxMsisdnBase);
 export const MOMO_REJECTING_MSISDN = String(base + 1);
 export const MOMO_EXPIRING_MSISDN = String(base + 2);
+/** Ongoing (+3) and Delayed (+4): the payer never answers; PENDING until the approval window ends. */
+export const MOMO_ONGOING_MSISDN = String(base + 3);
+export const MOMO_DELAYED_MSISDN = String(base + 4);
 
 /** The relay's reason for the sandbox outcomes the scenarios document. */
 const REASONS: Record<string, string> = {
@@ -67,12 +72,27 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
   const amount = options.amount ?? '100';
   const currency = options.currency ?? account.settings.currency ?? info.momo.currency;
   const faults = parseFaults(options.fault);
-  const expectation = withFaults(
+  const expiresInSeconds = parseExpires(options.expires);
+  const outcome = sandboxOutcome('requesttopay', msisdn, info.momo.sandboxMsisdnBase);
+  let expectation = withFaults(
     expectationFor(msisdn, info.momo.sandboxMsisdnBase),
     faults,
     'momo',
     'requesttopay',
   );
+  if (expiresInSeconds !== undefined) {
+    // The payer of Ongoing/Delayed never answers: PENDING until the approval window (scaled) ends.
+    const unanswered = outcomeBehaviour(outcome, 'payer').type === 'unanswered';
+    const settings = unanswered ? await simulatorSettings(ctx) : undefined;
+    expectation = withExpiry(
+      expectation,
+      expiresInSeconds,
+      settings && {
+        what: 'the payer never answers (PENDING)',
+        settlesAfterMs: settings.momo.approvalWindowMs * settings.timeScale,
+      },
+    );
+  }
 
   const token = await tokenStep(ctx, 'MoMo collection token', 'POST', simUrl(ctx, '/collection/token/'), {
     headers: {
@@ -91,6 +111,7 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
     currency,
     msisdn,
     externalId: `sim-order-${reference.slice(0, 8)}`,
+    ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
   });
 
   const headers: Record<string, string> = {

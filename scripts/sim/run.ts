@@ -5,7 +5,7 @@
 import type { EventEnvelope } from '../../shared/domain/events';
 import { summarizeEvent } from '../../shared/domain/outbox';
 import { DEFAULTS } from '../../simulator/options';
-import { AIRTEL_FAILING_MSISDN, airtelPay } from './airtel';
+import { AIRTEL_FAILING_MSISDN, AIRTEL_IN_PROGRESS_MSISDN, airtelPay } from './airtel';
 import {
   eventsOfTransaction,
   expectedEventsArrived,
@@ -27,7 +27,7 @@ import {
   STK_UNREACHABLE_PHONE,
 } from './daraja';
 import type { FeedEvent } from './events';
-import { MOMO_EXPIRING_MSISDN, MOMO_REJECTING_MSISDN, momoPay } from './momo';
+import { MOMO_DELAYED_MSISDN, MOMO_EXPIRING_MSISDN, MOMO_REJECTING_MSISDN, momoPay } from './momo';
 
 type OptionName = keyof ScenarioOptions;
 
@@ -46,21 +46,21 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
     provider: 'momo',
     name: 'pay',
     title: 'request-to-pay (collection); the payer MSISDN picks the sandbox outcome',
-    options: ['msisdn', 'amount', 'currency'],
+    options: ['msisdn', 'amount', 'currency', 'expires'],
     start: momoPay,
   },
   {
     provider: 'airtel',
     name: 'pay',
     title: 'signed push payment; the last three digits of the MSISDN pick the outcome',
-    options: ['msisdn', 'amount', 'currency'],
+    options: ['msisdn', 'amount', 'currency', 'expires'],
     start: airtelPay,
   },
   {
     provider: 'daraja',
     name: 'stk',
     title: 'STK push (Lipa na M-Pesa online); the last four digits of the phone pick the ResultCode',
-    options: ['phone', 'amount', 'shortCode'],
+    options: ['phone', 'amount', 'shortCode', 'expires'],
     start: darajaStk,
   },
   {
@@ -74,7 +74,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
     provider: 'daraja',
     name: 'b2c',
     title: 'payout (B2C v3) with ResultURL and QueueTimeOutURL on the relay; PartyB picks the outcome',
-    options: ['partyB', 'amount', 'shortCode'],
+    options: ['partyB', 'amount', 'shortCode', 'expires'],
     start: darajaB2c,
   },
 ];
@@ -149,6 +149,33 @@ export const EXAMPLES: readonly Example[] = [
   },
 ];
 
+/**
+ * Outcomes that come from reconciliation (the relay's poller) rather than a callback: shown by `--help`,
+ * kept apart from EXAMPLES (which the relay + simulator end-to-end tests run with provider time).
+ */
+export const RECONCILIATION_EXAMPLES: readonly Example[] = [
+  {
+    args: ['momo', 'pay', '--fault', 'drop'],
+    what: 'the callback is dropped',
+    produces: "TransactionSucceeded, origin poll (the relay's first status check)",
+  },
+  {
+    args: ['daraja', 'stk', '--phone', STK_CANCELLING_PHONE, '--fault', 'drop'],
+    what: 'cancelled, callback dropped',
+    produces: 'TransactionFailed, origin poll',
+  },
+  {
+    args: ['airtel', 'pay', '--msisdn', AIRTEL_IN_PROGRESS_MSISDN, '--expires', '15'],
+    what: 'stays TIP (…904), 15 s window',
+    produces: 'TransactionExpired after 15 s',
+  },
+  {
+    args: ['momo', 'pay', '--msisdn', MOMO_DELAYED_MSISDN, '--expires', '15'],
+    what: 'payer never answers (base + 4, Delayed), 15 s window',
+    produces: 'TransactionExpired (the approval window ends later: a late TransactionFailed)',
+  },
+];
+
 export function findScenario(provider: string, name: string): ScenarioDefinition {
   const found = SCENARIOS.find((s) => s.provider === provider && s.name === name);
   if (!found) {
@@ -204,18 +231,32 @@ export async function runScenario(
     x.deliveries ? (await simCallbacks(ctx, started.provider, started.simReference)).length : 0;
 
   const begun = Date.now();
+  let deadline = begun + ctx.timeoutMs;
+  const relayView = () =>
+    x.noTransaction
+      ? Promise.resolve(undefined)
+      : relayTransaction(ctx, started.provider, started.account, started.reference);
+  if (x.waitFor && ctx.extendTimeout) {
+    // The default timeout counts from the relay's first status check (drop) or the window's end (expires).
+    const r = (await relayView())?.reconciliation;
+    const from = x.waitFor === 'poll' ? r?.nextCheckAt : r?.reconcileUntil;
+    if (from) deadline = Math.max(deadline, Date.parse(from) + ctx.timeoutMs);
+  }
   let timedOut = false;
   while (x.refusedWith === undefined) {
     const allSent = (await sentSoFar()) >= (x.deliveries ?? 0);
     if (allSent && (await arrived())) break;
     // The relay has answered everything the simulator will send, and it stores before it answers: once
-    // its stream is published, what is there is the outcome (waiting longer would not change it).
-    if (x.deliveries && allSent) {
+    // its stream is published, what is there is the outcome (waiting longer would not change it) — unless
+    // reconciliation still has a say: the outcome is expected from it, or the relay will check the
+    // transaction before the deadline (an unsigned MoMo success is confirmed by a status call at once).
+    if (x.deliveries && allSent && !x.waitFor) {
       await ctx.events.settle();
       if (await arrived()) continue;
-      break;
+      const next = (await relayView())?.reconciliation?.nextCheckAt;
+      if (!next || Date.parse(next) > deadline) break;
     }
-    if (Date.now() - begun >= ctx.timeoutMs) {
+    if (Date.now() >= deadline) {
       timedOut = true;
       break;
     }
@@ -243,7 +284,7 @@ export async function runScenario(
   }
   if (timedOut) {
     const sent = x.deliveries ? `, ${callbacks.length}/${x.deliveries} simulator calls sent` : '';
-    problems.unshift(`gave up after ${Math.round(ctx.timeoutMs / 1000)} s (--timeout)${sent}`);
+    problems.unshift(`gave up after ${Math.round((Date.now() - begun) / 1000)} s (--timeout)${sent}`);
   }
   return { started, ok: problems.length === 0, problems, events, transaction, callbacks, waitedMs };
 }
@@ -318,6 +359,11 @@ export function helpText(): string {
     'Examples (each prints and checks the events it produces):',
     ...EXAMPLES.map((e) => `  npm run sim -- ${e.args.join(' ')}\n      ${e.what} → ${e.produces}`),
     '',
+    "Outcomes from reconciliation (the relay's poller, with `npm start -- --simulator`):",
+    ...RECONCILIATION_EXAMPLES.map(
+      (e) => `  npm run sim -- ${e.args.join(' ')}\n      ${e.what} → ${e.produces}`,
+    ),
+    '',
     'Options:',
     '  --msisdn <n>      payer (MoMo: sandbox base + index picks the outcome; Airtel: last 3 digits; C2B: payer)',
     '  --phone <n>       STK phone, 2547XXXXXXXX (last 4 digits pick the ResultCode)',
@@ -328,13 +374,18 @@ export function helpText(): string {
     "  --short-code <n>  STK BusinessShortCode (default 174379) / B2C PartyA (default: the account's)",
     '  --account <id>    relay account (default demo; demo-slow: C2B partner endpoint that never answers)',
     '  --fault <spec>    X-Sim-Fault on the initiating request: repeat=N, drop, delay=MS, stale-after-final,',
-    '                    corrupt-hash (Airtel), foreign-ip (Daraja), … (simulator/README.md, Faults)',
+    '                    corrupt-hash (Airtel), foreign-ip (Daraja), … (simulator/README.md, Faults).',
+    "                    drop: the outcome is then expected from the relay's status check (origin poll)",
+    "  --expires <s>     registration expiresInSeconds: the transaction's reconciliation window. An outcome",
+    '                    that never finalizes (Airtel …904, MoMo base + 3/+4 within the approval window) is',
+    '                    then expected to end EXPIRED (TransactionExpired) when the window ends',
     '  --relay <url>     relay (default http://localhost:3000)',
     '  --sim <url>       simulator (default http://127.0.0.1:4010)',
     '  --token <t>       management bearer token (default demo-admin-token)',
     '  --config <file>   the relay config, for account settings (default RELAY_CONFIG or local/demo-config.json)',
     '  --events <file>   events file (default: local.eventsFile of the config, .relay/events.ndjson)',
-    '  --timeout <s>     how long to wait for the outcome (default 20)',
+    '  --timeout <s>     how long to wait for the outcome (default 20; with --fault drop counted from the',
+    "                    relay's first status check, with --expires from the window's end)",
     '  --brief           event summaries only, without the raw JSON lines',
     '',
   ].join('\n');
@@ -350,6 +401,7 @@ const FLAGS: Record<OptionName, string> = {
   partyB: '--party-b',
   shortCode: '--short-code',
   fault: '--fault',
+  expires: '--expires',
 };
 
 export function flagOf(option: OptionName): string {

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { finalExpectation, judge } from '../../../scripts/sim/core';
+import { parseExpires, withExpiry } from '../../../scripts/sim/expiry';
+import { withFaults } from '../../../scripts/sim/faults';
+import type { EventEnvelope } from '../../../shared/domain/events';
+import { parseFaults } from '../../../simulator/core/faults';
+
+const event = (type: string, origin: string): EventEnvelope =>
+  ({
+    metadata: { id: `${type}-${origin}`, version: '1', type, occurredAt: '', correlationId: 'c', origin },
+    data: { provider: 'momo', account: 'demo', reference: 'r', status: 'x' },
+  }) as unknown as EventEnvelope;
+
+describe('npm run sim: --fault drop', () => {
+  it('expects the same final event from a poll, waited for past the dropped callback', () => {
+    // Act
+    const x = withFaults(
+      finalExpectation('TransactionSucceeded', 'payer 1', 1),
+      parseFaults('drop'),
+      'momo',
+      'requesttopay',
+    );
+    // Assess
+    expect(x).toMatchObject({
+      events: [{ type: 'TransactionSucceeded', origin: 'poll' }],
+      status: 'SUCCEEDED',
+      waitFor: 'poll',
+      deliveries: 1,
+    });
+    expect(x.summary).toBe(
+      "payer 1 → callback dropped; the relay's status check finds the outcome → TransactionSucceeded, origin poll",
+    );
+    expect(judge(x, [event('TransactionSucceeded', 'poll')], 'SUCCEEDED')).toEqual([]);
+    expect(judge(x, [event('TransactionSucceeded', 'callback')], 'SUCCEEDED')).toEqual([
+      'TransactionSucceeded arrived but not (origin poll) (got {"origin":"callback"})',
+    ]);
+  });
+
+  it('keeps "no event, PENDING" for an outcome a poll does not recover (a queue-timeout notice)', () => {
+    const x = withFaults(
+      finalExpectation('TransactionAmbiguous', 'PartyB 0408', 1, 'TIMED_OUT'),
+      parseFaults('drop'),
+      'daraja',
+      'b2c',
+    );
+    expect(x).toMatchObject({ events: [], status: 'PENDING' });
+    expect(x.waitFor).toBeUndefined();
+  });
+});
+
+describe('npm run sim: --expires', () => {
+  const pending = {
+    summary: 'subscriber 752123904 (enquiry TIP) → no callback: no event, the transaction stays PENDING',
+    events: [],
+    status: 'PENDING',
+    deliveries: 0,
+  };
+
+  it('expects TransactionExpired when the outcome never finalizes', () => {
+    const x = withExpiry(pending, 15, { what: 'the enquiry keeps answering TIP' });
+    expect(x).toMatchObject({
+      events: [{ type: 'TransactionExpired' }],
+      status: 'EXPIRED',
+      waitFor: 'expiry',
+      deliveries: 0,
+    });
+    expect(x.summary).toBe(
+      'subscriber 752123904 (enquiry TIP), the enquiry keeps answering TIP → the 15 s window ends → TransactionExpired',
+    );
+  });
+
+  it('expects expiry only when the provider settles well after the window', () => {
+    const failed = finalExpectation('TransactionFailed', 'payer 4', 1);
+    const unanswered = { what: 'the payer never answers', settlesAfterMs: 30_000 };
+    expect(withExpiry(failed, 15, unanswered).status).toBe('EXPIRED');
+    // 28 s + the 5 s margin is past the provider's 30 s: the outcome is the provider's.
+    expect(withExpiry(failed, 28, unanswered)).toMatchObject({ status: 'FAILED' });
+    expect(withExpiry(failed, 28, unanswered).summary).toBe('payer 4 → TransactionFailed (window 28 s)');
+  });
+
+  it('leaves outcomes that finalize on their own unchanged, and no --expires changes nothing', () => {
+    const paid = finalExpectation('TransactionSucceeded', 'payer 9', 1);
+    expect(withExpiry(paid, 10, undefined).events).toEqual(paid.events);
+    expect(withExpiry(paid, undefined, { what: 'x' })).toBe(paid);
+  });
+
+  it('parses whole positive seconds only', () => {
+    expect(parseExpires('15')).toBe(15);
+    expect(parseExpires(undefined)).toBeUndefined();
+    for (const bad of ['0', '-3', '1.5', 'soon']) expect(() => parseExpires(bad)).toThrow(/--expires/);
+  });
+});
