@@ -26,6 +26,7 @@ import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { parseConfig } from '../shared/config/load';
 import { applyReport } from '../shared/domain/apply-report';
 import type { RelayLogger } from '../shared/app/ports';
+import { runPollCycle } from '../shared/app/reconcile';
 import type { TransactionRecord } from '../shared/domain/transaction';
 import { sha256Hex } from '../shared/util/ids';
 
@@ -191,6 +192,8 @@ async function main() {
         local: { eventsFile },
         accounts: { momo: { demo: { currency: 'EUR' } } },
       }),
+      // Driven by hand below (reconciliation section), not on a timer during the throughput rounds.
+      poller: false,
       dynamoEndpoint: dynamo.endpoint,
       tableName: `bench-relay-${randomUUID()}`,
       port: 0,
@@ -291,6 +294,12 @@ async function main() {
     out(
       `| read units per callback | ${readsPerCallback.toFixed(2)} RCU | ≤ 0.5 ${readsPerCallback <= 0.5 ? '✔' : '✘'} |`,
     );
+
+    out();
+    out('Reconciliation');
+    out('| measure | value | target |');
+    out('|---|---|---|');
+    await reconciliationBench(relay, capacity, (on) => void (measuring = on), { client, doc }, out);
   } finally {
     await relay?.stop().catch(() => undefined);
     await dynamo.stop();
@@ -305,6 +314,140 @@ async function main() {
       }),
     );
   }
+}
+
+const WRITE_OPERATIONS = new Set([
+  'createTransaction',
+  'replaceTransaction',
+  'recordReceipt',
+  'claimDue',
+  'putRecordIfAbsent',
+]);
+
+function writeUnits(capacity: Map<string, number>): number {
+  return [...capacity.entries()].filter(([op]) => WRITE_OPERATIONS.has(op)).reduce((n, [, v]) => n + v, 0);
+}
+
+/**
+ * Write units of a whole transaction lifecycle (registration + one callback + final, index writes
+ * included), the same with MoMo's status confirmation, status calls per transaction, and the poll
+ * cycle's reads per due item with 10,000 registered.
+ */
+async function reconciliationBench(
+  relay: LocalRelay,
+  capacity: Map<string, number>,
+  measure: (on: boolean) => void,
+  clients: Clients,
+  out: (line?: string) => void,
+) {
+  const LIFECYCLES = 100;
+  const headers = { authorization: 'Bearer bench-token-123', 'content-type': 'application/json' };
+  const register = (reference: string) =>
+    fetch(`${relay.url}/v1/transactions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        provider: 'momo',
+        account: 'demo',
+        kind: 'requesttopay',
+        reference,
+        amount: '100',
+        currency: 'EUR',
+      }),
+    }).then((r) => r.arrayBuffer());
+  const callback = (reference: string) =>
+    fetch(`${relay.url}/v1/momo/demo/requesttopay/${reference}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+    }).then((r) => r.arrayBuffer());
+  let statusCalls = 0;
+  relay.services.statusApi = () => ({
+    async check(query) {
+      statusCalls++;
+      return {
+        type: 'report',
+        providerCode: 'SUCCESSFUL',
+        detail: 'SUCCESSFUL',
+        draft: {
+          key: { provider: 'momo', account: 'demo', reference: query.reference },
+          kind: query.kind,
+          status: 'SUCCEEDED',
+          reason: undefined,
+          providerTransactionId: '363440463',
+          externalId: 'order-8841',
+          amount: { value: '100', currency: 'EUR' },
+          party: { idType: 'MSISDN', id: '46733123459' },
+          attributes: undefined,
+        },
+      };
+    },
+  });
+  const confirm = relay.services.config.accounts.get('momo/demo')!.settings as { confirmSuccess?: boolean };
+  for (const confirmed of [false, true]) {
+    confirm.confirmSuccess = confirmed;
+    capacity.clear();
+    statusCalls = 0;
+    const lifeRefs = refs(LIFECYCLES);
+    measure(true);
+    await pool(lifeRefs, async (reference) => {
+      await register(reference);
+      await callback(reference);
+    });
+    if (confirmed) while (((await relay.poller.runOnce())?.claimed ?? 0) > 0);
+    measure(false);
+    const perLifecycle = writeUnits(capacity) / LIFECYCLES;
+    out(
+      `| write units per lifecycle${confirmed ? ', success confirmed by a status call' : ''} (registration + callback + final, index writes included) | ${perLifecycle.toFixed(2)} WCU | ${confirmed ? 'reported' : `≤ 7 ${perLifecycle <= 7 ? '✔' : '✘'}`} |`,
+    );
+    if (confirmed)
+      out(
+        `| status calls per transaction (confirmation) | ${(statusCalls / LIFECYCLES).toFixed(2)} | reported |`,
+      );
+  }
+  confirm.confirmSuccess = undefined;
+
+  // Poll cycle reads: 10,000 registered, 50 due, in a table of their own.
+  const REGISTERED = 10_000;
+  const DUE = 50;
+  const tableName = `bench-due-${randomUUID()}`;
+  await ensureTable(clients.client, tableName);
+  let readUnits = 0;
+  const store = new DynamoRelayStore(clients.doc, {
+    tableName,
+    retention,
+    shards: relay.services.config.reconciliation.shards,
+    onConsumedCapacity: (operation, consumed) => {
+      if (operation === 'listDue' || operation === 'getTransaction')
+        readUnits += consumed?.CapacityUnits ?? 0;
+    },
+  });
+  const now = Date.now();
+  const seeds = refs(REGISTERED);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 48 }, async () => {
+      while (next < seeds.length) {
+        const i = next++;
+        const tx = pending(seeds[i]!);
+        const dueAt = new Date(i < DUE ? now - 1000 : now + 300_000).toISOString();
+        await store.createTransaction({ ...tx, reconcile: { dueAt, checks: 0, recent: [] } });
+      }
+    }),
+  );
+  readUnits = 0;
+  const cycle = await runPollCycle(
+    {
+      ...relay.services,
+      store,
+      statusApi: () => ({ check: async () => ({ type: 'pending', detail: 'PENDING' }) }),
+    },
+    { owner: 'bench' },
+  );
+  const perDue = cycle.readItems / Math.max(1, cycle.due);
+  out(
+    `| poll cycle reads ÷ due items (${REGISTERED} registered, ${cycle.due} due) | ${perDue.toFixed(2)} (${cycle.readItems} index entries, ${readUnits.toFixed(1)} RCU, 0 item reads: claims return the item) | ≤ 1.1 ${perDue <= 1.1 ? '✔' : '✘'} |`,
+  );
 }
 
 main().catch((error) => {

@@ -8,6 +8,7 @@ import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from
 import { type ReceiptDraft, storeReceipt } from './receipts';
 import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
+import { isFinal } from '../domain/status';
 
 export interface IngestDeps {
   store: RelayStore;
@@ -101,13 +102,13 @@ export async function resolveCorrelation(
   provider: string,
   account: string,
   candidates: readonly CorrelationCandidate[],
-): Promise<{ reference: string; origin?: EventOrigin } | undefined> {
+): Promise<{ reference: string; origin?: EventOrigin; matched: boolean } | undefined> {
   const present = candidates.filter((c): c is { via: string; value: string } => Boolean(c.value));
   for (const candidate of present) {
     if (candidate.via === 'reference') {
       if (idProblem('', candidate.value)) continue;
       if (await store.getTransaction({ provider, account, reference: candidate.value }))
-        return { reference: candidate.value };
+        return { reference: candidate.value, matched: true };
       continue;
     }
     if (idProblem('', candidate.value)) continue;
@@ -118,11 +119,15 @@ export async function resolveCorrelation(
       id: candidate.value,
     });
     const reference = alias?.data.reference;
-    if (typeof reference === 'string')
-      return { reference, ...(alias?.data.origin === 'poll' ? { origin: 'poll' as const } : {}) };
+    if (typeof reference === 'string' && alias?.data.ambiguous !== true)
+      return {
+        reference,
+        matched: true,
+        ...(alias?.data.origin === 'poll' ? { origin: 'poll' as const } : {}),
+      };
   }
   const fallback = (present.find((c) => c.via === 'reference') ?? present[0])?.value;
-  return fallback ? { reference: fallback } : undefined;
+  return fallback ? { reference: fallback, matched: false } : undefined;
 }
 
 /** resolveCorrelation's reference alone. */
@@ -133,6 +138,61 @@ export async function resolveReference(
   candidates: readonly CorrelationCandidate[],
 ): Promise<string | undefined> {
   return (await resolveCorrelation(store, provider, account, candidates))?.reference;
+}
+
+export const HINT_NAMESPACE = 'hint:externalId';
+
+/**
+ * A hint makes the transaction it names due for a status check now (the status API decides); with no
+ * transaction to name, it waits in a provider record for the registration that carries its externalId.
+ */
+async function applyHint(
+  deps: IngestDeps,
+  hint: {
+    intent: ReportIntent;
+    key: TransactionKey;
+    matched: boolean;
+    receiptId: string | undefined;
+    at: string;
+  },
+): Promise<ApplyOutcome> {
+  const now = deps.clock.now().toISOString();
+  if (hint.matched) {
+    await writeWithRetry(
+      deps.store,
+      hint.key,
+      (current) =>
+        current && !isFinal(current.status) && (current.reconcile?.dueAt ?? '') > now
+          ? {
+              next: {
+                ...current,
+                updatedAt: now,
+                reconcile: { checks: 0, recent: [], ...current.reconcile, dueAt: now },
+                outbox: [],
+              },
+              result: undefined,
+            }
+          : { result: undefined },
+      { what: `mark ${hint.key.reference} due` },
+    );
+  } else {
+    const externalId = hint.intent.draft.externalId;
+    if (externalId && !idProblem('', externalId))
+      await deps.store.putRecord({
+        provider: hint.key.provider,
+        account: hint.key.account,
+        namespace: HINT_NAMESPACE,
+        id: externalId,
+        data: {
+          receiptId: hint.receiptId ?? null,
+          kind: hint.intent.draft.kind,
+          status: hint.intent.draft.status,
+          at: hint.at,
+        },
+        createdAt: now,
+      });
+  }
+  return { kind: 'noop', why: 'hint' };
 }
 
 export interface IngestBatch {
@@ -178,22 +238,28 @@ export async function ingestIntents(
   options: WriteOptions = {},
 ): Promise<IngestBatchResult> {
   const { store, log } = deps;
-  const placed: { intent: ReportIntent; key: TransactionKey; origin: EventOrigin }[] = [];
+  const placed: { intent: ReportIntent; key: TransactionKey; origin: EventOrigin; matched: boolean }[] = [];
   for (const intent of batch.intents) {
     const resolved = intent.correlate
       ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate)
-      : { reference: intent.draft.key.reference };
+      : { reference: intent.draft.key.reference, matched: true };
     if (!resolved?.reference)
       throw new SchemaValidationError('The callback carries no id to correlate it with');
     const key = { provider: batch.provider, account: batch.account, reference: resolved.reference };
     checkReportLimits({ ...intent.draft, key });
-    placed.push({ intent, key, origin: resolved.origin ?? batch.origin });
+    placed.push({ intent, key, origin: resolved.origin ?? batch.origin, matched: resolved.matched });
   }
   const first = placed[0];
   const receipt =
     batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
   const outcomes: ApplyOutcome[] = [];
-  for (const { intent, key, origin } of placed) {
+  for (const { intent, key, origin, matched } of placed) {
+    if (intent.hint) {
+      outcomes.push(
+        await applyHint(deps, { intent, key, matched, receiptId: receipt?.receiptId, at: batch.receivedAt }),
+      );
+      continue;
+    }
     const linked = intent.link
       ? await store.getRecord(
           { provider: batch.provider, account: batch.account, ...intent.link },

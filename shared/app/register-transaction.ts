@@ -18,7 +18,8 @@ import { jsonLimitProblem } from '../util/json-limits';
 import { toDecimalString } from '../util/money';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
 import { checkReportLimits } from './ingest-report';
-import type { Clock, TransactionStore } from './ports';
+import type { Clock, RelayStore } from './ports';
+import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE } from './ingest-report';
 import { reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 
@@ -82,7 +83,7 @@ export type Registration = z.infer<typeof registrationSchema>;
 
 export interface ManagementDeps {
   config: RelayConfig;
-  store: TransactionStore;
+  store: RelayStore;
   clock: Clock;
 }
 
@@ -194,6 +195,17 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
 
   const now = deps.clock.now().toISOString();
   const timing = reconcileTiming(deps.config.reconciliation, provider.id, r.kind);
+  // A reference-less callback that came first left a hint under its externalId: check at once.
+  const correlateByExternalId =
+    provider.registration.externalIdAliases === true && r.externalId !== undefined;
+  const hint = correlateByExternalId
+    ? await deps.store.getRecord({
+        provider: provider.id,
+        account: account.id,
+        namespace: HINT_NAMESPACE,
+        id: r.externalId!,
+      })
+    : undefined;
   const windowSeconds = r.expiresInSeconds ?? timing.windowSeconds;
   const terms: RegistrationTerms = {
     key,
@@ -205,7 +217,7 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     reconcileUntil: new Date(Date.parse(now) + windowSeconds * 1000).toISOString(),
     // Never after the window's end: a short expiresInSeconds still gets its check before expiry.
     firstCheckAt: new Date(
-      Date.parse(now) + Math.min(timing.firstCheckSeconds, windowSeconds) * 1000,
+      Date.parse(now) + (hint ? 0 : Math.min(timing.firstCheckSeconds, windowSeconds)) * 1000,
     ).toISOString(),
   };
   const result = await writeWithRetry<{ created: boolean; tx: TransactionRecord; different?: boolean }>(
@@ -235,7 +247,38 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
       { details: { existing: toView(result.tx) } },
     );
   }
+  if (correlateByExternalId) await recordExternalIdAlias(deps.store, key, r.externalId!, now);
   return { created: result.created, transaction: toView(result.tx), callbackUrl };
+}
+
+/**
+ * externalId → reference, for reference-less callbacks. First registration wins; a second one with the
+ * same externalId and another reference makes the alias ambiguous, so such callbacks match nothing and
+ * are resolved by status calls, never guessed.
+ */
+async function recordExternalIdAlias(
+  store: RelayStore,
+  key: TransactionKey,
+  externalId: string,
+  now: string,
+) {
+  const ref = {
+    provider: key.provider,
+    account: key.account,
+    namespace: `${ALIAS_NAMESPACE_PREFIX}externalId`,
+    id: externalId,
+  };
+  const { written, record } = await store.putRecordIfAbsent({
+    ...ref,
+    data: { reference: key.reference },
+    createdAt: now,
+  });
+  if (written || record.data.reference === key.reference || record.data.ambiguous === true) return;
+  await store.putRecord({
+    ...ref,
+    data: { ambiguous: true, references: [record.data.reference, key.reference] },
+    createdAt: now,
+  });
 }
 
 /**

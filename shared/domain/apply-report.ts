@@ -17,7 +17,7 @@ export type ApplyOutcome =
       next: TransactionRecord;
       events: EventEnvelope[];
     }
-  | { kind: 'noop'; why: 'same-status' | 'stale' | 'conflict-already-recorded' };
+  | { kind: 'noop'; why: 'same-status' | 'stale' | 'conflict-already-recorded' | 'hint' };
 
 /** Conflicts are a signal for people, not a log; a flood of them must not grow the item without bound. */
 const MAX_CONFLICTS = 20;

@@ -63,6 +63,12 @@ export interface ReportIntent {
   link?: { namespace: string; id: string };
   /** The report creates its transaction (C2B confirmation) instead of finding an orphan. */
   born?: boolean;
+  /**
+   * The report cannot be trusted to name its transaction (MoMo's reference-less route, correlated by a
+   * non-unique externalId): it only makes the transaction it points to due for a status check now, and
+   * never changes a status by itself. Unmatched, it is kept as a hint that a later registration adopts.
+   */
+  hint?: boolean;
 }
 
 export type ParsedCallback =
@@ -104,6 +110,12 @@ export interface RegistrationRules<S> {
   normalizeReference?(reference: string): string;
   /** Returns a message when the reference cannot be a correlation id for this provider. */
   validateReference(reference: string): string | undefined;
+  /**
+   * Registrations record `externalId` as an alias of the reference, so reference-less callbacks can
+   * find the transaction (MoMo clients that make up X-Reference-Id themselves). Two registrations with
+   * the same externalId make it ambiguous: such callbacks then match nothing.
+   */
+  externalIdAliases?: boolean;
   /** The URL to hand to the provider for this transaction, when the provider takes one per request. */
   callbackUrl?(input: {
     baseUrl: string;
