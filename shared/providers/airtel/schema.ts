@@ -59,6 +59,46 @@ export const airtelCallbackSchema = z.looseObject({
 });
 export type AirtelCallback = z.infer<typeof airtelCallbackSchema>;
 
+/**
+ * The status API (reconciliation): the transaction enquiry of seed 001 Part A. The credential values are
+ * secrets (scrubbed from logs); in AWS they arrive from Secrets Manager merged into these settings.
+ */
+export const airtelApiSettingsSchema = z
+  .object({
+    /** https://openapi.airtel.africa, https://openapiuat.airtel.africa, the simulator. */
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    /** `X-Country` / `X-Currency` of the enquiry; default the account's `country` / `currency`. */
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166 alpha-2 code like UG')
+      .optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX')
+      .optional(),
+    timeoutMs: z.number().int().min(100).max(30_000).default(5000),
+    /** Airtel publishes no rate; a polite default. */
+    maxRequestsPerSecond: z.number().positive().max(1000).default(5),
+    concurrency: z.number().int().min(1).max(64).default(4),
+    /**
+     * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: seed 001 has
+     * the payment enquiry only (`/standard/v1/payments/{id}`), so refund and disbursement are checked
+     * only when a path is given here.
+     */
+    paths: z
+      .record(
+        z.enum(AIRTEL_KINDS),
+        z
+          .string()
+          .regex(/^\/[A-Za-z0-9_/.-]*\{id\}[A-Za-z0-9_/.-]*$/, 'a path starting with / and containing {id}'),
+      )
+      .optional(),
+  })
+  .strict();
+export type AirtelApiSettings = z.infer<typeof airtelApiSettingsSchema>;
+
 export const airtelAccountSchema = z
   .object({
     /** The HMAC key shown in the application settings ("private key"), used as UTF-8 bytes. A secret. */
@@ -80,8 +120,24 @@ export const airtelAccountSchema = z
       .string()
       .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX')
       .optional(),
+    /** Status API settings; without them Airtel transactions are not polled (only expired at the window's end). */
+    api: airtelApiSettingsSchema.optional(),
   })
   .superRefine((settings, ctx) => {
+    if (settings.api && !(settings.api.country ?? settings.country)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api', 'country'],
+        message: "the enquiry needs X-Country: set api.country or the account's country",
+      });
+    }
+    if (settings.api && !(settings.api.currency ?? settings.currency)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api', 'currency'],
+        message: "the enquiry needs X-Currency: set api.currency or the account's currency",
+      });
+    }
     if (settings.hashMode !== 'off' && !settings.callbackKey) {
       ctx.addIssue({
         code: 'custom',

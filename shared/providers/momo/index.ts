@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { InvalidReferenceError, SchemaValidationError, UnknownKindError } from '../../domain/errors';
 import { isUuid } from '../../util/ids';
 import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
+import { createMomoStatusApi } from './api-client';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 
@@ -52,4 +53,14 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
     callbackUrl: ({ baseUrl, account, kind, reference }) =>
       `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
   },
+  // Every kind: refund and cash transfer answer `unsupported` unless `api.paths` names their status GET.
+  statusKinds: MOMO_KINDS,
+  statusApi: (account, deps) => createMomoStatusApi(account, deps),
+  secrets: (settings) =>
+    [
+      settings.api?.apiUser,
+      settings.api?.apiKey,
+      settings.api?.collectionSubscriptionKey,
+      settings.api?.disbursementSubscriptionKey,
+    ].filter(Boolean),
 };

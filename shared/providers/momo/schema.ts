@@ -48,10 +48,58 @@ export const MOMO_KINDS = [
 ] as const;
 export type MomoKind = (typeof MOMO_KINDS)[number];
 
+/**
+ * The status API (reconciliation): where and as whom the relay asks MoMo about a transaction. In AWS the
+ * credential values arrive from Secrets Manager merged into these settings; every one of them is a
+ * secret (scrubbed from logs, see `secrets`).
+ */
+export const momoApiSettingsSchema = z
+  .object({
+    /** Gateway base URL: https://proxy.momoapi.mtn.com, https://sandbox.momodeveloper.mtn.com, the simulator. */
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    /** API user (UUID) and API key: the Basic credentials of the token calls. */
+    apiUser: z.string().min(1),
+    apiKey: z.string().min(1),
+    /** `Ocp-Apim-Subscription-Key` of the Collection product (collection kinds). */
+    collectionSubscriptionKey: z.string().min(1).optional(),
+    /** `Ocp-Apim-Subscription-Key` of the Disbursement product (transfer, deposit, refund). */
+    disbursementSubscriptionKey: z.string().min(1).optional(),
+    /** Per attempt. */
+    timeoutMs: z.number().int().min(100).max(30_000).default(5000),
+    /** MTN caps status calls at 10 requests/s. */
+    maxRequestsPerSecond: z.number().positive().max(1000).default(10),
+    /** Status calls in flight at once for this account. */
+    concurrency: z.number().int().min(1).max(64).default(4),
+    /**
+     * Status path per kind, overriding the built-in table (`{ref}` is replaced by the reference), e.g.
+     * `{"refund": "/disbursement/v1_0/refund/{ref}"}`: refund and cash transfer have no path in seed 000,
+     * so they are only checked when a path is given here.
+     */
+    paths: z
+      .record(
+        z.enum(MOMO_KINDS),
+        z
+          .string()
+          .regex(
+            /^\/[A-Za-z0-9_/.-]*\{ref\}[A-Za-z0-9_/.-]*$/,
+            'a path starting with / and containing {ref}',
+          ),
+      )
+      .optional(),
+  })
+  .strict()
+  .refine((api) => api.collectionSubscriptionKey || api.disbursementSubscriptionKey, {
+    message: 'give collectionSubscriptionKey, disbursementSubscriptionKey or both',
+    path: ['collectionSubscriptionKey'],
+  });
+export type MomoApiSettings = z.infer<typeof momoApiSettingsSchema>;
+
 export const momoAccountSchema = z.object({
   /** X-Target-Environment of the API user ("sandbox" or the country value). */
   targetEnvironment: z.string().min(1).default('sandbox'),
   /** Expected currency; a callback in another currency is a conflict, never a success. */
   currency: z.string().length(3).optional(),
+  /** Status API settings; without them MoMo transactions are not polled (only expired at the window's end). */
+  api: momoApiSettingsSchema.optional(),
 });
 export type MomoAccountSettings = z.infer<typeof momoAccountSchema>;

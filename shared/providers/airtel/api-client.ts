@@ -1,0 +1,133 @@
+/**
+ * Airtel status API client (reconciliation): OAuth client credentials (`POST /auth/oauth2/token`, JSON
+ * body; `expires_in` a string) and the transaction enquiry `GET /standard/v1/payments/{id}` with
+ * `X-Country` / `X-Currency`. Classification is status-mapping.ts (pure).
+ */
+import {
+  authorizedCall,
+  ConcurrencyLimit,
+  CredentialsGate,
+  joinUrl,
+  requestToken,
+  statusError,
+  TokenBucket,
+  TokenCache,
+} from '../http';
+import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
+import type { AirtelAccountSettings, AirtelApiSettings } from './schema';
+import { classifyAirtelEnquiry } from './status-mapping';
+
+/** Airtel's example says "180"; a token without `expires_in` is kept this long. */
+const FALLBACK_TOKEN_SECONDS = 120;
+
+export const AIRTEL_ENQUIRY_PATHS: Readonly<Record<string, string | undefined>> = {
+  payment: '/standard/v1/payments/{id}',
+};
+
+export function airtelEnquiryPath(api: Pick<AirtelApiSettings, 'paths'>, kind: string): string | undefined {
+  return api.paths?.[kind as keyof NonNullable<AirtelApiSettings['paths']>] ?? AIRTEL_ENQUIRY_PATHS[kind];
+}
+
+export interface AirtelStatusApiOptions {
+  credentialsCooldownMs?: number;
+  random?(): number;
+}
+
+export interface AirtelStatusApi extends StatusApi {
+  tokenRequests(): number;
+}
+
+export function createAirtelStatusApi(
+  account: AccountContext<AirtelAccountSettings>,
+  deps: StatusApiDeps,
+  options: AirtelStatusApiOptions = {},
+): AirtelStatusApi | undefined {
+  const api = account.settings.api;
+  if (!api) return undefined;
+  const country = api.country ?? account.settings.country ?? '';
+  const currency = api.currency ?? account.settings.currency ?? '';
+  const gate = new CredentialsGate({
+    provider: 'airtel',
+    account: account.id,
+    now: deps.now,
+    log: deps.log,
+    cooldownMs: options.credentialsCooldownMs,
+  });
+  const bucket = new TokenBucket({
+    ratePerSecond: api.maxRequestsPerSecond,
+    burst: Math.max(1, Math.floor(api.maxRequestsPerSecond)),
+    maxWaitMs: Math.min(api.timeoutMs, 2000),
+    now: deps.now,
+    sleep: deps.sleep,
+    what: `airtel/${account.id} status calls`,
+  });
+  const limit = new ConcurrencyLimit(api.concurrency);
+  const callOptions = (what: string) => ({
+    timeoutMs: api.timeoutMs,
+    limiter: bucket,
+    what,
+    ...(options.random ? { random: options.random } : {}),
+  });
+  const tokens = new TokenCache({
+    now: deps.now,
+    fetchToken: () =>
+      requestToken(
+        deps,
+        {
+          method: 'POST',
+          url: joinUrl(api.baseUrl, '/auth/oauth2/token'),
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({
+            client_id: api.clientId,
+            client_secret: api.clientSecret,
+            grant_type: 'client_credentials',
+          }),
+        },
+        { ...callOptions('Airtel token'), fallbackExpiresInSeconds: FALLBACK_TOKEN_SECONDS },
+      ),
+  });
+
+  async function check(query: StatusQuery, signal?: AbortSignal) {
+    const path = airtelEnquiryPath(api!, query.kind);
+    if (!path) {
+      return statusError(
+        'unsupported',
+        `Airtel has no known enquiry for kind ${query.kind}; set accounts.airtel.${account.id}.api.paths.${query.kind}`,
+      );
+    }
+    const url = joinUrl(api!.baseUrl, path.replace('{id}', encodeURIComponent(query.reference)));
+    const result = await authorizedCall({
+      deps,
+      gate,
+      tokens,
+      build: (token) => ({
+        method: 'GET',
+        url,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          'x-country': country,
+          'x-currency': currency,
+        },
+      }),
+      tokenRejected: (response) => response.status === 401,
+      call: { ...callOptions(`Airtel ${query.kind} enquiry`), ...(signal ? { signal } : {}) },
+    });
+    if (!result.ok) return result.error;
+    const answer = classifyAirtelEnquiry({
+      accountId: account.id,
+      kind: query.kind,
+      reference: query.reference,
+      httpStatus: result.response.status,
+      json: result.response.json,
+      garbage: result.response.garbage,
+    });
+    if (answer.type === 'error' && answer.error === 'credentials') return gate.refuse(answer);
+    return answer;
+  }
+
+  return {
+    check: (query, signal) => limit.run(() => check(query, signal)),
+    tokenRequests: () => tokens.requests,
+  };
+}
