@@ -1,0 +1,140 @@
+/**
+ * Self-starting mode of `npm run ledger`: DynamoDB Local, the relay (with its poller) and the provider
+ * simulator in this process, set up as `npm start -- --simulator` sets them up (local/start.ts), on free
+ * ports, with a fresh events file in a temporary directory. `stop()` ends all three.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type LocalRelay, startLocalRelay } from '../../local/relay';
+import { pointPartnerUrlsAtSimulator, simulatorWiring } from '../../local/simulator-wiring';
+import { loadConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayLogger } from '../../shared/app/ports';
+import { createSimulator, type Simulator } from '../../simulator/server';
+
+const DEMO_CONFIG = resolve(import.meta.dirname, '../../local/demo-config.json');
+
+/** As local/start.ts with --simulator: provider time × 0.1, a payer answers after 300 ms. */
+export const SIM_TIME_SCALE = 0.1;
+export const SIM_APPROVAL_DELAY_MS = 300;
+/** As local/start.ts with --simulator: reconciliation × 0.02, a poll cycle every second. */
+const RECONCILE_SCALE = 0.02;
+
+export interface Stack {
+  relayUrl: string;
+  simUrl: string;
+  config: RelayConfig;
+  eventsFile: string;
+  relay: LocalRelay;
+  simulator: Simulator;
+  /** What the relay logged at warn/error level (counted; the first few kept). */
+  logged: { warnings: number; errors: number; first: string[] };
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Use this DynamoDB Local instead of starting one (tests share theirs). */
+  dynamoEndpoint?: string;
+  /** The relay config (default RELAY_CONFIG or the demo config), as `npm start --config`. */
+  configPath?: string;
+}
+
+/** local/start.ts's `withSimulatorReconciliation` (not exported: importing start.ts starts a relay). */
+function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
+  const r = config.reconciliation;
+  return {
+    ...config,
+    reconciliation: {
+      ...r,
+      timeScale: r.timeScale === 1 ? RECONCILE_SCALE : r.timeScale,
+      pollIntervalSeconds: r.pollIntervalSeconds === 5 ? 1 : r.pollIntervalSeconds,
+    },
+  };
+}
+
+function quietLogger(): { log: RelayLogger; logged: Stack['logged'] } {
+  const logged = { warnings: 0, errors: 0, first: [] as string[] };
+  const keep = (level: string, message: string, extra: Record<string, unknown>[]) => {
+    if (logged.first.length < 10)
+      logged.first.push(
+        `${level} ${message}${extra.length ? ` ${JSON.stringify(Object.assign({}, ...extra))}` : ''}`,
+      );
+  };
+  return {
+    logged,
+    log: {
+      debug() {},
+      info() {},
+      warn(message, ...extra) {
+        logged.warnings++;
+        keep('warn', message, extra);
+      },
+      error(message, ...extra) {
+        logged.errors++;
+        keep('error', message, extra);
+      },
+    },
+  };
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const env = options.configPath ? { ...process.env, RELAY_CONFIG: options.configPath } : process.env;
+  let config = await loadConfig(env, DEMO_CONFIG);
+  const [port, simPort] = [await freePort(), await freePort()];
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  const eventsFile = join(mkdtempSync(join(tmpdir(), 'relay-ledger-')), 'events.ndjson');
+  const base = new URL(config.publicBaseUrl);
+  if (base.hostname === 'localhost' || base.hostname === '127.0.0.1') base.port = String(port);
+  config = {
+    ...config,
+    publicBaseUrl: base.toString().replace(/\/$/, ''),
+    local: { ...config.local, eventsFile },
+  };
+  config = withSimulatorReconciliation(pointPartnerUrlsAtSimulator(config, simUrl));
+
+  const { log, logged } = quietLogger();
+  const dynamo = options.dynamoEndpoint ? undefined : await startDynamoDbLocal({});
+  let relay: LocalRelay | undefined;
+  let simulator: Simulator | undefined;
+  try {
+    relay = await startLocalRelay({
+      config,
+      dynamoEndpoint: options.dynamoEndpoint ?? dynamo!.endpoint,
+      tableName: options.dynamoEndpoint ? `relay-ledger-${port}` : 'relay-local',
+      port,
+      log,
+    });
+    const wiring = simulatorWiring(relay.url, config);
+    simulator = await createSimulator({
+      ...wiring.options,
+      port: simPort,
+      host: '127.0.0.1',
+      timeScale: SIM_TIME_SCALE,
+      approvalDelayMs: SIM_APPROVAL_DELAY_MS,
+      log: () => {},
+    });
+    await wiring.setup(simulator.url);
+  } catch (error) {
+    await simulator?.close().catch(() => undefined);
+    await relay?.stop().catch(() => undefined);
+    await dynamo?.stop();
+    throw error;
+  }
+  const [r, s] = [relay, simulator];
+  return {
+    relayUrl: r.url,
+    simUrl: s.url,
+    config,
+    eventsFile,
+    relay: r,
+    simulator: s,
+    logged,
+    async stop() {
+      await s.close().catch(() => undefined);
+      await r.stop().catch(() => undefined);
+      await dynamo?.stop();
+    },
+  };
+}
