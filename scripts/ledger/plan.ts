@@ -143,7 +143,7 @@ export function planTransactions(
   for (let i = 0; i < options.transactions; i++) {
     // Round-robin over the flows keeps every provider in even a short run.
     let flow = FLOWS[i % FLOWS.length]!;
-    let intent: Intent =
+    const intent: Intent =
       random() < options.neverFinal ? 'never-final' : random() < options.failure ? 'failure' : 'success';
     if (intent === 'never-final' && !neverFinal.includes(flow)) flow = choose(neverFinal, random);
     const pick = choose(candidates(flow, intent, timing), random);
