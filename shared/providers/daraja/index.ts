@@ -8,6 +8,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../../domain/errors';
 import type { ProviderAck, ProviderModule, ProviderRoute } from '../types';
+import { createDarajaStatusApi } from './api-client';
 import {
   parseB2cResult,
   parseB2cTimeout,
@@ -127,7 +128,18 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
       headers: { 'content-type': 'application/json', 'x-relay-error': error.code },
     };
   },
-  secrets: (settings) => [settings.c2b.partner?.bearerToken],
+  // stk: STK push query; b2c and c2b: transaction status query (its result arrives on status/result).
+  statusKinds: DARAJA_KINDS,
+  statusApi: (account, deps) => createDarajaStatusApi(account, deps),
+  secrets: (settings) =>
+    [
+      settings.c2b.partner?.bearerToken,
+      settings.api?.consumerKey,
+      settings.api?.consumerSecret,
+      settings.api?.passkey,
+      settings.api?.initiator,
+      settings.api?.securityCredential,
+    ].filter(Boolean),
   configuredUrls: (settings) =>
     settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
 };

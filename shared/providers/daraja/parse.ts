@@ -4,7 +4,7 @@ import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import type { CallbackInput, ParsedCallback, ReportIntent } from '../types';
 import { C2B_VALIDATION_NAMESPACE, type C2BValidationQuestion } from './c2b-question';
-import { CONVERSATION_ID } from './correlation';
+import { CONVERSATION_ID, RECEIPT, STATUS_QUERY } from './correlation';
 import {
   collectParams,
   DARAJA,
@@ -39,9 +39,17 @@ function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.o
 
 const reports = (...intents: ReportIntent[]): ParsedCallback => ({ type: 'reports', reports: intents });
 
+/** A success's M-Pesa receipt, recorded as an alias of its transaction (see correlation.ts RECEIPT). */
+function receiptAlias(draft: { status: string; providerTransactionId: string | undefined }) {
+  return draft.status === 'SUCCEEDED' && draft.providerTransactionId
+    ? [{ namespace: RECEIPT, value: draft.providerTransactionId }]
+    : [];
+}
+
 export function parseStk(input: Input): ParsedCallback {
   const body = parse(stkCallbackSchema, input.body, 'STK callback');
-  return reports({ draft: normalizeStk(input.account.id, input.account.settings.currency, body) });
+  const draft = normalizeStk(input.account.id, input.account.settings.currency, body);
+  return reports({ draft, aliases: receiptAlias(draft) });
 }
 
 /**
@@ -73,7 +81,11 @@ function conversationAlias(ids: {
 export function parseB2cResult(input: Input): ParsedCallback {
   const { Result } = parse(resultSchema, input.body, 'B2C result');
   const draft = normalizeB2cResult(input.account.id, input.account.settings.currency, '', Result);
-  return reports({ draft, correlate: b2cCandidates(Result), aliases: conversationAlias(Result) });
+  return reports({
+    draft,
+    correlate: b2cCandidates(Result),
+    aliases: [...conversationAlias(Result), ...receiptAlias(draft)],
+  });
 }
 
 function parseTimeoutNotice(body: Record<string, unknown>, what: string): TimeoutNotice {
@@ -90,12 +102,21 @@ function parseTimeout(input: Input, kind: 'b2c' | 'status'): ParsedCallback {
   const draft = normalizeTimeout(input.account.id, input.account.settings.currency, kind, '', notice);
   if (kind === 'b2c')
     return reports({ draft, correlate: b2cCandidates(ids), aliases: conversationAlias(ids) });
+  const occasion =
+    notice.shape === 'echo'
+      ? (input.body as { Occasion?: unknown }).Occasion
+      : first(collectParams(notice.result.ReferenceData?.ReferenceItem), 'Occasion');
   return reports({
     draft,
     correlate: [
+      // The relay's own query first (the poller recorded these ids before the notice could arrive).
+      { via: STATUS_QUERY, value: ids.ConversationID },
+      { via: STATUS_QUERY, value: ids.OriginatorConversationID },
       { via: 'reference', value: ids.OriginatorConversationID },
       { via: CONVERSATION_ID, value: ids.ConversationID },
+      { via: RECEIPT, value: ids.TransactionID },
       { via: 'reference', value: ids.TransactionID },
+      { via: 'reference', value: typeof occasion === 'string' ? occasion : undefined },
     ],
   });
 }
@@ -106,6 +127,10 @@ export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status'
 /**
  * A status result is about the queried transaction, not about the query: its ResultParameters carry the
  * original OriginatorConversationID / ConversationID / ReceiptNo, the top level the query's own ids.
+ * Candidates, in order: the relay's own query (alias `StatusQuery`, recorded by the poller from the
+ * query's synchronous answer), the receipt alias (a partner's query about a payment the relay saw
+ * succeed), the original ids, the receipt itself, the query's Occasion (the relay sends the reference),
+ * then the query's own ids. So a result is applied to the transaction it is about, never to a new orphan.
  */
 export function parseStatusResult(input: Input): ParsedCallback {
   const { Result } = parse(resultSchema, input.body, 'transaction-status result');
@@ -114,17 +139,23 @@ export function parseStatusResult(input: Input): ParsedCallback {
     OriginatorConversationID: first(params, 'OriginatorConversationID'),
     ConversationID: first(params, 'ConversationID'),
   };
+  const receiptNo = first(params, 'ReceiptNo');
+  const occasion = first(collectParams(Result.ReferenceData?.ReferenceItem), 'Occasion');
   const draft = normalizeStatusResult(input.account.id, input.account.settings.currency, '', Result);
   return reports({
     draft,
     correlate: [
+      { via: STATUS_QUERY, value: Result.ConversationID },
+      { via: STATUS_QUERY, value: Result.OriginatorConversationID },
+      { via: RECEIPT, value: receiptNo },
       { via: 'reference', value: original.OriginatorConversationID },
       { via: CONVERSATION_ID, value: original.ConversationID },
-      { via: 'reference', value: first(params, 'ReceiptNo') },
+      { via: 'reference', value: receiptNo },
+      { via: 'reference', value: occasion },
       { via: 'reference', value: Result.OriginatorConversationID },
       { via: CONVERSATION_ID, value: Result.ConversationID },
     ],
-    aliases: conversationAlias(original),
+    aliases: [...conversationAlias(original), ...receiptAlias(draft)],
   });
 }
 
@@ -162,13 +193,23 @@ export function parseC2bValidation(input: Input): ParsedCallback {
 }
 
 /**
- * C2B confirmation: the payment completed, so it creates (is born as) a SUCCEEDED `c2b` transaction keyed
- * by TransID, linked to its validation decision. When the validation recorded another amount, the
- * confirmation is an AMOUNT_MISMATCH conflict, never a success.
+ * C2B confirmation: the payment completed. An STK payment to a pay-bill also reaches the C2B confirmation
+ * URL with the same receipt (TransID = MpesaReceiptNumber): the receipt alias is tried first, so such a
+ * confirmation lands on the STK transaction (same status: no second success). Only when nothing matches
+ * is it born as a SUCCEEDED `c2b` transaction keyed by TransID, linked to its validation decision. When
+ * the validation recorded another amount, the confirmation is an AMOUNT_MISMATCH conflict, never a success.
  */
 export function parseC2bConfirmation(input: Input): ParsedCallback {
   const payload = parse(c2bSchema, input.body, 'C2B confirmation');
   const draft = normalizeC2bConfirmation(input.account.id, input.account.settings.currency, payload);
   if (!draft.amount) throw new SchemaValidationError('Daraja C2B confirmation TransAmount is not an amount');
-  return reports({ draft, born: true, link: { namespace: C2B_VALIDATION_NAMESPACE, id: payload.TransID } });
+  return reports({
+    draft,
+    correlate: [
+      { via: RECEIPT, value: payload.TransID },
+      { via: 'reference', value: payload.TransID },
+    ],
+    born: true,
+    link: { namespace: C2B_VALIDATION_NAMESPACE, id: payload.TransID },
+  });
 }

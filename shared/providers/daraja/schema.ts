@@ -209,6 +209,45 @@ export const darajaSourceIpSettingsSchema = z
   })
   .strict();
 
+/**
+ * The status API (reconciliation): STK push query for `stk`, transaction status query for the rest.
+ * Credential values are secrets (scrubbed from logs); in AWS they arrive from Secrets Manager merged in.
+ */
+export const darajaApiSettingsSchema = z
+  .object({
+    /** https://api.safaricom.co.ke, https://sandbox.safaricom.co.ke, the simulator. */
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    consumerKey: z.string().min(1),
+    consumerSecret: z.string().min(1),
+    /** `/mpesa` on the real platform, `/wallet` on the seed's neutral paths (the token path has none). */
+    pathPrefix: z.enum(['/mpesa', '/wallet']).default('/mpesa'),
+    /** STK query: the Lipa na M-Pesa passkey of `stkShortCode`. Without it `stk` is not checked. */
+    passkey: z.string().min(1).optional(),
+    /** STK query BusinessShortCode; default the account's `shortCode`. */
+    stkShortCode: z
+      .string()
+      .regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits')
+      .optional(),
+    /** Transaction status query: the API operator and its encrypted password. Without them b2c/c2b are not checked. */
+    initiator: z.string().min(1).optional(),
+    securityCredential: z.string().min(1).optional(),
+    /** Transaction status query PartyA; default the account's `shortCode`. */
+    partyA: z
+      .string()
+      .regex(/^(\d{5,9}|254\d{9})$/, 'a short code (5 to 9 digits) or a 12-digit MSISDN')
+      .optional(),
+    /** 4 = organisation short code (seed 001), 1 = MSISDN, 2 = till number. */
+    identifierType: z.enum(['1', '2', '4']).default('4'),
+    timeoutMs: z.number().int().min(100).max(30_000).default(5000),
+    /** All calls of the account. */
+    maxRequestsPerSecond: z.number().positive().max(1000).default(5),
+    /** STK queries only: the sandbox allows about 5 a minute. */
+    stkQueriesPerMinute: z.number().positive().max(60_000).default(5),
+    concurrency: z.number().int().min(1).max(64).default(2),
+  })
+  .strict();
+export type DarajaApiSettings = z.infer<typeof darajaApiSettingsSchema>;
+
 export const darajaAccountSchema = z.object({
   /** The pay-bill/till short code; C2B requests for another BusinessShortCode are rejected (C2B00015). */
   shortCode: z
@@ -222,6 +261,8 @@ export const darajaAccountSchema = z.object({
     .default('KES'),
   sourceIp: darajaSourceIpSettingsSchema.prefault({}),
   c2b: darajaC2bSettingsSchema.prefault({}),
+  /** Status API settings; without them Daraja transactions are not polled (only expired at the window's end). */
+  api: darajaApiSettingsSchema.optional(),
 });
 export type DarajaAccountSettings = z.infer<typeof darajaAccountSchema>;
 

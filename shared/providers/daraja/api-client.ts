@@ -1,0 +1,230 @@
+/**
+ * Daraja status API client (reconciliation). Token: `GET /oauth/v1/generate?grant_type=client_credentials`
+ * with Basic consumerKey:consumerSecret (`expires_in` "3599"). Kind `stk`: STK push query
+ * (`POST {prefix}/stkpushquery/v1/query`, Password = base64(shortCode + passkey + timestamp)), answered at
+ * once. Other kinds: transaction status query (`POST {prefix}/transactionstatus/v1/query`), answered on
+ * the account's `status/result` route; the check answers `requested` with the alias that result carries.
+ */
+import {
+  authorizedCall,
+  basicAuth,
+  ConcurrencyLimit,
+  CredentialsGate,
+  joinUrl,
+  requestToken,
+  type StatusError,
+  statusError,
+  TokenBucket,
+  TokenCache,
+} from '../http';
+import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
+import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
+import {
+  classifyStatusQuery,
+  classifyStkQuery,
+  darajaTimestamp,
+  darajaTokenRejected,
+  darajaVerdict,
+  stkPassword,
+} from './status-mapping';
+
+const FALLBACK_TOKEN_SECONDS = 3599;
+
+/** Kinds the STK push query serves; every other kind goes through the transaction status query. */
+export const DARAJA_STK_KINDS: readonly string[] = ['stk'];
+
+/** Attributes that may hold the M-Pesa receipt (the transaction status query's TransactionID). */
+const RECEIPT_ATTRIBUTES = ['TransactionReceipt', 'ReceiptNo', 'MpesaReceiptNumber', 'TransactionID'];
+
+/**
+ * What the transaction status query asks about: the receipt (TransactionID) when one is known, else the
+ * OriginatorConversationID (the B2C reference). A C2B reference is its TransID, the receipt itself.
+ */
+export function statusQueryTarget(query: StatusQuery): {
+  TransactionID?: string;
+  OriginatorConversationID?: string;
+} {
+  const receipt =
+    query.providerTransactionId ??
+    RECEIPT_ATTRIBUTES.map((name) => query.attributes[name]).find((v) => v && !/0{7}$/.test(v));
+  if (receipt) return { TransactionID: receipt };
+  if (query.kind === 'c2b') return { TransactionID: query.reference };
+  return { OriginatorConversationID: query.reference };
+}
+
+export interface DarajaStatusApiOptions {
+  credentialsCooldownMs?: number;
+  random?(): number;
+}
+
+export interface DarajaStatusApi extends StatusApi {
+  tokenRequests(): number;
+}
+
+export function createDarajaStatusApi(
+  account: AccountContext<DarajaAccountSettings>,
+  deps: StatusApiDeps,
+  options: DarajaStatusApiOptions = {},
+): DarajaStatusApi | undefined {
+  const api: DarajaApiSettings | undefined = account.settings.api;
+  if (!api) return undefined;
+  const stkShortCode = api.stkShortCode ?? account.settings.shortCode;
+  const partyA = api.partyA ?? account.settings.shortCode;
+  const gate = new CredentialsGate({
+    provider: 'daraja',
+    account: account.id,
+    now: deps.now,
+    log: deps.log,
+    cooldownMs: options.credentialsCooldownMs,
+  });
+  const general = new TokenBucket({
+    ratePerSecond: api.maxRequestsPerSecond,
+    burst: Math.max(1, Math.floor(api.maxRequestsPerSecond)),
+    maxWaitMs: Math.min(api.timeoutMs, 2000),
+    now: deps.now,
+    sleep: deps.sleep,
+    what: `daraja/${account.id} calls`,
+  });
+  const stkBucket = new TokenBucket({
+    ratePerSecond: api.stkQueriesPerMinute / 60,
+    burst: Math.max(1, Math.floor(api.stkQueriesPerMinute)),
+    maxWaitMs: Math.min(api.timeoutMs, 2000),
+    now: deps.now,
+    sleep: deps.sleep,
+    what: `daraja/${account.id} STK queries`,
+  });
+  const stkLimiter = {
+    acquire: async (): Promise<StatusError | undefined> => (await stkBucket.acquire()) ?? general.acquire(),
+  };
+  const limit = new ConcurrencyLimit(api.concurrency);
+  const callOptions = (what: string) => ({
+    timeoutMs: api.timeoutMs,
+    classify: (r: { status: number; json: unknown }) => darajaVerdict(r.status, r.json),
+    what,
+    ...(options.random ? { random: options.random } : {}),
+  });
+  const tokens = new TokenCache({
+    now: deps.now,
+    fetchToken: () =>
+      requestToken(
+        deps,
+        {
+          method: 'GET',
+          url: joinUrl(api.baseUrl, '/oauth/v1/generate?grant_type=client_credentials'),
+          headers: {
+            authorization: basicAuth(api.consumerKey, api.consumerSecret),
+            accept: 'application/json',
+          },
+        },
+        {
+          ...callOptions('Daraja token'),
+          limiter: general,
+          fallbackExpiresInSeconds: FALLBACK_TOKEN_SECONDS,
+        },
+      ),
+  });
+
+  async function post(
+    path: string,
+    body: Record<string, unknown>,
+    what: string,
+    limiter: { acquire(): Promise<StatusError | undefined> },
+    signal: AbortSignal | undefined,
+  ) {
+    return authorizedCall({
+      deps,
+      gate,
+      tokens,
+      build: (token) => ({
+        method: 'POST',
+        url: joinUrl(api!.baseUrl, `${api!.pathPrefix}${path}`),
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        body: JSON.stringify(body),
+      }),
+      tokenRejected: (response) => darajaTokenRejected(response.status, response.json),
+      call: { ...callOptions(what), limiter, ...(signal ? { signal } : {}) },
+    });
+  }
+
+  async function stkQuery(query: StatusQuery, signal?: AbortSignal) {
+    if (!api!.passkey || !stkShortCode) {
+      return statusError(
+        'unsupported',
+        `daraja/${account.id} has no api.passkey and STK short code (api.stkShortCode or shortCode): STK pushes cannot be queried`,
+      );
+    }
+    const timestamp = darajaTimestamp(deps.now());
+    const result = await post(
+      '/stkpushquery/v1/query',
+      {
+        BusinessShortCode: stkShortCode,
+        Password: stkPassword(stkShortCode, api!.passkey, timestamp),
+        Timestamp: timestamp,
+        CheckoutRequestID: query.reference,
+      },
+      'Daraja STK query',
+      stkLimiter,
+      signal,
+    );
+    if (!result.ok) return result.error;
+    return classifyStkQuery({
+      accountId: account.id,
+      reference: query.reference,
+      httpStatus: result.response.status,
+      json: result.response.json,
+      garbage: result.response.garbage,
+    });
+  }
+
+  async function transactionStatus(query: StatusQuery, signal?: AbortSignal) {
+    if (!api!.initiator || !api!.securityCredential || !partyA) {
+      return statusError(
+        'unsupported',
+        `daraja/${account.id} has no api.initiator, api.securityCredential and PartyA (api.partyA or shortCode): the transaction status query cannot be made`,
+      );
+    }
+    const base = query.callbackBase.replace(/\/+$/, '');
+    const result = await post(
+      '/transactionstatus/v1/query',
+      {
+        Initiator: api!.initiator,
+        SecurityCredential: api!.securityCredential,
+        CommandID: 'TransactionStatusQuery',
+        ...statusQueryTarget(query),
+        PartyA: partyA,
+        IdentifierType: api!.identifierType,
+        ResultURL: `${base}/status/result`,
+        QueueTimeOutURL: `${base}/status/timeout`,
+        Remarks: 'Relay status check',
+        // Echoed in the result's ReferenceData: one more way back to the transaction (max 100 characters).
+        ...(query.reference.length <= 100 ? { Occasion: query.reference } : {}),
+      },
+      'Daraja transaction status query',
+      general,
+      signal,
+    );
+    if (!result.ok) return result.error;
+    return classifyStatusQuery({
+      httpStatus: result.response.status,
+      json: result.response.json,
+      garbage: result.response.garbage,
+    });
+  }
+
+  async function check(query: StatusQuery, signal?: AbortSignal) {
+    const answer = DARAJA_STK_KINDS.includes(query.kind)
+      ? await stkQuery(query, signal)
+      : await transactionStatus(query, signal);
+    if (answer.type === 'error' && answer.error === 'credentials') return gate.refuse(answer);
+    return answer;
+  }
+
+  return {
+    check: (query, signal) => limit.run(() => check(query, signal)),
+    tokenRequests: () => tokens.requests,
+  };
+}
