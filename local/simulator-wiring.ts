@@ -14,14 +14,17 @@
  *   short code's owner must (seed 001: off by default); callbacks come from 196.201.214.200
  *   (X-Forwarded-For), in the default allow-list.
  *
- * The relay has no outbound provider clients yet, so nothing in the relay itself is pointed at the
- * simulator: the partner's side (`npm run sim`) uses it as the provider API.
+ * - Status APIs (`pointPartnerUrlsAtSimulator`): every account without its own `api` settings gets `api`
+ *   settings pointing at the simulator with the simulator's default credentials (MoMo API user and
+ *   subscription keys, the account's Airtel app, Daraja consumer key, the sandbox STK passkey and an
+ *   initiator), so the relay's reconciliation poller checks status against the simulator. The partner's
+ *   side (`npm run sim`) uses the simulator as the provider API too.
  */
 import type { RelayConfig, ResolvedAccount } from '../shared/config/schema';
 import { darajaRouteUrl } from '../shared/providers/daraja';
-import type { AirtelAccountSettings } from '../shared/providers/airtel/schema';
-import type { DarajaAccountSettings } from '../shared/providers/daraja/schema';
-import type { MomoAccountSettings } from '../shared/providers/momo/schema';
+import { type AirtelAccountSettings, airtelApiSettingsSchema } from '../shared/providers/airtel/schema';
+import { type DarajaAccountSettings, darajaApiSettingsSchema } from '../shared/providers/daraja/schema';
+import { type MomoAccountSettings, momoApiSettingsSchema } from '../shared/providers/momo/schema';
 import type { AirtelHashRecipe } from '../simulator/airtel/hash';
 import { type AirtelAppSeed, DEFAULTS, type SimulatorOptions } from '../simulator/options';
 
@@ -60,27 +63,88 @@ export function relayRouteUrl(relayUrl: string, account: ResolvedAccount, routeP
   return `${trimSlash(relayUrl)}/v1/${account.provider}/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${routePath}`;
 }
 
+/** The Daraja short code the simulator's STK passkey belongs to (the public sandbox's, as `npm run sim` uses). */
+const SIM_STK_SHORT_CODE = Object.keys(DEFAULTS.daraja.passkeys)[0]!;
+/** Initiator of the simulated transaction status queries (the simulator checks presence, not value). */
+const SIM_INITIATOR = 'testapi';
+const SIM_SECURITY_CREDENTIAL = Buffer.from('sim-initiator-credential').toString('base64');
+
 /**
- * A copy of the config whose C2B partner URLs that point at a simulator endpoint (`/_sim/...`, e.g. the
- * demo's `/_sim/never-answers`) point at the simulator actually running at `simUrl`.
+ * Status API settings that point one account at the simulator at `simUrl`, with the simulator's default
+ * credentials: parsed by the provider's schema, so every default (timeouts, rates) is in place.
+ */
+export function simulatorApiSettings(
+  config: RelayConfig,
+  account: ResolvedAccount,
+  simUrl: string,
+): Record<string, unknown> | undefined {
+  const baseUrl = trimSlash(simUrl);
+  switch (account.provider) {
+    case 'momo': {
+      const user = DEFAULTS.momo.apiUsers[0];
+      return momoApiSettingsSchema.parse({
+        baseUrl,
+        apiUser: user.id,
+        apiKey: user.apiKey,
+        collectionSubscriptionKey: DEFAULTS.momo.collectionSubscriptionKeys.primary,
+        disbursementSubscriptionKey: DEFAULTS.momo.disbursementSubscriptionKeys.primary,
+      });
+    }
+    case 'airtel': {
+      const settings = account.settings as Partial<AirtelAccountSettings>;
+      const defaults = DEFAULTS.airtel.apps[0];
+      const clientId = airtelClientIdFor(config, account.id);
+      return airtelApiSettingsSchema.parse({
+        baseUrl,
+        clientId,
+        // The same secret simulatorWiring gives the account's app.
+        clientSecret: clientId === defaults.clientId ? defaults.clientSecret : `${clientId}-secret`,
+        country: settings.country ?? 'UG',
+        currency: settings.currency ?? 'UGX',
+      });
+    }
+    case 'daraja': {
+      const settings = account.settings as Partial<DarajaAccountSettings>;
+      return darajaApiSettingsSchema.parse({
+        baseUrl,
+        consumerKey: DEFAULTS.daraja.consumerKey,
+        consumerSecret: DEFAULTS.daraja.consumerSecret,
+        pathPrefix: '/mpesa',
+        passkey: DEFAULTS.daraja.passkeys[SIM_STK_SHORT_CODE as keyof typeof DEFAULTS.daraja.passkeys],
+        stkShortCode: SIM_STK_SHORT_CODE,
+        initiator: SIM_INITIATOR,
+        securityCredential: SIM_SECURITY_CREDENTIAL,
+        partyA: settings.shortCode ?? '600638',
+      });
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A copy of the config pointed at the simulator running at `simUrl`: C2B partner URLs on a simulator
+ * endpoint (`/_sim/...`, e.g. the demo's `/_sim/never-answers`) follow its port, and every account without
+ * its own `api` settings gets status API settings for the simulator (simulatorApiSettings), so the
+ * relay's poller checks status against it. An account's own `api` settings are kept as they are.
  */
 export function pointPartnerUrlsAtSimulator(config: RelayConfig, simUrl: string): RelayConfig {
   const sim = new URL(simUrl);
   const accounts = new Map<string, ResolvedAccount>();
   for (const [key, account] of config.accounts) {
-    const settings = account.settings as Partial<DarajaAccountSettings>;
+    let settings = account.settings as Omit<Partial<DarajaAccountSettings>, 'api'> & { api?: unknown };
     const partner = account.provider === 'daraja' ? settings.c2b?.partner : undefined;
-    if (!partner || !new URL(partner.url).pathname.startsWith(SIM_PATH_PREFIX)) {
-      accounts.set(key, account);
-      continue;
+    if (partner && new URL(partner.url).pathname.startsWith(SIM_PATH_PREFIX)) {
+      const url = new URL(partner.url);
+      url.protocol = sim.protocol;
+      url.host = sim.host;
+      settings = { ...settings, c2b: { ...settings.c2b!, partner: { ...partner, url: url.toString() } } };
     }
-    const url = new URL(partner.url);
-    url.protocol = sim.protocol;
-    url.host = sim.host;
-    accounts.set(key, {
-      ...account,
-      settings: { ...settings, c2b: { ...settings.c2b, partner: { ...partner, url: url.toString() } } },
-    });
+    if (settings.api === undefined) {
+      const api = simulatorApiSettings(config, account, simUrl);
+      if (api) settings = { ...settings, api };
+    }
+    accounts.set(key, settings === account.settings ? account : { ...account, settings });
   }
   return { ...config, accounts };
 }
@@ -209,6 +273,14 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
     if (darajaAccounts.length || accountsOf(config, 'daraja').length) {
       lines.push(
         `Daraja   STK, B2C and status callbacks go to the URLs in each request; source IP ${DEFAULTS.daraja.callbackSourceIp}`,
+      );
+    }
+    const polled = [...config.accounts.values()].filter(
+      (a) => (a.settings as { api?: { baseUrl?: string } }).api?.baseUrl,
+    );
+    if (polled.length) {
+      lines.push(
+        `Status   the poller asks ${polled.map((a) => `${a.provider}/${a.id} → ${(a.settings as { api: { baseUrl: string } }).api.baseUrl}`).join(', ')}`,
       );
     }
     return lines;
