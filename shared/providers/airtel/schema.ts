@@ -88,7 +88,7 @@ export const airtelApiSettingsSchema = z
      * only when a path is given here.
      */
     paths: z
-      .record(
+      .partialRecord(
         z.enum(AIRTEL_KINDS),
         z
           .string()

@@ -76,7 +76,7 @@ export const momoApiSettingsSchema = z
      * so they are only checked when a path is given here.
      */
     paths: z
-      .record(
+      .partialRecord(
         z.enum(MOMO_KINDS),
         z
           .string()

@@ -1,0 +1,234 @@
+import { describe, expect, it } from 'vitest';
+import { momoProvider } from '../../../../shared/providers/momo';
+import { createMomoStatusApi } from '../../../../shared/providers/momo/api-client';
+import { type MomoAccountSettings, momoAccountSchema } from '../../../../shared/providers/momo/schema';
+import type { StatusQuery } from '../../../../shared/providers/types';
+import { json, type Reply, scriptedFetch, testDeps } from '../http/support';
+
+const REF = '5DA24CDC-1453-4031-85E5-90C7E9101B42';
+const API = {
+  baseUrl: 'https://momo.test/',
+  apiUser: '4f6c1a2b-8d3e-4c5f-9a7b-1e2d3c4b5a69',
+  apiKey: 'the-api-key',
+  collectionSubscriptionKey: 'collection-key',
+  disbursementSubscriptionKey: 'disbursement-key',
+};
+
+function settings(api: Record<string, unknown> | null = API): MomoAccountSettings {
+  return momoAccountSchema.parse({
+    targetEnvironment: 'mtnuganda',
+    currency: 'UGX',
+    ...(api ? { api } : {}),
+  });
+}
+
+function query(kind: string, reference = REF): StatusQuery {
+  return {
+    kind,
+    reference,
+    amount: undefined,
+    msisdn: undefined,
+    externalId: undefined,
+    providerTransactionId: undefined,
+    attributes: {},
+    createdAt: '2026-11-23T10:00:00Z',
+    callbackBase: 'https://relay.test/v1/momo/demo',
+  };
+}
+
+function client(statusReplies: Reply[], api: Record<string, unknown> = API) {
+  const fake = scriptedFetch([
+    {
+      match: (r) => r.url.endsWith('/token/'),
+      replies: [json(200, { access_token: 'tok', expires_in: 3600 })],
+    },
+    { match: () => true, replies: statusReplies },
+  ]);
+  const t = testDeps(fake.fetch);
+  const c = createMomoStatusApi(
+    { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings(api) },
+    t.deps,
+  )!;
+  return { c, fake, t };
+}
+
+describe('MoMo status API client', () => {
+  it('is not created for an account without api settings', () => {
+    const t = testDeps(scriptedFetch([]).fetch);
+    expect(
+      momoProvider.statusApi!(
+        { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings(null) },
+        t.deps,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('asks for a Collection token with Basic apiUser:apiKey and the collection key, then GETs the status', async () => {
+    // Prepare
+    const { c, fake } = client([json(200, { status: 'SUCCESSFUL', amount: '100', currency: 'UGX' })]);
+
+    // Act
+    const answer = await c.check(query('requesttopay'));
+
+    // Assess
+    const [token, status] = fake.requests;
+    expect(token).toMatchObject({
+      method: 'POST',
+      url: 'https://momo.test/collection/token/',
+      body: undefined,
+    });
+    expect(token!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${API.apiUser}:${API.apiKey}`).toString('base64')}`,
+    );
+    expect(token!.headers['ocp-apim-subscription-key']).toBe('collection-key');
+    expect(status).toMatchObject({
+      method: 'GET',
+      url: `https://momo.test/collection/v1_0/requesttopay/${REF.toLowerCase()}`,
+    });
+    expect(status!.headers).toMatchObject({
+      authorization: 'Bearer tok',
+      'x-target-environment': 'mtnuganda',
+      'ocp-apim-subscription-key': 'collection-key',
+    });
+    expect(answer).toMatchObject({
+      type: 'report',
+      draft: { status: 'SUCCEEDED', amount: { value: '100' } },
+    });
+  });
+
+  it.each([
+    ['requesttowithdraw', '/collection/v1_0/requesttowithdraw/'],
+    ['invoice', '/collection/v2_0/invoice/'],
+    ['payment', '/collection/v2_0/payment/'],
+    ['preapproval', '/collection/v2_0/preapproval/'],
+    ['transfer', '/disbursement/v1_0/transfer/'],
+    ['deposit', '/disbursement/v1_0/deposit/'],
+  ])('reads the status of a %s at %s{ref}', async (kind, path) => {
+    const { c, fake } = client([json(200, { status: 'PENDING' })]);
+    await c.check(query(kind));
+    expect(fake.requests.at(-1)!.url).toBe(`https://momo.test${path}${REF.toLowerCase()}`);
+  });
+
+  it('uses the Disbursement token and key for disbursement kinds, apart from the Collection token', async () => {
+    // Prepare
+    const { c, fake } = client([json(200, { status: 'PENDING' })]);
+
+    // Act
+    await c.check(query('requesttopay'));
+    await c.check(query('transfer'));
+    await c.check(query('deposit'));
+
+    // Assess
+    const tokens = fake.requests.filter((r) => r.url.endsWith('/token/'));
+    expect(tokens.map((r) => r.url)).toEqual([
+      'https://momo.test/collection/token/',
+      'https://momo.test/disbursement/token/',
+    ]);
+    expect(tokens[1]!.headers['ocp-apim-subscription-key']).toBe('disbursement-key');
+    expect(fake.requests.at(-1)!.headers['ocp-apim-subscription-key']).toBe('disbursement-key');
+    expect(c.tokenRequests('collection')).toBe(1);
+    expect(c.tokenRequests('disbursement')).toBe(1);
+  });
+
+  it('answers unsupported for refund and cash transfer unless api.paths names their status GET', async () => {
+    // Prepare
+    const plain = client([json(200, { status: 'SUCCESSFUL' })]);
+    const configured = client([json(200, { status: 'SUCCESSFUL' })], {
+      ...API,
+      paths: { refund: '/disbursement/v1_0/refund/{ref}' },
+    });
+
+    // Act
+    const refund = await plain.c.check(query('refund'));
+    const cash = await plain.c.check(query('cashtransfer'));
+    const configuredRefund = await configured.c.check(query('refund'));
+
+    // Assess
+    expect(refund).toMatchObject({ type: 'error', error: 'unsupported' });
+    expect(cash).toMatchObject({ type: 'error', error: 'unsupported' });
+    expect(plain.fake.requests).toHaveLength(0);
+    expect(configuredRefund).toMatchObject({
+      type: 'report',
+      draft: { status: 'SUCCEEDED', kind: 'refund' },
+    });
+    expect(configured.fake.requests.at(-1)!.url).toBe(
+      `https://momo.test/disbursement/v1_0/refund/${REF.toLowerCase()}`,
+    );
+  });
+
+  it('answers unsupported for a product whose subscription key is not configured', async () => {
+    const { c, fake } = client([json(200, {})], { ...API, disbursementSubscriptionKey: undefined });
+    expect(await c.check(query('transfer'))).toMatchObject({ type: 'error', error: 'unsupported' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('does not retry NOT_ALLOWED_TARGET_ENVIRONMENT and holds the account with one warning', async () => {
+    // Prepare
+    const { c, fake, t } = client([
+      json(500, { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT', message: 'forbidden' }),
+    ]);
+
+    // Act
+    const first = await c.check(query('requesttopay'));
+    const second = await c.check(query('requesttopay'));
+
+    // Assess
+    expect(first).toMatchObject({ type: 'error', error: 'credentials' });
+    expect(second).toMatchObject({ type: 'error', error: 'credentials' });
+    expect(fake.requests.filter((r) => !r.url.endsWith('/token/'))).toHaveLength(1);
+    expect(t.warnings).toHaveLength(1);
+  });
+
+  it('never logs the API key, the subscription keys or the token', async () => {
+    // Prepare
+    const fake = scriptedFetch([{ match: () => true, replies: [json(401, { error: 'login_failed' })] }]);
+    const t = testDeps(fake.fetch);
+    const c = createMomoStatusApi(
+      { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings() },
+      t.deps,
+    )!;
+
+    // Act
+    const answer = await c.check(query('requesttopay'));
+
+    // Assess
+    const logged = JSON.stringify([t.warnings, t.infos, answer]);
+    expect(answer).toMatchObject({ error: 'credentials' });
+    for (const secret of [
+      API.apiKey,
+      'collection-key',
+      Buffer.from(`${API.apiUser}:${API.apiKey}`).toString('base64'),
+    ])
+      expect(logged).not.toContain(secret);
+  });
+
+  it('declares every credential of the api settings as a secret', () => {
+    expect(momoProvider.secrets!(settings())).toEqual(
+      expect.arrayContaining([API.apiUser, API.apiKey, 'collection-key', 'disbursement-key']),
+    );
+    expect(momoProvider.secrets!(settings(null))).toEqual([]);
+  });
+
+  it('checks every MoMo kind (refund and cash transfer answer unsupported without a path)', () => {
+    expect(momoProvider.statusKinds).toEqual(
+      expect.arrayContaining(['requesttopay', 'transfer', 'refund', 'cashtransfer']),
+    );
+  });
+
+  it('refuses api settings without any subscription key or with a path lacking {ref}', () => {
+    expect(
+      momoAccountSchema.safeParse({
+        api: { ...API, collectionSubscriptionKey: undefined, disbursementSubscriptionKey: undefined },
+      }).success,
+    ).toBe(false);
+    expect(
+      momoAccountSchema.safeParse({ api: { ...API, paths: { refund: '/disbursement/v1_0/refund' } } })
+        .success,
+    ).toBe(false);
+    expect(momoAccountSchema.safeParse({ api: { ...API, baseUrl: 'ftp://x' } }).success).toBe(false);
+    expect(momoAccountSchema.parse({ api: API }).api).toMatchObject({
+      timeoutMs: 5000,
+      maxRequestsPerSecond: 10,
+    });
+  });
+});
