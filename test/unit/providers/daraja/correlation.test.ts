@@ -1,0 +1,288 @@
+/**
+ * Daraja correlation through the one ingest (MemoryStore): status results find the transaction they are
+ * about (the relay's own query alias first, then the receipt), receipts are recorded as aliases, and a C2B
+ * confirmation of an STK payment lands on the STK transaction instead of counting the payment twice.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../../shared/adapters/memory/memory-store';
+import { type IngestDeps, ingestIntents } from '../../../../shared/app/ingest-report';
+import { reconciliationSchema } from '../../../../shared/config/schema';
+import { darajaProvider } from '../../../../shared/providers/daraja';
+import { RECEIPT, STATUS_QUERY } from '../../../../shared/providers/daraja/correlation';
+import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
+import type { CallbackInput, ReportIntent } from '../../../../shared/providers/types';
+import { registered } from '../../../helpers/reports';
+
+const NOW = '2026-11-23T10:00:00.000Z';
+const RECEIPT_NO = 'NLJ7RT61SV';
+const CHECKOUT = 'ws_CO_191220191020363925';
+
+function setup() {
+  const store = new MemoryStore();
+  const deps: IngestDeps = {
+    store,
+    clock: { now: () => new Date(NOW) },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }),
+  };
+  const settings = darajaAccountSchema.parse({ shortCode: '600638' });
+  const parse = (route: string, body: Record<string, unknown>): readonly ReportIntent[] => {
+    const input: CallbackInput<typeof settings> = {
+      account: { provider: 'daraja', id: 'demo', pathSecret: undefined, settings },
+      route,
+      params: {},
+      body,
+      rawBody: Buffer.from(JSON.stringify(body)),
+      headers: {},
+      sourceIp: '196.201.214.200',
+    };
+    const parsed = darajaProvider.routes.find((r) => r.name === route)!.parse(input);
+    if (parsed.type !== 'reports') throw new Error('expected reports');
+    return parsed.reports;
+  };
+  const ingest = (route: string, body: Record<string, unknown>) =>
+    ingestIntents(deps, {
+      provider: 'daraja',
+      account: 'demo',
+      origin: 'callback',
+      receivedAt: NOW,
+      authenticated: false,
+      intents: parse(route, body),
+    });
+  const success = () => store.published.filter((e) => e.metadata.type === 'TransactionSucceeded');
+  return { store, parse, ingest, success };
+}
+
+const stkSuccess = {
+  Body: {
+    stkCallback: {
+      MerchantRequestID: '29115-34620561-1',
+      CheckoutRequestID: CHECKOUT,
+      ResultCode: 0,
+      ResultDesc: 'The service request is processed successfully.',
+      CallbackMetadata: {
+        Item: [
+          { Name: 'Amount', Value: 1 },
+          { Name: 'MpesaReceiptNumber', Value: RECEIPT_NO },
+          { Name: 'Balance' },
+          { Name: 'TransactionDate', Value: 20191219102115 },
+          { Name: 'PhoneNumber', Value: 254708374149 },
+        ],
+      },
+    },
+  },
+};
+
+const c2bConfirmation = {
+  TransactionType: 'Pay Bill',
+  TransID: RECEIPT_NO,
+  TransTime: '20191219102115',
+  TransAmount: '1.00',
+  BusinessShortCode: '600638',
+  BillRefNumber: 'INV-1',
+  MSISDN: '25470****149',
+  FirstName: 'John',
+};
+
+function statusResult(ids: {
+  query: { oc: string; c: string };
+  original?: { oc?: string; c?: string };
+  receipt: string;
+}) {
+  const params = [
+    { Key: 'DebitPartyName', Value: '254708374149 - John Doe' },
+    { Key: 'TransactionStatus', Value: 'Completed' },
+    { Key: 'Amount', Value: 1 },
+    { Key: 'ReceiptNo', Value: ids.receipt },
+    ...(ids.original?.oc ? [{ Key: 'OriginatorConversationID', Value: ids.original.oc }] : []),
+    ...(ids.original?.c ? [{ Key: 'ConversationID', Value: ids.original.c }] : []),
+  ];
+  return {
+    Result: {
+      ConversationID: ids.query.c,
+      OriginatorConversationID: ids.query.oc,
+      ReferenceData: { ReferenceItem: { Key: 'Occasion' } },
+      ResultCode: 0,
+      ResultDesc: 'The service request is processed successfully.',
+      ResultParameters: { ResultParameter: params },
+      ResultType: 0,
+      TransactionID: ids.receipt,
+    },
+  };
+}
+
+describe('Daraja correlation', () => {
+  it('records the STK receipt as an alias of the CheckoutRequestID', async () => {
+    // Prepare
+    const s = setup();
+
+    // Act
+    const [intent] = s.parse('stk', stkSuccess);
+    await s.ingest('stk', stkSuccess);
+
+    // Assess
+    expect(intent!.aliases).toEqual([{ namespace: RECEIPT, value: RECEIPT_NO }]);
+    const alias = await s.store.getRecord({
+      provider: 'daraja',
+      account: 'demo',
+      namespace: `alias:${RECEIPT}`,
+      id: RECEIPT_NO,
+    });
+    expect(alias?.data.reference).toBe(CHECKOUT);
+  });
+
+  it('records no receipt alias for a failed STK result', () => {
+    const s = setup();
+    const failed = {
+      Body: {
+        stkCallback: {
+          MerchantRequestID: 'm',
+          CheckoutRequestID: CHECKOUT,
+          ResultCode: 1032,
+          ResultDesc: 'Request cancelled by user',
+        },
+      },
+    };
+    expect(s.parse('stk', failed)[0]!.aliases).toEqual([]);
+  });
+
+  it('records the B2C TransactionReceipt as an alias of the OriginatorConversationID on success only', () => {
+    // Prepare
+    const s = setup();
+    const result = (code: number) => ({
+      Result: {
+        ResultType: 0,
+        ResultCode: code,
+        ResultDesc: 'x',
+        OriginatorConversationID: '10571-7910404-1',
+        ConversationID: 'AG_20191219_00005797af5d7d75f652',
+        TransactionID: code === 0 ? 'NLJ41HAY6Q' : 'NLJ0000000',
+        ...(code === 0
+          ? {
+              ResultParameters: {
+                ResultParameter: [
+                  { Key: 'TransactionReceipt', Value: 'NLJ41HAY6Q' },
+                  { Key: 'TransactionAmount', Value: 10 },
+                ],
+              },
+            }
+          : {}),
+      },
+    });
+
+    // Act
+    const ok = s.parse('b2c-result', result(0))[0]!;
+    const failed = s.parse('b2c-result', result(2001))[0]!;
+
+    // Assess
+    expect(ok.aliases).toContainEqual({ namespace: RECEIPT, value: 'NLJ41HAY6Q' });
+    expect(failed.aliases?.some((a) => a.namespace === RECEIPT)).toBe(false);
+  });
+
+  it('lands a C2B confirmation carrying an STK receipt on the STK transaction: no second success', async () => {
+    // Prepare
+    const s = setup();
+    await s.ingest('stk', stkSuccess);
+
+    // Act
+    const result = await s.ingest('c2b-confirmation', c2bConfirmation);
+
+    // Assess
+    expect(result.outcomes[0]).toMatchObject({ kind: 'noop', why: 'same-status' });
+    expect(s.store.transactions.size).toBe(1);
+    expect(s.success()).toHaveLength(1);
+  });
+
+  it('still creates (is born as) a c2b transaction when no receipt alias matches', async () => {
+    // Prepare
+    const s = setup();
+
+    // Act
+    const result = await s.ingest('c2b-confirmation', c2bConfirmation);
+
+    // Assess
+    expect(result.outcomes[0]).toMatchObject({ kind: 'write', effect: 'created' });
+    const tx = await s.store.getTransaction({ provider: 'daraja', account: 'demo', reference: RECEIPT_NO });
+    expect(tx).toMatchObject({ kind: 'c2b', status: 'SUCCEEDED' });
+    expect(s.store.published.some((e) => e.metadata.type === 'CallbackOrphaned')).toBe(false);
+  });
+
+  it("names the relay's own status query alias as the first correlation candidate of a status result", () => {
+    const s = setup();
+    const [intent] = s.parse(
+      'status-result',
+      statusResult({ query: { oc: '1-2-3', c: 'AG_Q' }, receipt: RECEIPT_NO }),
+    );
+    expect(intent!.correlate!.slice(0, 3)).toEqual([
+      { via: STATUS_QUERY, value: 'AG_Q' },
+      { via: STATUS_QUERY, value: '1-2-3' },
+      { via: RECEIPT, value: RECEIPT_NO },
+    ]);
+  });
+
+  it('applies a status result to the transaction the poller queried (alias recorded first), not to an orphan', async () => {
+    // Prepare: a registered STK transaction still PENDING, and the alias the poller recorded for its query.
+    const s = setup();
+    await s.store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'demo', reference: CHECKOUT },
+        kind: 'stk',
+        amount: { value: '1', currency: 'KES' },
+        externalId: undefined,
+      }),
+    );
+    const before = s.store.transactions.size;
+    await s.store.putRecordIfAbsent({
+      provider: 'daraja',
+      account: 'demo',
+      namespace: `alias:${STATUS_QUERY}`,
+      id: 'AG_Q',
+      data: { reference: CHECKOUT, origin: 'poll' },
+      createdAt: NOW,
+    });
+
+    // Act
+    const result = await s.ingest(
+      'status-result',
+      statusResult({ query: { oc: '1-2-3', c: 'AG_Q' }, receipt: 'OTHER12345' }),
+    );
+
+    // Assess
+    expect(s.store.transactions.size).toBe(before);
+    expect(result.outcomes[0]).toMatchObject({ kind: 'write', next: { key: { reference: CHECKOUT } } });
+    expect(s.success()).toHaveLength(1);
+    expect(s.success()[0]!.metadata.origin).toBe('poll');
+  });
+
+  it("applies a partner's status result about a payment the relay saw succeed to it through the receipt: no second success", async () => {
+    // Prepare
+    const s = setup();
+    await s.ingest('stk', stkSuccess);
+
+    // Act
+    const result = await s.ingest(
+      'status-result',
+      statusResult({ query: { oc: '9-9-9', c: 'AG_PARTNER' }, receipt: RECEIPT_NO }),
+    );
+
+    // Assess
+    expect(result.outcomes[0]).toMatchObject({ kind: 'noop' });
+    expect(s.store.transactions.size).toBe(1);
+    expect(s.success()).toHaveLength(1);
+  });
+
+  it('tries the status query alias first on a status queue-timeout notice too', () => {
+    const s = setup();
+    const [intent] = s.parse('status-timeout', {
+      Initiator: 'testapi',
+      CommandID: 'TransactionStatusQuery',
+      OriginatorConversationID: '1-2-3',
+      TransactionID: RECEIPT_NO,
+      Occasion: CHECKOUT,
+    });
+    expect(intent!.correlate![0]).toEqual({ via: STATUS_QUERY, value: undefined });
+    expect(intent!.correlate![1]).toEqual({ via: STATUS_QUERY, value: '1-2-3' });
+    expect(intent!.correlate).toContainEqual({ via: RECEIPT, value: RECEIPT_NO });
+    expect(intent!.correlate).toContainEqual({ via: 'reference', value: CHECKOUT });
+  });
+});
