@@ -26,7 +26,7 @@ Options:
   --transactions <n>   how many (default 300)
   --drop <p>           probability that the final callback is dropped (default 0.3)
   --duplicate <p>      probability that it is sent 2 or 3 times (default 0.2)
-  --status-5xx <p>     probability that the first 1-3 status calls answer 500/502/503 (default 0.1)
+  --status-5xx <p>     probability that the first 1-2 status calls answer 500/502/503 (default 0.1)
   --never-final <p>    share whose outcome never finalizes (MoMo +3/+4, Airtel …904) (default ${DEFAULT_PLAN.neverFinal})
   --failure <p>        share of failures among the others (default ${DEFAULT_PLAN.failure})
   --expires <s>        expiresInSeconds of the never-final ones (default ${DEFAULT_PLAN.expiresInSeconds})

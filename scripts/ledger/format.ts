@@ -18,11 +18,20 @@ export interface RunFacts {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-export function progressLine(ledger: Ledger, elapsedMs: number): string {
+/** `openByFlow`: what the open ones are (a person waiting wants to know which provider holds the run). */
+export function progressLine(
+  ledger: Ledger,
+  elapsedMs: number,
+  openByFlow: Record<string, number> = {},
+): string {
   const final = ledger.succeeded + ledger.failed + ledger.expired;
+  const which = Object.entries(openByFlow)
+    .filter(([, n]) => n > 0)
+    .map(([flow, n]) => `${flow} ${n}`)
+    .join(', ');
   return (
     `registered ${ledger.registered} · final ${final} (succeeded ${ledger.succeeded}, failed ${ledger.failed}, ` +
-    `expired ${ledger.expired}) · still open ${ledger.open.length}` +
+    `expired ${ledger.expired}) · still open ${ledger.open.length}${which ? ` (${which})` : ''}` +
     (ledger.lost.length ? ` · lost ${ledger.lost.length}` : '') +
     ` · ${seconds(elapsedMs)}`
   );

@@ -22,7 +22,7 @@ export interface PlanOptions {
   drop: number;
   /** Probability that the final callback is sent 2 or 3 times (`repeat=N`). */
   duplicate: number;
-  /** Probability that the first 1–3 status calls answer a 5xx (`status-5xx=CODE,status-5xx-times=K`). */
+  /** Probability that the first 1–2 status calls answer a 5xx (`status-5xx=CODE,status-5xx-times=K`). */
   status5xx: number;
   /** Share of transactions whose outcome never finalizes, registered with `expiresInSeconds`. */
   neverFinal: number;
@@ -124,7 +124,7 @@ export function drawFaults(
   else if (random() < options.duplicate) tokens.push(`repeat=${random() < 0.5 ? 2 : 3}`);
   if (random() < options.status5xx) {
     const code = [500, 502, 503][Math.floor(random() * 3)];
-    tokens.push(`status-5xx=${code}`, `status-5xx-times=${1 + Math.floor(random() * 3)}`);
+    tokens.push(`status-5xx=${code}`, `status-5xx-times=${1 + Math.floor(random() * 2)}`);
   }
   return tokens.join(',');
 }

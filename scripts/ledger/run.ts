@@ -164,6 +164,7 @@ async function drive(
   // ---- initiate ----
   note(`initiating ${plan.length} transactions, ${options.concurrency} at a time …`);
   const entries: LedgerEntry[] = [];
+  const flowOf = new Map<string, string>();
   const simReferences = new Set<string>();
   const initiateStarted = Date.now();
   await pool(plan, options.concurrency, async (p) => {
@@ -182,6 +183,7 @@ async function drive(
         return;
       }
       simReferences.add(started.simReference);
+      flowOf.set(`${started.provider}/${started.account}/${started.reference}`, p.flow);
       const dropped = parseFaults(p.faults).drop === true;
       entries.push({
         key: `${started.provider}/${started.account}/${started.reference}`,
@@ -212,8 +214,13 @@ async function drive(
   for (;;) {
     const now = Date.now();
     const ledger = account(entries, await envelopes(), now, { marginMs: options.marginMs });
-    if (now - lastPrinted >= 5000 || ledger.open.length === 0) {
-      options.onProgress?.(progressLine(ledger, now - waitStarted));
+    if (now - lastPrinted >= 5000 || (ledger.open.length === 0 && allFinalAt === undefined)) {
+      const openByFlow: Record<string, number> = {};
+      for (const key of ledger.open) {
+        const flow = flowOf.get(key) ?? '?';
+        openByFlow[flow] = (openByFlow[flow] ?? 0) + 1;
+      }
+      options.onProgress?.(progressLine(ledger, now - waitStarted, openByFlow));
       lastPrinted = now;
     }
     if (ledger.open.length === 0) {

@@ -211,6 +211,10 @@ describe('ledger printing', () => {
     expect(progressLine(ledger, 12_300)).toBe(
       'registered 2 · final 2 (succeeded 1, failed 1, expired 0) · still open 0 · 12.3 s',
     );
+    const open = account([entry('a', 'SUCCEEDED')], [], T0 + 1000, MARGIN);
+    expect(progressLine(open, 1000, { 'daraja stk': 1, 'momo pay': 0 })).toBe(
+      'registered 1 · final 0 (succeeded 0, failed 0, expired 0) · still open 1 (daraja stk 1) · 1.0 s',
+    );
   });
 
   it('lists every problem, transactions that could not be started first', () => {
