@@ -1,4 +1,4 @@
-import { businessMismatch, conflictEvent, unconfirmedSuccess } from './apply-report';
+import { awaitsConfirmation, businessMismatch, conflictEvent, unconfirmedSuccess } from './apply-report';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
 import { isFinal } from './status';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
@@ -95,7 +95,10 @@ export function applyRegistration(
     return sameTerms(current, terms) ? { kind: 'repeat', current } : { kind: 'different', current };
 
   const registered = registeredTransaction(terms, now);
-  const report = orphanAsReport(current, terms.kind, now);
+  // An orphan held as an unconfirmed success is still a success claim: its amount is checked too.
+  const hinted = awaitsConfirmation(current);
+  const asReported = orphanAsReport(current, terms.kind, now);
+  const report: NormalizedReport = hinted ? { ...asReported, status: 'SUCCEEDED' } : asReported;
   const mismatch = businessMismatch(registered, report);
   const adopted: TransactionRecord = {
     ...current,
@@ -118,6 +121,11 @@ export function applyRegistration(
     updatedAt: now,
     outbox: [],
   };
+  if (!mismatch && hinted)
+    return {
+      kind: 'adopt',
+      next: { ...adopted, reconcile: { checks: 0, recent: [], ...adopted.reconcile, dueAt: now } },
+    };
   if (!mismatch) {
     // An unsigned orphan success with no amount settles nothing once the registration names an amount.
     const unconfirmed = current.status === 'SUCCEEDED' ? unconfirmedSuccess(registered, report) : undefined;

@@ -10,7 +10,7 @@ let relay: TestRelay;
 beforeAll(async () => {
   relay = await startTestRelay({
     limits: { maxBodyBytes: 4096 },
-    accounts: { momo: { demo: { currency: 'EUR' }, guarded: { pathSecret: SECRET } } },
+    accounts: { momo: { demo: { currency: 'EUR', confirmSuccess: false }, guarded: { pathSecret: SECRET } } },
   });
 });
 afterAll(async () => {

@@ -465,7 +465,12 @@ describe('a MoMo success without an amount is not trusted on its own', () => {
 describe('a path secret is never echoed or stored, whatever follows it', () => {
   it.each([
     ['MoMo, an unknown kind', 'POST', `/v1/momo/guarded/${MOMO_SECRET}/nope/x`, 404],
-    ['MoMo, a missing reference', 'POST', `/v1/momo/guarded/${MOMO_SECRET}/requesttopay`, 404],
+    [
+      'MoMo, the reference-less route without an externalId',
+      'POST',
+      `/v1/momo/guarded/${MOMO_SECRET}/requesttopay`,
+      400,
+    ],
     ['MoMo, an extra segment', 'PUT', `/v1/momo/guarded/${MOMO_SECRET}/requesttopay/${uuid()}/extra`, 404],
     ['Daraja, an unknown route', 'POST', `/v1/daraja/guarded/${DARAJA_SECRET}/nope/x`, 404],
     ['Daraja, a route one segment short', 'POST', `/v1/daraja/guarded/${DARAJA_SECRET}/c2b`, 404],

@@ -11,7 +11,8 @@ import { createIntegrationRelay } from '../helpers/integration';
 
 const config = parseConfig({
   management: { bearerToken: 'integration-token' },
-  accounts: { momo: { demo: { currency: 'EUR' } } },
+  // Callback mechanics; the status confirmation of successes is tested in test/unit/app/reconcile.test.ts and e2e.
+  accounts: { momo: { demo: { currency: 'EUR', confirmSuccess: false } } },
 });
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/momo', name));
 

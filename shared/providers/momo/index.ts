@@ -6,29 +6,62 @@ import { createMomoStatusApi } from './api-client';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 
-/** A MoMo callback: the kind and the reference (X-Reference-Id) are in the path the relay handed out. */
-function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallback {
+function kindOf(input: CallbackInput<MomoAccountSettings>): string {
   const kind = input.params.kind!.toLowerCase();
   if (!(MOMO_KINDS as readonly string[]).includes(kind)) {
     throw new UnknownKindError(
       `Unknown MoMo callback kind "${input.params.kind!.slice(0, 40)}"; expected one of ${MOMO_KINDS.join(', ')}`,
     );
   }
-  const reference = input.params.referenceId!.toLowerCase();
-  if (!isUuid(reference)) {
-    throw new InvalidReferenceError(
-      'The MoMo reference in the path is not a UUID (it is the X-Reference-Id)',
-    );
-  }
+  return kind;
+}
+
+function parseBody(input: CallbackInput<MomoAccountSettings>, kind: string) {
   const parsed = momoCallbackSchema.safeParse(input.body);
   if (!parsed.success) {
     throw new SchemaValidationError(`MoMo ${kind} callback does not match the expected shape`, {
       details: { issues: z.treeifyError(parsed.error) },
     });
   }
+  return parsed.data;
+}
+
+/**
+ * The reference-less route (`/v1/momo/{account}[/{secret}]/{kind}`) for client libraries that make up
+ * X-Reference-Id themselves and use one callback URL (the `mtn-momo` package). The body's externalId is
+ * not unique, so the callback is only a hint: it makes the registered transaction with that externalId
+ * due for a status GET now (with its real reference), or waits for that registration. Never guessed.
+ */
+function parseReferenceless(input: CallbackInput<MomoAccountSettings>): ParsedCallback {
+  const kind = kindOf(input);
+  const body = parseBody(input, kind);
+  const externalId =
+    typeof body.externalId === 'string' && body.externalId !== '' ? body.externalId : undefined;
+  if (!externalId)
+    throw new SchemaValidationError(
+      `MoMo ${kind} callback on the reference-less route carries no externalId to correlate it with`,
+    );
+  const draft = normalizeMomoCallback(input.account.id, kind, externalId, body);
   return {
     type: 'reports',
-    reports: [{ draft: normalizeMomoCallback(input.account.id, kind, reference, parsed.data) }],
+    reports: [
+      { draft: { ...draft, externalId }, correlate: [{ via: 'externalId', value: externalId }], hint: true },
+    ],
+  };
+}
+
+/** A MoMo callback: the kind and the reference (X-Reference-Id) are in the path the relay handed out. */
+function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallback {
+  const kind = kindOf(input);
+  const reference = input.params.referenceId!.toLowerCase();
+  if (!isUuid(reference)) {
+    throw new InvalidReferenceError(
+      'The MoMo reference in the path is not a UUID (it is the X-Reference-Id)',
+    );
+  }
+  return {
+    type: 'reports',
+    reports: [{ draft: normalizeMomoCallback(input.account.id, kind, reference, parseBody(input, kind)) }],
   };
 }
 
@@ -40,11 +73,15 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   accountSchema: momoAccountSchema,
   routes: [
     { name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', parse: parseCallback },
+    { name: 'callback-by-external-id', methods: ['PUT', 'POST'], path: '{kind}', parse: parseReferenceless },
   ],
+  // Unsigned: a SUCCESSFUL callback is confirmed with the status GET first (accounts' confirmSuccess).
+  confirmsUnsignedSuccess: true,
   // MoMo reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
   registration: {
     kinds: MOMO_KINDS,
+    externalIdAliases: true,
     normalizeReference: (reference) => reference.toLowerCase(),
     validateReference: (reference) =>
       isUuid(reference)

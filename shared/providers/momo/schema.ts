@@ -101,5 +101,10 @@ export const momoAccountSchema = z.object({
   currency: z.string().length(3).optional(),
   /** Status API settings; without them MoMo transactions are not polled (only expired at the window's end). */
   api: momoApiSettingsSchema.optional(),
+  /**
+   * A SUCCESSFUL callback (unsigned, always) is confirmed with the status GET before TransactionSucceeded
+   * (docs/reconciliation.md). On by default; switch off only where the path secret is trusted alone.
+   */
+  confirmSuccess: z.boolean().default(true),
 });
 export type MomoAccountSettings = z.infer<typeof momoAccountSchema>;

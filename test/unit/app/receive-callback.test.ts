@@ -29,7 +29,7 @@ const c2bRules = (defaultDecision: 'accept' | 'reject') => ({
 const config = parseConfig({
   management: { bearerToken: 'management-token-0123456789' },
   accounts: {
-    momo: { demo: { pathSecret: MOMO_SECRET, currency: 'EUR' } },
+    momo: { demo: { pathSecret: MOMO_SECRET, currency: 'EUR', confirmSuccess: false } },
     daraja: {
       ke: {
         pathSecret: DARAJA_SECRET,
@@ -149,8 +149,8 @@ describe('receiveCallback', () => {
   it('answers an unknown route after a correct path secret with 404, and the secret appears nowhere', async () => {
     // Prepare
     const { store, lines, services } = setup();
-    const req = request('POST', `/v1/momo/demo/${MOMO_SECRET}/nope`, `{"note":"${MOMO_SECRET}"}`, {
-      headers: { 'content-type': 'application/json', 'x-forwarded-uri': `/v1/momo/demo/${MOMO_SECRET}/nope` },
+    const req = request('POST', `/v1/momo/demo/${MOMO_SECRET}/nope/x/y`, `{"note":"${MOMO_SECRET}"}`, {
+      headers: { 'content-type': 'application/json', 'x-forwarded-uri': `/v1/momo/demo/${MOMO_SECRET}/nope/x/y` },
     });
 
     // Act
@@ -173,7 +173,7 @@ describe('receiveCallback', () => {
       lines,
     });
     expect(everything).not.toContain(MOMO_SECRET);
-    expect(store.quarantined[0]!.path).toBe('/v1/momo/demo/{secret}/nope');
+    expect(store.quarantined[0]!.path).toBe('/v1/momo/demo/{secret}/nope/x/y');
     expect(store.quarantined[0]!.headers['x-forwarded-uri']).toBe(`/v1/momo/demo/${REDACTED}/nope`);
   });
 

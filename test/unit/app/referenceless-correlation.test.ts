@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { HINT_NAMESPACE, ingestIntents } from '../../../shared/app/ingest-report';
+import { registerTransaction } from '../../../shared/app/register-transaction';
+import { parseConfig } from '../../../shared/config/load';
+import type { ReportDraft } from '../../../shared/domain/transaction';
+import { findProvider } from '../../../shared/providers/registry';
+import type { ReportIntent } from '../../../shared/providers/types';
+
+const NOW = '2026-11-23T10:00:00.000Z';
+const config = parseConfig({
+  management: { bearerToken: 'a-long-enough-token' },
+  accounts: { momo: { demo: { pathSecret: 'momo-path-secret-0123' } } },
+});
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const A = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const B = '7f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+
+function setup() {
+  const store = new MemoryStore();
+  const clock = { now: () => new Date(NOW) };
+  return {
+    store,
+    deps: { config, store, clock },
+    ingest: { store, clock, log: silent, reconciliation: config.reconciliation },
+  };
+}
+
+/** What MoMo's reference-less route parses: a hint correlated by externalId. */
+function hint(externalId: string): ReportIntent {
+  const draft: ReportDraft = {
+    key: { provider: 'momo', account: 'demo', reference: externalId },
+    kind: 'requesttopay',
+    status: 'SUCCEEDED',
+    reason: undefined,
+    providerTransactionId: '363440463',
+    externalId,
+    amount: { value: '100', currency: 'EUR' },
+    party: undefined,
+    attributes: undefined,
+  };
+  return { draft, correlate: [{ via: 'externalId', value: externalId }], hint: true };
+}
+
+const batch = (intent: ReportIntent) => ({
+  provider: 'momo',
+  account: 'demo',
+  origin: 'callback' as const,
+  receivedAt: NOW,
+  authenticated: false,
+  intents: [intent],
+});
+
+const registration = (reference: string, externalId = 'order-8841') => ({
+  provider: 'momo',
+  account: 'demo',
+  kind: 'requesttopay',
+  reference,
+  amount: '100',
+  currency: 'EUR',
+  externalId,
+});
+
+describe('reference-less correlation by externalId', () => {
+  it('is switched on for MoMo registrations only', () => {
+    expect(findProvider('momo')?.registration.externalIdAliases).toBe(true);
+    expect(findProvider('daraja')?.registration.externalIdAliases).not.toBe(true);
+  });
+
+  it('makes the registered transaction with that externalId due now, without changing its status', async () => {
+    // Prepare
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, registration(A));
+    // Act
+    await ingestIntents(ingest, batch(hint('order-8841')));
+    // Assess
+    const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference: A });
+    expect(tx?.status).toBe('PENDING');
+    expect(tx?.reconcile?.dueAt).toBe(NOW);
+    expect(store.published).toEqual([]);
+  });
+
+  it('keeps a hint that came before the registration, and the registration adopts it (due at once)', async () => {
+    // Prepare
+    const { store, deps, ingest } = setup();
+    await ingestIntents(ingest, batch(hint('order-8841')));
+    // Act
+    await registerTransaction(deps, registration(A));
+    // Assess
+    const kept = await store.getRecord({
+      provider: 'momo',
+      account: 'demo',
+      namespace: HINT_NAMESPACE,
+      id: 'order-8841',
+    });
+    expect(kept?.data.status).toBe('SUCCEEDED');
+    const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference: A });
+    expect(tx?.reconcile?.dueAt).toBe(NOW);
+    expect(store.transactions.size).toBe(1);
+  });
+
+  it('matches nothing when two registrations share the externalId (never guessed)', async () => {
+    // Prepare
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, registration(A));
+    await registerTransaction(deps, registration(B));
+    // Act
+    await ingestIntents(ingest, batch(hint('order-8841')));
+    // Assess
+    for (const reference of [A, B]) {
+      const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference });
+      expect(tx?.reconcile?.dueAt).not.toBe(NOW);
+    }
+  });
+});
