@@ -174,7 +174,7 @@ describe('receiveCallback', () => {
     });
     expect(everything).not.toContain(MOMO_SECRET);
     expect(store.quarantined[0]!.path).toBe('/v1/momo/demo/{secret}/nope/x/y');
-    expect(store.quarantined[0]!.headers['x-forwarded-uri']).toBe(`/v1/momo/demo/${REDACTED}/nope`);
+    expect(store.quarantined[0]!.headers['x-forwarded-uri']).toBe(`/v1/momo/demo/${REDACTED}/nope/x/y`);
   });
 
   it('answers a wrong path secret with 401 and quarantines it', async () => {
