@@ -24,7 +24,7 @@ export function withFaults(
     const final = x.events.filter((e) => FINAL_EVENTS.includes(e.type));
     if (final.length === x.events.length && final.length > 0 && x.status) {
       return {
-        summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped; the relay's status check finds the outcome → ${x.summary.replace(/^.* → /, '')}, origin poll`,
+        summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped; the relay's status check finds the outcome → ${x.summary.replace(/^.* → /, '').replace(/, origin poll$/, '')}, origin poll`,
         events: x.events.map((e) => ({ ...e, origin: 'poll' })),
         forbid: x.forbid,
         status: x.status,

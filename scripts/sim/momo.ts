@@ -42,13 +42,25 @@ const REASONS: Record<string, string> = {
   COULD_NOT_PERFORM_TRANSACTION: 'TIMED_OUT',
 };
 
-function expectationFor(msisdn: string, sandboxBase: string): Expectation {
+/**
+ * `confirms`: the account confirms unsigned successes with the status API (`confirmSuccess`, on by default
+ * for MoMo, whose callbacks carry no signature): the callback's success is recorded as TransactionAmbiguous
+ * (UNCONFIRMED) and the status call that confirms it publishes TransactionSucceeded with origin poll.
+ */
+function expectationFor(msisdn: string, sandboxBase: string, confirms: boolean): Expectation {
   const outcome = sandboxOutcome('requesttopay', msisdn, sandboxBase);
   const behaviour = outcomeBehaviour(outcome, 'payer');
   const what = `payer ${msisdn} (sandbox outcome ${outcome})`;
   switch (behaviour.type) {
-    case 'success':
-      return finalExpectation('TransactionSucceeded', what, 1);
+    case 'success': {
+      const paid = finalExpectation('TransactionSucceeded', what, 1);
+      if (!confirms) return paid;
+      return {
+        ...paid,
+        summary: `${what} → TransactionAmbiguous (UNCONFIRMED), confirmed by a status call → TransactionSucceeded, origin poll`,
+        events: [{ type: 'TransactionSucceeded', origin: 'poll' }],
+      };
+    }
     case 'failed':
     case 'unanswered':
       return finalExpectation('TransactionFailed', what, 1, REASONS[behaviour.code]);
@@ -75,7 +87,11 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
   const expiresInSeconds = parseExpires(options.expires);
   const outcome = sandboxOutcome('requesttopay', msisdn, info.momo.sandboxMsisdnBase);
   let expectation = withFaults(
-    expectationFor(msisdn, info.momo.sandboxMsisdnBase),
+    expectationFor(
+      msisdn,
+      info.momo.sandboxMsisdnBase,
+      (account.settings as { confirmSuccess?: boolean }).confirmSuccess ?? true,
+    ),
     faults,
     'momo',
     'requesttopay',
