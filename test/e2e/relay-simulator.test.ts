@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
-import { simulatorWiring } from '../../local/simulator-wiring';
+import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
 import { type EventFeed, eventLine } from '../../scripts/sim/events';
 import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
 import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
@@ -31,7 +31,18 @@ function demoConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
   const slow = demo.accounts.daraja['demo-slow'];
   slow.c2b.deadlineMs = SLOW_PARTNER_DEADLINE_MS;
   slow.c2b.partner.url = `${simUrl}/_sim/never-answers`;
-  return { ...demo, publicBaseUrl: relayUrl, local: { ...demo.local, eventsFile } };
+  // Reconciliation on simulated time with a fast cycle; every account's status API is the simulator.
+  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
+  for (const account of withApis.accounts.values()) {
+    const settings = demo.accounts[account.provider][account.id];
+    settings.api = simulatorApiSettings(withApis, account, simUrl);
+  }
+  return {
+    ...demo,
+    publicBaseUrl: relayUrl,
+    local: { ...demo.local, eventsFile },
+    reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
+  };
 }
 
 /** The relay on a port chosen first, because its public base URL (the callback URLs) must name it. */
@@ -114,9 +125,11 @@ describe('relay + simulator: MoMo', () => {
   it('turns a paid request-to-pay into one TransactionSucceeded with the amount and payer', async () => {
     // Act
     const result = await example('momo pay');
-    // Assess
+    // Assess: the unsigned success is held until the status GET confirms it.
     expect(result.problems).toEqual([]);
-    expect(types(result)).toEqual(['TransactionSucceeded']);
+    expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
+    expect(data(result, 'TransactionAmbiguous').reason).toMatchObject({ code: 'UNCONFIRMED' });
+    expect(result.events.at(-1)!.envelope.metadata.origin).toBe('poll');
     expect(data(result, 'TransactionSucceeded')).toMatchObject({
       provider: 'momo',
       account: 'demo',
@@ -125,12 +138,9 @@ describe('relay + simulator: MoMo', () => {
       party: { idType: 'MSISDN', id: '46733123499' },
     });
     expect(result.callbacks.map((c) => [c.method, c.status])).toEqual([['PUT', 200]]);
-    expect(result.transaction?.history.map((h) => h.type)).toEqual([
-      'registered',
-      'callback',
-      'transition',
-      'event',
-    ]);
+    const history = result.transaction?.history.map((h) => h.type) ?? [];
+    expect(history.filter((t) => t === 'transition')).toHaveLength(2);
+    expect(history).toContain('status-check');
   });
 
   it('turns a payer rejection into TransactionFailed REJECTED_BY_CUSTOMER', async () => {
@@ -162,7 +172,7 @@ describe('relay + simulator: MoMo', () => {
     expect(result.callbacks.every((c) => c.status === 200)).toBe(true);
     expect(result.callbacks.map((c) => JSON.parse(c.responseBody!).duplicate)).toEqual([false, true, true]);
     await relay.flush();
-    expect(types(result)).toEqual(['TransactionSucceeded']);
+    expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
     const view = await relay.admin('GET', `/v1/transactions/momo/demo/${result.started.reference}`);
     expect(view.body.history.find((h: { type: string }) => h.type === 'callback')).toMatchObject({
       deliveries: 3,
@@ -396,3 +406,128 @@ function cli(args: string[]): Promise<{ code: number | null; output: string }> {
     child.on('exit', (code) => resolvePromise({ code, output }));
   });
 }
+
+describe('relay + simulator: reconciliation', () => {
+  const originOfFinal = (r: ScenarioResult) =>
+    r.events.find((e) => ['TransactionSucceeded', 'TransactionFailed'].includes(e.envelope.metadata.type))
+      ?.envelope.metadata.origin;
+
+  it.each([
+    ['momo', 'pay'],
+    ['airtel', 'pay'],
+    ['daraja', 'stk'],
+    ['daraja', 'b2c'],
+  ])(
+    'finalizes a %s %s whose callback the simulator drops, by a status check (origin poll)',
+    async (provider, name) => {
+      // Act
+      const result = await runScenario(context(), provider, name, { fault: 'drop' });
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(types(result).filter((t) => t === 'TransactionSucceeded')).toHaveLength(1);
+      expect(originOfFinal(result)).toBe('poll');
+    },
+  );
+
+  it('ends a transaction the provider never finalizes with TransactionExpired and the last answer', async () => {
+    // Act: Airtel's 904 stays TIP; a 3 s window.
+    const result = await runScenario(context(), 'airtel', 'pay', { msisdn: '752123904', expires: '3' });
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionExpired']);
+    expect(data(result, 'TransactionExpired').lastProviderAnswer).toMatchObject({ answer: 'pending' });
+  });
+
+  it('gives one final event when the callback and the first status check race', async () => {
+    // Act: the callback is delayed to about the first check (MoMo 300 s × 0.01).
+    const result = await runScenario(context(), 'daraja', 'stk', { fault: 'delay=2400' });
+    await new Promise((r) => setTimeout(r, 500));
+    await relay.flush();
+    // Assess
+    const view = await relay.admin('GET', `/v1/transactions/daraja/demo/${result.started.reference}`);
+    const finals = view.body.history.filter(
+      (h: { type: string; eventType?: string }) =>
+        h.type === 'event' && h.eventType === 'TransactionSucceeded',
+    );
+    expect(finals).toHaveLength(1);
+    expect(view.body.transaction.status).toBe('SUCCEEDED');
+  });
+
+  it('keeps checking through a status API outage and finalizes once it is back', async () => {
+    // Act: the first four status calls answer 503: more than one check's retries absorb.
+    const result = await runScenario(context(), 'airtel', 'pay', {
+      fault: 'drop,status-5xx=503,status-5xx-times=4',
+    });
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(originOfFinal(result)).toBe('poll');
+    const view = await relay.admin('GET', `/v1/transactions/airtel/demo/${result.started.reference}`);
+    const checks = view.body.history.filter((h: { type: string }) => h.type === 'status-check');
+    expect(checks.some((c: { answer: string }) => c.answer.startsWith('error:'))).toBe(true);
+    expect(view.body.transaction.status).toBe('SUCCEEDED');
+  });
+
+  it('fails a forged MoMo success that the provider never accepted, and raises the security signal', async () => {
+    // Prepare: a registration, and no request to MoMo at all.
+    const reference = crypto.randomUUID();
+    const registered = await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      amount: '100',
+      currency: 'EUR',
+    });
+    // Act: someone posts a SUCCESSFUL callback to the URL the relay handed out.
+    const forged = await fetch(registered.body.callbackUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        financialTransactionId: '1',
+        externalId: 'x',
+        amount: '100',
+        currency: 'EUR',
+        payer: { partyIdType: 'MSISDN', partyId: '46733123499' },
+        status: 'SUCCESSFUL',
+      }),
+    });
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'FAILED'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction.status;
+    }
+    await relay.flush();
+    // Assess
+    expect(forged.status).toBe(200);
+    expect(status).toBe('FAILED');
+    const mine = relay.sink.events.filter((e) => e.data.reference === reference);
+    expect(mine.map((e) => e.metadata.type)).toEqual([
+      'TransactionAmbiguous',
+      'TransactionFailed',
+      'TransactionConflict',
+    ]);
+    expect((mine[2]!.data.conflict as { kind: string }).kind).toBe('UNVERIFIED_SUCCESS');
+    expect(mine.some((e) => e.metadata.type === 'TransactionSucceeded')).toBe(false);
+  });
+
+  it('survives a token that dies before its announced expiry (one refresh, then on)', async () => {
+    // Prepare: every MoMo token dies after 300 ms although expires_in says an hour.
+    await fetch(`${sim.url}/_sim/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ momo: 'token-expire-early=300' }),
+    });
+    try {
+      // Act
+      const first = await runScenario(context(), 'momo', 'pay', { fault: 'drop' });
+      await new Promise((r) => setTimeout(r, 400));
+      const second = await runScenario(context(), 'momo', 'pay', { fault: 'drop' });
+      // Assess
+      expect(first.problems).toEqual([]);
+      expect(second.problems).toEqual([]);
+      expect(originOfFinal(second)).toBe('poll');
+    } finally {
+      await fetch(`${sim.url}/_sim/faults`, { method: 'DELETE' });
+    }
+  });
+});
