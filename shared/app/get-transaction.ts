@@ -67,6 +67,13 @@ export async function getTransaction(
       lastReceivedAt: r.lastReceivedAt,
       verification: r.verification,
     })),
+    ...(tx.reconcile?.recent ?? []).map((c) => ({
+      at: c.at,
+      type: 'status-check' as const,
+      answer: c.answer,
+      detail: c.detail,
+      providerCode: c.providerCode ?? null,
+    })),
     ...tx.transitions.map((t) => ({
       at: t.at,
       type: 'transition' as const,
@@ -85,14 +92,8 @@ export async function getTransaction(
       receiptId: c.receiptId ?? null,
     })),
     ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
-    ...(tx.reconcile?.recent ?? []).map((c) => ({
-      at: c.at,
-      type: 'status-check' as const,
-      answer: c.answer,
-      detail: c.detail,
-      providerCode: c.providerCode ?? null,
-    })),
   ];
+  // A status check and the transition it caused share their time: the check comes first (stable sort).
   // The registration (or first sighting) opens the history even when a callback's receivedAt precedes
   // the moment the item was written.
   const [opening, ...rest] = history;

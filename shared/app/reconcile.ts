@@ -131,6 +131,11 @@ function describe(answer: StatusAnswer): CheckRecord {
   }
 }
 
+/** No status call reached the provider: nothing to configure, or the client's own limiter held it. */
+const notMade = (answer: StatusAnswer) =>
+  answer.type === 'error' &&
+  (answer.error === 'unsupported' || (answer.error === 'throttled' && answer.httpStatus === undefined));
+
 const ageSeconds = (tx: TransactionRecord, now: string) =>
   (Date.parse(now) - Date.parse(tx.createdAt)) / 1000;
 
@@ -289,7 +294,8 @@ export async function checkTransaction(
       const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
       const reconcile: NonNullable<TransactionRecord['reconcile']> = {
         ...rest,
-        checks: state.checks + (answer.type === 'error' && answer.error === 'unsupported' ? 0 : 1),
+        // Not a check: no call made (unsupported) or held back by the client's own rate limit.
+        checks: state.checks + (notMade(answer) ? 0 : 1),
         recent: [...state.recent, check].slice(-RECENT_CHECKS),
         ...(notFound ? { notFound } : {}),
       };
@@ -304,7 +310,11 @@ export async function checkTransaction(
           now,
           timeScale: timing.timeScale,
         });
-        if (answer.type === 'error' && answer.retryAfterMs) {
+        if (answer.type === 'error' && answer.error === 'throttled') {
+          // Throttled (by the provider or the client's own limit): again when the limit allows, not a
+          // whole backoff step later.
+          due = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
+        } else if (answer.type === 'error' && answer.retryAfterMs) {
           const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
           if (after > due) due = after;
         }

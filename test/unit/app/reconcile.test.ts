@@ -466,3 +466,26 @@ describe('reconciliationReport', () => {
     expect(report.statusChecks.total).toBeGreaterThan(2);
   });
 });
+
+describe('throttling', () => {
+  it('retries a check held by the rate limit as soon as the limit allows, without counting it', async () => {
+    // Prepare
+    const s = setup(() => ({ type: 'error', error: 'throttled', detail: 'rate limit', retryAfterMs: 2000 }));
+    await registerTransaction(s.services, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF,
+      amount: '100',
+      currency: 'EUR',
+    });
+    s.advance(300);
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    const tx = s.tx();
+    expect(tx.reconcile?.checks).toBe(0);
+    expect(Date.parse(tx.reconcile!.dueAt!) - (START + 300_000)).toBe(2000);
+    expect(tx.status).toBe('PENDING');
+  });
+});
