@@ -101,6 +101,11 @@ export type AirtelApiSettings = z.infer<typeof airtelApiSettingsSchema>;
 
 export const airtelAccountSchema = z
   .object({
+    /**
+     * Confirm an unsigned success (no verified signature) with the status API before TransactionSucceeded
+     * (docs/reconciliation.md). Off by default for this provider.
+     */
+    confirmSuccess: z.boolean().optional(),
     /** The HMAC key shown in the application settings ("private key"), used as UTF-8 bytes. A secret. */
     callbackKey: z.string().min(1).optional(),
     /** enforce: reject a missing/wrong hash (401); log-only: accept and record; off: do not check. */

@@ -249,6 +249,11 @@ export const darajaApiSettingsSchema = z
 export type DarajaApiSettings = z.infer<typeof darajaApiSettingsSchema>;
 
 export const darajaAccountSchema = z.object({
+  /**
+   * Confirm an unsigned success (no verified signature) with the status API before TransactionSucceeded
+   * (docs/reconciliation.md). Off by default for this provider.
+   */
+  confirmSuccess: z.boolean().optional(),
   /** The pay-bill/till short code; C2B requests for another BusinessShortCode are rejected (C2B00015). */
   shortCode: z
     .string()
