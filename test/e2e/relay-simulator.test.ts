@@ -10,6 +10,7 @@ import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
 import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
 import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
+import { DEFAULTS } from '../../simulator/options';
 import { createSimulator, type Simulator } from '../../simulator/server';
 import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
 
@@ -529,5 +530,66 @@ describe('relay + simulator: reconciliation', () => {
     } finally {
       await fetch(`${sim.url}/_sim/faults`, { method: 'DELETE' });
     }
+  });
+});
+
+describe('relay + simulator: the mtn-momo client library (reference-less callbacks)', () => {
+  it('correlates a request-to-pay whose X-Reference-Id the client made up, by externalId, confirmed by the status GET', async () => {
+    // Prepare: the partner's code, as the mtn-momo README has it, with only the base URL changed.
+    const { create, PayerType } = (await import('mtn-momo')).default as typeof import('mtn-momo');
+    const user = DEFAULTS.momo.apiUsers[0]!;
+    const momo = create({ callbackHost: 'localhost', baseUrl: sim.url });
+    const collections = momo.Collections({
+      userId: user.id,
+      userSecret: user.apiKey,
+      primaryKey: DEFAULTS.momo.collectionSubscriptionKeys.primary,
+    });
+    const externalId = `order-${crypto.randomUUID().slice(0, 8)}`;
+    const before = relay.sink.events.length;
+    // Act: the client posts with its own reference and a fixed callback URL (no reference in it)…
+    const reference = await collections.requestToPay({
+      amount: '100',
+      currency: 'EUR',
+      externalId,
+      payer: { partyIdType: PayerType.MSISDN, partyId: '46733123499' },
+      payerMessage: 'Order',
+      payeeNote: 'Thanks',
+      callbackUrl: `${relay.url}/v1/momo/demo/requesttopay`,
+    });
+    // …and only then registers, with the reference the client returned (the callback may be first).
+    const registered = await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      externalId,
+      amount: '100',
+      currency: 'EUR',
+    });
+    let view: { body: { transaction: { status: string } } } | undefined;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
+      if (view.body.transaction.status === 'SUCCEEDED') break;
+    }
+    await relay.flush();
+    // Assess
+    expect(registered.status).toBe(201);
+    expect(view!.body.transaction.status).toBe('SUCCEEDED');
+    const events = relay.sink.events.slice(before);
+    const succeeded = events.filter((e) => e.metadata.type === 'TransactionSucceeded');
+    expect(succeeded).toHaveLength(1);
+    expect(succeeded[0]!.data.reference).toBe(reference);
+    expect(succeeded[0]!.metadata.origin).toBe('poll');
+    // Nothing was guessed: no orphan transaction under the externalId.
+    expect(events.some((e) => e.metadata.type === 'CallbackOrphaned')).toBe(false);
+    const sent = (await (
+      await fetch(`${sim.url}/_sim/callbacks?provider=momo&reference=${reference}`)
+    ).json()) as {
+      callbacks?: { url: string; status: number }[];
+    };
+    const calls = sent.callbacks ?? (sent as unknown as { url: string; status: number }[]);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((c) => c.url.endsWith('/v1/momo/demo/requesttopay') && c.status === 200)).toBe(true);
   });
 });
