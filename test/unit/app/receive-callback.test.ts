@@ -150,7 +150,10 @@ describe('receiveCallback', () => {
     // Prepare
     const { store, lines, services } = setup();
     const req = request('POST', `/v1/momo/demo/${MOMO_SECRET}/nope/x/y`, `{"note":"${MOMO_SECRET}"}`, {
-      headers: { 'content-type': 'application/json', 'x-forwarded-uri': `/v1/momo/demo/${MOMO_SECRET}/nope/x/y` },
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-uri': `/v1/momo/demo/${MOMO_SECRET}/nope/x/y`,
+      },
     });
 
     // Act

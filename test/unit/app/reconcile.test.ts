@@ -3,7 +3,7 @@ import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ingestReport } from '../../../shared/app/ingest-report';
 import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
 import type { RelayMetrics } from '../../../shared/app/ports';
-import { checkTransaction, type ReconcileServices, runPollCycle } from '../../../shared/app/reconcile';
+import { type ReconcileServices, runPollCycle } from '../../../shared/app/reconcile';
 import { reconciliationReport } from '../../../shared/app/reconciliation-report';
 import { registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
