@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
-import { noMetrics, systemClock } from '../app/ports';
+import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
+import { systemClock } from '../app/ports';
 import type { ReconcileServices } from '../app/reconcile';
 import { statusApiRegistry } from '../app/status-apis';
 import { type RelayServices, scrubbingLogger } from '../app/services';
@@ -33,7 +34,8 @@ export async function lambdaServices(
 
 /**
  * The poller's wiring: the relay's services plus one status API client per account (created once per
- * cold start, so tokens are cached across invocations) and Powertools Metrics.
+ * cold start, so tokens are cached across invocations) and Powertools Metrics (EMF; namespace from
+ * POWERTOOLS_METRICS_NAMESPACE, which the construct sets).
  */
 export async function lambdaReconcileServices(
   serviceName: string,
@@ -41,6 +43,6 @@ export async function lambdaReconcileServices(
   const { services, logger } = await lambdaServices(serviceName);
   return {
     logger,
-    services: { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics },
+    services: { ...services, statusApi: statusApiRegistry(services), metrics: new PowertoolsRelayMetrics() },
   };
 }
