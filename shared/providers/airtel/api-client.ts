@@ -3,16 +3,7 @@
  * body; `expires_in` a string) and the transaction enquiry `GET /standard/v1/payments/{id}` with
  * `X-Country` / `X-Currency`. Classification is status-mapping.ts (pure).
  */
-import {
-  authorizedCall,
-  ConcurrencyLimit,
-  CredentialsGate,
-  joinUrl,
-  requestToken,
-  statusError,
-  TokenBucket,
-  TokenCache,
-} from '../http';
+import { accountGuards, authorizedCall, joinUrl, requestToken, statusError, TokenCache } from '../http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
 import type { AirtelAccountSettings, AirtelApiSettings } from './schema';
 import { classifyAirtelEnquiry } from './status-mapping';
@@ -46,22 +37,17 @@ export function createAirtelStatusApi(
   if (!api) return undefined;
   const country = api.country ?? account.settings.country ?? '';
   const currency = api.currency ?? account.settings.currency ?? '';
-  const gate = new CredentialsGate({
+  const {
+    gate,
+    bucket: bucket,
+    limit,
+  } = accountGuards({
     provider: 'airtel',
     account: account.id,
-    now: deps.now,
-    log: deps.log,
-    cooldownMs: options.credentialsCooldownMs,
+    api,
+    deps,
+    credentialsCooldownMs: options.credentialsCooldownMs,
   });
-  const bucket = new TokenBucket({
-    ratePerSecond: api.maxRequestsPerSecond,
-    burst: Math.max(1, Math.floor(api.maxRequestsPerSecond)),
-    maxWaitMs: Math.min(api.timeoutMs, 2000),
-    now: deps.now,
-    sleep: deps.sleep,
-    what: `airtel/${account.id} status calls`,
-  });
-  const limit = new ConcurrencyLimit(api.concurrency);
   const callOptions = (what: string) => ({
     timeoutMs: api.timeoutMs,
     limiter: bucket,

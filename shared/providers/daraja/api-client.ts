@@ -6,10 +6,9 @@
  * the account's `status/result` route; the check answers `requested` with the alias that result carries.
  */
 import {
+  accountGuards,
   authorizedCall,
   basicAuth,
-  ConcurrencyLimit,
-  CredentialsGate,
   joinUrl,
   requestToken,
   type StatusError,
@@ -70,20 +69,16 @@ export function createDarajaStatusApi(
   if (!api) return undefined;
   const stkShortCode = api.stkShortCode ?? account.settings.shortCode;
   const partyA = api.partyA ?? account.settings.shortCode;
-  const gate = new CredentialsGate({
+  const {
+    gate,
+    bucket: general,
+    limit,
+  } = accountGuards({
     provider: 'daraja',
     account: account.id,
-    now: deps.now,
-    log: deps.log,
-    cooldownMs: options.credentialsCooldownMs,
-  });
-  const general = new TokenBucket({
-    ratePerSecond: api.maxRequestsPerSecond,
-    burst: Math.max(1, Math.floor(api.maxRequestsPerSecond)),
-    maxWaitMs: Math.min(api.timeoutMs, 2000),
-    now: deps.now,
-    sleep: deps.sleep,
-    what: `daraja/${account.id} calls`,
+    api,
+    deps,
+    credentialsCooldownMs: options.credentialsCooldownMs,
   });
   const stkBucket = new TokenBucket({
     ratePerSecond: api.stkQueriesPerMinute / 60,
@@ -96,7 +91,6 @@ export function createDarajaStatusApi(
   const stkLimiter = {
     acquire: async (): Promise<StatusError | undefined> => (await stkBucket.acquire()) ?? general.acquire(),
   };
-  const limit = new ConcurrencyLimit(api.concurrency);
   const callOptions = (what: string) => ({
     timeoutMs: api.timeoutMs,
     classify: (r: { status: number; json: unknown }) => darajaVerdict(r.status, r.json),

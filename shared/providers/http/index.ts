@@ -16,7 +16,7 @@ export {
   type ResponseVerdict,
 } from './call';
 export { CredentialsGate, DEFAULT_CREDENTIALS_COOLDOWN_MS } from './credentials-gate';
-export { ConcurrencyLimit, TokenBucket } from './limits';
+export { type AccountGuards, accountGuards, ConcurrencyLimit, TokenBucket } from './limits';
 export { parseExpiresIn, TokenCache, type TokenOutcome } from './token-cache';
 export {
   clip,

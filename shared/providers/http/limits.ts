@@ -1,3 +1,5 @@
+import type { StatusApiDeps } from '../types';
+import { CredentialsGate } from './credentials-gate';
 import { type StatusError, statusError } from './types';
 
 /**
@@ -91,4 +93,43 @@ export class ConcurrencyLimit {
       else this.active--;
     }
   }
+}
+
+/** What every provider's client guards one account's calls with. */
+export interface AccountGuards {
+  gate: CredentialsGate;
+  bucket: TokenBucket;
+  limit: ConcurrencyLimit;
+}
+
+/**
+ * The credentials gate, the rate limit (`maxRequestsPerSecond`, never waiting past the call timeout or
+ * 2 s) and the concurrency cap of one account's status calls.
+ */
+export function accountGuards(input: {
+  provider: string;
+  account: string;
+  api: { maxRequestsPerSecond: number; timeoutMs: number; concurrency: number };
+  deps: Pick<StatusApiDeps, 'now' | 'sleep' | 'log'>;
+  credentialsCooldownMs?: number;
+}): AccountGuards {
+  const { api, deps } = input;
+  return {
+    gate: new CredentialsGate({
+      provider: input.provider,
+      account: input.account,
+      now: deps.now,
+      log: deps.log,
+      cooldownMs: input.credentialsCooldownMs,
+    }),
+    bucket: new TokenBucket({
+      ratePerSecond: api.maxRequestsPerSecond,
+      burst: Math.max(1, Math.floor(api.maxRequestsPerSecond)),
+      maxWaitMs: Math.min(api.timeoutMs, 2000),
+      now: deps.now,
+      sleep: deps.sleep,
+      what: `${input.provider}/${input.account} status calls`,
+    }),
+    limit: new ConcurrencyLimit(api.concurrency),
+  };
 }

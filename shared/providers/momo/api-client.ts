@@ -4,15 +4,13 @@
  * status GET of each kind with `X-Target-Environment`. Classification is status-mapping.ts (pure).
  */
 import {
+  accountGuards,
   authorizedCall,
   basicAuth,
-  ConcurrencyLimit,
-  CredentialsGate,
   type HttpResponse,
   joinUrl,
   requestToken,
   statusError,
-  TokenBucket,
   TokenCache,
 } from '../http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
@@ -73,22 +71,17 @@ export function createMomoStatusApi(
   const targetEnvironment = account.settings.targetEnvironment;
   const subscriptionKey = (product: MomoProduct) =>
     product === 'collection' ? api.collectionSubscriptionKey : api.disbursementSubscriptionKey;
-  const gate = new CredentialsGate({
+  const {
+    gate,
+    bucket: bucket,
+    limit,
+  } = accountGuards({
     provider: 'momo',
     account: account.id,
-    now: deps.now,
-    log: deps.log,
-    cooldownMs: options.credentialsCooldownMs,
+    api,
+    deps,
+    credentialsCooldownMs: options.credentialsCooldownMs,
   });
-  const bucket = new TokenBucket({
-    ratePerSecond: api.maxRequestsPerSecond,
-    burst: Math.max(1, Math.floor(api.maxRequestsPerSecond)),
-    maxWaitMs: Math.min(api.timeoutMs, 2000),
-    now: deps.now,
-    sleep: deps.sleep,
-    what: `momo/${account.id} status calls`,
-  });
-  const limit = new ConcurrencyLimit(api.concurrency);
   const callOptions = (what: string) => ({
     timeoutMs: api.timeoutMs,
     limiter: bucket,
