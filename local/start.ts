@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
+import { ConsoleRelayMetrics } from '../shared/adapters/metrics/console-metrics';
 import { reconcileTiming } from '../shared/app/reconcile-timing';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
     host: process.env.HOST ?? '127.0.0.1',
     log,
     printEvent: (line) => process.stdout.write(`  ⇢ event ${line}\n`),
+    metrics: new ConsoleRelayMetrics({ write: (line) => process.stdout.write(`${line}\n`) }),
   }).catch(async (error) => {
     await dynamo.stop();
     const code = (error as NodeJS.ErrnoException).code;
