@@ -237,16 +237,26 @@ async function drive(
   facts.waitMs = Date.now() - waitStarted;
 
   // ---- the relay's view and the simulator's log ----
-  await pool(entries, options.concurrency, async (entry) => {
-    const [provider, accountId, ...rest] = entry.key.split('/');
-    let view: RelayTransactionView | undefined;
-    try {
-      view = await relayTransaction(ctx, provider!, accountId!, rest.join('/'));
-    } catch {
-      view = undefined;
-    }
-    if (view) entry.relay = { status: view.status, statusChecks: view.reconciliation?.statusChecks ?? 0 };
-  });
+  // A late answer (after EXPIRED) may land while the views are read: read again until the events
+  // did not move during the reading, so the views and the events describe the same moment.
+  let finalEnvelopes = await envelopes();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await pool(entries, options.concurrency, async (entry) => {
+      const [provider, accountId, ...rest] = entry.key.split('/');
+      let view: RelayTransactionView | undefined;
+      try {
+        view = await relayTransaction(ctx, provider!, accountId!, rest.join('/'));
+      } catch {
+        view = undefined;
+      }
+      if (view) entry.relay = { status: view.status, statusChecks: view.reconciliation?.statusChecks ?? 0 };
+    });
+    await feed.settle();
+    const after = await envelopes();
+    const moved = after.length !== finalEnvelopes.length;
+    finalEnvelopes = after;
+    if (!moved) break;
+  }
   try {
     const response = await fetch(simUrl(ctx, '/_sim/callbacks'));
     const log = (await response.json()) as { reference: string; outcome: string }[];
@@ -259,7 +269,7 @@ async function drive(
     // the simulator's log is a nicety
   }
 
-  const ledger = account(entries, await envelopes(), Date.now(), {
+  const ledger = account(entries, finalEnvelopes, Date.now(), {
     marginMs: options.marginMs,
     runEnded: true,
   });
