@@ -186,7 +186,10 @@ export function createLocalServer(options: LocalServerOptions): Server {
         );
         return;
       }
-      const isManagement = path === '/v1/transactions' || path.startsWith('/v1/transactions/');
+      const isManagement =
+        path === '/v1/transactions' ||
+        path.startsWith('/v1/transactions/') ||
+        path.startsWith('/v1/reconciliation/');
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));

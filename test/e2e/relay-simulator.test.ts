@@ -593,3 +593,35 @@ describe('relay + simulator: the mtn-momo client library (reference-less callbac
     expect(calls.every((c) => c.url.endsWith('/v1/momo/demo/requesttopay') && c.status === 200)).toBe(true);
   });
 });
+
+describe('relay + simulator: operators', () => {
+  it('checks a transaction now, resolves an expired one by hand and reports what a person must act on', async () => {
+    // Prepare: a transaction the provider never finalizes, with a 1 s window.
+    const expired = await runScenario(context(), 'airtel', 'pay', { msisdn: '752123904', expires: '1' });
+    const path = `/v1/transactions/airtel/demo/${expired.started.reference}`;
+    // Act
+    const checked = await relay.admin('POST', `${path}/check`);
+    const refused = await relay.admin('POST', `${path}/resolve`, { status: 'SUCCEEDED' });
+    const resolved = await relay.admin('POST', `${path}/resolve`, {
+      status: 'SUCCEEDED',
+      note: 'Airtel support confirmed the payment (ticket 77)',
+    });
+    const from = new Date(Date.now() - 3600_000).toISOString();
+    const report = await relay.admin('GET', `/v1/reconciliation/report?from=${encodeURIComponent(from)}`);
+    const badRange = await relay.admin('GET', '/v1/reconciliation/report?from=yesterday');
+    // Assess
+    expect(checked.status).toBe(200);
+    expect(checked.body.answer.type).toBe('pending');
+    expect(refused.status).toBe(400);
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.events).toEqual(['TransactionSucceeded']);
+    expect(resolved.body.transaction.status).toBe('SUCCEEDED');
+    expect(report.status).toBe(200);
+    expect(report.body.transactions).toBeGreaterThanOrEqual(1);
+    expect(report.body.finalizedBy.manual).toBeGreaterThanOrEqual(1);
+    expect(report.body.act.lateResolutions.map((l: { reference: string }) => l.reference)).toContain(
+      expired.started.reference,
+    );
+    expect(badRange.status).toBe(400);
+  });
+});
