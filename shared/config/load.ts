@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { z } from 'zod';
+import * as z from 'zod';
+import type { SecretReader } from '../adapters/secrets/secrets-manager';
 import { ConfigError } from '../domain/errors';
 import { findProvider, PROVIDERS } from '../providers/registry';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
@@ -11,6 +12,7 @@ import {
   type ResolvedAccount,
   relayConfigCoreSchema,
 } from './schema';
+import { registerSecretValues } from './secrets';
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -23,8 +25,46 @@ function formatIssues(prefix: string, error: z.ZodError): string {
     .join('\n');
 }
 
+/**
+ * `accounts.<provider>.<id>.secretId`: a Secrets Manager secret (ARN or name) whose JSON object is
+ * deep-merged into the account's settings when the config is loaded (shared/config/load.ts loadConfig).
+ */
+export const secretIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/, 'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -)');
+
+/** An account as parsed: a ResolvedAccount plus the secret its settings come from, if any. */
+export type LoadedAccount = ResolvedAccount & { secretId?: string };
+
+/** The account's `secretId`, when its settings come (partly) from a secret. */
+export function accountSecretId(account: ResolvedAccount): string | undefined {
+  return (account as LoadedAccount).secretId;
+}
+
+export interface ParseConfigOptions {
+  /**
+   * The accounts' `secretId` secrets have not been read (cdk synth): a setting absent from an account
+   * that names a secret is assumed to come from it, so "required" problems about absent keys are not
+   * reported for that account (loadConfig validates the merged settings at cold start). Such an account
+   * keeps its settings as written (no defaults). Never for a config the relay runs with.
+   */
+  secretsUnresolved?: boolean;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** Validates a parsed config object. Every problem is reported with the dotted key that caused it. */
-export function parseConfig(input: unknown): RelayConfig {
+export function parseConfig(input: unknown, options: ParseConfigOptions = {}): RelayConfig {
   const core = relayConfigCoreSchema.safeParse(input);
   if (!core.success) throw new ConfigError(`Invalid relay config:\n${formatIssues('', core.error)}`);
   const problems: string[] = [];
@@ -42,6 +82,7 @@ export function parseConfig(input: unknown): RelayConfig {
       .extend({
         pathSecret: pathSecretSchema.optional(),
         allowNoPathSecret: allowNoPathSecretSchema.optional(),
+        secretId: secretIdSchema.optional(),
       })
       .strict();
     for (const [accountId, raw] of Object.entries(byId)) {
@@ -51,21 +92,43 @@ export function parseConfig(input: unknown): RelayConfig {
         continue;
       }
       const parsed = schema.safeParse(raw);
-      if (!parsed.success) {
-        problems.push(formatIssues(prefix, parsed.error));
-        continue;
+      let data: Record<string, unknown>;
+      let checked = true;
+      if (parsed.success) {
+        data = parsed.data as Record<string, unknown>;
+      } else {
+        // At synth, a key absent from an account that names a secret may live in the secret.
+        const remaining =
+          options.secretsUnresolved && isPlainObject(raw) && typeof raw.secretId === 'string'
+            ? parsed.error.issues.filter((issue) => valueAt(raw, issue.path) !== undefined)
+            : parsed.error.issues;
+        if (remaining.length) {
+          problems.push(formatIssues(prefix, new z.ZodError(remaining)));
+          continue;
+        }
+        data = { ...(raw as Record<string, unknown>) };
+        checked = false;
       }
-      const { pathSecret, allowNoPathSecret, ...settings } = parsed.data as Record<string, unknown> & {
+      const { pathSecret, allowNoPathSecret, secretId, ...settings } = data as Record<string, unknown> & {
         pathSecret?: string;
         allowNoPathSecret?: string;
+        secretId?: string;
       };
       if (pathSecret && allowNoPathSecret !== undefined) {
         problems.push(`${prefix}.allowNoPathSecret: the account has a pathSecret; remove allowNoPathSecret`);
         continue;
       }
-      const account: ResolvedAccount = { provider: providerId, id: accountId, pathSecret, settings };
+      const account: LoadedAccount = { provider: providerId, id: accountId, pathSecret, settings };
       if (allowNoPathSecret !== undefined) account.allowNoPathSecret = allowNoPathSecret;
-      for (const { key, url } of provider.configuredUrls?.(settings as never) ?? []) {
+      if (secretId !== undefined) account.secretId = secretId;
+      let urls: { key: string; url: string }[] = [];
+      try {
+        urls = provider.configuredUrls?.(settings as never) ?? [];
+      } catch (error) {
+        // Settings checked only in part (secrets unresolved) may lack what the provider reads.
+        if (checked) throw error;
+      }
+      for (const { key, url } of urls) {
         const violations = checkUrlRules(url, core.data.urlRules);
         if (violations.length) problems.push(`${prefix}.${key}: ${describeViolations(violations)}`);
       }
@@ -90,15 +153,123 @@ export function parseConfig(input: unknown): RelayConfig {
   return { ...core.data, accounts };
 }
 
+export interface LoadConfigOptions {
+  /**
+   * Reads the accounts' `secretId` secrets. @default Secrets Manager (one client and TTL cache per
+   * process, created only when an account names a secret)
+   */
+  readSecret?: SecretReader;
+}
+
+/** What one account's secret contributed: its string values, all of them scrubbed from logs. */
+export interface MergedSecrets {
+  /** The config with every account's secret deep-merged into its settings (`secretId` kept). */
+  config: unknown;
+  /** Per account key (`<provider>/<id>`): every string value that came from its secret. */
+  values: Map<string, string[]>;
+}
+
+/** Objects merged member by member; anything else (strings, numbers, arrays) taken from the secret. */
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
+  }
+  return out;
+}
+
+function stringLeaves(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, into);
+  else if (isPlainObject(value)) for (const item of Object.values(value)) stringLeaves(item, into);
+  return into;
+}
+
 /**
- * Reads the config once per process (Lambda cold start or `npm start`): inline JSON in
- * RELAY_CONFIG_JSON wins, else the file named by RELAY_CONFIG, else `fallbackPath`.
- * Asynchronous so that secrets can come from a secret store at cold start; `parseConfig` stays
- * synchronous (it only validates).
+ * Reads every account's `secretId` secret (a JSON object shaped like the account's settings, e.g.
+ * `{"pathSecret":"…","callbackKey":"…","api":{"consumerKey":"…","consumerSecret":"…"}}`) and deep-merges
+ * it into the account, the secret winning. Every problem names the account and the secret id, never a
+ * value. A config without `secretId` comes back as it was, without any reader being created.
+ */
+export async function mergeAccountSecrets(input: unknown, readSecret?: SecretReader): Promise<MergedSecrets> {
+  const values = new Map<string, string[]>();
+  const wanted: Array<{ provider: string; id: string; secretId: string }> = [];
+  const accounts = isPlainObject(input) && isPlainObject(input.accounts) ? input.accounts : {};
+  for (const [provider, byId] of Object.entries(accounts)) {
+    if (!isPlainObject(byId)) continue;
+    for (const [id, raw] of Object.entries(byId)) {
+      // A malformed secretId is left for parseConfig to report with its key.
+      if (
+        isPlainObject(raw) &&
+        typeof raw.secretId === 'string' &&
+        secretIdSchema.safeParse(raw.secretId).success
+      )
+        wanted.push({ provider, id, secretId: raw.secretId });
+    }
+  }
+  if (wanted.length === 0) return { config: input, values };
+
+  const read = readSecret ?? (await import('../adapters/secrets/secrets-manager')).sharedSecretReader();
+  const problems: string[] = [];
+  const merged = structuredClone(input) as {
+    accounts: Record<string, Record<string, Record<string, unknown>>>;
+  };
+  await Promise.all(
+    wanted.map(async ({ provider, id, secretId }) => {
+      const key = `accounts.${provider}.${id}.secretId`;
+      let text: string;
+      try {
+        text = await read(secretId);
+      } catch (error) {
+        const message = (error as Error).message;
+        problems.push(
+          `${key}: ${message.includes(secretId) ? message : `cannot read secret "${secretId}": ${message}`}`,
+        );
+        return;
+      }
+      let secret: unknown;
+      try {
+        secret = JSON.parse(text);
+      } catch {
+        // Not JSON.parse's message: it quotes the text, which is the secret.
+        problems.push(
+          `${key}: secret "${secretId}" is not valid JSON: it must hold a JSON object of the account's settings, e.g. {"pathSecret": "…"}`,
+        );
+        return;
+      }
+      if (!isPlainObject(secret)) {
+        problems.push(
+          `${key}: secret "${secretId}" must hold a JSON object of the account's settings (e.g. {"pathSecret": "…"}), not ${Array.isArray(secret) ? 'an array' : secret === null ? 'null' : `a ${typeof secret}`}`,
+        );
+        return;
+      }
+      const misplaced = ['secretId', 'allowNoPathSecret'].filter((name) => name in secret);
+      if (misplaced.length) {
+        problems.push(
+          `${key}: secret "${secretId}" may not set ${misplaced.join(' or ')} (those belong in the config)`,
+        );
+        return;
+      }
+      const account = merged.accounts[provider]![id]!;
+      merged.accounts[provider]![id] = deepMerge(account, secret);
+      values.set(accountKey(provider, id), stringLeaves(secret));
+    }),
+  );
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.sort().join('\n')}`);
+  return { config: merged, values };
+}
+
+/**
+ * Reads the config (Lambda cold start or `npm start`): inline JSON in RELAY_CONFIG_JSON wins, else the
+ * file named by RELAY_CONFIG, else `fallbackPath`. Accounts naming a `secretId` get their secret merged
+ * in before validation, and every value from a secret is registered with the scrubber
+ * (shared/config/secrets.ts). `parseConfig` stays synchronous (it only validates).
  */
 export async function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   fallbackPath?: string,
+  options: LoadConfigOptions = {},
 ): Promise<RelayConfig> {
   let text: string;
   let source: string;
@@ -123,12 +294,84 @@ export async function loadConfig(
     throw new ConfigError(`${source}: not valid JSON: ${(cause as Error).message}`, { cause });
   }
   try {
-    return parseConfig(parsed);
+    const merged = await mergeAccountSecrets(parsed, options.readSecret);
+    const config = parseConfig(merged.config);
+    const problems: string[] = [];
+    for (const account of config.accounts.values()) {
+      const secretId = accountSecretId(account);
+      if (secretId === undefined) continue;
+      registerSecretValues(account, merged.values.get(accountKey(account.provider, account.id)) ?? []);
+      // cdk synth accepted the account without a path secret because it names a secret: hold it to that.
+      if (
+        findProvider(account.provider)?.pathSecretRequired &&
+        !account.pathSecret &&
+        account.allowNoPathSecret === undefined
+      ) {
+        problems.push(
+          `accounts.${account.provider}.${account.id}.pathSecret: neither in the config nor in secret "${secretId}"; add "pathSecret" to the secret (or opt out with allowNoPathSecret: "<reason>")`,
+        );
+      }
+    }
+    if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError)
       throw new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error });
     throw error;
   }
+}
+
+export interface RefreshingConfigOptions {
+  /** How long a loaded config is used before it is loaded again. @default 5 minutes */
+  ttlMs?: number;
+  /** After a failed reload, the old config is kept and the load retried after this. @default 30 s */
+  retryAfterMs?: number;
+  now?: () => number;
+  /** A failed reload (the old config stays in use). */
+  onError?: (error: Error) => void;
+}
+
+export interface RefreshingConfig {
+  /** The config, loaded again (once, however many callers wait) when older than the TTL. */
+  current(): Promise<RelayConfig>;
+}
+
+/**
+ * A config re-read after a TTL, so that a warm process picks up rotated secrets: wrap `loadConfig`
+ * (whose Secrets Manager reader caches for the same 5 minutes). The first load's failure is thrown;
+ * a later one keeps the config in use and is reported to `onError`.
+ */
+export function refreshingConfig(
+  load: () => Promise<RelayConfig>,
+  options: RefreshingConfigOptions = {},
+): RefreshingConfig {
+  const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const retryAfterMs = options.retryAfterMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  let config: RelayConfig | undefined;
+  let freshUntil = 0;
+  let loading: Promise<RelayConfig> | undefined;
+  const reload = () => {
+    loading ??= load()
+      .then((loaded) => {
+        config = loaded;
+        freshUntil = now() + ttlMs;
+        return loaded;
+      })
+      .catch((error: Error) => {
+        if (!config) throw error;
+        options.onError?.(error);
+        freshUntil = now() + retryAfterMs;
+        return config;
+      })
+      .finally(() => {
+        loading = undefined;
+      });
+    return loading;
+  };
+  return {
+    current: () => (config && now() < freshUntil ? Promise.resolve(config) : reload()),
+  };
 }
 
 /** An account of a provider whose callbacks carry no other authentication, running without a path secret. */
@@ -145,14 +388,16 @@ export interface AccountWithoutPathSecret {
 
 /**
  * Accounts of providers that need a path secret (`ProviderModule.pathSecretRequired`: MoMo, Daraja)
- * configured without one, opted out or not. `npm start` warns about them; `cdk synth` refuses those
+ * configured without one (and without a `secretId` that may hold it), opted out or not. `npm start` warns about them; `cdk synth` refuses those
  * that did not opt out.
  */
 export function accountsWithoutPathSecret(config: RelayConfig): AccountWithoutPathSecret[] {
   const found: AccountWithoutPathSecret[] = [];
   for (const account of config.accounts.values()) {
     const provider = findProvider(account.provider);
-    if (!provider?.pathSecretRequired || account.pathSecret) continue;
+    // An account naming a secret counts as having one: loadConfig refuses it at cold start when the
+    // secret holds no pathSecret.
+    if (!provider?.pathSecretRequired || account.pathSecret || accountSecretId(account)) continue;
     found.push({
       provider: account.provider,
       providerName: provider.displayName,

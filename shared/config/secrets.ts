@@ -1,15 +1,31 @@
 import { findProvider } from '../providers/registry';
 import { createScrubber, type Scrubber } from '../util/redact';
-import type { RelayConfig } from './schema';
+import type { RelayConfig, ResolvedAccount } from './schema';
 
-/** Every secret value the config holds: path secrets, the bearer token, providers' keys and tokens. */
+/**
+ * Every value read from an account's secret (`secretId`), whatever its key: all of them are scrubbed,
+ * not only the ones its provider calls secret. Kept beside the account object (not in it) so that
+ * logging an account cannot print them a second time.
+ */
+const secretStoreValues = new WeakMap<ResolvedAccount, readonly string[]>();
+
+/** Records the values an account's settings received from its secret (config loading calls this). */
+export function registerSecretValues(account: ResolvedAccount, values: readonly string[]): void {
+  secretStoreValues.set(account, [...(secretStoreValues.get(account) ?? []), ...values]);
+}
+
+/**
+ * Every secret value the config holds: path secrets, the bearer token, providers' keys and tokens,
+ * and everything merged in from accounts' secrets.
+ */
 export function configuredSecrets(config: RelayConfig): string[] {
   const secrets: (string | undefined)[] = [config.management.bearerToken];
   for (const account of config.accounts.values()) {
     secrets.push(account.pathSecret);
     secrets.push(...(findProvider(account.provider)?.secrets?.(account.settings as never) ?? []));
+    secrets.push(...(secretStoreValues.get(account) ?? []));
   }
-  return secrets.filter((s): s is string => typeof s === 'string' && s.length > 0);
+  return [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
 }
 
 /** Built once per process: removes every configured secret from messages, logs, events and quarantine. */
