@@ -9,13 +9,19 @@ import { fileURLToPath } from 'node:url';
 /** Repository root (this file is `<root>/infra/bundling.ts`). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export type RelayFunctionId = 'callback' | 'management' | 'outbox-publisher';
+export type RelayFunctionId =
+  'callback' | 'management' | 'outbox-publisher' | 'poller' | 'transaction-initiated';
 
 /** Lambda entry points, relative to the repository root. */
 export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceName: string }> = {
   callback: { entry: 'functions/callback/index.ts', serviceName: 'relay-callback' },
   management: { entry: 'functions/management/index.ts', serviceName: 'relay-management' },
   'outbox-publisher': { entry: 'functions/outbox-publisher/index.ts', serviceName: 'relay-outbox-publisher' },
+  poller: { entry: 'functions/poller/index.ts', serviceName: 'relay-poller' },
+  'transaction-initiated': {
+    entry: 'functions/transaction-initiated/index.ts',
+    serviceName: 'relay-transaction-initiated',
+  },
 };
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -8,19 +8,23 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { TABLE_KEYS } from '../shared/adapters/dynamodb/table';
-import { accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
+import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../shared/adapters/dynamodb/table';
+import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
+import { accountSecretId, accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
@@ -40,6 +44,26 @@ export const TABLE_DATA_ACTIONS = [
   'dynamodb:UpdateItem',
   'dynamodb:ConditionCheckItem',
   'dynamodb:DescribeTable',
+] as const;
+
+/**
+ * DynamoDB actions of the poller: list due items (Query on the `due` index), claim and update them,
+ * read and write transactions, the readiness ping. No ConditionCheckItem (the store sends no
+ * transactional writes), no Scan. Granted on the table and both its indexes.
+ */
+export const POLLER_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:Query',
+  'dynamodb:DescribeTable',
+] as const;
+
+/** The custom metrics the relay's alarms watch (published by PowertoolsRelayMetrics without dimensions). */
+export const ALARMED_RELAY_METRICS = [
+  'TransactionsExpired',
+  'VerificationDisagreements',
+  'AmbiguousEscalated',
 ] as const;
 
 /**
@@ -103,12 +127,38 @@ export interface MobileMoneyRelayProps {
   readonly throttle?: RelayThrottle;
   /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
   readonly iteratorAgeAlarmThreshold?: Duration;
+  /**
+   * How often EventBridge Scheduler starts a poll cycle (whole minutes, at least one). Each cycle only
+   * reads the due index, so a short interval costs little when nothing is due. @default 1 minute
+   */
+  readonly pollInterval?: Duration;
+  /**
+   * Let Scheduler start each cycle anywhere within this window (spreads load across many relays in an
+   * account). @default none: cycles start on the interval
+   */
+  readonly pollFlexibleWindow?: Duration;
+  /** Turn the schedule off (e.g. while migrating) without removing the poller. @default true */
+  readonly pollingEnabled?: boolean;
+  /**
+   * `source`s whose `TransactionInitiated` events on the relay's bus register transactions (the same
+   * use case as POST /v1/transactions). @default any source except the relay's own (`events.source`)
+   */
+  readonly transactionInitiatedSources?: string[];
+  /** CloudWatch namespace of the relay's metrics (poller, "check now"). @default MobileMoneyRelay */
+  readonly metricsNamespace?: string;
+  /**
+   * Customer-managed KMS key encrypting the accounts' secrets (`secretId`): the functions that read
+   * them get kms:Decrypt through Secrets Manager. @default the secrets use aws/secretsmanager
+   */
+  readonly secretsEncryptionKey?: kms.IKey;
 }
 
 /**
- * The mobile-money callback relay: one DynamoDB table (its stream is the outbox), an EventBridge
- * bus, three Lambda functions behind an HTTP API (public provider callbacks on `$default`, the
- * management API behind IAM), a DLQ for events that could not be published, and CloudWatch alarms.
+ * The mobile-money callback relay: one DynamoDB table (its stream is the outbox; `due` and `byDay`
+ * indexes), an EventBridge bus, two Lambda functions behind an HTTP API (public provider callbacks on
+ * `$default`, the management API behind IAM), the outbox publisher, the reconciliation poller
+ * (EventBridge Scheduler), the `TransactionInitiated` consumer (an EventBridge rule), DLQs, and
+ * CloudWatch alarms.
  */
 export class MobileMoneyRelay extends Construct {
   /** The validated relay config. */
@@ -123,8 +173,22 @@ export class MobileMoneyRelay extends Construct {
   readonly callbackFunction: nodejs.NodejsFunction;
   readonly managementFunction: nodejs.NodejsFunction;
   readonly outboxPublisherFunction: nodejs.NodejsFunction;
+  readonly pollerFunction: nodejs.NodejsFunction;
+  readonly transactionInitiatedFunction: nodejs.NodejsFunction;
   /** On-failure destination of the outbox stream mapping. */
   readonly outboxDlq: sqs.Queue;
+  /** Starts a poll cycle every `pollInterval`. */
+  readonly pollSchedule: scheduler.Schedule;
+  /** Poll cycles Scheduler could not hand to Lambda. */
+  readonly pollScheduleDlq: sqs.Queue;
+  /** `TransactionInitiated` events → the transaction-initiated function. */
+  readonly transactionInitiatedRule: events.Rule;
+  /** `TransactionInitiated` events that could not be delivered or registered after all retries. */
+  readonly transactionInitiatedDlq: sqs.Queue;
+  /** CloudWatch namespace of the relay's custom metrics. */
+  readonly metricsNamespace: string;
+  /** ARNs `secretsmanager:GetSecretValue` is granted on (from the accounts' `secretId`). */
+  readonly accountSecretArns: string[];
   readonly alarmTopic: sns.ITopic | undefined;
   readonly alarms: cloudwatch.Alarm[] = [];
 
@@ -175,6 +239,15 @@ export class MobileMoneyRelay extends Construct {
       removalPolicy: this.removalPolicy,
       deletionProtection: this.removalPolicy === RemovalPolicy.RETAIN,
     });
+    // Keys only: the poller's claim (UpdateItem, ALL_NEW) and the report read the items themselves.
+    for (const index of [DUE_INDEX, DAY_INDEX]) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+      });
+    }
 
     // ---- events -----------------------------------------------------------------------------------
     this.eventBus =
@@ -195,6 +268,7 @@ export class MobileMoneyRelay extends Construct {
     // ---- functions --------------------------------------------------------------------------------
     const memorySize = props.memorySize ?? 512;
     const logLevel = props.logLevel ?? 'INFO';
+    this.metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const httpEnvironment = {
       TABLE_NAME: this.table.tableName,
       RELAY_CONFIG_JSON: runtimeConfigJson,
@@ -211,11 +285,13 @@ export class MobileMoneyRelay extends Construct {
       environment: httpEnvironment,
     });
     this.managementFunction = this.relayFunction('management', {
-      description: 'Management API: register transactions, read state and history (IAM-authorized)',
+      description:
+        'Management API: register transactions, read state and history, check now, resolve, report (IAM-authorized)',
       timeout: Duration.seconds(10),
       memorySize,
       reservedConcurrency: props.reservedConcurrency?.management,
-      environment: httpEnvironment,
+      // "Check now" emits the poller's metrics.
+      environment: { ...httpEnvironment, POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace },
     });
     this.outboxPublisherFunction = this.relayFunction('outbox-publisher', {
       description: 'Publishes outbox events from the table stream to EventBridge',
@@ -228,13 +304,90 @@ export class MobileMoneyRelay extends Construct {
         LOG_LEVEL: logLevel,
       },
     });
+    this.pollerFunction = this.relayFunction('poller', {
+      description: 'Reconciliation: one poll cycle (due transactions leased, checked with the status APIs)',
+      // The cycle stops claiming 15 s before the timeout; a cycle ends before the next one starts
+      // (two at once would still be safe: every item is leased).
+      timeout: Duration.seconds(60),
+      memorySize,
+      reservedConcurrency: props.reservedConcurrency?.poller,
+      environment: {
+        TABLE_NAME: this.table.tableName,
+        RELAY_CONFIG_JSON: runtimeConfigJson,
+        LOG_LEVEL: logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace,
+      },
+    });
+    this.transactionInitiatedFunction = this.relayFunction('transaction-initiated', {
+      description: 'TransactionInitiated events from the partner: register the transaction',
+      timeout: Duration.seconds(10),
+      memorySize,
+      reservedConcurrency: props.reservedConcurrency?.['transaction-initiated'],
+      environment: {
+        TABLE_NAME: this.table.tableName,
+        RELAY_CONFIG_JSON: runtimeConfigJson,
+        LOG_LEVEL: logLevel,
+      },
+    });
 
-    // HTTP functions: item reads/writes on this table only (no Scan, no table management).
-    for (const fn of [this.callbackFunction, this.managementFunction]) {
+    // Table access: item reads/writes on this table only (no Scan, no table management); indexes
+    // only where a function queries them.
+    const indexArn = (index: { name: string }) => `${this.table.tableArn}/index/${index.name}`;
+    for (const fn of [this.callbackFunction, this.managementFunction, this.transactionInitiatedFunction]) {
       fn.addToRolePolicy(
         new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [this.table.tableArn] }),
       );
-      props.tableEncryptionKey?.grantEncryptDecrypt(fn);
+    }
+    // The reconciliation report lists transactions by creation day.
+    this.managementFunction.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn(DAY_INDEX)] }),
+    );
+    this.pollerFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...POLLER_TABLE_ACTIONS],
+        resources: [this.table.tableArn, indexArn(DUE_INDEX), indexArn(DAY_INDEX)],
+      }),
+    );
+    const configReaders = [
+      this.callbackFunction,
+      this.managementFunction,
+      this.pollerFunction,
+      this.transactionInitiatedFunction,
+    ];
+    for (const fn of configReaders) props.tableEncryptionKey?.grantEncryptDecrypt(fn);
+
+    // Account secrets: every function that loads the config reads every account's secret at cold start
+    // (the config is validated whole); the outbox publisher never sees the config.
+    this.accountSecretArns = [
+      ...new Set(
+        [...this.config.accounts.values()].flatMap((account) => {
+          const secretId = accountSecretId(account);
+          return secretId ? secretArns(Stack.of(this), secretId) : [];
+        }),
+      ),
+    ];
+    if (this.accountSecretArns.length) {
+      for (const fn of configReaders) {
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: this.accountSecretArns,
+          }),
+        );
+        if (props.secretsEncryptionKey) {
+          fn.addToRolePolicy(
+            new iam.PolicyStatement({
+              actions: ['kms:Decrypt'],
+              resources: [props.secretsEncryptionKey.keyArn],
+              conditions: {
+                StringEquals: {
+                  'kms:ViaService': `secretsmanager.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`,
+                },
+              },
+            }),
+          );
+        }
+      }
     }
 
     // ---- outbox: stream → publisher → EventBridge, failures → DLQ ----------------------------------
@@ -260,6 +413,87 @@ export class MobileMoneyRelay extends Construct {
     );
     this.eventBus.grantPutEventsTo(this.outboxPublisherFunction);
 
+    // ---- reconciliation: Scheduler → poller ------------------------------------------------------------
+    // Scheduler invokes Lambda asynchronously. A failed cycle is not retried (the next one starts within
+    // a minute and finds the same due items); the DLQ receives the cycles Scheduler could not hand over.
+    this.pollerFunction.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    this.pollScheduleDlq = new sqs.Queue(this, 'PollScheduleDlq', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(4),
+    });
+    const pollInterval = props.pollInterval ?? Duration.minutes(1);
+    if (
+      pollInterval.toMinutes({ integral: false }) < 1 ||
+      !Number.isInteger(pollInterval.toMinutes({ integral: false }))
+    ) {
+      throw new ConfigError(`pollInterval: whole minutes, at least 1 (got ${pollInterval.toHumanString()})`);
+    }
+    // An own role (not the stack-wide one the target would create): invoke this function, send to this DLQ.
+    const scheduleRole = new iam.Role(this, 'PollScheduleRole', {
+      description: 'EventBridge Scheduler: invokes the relay poller',
+      assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('scheduler.amazonaws.com'), {
+        StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+      }),
+    });
+    this.pollSchedule = new scheduler.Schedule(this, 'PollSchedule', {
+      description: 'Starts a reconciliation poll cycle of the mobile-money relay',
+      schedule: scheduler.ScheduleExpression.rate(pollInterval),
+      target: new schedulerTargets.LambdaInvoke(this.pollerFunction, {
+        role: scheduleRole,
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(1),
+        deadLetterQueue: this.pollScheduleDlq,
+      }),
+      timeWindow: props.pollFlexibleWindow
+        ? scheduler.TimeWindow.flexible(props.pollFlexibleWindow)
+        : scheduler.TimeWindow.off(),
+      enabled: props.pollingEnabled ?? true,
+    });
+
+    // ---- TransactionInitiated events → registration ----------------------------------------------------
+    // Two failure paths, one DLQ, both holding the original event (replayable with put-events): the rule
+    // cannot deliver (EventBridge retries, then its target DLQ), or the function throws (an outage; Lambda
+    // retries the asynchronous invocation twice, then the function's DLQ). Refused input is not retried.
+    this.transactionInitiatedDlq = new sqs.Queue(this, 'TransactionInitiatedDlq', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.transactionInitiatedFunction.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+    });
+    const dlqTarget = this.transactionInitiatedFunction.node.defaultChild as lambda.CfnFunction;
+    dlqTarget.deadLetterConfig = { targetArn: this.transactionInitiatedDlq.queueArn };
+    this.transactionInitiatedDlq.grantSendMessages(this.transactionInitiatedFunction);
+    const sources = props.transactionInitiatedSources;
+    if (sources && sources.length === 0) {
+      throw new ConfigError(
+        'transactionInitiatedSources: name at least one source (or leave it out for any)',
+      );
+    }
+    if (sources?.includes(this.eventSource)) {
+      throw new ConfigError(
+        `transactionInitiatedSources: "${this.eventSource}" is the relay's own source (events.source); the relay never initiates transactions`,
+      );
+    }
+    this.transactionInitiatedRule = new events.Rule(this, 'TransactionInitiatedRule', {
+      eventBus: this.eventBus,
+      description: 'TransactionInitiated events from the partner: register the transaction with the relay',
+      eventPattern: {
+        detailType: ['TransactionInitiated'],
+        source: sources ?? events.Match.anythingBut(this.eventSource),
+      },
+      targets: [
+        new eventTargets.LambdaFunction(this.transactionInitiatedFunction, {
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+          deadLetterQueue: this.transactionInitiatedDlq,
+        }),
+      ],
+    });
+
     // ---- HTTP API -------------------------------------------------------------------------------------
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
       retention: this.logRetention,
@@ -282,6 +516,24 @@ export class MobileMoneyRelay extends Construct {
     });
     this.api.addRoutes({
       path: '/v1/transactions/{provider}/{account}/{reference}',
+      methods: [apigwv2.HttpMethod.GET],
+      integration: management,
+      authorizer: iamAuthorizer,
+    });
+    // Operators: "check now", resolve by hand, the reconciliation report.
+    for (const path of [
+      '/v1/transactions/{provider}/{account}/{reference}/check',
+      '/v1/transactions/{provider}/{account}/{reference}/resolve',
+    ]) {
+      this.api.addRoutes({
+        path,
+        methods: [apigwv2.HttpMethod.POST],
+        integration: management,
+        authorizer: iamAuthorizer,
+      });
+    }
+    this.api.addRoutes({
+      path: '/v1/reconciliation/report',
       methods: [apigwv2.HttpMethod.GET],
       integration: management,
       authorizer: iamAuthorizer,
@@ -436,13 +688,14 @@ export class MobileMoneyRelay extends Construct {
       metric: cloudwatch.IMetric,
       threshold: number,
       periods = 1,
+      datapoints = periods,
     ) => {
       const alarm = new cloudwatch.Alarm(this, id, {
         alarmDescription: description,
         metric,
         threshold,
         evaluationPeriods: periods,
-        datapointsToAlarm: periods,
+        datapointsToAlarm: datapoints,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
@@ -491,10 +744,55 @@ export class MobileMoneyRelay extends Construct {
       iteratorAgeThreshold.toMilliseconds(),
       3,
     );
+    // ---- reconciliation
+    add(
+      'PollerErrorsAlarm',
+      'Poll cycles failed (unhandled error or timeout) in 2 of the last 3 minutes: transactions are not being reconciled. See the poller logs.',
+      this.pollerFunction.metricErrors({ period: minute, statistic: 'Sum' }),
+      1,
+      3,
+      2,
+    );
+    add(
+      'PollScheduleDlqDepthAlarm',
+      'EventBridge Scheduler could not invoke the poller (poll schedule DLQ not empty): check the schedule role and the poller concurrency.',
+      this.pollScheduleDlq.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
+      1,
+    );
+    add(
+      'TransactionInitiatedDlqDepthAlarm',
+      'TransactionInitiated events could not be registered after all retries (DLQ not empty): the transactions are unknown to the relay. Replay them with put-events once the cause is fixed (docs/deploy.md).',
+      this.transactionInitiatedDlq.metricApproximateNumberOfMessagesVisible({
+        period: minute,
+        statistic: 'Maximum',
+      }),
+      1,
+    );
+    const relayMetric = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: this.metricsNamespace,
+        metricName,
+        period: minute,
+        statistic: 'Sum',
+      });
+    const descriptions: Record<(typeof ALARMED_RELAY_METRICS)[number], string> = {
+      TransactionsExpired:
+        'A transaction reached the end of its reconciliation window without a final answer (TransactionExpired): a person must look.',
+      VerificationDisagreements:
+        'A status check contradicted a success callback (UNVERIFIED_SUCCESS conflict): possibly a forged callback. Check the transaction history.',
+      AmbiguousEscalated:
+        'A transaction stayed ambiguous past escalateAmbiguousAfterSeconds (TransactionEscalated): ask the provider.',
+    };
+    for (const metricName of ALARMED_RELAY_METRICS) {
+      add(`${metricName}Alarm`, descriptions[metricName], relayMetric(metricName), 1);
+    }
+
     for (const [id, fn] of [
       ['Callback', this.callbackFunction],
       ['Management', this.managementFunction],
       ['OutboxPublisher', this.outboxPublisherFunction],
+      ['Poller', this.pollerFunction],
+      ['TransactionInitiated', this.transactionInitiatedFunction],
     ] as const) {
       add(
         `${id}ThrottlesAlarm`,
@@ -515,7 +813,13 @@ export class MobileMoneyRelay extends Construct {
           'The $default route receives mobile-money provider callbacks. Providers (MoMo, Airtel, Daraja) cannot sign requests or send IAM/JWT credentials; the callback handler authenticates each request itself (per-account path secret compared in constant time, Airtel HMAC hash, Daraja source-IP allow-list) and quarantines rejected ones.',
       },
     ]);
-    for (const fn of [this.callbackFunction, this.managementFunction, this.outboxPublisherFunction]) {
+    for (const fn of [
+      this.callbackFunction,
+      this.managementFunction,
+      this.outboxPublisherFunction,
+      this.pollerFunction,
+      this.transactionInitiatedFunction,
+    ]) {
       NagSuppressions.addResourceSuppressions(fn, [
         {
           id: 'AwsSolutions-L1',
@@ -524,14 +828,19 @@ export class MobileMoneyRelay extends Construct {
         },
       ]);
     }
-    for (const fn of [this.callbackFunction, this.managementFunction]) {
+    for (const fn of [
+      this.callbackFunction,
+      this.managementFunction,
+      this.pollerFunction,
+      this.transactionInitiatedFunction,
+    ]) {
       NagSuppressions.addResourceSuppressions(
         fn.role!,
         [
           {
             id: 'AwsSolutions-IAM5',
             reason:
-              'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (Resource "*"). Table access is limited to item actions on the relay table ARN.',
+              'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (Resource "*"). Table access is limited to item actions on the relay table ARN (and the named indexes a function queries).',
             appliesTo: ['Resource::*'],
           },
         ],
@@ -557,7 +866,50 @@ export class MobileMoneyRelay extends Construct {
           'This queue is itself a dead-letter queue: the on-failure destination of the outbox stream event source mapping. A DLQ of a DLQ would only hide failures; the OutboxDlqDepth alarm watches it.',
       },
     ]);
+    NagSuppressions.addResourceSuppressions(
+      this.node.findChild('PollScheduleRole'),
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'lambda:InvokeFunction is granted on the poller function and its qualified ARNs (<function ARN>:*, versions and aliases of this one function), as Function.grantInvoke does; no other function or action.',
+          appliesTo: [{ regex: '/^Resource::<.*PollerFunction.*\\.Arn>:\\*$/g' }],
+        },
+      ],
+      true,
+    );
+    NagSuppressions.addResourceSuppressions(this.pollScheduleDlq, [
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: poll cycles EventBridge Scheduler could not hand to the poller function. A DLQ of a DLQ would only hide failures; the PollScheduleDlqDepth alarm watches it.',
+      },
+    ]);
+    NagSuppressions.addResourceSuppressions(this.transactionInitiatedDlq, [
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: TransactionInitiated events the rule could not deliver or the function could not register. A DLQ of a DLQ would only hide failures; the TransactionInitiatedDlqDepth alarm watches it.',
+      },
+    ]);
   }
+}
+
+/**
+ * IAM resources for a `secretId`. A name: the secret of that name in the stack's account and region,
+ * with Secrets Manager's random 6-character suffix (`-??????`). An ARN: as given, and with the suffix
+ * (a partial ARN, without it, cannot be told apart from a complete one reliably). Never a wider wildcard.
+ */
+export function secretArns(stack: Stack, secretId: string): string[] {
+  if (secretId.startsWith('arn:')) return [secretId, `${secretId}-??????`];
+  return [
+    stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${secretId}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    }),
+  ];
 }
 
 function constructName(id: RelayFunctionId): string {
@@ -572,7 +924,9 @@ function constructName(id: RelayFunctionId): string {
  * list every broken rule at once.
  */
 function validateForCloud(input: unknown): RelayConfig {
-  const config = parseConfig(input);
+  // The accounts' secrets are read at cold start, not at synth: keys absent from an account that names a
+  // secretId are assumed to come from it.
+  const config = parseConfig(input, { secretsUnresolved: true });
   const problems: string[] = [];
   if (config.management.auth !== 'iam') {
     problems.push(

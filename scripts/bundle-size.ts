@@ -1,5 +1,5 @@
 /**
- * Builds the three Lambda handlers exactly as the CDK construct does (infra/bundling.ts) and reports,
+ * Builds every Lambda handler (RELAY_FUNCTIONS) exactly as the CDK construct does (infra/bundling.ts) and reports,
  * per bundle: minified size, gzip size, the biggest contributors, and cold module init — the time a
  * fresh `node` process takes to import the bundle with the deployed environment (dummy values).
  *
@@ -115,6 +115,7 @@ async function main(): Promise<void> {
     EVENT_SOURCE: 'mobile-money.relay',
     RELAY_CONFIG_JSON: inlineConfigJson(config),
     LOG_LEVEL: 'INFO',
+    POWERTOOLS_METRICS_NAMESPACE: 'MobileMoneyRelay',
   };
   const outdir = mkdtempSync(join(tmpdir(), 'relay-bundles-'));
   const reports: BundleReport[] = [];
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
     for (const r of reports) {
       const init = `init median ${r.medianInitMs.toFixed(0)} ms (min ${Math.min(...r.initMs).toFixed(0)}, max ${Math.max(...r.initMs).toFixed(0)})`;
       console.log(
-        `${r.withinBudget ? 'ok  ' : 'OVER'} ${r.name.padEnd(17)} ${kb(r.bytes).padStart(9)} (gzip ${kb(r.gzipBytes)})  ${init}`,
+        `${r.withinBudget ? 'ok  ' : 'OVER'} ${r.name.padEnd(22)} ${kb(r.bytes).padStart(9)} (gzip ${kb(r.gzipBytes)})  ${init}`,
       );
       console.log(`     biggest: ${r.top.map((t) => `${t.module} ${kb(t.bytes)}`).join(', ')}`);
     }
