@@ -35,6 +35,14 @@ export class RelayStack extends Stack {
       description: 'Outbox publishing failures (stream batch pointers)',
       value: this.relay.outboxDlq.queueUrl,
     });
+    new CfnOutput(this, 'TransactionInitiatedDlqUrl', {
+      description: 'TransactionInitiated events that could not be registered (replay them with put-events)',
+      value: this.relay.transactionInitiatedDlq.queueUrl,
+    });
+    new CfnOutput(this, 'PollScheduleName', {
+      description: 'EventBridge Scheduler schedule of the reconciliation poller',
+      value: this.relay.pollSchedule.scheduleName,
+    });
     if (this.relay.alarmTopic) {
       new CfnOutput(this, 'AlarmTopicArn', {
         description: 'SNS topic of the relay alarms',

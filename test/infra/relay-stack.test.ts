@@ -788,10 +788,14 @@ describe('relay stack: alarms and outputs', () => {
     }
   });
 
-  it('outputs the API URL, the bus name and the table name', () => {
+  it('outputs the API URL, the bus name, the table name, the TransactionInitiated DLQ and the schedule', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('EventBusName', { Value: { Ref: Match.stringLikeRegexp('Bus') } });
     template.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('Table') } });
+    template.hasOutput('TransactionInitiatedDlqUrl', {
+      Value: { Ref: Match.stringLikeRegexp('TransactionInitiatedDlq') },
+    });
+    template.hasOutput('PollScheduleName', { Value: { Ref: Match.stringLikeRegexp('PollSchedule') } });
   });
 
   it('archives the relay events for replay', () => {
