@@ -7,7 +7,8 @@ const { services } = await lambdaServices('relay-transaction-initiated');
 /**
  * `TransactionInitiated` events from the partner's services (an EventBridge rule): the same use case as
  * `POST /v1/transactions`. A refused registration is logged and dropped (retrying cannot fix it); an
- * outage throws so EventBridge retries and then dead-letters.
+ * outage throws, so Lambda's asynchronous retries run and then the function's dead-letter queue keeps
+ * the event (EventBridge's own retries cover delivery only).
  */
 export const handler = middy(async (event: { detail?: unknown; id?: string }) =>
   registerFromEvent(services, event),
