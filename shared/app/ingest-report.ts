@@ -162,7 +162,10 @@ async function applyHint(
       deps.store,
       hint.key,
       (current) =>
-        current && !isFinal(current.status) && (current.reconcile?.dueAt ?? '') > now
+        current &&
+        !isFinal(current.status) &&
+        !current.reconcile?.leaseOwner &&
+        (current.reconcile?.dueAt ?? '') > now
           ? {
               next: {
                 ...current,
@@ -267,6 +270,13 @@ export async function ingestIntents(
         )
       : undefined;
     const link = linkedAttributes(linked?.data);
+    // The answer to the relay's own status query (found through the alias it recorded before asking):
+    // a status answer, not a callback claim. A timeout of that query says nothing about the payment.
+    const ownQuery = origin === 'poll' && batch.origin !== 'poll';
+    if (ownQuery && intent.draft.status !== 'SUCCEEDED' && intent.draft.status !== 'FAILED') {
+      outcomes.push({ kind: 'noop', why: 'stale' });
+      continue;
+    }
     const report: NormalizedReport = {
       ...intent.draft,
       key,
@@ -274,8 +284,8 @@ export async function ingestIntents(
       receivedAt: batch.receivedAt,
       origin,
       receiptId: receipt?.receiptId,
-      authenticated: batch.authenticated,
-      ...(batch.confirmUnsignedSuccess ? { needsConfirmation: true } : {}),
+      authenticated: batch.authenticated || ownQuery,
+      ...(batch.confirmUnsignedSuccess && !ownQuery ? { needsConfirmation: true } : {}),
     };
     const outcome = await ingestReport(deps, report, {
       ...options,

@@ -5,6 +5,7 @@ import { nextCheckAt } from '../domain/reconcile-schedule';
 import { isFinal } from '../domain/status';
 import type { CheckRecord, NormalizedReport, TransactionRecord } from '../domain/transaction';
 import { findProvider } from '../providers/registry';
+import { maskMsisdnsIn } from '../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../providers/types';
 import { ALIAS_NAMESPACE_PREFIX } from './ingest-report';
 import type { DueItem, RelayMetrics } from './ports';
@@ -161,7 +162,14 @@ function reportFrom(
   };
   if (answer.type === 'report') {
     if (answer.draft.status === 'PENDING' || answer.draft.status === 'EXPIRED') return undefined;
-    return { ...answer.draft, ...base };
+    const reason = answer.draft.reason;
+    return {
+      ...answer.draft,
+      ...base,
+      reason: reason?.message
+        ? { ...reason, message: maskMsisdnsIn(services.scrub(reason.message)).slice(0, MAX_DETAIL) }
+        : reason,
+    };
   }
   if (answer.type === 'not-found') {
     const grace =
@@ -247,7 +255,8 @@ export async function checkTransaction(
   const answer = await askProvider(services, claimed, options.signal);
   const now = clock.now().toISOString();
   const check: CheckRecord = { ...describe(answer), at: now };
-  check.detail = check.detail.slice(0, MAX_DETAIL);
+  // Provider free text is stored and published (lastProviderAnswer): scrubbed and MSISDNs masked.
+  check.detail = maskMsisdnsIn(services.scrub(check.detail)).slice(0, MAX_DETAIL);
 
   if (answer.type === 'requested' && answer.alias) {
     // The asynchronous result must find this transaction, and count as this poll's answer.

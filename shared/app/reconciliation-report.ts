@@ -31,9 +31,15 @@ export interface ReconciliationReport {
     disagreements: ReportLine[];
     lateResolutions: ReportLine[];
   };
+  /** Lists cut at MAX_LINES: their full lengths (narrow the range to see every line). */
+  truncated?: Record<string, number>;
 }
 
 const MAX_RANGE_DAYS = 31;
+const EARLIEST = Date.UTC(2000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 30);
+/** Lines per list: the report must fit one answer (API Gateway 29 s, Lambda 6 MB); counts stay exact. */
+export const MAX_LINES = 500;
 const FINAL = new Set(['SUCCEEDED', 'FAILED']);
 
 function percentile(sorted: number[], p: number): number | null {
@@ -59,8 +65,10 @@ export function reportRange(input: { from?: string; to?: string }, now: Date): {
   const parse = (value: string | undefined, name: string, fallback: Date) => {
     if (value === undefined || value === '') return fallback.toISOString();
     const ms = Date.parse(value);
-    if (Number.isNaN(ms))
-      throw new SchemaValidationError(`${name} is not a date/time (use ISO 8601, e.g. 2026-11-23T00:00:00Z)`);
+    if (Number.isNaN(ms) || ms < EARLIEST || ms > LATEST)
+      throw new SchemaValidationError(
+        `${name} is not a date/time between 2000 and 9999 (use ISO 8601, e.g. 2026-11-23T00:00:00Z)`,
+      );
     return new Date(ms).toISOString();
   };
   const to = parse(input.to, 'to', now);
@@ -133,6 +141,13 @@ export async function reconciliationReport(
     if (late) act.lateResolutions.push(line(tx, `${late.to} by ${late.origin} at ${late.at}, after EXPIRED`));
   }
   durations.sort((a, b) => a - b);
+  const truncated: Record<string, number> = {};
+  for (const [name, lines] of Object.entries(act)) {
+    if (lines.length > MAX_LINES) {
+      truncated[name] = lines.length;
+      lines.length = MAX_LINES;
+    }
+  }
   return {
     ...range,
     transactions: records.length,
@@ -148,5 +163,6 @@ export async function reconciliationReport(
       perTransaction: records.length ? Math.round((checks / records.length) * 100) / 100 : 0,
     },
     act,
+    ...(Object.keys(truncated).length ? { truncated } : {}),
   };
 }

@@ -161,7 +161,9 @@ function reconcileAfter(
     const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
     return rest;
   }
-  if (to === 'AMBIGUOUS' && report.reason?.code === 'UNCONFIRMED') return { ...state, dueAt: now };
+  // Due at once, unless a poller holds the item (dueAt is then its lease; it checks anyway).
+  if (to === 'AMBIGUOUS' && report.reason?.code === 'UNCONFIRMED')
+    return state.leaseOwner ? state : { ...state, dueAt: now };
   return { ...state, dueAt: state.dueAt ?? now };
 }
 
@@ -211,9 +213,10 @@ export function applyReport(
     );
   }
 
-  const mismatch = businessMismatch(base, report);
+  // Checked on the claim as made: an unsigned success for another amount is a conflict, not a hint.
+  const mismatch = businessMismatch(base, reported);
   if (mismatch)
-    return conflict(base, report, ctx, mismatch.kind, mismatch.detail, preEvents, current === undefined);
+    return conflict(base, reported, ctx, mismatch.kind, mismatch.detail, preEvents, current === undefined);
 
   const transition = decideTransition(base.status, report.status);
   if (transition.kind === 'conflict') {
@@ -275,7 +278,7 @@ export function applyReport(
   }
   // An unsigned success the status API contradicts: the transaction fails (the provider's word is
   // final) and the disagreement is a security signal for people.
-  const disagreement = awaitsConfirmation(base) && transition.to === 'FAILED';
+  const disagreement = awaitsConfirmation(base) && transition.to === 'FAILED' && report.origin === 'poll';
   if (disagreement) {
     const detail = 'an unsigned success was reported; the status API answered FAILED';
     next.conflicts = [

@@ -124,7 +124,10 @@ export function applyRegistration(
   if (!mismatch && hinted)
     return {
       kind: 'adopt',
-      next: { ...adopted, reconcile: { checks: 0, recent: [], ...adopted.reconcile, dueAt: now } },
+      // Due at once, unless a poller holds it (dueAt is then its lease).
+      next: adopted.reconcile?.leaseOwner
+        ? adopted
+        : { ...adopted, reconcile: { checks: 0, recent: [], ...adopted.reconcile, dueAt: now } },
     };
   if (!mismatch) {
     // An unsigned orphan success with no amount settles nothing once the registration names an amount.

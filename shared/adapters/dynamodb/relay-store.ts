@@ -491,30 +491,39 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
 
   async listCreated(from: string, to: string): Promise<TransactionKey[]> {
     const keys: TransactionKey[] = [];
-    for (const day of daysBetween(from, to)) {
-      for (let shard = 0; shard < this.shards; shard++) {
-        let cursor: Record<string, unknown> | undefined;
-        do {
-          const page = await guard('listCreated', () =>
-            this.doc.send(
-              new QueryCommand({
-                TableName: this.options.tableName,
-                IndexName: DAY_INDEX.name,
-                KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
-                ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
-                ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': from, ':to': to },
-                ExclusiveStartKey: cursor,
-              }),
-            ),
-          );
-          for (const item of page.Items ?? []) {
-            const key = keyOfPk(String(item.pk));
-            if (key) keys.push(key);
-          }
-          cursor = page.LastEvaluatedKey;
-        } while (cursor);
-      }
-    }
+    const queries: { day: string; shard: number }[] = [];
+    for (const day of daysBetween(from, to))
+      for (let shard = 0; shard < this.shards; shard++) queries.push({ day, shard });
+    // Partitions in parallel (a few at a time): a month is 31 × shards queries.
+    const width = 8;
+    const queue = [...queries];
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        for (let q = queue.shift(); q; q = queue.shift()) {
+          const { day, shard } = q;
+          let cursor: Record<string, unknown> | undefined;
+          do {
+            const page = await guard('listCreated', () =>
+              this.doc.send(
+                new QueryCommand({
+                  TableName: this.options.tableName,
+                  IndexName: DAY_INDEX.name,
+                  KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
+                  ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
+                  ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': from, ':to': to },
+                  ExclusiveStartKey: cursor,
+                }),
+              ),
+            );
+            for (const item of page.Items ?? []) {
+              const key = keyOfPk(String(item.pk));
+              if (key) keys.push(key);
+            }
+            cursor = page.LastEvaluatedKey;
+          } while (cursor);
+        }
+      }),
+    );
     return keys;
   }
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { ingestReport } from '../../../shared/app/ingest-report';
+import { ingestIntents, ingestReport } from '../../../shared/app/ingest-report';
 import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
 import type { RelayMetrics } from '../../../shared/app/ports';
 import { type ReconcileServices, runPollCycle } from '../../../shared/app/reconcile';
-import { reconciliationReport } from '../../../shared/app/reconciliation-report';
+import { reconciliationReport, reportRange } from '../../../shared/app/reconciliation-report';
 import { registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
-import { TransactionStateError } from '../../../shared/domain/errors';
+import { SchemaValidationError, TransactionStateError } from '../../../shared/domain/errors';
 import type { NormalizedReport, ReportDraft } from '../../../shared/domain/transaction';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../../shared/providers/types';
 
@@ -487,5 +487,108 @@ describe('throttling', () => {
     expect(tx.reconcile?.checks).toBe(0);
     expect(Date.parse(tx.reconcile!.dueAt!) - (START + 300_000)).toBe(2000);
     expect(tx.status).toBe('PENDING');
+  });
+});
+
+describe('review findings', () => {
+  it('refuses report dates a JavaScript date cannot hold, instead of failing', () => {
+    expect(() => reportRange({ to: '-271821-04-20T00:00:00Z' }, new Date(START))).toThrow(
+      SchemaValidationError,
+    );
+    expect(() => reportRange({ from: '+275760-09-13T00:00:00Z' }, new Date(START))).toThrow(
+      SchemaValidationError,
+    );
+  });
+
+  it('raises AMOUNT_MISMATCH for an unsigned success for another amount, instead of holding it as a hint', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    // Act
+    await ingestReport(
+      ingestDeps(s),
+      callback('SUCCEEDED', { needsConfirmation: true, amount: { value: '1', currency: 'EUR' } }),
+    );
+    // Assess
+    expect(s.tx().status).toBe('PENDING');
+    expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
+  });
+
+  it('does not call a FAILED callback on an unconfirmed success a status-API disagreement', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true }));
+    // Act
+    await ingestReport(ingestDeps(s), callback('FAILED', { receiptId: 'r2' }));
+    // Assess
+    expect(s.tx().status).toBe('FAILED');
+    expect(s.types()).not.toContain('TransactionConflict');
+  });
+
+  it('keeps a poller lease when an unsigned success arrives during the check', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    await register(s.services);
+    s.advance(300);
+    const [item] = (await s.store.listDue(new Date(START + 300_000).toISOString(), 10)).items;
+    const lease = new Date(START + 360_000).toISOString();
+    await s.store.claimDue(item!, { until: lease, owner: 'p1' });
+    // Act
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true }));
+    // Assess: not due again while p1 holds it.
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    expect(s.tx().reconcile?.dueAt).toBe(lease);
+  });
+
+  it('masks MSISDNs and scrubs secrets in the status check it stores', async () => {
+    // Prepare
+    const s = setup(() => ({ type: 'pending', detail: 'TIP for 256752123904, token sek-ret' }));
+    s.services.scrub = (text) => text.replaceAll('sek-ret', '[REDACTED]');
+    await register(s.services);
+    s.advance(300);
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    const detail = s.tx().reconcile!.recent.at(-1)!.detail;
+    expect(detail).not.toContain('256752123904');
+    expect(detail).not.toContain('sek-ret');
+  });
+});
+
+describe("the answer to the relay's own asynchronous status query", () => {
+  async function ownQuery(status: ReportDraft['status']) {
+    const s = setup();
+    await register(s.services);
+    await s.store.putRecordIfAbsent({
+      provider: 'momo',
+      account: 'demo',
+      namespace: 'alias:StatusQuery',
+      id: 'AG_1',
+      data: { reference: REF, origin: 'poll' },
+      createdAt: new Date(START).toISOString(),
+    });
+    await ingestIntents(ingestDeps(s), {
+      provider: 'momo',
+      account: 'demo',
+      origin: 'callback',
+      receivedAt: new Date(START).toISOString(),
+      authenticated: false,
+      confirmUnsignedSuccess: true,
+      intents: [{ draft: draft(status), correlate: [{ via: 'StatusQuery', value: 'AG_1' }] }],
+    });
+    return s;
+  }
+
+  it('settles with origin poll even where unsigned successes need confirmation', async () => {
+    const s = await ownQuery('SUCCEEDED');
+    expect(s.tx().status).toBe('SUCCEEDED');
+    expect(s.store.published.at(-1)!.metadata.origin).toBe('poll');
+  });
+
+  it('changes nothing when it is only a timeout of the query', async () => {
+    const s = await ownQuery('AMBIGUOUS');
+    expect(s.tx().status).toBe('PENDING');
+    expect(s.types()).toEqual([]);
   });
 });
