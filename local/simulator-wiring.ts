@@ -291,3 +291,22 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
 
   return { options, setup, describe };
 }
+
+/**
+ * With the simulator, reconciliation runs on simulated business time too: every check delay and window
+ * × 0.02 (MoMo's first check after 6 s instead of 5 min, windows of 1.4 h instead of 3 days) and a
+ * cycle every second, unless the config chose its own values.
+ */
+export const SIMULATOR_RECONCILE_SCALE = 0.02;
+
+export function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
+  const r = config.reconciliation;
+  return {
+    ...config,
+    reconciliation: {
+      ...r,
+      timeScale: r.timeScale === 1 ? SIMULATOR_RECONCILE_SCALE : r.timeScale,
+      pollIntervalSeconds: r.pollIntervalSeconds === 5 ? 1 : r.pollIntervalSeconds,
+    },
+  };
+}

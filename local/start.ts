@@ -9,7 +9,12 @@ import { createSimulator, type Simulator } from '../simulator/server';
 import { ConsoleLogger } from './console-logger';
 import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { startLocalRelay } from './relay';
-import { DEFAULT_SIM_PORT, pointPartnerUrlsAtSimulator, simulatorWiring } from './simulator-wiring';
+import {
+  DEFAULT_SIM_PORT,
+  pointPartnerUrlsAtSimulator,
+  simulatorWiring,
+  withSimulatorReconciliation,
+} from './simulator-wiring';
 
 const DEMO_CONFIG = resolve(import.meta.dirname, 'demo-config.json');
 
@@ -234,25 +239,6 @@ function simulatorBannerLines(
 }
 
 main().catch((error) => fail((error as Error).stack ?? String(error)));
-
-/**
- * With the simulator, reconciliation runs on simulated business time too: every check delay and window
- * × 0.02 (MoMo's first check after 6 s instead of 5 min, windows of 1.4 h instead of 3 days) and a
- * cycle every second, unless the config chose its own values.
- */
-export const SIMULATOR_RECONCILE_SCALE = 0.02;
-
-function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
-  const r = config.reconciliation;
-  return {
-    ...config,
-    reconciliation: {
-      ...r,
-      timeScale: r.timeScale === 1 ? SIMULATOR_RECONCILE_SCALE : r.timeScale,
-      pollIntervalSeconds: r.pollIntervalSeconds === 5 ? 1 : r.pollIntervalSeconds,
-    },
-  };
-}
 
 function pollerBannerLine(config: RelayConfig): string {
   const r = config.reconciliation;

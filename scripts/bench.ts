@@ -190,7 +190,9 @@ async function main() {
       config: parseConfig({
         management: { bearerToken: 'bench-token-123' },
         local: { eventsFile },
-        accounts: { momo: { demo: { currency: 'EUR' } } },
+        // The throughput and per-callback cost rows measure the callback path; MoMo's confirmation of
+        // unsigned successes (a status call) is measured apart in the reconciliation rows.
+        accounts: { momo: { demo: { currency: 'EUR', confirmSuccess: false } } },
       }),
       // Driven by hand below (reconciliation section), not on a timer during the throughput rounds.
       poller: false,
@@ -405,7 +407,7 @@ async function reconciliationBench(
         `| status calls per transaction (confirmation) | ${(statusCalls / LIFECYCLES).toFixed(2)} | reported |`,
       );
   }
-  confirm.confirmSuccess = undefined;
+  confirm.confirmSuccess = false;
 
   // Poll cycle reads: 10,000 registered, 50 due, in a table of their own.
   const REGISTERED = 10_000;
@@ -426,12 +428,14 @@ async function reconciliationBench(
   const seeds = refs(REGISTERED);
   let next = 0;
   await Promise.all(
-    Array.from({ length: 48 }, async () => {
+    Array.from({ length: 16 }, async () => {
       while (next < seeds.length) {
         const i = next++;
         const tx = pending(seeds[i]!);
         const dueAt = new Date(i < DUE ? now - 1000 : now + 300_000).toISOString();
-        await store.createTransaction({ ...tx, reconcile: { dueAt, checks: 0, recent: [] } });
+        const item = { ...tx, reconcile: { dueAt, checks: 0, recent: [] } };
+        // DynamoDB Local on two cores can stall under this burst: one retry, not a failed bench.
+        await store.createTransaction(item).catch(() => store.createTransaction(item));
       }
     }),
   );

@@ -3,6 +3,7 @@
  * report of a running relay (GET /v1/reconciliation/report), printed for a person on call.
  */
 import { parseArgs } from 'node:util';
+import type { ReconciliationReport as Report } from '../shared/app/reconciliation-report';
 
 const { values } = parseArgs({
   options: {
@@ -21,27 +22,6 @@ if (values.help) {
       'Counts transactions created in the range by status and settling origin, and lists what a person must act on.\n',
   );
   process.exit(0);
-}
-
-interface Line {
-  provider: string;
-  account: string;
-  reference: string;
-  kind: string;
-  status: string;
-  amount: string | null;
-  createdAt: string;
-  detail: string;
-}
-interface Report {
-  from: string;
-  to: string;
-  transactions: number;
-  byStatus: Record<string, number>;
-  finalizedBy: Record<string, number>;
-  timeToFinalMs: { p50: number | null; p95: number | null; max: number | null };
-  statusChecks: { total: number; perTransaction: number };
-  act: Record<string, Line[]>;
 }
 
 const query = new URLSearchParams();
@@ -90,7 +70,8 @@ const titles: Record<string, string> = {
   lateResolutions: 'Late resolutions (a final answer after EXPIRED: money may have moved)',
 };
 for (const [name, lines] of Object.entries(report.act)) {
-  out.push('', `${titles[name] ?? name}: ${lines.length}`);
+  const total = report.truncated?.[name] ?? lines.length;
+  out.push('', `${titles[name] ?? name}: ${total}`);
   for (const l of lines.slice(0, 50))
     out.push(
       `  ${l.provider}/${l.account}/${l.reference} ${l.kind} ${l.status} ${l.amount ?? ''} created ${l.createdAt}\n      ${l.detail}`,

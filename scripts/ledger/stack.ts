@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
-import { pointPartnerUrlsAtSimulator, simulatorWiring } from '../../local/simulator-wiring';
+import {
+  pointPartnerUrlsAtSimulator,
+  simulatorWiring,
+  withSimulatorReconciliation,
+} from '../../local/simulator-wiring';
 import { loadConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import type { RelayLogger } from '../../shared/app/ports';
@@ -19,8 +23,6 @@ const DEMO_CONFIG = resolve(import.meta.dirname, '../../local/demo-config.json')
 /** As local/start.ts with --simulator: provider time × 0.1, a payer answers after 300 ms. */
 export const SIM_TIME_SCALE = 0.1;
 export const SIM_APPROVAL_DELAY_MS = 300;
-/** As local/start.ts with --simulator: reconciliation × 0.02, a poll cycle every second. */
-const RECONCILE_SCALE = 0.02;
 
 export interface Stack {
   relayUrl: string;
@@ -39,19 +41,6 @@ export interface StackOptions {
   dynamoEndpoint?: string;
   /** The relay config (default RELAY_CONFIG or the demo config), as `npm start --config`. */
   configPath?: string;
-}
-
-/** local/start.ts's `withSimulatorReconciliation` (not exported: importing start.ts starts a relay). */
-function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
-  const r = config.reconciliation;
-  return {
-    ...config,
-    reconciliation: {
-      ...r,
-      timeScale: r.timeScale === 1 ? RECONCILE_SCALE : r.timeScale,
-      pollIntervalSeconds: r.pollIntervalSeconds === 5 ? 1 : r.pollIntervalSeconds,
-    },
-  };
 }
 
 function quietLogger(): { log: RelayLogger; logged: Stack['logged'] } {
