@@ -432,7 +432,8 @@ async function reconciliationBench(
       while (next < seeds.length) {
         const i = next++;
         const tx = pending(seeds[i]!);
-        const dueAt = new Date(i < DUE ? now - 1000 : now + 300_000).toISOString();
+        // Not due: a day ahead, so a slow seeding on a busy machine cannot make them due.
+        const dueAt = new Date(i < DUE ? now - 1000 : now + 86_400_000).toISOString();
         const item = { ...tx, reconcile: { dueAt, checks: 0, recent: [] } };
         // DynamoDB Local on two cores can stall under this burst: one retry, not a failed bench.
         await store.createTransaction(item).catch(() => store.createTransaction(item));

@@ -149,3 +149,24 @@ describe('the due index in DynamoDB Local', () => {
     expect(created.map((k) => k.reference)).toContain('final-1');
   });
 });
+
+describe('a cycle with more due items than it takes', () => {
+  it('reads about as many index entries as it takes', async () => {
+    // Prepare
+    const table = await createTestTable();
+    try {
+      await inParallel(
+        Array.from({ length: 120 }, (_, i) => i),
+        16,
+        (i) => table.store.createTransaction(pending(uuid(100_000 + i), iso(NOW - 1000 - i))),
+      );
+      // Act
+      const listed = await table.store.listDue(iso(NOW), 40);
+      // Assess
+      expect(listed.items).toHaveLength(40);
+      expect(listed.readItems).toBeLessThanOrEqual(44);
+    } finally {
+      await table.drop();
+    }
+  });
+});

@@ -425,7 +425,9 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
               KeyConditionExpression: '#shard = :shard AND #due <= :now',
               ExpressionAttributeNames: { '#shard': DUE_INDEX.partitionKey, '#due': DUE_INDEX.sortKey },
               ExpressionAttributeValues: { ':shard': `DUE#${shard}`, ':now': now },
-              Limit: limit,
+              // Each shard's share: reads stay ≈ the items taken even when more are due than one
+              // cycle takes (the rest wait for the next cycle).
+              Limit: Math.ceil(limit / this.shards),
               ReturnConsumedCapacity: this.capacity,
             }),
           ),
