@@ -4,7 +4,7 @@ import { parseJsonObjectBody } from '../http/guards';
 import { resolveRoute, type RouteKnowledge } from '../http/router';
 import { type HttpResponse, type InboundRequest, json } from '../http/types';
 import type { C2BValidationQuestion } from '../providers/daraja/c2b-question';
-import type { CallbackInput, ProviderAck, ProviderModule } from '../providers/types';
+import type { CallbackInput, ProviderAck } from '../providers/types';
 import { redactJson } from '../util/redact';
 import { decideC2BValidation } from './decide-c2b-validation';
 import { ingestIntents } from './ingest-report';
@@ -102,7 +102,9 @@ export async function receiveCallback(
           origin: 'callback',
           receivedAt: receipt.receivedAt,
           authenticated: verification.authenticated,
-          confirmUnsignedSuccess: confirmsUnsignedSuccess(provider, resolved.account.settings),
+          // Each provider's account schema sets the default (MoMo: on, its callbacks are never signed).
+          confirmUnsignedSuccess:
+            (resolved.account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
           intents: result.reports,
           receipt,
         },
@@ -153,13 +155,4 @@ export async function receiveCallback(
     const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
     return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
   }
-}
-
-/**
- * Whether an unsigned success is only a hint the status API must confirm: the account's
- * `confirmSuccess` switch, else the provider's default (on for MoMo).
- */
-export function confirmsUnsignedSuccess(provider: ProviderModule<unknown>, settings: unknown): boolean {
-  const own = (settings as { confirmSuccess?: unknown } | undefined)?.confirmSuccess;
-  return typeof own === 'boolean' ? own : provider.confirmsUnsignedSuccess === true;
 }

@@ -218,11 +218,6 @@ export interface ProviderModule<S = unknown> {
    * can be checked: the poller still expires the transaction at the window's end).
    */
   statusApi?(account: AccountContext<S>, deps: StatusApiDeps): StatusApi | undefined;
-  /**
-   * An unsigned success from this provider is a hint until its status API confirms it (accounts may
-   * override with `confirmSuccess`). On for MoMo, whose callbacks carry no signature at all.
-   */
-  confirmsUnsignedSuccess?: boolean;
   /** Kinds whose transactions the status API can check (others are only expired at the window's end). */
   statusKinds?: readonly string[];
   /** Secret values in an account's settings (keys, tokens): scrubbed from every message, log and event. */

@@ -75,8 +75,6 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
     { name: 'callback', methods: ['PUT', 'POST'], path: '{kind}/{referenceId}', parse: parseCallback },
     { name: 'callback-by-external-id', methods: ['PUT', 'POST'], path: '{kind}', parse: parseReferenceless },
   ],
-  // Unsigned: a SUCCESSFUL callback is confirmed with the status GET first (accounts' confirmSuccess).
-  confirmsUnsignedSuccess: true,
   // MoMo reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
   registration: {

@@ -575,7 +575,10 @@ describe("the answer to the relay's own asynchronous status query", () => {
       receivedAt: new Date(START).toISOString(),
       authenticated: false,
       confirmUnsignedSuccess: true,
-      intents: [{ draft: draft(status), correlate: [{ via: 'StatusQuery', value: 'AG_1' }] }],
+      // No amount in it: only an authenticated answer may settle a transaction registered with one.
+      intents: [
+        { draft: draft(status, { amount: undefined }), correlate: [{ via: 'StatusQuery', value: 'AG_1' }] },
+      ],
     });
     return s;
   }
