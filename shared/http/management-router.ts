@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { getTransaction } from '../app/get-transaction';
 import { forceCheck, resolveByHand } from '../app/operate-transaction';
+import { noMetrics } from '../app/ports';
 import type { ReconcileServices } from '../app/reconcile';
 import { reconciliationReport, reportRange } from '../app/reconciliation-report';
 import { recordRejection } from '../app/quarantine';
@@ -82,7 +83,7 @@ export async function handleManagementRequest(
       const reconcile: ReconcileServices = {
         ...services,
         statusApi: services.statusApi ?? (() => undefined),
-        metrics: services.metrics ?? { count: () => {}, timing: () => {}, flush: () => {} },
+        metrics: services.metrics ?? noMetrics,
       };
       if (segments[5] === 'check')
         return json(200, await forceCheck(reconcile, { provider, account, reference }));
