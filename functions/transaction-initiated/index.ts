@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import { registerFromEvent } from '../../shared/app/register-transaction';
+import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaServices } from '../../shared/runtime/lambda';
 
 const { services } = await lambdaServices('relay-transaction-initiated');
@@ -12,4 +13,4 @@ const { services } = await lambdaServices('relay-transaction-initiated');
  */
 export const handler = middy(async (event: { detail?: unknown; id?: string }) =>
   registerFromEvent(services, event),
-);
+).use(lambdaMiddlewares());

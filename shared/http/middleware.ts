@@ -3,6 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { RelayError } from '../domain/errors';
+import { lambdaMiddlewares } from '../runtime/lambda-middleware';
 import type { RelayLogger } from '../app/ports';
 import { toApiGatewayResult, toInboundRequest } from './api-gateway';
 import { errorResponse, internalErrorResponse } from './error-mapping';
@@ -26,9 +27,13 @@ export function errorBoundary(logger: RelayLogger): MiddlewareObj<HttpEvent, Htt
   };
 }
 
-/** The chain every HTTP function uses: logger context, error boundary, then one call into the domain. */
+/**
+ * The chain every HTTP function uses: the X-Ray segment and metrics flush (lambdaMiddlewares), logger
+ * context, error boundary, then one call into the domain.
+ */
 export function httpHandler(logger: RelayLogger, handle: (request: InboundRequest) => Promise<HttpResponse>) {
   const chain = middy<HttpEvent, HttpResult, Error, Context>();
+  chain.use(lambdaMiddlewares<HttpEvent, HttpResult>());
   const powertools = logger instanceof Logger ? logger : (logger as { inner?: unknown }).inner;
   if (powertools instanceof Logger) chain.use(injectLambdaContext(powertools, { resetKeys: true }));
   return chain

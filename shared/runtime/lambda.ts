@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
+import { startTracing } from '../adapters/tracing/xray';
 import { systemClock } from '../app/ports';
 import type { ReconcileServices } from '../app/reconcile';
 import { statusApiRegistry } from '../app/status-apis';
@@ -9,40 +10,43 @@ import { type RelayServices, scrubbingLogger } from '../app/services';
 import { loadConfig } from '../config/load';
 import { secretScrubber } from '../config/secrets';
 import { requireEnv } from './env';
+import { useInvocationMetrics } from './lambda-middleware';
 
 /**
  * Composition root of the Lambda functions, the one place they are wired, once per cold start:
- * config loaded (asynchronously: secrets may come from a secret store) and validated, failing fast
- * with the bad key; SDK clients created; adapters wired; the logger scrubs every configured secret.
+ * tracing started first (so every SDK client created after it, the secrets reader's included, is
+ * captured), config loaded (asynchronously: secrets may come from a secret store) and validated,
+ * failing fast with the bad key; SDK clients created; adapters wired; the logger scrubs every
+ * configured secret; Powertools Metrics (EMF; namespace from POWERTOOLS_METRICS_NAMESPACE, which the
+ * construct sets) flushed after every invocation by the handlers' middy chain.
  */
 export async function lambdaServices(
   serviceName: string,
-): Promise<{ services: RelayServices; logger: Logger }> {
-  const config = await loadConfig();
+): Promise<{ services: RelayServices & { metrics: PowertoolsRelayMetrics }; logger: Logger }> {
   const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
+  startTracing({ serviceName, warn: (message) => logger.warn(message) });
+  const config = await loadConfig();
   const scrub = secretScrubber(config);
   const { doc } = createDynamoClients();
   const store = new DynamoRelayStore(doc, {
     tableName: requireEnv('TABLE_NAME'),
     retention: config.retention,
   });
+  const metrics = new PowertoolsRelayMetrics();
+  useInvocationMetrics(metrics);
   return {
     logger,
-    services: { config, store, clock: systemClock, log: scrubbingLogger(logger, scrub), scrub },
+    services: { config, store, clock: systemClock, log: scrubbingLogger(logger, scrub), scrub, metrics },
   };
 }
 
 /**
  * The poller's wiring: the relay's services plus one status API client per account (created once per
- * cold start, so tokens are cached across invocations) and Powertools Metrics (EMF; namespace from
- * POWERTOOLS_METRICS_NAMESPACE, which the construct sets).
+ * cold start, so tokens are cached across invocations).
  */
 export async function lambdaReconcileServices(
   serviceName: string,
 ): Promise<{ services: ReconcileServices; logger: Logger }> {
   const { services, logger } = await lambdaServices(serviceName);
-  return {
-    logger,
-    services: { ...services, statusApi: statusApiRegistry(services), metrics: new PowertoolsRelayMetrics() },
-  };
+  return { logger, services: { ...services, statusApi: statusApiRegistry(services) } };
 }

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { captureClient } from '../tracing/xray';
 
 /**
  * How long one DynamoDB call may take, so a stalled DynamoDB costs a bounded time instead of the
@@ -48,7 +49,8 @@ export function createDynamoClients(options: DynamoClientOptions = {}) {
     config.endpoint = options.endpoint;
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   }
-  const client = new DynamoDBClient(config);
+  // Captured before the document client wraps it: both share its middleware stack (X-Ray subsegments).
+  const client = captureClient(new DynamoDBClient(config));
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { captureClient } from '../tracing/xray';
 
 /** Reads a secret's text by id (ARN or name). What config loading depends on; tests pass a map. */
 export type SecretReader = (secretId: string) => Promise<string>;
@@ -39,12 +40,14 @@ export class SecretsManagerSecretReader {
   constructor(options: SecretsManagerReaderOptions = {}) {
     this.client =
       options.client ??
-      new SecretsManagerClient({
-        // A cold start must not hang on a stalled call: bounded attempts (the SDK retries throttling
-        // and 5xx with backoff within them), each bounded in time.
-        maxAttempts: 3,
-        requestHandler: { connectionTimeout: 2000, requestTimeout: 3000, throwOnRequestTimeout: true },
-      });
+      captureClient(
+        new SecretsManagerClient({
+          // A cold start must not hang on a stalled call: bounded attempts (the SDK retries throttling
+          // and 5xx with backoff within them), each bounded in time.
+          maxAttempts: 3,
+          requestHandler: { connectionTimeout: 2000, requestTimeout: 3000, throwOnRequestTimeout: true },
+        }),
+      );
     this.ttlMs = options.ttlMs ?? DEFAULT_SECRET_TTL_MS;
     this.now = options.now ?? Date.now;
   }

@@ -91,4 +91,36 @@ describe('outbox publisher', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '11' }]);
     expect(sink.published).toEqual([[succeeded]]);
   });
+
+  it('counts published events and publishing failures in its metrics', async () => {
+    // Prepare
+    const counts: Array<[string, number | undefined]> = [];
+    const metrics = {
+      count: (name: string, value?: number) => counts.push([name, value]),
+      timing: () => {},
+      flush: () => {},
+    };
+    const handler = createOutboxPublisher({
+      sink: new RecordingSink('TransactionConflict'),
+      log: silentLogger,
+      metrics,
+    });
+
+    // Act
+    await handler(
+      {
+        Records: [
+          record('20', { revision: 2, outbox: [succeeded] }, { revision: 1 }),
+          record('21', { revision: 3, outbox: [conflict] }, { revision: 2 }),
+        ],
+      },
+      ctx,
+    );
+
+    // Assess
+    expect(counts).toEqual([
+      ['EventsPublished', 1],
+      ['EventPublishFailures', 1],
+    ]);
+  });
 });
