@@ -3,8 +3,9 @@ import type { EventOrigin } from '../domain/event-envelope';
 import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
 import type { Money, NormalizedReport, TransactionKey } from '../domain/transaction';
 import type { CorrelationCandidate, ReportIntent } from '../providers/types';
+import { sha256Hex } from '../util/ids';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
-import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
+import type { Clock, ReceiptInput, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
 import { type ReceiptDraft, storeReceipt } from './receipts';
 import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
@@ -102,22 +103,26 @@ export async function resolveCorrelation(
   provider: string,
   account: string,
   candidates: readonly CorrelationCandidate[],
+  options: { signal?: AbortSignal } = {},
 ): Promise<{ reference: string; origin?: EventOrigin; matched: boolean } | undefined> {
   const present = candidates.filter((c): c is { via: string; value: string } => Boolean(c.value));
   for (const candidate of present) {
     if (candidate.via === 'reference') {
       if (idProblem('', candidate.value)) continue;
-      if (await store.getTransaction({ provider, account, reference: candidate.value }))
+      if (await store.getTransaction({ provider, account, reference: candidate.value }, options))
         return { reference: candidate.value, matched: true };
       continue;
     }
     if (idProblem('', candidate.value)) continue;
-    const alias = await store.getRecord({
-      provider,
-      account,
-      namespace: `${ALIAS_NAMESPACE_PREFIX}${candidate.via}`,
-      id: candidate.value,
-    });
+    const alias = await store.getRecord(
+      {
+        provider,
+        account,
+        namespace: `${ALIAS_NAMESPACE_PREFIX}${candidate.via}`,
+        id: candidate.value,
+      },
+      options,
+    );
     const reference = alias?.data.reference;
     if (typeof reference === 'string' && alias?.data.ambiguous !== true)
       return {
@@ -155,6 +160,7 @@ async function applyHint(
     receiptId: string | undefined;
     at: string;
   },
+  options: WriteOptions = {},
 ): Promise<ApplyOutcome> {
   const now = deps.clock.now().toISOString();
   if (hint.matched) {
@@ -176,7 +182,7 @@ async function applyHint(
               result: undefined,
             }
           : { result: undefined },
-      { what: `mark ${hint.key.reference} due` },
+      { what: `mark ${hint.key.reference} due`, signal: options.signal },
     );
   } else {
     const externalId = hint.intent.draft.externalId;
@@ -209,7 +215,36 @@ export interface IngestBatch {
   confirmUnsignedSuccess?: boolean;
   intents: readonly ReportIntent[];
   /** Store the bytes that carried the reports first (callbacks, buffered callbacks). */
-  receipt?: ReceiptDraft;
+  receipt?: ReceiptDraft | DigestedReceiptDraft;
+}
+
+/**
+ * A receipt whose bytes are no longer at hand (a buffered callback): only their SHA-256 travelled, and
+ * it makes the same dedupe key as the bytes did, so a buffered copy and its original are one receipt.
+ */
+export interface DigestedReceiptDraft extends Omit<ReceiptDraft, 'rawBody'> {
+  rawBodySha256: string;
+}
+
+function storeAnyReceipt(
+  store: RelayStore,
+  key: TransactionKey,
+  draft: ReceiptDraft | DigestedReceiptDraft,
+  options: WriteOptions,
+): Promise<ReceiptResult> {
+  if ('rawBody' in draft) return storeReceipt(store, key, draft, options);
+  // storeReceipt hashes the bytes itself; a stand-in store swaps in the key the bytes would have made.
+  const { rawBodySha256, ...rest } = draft;
+  const dedupeKey = receiptDedupeKey(key, draft.routeName, rawBodySha256);
+  const standIn = {
+    recordReceipt: (input: ReceiptInput, o?: WriteOptions) => store.recordReceipt({ ...input, dedupeKey }, o),
+  } as Pick<RelayStore, 'recordReceipt'> as RelayStore;
+  return storeReceipt(standIn, key, { ...rest, rawBody: Buffer.alloc(0) }, options);
+}
+
+/** receipts.ts's dedupe key from the body's digest (a test pins the two to the same value). */
+export function receiptDedupeKey(key: TransactionKey, routeName: string, rawBodySha256: string): string {
+  return sha256Hex([key.provider, key.account, routeName, key.reference, rawBodySha256].join('|'));
 }
 
 export interface IngestBatchResult {
@@ -244,7 +279,7 @@ export async function ingestIntents(
   const placed: { intent: ReportIntent; key: TransactionKey; origin: EventOrigin; matched: boolean }[] = [];
   for (const intent of batch.intents) {
     const resolved = intent.correlate
-      ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate)
+      ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate, options)
       : { reference: intent.draft.key.reference, matched: true };
     if (!resolved?.reference)
       throw new SchemaValidationError('The callback carries no id to correlate it with');
@@ -254,19 +289,23 @@ export async function ingestIntents(
   }
   const first = placed[0];
   const receipt =
-    batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
+    batch.receipt && first ? await storeAnyReceipt(store, first.key, batch.receipt, options) : undefined;
   const outcomes: ApplyOutcome[] = [];
   for (const { intent, key, origin, matched } of placed) {
     if (intent.hint) {
       outcomes.push(
-        await applyHint(deps, { intent, key, matched, receiptId: receipt?.receiptId, at: batch.receivedAt }),
+        await applyHint(
+          deps,
+          { intent, key, matched, receiptId: receipt?.receiptId, at: batch.receivedAt },
+          options,
+        ),
       );
       continue;
     }
     const linked = intent.link
       ? await store.getRecord(
           { provider: batch.provider, account: batch.account, ...intent.link },
-          { consistent: true },
+          { consistent: true, signal: options.signal },
         )
       : undefined;
     const link = linkedAttributes(linked?.data);
@@ -296,14 +335,17 @@ export async function ingestIntents(
     for (const alias of intent.aliases ?? []) {
       if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
       try {
-        await store.putRecordIfAbsent({
-          provider: batch.provider,
-          account: batch.account,
-          namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
-          id: alias.value,
-          data: { reference: key.reference },
-          createdAt: batch.receivedAt,
-        });
+        await store.putRecordIfAbsent(
+          {
+            provider: batch.provider,
+            account: batch.account,
+            namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
+            id: alias.value,
+            data: { reference: key.reference },
+            createdAt: batch.receivedAt,
+          },
+          options,
+        );
       } catch (error) {
         log.warn('reference alias not written', {
           provider: batch.provider,

@@ -180,3 +180,47 @@ export interface RelayMetrics {
 }
 
 export const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () => {} };
+
+/**
+ * A callback accepted while the store could not be written, kept with everything needed to apply it
+ * later exactly as the direct path would have (docs/ingress-buffer.md). Version 1; a consumer refuses
+ * versions it does not know (they go to the dead-letter queue, never applied by guesswork).
+ */
+export interface BufferedCallback {
+  version: 1;
+  kind: 'callback';
+  /** The request id of the delivery (logs join on it). */
+  requestId: string;
+  provider: string;
+  account: string;
+  route: string;
+  params: Record<string, string>;
+  method: string;
+  /** Path with any path secret replaced by {secret}. */
+  path: string;
+  /** Headers as a receipt keeps them (storableHeaders: no credentials). */
+  headers: Record<string, string>;
+  sourceIp: string;
+  receivedAt: string;
+  /** The body as the receipt stores it: UTF-8 text, provider secrets redacted. */
+  body: string;
+  /** The signed part the provider's verification trusted (redacted), when it is not the whole body. */
+  trustedBody?: Record<string, unknown>;
+  verification: Record<string, unknown>;
+  authenticated: boolean;
+  confirmUnsignedSuccess: boolean;
+  /** SHA-256 (hex) of the bytes as received: the receipt's dedupe key, so a copy dedupes with its original. */
+  rawBodySha256: string;
+  bufferedAt: string;
+  /** Why the direct write did not happen (an error message, scrubbed; "budget" when it ran out of time). */
+  why: string;
+}
+
+/** What the buffer carries. A union so later kinds (a C2B decision record) can join without a new queue. */
+export type BufferedMessage = BufferedCallback;
+
+/** Where callbacks go when the store cannot take them: SQS in the cloud, a spool directory locally. */
+export interface IngressBuffer {
+  /** Durably accepted when it resolves; throws (a StorageUnavailableError) otherwise. */
+  accept(message: BufferedMessage, options?: { signal?: AbortSignal }): Promise<{ id: string }>;
+}

@@ -7,15 +7,25 @@ import type { C2BValidationQuestion } from '../providers/daraja/c2b-question';
 import type { CallbackInput, ProviderAck } from '../providers/types';
 import { redactJson } from '../util/redact';
 import { decideC2BValidation } from './decide-c2b-validation';
-import { ingestIntents } from './ingest-report';
+import { sha256Hex } from '../util/ids';
+import { isLate, type Late, within } from '../util/deadline';
+import { type IngestBatch, type IngestBatchResult, ingestIntents } from './ingest-report';
+import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from './ingress-buffer';
+import { type BufferedCallback, noMetrics } from './ports';
 import { recordRejection } from './quarantine';
-import type { ReceiptDraft } from './receipts';
+import { type ReceiptDraft, storableHeaders } from './receipts';
 import type { RelayServices } from './services';
 
 /** An unexpected failure while handling a callback: quarantined like any refusal, answered 500. */
 export class UnexpectedCallbackError extends RelayError {
   readonly code = 'INTERNAL_ERROR';
 }
+
+/** Set on an ack whose callback went to the ingress buffer (for operators and tests; providers ignore it). */
+export const BUFFERED_HEADER = 'x-relay-buffered';
+
+/** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
+const ANSWER_MARGIN_MS = 20;
 
 function toHttp(ack: ProviderAck): HttpResponse {
   return json(ack.statusCode, ack.body, ack.headers);
@@ -32,7 +42,9 @@ export async function receiveCallback(
 ): Promise<HttpResponse> {
   const started = performance.now();
   const known: RouteKnowledge = {};
-  const { config, store, log } = services;
+  const { config, log } = services;
+  const metrics = services.metrics ?? noMetrics;
+  let buffered = false;
   try {
     const resolved = resolveRoute(config, request, known);
     const parsed = parseJsonObjectBody(request, config.limits.maxBodyBytes);
@@ -94,25 +106,48 @@ export async function receiveCallback(
         resultCode: answer.resultCode,
       });
     } else {
-      const ingested = await ingestIntents(
-        { store, clock: services.clock, log, reconciliation: config.reconciliation },
-        {
-          provider: provider.id,
-          account: resolved.account.id,
-          origin: 'callback',
-          receivedAt: receipt.receivedAt,
-          authenticated: verification.authenticated,
-          // Each provider's account schema sets the default (MoMo: on, its callbacks are never signed).
-          confirmUnsignedSuccess:
-            (resolved.account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
-          intents: result.reports,
-          receipt,
-        },
-      );
+      const batch: IngestBatch = {
+        provider: provider.id,
+        account: resolved.account.id,
+        origin: 'callback',
+        receivedAt: receipt.receivedAt,
+        authenticated: verification.authenticated,
+        // Each provider's account schema sets the default (MoMo: on, its callbacks are never signed).
+        confirmUnsignedSuccess:
+          (resolved.account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
+        intents: result.reports,
+        receipt,
+      };
+      const stored = await storeOrBuffer(services, batch, started, () => ({
+        version: 1,
+        kind: 'callback',
+        requestId: request.requestId,
+        provider: provider.id,
+        account: resolved.account.id,
+        route: resolved.route.name,
+        params: resolved.params,
+        method: request.method,
+        path: resolved.storedPath,
+        headers: storableHeaders(request.headers),
+        sourceIp: request.sourceIp,
+        receivedAt: receipt.receivedAt,
+        body: receipt.body,
+        ...(verification.trustedBody ? { trustedBody: trusted } : {}),
+        verification: facts,
+        authenticated: verification.authenticated,
+        confirmUnsignedSuccess: batch.confirmUnsignedSuccess === true,
+        rawBodySha256: sha256Hex(request.rawBody),
+        bufferedAt: services.clock.now().toISOString(),
+        why: '',
+      }));
+      if (stored.buffered) {
+        buffered = true;
+        metrics.count('CallbacksBuffered', 1, { provider: provider.id });
+      }
       ack = provider.ack({
         route: resolved.route.name,
-        duplicate: (ingested.receipt?.deliveries ?? 1) > 1,
-        receiptId: ingested.receipt?.receiptId,
+        duplicate: (stored.result?.receipt?.deliveries ?? 1) > 1,
+        receiptId: stored.result?.receipt?.receiptId,
       });
     }
     log.info('callback handled', {
@@ -120,8 +155,13 @@ export async function receiveCallback(
       account: resolved.account.id,
       route: resolved.route.name,
       statusCode: ack.statusCode,
+      ...(buffered ? { buffered } : {}),
     });
-    return toHttp(ack);
+    metrics.count('CallbacksReceived', 1, { provider: provider.id, account: resolved.account.id });
+    metrics.timing('AckLatency', performance.now() - started, { provider: provider.id });
+    const answer = toHttp(ack);
+    if (buffered) answer.headers = { ...answer.headers, [BUFFERED_HEADER]: 'true' };
+    return answer;
   } catch (caught) {
     if (caught instanceof StorageUnavailableError) {
       log.error('callback not stored: storage unavailable', {
@@ -142,6 +182,7 @@ export async function receiveCallback(
         path: known.storedPath,
       });
     const httpStatus = unexpected ? 500 : statusFor(error);
+    metrics.count('CallbacksRejected', 1, { provider: known.provider?.id ?? 'unknown' });
     await recordRejection(services, request, error, {
       provider: known.provider?.id,
       account: known.account?.id,
@@ -155,4 +196,73 @@ export async function receiveCallback(
     const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
     return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
   }
+}
+
+/**
+ * The direct write under the provider's budget (ackBudgets): the store gets `storeMs` (cut by an
+ * AbortSignal when it stalls); when it fails or runs out of time and an ingress buffer is wired, the
+ * buffer gets what is left of `ackMs`. The ack goes out only once one of them holds the callback. A
+ * write cut by the budget may still land: its buffered copy then dedupes to the same receipt, and the
+ * transaction's decision sees a duplicate, so there is still one final event.
+ */
+async function storeOrBuffer(
+  services: RelayServices,
+  batch: IngestBatch,
+  started: number,
+  message: () => BufferedCallback,
+): Promise<{ result: IngestBatchResult | undefined; buffered: boolean }> {
+  const { config, store, log, ingressBuffer } = services;
+  const budget = ackBudgetFor(config, batch.provider);
+  const elapsed = () => performance.now() - started;
+  // Without a buffer there is nothing better to do with the time: the store gets all of it.
+  const storeMs = (ingressBuffer ? budget.storeMs : budget.ackMs - ANSWER_MARGIN_MS) - elapsed();
+  const abort = new AbortController();
+  const direct = ingestIntents(
+    { store, clock: services.clock, log, reconciliation: config.reconciliation },
+    batch,
+    { signal: abort.signal },
+  );
+  // Awaited below; an abort after the budget must not surface as an unhandled rejection.
+  direct.catch(() => undefined);
+  let settled: IngestBatchResult | Late | Error;
+  try {
+    settled = await within(direct, storeMs);
+  } catch (error) {
+    settled = error as Error;
+  }
+  if (!(settled instanceof Error) && !isLate(settled)) return { result: settled, buffered: false };
+  if (settled instanceof Error && !(settled instanceof StorageUnavailableError)) throw settled;
+  const failure =
+    settled instanceof Error
+      ? settled
+      : new StorageUnavailableError(`the store did not answer within ${Math.round(storeMs)} ms`);
+  // Cuts the stalled calls (the SDK aborts its requests), so they do not run on after the ack.
+  if (isLate(settled)) abort.abort();
+  const why = services.scrub(failure.message);
+  if (!ingressBuffer) throw failure;
+  const draft: BufferedCallback = { ...message(), why };
+  const leftMs = budget.ackMs - ANSWER_MARGIN_MS - elapsed();
+  let accepted: { id: string } | Late | Error;
+  try {
+    accepted = await within(
+      ingressBuffer.accept(draft, { signal: AbortSignal.timeout(Math.max(1, leftMs)) }),
+      leftMs,
+    );
+  } catch (error) {
+    accepted = error as Error;
+  }
+  if (accepted instanceof Error || isLate(accepted)) {
+    const bufferWhy = isLate(accepted) ? `no answer within ${Math.round(leftMs)} ms` : accepted.message;
+    throw new IngressBufferUnavailableError(
+      `Callback not stored: ${why}, and the ingress buffer failed: ${services.scrub(bufferWhy)}`,
+      { cause: isLate(accepted) ? failure : accepted },
+    );
+  }
+  log.warn('callback buffered: the store could not take it', {
+    ...describeBuffered(draft),
+    why,
+    bufferId: accepted.id,
+    elapsedMs: Math.round(elapsed()),
+  });
+  return { result: undefined, buffered: true };
 }

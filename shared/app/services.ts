@@ -1,7 +1,7 @@
 import type { RelayConfig } from '../config/schema';
 import type { FetchLike } from '../providers/daraja/c2b-sources';
 import { type Scrubber, scrubValue } from '../util/redact';
-import type { Clock, RelayLogger, RelayStore } from './ports';
+import type { Clock, IngressBuffer, RelayLogger, RelayMetrics, RelayStore } from './ports';
 
 /** What every use case may depend on, wired once per process (shared/runtime, local/relay.ts). */
 export interface RelayServices {
@@ -13,6 +13,13 @@ export interface RelayServices {
   scrub: Scrubber;
   /** For the partner's C2B decision endpoint; the global fetch by default. */
   fetchImpl?: FetchLike;
+  /**
+   * Takes a callback when the store cannot (SQS in AWS, a spool directory under `npm start`). Absent:
+   * a store failure is answered 503, as before the buffer existed.
+   */
+  ingressBuffer?: IngressBuffer;
+  /** Callback metrics (CallbacksReceived, AckLatency…); absent: noMetrics. */
+  metrics?: RelayMetrics;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

@@ -54,6 +54,22 @@ export const reconciliationSchema = z
   })
   .strict();
 
+/**
+ * `ackBudgets.<provider>`: how long a callback's direct store write may take (`storeMs`) and when its ack
+ * must leave (`ackMs`); between the two the ingress buffer takes the callback (docs/ingress-buffer.md).
+ * Defaults per provider: shared/app/ingress-buffer.ts. C2B validation keeps its own `deadlineMs`.
+ */
+export const ackBudgetSchema = z
+  .object({
+    storeMs: positiveInt.max(30_000),
+    ackMs: positiveInt.max(30_000),
+  })
+  .strict()
+  .refine((budget) => budget.ackMs - budget.storeMs >= 100, {
+    message: 'ackMs must leave the ingress buffer at least 100 ms after storeMs',
+    path: ['ackMs'],
+  });
+
 export const relayConfigCoreSchema = z
   .object({
     /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
@@ -98,6 +114,7 @@ export const relayConfigCoreSchema = z
       })
       .strict()
       .default({ eventsFile: '.relay/events.ndjson', trustForwardedFor: true }),
+    ackBudgets: z.record(z.string(), ackBudgetSchema).default({}),
     /** accounts.<provider>.<accountId> = provider-specific settings (validated by each provider module). */
     accounts: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   })

@@ -1,0 +1,117 @@
+import * as z from 'zod';
+import type { RelayConfig } from '../config/schema';
+import { RelayError, StorageUnavailableError } from '../domain/errors';
+import type { BufferedMessage } from './ports';
+
+/**
+ * The buffer could not accept a message (SQS failed, timed out or was throttled; the spool directory
+ * could not be written). A StorageUnavailableError, so the provider gets the same 503 as when nothing
+ * could be stored at all.
+ */
+export class IngressBufferUnavailableError extends StorageUnavailableError {}
+
+/** The message is over what the buffer can carry (SQS: 256 KB); refused whole rather than truncated. */
+export class BufferedMessageTooLargeError extends IngressBufferUnavailableError {}
+
+/**
+ * A buffered message that can never be applied: an unknown version or shape, an account or route no
+ * longer configured, a body the route's parser refuses. Retrying cannot help; it belongs in the
+ * dead-letter queue, with this message in the log.
+ */
+export class UnappliableBufferedCallbackError extends RelayError {
+  readonly code = 'UNAPPLIABLE_BUFFERED_CALLBACK';
+}
+
+export interface AckBudget {
+  /** How long the direct store write may take before the callback goes to the buffer. */
+  storeMs: number;
+  /** When the ack must be on its way: the buffer gets what is left of it after the store. */
+  ackMs: number;
+}
+
+/**
+ * Budgets per provider, well inside each provider's timeout (docs/ingress-buffer.md):
+ * - momo: MTN's callback page says a callback times out after 2 s.
+ * - airtel: Airtel documents no callback timeout; assumed as short as MoMo's.
+ * - daraja: result callbacks (STK, B2C, status) have no documented timeout; C2B validation's ~8 s is
+ *   the only one, and validation keeps its own deadline (decide-c2b-validation), so 5 s like its default.
+ * A provider without an entry gets the shortest (MoMo's), which is safe for any provider.
+ */
+export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = {
+  momo: { storeMs: 1200, ackMs: 1800 },
+  airtel: { storeMs: 1200, ackMs: 1800 },
+  daraja: { storeMs: 3000, ackMs: 5000 },
+};
+export const FALLBACK_ACK_BUDGET: AckBudget = { storeMs: 1200, ackMs: 1800 };
+
+/** The provider's budget: `ackBudgets.<provider>` in the config, else the default above. */
+export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: string): AckBudget {
+  return config.ackBudgets?.[provider] ?? DEFAULT_ACK_BUDGETS[provider] ?? FALLBACK_ACK_BUDGET;
+}
+
+const bufferedCallbackSchema = z
+  .object({
+    version: z.literal(1),
+    kind: z.literal('callback'),
+    requestId: z.string(),
+    provider: z.string().min(1),
+    account: z.string().min(1),
+    route: z.string().min(1),
+    params: z.record(z.string(), z.string()),
+    method: z.string().min(1),
+    path: z.string(),
+    headers: z.record(z.string(), z.string()),
+    sourceIp: z.string(),
+    receivedAt: z.iso.datetime(),
+    body: z.string(),
+    trustedBody: z.record(z.string(), z.unknown()).optional(),
+    verification: z.record(z.string(), z.unknown()),
+    authenticated: z.boolean(),
+    confirmUnsignedSuccess: z.boolean(),
+    rawBodySha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bufferedAt: z.iso.datetime(),
+    why: z.string(),
+  })
+  .strict();
+
+/**
+ * A message as read back from the buffer (JSON text or an already parsed value). Anything but a
+ * version this code knows, in full, is unappliable: guessing at a payment's fields is never safe.
+ */
+export function decodeBufferedMessage(raw: unknown): BufferedMessage {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch (cause) {
+      throw new UnappliableBufferedCallbackError('Buffered message is not JSON', { cause });
+    }
+  }
+  const version = (value as { version?: unknown } | null)?.version;
+  if (version !== 1)
+    throw new UnappliableBufferedCallbackError(
+      `Buffered message version ${JSON.stringify(version ?? null)} is not one this relay applies (1)`,
+    );
+  const parsed = bufferedCallbackSchema.safeParse(value);
+  if (!parsed.success)
+    throw new UnappliableBufferedCallbackError(
+      `Buffered message does not have the version 1 shape: ${parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`)
+        .join('; ')}`,
+      { cause: parsed.error },
+    );
+  return parsed.data as BufferedMessage;
+}
+
+/** What logs may say about a buffered message: ids and routing, never the body or headers. */
+export function describeBuffered(message: BufferedMessage): Record<string, unknown> {
+  return {
+    provider: message.provider,
+    account: message.account,
+    route: message.route,
+    path: message.path,
+    requestId: message.requestId,
+    receivedAt: message.receivedAt,
+  };
+}
