@@ -1,0 +1,278 @@
+import * as z from 'zod';
+import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
+import type { TransactionEventData } from './events';
+import { REASON_CODES, type Reason } from './reasons';
+import { TRANSACTION_STATUSES } from './status';
+import type { CheckRecord, ConflictRecord, Money, Party } from './transaction';
+
+/**
+ * Machine-readable contract of every event `detail` the relay publishes (docs/events.md#schemas): the
+ * envelope `{metadata, data}` and each detail-type's `data`, as the producers build it and as it goes
+ * over the wire (`JSON.stringify`: an `undefined` member is absent, hence `.optional()`; `null` is sent).
+ * Objects are strict where the producers' shape is closed, so a field added to an event without adding
+ * it here fails test/unit/domain/event-schemas.test.ts, which validates every event real producers emit.
+ * `npm run schemas` turns these into the committed JSON Schema files under schemas/events/.
+ *
+ * Not here: the badge change feed (BadgeCreated, …) does not exist yet.
+ */
+
+/** Version of the envelope (`metadata.version`) and of these schemas. */
+export const EVENT_SCHEMA_VERSION = '1';
+
+/** The providers the relay speaks (shared/providers/registry.ts; the test keeps both lists equal). */
+export const EVENT_PROVIDERS = ['momo', 'airtel', 'daraja'] as const;
+
+/** As `Date.prototype.toISOString()` writes it: UTC, `Z`. */
+const timestamp = (description: string) => z.iso.datetime().describe(description);
+
+/** The canonical decimal strings of shared/util/money.ts: `"100"`, `"1.5"`, never `"100.00"` or a number. */
+export const decimalStringSchema = z
+  .string()
+  .regex(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/)
+  .describe('Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number).');
+
+export const reasonSchema = z
+  .strictObject({
+    code: z.enum(REASON_CODES).describe('Normalized reason code (docs/events.md#reason-codes).'),
+    message: z.string().optional().describe('Human-readable text, when there is one.'),
+    providerCode: z.string().optional().describe("The provider's own code, verbatim, when it gave one."),
+  })
+  .describe('Why the transaction has its status.');
+
+export const moneySchema = z
+  .strictObject({
+    value: decimalStringSchema,
+    currency: z.string().optional().describe('ISO 4217 code, when known.'),
+  })
+  .describe('An amount.');
+
+export const partySchema = z
+  .strictObject({
+    idType: z.string().describe('e.g. MSISDN'),
+    id: z.string(),
+  })
+  .describe('The payer or payee as the provider reported it.');
+
+const statusSchema = z.enum(TRANSACTION_STATUSES);
+
+/** The transaction data every `Transaction…` event (and CallbackOrphaned) carries: events.ts transactionEventData. */
+export const transactionDataShape = {
+  provider: z.enum(EVENT_PROVIDERS),
+  account: z.string().describe('The configured account id.'),
+  kind: z.string().describe('The operation: requesttopay, payment, stk, b2c, c2b, …'),
+  reference: z.string().describe('The provider-side correlation id the transaction is keyed by.'),
+  providerTransactionId: z.string().nullable().describe("The provider's own transaction id, or null."),
+  externalId: z.string().nullable().describe("The registrant's id (or the provider's externalId), or null."),
+  status: statusSchema.describe('The status after the fact.'),
+  reason: reasonSchema.nullable(),
+  amount: moneySchema.nullable(),
+  party: partySchema.nullable(),
+  receivedAt: timestamp('When the report behind the event was received.'),
+};
+
+/** The generic transaction data, any status (TransactionConflict, and the base of the others). */
+export const transactionDataSchema = z.strictObject(transactionDataShape);
+
+/** A poller's status call as recorded on the transaction (CheckRecord). */
+const checkShape = {
+  at: timestamp('When the status call was made.'),
+  answer: z
+    .string()
+    .describe('The classified answer: report:<STATUS>, pending, not-found, requested or error:<kind>.'),
+  detail: z.string().describe("The provider's answer, scrubbed, MSISDNs masked."),
+};
+
+const resolvedByHandSchema = z
+  .strictObject({ note: z.string().describe("The operator's note.") })
+  .describe('Present when an operator resolved the transaction (origin manual).');
+
+const lateResolutionSchema = z
+  .literal(true)
+  .describe('Present (true) when the transaction had been EXPIRED: money may have moved after all.');
+
+function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
+  return z.strictObject({
+    ...transactionDataShape,
+    status: z.literal(status),
+    lateResolution: lateResolutionSchema.optional(),
+    resolvedByHand: resolvedByHandSchema.optional(),
+  });
+}
+
+export const EVENT_DATA_SCHEMAS = {
+  TransactionSucceeded: finalStatusData('SUCCEEDED'),
+  TransactionFailed: finalStatusData('FAILED'),
+  TransactionAmbiguous: z.strictObject({ ...transactionDataShape, status: z.literal('AMBIGUOUS') }),
+  TransactionExpired: z.strictObject({
+    ...transactionDataShape,
+    status: z.literal('EXPIRED'),
+    reason: reasonSchema.extend({ code: z.literal('NO_FINAL_ANSWER') }),
+    lastProviderAnswer: z
+      .strictObject({
+        ...checkShape,
+        providerCode: z.string().nullable().describe("The provider's code in that answer, or null."),
+      })
+      .describe('The last status call before the expiry (the one made at the window end).'),
+    statusChecks: z.int().positive().describe('Status calls made, the last one included.'),
+  }),
+  TransactionEscalated: z.strictObject({
+    ...transactionDataShape,
+    status: z.literal('AMBIGUOUS'),
+    ambiguousSince: timestamp('When the transaction became AMBIGUOUS.'),
+    lastProviderAnswer: z
+      .strictObject({
+        ...checkShape,
+        providerCode: z.string().optional().describe("The provider's code in that answer, when it had one."),
+      })
+      .nullable()
+      .describe('The latest status call, or null when none was made yet.'),
+  }),
+  TransactionConflict: z.strictObject({
+    ...transactionDataShape,
+    conflict: z
+      .strictObject({
+        kind: z
+          .enum(['STATUS', 'AMOUNT_MISMATCH', 'MSISDN_MISMATCH', 'UNVERIFIED_SUCCESS'])
+          .describe(
+            'STATUS: another final status reported; AMOUNT_MISMATCH / MSISDN_MISMATCH: a success for another ' +
+              'amount, currency or MSISDN; UNVERIFIED_SUCCESS: an unsigned success the status API answered FAILED.',
+          ),
+        detail: z.string(),
+        currentStatus: statusSchema.describe("The transaction's status, unchanged by the report."),
+        reportedStatus: statusSchema,
+        reportedReason: reasonSchema.nullable(),
+        reportedAmount: moneySchema.nullable(),
+        reportedProviderTransactionId: z.string().nullable(),
+      })
+      .describe('What the transaction says and what the report said instead.'),
+  }),
+  CallbackOrphaned: z.strictObject({
+    ...transactionDataShape,
+    status: z.literal('PENDING').describe('Always PENDING: the status event of the callback follows.'),
+    note: z.string(),
+  }),
+  C2BValidationDecided: z.strictObject({
+    provider: z.literal('daraja'),
+    account: z.string(),
+    kind: z.literal('c2b'),
+    reference: z.string().describe('The TransID.'),
+    decision: z.enum(['accept', 'reject']),
+    resultCode: z
+      .enum(['0', 'C2B00011', 'C2B00012', 'C2B00013', 'C2B00014', 'C2B00015', 'C2B00016'])
+      .describe('The ResultCode Daraja got back: "0" accepts.'),
+    rule: z
+      .enum([
+        'short-code',
+        'msisdn-prefix',
+        'amount',
+        'bill-ref-pattern',
+        'customer-name',
+        'known-account',
+        'partner-endpoint',
+        'all-rules-passed',
+        'default',
+      ])
+      .describe('The rule that decided.'),
+    detail: z.string(),
+    deadlineApplied: z
+      .boolean()
+      .describe("The decision was not ready by the deadline; the account's default answered."),
+    defaultApplied: z.boolean().describe('The default answered (deadline, or a decision source failed).'),
+    sourceError: z.string().nullable().describe('Why a decision source failed, when one did.'),
+    elapsedMs: z.number().nonnegative(),
+    billRefNumber: z.string().nullable(),
+    amount: moneySchema.nullable(),
+    msisdn: z.string().nullable().describe('Masked, e.g. 25470****149.'),
+    receiptId: z.string().nullable().describe('The stored receipt of the validation request.'),
+    decidedAt: timestamp('When the decision was recorded.'),
+    deadlineMs: z.int().positive().describe("The account's validation deadline."),
+    transId: z.string().describe('The TransID (same as reference).'),
+    receivedAt: timestamp('When the validation request was received.'),
+  }),
+  CallbackRejected: z.strictObject({
+    provider: z.enum(EVENT_PROVIDERS),
+    account: z.string(),
+    route: z.string().nullable().describe('The route name, when the request got as far as matching one.'),
+    method: z.string(),
+    path: z.string().describe('The request path, path secret redacted.'),
+    sourceIp: z.string(),
+    httpStatus: z.int().min(400).max(599).describe('The HTTP status answered.'),
+    errorCode: z.string().describe('The relay error code (docs/routes.md), e.g. UNAUTHORIZED.'),
+    message: z.string(),
+    quarantineId: z.uuid().describe('The id of the quarantined request.'),
+    receivedAt: timestamp('When the request was received.'),
+  }),
+} satisfies Record<EventType, z.ZodType>;
+
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  TransactionSucceeded:
+    'A transaction reached SUCCEEDED (callback, C2B confirmation, status check or an operator). Published once ' +
+    'per transaction. lateResolution: true when it had been EXPIRED.',
+  TransactionFailed:
+    'A transaction reached FAILED, with a reason. Published once per transaction. lateResolution: true when it ' +
+    'had been EXPIRED.',
+  TransactionAmbiguous:
+    'The provider said the outcome is unclear, or an unsigned success awaits confirmation (reason UNCONFIRMED); ' +
+    'reconciliation continues.',
+  TransactionExpired:
+    'The reconciliation window ended with no final answer: a person must look. Carries the last provider answer.',
+  TransactionEscalated:
+    'An AMBIGUOUS transaction outlived reconciliation.escalateAmbiguousAfterSeconds; reconciliation continues.',
+  TransactionConflict:
+    'A report disagrees with the final status, or a success reports another amount, currency or MSISDN than ' +
+    'registered, or the status API denied an unsigned success. The status is not changed by it.',
+  C2BValidationDecided: 'A Daraja C2B validation was answered; published once per TransID.',
+  CallbackRejected:
+    'A request to a configured account failed authentication or format checks (security signal); the request ' +
+    'is kept in quarantine. correlationId is <provider>:<account>:quarantine.',
+  CallbackOrphaned:
+    'A valid callback for a transaction nobody registered; it is stored and applied, its status event follows.',
+};
+
+/** The envelope of one detail-type (`metadata.type` is that type). */
+export function eventDetailSchema<T extends EventType>(type: T) {
+  return z
+    .strictObject({
+      metadata: z.strictObject({
+        id: z.uuid().describe('Deterministic for the same fact: dedupe on it.'),
+        version: z.literal(EVENT_SCHEMA_VERSION),
+        type: z.literal(type),
+        occurredAt: timestamp('When the report that caused the event was received.'),
+        correlationId: z.string().describe('<provider>:<account>:<reference>'),
+        origin: z.enum(EVENT_ORIGINS).describe('How the fact reached the relay (docs/events.md#origins).'),
+      }),
+      data: EVENT_DATA_SCHEMAS[type] as (typeof EVENT_DATA_SCHEMAS)[T],
+    })
+    .meta({ title: type, description: EVENT_DESCRIPTIONS[type] });
+}
+
+export type EventDetailSchemas = { [T in EventType]: ReturnType<typeof eventDetailSchema<T>> };
+
+/** The EventBridge `detail` of every detail-type the relay emits, by detail-type. */
+export const EVENT_DETAIL_SCHEMAS = Object.fromEntries(
+  EVENT_TYPES.map((type) => [type, eventDetailSchema(type)]),
+) as EventDetailSchemas;
+
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>;
+
+// Compile-time ties to the domain's builder types: \`npm run build\` fails when they drift apart. The
+// producers in shared/app (C2BValidationDecided, CallbackRejected, …) are tied by the test instead.
+type Assignable<From, To> = [From] extends [To] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<_T extends true> = true;
+type TransactionData = z.infer<typeof transactionDataSchema>;
+export type _BuilderTypesMatchSchemas = [
+  Expect<Assignable<Reason, z.infer<typeof reasonSchema>>>,
+  Expect<Assignable<Money, z.infer<typeof moneySchema>>>,
+  Expect<Assignable<Party, z.infer<typeof partySchema>>>,
+  Expect<Same<TransactionData['status'], TransactionEventData['status']>>,
+  // TransactionEventData has an index signature (Omit would erase its members): pick the schema's keys.
+  Expect<
+    Assignable<
+      Pick<TransactionEventData, Exclude<keyof TransactionData, 'provider'>>,
+      Omit<TransactionData, 'provider'>
+    >
+  >,
+  Expect<Same<ConflictRecord['kind'], EventData<'TransactionConflict'>['conflict']['kind']>>,
+  Expect<Assignable<CheckRecord, NonNullable<EventData<'TransactionEscalated'>['lastProviderAnswer']>>>,
+];

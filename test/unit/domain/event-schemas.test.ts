@@ -1,0 +1,445 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import * as z from 'zod';
+import {
+  committedEventSchemaFiles,
+  generateEventSchemaFiles,
+  REPO_ROOT,
+  SCHEMAS_DIR,
+} from '../../../scripts/event-schemas';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { ingestReport } from '../../../shared/app/ingest-report';
+import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
+import { receiveCallback } from '../../../shared/app/receive-callback';
+import { type ReconcileServices, runPollCycle } from '../../../shared/app/reconcile';
+import { registerTransaction } from '../../../shared/app/register-transaction';
+import { parseConfig } from '../../../shared/config/load';
+import { secretScrubber } from '../../../shared/config/secrets';
+import { EVENT_ORIGINS, EVENT_TYPES, type EventEnvelope } from '../../../shared/domain/event-envelope';
+import {
+  EVENT_DATA_SCHEMAS,
+  EVENT_DETAIL_SCHEMAS,
+  EVENT_PROVIDERS,
+  type EventData,
+} from '../../../shared/domain/event-schemas';
+import type { NormalizedReport } from '../../../shared/domain/transaction';
+import type { InboundRequest } from '../../../shared/http/types';
+import type { C2BDecision, C2BOutcome } from '../../../shared/providers/daraja/c2b-validation';
+import { PROVIDERS } from '../../../shared/providers/registry';
+import type { StatusAnswer } from '../../../shared/providers/types';
+import { hmacB64 } from '../providers/airtel/support';
+
+/*
+ * Every event real producers emit (the use cases on the in-memory store: callbacks of the three providers,
+ * C2B validation, rejections, the poller, operator actions, registrations adopting orphans) must validate
+ * against the schema of its detail-type, as it goes over the wire (JSON). The schemas are strict, so a
+ * field added to an event without adding it to shared/domain/event-schemas.ts fails here.
+ */
+
+const MOMO_SECRET = 'momo-path-secret-0123456789';
+const DARAJA_SECRET = 'daraja-path-secret-0123456789';
+const AIRTEL_KEY = 'airtel-callback-key-0123456789';
+const SAFARICOM_IP = '196.201.214.200';
+const START = Date.parse('2026-11-23T10:00:00.000Z');
+
+const config = parseConfig({
+  management: { bearerToken: 'management-token-0123456789' },
+  reconciliation: { windowSeconds: 3600, escalateAmbiguousAfterSeconds: 600, notFoundGraceSeconds: 120 },
+  accounts: {
+    momo: { demo: { pathSecret: MOMO_SECRET, currency: 'EUR', confirmSuccess: false } },
+    daraja: {
+      ke: {
+        pathSecret: DARAJA_SECRET,
+        shortCode: '600638',
+        c2b: {
+          deadlineMs: 300,
+          defaultDecision: 'reject',
+          defaultRejectCode: 'C2B00016',
+          knownAccounts: true,
+        },
+        sourceIp: { allow: [`${SAFARICOM_IP}/32`] },
+      },
+    },
+    airtel: { ug: { callbackKey: AIRTEL_KEY } },
+  },
+});
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const fixture = (path: string) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
+
+/** A store, services for every use case, a status API that answers `answer`, and a clock to move. */
+function world(
+  answer: () => StatusAnswer = () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' }),
+) {
+  const store = new MemoryStore();
+  let now = START;
+  const services: ReconcileServices = {
+    config,
+    store,
+    clock: { now: () => new Date(now) },
+    log: silent,
+    scrub: secretScrubber(config),
+    statusApi: () => ({ check: async () => answer() }),
+    metrics: { count: () => {}, timing: () => {}, flush: () => {} },
+  };
+  const ingestDeps = { store, clock: services.clock, log: silent, reconciliation: config.reconciliation };
+  return { store, services, ingestDeps, advance: (seconds: number) => void (now += seconds * 1000) };
+}
+
+type World = ReturnType<typeof world>;
+
+function request(method: string, path: string, body: string, overrides: Partial<InboundRequest> = {}) {
+  return {
+    requestId: 'req-1',
+    method,
+    path,
+    headers: { 'content-type': 'application/json' },
+    query: {},
+    rawBody: Buffer.from(body, 'utf8'),
+    sourceIp: '198.51.100.7',
+    receivedAt: new Date(START),
+    ...overrides,
+  } satisfies InboundRequest;
+}
+
+const momoRef = (n: number) => `6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e${String(n).padStart(2, '0')}`;
+
+async function registerMomo(w: World, reference: string, overrides: Record<string, unknown> = {}) {
+  await registerTransaction(w.services, {
+    provider: 'momo',
+    account: 'demo',
+    kind: 'requesttopay',
+    reference,
+    amount: '100',
+    currency: 'EUR',
+    msisdn: '46733123459',
+    externalId: 'order-8841',
+    ...overrides,
+  });
+}
+
+function momoReport(
+  reference: string,
+  status: NormalizedReport['status'],
+  overrides: Partial<NormalizedReport> = {},
+) {
+  return {
+    key: { provider: 'momo', account: 'demo', reference },
+    kind: 'requesttopay',
+    status,
+    reason:
+      status === 'FAILED'
+        ? { code: 'REJECTED_BY_CUSTOMER', message: 'APPROVAL_REJECTED', providerCode: 'APPROVAL_REJECTED' }
+        : undefined,
+    providerTransactionId: status === 'SUCCEEDED' ? '363440463' : undefined,
+    externalId: 'order-8841',
+    amount: { value: '100', currency: 'EUR' },
+    party: { idType: 'MSISDN', id: '46733123459' },
+    attributes: undefined,
+    receivedAt: new Date(START).toISOString(),
+    origin: 'callback',
+    receiptId: 'r1',
+    ...overrides,
+  } satisfies NormalizedReport;
+}
+
+const succeededAnswer = (reference: string): StatusAnswer => ({
+  type: 'report',
+  draft: momoReport(reference, 'SUCCEEDED'),
+  providerCode: 'SUCCESSFUL',
+  detail: 'SUCCESSFUL',
+});
+const failedAnswer = (reference: string): StatusAnswer => ({
+  type: 'report',
+  draft: momoReport(reference, 'FAILED'),
+  providerCode: 'FAILED',
+  detail: 'FAILED APPROVAL_REJECTED',
+});
+
+async function pollUntilExpired(w: World, reference: string) {
+  const key = `momo#demo#${reference}`;
+  for (let i = 0; i < 40 && w.store.transactions.get(key)?.status !== 'EXPIRED'; i++) {
+    w.advance(300);
+    await runPollCycle(w.services, { owner: 'p1' });
+  }
+  expect(w.store.transactions.get(key)?.status).toBe('EXPIRED');
+}
+
+/** The producers, each in its own world; every event they publish, as EventBridge gets it (JSON). */
+const scenarios: Record<string, () => Promise<MemoryStore>> = {
+  'MoMo callbacks: success and failure of registered transactions, a wrong path secret': async () => {
+    const w = world();
+    await registerMomo(w, momoRef(1));
+    await registerMomo(w, momoRef(2), { amount: '250', externalId: 'order-8843' });
+    const momo = (ref: string, body: string, secret = MOMO_SECRET) =>
+      receiveCallback(w.services, request('PUT', `/v1/momo/demo/${secret}/requesttopay/${ref}`, body));
+    expect((await momo(momoRef(1), fixture('momo/requesttopay-successful.json'))).statusCode).toBe(200);
+    expect((await momo(momoRef(2), fixture('momo/requesttopay-failed-object-reason.json'))).statusCode).toBe(
+      200,
+    );
+    expect((await momo(momoRef(3), '{}', 'not-the-path-secret-0000')).statusCode).toBe(401);
+    return w.store;
+  },
+  'Airtel callbacks: an orphan TA (ambiguous), a bad hash': async () => {
+    const w = world();
+    const transaction = { id: 'AT-ORDER-7', message: 'Ambiguous', status_code: 'TA', airtel_money_id: 'MP1' };
+    const signed = JSON.stringify({
+      transaction,
+      hash: hmacB64(AIRTEL_KEY, JSON.stringify({ transaction })),
+    });
+    const forged = JSON.stringify({
+      transaction,
+      hash: hmacB64('wrong-key-0123456789', JSON.stringify({ transaction })),
+    });
+    expect(
+      (await receiveCallback(w.services, request('POST', '/v1/airtel/ug/callback', signed))).statusCode,
+    ).toBe(200);
+    expect(
+      (await receiveCallback(w.services, request('POST', '/v1/airtel/ug/callback', forged))).statusCode,
+    ).toBe(401);
+    return w.store;
+  },
+  'Daraja callbacks: C2B validation and confirmation, an orphan STK success': async () => {
+    const w = world();
+    await w.store.putRecord({
+      provider: 'daraja',
+      account: 'ke',
+      namespace: 'c2b-account',
+      id: 'ACC-001',
+      data: { active: true },
+      createdAt: '2026-11-21T09:00:00.000Z',
+    });
+    const daraja = (route: string, body: string) =>
+      receiveCallback(
+        w.services,
+        request('POST', `/v1/daraja/ke/${DARAJA_SECRET}/${route}`, body, { sourceIp: SAFARICOM_IP }),
+      );
+    expect((await daraja('c2b/validation', fixture('daraja/c2b-validation.json'))).body).toEqual({
+      ResultCode: '0',
+      ResultDesc: 'Accepted',
+    });
+    expect((await daraja('c2b/confirmation', fixture('daraja/c2b-confirmation.json'))).statusCode).toBe(200);
+    expect((await daraja('stk', fixture('daraja/stk-success.json'))).statusCode).toBe(200);
+    return w.store;
+  },
+  'the poller: success by poll, expiry, a late callback, a resolution by hand': async () => {
+    let answer: (ref: string) => StatusAnswer = succeededAnswer;
+    let asked = momoRef(1);
+    const w = world(() => answer(asked));
+    await registerMomo(w, momoRef(1));
+    w.advance(300);
+    await runPollCycle(w.services, { owner: 'p1' });
+    answer = () => ({
+      type: 'error',
+      error: 'unavailable',
+      detail: 'HTTP 500 after 3 attempts',
+      httpStatus: 500,
+    });
+    for (const n of [2, 3]) {
+      asked = momoRef(n);
+      await registerMomo(w, momoRef(n));
+      await pollUntilExpired(w, momoRef(n));
+    }
+    await ingestReport(
+      w.ingestDeps,
+      momoReport(momoRef(2), 'SUCCEEDED', { receivedAt: w.services.clock.now().toISOString() }),
+    );
+    await resolveByHand(
+      w.services,
+      { provider: 'momo', account: 'demo', reference: momoRef(3) },
+      {
+        status: 'FAILED',
+        note: 'MTN support ticket 4411: never paid',
+        reasonCode: 'REJECTED_BY_CUSTOMER',
+      },
+    );
+    return w.store;
+  },
+  'the poller: escalation of an old AMBIGUOUS transaction': async () => {
+    const w = world();
+    await registerMomo(w, momoRef(1));
+    await ingestReport(
+      w.ingestDeps,
+      momoReport(momoRef(1), 'AMBIGUOUS', {
+        amount: undefined,
+        reason: { code: 'TIMED_OUT', message: undefined, providerCode: 'TA' },
+      }),
+    );
+    for (let i = 0; i < 6; i++) {
+      w.advance(300);
+      await runPollCycle(w.services, { owner: 'p1' });
+    }
+    return w.store;
+  },
+  'conflicts: unverified success, status, amount and MSISDN mismatch': async () => {
+    let answer: (ref: string) => StatusAnswer = failedAnswer;
+    let asked = momoRef(1);
+    const w = world(() => answer(asked));
+    // An unsigned success the status API denies (UNVERIFIED_SUCCESS, with TransactionFailed).
+    await registerMomo(w, momoRef(1));
+    await ingestReport(w.ingestDeps, momoReport(momoRef(1), 'SUCCEEDED', { needsConfirmation: true }));
+    await runPollCycle(w.services, { owner: 'p1' });
+    // A proven success the status API calls FAILED (STATUS).
+    asked = momoRef(2);
+    await registerMomo(w, momoRef(2));
+    await ingestReport(w.ingestDeps, momoReport(momoRef(2), 'SUCCEEDED', { authenticated: true }));
+    await forceCheck(w.services, { provider: 'momo', account: 'demo', reference: momoRef(2) });
+    // Another amount, another payer.
+    answer = () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' });
+    await registerMomo(w, momoRef(3));
+    await ingestReport(
+      w.ingestDeps,
+      momoReport(momoRef(3), 'SUCCEEDED', { amount: { value: '1', currency: 'EUR' } }),
+    );
+    await registerMomo(w, momoRef(4));
+    await ingestReport(
+      w.ingestDeps,
+      momoReport(momoRef(4), 'SUCCEEDED', { party: { idType: 'MSISDN', id: '46700000001' } }),
+    );
+    return w.store;
+  },
+  'registrations adopting orphans: a mismatch, an unsigned success without an amount': async () => {
+    const w = world();
+    await ingestReport(
+      w.ingestDeps,
+      momoReport(momoRef(1), 'SUCCEEDED', { amount: { value: '1', currency: 'EUR' } }),
+    );
+    await registerMomo(w, momoRef(1));
+    await ingestReport(w.ingestDeps, momoReport(momoRef(2), 'SUCCEEDED', { amount: undefined }));
+    await registerMomo(w, momoRef(2));
+    return w.store;
+  },
+};
+
+const emitted: { scenario: string; event: EventEnvelope }[] = [];
+
+beforeAll(async () => {
+  for (const [scenario, run] of Object.entries(scenarios)) {
+    const store = await run();
+    for (const event of store.published)
+      emitted.push({ scenario, event: JSON.parse(JSON.stringify(event)) as EventEnvelope });
+  }
+});
+
+const byType = (type: string) => emitted.filter((e) => e.event.metadata.type === type).map((e) => e.event);
+
+describe('event schemas: every event the producers emit', () => {
+  it('validates against the schema of its detail-type (strict: no field the schema does not name)', () => {
+    expect(emitted.length).toBeGreaterThan(20);
+    const failures = emitted.flatMap(({ scenario, event }) => {
+      const result = EVENT_DETAIL_SCHEMAS[event.metadata.type].safeParse(event);
+      return result.success
+        ? []
+        : [{ scenario, type: event.metadata.type, issues: z.prettifyError(result.error), event }];
+    });
+    expect(failures).toEqual([]);
+  });
+
+  it('covers every detail-type and the variants of their data', () => {
+    expect([...new Set(emitted.map((e) => e.event.metadata.type))].sort()).toEqual([...EVENT_TYPES].sort());
+    expect(new Set(emitted.map((e) => e.event.metadata.origin))).toEqual(
+      new Set(EVENT_ORIGINS.filter((o) => o !== 'buffer')),
+    );
+    expect(new Set(emitted.map((e) => e.event.data.provider))).toEqual(new Set(EVENT_PROVIDERS));
+    const conflicts = byType('TransactionConflict') as EventEnvelope<EventData<'TransactionConflict'>>[];
+    expect(new Set(conflicts.map((e) => e.data.conflict.kind))).toEqual(
+      new Set(EVENT_DATA_SCHEMAS.TransactionConflict.shape.conflict.shape.kind.options),
+    );
+    const finals = [...byType('TransactionSucceeded'), ...byType('TransactionFailed')];
+    expect(finals.some((e) => e.data.lateResolution === true && e.metadata.origin === 'callback')).toBe(true);
+    expect(finals.some((e) => e.data.resolvedByHand !== undefined && e.data.lateResolution === true)).toBe(
+      true,
+    );
+    expect(byType('TransactionExpired').every((e) => e.data.lastProviderAnswer !== undefined)).toBe(true);
+    expect(byType('TransactionEscalated').some((e) => e.data.lastProviderAnswer !== null)).toBe(true);
+    // What the wire drops: an undefined member is absent, never null (reason.message here).
+    expect(byType('TransactionEscalated')[0]!.data.reason).toEqual({ code: 'TIMED_OUT', providerCode: 'TA' });
+  });
+
+  it('names the transaction in correlationId', () => {
+    for (const { event } of emitted) {
+      const d = event.data as { provider: string; account: string; reference?: string };
+      const subject = event.metadata.type === 'CallbackRejected' ? 'quarantine' : d.reference;
+      expect(event.metadata.correlationId).toBe(`${d.provider}:${d.account}:${subject}`);
+    }
+  });
+
+  it('refuses a field the schema does not name, and an amount that is not a canonical decimal string', () => {
+    const [succeeded] = byType('TransactionSucceeded');
+    const schema = EVENT_DETAIL_SCHEMAS.TransactionSucceeded;
+    expect(schema.safeParse(succeeded).success).toBe(true);
+    expect(schema.safeParse({ ...succeeded, data: { ...succeeded!.data, surprise: 1 } }).success).toBe(false);
+    expect(
+      schema.safeParse({ ...succeeded, data: { ...succeeded!.data, amount: { value: 100 } } }).success,
+    ).toBe(false);
+    expect(
+      schema.safeParse({ ...succeeded, data: { ...succeeded!.data, amount: { value: '100.00' } } }).success,
+    ).toBe(false);
+    expect(EVENT_DETAIL_SCHEMAS.TransactionFailed.safeParse(succeeded).success).toBe(false);
+  });
+});
+
+describe('event schemas: ties to the code', () => {
+  it('lists the providers of the registry', () => {
+    expect(PROVIDERS.map((p) => p.id).sort()).toEqual([...EVENT_PROVIDERS].sort());
+  });
+
+  it('matches the C2B decision types of the Daraja engine', () => {
+    type Decided = EventData<'C2BValidationDecided'>;
+    expectTypeOf<C2BDecision['decision']>().toEqualTypeOf<Decided['decision']>();
+    expectTypeOf<C2BDecision['resultCode']>().toEqualTypeOf<Decided['resultCode']>();
+    expectTypeOf<C2BDecision['rule']>().toEqualTypeOf<Decided['rule']>();
+    expectTypeOf<Pick<C2BOutcome, 'deadlineApplied' | 'defaultApplied' | 'elapsedMs' | 'detail'>>().toExtend<
+      Pick<Decided, 'deadlineApplied' | 'defaultApplied' | 'elapsedMs' | 'detail'>
+    >();
+  });
+});
+
+describe('event schemas: the committed JSON Schema files', () => {
+  let generated: Map<string, string>;
+  beforeAll(async () => {
+    generated = await generateEventSchemaFiles();
+  });
+
+  it('are what `npm run schemas` generates now', async () => {
+    const committed = await committedEventSchemaFiles();
+    const hint =
+      'the JSON Schema files under schemas/events are out of date: run `npm run schemas` and commit them';
+    expect(committed, hint).toEqual([...generated.keys()].sort());
+    for (const [path, content] of generated) {
+      expect(readFileSync(join(REPO_ROOT, path), 'utf8'), `${path}: ${hint}`).toBe(content);
+    }
+  });
+
+  it('name one detail-type each, draft 2020-12, with $id, title and description', () => {
+    for (const type of EVENT_TYPES) {
+      const schema = JSON.parse(generated.get(`${SCHEMAS_DIR}/${type}.json`)!);
+      expect(schema).toMatchObject({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: expect.stringContaining(type),
+        title: type,
+        description: expect.any(String),
+      });
+      expect(schema.properties.metadata.properties.type.const).toBe(type);
+    }
+  });
+
+  it('accept every emitted event and refuse an unknown field (read back as schemas)', () => {
+    for (const { event } of emitted) {
+      const type = event.metadata.type;
+      const detail = z.fromJSONSchema(JSON.parse(generated.get(`${SCHEMAS_DIR}/${type}.json`)!));
+      expect(detail.safeParse(event).success, `${type} against ${SCHEMAS_DIR}/${type}.json`).toBe(true);
+      expect(detail.safeParse({ ...event, data: { ...event.data, surprise: 1 } }).success).toBe(false);
+      const whole = z.fromJSONSchema(JSON.parse(generated.get(`${SCHEMAS_DIR}/draft-04/${type}.json`)!));
+      const eventBridgeEvent = {
+        version: '0',
+        id: event.metadata.id,
+        'detail-type': type,
+        source: 'mobile-money.relay',
+        detail: event,
+      };
+      expect(whole.safeParse(eventBridgeEvent).success, `${type} against draft-04/${type}.json`).toBe(true);
+    }
+  });
+});
