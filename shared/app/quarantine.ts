@@ -4,8 +4,9 @@ import type { InboundRequest } from '../http/types';
 import { isLate, within } from '../util/deadline';
 import { newId, sha256Hex } from '../util/ids';
 import { redactRefusedBody, type Scrubber } from '../util/redact';
-import type { QuarantineInput, RelayLogger, TransactionStore } from './ports';
+import type { QuarantineInput, RelayLogger, RelayMetrics, TransactionStore } from './ports';
 import { storableHeaders } from './receipts';
+import type { RefusalSampler, RefusalSummary } from './refusal-sampler';
 
 /** Quarantine keeps enough of a rejected body to investigate without letting a flood fill the table. */
 const QUARANTINE_BODY_LIMIT = 64 * 1024;
@@ -19,6 +20,13 @@ export interface RejectionDeps {
   log: RelayLogger;
   /** Removes every configured secret value (path secrets, keys, tokens) from a text. */
   scrub: Scrubber;
+  /**
+   * Bounds the quarantine's write cost under a flood (the Lambda wiring sets one per process): over
+   * the limits a refusal is counted (RefusalsNotStored, a summary item per minute) instead of stored.
+   * Absent: every refusal is stored (the local server).
+   */
+  refusalSampler?: RefusalSampler;
+  metrics?: RelayMetrics;
 }
 
 export interface RejectionContext {
@@ -53,7 +61,24 @@ export async function recordRejection(
   const receivedAt = request.receivedAt.toISOString();
   const { httpStatus } = context;
   const scrub = deps.scrub;
-  const kept = request.rawBody.subarray(0, QUARANTINE_BODY_LIMIT);
+  const sampler = deps.refusalSampler;
+  const knownAccount = Boolean(context.provider && context.account);
+  const summary = sampler?.takeSummary();
+  if (summary) void writeSummary(deps, summary);
+  if (
+    sampler &&
+    !sampler.admit({
+      sourceIp: request.sourceIp,
+      knownAccount,
+      errorCode: error.code,
+      path: scrub(context.storedPath ?? request.path),
+    })
+  ) {
+    deps.metrics?.count('RefusalsNotStored', 1, { route: knownAccount ? 'account' : 'unknown' });
+    return id;
+  }
+  const bodyLimit = sampler && !knownAccount ? sampler.limits.unknownRouteBodyBytes : QUARANTINE_BODY_LIMIT;
+  const kept = request.rawBody.subarray(0, bodyLimit);
   const text = kept.toString('utf8');
   const isUtf8 = Buffer.from(text, 'utf8').equals(kept);
   const body = isUtf8 ? scrub(redactRefusedBody(text)) : kept.toString('base64');
@@ -105,7 +130,7 @@ export async function recordRejection(
     bodyEncoding: isUtf8 ? 'utf8' : 'base64',
     bodyBytes: request.rawBody.length,
     bodySha256: sha256Hex(request.rawBody),
-    bodyTruncated: request.rawBody.length > QUARANTINE_BODY_LIMIT,
+    bodyTruncated: request.rawBody.length > bodyLimit,
     outbox,
   };
   // Bounded: a refusal is answered promptly even when storage stalls (the write goes on, and is logged).
@@ -140,4 +165,46 @@ export async function recordRejection(
     quarantineId: id,
   });
   return id;
+}
+
+/**
+ * One quarantine item with the counts of the refusals a finished minute did not store individually,
+ * so a flood stays visible where the refusals are (and in the RefusalsNotStored metric).
+ */
+async function writeSummary(deps: RejectionDeps, summary: RefusalSummary): Promise<void> {
+  const body = JSON.stringify(summary);
+  const entry: QuarantineInput = {
+    id: newId(),
+    receivedAt: summary.to,
+    httpStatus: 0,
+    errorCode: 'REFUSALS_NOT_STORED',
+    message: `${summary.notStored} refused requests between ${summary.from} and ${summary.to} were counted, not stored one by one (flood limits)`,
+    provider: undefined,
+    account: undefined,
+    routeName: undefined,
+    method: '-',
+    path: '(summary)',
+    headers: {},
+    sourceIp: '-',
+    body,
+    bodyEncoding: 'utf8',
+    bodyBytes: Buffer.byteLength(body),
+    bodySha256: sha256Hex(Buffer.from(body)),
+    bodyTruncated: false,
+    outbox: [],
+  };
+  try {
+    await deps.store.quarantine(entry);
+    deps.log.warn('refusals over the flood limits were counted, not stored', {
+      notStored: summary.notStored,
+      from: summary.from,
+      to: summary.to,
+      byErrorCode: summary.byErrorCode,
+    });
+  } catch (storeError) {
+    deps.log.error('quarantine summary write failed', {
+      notStored: summary.notStored,
+      error: (storeError as Error).message,
+    });
+  }
 }

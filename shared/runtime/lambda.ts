@@ -4,6 +4,7 @@ import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { startTracing } from '../adapters/tracing/xray';
 import { systemClock } from '../app/ports';
+import { RefusalSampler } from '../app/refusal-sampler';
 import type { ReconcileServices } from '../app/reconcile';
 import { statusApiRegistry } from '../app/status-apis';
 import { type RelayServices, scrubbingLogger } from '../app/services';
@@ -11,6 +12,12 @@ import { loadConfig } from '../config/load';
 import { secretScrubber } from '../config/secrets';
 import { requireEnv } from './env';
 import { useInvocationMetrics } from './lambda-middleware';
+
+/** What the Lambda wiring adds: metrics for every function, the quarantine's flood limits. */
+export type LambdaRelayServices = RelayServices & {
+  metrics: PowertoolsRelayMetrics;
+  refusalSampler: RefusalSampler;
+};
 
 /**
  * Composition root of the Lambda functions, the one place they are wired, once per cold start:
@@ -22,7 +29,7 @@ import { useInvocationMetrics } from './lambda-middleware';
  */
 export async function lambdaServices(
   serviceName: string,
-): Promise<{ services: RelayServices & { metrics: PowertoolsRelayMetrics }; logger: Logger }> {
+): Promise<{ services: LambdaRelayServices; logger: Logger }> {
   const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
   startTracing({ serviceName, warn: (message) => logger.warn(message) });
   const config = await loadConfig();
@@ -36,7 +43,16 @@ export async function lambdaServices(
   useInvocationMetrics(metrics);
   return {
     logger,
-    services: { config, store, clock: systemClock, log: scrubbingLogger(logger, scrub), scrub, metrics },
+    services: {
+      config,
+      store,
+      clock: systemClock,
+      log: scrubbingLogger(logger, scrub),
+      scrub,
+      metrics,
+      // Per process: a flood of refusals costs bounded writes (shared/app/refusal-sampler.ts).
+      refusalSampler: new RefusalSampler(),
+    },
   };
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import type { RelayLogger } from '../../../shared/app/ports';
 import { recordRejection, type RejectionDeps } from '../../../shared/app/quarantine';
-import { SchemaValidationError, UnauthorizedError } from '../../../shared/domain/errors';
+import { RefusalSampler } from '../../../shared/app/refusal-sampler';
+import { RouteNotFoundError, SchemaValidationError, UnauthorizedError } from '../../../shared/domain/errors';
 import type { InboundRequest } from '../../../shared/http/types';
 import { sha256Hex } from '../../../shared/util/ids';
 import { createScrubber, REDACTED } from '../../../shared/util/redact';
@@ -272,5 +273,57 @@ describe('recordRejection', () => {
       'warn:request rejected',
     ]);
     expect(JSON.stringify(log.lines)).not.toContain(SECRET);
+  });
+
+  describe('under a flood', () => {
+    it('stores a bounded number of scanner requests, counts the rest, and writes their summary', async () => {
+      // Prepare
+      let now = Date.parse('2026-11-23T10:00:00.000Z');
+      const { store, deps } = setup();
+      const counted: Array<[string, number | undefined, Record<string, string> | undefined]> = [];
+      const flooded: RejectionDeps = {
+        ...deps,
+        refusalSampler: new RefusalSampler({}, () => now),
+        metrics: { count: (n, v, d) => counted.push([n, v, d]), timing: () => {}, flush: () => {} },
+      };
+      const scan = request({ path: '/.env', rawBody: Buffer.alloc(50_000, 'x'), sourceIp: '203.0.113.9' });
+      const scannerContext = { emitEvent: false, httpStatus: 404 };
+
+      // Act
+      for (let i = 0; i < 200; i++) {
+        now += 100;
+        await recordRejection(flooded, scan, new RouteNotFoundError('no such route'), scannerContext);
+      }
+      now += 60_000;
+      await recordRejection(flooded, scan, new RouteNotFoundError('no such route'), scannerContext);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+
+      // Assess
+      const individual = store.quarantined.filter((q) => q.errorCode !== 'REFUSALS_NOT_STORED');
+      const summaries = store.quarantined.filter((q) => q.errorCode === 'REFUSALS_NOT_STORED');
+      expect(individual).toHaveLength(4);
+      expect(
+        individual.every((q) => q.body.length <= 2048 && q.bodyTruncated && q.bodyBytes === 50_000),
+      ).toBe(true);
+      expect(summaries).toHaveLength(1);
+      expect(JSON.parse(summaries[0]!.body)).toMatchObject({
+        notStored: 197,
+        topSources: { '203.0.113.9': 197 },
+      });
+      expect(counted.filter(([name]) => name === 'RefusalsNotStored')).toHaveLength(197);
+      expect(counted[0]?.[2]).toEqual({ route: 'unknown' });
+    });
+
+    it('stores every refusal when no sampler is wired (the local server)', async () => {
+      const { store, deps } = setup();
+
+      for (let i = 0; i < 50; i++)
+        await recordRejection(deps, request({ path: '/.env' }), new RouteNotFoundError('no such route'), {
+          emitEvent: false,
+          httpStatus: 404,
+        });
+
+      expect(store.quarantined).toHaveLength(50);
+    });
   });
 });

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { RefusalSampler } from '../../../shared/app/refusal-sampler';
+
+function clock(start = Date.parse('2026-11-23T10:00:00.000Z')) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+const scanner = (sourceIp: string) => ({
+  sourceIp,
+  knownAccount: false,
+  errorCode: 'NOT_FOUND',
+  path: '/wp-login.php',
+});
+const forged = (sourceIp: string) => ({
+  sourceIp,
+  knownAccount: true,
+  errorCode: 'UNAUTHORIZED',
+  path: '/v1/airtel/ug/callback',
+});
+
+describe('RefusalSampler', () => {
+  it('keeps a few full records per scanner source per minute and counts the rest', () => {
+    // Prepare
+    const time = clock();
+    const sampler = new RefusalSampler({}, time.now);
+
+    // Act
+    const admitted = Array.from({ length: 100 }, () => {
+      time.advance(200);
+      return sampler.admit(scanner('203.0.113.9'));
+    }).filter(Boolean).length;
+    time.advance(60_000);
+    const summary = sampler.takeSummary();
+
+    // Assess
+    expect(admitted).toBe(3);
+    expect(summary?.notStored).toBe(97);
+    expect(summary?.topSources).toEqual({ '203.0.113.9': 97 });
+    expect(summary?.byErrorCode).toEqual({ NOT_FOUND: 97 });
+  });
+
+  it('allows more full records for requests aimed at a configured account', () => {
+    const time = clock();
+    const sampler = new RefusalSampler({}, time.now);
+
+    const admitted = Array.from({ length: 50 }, () => {
+      time.advance(500);
+      return sampler.admit(forged('198.51.100.7'));
+    }).filter(Boolean).length;
+
+    expect(admitted).toBe(30);
+  });
+
+  it('caps the whole process under a flood from many sources', () => {
+    // Prepare: 1,000 sources in the same second, each under its own allowance.
+    const time = clock();
+    const sampler = new RefusalSampler({ perSecond: 10 }, time.now);
+
+    // Act
+    const admitted = Array.from({ length: 1000 }, (_, i) =>
+      sampler.admit(forged(`10.0.${i >> 8}.${i & 255}`)),
+    ).filter(Boolean).length;
+
+    // Assess: the burst is twice the rate.
+    expect(admitted).toBe(20);
+  });
+
+  it('refills the per-second allowance as time passes', () => {
+    const time = clock();
+    const sampler = new RefusalSampler({ perSecond: 10 }, time.now);
+    for (let i = 0; i < 20; i++) sampler.admit(forged(`10.1.0.${i}`));
+
+    time.advance(1000);
+    const afterOneSecond = Array.from({ length: 30 }, (_, i) => sampler.admit(forged(`10.2.0.${i}`))).filter(
+      Boolean,
+    ).length;
+
+    expect(afterOneSecond).toBe(10);
+  });
+
+  it('gives no summary while the minute runs, nor for a minute where everything was stored', () => {
+    const time = clock();
+    const sampler = new RefusalSampler({}, time.now);
+    sampler.admit(scanner('203.0.113.1'));
+
+    const during = sampler.takeSummary();
+    time.advance(61_000);
+    const after = sampler.takeSummary();
+
+    expect(during).toBeUndefined();
+    expect(after).toBeUndefined();
+  });
+
+  it('starts each minute with fresh allowances', () => {
+    const time = clock();
+    const sampler = new RefusalSampler({}, time.now);
+    for (let i = 0; i < 10; i++) sampler.admit(scanner('203.0.113.9'));
+
+    time.advance(60_000);
+    sampler.takeSummary();
+    const nextMinute = sampler.admit(scanner('203.0.113.9'));
+
+    expect(nextMinute).toBe(true);
+  });
+});
