@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export type RelayFunctionId =
-  'callback' | 'management' | 'outbox-publisher' | 'poller' | 'transaction-initiated';
+  'callback' | 'management' | 'outbox-publisher' | 'poller' | 'transaction-initiated' | 'buffer-consumer';
 
 /** Lambda entry points, relative to the repository root. */
 export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceName: string }> = {
@@ -22,6 +22,7 @@ export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceNa
     entry: 'functions/transaction-initiated/index.ts',
     serviceName: 'relay-transaction-initiated',
   },
+  'buffer-consumer': { entry: 'functions/buffer-consumer/index.ts', serviceName: 'relay-buffer-consumer' },
 };
 
 /**

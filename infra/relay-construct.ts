@@ -1,25 +1,28 @@
 import { join } from 'node:path';
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { MonitoringFacade } from 'cdk-monitoring-constructs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../shared/adapters/dynamodb/table';
@@ -27,8 +30,13 @@ import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools
 import { accountSecretId, accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
+import { C2B_DEADLINE_CAP_MS } from '../shared/providers/daraja/schema';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
+import { monitoringNamePrefix, RelayMonitoring } from './monitoring';
+import { buildTracingLayer } from './tracing-layer';
 import { inlineConfigJson } from './runtime-config';
+
+export { ALARMED_RELAY_METRICS, CALLBACKS_RECEIVED_METRIC } from './monitoring';
 
 /**
  * DynamoDB actions the HTTP functions need: exactly the commands
@@ -59,13 +67,60 @@ export const POLLER_TABLE_ACTIONS = [
   'dynamodb:DescribeTable',
 ] as const;
 
-/** The custom metrics the relay's alarms watch (published by PowertoolsRelayMetrics without dimensions). */
-export const ALARMED_RELAY_METRICS = [
-  'TransactionsExpired',
-  'VerificationDisagreements',
-  'AmbiguousEscalated',
+/**
+ * KMS actions on a customer-managed table key (`tableEncryptionKey`), spelled out instead of
+ * `grantEncryptDecrypt`'s `kms:ReEncrypt*`/`kms:GenerateDataKey*` wildcards, and only through DynamoDB
+ * (`kms:ViaService`): what a table reader/writer needs when the table uses that key.
+ */
+export const TABLE_KEY_ACTIONS = [
+  'kms:Decrypt',
+  'kms:Encrypt',
+  'kms:GenerateDataKey',
+  'kms:ReEncryptFrom',
+  'kms:ReEncryptTo',
+  'kms:DescribeKey',
 ] as const;
 
+/**
+ * Timeouts of the public edge. Daraja cuts a C2B validation off at 8 s; the handler answers by the
+ * account's `c2b.deadlineMs` (default 5 s, at most 7.5 s) minus a margin. API Gateway gives up on the
+ * callback integration at 7.5 s, so even a hung function is answered (503) before Daraja's limit; the
+ * function may run 0.5 s longer so a store write already under way still lands (the poller reconciles).
+ * MoMo's 2 s budget is kept in code (the store budget, then the ingress buffer).
+ */
+export const CALLBACK_INTEGRATION_TIMEOUT = Duration.millis(7500);
+export const CALLBACK_FUNCTION_TIMEOUT = Duration.seconds(8);
+
+/** The buffer consumer's timeout; the ingress buffer's visibility timeout is 6× it (AWS's advice). */
+export const BUFFER_CONSUMER_TIMEOUT = Duration.seconds(30);
+
+/** Reserved concurrency of the callback function unless `reservedConcurrency.callback` says otherwise. */
+export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY = 50;
+
+/** Throttling defaults: provider callbacks (`$default`) and each management route. */
+export const DEFAULT_CALLBACK_THROTTLE: RelayThrottle = { rateLimit: 500, burstLimit: 1000 };
+export const DEFAULT_MANAGEMENT_THROTTLE: RelayThrottle = { rateLimit: 50, burstLimit: 100 };
+
+/** Management routes (IAM-authorized); `operator` routes are check, resolve and the report. */
+export const MANAGEMENT_ROUTES = [
+  { method: 'POST', path: '/v1/transactions', operator: false },
+  { method: 'GET', path: '/v1/transactions/{provider}/{account}/{reference}', operator: false },
+  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/check', operator: true },
+  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/resolve', operator: true },
+  { method: 'GET', path: '/v1/reconciliation/report', operator: true },
+] as const;
+
+/** Actions a subscriber account may use on the relay bus for rules it created (EventBridge's documented policy). */
+export const SUBSCRIBER_RULE_ACTIONS = [
+  'events:PutRule',
+  'events:DeleteRule',
+  'events:DescribeRule',
+  'events:DisableRule',
+  'events:EnableRule',
+  'events:PutTargets',
+  'events:RemoveTargets',
+  'events:ListTargetsByRule',
+] as const;
 /**
  * Stream filter of the outbox publisher: only records whose new image carries at least one outbox
  * event (an `outbox` list whose entries have `metadata.id`). `exists` only works on leaf values, so
@@ -82,10 +137,35 @@ export const OUTBOX_FILTER_PATTERN = {
 const MAX_INLINE_CONFIG_BYTES = 3 * 1024;
 
 export interface RelayThrottle {
-  /** Steady-state requests per second for the whole API. */
+  /** Steady-state requests per second. */
   readonly rateLimit: number;
   /** Burst bucket size. */
   readonly burstLimit: number;
+}
+
+/** A custom domain for the HTTP API, so the public base URL is known at synth time. */
+export interface RelayCustomDomain {
+  /** e.g. `relay.payments.example.org`. `publicBaseUrl` in the config should be `https://<domainName>`. */
+  readonly domainName: string;
+  /** An ACM certificate for `domainName`, in the stack's region (a regional API endpoint). */
+  readonly certificate: acm.ICertificate;
+  /**
+   * The Route 53 hosted zone to create the alias records (A and AAAA) in. @default no record: point your
+   * DNS at the `CustomDomainTarget` output (a CNAME) yourself
+   */
+  readonly hostedZone?: route53.IHostedZone;
+}
+
+/** A rule on the relay bus for one subscriber (see `MobileMoneyRelay.addSubscriber`). */
+export interface RelaySubscriberOptions {
+  /** `detail-type`s to deliver, e.g. `['TransactionSucceeded', 'TransactionFailed']`. At least one. */
+  readonly detailTypes: string[];
+  readonly target: events.IRuleTarget;
+  /** Only events of these providers (`detail.data.provider`). @default every provider */
+  readonly providers?: string[];
+  /** Only events of these configured accounts (`detail.data.account`). @default every account */
+  readonly accounts?: string[];
+  readonly description?: string;
 }
 
 export interface MobileMoneyRelayProps {
@@ -98,35 +178,75 @@ export interface MobileMoneyRelayProps {
    * Manager before production (see docs/deploy.md).
    */
   readonly config: unknown;
-  /** Publish to this bus instead of creating one (e.g. `EventBus.fromEventBusName(this, 'B', 'default')`). */
+  /**
+   * Publish to this bus instead of creating one (e.g. `EventBus.fromEventBusName(this, 'B', 'default')`).
+   * @default a bus named `events.busName` (or generated)
+   */
   readonly eventBus?: events.IEventBus;
   /** Archive the relay's events on the bus for replay. @default true */
   readonly eventArchive?: boolean;
   /** @default 30 days */
   readonly eventArchiveRetention?: Duration;
-  /** Alarm actions go to this topic. */
+  /**
+   * AWS account ids (12 digits) allowed to create and manage their own rules on the relay bus (rules
+   * matching the relay's `source` only; each account manages only the rules it created). Only for a bus
+   * the construct creates. @default none
+   */
+  readonly subscriberAccounts?: string[];
+  /**
+   * Every alarm notifies this topic (on ALARM and on OK). With a KMS-encrypted topic, its key must let
+   * `cloudwatch.amazonaws.com` use it. @default a topic created and encrypted with its own KMS key
+   */
   readonly alarmTopic?: sns.ITopic;
-  /** Creates an encrypted alarm topic with this e-mail subscribed (ignored when `alarmTopic` is set). */
+  /** Subscribes this address to the alarm topic (confirm the e-mail AWS sends). @default none: synth warns */
   readonly alarmEmail?: string;
+  /** Create the CloudWatch dashboard. @default true */
+  readonly dashboard?: boolean;
   /** Retention of the functions' and the API's log groups. @default one month */
   readonly logRetention?: logs.RetentionDays;
   /** Removal policy of the data (table, log groups). @default RETAIN (and table deletion protection on) */
   readonly removalPolicy?: RemovalPolicy;
   /** Customer-managed key for the table (and its stream). @default AWS-managed DynamoDB key */
   readonly tableEncryptionKey?: kms.IKey;
-  /** Reserved concurrency per function. @default none (account pool) */
-  readonly reservedConcurrency?: Partial<Record<RelayFunctionId, number>>;
+  /**
+   * Reserved concurrency per function; `false` for none (the account's unreserved pool). Lambda keeps
+   * 100 (new accounts: 10) unreserved, so a reservation fails the deploy on an account whose quota is too
+   * small: set `callback: false` there (docs/deploy.md). @default callback 50, the others none
+   */
+  readonly reservedConcurrency?: Partial<Record<RelayFunctionId, number | false>>;
   /** @default 512 MB for every function (more memory = more CPU = faster cold start) */
   readonly memorySize?: number;
   /** LOG_LEVEL of the functions. @default INFO */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
-   * API Gateway stage throttling. Keep it generous: a throttled provider callback is an HTTP 429,
-   * and MoMo does not retry callbacks. @default 500 rps, burst 1000
+   * Throttling of the provider callbacks (`$default` route, the stage default). Keep it generous: a
+   * throttled provider callback is an HTTP 429, and MoMo does not retry callbacks. @default 500 rps, burst 1000
    */
   readonly throttle?: RelayThrottle;
+  /** Throttling of each management route (route settings). @default 50 rps, burst 100 */
+  readonly managementThrottle?: RelayThrottle;
+  /** A custom domain for the API (and the public base URL). @default none: the execute-api URL */
+  readonly customDomain?: RelayCustomDomain;
   /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
   readonly iteratorAgeAlarmThreshold?: Duration;
+  /**
+   * Callback function p99 duration that raises the latency alarm (3 of 5 minutes). Below Daraja's 8 s
+   * C2B limit, above the default C2B deadline (5 s). @default 6 seconds
+   */
+  readonly callbackLatencyAlarmThreshold?: Duration;
+  /**
+   * Alarm when a configured account received no callback (`CallbacksReceived{provider,account}`) for
+   * this long (5 minutes to 24 hours), or `false` for no silence alarms. @default 6 hours
+   */
+  readonly callbackSilencePeriod?: Duration | false;
+  /** Per account (`"<provider>/<account>"`), overrides `callbackSilencePeriod`. @default none */
+  readonly callbackSilencePeriods?: Record<string, Duration | false>;
+  /** Rejected callbacks (`CallbacksRejected`) in 5 minutes that raise the alarm. @default 20 */
+  readonly rejectedCallbacksAlarmThreshold?: number;
+  /** Age of the oldest buffered callback that raises the alarm. @default 15 minutes */
+  readonly ingressBufferMaxAge?: Duration;
+  /** Concurrent buffer consumer invocations the SQS event source may run (2–1000). @default 5 */
+  readonly bufferConsumerMaxConcurrency?: number;
   /**
    * How often EventBridge Scheduler starts a poll cycle (whole minutes, at least one). Each cycle only
    * reads the due index, so a short interval costs little when nothing is due. @default 1 minute
@@ -144,7 +264,7 @@ export interface MobileMoneyRelayProps {
    * use case as POST /v1/transactions). @default any source except the relay's own (`events.source`)
    */
   readonly transactionInitiatedSources?: string[];
-  /** CloudWatch namespace of the relay's metrics (poller, "check now"). @default MobileMoneyRelay */
+  /** CloudWatch namespace of the relay's metrics (Powertools Metrics). @default MobileMoneyRelay */
   readonly metricsNamespace?: string;
   /**
    * Customer-managed KMS key encrypting the accounts' secrets (`secretId`): the functions that read
@@ -155,26 +275,39 @@ export interface MobileMoneyRelayProps {
 
 /**
  * The mobile-money callback relay: one DynamoDB table (its stream is the outbox; `due` and `byDay`
- * indexes), an EventBridge bus, two Lambda functions behind an HTTP API (public provider callbacks on
- * `$default`, the management API behind IAM), the outbox publisher, the reconciliation poller
- * (EventBridge Scheduler), the `TransactionInitiated` consumer (an EventBridge rule), DLQs, and
- * CloudWatch alarms.
+ * indexes), an EventBridge bus with an archive, an HTTP API (public provider callbacks on `$default`,
+ * the management API behind IAM), the callback and management functions, the outbox publisher, the
+ * reconciliation poller (EventBridge Scheduler), the `TransactionInitiated` consumer (an EventBridge
+ * rule), the ingress buffer (SQS) with its consumer, DLQs, a CloudWatch dashboard and alarms
+ * (cdk-monitoring-constructs) on an SNS topic.
  */
 export class MobileMoneyRelay extends Construct {
   /** The validated relay config. */
   readonly config: RelayConfig;
   readonly table: dynamodb.Table;
   readonly eventBus: events.IEventBus;
+  /** The replay archive of the relay's events (`eventArchive`). */
+  readonly eventArchive: events.Archive | undefined;
   readonly eventSource: string;
   readonly api: apigwv2.HttpApi;
   readonly stage: apigwv2.HttpStage;
   /** Base URL of the API (`https://<id>.execute-api.<region>.amazonaws.com/`). */
   readonly apiUrl: string;
+  /** The custom domain, when `customDomain` is set. */
+  readonly domainName: apigwv2.DomainName | undefined;
+  /** Where providers reach the relay: `https://<customDomain>/`, else `apiUrl`. */
+  readonly publicUrl: string;
   readonly callbackFunction: nodejs.NodejsFunction;
   readonly managementFunction: nodejs.NodejsFunction;
   readonly outboxPublisherFunction: nodejs.NodejsFunction;
   readonly pollerFunction: nodejs.NodejsFunction;
   readonly transactionInitiatedFunction: nodejs.NodejsFunction;
+  /** Applies the callbacks buffered when DynamoDB could not be written. */
+  readonly bufferConsumerFunction: nodejs.NodejsFunction;
+  /** Raw callbacks the callback function could not store in time (guarantee 1). */
+  readonly ingressBuffer: sqs.Queue;
+  /** Buffered callbacks the consumer could not apply after 5 receives. */
+  readonly ingressBufferDlq: sqs.Queue;
   /** On-failure destination of the outbox stream mapping. */
   readonly outboxDlq: sqs.Queue;
   /** Starts a poll cycle every `pollInterval`. */
@@ -189,20 +322,37 @@ export class MobileMoneyRelay extends Construct {
   readonly metricsNamespace: string;
   /** ARNs `secretsmanager:GetSecretValue` is granted on (from the accounts' `secretId`). */
   readonly accountSecretArns: string[];
-  readonly alarmTopic: sns.ITopic | undefined;
-  readonly alarms: cloudwatch.Alarm[] = [];
+  /** Every alarm notifies this topic (always present). */
+  readonly alarmTopic: sns.ITopic;
+  /** The cdk-monitoring-constructs facade: add your own monitoring to the relay's dashboard. */
+  readonly monitoring: MonitoringFacade;
+  /** The relay dashboard (`dashboard`). */
+  readonly dashboard: cloudwatch.Dashboard | undefined;
+  /** Every alarm of the relay. */
+  readonly alarms: cloudwatch.AlarmBase[];
 
   private readonly logRetention: logs.RetentionDays;
   private readonly removalPolicy: RemovalPolicy;
+  private readonly managementRoutes: apigwv2.HttpRoute[] = [];
+  private subscribers?: Construct;
+  private tracingLayer?: lambda.LayerVersion;
 
   constructor(scope: Construct, id: string, props: MobileMoneyRelayProps) {
     super(scope, id);
-    // Validate before creating anything (and before bundling): a bad config fails synth fast.
+    // Validate before creating anything (and before bundling): a bad config or prop fails synth fast.
     this.config = validateForCloud(props.config);
+    validateProps(props, this.config);
     const runtimeConfigJson = inlineConfigJson(props.config);
     this.eventSource = this.config.events.source;
     const baseHost = new URL(this.config.publicBaseUrl).hostname;
-    if (
+    if (props.customDomain && !Token.isUnresolved(props.customDomain.domainName)) {
+      if (baseHost !== props.customDomain.domainName.toLowerCase()) {
+        Annotations.of(this).addWarningV2(
+          'mobile-money-relay:publicBaseUrl-domain',
+          `publicBaseUrl (${this.config.publicBaseUrl}) does not match the custom domain ${props.customDomain.domainName}: the callback URLs the relay hands out (MoMo X-Callback-Url) would point elsewhere. Set publicBaseUrl to https://${props.customDomain.domainName}.`,
+        );
+      }
+    } else if (
       baseHost === 'localhost' ||
       baseHost === '127.0.0.1' ||
       baseHost.endsWith('.example.com') ||
@@ -256,12 +406,47 @@ export class MobileMoneyRelay extends Construct {
         eventBusName: this.config.events.busName === 'default' ? undefined : this.config.events.busName,
         description: 'Normalized mobile-money transaction events (mobile-money callback relay)',
       });
-    if (props.eventArchive ?? true) {
-      new events.Archive(this, 'EventArchive', {
-        sourceEventBus: this.eventBus,
-        eventPattern: { source: [this.eventSource] },
-        retention: props.eventArchiveRetention ?? Duration.days(30),
-        description: `Replay archive of ${this.eventSource} events`,
+    this.eventArchive =
+      (props.eventArchive ?? true)
+        ? new events.Archive(this, 'EventArchive', {
+            sourceEventBus: this.eventBus,
+            eventPattern: { source: [this.eventSource] },
+            retention: props.eventArchiveRetention ?? Duration.days(30),
+            description: `Replay archive of ${this.eventSource} events`,
+          })
+        : undefined;
+    if (props.subscriberAccounts?.length) {
+      // EventBridge's documented policy for rules other accounts create on this bus: each account
+      // manages only the rules it created (events:creatorAccount), and only rules on the relay's events.
+      new events.CfnEventBusPolicy(this, 'SubscriberPolicy', {
+        eventBusName: this.eventBus.eventBusName,
+        statementId: 'RelaySubscriberAccountsManageTheirRules',
+        statement: {
+          Sid: 'RelaySubscriberAccountsManageTheirRules',
+          Effect: 'Allow',
+          Principal: {
+            AWS: props.subscriberAccounts.map((account) =>
+              Stack.of(this).formatArn({
+                service: 'iam',
+                region: '',
+                account,
+                resource: 'root',
+              }),
+            ),
+          },
+          Action: [...SUBSCRIBER_RULE_ACTIONS],
+          Resource: Stack.of(this).formatArn({
+            service: 'events',
+            resource: 'rule',
+            resourceName: `${this.eventBus.eventBusName}/*`,
+          }),
+          Condition: {
+            StringEqualsIfExists: {
+              'events:creatorAccount': '${aws:PrincipalAccount}',
+              'events:source': this.eventSource,
+            },
+          },
+        },
       });
     }
 
@@ -269,6 +454,10 @@ export class MobileMoneyRelay extends Construct {
     const memorySize = props.memorySize ?? 512;
     const logLevel = props.logLevel ?? 'INFO';
     this.metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+    const reserved = (id: RelayFunctionId, fallback?: number) => {
+      const value = props.reservedConcurrency?.[id];
+      return value === false ? undefined : (value ?? fallback);
+    };
     const httpEnvironment = {
       TABLE_NAME: this.table.tableName,
       RELAY_CONFIG_JSON: runtimeConfigJson,
@@ -277,11 +466,12 @@ export class MobileMoneyRelay extends Construct {
       LOG_LEVEL: logLevel,
     };
     this.callbackFunction = this.relayFunction('callback', {
-      description: 'Provider callbacks: verify, store durably, ack in the provider format',
-      // C2B validation must be answered below 8 s; the rest of the callbacks well before that.
-      timeout: Duration.seconds(10),
+      description: 'Provider callbacks: verify, store durably (or buffer), ack in the provider format',
+      // Above the integration timeout (7.5 s, below Daraja's 8 s): API Gateway decides what a provider
+      // sees, and a store write already under way may still land.
+      timeout: CALLBACK_FUNCTION_TIMEOUT,
       memorySize,
-      reservedConcurrency: props.reservedConcurrency?.callback,
+      reservedConcurrency: reserved('callback', DEFAULT_CALLBACK_RESERVED_CONCURRENCY),
       environment: httpEnvironment,
     });
     this.managementFunction = this.relayFunction('management', {
@@ -289,15 +479,14 @@ export class MobileMoneyRelay extends Construct {
         'Management API: register transactions, read state and history, check now, resolve, report (IAM-authorized)',
       timeout: Duration.seconds(10),
       memorySize,
-      reservedConcurrency: props.reservedConcurrency?.management,
-      // "Check now" emits the poller's metrics.
-      environment: { ...httpEnvironment, POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace },
+      reservedConcurrency: reserved('management'),
+      environment: httpEnvironment,
     });
     this.outboxPublisherFunction = this.relayFunction('outbox-publisher', {
       description: 'Publishes outbox events from the table stream to EventBridge',
       timeout: Duration.seconds(60),
       memorySize,
-      reservedConcurrency: props.reservedConcurrency?.['outbox-publisher'],
+      reservedConcurrency: reserved('outbox-publisher'),
       environment: {
         EVENT_BUS_NAME: this.eventBus.eventBusName,
         EVENT_SOURCE: this.eventSource,
@@ -310,19 +499,29 @@ export class MobileMoneyRelay extends Construct {
       // (two at once would still be safe: every item is leased).
       timeout: Duration.seconds(60),
       memorySize,
-      reservedConcurrency: props.reservedConcurrency?.poller,
+      reservedConcurrency: reserved('poller'),
       environment: {
         TABLE_NAME: this.table.tableName,
         RELAY_CONFIG_JSON: runtimeConfigJson,
         LOG_LEVEL: logLevel,
-        POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace,
       },
     });
     this.transactionInitiatedFunction = this.relayFunction('transaction-initiated', {
       description: 'TransactionInitiated events from the partner: register the transaction',
       timeout: Duration.seconds(10),
       memorySize,
-      reservedConcurrency: props.reservedConcurrency?.['transaction-initiated'],
+      reservedConcurrency: reserved('transaction-initiated'),
+      environment: {
+        TABLE_NAME: this.table.tableName,
+        RELAY_CONFIG_JSON: runtimeConfigJson,
+        LOG_LEVEL: logLevel,
+      },
+    });
+    this.bufferConsumerFunction = this.relayFunction('buffer-consumer', {
+      description: 'Applies the callbacks buffered in SQS when DynamoDB could not be written (origin buffer)',
+      timeout: BUFFER_CONSUMER_TIMEOUT,
+      memorySize,
+      reservedConcurrency: reserved('buffer-consumer'),
       environment: {
         TABLE_NAME: this.table.tableName,
         RELAY_CONFIG_JSON: runtimeConfigJson,
@@ -333,7 +532,12 @@ export class MobileMoneyRelay extends Construct {
     // Table access: item reads/writes on this table only (no Scan, no table management); indexes
     // only where a function queries them.
     const indexArn = (index: { name: string }) => `${this.table.tableArn}/index/${index.name}`;
-    for (const fn of [this.callbackFunction, this.managementFunction, this.transactionInitiatedFunction]) {
+    for (const fn of [
+      this.callbackFunction,
+      this.managementFunction,
+      this.transactionInitiatedFunction,
+      this.bufferConsumerFunction,
+    ]) {
       fn.addToRolePolicy(
         new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [this.table.tableArn] }),
       );
@@ -353,8 +557,23 @@ export class MobileMoneyRelay extends Construct {
       this.managementFunction,
       this.pollerFunction,
       this.transactionInitiatedFunction,
+      this.bufferConsumerFunction,
     ];
-    for (const fn of configReaders) props.tableEncryptionKey?.grantEncryptDecrypt(fn);
+    if (props.tableEncryptionKey) {
+      for (const fn of configReaders) {
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: [...TABLE_KEY_ACTIONS],
+            resources: [props.tableEncryptionKey.keyArn],
+            conditions: {
+              StringEquals: {
+                'kms:ViaService': `dynamodb.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`,
+              },
+            },
+          }),
+        );
+      }
+    }
 
     // Account secrets: every function that loads the config reads every account's secret at cold start
     // (the config is validated whole); the outbox publisher never sees the config.
@@ -390,6 +609,35 @@ export class MobileMoneyRelay extends Construct {
       }
     }
 
+    // ---- ingress buffer: callbacks DynamoDB could not take in time → SQS → the buffer consumer -------
+    // The callback is acked once SQS has it (guarantee 1). SQS-managed encryption: the messages are the
+    // raw callbacks (redacted by the provider module before they are written), kept at most 14 days.
+    this.ingressBufferDlq = new sqs.Queue(this, 'IngressBufferDlq', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.ingressBuffer = new sqs.Queue(this, 'IngressBuffer', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      visibilityTimeout: Duration.seconds(BUFFER_CONSUMER_TIMEOUT.toSeconds() * 6),
+      deadLetterQueue: { queue: this.ingressBufferDlq, maxReceiveCount: 5 },
+    });
+    this.callbackFunction.addEnvironment('INGRESS_BUFFER_QUEUE_URL', this.ingressBuffer.queueUrl);
+    // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
+    this.callbackFunction.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.ingressBuffer.queueArn] }),
+    );
+    this.bufferConsumerFunction.addEventSource(
+      new SqsEventSource(this.ingressBuffer, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        // A recovering table is not stampeded by the backlog.
+        maxConcurrency: props.bufferConsumerMaxConcurrency ?? 5,
+      }),
+    );
+
     // ---- outbox: stream → publisher → EventBridge, failures → DLQ ----------------------------------
     // On-failure records of a stream mapping hold shard and sequence numbers, never item data, so
     // SQS-managed encryption is enough (and the DLQ needs no KMS grants).
@@ -423,12 +671,6 @@ export class MobileMoneyRelay extends Construct {
       retentionPeriod: Duration.days(4),
     });
     const pollInterval = props.pollInterval ?? Duration.minutes(1);
-    if (
-      pollInterval.toMinutes({ integral: false }) < 1 ||
-      !Number.isInteger(pollInterval.toMinutes({ integral: false }))
-    ) {
-      throw new ConfigError(`pollInterval: whole minutes, at least 1 (got ${pollInterval.toHumanString()})`);
-    }
     // An own role (not the stack-wide one the target would create): invoke this function, send to this DLQ.
     const scheduleRole = new iam.Role(this, 'PollScheduleRole', {
       description: 'EventBridge Scheduler: invokes the relay poller',
@@ -468,16 +710,6 @@ export class MobileMoneyRelay extends Construct {
     dlqTarget.deadLetterConfig = { targetArn: this.transactionInitiatedDlq.queueArn };
     this.transactionInitiatedDlq.grantSendMessages(this.transactionInitiatedFunction);
     const sources = props.transactionInitiatedSources;
-    if (sources && sources.length === 0) {
-      throw new ConfigError(
-        'transactionInitiatedSources: name at least one source (or leave it out for any)',
-      );
-    }
-    if (sources?.includes(this.eventSource)) {
-      throw new ConfigError(
-        `transactionInitiatedSources: "${this.eventSource}" is the relay's own source (events.source); the relay never initiates transactions`,
-      );
-    }
     this.transactionInitiatedRule = new events.Rule(this, 'TransactionInitiatedRule', {
       eventBus: this.eventBus,
       description: 'TransactionInitiated events from the partner: register the transaction with the relay',
@@ -504,45 +736,35 @@ export class MobileMoneyRelay extends Construct {
       createDefaultStage: false,
       // Everything that is not the management API is a provider callback; providers cannot sign
       // requests, so the handler authenticates them (path secret, Airtel hash, source-IP allow-list).
-      defaultIntegration: new HttpLambdaIntegration('CallbackIntegration', this.callbackFunction),
+      defaultIntegration: new HttpLambdaIntegration('CallbackIntegration', this.callbackFunction, {
+        timeout: CALLBACK_INTEGRATION_TIMEOUT,
+      }),
     });
     const management = new HttpLambdaIntegration('ManagementIntegration', this.managementFunction);
     const iamAuthorizer = new HttpIamAuthorizer();
-    this.api.addRoutes({
-      path: '/v1/transactions',
-      methods: [apigwv2.HttpMethod.POST],
-      integration: management,
-      authorizer: iamAuthorizer,
-    });
-    this.api.addRoutes({
-      path: '/v1/transactions/{provider}/{account}/{reference}',
-      methods: [apigwv2.HttpMethod.GET],
-      integration: management,
-      authorizer: iamAuthorizer,
-    });
-    // Operators: "check now", resolve by hand, the reconciliation report.
-    for (const path of [
-      '/v1/transactions/{provider}/{account}/{reference}/check',
-      '/v1/transactions/{provider}/{account}/{reference}/resolve',
-    ]) {
-      this.api.addRoutes({
-        path,
-        methods: [apigwv2.HttpMethod.POST],
-        integration: management,
-        authorizer: iamAuthorizer,
+    for (const route of MANAGEMENT_ROUTES) {
+      this.managementRoutes.push(
+        ...this.api.addRoutes({
+          path: route.path,
+          methods: [route.method as apigwv2.HttpMethod],
+          integration: management,
+          authorizer: iamAuthorizer,
+        }),
+      );
+    }
+    if (props.customDomain) {
+      this.domainName = new apigwv2.DomainName(this, 'CustomDomain', {
+        domainName: props.customDomain.domainName,
+        certificate: props.customDomain.certificate,
+        securityPolicy: apigwv2.SecurityPolicy.TLS_1_2,
       });
     }
-    this.api.addRoutes({
-      path: '/v1/reconciliation/report',
-      methods: [apigwv2.HttpMethod.GET],
-      integration: management,
-      authorizer: iamAuthorizer,
-    });
-    const throttle = props.throttle ?? { rateLimit: 500, burstLimit: 1000 };
+    const throttle = props.throttle ?? DEFAULT_CALLBACK_THROTTLE;
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle,
+      domainMapping: this.domainName ? { domainName: this.domainName } : undefined,
       accessLogSettings: {
         destination: new apigwv2.LogGroupLogDestination(accessLogs),
         // No $context.path: callback paths can carry a per-account path secret.
@@ -568,14 +790,156 @@ export class MobileMoneyRelay extends Construct {
         ),
       },
     });
+    // Per-route throttling: the management routes get their own (lower) limits; `$default` keeps the
+    // stage default. Route settings name route keys, so the stage waits for the routes.
+    const managementThrottle = props.managementThrottle ?? DEFAULT_MANAGEMENT_THROTTLE;
+    const cfnStage = this.stage.node.defaultChild as apigwv2.CfnStage;
+    cfnStage.routeSettings = Object.fromEntries(
+      MANAGEMENT_ROUTES.map((route) => [
+        `${route.method} ${route.path}`,
+        // RouteSettings is free-form JSON in CloudFormation's own (PascalCase) spelling.
+        {
+          ThrottlingRateLimit: managementThrottle.rateLimit,
+          ThrottlingBurstLimit: managementThrottle.burstLimit,
+        },
+      ]),
+    );
+    for (const route of this.managementRoutes) cfnStage.node.addDependency(route);
     this.apiUrl = this.stage.url;
+    this.publicUrl = props.customDomain ? `https://${props.customDomain.domainName}/` : this.apiUrl;
+    if (props.customDomain?.hostedZone && this.domainName) {
+      const target = route53.RecordTarget.fromAlias(
+        new route53Targets.ApiGatewayv2DomainProperties(
+          this.domainName.regionalDomainName,
+          this.domainName.regionalHostedZoneId,
+        ),
+      );
+      const zone = props.customDomain.hostedZone;
+      new route53.ARecord(this, 'CustomDomainAlias', {
+        zone,
+        recordName: props.customDomain.domainName,
+        target,
+      });
+      new route53.AaaaRecord(this, 'CustomDomainAliasIpv6', {
+        zone,
+        recordName: props.customDomain.domainName,
+        target,
+      });
+    }
 
-    // ---- alarms -------------------------------------------------------------------------------------
-    this.alarmTopic =
-      props.alarmTopic ?? (props.alarmEmail ? this.createAlarmTopic(props.alarmEmail) : undefined);
-    this.createAlarms(props.iteratorAgeAlarmThreshold ?? Duration.minutes(2));
+    // ---- alarms and dashboard --------------------------------------------------------------------------
+    this.alarmTopic = props.alarmTopic ?? this.createAlarmTopic();
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    if (!props.alarmTopic && !props.alarmEmail) {
+      Annotations.of(this).addWarningV2(
+        'mobile-money-relay:alarmTopic',
+        'Nobody is subscribed to the alarm topic: alarms will reach no one. Set ALARM_EMAIL (alarmEmail) or pass an alarmTopic you subscribe to (docs/deploy.md).',
+      );
+    }
+    const silenceDefault = props.callbackSilencePeriod ?? Duration.hours(6);
+    const relayMonitoring = new RelayMonitoring(
+      this,
+      'Monitoring',
+      {
+        functions: this.relayFunctions.map(([name, fn]) => ({ name, fn })),
+        callbackFunction: this.callbackFunction,
+        outboxPublisherFunction: this.outboxPublisherFunction,
+        api: this.api,
+        table: this.table,
+        deadLetterQueues: [
+          {
+            name: 'Outbox',
+            queue: this.outboxDlq,
+            action:
+              'stream batches the publisher could not publish after all retries. The items keep their outbox; re-publish once the cause is fixed (docs/deploy.md).',
+          },
+          {
+            name: 'PollSchedule',
+            queue: this.pollScheduleDlq,
+            action:
+              'EventBridge Scheduler could not invoke the poller: check the schedule role and the poller concurrency.',
+          },
+          {
+            name: 'TransactionInitiated',
+            queue: this.transactionInitiatedDlq,
+            action:
+              'TransactionInitiated events could not be registered after all retries: the transactions are unknown to the relay. Replay them with put-events once the cause is fixed (docs/deploy.md).',
+          },
+        ],
+        ingressBuffer: this.ingressBuffer,
+        ingressBufferDlq: this.ingressBufferDlq,
+        accounts: [...this.config.accounts.values()].map((a) => ({ provider: a.provider, account: a.id })),
+      },
+      {
+        metricsNamespace: this.metricsNamespace,
+        alarmTopic: this.alarmTopic,
+        namePrefix: monitoringNamePrefix(this),
+        dashboard: props.dashboard ?? true,
+        iteratorAgeThreshold: props.iteratorAgeAlarmThreshold ?? Duration.minutes(2),
+        callbackLatencyThreshold: props.callbackLatencyAlarmThreshold ?? Duration.seconds(6),
+        callbackSilence: (provider, account) =>
+          props.callbackSilencePeriods?.[`${provider}/${account}`] ?? silenceDefault,
+        rejectedCallbacksThreshold: props.rejectedCallbacksAlarmThreshold ?? 20,
+        bufferMaxAge: props.ingressBufferMaxAge ?? Duration.minutes(15),
+      },
+    );
+    this.monitoring = relayMonitoring.facade;
+    this.dashboard = relayMonitoring.dashboard;
+    this.alarms = relayMonitoring.alarms;
 
     this.addNagSuppressions();
+  }
+
+  /** The relay's functions with the names their alarms use. */
+  get relayFunctions(): Array<[string, nodejs.NodejsFunction]> {
+    return [
+      ['Callback', this.callbackFunction],
+      ['Management', this.managementFunction],
+      ['OutboxPublisher', this.outboxPublisherFunction],
+      ['Poller', this.pollerFunction],
+      ['TransactionInitiated', this.transactionInitiatedFunction],
+      ['BufferConsumer', this.bufferConsumerFunction],
+    ];
+  }
+
+  /**
+   * Lets `grantee` call the management API (`execute-api:Invoke` on the management routes of the
+   * `$default` stage, never the provider `$default` route). `operator: false` leaves out check, resolve
+   * and the report (a partner service that only registers and reads transactions).
+   */
+  grantManagementApi(grantee: iam.IGrantable, options: { operator?: boolean } = {}): iam.Grant {
+    const routes = MANAGEMENT_ROUTES.filter((route) => (options.operator ?? true) || !route.operator);
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['execute-api:Invoke'],
+      resourceArns: routes.map((route) =>
+        this.api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), '$default'),
+      ),
+    });
+  }
+
+  /**
+   * A rule on the relay bus delivering the relay's events of `detailTypes` (optionally of some
+   * providers/accounts) to `target`. Delivery is at least once: dedupe on `detail.metadata.id`.
+   */
+  addSubscriber(id: string, options: RelaySubscriberOptions): events.Rule {
+    if (!options.detailTypes.length) {
+      throw new ConfigError(`addSubscriber(${id}): detailTypes: name at least one event type`);
+    }
+    const data: Record<string, string[]> = {};
+    if (options.providers?.length) data.provider = options.providers;
+    if (options.accounts?.length) data.account = options.accounts;
+    this.subscribers ??= new Construct(this, 'Subscribers');
+    return new events.Rule(this.subscribers, id, {
+      eventBus: this.eventBus,
+      description: options.description ?? `Relay events (${options.detailTypes.join(', ')}) for ${id}`,
+      eventPattern: {
+        source: [this.eventSource],
+        detailType: options.detailTypes,
+        ...(Object.keys(data).length ? { detail: { data } } : {}),
+      },
+      targets: [options.target],
+    });
   }
 
   private relayFunction(
@@ -589,6 +953,13 @@ export class MobileMoneyRelay extends Construct {
     },
   ): nodejs.NodejsFunction {
     const { entry, serviceName } = RELAY_FUNCTIONS[id];
+    // Powertools Tracer and the X-Ray SDK, shared by every function (shared/adapters/tracing/xray.ts).
+    this.tracingLayer ??= new lambda.LayerVersion(this, 'TracingLayer', {
+      code: lambda.Code.fromAsset(buildTracingLayer()),
+      compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
+      compatibleArchitectures: [lambda.Architecture.ARM_64],
+      description: 'Powertools Tracer and the X-Ray SDK for the relay functions (relay-tracing)',
+    });
     const name = constructName(id);
     const logGroup = new logs.LogGroup(this, `${name}Logs`, {
       retention: this.logRetention,
@@ -619,9 +990,14 @@ export class MobileMoneyRelay extends Construct {
       role,
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
+      layers: [this.tracingLayer],
       environment: {
         ...options.environment,
         POWERTOOLS_SERVICE_NAME: serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace,
+        // Traces keep timings and errors, never handler responses: acks, transactions and reports
+        // carry MSISDNs, amounts and references.
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -641,7 +1017,7 @@ export class MobileMoneyRelay extends Construct {
     });
   }
 
-  private createAlarmTopic(email: string): sns.Topic {
+  private createAlarmTopic(): sns.Topic {
     const stack = Stack.of(this);
     // CloudWatch can only publish to an encrypted topic whose key it may use: AWS-managed
     // alias/aws/sns does not allow that, so the topic gets its own key.
@@ -676,131 +1052,7 @@ export class MobileMoneyRelay extends Construct {
         },
       }),
     );
-    topic.addSubscription(new EmailSubscription(email));
     return topic;
-  }
-
-  private createAlarms(iteratorAgeThreshold: Duration): void {
-    const minute = Duration.minutes(1);
-    const add = (
-      id: string,
-      description: string,
-      metric: cloudwatch.IMetric,
-      threshold: number,
-      periods = 1,
-      datapoints = periods,
-    ) => {
-      const alarm = new cloudwatch.Alarm(this, id, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods: periods,
-        datapointsToAlarm: datapoints,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-      if (this.alarmTopic) {
-        alarm.addAlarmAction(new SnsAction(this.alarmTopic));
-        alarm.addOkAction(new SnsAction(this.alarmTopic));
-      }
-      this.alarms.push(alarm);
-      return alarm;
-    };
-
-    add(
-      'CallbackErrorsAlarm',
-      'The callback function failed (unhandled error or timeout): a provider may have received no ack.',
-      this.callbackFunction.metricErrors({ period: minute, statistic: 'Sum' }),
-      1,
-    );
-    add(
-      'ManagementErrorsAlarm',
-      'The management function failed (unhandled error or timeout).',
-      this.managementFunction.metricErrors({ period: minute, statistic: 'Sum' }),
-      1,
-    );
-    add(
-      'OutboxPublisherErrorsAlarm',
-      'The outbox publisher failed; the stream batch is retried, then sent to the DLQ.',
-      this.outboxPublisherFunction.metricErrors({ period: minute, statistic: 'Sum' }),
-      1,
-    );
-    add(
-      'Api5xxAlarm',
-      'The HTTP API answered 5xx. MoMo does not retry callbacks: check the callback function and the table.',
-      this.api.metricServerError({ period: minute, statistic: 'Sum' }),
-      1,
-    );
-    add(
-      'OutboxDlqDepthAlarm',
-      'Events could not be published to EventBridge after all retries (outbox DLQ not empty). See docs/deploy.md.',
-      this.outboxDlq.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
-      1,
-    );
-    add(
-      'OutboxIteratorAgeAlarm',
-      `The outbox publisher lags the table stream by more than ${iteratorAgeThreshold.toHumanString()}.`,
-      this.outboxPublisherFunction.metric('IteratorAge', { period: minute, statistic: 'Maximum' }),
-      iteratorAgeThreshold.toMilliseconds(),
-      3,
-    );
-    // ---- reconciliation
-    add(
-      'PollerErrorsAlarm',
-      'Poll cycles failed (unhandled error or timeout) in 2 of the last 3 minutes: transactions are not being reconciled. See the poller logs.',
-      this.pollerFunction.metricErrors({ period: minute, statistic: 'Sum' }),
-      1,
-      3,
-      2,
-    );
-    add(
-      'PollScheduleDlqDepthAlarm',
-      'EventBridge Scheduler could not invoke the poller (poll schedule DLQ not empty): check the schedule role and the poller concurrency.',
-      this.pollScheduleDlq.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
-      1,
-    );
-    add(
-      'TransactionInitiatedDlqDepthAlarm',
-      'TransactionInitiated events could not be registered after all retries (DLQ not empty): the transactions are unknown to the relay. Replay them with put-events once the cause is fixed (docs/deploy.md).',
-      this.transactionInitiatedDlq.metricApproximateNumberOfMessagesVisible({
-        period: minute,
-        statistic: 'Maximum',
-      }),
-      1,
-    );
-    const relayMetric = (metricName: string) =>
-      new cloudwatch.Metric({
-        namespace: this.metricsNamespace,
-        metricName,
-        period: minute,
-        statistic: 'Sum',
-      });
-    const descriptions: Record<(typeof ALARMED_RELAY_METRICS)[number], string> = {
-      TransactionsExpired:
-        'A transaction reached the end of its reconciliation window without a final answer (TransactionExpired): a person must look.',
-      VerificationDisagreements:
-        'A status check contradicted a success callback (UNVERIFIED_SUCCESS conflict): possibly a forged callback. Check the transaction history.',
-      AmbiguousEscalated:
-        'A transaction stayed ambiguous past escalateAmbiguousAfterSeconds (TransactionEscalated): ask the provider.',
-    };
-    for (const metricName of ALARMED_RELAY_METRICS) {
-      add(`${metricName}Alarm`, descriptions[metricName], relayMetric(metricName), 1);
-    }
-
-    for (const [id, fn] of [
-      ['Callback', this.callbackFunction],
-      ['Management', this.managementFunction],
-      ['OutboxPublisher', this.outboxPublisherFunction],
-      ['Poller', this.pollerFunction],
-      ['TransactionInitiated', this.transactionInitiatedFunction],
-    ] as const) {
-      add(
-        `${id}ThrottlesAlarm`,
-        `The ${id} function was throttled (concurrency limit reached).`,
-        fn.metricThrottles({ period: minute, statistic: 'Sum' }),
-        1,
-      );
-    }
   }
 
   /** Every suppression names the resource it is about and why the finding does not apply. */
@@ -813,13 +1065,7 @@ export class MobileMoneyRelay extends Construct {
           'The $default route receives mobile-money provider callbacks. Providers (MoMo, Airtel, Daraja) cannot sign requests or send IAM/JWT credentials; the callback handler authenticates each request itself (per-account path secret compared in constant time, Airtel HMAC hash, Daraja source-IP allow-list) and quarantines rejected ones.',
       },
     ]);
-    for (const fn of [
-      this.callbackFunction,
-      this.managementFunction,
-      this.outboxPublisherFunction,
-      this.pollerFunction,
-      this.transactionInitiatedFunction,
-    ]) {
+    for (const [, fn] of this.relayFunctions) {
       NagSuppressions.addResourceSuppressions(fn, [
         {
           id: 'AwsSolutions-L1',
@@ -833,6 +1079,7 @@ export class MobileMoneyRelay extends Construct {
       this.managementFunction,
       this.pollerFunction,
       this.transactionInitiatedFunction,
+      this.bufferConsumerFunction,
     ]) {
       NagSuppressions.addResourceSuppressions(
         fn.role!,
@@ -859,13 +1106,29 @@ export class MobileMoneyRelay extends Construct {
       ],
       true,
     );
-    NagSuppressions.addResourceSuppressions(this.outboxDlq, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself a dead-letter queue: the on-failure destination of the outbox stream event source mapping. A DLQ of a DLQ would only hide failures; the OutboxDlqDepth alarm watches it.',
-      },
-    ]);
+    const dlqs: Array<[sqs.Queue, string]> = [
+      [
+        this.outboxDlq,
+        'the on-failure destination of the outbox stream event source mapping. A DLQ of a DLQ would only hide failures; the OutboxDlq alarm pages on one message.',
+      ],
+      [
+        this.pollScheduleDlq,
+        'poll cycles EventBridge Scheduler could not hand to the poller function. A DLQ of a DLQ would only hide failures; the PollScheduleDlq alarm pages on one message.',
+      ],
+      [
+        this.transactionInitiatedDlq,
+        'TransactionInitiated events the rule could not deliver or the function could not register. A DLQ of a DLQ would only hide failures; the TransactionInitiatedDlq alarm pages on one message.',
+      ],
+      [
+        this.ingressBufferDlq,
+        'buffered callbacks the buffer consumer could not apply after 5 receives (redrive policy of the IngressBuffer queue). A DLQ of a DLQ would only hide failures; the IngressBuffer DLQ alarm pages on one message.',
+      ],
+    ];
+    for (const [queue, what] of dlqs) {
+      NagSuppressions.addResourceSuppressions(queue, [
+        { id: 'AwsSolutions-SQS3', reason: `This queue is itself a dead-letter queue: ${what}` },
+      ]);
+    }
     NagSuppressions.addResourceSuppressions(
       this.node.findChild('PollScheduleRole'),
       [
@@ -878,20 +1141,6 @@ export class MobileMoneyRelay extends Construct {
       ],
       true,
     );
-    NagSuppressions.addResourceSuppressions(this.pollScheduleDlq, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself a dead-letter queue: poll cycles EventBridge Scheduler could not hand to the poller function. A DLQ of a DLQ would only hide failures; the PollScheduleDlqDepth alarm watches it.',
-      },
-    ]);
-    NagSuppressions.addResourceSuppressions(this.transactionInitiatedDlq, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself a dead-letter queue: TransactionInitiated events the rule could not deliver or the function could not register. A DLQ of a DLQ would only hide failures; the TransactionInitiatedDlqDepth alarm watches it.',
-      },
-    ]);
   }
 }
 
@@ -947,4 +1196,131 @@ function validateForCloud(input: unknown): RelayConfig {
   }
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
   return config;
+}
+
+/**
+ * The construct's own props, checked before anything is created; every problem is listed at once,
+ * each naming the prop.
+ */
+function validateProps(props: MobileMoneyRelayProps, config: RelayConfig): void {
+  const problems: string[] = [];
+  const positiveInteger = (
+    name: string,
+    value: number | undefined,
+    min = 1,
+    max = Number.MAX_SAFE_INTEGER,
+  ) => {
+    if (value === undefined || Token.isUnresolved(value)) return;
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name}: a whole number from ${min} to ${max} (got ${value})`);
+    }
+  };
+  const pollInterval = props.pollInterval ?? Duration.minutes(1);
+  const minutes = pollInterval.toMinutes({ integral: false });
+  if (minutes < 1 || !Number.isInteger(minutes)) {
+    problems.push(`pollInterval: whole minutes, at least 1 (got ${pollInterval.toHumanString()})`);
+  }
+  const sources = props.transactionInitiatedSources;
+  if (sources && sources.length === 0) {
+    problems.push('transactionInitiatedSources: name at least one source (or leave it out for any)');
+  }
+  if (sources?.includes(config.events.source)) {
+    problems.push(
+      `transactionInitiatedSources: "${config.events.source}" is the relay's own source (events.source); the relay never initiates transactions`,
+    );
+  }
+  positiveInteger('memorySize', props.memorySize, 128, 10240);
+  for (const [fn, value] of Object.entries(props.reservedConcurrency ?? {})) {
+    if (!(fn in RELAY_FUNCTIONS)) {
+      problems.push(
+        `reservedConcurrency.${fn}: unknown function (one of ${Object.keys(RELAY_FUNCTIONS).join(', ')})`,
+      );
+    } else if (value !== false) {
+      // 0 would throttle every invocation: a silent outage, never what anyone means.
+      positiveInteger(`reservedConcurrency.${fn}`, value, 1, 10000);
+    }
+  }
+  for (const [name, throttle] of [
+    ['throttle', props.throttle],
+    ['managementThrottle', props.managementThrottle],
+  ] as const) {
+    if (!throttle) continue;
+    if (!(throttle.rateLimit > 0))
+      problems.push(`${name}.rateLimit: more than 0 requests per second (got ${throttle.rateLimit})`);
+    positiveInteger(`${name}.burstLimit`, throttle.burstLimit, 1, 5000);
+  }
+  positiveInteger('bufferConsumerMaxConcurrency', props.bufferConsumerMaxConcurrency, 2, 1000);
+  positiveInteger('rejectedCallbacksAlarmThreshold', props.rejectedCallbacksAlarmThreshold, 1);
+  const silences: Array<[string, Duration | false | undefined]> = [
+    ['callbackSilencePeriod', props.callbackSilencePeriod],
+    ...Object.entries(props.callbackSilencePeriods ?? {}).map(
+      ([key, value]) => [`callbackSilencePeriods["${key}"]`, value] as [string, Duration | false],
+    ),
+  ];
+  for (const [name, period] of silences) {
+    if (period === undefined || period === false) continue;
+    const seconds = period.toSeconds({ integral: false });
+    if (seconds < 300 || seconds > 86_400 || seconds % 60 !== 0) {
+      problems.push(
+        `${name}: whole minutes from 5 minutes to 24 hours, or false (got ${period.toHumanString()})`,
+      );
+    }
+  }
+  for (const key of Object.keys(props.callbackSilencePeriods ?? {})) {
+    if (!config.accounts.has(key)) {
+      problems.push(
+        `callbackSilencePeriods["${key}"]: no such account in the config (keys are "<provider>/<account>": ${[...config.accounts.keys()].join(', ')})`,
+      );
+    }
+  }
+  const latency = props.callbackLatencyAlarmThreshold;
+  if (
+    latency &&
+    (latency.toMilliseconds() <= 0 || latency.toMilliseconds() > CALLBACK_FUNCTION_TIMEOUT.toMilliseconds())
+  ) {
+    problems.push(
+      `callbackLatencyAlarmThreshold: more than 0 and at most the callback timeout ${CALLBACK_FUNCTION_TIMEOUT.toHumanString()} (got ${latency.toHumanString()})`,
+    );
+  }
+  if (props.alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(props.alarmEmail)) {
+    problems.push(`alarmEmail: not an e-mail address (got "${props.alarmEmail}")`);
+  }
+  if (props.subscriberAccounts) {
+    if (props.eventBus) {
+      problems.push(
+        'subscriberAccounts: only for the bus the relay creates; set the policy of your own bus (eventBus) yourself (docs/deploy.md)',
+      );
+    }
+    for (const account of props.subscriberAccounts) {
+      if (!/^\d{12}$/.test(account))
+        problems.push(`subscriberAccounts: "${account}" is not a 12-digit AWS account id`);
+    }
+  }
+  const domain = props.customDomain;
+  if (domain) {
+    if (!domain.certificate)
+      problems.push(
+        'customDomain.certificate: required (an ACM certificate for the domain, in the stack region)',
+      );
+    if (
+      !Token.isUnresolved(domain.domainName) &&
+      !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain.domainName)
+    ) {
+      problems.push(`customDomain.domainName: not a domain name (got "${domain.domainName}")`);
+    }
+  }
+  // A C2B deadline longer than the integration timeout could never be answered.
+  for (const account of config.accounts.values()) {
+    const c2b = account.settings.c2b as { deadlineMs?: number } | undefined;
+    if (
+      account.provider === 'daraja' &&
+      c2b?.deadlineMs &&
+      c2b.deadlineMs > CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()
+    ) {
+      problems.push(
+        `accounts.daraja.${account.id}.c2b.deadlineMs: above the callback integration timeout (${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()} ms, cap ${C2B_DEADLINE_CAP_MS} ms)`,
+      );
+    }
+  }
+  if (problems.length) throw new ConfigError(`Invalid MobileMoneyRelay props:\n${problems.join('\n')}`);
 }

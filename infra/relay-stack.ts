@@ -43,10 +43,50 @@ export class RelayStack extends Stack {
       description: 'EventBridge Scheduler schedule of the reconciliation poller',
       value: this.relay.pollSchedule.scheduleName,
     });
-    if (this.relay.alarmTopic) {
-      new CfnOutput(this, 'AlarmTopicArn', {
-        description: 'SNS topic of the relay alarms',
-        value: this.relay.alarmTopic.topicArn,
+    new CfnOutput(this, 'IngressBufferQueueUrl', {
+      description: 'Callbacks buffered while DynamoDB could not be written (applied by the buffer consumer)',
+      value: this.relay.ingressBuffer.queueUrl,
+    });
+    new CfnOutput(this, 'IngressBufferQueueArn', {
+      description: 'Destination of a DLQ redrive (aws sqs start-message-move-task --destination-arn)',
+      value: this.relay.ingressBuffer.queueArn,
+    });
+    new CfnOutput(this, 'IngressBufferDlqUrl', {
+      description: 'Buffered callbacks that could not be applied after 5 receives',
+      value: this.relay.ingressBufferDlq.queueUrl,
+    });
+    new CfnOutput(this, 'IngressBufferDlqArn', {
+      description: 'Source of a DLQ redrive (aws sqs start-message-move-task --source-arn)',
+      value: this.relay.ingressBufferDlq.queueArn,
+    });
+    new CfnOutput(this, 'EventBusArn', {
+      description: 'ARN of the relay bus (cross-account rules, replay destination)',
+      value: this.relay.eventBus.eventBusArn,
+    });
+    if (this.relay.eventArchive) {
+      new CfnOutput(this, 'EventArchiveArn', {
+        description: 'Archive of the relay events (aws events start-replay --event-source-arn)',
+        value: this.relay.eventArchive.archiveArn,
+      });
+    }
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every relay alarm notifies (subscribe on-call to it)',
+      value: this.relay.alarmTopic.topicArn,
+    });
+    if (this.relay.dashboard) {
+      new CfnOutput(this, 'DashboardName', {
+        description: 'CloudWatch dashboard of the relay',
+        value: this.relay.dashboard.dashboardName,
+      });
+    }
+    if (this.relay.domainName) {
+      new CfnOutput(this, 'PublicUrl', {
+        description: 'Base URL on the custom domain (publicBaseUrl)',
+        value: this.relay.publicUrl,
+      });
+      new CfnOutput(this, 'CustomDomainTarget', {
+        description: 'Point the custom domain here (CNAME) unless a hosted zone was given',
+        value: this.relay.domainName.regionalDomainName,
       });
     }
   }
