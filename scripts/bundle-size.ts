@@ -22,6 +22,7 @@ import {
   type RelayFunctionId,
 } from '../infra/bundling';
 import { inlineConfigJson } from '../infra/runtime-config';
+import { buildTracingLayer, TRACING_LAYER_MODULE } from '../infra/tracing-layer';
 
 const run = promisify(execFile);
 
@@ -32,6 +33,8 @@ interface BundleReport {
   top: Array<{ module: string; bytes: number }>;
   initMs: number[];
   medianInitMs: number;
+  /** Cold init as deployed with tracing on: the tracing layer loaded through NODE_PATH. */
+  tracedMedianInitMs: number;
   withinBudget: boolean;
 }
 
@@ -118,6 +121,12 @@ async function main(): Promise<void> {
     POWERTOOLS_METRICS_NAMESPACE: 'MobileMoneyRelay',
   };
   const outdir = mkdtempSync(join(tmpdir(), 'relay-bundles-'));
+  const layerDir = buildTracingLayer();
+  const layerFile = join(layerDir, 'nodejs', 'node_modules', TRACING_LAYER_MODULE, 'index.js');
+  const traced = {
+    NODE_PATH: join(layerDir, 'nodejs', 'node_modules'),
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  };
   const reports: BundleReport[] = [];
   try {
     for (const name of Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]) {
@@ -129,6 +138,16 @@ async function main(): Promise<void> {
         runs,
       );
       const medianInitMs = median(initMs);
+      const tracedInitMs = await coldInit(
+        file,
+        {
+          ...env,
+          ...traced,
+          POWERTOOLS_SERVICE_NAME: RELAY_FUNCTIONS[name].serviceName,
+          AWS_LAMBDA_FUNCTION_NAME: name,
+        },
+        runs,
+      );
       reports.push({
         name,
         bytes,
@@ -136,6 +155,7 @@ async function main(): Promise<void> {
         top: contributors(metafile),
         initMs,
         medianInitMs,
+        tracedMedianInitMs: median(tracedInitMs),
         withinBudget: bytes <= BUNDLE_BUDGET.maxBytes && medianInitMs <= BUNDLE_BUDGET.maxColdInitMs,
       });
     }
@@ -144,19 +164,24 @@ async function main(): Promise<void> {
   }
 
   if (json) {
-    process.stdout.write(`${JSON.stringify({ budget: BUNDLE_BUDGET, runs, bundles: reports }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ budget: BUNDLE_BUDGET, runs, tracingLayerBytes: statSync(layerFile).size, bundles: reports }, null, 2)}\n`,
+    );
   } else {
     const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
     console.log(
       `Lambda bundles (budget ≤ ${kb(BUNDLE_BUDGET.maxBytes)} minified, ≤ ${BUNDLE_BUDGET.maxColdInitMs} ms median cold init; ${runs} runs)`,
     );
     for (const r of reports) {
-      const init = `init median ${r.medianInitMs.toFixed(0)} ms (min ${Math.min(...r.initMs).toFixed(0)}, max ${Math.max(...r.initMs).toFixed(0)})`;
+      const init = `init median ${r.medianInitMs.toFixed(0)} ms (min ${Math.min(...r.initMs).toFixed(0)}, max ${Math.max(...r.initMs).toFixed(0)}); with tracing ${r.tracedMedianInitMs.toFixed(0)} ms`;
       console.log(
         `${r.withinBudget ? 'ok  ' : 'OVER'} ${r.name.padEnd(22)} ${kb(r.bytes).padStart(9)} (gzip ${kb(r.gzipBytes)})  ${init}`,
       );
       console.log(`     biggest: ${r.top.map((t) => `${t.module} ${kb(t.bytes)}`).join(', ')}`);
     }
+    console.log(
+      `tracing layer (${TRACING_LAYER_MODULE}: Powertools Tracer + X-Ray SDK, shared by every function, loaded only in Lambda): ${kb(statSync(layerFile).size)}`,
+    );
   }
   if (check && reports.some((r) => !r.withinBudget)) process.exitCode = 1;
 }
