@@ -10,12 +10,16 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import { ALARMED_RELAY_METRICS, CALLBACKS_RECEIVED_METRIC, DARAJA_ACK_BUDGET } from '../../infra/monitoring';
 import {
-  ALARMED_RELAY_METRICS,
+  CALLBACK_FUNCTION_TIMEOUT,
+  CALLBACK_INTEGRATION_TIMEOUT,
+  DEFAULT_CALLBACK_RESERVED_CONCURRENCY,
   OUTBOX_FILTER_PATTERN,
   POLLER_TABLE_ACTIONS,
   TABLE_DATA_ACTIONS,
 } from '../../infra/relay-construct';
+import { C2B_DEADLINE_CAP_MS } from '../../shared/providers/daraja/schema';
 import { RelayStack } from '../../infra/relay-stack';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
 import { buildEvent } from '../../shared/domain/events';
@@ -135,13 +139,16 @@ describe('relay stack: storage', () => {
 
 describe('relay stack: functions', () => {
   it('deploys every handler on Node.js 22, ARM64, with active tracing and source maps', () => {
-    expect(Object.keys(RELAY_FUNCTIONS).sort()).toEqual([
-      'callback',
-      'management',
-      'outbox-publisher',
-      'poller',
-      'transaction-initiated',
-    ]);
+    expect(Object.keys(RELAY_FUNCTIONS).sort()).toEqual(
+      [
+        'callback',
+        'management',
+        'outbox-publisher',
+        'poller',
+        'transaction-initiated',
+        'buffer-consumer',
+      ].sort(),
+    );
     for (const { serviceName } of Object.values(RELAY_FUNCTIONS)) {
       const fn = resources[functionId(serviceName)]!.Properties;
       expect(fn).toMatchObject({
@@ -152,8 +159,17 @@ describe('relay stack: functions', () => {
       });
       expect(fn.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
       expect(fn.LoggingConfig.LogGroup).toBeDefined();
+      // Tracer: the shared tracing layer, never a handler response in a trace (personal data).
+      expect(fn.Layers).toEqual([{ Ref: expect.stringMatching(/TracingLayer/) }]);
+      expect(fn.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_RESPONSE).toBe('false');
+      expect(fn.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('MobileMoneyRelay');
     }
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 5);
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 6);
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::LayerVersion',
+      { CompatibleRuntimes: ['nodejs22.x'], CompatibleArchitectures: ['arm64'] },
+      1,
+    );
   });
 
   it('gives the poller the table, the config and the metrics namespace, a 60 s timeout, no retries', () => {
@@ -281,7 +297,7 @@ describe('relay stack: HTTP API', () => {
 
 describe('relay stack: outbox', () => {
   it('maps the table stream to the publisher with bisect, partial batch failures, retries, a DLQ and the outbox filter', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: functionId('relay-outbox-publisher') },
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Table'), 'StreamArn'] },
@@ -443,8 +459,13 @@ describe('relay stack: construct options', () => {
       EventPattern: { 'detail-type': ['TransactionInitiated'], source: ['shop.checkout'] },
     });
     synthesized.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'Payments/Relay',
-      MetricName: 'TransactionsExpired',
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: { Namespace: 'Payments/Relay', MetricName: 'TransactionsExpired' },
+          }),
+        }),
+      ]),
     });
     synthesized.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ POWERTOOLS_METRICS_NAMESPACE: 'Payments/Relay' }) },
@@ -522,6 +543,7 @@ describe('relay stack: construct options', () => {
         /ManagementFunction/,
         /PollerFunction/,
         /TransactionInitiatedFunction/,
+        /BufferConsumerFunction/,
       ]) {
         const secretStatements = grants(synthesized, fn).filter((s) =>
           actionsOf(s).some((a) => a.startsWith('secretsmanager:')),
@@ -594,7 +616,12 @@ describe('relay stack: least privilege', () => {
   });
 
   it('gives the HTTP and TransactionInitiated functions item reads and writes on the table only, never Scan or a wildcard', () => {
-    for (const serviceName of ['relay-callback', 'relay-management', 'relay-transaction-initiated']) {
+    for (const serviceName of [
+      'relay-callback',
+      'relay-management',
+      'relay-transaction-initiated',
+      'relay-buffer-consumer',
+    ]) {
       const statements = statementsOfFunction(functionId(serviceName));
       const actions = statements.flatMap(actionsOf);
       expect(actions).not.toContain('dynamodb:Scan');
@@ -617,8 +644,10 @@ describe('relay stack: least privilege', () => {
       }
       expect(actions.some((a) => a.startsWith('events:'))).toBe(false);
       const sqs = actions.filter((a) => a.startsWith('sqs:'));
-      // Only the TransactionInitiated function sends to a queue: its own DLQ.
-      if (serviceName !== 'relay-transaction-initiated') expect(sqs, serviceName).toEqual([]);
+      // The TransactionInitiated function sends to its own DLQ, the callback function to the ingress
+      // buffer (SendMessage only); the management function to no queue.
+      if (serviceName === 'relay-management') expect(sqs, serviceName).toEqual([]);
+      if (serviceName === 'relay-callback') expect(sqs, serviceName).toEqual(['sqs:SendMessage']);
     }
   });
 
@@ -699,79 +728,280 @@ describe('relay stack: least privilege', () => {
   });
 });
 
-describe('relay stack: alarms and outputs', () => {
-  const alarmOn = (metricName: string, namespace: string) =>
-    Object.values(resources).filter(
-      (r) =>
-        r.Type === 'AWS::CloudWatch::Alarm' &&
-        r.Properties.MetricName === metricName &&
-        r.Properties.Namespace === namespace,
+describe('relay stack: ingress buffer', () => {
+  const queue = (pattern: RegExp) => {
+    const found = Object.entries(resources).filter(
+      ([id, r]) => r.Type === 'AWS::SQS::Queue' && pattern.test(id),
     );
+    expect(found, String(pattern)).toHaveLength(1);
+    return { id: found[0]![0], props: found[0]![1].Properties };
+  };
 
-  it('alarms on function errors, API 5xx, DLQ depth, stream lag and throttles, to the alarm topic', () => {
-    expect(alarmOn('Errors', 'AWS/Lambda')).toHaveLength(4);
-    expect(alarmOn('5xx', 'AWS/ApiGateway')).toHaveLength(1);
-    expect(alarmOn('ApproximateNumberOfMessagesVisible', 'AWS/SQS')).toHaveLength(3);
-    expect(alarmOn('IteratorAge', 'AWS/Lambda')).toHaveLength(1);
-    expect(alarmOn('Throttles', 'AWS/Lambda')).toHaveLength(5);
-    const callbackErrors = alarmOn('Errors', 'AWS/Lambda').find(
-      (a) => a.Properties.Dimensions[0].Value.Ref === functionId('relay-callback'),
-    );
-    expect(callbackErrors?.Properties).toMatchObject({
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  it('creates the IngressBuffer queue (SSE-SQS, 14 days, visibility 6× the consumer timeout) with a DLQ after 5 receives', () => {
+    const buffer = queue(/^RelayIngressBuffer[0-9A-F]{8}$/);
+    const dlq = queue(/^RelayIngressBufferDlq/);
+    const consumer = resources[functionId('relay-buffer-consumer')]!.Properties;
+    expect(buffer.props).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      VisibilityTimeout: 6 * consumer.Timeout,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] }, maxReceiveCount: 5 },
     });
-    for (const alarm of Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm')) {
-      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+    expect(dlq.props).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    for (const { id } of [buffer, dlq]) {
+      const policy = Object.values(resources).find(
+        (r) => r.Type === 'AWS::SQS::QueuePolicy' && r.Properties.Queues.some((q: any) => q.Ref === id),
+      )!;
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('gives the callback function the queue URL and sqs:SendMessage on that queue only', () => {
+    const buffer = queue(/^RelayIngressBuffer[0-9A-F]{8}$/);
+    const env = resources[functionId('relay-callback')]!.Properties.Environment.Variables;
+    expect(env.INGRESS_BUFFER_QUEUE_URL).toEqual({ Ref: buffer.id });
+    const sqsStatements = statementsOfFunction(functionId('relay-callback')).filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('sqs:')),
+    );
+    expect(sqsStatements.map((s) => [actionsOf(s), s.Resource])).toEqual([
+      [['sqs:SendMessage'], { 'Fn::GetAtt': [buffer.id, 'Arn'] }],
+    ]);
+  });
+
+  it('runs the buffer consumer from the queue: batches of 10, partial batch failures, capped concurrency', () => {
+    const buffer = queue(/^RelayIngressBuffer[0-9A-F]{8}$/);
+    const consumerId = functionId('relay-buffer-consumer');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: consumerId },
+      EventSourceArn: { 'Fn::GetAtt': [buffer.id, 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+    });
+    const env = resources[consumerId]!.Properties.Environment.Variables;
+    expect(Object.keys(env).sort()).toEqual(
+      [
+        'TABLE_NAME',
+        'RELAY_CONFIG_JSON',
+        'LOG_LEVEL',
+        'POWERTOOLS_METRICS_NAMESPACE',
+        'POWERTOOLS_SERVICE_NAME',
+        'POWERTOOLS_TRACER_CAPTURE_RESPONSE',
+        'NODE_OPTIONS',
+      ].sort(),
+    );
+    const statements = statementsOfFunction(consumerId);
+    const table = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(table).toHaveLength(1);
+    expect(new Set(actionsOf(table[0]!))).toEqual(new Set(TABLE_DATA_ACTIONS));
+    expect(table[0]!.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/Table/), 'Arn'] });
+    const sqsActions = statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:'));
+    expect(sqsActions).not.toContain('sqs:SendMessage');
+    expect(sqsActions).toContain('sqs:DeleteMessage');
+  });
+
+  it('outputs the buffer and DLQ URLs and ARNs (the redrive command needs the ARNs)', () => {
+    for (const [name, pattern] of [
+      ['IngressBufferQueueUrl', /^RelayIngressBuffer[0-9A-F]{8}$/],
+      ['IngressBufferDlqUrl', /^RelayIngressBufferDlq/],
+    ] as const) {
+      template.hasOutput(name, { Value: { Ref: queue(pattern).id } });
+    }
+    template.hasOutput('IngressBufferQueueArn', {
+      Value: { 'Fn::GetAtt': [queue(/^RelayIngressBuffer[0-9A-F]{8}$/).id, 'Arn'] },
+    });
+    template.hasOutput('IngressBufferDlqArn', {
+      Value: { 'Fn::GetAtt': [queue(/^RelayIngressBufferDlq/).id, 'Arn'] },
+    });
+  });
+});
+
+describe('relay stack: public edge', () => {
+  it("answers provider callbacks inside Daraja's 8 s: integration timeout 7.5 s, function timeout 8 s", () => {
+    const callbackId = functionId('relay-callback');
+    const integration = Object.values(resources).find(
+      (r) =>
+        r.Type === 'AWS::ApiGatewayV2::Integration' &&
+        r.Properties.IntegrationUri['Fn::GetAtt']?.[0] === callbackId,
+    )!;
+    expect(integration.Properties.TimeoutInMillis).toBe(CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds());
+    expect(CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()).toBeLessThan(8000);
+    // The longest C2B deadline the config accepts fits in it.
+    expect(C2B_DEADLINE_CAP_MS).toBeLessThanOrEqual(CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds());
+    expect(resources[callbackId]!.Properties.Timeout).toBe(CALLBACK_FUNCTION_TIMEOUT.toSeconds());
+  });
+
+  it('reserves concurrency for the callback function by default, and for no other function', () => {
+    expect(resources[functionId('relay-callback')]!.Properties.ReservedConcurrentExecutions).toBe(
+      DEFAULT_CALLBACK_RESERVED_CONCURRENCY,
+    );
+    for (const { serviceName } of Object.values(RELAY_FUNCTIONS).filter(
+      (f) => f.serviceName !== 'relay-callback',
+    ))
+      expect(
+        resources[functionId(serviceName)]!.Properties.ReservedConcurrentExecutions,
+        serviceName,
+      ).toBeUndefined();
+  });
+
+  it('throttles each management route below the callback $default route, after the routes exist', () => {
+    const [stageId, stage] = Object.entries(resources).find(
+      ([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage',
+    )!;
+    expect(stage.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: 500,
+      ThrottlingBurstLimit: 1000,
+    });
+    const routeKeys = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey !== '$default')
+      .map((r) => r.Properties.RouteKey as string);
+    expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(routeKeys.sort());
+    for (const settings of Object.values(stage.Properties.RouteSettings))
+      expect(settings).toEqual({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
+    const routeIds = Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey !== '$default')
+      .map(([id]) => id);
+    const dependsOn = (template.toJSON().Resources[stageId].DependsOn ?? []) as string[];
+    for (const id of routeIds) expect(dependsOn).toContain(id);
+  });
+});
+
+describe('relay stack: alarms and dashboard', () => {
+  type Alarm = { id: string; props: Record<string, any> };
+  const alarms = (): Alarm[] =>
+    Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
+      .map(([id, r]) => ({ id, props: r.Properties }));
+  /** The metrics (MetricStat) an alarm's math reads. */
+  const statsOf = (alarm: Alarm) =>
+    (alarm.props.Metrics ?? []).filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat);
+  const alarmsOn = (metricName: string, namespace: string) =>
+    alarms().filter((a) =>
+      statsOf(a).some((s: any) => s.Metric.MetricName === metricName && s.Metric.Namespace === namespace),
+    );
+  const dimension = (alarm: Alarm, name: string) =>
+    statsOf(alarm)[0].Metric.Dimensions?.find((d: any) => d.Name === name)?.Value;
+
+  it('sends every alarm to the alarm topic on ALARM and on OK, with a description saying why', () => {
+    expect(alarms().length).toBeGreaterThanOrEqual(30);
+    for (const alarm of alarms()) {
+      expect(alarm.props.AlarmActions, alarm.id).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+      expect(alarm.props.OKActions, alarm.id).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+      expect(alarm.props.ActionsEnabled, alarm.id).toBe(true);
+      expect(String(alarm.props.AlarmDescription).length, alarm.id).toBeGreaterThan(60);
+      expect(alarm.props.AlarmName, alarm.id).toMatch(/^RelayUnderTest-Relay-/);
     }
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
     });
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: Match.stringLikeRegexp('AlarmTopic') } });
   });
 
-  it('alarms when a transaction expires, a check contradicts a success, or an ambiguous one is escalated', () => {
-    expect(ALARMED_RELAY_METRICS).toEqual([
-      'TransactionsExpired',
-      'VerificationDisagreements',
-      'AmbiguousEscalated',
-    ]);
-    for (const metricName of ALARMED_RELAY_METRICS) {
-      const alarms = alarmOn(metricName, 'MobileMoneyRelay');
-      expect(alarms, metricName).toHaveLength(1);
-      // The roll-up PowertoolsRelayMetrics publishes without dimensions: any provider, any account.
-      expect(alarms[0]!.Properties, metricName).toMatchObject({
-        Statistic: 'Sum',
-        Period: 60,
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        TreatMissingData: 'notBreaching',
-      });
-      expect(alarms[0]!.Properties.Dimensions ?? []).toEqual([]);
+  it('alarms on errors and throttles of every function when they persist (2 of 3 minutes), not on one', () => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const found = alarmsOn(metric, 'AWS/Lambda');
+      expect(found, metric).toHaveLength(Object.keys(RELAY_FUNCTIONS).length);
+      const functions = found.map((a) => dimension(a, 'FunctionName').Ref).sort();
+      expect(functions).toEqual(
+        Object.values(RELAY_FUNCTIONS)
+          .map((f) => functionId(f.serviceName))
+          .sort(),
+      );
+      for (const alarm of found)
+        expect(alarm.props).toMatchObject({
+          ComparisonOperator: 'GreaterThanThreshold',
+          Threshold: 0,
+          EvaluationPeriods: 3,
+          DatapointsToAlarm: 2,
+        });
     }
   });
 
-  it('alarms on poll cycles failing in 2 of 3 minutes and on the poll schedule and TransactionInitiated DLQs', () => {
-    const pollerErrors = alarmOn('Errors', 'AWS/Lambda').find(
-      (a) => a.Properties.Dimensions[0].Value.Ref === functionId('relay-poller'),
-    );
-    expect(pollerErrors?.Properties).toMatchObject({
-      Threshold: 1,
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 2,
-    });
-    const dlqAlarms = alarmOn('ApproximateNumberOfMessagesVisible', 'AWS/SQS').map(
-      (a) => a.Properties.Dimensions[0].Value['Fn::GetAtt'][0] as string,
-    );
-    expect(dlqAlarms).toHaveLength(3);
-    for (const queue of [/OutboxDlq/, /PollScheduleDlq/, /TransactionInitiatedDlq/])
-      expect(
-        dlqAlarms.filter((id) => queue.test(id)),
-        String(queue),
-      ).toHaveLength(1);
+  it('alarms on API 5xx (2 of 3 minutes) and on the callback p99 duration against the 8 s Daraja budget', () => {
+    const api5xx = alarmsOn('5xx', 'AWS/ApiGateway');
+    expect(api5xx).toHaveLength(1);
+    expect(dimension(api5xx[0]!, 'Stage')).toBe('$default');
+    expect(api5xx[0]!.props).toMatchObject({ Threshold: 0, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    const latency = alarmsOn('Duration', 'AWS/Lambda');
+    expect(latency).toHaveLength(1);
+    expect(dimension(latency[0]!, 'FunctionName')).toEqual({ Ref: functionId('relay-callback') });
+    expect(statsOf(latency[0]!)[0].Stat).toBe('p99');
+    expect(latency[0]!.props).toMatchObject({ Threshold: 6000, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
+    expect(latency[0]!.props.Threshold).toBeLessThan(DARAJA_ACK_BUDGET.toMilliseconds());
   });
 
+  it('pages on ONE message in every DLQ, and on an ingress buffer that does not drain', () => {
+    const dlqAlarms = alarmsOn('ApproximateNumberOfMessagesVisible', 'AWS/SQS');
+    const queues = dlqAlarms.map((a) => dimension(a, 'QueueName')['Fn::GetAtt'][0] as string).sort();
+    const allDlqs = Object.keys(resources)
+      .filter((id) => resources[id]!.Type === 'AWS::SQS::Queue' && /Dlq/.test(id))
+      .sort();
+    expect(allDlqs).toHaveLength(4);
+    expect(queues).toEqual(allDlqs);
+    for (const alarm of dlqAlarms)
+      expect(alarm.props).toMatchObject({
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    const age = alarmsOn('ApproximateAgeOfOldestMessage', 'AWS/SQS');
+    expect(age).toHaveLength(1);
+    expect(dimension(age[0]!, 'QueueName')['Fn::GetAtt'][0]).toMatch(/^RelayIngressBuffer[0-9A-F]{8}$/);
+    expect(age[0]!.props.Threshold).toBe(900);
+  });
+
+  it('alarms on stream lag, DynamoDB throttles and system errors', () => {
+    const lag = alarmsOn('IteratorAge', 'AWS/Lambda');
+    expect(lag).toHaveLength(1);
+    expect(dimension(lag[0]!, 'FunctionName')).toEqual({ Ref: functionId('relay-outbox-publisher') });
+    expect(lag[0]!.props).toMatchObject({ Threshold: 120_000, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
+    for (const metric of ['ReadThrottleEvents', 'WriteThrottleEvents', 'SystemErrors'])
+      expect(alarmsOn(metric, 'AWS/DynamoDB').length, metric).toBeGreaterThanOrEqual(1);
+  });
+
+  it('alarms on the relay metrics (roll-ups without dimensions): one event pages, rejections on a spike', () => {
+    for (const metricName of ALARMED_RELAY_METRICS) {
+      const found = alarmsOn(metricName, 'MobileMoneyRelay');
+      expect(found, metricName).toHaveLength(1);
+      const stat = statsOf(found[0]!)[0];
+      expect(stat.Metric.Dimensions ?? [], metricName).toEqual([]);
+      expect(stat.Stat).toBe('Sum');
+      expect(found[0]!.props).toMatchObject({
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        Threshold: metricName === 'CallbacksRejected' ? 20 : 1,
+      });
+      expect(stat.Period).toBe(metricName === 'CallbacksRejected' ? 300 : 60);
+    }
+  });
+
+  it('alarms when a configured account sends no callback for 6 hours (CallbacksReceived{provider,account})', () => {
+    const silence = alarmsOn(CALLBACKS_RECEIVED_METRIC, 'MobileMoneyRelay');
+    const accounts = silence.map((a) => `${dimension(a, 'provider')}/${dimension(a, 'account')}`).sort();
+    expect(accounts).toEqual(['airtel/demo', 'daraja/demo', 'momo/demo']);
+    for (const alarm of silence) {
+      expect(statsOf(alarm)[0]).toMatchObject({ Stat: 'Sum', Period: 6 * 3600 });
+      expect(alarm.props).toMatchObject({
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'breaching',
+      });
+    }
+  });
+
+  it('creates a dashboard and outputs its name', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasOutput('DashboardName', {});
+  });
+});
+
+describe('relay stack: warnings and outputs', () => {
   it('warns when publicBaseUrl is still a placeholder', () => {
     Annotations.fromStack(stack).hasWarning(
       '/RelayUnderTest/Relay',
@@ -895,7 +1125,7 @@ describe('relay stack: config validation at synth time', () => {
       delete config.accounts.daraja.demo.pathSecret;
       config.accounts.daraja.demo.allowNoPathSecret = 'Safaricom source IPs enforced by our edge proxy';
       const synthesized = synthesizes(config);
-      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 5);
+      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 6);
     });
 
     it('refuses an opt-out without a reason', () => {

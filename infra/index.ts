@@ -1,0 +1,34 @@
+/**
+ * The relay as a CDK library: `import { MobileMoneyRelay } from '<this repo>/infra'` in another CDK app
+ * (docs/construct.md). Peer dependencies: aws-cdk-lib, constructs, cdk-nag, cdk-monitoring-constructs,
+ * esbuild (bundling without Docker).
+ */
+export {
+  BUFFER_CONSUMER_TIMEOUT,
+  CALLBACK_FUNCTION_TIMEOUT,
+  CALLBACK_INTEGRATION_TIMEOUT,
+  DEFAULT_CALLBACK_RESERVED_CONCURRENCY,
+  DEFAULT_CALLBACK_THROTTLE,
+  DEFAULT_MANAGEMENT_THROTTLE,
+  MANAGEMENT_ROUTES,
+  MobileMoneyRelay,
+  type MobileMoneyRelayProps,
+  OUTBOX_FILTER_PATTERN,
+  POLLER_TABLE_ACTIONS,
+  type RelayCustomDomain,
+  type RelaySubscriberOptions,
+  type RelayThrottle,
+  secretArns,
+  SUBSCRIBER_RULE_ACTIONS,
+  TABLE_DATA_ACTIONS,
+  TABLE_KEY_ACTIONS,
+} from './relay-construct';
+export {
+  ALARMED_RELAY_METRICS,
+  CALLBACKS_RECEIVED_METRIC,
+  DARAJA_ACK_BUDGET,
+  RelayMonitoring,
+} from './monitoring';
+export { RelayStack, type RelayStackProps } from './relay-stack';
+export { RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
+export { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
