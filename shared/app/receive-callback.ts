@@ -245,7 +245,7 @@ async function storeOrBuffer(
   let accepted: { id: string } | Late | Error;
   try {
     accepted = await within(
-      ingressBuffer.accept(draft, { signal: AbortSignal.timeout(Math.max(1, leftMs)) }),
+      ingressBuffer.accept(draft, { signal: AbortSignal.timeout(Math.max(1, Math.floor(leftMs))) }),
       leftMs,
     );
   } catch (error) {

@@ -1,0 +1,5 @@
+import { lambdaServices } from '../../shared/runtime/lambda';
+import { createBufferConsumer } from './handler';
+
+const { services } = await lambdaServices('relay-buffer-consumer');
+export const handler = createBufferConsumer(services);

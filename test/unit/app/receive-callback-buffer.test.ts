@@ -1,0 +1,314 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../../shared/app/ingress-buffer';
+import type { RelayLogger } from '../../../shared/app/ports';
+import { BUFFERED_HEADER, receiveCallback } from '../../../shared/app/receive-callback';
+import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
+import { parseConfig } from '../../../shared/config/load';
+import { secretScrubber } from '../../../shared/config/secrets';
+import type { InboundRequest } from '../../../shared/http/types';
+import { sha256Hex } from '../../../shared/util/ids';
+import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
+import { registered } from '../../helpers/reports';
+
+const MOMO_SECRET = 'momo-path-secret-0123456789';
+const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const BODY = readFileSync(
+  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
+  'utf8',
+);
+
+function configWith(ackBudgets: Record<string, unknown> = { momo: { storeMs: 150, ackMs: 600 } }) {
+  return parseConfig({
+    management: { bearerToken: 'management-token-0123456789' },
+    ackBudgets,
+    accounts: { momo: { demo: { pathSecret: MOMO_SECRET, currency: 'EUR', confirmSuccess: false } } },
+  });
+}
+
+function setup(options: { buffer?: boolean; store?: MemoryStore } = {}) {
+  const config = configWith();
+  const store = options.store ?? new MemoryStore();
+  const buffer = new MemoryIngressBuffer();
+  const metrics = new RecordingMetrics();
+  const lines: { level: string; message: string; fields: unknown[] }[] = [];
+  const at =
+    (level: string) =>
+    (message: string, ...fields: Record<string, unknown>[]) =>
+      lines.push({ level, message, fields });
+  const inner: RelayLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  const scrub = secretScrubber(config);
+  const services: RelayServices = {
+    config,
+    store,
+    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
+    log: scrubbingLogger(inner, scrub),
+    scrub,
+    metrics,
+    ...(options.buffer === false ? {} : { ingressBuffer: buffer }),
+  };
+  return { store, buffer, metrics, lines, services };
+}
+
+function momoCallback(body = BODY, path = `/v1/momo/demo/${MOMO_SECRET}/requesttopay/${REFERENCE}`) {
+  const request: InboundRequest = {
+    requestId: 'req-1',
+    method: 'PUT',
+    path,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer not-for-storage' },
+    query: {},
+    rawBody: Buffer.from(body, 'utf8'),
+    sourceIp: '198.51.100.7',
+    receivedAt: new Date('2026-11-21T10:00:00.000Z'),
+  };
+  return request;
+}
+
+describe('receiveCallback with an ingress buffer', () => {
+  it('buffers a callback the store refuses and answers the provider its normal ack', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    await store.createTransaction(registered());
+    store.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({ received: true, duplicate: false });
+    expect(response.headers?.[BUFFERED_HEADER]).toBe('true');
+    expect(buffer.messages).toHaveLength(1);
+    const message = JSON.parse(buffer.messages[0]!.body);
+    expect(message).toMatchObject({
+      version: 1,
+      kind: 'callback',
+      requestId: 'req-1',
+      provider: 'momo',
+      account: 'demo',
+      route: 'callback',
+      params: { kind: 'requesttopay', referenceId: REFERENCE },
+      method: 'PUT',
+      path: `/v1/momo/demo/{secret}/requesttopay/${REFERENCE}`,
+      sourceIp: '198.51.100.7',
+      receivedAt: '2026-11-21T10:00:00.000Z',
+      body: BODY,
+      authenticated: false,
+      confirmUnsignedSuccess: false,
+      verification: { pathSecret: 'verified' },
+      rawBodySha256: sha256Hex(Buffer.from(BODY)),
+    });
+    expect(message.why).toContain('simulated outage');
+  });
+
+  it('never puts the path secret or credential headers into the buffered message', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+
+    // Act
+    await receiveCallback(services, momoCallback());
+
+    // Assess
+    const text = buffer.messages[0]!.body;
+    expect(text).not.toContain(MOMO_SECRET);
+    expect(text).not.toContain('not-for-storage');
+    expect(JSON.parse(text).headers).toEqual({ 'content-type': 'application/json' });
+  });
+
+  it('answers 503 when the buffer fails too', async () => {
+    // Prepare
+    const { store, buffer, services, lines } = setup();
+    store.failure = 'error';
+    buffer.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+    expect(response.body).toMatchObject({ error: { code: 'STORAGE_UNAVAILABLE' } });
+    expect(JSON.stringify(response.body)).toContain('ingress buffer failed');
+    expect(lines.some((l) => l.message === 'callback not stored: storage unavailable')).toBe(true);
+  });
+
+  it('answers 503 within the ack budget when the store stalls and the buffer hangs', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'hang';
+    buffer.failure = 'hang';
+    const started = performance.now();
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+    expect(buffer.signals[0]?.aborted).toBe(true);
+    // Generous bound: the budget is 600 ms; without it the answer would never come.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('cuts a stalled store with its abort signal at the store budget, then buffers and acks', async () => {
+    // Prepare
+    const store = new MemoryStore();
+    await store.createTransaction(registered());
+    store.failure = 'hang';
+    const signals: (AbortSignal | undefined)[] = [];
+    const recordReceipt = store.recordReceipt.bind(store);
+    store.recordReceipt = (input, options) => {
+      signals.push(options?.signal);
+      return recordReceipt(input, options);
+    };
+    const { buffer, services } = setup({ store });
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.[BUFFERED_HEADER]).toBe('true');
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.every((s) => s?.aborted)).toBe(true);
+    expect(JSON.parse(buffer.messages[0]!.body).why).toContain('did not answer within');
+  });
+
+  it('answers 503 as before when no buffer is wired and the store is down', async () => {
+    // Prepare
+    const { store, services } = setup({ buffer: false });
+    store.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+  });
+
+  it('does not buffer a refusal: a wrong path secret is a 401, whatever the store does', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(
+      services,
+      momoCallback(BODY, `/v1/momo/demo/wrong-secret-0123456789/requesttopay/${REFERENCE}`),
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(401);
+    expect(buffer.messages).toHaveLength(0);
+  });
+
+  it('stores directly and leaves the buffer alone while the store answers', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    await store.createTransaction(registered());
+
+    // Act
+    const response = await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.[BUFFERED_HEADER]).toBeUndefined();
+    expect(buffer.messages).toHaveLength(0);
+    expect(store.published.map((e) => e.metadata.type)).toEqual(['TransactionSucceeded']);
+  });
+});
+
+describe('callback metrics', () => {
+  it('counts an acked callback with provider and account, and times its ack', async () => {
+    // Prepare
+    const { store, metrics, services } = setup();
+    await store.createTransaction(registered());
+
+    // Act
+    await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(metrics.counts).toContainEqual({
+      name: 'CallbacksReceived',
+      value: 1,
+      dimensions: { provider: 'momo', account: 'demo' },
+    });
+    expect(metrics.timings).toHaveLength(1);
+    expect(metrics.timings[0]).toMatchObject({ name: 'AckLatency', dimensions: { provider: 'momo' } });
+    expect(metrics.total('CallbacksBuffered')).toBe(0);
+  });
+
+  it('counts a buffered callback as received and buffered', async () => {
+    // Prepare
+    const { store, metrics, services } = setup();
+    store.failure = 'error';
+
+    // Act
+    await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(metrics.total('CallbacksReceived')).toBe(1);
+    expect(metrics.counts).toContainEqual({
+      name: 'CallbacksBuffered',
+      value: 1,
+      dimensions: { provider: 'momo' },
+    });
+  });
+
+  it('counts refusals by provider, and as unknown when no provider was resolved', async () => {
+    // Prepare
+    const { metrics, services } = setup();
+
+    // Act
+    await receiveCallback(services, momoCallback(BODY, `/v1/momo/demo/wrong-secret-0123456789/x/y`));
+    await receiveCallback(services, momoCallback(BODY, '/v1/nobody/demo/x'));
+
+    // Assess
+    expect(metrics.counts.filter((c) => c.name === 'CallbacksRejected').map((c) => c.dimensions)).toEqual([
+      { provider: 'momo' },
+      { provider: 'unknown' },
+    ]);
+    expect(metrics.total('CallbacksReceived')).toBe(0);
+  });
+
+  it('counts nothing as received when neither the store nor the buffer took the callback', async () => {
+    // Prepare
+    const { store, buffer, metrics, services } = setup();
+    store.failure = 'error';
+    buffer.failure = 'error';
+
+    // Act
+    await receiveCallback(services, momoCallback());
+
+    // Assess
+    expect(metrics.total('CallbacksReceived')).toBe(0);
+    expect(metrics.total('CallbacksBuffered')).toBe(0);
+  });
+});
+
+describe('ack budgets', () => {
+  it('keeps every default inside its provider timeout, with room for the buffer', () => {
+    // Assess
+    expect(DEFAULT_ACK_BUDGETS.momo!.ackMs).toBeLessThan(2000);
+    expect(DEFAULT_ACK_BUDGETS.airtel!.ackMs).toBeLessThan(2000);
+    expect(DEFAULT_ACK_BUDGETS.daraja!.ackMs).toBeLessThan(8000);
+    for (const budget of Object.values(DEFAULT_ACK_BUDGETS))
+      expect(budget.ackMs - budget.storeMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it('takes a provider budget from the config, and the default for the others', () => {
+    // Prepare
+    const config = configWith({ airtel: { storeMs: 900, ackMs: 1500 } });
+
+    // Act / Assess
+    expect(ackBudgetFor(config, 'airtel')).toEqual({ storeMs: 900, ackMs: 1500 });
+    expect(ackBudgetFor(config, 'momo')).toEqual(DEFAULT_ACK_BUDGETS.momo);
+    expect(ackBudgetFor(config, 'someday')).toEqual({ storeMs: 1200, ackMs: 1800 });
+  });
+
+  it('refuses a budget that leaves the buffer no time, naming the dotted key', () => {
+    // Act / Assess
+    expect(() => configWith({ momo: { storeMs: 1800, ackMs: 1850 } })).toThrow(/ackBudgets\.momo\.ackMs/);
+    expect(() => configWith({ momo: { storeMs: 1200 } })).toThrow(/ackBudgets\.momo\.ackMs/);
+  });
+});
