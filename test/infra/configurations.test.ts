@@ -1,0 +1,433 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Aspects, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks, NagSuppressions } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+// Imported like a consumer would: the library entry point, not the files behind it.
+import {
+  MANAGEMENT_ROUTES,
+  MobileMoneyRelay,
+  type MobileMoneyRelayProps,
+  SUBSCRIBER_RULE_ACTIONS,
+  TABLE_KEY_ACTIONS,
+} from '../../infra';
+import { PROJECT_ROOT } from '../../infra/bundling';
+
+const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
+
+/**
+ * One configuration: a fresh App and Stack using the construct like another CDK app would, without
+ * bundling (what is under test is the template and cdk-nag, not the bundles: test/infra/relay-stack.test.ts
+ * builds and loads those), cdk-nag applied.
+ */
+function configuration(
+  name: string,
+  relayProps: (stack: Stack) => Partial<MobileMoneyRelayProps>,
+  config: unknown = exampleConfig,
+) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, name);
+  const relay = new MobileMoneyRelay(stack, 'Relay', { config, ...relayProps(stack) });
+  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+  const template = Template.fromStack(stack);
+  return { stack, relay, template, resources: template.toJSON().Resources as Record<string, any> };
+}
+
+function nagFindings(stack: Stack) {
+  const format = (m: { id: string; entry: { data?: unknown } }) =>
+    `${m.id}: ${String(m.entry.data).split('\n')[0]}`;
+  return {
+    errors: Annotations.fromStack(stack)
+      .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
+      .map(format),
+    warnings: Annotations.fromStack(stack)
+      .findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))
+      .map(format),
+  };
+}
+
+const warningsOf = (stack: Stack) =>
+  Annotations.fromStack(stack)
+    .findWarning('*', Match.anyValue())
+    .map((w) => String(w.entry.data));
+
+const CERT_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
+const domainConfig = { ...exampleConfig, publicBaseUrl: 'https://relay.payments.example.org' };
+
+// Every supported configuration, synthesized once.
+const configurations = {
+  default: () => configuration('Default', () => ({ alarmEmail: 'oncall@example.org' })),
+  customerManagedTableKey: () =>
+    configuration('TableKey', (stack) => ({
+      alarmEmail: 'oncall@example.org',
+      tableEncryptionKey: new kms.Key(stack, 'TableKey', { enableKeyRotation: true }),
+    })),
+  importedBus: () =>
+    configuration('ImportedBus', (stack) => ({
+      alarmEmail: 'oncall@example.org',
+      eventBus: events.EventBus.fromEventBusName(stack, 'DefaultBus', 'default'),
+    })),
+  passedAlarmTopic: () =>
+    configuration('PassedTopic', (stack) => ({
+      alarmTopic: sns.Topic.fromTopicArn(stack, 'OnCall', 'arn:aws:sns:eu-west-1:123456789012:on-call'),
+    })),
+  customDomain: () =>
+    configuration(
+      'CustomDomain',
+      (stack) => ({
+        alarmEmail: 'oncall@example.org',
+        customDomain: {
+          domainName: 'relay.payments.example.org',
+          certificate: acm.Certificate.fromCertificateArn(stack, 'Certificate', CERT_ARN),
+          hostedZone: route53.HostedZone.fromHostedZoneAttributes(stack, 'Zone', {
+            hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+            zoneName: 'payments.example.org',
+          }),
+        },
+      }),
+      domainConfig,
+    ),
+};
+const synthesized = new Map<string, ReturnType<typeof configuration>>();
+const get = (name: keyof typeof configurations) => {
+  if (!synthesized.has(name)) synthesized.set(name, configurations[name]());
+  return synthesized.get(name)!;
+};
+
+describe('every supported configuration is cdk-nag clean', () => {
+  for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) {
+    it(`${name}: zero unsuppressed AwsSolutions errors and warnings`, () => {
+      expect(nagFindings(get(name).stack)).toEqual({ errors: [], warnings: [] });
+    }, 60_000);
+  }
+
+  it('names a resource and gives a reason in every suppression', () => {
+    for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) {
+      for (const [id, resource] of Object.entries(get(name).resources)) {
+        for (const rule of resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) {
+          expect(String(rule.reason).length, `${name} ${id} ${rule.id}`).toBeGreaterThan(80);
+        }
+      }
+    }
+  });
+});
+
+describe('customer-managed table key', () => {
+  it('grants the config readers explicit KMS actions on that key, through DynamoDB only (no wildcard actions)', () => {
+    const { resources } = get('customerManagedTableKey');
+    const keyStatements = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((r) => r.Properties.PolicyDocument.Statement)
+      .filter((s: any) => [s.Action].flat().some((a: string) => a.startsWith('kms:')));
+    const explicit = keyStatements.filter((s: any) => s.Condition?.StringEquals?.['kms:ViaService']);
+    expect(explicit).toHaveLength(5);
+    for (const statement of explicit) {
+      expect(statement.Action).toEqual([...TABLE_KEY_ACTIONS]);
+      expect(statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/TableKey/), 'Arn'] });
+    }
+    for (const statement of keyStatements)
+      expect([statement.Action].flat().filter((a: string) => a.includes('*'))).toEqual([]);
+  });
+});
+
+describe('imported bus', () => {
+  it('publishes to the given bus and creates none', () => {
+    const { template } = get('importedBus');
+    template.resourceCountIs('AWS::Events::EventBus', 0);
+    template.hasResourceProperties('AWS::Events::Archive', {
+      SourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }),
+    });
+  });
+});
+
+describe('alarm topic', () => {
+  it('uses a passed topic for every alarm, creates no topic, and does not warn', () => {
+    const { template, resources, stack } = get('passedAlarmTopic');
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const alarm of Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm'))
+      expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:on-call']);
+    expect(warningsOf(stack).filter((w) => /Nobody is subscribed/.test(w))).toEqual([]);
+  });
+
+  it('always creates an encrypted topic when none is passed, and warns when nobody is subscribed', () => {
+    const { template, stack } = configuration('NoSubscriber', () => ({}));
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the alarm topic/.test(w))).toHaveLength(
+      1,
+    );
+    expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
+  });
+});
+
+describe('custom domain', () => {
+  it('maps the domain to the stage with TLS 1.2, creates A and AAAA aliases, and knows the public URL', () => {
+    const { template, relay, stack } = get('customDomain');
+    template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'relay.payments.example.org',
+      DomainNameConfigurations: [
+        Match.objectLike({ CertificateArn: CERT_ARN, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }),
+      ],
+    });
+    template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
+    for (const type of ['A', 'AAAA'])
+      template.hasResourceProperties('AWS::Route53::RecordSet', {
+        Name: 'relay.payments.example.org.',
+        Type: type,
+        HostedZoneId: 'Z0123456789ABCDEFGHIJ',
+      });
+    expect(relay.publicUrl).toBe('https://relay.payments.example.org/');
+    // publicBaseUrl matches the domain: no placeholder or mismatch warning.
+    expect(warningsOf(stack).filter((w) => /publicBaseUrl/.test(w))).toEqual([]);
+  });
+
+  it('warns when publicBaseUrl does not match the custom domain', () => {
+    const { stack } = configuration('DomainMismatch', (s) => ({
+      customDomain: {
+        domainName: 'relay.payments.example.org',
+        certificate: acm.Certificate.fromCertificateArn(s, 'Certificate', CERT_ARN),
+      },
+    }));
+    expect(
+      warningsOf(stack).filter((w) =>
+        /does not match the custom domain relay\.payments\.example\.org/.test(w),
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe('the construct used from another CDK app', () => {
+  const consumer = () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'PaymentsPlatform');
+    const relay = new MobileMoneyRelay(stack, 'MobileMoney', {
+      config: exampleConfig,
+      alarmEmail: 'payments-oncall@example.org',
+      subscriberAccounts: ['210987654321'],
+      callbackSilencePeriods: { 'momo/demo': false, 'daraja/demo': Duration.hours(12) },
+      reservedConcurrency: { callback: false },
+    });
+    const partner = new iam.Role(stack, 'PartnerService', { assumedBy: new iam.AccountRootPrincipal() });
+    relay.grantManagementApi(partner, { operator: false });
+    const operators = new iam.Role(stack, 'Operators', { assumedBy: new iam.AccountRootPrincipal() });
+    relay.grantManagementApi(operators);
+    for (const role of [partner, operators])
+      NagSuppressions.addResourceSuppressions(
+        role,
+        [
+          {
+            id: 'AwsSolutions-IAM5',
+            reason:
+              'grantManagementApi grants execute-api:Invoke on the management routes only; the * stand for the path parameters {provider}/{account}/{reference} of those routes, not for other routes.',
+            appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:execute-api:.*\\*.*$/g' }],
+          },
+        ],
+        true,
+      );
+    const orders = sqs.Queue.fromQueueArn(
+      stack,
+      'Orders',
+      'arn:aws:sqs:eu-west-1:123456789012:orders-payments',
+    );
+    const rule = relay.addSubscriber('OrdersFinalOutcomes', {
+      detailTypes: ['TransactionSucceeded', 'TransactionFailed'],
+      providers: ['daraja'],
+      target: new eventTargets.SqsQueue(orders),
+    });
+    Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+    const template = Template.fromStack(stack);
+    return { stack, relay, template, rule, resources: template.toJSON().Resources as Record<string, any> };
+  };
+  const built = consumer();
+  const policyOf = (roleIdPattern: RegExp) =>
+    Object.values(built.resources).find(
+      (r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: any) => roleIdPattern.test(x.Ref)),
+    )!.Properties.PolicyDocument.Statement as Array<{ Action: string; Resource: any }>;
+  const routesIn = (statement: { Resource: any }) =>
+    [statement.Resource].flat().map((arn: any) => (arn['Fn::Join'][1] as unknown[]).at(-1) as string);
+
+  it('exposes the resources as readonly members', () => {
+    const { relay } = built;
+    for (const member of [
+      relay.table,
+      relay.eventBus,
+      relay.eventArchive,
+      relay.api,
+      relay.callbackFunction,
+      relay.bufferConsumerFunction,
+      relay.ingressBuffer,
+      relay.ingressBufferDlq,
+      relay.alarmTopic,
+      relay.monitoring,
+      relay.dashboard,
+    ])
+      expect(member).toBeDefined();
+    expect(relay.alarms.length).toBeGreaterThan(20);
+  });
+
+  it('grantManagementApi: execute-api:Invoke on the management routes of $default only', () => {
+    const operator = policyOf(/Operators/);
+    expect(operator).toHaveLength(1);
+    expect(operator[0]!.Action).toBe('execute-api:Invoke');
+    expect(routesIn(operator[0]!).sort()).toEqual(
+      [
+        '/$default/POST/v1/transactions',
+        '/$default/GET/v1/transactions/*/*/*',
+        '/$default/POST/v1/transactions/*/*/*/check',
+        '/$default/POST/v1/transactions/*/*/*/resolve',
+        '/$default/GET/v1/reconciliation/report',
+      ].sort(),
+    );
+    expect(MANAGEMENT_ROUTES).toHaveLength(5);
+    expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
+      ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
+    );
+  });
+
+  it('addSubscriber: a rule on the relay bus for the relay source, the detail types and providers', () => {
+    built.template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: Match.stringLikeRegexp('MobileMoneyBus') },
+      EventPattern: {
+        source: ['mobile-money.relay'],
+        'detail-type': ['TransactionSucceeded', 'TransactionFailed'],
+        detail: { data: { provider: ['daraja'] } },
+      },
+      Targets: [Match.objectLike({ Arn: 'arn:aws:sqs:eu-west-1:123456789012:orders-payments' })],
+    });
+    expect(() =>
+      built.relay.addSubscriber('Nothing', {
+        detailTypes: [],
+        target: new eventTargets.SqsQueue(
+          sqs.Queue.fromQueueArn(built.stack, 'X', 'arn:aws:sqs:eu-west-1:123456789012:x'),
+        ),
+      }),
+    ).toThrow(/detailTypes: name at least one/);
+  });
+
+  it('subscriberAccounts: the documented policy letting each account manage the rules it created, on relay events', () => {
+    built.template.hasResourceProperties('AWS::Events::EventBusPolicy', {
+      EventBusName: { Ref: Match.stringLikeRegexp('MobileMoneyBus') },
+      Statement: {
+        Effect: 'Allow',
+        Principal: {
+          AWS: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([':iam::210987654321:root'])] })],
+        },
+        Action: [...SUBSCRIBER_RULE_ACTIONS],
+        Condition: {
+          StringEqualsIfExists: {
+            'events:creatorAccount': '${aws:PrincipalAccount}',
+            'events:source': 'mobile-money.relay',
+          },
+        },
+      },
+    });
+  });
+
+  it('takes per-account silence periods (false turns one off) and reserved concurrency off', () => {
+    const silence = Object.values(built.resources).filter(
+      (r) =>
+        r.Type === 'AWS::CloudWatch::Alarm' &&
+        r.Properties.Metrics?.[0]?.MetricStat?.Metric?.MetricName === 'CallbacksReceived',
+    );
+    const periods = Object.fromEntries(
+      silence.map((a) => {
+        const stat = a.Properties.Metrics[0].MetricStat;
+        const dim = (n: string) => stat.Metric.Dimensions.find((d: any) => d.Name === n).Value;
+        return [`${dim('provider')}/${dim('account')}`, stat.Period];
+      }),
+    );
+    expect(periods).toEqual({ 'airtel/demo': 6 * 3600, 'daraja/demo': 12 * 3600 });
+    for (const fn of Object.values(built.resources).filter((r) => r.Type === 'AWS::Lambda::Function'))
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('is cdk-nag clean with the subscriber rule, the bus policy and the grants', () => {
+    expect(nagFindings(built.stack)).toEqual({ errors: [], warnings: [] });
+  });
+});
+
+describe('props validation', () => {
+  const error = (props: Partial<MobileMoneyRelayProps>, config: unknown = exampleConfig) => {
+    try {
+      new MobileMoneyRelay(new Stack(new App()), 'Relay', { config, ...props });
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('expected the construct to refuse the props');
+  };
+
+  it('lists every bad prop at once, each named', () => {
+    const message = error({
+      reservedConcurrency: { callback: 0 },
+      memorySize: 64,
+      throttle: { rateLimit: 0, burstLimit: 10 },
+      callbackSilencePeriod: Duration.minutes(1),
+      callbackSilencePeriods: { 'mpesa/x': false },
+      alarmEmail: 'not-an-address',
+      bufferConsumerMaxConcurrency: 1,
+    });
+    expect(message).toMatch(/^Invalid MobileMoneyRelay props:/);
+    for (const expected of [
+      /reservedConcurrency\.callback: a whole number from 1/,
+      /memorySize: a whole number from 128 to 10240/,
+      /throttle\.rateLimit: more than 0/,
+      /callbackSilencePeriod: whole minutes from 5 minutes to 24 hours, or false/,
+      /callbackSilencePeriods\["mpesa\/x"\]: no such account/,
+      /alarmEmail: not an e-mail address/,
+      /bufferConsumerMaxConcurrency: a whole number from 2 to 1000/,
+    ])
+      expect(message).toMatch(expected);
+  });
+
+  it('refuses subscriber accounts on an imported bus and account ids that are not 12 digits', () => {
+    const stack = new Stack(new App());
+    const message = (() => {
+      try {
+        new MobileMoneyRelay(stack, 'Relay', {
+          config: exampleConfig,
+          eventBus: events.EventBus.fromEventBusName(stack, 'Bus', 'default'),
+          subscriberAccounts: ['1234'],
+        });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toMatch(/subscriberAccounts: only for the bus the relay creates/);
+    expect(message).toMatch(/"1234" is not a 12-digit AWS account id/);
+  });
+
+  it('refuses a custom domain that is not a domain name', () => {
+    const stack = new Stack(new App());
+    expect(
+      () =>
+        new MobileMoneyRelay(stack, 'Relay', {
+          config: exampleConfig,
+          customDomain: {
+            domainName: 'https://relay.example.org',
+            certificate: acm.Certificate.fromCertificateArn(stack, 'C', CERT_ARN),
+          },
+        }),
+    ).toThrow(/customDomain\.domainName: not a domain name/);
+  });
+
+  it('turns every silence alarm off with callbackSilencePeriod: false', () => {
+    const { resources } = configuration('NoSilence', () => ({
+      callbackSilencePeriod: false,
+      dashboard: false,
+    }));
+    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms.some((a) => JSON.stringify(a).includes('CallbacksReceived'))).toBe(false);
+    expect(Object.values(resources).some((r) => r.Type === 'AWS::CloudWatch::Dashboard')).toBe(false);
+  });
+});
