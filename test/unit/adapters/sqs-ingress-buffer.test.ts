@@ -254,7 +254,7 @@ describe('SqsIngressBuffer with the real SDK client (a local endpoint)', () => {
     client.destroy();
   });
 
-  it('gives up after the SDK's three attempts, with IngressBufferUnavailableError', async () => {
+  it('gives up after the three attempts of the SDK, with IngressBufferUnavailableError', async () => {
     // Prepare
     requests = 0;
     for (let i = 0; i < 5; i++) answers.push(json(500, { __type: 'InternalError', message: 'down' }));

@@ -69,7 +69,7 @@ const finals = (store: MemoryStore) =>
 /** Writes that land after `delayMs` whatever the caller's signal says: a slow DynamoDB that did write. */
 class SlowStore extends MemoryStore {
   delayMs = 0;
-  override async recordReceipt(input: ReceiptInput, options?: WriteOptions) {
+  override async recordReceipt(input: ReceiptInput, _options?: WriteOptions) {
     await sleep(this.delayMs);
     return super.recordReceipt(input, {});
   }
@@ -244,7 +244,7 @@ describe('a buffered message that can never be applied', () => {
   it('is reported back by the consumer with BufferedCallbacksFailed, beside applied records', async () => {
     // Prepare
     const message = await buffered();
-    const { store, services, consumer, metrics } = setup();
+    const { store, consumer, metrics } = setup();
     await store.createTransaction(registered());
 
     // Act
