@@ -16,6 +16,7 @@ import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
+import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalPoller } from './poller';
 import { LocalStreamPump } from './stream-pump';
 
@@ -39,6 +40,15 @@ export interface LocalRelayOptions {
   metrics?: RelayMetrics;
   /** For the status API clients (tests inject one); the global fetch by default. */
   fetchImpl?: typeof fetch;
+  /**
+   * Spool directory of the local ingress buffer (`npm start`: `.relay/ingress-buffer`): callbacks the
+   * store cannot take are kept there and applied once it answers. Absent: no buffer (503 as before).
+   */
+  ingressBufferDir?: string;
+  /** How often the buffer is drained. @default 1000 */
+  bufferDrainMs?: number;
+  /** Lines about buffering and draining (npm start prints them). */
+  printBuffer?: (line: string) => void;
 }
 
 export interface LocalRelay {
@@ -48,6 +58,8 @@ export interface LocalRelay {
   services: ReconcileServices;
   pump: LocalStreamPump;
   poller: LocalPoller;
+  /** Present when ingressBufferDir was given. */
+  buffer?: { store: FileIngressBuffer; drainer: LocalBufferDrainer };
   stop(): Promise<void>;
 }
 
@@ -75,10 +87,14 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     scrub,
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
   };
+  const fileBuffer = options.ingressBufferDir
+    ? new FileIngressBuffer(options.ingressBufferDir, options.printBuffer)
+    : undefined;
   const services: ReconcileServices = {
     ...base,
     statusApi: statusApiRegistry(base),
     metrics: options.metrics ?? noMetrics,
+    ...(fileBuffer ? { ingressBuffer: fileBuffer } : {}),
   };
   const callback = createCallbackHandler(services);
   const management = createManagementHandler(services);
@@ -96,6 +112,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   await pump.start();
   const poller = new LocalPoller(services, config.reconciliation.pollIntervalSeconds * 1000);
   if (options.poller !== false) poller.start();
+  const drainer = fileBuffer
+    ? new LocalBufferDrainer(services, fileBuffer, options.bufferDrainMs ?? 1000, options.printBuffer)
+    : undefined;
+  drainer?.start();
 
   const server: Server = createLocalServer({
     callback,
@@ -121,8 +141,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     services,
     pump,
     poller,
+    ...(fileBuffer && drainer ? { buffer: { store: fileBuffer, drainer } } : {}),
     async stop() {
       await poller.stop();
+      await drainer?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
@@ -92,6 +92,8 @@ async function main(): Promise<void> {
     fail(`Could not start DynamoDB Local: ${(error as Error).message}`);
   }
 
+  // Beside the events file: the relay's state directory (.relay/ by default).
+  const bufferDir = join(dirname(resolve(config.local.eventsFile)), 'ingress-buffer');
   const relay = await startLocalRelay({
     config,
     dynamoEndpoint: dynamo.endpoint,
@@ -101,6 +103,8 @@ async function main(): Promise<void> {
     log,
     printEvent: (line) => process.stdout.write(`  ⇢ event ${line}\n`),
     metrics: new ConsoleRelayMetrics({ write: (line) => process.stdout.write(`${line}\n`) }),
+    ingressBufferDir: bufferDir,
+    printBuffer: (line) => process.stdout.write(`${line}\n`),
   }).catch(async (error) => {
     await dynamo.stop();
     const code = (error as NodeJS.ErrnoException).code;
@@ -152,6 +156,7 @@ async function main(): Promise<void> {
       `  accounts:    ${accounts.join(', ') || '(none configured)'}`,
       `  events:      ${resolve(config.local.eventsFile)} (one JSON line per event; also printed below)`,
       `  storage:     DynamoDB Local ${dynamo.endpoint}, ${dataDir ? `data in ${resolve(dataDir)}` : 'in memory (use --data-dir to keep data)'}`,
+      `  buffer:      ${bufferDir} (callbacks DynamoDB cannot take are kept here, acked, and applied when it answers)`,
       pollerBannerLine(config),
       ...simulatorBanner,
       `  Ctrl-C to stop${simulator ? ' (simulator, relay and DynamoDB Local)' : ''}.`,
