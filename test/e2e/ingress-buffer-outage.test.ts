@@ -1,0 +1,140 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type LocalRelay, startLocalRelay } from '../../local/relay';
+import { parseConfig } from '../../shared/config/load';
+import { ADMIN_TOKEN, CollectingSink, silentLogger } from '../helpers/relay';
+
+const BODY = readFileSync(join(import.meta.dirname, '../fixtures/momo/requesttopay-successful.json'), 'utf8');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The local relay on its own DynamoDB Local (the run's shared one must not be stalled), whose JVM is
+ * stopped with SIGSTOP mid-traffic: calls then hang as they would on a stalled DynamoDB.
+ */
+let dynamo: DynamoDbLocalHandle;
+let relay: LocalRelay;
+let stateDir: string;
+const sink = new CollectingSink();
+const printed: string[] = [];
+let stalled = false;
+
+function stall(on: boolean): void {
+  // The whole process group: DynamoDB Local's JVM was started as a group leader.
+  process.kill(-dynamo.pid, on ? 'SIGSTOP' : 'SIGCONT');
+  stalled = on;
+}
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'relay-outage-'));
+  dynamo = await startDynamoDbLocal();
+  relay = await startLocalRelay({
+    config: parseConfig({
+      management: { auth: 'bearer', bearerToken: ADMIN_TOKEN },
+      local: { eventsFile: join(stateDir, 'events.ndjson') },
+      accounts: {
+        momo: {
+          demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'e2e test of the buffer' },
+        },
+      },
+    }),
+    dynamoEndpoint: dynamo.endpoint,
+    tableName: 'relay-outage',
+    port: 0,
+    log: silentLogger,
+    sink,
+    streamPollMs: 100,
+    poller: false,
+    ingressBufferDir: join(stateDir, 'ingress-buffer'),
+    bufferDrainMs: 200,
+    printBuffer: (line) => printed.push(line),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (stalled) stall(false);
+  await relay?.stop();
+  await dynamo?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const reference = (n: number) => `5d0c1b2a-3e4f-4a5b-8c9d-${String(n).padStart(12, '0')}`;
+
+async function register(ref: string): Promise<void> {
+  const response = await fetch(`${relay.url}/v1/transactions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: ref,
+      amount: '100',
+      currency: 'EUR',
+      externalId: 'order-8841',
+    }),
+  });
+  expect(response.status).toBe(201);
+}
+
+async function callback(ref: string): Promise<{ status: number; buffered: boolean; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(`${relay.url}/v1/momo/demo/requesttopay/${ref}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+  });
+  await response.text();
+  return {
+    status: response.status,
+    buffered: response.headers.get('x-relay-buffered') === 'true',
+    ms: performance.now() - started,
+  };
+}
+
+describe('npm start with DynamoDB Local stalled mid-traffic', () => {
+  it('acks every callback and ends every transaction with exactly one TransactionSucceeded', async () => {
+    // Prepare
+    const refs = Array.from({ length: 12 }, (_, i) => reference(i + 1));
+    for (const ref of refs) await register(ref);
+    const acks: { ref: string; status: number; buffered: boolean; ms: number }[] = [];
+
+    // Act: 4 callbacks with DynamoDB up, 4 while it is stalled (plus a MoMo-style repeat), 4 after.
+    for (const ref of refs.slice(0, 4)) acks.push({ ref, ...(await callback(ref)) });
+    stall(true);
+    for (const ref of refs.slice(4, 8)) acks.push({ ref, ...(await callback(ref)) });
+    acks.push({ ref: refs[4]!, ...(await callback(refs[4]!)) });
+    stall(false);
+    for (const ref of refs.slice(8)) acks.push({ ref, ...(await callback(ref)) });
+    const buffer = relay.buffer!.store;
+    const deadline = Date.now() + 45_000;
+    while ((await buffer.pending()).length > 0 && Date.now() < deadline) await sleep(200);
+    await sleep(500);
+    for (let i = 0; i < 3; i++) await relay.pump.poll();
+
+    // Assess
+    expect(acks.map((a) => a.status)).toEqual(acks.map(() => 200));
+    const duringStall = acks.slice(4, 9);
+    expect(duringStall.every((a) => a.buffered)).toBe(true);
+    // MoMo's budget is 1.8 s; generous bound for a loaded machine, far below the stall itself.
+    expect(Math.max(...duringStall.map((a) => a.ms))).toBeLessThan(4_000);
+    expect(acks.slice(0, 4).some((a) => a.buffered)).toBe(false);
+    expect(await buffer.pending()).toEqual([]);
+    expect(readdirSync(join(buffer.dir, 'failed'))).toEqual([]);
+    for (const ref of refs) {
+      const finals = sink.events.filter(
+        (e) =>
+          (e.data as { reference?: string }).reference === ref &&
+          ['TransactionSucceeded', 'TransactionFailed'].includes(e.metadata.type),
+      );
+      expect(
+        finals.map((e) => e.metadata.type),
+        ref,
+      ).toEqual(['TransactionSucceeded']);
+    }
+    expect(printed.filter((l) => l.includes('⇢ buffered momo/demo')).length).toBeGreaterThanOrEqual(5);
+    expect(printed.some((l) => l.includes('ingress buffer drained'))).toBe(true);
+  }, 90_000);
+});
