@@ -82,7 +82,9 @@ describe('SqsIngressBuffer', () => {
     caller.abort();
 
     // Assess
-    const options = sqs.commandCalls(SendMessageCommand)[0]!.args[1] as { abortSignal?: AbortSignal };
+    const options = (sqs.commandCalls(SendMessageCommand)[0]!.args as unknown[])[1] as {
+      abortSignal?: AbortSignal;
+    };
     expect(options.abortSignal).toBeDefined();
     expect(options.abortSignal!.aborted).toBe(true);
   });
