@@ -1,11 +1,12 @@
 import { accountKey } from '../config/schema';
-import { findProvider } from '../providers/registry';
+import { STATUS_API_FACTORIES } from '../providers/status-api-registry';
 import type { StatusApi } from '../providers/types';
 import type { RelayServices } from './services';
 
 /**
  * One status API client per account, created on first use and kept (its token cache lives in it).
- * Undefined for an account whose provider has no client or which has no `api` settings.
+ * Undefined for an account whose provider has no client or which has no `api` settings. Only the
+ * poller and the management API import this (status-api-registry.ts says why).
  */
 export function statusApiRegistry(
   services: Pick<RelayServices, 'config' | 'log' | 'fetchImpl'>,
@@ -14,11 +15,11 @@ export function statusApiRegistry(
   return (providerId, accountId) => {
     const id = accountKey(providerId, accountId);
     if (clients.has(id)) return clients.get(id);
-    const provider = findProvider(providerId);
+    const factory = STATUS_API_FACTORIES[providerId];
     const account = services.config.accounts.get(id);
     const client =
-      provider?.statusApi && account
-        ? provider.statusApi(
+      factory && account
+        ? factory(
             {
               provider: providerId,
               id: accountId,

@@ -214,11 +214,10 @@ export interface ProviderModule<S = unknown> {
   /** URLs the account is configured with, so config validation can apply the URL rules to them. */
   configuredUrls?(settings: S): { key: string; url: string }[];
   /**
-   * The account's status API client, or undefined when the account has no `api` settings (then nothing
-   * can be checked: the poller still expires the transaction at the window's end).
+   * Kinds whose transactions the status API can check (others are only expired at the window's end).
+   * The status API client itself is registered in status-api-registry.ts, apart from this definition
+   * so the callback bundles leave it out.
    */
-  statusApi?(account: AccountContext<S>, deps: StatusApiDeps): StatusApi | undefined;
-  /** Kinds whose transactions the status API can check (others are only expired at the window's end). */
   statusKinds?: readonly string[];
   /** Secret values in an account's settings (keys, tokens): scrubbed from every message, log and event. */
   secrets?(settings: S): (string | undefined)[];

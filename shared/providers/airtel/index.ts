@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { InvalidReferenceError, SchemaValidationError, UnauthorizedError } from '../../domain/errors';
 import type { CallbackInput, ParsedCallback, ProviderModule, VerificationResult } from '../types';
-import { createAirtelStatusApi } from './api-client';
 import { verifyAirtelHash } from './hash';
 import { normalizeAirtelCallback } from './normalize';
 import {
@@ -84,7 +83,6 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   },
   // Every kind: refund and disbursement answer `unsupported` unless `api.paths` names their enquiry.
   statusKinds: AIRTEL_KINDS,
-  statusApi: (account, deps) => createAirtelStatusApi(account, deps),
   secrets: (settings) =>
     [settings.callbackKey, settings.api?.clientId, settings.api?.clientSecret].filter(Boolean),
 };

@@ -8,7 +8,6 @@ import {
   UnsupportedMediaTypeError,
 } from '../../domain/errors';
 import type { ProviderAck, ProviderModule, ProviderRoute } from '../types';
-import { createDarajaStatusApi } from './api-client';
 import {
   parseB2cResult,
   parseB2cTimeout,
@@ -130,7 +129,6 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   },
   // stk: STK push query; b2c and c2b: transaction status query (its result arrives on status/result).
   statusKinds: DARAJA_KINDS,
-  statusApi: (account, deps) => createDarajaStatusApi(account, deps),
   secrets: (settings) =>
     [
       settings.c2b.partner?.bearerToken,

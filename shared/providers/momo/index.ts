@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { InvalidReferenceError, SchemaValidationError, UnknownKindError } from '../../domain/errors';
 import { isUuid } from '../../util/ids';
 import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
-import { createMomoStatusApi } from './api-client';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 
@@ -90,7 +89,6 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   },
   // Every kind: refund and cash transfer answer `unsupported` unless `api.paths` names their status GET.
   statusKinds: MOMO_KINDS,
-  statusApi: (account, deps) => createMomoStatusApi(account, deps),
   secrets: (settings) =>
     [
       settings.api?.apiUser,

@@ -1,3 +1,4 @@
+import { STATUS_API_FACTORIES } from '../../../../shared/providers/status-api-registry';
 import { describe, expect, it } from 'vitest';
 import { airtelProvider } from '../../../../shared/providers/airtel';
 import { createAirtelStatusApi } from '../../../../shared/providers/airtel/api-client';
@@ -55,7 +56,7 @@ describe('Airtel status API client', () => {
   it('is not created without api settings', () => {
     const t = testDeps(scriptedFetch([]).fetch);
     expect(
-      airtelProvider.statusApi!(
+      STATUS_API_FACTORIES.airtel!(
         { provider: 'airtel', id: 'demo', pathSecret: undefined, settings: settings(null) },
         t.deps,
       ),

@@ -1,3 +1,4 @@
+import { STATUS_API_FACTORIES } from '../../../../shared/providers/status-api-registry';
 import { describe, expect, it } from 'vitest';
 import { darajaProvider } from '../../../../shared/providers/daraja';
 import { createDarajaStatusApi, statusQueryTarget } from '../../../../shared/providers/daraja/api-client';
@@ -54,7 +55,7 @@ describe('Daraja status API client', () => {
   it('is not created without api settings', () => {
     const t = testDeps(scriptedFetch([]).fetch);
     expect(
-      darajaProvider.statusApi!(
+      STATUS_API_FACTORIES.daraja!(
         { provider: 'daraja', id: 'demo', pathSecret: undefined, settings: settings(null) },
         t.deps,
       ),

@@ -1,3 +1,4 @@
+import { STATUS_API_FACTORIES } from '../../../../shared/providers/status-api-registry';
 import { describe, expect, it } from 'vitest';
 import { momoProvider } from '../../../../shared/providers/momo';
 import { createMomoStatusApi } from '../../../../shared/providers/momo/api-client';
@@ -56,7 +57,7 @@ describe('MoMo status API client', () => {
   it('is not created for an account without api settings', () => {
     const t = testDeps(scriptedFetch([]).fetch);
     expect(
-      momoProvider.statusApi!(
+      STATUS_API_FACTORIES.momo!(
         { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings(null) },
         t.deps,
       ),
