@@ -2,14 +2,16 @@ import { accountKey } from '../config/schema';
 import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { findProvider } from '../providers/registry';
 import type { CallbackInput } from '../providers/types';
-import { type IngestBatchResult, ingestIntents } from './ingest-report';
+import { decisionRecord } from './decide-c2b-validation';
+import { type IngestBatchResult, ingestIntents, storeAnyReceipt } from './ingest-report';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
-import type { BufferedMessage } from './ports';
+import type { BufferedC2BValidation, BufferedMessage } from './ports';
 import type { RelayServices } from './services';
 
 export interface AppliedBufferedCallback {
   message: BufferedMessage;
-  result: IngestBatchResult;
+  /** The ingest result of a callback; a C2B validation's receipt alone. */
+  result: Pick<IngestBatchResult, 'receipt'> & Partial<IngestBatchResult>;
 }
 
 function unappliable(
@@ -41,6 +43,7 @@ export async function applyBufferedCallback(
   const message = decodeBufferedMessage(raw);
   const account = services.config.accounts.get(accountKey(message.provider, message.account));
   if (!account) throw unappliable(message, 'the account is no longer configured');
+  if (message.kind === 'c2b-validation') return applyBufferedC2BValidation(services, message, options);
   const provider = findProvider(message.provider);
   const route = provider?.routes.find((r) => r.name === message.route);
   if (!provider || !route) throw unappliable(message, 'the route is no longer served');
@@ -109,6 +112,47 @@ export async function applyBufferedCallback(
   } catch (error) {
     if (error instanceof StorageUnavailableError || !(error instanceof RelayError)) throw error;
     // A refusal the direct path would have answered 4xx (limits, unstorable input): no retry helps.
+    throw unappliable(message, error.message, error);
+  }
+}
+
+/** A C2B validation answered before it was stored: its receipt, then its decision (first writer wins). */
+async function applyBufferedC2BValidation(
+  services: RelayServices,
+  message: BufferedC2BValidation,
+  options: { signal?: AbortSignal },
+): Promise<AppliedBufferedCallback> {
+  const key = { provider: message.provider, account: message.account, reference: message.reference };
+  try {
+    const receipt = await storeAnyReceipt(
+      services.store,
+      key,
+      {
+        routeName: message.route,
+        method: message.method,
+        path: message.path,
+        headers: message.headers,
+        sourceIp: message.sourceIp,
+        body: message.body,
+        receivedAt: message.receivedAt,
+        verification: { ...message.verification, buffered: { at: message.bufferedAt } },
+        rawBodySha256: message.rawBodySha256,
+      },
+      options,
+    );
+    const stood = await services.store.putRecordIfAbsent(
+      decisionRecord(key, message.outcome, receipt.receiptId, message.receivedAt),
+      options,
+    );
+    services.log.info('buffered c2b validation applied', {
+      ...describeBuffered(message),
+      transId: message.reference,
+      resultCode: message.outcome.resultCode,
+      written: stood.written,
+    });
+    return { message, result: { receipt } };
+  } catch (error) {
+    if (error instanceof StorageUnavailableError || !(error instanceof RelayError)) throw error;
     throw unappliable(message, error.message, error);
   }
 }

@@ -13,14 +13,28 @@ import {
 } from '../providers/daraja/c2b-validation';
 import { type Late, within } from '../util/deadline';
 import { checkReportLimits } from './ingest-report';
-import type { Clock, ProviderRecord, RelayLogger, RelayStore } from './ports';
-import { type ReceiptDraft, storeReceipt } from './receipts';
+import type {
+  BufferedC2BValidation,
+  C2BDecisionFacts,
+  Clock,
+  IngressBuffer,
+  ProviderRecord,
+  RelayLogger,
+  RelayStore,
+} from './ports';
+import { type ReceiptDraft, storableHeaders, storeReceipt } from './receipts';
+import { sha256Hex } from '../util/ids';
+import { isLate } from '../util/deadline';
+import type { TransactionKey } from '../domain/transaction';
 
 export interface C2BValidationDeps {
   store: RelayStore;
   clock: Clock;
   log: RelayLogger;
   fetchImpl?: FetchLike;
+  /** Takes the receipt and decision when the store cannot, before the answer (docs/ingress-buffer.md). */
+  ingressBuffer?: IngressBuffer;
+  scrub?: (text: string) => string;
 }
 
 /** Time kept back from the decision for the two writes (receipt, decision) that should finish before the answer. */
@@ -51,15 +65,9 @@ function sourcesFor(deps: C2BValidationDeps, question: C2BValidationQuestion): C
   return sources;
 }
 
-function decisionRecord(
-  question: C2BValidationQuestion,
-  outcome: C2BOutcome,
-  receiptId: string | undefined,
-  now: string,
-  receivedAt: string,
-): ProviderRecord {
-  const { key } = question;
-  const data = {
+/** What is recorded of a decision, whether it is written now or applied later from the ingress buffer. */
+function decisionFacts(question: C2BValidationQuestion, outcome: C2BOutcome, now: string): C2BDecisionFacts {
+  return {
     decision: outcome.decision,
     resultCode: outcome.resultCode,
     rule: outcome.rule,
@@ -68,12 +76,23 @@ function decisionRecord(
     defaultApplied: outcome.defaultApplied,
     sourceError: outcome.sourceError ?? null,
     elapsedMs: outcome.elapsedMs,
+    deadlineMs: question.deadlineMs,
     billRefNumber: question.billRefNumber ?? null,
     amount: question.amount ?? null,
     msisdn: question.msisdn ?? null,
-    receiptId: receiptId ?? null,
     decidedAt: now,
   };
+}
+
+/** The decision's provider record, with C2BValidationDecided in its outbox (published once: first writer wins). */
+export function decisionRecord(
+  key: TransactionKey,
+  facts: C2BDecisionFacts,
+  receiptId: string | undefined,
+  receivedAt: string,
+): ProviderRecord {
+  const { deadlineMs, decidedAt, ...decided } = facts;
+  const data = { ...decided, receiptId: receiptId ?? null, decidedAt };
   const event = buildEvent(
     'C2BValidationDecided',
     correlationIdOf({ key }),
@@ -86,7 +105,7 @@ function decisionRecord(
       kind: 'c2b',
       reference: key.reference,
       ...data,
-      deadlineMs: question.deadlineMs,
+      deadlineMs,
       transId: key.reference,
       receivedAt,
     },
@@ -96,7 +115,7 @@ function decisionRecord(
     account: key.account,
     namespace: C2B_VALIDATION_NAMESPACE,
     id: key.reference,
-    createdAt: now,
+    createdAt: decidedAt,
     data: {
       ...data,
       // What a later confirmation of the same TransID joins to its transaction (see ingestIntents).
@@ -106,7 +125,7 @@ function decisionRecord(
         ValidationRule: data.rule,
         ...(receiptId ? { ValidationReceiptId: receiptId } : {}),
       },
-      ...(question.amount ? { expectedAmount: question.amount } : {}),
+      ...(facts.amount ? { expectedAmount: facts.amount } : {}),
     },
     outbox: [event],
   };
@@ -125,7 +144,8 @@ export async function decideC2BValidation(
   question: C2BValidationQuestion,
   receipt: ReceiptDraft,
   started: number = performance.now(),
-): Promise<{ resultCode: string; repeated: boolean }> {
+  requestId = 'unknown',
+): Promise<{ resultCode: string; repeated: boolean; buffered?: boolean }> {
   const { store, log, clock } = deps;
   const elapsed = () => performance.now() - started;
   // A TransID that cannot be a storage key is bad input (answered C2B00016), found before any write.
@@ -144,7 +164,12 @@ export async function decideC2BValidation(
   });
   const writes = receiptWrite.then(async (stored) =>
     store.putRecordIfAbsent(
-      decisionRecord(question, outcome, stored.receiptId, clock.now().toISOString(), receipt.receivedAt),
+      decisionRecord(
+        question.key,
+        decisionFacts(question, outcome, clock.now().toISOString()),
+        stored.receiptId,
+        receipt.receivedAt,
+      ),
     ),
   );
   const logged = {
@@ -157,9 +182,11 @@ export async function decideC2BValidation(
     deadlineApplied: outcome.deadlineApplied,
     msisdn: question.msisdn,
   };
+  // With a buffer, the last moments before the deadline are its: the decision is buffered before the answer.
+  const bufferReserveMs = deps.ingressBuffer ? Math.min(400, Math.floor(question.deadlineMs / 10)) : 0;
   let settled: Awaited<typeof writes> | Late | Error;
   try {
-    settled = await within(writes, question.deadlineMs - ANSWER_MARGIN_MS - elapsed());
+    settled = await within(writes, question.deadlineMs - ANSWER_MARGIN_MS - bufferReserveMs - elapsed());
   } catch (error) {
     settled = error as Error;
   }
@@ -167,10 +194,12 @@ export async function decideC2BValidation(
   if (settled instanceof RelayError && !(settled instanceof StorageUnavailableError)) throw settled;
   if (settled instanceof Error || 'late' in settled) {
     const why = settled instanceof Error ? settled.message : 'storage did not answer in time';
+    const bufferId = await bufferDecision(deps, question, outcome, receipt, why, elapsed, requestId);
     log.error('c2b validation answered before it was stored', {
       ...logged,
       why,
       elapsedMs: Math.round(elapsed()),
+      ...(bufferId ? { buffered: true, bufferId } : {}),
     });
     if (!(settled instanceof Error)) {
       writes.then(
@@ -178,7 +207,7 @@ export async function decideC2BValidation(
         (error: Error) => log.error('c2b validation not stored', { ...logged, error: error.message }),
       );
     }
-    return { resultCode: outcome.resultCode, repeated: false };
+    return { resultCode: outcome.resultCode, repeated: false, ...(bufferId ? { buffered: true } : {}) };
   }
   const standing = settled.record.data;
   log.info('daraja c2b validation answered', {
@@ -189,4 +218,60 @@ export async function decideC2BValidation(
     repeated: !settled.written,
   });
   return { resultCode: String(standing.resultCode), repeated: !settled.written };
+}
+
+/**
+ * Hands the receipt and the decision to the ingress buffer within what is left of the deadline, so an
+ * answer given before storage is still recorded (and C2BValidationDecided published) later. The
+ * answer never depends on it: a failed buffer is logged and the answer goes out as decided.
+ */
+async function bufferDecision(
+  deps: C2BValidationDeps,
+  question: C2BValidationQuestion,
+  outcome: C2BOutcome,
+  receipt: ReceiptDraft,
+  why: string,
+  elapsed: () => number,
+  requestId: string,
+): Promise<string | undefined> {
+  if (!deps.ingressBuffer) return undefined;
+  const scrub = deps.scrub ?? ((text: string) => text);
+  const now = deps.clock.now().toISOString();
+  const message: BufferedC2BValidation = {
+    version: 1,
+    kind: 'c2b-validation',
+    requestId,
+    provider: question.key.provider,
+    account: question.key.account,
+    route: receipt.routeName,
+    method: receipt.method,
+    path: receipt.path,
+    headers: storableHeaders(receipt.headers),
+    sourceIp: receipt.sourceIp,
+    receivedAt: receipt.receivedAt,
+    body: receipt.body,
+    verification: receipt.verification,
+    rawBodySha256: sha256Hex(receipt.rawBody),
+    bufferedAt: now,
+    why: scrub(why),
+    reference: question.key.reference,
+    outcome: decisionFacts(question, outcome, now),
+  };
+  const leftMs = question.deadlineMs - ANSWER_MARGIN_MS - elapsed();
+  try {
+    const accepted = await within(
+      deps.ingressBuffer.accept(message, { signal: AbortSignal.timeout(Math.max(1, Math.floor(leftMs))) }),
+      leftMs,
+    );
+    if (isLate(accepted)) throw new Error(`no answer within ${Math.round(leftMs)} ms`);
+    return accepted.id;
+  } catch (error) {
+    deps.log.error('c2b validation not buffered', {
+      provider: question.key.provider,
+      account: question.key.account,
+      transId: question.key.reference,
+      error: scrub((error as Error).message),
+    });
+    return undefined;
+  }
 }

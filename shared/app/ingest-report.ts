@@ -226,7 +226,8 @@ export interface DigestedReceiptDraft extends Omit<ReceiptDraft, 'rawBody'> {
   rawBodySha256: string;
 }
 
-function storeAnyReceipt(
+/** Stores a receipt from its bytes, or from their digest (a buffered copy). */
+export function storeAnyReceipt(
   store: RelayStore,
   key: TransactionKey,
   draft: ReceiptDraft | DigestedReceiptDraft,

@@ -49,30 +49,60 @@ export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: 
   return config.ackBudgets?.[provider] ?? DEFAULT_ACK_BUDGETS[provider] ?? FALLBACK_ACK_BUDGET;
 }
 
-const bufferedCallbackSchema = z
-  .object({
-    version: z.literal(1),
-    kind: z.literal('callback'),
-    requestId: z.string(),
-    provider: z.string().min(1),
-    account: z.string().min(1),
-    route: z.string().min(1),
-    params: z.record(z.string(), z.string()),
-    method: z.string().min(1),
-    path: z.string(),
-    headers: z.record(z.string(), z.string()),
-    sourceIp: z.string(),
-    receivedAt: z.iso.datetime(),
-    body: z.string(),
-    trustedBody: z.record(z.string(), z.unknown()).optional(),
-    verification: z.record(z.string(), z.unknown()),
-    authenticated: z.boolean(),
-    confirmUnsignedSuccess: z.boolean(),
-    rawBodySha256: z.string().regex(/^[0-9a-f]{64}$/),
-    bufferedAt: z.iso.datetime(),
-    why: z.string(),
-  })
-  .strict();
+const delivery = {
+  version: z.literal(1),
+  requestId: z.string(),
+  provider: z.string().min(1),
+  account: z.string().min(1),
+  route: z.string().min(1),
+  method: z.string().min(1),
+  path: z.string(),
+  headers: z.record(z.string(), z.string()),
+  sourceIp: z.string(),
+  receivedAt: z.iso.datetime(),
+  body: z.string(),
+  verification: z.record(z.string(), z.unknown()),
+  rawBodySha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bufferedAt: z.iso.datetime(),
+  why: z.string(),
+};
+
+const bufferedMessageSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      ...delivery,
+      kind: z.literal('callback'),
+      params: z.record(z.string(), z.string()),
+      trustedBody: z.record(z.string(), z.unknown()).optional(),
+      authenticated: z.boolean(),
+      confirmUnsignedSuccess: z.boolean(),
+    })
+    .strict(),
+  z
+    .object({
+      ...delivery,
+      kind: z.literal('c2b-validation'),
+      reference: z.string().min(1),
+      outcome: z
+        .object({
+          decision: z.string(),
+          resultCode: z.string(),
+          rule: z.string(),
+          detail: z.string(),
+          deadlineApplied: z.boolean(),
+          defaultApplied: z.boolean(),
+          sourceError: z.string().nullable(),
+          elapsedMs: z.number(),
+          deadlineMs: z.number(),
+          billRefNumber: z.string().nullable(),
+          amount: z.object({ value: z.string(), currency: z.string().optional() }).strict().nullable(),
+          msisdn: z.string().nullable(),
+          decidedAt: z.iso.datetime(),
+        })
+        .strict(),
+    })
+    .strict(),
+]);
 
 /**
  * A message as read back from the buffer (JSON text or an already parsed value). Anything but a
@@ -92,7 +122,7 @@ export function decodeBufferedMessage(raw: unknown): BufferedMessage {
     throw new UnappliableBufferedCallbackError(
       `Buffered message version ${JSON.stringify(version ?? null)} is not one this relay applies (1)`,
     );
-  const parsed = bufferedCallbackSchema.safeParse(value);
+  const parsed = bufferedMessageSchema.safeParse(value);
   if (!parsed.success)
     throw new UnappliableBufferedCallbackError(
       `Buffered message does not have the version 1 shape: ${parsed.error.issues

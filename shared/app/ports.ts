@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../domain/event-envelope';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { Money, TransactionKey, TransactionRecord } from '../domain/transaction';
 
 /** Structured logger (Powertools Logger satisfies it). Never pass secrets or full MSISDNs. */
 export interface RelayLogger {
@@ -216,8 +216,40 @@ export interface BufferedCallback {
   why: string;
 }
 
-/** What the buffer carries. A union so later kinds (a C2B decision record) can join without a new queue. */
-export type BufferedMessage = BufferedCallback;
+/** What a C2B validation decided, as its provider record keeps it (decide-c2b-validation.ts). */
+export interface C2BDecisionFacts {
+  decision: string;
+  resultCode: string;
+  rule: string;
+  detail: string;
+  deadlineApplied: boolean;
+  defaultApplied: boolean;
+  sourceError: string | null;
+  elapsedMs: number;
+  deadlineMs: number;
+  billRefNumber: string | null;
+  amount: Money | null;
+  /** Masked as it arrived. */
+  msisdn: string | null;
+  decidedAt: string;
+}
+
+/**
+ * A C2B validation answered (within its deadline) before its receipt and decision record could be
+ * stored: both are written when the buffer is applied, the decision first-writer-wins as always.
+ */
+export interface BufferedC2BValidation extends Omit<
+  BufferedCallback,
+  'kind' | 'params' | 'trustedBody' | 'authenticated' | 'confirmUnsignedSuccess'
+> {
+  kind: 'c2b-validation';
+  /** The TransID: the C2B transaction's reference. */
+  reference: string;
+  outcome: C2BDecisionFacts;
+}
+
+/** What the buffer carries, by `kind`. */
+export type BufferedMessage = BufferedCallback | BufferedC2BValidation;
 
 /** Where callbacks go when the store cannot take them: SQS in the cloud, a spool directory locally. */
 export interface IngressBuffer {

@@ -98,7 +98,12 @@ export async function receiveCallback(
         result.question as C2BValidationQuestion,
         receipt,
         started,
+        request.requestId,
       );
+      if (answer.buffered) {
+        buffered = true;
+        metrics.count('CallbacksBuffered', 1, { provider: provider.id });
+      }
       ack = provider.ack({
         route: resolved.route.name,
         duplicate: answer.repeated,

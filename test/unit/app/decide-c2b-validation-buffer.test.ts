@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { receiveCallback } from '../../../shared/app/receive-callback';
+import type { RelayServices } from '../../../shared/app/services';
+import { parseConfig } from '../../../shared/config/load';
+import type { InboundRequest } from '../../../shared/http/types';
+import { createScrubber } from '../../../shared/util/redact';
+import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
+import { silentLogger } from '../../helpers/relay';
+
+const SAFARICOM_IP = '196.201.214.200';
+const BODY = readFileSync(new URL('../../fixtures/daraja/c2b-validation.json', import.meta.url), 'utf8');
+const DEADLINE_MS = 600;
+
+function setup() {
+  const store = new MemoryStore();
+  const buffer = new MemoryIngressBuffer();
+  const metrics = new RecordingMetrics();
+  const services: RelayServices = {
+    config: parseConfig({
+      management: { bearerToken: 'management-token-0123456789' },
+      accounts: {
+        daraja: {
+          ke: {
+            shortCode: '600638',
+            allowNoPathSecret: 'unit tests of the buffer',
+            c2b: { deadlineMs: DEADLINE_MS, defaultDecision: 'accept', knownAccounts: false },
+            sourceIp: { allow: [`${SAFARICOM_IP}/32`] },
+          },
+        },
+      },
+    }),
+    store,
+    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
+    log: silentLogger,
+    scrub: createScrubber([]),
+    ingressBuffer: buffer,
+    metrics,
+  };
+  return { store, buffer, metrics, services };
+}
+
+const validation = (): InboundRequest => ({
+  requestId: 'req-c2b',
+  method: 'POST',
+  path: '/v1/daraja/ke/c2b/validation',
+  headers: { 'content-type': 'application/json' },
+  query: {},
+  rawBody: Buffer.from(BODY),
+  sourceIp: SAFARICOM_IP,
+  receivedAt: new Date('2026-11-21T10:00:00.000Z'),
+});
+
+const decided = (store: MemoryStore) =>
+  store.published.filter((e) => e.metadata.type === 'C2BValidationDecided');
+
+describe('a C2B validation whose storage fails', () => {
+  it('is answered as decided and its receipt and decision are buffered before the answer', async () => {
+    // Prepare
+    const { store, buffer, metrics, services } = setup();
+    store.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, validation());
+
+    // Assess
+    expect(response.body).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });
+    expect(buffer.messages).toHaveLength(1);
+    expect(JSON.parse(buffer.messages[0]!.body)).toMatchObject({
+      version: 1,
+      kind: 'c2b-validation',
+      requestId: 'req-c2b',
+      reference: 'RKTQDM7W6S',
+      outcome: { decision: 'accept', resultCode: '0', deadlineMs: DEADLINE_MS, msisdn: '25470****149' },
+    });
+    expect(metrics.total('CallbacksBuffered')).toBe(1);
+  });
+
+  it('is buffered within its deadline when the store stalls', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'hang';
+    const started = performance.now();
+
+    // Act
+    const response = await receiveCallback(services, validation());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(buffer.messages).toHaveLength(1);
+    expect(buffer.signals[0]).toBeDefined();
+    expect(performance.now() - started).toBeLessThan(DEADLINE_MS + 1_000);
+  });
+
+  it('records the decision and publishes C2BValidationDecided once when the buffer is applied, even twice', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+    await receiveCallback(services, validation());
+    store.failure = 'none';
+    const consumer = createBufferConsumer(services);
+
+    // Act
+    const first = await consumer(buffer.asSqsEvent(), {} as never);
+    const second = await consumer(buffer.asSqsEvent(), {} as never);
+
+    // Assess
+    expect(first.batchItemFailures).toEqual([]);
+    expect(second.batchItemFailures).toEqual([]);
+    expect(decided(store)).toHaveLength(1);
+    expect(decided(store)[0]!.data).toMatchObject({
+      decision: 'accept',
+      transId: 'RKTQDM7W6S',
+      deadlineMs: DEADLINE_MS,
+    });
+    const record = [...store.records.values()].find((r) => r.namespace === 'c2b-validation')!;
+    expect(record.data).toMatchObject({ resultCode: '0', link: { ValidationDecision: 'accept' } });
+    const receipts = store.receiptsOf({ provider: 'daraja', account: 'ke', reference: 'RKTQDM7W6S' });
+    expect(receipts.map((r) => r.deliveries)).toEqual([2]);
+  });
+
+  it('is still answered when the buffer fails too', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+    buffer.failure = 'error';
+
+    // Act
+    const response = await receiveCallback(services, validation());
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });
+  });
+});
