@@ -138,3 +138,94 @@ describe('npm start with DynamoDB Local stalled mid-traffic', () => {
     expect(printed.some((l) => l.includes('ingress buffer drained'))).toBe(true);
   }, 90_000);
 });
+
+describe('npm start with DynamoDB Local killed mid-traffic and restarted on its data directory', () => {
+  let dataDynamo: DynamoDbLocalHandle | undefined;
+  let dataRelay: LocalRelay;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'relay-restart-'));
+    dataDynamo = await startDynamoDbLocal({ dataDir: join(dir, 'dynamodb') });
+    dataRelay = await startLocalRelay({
+      config: parseConfig({
+        management: { auth: 'bearer', bearerToken: ADMIN_TOKEN },
+        local: { eventsFile: join(dir, 'events.ndjson') },
+        accounts: {
+          momo: {
+            demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'e2e test of the buffer' },
+          },
+        },
+      }),
+      dynamoEndpoint: dataDynamo.endpoint,
+      tableName: 'relay-restart',
+      port: 0,
+      log: silentLogger,
+      sink: new CollectingSink(),
+      streamPollMs: 100,
+      poller: false,
+      ingressBufferDir: join(dir, 'ingress-buffer'),
+      bufferDrainMs: 200,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await dataRelay?.stop();
+    await dataDynamo?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('acks the callbacks sent while it is gone and applies each exactly once after the restart', async () => {
+    // Prepare
+    const refs = Array.from({ length: 6 }, (_, i) => reference(100 + i));
+    const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+      fetch(`${dataRelay.url}${path}`, {
+        method: path.startsWith('/v1/transactions') ? 'POST' : 'PUT',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+    for (const ref of refs) {
+      const registered = await post(
+        '/v1/transactions',
+        JSON.stringify({
+          provider: 'momo',
+          account: 'demo',
+          kind: 'requesttopay',
+          reference: ref,
+          amount: '100',
+          currency: 'EUR',
+        }),
+        { authorization: `Bearer ${ADMIN_TOKEN}` },
+      );
+      expect(registered.status).toBe(201);
+    }
+    const port = dataDynamo!.port;
+    const statuses: number[] = [];
+
+    // Act: 2 callbacks up, kill DynamoDB Local, 4 callbacks (2 repeated), restart it on the same port and data.
+    for (const ref of refs.slice(0, 2))
+      statuses.push((await post(`/v1/momo/demo/requesttopay/${ref}`, BODY)).status);
+    await dataDynamo!.stop();
+    dataDynamo = undefined;
+    for (const ref of [...refs.slice(2), refs[2]!, refs[3]!])
+      statuses.push((await post(`/v1/momo/demo/requesttopay/${ref}`, BODY)).status);
+    const buffer = dataRelay.buffer!.store;
+    const whileDown = (await buffer.pending()).length;
+    dataDynamo = await startDynamoDbLocal({ port, dataDir: join(dir, 'dynamodb') });
+    const deadline = Date.now() + 45_000;
+    while ((await buffer.pending()).length > 0 && Date.now() < deadline) await sleep(200);
+
+    // Assess
+    expect(statuses).toEqual(statuses.map(() => 200));
+    expect(whileDown).toBe(6);
+    expect(await buffer.pending()).toEqual([]);
+    for (const ref of refs) {
+      const tx = await dataRelay.store.getTransaction({ provider: 'momo', account: 'demo', reference: ref });
+      expect(tx?.status, ref).toBe('SUCCEEDED');
+      expect(
+        tx!.events.filter((e) => e.type === 'TransactionSucceeded'),
+        ref,
+      ).toHaveLength(1);
+    }
+  }, 120_000);
+});
