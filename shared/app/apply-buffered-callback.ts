@@ -3,7 +3,8 @@ import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { findProvider } from '../providers/registry';
 import type { CallbackInput } from '../providers/types';
 import { decisionRecord } from './decide-c2b-validation';
-import { type IngestBatchResult, ingestIntents, storeAnyReceipt } from './ingest-report';
+import { type IngestBatchResult, ingestIntents } from './ingest-report';
+import { storeReceipt } from './receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
 import type { BufferedC2BValidation, BufferedMessage } from './ports';
 import type { RelayServices } from './services';
@@ -124,7 +125,7 @@ async function applyBufferedC2BValidation(
 ): Promise<AppliedBufferedCallback> {
   const key = { provider: message.provider, account: message.account, reference: message.reference };
   try {
-    const receipt = await storeAnyReceipt(
+    const receipt = await storeReceipt(
       services.store,
       key,
       {

@@ -3,10 +3,9 @@ import type { EventOrigin } from '../domain/event-envelope';
 import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
 import type { Money, NormalizedReport, TransactionKey } from '../domain/transaction';
 import type { CorrelationCandidate, ReportIntent } from '../providers/types';
-import { sha256Hex } from '../util/ids';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
-import type { Clock, ReceiptInput, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
-import { type ReceiptDraft, storeReceipt } from './receipts';
+import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
+import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from './receipts';
 import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 import { isFinal } from '../domain/status';
@@ -218,36 +217,6 @@ export interface IngestBatch {
   receipt?: ReceiptDraft | DigestedReceiptDraft;
 }
 
-/**
- * A receipt whose bytes are no longer at hand (a buffered callback): only their SHA-256 travelled, and
- * it makes the same dedupe key as the bytes did, so a buffered copy and its original are one receipt.
- */
-export interface DigestedReceiptDraft extends Omit<ReceiptDraft, 'rawBody'> {
-  rawBodySha256: string;
-}
-
-/** Stores a receipt from its bytes, or from their digest (a buffered copy). */
-export function storeAnyReceipt(
-  store: RelayStore,
-  key: TransactionKey,
-  draft: ReceiptDraft | DigestedReceiptDraft,
-  options: WriteOptions,
-): Promise<ReceiptResult> {
-  if ('rawBody' in draft) return storeReceipt(store, key, draft, options);
-  // storeReceipt hashes the bytes itself; a stand-in store swaps in the key the bytes would have made.
-  const { rawBodySha256, ...rest } = draft;
-  const dedupeKey = receiptDedupeKey(key, draft.routeName, rawBodySha256);
-  const standIn = {
-    recordReceipt: (input: ReceiptInput, o?: WriteOptions) => store.recordReceipt({ ...input, dedupeKey }, o),
-  } as Pick<RelayStore, 'recordReceipt'> as RelayStore;
-  return storeReceipt(standIn, key, { ...rest, rawBody: Buffer.alloc(0) }, options);
-}
-
-/** receipts.ts's dedupe key from the body's digest (a test pins the two to the same value). */
-export function receiptDedupeKey(key: TransactionKey, routeName: string, rawBodySha256: string): string {
-  return sha256Hex([key.provider, key.account, routeName, key.reference, rawBodySha256].join('|'));
-}
-
 export interface IngestBatchResult {
   receipt: ReceiptResult | undefined;
   outcomes: ApplyOutcome[];
@@ -290,7 +259,7 @@ export async function ingestIntents(
   }
   const first = placed[0];
   const receipt =
-    batch.receipt && first ? await storeAnyReceipt(store, first.key, batch.receipt, options) : undefined;
+    batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
   const outcomes: ApplyOutcome[] = [];
   for (const { intent, key, origin, matched } of placed) {
     if (intent.hint) {

@@ -30,13 +30,27 @@ export interface ReceiptDraft extends Omit<ReceiptInput, 'key' | 'dedupeKey'> {
   rawBody: Buffer;
 }
 
+/**
+ * A receipt whose bytes are no longer at hand (a buffered callback): only their SHA-256 travelled, and
+ * it makes the same dedupe key as the bytes did, so a buffered copy and its original are one receipt.
+ */
+export interface DigestedReceiptDraft extends Omit<ReceiptDraft, 'rawBody'> {
+  rawBodySha256: string;
+}
+
+/** The same provider, account, route, reference and bytes ⇒ the same key, whether from bytes or digest. */
+export function receiptDedupeKey(key: TransactionKey, routeName: string, rawBodySha256: string): string {
+  return sha256Hex([key.provider, key.account, routeName, key.reference, rawBodySha256].join('|'));
+}
+
 /** Stores a callback durably; the same provider, account, route, reference and bytes ⇒ the same receipt. */
 export function storeReceipt(
   store: TransactionStore,
   key: TransactionKey,
-  draft: ReceiptDraft,
+  draft: ReceiptDraft | DigestedReceiptDraft,
   options?: WriteOptions,
 ): Promise<ReceiptResult> {
+  const digest = 'rawBody' in draft ? sha256Hex(draft.rawBody) : draft.rawBodySha256;
   return store.recordReceipt(
     {
       key,
@@ -48,9 +62,7 @@ export function storeReceipt(
       body: draft.body,
       receivedAt: draft.receivedAt,
       verification: draft.verification,
-      dedupeKey: sha256Hex(
-        [key.provider, key.account, draft.routeName, key.reference, sha256Hex(draft.rawBody)].join('|'),
-      ),
+      dedupeKey: receiptDedupeKey(key, draft.routeName, digest),
     },
     options,
   );

@@ -1,4 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { captureClient } from '../tracing/xray';
 import { BufferedMessageTooLargeError, IngressBufferUnavailableError } from '../../app/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../../app/ports';
 
@@ -19,13 +20,15 @@ export interface SqsIngressBufferOptions {
  * only use what is left of the ack budget.
  */
 export function createSqsBufferClient(options: { region?: string; endpoint?: string } = {}): SQSClient {
-  return new SQSClient({
-    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    maxAttempts: 3,
-    retryMode: 'standard',
-    requestHandler: { connectionTimeout: 300, requestTimeout: 600, throwOnRequestTimeout: true },
-  });
+  return captureClient(
+    new SQSClient({
+      region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      maxAttempts: 3,
+      retryMode: 'standard',
+      requestHandler: { connectionTimeout: 300, requestTimeout: 600, throwOnRequestTimeout: true },
+    }),
+  );
 }
 
 /**

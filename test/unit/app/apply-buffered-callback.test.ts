@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callback';
-import { receiptDedupeKey } from '../../../shared/app/ingest-report';
+import { receiptDedupeKey } from '../../../shared/app/receipts';
 import { UnappliableBufferedCallbackError } from '../../../shared/app/ingress-buffer';
 import type { ReceiptInput, WriteOptions } from '../../../shared/app/ports';
 import { BUFFERED_HEADER, receiveCallback } from '../../../shared/app/receive-callback';
