@@ -1,6 +1,6 @@
 import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { errorResponse, internalErrorResponse, statusFor } from '../http/error-mapping';
-import { parseJsonObjectBody } from '../http/guards';
+import { parseJsonObjectBody, verifyEdge } from '../http/guards';
 import { resolveRoute, type RouteKnowledge } from '../http/router';
 import { type HttpResponse, type InboundRequest, json } from '../http/types';
 import type { C2BValidationQuestion } from '../providers/daraja/c2b-question';
@@ -38,15 +38,27 @@ function toHttp(ack: ProviderAck): HttpResponse {
  */
 export async function receiveCallback(
   services: RelayServices,
-  request: InboundRequest,
+  received: InboundRequest,
 ): Promise<HttpResponse> {
   const started = performance.now();
   const known: RouteKnowledge = {};
   const { config, log } = services;
   const metrics = services.metrics ?? noMetrics;
   let buffered = false;
+  // Behind CloudFront (edge.mode): the origin header is checked and removed, and a verified request's
+  // source IP is the viewer's. A refusal still resolves the route first, so the rejection is recorded
+  // against the account it was aimed at (CallbackRejected), whatever else was wrong with it.
+  const edge = verifyEdge(config.edge, received);
+  const request = edge.request;
   try {
-    const resolved = resolveRoute(config, request, known);
+    const resolved = (() => {
+      try {
+        return resolveRoute(config, request, known);
+      } catch (error) {
+        throw edge.refusal ?? error;
+      }
+    })();
+    if (edge.refusal) throw edge.refusal;
     const parsed = parseJsonObjectBody(request, config.limits.maxBodyBytes);
     const redaction = redactJson(parsed);
     const body = redaction.value as Record<string, unknown>;

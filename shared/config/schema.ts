@@ -70,6 +70,34 @@ export const ackBudgetSchema = z
     path: ['ackMs'],
   });
 
+/** The header the relay's CloudFront distribution adds to every origin request (`edge.mode: "cloudfront"`). */
+export const ORIGIN_VERIFY_HEADER = 'x-relay-origin-verify';
+
+/** `edge.originVerifySecrets[]`: long random values CloudFront sends in ORIGIN_VERIFY_HEADER. */
+export const originVerifySecretSchema = z
+  .string()
+  .min(32, 'origin verification secrets must be at least 32 characters (e.g. `openssl rand -hex 32`)')
+  .max(256)
+  .regex(/^[A-Za-z0-9_.~+/=-]+$/, 'origin verification secrets may only use A-Z a-z 0-9 _ . ~ + / = -');
+
+/**
+ * `edge`: what is in front of the provider routes. `direct` (default): API Gateway (or the local server)
+ * is the edge. `cloudfront`: the relay's CloudFront distribution is; callbacks without a valid
+ * ORIGIN_VERIFY_HEADER are refused and the source IP is read from `CloudFront-Viewer-Address`.
+ */
+export const edgeSchema = z
+  .object({
+    mode: z.enum(['direct', 'cloudfront']).default('direct'),
+    /** Accepted values of the origin header: the current one first, then the previous one while rotating. */
+    originVerifySecrets: z.array(originVerifySecretSchema).max(3).default([]),
+  })
+  .strict()
+  .refine((edge) => edge.mode !== 'cloudfront' || edge.originVerifySecrets.length > 0, {
+    message:
+      'required with mode "cloudfront": at least one secret, the value the CloudFront distribution sends (docs/deploy.md)',
+    path: ['originVerifySecrets'],
+  });
+
 export const relayConfigCoreSchema = z
   .object({
     /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
@@ -115,6 +143,7 @@ export const relayConfigCoreSchema = z
       .strict()
       .default({ eventsFile: '.relay/events.ndjson', trustForwardedFor: true }),
     ackBudgets: z.record(z.string(), ackBudgetSchema).default({}),
+    edge: edgeSchema.default({ mode: 'direct', originVerifySecrets: [] }),
     /** accounts.<provider>.<accountId> = provider-specific settings (validated by each provider module). */
     accounts: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   })

@@ -15,11 +15,14 @@ export function registerSecretValues(account: ResolvedAccount, values: readonly 
 }
 
 /**
- * Every secret value the config holds: path secrets, the bearer token, providers' keys and tokens,
- * and everything merged in from accounts' secrets.
+ * Every secret value the config holds: path secrets, the bearer token, the edge's origin secrets,
+ * providers' keys and tokens, and everything merged in from accounts' secrets.
  */
 export function configuredSecrets(config: RelayConfig): string[] {
-  const secrets: (string | undefined)[] = [config.management.bearerToken];
+  const secrets: (string | undefined)[] = [
+    config.management.bearerToken,
+    ...(config.edge?.originVerifySecrets ?? []),
+  ];
   for (const account of config.accounts.values()) {
     secrets.push(account.pathSecret);
     secrets.push(...(findProvider(account.provider)?.secrets?.(account.settings as never) ?? []));

@@ -63,6 +63,10 @@ export class UnauthorizedError extends RelayError {
 export class ForbiddenSourceError extends RelayError {
   readonly code = 'FORBIDDEN_SOURCE';
 }
+/** A provider route reached around the relay's CloudFront edge (`edge.mode: "cloudfront"`): origin header missing or wrong. */
+export class OriginNotVerifiedError extends RelayError {
+  readonly code = 'ORIGIN_NOT_VERIFIED';
+}
 export class TransactionNotFoundError extends RelayError {
   readonly code = 'TRANSACTION_NOT_FOUND';
 }

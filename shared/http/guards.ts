@@ -1,9 +1,14 @@
+import { timingSafeEqual } from 'node:crypto';
+import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../config/schema';
 import {
   MalformedJsonError,
+  OriginNotVerifiedError,
   PayloadTooLargeError,
   SchemaValidationError,
   UnsupportedMediaTypeError,
 } from '../domain/errors';
+import { sha256Hex } from '../util/ids';
+import { normalizeIp } from '../util/ip-allowlist';
 import { jsonLimitProblem } from '../util/json-limits';
 import type { InboundRequest } from './types';
 
@@ -42,4 +47,65 @@ export function parseJsonObjectBody(request: InboundRequest, maxBodyBytes: numbe
   const problem = jsonLimitProblem(body);
   if (problem) throw new SchemaValidationError(`Body refused: ${problem}`);
   return body as Record<string, unknown>;
+}
+
+/** Set by CloudFront (the origin request policy forwards it): the viewer's `IP:port`. */
+export const VIEWER_ADDRESS_HEADER = 'cloudfront-viewer-address';
+
+/** `IP:port` → IP. The last colon separates the port (`2001:db8::1:46532` → `2001:db8::1`). */
+export function viewerIpOf(value: string | undefined): string | undefined {
+  const colon = value?.lastIndexOf(':') ?? -1;
+  if (!value || colon < 1 || !/^\d{1,5}$/.test(value.slice(colon + 1))) return undefined;
+  return normalizeIp(value.slice(0, colon));
+}
+
+/** Constant time per candidate, every candidate compared (no early exit), hashes of fixed length. */
+function matchesAny(candidates: readonly string[], given: string): boolean {
+  const digest = Buffer.from(sha256Hex(given), 'hex');
+  let matched = false;
+  for (const candidate of candidates)
+    matched = timingSafeEqual(Buffer.from(sha256Hex(candidate), 'hex'), digest) || matched;
+  return matched;
+}
+
+/**
+ * The edge check (`edge.mode: "cloudfront"`): the request must carry one of the origin secrets in
+ * ORIGIN_VERIFY_HEADER, else it went around CloudFront (`refusal`). The header is removed from the
+ * request either way (nothing downstream stores it); only a verified request gets the viewer's IP from
+ * `CloudFront-Viewer-Address` as its source IP. X-Forwarded-For is never read: any client can write it.
+ * In `direct` mode the request is returned unchanged.
+ */
+export function verifyEdge(
+  edge: RelayConfig['edge'] | undefined,
+  request: InboundRequest,
+): { request: InboundRequest; refusal?: OriginNotVerifiedError } {
+  if (edge?.mode !== 'cloudfront') return { request };
+  const { [ORIGIN_VERIFY_HEADER]: given, ...headers } = request.headers;
+  const stripped = { ...request, headers };
+  if (given === undefined) {
+    return {
+      request: stripped,
+      refusal: new OriginNotVerifiedError(
+        `Origin verification header missing: provider routes are only served through the relay's CloudFront distribution`,
+      ),
+    };
+  }
+  if (!matchesAny(edge.originVerifySecrets, given)) {
+    return {
+      request: stripped,
+      refusal: new OriginNotVerifiedError(
+        "Origin verification header wrong: provider routes are only served through the relay's CloudFront distribution",
+      ),
+    };
+  }
+  const viewerIp = viewerIpOf(headers[VIEWER_ADDRESS_HEADER]);
+  if (!viewerIp) {
+    return {
+      request: stripped,
+      refusal: new OriginNotVerifiedError(
+        'CloudFront-Viewer-Address missing or not IP:port on a verified request: the distribution must forward it (origin request policy AllViewerExceptHostHeader)',
+      ),
+    };
+  }
+  return { request: { ...stripped, sourceIp: viewerIp } };
 }
