@@ -2,13 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { parseConfig } from '../shared/config/load';
 import { PROJECT_ROOT } from './bundling';
+import { RelayEdgeWebAclStack } from './edge-web-acl';
 import { RelayStack } from './relay-stack';
 
 /**
  * `npx cdk synth|deploy`. Config: the JSON file named by RELAY_CONFIG, else infra/example-config.json.
  * Optional: RELAY_STACK_NAME (default MobileMoneyRelay), ALARM_EMAIL (subscribes to the alarm topic),
  * CALLBACK_RESERVED_CONCURRENCY (a number, or `off` for accounts whose Lambda quota is too small).
+ * The CloudFront + WAF edge (docs/deploy.md, "The public edge"): RELAY_WEB_ACL_STACK=on adds the web ACL
+ * stack `<stack name>-EdgeWebAcl` in us-east-1 (RELAY_WAF_RATE_LIMIT, default 2000 per 5 minutes;
+ * RELAY_WAF_EXEMPT_CIDRS, default the config's Daraja allow-lists, `none` for none); RELAY_CLOUDFRONT=on
+ * puts a CloudFront distribution in front of the callbacks, RELAY_WEB_ACL_ARN attaches that web ACL.
  * The stack is environment-agnostic (no lookups): `cdk deploy` uses the CLI's account and region.
  */
 function readConfig(path: string): unknown {
@@ -39,13 +45,59 @@ function reservedConcurrency(value: string | undefined): number | false | undefi
   return n;
 }
 
+function flag(name: string): boolean {
+  const value = process.env[name];
+  if (value === undefined || value === '' || value === 'off') return false;
+  if (value === 'on') return true;
+  throw new Error(`${name}: "on" or "off" (got "${value}")`);
+}
+
+/** The providers' callback sources the WAF rate rule spares: the Daraja accounts' allow-lists. */
+function exemptCidrs(config: unknown): string[] {
+  const value = process.env.RELAY_WAF_EXEMPT_CIDRS;
+  if (value === 'none') return [];
+  if (value)
+    return value
+      .split(',')
+      .map((cidr) => cidr.trim())
+      .filter(Boolean);
+  const parsed = parseConfig(config, { secretsUnresolved: true });
+  return [...parsed.accounts.values()].flatMap((account) =>
+    account.provider === 'daraja'
+      ? ((account.settings.sourceIp as { allow?: string[] } | undefined)?.allow ?? [])
+      : [],
+  );
+}
+
+function rateLimit(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new Error(`RELAY_WAF_RATE_LIMIT: a whole number (got "${value}")`);
+  return n;
+}
+
 const callbackConcurrency = reservedConcurrency(process.env.CALLBACK_RESERVED_CONCURRENCY);
+const config = readConfig(configPath);
+const stackName = process.env.RELAY_STACK_NAME ?? 'MobileMoneyRelay';
+const webAclArn = process.env.RELAY_WEB_ACL_ARN || undefined;
+const cloudFront = flag('RELAY_CLOUDFRONT');
+if (webAclArn && !cloudFront) throw new Error('RELAY_WEB_ACL_ARN: needs RELAY_CLOUDFRONT=on');
 const app = new App();
-new RelayStack(app, process.env.RELAY_STACK_NAME ?? 'MobileMoneyRelay', {
+if (flag('RELAY_WEB_ACL_STACK')) {
+  new RelayEdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
+    description: 'Mobile-money callback relay: AWS WAF web ACL (CLOUDFRONT scope) for its CloudFront edge',
+    webAcl: {
+      rateLimit: rateLimit(process.env.RELAY_WAF_RATE_LIMIT),
+      exemptCidrs: exemptCidrs(config),
+    },
+  });
+}
+new RelayStack(app, stackName, {
   description: 'Mobile-money callback relay (MoMo, Airtel, Daraja): callbacks, management API, events',
   relay: {
-    config: readConfig(configPath),
+    config,
     alarmEmail: process.env.ALARM_EMAIL || undefined,
+    cloudFront: cloudFront ? { webAclArn } : undefined,
     reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
   },
 });

@@ -15,6 +15,7 @@ export {
   type MobileMoneyRelayProps,
   OUTBOX_FILTER_PATTERN,
   POLLER_TABLE_ACTIONS,
+  type RelayCloudFrontEdge,
   type RelayCustomDomain,
   type RelaySubscriberOptions,
   type RelayThrottle,
@@ -30,5 +31,12 @@ export {
   RelayMonitoring,
 } from './monitoring';
 export { RelayStack, type RelayStackProps } from './relay-stack';
+export {
+  DEFAULT_EDGE_RATE_LIMIT,
+  RelayEdgeWebAcl,
+  type RelayEdgeWebAclProps,
+  RelayEdgeWebAclStack,
+  type RelayEdgeWebAclStackProps,
+} from './edge-web-acl';
 export { RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
 export { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, SecretValue, Stack, Token } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as cloudfrontOrigins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -28,7 +30,7 @@ import { Construct } from 'constructs';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../shared/adapters/dynamodb/table';
 import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
 import { accountSecretId, accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
-import type { RelayConfig } from '../shared/config/schema';
+import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
 import { C2B_DEADLINE_CAP_MS } from '../shared/providers/daraja/schema';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
@@ -156,6 +158,36 @@ export interface RelayCustomDomain {
   readonly hostedZone?: route53.IHostedZone;
 }
 
+/**
+ * An optional CloudFront distribution in front of the provider callbacks, so an AWS WAF web ACL can
+ * protect them (HTTP APIs cannot have one). Needs `edge: { mode: "cloudfront", originVerifySecrets }` in
+ * the config: the relay then refuses callbacks that went around CloudFront and reads the viewer's IP from
+ * `CloudFront-Viewer-Address` (docs/deploy.md, "The public edge").
+ */
+export interface RelayCloudFrontEdge {
+  /**
+   * ARN of a CLOUDFRONT-scope web ACL (us-east-1), e.g. the `WebAclArn` output of `RelayEdgeWebAclStack`.
+   * @default none: the distribution has no WAF (synth warns)
+   */
+  readonly webAclArn?: string;
+  /**
+   * The value CloudFront sends in the `x-relay-origin-verify` origin header. Must be one of the config's
+   * `edge.originVerifySecrets` (checked when it is a plain string). It is part of the distribution
+   * config (and so of the template when a plain string). @default `edge.originVerifySecrets[0]`
+   */
+  readonly originVerifySecret?: string | SecretValue;
+  /**
+   * Edge locations used. PRICE_CLASS_200 includes Africa and the Middle East, where the providers call
+   * from; PRICE_CLASS_100 (North America, Europe, Israel) would route them to a farther edge.
+   * @default PRICE_CLASS_200
+   */
+  readonly priceClass?: cloudfront.PriceClass;
+  /** Alternate domain names of the distribution (then `publicBaseUrl` should be `https://<first>`). @default none */
+  readonly domainNames?: string[];
+  /** ACM certificate for `domainNames`, in us-east-1 (required with `domainNames`). Viewers then need TLS 1.2. */
+  readonly certificate?: acm.ICertificate;
+}
+
 /** A rule on the relay bus for one subscriber (see `MobileMoneyRelay.addSubscriber`). */
 export interface RelaySubscriberOptions {
   /** `detail-type`s to deliver, e.g. `['TransactionSucceeded', 'TransactionFailed']`. At least one. */
@@ -227,6 +259,11 @@ export interface MobileMoneyRelayProps {
   readonly managementThrottle?: RelayThrottle;
   /** A custom domain for the API (and the public base URL). @default none: the execute-api URL */
   readonly customDomain?: RelayCustomDomain;
+  /**
+   * A CloudFront distribution (with an optional WAF web ACL) in front of the API for the provider
+   * callbacks; the management API is still called on the execute-api URL. @default none
+   */
+  readonly cloudFront?: RelayCloudFrontEdge;
   /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
   readonly iteratorAgeAlarmThreshold?: Duration;
   /**
@@ -295,8 +332,10 @@ export class MobileMoneyRelay extends Construct {
   readonly apiUrl: string;
   /** The custom domain, when `customDomain` is set. */
   readonly domainName: apigwv2.DomainName | undefined;
-  /** Where providers reach the relay: `https://<customDomain>/`, else `apiUrl`. */
+  /** Where providers reach the relay: the CloudFront edge (`cloudFront`), else `https://<customDomain>/`, else `apiUrl`. */
   readonly publicUrl: string;
+  /** The CloudFront edge in front of the provider callbacks (`cloudFront`). */
+  readonly distribution: cloudfront.Distribution | undefined;
   readonly callbackFunction: nodejs.NodejsFunction;
   readonly managementFunction: nodejs.NodejsFunction;
   readonly outboxPublisherFunction: nodejs.NodejsFunction;
@@ -345,7 +384,9 @@ export class MobileMoneyRelay extends Construct {
     const runtimeConfigJson = inlineConfigJson(props.config);
     this.eventSource = this.config.events.source;
     const baseHost = new URL(this.config.publicBaseUrl).hostname;
-    if (props.customDomain && !Token.isUnresolved(props.customDomain.domainName)) {
+    if (props.cloudFront) {
+      this.warnAboutEdge(props.cloudFront, baseHost);
+    } else if (props.customDomain && !Token.isUnresolved(props.customDomain.domainName)) {
       if (baseHost !== props.customDomain.domainName.toLowerCase()) {
         Annotations.of(this).addWarningV2(
           'mobile-money-relay:publicBaseUrl-domain',
@@ -806,7 +847,12 @@ export class MobileMoneyRelay extends Construct {
     );
     for (const route of this.managementRoutes) cfnStage.node.addDependency(route);
     this.apiUrl = this.stage.url;
-    this.publicUrl = props.customDomain ? `https://${props.customDomain.domainName}/` : this.apiUrl;
+    this.distribution = props.cloudFront ? this.createDistribution(props.cloudFront) : undefined;
+    this.publicUrl = this.distribution
+      ? `https://${props.cloudFront?.domainNames?.[0] ?? this.distribution.distributionDomainName}/`
+      : props.customDomain
+        ? `https://${props.customDomain.domainName}/`
+        : this.apiUrl;
     if (props.customDomain?.hostedZone && this.domainName) {
       const target = route53.RecordTarget.fromAlias(
         new route53Targets.ApiGatewayv2DomainProperties(
@@ -1015,6 +1061,99 @@ export class MobileMoneyRelay extends Construct {
         esbuildArgs: { '--alias': Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => `${from}=${to}`) },
       },
     });
+  }
+
+  /**
+   * The CloudFront edge: the HTTP API as its only origin (HTTPS, TLS 1.2), every method, nothing cached,
+   * every viewer header but Host forwarded plus CloudFront's own (CloudFront-Viewer-Address among them:
+   * the managed AllViewerExceptHostHeader policy, API Gateway refuses a foreign Host), the query string,
+   * the body, and the origin secret in `x-relay-origin-verify` (CloudFront overwrites a viewer's header
+   * of that name).
+   */
+  private createDistribution(edge: RelayCloudFrontEdge): cloudfront.Distribution {
+    const stack = Stack.of(this);
+    const secret =
+      edge.originVerifySecret === undefined
+        ? this.config.edge.originVerifySecrets[0]!
+        : typeof edge.originVerifySecret === 'string'
+          ? edge.originVerifySecret
+          : edge.originVerifySecret.unsafeUnwrap();
+    const origin = new cloudfrontOrigins.HttpOrigin(
+      `${this.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`,
+      {
+        protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+        originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+        customHeaders: { [ORIGIN_VERIFY_HEADER]: secret },
+      },
+    );
+    const distribution = new cloudfront.Distribution(this, 'Edge', {
+      comment: 'Mobile-money relay: provider callbacks through AWS WAF',
+      defaultBehavior: {
+        origin,
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        compress: false,
+      },
+      priceClass: edge.priceClass ?? cloudfront.PriceClass.PRICE_CLASS_200,
+      webAclId: edge.webAclArn,
+      domainNames: edge.domainNames,
+      certificate: edge.certificate,
+      minimumProtocolVersion: edge.certificate ? cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021 : undefined,
+      enableLogging: false,
+    });
+    const suppressions = [
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          'The relay CloudFront distribution serves mobile-money provider callbacks: providers call from their own networks, whose countries are not documented and change; a geo restriction would refuse real callbacks (MoMo never retries). The Daraja source-IP allow-list, path secrets and the Airtel hash authenticate callbacks instead.',
+      },
+      {
+        id: 'AwsSolutions-CFR3',
+        reason:
+          'CloudFront standard access logs of the relay distribution would record every request URI, and provider callback paths carry per-account path secrets; the API stage access log deliberately omits the path. Every callback is kept as a receipt or in quarantine (with the viewer IP), and the web ACL has CloudWatch metrics and sampled requests.',
+      },
+    ];
+    if (!edge.certificate) {
+      suppressions.push({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'The relay distribution uses its *.cloudfront.net default certificate, with which CloudFront cannot enforce a minimum TLS version; give cloudFront.domainNames and a us-east-1 certificate to require TLS 1.2 (TLSv1.2_2021). The origin connection is HTTPS with TLS 1.2 only.',
+      });
+    }
+    if (!edge.webAclArn) {
+      suppressions.push({
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'The relay distribution was created without cloudFront.webAclArn (the construct warns at synth): deploy RelayEdgeWebAclStack in us-east-1 and pass its WebAclArn. Callbacks are still authenticated by the relay (origin secret, path secrets, Airtel hash, Daraja allow-list).',
+      });
+    }
+    NagSuppressions.addResourceSuppressions(distribution, suppressions);
+    return distribution;
+  }
+
+  /** Synth warnings for a CloudFront edge the config does not match. */
+  private warnAboutEdge(edge: RelayCloudFrontEdge, baseHost: string): void {
+    if (this.config.edge.mode !== 'cloudfront') {
+      Annotations.of(this).addWarningV2(
+        'mobile-money-relay:edge-mode',
+        `cloudFront creates a distribution, but edge.mode is "${this.config.edge.mode}": callbacks that go around it to the execute-api URL are not refused, and Daraja's source-IP check sees CloudFront addresses (refusing every Daraja callback in enforce mode). Set edge: { mode: "cloudfront", originVerifySecrets: [...] } in the config.`,
+      );
+    }
+    const names = (edge.domainNames ?? []).filter((n) => !Token.isUnresolved(n)).map((n) => n.toLowerCase());
+    if (!names.includes(baseHost) && !baseHost.endsWith('.cloudfront.net')) {
+      Annotations.of(this).addWarningV2(
+        'mobile-money-relay:publicBaseUrl-edge',
+        `publicBaseUrl (${this.config.publicBaseUrl}) does not point at the CloudFront distribution${names.length ? ` (${names.join(', ')})` : ''}: the callback URLs the relay hands out would go around the web ACL${this.config.edge.mode === 'cloudfront' ? ', and the relay refuses those callbacks' : ''}. Set it to the EdgeUrl output (https://<id>.cloudfront.net) or to ${names.length ? `https://${names[0]}` : 'a domain you point at the distribution'}.`,
+      );
+    }
+    if (!edge.webAclArn) {
+      Annotations.of(this).addWarningV2(
+        'mobile-money-relay:edge-web-acl',
+        'cloudFront has no webAclArn: the distribution adds no protection without a web ACL. Deploy RelayEdgeWebAclStack in us-east-1 (RELAY_WEB_ACL_STACK=on) and pass its WebAclArn (RELAY_WEB_ACL_ARN).',
+      );
+    }
   }
 
   private createAlarmTopic(): sns.Topic {
@@ -1307,6 +1446,38 @@ function validateProps(props: MobileMoneyRelayProps, config: RelayConfig): void 
       !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain.domainName)
     ) {
       problems.push(`customDomain.domainName: not a domain name (got "${domain.domainName}")`);
+    }
+  }
+  const edge = props.cloudFront;
+  if (edge) {
+    const secret = edge.originVerifySecret;
+    if (secret === undefined && config.edge.originVerifySecrets.length === 0) {
+      problems.push(
+        'cloudFront.originVerifySecret: required unless the config has edge.originVerifySecrets (the first one is used)',
+      );
+    }
+    if (
+      typeof secret === 'string' &&
+      !Token.isUnresolved(secret) &&
+      !config.edge.originVerifySecrets.includes(secret)
+    ) {
+      problems.push(
+        "cloudFront.originVerifySecret: not one of the config's edge.originVerifySecrets: the relay would refuse every callback coming through the distribution",
+      );
+    }
+    if (
+      edge.webAclArn &&
+      !Token.isUnresolved(edge.webAclArn) &&
+      !/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[^/]+\/[^/]+$/.test(edge.webAclArn)
+    ) {
+      problems.push(
+        `cloudFront.webAclArn: not the ARN of a CLOUDFRONT-scope web ACL (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>; got "${edge.webAclArn}")`,
+      );
+    }
+    if (Boolean(edge.domainNames?.length) !== Boolean(edge.certificate)) {
+      problems.push(
+        'cloudFront.domainNames, cloudFront.certificate: give both (the certificate in us-east-1) or neither',
+      );
     }
   }
   // A C2B deadline longer than the integration timeout could never be answered.

@@ -79,6 +79,17 @@ export class RelayStack extends Stack {
         value: this.relay.dashboard.dashboardName,
       });
     }
+    if (this.relay.distribution) {
+      new CfnOutput(this, 'EdgeDistributionDomainName', {
+        description: 'The CloudFront edge in front of the provider callbacks (point your domain here)',
+        value: this.relay.distribution.distributionDomainName,
+      });
+      new CfnOutput(this, 'EdgeUrl', {
+        description:
+          'Base URL of the provider callbacks through CloudFront and WAF (set publicBaseUrl to it)',
+        value: this.relay.publicUrl,
+      });
+    }
     if (this.relay.domainName) {
       new CfnOutput(this, 'PublicUrl', {
         description: 'Base URL on the custom domain (publicBaseUrl)',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { App, Aspects, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -14,9 +15,11 @@ import { AwsSolutionsChecks, NagSuppressions } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 // Imported like a consumer would: the library entry point, not the files behind it.
 import {
+  DEFAULT_EDGE_RATE_LIMIT,
   MANAGEMENT_ROUTES,
   MobileMoneyRelay,
   type MobileMoneyRelayProps,
+  RelayEdgeWebAclStack,
   SUBSCRIBER_RULE_ACTIONS,
   TABLE_KEY_ACTIONS,
 } from '../../infra';
@@ -62,6 +65,15 @@ const warningsOf = (stack: Stack) =>
 
 const CERT_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
 const domainConfig = { ...exampleConfig, publicBaseUrl: 'https://relay.payments.example.org' };
+const EDGE_SECRET = 'edge-origin-secret-0123456789abcdefghijkl';
+const PREVIOUS_EDGE_SECRET = 'edge-origin-previous-0123456789abcdefghij';
+const WEB_ACL_ARN =
+  'arn:aws:wafv2:us-east-1:123456789012:global/webacl/relay-edge/11111111-2222-3333-4444-555555555555';
+const edgeConfig = {
+  ...exampleConfig,
+  publicBaseUrl: 'https://d111111abcdef8.cloudfront.net',
+  edge: { mode: 'cloudfront', originVerifySecrets: [EDGE_SECRET, PREVIOUS_EDGE_SECRET] },
+};
 
 // Every supported configuration, synthesized once.
 const configurations = {
@@ -95,6 +107,30 @@ const configurations = {
         },
       }),
       domainConfig,
+    ),
+  cloudFrontEdge: () =>
+    configuration(
+      'CloudFrontEdge',
+      () => ({ alarmEmail: 'oncall@example.org', cloudFront: { webAclArn: WEB_ACL_ARN } }),
+      edgeConfig,
+    ),
+  cloudFrontEdgeOwnDomain: () =>
+    configuration(
+      'CloudFrontEdgeOwnDomain',
+      (stack) => ({
+        alarmEmail: 'oncall@example.org',
+        cloudFront: {
+          webAclArn: WEB_ACL_ARN,
+          domainNames: ['pay.example.org'],
+          certificate: acm.Certificate.fromCertificateArn(
+            stack,
+            'EdgeCertificate',
+            'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+          ),
+          priceClass: cloudfront.PriceClass.PRICE_CLASS_ALL,
+        },
+      }),
+      { ...edgeConfig, publicBaseUrl: 'https://pay.example.org' },
     ),
 };
 const synthesized = new Map<string, ReturnType<typeof configuration>>();
@@ -429,5 +465,247 @@ describe('props validation', () => {
     const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
     expect(alarms.some((a) => JSON.stringify(a).includes('CallbacksReceived'))).toBe(false);
     expect(Object.values(resources).some((r) => r.Type === 'AWS::CloudWatch::Dashboard')).toBe(false);
+  });
+});
+
+describe('CloudFront edge', () => {
+  const distributionConfig = (resources: Record<string, any>) =>
+    Object.values(resources).find((r) => r.Type === 'AWS::CloudFront::Distribution')!.Properties
+      .DistributionConfig;
+
+  it('puts the HTTP API behind CloudFront over HTTPS only, with the origin secret header and the web ACL', () => {
+    // Act
+    const { resources, template } = get('cloudFrontEdge');
+
+    // Assess
+    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
+    const config = distributionConfig(resources);
+    expect(config.WebACLId).toBe(WEB_ACL_ARN);
+    expect(config.PriceClass).toBe('PriceClass_200');
+    expect(config.Logging).toBeUndefined();
+    expect(config.Origins).toHaveLength(1);
+    const [origin] = config.Origins;
+    expect(JSON.stringify(origin.DomainName)).toMatch(/execute-api/);
+    expect(origin.CustomOriginConfig).toMatchObject({
+      OriginProtocolPolicy: 'https-only',
+      OriginSSLProtocols: ['TLSv1.2'],
+    });
+    // The current secret (the first of edge.originVerifySecrets) is what CloudFront sends.
+    expect(origin.OriginCustomHeaders).toEqual([
+      { HeaderName: 'x-relay-origin-verify', HeaderValue: EDGE_SECRET },
+    ]);
+  });
+
+  it('caches nothing, allows every method and forwards every viewer header but Host plus CloudFront-Viewer-Address', () => {
+    // Act
+    const behavior = distributionConfig(get('cloudFrontEdge').resources).DefaultCacheBehavior;
+
+    // Assess
+    expect(behavior).toMatchObject({
+      ViewerProtocolPolicy: 'https-only',
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      // Managed CachingDisabled and AllViewerExceptHostHeader (all viewer headers except Host, every
+      // query string and cookie, and CloudFront's headers, CloudFront-Viewer-Address among them).
+      CachePolicyId: cloudfront.CachePolicy.CACHING_DISABLED.cachePolicyId,
+      OriginRequestPolicyId:
+        cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+    });
+    expect(cloudfront.CachePolicy.CACHING_DISABLED.cachePolicyId).toBe(
+      '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+    );
+    expect(cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId).toBe(
+      'b689b0a8-53d0-40ab-baf2-68738e2966ac',
+    );
+  });
+
+  it('knows its public URL, and does not warn when publicBaseUrl is the distribution and edge.mode is cloudfront', () => {
+    // Act
+    const { relay, stack } = get('cloudFrontEdge');
+
+    // Assess
+    expect(relay.distribution).toBeDefined();
+    expect(stack.resolve(relay.publicUrl)).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/Edge/), 'DomainName'] }, '/']],
+    });
+    expect(warningsOf(stack).filter((w) => /edge|publicBaseUrl|webAclArn/i.test(w))).toEqual([]);
+  });
+
+  it('with its own domain: TLS 1.2 for viewers, the domain as the public URL', () => {
+    // Act
+    const { relay, resources, stack } = get('cloudFrontEdgeOwnDomain');
+
+    // Assess
+    const config = distributionConfig(resources);
+    expect(config.Aliases).toEqual(['pay.example.org']);
+    expect(config.ViewerCertificate).toMatchObject({
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
+    expect(relay.publicUrl).toBe('https://pay.example.org/');
+    expect(warningsOf(stack).filter((w) => /publicBaseUrl/.test(w))).toEqual([]);
+  });
+
+  it('warns when edge.mode is not cloudfront, publicBaseUrl goes around the distribution, or there is no web ACL', () => {
+    // Act
+    const { stack, template } = configuration(
+      'EdgeMisconfigured',
+      () => ({ alarmEmail: 'oncall@example.org', cloudFront: { originVerifySecret: EDGE_SECRET } }),
+      {
+        ...exampleConfig,
+        publicBaseUrl: 'https://relay.payments.example.org',
+        edge: { originVerifySecrets: [EDGE_SECRET] },
+      },
+    );
+
+    // Assess
+    const warnings = warningsOf(stack);
+    expect(warnings.filter((w) => /edge\.mode is "direct"/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /does not point at the CloudFront distribution/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /cloudFront has no webAclArn/.test(w))).toHaveLength(1);
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ WebACLId: Match.absent() }),
+    });
+    expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('refuses an origin secret the relay would not accept, a web ACL ARN of the wrong scope, a domain without a certificate', () => {
+    // Prepare
+    const stack = new Stack(new App());
+
+    // Act
+    const message = (() => {
+      try {
+        new MobileMoneyRelay(stack, 'Relay', {
+          config: edgeConfig,
+          cloudFront: {
+            originVerifySecret: 'not-in-the-config-0123456789abcdefghijkl',
+            webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/1',
+            domainNames: ['pay.example.org'],
+          },
+        });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    })();
+
+    // Assess
+    expect(message).toMatch(
+      /cloudFront\.originVerifySecret: not one of the config's edge\.originVerifySecrets/,
+    );
+    expect(message).toMatch(/cloudFront\.webAclArn: not the ARN of a CLOUDFRONT-scope web ACL/);
+    expect(message).toMatch(/cloudFront\.domainNames, cloudFront\.certificate: give both/);
+  });
+
+  it('refuses edge.mode cloudfront without a secret, naming the dotted key', () => {
+    expect(
+      () =>
+        new MobileMoneyRelay(new Stack(new App()), 'Relay', {
+          config: { ...exampleConfig, edge: { mode: 'cloudfront' } },
+        }),
+    ).toThrow(/edge\.originVerifySecrets: required with mode "cloudfront"/);
+  });
+});
+
+describe('the edge web ACL stack (us-east-1)', () => {
+  const webAclStack = (props: ConstructorParameters<typeof RelayEdgeWebAclStack>[2] = {}) => {
+    const app = new App();
+    const stack = new RelayEdgeWebAclStack(app, 'EdgeWebAcl', props);
+    Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+    const template = Template.fromStack(stack);
+    return { stack, template, resources: template.toJSON().Resources as Record<string, any> };
+  };
+  const ruleNamed = (resources: Record<string, any>, name: string) =>
+    Object.values(resources)
+      .find((r) => r.Type === 'AWS::WAFv2::WebACL')!
+      .Properties.Rules.find((r: any) => r.Name === name);
+
+  it('creates a CLOUDFRONT-scope web ACL in us-east-1 with a rate rule per source IP, blocking with 429', () => {
+    // Act
+    const { stack, template, resources } = webAclStack();
+
+    // Assess
+    expect(stack.region).toBe('us-east-1');
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'CLOUDFRONT',
+      DefaultAction: { Allow: {} },
+      VisibilityConfig: {
+        CloudWatchMetricsEnabled: true,
+        SampledRequestsEnabled: true,
+        MetricName: 'RelayEdgeWebAcl',
+      },
+    });
+    const rate = ruleNamed(resources, 'RatePerSourceIp');
+    expect(rate.Statement.RateBasedStatement).toEqual({
+      Limit: DEFAULT_EDGE_RATE_LIMIT,
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 300,
+    });
+    expect(rate.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429 } } });
+    expect(rate.VisibilityConfig).toMatchObject({
+      CloudWatchMetricsEnabled: true,
+      SampledRequestsEnabled: true,
+    });
+    template.hasOutput('WebAclArn', {});
+  });
+
+  it('runs the AWS managed rule groups in count mode only', () => {
+    // Act
+    const { resources } = webAclStack();
+
+    // Assess
+    for (const name of ['AWSManagedRulesCommonRuleSet', 'AWSManagedRulesAmazonIpReputationList']) {
+      const rule = ruleNamed(resources, name);
+      expect(rule.OverrideAction).toEqual({ Count: {} });
+      expect(rule.Statement.ManagedRuleGroupStatement).toEqual({ VendorName: 'AWS', Name: name });
+    }
+  });
+
+  it("spares the providers' source CIDRs from the rate rule (IPv4 and IPv6 IP sets in a NOT scope-down)", () => {
+    // Act
+    const { resources, template } = webAclStack({
+      webAcl: {
+        rateLimit: 10_000,
+        exemptCidrs: ['196.201.214.200/32', '196.201.214.206', '2001:db8::/32'],
+        rateLimitAction: 'count',
+        managedRulesInCountMode: false,
+      },
+    });
+
+    // Assess
+    template.hasResourceProperties('AWS::WAFv2::IPSet', {
+      Scope: 'CLOUDFRONT',
+      IPAddressVersion: 'IPV4',
+      Addresses: ['196.201.214.200/32', '196.201.214.206/32'],
+    });
+    template.hasResourceProperties('AWS::WAFv2::IPSet', {
+      IPAddressVersion: 'IPV6',
+      Addresses: ['2001:db8::/32'],
+    });
+    const rate = ruleNamed(resources, 'RatePerSourceIp');
+    expect(rate.Statement.RateBasedStatement.Limit).toBe(10_000);
+    expect(
+      rate.Statement.RateBasedStatement.ScopeDownStatement.NotStatement.Statement.OrStatement.Statements,
+    ).toHaveLength(2);
+    expect(rate.Action).toEqual({ Count: {} });
+    expect(ruleNamed(resources, 'AWSManagedRulesCommonRuleSet')).toBeUndefined();
+  });
+
+  it('is cdk-nag clean', () => {
+    expect(nagFindings(webAclStack({ webAcl: { exemptCidrs: ['196.201.214.200/32'] } }).stack)).toEqual({
+      errors: [],
+      warnings: [],
+    });
+  });
+
+  it('refuses another region, a bad rate limit or window, and a CIDR that is not one', () => {
+    expect(() => webAclStack({ env: { region: 'eu-west-1' } })).toThrow(/only in us-east-1/);
+    expect(() =>
+      webAclStack({
+        webAcl: { rateLimit: 5, evaluationWindow: Duration.minutes(3), exemptCidrs: ['10.0.0.0/33'] },
+      }),
+    ).toThrow(
+      /rateLimit: a whole number from 10[\s\S]*evaluationWindow: 1, 2, 5 or 10 minutes[\s\S]*"10\.0\.0\.0\/33"/,
+    );
   });
 });

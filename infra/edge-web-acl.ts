@@ -1,0 +1,172 @@
+import { CfnOutput, Duration, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { ConfigError } from '../shared/domain/errors';
+import { parseCidr } from '../shared/util/ip-allowlist';
+
+/**
+ * Requests per source IP per 5 minutes before the rate rule blocks: 2,000 (≈ 6.7 requests a second,
+ * sustained for 5 minutes). One provider's callbacks come from a handful of addresses, so a busy
+ * Daraja paybill (a validation and a confirmation per payment) can pass this from one IP: exempt the
+ * providers' published sources (`exemptCidrs`, the Daraja allow-list), or raise the limit.
+ */
+export const DEFAULT_EDGE_RATE_LIMIT = 2000;
+
+/** The evaluation windows AWS WAF supports for rate-based rules. */
+const EVALUATION_WINDOWS_SECONDS = [60, 120, 300, 600];
+
+export interface RelayEdgeWebAclProps {
+  /** Requests per source IP per `evaluationWindow` above which the IP is blocked. @default 2,000 */
+  readonly rateLimit?: number;
+  /** The rate rule's window: 1, 2, 5 or 10 minutes. @default 5 minutes */
+  readonly evaluationWindow?: Duration;
+  /**
+   * `count` only counts (metrics and sampled requests): start there and look at the
+   * `RelayEdgeRatePerIp` metric before blocking. @default 'block' (answered 429)
+   */
+  readonly rateLimitAction?: 'block' | 'count';
+  /**
+   * Source addresses/CIDRs (IPv4 and IPv6) the rate rule never counts: the providers' callback
+   * sources, e.g. the Daraja allow-list. @default none
+   */
+  readonly exemptCidrs?: readonly string[];
+  /**
+   * AWS managed rule groups (Core rule set, Amazon IP reputation list) in count mode: their metrics
+   * and sampled requests show what they would block, nothing is blocked (the core set's 8 KB body limit
+   * and generic rules would refuse legitimate callbacks). `false` leaves them out. @default true
+   */
+  readonly managedRulesInCountMode?: boolean;
+  /** Prefix of the CloudWatch metric names. @default 'RelayEdge' */
+  readonly metricPrefix?: string;
+}
+
+/**
+ * A CLOUDFRONT-scope AWS WAF web ACL for the relay's CloudFront edge (`MobileMoneyRelay` prop
+ * `cloudFront.webAclArn`): a rate-based rule per source IP (optionally sparing the providers' CIDRs),
+ * optionally AWS managed rules in count mode, default action allow, CloudWatch metrics and sampled
+ * requests on every rule. CLOUDFRONT-scope resources only exist in us-east-1: create it in a stack
+ * there (`RelayEdgeWebAclStack`).
+ */
+export class RelayEdgeWebAcl extends Construct {
+  readonly webAcl: wafv2.CfnWebACL;
+  /** Pass this to the relay (`cloudFront.webAclArn`). */
+  readonly webAclArn: string;
+
+  constructor(scope: Construct, id: string, props: RelayEdgeWebAclProps = {}) {
+    super(scope, id);
+    const region = Stack.of(this).region;
+    const problems: string[] = [];
+    if (!Token.isUnresolved(region) && region !== 'us-east-1')
+      problems.push(`region: CLOUDFRONT-scope web ACLs exist only in us-east-1 (this stack: ${region})`);
+    const rateLimit = props.rateLimit ?? DEFAULT_EDGE_RATE_LIMIT;
+    if (!Number.isInteger(rateLimit) || rateLimit < 10 || rateLimit > 2_000_000_000)
+      problems.push(`rateLimit: a whole number from 10 to 2,000,000,000 (got ${rateLimit})`);
+    const windowSeconds = (props.evaluationWindow ?? Duration.minutes(5)).toSeconds();
+    if (!EVALUATION_WINDOWS_SECONDS.includes(windowSeconds))
+      problems.push(`evaluationWindow: 1, 2, 5 or 10 minutes (got ${windowSeconds} s)`);
+    const exempt = { ipv4: [] as string[], ipv6: [] as string[] };
+    for (const text of props.exemptCidrs ?? []) {
+      const cidr = parseCidr(text);
+      if (!cidr) problems.push(`exemptCidrs: "${text}" is not an IPv4/IPv6 address or CIDR`);
+      else exempt[cidr.family].push(`${cidr.network}/${cidr.prefix}`);
+    }
+    if (problems.length) throw new ConfigError(`Invalid RelayEdgeWebAcl props:\n${problems.join('\n')}`);
+    const prefix = props.metricPrefix ?? 'RelayEdge';
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName,
+    });
+
+    // Providers' sources are not rate-limited: all of a provider's callbacks come from a few IPs.
+    const exemptions: wafv2.CfnWebACL.StatementProperty[] = [];
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      if (!exempt[family].length) continue;
+      const set = new wafv2.CfnIPSet(this, family === 'ipv4' ? 'ExemptIpv4' : 'ExemptIpv6', {
+        scope: 'CLOUDFRONT',
+        ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
+        addresses: [...new Set(exempt[family])],
+        description: 'Provider callback sources the relay edge rate rule does not count',
+      });
+      exemptions.push({ ipSetReferenceStatement: { arn: set.attrArn } });
+    }
+    const exempted: wafv2.CfnWebACL.StatementProperty | undefined =
+      exemptions.length === 0
+        ? undefined
+        : {
+            notStatement: {
+              statement:
+                exemptions.length === 1 ? exemptions[0]! : { orStatement: { statements: exemptions } },
+            },
+          };
+
+    const rules: wafv2.CfnWebACL.RuleProperty[] = [
+      {
+        name: 'RatePerSourceIp',
+        priority: 0,
+        statement: {
+          rateBasedStatement: {
+            limit: rateLimit,
+            aggregateKeyType: 'IP',
+            evaluationWindowSec: windowSeconds,
+            ...(exempted ? { scopeDownStatement: exempted } : {}),
+          },
+        },
+        action:
+          props.rateLimitAction === 'count'
+            ? { count: {} }
+            : { block: { customResponse: { responseCode: 429 } } },
+        visibilityConfig: visibility(`${prefix}RatePerIp`),
+      },
+    ];
+    if (props.managedRulesInCountMode ?? true) {
+      for (const [name, priority] of [
+        ['AWSManagedRulesAmazonIpReputationList', 10],
+        ['AWSManagedRulesCommonRuleSet', 20],
+      ] as const) {
+        rules.push({
+          name,
+          priority,
+          statement: { managedRuleGroupStatement: { vendorName: 'AWS', name } },
+          overrideAction: { count: {} },
+          visibilityConfig: visibility(`${prefix}${name.replace('AWSManagedRules', '')}`),
+        });
+      }
+    }
+    this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      description:
+        'Mobile-money relay CloudFront edge: rate limit per source IP, provider sources exempt, managed rules counted',
+      rules,
+      visibilityConfig: visibility(`${prefix}WebAcl`),
+    });
+    this.webAclArn = this.webAcl.attrArn;
+  }
+}
+
+export interface RelayEdgeWebAclStackProps extends StackProps {
+  readonly webAcl?: RelayEdgeWebAclProps;
+}
+
+/**
+ * The web ACL in its own stack, always in us-east-1 (`env.account` may stay unset). Deploy it first,
+ * then pass its `WebAclArn` output to the relay (RELAY_WEB_ACL_ARN, docs/deploy.md).
+ */
+export class RelayEdgeWebAclStack extends Stack {
+  readonly edge: RelayEdgeWebAcl;
+
+  constructor(scope: Construct, id: string, props: RelayEdgeWebAclStackProps = {}) {
+    if (props.env?.region && props.env.region !== 'us-east-1') {
+      throw new ConfigError(
+        `RelayEdgeWebAclStack: CLOUDFRONT-scope web ACLs exist only in us-east-1 (env.region: ${props.env.region})`,
+      );
+    }
+    super(scope, id, { ...props, env: { ...props.env, region: 'us-east-1' } });
+    this.edge = new RelayEdgeWebAcl(this, 'EdgeWebAcl', props.webAcl);
+    new CfnOutput(this, 'WebAclArn', {
+      description: 'Pass to the relay: RELAY_WEB_ACL_ARN (construct prop cloudFront.webAclArn)',
+      value: this.edge.webAclArn,
+    });
+  }
+}
