@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applyBufferedCallback } from '../shared/app/apply-buffered-callback';
 import {
@@ -10,24 +10,39 @@ import type { BufferedMessage, IngressBuffer } from '../shared/app/ports';
 import type { RelayServices } from '../shared/app/services';
 import { StorageUnavailableError } from '../shared/domain/errors';
 
-/** Writes a file and its directory entry to disk before returning: a crash afterwards keeps it. */
-async function writeDurably(dir: string, name: string, text: string): Promise<void> {
-  const temporary = join(dir, `.${name}.tmp`);
-  const file = await open(temporary, 'wx');
-  try {
-    await file.writeFile(text, 'utf8');
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  // The rename makes the entry appear whole or not at all; the directory sync makes the rename durable.
-  await rename(temporary, join(dir, name));
+const TEMPORARY = /^\..*\.json\.tmp$/;
+
+/** Makes the entries a directory lists (a rename into or out of it) durable. */
+async function syncDirectory(dir: string): Promise<void> {
   const directory = await open(dir, 'r');
   try {
     await directory.sync();
   } finally {
     await directory.close();
   }
+}
+
+/**
+ * Writes a file and its directory entry to disk before returning: a crash afterwards keeps it. A write
+ * that fails before the rename (a full disk) removes its temporary file.
+ */
+async function writeDurably(dir: string, name: string, text: string): Promise<void> {
+  const temporary = join(dir, `.${name}.tmp`);
+  const file = await open(temporary, 'wx');
+  try {
+    try {
+      await file.writeFile(text, 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    // The rename makes the entry appear whole or not at all; the directory sync makes the rename durable.
+    await rename(temporary, join(dir, name));
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dir);
 }
 
 /**
@@ -85,10 +100,40 @@ export class FileIngressBuffer implements IngressBuffer {
     return unlink(join(this.dir, name));
   }
 
-  moveToFailed(name: string): Promise<void> {
-    return rename(join(this.dir, name), join(this.dir, 'failed', name));
+  /** Out of the way, into the local dead-letter directory; both directories synced like a write. */
+  async moveToFailed(name: string): Promise<void> {
+    await this.ensureDir();
+    await rename(join(this.dir, name), join(this.dir, 'failed', name));
+    await syncDirectory(join(this.dir, 'failed'));
+    await syncDirectory(this.dir);
+  }
+
+  /**
+   * Removes the temporary files of writes that never finished (a crash or a kill mid-write). Only
+   * those older than `olderThanMs`: a younger one may be a write in progress. Returns how many.
+   */
+  async removeStaleTemporaries(olderThanMs = STALE_TEMPORARY_MS): Promise<number> {
+    await this.ensureDir();
+    let removed = 0;
+    for (const name of (await readdir(this.dir)).filter((n) => TEMPORARY.test(n))) {
+      const path = join(this.dir, name);
+      try {
+        if (Date.now() - (await stat(path)).mtimeMs < olderThanMs) continue;
+        await unlink(path);
+        removed++;
+      } catch {
+        // Gone meanwhile (its write finished), or not removable: the next start tries again.
+      }
+    }
+    return removed;
   }
 }
+
+/** A temporary file this old is no write in progress (an accept lasts at most its ack budget, ≤ 30 s). */
+export const STALE_TEMPORARY_MS = 60_000;
+
+/** Attempts before an entry that keeps failing for another reason than the store moves to failed/. */
+export const MAX_ENTRY_ATTEMPTS = 5;
 
 export interface DrainResult {
   applied: number;
@@ -98,14 +143,23 @@ export interface DrainResult {
 
 /**
  * Applies what the local buffer holds once the store answers again, on a timer (in AWS the SQS event
- * source does this). An entry is removed only after it was applied; while the store is still down
- * the pass stops at the first entry and the next pass tries again.
+ * source does this). An entry is removed only after it was applied. While the store is down the pass
+ * stops at the first entry (nothing else would work either) and the next pass tries again. Any other
+ * failure (an entry that cannot be read or removed, a bug) is that entry's alone: the pass goes on to
+ * the next one, and after MAX_ENTRY_ATTEMPTS such failures the entry moves to `failed/`. An entry that
+ * cannot even be moved stays where it is: the move is tried again each pass, logged once.
  */
 export class LocalBufferDrainer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<DrainResult> | undefined;
   private stopped = true;
   private halting = false;
+  private cleaned = false;
+  private unreadableLogged = false;
+  /** Failures other than the store's, per entry (in memory: a restart gives every entry a fresh count). */
+  private readonly attempts = new Map<string, number>();
+  /** Entries given up on (counted failed once) whose move to failed/ did not work yet. */
+  private readonly unmoved = new Set<string>();
   readonly totals = { applied: 0, failed: 0 };
 
   constructor(
@@ -113,6 +167,7 @@ export class LocalBufferDrainer {
     private readonly buffer: FileIngressBuffer,
     private readonly intervalMs: number,
     private readonly print: (line: string) => void = () => {},
+    private readonly maxAttempts = MAX_ENTRY_ATTEMPTS,
   ) {}
 
   start(): void {
@@ -138,37 +193,78 @@ export class LocalBufferDrainer {
 
   private async drain(): Promise<DrainResult> {
     const result: DrainResult = { applied: 0, failed: 0, left: 0 };
+    if (!this.cleaned) {
+      this.cleaned = true;
+      await this.buffer.removeStaleTemporaries().catch(() => undefined);
+    }
     let names: string[];
     try {
       names = await this.buffer.pending();
+      this.unreadableLogged = false;
     } catch (error) {
-      this.services.log.error('local ingress buffer not readable', { error: (error as Error).message });
+      if (!this.unreadableLogged)
+        this.services.log.error('local ingress buffer not readable', { error: (error as Error).message });
+      this.unreadableLogged = true;
       return result;
     }
+    const present = new Set(names);
+    for (const name of this.attempts.keys()) if (!present.has(name)) this.attempts.delete(name);
+    for (const name of this.unmoved) if (!present.has(name)) this.unmoved.delete(name);
+
     for (const [index, name] of names.entries()) {
-      if (this.halting) break;
+      if (this.halting) {
+        result.left += names.length - index;
+        break;
+      }
+      if (this.unmoved.has(name)) {
+        // Already counted and logged: only the move is tried again.
+        if (await this.moved(name)) this.unmoved.delete(name);
+        else result.left++;
+        continue;
+      }
       try {
         await applyBufferedCallback(this.services, await this.buffer.read(name));
         await this.buffer.remove(name);
+        this.attempts.delete(name);
         result.applied++;
       } catch (error) {
+        const reason = (error as Error).message;
         if (error instanceof UnappliableBufferedCallbackError) {
-          await this.buffer.moveToFailed(name).catch(() => undefined);
-          result.failed++;
           this.services.log.error('buffered callback cannot be applied; moved to failed/', {
             entry: name,
-            error: error.message,
+            error: reason,
           });
-          this.print(`  ⇢ buffered callback ${name} cannot be applied (${error.message}) → failed/`);
+          this.print(`  ⇢ buffered callback ${name} cannot be applied (${reason}) → failed/`);
+          result.failed++;
+          await this.giveUp(name, result);
           continue;
         }
-        if (!(error instanceof StorageUnavailableError))
-          this.services.log.error('buffered callback not applied', {
+        if (error instanceof StorageUnavailableError) {
+          result.left += names.length - index;
+          break;
+        }
+        const attempts = (this.attempts.get(name) ?? 0) + 1;
+        this.attempts.set(name, attempts);
+        if (attempts < this.maxAttempts) {
+          this.services.log.error('buffered callback not applied; retried', {
             entry: name,
-            error: (error as Error).message,
+            attempt: attempts,
+            of: this.maxAttempts,
+            error: reason,
           });
-        result.left = names.length - index;
-        break;
+          result.left++;
+          continue;
+        }
+        this.services.log.error('buffered callback not applied; moved to failed/', {
+          entry: name,
+          attempts,
+          error: reason,
+        });
+        this.print(
+          `  ⇢ buffered callback ${name} not applied after ${attempts} attempts (${reason}) → failed/`,
+        );
+        result.failed++;
+        await this.giveUp(name, result);
       }
     }
     if (result.applied) this.services.metrics?.count('BufferedCallbacksApplied', result.applied);
@@ -181,6 +277,28 @@ export class LocalBufferDrainer {
           `${result.failed ? `, ${result.failed} failed` : ''} (${result.left} left)`,
       );
     return result;
+  }
+
+  /** Moves an entry given up on to failed/; one that cannot be moved is logged once and tried again later. */
+  private async giveUp(name: string, result: DrainResult): Promise<void> {
+    this.attempts.delete(name);
+    if (await this.moved(name)) return;
+    this.unmoved.add(name);
+    result.left++;
+  }
+
+  private async moved(name: string): Promise<boolean> {
+    try {
+      await this.buffer.moveToFailed(name);
+      return true;
+    } catch (error) {
+      if (!this.unmoved.has(name))
+        this.services.log.error('buffered callback could not be moved to failed/; left in place', {
+          entry: name,
+          error: (error as Error).message,
+        });
+      return false;
+    }
   }
 
   async stop(): Promise<void> {

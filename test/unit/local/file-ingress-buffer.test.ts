@@ -1,7 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileIngressBuffer, LocalBufferDrainer } from '../../../local/file-ingress-buffer';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { receiveCallback } from '../../../shared/app/receive-callback';
@@ -12,6 +20,33 @@ import { RecordingMetrics } from '../../helpers/ingress-buffer';
 import { silentLogger } from '../../helpers/relay';
 import { registered } from '../../helpers/reports';
 
+/** Faults the tests switch on in the real file system calls (a full disk, a failed rename). */
+const faults = vi.hoisted(() => ({
+  diskFull: false,
+  renameFails: false,
+  opened: [] as string[],
+}));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const open: typeof actual.open = async (path, ...rest) => {
+    faults.opened.push(String(path));
+    const handle = await actual.open(path, ...rest);
+    if (faults.diskFull)
+      handle.writeFile = async () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      };
+    return handle;
+  };
+  const rename: typeof actual.rename = async (from, to) => {
+    if (faults.renameFails)
+      throw Object.assign(new Error(`EACCES: permission denied, rename '${String(from)}'`), {
+        code: 'EACCES',
+      });
+    return actual.rename(from, to);
+  };
+  return { ...actual, open, rename, default: { ...actual, open, rename } };
+});
+
 const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const BODY = readFileSync(
   new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
@@ -19,13 +54,26 @@ const BODY = readFileSync(
 );
 const dirs: string[] = [];
 afterEach(() => {
+  Object.assign(faults, { diskFull: false, renameFails: false, opened: [] });
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+function recordingLogger() {
+  const errors: { message: string; fields: Record<string, unknown> }[] = [];
+  return {
+    errors,
+    log: {
+      ...silentLogger,
+      error: (message: string, fields: Record<string, unknown> = {}) => errors.push({ message, fields }),
+    },
+  };
+}
 
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'relay-buffer-'));
   dirs.push(dir);
   const lines: string[] = [];
+  const logged = recordingLogger();
   const buffer = new FileIngressBuffer(dir, (line) => lines.push(line));
   const store = new MemoryStore();
   const metrics = new RecordingMetrics();
@@ -38,13 +86,13 @@ function setup() {
     }),
     store,
     clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
+    log: logged.log,
     scrub: createScrubber([]),
     ingressBuffer: buffer,
     metrics,
   };
   const drainer = new LocalBufferDrainer(services, buffer, 60_000, (line) => lines.push(line));
-  return { dir, lines, buffer, store, metrics, services, drainer };
+  return { dir, lines, buffer, store, metrics, services, drainer, errors: logged.errors };
 }
 
 const callback = (body = BODY) => ({
@@ -168,5 +216,146 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     await expect(buffer.accept({ version: 1 } as never, { signal: AbortSignal.abort() })).rejects.toThrow(
       /Local ingress buffer not written/,
     );
+  });
+  it('goes on past an entry it cannot read and applies the entries behind it', async () => {
+    // Prepare
+    const { dir, buffer, store, services, drainer } = setup();
+    await store.createTransaction(registered());
+    mkdirSync(join(dir, '000000000000000-poison.json'));
+    store.failure = 'error';
+    await receiveCallback(services, callback());
+    store.failure = 'none';
+
+    // Act
+    const result = await drainer.runOnce();
+
+    // Assess
+    expect(result).toEqual({ applied: 1, failed: 0, left: 1 });
+    expect(await buffer.pending()).toEqual(['000000000000000-poison.json']);
+    expect(finals(store)).toHaveLength(1);
+  });
+
+  it('moves an entry that fails 5 times to failed/ with a line saying why', async () => {
+    // Prepare
+    const { dir, buffer, drainer, lines, errors } = setup();
+    mkdirSync(join(dir, '000000000000000-poison.json'));
+
+    // Act
+    const results = [];
+    for (let pass = 0; pass < 6; pass++) results.push(await drainer.runOnce());
+
+    // Assess
+    expect(results.map((r) => r.failed)).toEqual([0, 0, 0, 0, 1, 0]);
+    expect(results.at(-1)).toEqual({ applied: 0, failed: 0, left: 0 });
+    expect(await buffer.pending()).toEqual([]);
+    expect(readdirSync(join(dir, 'failed'))).toEqual(['000000000000000-poison.json']);
+    expect(
+      lines.filter((l) =>
+        /000000000000000-poison\.json not applied after 5 attempts \(.*EISDIR.*\) → failed\//.test(l),
+      ),
+    ).toHaveLength(1);
+    expect(errors.filter((e) => e.message === 'buffered callback not applied; retried')).toHaveLength(4);
+  });
+
+  it('counts an unappliable entry it cannot move to failed/ once, and logs it once', async () => {
+    // Prepare
+    const { dir, buffer, store, services, drainer, errors } = setup();
+    store.failure = 'error';
+    await receiveCallback(services, callback());
+    store.failure = 'none';
+    const [name] = await buffer.pending();
+    writeFileSync(join(dir, name!), JSON.stringify({ version: 7 }));
+    faults.renameFails = true;
+
+    // Act
+    const results = [];
+    for (let pass = 0; pass < 3; pass++) results.push(await drainer.runOnce());
+
+    // Assess
+    expect(results.map((r) => r.failed)).toEqual([1, 0, 0]);
+    expect(results.map((r) => r.left)).toEqual([1, 1, 1]);
+    expect(drainer.totals.failed).toBe(1);
+    expect(errors.map((e) => e.message)).toEqual([
+      'buffered callback cannot be applied; moved to failed/',
+      'buffered callback could not be moved to failed/; left in place',
+    ]);
+  });
+
+  it('moves an entry it could not move before once the move works again', async () => {
+    // Prepare
+    const { dir, buffer, drainer } = setup();
+    writeFileSync(join(dir, '000000000000001-a.json'), JSON.stringify({ version: 7 }));
+    faults.renameFails = true;
+    await drainer.runOnce();
+    faults.renameFails = false;
+
+    // Act
+    const result = await drainer.runOnce();
+
+    // Assess
+    expect(result).toEqual({ applied: 0, failed: 0, left: 0 });
+    expect(await buffer.pending()).toEqual([]);
+    expect(readdirSync(join(dir, 'failed'))).toEqual(['000000000000001-a.json']);
+  });
+
+  it('still stops the pass at the first entry while the store is down', async () => {
+    // Prepare
+    const { dir, store, services, drainer, errors } = setup();
+    mkdirSync(join(dir, '999999999999999-poison.json'));
+    store.failure = 'error';
+    await receiveCallback(services, callback());
+
+    // Act
+    const result = await drainer.runOnce();
+
+    // Assess
+    expect(result).toEqual({ applied: 0, failed: 0, left: 2 });
+    expect(errors).toEqual([]);
+  });
+
+  it('leaves no temporary file behind when a write fails (a full disk)', async () => {
+    // Prepare
+    const { dir, buffer, store, services } = setup();
+    await buffer.pending();
+    store.failure = 'error';
+    faults.diskFull = true;
+
+    // Act
+    const response = await receiveCallback(services, callback());
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+    expect(readdirSync(dir)).toEqual(['failed']);
+  });
+
+  it('removes the temporary files a crashed write left behind, not one being written now', async () => {
+    // Prepare
+    const { dir, drainer } = setup();
+    writeFileSync(join(dir, '.000000000000001-old.json.tmp'), '{"version"');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(dir, '.000000000000001-old.json.tmp'), hourAgo, hourAgo);
+    writeFileSync(join(dir, '.000000000000002-now.json.tmp'), '{"version"');
+
+    // Act
+    await drainer.runOnce();
+
+    // Assess
+    expect(readdirSync(dir).sort()).toEqual(['.000000000000002-now.json.tmp', 'failed']);
+  });
+
+  it('syncs both directories when it moves an entry to failed/', async () => {
+    // Prepare
+    const { dir, drainer } = setup();
+    writeFileSync(join(dir, '000000000000001-a.json'), JSON.stringify({ version: 7 }));
+    await drainer.runOnce();
+    expect(readdirSync(join(dir, 'failed'))).toEqual(['000000000000001-a.json']);
+    faults.opened.length = 0;
+    writeFileSync(join(dir, '000000000000002-b.json'), JSON.stringify({ version: 7 }));
+
+    // Act
+    await drainer.runOnce();
+
+    // Assess
+    expect(faults.opened).toEqual(expect.arrayContaining([dir, join(dir, 'failed')]));
   });
 });
