@@ -39,6 +39,8 @@ export interface RejectionContext {
   emitEvent: boolean;
   /** The HTTP status answered (from the single error mapping). */
   httpStatus: number;
+  /** At most this long (and never over 1 s) waiting for the quarantine write before answering. */
+  budgetMs?: number;
 }
 
 function clip(text: string, limit: number): string {
@@ -145,7 +147,10 @@ export async function recordRejection(
       });
       return 'failed' as const;
     });
-  const result = await within(write, QUARANTINE_WRITE_BUDGET_MS);
+  const result = await within(
+    write,
+    Math.max(0, Math.min(QUARANTINE_WRITE_BUDGET_MS, context.budgetMs ?? QUARANTINE_WRITE_BUDGET_MS)),
+  );
   if (isLate(result)) {
     deps.log.warn('quarantine write still pending; answering the refusal anyway', {
       errorCode: error.code,

@@ -40,7 +40,8 @@ export async function receiveCallback(
   services: RelayServices,
   received: InboundRequest,
 ): Promise<HttpResponse> {
-  const started = performance.now();
+  // The provider's clock started when API Gateway got the request (a cold start included).
+  const started = performance.now() - (received.waitedMs ?? 0);
   const known: RouteKnowledge = {};
   const { config, log } = services;
   const metrics = services.metrics ?? noMetrics;
@@ -208,6 +209,10 @@ export async function receiveCallback(
       // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
       emitEvent: Boolean(known.provider && known.account),
       httpStatus,
+      // A refusal is answered inside the provider's budget too, whatever the quarantine write does.
+      budgetMs: known.provider
+        ? ackBudgetFor(config, known.provider.id).ackMs - ANSWER_MARGIN_MS - (performance.now() - started)
+        : undefined,
     });
     if (unexpected) return internalErrorResponse(request.requestId);
     const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);

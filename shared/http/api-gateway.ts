@@ -1,6 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { HttpResponse, InboundRequest } from './types';
 
+/** Longest plausible wait between API Gateway and the handler: its integration timeout is 30 s at most. */
+const MAX_PLAUSIBLE_WAIT_MS = 30_000;
+
 /** API Gateway HTTP API (payload v2) event → the domain's request. */
 export function toInboundRequest(
   event: APIGatewayProxyEventV2,
@@ -15,6 +18,9 @@ export function toInboundRequest(
     if (value !== undefined) query[name] = value;
   }
   const body = event.body ?? '';
+  // API Gateway's arrival time; an implausible gap (clock skew, a replayed test event) counts as none.
+  const arrived = event.requestContext.timeEpoch;
+  const waited = typeof arrived === 'number' ? receivedAt.getTime() - arrived : 0;
   return {
     requestId: event.requestContext.requestId,
     method: event.requestContext.http.method.toUpperCase(),
@@ -24,6 +30,7 @@ export function toInboundRequest(
     rawBody: Buffer.from(body, event.isBase64Encoded ? 'base64' : 'utf8'),
     sourceIp: event.requestContext.http.sourceIp,
     receivedAt,
+    ...(waited > 0 && waited <= MAX_PLAUSIBLE_WAIT_MS ? { waitedMs: waited } : {}),
   };
 }
 

@@ -45,6 +45,10 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [ConfigError, 500],
 ];
 
+/** What a caller is told about an outage; the cause is in the logs. */
+export const STORAGE_UNAVAILABLE_MESSAGE =
+  'The relay could not store the request right now and did not accept it; send it again later';
+
 export function statusFor(error: RelayError): number {
   for (const [type, status] of STATUS_BY_ERROR) if (error instanceof type) return status;
   return 500;
@@ -56,7 +60,10 @@ export function errorBody(
 ): {
   error: { code: string; message: string } & Record<string, unknown>;
 } {
-  const body = { error: { code: error.code, message: error.message, ...(error.details ?? {}) } };
+  // An outage's message names AWS internals (account, role and queue ARNs, SDK error text): logged where
+  // it happens, never answered.
+  const message = error instanceof StorageUnavailableError ? STORAGE_UNAVAILABLE_MESSAGE : error.message;
+  const body = { error: { code: error.code, message, ...(error.details ?? {}) } };
   // Messages may echo what was sent (a path holding a path secret): scrubbed like logs and quarantine.
   return JSON.parse(scrub(JSON.stringify(body)));
 }

@@ -13,6 +13,11 @@ export interface InboundRequest {
   rawBody: Buffer;
   sourceIp: string;
   receivedAt: Date;
+  /**
+   * How long the request waited before the handler saw it (API Gateway, a Lambda cold start): it counts
+   * against the provider's ack budget. Absent locally (the server hands the request over at once).
+   */
+  waitedMs?: number;
 }
 
 export interface HttpResponse {

@@ -129,8 +129,10 @@ describe('receiveCallback with an ingress buffer', () => {
     // Assess
     expect(response.statusCode).toBe(503);
     expect(response.body).toMatchObject({ error: { code: 'STORAGE_UNAVAILABLE' } });
-    expect(JSON.stringify(response.body)).toContain('ingress buffer failed');
-    expect(lines.some((l) => l.message === 'callback not stored: storage unavailable')).toBe(true);
+    // The cause (SDK text, ARNs) is logged, never answered.
+    expect(JSON.stringify(response.body)).not.toContain('ingress buffer failed');
+    const logged = lines.find((l) => l.message === 'callback not stored: storage unavailable');
+    expect(JSON.stringify(logged?.fields)).toContain('ingress buffer failed');
   });
 
   it('answers 503 within the ack budget when the store stalls and the buffer hangs', async () => {
@@ -310,5 +312,38 @@ describe('ack budgets', () => {
     // Act / Assess
     expect(() => configWith({ momo: { storeMs: 1800, ackMs: 1850 } })).toThrow(/ackBudgets\.momo\.ackMs/);
     expect(() => configWith({ momo: { storeMs: 1200 } })).toThrow(/ackBudgets\.momo\.ackMs/);
+  });
+
+  it('counts the time before the handler (API Gateway, a cold start) against the ack budget', async () => {
+    // Prepare: the request waited 500 ms of MoMo's 600 ms; the store hangs.
+    const { store, buffer, services } = setup();
+    store.failure = 'hang';
+    const waited = { ...momoCallback(), waitedMs: 500 };
+
+    // Act
+    const t0 = performance.now();
+    const response = await receiveCallback(services, waited);
+    const elapsed = performance.now() - t0;
+
+    // Assess: buffered with what was left, not after a full store budget of its own.
+    expect(response.statusCode).toBe(200);
+    expect(buffer.messages).toHaveLength(1);
+    expect(elapsed).toBeLessThan(120);
+  });
+
+  it('answers a refusal inside the ack budget even when the quarantine write hangs', async () => {
+    // Prepare: malformed JSON on a MoMo route after 450 ms of waiting; the quarantine write hangs.
+    const { store, services } = setup();
+    store.failure = 'hang';
+    const refused = { ...momoCallback('{not json'), waitedMs: 450 };
+
+    // Act
+    const t0 = performance.now();
+    const response = await receiveCallback(services, refused);
+    const elapsed = performance.now() - t0;
+
+    // Assess: not the quarantine's own 1 s wait.
+    expect(response.statusCode).toBe(400);
+    expect(elapsed).toBeLessThan(600);
   });
 });
