@@ -82,30 +82,19 @@ export function verifyEdge(
   if (edge?.mode !== 'cloudfront') return { request };
   const { [ORIGIN_VERIFY_HEADER]: given, ...headers } = request.headers;
   const stripped = { ...request, headers };
-  if (given === undefined) {
-    return {
-      request: stripped,
-      refusal: new OriginNotVerifiedError(
-        `Origin verification header missing: provider routes are only served through the relay's CloudFront distribution`,
-      ),
-    };
-  }
-  if (!matchesAny(edge.originVerifySecrets, given)) {
-    return {
-      request: stripped,
-      refusal: new OriginNotVerifiedError(
-        "Origin verification header wrong: provider routes are only served through the relay's CloudFront distribution",
-      ),
-    };
-  }
   const viewerIp = viewerIpOf(headers[VIEWER_ADDRESS_HEADER]);
-  if (!viewerIp) {
-    return {
-      request: stripped,
-      refusal: new OriginNotVerifiedError(
-        'CloudFront-Viewer-Address missing or not IP:port on a verified request: the distribution must forward it (origin request policy AllViewerExceptHostHeader)',
-      ),
-    };
+  const problem =
+    given === undefined
+      ? 'Origin verification header missing'
+      : !matchesAny(edge.originVerifySecrets, given)
+        ? 'Origin verification header wrong'
+        : // Verified, so CloudFront set it (the origin request policy must forward it).
+          !viewerIp && 'CloudFront-Viewer-Address missing or not IP:port';
+  if (problem) {
+    const refusal = new OriginNotVerifiedError(
+      `${problem}: provider routes are served through CloudFront only`,
+    );
+    return { request: stripped, refusal };
   }
-  return { request: { ...stripped, sourceIp: viewerIp } };
+  return { request: { ...stripped, sourceIp: viewerIp as string } };
 }
