@@ -14,50 +14,114 @@ export interface SqsBatchResponse {
   batchItemFailures: { itemIdentifier: string }[];
 }
 
+/** The part of the Lambda context this function reads. */
+export interface ConsumerContext {
+  getRemainingTimeInMillis?: () => number;
+}
+
+export interface BufferConsumerOptions {
+  /** Kept back from the function's timeout: the answer and the metrics flush must leave. @default 5000 */
+  safetyMarginMs?: number;
+  /** A record is not started with less than this left before the deadline. @default 2000 */
+  minStartMs?: number;
+  /** When the context has no remaining time (not in Lambda): the function's timeout. @default 30000 */
+  fallbackRemainingMs?: number;
+}
+
+/** Why the batch stopped trying records: the store failed, or the invocation's deadline came. */
+type Stop = 'storage' | 'deadline';
+
+/** The record's work, or a rejection once the deadline's signal fires (a call that ignores the signal). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () =>
+      reject(new DeadlineError('the invocation deadline came before the record was applied'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+class DeadlineError extends Error {}
+
 /**
  * Applies buffered callbacks (the ingress buffer queue, batches of up to 10). Applied records are
  * deleted by SQS; the others are reported back: while the store is down they come back after the
  * visibility timeout, and one that can never be applied is logged as such and reaches the dead-letter
  * queue after maxReceiveCount. Once the store fails, the rest of the batch is not tried: it would fail
  * the same way, each after the store's timeouts.
+ *
+ * Every invocation has a deadline: the function's remaining time minus a safety margin. Its
+ * AbortSignal reaches every store call of applying a record, so a stalled call is cut; a record is not
+ * started when too little time is left. Whatever was not applied (not started, cut, failed) is reported
+ * back, so the records applied before the deadline stay applied and are not received again.
  */
-export function createBufferConsumer(services: RelayServices) {
-  return middy<SqsEvent, SqsBatchResponse>().handler(async (event) => {
+export function createBufferConsumer(services: RelayServices, options: BufferConsumerOptions = {}) {
+  const { safetyMarginMs = 5_000, minStartMs = 2_000, fallbackRemainingMs = 30_000 } = options;
+  return middy<SqsEvent, SqsBatchResponse>().handler(async (event, context: ConsumerContext) => {
+    const remainingMs =
+      typeof context?.getRemainingTimeInMillis === 'function'
+        ? context.getRemainingTimeInMillis()
+        : fallbackRemainingMs;
+    const deadline = performance.now() + remainingMs - safetyMarginMs;
+    const budgetMs = Math.floor(deadline - performance.now());
+    const signal = budgetMs > 0 ? AbortSignal.timeout(budgetMs) : AbortSignal.abort();
     const failures: { itemIdentifier: string }[] = [];
-    let storeDown = false;
+    let stopped: Stop | undefined;
+    let stoppedLogged = false;
     try {
       for (const record of event.Records) {
-        if (storeDown) {
+        if (!stopped && deadline - performance.now() < minStartMs) stopped = 'deadline';
+        const fields = {
+          messageId: record.messageId,
+          receiveCount: record.attributes?.ApproximateReceiveCount,
+        };
+        if (stopped) {
           failures.push({ itemIdentifier: record.messageId });
-          services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'storage' });
+          services.metrics?.count('BufferedCallbacksFailed', 1, { reason: stopped });
+          if (stopped === 'deadline' && !stoppedLogged) {
+            stoppedLogged = true;
+            services.log.warn('buffered callbacks not started: the invocation deadline is near; retried', {
+              ...fields,
+              leftMs: Math.round(deadline - performance.now()),
+            });
+          }
           continue;
         }
         try {
-          const { message } = await applyBufferedCallback(services, record.body);
+          const { message } = await untilAborted(
+            applyBufferedCallback(services, record.body, { signal }),
+            signal,
+          );
           services.metrics?.count('BufferedCallbacksApplied', 1, { provider: message.provider });
         } catch (error) {
           failures.push({ itemIdentifier: record.messageId });
-          const fields = {
-            messageId: record.messageId,
-            receiveCount: record.attributes?.ApproximateReceiveCount,
-            error: (error as Error).message,
-          };
+          const logged = { ...fields, error: (error as Error).message };
           if (error instanceof UnappliableBufferedCallbackError) {
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'unappliable' });
             services.log.error(
               'buffered callback cannot be applied; it goes to the dead-letter queue',
-              fields,
+              logged,
+            );
+          } else if (signal.aborted) {
+            // Cut by the deadline (the store's call aborted, or it ignored the signal): retried later.
+            stopped = 'deadline';
+            stoppedLogged = true;
+            services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'deadline' });
+            services.log.warn(
+              'buffered callback not applied: cut at the invocation deadline; retried',
+              logged,
             );
           } else if (error instanceof StorageUnavailableError) {
-            storeDown = true;
+            stopped = 'storage';
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'storage' });
             services.log.warn(
               'buffered callback not applied: the store is still unavailable; retried',
-              fields,
+              logged,
             );
           } else {
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'error' });
-            services.log.error('buffered callback not applied: unexpected error; retried', fields);
+            services.log.error('buffered callback not applied: unexpected error; retried', logged);
           }
         }
       }

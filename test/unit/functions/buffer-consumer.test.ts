@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
+import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import type { ReceiptInput, ReceiptResult, WriteOptions } from '../../../shared/app/ports';
+import { receiveCallback } from '../../../shared/app/receive-callback';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { createScrubber } from '../../../shared/util/redact';
-import { RecordingMetrics } from '../../helpers/ingress-buffer';
+import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
 import { silentLogger } from '../../helpers/relay';
+import { registered } from '../../helpers/reports';
 
 function services(metrics?: RecordingMetrics): RelayServices {
   return {
@@ -64,5 +68,144 @@ describe('buffer-consumer handler', () => {
 
     // Assess
     expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'a' }]);
+  });
+});
+
+const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const BODY = readFileSync(
+  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
+  'utf8',
+);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A DynamoDB that answers, slowly (`delayMs` per receipt write), or never (`stalled`), whatever the signal says. */
+class SlowStore extends MemoryStore {
+  delayMs = 0;
+  stalled = false;
+  receiptWrites = 0;
+  override async recordReceipt(input: ReceiptInput, _options?: WriteOptions): Promise<ReceiptResult> {
+    this.receiptWrites++;
+    if (this.stalled) await new Promise(() => {});
+    await sleep(this.delayMs);
+    return super.recordReceipt(input, {});
+  }
+}
+
+/** Three buffered MoMo callbacks for one registered transaction, and a consumer on a slow store. */
+async function slowWorld() {
+  const store = new SlowStore();
+  const buffer = new MemoryIngressBuffer();
+  const metrics = new RecordingMetrics();
+  const services: RelayServices = {
+    config: parseConfig({
+      management: { bearerToken: 'management-token-0123456789' },
+      accounts: {
+        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'unit tests' } },
+      },
+    }),
+    store,
+    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
+    log: silentLogger,
+    scrub: createScrubber([]),
+    ingressBuffer: buffer,
+    metrics,
+  };
+  await store.createTransaction(registered());
+  store.failure = 'error';
+  for (const amount of ['100', '101', '102'])
+    await receiveCallback(services, {
+      requestId: `req-${amount}`,
+      method: 'PUT',
+      path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
+      headers: { 'content-type': 'application/json' },
+      query: {},
+      rawBody: Buffer.from(BODY.replace('100', amount)),
+      sourceIp: '127.0.0.1',
+      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
+    });
+  store.failure = 'none';
+  store.receiptWrites = 0;
+  const event: SqsEvent = buffer.asSqsEvent();
+  expect(event.Records).toHaveLength(3);
+  return { store, metrics, services, event };
+}
+
+/** The Lambda context with `ms` left of the function's timeout. */
+const remaining = (ms: number) => ({ getRemainingTimeInMillis: () => ms }) as never;
+
+const failedReasons = (metrics: RecordingMetrics) =>
+  metrics.counts.filter((c) => c.name === 'BufferedCallbacksFailed').map((c) => c.dimensions?.reason);
+
+describe('buffer-consumer handler against the function timeout', () => {
+  it('starts no record when less than the minimum is left before its deadline, and reports each as deadline', async () => {
+    // Prepare
+    const { store, metrics, services, event } = await slowWorld();
+    const consumer = createBufferConsumer(services, { safetyMarginMs: 5_000, minStartMs: 1_000 });
+
+    // Act
+    const answer = await consumer(event, remaining(5_500));
+
+    // Assess
+    expect(answer.batchItemFailures).toEqual([
+      { itemIdentifier: 'm-1' },
+      { itemIdentifier: 'm-2' },
+      { itemIdentifier: 'm-3' },
+    ]);
+    expect(store.receiptWrites).toBe(0);
+    expect(failedReasons(metrics)).toEqual(['deadline', 'deadline', 'deadline']);
+    expect(metrics.flushes).toBe(1);
+  });
+
+  it('keeps the records it applied before the deadline and reports the rest back without starting them', async () => {
+    // Prepare
+    const { store, metrics, services, event } = await slowWorld();
+    store.delayMs = 300;
+    const consumer = createBufferConsumer(services, { safetyMarginMs: 5_000, minStartMs: 400 });
+
+    // Act
+    const answer = await consumer(event, remaining(5_600));
+
+    // Assess
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm-2' }, { itemIdentifier: 'm-3' }]);
+    expect(store.receiptWrites).toBe(1);
+    expect(metrics.total('BufferedCallbacksApplied')).toBe(1);
+    expect(failedReasons(metrics)).toEqual(['deadline', 'deadline']);
+  });
+
+  it('cuts a store call that stalls past the deadline and reports that record and the rest back in time', async () => {
+    // Prepare
+    const { store, metrics, services, event } = await slowWorld();
+    store.stalled = true;
+    const consumer = createBufferConsumer(services, { safetyMarginMs: 5_000, minStartMs: 100 });
+    const started = performance.now();
+
+    // Act
+    const answer = await consumer(event, remaining(5_300));
+
+    // Assess
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(answer.batchItemFailures).toEqual([
+      { itemIdentifier: 'm-1' },
+      { itemIdentifier: 'm-2' },
+      { itemIdentifier: 'm-3' },
+    ]);
+    expect(store.receiptWrites).toBe(1);
+    expect(failedReasons(metrics)).toEqual(['deadline', 'deadline', 'deadline']);
+  });
+
+  it('passes the deadline to the store calls as an AbortSignal', async () => {
+    // Prepare
+    const { store, services, event } = await slowWorld();
+    const signals: (AbortSignal | undefined)[] = [];
+    const getTransaction = store.getTransaction.bind(store);
+    store.getTransaction = (key, options) => (signals.push(options?.signal), getTransaction(key, options));
+    const consumer = createBufferConsumer(services);
+
+    // Act
+    await consumer({ Records: event.Records.slice(0, 1) }, remaining(30_000));
+
+    // Assess
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.every((signal) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
   });
 });
