@@ -66,7 +66,12 @@ export async function recordRejection(
   const sampler = deps.refusalSampler;
   const knownAccount = Boolean(context.provider && context.account);
   const summary = sampler?.takeSummary();
-  if (summary) void writeSummary(deps, summary);
+  // Waited for like the refusal's own write (within the same budget), not left to a frozen process.
+  const summaryWritten = summary ? writeSummary(deps, summary) : undefined;
+  const waitBudgetMs = Math.max(
+    0,
+    Math.min(QUARANTINE_WRITE_BUDGET_MS, context.budgetMs ?? QUARANTINE_WRITE_BUDGET_MS),
+  );
   if (
     sampler &&
     !sampler.admit({
@@ -77,6 +82,7 @@ export async function recordRejection(
     })
   ) {
     deps.metrics?.count('RefusalsNotStored', 1, { route: knownAccount ? 'account' : 'unknown' });
+    if (summaryWritten) await within(summaryWritten, waitBudgetMs);
     return id;
   }
   const bodyLimit = sampler && !knownAccount ? sampler.limits.unknownRouteBodyBytes : QUARANTINE_BODY_LIMIT;
@@ -148,8 +154,8 @@ export async function recordRejection(
       return 'failed' as const;
     });
   const result = await within(
-    write,
-    Math.max(0, Math.min(QUARANTINE_WRITE_BUDGET_MS, context.budgetMs ?? QUARANTINE_WRITE_BUDGET_MS)),
+    summaryWritten ? Promise.all([write, summaryWritten]).then(([stored]) => stored) : write,
+    waitBudgetMs,
   );
   if (isLate(result)) {
     deps.log.warn('quarantine write still pending; answering the refusal anyway', {

@@ -13,7 +13,11 @@ export interface RefusalLimits {
   perSourcePerMinute: number;
   /** Full records per source IP per minute for requests no configured account matches (scanners). */
   unknownRoutePerSourcePerMinute: number;
-  /** Full records per second for the whole process (token bucket; bursts up to twice this). */
+  /**
+   * Full records per second for the whole process (token bucket; bursts up to twice this), once for
+   * requests aimed at configured accounts and once more for the rest: a scanner flood cannot use up
+   * the allowance that keeps a provider's refused callbacks visible.
+   */
   perSecond: number;
   /** Body bytes kept of a request no configured account matches. */
   unknownRouteBodyBytes: number;
@@ -44,11 +48,31 @@ export interface RefusalSummary {
 
 interface Window {
   startedAt: number;
-  perSource: Map<string, number>;
+  /** Refusals per source this minute: [configured accounts, unknown routes], each capped apart. */
+  perSource: [Map<string, number>, Map<string, number>];
   notStored: number;
   byErrorCode: Map<string, number>;
   bySource: Map<string, number>;
   byPath: Map<string, number>;
+}
+
+/**
+ * The allowance's key for a source: an IPv4 address, or an IPv6 /64 (one subscriber's network; a
+ * client rotating through its addresses is still one source).
+ */
+export function sourceKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => (group || '0').toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 function bump(map: Map<string, number>, key: string, cap = MAX_TRACKED_SOURCES): void {
@@ -63,8 +87,11 @@ function top(map: Map<string, number>): Record<string, number> {
 export class RefusalSampler {
   readonly limits: RefusalLimits;
   private window: Window;
-  private tokens: number;
-  private refilledAt: number;
+  /** Token buckets: [configured accounts, unknown routes]. */
+  private readonly buckets = [
+    { tokens: 0, refilledAt: 0 },
+    { tokens: 0, refilledAt: 0 },
+  ];
 
   constructor(
     limits: Partial<RefusalLimits> = {},
@@ -72,8 +99,10 @@ export class RefusalSampler {
   ) {
     this.limits = { ...DEFAULT_REFUSAL_LIMITS, ...limits };
     this.window = this.openWindow(now());
-    this.tokens = this.limits.perSecond * 2;
-    this.refilledAt = now();
+    for (const bucket of this.buckets) {
+      bucket.tokens = this.limits.perSecond * 2;
+      bucket.refilledAt = now();
+    }
   }
 
   /**
@@ -85,14 +114,16 @@ export class RefusalSampler {
     const allowance = refusal.knownAccount
       ? this.limits.perSourcePerMinute
       : this.limits.unknownRoutePerSourcePerMinute;
-    const key = `${refusal.knownAccount ? 'k' : 'u'}|${refusal.sourceIp}`;
-    const seen = this.window.perSource.get(key) ?? 0;
-    const tracked = this.window.perSource.has(key) || this.window.perSource.size < MAX_TRACKED_SOURCES;
-    if (tracked) this.window.perSource.set(key, seen + 1);
-    this.refill(now);
-    const admitted = tracked && seen < allowance && this.tokens >= 1;
+    const key = sourceKey(refusal.sourceIp);
+    const sources = this.window.perSource[refusal.knownAccount ? 0 : 1];
+    const seen = sources.get(key) ?? 0;
+    const tracked = sources.has(key) || sources.size < MAX_TRACKED_SOURCES;
+    if (tracked) sources.set(key, seen + 1);
+    const bucket = this.buckets[refusal.knownAccount ? 0 : 1]!;
+    this.refill(bucket, now);
+    const admitted = tracked && seen < allowance && bucket.tokens >= 1;
     if (admitted) {
-      this.tokens -= 1;
+      bucket.tokens -= 1;
       return true;
     }
     this.window.notStored++;
@@ -123,16 +154,16 @@ export class RefusalSampler {
     };
   }
 
-  private refill(now: number): void {
-    const elapsed = Math.max(0, now - this.refilledAt) / 1000;
-    this.tokens = Math.min(this.limits.perSecond * 2, this.tokens + elapsed * this.limits.perSecond);
-    this.refilledAt = now;
+  private refill(bucket: { tokens: number; refilledAt: number }, now: number): void {
+    const elapsed = Math.max(0, now - bucket.refilledAt) / 1000;
+    bucket.tokens = Math.min(this.limits.perSecond * 2, bucket.tokens + elapsed * this.limits.perSecond);
+    bucket.refilledAt = now;
   }
 
   private openWindow(startedAt: number): Window {
     return {
       startedAt,
-      perSource: new Map(),
+      perSource: [new Map(), new Map()],
       notStored: 0,
       byErrorCode: new Map(),
       bySource: new Map(),

@@ -65,8 +65,16 @@ export function startTracing(options: TracingOptions): Tracing | undefined {
     active = undefined;
     return undefined;
   }
-  const tracer = new module.Tracer({ serviceName: options.serviceName });
-  active = { tracer, middleware: module.captureLambdaHandler(tracer, { captureResponse: false }) };
+  try {
+    const tracer = new module.Tracer({ serviceName: options.serviceName });
+    active = { tracer, middleware: module.captureLambdaHandler(tracer, { captureResponse: false }) };
+  } catch (error) {
+    // A layer of another shape (an older build attached by hand): traces are lost, the function runs.
+    (options.warn ?? console.warn)(
+      `tracing is off: the tracer could not start (${(error as Error).message})`,
+    );
+    active = undefined;
+  }
   return active;
 }
 

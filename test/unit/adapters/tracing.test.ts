@@ -70,6 +70,27 @@ describe('X-Ray tracing through the tracing layer', () => {
     expect(warn.mock.calls[0]?.[0]).not.toContain('Require stack');
   });
 
+  it('runs untraced, with a warning, when the layer cannot start a tracer', () => {
+    // Prepare: a layer of another shape.
+    const warn = vi.fn();
+    const broken = () => ({
+      Tracer: class {
+        constructor() {
+          throw new Error('unsupported options');
+        }
+      },
+      captureLambdaHandler: () => ({}),
+    });
+
+    // Act
+    const tracing = startTracing({ serviceName: 'relay-callback', env: inLambda, load: broken, warn });
+
+    // Assess
+    expect(tracing).toBeUndefined();
+    expect(activeTracing()).toBeUndefined();
+    expect(warn.mock.calls[0]?.[0]).toMatch(/tracing is off: the tracer could not start/);
+  });
+
   it('names the same module as the layer the construct builds', () => {
     expect(LAYER_NAME_IN_INFRA).toBe(TRACING_LAYER_MODULE);
   });

@@ -296,7 +296,6 @@ describe('recordRejection', () => {
       }
       now += 60_000;
       await recordRejection(flooded, scan, new RouteNotFoundError('no such route'), scannerContext);
-      await new Promise((resolve) => setTimeout(resolve, 10));
 
       // Assess
       const individual = store.quarantined.filter((q) => q.errorCode !== 'REFUSALS_NOT_STORED');

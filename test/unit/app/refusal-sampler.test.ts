@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RefusalSampler } from '../../../shared/app/refusal-sampler';
+import { RefusalSampler, sourceKey } from '../../../shared/app/refusal-sampler';
 
 function clock(start = Date.parse('2026-11-23T10:00:00.000Z')) {
   let now = start;
@@ -102,5 +102,41 @@ describe('RefusalSampler', () => {
     const nextMinute = sampler.admit(scanner('203.0.113.9'));
 
     expect(nextMinute).toBe(true);
+  });
+});
+
+describe('RefusalSampler under a mixed flood', () => {
+  it('keeps recording refused callbacks to a configured account while scanners use up their own allowance', () => {
+    // Prepare: 1,000 scanner requests from 1,000 addresses in the same second.
+    const time = clock();
+    const sampler = new RefusalSampler({ perSecond: 10 }, time.now);
+    for (let i = 0; i < 1000; i++) sampler.admit(scanner(`10.9.${i >> 8}.${i & 255}`));
+
+    // Act
+    const providerRefusal = sampler.admit(forged('196.201.214.200'));
+
+    // Assess
+    expect(providerRefusal).toBe(true);
+  });
+
+  it('counts an IPv6 client rotating through its /64 as one source', () => {
+    const time = clock();
+    const sampler = new RefusalSampler({}, time.now);
+
+    const admitted = Array.from({ length: 10 }, (_, i) =>
+      sampler.admit(scanner(`2001:db8:aa:bb::${i + 1}`)),
+    ).filter(Boolean).length;
+
+    expect(admitted).toBe(3);
+  });
+});
+
+describe('sourceKey', () => {
+  it('keys IPv4 by address and IPv6 by its /64, whatever the spelling', () => {
+    expect(sourceKey('198.51.100.7')).toBe('198.51.100.7');
+    expect(sourceKey('2001:db8:aa:bb::1')).toBe('2001:db8:aa:bb::/64');
+    expect(sourceKey('2001:0DB8:00aa:00bb:1:2:3:4')).toBe('2001:db8:aa:bb::/64');
+    expect(sourceKey('2001:db8::5')).toBe('2001:db8:0:0::/64');
+    expect(sourceKey('::1')).toBe('0:0:0:0::/64');
   });
 });
