@@ -117,7 +117,10 @@ export async function applyBufferedCallback(
   }
 }
 
-/** A C2B validation answered before it was stored: its receipt, then its decision (first writer wins). */
+/**
+ * A C2B validation answered before it was stored: its receipt, then its decision (first writer wins),
+ * whose C2BValidationDecided carries origin `buffer` like every event of an applied buffered message.
+ */
 async function applyBufferedC2BValidation(
   services: RelayServices,
   message: BufferedC2BValidation,
@@ -142,7 +145,7 @@ async function applyBufferedC2BValidation(
       options,
     );
     const stood = await services.store.putRecordIfAbsent(
-      decisionRecord(key, message.outcome, receipt.receiptId, message.receivedAt),
+      decisionRecord(key, message.outcome, receipt.receiptId, message.receivedAt, 'buffer'),
       options,
     );
     services.log.info('buffered c2b validation applied', {

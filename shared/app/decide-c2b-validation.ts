@@ -26,6 +26,7 @@ import { type ReceiptDraft, storableHeaders, storeReceipt } from './receipts';
 import { sha256Hex } from '../util/ids';
 import { isLate } from '../util/deadline';
 import type { TransactionKey } from '../domain/transaction';
+import type { EventOrigin } from '../domain/event-envelope';
 
 export interface C2BValidationDeps {
   store: RelayStore;
@@ -84,12 +85,18 @@ function decisionFacts(question: C2BValidationQuestion, outcome: C2BOutcome, now
   };
 }
 
-/** The decision's provider record, with C2BValidationDecided in its outbox (published once: first writer wins). */
+/**
+ * The decision's provider record, with C2BValidationDecided in its outbox (published once: first writer
+ * wins). Its origin is `callback` when written on the callback path, `buffer` when a buffered validation
+ * is applied later (like every event of a buffered message; the decision itself was made, and answered,
+ * at callback time: `decidedAt` says when). The event id does not depend on the origin.
+ */
 export function decisionRecord(
   key: TransactionKey,
   facts: C2BDecisionFacts,
   receiptId: string | undefined,
   receivedAt: string,
+  origin: Extract<EventOrigin, 'callback' | 'buffer'> = 'callback',
 ): ProviderRecord {
   const { deadlineMs, decidedAt, ...decided } = facts;
   const data = { ...decided, receiptId: receiptId ?? null, decidedAt };
@@ -97,7 +104,7 @@ export function decisionRecord(
     'C2BValidationDecided',
     correlationIdOf({ key }),
     'c2b-validation',
-    'callback',
+    origin,
     receivedAt,
     {
       provider: key.provider,

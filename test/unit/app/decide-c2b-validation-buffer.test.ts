@@ -121,6 +121,32 @@ describe('a C2B validation whose storage fails', () => {
     expect(receipts.map((r) => r.deliveries)).toEqual([2]);
   });
 
+  it('publishes the C2BValidationDecided of a buffered validation with origin buffer, like every applied buffered message', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+    await receiveCallback(services, validation());
+    store.failure = 'none';
+
+    // Act
+    await createBufferConsumer(services)(buffer.asSqsEvent(), {} as never);
+
+    // Assess
+    expect(decided(store).map((e) => e.metadata.origin)).toEqual(['buffer']);
+    expect(decided(store)[0]!.data).toMatchObject({ decidedAt: '2026-11-21T10:00:01.000Z' });
+  });
+
+  it('publishes the C2BValidationDecided of a validation stored in time with origin callback', async () => {
+    // Prepare
+    const { store, services } = setup();
+
+    // Act
+    await receiveCallback(services, validation());
+
+    // Assess
+    expect(decided(store).map((e) => e.metadata.origin)).toEqual(['callback']);
+  });
+
   it('is still answered when the buffer fails too', async () => {
     // Prepare
     const { store, buffer, services } = setup();

@@ -201,6 +201,25 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
       await applyBufferedCallback(w.services, JSON.parse(JSON.stringify(message)));
     return w.store;
   },
+  'the ingress buffer: a Daraja C2B validation answered while the store is down, applied later': async () => {
+    const w = world();
+    const buffered: BufferedMessage[] = [];
+    w.services.ingressBuffer = {
+      accept: async (message) => (buffered.push(message), { id: `m${buffered.length}` }),
+    };
+    w.store.failure = 'error';
+    const path = `/v1/daraja/ke/${DARAJA_SECRET}/c2b/validation`;
+    const response = await receiveCallback(
+      w.services,
+      request('POST', path, fixture('daraja/c2b-validation.json'), { sourceIp: SAFARICOM_IP }),
+    );
+    expect(response.statusCode).toBe(200);
+    w.store.failure = 'none';
+    expect(buffered.map((m) => m.kind)).toEqual(['c2b-validation']);
+    for (const message of buffered)
+      await applyBufferedCallback(w.services, JSON.parse(JSON.stringify(message)));
+    return w.store;
+  },
   'Airtel callbacks: an orphan TA (ambiguous), a bad hash': async () => {
     const w = world();
     const transaction = { id: 'AT-ORDER-7', message: 'Ambiguous', status_code: 'TA', airtel_money_id: 'MP1' };
@@ -368,6 +387,10 @@ describe('event schemas: every event the producers emit', () => {
     expect(finals.some((e) => e.data.lateResolution === true && e.metadata.origin === 'callback')).toBe(true);
     expect(finals.some((e) => e.data.resolvedByHand !== undefined && e.data.lateResolution === true)).toBe(
       true,
+    );
+    // A buffered C2B validation's decision carries origin buffer, like every applied buffered message.
+    expect(byType('C2BValidationDecided').map((e) => e.metadata.origin)).toEqual(
+      expect.arrayContaining(['callback', 'buffer']),
     );
     expect(byType('TransactionExpired').every((e) => e.data.lastProviderAnswer !== undefined)).toBe(true);
     expect(byType('TransactionEscalated').some((e) => e.data.lastProviderAnswer !== null)).toBe(true);
