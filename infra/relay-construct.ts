@@ -1135,10 +1135,11 @@ export class MobileMoneyRelay extends Construct {
 
   /** Synth warnings for a CloudFront edge the config does not match. */
   private warnAboutEdge(edge: RelayCloudFrontEdge, baseHost: string): void {
-    if (this.config.edge.mode !== 'cloudfront') {
+    const mode = this.config.edge.mode;
+    if (mode !== 'cloudfront') {
       Annotations.of(this).addWarningV2(
         'mobile-money-relay:edge-mode',
-        `cloudFront creates a distribution, but edge.mode is "${this.config.edge.mode}": callbacks that go around it to the execute-api URL are not refused, and Daraja's source-IP check sees CloudFront addresses (refusing every Daraja callback in enforce mode). Set edge: { mode: "cloudfront", originVerifySecrets: [...] } in the config.`,
+        `cloudFront creates a distribution, but edge.mode is "${mode}": callbacks that go around it to the execute-api URL are not refused${mode === 'direct' ? ", and Daraja's source-IP check sees CloudFront addresses (refusing every Daraja callback through CloudFront in enforce mode)" : ''}. Once providers use the distribution's URL, set edge.mode to "cloudfront" (docs/deploy.md).`,
       );
     }
     const names = (edge.domainNames ?? []).filter((n) => !Token.isUnresolved(n)).map((n) => n.toLowerCase());

@@ -84,17 +84,19 @@ export const originVerifySecretSchema = z
  * `edge`: what is in front of the provider routes. `direct` (default): API Gateway (or the local server)
  * is the edge. `cloudfront`: the relay's CloudFront distribution is; callbacks without a valid
  * ORIGIN_VERIFY_HEADER are refused and the source IP is read from `CloudFront-Viewer-Address`.
+ * `cloudfront-or-direct` (while moving providers to the CloudFront URL): a request with the header is
+ * checked like `cloudfront`, one without it is served like `direct`.
  */
 export const edgeSchema = z
   .object({
-    mode: z.enum(['direct', 'cloudfront']).default('direct'),
+    mode: z.enum(['direct', 'cloudfront', 'cloudfront-or-direct']).default('direct'),
     /** Accepted values of the origin header: the current one first, then the previous one while rotating. */
     originVerifySecrets: z.array(originVerifySecretSchema).max(3).default([]),
   })
   .strict()
-  .refine((edge) => edge.mode !== 'cloudfront' || edge.originVerifySecrets.length > 0, {
+  .refine((edge) => edge.mode === 'direct' || edge.originVerifySecrets.length > 0, {
     message:
-      'required with mode "cloudfront": at least one secret, the value the CloudFront distribution sends (docs/deploy.md)',
+      'required unless mode is "direct": at least one secret, the value the CloudFront distribution sends (docs/deploy.md)',
     path: ['originVerifySecrets'],
   });
 

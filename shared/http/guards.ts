@@ -73,15 +73,16 @@ function matchesAny(candidates: readonly string[], given: string): boolean {
  * ORIGIN_VERIFY_HEADER, else it went around CloudFront (`refusal`). The header is removed from the
  * request either way (nothing downstream stores it); only a verified request gets the viewer's IP from
  * `CloudFront-Viewer-Address` as its source IP. X-Forwarded-For is never read: any client can write it.
- * In `direct` mode the request is returned unchanged.
+ * In `direct` mode, and without the header in `cloudfront-or-direct` mode, the request is unchanged.
  */
 export function verifyEdge(
   edge: RelayConfig['edge'] | undefined,
   request: InboundRequest,
 ): { request: InboundRequest; refusal?: OriginNotVerifiedError } {
-  if (edge?.mode !== 'cloudfront') return { request };
+  if (!edge || edge.mode === 'direct') return { request };
   const { [ORIGIN_VERIFY_HEADER]: given, ...headers } = request.headers;
   const stripped = { ...request, headers };
+  if (given === undefined && edge.mode === 'cloudfront-or-direct') return { request };
   const viewerIp = viewerIpOf(headers[VIEWER_ADDRESS_HEADER]);
   const problem =
     given === undefined

@@ -603,7 +603,7 @@ describe('CloudFront edge', () => {
         new MobileMoneyRelay(new Stack(new App()), 'Relay', {
           config: { ...exampleConfig, edge: { mode: 'cloudfront' } },
         }),
-    ).toThrow(/edge\.originVerifySecrets: required with mode "cloudfront"/);
+    ).toThrow(/edge\.originVerifySecrets: required unless mode is "direct"/);
   });
 });
 

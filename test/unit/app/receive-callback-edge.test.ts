@@ -201,6 +201,47 @@ describe('the CloudFront edge: origin verification', () => {
     expect(receipt!.sourceIp).toBe(CLOUDFRONT_EDGE_IP);
   });
 
+  it('serves requests without the header like direct, and checks those with it, in cloudfront-or-direct mode', async () => {
+    // Prepare
+    const { store, services } = setup(
+      parseConfig({
+        management,
+        accounts,
+        edge: { mode: 'cloudfront-or-direct', originVerifySecrets: [CURRENT] },
+      }),
+    );
+
+    // Act
+    const direct = await receiveCallback(
+      services,
+      darajaConfirmation({ 'cloudfront-viewer-address': '203.0.113.9:443' }),
+    );
+    const throughCloudFront = await receiveCallback(
+      services,
+      darajaConfirmation({
+        [ORIGIN_VERIFY_HEADER]: CURRENT,
+        'cloudfront-viewer-address': `${SAFARICOM_IP}:443`,
+      }),
+    );
+    const wrong = await receiveCallback(
+      services,
+      darajaConfirmation({
+        [ORIGIN_VERIFY_HEADER]: PREVIOUS,
+        'cloudfront-viewer-address': `${SAFARICOM_IP}:443`,
+      }),
+    );
+
+    // Assess
+    // Without the header: API Gateway's source IP (here an edge address, refused by the allow-list).
+    expect(direct.statusCode).toBe(403);
+    expect(throughCloudFront.statusCode).toBe(200);
+    expect(wrong.statusCode).toBe(403);
+    expect(store.quarantined.map((q) => [q.errorCode, q.sourceIp])).toEqual([
+      ['FORBIDDEN_SOURCE', CLOUDFRONT_EDGE_IP],
+      ['ORIGIN_NOT_VERIFIED', CLOUDFRONT_EDGE_IP],
+    ]);
+  });
+
   it('scrubs the origin secrets from any text, like every configured secret', () => {
     // Prepare
     const scrub = secretScrubber(cloudfront);
@@ -332,7 +373,7 @@ describe('edge config', () => {
       parseConfig({ management, edge: { mode: 'cloudfront', originVerifySecrets: ['too-short'] } });
 
     // Assess
-    expect(missing).toThrow(/edge\.originVerifySecrets: required with mode "cloudfront"/);
+    expect(missing).toThrow(/edge\.originVerifySecrets: required unless mode is "direct"/);
     expect(short).toThrow(/edge\.originVerifySecrets\.0: origin verification secrets must be at least 32/);
   });
 
