@@ -5,5 +5,5 @@ import { createCallbackHandler } from './handler';
 const { services } = await lambdaServices('relay-callback');
 export const handler = createCallbackHandler({
   ...services,
-  ingressBuffer: ingressBufferFromEnv(services.log),
+  ingressBuffer: await ingressBufferFromEnv(services.log),
 });

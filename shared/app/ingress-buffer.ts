@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import type { RelayConfig } from '../config/schema';
 import { RelayError, StorageUnavailableError } from '../domain/errors';
@@ -144,4 +145,23 @@ export function describeBuffered(message: BufferedMessage): Record<string, unkno
     requestId: message.requestId,
     receivedAt: message.receivedAt,
   };
+}
+
+/** The message attribute that carries a buffered message's seal (SQS). */
+export const SEAL_ATTRIBUTE = 'relay-seal';
+
+/**
+ * A buffered message's seal: HMAC-SHA256 of its exact text with the relay's buffer key. The consumer
+ * applies a message as the callback function judged it (authenticated, verification facts), so only a
+ * message the callback function wrote may be applied: anyone else allowed to send to the queue (a CI
+ * role, an administrator, another application) cannot make one up.
+ */
+export function sealOf(body: string, key: Buffer): string {
+  return createHmac('sha256', key).update(body, 'utf8').digest('hex');
+}
+
+/** Constant-time check of a seal. */
+export function sealMatches(body: string, seal: string | undefined, key: Buffer): boolean {
+  if (!seal || !/^[0-9a-f]{64}$/.test(seal)) return false;
+  return timingSafeEqual(Buffer.from(sealOf(body, key), 'hex'), Buffer.from(seal, 'hex'));
 }

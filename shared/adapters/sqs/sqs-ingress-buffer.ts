@@ -1,6 +1,11 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { captureClient } from '../tracing/xray';
-import { BufferedMessageTooLargeError, IngressBufferUnavailableError } from '../../app/ingress-buffer';
+import {
+  BufferedMessageTooLargeError,
+  IngressBufferUnavailableError,
+  SEAL_ATTRIBUTE,
+  sealOf,
+} from '../../app/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../../app/ports';
 
 /** SQS refuses a message over 256 KiB (body and attributes together; this adapter sends no attributes). */
@@ -12,6 +17,8 @@ export interface SqsIngressBufferOptions {
   timeoutMs?: number;
   /** @default SQS_MAX_MESSAGE_BYTES */
   maxMessageBytes?: number;
+  /** Seals every message (attribute `relay-seal`), so the consumer applies only what this function wrote. */
+  sealKey?: Buffer;
 }
 
 /**
@@ -39,6 +46,9 @@ function sqsSafe(json: string): string {
   return json.replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
+/** What the seal attribute costs of SQS's message size: its name, data type and 64 hex digits. */
+const SEAL_ATTRIBUTE_BYTES = SEAL_ATTRIBUTE.length + 'String'.length + 64;
+
 /**
  * The ingress buffer on an SQS queue (the callback function's INGRESS_BUFFER_QUEUE_URL). A message
  * over SQS's limit is refused whole (BufferedMessageTooLargeError, so the provider gets a 503) rather
@@ -59,7 +69,8 @@ export class SqsIngressBuffer implements IngressBuffer {
 
   async accept(message: BufferedMessage, options: { signal?: AbortSignal } = {}): Promise<{ id: string }> {
     const body = sqsSafe(JSON.stringify(message));
-    const bytes = Buffer.byteLength(body);
+    // SQS counts message attributes (the seal) in the same limit.
+    const bytes = Buffer.byteLength(body) + (this.options.sealKey ? SEAL_ATTRIBUTE_BYTES : 0);
     if (bytes > this.maxMessageBytes)
       throw new BufferedMessageTooLargeError(
         `Buffered callback is ${bytes} bytes; the queue takes at most ${this.maxMessageBytes}`,
@@ -68,7 +79,17 @@ export class SqsIngressBuffer implements IngressBuffer {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
       const sent = await this.client.send(
-        new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: body }),
+        new SendMessageCommand({
+          QueueUrl: this.options.queueUrl,
+          MessageBody: body,
+          ...(this.options.sealKey
+            ? {
+                MessageAttributes: {
+                  [SEAL_ATTRIBUTE]: { DataType: 'String', StringValue: sealOf(body, this.options.sealKey) },
+                },
+              }
+            : {}),
+        }),
         { abortSignal: signal },
       );
       if (!sent.MessageId) throw new Error('SendMessage answered without a MessageId');

@@ -13,6 +13,8 @@ import {
   BufferedMessageTooLargeError,
   decodeBufferedMessage,
   IngressBufferUnavailableError,
+  SEAL_ATTRIBUTE,
+  sealMatches,
 } from '../../../shared/app/ingress-buffer';
 import type { BufferedCallback } from '../../../shared/app/ports';
 
@@ -70,6 +72,30 @@ describe('SqsIngressBuffer', () => {
     const input = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input;
     expect(input.QueueUrl).toBe(QUEUE_URL);
     expect(decodeBufferedMessage(input.MessageBody)).toEqual(message());
+  });
+
+  it('seals every message with the buffer key, so the consumer can tell it from a made-up one', async () => {
+    // Prepare
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'sqs-1' });
+    const key = Buffer.from('k'.repeat(48));
+    const sealing = new SqsIngressBuffer(new SQSClient({ region: 'eu-west-1' }), {
+      queueUrl: QUEUE_URL,
+      sealKey: key,
+    });
+
+    // Act
+    await sealing.accept(message());
+
+    // Assess
+    const input = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input;
+    const seal = input.MessageAttributes?.[SEAL_ATTRIBUTE]?.StringValue;
+    expect(sealMatches(input.MessageBody!, seal, key)).toBe(true);
+    expect(
+      sealMatches(input.MessageBody!.replace('"authenticated":false', '"authenticated":true'), seal, key),
+    ).toBe(false);
+    expect(sealMatches(input.MessageBody!, seal, Buffer.from('x'.repeat(48)))).toBe(false);
+    expect(sealMatches(input.MessageBody!, undefined, key)).toBe(false);
+    expect(sealMatches(input.MessageBody!, 'not-hex', key)).toBe(false);
   });
 
   it('passes an abort signal to every call, bounded by the caller signal', async () => {

@@ -1,0 +1,69 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SEAL_ATTRIBUTE, sealMatches } from '../../../shared/app/ingress-buffer';
+import type { BufferedCallback } from '../../../shared/app/ports';
+import { bufferSealKeyFromEnv, ingressBufferFromEnv } from '../../../shared/runtime/ingress-buffer';
+
+const sqs = mockClient(SQSClient);
+afterEach(() => sqs.reset());
+
+const KEY = 'seal-key-0123456789abcdef0123456789abcdef';
+const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-ingress-buffer';
+
+describe('the callback function’s ingress buffer wiring', () => {
+  it('seals messages with the key from the secret INGRESS_BUFFER_SEAL_SECRET_ID names', async () => {
+    // Prepare
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'sqs-1' });
+    const read = vi.fn(async () => KEY);
+    const warn = vi.fn();
+
+    // Act
+    const buffer = await ingressBufferFromEnv(
+      { warn },
+      {
+        INGRESS_BUFFER_QUEUE_URL: QUEUE_URL,
+        INGRESS_BUFFER_SEAL_SECRET_ID: 'relay/buffer-seal',
+        AWS_REGION: 'eu-west-1',
+      },
+      read,
+    );
+    await buffer!.accept({ version: 1, kind: 'callback' } as unknown as BufferedCallback);
+
+    // Assess
+    expect(read).toHaveBeenCalledWith('relay/buffer-seal');
+    const input = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input;
+    expect(
+      sealMatches(
+        input.MessageBody!,
+        input.MessageAttributes?.[SEAL_ATTRIBUTE]?.StringValue,
+        Buffer.from(KEY),
+      ),
+    ).toBe(true);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('says once at cold start that messages are not sealed when no key is configured', async () => {
+    const warn = vi.fn();
+
+    const key = await bufferSealKeyFromEnv({ warn }, {}, vi.fn());
+
+    expect(key).toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('not sealed'));
+  });
+
+  it('refuses a seal key shorter than 32 characters', async () => {
+    await expect(
+      bufferSealKeyFromEnv({ warn: vi.fn() }, { INGRESS_BUFFER_SEAL_SECRET_ID: 's' }, async () => 'short'),
+    ).rejects.toThrow(/shorter than 32/);
+  });
+
+  it('runs without a buffer (503 on outages) when no queue is configured', async () => {
+    const warn = vi.fn();
+
+    const buffer = await ingressBufferFromEnv({ warn }, {});
+
+    expect(buffer).toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('INGRESS_BUFFER_QUEUE_URL is not set'));
+  });
+});
