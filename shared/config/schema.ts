@@ -76,9 +76,9 @@ export const ORIGIN_VERIFY_HEADER = 'x-relay-origin-verify';
 /** `edge.originVerifySecrets[]`: long random values CloudFront sends in ORIGIN_VERIFY_HEADER. */
 export const originVerifySecretSchema = z
   .string()
-  .min(32, 'origin verification secrets must be at least 32 characters (e.g. `openssl rand -hex 32`)')
+  .min(32, 'at least 32 characters (openssl rand -hex 32)')
   .max(256)
-  .regex(/^[A-Za-z0-9_.~+/=-]+$/, 'origin verification secrets may only use A-Z a-z 0-9 _ . ~ + / = -');
+  .regex(/^[\w.~+/=-]+$/, 'only A-Z a-z 0-9 _ . ~ + / = -');
 
 /**
  * `edge`: what is in front of the provider routes. `direct` (default): API Gateway (or the local server)
@@ -95,8 +95,7 @@ export const edgeSchema = z
   })
   .strict()
   .refine((edge) => edge.mode === 'direct' || edge.originVerifySecrets.length > 0, {
-    message:
-      'required unless mode is "direct": at least one secret, the value the CloudFront distribution sends (docs/deploy.md)',
+    message: 'required unless mode is "direct"',
     path: ['originVerifySecrets'],
   });
 

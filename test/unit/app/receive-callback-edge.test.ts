@@ -374,7 +374,7 @@ describe('edge config', () => {
 
     // Assess
     expect(missing).toThrow(/edge\.originVerifySecrets: required unless mode is "direct"/);
-    expect(short).toThrow(/edge\.originVerifySecrets\.0: origin verification secrets must be at least 32/);
+    expect(short).toThrow(/edge\.originVerifySecrets\.0: at least 32 characters/);
   });
 
   it('defaults to direct with no secrets', () => {
