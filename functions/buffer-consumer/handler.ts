@@ -1,12 +1,21 @@
 import middy from '@middy/core';
 import { applyBufferedCallback } from '../../shared/app/apply-buffered-callback';
-import { UnappliableBufferedCallbackError } from '../../shared/app/ingress-buffer';
+import {
+  SEAL_ATTRIBUTE,
+  sealMatches,
+  UnappliableBufferedCallbackError,
+} from '../../shared/app/ingress-buffer';
 import type { RelayServices } from '../../shared/app/services';
 import { StorageUnavailableError } from '../../shared/domain/errors';
 
 /** The parts of an SQS event this function reads (hand-written: no aws-lambda types dependency needed). */
 export interface SqsEvent {
-  Records: { messageId: string; body: string; attributes?: { ApproximateReceiveCount?: string } }[];
+  Records: {
+    messageId: string;
+    body: string;
+    attributes?: { ApproximateReceiveCount?: string };
+    messageAttributes?: Record<string, { stringValue?: string } | undefined>;
+  }[];
 }
 
 /** ReportBatchItemFailures: the records SQS makes visible again (then, after maxReceiveCount, the DLQ). */
@@ -26,6 +35,11 @@ export interface BufferConsumerOptions {
   minStartMs?: number;
   /** When the context has no remaining time (not in Lambda): the function's timeout. @default 30000 */
   fallbackRemainingMs?: number;
+  /**
+   * The buffer key: a record whose seal (attribute relay-seal) does not match is refused and goes to the
+   * dead-letter queue — only what the callback function wrote is applied. Absent: records are not checked.
+   */
+  sealKey?: Buffer;
 }
 
 /** Why the batch stopped trying records: the store failed, or the invocation's deadline came. */
@@ -86,6 +100,19 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
               leftMs: Math.round(deadline - performance.now()),
             });
           }
+          continue;
+        }
+        if (
+          options.sealKey &&
+          !sealMatches(record.body, record.messageAttributes?.[SEAL_ATTRIBUTE]?.stringValue, options.sealKey)
+        ) {
+          // Made up or altered outside the callback function: never applied, kept in the DLQ to look at.
+          failures.push({ itemIdentifier: record.messageId });
+          services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'unsealed' });
+          services.log.error(
+            'buffered message refused: its seal does not match (not written by the callback function); it goes to the dead-letter queue',
+            fields,
+          );
           continue;
         }
         try {

@@ -1,6 +1,8 @@
+import { bufferSealKeyFromEnv } from '../../shared/runtime/ingress-buffer';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaServices } from '../../shared/runtime/lambda';
 import { createBufferConsumer } from './handler';
 
 const { services } = await lambdaServices('relay-buffer-consumer');
-export const handler = createBufferConsumer(services).use(lambdaMiddlewares());
+const sealKey = await bufferSealKeyFromEnv(services.log);
+export const handler = createBufferConsumer(services, sealKey ? { sealKey } : {}).use(lambdaMiddlewares());

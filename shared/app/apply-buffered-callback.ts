@@ -87,7 +87,10 @@ export async function applyBufferedCallback(
         origin: 'buffer',
         receivedAt: message.receivedAt,
         authenticated: message.authenticated,
-        confirmUnsignedSuccess: message.confirmUnsignedSuccess,
+        // Stricter of the two: the account's setting now (turned on since) or when the callback came.
+        confirmUnsignedSuccess:
+          message.confirmUnsignedSuccess ||
+          (account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
         intents: parsed.reports,
         receipt: {
           routeName: message.route,

@@ -106,6 +106,30 @@ describe('a callback through the ingress buffer', () => {
     });
   });
 
+  it('holds an unsigned success for confirmation when the account requires it now, whatever the message says', async () => {
+    // Prepare: buffered while confirmSuccess was off; the account turns it on before the message is applied.
+    const { store, buffer, services } = setup();
+    await store.createTransaction(registered());
+    store.failure = 'error';
+    await receiveCallback(services, momoCallback());
+    store.failure = 'none';
+    const stricter = setup(
+      store,
+      parseConfig({
+        ...rawConfig,
+        accounts: { momo: { demo: { ...rawConfig.accounts.momo.demo, confirmSuccess: true } } },
+      }),
+    );
+
+    // Act
+    const answer = await stricter.consumer(buffer.asSqsEvent(), {} as never);
+
+    // Assess
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(finals(store)).toEqual([]);
+    expect((await store.getTransaction(KEY))!.status).toBe('AMBIGUOUS');
+  });
+
   it('publishes nothing more when the same buffered message is delivered twice', async () => {
     // Prepare
     const { store, buffer, services, consumer } = setup();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/ingress-buffer';
 import type { ReceiptInput, ReceiptResult, WriteOptions } from '../../../shared/app/ports';
 import { receiveCallback } from '../../../shared/app/receive-callback';
 import type { RelayServices } from '../../../shared/app/services';
@@ -207,5 +208,54 @@ describe('buffer-consumer handler against the function timeout', () => {
     // Assess
     expect(signals.length).toBeGreaterThan(0);
     expect(signals.every((signal) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
+  });
+});
+
+describe('buffer-consumer handler with sealed messages', () => {
+  const key = Buffer.from('seal-key-0123456789abcdef0123456789abcdef');
+
+  it('applies a message sealed by the callback function', async () => {
+    // Prepare
+    const { store, services, event } = await slowWorld();
+    const sealed = {
+      Records: event.Records.slice(0, 1).map((r) => ({
+        ...r,
+        messageAttributes: { [SEAL_ATTRIBUTE]: { stringValue: sealOf(r.body, key) } },
+      })),
+    };
+
+    // Act
+    const answer = await createBufferConsumer(services, { sealKey: key })(sealed, remaining(30_000));
+
+    // Assess
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(store.receiptWrites).toBe(1);
+  });
+
+  it('refuses a message made up or altered outside the callback function, without applying it', async () => {
+    // Prepare: one unsealed, one sealed then edited to claim it was authenticated.
+    const { store, metrics, services, event } = await slowWorld();
+    const [first, second] = event.Records;
+    const forged = {
+      Records: [
+        { ...first!, messageAttributes: {} },
+        {
+          ...second!,
+          body: second!.body.replace('"authenticated":false', '"authenticated":true'),
+          messageAttributes: { [SEAL_ATTRIBUTE]: { stringValue: sealOf(second!.body, key) } },
+        },
+      ],
+    };
+
+    // Act
+    const answer = await createBufferConsumer(services, { sealKey: key })(forged, remaining(30_000));
+
+    // Assess
+    expect(answer.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([
+      first!.messageId,
+      second!.messageId,
+    ]);
+    expect(store.receiptWrites).toBe(0);
+    expect(failedReasons(metrics)).toEqual(['unsealed', 'unsealed']);
   });
 });
