@@ -69,6 +69,13 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
   if (!core.success) throw new ConfigError(`Invalid relay config:\n${formatIssues('', core.error)}`);
   const problems: string[] = [];
   const accounts = new Map<string, ResolvedAccount>();
+  for (const providerId of Object.keys(core.data.ackBudgets)) {
+    // A misspelt provider would silently leave the real one on its defaults.
+    if (!findProvider(providerId))
+      problems.push(
+        `ackBudgets.${providerId}: unknown provider (known: ${PROVIDERS.map((p) => p.id).join(', ')})`,
+      );
+  }
 
   for (const [providerId, byId] of Object.entries(core.data.accounts)) {
     const provider = findProvider(providerId);

@@ -68,6 +68,12 @@ describe('relay config', () => {
     );
   });
 
+  it('rejects an ack budget for a provider that does not exist, so a misspelt one cannot go unnoticed', () => {
+    expect(
+      errorOf(() => parseConfig({ ...minimal, ackBudgets: { mtn: { storeMs: 1000, ackMs: 1500 } } })),
+    ).toContain('ackBudgets.mtn: unknown provider');
+  });
+
   it('rejects a short path secret by its key', () => {
     expect(
       errorOf(() => parseConfig({ ...minimal, accounts: { momo: { demo: { pathSecret: 'short' } } } })),
