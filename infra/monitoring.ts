@@ -154,6 +154,18 @@ export class RelayMonitoring extends Construct {
       ],
     });
 
+    facade.monitorCustom({
+      alarmFriendlyName: 'RefusalsNotStored',
+      humanReadableName: 'Refusals counted, not stored (quarantine flood limits)',
+      metricGroups: [
+        {
+          // Not alarmed: the CallbacksRejected alarm pages on the spike itself (docs/routes.md).
+          title: 'RefusalsNotStored (sum per minute)',
+          metrics: [this.relayMetric(settings, 'RefusalsNotStored', 'Sum')],
+        },
+      ],
+    });
+
     // ---- functions ----------------------------------------------------------------------------------
     facade.addLargeHeader('Functions');
     for (const { name, fn } of targets.functions) {

@@ -20,6 +20,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -31,6 +32,7 @@ import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../shared/adapters/dynamodb/ta
 import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
 import { accountSecretId, accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
 import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../shared/config/schema';
+import { ackBudgetFor } from '../shared/app/ingress-buffer';
 import { ConfigError } from '../shared/domain/errors';
 import { C2B_DEADLINE_CAP_MS } from '../shared/providers/daraja/schema';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
@@ -347,6 +349,8 @@ export class MobileMoneyRelay extends Construct {
   readonly ingressBuffer: sqs.Queue;
   /** Buffered callbacks the consumer could not apply after 5 receives. */
   readonly ingressBufferDlq: sqs.Queue;
+  /** The HMAC key that seals every buffered message (Secrets Manager, generated). */
+  readonly ingressBufferSealKey: secretsmanager.Secret;
   /** On-failure destination of the outbox stream mapping. */
   readonly outboxDlq: sqs.Queue;
   /** Starts a poll cycle every `pollInterval`. */
@@ -651,25 +655,61 @@ export class MobileMoneyRelay extends Construct {
     }
 
     // ---- ingress buffer: callbacks DynamoDB could not take in time → SQS → the buffer consumer -------
-    // The callback is acked once SQS has it (guarantee 1). SQS-managed encryption: the messages are the
-    // raw callbacks (redacted by the provider module before they are written), kept at most 14 days.
+    // The callback is acked once SQS has it (guarantee 1). The messages are the raw callbacks (redacted by
+    // the provider module before they are written): encrypted with the table's customer-managed key when
+    // there is one (they hold what the table holds), else SQS-managed. The buffer keeps a message 4 days
+    // (a DynamoDB outage is hours; the alarm on its oldest message pages after 15 minutes); the DLQ 14,
+    // counted from the original enqueue time, so a redrive has at least 10 days.
+    const bufferEncryption = props.tableEncryptionKey
+      ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.tableEncryptionKey }
+      : { encryption: sqs.QueueEncryption.SQS_MANAGED };
     this.ingressBufferDlq = new sqs.Queue(this, 'IngressBufferDlq', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...bufferEncryption,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
     this.ingressBuffer = new sqs.Queue(this, 'IngressBuffer', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...bufferEncryption,
       enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.seconds(BUFFER_CONSUMER_TIMEOUT.toSeconds() * 6),
       deadLetterQueue: { queue: this.ingressBufferDlq, maxReceiveCount: 5 },
     });
+    // The consumer applies a message as the callback function judged it (authenticated, verification
+    // facts), so every message is sealed (HMAC) with this key, readable by those two functions only: a
+    // principal allowed to send to the queue cannot make up a callback (docs/ingress-buffer.md).
+    this.ingressBufferSealKey = new secretsmanager.Secret(this, 'IngressBufferSealKey', {
+      description: 'Seals the ingress buffer messages of the mobile-money relay (HMAC key)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      encryptionKey: props.secretsEncryptionKey,
+    });
+    for (const fn of [this.callbackFunction, this.bufferConsumerFunction]) {
+      fn.addEnvironment('INGRESS_BUFFER_SEAL_SECRET_ID', this.ingressBufferSealKey.secretArn);
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [this.ingressBufferSealKey.secretArn],
+        }),
+      );
+      if (props.secretsEncryptionKey) props.secretsEncryptionKey.grantDecrypt(fn);
+    }
     this.callbackFunction.addEnvironment('INGRESS_BUFFER_QUEUE_URL', this.ingressBuffer.queueUrl);
     // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
     this.callbackFunction.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.ingressBuffer.queueArn] }),
     );
+    if (props.tableEncryptionKey) {
+      // Sending to a KMS-encrypted queue: a data key for the message (SQS calls KMS on the caller's behalf).
+      this.callbackFunction.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          resources: [props.tableEncryptionKey.keyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `sqs.${Stack.of(this).region}.${Stack.of(this).urlSuffix}` },
+          },
+        }),
+      );
+    }
     this.bufferConsumerFunction.addEventSource(
       new SqsEventSource(this.ingressBuffer, {
         batchSize: 10,
@@ -1197,6 +1237,13 @@ export class MobileMoneyRelay extends Construct {
 
   /** Every suppression names the resource it is about and why the finding does not apply. */
   private addNagSuppressions(): void {
+    NagSuppressions.addResourceSuppressions(this.ingressBufferSealKey, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The ingress buffer seal key is an HMAC key between two functions of this stack, never given to a person or a provider. Rotating it would make the messages sealed with the old key, still in the queue or its DLQ (up to 14 days), unappliable; replace it by hand after the queues are empty (docs/ingress-buffer.md).',
+      },
+    ]);
     const defaultRoute = this.api.node.findChild('DefaultRoute');
     NagSuppressions.addResourceSuppressions(defaultRoute, [
       {
@@ -1480,6 +1527,24 @@ function validateProps(props: MobileMoneyRelayProps, config: RelayConfig): void 
         'cloudFront.domainNames, cloudFront.certificate: give both (the certificate in us-east-1) or neither',
       );
     }
+  }
+  // An ack budget past the integration timeout: API Gateway would answer 504 before the buffer is tried.
+  for (const provider of new Set(['momo', 'airtel', 'daraja', ...Object.keys(config.ackBudgets)])) {
+    const { ackMs } = ackBudgetFor(config, provider);
+    if (ackMs > CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds() - 500) {
+      problems.push(
+        `ackBudgets.${provider}.ackMs: ${ackMs} ms leaves no room inside the callback integration timeout (${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()} ms; at most ${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds() - 500})`,
+      );
+    }
+  }
+  // The event source polls with up to maxConcurrency invocations; reserved concurrency below it throttles
+  // them, and a throttled poll still counts as a receive towards the DLQ.
+  const consumerReserved = props.reservedConcurrency?.['buffer-consumer'];
+  const consumerMax = props.bufferConsumerMaxConcurrency ?? 5;
+  if (typeof consumerReserved === 'number' && consumerReserved < consumerMax) {
+    problems.push(
+      `reservedConcurrency.buffer-consumer: ${consumerReserved} is below bufferConsumerMaxConcurrency (${consumerMax}); throttled polls count as receives and send buffered callbacks to the DLQ`,
+    );
   }
   // A C2B deadline longer than the integration timeout could never be answered.
   for (const account of config.accounts.values()) {

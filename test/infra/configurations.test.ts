@@ -164,8 +164,12 @@ describe('customer-managed table key', () => {
       .filter((r) => r.Type === 'AWS::IAM::Policy')
       .flatMap((r) => r.Properties.PolicyDocument.Statement)
       .filter((s: any) => [s.Action].flat().some((a: string) => a.startsWith('kms:')));
-    const explicit = keyStatements.filter((s: any) => s.Condition?.StringEquals?.['kms:ViaService']);
+    const viaService = (s: any) => JSON.stringify(s.Condition?.StringEquals?.['kms:ViaService'] ?? '');
+    const explicit = keyStatements.filter((s: any) => viaService(s).includes('dynamodb.'));
     expect(explicit).toHaveLength(5);
+    // The buffered callbacks are encrypted with the same key: the callback function sends through SQS.
+    const bySqs = keyStatements.filter((s: any) => viaService(s).includes('sqs.'));
+    expect(bySqs.map((s: any) => s.Action)).toEqual([['kms:GenerateDataKey', 'kms:Decrypt']]);
     for (const statement of explicit) {
       expect(statement.Action).toEqual([...TABLE_KEY_ACTIONS]);
       expect(statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/TableKey/), 'Arn'] });
@@ -423,6 +427,23 @@ describe('props validation', () => {
       /bufferConsumerMaxConcurrency: a whole number from 2 to 1000/,
     ])
       expect(message).toMatch(expected);
+  });
+
+  it('refuses an ack budget API Gateway would cut, and a buffer consumer reserved below its polling concurrency', () => {
+    const config = structuredClone(exampleConfig) as Record<string, unknown>;
+    config.ackBudgets = { daraja: { storeMs: 5000, ackMs: 7400 } };
+
+    const message = error(
+      { reservedConcurrency: { 'buffer-consumer': 2 }, bufferConsumerMaxConcurrency: 5 },
+      config,
+    );
+
+    expect(message).toMatch(
+      /ackBudgets\.daraja\.ackMs: 7400 ms leaves no room inside the callback integration timeout/,
+    );
+    expect(message).toMatch(
+      /reservedConcurrency\.buffer-consumer: 2 is below bufferConsumerMaxConcurrency \(5\)/,
+    );
   });
 
   it('refuses subscriber accounts on an imported bus and account ids that are not 12 digits', () => {
