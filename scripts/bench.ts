@@ -19,6 +19,7 @@ import { Worker } from 'node:worker_threads';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../local/relay';
+import { outageBench } from './bench-outage';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
@@ -306,6 +307,12 @@ async function main() {
     await relay?.stop().catch(() => undefined);
     await dynamo.stop();
   }
+
+  out();
+  out('Store outage (ingress buffer; DynamoDB Local stalled with SIGSTOP, then resumed)');
+  out('| measure | value | target |');
+  out('|---|---|---|');
+  await outageBench(out, { callbacks: 200, concurrency: C });
 
   const bundles = join(ROOT, 'scripts/bundle-size.ts');
   if (existsSync(bundles)) {
