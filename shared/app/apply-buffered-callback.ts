@@ -4,9 +4,9 @@ import { findProvider } from '../providers/registry';
 import type { CallbackInput } from '../providers/types';
 import { decisionRecord } from './decide-c2b-validation';
 import { type IngestBatchResult, ingestIntents } from './ingest-report';
-import { storeReceipt } from './receipts';
+import { type DigestedReceiptDraft, storeReceipt } from './receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
-import type { BufferedC2BValidation, BufferedMessage } from './ports';
+import type { BufferedC2BValidation, BufferedCallback, BufferedMessage } from './ports';
 import type { RelayServices } from './services';
 
 export interface AppliedBufferedCallback {
@@ -92,17 +92,7 @@ export async function applyBufferedCallback(
           message.confirmUnsignedSuccess ||
           (account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
         intents: parsed.reports,
-        receipt: {
-          routeName: message.route,
-          method: message.method,
-          path: message.path,
-          headers: message.headers,
-          sourceIp: message.sourceIp,
-          body: message.body,
-          receivedAt: message.receivedAt,
-          verification: { ...message.verification, buffered: { at: message.bufferedAt } },
-          rawBodySha256: message.rawBodySha256,
-        },
+        receipt: receiptOf(message),
       },
       options,
     );
@@ -131,22 +121,7 @@ async function applyBufferedC2BValidation(
 ): Promise<AppliedBufferedCallback> {
   const key = { provider: message.provider, account: message.account, reference: message.reference };
   try {
-    const receipt = await storeReceipt(
-      services.store,
-      key,
-      {
-        routeName: message.route,
-        method: message.method,
-        path: message.path,
-        headers: message.headers,
-        sourceIp: message.sourceIp,
-        body: message.body,
-        receivedAt: message.receivedAt,
-        verification: { ...message.verification, buffered: { at: message.bufferedAt } },
-        rawBodySha256: message.rawBodySha256,
-      },
-      options,
-    );
+    const receipt = await storeReceipt(services.store, key, receiptOf(message), options);
     const stood = await services.store.putRecordIfAbsent(
       decisionRecord(key, message.outcome, receipt.receiptId, message.receivedAt, 'buffer'),
       options,
@@ -162,4 +137,19 @@ async function applyBufferedC2BValidation(
     if (error instanceof StorageUnavailableError || !(error instanceof RelayError)) throw error;
     throw unappliable(message, error.message, error);
   }
+}
+
+/** The receipt a buffered message stands for: its bytes' digest makes the direct path's dedupe key. */
+function receiptOf(message: BufferedCallback | BufferedC2BValidation): DigestedReceiptDraft {
+  return {
+    routeName: message.route,
+    method: message.method,
+    path: message.path,
+    headers: message.headers,
+    sourceIp: message.sourceIp,
+    body: message.body,
+    receivedAt: message.receivedAt,
+    verification: { ...message.verification, buffered: { at: message.bufferedAt } },
+    rawBodySha256: message.rawBodySha256,
+  };
 }
