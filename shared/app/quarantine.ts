@@ -64,7 +64,9 @@ export async function recordRejection(
   const { httpStatus } = context;
   const scrub = deps.scrub;
   const sampler = deps.refusalSampler;
-  const knownAccount = Boolean(context.provider && context.account);
+  // A configured account's allowance only once its path secret was verified (storedPath): requests to
+  // a real account name with a wrong secret are anyone's, and must not use up the provider's.
+  const knownAccount = Boolean(context.provider && context.account && context.storedPath);
   const summary = sampler?.takeSummary();
   // Waited for like the refusal's own write (within the same budget), not left to a frozen process.
   const summaryWritten = summary ? writeSummary(deps, summary) : undefined;

@@ -26,6 +26,10 @@ export const BUFFERED_HEADER = 'x-relay-buffered';
 
 /** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
 const ANSWER_MARGIN_MS = 20;
+/** What the store and the buffer get at least, however little of the budget is left (DynamoDB and SQS
+ * answer in milliseconds; these only matter after a long cold start). */
+const MIN_STORE_MS = 250;
+const MIN_BUFFER_MS = 250;
 
 function toHttp(ack: ProviderAck): HttpResponse {
   return json(ack.statusCode, ack.body, ack.headers);
@@ -236,8 +240,13 @@ async function storeOrBuffer(
   const { config, store, log, ingressBuffer } = services;
   const budget = ackBudgetFor(config, batch.provider);
   const elapsed = () => performance.now() - started;
-  // Without a buffer there is nothing better to do with the time: the store gets all of it.
-  const storeMs = (ingressBuffer ? budget.storeMs : budget.ackMs - ANSWER_MARGIN_MS) - elapsed();
+  // Without a buffer there is nothing better to do with the time: the store gets all of it. Whatever a
+  // long wait before the handler (a cold start) left, the store and the buffer each get a minimum: a
+  // callback acked late is still kept, where a 503 loses it (MoMo never retries).
+  const storeMs = Math.max(
+    MIN_STORE_MS,
+    (ingressBuffer ? budget.storeMs : budget.ackMs - ANSWER_MARGIN_MS) - elapsed(),
+  );
   const abort = new AbortController();
   const direct = ingestIntents(
     { store, clock: services.clock, log, reconciliation: config.reconciliation },
@@ -263,7 +272,7 @@ async function storeOrBuffer(
   const why = services.scrub(failure.message);
   if (!ingressBuffer) throw failure;
   const draft: BufferedCallback = { ...message(), why };
-  const leftMs = budget.ackMs - ANSWER_MARGIN_MS - elapsed();
+  const leftMs = Math.max(MIN_BUFFER_MS, budget.ackMs - ANSWER_MARGIN_MS - elapsed());
   let accepted: { id: string } | Late | Error;
   try {
     accepted = await within(

@@ -62,6 +62,9 @@ interface Window {
  */
 export function sourceKey(ip: string): string {
   if (!ip.includes(':')) return ip;
+  // An IPv4 client seen through an IPv6 socket is that IPv4 address.
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
   const [head = '', tail] = ip.split('::');
   const left = head ? head.split(':') : [];
   const right = tail === undefined ? [] : tail ? tail.split(':') : [];

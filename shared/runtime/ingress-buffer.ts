@@ -32,7 +32,7 @@ export async function bufferSealKeyFromEnv(
  * runs, answering 503 when the store fails, and says so once at cold start.
  */
 export async function ingressBufferFromEnv(
-  log: Pick<RelayLogger, 'warn'>,
+  log: Pick<RelayLogger, 'warn' | 'error'>,
   env: NodeJS.ProcessEnv = process.env,
   read?: (secretId: string) => Promise<string>,
 ): Promise<IngressBuffer | undefined> {
@@ -41,6 +41,16 @@ export async function ingressBufferFromEnv(
     log.warn('INGRESS_BUFFER_QUEUE_URL is not set: callbacks the store cannot take are answered 503');
     return undefined;
   }
-  const sealKey = await bufferSealKeyFromEnv(log, env, read);
+  let sealKey: Buffer | undefined;
+  try {
+    sealKey = await bufferSealKeyFromEnv(log, env, read);
+  } catch (error) {
+    // The direct store path does not need the key: run without a buffer (a store failure is a 503, as
+    // before the buffer existed) rather than fail every callback, and never send unsealed messages.
+    log.error('ingress buffer off until the next cold start: its seal key could not be read', {
+      error: (error as Error).message,
+    });
+    return undefined;
+  }
   return new SqsIngressBuffer(createSqsBufferClient(), { queueUrl, ...(sealKey ? { sealKey } : {}) });
 }

@@ -325,4 +325,37 @@ describe('recordRejection', () => {
       expect(store.quarantined).toHaveLength(50);
     });
   });
+
+  describe('whose allowance a refusal uses', () => {
+    it('counts a wrong path secret for a real account against the unknown-route allowance, not the provider’s', async () => {
+      // Prepare: a flood of wrong secrets on a real account name from many addresses.
+      const now = Date.parse('2026-11-23T10:00:00.000Z');
+      const { store, deps } = setup();
+      const sampler = new RefusalSampler({ perSecond: 5 }, () => now);
+      const guessing = { provider: 'momo', account: 'demo', emitEvent: true, httpStatus: 401 };
+      for (let i = 0; i < 40; i++)
+        await recordRejection(
+          { ...deps, refusalSampler: sampler },
+          request({ sourceIp: `203.0.113.${i}`, path: '/v1/momo/demo/wrong-secret/requesttopay/x' }),
+          new UnauthorizedError('wrong path secret'),
+          guessing,
+        );
+      const before = store.quarantined.length;
+
+      // Act: the real provider's refused callback, its path secret verified (storedPath known).
+      await recordRejection(
+        { ...deps, refusalSampler: sampler },
+        request(),
+        new SchemaValidationError('bad body'),
+        {
+          ...context,
+          storedPath: '/v1/momo/demo/{secret}/requesttopay/abc',
+        },
+      );
+
+      // Assess
+      expect(before).toBe(10);
+      expect(store.quarantined).toHaveLength(11);
+    });
+  });
 });

@@ -315,20 +315,35 @@ describe('ack budgets', () => {
   });
 
   it('counts the time before the handler (API Gateway, a cold start) against the ack budget', async () => {
-    // Prepare: the request waited 500 ms of MoMo's 600 ms; the store hangs.
+    // Prepare: MoMo's store budget 1000 ms of 1600; the request waited 700 ms; the store hangs.
     const { store, buffer, services } = setup();
+    services.config = configWith({ momo: { storeMs: 1000, ackMs: 1600 } });
     store.failure = 'hang';
-    const waited = { ...momoCallback(), waitedMs: 500 };
+    const waited = { ...momoCallback(), waitedMs: 700 };
 
     // Act
     const t0 = performance.now();
     const response = await receiveCallback(services, waited);
     const elapsed = performance.now() - t0;
 
-    // Assess: buffered with what was left, not after a full store budget of its own.
+    // Assess: buffered after what was left of the store budget (300 ms), not a full 1000 ms of its own.
     expect(response.statusCode).toBe(200);
     expect(buffer.messages).toHaveLength(1);
-    expect(elapsed).toBeLessThan(120);
+    expect(elapsed).toBeLessThan(700);
+  });
+
+  it('still stores a callback in a healthy store when a long cold start used up the whole budget', async () => {
+    // Prepare: no buffer; the request waited past MoMo's whole ack budget.
+    const { store, services } = setup({ buffer: false });
+    await store.createTransaction(registered());
+    const late = { ...momoCallback(), waitedMs: 2500 };
+
+    // Act
+    const response = await receiveCallback(services, late);
+
+    // Assess: acked late and kept, not a 503 that loses it (MoMo never retries).
+    expect(response.statusCode).toBe(200);
+    expect(store.receiptsOf({ provider: 'momo', account: 'demo', reference: REFERENCE })).toHaveLength(1);
   });
 
   it('answers a refusal inside the ack budget even when the quarantine write hangs', async () => {

@@ -138,5 +138,7 @@ describe('sourceKey', () => {
     expect(sourceKey('2001:0DB8:00aa:00bb:1:2:3:4')).toBe('2001:db8:aa:bb::/64');
     expect(sourceKey('2001:db8::5')).toBe('2001:db8:0:0::/64');
     expect(sourceKey('::1')).toBe('0:0:0:0::/64');
+    expect(sourceKey('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(sourceKey('::FFFF:203.0.113.9')).toBe('203.0.113.9');
   });
 });

@@ -20,7 +20,7 @@ describe('the callback function’s ingress buffer wiring', () => {
 
     // Act
     const buffer = await ingressBufferFromEnv(
-      { warn },
+      { warn, error: vi.fn() },
       {
         INGRESS_BUFFER_QUEUE_URL: QUEUE_URL,
         INGRESS_BUFFER_SEAL_SECRET_ID: 'relay/buffer-seal',
@@ -61,9 +61,31 @@ describe('the callback function’s ingress buffer wiring', () => {
   it('runs without a buffer (503 on outages) when no queue is configured', async () => {
     const warn = vi.fn();
 
-    const buffer = await ingressBufferFromEnv({ warn }, {});
+    const buffer = await ingressBufferFromEnv({ warn, error: vi.fn() }, {});
 
     expect(buffer).toBeUndefined();
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('INGRESS_BUFFER_QUEUE_URL is not set'));
+  });
+
+  it('runs without a buffer, never unsealed, when the seal key cannot be read at cold start', async () => {
+    // Prepare
+    const error = vi.fn();
+    const unreadable = async () => {
+      throw new Error('AccessDeniedException: not authorized');
+    };
+
+    // Act
+    const buffer = await ingressBufferFromEnv(
+      { warn: vi.fn(), error },
+      { INGRESS_BUFFER_QUEUE_URL: QUEUE_URL, INGRESS_BUFFER_SEAL_SECRET_ID: 'relay/buffer-seal' },
+      unreadable,
+    );
+
+    // Assess
+    expect(buffer).toBeUndefined();
+    expect(error).toHaveBeenCalledWith(
+      expect.stringContaining('seal key could not be read'),
+      expect.objectContaining({ error: expect.stringContaining('AccessDenied') }),
+    );
   });
 });
