@@ -78,6 +78,32 @@ export interface DarajaOptions {
   callbackSourceIp?: string;
 }
 
+/** Authentication the badge API (seed 002) requires; the seed shows none. */
+export interface BadgeAuthOptions {
+  type: 'none' | 'basic' | 'bearer';
+  /** Basic: default `sim-badge-user`. */
+  username?: string;
+  /** Basic: default `sim-badge-password`. */
+  password?: string;
+  /** Bearer: default `sim-badge-token`. */
+  token?: string;
+}
+
+export interface BadgeOptions {
+  /** The platform's REST root segment(s) the seed hides as `<rest_prefix>`. Default `wp-json`. */
+  restPrefix?: string;
+  /** Default `{type: 'none'}`. */
+  auth?: BadgeAuthOptions;
+  /** Badge-scope faults from the start, e.g. `status-5xx-times=2` or `garbage-body`. */
+  faults?: string;
+  /** The site's UTC offset, in which dates are written. Default `+03:00`. */
+  utcOffset?: string;
+  /** Seed the three demo badges at start and on reset. Default true. */
+  demoBadges?: boolean;
+  /** `created_by` of badges created without Basic credentials. Default `admin`. */
+  createdBy?: string;
+}
+
 export interface SimulatorOptions {
   /** 0 (default) picks a free port. */
   port?: number;
@@ -97,6 +123,10 @@ export interface SimulatorOptions {
   momo?: MomoOptions;
   airtel?: AirtelOptions;
   daraja?: DarajaOptions;
+  /** The badge API of seed 002. */
+  badges?: BadgeOptions;
+  /** Shorthand for `badges.auth` (which wins when both are given). */
+  badgeAuth?: BadgeAuthOptions;
 }
 
 export const DEFAULTS = {
@@ -147,6 +177,14 @@ export const DEFAULTS = {
     queueTimeoutShape: 'echo' as const,
     queueTimeoutAfterMs: 30_000,
     callbackSourceIp: '196.201.214.200',
+  },
+  badges: {
+    restPrefix: 'wp-json',
+    username: 'sim-badge-user',
+    password: 'sim-badge-password',
+    token: 'sim-badge-token',
+    utcOffset: '+03:00',
+    createdBy: 'admin',
   },
   approvalDelayMs: 300,
   callbackTimeoutMs: 10_000,
@@ -202,6 +240,14 @@ export interface ResolvedOptions {
     queueTimeoutLateResultMs: number | undefined;
     queueTimeoutAfterMs: number;
     callbackSourceIp: string;
+  };
+  badges: {
+    restPrefix: string;
+    auth: { type: 'none' | 'basic' | 'bearer'; username: string; password: string; token: string };
+    faults: string;
+    utcOffset: string;
+    demoBadges: boolean;
+    createdBy: string;
   };
 }
 
@@ -260,5 +306,24 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
       queueTimeoutAfterMs: o.daraja?.queueTimeoutAfterMs ?? d.daraja.queueTimeoutAfterMs,
       callbackSourceIp: o.daraja?.callbackSourceIp ?? d.daraja.callbackSourceIp,
     },
+    badges: resolveBadges(o),
+  };
+}
+
+function resolveBadges(o: SimulatorOptions): ResolvedOptions['badges'] {
+  const d = DEFAULTS.badges;
+  const auth = o.badges?.auth ?? o.badgeAuth ?? { type: 'none' };
+  return {
+    restPrefix: (o.badges?.restPrefix ?? d.restPrefix).replace(/^\/+|\/+$/g, ''),
+    auth: {
+      type: auth.type,
+      username: auth.username ?? d.username,
+      password: auth.password ?? d.password,
+      token: auth.token ?? d.token,
+    },
+    faults: o.badges?.faults ?? '',
+    utcOffset: o.badges?.utcOffset ?? d.utcOffset,
+    demoBadges: o.badges?.demoBadges ?? true,
+    createdBy: o.badges?.createdBy ?? d.createdBy,
   };
 }

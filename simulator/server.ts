@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { registerAdmin } from './admin/routes';
 import { airtelKeyPair, createAirtel } from './airtel';
+import { type BadgesInfo, createBadges } from './badges';
 import { type CallbackLogEntry, CallbackSender } from './core/callbacks';
 import { Scheduler } from './core/clock';
 import type { SimContext } from './core/context';
@@ -59,6 +60,8 @@ export interface SimulatorInfo {
     passkeys: Record<string, string>;
     callbackSourceIp: string;
   };
+  /** The badge API of seed 002. */
+  badges: BadgesInfo;
   foreignSourceIp: string;
   admin: string[];
 }
@@ -94,6 +97,8 @@ export const ADMIN_ENDPOINTS = [
   'POST   /_sim/reset',
   'GET    /_sim/daraja/c2b | PUT /_sim/daraja/c2b/{shortCode} {"externalValidation": bool}',
   'GET    /_sim/airtel/public-key',
+  'GET    /_sim/badges/faults | PUT /_sim/badges/faults {"spec": "<faults>"} | DELETE /_sim/badges/faults',
+  'POST   /_sim/badges/{id}/expire {"inSeconds"?: N} (valid_to = now + N seconds)',
   'POST   /_sim/never-answers (a decision endpoint that holds the request and never answers)',
   'header X-Sim-Fault: drop, delay=MS, repeat=N, stale-after-final, corrupt-hash, foreign-ip[=IP], status-5xx[=CODE], status-5xx-times=N, status-slow=MS, token-expire-early[=MS], queue-timeout[=echo|result], late-result=MS',
 ];
@@ -156,6 +161,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const airtel = createAirtel(sim, router, await airtelKeyPair(opts.airtel.rsaPrivateKeyPem));
   const daraja = createDaraja(sim, router);
   const providers = { momo, airtel, daraja };
+  const badges = createBadges(sim, router);
 
   let baseUrl = '';
   const info = (): SimulatorInfo => ({
@@ -179,6 +185,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       passkeys: opts.daraja.passkeys,
       callbackSourceIp: opts.daraja.callbackSourceIp,
     },
+    badges: badges.info(),
     foreignSourceIp: opts.foreignSourceIp,
     admin: ADMIN_ENDPOINTS,
   });
@@ -192,6 +199,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     sender.clearLog();
     faults.resetToInitial();
     for (const p of Object.values(providers)) p.reset();
+    badges.reset();
     logger.line('reset');
   };
 
