@@ -11,8 +11,8 @@ import { searchProducts } from './catalogue';
 import { offsetMinutes, wholeSeconds } from './dates';
 import { badgeErrors } from './errors';
 import { BadgeFaultScope, decideBadgeFaults, GARBAGE_PREFIX, parseBadgeFaults } from './faults';
-import { type Badge, BadgeStore } from './store';
-import { type BadgeInput, parseBadgeBody } from './validation';
+import { type Badge, BadgeStore, type StoredBadge } from './store';
+import { parseCreateBody, parseUpdateBody } from './validation';
 
 export interface BadgesInfo {
   /** e.g. `/wp-json/cpbw/v1`. */
@@ -51,8 +51,7 @@ export function createBadges(sim: SimContext, router: Router): BadgesState {
 
   const collectionUrl = (ctx: RequestContext) =>
     `http://${ctx.header('host') ?? `${sim.opts.host}`}${basePath}/badges`;
-  const render = (ctx: RequestContext, b: Parameters<BadgeStore['render']>[0]): Badge =>
-    store.render(b, collectionUrl(ctx));
+  const render = (ctx: RequestContext, b: StoredBadge): Badge => store.render(b, collectionUrl(ctx));
 
   function checkAuth(ctx: RequestContext): void {
     const auth = o.auth;
@@ -134,10 +133,7 @@ export function createBadges(sim: SimContext, router: Router): BadgesState {
   route('GET', '/badges/:badge_id', (ctx) => json(200, render(ctx, found(ctx))));
 
   route('POST', '/badges', (ctx) => {
-    const input = parseBadgeBody(body(ctx), false, offsetMin) as Required<
-      Pick<BadgeInput, 'badge_name' | 'badge_type' | 'filter' | 'badge_style' | 'badge_settings'>
-    > &
-      BadgeInput;
+    const input = parseCreateBody(body(ctx), offsetMin);
     if (input.valid_from !== undefined && input.valid_to !== undefined) {
       checkPeriod(input.valid_from, input.valid_to);
     } else if (input.valid_to !== undefined) {
@@ -150,7 +146,7 @@ export function createBadges(sim: SimContext, router: Router): BadgesState {
 
   route('PUT', '/badges/:badge_id', (ctx) => {
     const badge = found(ctx);
-    const input = parseBadgeBody(body(ctx), true, offsetMin);
+    const input = parseUpdateBody(body(ctx), offsetMin);
     checkPeriod(input.valid_from ?? badge.validFrom, input.valid_to ?? badge.validTo);
     return json(200, render(ctx, store.update(badge, input)));
   });

@@ -1,7 +1,7 @@
 /** In-memory badges of seed 002, with deterministic demo badges and string ids of increasing integers. */
 import { PRODUCT_CATALOGUE, type ProductItem } from './catalogue';
 import { isoWithOffset, parseDateInput, siteDateTime, wholeSeconds } from './dates';
-import type { BadgeFilter, BadgeInput, SettingValue } from './validation';
+import type { BadgeCreateInput, BadgeFilter, BadgeInput, SettingValue } from './validation';
 
 export interface StoredBadge {
   id: number;
@@ -125,13 +125,7 @@ export class BadgeStore {
     return /^\d{1,15}$/.test(id) ? this.badges.get(Number(id)) : undefined;
   }
 
-  create(
-    input: Required<
-      Pick<BadgeInput, 'badge_name' | 'badge_type' | 'filter' | 'badge_style' | 'badge_settings'>
-    > &
-      BadgeInput,
-    createdBy: string,
-  ): StoredBadge {
+  create(input: BadgeCreateInput, createdBy: string): StoredBadge {
     const now = wholeSeconds(this.now());
     const validFrom = input.valid_from ?? now;
     const badge: StoredBadge = {

@@ -43,19 +43,16 @@ function isHttpUrl(v: string): boolean {
   }
 }
 
-function productItem(v: unknown, index: number, invalid: (reason: string) => void): ProductItem | undefined {
+/** A product filter item, or the reason it is not one. */
+function productItem(v: unknown, index: number): ProductItem | string {
   const where = `filter[${index}]`;
-  if (!isObject(v)) return (invalid(`${where} must be an object {id, name, sku, image}`), undefined);
+  if (!isObject(v)) return `${where} must be an object {id, name, sku, image}`;
   if (typeof v.id !== 'number' || !Number.isInteger(v.id) || v.id < 1) {
-    return (invalid(`${where}.id must be a positive integer`), undefined);
+    return `${where}.id must be a positive integer`;
   }
-  if (typeof v.name !== 'string' || v.name.trim() === '') {
-    return (invalid(`${where}.name must be a non-empty string`), undefined);
-  }
-  if (typeof v.sku !== 'string') return (invalid(`${where}.sku must be a string`), undefined);
-  if (typeof v.image !== 'string' || !isHttpUrl(v.image)) {
-    return (invalid(`${where}.image must be an http(s) URL`), undefined);
-  }
+  if (typeof v.name !== 'string' || v.name.trim() === '') return `${where}.name must be a non-empty string`;
+  if (typeof v.sku !== 'string') return `${where}.sku must be a string`;
+  if (typeof v.image !== 'string' || !isHttpUrl(v.image)) return `${where}.image must be an http(s) URL`;
   return { id: v.id, name: v.name, sku: v.sku, image: v.image };
 }
 
@@ -64,11 +61,22 @@ export function settingKey(key: string): string {
   return key.replace(/-/g, '_');
 }
 
+/** A create body: the five required fields are there. */
+export type BadgeCreateInput = BadgeInput & Required<Pick<BadgeInput, (typeof REQUIRED_ON_CREATE)[number]>>;
+
+export function parseCreateBody(body: unknown, siteOffsetMin: number): BadgeCreateInput {
+  return parseBadgeBody(body, false, siteOffsetMin) as BadgeCreateInput;
+}
+
+export function parseUpdateBody(body: unknown, siteOffsetMin: number): BadgeInput {
+  return parseBadgeBody(body, true, siteOffsetMin);
+}
+
 /**
  * Validates a create (`partial` false) or update (`partial` true) body and returns the normalised input.
  * Throws `rest_missing_callback_param` or `rest_invalid_param` (400) with every offending field.
  */
-export function parseBadgeBody(body: unknown, partial: boolean, siteOffsetMin: number): BadgeInput {
+function parseBadgeBody(body: unknown, partial: boolean, siteOffsetMin: number): BadgeInput {
   if (!isObject(body)) {
     throw badgeErrors.invalid({ body: 'the request body must be a JSON object' });
   }
@@ -97,12 +105,10 @@ export function parseBadgeBody(body: unknown, partial: boolean, siteOffsetMin: n
       if (v.length === 0)
         problems.filter = 'an array filter needs at least one product (use "all" for all products)';
       else {
-        const items: ProductItem[] = [];
-        for (const [i, item] of v.entries()) {
-          const parsed = productItem(item, i, (reason) => (problems.filter ??= reason));
-          if (parsed) items.push(parsed);
-        }
-        if (!problems.filter) out.filter = items;
+        const items = v.map((item, i) => productItem(item, i));
+        const reason = items.find((item): item is string => typeof item === 'string');
+        if (reason) problems.filter = reason;
+        else out.filter = items as ProductItem[];
       }
     } else {
       problems.filter =
