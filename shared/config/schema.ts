@@ -99,6 +99,48 @@ export const edgeSchema = z
     path: ['originVerifySecrets'],
   });
 
+/**
+ * `badges.shops.<shop>`: one shop's badge API, read by the poller (docs/badges.md). The credential
+ * (`auth.password` / `auth.token`) may come from `secretId` instead: its JSON object is merged into
+ * `auth` when the shop is read (only the poller reads it).
+ */
+const badgeShopSchema = z
+  .object({
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    restPrefix: z
+      .string()
+      .regex(/^[\w.~-]+(\/[\w.~-]+)*$/, 'path segments of A-Z a-z 0-9 _ . ~ -')
+      .default('wp-json'),
+    auth: z
+      .discriminatedUnion('type', [
+        z.object({ type: z.literal('none') }).strict(),
+        z
+          .object({
+            type: z.literal('basic'),
+            username: z.string().min(1),
+            password: z.string().min(1).optional(),
+          })
+          .strict(),
+        z.object({ type: z.literal('bearer'), token: z.string().min(1).optional() }).strict(),
+      ])
+      .default({ type: 'none' }),
+    secretId: z
+      .string()
+      .regex(/^[\w/+=.@:-]{1,2048}$/)
+      .optional(),
+    pollSeconds: positiveInt.max(86_400).default(60),
+    timeoutMs: positiveInt.max(30_000).default(5_000),
+  })
+  .strict()
+  .refine(
+    (shop) =>
+      shop.secretId !== undefined ||
+      (shop.auth.type === 'basic' ? !!shop.auth.password : shop.auth.type !== 'bearer' || !!shop.auth.token),
+    { message: 'the password or token is required (or a secretId that holds it)', path: ['auth'] },
+  );
+
+export type BadgeShopConfig = z.infer<typeof badgeShopSchema>;
+
 export const relayConfigCoreSchema = z
   .object({
     /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
@@ -145,6 +187,13 @@ export const relayConfigCoreSchema = z
       .default({ eventsFile: '.relay/events.ndjson', trustForwardedFor: true }),
     ackBudgets: z.record(z.string(), ackBudgetSchema).default({}),
     edge: edgeSchema.default({ mode: 'direct', originVerifySecrets: [] }),
+    /** The badge change feed: badges.shops.<shopId> (docs/badges.md). */
+    badges: z
+      .object({
+        shops: z.record(z.string().regex(/^[\w-]{1,64}$/, 'A-Z a-z 0-9 _ - (max 64)'), badgeShopSchema),
+      })
+      .strict()
+      .default({ shops: {} }),
     /** accounts.<provider>.<accountId> = provider-specific settings (validated by each provider module). */
     accounts: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   })

@@ -23,6 +23,8 @@ export function configuredSecrets(config: RelayConfig): string[] {
     config.management.bearerToken,
     ...(config.edge?.originVerifySecrets ?? []),
   ];
+  for (const { auth } of Object.values(config.badges?.shops ?? {}))
+    secrets.push('password' in auth ? auth.password : 'token' in auth ? auth.token : undefined);
   for (const account of config.accounts.values()) {
     secrets.push(account.pathSecret);
     secrets.push(...(findProvider(account.provider)?.secrets?.(account.settings as never) ?? []));

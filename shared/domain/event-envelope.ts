@@ -13,6 +13,13 @@ export const EVENT_TYPES = [
   'C2BValidationDecided',
   'CallbackRejected',
   'CallbackOrphaned',
+  /** The badge change feed (docs/badges.md): a shop's badges as its badge API lists them. */
+  'BadgeCreated',
+  'BadgeUpdated',
+  'BadgeDeleted',
+  /** A badge's valid_from / valid_to passed (at that time, not at the next read). */
+  'BadgeActivated',
+  'BadgeExpired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
+import type { Badge, BadgeField } from './badges';
 import type { TransactionEventData } from './events';
 import { REASON_CODES, type Reason } from './reasons';
 import { TRANSACTION_STATUSES } from './status';
@@ -13,7 +14,7 @@ import type { CheckRecord, ConflictRecord, Money, Party } from './transaction';
  * it here fails test/unit/domain/event-schemas.test.ts, which validates every event real producers emit.
  * `npm run schemas` turns these into the committed JSON Schema files under schemas/events/.
  *
- * Not here: the badge change feed (BadgeCreated, …) does not exist yet.
+ * The badge change feed's events (Badge…, docs/badges.md) name a shop and a badge, not a transaction.
  */
 
 /** Version of the envelope (`metadata.version`) and of these schemas. */
@@ -98,6 +99,58 @@ function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
     resolvedByHand: resolvedByHandSchema.optional(),
   });
 }
+
+/** A badge as the feed publishes it (shared/domain/badges.ts Badge: the badge API's fields, `_links` dropped). */
+export const badgeSchema = z
+  .strictObject({
+    id: z.string().min(1),
+    badge_name: z.string(),
+    badge_type: z.string(),
+    filter: z
+      .union([
+        z.string(),
+        z.int(),
+        z.array(z.strictObject({ id: z.int(), name: z.string(), sku: z.string(), image: z.string() })),
+      ])
+      .describe('"all", a product id, or the products.'),
+    badge_style: z.string(),
+    badge_settings: z.record(z.string(), z.unknown()),
+    priority: z.string(),
+    status: z.string(),
+    created_by: z.string(),
+    valid_from: timestamp('Start of the validity period (UTC), or null.').nullable(),
+    valid_to: timestamp('End of the validity period (UTC), or null.').nullable(),
+    created_at: z.string().nullable().describe('As the shop writes it: YYYY-MM-DD HH:mm:ss.'),
+    updated_at: z.string().nullable().describe('As the shop writes it: YYYY-MM-DD HH:mm:ss.'),
+  })
+  .describe('The badge, normalized.');
+
+const BADGE_FIELD_NAMES = [
+  'badge_name',
+  'badge_type',
+  'filter',
+  'badge_style',
+  'badge_settings',
+  'priority',
+  'status',
+  'created_by',
+  'valid_from',
+  'valid_to',
+  'created_at',
+  'updated_at',
+] as const;
+
+const badgeShape = {
+  shop: z.string().describe('The shop id (badges.shops.<shop>).'),
+  badgeId: z.string().min(1),
+  observedAt: timestamp('When the relay saw the change (the read, or the scheduler tick).'),
+};
+
+const revisionSchema = z
+  .int()
+  .positive()
+  .describe("The badge's revision in the relay: 1 when created, +1 per change.");
+const activeSchema = z.boolean().describe('Whether the badge was within its validity period when observed.');
 
 export const EVENT_DATA_SCHEMAS = {
   TransactionSucceeded: finalStatusData('SUCCEEDED'),
@@ -202,6 +255,37 @@ export const EVENT_DATA_SCHEMAS = {
     quarantineId: z.uuid().describe('The id of the quarantined request.'),
     receivedAt: timestamp('When the request was received.'),
   }),
+  BadgeCreated: z.strictObject({
+    ...badgeShape,
+    revision: revisionSchema,
+    badge: badgeSchema,
+    active: activeSchema,
+  }),
+  BadgeUpdated: z.strictObject({
+    ...badgeShape,
+    revision: revisionSchema,
+    badge: badgeSchema,
+    previous: badgeSchema.describe('The badge before the change.'),
+    changedFields: z.array(z.enum(BADGE_FIELD_NAMES)).min(1).describe('The fields that differ.'),
+    active: activeSchema,
+  }),
+  BadgeDeleted: z.strictObject({
+    ...badgeShape,
+    revision: revisionSchema,
+    previous: badgeSchema.describe('The badge as last read.'),
+  }),
+  BadgeActivated: z.strictObject({
+    ...badgeShape,
+    badge: badgeSchema,
+    validFrom: timestamp('The valid_from that passed (also metadata.occurredAt).'),
+    validTo: timestamp('The end of the period, or null.').nullable(),
+  }),
+  BadgeExpired: z.strictObject({
+    ...badgeShape,
+    badge: badgeSchema,
+    validFrom: timestamp('The start of the period, or null.').nullable(),
+    validTo: timestamp('The valid_to that passed (also metadata.occurredAt).'),
+  }),
 } satisfies Record<EventType, z.ZodType>;
 
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
@@ -227,6 +311,16 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     'is kept in quarantine. correlationId is <provider>:<account>:quarantine.',
   CallbackOrphaned:
     'A valid callback for a transaction nobody registered; it is stored and applied, its status event follows.',
+  BadgeCreated:
+    "A shop's badge API lists a badge the relay did not know (or had seen deleted). correlationId is " +
+    'badges:<shop>:<badgeId>; published once per badge revision.',
+  BadgeUpdated: 'A badge changed between two reads; changedFields names what differs. Once per revision.',
+  BadgeDeleted:
+    'A badge left the list and its single read answered 404 (an absent badge is never taken as deleted ' +
+    'without that confirmation). Once per revision.',
+  BadgeActivated:
+    "A badge's valid_from passed (published at the scheduler tick after that time, not at the next read).",
+  BadgeExpired: "A badge's valid_to passed (published at the scheduler tick after that time).",
 };
 
 /** The envelope of one detail-type (`metadata.type` is that type). */
@@ -237,8 +331,12 @@ export function eventDetailSchema<T extends EventType>(type: T) {
         id: z.uuid().describe('Deterministic for the same fact: dedupe on it.'),
         version: z.literal(EVENT_SCHEMA_VERSION),
         type: z.literal(type),
-        occurredAt: timestamp('When the report that caused the event was received.'),
-        correlationId: z.string().describe('<provider>:<account>:<reference>'),
+        occurredAt: timestamp(
+          'When the report that caused the event was received (Badge…: observed, or the bound that passed).',
+        ),
+        correlationId: z
+          .string()
+          .describe('<provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>)'),
         origin: z.enum(EVENT_ORIGINS).describe('How the fact reached the relay (docs/events.md#origins).'),
       }),
       data: EVENT_DATA_SCHEMAS[type] as (typeof EVENT_DATA_SCHEMAS)[T],
@@ -273,6 +371,8 @@ export type _BuilderTypesMatchSchemas = [
       Omit<TransactionData, 'provider'>
     >
   >,
+  Expect<Assignable<Badge, z.infer<typeof badgeSchema>>>,
+  Expect<Same<BadgeField, (typeof BADGE_FIELD_NAMES)[number]>>,
   Expect<Same<ConflictRecord['kind'], EventData<'TransactionConflict'>['conflict']['kind']>>,
   Expect<Assignable<CheckRecord, NonNullable<EventData<'TransactionEscalated'>['lastProviderAnswer']>>>,
 ];

@@ -10,6 +10,7 @@ import {
 } from '../../../scripts/event-schemas';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callback';
+import { runBadgeCycle } from '../../../shared/app/badge-feed';
 import { ingestReport } from '../../../shared/app/ingest-report';
 import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
 import type { BufferedMessage } from '../../../shared/app/ports';
@@ -338,6 +339,63 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
     );
     return w.store;
   },
+  'the badge feed: a badge created, activated, updated, expired and deleted': async () => {
+    const store = new MemoryStore();
+    let now = START;
+    const badges = new Map<string, Record<string, unknown>>();
+    const put = (id: string, overrides: Record<string, unknown>) =>
+      badges.set(id, {
+        id,
+        badge_name: 'Sale',
+        badge_type: 'image',
+        filter: [
+          { id: 101, name: 'Kitenge Shirt', sku: 'KIT-SHIRT-01', image: 'https://shop.example/a.jpg' },
+        ],
+        badge_style: '<span>Sale</span>',
+        badge_settings: { display: 'block' },
+        priority: '1',
+        status: '1',
+        created_by: 'admin',
+        valid_from: '2026-11-23T13:01:00+03:00',
+        valid_to: '2026-11-23T10:03:00Z',
+        created_at: '2026-11-23 12:00:00',
+        updated_at: '2026-11-23 12:00:00',
+        _links: { self: [{ href: 'https://shop.example/wp-json/cpbw/v1/badges/7' }] },
+        ...badges.get(id),
+        ...overrides,
+      });
+    const services = {
+      config: parseConfig({
+        management: { bearerToken: 'management-token-0123456789' },
+        badges: { shops: { demo: { baseUrl: 'https://shop.example', pollSeconds: 60 } } },
+      }),
+      store,
+      clock: { now: () => new Date(now) },
+      log: silent,
+      fetchImpl: async (url: string) => {
+        const id = /\/badges\/([^/]+)$/.exec(url)?.[1];
+        if (id === undefined) return new Response(JSON.stringify([...badges.values()]));
+        return badges.has(id)
+          ? new Response(JSON.stringify(badges.get(id)))
+          : new Response(
+              '{"code":"rest_badge_invalid_id","message":"Invalid badge ID.","data":{"status":404}}',
+              {
+                status: 404,
+              },
+            );
+      },
+    };
+    put('7', {});
+    put('8', { filter: 'all', valid_from: '', valid_to: '' });
+    await runBadgeCycle(services);
+    now += 90_000;
+    put('8', { filter: 12, badge_name: 'Big sale' });
+    await runBadgeCycle(services);
+    now += 120_000;
+    badges.delete('8');
+    await runBadgeCycle(services);
+    return store;
+  },
   'registrations adopting orphans: a mismatch, an unsigned success without an amount': async () => {
     const w = world();
     await ingestReport(
@@ -378,7 +436,16 @@ describe('event schemas: every event the producers emit', () => {
   it('covers every detail-type and the variants of their data', () => {
     expect([...new Set(emitted.map((e) => e.event.metadata.type))].sort()).toEqual([...EVENT_TYPES].sort());
     expect(new Set(emitted.map((e) => e.event.metadata.origin))).toEqual(new Set(EVENT_ORIGINS));
-    expect(new Set(emitted.map((e) => e.event.data.provider))).toEqual(new Set(EVENT_PROVIDERS));
+    const transactional = emitted.filter((e) => !e.event.metadata.type.startsWith('Badge'));
+    expect(new Set(transactional.map((e) => e.event.data.provider))).toEqual(new Set(EVENT_PROVIDERS));
+    expect(new Set(byType('BadgeUpdated').flatMap((e) => e.data.changedFields as string[]))).toEqual(
+      new Set(['badge_name', 'filter']),
+    );
+    // The three filter forms of a badge: "all", a product id, the products.
+    const filters = [...byType('BadgeCreated'), ...byType('BadgeUpdated')].map(
+      (e) => (e.data.badge as { filter: unknown }).filter,
+    );
+    expect(filters).toEqual(expect.arrayContaining(['all', 12, [expect.objectContaining({ id: 101 })]]));
     const conflicts = byType('TransactionConflict') as EventEnvelope<EventData<'TransactionConflict'>>[];
     expect(new Set(conflicts.map((e) => e.data.conflict.kind))).toEqual(
       new Set(EVENT_DATA_SCHEMAS.TransactionConflict.shape.conflict.shape.kind.options),
@@ -398,8 +465,13 @@ describe('event schemas: every event the producers emit', () => {
     expect(byType('TransactionEscalated')[0]!.data.reason).toEqual({ code: 'TIMED_OUT', providerCode: 'TA' });
   });
 
-  it('names the transaction in correlationId', () => {
+  it('names the transaction in correlationId (a badge event: its shop and badge)', () => {
     for (const { event } of emitted) {
+      if (event.metadata.type.startsWith('Badge')) {
+        const b = event.data as { shop: string; badgeId: string };
+        expect(event.metadata.correlationId).toBe(`badges:${b.shop}:${b.badgeId}`);
+        continue;
+      }
       const d = event.data as { provider: string; account: string; reference?: string };
       const subject = event.metadata.type === 'CallbackRejected' ? 'quarantine' : d.reference;
       expect(event.metadata.correlationId).toBe(`${d.provider}:${d.account}:${subject}`);

@@ -1,0 +1,518 @@
+import type { SecretReader } from '../adapters/secrets/secrets-manager';
+import type { BadgeShopConfig, RelayConfig } from '../config/schema';
+import {
+  type Badge,
+  BADGE_PROVIDER,
+  type BadgeChange,
+  badgeCorrelationId,
+  changeOf,
+  diffBadges,
+  dueTransitions,
+  isActiveAt,
+  marksAfterRead,
+  nextTransitionAt,
+  parseBadge,
+  parseBadgeList,
+  type ValidityMarks,
+  type ValidityTransition,
+} from '../domain/badges';
+import { buildEvent, type EventEnvelope } from '../domain/events';
+import type { FetchLike } from '../providers/daraja/c2b-sources';
+import { createScrubber, type Scrubber } from '../util/redact';
+import {
+  type Clock,
+  noMetrics,
+  type ProviderRecordRef,
+  type ProviderRecordStore,
+  type RelayLogger,
+  type RelayMetrics,
+} from './ports';
+
+/**
+ * The badge change feed (docs/badges.md): each configured shop's badge API is read every `pollSeconds`
+ * by the poller's scheduler; a change becomes a fact record (first writer wins) whose outbox carries its
+ * event, so concurrent or repeated reads publish each change once. Validity bounds passing are checked
+ * on every cycle, from the shop's snapshot record alone.
+ */
+
+export interface BadgeFeedServices {
+  config: Pick<RelayConfig, 'badges'>;
+  store: ProviderRecordStore;
+  clock: Clock;
+  log: RelayLogger;
+  metrics?: RelayMetrics;
+  /** The badge API is called through it; the global fetch by default. */
+  fetchImpl?: FetchLike;
+  /** Reads a shop's `secretId`; Secrets Manager (shared reader, 5-minute cache) by default. */
+  readSecret?: SecretReader;
+}
+
+/** Record namespaces of the feed (provider `badges`, account = the shop id). */
+export const SNAPSHOT_NAMESPACE = 'snapshot';
+export const FACT_NAMESPACE = 'fact';
+export const READ_FAILURE_NAMESPACE = 'read-failure';
+/** Over this, the snapshot would not fit a DynamoDB item (400 KB): the read is refused and recorded. */
+export const MAX_SNAPSHOT_CHARS = 350_000;
+/** Existing facts one change walks past at most (another reader's changes of the same badge). */
+const MAX_CHAIN = 20;
+
+/** One badge in the snapshot; `badge: null` is a tombstone (deleted: its revisions continue if it returns). */
+interface SnapshotEntry extends ValidityMarks {
+  rev: number;
+  badge: Badge | null;
+}
+
+interface SnapshotData {
+  version: 1;
+  badges: Record<string, SnapshotEntry>;
+  /** When the next read is due (undefined: at once). */
+  nextReadAt?: string;
+  /** The earliest validity bound still to pass, or null. */
+  nextTransitionAt: string | null;
+  lastReadAt?: string;
+  lastReadOk?: boolean;
+  lastError?: string | null;
+  consecutiveFailures: number;
+}
+
+export interface ShopCycleResult {
+  shop: string;
+  read: boolean;
+  ok: boolean;
+  events: number;
+  error?: string;
+}
+
+export interface BadgeCycleResult {
+  shops: ShopCycleResult[];
+  /** Events published by this cycle (facts it wrote first). */
+  events: number;
+}
+
+const snapshotRef = (shop: string): ProviderRecordRef => ({
+  provider: BADGE_PROVIDER,
+  account: shop,
+  namespace: SNAPSHOT_NAMESPACE,
+  id: 'current',
+});
+
+const emptySnapshot = (): SnapshotData => ({
+  version: 1,
+  badges: {},
+  nextTransitionAt: null,
+  consecutiveFailures: 0,
+});
+
+const addSeconds = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+
+class ReadFailure extends Error {
+  constructor(
+    readonly reason: 'http' | 'garbage' | 'timeout' | 'network' | 'auth' | 'too-large' | 'store',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One badge API: the base of its URLs and its Authorization header. */
+interface BadgeApi {
+  list(): Promise<Badge[]>;
+  /** The single badge, or null on 404. */
+  get(id: string): Promise<Badge | null>;
+}
+
+async function resolveAuth(
+  services: BadgeFeedServices,
+  shop: BadgeShopConfig,
+): Promise<{ header?: string; secrets: string[] }> {
+  let auth: Record<string, unknown> = { ...shop.auth };
+  const secrets: string[] = [];
+  if (shop.secretId) {
+    const read =
+      services.readSecret ?? (await import('../adapters/secrets/secrets-manager')).sharedSecretReader();
+    let value: unknown;
+    try {
+      value = JSON.parse(await read(shop.secretId));
+    } catch (error) {
+      const why =
+        error instanceof SyntaxError ? 'is not valid JSON' : `cannot be read: ${(error as Error).message}`;
+      throw new ReadFailure('auth', `secret "${shop.secretId}" ${why}`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      throw new ReadFailure(
+        'auth',
+        `secret "${shop.secretId}" must hold a JSON object such as {"token": "…"}`,
+      );
+    for (const item of Object.values(value)) if (typeof item === 'string') secrets.push(item);
+    auth = { ...auth, ...(value as Record<string, unknown>), type: shop.auth.type };
+  }
+  const text = (name: string) =>
+    typeof auth[name] === 'string' && auth[name] !== '' ? (auth[name] as string) : undefined;
+  if (auth.type === 'basic') {
+    const [username, password] = [text('username'), text('password')];
+    if (!username || !password) throw new ReadFailure('auth', 'basic auth needs a username and a password');
+    return { header: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`, secrets };
+  }
+  if (auth.type === 'bearer') {
+    const token = text('token');
+    if (!token) throw new ReadFailure('auth', 'bearer auth needs a token');
+    return { header: `Bearer ${token}`, secrets };
+  }
+  return { secrets };
+}
+
+/** The error text of a badge API answer (`{code, message, data:{status}}`), short, or the start of the body. */
+function errorText(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { code?: unknown; message?: unknown };
+    if (parsed && (typeof parsed.code === 'string' || typeof parsed.message === 'string'))
+      return `HTTP ${status} ${String(parsed.code ?? '')}: ${String(parsed.message ?? '')}`.slice(0, 300);
+  } catch {
+    // not JSON: fall through
+  }
+  return `HTTP ${status}${body ? `: ${body.slice(0, 120)}` : ''}`;
+}
+
+function badgeApi(
+  services: BadgeFeedServices,
+  shop: BadgeShopConfig,
+  authHeader: string | undefined,
+  count: () => void,
+): BadgeApi {
+  const fetchImpl = services.fetchImpl ?? fetch;
+  const base = `${shop.baseUrl.replace(/\/+$/, '')}/${shop.restPrefix}/cpbw/v1/badges`;
+  const call = async (url: string): Promise<{ status: number; body: string }> => {
+    count();
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (authHeader) headers.authorization = authHeader;
+    try {
+      const response = await fetchImpl(url, {
+        method: 'GET',
+        headers,
+        signal: AbortSignal.timeout(shop.timeoutMs),
+        redirect: 'error',
+      });
+      return { status: response.status, body: await response.text() };
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new ReadFailure('timeout', `no answer within ${shop.timeoutMs} ms`);
+      throw new ReadFailure('network', (error as Error).message);
+    }
+  };
+  const json = (body: string): unknown => {
+    try {
+      return JSON.parse(body);
+    } catch {
+      throw new ReadFailure('garbage', `not JSON: ${body.slice(0, 80)}`);
+    }
+  };
+  return {
+    async list() {
+      const { status, body } = await call(base);
+      if (status !== 200) throw new ReadFailure('http', errorText(status, body));
+      const parsed = parseBadgeList(json(body));
+      if (!parsed.ok) throw new ReadFailure('garbage', `not a list of badges: ${parsed.error}`);
+      return parsed.value;
+    },
+    async get(id) {
+      const { status, body } = await call(`${base}/${encodeURIComponent(id)}`);
+      if (status === 404) return null;
+      if (status !== 200) throw new ReadFailure('http', errorText(status, body));
+      const parsed = parseBadge(json(body));
+      if (!parsed.ok || parsed.value.id !== id)
+        throw new ReadFailure(
+          'garbage',
+          `not badge ${id}: ${parsed.ok ? `id ${parsed.value.id}` : parsed.error}`,
+        );
+      return parsed.value;
+    },
+  };
+}
+
+function changeEvent(shop: string, rev: number, change: BadgeChange, observedAt: string): EventEnvelope {
+  const base = { shop, badgeId: change.badgeId, observedAt, revision: rev };
+  const correlation = badgeCorrelationId(shop, change.badgeId);
+  const discriminator = `r${rev}`;
+  switch (change.kind) {
+    case 'created':
+      return buildEvent('BadgeCreated', correlation, discriminator, 'poll', observedAt, {
+        ...base,
+        badge: change.badge,
+        active: isActiveAt(change.badge, observedAt),
+      });
+    case 'updated':
+      return buildEvent('BadgeUpdated', correlation, discriminator, 'poll', observedAt, {
+        ...base,
+        badge: change.badge,
+        previous: change.previous,
+        changedFields: change.changedFields,
+        active: isActiveAt(change.badge, observedAt),
+      });
+    case 'deleted':
+      return buildEvent('BadgeDeleted', correlation, discriminator, 'poll', observedAt, {
+        ...base,
+        previous: change.previous,
+      });
+  }
+}
+
+function transitionEvent(shop: string, badge: Badge, transition: ValidityTransition, observedAt: string) {
+  const data = {
+    shop,
+    badgeId: badge.id,
+    observedAt,
+    badge,
+    validFrom: badge.valid_from,
+    validTo: badge.valid_to,
+  };
+  return transition.kind === 'activated'
+    ? buildEvent(
+        'BadgeActivated',
+        badgeCorrelationId(shop, badge.id),
+        `activated:${transition.at}`,
+        'poll',
+        transition.at,
+        data,
+      )
+    : buildEvent(
+        'BadgeExpired',
+        badgeCorrelationId(shop, badge.id),
+        `expired:${transition.at}`,
+        'poll',
+        transition.at,
+        data,
+      );
+}
+
+/**
+ * Records one badge's new state as the next fact of its chain: fact `<id>:r<rev>` holds the badge after
+ * revision `rev` (null: deleted). When another reader wrote that revision first, its state becomes the
+ * base and the next revision is tried, so each change is written (and published) exactly once.
+ * Returns the revision that now holds `after` and whether this call published it.
+ */
+async function recordChange(
+  store: ProviderRecordStore,
+  shop: string,
+  badgeId: string,
+  base: { rev: number; badge: Badge | null },
+  after: Badge | null,
+  observedAt: string,
+): Promise<{ rev: number; published: EventEnvelope | undefined }> {
+  let current = base;
+  for (let step = 0; step < MAX_CHAIN; step++) {
+    const change = changeOf(badgeId, current.badge, after);
+    if (!change) return { rev: current.rev, published: undefined };
+    const rev = current.rev + 1;
+    const event = changeEvent(shop, rev, change, observedAt);
+    const { written, record } = await store.putRecordIfAbsent({
+      provider: BADGE_PROVIDER,
+      account: shop,
+      namespace: FACT_NAMESPACE,
+      id: `${badgeId}:r${rev}`,
+      createdAt: observedAt,
+      data: { kind: change.kind, rev, badge: after, observedAt },
+      outbox: [event],
+    });
+    if (written) return { rev, published: event };
+    current = { rev, badge: (record.data.badge as Badge | null | undefined) ?? null };
+  }
+  throw new ReadFailure('store', `badge ${badgeId}: more than ${MAX_CHAIN} revisions written by others`);
+}
+
+async function recordTransition(
+  store: ProviderRecordStore,
+  shop: string,
+  badge: Badge,
+  transition: ValidityTransition,
+  observedAt: string,
+): Promise<EventEnvelope | undefined> {
+  const event = transitionEvent(shop, badge, transition, observedAt);
+  const { written } = await store.putRecordIfAbsent({
+    provider: BADGE_PROVIDER,
+    account: shop,
+    namespace: FACT_NAMESPACE,
+    id: `${badge.id}:${transition.kind}:${transition.at}`,
+    createdAt: observedAt,
+    data: { kind: transition.kind, at: transition.at, badge, observedAt },
+    outbox: [event],
+  });
+  return written ? event : undefined;
+}
+
+function earliestTransition(badges: Record<string, SnapshotEntry>, now: string): string | null {
+  let next: string | null = null;
+  for (const entry of Object.values(badges)) {
+    if (!entry.badge) continue;
+    const at = nextTransitionAt(entry.badge, entry, now);
+    if (at && (next === null || at < next)) next = at;
+  }
+  return next;
+}
+
+async function runShop(
+  services: BadgeFeedServices,
+  shopId: string,
+  shop: BadgeShopConfig,
+  now: string,
+  metrics: RelayMetrics,
+): Promise<ShopCycleResult & { calls: number }> {
+  const result: ShopCycleResult & { calls: number } = {
+    shop: shopId,
+    read: false,
+    ok: true,
+    events: 0,
+    calls: 0,
+  };
+  const stored = await services.store.getRecord(snapshotRef(shopId));
+  const snapshot: SnapshotData = stored ? (stored.data as unknown as SnapshotData) : emptySnapshot();
+  const transitionsDue = snapshot.nextTransitionAt !== null && snapshot.nextTransitionAt <= now;
+  const readDue = snapshot.nextReadAt === undefined || snapshot.nextReadAt <= now;
+  if (!transitionsDue && !readDue) return result;
+
+  const published: EventEnvelope[] = [];
+  // Validity bounds that passed since the last cycle, read or not.
+  if (transitionsDue) {
+    for (const entry of Object.values(snapshot.badges)) {
+      if (!entry.badge) continue;
+      for (const transition of dueTransitions(entry.badge, entry, now)) {
+        const event = await recordTransition(services.store, shopId, entry.badge, transition, now);
+        if (event) published.push(event);
+        if (transition.kind === 'activated') entry.activated = transition.at;
+        else entry.expired = transition.at;
+      }
+    }
+  }
+
+  let scrub: Scrubber = (text) => text;
+  if (readDue) {
+    result.read = true;
+    snapshot.lastReadAt = now;
+    snapshot.nextReadAt = addSeconds(now, shop.pollSeconds);
+    try {
+      const auth = await resolveAuth(services, shop);
+      scrub = createScrubber(auth.secrets);
+      const api = badgeApi(services, shop, auth.header, () => result.calls++);
+      const list = await api.list();
+      const known = new Map(
+        Object.entries(snapshot.badges).flatMap(([id, entry]) =>
+          entry.badge ? [[id, entry.badge] as const] : [],
+        ),
+      );
+      const { changes, missing } = diffBadges(known, list);
+      // Absent from the list is not deleted: only the badge's own 404 confirms it.
+      const deletions: BadgeChange[] = [];
+      const unconfirmed: string[] = [];
+      for (const id of missing) {
+        const single = await api.get(id);
+        if (single === null) deletions.push({ kind: 'deleted', badgeId: id, previous: known.get(id)! });
+        else unconfirmed.push(id);
+      }
+      const next = { ...snapshot.badges };
+      for (const change of [...changes, ...deletions]) {
+        const previous = snapshot.badges[change.badgeId];
+        const after = change.kind === 'deleted' ? null : change.badge;
+        const { rev, published: event } = await recordChange(
+          services.store,
+          shopId,
+          change.badgeId,
+          { rev: previous?.rev ?? 0, badge: previous?.badge ?? null },
+          after,
+          now,
+        );
+        if (event) published.push(event);
+        next[change.badgeId] = after
+          ? { rev, badge: after, ...marksAfterRead(after, previous, now) }
+          : { rev, badge: null, activated: null, expired: null };
+      }
+      if (unconfirmed.length) {
+        metrics.count('BadgeListInconsistent', unconfirmed.length, { shop: shopId });
+        services.log.warn('badge list left out badges that still exist: kept unchanged', {
+          shop: shopId,
+          badgeIds: unconfirmed.slice(0, 20),
+        });
+      }
+      const candidate: SnapshotData = {
+        ...snapshot,
+        badges: next,
+        lastReadOk: true,
+        lastError: null,
+        consecutiveFailures: 0,
+      };
+      if (JSON.stringify(candidate).length > MAX_SNAPSHOT_CHARS)
+        throw new ReadFailure(
+          'too-large',
+          `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${list.length} badges)`,
+        );
+      Object.assign(snapshot, candidate);
+      metrics.count('BadgeReads', 1, { shop: shopId });
+    } catch (error) {
+      const reason = error instanceof ReadFailure ? error.reason : 'store';
+      const message = scrub((error as Error).message);
+      result.ok = false;
+      result.error = `${reason}: ${message}`;
+      snapshot.lastReadOk = false;
+      snapshot.lastError = result.error;
+      snapshot.consecutiveFailures = (snapshot.consecutiveFailures ?? 0) + 1;
+      metrics.count('BadgeReadFailures', 1, { shop: shopId, reason });
+      services.log.warn('badge read failed: nothing changed', { shop: shopId, reason, error: message });
+      await services.store.putRecord({
+        provider: BADGE_PROVIDER,
+        account: shopId,
+        namespace: READ_FAILURE_NAMESPACE,
+        id: 'last',
+        createdAt: now,
+        data: { at: now, reason, error: message, consecutiveFailures: snapshot.consecutiveFailures },
+      });
+    }
+  }
+
+  snapshot.nextTransitionAt = earliestTransition(snapshot.badges, now);
+  await services.store.putRecord({
+    ...snapshotRef(shopId),
+    createdAt: now,
+    data: snapshot as unknown as Record<string, unknown>,
+  });
+  for (const event of published) metrics.count('BadgeEvents', 1, { shop: shopId, type: event.metadata.type });
+  result.events = published.length;
+  return result;
+}
+
+/**
+ * One cycle of the badge feed, every shop: validity transitions due, then a read when `pollSeconds` have
+ * passed since the last. When nothing is due a shop costs one record read. A shop's failure (its API,
+ * its secret, the store) is recorded and never stops the other shops.
+ */
+export async function runBadgeCycle(
+  services: BadgeFeedServices,
+  options: { now?: Date } = {},
+): Promise<BadgeCycleResult & { calls: number }> {
+  const now = (options.now ?? services.clock.now()).toISOString();
+  const metrics = services.metrics ?? noMetrics;
+  const shops = Object.entries(services.config.badges?.shops ?? {});
+  const results = await Promise.all(
+    shops.map(async ([shopId, shop]) => {
+      try {
+        return await runShop(services, shopId, shop, now, metrics);
+      } catch (error) {
+        services.log.error('badge cycle failed for a shop', {
+          shop: shopId,
+          error: (error as Error).message,
+        });
+        return {
+          shop: shopId,
+          read: false,
+          ok: false,
+          events: 0,
+          calls: 0,
+          error: `store: ${(error as Error).message}`,
+        };
+      }
+    }),
+  );
+  return {
+    shops: results.map(({ calls: _calls, ...rest }) => rest),
+    events: results.reduce((sum, r) => sum + r.events, 0),
+    calls: results.reduce((sum, r) => sum + r.calls, 0),
+  };
+}

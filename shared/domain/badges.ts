@@ -1,0 +1,265 @@
+import * as z from 'zod';
+
+/**
+ * The badge change feed's domain (docs/badges.md): a shop's badge as the relay keeps it (parsed from the
+ * badge API tolerantly, normalized so that the same badge always compares equal), the diff of two reads,
+ * and the validity transitions (valid_from / valid_to passing) due at a time. No I/O.
+ */
+
+/** One product of a badge's `filter`. */
+export interface BadgeFilterItem {
+  id: number;
+  name: string;
+  sku: string;
+  image: string;
+}
+
+/** A badge as the relay keeps it and publishes it: the API's field names, `_links` dropped. */
+export interface Badge {
+  id: string;
+  badge_name: string;
+  badge_type: string;
+  /** "all", a product id, or the products. */
+  filter: string | number | BadgeFilterItem[];
+  badge_style: string;
+  badge_settings: Record<string, unknown>;
+  priority: string;
+  status: string;
+  created_by: string;
+  /** UTC ISO 8601 (`toISOString`), or null when absent or empty. */
+  valid_from: string | null;
+  valid_to: string | null;
+  /** As the API writes them ("YYYY-MM-DD HH:mm:ss"), or null. */
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/** The fields compared between two reads (every field of Badge but the id), in a stable order. */
+export const BADGE_FIELDS = [
+  'badge_name',
+  'badge_type',
+  'filter',
+  'badge_style',
+  'badge_settings',
+  'priority',
+  'status',
+  'created_by',
+  'valid_from',
+  'valid_to',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof Badge)[];
+export type BadgeField = (typeof BADGE_FIELDS)[number];
+
+/** A string field the API may also send as a number (priority, status): always a string here. */
+const looseText = z
+  .union([z.string(), z.number(), z.boolean()])
+  .nullish()
+  .transform((value) => (value === null || value === undefined ? '' : String(value)));
+
+/** ISO 8601 with an offset (or a bare date, read as UTC), absent or empty → null; anything else refused. */
+const validityTime = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === null || value.trim() === '') return null;
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: 'not an ISO 8601 date-time' });
+      return z.NEVER;
+    }
+    return new Date(ms).toISOString();
+  });
+
+const apiTimestamp = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((value) => (value === undefined || value === null || value === '' ? null : value));
+
+const filterItemSchema = z.object({
+  id: z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]),
+  name: looseText,
+  sku: looseText,
+  image: looseText,
+});
+
+/** A badge as the API answers it; unknown members (`_links`, additions) are dropped. */
+export const apiBadgeSchema = z.object({
+  id: z.union([z.string().min(1), z.number().int()]).transform(String),
+  badge_name: looseText,
+  badge_type: looseText,
+  filter: z.union([z.string(), z.number().int(), z.array(filterItemSchema)]),
+  badge_style: looseText,
+  badge_settings: z
+    .union([z.record(z.string(), z.unknown()), z.array(z.never()), z.null()])
+    .optional()
+    .transform((value) => (value && !Array.isArray(value) ? value : {})),
+  priority: looseText,
+  status: looseText,
+  created_by: looseText,
+  valid_from: validityTime,
+  valid_to: validityTime,
+  created_at: apiTimestamp,
+  updated_at: apiTimestamp,
+});
+
+/** The list answer: an array of badges with distinct ids. */
+export const badgeListSchema = z.array(apiBadgeSchema).superRefine((badges, ctx) => {
+  const seen = new Set<string>();
+  for (const [index, badge] of badges.entries()) {
+    if (seen.has(badge.id)) ctx.addIssue({ code: 'custom', message: 'duplicate badge id', path: [index] });
+    seen.add(badge.id);
+  }
+});
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function describe(error: z.ZodError): string {
+  const [first] = error.issues;
+  const where = first?.path.length ? first.path.join('.') : '(root)';
+  const more = error.issues.length > 1 ? ` (+${error.issues.length - 1} more)` : '';
+  return `${where}: ${first?.message ?? 'invalid'}${more}`;
+}
+
+/** Reads one badge (`GET …/badges/{id}`). */
+export function parseBadge(input: unknown): ParseResult<Badge> {
+  const parsed = apiBadgeSchema.safeParse(input);
+  return parsed.success
+    ? { ok: true, value: parsed.data as Badge }
+    : { ok: false, error: describe(parsed.error) };
+}
+
+/** Reads the list (`GET …/badges`): the whole list or nothing (one bad badge makes the read garbage). */
+export function parseBadgeList(input: unknown): ParseResult<Badge[]> {
+  const parsed = badgeListSchema.safeParse(input);
+  return parsed.success
+    ? { ok: true, value: parsed.data as Badge[] }
+    : { ok: false, error: describe(parsed.error) };
+}
+
+/** JSON with object keys sorted: equal values, equal text, whatever order the API wrote them in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The fields that differ between two versions of a badge (empty: the same badge). */
+export function changedFields(before: Badge, after: Badge): BadgeField[] {
+  return BADGE_FIELDS.filter((field) => canonical(before[field]) !== canonical(after[field]));
+}
+
+export type BadgeChange =
+  | { kind: 'created'; badgeId: string; badge: Badge }
+  | { kind: 'updated'; badgeId: string; badge: Badge; previous: Badge; changedFields: BadgeField[] }
+  | { kind: 'deleted'; badgeId: string; previous: Badge };
+
+/** What turns `before` (null: absent or deleted) into `after` (null: deleted); undefined: nothing. */
+export function changeOf(
+  badgeId: string,
+  before: Badge | null,
+  after: Badge | null,
+): BadgeChange | undefined {
+  if (!before && !after) return undefined;
+  if (!before) return { kind: 'created', badgeId, badge: after! };
+  if (!after) return { kind: 'deleted', badgeId, previous: before };
+  const fields = changedFields(before, after);
+  return fields.length
+    ? { kind: 'updated', badgeId, badge: after, previous: before, changedFields: fields }
+    : undefined;
+}
+
+/**
+ * Diffs a stored snapshot against a read list. Badges absent from the list are returned as `missing`
+ * (not as deletions): a deletion needs confirmation (a 404 for the single badge).
+ */
+export function diffBadges(
+  before: ReadonlyMap<string, Badge>,
+  list: readonly Badge[],
+): { changes: BadgeChange[]; missing: string[] } {
+  const changes: BadgeChange[] = [];
+  const listed = new Set<string>();
+  for (const badge of list) {
+    listed.add(badge.id);
+    const change = changeOf(badge.id, before.get(badge.id) ?? null, badge);
+    if (change) changes.push(change);
+  }
+  const missing = [...before.keys()].filter((id) => !listed.has(id)).sort();
+  return { changes, missing };
+}
+
+/** Whether a badge is within its validity period at `at` (no bound: open on that side). */
+export function isActiveAt(badge: Pick<Badge, 'valid_from' | 'valid_to'>, at: string): boolean {
+  return (
+    (badge.valid_from === null || badge.valid_from <= at) && (badge.valid_to === null || at < badge.valid_to)
+  );
+}
+
+/** The validity bounds whose passing has been recorded (or had passed when the badge was first seen). */
+export interface ValidityMarks {
+  /** The valid_from whose activation is recorded, or null. */
+  activated: string | null;
+  /** The valid_to whose expiry is recorded, or null. */
+  expired: string | null;
+}
+
+export interface ValidityTransition {
+  kind: 'activated' | 'expired';
+  /** The bound that passed: valid_from or valid_to (when it happened). */
+  at: string;
+}
+
+/** Transitions of `badge` due at `now` (bound passed, not yet recorded), in time order. */
+export function dueTransitions(badge: Badge, marks: ValidityMarks, now: string): ValidityTransition[] {
+  const due: ValidityTransition[] = [];
+  if (badge.valid_from && badge.valid_from <= now && marks.activated !== badge.valid_from)
+    due.push({ kind: 'activated', at: badge.valid_from });
+  if (badge.valid_to && badge.valid_to <= now && marks.expired !== badge.valid_to)
+    due.push({ kind: 'expired', at: badge.valid_to });
+  return due.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** The next bound of `badge` still to pass after `now`, or null. */
+export function nextTransitionAt(badge: Badge, marks: ValidityMarks, now: string): string | null {
+  const pending = [
+    badge.valid_from && badge.valid_from > now && marks.activated !== badge.valid_from
+      ? badge.valid_from
+      : null,
+    badge.valid_to && badge.valid_to > now && marks.expired !== badge.valid_to ? badge.valid_to : null,
+  ].filter((t): t is string => t !== null);
+  return pending.length ? pending.sort()[0]! : null;
+}
+
+/**
+ * The marks of a badge just read (created or updated) at `now`: a bound that did not change keeps its
+ * mark; a new bound already in the past counts as passed without an event (it passed before the relay
+ * knew it: BadgeCreated/BadgeUpdated say whether the badge is active); a future one waits for its time.
+ */
+export function marksAfterRead(
+  badge: Badge,
+  previous: (ValidityMarks & { badge: Badge | null }) | undefined,
+  now: string,
+): ValidityMarks {
+  const mark = (bound: string | null, before: string | null | undefined, kept: string | null | undefined) => {
+    if (bound === null) return null;
+    if (before !== undefined && before === bound) return kept ?? null;
+    return bound <= now ? bound : null;
+  };
+  return {
+    activated: mark(badge.valid_from, previous?.badge?.valid_from, previous?.activated),
+    expired: mark(badge.valid_to, previous?.badge?.valid_to, previous?.expired),
+  };
+}
+
+/** The provider name of the feed's records and the first part of its events' correlation ids. */
+export const BADGE_PROVIDER = 'badges';
+
+/** `badges:<shop>:<badgeId>`: every event of one badge shares it. */
+export function badgeCorrelationId(shop: string, badgeId: string): string {
+  return `${BADGE_PROVIDER}:${shop}:${badgeId}`;
+}

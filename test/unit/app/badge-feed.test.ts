@@ -1,0 +1,493 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { type BadgeFeedServices, runBadgeCycle } from '../../../shared/app/badge-feed';
+import type { ProviderRecordRef } from '../../../shared/app/ports';
+import { parseConfig } from '../../../shared/config/load';
+import type { EventEnvelope } from '../../../shared/domain/event-envelope';
+import { EVENT_DETAIL_SCHEMAS } from '../../../shared/domain/event-schemas';
+import { createSimulator, type Simulator } from '../../../simulator/server';
+
+const START = Date.parse('2026-11-23T10:00:00.000Z');
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+const API_BADGE = {
+  badge_name: 'Sale',
+  badge_type: 'image',
+  filter: 'all',
+  badge_style: '<span>Sale</span>',
+  badge_settings: { display: 'block' },
+  priority: '1',
+  status: '1',
+  created_by: 'admin',
+  valid_from: '',
+  valid_to: '',
+  created_at: '2026-11-23 12:00:00',
+  updated_at: '2026-11-23 12:00:00',
+};
+
+type Answer = { status: number; body: string } | 'timeout' | 'network';
+
+/** A badge API in the test: badges by id, what the list answers (default: all of them), every call counted. */
+function fakeApi() {
+  const badges = new Map<string, Record<string, unknown>>();
+  const api = {
+    badges,
+    calls: [] as string[],
+    listAnswer: undefined as (() => Answer) | undefined,
+    put(id: string, overrides: Record<string, unknown> = {}) {
+      badges.set(id, { ...API_BADGE, ...badges.get(id), ...overrides, id });
+    },
+    fetchImpl: async (url: string, init: RequestInit): Promise<Response> => {
+      api.calls.push(url);
+      const id = /\/badges\/([^/]+)$/.exec(url)?.[1];
+      const answer: Answer =
+        id !== undefined
+          ? badges.has(id)
+            ? { status: 200, body: JSON.stringify(badges.get(id)) }
+            : {
+                status: 404,
+                body: JSON.stringify({ code: 'rest_badge_invalid_id', message: 'Invalid badge ID.' }),
+              }
+          : (api.listAnswer?.() ?? { status: 200, body: JSON.stringify([...badges.values()]) });
+      if (answer === 'network') throw new TypeError('fetch failed');
+      if (answer === 'timeout')
+        return new Promise((_, reject) =>
+          init.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error)),
+        );
+      return new Response(answer.body, { status: answer.status });
+    },
+  };
+  return api;
+}
+
+/** Services on the in-memory store, a clock to move, store reads counted. */
+function world(fetchImpl: BadgeFeedServices['fetchImpl'], shop: Record<string, unknown> = {}, start = START) {
+  const config = parseConfig({
+    management: { bearerToken: 'management-token-0123456789' },
+    badges: { shops: { demo: { baseUrl: 'http://shop.test', pollSeconds: 60, timeoutMs: 200, ...shop } } },
+  });
+  const store = new MemoryStore();
+  const reads = { count: 0 };
+  const getRecord = store.getRecord.bind(store);
+  store.getRecord = (ref: ProviderRecordRef, options?: Parameters<MemoryStore['getRecord']>[1]) => {
+    reads.count++;
+    return getRecord(ref, options);
+  };
+  let now = start;
+  const metrics: Record<string, number> = {};
+  const services: BadgeFeedServices = {
+    config,
+    store,
+    clock: { now: () => new Date(now) },
+    log: silent,
+    fetchImpl,
+    metrics: {
+      count: (name, value = 1) => void (metrics[name] = (metrics[name] ?? 0) + value),
+      timing: () => {},
+      flush: () => {},
+    },
+  };
+  return {
+    store,
+    services,
+    reads,
+    metrics,
+    advance: (seconds: number) => void (now += seconds * 1000),
+    cycle: () => runBadgeCycle(services),
+    types: () => store.published.map((e) => e.metadata.type),
+    snapshot: () =>
+      getRecord({ provider: 'badges', account: 'demo', namespace: 'snapshot', id: 'current' }).then(
+        (r) => r?.data as { badges: Record<string, { rev: number; badge: { badge_name: string } | null }> },
+      ),
+  };
+}
+
+const valid = (event: EventEnvelope) => EVENT_DETAIL_SCHEMAS[event.metadata.type].safeParse(event).success;
+
+describe('badge feed against the simulator', () => {
+  let sim: Simulator;
+  const base = () => `${sim.url}/wp-json/cpbw/v1/badges`;
+  const send = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base()}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sim-badge-token' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await response.json()) as { id: string };
+  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${sim.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    sim = await createSimulator({ log: () => {}, badges: { demoBadges: false, auth: { type: 'bearer' } } });
+  });
+  afterAll(() => sim.close());
+  beforeEach(() => sim.reset());
+
+  /** The simulator dates badges in real time: the relay's clock starts now. */
+  const simWorld = () =>
+    world(
+      undefined,
+      { baseUrl: sim.url, auth: { type: 'bearer', token: 'sim-badge-token' }, timeoutMs: 2000 },
+      Date.now() + 1000,
+    );
+  const CREATE = {
+    badge_name: 'Sale',
+    badge_type: 'image',
+    filter: 'all',
+    badge_style: '<span>Sale</span>',
+    badge_settings: { display: 'block' },
+    priority: 1,
+    status: 1,
+  };
+
+  it('publishes BadgeCreated, BadgeUpdated (with the changed fields) and BadgeDeleted for real changes', async () => {
+    // Prepare
+    const w = simWorld();
+    const { id } = await send('POST', '', CREATE);
+    // Act
+    await w.cycle();
+    await send('PUT', `/${id}`, { badge_name: 'Big sale' });
+    w.advance(60);
+    await w.cycle();
+    await send('DELETE', `/${id}`);
+    w.advance(60);
+    await w.cycle();
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeUpdated', 'BadgeDeleted']);
+    const [created, updated, deleted] = w.store.published;
+    expect(created!.data).toMatchObject({ shop: 'demo', badgeId: id, revision: 1, active: true });
+    expect(updated!.data).toMatchObject({ revision: 2, badge: { badge_name: 'Big sale' } });
+    expect(updated!.data.changedFields).toContain('badge_name');
+    expect(deleted!.data).toMatchObject({ revision: 3, previous: { badge_name: 'Big sale' } });
+    expect(created!.metadata.correlationId).toBe(`badges:demo:${id}`);
+    expect(w.store.published.every(valid)).toBe(true);
+  });
+
+  it('publishes nothing when a read finds the badges unchanged', async () => {
+    // Prepare
+    const w = simWorld();
+    await send('POST', '', CREATE);
+    await w.cycle();
+    // Act
+    for (let i = 0; i < 3; i++) {
+      w.advance(60);
+      await w.cycle();
+    }
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated']);
+    expect(w.metrics.BadgeReads).toBe(4);
+  });
+
+  it('changes nothing on a 500 or a garbage answer, and records the failure', async () => {
+    // Prepare
+    const w = simWorld();
+    const { id } = await send('POST', '', CREATE);
+    await w.cycle();
+    const before = await w.snapshot();
+    await send('DELETE', `/${id}`);
+    // Act
+    for (const spec of ['status-5xx', 'garbage-body']) {
+      await admin('PUT', '/_sim/badges/faults', { spec });
+      w.advance(60);
+      const result = await w.cycle();
+      expect(result.shops[0]).toMatchObject({ read: true, ok: false });
+    }
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated']);
+    expect((await w.snapshot()).badges).toEqual(before.badges);
+    expect(w.metrics.BadgeReadFailures).toBe(2);
+    const failure = await w.store.getRecord({
+      provider: 'badges',
+      account: 'demo',
+      namespace: 'read-failure',
+      id: 'last',
+    });
+    expect(failure?.data).toMatchObject({ reason: 'garbage', consecutiveFailures: 2 });
+    // The API healthy again, the deletion is seen.
+    await admin('DELETE', '/_sim/badges/faults');
+    w.advance(60);
+    await w.cycle();
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeDeleted']);
+  });
+
+  it('records a refused credential as a failed read', async () => {
+    const w = world(undefined, { baseUrl: sim.url, auth: { type: 'bearer', token: 'wrong-token-1234' } });
+    const result = await w.cycle();
+    expect(result.shops[0]!.error).toMatch(/^http: HTTP 401 rest_invalid_credentials/);
+    expect(w.store.published).toEqual([]);
+  });
+
+  it('publishes BadgeExpired at the tick after the valid_to the simulator set', async () => {
+    // Prepare
+    const w = simWorld();
+    const { id } = await send('POST', '', CREATE);
+    await w.cycle();
+    await admin('POST', `/_sim/badges/${id}/expire`, { inSeconds: 90 });
+    // Act: the read sees the new valid_to; ticks every 20 s follow
+    w.advance(60);
+    await w.cycle();
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      w.advance(20);
+      await w.cycle();
+      seen.push(w.types().join(','));
+    }
+    // Assess
+    expect(w.store.published[0]!.data.active).toBe(true);
+    expect(w.store.published[1]!.data.changedFields).toContain('valid_to');
+    expect(seen).toEqual([
+      'BadgeCreated,BadgeUpdated',
+      'BadgeCreated,BadgeUpdated,BadgeExpired',
+      'BadgeCreated,BadgeUpdated,BadgeExpired',
+    ]);
+    expect(w.store.published.every(valid)).toBe(true);
+  });
+});
+
+describe('badge feed', () => {
+  it('publishes one event per change when two cycles read at once', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1');
+    api.put('2');
+    // Act
+    await Promise.all([w.cycle(), w.cycle()]);
+    api.put('1', { badge_name: 'Changed' });
+    w.advance(60);
+    await Promise.all([w.cycle(), w.cycle(), w.cycle()]);
+    // Assess
+    expect(w.types().sort()).toEqual(['BadgeCreated', 'BadgeCreated', 'BadgeUpdated']);
+    expect(new Set(w.store.published.map((e) => e.metadata.id)).size).toBe(3);
+  });
+
+  it('keeps one event per change when a cycle works from an older snapshot', async () => {
+    // Prepare: a second store view that saw the badge before the update
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1');
+    await w.cycle();
+    const stale = await w.snapshot();
+    api.put('1', { badge_name: 'Changed' });
+    w.advance(60);
+    await w.cycle();
+    // Act: the older snapshot comes back (a slower concurrent cycle wrote last); the badge changes again
+    await w.store.putRecord({
+      provider: 'badges',
+      account: 'demo',
+      namespace: 'snapshot',
+      id: 'current',
+      createdAt: new Date(START).toISOString(),
+      data: stale as unknown as Record<string, unknown>,
+    });
+    w.advance(60);
+    await w.cycle();
+    api.put('1', { badge_name: 'Changed twice' });
+    w.advance(60);
+    await w.cycle();
+    // Assess: r1 created, r2 updated once, r3 the second update
+    expect(w.store.published.map((e) => [e.metadata.type, e.data.revision])).toEqual([
+      ['BadgeCreated', 1],
+      ['BadgeUpdated', 2],
+      ['BadgeUpdated', 3],
+    ]);
+    expect(w.store.published[2]!.data.previous).toMatchObject({ badge_name: 'Changed' });
+  });
+
+  it('does not delete badges an empty list left out while their own reads still return them', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1');
+    api.put('2');
+    await w.cycle();
+    api.listAnswer = () => ({ status: 200, body: '[]' });
+    // Act
+    w.advance(60);
+    await w.cycle();
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeCreated']);
+    expect(w.metrics.BadgeListInconsistent).toBe(2);
+    expect(Object.keys((await w.snapshot()).badges).sort()).toEqual(['1', '2']);
+    // One badge really deleted: only that one goes.
+    api.badges.delete('2');
+    w.advance(60);
+    await w.cycle();
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeCreated', 'BadgeDeleted']);
+    expect(w.store.published[2]!.data.badgeId).toBe('2');
+  });
+
+  it('changes nothing on a timeout, a network error or a list that is not badges', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1');
+    await w.cycle();
+    const before = await w.snapshot();
+    api.badges.delete('1');
+    const answers: Answer[] = [
+      'timeout',
+      'network',
+      { status: 200, body: '<html>maintenance</html>' },
+      { status: 200, body: JSON.stringify([{ id: '1', filter: { nope: true } }]) },
+      { status: 200, body: JSON.stringify({ code: 'rest_no_route', message: 'No route' }) },
+      { status: 503, body: JSON.stringify({ code: 'busy', message: 'Try later', data: { status: 503 } }) },
+    ];
+    // Act
+    const errors: string[] = [];
+    for (const answer of answers) {
+      api.listAnswer = () => answer;
+      w.advance(60);
+      errors.push((await w.cycle()).shops[0]!.error!);
+    }
+    // Assess
+    expect(errors.map((e) => e.split(':')[0])).toEqual([
+      'timeout',
+      'network',
+      'garbage',
+      'garbage',
+      'garbage',
+      'http',
+    ]);
+    expect(errors[5]).toBe('http: HTTP 503 busy: Try later');
+    expect(w.types()).toEqual(['BadgeCreated']);
+    expect((await w.snapshot()).badges).toEqual(before.badges);
+    expect(w.metrics.BadgeReadFailures).toBe(6);
+  });
+
+  it('publishes BadgeActivated and BadgeExpired at the tick after their time, between reads', async () => {
+    // Prepare: reads every hour, validity 10:00:30 → 10:01:30
+    const api = fakeApi();
+    const w = world(api.fetchImpl, { pollSeconds: 3600 });
+    api.put('1', { valid_from: '2026-11-23T13:00:30+03:00', valid_to: '2026-11-23T10:01:30Z' });
+    await w.cycle();
+    expect(w.types()).toEqual(['BadgeCreated']);
+    expect(w.store.published[0]!.data.active).toBe(false);
+    // Act / Assess: ticks every 20 s
+    const seen: string[][] = [];
+    for (let i = 0; i < 6; i++) {
+      w.advance(20);
+      await w.cycle();
+      seen.push(w.types().slice(1));
+    }
+    expect(seen).toEqual([
+      [],
+      ['BadgeActivated'],
+      ['BadgeActivated'],
+      ['BadgeActivated'],
+      ['BadgeActivated', 'BadgeExpired'],
+      ['BadgeActivated', 'BadgeExpired'],
+    ]);
+    expect(api.calls).toHaveLength(1);
+    const [activated, expired] = w.store.published.slice(1);
+    expect(activated!.metadata.occurredAt).toBe('2026-11-23T10:00:30.000Z');
+    expect(expired!.data).toMatchObject({
+      validTo: '2026-11-23T10:01:30.000Z',
+      observedAt: '2026-11-23T10:01:40.000Z',
+    });
+    expect(w.store.published.every(valid)).toBe(true);
+  });
+
+  it('fires a moved valid_to at its new time, once', async () => {
+    const api = fakeApi();
+    const w = world(api.fetchImpl, { pollSeconds: 60 });
+    api.put('1', { valid_to: '2026-11-23T10:05:00Z' });
+    await w.cycle();
+    api.put('1', { valid_to: '2026-11-23T10:03:00Z' });
+    for (let i = 0; i < 10; i++) {
+      w.advance(60);
+      await Promise.all([w.cycle(), w.cycle()]);
+    }
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeUpdated', 'BadgeExpired']);
+    expect(w.store.published[2]!.data.validTo).toBe('2026-11-23T10:03:00.000Z');
+  });
+
+  it('costs one record read per cycle when nothing is due, and calls proportional to the badges when reading', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl, { pollSeconds: 600 });
+    for (let i = 1; i <= 50; i++) api.put(String(i));
+    await w.cycle();
+    // Act: 100 ticks of 5 s (500 s < pollSeconds: no read due, no transition)
+    const reads = w.reads.count;
+    for (let i = 0; i < 100; i++) {
+      w.advance(5);
+      await w.cycle();
+    }
+    // Assess
+    expect(w.reads.count - reads).toBe(100);
+    expect(api.calls).toHaveLength(1);
+    // Reading with the list empty costs one call per known badge (their confirmations), then stops.
+    api.listAnswer = () => ({ status: 200, body: '[]' });
+    w.advance(600);
+    await w.cycle();
+    expect(api.calls).toHaveLength(1 + 1 + 50);
+    expect(w.types().filter((t) => t === 'BadgeDeleted')).toEqual([]);
+  });
+
+  it('reads the credential from secretId and scrubs it from recorded errors', async () => {
+    // Prepare
+    const api = fakeApi();
+    const seen: string[] = [];
+    const w = world(
+      async (url, init) => {
+        seen.push(String((init.headers as Record<string, string>).authorization));
+        throw new TypeError(`connect refused while sending secret-token-from-sm to ${url}`);
+      },
+      { auth: { type: 'bearer' }, secretId: 'relay/badges/demo' },
+    );
+    void api;
+    w.services.readSecret = async (id) =>
+      id === 'relay/badges/demo' ? '{"token":"secret-token-from-sm"}' : '';
+    // Act
+    const result = await w.cycle();
+    // Assess
+    expect(seen).toEqual(['Bearer secret-token-from-sm']);
+    expect(result.shops[0]!.error).not.toContain('secret-token-from-sm');
+    expect(result.shops[0]!.error).toContain('[REDACTED]');
+  });
+
+  it('sends Basic credentials from the config', async () => {
+    const headers: string[] = [];
+    const w = world(
+      async (_url, init) => {
+        headers.push(String((init.headers as Record<string, string>).authorization));
+        return new Response('[]', { status: 200 });
+      },
+      { auth: { type: 'basic', username: 'shop', password: 'shop-password-1' } },
+    );
+    await w.cycle();
+    expect(headers).toEqual([`Basic ${Buffer.from('shop:shop-password-1').toString('base64')}`]);
+  });
+});
+
+describe('badge feed config', () => {
+  const parse = (shop: Record<string, unknown>) => () =>
+    parseConfig({
+      management: { bearerToken: 'management-token-0123456789' },
+      badges: { shops: { demo: shop } },
+    });
+
+  it('names the key of a problem', () => {
+    expect(parse({ baseUrl: 'ftp://shop' })).toThrow(/badges\.shops\.demo\.baseUrl/);
+    expect(parse({ baseUrl: 'https://shop', auth: { type: 'bearer' } })).toThrow(
+      /badges\.shops\.demo\.auth: the password or token/,
+    );
+    expect(parse({ baseUrl: 'https://shop', pollSeconds: 0 })).toThrow(/badges\.shops\.demo\.pollSeconds/);
+  });
+
+  it('defaults restPrefix, auth, pollSeconds and timeoutMs', () => {
+    expect(parse({ baseUrl: 'https://shop' })().badges.shops.demo).toEqual({
+      baseUrl: 'https://shop',
+      restPrefix: 'wp-json',
+      auth: { type: 'none' },
+      pollSeconds: 60,
+      timeoutMs: 5000,
+    });
+  });
+});
