@@ -310,3 +310,29 @@ export function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
     },
   };
 }
+
+/** The demo shop `npm start -- --simulator` reads: the simulator's badge API (seed 002). */
+export const SIMULATOR_BADGE_SHOP = 'demo';
+
+/**
+ * With the simulator and no shop configured, the badge feed reads the simulator's badge API as shop
+ * `demo`, every 2 s (`npm run sim -- badge create` then shows its event within seconds).
+ */
+export function withSimulatorBadgeShop(config: RelayConfig, simUrl: string): RelayConfig {
+  if (Object.keys(config.badges.shops).length > 0) return config;
+  return {
+    ...config,
+    badges: {
+      ...config.badges,
+      shops: {
+        [SIMULATOR_BADGE_SHOP]: {
+          baseUrl: trimSlash(simUrl),
+          restPrefix: 'wp-json',
+          auth: { type: 'none' },
+          pollSeconds: 2,
+          timeoutMs: 2_000,
+        },
+      },
+    },
+  };
+}

@@ -13,6 +13,8 @@ import {
   DEFAULT_SIM_PORT,
   pointPartnerUrlsAtSimulator,
   simulatorWiring,
+  SIMULATOR_BADGE_SHOP,
+  withSimulatorBadgeShop,
   withSimulatorReconciliation,
 } from './simulator-wiring';
 
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
     if (sim.port === 0) sim.port = await freePort();
     config = pointPartnerUrlsAtSimulator(config, `http://${urlHost(sim.host)}:${sim.port}`);
     config = withSimulatorReconciliation(config);
+    config = withSimulatorBadgeShop(config, `http://${urlHost(sim.host)}:${sim.port}`);
   }
 
   const log = new ConsoleLogger();
@@ -140,7 +143,19 @@ async function main(): Promise<void> {
           : `Simulator failed to start: ${(error as Error).message}`,
       );
     }
-    simulatorBanner = simulatorBannerLines(simulator, wiring.describe(), relay.url, sim.timeScale);
+    const demoShop = config.badges.shops[SIMULATOR_BADGE_SHOP];
+    const badgeLine =
+      demoShop && demoShop.baseUrl === simulator.url.replace(/\/$/, '')
+        ? [
+            `badges: shop ${SIMULATOR_BADGE_SHOP} reads ${demoShop.baseUrl}/${demoShop.restPrefix}/cpbw/v1/badges (seed 002) every ${demoShop.pollSeconds} s`,
+          ]
+        : [];
+    simulatorBanner = simulatorBannerLines(
+      simulator,
+      [...wiring.describe(), ...badgeLine],
+      relay.url,
+      sim.timeScale,
+    );
   }
 
   const accounts = [...config.accounts.values()].map(
@@ -232,6 +247,7 @@ function simulatorBannerLines(
     ['airtel pay --fault corrupt-hash', 'forged hash → CallbackRejected'],
     ['daraja stk --phone 254708371032', 'cancelled → TransactionFailed'],
     ['daraja c2b --account demo-slow', 'partner never answers → deadline default'],
+    ['badge create', 'a new badge on the demo shop → BadgeCreated'],
     ['--help', 'every scenario'],
   ].map(([args, what]) => `npm run sim --${flags} ${args}`.padEnd(50 + flags.length) + `(${what})`);
   return [

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config/load';
 import { ConfigError } from '../shared/domain/errors';
 import { FaultSpecError, parseFaults } from '../simulator/core/faults';
+import { BADGE_ACTIONS, isBadgeAction, runBadgeScenario } from './sim/badges';
 import { type ScenarioOptions, ScenarioError, type SimContext, type Step } from './sim/core';
 import { openEventsFile } from './sim/events';
 import { parseExpires } from './sim/expiry';
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
       'short-code': { type: 'string' },
       fault: { type: 'string' },
       expires: { type: 'string' },
+      badge: { type: 'string' },
+      'rest-prefix': { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {
@@ -57,6 +60,10 @@ async function main(): Promise<void> {
   }
   const [provider = '', name = '', ...extra] = positionals;
   if (extra.length) fail(`unexpected arguments: ${extra.join(' ')} (npm run sim -- --help)`);
+  if (provider === 'badge') {
+    await badgeMain(name, values);
+    return;
+  }
   const definition = findScenario(provider, name);
 
   const options: ScenarioOptions = {
@@ -130,6 +137,65 @@ async function main(): Promise<void> {
   if (dots) process.stdout.write('\n');
   process.stdout.write(`${formatSummary(result, { raw: !values.brief, eventsLabel: eventsPath })}\n`);
   process.exitCode = result.ok ? 0 : 1;
+}
+
+/** `npm run sim -- badge <action>`: one change on the simulator's badge API and the event it became. */
+async function badgeMain(
+  action: string,
+  values: {
+    sim?: string;
+    config?: string;
+    events?: string;
+    timeout?: string;
+    badge?: string;
+    'rest-prefix'?: string;
+  },
+): Promise<void> {
+  if (!isBadgeAction(action)) fail(`badge: one of ${BADGE_ACTIONS.join(', ')} (got "${action}")`);
+  let config: Awaited<ReturnType<typeof loadConfig>>;
+  try {
+    config = await loadConfig(
+      values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
+      DEMO_CONFIG,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const timeoutSeconds = Number(values.timeout ?? 20);
+  if (!(timeoutSeconds > 0)) fail(`--timeout must be a positive number of seconds, got "${values.timeout}"`);
+  const eventsPath = resolve(values.events ?? config.local.eventsFile);
+  const events = await openEventsFile(eventsPath);
+  let steps = 0;
+  let dots = 0;
+  process.stdout.write(`badge ${action}: a change on the shop's badge API (seed 002), then its event\n\n`);
+  const result = await runBadgeScenario(
+    {
+      simUrl: values.sim ?? 'http://127.0.0.1:4010',
+      restPrefix: values['rest-prefix'] ?? 'wp-json',
+      events,
+      timeoutMs: timeoutSeconds * 1000,
+      pollMs: 250,
+      onStep: (step) => printStep(step, ++steps),
+      onProgress: () => {
+        if (dots++ === 0) process.stdout.write('\n  waiting for the event ');
+        process.stdout.write('.');
+      },
+    },
+    action,
+    values.badge ? { badgeId: values.badge } : {},
+  );
+  if (dots) process.stdout.write('\n');
+  if (result.ok && result.event) {
+    process.stdout.write(
+      `\n✔ ${result.expected} for badge ${result.badgeId} (${eventsPath})\n${result.event.line}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `\n✖ no ${result.expected} for badge ${result.badgeId} within ${timeoutSeconds} s in ${eventsPath}: is the relay started with --simulator (its demo shop reads this simulator)?\n`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error) => {

@@ -355,6 +355,8 @@ export function helpText(): string {
       (s) =>
         `  ${`${s.provider} ${s.name}`.padEnd(12)} ${s.title}\n${' '.repeat(15)}options: ${[...s.options.map(flagOf), '--account', '--fault'].join(' ')}`,
     ),
+    `  ${'badge'.padEnd(12)} create | update | delete | expire: one change on the simulator's badge API (seed 002),`,
+    `${' '.repeat(15)}then the Badge* event the relay's badge feed made of it. options: --badge <id> (default: the newest)`,
     '',
     'Examples (each prints and checks the events it produces):',
     ...EXAMPLES.map((e) => `  npm run sim -- ${e.args.join(' ')}\n      ${e.what} → ${e.produces}`),
