@@ -1,3 +1,4 @@
+import { runBadgeCycle } from '../shared/app/badge-feed';
 import { type PollCycleResult, type ReconcileServices, runPollCycle } from '../shared/app/reconcile';
 
 /**
@@ -46,6 +47,10 @@ export class LocalPoller {
         this.services.log.error('poll cycle failed', { error: (error as Error).message });
         return undefined;
       } finally {
+        // The badge feed (docs/badges.md) on the same ticks; its failure never stops the poller.
+        await runBadgeCycle(this.services).catch((error: Error) =>
+          this.services.log.error('badge cycle failed', { error: error.message }),
+        );
         this.services.metrics.flush();
       }
     })();

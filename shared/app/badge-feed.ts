@@ -356,6 +356,7 @@ async function runShop(
   shop: BadgeShopConfig,
   now: string,
   metrics: RelayMetrics,
+  deadline: number,
 ): Promise<ShopCycleResult & { calls: number }> {
   const result: ShopCycleResult & { calls: number } = {
     shop: shopId,
@@ -404,6 +405,11 @@ async function runShop(
       const deletions: BadgeChange[] = [];
       const unconfirmed: string[] = [];
       for (const id of missing) {
+        // Out of time (the Lambda's budget): the rest stay as they are until the next read.
+        if (Date.now() >= deadline) {
+          unconfirmed.push(id);
+          continue;
+        }
         const single = await api.get(id);
         if (single === null) deletions.push({ kind: 'deleted', badgeId: id, previous: known.get(id)! });
         else unconfirmed.push(id);
@@ -427,10 +433,13 @@ async function runShop(
       }
       if (unconfirmed.length) {
         metrics.count('BadgeListInconsistent', unconfirmed.length, { shop: shopId });
-        services.log.warn('badge list left out badges that still exist: kept unchanged', {
-          shop: shopId,
-          badgeIds: unconfirmed.slice(0, 20),
-        });
+        services.log.warn(
+          'badge list left out badges not confirmed deleted (still there, or no time): kept',
+          {
+            shop: shopId,
+            badgeIds: unconfirmed.slice(0, 20),
+          },
+        );
       }
       const candidate: SnapshotData = {
         ...snapshot,
@@ -485,15 +494,17 @@ async function runShop(
  */
 export async function runBadgeCycle(
   services: BadgeFeedServices,
-  options: { now?: Date } = {},
+  options: { now?: Date; budgetMs?: number } = {},
 ): Promise<BadgeCycleResult & { calls: number }> {
   const now = (options.now ?? services.clock.now()).toISOString();
+  // Deletion confirmations are not started after it (a read's own calls are bounded by timeoutMs).
+  const deadline = Date.now() + (options.budgetMs ?? Number.POSITIVE_INFINITY);
   const metrics = services.metrics ?? noMetrics;
   const shops = Object.entries(services.config.badges?.shops ?? {});
   const results = await Promise.all(
     shops.map(async ([shopId, shop]) => {
       try {
-        return await runShop(services, shopId, shop, now, metrics);
+        return await runShop(services, shopId, shop, now, metrics, deadline);
       } catch (error) {
         services.log.error('badge cycle failed for a shop', {
           shop: shopId,

@@ -322,6 +322,24 @@ describe('badge feed', () => {
     expect(w.store.published[2]!.data.badgeId).toBe('2');
   });
 
+  it('leaves absent badges unconfirmed (not deleted) when the cycle is out of time', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1');
+    await w.cycle();
+    api.badges.delete('1');
+    // Act
+    w.advance(60);
+    await runBadgeCycle(w.services, { budgetMs: 0 });
+    // Assess
+    expect(api.calls).toHaveLength(2);
+    expect(w.types()).toEqual(['BadgeCreated']);
+    w.advance(60);
+    await w.cycle();
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeDeleted']);
+  });
+
   it('changes nothing on a timeout, a network error or a list that is not badges', async () => {
     // Prepare
     const api = fakeApi();
