@@ -365,6 +365,8 @@ export class MobileMoneyRelay extends Construct {
   readonly metricsNamespace: string;
   /** ARNs `secretsmanager:GetSecretValue` is granted on (from the accounts' `secretId`). */
   readonly accountSecretArns: string[];
+  /** ARNs the poller may read for the badge shops' credentials (`badges.shops.<shop>.secretId`). */
+  readonly badgeShopSecretArns: string[];
   /** Every alarm notifies this topic (always present). */
   readonly alarmTopic: sns.ITopic;
   /** The cdk-monitoring-constructs facade: add your own monitoring to the relay's dashboard. */
@@ -651,6 +653,37 @@ export class MobileMoneyRelay extends Construct {
             }),
           );
         }
+      }
+    }
+
+    // Badge shops' credentials (badges.shops.<shop>.secretId): only the poller runs the badge feed.
+    this.badgeShopSecretArns = [
+      ...new Set(
+        Object.values(this.config.badges.shops).flatMap((shop) =>
+          shop.secretId ? secretArns(Stack.of(this), shop.secretId) : [],
+        ),
+      ),
+    ];
+    if (this.badgeShopSecretArns.length) {
+      this.pollerFunction.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: this.badgeShopSecretArns,
+        }),
+      );
+      // kms:Decrypt through Secrets Manager: already granted to the poller with the account secrets.
+      if (props.secretsEncryptionKey && !this.accountSecretArns.length) {
+        this.pollerFunction.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['kms:Decrypt'],
+            resources: [props.secretsEncryptionKey.keyArn],
+            conditions: {
+              StringEquals: {
+                'kms:ViaService': `secretsmanager.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`,
+              },
+            },
+          }),
+        );
       }
     }
 

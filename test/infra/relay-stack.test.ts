@@ -584,6 +584,35 @@ describe('relay stack: construct options', () => {
       });
     });
 
+    it('lets only the poller read a badge shop’s secret (badges.shops.<shop>.secretId)', () => {
+      const config = structuredClone(exampleConfig) as Record<string, any>;
+      config.badges = {
+        shops: {
+          demo: {
+            baseUrl: 'https://shop.example.net',
+            auth: { type: 'bearer' },
+            secretId: 'relay/shop-demo',
+          },
+        },
+      };
+      const { synthesized } = unbundled({}, config);
+      const readsShopSecret = (fn: RegExp) =>
+        grants(synthesized, fn).some(
+          (s) =>
+            actionsOf(s).includes('secretsmanager:GetSecretValue') &&
+            JSON.stringify(s.Resource).includes('secret:relay/shop-demo-??????'),
+        );
+
+      expect(readsShopSecret(/PollerFunction/)).toBe(true);
+      for (const fn of [
+        /CallbackFunction/,
+        /ManagementFunction/,
+        /BufferConsumerFunction/,
+        /OutboxPublisherFunction/,
+      ])
+        expect(readsShopSecret(fn), String(fn)).toBe(false);
+    });
+
     it('keeps cdk-nag clean with secrets configured', () => {
       const { relayStack } = unbundled({}, secretConfig());
       Aspects.of(relayStack).add(new AwsSolutionsChecks({ verbose: true }));
