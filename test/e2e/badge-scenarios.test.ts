@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBadgeScenario } from '../../scripts/sim/badges';
+import { type EventFeed, eventLine } from '../../scripts/sim/events';
+import { createSimulator, type Simulator } from '../../simulator/server';
+import { startTestRelay, type TestRelay } from '../helpers/relay';
+
+/**
+ * `npm run sim -- badge <create|update|delete|expire>` end to end, through the CLI's own scenario code:
+ * the simulator's badge API (seed 002) and an in-process relay whose badge feed reads it as shop demo.
+ */
+let relay: TestRelay;
+let sim: Simulator;
+
+beforeAll(async () => {
+  sim = await createSimulator({ log: () => {}, badges: { demoBadges: false } });
+  relay = await startTestRelay({
+    reconciliation: { pollIntervalSeconds: 0.2 },
+    badges: { shops: { demo: { baseUrl: sim.url, pollSeconds: 1, timeoutMs: 2000 } } },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await sim?.close();
+});
+
+/** Events the relay published after the feed was opened (its stream flushed on every look). */
+function relayFeed(): EventFeed {
+  const from = relay.sink.events.length;
+  return {
+    label: 'test relay',
+    read: async () => {
+      await relay.flush();
+      return relay.sink.events.slice(from).map((envelope) => ({ envelope, line: eventLine(envelope) }));
+    },
+    settle: async () => {
+      await relay.flush();
+    },
+  };
+}
+
+const context = () => ({
+  simUrl: sim.url,
+  restPrefix: 'wp-json',
+  events: relayFeed(),
+  timeoutMs: 15_000,
+  pollMs: 50,
+});
+
+describe('npm run sim -- badge …', () => {
+  it('create → BadgeCreated for the new badge', async () => {
+    const result = await runBadgeScenario(context(), 'create');
+
+    expect(result.ok).toBe(true);
+    expect(result.event?.envelope.metadata.type).toBe('BadgeCreated');
+    expect(result.event?.envelope.data).toMatchObject({ shop: 'demo', badgeId: result.badgeId });
+  });
+
+  it('update → BadgeUpdated listing the changed fields', async () => {
+    const result = await runBadgeScenario(context(), 'update');
+
+    expect(result.ok).toBe(true);
+    expect(result.event?.envelope.data).toMatchObject({
+      changedFields: expect.arrayContaining(['badge_name', 'priority']),
+    });
+  });
+
+  it('expire → BadgeExpired at valid_to, not at the next read', async () => {
+    const result = await runBadgeScenario(context(), 'expire');
+
+    expect(result.ok).toBe(true);
+    const badge = (result.event?.envelope.data as { badge?: { valid_to?: string } }).badge;
+    expect(Date.parse(result.event!.envelope.metadata.occurredAt)).toBe(Date.parse(badge!.valid_to!));
+  }, 30_000);
+
+  it('delete → BadgeDeleted, exactly once', async () => {
+    const result = await runBadgeScenario(context(), 'delete');
+    await new Promise((r) => setTimeout(r, 1500));
+
+    expect(result.ok).toBe(true);
+    const deletions = relay.sink.events.filter(
+      (e) =>
+        e.metadata.type === 'BadgeDeleted' && (e.data as { badgeId?: string }).badgeId === result.badgeId,
+    );
+    expect(deletions).toHaveLength(1);
+  });
+});
