@@ -323,6 +323,29 @@ export class RelayMonitoring extends Construct {
           ],
         },
         {
+          title: 'Badge feed (docs/badges.md)',
+          metrics: [
+            this.relayMetric(settings, 'BadgeReads', 'Sum'),
+            this.relayMetric(settings, 'BadgeEvents', 'Sum'),
+            this.relayMetric(settings, 'BadgeListInconsistent', 'Sum'),
+            {
+              metric: this.relayMetric(settings, 'BadgeReadFailures', 'Sum'),
+              alarmFriendlyName: 'BadgeReadFailures',
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: GTE,
+                  datapointsToAlarm: 3,
+                  evaluationPeriods: 5,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  alarmDescriptionOverride:
+                    "A shop's badge API failed to read (error, timeout, garbage, credentials) in 3 of the last 5 minutes: no badge change is seen meanwhile (nothing is changed either). See the poller logs and the shop's read-failure record (docs/badges.md).",
+                },
+              },
+            },
+          ],
+        },
+        {
           title: 'Reconciliation',
           metrics: [
             now(

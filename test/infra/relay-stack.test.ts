@@ -1040,6 +1040,14 @@ describe('relay stack: alarms and dashboard', () => {
     }
   });
 
+  it('alarms when a shop’s badge API keeps failing (BadgeReadFailures in 3 of 5 minutes), not on one failed read', () => {
+    const found = alarmsOn('BadgeReadFailures', 'MobileMoneyRelay');
+
+    expect(found).toHaveLength(1);
+    expect(found[0]!.props).toMatchObject({ Threshold: 1, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
+    expect(statsOf(found[0]!)[0].Metric.Dimensions ?? []).toEqual([]);
+  });
+
   it('alarms when a configured account sends no callback for 6 hours (CallbacksReceived{provider,account})', () => {
     const silence = alarmsOn(CALLBACKS_RECEIVED_METRIC, 'MobileMoneyRelay');
     const accounts = silence.map((a) => `${dimension(a, 'provider')}/${dimension(a, 'account')}`).sort();
