@@ -415,7 +415,25 @@ async function runShop(
         else unconfirmed.push(id);
       }
       const next = { ...snapshot.badges };
-      for (const change of [...changes, ...deletions]) {
+      const applied = [...changes, ...deletions];
+      // Size first: a refused read writes (hence publishes) nothing.
+      const predicted: Record<string, SnapshotEntry> = { ...snapshot.badges };
+      for (const change of applied) {
+        const previous = snapshot.badges[change.badgeId];
+        const after = change.kind === 'deleted' ? null : change.badge;
+        predicted[change.badgeId] = after
+          ? { rev: (previous?.rev ?? 0) + 1, badge: after, ...marksAfterRead(after, previous, now) }
+          : { rev: (previous?.rev ?? 0) + 1, badge: null, activated: null, expired: null };
+      }
+      if (
+        JSON.stringify({ ...snapshot, badges: predicted, lastReadOk: true, lastError: null }).length >
+        MAX_SNAPSHOT_CHARS
+      )
+        throw new ReadFailure(
+          'too-large',
+          `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${list.length} badges)`,
+        );
+      for (const change of applied) {
         const previous = snapshot.badges[change.badgeId];
         const after = change.kind === 'deleted' ? null : change.badge;
         const { rev, published: event } = await recordChange(
@@ -448,11 +466,6 @@ async function runShop(
         lastError: null,
         consecutiveFailures: 0,
       };
-      if (JSON.stringify(candidate).length > MAX_SNAPSHOT_CHARS)
-        throw new ReadFailure(
-          'too-large',
-          `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${list.length} badges)`,
-        );
       Object.assign(snapshot, candidate);
       metrics.count('BadgeReads', 1, { shop: shopId });
     } catch (error) {

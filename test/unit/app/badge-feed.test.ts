@@ -470,6 +470,19 @@ describe('badge feed', () => {
     expect(result.shops[0]!.error).toContain('[REDACTED]');
   });
 
+  it('publishes nothing when a read is refused as too large', async () => {
+    // Prepare: a list whose snapshot would not fit a record
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    for (let i = 0; i < 80; i++) api.put(`big${i}`, { badge_style: 'x'.repeat(5000) });
+    // Act
+    const result = await w.cycle();
+    // Assess
+    expect(result.shops[0]!.error).toMatch(/^too-large:/);
+    expect(w.store.published).toEqual([]);
+    expect((await w.snapshot()).badges).toEqual({});
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
