@@ -121,12 +121,19 @@ interface BadgeApi {
   get(id: string): Promise<Badge | null>;
 }
 
+/**
+ * The shop's Authorization header. Every credential value it meets (the config's auth values, the
+ * secret's values, the header and its encoded part) is pushed to `secrets` as soon as it is known, so
+ * that a failure at any step can still be scrubbed of them.
+ */
 async function resolveAuth(
   services: BadgeFeedServices,
   shop: BadgeShopConfig,
-): Promise<{ header?: string; secrets: string[] }> {
+  secrets: string[],
+): Promise<{ header?: string }> {
   let auth: Record<string, unknown> = { ...shop.auth };
-  const secrets: string[] = [];
+  for (const [name, item] of Object.entries(auth))
+    if (name !== 'type' && typeof item === 'string') secrets.push(item);
   if (shop.secretId) {
     const read =
       services.readSecret ?? (await import('../adapters/secrets/secrets-manager')).sharedSecretReader();
@@ -151,14 +158,17 @@ async function resolveAuth(
   if (auth.type === 'basic') {
     const [username, password] = [text('username'), text('password')];
     if (!username || !password) throw new ReadFailure('auth', 'basic auth needs a username and a password');
-    return { header: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`, secrets };
+    const encoded = Buffer.from(`${username}:${password}`).toString('base64');
+    secrets.push(encoded, `Basic ${encoded}`);
+    return { header: `Basic ${encoded}` };
   }
   if (auth.type === 'bearer') {
     const token = text('token');
     if (!token) throw new ReadFailure('auth', 'bearer auth needs a token');
-    return { header: `Bearer ${token}`, secrets };
+    secrets.push(`Bearer ${token}`);
+    return { header: `Bearer ${token}` };
   }
-  return { secrets };
+  return {};
 }
 
 /** The error text of a badge API answer (`{code, message, data:{status}}`), short, or the start of the body. */
@@ -385,14 +395,15 @@ async function runShop(
     }
   }
 
-  let scrub: Scrubber = (text) => text;
+  // Credentials, however short: a stored record is not scrubbed by the logger.
+  const secretValues: string[] = [];
+  const scrub: Scrubber = (text) => createScrubber(secretValues, 1)(text);
   if (readDue) {
     result.read = true;
     snapshot.lastReadAt = now;
     snapshot.nextReadAt = addSeconds(now, shop.pollSeconds);
     try {
-      const auth = await resolveAuth(services, shop);
-      scrub = createScrubber(auth.secrets);
+      const auth = await resolveAuth(services, shop, secretValues);
       const api = badgeApi(services, shop, auth.header, () => result.calls++);
       const list = await api.list();
       const known = new Map(

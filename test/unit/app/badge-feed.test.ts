@@ -483,6 +483,58 @@ describe('badge feed', () => {
     expect((await w.snapshot()).badges).toEqual({});
   });
 
+  it('keeps the bearer token echoed in an error body out of the stored failure records', async () => {
+    // Prepare: the shop echoes the Authorization header it refused
+    const w = world(
+      async (_url, init) => {
+        const header = String((init.headers as Record<string, string>).authorization);
+        return new Response(`refused ${header}`, { status: 401 });
+      },
+      { auth: { type: 'bearer', token: 'config-token-0123456789' } },
+    );
+    // Act
+    await w.cycle();
+    // Assess
+    const failure = await w.store.getRecord({
+      provider: 'badges',
+      account: 'demo',
+      namespace: 'read-failure',
+      id: 'last',
+    });
+    const snapshot = (await w.snapshot()) as unknown as { lastError: string };
+    expect(JSON.stringify(failure?.data)).not.toContain('config-token');
+    expect(JSON.stringify(failure?.data)).toContain('[REDACTED]');
+    expect(snapshot.lastError).not.toContain('config-token');
+  });
+
+  it('keeps a short secret password and the Basic credential out of the stored failure records', async () => {
+    // Prepare: the secret's password is short; the shop echoes it and the header
+    const w = world(
+      async (_url, init) => {
+        const header = String((init.headers as Record<string, string>).authorization);
+        return new Response(`bad password pw1 for ${header}`, { status: 401 });
+      },
+      {
+        auth: { type: 'basic', username: 'shopuser', password: 'unused-placeholder' },
+        secretId: 'relay/badges/demo',
+      },
+    );
+    w.services.readSecret = async () => '{"password":"pw1"}';
+    const encoded = Buffer.from('shopuser:pw1').toString('base64');
+    // Act
+    const result = await w.cycle();
+    // Assess
+    const failure = await w.store.getRecord({
+      provider: 'badges',
+      account: 'demo',
+      namespace: 'read-failure',
+      id: 'last',
+    });
+    const stored = JSON.stringify([failure?.data, await w.snapshot(), result]);
+    expect(stored).not.toContain('pw1');
+    expect(stored).not.toContain(encoded);
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
