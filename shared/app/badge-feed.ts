@@ -11,6 +11,7 @@ import {
   isActiveAt,
   marksAfterRead,
   nextTransitionAt,
+  type InvalidBadgeDate,
   parseBadge,
   parseBadgeList,
   type ValidityMarks,
@@ -73,6 +74,8 @@ interface SnapshotData {
   lastReadOk?: boolean;
   lastError?: string | null;
   consecutiveFailures: number;
+  /** Validity dates of the last good read that were not dates (read as no bound), at most 20. */
+  invalidDates?: InvalidBadgeDate[];
 }
 
 export interface ShopCycleResult {
@@ -116,7 +119,7 @@ class ReadFailure extends Error {
 
 /** One badge API: the base of its URLs and its Authorization header. */
 interface BadgeApi {
-  list(): Promise<Badge[]>;
+  list(): Promise<{ badges: Badge[]; invalidDates: InvalidBadgeDate[] }>;
   /** The single badge, or null on 404. */
   get(id: string): Promise<Badge | null>;
 }
@@ -223,7 +226,7 @@ function badgeApi(
       if (status !== 200) throw new ReadFailure('http', errorText(status, body));
       const parsed = parseBadgeList(json(body));
       if (!parsed.ok) throw new ReadFailure('garbage', `not a list of badges: ${parsed.error}`);
-      return parsed.value;
+      return { badges: parsed.value, invalidDates: parsed.invalidDates };
     },
     async get(id) {
       const { status, body } = await call(`${base}/${encodeURIComponent(id)}`);
@@ -405,7 +408,14 @@ async function runShop(
     try {
       const auth = await resolveAuth(services, shop, secretValues);
       const api = badgeApi(services, shop, auth.header, () => result.calls++);
-      const list = await api.list();
+      const { badges: list, invalidDates } = await api.list();
+      if (invalidDates.length) {
+        metrics.count('BadgeInvalidDates', invalidDates.length, { shop: shopId });
+        services.log.warn('badge validity dates that are not dates: read as no bound', {
+          shop: shopId,
+          invalidDates: invalidDates.slice(0, 20),
+        });
+      }
       const known = new Map(
         Object.entries(snapshot.badges).flatMap(([id, entry]) =>
           entry.badge ? [[id, entry.badge] as const] : [],
@@ -437,7 +447,7 @@ async function runShop(
           : { rev: (previous?.rev ?? 0) + 1, badge: null, activated: null, expired: null };
       }
       if (
-        JSON.stringify({ ...snapshot, badges: predicted, lastReadOk: true, lastError: null }).length >
+        JSON.stringify({ ...snapshot, badges: predicted, lastError: null, invalidDates }).length >
         MAX_SNAPSHOT_CHARS
       )
         throw new ReadFailure(
@@ -476,6 +486,7 @@ async function runShop(
         lastReadOk: true,
         lastError: null,
         consecutiveFailures: 0,
+        invalidDates: invalidDates.slice(0, 20),
       };
       Object.assign(snapshot, candidate);
       metrics.count('BadgeReads', 1, { shop: shopId });

@@ -57,18 +57,57 @@ const looseText = z
   .nullish()
   .transform((value) => (value === null || value === undefined ? '' : String(value)));
 
-/** ISO 8601 with an offset (or a bare date, read as UTC), absent or empty → null; anything else refused. */
+/** A validity value that is not a date: read as no bound, and reported (`invalidDates`). */
+class InvalidDate {
+  constructor(readonly value: string) {}
+}
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const SITE_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const ISO_WITH_ZONE =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * Epoch ms of a validity date, or undefined: ISO 8601 with `Z` or an offset, or (read as UTC) a bare
+ * `YYYY-MM-DD HH:mm:ss` or `YYYY-MM-DD`. The whole text must match and the date parts must survive the
+ * round trip (no 2026-02-30 rolled over, no 0000-00-00). Independent of the machine's time zone.
+ */
+export function parseValidityDate(text: string): number | undefined {
+  const m = ISO_WITH_ZONE.exec(text) ?? SITE_DATE_TIME.exec(text) ?? DATE_ONLY.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return undefined;
+  let offsetMin = 0;
+  if (zone.toUpperCase() !== 'Z') {
+    const digits = zone.replace(':', '');
+    const [hh, mm] = [Number(digits.slice(1, 3)), Number(digits.slice(3, 5))];
+    if (hh > 23 || mm > 59) return undefined;
+    offsetMin = (digits.startsWith('-') ? -1 : 1) * (hh * 60 + mm);
+  }
+  return date.getTime() - offsetMin * 60_000;
+}
+
+/** A validity bound: absent or empty → null (open); a date → UTC ISO; anything else → InvalidDate. */
 const validityTime = z
   .union([z.string(), z.null()])
   .optional()
-  .transform((value, ctx) => {
+  .transform((value): string | null | InvalidDate => {
     if (value === undefined || value === null || value.trim() === '') return null;
-    const ms = /^\d{4}-\d{2}-\d{2}/.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
-    if (Number.isNaN(ms)) {
-      ctx.addIssue({ code: 'custom', message: 'not an ISO 8601 date-time' });
-      return z.NEVER;
-    }
-    return new Date(ms).toISOString();
+    const ms = parseValidityDate(value.trim());
+    return ms === undefined ? new InvalidDate(value) : new Date(ms).toISOString();
   });
 
 const apiTimestamp = z
@@ -112,7 +151,15 @@ export const badgeListSchema = z.array(apiBadgeSchema).superRefine((badges, ctx)
   }
 });
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+/** A validity date the API sent that is not one: the badge is kept with no bound on that side. */
+export interface InvalidBadgeDate {
+  badgeId: string;
+  field: 'valid_from' | 'valid_to';
+  value: string;
+}
+
+export type ParseResult<T> =
+  { ok: true; value: T; invalidDates: InvalidBadgeDate[] } | { ok: false; error: string };
 
 function describe(error: z.ZodError): string {
   const [first] = error.issues;
@@ -121,20 +168,36 @@ function describe(error: z.ZodError): string {
   return `${where}: ${first?.message ?? 'invalid'}${more}`;
 }
 
+type ParsedBadge = z.output<typeof apiBadgeSchema>;
+
+/** The badge with an unreadable validity date read as no bound; the date reported in `invalid`. */
+function settle(parsed: ParsedBadge, invalid: InvalidBadgeDate[]): Badge {
+  const bound = (field: 'valid_from' | 'valid_to'): string | null => {
+    const value = parsed[field];
+    if (!(value instanceof InvalidDate)) return value;
+    invalid.push({ badgeId: parsed.id, field, value: value.value });
+    return null;
+  };
+  return { ...parsed, valid_from: bound('valid_from'), valid_to: bound('valid_to') } as Badge;
+}
+
 /** Reads one badge (`GET …/badges/{id}`). */
 export function parseBadge(input: unknown): ParseResult<Badge> {
   const parsed = apiBadgeSchema.safeParse(input);
-  return parsed.success
-    ? { ok: true, value: parsed.data as Badge }
-    : { ok: false, error: describe(parsed.error) };
+  if (!parsed.success) return { ok: false, error: describe(parsed.error) };
+  const invalidDates: InvalidBadgeDate[] = [];
+  return { ok: true, value: settle(parsed.data, invalidDates), invalidDates };
 }
 
-/** Reads the list (`GET …/badges`): the whole list or nothing (one bad badge makes the read garbage). */
+/**
+ * Reads the list (`GET …/badges`): the whole list or nothing (one malformed badge makes the read garbage),
+ * except for validity dates that are not dates: those read as no bound and are reported.
+ */
 export function parseBadgeList(input: unknown): ParseResult<Badge[]> {
   const parsed = badgeListSchema.safeParse(input);
-  return parsed.success
-    ? { ok: true, value: parsed.data as Badge[] }
-    : { ok: false, error: describe(parsed.error) };
+  if (!parsed.success) return { ok: false, error: describe(parsed.error) };
+  const invalidDates: InvalidBadgeDate[] = [];
+  return { ok: true, value: parsed.data.map((badge) => settle(badge, invalidDates)), invalidDates };
 }
 
 /** JSON with object keys sorted: equal values, equal text, whatever order the API wrote them in. */

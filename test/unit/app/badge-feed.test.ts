@@ -535,6 +535,23 @@ describe('badge feed', () => {
     expect(stored).not.toContain(encoded);
   });
 
+  it('reads a badge with a zero validity date as having no bound and records the date', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1', { valid_to: '0000-00-00 00:00:00' });
+    api.put('2');
+    // Act
+    const result = await w.cycle();
+    // Assess
+    expect(result.shops[0]!.ok).toBe(true);
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeCreated']);
+    expect(w.store.published[0]!.data.badge).toMatchObject({ valid_to: null });
+    expect(await w.snapshot()).toMatchObject({
+      invalidDates: [{ badgeId: '1', field: 'valid_to', value: '0000-00-00 00:00:00' }],
+    });
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(

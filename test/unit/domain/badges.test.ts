@@ -65,11 +65,57 @@ describe('badges: reading the API', () => {
   it.each([
     ['not an array', { badges: [] }],
     ['a badge without id', [{ ...API_BADGE, id: '' }]],
-    ['a date that is not one', [{ ...API_BADGE, valid_to: 'next tuesday' }]],
     ['a filter of the wrong type', [{ ...API_BADGE, filter: { all: true } }]],
     ['two badges with one id', [API_BADGE, API_BADGE]],
   ])('refuses the whole list when it is %s', (_, input) => {
     expect(parseBadgeList(input).ok).toBe(false);
+  });
+});
+
+describe('badges: reading validity dates', () => {
+  it('reads a bare "YYYY-MM-DD HH:mm:ss" validity bound as UTC whatever the machine time zone', () => {
+    // Prepare
+    const tz = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati';
+    try {
+      // Act
+      const read = badge({ valid_from: '2026-11-23 10:00:00', valid_to: '2026-11-24' });
+      // Assess
+      expect(read.valid_from).toBe('2026-11-23T10:00:00.000Z');
+      expect(read.valid_to).toBe('2026-11-24T00:00:00.000Z');
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
+  it('reads offsets and Z exactly', () => {
+    expect(badge({ valid_from: '2026-11-23T13:00:00+03:00' }).valid_from).toBe('2026-11-23T10:00:00.000Z');
+    expect(badge({ valid_from: '2026-11-23T10:00:00.250Z' }).valid_from).toBe('2026-11-23T10:00:00.250Z');
+    expect(badge({ valid_from: '2026-11-23T05:30:00-0430' }).valid_from).toBe('2026-11-23T10:00:00.000Z');
+  });
+
+  it.each([
+    ['trailing junk', '2026-11-23junk'],
+    ['a day the month does not have', '2026-02-30T10:00:00Z'],
+    ['the zero date', '0000-00-00 00:00:00'],
+    ['a date-time with T but no offset', '2026-11-23T10:00:00'],
+    ['an hour out of range', '2026-11-23 24:00:00'],
+    ['words', 'next tuesday'],
+  ])('reads %s as no bound and reports it, keeping the list', (_, value) => {
+    // Prepare
+    const input = [
+      { ...API_BADGE, valid_to: value },
+      { ...API_BADGE, id: '8' },
+    ];
+    // Act
+    const parsed = parseBadgeList(input);
+    // Assess
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value[0]!.valid_to).toBeNull();
+    expect(parsed.value[1]!.valid_to).toBe('2026-11-29T21:00:00.000Z');
+    expect(parsed.invalidDates).toEqual([{ badgeId: '7', field: 'valid_to', value }]);
   });
 });
 
