@@ -300,9 +300,10 @@ function transitionEvent(shop: string, badge: Badge, transition: ValidityTransit
 
 /**
  * Records one badge's new state as the next fact of its chain: fact `<id>:r<rev>` holds the badge after
- * revision `rev` (null: deleted). When another reader wrote that revision first, its state becomes the
- * base and the next revision is tried, so each change is written (and published) exactly once.
- * Returns the revision that now holds `after` and whether this call published it.
+ * revision `rev` (null: deleted). When another reader wrote that revision first, its state wins: this read
+ * may be older than that reader's (a slow list landing late), so nothing is written for the badge now and
+ * the latest revision of the chain is adopted; the next read catches up with whatever is newer.
+ * Returns the revision that now stands, its badge, when it was observed and the event this call published.
  */
 async function recordChange(
   store: ProviderRecordStore,
@@ -311,26 +312,39 @@ async function recordChange(
   base: { rev: number; badge: Badge | null },
   after: Badge | null,
   observedAt: string,
-): Promise<{ rev: number; published: EventEnvelope | undefined }> {
-  let current = base;
-  for (let step = 0; step < MAX_CHAIN; step++) {
-    const change = changeOf(badgeId, current.badge, after);
-    if (!change) return { rev: current.rev, published: undefined };
-    const rev = current.rev + 1;
-    const event = changeEvent(shop, rev, change, observedAt);
-    const { written, record } = await store.putRecordIfAbsent({
-      provider: BADGE_PROVIDER,
-      account: shop,
-      namespace: FACT_NAMESPACE,
-      id: `${badgeId}:r${rev}`,
-      createdAt: observedAt,
-      data: { kind: change.kind, rev, badge: after, observedAt },
-      outbox: [event],
-    });
-    if (written) return { rev, published: event };
-    current = { rev, badge: (record.data.badge as Badge | null | undefined) ?? null };
+): Promise<{ rev: number; badge: Badge | null; observedAt: string; published: EventEnvelope | undefined }> {
+  const change = changeOf(badgeId, base.badge, after);
+  if (!change) return { ...base, observedAt, published: undefined };
+  const factRef = (rev: number): ProviderRecordRef => ({
+    provider: BADGE_PROVIDER,
+    account: shop,
+    namespace: FACT_NAMESPACE,
+    id: `${badgeId}:r${rev}`,
+  });
+  const rev = base.rev + 1;
+  const event = changeEvent(shop, rev, change, observedAt);
+  const { written, record } = await store.putRecordIfAbsent({
+    ...factRef(rev),
+    createdAt: observedAt,
+    data: { kind: change.kind, rev, badge: after, observedAt },
+    outbox: [event],
+  });
+  if (written) return { rev, badge: after, observedAt, published: event };
+  let adopted = { rev, record };
+  for (let step = 0; ; step++) {
+    if (step >= MAX_CHAIN)
+      throw new ReadFailure('store', `badge ${badgeId}: more than ${MAX_CHAIN} revisions written by others`);
+    const later = await store.getRecord(factRef(adopted.rev + 1), { consistent: true });
+    if (!later) break;
+    adopted = { rev: adopted.rev + 1, record: later };
   }
-  throw new ReadFailure('store', `badge ${badgeId}: more than ${MAX_CHAIN} revisions written by others`);
+  const data = adopted.record.data as { badge?: Badge | null; observedAt?: string };
+  return {
+    rev: adopted.rev,
+    badge: data.badge ?? null,
+    observedAt: data.observedAt ?? observedAt,
+    published: undefined,
+  };
 }
 
 async function recordTransition(
@@ -457,7 +471,11 @@ async function runShop(
       for (const change of applied) {
         const previous = snapshot.badges[change.badgeId];
         const after = change.kind === 'deleted' ? null : change.badge;
-        const { rev, published: event } = await recordChange(
+        const {
+          rev,
+          badge: standing,
+          published: event,
+        } = await recordChange(
           services.store,
           shopId,
           change.badgeId,
@@ -466,8 +484,8 @@ async function runShop(
           now,
         );
         if (event) published.push(event);
-        next[change.badgeId] = after
-          ? { rev, badge: after, ...marksAfterRead(after, previous, now) }
+        next[change.badgeId] = standing
+          ? { rev, badge: standing, ...marksAfterRead(standing, previous, now) }
           : { rev, badge: null, activated: null, expired: null };
       }
       if (unconfirmed.length) {

@@ -552,6 +552,39 @@ describe('badge feed', () => {
     });
   });
 
+  it('publishes no revert when an older list read lands after a newer change was recorded', async () => {
+    // Prepare: r1 "One", then r2 "Three" recorded by a faster cycle; the slower cycle still holds r1
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1', { badge_name: 'One' });
+    await w.cycle();
+    const stale = await w.snapshot();
+    api.put('1', { badge_name: 'Three' });
+    w.advance(60);
+    await w.cycle();
+    await w.store.putRecord({
+      provider: 'badges',
+      account: 'demo',
+      namespace: 'snapshot',
+      id: 'current',
+      createdAt: new Date(START).toISOString(),
+      data: stale as unknown as Record<string, unknown>,
+    });
+    // Act: the slower cycle's list (read before "Three") says "Two"; then the shop says "Three" again
+    api.put('1', { badge_name: 'Two' });
+    w.advance(60);
+    await w.cycle();
+    api.put('1', { badge_name: 'Three' });
+    w.advance(60);
+    await w.cycle();
+    // Assess
+    expect(w.store.published.map((e) => [e.metadata.type, e.data.revision])).toEqual([
+      ['BadgeCreated', 1],
+      ['BadgeUpdated', 2],
+    ]);
+    expect((await w.snapshot()).badges['1']).toMatchObject({ rev: 2, badge: { badge_name: 'Three' } });
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
