@@ -371,7 +371,10 @@ function earliestTransition(badges: Record<string, SnapshotEntry>, now: string):
   let next: string | null = null;
   for (const entry of Object.values(badges)) {
     if (!entry.badge) continue;
-    const at = nextTransitionAt(entry.badge, entry, now);
+    // A bound passed but not marked (a fact adopted from before it passed): due at once.
+    const at = dueTransitions(entry.badge, entry, now).length
+      ? now
+      : nextTransitionAt(entry.badge, entry, now);
     if (at && (next === null || at < next)) next = at;
   }
   return next;
@@ -474,6 +477,7 @@ async function runShop(
         const {
           rev,
           badge: standing,
+          observedAt: factObservedAt,
           published: event,
         } = await recordChange(
           services.store,
@@ -484,8 +488,10 @@ async function runShop(
           now,
         );
         if (event) published.push(event);
+        // A fact written earlier (a crash before its snapshot, another reader): its bounds are judged
+        // from when it was observed, so one that passed since still fires.
         next[change.badgeId] = standing
-          ? { rev, badge: standing, ...marksAfterRead(standing, previous, now) }
+          ? { rev, badge: standing, ...marksAfterRead(standing, previous, factObservedAt) }
           : { rev, badge: null, activated: null, expired: null };
       }
       if (unconfirmed.length) {

@@ -585,6 +585,28 @@ describe('badge feed', () => {
     expect((await w.snapshot()).badges['1']).toMatchObject({ rev: 2, badge: { badge_name: 'Three' } });
   });
 
+  it('publishes BadgeExpired for a valid_to that passed while the snapshot write after its fact had failed', async () => {
+    // Prepare: the first read writes the fact, then the snapshot write fails (a crash between the two)
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1', { valid_to: '2026-11-23T10:05:00Z' });
+    const putRecord = w.store.putRecord.bind(w.store);
+    let failSnapshot = true;
+    w.store.putRecord = async (record) => {
+      if (failSnapshot && record.namespace === 'snapshot') throw new Error('throttled');
+      return putRecord(record);
+    };
+    await w.cycle();
+    failSnapshot = false;
+    // Act: the next reads come after valid_to
+    for (const seconds of [360, 60, 120]) {
+      w.advance(seconds);
+      await w.cycle();
+    }
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeExpired']);
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
