@@ -54,6 +54,8 @@ export const FACT_NAMESPACE = 'fact';
 export const READ_FAILURE_NAMESPACE = 'read-failure';
 /** Over this, the snapshot would not fit a DynamoDB item (400 KB): the read is refused and recorded. */
 export const MAX_SNAPSHOT_CHARS = 350_000;
+/** A badge API answer over this many bytes is refused (`too-large`); read streamed, never whole first. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** Existing facts one change walks past at most (another reader's changes of the same badge). */
 const MAX_CHAIN = 20;
 
@@ -129,10 +131,47 @@ interface BadgeApi {
  * secret's values, the header and its encoded part) is pushed to `secrets` as soon as it is known, so
  * that a failure at any step can still be scrubbed of them.
  */
+/** Rejects with a `timeout` read failure when `signal` aborts first. */
+function within<T>(promise: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(new ReadFailure('timeout', `${what}: no answer in time`));
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** The per-call timeout, bounded by the cycle's budget. */
+function callSignal(timeoutMs: number, budget: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return budget ? AbortSignal.any([timeout, budget]) : timeout;
+}
+
+/** The body as text, read streamed and refused (`too-large`) past MAX_BODY_BYTES. */
+async function boundedText(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new ReadFailure('too-large', `answer over ${MAX_BODY_BYTES} bytes`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
 async function resolveAuth(
   services: BadgeFeedServices,
   shop: BadgeShopConfig,
   secrets: string[],
+  budget: AbortSignal | undefined,
 ): Promise<{ header?: string }> {
   let auth: Record<string, unknown> = { ...shop.auth };
   for (const [name, item] of Object.entries(auth))
@@ -142,8 +181,11 @@ async function resolveAuth(
       services.readSecret ?? (await import('../adapters/secrets/secrets-manager')).sharedSecretReader();
     let value: unknown;
     try {
-      value = JSON.parse(await read(shop.secretId));
+      value = JSON.parse(
+        await within(read(shop.secretId), callSignal(shop.timeoutMs, budget), `secret "${shop.secretId}"`),
+      );
     } catch (error) {
+      if (error instanceof ReadFailure) throw error;
       const why =
         error instanceof SyntaxError ? 'is not valid JSON' : `cannot be read: ${(error as Error).message}`;
       throw new ReadFailure('auth', `secret "${shop.secretId}" ${why}`);
@@ -191,6 +233,7 @@ function badgeApi(
   shop: BadgeShopConfig,
   authHeader: string | undefined,
   count: () => void,
+  budget: AbortSignal | undefined,
 ): BadgeApi {
   const fetchImpl = services.fetchImpl ?? fetch;
   const base = `${shop.baseUrl.replace(/\/+$/, '')}/${shop.restPrefix}/cpbw/v1/badges`;
@@ -202,12 +245,14 @@ function badgeApi(
       const response = await fetchImpl(url, {
         method: 'GET',
         headers,
-        signal: AbortSignal.timeout(shop.timeoutMs),
+        signal: callSignal(shop.timeoutMs, budget),
         redirect: 'error',
       });
-      return { status: response.status, body: await response.text() };
+      return { status: response.status, body: await boundedText(response) };
     } catch (error) {
+      if (error instanceof ReadFailure) throw error;
       const name = (error as Error).name;
+      if (budget?.aborted) throw new ReadFailure('timeout', "the cycle's time budget ran out");
       if (name === 'TimeoutError' || name === 'AbortError')
         throw new ReadFailure('timeout', `no answer within ${shop.timeoutMs} ms`);
       throw new ReadFailure('network', (error as Error).message);
@@ -387,6 +432,7 @@ async function runShop(
   now: string,
   metrics: RelayMetrics,
   deadline: number,
+  budget: AbortSignal | undefined,
 ): Promise<ShopCycleResult & { calls: number }> {
   const result: ShopCycleResult & { calls: number } = {
     shop: shopId,
@@ -423,8 +469,8 @@ async function runShop(
     snapshot.lastReadAt = now;
     snapshot.nextReadAt = addSeconds(now, shop.pollSeconds);
     try {
-      const auth = await resolveAuth(services, shop, secretValues);
-      const api = badgeApi(services, shop, auth.header, () => result.calls++);
+      const auth = await resolveAuth(services, shop, secretValues, budget);
+      const api = badgeApi(services, shop, auth.header, () => result.calls++, budget);
       const { badges: list, invalidDates } = await api.list();
       if (invalidDates.length) {
         metrics.count('BadgeInvalidDates', invalidDates.length, { shop: shopId });
@@ -556,14 +602,17 @@ export async function runBadgeCycle(
   options: { now?: Date; budgetMs?: number } = {},
 ): Promise<BadgeCycleResult & { calls: number }> {
   const now = (options.now ?? services.clock.now()).toISOString();
-  // Deletion confirmations are not started after it (a read's own calls are bounded by timeoutMs).
-  const deadline = Date.now() + (options.budgetMs ?? Number.POSITIVE_INFINITY);
+  // Deletion confirmations are not started after it, and every call (the secret, the badge API) is
+  // abandoned when it passes, so a slow shop cannot outlast the poller's invocation.
+  const budgetMs = options.budgetMs ?? Number.POSITIVE_INFINITY;
+  const deadline = Date.now() + budgetMs;
+  const budget = Number.isFinite(budgetMs) ? AbortSignal.timeout(Math.max(0, budgetMs)) : undefined;
   const metrics = services.metrics ?? noMetrics;
   const shops = Object.entries(services.config.badges?.shops ?? {});
   const results = await Promise.all(
     shops.map(async ([shopId, shop]) => {
       try {
-        return await runShop(services, shopId, shop, now, metrics, deadline);
+        return await runShop(services, shopId, shop, now, metrics, deadline, budget);
       } catch (error) {
         services.log.error('badge cycle failed for a shop', {
           shop: shopId,

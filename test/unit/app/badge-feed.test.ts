@@ -607,6 +607,49 @@ describe('badge feed', () => {
     expect(w.types()).toEqual(['BadgeCreated', 'BadgeExpired']);
   });
 
+  it('gives up a badge call that outlasts the cycle budget, within the budget', async () => {
+    // Prepare: a list that never answers, a per-call timeout far longer than the budget
+    const api = fakeApi();
+    const w = world(api.fetchImpl, { timeoutMs: 30_000 });
+    api.listAnswer = () => 'timeout';
+    // Act
+    const started = Date.now();
+    const result = await runBadgeCycle(w.services, { budgetMs: 100 });
+    // Assess
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result.shops[0]!.error).toMatch(/^timeout:/);
+  });
+
+  it('gives up a secret read that outlasts the cycle budget, within the budget', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl, {
+      timeoutMs: 30_000,
+      auth: { type: 'bearer' },
+      secretId: 'relay/badges/demo',
+    });
+    w.services.readSecret = () => new Promise<string>(() => {});
+    // Act
+    const started = Date.now();
+    const result = await runBadgeCycle(w.services, { budgetMs: 100 });
+    // Assess
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result.shops[0]!.ok).toBe(false);
+    expect(api.calls).toEqual([]);
+  });
+
+  it('refuses an answer over 2 MB as too large without publishing', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.listAnswer = () => ({ status: 200, body: `[${'"x",'.repeat(600_000)}"x"]` });
+    // Act
+    const result = await w.cycle();
+    // Assess
+    expect(result.shops[0]!.error).toMatch(/^too-large:/);
+    expect(w.store.published).toEqual([]);
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
