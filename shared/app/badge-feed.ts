@@ -228,6 +228,16 @@ function errorText(status: number, body: string): string {
   return `HTTP ${status}${body ? `: ${body.slice(0, 120)}` : ''}`;
 }
 
+/** The `code` of a WordPress REST error body, or undefined. */
+function wordPressCode(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { code?: unknown } | null;
+    return parsed && typeof parsed.code === 'string' ? parsed.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function badgeApi(
   services: BadgeFeedServices,
   shop: BadgeShopConfig,
@@ -237,7 +247,7 @@ function badgeApi(
 ): BadgeApi {
   const fetchImpl = services.fetchImpl ?? fetch;
   const base = `${shop.baseUrl.replace(/\/+$/, '')}/${shop.restPrefix}/cpbw/v1/badges`;
-  const call = async (url: string): Promise<{ status: number; body: string }> => {
+  const call = async (url: string): Promise<{ status: number; body: string; headers: Headers }> => {
     count();
     const headers: Record<string, string> = { accept: 'application/json' };
     if (authHeader) headers.authorization = authHeader;
@@ -248,7 +258,7 @@ function badgeApi(
         signal: callSignal(shop.timeoutMs, budget),
         redirect: 'error',
       });
-      return { status: response.status, body: await boundedText(response) };
+      return { status: response.status, body: await boundedText(response), headers: response.headers };
     } catch (error) {
       if (error instanceof ReadFailure) throw error;
       const name = (error as Error).name;
@@ -267,15 +277,23 @@ function badgeApi(
   };
   return {
     async list() {
-      const { status, body } = await call(base);
+      const { status, body, headers } = await call(base);
       if (status !== 200) throw new ReadFailure('http', errorText(status, body));
+      const pages = Number(headers.get('x-wp-totalpages') ?? '1');
+      // One page is all the relay reads: a partial list would look like deletions to confirm.
+      if (pages > 1) throw new ReadFailure('http', `the list has ${pages} pages; paging is not supported`);
       const parsed = parseBadgeList(json(body));
       if (!parsed.ok) throw new ReadFailure('garbage', `not a list of badges: ${parsed.error}`);
       return { badges: parsed.value, invalidDates: parsed.invalidDates };
     },
     async get(id) {
       const { status, body } = await call(`${base}/${encodeURIComponent(id)}`);
-      if (status === 404) return null;
+      if (status === 404) {
+        // Only the badge's own 404 (a WordPress error code of the badge route) confirms a deletion; a
+        // route-level 404 (the plugin gone, a wrong prefix) or a proxy's page says nothing about the badge.
+        if (wordPressCode(body) !== undefined && wordPressCode(body) !== 'rest_no_route') return null;
+        throw new ReadFailure('http', `not a badge's own 404: ${errorText(status, body)}`);
+      }
       if (status !== 200) throw new ReadFailure('http', errorText(status, body));
       const parsed = parseBadge(json(body));
       if (!parsed.ok || parsed.value.id !== id)
@@ -448,19 +466,6 @@ async function runShop(
   if (!transitionsDue && !readDue) return result;
 
   const published: EventEnvelope[] = [];
-  // Validity bounds that passed since the last cycle, read or not.
-  if (transitionsDue) {
-    for (const entry of Object.values(snapshot.badges)) {
-      if (!entry.badge) continue;
-      for (const transition of dueTransitions(entry.badge, entry, now)) {
-        const event = await recordTransition(services.store, shopId, entry.badge, transition, now);
-        if (event) published.push(event);
-        if (transition.kind === 'activated') entry.activated = transition.at;
-        else entry.expired = transition.at;
-      }
-    }
-  }
-
   // Credentials, however short: a stored record is not scrubbed by the logger.
   const secretValues: string[] = [];
   const scrub: Scrubber = (text) => createScrubber(secretValues, 1)(text);
@@ -578,6 +583,20 @@ async function runShop(
         createdAt: now,
         data: { at: now, reason, error: message, consecutiveFailures: snapshot.consecutiveFailures },
       });
+    }
+  }
+
+  // Validity bounds that passed since the last cycle, read or not: judged on the state after this cycle's
+  // read (a bound the read moved or a badge it deleted fires nothing).
+  if (transitionsDue || result.read) {
+    for (const entry of Object.values(snapshot.badges)) {
+      if (!entry.badge) continue;
+      for (const transition of dueTransitions(entry.badge, entry, now)) {
+        const event = await recordTransition(services.store, shopId, entry.badge, transition, now);
+        if (event) published.push(event);
+        if (transition.kind === 'activated') entry.activated = transition.at;
+        else entry.expired = transition.at;
+      }
     }
   }
 

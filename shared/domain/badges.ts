@@ -277,9 +277,15 @@ export interface ValidityTransition {
   at: string;
 }
 
+/** False when valid_from is not before valid_to: the badge is never active, so it neither activates nor expires. */
+function hasPeriod(badge: Pick<Badge, 'valid_from' | 'valid_to'>): boolean {
+  return badge.valid_from === null || badge.valid_to === null || badge.valid_from < badge.valid_to;
+}
+
 /** Transitions of `badge` due at `now` (bound passed, not yet recorded), in time order. */
 export function dueTransitions(badge: Badge, marks: ValidityMarks, now: string): ValidityTransition[] {
   const due: ValidityTransition[] = [];
+  if (!hasPeriod(badge)) return due;
   if (badge.valid_from && badge.valid_from <= now && marks.activated !== badge.valid_from)
     due.push({ kind: 'activated', at: badge.valid_from });
   if (badge.valid_to && badge.valid_to <= now && marks.expired !== badge.valid_to)
@@ -289,6 +295,7 @@ export function dueTransitions(badge: Badge, marks: ValidityMarks, now: string):
 
 /** The next bound of `badge` still to pass after `now`, or null. */
 export function nextTransitionAt(badge: Badge, marks: ValidityMarks, now: string): string | null {
+  if (!hasPeriod(badge)) return null;
   const pending = [
     badge.valid_from && badge.valid_from > now && marks.activated !== badge.valid_from
       ? badge.valid_from

@@ -650,6 +650,74 @@ describe('badge feed', () => {
     expect(w.store.published).toEqual([]);
   });
 
+  it('publishes no BadgeExpired for a valid_to the same read moved to the future or for a badge it deleted', async () => {
+    // Prepare: two badges expiring at 10:05, read every 10 minutes
+    const api = fakeApi();
+    const w = world(api.fetchImpl, { pollSeconds: 600 });
+    api.put('1', { valid_to: '2026-11-23T10:05:00Z' });
+    api.put('2', { valid_to: '2026-11-23T10:05:00Z' });
+    await w.cycle();
+    // Act: before the next tick, 1 is extended and 2 deleted
+    api.put('1', { valid_to: '2026-11-30T10:00:00Z' });
+    api.badges.delete('2');
+    w.advance(600);
+    await w.cycle();
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated', 'BadgeCreated', 'BadgeUpdated', 'BadgeDeleted']);
+  });
+
+  it('publishes neither BadgeActivated nor BadgeExpired for a badge whose valid_from is not before its valid_to', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1', { valid_from: '2026-11-23T10:10:00Z', valid_to: '2026-11-23T10:05:00Z' });
+    // Act
+    for (let i = 0; i < 15; i++) {
+      await w.cycle();
+      w.advance(60);
+    }
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated']);
+  });
+
+  it('fails a read whose answer says there are more pages, changing nothing', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(async (url, init) => {
+      const response = await api.fetchImpl(url, init);
+      const headers = new Headers(response.headers);
+      headers.set('x-wp-totalpages', '2');
+      return new Response(await response.text(), { status: response.status, headers });
+    });
+    api.put('1');
+    // Act
+    const result = await w.cycle();
+    // Assess
+    expect(result.shops[0]!.error).toMatch(/^http:.*pages/);
+    expect(w.store.published).toEqual([]);
+  });
+
+  it('does not take a route-level 404 (no such REST route) as a confirmed deletion', async () => {
+    // Prepare: the badge is known, then the list leaves it out and the single route is gone
+    const api = fakeApi();
+    const w = world(async (url, init) =>
+      /\/badges\/[^/]+$/.test(url)
+        ? new Response(JSON.stringify({ code: 'rest_no_route', message: 'No route was found' }), {
+            status: 404,
+          })
+        : api.fetchImpl(url, init),
+    );
+    api.put('1');
+    await w.cycle();
+    api.listAnswer = () => ({ status: 200, body: '[]' });
+    // Act
+    w.advance(60);
+    await w.cycle();
+    // Assess
+    expect(w.types()).toEqual(['BadgeCreated']);
+    expect((await w.snapshot()).badges['1']!.badge).not.toBeNull();
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
