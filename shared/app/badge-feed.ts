@@ -52,6 +52,10 @@ export interface BadgeFeedServices {
 export const SNAPSHOT_NAMESPACE = 'snapshot';
 export const FACT_NAMESPACE = 'fact';
 export const READ_FAILURE_NAMESPACE = 'read-failure';
+/** `pending/created`: the badges a read is about to create, written before their facts (see recoverCreated). */
+export const PENDING_NAMESPACE = 'pending';
+/** Badges a pending record lists at most. */
+const MAX_PENDING = 500;
 /** Over this, the snapshot would not fit a DynamoDB item (400 KB): the read is refused and recorded. */
 export const MAX_SNAPSHOT_CHARS = 350_000;
 /** A badge API answer over this many bytes is refused (`too-large`); read streamed, never whole first. */
@@ -100,6 +104,46 @@ const snapshotRef = (shop: string): ProviderRecordRef => ({
   namespace: SNAPSHOT_NAMESPACE,
   id: 'current',
 });
+
+const pendingRef = (shop: string): ProviderRecordRef => ({
+  provider: BADGE_PROVIDER,
+  account: shop,
+  namespace: PENDING_NAMESPACE,
+  id: 'created',
+});
+
+interface PendingCreation {
+  id: string;
+  rev: number;
+}
+
+/**
+ * Badges whose creation fact exists but which the snapshot does not list (a cycle died between the fact
+ * and the snapshot): put into `badges` as known, with the fact's revision and state and marks judged from
+ * its `observedAt`, so that the read finds them (a deletion meanwhile is confirmed and published).
+ * Returns the ones recovered.
+ */
+async function recoverCreated(
+  store: ProviderRecordStore,
+  shop: string,
+  badges: Record<string, SnapshotEntry>,
+): Promise<PendingCreation[]> {
+  const pending = await store.getRecord(pendingRef(shop), { consistent: true });
+  const listed = (pending?.data.badges as PendingCreation[] | undefined) ?? [];
+  const recovered: PendingCreation[] = [];
+  for (const { id, rev } of listed) {
+    if ((badges[id]?.rev ?? 0) >= rev) continue;
+    const fact = await store.getRecord(
+      { provider: BADGE_PROVIDER, account: shop, namespace: FACT_NAMESPACE, id: `${id}:r${rev}` },
+      { consistent: true },
+    );
+    const data = fact?.data as { badge?: Badge | null; observedAt?: string } | undefined;
+    if (!data?.badge) continue;
+    badges[id] = { rev, badge: data.badge, ...marksAfterRead(data.badge, undefined, data.observedAt ?? '') };
+    recovered.push({ id, rev });
+  }
+  return recovered;
+}
 
 const emptySnapshot = (): SnapshotData => ({
   version: 1,
@@ -484,6 +528,7 @@ async function runShop(
           invalidDates: invalidDates.slice(0, 20),
         });
       }
+      const recovered = await recoverCreated(services.store, shopId, snapshot.badges);
       const known = new Map(
         Object.entries(snapshot.badges).flatMap(([id, entry]) =>
           entry.badge ? [[id, entry.badge] as const] : [],
@@ -522,6 +567,22 @@ async function runShop(
           'too-large',
           `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${list.length} badges)`,
         );
+      // Before the facts: the badges about to be created (and those recovered, not yet in a snapshot), so
+      // a cycle dying before its snapshot leaves them findable by the next read.
+      const creating = [
+        ...recovered,
+        ...applied.flatMap((change) =>
+          change.kind === 'created'
+            ? [{ id: change.badgeId, rev: (snapshot.badges[change.badgeId]?.rev ?? 0) + 1 }]
+            : [],
+        ),
+      ];
+      if (creating.length)
+        await services.store.putRecord({
+          ...pendingRef(shopId),
+          createdAt: now,
+          data: { badges: creating.slice(0, MAX_PENDING) },
+        });
       for (const change of applied) {
         const previous = snapshot.badges[change.badgeId];
         const after = change.kind === 'deleted' ? null : change.badge;

@@ -718,6 +718,30 @@ describe('badge feed', () => {
     expect((await w.snapshot()).badges['1']!.badge).not.toBeNull();
   });
 
+  it('publishes BadgeDeleted for a badge created in a cycle whose snapshot write failed, deleted before the next read', async () => {
+    // Prepare: the first read writes the badge's fact, then the snapshot write fails
+    const api = fakeApi();
+    const w = world(api.fetchImpl);
+    api.put('1');
+    const putRecord = w.store.putRecord.bind(w.store);
+    let failSnapshot = true;
+    w.store.putRecord = async (record) => {
+      if (failSnapshot && record.namespace === 'snapshot') throw new Error('throttled');
+      return putRecord(record);
+    };
+    await w.cycle();
+    failSnapshot = false;
+    // Act: the badge is deleted before the next read
+    api.badges.delete('1');
+    w.advance(60);
+    await w.cycle();
+    // Assess
+    expect(w.store.published.map((e) => [e.metadata.type, e.data.revision])).toEqual([
+      ['BadgeCreated', 1],
+      ['BadgeDeleted', 2],
+    ]);
+  });
+
   it('sends Basic credentials from the config', async () => {
     const headers: string[] = [];
     const w = world(
