@@ -2,6 +2,7 @@
 import type { ProviderState, SimContext } from '../core/context';
 import type { Router } from '../core/router';
 import { registerB2c } from './b2c';
+import { registerBalanceReversal } from './balance-reversal';
 import { registerC2b } from './c2b';
 import { DarajaCore } from './core';
 import { registerStk } from './stk';
@@ -19,13 +20,20 @@ export function createDaraja(sim: SimContext, router: Router): DarajaState {
   const stk = registerStk(core, router, DARAJA_PREFIXES);
   const c2b = registerC2b(core, router, DARAJA_PREFIXES);
   const b2c = registerB2c(core, router, DARAJA_PREFIXES);
+  const balanceReversal = registerBalanceReversal(core, router, DARAJA_PREFIXES);
   return {
-    transactions: () => [...stk.snapshot(), ...c2b.snapshot(), ...b2c.snapshot()],
+    transactions: () => [
+      ...stk.snapshot(),
+      ...c2b.snapshot(),
+      ...b2c.snapshot(),
+      ...balanceReversal.snapshot(),
+    ],
     reset: () => {
       core.reset();
       stk.reset();
       c2b.reset();
       b2c.reset();
+      balanceReversal.reset();
     },
     setExternalValidation: c2b.setExternalValidation,
     registrations: c2b.registrations,

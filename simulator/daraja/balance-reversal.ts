@@ -1,0 +1,335 @@
+/**
+ * Account balance (`accountbalance/v1/query`) and reversal (`reversal/v1/request`), both answered
+ * synchronously and then through ResultURL (or QueueTimeOutURL), like B2C. Neither is in seed 001 Part B;
+ * the paths, fields and result shapes follow Daraja's public documentation as the community clients
+ * (`mpesa-node`, `mpesa-api`) call it, and the neutral `/wallet/...` prefix is served too.
+ */
+import * as z from 'zod';
+import { effectiveCallbackFaults, FaultHolder, type FaultSet } from '../core/faults';
+import { json, type Reply, type RequestContext } from '../core/http';
+import { darajaTimestamp, digits, hex, receipt } from '../core/ids';
+import type { Router } from '../core/router';
+import type { DarajaCore, DarajaRecord } from './core';
+import { darajaErrors } from './errors';
+import { digitsOf, HttpUrl, WholeAmount } from './schema';
+
+/** Short code (5 to 9 digits) or a 2547… MSISDN, as the status query accepts. */
+const Party = digitsOf(/^(\d{5,9}|254\d{9})$/);
+const IdentifierType = digitsOf(/^\d{1,2}$/);
+
+const BalanceBody = z.object({
+  Initiator: z.string().min(1),
+  SecurityCredential: z.string().min(1),
+  CommandID: z.literal('AccountBalance'),
+  PartyA: Party,
+  IdentifierType,
+  Remarks: z.string().min(1).max(100),
+  QueueTimeOutURL: HttpUrl,
+  ResultURL: HttpUrl,
+});
+
+/**
+ * Daraja's own field is `RecieverIdentifierType` (sic); the correct spelling is accepted too, and one of
+ * the two is required (reported under Daraja's spelling when both are missing).
+ */
+const ReversalBody = z
+  .object({
+    Initiator: z.string().min(1),
+    SecurityCredential: z.string().min(1),
+    CommandID: z.literal('TransactionReversal'),
+    TransactionID: z.string().min(1),
+    Amount: WholeAmount,
+    ReceiverParty: Party,
+    RecieverIdentifierType: IdentifierType.optional(),
+    ReceiverIdentifierType: IdentifierType.optional(),
+    ResultURL: HttpUrl,
+    QueueTimeOutURL: HttpUrl,
+    Remarks: z.string().min(1).max(100),
+    Occasion: z.string().max(100).optional(),
+  })
+  .refine((b) => b.RecieverIdentifierType !== undefined || b.ReceiverIdentifierType !== undefined, {
+    path: ['RecieverIdentifierType'],
+  });
+
+/** Party suffixes that pick an outcome, as the B2C `PartyB` suffixes do. */
+export const BALANCE_REVERSAL_TRIGGERS = {
+  /** PartyA / ReceiverParty ending in 2001: ResultCode 2001, as B2C. */
+  initiatorInvalid: '2001',
+  /** PartyA / ReceiverParty ending in 0408: queue-timeout notice, no result (as B2C). */
+  queueTimeout: '0408',
+} as const;
+
+export const INITIATOR_INVALID = { code: 2001, desc: 'The initiator information is invalid.' } as const;
+/** Daraja's reversal codes (public Daraja documentation; not in the seed or the provider notes). */
+export const REVERSAL_ALREADY_REVERSED = {
+  code: 'R000001',
+  desc: 'The transaction has already been reversed.',
+} as const;
+export const REVERSAL_INVALID_ORIGINAL = {
+  code: 'R000002',
+  desc: 'The OriginalTransID is invalid.',
+} as const;
+
+/** The fixed accounts of the balance string other than the Utility Account, which tracks the short code. */
+const WORKING = 481000;
+const CHARGES_PAID = -1540;
+
+const money = (n: number) => n.toFixed(2);
+const account = (name: string, amount: number) => `${name}|KES|${money(amount)}|${money(amount)}|0.00|0.00`;
+
+/** Daraja's `AccountBalance` value: accounts joined by `&`, each `name|currency|amount|available|reserved|uncleared`. */
+export function accountBalanceString(utility: number): string {
+  return [
+    account('Working Account', WORKING),
+    account('Float Account', 0),
+    account('Utility Account', utility),
+    account('Charges Paid Account', CHARGES_PAID),
+    account('Organization Settlement Account', 0),
+  ].join('&');
+}
+
+interface Operation {
+  kind: 'balance' | 'reversal';
+  originatorConversationId: string;
+  conversationId: string;
+  request: Record<string, unknown>;
+  party: string;
+  resultUrl: string;
+  queueTimeOutUrl: string;
+  state: 'pending' | 'completed' | 'failed' | 'timed-out';
+  transactionId?: string;
+  /** Reversal only. */
+  original?: string;
+  amount?: number;
+  faults: FaultHolder;
+  createdAt: number;
+}
+
+const conversationId = () => `AG_${darajaTimestamp().slice(0, 8)}_${hex(10)}`;
+const originatorConversationId = () => `${digits(5)}-${digits(8)}-1`;
+
+export function registerBalanceReversal(
+  core: DarajaCore,
+  router: Router,
+  prefixes: string[],
+): { snapshot(): unknown[]; reset(): void } {
+  const { sim } = core;
+  const operations = new Map<string, Operation>();
+  /** Receipts already reversed: a second reversal of one answers R000001. */
+  const reversed = new Set<string>();
+
+  const base = (kind: string, reference: string, url: string) => ({
+    provider: 'daraja' as const,
+    kind,
+    reference,
+    url,
+    method: 'POST' as const,
+    sourceIp: core.sourceIp,
+  });
+
+  /** The same two notice shapes as B2C (`daraja.queueTimeoutShape`, or the fault's value). */
+  function timeoutNotice(shape: 'echo' | 'result', op: Operation): string {
+    if (shape === 'echo') return JSON.stringify(op.request);
+    return JSON.stringify({
+      Result: {
+        ResultType: 1,
+        ResultCode: 1037,
+        ResultDesc: 'The request timed out in the queue.',
+        OriginatorConversationID: op.originatorConversationId,
+        ConversationID: op.conversationId,
+        TransactionID: `${receipt(3)}0000000`,
+        ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: op.queueTimeOutUrl } },
+      },
+    });
+  }
+
+  function sourceIpFor(faults: FaultSet): string {
+    if (!faults.foreignIp) return core.sourceIp;
+    return faults.foreignIp === true ? sim.opts.foreignSourceIp : faults.foreignIp;
+  }
+
+  /** As B2C: the notice after `queueTimeoutAfterMs`, then the real result only with a late-result setting. */
+  function queueTimeout(op: Operation, faults: FaultSet, forced: boolean): boolean {
+    if (!forced && !faults.queueTimeout) return false;
+    const shape =
+      faults.queueTimeout === 'echo' || faults.queueTimeout === 'result'
+        ? faults.queueTimeout
+        : sim.opts.daraja.queueTimeoutShape;
+    sim.later(sim.scheduler.scaled(sim.opts.daraja.queueTimeoutAfterMs), async () => {
+      op.state = 'timed-out';
+      await sim.sender.send(
+        {
+          ...base(`${op.kind}-timeout`, op.originatorConversationId, op.queueTimeOutUrl),
+          body: timeoutNotice(shape, op),
+          summary: `${op.originatorConversationId} queue timeout (${shape})`,
+          sourceIp: sourceIpFor(faults),
+        },
+        faults.foreignIp ? ['foreign-ip'] : [],
+      );
+      const lateMs =
+        faults.lateResultMs ??
+        (sim.opts.daraja.queueTimeoutLateResultMs === undefined
+          ? undefined
+          : sim.scheduler.scaled(sim.opts.daraja.queueTimeoutLateResultMs));
+      if (lateMs !== undefined) sim.later(lateMs, () => sendResult(op, true));
+    });
+    return true;
+  }
+
+  function accept(op: Operation): Reply {
+    operations.set(op.originatorConversationId, op);
+    const faults = effectiveCallbackFaults(sim.faults, 'daraja', op.faults);
+    const forced = op.party.endsWith(BALANCE_REVERSAL_TRIGGERS.queueTimeout);
+    if (!queueTimeout(op, faults, forced)) sim.later(sim.opts.approvalDelayMs, () => sendResult(op, false));
+    return json(200, {
+      OriginatorConversationID: op.originatorConversationId,
+      ConversationID: op.conversationId,
+      ResponseCode: '0',
+      ResponseDescription: 'Accept the service request successfully.',
+    });
+  }
+
+  function newOperation(
+    ctx: RequestContext,
+    kind: Operation['kind'],
+    party: string,
+    urls: { ResultURL: string; QueueTimeOutURL: string },
+  ): Operation {
+    const oc = originatorConversationId();
+    return {
+      kind,
+      originatorConversationId: oc,
+      conversationId: conversationId(),
+      // The echo notice carries the request as received plus the ids, as B2C's does.
+      request: {
+        ...(ctx.json(() => darajaErrors.invalidPayload()) as Record<string, unknown>),
+        OriginatorConversationID: oc,
+      },
+      party,
+      resultUrl: urls.ResultURL,
+      queueTimeOutUrl: urls.QueueTimeOutURL,
+      state: 'pending',
+      faults: new FaultHolder(ctx.faults),
+      createdAt: Date.now(),
+    };
+  }
+
+  function balance(ctx: RequestContext): Reply {
+    core.authenticate(ctx);
+    const b = core.body(ctx, BalanceBody);
+    return accept(newOperation(ctx, 'balance', b.PartyA, b));
+  }
+
+  function reversal(ctx: RequestContext): Reply {
+    core.authenticate(ctx);
+    const b = core.body(ctx, ReversalBody);
+    const op = newOperation(ctx, 'reversal', b.ReceiverParty, b);
+    op.original = b.TransactionID;
+    op.amount = b.Amount;
+    return accept(op);
+  }
+
+  type Outcome =
+    | { ok: true; params: { Key: string; Value?: unknown }[]; record?: DarajaRecord }
+    | { ok: false; code: number | string; desc: string };
+
+  function decide(op: Operation): Outcome {
+    if (op.party.endsWith(BALANCE_REVERSAL_TRIGGERS.initiatorInvalid))
+      return { ok: false, code: INITIATOR_INVALID.code, desc: INITIATOR_INVALID.desc };
+    if (op.kind === 'balance') {
+      return {
+        ok: true,
+        params: [
+          { Key: 'AccountBalance', Value: accountBalanceString(core.balanceOf(op.party)) },
+          { Key: 'BOCompletedTime', Value: Number(darajaTimestamp()) },
+        ],
+      };
+    }
+    const record = op.original ? core.records.get(op.original) : undefined;
+    if (!record || record.status !== 'Completed')
+      return { ok: false, code: REVERSAL_INVALID_ORIGINAL.code, desc: REVERSAL_INVALID_ORIGINAL.desc };
+    if (reversed.has(record.receipt))
+      return { ok: false, code: REVERSAL_ALREADY_REVERSED.code, desc: REVERSAL_ALREADY_REVERSED.desc };
+    return { ok: true, params: [], record };
+  }
+
+  async function sendResult(op: Operation, late: boolean): Promise<void> {
+    const outcome = decide(op);
+    const result: Record<string, unknown> = {
+      ResultType: 0,
+      ResultCode: outcome.ok ? 0 : outcome.code,
+      ResultDesc: outcome.ok ? 'The service request is processed successfully.' : outcome.desc,
+      OriginatorConversationID: op.originatorConversationId,
+      ConversationID: op.conversationId,
+      TransactionID: '',
+    };
+    if (outcome.ok) {
+      op.transactionId = receipt(10);
+      op.state = 'completed';
+      result.TransactionID = op.transactionId;
+      let params = outcome.params;
+      if (op.kind === 'reversal' && outcome.record) {
+        const r = outcome.record;
+        reversed.add(r.receipt);
+        // The money goes back: a payout returns to the short code, a payment in leaves it again.
+        const amount = op.amount ?? r.amount;
+        const left = core.adjustBalance(r.shortCode, r.type === 'b2c' ? amount : -amount);
+        params = [
+          {
+            Key: 'DebitAccountBalance',
+            Value: `Utility Account|KES|${money(left)}|${money(left)}|0.00|0.00`,
+          },
+          { Key: 'Amount', Value: amount },
+          { Key: 'TransCompletedTime', Value: Number(darajaTimestamp()) },
+          { Key: 'OriginalTransactionID', Value: r.receipt },
+          { Key: 'Charge', Value: 0 },
+          // The original movement runs backwards: its credit party pays, its debit party is paid.
+          { Key: 'CreditPartyPublicName', Value: r.debitPartyName },
+          { Key: 'DebitPartyPublicName', Value: r.creditPartyName },
+        ];
+      }
+      result.ResultParameters = { ResultParameter: params };
+    } else {
+      op.state = 'failed';
+      result.TransactionID = `${receipt(3)}0000000`;
+    }
+    result.ReferenceData = { ReferenceItem: { Key: 'QueueTimeoutURL', Value: op.queueTimeOutUrl } };
+    const faults = effectiveCallbackFaults(sim.faults, 'daraja', op.faults);
+    await sim.sender.deliver(
+      {
+        ...base(`${op.kind}-result`, op.originatorConversationId, op.resultUrl),
+        body: JSON.stringify({ Result: result }),
+        summary: `${op.originatorConversationId} ResultCode ${String(result.ResultCode)}${late ? ' (late)' : ''}`,
+      },
+      late ? { ...faults, queueTimeout: undefined } : faults,
+      {
+        ...base(`${op.kind}-timeout`, op.originatorConversationId, op.queueTimeOutUrl),
+        body: timeoutNotice(sim.opts.daraja.queueTimeoutShape, op),
+        summary: `${op.originatorConversationId} queue timeout (stale)`,
+      },
+    );
+  }
+
+  for (const p of prefixes) {
+    router.add('daraja', 'POST', `${p}/accountbalance/v1/query`, balance);
+    router.add('daraja', 'POST', `${p}/reversal/v1/request`, reversal);
+  }
+
+  return {
+    snapshot: () =>
+      [...operations.values()].map((o) => ({
+        provider: 'daraja',
+        kind: o.kind,
+        reference: o.originatorConversationId,
+        conversationId: o.conversationId,
+        status: o.state,
+        transactionId: o.transactionId,
+        ...(o.kind === 'reversal' ? { originalTransactionId: o.original, amount: o.amount } : {}),
+        createdAt: new Date(o.createdAt).toISOString(),
+      })),
+    reset: () => {
+      operations.clear();
+      reversed.clear();
+    },
+  };
+}
