@@ -21,9 +21,23 @@ import {
   type ReasonFormat,
   sandboxOutcome,
 } from './outcomes';
+import {
+  referenceBehaviour,
+  type ReferenceOutcome,
+  referenceOutcome,
+  type ReferenceTriggerKind,
+} from './reference-triggers';
 
 export type MomoKind =
-  'requesttopay' | 'requesttowithdraw' | 'invoice' | 'payment' | 'preapproval' | 'transfer' | 'deposit';
+  | 'requesttopay'
+  | 'requesttowithdraw'
+  | 'invoice'
+  | 'payment'
+  | 'preapproval'
+  | 'transfer'
+  | 'deposit'
+  | 'refund'
+  | 'cashtransfer';
 
 export type MomoStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
 
@@ -99,6 +113,38 @@ const PreApprovalBody = z.object({
   validityTime: z.number().int().positive().optional(),
 });
 
+/** MTN's Refund body (seed 000 leaves it out): the refunded transaction is named by `referenceIdToRefund`. */
+const RefundBody = z.object({
+  amount: Amount,
+  currency: Currency,
+  externalId: z.string().optional(),
+  payerMessage: Text,
+  payeeNote: Text,
+  referenceIdToRefund: z.string().regex(UUID_V4, 'referenceIdToRefund must be a UUID version 4'),
+});
+
+/** MTN's CashTransfer body (seed 000 leaves it out); the payer description fields are all optional. */
+const CashTransferBody = z.object({
+  amount: Amount,
+  currency: Currency,
+  payee: Party,
+  externalId: z.string().optional(),
+  orginatingCountry: z.string().optional(),
+  originalAmount: z.string().optional(),
+  originalCurrency: z.string().optional(),
+  payerMessage: Text,
+  payeeNote: Text,
+  payerIdentificationType: z.string().optional(),
+  payerIdentificationNumber: z.string().optional(),
+  payerIdentity: z.string().optional(),
+  payerFirstName: z.string().optional(),
+  payerSurName: z.string().optional(),
+  payerLanguageCode: z.string().optional(),
+  payerEmail: z.string().optional(),
+  payerMsisdn: z.string().optional(),
+  payerGender: z.string().optional(),
+});
+
 const CancelInvoiceBody = z.object({ externalId: z.string() });
 
 type AnyBody = Record<string, unknown>;
@@ -118,7 +164,32 @@ interface OperationDef {
   /** Free texts that the 160/128-character limits and the special-character rule apply to. */
   texts(b: AnyBody): (string | undefined)[];
   amount(b: AnyBody): string | undefined;
+  /** Picks the sandbox outcome from the body instead of the family's MSISDN table (refund, cash transfer). */
+  outcome?(b: AnyBody): ReferenceOutcome;
+  behaviour?(o: ReferenceOutcome): OutcomeBehaviour;
 }
+
+/** Refund and cash transfer: the transaction reference (`externalId`) 1–13 picks the outcome. */
+const referenceTriggered = (
+  kind: ReferenceTriggerKind,
+  path: string,
+  schema: z.ZodType<AnyBody>,
+): OperationDef => ({
+  kind,
+  product: 'disbursement',
+  path,
+  // Seed 000, Events 2: PUT except RequestToWithdraw-V1 and Deposit-V1, so refund V1/V2 and cash transfer PUT.
+  callbackMethod: 'PUT',
+  schema,
+  family: 'transfer', // unused: `outcome` below replaces the MSISDN table
+  side: 'payee',
+  party: (b) => (kind === 'cashtransfer' ? (b.payee as Party) : undefined),
+  currency: (b) => b.currency as string,
+  texts: (b) => [str(b.payerMessage), str(b.payeeNote)],
+  amount: (b) => b.amount as string,
+  outcome: (b) => referenceOutcome(kind, b.externalId),
+  behaviour: (o) => referenceBehaviour(kind, o),
+});
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
@@ -206,6 +277,9 @@ const OPERATIONS: OperationDef[] = [
   transferLike('transfer', '/disbursement/v1_0/transfer', 'PUT', 'transfer'),
   transferLike('deposit', '/disbursement/v1_0/deposit', 'POST', 'requesttopay'),
   transferLike('deposit', '/disbursement/v2_0/deposit', 'PUT', 'requesttopay'),
+  referenceTriggered('refund', '/disbursement/v1_0/refund', RefundBody),
+  referenceTriggered('refund', '/disbursement/v2_0/refund', RefundBody),
+  referenceTriggered('cashtransfer', '/disbursement/v2_0/cashtransfer', CashTransferBody),
 ];
 
 const STATUS_PATHS: { path: string; product: MomoProduct; kind: MomoKind }[] = [
@@ -218,6 +292,9 @@ const STATUS_PATHS: { path: string; product: MomoProduct; kind: MomoKind }[] = [
   { path: '/disbursement/v1_0/transfer/:ref', product: 'disbursement', kind: 'transfer' },
   { path: '/disbursement/v1_0/deposit/:ref', product: 'disbursement', kind: 'deposit' },
   { path: '/disbursement/v2_0/deposit/:ref', product: 'disbursement', kind: 'deposit' },
+  { path: '/disbursement/v1_0/refund/:ref', product: 'disbursement', kind: 'refund' },
+  { path: '/disbursement/v2_0/refund/:ref', product: 'disbursement', kind: 'refund' },
+  { path: '/disbursement/v2_0/cashtransfer/:ref', product: 'disbursement', kind: 'cashtransfer' },
 ];
 
 // ---- transactions ---------------------------------------------------------------------------------
@@ -235,7 +312,7 @@ export interface MomoTransaction {
   body: AnyBody;
   callbackUrl: string | undefined;
   callbackMethod: 'PUT' | 'POST';
-  outcome: MomoOutcome;
+  outcome: MomoOutcome | ReferenceOutcome;
   status: MomoStatus;
   reason: MomoReason | undefined;
   reasonFormat: ReasonFormat;
@@ -299,6 +376,25 @@ export function resultBody(t: MomoTransaction, status: MomoStatus = t.status): A
         payee: b.payee,
         payerMessage: b.payerMessage,
         payeeNote: b.payeeNote,
+        status: status,
+        reason: rendered,
+      };
+    case 'refund':
+      return {
+        amount: b.amount,
+        currency: b.currency,
+        financialTransactionId: fin,
+        externalId: b.externalId,
+        referenceIdToRefund: b.referenceIdToRefund,
+        payerMessage: b.payerMessage,
+        payeeNote: b.payeeNote,
+        status: status,
+        reason: rendered,
+      };
+    case 'cashtransfer':
+      return {
+        ...b,
+        financialTransactionId: fin,
         status: status,
         reason: rendered,
       };
@@ -414,8 +510,16 @@ export class MomoOperations {
 
     const party = op.party(body);
     const msisdn = party?.partyIdType === 'MSISDN' ? party.partyId : undefined;
-    const outcome = sandboxOutcome(op.family, msisdn, this.sim.opts.momo.sandboxMsisdnBase);
-    const behaviour = outcomeBehaviour(outcome, op.side);
+    let outcome: ReferenceOutcome;
+    let behaviour: OutcomeBehaviour;
+    if (op.outcome && op.behaviour) {
+      outcome = op.outcome(body);
+      behaviour = op.behaviour(outcome);
+    } else {
+      const o = sandboxOutcome(op.family, msisdn, this.sim.opts.momo.sandboxMsisdnBase);
+      outcome = o;
+      behaviour = outcomeBehaviour(o, op.side);
+    }
     if (behaviour.type === 'sync-error') throw momoError(behaviour.status, behaviour.code, behaviour.message);
 
     const now = Date.now();
