@@ -46,3 +46,15 @@ export function momo5xxBody(status: number): { code: string; message: string } {
     ? { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' }
     : { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error caused the operation to fail.' };
 }
+
+/**
+ * Delivery notification answers (seed 000 gives their HTTP statuses and meanings but no codes; the codes
+ * below are the simulator's choice, in the seed's upper-case style).
+ */
+export const momoDeliveryNotificationErrors = {
+  notCompleted: () =>
+    momoError(409, 'TRANSACTION_NOT_COMPLETED', 'The transaction has not been completed successfully.'),
+  expired: () => momoError(410, 'NOTIFICATION_EXPIRED', 'The delivery notification opportunity has expired.'),
+  tooMany: () =>
+    momoError(429, 'TOO_MANY_ATTEMPTS', 'Too many delivery notification attempts for this transaction.'),
+};

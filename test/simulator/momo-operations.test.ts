@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/server';
 import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
-import { create, momoHeaders, momoToken } from './momo-helpers';
+import { DEFAULTS } from '../../simulator/options';
+import { create, momoHeaders, momoToken, msisdn, rtpBody } from './momo-helpers';
 
 let sim: Simulator;
 let rx: Receiver;
@@ -245,5 +246,154 @@ describe('MoMo refund body', () => {
       product: 'disbursement',
     });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('MoMo request-to-pay delivery notification (seed 000)', () => {
+  const notify = (token: string, ref: string, headers: Record<string, string> = {}, body?: unknown) =>
+    call(sim, 'POST', `/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
+      headers: momoHeaders(token, 'collection', headers),
+      body,
+    });
+
+  async function paid(s: Simulator, token: string, payer = '46700000001') {
+    const { ref } = await create(s, token, '/collection/v1_0/requesttopay', rtpBody(payer));
+    await s.whenIdle();
+    return ref;
+  }
+
+  it('answers 200 for a successful request to pay, with the header and the same text in the body', async () => {
+    const token = await momoToken(sim);
+    const ref = await paid(sim, token);
+    const r = await notify(
+      token,
+      ref,
+      { notificationMessage: 'Your order ships today', Language: 'en' },
+      {
+        notificationMessage: 'Your order ships today',
+      },
+    );
+    expect(r.status).toBe(200);
+  });
+
+  it('takes exactly 160 characters and answers 400 for 161 (header or body)', async () => {
+    const token = await momoToken(sim);
+    const ok = await notify(token, await paid(sim, token), { notificationMessage: 'a'.repeat(160) });
+    expect(ok.status).toBe(200);
+    const ref = await paid(sim, token);
+    const long = await notify(token, ref, { notificationMessage: 'a'.repeat(161) });
+    expect(long.status).toBe(400);
+    expect(long.json.code).toBe('BAD_REQUEST');
+    const longBody = await notify(
+      token,
+      ref,
+      { notificationMessage: 'short' },
+      { notificationMessage: 'b'.repeat(161) },
+    );
+    expect(longBody.status).toBe(400);
+    // Refusals are not attempts: the notification can still be sent.
+    expect((await notify(token, ref, { notificationMessage: 'short' })).status).toBe(200);
+  });
+
+  it('answers 400 without the notificationMessage header, for a bad Language or a reference that is not a UUID v4', async () => {
+    const token = await momoToken(sim);
+    const ref = await paid(sim, token);
+    expect((await notify(token, ref, {}, { notificationMessage: 'hello' })).status).toBe(400);
+    expect((await notify(token, ref, { notificationMessage: 'hello', Language: 'english' })).status).toBe(
+      400,
+    );
+    expect((await notify(token, 'not-a-uuid', { notificationMessage: 'hello' })).status).toBe(400);
+  });
+
+  it("answers 404 RESOURCE_NOT_FOUND for an unknown reference, another kind's reference or another API user's", async () => {
+    const token = await momoToken(sim);
+    const unknown = await notify(token, randomUUID(), { notificationMessage: 'hello' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe('RESOURCE_NOT_FOUND');
+    const dt = await momoToken(sim, 'disbursement');
+    const { ref } = await create(
+      sim,
+      dt,
+      '/disbursement/v1_0/transfer',
+      {
+        amount: '5',
+        currency: 'EUR',
+        externalId: 'x',
+        payee: { partyIdType: 'MSISDN', partyId: '46700000001' },
+      },
+      { product: 'disbursement' },
+    );
+    await sim.whenIdle();
+    expect((await notify(token, ref, { notificationMessage: 'hello' })).status).toBe(404);
+  });
+
+  it('answers 409 TRANSACTION_NOT_COMPLETED while PENDING and after a FAILED end', async () => {
+    const token = await momoToken(sim);
+    const { ref } = await create(sim, token, '/collection/v1_0/requesttopay', rtpBody('46700000001'));
+    const pending = await notify(token, ref, { notificationMessage: 'hello' });
+    expect(pending.status).toBe(409);
+    expect(pending.json.code).toBe('TRANSACTION_NOT_COMPLETED');
+    const failed = await paid(sim, token, msisdn(1)); // Rejected
+    const r = await notify(token, failed, { notificationMessage: 'hello' });
+    expect(r.status).toBe(409);
+  });
+
+  it('answers 429 TOO_MANY_ATTEMPTS for an attempt after an accepted one', async () => {
+    const token = await momoToken(sim);
+    const ref = await paid(sim, token);
+    expect((await notify(token, ref, { notificationMessage: 'one' })).status).toBe(200);
+    const again = await notify(token, ref, { notificationMessage: 'two' });
+    expect(again.status).toBe(429);
+    expect(again.json.code).toBe('TOO_MANY_ATTEMPTS');
+  });
+
+  it('answers 410 NOTIFICATION_EXPIRED once the 24-hour window (provider time) has passed', async () => {
+    // 24 h at this time scale is about 9 ms of real time.
+    const fast = await startSim({ timeScale: 1e-7 });
+    try {
+      const token = await momoToken(fast);
+      const ref = await paid(fast, token);
+      await new Promise((r) => setTimeout(r, 50));
+      const r = await call(fast, 'POST', `/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
+        headers: momoHeaders(token, 'collection', { notificationMessage: 'late' }),
+      });
+      expect(r.status).toBe(410);
+      expect(r.json.code).toBe('NOTIFICATION_EXPIRED');
+    } finally {
+      await fast.close();
+    }
+  });
+
+  it('end to end: a request to pay made by the mtn-momo client, then its delivery notification (plain fetch; the client has no such call)', async () => {
+    const { create: createClient, PayerType } = (await import('mtn-momo'))
+      .default as typeof import('mtn-momo');
+    const user = DEFAULTS.momo.apiUsers[0]!;
+    const momo = createClient({ callbackHost: 'localhost', baseUrl: sim.url });
+    const collections = momo.Collections({
+      userId: user.id,
+      userSecret: user.apiKey,
+      primaryKey: DEFAULTS.momo.collectionSubscriptionKeys.primary,
+    });
+    const ref = await collections.requestToPay({
+      amount: '100',
+      currency: 'EUR',
+      externalId: 'order-e2e',
+      payer: { partyIdType: PayerType.MSISDN, partyId: '46733123499' },
+      payerMessage: 'Order',
+      payeeNote: 'Thanks',
+    });
+    await sim.whenIdle();
+    expect((await collections.getTransaction(ref)).status).toBe('SUCCESSFUL');
+    const token = await momoToken(sim);
+    const r = await fetch(`${sim.url}/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
+      method: 'POST',
+      headers: {
+        ...momoHeaders(token),
+        'Content-Type': 'application/json',
+        notificationMessage: 'Your order is on its way',
+      },
+      body: JSON.stringify({ notificationMessage: 'Your order is on its way' }),
+    });
+    expect(r.status).toBe(200);
   });
 });
