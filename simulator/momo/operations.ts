@@ -704,6 +704,10 @@ export class MomoOperations {
     if (!['MSISDN', 'EMAIL', 'ALIAS', 'ID'].includes(type)) {
       throw momoErrors.badRequest('accountHolderIdType must be MSISDN, Email, Alias or ID.');
     }
+    if (type === 'MSISDN' && !/^\d{5,15}$/.test(id))
+      throw momoErrors.badRequest('accountHolderId is not an MSISDN.');
+    if (type === 'EMAIL' && !/^[^@\s]+@[^@\s]+$/.test(id))
+      throw momoErrors.badRequest('accountHolderId is not an e-mail address.');
     let status = 'ACTIVE';
     if (type === 'MSISDN') {
       const outcome = accountHolderOutcome(id, this.sim.opts.momo.sandboxMsisdnBase);

@@ -397,3 +397,66 @@ describe('MoMo request-to-pay delivery notification (seed 000)', () => {
     expect(r.status).toBe(200);
   });
 });
+
+describe('MoMo basic user info (seed 000)', () => {
+  const info = (
+    token: string,
+    type: string,
+    id: string,
+    product: 'collection' | 'disbursement' = 'collection',
+  ) =>
+    call(sim, 'GET', `/${product}/v1_0/accountholder/${type}/${encodeURIComponent(id)}/basicuserinfo`, {
+      headers: momoHeaders(token, product),
+    });
+
+  it("answers the seed's six fields, without consent, for each id type the seed names", async () => {
+    const token = await momoToken(sim);
+    for (const [type, id] of [
+      ['MSISDN', '46700000001'],
+      ['Email', 'ann@example.org'],
+      ['Alias', 'ann'],
+      ['ID', '12345678'],
+    ] as const) {
+      const r = await info(token, type, id);
+      expect(r.status).toBe(200);
+      expect(Object.keys(r.json).sort()).toEqual(
+        ['birthdate', 'family_name', 'gender', 'given_name', 'locale', 'status'].sort(),
+      );
+      expect(r.json.locale).toMatch(/^[a-z]{2,3}-[A-Z]{2}$/);
+      expect(r.json.status).toBe('ACTIVE');
+    }
+    const d = await momoToken(sim, 'disbursement');
+    expect((await info(d, 'MSISDN', '46700000001', 'disbursement')).status).toBe(200);
+  });
+
+  it('follows the account holder MSISDN family: base+0 NotFound … base+5 ServiceUnavailable', async () => {
+    const token = await momoToken(sim);
+    const notFound = await info(token, 'MSISDN', msisdn(0));
+    expect(notFound.status).toBe(404);
+    expect(notFound.json.code).toBe('RESOURCE_NOT_FOUND');
+    const notActive = await info(token, 'MSISDN', msisdn(1));
+    expect(notActive.status).toBe(200);
+    expect(notActive.json.status).toBe('NOT_ACTIVE');
+    for (const [index, status, code] of [
+      [2, 500, 'NOT_ALLOWED'],
+      [3, 500, 'NOT_ALLOWED_TARGET_ENVIRONMENT'],
+      [4, 500, 'INTERNAL_PROCESSING_ERROR'],
+      [5, 503, 'SERVICE_UNAVAILABLE'],
+    ] as const) {
+      const r = await info(token, 'MSISDN', msisdn(index));
+      expect(r.status).toBe(status);
+      expect(r.json.code).toBe(code);
+    }
+    expect((await info(token, 'MSISDN', msisdn(6))).json.status).toBe('ACTIVE');
+  });
+
+  it('answers 400 for an unknown id type or an id that does not fit its type, 401 {error} for a bad token', async () => {
+    const token = await momoToken(sim);
+    expect((await info(token, 'phone', '46700000001')).status).toBe(400);
+    expect((await info(token, 'MSISDN', 'abc')).status).toBe(400);
+    expect((await info(token, 'Email', 'not-an-email')).status).toBe(400);
+    const bad = await info('not-a-token', 'MSISDN', '46700000001');
+    expect(bad.status).toBe(401);
+    expect(bad.json.error).toEqual(expect.any(String));
+  });
+});
