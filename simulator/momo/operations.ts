@@ -13,7 +13,7 @@ import { applyStatusFaults } from '../core/status-faults';
 import type { MomoAuth, MomoProduct } from './auth';
 import { momo5xxBody, momoError, momoErrors } from './errors';
 import {
-  accountHolderOutcome,
+  accountHolderOutcomeFor,
   type MomoFamily,
   type MomoOutcome,
   type OutcomeBehaviour,
@@ -683,18 +683,20 @@ export class MomoOperations {
     this.auth.authenticate(ctx, product);
     const type = ctx.params.type ?? '';
     const id = ctx.params.id ?? '';
-    // Seed 000: type is `msisdn` or `email` and the id must be in lower case.
-    if (type !== 'msisdn' && type !== 'email')
+    // Seed 000: type is `msisdn` or `email` and the id must be in lower case. `party_code` is the
+    // simulator's addition so the seed's party-code triggers can be reached.
+    if (type !== 'msisdn' && type !== 'email' && type !== 'party_code')
       throw momoErrors.badRequest('accountHolderIdType must be msisdn or email.');
     if (id !== id.toLowerCase()) throw momoErrors.badRequest('accountHolderId must be in lower case.');
     if (type === 'msisdn' && !/^\d{5,15}$/.test(id))
       throw momoErrors.badRequest('accountHolderId is not an MSISDN.');
-    if (type === 'msisdn') {
-      const outcome = accountHolderOutcome(id, this.sim.opts.momo.sandboxMsisdnBase);
-      this.throwAccountHolderError(outcome);
-      return json(200, { result: outcome === 'Active' });
-    }
-    return json(200, { result: true });
+    if (type === 'email' && !/^[^@\s]+@[^@\s]+$/.test(id))
+      throw momoErrors.badRequest('accountHolderId is not an e-mail address.');
+    if (type === 'party_code' && !UUID_V4.test(id))
+      throw momoErrors.badRequest('accountHolderId is not a party code (UUID).');
+    const outcome = accountHolderOutcomeFor(type.toUpperCase(), id, this.sim.opts.momo.sandboxMsisdnBase);
+    this.throwAccountHolderError(outcome);
+    return json(200, { result: outcome === 'Active' });
   }
 
   private basicUserInfo(ctx: RequestContext, product: MomoProduct): Reply {
@@ -709,8 +711,8 @@ export class MomoOperations {
     if (type === 'EMAIL' && !/^[^@\s]+@[^@\s]+$/.test(id))
       throw momoErrors.badRequest('accountHolderId is not an e-mail address.');
     let status = 'ACTIVE';
-    if (type === 'MSISDN') {
-      const outcome = accountHolderOutcome(id, this.sim.opts.momo.sandboxMsisdnBase);
+    if (type === 'MSISDN' || type === 'EMAIL') {
+      const outcome = accountHolderOutcomeFor(type, id, this.sim.opts.momo.sandboxMsisdnBase);
       if (outcome === 'NotFound') throw momoErrors.notFound();
       this.throwAccountHolderError(outcome);
       if (outcome === 'NotActive') status = 'NOT_ACTIVE';

@@ -252,3 +252,38 @@ export function accountHolderOutcome(msisdn: string, base: string): AccountHolde
   const index = sandboxIndex(msisdn, base, MOMO_ACCOUNT_HOLDER_FAMILY.length);
   return index === undefined ? 'Active' : MOMO_ACCOUNT_HOLDER_FAMILY[index]!;
 }
+
+/**
+ * Seed 000: "Account holder active by e-mail or by party code: one predefined e-mail address or UUID per
+ * outcome, same outcome names as the MSISDN family (values omitted)". The values are the simulator's choice:
+ * one e-mail and one party-code UUID per outcome, in the family's order. Any other value is active.
+ */
+export const MOMO_ACCOUNT_HOLDER_EMAILS: Readonly<Record<string, AccountHolderOutcome>> = {
+  'notfound@sandbox.momo': 'NotFound',
+  'notactive@sandbox.momo': 'NotActive',
+  'notallowed@sandbox.momo': 'NotAllowed',
+  'notallowedtargetenvironment@sandbox.momo': 'NotAllowedTargetEnvironment',
+  'internalprocessingerror@sandbox.momo': 'InternalProcessingError',
+  'serviceunavailable@sandbox.momo': 'ServiceUnavailable',
+};
+
+export const MOMO_ACCOUNT_HOLDER_PARTY_CODES: Readonly<Record<string, AccountHolderOutcome>> = {
+  '00000000-0000-4000-8000-000000000000': 'NotFound',
+  '00000000-0000-4000-8000-000000000001': 'NotActive',
+  '00000000-0000-4000-8000-000000000002': 'NotAllowed',
+  '00000000-0000-4000-8000-000000000003': 'NotAllowedTargetEnvironment',
+  '00000000-0000-4000-8000-000000000004': 'InternalProcessingError',
+  '00000000-0000-4000-8000-000000000005': 'ServiceUnavailable',
+};
+
+/** Outcome for an account holder named by MSISDN, e-mail or party code. */
+export function accountHolderOutcomeFor(
+  type: 'MSISDN' | 'EMAIL' | 'PARTY_CODE' | string,
+  id: string,
+  base: string,
+): AccountHolderOutcome {
+  if (type === 'MSISDN') return accountHolderOutcome(id, base);
+  if (type === 'EMAIL') return MOMO_ACCOUNT_HOLDER_EMAILS[id.toLowerCase()] ?? 'Active';
+  if (type === 'PARTY_CODE') return MOMO_ACCOUNT_HOLDER_PARTY_CODES[id.toLowerCase()] ?? 'Active';
+  return 'Active';
+}

@@ -460,3 +460,69 @@ describe('MoMo basic user info (seed 000)', () => {
     expect(bad.json.error).toEqual(expect.any(String));
   });
 });
+
+describe('MoMo account holder checks by e-mail and party code (seed 000; values are the simulator choice)', () => {
+  const OUTCOMES = [
+    ['notfound@sandbox.momo', '00000000-0000-4000-8000-000000000000', 200, { result: false }],
+    ['notactive@sandbox.momo', '00000000-0000-4000-8000-000000000001', 200, { result: false }],
+    ['notallowed@sandbox.momo', '00000000-0000-4000-8000-000000000002', 500, { code: 'NOT_ALLOWED' }],
+    [
+      'notallowedtargetenvironment@sandbox.momo',
+      '00000000-0000-4000-8000-000000000003',
+      500,
+      { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT' },
+    ],
+    [
+      'internalprocessingerror@sandbox.momo',
+      '00000000-0000-4000-8000-000000000004',
+      500,
+      { code: 'INTERNAL_PROCESSING_ERROR' },
+    ],
+    [
+      'serviceunavailable@sandbox.momo',
+      '00000000-0000-4000-8000-000000000005',
+      503,
+      { code: 'SERVICE_UNAVAILABLE' },
+    ],
+  ] as const;
+
+  const active = (token: string, type: string, id: string) =>
+    call(sim, 'GET', `/collection/v1_0/accountholder/${type}/${encodeURIComponent(id)}/active`, {
+      headers: momoHeaders(token),
+    });
+
+  it('answers each outcome of the family for its e-mail and its party code; other values are active', async () => {
+    const token = await momoToken(sim);
+    for (const [email, partyCode, status, body] of OUTCOMES) {
+      for (const [type, id] of [
+        ['email', email],
+        ['party_code', partyCode],
+      ] as const) {
+        const r = await active(token, type, id);
+        expect(r.status, `${type} ${id}`).toBe(status);
+        expect(r.json).toMatchObject(body);
+      }
+    }
+    expect((await active(token, 'email', 'ann@example.org')).json).toEqual({ result: true });
+    expect((await active(token, 'party_code', randomUUID())).json).toEqual({ result: true });
+  });
+
+  it('answers 400 for an id that does not fit its type or is not lower case', async () => {
+    const token = await momoToken(sim);
+    expect((await active(token, 'email', 'nope')).status).toBe(400);
+    expect((await active(token, 'email', 'Ann@example.org')).status).toBe(400);
+    expect((await active(token, 'party_code', 'not-a-uuid')).status).toBe(400);
+  });
+
+  it('basic user info by Email follows the same e-mail triggers', async () => {
+    const token = await momoToken(sim);
+    const get = (id: string) =>
+      call(sim, 'GET', `/collection/v1_0/accountholder/Email/${encodeURIComponent(id)}/basicuserinfo`, {
+        headers: momoHeaders(token),
+      });
+    expect((await get('notfound@sandbox.momo')).status).toBe(404);
+    expect((await get('notactive@sandbox.momo')).json.status).toBe('NOT_ACTIVE');
+    expect((await get('serviceunavailable@sandbox.momo')).status).toBe(503);
+    expect((await get('ann@example.org')).json.status).toBe('ACTIVE');
+  });
+});
