@@ -14,6 +14,8 @@ import type { MomoAuth, MomoProduct } from './auth';
 import { momo5xxBody, momoError, momoErrors } from './errors';
 import {
   accountHolderOutcomeFor,
+  type BalanceOutcome,
+  MOMO_BALANCE_OUTCOMES,
   type MomoFamily,
   type MomoOutcome,
   type OutcomeBehaviour,
@@ -675,7 +677,19 @@ export class MomoOperations {
     const user = this.auth.authenticate(ctx, product);
     const currency = ctx.params.currency ?? this.sim.opts.momo.currency;
     if (currency !== this.sim.opts.momo.currency) throw momoErrors.currency();
-    const value = this.balanceOf(user.id)[product];
+    // Seed 000 lists the balance outcomes but not their triggers: the simulator's choice is the header
+    // `X-Sim-Balance-Outcome: <outcome name>` (an unknown name is 400).
+    const wanted = ctx.header('x-sim-balance-outcome');
+    const outcome = (wanted ?? 'Success') as BalanceOutcome;
+    if (!MOMO_BALANCE_OUTCOMES.includes(outcome)) {
+      throw momoErrors.badRequest(
+        `X-Sim-Balance-Outcome must be one of ${MOMO_BALANCE_OUTCOMES.join(', ')}.`,
+      );
+    }
+    if (outcome === 'AccountNotFound') throw momoErrors.notFound();
+    this.throwAccountHolderError(outcome);
+    const value =
+      outcome === 'ZeroBalance' ? 0 : outcome === 'NegativeBalance' ? -250 : this.balanceOf(user.id)[product];
     return json(200, { availableBalance: String(value), currency });
   }
 

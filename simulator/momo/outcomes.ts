@@ -287,3 +287,16 @@ export function accountHolderOutcomeFor(
   if (type === 'PARTY_CODE') return MOMO_ACCOUNT_HOLDER_PARTY_CODES[id.toLowerCase()] ?? 'Active';
   return 'Active';
 }
+
+/** Seed 000: "Account balance outcomes: Success, AccountNotFound, ZeroBalance, …". Trigger values: not shown. */
+export const MOMO_BALANCE_OUTCOMES = [
+  'Success',
+  'AccountNotFound',
+  'ZeroBalance',
+  'NegativeBalance',
+  'NotAllowed',
+  'NotAllowedTargetEnvironment',
+  'InternalProcessingError',
+  'ServiceUnavailable',
+] as const;
+export type BalanceOutcome = (typeof MOMO_BALANCE_OUTCOMES)[number];

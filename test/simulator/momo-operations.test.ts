@@ -526,3 +526,32 @@ describe('MoMo account holder checks by e-mail and party code (seed 000; values 
     expect((await get('ann@example.org')).json.status).toBe('ACTIVE');
   });
 });
+
+describe("MoMo balance outcomes (seed 000; trigger header is the simulator's choice)", () => {
+  const balance = (token: string, outcome?: string, product: 'collection' | 'disbursement' = 'collection') =>
+    call(sim, 'GET', `/${product}/v1_0/account/balance`, {
+      headers: momoHeaders(token, product, outcome ? { 'X-Sim-Balance-Outcome': outcome } : {}),
+    });
+
+  it('answers every outcome the seed lists', async () => {
+    const token = await momoToken(sim);
+    expect((await balance(token)).json).toEqual({ availableBalance: '0', currency: 'EUR' });
+    expect((await balance(token, 'Success')).status).toBe(200);
+    expect((await balance(token, 'AccountNotFound')).status).toBe(404);
+    expect((await balance(token, 'ZeroBalance')).json).toEqual({ availableBalance: '0', currency: 'EUR' });
+    expect((await balance(token, 'NegativeBalance')).json.availableBalance).toMatch(/^-\d+$/);
+    for (const [name, status, code] of [
+      ['NotAllowed', 500, 'NOT_ALLOWED'],
+      ['NotAllowedTargetEnvironment', 500, 'NOT_ALLOWED_TARGET_ENVIRONMENT'],
+      ['InternalProcessingError', 500, 'INTERNAL_PROCESSING_ERROR'],
+      ['ServiceUnavailable', 503, 'SERVICE_UNAVAILABLE'],
+    ] as const) {
+      const r = await balance(token, name);
+      expect(r.status).toBe(status);
+      expect(r.json.code).toBe(code);
+    }
+    expect((await balance(token, 'Bogus')).status).toBe(400);
+    const d = await momoToken(sim, 'disbursement');
+    expect((await balance(d, 'ZeroBalance', 'disbursement')).json.availableBalance).toBe('0');
+  });
+});
