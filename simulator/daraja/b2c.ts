@@ -8,6 +8,7 @@ import type { Router } from '../core/router';
 import { applyStatusFaults } from '../core/status-faults';
 import type { DarajaCore, DarajaRecord } from './core';
 import { darajaErrors } from './errors';
+import { darajaCallbackBase, queueTimeoutNotice, startQueueTimeout } from './queue-timeout';
 import { type B2cOutcome, b2cOutcome } from './outcomes';
 import { digitsOf, HttpUrl, Msisdn254, WholeAmount } from './schema';
 
@@ -69,76 +70,20 @@ export function registerB2c(
   const { sim } = core;
   const b2c = new Map<string, B2cTransaction>();
 
-  const base = (kind: string, reference: string, url: string) => ({
-    provider: 'daraja' as const,
-    kind,
-    reference,
-    url,
-    method: 'POST' as const,
-    sourceIp: core.sourceIp,
-  });
+  const base = (kind: string, reference: string, url: string) =>
+    darajaCallbackBase(core, kind, reference, url);
 
-  /** The queue-timeout notice in either shape seen in the wild (provider notes). */
-  function timeoutNotice(
+  const timeoutNotice = (
     shape: 'echo' | 'result',
     echo: Record<string, unknown>,
     ids: { oc: string; c: string },
-  ): string {
-    if (shape === 'echo') return JSON.stringify(echo);
-    return JSON.stringify({
-      Result: {
-        // ResultType 1: "waiting for further messages", the result may still come.
-        ResultType: 1,
-        ResultCode: 1037,
-        ResultDesc: 'The request timed out in the queue.',
-        OriginatorConversationID: ids.oc,
-        ConversationID: ids.c,
-        TransactionID: `${receipt(3)}0000000`,
-        ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: echo.QueueTimeOutURL } },
-      },
-    });
-  }
-
-  /**
-   * Queue-timeout handling shared by B2C and status: the notice, then optionally the real result later.
-   * Returns true when the timeout path was taken.
-   */
-  function queueTimeout(
+  ) => queueTimeoutNotice(shape, echo, { ...ids, queueTimeOutUrl: echo.QueueTimeOutURL });
+  const queueTimeout = (
     faults: FaultSet,
     forced: boolean,
-    notice: (shape: 'echo' | 'result') => { kind: string; reference: string; url: string; body: string },
+    notice: Parameters<typeof startQueueTimeout>[3],
     lateResult: () => Promise<void>,
-  ): boolean {
-    if (!forced && !faults.queueTimeout) return false;
-    const shape =
-      faults.queueTimeout === 'echo' || faults.queueTimeout === 'result'
-        ? faults.queueTimeout
-        : sim.opts.daraja.queueTimeoutShape;
-    const n = notice(shape);
-    sim.later(sim.scheduler.scaled(sim.opts.daraja.queueTimeoutAfterMs), async () => {
-      await sim.sender.send(
-        {
-          ...base(n.kind, n.reference, n.url),
-          body: n.body,
-          summary: `${n.reference} queue timeout (${shape})`,
-          sourceIp: foreignOr(faults),
-        },
-        faults.foreignIp ? ['foreign-ip'] : [],
-      );
-      const lateMs =
-        faults.lateResultMs ??
-        (sim.opts.daraja.queueTimeoutLateResultMs === undefined
-          ? undefined
-          : sim.scheduler.scaled(sim.opts.daraja.queueTimeoutLateResultMs));
-      if (lateMs !== undefined) sim.later(lateMs, lateResult);
-    });
-    return true;
-  }
-
-  function foreignOr(faults: FaultSet): string {
-    if (!faults.foreignIp) return core.sourceIp;
-    return faults.foreignIp === true ? sim.opts.foreignSourceIp : faults.foreignIp;
-  }
+  ) => startQueueTimeout(core, faults, forced, notice, lateResult);
 
   // ---- B2C ----------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import { darajaTimestamp, digits, hex, receipt } from '../core/ids';
 import type { Router } from '../core/router';
 import type { DarajaCore, DarajaRecord } from './core';
 import { darajaErrors } from './errors';
+import { darajaCallbackBase, queueTimeoutNotice, startQueueTimeout } from './queue-timeout';
 import { digitsOf, HttpUrl, WholeAmount } from './schema';
 
 /** Short code (5 to 9 digits) or a 2547… MSISDN, as the status query accepts. */
@@ -118,63 +119,34 @@ export function registerBalanceReversal(
   /** Receipts already reversed: a second reversal of one answers R000001. */
   const reversed = new Set<string>();
 
-  const base = (kind: string, reference: string, url: string) => ({
-    provider: 'daraja' as const,
-    kind,
-    reference,
-    url,
-    method: 'POST' as const,
-    sourceIp: core.sourceIp,
-  });
+  const base = (kind: string, reference: string, url: string) =>
+    darajaCallbackBase(core, kind, reference, url);
 
   /** The same two notice shapes as B2C (`daraja.queueTimeoutShape`, or the fault's value). */
-  function timeoutNotice(shape: 'echo' | 'result', op: Operation): string {
-    if (shape === 'echo') return JSON.stringify(op.request);
-    return JSON.stringify({
-      Result: {
-        ResultType: 1,
-        ResultCode: 1037,
-        ResultDesc: 'The request timed out in the queue.',
-        OriginatorConversationID: op.originatorConversationId,
-        ConversationID: op.conversationId,
-        TransactionID: `${receipt(3)}0000000`,
-        ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: op.queueTimeOutUrl } },
-      },
+  const timeoutNotice = (shape: 'echo' | 'result', op: Operation) =>
+    queueTimeoutNotice(shape, op.request, {
+      oc: op.originatorConversationId,
+      c: op.conversationId,
+      queueTimeOutUrl: op.queueTimeOutUrl,
     });
-  }
-
-  function sourceIpFor(faults: FaultSet): string {
-    if (!faults.foreignIp) return core.sourceIp;
-    return faults.foreignIp === true ? sim.opts.foreignSourceIp : faults.foreignIp;
-  }
 
   /** As B2C: the notice after `queueTimeoutAfterMs`, then the real result only with a late-result setting. */
-  function queueTimeout(op: Operation, faults: FaultSet, forced: boolean): boolean {
-    if (!forced && !faults.queueTimeout) return false;
-    const shape =
-      faults.queueTimeout === 'echo' || faults.queueTimeout === 'result'
-        ? faults.queueTimeout
-        : sim.opts.daraja.queueTimeoutShape;
-    sim.later(sim.scheduler.scaled(sim.opts.daraja.queueTimeoutAfterMs), async () => {
-      op.state = 'timed-out';
-      await sim.sender.send(
-        {
-          ...base(`${op.kind}-timeout`, op.originatorConversationId, op.queueTimeOutUrl),
-          body: timeoutNotice(shape, op),
-          summary: `${op.originatorConversationId} queue timeout (${shape})`,
-          sourceIp: sourceIpFor(faults),
-        },
-        faults.foreignIp ? ['foreign-ip'] : [],
-      );
-      const lateMs =
-        faults.lateResultMs ??
-        (sim.opts.daraja.queueTimeoutLateResultMs === undefined
-          ? undefined
-          : sim.scheduler.scaled(sim.opts.daraja.queueTimeoutLateResultMs));
-      if (lateMs !== undefined) sim.later(lateMs, () => sendResult(op, true));
-    });
-    return true;
-  }
+  const queueTimeout = (op: Operation, faults: FaultSet, forced: boolean) =>
+    startQueueTimeout(
+      core,
+      faults,
+      forced,
+      (shape) => ({
+        kind: `${op.kind}-timeout`,
+        reference: op.originatorConversationId,
+        url: op.queueTimeOutUrl,
+        body: timeoutNotice(shape, op),
+      }),
+      () => sendResult(op, true),
+      () => {
+        op.state = 'timed-out';
+      },
+    );
 
   function accept(op: Operation): Reply {
     operations.set(op.originatorConversationId, op);
