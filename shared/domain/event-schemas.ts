@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
-import type { Badge, BadgeField } from './badges';
+import { BADGE_FIELDS, type Badge, type BadgeField } from './badges';
 import type { TransactionEventData } from './events';
 import { REASON_CODES, type Reason } from './reasons';
 import { TRANSACTION_STATUSES } from './status';
@@ -125,20 +125,8 @@ export const badgeSchema = z
   })
   .describe('The badge, normalized.');
 
-const BADGE_FIELD_NAMES = [
-  'badge_name',
-  'badge_type',
-  'filter',
-  'badge_style',
-  'badge_settings',
-  'priority',
-  'status',
-  'created_by',
-  'valid_from',
-  'valid_to',
-  'created_at',
-  'updated_at',
-] as const;
+/** The fields a BadgeUpdated may name: the domain's own list. */
+const BADGE_FIELD_NAMES = BADGE_FIELDS;
 
 const badgeShape = {
   shop: z.string().describe('The shop id (badges.shops.<shop>).'),
