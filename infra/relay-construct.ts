@@ -33,6 +33,7 @@ import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools
 import { accountSecretId, accountsWithoutPathSecret, parseConfig } from '../shared/config/load';
 import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../shared/config/schema';
 import { ackBudgetFor } from '../shared/app/ingress-buffer';
+import { PROVIDERS } from '../shared/providers/registry';
 import { ConfigError } from '../shared/domain/errors';
 import { C2B_DEADLINE_CAP_MS } from '../shared/providers/daraja/schema';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
@@ -1562,7 +1563,7 @@ function validateProps(props: MobileMoneyRelayProps, config: RelayConfig): void 
     }
   }
   // An ack budget past the integration timeout: API Gateway would answer 504 before the buffer is tried.
-  for (const provider of new Set(['momo', 'airtel', 'daraja', ...Object.keys(config.ackBudgets)])) {
+  for (const provider of new Set([...PROVIDERS.map((p) => p.id), ...Object.keys(config.ackBudgets)])) {
     const { ackMs } = ackBudgetFor(config, provider);
     if (ackMs > CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds() - 500) {
       problems.push(

@@ -2,6 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import type { RelayConfig } from '../config/schema';
 import { RelayError, StorageUnavailableError } from '../domain/errors';
+import { PROVIDERS } from '../providers/registry';
+import type { AckBudget } from '../providers/types';
 import type { BufferedMessage } from './ports';
 
 /**
@@ -23,29 +25,16 @@ export class UnappliableBufferedCallbackError extends RelayError {
   readonly code = 'UNAPPLIABLE_BUFFERED_CALLBACK';
 }
 
-export interface AckBudget {
-  /** How long the direct store write may take before the callback goes to the buffer. */
-  storeMs: number;
-  /** When the ack must be on its way: the buffer gets what is left of it after the store. */
-  ackMs: number;
-}
+export type { AckBudget } from '../providers/types';
 
-/**
- * Budgets per provider, well inside each provider's timeout (docs/ingress-buffer.md):
- * - momo: MTN's callback page says a callback times out after 2 s.
- * - airtel: Airtel documents no callback timeout; assumed as short as MoMo's.
- * - daraja: result callbacks (STK, B2C, status) have no documented timeout; C2B validation's ~8 s is
- *   the only one, and validation keeps its own deadline (decide-c2b-validation), so 5 s like its default.
- * A provider without an entry gets the shortest (MoMo's), which is safe for any provider.
- */
-export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = {
-  momo: { storeMs: 1200, ackMs: 1800 },
-  airtel: { storeMs: 1200, ackMs: 1800 },
-  daraja: { storeMs: 3000, ackMs: 5000 },
-};
+/** Each provider's own budget (ProviderModule.ackBudget), by provider id. */
+export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = Object.fromEntries(
+  PROVIDERS.flatMap((provider) => (provider.ackBudget ? [[provider.id, provider.ackBudget]] : [])),
+);
+/** For a provider that names none: the shortest (MoMo's), safe for any provider. */
 export const FALLBACK_ACK_BUDGET: AckBudget = { storeMs: 1200, ackMs: 1800 };
 
-/** The provider's budget: `ackBudgets.<provider>` in the config, else the default above. */
+/** The provider's budget: `ackBudgets.<provider>` in the config, else the provider module's own. */
 export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: string): AckBudget {
   return config.ackBudgets?.[provider] ?? DEFAULT_ACK_BUDGETS[provider] ?? FALLBACK_ACK_BUDGET;
 }

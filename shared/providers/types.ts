@@ -219,6 +219,20 @@ export interface ProviderModule<S = unknown> {
    * so the callback bundles leave it out.
    */
   statusKinds?: readonly string[];
+  /**
+   * How long a callback's direct store write may take and when its ack must leave (the ingress buffer
+   * takes the callback in between; docs/ingress-buffer.md), well inside the provider's own timeout.
+   * Absent: the shortest default (MoMo's), safe for any provider. `ackBudgets.<provider>` overrides it.
+   */
+  ackBudget?: AckBudget;
   /** Secret values in an account's settings (keys, tokens): scrubbed from every message, log and event. */
   secrets?(settings: S): (string | undefined)[];
+}
+
+/** A provider's callback time budget (ProviderModule.ackBudget). */
+export interface AckBudget {
+  /** How long the direct store write may take before the callback goes to the buffer. */
+  storeMs: number;
+  /** When the ack must be on its way: the buffer gets what is left of it after the store. */
+  ackMs: number;
 }

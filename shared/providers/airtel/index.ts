@@ -83,6 +83,8 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   },
   // Every kind: refund and disbursement answer `unsupported` unless `api.paths` names their enquiry.
   statusKinds: AIRTEL_KINDS,
+  // Airtel documents no callback timeout: assumed as short as MoMo's.
+  ackBudget: { storeMs: 1200, ackMs: 1800 },
   secrets: (settings) =>
     [settings.callbackKey, settings.api?.clientId, settings.api?.clientSecret].filter(Boolean),
 };

@@ -129,6 +129,8 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   },
   // stk: STK push query; b2c and c2b: transaction status query (its result arrives on status/result).
   statusKinds: DARAJA_KINDS,
+  // Result callbacks (STK, B2C, status) have no documented timeout; C2B validation's ~8 s is the only one and keeps its own deadline, so 5 s like its default.
+  ackBudget: { storeMs: 3000, ackMs: 5000 },
   secrets: (settings) =>
     [
       settings.c2b.partner?.bearerToken,

@@ -89,6 +89,8 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   },
   // Every kind: refund and cash transfer answer `unsupported` unless `api.paths` names their status GET.
   statusKinds: MOMO_KINDS,
+  // MTN's callback page: a callback times out after 2 s.
+  ackBudget: { storeMs: 1200, ackMs: 1800 },
   secrets: (settings) =>
     [
       settings.api?.apiUser,
