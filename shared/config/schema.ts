@@ -57,7 +57,7 @@ export const reconciliationSchema = z
 /**
  * `ackBudgets.<provider>`: how long a callback's direct store write may take (`storeMs`) and when its ack
  * must leave (`ackMs`); between the two the ingress buffer takes the callback (docs/ingress-buffer.md).
- * Defaults per provider: shared/app/ingress-buffer.ts. C2B validation keeps its own `deadlineMs`.
+ * Defaults: each provider module's `ackBudget`. C2B validation keeps its own `deadlineMs`.
  */
 export const ackBudgetSchema = z
   .object({
