@@ -18,6 +18,17 @@ export interface MomoOptions {
   sandboxMsisdnBase?: string;
   collectionSubscriptionKeys?: { primary: string; secondary: string };
   disbursementSubscriptionKeys?: { primary: string; secondary: string };
+  remittanceSubscriptionKeys?: { primary: string; secondary: string };
+  /**
+   * Seed 000: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
+   * IPv4 addresses or CIDRs (`10.0.0.0/8`); empty (default) allows every caller. The caller's address is
+   * the `X-Sim-Source-Ip` request header, else 127.0.0.1.
+   */
+  disbursementAllowList?: string[];
+  /** The same for the remittance product (the seed names only disbursement); default empty = allow all. */
+  remittanceAllowList?: string[];
+  /** `mtn` (default): MTN's underscore codes. `seed`: seed 000's spellings (`RESOURCE NOT FOUND`, …). */
+  errorSpelling?: 'mtn' | 'seed';
   /** Value `X-Target-Environment` must carry. */
   targetEnvironment?: string;
   currency?: string;
@@ -76,6 +87,12 @@ export interface DarajaOptions {
   queueTimeoutAfterMs?: number;
   /** `X-Forwarded-For` on every Daraja request the simulator sends; in Safaricom's published list. */
   callbackSourceIp?: string;
+  /** Quota: at most this many Daraja calls in any one second, else 500.003.03. Off by default. */
+  quotaPerSecond?: number;
+  /** Spike arrest: calls closer together than 1000/N ms are refused with 500.003.02. Off by default. */
+  spikeArrestPerSecond?: number;
+  /** HTTP status of quota and spike-arrest refusals (the seed gives none). Default 429. */
+  throttleHttpStatus?: number;
 }
 
 /** Authentication the badge API (seed 002) requires; the seed shows none. */
@@ -140,6 +157,10 @@ export const DEFAULTS = {
       primary: 'd15bur53m3nt00000000000000000001',
       secondary: 'd15bur53m3nt00000000000000000002',
     },
+    remittanceSubscriptionKeys: {
+      primary: 'r3m1tt4nc30000000000000000000001',
+      secondary: 'r3m1tt4nc30000000000000000000002',
+    },
     targetEnvironment: 'sandbox',
     currency: 'EUR',
     apiUsers: [
@@ -177,6 +198,7 @@ export const DEFAULTS = {
     queueTimeoutShape: 'echo' as const,
     queueTimeoutAfterMs: 30_000,
     callbackSourceIp: '196.201.214.200',
+    throttleHttpStatus: 429,
   },
   badges: {
     restPrefix: 'wp-json',
@@ -215,6 +237,10 @@ export interface ResolvedOptions {
     sandboxMsisdnBase: string;
     collectionSubscriptionKeys: { primary: string; secondary: string };
     disbursementSubscriptionKeys: { primary: string; secondary: string };
+    remittanceSubscriptionKeys: { primary: string; secondary: string };
+    disbursementAllowList: string[];
+    remittanceAllowList: string[];
+    errorSpelling: 'mtn' | 'seed';
     targetEnvironment: string;
     currency: string;
     apiUsers: MomoApiUserSeed[];
@@ -240,6 +266,9 @@ export interface ResolvedOptions {
     queueTimeoutLateResultMs: number | undefined;
     queueTimeoutAfterMs: number;
     callbackSourceIp: string;
+    quotaPerSecond: number | undefined;
+    spikeArrestPerSecond: number | undefined;
+    throttleHttpStatus: number;
   };
   badges: {
     restPrefix: string;
@@ -280,6 +309,12 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
       disbursementSubscriptionKeys: o.momo?.disbursementSubscriptionKeys ?? {
         ...d.momo.disbursementSubscriptionKeys,
       },
+      remittanceSubscriptionKeys: o.momo?.remittanceSubscriptionKeys ?? {
+        ...d.momo.remittanceSubscriptionKeys,
+      },
+      disbursementAllowList: o.momo?.disbursementAllowList ?? [],
+      remittanceAllowList: o.momo?.remittanceAllowList ?? [],
+      errorSpelling: o.momo?.errorSpelling ?? 'mtn',
       targetEnvironment: o.momo?.targetEnvironment ?? d.momo.targetEnvironment,
       currency: o.momo?.currency ?? d.momo.currency,
       apiUsers: o.momo?.apiUsers ?? d.momo.apiUsers.map((u) => ({ ...u })),
@@ -305,6 +340,9 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
       queueTimeoutLateResultMs: o.daraja?.queueTimeoutLateResultMs,
       queueTimeoutAfterMs: o.daraja?.queueTimeoutAfterMs ?? d.daraja.queueTimeoutAfterMs,
       callbackSourceIp: o.daraja?.callbackSourceIp ?? d.daraja.callbackSourceIp,
+      quotaPerSecond: o.daraja?.quotaPerSecond,
+      spikeArrestPerSecond: o.daraja?.spikeArrestPerSecond,
+      throttleHttpStatus: o.daraja?.throttleHttpStatus ?? d.daraja.throttleHttpStatus,
     },
     badges: resolveBadges(o),
   };

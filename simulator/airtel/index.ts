@@ -5,7 +5,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import * as z from 'zod';
 import type { ProviderState, SimContext } from '../core/context';
-import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
+import { effectiveCallbackFaults, FaultHolder, refusedBy } from '../core/faults';
 import { json, type Reply, type RequestContext, SimHttpError } from '../core/http';
 import { digits } from '../core/ids';
 import { maskMsisdn } from '../core/log';
@@ -223,6 +223,14 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
 
   function encryptionKeys(ctx: RequestContext): Reply {
     authenticate(ctx);
+    const holders = [
+      Object.keys(ctx.faults).length ? new FaultHolder(ctx.faults) : undefined,
+      ...sim.faults.holdersFor('airtel'),
+    ];
+    // Seed 001 gives the code, not the HTTP status: a key service that cannot answer is a server-side
+    // failure, so 500 with the error envelope.
+    if (refusedBy(holders, 'keysUnavailable'))
+      throw airtelError(500, 'Encryption key could not be fetched', 'DP02010001000');
     const validUpto = new Date(Date.now() + 365 * 86400_000).toISOString().replace('T', ' ').slice(0, 19);
     return json(200, {
       data: { key_id: keyId, key: publicKeyDerB64, valid_upto: validUpto },

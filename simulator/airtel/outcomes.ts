@@ -97,6 +97,13 @@ export const AIRTEL_OUTCOMES: readonly AirtelOutcome[] = [
     message: 'Transaction refused',
     callback: 'TF',
   },
+  {
+    suffix: '911',
+    status: 'TF',
+    responseCode: 'DP00800001005',
+    message: 'Transaction id invalid: the user did not enter the PIN',
+    callback: 'TF',
+  },
 ];
 
 export function airtelOutcome(msisdn: string, amount: number): AirtelOutcome {

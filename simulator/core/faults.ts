@@ -30,7 +30,28 @@ export interface FaultSet {
   queueTimeout?: 'configured' | 'echo' | 'result';
   /** With a queue timeout: the real result still arrives, this many ms after the notice. */
   lateResultMs?: number;
+  /** Daraja, any operation: refuse with 500.003.03 quota violation (`true` = always, N = the first N calls). */
+  quota?: RefusalBudget;
+  /** Daraja, any operation: refuse with 500.003.02 spike arrest violation. */
+  spike?: RefusalBudget;
+  /** Daraja, any operation: refuse with 500.003.1001 internal server error. */
+  internalError?: RefusalBudget;
+  /** Airtel `GET /v1/rsa/encryption-keys`: refuse with DP02010001000 (key could not be fetched). */
+  keysUnavailable?: RefusalBudget;
 }
+
+/** `true`: every call is refused; a number: only that many calls, counted per place the fault was set. */
+export type RefusalBudget = true | number;
+
+/** Fault knobs that refuse a whole call up front, before the operation looks at it. */
+export const REFUSAL_FAULTS = {
+  quota: 'quota',
+  spike: 'spike',
+  internalError: 'internal-error',
+  keysUnavailable: 'keys-unavailable',
+} as const satisfies Record<string, string>;
+
+export type RefusalFault = keyof typeof REFUSAL_FAULTS;
 
 export class FaultSpecError extends Error {
   constructor(message: string) {
@@ -101,6 +122,18 @@ export function parseFaults(spec: string | undefined): FaultSet {
       case 'late-result':
         out.lateResultMs = intValue(name, value, 0);
         break;
+      case REFUSAL_FAULTS.quota:
+        out.quota = value === undefined ? true : intValue(name, value, 1);
+        break;
+      case REFUSAL_FAULTS.spike:
+        out.spike = value === undefined ? true : intValue(name, value, 1);
+        break;
+      case REFUSAL_FAULTS.internalError:
+        out.internalError = value === undefined ? true : intValue(name, value, 1);
+        break;
+      case REFUSAL_FAULTS.keysUnavailable:
+        out.keysUnavailable = value === undefined ? true : intValue(name, value, 1);
+        break;
       default:
         throw new FaultSpecError(`unknown fault "${name}"`);
     }
@@ -124,6 +157,10 @@ export function formatFaults(set: FaultSet): string {
     parts.push(set.queueTimeout === 'configured' ? 'queue-timeout' : `queue-timeout=${set.queueTimeout}`);
   }
   if (set.lateResultMs !== undefined) parts.push(`late-result=${set.lateResultMs}`);
+  for (const [member, token] of Object.entries(REFUSAL_FAULTS) as [RefusalFault, string][]) {
+    const budget = set[member];
+    if (budget !== undefined) parts.push(budget === true ? token : `${token}=${budget}`);
+  }
   return parts.join(',');
 }
 
@@ -139,12 +176,31 @@ export function mergeFaults(...sets: (FaultSet | undefined)[]): FaultSet {
   return out;
 }
 
-/** A fault set plus the remaining count of `status-5xx-times`, which is consumed as status calls arrive. */
+/**
+ * A fault set plus what is left of its counted faults (`status-5xx-times`, `quota=N`, …), consumed as
+ * calls arrive; a global holder lives until the next `PUT /_sim/faults`, so its counts span requests.
+ */
 export class FaultHolder {
   status5xxRemaining: number | undefined;
+  readonly refusalsRemaining: Partial<Record<RefusalFault, number>> = {};
 
   constructor(readonly set: FaultSet) {
     this.status5xxRemaining = set.status5xxTimes;
+    for (const member of Object.keys(REFUSAL_FAULTS) as RefusalFault[]) {
+      const budget = set[member];
+      if (typeof budget === 'number') this.refusalsRemaining[member] = budget;
+    }
+  }
+
+  /** True when this holder refuses the call with `fault`, spending one of its counted refusals. */
+  refuses(fault: RefusalFault): boolean {
+    const budget = this.set[fault];
+    if (budget === undefined) return false;
+    if (budget === true) return true;
+    const left = this.refusalsRemaining[fault] ?? 0;
+    if (left <= 0) return false;
+    this.refusalsRemaining[fault] = left - 1;
+    return true;
   }
 }
 
@@ -184,11 +240,18 @@ export class FaultStore {
     );
   }
 
-  snapshot(): Record<string, { spec: string; status5xxRemaining?: number }> {
-    const out: Record<string, { spec: string; status5xxRemaining?: number }> = {};
+  snapshot(): Record<
+    string,
+    { spec: string; status5xxRemaining?: number; refusalsRemaining?: Partial<Record<string, number>> }
+  > {
+    const out: ReturnType<FaultStore['snapshot']> = {};
     for (const [scope, h] of this.holders) {
       out[scope] = { spec: formatFaults(h.set) };
       if (h.status5xxRemaining !== undefined) out[scope].status5xxRemaining = h.status5xxRemaining;
+      const refusals = Object.entries(h.refusalsRemaining).map(
+        ([member, left]) => [REFUSAL_FAULTS[member as RefusalFault], left] as const,
+      );
+      if (refusals.length > 0) out[scope].refusalsRemaining = Object.fromEntries(refusals);
     }
     return out;
   }
@@ -230,6 +293,14 @@ export function decideStatusFault(holders: (FaultHolder | undefined)[]): StatusF
     }
   }
   return decision;
+}
+
+/**
+ * The first holder (most specific first) that refuses the call with `fault`; only that holder's count is
+ * spent, so a request's own header never uses up a global `quota=N`.
+ */
+export function refusedBy(holders: (FaultHolder | undefined)[], fault: RefusalFault): boolean {
+  return holders.some((h) => h?.refuses(fault) === true);
 }
 
 /** Token faults: the most specific `token-expire-early` wins. */

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { SimContext } from '../core/context';
-import { FaultHolder } from '../core/faults';
+import { FaultHolder, refusedBy } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';
 import { opaqueToken, TokenStore } from '../core/tokens';
 import { darajaErrors } from './errors';
+import { DarajaThrottle } from './throttle';
 
 /** A completed (or declined) money movement that the transaction status query can report on. */
 export interface DarajaRecord {
@@ -27,15 +28,39 @@ export class DarajaCore {
   readonly tokens = new TokenStore<Record<string, never>>();
   readonly records = new Map<string, DarajaRecord>();
   private readonly balances = new Map<string, number>();
+  private readonly throttle = new DarajaThrottle();
 
   constructor(readonly sim: SimContext) {}
 
   reset(): void {
     this.records.clear();
     this.balances.clear();
+    this.throttle.reset();
+  }
+
+  /**
+   * The platform's gateway in front of every operation, token generation included (its policies sit in
+   * front of every proxy): injected refusals first, then spike arrest and quota. It runs before the token
+   * is checked, so a refused call says nothing about the caller's credentials.
+   */
+  admit(ctx: RequestContext): void {
+    const holders = [
+      Object.keys(ctx.faults).length ? new FaultHolder(ctx.faults) : undefined,
+      ...this.sim.faults.holdersFor('daraja'),
+    ];
+    const { throttleHttpStatus, quotaPerSecond, spikeArrestPerSecond } = this.sim.opts.daraja;
+    if (refusedBy(holders, 'spike')) throw darajaErrors.spikeArrest(throttleHttpStatus, 1);
+    if (refusedBy(holders, 'quota')) throw darajaErrors.quotaViolation(throttleHttpStatus, 1);
+    if (refusedBy(holders, 'internalError')) throw darajaErrors.internal(500);
+    const verdict = this.throttle.check(Date.now(), { quotaPerSecond, spikeArrestPerSecond });
+    if (verdict.admitted) return;
+    throw verdict.rule === 'spike'
+      ? darajaErrors.spikeArrest(throttleHttpStatus, verdict.retryAfterSeconds)
+      : darajaErrors.quotaViolation(throttleHttpStatus, verdict.retryAfterSeconds);
   }
 
   generateToken(ctx: RequestContext): Reply {
+    this.admit(ctx);
     const creds = ctx.basicCredentials();
     const { consumerKey, consumerSecret, tokenTtlSeconds } = this.sim.opts.daraja;
     if (!creds || creds.user !== consumerKey || creds.password !== consumerSecret)
@@ -51,7 +76,9 @@ export class DarajaCore {
     return json(200, { access_token: token, expires_in: String(tokenTtlSeconds) });
   }
 
+  /** Every operation but token generation starts here, so the gateway checks run first for all of them. */
   authenticate(ctx: RequestContext): void {
+    this.admit(ctx);
     const token = ctx.bearerToken();
     if (ctx.faults.tokenExpireEarlyMs !== undefined) this.tokens.expire(token);
     if (!this.tokens.lookup(token).ok) throw darajaErrors.invalidToken();

@@ -2,8 +2,17 @@ import { SimHttpError } from '../core/http';
 import { digits } from '../core/ids';
 
 /** Daraja failure response `{requestId, errorCode, errorMessage}` (seed 001 Part B, platform errors). */
-export function darajaError(status: number, errorCode: string, errorMessage: string): SimHttpError {
-  return new SimHttpError(status, { requestId: `${digits(5)}-${digits(8)}-1`, errorCode, errorMessage });
+export function darajaError(
+  status: number,
+  errorCode: string,
+  errorMessage: string,
+  headers?: Record<string, string>,
+): SimHttpError {
+  return new SimHttpError(
+    status,
+    { requestId: `${digits(5)}-${digits(8)}-1`, errorCode, errorMessage },
+    headers,
+  );
 }
 
 export const darajaErrors = {
@@ -21,4 +30,15 @@ export const darajaErrors = {
   beingProcessed: () => darajaError(500, '500.001.1001', 'The transaction is being processed'),
   internal: (status: number) =>
     darajaError(status, '500.003.1001', status === 503 ? 'Service Unavailable' : 'Internal Server Error'),
+  /**
+   * Seed 001: "quota violation: too many requests per second" and "spike arrest violation". The seed gives
+   * no HTTP status; API gateways answer these policies with 429, which is what integrators report, so 429
+   * is the default (`daraja.throttleHttpStatus` changes it, e.g. to the 500 the code's prefix suggests).
+   */
+  quotaViolation: (status: number, retryAfterSeconds: number) =>
+    darajaError(status, '500.003.03', 'Quota Violation', { 'retry-after': String(retryAfterSeconds) }),
+  spikeArrest: (status: number, retryAfterSeconds: number) =>
+    darajaError(status, '500.003.02', 'Spike Arrest Violation', {
+      'retry-after': String(retryAfterSeconds),
+    }),
 };

@@ -36,6 +36,14 @@ export const STK_OUTCOMES: readonly StkOutcome[] = [
   { suffix: '2001', resultCode: 2001, resultDesc: 'The initiator information is invalid.' },
   { suffix: '9999', resultCode: 9999, resultDesc: 'An error occurred while sending a push request.' },
   { suffix: '0003', resultCode: 'SFC_IC0003', resultDesc: 'Invalid PartyB or TransactionType' },
+  // Provider notes: "2028/SFC_IC0003 wrong PartyB": the numeric form of the same refusal.
+  {
+    suffix: '2028',
+    resultCode: 2028,
+    resultDesc: 'The request is not permitted according to product assignment.',
+  },
+  // Provider notes: "8006 locked": the initiator's security credential is locked after failed attempts.
+  { suffix: '8006', resultCode: 8006, resultDesc: 'The security credential is locked.' },
 ];
 
 /** Sent by the `stale-after-final` fault after an STK result: the platform's late "no answer" notice. */
