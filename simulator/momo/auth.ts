@@ -1,17 +1,21 @@
 /**
- * MoMo gateway checks and credentials: subscription keys per product, sandbox provisioning of API users
- * and keys, Basic → Bearer tokens per product, and the `X-Target-Environment` check.
+ * MoMo gateway checks and credentials: subscription keys per product, the disbursement/remittance IP
+ * allow-lists, sandbox provisioning of API users and keys, Basic → Bearer tokens per product, and the
+ * `X-Target-Environment` check.
  */
 import * as z from 'zod';
 import type { SimContext } from '../core/context';
 import { FaultHolder } from '../core/faults';
 import { json, type RequestContext } from '../core/http';
 import { hex, UUID_V4 } from '../core/ids';
-import type { Router } from '../core/router';
+import type { RouteAdder } from './spelling';
 import { jwtLikeToken, TokenStore } from '../core/tokens';
+import type { ConsentGrant } from './consent-triggers';
 import { momoErrors } from './errors';
+import { ipAllowed } from './ip-allow-list';
 
-export type MomoProduct = 'collection' | 'disbursement';
+export type MomoProduct = 'collection' | 'disbursement' | 'remittance';
+export const MOMO_PRODUCTS: readonly MomoProduct[] = ['collection', 'disbursement', 'remittance'];
 
 export interface ApiUser {
   id: string;
@@ -23,6 +27,8 @@ export interface ApiUser {
 export interface MomoTokenData {
   apiUserId: string;
   product: MomoProduct;
+  /** Set on OAuth2 consent tokens (`/oauth2/token`): the consumer's consent they act under. */
+  consent?: ConsentGrant;
 }
 
 const CreateApiUserBody = z.object({ providerCallbackHost: z.string().min(1) });
@@ -49,18 +55,46 @@ export class MomoAuth {
   /** The secondary key is accepted as well: clients fall back to it when the primary fails. */
   checkSubscriptionKey(ctx: RequestContext, product: MomoProduct | 'any'): void {
     const given = ctx.header('ocp-apim-subscription-key');
-    const { collectionSubscriptionKeys: c, disbursementSubscriptionKeys: d } = this.sim.opts.momo;
-    const accepted =
-      product === 'collection'
-        ? [c.primary, c.secondary]
-        : product === 'disbursement'
-          ? [d.primary, d.secondary]
-          : [c.primary, c.secondary, d.primary, d.secondary];
+    const accepted = (product === 'any' ? MOMO_PRODUCTS : [product]).flatMap((p) => {
+      const keys = this.subscriptionKeys(p);
+      return [keys.primary, keys.secondary];
+    });
     if (!given || !accepted.includes(given)) throw momoErrors.subscriptionKey();
+  }
+
+  private subscriptionKeys(product: MomoProduct): { primary: string; secondary: string } {
+    const o = this.sim.opts.momo;
+    if (product === 'collection') return o.collectionSubscriptionKeys;
+    if (product === 'disbursement') return o.disbursementSubscriptionKeys;
+    return o.remittanceSubscriptionKeys;
+  }
+
+  /**
+   * Seed 000: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
+   * The gateway refuses before it looks at keys or tokens. The handler cannot see the socket's address, so
+   * the caller's address is the simulator's `X-Sim-Source-Ip` header, else loopback (where tests run).
+   */
+  checkSourceIp(ctx: RequestContext, product: MomoProduct): void {
+    const o = this.sim.opts.momo;
+    const list =
+      product === 'disbursement'
+        ? o.disbursementAllowList
+        : product === 'remittance'
+          ? o.remittanceAllowList
+          : [];
+    if (list.length === 0) return;
+    const ip = ctx.header('x-sim-source-ip')?.trim() || '127.0.0.1';
+    if (!ipAllowed(ip, list)) throw momoErrors.forbiddenIp(ip);
   }
 
   /** Subscription key, Bearer token of the same product, then `X-Target-Environment`. */
   authenticate(ctx: RequestContext, product: MomoProduct): ApiUser {
+    return this.authenticateToken(ctx, product).user;
+  }
+
+  /** As `authenticate`, also returning what the token carries (a consent token's consent). */
+  authenticateToken(ctx: RequestContext, product: MomoProduct): { user: ApiUser; token: MomoTokenData } {
+    this.checkSourceIp(ctx, product);
     this.checkSubscriptionKey(ctx, product);
     const token = ctx.bearerToken();
     if (ctx.faults.tokenExpireEarlyMs !== undefined) this.tokens.expire(token);
@@ -72,17 +106,34 @@ export class MomoAuth {
     const env = ctx.header('x-target-environment');
     if (!env) throw momoErrors.badRequest('Header X-Target-Environment is required.');
     if (env !== this.sim.opts.momo.targetEnvironment) throw momoErrors.targetEnvironment();
+    return { user, token: found.data };
+  }
+
+  /** Basic credentials of an API user with a current key (token endpoints). */
+  basicUser(ctx: RequestContext): ApiUser {
+    const creds = ctx.basicCredentials();
+    const user = creds ? this.users.get(creds.user) : undefined;
+    if (!creds || !user?.apiKey || user.apiKey !== creds.password) throw momoErrors.loginFailed();
     return user;
   }
 
-  register(router: Router): void {
+  /** Fault holders a new token takes its `token-expire-early` from. */
+  tokenFaultHolders(ctx: RequestContext): (FaultHolder | undefined)[] {
+    return [
+      Object.keys(ctx.faults).length ? new FaultHolder(ctx.faults) : undefined,
+      ...this.sim.faults.holdersFor('momo'),
+    ];
+  }
+
+  register(router: RouteAdder): void {
     for (const prefix of ['', '/v1_0']) {
       router.add('momo', 'POST', `${prefix}/apiuser`, (ctx) => this.createApiUser(ctx));
       router.add('momo', 'POST', `${prefix}/apiuser/:id/apikey`, (ctx) => this.createApiKey(ctx));
       router.add('momo', 'GET', `${prefix}/apiuser/:id`, (ctx) => this.getApiUser(ctx));
     }
-    router.add('momo', 'POST', '/collection/token', (ctx) => this.createToken(ctx, 'collection'));
-    router.add('momo', 'POST', '/disbursement/token', (ctx) => this.createToken(ctx, 'disbursement'));
+    for (const product of MOMO_PRODUCTS) {
+      router.add('momo', 'POST', `/${product}/token`, (ctx) => this.createToken(ctx, product));
+    }
   }
 
   private createApiUser(ctx: RequestContext) {
@@ -117,20 +168,15 @@ export class MomoAuth {
   }
 
   private createToken(ctx: RequestContext, product: MomoProduct) {
+    this.checkSourceIp(ctx, product);
     this.checkSubscriptionKey(ctx, product);
     // Seed 000: a body sent to an operation that takes none is a 400.
     if (ctx.hasBody) throw momoErrors.badRequest('This operation takes no request body.');
-    const creds = ctx.basicCredentials();
-    const user = creds ? this.users.get(creds.user) : undefined;
-    if (!creds || !user?.apiKey || user.apiKey !== creds.password) throw momoErrors.loginFailed();
+    const user = this.basicUser(ctx);
     const ttl = this.sim.opts.momo.tokenTtlSeconds;
     const now = Math.floor(Date.now() / 1000);
     const token = jwtLikeToken({ sub: user.id, product, iat: now, exp: now + ttl });
-    const holders = [
-      Object.keys(ctx.faults).length ? new FaultHolder(ctx.faults) : undefined,
-      ...this.sim.faults.holdersFor('momo'),
-    ];
-    this.tokens.issue(token, { apiUserId: user.id, product }, ttl * 1000, holders);
+    this.tokens.issue(token, { apiUserId: user.id, product }, ttl * 1000, this.tokenFaultHolders(ctx));
     return json(200, { access_token: token, token_type: 'access_token', expires_in: ttl });
   }
 }

@@ -18,7 +18,7 @@
 import type { SimContext } from '../core/context';
 import type { Reply, RequestContext } from '../core/http';
 import { UUID_V4 } from '../core/ids';
-import type { Router } from '../core/router';
+import type { RouteAdder } from './spelling';
 import type { MomoAuth } from './auth';
 import { momoDeliveryNotificationErrors, momoErrors } from './errors';
 import type { MomoTransaction } from './operations';
@@ -42,7 +42,7 @@ export class MomoDeliveryNotifications {
     this.sent.clear();
   }
 
-  register(router: Router): void {
+  register(router: RouteAdder): void {
     router.add('momo', 'POST', '/collection/v1_0/requesttopay/:ref/deliverynotification', (ctx) =>
       this.notify(ctx),
     );

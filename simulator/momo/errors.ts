@@ -31,6 +31,9 @@ export const momoErrors = {
       message:
         'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
     }),
+  /** Seed 000, Authentication 6 and Errors: a caller outside the product's IP allow-list. */
+  forbiddenIp: (ip: string) =>
+    momoError(403, 'FORBIDDEN IP', `Caller IP ${ip} is not authorized for this API.`),
   /** Token failures carry `{error}` (seed 000, Tokens and Errors). */
   loginFailed: () => new SimHttpError(401, { error: 'login_failed' }),
   invalidToken: (reason: 'unknown' | 'expired') =>
@@ -58,3 +61,37 @@ export const momoDeliveryNotificationErrors = {
   tooMany: () =>
     momoError(429, 'TOO_MANY_ATTEMPTS', 'Too many delivery notification attempts for this transaction.'),
 };
+
+/**
+ * Seed 000 spells some codes differently from MTN's live API. With `momo.errorSpelling: "seed"` the
+ * simulator answers with the seed's spellings so a client can be tested against both. Codes spelled the
+ * same either way (`ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY`, `FORBIDDEN IP`) are not listed.
+ */
+export const MOMO_SEED_SPELLINGS: Readonly<Record<string, string>> = {
+  RESOURCE_NOT_FOUND: 'RESOURCE NOT FOUND',
+  BAD_REQUEST: 'REQUEST REJECTED/ BAD REQUEST',
+  NOT_ENOUGH_FUNDS: 'NOT ENOUGH_FUNDS',
+  PAYEE_LIMIT_REACHED: 'PAYEE LIMIT_REACHED',
+};
+
+export type MomoErrorSpelling = 'mtn' | 'seed';
+
+export function spellCode(code: string, spelling: MomoErrorSpelling): string {
+  return spelling === 'seed' ? (MOMO_SEED_SPELLINGS[code] ?? code) : code;
+}
+
+/** The same error with its `code` in the chosen spelling (bodies without a `code` pass unchanged). */
+export function respellError(e: SimHttpError, spelling: MomoErrorSpelling): SimHttpError {
+  const body = e.body as { code?: unknown } | undefined;
+  if (spelling === 'mtn' || typeof body?.code !== 'string') return e;
+  const code = spellCode(body.code, spelling);
+  return code === body.code ? e : new SimHttpError(e.status, { ...body, code }, e.headers);
+}
+
+/**
+ * OAuth2 consent flow errors (`/oauth2/token`): RFC 6749 / OpenID CIBA `{error, error_description}`,
+ * the token endpoint's error shape (seed 000: "Token error body: `error`").
+ */
+export function oauthError(status: number, error: string, description: string): SimHttpError {
+  return new SimHttpError(status, { error, error_description: description });
+}

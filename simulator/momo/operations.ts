@@ -1,5 +1,5 @@
 /**
- * MoMo collection and disbursement operations: the asynchronous create → PENDING → final pattern with
+ * MoMo collection, disbursement and remittance operations: the asynchronous create → PENDING → final pattern with
  * its status GETs and callbacks, plus balance, account-holder and invoice / pre-approval cancellation.
  */
 import * as z from 'zod';
@@ -8,12 +8,16 @@ import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';
 import { digits, UUID_V4 } from '../core/ids';
 import { maskMsisdn } from '../core/log';
-import type { Router } from '../core/router';
 import { applyStatusFaults } from '../core/status-faults';
-import type { MomoAuth, MomoProduct } from './auth';
-import { momo5xxBody, momoError, momoErrors } from './errors';
+import { type MomoAuth, type MomoProduct, MOMO_PRODUCTS } from './auth';
+import { consentFinancialBehaviour } from './consent-triggers';
+import { momo5xxBody, momoError, momoErrors, spellCode } from './errors';
 import {
   accountHolderOutcomeFor,
+  anyOutcomeBehaviour,
+  HEADER_OUTCOME_NAMES,
+  headerOutcome,
+  type MomoExtraOutcome,
   type BalanceOutcome,
   MOMO_BALANCE_OUTCOMES,
   type MomoFamily,
@@ -23,6 +27,7 @@ import {
   type ReasonFormat,
   sandboxOutcome,
 } from './outcomes';
+import type { RouteAdder } from './spelling';
 import {
   referenceBehaviour,
   type ReferenceOutcome,
@@ -214,9 +219,10 @@ const transferLike = (
   path: string,
   callbackMethod: 'PUT' | 'POST',
   family: MomoFamily,
+  product: MomoProduct = 'disbursement',
 ): OperationDef => ({
   kind,
-  product: 'disbursement',
+  product,
   path,
   callbackMethod,
   schema: TransferBody,
@@ -277,6 +283,8 @@ const OPERATIONS: OperationDef[] = [
     amount: () => undefined,
   },
   transferLike('transfer', '/disbursement/v1_0/transfer', 'PUT', 'transfer'),
+  // Remittance transfer: the same operation under the remittance product's key and tokens.
+  transferLike('transfer', '/remittance/v1_0/transfer', 'PUT', 'transfer', 'remittance'),
   transferLike('deposit', '/disbursement/v1_0/deposit', 'POST', 'requesttopay'),
   transferLike('deposit', '/disbursement/v2_0/deposit', 'PUT', 'requesttopay'),
   referenceTriggered('refund', '/disbursement/v1_0/refund', RefundBody),
@@ -292,6 +300,7 @@ const STATUS_PATHS: { path: string; product: MomoProduct; kind: MomoKind }[] = [
   { path: '/collection/v2_0/payment/:ref', product: 'collection', kind: 'payment' },
   { path: '/collection/v2_0/preapproval/:ref', product: 'collection', kind: 'preapproval' },
   { path: '/disbursement/v1_0/transfer/:ref', product: 'disbursement', kind: 'transfer' },
+  { path: '/remittance/v1_0/transfer/:ref', product: 'remittance', kind: 'transfer' },
   { path: '/disbursement/v1_0/deposit/:ref', product: 'disbursement', kind: 'deposit' },
   { path: '/disbursement/v2_0/deposit/:ref', product: 'disbursement', kind: 'deposit' },
   { path: '/disbursement/v1_0/refund/:ref', product: 'disbursement', kind: 'refund' },
@@ -314,7 +323,7 @@ export interface MomoTransaction {
   body: AnyBody;
   callbackUrl: string | undefined;
   callbackMethod: 'PUT' | 'POST';
-  outcome: MomoOutcome | ReferenceOutcome;
+  outcome: MomoOutcome | ReferenceOutcome | MomoExtraOutcome;
   status: MomoStatus;
   reason: MomoReason | undefined;
   reasonFormat: ReasonFormat;
@@ -436,6 +445,18 @@ export function resultBody(t: MomoTransaction, status: MomoStatus = t.status): A
   }
 }
 
+/** Seed 000, Events 4: the callback host must be the API user's `providerCallbackHost` and not an IP. */
+export function checkCallbackUrl(raw: string, providerCallbackHost: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw momoErrors.badRequest('X-Callback-Url is not a valid URL.');
+  }
+  const host = url.hostname.toLowerCase();
+  if (isIpAddress(host) || host !== providerCallbackHost.toLowerCase()) throw momoErrors.callbackHost();
+}
+
 function isIpAddress(host: string): boolean {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':') || host.startsWith('[');
 }
@@ -456,12 +477,12 @@ export class MomoOperations {
     this.balances.clear();
   }
 
-  register(router: Router): void {
+  register(router: RouteAdder): void {
     for (const op of OPERATIONS) router.add('momo', 'POST', op.path, (ctx) => this.create(ctx, op));
     for (const s of STATUS_PATHS) {
       router.add('momo', 'GET', s.path, (ctx) => this.status(ctx, s.product, s.kind), { statusCall: true });
     }
-    for (const product of ['collection', 'disbursement'] as const) {
+    for (const product of MOMO_PRODUCTS) {
       router.add('momo', 'GET', `/${product}/v1_0/account/balance`, (ctx) => this.balance(ctx, product));
       router.add('momo', 'GET', `/${product}/v1_0/account/balance/:currency`, (ctx) =>
         this.balance(ctx, product),
@@ -483,7 +504,12 @@ export class MomoOperations {
   // ---- create -------------------------------------------------------------------------------------
 
   private create(ctx: RequestContext, op: OperationDef): Reply {
-    const user = this.auth.authenticate(ctx, op.product);
+    const { user, token } = this.auth.authenticateToken(ctx, op.product);
+    const forced = ctx.header('x-sim-outcome');
+    const forcedOutcome = headerOutcome(forced);
+    if (forced !== undefined && !forcedOutcome) {
+      throw momoErrors.badRequest(`X-Sim-Outcome must be one of ${HEADER_OUTCOME_NAMES.join(', ')}.`);
+    }
     const referenceId = ctx.header('x-reference-id');
     if (!referenceId || !UUID_V4.test(referenceId)) {
       throw momoErrors.badRequest('X-Reference-Id must be a UUID version 4.');
@@ -512,9 +538,17 @@ export class MomoOperations {
 
     const party = op.party(body);
     const msisdn = party?.partyIdType === 'MSISDN' ? party.partyId : undefined;
-    let outcome: ReferenceOutcome;
+    let outcome: ReferenceOutcome | MomoExtraOutcome;
     let behaviour: OutcomeBehaviour;
-    if (op.outcome && op.behaviour) {
+    const consentFailure = token.consent && consentFinancialBehaviour(token.consent.outcome);
+    if (forcedOutcome) {
+      outcome = forcedOutcome;
+      behaviour = anyOutcomeBehaviour(forcedOutcome, op.side);
+    } else if (consentFailure) {
+      // A consent-based operation under one of the consent table's Financial* rows.
+      outcome = 'Failed';
+      behaviour = consentFailure;
+    } else if (op.outcome && op.behaviour) {
       outcome = op.outcome(body);
       behaviour = op.behaviour(outcome);
     } else {
@@ -559,14 +593,7 @@ export class MomoOperations {
   }
 
   private checkCallbackUrl(raw: string, providerCallbackHost: string): void {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw momoErrors.badRequest('X-Callback-Url is not a valid URL.');
-    }
-    const host = url.hostname.toLowerCase();
-    if (isIpAddress(host) || host !== providerCallbackHost.toLowerCase()) throw momoErrors.callbackHost();
+    checkCallbackUrl(raw, providerCallbackHost);
   }
 
   // ---- processing ---------------------------------------------------------------------------------
@@ -611,7 +638,10 @@ export class MomoOperations {
   ): Promise<void> {
     txn.status = status;
     txn.updatedAt = Date.now();
-    txn.reason = failure?.reason;
+    txn.reason = failure && {
+      code: spellCode(failure.reason.code, this.sim.opts.momo.errorSpelling),
+      message: failure.reason.message,
+    };
     if (failure) txn.reasonFormat = failure.format;
     if (status === 'SUCCESSFUL') {
       txn.financialTransactionId = digits(9);
@@ -654,7 +684,7 @@ export class MomoOperations {
   private balanceOf(apiUserId: string): Record<MomoProduct, number> {
     let b = this.balances.get(apiUserId);
     if (!b) {
-      b = { collection: 0, disbursement: 1_000_000 };
+      b = { collection: 0, disbursement: 1_000_000, remittance: 1_000_000 };
       this.balances.set(apiUserId, b);
     }
     return b;

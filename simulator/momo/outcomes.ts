@@ -31,6 +31,9 @@ export type MomoOutcome =
   | 'NotEnoughFunds'
   | 'PayerLimitReached';
 
+/** Outcomes no seed table reaches: only the simulator's `X-Sim-Outcome` header selects them. */
+export type MomoExtraOutcome = 'PayeeLimitReached' | 'SenderAccountNotActive' | 'TransactionNotFound';
+
 export type MomoFamily = 'requesttopay' | 'preapproval' | 'transfer';
 
 /** Seed 000, "Sandbox", MSISDN triggers, in index order. */
@@ -220,6 +223,55 @@ export const MOMO_OUTCOME_BEHAVIOUR: Record<MomoOutcome, OutcomeBehaviour> = {
     format: 'object',
   },
 };
+
+export const MOMO_EXTRA_OUTCOME_BEHAVIOUR: Record<MomoExtraOutcome, OutcomeBehaviour> = {
+  PayeeLimitReached: {
+    type: 'failed',
+    code: 'PAYEE_LIMIT_REACHED',
+    message: 'The payee limit for transfers has been reached.',
+    format: 'object',
+  },
+  SenderAccountNotActive: {
+    type: 'failed',
+    code: 'SENDER_ACCOUNT_NOT_ACTIVE',
+    message: 'The wallet used for the transfer is not activated.',
+    format: 'object',
+  },
+  TransactionNotFound: {
+    type: 'failed',
+    code: 'TRANSACTION_NOT_FOUND',
+    message: 'The transaction was not found.',
+    format: 'object',
+  },
+};
+
+/**
+ * Seed 000 lists failure reasons no trigger table reaches (SENDER_ACCOUNT_NOT_ACTIVE, PAYEE LIMIT_REACHED,
+ * TRANSACTION_NOT_FOUND outside refunds). The simulator's header `X-Sim-Outcome: <outcome name>` on any
+ * creating operation picks an outcome directly, overriding the MSISDN or reference table.
+ */
+export function headerOutcome(value: string | undefined): MomoOutcome | MomoExtraOutcome | undefined {
+  if (value === undefined) return undefined;
+  const name = value.trim();
+  if (Object.hasOwn(MOMO_OUTCOME_BEHAVIOUR, name)) return name as MomoOutcome;
+  if (Object.hasOwn(MOMO_EXTRA_OUTCOME_BEHAVIOUR, name)) return name as MomoExtraOutcome;
+  return undefined;
+}
+
+export const HEADER_OUTCOME_NAMES: readonly string[] = [
+  ...Object.keys(MOMO_OUTCOME_BEHAVIOUR),
+  ...Object.keys(MOMO_EXTRA_OUTCOME_BEHAVIOUR),
+];
+
+/** As `outcomeBehaviour`, for any outcome the header can name. */
+export function anyOutcomeBehaviour(
+  outcome: MomoOutcome | MomoExtraOutcome,
+  side: 'payer' | 'payee',
+): OutcomeBehaviour {
+  return Object.hasOwn(MOMO_EXTRA_OUTCOME_BEHAVIOUR, outcome)
+    ? MOMO_EXTRA_OUTCOME_BEHAVIOUR[outcome as MomoExtraOutcome]
+    : outcomeBehaviour(outcome as MomoOutcome, side);
+}
 
 /** Index of `msisdn` in a family table, or undefined when it is not a trigger number. */
 export function sandboxIndex(msisdn: string, base: string, length: number): number | undefined {
