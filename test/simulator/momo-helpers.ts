@@ -3,13 +3,15 @@ import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
 import { call } from './helpers';
 
-export type Product = 'collection' | 'disbursement';
+export type Product = 'collection' | 'disbursement' | 'remittance';
 
 export const MOMO_USER = DEFAULTS.momo.apiUsers[0];
 export const subKey = (p: Product) =>
   p === 'collection'
     ? DEFAULTS.momo.collectionSubscriptionKeys.primary
-    : DEFAULTS.momo.disbursementSubscriptionKeys.primary;
+    : p === 'disbursement'
+      ? DEFAULTS.momo.disbursementSubscriptionKeys.primary
+      : DEFAULTS.momo.remittanceSubscriptionKeys.primary;
 export const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 export const base = Number(DEFAULTS.momo.sandboxMsisdnBase);
 export const msisdn = (index: number) => String(base + index);
@@ -71,4 +73,29 @@ export async function create(
   if (opts.callbackUrl) headers['X-Callback-Url'] = opts.callbackUrl;
   const res = await call(sim, 'POST', path, { headers, body });
   return { ref, res };
+}
+
+export function transferBody(payee: string, extra: Record<string, unknown> = {}) {
+  return {
+    amount: '50',
+    currency: 'EUR',
+    externalId: 'payout-1',
+    payee: { partyIdType: 'MSISDN', partyId: payee },
+    payerMessage: 'Payout',
+    payeeNote: 'Payout 1',
+    ...extra,
+  };
+}
+
+/** A form-encoded POST (bc-authorize and the OAuth2 token endpoint take forms). */
+export function formCall(
+  sim: Simulator,
+  path: string,
+  headers: Record<string, string>,
+  form: Record<string, string>,
+) {
+  return call(sim, 'POST', path, {
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    raw: new URLSearchParams(form).toString(),
+  });
 }
