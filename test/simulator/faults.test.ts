@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signAirtelRequest } from '../../simulator/airtel/signing';
+import { formatFaults, parseFaults } from '../../simulator/core/faults';
 import { stkPassword } from '../../simulator/daraja/stk';
 import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
@@ -334,5 +335,37 @@ describe('admin API', () => {
     await sim.whenIdle();
     expect(sim.callbacks()[0]).toMatchObject({ outcome: 'failed', error: expect.any(String) });
     rx = await startReceiver();
+  });
+});
+
+describe('refusal knobs (quota, spike, internal-error, keys-unavailable)', () => {
+  it('parses with or without a count and formats back to the same spec', () => {
+    const spec = 'quota,spike=3,internal-error=1,keys-unavailable';
+    expect(parseFaults(spec)).toStrictEqual({
+      quota: true,
+      spike: 3,
+      internalError: 1,
+      keysUnavailable: true,
+    });
+    expect(formatFaults(parseFaults(spec))).toBe(spec);
+  });
+
+  it('refuses a count below 1 or not a number', () => {
+    expect(() => parseFaults('quota=0')).toThrow('between 1');
+    expect(() => parseFaults('spike=soon')).toThrow('integer');
+  });
+
+  it('GET /_sim/faults shows what is left of a counted knob as calls spend it', async () => {
+    // Prepare
+    await call(sim, 'PUT', '/_sim/faults', { body: { daraja: 'spike=2,internal-error' } });
+
+    // Act
+    await darajaToken();
+    const snapshot = (await call(sim, 'GET', '/_sim/faults')).json;
+
+    // Assess
+    expect(snapshot).toStrictEqual({
+      daraja: { spec: 'spike=2,internal-error', refusalsRemaining: { spike: 1 } },
+    });
   });
 });
