@@ -32,8 +32,8 @@ export const darajaErrors = {
     darajaError(status, '500.003.1001', status === 503 ? 'Service Unavailable' : 'Internal Server Error'),
   /**
    * Seed 001: "quota violation: too many requests per second" and "spike arrest violation". The seed gives
-   * no HTTP status; API gateways answer these policies with 429, which is what integrators report, so 429
-   * is the default (`daraja.throttleHttpStatus` changes it, e.g. to the 500 the code's prefix suggests).
+   * no HTTP status: 429 is what integrators report and what current gateways answer, while older gateways
+   * answered 500, as the codes' prefix suggests; `daraja.throttleHttpStatus` picks the reading.
    */
   quotaViolation: (status: number, retryAfterSeconds: number) =>
     darajaError(status, '500.003.03', 'Quota Violation', { 'retry-after': String(retryAfterSeconds) }),
