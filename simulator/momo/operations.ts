@@ -678,7 +678,7 @@ export class MomoOperations {
     );
     const b = this.balanceOf(txn.apiUserId);
     if (txn.product === 'collection') b.collection += amount;
-    else b.disbursement -= amount;
+    else b[txn.product] -= amount;
   }
 
   private balanceOf(apiUserId: string): Record<MomoProduct, number> {
@@ -699,7 +699,9 @@ export class MomoOperations {
     const txn = this.transactions.get(ref);
     const fault = await applyStatusFaults(this.sim, 'momo', ctx, txn?.faults);
     if (fault) return json(fault, momo5xxBody(fault));
-    if (!txn || txn.kind !== kind || txn.apiUserId !== user.id) throw momoErrors.notFound();
+    // Disbursement and remittance both have transfers: a reference is found only under its own product.
+    if (!txn || txn.kind !== kind || txn.product !== product || txn.apiUserId !== user.id)
+      throw momoErrors.notFound();
     return json(200, resultBody(txn));
   }
 
