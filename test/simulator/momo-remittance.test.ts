@@ -25,7 +25,7 @@ afterEach(async () => {
   await rx.close();
 });
 
-const remittanceToken = (key = subKey('remittance')) =>
+const remittanceToken = (key: string = subKey('remittance')) =>
   call(sim, 'POST', '/remittance/token/', {
     headers: { 'Ocp-Apim-Subscription-Key': key, Authorization: basic(MOMO_USER.id, MOMO_USER.apiKey) },
   });
