@@ -232,6 +232,31 @@ describe('refusals', () => {
   });
 });
 
+describe('refund signature', () => {
+  it('DP00800001026: a refund whose body does not match x-signature is forbidden (403) and refunds nothing', async () => {
+    // Prepare
+    const t = await token();
+    const body = paymentBody('752123456');
+    await pay(t, body);
+    await rx.waitFor(1);
+    const moneyId = (await enquire(t, body.transaction.id)).json.data.transaction.airtel_money_id as string;
+    const refundBody = { transaction: { airtel_money_id: moneyId } };
+    const signed = signAirtelRequest(refundBody, (await keys(t)).json.data.key);
+
+    // Act
+    const r = await call(sim, 'POST', '/standard/v2/payments/refund', {
+      headers: { ...common(t), ...signed.headers, 'content-type': 'application/json' },
+      raw: JSON.stringify({ transaction: { airtel_money_id: moneyId }, extra: true }),
+    });
+    const transactions = await call(sim, 'GET', '/_sim/transactions?provider=airtel');
+
+    // Assess
+    expect(r.status).toBe(403);
+    expect(r.json.status).toMatchObject({ response_code: 'DP00800001026', success: false });
+    expect(transactions.json[0].refunded).toBe(false);
+  });
+});
+
 describe('encryption keys', () => {
   it('DP02010001001: the key is served with its id and validity', async () => {
     const t = await token();

@@ -208,6 +208,20 @@ describe('500.003.03 and 500.003.02 from the limiter options', () => {
     });
   });
 
+  it('POST /_sim/reset forgets the calls the quota has counted', async () => {
+    await withSim({ daraja: { quotaPerSecond: 1 } }, async (s) => {
+      // Prepare
+      await tokenCall(s);
+
+      // Act
+      await call(s, 'POST', '/_sim/reset');
+      const afterReset = await tokenCall(s);
+
+      // Assess
+      expect(afterReset.status).toBe(200);
+    });
+  });
+
   it('is off by default: ten simultaneous calls all pass', async () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => tokenCall(sim)));
     expect(answers.map((r) => r.status)).toStrictEqual(Array(10).fill(200));
