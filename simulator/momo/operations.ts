@@ -1,6 +1,7 @@
 /**
- * MoMo collection, disbursement and remittance operations: the asynchronous create → PENDING → final pattern with
- * its status GETs and callbacks, plus balance, account-holder and invoice / pre-approval cancellation.
+ * MoMo collection, disbursement and remittance operations: the asynchronous create → PENDING → final
+ * pattern with its status GETs and callbacks, plus balance, account-holder and invoice / pre-approval
+ * cancellation.
  */
 import * as z from 'zod';
 import type { SimContext } from '../core/context';
@@ -533,7 +534,7 @@ export class MomoOperations {
     if (this.transactions.has(referenceId)) throw momoErrors.conflict();
 
     const callbackUrl = ctx.header('x-callback-url');
-    if (callbackUrl !== undefined) this.checkCallbackUrl(callbackUrl, user.providerCallbackHost);
+    if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl, user.providerCallbackHost);
     if (op.currency(body) !== this.sim.opts.momo.currency) throw momoErrors.currency();
 
     const party = op.party(body);
@@ -590,10 +591,6 @@ export class MomoOperations {
     this.transactions.set(referenceId, txn);
     this.sim.later(this.sim.opts.approvalDelayMs, () => this.payerAnswers(txn, behaviour));
     return { status: 202 };
-  }
-
-  private checkCallbackUrl(raw: string, providerCallbackHost: string): void {
-    checkCallbackUrl(raw, providerCallbackHost);
   }
 
   // ---- processing ---------------------------------------------------------------------------------
@@ -794,7 +791,7 @@ export class MomoOperations {
     );
     if (!parsed.success) throw momoErrors.badRequest('externalId is required.');
     const callbackUrl = ctx.header('x-callback-url');
-    if (callbackUrl !== undefined) this.checkCallbackUrl(callbackUrl, user.providerCallbackHost);
+    if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl, user.providerCallbackHost);
     const txn = this.transactions.get(ref);
     if (txn?.kind !== 'invoice' || txn.apiUserId !== user.id) throw momoErrors.notFound();
     if (txn.status !== 'PENDING') throw momoErrors.badRequest('Only a pending invoice can be cancelled.');
