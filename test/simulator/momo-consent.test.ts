@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Simulator } from '../../simulator/server';
 import { eventually, parse, type Receiver, startReceiver, startSim } from './helpers';
 import {
@@ -252,19 +252,25 @@ describe('MoMo consent trigger table (login_hint MSISDN = base + index)', () => 
   });
 
   it('2 ConsentPending: the token call answers authorization_pending until the consumer approves', async () => {
+    // The consumer answers after `approvalDelayMs`; only the clock is faked so HTTP keeps working.
     await sim.close();
-    sim = await startSim({ approvalDelayMs: 1500 });
+    sim = await startSim({ approvalDelayMs: 60_000, timeScale: 1 });
     const auth = await bcAuthorize(msisdn(2));
+    const redeem = () => tokenCall({ grant_type: CIBA, auth_req_id: auth.json.auth_req_id });
 
-    const early = await tokenCall({ grant_type: CIBA, auth_req_id: auth.json.auth_req_id });
-    const later = await eventually(async () => {
-      const r = await tokenCall({ grant_type: CIBA, auth_req_id: auth.json.auth_req_id });
-      expect(r.status).toBe(200);
-      return r;
-    });
+    const early = await redeem();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let later;
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      later = await redeem();
+    } finally {
+      vi.useRealTimers();
+    }
 
     expect(early.status).toBe(400);
     expect(early.json.error).toBe('authorization_pending');
+    expect(later.status).toBe(200);
     expect(later.json.token_type).toBe('Bearer');
   });
 
