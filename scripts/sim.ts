@@ -48,6 +48,7 @@ async function main(): Promise<void> {
       'bill-ref': { type: 'string' },
       'party-b': { type: 'string' },
       'short-code': { type: 'string' },
+      receipt: { type: 'string' },
       fault: { type: 'string' },
       expires: { type: 'string' },
       badge: { type: 'string' },
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
     billRef: values['bill-ref'],
     partyB: values['party-b'],
     shortCode: values['short-code'],
+    receipt: values.receipt,
     fault: values.fault,
     expires: values.expires,
   };

@@ -71,6 +71,8 @@ export interface ScenarioOptions {
   fault?: string;
   /** Registration `expiresInSeconds`: the transaction's reconciliation window, in seconds. */
   expires?: string;
+  /** Daraja reversal: the receipt to reverse (default: a fresh STK payment's). */
+  receipt?: string;
 }
 
 export interface ExpectedEvent {
@@ -98,6 +100,8 @@ export interface Expectation {
   refusedWith?: number;
   /** The relay keeps no transaction for it (a rejected C2B payment): not looked up. */
   noTransaction?: true;
+  /** Why there is none, for people (default: the rejected C2B payment's reason). */
+  noTransactionNote?: string;
   /**
    * The outcome comes from reconciliation, not from a callback: `poll` (the first status check, e.g. the
    * callback was dropped), `expiry` (the window ends, TransactionExpired). Waited for past the deliveries.
@@ -332,6 +336,7 @@ export async function registerWithRelay(
 /** The relay's view of a transaction (`GET /v1/transactions/...`), or undefined when it has none. */
 export interface RelayTransactionView {
   status: string;
+  providerTransactionId?: string | null;
   reason: { code: string } | null;
   history: { type: string }[];
   /** When the poller looks next (null once final), the window's end, how many status calls were made. */
@@ -380,7 +385,12 @@ export function eventsOfTransaction(
   return events.filter((e) => {
     const d = e.data as { provider?: string; account?: string; reference?: string };
     if (d.provider !== provider || d.account !== account) return false;
-    return e.metadata.type === 'CallbackRejected' || d.reference === reference;
+    // Facts about no transaction (an account balance) are correlated by their request id.
+    return (
+      e.metadata.type === 'CallbackRejected' ||
+      d.reference === reference ||
+      e.metadata.correlationId === `${provider}:${account}:${reference}`
+    );
   });
 }
 

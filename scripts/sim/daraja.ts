@@ -18,6 +18,7 @@ import {
   httpStep,
   newReference,
   registerWithRelay,
+  relayTransaction,
   required,
   type ScenarioOptions,
   ScenarioError,
@@ -370,6 +371,238 @@ export async function darajaC2b(ctx: SimContext, options: ScenarioOptions): Prom
     reference: outcome.TransID,
     simReference: outcome.TransID,
     description: `Daraja C2B ${what}, from ${msisdn}`,
+    expectation,
+  };
+}
+
+// ---- Account balance and reversal ----------------------------------------------------------------
+
+/** The simulator's balance/reversal triggers (simulator/daraja/balance-reversal.ts): by PartyA / ReceiverParty. */
+export const BALANCE_INITIATOR_INVALID_SHORT_CODE = '602001';
+export const BALANCE_QUEUE_TIMEOUT_SHORT_CODE = '600408';
+
+const BALANCE_IS_NO_TRANSACTION = 'an account balance is a fact about the short code, not a transaction';
+
+function balanceExpectation(shortCode: string): Expectation {
+  const what = `short code ${shortCode}`;
+  const failed = (reason: string, why: string): Expectation => ({
+    summary: `${what} (${why}) → AccountBalanceFailed (reason ${reason})`,
+    events: [
+      {
+        type: 'AccountBalanceFailed',
+        check: (d) =>
+          (d.reason as { code?: string } | null)?.code === reason
+            ? undefined
+            : `reason ${(d.reason as { code?: string } | null)?.code ?? 'none'}, expected ${reason}`,
+      },
+    ],
+    forbid: ['AccountBalanceReported'],
+    deliveries: 1,
+    noTransaction: true,
+    noTransactionNote: BALANCE_IS_NO_TRANSACTION,
+  });
+  if (shortCode.endsWith('2001')) return failed('INVALID_INITIATOR', 'ResultCode 2001');
+  if (shortCode.endsWith('0408')) return failed('TIMED_OUT', 'queue timeout, no result');
+  return {
+    summary: `${what} → AccountBalanceReported with the accounts parsed`,
+    events: [
+      {
+        type: 'AccountBalanceReported',
+        check: (d) => {
+          const accounts = d.accounts as { name?: string }[] | undefined;
+          return accounts?.some((a) => a.name === 'Working Account')
+            ? undefined
+            : `accounts ${JSON.stringify(accounts)} lack the Working Account`;
+        },
+      },
+    ],
+    forbid: ['AccountBalanceFailed'],
+    deliveries: 1,
+    noTransaction: true,
+    noTransactionNote: BALANCE_IS_NO_TRANSACTION,
+  };
+}
+
+/** `npm run sim -- daraja balance`: the short code's balance; the result arrives on the relay's balance routes. */
+export async function darajaBalance(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<DarajaAccountSettings>(ctx, 'daraja', options.account);
+  const info = await simulatorInfo(ctx);
+  const shortCode = options.shortCode ?? account.settings.shortCode ?? '600638';
+  const expectation = withFaults(
+    balanceExpectation(shortCode),
+    parseFaults(options.fault),
+    'daraja',
+    'balance',
+  );
+  const token = await darajaToken(ctx, info);
+  const query = await httpStep<{ OriginatorConversationID: string; ResponseDescription: string }>(
+    ctx,
+    'Account balance query',
+    'POST',
+    simUrl(ctx, '/mpesa/accountbalance/v1/query'),
+    {
+      headers: darajaHeaders(token, options.fault),
+      body: JSON.stringify({
+        Initiator: 'testapi',
+        SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
+        CommandID: 'AccountBalance',
+        PartyA: shortCode,
+        IdentifierType: '4',
+        Remarks: 'npm run sim balance',
+        QueueTimeOutURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'balance-timeout'),
+        ResultURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'balance-result'),
+      }),
+      note: (a) =>
+        a.body?.OriginatorConversationID
+          ? `${a.body.ResponseDescription} (OriginatorConversationID ${a.body.OriginatorConversationID})`
+          : a.text,
+    },
+  );
+  expectStatus(query, [200], 'the account balance query');
+  const id = required(query.body?.OriginatorConversationID, 'OriginatorConversationID');
+  return {
+    provider: 'daraja',
+    account: account.id,
+    reference: id,
+    simReference: id,
+    description: `Daraja account balance of short code ${shortCode}`,
+    expectation,
+  };
+}
+
+function reversalExpectation(receiverParty: string, receipt: string, known: boolean): Expectation {
+  const what = `receipt ${receipt}, ReceiverParty ${receiverParty}`;
+  const reasonCheck = (reason: string) => (d: Record<string, unknown>) =>
+    (d.reason as { code?: string } | null)?.code === reason
+      ? undefined
+      : `reason ${(d.reason as { code?: string } | null)?.code ?? 'none'}, expected ${reason}`;
+  if (receiverParty.endsWith('2001'))
+    return {
+      summary: `${what} (ResultCode 2001) → ReversalFailed (reason INVALID_INITIATOR), the payment stays SUCCEEDED`,
+      events: [{ type: 'ReversalFailed', check: reasonCheck('INVALID_INITIATOR') }],
+      forbid: ['TransactionReversed'],
+      ...(known
+        ? { status: 'SUCCEEDED' }
+        : {
+            noTransaction: true as const,
+            noTransactionNote: 'the relay knows no payment with that receipt',
+          }),
+      deliveries: 1,
+    };
+  if (receiverParty.endsWith('0408'))
+    return {
+      summary: `${what} (queue timeout, no result) → ReversalAmbiguous (reason TIMED_OUT)`,
+      events: [{ type: 'ReversalAmbiguous', check: reasonCheck('TIMED_OUT') }],
+      forbid: ['TransactionReversed'],
+      ...(known
+        ? { status: 'SUCCEEDED' }
+        : {
+            noTransaction: true as const,
+            noTransactionNote: 'the relay knows no payment with that receipt',
+          }),
+      deliveries: 1,
+    };
+  if (!known)
+    return {
+      summary: `${what} (not a receipt the simulator issued) → ReversalFailed (reason INVALID_REQUEST, R000002)`,
+      events: [{ type: 'ReversalFailed', check: reasonCheck('INVALID_REQUEST') }],
+      forbid: ['TransactionReversed'],
+      deliveries: 1,
+      noTransaction: true,
+      noTransactionNote: 'the relay knows no payment with that receipt',
+    };
+  return {
+    summary: `${what} → TransactionReversed (amountCheck matches); the payment keeps its SUCCEEDED status`,
+    events: [
+      { type: 'TransactionReversed', data: { amountCheck: 'matches', transactionStatus: 'SUCCEEDED' } },
+    ],
+    forbid: ['ReversalFailed', 'TransactionFailed'],
+    status: 'SUCCEEDED',
+    deliveries: 1,
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `npm run sim -- daraja reversal`: an STK payment first (its receipt is what gets reversed), then the
+ * reversal request with the relay's reversal routes; `--receipt` reverses an existing receipt instead.
+ */
+export async function darajaReversal(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<DarajaAccountSettings>(ctx, 'daraja', options.account);
+  const info = await simulatorInfo(ctx);
+  let receipt: string | undefined = options.receipt;
+  let reference: string | undefined;
+  const amount = options.amount ?? '1';
+  if (!receipt) {
+    // --short-code is the reversal's ReceiverParty (its triggers); the payment goes to the STK short code.
+    const paid = await darajaStk(ctx, {
+      ...options,
+      shortCode: undefined,
+      fault: undefined,
+      expires: undefined,
+      amount,
+    });
+    reference = paid.reference;
+    const deadline = Date.now() + ctx.timeoutMs;
+    for (;;) {
+      const tx = await relayTransaction(ctx, 'daraja', account.id, paid.reference);
+      if (tx?.status === 'SUCCEEDED' && tx.providerTransactionId) {
+        receipt = tx.providerTransactionId;
+        break;
+      }
+      if (tx && tx.status !== 'PENDING' && tx.status !== 'AMBIGUOUS')
+        throw new ScenarioError(`the payment to reverse ended ${tx.status}; nothing to reverse`);
+      if (Date.now() > deadline)
+        throw new ScenarioError(`the payment to reverse (${paid.reference}) did not succeed in time`);
+      await sleep(ctx.pollMs);
+    }
+  }
+  if (!receipt) throw new ScenarioError('no receipt to reverse');
+  const receiverParty = options.shortCode ?? STK_SHORT_CODE;
+  const expectation = withFaults(
+    reversalExpectation(receiverParty, receipt, reference !== undefined),
+    parseFaults(options.fault),
+    'daraja',
+    'reversal',
+  );
+  const token = await darajaToken(ctx, info);
+  const request = await httpStep<{ OriginatorConversationID: string; ResponseDescription: string }>(
+    ctx,
+    'Reversal request',
+    'POST',
+    simUrl(ctx, '/mpesa/reversal/v1/request'),
+    {
+      headers: darajaHeaders(token, options.fault),
+      body: JSON.stringify({
+        Initiator: 'testapi',
+        SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
+        CommandID: 'TransactionReversal',
+        TransactionID: receipt,
+        Amount: Number(amount),
+        ReceiverParty: receiverParty,
+        RecieverIdentifierType: '11',
+        Remarks: 'npm run sim reversal',
+        QueueTimeOutURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'reversal-timeout'),
+        ResultURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'reversal-result'),
+        // Echoed back in ReferenceData: links a failed reversal to the payment too.
+        Occasion: receipt,
+      }),
+      note: (a) =>
+        a.body?.OriginatorConversationID
+          ? `${a.body.ResponseDescription} (OriginatorConversationID ${a.body.OriginatorConversationID})`
+          : a.text,
+    },
+  );
+  expectStatus(request, [200], 'the reversal request');
+  const id = required(request.body?.OriginatorConversationID, 'OriginatorConversationID');
+  return {
+    provider: 'daraja',
+    account: account.id,
+    // Events about the reversed payment name its reference; an unknown receipt's name the request.
+    reference: reference ?? id,
+    simReference: id,
+    description: `Daraja reversal of ${receipt} (${amount} ${account.settings.currency})${reference ? `, the STK payment ${reference}` : ''}`,
     expectation,
   };
 }

@@ -11,6 +11,15 @@ import type { FaultSet } from '../../simulator/core/faults';
 import { type Expectation, FINAL_EVENTS } from './core';
 
 const NO_OUTCOME = [...FINAL_EVENTS, 'TransactionAmbiguous'];
+/** Scenarios whose results are facts (shared/app/ingest-facts.ts), not transaction statuses. */
+const FACT_KINDS = ['balance', 'reversal'];
+const FACT_EVENTS = [
+  'TransactionReversed',
+  'ReversalFailed',
+  'ReversalAmbiguous',
+  'AccountBalanceReported',
+  'AccountBalanceFailed',
+];
 
 export function withFaults(
   expectation: Expectation,
@@ -20,6 +29,20 @@ export function withFaults(
 ): Expectation {
   if (expectation.refusedWith !== undefined || expectation.deliveries === undefined) return expectation;
   let x: Expectation = { ...expectation };
+  if (FACT_KINDS.includes(kind) && (faults.drop || faults.foreignIp)) {
+    // Facts change no transaction: whatever the fault, the status and the (absent) transaction stay as expected.
+    const why = faults.drop
+      ? 'result dropped: no event'
+      : 'from an address outside the allow-list → 403, CallbackRejected';
+    return {
+      ...x,
+      summary: `${x.summary.replace(/ →.*$/, '')} → ${why}`,
+      events: faults.drop
+        ? []
+        : [{ type: 'CallbackRejected', data: { errorCode: 'FORBIDDEN_SOURCE', httpStatus: 403 } }],
+      forbid: FACT_EVENTS,
+    };
+  }
   if (faults.drop) {
     const final = x.events.filter((e) => FINAL_EVENTS.includes(e.type));
     if (final.length === x.events.length && final.length > 0 && x.status) {

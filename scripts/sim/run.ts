@@ -20,7 +20,11 @@ import {
 } from './core';
 import {
   B2C_QUEUE_TIMEOUT_PARTY_B,
+  BALANCE_INITIATOR_INVALID_SHORT_CODE,
+  BALANCE_QUEUE_TIMEOUT_SHORT_CODE,
   darajaB2c,
+  darajaBalance,
+  darajaReversal,
   darajaC2b,
   darajaStk,
   STK_CANCELLING_PHONE,
@@ -76,6 +80,20 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
     title: 'payout (B2C v3) with ResultURL and QueueTimeOutURL on the relay; PartyB picks the outcome',
     options: ['partyB', 'amount', 'shortCode', 'expires'],
     start: darajaB2c,
+  },
+  {
+    provider: 'daraja',
+    name: 'balance',
+    title: "account balance query; the result (accounts parsed) on the relay's balance routes",
+    options: ['shortCode'],
+    start: darajaBalance,
+  },
+  {
+    provider: 'daraja',
+    name: 'reversal',
+    title: 'an STK payment, then its reversal: TransactionReversed, the payment stays SUCCEEDED',
+    options: ['phone', 'amount', 'shortCode', 'receipt'],
+    start: darajaReversal,
   },
 ];
 
@@ -146,6 +164,31 @@ export const EXAMPLES: readonly Example[] = [
     args: ['daraja', 'b2c', '--party-b', B2C_QUEUE_TIMEOUT_PARTY_B],
     what: 'queue timeout (…0408), no result',
     produces: 'TransactionAmbiguous, reason TIMED_OUT',
+  },
+  {
+    args: ['daraja', 'balance'],
+    what: "the short code's accounts",
+    produces: 'AccountBalanceReported (Working, Float, Utility, Charges Paid, Settlement)',
+  },
+  {
+    args: ['daraja', 'balance', '--short-code', BALANCE_INITIATOR_INVALID_SHORT_CODE],
+    what: 'invalid initiator (…2001)',
+    produces: 'AccountBalanceFailed, reason INVALID_INITIATOR',
+  },
+  {
+    args: ['daraja', 'balance', '--short-code', BALANCE_QUEUE_TIMEOUT_SHORT_CODE],
+    what: 'queue timeout (…0408), no result',
+    produces: 'AccountBalanceFailed, reason TIMED_OUT',
+  },
+  {
+    args: ['daraja', 'reversal'],
+    what: 'an STK payment, then its reversal',
+    produces: 'TransactionSucceeded, then TransactionReversed (the payment stays SUCCEEDED)',
+  },
+  {
+    args: ['daraja', 'reversal', '--receipt', 'NOSUCHRCPT'],
+    what: 'a receipt nobody issued',
+    produces: 'ReversalFailed, reason INVALID_REQUEST (R000002)',
   },
 ];
 
@@ -308,7 +351,9 @@ export function formatSummary(
   }
   lines.push('', `Relay transaction ${started.provider}/${started.account}/${started.reference}:`);
   if (!transaction && started.expectation.noTransaction)
-    lines.push('  (none: a payment the validation rejected never becomes a transaction)');
+    lines.push(
+      `  (none: ${started.expectation.noTransactionNote ?? 'a payment the validation rejected never becomes a transaction'})`,
+    );
   else if (!transaction) lines.push('  (none: the relay has no transaction for this reference)');
   else {
     const history = transaction.history.map((h) => h.type).join(', ');
@@ -404,6 +449,7 @@ const FLAGS: Record<OptionName, string> = {
   shortCode: '--short-code',
   fault: '--fault',
   expires: '--expires',
+  receipt: '--receipt',
 };
 
 export function flagOf(option: OptionName): string {

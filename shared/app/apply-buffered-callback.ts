@@ -92,6 +92,7 @@ export async function applyBufferedCallback(
           message.confirmUnsignedSuccess ||
           (account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
         intents: parsed.reports,
+        facts: parsed.facts,
         receipt: receiptOf(message),
       },
       options,

@@ -2,12 +2,13 @@ import { type ApplyOptions, type ApplyOutcome, applyReport } from '../domain/app
 import type { EventOrigin } from '../domain/event-envelope';
 import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
 import type { Money, NormalizedReport, TransactionKey } from '../domain/transaction';
-import type { CorrelationCandidate, ReportIntent } from '../providers/types';
+import type { CorrelationCandidate, FactIntent, ReportIntent } from '../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
 import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
 import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from './receipts';
 import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
+import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
 import { isFinal } from '../domain/status';
 
 export interface IngestDeps {
@@ -213,6 +214,8 @@ export interface IngestBatch {
   /** The account confirms unsigned successes with the status API (see NormalizedReport.needsConfirmation). */
   confirmUnsignedSuccess?: boolean;
   intents: readonly ReportIntent[];
+  /** Facts the delivery states beside its reports (a reversal, a balance): one event each, once. */
+  facts?: readonly FactIntent[];
   /** Store the bytes that carried the reports first (callbacks, buffered callbacks). */
   receipt?: ReceiptDraft | DigestedReceiptDraft;
 }
@@ -220,6 +223,8 @@ export interface IngestBatch {
 export interface IngestBatchResult {
   receipt: ReceiptResult | undefined;
   outcomes: ApplyOutcome[];
+  /** Facts newly recorded (0 for a repeated delivery). */
+  factsRecorded?: number;
 }
 
 function linkedAttributes(data: Record<string, unknown> | undefined): Record<string, string> {
@@ -257,9 +262,30 @@ export async function ingestIntents(
     checkReportLimits({ ...intent.draft, key });
     placed.push({ intent, key, origin: resolved.origin ?? batch.origin, matched: resolved.matched });
   }
+  const facts = batch.facts?.length
+    ? await placeFacts(
+        store,
+        (candidates) => resolveCorrelation(store, batch.provider, batch.account, candidates, options),
+        batch,
+        batch.facts,
+        options,
+      )
+    : [];
   const first = placed[0];
+  const firstFact = facts[0];
+  const receiptKey = first?.key ?? (firstFact && factReceiptKey(batch.provider, batch.account, firstFact));
+  if (receiptKey && firstFact)
+    checkReportLimits({
+      key: receiptKey,
+      providerTransactionId: undefined,
+      externalId: undefined,
+      attributes: undefined,
+    });
   const receipt =
-    batch.receipt && first ? await storeReceipt(store, first.key, batch.receipt, options) : undefined;
+    batch.receipt && receiptKey ? await storeReceipt(store, receiptKey, batch.receipt, options) : undefined;
+  const factsRecorded = facts.length
+    ? await recordFacts(deps, batch, facts, receipt?.receiptId, options)
+    : undefined;
   const outcomes: ApplyOutcome[] = [];
   for (const { intent, key, origin, matched } of placed) {
     if (intent.hint) {
@@ -326,5 +352,5 @@ export async function ingestIntents(
       }
     }
   }
-  return { receipt, outcomes };
+  return { receipt, outcomes, ...(factsRecorded === undefined ? {} : { factsRecorded }) };
 }

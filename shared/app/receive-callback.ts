@@ -138,6 +138,7 @@ export async function receiveCallback(
         confirmUnsignedSuccess:
           (resolved.account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
         intents: result.reports,
+        facts: result.facts,
         receipt,
       };
       const stored = await storeOrBuffer(services, batch, started, () => ({

@@ -13,6 +13,13 @@ export const EVENT_TYPES = [
   'C2BValidationDecided',
   'CallbackRejected',
   'CallbackOrphaned',
+  /** Daraja reversal results (a new fact about a transaction that succeeded; its status stays). */
+  'TransactionReversed',
+  'ReversalFailed',
+  'ReversalAmbiguous',
+  /** Daraja account balance results: the short code's accounts, parsed. */
+  'AccountBalanceReported',
+  'AccountBalanceFailed',
   /** The badge change feed (docs/badges.md): a shop's badges as its badge API lists them. */
   'BadgeCreated',
   'BadgeUpdated',

@@ -71,6 +71,26 @@ export const transactionDataShape = {
   receivedAt: timestamp('When the report behind the event was received.'),
 };
 
+/** Provider facts (reversal, account balance): not a transaction status (shared/app/ingest-facts.ts). */
+const factShape = {
+  provider: z.enum(EVENT_PROVIDERS),
+  account: z.string().describe('The configured account id.'),
+  originatorConversationId: z.string().nullable().describe("The request's OriginatorConversationID."),
+  conversationId: z.string().nullable().describe("Daraja's ConversationID of the request."),
+  receiptId: z.string().nullable().describe('The stored receipt of the callback.'),
+  receivedAt: timestamp('When the callback was received.'),
+};
+
+/** A reversal names the transaction it is about when the relay knows the original receipt. */
+const reversalShape = {
+  ...factShape,
+  kind: z.string().nullable().describe("The reversed transaction's kind, when the relay knows it."),
+  reference: z.string().nullable().describe("The reversed transaction's reference, when the relay knows it."),
+  transactionStatus: statusSchema
+    .nullable()
+    .describe("The reversed transaction's status (a reversal never changes it)."),
+};
+
 /** The generic transaction data, any status (TransactionConflict, and the base of the others). */
 export const transactionDataSchema = z.strictObject(transactionDataShape);
 
@@ -243,6 +263,52 @@ export const EVENT_DATA_SCHEMAS = {
     quarantineId: z.uuid().describe('The id of the quarantined request.'),
     receivedAt: timestamp('When the request was received.'),
   }),
+  TransactionReversed: z.strictObject({
+    ...reversalShape,
+    originalReceipt: z
+      .string()
+      .describe('The receipt of the payment that was reversed (OriginalTransactionID).'),
+    reversalReceipt: z.string().nullable().describe("The reversal's own receipt (Result.TransactionID)."),
+    amount: moneySchema.nullable().describe('The amount that went back.'),
+    charge: moneySchema.nullable(),
+    completedTime: z.string().nullable().describe("Daraja's TransCompletedTime, verbatim (yyyyMMddHHmmss)."),
+    amountCheck: z
+      .enum(['matches', 'differs', 'unknown'])
+      .describe("The reversed amount against the transaction's: unknown when either is missing."),
+  }),
+  ReversalFailed: z.strictObject({
+    ...reversalShape,
+    originalReceipt: z.string().nullable(),
+    reason: reasonSchema,
+  }),
+  ReversalAmbiguous: z.strictObject({
+    ...reversalShape,
+    originalReceipt: z.string().nullable().describe('From the echoed request, when the notice echoes it.'),
+    reason: reasonSchema.describe(
+      'TIMED_OUT: the request timed out in the queue; the result may still come.',
+    ),
+  }),
+  AccountBalanceReported: z.strictObject({
+    ...factShape,
+    accounts: z
+      .array(
+        z.strictObject({
+          name: z.string().describe('e.g. Working Account, Utility Account'),
+          currency: z.string(),
+          current: decimalStringSchema,
+          available: decimalStringSchema.nullable(),
+          reserved: decimalStringSchema.nullable(),
+          uncleared: decimalStringSchema.nullable(),
+        }),
+      )
+      .min(1)
+      .describe("Daraja's AccountBalance string, one entry per `&`-separated account."),
+    completedTime: z.string().nullable().describe("Daraja's BOCompletedTime, verbatim (yyyyMMddHHmmss)."),
+  }),
+  AccountBalanceFailed: z.strictObject({
+    ...factShape,
+    reason: reasonSchema.describe('The result code, or TIMED_OUT for a queue-timeout notice.'),
+  }),
   BadgeCreated: z.strictObject({
     ...badgeShape,
     revision: revisionSchema,
@@ -299,6 +365,15 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     'is kept in quarantine. correlationId is <provider>:<account>:quarantine.',
   CallbackOrphaned:
     'A valid callback for a transaction nobody registered; it is stored and applied, its status event follows.',
+  TransactionReversed:
+    'Daraja reversed a payment: the money went back. The transaction keeps its SUCCEEDED status; reference ' +
+    'names it when the original receipt is known to the relay (null otherwise). Once per reversal request.',
+  ReversalFailed: 'Daraja refused a reversal (the payment stands). Once per reversal request.',
+  ReversalAmbiguous:
+    'A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; ' +
+    'check with the transaction status query).',
+  AccountBalanceReported: "A Daraja account balance result: the short code's accounts, parsed.",
+  AccountBalanceFailed: 'A Daraja account balance request failed or timed out in the queue.',
   BadgeCreated:
     "A shop's badge API lists a badge the relay did not know (or had seen deleted). correlationId is " +
     'badges:<shop>:<badgeId>; published once per badge revision.',

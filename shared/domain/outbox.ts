@@ -32,6 +32,8 @@ export function summarizeEvent(event: EventEnvelope): string {
     reason?.code ? `reason=${reason.code}` : undefined,
     d.errorCode ? `error=${d.errorCode}` : undefined,
     d.decision ? `decision=${d.decision}` : undefined,
+    Array.isArray(d.accounts) ? `accounts=${d.accounts.length}` : undefined,
+    d.originalReceipt ? `receipt=${d.originalReceipt}` : undefined,
     `(${event.metadata.origin})`,
   ];
   return parts.filter(Boolean).join(' ');

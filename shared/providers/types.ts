@@ -71,8 +71,42 @@ export interface ReportIntent {
   hint?: boolean;
 }
 
+/** The event types a FactIntent may publish (shared/domain/event-envelope.ts has them all). */
+export type FactEventType =
+  | 'TransactionReversed'
+  | 'ReversalFailed'
+  | 'ReversalAmbiguous'
+  | 'AccountBalanceReported'
+  | 'AccountBalanceFailed';
+
+/**
+ * A statement a callback makes that is not a transaction's status (Daraja's reversal and account-balance
+ * results): stored once as a provider record under `fact:<namespace>`/`id` (the first delivery wins, so a
+ * repeated callback publishes nothing new) with its event in the record's outbox. It never changes a
+ * transaction's status; when it is about one (`about`), the event names it and its receipt joins its history.
+ */
+export interface FactIntent {
+  event: FactEventType;
+  namespace: string;
+  /** The fact's identity (e.g. the request's OriginatorConversationID). */
+  id: string;
+  /** Ways to find the transaction the fact is about (a reversal: the original's receipt); only a match counts. */
+  about?: readonly CorrelationCandidate[];
+  /** Skip the fact when one of these facts is already recorded (a stale queue timeout after the result). */
+  supersededBy?: readonly { namespace: string; id: string }[];
+  /** The amount the fact moves: checked against the transaction it is about (`amountCheck` in the event). */
+  amount?: Money;
+  /** Provider-specific event data (the app adds provider, account and the transaction it is about). */
+  data: Record<string, unknown>;
+}
+
 export type ParsedCallback =
-  | { type: 'reports'; reports: readonly ReportIntent[] }
+  | {
+      type: 'reports';
+      reports: readonly ReportIntent[];
+      /** Facts the callback states beside (or instead of) reports. */
+      facts?: readonly FactIntent[];
+    }
   /**
    * A question the relay must answer within a deadline instead of a report (Daraja's C2B validation:
    * the question type lives in the provider folder, the app's use case of the same name answers it).

@@ -265,7 +265,17 @@ export function registerBalanceReversal(
       op.state = 'failed';
       result.TransactionID = `${receipt(3)}0000000`;
     }
-    result.ReferenceData = { ReferenceItem: { Key: 'QueueTimeoutURL', Value: op.queueTimeOutUrl } };
+    // As the status query's result does (b2c.ts), a reversal's Occasion comes back in ReferenceData.
+    const occasion = op.kind === 'reversal' ? op.request.Occasion : undefined;
+    result.ReferenceData = {
+      ReferenceItem:
+        typeof occasion === 'string' && occasion
+          ? [
+              { Key: 'QueueTimeoutURL', Value: op.queueTimeOutUrl },
+              { Key: 'Occasion', Value: occasion },
+            ]
+          : { Key: 'QueueTimeoutURL', Value: op.queueTimeOutUrl },
+    };
     const faults = effectiveCallbackFaults(sim.faults, 'daraja', op.faults);
     await sim.sender.deliver(
       {

@@ -332,6 +332,69 @@ describe('relay + simulator: Daraja B2C', () => {
   });
 });
 
+describe('relay + simulator: Daraja account balance and reversal', () => {
+  it("turns a balance query's result into AccountBalanceReported with the short code's accounts", async () => {
+    // Act
+    const result = await example('daraja balance');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.status])).toEqual([['balance-result', 200]]);
+    expect(types(result)).toEqual(['AccountBalanceReported']);
+    const accounts = data(result, 'AccountBalanceReported').accounts as { name: string; current: string }[];
+    expect(accounts.map((a) => a.name)).toEqual([
+      'Working Account',
+      'Float Account',
+      'Utility Account',
+      'Charges Paid Account',
+      'Organization Settlement Account',
+    ]);
+    expect(accounts.find((a) => a.name === 'Charges Paid Account')?.current).toBe('-1540');
+  });
+
+  it('turns a refused balance query (…2001) into AccountBalanceFailed INVALID_INITIATOR', async () => {
+    const result = await example('daraja balance --short-code 602001');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['AccountBalanceFailed']);
+    expect(data(result, 'AccountBalanceFailed').reason).toMatchObject({ code: 'INVALID_INITIATOR' });
+  });
+
+  it('turns a balance queue timeout (…0408) into AccountBalanceFailed TIMED_OUT', async () => {
+    const result = await example('daraja balance --short-code 600408');
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.status])).toEqual([['balance-timeout', 200]]);
+    expect(data(result, 'AccountBalanceFailed').reason).toMatchObject({ code: 'TIMED_OUT' });
+  });
+
+  it('reverses a paid STK push: TransactionReversed linked by receipt, the payment stays SUCCEEDED', async () => {
+    // Act
+    const result = await example('daraja reversal');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionSucceeded', 'TransactionReversed']);
+    const paid = data(result, 'TransactionSucceeded');
+    expect(data(result, 'TransactionReversed')).toMatchObject({
+      kind: 'stk',
+      reference: result.started.reference,
+      originalReceipt: paid.providerTransactionId,
+      amount: paid.amount,
+      amountCheck: 'matches',
+      transactionStatus: 'SUCCEEDED',
+    });
+    expect(result.transaction?.status).toBe('SUCCEEDED');
+    expect(result.transaction?.history.filter((h) => h.type === 'callback')).toHaveLength(2);
+  });
+
+  it('turns the reversal of a receipt nobody issued into ReversalFailed INVALID_REQUEST (R000002)', async () => {
+    const result = await example('daraja reversal --receipt NOSUCHRCPT');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['ReversalFailed']);
+    expect(data(result, 'ReversalFailed')).toMatchObject({
+      reference: null,
+      reason: { code: 'INVALID_REQUEST', providerCode: 'R000002' },
+    });
+  });
+});
+
 describe('npm run sim', () => {
   it('reports an outcome that is not the expected one and fails', async () => {
     // Prepare: the CLI believes the account takes at most 50 KES; the relay's account takes 250000.

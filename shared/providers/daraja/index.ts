@@ -17,6 +17,7 @@ import {
   parseStatusTimeout,
   parseStk,
 } from './parse';
+import { parseBalanceResult, parseBalanceTimeout, parseReversalResult, parseReversalTimeout } from './facts';
 import { verifyDarajaSource } from './source-ip';
 import {
   DARAJA_KINDS,
@@ -34,6 +35,10 @@ const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['par
   'b2c-timeout': parseB2cTimeout,
   'status-result': parseStatusResult,
   'status-timeout': parseStatusTimeout,
+  'balance-result': parseBalanceResult,
+  'balance-timeout': parseBalanceTimeout,
+  'reversal-result': parseReversalResult,
+  'reversal-timeout': parseReversalTimeout,
 };
 
 /** Daraja's acknowledgements (docs/routes.md). */

@@ -99,7 +99,7 @@ export function canonicalDarajaCode(code: string | number): string {
 }
 
 /** Which result carries the code: an STK callback, a B2C result or a transaction-status result. */
-export type DarajaResultContext = 'stk' | 'b2c' | 'status';
+export type DarajaResultContext = 'stk' | 'b2c' | 'status' | 'balance' | 'reversal';
 
 /**
  * Codes that mean something else outside STK. 2001 "invalid initiator information (wrong credential or
@@ -122,6 +122,27 @@ export const DARAJA_CONTEXT_CODES: Readonly<
       status: 'FAILED',
       reason: 'INVALID_INITIATOR',
       meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+    },
+  },
+  balance: {
+    '2001': {
+      status: 'FAILED',
+      reason: 'INVALID_INITIATOR',
+      meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+    },
+  },
+  // Reversal codes from Daraja's public documentation (not in the seeds): the statuses describe the reversal.
+  reversal: {
+    '2001': {
+      status: 'FAILED',
+      reason: 'INVALID_INITIATOR',
+      meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+    },
+    R000001: { status: 'FAILED', reason: 'DUPLICATE', meaning: 'the transaction has already been reversed' },
+    R000002: {
+      status: 'FAILED',
+      reason: 'INVALID_REQUEST',
+      meaning: 'the OriginalTransID is invalid (no such completed transaction)',
     },
   },
 };

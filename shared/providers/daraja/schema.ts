@@ -280,6 +280,10 @@ export const DARAJA_ROUTES = {
   'b2c-timeout': 'b2c/timeout',
   'status-result': 'status/result',
   'status-timeout': 'status/timeout',
+  'balance-result': 'balance/result',
+  'balance-timeout': 'balance/timeout',
+  'reversal-result': 'reversal/result',
+  'reversal-timeout': 'reversal/timeout',
 } as const;
 export type DarajaRouteName = keyof typeof DARAJA_ROUTES;
 

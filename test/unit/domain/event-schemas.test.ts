@@ -263,6 +263,34 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
     expect((await daraja('stk', fixture('daraja/stk-success.json'))).statusCode).toBe(200);
     return w.store;
   },
+  'Daraja balance and reversal results: a reversed STK payment, a refused and a timed-out reversal, balances':
+    async () => {
+      const w = world();
+      const daraja = (route: string, body: string) =>
+        receiveCallback(
+          w.services,
+          request('POST', `/v1/daraja/ke/${DARAJA_SECRET}/${route}`, body, { sourceIp: SAFARICOM_IP }),
+        );
+      await registerTransaction(w.services, {
+        provider: 'daraja',
+        account: 'ke',
+        kind: 'stk',
+        reference: 'ws_CO_191220191020363925',
+        amount: '1',
+        currency: 'KES',
+      });
+      for (const [route, file] of [
+        ['stk', 'stk-success'],
+        ['reversal/result', 'reversal-result-success'],
+        ['reversal/result', 'reversal-result-failure'],
+        ['reversal/timeout', 'reversal-timeout-echo'],
+        ['balance/result', 'balance-result-success'],
+        ['balance/result', 'balance-result-failure'],
+        ['balance/timeout', 'balance-timeout-echo'],
+      ])
+        expect((await daraja(route!, fixture(`daraja/${file}.json`))).statusCode).toBe(200);
+      return w.store;
+    },
   'the poller: success by poll, expiry, a late callback, a resolution by hand': async () => {
     let answer: (ref: string) => StatusAnswer = succeededAnswer;
     let asked = momoRef(1);
@@ -472,8 +500,17 @@ describe('event schemas: every event the producers emit', () => {
         expect(event.metadata.correlationId).toBe(`badges:${b.shop}:${b.badgeId}`);
         continue;
       }
-      const d = event.data as { provider: string; account: string; reference?: string };
-      const subject = event.metadata.type === 'CallbackRejected' ? 'quarantine' : d.reference;
+      const d = event.data as {
+        provider: string;
+        account: string;
+        reference?: string | null;
+        originatorConversationId?: string | null;
+      };
+      // A fact about no known transaction (a balance) is correlated by its request id (or its digest).
+      const subject =
+        event.metadata.type === 'CallbackRejected'
+          ? 'quarantine'
+          : (d.reference ?? d.originatorConversationId ?? event.metadata.correlationId.split(':')[2]);
       expect(event.metadata.correlationId).toBe(`${d.provider}:${d.account}:${subject}`);
     }
   });

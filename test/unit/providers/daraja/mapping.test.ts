@@ -63,6 +63,10 @@ const CONTEXT_ROWS: [string | number, DarajaResultContext, TransactionStatus, Re
   [2001, 'stk', 'FAILED', 'WRONG_PIN'],
   [2001, 'b2c', 'FAILED', 'INVALID_INITIATOR'],
   ['2001', 'status', 'FAILED', 'INVALID_INITIATOR'],
+  ['2001', 'balance', 'FAILED', 'INVALID_INITIATOR'],
+  ['2001', 'reversal', 'FAILED', 'INVALID_INITIATOR'],
+  ['R000001', 'reversal', 'FAILED', 'DUPLICATE'],
+  ['R000002', 'reversal', 'FAILED', 'INVALID_REQUEST'],
 ];
 
 describe('Daraja result-code mapping', () => {

@@ -15,6 +15,9 @@ const STK_REASONS: Record<string, ReasonCode> = {
   '1037': 'UNREACHABLE',
   // On STK the customer enters the PIN.
   '2001': 'WRONG_PIN',
+  // Provider notes: wrong PartyB and a locked security credential.
+  '2028': 'NOT_ALLOWED',
+  '8006': 'NOT_ALLOWED',
   '9999': 'PROVIDER_ERROR',
   SFC_IC0003: 'NOT_ALLOWED',
 };

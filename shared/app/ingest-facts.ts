@@ -1,0 +1,135 @@
+import { buildEvent, correlationIdOf } from '../domain/events';
+import type { EventOrigin } from '../domain/event-envelope';
+import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { CorrelationCandidate, FactIntent } from '../providers/types';
+import { sameAmount } from '../util/money';
+import type { RelayLogger, RelayStore, WriteOptions } from './ports';
+
+/** ingest-report's resolveCorrelation (passed in: that module calls this one). */
+type Resolve = (
+  candidates: readonly CorrelationCandidate[],
+) => Promise<{ reference: string; matched: boolean } | undefined>;
+
+/** Facts are provider records under this namespace prefix (`fact:reversal`, `fact:account-balance`…). */
+export const FACT_NAMESPACE_PREFIX = 'fact:';
+
+export interface PlacedFact {
+  fact: FactIntent;
+  /** The transaction the fact is about, when one matched. */
+  transaction: TransactionRecord | undefined;
+}
+
+/** Finds the transaction each fact is about: only a real match counts, never a made-up reference. */
+export async function placeFacts(
+  store: RelayStore,
+  resolve: Resolve,
+  key: { provider: string; account: string },
+  facts: readonly FactIntent[],
+  options: WriteOptions = {},
+): Promise<PlacedFact[]> {
+  const { provider, account } = key;
+  const placed: PlacedFact[] = [];
+  for (const fact of facts) {
+    const found = fact.about?.length ? await resolve(fact.about) : undefined;
+    const transaction = found?.matched
+      ? await store.getTransaction({ provider, account, reference: found.reference }, options)
+      : undefined;
+    placed.push({ fact, transaction });
+  }
+  return placed;
+}
+
+/** Where a fact's receipt is kept: in the history of the transaction it is about, else under its own id. */
+export function factReceiptKey(provider: string, account: string, placed: PlacedFact): TransactionKey {
+  return placed.transaction?.key ?? { provider, account, reference: placed.fact.id };
+}
+
+function amountCheck(placed: PlacedFact): 'matches' | 'differs' | 'unknown' {
+  const reported = placed.fact.amount;
+  const expected = placed.transaction?.amount;
+  if (!reported || !expected) return 'unknown';
+  const sameCurrency = !reported.currency || !expected.currency || reported.currency === expected.currency;
+  return sameCurrency && sameAmount(reported.value, expected.value) ? 'matches' : 'differs';
+}
+
+/**
+ * Records each fact once (first delivery wins) with its event in the record's outbox. A fact one of whose
+ * `supersededBy` facts is already recorded (a queue timeout arriving after the result) publishes nothing.
+ * Returns how many facts were newly written.
+ */
+export async function recordFacts(
+  deps: { store: RelayStore; log: RelayLogger },
+  batch: { provider: string; account: string; origin: EventOrigin; receivedAt: string },
+  placed: readonly PlacedFact[],
+  receiptId: string | undefined,
+  options: WriteOptions = {},
+): Promise<number> {
+  const { store, log } = deps;
+  let written = 0;
+  for (const item of placed) {
+    const { fact, transaction } = item;
+    const ref = (namespace: string, id: string) => ({
+      provider: batch.provider,
+      account: batch.account,
+      namespace: `${FACT_NAMESPACE_PREFIX}${namespace}`,
+      id,
+    });
+    let stale = false;
+    for (const later of fact.supersededBy ?? []) {
+      if (await store.getRecord(ref(later.namespace, later.id), { consistent: true, signal: options.signal }))
+        stale = true;
+    }
+    if (stale) continue;
+    const about = transaction
+      ? {
+          kind: transaction.kind,
+          reference: transaction.key.reference,
+          transactionStatus: transaction.status,
+        }
+      : { kind: null, reference: null, transactionStatus: null };
+    const check = fact.event === 'TransactionReversed' ? { amountCheck: amountCheck(item) } : {};
+    if (check.amountCheck === 'differs')
+      log.warn('reversal amount differs from the transaction it reverses', {
+        provider: batch.provider,
+        account: batch.account,
+        reference: transaction?.key.reference,
+        reversed: fact.amount?.value,
+        registered: transaction?.amount?.value,
+      });
+    const data = {
+      provider: batch.provider,
+      account: batch.account,
+      ...(fact.event.startsWith('AccountBalance') ? {} : about),
+      ...fact.data,
+      ...check,
+      receiptId: receiptId ?? null,
+      receivedAt: batch.receivedAt,
+    };
+    const correlationId = transaction
+      ? correlationIdOf(transaction)
+      : `${batch.provider}:${batch.account}:${fact.id}`;
+    const event = buildEvent(
+      fact.event,
+      correlationId,
+      `${fact.namespace}:${fact.id}`,
+      batch.origin,
+      batch.receivedAt,
+      data,
+    );
+    const stood = await store.putRecordIfAbsent(
+      {
+        ...ref(fact.namespace, fact.id),
+        data: {
+          event: fact.event,
+          ...(transaction ? { reference: transaction.key.reference } : {}),
+          receiptId: receiptId ?? null,
+        },
+        createdAt: batch.receivedAt,
+        outbox: [event],
+      },
+      options,
+    );
+    if (stood.written) written += 1;
+  }
+  return written;
+}

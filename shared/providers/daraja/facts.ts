@@ -1,0 +1,264 @@
+import * as z from 'zod';
+import { SchemaValidationError } from '../../domain/errors';
+import type { Reason } from '../../domain/reasons';
+import { sha256Hex } from '../../util/ids';
+import { toDecimalString } from '../../util/money';
+import type { CallbackInput, CorrelationCandidate, FactIntent, ParsedCallback } from '../types';
+import { RECEIPT } from './correlation';
+import { canonicalDarajaCode, mapDarajaCode } from './mapping';
+import { collectParams, first, type Params } from './normalize';
+import {
+  type DarajaAccountSettings,
+  resultSchema,
+  timeoutEchoShapeSchema,
+  timeoutResultShapeSchema,
+} from './schema';
+
+/**
+ * Account balance and reversal results (docs/routes.md#daraja-account-balance-and-reversal). Neither is a
+ * transaction status: a balance is a statement about the short code's accounts, a reversal a new fact
+ * about a payment that already succeeded (its SUCCEEDED stays). Both become FactIntents: one event per
+ * request, whatever Daraja repeats.
+ */
+
+type Input = CallbackInput<DarajaAccountSettings>;
+
+export const BALANCE_FACT = 'account-balance';
+export const BALANCE_TIMEOUT_FACT = 'account-balance-timeout';
+export const REVERSAL_FACT = 'reversal';
+export const REVERSAL_TIMEOUT_FACT = 'reversal-timeout';
+
+/** One account of Daraja's AccountBalance string. */
+export interface DarajaBalanceAccount {
+  name: string;
+  currency: string;
+  /** Decimal strings (shared/util/money.ts); null where the segment has no such field. */
+  current: string;
+  available: string | null;
+  reserved: string | null;
+  uncleared: string | null;
+}
+
+const MAX_ACCOUNTS = 50;
+const CURRENCY = /^[A-Z]{3}$/;
+
+/**
+ * Daraja's `AccountBalance` value: accounts separated by `&`, each `Name|Currency|Current|Available|Reserved|Uncleared`
+ * ("Working Account|KES|481000.00|481000.00|0.00|0.00&Float Account|KES|0.00|…"). Only name, currency and the
+ * first amount are required; a segment that is not an account refuses the whole string (no half balance).
+ */
+export function parseAccountBalance(value: string): DarajaBalanceAccount[] {
+  const segments = value.split('&').filter((segment) => segment.trim() !== '');
+  if (segments.length === 0) throw new SchemaValidationError('Daraja AccountBalance is empty');
+  if (segments.length > MAX_ACCOUNTS)
+    throw new SchemaValidationError(`Daraja AccountBalance lists over ${MAX_ACCOUNTS} accounts`);
+  return segments.map((segment, index) => {
+    const [name = '', currency = '', ...amounts] = segment.split('|').map((field) => field.trim());
+    const decimals = amounts.map((amount) => (amount === '' ? null : (toDecimalString(amount) ?? undefined)));
+    if (!name || !CURRENCY.test(currency) || !decimals[0] || decimals.includes(undefined))
+      throw new SchemaValidationError(
+        `Daraja AccountBalance account ${index + 1} is not "Name|Currency|Amount|…" (got ${JSON.stringify(segment.slice(0, 80))})`,
+      );
+    const [current, available = null, reserved = null, uncleared = null] = decimals as (string | null)[];
+    return { name, currency, current: current as string, available, reserved, uncleared };
+  });
+}
+
+function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success)
+    throw new SchemaValidationError(`Daraja ${what} does not match the expected shape`, {
+      details: { issues: z.treeifyError(parsed.error) },
+    });
+  return parsed.data;
+}
+
+const facts = (...intents: FactIntent[]): ParsedCallback => ({
+  type: 'reports',
+  reports: [],
+  facts: intents,
+});
+
+interface Ids {
+  OriginatorConversationID?: string | null;
+  ConversationID?: string | null;
+  TransactionID?: string | null;
+}
+
+function ids(result: Ids) {
+  return {
+    originatorConversationId: result.OriginatorConversationID || null,
+    conversationId: result.ConversationID || null,
+  };
+}
+
+/** One fact per request: its OriginatorConversationID, else Daraja's ConversationID. */
+function requestId(result: Ids): string | undefined {
+  return result.OriginatorConversationID || result.ConversationID || undefined;
+}
+
+function reasonOf(code: string, message: string | null | undefined, context: 'balance' | 'reversal'): Reason {
+  const mapped = mapDarajaCode(code, message, context);
+  return {
+    code: mapped.reason ?? 'UNKNOWN',
+    message: message ?? mapped.meaning,
+    providerCode: canonicalDarajaCode(code),
+  };
+}
+
+function timeoutReason(code: string | null | undefined, message: string | null | undefined): Reason {
+  return {
+    code: 'TIMED_OUT',
+    message: message ?? 'the request timed out in the Daraja queue',
+    providerCode: code ? canonicalDarajaCode(code) : 'QUEUE_TIMEOUT',
+  };
+}
+
+/**
+ * The receipt the reversal is about: OriginalTransactionID on a success; on a failure or a timeout only
+ * what the partner put in the request's Occasion (echoed in ReferenceData) or the echoed TransactionID.
+ */
+function originalCandidates(...receipts: (string | null | undefined)[]): CorrelationCandidate[] {
+  return receipts.flatMap((value) =>
+    value
+      ? [
+          { via: RECEIPT, value },
+          { via: 'reference', value },
+        ]
+      : [],
+  );
+}
+
+function amountOf(value: string | undefined, currency: string) {
+  const decimal = value === undefined ? undefined : toDecimalString(value);
+  return decimal === undefined ? undefined : { value: decimal, currency };
+}
+
+function referenceItems(result: {
+  ReferenceData?: { ReferenceItem?: { Key: string; Value?: unknown }[] } | null;
+}): Params {
+  return collectParams(result.ReferenceData?.ReferenceItem);
+}
+
+export function parseBalanceResult(input: Input): ParsedCallback {
+  const { Result } = parse(resultSchema, input.body, 'account balance result');
+  const id = requestId(Result) as string;
+  const code = canonicalDarajaCode(Result.ResultCode);
+  if (code !== '0')
+    return facts({
+      event: 'AccountBalanceFailed',
+      namespace: BALANCE_FACT,
+      id,
+      data: { ...ids(Result), reason: reasonOf(code, Result.ResultDesc, 'balance') },
+    });
+  const params = collectParams(Result.ResultParameters?.ResultParameter);
+  const balance = first(params, 'AccountBalance');
+  if (!balance) throw new SchemaValidationError('Daraja account balance result carries no AccountBalance');
+  return facts({
+    event: 'AccountBalanceReported',
+    namespace: BALANCE_FACT,
+    id,
+    data: {
+      ...ids(Result),
+      accounts: parseAccountBalance(balance),
+      completedTime: first(params, 'BOCompletedTime') ?? null,
+    },
+  });
+}
+
+export function parseReversalResult(input: Input): ParsedCallback {
+  const { Result } = parse(resultSchema, input.body, 'reversal result');
+  const id = requestId(Result) as string;
+  const code = canonicalDarajaCode(Result.ResultCode);
+  const params = collectParams(Result.ResultParameters?.ResultParameter);
+  const occasion = first(referenceItems(Result), 'Occasion');
+  const original = first(params, 'OriginalTransactionID');
+  if (code !== '0')
+    return facts({
+      event: 'ReversalFailed',
+      namespace: REVERSAL_FACT,
+      id,
+      about: originalCandidates(original, occasion),
+      data: {
+        ...ids(Result),
+        originalReceipt: original ?? null,
+        reason: reasonOf(code, Result.ResultDesc, 'reversal'),
+      },
+    });
+  if (!original) throw new SchemaValidationError('Daraja reversal result carries no OriginalTransactionID');
+  const amount = amountOf(first(params, 'Amount'), input.account.settings.currency);
+  return facts({
+    event: 'TransactionReversed',
+    namespace: REVERSAL_FACT,
+    id,
+    about: originalCandidates(original, occasion),
+    amount,
+    data: {
+      ...ids(Result),
+      originalReceipt: original,
+      reversalReceipt: Result.TransactionID || null,
+      amount: amount ?? null,
+      charge: amountOf(first(params, 'Charge'), input.account.settings.currency) ?? null,
+      completedTime: first(params, 'TransCompletedTime') ?? null,
+    },
+  });
+}
+
+/**
+ * Queue-timeout notices (both shapes, provider notes): the outcome is unknown. The echo of a balance or
+ * reversal request carries no id of its own, so its identity is its bytes' digest (a repeated notice is
+ * the same fact). A notice arriving after the request's result is stale and publishes nothing.
+ */
+function parseFactTimeout(input: Input, what: 'balance' | 'reversal'): ParsedCallback {
+  const label = what === 'balance' ? 'account balance queue-timeout notice' : 'reversal queue-timeout notice';
+  const result =
+    input.body.Result !== null && typeof input.body.Result === 'object'
+      ? parse(timeoutResultShapeSchema, input.body, label).Result
+      : undefined;
+  const echo = result ? undefined : parseLooseEcho(input.body, label, what);
+  const known = result ?? echo ?? {};
+  const id = requestId(known) ?? `echo-${sha256Hex(JSON.stringify(input.body)).slice(0, 32)}`;
+  const reason = timeoutReason(result?.ResultCode, result?.ResultDesc);
+  const superseded = requestId(known)
+    ? [{ namespace: what === 'balance' ? BALANCE_FACT : REVERSAL_FACT, id }]
+    : [];
+  if (what === 'balance')
+    return facts({
+      event: 'AccountBalanceFailed',
+      namespace: BALANCE_TIMEOUT_FACT,
+      id,
+      supersededBy: superseded,
+      data: { ...ids(known), reason },
+    });
+  // A result-shaped notice's TransactionID is Daraja's id of the timed-out request, not the receipt.
+  const original = echo?.TransactionID ?? undefined;
+  const occasion = result ? first(referenceItems(result), 'Occasion') : (input.body.Occasion as unknown);
+  return facts({
+    event: 'ReversalAmbiguous',
+    namespace: REVERSAL_TIMEOUT_FACT,
+    id,
+    supersededBy: superseded,
+    about: originalCandidates(original, typeof occasion === 'string' ? occasion : undefined),
+    data: { ...ids(known), originalReceipt: original ?? null, reason },
+  });
+}
+
+const looseText = z.union([z.string(), z.number()]).transform(String).optional().nullable();
+
+/** A balance request carries no id of its own, so its echo may have none (identified by its digest). */
+const balanceEchoSchema = z.looseObject({
+  OriginatorConversationID: looseText,
+  ConversationID: looseText,
+  TransactionID: looseText,
+  CommandID: z.literal('AccountBalance'),
+});
+
+/** The echoed request: a reversal echo names the receipt in its TransactionID. */
+function parseLooseEcho(body: Record<string, unknown>, label: string, what: 'balance' | 'reversal') {
+  return what === 'balance' && body.CommandID === 'AccountBalance'
+    ? parse(balanceEchoSchema, body, label)
+    : parse(timeoutEchoShapeSchema, body, label);
+}
+
+export const parseBalanceTimeout = (input: Input) => parseFactTimeout(input, 'balance');
+export const parseReversalTimeout = (input: Input) => parseFactTimeout(input, 'reversal');

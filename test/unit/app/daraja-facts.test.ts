@@ -1,0 +1,370 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callback';
+import type { BufferedMessage, RelayLogger } from '../../../shared/app/ports';
+import { receiveCallback } from '../../../shared/app/receive-callback';
+import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
+import { parseConfig } from '../../../shared/config/load';
+import { secretScrubber } from '../../../shared/config/secrets';
+import type { EventEnvelope } from '../../../shared/domain/events';
+import type { InboundRequest } from '../../../shared/http/types';
+import { registered } from '../../helpers/reports';
+
+/*
+ * Daraja's account balance and reversal results through the callback use case (in-memory store): acks,
+ * one event per request whatever Daraja repeats, the link to the reversed payment, quarantine of bad bodies,
+ * and the ingress buffer. The DynamoDB variant lives in test/integration/daraja-facts.test.ts.
+ */
+
+const SECRET = 'daraja-path-secret-0123456789';
+const SAFARICOM_IP = '196.201.214.200';
+const STK_REFERENCE = 'ws_CO_191220191020363925';
+const RECEIPT = 'NLJ7RT61SV';
+
+const config = parseConfig({
+  management: { bearerToken: 'management-token-0123456789' },
+  accounts: {
+    daraja: { ke: { pathSecret: SECRET, shortCode: '600638', sourceIp: { allow: [`${SAFARICOM_IP}/32`] } } },
+  },
+});
+
+function fixture(name: string): string {
+  return readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
+}
+
+function setup() {
+  const store = new MemoryStore();
+  const warnings: string[] = [];
+  const inner: RelayLogger = {
+    debug() {},
+    info() {},
+    warn: (message) => void warnings.push(message),
+    error() {},
+  };
+  const scrub = secretScrubber(config);
+  const services: RelayServices = {
+    config,
+    store,
+    clock: { now: () => new Date('2026-11-23T10:00:01.000Z') },
+    log: scrubbingLogger(inner, scrub),
+    scrub,
+  };
+  const post = (route: string, body: string, overrides: Partial<InboundRequest> = {}) =>
+    receiveCallback(services, {
+      requestId: 'req-1',
+      method: 'POST',
+      path: `/v1/daraja/ke/${SECRET}/${route}`,
+      headers: { 'content-type': 'application/json' },
+      query: {},
+      rawBody: Buffer.from(body, 'utf8'),
+      sourceIp: SAFARICOM_IP,
+      receivedAt: new Date('2026-11-23T10:00:00.000Z'),
+      ...overrides,
+    });
+  const events = (type?: string) =>
+    store.published.filter((e) => !type || e.metadata.type === type) as EventEnvelope<
+      Record<string, unknown>
+    >[];
+  return { store, services, post, events, warnings };
+}
+
+/** A paid STK transaction whose receipt the relay learnt from its callback. */
+async function paidStk(w: ReturnType<typeof setup>) {
+  await w.store.createTransaction(
+    registered({
+      key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
+      kind: 'stk',
+      amount: { value: '1', currency: 'KES' },
+      externalId: undefined,
+    }),
+  );
+  expect((await w.post('stk', fixture('stk-success'))).statusCode).toBe(200);
+  expect(w.events('TransactionSucceeded')).toHaveLength(1);
+}
+
+describe('Daraja reversal results', () => {
+  it('publishes TransactionReversed linked to the paid transaction by its receipt, which stays SUCCEEDED', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    const answer = await w.post('reversal/result', fixture('reversal-result-success'));
+    // Assess
+    expect(answer).toMatchObject({ statusCode: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } });
+    const [reversed] = w.events('TransactionReversed');
+    expect(reversed?.metadata).toMatchObject({
+      correlationId: `daraja:ke:${STK_REFERENCE}`,
+      origin: 'callback',
+    });
+    expect(reversed?.data).toMatchObject({
+      provider: 'daraja',
+      account: 'ke',
+      kind: 'stk',
+      reference: STK_REFERENCE,
+      transactionStatus: 'SUCCEEDED',
+      originalReceipt: RECEIPT,
+      reversalReceipt: 'NLJ41HAY6Q',
+      amount: { value: '1', currency: 'KES' },
+      amountCheck: 'matches',
+      completedTime: '20191219102820',
+      originatorConversationId: '8521-4298025-1',
+    });
+    const tx = await w.store.getTransaction({ provider: 'daraja', account: 'ke', reference: STK_REFERENCE });
+    expect(tx?.status).toBe('SUCCEEDED');
+    const receipts = await w.store.listReceipts({
+      provider: 'daraja',
+      account: 'ke',
+      reference: STK_REFERENCE,
+    });
+    expect(receipts.map((r) => r.routeName)).toEqual(expect.arrayContaining(['stk', 'reversal-result']));
+  });
+
+  it('publishes one TransactionReversed when Daraja sends the result three times', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    for (let i = 0; i < 3; i++)
+      expect((await w.post('reversal/result', fixture('reversal-result-success'))).statusCode).toBe(200);
+    // Assess
+    expect(w.events('TransactionReversed')).toHaveLength(1);
+  });
+
+  it('flags a reversed amount that differs from the transaction, and logs it', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const body = fixture('reversal-result-success').replace(
+      '"Key":"Amount","Value":1.00',
+      '"Key":"Amount","Value":250',
+    );
+    // Act
+    await w.post('reversal/result', body);
+    // Assess
+    expect(w.events('TransactionReversed')[0]?.data.amountCheck).toBe('differs');
+    expect(w.warnings).toContain('reversal amount differs from the transaction it reverses');
+  });
+
+  it('publishes a reversal of a receipt the relay never saw without a transaction, and creates none', async () => {
+    // Prepare
+    const w = setup();
+    // Act
+    await w.post('reversal/result', fixture('reversal-result-success'));
+    // Assess
+    const [reversed] = w.events('TransactionReversed');
+    expect(reversed?.data).toMatchObject({ reference: null, kind: null, amountCheck: 'unknown' });
+    expect(reversed?.metadata.correlationId).toBe('daraja:ke:8521-4298025-1');
+    expect(
+      await w.store.getTransaction({ provider: 'daraja', account: 'ke', reference: RECEIPT }),
+    ).toBeUndefined();
+  });
+
+  it('publishes ReversalFailed with the mapped reason, linked through the echoed Occasion', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    await w.post('reversal/result', fixture('reversal-result-failure'));
+    // Assess
+    expect(w.events('ReversalFailed')[0]?.data).toMatchObject({
+      reference: STK_REFERENCE,
+      transactionStatus: 'SUCCEEDED',
+      originalReceipt: null,
+      reason: {
+        code: 'DUPLICATE',
+        message: 'The transaction has already been reversed.',
+        providerCode: 'R000001',
+      },
+    });
+    expect(w.events('TransactionReversed')).toEqual([]);
+  });
+
+  it('publishes ReversalAmbiguous for a queue timeout, linked by the echoed TransactionID', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    await w.post('reversal/timeout', fixture('reversal-timeout-echo'));
+    await w.post('reversal/timeout', fixture('reversal-timeout-echo'));
+    // Assess
+    const ambiguous = w.events('ReversalAmbiguous');
+    expect(ambiguous).toHaveLength(1);
+    expect(ambiguous[0]?.data).toMatchObject({
+      reference: STK_REFERENCE,
+      originalReceipt: RECEIPT,
+      reason: { code: 'TIMED_OUT', providerCode: 'QUEUE_TIMEOUT' },
+    });
+    expect(JSON.stringify(w.store.published)).not.toContain('EsJocK7');
+  });
+
+  it('publishes the result that follows a queue timeout, and nothing for a timeout that follows the result', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const result = JSON.parse(fixture('reversal-result-success')) as { Result: Record<string, unknown> };
+    result.Result.OriginatorConversationID = '8521-4298025-3';
+    const secondRequest = { ...result.Result, OriginatorConversationID: '8521-4298025-4' };
+    const secondTimeout = fixture('reversal-timeout-echo').replace('8521-4298025-3', '8521-4298025-4');
+    // Act
+    await w.post('reversal/timeout', fixture('reversal-timeout-echo'));
+    await w.post('reversal/result', JSON.stringify(result));
+    await w.post('reversal/result', JSON.stringify({ Result: secondRequest }));
+    await w.post('reversal/timeout', secondTimeout);
+    // Assess
+    expect(w.events('ReversalAmbiguous').map((e) => e.data.originatorConversationId)).toEqual([
+      '8521-4298025-3',
+    ]);
+    expect(w.events('TransactionReversed').map((e) => e.data.originatorConversationId)).toEqual([
+      '8521-4298025-3',
+      '8521-4298025-4',
+    ]);
+  });
+
+  it('refuses a success without OriginalTransactionID with 400, quarantined and raised as CallbackRejected', async () => {
+    // Prepare
+    const w = setup();
+    const body = fixture('reversal-result-success').replace('"OriginalTransactionID"', '"Something"');
+    // Act
+    const answer = await w.post('reversal/result', body);
+    // Assess
+    expect(answer.statusCode).toBe(400);
+    expect(w.events('CallbackRejected')[0]?.data).toMatchObject({
+      route: 'reversal-result',
+      httpStatus: 400,
+    });
+    expect(w.store.quarantined).toHaveLength(1);
+    expect(w.events('TransactionReversed')).toEqual([]);
+  });
+});
+
+describe('Daraja account balance results', () => {
+  it("publishes AccountBalanceReported with every account of Daraja's string parsed", async () => {
+    // Prepare
+    const w = setup();
+    // Act
+    const answer = await w.post('balance/result', fixture('balance-result-success'));
+    // Assess
+    expect(answer.body).toEqual({ ResultCode: 0, ResultDesc: 'Accepted' });
+    const [reported] = w.events('AccountBalanceReported');
+    expect(reported?.metadata.correlationId).toBe('daraja:ke:16917-22577599-3');
+    expect(reported?.data.accounts).toEqual([
+      {
+        name: 'Working Account',
+        currency: 'KES',
+        current: '700000',
+        available: '700000',
+        reserved: '0',
+        uncleared: '0',
+      },
+      { name: 'Float Account', currency: 'KES', current: '0', available: '0', reserved: '0', uncleared: '0' },
+      {
+        name: 'Utility Account',
+        currency: 'KES',
+        current: '228037',
+        available: '228037',
+        reserved: '0',
+        uncleared: '0',
+      },
+      {
+        name: 'Charges Paid Account',
+        currency: 'KES',
+        current: '-1540',
+        available: '-1540',
+        reserved: '0',
+        uncleared: '0',
+      },
+      {
+        name: 'Organization Settlement Account',
+        currency: 'KES',
+        current: '0',
+        available: '0',
+        reserved: '0',
+        uncleared: '0',
+      },
+    ]);
+    expect(reported?.data.completedTime).toBe('20200109125710');
+    expect(reported?.data).not.toHaveProperty('reference');
+  });
+
+  it('publishes one event per balance request, however often the result comes', async () => {
+    // Prepare
+    const w = setup();
+    // Act
+    await w.post('balance/result', fixture('balance-result-success'));
+    await w.post('balance/result', fixture('balance-result-success'));
+    // Assess
+    expect(w.events('AccountBalanceReported')).toHaveLength(1);
+  });
+
+  it('publishes AccountBalanceFailed for a refused query and for a queue timeout without ids', async () => {
+    // Prepare
+    const w = setup();
+    // Act
+    await w.post('balance/result', fixture('balance-result-failure'));
+    await w.post('balance/timeout', fixture('balance-timeout-echo'));
+    await w.post('balance/timeout', fixture('balance-timeout-echo'));
+    // Assess
+    const failed = w.events('AccountBalanceFailed').map((e) => e.data.reason);
+    expect(failed).toEqual([
+      { code: 'INVALID_INITIATOR', message: 'The initiator information is invalid.', providerCode: '2001' },
+      {
+        code: 'TIMED_OUT',
+        message: 'the request timed out in the Daraja queue',
+        providerCode: 'QUEUE_TIMEOUT',
+      },
+    ]);
+  });
+
+  it('refuses a balance string that is not Name|Currency|Amount with 400 and publishes nothing', async () => {
+    // Prepare
+    const w = setup();
+    const body = fixture('balance-result-success').replace(
+      'Float Account|KES|0.00',
+      'Float Account|KES|lots',
+    );
+    // Act
+    const answer = await w.post('balance/result', body);
+    // Assess
+    expect(answer.statusCode).toBe(400);
+    expect(w.events('AccountBalanceReported')).toEqual([]);
+    expect(w.store.quarantined).toHaveLength(1);
+  });
+
+  it('refuses a balance result from outside the source allow-list with 403', async () => {
+    // Prepare
+    const w = setup();
+    // Act
+    const answer = await w.post('balance/result', fixture('balance-result-success'), {
+      sourceIp: '203.0.113.9',
+    });
+    // Assess
+    expect(answer.statusCode).toBe(403);
+    expect(w.events('AccountBalanceReported')).toEqual([]);
+  });
+});
+
+describe('Daraja facts and the ingress buffer', () => {
+  it('acks a reversal result while the store is down, and publishes it once when the buffer is applied', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const buffered: BufferedMessage[] = [];
+    w.services.ingressBuffer = { accept: async (m) => (buffered.push(m), { id: `m${buffered.length}` }) };
+    w.store.failure = 'error';
+    // Act
+    const answer = await w.post('reversal/result', fixture('reversal-result-success'));
+    w.store.failure = 'none';
+    for (const message of buffered)
+      await applyBufferedCallback(w.services, JSON.parse(JSON.stringify(message)));
+    for (const message of buffered)
+      await applyBufferedCallback(w.services, JSON.parse(JSON.stringify(message)));
+    // Assess
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers?.['x-relay-buffered']).toBe('true');
+    const reversed = w.events('TransactionReversed');
+    expect(reversed).toHaveLength(1);
+    expect(reversed[0]?.metadata.origin).toBe('buffer');
+    expect(reversed[0]?.data.reference).toBe(STK_REFERENCE);
+  });
+});
