@@ -39,6 +39,8 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   VALIDATION_ERROR: 'INVALID_REQUEST',
   RESOURCE_ALREADY_EXIST: 'DUPLICATE',
   TRANSACTION_NOT_FOUND: 'UNKNOWN',
+  // Consent-based operations (seed 000 "FinancialConsentMismatch": the code is the simulator's choice).
+  CONSENT_MISMATCH: 'NOT_ALLOWED',
 };
 
 /** "NOT ENOUGH_FUNDS" → NOT_ENOUGH_FUNDS, "NotEnoughFunds" → NOT_ENOUGH_FUNDS, "payer-limit" → PAYER_LIMIT. */

@@ -42,6 +42,7 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['DELAYED', 'TIMED_OUT'],
   ['FAILED', 'PROVIDER_ERROR'],
   ['NOT_ACTIVE', 'NOT_ALLOWED'],
+  ['CONSENT_MISMATCH', 'NOT_ALLOWED'],
   ['SOMETHING_NEW_FROM_MTN', 'UNKNOWN'],
 ];
 
