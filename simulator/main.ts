@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     'MTN MoMo',
     `  collection subscription key   ${i.momo.collectionSubscriptionKeys.primary} (secondary ${i.momo.collectionSubscriptionKeys.secondary})`,
     `  disbursement subscription key ${i.momo.disbursementSubscriptionKeys.primary} (secondary ${i.momo.disbursementSubscriptionKeys.secondary})`,
+    `  remittance subscription key   ${i.momo.remittanceSubscriptionKeys.primary} (secondary ${i.momo.remittanceSubscriptionKeys.secondary})`,
     u
       ? `  API user / API key            ${u.id} / ${u.apiKey} (providerCallbackHost ${u.providerCallbackHost})`
       : '',

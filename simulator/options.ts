@@ -22,7 +22,8 @@ export interface MomoOptions {
   /**
    * Seed 000: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
    * IPv4 addresses or CIDRs (`10.0.0.0/8`); empty (default) allows every caller. The caller's address is
-   * the `X-Sim-Source-Ip` request header, else 127.0.0.1.
+   * the connection's remote address (`::ffff:` IPv4-mapped form unwrapped); an `X-Sim-Source-Ip` request
+   * header overrides it.
    */
   disbursementAllowList?: string[];
   /** The same for the remittance product (the seed names only disbursement); default empty = allow all. */

@@ -11,13 +11,14 @@ import { type CallbackLogEntry, CallbackSender } from './core/callbacks';
 import { Scheduler } from './core/clock';
 import type { SimContext } from './core/context';
 import { FaultSpecError, FaultStore, formatFaults, type GlobalFaultsInput, parseFaults } from './core/faults';
-import { type Reply, RequestContext, SimHttpError } from './core/http';
+import { normaliseRemoteAddress, type Reply, RequestContext, SimHttpError } from './core/http';
 import { Logger, maskDigitsInText } from './core/log';
 import { Router } from './core/router';
 import { createDaraja, DARAJA_PREFIXES } from './daraja';
 import { darajaErrors } from './daraja/errors';
 import { createMomo } from './momo';
-import { momoErrors } from './momo/errors';
+import { MOMO_PRODUCTS } from './momo/auth';
+import { momoErrors, respellError } from './momo/errors';
 import { type ResolvedOptions, resolveOptions, type SimulatorOptions } from './options';
 
 export type { CallbackLogEntry } from './core/callbacks';
@@ -38,6 +39,7 @@ export interface SimulatorInfo {
   momo: {
     collectionSubscriptionKeys: { primary: string; secondary: string };
     disbursementSubscriptionKeys: { primary: string; secondary: string };
+    remittanceSubscriptionKeys: { primary: string; secondary: string };
     apiUsers: { id: string; apiKey: string | undefined; providerCallbackHost: string }[];
     targetEnvironment: string;
     currency: string;
@@ -125,8 +127,11 @@ function isDarajaPath(path: string): boolean {
   return path.startsWith('/oauth/') || DARAJA_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
+/** Every product prefix plus provisioning, so a product added to MOMO_PRODUCTS gets MoMo's 404 too. */
+const MOMO_PATH = new RegExp(`^/(${[...MOMO_PRODUCTS, 'apiuser', 'v1_0'].join('|')})(/|$)`);
+
 function isMomoPath(path: string): boolean {
-  return /^\/(collection|disbursement|apiuser|v1_0)(\/|$)/.test(path);
+  return MOMO_PATH.test(path);
 }
 
 function toReply(e: SimHttpError): Reply {
@@ -169,6 +174,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     momo: {
       collectionSubscriptionKeys: opts.momo.collectionSubscriptionKeys,
       disbursementSubscriptionKeys: opts.momo.disbursementSubscriptionKeys,
+      remittanceSubscriptionKeys: opts.momo.remittanceSubscriptionKeys,
       apiUsers: [...momo.auth.users.values()].map((u) => ({
         id: u.id,
         apiKey: u.apiKey,
@@ -234,6 +240,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
         req.headers,
         rawBody,
         requestFaults,
+        normaliseRemoteAddress(req.socket.remoteAddress),
       );
       reply = await dispatch(ctx);
     } catch (e) {
@@ -269,10 +276,15 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     }
   }
 
+  // MoMo's own routes re-spell their errors (momo/spelling.ts); these come from the dispatcher, outside them.
+  const momoError = (e: SimHttpError) => respellError(e, opts.momo.errorSpelling);
+
   async function dispatch(ctx: RequestContext): Promise<Reply> {
     // Seed 000: a malformed URL such as one with extra slashes is a 400.
     if (ctx.rawPath.includes('//')) {
-      throw isDarajaPath(ctx.path) ? darajaErrors.notFound() : momoErrors.badRequest('Malformed URL.');
+      throw isDarajaPath(ctx.path)
+        ? darajaErrors.notFound()
+        : momoError(momoErrors.badRequest('Malformed URL.'));
     }
     const match = router.match(ctx.method, ctx.path);
     if (match.kind === 'found') {
@@ -288,7 +300,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       };
     }
     if (isDarajaPath(ctx.path)) throw darajaErrors.notFound();
-    if (isMomoPath(ctx.path)) throw momoErrors.notFound();
+    if (isMomoPath(ctx.path)) throw momoError(momoErrors.notFound());
     return { status: 404, body: { error: 'NOT_FOUND', message: `no route for ${ctx.method} ${ctx.path}` } };
   }
 

@@ -50,6 +50,10 @@ const ConfigPatch = z
         queueTimeoutShape: z.enum(['echo', 'result']).optional(),
         queueTimeoutLateResultMs: z.number().int().min(0).nullable().optional(),
         queueTimeoutAfterMs: z.number().int().min(0).optional(),
+        // null turns a limiter rule off again (its start-up default).
+        quotaPerSecond: z.number().positive().nullable().optional(),
+        spikeArrestPerSecond: z.number().positive().nullable().optional(),
+        throttleHttpStatus: z.number().int().min(400).max(599).optional(),
       })
       .strict()
       .optional(),
@@ -172,6 +176,9 @@ function configView(sim: SimContext) {
       queueTimeoutShape: o.daraja.queueTimeoutShape,
       queueTimeoutLateResultMs: o.daraja.queueTimeoutLateResultMs ?? null,
       queueTimeoutAfterMs: o.daraja.queueTimeoutAfterMs,
+      quotaPerSecond: o.daraja.quotaPerSecond ?? null,
+      spikeArrestPerSecond: o.daraja.spikeArrestPerSecond ?? null,
+      throttleHttpStatus: o.daraja.throttleHttpStatus,
     },
   };
 }
@@ -198,5 +205,10 @@ function applyConfig(sim: SimContext, patch: z.infer<typeof ConfigPatch>): void 
     if (d.queueTimeoutLateResultMs !== undefined)
       o.daraja.queueTimeoutLateResultMs = d.queueTimeoutLateResultMs ?? undefined;
     if (d.queueTimeoutAfterMs !== undefined) o.daraja.queueTimeoutAfterMs = d.queueTimeoutAfterMs;
+    // The gateway reads these on every call (DarajaCore.admit), so the next call is judged by the new limits.
+    if (d.quotaPerSecond !== undefined) o.daraja.quotaPerSecond = d.quotaPerSecond ?? undefined;
+    if (d.spikeArrestPerSecond !== undefined)
+      o.daraja.spikeArrestPerSecond = d.spikeArrestPerSecond ?? undefined;
+    if (d.throttleHttpStatus !== undefined) o.daraja.throttleHttpStatus = d.throttleHttpStatus;
   }
 }

@@ -39,6 +39,11 @@ export class RequestContext {
     readonly rawBody: Buffer,
     /** Faults from the `X-Sim-Fault` header of this request. */
     readonly faults: FaultSet,
+    /**
+     * The caller's address as the socket saw it (normalised by `normaliseRemoteAddress`); undefined only when
+     * the connection is already gone. Gateway checks such as MoMo's IP allow-lists read it.
+     */
+    readonly remoteAddress: string | undefined,
   ) {}
 
   get bodyText(): string {
@@ -79,6 +84,16 @@ export class RequestContext {
     if (colon < 0) return undefined;
     return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
   }
+}
+
+/**
+ * A server listening on `::` reports IPv4 callers as IPv4-mapped IPv6 (`::ffff:127.0.0.1`); allow-lists are
+ * written with plain IPv4 addresses and CIDRs, so the mapped form is unwrapped to match them.
+ */
+export function normaliseRemoteAddress(address: string | undefined): string | undefined {
+  if (!address) return undefined;
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  return mapped?.[1] ?? address;
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {

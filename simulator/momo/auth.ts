@@ -71,8 +71,9 @@ export class MomoAuth {
 
   /**
    * Seed 000: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
-   * The gateway refuses before it looks at keys or tokens. The handler cannot see the socket's address, so
-   * the caller's address is the simulator's `X-Sim-Source-Ip` header, else loopback (where tests run).
+   * The gateway refuses before it looks at keys or tokens. The caller's address is the socket's; the
+   * simulator's `X-Sim-Source-Ip` header overrides it, because every test and local client connects from
+   * loopback and could not otherwise play a caller outside (or inside) a list.
    */
   checkSourceIp(ctx: RequestContext, product: MomoProduct): void {
     const o = this.sim.opts.momo;
@@ -83,7 +84,8 @@ export class MomoAuth {
           ? o.remittanceAllowList
           : [];
     if (list.length === 0) return;
-    const ip = ctx.header('x-sim-source-ip')?.trim() || '127.0.0.1';
+    // No address means the connection is gone; 'unknown' matches no list entry, so the call is refused.
+    const ip = ctx.header('x-sim-source-ip')?.trim() || ctx.remoteAddress || 'unknown';
     if (!ipAllowed(ip, list)) throw momoErrors.forbiddenIp(ip);
   }
 
