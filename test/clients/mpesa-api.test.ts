@@ -178,6 +178,7 @@ describe('mpesa-api against the simulator, HTTP service replaced', () => {
       TransactionID: receipt,
       Amount: 100,
       ReceiverParty: SHORT_CODE,
+      Occasion: receipt,
       ResultURL: `${partner.url}/reversal/result`,
       QueueTimeOutURL: `${partner.url}/reversal/timeout`,
     } as Parameters<Mpesa['reversal']>[0]);

@@ -208,7 +208,8 @@ describe('mpesa-node against the simulator', () => {
         `${partner.url}/reversal/result`,
         SHORT_CODE,
         'Refund order',
-        'Refund',
+        // The recipe's Occasion: the receipt, by which the relay links a failed reversal to its payment.
+        transactionId,
       );
     // Act
     const { data: known } = await reverse(receipt);
