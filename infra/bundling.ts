@@ -59,6 +59,8 @@ export const BUNDLE_OPTIONS = {
    */
   alias: {
     '@aws-sdk/credential-provider-node': './infra/lambda-shims/credentials-from-env.ts',
+    // The SDK's endpoint-discovery cache: a Map does it (~5 KB less per bundle; see the shim).
+    'mnemonist/lru-cache': './infra/lambda-shims/lru-cache.ts',
   } as Record<string, string>,
   banner: ESM_REQUIRE_BANNER,
 } as const;
