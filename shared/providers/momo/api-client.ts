@@ -70,7 +70,11 @@ export function createMomoStatusApi(
   if (!api) return undefined;
   const targetEnvironment = account.settings.targetEnvironment;
   const subscriptionKey = (product: MomoProduct) =>
-    product === 'collection' ? api.collectionSubscriptionKey : api.disbursementSubscriptionKey;
+    ({
+      collection: api.collectionSubscriptionKey,
+      disbursement: api.disbursementSubscriptionKey,
+      remittance: api.remittanceSubscriptionKey,
+    })[product];
   const {
     gate,
     bucket: bucket,
@@ -93,6 +97,7 @@ export function createMomoStatusApi(
   const tokens: Record<MomoProduct, TokenCache> = {
     collection: tokenCache('collection'),
     disbursement: tokenCache('disbursement'),
+    remittance: tokenCache('remittance'),
   };
   function tokenCache(product: MomoProduct): TokenCache {
     return new TokenCache({

@@ -97,5 +97,6 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
       settings.api?.apiKey,
       settings.api?.collectionSubscriptionKey,
       settings.api?.disbursementSubscriptionKey,
+      settings.api?.remittanceSubscriptionKey,
     ].filter(Boolean),
 };

@@ -62,8 +62,13 @@ export const momoApiSettingsSchema = z
     apiKey: z.string().min(1),
     /** `Ocp-Apim-Subscription-Key` of the Collection product (collection kinds). */
     collectionSubscriptionKey: z.string().min(1).optional(),
-    /** `Ocp-Apim-Subscription-Key` of the Disbursement product (transfer, deposit, refund). */
+    /** `Ocp-Apim-Subscription-Key` of the Disbursement product (transfer, deposit, refund, cash transfer). */
     disbursementSubscriptionKey: z.string().min(1).optional(),
+    /**
+     * `Ocp-Apim-Subscription-Key` of the Remittance product: used for paths under `/remittance/`, e.g.
+     * `paths: {"transfer": "/remittance/v1_0/transfer/{ref}"}` on an account that sends remittances.
+     */
+    remittanceSubscriptionKey: z.string().min(1).optional(),
     /** Per attempt. */
     timeoutMs: z.number().int().min(100).max(30_000).default(5000),
     /** MTN caps status calls at 10 requests/s. */
@@ -72,8 +77,8 @@ export const momoApiSettingsSchema = z
     concurrency: z.number().int().min(1).max(64).default(4),
     /**
      * Status path per kind, overriding the built-in table (`{ref}` is replaced by the reference), e.g.
-     * `{"refund": "/disbursement/v1_0/refund/{ref}"}`: refund and cash transfer have no path in seed 000,
-     * so they are only checked when a path is given here.
+     * `{"transfer": "/remittance/v1_0/transfer/{ref}"}`. The path's first segment picks the product (token
+     * and subscription key). Refund and cash transfer have no path in seed 000: MTN's are the defaults.
      */
     paths: z
       .partialRecord(
@@ -88,10 +93,15 @@ export const momoApiSettingsSchema = z
       .optional(),
   })
   .strict()
-  .refine((api) => api.collectionSubscriptionKey || api.disbursementSubscriptionKey, {
-    message: 'give collectionSubscriptionKey, disbursementSubscriptionKey or both',
-    path: ['collectionSubscriptionKey'],
-  });
+  .refine(
+    (api) =>
+      api.collectionSubscriptionKey || api.disbursementSubscriptionKey || api.remittanceSubscriptionKey,
+    {
+      message:
+        'give at least one of collectionSubscriptionKey, disbursementSubscriptionKey, remittanceSubscriptionKey',
+      path: ['collectionSubscriptionKey'],
+    },
+  );
 export type MomoApiSettings = z.infer<typeof momoApiSettingsSchema>;
 
 export const momoAccountSchema = z.object({

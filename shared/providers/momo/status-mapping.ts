@@ -8,7 +8,7 @@ import { canonicalMomoCode, MOMO_STATUS_TABLE } from './mapping';
 import { normalizeMomoCallback } from './normalize';
 import { type MomoKind, momoCallbackSchema } from './schema';
 
-export type MomoProduct = 'collection' | 'disbursement';
+export type MomoProduct = 'collection' | 'disbursement' | 'remittance';
 
 /**
  * Status GET per kind (seed 000 "Reading operations"; transfer and deposit as MTN's Disbursement API and
@@ -25,14 +25,16 @@ export const MOMO_STATUS_PATHS: Readonly<
   preapproval: { product: 'collection', path: '/collection/v2_0/preapproval/{ref}' },
   transfer: { product: 'disbursement', path: '/disbursement/v1_0/transfer/{ref}' },
   deposit: { product: 'disbursement', path: '/disbursement/v1_0/deposit/{ref}' },
-  refund: { product: 'disbursement', path: undefined },
-  cashtransfer: { product: 'disbursement', path: undefined },
+  // Seed 000 gives refund and cash transfer no path: MTN's (what the simulator serves too).
+  refund: { product: 'disbursement', path: '/disbursement/v1_0/refund/{ref}' },
+  cashtransfer: { product: 'disbursement', path: '/disbursement/v2_0/cashtransfer/{ref}' },
 };
 
 /** The product (token and subscription key) of a configured path: the path's first segment decides. */
 export function productOfPath(path: string, fallback: MomoProduct): MomoProduct {
   if (path.startsWith('/collection/')) return 'collection';
   if (path.startsWith('/disbursement/')) return 'disbursement';
+  if (path.startsWith('/remittance/')) return 'remittance';
   return fallback;
 }
 

@@ -14,6 +14,7 @@ const USER = DEFAULTS.momo.apiUsers[0];
 const KEYS = {
   collection: DEFAULTS.momo.collectionSubscriptionKeys.primary,
   disbursement: DEFAULTS.momo.disbursementSubscriptionKeys.primary,
+  remittance: DEFAULTS.momo.remittanceSubscriptionKeys.primary,
 };
 const BASE = Number(DEFAULTS.momo.sandboxMsisdnBase);
 const msisdn = (index: number) => String(BASE + index);
@@ -56,7 +57,7 @@ function client(api: Record<string, unknown> = {}, targetEnvironment = 'sandbox'
 async function partnerCreates(
   path: string,
   body: unknown,
-  product: 'collection' | 'disbursement' = 'collection',
+  product: 'collection' | 'disbursement' | 'remittance' = 'collection',
 ) {
   const basic = `Basic ${Buffer.from(`${USER.id}:${USER.apiKey}`).toString('base64')}`;
   const token = await http(sim, 'POST', `/${product}/token/`, {
@@ -225,6 +226,54 @@ describe('MoMo status API against the simulator', () => {
       type: 'report',
       draft: { status: 'FAILED' },
     });
+  });
+
+  it("reads refunds and cash transfers at MTN's paths without any path configured (seed 000's 1–13 triggers)", async () => {
+    // Prepare
+    const refund = (externalId: string) => ({
+      amount: '25',
+      currency: 'EUR',
+      externalId,
+      payerMessage: 'Refund',
+      payeeNote: 'Refund',
+      referenceIdToRefund: randomUUID(),
+    });
+    const cash = (externalId: string) => ({ ...transfer(PAYS), externalId });
+    const paid = await partnerCreates('/disbursement/v1_0/refund', refund('order-77'), 'disbursement');
+    const rejected = await partnerCreates('/disbursement/v1_0/refund', refund('3'), 'disbursement');
+    const payeeMissing = await partnerCreates('/disbursement/v2_0/cashtransfer', cash('5'), 'disbursement');
+    for (const ref of [paid, rejected, payeeMissing]) await settled(ref);
+    const { c } = client();
+    // Act
+    const answers = [
+      await c.check(statusQuery('refund', paid)),
+      await c.check(statusQuery('refund', rejected)),
+      await c.check(statusQuery('cashtransfer', payeeMissing)),
+    ];
+    // Assess
+    expect(
+      answers.map((a) => (a.type === 'report' ? [a.draft.status, a.draft.reason?.code] : a.type)),
+    ).toEqual([
+      ['SUCCEEDED', undefined],
+      ['FAILED', 'REJECTED_BY_CUSTOMER'],
+      ['FAILED', 'PAYEE_NOT_FOUND'],
+    ]);
+  });
+
+  it('reads a remittance transfer with the Remittance product when api.paths points there', async () => {
+    // Prepare
+    const ref = await partnerCreates('/remittance/v1_0/transfer', transfer(PAYS), 'remittance');
+    await settled(ref);
+    const { c } = client({
+      remittanceSubscriptionKey: KEYS.remittance,
+      paths: { transfer: '/remittance/v1_0/transfer/{ref}' },
+    });
+    // Act
+    const answer = await c.check(statusQuery('transfer', ref));
+    // Assess
+    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED', kind: 'transfer' } });
+    expect(c.tokenRequests('remittance')).toBe(1);
+    expect(c.tokenRequests('disbursement')).toBe(0);
   });
 
   it('rides out status-5xx (retried) and answers once the simulator is back', async () => {

@@ -131,12 +131,15 @@ describe('MoMo status API client', () => {
     expect(c.tokenRequests('disbursement')).toBe(1);
   });
 
-  it('answers unsupported for refund and cash transfer unless api.paths names their status GET', async () => {
+  it("checks refund and cash transfer at MTN's paths with the Disbursement token, unless api.paths says otherwise", async () => {
     // Prepare
-    const plain = client([json(200, { status: 'SUCCESSFUL' })]);
+    const plain = client([
+      json(200, { status: 'SUCCESSFUL' }),
+      json(200, { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' }),
+    ]);
     const configured = client([json(200, { status: 'SUCCESSFUL' })], {
       ...API,
-      paths: { refund: '/disbursement/v1_0/refund/{ref}' },
+      paths: { refund: '/disbursement/v2_0/refund/{ref}' },
     });
 
     // Act
@@ -145,16 +148,40 @@ describe('MoMo status API client', () => {
     const configuredRefund = await configured.c.check(query('refund'));
 
     // Assess
-    expect(refund).toMatchObject({ type: 'error', error: 'unsupported' });
-    expect(cash).toMatchObject({ type: 'error', error: 'unsupported' });
-    expect(plain.fake.requests).toHaveLength(0);
-    expect(configuredRefund).toMatchObject({
-      type: 'report',
-      draft: { status: 'SUCCEEDED', kind: 'refund' },
-    });
-    expect(configured.fake.requests.at(-1)!.url).toBe(
+    expect(refund).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED', kind: 'refund' } });
+    expect(cash).toMatchObject({ type: 'report', draft: { status: 'FAILED', kind: 'cashtransfer' } });
+    const gets = plain.fake.requests.filter((r) => !r.url.endsWith('/token/'));
+    expect(gets.map((r) => r.url)).toEqual([
       `https://momo.test/disbursement/v1_0/refund/${REF.toLowerCase()}`,
+      `https://momo.test/disbursement/v2_0/cashtransfer/${REF.toLowerCase()}`,
+    ]);
+    expect(gets.every((r) => r.headers['ocp-apim-subscription-key'] === 'disbursement-key')).toBe(true);
+    expect(configured.fake.requests.at(-1)!.url).toBe(
+      `https://momo.test/disbursement/v2_0/refund/${REF.toLowerCase()}`,
     );
+  });
+
+  it('checks a remittance transfer with the Remittance token and key when api.paths points under /remittance/', async () => {
+    // Prepare
+    const { c, fake } = client([json(200, { status: 'SUCCESSFUL' })], {
+      ...API,
+      remittanceSubscriptionKey: 'remittance-key',
+      paths: { transfer: '/remittance/v1_0/transfer/{ref}' },
+    });
+
+    // Act
+    const answer = await c.check(query('transfer'));
+
+    // Assess
+    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED', kind: 'transfer' } });
+    expect(fake.requests.map((r) => r.url)).toEqual([
+      'https://momo.test/remittance/token/',
+      `https://momo.test/remittance/v1_0/transfer/${REF.toLowerCase()}`,
+    ]);
+    expect(fake.requests.every((r) => r.headers['ocp-apim-subscription-key'] === 'remittance-key')).toBe(
+      true,
+    );
+    expect(c.tokenRequests('remittance')).toBe(1);
   });
 
   it('answers unsupported for a product whose subscription key is not configured', async () => {
@@ -207,10 +234,13 @@ describe('MoMo status API client', () => {
     expect(momoProvider.secrets!(settings())).toEqual(
       expect.arrayContaining([API.apiUser, API.apiKey, 'collection-key', 'disbursement-key']),
     );
+    expect(
+      momoProvider.secrets!(settings({ ...API, remittanceSubscriptionKey: 'remittance-key' })),
+    ).toContain('remittance-key');
     expect(momoProvider.secrets!(settings(null))).toEqual([]);
   });
 
-  it('checks every MoMo kind (refund and cash transfer answer unsupported without a path)', () => {
+  it('checks every MoMo kind', () => {
     expect(momoProvider.statusKinds).toEqual(
       expect.arrayContaining(['requesttopay', 'transfer', 'refund', 'cashtransfer']),
     );
