@@ -31,9 +31,13 @@ export async function placeFacts(
   const placed: PlacedFact[] = [];
   for (const fact of facts) {
     const found = fact.about?.length ? await resolve(fact.about) : undefined;
-    const transaction = found?.matched
+    const candidate = found?.matched
       ? await store.getTransaction({ provider, account, reference: found.reference }, options)
       : undefined;
+    // A transaction that knows another receipt than the one the fact names is not the one it is about.
+    const named = fact.receipt;
+    const known = candidate?.providerTransactionId;
+    const transaction = candidate && named && known && known !== named ? undefined : candidate;
     placed.push({ fact, transaction });
   }
   return placed;
@@ -74,10 +78,14 @@ export async function recordFacts(
       namespace: `${FACT_NAMESPACE_PREFIX}${namespace}`,
       id,
     });
+    const read = { consistent: true, signal: options.signal };
     let stale = false;
     for (const later of fact.supersededBy ?? []) {
-      if (await store.getRecord(ref(later.namespace, later.id), { consistent: true, signal: options.signal }))
-        stale = true;
+      if (await store.getRecord(ref(later.namespace, later.id), read)) stale = true;
+    }
+    // Recorded before under its other id (a repeat that names the request by ConversationID only).
+    for (const alias of fact.aliases ?? []) {
+      if (await store.getRecord(ref(fact.namespace, alias), read)) stale = true;
     }
     if (stale) continue;
     const about = transaction
@@ -129,7 +137,14 @@ export async function recordFacts(
       },
       options,
     );
-    if (stood.written) written += 1;
+    if (!stood.written) continue;
+    written += 1;
+    // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.
+    for (const alias of fact.aliases ?? [])
+      await store.putRecordIfAbsent(
+        { ...ref(fact.namespace, alias), data: { aliasOf: fact.id }, createdAt: batch.receivedAt },
+        options,
+      );
   }
   return written;
 }

@@ -59,6 +59,25 @@ export function checkReportLimits(
   }
 }
 
+/** What a fact's event may carry (EventBridge takes 256 KB a batch entry): a Daraja balance is a few KB. */
+const MAX_FACT_DATA_CHARS = 16_384;
+
+/** A fact's ids become storage keys and its data an event: bounded, printable, before anything is stored. */
+export function checkFactLimits(fact: FactIntent): void {
+  const problem =
+    idProblem('the fact id', fact.id) ??
+    idProblem('the receipt', fact.receipt) ??
+    [...(fact.aliases ?? []), ...(fact.supersededBy ?? []).map((s) => s.id)]
+      .map((id) => idProblem('an id', id))
+      .find(Boolean);
+  if (problem) throw new InvalidReferenceError(`Report refused: ${problem}`);
+  const size = JSON.stringify(fact.data).length;
+  if (size > MAX_FACT_DATA_CHARS)
+    throw new SchemaValidationError(
+      `Report refused: its content is ${size} characters; the limit is ${MAX_FACT_DATA_CHARS}`,
+    );
+}
+
 /**
  * The pipeline every report goes through, whatever its origin (callback, poll, registration, buffer,
  * manual): the pure decision of applyReport under the one write-with-retry loop.
@@ -262,6 +281,7 @@ export async function ingestIntents(
     checkReportLimits({ ...intent.draft, key });
     placed.push({ intent, key, origin: resolved.origin ?? batch.origin, matched: resolved.matched });
   }
+  for (const fact of batch.facts ?? []) checkFactLimits(fact);
   const facts = batch.facts?.length
     ? await placeFacts(
         store,
@@ -274,13 +294,6 @@ export async function ingestIntents(
   const first = placed[0];
   const firstFact = facts[0];
   const receiptKey = first?.key ?? (firstFact && factReceiptKey(batch.provider, batch.account, firstFact));
-  if (receiptKey && firstFact)
-    checkReportLimits({
-      key: receiptKey,
-      providerTransactionId: undefined,
-      externalId: undefined,
-      attributes: undefined,
-    });
   const receipt =
     batch.receipt && receiptKey ? await storeReceipt(store, receiptKey, batch.receipt, options) : undefined;
   const factsRecorded = facts.length

@@ -90,8 +90,12 @@ export interface FactIntent {
   namespace: string;
   /** The fact's identity (e.g. the request's OriginatorConversationID). */
   id: string;
+  /** Other ids of the same fact (a result's ConversationID beside its OriginatorConversationID). */
+  aliases?: readonly string[];
   /** Ways to find the transaction the fact is about (a reversal: the original's receipt); only a match counts. */
   about?: readonly CorrelationCandidate[];
+  /** The provider receipt the fact names: a transaction found through `about` that has another one is not it. */
+  receipt?: string;
   /** Skip the fact when one of these facts is already recorded (a stale queue timeout after the result). */
   supersededBy?: readonly { namespace: string; id: string }[];
   /** The amount the fact moves: checked against the transaction it is about (`amountCheck` in the event). */

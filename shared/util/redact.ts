@@ -66,9 +66,15 @@ export function redactJson(value: unknown): Redaction {
         Object.defineProperty(copy, name, { value: v, enumerable: true, writable: true, configurable: true });
       // Members are defined in order first and filled when popped, so the copy keeps the order received.
       for (const name of Object.keys(source)) define(name, undefined);
+      // Daraja's `{Key|Name, Value}` items: `{"Key":"SecurityCredential","Value":"…"}` hides its value too.
+      const record = source as Record<string, unknown>;
+      const secretPair = [record.Key, record.Name, record.key, record.name].some(
+        (label) => typeof label === 'string' && isSecretMember(label),
+      );
       for (const [name, member] of Object.entries(source)) {
         const memberPath = path ? `${path}.${name}` : name;
-        if (isSecretMember(name) && member !== null && member !== undefined && member !== '') {
+        const secret = isSecretMember(name) || (secretPair && (name === 'Value' || name === 'value'));
+        if (secret && member !== null && member !== undefined && member !== '') {
           Object.defineProperty(copy, name, {
             value: REDACTED,
             enumerable: true,

@@ -41,6 +41,11 @@ export interface DarajaBalanceAccount {
 
 const MAX_ACCOUNTS = 50;
 const CURRENCY = /^[A-Z]{3}$/;
+/** Daraja's account names are short ("Organization Settlement Account"); a long one is not an account. */
+// eslint-disable-next-line no-control-regex -- the point is to refuse control characters
+const ACCOUNT_NAME = /^[^\u0000-\u001f\u007f]{1,100}$/;
+/** Seed 001: ResultDesc is at most 1024 characters. */
+const MAX_DESCRIPTION = 1024;
 
 /**
  * Daraja's `AccountBalance` value: accounts separated by `&`, each `Name|Currency|Current|Available|Reserved|Uncleared`
@@ -55,7 +60,7 @@ export function parseAccountBalance(value: string): DarajaBalanceAccount[] {
   return segments.map((segment, index) => {
     const [name = '', currency = '', ...amounts] = segment.split('|').map((field) => field.trim());
     const decimals = amounts.map((amount) => (amount === '' ? null : (toDecimalString(amount) ?? undefined)));
-    if (!name || !CURRENCY.test(currency) || !decimals[0] || decimals.includes(undefined))
+    if (!ACCOUNT_NAME.test(name) || !CURRENCY.test(currency) || !decimals[0] || decimals.includes(undefined))
       throw new SchemaValidationError(
         `Daraja AccountBalance account ${index + 1} is not "Name|Currency|Amount|…" (got ${JSON.stringify(segment.slice(0, 80))})`,
       );
@@ -85,6 +90,13 @@ interface Ids {
   TransactionID?: string | null;
 }
 
+/** The fact's other id: a result names the request by OriginatorConversationID and ConversationID. */
+function otherIds(result: Ids, id: string): string[] {
+  return [result.OriginatorConversationID, result.ConversationID].filter(
+    (value): value is string => Boolean(value) && value !== id,
+  );
+}
+
 function ids(result: Ids) {
   return {
     originatorConversationId: result.OriginatorConversationID || null,
@@ -101,7 +113,7 @@ function reasonOf(code: string, message: string | null | undefined, context: 'ba
   const mapped = mapDarajaCode(code, message, context);
   return {
     code: mapped.reason ?? 'UNKNOWN',
-    message: message ?? mapped.meaning,
+    message: message ? message.slice(0, MAX_DESCRIPTION) : mapped.meaning,
     providerCode: canonicalDarajaCode(code),
   };
 }
@@ -109,7 +121,7 @@ function reasonOf(code: string, message: string | null | undefined, context: 'ba
 function timeoutReason(code: string | null | undefined, message: string | null | undefined): Reason {
   return {
     code: 'TIMED_OUT',
-    message: message ?? 'the request timed out in the Daraja queue',
+    message: message ? message.slice(0, MAX_DESCRIPTION) : 'the request timed out in the Daraja queue',
     providerCode: code ? canonicalDarajaCode(code) : 'QUEUE_TIMEOUT',
   };
 }
@@ -149,6 +161,7 @@ export function parseBalanceResult(input: Input): ParsedCallback {
       event: 'AccountBalanceFailed',
       namespace: BALANCE_FACT,
       id,
+      aliases: otherIds(Result, id),
       data: { ...ids(Result), reason: reasonOf(code, Result.ResultDesc, 'balance') },
     });
   const params = collectParams(Result.ResultParameters?.ResultParameter);
@@ -158,6 +171,7 @@ export function parseBalanceResult(input: Input): ParsedCallback {
     event: 'AccountBalanceReported',
     namespace: BALANCE_FACT,
     id,
+    aliases: otherIds(Result, id),
     data: {
       ...ids(Result),
       accounts: parseAccountBalance(balance),
@@ -173,12 +187,15 @@ export function parseReversalResult(input: Input): ParsedCallback {
   const params = collectParams(Result.ResultParameters?.ResultParameter);
   const occasion = first(referenceItems(Result), 'Occasion');
   const original = first(params, 'OriginalTransactionID');
+  const named = original ? { receipt: original } : {};
   if (code !== '0')
     return facts({
       event: 'ReversalFailed',
       namespace: REVERSAL_FACT,
       id,
+      aliases: otherIds(Result, id),
       about: originalCandidates(original, occasion),
+      ...named,
       data: {
         ...ids(Result),
         originalReceipt: original ?? null,
@@ -187,11 +204,14 @@ export function parseReversalResult(input: Input): ParsedCallback {
     });
   if (!original) throw new SchemaValidationError('Daraja reversal result carries no OriginalTransactionID');
   const amount = amountOf(first(params, 'Amount'), input.account.settings.currency);
+  // Daraja names the reversed receipt: nothing else (an Occasion) may point the reversal elsewhere.
   return facts({
     event: 'TransactionReversed',
     namespace: REVERSAL_FACT,
     id,
-    about: originalCandidates(original, occasion),
+    aliases: otherIds(Result, id),
+    about: originalCandidates(original),
+    receipt: original,
     amount,
     data: {
       ...ids(Result),
@@ -219,14 +239,17 @@ function parseFactTimeout(input: Input, what: 'balance' | 'reversal'): ParsedCal
   const known = result ?? echo ?? {};
   const id = requestId(known) ?? `echo-${sha256Hex(JSON.stringify(input.body)).slice(0, 32)}`;
   const reason = timeoutReason(result?.ResultCode, result?.ResultDesc);
-  const superseded = requestId(known)
-    ? [{ namespace: what === 'balance' ? BALANCE_FACT : REVERSAL_FACT, id }]
-    : [];
+  // The result may name the request by either id: a timeout is stale when either is recorded.
+  const resultNamespace = what === 'balance' ? BALANCE_FACT : REVERSAL_FACT;
+  const superseded = [known.OriginatorConversationID, known.ConversationID]
+    .filter((value): value is string => Boolean(value))
+    .map((value) => ({ namespace: resultNamespace, id: value }));
   if (what === 'balance')
     return facts({
       event: 'AccountBalanceFailed',
       namespace: BALANCE_TIMEOUT_FACT,
       id,
+      aliases: otherIds(known, id),
       supersededBy: superseded,
       data: { ...ids(known), reason },
     });
@@ -237,8 +260,10 @@ function parseFactTimeout(input: Input, what: 'balance' | 'reversal'): ParsedCal
     event: 'ReversalAmbiguous',
     namespace: REVERSAL_TIMEOUT_FACT,
     id,
+    aliases: otherIds(known, id),
     supersededBy: superseded,
     about: originalCandidates(original, typeof occasion === 'string' ? occasion : undefined),
+    ...(original ? { receipt: original } : {}),
     data: { ...ids(known), originalReceipt: original ?? null, reason },
   });
 }
@@ -253,9 +278,17 @@ const balanceEchoSchema = z.looseObject({
   CommandID: z.literal('AccountBalance'),
 });
 
+/** The command each route's echo may carry (absent is tolerated: the echo's fields are undocumented). */
+const ECHO_COMMAND = { balance: 'AccountBalance', reversal: 'TransactionReversal' } as const;
+
 /** The echoed request: a reversal echo names the receipt in its TransactionID. */
 function parseLooseEcho(body: Record<string, unknown>, label: string, what: 'balance' | 'reversal') {
-  return what === 'balance' && body.CommandID === 'AccountBalance'
+  const command = body.CommandID;
+  if (command !== undefined && command !== null && command !== ECHO_COMMAND[what])
+    throw new SchemaValidationError(
+      `Daraja ${label} echoes CommandID ${JSON.stringify(String(command).slice(0, 40))}, not ${ECHO_COMMAND[what]}: another operation's notice`,
+    );
+  return what === 'balance' && command === 'AccountBalance'
     ? parse(balanceEchoSchema, body, label)
     : parse(timeoutEchoShapeSchema, body, label);
 }

@@ -204,7 +204,11 @@ describe('Daraja reversal results', () => {
     await paidStk(w);
     const result = JSON.parse(fixture('reversal-result-success')) as { Result: Record<string, unknown> };
     result.Result.OriginatorConversationID = '8521-4298025-3';
-    const secondRequest = { ...result.Result, OriginatorConversationID: '8521-4298025-4' };
+    const secondRequest = {
+      ...result.Result,
+      OriginatorConversationID: '8521-4298025-4',
+      ConversationID: 'AG_20191219_00005797af5d7d75f654',
+    };
     const secondTimeout = fixture('reversal-timeout-echo').replace('8521-4298025-3', '8521-4298025-4');
     // Act
     await w.post('reversal/timeout', fixture('reversal-timeout-echo'));
@@ -235,6 +239,160 @@ describe('Daraja reversal results', () => {
     });
     expect(w.store.quarantined).toHaveLength(1);
     expect(w.events('TransactionReversed')).toEqual([]);
+  });
+});
+
+describe('Daraja facts: what a hostile or odd body cannot do', () => {
+  it("links a reversal success only by Daraja's OriginalTransactionID, never by an Occasion naming another payment", async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const body = JSON.parse(fixture('reversal-result-success')) as { Result: Record<string, any> };
+    body.Result.ResultParameters.ResultParameter[3].Value = 'QQQ1111111';
+    body.Result.ReferenceData = { ReferenceItem: [{ Key: 'Occasion', Value: STK_REFERENCE }] };
+    // Act
+    await w.post('reversal/result', JSON.stringify(body));
+    // Assess
+    expect(w.events('TransactionReversed')[0]?.data).toMatchObject({
+      reference: null,
+      originalReceipt: 'QQQ1111111',
+      amountCheck: 'unknown',
+    });
+  });
+
+  it('does not link a reversal to a transaction that knows another receipt than the one it names', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const echo = fixture('reversal-timeout-echo').replaceAll(RECEIPT, STK_REFERENCE);
+    // Act
+    await w.post('reversal/timeout', echo);
+    // Assess
+    expect(w.events('ReversalAmbiguous')[0]?.data).toMatchObject({
+      reference: null,
+      originalReceipt: STK_REFERENCE,
+    });
+  });
+
+  it.each([
+    ['an id of 300 characters', 'O'.repeat(300)],
+    ['an id with control characters', 'abc\u0001\u001b[31m'],
+  ])('refuses a linked reversal whose request has %s with 400, storing nothing', async (_what, id) => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const receiptsBefore = await w.store.listReceipts({
+      provider: 'daraja',
+      account: 'ke',
+      reference: STK_REFERENCE,
+    });
+    const body = JSON.parse(fixture('reversal-result-success')) as { Result: Record<string, unknown> };
+    body.Result.OriginatorConversationID = id;
+    // Act
+    const answer = await w.post('reversal/result', JSON.stringify(body));
+    // Assess
+    expect(answer.statusCode).toBe(400);
+    expect(answer.headers?.['x-relay-error'] ?? (answer.body as { error?: string }).error).toBeDefined();
+    expect(w.events('TransactionReversed')).toEqual([]);
+    expect(
+      await w.store.listReceipts({ provider: 'daraja', account: 'ke', reference: STK_REFERENCE }),
+    ).toHaveLength(receiptsBefore.length);
+  });
+
+  it('refuses a balance whose account names are not names (oversized) with 400 before storing anything', async () => {
+    // Prepare
+    const w = setup();
+    const accounts = Array.from(
+      { length: 50 },
+      (_, i) => `${'N'.repeat(5150)}${i}|KES|1.00|1.00|0.00|0.00`,
+    ).join('&');
+    const body = JSON.parse(fixture('balance-result-success')) as { Result: Record<string, any> };
+    body.Result.ResultParameters.ResultParameter[0].Value = accounts;
+    // Act
+    const answer = await w.post('balance/result', JSON.stringify(body));
+    // Assess
+    expect(answer.statusCode).toBe(400);
+    expect(w.events('AccountBalanceReported')).toEqual([]);
+  });
+
+  it('keeps at most 1024 characters of a ResultDesc in the event', async () => {
+    // Prepare
+    const w = setup();
+    const body = fixture('balance-result-failure').replace(
+      'The initiator information is invalid.',
+      'x'.repeat(100_000),
+    );
+    // Act
+    await w.post('balance/result', body);
+    // Assess
+    expect((w.events('AccountBalanceFailed')[0]?.data.reason as { message: string }).message).toHaveLength(
+      1024,
+    );
+  });
+
+  it('publishes nothing for a timeout naming the request only by the ConversationID its result carried', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    await w.post('reversal/result', fixture('reversal-result-success'));
+    await w.post('balance/result', fixture('balance-result-success'));
+    // Act
+    await w.post(
+      'reversal/timeout',
+      JSON.stringify({
+        Result: { ResultCode: 'SFC_IC0003', ConversationID: 'AG_20191219_00005797af5d7d75f652' },
+      }),
+    );
+    await w.post(
+      'balance/timeout',
+      JSON.stringify({ Result: { ResultCode: 1, ConversationID: 'AG_20200206_00005e091a8ec6b9eac5' } }),
+    );
+    await w.post(
+      'balance/result',
+      fixture('balance-result-success').replace('"OriginatorConversationID":"16917-22577599-3",', ''),
+    );
+    // Assess
+    expect(w.events('ReversalAmbiguous')).toEqual([]);
+    expect(w.events('AccountBalanceFailed')).toEqual([]);
+    expect(w.events('AccountBalanceReported')).toHaveLength(1);
+  });
+
+  it("refuses another operation's queue-timeout echo on the reversal and balance routes", async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const b2cEcho = JSON.stringify({
+      CommandID: 'BusinessPayment',
+      OriginatorConversationID: 'b2c-oc-1',
+      Amount: 10,
+      PartyA: '600638',
+      TransactionID: RECEIPT,
+    });
+    // Act
+    const reversal = await w.post('reversal/timeout', b2cEcho);
+    const balance = await w.post('balance/timeout', fixture('reversal-timeout-echo'));
+    // Assess
+    expect([reversal.statusCode, balance.statusCode]).toEqual([400, 400]);
+    expect(w.events('ReversalAmbiguous')).toEqual([]);
+    expect(w.events('AccountBalanceFailed')).toEqual([]);
+  });
+
+  it('keeps a credential sent as a {Key, Value} reference item out of the stored receipt', async () => {
+    // Prepare
+    const w = setup();
+    const notice = {
+      Result: {
+        ResultCode: '1037',
+        OriginatorConversationID: 'L1',
+        ReferenceData: { ReferenceItem: [{ Key: 'SecurityCredential', Value: 'SUPERSECRET2' }] },
+      },
+    };
+    // Act
+    await w.post('reversal/timeout', JSON.stringify(notice));
+    // Assess
+    const receipts = await w.store.listReceipts({ provider: 'daraja', account: 'ke', reference: 'L1' });
+    expect(receipts).toHaveLength(1);
+    expect(JSON.stringify([...w.store.receipts.values()])).not.toContain('SUPERSECRET2');
   });
 });
 

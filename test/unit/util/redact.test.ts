@@ -35,6 +35,32 @@ describe('Daraja credential redaction', () => {
   it('does not invent a redaction for an empty credential', () => {
     expect(redactSecrets({ SecurityCredential: '' }).paths).toEqual([]);
   });
+
+  it('redacts the Value of a {Key|Name, Value} item that names a credential, and only that Value', () => {
+    // Prepare
+    const body = {
+      ReferenceData: {
+        ReferenceItem: [
+          { Key: 'SecurityCredential', Value: 'SUPERSECRET2' },
+          { Key: 'QueueTimeoutURL', Value: 'https://example.com' },
+        ],
+      },
+      Item: [{ Name: 'password', Value: 'p4ss' }],
+    };
+    // Act
+    const { value, paths } = redactSecrets(body);
+    // Assess
+    expect(value).toEqual({
+      ReferenceData: {
+        ReferenceItem: [
+          { Key: 'SecurityCredential', Value: REDACTED },
+          { Key: 'QueueTimeoutURL', Value: 'https://example.com' },
+        ],
+      },
+      Item: [{ Name: 'password', Value: REDACTED }],
+    });
+    expect([...paths].sort()).toEqual(['Item[0].Value', 'ReferenceData.ReferenceItem[0].Value']);
+  });
 });
 
 describe('createScrubber', () => {

@@ -149,7 +149,11 @@ describe('Daraja balance and reversal parsers', () => {
     expect(fact).toMatchObject({
       event: 'ReversalAmbiguous',
       id: 'OC-9',
-      supersededBy: [{ namespace: 'reversal', id: 'OC-9' }],
+      aliases: ['AG-9'],
+      supersededBy: [
+        { namespace: 'reversal', id: 'OC-9' },
+        { namespace: 'reversal', id: 'AG-9' },
+      ],
       data: { originalReceipt: null, reason: { code: 'TIMED_OUT', providerCode: '1037' } },
     });
   });

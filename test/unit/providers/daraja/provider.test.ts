@@ -18,7 +18,7 @@ const account = (pathSecret?: string) => ({
 });
 
 describe('Daraja provider module', () => {
-  it('serves the seven Daraja routes, POST only', () => {
+  it('serves the eleven Daraja routes, POST only', () => {
     expect(darajaProvider.routes.map((r) => [r.name, r.path, r.methods])).toEqual([
       ['stk', 'stk', ['POST']],
       ['c2b-validation', 'c2b/validation', ['POST']],
@@ -27,6 +27,10 @@ describe('Daraja provider module', () => {
       ['b2c-timeout', 'b2c/timeout', ['POST']],
       ['status-result', 'status/result', ['POST']],
       ['status-timeout', 'status/timeout', ['POST']],
+      ['balance-result', 'balance/result', ['POST']],
+      ['balance-timeout', 'balance/timeout', ['POST']],
+      ['reversal-result', 'reversal/result', ['POST']],
+      ['reversal-timeout', 'reversal/timeout', ['POST']],
     ]);
   });
 
@@ -66,7 +70,7 @@ describe('Daraja provider module', () => {
 
   it('generates route URLs that pass the Daraja URL rules', () => {
     const urls = Object.values(darajaRouteUrls('https://relay.example.com', 'ke-600638', undefined));
-    expect(urls).toHaveLength(7);
+    expect(urls).toHaveLength(11);
     expect(urls.flatMap((url) => checkUrlRules(url, { requireHttps: true }))).toEqual([]);
   });
 
