@@ -15,7 +15,7 @@ const config = parseConfig({
 });
 
 describe('check-urls', () => {
-  it('lists the seven Daraja route URLs with the path secret, the configured partner URL and the MoMo pattern', () => {
+  it('lists the eleven Daraja route URLs with the path secret, the configured partner URL and the MoMo pattern', () => {
     // Act
     const urls = listPublicUrls(config);
     // Assess
@@ -28,6 +28,10 @@ describe('check-urls', () => {
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/b2c/timeout`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/status/result`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/status/timeout`,
+      `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/balance/result`,
+      `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/balance/timeout`,
+      `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/reversal/result`,
+      `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/reversal/timeout`,
       'https://partner.example.com/decide',
     ]);
     expect(urls.find((u) => u.provider === 'momo')?.url).toBe(
