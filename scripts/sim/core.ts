@@ -487,7 +487,8 @@ export function finalExpectation(
   };
 }
 
-function reasonProblem(data: Record<string, unknown>, reason: string): string | undefined {
+/** What is wrong with an event's reason, or undefined when it is `reason`. */
+export function reasonProblem(data: Record<string, unknown>, reason: string): string | undefined {
   const code = (data.reason as { code?: string } | null)?.code;
   return code === reason ? undefined : `reason ${code ?? 'none'}, expected ${reason}`;
 }

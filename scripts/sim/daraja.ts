@@ -18,6 +18,7 @@ import {
   httpStep,
   newReference,
   registerWithRelay,
+  reasonProblem,
   relayTransaction,
   required,
   type ScenarioOptions,
@@ -381,21 +382,40 @@ export async function darajaC2b(ctx: SimContext, options: ScenarioOptions): Prom
 export const BALANCE_INITIATOR_INVALID_SHORT_CODE = '602001';
 export const BALANCE_QUEUE_TIMEOUT_SHORT_CODE = '600408';
 
+/** Balance and reversal requests: accepted at once, answered later on ResultURL under this OriginatorConversationID. */
+async function asyncRequest(
+  ctx: SimContext,
+  token: string,
+  fault: string | undefined,
+  title: string,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const answer = await httpStep<{ OriginatorConversationID: string; ResponseDescription: string }>(
+    ctx,
+    title,
+    'POST',
+    simUrl(ctx, path),
+    {
+      headers: darajaHeaders(token, fault),
+      body: JSON.stringify(body),
+      note: (a) =>
+        a.body?.OriginatorConversationID
+          ? `${a.body.ResponseDescription} (OriginatorConversationID ${a.body.OriginatorConversationID})`
+          : a.text,
+    },
+  );
+  expectStatus(answer, [200], `the ${title.toLowerCase()}`);
+  return required(answer.body?.OriginatorConversationID, 'OriginatorConversationID');
+}
+
 const BALANCE_IS_NO_TRANSACTION = 'an account balance is a fact about the short code, not a transaction';
 
 function balanceExpectation(shortCode: string): Expectation {
   const what = `short code ${shortCode}`;
   const failed = (reason: string, why: string): Expectation => ({
     summary: `${what} (${why}) → AccountBalanceFailed (reason ${reason})`,
-    events: [
-      {
-        type: 'AccountBalanceFailed',
-        check: (d) =>
-          (d.reason as { code?: string } | null)?.code === reason
-            ? undefined
-            : `reason ${(d.reason as { code?: string } | null)?.code ?? 'none'}, expected ${reason}`,
-      },
-    ],
+    events: [{ type: 'AccountBalanceFailed', check: (d) => reasonProblem(d, reason) }],
     forbid: ['AccountBalanceReported'],
     deliveries: 1,
     noTransaction: true,
@@ -435,31 +455,23 @@ export async function darajaBalance(ctx: SimContext, options: ScenarioOptions): 
     'balance',
   );
   const token = await darajaToken(ctx, info);
-  const query = await httpStep<{ OriginatorConversationID: string; ResponseDescription: string }>(
+  const id = await asyncRequest(
     ctx,
+    token,
+    options.fault,
     'Account balance query',
-    'POST',
-    simUrl(ctx, '/mpesa/accountbalance/v1/query'),
+    '/mpesa/accountbalance/v1/query',
     {
-      headers: darajaHeaders(token, options.fault),
-      body: JSON.stringify({
-        Initiator: 'testapi',
-        SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
-        CommandID: 'AccountBalance',
-        PartyA: shortCode,
-        IdentifierType: '4',
-        Remarks: 'npm run sim balance',
-        QueueTimeOutURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'balance-timeout'),
-        ResultURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'balance-result'),
-      }),
-      note: (a) =>
-        a.body?.OriginatorConversationID
-          ? `${a.body.ResponseDescription} (OriginatorConversationID ${a.body.OriginatorConversationID})`
-          : a.text,
+      Initiator: 'testapi',
+      SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
+      CommandID: 'AccountBalance',
+      PartyA: shortCode,
+      IdentifierType: '4',
+      Remarks: 'npm run sim balance',
+      QueueTimeOutURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'balance-timeout'),
+      ResultURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'balance-result'),
     },
   );
-  expectStatus(query, [200], 'the account balance query');
-  const id = required(query.body?.OriginatorConversationID, 'OriginatorConversationID');
   return {
     provider: 'daraja',
     account: account.id,
@@ -472,10 +484,7 @@ export async function darajaBalance(ctx: SimContext, options: ScenarioOptions): 
 
 function reversalExpectation(receiverParty: string, receipt: string, known: boolean): Expectation {
   const what = `receipt ${receipt}, ReceiverParty ${receiverParty}`;
-  const reasonCheck = (reason: string) => (d: Record<string, unknown>) =>
-    (d.reason as { code?: string } | null)?.code === reason
-      ? undefined
-      : `reason ${(d.reason as { code?: string } | null)?.code ?? 'none'}, expected ${reason}`;
+  const reasonCheck = (reason: string) => (d: Record<string, unknown>) => reasonProblem(d, reason);
   if (receiverParty.endsWith('2001'))
     return {
       summary: `${what} (ResultCode 2001) → ReversalFailed (reason INVALID_INITIATOR), the payment stays SUCCEEDED`,
@@ -567,35 +576,20 @@ export async function darajaReversal(ctx: SimContext, options: ScenarioOptions):
     'reversal',
   );
   const token = await darajaToken(ctx, info);
-  const request = await httpStep<{ OriginatorConversationID: string; ResponseDescription: string }>(
-    ctx,
-    'Reversal request',
-    'POST',
-    simUrl(ctx, '/mpesa/reversal/v1/request'),
-    {
-      headers: darajaHeaders(token, options.fault),
-      body: JSON.stringify({
-        Initiator: 'testapi',
-        SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
-        CommandID: 'TransactionReversal',
-        TransactionID: receipt,
-        Amount: Number(amount),
-        ReceiverParty: receiverParty,
-        RecieverIdentifierType: '11',
-        Remarks: 'npm run sim reversal',
-        QueueTimeOutURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'reversal-timeout'),
-        ResultURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'reversal-result'),
-        // Echoed back in ReferenceData: links a failed reversal to the payment too.
-        Occasion: receipt,
-      }),
-      note: (a) =>
-        a.body?.OriginatorConversationID
-          ? `${a.body.ResponseDescription} (OriginatorConversationID ${a.body.OriginatorConversationID})`
-          : a.text,
-    },
-  );
-  expectStatus(request, [200], 'the reversal request');
-  const id = required(request.body?.OriginatorConversationID, 'OriginatorConversationID');
+  const id = await asyncRequest(ctx, token, options.fault, 'Reversal request', '/mpesa/reversal/v1/request', {
+    Initiator: 'testapi',
+    SecurityCredential: Buffer.from('sim-initiator-credential').toString('base64'),
+    CommandID: 'TransactionReversal',
+    TransactionID: receipt,
+    Amount: Number(amount),
+    ReceiverParty: receiverParty,
+    RecieverIdentifierType: '11',
+    Remarks: 'npm run sim reversal',
+    QueueTimeOutURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'reversal-timeout'),
+    ResultURL: darajaRouteUrl(ctx.relayUrl, account.id, account.pathSecret, 'reversal-result'),
+    // Echoed back in ReferenceData: links a failed reversal to the payment too.
+    Occasion: receipt,
+  });
   return {
     provider: 'daraja',
     account: account.id,

@@ -152,26 +152,31 @@ function referenceItems(result: {
   return collectParams(result.ReferenceData?.ReferenceItem);
 }
 
-export function parseBalanceResult(input: Input): ParsedCallback {
-  const { Result } = parse(resultSchema, input.body, 'account balance result');
+/** A result posted to ResultURL: the fact's identity (the request's ids), its code and parameters. */
+function parseResult(input: Input, what: string, namespace: string) {
+  const { Result } = parse(resultSchema, input.body, what);
   const id = requestId(Result) as string;
-  const code = canonicalDarajaCode(Result.ResultCode);
+  return {
+    Result,
+    code: canonicalDarajaCode(Result.ResultCode),
+    params: collectParams(Result.ResultParameters?.ResultParameter),
+    identity: { namespace, id, aliases: otherIds(Result, id) },
+  };
+}
+
+export function parseBalanceResult(input: Input): ParsedCallback {
+  const { Result, code, params, identity } = parseResult(input, 'account balance result', BALANCE_FACT);
   if (code !== '0')
     return facts({
       event: 'AccountBalanceFailed',
-      namespace: BALANCE_FACT,
-      id,
-      aliases: otherIds(Result, id),
+      ...identity,
       data: { ...ids(Result), reason: reasonOf(code, Result.ResultDesc, 'balance') },
     });
-  const params = collectParams(Result.ResultParameters?.ResultParameter);
   const balance = first(params, 'AccountBalance');
   if (!balance) throw new SchemaValidationError('Daraja account balance result carries no AccountBalance');
   return facts({
     event: 'AccountBalanceReported',
-    namespace: BALANCE_FACT,
-    id,
-    aliases: otherIds(Result, id),
+    ...identity,
     data: {
       ...ids(Result),
       accounts: parseAccountBalance(balance),
@@ -181,19 +186,14 @@ export function parseBalanceResult(input: Input): ParsedCallback {
 }
 
 export function parseReversalResult(input: Input): ParsedCallback {
-  const { Result } = parse(resultSchema, input.body, 'reversal result');
-  const id = requestId(Result) as string;
-  const code = canonicalDarajaCode(Result.ResultCode);
-  const params = collectParams(Result.ResultParameters?.ResultParameter);
+  const { Result, code, params, identity } = parseResult(input, 'reversal result', REVERSAL_FACT);
   const occasion = first(referenceItems(Result), 'Occasion');
   const original = first(params, 'OriginalTransactionID');
   const named = original ? { receipt: original } : {};
   if (code !== '0')
     return facts({
       event: 'ReversalFailed',
-      namespace: REVERSAL_FACT,
-      id,
-      aliases: otherIds(Result, id),
+      ...identity,
       about: originalCandidates(original, occasion),
       ...named,
       data: {
@@ -207,9 +207,7 @@ export function parseReversalResult(input: Input): ParsedCallback {
   // Daraja names the reversed receipt: nothing else (an Occasion) may point the reversal elsewhere.
   return facts({
     event: 'TransactionReversed',
-    namespace: REVERSAL_FACT,
-    id,
-    aliases: otherIds(Result, id),
+    ...identity,
     about: originalCandidates(original),
     receipt: original,
     amount,
