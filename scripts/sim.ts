@@ -49,6 +49,7 @@ async function main(): Promise<void> {
       'party-b': { type: 'string' },
       'short-code': { type: 'string' },
       receipt: { type: 'string' },
+      'external-id': { type: 'string' },
       fault: { type: 'string' },
       expires: { type: 'string' },
       badge: { type: 'string' },
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     partyB: values['party-b'],
     shortCode: values['short-code'],
     receipt: values.receipt,
+    externalId: values['external-id'],
     fault: values.fault,
     expires: values.expires,
   };

@@ -73,6 +73,8 @@ export interface ScenarioOptions {
   expires?: string;
   /** Daraja reversal: the receipt to reverse (default: a fresh STK payment's). */
   receipt?: string;
+  /** MoMo refund: the externalId, seed 000's trigger ("1" … "13"). */
+  externalId?: string;
 }
 
 export interface ExpectedEvent {

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MomoAccountSettings } from '../../shared/providers/momo/schema';
 import { parseFaults } from '../../simulator/core/faults';
-import { outcomeBehaviour, sandboxOutcome } from '../../simulator/momo/outcomes';
+import { type OutcomeBehaviour, outcomeBehaviour, sandboxOutcome } from '../../simulator/momo/outcomes';
+import { referenceBehaviour, referenceOutcome } from '../../simulator/momo/reference-triggers';
 import { DEFAULTS } from '../../simulator/options';
 import {
   accountOf,
@@ -49,8 +50,14 @@ const REASONS: Record<string, string> = {
  */
 function expectationFor(msisdn: string, sandboxBase: string, confirms: boolean): Expectation {
   const outcome = sandboxOutcome('requesttopay', msisdn, sandboxBase);
-  const behaviour = outcomeBehaviour(outcome, 'payer');
-  const what = `payer ${msisdn} (sandbox outcome ${outcome})`;
+  return behaviourExpectation(
+    outcomeBehaviour(outcome, 'payer'),
+    `payer ${msisdn} (sandbox outcome ${outcome})`,
+    confirms,
+  );
+}
+
+function behaviourExpectation(behaviour: OutcomeBehaviour, what: string, confirms: boolean): Expectation {
   switch (behaviour.type) {
     case 'success': {
       const paid = finalExpectation('TransactionSucceeded', what, 1);
@@ -164,5 +171,78 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
     description: `MoMo request-to-pay ${amount} ${currency} from ${msisdn}`,
     expectation,
     ...(rtp.status === 202 ? {} : { refusedWith: rtp.status }),
+  };
+}
+
+/**
+ * `npm run sim -- momo refund`: a Disbursement refund as a partner makes it (its own X-Reference-Id,
+ * registered first, so the relay hands out the callback URL); `--external-id 1`…`13` picks seed 000's refund
+ * outcome. The relay confirms the unsigned success with the refund's status GET.
+ */
+export async function momoRefund(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
+  const account = accountOf<MomoAccountSettings>(ctx, 'momo', options.account);
+  const info = await simulatorInfo(ctx);
+  const user = required(info.momo.apiUsers[0], 'MoMo API user');
+  const subscriptionKey = info.momo.disbursementSubscriptionKeys.primary;
+  const amount = options.amount ?? '25';
+  const currency = options.currency ?? account.settings.currency ?? info.momo.currency;
+  const reference = randomUUID();
+  const externalId = options.externalId ?? `sim-refund-${reference.slice(0, 8)}`;
+  const outcome = referenceOutcome('refund', externalId);
+  const expectation = withFaults(
+    behaviourExpectation(
+      referenceBehaviour('refund', outcome),
+      `refund with externalId ${externalId} (outcome ${outcome})`,
+      (account.settings as { confirmSuccess?: boolean }).confirmSuccess ?? true,
+    ),
+    parseFaults(options.fault),
+    'momo',
+    'refund',
+  );
+  const token = await tokenStep(ctx, 'MoMo disbursement token', 'POST', simUrl(ctx, '/disbursement/token/'), {
+    headers: {
+      authorization: `Basic ${Buffer.from(`${user.id}:${user.apiKey ?? ''}`).toString('base64')}`,
+      'ocp-apim-subscription-key': subscriptionKey,
+    },
+  });
+  const { callbackUrl } = await registerWithRelay(ctx, {
+    provider: 'momo',
+    account: account.id,
+    kind: 'refund',
+    reference,
+    amount,
+    currency,
+    externalId,
+  });
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    'ocp-apim-subscription-key': subscriptionKey,
+    'x-reference-id': reference,
+    'x-target-environment': info.momo.targetEnvironment,
+    'content-type': 'application/json',
+  };
+  if (callbackUrl) headers['x-callback-url'] = callbackUrl;
+  if (options.fault) headers['x-sim-fault'] = options.fault;
+  const refund = await httpStep(ctx, 'refund', 'POST', simUrl(ctx, '/disbursement/v1_0/refund'), {
+    headers,
+    body: JSON.stringify({
+      amount,
+      currency,
+      externalId,
+      payerMessage: 'Refund',
+      payeeNote: 'npm run sim',
+      referenceIdToRefund: randomUUID(),
+    }),
+    note: (a) => (a.status === 202 ? `accepted (X-Reference-Id ${reference})` : a.text),
+  });
+  if (expectation.refusedWith === undefined) expectStatus(refund, [202], 'the refund');
+  return {
+    provider: 'momo',
+    account: account.id,
+    reference,
+    simReference: reference,
+    description: `MoMo refund ${amount} ${currency} (externalId ${externalId})`,
+    expectation,
+    ...(refund.status === 202 ? {} : { refusedWith: refund.status }),
   };
 }

@@ -31,7 +31,13 @@ import {
   STK_UNREACHABLE_PHONE,
 } from './daraja';
 import type { FeedEvent } from './events';
-import { MOMO_DELAYED_MSISDN, MOMO_EXPIRING_MSISDN, MOMO_REJECTING_MSISDN, momoPay } from './momo';
+import {
+  MOMO_DELAYED_MSISDN,
+  MOMO_EXPIRING_MSISDN,
+  MOMO_REJECTING_MSISDN,
+  momoPay,
+  momoRefund,
+} from './momo';
 
 type OptionName = keyof ScenarioOptions;
 
@@ -52,6 +58,13 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
     title: 'request-to-pay (collection); the payer MSISDN picks the sandbox outcome',
     options: ['msisdn', 'amount', 'currency', 'expires'],
     start: momoPay,
+  },
+  {
+    provider: 'momo',
+    name: 'refund',
+    title: "refund (disbursement); --external-id 1…13 picks seed 000's refund outcome",
+    options: ['externalId', 'amount', 'currency'],
+    start: momoRefund,
   },
   {
     provider: 'airtel',
@@ -121,6 +134,16 @@ export const EXAMPLES: readonly Example[] = [
     args: ['momo', 'pay', '--fault', 'repeat=3'],
     what: 'the callback arrives 3 times',
     produces: 'one TransactionSucceeded',
+  },
+  {
+    args: ['momo', 'refund'],
+    what: 'refund paid, confirmed by its status GET',
+    produces: 'TransactionSucceeded (origin poll)',
+  },
+  {
+    args: ['momo', 'refund', '--external-id', '3'],
+    what: 'refund rejected (trigger 3)',
+    produces: 'TransactionFailed, reason REJECTED_BY_CUSTOMER',
   },
   { args: ['airtel', 'pay'], what: 'paid (TS)', produces: 'TransactionSucceeded' },
   {
@@ -450,6 +473,7 @@ const FLAGS: Record<OptionName, string> = {
   fault: '--fault',
   expires: '--expires',
   receipt: '--receipt',
+  externalId: '--external-id',
 };
 
 export function flagOf(option: OptionName): string {

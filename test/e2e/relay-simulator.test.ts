@@ -332,6 +332,27 @@ describe('relay + simulator: Daraja B2C', () => {
   });
 });
 
+describe('relay + simulator: MoMo refund', () => {
+  it("turns a paid refund into TransactionSucceeded, confirmed by the refund's status GET at MTN's path", async () => {
+    // Act
+    const result = await example('momo refund');
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.method, c.status])).toEqual([['refund', 'PUT', 200]]);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({ kind: 'refund', amount: { value: '25' } });
+    expect(result.transaction?.history.map((h) => h.type)).toContain('status-check');
+  });
+
+  it('turns refund trigger 3 (Rejected) into TransactionFailed REJECTED_BY_CUSTOMER', async () => {
+    const result = await example('momo refund --external-id 3');
+    expect(result.problems).toEqual([]);
+    expect(data(result, 'TransactionFailed').reason).toMatchObject({
+      code: 'REJECTED_BY_CUSTOMER',
+      providerCode: 'APPROVAL_REJECTED',
+    });
+  });
+});
+
 describe('relay + simulator: Daraja account balance and reversal', () => {
   it("turns a balance query's result into AccountBalanceReported with the short code's accounts", async () => {
     // Act
