@@ -247,13 +247,14 @@ function simulatorBannerLines(
     ['airtel pay --fault corrupt-hash', 'forged hash → CallbackRejected'],
     ['daraja stk --phone 254708371032', 'cancelled → TransactionFailed'],
     ['daraja c2b --account demo-slow', 'partner never answers → deadline default'],
+    ['daraja reversal', 'a payment, then its reversal → TransactionReversed'],
     ['badge create', 'a new badge on the demo shop → BadgeCreated'],
     ['--help', 'every scenario'],
   ].map(([args, what]) => `npm run sim --${flags} ${args}`.padEnd(50 + flags.length) + `(${what})`);
   return [
     `  simulator:   ${simulator.url}   MoMo, Airtel and Daraja sandboxes (time scale ${timeScale}; GET /_sim/info)`,
     ...wiring.map((line) => `    ${line}`),
-    `    credentials: MoMo subscription key ${i.momo.collectionSubscriptionKeys.primary}, API user ${user?.id} / ${user?.apiKey}`,
+    `    credentials: MoMo subscription keys ${i.momo.collectionSubscriptionKeys.primary} (collection), ${i.momo.disbursementSubscriptionKeys.primary} (disbursement), ${i.momo.remittanceSubscriptionKeys.primary} (remittance), API user ${user?.id} / ${user?.apiKey}`,
     `                 Airtel ${app?.clientId} / ${app?.clientSecret}; Daraja ${i.daraja.consumerKey} / ${i.daraja.consumerSecret}, STK ${stkCode} / ${passkey}`,
     ...hints.map((hint, n) => `  ${n === 0 ? 'try:' : '    '}         ${hint}`),
   ];
