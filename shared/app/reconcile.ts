@@ -132,6 +132,9 @@ function describe(answer: StatusAnswer): CheckRecord {
   }
 }
 
+/** How long a transaction nobody can ask about waits before the poller looks at it again. */
+export const UNSUPPORTED_RECHECK_SECONDS = 3600;
+
 /** No status call reached the provider: nothing to configure, or the client's own limiter held it. */
 const notMade = (answer: StatusAnswer) =>
   answer.type === 'error' &&
@@ -319,7 +322,15 @@ export async function checkTransaction(
           now,
           timeScale: timing.timeScale,
         });
-        if (answer.type === 'error' && answer.error === 'throttled') {
+        if (answer.type === 'error' && answer.error === 'unsupported') {
+          // Nothing to ask (no status API, or no status call for this kind): no check is counted, so the
+          // schedule would make it due again at once, a write every cycle until the window ends. Look again
+          // now and then (a config change may add the API), and at the window's end, where it expires.
+          const later = new Date(
+            Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
+          ).toISOString();
+          due = later < base.reconcileUntil ? later : base.reconcileUntil;
+        } else if (answer.type === 'error' && answer.error === 'throttled') {
           // Throttled (by the provider or the client's own limit): again when the limit allows, not a
           // whole backoff step later.
           due = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();

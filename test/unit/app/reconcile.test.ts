@@ -3,7 +3,11 @@ import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ingestIntents, ingestReport } from '../../../shared/app/ingest-report';
 import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
 import type { RelayMetrics } from '../../../shared/app/ports';
-import { type ReconcileServices, runPollCycle } from '../../../shared/app/reconcile';
+import {
+  type ReconcileServices,
+  runPollCycle,
+  UNSUPPORTED_RECHECK_SECONDS,
+} from '../../../shared/app/reconcile';
 import { reconciliationReport, reportRange } from '../../../shared/app/reconciliation-report';
 import { registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
@@ -407,6 +411,33 @@ describe('runPollCycle', () => {
     // Assess
     expect(result).toMatchObject({ claimed: 1, checked: 0 });
     expect(s.tx().reconcile?.recent.at(-1)?.answer).toBe('error:unsupported');
+  });
+
+  it('looks at a transaction nobody can ask about only hourly, not every cycle, and still expires it at the window end', async () => {
+    // Prepare
+    const s = setup();
+    s.services.statusApi = () => undefined;
+    await register(s.services);
+    s.advance(300);
+    await runPollCycle(s.services, { owner: 'p1' });
+    const revision = s.tx().revision;
+    // Act
+    const again = [];
+    for (let i = 0; i < 5; i++) {
+      s.advance(60);
+      again.push(await runPollCycle(s.services, { owner: 'p1' }));
+    }
+    // Assess
+    expect(again.map((r) => r.claimed)).toEqual([0, 0, 0, 0, 0]);
+    expect(s.tx().revision).toBe(revision);
+    // The window (1 h here) ends before the next hourly look: due then, to expire.
+    expect(s.tx().reconcile!.dueAt).toBe(s.tx().reconcileUntil);
+    expect(Date.parse(s.tx().reconcileUntil) - START).toBeLessThan((300 + UNSUPPORTED_RECHECK_SECONDS) * 1000);
+    for (let i = 0; i < 30 && s.tx().status !== 'EXPIRED'; i++) {
+      s.advance(UNSUPPORTED_RECHECK_SECONDS);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    expect(s.tx().status).toBe('EXPIRED');
   });
 });
 
