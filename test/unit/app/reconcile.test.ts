@@ -432,7 +432,9 @@ describe('runPollCycle', () => {
     expect(s.tx().revision).toBe(revision);
     // The window (1 h here) ends before the next hourly look: due then, to expire.
     expect(s.tx().reconcile!.dueAt).toBe(s.tx().reconcileUntil);
-    expect(Date.parse(s.tx().reconcileUntil) - START).toBeLessThan((300 + UNSUPPORTED_RECHECK_SECONDS) * 1000);
+    expect(Date.parse(s.tx().reconcileUntil) - START).toBeLessThan(
+      (300 + UNSUPPORTED_RECHECK_SECONDS) * 1000,
+    );
     for (let i = 0; i < 30 && s.tx().status !== 'EXPIRED'; i++) {
       s.advance(UNSUPPORTED_RECHECK_SECONDS);
       await runPollCycle(s.services, { owner: 'p1' });

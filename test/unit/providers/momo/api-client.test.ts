@@ -156,6 +156,7 @@ describe('MoMo status API client', () => {
       `https://momo.test/disbursement/v2_0/cashtransfer/${REF.toLowerCase()}`,
     ]);
     expect(gets.every((r) => r.headers['ocp-apim-subscription-key'] === 'disbursement-key')).toBe(true);
+    expect(configuredRefund).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
     expect(configured.fake.requests.at(-1)!.url).toBe(
       `https://momo.test/disbursement/v2_0/refund/${REF.toLowerCase()}`,
     );
