@@ -146,6 +146,22 @@ describe('Daraja reversal results', () => {
     expect(w.warnings).toContain('reversal amount differs from the transaction it reverses');
   });
 
+  it('links a partial reversal of a C2B payment (by its TransID) and flags the amount as differing', async () => {
+    // Prepare
+    const w = setup();
+    expect((await w.post('c2b/confirmation', fixture('c2b-confirmation'))).statusCode).toBe(200);
+    const body = fixture('reversal-result-success').replace('"Value":"NLJ7RT61SV"', '"Value":"RKTQDM7W6S"');
+    // Act
+    await w.post('reversal/result', body);
+    // Assess
+    expect(w.events('TransactionReversed')[0]?.data).toMatchObject({
+      kind: 'c2b',
+      reference: 'RKTQDM7W6S',
+      amount: { value: '1', currency: 'KES' },
+      amountCheck: 'differs',
+    });
+  });
+
   it('publishes a reversal of a receipt the relay never saw without a transaction, and creates none', async () => {
     // Prepare
     const w = setup();
