@@ -8,7 +8,7 @@ import { DarajaThrottle } from './throttle';
 
 /** A completed (or declined) money movement that the transaction status query can report on. */
 export interface DarajaRecord {
-  type: 'stk' | 'c2b' | 'b2c';
+  type: 'stk' | 'c2b' | 'b2c' | 'b2b';
   receipt: string;
   originatorConversationId?: string;
   conversationId?: string;

@@ -1,6 +1,7 @@
 /** Daraja (seed 001 Part B), served under the real `/mpesa/...` paths and the seed's neutral `/wallet/...`. */
 import type { ProviderState, SimContext } from '../core/context';
 import type { Router } from '../core/router';
+import { registerB2b } from './b2b';
 import { registerB2c } from './b2c';
 import { registerBalanceReversal } from './balance-reversal';
 import { registerC2b } from './c2b';
@@ -20,12 +21,14 @@ export function createDaraja(sim: SimContext, router: Router): DarajaState {
   const stk = registerStk(core, router, DARAJA_PREFIXES);
   const c2b = registerC2b(core, router, DARAJA_PREFIXES);
   const b2c = registerB2c(core, router, DARAJA_PREFIXES);
+  const b2b = registerB2b(core, router, DARAJA_PREFIXES);
   const balanceReversal = registerBalanceReversal(core, router, DARAJA_PREFIXES);
   return {
     transactions: () => [
       ...stk.snapshot(),
       ...c2b.snapshot(),
       ...b2c.snapshot(),
+      ...b2b.snapshot(),
       ...balanceReversal.snapshot(),
     ],
     reset: () => {
@@ -33,6 +36,7 @@ export function createDaraja(sim: SimContext, router: Router): DarajaState {
       stk.reset();
       c2b.reset();
       b2c.reset();
+      b2b.reset();
       balanceReversal.reset();
     },
     setExternalValidation: c2b.setExternalValidation,
