@@ -9,6 +9,8 @@ import {
 } from '../../domain/errors';
 import type { ProviderAck, ProviderModule, ProviderRoute } from '../types';
 import {
+  parseB2bResult,
+  parseB2bTimeout,
   parseB2cResult,
   parseB2cTimeout,
   parseC2bConfirmation,
@@ -33,6 +35,8 @@ const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['par
   'c2b-confirmation': parseC2bConfirmation,
   'b2c-result': parseB2cResult,
   'b2c-timeout': parseB2cTimeout,
+  'b2b-result': parseB2bResult,
+  'b2b-timeout': parseB2bTimeout,
   'status-result': parseStatusResult,
   'status-timeout': parseStatusTimeout,
   'balance-result': parseBalanceResult,
@@ -107,14 +111,20 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     validateReference: (reference) =>
       REFERENCE.test(reference)
         ? undefined
-        : 'Daraja references are the CheckoutRequestID (stk), OriginatorConversationID (b2c) or TransID (c2b): letters, digits, _ . : - (max 100)',
-    // STK takes one CallBackURL; B2C a ResultURL (its QueueTimeOutURL is the b2c/timeout route beside it).
+        : 'Daraja references are the CheckoutRequestID (stk), OriginatorConversationID (b2c, b2b) or TransID (c2b): letters, digits, _ . : - (max 100)',
+    // STK takes one CallBackURL; B2C and B2B a ResultURL (its QueueTimeOutURL is the …/timeout route beside it).
     callbackUrl: ({ baseUrl, account, kind }) =>
       darajaRouteUrl(
         baseUrl,
         account.id,
         account.pathSecret,
-        kind === 'b2c' ? 'b2c-result' : kind === 'c2b' ? 'c2b-confirmation' : 'stk',
+        kind === 'b2c'
+          ? 'b2c-result'
+          : kind === 'b2b'
+            ? 'b2b-result'
+            : kind === 'c2b'
+              ? 'c2b-confirmation'
+              : 'stk',
       ),
   },
   /**

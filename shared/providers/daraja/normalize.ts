@@ -132,24 +132,28 @@ function resultIds(result: {
   });
 }
 
-/** B2C result posted to ResultURL. `ResultType` 1 ("waiting for further messages") is not final yet. */
+/**
+ * B2C (and B2B) result posted to ResultURL. `ResultType` 1 ("waiting for further messages") is not final
+ * yet. B2B names its amount `Amount` and its receipt only in `TransactionID`.
+ */
 export function normalizeB2cResult(
   accountId: string,
   currency: string,
   reference: string,
   result: DarajaResult,
+  kind: 'b2c' | 'b2b' = 'b2c',
 ): ReportDraft {
   const params = collectParams(result.ResultParameters?.ResultParameter);
   const mapped = mapDarajaCode(result.ResultCode, result.ResultDesc, 'b2c');
   const waiting = String(result.ResultType ?? '0').trim() === '1';
   return {
     key: { provider: DARAJA, account: accountId, reference },
-    kind: 'b2c',
+    kind,
     status: waiting ? 'PENDING' : mapped.status,
     reason: reasonFor(result.ResultCode, result.ResultDesc, 'b2c'),
     providerTransactionId: first(params, 'TransactionReceipt') ?? realTransactionId(result.TransactionID),
     externalId: undefined,
-    amount: money(first(params, 'TransactionAmount'), currency),
+    amount: money(first(params, 'TransactionAmount', 'Amount'), currency),
     party: partyFromPublicName(first(params, 'ReceiverPartyPublicName')),
     attributes: { ...paramAttributes(params), ...resultIds(result) },
   };
@@ -218,7 +222,7 @@ export type TimeoutNotice = { shape: 'result'; result: TimeoutResult } | { shape
 export function normalizeTimeout(
   accountId: string,
   currency: string,
-  kind: 'b2c' | 'status',
+  kind: 'b2c' | 'b2b' | 'status',
   reference: string,
   notice: TimeoutNotice,
 ): ReportDraft {

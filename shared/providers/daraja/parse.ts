@@ -78,9 +78,9 @@ function conversationAlias(ids: {
     : [];
 }
 
-export function parseB2cResult(input: Input): ParsedCallback {
-  const { Result } = parse(resultSchema, input.body, 'B2C result');
-  const draft = normalizeB2cResult(input.account.id, input.account.settings.currency, '', Result);
+function parsePayoutResult(input: Input, kind: 'b2c' | 'b2b'): ParsedCallback {
+  const { Result } = parse(resultSchema, input.body, `${kind.toUpperCase()} result`);
+  const draft = normalizeB2cResult(input.account.id, input.account.settings.currency, '', Result, kind);
   return reports({
     draft,
     correlate: b2cCandidates(Result),
@@ -95,12 +95,16 @@ function parseTimeoutNotice(body: Record<string, unknown>, what: string): Timeou
   return { shape: 'echo', echo: parse(timeoutEchoShapeSchema, body, what) };
 }
 
-function parseTimeout(input: Input, kind: 'b2c' | 'status'): ParsedCallback {
-  const what = kind === 'b2c' ? 'B2C queue-timeout notice' : 'status queue-timeout notice';
+export const parseB2cResult = (input: Input) => parsePayoutResult(input, 'b2c');
+/** B2B (business to business, not in seed 001): B2C's shape, correlated the same way. */
+export const parseB2bResult = (input: Input) => parsePayoutResult(input, 'b2b');
+
+function parseTimeout(input: Input, kind: 'b2c' | 'b2b' | 'status'): ParsedCallback {
+  const what = `${kind === 'status' ? 'status' : kind.toUpperCase()} queue-timeout notice`;
   const notice = parseTimeoutNotice(input.body, what);
   const ids = notice.shape === 'result' ? notice.result : notice.echo;
   const draft = normalizeTimeout(input.account.id, input.account.settings.currency, kind, '', notice);
-  if (kind === 'b2c')
+  if (kind !== 'status')
     return reports({ draft, correlate: b2cCandidates(ids), aliases: conversationAlias(ids) });
   const occasion =
     notice.shape === 'echo'
@@ -122,6 +126,7 @@ function parseTimeout(input: Input, kind: 'b2c' | 'status'): ParsedCallback {
 }
 
 export const parseB2cTimeout = (input: Input) => parseTimeout(input, 'b2c');
+export const parseB2bTimeout = (input: Input) => parseTimeout(input, 'b2b');
 export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status');
 
 /**

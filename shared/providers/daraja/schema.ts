@@ -278,6 +278,8 @@ export const DARAJA_ROUTES = {
   'c2b-confirmation': 'c2b/confirmation',
   'b2c-result': 'b2c/result',
   'b2c-timeout': 'b2c/timeout',
+  'b2b-result': 'b2b/result',
+  'b2b-timeout': 'b2b/timeout',
   'status-result': 'status/result',
   'status-timeout': 'status/timeout',
   'balance-result': 'balance/result',
@@ -287,4 +289,4 @@ export const DARAJA_ROUTES = {
 } as const;
 export type DarajaRouteName = keyof typeof DARAJA_ROUTES;
 
-export const DARAJA_KINDS = ['stk', 'b2c', 'c2b'] as const;
+export const DARAJA_KINDS = ['stk', 'b2c', 'b2b', 'c2b'] as const;

@@ -15,7 +15,7 @@ const config = parseConfig({
 });
 
 describe('check-urls', () => {
-  it('lists the eleven Daraja route URLs with the path secret, the configured partner URL and the MoMo pattern', () => {
+  it('lists the thirteen Daraja route URLs with the path secret, the configured partner URL and the MoMo pattern', () => {
     // Act
     const urls = listPublicUrls(config);
     // Assess
@@ -26,6 +26,8 @@ describe('check-urls', () => {
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/c2b/confirmation`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/b2c/result`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/b2c/timeout`,
+      `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/b2b/result`,
+      `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/b2b/timeout`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/status/result`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/status/timeout`,
       `https://relay.example.com/v1/daraja/ke-600638/${SECRET}/balance/result`,

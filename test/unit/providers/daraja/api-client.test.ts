@@ -202,6 +202,6 @@ describe('Daraja status API client', () => {
     expect(darajaProvider.secrets!(settings())).toEqual(
       expect.arrayContaining(['ck', 'cs', 'the-passkey', 'apiop', 'ENCRYPTED==']),
     );
-    expect(darajaProvider.statusKinds).toEqual(['stk', 'b2c', 'c2b']);
+    expect(darajaProvider.statusKinds).toEqual(['stk', 'b2c', 'b2b', 'c2b']);
   });
 });

@@ -18,13 +18,15 @@ const account = (pathSecret?: string) => ({
 });
 
 describe('Daraja provider module', () => {
-  it('serves the eleven Daraja routes, POST only', () => {
+  it('serves the thirteen Daraja routes, POST only', () => {
     expect(darajaProvider.routes.map((r) => [r.name, r.path, r.methods])).toEqual([
       ['stk', 'stk', ['POST']],
       ['c2b-validation', 'c2b/validation', ['POST']],
       ['c2b-confirmation', 'c2b/confirmation', ['POST']],
       ['b2c-result', 'b2c/result', ['POST']],
       ['b2c-timeout', 'b2c/timeout', ['POST']],
+      ['b2b-result', 'b2b/result', ['POST']],
+      ['b2b-timeout', 'b2b/timeout', ['POST']],
       ['status-result', 'status/result', ['POST']],
       ['status-timeout', 'status/timeout', ['POST']],
       ['balance-result', 'balance/result', ['POST']],
@@ -70,7 +72,7 @@ describe('Daraja provider module', () => {
 
   it('generates route URLs that pass the Daraja URL rules', () => {
     const urls = Object.values(darajaRouteUrls('https://relay.example.com', 'ke-600638', undefined));
-    expect(urls).toHaveLength(11);
+    expect(urls).toHaveLength(13);
     expect(urls.flatMap((url) => checkUrlRules(url, { requireHttps: true }))).toEqual([]);
   });
 
