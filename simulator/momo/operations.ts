@@ -729,7 +729,7 @@ export class MomoOperations {
     // Seed 000: type is `msisdn` or `email` and the id must be in lower case. `party_code` is the
     // simulator's addition so the seed's party-code triggers can be reached.
     if (type !== 'msisdn' && type !== 'email' && type !== 'party_code')
-      throw momoErrors.badRequest('accountHolderIdType must be msisdn or email.');
+      throw momoErrors.badRequest('accountHolderIdType must be msisdn, email or party_code (lower case).');
     if (id !== id.toLowerCase()) throw momoErrors.badRequest('accountHolderId must be in lower case.');
     if (type === 'msisdn' && !/^\d{5,15}$/.test(id))
       throw momoErrors.badRequest('accountHolderId is not an MSISDN.');
