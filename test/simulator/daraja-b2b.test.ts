@@ -158,16 +158,19 @@ describe('Daraja B2B payment request', () => {
     });
   }
 
-  it('debits the sender short code by the amount', async () => {
+  it('debits the sender short code and credits the receiving one by the amount', async () => {
     // Prepare
     const t = await token();
-    const before = await utilityOf(t, SENDER);
+    const senderBefore = await utilityOf(t, SENDER);
+    const receiverBefore = await utilityOf(t, '600000');
     // Act
     await payB2b(t, { Amount: 190 });
     await rx.waitFor(1, (r) => r.path === '/b2b/result');
-    const after = await utilityOf(t, SENDER);
+    const senderAfter = await utilityOf(t, SENDER);
+    const receiverAfter = await utilityOf(t, '600000');
     // Assess
-    expect(after).toBe(before - 190);
+    expect(senderAfter).toBe(senderBefore - 190);
+    expect(receiverAfter).toBe(receiverBefore + 190);
   });
 
   it('accepts every documented CommandID, ReceiverIdentifierType spelled correctly, and Occasion', async () => {
@@ -339,6 +342,21 @@ describe('Daraja B2B with the transaction status query and the reversal', () => 
       expect(param(result, 'OriginatorConversationID')).toBe(paid.oc);
     });
   }
+
+  it('reports a failed B2B as Declined when asked by its OriginatorConversationID', async () => {
+    // Prepare
+    const t = await token();
+    const r = await payB2b(t, { PartyB: '602001' });
+    await rx.waitFor(1, (x) => x.path === '/b2b/result');
+    // Act
+    await call(sim, 'POST', '/mpesa/transactionstatus/v1/query', {
+      headers: auth(t),
+      body: statusBody({ OriginatorConversationID: r.json.OriginatorConversationID }),
+    });
+    const [cb] = await rx.waitFor(1, (x) => x.path === '/status/result');
+    // Assess
+    expect(param(resultOf(cb!), 'TransactionStatus')).toBe('Declined');
+  });
 
   it('reverses a completed B2B once; a second reversal answers R000001', async () => {
     // Prepare
