@@ -433,6 +433,19 @@ describe('Daraja B2B fault knobs', () => {
     expect(resultOf(late!).ResultCode).toBe(0);
   });
 
+  it('stale-after-final sends the queue-timeout notice after the result', async () => {
+    // Prepare
+    const t = await token();
+    // Act
+    const r = await payB2b(t, {}, { 'X-Sim-Fault': 'stale-after-final' });
+    const [final, stale] = await rx.waitFor(2);
+    // Assess
+    expect(final!.path).toBe('/b2b/result');
+    expect(resultOf(final!).ResultCode).toBe(0);
+    expect(stale!.path).toBe('/b2b/timeout');
+    expect(JSON.stringify(parse(stale!))).toContain(r.json.OriginatorConversationID);
+  });
+
   it('foreign-ip posts the result from an address outside Daraja’s list', async () => {
     // Prepare
     const t = await token();
