@@ -234,6 +234,7 @@ export function registerB2b(
       conversationId: txn.conversationId,
       amount: txn.amount,
       shortCode: txn.partyA,
+      counterpartShortCode: txn.partyB,
       debitPartyName: `${txn.partyA} - Sim Merchant`,
       creditPartyName: receiverName(txn),
       status,

@@ -243,9 +243,12 @@ export function registerBalanceReversal(
       if (op.kind === 'reversal' && outcome.record) {
         const r = outcome.record;
         reversed.add(r.receipt);
-        // The money goes back: a payout returns to the short code, a payment in leaves it again.
+        // The money goes back: a payout (B2C, B2B) returns to the short code that sent it (and leaves the
+        // business that got it), a payment in leaves the short code again.
         const amount = op.amount ?? r.amount;
-        const left = core.adjustBalance(r.shortCode, r.type === 'b2c' ? amount : -amount);
+        const paidOut = r.type === 'b2c' || r.type === 'b2b';
+        const left = core.adjustBalance(r.shortCode, paidOut ? amount : -amount);
+        if (r.counterpartShortCode) core.adjustBalance(r.counterpartShortCode, -amount);
         params = [
           {
             Key: 'DebitAccountBalance',

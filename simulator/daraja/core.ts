@@ -14,6 +14,8 @@ export interface DarajaRecord {
   conversationId?: string;
   amount: number;
   shortCode: string;
+  /** B2B: the receiving short code, whose tracked balance the payment also moved. */
+  counterpartShortCode?: string;
   /** `254708374149 - John Doe`-style party names, as in the status result. */
   debitPartyName: string;
   creditPartyName: string;

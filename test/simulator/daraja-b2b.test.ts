@@ -378,12 +378,15 @@ describe('Daraja B2B with the transaction status query and the reversal', () => 
           Remarks: 'reversal',
         },
       });
+    const senderPaid = await utilityOf(t, SENDER);
     // Act
     await reverse();
     await rx.waitFor(1, (x) => x.path === '/reversal/result');
+    const senderRefunded = await utilityOf(t, SENDER);
     await reverse();
     const [first, second] = await rx.waitFor(2, (x) => x.path === '/reversal/result');
     // Assess
+    expect(senderRefunded - senderPaid).toBe(190);
     expect(resultOf(first!).ResultCode).toBe(0);
     expect(param(resultOf(first!), 'OriginalTransactionID')).toBe(paid.receipt);
     expect(resultOf(second!).ResultCode).toBe('R000001');
