@@ -22,6 +22,7 @@ import {
   B2C_QUEUE_TIMEOUT_PARTY_B,
   BALANCE_INITIATOR_INVALID_SHORT_CODE,
   BALANCE_QUEUE_TIMEOUT_SHORT_CODE,
+  darajaB2b,
   darajaB2c,
   darajaBalance,
   darajaReversal,
@@ -93,6 +94,13 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
     title: 'payout (B2C v3) with ResultURL and QueueTimeOutURL on the relay; PartyB picks the outcome',
     options: ['partyB', 'amount', 'shortCode', 'expires'],
     start: darajaB2c,
+  },
+  {
+    provider: 'daraja',
+    name: 'b2b',
+    title: 'business payment (B2B) with ResultURL and QueueTimeOutURL on the relay; PartyB picks the outcome',
+    options: ['partyB', 'amount', 'shortCode'],
+    start: darajaB2b,
   },
   {
     provider: 'daraja',
@@ -188,6 +196,7 @@ export const EXAMPLES: readonly Example[] = [
     what: 'queue timeout (…0408), no result',
     produces: 'TransactionAmbiguous, reason TIMED_OUT',
   },
+  { args: ['daraja', 'b2b'], what: 'business payment paid', produces: 'TransactionSucceeded (kind b2b)' },
   {
     args: ['daraja', 'balance'],
     what: "the short code's accounts",

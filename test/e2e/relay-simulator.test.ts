@@ -353,6 +353,16 @@ describe('relay + simulator: MoMo refund', () => {
   });
 });
 
+describe('relay + simulator: Daraja B2B', () => {
+  it('turns a paid business payment into TransactionSucceeded of kind b2b with its receipt and amount', async () => {
+    const result = await example('daraja b2b');
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.status])).toEqual([['b2b-result', 200]]);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({ kind: 'b2b', amount: { value: '190' } });
+    expect(data(result, 'TransactionSucceeded').providerTransactionId).toMatch(/^[A-Z0-9]{10}$/);
+  });
+});
+
 describe('relay + simulator: Daraja account balance and reversal', () => {
   it("turns a balance query's result into AccountBalanceReported with the short code's accounts", async () => {
     // Act
