@@ -94,6 +94,8 @@ export interface Expectation {
   events: ExpectedEvent[];
   /** Event types that must not be published for this transaction. */
   forbid?: string[];
+  /** Exactly one event of one of these types (the outcome is the provider's to tell, e.g. any reversal result). */
+  oneOf?: string[];
   /** The relay's status of the transaction at the end; undefined: not checked. */
   status?: string;
   /** Simulator calls for this reference (callbacks, validations, notices) to wait for before judging. */
@@ -387,11 +389,13 @@ export function eventsOfTransaction(
   return events.filter((e) => {
     const d = e.data as { provider?: string; account?: string; reference?: string };
     if (d.provider !== provider || d.account !== account) return false;
-    // Facts about no transaction (an account balance) are correlated by their request id.
+    // Facts are correlated by their request id too (a balance names no transaction; a reversal of a
+    // receipt given by hand names the payment the scenario does not know).
     return (
       e.metadata.type === 'CallbackRejected' ||
       d.reference === reference ||
-      e.metadata.correlationId === `${provider}:${account}:${reference}`
+      e.metadata.correlationId === `${provider}:${account}:${reference}` ||
+      (d as { originatorConversationId?: string }).originatorConversationId === reference
     );
   });
 }
@@ -408,7 +412,10 @@ function matches(event: EventEnvelope, expected: ExpectedEvent): boolean {
  * details than expected will not be followed by the right one, and `judge` says what differs.
  */
 export function expectedEventsArrived(events: EventEnvelope[], expectation: Expectation): boolean {
-  return expectation.events.every((x) => events.some((e) => e.metadata.type === x.type));
+  return (
+    expectation.events.every((x) => events.some((e) => e.metadata.type === x.type)) &&
+    (!expectation.oneOf || events.some((e) => expectation.oneOf!.includes(e.metadata.type)))
+  );
 }
 
 /** Everything that is wrong with the outcome; empty when it is as expected. */
@@ -442,6 +449,13 @@ export function judge(
     }
     const wrong = expected.check?.(found[0]!.data as Record<string, unknown>);
     if (wrong) problems.push(`${expected.type}: ${wrong}`);
+  }
+  if (expectation.oneOf) {
+    const found = events.filter((e) => expectation.oneOf!.includes(e.metadata.type));
+    if (found.length !== 1)
+      problems.push(
+        `${found.length} events of ${expectation.oneOf.join(' / ')}${found.length ? ` (${found.map((e) => e.metadata.type).join(', ')})` : ''}, expected exactly one`,
+      );
   }
   for (const type of expectation.forbid ?? []) {
     const n = events.filter((e) => e.metadata.type === type).length;

@@ -513,12 +513,12 @@ function reversalExpectation(receiverParty: string, receipt: string, known: bool
     };
   if (!known)
     return {
-      summary: `${what} (not a receipt the simulator issued) → ReversalFailed (reason INVALID_REQUEST, R000002)`,
-      events: [{ type: 'ReversalFailed', check: reasonCheck('INVALID_REQUEST') }],
-      forbid: ['TransactionReversed'],
+      summary: `${what} (a receipt given by hand: Daraja decides) → TransactionReversed, or ReversalFailed (R000001 already reversed, R000002 unknown receipt)`,
+      events: [],
+      oneOf: ['TransactionReversed', 'ReversalFailed'],
       deliveries: 1,
       noTransaction: true,
-      noTransactionNote: 'the relay knows no payment with that receipt',
+      noTransactionNote: 'a reversal names the payment it reverses, not a transaction of its own',
     };
   return {
     summary: `${what} → TransactionReversed (amountCheck matches); the payment keeps its SUCCEEDED status`,

@@ -415,6 +415,22 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
     expect(result.transaction?.history.filter((h) => h.type === 'callback')).toHaveLength(2);
   });
 
+  it('refuses a second reversal of the same receipt: ReversalFailed DUPLICATE (R000001) about the payment', async () => {
+    // Prepare
+    const first = await example('daraja reversal');
+    const receipt = data(first, 'TransactionReversed').originalReceipt as string;
+    // Act
+    const again = await runScenario(context(), 'daraja', 'reversal', { receipt });
+    // Assess
+    expect(again.problems).toEqual([]);
+    expect(types(again)).toEqual(['ReversalFailed']);
+    expect(data(again, 'ReversalFailed')).toMatchObject({
+      reference: first.started.reference,
+      transactionStatus: 'SUCCEEDED',
+      reason: { code: 'DUPLICATE', providerCode: 'R000001' },
+    });
+  });
+
   it('turns the reversal of a receipt nobody issued into ReversalFailed INVALID_REQUEST (R000002)', async () => {
     const result = await example('daraja reversal --receipt NOSUCHRCPT');
     expect(result.problems).toEqual([]);

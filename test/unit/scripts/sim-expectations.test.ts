@@ -90,3 +90,38 @@ describe('npm run sim: --expires', () => {
     for (const bad of ['0', '-3', '1.5', 'soon']) expect(() => parseExpires(bad)).toThrow(/--expires/);
   });
 });
+
+describe('npm run sim: an outcome the provider decides (oneOf)', () => {
+  it('accepts exactly one event of the listed types and names what arrived otherwise', () => {
+    // Prepare
+    const x = { summary: 'a reversal', events: [], oneOf: ['TransactionReversed', 'ReversalFailed'] };
+    // Act + Assess
+    expect(judge(x, [event('ReversalFailed', 'callback')], undefined)).toEqual([]);
+    expect(judge(x, [event('TransactionReversed', 'callback')], undefined)).toEqual([]);
+    expect(judge(x, [], undefined)).toEqual([
+      '0 events of TransactionReversed / ReversalFailed, expected exactly one',
+    ]);
+    expect(
+      judge(x, [event('TransactionReversed', 'callback'), event('ReversalFailed', 'callback')], undefined),
+    ).toEqual([
+      '2 events of TransactionReversed / ReversalFailed (TransactionReversed, ReversalFailed), expected exactly one',
+    ]);
+  });
+
+  it('lists balance and reversal results under a dropped or foreign-IP callback without a status to expect', () => {
+    const dropped = withFaults(
+      {
+        summary: 'short code 1 → AccountBalanceReported',
+        events: [{ type: 'AccountBalanceReported' }],
+        deliveries: 1,
+        noTransaction: true as const,
+      },
+      parseFaults('drop'),
+      'daraja',
+      'balance',
+    );
+    expect(dropped).toMatchObject({ events: [], noTransaction: true, deliveries: 1 });
+    expect(dropped.forbid).toContain('AccountBalanceReported');
+    expect(dropped.status).toBeUndefined();
+  });
+});
