@@ -324,12 +324,20 @@ export async function checkTransaction(
         });
         if (answer.type === 'error' && answer.error === 'unsupported') {
           // Nothing to ask (no status API, or no status call for this kind): no check is counted, so the
-          // schedule would make it due again at once, a write every cycle until the window ends. Look again
-          // now and then (a config change may add the API), and at the window's end, where it expires.
+          // schedule would make it due again at once, a write every cycle. Look again now and then (a config
+          // change may add the API), and at the next moment something is due without an answer: the
+          // window's end (expiry), and for AMBIGUOUS its escalation and its own maximum age (expiry).
+          const at = (seconds: number) =>
+            new Date(Date.parse(base.createdAt) + seconds * 1000 * settings.timeScale).toISOString();
+          const milestones = [base.reconcileUntil];
+          if (base.status === 'AMBIGUOUS') {
+            if (!reconcile.escalatedAt) milestones.push(at(settings.escalateAmbiguousAfterSeconds));
+            milestones.push(at(settings.ambiguousMaxSeconds));
+          }
           const later = new Date(
             Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
           ).toISOString();
-          due = later < base.reconcileUntil ? later : base.reconcileUntil;
+          due = [later, ...milestones.filter((m) => m > now)].sort()[0]!;
         } else if (answer.type === 'error' && answer.error === 'throttled') {
           // Throttled (by the provider or the client's own limit): again when the limit allows, not a
           // whole backoff step later.

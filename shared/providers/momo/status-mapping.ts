@@ -25,9 +25,12 @@ export const MOMO_STATUS_PATHS: Readonly<
   preapproval: { product: 'collection', path: '/collection/v2_0/preapproval/{ref}' },
   transfer: { product: 'disbursement', path: '/disbursement/v1_0/transfer/{ref}' },
   deposit: { product: 'disbursement', path: '/disbursement/v1_0/deposit/{ref}' },
-  // Seed 000 gives refund and cash transfer no path: MTN's (what the simulator serves too).
+  // Seed 000 gives refund and cash transfer no path. Refund: MTN's Disbursement path (the simulator's too).
+  // Cash transfer: MTN's deployments place it under Disbursement or Remittance, and a GET at the wrong one
+  // answers RESOURCE_NOT_FOUND, which would fail a cash transfer that succeeded: checked only when
+  // `api.paths.cashtransfer` says where.
   refund: { product: 'disbursement', path: '/disbursement/v1_0/refund/{ref}' },
-  cashtransfer: { product: 'disbursement', path: '/disbursement/v2_0/cashtransfer/{ref}' },
+  cashtransfer: { product: 'disbursement', path: undefined },
 };
 
 /** The product (token and subscription key) of a configured path: the path's first segment decides. */

@@ -443,6 +443,36 @@ describe('runPollCycle', () => {
   });
 });
 
+describe('transactions nobody can ask about (no status API)', () => {
+  it('looks at an AMBIGUOUS one hourly past its window, escalates it on time and expires it at its maximum age', async () => {
+    // Prepare
+    const s = setup();
+    s.services.statusApi = () => undefined;
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('AMBIGUOUS', { amount: undefined }));
+    const claims: number[] = [];
+    let escalatedAfter: number | undefined;
+    // Act: a poll cycle every minute for 3 hours
+    for (let minute = 1; minute <= 180; minute++) {
+      s.advance(60);
+      claims.push((await runPollCycle(s.services, { owner: 'p1' })).claimed);
+      if (escalatedAfter === undefined && s.types().includes('TransactionEscalated')) escalatedAfter = minute;
+    }
+    // Assess: escalated at 10 minutes (escalateAmbiguousAfterSeconds 600), not an hour late
+    expect(escalatedAfter).toBe(10);
+    // a handful of looks (first check, escalation, window end, hourly), not one per cycle
+    expect(claims.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(6);
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    const maxAge = config.reconciliation.ambiguousMaxSeconds;
+    s.advance(maxAge);
+    for (let i = 0; i < 3 && s.tx().status !== 'EXPIRED'; i++) {
+      await runPollCycle(s.services, { owner: 'p1' });
+      s.advance(UNSUPPORTED_RECHECK_SECONDS);
+    }
+    expect(s.tx().status).toBe('EXPIRED');
+  });
+});
+
 describe('operator actions', () => {
   it('resolves an EXPIRED transaction by hand with origin manual, recorded in its history', async () => {
     // Prepare

@@ -131,33 +131,38 @@ describe('MoMo status API client', () => {
     expect(c.tokenRequests('disbursement')).toBe(1);
   });
 
-  it("checks refund and cash transfer at MTN's paths with the Disbursement token, unless api.paths says otherwise", async () => {
+  it("checks refunds at MTN's path with the Disbursement token, and cash transfers only where api.paths says", async () => {
     // Prepare
-    const plain = client([
-      json(200, { status: 'SUCCESSFUL' }),
-      json(200, { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' }),
-    ]);
+    const plain = client([json(200, { status: 'SUCCESSFUL' })]);
     const configured = client([json(200, { status: 'SUCCESSFUL' })], {
       ...API,
-      paths: { refund: '/disbursement/v2_0/refund/{ref}' },
+      remittanceSubscriptionKey: 'remittance-key',
+      paths: {
+        refund: '/disbursement/v2_0/refund/{ref}',
+        cashtransfer: '/remittance/v2_0/cashtransfer/{ref}',
+      },
     });
 
     // Act
     const refund = await plain.c.check(query('refund'));
     const cash = await plain.c.check(query('cashtransfer'));
     const configuredRefund = await configured.c.check(query('refund'));
+    const configuredCash = await configured.c.check(query('cashtransfer'));
 
     // Assess
     expect(refund).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED', kind: 'refund' } });
-    expect(cash).toMatchObject({ type: 'report', draft: { status: 'FAILED', kind: 'cashtransfer' } });
+    expect(cash).toMatchObject({ type: 'error', error: 'unsupported' });
     const gets = plain.fake.requests.filter((r) => !r.url.endsWith('/token/'));
     expect(gets.map((r) => r.url)).toEqual([
       `https://momo.test/disbursement/v1_0/refund/${REF.toLowerCase()}`,
-      `https://momo.test/disbursement/v2_0/cashtransfer/${REF.toLowerCase()}`,
     ]);
+    expect(configuredCash).toMatchObject({ type: 'report', draft: { kind: 'cashtransfer' } });
+    expect(configured.fake.requests.map((r) => r.url)).toContain(
+      `https://momo.test/remittance/v2_0/cashtransfer/${REF.toLowerCase()}`,
+    );
     expect(gets.every((r) => r.headers['ocp-apim-subscription-key'] === 'disbursement-key')).toBe(true);
     expect(configuredRefund).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
-    expect(configured.fake.requests.at(-1)!.url).toBe(
+    expect(configured.fake.requests.map((r) => r.url)).toContain(
       `https://momo.test/disbursement/v2_0/refund/${REF.toLowerCase()}`,
     );
   });
