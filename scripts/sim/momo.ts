@@ -82,6 +82,40 @@ function behaviourExpectation(behaviour: OutcomeBehaviour, what: string, confirm
   }
 }
 
+/** A product's token, as a partner gets it: Basic API user and key, with the product's subscription key. */
+function momoToken(
+  ctx: SimContext,
+  product: 'collection' | 'disbursement',
+  user: { id: string; apiKey?: string },
+  subscriptionKey: string,
+): Promise<string> {
+  return tokenStep(ctx, `MoMo ${product} token`, 'POST', simUrl(ctx, `/${product}/token/`), {
+    headers: {
+      authorization: `Basic ${Buffer.from(`${user.id}:${user.apiKey ?? ''}`).toString('base64')}`,
+      'ocp-apim-subscription-key': subscriptionKey,
+    },
+  });
+}
+
+/** The headers of a creating call: token, key, the partner's X-Reference-Id, the relay's callback URL. */
+function createHeaders(
+  token: string,
+  subscriptionKey: string,
+  reference: string,
+  targetEnvironment: string,
+  extra: { callbackUrl: string | undefined; fault: string | undefined },
+): Record<string, string> {
+  return {
+    authorization: `Bearer ${token}`,
+    'ocp-apim-subscription-key': subscriptionKey,
+    'x-reference-id': reference,
+    'x-target-environment': targetEnvironment,
+    'content-type': 'application/json',
+    ...(extra.callbackUrl ? { 'x-callback-url': extra.callbackUrl } : {}),
+    ...(extra.fault ? { 'x-sim-fault': extra.fault } : {}),
+  };
+}
+
 export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
   const account = accountOf<MomoAccountSettings>(ctx, 'momo', options.account);
   const info = await simulatorInfo(ctx);
@@ -117,12 +151,7 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
     );
   }
 
-  const token = await tokenStep(ctx, 'MoMo collection token', 'POST', simUrl(ctx, '/collection/token/'), {
-    headers: {
-      authorization: `Basic ${Buffer.from(`${user.id}:${user.apiKey ?? ''}`).toString('base64')}`,
-      'ocp-apim-subscription-key': subscriptionKey,
-    },
-  });
+  const token = await momoToken(ctx, 'collection', user, subscriptionKey);
 
   const reference = randomUUID();
   const { callbackUrl } = await registerWithRelay(ctx, {
@@ -137,15 +166,10 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
     ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
   });
 
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${token}`,
-    'ocp-apim-subscription-key': subscriptionKey,
-    'x-reference-id': reference,
-    'x-target-environment': info.momo.targetEnvironment,
-    'content-type': 'application/json',
-  };
-  if (callbackUrl) headers['x-callback-url'] = callbackUrl;
-  if (options.fault) headers['x-sim-fault'] = options.fault;
+  const headers = createHeaders(token, subscriptionKey, reference, info.momo.targetEnvironment, {
+    callbackUrl,
+    fault: options.fault,
+  });
   const rtp = await httpStep(ctx, 'request to pay', 'POST', simUrl(ctx, '/collection/v1_0/requesttopay'), {
     headers,
     body: JSON.stringify({
@@ -199,12 +223,7 @@ export async function momoRefund(ctx: SimContext, options: ScenarioOptions): Pro
     'momo',
     'refund',
   );
-  const token = await tokenStep(ctx, 'MoMo disbursement token', 'POST', simUrl(ctx, '/disbursement/token/'), {
-    headers: {
-      authorization: `Basic ${Buffer.from(`${user.id}:${user.apiKey ?? ''}`).toString('base64')}`,
-      'ocp-apim-subscription-key': subscriptionKey,
-    },
-  });
+  const token = await momoToken(ctx, 'disbursement', user, subscriptionKey);
   const { callbackUrl } = await registerWithRelay(ctx, {
     provider: 'momo',
     account: account.id,
@@ -214,15 +233,10 @@ export async function momoRefund(ctx: SimContext, options: ScenarioOptions): Pro
     currency,
     externalId,
   });
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${token}`,
-    'ocp-apim-subscription-key': subscriptionKey,
-    'x-reference-id': reference,
-    'x-target-environment': info.momo.targetEnvironment,
-    'content-type': 'application/json',
-  };
-  if (callbackUrl) headers['x-callback-url'] = callbackUrl;
-  if (options.fault) headers['x-sim-fault'] = options.fault;
+  const headers = createHeaders(token, subscriptionKey, reference, info.momo.targetEnvironment, {
+    callbackUrl,
+    fault: options.fault,
+  });
   const refund = await httpStep(ctx, 'refund', 'POST', simUrl(ctx, '/disbursement/v1_0/refund'), {
     headers,
     body: JSON.stringify({

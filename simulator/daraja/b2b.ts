@@ -11,7 +11,7 @@ import type { Router } from '../core/router';
 import type { DarajaCore } from './core';
 import { darajaErrors } from './errors';
 import { type B2cOutcome, b2cOutcome } from './outcomes';
-import { darajaCallbackBase, queueTimeoutNotice, startQueueTimeout } from './queue-timeout';
+import { darajaCallbackBase, queueTimeoutNotice, resultHead, startQueueTimeout } from './queue-timeout';
 import { digitsOf, HttpUrl, Msisdn254, WholeAmount } from './schema';
 
 const B2B_COMMANDS = [
@@ -165,14 +165,7 @@ export function registerB2b(
   async function sendResult(txn: B2bTransaction, late: boolean): Promise<void> {
     const o = txn.outcome;
     const success = o.type !== 'failure';
-    const result: Record<string, unknown> = {
-      ResultType: 0,
-      ResultCode: success ? 0 : o.resultCode,
-      ResultDesc: success ? 'The service request is processed successfully.' : o.resultDesc,
-      OriginatorConversationID: txn.originatorConversationId,
-      ConversationID: txn.conversationId,
-      TransactionID: '',
-    };
+    const result = resultHead(o, txn);
     if (success) {
       const id = receipt(10);
       txn.transactionId = id;

@@ -8,7 +8,7 @@ import type { Router } from '../core/router';
 import { applyStatusFaults } from '../core/status-faults';
 import type { DarajaCore, DarajaRecord } from './core';
 import { darajaErrors } from './errors';
-import { darajaCallbackBase, queueTimeoutNotice, startQueueTimeout } from './queue-timeout';
+import { darajaCallbackBase, queueTimeoutNotice, resultHead, startQueueTimeout } from './queue-timeout';
 import { type B2cOutcome, b2cOutcome } from './outcomes';
 import { digitsOf, HttpUrl, Msisdn254, WholeAmount } from './schema';
 
@@ -144,14 +144,7 @@ export function registerB2c(
     const success = o.type !== 'failure';
     // ReferenceItem comes as an object on v1 and as an array on v3, so both shapes get exercised.
     const refItem = { Key: 'QueueTimeoutURL', Value: txn.queueTimeOutUrl };
-    const result: Record<string, unknown> = {
-      ResultType: 0,
-      ResultCode: success ? 0 : o.resultCode,
-      ResultDesc: success ? 'The service request is processed successfully.' : o.resultDesc,
-      OriginatorConversationID: txn.originatorConversationId,
-      ConversationID: txn.conversationId,
-      TransactionID: '',
-    };
+    const result = resultHead(o, txn);
     if (success) {
       const id = receipt(10);
       txn.transactionId = id;

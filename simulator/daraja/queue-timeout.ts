@@ -81,3 +81,22 @@ export function startQueueTimeout(
   });
   return true;
 }
+
+/**
+ * The head every asynchronous Daraja result shares (B2C, B2B): ResultType 0, the outcome's code and
+ * description, the request's ids; TransactionID filled in by the caller on success.
+ */
+export function resultHead(
+  outcome: { type: string; resultCode?: number | string; resultDesc?: string },
+  ids: { originatorConversationId: string; conversationId: string },
+): Record<string, unknown> {
+  const success = outcome.type !== 'failure';
+  return {
+    ResultType: 0,
+    ResultCode: success ? 0 : outcome.resultCode,
+    ResultDesc: success ? 'The service request is processed successfully.' : outcome.resultDesc,
+    OriginatorConversationID: ids.originatorConversationId,
+    ConversationID: ids.conversationId,
+    TransactionID: '',
+  };
+}
