@@ -49,7 +49,7 @@ export function factReceiptKey(provider: string, account: string, placed: Placed
 }
 
 function amountCheck(placed: PlacedFact): 'matches' | 'differs' | 'unknown' {
-  const reported = placed.fact.amount;
+  const reported = placed.fact.amount ?? undefined;
   const expected = placed.transaction?.amount;
   if (!reported || !expected) return 'unknown';
   const sameCurrency = !reported.currency || !expected.currency || reported.currency === expected.currency;
@@ -78,14 +78,17 @@ export async function recordFacts(
       namespace: `${FACT_NAMESPACE_PREFIX}${namespace}`,
       id,
     });
+    // Stale: superseded (a later fact recorded), or recorded before under its other id (a repeat that
+    // names the request by ConversationID only).
     const read = { consistent: true, signal: options.signal };
+    const earlier = [
+      ...(fact.supersededBy ?? []),
+      ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id })),
+    ];
     let stale = false;
-    for (const later of fact.supersededBy ?? []) {
-      if (await store.getRecord(ref(later.namespace, later.id), read)) stale = true;
-    }
-    // Recorded before under its other id (a repeat that names the request by ConversationID only).
-    for (const alias of fact.aliases ?? []) {
-      if (await store.getRecord(ref(fact.namespace, alias), read)) stale = true;
+    for (const other of earlier) {
+      stale = Boolean(await store.getRecord(ref(other.namespace, other.id), read));
+      if (stale) break;
     }
     if (stale) continue;
     const about = transaction
@@ -95,9 +98,11 @@ export async function recordFacts(
           transactionStatus: transaction.status,
         }
       : { kind: null, reference: null, transactionStatus: null };
-    const check = fact.event === 'TransactionReversed' ? { amountCheck: amountCheck(item) } : {};
+    // A fact that moves money (`amount` given, null when unsaid) is checked against its transaction.
+    const check = fact.amount !== undefined ? { amountCheck: amountCheck(item) } : {};
     if (check.amountCheck === 'differs')
       log.warn('reversal amount differs from the transaction it reverses', {
+        event: fact.event,
         provider: batch.provider,
         account: batch.account,
         reference: transaction?.key.reference,
@@ -107,7 +112,8 @@ export async function recordFacts(
     const data = {
       provider: batch.provider,
       account: batch.account,
-      ...(fact.event.startsWith('AccountBalance') ? {} : about),
+      // A fact that can be about a transaction names it, or says it names none.
+      ...(fact.about ? about : {}),
       ...fact.data,
       ...check,
       receiptId: receiptId ?? null,

@@ -92,14 +92,21 @@ export interface FactIntent {
   id: string;
   /** Other ids of the same fact (a result's ConversationID beside its OriginatorConversationID). */
   aliases?: readonly string[];
-  /** Ways to find the transaction the fact is about (a reversal: the original's receipt); only a match counts. */
+  /**
+   * Ways to find the transaction the fact is about (a reversal: the original's receipt); only a match counts.
+   * Absent: the fact is never about a transaction (an account balance) and its event names none.
+   */
   about?: readonly CorrelationCandidate[];
   /** The provider receipt the fact names: a transaction found through `about` that has another one is not it. */
   receipt?: string;
   /** Skip the fact when one of these facts is already recorded (a stale queue timeout after the result). */
   supersededBy?: readonly { namespace: string; id: string }[];
-  /** The amount the fact moves: checked against the transaction it is about (`amountCheck` in the event). */
-  amount?: Money;
+  /**
+   * The amount the fact moves (null: it moves money but does not say how much): checked against the
+   * transaction it is about, as `amountCheck` in the event. Absent: the fact moves no money.
+   */
+  amount?: Money | null;
+  /** Absent: the fact is never about a transaction (an account balance); its event names none. */
   /** Provider-specific event data (the app adds provider, account and the transaction it is about). */
   data: Record<string, unknown>;
 }

@@ -210,7 +210,7 @@ export function parseReversalResult(input: Input): ParsedCallback {
     ...identity,
     about: originalCandidates(original),
     receipt: original,
-    amount,
+    amount: amount ?? null,
     data: {
       ...ids(Result),
       originalReceipt: original,
