@@ -9,9 +9,8 @@ import { json, type Reply, type RequestContext } from '../core/http';
 import { darajaTimestamp, digits, hex, receipt } from '../core/ids';
 import type { Router } from '../core/router';
 import type { DarajaCore } from './core';
-import { darajaErrors } from './errors';
 import { type B2cOutcome, b2cOutcome } from './outcomes';
-import { darajaCallbackBase, queueTimeoutNotice, resultHead, startQueueTimeout } from './queue-timeout';
+import { darajaCallbackBase, echoedRequest, noticeOf, resultHead, startQueueTimeout } from './queue-timeout';
 import { digitsOf, HttpUrl, Msisdn254, WholeAmount } from './schema';
 
 const B2B_COMMANDS = [
@@ -104,13 +103,6 @@ export function registerB2b(
   const base = (kind: string, reference: string, url: string) =>
     darajaCallbackBase(core, kind, reference, url);
 
-  const timeoutNotice = (shape: 'echo' | 'result', txn: B2bTransaction) =>
-    queueTimeoutNotice(shape, txn.request, {
-      oc: txn.originatorConversationId,
-      c: txn.conversationId,
-      queueTimeOutUrl: txn.queueTimeOutUrl,
-    });
-
   function payment(ctx: RequestContext): Reply {
     core.authenticate(ctx);
     const b = core.body(ctx, B2bBody);
@@ -118,11 +110,7 @@ export function registerB2b(
     const txn: B2bTransaction = {
       originatorConversationId: oc,
       conversationId: conversationId(),
-      // The echo notice carries the request as received plus the ids, as B2C's does.
-      request: {
-        ...(ctx.json(() => darajaErrors.invalidPayload()) as Record<string, unknown>),
-        OriginatorConversationID: oc,
-      },
+      request: echoedRequest(ctx, oc),
       commandId: b.CommandID,
       partyA: b.PartyA,
       partyB: b.PartyB,
@@ -146,7 +134,7 @@ export function registerB2b(
         kind: 'b2b-timeout',
         reference: oc,
         url: txn.queueTimeOutUrl,
-        body: timeoutNotice(shape, txn),
+        body: noticeOf(shape, txn),
       }),
       () => sendResult(txn, true),
       () => {
@@ -211,7 +199,7 @@ export function registerB2b(
       late ? { ...faults, queueTimeout: undefined } : faults,
       {
         ...base('b2b-timeout', txn.originatorConversationId, txn.queueTimeOutUrl),
-        body: timeoutNotice(sim.opts.daraja.queueTimeoutShape, txn),
+        body: noticeOf(sim.opts.daraja.queueTimeoutShape, txn),
         summary: `${txn.originatorConversationId} queue timeout (stale)`,
       },
     );

@@ -10,8 +10,7 @@ import { json, type Reply, type RequestContext } from '../core/http';
 import { darajaTimestamp, digits, hex, receipt } from '../core/ids';
 import type { Router } from '../core/router';
 import type { DarajaCore, DarajaRecord } from './core';
-import { darajaErrors } from './errors';
-import { darajaCallbackBase, queueTimeoutNotice, startQueueTimeout } from './queue-timeout';
+import { darajaCallbackBase, echoedRequest, noticeOf, startQueueTimeout } from './queue-timeout';
 import { digitsOf, HttpUrl, WholeAmount } from './schema';
 
 /** Short code (5 to 9 digits) or a 2547… MSISDN, as the status query accepts. */
@@ -122,14 +121,6 @@ export function registerBalanceReversal(
   const base = (kind: string, reference: string, url: string) =>
     darajaCallbackBase(core, kind, reference, url);
 
-  /** The same two notice shapes as B2C (`daraja.queueTimeoutShape`, or the fault's value). */
-  const timeoutNotice = (shape: 'echo' | 'result', op: Operation) =>
-    queueTimeoutNotice(shape, op.request, {
-      oc: op.originatorConversationId,
-      c: op.conversationId,
-      queueTimeOutUrl: op.queueTimeOutUrl,
-    });
-
   /** As B2C: the notice after `queueTimeoutAfterMs`, then the real result only with a late-result setting. */
   const queueTimeout = (op: Operation, faults: FaultSet, forced: boolean) =>
     startQueueTimeout(
@@ -140,7 +131,7 @@ export function registerBalanceReversal(
         kind: `${op.kind}-timeout`,
         reference: op.originatorConversationId,
         url: op.queueTimeOutUrl,
-        body: timeoutNotice(shape, op),
+        body: noticeOf(shape, op),
       }),
       () => sendResult(op, true),
       () => {
@@ -172,11 +163,7 @@ export function registerBalanceReversal(
       kind,
       originatorConversationId: oc,
       conversationId: conversationId(),
-      // The echo notice carries the request as received plus the ids, as B2C's does.
-      request: {
-        ...(ctx.json(() => darajaErrors.invalidPayload()) as Record<string, unknown>),
-        OriginatorConversationID: oc,
-      },
+      request: echoedRequest(ctx, oc),
       party,
       resultUrl: urls.ResultURL,
       queueTimeOutUrl: urls.QueueTimeOutURL,
@@ -289,7 +276,7 @@ export function registerBalanceReversal(
       late ? { ...faults, queueTimeout: undefined } : faults,
       {
         ...base(`${op.kind}-timeout`, op.originatorConversationId, op.queueTimeOutUrl),
-        body: timeoutNotice(sim.opts.daraja.queueTimeoutShape, op),
+        body: noticeOf(sim.opts.daraja.queueTimeoutShape, op),
         summary: `${op.originatorConversationId} queue timeout (stale)`,
       },
     );

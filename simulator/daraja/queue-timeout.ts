@@ -1,6 +1,37 @@
 import type { FaultSet } from '../core/faults';
+import type { RequestContext } from '../core/http';
 import { receipt } from '../core/ids';
 import type { DarajaCore } from './core';
+import { darajaErrors } from './errors';
+
+/** An asynchronous request as an operation keeps it: what its queue-timeout notice is made of. */
+export interface QueuedRequest {
+  originatorConversationId: string;
+  conversationId: string;
+  /** The request as received plus its OriginatorConversationID (echoedRequest). */
+  request: Record<string, unknown>;
+  queueTimeOutUrl: string;
+}
+
+/** The request as received plus the ids Daraja gave it: what an echo-shaped notice carries. */
+export function echoedRequest(
+  ctx: RequestContext,
+  originatorConversationId: string,
+): Record<string, unknown> {
+  return {
+    ...(ctx.json(() => darajaErrors.invalidPayload()) as Record<string, unknown>),
+    OriginatorConversationID: originatorConversationId,
+  };
+}
+
+/** The notice of a kept request, in either shape. */
+export function noticeOf(shape: 'echo' | 'result', queued: QueuedRequest): string {
+  return queueTimeoutNotice(shape, queued.request, {
+    oc: queued.originatorConversationId,
+    c: queued.conversationId,
+    queueTimeOutUrl: queued.queueTimeOutUrl,
+  });
+}
 
 /** A Daraja callback's fixed fields: posted by the simulator from the Daraja source IP. */
 export function darajaCallbackBase(core: DarajaCore, kind: string, reference: string, url: string) {
