@@ -2,6 +2,7 @@
  * `npm run sim -- daraja stk | c2b | b2c`: Daraja operations as a partner integration does them, against
  * the simulator's Daraja API, with the relay's routes as callback URLs.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { darajaRouteUrl } from '../../shared/providers/daraja';
 import type { DarajaAccountSettings } from '../../shared/providers/daraja/schema';
 import { parseFaults } from '../../simulator/core/faults';
@@ -530,8 +531,6 @@ function reversalExpectation(receiverParty: string, receipt: string, known: bool
     deliveries: 1,
   };
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * `npm run sim -- daraja reversal`: an STK payment first (its receipt is what gets reversed), then the

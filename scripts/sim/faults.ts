@@ -7,19 +7,14 @@
  * reconciliation: its status check after the first scheduled delay publishes the same event with origin
  * `poll`. Other outcomes (a B2C queue-timeout notice) are not recovered by a poll: no event, PENDING.
  */
+import { FACT_EVENT_TYPES } from '../../shared/providers/types';
 import type { FaultSet } from '../../simulator/core/faults';
 import { type Expectation, FINAL_EVENTS } from './core';
 
 const NO_OUTCOME = [...FINAL_EVENTS, 'TransactionAmbiguous'];
 /** Scenarios whose results are facts (shared/app/ingest-facts.ts), not transaction statuses. */
 const FACT_KINDS = ['balance', 'reversal'];
-const FACT_EVENTS = [
-  'TransactionReversed',
-  'ReversalFailed',
-  'ReversalAmbiguous',
-  'AccountBalanceReported',
-  'AccountBalanceFailed',
-];
+const FACT_EVENTS: string[] = [...FACT_EVENT_TYPES];
 
 export function withFaults(
   expectation: Expectation,

@@ -3,7 +3,7 @@ import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { findProvider } from '../providers/registry';
 import type { CallbackInput } from '../providers/types';
 import { decisionRecord } from './decide-c2b-validation';
-import { type IngestBatchResult, ingestIntents } from './ingest-report';
+import { confirmsUnsignedSuccess, type IngestBatchResult, ingestIntents } from './ingest-report';
 import { type DigestedReceiptDraft, storeReceipt } from './receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
 import type { BufferedC2BValidation, BufferedCallback, BufferedMessage } from './ports';
@@ -88,9 +88,7 @@ export async function applyBufferedCallback(
         receivedAt: message.receivedAt,
         authenticated: message.authenticated,
         // Stricter of the two: the account's setting now (turned on since) or when the callback came.
-        confirmUnsignedSuccess:
-          message.confirmUnsignedSuccess ||
-          (account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
+        confirmUnsignedSuccess: message.confirmUnsignedSuccess || confirmsUnsignedSuccess(account.settings),
         intents: parsed.reports,
         facts: parsed.facts,
         receipt: receiptOf(message),

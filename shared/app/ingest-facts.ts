@@ -8,7 +8,7 @@ import type { RelayLogger, RelayStore, WriteOptions } from './ports';
 /** ingest-report's resolveCorrelation (passed in: that module calls this one). */
 type Resolve = (
   candidates: readonly CorrelationCandidate[],
-) => Promise<{ reference: string; matched: boolean } | undefined>;
+) => Promise<{ reference: string; matched: boolean; transaction?: TransactionRecord } | undefined>;
 
 /** Facts are provider records under this namespace prefix (`fact:reversal`, `fact:account-balance`…). */
 export const FACT_NAMESPACE_PREFIX = 'fact:';
@@ -32,7 +32,8 @@ export async function placeFacts(
   for (const fact of facts) {
     const found = fact.about?.length ? await resolve(fact.about) : undefined;
     const candidate = found?.matched
-      ? await store.getTransaction({ provider, account, reference: found.reference }, options)
+      ? (found.transaction ??
+        (await store.getTransaction({ provider, account, reference: found.reference }, options)))
       : undefined;
     // A transaction that knows another receipt than the one the fact names is not the one it is about.
     const named = fact.receipt;

@@ -1,7 +1,7 @@
 import { type ApplyOptions, type ApplyOutcome, applyReport } from '../domain/apply-report';
 import type { EventOrigin } from '../domain/event-envelope';
 import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
-import type { Money, NormalizedReport, TransactionKey } from '../domain/transaction';
+import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../domain/transaction';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
 import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
@@ -123,13 +123,19 @@ export async function resolveCorrelation(
   account: string,
   candidates: readonly CorrelationCandidate[],
   options: { signal?: AbortSignal } = {},
-): Promise<{ reference: string; origin?: EventOrigin; matched: boolean } | undefined> {
+): Promise<
+  { reference: string; origin?: EventOrigin; matched: boolean; transaction?: TransactionRecord } | undefined
+> {
   const present = candidates.filter((c): c is { via: string; value: string } => Boolean(c.value));
   for (const candidate of present) {
     if (candidate.via === 'reference') {
       if (idProblem('', candidate.value)) continue;
-      if (await store.getTransaction({ provider, account, reference: candidate.value }, options))
-        return { reference: candidate.value, matched: true };
+      const transaction = await store.getTransaction(
+        { provider, account, reference: candidate.value },
+        options,
+      );
+      // The record read here is handed on, so no caller has to read it again.
+      if (transaction) return { reference: candidate.value, matched: true, transaction };
       continue;
     }
     if (idProblem('', candidate.value)) continue;
@@ -221,6 +227,14 @@ async function applyHint(
       });
   }
   return { kind: 'noop', why: 'hint' };
+}
+
+/**
+ * Whether an account confirms unsigned successes with the status API (`confirmSuccess`): each provider's
+ * account schema sets the default (MoMo: on, its callbacks are never signed).
+ */
+export function confirmsUnsignedSuccess(settings: unknown): boolean {
+  return (settings as { confirmSuccess?: unknown } | undefined)?.confirmSuccess === true;
 }
 
 export interface IngestBatch {

@@ -9,7 +9,12 @@ import { redactJson } from '../util/redact';
 import { decideC2BValidation } from './decide-c2b-validation';
 import { sha256Hex } from '../util/ids';
 import { isLate, type Late, within } from '../util/deadline';
-import { type IngestBatch, type IngestBatchResult, ingestIntents } from './ingest-report';
+import {
+  confirmsUnsignedSuccess,
+  type IngestBatch,
+  type IngestBatchResult,
+  ingestIntents,
+} from './ingest-report';
 import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from './ingress-buffer';
 import { type BufferedCallback, noMetrics } from './ports';
 import { recordRejection } from './quarantine';
@@ -134,9 +139,7 @@ export async function receiveCallback(
         origin: 'callback',
         receivedAt: receipt.receivedAt,
         authenticated: verification.authenticated,
-        // Each provider's account schema sets the default (MoMo: on, its callbacks are never signed).
-        confirmUnsignedSuccess:
-          (resolved.account.settings as { confirmSuccess?: unknown }).confirmSuccess === true,
+        confirmUnsignedSuccess: confirmsUnsignedSuccess(resolved.account.settings),
         intents: result.reports,
         facts: result.facts,
         receipt,

@@ -72,12 +72,14 @@ export interface ReportIntent {
 }
 
 /** The event types a FactIntent may publish (shared/domain/event-envelope.ts has them all). */
-export type FactEventType =
-  | 'TransactionReversed'
-  | 'ReversalFailed'
-  | 'ReversalAmbiguous'
-  | 'AccountBalanceReported'
-  | 'AccountBalanceFailed';
+export const FACT_EVENT_TYPES = [
+  'TransactionReversed',
+  'ReversalFailed',
+  'ReversalAmbiguous',
+  'AccountBalanceReported',
+  'AccountBalanceFailed',
+] as const;
+export type FactEventType = (typeof FACT_EVENT_TYPES)[number];
 
 /**
  * A statement a callback makes that is not a transaction's status (Daraja's reversal and account-balance
@@ -106,7 +108,6 @@ export interface FactIntent {
    * transaction it is about, as `amountCheck` in the event. Absent: the fact moves no money.
    */
   amount?: Money | null;
-  /** Absent: the fact is never about a transaction (an account balance); its event names none. */
   /** Provider-specific event data (the app adds provider, account and the transaction it is about). */
   data: Record<string, unknown>;
 }

@@ -6,6 +6,7 @@ import { toDecimalString } from '../../util/money';
 import type { CallbackInput, CorrelationCandidate, FactIntent, ParsedCallback } from '../types';
 import { RECEIPT } from './correlation';
 import { canonicalDarajaCode, mapDarajaCode } from './mapping';
+import { parse } from './parse';
 import { collectParams, first, type Params } from './normalize';
 import {
   type DarajaAccountSettings,
@@ -67,15 +68,6 @@ export function parseAccountBalance(value: string): DarajaBalanceAccount[] {
     const [current, available = null, reserved = null, uncleared = null] = decimals as (string | null)[];
     return { name, currency, current: current as string, available, reserved, uncleared };
   });
-}
-
-function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success)
-    throw new SchemaValidationError(`Daraja ${what} does not match the expected shape`, {
-      details: { issues: z.treeifyError(parsed.error) },
-    });
-  return parsed.data;
 }
 
 const facts = (...intents: FactIntent[]): ParsedCallback => ({

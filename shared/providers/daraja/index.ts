@@ -87,6 +87,13 @@ const BAD_INPUT = [
   PayloadTooLargeError,
 ];
 
+/** The route a registration's callbackUrl names, by kind (STK's CallBackURL otherwise). */
+const REGISTRATION_ROUTE: Partial<Record<string, DarajaRouteName>> = {
+  b2c: 'b2c-result',
+  b2b: 'b2b-result',
+  c2b: 'c2b-confirmation',
+};
+
 const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
 
 export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
@@ -114,18 +121,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
         : 'Daraja references are the CheckoutRequestID (stk), OriginatorConversationID (b2c, b2b) or TransID (c2b): letters, digits, _ . : - (max 100)',
     // STK takes one CallBackURL; B2C and B2B a ResultURL (its QueueTimeOutURL is the …/timeout route beside it).
     callbackUrl: ({ baseUrl, account, kind }) =>
-      darajaRouteUrl(
-        baseUrl,
-        account.id,
-        account.pathSecret,
-        kind === 'b2c'
-          ? 'b2c-result'
-          : kind === 'b2b'
-            ? 'b2b-result'
-            : kind === 'c2b'
-              ? 'c2b-confirmation'
-              : 'stk',
-      ),
+      darajaRouteUrl(baseUrl, account.id, account.pathSecret, REGISTRATION_ROUTE[kind] ?? 'stk'),
   },
   /**
    * A validation request Daraja cannot have meant (malformed, wrong shape) is answered with Daraja's own

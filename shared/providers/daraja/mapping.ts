@@ -106,6 +106,13 @@ export type DarajaResultContext = 'stk' | 'b2c' | 'status' | 'balance' | 'revers
  * wrong PIN)" (seed 001): on a B2C or status result the initiator is the partner's API operator
  * (InitiatorName + SecurityCredential); no customer PIN is involved.
  */
+/** 2001 where the partner's API operator, not a customer, is the initiator (status, balance, reversal). */
+const INITIATOR_REFUSED: DarajaCodeMapping = {
+  status: 'FAILED',
+  reason: 'INVALID_INITIATOR',
+  meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+};
+
 export const DARAJA_CONTEXT_CODES: Readonly<
   Record<DarajaResultContext, Readonly<Record<string, DarajaCodeMapping>>>
 > = {
@@ -118,26 +125,14 @@ export const DARAJA_CONTEXT_CODES: Readonly<
     },
   },
   status: {
-    '2001': {
-      status: 'FAILED',
-      reason: 'INVALID_INITIATOR',
-      meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
-    },
+    '2001': INITIATOR_REFUSED,
   },
   balance: {
-    '2001': {
-      status: 'FAILED',
-      reason: 'INVALID_INITIATOR',
-      meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
-    },
+    '2001': INITIATOR_REFUSED,
   },
   // Reversal codes from Daraja's public documentation (not in the seeds): the statuses describe the reversal.
   reversal: {
-    '2001': {
-      status: 'FAILED',
-      reason: 'INVALID_INITIATOR',
-      meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
-    },
+    '2001': INITIATOR_REFUSED,
     R000001: { status: 'FAILED', reason: 'DUPLICATE', meaning: 'the transaction has already been reversed' },
     R000002: {
       status: 'FAILED',

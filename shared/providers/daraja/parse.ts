@@ -27,7 +27,8 @@ import {
 
 type Input = CallbackInput<DarajaAccountSettings>;
 
-function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+/** A body through its schema, or SchemaValidationError naming what did not match. */
+export function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new SchemaValidationError(`Daraja ${what} does not match the expected shape`, {
