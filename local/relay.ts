@@ -7,6 +7,7 @@ import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
+import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
 import type { RelayConfig } from '../shared/config/schema';
 import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/ports';
 import { noMetrics, systemClock } from '../shared/app/ports';
@@ -93,6 +94,8 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   const services: ReconcileServices = {
     ...base,
     statusApi: statusApiRegistry(base),
+    // Badge shops' secretId, as in AWS (only read when a shop names one).
+    readSecret: sharedSecretReader(),
     metrics: options.metrics ?? noMetrics,
     ...(fileBuffer ? { ingressBuffer: fileBuffer } : {}),
   };

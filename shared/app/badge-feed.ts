@@ -1,4 +1,3 @@
-import type { SecretReader } from '../adapters/secrets/secrets-manager';
 import type { BadgeShopConfig, RelayConfig } from '../config/schema';
 import {
   type Badge,
@@ -18,11 +17,12 @@ import {
   type ValidityTransition,
 } from '../domain/badges';
 import { buildEvent, type EventEnvelope } from '../domain/events';
-import type { FetchLike } from '../providers/daraja/c2b-sources';
 import { createScrubber, type Scrubber } from '../util/redact';
 import {
   type Clock,
+  type FetchLike,
   noMetrics,
+  type SecretReader,
   type ProviderRecordRef,
   type ProviderRecordStore,
   type RelayLogger,
@@ -44,7 +44,7 @@ export interface BadgeFeedServices {
   metrics?: RelayMetrics;
   /** The badge API is called through it; the global fetch by default. */
   fetchImpl?: FetchLike;
-  /** Reads a shop's `secretId`; Secrets Manager (shared reader, 5-minute cache) by default. */
+  /** Reads a shop's `secretId` (the runtime wires Secrets Manager's shared reader); a shop with one needs it. */
   readSecret?: SecretReader;
 }
 
@@ -221,8 +221,9 @@ async function resolveAuth(
   for (const [name, item] of Object.entries(auth))
     if (name !== 'type' && typeof item === 'string') secrets.push(item);
   if (shop.secretId) {
-    const read =
-      services.readSecret ?? (await import('../adapters/secrets/secrets-manager')).sharedSecretReader();
+    const read = services.readSecret;
+    if (!read)
+      throw new ReadFailure('auth', `secret "${shop.secretId}" cannot be read: no secret reader is wired`);
     let value: unknown;
     try {
       value = JSON.parse(

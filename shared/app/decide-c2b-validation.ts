@@ -1,6 +1,6 @@
 import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { buildEvent, correlationIdOf } from '../domain/events';
-import { askPartnerEndpoint, type FetchLike } from '../providers/daraja/c2b-sources';
+import { askPartnerEndpoint } from '../providers/daraja/c2b-sources';
 import {
   C2B_KNOWN_ACCOUNT_NAMESPACE,
   C2B_VALIDATION_NAMESPACE,
@@ -17,6 +17,7 @@ import type {
   BufferedC2BValidation,
   C2BDecisionFacts,
   Clock,
+  FetchLike,
   IngressBuffer,
   ProviderRecord,
   RelayLogger,

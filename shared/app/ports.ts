@@ -157,6 +157,12 @@ export interface StoreHealth {
 export type RelayStore = TransactionStore & ProviderRecordStore & DueWorkStore & TimelineStore;
 
 /** Where normalized events go: EventBridge in the cloud, a JSON-lines file locally. */
+/** Reads a secret's value by id (Secrets Manager in the cloud): an adapter wired by the runtime. */
+export type SecretReader = (secretId: string) => Promise<string>;
+
+/** `fetch` as the relay's outbound calls use it (partner endpoints, badge APIs); injectable for tests. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
 export interface EventSink {
   publish(events: readonly EventEnvelope[]): Promise<void>;
 }

@@ -1,7 +1,14 @@
 import type { RelayConfig } from '../config/schema';
-import type { FetchLike } from '../providers/daraja/c2b-sources';
 import { type Scrubber, scrubValue } from '../util/redact';
-import type { Clock, IngressBuffer, RelayLogger, RelayMetrics, RelayStore } from './ports';
+import type {
+  Clock,
+  FetchLike,
+  IngressBuffer,
+  RelayLogger,
+  RelayMetrics,
+  RelayStore,
+  SecretReader,
+} from './ports';
 
 /** What every use case may depend on, wired once per process (shared/runtime, local/relay.ts). */
 export interface RelayServices {
@@ -20,6 +27,8 @@ export interface RelayServices {
   ingressBuffer?: IngressBuffer;
   /** Callback metrics (CallbacksReceived, AckLatency…); absent: noMetrics. */
   metrics?: RelayMetrics;
+  /** Reads secrets by id at run time (badge shops' `secretId`): Secrets Manager, wired by the runtime. */
+  readSecret?: SecretReader;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
+import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { startTracing } from '../adapters/tracing/xray';
 import { systemClock } from '../app/ports';
 import { RefusalSampler } from '../app/refusal-sampler';
@@ -64,5 +65,8 @@ export async function lambdaReconcileServices(
   serviceName: string,
 ): Promise<{ services: ReconcileServices; logger: Logger }> {
   const { services, logger } = await lambdaServices(serviceName);
-  return { logger, services: { ...services, statusApi: statusApiRegistry(services) } };
+  return {
+    logger,
+    services: { ...services, statusApi: statusApiRegistry(services), readSecret: sharedSecretReader() },
+  };
 }

@@ -620,6 +620,19 @@ describe('badge feed', () => {
     expect(result.shops[0]!.error).toMatch(/^timeout:/);
   });
 
+  it('fails a shop with a secretId as an auth failure when no secret reader is wired, calling nobody', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = world(api.fetchImpl, { auth: { type: 'bearer' }, secretId: 'relay/badges/demo' });
+    w.services.readSecret = undefined;
+    // Act
+    const result = await w.cycle();
+    // Assess
+    expect(result.shops[0]!.ok).toBe(false);
+    expect(result.shops[0]!.error).toContain('no secret reader is wired');
+    expect(api.calls).toEqual([]);
+  });
+
   it('gives up a secret read that outlasts the cycle budget, within the budget', async () => {
     // Prepare
     const api = fakeApi();
