@@ -1,3 +1,5 @@
+import { normalizeIp } from '../util/ip-allowlist';
+
 /**
  * Bounds what refusals cost in storage under a flood, without making any of them invisible.
  *
@@ -60,11 +62,10 @@ interface Window {
  * The allowance's key for a source: an IPv4 address, or an IPv6 /64 (one subscriber's network; a
  * client rotating through its addresses is still one source).
  */
-export function sourceKey(ip: string): string {
+export function sourceKey(given: string): string {
+  // An IPv4 client seen through an IPv6 socket is that IPv4 address (normalizeIp unwraps it).
+  const ip = normalizeIp(given) ?? given;
   if (!ip.includes(':')) return ip;
-  // An IPv4 client seen through an IPv6 socket is that IPv4 address.
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
-  if (mapped) return mapped[1]!;
   const [head = '', tail] = ip.split('::');
   const left = head ? head.split(':') : [];
   const right = tail === undefined ? [] : tail ? tail.split(':') : [];

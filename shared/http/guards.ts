@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../config/schema';
 import {
   MalformedJsonError,
@@ -7,10 +6,10 @@ import {
   SchemaValidationError,
   UnsupportedMediaTypeError,
 } from '../domain/errors';
-import { sha256Hex } from '../util/ids';
 import { normalizeIp } from '../util/ip-allowlist';
 import { jsonLimitProblem } from '../util/json-limits';
 import type { InboundRequest } from './types';
+import { secretMatches } from './router';
 
 const JSON_MEDIA_TYPES = /^(application\/([\w.+-]+\+)?json|text\/json|text\/plain)$/i;
 
@@ -61,10 +60,8 @@ export function viewerIpOf(value: string | undefined): string | undefined {
 
 /** Constant time per candidate, every candidate compared (no early exit), hashes of fixed length. */
 function matchesAny(candidates: readonly string[], given: string): boolean {
-  const digest = Buffer.from(sha256Hex(given), 'hex');
   let matched = false;
-  for (const candidate of candidates)
-    matched = timingSafeEqual(Buffer.from(sha256Hex(candidate), 'hex'), digest) || matched;
+  for (const candidate of candidates) matched = secretMatches(candidate, given) || matched;
   return matched;
 }
 

@@ -55,7 +55,7 @@ function matchPattern(pattern: string, segments: string[]): Record<string, strin
   return params;
 }
 
-function secretMatches(expected: string, given: string | undefined): boolean {
+export function secretMatches(expected: string, given: string | undefined): boolean {
   if (given === undefined) return false;
   // Hashing first gives fixed-length inputs, so timingSafeEqual never throws and leaks no length.
   return timingSafeEqual(Buffer.from(sha256Hex(expected), 'hex'), Buffer.from(sha256Hex(given), 'hex'));
