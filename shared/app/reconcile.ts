@@ -132,6 +132,22 @@ function describe(answer: StatusAnswer): CheckRecord {
   }
 }
 
+/** When an AMBIGUOUS transaction is escalated, and when it expires (past its window), by its age. */
+function ambiguousMoments(
+  tx: Pick<TransactionRecord, 'createdAt'>,
+  settings: Pick<
+    ReconcileServices['config']['reconciliation'],
+    'escalateAmbiguousAfterSeconds' | 'ambiguousMaxSeconds' | 'timeScale'
+  >,
+): { escalateAt: string; expireAt: string } {
+  const at = (seconds: number) =>
+    new Date(Date.parse(tx.createdAt) + seconds * 1000 * settings.timeScale).toISOString();
+  return {
+    escalateAt: at(settings.escalateAmbiguousAfterSeconds),
+    expireAt: at(settings.ambiguousMaxSeconds),
+  };
+}
+
 /** How long a transaction nobody can ask about waits before the poller looks at it again. */
 export const UNSUPPORTED_RECHECK_SECONDS = 3600;
 
@@ -206,8 +222,7 @@ function expiryFrom(
 ): NormalizedReport | undefined {
   if (isFinal(tx.status) || now < tx.reconcileUntil) return undefined;
   const settings = services.config.reconciliation;
-  if (tx.status === 'AMBIGUOUS' && ageSeconds(tx, now) < settings.ambiguousMaxSeconds * settings.timeScale)
-    return undefined;
+  if (tx.status === 'AMBIGUOUS' && now < ambiguousMoments(tx, settings).expireAt) return undefined;
   const last = {
     at: check.at,
     answer: check.answer,
@@ -327,12 +342,11 @@ export async function checkTransaction(
           // schedule would make it due again at once, a write every cycle. Look again now and then (a config
           // change may add the API), and at the next moment something is due without an answer: the
           // window's end (expiry), and for AMBIGUOUS its escalation and its own maximum age (expiry).
-          const at = (seconds: number) =>
-            new Date(Date.parse(base.createdAt) + seconds * 1000 * settings.timeScale).toISOString();
+          const moments = ambiguousMoments(base, settings);
           const milestones = [base.reconcileUntil];
           if (base.status === 'AMBIGUOUS') {
-            if (!reconcile.escalatedAt) milestones.push(at(settings.escalateAmbiguousAfterSeconds));
-            milestones.push(at(settings.ambiguousMaxSeconds));
+            if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
+            milestones.push(moments.expireAt);
           }
           const later = new Date(
             Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
@@ -347,8 +361,11 @@ export async function checkTransaction(
           if (after > due) due = after;
         }
         reconcile.dueAt = due;
-        const escalateAfter = settings.escalateAmbiguousAfterSeconds * settings.timeScale;
-        if (base.status === 'AMBIGUOUS' && !reconcile.escalatedAt && ageSeconds(base, now) >= escalateAfter) {
+        if (
+          base.status === 'AMBIGUOUS' &&
+          !reconcile.escalatedAt &&
+          now >= ambiguousMoments(base, settings).escalateAt
+        ) {
           reconcile.escalatedAt = now;
           events.push(escalationEvent({ ...base, reconcile }, now, origin));
         }
