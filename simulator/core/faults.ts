@@ -82,6 +82,14 @@ export function parseFaults(spec: string | undefined): FaultSet {
     const eq = token.indexOf('=');
     const name = (eq < 0 ? token : token.slice(0, eq)).trim().toLowerCase();
     const value = eq < 0 ? undefined : token.slice(eq + 1).trim();
+    // The refusal knobs: bare (every call) or `=N` (the next N calls).
+    const refusal = (Object.keys(REFUSAL_FAULTS) as RefusalFault[]).find(
+      (key) => REFUSAL_FAULTS[key] === name,
+    );
+    if (refusal) {
+      out[refusal] = value === undefined ? true : intValue(name, value, 1);
+      continue;
+    }
     switch (name) {
       case 'drop':
         out.drop = true;
@@ -121,18 +129,6 @@ export function parseFaults(spec: string | undefined): FaultSet {
         break;
       case 'late-result':
         out.lateResultMs = intValue(name, value, 0);
-        break;
-      case REFUSAL_FAULTS.quota:
-        out.quota = value === undefined ? true : intValue(name, value, 1);
-        break;
-      case REFUSAL_FAULTS.spike:
-        out.spike = value === undefined ? true : intValue(name, value, 1);
-        break;
-      case REFUSAL_FAULTS.internalError:
-        out.internalError = value === undefined ? true : intValue(name, value, 1);
-        break;
-      case REFUSAL_FAULTS.keysUnavailable:
-        out.keysUnavailable = value === undefined ? true : intValue(name, value, 1);
         break;
       default:
         throw new FaultSpecError(`unknown fault "${name}"`);
