@@ -130,10 +130,10 @@ export class FileIngressBuffer implements IngressBuffer {
 }
 
 /** A temporary file this old is no write in progress (an accept lasts at most its ack budget, ≤ 30 s). */
-export const STALE_TEMPORARY_MS = 60_000;
+const STALE_TEMPORARY_MS = 60_000;
 
 /** Attempts before an entry that keeps failing for another reason than the store moves to failed/. */
-export const MAX_ENTRY_ATTEMPTS = 5;
+const MAX_ENTRY_ATTEMPTS = 5;
 
 export interface DrainResult {
   applied: number;

@@ -49,15 +49,15 @@ export interface BadgeFeedServices {
 }
 
 /** Record namespaces of the feed (provider `badges`, account = the shop id). */
-export const SNAPSHOT_NAMESPACE = 'snapshot';
-export const FACT_NAMESPACE = 'fact';
-export const READ_FAILURE_NAMESPACE = 'read-failure';
+const SNAPSHOT_NAMESPACE = 'snapshot';
+const FACT_NAMESPACE = 'fact';
+const READ_FAILURE_NAMESPACE = 'read-failure';
 /** `pending/created`: the badges a read is about to create, written before their facts (see recoverCreated). */
-export const PENDING_NAMESPACE = 'pending';
+const PENDING_NAMESPACE = 'pending';
 /** Badges a pending record lists at most. */
 const MAX_PENDING = 500;
 /** Over this, the snapshot would not fit a DynamoDB item (400 KB): the read is refused and recorded. */
-export const MAX_SNAPSHOT_CHARS = 350_000;
+const MAX_SNAPSHOT_CHARS = 350_000;
 /** A badge API answer over this many bytes is refused (`too-large`); read streamed, never whole first. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** Existing facts one change walks past at most (another reader's changes of the same badge). */

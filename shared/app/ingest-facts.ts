@@ -11,7 +11,7 @@ type Resolve = (
 ) => Promise<{ reference: string; matched: boolean; transaction?: TransactionRecord } | undefined>;
 
 /** Facts are provider records under this namespace prefix (`fact:reversal`, `fact:account-balance`…). */
-export const FACT_NAMESPACE_PREFIX = 'fact:';
+const FACT_NAMESPACE_PREFIX = 'fact:';
 
 export interface PlacedFact {
   fact: FactIntent;

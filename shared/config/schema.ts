@@ -74,7 +74,7 @@ export const ackBudgetSchema = z
 export const ORIGIN_VERIFY_HEADER = 'x-relay-origin-verify';
 
 /** `edge.originVerifySecrets[]`: long random values CloudFront sends in ORIGIN_VERIFY_HEADER. */
-export const originVerifySecretSchema = z
+const originVerifySecretSchema = z
   .string()
   .min(32, 'at least 32 characters (openssl rand -hex 32)')
   .max(256)
@@ -87,7 +87,7 @@ export const originVerifySecretSchema = z
  * `cloudfront-or-direct` (while moving providers to the CloudFront URL): a request with the header is
  * checked like `cloudfront`, one without it is served like `direct`.
  */
-export const edgeSchema = z
+const edgeSchema = z
   .object({
     mode: z.enum(['direct', 'cloudfront', 'cloudfront-or-direct']).default('direct'),
     /** Accepted values of the origin header: the current one first, then the previous one while rotating. */

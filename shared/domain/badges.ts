@@ -72,7 +72,7 @@ const ISO_WITH_ZONE =
  * `YYYY-MM-DD HH:mm:ss` or `YYYY-MM-DD`. The whole text must match and the date parts must survive the
  * round trip (no 2026-02-30 rolled over, no 0000-00-00). Independent of the machine's time zone.
  */
-export function parseValidityDate(text: string): number | undefined {
+function parseValidityDate(text: string): number | undefined {
   const m = ISO_WITH_ZONE.exec(text) ?? SITE_DATE_TIME.exec(text) ?? DATE_ONLY.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = m;
@@ -123,7 +123,7 @@ const filterItemSchema = z.object({
 });
 
 /** A badge as the API answers it; unknown members (`_links`, additions) are dropped. */
-export const apiBadgeSchema = z.object({
+const apiBadgeSchema = z.object({
   id: z.union([z.string().min(1), z.number().int()]).transform(String),
   badge_name: looseText,
   badge_type: looseText,
@@ -143,7 +143,7 @@ export const apiBadgeSchema = z.object({
 });
 
 /** The list answer: an array of badges with distinct ids. */
-export const badgeListSchema = z.array(apiBadgeSchema).superRefine((badges, ctx) => {
+const badgeListSchema = z.array(apiBadgeSchema).superRefine((badges, ctx) => {
   const seen = new Set<string>();
   for (const [index, badge] of badges.entries()) {
     if (seen.has(badge.id)) ctx.addIssue({ code: 'custom', message: 'duplicate badge id', path: [index] });

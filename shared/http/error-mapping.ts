@@ -46,7 +46,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
 ];
 
 /** What a caller is told about an outage; the cause is in the logs. */
-export const STORAGE_UNAVAILABLE_MESSAGE =
+const STORAGE_UNAVAILABLE_MESSAGE =
   'The relay could not store the request right now and did not accept it; send it again later';
 
 export function statusFor(error: RelayError): number {

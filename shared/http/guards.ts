@@ -49,7 +49,7 @@ export function parseJsonObjectBody(request: InboundRequest, maxBodyBytes: numbe
 }
 
 /** Set by CloudFront (the origin request policy forwards it): the viewer's `IP:port`. */
-export const VIEWER_ADDRESS_HEADER = 'cloudfront-viewer-address';
+const VIEWER_ADDRESS_HEADER = 'cloudfront-viewer-address';
 
 /** `IP:port` → IP. The last colon separates the port (`2001:db8::1:46532` → `2001:db8::1`). */
 export function viewerIpOf(value: string | undefined): string | undefined {

@@ -24,13 +24,13 @@ import {
 
 type Input = CallbackInput<DarajaAccountSettings>;
 
-export const BALANCE_FACT = 'account-balance';
-export const BALANCE_TIMEOUT_FACT = 'account-balance-timeout';
-export const REVERSAL_FACT = 'reversal';
-export const REVERSAL_TIMEOUT_FACT = 'reversal-timeout';
+const BALANCE_FACT = 'account-balance';
+const BALANCE_TIMEOUT_FACT = 'account-balance-timeout';
+const REVERSAL_FACT = 'reversal';
+const REVERSAL_TIMEOUT_FACT = 'reversal-timeout';
 
 /** One account of Daraja's AccountBalance string. */
-export interface DarajaBalanceAccount {
+interface DarajaBalanceAccount {
   name: string;
   currency: string;
   /** Decimal strings (shared/util/money.ts); null where the segment has no such field. */
