@@ -1,3 +1,4 @@
+import { findProvider } from '../shared/providers/registry';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { App, Aspects } from 'aws-cdk-lib';
@@ -52,7 +53,7 @@ function flag(name: string): boolean {
   throw new Error(`${name}: "on" or "off" (got "${value}")`);
 }
 
-/** The providers' callback sources the WAF rate rule spares: the Daraja accounts' allow-lists. */
+/** The providers' callback sources the WAF rate rule spares: each account's source allow-list (Daraja's). */
 function exemptCidrs(config: unknown): string[] {
   const value = process.env.RELAY_WAF_EXEMPT_CIDRS;
   if (value === 'none') return [];
@@ -62,11 +63,9 @@ function exemptCidrs(config: unknown): string[] {
       .map((cidr) => cidr.trim())
       .filter(Boolean);
   const parsed = parseConfig(config, { secretsUnresolved: true });
-  return [...parsed.accounts.values()].flatMap((account) =>
-    account.provider === 'daraja'
-      ? ((account.settings.sourceIp as { allow?: string[] } | undefined)?.allow ?? [])
-      : [],
-  );
+  return [...parsed.accounts.values()].flatMap((account) => [
+    ...(findProvider(account.provider)?.callbackSourceCidrs?.(account.settings) ?? []),
+  ]);
 }
 
 function rateLimit(value: string | undefined): number | undefined {

@@ -257,6 +257,8 @@ export interface ProviderModule<S = unknown> {
    * the single error mapping; only the body shape is the provider's.
    */
   formatError?(error: RelayError, statusCode: number, route: string | undefined): ProviderAck | undefined;
+  /** Addresses the provider's callbacks come from (an allow-list): the edge's rate rule spares them. */
+  callbackSourceCidrs?(settings: S): readonly string[];
   /** URLs the account is configured with, so config validation can apply the URL rules to them. */
   configuredUrls?(settings: S): { key: string; url: string }[];
   /**

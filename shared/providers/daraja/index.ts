@@ -151,6 +151,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
       settings.api?.initiator,
       settings.api?.securityCredential,
     ].filter(Boolean),
+  callbackSourceCidrs: (settings) => settings.sourceIp.allow,
   configuredUrls: (settings) =>
     settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
 };
