@@ -1,5 +1,6 @@
 import { runBadgeCycle } from '../shared/app/badge-feed';
-import { type PollCycleResult, type ReconcileServices, runPollCycle } from '../shared/app/reconcile';
+import type { ReconcileServices } from '../shared/app/reconcile';
+import { type PollCycleResult, runPollCycle } from '../shared/app/poll-cycle';
 
 /**
  * The reconciliation poller inside `npm start`: one cycle every `reconciliation.pollIntervalSeconds`,

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
 import { runBadgeCycle } from '../../shared/app/badge-feed';
-import { runPollCycle } from '../../shared/app/reconcile';
+import { runPollCycle } from '../../shared/app/poll-cycle';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaReconcileServices } from '../../shared/runtime/lambda';
 

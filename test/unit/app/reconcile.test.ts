@@ -3,11 +3,8 @@ import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ingestIntents, ingestReport } from '../../../shared/app/ingest-report';
 import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
 import type { RelayMetrics } from '../../../shared/app/ports';
-import {
-  type ReconcileServices,
-  runPollCycle,
-  UNSUPPORTED_RECHECK_SECONDS,
-} from '../../../shared/app/reconcile';
+import { runPollCycle } from '../../../shared/app/poll-cycle';
+import { type ReconcileServices, UNSUPPORTED_RECHECK_SECONDS } from '../../../shared/app/reconcile';
 import { reconciliationReport, reportRange } from '../../../shared/app/reconciliation-report';
 import { registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
