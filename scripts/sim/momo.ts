@@ -41,6 +41,8 @@ const REASONS: Record<string, string> = {
   APPROVAL_REJECTED: 'REJECTED_BY_CUSTOMER',
   EXPIRED: 'TIMED_OUT',
   COULD_NOT_PERFORM_TRANSACTION: 'TIMED_OUT',
+  // Only refunds fail with it (refund row 1, NotFound): the refunded transaction is unknown.
+  TRANSACTION_NOT_FOUND: 'ORIGINAL_NOT_FOUND',
 };
 
 /**

@@ -21,6 +21,7 @@ import {
   type MomoExtraOutcome,
   type BalanceOutcome,
   MOMO_BALANCE_OUTCOMES,
+  MOMO_PAYEE_CANCELLATION,
   type MomoFamily,
   type MomoOutcome,
   type OutcomeBehaviour,
@@ -795,13 +796,10 @@ export class MomoOperations {
     const txn = this.transactions.get(ref);
     if (txn?.kind !== 'invoice' || txn.apiUserId !== user.id) throw momoErrors.notFound();
     if (txn.status !== 'PENDING') throw momoErrors.badRequest('Only a pending invoice can be cancelled.');
+    // The payee's cancellation: the same code and form as `X-Sim-Outcome: TransactionCanceled`.
+    const { code, message, format } = MOMO_PAYEE_CANCELLATION;
     this.sim.background(() =>
-      this.finish(
-        txn,
-        'FAILED',
-        { reason: { code: 'TRANSACTION_CANCELED', message: 'The invoice was cancelled.' }, format: 'object' },
-        callbackUrl ?? txn.callbackUrl,
-      ),
+      this.finish(txn, 'FAILED', { reason: { code, message }, format }, callbackUrl ?? txn.callbackUrl),
     );
     return json(200, { externalId: parsed.data.externalId });
   }

@@ -32,7 +32,20 @@ export type MomoOutcome =
   | 'PayerLimitReached';
 
 /** Outcomes no seed table reaches: only the simulator's `X-Sim-Outcome` header selects them. */
-export type MomoExtraOutcome = 'PayeeLimitReached' | 'SenderAccountNotActive' | 'TransactionNotFound';
+export type MomoExtraOutcome =
+  'PayeeLimitReached' | 'SenderAccountNotActive' | 'TransactionNotFound' | 'TransactionCanceled';
+
+/**
+ * The payee's cancellation (seed 000: CancelInvoice; a pre-approval "can be cancelled only … by the payee
+ * side"), in one place: CancelInvoice and `X-Sim-Outcome: TransactionCanceled` fail with exactly this, so
+ * every cancellation the simulator produces reads the same (the relay: CANCELLED_BY_PAYEE). The customer
+ * refusing is `Rejected` (APPROVAL_REJECTED), never this.
+ */
+export const MOMO_PAYEE_CANCELLATION = {
+  code: 'TRANSACTION_CANCELED',
+  message: 'The payee cancelled the request.',
+  format: 'object',
+} as const;
 
 export type MomoFamily = 'requesttopay' | 'preapproval' | 'transfer';
 
@@ -243,11 +256,12 @@ export const MOMO_EXTRA_OUTCOME_BEHAVIOUR: Record<MomoExtraOutcome, OutcomeBehav
     message: 'The transaction was not found.',
     format: 'object',
   },
+  TransactionCanceled: { type: 'failed', ...MOMO_PAYEE_CANCELLATION },
 };
 
 /**
  * Seed 000 lists failure reasons no trigger table reaches (SENDER_ACCOUNT_NOT_ACTIVE, PAYEE LIMIT_REACHED,
- * TRANSACTION_NOT_FOUND outside refunds). The simulator's header `X-Sim-Outcome: <outcome name>` on any
+ * TRANSACTION_NOT_FOUND outside refunds; the provider notes' TRANSACTION_CANCELED outside CancelInvoice). The simulator's header `X-Sim-Outcome: <outcome name>` on any
  * creating operation picks an outcome directly, overriding the MSISDN or reference table.
  */
 export function headerOutcome(value: string | undefined): MomoOutcome | MomoExtraOutcome | undefined {

@@ -44,6 +44,8 @@ describe('MoMo failure reasons no seed table reaches (X-Sim-Outcome)', () => {
     ['SenderAccountNotActive', 'SENDER_ACCOUNT_NOT_ACTIVE'],
     ['PayeeLimitReached', 'PAYEE_LIMIT_REACHED'],
     ['TransactionNotFound', 'TRANSACTION_NOT_FOUND'],
+    // The payee's cancellation, exactly as CancelInvoice produces it.
+    ['TransactionCanceled', 'TRANSACTION_CANCELED'],
   ];
   for (const [outcome, code] of ROWS) {
     it(`X-Sim-Outcome: ${outcome} fails the transfer with ${code}`, async () => {

@@ -16,8 +16,10 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   PAYEE_LIMIT_REACHED: 'LIMIT_REACHED',
   APPROVAL_REJECTED: 'REJECTED_BY_CUSTOMER',
   REJECTED: 'REJECTED_BY_CUSTOMER',
-  TRANSACTION_CANCELED: 'REJECTED_BY_CUSTOMER',
-  TRANSACTION_CANCELLED: 'REJECTED_BY_CUSTOMER',
+  // The payee cancelled (seed 000: CancelInvoice, and a pre-approval "can be cancelled only … by the payee
+  // side"): not the customer rejecting, which is APPROVAL_REJECTED.
+  TRANSACTION_CANCELED: 'CANCELLED_BY_PAYEE',
+  TRANSACTION_CANCELLED: 'CANCELLED_BY_PAYEE',
   EXPIRED: 'TIMED_OUT',
   COULD_NOT_PERFORM_TRANSACTION: 'TIMED_OUT',
   // Not failure reasons in seed 000. On a PENDING report no reason is kept at all (normalize.ts); these
@@ -53,10 +55,13 @@ export function canonicalMomoCode(code: string): string {
 }
 
 /**
- * A bare NOT_FOUND (the sandbox outcome "NotFound") names the account the operation looks up: the payee
- * of a transfer, deposit or refund (seed 000: transfer's table is keyed by the payee MSISDN, deposit pays a
- * payee), the payer of everything else. Cash transfer is neither: seed 000 lists its NotFound (1) apart
- * from PayeeNotFound (5) and does not say what was not found, so it stays UNKNOWN (provider code kept).
+ * A bare NOT_FOUND (the sandbox outcome "NotFound") names what the operation looks up: the payee of a
+ * transfer or deposit (seed 000: transfer's table is keyed by the payee MSISDN, deposit pays a payee), the
+ * payer of the collection kinds. A refund names no party, only the transaction it refunds
+ * (`referenceIdToRefund`), and its trigger table is keyed by the transaction reference: its NotFound is
+ * that transaction (the simulator sends TRANSACTION_NOT_FOUND for it, read the same way on a refund).
+ * Cash transfer is neither: seed 000 lists its NotFound (1) apart from PayeeNotFound (5) and does not say
+ * what was not found, so it stays UNKNOWN (provider code kept).
  */
 export const MOMO_NOT_FOUND_BY_KIND: Readonly<Record<MomoKind, ReasonCode>> = {
   requesttopay: 'PAYER_NOT_FOUND',
@@ -66,23 +71,28 @@ export const MOMO_NOT_FOUND_BY_KIND: Readonly<Record<MomoKind, ReasonCode>> = {
   preapproval: 'PAYER_NOT_FOUND',
   transfer: 'PAYEE_NOT_FOUND',
   deposit: 'PAYEE_NOT_FOUND',
-  refund: 'PAYEE_NOT_FOUND',
+  refund: 'ORIGINAL_NOT_FOUND',
   cashtransfer: 'UNKNOWN',
 };
+
+/** Codes that mean "not found" on a refund: the refunded transaction (MOMO_NOT_FOUND_BY_KIND.refund). */
+const REFUND_NOT_FOUND_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'TRANSACTION_NOT_FOUND']);
 
 /** The relay reason of a MoMo reason code on a callback of `kind` (lower case, as in the route). */
 export function mapMomoReason(code: string, kind: string): ReasonCode {
   const canonical = canonicalMomoCode(code);
-  if (canonical === 'NOT_FOUND') {
-    return (MOMO_NOT_FOUND_BY_KIND as Readonly<Record<string, ReasonCode>>)[kind.toLowerCase()] ?? 'UNKNOWN';
+  const lowerKind = kind.toLowerCase();
+  if (canonical === 'NOT_FOUND' || (lowerKind === 'refund' && REFUND_NOT_FOUND_CODES.has(canonical))) {
+    return (MOMO_NOT_FOUND_BY_KIND as Readonly<Record<string, ReasonCode>>)[lowerKind] ?? 'UNKNOWN';
   }
   return MOMO_REASON_TABLE[canonical] ?? 'UNKNOWN';
 }
 
 /**
  * MoMo status values. Seed 000 documents PENDING, SUCCESSFUL and FAILED (pre-approval: "Successful" and
- * "Failed", the same after canonicalisation). The rest are tolerated aliases that are not in the seed;
- * anything unknown is AMBIGUOUS so that reconciliation polls it.
+ * "Failed", the same after canonicalisation). The rest are tolerated aliases that are not in the seed
+ * (TRANSACTION_CANCELED as a status: the provider notes' code where a status was expected); anything
+ * unknown is AMBIGUOUS so that reconciliation polls it.
  */
 export const MOMO_STATUS_TABLE: Readonly<Record<string, TransactionStatus>> = {
   PENDING: 'PENDING',
@@ -97,17 +107,25 @@ export const MOMO_STATUS_TABLE: Readonly<Record<string, TransactionStatus>> = {
   TIMEOUT: 'FAILED',
   CANCELLED: 'FAILED',
   CANCELED: 'FAILED',
+  TRANSACTION_CANCELED: 'FAILED',
+  TRANSACTION_CANCELLED: 'FAILED',
 };
 
 export function mapMomoStatus(status: string): TransactionStatus {
   return MOMO_STATUS_TABLE[canonicalMomoCode(status)] ?? 'AMBIGUOUS';
 }
 
-/** A final failure status without a reason still needs a reason code; the status implies one. */
+/**
+ * A final failure status without a reason still needs a reason code; the status implies one. A
+ * cancellation is the payee's act (seed 000: CancelInvoice, pre-approvals cancelled "only by the payee
+ * side"); the customer saying no is REJECTED.
+ */
 export const MOMO_STATUS_IMPLIED_REASON: Readonly<Record<string, ReasonCode>> = {
   REJECTED: 'REJECTED_BY_CUSTOMER',
   EXPIRED: 'TIMED_OUT',
   TIMEOUT: 'TIMED_OUT',
-  CANCELLED: 'REJECTED_BY_CUSTOMER',
-  CANCELED: 'REJECTED_BY_CUSTOMER',
+  CANCELLED: 'CANCELLED_BY_PAYEE',
+  CANCELED: 'CANCELLED_BY_PAYEE',
+  TRANSACTION_CANCELED: 'CANCELLED_BY_PAYEE',
+  TRANSACTION_CANCELLED: 'CANCELLED_BY_PAYEE',
 };

@@ -69,8 +69,9 @@ export interface MomoStatusInput {
 /**
  * One status GET answer, classified:
  * - 200 SUCCESSFUL (and the tolerated aliases SUCCESS, APPROVED) → SUCCEEDED draft;
- * - 200 FAILED (and REJECTED, EXPIRED, TIMEOUT, CANCELLED) → FAILED draft, reason from mapping.ts
- *   (an unknown reason code is UNKNOWN, the status itself is the final code);
+ * - 200 FAILED (and REJECTED, EXPIRED, TIMEOUT, CANCELLED, TRANSACTION_CANCELED) → FAILED draft, reason
+ *   from mapping.ts (an unknown reason code is UNKNOWN, the status itself is the final code; a refund's
+ *   NOT_FOUND / TRANSACTION_NOT_FOUND is ORIGINAL_NOT_FOUND: the refund was accepted, its original is unknown);
  * - 200 PENDING, CREATED, ONGOING or any status not in the table → `pending` (never FAILED);
  * - 404 with RESOURCE_NOT_FOUND → `not-found` (the request was never accepted); another 404 → `rejected`;
  * - 400 → `rejected`; 403 and 5xx NOT_ALLOWED / NOT_ALLOWED_TARGET_ENVIRONMENT → `credentials`;

@@ -4,6 +4,7 @@ import {
   canonicalMomoCode,
   MOMO_NOT_FOUND_BY_KIND,
   MOMO_REASON_TABLE,
+  MOMO_STATUS_IMPLIED_REASON,
   MOMO_STATUS_TABLE,
   mapMomoReason,
   mapMomoStatus,
@@ -19,7 +20,8 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['PAYER_LIMIT_REACHED', 'LIMIT_REACHED'],
   ['PAYEE LIMIT_REACHED', 'LIMIT_REACHED'],
   ['APPROVAL_REJECTED', 'REJECTED_BY_CUSTOMER'],
-  ['TRANSACTION_CANCELED', 'REJECTED_BY_CUSTOMER'],
+  // The payee cancelled (seed 000 CancelInvoice, pre-approvals cancelled by the payee side), not the customer.
+  ['TRANSACTION_CANCELED', 'CANCELLED_BY_PAYEE'],
   ['EXPIRED', 'TIMED_OUT'],
   ['COULD_NOT_PERFORM_TRANSACTION', 'TIMED_OUT'],
   ['PAYER_DELAYED', 'TIMED_OUT'],
@@ -38,7 +40,7 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['TRANSACTION_NOT_FOUND', 'UNKNOWN'],
   ['ACCOUNT_HOLDER_NOT_FOUND', 'PAYER_NOT_FOUND'],
   ['REJECTED', 'REJECTED_BY_CUSTOMER'],
-  ['TRANSACTION_CANCELLED', 'REJECTED_BY_CUSTOMER'],
+  ['TRANSACTION_CANCELLED', 'CANCELLED_BY_PAYEE'],
   ['DELAYED', 'TIMED_OUT'],
   ['FAILED', 'PROVIDER_ERROR'],
   ['NOT_ACTIVE', 'NOT_ALLOWED'],
@@ -55,7 +57,8 @@ const NOT_FOUND_ROWS: [string, ReasonCode][] = [
   ['preapproval', 'PAYER_NOT_FOUND'],
   ['transfer', 'PAYEE_NOT_FOUND'],
   ['deposit', 'PAYEE_NOT_FOUND'],
-  ['refund', 'PAYEE_NOT_FOUND'],
+  // A refund names no party, only the transaction it refunds: that is what is not found.
+  ['refund', 'ORIGINAL_NOT_FOUND'],
   // Seed 000 lists cash transfer's NotFound (1) apart from its PayeeNotFound (5): not the payee, unsaid what.
   ['cashtransfer', 'UNKNOWN'],
 ];
@@ -99,6 +102,17 @@ describe('MoMo bare NOT_FOUND by kind', () => {
     expect(mapMomoReason('NOT_FOUND', 'something')).toBe('UNKNOWN');
   });
 
+  it('reads TRANSACTION_NOT_FOUND on a refund as the refunded transaction missing, elsewhere as UNKNOWN', () => {
+    // Prepare: the simulator's refund row 1 (NotFound) fails with TRANSACTION_NOT_FOUND
+    const codes = ['TRANSACTION_NOT_FOUND', 'TransactionNotFound'];
+    // Act
+    const onRefund = codes.map((code) => mapMomoReason(code, 'refund'));
+    const onPayment = codes.map((code) => mapMomoReason(code, 'requesttopay'));
+    // Assess
+    expect(onRefund).toEqual(['ORIGINAL_NOT_FOUND', 'ORIGINAL_NOT_FOUND']);
+    expect(onPayment).toEqual(['UNKNOWN', 'UNKNOWN']);
+  });
+
   it('leaves explicit PAYER_NOT_FOUND and PAYEE_NOT_FOUND alone whatever the kind', () => {
     expect(mapMomoReason('PAYER_NOT_FOUND', 'transfer')).toBe('PAYER_NOT_FOUND');
     expect(mapMomoReason('PAYEE_NOT_FOUND', 'requesttopay')).toBe('PAYEE_NOT_FOUND');
@@ -123,10 +137,19 @@ describe('MoMo status mapping', () => {
     ['TIMEOUT', 'FAILED'],
     ['CANCELLED', 'FAILED'],
     ['CANCELED', 'FAILED'],
+    ['TRANSACTION_CANCELED', 'FAILED'],
+    ['TRANSACTION_CANCELLED', 'FAILED'],
     ['SUCCESS', 'SUCCEEDED'],
     ['WEIRD_NEW_STATUS', 'AMBIGUOUS'],
   ])('maps status %s to %s', (status, expected) => {
     expect(mapMomoStatus(status)).toBe(expected);
+  });
+
+  it('implies CANCELLED_BY_PAYEE, not REJECTED_BY_CUSTOMER, for a cancellation status without a reason', () => {
+    for (const status of ['CANCELLED', 'CANCELED', 'TRANSACTION_CANCELED', 'TRANSACTION_CANCELLED']) {
+      expect(MOMO_STATUS_IMPLIED_REASON[status]).toBe('CANCELLED_BY_PAYEE');
+    }
+    expect(MOMO_STATUS_IMPLIED_REASON.REJECTED).toBe('REJECTED_BY_CUSTOMER');
   });
 
   it('covers every status in the table', () => {

@@ -62,11 +62,43 @@ describe('MoMo normalization: a bare NOT_FOUND names the side the kind looks up'
     ['preapproval', 'PAYER_NOT_FOUND'],
     ['transfer', 'PAYEE_NOT_FOUND'],
     ['deposit', 'PAYEE_NOT_FOUND'],
-    ['refund', 'PAYEE_NOT_FOUND'],
+    ['refund', 'ORIGINAL_NOT_FOUND'],
     ['cashtransfer', 'UNKNOWN'],
   ])('on %s → %s, provider code kept', (kind, code) => {
     const draft = normalize(kind, { status: 'FAILED', reason: { code: 'NOT_FOUND', message: 'Not found' } });
     expect(draft.status).toBe('FAILED');
     expect(draft.reason).toEqual({ code, message: 'Not found', providerCode: 'NOT_FOUND' });
+  });
+});
+
+describe('MoMo normalization: a cancellation is the payee cancelling, not the customer rejecting', () => {
+  it.each([
+    [
+      'an invoice cancelled with CancelInvoice',
+      'invoice',
+      {
+        status: 'FAILED',
+        errorReason: { code: 'TRANSACTION_CANCELED', message: 'The invoice was cancelled.' },
+      },
+      'TRANSACTION_CANCELED',
+    ],
+    [
+      'TRANSACTION_CANCELED as the status',
+      'preapproval',
+      { status: 'TRANSACTION_CANCELED' },
+      'TRANSACTION_CANCELED',
+    ],
+    ['a bare CANCELLED status', 'requesttopay', { status: 'CANCELLED' }, 'CANCELLED'],
+  ])('%s → FAILED, CANCELLED_BY_PAYEE', (_, kind, body, providerCode) => {
+    // Act
+    const draft = normalize(kind, body);
+    // Assess
+    expect(draft.status).toBe('FAILED');
+    expect(draft.reason).toMatchObject({ code: 'CANCELLED_BY_PAYEE', providerCode });
+  });
+
+  it('still reads the customer refusing (APPROVAL_REJECTED) as REJECTED_BY_CUSTOMER', () => {
+    const draft = normalize('requesttopay', { status: 'FAILED', reason: 'APPROVAL_REJECTED' });
+    expect(draft.reason?.code).toBe('REJECTED_BY_CUSTOMER');
   });
 });

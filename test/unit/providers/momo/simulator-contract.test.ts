@@ -10,11 +10,18 @@ import {
   resultBody,
 } from '../../../../simulator/momo/operations';
 import {
+  anyOutcomeBehaviour,
+  MOMO_PAYEE_CANCELLATION,
   MOMO_SANDBOX_FAMILIES,
   type MomoFamily,
   type MomoOutcome,
   outcomeBehaviour,
 } from '../../../../simulator/momo/outcomes';
+import {
+  MOMO_REFUND_TRIGGERS,
+  referenceBehaviour,
+  type ReferenceOutcome,
+} from '../../../../simulator/momo/reference-triggers';
 
 /**
  * What the relay makes of every callback the simulator sends for a sandbox outcome (seed 000, base + index),
@@ -175,5 +182,79 @@ describe('MoMo: the relay reads every sandbox outcome the simulator sends', () =
       code: 'INVALID_REQUEST',
       providerCode: 'VALIDATION_ERROR',
     });
+  });
+});
+
+describe('MoMo: the relay reads every refund trigger row the simulator sends (seed 000, references 1–13)', () => {
+  // Written by hand: what each refund row must become. Row 1 (NotFound) is the refunded transaction missing.
+  const REFUND_ROWS: Record<ReferenceOutcome, Expected | undefined> = {
+    NotFound: { callback: { status: 'FAILED', reason: 'ORIGINAL_NOT_FOUND' } },
+    Failed: { callback: { status: 'FAILED', reason: 'PROVIDER_ERROR' } },
+    Rejected: { callback: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER' } },
+    Expired: { callback: { status: 'FAILED', reason: 'TIMED_OUT' } },
+    Ongoing: { callback: { status: 'FAILED', reason: 'TIMED_OUT' } },
+    Delayed: { callback: { status: 'FAILED', reason: 'TIMED_OUT' } },
+    NotAllowed: { callback: { status: 'FAILED', reason: 'NOT_ALLOWED' } },
+    NotAllowedTargetEnvironment: { noCallback: 'refused at creation' },
+    InvalidCallbackUrlHost: { noCallback: 'refused at creation' },
+    InvalidCurrency: { noCallback: 'refused at creation' },
+    InternalProcessingError: { callback: { status: 'FAILED', reason: 'PROVIDER_ERROR' } },
+    ServiceUnavailable: { callback: { status: 'FAILED', reason: 'PROVIDER_ERROR' } },
+    CouldNotPerformTransaction: { callback: { status: 'FAILED', reason: 'TIMED_OUT' } },
+    // Not refund rows.
+    Success: { callback: { status: 'SUCCEEDED' } },
+    PayeeNotFound: undefined,
+    PayeeNotAllowedToReceive: undefined,
+    NotEnoughFunds: undefined,
+    PayerLimitReached: undefined,
+  };
+  const refundBody = {
+    amount: '5',
+    currency: 'EUR',
+    externalId: '1',
+    referenceIdToRefund: '0b9f6c1e-2a3d-4e5f-8a7b-9c0d1e2f3a4b',
+  };
+
+  it.each(MOMO_REFUND_TRIGGERS.map((outcome, index) => [index + 1, outcome] as const))(
+    'refund row %i (%s)',
+    (_, outcome) => {
+      // Prepare
+      const behaviour = referenceBehaviour('refund', outcome);
+      const expected = REFUND_ROWS[outcome];
+      if (behaviour.type === 'sync-error') {
+        expect(expected).toEqual({ noCallback: 'refused at creation' });
+        return;
+      }
+      const sent =
+        behaviour.type === 'success'
+          ? simulatorBody('refund', refundBody, 'SUCCESSFUL')
+          : simulatorBody('refund', refundBody, 'FAILED', behaviour);
+      // Act
+      const draft = relayView('refund', sent);
+      // Assess
+      expect(expected && 'callback' in expected ? expected.callback : expected).toEqual({
+        status: draft.status,
+        ...(draft.reason ? { reason: draft.reason.code } : {}),
+      });
+    },
+  );
+});
+
+describe('MoMo: a cancellation the simulator produces reads as the payee cancelling', () => {
+  it('reads CancelInvoice and X-Sim-Outcome TransactionCanceled alike: FAILED, CANCELLED_BY_PAYEE', () => {
+    // Prepare: the simulator's one cancellation, on an invoice (errorReason) and on a request to pay (reason)
+    const behaviour = anyOutcomeBehaviour('TransactionCanceled', 'payer');
+    expect(behaviour).toMatchObject({ type: 'failed', code: MOMO_PAYEE_CANCELLATION.code });
+    const invoice = simulatorBody('invoice', KINDS[2]!.body, 'FAILED', MOMO_PAYEE_CANCELLATION);
+    const requestToPay = simulatorBody('requesttopay', KINDS[0]!.body, 'FAILED', MOMO_PAYEE_CANCELLATION);
+    // Act
+    const drafts = [relayView('invoice', invoice), relayView('requesttopay', requestToPay)];
+    // Assess
+    for (const draft of drafts) {
+      expect(draft).toMatchObject({
+        status: 'FAILED',
+        reason: { code: 'CANCELLED_BY_PAYEE', providerCode: 'TRANSACTION_CANCELED' },
+      });
+    }
   });
 });

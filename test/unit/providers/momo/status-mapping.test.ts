@@ -93,7 +93,36 @@ describe('MoMo status GET classification', () => {
       { status: 'FAILED', errorReason: { code: 'TRANSACTION_CANCELED' } },
       { kind: 'invoice' },
     );
-    expect(a.type === 'report' && a.draft.reason?.code).toBe('REJECTED_BY_CUSTOMER');
+    expect(a.type === 'report' && a.draft.reason?.code).toBe('CANCELLED_BY_PAYEE');
+  });
+
+  it('reads TRANSACTION_CANCELED as a status as a final FAILED, CANCELLED_BY_PAYEE (not an unknown status)', () => {
+    // Act
+    const a = answer(200, { status: 'TRANSACTION_CANCELED' }, { kind: 'invoice' });
+    // Assess
+    expect(a.type).toBe('report');
+    expect(a.type === 'report' && a.draft).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'CANCELLED_BY_PAYEE', providerCode: 'TRANSACTION_CANCELED' },
+    });
+  });
+
+  it('reads a refund answered 200 FAILED with TRANSACTION_NOT_FOUND (the refunded transaction) as ORIGINAL_NOT_FOUND', () => {
+    // Prepare: the simulator's refund row 1 (NotFound), as its status GET renders it
+    const body = {
+      status: 'FAILED',
+      reason: { code: 'TRANSACTION_NOT_FOUND', message: 'The transaction to refund was not found.' },
+    };
+    // Act
+    const a = answer(200, body, { kind: 'refund' });
+    // Assess: a final failure of the refund, not "never accepted"
+    expect(a).toMatchObject({
+      type: 'report',
+      draft: {
+        status: 'FAILED',
+        reason: { code: 'ORIGINAL_NOT_FOUND', providerCode: 'TRANSACTION_NOT_FOUND' },
+      },
+    });
   });
 
   it.each(['PENDING', 'CREATED', 'ONGOING', 'Pending'])('keeps %s pending (no draft)', (status) => {
