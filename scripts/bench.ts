@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 5] [--publish-during]
+ *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 5] [--publish-during] [--only poller]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -20,6 +20,7 @@ import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
+import { pollerBench } from './bench-poller';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '5' },
     'publish-during': { type: 'boolean', default: false },
+    /** `poller`: only the "Poller under load" section. */
+    only: { type: 'string' },
   },
 });
 const N = Number(values.callbacks);
@@ -167,6 +170,14 @@ async function rawCallback(store: DynamoRelayStore, reference: string): Promise<
 async function main() {
   const dynamo = await startDynamoDbLocal();
   const out = (line = '') => process.stdout.write(`${line}\n`);
+  if (values.only === 'poller') {
+    try {
+      await pollerSection(dynamo.endpoint, out);
+    } finally {
+      await dynamo.stop();
+    }
+    return;
+  }
   let relay: LocalRelay | undefined;
   try {
     const { client, doc }: Clients = createDynamoClients({ endpoint: dynamo.endpoint });
@@ -303,6 +314,9 @@ async function main() {
     out('| measure | value | target |');
     out('|---|---|---|');
     await reconciliationBench(relay, capacity, (on) => void (measuring = on), { client, doc }, out);
+    await relay.stop();
+    relay = undefined;
+    await pollerSection(dynamo.endpoint, out);
   } finally {
     await relay?.stop().catch(() => undefined);
     await dynamo.stop();
@@ -323,6 +337,14 @@ async function main() {
       }),
     );
   }
+}
+
+async function pollerSection(endpoint: string, out: (line?: string) => void): Promise<void> {
+  out();
+  out("Poller under load (npm start's loop; status API stub behind the clients' per-account limits)");
+  out('| measure | value | target |');
+  out('|---|---|---|');
+  await pollerBench(out, endpoint);
 }
 
 const WRITE_OPERATIONS = new Set([
