@@ -51,6 +51,24 @@ export function momoStatusTarget(
   return known.path ? { product: known.product, path: known.path } : undefined;
 }
 
+function keyPair(primary: string | undefined, secondary: string | undefined): string[] {
+  return primary ? (secondary ? [primary, secondary] : [primary]) : [];
+}
+
+/**
+ * The gateway refused the `Ocp-Apim-Subscription-Key` itself (seed 000: 401 `ACCESS DENIED DUE TO INVALID
+ * SUBSCRIPTION KEY`; Azure APIM's sentence "Access denied due to invalid subscription key…", also with 403
+ * for a key of an inactive subscription), not the API user's credentials (`login_failed`) or the caller's IP.
+ */
+export function isSubscriptionKeyRefusal(response: Pick<HttpResponse, 'status' | 'json'>): boolean {
+  if (response.status !== 401 && response.status !== 403) return false;
+  const json = response.json;
+  if (!json || typeof json !== 'object') return false;
+  return Object.values(json as Record<string, unknown>).some(
+    (value) => typeof value === 'string' && /subscription key/i.test(value),
+  );
+}
+
 /** 5xx NOT_ALLOWED… is the account's configuration, not an outage: not worth retrying. */
 function verdict(response: HttpResponse) {
   if (response.status === 429) return 'throttled' as const;
@@ -69,12 +87,31 @@ export function createMomoStatusApi(
   const api = account.settings.api;
   if (!api) return undefined;
   const targetEnvironment = account.settings.targetEnvironment;
-  const subscriptionKey = (product: MomoProduct) =>
-    ({
-      collection: api.collectionSubscriptionKey,
-      disbursement: api.disbursementSubscriptionKey,
-      remittance: api.remittanceSubscriptionKey,
-    })[product];
+  const keys: Record<MomoProduct, string[]> = {
+    collection: keyPair(api.collectionSubscriptionKey, api.collectionSecondarySubscriptionKey),
+    disbursement: keyPair(api.disbursementSubscriptionKey, api.disbursementSecondarySubscriptionKey),
+    remittance: keyPair(api.remittanceSubscriptionKey, api.remittanceSecondarySubscriptionKey),
+  };
+  /** Which of a product's keys is in use: the primary until MoMo refuses it, then the secondary. */
+  const active: Record<MomoProduct, number> = { collection: 0, disbursement: 0, remittance: 0 };
+  const subscriptionKey = (product: MomoProduct): string | undefined => keys[product][active[product]];
+  /**
+   * MoMo refused the product's key in use: switch to its other key (primary ↔ secondary) when there is
+   * one. Returns whether it switched; one info line says so (key names only, never values).
+   */
+  function switchKey(product: MomoProduct, what: string): boolean {
+    if (keys[product].length < 2) return false;
+    const from = active[product];
+    active[product] = 1 - from;
+    deps.log.info('MoMo refused a subscription key; trying the other key of the product', {
+      provider: 'momo',
+      account: account.id,
+      product,
+      refused: from === 0 ? 'primary' : 'secondary',
+      what,
+    });
+    return true;
+  }
   const {
     gate,
     bucket: bucket,
@@ -100,23 +137,41 @@ export function createMomoStatusApi(
     remittance: tokenCache('remittance'),
   };
   function tokenCache(product: MomoProduct): TokenCache {
+    const what = `MoMo ${product} token`;
+    /** One token request with the key in use; `refusedKey` tells whether MoMo refused that key. */
+    async function tokenWithActiveKey() {
+      let last: HttpResponse | undefined;
+      const outcome = await requestToken(
+        deps,
+        {
+          method: 'POST',
+          url: joinUrl(api!.baseUrl, `/${product}/token/`),
+          // Seed 000: the token operation takes no body.
+          headers: {
+            authorization: basicAuth(api!.apiUser, api!.apiKey),
+            'ocp-apim-subscription-key': subscriptionKey(product) ?? '',
+            accept: 'application/json',
+          },
+        },
+        {
+          ...callOptions(what),
+          // The refusal's body says whose fault it is: kept to tell a refused key from refused credentials.
+          classify: (response) => {
+            last = response;
+            return verdict(response);
+          },
+          fallbackExpiresInSeconds: FALLBACK_TOKEN_SECONDS,
+        },
+      );
+      return { outcome, refusedKey: !outcome.ok && last !== undefined && isSubscriptionKeyRefusal(last) };
+    }
     return new TokenCache({
       now: deps.now,
-      fetchToken: () =>
-        requestToken(
-          deps,
-          {
-            method: 'POST',
-            url: joinUrl(api!.baseUrl, `/${product}/token/`),
-            // Seed 000: the token operation takes no body.
-            headers: {
-              authorization: basicAuth(api!.apiUser, api!.apiKey),
-              'ocp-apim-subscription-key': subscriptionKey(product) ?? '',
-              accept: 'application/json',
-            },
-          },
-          { ...callOptions(`MoMo ${product} token`), fallbackExpiresInSeconds: FALLBACK_TOKEN_SECONDS },
-        ),
+      fetchToken: async () => {
+        const first = await tokenWithActiveKey();
+        if (!first.refusedKey || !switchKey(product, what)) return first.outcome;
+        return (await tokenWithActiveKey()).outcome;
+      },
     });
   }
 
@@ -128,8 +183,7 @@ export function createMomoStatusApi(
         `MoMo has no known status path for kind ${query.kind}; set accounts.momo.${account.id}.api.paths.${query.kind}`,
       );
     }
-    const key = subscriptionKey(target.product);
-    if (!key) {
+    if (!subscriptionKey(target.product)) {
       return statusError(
         'unsupported',
         `momo/${account.id} has no ${target.product}SubscriptionKey in its api settings`,
@@ -147,12 +201,16 @@ export function createMomoStatusApi(
         headers: {
           authorization: `Bearer ${token}`,
           'x-target-environment': targetEnvironment,
-          'ocp-apim-subscription-key': key,
+          // The key in use when the request is built: a refused key switches before the repeat.
+          'ocp-apim-subscription-key': subscriptionKey(target.product) ?? '',
           accept: 'application/json',
         },
       }),
-      // A 401 on the GET is the token (a wrong subscription key fails the token call first).
-      tokenRejected: (response) => response.status === 401,
+      // A 401 on the GET is the token. A subscription key refusal (a key revoked after the token was
+      // issued) switches to the product's other key, then the token is renewed and the GET repeated once.
+      tokenRejected: (response) =>
+        (isSubscriptionKeyRefusal(response) && switchKey(target.product, `MoMo ${query.kind} status`)) ||
+        response.status === 401,
       call: { ...callOptions(`MoMo ${query.kind} status`), ...(signal ? { signal } : {}) },
     });
     if (!result.ok) return result.error;

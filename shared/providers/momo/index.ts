@@ -98,5 +98,8 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
       settings.api?.collectionSubscriptionKey,
       settings.api?.disbursementSubscriptionKey,
       settings.api?.remittanceSubscriptionKey,
+      settings.api?.collectionSecondarySubscriptionKey,
+      settings.api?.disbursementSecondarySubscriptionKey,
+      settings.api?.remittanceSecondarySubscriptionKey,
     ].filter(Boolean),
 };

@@ -69,6 +69,15 @@ export const momoApiSettingsSchema = z
      * `paths: {"transfer": "/remittance/v1_0/transfer/{ref}"}` on an account that sends remittances.
      */
     remittanceSubscriptionKey: z.string().min(1).optional(),
+    /**
+     * The product's secondary key (seed 000: each product has "a primary and a secondary key"; "the
+     * secondary key is tried when the primary fails"). When MoMo refuses the primary with a subscription
+     * key error (401/403 "Access denied due to invalid subscription key"), the token request and the status
+     * GET are made again with the secondary, which is then used until it is refused in turn. Optional.
+     */
+    collectionSecondarySubscriptionKey: z.string().min(1).optional(),
+    disbursementSecondarySubscriptionKey: z.string().min(1).optional(),
+    remittanceSecondarySubscriptionKey: z.string().min(1).optional(),
     /** Per attempt. */
     timeoutMs: z.number().int().min(100).max(30_000).default(5000),
     /** MTN caps status calls at 10 requests/s. */
@@ -101,7 +110,18 @@ export const momoApiSettingsSchema = z
         'give at least one of collectionSubscriptionKey, disbursementSubscriptionKey, remittanceSubscriptionKey',
       path: ['collectionSubscriptionKey'],
     },
-  );
+  )
+  .superRefine((api, ctx) => {
+    for (const product of ['collection', 'disbursement', 'remittance'] as const) {
+      if (api[`${product}SecondarySubscriptionKey`] && !api[`${product}SubscriptionKey`]) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [`${product}SecondarySubscriptionKey`],
+          message: `${product}SecondarySubscriptionKey is the fallback of ${product}SubscriptionKey: give the primary too`,
+        });
+      }
+    }
+  });
 export type MomoApiSettings = z.infer<typeof momoApiSettingsSchema>;
 
 export const momoAccountSchema = z.object({

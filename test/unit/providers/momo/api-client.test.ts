@@ -269,3 +269,151 @@ describe('MoMo status API client', () => {
     });
   });
 });
+
+describe('MoMo status API client: the secondary subscription key', () => {
+  /** The gateway's answer to a refused key (seed 000's code, APIM's sentence), as the simulator sends it. */
+  const keyRefused = json(401, {
+    statusCode: 401,
+    code: 'ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY',
+    message:
+      'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+  });
+  const WITH_SECONDARY = { ...API, collectionSecondarySubscriptionKey: 'collection-secondary' };
+  const paid = json(200, { status: 'SUCCESSFUL', amount: '100', currency: 'UGX' });
+
+  /** A gateway that accepts only `accepted` as the collection key, on the token call and on the GET. */
+  function gateway(accepted: string, api: Record<string, unknown> = WITH_SECONDARY) {
+    const keyOk = (r: { headers: Record<string, string> }) =>
+      r.headers['ocp-apim-subscription-key'] === accepted;
+    const fake = scriptedFetch([
+      { match: (r) => !keyOk(r), replies: [keyRefused] },
+      {
+        match: (r) => r.url.endsWith('/token/'),
+        replies: [json(200, { access_token: 'tok', expires_in: 3600 })],
+      },
+      { match: () => true, replies: [paid] },
+    ]);
+    const t = testDeps(fake.fetch);
+    const c = createMomoStatusApi(
+      { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings(api) },
+      t.deps,
+    )!;
+    return { c, fake, t };
+  }
+
+  it('checks with the secondary key when MoMo refuses the primary with a subscription key error', async () => {
+    // Prepare: the primary key was revoked; the secondary still works
+    const { c, fake } = gateway('collection-secondary');
+
+    // Act
+    const answer = await c.check(query('requesttopay'));
+
+    // Assess: one refused token call with the primary, then token and GET with the secondary
+    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+    expect(
+      fake.requests.map((r) => [
+        r.url.endsWith('/token/') ? 'token' : 'status',
+        r.headers['ocp-apim-subscription-key'],
+      ]),
+    ).toEqual([
+      ['token', 'collection-key'],
+      ['token', 'collection-secondary'],
+      ['status', 'collection-secondary'],
+    ]);
+  });
+
+  it('keeps using the secondary key once it switched, without asking with the primary again', async () => {
+    // Prepare
+    const { c, fake } = gateway('collection-secondary');
+    await c.check(query('requesttopay'));
+    const before = fake.requests.length;
+
+    // Act
+    const again = await c.check(query('requesttopay', '0b9f6c1e-2a3d-4e5f-8a7b-9c0d1e2f3a4b'));
+
+    // Assess
+    expect(again).toMatchObject({ type: 'report' });
+    expect(fake.requests.slice(before).map((r) => r.headers['ocp-apim-subscription-key'])).toEqual([
+      'collection-secondary',
+    ]);
+  });
+
+  it('switches when the key is refused on the status GET itself, renewing the token once', async () => {
+    // Prepare: the token endpoint accepts the primary, the status GET no longer does
+    const fake = scriptedFetch([
+      {
+        match: (r) => r.url.endsWith('/token/'),
+        replies: [json(200, { access_token: 'tok', expires_in: 3600 })],
+      },
+      { match: (r) => r.headers['ocp-apim-subscription-key'] === 'collection-key', replies: [keyRefused] },
+      { match: () => true, replies: [paid] },
+    ]);
+    const t = testDeps(fake.fetch);
+    const c = createMomoStatusApi(
+      { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings(WITH_SECONDARY) },
+      t.deps,
+    )!;
+
+    // Act
+    const answer = await c.check(query('requesttopay'));
+
+    // Assess
+    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+    expect(
+      fake.requests
+        .filter((r) => !r.url.endsWith('/token/'))
+        .map((r) => r.headers['ocp-apim-subscription-key']),
+    ).toEqual(['collection-key', 'collection-secondary']);
+  });
+
+  it('answers credentials as before when the product has no secondary key', async () => {
+    // Prepare
+    const { c, fake } = gateway('collection-secondary', API);
+
+    // Act
+    const answer = await c.check(query('requesttopay'));
+
+    // Assess
+    expect(answer).toMatchObject({ type: 'error', error: 'credentials' });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("does not try the secondary key when the API user's credentials are refused (login_failed)", async () => {
+    // Prepare
+    const fake = scriptedFetch([{ match: () => true, replies: [json(401, { error: 'login_failed' })] }]);
+    const t = testDeps(fake.fetch);
+    const c = createMomoStatusApi(
+      { provider: 'momo', id: 'demo', pathSecret: undefined, settings: settings(WITH_SECONDARY) },
+      t.deps,
+    )!;
+
+    // Act
+    const answer = await c.check(query('requesttopay'));
+
+    // Assess
+    expect(answer).toMatchObject({ type: 'error', error: 'credentials' });
+    expect(fake.requests.map((r) => r.headers['ocp-apim-subscription-key'])).toEqual(['collection-key']);
+  });
+
+  it('scrubs the secondary keys as secrets and refuses a secondary key without its primary', () => {
+    // Prepare
+    const api = {
+      ...API,
+      collectionSecondarySubscriptionKey: 'c2',
+      disbursementSecondarySubscriptionKey: 'd2',
+      remittanceSubscriptionKey: 'r1',
+      remittanceSecondarySubscriptionKey: 'r2',
+    };
+
+    // Act
+    const secrets = momoProvider.secrets!(settings(api));
+    const orphan = momoAccountSchema.safeParse({
+      api: { ...API, remittanceSecondarySubscriptionKey: 'r2' },
+    });
+
+    // Assess
+    expect(secrets).toEqual(expect.arrayContaining(['c2', 'd2', 'r2']));
+    expect(orphan.success).toBe(false);
+    expect(JSON.stringify(orphan.error?.issues)).toContain('remittanceSecondarySubscriptionKey');
+  });
+});
