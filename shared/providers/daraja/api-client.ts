@@ -17,6 +17,7 @@ import {
   TokenCache,
 } from '../http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
+import { statusQueryOccasion } from './correlation';
 import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
 import {
   classifyStatusQuery,
@@ -35,17 +36,28 @@ export const DARAJA_STK_KINDS: readonly string[] = ['stk'];
 /** Attributes that may hold the M-Pesa receipt (the transaction status query's TransactionID). */
 const RECEIPT_ATTRIBUTES = ['TransactionReceipt', 'ReceiptNo', 'MpesaReceiptNumber', 'TransactionID'];
 
+/** B2C failures carry placeholder TransactionIDs like "NLJ0000000": never a receipt to ask about. */
+const PLACEHOLDER = /0{7}$/;
+
 /**
- * What the transaction status query asks about: the receipt (TransactionID) when one is known, else the
- * OriginatorConversationID (the B2C reference). A C2B reference is its TransID, the receipt itself.
+ * What the transaction status query asks about, built only from what the relay may trust
+ * (`query.trusted`: the registration, the provider's own status answers, reports authenticated end to
+ * end) and the reference itself: the trusted receipt (TransactionID) when there is one; else the
+ * reference: a C2B reference is its TransID, the receipt itself; any other (B2C, B2B) is the
+ * OriginatorConversationID, which the query accepts "when the transaction id is unknown" (seed 001).
+ * A receipt or TransactionID that only an unauthenticated callback (a forged `b2c/result`, a queue-timeout
+ * echo) supplied is never asked about: it could name another payment, and its answer would settle this one.
  */
 export function statusQueryTarget(query: StatusQuery): {
   TransactionID?: string;
   OriginatorConversationID?: string;
 } {
-  const receipt =
-    query.providerTransactionId ??
-    RECEIPT_ATTRIBUTES.map((name) => query.attributes[name]).find((v) => v && !/0{7}$/.test(v));
+  // Until the poller fills it, `trusted` may be missing: nothing is trusted then.
+  const trusted: Partial<StatusQuery['trusted']> = query.trusted ?? {};
+  const receipt = [
+    trusted.providerTransactionId,
+    ...RECEIPT_ATTRIBUTES.map((name) => trusted.attributes?.[name]),
+  ].find((v): v is string => Boolean(v) && !PLACEHOLDER.test(v!));
   if (receipt) return { TransactionID: receipt };
   if (query.kind === 'c2b') return { TransactionID: query.reference };
   return { OriginatorConversationID: query.reference };
@@ -194,8 +206,14 @@ export function createDarajaStatusApi(
         ResultURL: `${base}/status/result`,
         QueueTimeOutURL: `${base}/status/timeout`,
         Remarks: 'Relay status check',
-        // Echoed in the result's ReferenceData: one more way back to the transaction (max 100 characters).
-        ...(query.reference.length <= 100 ? { Occasion: query.reference } : {}),
+        // Echoed in the result's ReferenceData: the token that makes the result this query's answer about
+        // this reference, whenever it arrives (correlation.ts statusQueryOccasion; max 100 characters).
+        Occasion: statusQueryOccasion({
+          secret: api!.consumerSecret,
+          account: account.id,
+          kind: query.kind,
+          reference: query.reference,
+        }),
       },
       'Daraja transaction status query',
       general,

@@ -4,7 +4,15 @@ import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import type { CallbackInput, ParsedCallback, ReportIntent } from '../types';
 import { C2B_VALIDATION_NAMESPACE, type C2BValidationQuestion } from './c2b-question';
-import { CONVERSATION_ID, RECEIPT, STATUS_QUERY } from './correlation';
+import {
+  CONVERSATION_ID,
+  type OwnQueryAnswer,
+  RECEIPT,
+  readStatusQueryOccasion,
+  STATUS_QUERY,
+  statusAnswerMismatch,
+  verifiedStatusQueryReference,
+} from './correlation';
 import {
   collectParams,
   DARAJA,
@@ -37,6 +45,9 @@ export function parse<S extends z.ZodType>(schema: S, body: unknown, what: strin
   }
   return parsed.data;
 }
+
+/** A report intent, and when it answers the relay's own status query, what it claims (correlation.ts). */
+export type DarajaReportIntent = ReportIntent & { ownQuery?: OwnQueryAnswer };
 
 const reports = (...intents: ReportIntent[]): ParsedCallback => ({ type: 'reports', reports: intents });
 
@@ -107,23 +118,34 @@ function parseTimeout(input: Input, kind: 'b2c' | 'b2b' | 'status'): ParsedCallb
   const draft = normalizeTimeout(input.account.id, input.account.settings.currency, kind, '', notice);
   if (kind !== 'status')
     return reports({ draft, correlate: b2cCandidates(ids), aliases: conversationAlias(ids) });
-  const occasion =
+  const rawOccasion =
     notice.shape === 'echo'
       ? (input.body as { Occasion?: unknown }).Occasion
       : first(collectParams(notice.result.ReferenceData?.ReferenceItem), 'Occasion');
-  return reports({
+  const occasion = typeof rawOccasion === 'string' ? rawOccasion : undefined;
+  const token = readStatusQueryOccasion(occasion);
+  const asked = token
+    ? verifiedStatusQueryReference(token, input.account.settings.api?.consumerSecret, input.account.id, [])
+    : undefined;
+  const intent: DarajaReportIntent = {
     draft,
     correlate: [
-      // The relay's own query first (the poller recorded these ids before the notice could arrive).
+      // The relay's own query first: its verified token, then the ids the poller recorded.
+      ...(asked ? [{ via: 'reference', value: asked }] : []),
       { via: STATUS_QUERY, value: ids.ConversationID },
       { via: STATUS_QUERY, value: ids.OriginatorConversationID },
       { via: 'reference', value: ids.OriginatorConversationID },
       { via: CONVERSATION_ID, value: ids.ConversationID },
       { via: RECEIPT, value: ids.TransactionID },
       { via: 'reference', value: ids.TransactionID },
-      { via: 'reference', value: typeof occasion === 'string' ? occasion : undefined },
+      { via: 'reference', value: token ? undefined : occasion },
     ],
-  });
+    // A timeout of the relay's own query says nothing about the payment (the ingest drops it as stale).
+    ...(asked
+      ? { ownQuery: { reference: asked, claims: { providerTransactionId: undefined, amount: undefined } } }
+      : {}),
+  };
+  return reports(intent);
 }
 
 export const parseB2cTimeout = (input: Input) => parseTimeout(input, 'b2c');
@@ -133,10 +155,20 @@ export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status'
 /**
  * A status result is about the queried transaction, not about the query: its ResultParameters carry the
  * original OriginatorConversationID / ConversationID / ReceiptNo, the top level the query's own ids.
- * Candidates, in order: the relay's own query (alias `StatusQuery`, recorded by the poller from the
- * query's synchronous answer), the receipt alias (a partner's query about a payment the relay saw
- * succeed), the original ids, the receipt itself, the query's Occasion (the relay sends the reference),
- * then the query's own ids. So a result is applied to the transaction it is about, never to a new orphan.
+ *
+ * The answer to the relay's own query carries the token the query sent in `Occasion`
+ * (correlation.ts statusQueryOccasion). When it verifies, the result is that query's answer about that
+ * reference, however early it arrives: it is placed on the reference and marked `ownQuery` (with what it
+ * claims: receipt, amount), so the ingest counts it as a status answer (origin poll). A final answer whose
+ * ids name another transaction (statusAnswerMismatch) is not the transaction's answer: it is placed on the
+ * reference as AMBIGUOUS (CONFLICTING_REPORTS, `StatusResultMismatch`), without its receipt, and never as
+ * the relay's own answer.
+ *
+ * Without a verified token (a partner's own query, an answer to an older relay), candidates in order: the
+ * relay's own query (alias `StatusQuery`, recorded by the poller from the query's synchronous answer), the
+ * receipt alias (a partner's query about a payment the relay saw succeed), the original ids, the receipt
+ * itself, the Occasion, then the query's own ids. So a result is applied to the transaction it is about,
+ * never to a new orphan.
  */
 export function parseStatusResult(input: Input): ParsedCallback {
   const { Result } = parse(resultSchema, input.body, 'transaction-status result');
@@ -148,16 +180,64 @@ export function parseStatusResult(input: Input): ParsedCallback {
   const receiptNo = first(params, 'ReceiptNo');
   const occasion = first(collectParams(Result.ReferenceData?.ReferenceItem), 'Occasion');
   const draft = normalizeStatusResult(input.account.id, input.account.settings.currency, '', Result);
+  const token = readStatusQueryOccasion(occasion);
+  const asked = token
+    ? verifiedStatusQueryReference(token, input.account.settings.api?.consumerSecret, input.account.id, [
+        original.OriginatorConversationID,
+        receiptNo,
+      ])
+    : undefined;
+  const ownQuery = [
+    { via: STATUS_QUERY, value: Result.ConversationID },
+    { via: STATUS_QUERY, value: Result.OriginatorConversationID },
+  ];
+  if (token && asked) {
+    const final = draft.status === 'SUCCEEDED' || draft.status === 'FAILED';
+    const mismatch = final
+      ? statusAnswerMismatch(
+          { kind: token.kind, reference: asked },
+          {
+            originatorConversationId: original.OriginatorConversationID,
+            receipt: draft.providerTransactionId,
+          },
+        )
+      : undefined;
+    if (mismatch) {
+      return reports({
+        draft: {
+          ...draft,
+          status: 'AMBIGUOUS',
+          reason: {
+            code: 'CONFLICTING_REPORTS',
+            message: `the status result of the relay's query is about another transaction: ${mismatch}`,
+            providerCode: 'STATUS_RESULT_MISMATCH',
+          },
+          providerTransactionId: undefined,
+          attributes: { ...draft.attributes, StatusResultMismatch: mismatch, StatusQueryReference: asked },
+        },
+        correlate: [{ via: 'reference', value: asked }],
+      });
+    }
+    const intent: DarajaReportIntent = {
+      draft: { ...draft, attributes: { ...draft.attributes, StatusQueryReference: asked } },
+      correlate: [...ownQuery, { via: 'reference', value: asked }],
+      aliases: [...conversationAlias(original), ...receiptAlias(draft)],
+      ownQuery: {
+        reference: asked,
+        claims: { providerTransactionId: draft.providerTransactionId, amount: draft.amount },
+      },
+    };
+    return reports(intent);
+  }
   return reports({
     draft,
     correlate: [
-      { via: STATUS_QUERY, value: Result.ConversationID },
-      { via: STATUS_QUERY, value: Result.OriginatorConversationID },
+      ...ownQuery,
       { via: RECEIPT, value: receiptNo },
       { via: 'reference', value: original.OriginatorConversationID },
       { via: CONVERSATION_ID, value: original.ConversationID },
       { via: 'reference', value: receiptNo },
-      { via: 'reference', value: occasion },
+      { via: 'reference', value: token ? undefined : occasion },
       { via: 'reference', value: Result.OriginatorConversationID },
       { via: CONVERSATION_ID, value: Result.ConversationID },
     ],

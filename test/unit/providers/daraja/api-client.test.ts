@@ -2,6 +2,7 @@ import { STATUS_API_FACTORIES } from '../../../../shared/providers/status-api-re
 import { describe, expect, it } from 'vitest';
 import { darajaProvider } from '../../../../shared/providers/daraja';
 import { createDarajaStatusApi, statusQueryTarget } from '../../../../shared/providers/daraja/api-client';
+import { statusQueryOccasion } from '../../../../shared/providers/daraja/correlation';
 import { type DarajaAccountSettings, darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import type { StatusQuery } from '../../../../shared/providers/types';
 import { json, type Reply, scriptedFetch, testDeps } from '../http/support';
@@ -29,6 +30,7 @@ function query(kind: string, overrides: Partial<StatusQuery> = {}): StatusQuery 
     externalId: undefined,
     providerTransactionId: undefined,
     attributes: {},
+    trusted: { providerTransactionId: undefined, attributes: {} },
     createdAt: '2026-11-23T10:00:00Z',
     callbackBase: 'https://relay.test/v1/daraja/demo/s3cr3t-path-secret',
     ...overrides,
@@ -129,27 +131,53 @@ describe('Daraja status API client', () => {
       ResultURL: 'https://relay.test/v1/daraja/demo/s3cr3t-path-secret/status/result',
       QueueTimeOutURL: 'https://relay.test/v1/daraja/demo/s3cr3t-path-secret/status/timeout',
       Remarks: 'Relay status check',
-      Occasion: '10571-7910404-1',
+      Occasion: statusQueryOccasion({
+        secret: 'cs',
+        account: 'demo',
+        kind: 'b2c',
+        reference: '10571-7910404-1',
+      }),
     });
+    expect(JSON.parse(call!.body!).Occasion).toMatch(/^rq1\.b2c\.[\w-]{16}\.10571-7910404-1$/);
     expect(answer).toMatchObject({
       type: 'requested',
       alias: { namespace: 'StatusQuery', id: 'AG_20231123_0000' },
     });
   });
 
-  it('asks about the receipt when one is known, and about the TransID of a C2B payment', () => {
-    expect(statusQueryTarget(query('b2c', { providerTransactionId: 'NLJ41HAY6Q' }))).toEqual({
+  it('asks about a trusted receipt when one is known, and about the TransID of a C2B payment', () => {
+    const trusted = (t: Partial<StatusQuery['trusted']>) => ({
+      trusted: { providerTransactionId: undefined, attributes: {}, ...t },
+    });
+    expect(statusQueryTarget(query('b2c', trusted({ providerTransactionId: 'NLJ41HAY6Q' })))).toEqual({
       TransactionID: 'NLJ41HAY6Q',
     });
-    expect(statusQueryTarget(query('b2c', { attributes: { TransactionReceipt: 'NLJ41HAY6Q' } }))).toEqual({
-      TransactionID: 'NLJ41HAY6Q',
-    });
-    expect(statusQueryTarget(query('b2c', { attributes: { TransactionID: 'NLJ0000000' } }))).toEqual({
-      OriginatorConversationID: '10571-7910404-1',
-    });
+    expect(
+      statusQueryTarget(query('b2c', trusted({ attributes: { TransactionReceipt: 'NLJ41HAY6Q' } }))),
+    ).toEqual({ TransactionID: 'NLJ41HAY6Q' });
+    expect(statusQueryTarget(query('b2c', trusted({ attributes: { TransactionID: 'NLJ0000000' } })))).toEqual(
+      { OriginatorConversationID: '10571-7910404-1' },
+    );
     expect(statusQueryTarget(query('c2b', { reference: 'NLJ7RT61SV' }))).toEqual({
       TransactionID: 'NLJ7RT61SV',
     });
+  });
+
+  it('never builds a query on ids only an unauthenticated report supplied (a forged result or timeout echo)', () => {
+    // A forged b2c/result named another payout's receipt; a forged queue-timeout echo carried a TransactionID.
+    const forged = query('b2c', {
+      providerTransactionId: 'OTHERPAY01',
+      attributes: { TransactionReceipt: 'OTHERPAY01', TransactionID: 'OTHERPAY02' },
+    });
+    expect(statusQueryTarget(forged)).toEqual({ OriginatorConversationID: '10571-7910404-1' });
+    // A poller that does not fill `trusted` yet trusts nothing.
+    const { trusted: _unset, ...withoutTrusted } = forged;
+    expect(statusQueryTarget(withoutTrusted as StatusQuery)).toEqual({
+      OriginatorConversationID: '10571-7910404-1',
+    });
+    expect(statusQueryTarget(query('c2b', { reference: 'NLJ7RT61SV', providerTransactionId: 'X1' }))).toEqual(
+      { TransactionID: 'NLJ7RT61SV' },
+    );
   });
 
   it('refreshes the token once when the platform answers 400.003.01', async () => {

@@ -8,7 +8,13 @@ import { MemoryStore } from '../../../../shared/adapters/memory/memory-store';
 import { type IngestDeps, ingestIntents } from '../../../../shared/app/ingest-report';
 import { reconciliationSchema } from '../../../../shared/config/schema';
 import { darajaProvider } from '../../../../shared/providers/daraja';
-import { RECEIPT, STATUS_QUERY } from '../../../../shared/providers/daraja/correlation';
+import {
+  RECEIPT,
+  readStatusQueryOccasion,
+  STATUS_QUERY,
+  statusQueryOccasion,
+} from '../../../../shared/providers/daraja/correlation';
+import type { DarajaReportIntent } from '../../../../shared/providers/daraja/parse';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import type { CallbackInput, ReportIntent } from '../../../../shared/providers/types';
 import { registered } from '../../../helpers/reports';
@@ -16,6 +22,8 @@ import { registered } from '../../../helpers/reports';
 const NOW = '2026-11-23T10:00:00.000Z';
 const RECEIPT_NO = 'NLJ7RT61SV';
 const CHECKOUT = 'ws_CO_191220191020363925';
+
+const API = { baseUrl: 'https://daraja.test', consumerKey: 'ck', consumerSecret: 'cs' };
 
 function setup() {
   const store = new MemoryStore();
@@ -25,7 +33,7 @@ function setup() {
     log: { debug() {}, info() {}, warn() {}, error() {} },
     reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }),
   };
-  const settings = darajaAccountSchema.parse({ shortCode: '600638' });
+  const settings = darajaAccountSchema.parse({ shortCode: '600638', api: API });
   const parse = (route: string, body: Record<string, unknown>): readonly ReportIntent[] => {
     const input: CallbackInput<typeof settings> = {
       account: { provider: 'daraja', id: 'demo', pathSecret: undefined, settings },
@@ -88,11 +96,13 @@ function statusResult(ids: {
   query: { oc: string; c: string };
   original?: { oc?: string; c?: string };
   receipt: string;
+  occasion?: string;
+  amount?: number;
 }) {
   const params = [
     { Key: 'DebitPartyName', Value: '254708374149 - John Doe' },
     { Key: 'TransactionStatus', Value: 'Completed' },
-    { Key: 'Amount', Value: 1 },
+    { Key: 'Amount', Value: ids.amount ?? 1 },
     { Key: 'ReceiptNo', Value: ids.receipt },
     ...(ids.original?.oc ? [{ Key: 'OriginatorConversationID', Value: ids.original.oc }] : []),
     ...(ids.original?.c ? [{ Key: 'ConversationID', Value: ids.original.c }] : []),
@@ -101,7 +111,9 @@ function statusResult(ids: {
     Result: {
       ConversationID: ids.query.c,
       OriginatorConversationID: ids.query.oc,
-      ReferenceData: { ReferenceItem: { Key: 'Occasion' } },
+      ReferenceData: {
+        ReferenceItem: ids.occasion ? { Key: 'Occasion', Value: ids.occasion } : { Key: 'Occasion' },
+      },
       ResultCode: 0,
       ResultDesc: 'The service request is processed successfully.',
       ResultParameters: { ResultParameter: params },
@@ -284,5 +296,156 @@ describe('Daraja correlation', () => {
     expect(intent!.correlate![1]).toEqual({ via: STATUS_QUERY, value: '1-2-3' });
     expect(intent!.correlate).toContainEqual({ via: RECEIPT, value: RECEIPT_NO });
     expect(intent!.correlate).toContainEqual({ via: 'reference', value: CHECKOUT });
+  });
+
+  describe("the relay's own status query token (Occasion)", () => {
+    const PAYOUT = '10571-7910404-1';
+    const token = (reference: string, kind = 'b2c', secret = API.consumerSecret) =>
+      statusQueryOccasion({ secret, account: 'demo', kind, reference });
+    const registerPayout = (s: ReturnType<typeof setup>) =>
+      s.store.createTransaction(
+        registered({
+          key: { provider: 'daraja', account: 'demo', reference: PAYOUT },
+          kind: 'b2c',
+          amount: { value: '10', currency: 'KES' },
+          externalId: undefined,
+        }),
+      );
+
+    it('reads back what it wrote, and leaves out a reference that would pass 100 characters', () => {
+      expect(readStatusQueryOccasion(token(PAYOUT))).toEqual({
+        kind: 'b2c',
+        mac: expect.stringMatching(/^[\w-]{16}$/),
+        reference: PAYOUT,
+      });
+      const long = `a.${'b'.repeat(90)}`;
+      expect(token(long).length).toBeLessThanOrEqual(100);
+      expect(readStatusQueryOccasion(token(long))?.reference).toBeUndefined();
+      expect(readStatusQueryOccasion(PAYOUT)).toBeUndefined();
+    });
+
+    it('makes a status result carrying the token the answer to the query about that reference, whatever its timing (no alias recorded yet)', () => {
+      const s = setup();
+      const [intent] = s.parse(
+        'status-result',
+        statusResult({
+          query: { oc: '1-2-3', c: 'AG_Q' },
+          original: { oc: PAYOUT },
+          receipt: 'NLJ41HAY6Q',
+          occasion: token(PAYOUT),
+          amount: 10,
+        }),
+      ) as DarajaReportIntent[];
+      expect(intent!.ownQuery).toEqual({
+        reference: PAYOUT,
+        claims: { providerTransactionId: 'NLJ41HAY6Q', amount: { value: '10', currency: 'KES' } },
+      });
+      expect(intent!.correlate).toEqual([
+        { via: STATUS_QUERY, value: 'AG_Q' },
+        { via: STATUS_QUERY, value: '1-2-3' },
+        { via: 'reference', value: PAYOUT },
+      ]);
+      expect(intent!.draft.attributes).toMatchObject({ StatusQueryReference: PAYOUT, Amount: '10' });
+    });
+
+    it('finds the reference of a token that left it out among the ids the result names', () => {
+      const s = setup();
+      const long = `${'x'.repeat(80)}-1`;
+      const [intent] = s.parse(
+        'status-result',
+        statusResult({
+          query: { oc: '1', c: 'AG' },
+          original: { oc: long },
+          receipt: 'R1',
+          occasion: token(long),
+        }),
+      ) as DarajaReportIntent[];
+      expect(intent!.ownQuery?.reference).toBe(long);
+    });
+
+    it("never counts a status result of the relay's query that names another payout: AMBIGUOUS conflict, without its receipt", async () => {
+      // Prepare: the relay asked about PAYOUT; the result names another payout's ids and receipt.
+      const s = setup();
+      await registerPayout(s);
+      await s.store.putRecordIfAbsent({
+        provider: 'daraja',
+        account: 'demo',
+        namespace: `alias:${STATUS_QUERY}`,
+        id: 'AG_Q',
+        data: { reference: PAYOUT, origin: 'poll' },
+        createdAt: NOW,
+      });
+      const body = statusResult({
+        query: { oc: '1-2-3', c: 'AG_Q' },
+        original: { oc: '29112-34801843-1' },
+        receipt: 'OTHERPAY01',
+        occasion: token(PAYOUT),
+        amount: 10,
+      });
+
+      // Act
+      const [intent] = s.parse('status-result', body) as DarajaReportIntent[];
+      await s.ingest('status-result', body);
+
+      // Assess
+      expect(intent!.ownQuery).toBeUndefined();
+      expect(intent!.correlate).toEqual([{ via: 'reference', value: PAYOUT }]);
+      expect(intent!.draft).toMatchObject({
+        status: 'AMBIGUOUS',
+        providerTransactionId: undefined,
+        reason: { code: 'CONFLICTING_REPORTS', providerCode: 'STATUS_RESULT_MISMATCH' },
+      });
+      const tx = await s.store.getTransaction({ provider: 'daraja', account: 'demo', reference: PAYOUT });
+      expect(tx?.status).toBe('AMBIGUOUS');
+      expect(tx?.providerTransactionId).toBeUndefined();
+      expect(s.success()).toHaveLength(0);
+    });
+
+    it('never counts a C2B status answer that names another receipt than the TransID asked about', () => {
+      const s = setup();
+      const [intent] = s.parse(
+        'status-result',
+        statusResult({
+          query: { oc: '1', c: 'AG' },
+          receipt: 'OTHERPAY01',
+          occasion: token(RECEIPT_NO, 'c2b'),
+        }),
+      ) as DarajaReportIntent[];
+      expect(intent!.draft.status).toBe('AMBIGUOUS');
+      expect(intent!.draft.attributes?.StatusResultMismatch).toContain('OTHERPAY01');
+    });
+
+    it("treats a token made with another secret as no token: not the relay's answer, its Occasion is no reference", () => {
+      const s = setup();
+      const [intent] = s.parse(
+        'status-result',
+        statusResult({
+          query: { oc: '1-2-3', c: 'AG_Q' },
+          original: { oc: PAYOUT },
+          receipt: 'NLJ41HAY6Q',
+          occasion: token(PAYOUT, 'b2c', 'guessed-secret'),
+        }),
+      ) as DarajaReportIntent[];
+      expect(intent!.ownQuery).toBeUndefined();
+      expect(intent!.draft.attributes?.StatusQueryReference).toBeUndefined();
+      expect(intent!.correlate).toContainEqual({ via: 'reference', value: PAYOUT });
+      expect(intent!.correlate).not.toContainEqual({
+        via: 'reference',
+        value: token(PAYOUT, 'b2c', 'guessed-secret'),
+      });
+    });
+
+    it("places a queue timeout of the relay's own query on the queried reference first, as its own answer", () => {
+      const s = setup();
+      const [intent] = s.parse('status-timeout', {
+        Initiator: 'testapi',
+        CommandID: 'TransactionStatusQuery',
+        OriginatorConversationID: '1-2-3',
+        TransactionID: 'OTHERPAY01',
+        Occasion: token(PAYOUT),
+      }) as DarajaReportIntent[];
+      expect(intent!.correlate![0]).toEqual({ via: 'reference', value: PAYOUT });
+      expect(intent!.ownQuery?.reference).toBe(PAYOUT);
+    });
   });
 });
