@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMomoStatusApi } from '../../shared/providers/momo/api-client';
+import { momoAccountSchema } from '../../shared/providers/momo/schema';
 import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
 import { parse, startReceiver, startSim, type Receiver } from '../simulator/helpers';
@@ -169,5 +171,57 @@ describe('mtn-momo against the simulator', () => {
     // Assess
     expect(apiKey).toEqual(expect.any(String));
     expect(balance.currency).toBe('EUR');
+  });
+
+  it("lets the relay confirm a payment only when its account is configured with the client's own API user", async () => {
+    // Prepare: the docs' recipe (docs/clients/mtn-momo.md, "Use the relay's API user, or give the relay yours")
+    const users = client.Users({ primaryKey: COLLECTION_KEY });
+    const userId = await users.create('localhost');
+    const { apiKey } = await users.login(userId);
+    const own = client.Collections({ userId, userSecret: apiKey, primaryKey: COLLECTION_KEY });
+    const reference = await own.requestToPay(payment(PAYS, `own-user-${randomUUID().slice(0, 8)}`));
+    await sim.whenIdle();
+    const relayAskingAs = (user: { id: string; key: string }) =>
+      createMomoStatusApi(
+        {
+          provider: 'momo',
+          id: 'demo',
+          pathSecret: undefined,
+          settings: momoAccountSchema.parse({
+            targetEnvironment: 'sandbox',
+            currency: 'EUR',
+            api: {
+              baseUrl: sim.url,
+              apiUser: user.id,
+              apiKey: user.key,
+              collectionSubscriptionKey: COLLECTION_KEY,
+            },
+          }),
+        },
+        {
+          fetch,
+          now: Date.now,
+          sleep: async () => undefined,
+          log: { warn: () => undefined, info: () => undefined },
+        },
+      )!;
+    const query = {
+      kind: 'requesttopay',
+      reference,
+      amount: undefined,
+      msisdn: undefined,
+      externalId: undefined,
+      providerTransactionId: undefined,
+      attributes: {},
+      trusted: { providerTransactionId: undefined, attributes: {} },
+      createdAt: new Date().toISOString(),
+      callbackBase: 'http://localhost:3000/v1/momo/demo',
+    };
+    // Act
+    const asConfigured = await relayAskingAs({ id: userId, key: apiKey }).check(query);
+    const asAnotherUser = await relayAskingAs({ id: apiUser.userId, key: apiUser.userSecret! }).check(query);
+    // Assess: the same paid request is SUCCESSFUL for its own user and "never accepted" (404) for another
+    expect(asConfigured).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+    expect(asAnotherUser).toMatchObject({ type: 'not-found', providerCode: 'RESOURCE_NOT_FOUND' });
   });
 });
