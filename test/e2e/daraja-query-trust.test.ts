@@ -1,0 +1,198 @@
+/**
+ * Issue 17, "no query built on unverified data", end to end: the in-process relay (DynamoDB Local) and the
+ * simulator. A forged `b2c/result` naming another payout's receipt, or a forged queue-timeout echo carrying
+ * a `TransactionID`, must not make the poller ask Daraja about that other receipt: the status query goes by
+ * the payout's own OriginatorConversationID, Daraja says it failed, and no TransactionSucceeded is published.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
+import type { SimContext } from '../../scripts/sim/core';
+import { darajaB2c } from '../../scripts/sim/daraja';
+import { eventLine } from '../../scripts/sim/events';
+import { runScenario } from '../../scripts/sim/run';
+import { parseConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
+import { darajaRouteUrl } from '../../shared/providers/daraja';
+import { createSimulator, type Simulator } from '../../simulator/server';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SAFARICOM_IP = '196.201.214.200';
+/** PartyB suffix 0001: the simulator fails the payout (ResultCode 1, insufficient balance). */
+const FAILING_PARTY_B = '254708370001';
+
+let relay: TestRelay;
+let sim: Simulator;
+let config: RelayConfig;
+const eventsFile = join(mkdtempSync(join(tmpdir(), 'daraja-trust-')), 'events.ndjson');
+
+/** The demo config on this relay and simulator; daraja/demo confirms unsigned successes with the status API. */
+function trustConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
+  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
+  demo.accounts.daraja.demo.confirmSuccess = true;
+  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
+  for (const account of withApis.accounts.values()) {
+    demo.accounts[account.provider][account.id].api = simulatorApiSettings(withApis, account, simUrl);
+  }
+  return {
+    ...demo,
+    publicBaseUrl: relayUrl,
+    local: { ...demo.local, eventsFile },
+    reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
+  };
+}
+
+beforeAll(async () => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const relayUrl = `http://localhost:${port}`;
+    const wiring = simulatorWiring(relayUrl, parseConfig(trustConfig(relayUrl, 'http://127.0.0.1:1')));
+    sim = await createSimulator({ ...wiring.options, timeScale: 0.01, approvalDelayMs: 50, log: () => {} });
+    const raw = trustConfig(relayUrl, sim.url);
+    config = parseConfig(raw);
+    try {
+      relay = await startTestRelay(raw, { port, eventsFile });
+    } catch (error) {
+      await sim.close();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
+      throw error;
+    }
+    await wiring.setup(sim.url);
+    return;
+  }
+});
+afterAll(async () => {
+  await sim?.close();
+  await relay?.stop();
+});
+
+function context(): SimContext {
+  return {
+    relayUrl: relay.url,
+    simUrl: sim.url,
+    adminToken: ADMIN_TOKEN,
+    config,
+    events: {
+      label: 'test relay',
+      read: async () => {
+        await relay.flush();
+        return relay.sink.events.map((envelope) => ({ envelope, line: eventLine(envelope) }));
+      },
+      settle: async () => {
+        await relay.flush();
+      },
+    },
+    timeoutMs: 15_000,
+    pollMs: 25,
+  };
+}
+
+function routePath(route: 'b2c-result' | 'b2c-timeout'): string {
+  const account = config.accounts.get('daraja/demo')!;
+  return new URL(darajaRouteUrl(relay.url, 'demo', account.pathSecret, route)).pathname;
+}
+
+async function transaction(reference: string) {
+  return (await relay.admin('GET', `/v1/transactions/daraja/demo/${reference}`)).body;
+}
+
+/** Waits until the transaction is final (or the time is up) and returns it with its events. */
+async function settled(reference: string, timeoutMs = 12_000) {
+  const until = Date.now() + timeoutMs;
+  let view = await transaction(reference);
+  while (!['SUCCEEDED', 'FAILED'].includes(view.transaction.status) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    view = await transaction(reference);
+  }
+  await relay.flush();
+  const events = relay.sink.events.filter((e) => e.data.reference === reference);
+  return { view, events, types: events.map((e) => e.metadata.type) };
+}
+
+/** A payout the simulator pays, confirmed by the status API: its receipt is what the forgeries name. */
+async function paidPayoutReceipt(): Promise<string> {
+  const paid = await runScenario(context(), 'daraja', 'b2c', {});
+  const { view } = await settled(paid.started.reference);
+  expect(view.transaction.status).toBe('SUCCEEDED');
+  return view.transaction.providerTransactionId as string;
+}
+
+/** A payout the simulator fails, its result callback dropped: only the poller can learn the outcome. */
+async function failedPayoutWithoutCallback(): Promise<string> {
+  const started = await darajaB2c(context(), { partyB: FAILING_PARTY_B, fault: 'drop' });
+  return started.reference;
+}
+
+describe('Daraja: no status query built on unverified data (issue 17)', () => {
+  it("a forged b2c/result naming another payout's receipt never makes the failed payout succeed", async () => {
+    // Prepare
+    const otherReceipt = await paidPayoutReceipt();
+    const reference = await failedPayoutWithoutCallback();
+
+    // Act: a success for the failed payout, from a Safaricom address, carrying the paid payout's receipt.
+    const forged = await relay.request(
+      'POST',
+      routePath('b2c-result'),
+      {
+        Result: {
+          ResultType: 0,
+          ResultCode: 0,
+          ResultDesc: 'The service request is processed successfully.',
+          OriginatorConversationID: reference,
+          ConversationID: 'AG_20260101_forged0000000001',
+          TransactionID: otherReceipt,
+          ResultParameters: {
+            ResultParameter: [
+              { Key: 'TransactionAmount', Value: 10 },
+              { Key: 'TransactionReceipt', Value: otherReceipt },
+            ],
+          },
+        },
+      },
+      { 'x-forwarded-for': SAFARICOM_IP },
+    );
+    const { view, types } = await settled(reference);
+
+    // Assess: the poller asked about the payout itself; Daraja says it failed.
+    expect(forged.status).toBe(200);
+    expect(types).not.toContain('TransactionSucceeded');
+    expect(view.transaction.status).toBe('FAILED');
+    expect(types).toContain('TransactionFailed');
+  });
+
+  it('a forged queue-timeout echo carrying a TransactionID never makes the failed payout succeed', async () => {
+    // Prepare
+    const otherReceipt = await paidPayoutReceipt();
+    const reference = await failedPayoutWithoutCallback();
+
+    // Act: a queue-timeout echo of the payout request, with the paid payout's receipt as TransactionID.
+    const forged = await relay.request(
+      'POST',
+      routePath('b2c-timeout'),
+      {
+        InitiatorName: 'testapi',
+        SecurityCredential: 'c2VjcmV0',
+        CommandID: 'BusinessPayment',
+        Amount: '10',
+        PartyA: '600638',
+        PartyB: FAILING_PARTY_B,
+        Remarks: 'Payout',
+        OriginatorConversationID: reference,
+        TransactionID: otherReceipt,
+      },
+      { 'x-forwarded-for': SAFARICOM_IP },
+    );
+    const { view, types } = await settled(reference);
+
+    // Assess
+    expect(forged.status).toBe(200);
+    expect(types).toContain('TransactionAmbiguous');
+    expect(types).not.toContain('TransactionSucceeded');
+    expect(view.transaction.status).toBe('FAILED');
+  });
+});
