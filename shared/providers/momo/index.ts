@@ -1,9 +1,21 @@
+import { isIP } from 'node:net';
 import * as z from 'zod';
-import { InvalidReferenceError, SchemaValidationError, UnknownKindError } from '../../domain/errors';
+import {
+  InvalidCallbackUrlError,
+  InvalidReferenceError,
+  SchemaValidationError,
+  UnknownKindError,
+} from '../../domain/errors';
 import { isUuid } from '../../util/ids';
-import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
+import type { AccountContext, CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
-import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
+import {
+  MOMO_KINDS,
+  MOMO_SANDBOX_ENVIRONMENT,
+  type MomoAccountSettings,
+  momoAccountSchema,
+  momoCallbackSchema,
+} from './schema';
 
 function kindOf(input: CallbackInput<MomoAccountSettings>): string {
   const kind = input.params.kind!.toLowerCase();
@@ -49,6 +61,37 @@ function parseReferenceless(input: CallbackInput<MomoAccountSettings>): ParsedCa
   };
 }
 
+/**
+ * The X-Callback-Url the relay hands out, checked as MoMo will check it (seed 000, Events 4 and 5), so a
+ * registration fails now with a clear 400 instead of MoMo refusing the request later with 500
+ * INVALID_CALLBACK_URL_HOST (or, in production, never calling back over plain http):
+ * - the host is a host name, never an IP address;
+ * - when the account names its API user's `providerCallbackHost`, the host is that one;
+ * - an account whose `targetEnvironment` is not "sandbox" (production) gets https URLs only.
+ */
+export function checkMomoCallbackUrl(url: string, account: AccountContext<MomoAccountSettings>): string {
+  const parsed = new URL(url);
+  const host = parsed.hostname.toLowerCase();
+  const where = `accounts.momo.${account.id}`;
+  if (isIP(host.replace(/^\[|\]$/g, ''))) {
+    throw new InvalidCallbackUrlError(
+      `MoMo refuses callback URLs on an IP address (${host}); set publicBaseUrl to a host name (the API user's providerCallbackHost)`,
+    );
+  }
+  const expected = account.settings.providerCallbackHost?.toLowerCase();
+  if (expected !== undefined && host !== expected) {
+    throw new InvalidCallbackUrlError(
+      `The callback URL's host ${host} is not ${where}.providerCallbackHost (${expected}): MoMo would refuse it (INVALID_CALLBACK_URL_HOST); make publicBaseUrl use ${expected}, or correct providerCallbackHost`,
+    );
+  }
+  if (account.settings.targetEnvironment !== MOMO_SANDBOX_ENVIRONMENT && parsed.protocol !== 'https:') {
+    throw new InvalidCallbackUrlError(
+      `${where} is a production account (targetEnvironment "${account.settings.targetEnvironment}"): MoMo calls back over https only, and the callback URL is ${parsed.protocol.replace(':', '')}; set publicBaseUrl to an https URL`,
+    );
+  }
+  return url;
+}
+
 /** A MoMo callback: the kind and the reference (X-Reference-Id) are in the path the relay handed out. */
 function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallback {
   const kind = kindOf(input);
@@ -85,7 +128,10 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
         ? undefined
         : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
     callbackUrl: ({ baseUrl, account, kind, reference }) =>
-      `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
+      checkMomoCallbackUrl(
+        `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
+        account,
+      ),
   },
   // Every kind: refund and cash transfer answer `unsupported` unless `api.paths` names their status GET.
   statusKinds: MOMO_KINDS,

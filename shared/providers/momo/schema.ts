@@ -124,9 +124,27 @@ export const momoApiSettingsSchema = z
   });
 export type MomoApiSettings = z.infer<typeof momoApiSettingsSchema>;
 
+/** The sandbox's target environment (seed 000); any other value is a production (country) environment. */
+export const MOMO_SANDBOX_ENVIRONMENT = 'sandbox';
+
 export const momoAccountSchema = z.object({
-  /** X-Target-Environment of the API user ("sandbox" or the country value). */
-  targetEnvironment: z.string().min(1).default('sandbox'),
+  /**
+   * X-Target-Environment of the API user ("sandbox" or the country value). Anything but "sandbox" marks
+   * the account as production: its callback URLs must be https (seed 000, Events 5).
+   */
+  targetEnvironment: z.string().min(1).default(MOMO_SANDBOX_ENVIRONMENT),
+  /**
+   * The API user's `providerCallbackHost` (seed 000: the host name, not an IP address, that callback URLs
+   * must use; MoMo refuses any other with 500 INVALID_CALLBACK_URL_HOST). When set, registration refuses to
+   * hand out a callback URL on another host (400 INVALID_CALLBACK_URL) instead of letting MoMo refuse it.
+   */
+  providerCallbackHost: z
+    .string()
+    .regex(
+      /^(?=.{1,253}$)(?!\d+(\.\d+){3}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+      'providerCallbackHost is a host name as registered for the API user (no scheme, port, path or IP address), e.g. relay.example.com',
+    )
+    .optional(),
   /** Expected currency; a callback in another currency is a conflict, never a success. */
   currency: z.string().length(3).optional(),
   /** Status API settings; without them MoMo transactions are not polled (only expired at the window's end). */

@@ -5,6 +5,7 @@ import { ingestReport } from '../../../shared/app/ingest-report';
 import { type ManagementDeps, registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import {
+  InvalidCallbackUrlError,
   InvalidReferenceError,
   RegistrationConflictError,
   SchemaValidationError,
@@ -362,5 +363,103 @@ describe('registerTransaction', () => {
     expect(result.callbackUrl).toBe(
       'http://localhost:3000/v1/momo/demo/momo-path-secret-0123/requesttopay/6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f',
     );
+  });
+});
+
+describe('registering a MoMo transaction checks the callback URL as MoMo will (seed 000, Events 4 and 5)', () => {
+  const SECRET = 'momo-path-secret-0123';
+  /** A relay at `publicBaseUrl` with one MoMo account of these settings. */
+  function momoDeps(publicBaseUrl: string, account: Record<string, unknown>): ManagementDeps {
+    return {
+      config: parseConfig({
+        publicBaseUrl,
+        management: { bearerToken: 'a-long-enough-token' },
+        accounts: { momo: { ug: { pathSecret: SECRET, ...account } } },
+      }),
+      store: new MemoryStore(),
+      clock: { now: () => new Date(NOW) },
+    };
+  }
+  const momoRegistration = {
+    provider: 'momo',
+    account: 'ug',
+    kind: 'requesttopay',
+    reference: '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f',
+    amount: '100',
+    currency: 'EUR',
+  };
+  async function refusal(deps: ManagementDeps): Promise<Error> {
+    return registerTransaction(deps, momoRegistration).then(
+      () => new Error('expected a refusal'),
+      (error: Error) => error,
+    );
+  }
+
+  it("refuses (400 INVALID_CALLBACK_URL) a callback host that is not the account's providerCallbackHost", async () => {
+    // Prepare
+    const deps = momoDeps('https://relay.example.com', { providerCallbackHost: 'callbacks.example.com' });
+    // Act
+    const error = await refusal(deps);
+    // Assess
+    expect(error).toBeInstanceOf(InvalidCallbackUrlError);
+    expect(error.message).toContain('relay.example.com');
+    expect(error.message).toContain('accounts.momo.ug.providerCallbackHost (callbacks.example.com)');
+    expect(
+      await deps.store.getTransaction({
+        provider: 'momo',
+        account: 'ug',
+        reference: momoRegistration.reference,
+      }),
+    ).toBeUndefined();
+  });
+
+  it('refuses a callback URL on an IP address, even without providerCallbackHost', async () => {
+    // Prepare
+    const deps = momoDeps('http://127.0.0.1:3000', {});
+    // Act
+    const error = await refusal(deps);
+    // Assess
+    expect(error).toBeInstanceOf(InvalidCallbackUrlError);
+    expect(error.message).toMatch(/IP address \(127\.0\.0\.1\)/);
+  });
+
+  it('refuses a plain http callback URL for a production account (targetEnvironment not sandbox)', async () => {
+    // Prepare
+    const deps = momoDeps('http://relay.example.com', {
+      targetEnvironment: 'mtnuganda',
+      providerCallbackHost: 'relay.example.com',
+    });
+    // Act
+    const error = await refusal(deps);
+    // Assess
+    expect(error).toBeInstanceOf(InvalidCallbackUrlError);
+    expect(error.message).toContain('production account (targetEnvironment "mtnuganda")');
+  });
+
+  it('hands out the URL when host, address and scheme are what MoMo accepts', async () => {
+    // Prepare: production over https on the API user's host; the sandbox over http (seed 000: http only)
+    const production = momoDeps('https://relay.example.com', {
+      targetEnvironment: 'mtnuganda',
+      providerCallbackHost: 'Relay.Example.com',
+    });
+    const sandbox = momoDeps('http://localhost:3000', { providerCallbackHost: 'localhost' });
+    // Act
+    const [prod, sand] = await Promise.all([
+      registerTransaction(production, momoRegistration),
+      registerTransaction(sandbox, momoRegistration),
+    ]);
+    // Assess
+    expect(prod.callbackUrl).toBe(
+      `https://relay.example.com/v1/momo/ug/${SECRET}/requesttopay/6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f`,
+    );
+    expect(sand.callbackUrl).toMatch(/^http:\/\/localhost:3000\/v1\/momo\/ug\//);
+  });
+
+  it('refuses a providerCallbackHost that is not a host name when the config loads', () => {
+    for (const providerCallbackHost of ['https://relay.example.com', '10.0.0.1', 'relay.example.com:443']) {
+      expect(() => momoDeps('https://relay.example.com', { providerCallbackHost })).toThrow(
+        /providerCallbackHost/,
+      );
+    }
   });
 });
