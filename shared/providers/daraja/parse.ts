@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { SchemaValidationError } from '../../domain/errors';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
-import type { CallbackInput, ParsedCallback, ReportIntent } from '../types';
+import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
 import { C2B_VALIDATION_NAMESPACE, type C2BValidationQuestion } from './c2b-question';
 import {
   CONVERSATION_ID,
@@ -46,8 +46,15 @@ export function parse<S extends z.ZodType>(schema: S, body: unknown, what: strin
   return parsed.data;
 }
 
-/** A report intent, and when it answers the relay's own status query, what it claims (correlation.ts). */
-export type DarajaReportIntent = ReportIntent & { ownQuery?: OwnQueryAnswer };
+/**
+ * A report intent with what the ingest does not read yet (proposed ReportIntent members, see the README's
+ * "Status API" and "Correlation"): `ownQuery`, the report answers the relay's own status query and what it
+ * claims (correlation.ts); `samePaymentAs`, other transactions the same payment may already be recorded under.
+ */
+export type DarajaReportIntent = ReportIntent & {
+  ownQuery?: OwnQueryAnswer;
+  samePaymentAs?: readonly CorrelationCandidate[];
+};
 
 const reports = (...intents: ReportIntent[]): ParsedCallback => ({ type: 'reports', reports: intents });
 
@@ -58,10 +65,22 @@ function receiptAlias(draft: { status: string; providerTransactionId: string | u
     : [];
 }
 
+/**
+ * STK result, keyed by its CheckoutRequestID (the registered transaction). A success names the `c2b`
+ * transaction its receipt may already have been born as (`samePaymentAs`: a C2B confirmation of this
+ * payment that arrived first is keyed by TransID = MpesaReceiptNumber), so the ingest settles the STK
+ * transaction without a second TransactionSucceeded for one payment.
+ */
 export function parseStk(input: Input): ParsedCallback {
   const body = parse(stkCallbackSchema, input.body, 'STK callback');
   const draft = normalizeStk(input.account.id, input.account.settings.currency, body);
-  return reports({ draft, aliases: receiptAlias(draft) });
+  const aliases = receiptAlias(draft);
+  const intent: DarajaReportIntent = {
+    draft,
+    aliases,
+    ...(aliases.length ? { samePaymentAs: [{ via: 'reference', value: draft.providerTransactionId }] } : {}),
+  };
+  return reports(intent);
 }
 
 /**
