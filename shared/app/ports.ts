@@ -149,6 +149,15 @@ export interface TimelineStore {
   listCreated(from: string, to: string): Promise<TransactionKey[]>;
 }
 
+/**
+ * Transactions stored before reconciliation existed (no `reconcile` state, so never in the due index): the
+ * one-time `npm run reschedule` finds them (a scan of the table; docs/reconciliation.md#callback-health).
+ */
+export interface UnscheduledScan {
+  /** One page of non-final transactions without a reconcile state; pass `cursor` back for the next. */
+  scanUnscheduled(cursor?: string): Promise<{ keys: TransactionKey[]; cursor?: string }>;
+}
+
 /** Readiness: storage answers a cheap call. */
 export interface StoreHealth {
   ping(signal?: AbortSignal): Promise<void>;

@@ -8,6 +8,7 @@ import type {
   ReceiptSummary,
   RelayStore,
   StoreHealth,
+  UnscheduledScan,
 } from '../../app/ports';
 import { StorageUnavailableError } from '../../domain/errors';
 import type { EventEnvelope } from '../../domain/event-envelope';
@@ -31,7 +32,7 @@ interface StoredReceipt extends ReceiptInput {
  * collects every outbox the way the table's stream would publish it. Not a substitute for the
  * DynamoDB Local tests of the adapter.
  */
-export class MemoryStore implements RelayStore, StoreHealth {
+export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
   readonly transactions = new Map<string, TransactionRecord>();
   readonly receipts = new Map<string, StoredReceipt>();
   readonly records = new Map<string, ProviderRecord>();
@@ -193,6 +194,15 @@ export class MemoryStore implements RelayStore, StoreHealth {
     return [...this.transactions.values()]
       .filter((tx) => tx.createdAt >= from && tx.createdAt <= to)
       .map((tx) => copy(tx.key));
+  }
+
+  async scanUnscheduled(): Promise<{ keys: TransactionKey[]; cursor?: string }> {
+    await this.gate();
+    return {
+      keys: [...this.transactions.values()]
+        .filter((tx) => (tx.status === 'PENDING' || tx.status === 'AMBIGUOUS') && tx.reconcile === undefined)
+        .map((tx) => copy(tx.key)),
+    };
   }
 
   /** Receipts as stored, for assertions. */
