@@ -26,6 +26,9 @@ export const ALARMED_RELAY_METRICS = [
   'CallbacksRejected',
 ] as const;
 
+/** Accounts whose callbacks are silent, written by the poller's callback-health look every cycle. */
+export const SILENT_ACCOUNTS_METRIC = 'SilentAccounts';
+
 /** Per-account metric the silence alarms watch (dimensions `provider`, `account`). */
 export const CALLBACKS_RECEIVED_METRIC = 'CallbacksReceived';
 
@@ -291,6 +294,7 @@ export class RelayMonitoring extends Construct {
       },
     });
     const rejectedPeriod = Duration.minutes(5);
+    const silentPeriod = Duration.minutes(5);
     facade.monitorCustom({
       alarmFriendlyName: 'Relay',
       humanReadableName: 'Relay metrics',
@@ -360,6 +364,24 @@ export class RelayMonitoring extends Construct {
               'AmbiguousEscalated',
               'A transaction stayed ambiguous past escalateAmbiguousAfterSeconds (TransactionEscalated): ask the provider.',
             ),
+            {
+              // Written by the poller every cycle (0 or more): ALARM while an account is silent, OK once
+              // its callbacks are back (docs/reconciliation.md#callback-health).
+              metric: this.relayMetric(settings, SILENT_ACCOUNTS_METRIC, 'Maximum', silentPeriod),
+              alarmFriendlyName: SILENT_ACCOUNTS_METRIC,
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: GTE,
+                  period: silentPeriod,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  alarmDescriptionOverride:
+                    "An account's callbacks stopped while transactions wait for one (CallbackSilence event): the relay polls its waiting transactions every silencePollSeconds meanwhile, and returns to OK after CallbacksResumed. Check the account's callback URLs (npm run check-urls), path secret, the provider's status page.",
+                },
+              },
+            },
+            this.relayMetric(settings, 'CallbackSilenceStarted', 'Sum'),
+            this.relayMetric(settings, 'CallbacksResumed', 'Sum'),
           ],
         },
       ],

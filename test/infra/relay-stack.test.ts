@@ -10,7 +10,12 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { ALARMED_RELAY_METRICS, CALLBACKS_RECEIVED_METRIC, DARAJA_ACK_BUDGET } from '../../infra/monitoring';
+import {
+  ALARMED_RELAY_METRICS,
+  CALLBACKS_RECEIVED_METRIC,
+  DARAJA_ACK_BUDGET,
+  SILENT_ACCOUNTS_METRIC,
+} from '../../infra/monitoring';
 import {
   CALLBACK_FUNCTION_TIMEOUT,
   CALLBACK_INTEGRATION_TIMEOUT,
@@ -1046,6 +1051,19 @@ describe('relay stack: alarms and dashboard', () => {
     expect(found).toHaveLength(1);
     expect(found[0]!.props).toMatchObject({ Threshold: 1, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
     expect(statsOf(found[0]!)[0].Metric.Dimensions ?? []).toEqual([]);
+  });
+
+  it('alarms while an account is callback-silent (SilentAccounts max ≥ 1 over 5 minutes), OK when data stops', () => {
+    const found = alarmsOn(SILENT_ACCOUNTS_METRIC, 'MobileMoneyRelay');
+
+    expect(found).toHaveLength(1);
+    expect(statsOf(found[0]!)[0]).toMatchObject({ Stat: 'Maximum', Period: 300 });
+    expect(statsOf(found[0]!)[0].Metric.Dimensions ?? []).toEqual([]);
+    expect(found[0]!.props).toMatchObject({
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('alarms when a configured account sends no callback for 6 hours (CallbacksReceived{provider,account})', () => {
