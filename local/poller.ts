@@ -1,4 +1,5 @@
 import { runBadgeCycle } from '../shared/app/badge-feed';
+import { runCallbackHealthCycle } from '../shared/app/callback-health';
 import type { ReconcileServices } from '../shared/app/reconcile';
 import { type PollCycleResult, runPollCycle } from '../shared/app/poll-cycle';
 
@@ -38,6 +39,10 @@ export class LocalPoller {
     if (this.running) return this.running;
     this.running = (async () => {
       try {
+        // Callback health first: a silent account's waiting transactions are made due for this cycle.
+        await runCallbackHealthCycle(this.services).catch((error: Error) =>
+          this.services.log.error('callback health cycle failed', { error: error.message }),
+        );
         const result = await runPollCycle(this.services, { owner: this.owner });
         this.totals.cycles++;
         for (const key of ['claimed', 'checked', 'finalized', 'expired', 'errors'] as const)

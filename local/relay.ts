@@ -8,6 +8,7 @@ import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dyn
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
+import { CallbackTracker, trackingCallbacks } from '../shared/app/callback-health';
 import type { RelayConfig } from '../shared/config/schema';
 import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/ports';
 import { noMetrics, systemClock } from '../shared/app/ports';
@@ -80,11 +81,13 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     onConsumedCapacity: options.onConsumedCapacity,
   });
   const scrub = secretScrubber(config);
+  const relayLog = scrubbingLogger(log, scrub);
   const base: RelayServices = {
     config,
-    store,
+    // Every stored callback notes its account's callback health, as in AWS (shared/runtime/lambda.ts).
+    store: trackingCallbacks(store, new CallbackTracker(store, config, relayLog)),
     clock,
-    log: scrubbingLogger(log, scrub),
+    log: relayLog,
     scrub,
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
   };

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
 import { runBadgeCycle } from '../../shared/app/badge-feed';
+import { runCallbackHealthCycle } from '../../shared/app/callback-health';
 import { runPollCycle } from '../../shared/app/poll-cycle';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaReconcileServices } from '../../shared/runtime/lambda';
@@ -14,6 +15,10 @@ const { services } = await lambdaReconcileServices('relay-poller');
  */
 export const handler = middy(async (_event: unknown, context: Context) => {
   const budgetMs = Math.max(1_000, context.getRemainingTimeInMillis() - 15_000);
+  // Callback health first (docs/reconciliation.md#callback-health); its failure is logged, never fatal.
+  await runCallbackHealthCycle(services).catch((error: Error) =>
+    services.log.error('callback health cycle failed', { error: error.message }),
+  );
   const [poll, badges] = await Promise.allSettled([
     runPollCycle(services, { owner: context.awsRequestId, budgetMs }),
     runBadgeCycle(services, { budgetMs }),

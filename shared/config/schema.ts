@@ -51,6 +51,14 @@ export const reconciliationSchema = z
     ambiguousMaxSeconds: positiveInt.default(30 * 86_400),
     /** "Never accepted" (MoMo 404) settles a transaction as FAILED only when it is at least this old. */
     notFoundGraceSeconds: positiveInt.default(120),
+    /**
+     * Callback health (docs/reconciliation.md#callback-health): an account is silent when no callback came
+     * for this long while a PENDING transaction older than this waits for one. Keyed by provider or
+     * `<provider>/<account>` (the account's key wins); 0 turns it off. Unset: per provider (callback-health.ts).
+     */
+    callbackSilenceSeconds: z.record(z.string(), z.number().int().nonnegative()).default({}),
+    /** While an account is silent, its waiting transactions are checked at least this often. */
+    silencePollSeconds: positiveInt.max(3600).default(60),
   })
   .strict();
 

@@ -4,6 +4,7 @@ import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { startTracing } from '../adapters/tracing/xray';
+import { CallbackTracker, trackingCallbacks } from '../app/callback-health';
 import { systemClock } from '../app/ports';
 import { RefusalSampler } from '../app/refusal-sampler';
 import type { ReconcileServices } from '../app/reconcile';
@@ -36,19 +37,22 @@ export async function lambdaServices(
   const config = await loadConfig();
   const scrub = secretScrubber(config);
   const { doc } = createDynamoClients();
-  const store = new DynamoRelayStore(doc, {
+  const table = new DynamoRelayStore(doc, {
     tableName: requireEnv('TABLE_NAME'),
     retention: config.retention,
   });
   const metrics = new PowertoolsRelayMetrics();
   useInvocationMetrics(metrics);
+  const log = scrubbingLogger(logger, scrub);
+  // Every stored callback notes its account's callback health (a write per account per minute at most).
+  const store = trackingCallbacks(table, new CallbackTracker(table, config, log));
   return {
     logger,
     services: {
       config,
       store,
       clock: systemClock,
-      log: scrubbingLogger(logger, scrub),
+      log,
       scrub,
       metrics,
       // Per process: a flood of refusals costs bounded writes (shared/app/refusal-sampler.ts).

@@ -1,0 +1,358 @@
+import type { RelayConfig } from '../config/schema';
+import type { EventType } from '../domain/event-envelope';
+import { buildEvent } from '../domain/events';
+import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type {
+  Clock,
+  ProviderRecord,
+  ProviderRecordStore,
+  RelayLogger,
+  RelayMetrics,
+  RelayStore,
+  TransactionStore,
+} from './ports';
+
+/**
+ * Callback health per account (docs/reconciliation.md#callback-health). The callback side notes when an
+ * account's callbacks arrive (at most one write per account every few seconds, not one per callback);
+ * once per poll cycle the poller looks at each account: no callback for `callbackSilenceSeconds` while a
+ * PENDING transaction older than that waits for one ⇒ `CallbackSilence` once, and the account's waiting
+ * transactions are checked every `silencePollSeconds` until a callback arrives ⇒ `CallbacksResumed` once.
+ */
+
+/** Provider records of one account: its last noted callback, and the poller's view (silent or not). */
+export const CALLBACK_HEALTH_NAMESPACE = 'callback-health';
+const LAST_CALLBACK_ID = 'last-callback';
+const STATE_ID = 'state';
+/** One record per silence episode and per recovery, first writer wins: each publishes its event once. */
+const SILENCE_NAMESPACE = 'callback-silence';
+const RESUMED_NAMESPACE = 'callbacks-resumed';
+
+/**
+ * Defaults (seconds, before `timeScale`): a callback normally follows the payer's answer within a minute
+ * or two (an STK prompt lives 1–3 minutes, Airtel answers within a minute or two); MoMo's approval window
+ * is about 5 minutes (MTN advises the first status check then).
+ */
+export const DEFAULT_CALLBACK_SILENCE_SECONDS: Readonly<Record<string, number>> = {
+  momo: 900,
+  airtel: 600,
+  daraja: 600,
+  '*': 900,
+};
+
+/** At most this many waiting transactions of one account are read (and hastened) per cycle. */
+export const MAX_WAITING_READ_PER_ACCOUNT = 100;
+/** The callback side writes an account's last callback at most this often (seconds, before scaling). */
+const NOTE_EVERY_SECONDS = 60;
+
+type Settings = RelayConfig['reconciliation'];
+
+/** Seconds without a callback that make an account silent (scaled), 0 when turned off. */
+export function callbackSilenceSeconds(settings: Settings, provider: string, account: string): number {
+  const set = settings.callbackSilenceSeconds;
+  const seconds =
+    set[`${provider}/${account}`] ??
+    set[provider] ??
+    DEFAULT_CALLBACK_SILENCE_SECONDS[provider] ??
+    DEFAULT_CALLBACK_SILENCE_SECONDS['*']!;
+  return seconds * settings.timeScale;
+}
+
+/** How often one process writes an account's last callback: well inside the silence time. */
+export function noteIntervalSeconds(settings: Settings, provider: string, account: string): number {
+  return Math.min(
+    NOTE_EVERY_SECONDS * settings.timeScale,
+    callbackSilenceSeconds(settings, provider, account) / 4,
+  );
+}
+
+const ref = (provider: string, account: string, namespace: string, id: string) => ({
+  provider,
+  account,
+  namespace,
+  id,
+});
+
+/**
+ * The callback side: notes that a callback of an account was stored. One process writes an account's
+ * `last-callback` record at most once per `noteIntervalSeconds` (≤ 60 s): the first callback after a
+ * quiet spell is written at once (its time is when the silence ended), the rest of a busy minute costs
+ * nothing. A failed write is logged and never fails the callback.
+ */
+export class CallbackTracker {
+  private readonly noted = new Map<string, number>();
+
+  constructor(
+    private readonly store: ProviderRecordStore,
+    private readonly config: RelayConfig,
+    private readonly log: RelayLogger,
+  ) {}
+
+  /** Writes stored by this process since it started (for measurements). */
+  writes = 0;
+
+  async noteCallback(provider: string, account: string, receivedAt: string): Promise<void> {
+    const settings = this.config.reconciliation;
+    if (callbackSilenceSeconds(settings, provider, account) <= 0) return;
+    const at = Date.parse(receivedAt);
+    const key = `${provider}/${account}`;
+    const last = this.noted.get(key);
+    if (last !== undefined && at - last < noteIntervalSeconds(settings, provider, account) * 1000) return;
+    this.noted.set(key, at);
+    try {
+      this.writes++;
+      await this.store.putRecord({
+        ...ref(provider, account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID),
+        data: { lastCallbackAt: receivedAt },
+        createdAt: receivedAt,
+      });
+    } catch (error) {
+      this.noted.delete(key);
+      this.log.warn('could not note the callback for callback health', {
+        provider,
+        account,
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
+/**
+ * The store every callback is received through, noting each stored receipt (every callback, direct or
+ * buffered, stores one) with the tracker. Wired by the composition roots; the other calls are the store's.
+ */
+export function trackingCallbacks<S extends TransactionStore>(store: S, tracker: CallbackTracker): S {
+  const tracked = Object.create(store) as S;
+  tracked.recordReceipt = async (input, options) => {
+    const result = await store.recordReceipt(input, options);
+    // A repeated delivery counts too: the provider is calling back.
+    await tracker.noteCallback(input.key.provider, input.key.account, input.receivedAt);
+    return result;
+  };
+  return tracked;
+}
+
+interface Episode {
+  id: string;
+  silentSince: string;
+  lastCallbackAt: string | null;
+  detectedAt: string;
+}
+
+export interface CallbackHealthServices {
+  config: RelayConfig;
+  store: RelayStore;
+  clock: Clock;
+  log: RelayLogger;
+  metrics: RelayMetrics;
+}
+
+export interface CallbackHealthResult {
+  /** Accounts silent after this cycle (`provider/account`). */
+  silent: string[];
+  started: string[];
+  resumed: string[];
+  /** Waiting transactions whose next check this cycle brought forward. */
+  hastened: number;
+  /** Items read: health records, due-index entries and transactions. */
+  readItems: number;
+}
+
+// TEMPORARY until the event types land in event-envelope.ts (after the evidence commit).
+const TYPES = {
+  silence: 'CallbackSilence' as string as EventType,
+  resumed: 'CallbacksResumed' as string as EventType,
+};
+const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
+const correlationOf = (provider: string, account: string) => `callbacks:${provider}:${account}`;
+const secondsBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 1000);
+
+/** A transaction waiting for its callback: registered, still PENDING, older than the silence time, none came. */
+function isWaiting(tx: TransactionRecord, olderThan: string): boolean {
+  return (
+    tx.registered &&
+    tx.status === 'PENDING' &&
+    tx.createdAt <= olderThan &&
+    !tx.transitions.some((t) => t.origin === 'callback' || t.origin === 'buffer')
+  );
+}
+
+/**
+ * One look at every configured account's callbacks, run by the poller before each poll cycle. Reads two
+ * small records per account; the due index (keys) and the account's in-flight transactions only when an
+ * account has had no callback for its silence time.
+ */
+export async function runCallbackHealthCycle(
+  services: CallbackHealthServices,
+): Promise<CallbackHealthResult> {
+  const { store, clock, config, log, metrics } = services;
+  const settings = config.reconciliation;
+  const now = clock.now().toISOString();
+  const result: CallbackHealthResult = { silent: [], started: [], resumed: [], hastened: 0, readItems: 0 };
+
+  const accounts = await Promise.all(
+    [...config.accounts.values()]
+      .map((a) => ({
+        provider: a.provider,
+        account: a.id,
+        silence: callbackSilenceSeconds(settings, a.provider, a.id),
+      }))
+      .filter((a) => a.silence > 0)
+      .map(async (a) => {
+        const [last, state] = await Promise.all([
+          store.getRecord(ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID)),
+          store.getRecord(ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, STATE_ID)),
+        ]);
+        result.readItems += 2;
+        const lastCallbackAt = (last?.data.lastCallbackAt as string | undefined) ?? null;
+        const episode = (state?.data.episode as Episode | null | undefined) ?? null;
+        const quietSince = new Date(Date.parse(now) - a.silence * 1000).toISOString();
+        return { ...a, lastCallbackAt, episode, quietSince };
+      }),
+  );
+
+  // Callbacks came back: one CallbacksResumed per episode.
+  for (const a of accounts) {
+    if (!a.episode || a.lastCallbackAt === null || a.lastCallbackAt <= (a.episode.lastCallbackAt ?? ''))
+      continue;
+    const data = {
+      provider: a.provider,
+      account: a.account,
+      silentFrom: a.episode.silentSince,
+      silentTo: a.lastCallbackAt,
+      durationSeconds: Math.max(0, secondsBetween(a.episode.silentSince, a.lastCallbackAt)),
+      detectedAt: now,
+    };
+    const stood = await store.putRecordIfAbsent({
+      ...ref(a.provider, a.account, RESUMED_NAMESPACE, a.episode.id),
+      data,
+      createdAt: now,
+      outbox: [
+        buildEvent(TYPES.resumed, correlationOf(a.provider, a.account), a.episode.id, 'poll', now, data),
+      ],
+    });
+    await putState(store, a.provider, a.account, null, now);
+    if (stood.written) {
+      metrics.count('CallbacksResumed', 1, { provider: a.provider, account: a.account });
+      log.info('callbacks resumed', data);
+      result.resumed.push(`${a.provider}/${a.account}`);
+    }
+    a.episode = null;
+  }
+
+  // Silent or possibly silent: no callback for the silence time (or never).
+  const candidates = accounts.filter(
+    (a) => a.episode !== null || a.lastCallbackAt === null || a.lastCallbackAt <= a.quietSince,
+  );
+  if (candidates.length > 0) {
+    const listed = await store.listDue(FAR_FUTURE, settings.maxItemsPerCycle);
+    result.readItems += listed.readItems;
+    for (const a of candidates) {
+      const keys = listed.items
+        .filter((i) => i.key.provider === a.provider && i.key.account === a.account)
+        .slice(0, MAX_WAITING_READ_PER_ACCOUNT)
+        .map((i) => i.key);
+      const waiting = (await readAll(store, keys)).filter((tx) => isWaiting(tx, a.quietSince));
+      result.readItems += keys.length;
+      if (!a.episode && waiting.length > 0) a.episode = await startEpisode(services, a, waiting, now, result);
+      if (!a.episode) continue;
+      result.silent.push(`${a.provider}/${a.account}`);
+      result.hastened += await hasten(store, waiting, now, settings.silencePollSeconds * settings.timeScale);
+    }
+  }
+  metrics.count('SilentAccounts', result.silent.length);
+  return result;
+}
+
+async function readAll(store: RelayStore, keys: TransactionKey[]): Promise<TransactionRecord[]> {
+  const read = await Promise.all(keys.map((key) => store.getTransaction(key)));
+  return read.filter((tx): tx is TransactionRecord => tx !== undefined);
+}
+
+async function putState(
+  store: ProviderRecordStore,
+  provider: string,
+  account: string,
+  episode: Episode | null,
+  now: string,
+): Promise<void> {
+  const record: ProviderRecord = {
+    ...ref(provider, account, CALLBACK_HEALTH_NAMESPACE, STATE_ID),
+    data: { episode },
+    createdAt: now,
+  };
+  await store.putRecord(record);
+}
+
+async function startEpisode(
+  services: CallbackHealthServices,
+  a: { provider: string; account: string; silence: number; lastCallbackAt: string | null },
+  waiting: TransactionRecord[],
+  now: string,
+  result: CallbackHealthResult,
+): Promise<Episode> {
+  const oldest = waiting.map((tx) => tx.createdAt).sort()[0]!;
+  // Deterministic: every poller that sees this silence names it by the last callback before it.
+  const episode: Episode = {
+    id: `after:${a.lastCallbackAt ?? 'never'}`,
+    silentSince: a.lastCallbackAt !== null && a.lastCallbackAt > oldest ? a.lastCallbackAt : oldest,
+    lastCallbackAt: a.lastCallbackAt,
+    detectedAt: now,
+  };
+  const data = {
+    provider: a.provider,
+    account: a.account,
+    silentSince: episode.silentSince,
+    lastCallbackAt: a.lastCallbackAt,
+    waitingTransactions: waiting.length,
+    silenceSeconds: a.silence,
+    pollEverySeconds:
+      services.config.reconciliation.silencePollSeconds * services.config.reconciliation.timeScale,
+    detectedAt: now,
+  };
+  const stood = await services.store.putRecordIfAbsent({
+    ...ref(a.provider, a.account, SILENCE_NAMESPACE, episode.id),
+    data: { ...data, episode },
+    createdAt: now,
+    outbox: [buildEvent(TYPES.silence, correlationOf(a.provider, a.account), episode.id, 'poll', now, data)],
+  });
+  const standing = (stood.record.data.episode as Episode | undefined) ?? episode;
+  await putState(services.store, a.provider, a.account, standing, now);
+  if (stood.written) {
+    services.metrics.count('CallbackSilenceStarted', 1, { provider: a.provider, account: a.account });
+    services.log.warn('callbacks silent: polling the waiting transactions sooner', data);
+    result.started.push(`${a.provider}/${a.account}`);
+  }
+  return standing;
+}
+
+/**
+ * Brings each waiting transaction's next check forward to `pollEvery` after its last look (never later
+ * than it already is, never past a held lease): the poll cycle then checks it, through the same lease.
+ */
+async function hasten(
+  store: TransactionStore,
+  waiting: TransactionRecord[],
+  now: string,
+  pollEverySeconds: number,
+): Promise<number> {
+  let moved = 0;
+  for (const tx of waiting) {
+    const state = tx.reconcile;
+    if (!state?.dueAt || state.leaseOwner) continue;
+    const lastLook = state.recent.at(-1)?.at ?? tx.createdAt;
+    const soon = new Date(
+      Math.max(Date.parse(now), Date.parse(lastLook) + pollEverySeconds * 1000),
+    ).toISOString();
+    if (state.dueAt <= soon) continue;
+    const next: TransactionRecord = {
+      ...tx,
+      reconcile: { ...state, dueAt: soon },
+      revision: tx.revision + 1,
+      outbox: [],
+    };
+    // A write that lost the race (a callback, a claim) is left alone; the next cycle looks again.
+    if (await store.replaceTransaction(next, tx.revision)) moved++;
+  }
+  return moved;
+}
