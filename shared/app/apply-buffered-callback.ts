@@ -3,7 +3,13 @@ import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { findProvider } from '../providers/registry';
 import type { CallbackInput } from '../providers/types';
 import { decisionRecord } from './decide-c2b-validation';
-import { confirmsUnsignedSuccess, type IngestBatchResult, ingestIntents } from './ingest-report';
+import {
+  authenticationFrom,
+  confirmsUnsignedFailure,
+  confirmsUnsignedSuccess,
+  type IngestBatchResult,
+  ingestIntents,
+} from './ingest-report';
 import { type DigestedReceiptDraft, storeReceipt } from './receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
 import type { BufferedC2BValidation, BufferedCallback, BufferedMessage } from './ports';
@@ -87,6 +93,8 @@ export async function applyBufferedCallback(
         origin: 'buffer',
         receivedAt: message.receivedAt,
         authenticated: message.authenticated,
+        authentication: authenticationFrom(message.verification, message.authenticated),
+        confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
         // Stricter of the two: the account's setting now (turned on since) or when the callback came.
         confirmUnsignedSuccess: message.confirmUnsignedSuccess || confirmsUnsignedSuccess(account.settings),
         intents: parsed.reports,

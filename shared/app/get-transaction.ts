@@ -1,4 +1,5 @@
 import { TransactionNotFoundError } from '../domain/errors';
+import type { Evidence } from '../domain/evidence';
 import type { TransactionKey } from '../domain/transaction';
 import { findProvider } from '../providers/registry';
 import type { ReceiptSummary } from './ports';
@@ -17,7 +18,16 @@ export type HistoryEntry =
       lastReceivedAt: string;
       verification: Record<string, unknown>;
     }
-  | { at: string; type: 'transition'; from: string; to: string; origin: string; receiptId: string | null }
+  | {
+      at: string;
+      type: 'transition';
+      from: string;
+      to: string;
+      origin: string;
+      receiptId: string | null;
+      /** What caused it (null on transitions recorded before evidence existed). */
+      evidence: Evidence | null;
+    }
   | {
       at: string;
       type: 'conflict';
@@ -26,6 +36,8 @@ export type HistoryEntry =
       detail: string;
       origin: string;
       receiptId: string | null;
+      /** The pieces of evidence that disagree. */
+      evidence: Evidence[];
     }
   | { at: string; type: 'event'; eventId: string; eventType: string }
   | { at: string; type: 'status-check'; answer: string; detail: string; providerCode: string | null };
@@ -41,6 +53,8 @@ export async function getTransaction(
     reconcileUntil: string;
     escalatedAt: string | null;
   };
+  /** Every report the status rests on (docs/reconciliation.md#evidence), oldest first. */
+  evidence: Evidence[];
   history: HistoryEntry[];
 }> {
   const reference =
@@ -81,6 +95,7 @@ export async function getTransaction(
       to: t.to,
       origin: t.origin,
       receiptId: t.receiptId ?? null,
+      evidence: t.evidence ?? null,
     })),
     ...tx.conflicts.map((c) => ({
       at: c.at,
@@ -90,6 +105,7 @@ export async function getTransaction(
       detail: c.detail,
       origin: c.origin,
       receiptId: c.receiptId ?? null,
+      evidence: c.evidence ?? [],
     })),
     ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
   ];
@@ -107,6 +123,7 @@ export async function getTransaction(
       reconcileUntil: tx.reconcileUntil,
       escalatedAt: tx.reconcile?.escalatedAt ?? null,
     },
+    evidence: tx.evidence ?? [],
     history,
   };
 }

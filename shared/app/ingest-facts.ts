@@ -1,3 +1,4 @@
+import type { AuthenticationMethod, Evidence } from '../domain/evidence';
 import { buildEvent, correlationIdOf } from '../domain/events';
 import type { EventOrigin } from '../domain/event-envelope';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
@@ -57,6 +58,36 @@ function amountCheck(placed: PlacedFact): 'matches' | 'differs' | 'unknown' {
   return sameCurrency && sameAmount(reported.value, expected.value) ? 'matches' : 'differs';
 }
 
+/** The callback a final fact (a reversal) rests on, as evidence (docs/events.md#evidence). */
+function factEvidence(
+  fact: FactIntent,
+  batch: {
+    origin: EventOrigin;
+    receivedAt: string;
+    authentication?: AuthenticationMethod[];
+    authenticated?: boolean;
+  },
+  receiptId: string | undefined,
+): Evidence {
+  const authentication = [...(batch.authentication ?? (batch.authenticated ? ['signature' as const] : []))];
+  const receipt = typeof fact.data.originalReceipt === 'string' ? fact.data.originalReceipt : fact.receipt;
+  return {
+    source: batch.origin === 'buffer' ? 'buffer' : 'callback',
+    claim: 'SUCCEEDED',
+    authenticated: authentication.length > 0,
+    authentication,
+    conclusive: true,
+    at: batch.receivedAt,
+    providerCode: null,
+    description: `${fact.event}: ${fact.namespace} ${fact.id}${receipt ? ` of ${receipt}` : ''}`.slice(
+      0,
+      300,
+    ),
+    amount: fact.amount ?? null,
+    receiptId: receiptId ?? null,
+  };
+}
+
 /**
  * Records each fact once (first delivery wins) with its event in the record's outbox. A fact one of whose
  * `supersededBy` facts is already recorded (a queue timeout arriving after the result) publishes nothing.
@@ -64,7 +95,14 @@ function amountCheck(placed: PlacedFact): 'matches' | 'differs' | 'unknown' {
  */
 export async function recordFacts(
   deps: { store: RelayStore; log: RelayLogger },
-  batch: { provider: string; account: string; origin: EventOrigin; receivedAt: string },
+  batch: {
+    provider: string;
+    account: string;
+    origin: EventOrigin;
+    receivedAt: string;
+    authentication?: AuthenticationMethod[];
+    authenticated?: boolean;
+  },
   placed: readonly PlacedFact[],
   receiptId: string | undefined,
   options: WriteOptions = {},
@@ -117,6 +155,7 @@ export async function recordFacts(
       ...(fact.about ? about : {}),
       ...fact.data,
       ...check,
+      ...(fact.event === 'TransactionReversed' ? { evidence: [factEvidence(fact, batch, receiptId)] } : {}),
       receiptId: receiptId ?? null,
       receivedAt: batch.receivedAt,
     };

@@ -1,6 +1,7 @@
 import { type ApplyOptions, type ApplyOutcome, applyReport } from '../domain/apply-report';
 import type { EventOrigin } from '../domain/event-envelope';
 import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
+import type { AuthenticationMethod } from '../domain/evidence';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../domain/transaction';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
@@ -9,7 +10,6 @@ import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from './re
 import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
-import { isFinal } from '../domain/status';
 
 export interface IngestDeps {
   store: RelayStore;
@@ -173,59 +173,29 @@ export async function resolveReference(
 export const HINT_NAMESPACE = 'hint:externalId';
 
 /**
- * A hint makes the transaction it names due for a status check now (the status API decides); with no
- * transaction to name, it waits in a provider record for the registration that carries its externalId.
+ * A hint with no transaction to name waits in a provider record for the registration that carries its
+ * externalId. (A matched hint goes through the one ingest like any report: it is evidence that makes
+ * its transaction due for a status check, and never changes a status by itself.)
  */
-async function applyHint(
+async function keepHint(
   deps: IngestDeps,
-  hint: {
-    intent: ReportIntent;
-    key: TransactionKey;
-    matched: boolean;
-    receiptId: string | undefined;
-    at: string;
-  },
-  options: WriteOptions = {},
+  hint: { intent: ReportIntent; key: TransactionKey; receiptId: string | undefined; at: string },
 ): Promise<ApplyOutcome> {
-  const now = deps.clock.now().toISOString();
-  if (hint.matched) {
-    await writeWithRetry(
-      deps.store,
-      hint.key,
-      (current) =>
-        current &&
-        !isFinal(current.status) &&
-        !current.reconcile?.leaseOwner &&
-        (current.reconcile?.dueAt ?? '') > now
-          ? {
-              next: {
-                ...current,
-                updatedAt: now,
-                reconcile: { checks: 0, recent: [], ...current.reconcile, dueAt: now },
-                outbox: [],
-              },
-              result: undefined,
-            }
-          : { result: undefined },
-      { what: `mark ${hint.key.reference} due`, signal: options.signal },
-    );
-  } else {
-    const externalId = hint.intent.draft.externalId;
-    if (externalId && !idProblem('', externalId))
-      await deps.store.putRecord({
-        provider: hint.key.provider,
-        account: hint.key.account,
-        namespace: HINT_NAMESPACE,
-        id: externalId,
-        data: {
-          receiptId: hint.receiptId ?? null,
-          kind: hint.intent.draft.kind,
-          status: hint.intent.draft.status,
-          at: hint.at,
-        },
-        createdAt: now,
-      });
-  }
+  const externalId = hint.intent.draft.externalId;
+  if (externalId && !idProblem('', externalId))
+    await deps.store.putRecord({
+      provider: hint.key.provider,
+      account: hint.key.account,
+      namespace: HINT_NAMESPACE,
+      id: externalId,
+      data: {
+        receiptId: hint.receiptId ?? null,
+        kind: hint.intent.draft.kind,
+        status: hint.intent.draft.status,
+        at: hint.at,
+      },
+      createdAt: deps.clock.now().toISOString(),
+    });
   return { kind: 'noop', why: 'hint' };
 }
 
@@ -237,6 +207,24 @@ export function confirmsUnsignedSuccess(settings: unknown): boolean {
   return (settings as { confirmSuccess?: unknown } | undefined)?.confirmSuccess === true;
 }
 
+/**
+ * Unauthenticated failures are checked too where successes are and a status API can check them: an
+ * unsigned FAILED on such an account is held for one status check (a forged failure cannot fail a payment).
+ */
+export function confirmsUnsignedFailure(settings: unknown): boolean {
+  return confirmsUnsignedSuccess(settings) && (settings as { api?: unknown }).api !== undefined;
+}
+
+/** The checks a callback passed on arrival, from its receipt's verification facts. */
+export function authenticationFrom(facts: Record<string, unknown>, signed: boolean): AuthenticationMethod[] {
+  const methods: AuthenticationMethod[] = [];
+  if (signed) methods.push('signature');
+  if (facts.pathSecret === 'verified') methods.push('path-secret');
+  const sourceIp = facts.sourceIp as { verdict?: unknown } | undefined;
+  if (sourceIp?.verdict === 'allowed') methods.push('source-ip');
+  return methods;
+}
+
 export interface IngestBatch {
   provider: string;
   account: string;
@@ -246,6 +234,10 @@ export interface IngestBatch {
   authenticated: boolean;
   /** The account confirms unsigned successes with the status API (see NormalizedReport.needsConfirmation). */
   confirmUnsignedSuccess?: boolean;
+  /** …and unsigned failures (see NormalizedReport.confirmFailure). */
+  confirmUnsignedFailure?: boolean;
+  /** The checks the delivery passed on arrival (path secret, source IP, signature): its evidence. */
+  authentication?: AuthenticationMethod[];
   intents: readonly ReportIntent[];
   /** Facts the delivery states beside its reports (a reversal, a balance): one event each, once. */
   facts?: readonly FactIntent[];
@@ -315,13 +307,9 @@ export async function ingestIntents(
     : undefined;
   const outcomes: ApplyOutcome[] = [];
   for (const { intent, key, origin, matched } of placed) {
-    if (intent.hint) {
+    if (intent.hint && !matched) {
       outcomes.push(
-        await applyHint(
-          deps,
-          { intent, key, matched, receiptId: receipt?.receiptId, at: batch.receivedAt },
-          options,
-        ),
+        await keepHint(deps, { intent, key, receiptId: receipt?.receiptId, at: batch.receivedAt }),
       );
       continue;
     }
@@ -347,7 +335,11 @@ export async function ingestIntents(
       origin,
       receiptId: receipt?.receiptId,
       authenticated: batch.authenticated || ownQuery,
+      ...(batch.authentication ? { authentication: batch.authentication } : {}),
       ...(batch.confirmUnsignedSuccess && !ownQuery ? { needsConfirmation: true } : {}),
+      ...(batch.confirmUnsignedFailure && !ownQuery ? { confirmFailure: true } : {}),
+      ...(ownQuery ? { viaOwnQuery: true } : {}),
+      ...(intent.hint ? { hint: true } : {}),
     };
     const outcome = await ingestReport(deps, report, {
       ...options,

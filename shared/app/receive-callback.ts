@@ -10,6 +10,8 @@ import { decideC2BValidation } from './decide-c2b-validation';
 import { sha256Hex } from '../util/ids';
 import { isLate, type Late, within } from '../util/deadline';
 import {
+  authenticationFrom,
+  confirmsUnsignedFailure,
   confirmsUnsignedSuccess,
   type IngestBatch,
   type IngestBatchResult,
@@ -139,7 +141,9 @@ export async function receiveCallback(
         origin: 'callback',
         receivedAt: receipt.receivedAt,
         authenticated: verification.authenticated,
+        authentication: authenticationFrom(facts, verification.authenticated),
         confirmUnsignedSuccess: confirmsUnsignedSuccess(resolved.account.settings),
+        confirmUnsignedFailure: confirmsUnsignedFailure(resolved.account.settings),
         intents: result.reports,
         facts: result.facts,
         receipt,

@@ -1,6 +1,6 @@
-import { type ApplyOutcome, applyReport } from '../domain/apply-report';
+import { type ApplyOutcome, applyReport, escalationEvent } from '../domain/apply-report';
 import type { EventOrigin } from '../domain/event-envelope';
-import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../domain/events';
+import type { EventEnvelope } from '../domain/events';
 import { nextCheckAt } from '../domain/reconcile-schedule';
 import { isFinal } from '../domain/status';
 import type { CheckRecord, NormalizedReport, TransactionRecord } from '../domain/transaction';
@@ -46,6 +46,10 @@ function statusQueryOf(services: RelayServices, tx: TransactionRecord): StatusQu
     externalId: tx.externalId,
     providerTransactionId: tx.providerTransactionId,
     attributes: tx.attributes ?? {},
+    trusted: {
+      providerTransactionId: tx.trusted?.providerTransactionId,
+      attributes: { ...tx.trusted?.attributes },
+    },
     createdAt: tx.createdAt,
     callbackBase: `${base}/v1/${tx.key.provider}/${tx.key.account}${account?.pathSecret ? `/${account.pathSecret}` : ''}`,
   };
@@ -168,9 +172,16 @@ function reportFrom(
     };
   }
   if (answer.type === 'not-found') {
-    const grace =
-      services.config.reconciliation.notFoundGraceSeconds * services.config.reconciliation.timeScale;
-    if (ageSeconds(tx, now) < grace) return undefined;
+    // Weighed every time (a callback that reported on the reference makes it a conflict at once); it
+    // settles FAILED only when old enough and after several answers spread over time.
+    const scale = services.config.reconciliation.timeScale;
+    const { notFoundGraceSeconds, notFoundAnswers, notFoundSpanSeconds } = services.config.reconciliation;
+    const answers = (tx.reconcile?.notFound ?? 0) + 1;
+    const since = tx.reconcile?.notFoundSince ?? now;
+    const settles =
+      ageSeconds(tx, now) >= notFoundGraceSeconds * scale &&
+      answers >= notFoundAnswers &&
+      (Date.parse(now) - Date.parse(since)) / 1000 >= notFoundSpanSeconds * scale;
     return {
       ...base,
       status: 'FAILED',
@@ -184,6 +195,7 @@ function reportFrom(
       amount: undefined,
       party: undefined,
       attributes: undefined,
+      notFound: { settles, answers, since },
     };
   }
   return undefined;
@@ -225,14 +237,6 @@ function expiryFrom(
     receiptId: undefined,
     eventDetail: { lastProviderAnswer: last, statusChecks: (tx.reconcile?.checks ?? 0) + 1 },
   };
-}
-
-function escalationEvent(tx: TransactionRecord, now: string, origin: EventOrigin): EventEnvelope {
-  return buildEvent('TransactionEscalated', correlationIdOf(tx), 'AMBIGUOUS:escalated', origin, now, {
-    ...transactionEventData(tx, now),
-    ambiguousSince: [...tx.transitions].reverse().find((t) => t.to === 'AMBIGUOUS')?.at ?? tx.createdAt,
-    lastProviderAnswer: tx.reconcile?.recent.at(-1) ?? null,
-  });
 }
 
 /**
@@ -301,9 +305,28 @@ export async function checkTransaction(
         // Not a check: no call made (unsupported) or held back by the client's own rate limit.
         checks: state.checks + (notMade(answer) ? 0 : 1),
         recent: [...state.recent, check].slice(-RECENT_CHECKS),
-        ...(notFound ? { notFound } : {}),
+        ...(notFound ? { notFound, notFoundSince: state.notFoundSince ?? now } : {}),
       };
-      if (!notFound) delete reconcile.notFound;
+      if (!notFound) {
+        delete reconcile.notFound;
+        delete reconcile.notFoundSince;
+      }
+      // A final transaction checked again (a report after the verdict): once it has a final answer, or
+      // when its recheck time is over, it leaves the due index; until then it is checked on the schedule.
+      if (isFinal(base.status) && reconcile.recheckUntil) {
+        const answered =
+          (answer.type === 'report' && isFinal(answer.draft.status)) || answer.type === 'not-found';
+        if (answered || now >= reconcile.recheckUntil) delete reconcile.recheckUntil;
+        else
+          reconcile.dueAt = nextCheckAt({
+            schedule: timing.schedule,
+            createdAt: base.createdAt,
+            reconcileUntil: reconcile.recheckUntil,
+            checksDone: Math.max(1, reconcile.checks),
+            now,
+            timeScale: timing.timeScale,
+          });
+      }
       const events = [...base.outbox];
       if (!isFinal(base.status)) {
         let due = nextCheckAt({
@@ -400,10 +423,11 @@ function recordMetrics(
     }
     if (type === 'TransactionExpired') metrics.count('TransactionsExpired', 1, where);
     if (type === 'TransactionEscalated') metrics.count('AmbiguousEscalated', 1, where);
-    if (
-      type === 'TransactionConflict' &&
-      (event.data as { conflict?: { kind?: string } }).conflict?.kind === 'UNVERIFIED_SUCCESS'
-    )
-      metrics.count('VerificationDisagreements', 1, where);
+    if (type === 'TransactionConflict') {
+      const kind = (event.data as { conflict?: { kind?: string } }).conflict?.kind;
+      if (kind === 'UNVERIFIED_SUCCESS') metrics.count('VerificationDisagreements', 1, where);
+      // The status API does not know a reference a callback reported on: usually the wrong API user.
+      if (kind === 'NOT_FOUND') metrics.count('StatusNotFoundConflicts', 1, where);
+    }
   }
 }

@@ -52,6 +52,12 @@ export const reconciliationSchema = z
     /** "Never accepted" (MoMo 404) settles a transaction as FAILED only when it is at least this old. */
     notFoundGraceSeconds: positiveInt.default(120),
     /**
+     * …and only after this many consecutive "never accepted" answers spread over `notFoundSpanSeconds`
+     * (one 404 from a lagging replica settles nothing). Never while a callback reported on the reference.
+     */
+    notFoundAnswers: positiveInt.max(20).default(3),
+    notFoundSpanSeconds: z.number().int().nonnegative().default(300),
+    /**
      * Callback health (docs/reconciliation.md#callback-health): an account is silent when no callback came
      * for this long while a PENDING transaction older than this waits for one. Keyed by provider or
      * `<provider>/<account>` (the account's key wins); 0 turns it off. Unset: per provider (callback-health.ts).

@@ -7,13 +7,22 @@ import {
   STATUS_EVENT,
   transactionEventData,
 } from './events';
+import {
+  type AuthenticationMethod,
+  decideByPrecedence,
+  type Evidence,
+  type EvidenceSource,
+  isEndToEnd,
+  rankOf,
+} from './evidence';
 import { decideTransition, isFinal } from './status';
 import type { ConflictRecord, Money, NormalizedReport, TransactionRecord } from './transaction';
 
 export type ApplyOutcome =
   | {
       kind: 'write';
-      effect: 'advanced' | 'conflict' | 'orphan-created' | 'created';
+      /** `recorded`: evidence kept (and a status check asked for) without a change of status. */
+      effect: 'advanced' | 'conflict' | 'orphan-created' | 'created' | 'recorded';
       next: TransactionRecord;
       events: EventEnvelope[];
     }
@@ -21,6 +30,10 @@ export type ApplyOutcome =
 
 /** Conflicts are a signal for people, not a log; a flood of them must not grow the item without bound. */
 const MAX_CONFLICTS = 20;
+/** Evidence kept on a transaction: the first few (what started it) and the latest. */
+const EVIDENCE_HEAD = 3;
+const MAX_EVIDENCE = 16;
+const MAX_EVIDENCE_TEXT = 300;
 
 export interface ApplyContext {
   now: string;
@@ -158,13 +171,21 @@ function reconcileAfter(
 ): TransactionRecord['reconcile'] {
   const state = tx.reconcile ?? { checks: 0, recent: [] };
   if (isFinal(to)) {
-    const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
+    const { dueAt: _due, leaseOwner: _owner, recheckUntil: _recheck, ...rest } = state;
     return rest;
   }
   // Due at once, unless a poller holds the item (dueAt is then its lease; it checks anyway).
-  if (to === 'AMBIGUOUS' && report.reason?.code === 'UNCONFIRMED')
-    return state.leaseOwner ? state : { ...state, dueAt: now };
+  if (to === 'AMBIGUOUS' && report.reason?.code === 'UNCONFIRMED') return dueNow(state, now);
   return { ...state, dueAt: state.dueAt ?? now };
+}
+
+function dueNow(
+  state: NonNullable<TransactionRecord['reconcile']>,
+  now: string,
+): NonNullable<TransactionRecord['reconcile']> {
+  return state.leaseOwner || (state.dueAt !== undefined && state.dueAt <= now)
+    ? state
+    : { ...state, dueAt: now };
 }
 
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
@@ -178,10 +199,141 @@ function withEvents(tx: TransactionRecord, events: EventEnvelope[]): Transaction
   };
 }
 
+function sourceOf(report: NormalizedReport): EvidenceSource {
+  switch (report.origin) {
+    case 'manual':
+      return 'operator';
+    case 'registration':
+      return 'registration';
+    case 'poll':
+      return report.viaOwnQuery ? 'receipt' : 'status-api';
+    case 'buffer':
+      return 'buffer';
+    case 'callback':
+      return 'callback';
+  }
+}
+
+function authenticationOf(report: NormalizedReport, source: EvidenceSource): AuthenticationMethod[] {
+  if (source === 'operator') return ['operator'];
+  if (source === 'status-api') return ['status-api'];
+  if (source === 'receipt') return ['receipt'];
+  const methods = new Set<AuthenticationMethod>(report.authentication ?? []);
+  if (report.authenticated) methods.add('signature');
+  return [...methods];
+}
+
+const isOutcome = (status: string): status is 'SUCCEEDED' | 'FAILED' =>
+  status === 'SUCCEEDED' || status === 'FAILED';
+
+/**
+ * Whether a report may settle its transaction on its own (precedence rank ≥ 2, docs/reconciliation.md):
+ * the provider's own answers and an operator always; a callback unless it is only a hint, an unsigned
+ * success the account confirms (or one without the registered amount), or an unsigned failure on an
+ * account that confirms failures too.
+ */
+function isConclusive(tx: TransactionRecord, report: NormalizedReport): boolean {
+  if (report.hint) return false;
+  if (report.origin === 'manual' || report.origin === 'poll') return true;
+  if (report.status === 'SUCCEEDED') return unconfirmedSuccess(tx, report) === undefined;
+  if (report.status === 'FAILED') return report.authenticated === true || report.confirmFailure !== true;
+  return true;
+}
+
+/** The evidence a report is: where it came from, how it was authenticated, what it said, in its words. */
+export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evidence {
+  const source = sourceOf(report);
+  const authentication = authenticationOf(report, source);
+  const description = report.notFound
+    ? `${report.notFound.answers} "not found" answer(s) since ${report.notFound.since}${report.reason?.message ? `; ${report.reason.message}` : ''}`
+    : (report.reason?.message ?? null);
+  return {
+    source,
+    claim: report.notFound ? 'NOT_FOUND' : report.status,
+    authenticated: authentication.length > 0,
+    authentication,
+    conclusive: conclusive || isEndToEnd(authentication),
+    at: report.receivedAt,
+    providerCode: report.reason?.providerCode ?? null,
+    description: description === null ? null : description.slice(0, MAX_EVIDENCE_TEXT),
+    amount: report.amount ?? null,
+    receiptId: report.receiptId ?? null,
+  };
+}
+
+const sameEvidence = (a: Evidence, b: Evidence) =>
+  a.source === b.source &&
+  a.claim === b.claim &&
+  a.receiptId === b.receiptId &&
+  a.providerCode === b.providerCode &&
+  (a.receiptId !== null || a.at === b.at || a.claim === 'NOT_FOUND');
+
+/** The evidence list with one more entry: repeats are not kept twice, and the list stays bounded. */
+export function withEvidence(list: readonly Evidence[] | undefined, evidence: Evidence): Evidence[] {
+  const known = list ?? [];
+  if (known.some((e) => sameEvidence(e, evidence))) return [...known];
+  const all = [...known, evidence];
+  if (all.length <= MAX_EVIDENCE) return all;
+  return [...all.slice(0, EVIDENCE_HEAD), ...all.slice(all.length - (MAX_EVIDENCE - EVIDENCE_HEAD))];
+}
+
+/** Ids and facts a status query may be built on: only from evidence vouched for end to end. */
+function trustedAfter(tx: TransactionRecord, report: NormalizedReport, evidence: Evidence) {
+  if (!isEndToEnd(evidence.authentication)) return tx.trusted;
+  return {
+    providerTransactionId: report.providerTransactionId ?? tx.trusted?.providerTransactionId,
+    attributes: { ...tx.trusted?.attributes, ...report.attributes },
+  };
+}
+
+/** TransactionEscalated: an AMBIGUOUS transaction a person should look at (one per transaction). */
+export function escalationEvent(
+  tx: TransactionRecord,
+  now: string,
+  origin: EventEnvelope['metadata']['origin'],
+) {
+  return buildEvent('TransactionEscalated', correlationIdOf(tx), 'AMBIGUOUS:escalated', origin, now, {
+    ...transactionEventData(tx, now),
+    ambiguousSince: [...tx.transitions].reverse().find((t) => t.to === 'AMBIGUOUS')?.at ?? tx.createdAt,
+    lastProviderAnswer: tx.reconcile?.recent.at(-1) ?? null,
+  });
+}
+
+/** The conflict kind two disagreeing pieces of evidence make. */
+function conflictKindOf(known: Evidence, incoming: Evidence): ConflictRecord['kind'] {
+  if (known.claim === 'NOT_FOUND' || incoming.claim === 'NOT_FOUND') return 'NOT_FOUND';
+  if (known.claim === 'SUCCEEDED' && rankOf(known) <= 1 && incoming.source === 'status-api')
+    return 'UNVERIFIED_SUCCESS';
+  return 'STATUS';
+}
+
+function describeEvidence(e: Evidence): string {
+  const how = e.authentication.length ? e.authentication.join('+') : 'unauthenticated';
+  return `${e.source} (${how}) said ${e.claim}${e.receiptId ? ` in receipt ${e.receiptId}` : ''} at ${e.at}`;
+}
+
+function conflictDetail(kind: ConflictRecord['kind'], known: Evidence, incoming: Evidence): string {
+  const notFound =
+    incoming.claim === 'NOT_FOUND' ? incoming : known.claim === 'NOT_FOUND' ? known : undefined;
+  const reported = notFound === incoming ? known : incoming;
+  if (kind === 'NOT_FOUND' && notFound)
+    return (
+      `the status API does not know this reference, yet a ${describeEvidence(reported)}. ` +
+      'Check that the API user (or client credentials) that made the request is the one this account is ' +
+      'configured with (accounts.<provider>.<account>.api): the provider answers "not found" to any other. ' +
+      'Not settled: a person must look.'
+    );
+  if (kind === 'UNVERIFIED_SUCCESS')
+    return 'an unsigned success was reported; the status API answered FAILED';
+  return `${describeEvidence(known)}; then ${describeEvidence(incoming)}`;
+}
+
 /**
  * Pure decision: given what is stored and a new report, what to write and which events that write
- * publishes. Applying the same report twice yields a no-op the second time, which is what makes
- * duplicate and concurrent deliveries safe (the store's conditional write picks one winner).
+ * publishes. Every report is evidence; the one precedence rule (decideByPrecedence) says what it
+ * settles; the forward-only state machine (decideTransition) says which status change that is. Applying
+ * the same report twice yields a no-op the second time, which is what makes duplicate and concurrent
+ * deliveries safe (the store's conditional write picks one winner).
  */
 export function applyReport(
   current: TransactionRecord | undefined,
@@ -189,10 +341,12 @@ export function applyReport(
   ctx: ApplyContext,
   options: ApplyOptions = {},
 ): ApplyOutcome {
+  // A hint only points at a transaction it found; it never creates one.
+  if (reported.hint && current === undefined) return { kind: 'noop', why: 'hint' };
   const born = current === undefined && options.born !== undefined;
   const orphan = current === undefined && !born;
   const created = newTransactionFromReport(reported, ctx);
-  const base =
+  let base =
     current ??
     (born
       ? {
@@ -201,58 +355,101 @@ export function applyReport(
           attributes: { ...options.born?.attributes },
         }
       : created);
-  const report = unconfirmedSuccess(base, reported) ?? reported;
+  const conclusive = isConclusive(
+    current ? base : { ...base, amount: born ? options.born?.amount : undefined },
+    reported,
+  );
+  const incoming = evidenceOf(reported, conclusive);
+  // A transaction takes its amount only from the registration or evidence that can settle it.
+  if (!current && !incoming.conclusive) base = { ...base, amount: born ? options.born?.amount : undefined };
   const correlationId = correlationIdOf(base);
   const preEvents: EventEnvelope[] = [];
   if (orphan) {
     preEvents.push(
-      buildEvent('CallbackOrphaned', correlationId, 'orphan', report.origin, report.receivedAt, {
-        ...transactionEventData(base, report.receivedAt),
+      buildEvent('CallbackOrphaned', correlationId, 'orphan', reported.origin, reported.receivedAt, {
+        ...transactionEventData(base, reported.receivedAt),
         note: 'callback for a transaction nobody registered; stored and applied',
       }),
     );
   }
+  const isNew = current === undefined;
 
   // Checked on the claim as made: an unsigned success for another amount is a conflict, not a hint.
   const mismatch = businessMismatch(base, reported);
   if (mismatch)
-    return conflict(base, reported, ctx, mismatch.kind, mismatch.detail, preEvents, current === undefined);
+    return conflict(base, reported, ctx, mismatch.kind, mismatch.detail, preEvents, isNew, [incoming]);
 
+  if (reported.notFound) return applyNotFound(base, reported, incoming, ctx);
+
+  const claim = reported.status;
+  if (isOutcome(claim)) {
+    if (!incoming.conclusive) return applyUnconfirmed(base, reported, incoming, ctx, preEvents, isNew);
+    const verdict = decideByPrecedence(base.evidence ?? [], incoming);
+    if (verdict.kind === 'conflict') return unsettled(base, reported, incoming, verdict.against, ctx);
+    if (verdict.kind === 'settle' && verdict.against)
+      return advance(base, reported, incoming, ctx, preEvents, {
+        isNew,
+        orphan,
+        born,
+        against: verdict.against,
+      });
+  }
+  return advance(base, reported, incoming, ctx, preEvents, { isNew, orphan, born });
+}
+
+/** A status change by the state machine, with the evidence behind it (and a conflict it overrules). */
+function advance(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  preEvents: EventEnvelope[],
+  how: { isNew: boolean; orphan: boolean; born: boolean; against?: Evidence },
+): ApplyOutcome {
   const transition = decideTransition(base.status, report.status);
   if (transition.kind === 'conflict') {
+    const settled = [...(base.evidence ?? [])].reverse().find((e) => e.claim === transition.current);
     return conflict(
       base,
       report,
       ctx,
-      'STATUS',
-      `${transition.reported} reported after ${transition.current}`,
+      settled ? conflictKindOf(settled, incoming) : 'STATUS',
+      `${transition.reported} reported after ${transition.current}${settled ? ` (${describeEvidence(settled)})` : ''}`,
       preEvents,
-      current === undefined,
+      how.isNew,
+      settled ? [settled, incoming] : [incoming],
     );
   }
   if (transition.kind === 'unchanged') {
-    if (current === undefined) {
+    if (how.isNew) {
       return {
         kind: 'write',
-        effect: orphan ? 'orphan-created' : 'created',
-        next: withEvents({ ...base, revision: 0 }, preEvents),
+        effect: how.orphan ? 'orphan-created' : 'created',
+        next: withEvents(
+          { ...base, revision: 0, evidence: withEvidence(base.evidence, incoming) },
+          preEvents,
+        ),
         events: preEvents,
       };
     }
     return { kind: 'noop', why: transition.why };
   }
-
+  const evidence =
+    report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
+  const adoptAmount = incoming.conclusive ? report.amount : undefined;
   const next: TransactionRecord = {
     ...base,
     status: transition.to,
     providerTransactionId: report.providerTransactionId ?? base.providerTransactionId,
     externalId: base.externalId ?? report.externalId,
-    amount: base.amount ?? report.amount,
+    amount: base.amount ?? adoptAmount,
     party: report.party ?? base.party,
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
     attributes: { ...base.attributes, ...report.attributes },
     updatedAt: ctx.now,
     reconcile: reconcileAfter(base, transition.to, report, ctx.now),
+    evidence,
+    trusted: trustedAfter(base, report, incoming),
     transitions: [
       ...base.transitions,
       {
@@ -262,56 +459,291 @@ export function applyReport(
         origin: report.origin,
         receiptId: report.receiptId,
         ...(report.authenticated ? { authenticated: true } : {}),
+        ...(report.status === 'EXPIRED' ? {} : { evidence: incoming }),
       },
     ],
   };
+  if (!next.trusted) delete next.trusted;
   const events = [...preEvents];
   const statusEvent = STATUS_EVENT[transition.to];
   if (statusEvent) {
     events.push(
-      buildEvent(statusEvent, correlationId, transition.to, report.origin, report.receivedAt, {
+      buildEvent(statusEvent, correlationIdOf(next), transition.to, report.origin, report.receivedAt, {
         ...transactionEventData(next, report.receivedAt),
         ...report.eventDetail,
+        ...(isFinal(transition.to) ? { evidence } : {}),
         ...(transition.late ? { lateResolution: true } : {}),
       }),
     );
   }
-  // An unsigned success the status API contradicts: the transaction fails (the provider's word is
-  // final) and the disagreement is a security signal for people.
-  const disagreement = awaitsConfirmation(base) && transition.to === 'FAILED' && report.origin === 'poll';
-  if (disagreement) {
-    const detail = 'an unsigned success was reported; the status API answered FAILED';
+  // Precedence settled it over weaker evidence that said otherwise: the disagreement is surfaced (an
+  // unsigned success the status API denies is a security signal), the status is the stronger source's.
+  if (how.against) {
+    const kind = conflictKindOf(how.against, incoming);
+    const detail = conflictDetail(kind, how.against, incoming);
     next.conflicts = [
       ...next.conflicts,
       {
-        kind: 'UNVERIFIED_SUCCESS' as const,
-        reportedStatus: 'SUCCEEDED' as const,
+        kind,
+        reportedStatus: how.against.claim === 'NOT_FOUND' ? 'FAILED' : how.against.claim,
         at: report.receivedAt,
         origin: report.origin,
         receiptId: report.receiptId,
         detail,
+        evidence: [how.against, incoming],
       },
     ].slice(-MAX_CONFLICTS);
     events.push(
       conflictEvent(
         next,
-        { ...report, status: 'SUCCEEDED' },
+        { ...report, status: how.against.claim === 'NOT_FOUND' ? 'FAILED' : how.against.claim },
         {
-          kind: 'UNVERIFIED_SUCCESS',
+          kind,
           detail,
-          currentStatus: 'FAILED',
-          discriminator: 'UNVERIFIED_SUCCESS:FAILED',
+          currentStatus: transition.to,
+          discriminator:
+            kind === 'UNVERIFIED_SUCCESS'
+              ? 'UNVERIFIED_SUCCESS:FAILED'
+              : `${kind}:${how.against.claim}:${transition.to}`,
           occurredAt: report.receivedAt,
+          evidence: [how.against, incoming],
         },
       ),
     );
   }
   return {
     kind: 'write',
-    effect: orphan ? 'orphan-created' : born ? 'created' : 'advanced',
+    effect: how.orphan ? 'orphan-created' : how.born ? 'created' : 'advanced',
     next: withEvents(next, events),
     events,
   };
+}
+
+/**
+ * A claim of an outcome that cannot settle on its own (a hint, an unsigned success the account confirms,
+ * an unsigned failure on an account that confirms failures): kept as evidence and checked with the
+ * status API. Open, the transaction is AMBIGUOUS (UNCONFIRMED) meanwhile (a hint changes no status);
+ * after the verdict, a contradicting claim is surfaced as a conflict and a status check is asked for, and
+ * after EXPIRED the check can still resolve it (a late resolution).
+ */
+function applyUnconfirmed(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  preEvents: EventEnvelope[],
+  isNew: boolean,
+): ApplyOutcome {
+  const state = base.reconcile ?? { checks: 0, recent: [] };
+  if (!isFinal(base.status)) {
+    if (report.hint) return record(base, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
+    const held = unconfirmedSuccess(base, report) ?? unconfirmedFailure(report);
+    const transition = decideTransition(base.status, 'AMBIGUOUS');
+    if (transition.kind === 'advance')
+      return advance(base, held, incoming, ctx, preEvents, {
+        isNew,
+        orphan: isNew && !base.registered,
+        born: false,
+      });
+    const next = {
+      ...base,
+      reason: base.reason?.code === 'UNCONFIRMED' || !base.reason ? held.reason : base.reason,
+    };
+    return record(next, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
+  }
+  if (base.status === report.status) return { kind: 'noop', why: 'same-status' };
+  if (base.evidence?.some((e) => sameEvidence(e, incoming))) return { kind: 'noop', why: 'same-status' };
+  const recheck = {
+    ...state,
+    dueAt: state.leaseOwner ? state.dueAt : ctx.now,
+    recheckUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
+  };
+  if (base.status === 'EXPIRED') return record(base, incoming, ctx, recheck, [], isNew, preEvents);
+  const settled = [...(base.evidence ?? [])].reverse().find((e) => e.claim === base.status);
+  const detail = `unconfirmed ${report.status} reported after ${base.status}${settled ? ` (${describeEvidence(settled)})` : ''}; a status check follows`;
+  const conflictRecord: ConflictRecord = {
+    kind: 'STATUS',
+    reportedStatus: report.status,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+    evidence: settled ? [settled, incoming] : [incoming],
+  };
+  const withConflict = { ...base, conflicts: [...base.conflicts, conflictRecord].slice(-MAX_CONFLICTS) };
+  const event = conflictEvent(withConflict, report, {
+    kind: 'STATUS',
+    detail,
+    currentStatus: base.status,
+    discriminator: `STATUS:${base.status}:${report.status}`,
+    occurredAt: report.receivedAt,
+    evidence: conflictRecord.evidence ?? [],
+  });
+  return record(withConflict, incoming, ctx, recheck, [event], isNew, preEvents);
+}
+
+/** An unsigned failure held for one status check (the account confirms failures). */
+function unconfirmedFailure(report: NormalizedReport): NormalizedReport {
+  const said = report.reason
+    ? `${report.reason.code}${report.reason.message ? `: ${report.reason.message}` : ''}`
+    : 'no reason';
+  return {
+    ...report,
+    status: 'AMBIGUOUS',
+    reason: {
+      code: 'UNCONFIRMED',
+      message: `unsigned failure reported (${said}); awaiting confirmation by the status API`.slice(
+        0,
+        MAX_EVIDENCE_TEXT,
+      ),
+      providerCode: report.reason?.providerCode,
+    },
+  };
+}
+
+/** Evidence kept (and maybe a status check asked for) without a change of status. */
+function record(
+  base: TransactionRecord,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  reconcile: TransactionRecord['reconcile'],
+  extra: EventEnvelope[],
+  isNew: boolean,
+  preEvents: EventEnvelope[],
+): ApplyOutcome {
+  const evidence = withEvidence(base.evidence, incoming);
+  const unchanged =
+    !isNew &&
+    extra.length === 0 &&
+    evidence.length === (base.evidence?.length ?? 0) &&
+    JSON.stringify(reconcile) === JSON.stringify(base.reconcile);
+  if (unchanged) return { kind: 'noop', why: 'same-status' };
+  const events = [...preEvents, ...extra];
+  const next: TransactionRecord = {
+    ...base,
+    evidence,
+    reconcile,
+    updatedAt: ctx.now,
+    ...(isNew ? { revision: 0 } : {}),
+  };
+  return {
+    kind: 'write',
+    effect: isNew ? (base.registered ? 'created' : 'orphan-created') : 'recorded',
+    next: withEvents(next, events),
+    events,
+  };
+}
+
+/**
+ * A "not found" status answer. It never settles while any callback reported on the reference: that is a
+ * conflict (often the request was made with another API user), and the transaction is escalated. With
+ * no such report it settles FAILED (NOT_ACCEPTED) only when the not-found rule is met (`settles`).
+ */
+function applyNotFound(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+): ApplyOutcome {
+  const verdict = decideByPrecedence(base.evidence ?? [], incoming);
+  if (verdict.kind === 'conflict') {
+    if (isFinal(base.status)) return { kind: 'noop', why: 'stale' };
+    return unsettled(base, report, incoming, verdict.against, ctx);
+  }
+  if (!report.notFound?.settles || isFinal(base.status)) return { kind: 'noop', why: 'stale' };
+  return advance(base, report, incoming, ctx, [], { isNew: false, orphan: false, born: false });
+}
+
+/**
+ * Sources disagree and precedence cannot pick one: an open transaction becomes (or stays) AMBIGUOUS with
+ * reason CONFLICTING_REPORTS and is escalated at once; a final one keeps its status. Either way one
+ * TransactionConflict names both pieces of evidence (once per kind and pair of claims).
+ */
+function unsettled(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  against: Evidence,
+  ctx: ApplyContext,
+): ApplyOutcome {
+  const kind = conflictKindOf(against, incoming);
+  const detail = conflictDetail(kind, against, incoming);
+  if (isFinal(base.status)) return conflict(base, report, ctx, kind, detail, [], false, [against, incoming]);
+  const reportedStatus = incoming.claim === 'NOT_FOUND' ? 'FAILED' : report.status;
+  if (base.conflicts.some((c) => c.kind === kind && c.reportedStatus === reportedStatus))
+    return { kind: 'noop', why: 'conflict-already-recorded' };
+  const reason = {
+    code: 'CONFLICTING_REPORTS' as const,
+    message: detail.slice(0, MAX_EVIDENCE_TEXT),
+    providerCode: report.reason?.providerCode,
+  };
+  const transition = decideTransition(base.status, 'AMBIGUOUS');
+  const state = base.reconcile ?? { checks: 0, recent: [] };
+  let next: TransactionRecord = {
+    ...base,
+    status: 'AMBIGUOUS',
+    reason,
+    updatedAt: ctx.now,
+    evidence: withEvidence(base.evidence, incoming),
+    reconcile: { ...state, dueAt: state.dueAt ?? ctx.now, escalatedAt: state.escalatedAt ?? ctx.now },
+    conflicts: [
+      ...base.conflicts,
+      {
+        kind,
+        reportedStatus,
+        at: report.receivedAt,
+        origin: report.origin,
+        receiptId: report.receiptId,
+        detail,
+        evidence: [against, incoming],
+      },
+    ].slice(-MAX_CONFLICTS),
+    transitions:
+      transition.kind === 'advance'
+        ? [
+            ...base.transitions,
+            {
+              from: base.status,
+              to: 'AMBIGUOUS',
+              at: report.receivedAt,
+              origin: report.origin,
+              receiptId: report.receiptId,
+              evidence: incoming,
+            },
+          ]
+        : base.transitions,
+  };
+  const events: EventEnvelope[] = [];
+  if (transition.kind === 'advance')
+    events.push(
+      buildEvent(
+        'TransactionAmbiguous',
+        correlationIdOf(next),
+        'AMBIGUOUS',
+        report.origin,
+        report.receivedAt,
+        {
+          ...transactionEventData(next, report.receivedAt),
+        },
+      ),
+    );
+  events.push(
+    conflictEvent(
+      next,
+      { ...report, status: reportedStatus },
+      {
+        kind,
+        detail,
+        currentStatus: 'AMBIGUOUS',
+        discriminator: `${kind}:${against.claim}:${incoming.claim}`,
+        occurredAt: report.receivedAt,
+        evidence: [against, incoming],
+      },
+    ),
+  );
+  if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, report.origin));
+  next = withEvents(next, events);
+  return { kind: 'write', effect: 'conflict', next, events };
 }
 
 /** TransactionConflict: what the transaction says and what the report said instead. */
@@ -324,6 +756,7 @@ export function conflictEvent(
     currentStatus: TransactionRecord['status'];
     discriminator: string;
     occurredAt: string;
+    evidence: Evidence[];
   },
 ): EventEnvelope {
   return buildEvent(
@@ -342,6 +775,7 @@ export function conflictEvent(
         reportedReason: report.reason ?? null,
         reportedAmount: report.amount ?? null,
         reportedProviderTransactionId: report.providerTransactionId ?? null,
+        evidence: conflict.evidence,
       },
     },
   );
@@ -355,6 +789,7 @@ function conflict(
   detail: string,
   preEvents: EventEnvelope[],
   isNew: boolean,
+  evidence: Evidence[],
 ): ApplyOutcome {
   const seen = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
   if (seen && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
@@ -365,10 +800,13 @@ function conflict(
     origin: report.origin,
     receiptId: report.receiptId,
     detail,
+    evidence,
   };
+  const incoming = evidence.at(-1);
   const next: TransactionRecord = {
     ...base,
     updatedAt: ctx.now,
+    ...(incoming ? { evidence: withEvidence(base.evidence, incoming) } : {}),
     conflicts: [...base.conflicts, record].slice(-MAX_CONFLICTS),
   };
   const event = conflictEvent(next, report, {
@@ -377,6 +815,7 @@ function conflict(
     currentStatus: base.status,
     discriminator: `${kind}:${base.status}:${report.status}`,
     occurredAt: report.receivedAt,
+    evidence,
   });
   const events = [...preEvents, event];
   return {

@@ -3,6 +3,7 @@ import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
 import { BADGE_FIELDS, type Badge, type BadgeField } from './badges';
 import type { TransactionEventData } from './events';
 import { REASON_CODES, type Reason } from './reasons';
+import { AUTHENTICATION_METHODS, EVIDENCE_SOURCES, type Evidence } from './evidence';
 import { TRANSACTION_STATUSES } from './status';
 import type { CheckRecord, ConflictRecord, Money, Party } from './transaction';
 
@@ -103,6 +104,39 @@ const checkShape = {
   detail: z.string().describe("The provider's answer, scrubbed, MSISDNs masked."),
 };
 
+/** One report a verdict rests on (shared/domain/evidence.ts Evidence). */
+export const evidenceSchema = z
+  .strictObject({
+    source: z
+      .enum(EVIDENCE_SOURCES)
+      .describe(
+        'callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the ' +
+          "relay's own asynchronous status query), operator or registration.",
+      ),
+    claim: z
+      .enum([...TRANSACTION_STATUSES, 'NOT_FOUND'])
+      .describe('What it said: a status, or NOT_FOUND (the status API does not know the reference).'),
+    authenticated: z
+      .boolean()
+      .describe('Some check passed (signature, path secret, source IP, the provider itself).'),
+    authentication: z
+      .array(z.enum(AUTHENTICATION_METHODS))
+      .describe('The checks that passed: signature, path-secret, source-ip, receipt, status-api, operator.'),
+    conclusive: z
+      .boolean()
+      .describe('It may settle the transaction on its own (docs/reconciliation.md#precedence).'),
+    at: timestamp('When the relay received it.'),
+    providerCode: z.string().nullable().describe("The provider's own code, verbatim, or null."),
+    description: z.string().nullable().describe("The provider's words (or the relay's), scrubbed, bounded."),
+    amount: moneySchema.nullable().describe('The amount it stated, or null.'),
+    receiptId: z.string().nullable().describe('The stored receipt that carried it (callbacks), or null.'),
+  })
+  .describe('A piece of evidence: one report the relay weighed.');
+
+const evidenceListSchema = z
+  .array(evidenceSchema)
+  .describe('The reports the verdict rests on, oldest first; the one that settled it is included.');
+
 const resolvedByHandSchema = z
   .strictObject({ note: z.string().describe("The operator's note.") })
   .describe('Present when an operator resolved the transaction (origin manual).');
@@ -115,6 +149,7 @@ function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
   return z.strictObject({
     ...transactionDataShape,
     status: z.literal(status),
+    evidence: evidenceListSchema,
     lateResolution: lateResolutionSchema.optional(),
     resolvedByHand: resolvedByHandSchema.optional(),
   });
@@ -175,6 +210,7 @@ export const EVENT_DATA_SCHEMAS = {
       })
       .describe('The last status call before the expiry (the one made at the window end).'),
     statusChecks: z.int().positive().describe('Status calls made, the last one included.'),
+    evidence: evidenceListSchema.describe('Every report recorded before the window ended (may be empty).'),
   }),
   TransactionEscalated: z.strictObject({
     ...transactionDataShape,
@@ -193,10 +229,11 @@ export const EVENT_DATA_SCHEMAS = {
     conflict: z
       .strictObject({
         kind: z
-          .enum(['STATUS', 'AMOUNT_MISMATCH', 'MSISDN_MISMATCH', 'UNVERIFIED_SUCCESS'])
+          .enum(['STATUS', 'AMOUNT_MISMATCH', 'MSISDN_MISMATCH', 'UNVERIFIED_SUCCESS', 'NOT_FOUND'])
           .describe(
-            'STATUS: another final status reported; AMOUNT_MISMATCH / MSISDN_MISMATCH: a success for another ' +
-              'amount, currency or MSISDN; UNVERIFIED_SUCCESS: an unsigned success the status API answered FAILED.',
+            'STATUS: sources disagree on the status; AMOUNT_MISMATCH / MSISDN_MISMATCH: a success for another ' +
+              'amount, currency or MSISDN; UNVERIFIED_SUCCESS: an unsigned success the status API answered FAILED; ' +
+              'NOT_FOUND: the status API does not know a reference a callback reported on (check the API user).',
           ),
         detail: z.string(),
         currentStatus: statusSchema.describe("The transaction's status, unchanged by the report."),
@@ -204,6 +241,9 @@ export const EVENT_DATA_SCHEMAS = {
         reportedReason: reasonSchema.nullable(),
         reportedAmount: moneySchema.nullable(),
         reportedProviderTransactionId: z.string().nullable(),
+        evidence: z
+          .array(evidenceSchema)
+          .describe('The pieces of evidence that disagree: what was known first, then what came.'),
       })
       .describe('What the transaction says and what the report said instead.'),
   }),
@@ -275,6 +315,7 @@ export const EVENT_DATA_SCHEMAS = {
     amountCheck: z
       .enum(['matches', 'differs', 'unknown'])
       .describe("The reversed amount against the transaction's: unknown when either is missing."),
+    evidence: evidenceListSchema.describe('The reversal result the fact rests on.'),
   }),
   ReversalFailed: z.strictObject({
     ...reversalShape,
@@ -357,8 +398,10 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   TransactionEscalated:
     'An AMBIGUOUS transaction outlived reconciliation.escalateAmbiguousAfterSeconds; reconciliation continues.',
   TransactionConflict:
-    'A report disagrees with the final status, or a success reports another amount, currency or MSISDN than ' +
-    'registered, or the status API denied an unsigned success. The status is not changed by it.',
+    'Two sources disagree: a report against the final status, a success for another amount, currency or MSISDN ' +
+    'than registered, the status API denying an unsigned report, or a status API that does not know a reference ' +
+    'a callback reported on (NOT_FOUND). Names both pieces of evidence. A final status is never changed by it; ' +
+    'an open transaction becomes AMBIGUOUS and is escalated when precedence cannot settle it.',
   C2BValidationDecided: 'A Daraja C2B validation was answered; published once per TransID.',
   CallbackRejected:
     'A request to a configured account failed authentication or format checks (security signal); the request ' +
@@ -437,5 +480,6 @@ export type _BuilderTypesMatchSchemas = [
   Expect<Assignable<Badge, z.infer<typeof badgeSchema>>>,
   Expect<Same<BadgeField, (typeof BADGE_FIELD_NAMES)[number]>>,
   Expect<Same<ConflictRecord['kind'], EventData<'TransactionConflict'>['conflict']['kind']>>,
+  Expect<Assignable<Evidence, z.infer<typeof evidenceSchema>>>,
   Expect<Assignable<CheckRecord, NonNullable<EventData<'TransactionEscalated'>['lastProviderAnswer']>>>,
 ];

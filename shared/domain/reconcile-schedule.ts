@@ -125,3 +125,15 @@ export function firstCheckAt(schedule: CheckSchedule, createdAt: string, timeSca
 export function windowEnd(schedule: CheckSchedule, createdAt: string, timeScale: number): string {
   return addSeconds(createdAt, schedule.windowSeconds * timeScale);
 }
+
+/**
+ * Whether a transaction belongs in the due index: open with a next check, or final but asked to be
+ * checked again (a report after the verdict: `reconcile.recheckUntil`).
+ */
+export function dueAtOf(tx: {
+  status: string;
+  reconcile?: { dueAt?: string; recheckUntil?: string };
+}): string | undefined {
+  const final = tx.status === 'SUCCEEDED' || tx.status === 'FAILED' || tx.status === 'EXPIRED';
+  return !final || tx.reconcile?.recheckUntil ? tx.reconcile?.dueAt : undefined;
+}

@@ -163,7 +163,8 @@ export function applyRegistration(
     createdAt: current.createdAt,
     providerTransactionId: current.providerTransactionId,
     attributes: current.attributes,
-    conflicts: [...current.conflicts, conflict],
+    conflicts: [...current.conflicts, { ...conflict, evidence: current.evidence ?? [] }],
+    evidence: current.evidence,
     events: current.events,
   };
   const event = conflictEvent(next, report, {
@@ -172,6 +173,7 @@ export function applyRegistration(
     currentStatus: next.status,
     discriminator: `${mismatch.kind}:registration:${report.status}`,
     occurredAt: now,
+    evidence: current.evidence ?? [],
   });
   return { kind: 'adopt', next: publishing(next, event, now) };
 }

@@ -1,4 +1,5 @@
 import type { EventEnvelope, EventOrigin } from './event-envelope';
+import type { AuthenticationMethod, Evidence } from './evidence';
 import type { Reason } from './reasons';
 import type { TransactionStatus } from './status';
 
@@ -48,6 +49,22 @@ export interface NormalizedReport {
   needsConfirmation?: boolean;
   /** Extra fields for the status event this report produces (e.g. the last provider answer on expiry). */
   eventDetail?: Record<string, unknown>;
+  /** The checks a callback passed on arrival (path secret, source IP, signature): its evidence. */
+  authentication?: AuthenticationMethod[];
+  /**
+   * The account confirms unsigned failures too (it confirms successes and has a status API): an unsigned
+   * failure is held as AMBIGUOUS (UNCONFIRMED) until one status check agrees.
+   */
+  confirmFailure?: boolean;
+  /** The report only points at its transaction (MoMo's reference-less route): recorded, never settles. */
+  hint?: boolean;
+  /** The provider's result of the relay's own asynchronous status query (evidence source `receipt`). */
+  viaOwnQuery?: boolean;
+  /**
+   * A "not found" status answer (NOT_ACCEPTED): `settles` when the not-found rule is met (several answers
+   * spread over time); it never settles while any callback reported on the reference.
+   */
+  notFound?: { settles: boolean; answers: number; since: string };
 }
 
 /** What a provider dialect makes of one statement, before the pipeline adds when, how and which receipt. */
@@ -61,6 +78,8 @@ export interface TransitionRecord {
   receiptId: string | undefined;
   /** The report behind it was signed end to end (see NormalizedReport.authenticated). */
   authenticated?: boolean;
+  /** What caused it (absent on transitions recorded before evidence existed). */
+  evidence?: Evidence;
 }
 
 /** One status call the poller made (the latest few are kept on the transaction for its history). */
@@ -86,16 +105,28 @@ export interface ReconcileState {
   escalatedAt?: string;
   /** Consecutive "never accepted" answers (MoMo 404, Airtel unknown id). */
   notFound?: number;
+  /** When the current run of "never accepted" answers began. */
+  notFoundSince?: string;
+  /**
+   * A report after the verdict (a success after FAILED, a success after EXPIRED) asked for status checks:
+   * the poller checks a final transaction until it has a final answer or this time passes.
+   */
+  recheckUntil?: string;
 }
 
 export interface ConflictRecord {
-  /** UNVERIFIED_SUCCESS: an unsigned success the status API contradicted (a security signal). */
-  kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH' | 'UNVERIFIED_SUCCESS';
+  /**
+   * UNVERIFIED_SUCCESS: an unsigned success the status API contradicted (a security signal); NOT_FOUND:
+   * the status API does not know a reference some callback reported on (often another API user made it).
+   */
+  kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH' | 'UNVERIFIED_SUCCESS' | 'NOT_FOUND';
   reportedStatus: TransactionStatus;
   at: string;
   origin: EventOrigin;
   receiptId: string | undefined;
   detail: string;
+  /** The two pieces of evidence that disagree: what was known, and what came (absent on older records). */
+  evidence?: Evidence[];
 }
 
 export interface TransactionRecord {
@@ -121,6 +152,13 @@ export interface TransactionRecord {
   /** Optimistic-concurrency counter: every write is conditional on the revision it read. */
   revision: number;
   transitions: TransitionRecord[];
+  /** Every report the status rests on, oldest first, bounded (docs/reconciliation.md#evidence). */
+  evidence?: Evidence[];
+  /**
+   * What a status query may be built on: ids and facts from the registration, the provider's own answers
+   * or reports authenticated end to end (never an unauthenticated callback's).
+   */
+  trusted?: { providerTransactionId?: string; attributes: Record<string, string> };
   conflicts: ConflictRecord[];
   /** Ids and types of every event this transaction produced, for GET history. */
   events: { id: string; type: string; at: string }[];

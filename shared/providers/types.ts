@@ -180,8 +180,15 @@ export interface StatusQuery {
   msisdn: string | undefined;
   externalId: string | undefined;
   providerTransactionId: string | undefined;
-  /** Provider facts already known (receipt numbers, ConversationID…). */
+  /** Provider facts already known (receipt numbers, ConversationID…), whoever reported them. */
   attributes: Record<string, string>;
+  /**
+   * What the relay may build a query on: ids and facts that came from the registration, from the
+   * provider's own status answers, or from a report authenticated end to end (a signature). An
+   * unauthenticated callback's ids are never here, so a forged report cannot point a query elsewhere.
+   * Absent: nothing beyond the reference is trusted.
+   */
+  trusted?: { providerTransactionId: string | undefined; attributes: Record<string, string> };
   createdAt: string;
   /**
    * Base of this account's callback routes: `<publicBaseUrl>/v1/<provider>/<account>[/<pathSecret>]`.

@@ -24,7 +24,7 @@ import type {
   WriteOptions,
 } from '../../app/ports';
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
-import { isFinal } from '../../domain/status';
+import { dueAtOf } from '../../domain/reconcile-schedule';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
 import { DAY_INDEX, DUE_INDEX, QUARANTINE_PK_PREFIX, RECEIPT_SK_PREFIX, TX_SK, transactionPk } from './table';
@@ -140,8 +140,8 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     const { key, ...rest } = tx;
     const pk = transactionPk(key);
     const shard = shardOf(pk, this.shards);
-    // Sparse: only a non-final transaction with a next check is in the due index.
-    const dueAt = !isFinal(tx.status) ? tx.reconcile?.dueAt : undefined;
+    // Sparse: only a transaction with a next check is in the due index (dueAtOf says which).
+    const dueAt = dueAtOf(tx);
     return {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,

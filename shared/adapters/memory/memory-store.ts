@@ -12,7 +12,7 @@ import type {
 } from '../../app/ports';
 import { StorageUnavailableError } from '../../domain/errors';
 import type { EventEnvelope } from '../../domain/event-envelope';
-import { isFinal } from '../../domain/status';
+import { dueAtOf } from '../../domain/reconcile-schedule';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 
 const keyOf = (k: TransactionKey) => `${k.provider}#${k.account}#${k.reference}`;
@@ -165,7 +165,10 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
   async listDue(now: string, limit: number): Promise<{ items: DueItem[]; readItems: number }> {
     await this.gate();
     const items = [...this.transactions.values()]
-      .filter((tx) => !isFinal(tx.status) && tx.reconcile?.dueAt !== undefined && tx.reconcile.dueAt <= now)
+      .filter((tx) => {
+        const due = dueAtOf(tx);
+        return due !== undefined && due <= now;
+      })
       .map((tx) => ({ key: copy(tx.key), dueAt: tx.reconcile!.dueAt! }))
       .sort((a, b) => a.dueAt.localeCompare(b.dueAt))
       .slice(0, limit);
@@ -178,7 +181,7 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
   ): Promise<TransactionRecord | undefined> {
     await this.gate();
     const tx = this.transactions.get(keyOf(item.key));
-    if (!tx || isFinal(tx.status) || tx.reconcile?.dueAt !== item.dueAt) return undefined;
+    if (!tx || dueAtOf(tx) === undefined || tx.reconcile?.dueAt !== item.dueAt) return undefined;
     const next: TransactionRecord = {
       ...tx,
       revision: tx.revision + 1,

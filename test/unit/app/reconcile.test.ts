@@ -117,6 +117,8 @@ function setup(next: (query: StatusQuery) => StatusAnswer = answers.pending) {
     counts,
     advance: (seconds: number) => void (now += seconds * 1000),
     types: () => store.published.map((e) => e.metadata.type),
+    events: store.published,
+    metricCounts: (name: string) => counts[name] ?? 0,
     tx: () => store.transactions.get(`${KEY.provider}#${KEY.account}#${KEY.reference}`)!,
   };
 }
@@ -366,19 +368,56 @@ describe('runPollCycle', () => {
     expect(s.types()).toEqual([]);
   });
 
-  it('settles "never accepted" as FAILED only past the grace period', async () => {
-    // Prepare
+  it('settles "never accepted" as FAILED only past the grace period, after several answers spread over time', async () => {
+    // Prepare: defaults are a 120 s grace and 3 consecutive answers spread over 300 s.
     const s = setup(answers.notFound);
     await register(s.services);
+    const statuses: string[] = [];
     // Act
-    await forceCheck(s.services, KEY);
-    const early = s.tx().status;
-    s.advance(300);
-    await runPollCycle(s.services, { owner: 'p1' });
+    await forceCheck(s.services, KEY); // t=0: inside the grace
+    statuses.push(s.tx().status);
+    for (const step of [100, 100, 150]) {
+      s.advance(step); // t=100, 200 (3 answers, 200 s apart), 350 (4 answers over 350 s)
+      await forceCheck(s.services, KEY);
+      statuses.push(s.tx().status);
+    }
     // Assess
-    expect(early).toBe('PENDING');
-    expect(s.tx().status).toBe('FAILED');
+    expect(statuses).toEqual(['PENDING', 'PENDING', 'PENDING', 'FAILED']);
     expect(s.tx().reason?.code).toBe('NOT_ACCEPTED');
+    expect(s.events.filter((e) => e.metadata.type === 'TransactionFailed')[0]?.data.evidence).toEqual([
+      expect.objectContaining({ source: 'status-api', claim: 'NOT_FOUND', conclusive: true }),
+    ]);
+  });
+
+  it('never settles "not found" when a callback reported on the reference: a NOT_FOUND conflict, AMBIGUOUS and escalated', async () => {
+    // Prepare: an unsigned success (another API user made the request, so the status API answers 404).
+    const s = setup(answers.notFound);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true }));
+    // Act: many "not found" answers, long past the grace and the span.
+    for (let i = 0; i < 6; i++) {
+      s.advance(400);
+      await forceCheck(s.services, KEY);
+    }
+    // Assess
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    expect(s.tx().reason?.code).toBe('CONFLICTING_REPORTS');
+    expect(s.types()).not.toContain('TransactionFailed');
+    const conflicts = s.events.filter((e) => e.metadata.type === 'TransactionConflict');
+    expect(conflicts).toHaveLength(1);
+    const conflict = conflicts[0]!.data.conflict as {
+      kind: string;
+      detail: string;
+      evidence: { source: string; claim: string }[];
+    };
+    expect(conflict.kind).toBe('NOT_FOUND');
+    expect(conflict.detail).toMatch(/API user/);
+    expect(conflict.evidence.map((e) => [e.source, e.claim])).toEqual([
+      ['callback', 'SUCCEEDED'],
+      ['status-api', 'NOT_FOUND'],
+    ]);
+    expect(s.types().filter((t) => t === 'TransactionEscalated')).toHaveLength(1);
+    expect(s.metricCounts('StatusNotFoundConflicts')).toBe(1);
   });
 
   it('escalates an AMBIGUOUS transaction once when it outlives the configured age', async () => {
@@ -574,7 +613,7 @@ describe('review findings', () => {
     expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
   });
 
-  it('does not call a FAILED callback on an unconfirmed success a status-API disagreement', async () => {
+  it('settles a conclusive FAILED callback over an unconfirmed success, surfacing the disagreement (not as a status-API denial)', async () => {
     // Prepare
     const s = setup(answers.pending);
     await register(s.services);
@@ -583,7 +622,7 @@ describe('review findings', () => {
     await ingestReport(ingestDeps(s), callback('FAILED', { receiptId: 'r2' }));
     // Assess
     expect(s.tx().status).toBe('FAILED');
-    expect(s.types()).not.toContain('TransactionConflict');
+    expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['STATUS']);
   });
 
   it('keeps a poller lease when an unsigned success arrives during the check', async () => {

@@ -28,6 +28,7 @@ describe('applyReport', () => {
         at: '2026-11-21T10:00:00.000Z',
         origin: 'callback',
         receiptId: 'r1',
+        evidence: expect.objectContaining({ source: 'callback', claim: 'SUCCEEDED', receiptId: 'r1' }),
       },
     ]);
   });

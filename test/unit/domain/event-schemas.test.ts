@@ -366,6 +366,12 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
       w.ingestDeps,
       momoReport(momoRef(4), 'SUCCEEDED', { party: { idType: 'MSISDN', id: '46700000001' } }),
     );
+    // A status API that does not know a reference a callback reported on (NOT_FOUND).
+    answer = () => ({ type: 'not-found', providerCode: 'RESOURCE_NOT_FOUND', detail: 'HTTP 404' });
+    asked = momoRef(5);
+    await registerMomo(w, momoRef(5));
+    await ingestReport(w.ingestDeps, momoReport(momoRef(5), 'SUCCEEDED', { needsConfirmation: true }));
+    await forceCheck(w.services, { provider: 'momo', account: 'demo', reference: momoRef(5) });
     return w.store;
   },
   'the badge feed: a badge created, activated, updated, expired and deleted': async () => {
