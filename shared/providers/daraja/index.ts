@@ -150,6 +150,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
       settings.api?.passkey,
       settings.api?.initiator,
       settings.api?.securityCredential,
+      settings.api?.initiatorPassword,
     ].filter(Boolean),
   callbackSourceCidrs: (settings) => settings.sourceIp.allow,
   configuredUrls: (settings) =>

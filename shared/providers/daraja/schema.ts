@@ -1,3 +1,4 @@
+import { constants, createPublicKey, publicEncrypt, X509Certificate } from 'node:crypto';
 import * as z from 'zod';
 import { isValidCidr } from '../../util/ip-allowlist';
 
@@ -231,6 +232,27 @@ export const darajaApiSettingsSchema = z
     /** Transaction status query: the API operator and its encrypted password. Without them b2c/c2b are not checked. */
     initiator: z.string().min(1).optional(),
     securityCredential: z.string().min(1).optional(),
+    /**
+     * Instead of `securityCredential`: the initiator's password in clear (a secret) and Daraja's public key
+     * certificate (PEM, sandbox or production); the relay encrypts it once, when the config loads. The
+     * password must keep to seed 001's characters (initiatorPasswordProblem): checked even beside a
+     * `securityCredential`, so a password Daraja will refuse fails the config, naming this key.
+     */
+    initiatorPassword: z
+      .string()
+      .min(1)
+      .superRefine((password, ctx) => {
+        const problem = initiatorPasswordProblem(password);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    securityCertificate: z
+      .string()
+      .refine(
+        (pem) => /-----BEGIN (CERTIFICATE|PUBLIC KEY)-----/.test(pem),
+        "Daraja's certificate as PEM (-----BEGIN CERTIFICATE-----), or its public key (-----BEGIN PUBLIC KEY-----)",
+      )
+      .optional(),
     /** Transaction status query PartyA; default the account's `shortCode`. */
     partyA: z
       .string()
@@ -245,8 +267,57 @@ export const darajaApiSettingsSchema = z
     stkQueriesPerMinute: z.number().positive().max(60_000).default(5),
     concurrency: z.number().int().min(1).max(64).default(2),
   })
-  .strict();
+  .strict()
+  .transform((api, ctx) => {
+    if (api.securityCredential || !api.initiatorPassword) return api;
+    if (!api.securityCertificate) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['securityCertificate'],
+        message:
+          "initiatorPassword needs Daraja's public key certificate (securityCertificate) to be encrypted, or give securityCredential",
+      });
+      return z.NEVER;
+    }
+    try {
+      return {
+        ...api,
+        securityCredential: encryptInitiatorPassword(api.initiatorPassword, api.securityCertificate),
+      };
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['securityCertificate'],
+        message: 'is not a usable RSA certificate',
+      });
+      return z.NEVER;
+    }
+  });
 export type DarajaApiSettings = z.infer<typeof darajaApiSettingsSchema>;
+
+/**
+ * Seed 001, initiator password rule: "special characters limited to `#`, `&`, `%`, `$`; parentheses are
+ * rejected; `@` is an ordinary character". So letters, digits, `@` and those four; anything else (spaces,
+ * parentheses, `!`, `*`, non-ASCII…) is refused. The message never quotes the password.
+ */
+const INITIATOR_PASSWORD_ALLOWED = /^[A-Za-z0-9@#&%$]$/;
+
+export function initiatorPasswordProblem(password: string): string | undefined {
+  const refused = [...password].filter((c) => !INITIATOR_PASSWORD_ALLOWED.test(c));
+  if (!refused.length) return undefined;
+  const parentheses = refused.some((c) => c === '(' || c === ')') ? ' (parentheses among them)' : '';
+  return `${refused.length} character(s) Daraja refuses in an initiator password${parentheses}: use letters, digits, @ and only the special characters # & % $ (seed 001)`;
+}
+
+/** SecurityCredential: the password encrypted with the certificate's RSA key (PKCS#1 v1.5), base64. */
+export function encryptInitiatorPassword(password: string, certificatePem: string): string {
+  const key = certificatePem.includes('-----BEGIN CERTIFICATE-----')
+    ? new X509Certificate(certificatePem).publicKey
+    : createPublicKey(certificatePem);
+  return publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(password)).toString(
+    'base64',
+  );
+}
 
 export const darajaAccountSchema = z.object({
   /**

@@ -1,3 +1,4 @@
+import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,9 @@ import {
   timeoutEchoShapeSchema,
   timeoutResultShapeSchema,
 } from '../../../../shared/providers/daraja/schema';
+import { darajaProvider } from '../../../../shared/providers/daraja';
+import { parseConfig } from '../../../../shared/config/load';
+import { ConfigError } from '../../../../shared/domain/errors';
 
 const fixture = (name: string): any =>
   JSON.parse(readFileSync(join(import.meta.dirname, '../../../fixtures/daraja', name), 'utf8'));
@@ -128,5 +132,87 @@ describe('Daraja account settings', () => {
 
   it('refuses misspelt c2b settings instead of ignoring them', () => {
     expect(darajaAccountSchema.safeParse({ c2b: { deadlinems: 300 } }).success).toBe(false);
+  });
+});
+
+describe('Daraja initiator password (seed 001: special characters limited to # & % $, no parentheses, @ ordinary)', () => {
+  const API = {
+    baseUrl: 'https://sandbox.safaricom.co.ke',
+    consumerKey: 'consumer-key',
+    consumerSecret: 'consumer-secret',
+    initiator: 'testapi',
+  };
+  const config = (api: Record<string, unknown>) => ({
+    management: { bearerToken: 'a-long-enough-token' },
+    accounts: {
+      daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638', api: { ...API, ...api } } },
+    },
+  });
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+  it.each(['Safaricom(123)', 'pass word1', 'Pa!ss', 'Päss1'])(
+    'fails the config on %j, naming accounts.daraja.<id>.api.initiatorPassword and not quoting the password',
+    (initiatorPassword) => {
+      // Act
+      const load = () => parseConfig(config({ initiatorPassword, securityCertificate: publicKeyPem }));
+      // Assess
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(/accounts\.daraja\.ke\.api\.initiatorPassword: \d+ character\(s\) Daraja refuses/);
+      expect(() => load()).not.toThrow(initiatorPassword);
+    },
+  );
+
+  it('says so when parentheses are among the refused characters', () => {
+    expect(() => parseConfig(config({ initiatorPassword: 'Safaricom(1)', securityCredential: 'x' }))).toThrow(
+      /parentheses among them/,
+    );
+  });
+
+  it('accepts letters, digits, @ and # & % $, and encrypts the password into the SecurityCredential', () => {
+    // Prepare
+    const initiatorPassword = 'Safaricom@2024#&%$';
+    // Act
+    const api = darajaAccountSchema.parse({
+      api: { ...API, initiatorPassword, securityCertificate: publicKeyPem },
+    }).api!;
+    // Assess: the credential is the password in a PKCS#1 v1.5 block under the key (0x00 0x02 padding 0x00 password)
+    const block = privateDecrypt(
+      { key: privateKey, padding: constants.RSA_NO_PADDING },
+      Buffer.from(api.securityCredential!, 'base64'),
+    );
+    expect([block[0], block[1]]).toEqual([0, 2]);
+    expect(block.subarray(block.indexOf(0, 2) + 1).toString()).toBe(initiatorPassword);
+  });
+
+  it('encrypts with a certificate as Daraja ships it (PEM X.509), keeps a given securityCredential, and scrubs the password', () => {
+    // Prepare
+    const certificate = readFileSync(
+      join(import.meta.dirname, '../../../fixtures/daraja/initiator-test-certificate.pem'),
+      'utf8',
+    );
+    // Act
+    const fromCertificate = darajaAccountSchema.parse({
+      api: { ...API, initiatorPassword: 'Safaricom999', securityCertificate: certificate },
+    }).api!;
+    const given = darajaAccountSchema.parse({
+      api: { ...API, initiatorPassword: 'Safaricom999', securityCredential: 'already-encrypted' },
+    }).api!;
+    // Assess
+    expect(Buffer.from(fromCertificate.securityCredential!, 'base64')).toHaveLength(256);
+    expect(given.securityCredential).toBe('already-encrypted');
+    expect(
+      darajaProvider.secrets!(
+        darajaAccountSchema.parse({
+          api: { ...API, initiatorPassword: 'Safaricom999', securityCredential: 'c' },
+        }),
+      ),
+    ).toContain('Safaricom999');
+  });
+
+  it('refuses an initiatorPassword with neither a certificate nor a securityCredential', () => {
+    expect(() => parseConfig(config({ initiatorPassword: 'Safaricom999' }))).toThrow(
+      /accounts\.daraja\.ke\.api\.securityCertificate: initiatorPassword needs/,
+    );
   });
 });
