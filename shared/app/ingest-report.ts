@@ -82,10 +82,65 @@ export function checkFactLimits(fact: FactIntent): void {
  * The pipeline every report goes through, whatever its origin (callback, poll, registration, buffer,
  * manual): the pure decision of applyReport under the one write-with-retry loop.
  */
+export interface IngestReportOptions extends ApplyOptions, WriteOptions {
+  /** What the answer to the relay's own status query claims (ReportIntent.ownQuery): checked first. */
+  ownQueryClaims?: NonNullable<ReportIntent['ownQuery']>['claims'];
+  /** The payment's success is already published under this transaction (ReportIntent.samePaymentAs). */
+  samePaymentAs?: TransactionKey & { kind: string };
+}
+
+/**
+ * The answer to the relay's own status query names another receipt than the one the transaction's
+ * trusted evidence holds: not its answer. It stays a report (AMBIGUOUS, CONFLICTING_REPORTS) so the
+ * disagreement is seen, never a status answer that settles.
+ */
+function ownQueryMismatch(
+  current: TransactionRecord | undefined,
+  report: NormalizedReport,
+  claims: IngestReportOptions['ownQueryClaims'],
+): NormalizedReport {
+  const claimed = claims?.providerTransactionId;
+  const trusted = current?.trusted?.providerTransactionId;
+  if (!claimed || !trusted || claimed === trusted) return report;
+  const { viaOwnQuery: _own, ...rest } = report;
+  return {
+    ...rest,
+    status: 'AMBIGUOUS',
+    authenticated: false,
+    providerTransactionId: undefined,
+    reason: {
+      code: 'CONFLICTING_REPORTS',
+      message: `the answer to the relay's status query names receipt ${claimed}; the transaction's is ${trusted}`,
+      providerCode: 'STATUS_RESULT_MISMATCH',
+    },
+    attributes: { ...report.attributes, StatusResultMismatch: `receipt ${claimed} ≠ ${trusted}` },
+  };
+}
+
+/** The success of a payment already published under another transaction is not published again. */
+function withoutSecondSuccess(
+  outcome: ApplyOutcome,
+  same: IngestReportOptions['samePaymentAs'],
+): ApplyOutcome {
+  if (!same || outcome.kind !== 'write') return outcome;
+  const second = (type: string) => type === 'TransactionSucceeded';
+  const outbox = outcome.next.outbox.filter((e) => !second(e.metadata.type));
+  const dropped = new Set(
+    outcome.next.outbox.filter((e) => second(e.metadata.type)).map((e) => e.metadata.id),
+  );
+  const next: TransactionRecord = {
+    ...outcome.next,
+    attributes: { ...outcome.next.attributes, SamePaymentAs: `${same.kind}/${same.reference}` },
+    events: outcome.next.events.filter((e) => !dropped.has(e.id)),
+    outbox,
+  };
+  return { ...outcome, next, events: outbox };
+}
+
 export async function ingestReport(
   deps: IngestDeps,
   report: NormalizedReport,
-  options: ApplyOptions & WriteOptions = {},
+  options: IngestReportOptions = {},
 ): Promise<ApplyOutcome> {
   checkReportLimits(report);
   const timing = reconcileTiming(deps.reconciliation, report.key.provider, report.kind);
@@ -93,15 +148,18 @@ export async function ingestReport(
     deps.store,
     report.key,
     (current) => {
-      const outcome = applyReport(
-        current,
-        report,
-        {
-          now: deps.clock.now().toISOString(),
-          reconcileWindowSeconds: timing.windowSeconds,
-          firstCheckSeconds: timing.firstCheckSeconds,
-        },
-        options,
+      const outcome = withoutSecondSuccess(
+        applyReport(
+          current,
+          ownQueryMismatch(current, report, options.ownQueryClaims),
+          {
+            now: deps.clock.now().toISOString(),
+            reconcileWindowSeconds: timing.windowSeconds,
+            firstCheckSeconds: timing.firstCheckSeconds,
+          },
+          options,
+        ),
+        options.samePaymentAs,
       );
       return { next: outcome.kind === 'write' ? outcome.next : undefined, result: outcome };
     },
@@ -266,6 +324,33 @@ function expectedAmount(data: Record<string, unknown> | undefined): Money | unde
 }
 
 /**
+ * The transaction the same payment was already published under (ReportIntent.samePaymentAs): another one,
+ * nobody registered it (born from a report, e.g. a C2B confirmation), SUCCEEDED, same provider
+ * transaction id.
+ */
+async function samePaymentRecordedAs(
+  store: RelayStore,
+  key: TransactionKey,
+  providerTransactionId: string,
+  candidates: readonly CorrelationCandidate[],
+  options: WriteOptions,
+): Promise<(TransactionKey & { kind: string }) | undefined> {
+  for (const candidate of candidates) {
+    if (candidate.via !== 'reference' || !candidate.value || candidate.value === key.reference) continue;
+    if (idProblem('', candidate.value)) continue;
+    const other = await store.getTransaction({ ...key, reference: candidate.value }, options);
+    if (
+      other &&
+      !other.registered &&
+      other.status === 'SUCCEEDED' &&
+      other.providerTransactionId === providerTransactionId
+    )
+      return { ...other.key, kind: other.kind };
+  }
+  return undefined;
+}
+
+/**
  * Places what one delivery says: finds each report's transaction, stores the receipt (before any
  * report is applied, so nothing is acknowledged that is not stored), applies the reports, and records
  * the aliases the reports taught. A failed alias write never fails a delivery that is already applied.
@@ -285,7 +370,14 @@ export async function ingestIntents(
       throw new SchemaValidationError('The callback carries no id to correlate it with');
     const key = { provider: batch.provider, account: batch.account, reference: resolved.reference };
     checkReportLimits({ ...intent.draft, key });
-    placed.push({ intent, key, origin: resolved.origin ?? batch.origin, matched: resolved.matched });
+    // The relay's own query, proved by the provider module: a status answer whatever its timing.
+    const ownAnswer = intent.ownQuery !== undefined && intent.ownQuery.reference === resolved.reference;
+    placed.push({
+      intent,
+      key,
+      origin: ownAnswer ? 'poll' : (resolved.origin ?? batch.origin),
+      matched: resolved.matched,
+    });
   }
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
   const facts = batch.facts?.length
@@ -341,9 +433,15 @@ export async function ingestIntents(
       ...(ownQuery ? { viaOwnQuery: true } : {}),
       ...(intent.hint ? { hint: true } : {}),
     };
+    const samePaymentAs =
+      intent.samePaymentAs && report.status === 'SUCCEEDED' && report.providerTransactionId
+        ? await samePaymentRecordedAs(store, key, report.providerTransactionId, intent.samePaymentAs, options)
+        : undefined;
     const outcome = await ingestReport(deps, report, {
       ...options,
       born: intent.born ? { amount: expectedAmount(linked?.data), attributes: link } : undefined,
+      ...(ownQuery && intent.ownQuery ? { ownQueryClaims: intent.ownQuery.claims } : {}),
+      ...(samePaymentAs ? { samePaymentAs } : {}),
     });
     outcomes.push(outcome);
     if (outcome.kind !== 'write') continue;

@@ -69,6 +69,25 @@ export interface ReportIntent {
    * never changes a status by itself. Unmatched, it is kept as a hint that a later registration adopts.
    */
   hint?: boolean;
+  /**
+   * The report is the answer to the relay's own asynchronous status query about `reference` (the provider
+   * module proved it: Daraja's MAC'd `Occasion` token), whatever its timing: placed on that reference, it
+   * is a status answer (origin poll), even when it arrives before the poller recorded its query's alias.
+   * `claims`: what the answer says it is about; one that disagrees with the transaction's trusted receipt
+   * is never counted as its answer (AMBIGUOUS, CONFLICTING_REPORTS). Amounts meet the usual business check.
+   */
+  ownQuery?: {
+    reference: string;
+    claims: { providerTransactionId: string | undefined; amount: Money | undefined };
+  };
+  /**
+   * Other transactions the same payment may already be recorded under (Daraja: a C2B confirmation born
+   * before its STK result, keyed by the receipt). When one is found that nobody registered, already
+   * SUCCEEDED with the same provider transaction id, this report still settles its own transaction but
+   * publishes no second TransactionSucceeded: the payment's success is out already. The transaction
+   * records the link (`attributes.SamePaymentAs`).
+   */
+  samePaymentAs?: readonly CorrelationCandidate[];
 }
 
 /** The event types a FactIntent may publish (shared/domain/event-envelope.ts has them all). */

@@ -8,7 +8,7 @@ import type { EventEnvelope } from '../../shared/domain/events';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 /** Whether the ingest reads ReportIntent.samePaymentAs yet (/tmp/daraja-core.patch). */
-const CORE_READS_DARAJA_INTENTS = false;
+const CORE_READS_DARAJA_INTENTS = true;
 const SAFARICOM_IP = '196.201.214.200';
 
 let relay: TestRelay;

@@ -24,7 +24,7 @@ const RECEIPT_NO = 'NLJ7RT61SV';
 const CHECKOUT = 'ws_CO_191220191020363925';
 
 /** Whether the ingest reads ReportIntent.ownQuery and samePaymentAs yet (/tmp/daraja-core.patch). */
-const CORE_READS_DARAJA_INTENTS = false;
+const CORE_READS_DARAJA_INTENTS = true;
 
 const API = { baseUrl: 'https://daraja.test', consumerKey: 'ck', consumerSecret: 'cs' };
 
