@@ -1,5 +1,4 @@
 import type { RelayConfig } from '../config/schema';
-import type { EventType } from '../domain/event-envelope';
 import { buildEvent } from '../domain/events';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
 import type {
@@ -158,13 +157,8 @@ export interface CallbackHealthResult {
   readItems: number;
 }
 
-// TEMPORARY until the event types land in event-envelope.ts (after the evidence commit).
-const TYPES = {
-  silence: 'CallbackSilence' as string as EventType,
-  resumed: 'CallbacksResumed' as string as EventType,
-};
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
-const correlationOf = (provider: string, account: string) => `callbacks:${provider}:${account}`;
+const correlationOf = (provider: string, account: string) => `${provider}:${account}:callbacks`;
 const secondsBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 1000);
 
 /** A transaction waiting for its callback: registered, still PENDING, older than the silence time, none came. */
@@ -228,7 +222,7 @@ export async function runCallbackHealthCycle(
       data,
       createdAt: now,
       outbox: [
-        buildEvent(TYPES.resumed, correlationOf(a.provider, a.account), a.episode.id, 'poll', now, data),
+        buildEvent('CallbacksResumed', correlationOf(a.provider, a.account), a.episode.id, 'poll', now, data),
       ],
     });
     await putState(store, a.provider, a.account, null, now);
@@ -314,7 +308,9 @@ async function startEpisode(
     ...ref(a.provider, a.account, SILENCE_NAMESPACE, episode.id),
     data: { ...data, episode },
     createdAt: now,
-    outbox: [buildEvent(TYPES.silence, correlationOf(a.provider, a.account), episode.id, 'poll', now, data)],
+    outbox: [
+      buildEvent('CallbackSilence', correlationOf(a.provider, a.account), episode.id, 'poll', now, data),
+    ],
   });
   const standing = (stood.record.data.episode as Episode | undefined) ?? episode;
   await putState(services.store, a.provider, a.account, standing, now);

@@ -27,6 +27,9 @@ export const EVENT_TYPES = [
   /** A badge's valid_from / valid_to passed (at that time, not at the next read). */
   'BadgeActivated',
   'BadgeExpired',
+  /** An account's callbacks stopped while transactions wait for one, and came back (callback health). */
+  'CallbackSilence',
+  'CallbacksResumed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

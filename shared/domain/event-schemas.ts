@@ -381,6 +381,24 @@ export const EVENT_DATA_SCHEMAS = {
     validFrom: timestamp('The start of the period, or null.').nullable(),
     validTo: timestamp('The valid_to that passed (also metadata.occurredAt).'),
   }),
+  CallbackSilence: z.strictObject({
+    provider: z.string(),
+    account: z.string(),
+    silentSince: timestamp('The later of the last callback and the oldest waiting transaction.'),
+    lastCallbackAt: timestamp('The last callback noted before the silence, or null.').nullable(),
+    waitingTransactions: z.number().int().positive().describe('PENDING transactions waiting for a callback.'),
+    silenceSeconds: z.number().positive(),
+    pollEverySeconds: z.number().positive(),
+    detectedAt: timestamp('The poll cycle that saw it.'),
+  }),
+  CallbacksResumed: z.strictObject({
+    provider: z.string(),
+    account: z.string(),
+    silentFrom: timestamp('The silence episode began (CallbackSilence.silentSince).'),
+    silentTo: timestamp('The first callback noted after it (to within a minute).'),
+    durationSeconds: z.number().int().nonnegative(),
+    detectedAt: timestamp('The poll cycle that saw it.'),
+  }),
 } satisfies Record<EventType, z.ZodType>;
 
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
@@ -427,6 +445,10 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   BadgeActivated:
     "A badge's valid_from passed (published at the scheduler tick after that time, not at the next read).",
   BadgeExpired: "A badge's valid_to passed (published at the scheduler tick after that time).",
+  CallbackSilence:
+    "An account's callbacks stopped: none for reconciliation.callbackSilenceSeconds while a transaction waits for " +
+    'one; its waiting transactions are checked more often until they come back. Once per silence episode.',
+  CallbacksResumed: 'The first callback of a silent account arrived. Once per silence episode.',
 };
 
 /** The envelope of one detail-type (`metadata.type` is that type). */

@@ -125,7 +125,7 @@ describe('callback health', () => {
     const silence = s.events('CallbackSilence');
     expect(silence).toHaveLength(1);
     expect(silence[0]!.metadata).toMatchObject({
-      correlationId: 'callbacks:momo:demo',
+      correlationId: 'momo:demo:callbacks',
       origin: 'poll',
       occurredAt: iso(START + 600_000),
     });

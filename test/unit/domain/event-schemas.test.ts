@@ -20,6 +20,7 @@ import { runPollCycle } from '../../../shared/app/poll-cycle';
 import { registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
+import { CALLBACK_HEALTH_NAMESPACE, runCallbackHealthCycle } from '../../../shared/app/callback-health';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventEnvelope } from '../../../shared/domain/event-envelope';
 import {
   EVENT_DATA_SCHEMAS,
@@ -442,6 +443,25 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
     await registerMomo(w, momoRef(2));
     return w.store;
   },
+};
+
+/** Callback health: an account silent for its silence time while a transaction waits, then a callback. */
+scenarios['callback silence and resumption'] = async () => {
+  const w = world();
+  await registerMomo(w, momoRef(90));
+  w.advance(1000);
+  await runCallbackHealthCycle(w.services);
+  w.advance(60);
+  await w.store.putRecord({
+    provider: 'momo',
+    account: 'demo',
+    namespace: CALLBACK_HEALTH_NAMESPACE,
+    id: 'last-callback',
+    data: { lastCallbackAt: new Date(w.services.clock.now()).toISOString() },
+    createdAt: new Date(w.services.clock.now()).toISOString(),
+  });
+  await runCallbackHealthCycle(w.services);
+  return w.store;
 };
 
 const emitted: { scenario: string; event: EventEnvelope }[] = [];
