@@ -79,11 +79,23 @@ const PaymentBody = z.object({
   }),
 });
 
+/**
+ * Seed 001 names only `transaction.wallet_money_id` (the payment to refund). `transaction.id`, the
+ * partner's own id for the refund (as Airtel's v2 refund takes it), is optional: with it the refund is a
+ * transaction of its own, enquired at `/standard/v1/payments/refund/{id}` and called back like a payment.
+ */
 const RefundBody = z.object({
-  transaction: z.object({ airtel_money_id: z.string().optional(), wallet_money_id: z.string().optional() }),
+  transaction: z.object({
+    airtel_money_id: z.string().optional(),
+    wallet_money_id: z.string().optional(),
+    id: z.string().min(1).max(64).optional(),
+  }),
 });
 
 interface AirtelTransaction {
+  /** A push payment, or a refund of one (`refundOf`: the refunded payment's partner id). */
+  kind: 'payment' | 'refund';
+  refundOf?: string;
   id: string;
   clientId: string;
   msisdn: string;
@@ -149,6 +161,8 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
   const keyId = Number(digits(4));
   const tokens = new TokenStore<{ clientId: string }>();
   const transactions = new Map<string, AirtelTransaction>();
+  /** Refunds made with their own partner id, by that id. */
+  const refunds = new Map<string, AirtelTransaction>();
 
   const appOf = (clientId: string): ResolvedAirtelApp | undefined =>
     sim.opts.airtel.apps.find((a) => a.clientId === clientId);
@@ -256,6 +270,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     }
     const now = Date.now();
     const txn: AirtelTransaction = {
+      kind: 'payment',
       id: p.transaction.id,
       clientId: app.clientId,
       msisdn: p.subscriber.msisdn,
@@ -340,7 +355,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     });
     const base = {
       provider: 'airtel' as const,
-      kind: 'payment',
+      kind: txn.kind,
       reference: txn.id,
       url,
       method: 'POST' as const,
@@ -365,14 +380,47 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
       (t) => t.airtelMoneyId === moneyId && t.clientId === app.clientId,
     );
     if (!txn) throw airtelError(404, 'Transaction not found', 'DP00800001025');
-    if (txn.status !== 'TS' || txn.refunded)
+    const refundId = parsed.success ? parsed.data.transaction.id : undefined;
+    if (txn.status !== 'TS' || txn.refunded || (refundId !== undefined && refunds.has(refundId)))
       throw airtelError(400, 'Refused: transaction cannot be refunded', 'DP00800001008');
     txn.refunded = true;
     txn.updatedAt = Date.now();
+    if (refundId !== undefined) {
+      const now = Date.now();
+      const moneyId = airtelMoneyId();
+      const refundTxn: AirtelTransaction = {
+        ...txn,
+        kind: 'refund',
+        refundOf: txn.id,
+        id: refundId,
+        airtelMoneyId: moneyId,
+        status: 'TS',
+        responseCode: 'DP00800001001',
+        message: `Refunded ${txn.currency} ${txn.amount} of Trans ID ${txn.airtelMoneyId}, Refund ID ${moneyId}`,
+        faults: new FaultHolder(ctx.faults),
+        refunded: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+      refunds.set(refundId, refundTxn);
+      // The refund's status callback, to the same application callback URL as payments.
+      sim.later(sim.opts.approvalDelayMs, () => sendCallback(refundTxn, 'TS'));
+    }
     return json(200, {
       data: { transaction: { airtel_money_id: txn.airtelMoneyId, status: 'SUCCESS' } },
       status: envelope(200, 'SUCCESS', 'DP00800001001', true),
     });
+  }
+
+  /** Airtel's refund status enquiry (not in seed 001): a refund made with its own `transaction.id`. */
+  async function refundEnquiry(ctx: RequestContext): Promise<Reply> {
+    const app = authenticate(ctx);
+    const txn = refunds.get(ctx.params.id ?? '');
+    const fault = await applyStatusFaults(sim, 'airtel', ctx, txn?.faults);
+    if (fault) return json(fault, { status: envelope(fault, 'Internal Server Error', undefined, false) });
+    if (!txn || txn.clientId !== app.clientId)
+      throw airtelError(404, 'Transaction not found', 'DP00800001025');
+    return enquiryAnswer(txn);
   }
 
   async function enquiry(ctx: RequestContext): Promise<Reply> {
@@ -382,6 +430,10 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     if (fault) return json(fault, { status: envelope(fault, 'Internal Server Error', undefined, false) });
     if (!txn || txn.clientId !== app.clientId)
       throw airtelError(404, 'Transaction not found', 'DP00800001025');
+    return enquiryAnswer(txn);
+  }
+
+  function enquiryAnswer(txn: AirtelTransaction): Reply {
     return json(200, {
       data: {
         transaction: {
@@ -400,14 +452,15 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
   router.add('airtel', 'GET', '/v1/rsa/encryption-keys', encryptionKeys);
   router.add('airtel', 'POST', '/merchant/v2/payments', payment);
   router.add('airtel', 'POST', '/standard/v2/payments/refund', refund);
+  router.add('airtel', 'GET', '/standard/v1/payments/refund/:id', refundEnquiry, { statusCall: true });
   router.add('airtel', 'GET', '/standard/v1/payments/:id', enquiry, { statusCall: true });
 
   return {
     publicKeyPem,
     transactions: () =>
-      [...transactions.values()].map((t) => ({
+      [...transactions.values(), ...refunds.values()].map((t) => ({
         provider: 'airtel',
-        kind: 'payment',
+        kind: t.kind,
         reference: t.id,
         clientId: t.clientId,
         status: t.status,
@@ -421,6 +474,9 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
         createdAt: new Date(t.createdAt).toISOString(),
         updatedAt: new Date(t.updatedAt).toISOString(),
       })),
-    reset: () => transactions.clear(),
+    reset: () => {
+      transactions.clear();
+      refunds.clear();
+    },
   };
 }

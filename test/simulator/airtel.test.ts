@@ -290,4 +290,35 @@ describe('Airtel refund', () => {
     expect((await refund(moneyId)).json.status.response_code).toBe('DP00800001008');
     expect((await refund('MP000000.0000.A00000')).status).toBe(404);
   });
+
+  it("makes a refund with the partner's own transaction.id a transaction of its own: enquiry at the refund path, one TS callback", async () => {
+    // Prepare: a paid payment
+    const t = await token();
+    const body = paymentBody('700000123');
+    await pay(t, body);
+    await rx.waitFor(1);
+    const moneyId = (await enquire(t, body.transaction.id)).data.transaction.airtel_money_id;
+    const signed = signAirtelRequest(
+      { transaction: { airtel_money_id: moneyId, id: 'RF-7001' } },
+      await publicKey(t),
+    );
+
+    // Act
+    const refunded = await call(sim, 'POST', '/standard/v2/payments/refund', {
+      headers: { ...common(t), ...signed.headers, 'content-type': 'application/json' },
+      raw: signed.body,
+    });
+    const [, cb] = await rx.waitFor(2);
+    const status = await call(sim, 'GET', '/standard/v1/payments/refund/RF-7001', { headers: common(t) });
+    const unknown = await call(sim, 'GET', '/standard/v1/payments/refund/RF-0000', { headers: common(t) });
+
+    // Assess
+    expect(refunded.status).toBe(200);
+    expect(parse(cb!).transaction).toMatchObject({ id: 'RF-7001', status_code: 'TS' });
+    expect(parse(cb!).transaction.message).toMatch(/^Refunded UGX 5000 of Trans ID /);
+    expect(status.status).toBe(200);
+    expect(status.json.data.transaction).toMatchObject({ id: 'RF-7001', status: 'TS' });
+    expect(status.json.data.transaction.airtel_money_id).not.toBe(moneyId);
+    expect(unknown.status).toBe(404);
+  });
 });

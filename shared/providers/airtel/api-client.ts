@@ -11,8 +11,14 @@ import { classifyAirtelEnquiry } from './status-mapping';
 /** Airtel's example says "180"; a token without `expires_in` is kept this long. */
 const FALLBACK_TOKEN_SECONDS = 120;
 
+/**
+ * Enquiry per kind (`{id}` = the partner transaction id, the reference). Payment: seed 001's transaction
+ * enquiry. Refund: Airtel's refund status enquiry (not in seed 001; the simulator serves it), keyed by the
+ * partner's own id for the refund (`transaction.id` of the refund request). Disbursement: only `api.paths`.
+ */
 export const AIRTEL_ENQUIRY_PATHS: Readonly<Record<string, string | undefined>> = {
   payment: '/standard/v1/payments/{id}',
+  refund: '/standard/v1/payments/refund/{id}',
 };
 
 export function airtelEnquiryPath(api: Pick<AirtelApiSettings, 'paths'>, kind: string): string | undefined {

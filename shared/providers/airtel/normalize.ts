@@ -8,10 +8,19 @@ function present(value: string | null | undefined): string | undefined {
 }
 
 /**
+ * Which operation a callback is about. Airtel sends every status callback to the one URL of the
+ * application and names no operation; a refund's message says it is one ("Refunded UGX 1000 of Trans ID
+ * …", "Refund successful"), anything else is a push payment. Only an orphan takes this kind: a registered
+ * transaction (a refund registered with kind `refund` and the refund's own `transaction.id`) keeps its own.
+ */
+export function airtelCallbackKind(message: string | undefined): string {
+  return message && /\brefund(?:ed|s)?\b/i.test(message) ? 'refund' : AIRTEL_DEFAULT_KIND;
+}
+
+/**
  * An Airtel status callback in relay vocabulary. The reference is the partner's `transaction.id`;
  * `airtel_money_id` (Airtel's own id, absent or empty on many failures) is the provider transaction
- * id. The callback carries no amount and no party. `kind` only matters for an orphan (a registered
- * transaction keeps its own kind); the callback does not say it, so orphans are `payment`.
+ * id. The callback carries no amount and no party. `kind`: airtelCallbackKind.
  */
 export function normalizeAirtelCallback(accountId: string, body: AirtelCallback): ReportDraft {
   const tx = body.transaction;
@@ -25,7 +34,7 @@ export function normalizeAirtelCallback(accountId: string, body: AirtelCallback)
   if (outcome.resultCode) attributes.airtelResultCode = outcome.resultCode;
   return {
     key: { provider: 'airtel', account: accountId, reference: tx.id },
-    kind: AIRTEL_DEFAULT_KIND,
+    kind: airtelCallbackKind(message),
     status: outcome.status,
     reason: outcome.reason
       ? { code: outcome.reason, message, providerCode: outcome.resultCode ?? tx.status_code.trim() }

@@ -124,7 +124,22 @@ describe('Airtel status API client', () => {
     expect(fake.requests).toHaveLength(4);
   });
 
-  it('answers unsupported for refund and disbursement unless api.paths names their enquiry', async () => {
+  it("checks a refund at Airtel's refund enquiry without any api.paths, keyed by the refund's own id", async () => {
+    // Prepare
+    const { c, fake } = client([TOKEN], [TS]);
+
+    // Act
+    const answer = await c.check(query('refund', 'refund 7'));
+
+    // Assess
+    expect(answer).toMatchObject({ type: 'report', draft: { kind: 'refund', status: 'SUCCEEDED' } });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      url: 'https://airtel.test/standard/v1/payments/refund/refund%207',
+    });
+  });
+
+  it('answers unsupported for disbursement unless api.paths names its enquiry', async () => {
     const plain = client([TOKEN], [TS]);
     expect(await plain.c.check(query('disbursement'))).toMatchObject({ type: 'error', error: 'unsupported' });
     expect(plain.fake.requests).toHaveLength(0);

@@ -71,3 +71,24 @@ describe('normalizeAirtelCallback', () => {
     expect(normalize({ transaction: { id: 'Ab-1', status_code: 'TS' } }).key.reference).toBe('Ab-1');
   });
 });
+
+describe('normalizeAirtelCallback: refund callbacks are recorded as refunds', () => {
+  it.each([
+    [
+      "the simulator's refund message",
+      'Refunded UGX 1000 of Trans ID MP210603.1234.A00001, Refund ID MP210603.1240.A00002',
+    ],
+    ['a refund confirmation', 'Refund successful'],
+  ])('gives kind refund to a callback whose message is %s', (_, message) => {
+    // Act
+    const draft = normalize({
+      transaction: { id: 'RF-1001', status_code: 'TS', message, airtel_money_id: 'MP210603.1240.A00002' },
+    });
+    // Assess
+    expect(draft).toMatchObject({ kind: 'refund', status: 'SUCCEEDED', key: { reference: 'RF-1001' } });
+  });
+
+  it('keeps kind payment for a payment callback', () => {
+    expect(normalize(fixture('callback-ts')).kind).toBe('payment');
+  });
+});
