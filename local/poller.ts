@@ -4,9 +4,12 @@ import type { ReconcileServices } from '../shared/app/reconcile';
 import { type PollCycleResult, runPollCycle } from '../shared/app/poll-cycle';
 
 /**
- * The reconciliation poller inside `npm start`: one cycle every `reconciliation.pollIntervalSeconds`,
- * never two at once (in AWS, EventBridge Scheduler invokes the poller function instead). A failed
- * cycle is logged and the next one runs on time: the leases make a half-done cycle safe to repeat.
+ * The reconciliation poller inside `npm start`: a cycle starts every `reconciliation.pollIntervalSeconds`,
+ * never two at once (in AWS, EventBridge Scheduler invokes the poller function instead). Intervals run
+ * from start to start, and a cycle stops taking new items once an interval has passed (the items it
+ * left are still due, and the next cycle starts at once): a busy cycle, or one slow account, does not
+ * push every other account's next look a whole interval further. A failed cycle is logged and the
+ * next one runs on time: the leases make a half-done cycle safe to repeat.
  */
 export class LocalPoller {
   private timer: NodeJS.Timeout | undefined;
@@ -26,11 +29,12 @@ export class LocalPoller {
     this.schedule();
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.intervalMs): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      void this.runOnce().finally(() => this.schedule());
-    }, this.intervalMs);
+      const started = Date.now();
+      void this.runOnce().finally(() => this.schedule(Math.max(0, this.intervalMs - (Date.now() - started))));
+    }, delayMs);
     this.timer.unref?.();
   }
 
@@ -43,7 +47,10 @@ export class LocalPoller {
         await runCallbackHealthCycle(this.services).catch((error: Error) =>
           this.services.log.error('callback health cycle failed', { error: error.message }),
         );
-        const result = await runPollCycle(this.services, { owner: this.owner });
+        const result = await runPollCycle(this.services, {
+          owner: this.owner,
+          budgetMs: Math.max(1000, this.intervalMs),
+        });
         this.totals.cycles++;
         for (const key of ['claimed', 'checked', 'finalized', 'expired', 'errors'] as const)
           this.totals[key] += result[key];

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { accountKey } from '../config/schema';
 import type { DueItem } from './ports';
 import { checkTransaction, type ReconcileServices } from './reconcile';
 
@@ -52,10 +54,7 @@ export async function runPollCycle(
   result.due = listed.items.length;
   result.readItems = listed.readItems;
   const held = new Map<string, string>();
-  // Each account's first item goes alone (a probe): bad credentials or throttling then hold the
-  // account's other items for the next cycle instead of failing every one of them.
-  const probes = new Map<string, Promise<void>>();
-  const queue = [...listed.items];
+  const overBudget = () => options.budgetMs !== undefined && Date.now() - started > options.budgetMs;
 
   const process = async (item: DueItem, account: string) => {
     const claimedAt = clock.now();
@@ -84,25 +83,110 @@ export async function runPollCycle(
     }
   };
 
-  const worker = async () => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      if (options.budgetMs !== undefined && Date.now() - started > options.budgetMs) return;
-      const account = `${item.key.provider}/${item.key.account}`;
-      const probe = probes.get(account);
-      if (!probe) {
-        const done = process(item, account);
-        probes.set(account, done);
-        await done;
-        continue;
+  // Every account is a lane of its own, so a slow or rate-limited account never holds up another's
+  // items. The cycle as a whole has `concurrency` checks in flight at most; each account at most its
+  // client's cap (`api.concurrency`), started no faster than its rate (`api.maxRequestsPerSecond`), so
+  // a check waits for its account's turn without taking a slot another account could use.
+  const slots = new Semaphore(Math.max(1, settings.concurrency));
+  const lanes = new Map<string, DueItem[]>();
+  for (const item of listed.items) {
+    const account = accountKey(item.key.provider, item.key.account);
+    const lane = lanes.get(account);
+    if (lane) lane.push(item);
+    else lanes.set(account, [item]);
+  }
+  const runLane = async (account: string, items: DueItem[]) => {
+    const limits = laneLimits(services, account, settings.concurrency);
+    const pace = limits.perSecond ? new Pace(limits.perSecond) : undefined;
+    const next = async (item: DueItem) => {
+      await pace?.turn();
+      if (held.has(account) || overBudget()) return;
+      await slots.run(() => process(item, account));
+    };
+    // The account's first item goes alone (a probe): bad credentials or throttling then hold the
+    // account's other items for the next cycle instead of failing every one of them.
+    const probe = items.shift();
+    if (!probe || overBudget()) return;
+    await next(probe);
+    const worker = async () => {
+      for (let item = items.shift(); item; item = items.shift()) {
+        if (held.has(account) || overBudget()) return;
+        await next(item);
       }
-      await probe;
-      if (held.has(account)) continue;
-      await process(item, account);
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(limits.concurrency, items.length) }, worker));
   };
-  await Promise.all(Array.from({ length: Math.max(1, settings.concurrency) }, worker));
+  await Promise.all([...lanes].map(([account, items]) => runLane(account, items)));
   for (const [account, why] of held)
     log.warn('status checks held for the rest of the cycle', { account, why });
   if (result.due > 0) log.info('poll cycle', { ...result, ms: Date.now() - started });
   return result;
+}
+
+/**
+ * One account's share of a cycle, from its status API settings (`api.concurrency`,
+ * `api.maxRequestsPerSecond`, which every provider's `api` settings have): the client enforces both
+ * anyway; the cycle follows them so that no check waits inside the client while holding a slot of the
+ * cycle. An account without `api` settings makes no calls (each look records `error:unsupported`).
+ */
+function laneLimits(
+  services: Pick<ReconcileServices, 'config'>,
+  account: string,
+  overall: number,
+): { concurrency: number; perSecond: number | undefined } {
+  const api = (
+    services.config.accounts.get(account)?.settings as { api?: Record<string, unknown> } | undefined
+  )?.api;
+  const concurrency =
+    typeof api?.concurrency === 'number' && api.concurrency >= 1 ? api.concurrency : overall;
+  const perSecond =
+    typeof api?.maxRequestsPerSecond === 'number' && api.maxRequestsPerSecond > 0
+      ? api.maxRequestsPerSecond
+      : undefined;
+  return { concurrency: Math.max(1, Math.min(concurrency, overall)), perSecond };
+}
+
+/** At most `max` tasks at once; the others wait in arrival order. */
+class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly max: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      // The slot passes straight to the next waiter.
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+/**
+ * Starts at most `perSecond` checks a second, with the burst the client's token bucket allows
+ * (`floor(perSecond)`, at least 1): turns are handed out in order, each waiting for its moment.
+ */
+class Pace {
+  private tokens: number;
+  private last = Date.now();
+  private readonly burst: number;
+
+  constructor(private readonly perSecond: number) {
+    this.burst = Math.max(1, Math.floor(perSecond));
+    this.tokens = this.burst;
+  }
+
+  async turn(): Promise<void> {
+    const now = Date.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.perSecond);
+    this.last = now;
+    // Reserve now (tokens may go negative) so concurrent callers queue up behind each other.
+    this.tokens -= 1;
+    if (this.tokens < 0) await sleep(Math.ceil((-this.tokens / this.perSecond) * 1000));
+  }
 }
