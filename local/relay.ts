@@ -20,6 +20,7 @@ import { lambdaContext } from './lambda-adapter';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalPoller } from './poller';
+import { applyStoredCallbacksAtStart } from './stored-callbacks';
 import { LocalStreamPump } from './stream-pump';
 
 export interface LocalRelayOptions {
@@ -116,6 +117,8 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     options.streamPollMs,
   );
   await pump.start();
+  // Callbacks the previous run stored but did not apply (it stopped in between), once, before any new one.
+  await applyStoredCallbacksAtStart(services, doc, options.tableName);
   const poller = new LocalPoller(services, config.reconciliation.pollIntervalSeconds * 1000);
   if (options.poller !== false) poller.start();
   const drainer = fileBuffer

@@ -40,6 +40,15 @@ export interface DigestedReceiptDraft extends Omit<ReceiptDraft, 'rawBody'> {
   rawBodySha256: string;
 }
 
+/**
+ * A stored receipt applied again (a callback stored but not applied when its process died): its dedupe
+ * key as stored wins over the digest (the stored body may be redacted), so applying it records the
+ * same receipt.
+ */
+export interface KeyedReceiptDraft extends DigestedReceiptDraft {
+  dedupeKey: string;
+}
+
 /** The same provider, account, route, reference and bytes ⇒ the same key, whether from bytes or digest. */
 export function receiptDedupeKey(key: TransactionKey, routeName: string, rawBodySha256: string): string {
   return sha256Hex([key.provider, key.account, routeName, key.reference, rawBodySha256].join('|'));
@@ -52,7 +61,14 @@ export function storeReceipt(
   draft: ReceiptDraft | DigestedReceiptDraft,
   options?: WriteOptions,
 ): Promise<ReceiptResult> {
-  const digest = 'rawBody' in draft ? sha256Hex(draft.rawBody) : draft.rawBodySha256;
+  const dedupeKey =
+    'dedupeKey' in draft && typeof draft.dedupeKey === 'string'
+      ? draft.dedupeKey
+      : receiptDedupeKey(
+          key,
+          draft.routeName,
+          'rawBody' in draft ? sha256Hex(draft.rawBody) : draft.rawBodySha256,
+        );
   return store.recordReceipt(
     {
       key,
@@ -64,7 +80,7 @@ export function storeReceipt(
       body: draft.body,
       receivedAt: draft.receivedAt,
       verification: draft.verification,
-      dedupeKey: receiptDedupeKey(key, draft.routeName, digest),
+      dedupeKey,
     },
     options,
   );
