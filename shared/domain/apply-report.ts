@@ -264,6 +264,7 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
 const sameEvidence = (a: Evidence, b: Evidence) =>
   a.source === b.source &&
   a.claim === b.claim &&
+  a.conclusive === b.conclusive &&
   a.receiptId === b.receiptId &&
   a.providerCode === b.providerCode &&
   (a.receiptId !== null || a.at === b.at || a.claim === 'NOT_FOUND');
@@ -646,10 +647,7 @@ function applyNotFound(
   ctx: ApplyContext,
 ): ApplyOutcome {
   const verdict = decideByPrecedence(base.evidence ?? [], incoming);
-  if (verdict.kind === 'conflict') {
-    if (isFinal(base.status)) return { kind: 'noop', why: 'stale' };
-    return unsettled(base, report, incoming, verdict.against, ctx);
-  }
+  if (verdict.kind === 'conflict') return unsettled(base, report, incoming, verdict.against, ctx);
   if (!report.notFound?.settles || isFinal(base.status)) return { kind: 'noop', why: 'stale' };
   return advance(base, report, incoming, ctx, [], { isNew: false, orphan: false, born: false });
 }
@@ -802,7 +800,9 @@ function conflict(
     detail,
     evidence,
   };
-  const incoming = evidence.at(-1);
+  // A success for another amount or payer is not evidence about this transaction's status: it stays in
+  // the conflict record only.
+  const incoming = kind === 'AMOUNT_MISMATCH' || kind === 'MSISDN_MISMATCH' ? undefined : evidence.at(-1);
   const next: TransactionRecord = {
     ...base,
     updatedAt: ctx.now,
