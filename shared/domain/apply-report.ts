@@ -383,7 +383,8 @@ export function applyReport(
   if (reported.notFound) return applyNotFound(base, reported, incoming, ctx);
 
   const claim = reported.status;
-  if (isOutcome(claim)) {
+  // A final status reported again agrees with itself, whatever a conflict recorded since said.
+  if (isOutcome(claim) && base.status !== claim) {
     if (!incoming.conclusive) return applyUnconfirmed(base, reported, incoming, ctx, preEvents, isNew);
     const verdict = decideByPrecedence(base.evidence ?? [], incoming);
     if (verdict.kind === 'conflict') return unsettled(base, reported, incoming, verdict.against, ctx);

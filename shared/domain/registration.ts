@@ -68,7 +68,11 @@ function orphanAsReport(orphan: TransactionRecord, kind: string, now: string): N
     reason: orphan.reason,
     providerTransactionId: orphan.providerTransactionId,
     externalId: orphan.externalId,
-    amount: orphan.amount,
+    // An unconfirmed claim's amount is not the orphan's, but it is still checked against the registration.
+    amount:
+      orphan.amount ??
+      [...(orphan.evidence ?? [])].reverse().find((e) => e.claim === 'SUCCEEDED' && e.amount)?.amount ??
+      undefined,
     party: orphan.party,
     receivedAt: last?.at ?? now,
     origin: 'registration',

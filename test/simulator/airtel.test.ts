@@ -314,8 +314,9 @@ describe('Airtel refund', () => {
 
     // Assess
     expect(refunded.status).toBe(200);
-    expect(parse(cb!).transaction).toMatchObject({ id: 'RF-7001', status_code: 'TS' });
-    expect(parse(cb!).transaction.message).toMatch(/^Refunded UGX 5000 of Trans ID /);
+    const callback = parse<{ transaction: Record<string, string> }>(cb!);
+    expect(callback.transaction).toMatchObject({ id: 'RF-7001', status_code: 'TS' });
+    expect(callback.transaction.message).toMatch(/^Refunded UGX 5000 of Trans ID /);
     expect(status.status).toBe(200);
     expect(status.json.data.transaction).toMatchObject({ id: 'RF-7001', status: 'TS' });
     expect(status.json.data.transaction.airtel_money_id).not.toBe(moneyId);
