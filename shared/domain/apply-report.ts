@@ -524,7 +524,8 @@ function advance(
 /**
  * A claim of an outcome that cannot settle on its own (a hint, an unsigned success the account confirms,
  * an unsigned failure on an account that confirms failures): kept as evidence and checked with the
- * status API. Open, the transaction is AMBIGUOUS (UNCONFIRMED) meanwhile (a hint changes no status);
+ * status API. Open, an unconfirmed success makes the transaction AMBIGUOUS (UNCONFIRMED) meanwhile; a
+ * hint or a held failure changes no status;
  * after the verdict, a contradicting claim is surfaced as a conflict and a status check is asked for, and
  * after EXPIRED the check can still resolve it (a late resolution).
  */
@@ -538,8 +539,11 @@ function applyUnconfirmed(
 ): ApplyOutcome {
   const state = base.reconcile ?? { checks: 0, recent: [] };
   if (!isFinal(base.status)) {
-    if (report.hint) return record(base, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
-    const held = unconfirmedSuccess(base, report) ?? unconfirmedFailure(report);
+    // A hint, or an unsigned failure: kept as evidence, the transaction due for its check at once. (A
+    // failure held this way publishes nothing: the status check's answer is the first event.)
+    if (report.hint || report.status === 'FAILED')
+      return record(base, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
+    const held = unconfirmedSuccess(base, report) ?? report;
     const transition = decideTransition(base.status, 'AMBIGUOUS');
     if (transition.kind === 'advance')
       return advance(base, held, incoming, ctx, preEvents, {
@@ -582,25 +586,6 @@ function applyUnconfirmed(
     evidence: conflictRecord.evidence ?? [],
   });
   return record(withConflict, incoming, ctx, recheck, [event], isNew, preEvents);
-}
-
-/** An unsigned failure held for one status check (the account confirms failures). */
-function unconfirmedFailure(report: NormalizedReport): NormalizedReport {
-  const said = report.reason
-    ? `${report.reason.code}${report.reason.message ? `: ${report.reason.message}` : ''}`
-    : 'no reason';
-  return {
-    ...report,
-    status: 'AMBIGUOUS',
-    reason: {
-      code: 'UNCONFIRMED',
-      message: `unsigned failure reported (${said}); awaiting confirmation by the status API`.slice(
-        0,
-        MAX_EVIDENCE_TEXT,
-      ),
-      providerCode: report.reason?.providerCode,
-    },
-  };
 }
 
 /** Evidence kept (and maybe a status check asked for) without a change of status. */

@@ -578,7 +578,7 @@ describe('relay + simulator: reconciliation', () => {
     expect(view.body.transaction.status).toBe('SUCCEEDED');
   });
 
-  it('fails a forged MoMo success that the provider never accepted, and raises the security signal', async () => {
+  it('never settles a forged MoMo success the status API does not know: AMBIGUOUS, a NOT_FOUND conflict naming both, escalated', async () => {
     // Prepare: a registration, and no request to MoMo at all.
     const reference = crypto.randomUUID();
     const registered = await relay.admin('POST', '/v1/transactions', {
@@ -603,22 +603,40 @@ describe('relay + simulator: reconciliation', () => {
       }),
     });
     let status = '';
-    for (let i = 0; i < 100 && status !== 'FAILED'; i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      !relay.sink.events.some(
+        (e) => e.data.reference === reference && e.metadata.type === 'TransactionConflict',
+      );
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 100));
       status = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction.status;
     }
     await relay.flush();
-    // Assess
+    status = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction.status;
+    // Assess: a success claim and a status API that does not know the reference disagree; neither settles.
     expect(forged.status).toBe(200);
-    expect(status).toBe('FAILED');
+    expect(status).toBe('AMBIGUOUS');
     const mine = relay.sink.events.filter((e) => e.data.reference === reference);
     expect(mine.map((e) => e.metadata.type)).toEqual([
       'TransactionAmbiguous',
-      'TransactionFailed',
       'TransactionConflict',
+      'TransactionEscalated',
     ]);
-    expect((mine[2]!.data.conflict as { kind: string }).kind).toBe('UNVERIFIED_SUCCESS');
-    expect(mine.some((e) => e.metadata.type === 'TransactionSucceeded')).toBe(false);
+    const conflict = mine[1]!.data.conflict as {
+      kind: string;
+      evidence: { source: string; claim: string }[];
+    };
+    expect(conflict.kind).toBe('NOT_FOUND');
+    expect(conflict.evidence.map((e) => `${e.source}:${e.claim}`)).toEqual([
+      'callback:SUCCEEDED',
+      'status-api:NOT_FOUND',
+    ]);
+    expect(
+      mine.some((e) => e.metadata.type === 'TransactionSucceeded' || e.metadata.type === 'TransactionFailed'),
+    ).toBe(false);
   });
 
   it('survives a token that dies before its announced expiry (one refresh, then on)', async () => {
