@@ -20,6 +20,7 @@ import { Construct } from 'constructs';
 export const ALARMED_RELAY_METRICS = [
   'TransactionsExpired',
   'VerificationDisagreements',
+  'StatusNotFoundConflicts',
   'AmbiguousEscalated',
   'CallbacksBuffered',
   'BufferedCallbacksFailed',
@@ -359,6 +360,10 @@ export class RelayMonitoring extends Construct {
             now(
               'VerificationDisagreements',
               'A status check contradicted a success callback (UNVERIFIED_SUCCESS conflict): possibly a forged callback. Check the transaction history and the quarantine.',
+            ),
+            now(
+              'StatusNotFoundConflicts',
+              'The status API does not know a reference a callback reported on (NOT_FOUND conflict; the transaction is AMBIGUOUS and escalated, never failed): usually the request was made with another API user than the account is configured with (docs/clients/mtn-momo.md). Compare the API user that made the request with accounts.<provider>.<account>.api.',
             ),
             now(
               'AmbiguousEscalated',
