@@ -131,6 +131,17 @@ describe('relay + simulator: MoMo', () => {
     expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
     expect(data(result, 'TransactionAmbiguous').reason).toMatchObject({ code: 'UNCONFIRMED' });
     expect(result.events.at(-1)!.envelope.metadata.origin).toBe('poll');
+    // Why the relay believes it: the unsigned callback (not conclusive alone) and the status answer.
+    const evidence = data(result, 'TransactionSucceeded').evidence as Record<string, unknown>[];
+    expect(evidence).toEqual([
+      expect.objectContaining({ source: 'callback', claim: 'SUCCEEDED', conclusive: false }),
+      expect.objectContaining({
+        source: 'status-api',
+        claim: 'SUCCEEDED',
+        authentication: ['status-api'],
+        conclusive: true,
+      }),
+    ]);
     expect(data(result, 'TransactionSucceeded')).toMatchObject({
       provider: 'momo',
       account: 'demo',
@@ -562,6 +573,29 @@ describe('relay + simulator: reconciliation', () => {
     );
     expect(finals).toHaveLength(1);
     expect(view.body.transaction.status).toBe('SUCCEEDED');
+  });
+
+  it('resolves a MoMo success that arrives after EXPIRED once the status API confirms it (lateResolution)', async () => {
+    // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while.
+    const result = await runScenario(context(), 'momo', 'pay', {
+      fault: 'delay=2500,status-5xx=503,status-5xx-times=4',
+      expires: '1',
+    });
+    const reference = result.started.reference;
+    let view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
+    for (let i = 0; i < 300 && view.body.transaction.status !== 'SUCCEEDED'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
+    }
+    await relay.flush();
+    // Assess
+    const mine = relay.sink.events.filter((e) => e.data.reference === reference);
+    expect(mine.map((e) => e.metadata.type)).toEqual(['TransactionExpired', 'TransactionSucceeded']);
+    expect(mine[1]!.data).toMatchObject({ lateResolution: true, status: 'SUCCEEDED' });
+    expect((mine[1]!.data.evidence as { source: string }[]).map((e) => e.source)).toEqual([
+      'callback',
+      'status-api',
+    ]);
   });
 
   it('keeps checking through a status API outage and finalizes once it is back', async () => {
