@@ -237,7 +237,13 @@ export const HINT_NAMESPACE = 'hint:externalId';
  */
 async function keepHint(
   deps: IngestDeps,
-  hint: { intent: ReportIntent; key: TransactionKey; receiptId: string | undefined; at: string },
+  hint: {
+    intent: ReportIntent;
+    key: TransactionKey;
+    receiptId: string | undefined;
+    at: string;
+    authentication: AuthenticationMethod[];
+  },
 ): Promise<ApplyOutcome> {
   const externalId = hint.intent.draft.externalId;
   if (externalId && !idProblem('', externalId))
@@ -251,6 +257,9 @@ async function keepHint(
         kind: hint.intent.draft.kind,
         status: hint.intent.draft.status,
         at: hint.at,
+        // The registration that adopts it records it as evidence (a callback reported on the reference).
+        authentication: hint.authentication,
+        amount: hint.intent.draft.amount ?? null,
       },
       createdAt: deps.clock.now().toISOString(),
     });
@@ -401,7 +410,13 @@ export async function ingestIntents(
   for (const { intent, key, origin, matched } of placed) {
     if (intent.hint && !matched) {
       outcomes.push(
-        await keepHint(deps, { intent, key, receiptId: receipt?.receiptId, at: batch.receivedAt }),
+        await keepHint(deps, {
+          intent,
+          key,
+          receiptId: receipt?.receiptId,
+          at: batch.receivedAt,
+          authentication: batch.authentication ?? [],
+        }),
       );
       continue;
     }

@@ -19,6 +19,8 @@ import { toDecimalString } from '../util/money';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
 import { checkReportLimits } from './ingest-report';
 import type { Clock, RelayStore } from './ports';
+import { AUTHENTICATION_METHODS, type Evidence } from '../domain/evidence';
+import { TRANSACTION_STATUSES } from '../domain/status';
 import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE } from './ingest-report';
 import { reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
@@ -215,6 +217,7 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     externalId: r.externalId,
     metadata: r.metadata,
     reconcileUntil: new Date(Date.parse(now) + windowSeconds * 1000).toISOString(),
+    ...(hint ? { hintEvidence: hintEvidence(hint.data, now) } : {}),
     // Never after the window's end: a short expiresInSeconds still gets its check before expiry.
     firstCheckAt: new Date(
       Date.parse(now) + (hint ? 0 : Math.min(timing.firstCheckSeconds, windowSeconds)) * 1000,
@@ -249,6 +252,27 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   }
   if (correlateByExternalId) await recordExternalIdAlias(deps.store, key, r.externalId!, now);
   return { created: result.created, transaction: toView(result.tx), callbackUrl };
+}
+
+/** A reference-less callback that waited for this registration, as evidence: a callback reported on it. */
+function hintEvidence(data: Record<string, unknown>, now: string): Evidence {
+  const claim = TRANSACTION_STATUSES.find((s) => s === data.status) ?? 'PENDING';
+  const authentication = Array.isArray(data.authentication)
+    ? AUTHENTICATION_METHODS.filter((m) => (data.authentication as unknown[]).includes(m))
+    : [];
+  const amount = data.amount as Evidence['amount'];
+  return {
+    source: 'callback',
+    claim,
+    authenticated: authentication.length > 0,
+    authentication,
+    conclusive: false,
+    at: typeof data.at === 'string' ? data.at : now,
+    providerCode: null,
+    description: 'reference-less callback (found by externalId) that came before the registration',
+    amount: amount && typeof amount.value === 'string' ? amount : null,
+    receiptId: typeof data.receiptId === 'string' ? data.receiptId : null,
+  };
 }
 
 /**

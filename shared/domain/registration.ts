@@ -1,4 +1,11 @@
-import { awaitsConfirmation, businessMismatch, conflictEvent, unconfirmedSuccess } from './apply-report';
+import {
+  awaitsConfirmation,
+  businessMismatch,
+  conflictEvent,
+  unconfirmedSuccess,
+  withEvidence,
+} from './apply-report';
+import type { Evidence } from './evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
 import { isFinal } from './status';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
@@ -14,6 +21,8 @@ export interface RegistrationTerms {
   reconcileUntil: string;
   /** The first status check (the provider and kind's schedule). */
   firstCheckAt: string;
+  /** A reference-less callback that came before the registration (kept as a hint): recorded as evidence. */
+  hintEvidence?: Evidence;
 }
 
 export type RegistrationOutcome =
@@ -42,6 +51,7 @@ function registeredTransaction(terms: RegistrationTerms, now: string): Transacti
     reconcile: { dueAt: terms.firstCheckAt, checks: 0, recent: [] },
     revision: 0,
     transitions: [],
+    ...(terms.hintEvidence ? { evidence: [terms.hintEvidence] } : {}),
     conflicts: [],
     events: [],
     outbox: [],
@@ -113,6 +123,7 @@ export function applyRegistration(
     externalId: terms.externalId ?? current.externalId,
     metadata: terms.metadata ?? current.metadata,
     reconcileUntil: terms.reconcileUntil,
+    ...(terms.hintEvidence ? { evidence: withEvidence(current.evidence, terms.hintEvidence) } : {}),
     // A non-final orphan keeps its schedule; the registration may make it due sooner.
     reconcile: isFinal(current.status)
       ? current.reconcile

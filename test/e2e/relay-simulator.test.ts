@@ -756,6 +756,69 @@ describe('relay + simulator: the mtn-momo client library (reference-less callbac
   });
 });
 
+describe('relay + simulator: a payment made with another API user than the relay asks with', () => {
+  it('ends AMBIGUOUS with a NOT_FOUND TransactionConflict, escalated, never TransactionFailed', async () => {
+    // Prepare: the mtn-momo README's setup: the client provisions its own sandbox API user (Users.create),
+    // which the relay's account is not configured with.
+    const { create, PayerType } = (await import('mtn-momo')).default as typeof import('mtn-momo');
+    const primaryKey = DEFAULTS.momo.collectionSubscriptionKeys.primary;
+    const momo = create({ callbackHost: 'localhost', baseUrl: sim.url });
+    const users = momo.Users({ primaryKey });
+    const userId = await users.create('localhost');
+    const { apiKey } = await users.login(userId);
+    const collections = momo.Collections({ userId, userSecret: apiKey, primaryKey });
+    const externalId = `order-${crypto.randomUUID().slice(0, 8)}`;
+    // Act: the payment succeeds at MTN and its success callback reaches the relay's reference-less route.
+    const reference = await collections.requestToPay({
+      amount: '100',
+      currency: 'EUR',
+      externalId,
+      payer: { partyIdType: PayerType.MSISDN, partyId: '46733123499' },
+      payerMessage: 'Order',
+      payeeNote: 'Thanks',
+      callbackUrl: `${relay.url}/v1/momo/demo/requesttopay`,
+    });
+    await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      externalId,
+      amount: '100',
+      currency: 'EUR',
+    });
+    const mine = () => relay.sink.events.filter((e) => e.data.reference === reference);
+    for (let i = 0; i < 150 && !mine().some((e) => e.metadata.type === 'TransactionEscalated'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await relay.flush();
+    }
+    // The poller keeps asking (and MTN keeps answering 404): still no verdict.
+    await new Promise((r) => setTimeout(r, 1500));
+    await relay.flush();
+    const view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
+    // Assess
+    expect(mine().map((e) => e.metadata.type)).toEqual([
+      'TransactionAmbiguous',
+      'TransactionConflict',
+      'TransactionEscalated',
+    ]);
+    const conflict = mine()[1]!.data.conflict as {
+      kind: string;
+      detail: string;
+      evidence: { source: string; claim: string }[];
+    };
+    expect(conflict.kind).toBe('NOT_FOUND');
+    expect(conflict.detail).toMatch(/API user/);
+    expect(conflict.evidence.map((e) => `${e.source}:${e.claim}`)).toEqual([
+      'callback:SUCCEEDED',
+      'status-api:NOT_FOUND',
+    ]);
+    expect(view.body.transaction.status).toBe('AMBIGUOUS');
+    expect(view.body.transaction.reason.code).toBe('CONFLICTING_REPORTS');
+    expect(view.body.evidence.map((e: { source: string }) => e.source)).toEqual(['callback', 'status-api']);
+  }, 40_000);
+});
+
 describe('relay + simulator: operators', () => {
   it('checks a transaction now, resolves an expired one by hand and reports what a person must act on', async () => {
     // Prepare: a transaction the provider never finalizes, with a 1 s window.
