@@ -419,7 +419,7 @@ function recordMetrics(
       });
       // Finalized by a poll while no callback ever came: the account's callbacks may be silent.
       if (!after.transitions.some((t) => t.origin === 'callback' || t.origin === 'buffer'))
-        metrics.count('CallbackSilence', 1, where);
+        metrics.count('FinalizedWithoutCallback', 1, where);
     }
     if (type === 'TransactionExpired') metrics.count('TransactionsExpired', 1, where);
     if (type === 'TransactionEscalated') metrics.count('AmbiguousEscalated', 1, where);

@@ -513,6 +513,50 @@ function advance(
       ),
     );
   }
+  // An unconfirmed success claimed another amount than the one now confirmed: the claim never set the
+  // amount, and the disagreement is said, not dropped (a forged 1 EUR before MTN's real 100 EUR).
+  const claimedOther =
+    transition.to === 'SUCCEEDED' && next.amount
+      ? (base.evidence ?? []).find(
+          (e) =>
+            e.claim === 'SUCCEEDED' &&
+            !e.conclusive &&
+            e.amount !== null &&
+            !sameAmount(e.amount.value, next.amount!.value),
+        )
+      : undefined;
+  if (claimedOther && next.amount) {
+    const detail =
+      `an unconfirmed success claimed ${claimedOther.amount!.value} ${claimedOther.amount!.currency ?? ''}`.trimEnd() +
+      `; ${describeEvidence(incoming)} with ${next.amount.value} ${next.amount.currency ?? ''}`.trimEnd();
+    const evidencePair = [claimedOther, incoming];
+    next.conflicts = [
+      ...next.conflicts,
+      {
+        kind: 'AMOUNT_MISMATCH' as const,
+        reportedStatus: 'SUCCEEDED' as const,
+        at: report.receivedAt,
+        origin: report.origin,
+        receiptId: claimedOther.receiptId ?? undefined,
+        detail,
+        evidence: evidencePair,
+      },
+    ].slice(-MAX_CONFLICTS);
+    events.push(
+      conflictEvent(
+        next,
+        { ...report, amount: claimedOther.amount ?? undefined },
+        {
+          kind: 'AMOUNT_MISMATCH',
+          detail,
+          currentStatus: 'SUCCEEDED',
+          discriminator: 'AMOUNT_MISMATCH:unconfirmed:SUCCEEDED',
+          occurredAt: report.receivedAt,
+          evidence: evidencePair,
+        },
+      ),
+    );
+  }
   return {
     kind: 'write',
     effect: how.orphan ? 'orphan-created' : how.born ? 'created' : 'advanced',

@@ -185,7 +185,7 @@ describe('runPollCycle', () => {
     expect(s.tx().reconcile?.dueAt).toBeUndefined();
     expect((await s.store.listDue(new Date(START + 10 ** 9).toISOString(), 10)).items).toHaveLength(0);
     expect(s.counts.TransactionsFinalized).toBe(1);
-    expect(s.counts.CallbackSilence).toBe(1);
+    expect(s.counts.FinalizedWithoutCallback).toBe(1);
   });
 
   it('keeps a pending transaction, records the check and backs off', async () => {
@@ -387,6 +387,65 @@ describe('runPollCycle', () => {
     expect(s.events.filter((e) => e.metadata.type === 'TransactionFailed')[0]?.data.evidence).toEqual([
       expect.objectContaining({ source: 'status-api', claim: 'NOT_FOUND', conclusive: true }),
     ]);
+  });
+
+  it("takes a transaction's amount only from confirmed evidence: a forged 1 EUR claim never becomes its amount, and is said", async () => {
+    // Prepare: registered without an amount; an unsigned success claims 1 EUR; MTN's status answer says 100 EUR.
+    const s = setup(answers.succeeded);
+    await registerTransaction(s.services, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF,
+      externalId: 'order-8841',
+    });
+    // Act
+    await ingestReport(
+      ingestDeps(s),
+      callback('SUCCEEDED', { needsConfirmation: true, amount: { value: '1', currency: 'EUR' } }),
+    );
+    const afterClaim = s.tx().amount;
+    await forceCheck(s.services, KEY);
+    // Assess
+    expect(afterClaim).toBeUndefined();
+    expect(s.tx().status).toBe('SUCCEEDED');
+    expect(s.tx().amount).toEqual({ value: '100', currency: 'EUR' });
+    expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
+    expect(s.types()).toContain('TransactionSucceeded');
+  });
+
+  it('checks an unsigned FAILED once on an account that confirms: held without an event, the status answer settles', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    // Act
+    await ingestReport(ingestDeps(s), callback('FAILED', { confirmFailure: true, needsConfirmation: true }));
+    const held = { status: s.tx().status, due: s.tx().reconcile?.dueAt, types: s.types() };
+    await forceCheck(s.services, KEY);
+    // Assess: the provider paid; the forged or mistaken failure is surfaced, never the verdict.
+    expect(held).toEqual({ status: 'PENDING', due: new Date(START).toISOString(), types: [] });
+    expect(s.tx().status).toBe('SUCCEEDED');
+    expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['STATUS']);
+  });
+
+  it('surfaces and checks an unsigned success reported after FAILED, and leaves the due index once answered', async () => {
+    // Prepare: FAILED by the status API.
+    const s = setup(answers.failed);
+    await register(s.services);
+    await forceCheck(s.services, KEY);
+    // Act
+    s.advance(60);
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true, receiptId: 'r9' }));
+    const due = (await s.store.listDue(new Date(START + 60_000).toISOString(), 10)).items;
+    await runPollCycle(s.services, { owner: 'p1' });
+    const dueAfter = (await s.store.listDue(new Date(START + 3_600_000).toISOString(), 10)).items;
+    // Assess
+    expect(s.tx().status).toBe('FAILED');
+    expect(s.types().filter((t) => t === 'TransactionConflict')).toHaveLength(1);
+    expect(due.map((d) => d.key.reference)).toEqual([REF]);
+    expect(s.calls).toHaveLength(2);
+    expect(dueAfter).toEqual([]);
+    expect(s.tx().reconcile?.recheckUntil).toBeUndefined();
   });
 
   it('never settles "not found" when a callback reported on the reference: a NOT_FOUND conflict, AMBIGUOUS and escalated', async () => {
