@@ -461,7 +461,12 @@ export function judge(
     const n = events.filter((e) => e.metadata.type === type).length;
     if (n) problems.push(`unexpected ${type}${n > 1 ? ` (×${n})` : ''}`);
   }
-  const finals = events.filter((e) => FINAL_EVENTS.includes(e.metadata.type));
+  // TransactionExpired then a provider's final answer flagged lateResolution is one verdict, resolved late.
+  const resolvedLate = events.some((e) => (e.data as { lateResolution?: unknown }).lateResolution === true);
+  const finals = events.filter(
+    (e) =>
+      FINAL_EVENTS.includes(e.metadata.type) && !(resolvedLate && e.metadata.type === 'TransactionExpired'),
+  );
   if (finals.length > 1) {
     problems.push(
       `${finals.length} final events (${finals.map((e) => e.metadata.type).join(', ')}), expected at most one`,

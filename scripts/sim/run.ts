@@ -317,6 +317,9 @@ export async function runScenario(
     const from = x.waitFor === 'poll' ? r?.nextCheckAt : r?.reconcileUntil;
     if (from) deadline = Math.max(deadline, Date.parse(from) + ctx.timeoutMs);
   }
+  // A delayed callback (`--fault delay=N`) comes N ms late: the default timeout counts from then.
+  const delayMs = Number(/(?:^|,)delay=(\d+)/.exec(options.fault ?? '')?.[1] ?? 0);
+  if (delayMs && ctx.extendTimeout) deadline = Math.max(deadline, begun + delayMs + ctx.timeoutMs);
   let timedOut = false;
   while (x.refusedWith === undefined) {
     const allSent = (await sentSoFar()) >= (x.deliveries ?? 0);

@@ -34,7 +34,26 @@ export function summarizeEvent(event: EventEnvelope): string {
     d.decision ? `decision=${d.decision}` : undefined,
     Array.isArray(d.accounts) ? `accounts=${d.accounts.length}` : undefined,
     d.originalReceipt ? `receipt=${d.originalReceipt}` : undefined,
+    conflictOf(d),
+    d.lateResolution === true ? 'late-resolution' : undefined,
+    evidenceOf(d),
     `(${event.metadata.origin})`,
   ];
   return parts.filter(Boolean).join(' ');
+}
+
+function conflictOf(d: Record<string, unknown>): string | undefined {
+  const conflict = d.conflict as { kind?: string } | undefined;
+  return conflict?.kind ? `conflict=${conflict.kind}` : undefined;
+}
+
+/** Why the relay believes a verdict: `evidence=callback(path-secret)+status-api`. */
+function evidenceOf(d: Record<string, unknown>): string | undefined {
+  if (!Array.isArray(d.evidence) || d.evidence.length === 0) return undefined;
+  const items = (d.evidence as { source?: string; authentication?: string[] }[]).map((e) =>
+    e.source === 'callback' || e.source === 'buffer'
+      ? `${e.source}(${e.authentication?.length ? e.authentication.join('+') : 'unauthenticated'})`
+      : String(e.source),
+  );
+  return `evidence=${items.join('+')}`;
 }
