@@ -166,6 +166,10 @@ function reportFrom(
     return {
       ...answer.draft,
       ...base,
+      said: {
+        providerCode: answer.providerCode,
+        description: maskMsisdnsIn(services.scrub(answer.detail)).slice(0, MAX_DETAIL),
+      },
       reason: reason?.message
         ? { ...reason, message: maskMsisdnsIn(services.scrub(reason.message)).slice(0, MAX_DETAIL) }
         : reason,

@@ -246,7 +246,7 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
   const authentication = authenticationOf(report, source);
   const description = report.notFound
     ? `${report.notFound.answers} "not found" answer(s) since ${report.notFound.since}${report.reason?.message ? `; ${report.reason.message}` : ''}`
-    : (report.reason?.message ?? null);
+    : (report.said?.description ?? report.reason?.message ?? null);
   return {
     source,
     claim: report.notFound ? 'NOT_FOUND' : report.status,
@@ -254,7 +254,7 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
     authentication,
     conclusive: conclusive || isEndToEnd(authentication),
     at: report.receivedAt,
-    providerCode: report.reason?.providerCode ?? null,
+    providerCode: report.said?.providerCode ?? report.reason?.providerCode ?? null,
     description: description === null ? null : description.slice(0, MAX_EVIDENCE_TEXT),
     amount: report.amount ?? null,
     receiptId: report.receiptId ?? null,

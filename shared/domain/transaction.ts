@@ -56,6 +56,8 @@ export interface NormalizedReport {
    * failure is held as AMBIGUOUS (UNCONFIRMED) until one status check agrees.
    */
   confirmFailure?: boolean;
+  /** The provider's own code and words for the evidence (a status answer's code and detail, scrubbed). */
+  said?: { providerCode: string | undefined; description: string | undefined };
   /** The report only points at its transaction (MoMo's reference-less route): recorded, never settles. */
   hint?: boolean;
   /** The provider's result of the relay's own asynchronous status query (evidence source `receipt`). */
