@@ -709,25 +709,8 @@ describe('relay + simulator: the mtn-momo client library (reference-less callbac
     const externalId = `order-${crypto.randomUUID().slice(0, 8)}`;
     const before = relay.sink.events.length;
     // Act: the client posts with its own reference and a fixed callback URL (no reference in it)…
-    const reference = await collections.requestToPay({
-      amount: '100',
-      currency: 'EUR',
-      externalId,
-      payer: { partyIdType: PayerType.MSISDN, partyId: '46733123499' },
-      payerMessage: 'Order',
-      payeeNote: 'Thanks',
-      callbackUrl: `${relay.url}/v1/momo/demo/requesttopay`,
-    });
     // …and only then registers, with the reference the client returned (the callback may be first).
-    const registered = await relay.admin('POST', '/v1/transactions', {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference,
-      externalId,
-      amount: '100',
-      currency: 'EUR',
-    });
+    const { reference, registered } = await payThenRegister(collections, PayerType.MSISDN, externalId);
     let view: { body: { transaction: { status: string } } } | undefined;
     for (let i = 0; i < 100; i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -756,6 +739,33 @@ describe('relay + simulator: the mtn-momo client library (reference-less callbac
   });
 });
 
+/** As the mtn-momo README pays (its own X-Reference-Id, one callback URL), then registers with the relay. */
+async function payThenRegister(
+  collections: ReturnType<ReturnType<typeof import('mtn-momo').create>['Collections']>,
+  msisdnType: import('mtn-momo').PayerType,
+  externalId: string,
+) {
+  const reference = await collections.requestToPay({
+    amount: '100',
+    currency: 'EUR',
+    externalId,
+    payer: { partyIdType: msisdnType, partyId: '46733123499' },
+    payerMessage: 'Order',
+    payeeNote: 'Thanks',
+    callbackUrl: `${relay.url}/v1/momo/demo/requesttopay`,
+  });
+  const registered = await relay.admin('POST', '/v1/transactions', {
+    provider: 'momo',
+    account: 'demo',
+    kind: 'requesttopay',
+    reference,
+    externalId,
+    amount: '100',
+    currency: 'EUR',
+  });
+  return { reference, registered };
+}
+
 describe('relay + simulator: a payment made with another API user than the relay asks with', () => {
   it('ends AMBIGUOUS with a NOT_FOUND TransactionConflict, escalated, never TransactionFailed', async () => {
     // Prepare: the mtn-momo README's setup: the client provisions its own sandbox API user (Users.create),
@@ -769,24 +779,7 @@ describe('relay + simulator: a payment made with another API user than the relay
     const collections = momo.Collections({ userId, userSecret: apiKey, primaryKey });
     const externalId = `order-${crypto.randomUUID().slice(0, 8)}`;
     // Act: the payment succeeds at MTN and its success callback reaches the relay's reference-less route.
-    const reference = await collections.requestToPay({
-      amount: '100',
-      currency: 'EUR',
-      externalId,
-      payer: { partyIdType: PayerType.MSISDN, partyId: '46733123499' },
-      payerMessage: 'Order',
-      payeeNote: 'Thanks',
-      callbackUrl: `${relay.url}/v1/momo/demo/requesttopay`,
-    });
-    await relay.admin('POST', '/v1/transactions', {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference,
-      externalId,
-      amount: '100',
-      currency: 'EUR',
-    });
+    const { reference } = await payThenRegister(collections, PayerType.MSISDN, externalId);
     const mine = () => relay.sink.events.filter((e) => e.data.reference === reference);
     for (let i = 0; i < 150 && !mine().some((e) => e.metadata.type === 'TransactionEscalated'); i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -4,41 +4,20 @@ import { applyReport } from '../../../shared/domain/apply-report';
 import type { EventEnvelope, EventOrigin } from '../../../shared/domain/event-envelope';
 import { contradicts, decideByPrecedence, type Evidence, rankOf } from '../../../shared/domain/evidence';
 import type { NormalizedReport, TransactionRecord } from '../../../shared/domain/transaction';
+import { KEY, registered as registeredTx } from '../../helpers/reports';
 
 /**
  * The precedence rule over random sequences of reports from every origin, in any order, authenticated
  * or not, with matching or mismatching amounts (docs/reconciliation.md#precedence).
  */
 
-const KEY = { provider: 'momo', account: 'demo', reference: '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f' };
-const START = Date.parse('2026-11-25T10:00:00.000Z');
+const START = Date.parse('2026-11-21T10:00:00.000Z');
 
-function registered(amount: boolean): TransactionRecord {
-  const at = new Date(START).toISOString();
-  return {
-    key: KEY,
-    kind: 'requesttopay',
-    status: 'PENDING',
-    registered: true,
+const registered = (amount: boolean): TransactionRecord =>
+  registeredTx({
     amount: amount ? { value: '100', currency: 'EUR' } : undefined,
-    msisdn: undefined,
-    externalId: 'order-8841',
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: at,
-    updatedAt: at,
-    reconcileUntil: new Date(START + 86_400_000).toISOString(),
-    reconcile: { dueAt: at, checks: 0, recent: [] },
-    revision: 0,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
-  };
-}
+    reconcile: { dueAt: new Date(START).toISOString(), checks: 0, recent: [] },
+  });
 
 interface Step {
   origin: EventOrigin;
