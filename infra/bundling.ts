@@ -61,6 +61,10 @@ export const BUNDLE_OPTIONS = {
     '@aws-sdk/credential-provider-node': './infra/lambda-shims/credentials-from-env.ts',
     // The SDK's endpoint-discovery cache: a Map does it (~5 KB less per bundle; see the shim).
     'mnemonist/lru-cache': './infra/lambda-shims/lru-cache.ts',
+    // The event-stream codec, loaded only by streaming operations none of our clients has (~13 KB per bundle).
+    '@smithy/core/event-streams': './infra/lambda-shims/no-event-streams.ts',
+    // Sha256 and Md5 on node:crypto without the SDK's pure-JS fallbacks (~5 KB per bundle; see the shim).
+    '@smithy/core/checksum': './infra/lambda-shims/native-checksums.ts',
   } as Record<string, string>,
   banner: ESM_REQUIRE_BANNER,
 } as const;

@@ -3,8 +3,10 @@
  * per bundle: minified size, gzip size, the biggest contributors, and cold module init — the time a
  * fresh `node` process takes to import the bundle with the deployed environment (dummy values).
  *
- *   npx tsx scripts/bundle-size.ts [--runs 7] [--json] [--check]
+ *   npx tsx scripts/bundle-size.ts [--runs 7] [--json] [--check] [--verbose] [--only callback]
  *
+ * --verbose also lists our own files (shared/, functions/, infra/) by output bytes, biggest first;
+ * --only measures one bundle.
  * --check exits 1 when a bundle breaks the budget of design.md (≤ 500 KB, ≤ 150 ms median init).
  */
 import { execFile } from 'node:child_process';
@@ -31,6 +33,8 @@ interface BundleReport {
   bytes: number;
   gzipBytes: number;
   top: Array<{ module: string; bytes: number }>;
+  /** Our own files by output bytes (--verbose). */
+  files?: Array<{ module: string; bytes: number }>;
   initMs: number[];
   medianInitMs: number;
   /** Cold init as deployed with tracing on: the tracing layer loaded through NODE_PATH. */
@@ -82,6 +86,15 @@ function contributors(metafile: Metafile): Array<{ module: string; bytes: number
     .slice(0, 6);
 }
 
+/** Our own source files (outside node_modules) by output bytes, biggest first. */
+function ownFiles(metafile: Metafile): Array<{ module: string; bytes: number }> {
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint);
+  return Object.entries(output?.inputs ?? {})
+    .filter(([path]) => !path.includes('node_modules/'))
+    .map(([module, input]) => ({ module, bytes: input.bytesInOutput }))
+    .sort((a, b) => b.bytes - a.bytes);
+}
+
 const IMPORT_TIMER =
   'const t = performance.now(); const m = await import(process.argv[1]); ' +
   "if (typeof m.handler !== 'function') throw new Error('no handler export'); " +
@@ -110,6 +123,8 @@ async function main(): Promise<void> {
   const runs = Number(option('--runs') ?? 7);
   const json = process.argv.includes('--json');
   const check = process.argv.includes('--check');
+  const verbose = process.argv.includes('--verbose');
+  const only = option('--only');
   const config = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
   const env = {
     AWS_REGION: 'eu-west-1',
@@ -129,7 +144,9 @@ async function main(): Promise<void> {
   };
   const reports: BundleReport[] = [];
   try {
-    for (const name of Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]) {
+    const names = (Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]).filter((n) => !only || n === only);
+    if (names.length === 0) throw new Error(`--only ${only}: no such function`);
+    for (const name of names) {
       const { file, metafile } = await bundle(name, outdir);
       const bytes = statSync(file).size;
       const initMs = await coldInit(
@@ -153,6 +170,7 @@ async function main(): Promise<void> {
         bytes,
         gzipBytes: gzipSync(readFileSync(file)).length,
         top: contributors(metafile),
+        ...(verbose ? { files: ownFiles(metafile) } : {}),
         initMs,
         medianInitMs,
         tracedMedianInitMs: median(tracedInitMs),
@@ -178,6 +196,7 @@ async function main(): Promise<void> {
         `${r.withinBudget ? 'ok  ' : 'OVER'} ${r.name.padEnd(22)} ${kb(r.bytes).padStart(9)} (gzip ${kb(r.gzipBytes)})  ${init}`,
       );
       console.log(`     biggest: ${r.top.map((t) => `${t.module} ${kb(t.bytes)}`).join(', ')}`);
+      for (const f of r.files ?? []) console.log(`       ${kb(f.bytes).padStart(9)}  ${f.module}`);
     }
     console.log(
       `tracing layer (${TRACING_LAYER_MODULE}: Powertools Tracer + X-Ray SDK, shared by every function, loaded only in Lambda): ${kb(statSync(layerFile).size)}`,
