@@ -25,7 +25,7 @@ export type HistoryEntry =
       to: string;
       origin: string;
       receiptId: string | null;
-      /** What caused it (null on transitions recorded before evidence existed). */
+      /** What caused it (null on an expiry, which the relay decides, and on transitions older than evidence). */
       evidence: Evidence | null;
     }
   | {

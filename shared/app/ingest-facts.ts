@@ -76,7 +76,8 @@ function factEvidence(
     claim: 'SUCCEEDED',
     authenticated: authentication.length > 0,
     authentication,
-    conclusive: true,
+    // A reversal result is the provider's word about money moving back, as authenticated as its callback.
+    conclusive: authentication.length > 0,
     at: batch.receivedAt,
     providerCode: null,
     description: `${fact.event}: ${fact.namespace} ${fact.id}${receipt ? ` of ${receipt}` : ''}`.slice(

@@ -105,6 +105,8 @@ function ownQueryMismatch(
   const { viaOwnQuery: _own, ...rest } = report;
   return {
     ...rest,
+    // Not the provider's answer to the relay: what a callback claimed (never trusted for queries).
+    origin: report.origin === 'poll' ? 'callback' : report.origin,
     status: 'AMBIGUOUS',
     authenticated: false,
     providerTransactionId: undefined,

@@ -2,7 +2,12 @@ import { accountKey } from '../config/schema';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
 import { resolveRoute } from '../http/router';
 import { sha256Hex } from '../util/ids';
-import { confirmsUnsignedSuccess, ingestIntents } from './ingest-report';
+import {
+  authenticationFrom,
+  confirmsUnsignedFailure,
+  confirmsUnsignedSuccess,
+  ingestIntents,
+} from './ingest-report';
 import type { KeyedReceiptDraft } from './receipts';
 import type { RelayServices } from './services';
 
@@ -138,7 +143,9 @@ export async function applyStoredCallbacks(
           origin: 'callback',
           receivedAt: receipt.lastReceivedAt,
           authenticated: verification.authenticated,
+          authentication: authenticationFrom(receipt.verification, verification.authenticated),
           confirmUnsignedSuccess: confirmsUnsignedSuccess(resolved.account.settings),
+          confirmUnsignedFailure: confirmsUnsignedFailure(resolved.account.settings),
           intents: parsed.reports,
           facts: parsed.facts,
           receipt: draft,

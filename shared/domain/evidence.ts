@@ -8,7 +8,7 @@ import type { TransactionStatus } from './status';
  * - `receipt`: the provider's result of the relay's own asynchronous status query (Daraja), delivered on a
  *   callback route and matched to the query the relay made;
  * - `operator`: a person resolved the transaction through the management API;
- * - `registration`: the partner's registration (or a hint it adopted).
+ * - `registration`: the partner's registration (reserved: a hint a registration adopts stays a `callback`).
  */
 export const EVIDENCE_SOURCES = [
   'callback',
