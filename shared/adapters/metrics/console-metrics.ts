@@ -59,8 +59,9 @@ export class ConsoleRelayMetrics implements RelayMetrics {
   flush(): void {
     const series = this.collector.drain();
     if (series.length === 0) return;
+    // A zero (a gauge such as SilentAccounts written every cycle) is nothing to tell a person.
     const counts = series
-      .filter((s) => s.kind === 'count')
+      .filter((s) => s.kind === 'count' && s.values[0] !== 0)
       .map((s) => `${label(s.name, s.dimensions)}=${s.values[0]}`)
       .sort();
     const timings = series
@@ -76,6 +77,7 @@ export class ConsoleRelayMetrics implements RelayMetrics {
         return `${label(s.name, s.dimensions)} ${stats.join(' ')}`;
       })
       .sort();
+    if (counts.length === 0 && timings.length === 0) return;
     this.write([this.prefix, ...counts, ...timings].join(' '));
   }
 

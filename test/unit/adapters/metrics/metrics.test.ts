@@ -166,6 +166,20 @@ describe('ConsoleRelayMetrics', () => {
     expect(lines).toEqual(['  ⇢ metrics PollCycleFailures=1']);
   });
 
+  it('leaves out zero values (a gauge written every cycle) and prints nothing when only zeros were recorded', () => {
+    // Prepare
+    const lines: string[] = [];
+    const metrics = new ConsoleRelayMetrics({ write: (line) => lines.push(line) });
+    // Act
+    metrics.count('SilentAccounts', 0);
+    metrics.flush();
+    metrics.count('SilentAccounts', 0);
+    metrics.count('CallbacksResumed', 1);
+    metrics.flush();
+    // Assess
+    expect(lines).toEqual(['  ⇢ metrics CallbacksResumed=1']);
+  });
+
   it('keeps every dimension when told not to collapse any', () => {
     const lines: string[] = [];
     const metrics = new ConsoleRelayMetrics({ write: (line) => lines.push(line), collapse: [] });
