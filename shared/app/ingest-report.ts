@@ -140,7 +140,7 @@ function withoutSecondSuccess(
 }
 
 export async function ingestReport(
-  deps: IngestDeps,
+  deps: Pick<IngestDeps, 'store' | 'clock' | 'reconciliation'>,
   report: NormalizedReport,
   options: IngestReportOptions = {},
 ): Promise<ApplyOutcome> {
@@ -182,7 +182,7 @@ export async function resolveCorrelation(
   provider: string,
   account: string,
   candidates: readonly CorrelationCandidate[],
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; consistent?: boolean } = {},
 ): Promise<
   { reference: string; origin?: EventOrigin; matched: boolean; transaction?: TransactionRecord } | undefined
 > {
@@ -418,6 +418,27 @@ export async function ingestIntents(
           receiptId: receipt?.receiptId,
           at: batch.receivedAt,
           authentication: batch.authentication ?? [],
+        }),
+      );
+      // A registration may have written its externalId alias between our lookup and the hint: it read
+      // no hint then, so we look again (consistent read) and, found now, the hint is applied as matched.
+      const late = intent.correlate
+        ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate, {
+            ...options,
+            consistent: true,
+          })
+        : undefined;
+      if (!late?.matched) continue;
+      outcomes.push(
+        await ingestReport(deps, {
+          ...intent.draft,
+          key: { ...key, reference: late.reference },
+          receivedAt: batch.receivedAt,
+          origin: batch.origin,
+          receiptId: receipt?.receiptId,
+          authenticated: batch.authenticated,
+          ...(batch.authentication ? { authentication: batch.authentication } : {}),
+          hint: true,
         }),
       );
       continue;

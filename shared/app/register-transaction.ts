@@ -21,7 +21,7 @@ import { checkReportLimits } from './ingest-report';
 import type { Clock, RelayStore } from './ports';
 import { AUTHENTICATION_METHODS, type Evidence } from '../domain/evidence';
 import { TRANSACTION_STATUSES } from '../domain/status';
-import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE } from './ingest-report';
+import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE, ingestReport } from './ingest-report';
 import { reconcileTiming } from './reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 
@@ -250,8 +250,41 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
       { details: { existing: toView(result.tx) } },
     );
   }
-  if (correlateByExternalId) await recordExternalIdAlias(deps.store, key, r.externalId!, now);
+  if (correlateByExternalId) {
+    await recordExternalIdAlias(deps.store, key, r.externalId!, now);
+    // A reference-less callback that came while we registered found no alias and left a hint we did not
+    // read: look again now the alias is written (the callback side looks again after its hint too).
+    if (!hint) await adoptLateHint(deps, key, r.kind, r.externalId!);
+  }
   return { created: result.created, transaction: toView(result.tx), callbackUrl };
+}
+
+async function adoptLateHint(deps: ManagementDeps, key: TransactionKey, kind: string, externalId: string) {
+  const late = await deps.store.getRecord(
+    { provider: key.provider, account: key.account, namespace: HINT_NAMESPACE, id: externalId },
+    { consistent: true },
+  );
+  if (!late) return;
+  const evidence = hintEvidence(late.data, deps.clock.now().toISOString());
+  await ingestReport(
+    { store: deps.store, clock: deps.clock, reconciliation: deps.config.reconciliation },
+    {
+      key,
+      kind,
+      status: evidence.claim === 'NOT_FOUND' ? 'PENDING' : evidence.claim,
+      reason: undefined,
+      providerTransactionId: undefined,
+      externalId,
+      amount: evidence.amount ?? undefined,
+      party: undefined,
+      receivedAt: evidence.at,
+      origin: 'callback',
+      receiptId: evidence.receiptId ?? undefined,
+      attributes: undefined,
+      authentication: evidence.authentication,
+      hint: true,
+    },
+  );
 }
 
 /** A reference-less callback that waited for this registration, as evidence: a callback reported on it. */

@@ -113,3 +113,48 @@ describe('reference-less correlation by externalId', () => {
     }
   });
 });
+
+/** A store whose first read of one provider-record namespace misses: what a racing writer looks like. */
+function missingFirstRead(store: MemoryStore, namespace: string): MemoryStore {
+  let missed = false;
+  const getRecord = store.getRecord.bind(store);
+  store.getRecord = async (ref, options) => {
+    if (!missed && ref.namespace === namespace) {
+      missed = true;
+      return undefined;
+    }
+    return getRecord(ref, options);
+  };
+  return store;
+}
+
+describe('a reference-less callback racing its registration', () => {
+  it('is evidence on the transaction when it lands between the registration reading hints and writing its alias', async () => {
+    // Prepare: the callback's hint is stored, but the registration's first look missed it.
+    const { store, deps, ingest } = setup();
+    await ingestIntents(ingest, batch(hint('order-8841')));
+    missingFirstRead(store, HINT_NAMESPACE);
+    // Act
+    await registerTransaction(deps, registration(A));
+    // Assess
+    const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference: A });
+    expect(tx?.evidence?.map((e) => [e.source, e.claim, e.conclusive])).toEqual([
+      ['callback', 'SUCCEEDED', false],
+    ]);
+    expect(tx?.reconcile?.dueAt).toBe(NOW);
+  });
+
+  it('is evidence on the transaction when its alias lookup missed a registration that wrote it meanwhile', async () => {
+    // Prepare: the registration and its alias exist, but the callback's first alias lookup missed them.
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, registration(A));
+    missingFirstRead(store, 'alias:externalId');
+    // Act
+    await ingestIntents(ingest, batch(hint('order-8841')));
+    // Assess
+    const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference: A });
+    expect(tx?.evidence?.map((e) => [e.source, e.claim, e.conclusive])).toEqual([
+      ['callback', 'SUCCEEDED', false],
+    ]);
+  });
+});
