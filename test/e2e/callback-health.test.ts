@@ -1,0 +1,311 @@
+/**
+ * Issue 17, "Tests that must exist": a callback outage on one account → one silence event, faster polls,
+ * one recovery event. End to end: the in-process relay (DynamoDB Local, its poller and stream) and the
+ * simulator, on simulated time (timeScale 0.01), with momo/demo's silence time shortened to 3 s.
+ *
+ * The outage: two MoMo payments whose payer never answers and whose callbacks the simulator drops
+ * (`--fault drop`), so they wait for a callback that does not come while the status API says PENDING,
+ * until the payer's approval window ends. Meanwhile Airtel's callbacks keep arriving. Then a normal
+ * `momo pay` whose callback reaches the relay ends the episode.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
+import type { ScenarioOptions, SimContext, Started } from '../../scripts/sim/core';
+import { eventLine } from '../../scripts/sim/events';
+import { MOMO_ONGOING_MSISDN } from '../../scripts/sim/momo';
+import { findScenario, runScenario } from '../../scripts/sim/run';
+import type { RelayMetrics } from '../../shared/app/ports';
+import { parseConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
+import { nextCheckAt, scheduleFor } from '../../shared/domain/reconcile-schedule';
+import type { EventEnvelope } from '../../shared/domain/events';
+import { createSimulator, type Simulator } from '../../simulator/server';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TIME_SCALE = 0.01;
+/** momo/demo is silent after 300 s without a callback: 3 s here. */
+const SILENCE_SECONDS = 300;
+/** While silent, a waiting transaction is checked at least every 30 s: 0.3 s here. */
+const SILENCE_POLL_SECONDS = 30;
+/**
+ * The payer's approval window (provider time): 20 minutes, 12 s here. Until then the status API answers
+ * PENDING for the unanswered payments; after it, FAILED (the payer did not approve in time).
+ */
+const APPROVAL_WINDOW_MS = 20 * 60_000;
+/** Generous: the machine is small and busy; every wait below ends as soon as its condition holds. */
+const DEADLINE_MS = 45_000;
+
+let relay: TestRelay;
+let sim: Simulator;
+let config: RelayConfig;
+const eventsFile = join(mkdtempSync(join(tmpdir(), 'callback-health-')), 'events.ndjson');
+/** Metrics the relay's poller counted, by name and dimensions. */
+const counted: { name: string; value: number; dimensions: Record<string, string> }[] = [];
+
+/** The demo config on this relay and simulator, with a short callback silence time for momo/demo. */
+function healthConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
+  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
+  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
+  for (const account of withApis.accounts.values()) {
+    demo.accounts[account.provider][account.id].api = simulatorApiSettings(withApis, account, simUrl);
+  }
+  return {
+    ...demo,
+    publicBaseUrl: relayUrl,
+    local: { ...demo.local, eventsFile },
+    reconciliation: {
+      timeScale: TIME_SCALE,
+      pollIntervalSeconds: 0.2,
+      callbackSilenceSeconds: { 'momo/demo': SILENCE_SECONDS },
+      silencePollSeconds: SILENCE_POLL_SECONDS,
+    },
+  };
+}
+
+beforeAll(async () => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const relayUrl = `http://localhost:${port}`;
+    // The wiring reads accounts only; the status API URLs are settled once the simulator has its port.
+    const wiring = simulatorWiring(relayUrl, parseConfig(healthConfig(relayUrl, 'http://127.0.0.1:1')));
+    sim = await createSimulator({
+      ...wiring.options,
+      momo: { ...wiring.options.momo, approvalWindowMs: APPROVAL_WINDOW_MS },
+      timeScale: TIME_SCALE,
+      approvalDelayMs: 50,
+      log: () => {},
+    });
+    const raw = healthConfig(relayUrl, sim.url);
+    config = parseConfig(raw);
+    try {
+      relay = await startTestRelay(raw, { port, eventsFile });
+    } catch (error) {
+      await sim.close();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
+      throw error;
+    }
+    await wiring.setup(sim.url);
+    // The poller reads its services' metrics at every cycle: count what it reports.
+    const metrics: RelayMetrics = {
+      count: (name, value = 1, dimensions = {}) => void counted.push({ name, value, dimensions }),
+      timing: () => {},
+      flush: () => {},
+    };
+    relay.services.metrics = metrics;
+    return;
+  }
+});
+afterAll(async () => {
+  await sim?.close();
+  await relay?.stop();
+});
+
+function context(): SimContext {
+  return {
+    relayUrl: relay.url,
+    simUrl: sim.url,
+    adminToken: ADMIN_TOKEN,
+    config,
+    events: {
+      label: 'test relay',
+      read: async () => {
+        await relay.flush();
+        return relay.sink.events.map((envelope) => ({ envelope, line: eventLine(envelope) }));
+      },
+      settle: async () => {
+        await relay.flush();
+      },
+    },
+    timeoutMs: 15_000,
+    pollMs: 25,
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `probe` (after flushing the relay's stream) until it returns a value, or fails at the deadline. */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = DEADLINE_MS,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await relay.flush();
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+const ofType = (type: string): EventEnvelope[] => relay.sink.ofType(type);
+const dataOf = (e: EventEnvelope) => e.data as Record<string, any>;
+const momoDemo = (e: EventEnvelope) => dataOf(e).provider === 'momo' && dataOf(e).account === 'demo';
+
+async function view(started: Started) {
+  const path = `/v1/transactions/${started.provider}/${started.account}/${started.reference}`;
+  const response = await relay.admin('GET', path);
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+/** Starts a scenario (the simulator's request, the relay's registration) without waiting for its outcome. */
+async function start(provider: string, name: string, options: ScenarioOptions): Promise<Started> {
+  return findScenario(provider, name).start(context(), options);
+}
+
+/** How many status checks MoMo's normal schedule makes within `seconds` of creation (checks on time). */
+function normalChecksWithin(seconds: number): number {
+  const schedule = scheduleFor('momo', 'requesttopay', config.reconciliation.schedules);
+  const createdAt = new Date(0).toISOString();
+  const end = new Date(seconds * 1000).toISOString();
+  let checks = 0;
+  let at = nextCheckAt({
+    schedule,
+    createdAt,
+    reconcileUntil: '9999-12-31T00:00:00.000Z',
+    checksDone: 0,
+    now: createdAt,
+    timeScale: TIME_SCALE,
+  });
+  while (at <= end) {
+    checks++;
+    at = nextCheckAt({
+      schedule,
+      createdAt,
+      reconcileUntil: '9999-12-31T00:00:00.000Z',
+      checksDone: checks,
+      now: at,
+      timeScale: TIME_SCALE,
+    });
+  }
+  return checks;
+}
+
+describe('callback health, end to end', () => {
+  it('a callback outage on one account → one silence event, faster polls, one recovery event', async () => {
+    // Prepare: both accounts call back normally.
+    const before = await runScenario(context(), 'momo', 'pay', {});
+    expect(before.problems).toEqual([]);
+    const airtel = await runScenario(context(), 'airtel', 'pay', {});
+    expect(airtel.problems).toEqual([]);
+    const firstCallbackAt = new Date(Date.now()).toISOString();
+
+    // Act: momo/demo's callbacks stop. Two payments the payer leaves unanswered, callbacks dropped.
+    const waiting = await Promise.all([
+      start('momo', 'pay', { msisdn: MOMO_ONGOING_MSISDN, fault: 'drop' }),
+      start('momo', 'pay', { msisdn: MOMO_ONGOING_MSISDN, fault: 'drop' }),
+    ]);
+    const [watched] = waiting;
+
+    // Assess: the relay says so once, about momo/demo.
+    const silence = await until('CallbackSilence', async () => ofType('CallbackSilence').find(momoDemo));
+    expect(silence.metadata).toMatchObject({ origin: 'poll', correlationId: 'momo:demo:callbacks' });
+    const created = (await view(watched!)).transaction.createdAt as string;
+    expect(dataOf(silence)).toMatchObject({
+      provider: 'momo',
+      account: 'demo',
+      silenceSeconds: SILENCE_SECONDS * TIME_SCALE,
+      pollEverySeconds: SILENCE_POLL_SECONDS * TIME_SCALE,
+    });
+    // The last callback before the outage is the first payment's; the silence counts from the oldest waiter.
+    expect(dataOf(silence).lastCallbackAt).not.toBeNull();
+    expect(dataOf(silence).lastCallbackAt < created).toBe(true);
+    expect(dataOf(silence).lastCallbackAt <= firstCallbackAt).toBe(true);
+    expect([1, 2]).toContain(dataOf(silence).waitingTransactions);
+    expect(
+      Date.parse(dataOf(silence).detectedAt) - Date.parse(dataOf(silence).silentSince),
+    ).toBeGreaterThanOrEqual(SILENCE_SECONDS * TIME_SCALE * 1000);
+
+    // Airtel keeps calling back during the outage: it is not silent.
+    const airtelDuring = await runScenario(context(), 'airtel', 'pay', {});
+    expect(airtelDuring.problems).toEqual([]);
+
+    // Faster polls: the waiting payments are checked every 0.3 s until the approval window ends and the
+    // status API's FAILED settles them (origin poll, no callback ever came).
+    const failed = await Promise.all(
+      waiting.map((w) =>
+        until(`TransactionFailed of ${w.reference}`, async () =>
+          ofType('TransactionFailed').find((e) => dataOf(e).reference === w.reference),
+        ),
+      ),
+    );
+    for (const event of failed) {
+      expect(event.metadata.origin).toBe('poll');
+      expect(dataOf(event).reason).toMatchObject({ code: 'TIMED_OUT' });
+    }
+    const settled = await view(watched!);
+    expect(settled.transaction.status).toBe('FAILED');
+    const checks = settled.reconciliation.statusChecks as number;
+    const finalAt = (settled.history as { type: string; to?: string; at: string }[]).find(
+      (h) => h.type === 'transition' && h.to === 'FAILED',
+    )!.at;
+    const ageAtFinal = (Date.parse(finalAt) - Date.parse(created)) / 1000;
+    // The normal schedule (checks at 3, 4.2, 7.2, 13.2 s … here) makes a few checks at most in that time;
+    // a slow machine only makes fewer real checks, and lets the normal schedule allow more: both against us.
+    const normal = normalChecksWithin(ageAtFinal);
+    expect(checks).toBeGreaterThan(normal + 2);
+    // The checks it kept (the last 8) came at the silence pace, not the schedule's (gaps of 1.2 s and more).
+    const recent = (settled.history as { type: string; at: string }[])
+      .filter((h) => h.type === 'status-check')
+      .map((h) => Date.parse(h.at));
+    expect(recent.length).toBeGreaterThanOrEqual(4);
+    console.info(
+      `callback health e2e: watched payment checked ${checks} times in ${ageAtFinal.toFixed(1)} s ` +
+        `(normal schedule: ${normal}); gaps of the last checks ${recent
+          .slice(1)
+          .map((t, i) => ((t - recent[i]!) / 1000).toFixed(2))
+          .join(', ')} s`,
+    );
+
+    // Every waiting transaction settled by a poll, yet no callback came: the account is still silent.
+    await sleep(1000);
+    await relay.flush();
+    expect(ofType('CallbacksResumed')).toEqual([]);
+
+    // Act: callbacks are back; a normal payment's callback reaches the relay.
+    const after = await runScenario(context(), 'momo', 'pay', {});
+    expect(after.problems).toEqual([]);
+    expect(after.callbacks.map((c) => c.status)).toEqual([200]);
+
+    // Assess: one recovery event for the episode.
+    const resumed = await until('CallbacksResumed', async () => ofType('CallbacksResumed').find(momoDemo));
+    expect(resumed.metadata).toMatchObject({ origin: 'poll', correlationId: 'momo:demo:callbacks' });
+    expect(dataOf(resumed)).toMatchObject({
+      provider: 'momo',
+      account: 'demo',
+      silentFrom: dataOf(silence).silentSince,
+    });
+    expect(dataOf(resumed).silentTo > dataOf(silence).detectedAt).toBe(true);
+
+    // More poll cycles and another callback change nothing: one of each event, all about momo/demo.
+    const cycles = relay.poller.totals.cycles;
+    const more = await runScenario(context(), 'momo', 'pay', {});
+    expect(more.problems).toEqual([]);
+    await until('five more poll cycles', async () =>
+      relay.poller.totals.cycles >= cycles + 5 ? true : undefined,
+    );
+    await relay.flush();
+    expect(ofType('CallbackSilence')).toEqual([silence]);
+    expect(ofType('CallbacksResumed')).toEqual([resumed]);
+    const healthMetrics = counted.filter((m) =>
+      ['CallbackSilenceStarted', 'CallbacksResumed'].includes(m.name),
+    );
+    expect(healthMetrics).toEqual([
+      { name: 'CallbackSilenceStarted', value: 1, dimensions: { provider: 'momo', account: 'demo' } },
+      { name: 'CallbacksResumed', value: 1, dimensions: { provider: 'momo', account: 'demo' } },
+    ]);
+    const withoutCallback = counted.filter((m) => m.name === 'FinalizedWithoutCallback');
+    expect(withoutCallback.map((m) => m.dimensions)).toEqual([
+      { provider: 'momo', account: 'demo' },
+      { provider: 'momo', account: 'demo' },
+    ]);
+  }, 120_000);
+});
