@@ -158,6 +158,7 @@ export async function ingestReport(
             now: deps.clock.now().toISOString(),
             reconcileWindowSeconds: timing.windowSeconds,
             firstCheckSeconds: timing.firstCheckSeconds,
+            hintRecheckSeconds: HINT_RECHECK_SECONDS * (deps.reconciliation.timeScale ?? 1),
           },
           options,
         ),
@@ -231,6 +232,9 @@ export async function resolveReference(
 }
 
 export const HINT_NAMESPACE = 'hint:externalId';
+
+/** How often hints may bring a transaction's status check forward (× timeScale). */
+export const HINT_RECHECK_SECONDS = 60;
 
 /**
  * A hint with no transaction to name waits in a provider record for the registration that carries its
@@ -379,7 +383,11 @@ export async function ingestIntents(
       : { reference: intent.draft.key.reference, matched: true };
     if (!resolved?.reference)
       throw new SchemaValidationError('The callback carries no id to correlate it with');
-    const key = { provider: batch.provider, account: batch.account, reference: resolved.reference };
+    // An unmatched hint's externalId is not a reference: its receipt is filed apart, so an externalId
+    // equal to some transaction's reference never lands in that transaction's history.
+    const reference =
+      intent.hint && !resolved.matched ? `externalId:${resolved.reference}` : resolved.reference;
+    const key = { provider: batch.provider, account: batch.account, reference };
     checkReportLimits({ ...intent.draft, key });
     // The relay's own query, proved by the provider module: a status answer whatever its timing.
     const ownAnswer = intent.ownQuery !== undefined && intent.ownQuery.reference === resolved.reference;

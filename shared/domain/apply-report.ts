@@ -1,4 +1,5 @@
 import { maskMsisdn } from '../util/mask';
+import { KindMismatchError } from './errors';
 import { sameAmount } from '../util/money';
 import {
   buildEvent,
@@ -40,6 +41,11 @@ export interface ApplyContext {
   reconcileWindowSeconds: number;
   /** Seconds until the first status check of a transaction a report creates (default: due at once). */
   firstCheckSeconds?: number;
+  /**
+   * A hint brings a status check forward at most this often (default 60): a flood of reference-less
+   * callbacks for one transaction costs one status call per this many seconds, not one per poll cycle.
+   */
+  hintRecheckSeconds?: number;
 }
 
 /**
@@ -186,6 +192,18 @@ function dueNow(
   return state.leaseOwner || (state.dueAt !== undefined && state.dueAt <= now)
     ? state
     : { ...state, dueAt: now };
+}
+
+/** Due at once, unless the last status check is younger than `hintRecheckSeconds`: then due after it. */
+function hintDue(
+  state: NonNullable<TransactionRecord['reconcile']>,
+  ctx: ApplyContext,
+): NonNullable<TransactionRecord['reconcile']> {
+  const last = state.recent.at(-1)?.at;
+  if (!last || state.leaseOwner) return dueNow(state, ctx.now);
+  const next = new Date(Date.parse(last) + (ctx.hintRecheckSeconds ?? 60) * 1000).toISOString();
+  if (next <= ctx.now) return dueNow(state, ctx.now);
+  return state.dueAt !== undefined && state.dueAt <= next ? state : { ...state, dueAt: next };
 }
 
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
@@ -342,6 +360,10 @@ export function applyReport(
   ctx: ApplyContext,
   options: ApplyOptions = {},
 ): ApplyOutcome {
+  if (current && reported.kindFromPath && current.kind !== reported.kind)
+    throw new KindMismatchError(
+      `The callback is for a ${reported.kind.slice(0, 40)}, but ${current.key.reference} was registered as a ${current.kind}`,
+    );
   // A hint only points at a transaction it found; it never creates one.
   if (reported.hint && current === undefined) return { kind: 'noop', why: 'hint' };
   const born = current === undefined && options.born !== undefined;
@@ -585,7 +607,8 @@ function applyUnconfirmed(
   if (!isFinal(base.status)) {
     // A hint, or an unsigned failure: kept as evidence, the transaction due for its check at once. (A
     // failure held this way publishes nothing: the status check's answer is the first event.)
-    if (report.hint || report.status === 'FAILED')
+    if (report.hint) return record(base, incoming, ctx, hintDue(state, ctx), [], isNew, preEvents);
+    if (report.status === 'FAILED')
       return record(base, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
     const held = unconfirmedSuccess(base, report) ?? report;
     const transition = decideTransition(base.status, 'AMBIGUOUS');

@@ -44,6 +44,10 @@ export class MalformedJsonError extends RelayError {
 export class SchemaValidationError extends RelayError {
   readonly code = 'SCHEMA_VALIDATION_FAILED';
 }
+/** A callback's path names another kind of operation than the transaction it is about was registered as. */
+export class KindMismatchError extends RelayError {
+  readonly code = 'KIND_MISMATCH';
+}
 export class InvalidReferenceError extends RelayError {
   readonly code = 'INVALID_REFERENCE';
 }

@@ -58,6 +58,11 @@ export interface NormalizedReport {
   confirmFailure?: boolean;
   /** The provider's own code and words for the evidence (a status answer's code and detail, scrubbed). */
   said?: { providerCode: string | undefined; description: string | undefined };
+  /**
+   * The kind comes from the callback's path (MoMo `/{kind}/{reference}`): it must be the registered
+   * transaction's kind, or the callback is refused (a FAILED on `/deposit/{ref}` never fails a requesttopay).
+   */
+  kindFromPath?: boolean;
   /** The report only points at its transaction (MoMo's reference-less route): recorded, never settles. */
   hint?: boolean;
   /** The provider's result of the relay's own asynchronous status query (evidence source `receipt`). */

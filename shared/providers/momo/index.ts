@@ -103,7 +103,14 @@ function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallbac
   }
   return {
     type: 'reports',
-    reports: [{ draft: normalizeMomoCallback(input.account.id, kind, reference, parseBody(input, kind)) }],
+    reports: [
+      {
+        draft: {
+          ...normalizeMomoCallback(input.account.id, kind, reference, parseBody(input, kind)),
+          kindFromPath: true,
+        },
+      },
+    ],
   };
 }
 

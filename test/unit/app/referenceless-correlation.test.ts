@@ -158,3 +158,31 @@ describe('a reference-less callback racing its registration', () => {
     ]);
   });
 });
+
+describe('a reference-less callback whose externalId is some transaction reference', () => {
+  it("is not filed as that transaction's callback", async () => {
+    // Prepare: a transaction whose reference is what the hint's externalId says.
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, registration(A, 'order-1'));
+    // Act
+    await ingestIntents(ingest, { ...batch(hint(A)), receipt: receiptDraft() });
+    // Assess
+    const key = { provider: 'momo', account: 'demo', reference: A };
+    expect(await store.listReceipts(key)).toEqual([]);
+    expect((await store.getTransaction(key))?.evidence ?? []).toEqual([]);
+  });
+});
+
+function receiptDraft() {
+  return {
+    routeName: 'callback-by-external-id',
+    method: 'PUT',
+    path: '/v1/momo/demo/{secret}/requesttopay',
+    headers: {},
+    sourceIp: '203.0.113.9',
+    body: '{"status":"SUCCESSFUL"}',
+    rawBody: Buffer.from('{"status":"SUCCESSFUL"}'),
+    receivedAt: NOW,
+    verification: {},
+  };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyReport } from '../../../shared/domain/apply-report';
+import { KindMismatchError } from '../../../shared/domain/errors';
 import { registered, report } from '../../helpers/reports';
 
 const ctx = { now: '2026-11-21T10:00:01.000Z', reconcileWindowSeconds: 3600 };
@@ -146,5 +147,40 @@ describe('applyReport', () => {
     expect(failed.next.events.map((e) => e.type)).toEqual(['TransactionAmbiguous', 'TransactionFailed']);
     // The outbox holds only what this write adds; earlier events were published with earlier writes.
     expect(failed.next.outbox.map((e) => e.metadata.type)).toEqual(['TransactionFailed']);
+  });
+});
+
+describe('applyReport: hostile corners', () => {
+  it('refuses a callback whose path names another kind than the registration (a FAILED on /deposit never fails a requesttopay)', () => {
+    // Act
+    const attempt = () =>
+      applyReport(registered(), report({ kind: 'deposit', kindFromPath: true, status: 'FAILED' }), ctx);
+    // Assess
+    expect(attempt).toThrow(KindMismatchError);
+    expect(attempt).toThrow(/registered as a requesttopay/);
+  });
+
+  it('lets hints bring a status check forward at most once per hintRecheckSeconds', () => {
+    // Prepare: checked 10 s ago, next check an hour away.
+    const checkedAt = '2026-11-21T10:00:00.000Z';
+    const tx = registered({
+      reconcile: {
+        dueAt: '2026-11-21T11:00:00.000Z',
+        checks: 1,
+        recent: [{ at: checkedAt, answer: 'pending', detail: 'PENDING' }],
+      },
+    });
+    const hint = (receiptId: string, now: string) =>
+      applyReport(tx, report({ hint: true, receiptId, receivedAt: now }), {
+        ...ctx,
+        now,
+        hintRecheckSeconds: 60,
+      });
+    // Act
+    const soon = hint('h1', '2026-11-21T10:00:10.000Z');
+    const later = hint('h2', '2026-11-21T10:02:00.000Z');
+    // Assess
+    expect(soon.kind === 'write' && soon.next.reconcile?.dueAt).toBe('2026-11-21T10:01:00.000Z');
+    expect(later.kind === 'write' && later.next.reconcile?.dueAt).toBe('2026-11-21T10:02:00.000Z');
   });
 });
