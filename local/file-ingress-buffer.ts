@@ -1,16 +1,92 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmod, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applyBufferedCallback } from '../shared/app/apply-buffered-callback';
 import {
   IngressBufferUnavailableError,
+  SEAL_ATTRIBUTE,
+  sealMatches,
+  sealOf,
   UnappliableBufferedCallbackError,
 } from '../shared/app/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../shared/app/ports';
 import type { RelayServices } from '../shared/app/services';
 import { StorageUnavailableError } from '../shared/domain/errors';
 
-const TEMPORARY = /^\..*\.json\.tmp$/;
+/** Temporary files: an entry's (`.<id>.json.tmp`) and the seal key's (`.seal-key.<uuid>.tmp`). */
+const TEMPORARY = /^\..*\.tmp$/;
+
+/** The buffer's seal key, in the spool directory itself (mode 0600; never printed or logged). */
+export const SEAL_KEY_FILE = '.seal-key';
+
+/** An entry's first line: `relay-seal <HMAC-SHA256 of the rest, hex>`; the message text follows. */
+const SEAL_PREFIX = `${SEAL_ATTRIBUTE} `;
+
+/**
+ * An entry whose seal is missing or does not match its text: not written by this relay's buffer (made
+ * up, or edited since). Never applied; it moves to failed/ at once.
+ */
+export class UnsealedBufferEntryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsealedBufferEntryError';
+  }
+}
+
+/** The key's text: 64 hex characters (32 random bytes), used as SQS's key is (its UTF-8 bytes). */
+async function readSealKey(path: string): Promise<Buffer> {
+  const text = (await readFile(path, 'utf8')).trim();
+  if (text.length < 32) throw new Error(`the local buffer seal key (${path}) is shorter than 32 characters`);
+  // Whoever can read the key can seal entries: keep it to the relay's user.
+  if ((await stat(path)).mode & 0o077) await chmod(path, 0o600);
+  return Buffer.from(text, 'utf8');
+}
+
+/**
+ * The spool directory's seal key, generated on first use. Written to a temporary file (mode 0600) and
+ * linked into place, so two relays starting on one directory agree on one key (the link fails for the
+ * second, which reads the first's).
+ */
+async function loadOrCreateSealKey(dir: string): Promise<Buffer> {
+  const path = join(dir, SEAL_KEY_FILE);
+  try {
+    return await readSealKey(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const temporary = join(dir, `${SEAL_KEY_FILE}.${randomUUID()}.tmp`);
+  try {
+    const file = await open(temporary, 'wx', 0o600);
+    try {
+      await file.writeFile(randomBytes(32).toString('hex'), 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await link(temporary, path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+  await syncDirectory(dir);
+  return readSealKey(path);
+}
+
+/** An entry's text: the seal line, then the message exactly as sealed. */
+export function sealedEntry(message: string, key: Buffer): string {
+  return `${SEAL_PREFIX}${sealOf(message, key)}\n${message}`;
+}
+
+/** The message of an entry whose seal matches; UnsealedBufferEntryError otherwise. */
+export function unsealEntry(text: string, key: Buffer): string {
+  const end = text.indexOf('\n');
+  if (!text.startsWith(SEAL_PREFIX) || end < 0) throw new UnsealedBufferEntryError('it carries no seal');
+  const message = text.slice(end + 1);
+  if (!sealMatches(message, text.slice(SEAL_PREFIX.length, end), key))
+    throw new UnsealedBufferEntryError('its seal does not match its text');
+  return message;
+}
 
 /** Makes the entries a directory lists (a rename into or out of it) durable. */
 async function syncDirectory(dir: string): Promise<void> {
@@ -53,6 +129,7 @@ async function writeDurably(dir: string, name: string, text: string): Promise<vo
  */
 export class FileIngressBuffer implements IngressBuffer {
   private ready: Promise<unknown> | undefined;
+  private key: Promise<Buffer> | undefined;
 
   constructor(
     readonly dir: string,
@@ -64,12 +141,28 @@ export class FileIngressBuffer implements IngressBuffer {
     return this.ready;
   }
 
+  /** The seal key of this directory (generated on first use); tried again after a failure. */
+  private sealKey(): Promise<Buffer> {
+    this.key ??= this.ensureDir()
+      .then(() => loadOrCreateSealKey(this.dir))
+      .catch((error: unknown) => {
+        this.key = undefined;
+        throw error;
+      });
+    return this.key;
+  }
+
+  /** A message's entry text, sealed with this directory's key (as accept writes it). */
+  async seal(message: string): Promise<string> {
+    return sealedEntry(message, await this.sealKey());
+  }
+
   async accept(message: BufferedMessage, options: { signal?: AbortSignal } = {}): Promise<{ id: string }> {
     const id = `${Date.now().toString().padStart(15, '0')}-${randomUUID()}`;
     try {
       options.signal?.throwIfAborted();
       await this.ensureDir();
-      await writeDurably(this.dir, `${id}.json`, JSON.stringify(message));
+      await writeDurably(this.dir, `${id}.json`, await this.seal(JSON.stringify(message)));
     } catch (cause) {
       this.ready = undefined;
       throw new IngressBufferUnavailableError(
@@ -91,8 +184,14 @@ export class FileIngressBuffer implements IngressBuffer {
     return (await readdir(this.dir)).filter((name) => name.endsWith('.json')).sort();
   }
 
-  read(name: string): Promise<string> {
-    return readFile(join(this.dir, name), 'utf8');
+  /**
+   * An entry's message, once its seal matches: anyone who could write to the directory could otherwise
+   * make the relay apply a callback as authenticated. UnsealedBufferEntryError for an entry without a
+   * seal, with a wrong one, or edited since it was sealed.
+   */
+  async read(name: string): Promise<string> {
+    const text = await readFile(join(this.dir, name), 'utf8');
+    return unsealEntry(text, await this.sealKey());
   }
 
   /** After the entry was applied: a crash before this line only means applying it again (deduped). */
@@ -229,6 +328,19 @@ export class LocalBufferDrainer {
         result.applied++;
       } catch (error) {
         const reason = (error as Error).message;
+        if (error instanceof UnsealedBufferEntryError) {
+          // Made up or edited outside the relay: never applied, kept in failed/ for a person to look at.
+          this.services.log.error(
+            'buffered callback refused: its seal does not match (not written by this relay); moved to failed/',
+            { entry: name, error: reason },
+          );
+          this.print(
+            `  ⇢ buffered callback ${name} refused (${reason}: not written by this relay) → failed/`,
+          );
+          result.failed++;
+          await this.giveUp(name, result);
+          continue;
+        }
         if (error instanceof UnappliableBufferedCallbackError) {
           this.services.log.error('buffered callback cannot be applied; moved to failed/', {
             entry: name,

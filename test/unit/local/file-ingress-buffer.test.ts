@@ -4,13 +4,14 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FileIngressBuffer, LocalBufferDrainer } from '../../../local/file-ingress-buffer';
+import { FileIngressBuffer, LocalBufferDrainer, SEAL_KEY_FILE } from '../../../local/file-ingress-buffer';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { receiveCallback } from '../../../shared/app/receive-callback';
 import type { RelayServices } from '../../../shared/app/services';
@@ -122,7 +123,9 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     expect(response.statusCode).toBe(200);
     const files = readdirSync(dir).filter((n) => n.endsWith('.json'));
     expect(files).toHaveLength(1);
-    expect(JSON.parse(readFileSync(join(dir, files[0]!), 'utf8'))).toMatchObject({
+    const [seal, ...message] = readFileSync(join(dir, files[0]!), 'utf8').split('\n');
+    expect(seal).toMatch(/^relay-seal [0-9a-f]{64}$/);
+    expect(JSON.parse(message.join('\n'))).toMatchObject({
       version: 1,
       provider: 'momo',
     });
@@ -196,8 +199,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     await receiveCallback(services, callback());
     store.failure = 'none';
     const [name] = await buffer.pending();
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(dir, name!), JSON.stringify({ version: 7 }));
+    writeFileSync(join(dir, name!), await buffer.seal(JSON.stringify({ version: 7 })));
 
     // Act
     const result = await drainer.runOnce();
@@ -264,7 +266,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     await receiveCallback(services, callback());
     store.failure = 'none';
     const [name] = await buffer.pending();
-    writeFileSync(join(dir, name!), JSON.stringify({ version: 7 }));
+    writeFileSync(join(dir, name!), await buffer.seal(JSON.stringify({ version: 7 })));
     faults.renameFails = true;
 
     // Act
@@ -284,7 +286,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
   it('moves an entry it could not move before once the move works again', async () => {
     // Prepare
     const { dir, buffer, drainer } = setup();
-    writeFileSync(join(dir, '000000000000001-a.json'), JSON.stringify({ version: 7 }));
+    writeFileSync(join(dir, '000000000000001-a.json'), await buffer.seal(JSON.stringify({ version: 7 })));
     faults.renameFails = true;
     await drainer.runOnce();
     faults.renameFails = false;
@@ -357,5 +359,122 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
 
     // Assess
     expect(faults.opened).toEqual(expect.arrayContaining([dir, join(dir, 'failed')]));
+  });
+
+  describe('the seal (issue 18)', () => {
+    /** A genuine buffered callback's entry: the store failed, so receiveCallback buffered it. */
+    async function buffered(ctx: ReturnType<typeof setup>) {
+      await ctx.store.createTransaction(registered());
+      ctx.store.failure = 'error';
+      await receiveCallback(ctx.services, callback());
+      ctx.store.failure = 'none';
+      const [name] = await ctx.buffer.pending();
+      return name!;
+    }
+
+    it('generates one key per directory, mode 0600, and never prints or logs it', async () => {
+      // Prepare
+      const ctx = setup();
+      await buffered(ctx);
+
+      // Act
+      const key = readFileSync(join(ctx.dir, SEAL_KEY_FILE), 'utf8');
+      const again = new FileIngressBuffer(ctx.dir);
+      const sealedAgain = await again.seal('{}');
+
+      // Assess
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(statSync(join(ctx.dir, SEAL_KEY_FILE)).mode & 0o777).toBe(0o600);
+      expect(sealedAgain).toBe(await ctx.buffer.seal('{}'));
+      expect(JSON.stringify([ctx.lines, ctx.errors])).not.toContain(key);
+    });
+
+    it('moves an injected entry (valid-looking JSON, no seal) to failed/ and publishes nothing', async () => {
+      // Prepare
+      const ctx = setup();
+      const name = await buffered(ctx);
+      const message = readFileSync(join(ctx.dir, name), 'utf8').split('\n').slice(1).join('\n');
+      rmSync(join(ctx.dir, name));
+      const injected = '000000000000001-injected.json';
+      writeFileSync(join(ctx.dir, injected), message);
+
+      // Act
+      const result = await ctx.drainer.runOnce();
+
+      // Assess
+      expect(result).toEqual({ applied: 0, failed: 1, left: 0 });
+      expect(readdirSync(join(ctx.dir, 'failed'))).toEqual([injected]);
+      expect(ctx.store.published).toEqual([]);
+      expect(ctx.errors).toEqual([
+        {
+          message:
+            'buffered callback refused: its seal does not match (not written by this relay); moved to failed/',
+          fields: { entry: injected, error: 'it carries no seal' },
+        },
+      ]);
+      expect(ctx.lines.some((l) => l.includes(`${injected} refused (it carries no seal`))).toBe(true);
+    });
+
+    it('moves an edited sealed entry (its amount changed, or a made-up seal) to failed/ and publishes nothing', async () => {
+      // Prepare
+      const ctx = setup();
+      const name = await buffered(ctx);
+      const original = readFileSync(join(ctx.dir, name), 'utf8');
+      const edited = original.replace('100', '999');
+      expect(edited).not.toBe(original);
+      writeFileSync(join(ctx.dir, name), edited);
+      const forged = '000000000000002-forged-seal.json';
+      writeFileSync(
+        join(ctx.dir, forged),
+        `relay-seal ${'0'.repeat(64)}\n${original.split('\n').slice(1).join('\n')}`,
+      );
+
+      // Act
+      const result = await ctx.drainer.runOnce();
+
+      // Assess
+      expect(result).toEqual({ applied: 0, failed: 2, left: 0 });
+      expect(readdirSync(join(ctx.dir, 'failed')).sort()).toEqual([forged, name].sort());
+      expect(ctx.store.published).toEqual([]);
+      expect(ctx.errors.map((e) => e.fields.error)).toEqual([
+        'its seal does not match its text',
+        'its seal does not match its text',
+      ]);
+    });
+
+    it('refuses an entry sealed with another directory’s key', async () => {
+      // Prepare
+      const ctx = setup();
+      const other = setup();
+      const name = await buffered(other);
+      writeFileSync(join(ctx.dir, name), readFileSync(join(other.dir, name)));
+      await ctx.store.createTransaction(registered());
+
+      // Act
+      const result = await ctx.drainer.runOnce();
+
+      // Assess
+      expect(result).toEqual({ applied: 0, failed: 1, left: 0 });
+      expect(ctx.store.published).toEqual([]);
+    });
+
+    it('still applies a genuine buffered callback exactly once, with a relay restarted on the directory', async () => {
+      // Prepare
+      const ctx = setup();
+      await buffered(ctx);
+      const restarted = new FileIngressBuffer(ctx.dir);
+      const drainer = new LocalBufferDrainer(ctx.services, restarted, 60_000);
+
+      // Act
+      const first = await drainer.runOnce();
+      const second = await drainer.runOnce();
+
+      // Assess
+      expect(first).toEqual({ applied: 1, failed: 0, left: 0 });
+      expect(second).toEqual({ applied: 0, failed: 0, left: 0 });
+      expect(finals(ctx.store)).toHaveLength(1);
+      expect(readdirSync(join(ctx.dir, 'failed'))).toEqual([]);
+      expect(ctx.errors).toEqual([]);
+    });
   });
 });
