@@ -1,10 +1,10 @@
 import type { AuthenticationMethod, Evidence } from '../domain/evidence';
-import { buildEvent, correlationIdOf } from '../domain/events';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../domain/events';
 import type { EventOrigin } from '../domain/event-envelope';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../providers/types';
 import { sameAmount } from '../util/money';
-import type { RelayLogger, RelayStore, WriteOptions } from './ports';
+import type { ProviderRecord, RelayLogger, RelayStore, WriteOptions } from './ports';
 
 /** ingest-report's resolveCorrelation (passed in: that module calls this one). */
 type Resolve = (
@@ -58,6 +58,164 @@ function amountCheck(placed: PlacedFact): 'matches' | 'differs' | 'unknown' {
   return sameCurrency && sameAmount(reported.value, expected.value) ? 'matches' : 'differs';
 }
 
+/** What a reversal result says about the reversal: done, refused, or not known yet. */
+function claimOf(event: string): Evidence['claim'] {
+  if (event === 'TransactionReversed') return 'SUCCEEDED';
+  return event === 'ReversalFailed' ? 'FAILED' : 'AMBIGUOUS';
+}
+
+/**
+ * TransactionConflict about a reversal: the payment's status is not changed by it (a reversal never
+ * does); the event names what disagrees, for a person.
+ */
+function reversalConflict(
+  tx: TransactionRecord,
+  fact: FactIntent,
+  conflict: { kind: 'STATUS' | 'AMOUNT_MISMATCH'; detail: string; evidence: Evidence[] },
+  batch: { origin: EventOrigin; receivedAt: string },
+): EventEnvelope {
+  return buildEvent(
+    'TransactionConflict',
+    correlationIdOf(tx),
+    `${conflict.kind}:${fact.namespace}:${fact.id}:${fact.event}`,
+    batch.origin,
+    batch.receivedAt,
+    {
+      ...transactionEventData(tx, batch.receivedAt),
+      conflict: {
+        kind: conflict.kind,
+        detail: conflict.detail,
+        currentStatus: tx.status,
+        reportedStatus: tx.status,
+        reportedReason: null,
+        reportedAmount: fact.amount ?? null,
+        reportedProviderTransactionId: null,
+        evidence: conflict.evidence,
+      },
+    },
+  );
+}
+
+/**
+ * One request id, two outcomes (a ReversalFailed hiding a real reversal, or the reverse): never "first
+ * wins" silently. One TransactionConflict per request id and outcome names both results.
+ */
+async function raiseContradiction(
+  store: RelayStore,
+  ref: (
+    namespace: string,
+    id: string,
+  ) => { provider: string; account: string; namespace: string; id: string },
+  tx: TransactionRecord,
+  fact: FactIntent,
+  first: { data: Record<string, unknown>; createdAt: string },
+  evidence: Evidence,
+  batch: { provider: string; account: string; origin: EventOrigin; receivedAt: string },
+  log: RelayLogger,
+  options: WriteOptions,
+): Promise<void> {
+  // "Not known yet" (a queue timeout) contradicts nothing.
+  if (first.data.event === 'ReversalAmbiguous' || fact.event === 'ReversalAmbiguous') return;
+  log.warn('contradicting results for one request', {
+    provider: batch.provider,
+    account: batch.account,
+    namespace: fact.namespace,
+    first: first.data.event,
+    then: fact.event,
+  });
+  await store.putRecordIfAbsent(
+    {
+      ...ref('conflict', `${fact.namespace}:${fact.id}:${fact.event}`),
+      data: { first: first.data.event ?? null, then: fact.event },
+      createdAt: batch.receivedAt,
+      outbox: [
+        reversalConflict(
+          tx,
+          fact,
+          {
+            kind: 'STATUS',
+            detail: `request ${fact.id}: ${String(first.data.event)} recorded first, then ${fact.event}`,
+            evidence: [recordedEvidence(first), evidence],
+          },
+          batch,
+        ),
+      ],
+    },
+    options,
+  );
+}
+
+/** Reversals kept per payment (slots `fact:reversal-of/<reference>#<n>`): enough for any real case. */
+const MAX_REVERSALS = 20;
+
+/**
+ * Claims the next reversal slot of a payment, in order, so concurrent results see each other: the
+ * amounts of the earlier slots plus this one may not exceed the payment. Returns why not, or undefined.
+ */
+async function claimReversal(
+  store: RelayStore,
+  ref: (
+    namespace: string,
+    id: string,
+  ) => { provider: string; account: string; namespace: string; id: string },
+  tx: TransactionRecord,
+  fact: FactIntent,
+  receiptId: string | undefined,
+  at: string,
+  options: WriteOptions,
+): Promise<{ detail: string; earlier?: { data: Record<string, unknown>; createdAt: string } } | undefined> {
+  const limit = tx.amount ? Number(tx.amount.value) : undefined;
+  // A result that does not say how much went back counts as the whole payment.
+  const amount = fact.amount ? Number(fact.amount.value) : (limit ?? 0);
+  let total = 0;
+  let last: { data: Record<string, unknown>; createdAt: string } | undefined;
+  for (let n = 0; n < MAX_REVERSALS; n++) {
+    const slot = ref('reversal-of', `${tx.key.reference}#${n}`);
+    const existing = await store.getRecord(slot, { ...options, consistent: true });
+    const taken =
+      existing ??
+      (limit !== undefined && total + amount > limit + 1e-9
+        ? undefined
+        : await store
+            .putRecordIfAbsent(
+              { ...slot, data: { factId: fact.id, amount, receiptId: receiptId ?? null }, createdAt: at },
+              options,
+            )
+            .then((put) => (put.written ? undefined : put.record)));
+    if (!existing && !taken) {
+      if (limit !== undefined && total + amount > limit + 1e-9)
+        return {
+          detail: `reversals of ${total + amount} reported for a payment of ${limit} (${fact.namespace} ${fact.id}: ${amount}); not published as TransactionReversed`,
+          ...(last ? { earlier: last } : {}),
+        };
+      return undefined;
+    }
+    if (taken!.data.factId === fact.id) return undefined;
+    total += Number(taken!.data.amount ?? 0);
+    last = {
+      data: { event: 'TransactionReversed', receiptId: taken!.data.receiptId },
+      createdAt: taken!.createdAt,
+    };
+  }
+  return { detail: `more than ${MAX_REVERSALS} reversals reported for one payment` };
+}
+
+/** A fact recorded earlier, as the evidence it was (for a conflict naming both). */
+function recordedEvidence(record: { data: Record<string, unknown>; createdAt: string }): Evidence {
+  return {
+    source: 'callback',
+    claim: claimOf(String(record.data.event)),
+    authenticated: false,
+    authentication: [],
+    conclusive: false,
+    at: record.createdAt,
+    providerCode: null,
+    description: `${String(record.data.event)} recorded first`,
+    amount: null,
+    receiptId: typeof record.data.receiptId === 'string' ? record.data.receiptId : null,
+  };
+}
+
 /** The callback a final fact (a reversal) rests on, as evidence (docs/events.md#evidence). */
 function factEvidence(
   fact: FactIntent,
@@ -73,7 +231,7 @@ function factEvidence(
   const receipt = typeof fact.data.originalReceipt === 'string' ? fact.data.originalReceipt : fact.receipt;
   return {
     source: batch.origin === 'buffer' ? 'buffer' : 'callback',
-    claim: 'SUCCEEDED',
+    claim: claimOf(fact.event),
     authenticated: authentication.length > 0,
     authentication,
     // A reversal result is the provider's word about money moving back, as authenticated as its callback.
@@ -126,10 +284,30 @@ export async function recordFacts(
       ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id })),
     ];
     let stale = false;
+    let contradicted: ProviderRecord | undefined;
     for (const other of earlier) {
-      stale = Boolean(await store.getRecord(ref(other.namespace, other.id), read));
+      const found = await store.getRecord(ref(other.namespace, other.id), read);
+      stale = Boolean(found);
+      // Recorded before under its other id: the same request; another outcome there contradicts it.
+      const first =
+        found && typeof found.data.aliasOf === 'string'
+          ? await store.getRecord(ref(fact.namespace, found.data.aliasOf), read)
+          : undefined;
+      if (first && first.data.event !== fact.event && !(fact.supersededBy ?? []).length) contradicted = first;
       if (stale) break;
     }
+    if (contradicted && transaction)
+      await raiseContradiction(
+        store,
+        ref,
+        transaction,
+        fact,
+        contradicted,
+        factEvidence(fact, batch, receiptId),
+        batch,
+        log,
+        options,
+      );
     if (stale) continue;
     const about = transaction
       ? {
@@ -149,7 +327,7 @@ export async function recordFacts(
         reversed: fact.amount?.value,
         registered: transaction?.amount?.value,
       });
-    const data = {
+    const data: Record<string, unknown> = {
       provider: batch.provider,
       account: batch.account,
       // A fact that can be about a transaction names it, or says it names none.
@@ -163,7 +341,7 @@ export async function recordFacts(
     const correlationId = transaction
       ? correlationIdOf(transaction)
       : `${batch.provider}:${batch.account}:${fact.id}`;
-    const event = buildEvent(
+    let event: EventEnvelope = buildEvent(
       fact.event,
       correlationId,
       `${fact.namespace}:${fact.id}`,
@@ -171,6 +349,31 @@ export async function recordFacts(
       batch.receivedAt,
       data,
     );
+    const evidence = factEvidence(fact, batch, receiptId);
+    // A payment is reversed for at most its amount, however many requests report reversals of it:
+    // what would go beyond is a conflict for a person, never another TransactionReversed.
+    if (fact.event === 'TransactionReversed' && transaction) {
+      const refused = await claimReversal(
+        store,
+        ref,
+        transaction,
+        fact,
+        receiptId,
+        batch.receivedAt,
+        options,
+      );
+      if (refused)
+        event = reversalConflict(
+          transaction,
+          fact,
+          {
+            kind: refused.earlier ? 'STATUS' : 'AMOUNT_MISMATCH',
+            detail: refused.detail,
+            evidence: refused.earlier ? [recordedEvidence(refused.earlier), evidence] : [evidence],
+          },
+          batch,
+        );
+    }
     const stood = await store.putRecordIfAbsent(
       {
         ...ref(fact.namespace, fact.id),
@@ -184,7 +387,13 @@ export async function recordFacts(
       },
       options,
     );
-    if (!stood.written) continue;
+    if (!stood.written) {
+      // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
+      // never "first wins" silently.
+      if (transaction && stood.record.data.event !== fact.event)
+        await raiseContradiction(store, ref, transaction, fact, stood.record, evidence, batch, log, options);
+      continue;
+    }
     written += 1;
     // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.
     for (const alias of fact.aliases ?? [])

@@ -131,7 +131,7 @@ describe('Daraja reversal results', () => {
     expect(w.events('TransactionReversed')).toHaveLength(1);
   });
 
-  it('flags a reversed amount that differs from the transaction, and logs it', async () => {
+  it('never publishes a reversal of more than the payment: a TransactionConflict (AMOUNT_MISMATCH) instead, and logs it', async () => {
     // Prepare
     const w = setup();
     await paidStk(w);
@@ -142,8 +142,53 @@ describe('Daraja reversal results', () => {
     // Act
     await w.post('reversal/result', body);
     // Assess
-    expect(w.events('TransactionReversed')[0]?.data.amountCheck).toBe('differs');
+    expect(w.events('TransactionReversed')).toEqual([]);
+    const [conflict] = w.events('TransactionConflict');
+    expect(conflict?.data.conflict).toMatchObject({
+      kind: 'AMOUNT_MISMATCH',
+      reportedAmount: { value: '250' },
+    });
     expect(w.warnings).toContain('reversal amount differs from the transaction it reverses');
+  });
+
+  it('publishes one TransactionReversed per amount actually reversed when one payment is reversed under several request ids', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const under = (id: string, amount = '1.00') =>
+      fixture('reversal-result-success')
+        .replaceAll('8521-4298025-1', id)
+        .replace('AG_20191219_00005797af5d7d75f652', `AG_${id}`)
+        .replace('"Key":"Amount","Value":1.00', `"Key":"Amount","Value":${amount}`);
+    // Act: three results for one payment of 1 KES, one of them 999,999 KES.
+    for (const body of [under('req-1'), under('req-2'), under('req-3', '999999')])
+      expect((await w.post('reversal/result', body)).statusCode).toBe(200);
+    // Assess
+    expect(w.events('TransactionReversed')).toHaveLength(1);
+    const conflicts = w
+      .events('TransactionConflict')
+      .map((e) => e.data.conflict as { kind: string; evidence: unknown[] });
+    expect(conflicts).toHaveLength(2);
+    expect(conflicts.every((c) => c.kind === 'STATUS' && c.evidence.length === 2)).toBe(true);
+  });
+
+  it('raises a conflict when one request id reports contradicting results (a ReversalFailed cannot hide a reversal)', async () => {
+    // Prepare: a (forged) failure first, under the success's request id.
+    const w = setup();
+    await paidStk(w);
+    const failureFirst = fixture('reversal-result-failure')
+      .replaceAll('8521-4298025-2', '8521-4298025-1')
+      .replace('AG_20191219_00005797af5d7d75f653', 'AG_20191219_00005797af5d7d75f652');
+    // Act
+    await w.post('reversal/result', failureFirst);
+    await w.post('reversal/result', fixture('reversal-result-success'));
+    // Assess
+    expect(w.events('ReversalFailed')).toHaveLength(1);
+    const [conflict] = w.events('TransactionConflict');
+    expect(conflict?.data.conflict).toMatchObject({ kind: 'STATUS' });
+    expect(
+      (conflict?.data.conflict as { evidence: { claim: string }[] }).evidence.map((e) => e.claim),
+    ).toEqual(['FAILED', 'SUCCEEDED']);
   });
 
   it('links a partial reversal of a C2B payment (by its TransID) and flags the amount as differing', async () => {
@@ -218,7 +263,10 @@ describe('Daraja reversal results', () => {
     // Prepare
     const w = setup();
     await paidStk(w);
-    const result = JSON.parse(fixture('reversal-result-success')) as { Result: Record<string, unknown> };
+    // Two partial reversals of half the payment each (together never more than it).
+    const result = JSON.parse(
+      fixture('reversal-result-success').replace('"Key":"Amount","Value":1.00', '"Key":"Amount","Value":0.5'),
+    ) as { Result: Record<string, unknown> };
     result.Result.OriginatorConversationID = '8521-4298025-3';
     const secondRequest = {
       ...result.Result,
