@@ -233,6 +233,9 @@ export async function resolveReference(
 
 export const HINT_NAMESPACE = 'hint:externalId';
 
+/** A hint nobody's registration adopts is gone after a day (a made-up externalId is not kept for long). */
+export const HINT_LIFETIME_SECONDS = 86_400;
+
 /** How often hints may bring a transaction's status check forward (× timeScale). */
 export const HINT_RECHECK_SECONDS = 60;
 
@@ -268,6 +271,7 @@ async function keepHint(
         amount: hint.intent.draft.amount ?? null,
       },
       createdAt: deps.clock.now().toISOString(),
+      lifetimeSeconds: HINT_LIFETIME_SECONDS,
     });
   return { kind: 'noop', why: 'hint' };
 }

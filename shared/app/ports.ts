@@ -109,6 +109,11 @@ export interface ProviderRecord extends ProviderRecordRef {
   createdAt: string;
   /** Events this record publishes when it is first written (the table's stream is the outbox). */
   outbox?: EventEnvelope[];
+  /**
+   * Kept this long after createdAt instead of the transactions' retention (a hint nobody adopts is gone
+   * after a day); past it the record reads as absent even before the store's TTL deletes it.
+   */
+  lifetimeSeconds?: number;
 }
 
 /**

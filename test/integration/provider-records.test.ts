@@ -86,4 +86,25 @@ describe('provider records in DynamoDB Local', () => {
     // Assess
     await expect(read).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
   });
+
+  it('keeps a record with its own lifetime only that long (a hint is gone after a day, not after 400 days)', async () => {
+    // Prepare: one written two days ago with a one-day lifetime, one written now.
+    const old = record({
+      namespace: 'hint:externalId',
+      createdAt: new Date(Date.now() - 2 * 86_400_000).toISOString(),
+      lifetimeSeconds: 86_400,
+    });
+    const fresh = record({
+      namespace: 'hint:externalId',
+      createdAt: new Date().toISOString(),
+      lifetimeSeconds: 86_400,
+    });
+    await table.store.putRecord(old);
+    await table.store.putRecord(fresh);
+    // Act
+    const [gone, kept] = await Promise.all([table.store.getRecord(old), table.store.getRecord(fresh)]);
+    // Assess
+    expect(gone).toBeUndefined();
+    expect(kept).toMatchObject({ id: fresh.id });
+  });
 });

@@ -362,7 +362,9 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       ...record,
       // The stream publishes a record's outbox when its revision moves (its first write).
       revision: 1,
-      expiresAt: epochSeconds(record.createdAt, this.options.retention.transactionDays),
+      expiresAt: record.lifetimeSeconds
+        ? Math.floor(Date.parse(record.createdAt) / 1000) + record.lifetimeSeconds
+        : epochSeconds(record.createdAt, this.options.retention.transactionDays),
     };
   }
 
@@ -381,6 +383,8 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     this.report('getRecord', result.ConsumedCapacity);
     if (!result.Item) return undefined;
     const item = result.Item;
+    // DynamoDB's TTL deletes lazily (up to days later): a record with its own lifetime ends on time.
+    if (item.lifetimeSeconds && Number(item.expiresAt) * 1000 <= Date.now()) return undefined;
     return {
       provider: ref.provider,
       account: ref.account,
