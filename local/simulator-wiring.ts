@@ -63,6 +63,25 @@ export function relayRouteUrl(relayUrl: string, account: ResolvedAccount, routeP
   return `${trimSlash(relayUrl)}/v1/${account.provider}/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${routePath}`;
 }
 
+/** What a banner or a log line shows instead of a path secret. */
+export const PATH_SECRET_PLACEHOLDER = '{pathSecret}';
+
+/**
+ * Replaces every account's path secret (raw or percent-encoded) with {pathSecret}: the banner and the
+ * simulator's log lines say where a callback goes without printing the secret that authorises it
+ * (the secret is in the config file, `accounts.<provider>.<id>.pathSecret`).
+ */
+export function hidePathSecrets(config: RelayConfig): (text: string) => string {
+  const needles = new Set<string>();
+  for (const account of config.accounts.values()) {
+    if (!account.pathSecret) continue;
+    needles.add(account.pathSecret);
+    needles.add(encodeURIComponent(account.pathSecret));
+  }
+  const list = [...needles].sort((a, b) => b.length - a.length);
+  return (text) => list.reduce((out, needle) => out.split(needle).join(PATH_SECRET_PLACEHOLDER), text);
+}
+
 /** The Daraja short code the simulator's STK passkey belongs to (the public sandbox's, as `npm run sim` uses). */
 const SIM_STK_SHORT_CODE = Object.keys(DEFAULTS.daraja.passkeys)[0]!;
 /** Initiator of the simulated transaction status queries (the simulator checks presence, not value). */
@@ -260,17 +279,18 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
 
   function describe(): string[] {
     const lines: string[] = [];
+    const hide = hidePathSecrets(config);
     if (momoAccounts.length) {
       lines.push(
         `MoMo     API user ${DEFAULTS.momo.apiUsers[0].id}, providerCallbackHost ${callbackHost}: callbacks go to the X-Callback-Url the relay hands out (momo/${momoAccounts.map((a) => a.id).join(', momo/')})`,
       );
     }
     for (const app of airtelApps) {
-      lines.push(`Airtel   app ${app.clientId} → ${app.callbackUrl} (hash ${app.hashRecipe})`);
+      lines.push(`Airtel   app ${app.clientId} → ${hide(app.callbackUrl ?? '')} (hash ${app.hashRecipe})`);
     }
     for (const r of registrations) {
       lines.push(
-        `Daraja   C2B short code ${r.shortCode} → daraja/${r.account} (${trimSlash(r.validationUrl).replace(/\/c2b\/validation$/, '/c2b/…')})`,
+        `Daraja   C2B short code ${r.shortCode} → daraja/${r.account} (${hide(trimSlash(r.validationUrl)).replace(/\/c2b\/validation$/, '/c2b/…')})`,
       );
     }
     if (darajaAccounts.length || accountsOf(config, 'daraja').length) {
@@ -284,6 +304,11 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
     if (polled.length) {
       lines.push(
         `Status   the poller asks ${polled.map((a) => `${a.provider}/${a.id} → ${(a.settings as { api: { baseUrl: string } }).api.baseUrl}`).join(', ')}`,
+      );
+    }
+    if ([...config.accounts.values()].some((a) => a.pathSecret)) {
+      lines.push(
+        `Secrets  ${PATH_SECRET_PLACEHOLDER} stands for the account's path secret: see accounts.<provider>.<id>.pathSecret in the config file`,
       );
     }
     return lines;

@@ -11,6 +11,7 @@ import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local
 import { startLocalRelay } from './relay';
 import {
   DEFAULT_SIM_PORT,
+  hidePathSecrets,
   pointPartnerUrlsAtSimulator,
   simulatorWiring,
   SIMULATOR_BADGE_SHOP,
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
   let simulatorBanner: string[] = [];
   if (sim) {
     const wiring = simulatorWiring(relay.url, config);
+    const hideSecrets = hidePathSecrets(config);
     try {
       simulator = await createSimulator({
         ...wiring.options,
@@ -129,7 +131,8 @@ async function main(): Promise<void> {
         host: sim.host,
         timeScale: sim.timeScale,
         approvalDelayMs: sim.approvalDelayMs,
-        log: (line) => process.stdout.write(`${line}\n`),
+        // Simulator lines name the callback URLs they post to: their path secrets are not printed.
+        log: (line) => process.stdout.write(`${hideSecrets(line)}\n`),
       });
       await wiring.setup(simulator.url);
     } catch (error) {

@@ -4,7 +4,9 @@ import { SchemaValidationError, TransactionNotFoundError, TransactionStateError 
 import { REASON_CODES } from '../domain/reasons';
 import type { NormalizedReport, TransactionKey } from '../domain/transaction';
 import { findProvider } from '../providers/registry';
+import { maskMsisdnsIn } from '../util/mask';
 import { toDecimalString } from '../util/money';
+import { scrubThenTruncate } from '../util/redact';
 import { checkTransaction, type ReconcileServices } from './reconcile';
 import { reconcileTiming } from './reconcile-timing';
 import { type TransactionView, toView } from './register-transaction';
@@ -38,11 +40,19 @@ export async function forceCheck(
   };
 }
 
+const MAX_NOTE = 500;
+
 export const resolutionSchema = z
   .object({
     status: z.enum(['SUCCEEDED', 'FAILED']),
     /** Why the operator decided so (a support ticket, the provider's statement): kept in the history. */
-    note: z.string().trim().min(3).max(500),
+    note: z
+      .string()
+      .trim()
+      .min(3)
+      .max(MAX_NOTE)
+      // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
+      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'note must not contain control characters'),
     reasonCode: z.enum(REASON_CODES).optional(),
     amount: z
       .union([z.string(), z.number()])
@@ -75,6 +85,9 @@ export async function resolveByHand(
       details: { issues: z.treeifyError(parsed.error) },
     });
   const r = parsed.data;
+  // What reaches the transaction, its history and the event: configured secrets scrubbed (scrubbed
+  // before any cut, so no part of one is kept) and phone numbers masked.
+  const note = scrubThenTruncate(maskMsisdnsIn(services.scrub(r.note)), MAX_NOTE, (text) => text);
   const now = services.clock.now().toISOString();
   const txKey = normalized(key);
   const written = await writeWithRetry(
@@ -95,10 +108,10 @@ export async function resolveByHand(
           r.status === 'FAILED' || r.reasonCode
             ? {
                 code: r.reasonCode ?? 'UNKNOWN',
-                message: `resolved by hand: ${r.note}`,
+                message: `resolved by hand: ${note}`,
                 providerCode: undefined,
               }
-            : { code: 'UNKNOWN', message: `resolved by hand: ${r.note}`, providerCode: undefined },
+            : { code: 'UNKNOWN', message: `resolved by hand: ${note}`, providerCode: undefined },
         providerTransactionId: r.providerTransactionId,
         externalId: undefined,
         amount: r.amount ? { value: r.amount, currency: current.amount?.currency } : undefined,
@@ -109,7 +122,7 @@ export async function resolveByHand(
         attributes: undefined,
         // An operator's word is authenticated (IAM / bearer token) and final.
         authenticated: true,
-        eventDetail: { resolvedByHand: { note: r.note } },
+        eventDetail: { resolvedByHand: { note } },
       };
       const timing = reconcileTiming(services.config.reconciliation, txKey.provider, current.kind);
       const outcome = applyReport(current, report, {

@@ -3,7 +3,7 @@ import { buildEvent, type EventEnvelope } from '../domain/events';
 import type { InboundRequest } from '../http/types';
 import { isLate, within } from '../util/deadline';
 import { newId, sha256Hex } from '../util/ids';
-import { redactRefusedBody, type Scrubber } from '../util/redact';
+import { redactRefusedBody, type Scrubber, scrubThenTruncate, scrubThenTruncateBytes } from '../util/redact';
 import type { QuarantineInput, RelayLogger, RelayMetrics, TransactionStore } from './ports';
 import { storableHeaders } from './receipts';
 import type { RefusalSampler, RefusalSummary } from './refusal-sampler';
@@ -12,6 +12,11 @@ import type { RefusalSampler, RefusalSummary } from './refusal-sampler';
 const QUARANTINE_BODY_LIMIT = 64 * 1024;
 const MAX_PATH = 1024;
 const MAX_MESSAGE = 1024;
+/**
+ * How far past the cut a body is read before it is scrubbed: more than any configured secret or
+ * credential value, so a secret straddling the cut is whole when scrubbed, and the work stays bounded.
+ */
+const SCRUB_MARGIN = 8 * 1024;
 /** How long a refusal waits for its quarantine write before answering. */
 const QUARANTINE_WRITE_BUDGET_MS = 1000;
 
@@ -89,11 +94,14 @@ export async function recordRejection(
   }
   const bodyLimit = sampler && !knownAccount ? sampler.limits.unknownRouteBodyBytes : QUARANTINE_BODY_LIMIT;
   const kept = request.rawBody.subarray(0, bodyLimit);
-  const text = kept.toString('utf8');
-  const isUtf8 = Buffer.from(text, 'utf8').equals(kept);
-  const body = isUtf8 ? scrub(redactRefusedBody(text)) : kept.toString('base64');
-  const path = clip(scrub(context.storedPath ?? request.path), MAX_PATH);
-  const message = clip(scrub(error.message), MAX_MESSAGE);
+  const isUtf8 = Buffer.from(kept.toString('utf8'), 'utf8').equals(kept);
+  // Scrubbed before it is cut: a secret straddling the cut is redacted whole, never kept in part.
+  const window = request.rawBody.subarray(0, bodyLimit + SCRUB_MARGIN).toString('utf8');
+  const body = isUtf8
+    ? scrubThenTruncateBytes(window, bodyLimit, (text) => scrub(redactRefusedBody(text)))
+    : kept.toString('base64');
+  const path = scrubThenTruncate(context.storedPath ?? request.path, MAX_PATH, scrub);
+  const message = scrubThenTruncate(error.message, MAX_MESSAGE, scrub);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(storableHeaders(request.headers)))
     headers[scrub(name)] = scrub(value);

@@ -110,7 +110,9 @@ export async function receiveCallback(
       path: resolved.storedPath,
       headers: request.headers,
       sourceIp: request.sourceIp,
-      body: redaction.paths.length ? JSON.stringify(body) : request.rawBody.toString('utf8'),
+      // Configured secrets too (a path secret a provider echoes under a name nobody foresaw): what is
+      // stored or buffered never carries one.
+      body: services.scrub(redaction.paths.length ? JSON.stringify(body) : request.rawBody.toString('utf8')),
       rawBody: request.rawBody,
       receivedAt: request.receivedAt.toISOString(),
       verification: facts,

@@ -21,18 +21,77 @@ export const SECRET_MEMBER_NAMES = [
   'encryptedpin',
 ] as const;
 
-const SECRET_MEMBER = new RegExp(`^(${SECRET_MEMBER_NAMES.join('|')})$`, 'i');
+/** `Security_Credential`, `consumer-secret`, `SECURITYCREDENTIAL`: one name, however it is spelled. */
+function normalizedName(name: string): string {
+  return name.toLowerCase().replace(/[_\-\s.]/g, '');
+}
+
+const SECRET_MEMBERS = new Set<string>(SECRET_MEMBER_NAMES.map(normalizedName));
+
+/**
+ * Members that echo the relay's own callback URLs (Daraja puts ResultURL/QueueTimeOutURL in ReferenceData
+ * and in queue-timeout bodies): their path carries the account's path secret.
+ */
+export const ECHOED_URL_MEMBER_NAMES = [
+  'resulturl',
+  'queuetimeouturl',
+  'callbackurl',
+  'confirmationurl',
+  'validationurl',
+] as const;
+const ECHOED_URL_MEMBERS = new Set<string>(ECHOED_URL_MEMBER_NAMES);
+
+/** A name pattern that also matches the name with `_` or `-` between any of its letters. */
+function spelledAnyWay(name: string): string {
+  return name.split('').join('[_-]?');
+}
+
+const MEMBER_NAME_PATTERN = [...SECRET_MEMBER_NAMES, ...ECHOED_URL_MEMBER_NAMES]
+  .map((name) => spelledAnyWay(normalizedName(name)))
+  .join('|');
+
 /**
  * A credential name followed by its value in any syntax a refused body may use: JSON (`"Password": "…"`),
- * single quotes, form encoding (`Password=…`), or a name/value pair flattened into an array (`"Password", "…"`).
+ * single quotes, form encoding (`Password=…`), a name/value pair flattened into an array
+ * (`"Password", "…"`), a `{"Key": "Password", "Value": "…"}` item, or JSON inside a JSON string (`"{\\"Password\\":\\"…\\"}"`, quotes escaped).
  */
 const SECRET_MEMBER_IN_TEXT = new RegExp(
-  `(^|[^A-Za-z0-9_])(${SECRET_MEMBER_NAMES.join('|')})(["']?\\s*[:=,]\\s*)("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|[^\\s,&}\\]"']+)`,
+  String.raw`(^|[^A-Za-z0-9_])(${MEMBER_NAME_PATTERN})(\\*["']?\s*,\s*\\*"(?:Value|value)\\*"\s*:\s*|\\*["']?\s*[:=,]\s*)(\\+"(?:[^"\\]|\\+[^"\\])*?\\+"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,&}\]"'\\]+)`,
   'gi',
 );
 
 export function isSecretMember(name: string): boolean {
-  return SECRET_MEMBER.test(name);
+  return SECRET_MEMBERS.has(normalizedName(name));
+}
+
+/** A member echoing one of the relay's callback URLs (path secret inside). */
+export function isEchoedUrlMember(name: string): boolean {
+  return ECHOED_URL_MEMBERS.has(normalizedName(name));
+}
+
+/** What is kept of an echoed callback URL: its origin, never its path (the path secret is in it). */
+export function redactEchoedUrl(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return `${url.origin}/${REDACTED}`;
+    } catch {
+      // Not a URL: nothing of it is kept.
+    }
+  }
+  return REDACTED;
+}
+
+/** A string value that is itself JSON (an object or an array), parsed; undefined otherwise. */
+function embeddedJson(value: string): object | undefined {
+  const trimmed = value.trim();
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface Redaction {
@@ -68,21 +127,35 @@ export function redactJson(value: unknown): Redaction {
       for (const name of Object.keys(source)) define(name, undefined);
       // Daraja's `{Key|Name, Value}` items: `{"Key":"SecurityCredential","Value":"…"}` hides its value too.
       const record = source as Record<string, unknown>;
-      const secretPair = [record.Key, record.Name, record.key, record.name].some(
-        (label) => typeof label === 'string' && isSecretMember(label),
+      const labels = [record.Key, record.Name, record.key, record.name].filter(
+        (label): label is string => typeof label === 'string',
       );
+      const secretPair = labels.some(isSecretMember);
+      const urlPair = labels.some(isEchoedUrlMember);
       for (const [name, member] of Object.entries(source)) {
         const memberPath = path ? `${path}.${name}` : name;
-        const secret = isSecretMember(name) || (secretPair && (name === 'Value' || name === 'value'));
-        if (secret && member !== null && member !== undefined && member !== '') {
+        const isValue = name === 'Value' || name === 'value';
+        const secret = isSecretMember(name) || (secretPair && isValue);
+        const echoedUrl = isEchoedUrlMember(name) || (urlPair && isValue);
+        if ((secret || echoedUrl) && member !== null && member !== undefined && member !== '') {
           Object.defineProperty(copy, name, {
-            value: REDACTED,
+            value: secret ? REDACTED : redactEchoedUrl(member),
             enumerable: true,
             writable: true,
             configurable: true,
           });
           paths.push(memberPath);
           continue;
+        }
+        // A JSON document inside a string value (`"ReferenceData": "{\"Password\":\"…\"}"`) is redacted too.
+        const embedded = typeof member === 'string' ? embeddedJson(member) : undefined;
+        if (embedded) {
+          const inner = redactJson(embedded);
+          if (inner.paths.length) {
+            define(name, JSON.stringify(inner.value));
+            paths.push(...inner.paths.map((p) => `${memberPath}#${p}`));
+            continue;
+          }
         }
         stack.push({
           source: member,
@@ -108,7 +181,7 @@ export function redactJsonText(text: string): string {
   return text.replace(
     SECRET_MEMBER_IN_TEXT,
     (_match, before: string, name: string, separator: string, value: string) => {
-      const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
+      const quote = /^(\\*"|')/.exec(value)?.[0] ?? '';
       return `${before}${name}${separator}${quote}${REDACTED}${quote}`;
     },
   );
@@ -119,7 +192,8 @@ export function credentialValuesIn(text: string): string[] {
   const values: string[] = [];
   for (const match of text.matchAll(SECRET_MEMBER_IN_TEXT)) {
     const value = match[4] ?? '';
-    const bare = /^["']/.test(value) ? value.slice(1, -1) : value;
+    const quote = /^(\\*"|')/.exec(value)?.[0] ?? '';
+    const bare = quote ? value.slice(quote.length, -quote.length) : value;
     if (bare.length >= 4) values.push(bare);
   }
   return values;
@@ -194,4 +268,27 @@ export function scrubValue(value: unknown, scrub: Scrubber, depth = 0): unknown 
   } catch {
     return '[unserializable]';
   }
+}
+
+/**
+ * Scrubs first, then truncates to at most `limit` characters (plus the `marker` when cut). Cutting
+ * first can leave a prefix of a secret the scrubber no longer recognises (a 64 KB cut kept 16
+ * characters of a bearer token); scrubbing first cannot. Every excerpt of untrusted text goes through
+ * this, never `scrub(text.slice(…))`.
+ */
+export function scrubThenTruncate(text: string, limit: number, scrub: Scrubber, marker = '…'): string {
+  const clean = scrub(text);
+  return clean.length > limit ? `${clean.slice(0, limit)}${marker}` : clean;
+}
+
+/** The same, cut at a byte length on a character boundary (quarantined bodies are bounded in bytes). */
+export function scrubThenTruncateBytes(text: string, limitBytes: number, scrub: Scrubber): string {
+  const clean = scrub(text);
+  const bytes = Buffer.from(clean, 'utf8');
+  if (bytes.length <= limitBytes) return clean;
+  // A multi-byte character cut in half decodes to U+FFFD: dropped, not kept as garbage.
+  return bytes
+    .subarray(0, limitBytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }

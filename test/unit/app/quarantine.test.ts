@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import type { RelayLogger } from '../../../shared/app/ports';
@@ -256,6 +257,28 @@ describe('recordRejection', () => {
     expect(entry.bodyBytes).toBe(body.length);
     expect(entry.bodySha256).toBe(sha256Hex(body));
     expect((store.published[0]!.data as { path: string }).path).toHaveLength(1025);
+  });
+
+  it('never keeps any part of a configured secret that straddles the 64 KB body cut, wherever the cut falls (property)', async () => {
+    const token = 'Zq9vBearerToken-abcdefghijklmnop';
+    const limit = 64 * 1024;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: token.length - 1 }), async (keptChars) => {
+        // Prepare: the cut at 64 KB falls `keptChars` characters into the token.
+        const store = new MemoryStore();
+        const deps: RejectionDeps = { store, log: collectingLogger(), scrub: createScrubber([token]) };
+        const prefix = `{"note":"${'.'.repeat(limit - 9 - keptChars)}`;
+        const rawBody = Buffer.from(`${prefix}${token}${'.'.repeat(100)}"}`);
+        // Act
+        await recordRejection(deps, request({ rawBody }), new SchemaValidationError('bad'), context);
+        // Assess
+        const entry = store.quarantined[0]!;
+        expect(entry.bodyTruncated).toBe(true);
+        expect(Buffer.byteLength(entry.body)).toBeLessThanOrEqual(limit);
+        expect(entry.body).not.toContain(token.slice(0, 2));
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('never throws when the store fails: it logs the failed write and the rejection', async () => {

@@ -383,7 +383,31 @@ describe('receiveCallback', () => {
     expect(response.statusCode).toBe(200);
     const [receipt] = store.receiptsOf({ provider: 'daraja', account: 'ke', reference: '10571-7910404-9' });
     expect(receipt!.body).not.toContain('REDACT-ME-c2VjcmV0');
-    expect(receipt!.verification).toMatchObject({ redacted: ['SecurityCredential'] });
+    expect([...(receipt!.verification as { redacted: string[] }).redacted].sort()).toEqual([
+      'QueueTimeOutURL',
+      'ResultURL',
+      'SecurityCredential',
+    ]);
+  });
+
+  it('never stores the path secret Daraja echoes in a queue-timeout body’s ResultURL and QueueTimeOutURL', async () => {
+    // Prepare: the echo carries the relay's own URLs, path secret inside.
+    const { store, services } = setup();
+    const echo = JSON.parse(fixture('daraja/b2c-timeout-echo.json')) as Record<string, string>;
+    echo.QueueTimeOutURL = `https://relay.example.com/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`;
+    echo.ResultURL = `https://relay.example.com/v1/daraja/ke/${DARAJA_SECRET}/b2c/result`;
+    const req = request('POST', `/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`, JSON.stringify(echo), {
+      sourceIp: SAFARICOM_IP,
+    });
+
+    // Act
+    const response = await receiveCallback(services, req);
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    const [receipt] = store.receiptsOf({ provider: 'daraja', account: 'ke', reference: '10571-7910404-9' });
+    expect(receipt!.body).not.toContain(DARAJA_SECRET);
+    expect(JSON.stringify(store)).not.toContain(DARAJA_SECRET);
   });
 
   it('parses only the signed part of an Airtel callback: an unsigned success code leaves a TA callback AMBIGUOUS', async () => {

@@ -11,6 +11,7 @@ import { parseConfig } from '../../../shared/config/load';
 import { SchemaValidationError, TransactionStateError } from '../../../shared/domain/errors';
 import type { NormalizedReport, ReportDraft } from '../../../shared/domain/transaction';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../../shared/providers/types';
+import { createScrubber } from '../../../shared/util/redact';
 
 const REF = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const KEY = { provider: 'momo', account: 'demo', reference: REF };
@@ -589,6 +590,40 @@ describe('operator actions', () => {
       note: 'MTN support ticket 4411 confirms payment',
     });
   });
+
+  it('scrubs configured secrets and masks MSISDNs in a resolve note before the transaction, its history or the event see it', async () => {
+    // Prepare
+    const s = setup(answers.pending);
+    s.services.scrub = createScrubber(['path-secret-0123456789']);
+    await register(s.services);
+    for (let i = 0; i < 40 && s.tx().status !== 'EXPIRED'; i++) {
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    // Act
+    await resolveByHand(s.services, KEY, {
+      status: 'FAILED',
+      note: 'customer 256772123456 pasted /v1/momo/demo/path-secret-0123456789/x; refund',
+    });
+    // Assess
+    const stored = JSON.stringify({ tx: s.tx(), events: s.store.published });
+    expect(stored).not.toContain('path-secret-0123456789');
+    expect(stored).not.toContain('256772123456');
+    expect(s.store.published.at(-1)!.data.resolvedByHand).toEqual({
+      note: 'customer 2567*****456 pasted /v1/momo/demo/[REDACTED]/x; refund',
+    });
+  });
+
+  it.each(['line\nbreak', 'bell\u0007', 'esc\u001b[31m', 'del\u007f', 'c1\u0085'])(
+    'refuses a resolve note with a control character (%j) as bad input (400)',
+    async (note) => {
+      const s = setup();
+      await register(s.services);
+      await expect(resolveByHand(s.services, KEY, { status: 'FAILED', note })).rejects.toBeInstanceOf(
+        SchemaValidationError,
+      );
+    },
+  );
 
   it('refuses to resolve a transaction that is still PENDING or already final', async () => {
     // Prepare

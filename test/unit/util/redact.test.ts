@@ -1,9 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createScrubber,
   REDACTED,
   redactJson as redactSecrets,
   redactJsonText,
+  redactRefusedBody,
+  scrubThenTruncate,
 } from '../../../shared/util/redact';
 
 describe('Daraja credential redaction', () => {
@@ -54,12 +57,17 @@ describe('Daraja credential redaction', () => {
       ReferenceData: {
         ReferenceItem: [
           { Key: 'SecurityCredential', Value: REDACTED },
-          { Key: 'QueueTimeoutURL', Value: 'https://example.com' },
+          // An echoed relay URL keeps its origin only: its path carries the path secret.
+          { Key: 'QueueTimeoutURL', Value: `https://example.com/${REDACTED}` },
         ],
       },
       Item: [{ Name: 'password', Value: REDACTED }],
     });
-    expect([...paths].sort()).toEqual(['Item[0].Value', 'ReferenceData.ReferenceItem[0].Value']);
+    expect([...paths].sort()).toEqual([
+      'Item[0].Value',
+      'ReferenceData.ReferenceItem[0].Value',
+      'ReferenceData.ReferenceItem[1].Value',
+    ]);
   });
 });
 
@@ -172,6 +180,103 @@ describe('redactJson keeps the body as received', () => {
     // Assess
     expect(JSON.stringify(value)).toBe(
       `{"OriginatorConversationID":"1","SecurityCredential":"${REDACTED}","Amount":"10","Nested":{"x":1,"y":2}}`,
+    );
+  });
+});
+
+describe('issue 18: secrets never survive a truncation, an echo or a note', () => {
+  const NAMES = [
+    'Security_Credential',
+    'SecurityCredential',
+    'securitycredential',
+    'SECURITY_CREDENTIAL',
+    'consumer_secret',
+    'consumerSecret',
+    'Consumer_Secret',
+    'CONSUMERSECRET',
+  ];
+
+  it.each(NAMES)('redacts a %s member in a parsed body and in body text', (name) => {
+    const secret = 'Zq9vCredentialValue1234567';
+    const { value, paths } = redactSecrets({ Amount: 1, [name]: secret });
+    expect(value).toEqual({ Amount: 1, [name]: REDACTED });
+    expect(paths).toEqual([name]);
+    expect(redactJsonText(`{"Amount":1,"${name}":"${secret}"}`)).not.toContain(secret);
+    expect(redactJsonText(`Amount=1&${name}=${secret}`)).not.toContain(secret);
+  });
+
+  it.each(NAMES)('redacts a %s credential inside a JSON object carried as a JSON string value', (name) => {
+    const secret = 'Zq9vCredentialValue1234567';
+    const body = { Result: { ReferenceData: JSON.stringify({ Initiator: 'api', [name]: secret }) } };
+    const { value, paths } = redactSecrets(body);
+    expect(JSON.stringify(value)).not.toContain(secret);
+    expect(JSON.parse((value as typeof body).Result.ReferenceData)).toEqual({
+      Initiator: 'api',
+      [name]: REDACTED,
+    });
+    expect(paths).toEqual([`Result.ReferenceData#${name}`]);
+    // The same body as text (a refused body that is not parsed): the escaped member is found too.
+    expect(redactJsonText(JSON.stringify(body))).not.toContain(secret);
+    expect(redactRefusedBody(JSON.stringify(body))).not.toContain(secret);
+  });
+
+  const PATH_SECRET = 'Zq9vPathSecret0123456789';
+  const RESULT_URL = `https://relay.example.com/v1/daraja/ke-main/${PATH_SECRET}/status/result`;
+  const TIMEOUT_URL = `https://relay.example.com/v1/daraja/ke-main/${PATH_SECRET}/status/timeout`;
+
+  it.each(['ResultURL', 'QueueTimeOutURL', 'QueueTimeoutURL', 'result_url'])(
+    'redacts the relay URL Daraja echoes in ReferenceData under %s (its path secret inside)',
+    (key) => {
+      const body = {
+        Result: {
+          ResultCode: 0,
+          ReferenceData: {
+            ReferenceItem: [
+              { Key: 'Occasion', Value: 'rq1.status.abc.ref-1' },
+              { Key: key, Value: key.toLowerCase().includes('timeout') ? TIMEOUT_URL : RESULT_URL },
+            ],
+          },
+        },
+      };
+      const { value } = redactSecrets(body);
+      const text = JSON.stringify(value);
+      expect(text).not.toContain(PATH_SECRET);
+      // The correlation token beside it is kept: the result still finds its query.
+      expect(text).toContain('rq1.status.abc.ref-1');
+      expect(text).toContain(`https://relay.example.com/${REDACTED}`);
+      expect(redactJsonText(JSON.stringify(body))).not.toContain(PATH_SECRET);
+    },
+  );
+
+  it('redacts a queue-timeout body echoing the request: ResultURL, QueueTimeOutURL and SecurityCredential', () => {
+    const body = {
+      Initiator: 'testapi',
+      SecurityCredential: 'Zq9vCredentialValue1234567',
+      CommandID: 'TransactionStatusQuery',
+      TransactionID: 'OEI2AK4Q16',
+      ResultURL: RESULT_URL,
+      QueueTimeOutURL: TIMEOUT_URL,
+      Occasion: 'rq1.status.abc.ref-1',
+    };
+    const { value, paths } = redactSecrets(body);
+    expect(JSON.stringify(value)).not.toContain(PATH_SECRET);
+    expect(JSON.stringify(value)).not.toContain('Zq9vCredentialValue1234567');
+    expect([...paths].sort()).toEqual(['QueueTimeOutURL', 'ResultURL', 'SecurityCredential']);
+    expect(redactJsonText(JSON.stringify(body))).not.toContain(PATH_SECRET);
+  });
+
+  it('scrubThenTruncate never keeps any part of a secret, wherever the cut falls (property)', () => {
+    const secret = 'Zq9vBearerTokenABCDEFGHIJKLMNOP';
+    const scrub = createScrubber([secret]);
+    fc.assert(
+      fc.property(fc.nat(200), fc.nat(secret.length + 20), (before, cutOffset) => {
+        const text = `${'.'.repeat(before)}${secret}${'.'.repeat(30)}`;
+        const limit = before + cutOffset;
+        const out = scrubThenTruncate(text, limit, scrub);
+        // Not even the first two characters of the secret survive.
+        expect(out).not.toContain(secret.slice(0, 2));
+      }),
+      { numRuns: 500 },
     );
   });
 });
