@@ -10,10 +10,17 @@ import { type PollCycleResult, runPollCycle } from '../shared/app/poll-cycle';
  * left are still due, and the next cycle starts at once): a busy cycle, or one slow account, does not
  * push every other account's next look a whole interval further. A failed cycle is logged and the
  * next one runs on time: the leases make a half-done cycle safe to repeat.
+ *
+ * The badge feed (docs/badges.md) is started on the same ticks but never awaited by them: it runs beside
+ * the reconciliation cycles, one at a time, within its own time budget (`badgeBudgetMs`, by default the
+ * interval; every shop call is abandoned when it passes), so a slow or dripping shop cannot hold the
+ * settlement of a payment.
  */
 export class LocalPoller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<PollCycleResult | undefined> | undefined;
+  private badges: Promise<void> | undefined;
+  private readonly badgeBudgetMs: number;
   private stopped = true;
   /** Totals since start, for the banner and tests. */
   readonly totals = { cycles: 0, claimed: 0, checked: 0, finalized: 0, expired: 0, errors: 0 };
@@ -22,7 +29,10 @@ export class LocalPoller {
     private readonly services: ReconcileServices,
     private readonly intervalMs: number,
     private readonly owner = `local-${process.pid}`,
-  ) {}
+    options: { badgeBudgetMs?: number } = {},
+  ) {
+    this.badgeBudgetMs = options.badgeBudgetMs ?? Math.max(1000, intervalMs);
+  }
 
   start(): void {
     this.stopped = false;
@@ -41,6 +51,7 @@ export class LocalPoller {
   /** One cycle now (or the one in progress). */
   async runOnce(): Promise<PollCycleResult | undefined> {
     if (this.running) return this.running;
+    this.runBadgeCycle();
     this.running = (async () => {
       try {
         // Callback health first: a silent account's waiting transactions are made due for this cycle.
@@ -60,10 +71,6 @@ export class LocalPoller {
         this.services.log.error('poll cycle failed', { error: (error as Error).message });
         return undefined;
       } finally {
-        // The badge feed (docs/badges.md) on the same ticks; its failure never stops the poller.
-        await runBadgeCycle(this.services).catch((error: Error) =>
-          this.services.log.error('badge cycle failed', { error: error.message }),
-        );
         this.services.metrics.flush();
       }
     })();
@@ -74,9 +81,30 @@ export class LocalPoller {
     }
   }
 
+  /**
+   * Starts a badge cycle unless one is running; returns the one running. Its failure is logged and never
+   * stops the poller; it is not awaited by the reconciliation cycle.
+   */
+  runBadgeCycle(): Promise<void> {
+    if (this.badges) return this.badges;
+    const run = (async () => {
+      try {
+        await runBadgeCycle(this.services, { budgetMs: this.badgeBudgetMs });
+      } catch (error) {
+        this.services.log.error('badge cycle failed', { error: (error as Error).message });
+      } finally {
+        this.services.metrics.flush();
+      }
+    })();
+    this.badges = run.finally(() => {
+      this.badges = undefined;
+    });
+    return this.badges;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await Promise.all([this.running?.catch(() => undefined), this.badges]);
   }
 }

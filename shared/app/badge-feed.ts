@@ -11,8 +11,10 @@ import {
   marksAfterRead,
   nextTransitionAt,
   type InvalidBadgeDate,
+  badgeIdProblem,
   parseBadge,
   parseBadgeList,
+  type RefusedBadge,
   type ValidityMarks,
   type ValidityTransition,
 } from '../domain/badges';
@@ -52,6 +54,10 @@ export interface BadgeFeedServices {
 const SNAPSHOT_NAMESPACE = 'snapshot';
 const FACT_NAMESPACE = 'fact';
 const READ_FAILURE_NAMESPACE = 'read-failure';
+/** `refused/last`: the badges a read refused for their id that no earlier read had refused. */
+const REFUSED_NAMESPACE = 'refused';
+/** Refused badges the snapshot remembers (so each is reported once) and a report lists, at most. */
+const MAX_REFUSED = 50;
 /** `pending/created`: the badges a read is about to create, written before their facts (see recoverCreated). */
 const PENDING_NAMESPACE = 'pending';
 /** Badges a pending record lists at most. */
@@ -69,9 +75,15 @@ interface SnapshotEntry extends ValidityMarks {
   badge: Badge | null;
 }
 
+/**
+ * The shop's snapshot as the feed works on it: badges in a Map, so no id (`__proto__`, `constructor`…)
+ * can reach an object's members. Stored as version 2, badges as a list of entries (see toStored).
+ */
 interface SnapshotData {
-  version: 1;
-  badges: Record<string, SnapshotEntry>;
+  version: 2;
+  badges: Map<string, SnapshotEntry>;
+  /** Badges the last good read refused for their id (reported when first refused), at most MAX_REFUSED. */
+  refused?: RefusedBadge[];
   /** When the next read is due (undefined: at once). */
   nextReadAt?: string;
   /** The earliest validity bound still to pass, or null. */
@@ -126,31 +138,74 @@ interface PendingCreation {
 async function recoverCreated(
   store: ProviderRecordStore,
   shop: string,
-  badges: Record<string, SnapshotEntry>,
+  badges: Map<string, SnapshotEntry>,
 ): Promise<PendingCreation[]> {
   const pending = await store.getRecord(pendingRef(shop), { consistent: true });
   const listed = (pending?.data.badges as PendingCreation[] | undefined) ?? [];
   const recovered: PendingCreation[] = [];
-  for (const { id, rev } of listed) {
-    if ((badges[id]?.rev ?? 0) >= rev) continue;
+  for (const { id, rev } of Array.isArray(listed) ? listed : []) {
+    if (badgeIdProblem(id) || typeof rev !== 'number') continue;
+    if ((badges.get(id)?.rev ?? 0) >= rev) continue;
     const fact = await store.getRecord(
       { provider: BADGE_PROVIDER, account: shop, namespace: FACT_NAMESPACE, id: `${id}:r${rev}` },
       { consistent: true },
     );
     const data = fact?.data as { badge?: Badge | null; observedAt?: string } | undefined;
     if (!data?.badge) continue;
-    badges[id] = { rev, badge: data.badge, ...marksAfterRead(data.badge, undefined, data.observedAt ?? '') };
+    badges.set(id, {
+      rev,
+      badge: data.badge,
+      ...marksAfterRead(data.badge, undefined, data.observedAt ?? ''),
+    });
     recovered.push({ id, rev });
   }
   return recovered;
 }
 
 const emptySnapshot = (): SnapshotData => ({
-  version: 1,
-  badges: {},
+  version: 2,
+  badges: new Map(),
   nextTransitionAt: null,
   consecutiveFailures: 0,
 });
+
+type StoredEntry = SnapshotEntry & { id: string };
+
+/**
+ * The stored record's data: the badges as a list of entries, never an object keyed by badge id (a
+ * marshaller refuses an own `constructor` member and reads `__proto__` back as the prototype).
+ */
+function toStored(snapshot: SnapshotData): Record<string, unknown> {
+  const badges: StoredEntry[] = [...snapshot.badges].map(([id, entry]) => ({ ...entry, id }));
+  return { ...snapshot, version: 2, badges };
+}
+
+/**
+ * A stored snapshot: version 2 (a list) or version 1 (an object keyed by id, own members only). Entries
+ * whose id could not be a badge id now are dropped.
+ */
+function fromStored(data: Record<string, unknown>): SnapshotData {
+  const raw = data.badges;
+  const pairs: [unknown, unknown][] = Array.isArray(raw)
+    ? raw.map((entry) => [(entry as Partial<StoredEntry> | null)?.id, entry])
+    : raw && typeof raw === 'object'
+      ? Object.entries(raw)
+      : [];
+  const badges = new Map<string, SnapshotEntry>();
+  for (const [id, entry] of pairs) {
+    if (typeof id !== 'string' || badgeIdProblem(id) || !entry || typeof entry !== 'object') continue;
+    const { rev, badge, activated, expired } = entry as SnapshotEntry;
+    badges.set(id, { rev, badge, activated: activated ?? null, expired: expired ?? null });
+  }
+  return {
+    ...(data as unknown as Omit<SnapshotData, 'badges'>),
+    version: 2,
+    badges,
+    refused: Array.isArray(data.refused) ? (data.refused as RefusedBadge[]) : undefined,
+    nextTransitionAt: typeof data.nextTransitionAt === 'string' ? data.nextTransitionAt : null,
+    consecutiveFailures: Number(data.consecutiveFailures ?? 0) || 0,
+  };
+}
 
 const addSeconds = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
@@ -165,7 +220,7 @@ class ReadFailure extends Error {
 
 /** One badge API: the base of its URLs and its Authorization header. */
 interface BadgeApi {
-  list(): Promise<{ badges: Badge[]; invalidDates: InvalidBadgeDate[] }>;
+  list(): Promise<{ badges: Badge[]; invalidDates: InvalidBadgeDate[]; refused: RefusedBadge[] }>;
   /** The single badge, or null on 404. */
   get(id: string): Promise<Badge | null>;
 }
@@ -329,7 +384,7 @@ function badgeApi(
       if (pages > 1) throw new ReadFailure('http', `the list has ${pages} pages; paging is not supported`);
       const parsed = parseBadgeList(json(body));
       if (!parsed.ok) throw new ReadFailure('garbage', `not a list of badges: ${parsed.error}`);
-      return { badges: parsed.value, invalidDates: parsed.invalidDates };
+      return { badges: parsed.value, invalidDates: parsed.invalidDates, refused: parsed.refused ?? [] };
     },
     async get(id) {
       const { status, body } = await call(`${base}/${encodeURIComponent(id)}`);
@@ -475,9 +530,9 @@ async function recordTransition(
   return written ? event : undefined;
 }
 
-function earliestTransition(badges: Record<string, SnapshotEntry>, now: string): string | null {
+function earliestTransition(badges: Map<string, SnapshotEntry>, now: string): string | null {
   let next: string | null = null;
-  for (const entry of Object.values(badges)) {
+  for (const entry of badges.values()) {
     if (!entry.badge) continue;
     // A bound passed but not marked (a fact adopted from before it passed): due at once.
     const at = dueTransitions(entry.badge, entry, now).length
@@ -505,7 +560,7 @@ async function runShop(
     calls: 0,
   };
   const stored = await services.store.getRecord(snapshotRef(shopId));
-  const snapshot: SnapshotData = stored ? (stored.data as unknown as SnapshotData) : emptySnapshot();
+  const snapshot: SnapshotData = stored ? fromStored(stored.data) : emptySnapshot();
   const transitionsDue = snapshot.nextTransitionAt !== null && snapshot.nextTransitionAt <= now;
   const readDue = snapshot.nextReadAt === undefined || snapshot.nextReadAt <= now;
   if (!transitionsDue && !readDue) return result;
@@ -521,7 +576,7 @@ async function runShop(
     try {
       const auth = await resolveAuth(services, shop, secretValues, budget);
       const api = badgeApi(services, shop, auth.header, () => result.calls++, budget);
-      const { badges: list, invalidDates } = await api.list();
+      const { badges: list, invalidDates, refused } = await api.list();
       if (invalidDates.length) {
         metrics.count('BadgeInvalidDates', invalidDates.length, { shop: shopId });
         services.log.warn('badge validity dates that are not dates: read as no bound', {
@@ -531,9 +586,7 @@ async function runShop(
       }
       const recovered = await recoverCreated(services.store, shopId, snapshot.badges);
       const known = new Map(
-        Object.entries(snapshot.badges).flatMap(([id, entry]) =>
-          entry.badge ? [[id, entry.badge] as const] : [],
-        ),
+        [...snapshot.badges].flatMap(([id, entry]) => (entry.badge ? [[id, entry.badge] as const] : [])),
       );
       const { changes, missing } = diffBadges(known, list);
       // Absent from the list is not deleted: only the badge's own 404 confirms it.
@@ -549,20 +602,25 @@ async function runShop(
         if (single === null) deletions.push({ kind: 'deleted', badgeId: id, previous: known.get(id)! });
         else unconfirmed.push(id);
       }
-      const next = { ...snapshot.badges };
+      const next = new Map(snapshot.badges);
       const applied = [...changes, ...deletions];
       // Size first: a refused read writes (hence publishes) nothing.
-      const predicted: Record<string, SnapshotEntry> = { ...snapshot.badges };
+      const predicted = new Map(snapshot.badges);
       for (const change of applied) {
-        const previous = snapshot.badges[change.badgeId];
+        const previous = snapshot.badges.get(change.badgeId);
         const after = change.kind === 'deleted' ? null : change.badge;
-        predicted[change.badgeId] = after
-          ? { rev: (previous?.rev ?? 0) + 1, badge: after, ...marksAfterRead(after, previous, now) }
-          : { rev: (previous?.rev ?? 0) + 1, badge: null, activated: null, expired: null };
+        predicted.set(
+          change.badgeId,
+          after
+            ? { rev: (previous?.rev ?? 0) + 1, badge: after, ...marksAfterRead(after, previous, now) }
+            : { rev: (previous?.rev ?? 0) + 1, badge: null, activated: null, expired: null },
+        );
       }
+      const refusedKept = refused.slice(0, MAX_REFUSED);
       if (
-        JSON.stringify({ ...snapshot, badges: predicted, lastError: null, invalidDates }).length >
-        MAX_SNAPSHOT_CHARS
+        JSON.stringify(
+          toStored({ ...snapshot, badges: predicted, lastError: null, invalidDates, refused: refusedKept }),
+        ).length > MAX_SNAPSHOT_CHARS
       )
         throw new ReadFailure(
           'too-large',
@@ -574,7 +632,7 @@ async function runShop(
         ...recovered,
         ...applied.flatMap((change) =>
           change.kind === 'created'
-            ? [{ id: change.badgeId, rev: (snapshot.badges[change.badgeId]?.rev ?? 0) + 1 }]
+            ? [{ id: change.badgeId, rev: (snapshot.badges.get(change.badgeId)?.rev ?? 0) + 1 }]
             : [],
         ),
       ];
@@ -585,7 +643,7 @@ async function runShop(
           data: { badges: creating.slice(0, MAX_PENDING) },
         });
       for (const change of applied) {
-        const previous = snapshot.badges[change.badgeId];
+        const previous = snapshot.badges.get(change.badgeId);
         const after = change.kind === 'deleted' ? null : change.badge;
         const {
           rev,
@@ -603,9 +661,12 @@ async function runShop(
         if (event) published.push(event);
         // A fact written earlier (a crash before its snapshot, another reader): its bounds are judged
         // from when it was observed, so one that passed since still fires.
-        next[change.badgeId] = standing
-          ? { rev, badge: standing, ...marksAfterRead(standing, previous, factObservedAt) }
-          : { rev, badge: null, activated: null, expired: null };
+        next.set(
+          change.badgeId,
+          standing
+            ? { rev, badge: standing, ...marksAfterRead(standing, previous, factObservedAt) }
+            : { rev, badge: null, activated: null, expired: null },
+        );
       }
       if (unconfirmed.length) {
         metrics.count('BadgeListInconsistent', unconfirmed.length, { shop: shopId });
@@ -617,9 +678,29 @@ async function runShop(
           },
         );
       }
+      // Refused for their id: reported when first refused (not again while the list keeps them).
+      const reported = new Set((snapshot.refused ?? []).map((badge) => badge.key));
+      const newlyRefused = refusedKept.filter((badge) => !reported.has(badge.key));
+      if (newlyRefused.length) {
+        for (const badge of newlyRefused)
+          metrics.count('BadgeRefused', 1, { shop: shopId, reason: badge.reason });
+        services.log.warn('badge refused: its id cannot be kept; the rest of the read goes on', {
+          shop: shopId,
+          refused: newlyRefused.slice(0, 20),
+        });
+        await services.store.putRecord({
+          provider: BADGE_PROVIDER,
+          account: shopId,
+          namespace: REFUSED_NAMESPACE,
+          id: 'last',
+          createdAt: now,
+          data: { at: now, badges: newlyRefused.slice(0, 20), refusedInRead: refused.length },
+        });
+      }
       const candidate: SnapshotData = {
         ...snapshot,
         badges: next,
+        refused: refusedKept,
         lastReadOk: true,
         lastError: null,
         consecutiveFailures: 0,
@@ -651,7 +732,7 @@ async function runShop(
   // Validity bounds that passed since the last cycle, read or not: judged on the state after this cycle's
   // read (a bound the read moved or a badge it deleted fires nothing).
   if (transitionsDue || result.read) {
-    for (const entry of Object.values(snapshot.badges)) {
+    for (const entry of snapshot.badges.values()) {
       if (!entry.badge) continue;
       for (const transition of dueTransitions(entry.badge, entry, now)) {
         const event = await recordTransition(services.store, shopId, entry.badge, transition, now);
@@ -666,7 +747,7 @@ async function runShop(
   await services.store.putRecord({
     ...snapshotRef(shopId),
     createdAt: now,
-    data: snapshot as unknown as Record<string, unknown>,
+    data: toStored(snapshot),
   });
   for (const event of published) metrics.count('BadgeEvents', 1, { shop: shopId, type: event.metadata.type });
   result.events = published.length;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
 /**
@@ -151,6 +152,58 @@ const badgeListSchema = z.array(apiBadgeSchema).superRefine((badges, ctx) => {
   }
 });
 
+/**
+ * The longest badge id the feed keeps. Ids name records (`<badgeId>:r<revision>`, a DynamoDB key of at most
+ * 2048 bytes) and snapshot entries; the badge plugin's ids are small numbers.
+ */
+export const MAX_BADGE_ID_CHARS = 128;
+
+/** Why a badge id cannot be kept; undefined when it can. */
+export type BadgeIdProblem = 'missing' | 'not-text' | 'empty' | 'too-long' | 'not-printable';
+
+/** Control, format, unassigned, private-use characters and separators (spaces): not in an id. */
+const NOT_PRINTABLE = /[\p{C}\p{Z}\s]/u;
+
+/**
+ * Whether `id` (as the API sent it: a string or an integer) can be a badge id: 1 to MAX_BADGE_ID_CHARS
+ * printable characters, no spaces. Any such text is safe, `__proto__` and `constructor` included: the
+ * feed keeps badges in Maps and stores them as a list, never as object members named by the id.
+ */
+export function badgeIdProblem(id: unknown): BadgeIdProblem | undefined {
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return undefined;
+  if (id === undefined || id === null) return 'missing';
+  if (typeof id !== 'string') return 'not-text';
+  if (id === '') return 'empty';
+  if ([...id].length > MAX_BADGE_ID_CHARS) return 'too-long';
+  if (NOT_PRINTABLE.test(id)) return 'not-printable';
+  return undefined;
+}
+
+/** A badge of a list refused for its id: the rest of the list is read. Holds no more than an excerpt of it. */
+export interface RefusedBadge {
+  /** The first 16 hex digits of the SHA-256 of the id as sent (JSON): the same bad badge, the same key. */
+  key: string;
+  reason: BadgeIdProblem;
+  /** At most 40 characters of the id, non-printable ones escaped (`\u{…}`), and its length when longer. */
+  excerpt: string;
+}
+
+function refusal(id: unknown, reason: BadgeIdProblem): RefusedBadge {
+  const text = typeof id === 'string' ? id : (JSON.stringify(id) ?? 'undefined');
+  const chars = [...text];
+  const escape = (c: string) =>
+    NOT_PRINTABLE.test(c) && c !== ' ' ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c;
+  const head = chars.slice(0, 40).map(escape).join('');
+  return {
+    key: createHash('sha256')
+      .update(JSON.stringify(id) ?? 'undefined')
+      .digest('hex')
+      .slice(0, 16),
+    reason,
+    excerpt: chars.length > 40 ? `${head}… (${chars.length} characters)` : head,
+  };
+}
+
 /** A validity date the API sent that is not one: the badge is kept with no bound on that side. */
 export interface InvalidBadgeDate {
   badgeId: string;
@@ -159,7 +212,8 @@ export interface InvalidBadgeDate {
 }
 
 export type ParseResult<T> =
-  { ok: true; value: T; invalidDates: InvalidBadgeDate[] } | { ok: false; error: string };
+  | { ok: true; value: T; invalidDates: InvalidBadgeDate[]; refused?: RefusedBadge[] }
+  | { ok: false; error: string };
 
 function describe(error: z.ZodError): string {
   const [first] = error.issues;
@@ -191,13 +245,30 @@ export function parseBadge(input: unknown): ParseResult<Badge> {
 
 /**
  * Reads the list (`GET …/badges`): the whole list or nothing (one malformed badge makes the read garbage),
- * except for validity dates that are not dates: those read as no bound and are reported.
+ * except for validity dates that are not dates (read as no bound and reported) and badges whose id cannot
+ * be kept (`badgeIdProblem`: missing, empty, too long, not printable): those are left out and returned as
+ * `refused`, so one bad badge never stops the others.
  */
 export function parseBadgeList(input: unknown): ParseResult<Badge[]> {
-  const parsed = badgeListSchema.safeParse(input);
+  const refused: RefusedBadge[] = [];
+  const kept = Array.isArray(input)
+    ? input.filter((item: unknown) => {
+        if (item === null || typeof item !== 'object' || Array.isArray(item)) return true;
+        const id = (item as { id?: unknown }).id;
+        const problem = badgeIdProblem(id);
+        if (problem) refused.push(refusal(id, problem));
+        return problem === undefined;
+      })
+    : input;
+  const parsed = badgeListSchema.safeParse(kept);
   if (!parsed.success) return { ok: false, error: describe(parsed.error) };
   const invalidDates: InvalidBadgeDate[] = [];
-  return { ok: true, value: parsed.data.map((badge) => settle(badge, invalidDates)), invalidDates };
+  return {
+    ok: true,
+    value: parsed.data.map((badge) => settle(badge, invalidDates)),
+    invalidDates,
+    refused,
+  };
 }
 
 /** JSON with object keys sorted: equal values, equal text, whatever order the API wrote them in. */

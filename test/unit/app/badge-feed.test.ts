@@ -1,3 +1,4 @@
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { type BadgeFeedServices, runBadgeCycle } from '../../../shared/app/badge-feed';
@@ -96,9 +97,14 @@ function world(fetchImpl: BadgeFeedServices['fetchImpl'], shop: Record<string, u
     cycle: () => runBadgeCycle(services),
     types: () => store.published.map((e) => e.metadata.type),
     snapshot: () =>
-      getRecord({ provider: 'badges', account: 'demo', namespace: 'snapshot', id: 'current' }).then(
-        (r) => r?.data as { badges: Record<string, { rev: number; badge: { badge_name: string } | null }> },
-      ),
+      getRecord({ provider: 'badges', account: 'demo', namespace: 'snapshot', id: 'current' }).then((r) => {
+        // Stored as a list of entries; keyed by id here (the ids of these tests are plain).
+        const data = r?.data as { badges: { id: string }[] };
+        return {
+          ...data,
+          badges: Object.fromEntries(data.badges.map(({ id, ...entry }) => [id, entry])),
+        } as { badges: Record<string, { rev: number; badge: { badge_name: string } | null }> };
+      }),
   };
 }
 
@@ -766,6 +772,165 @@ describe('badge feed', () => {
     );
     await w.cycle();
     expect(headers).toEqual([`Basic ${Buffer.from('shop:shop-password-1').toString('base64')}`]);
+  });
+});
+
+describe('badge feed: hostile badge ids', () => {
+  /** A world whose log warnings are collected. */
+  const watched = (api: ReturnType<typeof fakeApi>) => {
+    const w = dynamoLike(world(api.fetchImpl));
+    const warnings: { message: string; fields: Record<string, unknown> }[] = [];
+    w.services.log = {
+      ...silent,
+      warn: (message: string, fields?: Record<string, unknown>) =>
+        void warnings.push({ message, fields: fields ?? {} }),
+    };
+    return { ...w, warnings };
+  };
+  const rawSnapshot = (w: ReturnType<typeof world>) =>
+    w.store.records.get('badges#demo#snapshot#current')?.data as Record<string, unknown>;
+
+  /**
+   * The records go through what DynamoDB does to them: the document client's marshalling both ways (an
+   * own `constructor` member is refused, a `__proto__` one read back becomes the prototype) and the
+   * partition key's 2048 bytes.
+   */
+  const dynamoLike = (w: ReturnType<typeof world>) => {
+    const store = w.store;
+    const through = <T extends { data: Record<string, unknown> }>(record: T): T => {
+      const pk = `REC#${(record as unknown as ProviderRecordRef).provider}#${(record as unknown as ProviderRecordRef).account}#${(record as unknown as ProviderRecordRef).namespace}#${(record as unknown as ProviderRecordRef).id}`;
+      if (Buffer.byteLength(pk) > 2048) throw new Error('ValidationException: key too large');
+      const options = { removeUndefinedValues: true, convertClassInstanceToMap: false };
+      return { ...record, data: unmarshall(marshall(record.data, options)) };
+    };
+    const [get, put, putIfAbsent] = [
+      store.getRecord.bind(store),
+      store.putRecord.bind(store),
+      store.putRecordIfAbsent.bind(store),
+    ];
+    store.getRecord = async (ref, options) => {
+      through({ ...ref, data: {} });
+      const record = await get(ref, options);
+      return record ? through(record) : undefined;
+    };
+    store.putRecord = async (record) => put(through(record));
+    store.putRecordIfAbsent = async (record, options) => putIfAbsent(through(record), options);
+    return w;
+  };
+
+  for (const id of ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']) {
+    it(`keeps a badge with the id ${id} like any other, its changes and the other badges' published once`, async () => {
+      // Prepare
+      const api = fakeApi();
+      const w = watched(api);
+      api.put('1');
+      api.put(id);
+      // Act
+      await w.cycle();
+      w.advance(60);
+      await w.cycle();
+      api.put('1', { badge_name: 'Changed' });
+      api.put(id, { badge_name: 'Hostile changed' });
+      w.advance(60);
+      const result = await w.cycle();
+      w.advance(60);
+      await w.cycle();
+      // Assess
+      expect(result.shops[0]).toMatchObject({ ok: true, events: 2 });
+      expect(w.store.published.map((e) => [e.metadata.type, e.data.badgeId, e.data.revision])).toEqual([
+        ['BadgeCreated', '1', 1],
+        ['BadgeCreated', id, 1],
+        ['BadgeUpdated', '1', 2],
+        ['BadgeUpdated', id, 2],
+      ]);
+      const stored = rawSnapshot(w);
+      expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+      expect(Object.keys(stored).sort()).not.toContain('rev');
+      expect((stored as { badge?: unknown }).badge).toBeUndefined();
+      expect(JSON.parse(JSON.stringify(stored)).lastReadOk).toBe(true);
+      expect(w.metrics.BadgeReadFailures).toBeUndefined();
+    });
+  }
+
+  const BAD_IDS: [string, unknown][] = [
+    ['over 2 KB', 'x'.repeat(3000)],
+    ['just over the limit', '9'.repeat(129)],
+    ['empty', ''],
+    ['blank', '   '],
+    ['a NUL', 'a\u0000b'],
+    ['a newline', '12\n13'],
+    ['a bidi override', '1\u202e2'],
+    ['missing', undefined],
+  ];
+  for (const [name, bad] of BAD_IDS) {
+    it(`refuses a badge whose id is ${name}, reports it once, and publishes the rest of the feed`, async () => {
+      // Prepare
+      const api = fakeApi();
+      const w = watched(api);
+      api.put('1');
+      const hostile = { ...API_BADGE, id: bad };
+      api.listAnswer = () => ({ status: 200, body: JSON.stringify([...api.badges.values(), hostile]) });
+      // Act
+      const first = await w.cycle();
+      w.advance(60);
+      await w.cycle();
+      api.put('1', { badge_name: 'Changed' });
+      w.advance(60);
+      const third = await w.cycle();
+      // Assess
+      expect(first.shops[0]).toMatchObject({ ok: true });
+      expect(third.shops[0]).toMatchObject({ ok: true, events: 1 });
+      expect(w.types()).toEqual(['BadgeCreated', 'BadgeUpdated']);
+      expect(w.metrics.BadgeRefused).toBe(1);
+      expect(w.metrics.BadgeReadFailures).toBeUndefined();
+      const refusedLogs = w.warnings.filter((l) => /refused/.test(l.message));
+      expect(refusedLogs).toHaveLength(1);
+      const record = w.store.records.get('badges#demo#refused#last');
+      expect(record?.data).toMatchObject({
+        badges: [expect.objectContaining({ reason: expect.any(String) })],
+      });
+      // Nothing of the id beyond a short, printable excerpt is kept
+      const stored = JSON.stringify([record?.data, rawSnapshot(w), refusedLogs]);
+      expect(stored.length).toBeLessThan(4000);
+      expect(stored).not.toMatch(/\p{Cc}|\u202e/u);
+    });
+  }
+
+  it('reports a refused id again only after it had left the list', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = watched(api);
+    api.put('1');
+    let hostile = true;
+    api.listAnswer = () => ({
+      status: 200,
+      body: JSON.stringify([...api.badges.values(), ...(hostile ? [{ ...API_BADGE, id: 'a\u0001' }] : [])]),
+    });
+    // Act
+    for (const present of [true, true, false, true]) {
+      hostile = present;
+      await w.cycle();
+      w.advance(60);
+    }
+    // Assess
+    expect(w.metrics.BadgeRefused).toBe(2);
+  });
+
+  it('never takes a refused id from the list as a deletion to confirm', async () => {
+    // Prepare
+    const api = fakeApi();
+    const w = watched(api);
+    api.put('1');
+    api.listAnswer = () => ({
+      status: 200,
+      body: JSON.stringify([...api.badges.values(), { ...API_BADGE, id: 'y'.repeat(5000) }]),
+    });
+    // Act
+    await w.cycle();
+    w.advance(60);
+    await w.cycle();
+    // Assess: two list calls, no single-badge call
+    expect(api.calls).toHaveLength(2);
   });
 });
 

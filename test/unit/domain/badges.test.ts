@@ -8,6 +8,8 @@ import {
   marksAfterRead,
   nextTransitionAt,
   parseBadge,
+  MAX_BADGE_ID_CHARS,
+  badgeIdProblem,
   parseBadgeList,
 } from '../../../shared/domain/badges';
 
@@ -64,12 +66,43 @@ describe('badges: reading the API', () => {
 
   it.each([
     ['not an array', { badges: [] }],
-    ['a badge without id', [{ ...API_BADGE, id: '' }]],
     ['a filter of the wrong type', [{ ...API_BADGE, filter: { all: true } }]],
     ['two badges with one id', [API_BADGE, API_BADGE]],
   ])('refuses the whole list when it is %s', (_, input) => {
     expect(parseBadgeList(input).ok).toBe(false);
   });
+
+  it.each([
+    ['missing', undefined, 'missing'],
+    ['an object', { id: 1 }, 'not-text'],
+    ['empty', '', 'empty'],
+    ['blank', '  ', 'not-printable'],
+    ['over the limit', '7'.repeat(MAX_BADGE_ID_CHARS + 1), 'too-long'],
+    ['over 2 KB', 'x'.repeat(3000), 'too-long'],
+    ['a NUL', 'a\u0000', 'not-printable'],
+    ['a newline', '1\n2', 'not-printable'],
+    ['a bidi override', '1\u202e2', 'not-printable'],
+  ])('leaves out a badge whose id is %s, refused, and reads the others', (_, id, reason) => {
+    // Act
+    const read = parseBadgeList([
+      { ...API_BADGE, id: '1' },
+      { ...API_BADGE, id },
+    ]);
+    // Assess
+    expect(read.ok && read.value.map((b) => b.id)).toEqual(['1']);
+    const [refused] = read.ok ? (read.refused ?? []) : [];
+    expect(refused).toMatchObject({ reason, key: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(refused!.excerpt.length).toBeLessThan(80);
+    expect(refused!.excerpt).not.toMatch(/\p{Cc}|\u202e/u);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', '1', 'slug-2.b', MAX_BADGE_ID_CHARS])(
+    'takes %s as a badge id',
+    (id) => {
+      const text = typeof id === 'number' ? '7'.repeat(id) : id;
+      expect(badgeIdProblem(text)).toBeUndefined();
+    },
+  );
 });
 
 describe('badges: reading validity dates', () => {
