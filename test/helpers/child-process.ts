@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 export interface Started {
   child: ChildProcess;
@@ -13,11 +12,13 @@ export interface Started {
 const running: ChildProcess[] = [];
 
 /**
- * Runs a TypeScript entry point as a user would (through tsx), in its own process group so that
- * killChildren() also ends anything it spawned (DynamoDB Local's JVM).
+ * Runs a TypeScript entry point as `npm start` does (`node --import tsx`, one process), in its own
+ * process group so that killChildren() also ends anything it spawned (DynamoDB Local's JVM).
+ * Not through the tsx CLI: that is a parent process which relays a signal to the real one and
+ * SIGKILLs it unless it answers within 30 ms, so on a busy machine SIGTERM skipped the shutdown.
  */
 export function runTs(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [TSX, script, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,
