@@ -1,6 +1,9 @@
 import { airtelProvider } from './airtel';
+import { airtelInfra } from './airtel/infra';
 import { darajaProvider } from './daraja';
+import { darajaInfra } from './daraja/infra';
 import { momoProvider } from './momo';
+import { momoInfra } from './momo/infra';
 import type { ProviderModule } from './types';
 
 /** Every provider dialect the relay speaks. Adding one = a folder under providers/ and a line here. */
@@ -9,6 +12,9 @@ export const PROVIDERS: readonly ProviderModule<never>[] = [
   airtelProvider as ProviderModule<never>,
   darajaProvider as ProviderModule<never>,
 ];
+
+/** What infra/ needs from each provider (callback deadlines, ack limits), in the same order. */
+export const PROVIDER_INFRA = [momoInfra, airtelInfra, darajaInfra] as const;
 
 export function findProvider(id: string): ProviderModule<unknown> | undefined {
   return PROVIDERS.find((p) => p.id === id) as ProviderModule<unknown> | undefined;

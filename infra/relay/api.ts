@@ -1,0 +1,159 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
+import type { Construct } from 'constructs';
+import {
+  CALLBACK_INTEGRATION_TIMEOUT,
+  DEFAULT_CALLBACK_THROTTLE,
+  DEFAULT_MANAGEMENT_THROTTLE,
+} from './limits';
+import type { MobileMoneyRelayProps, RelayCustomDomain } from './props';
+
+/** Management routes (IAM-authorized); `operator` routes are check, resolve and the report. */
+export const MANAGEMENT_ROUTES = [
+  { method: 'POST', path: '/v1/transactions', operator: false },
+  { method: 'GET', path: '/v1/transactions/{provider}/{account}/{reference}', operator: false },
+  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/check', operator: true },
+  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/resolve', operator: true },
+  { method: 'GET', path: '/v1/reconciliation/report', operator: true },
+] as const;
+
+export interface RelayHttpApi {
+  readonly api: apigwv2.HttpApi;
+  readonly stage: apigwv2.HttpStage;
+  readonly domainName: apigwv2.DomainName | undefined;
+}
+
+/**
+ * The HTTP API: provider callbacks on `$default` (public: providers cannot sign requests, so the
+ * handler authenticates them), the management routes behind IAM with their own throttling, access logs
+ * without paths, and the optional custom domain.
+ */
+export function createHttpApi(
+  scope: Construct,
+  fns: { callback: lambda.IFunction; management: lambda.IFunction },
+  props: Pick<MobileMoneyRelayProps, 'customDomain' | 'throttle' | 'managementThrottle'>,
+  logging: { retention: logs.RetentionDays; removalPolicy: RemovalPolicy },
+): RelayHttpApi {
+  const accessLogs = new logs.LogGroup(scope, 'ApiAccessLogs', {
+    retention: logging.retention,
+    removalPolicy: logging.removalPolicy,
+  });
+  const api = new apigwv2.HttpApi(scope, 'Api', {
+    description: 'Mobile-money callback relay: provider callbacks ($default) and the management API (IAM)',
+    createDefaultStage: false,
+    // Everything that is not the management API is a provider callback; providers cannot sign
+    // requests, so the handler authenticates them (each provider module's own checks).
+    defaultIntegration: new HttpLambdaIntegration('CallbackIntegration', fns.callback, {
+      timeout: CALLBACK_INTEGRATION_TIMEOUT,
+    }),
+  });
+  const management = new HttpLambdaIntegration('ManagementIntegration', fns.management);
+  const iamAuthorizer = new HttpIamAuthorizer();
+  const managementRoutes = MANAGEMENT_ROUTES.flatMap((route) =>
+    api.addRoutes({
+      path: route.path,
+      methods: [route.method as apigwv2.HttpMethod],
+      integration: management,
+      authorizer: iamAuthorizer,
+    }),
+  );
+  const domainName = props.customDomain
+    ? new apigwv2.DomainName(scope, 'CustomDomain', {
+        domainName: props.customDomain.domainName,
+        certificate: props.customDomain.certificate,
+        securityPolicy: apigwv2.SecurityPolicy.TLS_1_2,
+      })
+    : undefined;
+  const stage = api.addStage('DefaultStage', {
+    stageName: '$default',
+    autoDeploy: true,
+    throttle: props.throttle ?? DEFAULT_CALLBACK_THROTTLE,
+    domainMapping: domainName ? { domainName } : undefined,
+    accessLogSettings: {
+      destination: new apigwv2.LogGroupLogDestination(accessLogs),
+      // No $context.path: callback paths can carry a per-account path secret.
+      format: AccessLogFormat.custom(
+        JSON.stringify({
+          requestId: '$context.requestId',
+          requestTime: '$context.requestTime',
+          sourceIp: '$context.identity.sourceIp',
+          userAgent: '$context.identity.userAgent',
+          caller: '$context.identity.userArn',
+          method: '$context.httpMethod',
+          routeKey: '$context.routeKey',
+          status: '$context.status',
+          protocol: '$context.protocol',
+          responseLength: '$context.responseLength',
+          responseLatency: '$context.responseLatency',
+          integrationLatency: '$context.integrationLatency',
+          integrationStatus: '$context.integrationStatus',
+          integrationError: '$context.integrationErrorMessage',
+          authorizerError: '$context.authorizer.error',
+          error: '$context.error.message',
+        }),
+      ),
+    },
+  });
+  // Per-route throttling: the management routes get their own (lower) limits; `$default` keeps the
+  // stage default. Route settings name route keys, so the stage waits for the routes.
+  const managementThrottle = props.managementThrottle ?? DEFAULT_MANAGEMENT_THROTTLE;
+  const cfnStage = stage.node.defaultChild as apigwv2.CfnStage;
+  cfnStage.routeSettings = Object.fromEntries(
+    MANAGEMENT_ROUTES.map((route) => [
+      `${route.method} ${route.path}`,
+      // RouteSettings is free-form JSON in CloudFormation's own (PascalCase) spelling.
+      {
+        ThrottlingRateLimit: managementThrottle.rateLimit,
+        ThrottlingBurstLimit: managementThrottle.burstLimit,
+      },
+    ]),
+  );
+  for (const route of managementRoutes) cfnStage.node.addDependency(route);
+  return { api, stage, domainName };
+}
+
+/** A and AAAA alias records for the custom domain, when a hosted zone is given. */
+export function addCustomDomainRecords(
+  scope: Construct,
+  customDomain: RelayCustomDomain | undefined,
+  domainName: apigwv2.DomainName | undefined,
+): void {
+  if (!customDomain?.hostedZone || !domainName) return;
+  const target = route53.RecordTarget.fromAlias(
+    new route53Targets.ApiGatewayv2DomainProperties(
+      domainName.regionalDomainName,
+      domainName.regionalHostedZoneId,
+    ),
+  );
+  const zone = customDomain.hostedZone;
+  new route53.ARecord(scope, 'CustomDomainAlias', { zone, recordName: customDomain.domainName, target });
+  new route53.AaaaRecord(scope, 'CustomDomainAliasIpv6', {
+    zone,
+    recordName: customDomain.domainName,
+    target,
+  });
+}
+
+/** `execute-api:Invoke` on the management routes (`operator: false`: without the operator routes). */
+export function grantManagementRoutes(
+  api: apigwv2.HttpApi,
+  grantee: iam.IGrantable,
+  options: { operator?: boolean },
+): iam.Grant {
+  const routes = MANAGEMENT_ROUTES.filter((route) => (options.operator ?? true) || !route.operator);
+  return iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['execute-api:Invoke'],
+    resourceArns: routes.map((route) =>
+      api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), '$default'),
+    ),
+  });
+}

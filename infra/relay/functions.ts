@@ -1,0 +1,220 @@
+import { join } from 'node:path';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from '../bundling';
+import { buildTracingLayer } from '../tracing-layer';
+import {
+  BUFFER_CONSUMER_TIMEOUT,
+  CALLBACK_FUNCTION_TIMEOUT,
+  DEFAULT_CALLBACK_RESERVED_CONCURRENCY,
+} from './limits';
+import type { MobileMoneyRelayProps } from './props';
+
+export interface RelayFunctions {
+  readonly callback: nodejs.NodejsFunction;
+  readonly management: nodejs.NodejsFunction;
+  readonly outboxPublisher: nodejs.NodejsFunction;
+  readonly poller: nodejs.NodejsFunction;
+  readonly transactionInitiated: nodejs.NodejsFunction;
+  /** Applies the callbacks buffered when DynamoDB could not be written. */
+  readonly bufferConsumer: nodejs.NodejsFunction;
+}
+
+export interface RelayFunctionsOptions {
+  readonly table: dynamodb.ITable;
+  readonly eventBus: events.IEventBus;
+  readonly eventSource: string;
+  /** RELAY_CONFIG_JSON of every function that loads the config. */
+  readonly runtimeConfigJson: string;
+  readonly metricsNamespace: string;
+  readonly logRetention: logs.RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The six relay functions, each with its own log group and role (log writes to that group only), the
+ * shared tracing layer, and the environment it needs; no access to anything else yet.
+ */
+export function createRelayFunctions(
+  scope: Construct,
+  props: Pick<MobileMoneyRelayProps, 'memorySize' | 'logLevel' | 'reservedConcurrency'>,
+  options: RelayFunctionsOptions,
+): RelayFunctions {
+  const memorySize = props.memorySize ?? 512;
+  const logLevel = props.logLevel ?? 'INFO';
+  const reserved = (id: RelayFunctionId, fallback?: number) => {
+    const value = props.reservedConcurrency?.[id];
+    return value === false ? undefined : (value ?? fallback);
+  };
+  // Powertools Tracer and the X-Ray SDK, shared by every function (shared/adapters/tracing/xray.ts).
+  const tracingLayer = new lambda.LayerVersion(scope, 'TracingLayer', {
+    code: lambda.Code.fromAsset(buildTracingLayer()),
+    compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
+    compatibleArchitectures: [lambda.Architecture.ARM_64],
+    description: 'Powertools Tracer and the X-Ray SDK for the relay functions (relay-tracing)',
+  });
+  const relayFunction = (
+    id: RelayFunctionId,
+    fn: { description: string; timeout: Duration; environment: Record<string, string> },
+  ) =>
+    createRelayFunction(scope, id, {
+      ...fn,
+      memorySize,
+      reservedConcurrency: reserved(
+        id,
+        id === 'callback' ? DEFAULT_CALLBACK_RESERVED_CONCURRENCY : undefined,
+      ),
+      tracingLayer,
+      metricsNamespace: options.metricsNamespace,
+      logRetention: options.logRetention,
+      removalPolicy: options.removalPolicy,
+    });
+  const { table, eventBus, eventSource, runtimeConfigJson } = options;
+  const httpEnvironment = {
+    TABLE_NAME: table.tableName,
+    RELAY_CONFIG_JSON: runtimeConfigJson,
+    EVENT_BUS_NAME: eventBus.eventBusName,
+    EVENT_SOURCE: eventSource,
+    LOG_LEVEL: logLevel,
+  };
+  const tableEnvironment = {
+    TABLE_NAME: table.tableName,
+    RELAY_CONFIG_JSON: runtimeConfigJson,
+    LOG_LEVEL: logLevel,
+  };
+  return {
+    callback: relayFunction('callback', {
+      description: 'Provider callbacks: verify, store durably (or buffer), ack in the provider format',
+      // Above the integration timeout (7.5 s, below the strictest provider's 8 s): API Gateway decides
+      // what a provider sees, and a store write already under way may still land.
+      timeout: CALLBACK_FUNCTION_TIMEOUT,
+      environment: httpEnvironment,
+    }),
+    management: relayFunction('management', {
+      description:
+        'Management API: register transactions, read state and history, check now, resolve, report (IAM-authorized)',
+      timeout: Duration.seconds(10),
+      environment: httpEnvironment,
+    }),
+    outboxPublisher: relayFunction('outbox-publisher', {
+      description: 'Publishes outbox events from the table stream to EventBridge',
+      timeout: Duration.seconds(60),
+      environment: { EVENT_BUS_NAME: eventBus.eventBusName, EVENT_SOURCE: eventSource, LOG_LEVEL: logLevel },
+    }),
+    poller: relayFunction('poller', {
+      description: 'Reconciliation: one poll cycle (due transactions leased, checked with the status APIs)',
+      // The cycle stops claiming 15 s before the timeout; a cycle ends before the next one starts
+      // (two at once would still be safe: every item is leased).
+      timeout: Duration.seconds(60),
+      environment: tableEnvironment,
+    }),
+    transactionInitiated: relayFunction('transaction-initiated', {
+      description: 'TransactionInitiated events from the partner: register the transaction',
+      timeout: Duration.seconds(10),
+      environment: tableEnvironment,
+    }),
+    bufferConsumer: relayFunction('buffer-consumer', {
+      description: 'Applies the callbacks buffered in SQS when DynamoDB could not be written (origin buffer)',
+      timeout: BUFFER_CONSUMER_TIMEOUT,
+      environment: tableEnvironment,
+    }),
+  };
+}
+
+/** The relay's functions with the names their alarms use. */
+export function namedRelayFunctions(fns: RelayFunctions): Array<[string, nodejs.NodejsFunction]> {
+  return [
+    ['Callback', fns.callback],
+    ['Management', fns.management],
+    ['OutboxPublisher', fns.outboxPublisher],
+    ['Poller', fns.poller],
+    ['TransactionInitiated', fns.transactionInitiated],
+    ['BufferConsumer', fns.bufferConsumer],
+  ];
+}
+
+function createRelayFunction(
+  scope: Construct,
+  id: RelayFunctionId,
+  options: {
+    description: string;
+    timeout: Duration;
+    memorySize: number;
+    reservedConcurrency: number | undefined;
+    environment: Record<string, string>;
+    tracingLayer: lambda.ILayerVersion;
+    metricsNamespace: string;
+    logRetention: logs.RetentionDays;
+    removalPolicy: RemovalPolicy;
+  },
+): nodejs.NodejsFunction {
+  const { entry, serviceName } = RELAY_FUNCTIONS[id];
+  const name = constructName(id);
+  const logGroup = new logs.LogGroup(scope, `${name}Logs`, {
+    retention: options.logRetention,
+    removalPolicy: options.removalPolicy,
+  });
+  // An own role instead of AWSLambdaBasicExecutionRole: log writes to this function's group only.
+  const role = new iam.Role(scope, `${name}Role`, {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: `Execution role of the relay ${id} function`,
+  });
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+  );
+  return new nodejs.NodejsFunction(scope, `${name}Function`, {
+    entry: join(PROJECT_ROOT, entry),
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    description: options.description,
+    timeout: options.timeout,
+    memorySize: options.memorySize,
+    reservedConcurrentExecutions: options.reservedConcurrency,
+    role,
+    logGroup,
+    tracing: lambda.Tracing.ACTIVE,
+    layers: [options.tracingLayer],
+    environment: {
+      ...options.environment,
+      POWERTOOLS_SERVICE_NAME: serviceName,
+      POWERTOOLS_METRICS_NAMESPACE: options.metricsNamespace,
+      // Traces keep timings and errors, never handler responses: acks, transactions and reports
+      // carry MSISDNs, amounts and references.
+      POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+      NODE_OPTIONS: '--enable-source-maps',
+    },
+    bundling: {
+      forceDockerBundling: false,
+      format: nodejs.OutputFormat.ESM,
+      target: BUNDLE_OPTIONS.target,
+      minify: BUNDLE_OPTIONS.minify,
+      sourceMap: BUNDLE_OPTIONS.sourcemap,
+      sourcesContent: BUNDLE_OPTIONS.sourcesContent,
+      mainFields: [...BUNDLE_OPTIONS.mainFields],
+      externalModules: [...BUNDLE_OPTIONS.external],
+      banner: BUNDLE_OPTIONS.banner,
+      tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
+      logLevel: nodejs.LogLevel.WARNING,
+      esbuildArgs: { '--alias': Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => `${from}=${to}`) },
+    },
+  });
+}
+
+function constructName(id: RelayFunctionId): string {
+  return id
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,50 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+/**
+ * Stream filter of the outbox publisher: only records whose new image carries at least one outbox
+ * event (an `outbox` list whose entries have `metadata.id`). `exists` only works on leaf values, so
+ * the pattern names the leaf; Lambda's matcher looks inside every element of the list.
+ * Receipts (the most frequent writes) carry no outbox and never invoke the publisher.
+ */
+export const OUTBOX_FILTER_PATTERN = {
+  dynamodb: {
+    NewImage: { outbox: { L: { M: { metadata: { M: { id: { S: lambda.FilterRule.exists() } } } } } } },
+  },
+};
+
+/** The outbox: table stream → publisher → EventBridge; returns the DLQ of batches it gave up on. */
+export function connectOutbox(
+  scope: Construct,
+  table: dynamodb.ITable,
+  publisher: lambda.Function,
+  eventBus: events.IEventBus,
+): sqs.Queue {
+  // On-failure records of a stream mapping hold shard and sequence numbers, never item data, so
+  // SQS-managed encryption is enough (and the DLQ needs no KMS grants).
+  const dlq = new sqs.Queue(scope, 'OutboxDlq', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  publisher.addEventSource(
+    new DynamoEventSource(table, {
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: 100,
+      bisectBatchOnError: true,
+      retryAttempts: 10,
+      // Give up (to the DLQ) well before the stream's 24 h retention trims the records.
+      maxRecordAge: Duration.hours(12),
+      reportBatchItemFailures: true,
+      onFailure: new SqsDlq(dlq),
+      filters: [lambda.FilterCriteria.filter(OUTBOX_FILTER_PATTERN)],
+    }),
+  );
+  eventBus.grantPutEventsTo(publisher);
+  return dlq;
+}

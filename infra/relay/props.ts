@@ -1,0 +1,181 @@
+import type { Duration, RemovalPolicy, SecretValue } from 'aws-cdk-lib';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as route53 from 'aws-cdk-lib/aws-route53';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { RelayFunctionId } from '../bundling';
+
+export interface RelayThrottle {
+  /** Steady-state requests per second. */
+  readonly rateLimit: number;
+  /** Burst bucket size. */
+  readonly burstLimit: number;
+}
+
+/** A custom domain for the HTTP API, so the public base URL is known at synth time. */
+export interface RelayCustomDomain {
+  /** e.g. `relay.payments.example.org`. `publicBaseUrl` in the config should be `https://<domainName>`. */
+  readonly domainName: string;
+  /** An ACM certificate for `domainName`, in the stack's region (a regional API endpoint). */
+  readonly certificate: acm.ICertificate;
+  /**
+   * The Route 53 hosted zone to create the alias records (A and AAAA) in. @default no record: point your
+   * DNS at the `CustomDomainTarget` output (a CNAME) yourself
+   */
+  readonly hostedZone?: route53.IHostedZone;
+}
+
+/**
+ * An optional CloudFront distribution in front of the provider callbacks, so an AWS WAF web ACL can
+ * protect them (HTTP APIs cannot have one). Needs `edge: { mode: "cloudfront", originVerifySecrets }` in
+ * the config: the relay then refuses callbacks that went around CloudFront and reads the viewer's IP from
+ * `CloudFront-Viewer-Address` (docs/deploy.md, "The public edge").
+ */
+export interface RelayCloudFrontEdge {
+  /**
+   * ARN of a CLOUDFRONT-scope web ACL (us-east-1), e.g. the `WebAclArn` output of `RelayEdgeWebAclStack`.
+   * @default none: the distribution has no WAF (synth warns)
+   */
+  readonly webAclArn?: string;
+  /**
+   * The value CloudFront sends in the `x-relay-origin-verify` origin header. Must be one of the config's
+   * `edge.originVerifySecrets` (checked when it is a plain string). It is part of the distribution
+   * config (and so of the template when a plain string). @default `edge.originVerifySecrets[0]`
+   */
+  readonly originVerifySecret?: string | SecretValue;
+  /**
+   * Edge locations used. PRICE_CLASS_200 includes Africa and the Middle East, where the providers call
+   * from; PRICE_CLASS_100 (North America, Europe, Israel) would route them to a farther edge.
+   * @default PRICE_CLASS_200
+   */
+  readonly priceClass?: cloudfront.PriceClass;
+  /** Alternate domain names of the distribution (then `publicBaseUrl` should be `https://<first>`). @default none */
+  readonly domainNames?: string[];
+  /** ACM certificate for `domainNames`, in us-east-1 (required with `domainNames`). Viewers then need TLS 1.2. */
+  readonly certificate?: acm.ICertificate;
+}
+
+/** A rule on the relay bus for one subscriber (see `MobileMoneyRelay.addSubscriber`). */
+export interface RelaySubscriberOptions {
+  /** `detail-type`s to deliver, e.g. `['TransactionSucceeded', 'TransactionFailed']`. At least one. */
+  readonly detailTypes: string[];
+  readonly target: events.IRuleTarget;
+  /** Only events of these providers (`detail.data.provider`). @default every provider */
+  readonly providers?: string[];
+  /** Only events of these configured accounts (`detail.data.account`). @default every account */
+  readonly accounts?: string[];
+  readonly description?: string;
+}
+
+export interface MobileMoneyRelayProps {
+  /**
+   * The relay config: the same JSON `npm start` reads (see `shared/config/schema.ts`). Validated at
+   * synth time with `parseConfig`, so a bad config fails `cdk synth` with the dotted key named.
+   * `management.auth` must be `"iam"`, and every MoMo and Daraja account needs a `pathSecret` (their
+   * callbacks carry no other authentication) or an explicit `allowNoPathSecret: "<reason>"`. It reaches
+   * the functions inline (RELAY_CONFIG_JSON, which Lambda encrypts at rest); move secrets to Secrets
+   * Manager before production (see docs/deploy.md).
+   */
+  readonly config: unknown;
+  /**
+   * Publish to this bus instead of creating one (e.g. `EventBus.fromEventBusName(this, 'B', 'default')`).
+   * @default a bus named `events.busName` (or generated)
+   */
+  readonly eventBus?: events.IEventBus;
+  /** Archive the relay's events on the bus for replay. @default true */
+  readonly eventArchive?: boolean;
+  /** @default 30 days */
+  readonly eventArchiveRetention?: Duration;
+  /**
+   * AWS account ids (12 digits) allowed to create and manage their own rules on the relay bus (rules
+   * matching the relay's `source` only; each account manages only the rules it created). Only for a bus
+   * the construct creates. @default none
+   */
+  readonly subscriberAccounts?: string[];
+  /**
+   * Every alarm notifies this topic (on ALARM and on OK). With a KMS-encrypted topic, its key must let
+   * `cloudwatch.amazonaws.com` use it. @default a topic created and encrypted with its own KMS key
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /** Subscribes this address to the alarm topic (confirm the e-mail AWS sends). @default none: synth warns */
+  readonly alarmEmail?: string;
+  /** Create the CloudWatch dashboard. @default true */
+  readonly dashboard?: boolean;
+  /** Retention of the functions' and the API's log groups. @default one month */
+  readonly logRetention?: logs.RetentionDays;
+  /** Removal policy of the data (table, log groups). @default RETAIN (and table deletion protection on) */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Customer-managed key for the table (and its stream). @default AWS-managed DynamoDB key */
+  readonly tableEncryptionKey?: kms.IKey;
+  /**
+   * Reserved concurrency per function; `false` for none (the account's unreserved pool). Lambda keeps
+   * 100 (new accounts: 10) unreserved, so a reservation fails the deploy on an account whose quota is too
+   * small: set `callback: false` there (docs/deploy.md). @default callback 50, the others none
+   */
+  readonly reservedConcurrency?: Partial<Record<RelayFunctionId, number | false>>;
+  /** @default 512 MB for every function (more memory = more CPU = faster cold start) */
+  readonly memorySize?: number;
+  /** LOG_LEVEL of the functions. @default INFO */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Throttling of the provider callbacks (`$default` route, the stage default). Keep it generous: a
+   * throttled provider callback is an HTTP 429, and MoMo does not retry callbacks. @default 500 rps, burst 1000
+   */
+  readonly throttle?: RelayThrottle;
+  /** Throttling of each management route (route settings). @default 50 rps, burst 100 */
+  readonly managementThrottle?: RelayThrottle;
+  /** A custom domain for the API (and the public base URL). @default none: the execute-api URL */
+  readonly customDomain?: RelayCustomDomain;
+  /**
+   * A CloudFront distribution (with an optional WAF web ACL) in front of the API for the provider
+   * callbacks; the management API is still called on the execute-api URL. @default none
+   */
+  readonly cloudFront?: RelayCloudFrontEdge;
+  /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
+  readonly iteratorAgeAlarmThreshold?: Duration;
+  /**
+   * Callback function p99 duration that raises the latency alarm (3 of 5 minutes). Below Daraja's 8 s
+   * C2B limit, above the default C2B deadline (5 s). @default 6 seconds
+   */
+  readonly callbackLatencyAlarmThreshold?: Duration;
+  /**
+   * Alarm when a configured account received no callback (`CallbacksReceived{provider,account}`) for
+   * this long (5 minutes to 24 hours), or `false` for no silence alarms. @default 6 hours
+   */
+  readonly callbackSilencePeriod?: Duration | false;
+  /** Per account (`"<provider>/<account>"`), overrides `callbackSilencePeriod`. @default none */
+  readonly callbackSilencePeriods?: Record<string, Duration | false>;
+  /** Rejected callbacks (`CallbacksRejected`) in 5 minutes that raise the alarm. @default 20 */
+  readonly rejectedCallbacksAlarmThreshold?: number;
+  /** Age of the oldest buffered callback that raises the alarm. @default 15 minutes */
+  readonly ingressBufferMaxAge?: Duration;
+  /** Concurrent buffer consumer invocations the SQS event source may run (2–1000). @default 5 */
+  readonly bufferConsumerMaxConcurrency?: number;
+  /**
+   * How often EventBridge Scheduler starts a poll cycle (whole minutes, at least one). Each cycle only
+   * reads the due index, so a short interval costs little when nothing is due. @default 1 minute
+   */
+  readonly pollInterval?: Duration;
+  /**
+   * Let Scheduler start each cycle anywhere within this window (spreads load across many relays in an
+   * account). @default none: cycles start on the interval
+   */
+  readonly pollFlexibleWindow?: Duration;
+  /** Turn the schedule off (e.g. while migrating) without removing the poller. @default true */
+  readonly pollingEnabled?: boolean;
+  /**
+   * `source`s whose `TransactionInitiated` events on the relay's bus register transactions (the same
+   * use case as POST /v1/transactions). @default any source except the relay's own (`events.source`)
+   */
+  readonly transactionInitiatedSources?: string[];
+  /** CloudWatch namespace of the relay's metrics (Powertools Metrics). @default MobileMoneyRelay */
+  readonly metricsNamespace?: string;
+  /**
+   * Customer-managed KMS key encrypting the accounts' secrets (`secretId`): the functions that read
+   * them get kms:Decrypt through Secrets Manager. @default the secrets use aws/secretsmanager
+   */
+  readonly secretsEncryptionKey?: kms.IKey;
+}

@@ -1,0 +1,56 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { MobileMoneyRelayProps } from './props';
+
+export interface RelayReconciliation {
+  /** Starts a poll cycle every `pollInterval`. */
+  readonly schedule: scheduler.Schedule;
+  /** Poll cycles Scheduler could not hand to Lambda. */
+  readonly dlq: sqs.Queue;
+  readonly scheduleRole: iam.Role;
+}
+
+/**
+ * Reconciliation: Scheduler → poller. Scheduler invokes Lambda asynchronously. A failed cycle is not
+ * retried (the next one starts within a minute and finds the same due items); the DLQ receives the
+ * cycles Scheduler could not hand over.
+ */
+export function schedulePolling(
+  scope: Construct,
+  poller: lambda.Function,
+  props: Pick<MobileMoneyRelayProps, 'pollInterval' | 'pollFlexibleWindow' | 'pollingEnabled'>,
+): RelayReconciliation {
+  poller.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+  const dlq = new sqs.Queue(scope, 'PollScheduleDlq', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(4),
+  });
+  // An own role (not the stack-wide one the target would create): invoke this function, send to this DLQ.
+  const scheduleRole = new iam.Role(scope, 'PollScheduleRole', {
+    description: 'EventBridge Scheduler: invokes the relay poller',
+    assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('scheduler.amazonaws.com'), {
+      StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
+    }),
+  });
+  const schedule = new scheduler.Schedule(scope, 'PollSchedule', {
+    description: 'Starts a reconciliation poll cycle of the mobile-money relay',
+    schedule: scheduler.ScheduleExpression.rate(props.pollInterval ?? Duration.minutes(1)),
+    target: new schedulerTargets.LambdaInvoke(poller, {
+      role: scheduleRole,
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(1),
+      deadLetterQueue: dlq,
+    }),
+    timeWindow: props.pollFlexibleWindow
+      ? scheduler.TimeWindow.flexible(props.pollFlexibleWindow)
+      : scheduler.TimeWindow.off(),
+    enabled: props.pollingEnabled ?? true,
+  });
+  return { schedule, dlq, scheduleRole };
+}

@@ -1,0 +1,285 @@
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { accountsWithoutPathSecret, parseConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
+import { ackBudgetFor } from '../../shared/app/ingress-buffer';
+import { ConfigError } from '../../shared/domain/errors';
+import { PROVIDERS } from '../../shared/providers/registry';
+import { RELAY_FUNCTIONS } from '../bundling';
+import { inlineConfigJson } from '../runtime-config';
+import { CALLBACK_FUNCTION_TIMEOUT, CALLBACK_INTEGRATION_TIMEOUT, MAX_INLINE_CONFIG_BYTES } from './limits';
+import type { MobileMoneyRelayProps, RelayCloudFrontEdge } from './props';
+import { callbackDeadlineSettings } from './providers';
+
+/**
+ * `parseConfig` plus the cloud-only rules; errors name the dotted key, like every config error, and
+ * list every broken rule at once.
+ */
+export function validateForCloud(input: unknown): RelayConfig {
+  // The accounts' secrets are read at cold start, not at synth: keys absent from an account that names a
+  // secretId are assumed to come from it.
+  const config = parseConfig(input, { secretsUnresolved: true });
+  const problems: string[] = [];
+  if (config.management.auth !== 'iam') {
+    problems.push(
+      'management.auth: must be "iam" in the cloud (API Gateway authorizes the management API with AWS IAM; "bearer" is for the local server)',
+    );
+  }
+  for (const account of accountsWithoutPathSecret(config)) {
+    if (account.allowNoPathSecret !== undefined) continue;
+    problems.push(
+      `${account.key}: required in the cloud: ${account.providerName} callbacks carry no other authentication, so without a path secret anyone who knows a reference can post a callback. Set one (at least 16 characters of A-Z a-z 0-9 _ -, e.g. \`openssl rand -hex 16\`), or opt out explicitly with accounts.${account.provider}.${account.id}.allowNoPathSecret: "<reason, at least 10 characters>"`,
+    );
+  }
+  const bytes = Buffer.byteLength(inlineConfigJson(input));
+  if (bytes > MAX_INLINE_CONFIG_BYTES) {
+    problems.push(
+      `(root): the config is ${bytes} bytes as inline JSON, over the ${MAX_INLINE_CONFIG_BYTES} bytes RELAY_CONFIG_JSON may use of Lambda's 4 KB environment (split the accounts over several stacks, or move settings out of the config)`,
+    );
+  }
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
+  return config;
+}
+
+/**
+ * The construct's own props, checked before anything is created; every problem is listed at once,
+ * each naming the prop.
+ */
+export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig): void {
+  const problems: string[] = [];
+  const positiveInteger = (
+    name: string,
+    value: number | undefined,
+    min = 1,
+    max = Number.MAX_SAFE_INTEGER,
+  ) => {
+    if (value === undefined || Token.isUnresolved(value)) return;
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name}: a whole number from ${min} to ${max} (got ${value})`);
+    }
+  };
+  const pollInterval = props.pollInterval ?? Duration.minutes(1);
+  const minutes = pollInterval.toMinutes({ integral: false });
+  if (minutes < 1 || !Number.isInteger(minutes)) {
+    problems.push(`pollInterval: whole minutes, at least 1 (got ${pollInterval.toHumanString()})`);
+  }
+  const sources = props.transactionInitiatedSources;
+  if (sources && sources.length === 0) {
+    problems.push('transactionInitiatedSources: name at least one source (or leave it out for any)');
+  }
+  if (sources?.includes(config.events.source)) {
+    problems.push(
+      `transactionInitiatedSources: "${config.events.source}" is the relay's own source (events.source); the relay never initiates transactions`,
+    );
+  }
+  positiveInteger('memorySize', props.memorySize, 128, 10240);
+  for (const [fn, value] of Object.entries(props.reservedConcurrency ?? {})) {
+    if (!(fn in RELAY_FUNCTIONS)) {
+      problems.push(
+        `reservedConcurrency.${fn}: unknown function (one of ${Object.keys(RELAY_FUNCTIONS).join(', ')})`,
+      );
+    } else if (value !== false) {
+      // 0 would throttle every invocation: a silent outage, never what anyone means.
+      positiveInteger(`reservedConcurrency.${fn}`, value, 1, 10000);
+    }
+  }
+  for (const [name, throttle] of [
+    ['throttle', props.throttle],
+    ['managementThrottle', props.managementThrottle],
+  ] as const) {
+    if (!throttle) continue;
+    if (!(throttle.rateLimit > 0))
+      problems.push(`${name}.rateLimit: more than 0 requests per second (got ${throttle.rateLimit})`);
+    positiveInteger(`${name}.burstLimit`, throttle.burstLimit, 1, 5000);
+  }
+  positiveInteger('bufferConsumerMaxConcurrency', props.bufferConsumerMaxConcurrency, 2, 1000);
+  positiveInteger('rejectedCallbacksAlarmThreshold', props.rejectedCallbacksAlarmThreshold, 1);
+  const silences: Array<[string, Duration | false | undefined]> = [
+    ['callbackSilencePeriod', props.callbackSilencePeriod],
+    ...Object.entries(props.callbackSilencePeriods ?? {}).map(
+      ([key, value]) => [`callbackSilencePeriods["${key}"]`, value] as [string, Duration | false],
+    ),
+  ];
+  for (const [name, period] of silences) {
+    if (period === undefined || period === false) continue;
+    const seconds = period.toSeconds({ integral: false });
+    if (seconds < 300 || seconds > 86_400 || seconds % 60 !== 0) {
+      problems.push(
+        `${name}: whole minutes from 5 minutes to 24 hours, or false (got ${period.toHumanString()})`,
+      );
+    }
+  }
+  for (const key of Object.keys(props.callbackSilencePeriods ?? {})) {
+    if (!config.accounts.has(key)) {
+      problems.push(
+        `callbackSilencePeriods["${key}"]: no such account in the config (keys are "<provider>/<account>": ${[...config.accounts.keys()].join(', ')})`,
+      );
+    }
+  }
+  const latency = props.callbackLatencyAlarmThreshold;
+  if (
+    latency &&
+    (latency.toMilliseconds() <= 0 || latency.toMilliseconds() > CALLBACK_FUNCTION_TIMEOUT.toMilliseconds())
+  ) {
+    problems.push(
+      `callbackLatencyAlarmThreshold: more than 0 and at most the callback timeout ${CALLBACK_FUNCTION_TIMEOUT.toHumanString()} (got ${latency.toHumanString()})`,
+    );
+  }
+  if (props.alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(props.alarmEmail)) {
+    problems.push(`alarmEmail: not an e-mail address (got "${props.alarmEmail}")`);
+  }
+  if (props.subscriberAccounts) {
+    if (props.eventBus) {
+      problems.push(
+        'subscriberAccounts: only for the bus the relay creates; set the policy of your own bus (eventBus) yourself (docs/deploy.md)',
+      );
+    }
+    for (const account of props.subscriberAccounts) {
+      if (!/^\d{12}$/.test(account))
+        problems.push(`subscriberAccounts: "${account}" is not a 12-digit AWS account id`);
+    }
+  }
+  const domain = props.customDomain;
+  if (domain) {
+    if (!domain.certificate)
+      problems.push(
+        'customDomain.certificate: required (an ACM certificate for the domain, in the stack region)',
+      );
+    if (
+      !Token.isUnresolved(domain.domainName) &&
+      !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain.domainName)
+    ) {
+      problems.push(`customDomain.domainName: not a domain name (got "${domain.domainName}")`);
+    }
+  }
+  const edge = props.cloudFront;
+  if (edge) {
+    const secret = edge.originVerifySecret;
+    if (secret === undefined && config.edge.originVerifySecrets.length === 0) {
+      problems.push(
+        'cloudFront.originVerifySecret: required unless the config has edge.originVerifySecrets (the first one is used)',
+      );
+    }
+    if (
+      typeof secret === 'string' &&
+      !Token.isUnresolved(secret) &&
+      !config.edge.originVerifySecrets.includes(secret)
+    ) {
+      problems.push(
+        "cloudFront.originVerifySecret: not one of the config's edge.originVerifySecrets: the relay would refuse every callback coming through the distribution",
+      );
+    }
+    if (
+      edge.webAclArn &&
+      !Token.isUnresolved(edge.webAclArn) &&
+      !/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[^/]+\/[^/]+$/.test(edge.webAclArn)
+    ) {
+      problems.push(
+        `cloudFront.webAclArn: not the ARN of a CLOUDFRONT-scope web ACL (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>; got "${edge.webAclArn}")`,
+      );
+    }
+    if (Boolean(edge.domainNames?.length) !== Boolean(edge.certificate)) {
+      problems.push(
+        'cloudFront.domainNames, cloudFront.certificate: give both (the certificate in us-east-1) or neither',
+      );
+    }
+  }
+  // An ack budget past the integration timeout: API Gateway would answer 504 before the buffer is tried.
+  for (const provider of new Set([...PROVIDERS.map((p) => p.id), ...Object.keys(config.ackBudgets)])) {
+    const { ackMs } = ackBudgetFor(config, provider);
+    if (ackMs > CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds() - 500) {
+      problems.push(
+        `ackBudgets.${provider}.ackMs: ${ackMs} ms leaves no room inside the callback integration timeout (${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()} ms; at most ${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds() - 500})`,
+      );
+    }
+  }
+  // The event source polls with up to maxConcurrency invocations; reserved concurrency below it throttles
+  // them, and a throttled poll still counts as a receive towards the DLQ.
+  const consumerReserved = props.reservedConcurrency?.['buffer-consumer'];
+  const consumerMax = props.bufferConsumerMaxConcurrency ?? 5;
+  if (typeof consumerReserved === 'number' && consumerReserved < consumerMax) {
+    problems.push(
+      `reservedConcurrency.buffer-consumer: ${consumerReserved} is below bufferConsumerMaxConcurrency (${consumerMax}); throttled polls count as receives and send buffered callbacks to the DLQ`,
+    );
+  }
+  // A callback deadline a provider's account sets longer than the integration timeout could never be kept.
+  for (const account of config.accounts.values()) {
+    for (const deadline of callbackDeadlineSettings(account)) {
+      if (deadline.ms > CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()) {
+        problems.push(
+          `accounts.${account.provider}.${account.id}.${deadline.setting}: above the callback integration timeout (${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()} ms, cap ${deadline.capMs} ms)`,
+        );
+      }
+    }
+  }
+  if (problems.length) throw new ConfigError(`Invalid MobileMoneyRelay props:\n${problems.join('\n')}`);
+}
+
+/**
+ * Synth warnings for a config that would deploy but not work as meant: a public base URL that is a
+ * placeholder or does not match the domain or edge in front of the API, placeholder path secrets.
+ */
+export function warnAboutConfig(
+  scope: Construct,
+  config: RelayConfig,
+  props: Pick<MobileMoneyRelayProps, 'cloudFront' | 'customDomain'>,
+): void {
+  const baseHost = new URL(config.publicBaseUrl).hostname;
+  if (props.cloudFront) {
+    warnAboutEdge(scope, config, props.cloudFront, baseHost);
+  } else if (props.customDomain && !Token.isUnresolved(props.customDomain.domainName)) {
+    if (baseHost !== props.customDomain.domainName.toLowerCase()) {
+      Annotations.of(scope).addWarningV2(
+        'mobile-money-relay:publicBaseUrl-domain',
+        `publicBaseUrl (${config.publicBaseUrl}) does not match the custom domain ${props.customDomain.domainName}: the callback URLs the relay hands out (MoMo X-Callback-Url) would point elsewhere. Set publicBaseUrl to https://${props.customDomain.domainName}.`,
+      );
+    }
+  } else if (
+    baseHost === 'localhost' ||
+    baseHost === '127.0.0.1' ||
+    baseHost.endsWith('.example.com') ||
+    baseHost === 'example.com'
+  ) {
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:publicBaseUrl',
+      `publicBaseUrl (${config.publicBaseUrl}) is a placeholder: the callback URLs the relay hands out (MoMo X-Callback-Url) will not reach this deployment. Set it to the ApiUrl output or your custom domain and deploy again.`,
+    );
+  }
+  for (const account of config.accounts.values()) {
+    if (account.pathSecret && /^replace/i.test(account.pathSecret)) {
+      Annotations.of(scope).addWarningV2(
+        'mobile-money-relay:pathSecret',
+        `accounts.${account.provider}.${account.id}.pathSecret is still a placeholder: anyone who read the example config knows it, so it protects nothing. Generate one per account (openssl rand -hex 16) and deploy again.`,
+      );
+    }
+  }
+}
+
+/** Synth warnings for a CloudFront edge the config does not match. */
+function warnAboutEdge(
+  scope: Construct,
+  config: RelayConfig,
+  edge: RelayCloudFrontEdge,
+  baseHost: string,
+): void {
+  const mode = config.edge.mode;
+  if (mode !== 'cloudfront') {
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:edge-mode',
+      `cloudFront creates a distribution, but edge.mode is "${mode}": callbacks that go around it to the execute-api URL are not refused${mode === 'direct' ? ", and Daraja's source-IP check sees CloudFront addresses (refusing every Daraja callback through CloudFront in enforce mode)" : ''}. Once providers use the distribution's URL, set edge.mode to "cloudfront" (docs/deploy.md).`,
+    );
+  }
+  const names = (edge.domainNames ?? []).filter((n) => !Token.isUnresolved(n)).map((n) => n.toLowerCase());
+  if (!names.includes(baseHost) && !baseHost.endsWith('.cloudfront.net')) {
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:publicBaseUrl-edge',
+      `publicBaseUrl (${config.publicBaseUrl}) does not point at the CloudFront distribution${names.length ? ` (${names.join(', ')})` : ''}: the callback URLs the relay hands out would go around the web ACL${config.edge.mode === 'cloudfront' ? ', and the relay refuses those callbacks' : ''}. Set it to the EdgeUrl output (https://<id>.cloudfront.net) or to ${names.length ? `https://${names[0]}` : 'a domain you point at the distribution'}.`,
+    );
+  }
+  if (!edge.webAclArn) {
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:edge-web-acl',
+      'cloudFront has no webAclArn: the distribution adds no protection without a web ACL. Deploy RelayEdgeWebAclStack in us-east-1 (RELAY_WEB_ACL_STACK=on) and pass its WebAclArn (RELAY_WEB_ACL_ARN).',
+    );
+  }
+}

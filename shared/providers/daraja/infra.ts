@@ -1,0 +1,16 @@
+import { C2B_DEADLINE_CAP_MS } from './schema';
+
+/**
+ * What the relay's infrastructure (infra/) needs to know about Daraja. Plain data, no AWS SDK or CDK
+ * import: the provider registry carries it into every function bundle.
+ */
+export const darajaInfra = {
+  id: 'daraja',
+  /** Daraja cuts a C2B validation off at 8 s (drawn on the ack latency graph). */
+  ackLimit: { ms: 8000, label: 'Daraja C2B limit (8 s)' },
+  /**
+   * Account settings (dotted keys) that set how long the handler may take to answer a callback: the
+   * API's integration timeout must leave room for them.
+   */
+  callbackDeadlines: [{ setting: 'c2b.deadlineMs', capMs: C2B_DEADLINE_CAP_MS }],
+} as const;
