@@ -14,7 +14,7 @@ import { RelayStack } from './relay-stack';
  * CALLBACK_RESERVED_CONCURRENCY (a number, or `off` for accounts whose Lambda quota is too small).
  * The CloudFront + WAF edge (docs/deploy.md, "The public edge"): RELAY_WEB_ACL_STACK=on adds the web ACL
  * stack `<stack name>-EdgeWebAcl` in us-east-1 (RELAY_WAF_RATE_LIMIT, default 2000 per 5 minutes;
- * RELAY_WAF_EXEMPT_CIDRS, default the config's Daraja allow-lists, `none` for none); RELAY_CLOUDFRONT=on
+ * RELAY_WAF_EXEMPT_CIDRS, default the config's source allow-lists, `none` for none); RELAY_CLOUDFRONT=on
  * puts a CloudFront distribution in front of the callbacks, RELAY_WEB_ACL_ARN attaches that web ACL.
  * The stack is environment-agnostic (no lookups): `cdk deploy` uses the CLI's account and region.
  */
@@ -53,7 +53,7 @@ function flag(name: string): boolean {
   throw new Error(`${name}: "on" or "off" (got "${value}")`);
 }
 
-/** The providers' callback sources the WAF rate rule spares: each account's source allow-list (Daraja's). */
+/** The providers' callback sources the WAF rate rule spares: each account's source allow-list, where its provider has one. */
 function exemptCidrs(config: unknown): string[] {
   const value = process.env.RELAY_WAF_EXEMPT_CIDRS;
   if (value === 'none') return [];

@@ -7,8 +7,9 @@ import { parseCidr } from '../shared/util/ip-allowlist';
 /**
  * Requests per source IP per 5 minutes before the rate rule blocks: 2,000 (≈ 6.7 requests a second,
  * sustained for 5 minutes). One provider's callbacks come from a handful of addresses, so a busy
- * Daraja paybill (a validation and a confirmation per payment) can pass this from one IP: exempt the
- * providers' published sources (`exemptCidrs`, the Daraja allow-list), or raise the limit.
+ * account of a provider that calls twice per payment (e.g. a validation and a confirmation) can pass
+ * this from one IP: exempt the providers' published sources (`exemptCidrs`, the accounts' source
+ * allow-lists), or raise the limit.
  */
 export const DEFAULT_EDGE_RATE_LIMIT = 2000;
 
@@ -27,7 +28,7 @@ export interface RelayEdgeWebAclProps {
   readonly rateLimitAction?: 'block' | 'count';
   /**
    * Source addresses/CIDRs (IPv4 and IPv6) the rate rule never counts: the providers' callback
-   * sources, e.g. the Daraja allow-list. @default none
+   * sources, e.g. the accounts' source allow-lists. @default none
    */
   readonly exemptCidrs?: readonly string[];
   /**

@@ -27,7 +27,7 @@ export {
 export {
   ALARMED_RELAY_METRICS,
   CALLBACKS_RECEIVED_METRIC,
-  DARAJA_ACK_BUDGET,
+  PROVIDER_ACK_LIMIT,
   RelayMonitoring,
 } from './monitoring';
 export { RelayStack, type RelayStackProps } from './relay-stack';

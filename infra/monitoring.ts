@@ -12,6 +12,7 @@ import {
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
+import { providerAckLimits } from './relay/providers';
 
 /**
  * Relay metrics (Powertools Metrics, namespace `metricsNamespace`) with an alarm. Each is published
@@ -33,8 +34,11 @@ export const SILENT_ACCOUNTS_METRIC = 'SilentAccounts';
 /** Per-account metric the silence alarms watch (dimensions `provider`, `account`). */
 export const CALLBACKS_RECEIVED_METRIC = 'CallbacksReceived';
 
-/** Daraja's hard limit for a C2B validation answer: the callback p99 alarm is set against it. */
-export const DARAJA_ACK_BUDGET = Duration.seconds(8);
+/**
+ * The longest limit a provider gives the relay to answer a callback (declared by the provider modules):
+ * the callback p99 alarm is set against it.
+ */
+export const PROVIDER_ACK_LIMIT = Duration.millis(Math.max(...providerAckLimits().map((limit) => limit.ms)));
 
 /** What the monitoring watches; every member comes from the relay construct. */
 export interface RelayMonitoringTargets {
@@ -136,7 +140,7 @@ export class RelayMonitoring extends Construct {
           maxLatency: latency,
           datapointsToAlarm: 3,
           evaluationPeriods: 5,
-          alarmDescriptionOverride: `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to Daraja's ${DARAJA_ACK_BUDGET.toHumanString()} limit (C2B validation) and far past MoMo's 2 s. Look at DynamoDB latency and throttles, the C2B decision endpoint, cold starts.`,
+          alarmDescriptionOverride: `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to ${ackLimitsPhrase()}. Look at DynamoDB latency and throttles, the C2B decision endpoint, cold starts.`,
         },
       },
     });
@@ -150,10 +154,7 @@ export class RelayMonitoring extends Construct {
             this.relayMetric(settings, 'AckLatency', 'p50'),
             this.relayMetric(settings, 'AckLatency', 'p99'),
           ],
-          horizontalAnnotations: [
-            { value: 2000, label: 'MoMo budget (2 s)' },
-            { value: DARAJA_ACK_BUDGET.toMilliseconds(), label: 'Daraja C2B limit (8 s)' },
-          ],
+          horizontalAnnotations: providerAckLimits().map(({ ms, label }) => ({ value: ms, label })),
         },
       ],
     });
@@ -468,4 +469,10 @@ export function monitoringNamePrefix(scope: Construct): string {
   const stack = Stack.of(scope);
   const path = scope.node.path.slice(stack.node.path.length).replace(/^\//, '');
   return `${stack.stackName}-${path}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 200);
+}
+
+/** The providers' ack limits for the latency alarm: the longest one first, then the others. */
+function ackLimitsPhrase(): string {
+  const [longest, ...others] = providerAckLimits().sort((a, b) => b.ms - a.ms);
+  return `${longest!.phrase}${others.length ? ` and far past ${others.map((limit) => limit.phrase).join(', ')}` : ''}`;
 }

@@ -2,11 +2,13 @@ import { Duration } from 'aws-cdk-lib';
 import type { RelayThrottle } from './props';
 
 /**
- * Timeouts of the public edge. Daraja cuts a C2B validation off at 8 s; the handler answers by the
- * account's `c2b.deadlineMs` (default 5 s, at most 7.5 s) minus a margin. API Gateway gives up on the
- * callback integration at 7.5 s, so even a hung function is answered (503) before Daraja's limit; the
- * function may run 0.5 s longer so a store write already under way still lands (the poller reconciles).
- * MoMo's 2 s budget is kept in code (the store budget, then the ingress buffer).
+ * Timeouts of the public edge. The longest a provider waits for a callback answer is 8 s
+ * (`PROVIDER_ACK_LIMIT`, from the providers' infra declarations); where the handler waits on a decision,
+ * it answers by the account's deadline setting (the provider's `callbackDeadlines`: default 5 s, at most
+ * 7.5 s) minus a margin. API Gateway gives up on the callback integration at 7.5 s, so even a hung
+ * function is answered (503) before that limit; the function may run 0.5 s longer so a store write
+ * already under way still lands (the poller reconciles). Shorter provider budgets are kept in code (the
+ * store budget, then the ingress buffer).
  */
 export const CALLBACK_INTEGRATION_TIMEOUT = Duration.millis(7500);
 export const CALLBACK_FUNCTION_TIMEOUT = Duration.seconds(8);

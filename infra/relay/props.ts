@@ -74,8 +74,8 @@ export interface MobileMoneyRelayProps {
   /**
    * The relay config: the same JSON `npm start` reads (see `shared/config/schema.ts`). Validated at
    * synth time with `parseConfig`, so a bad config fails `cdk synth` with the dotted key named.
-   * `management.auth` must be `"iam"`, and every MoMo and Daraja account needs a `pathSecret` (their
-   * callbacks carry no other authentication) or an explicit `allowNoPathSecret: "<reason>"`. It reaches
+   * `management.auth` must be `"iam"`, and every account of a provider whose callbacks carry no other
+   * authentication needs a `pathSecret` or an explicit `allowNoPathSecret: "<reason>"`. It reaches
    * the functions inline (RELAY_CONFIG_JSON, which Lambda encrypts at rest); move secrets to Secrets
    * Manager before production (see docs/deploy.md).
    */
@@ -122,7 +122,7 @@ export interface MobileMoneyRelayProps {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
    * Throttling of the provider callbacks (`$default` route, the stage default). Keep it generous: a
-   * throttled provider callback is an HTTP 429, and MoMo does not retry callbacks. @default 500 rps, burst 1000
+   * throttled provider callback is an HTTP 429, and some providers never retry a callback. @default 500 rps, burst 1000
    */
   readonly throttle?: RelayThrottle;
   /** Throttling of each management route (route settings). @default 50 rps, burst 100 */
@@ -137,8 +137,8 @@ export interface MobileMoneyRelayProps {
   /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
   readonly iteratorAgeAlarmThreshold?: Duration;
   /**
-   * Callback function p99 duration that raises the latency alarm (3 of 5 minutes). Below Daraja's 8 s
-   * C2B limit, above the default C2B deadline (5 s). @default 6 seconds
+   * Callback function p99 duration that raises the latency alarm (3 of 5 minutes). Below the longest provider
+   * ack limit (`PROVIDER_ACK_LIMIT`, 8 s), above the default callback deadline (5 s). @default 6 seconds
    */
   readonly callbackLatencyAlarmThreshold?: Duration;
   /**

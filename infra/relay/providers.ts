@@ -7,8 +7,11 @@ import { PROVIDER_INFRA } from '../../shared/providers/registry';
  */
 export interface ProviderInfraDeclaration {
   readonly id: string;
-  /** The provider's own limit for answering a callback, drawn on the ack latency graph. */
-  readonly ackLimit?: { readonly ms: number; readonly label: string };
+  /**
+   * The provider's own limit for answering a callback: drawn on the ack latency graph (`label`) and
+   * named in the callback latency alarm (`phrase`, e.g. "X's 2 s").
+   */
+  readonly ackLimit?: { readonly ms: number; readonly label: string; readonly phrase: string };
   /** Account settings (dotted keys) holding a deadline in ms for answering a callback, and its cap. */
   readonly callbackDeadlines?: ReadonlyArray<{ readonly setting: string; readonly capMs: number }>;
 }
@@ -34,6 +37,6 @@ export function callbackDeadlineSettings(
 }
 
 /** The providers' own callback answer limits, in registry order. */
-export function providerAckLimits(): Array<{ ms: number; label: string }> {
+export function providerAckLimits(): Array<{ ms: number; label: string; phrase: string }> {
   return PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.ackLimit ? [{ ...p.ackLimit }] : []));
 }

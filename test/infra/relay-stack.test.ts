@@ -13,7 +13,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import {
   ALARMED_RELAY_METRICS,
   CALLBACKS_RECEIVED_METRIC,
-  DARAJA_ACK_BUDGET,
+  PROVIDER_ACK_LIMIT,
   SILENT_ACCOUNTS_METRIC,
 } from '../../infra/monitoring';
 import {
@@ -996,7 +996,7 @@ describe('relay stack: alarms and dashboard', () => {
     expect(dimension(latency[0]!, 'FunctionName')).toEqual({ Ref: functionId('relay-callback') });
     expect(statsOf(latency[0]!)[0].Stat).toBe('p99');
     expect(latency[0]!.props).toMatchObject({ Threshold: 6000, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
-    expect(latency[0]!.props.Threshold).toBeLessThan(DARAJA_ACK_BUDGET.toMilliseconds());
+    expect(latency[0]!.props.Threshold).toBeLessThan(PROVIDER_ACK_LIMIT.toMilliseconds());
   });
 
   it('pages on ONE message in every DLQ, and on an ingress buffer that does not drain', () => {

@@ -7,7 +7,11 @@ import { C2B_DEADLINE_CAP_MS } from './schema';
 export const darajaInfra = {
   id: 'daraja',
   /** Daraja cuts a C2B validation off at 8 s (drawn on the ack latency graph). */
-  ackLimit: { ms: 8000, label: 'Daraja C2B limit (8 s)' },
+  ackLimit: {
+    ms: 8000,
+    label: 'Daraja C2B limit (8 s)',
+    phrase: "Daraja's 8 seconds limit (C2B validation)",
+  },
   /**
    * Account settings (dotted keys) that set how long the handler may take to answer a callback: the
    * API's integration timeout must leave room for them.

@@ -5,5 +5,5 @@
 export const momoInfra = {
   id: 'momo',
   /** MTN's callback page: a callback times out after 2 s (drawn on the ack latency graph). */
-  ackLimit: { ms: 2000, label: 'MoMo budget (2 s)' },
+  ackLimit: { ms: 2000, label: 'MoMo budget (2 s)', phrase: "MoMo's 2 s" },
 } as const;
