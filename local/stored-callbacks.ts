@@ -53,6 +53,7 @@ function receiptOf(item: Record<string, unknown>): StoredReceipt {
     verification: (item.verification ?? {}) as Record<string, unknown>,
     firstReceivedAt: String(item.firstReceivedAt),
     lastReceivedAt: String(item.lastReceivedAt),
+    ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
   };
 }
 

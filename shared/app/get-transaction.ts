@@ -1,6 +1,6 @@
-import { TransactionNotFoundError } from '../domain/errors';
+import { SchemaValidationError, TransactionNotFoundError } from '../domain/errors';
 import type { Evidence } from '../domain/evidence';
-import type { TransactionKey } from '../domain/transaction';
+import type { ReceiptTally, TransactionKey } from '../domain/transaction';
 import { findProvider } from '../providers/registry';
 import type { ReceiptSummary } from './ports';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
@@ -17,6 +17,9 @@ export type HistoryEntry =
       sourceIp: string;
       lastReceivedAt: string;
       verification: Record<string, unknown>;
+      bodyBytes: number;
+      /** Stored without its body: the transaction's receipt budget was spent. */
+      bodyDropped: boolean;
     }
   | {
       at: string;
@@ -42,9 +45,32 @@ export type HistoryEntry =
   | { at: string; type: 'event'; eventId: string; eventType: string }
   | { at: string; type: 'status-check'; answer: string; detail: string; providerCode: string | null };
 
+/** Receipts listed per GET: the history of a flooded transaction is read a page at a time. */
+export const RECEIPTS_PER_PAGE = 50;
+export const MAX_RECEIPTS_PER_PAGE = 200;
+
+export interface ReceiptPaging {
+  /** `receiptsAfter` of the previous answer's `receipts.next`. */
+  after?: string;
+  limit?: number;
+}
+
+/** Query parameters `receiptsAfter` and `receiptsLimit`, checked: a bad one is a 400 naming it. */
+export function receiptPaging(query: Record<string, string | undefined>): ReceiptPaging {
+  const after = query.receiptsAfter;
+  if (after !== undefined && !/^[0-9a-f]{32}$/.test(after))
+    throw new SchemaValidationError('receiptsAfter must be the receipts.next of a previous answer');
+  const rawLimit = query.receiptsLimit;
+  const limit = rawLimit === undefined ? undefined : Number(rawLimit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_RECEIPTS_PER_PAGE))
+    throw new SchemaValidationError(`receiptsLimit must be an integer from 1 to ${MAX_RECEIPTS_PER_PAGE}`);
+  return { ...(after ? { after } : {}), ...(limit ? { limit } : {}) };
+}
+
 export async function getTransaction(
   deps: ManagementDeps,
   key: TransactionKey,
+  paging: ReceiptPaging = {},
 ): Promise<{
   transaction: TransactionView;
   reconciliation: {
@@ -55,6 +81,11 @@ export async function getTransaction(
   };
   /** Every report the status rests on (docs/reconciliation.md#evidence), oldest first. */
   evidence: Evidence[];
+  /**
+   * The callbacks stored about it: counted in full (`tally`), listed a page at a time in the history
+   * (`listed`); `next` asks for the following page (query `receiptsAfter`).
+   */
+  receipts: { tally: ReceiptTally | null; listed: number; next: string | null };
   history: HistoryEntry[];
 }> {
   const reference =
@@ -63,7 +94,11 @@ export async function getTransaction(
   const tx = await deps.store.getTransaction(normalizedKey, { consistent: true });
   if (!tx)
     throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
-  const receipts: ReceiptSummary[] = await deps.store.listReceipts(normalizedKey);
+  const page = await deps.store.listReceipts(normalizedKey, {
+    limit: paging.limit ?? RECEIPTS_PER_PAGE,
+    ...(paging.after ? { after: paging.after } : {}),
+  });
+  const receipts: ReceiptSummary[] = page.receipts;
   const history: HistoryEntry[] = [
     {
       at: tx.createdAt,
@@ -80,6 +115,8 @@ export async function getTransaction(
       sourceIp: r.sourceIp,
       lastReceivedAt: r.lastReceivedAt,
       verification: r.verification,
+      bodyBytes: r.bodyBytes,
+      bodyDropped: r.bodyDropped === true,
     })),
     ...(tx.reconcile?.recent ?? []).map((c) => ({
       at: c.at,
@@ -124,6 +161,7 @@ export async function getTransaction(
       escalatedAt: tx.reconcile?.escalatedAt ?? null,
     },
     evidence: tx.evidence ?? [],
+    receipts: { tally: tx.receipts ?? null, listed: receipts.length, next: page.next ?? null },
     history,
   };
 }

@@ -1,6 +1,6 @@
 import { type ApplyOptions, type ApplyOutcome, applyReport } from '../domain/apply-report';
 import type { EventOrigin } from '../domain/event-envelope';
-import { InvalidReferenceError, SchemaValidationError } from '../domain/errors';
+import { HintBudgetSpentError, InvalidReferenceError, SchemaValidationError } from '../domain/errors';
 import type { AuthenticationMethod } from '../domain/evidence';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../domain/transaction';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../providers/types';
@@ -8,6 +8,7 @@ import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
 import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from './ports';
 import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from './receipts';
 import { type ReconciliationSettings, reconcileTiming } from './reconcile-timing';
+import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
 import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
 
@@ -87,6 +88,8 @@ export interface IngestReportOptions extends ApplyOptions, WriteOptions {
   ownQueryClaims?: NonNullable<ReportIntent['ownQuery']>['claims'];
   /** The payment's success is already published under this transaction (ReportIntent.samePaymentAs). */
   samePaymentAs?: TransactionKey & { kind: string };
+  /** The report came in a callback stored for the first time: it is counted against the budget. */
+  newReceipt?: { receiptId: string; bytes: number };
 }
 
 /**
@@ -140,13 +143,14 @@ function withoutSecondSuccess(
 }
 
 export async function ingestReport(
-  deps: Pick<IngestDeps, 'store' | 'clock' | 'reconciliation'>,
+  deps: Pick<IngestDeps, 'store' | 'clock' | 'reconciliation'> & { log?: RelayLogger },
   report: NormalizedReport,
   options: IngestReportOptions = {},
 ): Promise<ApplyOutcome> {
   checkReportLimits(report);
   const timing = reconcileTiming(deps.reconciliation, report.key.provider, report.kind);
-  return writeWithRetry(
+  const { newReceipt } = options;
+  const { outcome, keep } = await writeWithRetry(
     deps.store,
     report.key,
     (current) => {
@@ -164,10 +168,29 @@ export async function ingestReport(
         ),
         options.samePaymentAs,
       );
-      return { next: outcome.kind === 'write' ? outcome.next : undefined, result: outcome };
+      const next = outcome.kind === 'write' ? outcome.next : undefined;
+      if (!newReceipt) return { next, result: { outcome, keep: true } };
+      // Counted in the write the report makes anyway; a report that changes nothing writes the count alone.
+      const tallied = tallyReceipt(current?.receipts, newReceipt.bytes);
+      const counted = next ?? (current ? { ...current, outbox: [] } : undefined);
+      return {
+        next: counted && { ...counted, receipts: tallied.tally },
+        result: { outcome, keep: tallied.keep },
+      };
     },
     { what: `apply a report to ${report.key.reference}`, signal: options.signal },
   );
+  if (!keep && newReceipt) {
+    await deps.store.dropReceiptBody(report.key, newReceipt.receiptId, { signal: options.signal });
+    deps.log?.warn('callback body not kept: the transaction spent its receipt budget', {
+      provider: report.key.provider,
+      account: report.key.account,
+      reference: report.key.reference,
+      receiptId: newReceipt.receiptId,
+      budget: RECEIPT_BUDGET,
+    });
+  }
+  return outcome;
 }
 
 export const ALIAS_NAMESPACE_PREFIX = 'alias:';
@@ -219,6 +242,30 @@ export async function resolveCorrelation(
   }
   const fallback = (present.find((c) => c.via === 'reference') ?? present[0])?.value;
   return fallback ? { reference: fallback, matched: false } : undefined;
+}
+
+/**
+ * Each unmatched hint leaves a record and a receipt nobody asked for: an account takes a bounded number
+ * a day, counted before anything is stored; past it the hint is refused (429, quarantined) and counted.
+ */
+async function spendHintBudget(deps: IngestDeps, batch: IngestBatch, options: WriteOptions): Promise<void> {
+  const day = batch.receivedAt.slice(0, 10);
+  const budget = await deps.store.countRecord(
+    { provider: batch.provider, account: batch.account, namespace: 'hint-budget', id: day },
+    { limit: HINTS_PER_ACCOUNT_PER_DAY, at: batch.receivedAt, lifetimeSeconds: 2 * 86_400 },
+    options,
+  );
+  if (budget.counted) return;
+  if (budget.refused === 1)
+    deps.log.warn('unmatched hints refused: the account spent its budget for the day', {
+      provider: batch.provider,
+      account: batch.account,
+      day,
+      limit: HINTS_PER_ACCOUNT_PER_DAY,
+    });
+  throw new HintBudgetSpentError(
+    `Account ${batch.account} took ${HINTS_PER_ACCOUNT_PER_DAY} callbacks today that name no registered transaction; this one is refused (register the transaction first)`,
+  );
 }
 
 /** resolveCorrelation's reference alone. */
@@ -403,6 +450,7 @@ export async function ingestIntents(
     });
   }
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
+  if (placed.some((p) => p.intent.hint && !p.matched)) await spendHintBudget(deps, batch, options);
   const facts = batch.facts?.length
     ? await placeFacts(
         store,
@@ -487,8 +535,13 @@ export async function ingestIntents(
       intent.samePaymentAs && report.status === 'SUCCEEDED' && report.providerTransactionId
         ? await samePaymentRecordedAs(store, key, report.providerTransactionId, intent.samePaymentAs, options)
         : undefined;
+    const newReceipt =
+      receipt && batch.receipt && receipt.deliveries === 1 && key === receiptKey
+        ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
+        : undefined;
     const outcome = await ingestReport(deps, report, {
       ...options,
+      ...(newReceipt ? { newReceipt } : {}),
       born: intent.born ? { amount: expectedAmount(linked?.data), attributes: link } : undefined,
       ...(ownQuery && intent.ownQuery ? { ownQueryClaims: intent.ownQuery.claims } : {}),
       ...(samePaymentAs ? { samePaymentAs } : {}),

@@ -43,6 +43,15 @@ export interface ReceiptSummary {
   deliveries: number;
   verification: Record<string, unknown>;
   bodyBytes: number;
+  /** The body is not kept: the transaction's receipt budget was spent (its metadata stays). */
+  bodyDropped?: boolean;
+}
+
+/** One page of a transaction's receipts, oldest first. */
+export interface ReceiptPage {
+  receipts: ReceiptSummary[];
+  /** Pass back to read the next page; absent on the last. */
+  next?: string;
 }
 
 export interface QuarantineInput {
@@ -92,7 +101,10 @@ export interface TransactionStore {
     options?: WriteOptions,
   ): Promise<boolean>;
   quarantine(input: QuarantineInput): Promise<void>;
-  listReceipts(key: TransactionKey): Promise<ReceiptSummary[]>;
+  /** A page of the transaction's receipts (summaries, never bodies), at most `limit`. */
+  listReceipts(key: TransactionKey, page: { limit: number; after?: string }): Promise<ReceiptPage>;
+  /** Keeps a receipt's metadata and drops its body (over the transaction's receipt budget). */
+  dropReceiptBody(key: TransactionKey, receiptId: string, options?: WriteOptions): Promise<void>;
 }
 
 /** Names one provider-specific record: a C2B decision, a known account number, a reference alias… */
@@ -129,6 +141,15 @@ export interface ProviderRecordStore {
   ): Promise<{ written: boolean; record: ProviderRecord }>;
   /** Loads or replaces a record (operators' loaders, e.g. known C2B account numbers). */
   putRecord(record: ProviderRecord): Promise<void>;
+  /**
+   * One atomic count against a budget (a record of its own): counted while under `limit`, else the
+   * refusal is counted beside it. Lives `lifetimeSeconds` from its first count.
+   */
+  countRecord(
+    ref: ProviderRecordRef,
+    budget: { limit: number; at: string; lifetimeSeconds: number },
+    options?: WriteOptions,
+  ): Promise<{ counted: boolean; count: number; refused: number }>;
 }
 
 /** One entry of the due index: a non-final transaction and when its next status check is due. */

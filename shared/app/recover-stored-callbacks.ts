@@ -27,6 +27,8 @@ export interface StoredReceipt {
   verification: Record<string, unknown>;
   firstReceivedAt: string;
   lastReceivedAt: string;
+  /** Its body was dropped (the transaction's receipt budget): it was applied, and cannot be again. */
+  bodyDropped?: boolean;
 }
 
 /** Where the receipts received since a moment can be listed (locally: a scan of DynamoDB Local). */
@@ -76,6 +78,7 @@ export async function applyStoredCallbacks(
   const transactions = new Map<string, TransactionRecord | undefined>();
   for await (const receipt of receipts(options.since)) {
     result.looked++;
+    if (receipt.bodyDropped) continue;
     const where = { ...receipt.key, receiptId: receipt.receiptId, route: receipt.routeName };
     try {
       const txId = `${receipt.key.provider}/${receipt.key.account}/${receipt.key.reference}`;

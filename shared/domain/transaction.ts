@@ -136,6 +136,17 @@ export interface ConflictRecord {
   evidence?: Evidence[];
 }
 
+/** Counts, never silently drops: what was kept of the distinct callbacks about one transaction. */
+export interface ReceiptTally {
+  /** Distinct callbacks stored with their bodies. */
+  kept: number;
+  /** Their body bytes. */
+  bytes: number;
+  /** Distinct callbacks stored without their bodies (the budget was spent): counted, dated, not lost. */
+  dropped: number;
+  droppedBytes: number;
+}
+
 export interface TransactionRecord {
   key: TransactionKey;
   kind: string;
@@ -169,6 +180,8 @@ export interface TransactionRecord {
   conflicts: ConflictRecord[];
   /** Ids and types of every event this transaction produced, for GET history. */
   events: { id: string; type: string; at: string }[];
+  /** Callbacks stored about it, and those whose bodies were not kept (over the per-transaction budget). */
+  receipts?: ReceiptTally;
   /** The events produced by the latest write. The table's stream publishes them (transactional outbox). */
   outbox: EventEnvelope[];
 }

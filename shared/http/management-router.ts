@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { getTransaction } from '../app/get-transaction';
+import { getTransaction, receiptPaging } from '../app/get-transaction';
 import { forceCheck, resolveByHand } from '../app/operate-transaction';
 import { noMetrics } from '../app/ports';
 import type { ReconcileServices } from '../app/reconcile';
@@ -110,7 +110,10 @@ export async function handleManagementRequest(
       if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
       checkBearer(services.config, request);
       const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
-      return json(200, await getTransaction(deps, { provider, account, reference }));
+      return json(
+        200,
+        await getTransaction(deps, { provider, account, reference }, receiptPaging(request.query)),
+      );
     }
     throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
   } catch (caught) {

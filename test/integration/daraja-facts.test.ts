@@ -8,6 +8,7 @@ import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import type { InboundRequest } from '../../shared/http/types';
 import { createIntegrationRelay } from '../helpers/integration';
+import { allReceipts } from '../helpers/receipts';
 
 /*
  * Daraja reversal and account balance results against DynamoDB Local: facts are provider records written
@@ -93,7 +94,7 @@ describe('Daraja facts against DynamoDB Local', () => {
     });
     const tx = await relay.table.store.getTransaction({ provider: 'daraja', account: 'demo', reference });
     expect(tx?.status).toBe('SUCCEEDED');
-    const receipts = await relay.table.store.listReceipts({ provider: 'daraja', account: 'demo', reference });
+    const receipts = await allReceipts(relay.table.store, { provider: 'daraja', account: 'demo', reference });
     const reversal = receipts.find((r) => r.routeName === 'reversal-result');
     expect(reversal?.deliveries).toBe(8);
   });

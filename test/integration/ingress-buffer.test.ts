@@ -13,6 +13,7 @@ import type { InboundRequest } from '../../shared/http/types';
 import { TEST_RETENTION } from '../helpers/dynamo';
 import { MemoryIngressBuffer, RecordingMetrics } from '../helpers/ingress-buffer';
 import { createIntegrationRelay } from '../helpers/integration';
+import { allReceipts } from '../helpers/receipts';
 
 const config = parseConfig({
   management: { bearerToken: 'integration-token' },
@@ -98,7 +99,7 @@ describe('the ingress buffer on DynamoDB Local', () => {
     expect(ack.headers?.[BUFFERED_HEADER]).toBe('true');
     expect(answer.batchItemFailures).toEqual([]);
     expect(finalsOf(events, ref).map((e) => e.metadata.origin)).toEqual(['buffer']);
-    const receipts = await relay.table.store.listReceipts({
+    const receipts = await allReceipts(relay.table.store, {
       provider: 'momo',
       account: 'demo',
       reference: ref,
@@ -122,7 +123,7 @@ describe('the ingress buffer on DynamoDB Local', () => {
     expect(direct.statusCode).toBe(200);
     expect(answer.batchItemFailures).toEqual([]);
     expect(finalsOf(events, ref).map((e) => e.metadata.origin)).toEqual(['callback']);
-    const receipts = await relay.table.store.listReceipts({
+    const receipts = await allReceipts(relay.table.store, {
       provider: 'momo',
       account: 'demo',
       reference: ref,

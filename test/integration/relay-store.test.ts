@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceiptInput } from '../../shared/app/ports';
 import { createTestTable } from '../helpers/dynamo';
 import { KEY, registered } from '../helpers/reports';
+import { allReceipts } from '../helpers/receipts';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ describe('DynamoRelayStore', () => {
     );
     expect(first).toEqual({ receiptId: 'b'.repeat(32), deliveries: 1 });
     expect(second.deliveries).toBe(2);
-    const [summary] = (await table.store.listReceipts(KEY)).filter((r) => r.receiptId === 'b'.repeat(32));
+    const [summary] = (await allReceipts(table.store, KEY)).filter((r) => r.receiptId === 'b'.repeat(32));
     // The first delivery's facts are kept; only the last-seen time moves.
     expect(summary).toMatchObject({
       deliveries: 2,
@@ -121,5 +122,42 @@ describe('DynamoRelayStore', () => {
     const items = await table.store.listQuarantine('2026-01-02');
     expect(items.map((i) => i.id)).toEqual(['q2', 'q1']);
     expect(items[0]).toMatchObject({ body: '{bad', errorCode: 'MALFORMED_JSON' });
+  });
+
+  it('lists receipts a bounded page at a time, without their bodies, and drops a body on demand', async () => {
+    // Prepare: five receipts of 50 KB about one transaction of its own.
+    const key = { ...KEY, reference: 'paged-receipts' };
+    const ids = ['1', '2', '3', '4', '5'].map((c) => c.repeat(64));
+    for (const dedupeKey of ids)
+      await table.store.recordReceipt(receipt({ key, dedupeKey, body: 'x'.repeat(50_000) }));
+    // Act
+    const first = await table.store.listReceipts(key, { limit: 2 });
+    const second = await table.store.listReceipts(key, { limit: 2, after: first.next! });
+    await table.store.dropReceiptBody(key, '3'.repeat(32));
+    const all = await allReceipts(table.store, key);
+    // Assess
+    expect(first.receipts.map((r) => r.receiptId)).toEqual(['1'.repeat(32), '2'.repeat(32)]);
+    expect(second.receipts.map((r) => r.receiptId)).toEqual(['3'.repeat(32), '4'.repeat(32)]);
+    expect(first.receipts[0]).not.toHaveProperty('body');
+    expect(all).toHaveLength(5);
+    expect(all.filter((r) => r.bodyDropped).map((r) => r.receiptId)).toEqual(['3'.repeat(32)]);
+    const stored = await table.doc.send(
+      new GetCommand({
+        TableName: table.tableName,
+        Key: { pk: 'TX#momo#demo#paged-receipts', sk: `RCPT#${'3'.repeat(32)}` },
+      }),
+    );
+    expect(stored.Item).toMatchObject({ body: '', bodyDropped: true, bodyBytes: 50_000 });
+  });
+
+  it('counts against a budget atomically and counts the refusals past it', async () => {
+    // Prepare
+    const ref = { provider: 'momo', account: 'demo', namespace: 'hint-budget', id: '2026-11-21' };
+    const budget = { limit: 5, at: '2026-11-21T10:00:00.000Z', lifetimeSeconds: 3600 };
+    // Act: eight concurrent counts.
+    const results = await Promise.all(Array.from({ length: 8 }, () => table.store.countRecord(ref, budget)));
+    // Assess
+    expect(results.filter((r) => r.counted)).toHaveLength(5);
+    expect(Math.max(...results.map((r) => r.refused))).toBe(3);
   });
 });

@@ -18,7 +18,7 @@ import type {
   ReadOptions,
   ReceiptInput,
   ReceiptResult,
-  ReceiptSummary,
+  ReceiptPage,
   RelayStore,
   StoreHealth,
   WriteOptions,
@@ -309,24 +309,38 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     if (!written) throw new StorageUnavailableError(`quarantine id ${input.id} collided`);
   }
 
-  async listReceipts(key: TransactionKey): Promise<ReceiptSummary[]> {
-    const items: Record<string, unknown>[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await guard('listReceipts', () =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.options.tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': transactionPk(key), ':prefix': RECEIPT_SK_PREFIX },
-            ExclusiveStartKey: cursor,
-          }),
-        ),
-      );
-      items.push(...(page.Items ?? []));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return items.map((item) => ({
+  async listReceipts(key: TransactionKey, page: { limit: number; after?: string }): Promise<ReceiptPage> {
+    const summary = [
+      'receiptId',
+      'routeName',
+      'method',
+      'sourceIp',
+      'firstReceivedAt',
+      'lastReceivedAt',
+      'deliveries',
+      'verification',
+      'bodyBytes',
+      'bodyDropped',
+    ];
+    // Summaries only: a receipt's body may be 240 KB, and a history of hundreds must not read them all.
+    const result = await guard('listReceipts', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': transactionPk(key), ':prefix': RECEIPT_SK_PREFIX },
+          ProjectionExpression: summary.map((_, i) => `#p${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(summary.map((name, i) => [`#p${i}`, name])),
+          Limit: page.limit,
+          ExclusiveStartKey: page.after
+            ? { pk: transactionPk(key), sk: `${RECEIPT_SK_PREFIX}${page.after}` }
+            : undefined,
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('listReceipts', result.ConsumedCapacity);
+    const receipts = (result.Items ?? []).map((item) => ({
       receiptId: String(item.receiptId),
       routeName: String(item.routeName),
       method: String(item.method),
@@ -336,7 +350,31 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       deliveries: Number(item.deliveries ?? 1),
       verification: (item.verification as Record<string, unknown>) ?? {},
       bodyBytes: Number(item.bodyBytes ?? 0),
+      ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
     }));
+    const last = receipts.at(-1);
+    return { receipts, ...(result.LastEvaluatedKey && last ? { next: last.receiptId } : {}) };
+  }
+
+  async dropReceiptBody(key: TransactionKey, receiptId: string, options: WriteOptions = {}): Promise<void> {
+    const result = await guard('dropReceiptBody', () =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: transactionPk(key), sk: `${RECEIPT_SK_PREFIX}${receiptId}` },
+          UpdateExpression: 'SET #body = :none, #dropped = :yes',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#body': 'body', '#dropped': 'bodyDropped' },
+          ExpressionAttributeValues: { ':none': '', ':yes': true },
+          ReturnConsumedCapacity: this.capacity,
+        }),
+        { abortSignal: options.signal },
+      ),
+    ).catch((error: unknown) => {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    });
+    if (result) this.report('dropReceiptBody', result.ConsumedCapacity);
   }
 
   /** Quarantine entries of one UTC day, newest first (operators' view; see docs/table-design.md). */
@@ -410,6 +448,75 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     const existing = await this.getRecord(record, { consistent: true, signal: options.signal });
     if (!existing) throw new StorageUnavailableError(`record ${record.namespace} exists but cannot be read`);
     return { written, record: existing };
+  }
+
+  async countRecord(
+    ref: ProviderRecordRef,
+    budget: { limit: number; at: string; lifetimeSeconds: number },
+    options: WriteOptions = {},
+  ): Promise<{ counted: boolean; count: number; refused: number }> {
+    const key = { pk: providerRecordPk(ref), sk: RECORD_SK };
+    const names = {
+      '#type': 'itemType',
+      '#provider': 'provider',
+      '#account': 'account',
+      '#namespace': 'namespace',
+      '#id': 'id',
+      '#created': 'createdAt',
+      '#expires': 'expiresAt',
+    };
+    const values = {
+      ':type': 'provider-record',
+      ':provider': ref.provider,
+      ':account': ref.account,
+      ':namespace': ref.namespace,
+      ':id': ref.id,
+      ':created': budget.at,
+      ':expires': Math.floor(Date.parse(budget.at) / 1000) + budget.lifetimeSeconds,
+      ':one': 1,
+    };
+    const sets = Object.keys(names)
+      .map((name) => `${name} = if_not_exists(${name}, :${name.slice(1)})`)
+      .join(', ');
+    const send = (counter: string, condition?: string) =>
+      guard('countRecord', () =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: key,
+            UpdateExpression: `SET ${sets} ADD #${counter} :one`,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: {
+              ...names,
+              [`#${counter}`]: counter,
+              ...(condition ? { '#counted': 'counted' } : {}),
+            },
+            ExpressionAttributeValues: condition ? { ...values, ':limit': budget.limit } : values,
+            ReturnValues: 'ALL_NEW',
+            ReturnConsumedCapacity: this.capacity,
+          }),
+          { abortSignal: options.signal },
+        ),
+      );
+    try {
+      const result = await send('counted', 'attribute_not_exists(#counted) OR #counted < :limit');
+      this.report('countRecord', result.ConsumedCapacity);
+      return {
+        counted: true,
+        count: Number(result.Attributes?.counted ?? 1),
+        refused: Number(result.Attributes?.refused ?? 0),
+      };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    // Over the budget: the refusal is counted too (a second write, paid only by what is refused).
+    const result = await send('refused');
+    this.report('countRecord', result.ConsumedCapacity);
+    return {
+      counted: false,
+      count: Number(result.Attributes?.counted ?? budget.limit),
+      refused: Number(result.Attributes?.refused ?? 1),
+    };
   }
 
   async putRecord(record: ProviderRecord): Promise<void> {

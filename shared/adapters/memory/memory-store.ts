@@ -4,11 +4,12 @@ import type {
   ProviderRecordRef,
   QuarantineInput,
   ReceiptInput,
+  ReceiptPage,
   ReceiptResult,
-  ReceiptSummary,
   RelayStore,
   StoreHealth,
   UnscheduledScan,
+  WriteOptions,
 } from '../../app/ports';
 import { StorageUnavailableError } from '../../domain/errors';
 import type { EventEnvelope } from '../../domain/event-envelope';
@@ -24,6 +25,8 @@ interface StoredReceipt extends ReceiptInput {
   deliveries: number;
   firstReceivedAt: string;
   lastReceivedAt: string;
+  bodyBytes?: number;
+  bodyDropped?: boolean;
 }
 
 /**
@@ -117,22 +120,37 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
     this.published.push(...copy(input.outbox));
   }
 
-  async listReceipts(key: TransactionKey): Promise<ReceiptSummary[]> {
+  async listReceipts(key: TransactionKey, page: { limit: number; after?: string }): Promise<ReceiptPage> {
     await this.gate();
     const prefix = `${keyOf(key)}#`;
-    return [...this.receipts.entries()]
+    // Storage order (receipt ids), like DynamoDB's sort key.
+    const all = [...this.receipts.entries()]
       .filter(([id]) => id.startsWith(prefix))
-      .map(([, r]) => ({
-        receiptId: r.receiptId,
-        routeName: r.routeName,
-        method: r.method,
-        sourceIp: r.sourceIp,
-        firstReceivedAt: r.firstReceivedAt,
-        lastReceivedAt: r.lastReceivedAt,
-        deliveries: r.deliveries,
-        verification: r.verification,
-        bodyBytes: Buffer.byteLength(r.body),
-      }));
+      .map(([, r]) => r)
+      .sort((a, b) => a.receiptId.localeCompare(b.receiptId))
+      .filter((r) => page.after === undefined || r.receiptId > page.after);
+    const receipts = all.slice(0, page.limit).map((r) => ({
+      receiptId: r.receiptId,
+      routeName: r.routeName,
+      method: r.method,
+      sourceIp: r.sourceIp,
+      firstReceivedAt: r.firstReceivedAt,
+      lastReceivedAt: r.lastReceivedAt,
+      deliveries: r.deliveries,
+      verification: r.verification,
+      bodyBytes: r.bodyBytes ?? Buffer.byteLength(r.body),
+      ...(r.bodyDropped ? { bodyDropped: true } : {}),
+    }));
+    return { receipts, ...(all.length > page.limit ? { next: receipts.at(-1)!.receiptId } : {}) };
+  }
+
+  async dropReceiptBody(key: TransactionKey, receiptId: string, options: WriteOptions = {}): Promise<void> {
+    await this.gate(options.signal);
+    const receipt = this.receipts.get(`${keyOf(key)}#${receiptId}`);
+    if (!receipt) return;
+    receipt.bodyBytes ??= Buffer.byteLength(receipt.body);
+    receipt.body = '';
+    receipt.bodyDropped = true;
   }
 
   async getRecord(
@@ -154,6 +172,22 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
     this.records.set(refOf(record), copy(record));
     this.published.push(...copy(record.outbox ?? []));
     return { written: true, record };
+  }
+
+  readonly counters = new Map<string, { counted: number; refused: number }>();
+
+  async countRecord(
+    ref: ProviderRecordRef,
+    budget: { limit: number },
+    options: WriteOptions = {},
+  ): Promise<{ counted: boolean; count: number; refused: number }> {
+    await this.gate(options.signal);
+    const counter = this.counters.get(refOf(ref)) ?? { counted: 0, refused: 0 };
+    this.counters.set(refOf(ref), counter);
+    const counted = counter.counted < budget.limit;
+    if (counted) counter.counted++;
+    else counter.refused++;
+    return { counted, count: counter.counted, refused: counter.refused };
   }
 
   async putRecord(record: ProviderRecord): Promise<void> {

@@ -10,6 +10,7 @@ import { secretScrubber } from '../../../shared/config/secrets';
 import type { EventEnvelope } from '../../../shared/domain/events';
 import type { InboundRequest } from '../../../shared/http/types';
 import { registered } from '../../helpers/reports';
+import { allReceipts } from '../../helpers/receipts';
 
 /*
  * Daraja's account balance and reversal results through the callback use case (in-memory store): acks,
@@ -112,7 +113,7 @@ describe('Daraja reversal results', () => {
     });
     const tx = await w.store.getTransaction({ provider: 'daraja', account: 'ke', reference: STK_REFERENCE });
     expect(tx?.status).toBe('SUCCEEDED');
-    const receipts = await w.store.listReceipts({
+    const receipts = await allReceipts(w.store, {
       provider: 'daraja',
       account: 'ke',
       reference: STK_REFERENCE,
@@ -345,7 +346,7 @@ describe('Daraja facts: what a hostile or odd body cannot do', () => {
     // Prepare
     const w = setup();
     await paidStk(w);
-    const receiptsBefore = await w.store.listReceipts({
+    const receiptsBefore = await allReceipts(w.store, {
       provider: 'daraja',
       account: 'ke',
       reference: STK_REFERENCE,
@@ -359,7 +360,7 @@ describe('Daraja facts: what a hostile or odd body cannot do', () => {
     expect(answer.headers?.['x-relay-error'] ?? (answer.body as { error?: string }).error).toBeDefined();
     expect(w.events('TransactionReversed')).toEqual([]);
     expect(
-      await w.store.listReceipts({ provider: 'daraja', account: 'ke', reference: STK_REFERENCE }),
+      await allReceipts(w.store, { provider: 'daraja', account: 'ke', reference: STK_REFERENCE }),
     ).toHaveLength(receiptsBefore.length);
   });
 
@@ -454,7 +455,7 @@ describe('Daraja facts: what a hostile or odd body cannot do', () => {
     // Act
     await w.post('reversal/timeout', JSON.stringify(notice));
     // Assess
-    const receipts = await w.store.listReceipts({ provider: 'daraja', account: 'ke', reference: 'L1' });
+    const receipts = await allReceipts(w.store, { provider: 'daraja', account: 'ke', reference: 'L1' });
     expect(receipts).toHaveLength(1);
     expect(JSON.stringify([...w.store.receipts.values()])).not.toContain('SUPERSECRET2');
   });

@@ -6,6 +6,7 @@ import { parseConfig } from '../../../shared/config/load';
 import type { ReportDraft } from '../../../shared/domain/transaction';
 import { findProvider } from '../../../shared/providers/registry';
 import type { ReportIntent } from '../../../shared/providers/types';
+import { allReceipts } from '../../helpers/receipts';
 
 const NOW = '2026-11-23T10:00:00.000Z';
 const config = parseConfig({
@@ -168,7 +169,7 @@ describe('a reference-less callback whose externalId is some transaction referen
     await ingestIntents(ingest, { ...batch(hint(A)), receipt: receiptDraft() });
     // Assess
     const key = { provider: 'momo', account: 'demo', reference: A };
-    expect(await store.listReceipts(key)).toEqual([]);
+    expect(await allReceipts(store, key)).toEqual([]);
     expect((await store.getTransaction(key))?.evidence ?? []).toEqual([]);
   });
 });

@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { getTransaction } from '../../../shared/app/get-transaction';
+import { ingestIntents } from '../../../shared/app/ingest-report';
+import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from '../../../shared/app/receipt-budget';
+import { registerTransaction } from '../../../shared/app/register-transaction';
+import { parseConfig } from '../../../shared/config/load';
+import { HintBudgetSpentError } from '../../../shared/domain/errors';
+import type { ReportDraft } from '../../../shared/domain/transaction';
+import type { ReportIntent } from '../../../shared/providers/types';
+import { allReceipts } from '../../helpers/receipts';
+
+const NOW = '2026-11-23T10:00:00.000Z';
+const config = parseConfig({
+  management: { bearerToken: 'a-long-enough-token' },
+  accounts: { momo: { demo: { pathSecret: 'momo-path-secret-0123' } } },
+});
+const REF = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const KEY = { provider: 'momo', account: 'demo', reference: REF };
+
+function setup() {
+  const store = new MemoryStore();
+  const clock = { now: () => new Date(NOW) };
+  const warnings: string[] = [];
+  const log = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
+  return {
+    store,
+    warnings,
+    deps: { config, store, clock },
+    ingest: { store, clock, log, reconciliation: config.reconciliation },
+  };
+}
+
+function report(status: ReportDraft['status']): ReportIntent {
+  return {
+    draft: {
+      key: KEY,
+      kind: 'requesttopay',
+      status,
+      reason: undefined,
+      providerTransactionId: undefined,
+      externalId: undefined,
+      amount: undefined,
+      party: undefined,
+      attributes: undefined,
+    },
+  };
+}
+
+function hint(externalId: string): ReportIntent {
+  return {
+    draft: { ...report('SUCCEEDED').draft, key: { ...KEY, reference: externalId }, externalId },
+    correlate: [{ via: 'externalId', value: externalId }],
+    hint: true,
+  };
+}
+
+/** One callback delivery with its own bytes (a padding field makes every body distinct). */
+function delivery(intent: ReportIntent, body: string) {
+  return {
+    provider: 'momo',
+    account: 'demo',
+    origin: 'callback' as const,
+    receivedAt: NOW,
+    authenticated: false,
+    intents: [intent],
+    receipt: {
+      routeName: 'requesttopay',
+      method: 'POST',
+      path: '/v1/momo/demo/requesttopay/{secret}',
+      headers: {},
+      sourceIp: '203.0.113.9',
+      body,
+      receivedAt: NOW,
+      verification: {},
+      rawBody: Buffer.from(body),
+    },
+  };
+}
+
+describe('tallyReceipt', () => {
+  it('keeps receipts while both the count and the bytes stay within the budget', () => {
+    // Prepare
+    const budget = { receipts: 2, bytes: 100 };
+    // Act
+    const first = tallyReceipt(undefined, 60, budget);
+    const tooBig = tallyReceipt(first.tally, 60, budget);
+    const small = tallyReceipt(tooBig.tally, 40, budget);
+    const third = tallyReceipt(small.tally, 0, budget);
+    // Assess
+    expect([first.keep, tooBig.keep, small.keep, third.keep]).toEqual([true, false, true, false]);
+    expect(third.tally).toEqual({ kept: 2, bytes: 100, dropped: 2, droppedBytes: 60 });
+  });
+});
+
+describe('receipt budget per transaction', () => {
+  it('stores distinct bodies about one transaction up to the budget, then keeps only their metadata and counts them', async () => {
+    // Prepare: a registered request to pay and a flood of distinct PENDING bodies about it.
+    const { store, deps, ingest, warnings } = setup();
+    await registerTransaction(deps, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF,
+      amount: '100',
+      currency: 'EUR',
+    });
+    const flood = RECEIPT_BUDGET.receipts + 6;
+    // Act
+    for (let i = 0; i < flood; i++)
+      await ingestIntents(ingest, delivery(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+    // Assess: nothing silently dropped; bodies past the budget are gone, their receipts stay.
+    const tx = await store.getTransaction(KEY);
+    expect(tx?.receipts).toMatchObject({ kept: RECEIPT_BUDGET.receipts, dropped: 6 });
+    const receipts = await allReceipts(store, KEY);
+    expect(receipts).toHaveLength(flood);
+    expect(receipts.filter((r) => r.bodyDropped)).toHaveLength(6);
+    expect(warnings.filter((w) => w.includes('receipt budget'))).toHaveLength(6);
+    expect(tx?.status).toBe('PENDING');
+  });
+
+  it('does not count a repeated delivery of the same bytes', async () => {
+    // Prepare
+    const { store, ingest } = setup();
+    const body = JSON.stringify({ status: 'PENDING' });
+    // Act
+    for (let i = 0; i < 3; i++) await ingestIntents(ingest, delivery(report('PENDING'), body));
+    // Assess
+    expect((await store.getTransaction(KEY))?.receipts).toEqual({
+      kept: 1,
+      bytes: Buffer.byteLength(body),
+      dropped: 0,
+      droppedBytes: 0,
+    });
+  });
+
+  it('counts a new receipt that changes nothing without publishing the previous write again', async () => {
+    // Prepare: a first callback that publishes, then another body with the same news.
+    const { store, ingest } = setup();
+    await ingestIntents(ingest, delivery(report('FAILED'), JSON.stringify({ status: 'FAILED', n: 1 })));
+    const published = store.published.length;
+    // Act
+    await ingestIntents(ingest, delivery(report('FAILED'), JSON.stringify({ status: 'FAILED', n: 2 })));
+    // Assess
+    expect((await store.getTransaction(KEY))?.receipts?.kept).toBe(2);
+    expect(store.published.length).toBe(published);
+  });
+});
+
+describe('GET a transaction with many receipts', () => {
+  it('lists its receipts a page at a time with the tally in full', async () => {
+    // Prepare
+    const { deps, ingest } = setup();
+    for (let i = 0; i < 7; i++)
+      await ingestIntents(ingest, delivery(report('PENDING'), JSON.stringify({ status: 'PENDING', i })));
+    // Act
+    const first = await getTransaction(deps, KEY, { limit: 5 });
+    const second = await getTransaction(deps, KEY, { limit: 5, after: first.receipts.next! });
+    // Assess
+    expect(first.receipts).toMatchObject({ listed: 5, tally: { kept: 7 } });
+    expect(first.receipts.next).toMatch(/^[0-9a-f]{32}$/);
+    expect(second.receipts).toMatchObject({ listed: 2, next: null });
+    const ids = (page: typeof first) =>
+      page.history.flatMap((h) => (h.type === 'callback' ? [h.receiptId] : []));
+    expect(new Set([...ids(first), ...ids(second)]).size).toBe(7);
+  });
+});
+
+describe('hint budget per account', () => {
+  it('refuses unmatched hints past the day’s budget with a named error, and counts the refusals', async () => {
+    // Prepare: the budget spent by made-up externalIds.
+    const { store, ingest, warnings } = setup();
+    for (let i = 0; i < HINTS_PER_ACCOUNT_PER_DAY; i++)
+      await ingestIntents(ingest, delivery(hint(`made-up-${i}`), `{"externalId":"made-up-${i}"}`));
+    // Act
+    const refused = ingestIntents(ingest, delivery(hint('one-more'), '{"externalId":"one-more"}'));
+    const again = ingestIntents(ingest, delivery(hint('and-more'), '{"externalId":"and-more"}'));
+    // Assess: nothing stored for the refused ones, and the warning is logged once.
+    await expect(refused).rejects.toBeInstanceOf(HintBudgetSpentError);
+    await expect(again).rejects.toThrow(/register the transaction first/);
+    expect(
+      await allReceipts(store, { provider: 'momo', account: 'demo', reference: 'externalId:one-more' }),
+    ).toEqual([]);
+    expect([...store.counters.values()]).toEqual([{ counted: HINTS_PER_ACCOUNT_PER_DAY, refused: 2 }]);
+    expect(warnings.filter((w) => w.includes('hints refused'))).toHaveLength(1);
+  });
+
+  it('does not spend the budget on a hint that names a registered transaction', async () => {
+    // Prepare
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF,
+      amount: '100',
+      currency: 'EUR',
+      externalId: 'order-8841',
+    });
+    // Act
+    await ingestIntents(ingest, delivery(hint('order-8841'), '{"externalId":"order-8841"}'));
+    // Assess
+    expect(store.counters.size).toBe(0);
+  });
+});
