@@ -1,0 +1,263 @@
+/**
+ * The README is executed (issue 19 item 1). The README's and the provider READMEs' shell blocks carry a
+ * `<!-- docs-check: … -->` marker (test/docs/markdown.ts): their commands run here against `npm start`
+ * (plain, or `-- --simulator`) exactly as written, ports and the events file rewritten the same way for every
+ * block (test/docs/runner.ts), and each outcome they promise is checked. Every `npm run sim` example in the
+ * docs (README, docs/, simulator/README.md) runs against the simulator relay.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { killChildren, ROOT, runTs, type Started, waitFor } from '../helpers/child-process';
+import { type Block, type Command, isShell, readBlocks, readCommands, type Relay } from '../docs/markdown';
+import {
+  broken,
+  check,
+  consoleFragments,
+  eventually,
+  isRelayStart,
+  isSim,
+  limiter,
+  readings,
+  rewrite,
+  runAlone,
+  Shell,
+  type Target,
+} from '../docs/runner';
+import { inOrder } from '../docs/markdown';
+
+/** Files whose every shell block says whether and how it runs. */
+const MARKED = [
+  'README.md',
+  'shared/providers/momo/README.md',
+  'shared/providers/airtel/README.md',
+  'shared/providers/daraja/README.md',
+];
+
+function markdownUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return markdownUnder(path);
+    return name.endsWith('.md') ? [path] : [];
+  });
+}
+
+/** Where the `npm run sim` examples are looked for. */
+const SIM_DOCS = [...MARKED, 'simulator/README.md', ...markdownUnder('docs')];
+
+const blocksOf = (file: string) => readBlocks(join(ROOT, file));
+const where = (b: Block) => `${relative(ROOT, b.file)}:${b.line}`;
+
+/**
+ * Transcript lines of simulator/README.md (not this test's to edit) that promise what `npm run sim` no longer
+ * prints. Their examples are expected to fail; fix the excerpt there, then remove it here.
+ */
+const STALE: Record<string, string> = {
+  '✔ as expected: payer 46733123499 (sandbox outcome Success) → TransactionSucceeded':
+    'a MoMo success is unsigned: the line reads "→ TransactionAmbiguous (UNCONFIRMED), confirmed by a status call → TransactionSucceeded, origin poll", and the events shown before it too',
+  '✔ as expected: payer 46733123499 (sandbox outcome Success) → TransactionSucceeded — callback sent 3 times, still one event':
+    'as above, with "— callback sent 3 times, still one event"',
+};
+
+interface SimExample {
+  where: string[];
+  command: Command;
+  stale?: string;
+}
+
+/**
+ * Every `npm run sim` example (bash lines, and `$ npm run sim …` transcripts anywhere) except in skipped
+ * blocks; one run per command, checking every promise the docs make about it.
+ */
+function simExamples(): SimExample[] {
+  const byKey = new Map<string, SimExample>();
+  for (const file of SIM_DOCS)
+    for (const block of blocksOf(file)) {
+      if (block.marker?.kind === 'skip' || block.marker?.kind === 'console') continue;
+      const transcript = /^\s*\$ npm run sim/m.test(block.text);
+      if (!isShell(block) && !transcript) continue;
+      for (const command of readCommands(block)) {
+        if (!isSim(command.text)) continue;
+        const stale = command.lines.map((l) => STALE[l]).find(Boolean);
+        const key = `${command.text}${stale ? ' (stale)' : ''}`;
+        const seen = byKey.get(key);
+        if (!seen) {
+          byKey.set(key, { where: [`${file}:${command.line}`], command: { ...command }, stale });
+          continue;
+        }
+        seen.where.push(`${file}:${command.line}`);
+        seen.command.events = [...new Set([...seen.command.events, ...command.events])];
+        seen.command.lines = [...new Set([...seen.command.lines, ...command.lines])];
+      }
+    }
+  return [...byKey.values()];
+}
+
+interface Running {
+  relay: Started;
+  target: Target;
+  shells: Map<string, Shell>;
+}
+
+const relays = new Map<Relay, Running>();
+
+/** npm start, again if it gave up at startup (its DynamoDB Local calls time out after 1.5 s on a busy machine). */
+async function startRelay(kind: Relay): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRelayOnce(kind);
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+async function startRelayOnce(kind: Relay): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), `docs-check-${kind}-`));
+  mkdirSync(join(dir, '.relay'));
+  const eventsFile = join(dir, '.relay/events.ndjson');
+  const config = join(dir, 'relay.json');
+  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+  writeFileSync(config, JSON.stringify({ ...demo, local: { ...demo.local, eventsFile } }));
+  const port = await freePort();
+  const simPort = kind === 'simulator' ? await freePort() : undefined;
+  const args = ['--port', String(port), '--config', config];
+  if (simPort) args.push('--simulator', '--sim-port', String(simPort));
+  const relay = runTs('local/start.ts', args, {
+    SIM_PORT: '',
+    SIM_TIME_SCALE: '',
+    SIM_APPROVAL_DELAY_MS: '',
+  });
+  try {
+    await waitFor(
+      () => relay.output().includes('Ctrl-C to stop') || relay.child.exitCode !== null,
+      90_000,
+      relay.output,
+    );
+  } catch (error) {
+    await stopRelay(relay);
+    throw error;
+  }
+  if (relay.child.exitCode !== null) throw new Error(`npm start exited:\n${relay.output()}`);
+  writeFileSync(eventsFile, '', { flag: 'a' });
+  const target: Target = {
+    relayUrl: `http://localhost:${port}`,
+    simUrl: simPort ? `http://127.0.0.1:${simPort}` : undefined,
+    eventsFile,
+    config,
+  };
+  return { relay, target, shells: new Map() };
+}
+
+function shellFor(running: Running, file: string): Shell {
+  let shell = running.shells.get(file);
+  if (!shell || shell.closed) running.shells.set(file, (shell = new Shell()));
+  return shell;
+}
+
+const eventTypes = (text: string) => [...text.matchAll(/"detail-type":"(\w+)"/g)].map((m) => m[1]!);
+
+async function runBlock(block: Block, relay: Relay, events: string[]): Promise<void> {
+  const running = relays.get(relay)!;
+  const t = running.target;
+  const shell = shellFor(running, block.file);
+  const offset = readFileSync(t.eventsFile, 'utf8').length;
+  for (const command of readCommands(block)) {
+    if (isSim(command.text)) continue; // run with the other `npm run sim` examples, below
+    if (isRelayStart(command.text)) {
+      // The relay this block needs is the one started for it; the block must say which one that is.
+      expect(command.text.includes('--simulator'), `${where(block)}: ${command.text}`).toBe(
+        relay === 'simulator',
+      );
+      continue;
+    }
+    await check(shell, command, t, 20_000);
+  }
+  await eventually(() => {
+    const seen = eventTypes(readFileSync(t.eventsFile, 'utf8').slice(offset));
+    const missing = events.filter((e) => !seen.includes(e));
+    return missing.length
+      ? `${where(block)}: no ${missing.join(', ')} among the new events (${seen.join(', ') || 'none'})`
+      : undefined;
+  }, 20_000);
+}
+
+async function consoleBlock(block: Block, relay: Relay): Promise<void> {
+  const running = relays.get(relay)!;
+  const lines = block.text.split('\n').filter((l) => l.trim() && l.trim() !== '...');
+  await eventually(() => {
+    const output = running.relay.output();
+    const missing = lines.filter(
+      (l) => !readings(consoleFragments(l, running.target)).some((r) => inOrder(output, r)),
+    );
+    return missing.length
+      ? `${where(block)}: the relay's console shows no line like:\n${missing.join('\n')}\n--- console:\n${output}`
+      : undefined;
+  }, 20_000);
+}
+
+/**
+ * SIGTERM first: npm start then stops DynamoDB Local, whose JVM runs in a process group of its own and would
+ * outlive a SIGKILL of the relay's group.
+ */
+async function stopRelay(relay: Started): Promise<void> {
+  if (relay.child.exitCode !== null || relay.child.signalCode !== null) return;
+  relay.child.kill('SIGTERM');
+  await Promise.race([relay.exited, new Promise((r) => setTimeout(r, 20_000))]);
+}
+
+afterAll(async () => {
+  for (const running of relays.values()) for (const shell of running.shells.values()) shell.close();
+  await Promise.all([...relays.values()].map((running) => stopRelay(running.relay)));
+  killChildren();
+}, 30_000);
+
+describe('the docs, executed against npm start', () => {
+  it('every shell block in the README and the provider READMEs says whether and how it runs', () => {
+    const unmarked = MARKED.flatMap((file) =>
+      blocksOf(file)
+        .filter((b) => isShell(b) && !b.marker)
+        .map(where),
+    );
+    expect(unmarked, 'add <!-- docs-check: run relay=… --> or <!-- docs-check: skip <reason> -->').toEqual(
+      [],
+    );
+  });
+
+  beforeAll(async () => {
+    const [plain, simulator] = await Promise.all([startRelay('plain'), startRelay('simulator')]);
+    relays.set('plain', plain);
+    relays.set('simulator', simulator);
+  }, 180_000);
+
+  for (const file of MARKED)
+    for (const block of blocksOf(file)) {
+      const m = block.marker;
+      if (m?.kind === 'run')
+        it(
+          `${where(block)} runs on npm start${m.relay === 'simulator' ? ' -- --simulator' : ''}`,
+          () => runBlock(block, m.relay, m.events),
+          180_000,
+        );
+      if (m?.kind === 'console')
+        it(
+          `${where(block)} shows on the console of npm start${m.relay === 'simulator' ? ' -- --simulator' : ''}`,
+          () => consoleBlock(block, m.relay),
+          30_000,
+        );
+    }
+
+  const three = limiter(3);
+  for (const { where: at, command, stale } of simExamples()) {
+    const test = stale ? it.concurrent.fails : it.concurrent;
+    test(`${at.join(', ')} ${command.text}${stale ? ` (stale in the doc: ${stale})` : ''}`, async () => {
+      const t = relays.get('simulator')!.target;
+      const text = rewrite(command.text, t);
+      const result = await three(() => runAlone(text, 150_000));
+      const problems = broken(command, result, t);
+      expect(problems, `ran: ${text}\n${result.output}`).toEqual([]);
+    }, 400_000);
+  }
+});
