@@ -19,7 +19,7 @@ import {
   type ValidityTransition,
 } from '../domain/badges';
 import { buildEvent, type EventEnvelope } from '../domain/events';
-import { createScrubber, type Scrubber } from '../util/redact';
+import { createScrubber, type Scrubber, scrubThenTruncate } from '../util/redact';
 import {
   type Clock,
   type FetchLike,
@@ -316,16 +316,19 @@ async function resolveAuth(
   return {};
 }
 
-/** The error text of a badge API answer (`{code, message, data:{status}}`), short, or the start of the body. */
+/**
+ * The error text of a badge API answer (`{code, message, data:{status}}`), or its body. Whole: it is cut
+ * only after the shop's credentials are scrubbed from it (a cut first kept 32 of a token's 34 characters).
+ */
 function errorText(status: number, body: string): string {
   try {
     const parsed = JSON.parse(body) as { code?: unknown; message?: unknown };
     if (parsed && (typeof parsed.code === 'string' || typeof parsed.message === 'string'))
-      return `HTTP ${status} ${String(parsed.code ?? '')}: ${String(parsed.message ?? '')}`.slice(0, 300);
+      return `HTTP ${status} ${String(parsed.code ?? '')}: ${String(parsed.message ?? '')}`;
   } catch {
     // not JSON: fall through
   }
-  return `HTTP ${status}${body ? `: ${body.slice(0, 120)}` : ''}`;
+  return `HTTP ${status}${body ? `: ${body}` : ''}`;
 }
 
 /** The `code` of a WordPress REST error body, or undefined. */
@@ -337,6 +340,9 @@ function wordPressCode(body: string): string | undefined {
     return undefined;
   }
 }
+
+/** How much of a failed read's text is kept (stored in the snapshot, logged), after scrubbing. */
+const FAILURE_EXCERPT_CHARS = 300;
 
 function badgeApi(
   services: BadgeFeedServices,
@@ -372,7 +378,7 @@ function badgeApi(
     try {
       return JSON.parse(body);
     } catch {
-      throw new ReadFailure('garbage', `not JSON: ${body.slice(0, 80)}`);
+      throw new ReadFailure('garbage', `not JSON: ${body}`);
     }
   };
   return {
@@ -710,7 +716,7 @@ async function runShop(
       metrics.count('BadgeReads', 1, { shop: shopId });
     } catch (error) {
       const reason = error instanceof ReadFailure ? error.reason : 'store';
-      const message = scrub((error as Error).message);
+      const message = scrubThenTruncate((error as Error).message, FAILURE_EXCERPT_CHARS, scrub);
       result.ok = false;
       result.error = `${reason}: ${message}`;
       snapshot.lastReadOk = false;

@@ -513,6 +513,28 @@ describe('badge feed', () => {
     expect(snapshot.lastError).not.toContain('config-token');
   });
 
+  it('scrubs a token echoed across the excerpt boundary before the excerpt is cut', async () => {
+    // Prepare: the echo puts the token where the old 120-character excerpt cut it (32 of 34 characters kept).
+    const token = 'straddling-token-0123456789abcdefg';
+    const w = world(
+      async () => new Response(`${'x'.repeat(88)}Bearer ${token} was refused`, { status: 401 }),
+      { auth: { type: 'bearer', token } },
+    );
+    // Act
+    await w.cycle();
+    // Assess
+    const failure = await w.store.getRecord({
+      provider: 'badges',
+      account: 'demo',
+      namespace: 'read-failure',
+      id: 'last',
+    });
+    const snapshot = (await w.snapshot()) as unknown as { lastError: string };
+    for (const text of [JSON.stringify(failure?.data), snapshot.lastError])
+      expect(text).not.toContain(token.slice(0, 12));
+    expect(snapshot.lastError).toContain('[REDACTED]');
+  });
+
   it('keeps a short secret password and the Basic credential out of the stored failure records', async () => {
     // Prepare: the secret's password is short; the shop echoes it and the header
     const w = world(
