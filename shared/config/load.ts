@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import * as z from 'zod';
+import * as z from '../util/zod';
 import type { SecretReader } from '../adapters/secrets/secrets-manager';
 import { ConfigError } from '../domain/errors';
 import { findProvider, PROVIDERS } from '../providers/registry';
@@ -16,8 +16,8 @@ import { registerSecretValues } from './secrets';
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-function formatIssues(prefix: string, error: z.ZodError): string {
-  return error.issues
+function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): string {
+  return issues
     .map((issue) => {
       const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
       return `${path || '(root)'}: ${issue.message}`;
@@ -31,7 +31,12 @@ function formatIssues(prefix: string, error: z.ZodError): string {
  */
 export const secretIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/, 'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -)');
+  .check(
+    z.regex(
+      /^[A-Za-z0-9/_+=.@:-]{1,2048}$/,
+      'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -)',
+    ),
+  );
 
 /** An account as parsed: a ResolvedAccount plus the secret its settings come from, if any. */
 export type LoadedAccount = ResolvedAccount & { secretId?: string };
@@ -66,7 +71,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 /** Validates a parsed config object. Every problem is reported with the dotted key that caused it. */
 export function parseConfig(input: unknown, options: ParseConfigOptions = {}): RelayConfig {
   const core = relayConfigCoreSchema.safeParse(input);
-  if (!core.success) throw new ConfigError(`Invalid relay config:\n${formatIssues('', core.error)}`);
+  if (!core.success) throw new ConfigError(`Invalid relay config:\n${formatIssues('', core.error.issues)}`);
   const problems: string[] = [];
   const accounts = new Map<string, ResolvedAccount>();
   for (const providerId of Object.keys(core.data.ackBudgets)) {
@@ -85,13 +90,14 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
       );
       continue;
     }
-    const schema = provider.accountSchema
-      .extend({
-        pathSecret: pathSecretSchema.optional(),
-        allowNoPathSecret: allowNoPathSecretSchema.optional(),
-        secretId: secretIdSchema.optional(),
-      })
-      .strict();
+    const schema = z.catchall(
+      z.extend(provider.accountSchema, {
+        pathSecret: z.optional(pathSecretSchema),
+        allowNoPathSecret: z.optional(allowNoPathSecretSchema),
+        secretId: z.optional(secretIdSchema),
+      }),
+      z.never(), // strict: an unknown key is an error
+    );
     for (const [accountId, raw] of Object.entries(byId)) {
       const prefix = `accounts.${providerId}.${accountId}`;
       if (!ACCOUNT_ID.test(accountId)) {
@@ -110,7 +116,7 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
             ? parsed.error.issues.filter((issue) => valueAt(raw, issue.path) !== undefined)
             : parsed.error.issues;
         if (remaining.length) {
-          problems.push(formatIssues(prefix, new z.ZodError(remaining)));
+          problems.push(formatIssues(prefix, remaining));
           continue;
         }
         data = { ...(raw as Record<string, unknown>) };

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../util/zod';
 import type { RelayError } from '../domain/errors';
 import type { Money, ReportDraft } from '../domain/transaction';
 import type { HttpMethod } from '../http/types';
@@ -269,7 +269,7 @@ export interface ProviderModule<S = unknown> {
   id: string;
   displayName: string;
   /** Provider-specific settings of accounts.<id>.<account> (the path secret is common and added by the registry). */
-  accountSchema: z.ZodObject<z.ZodRawShape>;
+  accountSchema: z.ZodMiniObject;
   /** Callbacks carry no other authentication than the path secret: an account without one must opt out. */
   pathSecretRequired?: boolean;
   routes: readonly ProviderRoute<S>[];

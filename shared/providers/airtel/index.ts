@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../util/zod';
 import { InvalidReferenceError, SchemaValidationError, UnauthorizedError } from '../../domain/errors';
 import type { CallbackInput, ParsedCallback, ProviderModule, VerificationResult } from '../types';
 import { verifyAirtelHash } from './hash';

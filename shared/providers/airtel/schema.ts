@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../util/zod';
 
 /** Hash recipe ids. Shared verbatim with the provider simulator (simulator/airtel/hash.ts), which signs with them. */
 export const AIRTEL_HASH_RECIPES = [
@@ -32,7 +32,7 @@ export function airtelReferenceProblem(reference: string): string | undefined {
 }
 
 /** Ids and codes arrive as strings, but numeric-looking ones have been sent as JSON numbers; keep text. */
-const text = z.union([z.string(), z.number()]).transform(String);
+const text = z.pipe(z.union([z.string(), z.number()]), z.transform(String));
 
 /**
  * An Airtel transaction status callback: `{transaction:{id,message,status_code,airtel_money_id}, hash?}`.
@@ -42,20 +42,22 @@ const text = z.union([z.string(), z.number()]).transform(String);
  */
 export const airtelCallbackSchema = z.looseObject({
   transaction: z.looseObject({
-    id: text.pipe(z.string().min(1, 'transaction.id is required')),
-    message: text.optional().nullable(),
-    status_code: text.pipe(z.string().trim().min(1, 'transaction.status_code is required')),
-    airtel_money_id: text.optional().nullable(),
-    wallet_money_id: text.optional().nullable(),
-    response_code: text.optional().nullable(),
-    result_code: text.optional().nullable(),
+    id: z.pipe(text, z.string().check(z.minLength(1, 'transaction.id is required'))),
+    message: z.nullish(text),
+    status_code: z.pipe(
+      text,
+      z.string().check(z.trim(), z.minLength(1, 'transaction.status_code is required')),
+    ),
+    airtel_money_id: z.nullish(text),
+    wallet_money_id: z.nullish(text),
+    response_code: z.nullish(text),
+    result_code: z.nullish(text),
   }),
   /** Status envelope, as on API responses; some senders copy it into callbacks. */
-  status: z
-    .looseObject({ response_code: text.optional().nullable(), result_code: text.optional().nullable() })
-    .optional()
-    .nullable()
-    .catch(undefined),
+  status: z.catch(
+    z.nullish(z.looseObject({ response_code: z.nullish(text), result_code: z.nullish(text) })),
+    undefined,
+  ),
 });
 export type AirtelCallback = z.infer<typeof airtelCallbackSchema>;
 
@@ -63,40 +65,36 @@ export type AirtelCallback = z.infer<typeof airtelCallbackSchema>;
  * The status API (reconciliation): the transaction enquiry of seed 001 Part A. The credential values are
  * secrets (scrubbed from logs); in AWS they arrive from Secrets Manager merged into these settings.
  */
-export const airtelApiSettingsSchema = z
-  .object({
-    /** https://openapi.airtel.africa, https://openapiuat.airtel.africa, the simulator. */
-    baseUrl: z.url({ protocol: /^https?$/ }),
-    clientId: z.string().min(1),
-    clientSecret: z.string().min(1),
-    /** `X-Country` / `X-Currency` of the enquiry; default the account's `country` / `currency`. */
-    country: z
-      .string()
-      .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166 alpha-2 code like UG')
-      .optional(),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX')
-      .optional(),
-    timeoutMs: z.number().int().min(100).max(30_000).default(5000),
-    /** Airtel publishes no rate; a polite default. */
-    maxRequestsPerSecond: z.number().positive().max(1000).default(5),
-    concurrency: z.number().int().min(1).max(64).default(4),
-    /**
-     * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: seed 001 has
-     * the payment enquiry only (`/standard/v1/payments/{id}`), so refund and disbursement are checked
-     * only when a path is given here.
-     */
-    paths: z
-      .partialRecord(
-        z.enum(AIRTEL_KINDS),
-        z
-          .string()
-          .regex(/^\/[A-Za-z0-9_/.-]*\{id\}[A-Za-z0-9_/.-]*$/, 'a path starting with / and containing {id}'),
-      )
-      .optional(),
-  })
-  .strict();
+export const airtelApiSettingsSchema = z.strictObject({
+  /** https://openapi.airtel.africa, https://openapiuat.airtel.africa, the simulator. */
+  baseUrl: z.url({ protocol: /^https?$/ }),
+  clientId: z.string().check(z.minLength(1)),
+  clientSecret: z.string().check(z.minLength(1)),
+  /** `X-Country` / `X-Currency` of the enquiry; default the account's `country` / `currency`. */
+  country: z.optional(
+    z.string().check(z.regex(/^[A-Z]{2}$/, 'country must be an ISO 3166 alpha-2 code like UG')),
+  ),
+  currency: z.optional(z.string().check(z.regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX'))),
+  timeoutMs: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5000),
+  /** Airtel publishes no rate; a polite default. */
+  maxRequestsPerSecond: z._default(z.number().check(z.positive(), z.lte(1000)), 5),
+  concurrency: z._default(z.int().check(z.gte(1), z.lte(64)), 4),
+  /**
+   * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: seed 001 has
+   * the payment enquiry only (`/standard/v1/payments/{id}`), so refund and disbursement are checked
+   * only when a path is given here.
+   */
+  paths: z.optional(
+    z.partialRecord(
+      z.enum(AIRTEL_KINDS),
+      z
+        .string()
+        .check(
+          z.regex(/^\/[A-Za-z0-9_/.-]*\{id\}[A-Za-z0-9_/.-]*$/, 'a path starting with / and containing {id}'),
+        ),
+    ),
+  ),
+});
 export type AirtelApiSettings = z.infer<typeof airtelApiSettingsSchema>;
 
 export const airtelAccountSchema = z
@@ -105,50 +103,52 @@ export const airtelAccountSchema = z
      * Confirm an unsigned success (no verified signature) with the status API before TransactionSucceeded
      * (docs/reconciliation.md). Off by default for this provider.
      */
-    confirmSuccess: z.boolean().optional(),
+    confirmSuccess: z.optional(z.boolean()),
     /** The HMAC key shown in the application settings ("private key"), used as UTF-8 bytes. A secret. */
-    callbackKey: z.string().min(1).optional(),
+    callbackKey: z.optional(z.string().check(z.minLength(1))),
     /** enforce: reject a missing/wrong hash (401); log-only: accept and record; off: do not check. */
-    hashMode: z.enum(AIRTEL_HASH_MODES).default('enforce'),
+    hashMode: z._default(z.enum(AIRTEL_HASH_MODES), 'enforce'),
     /** Enabled recipes, tried in the canonical order; a match on any one is accepted. */
-    hashRecipes: z
-      .array(z.enum(AIRTEL_HASH_RECIPES))
-      .min(1, 'enable at least one hash recipe (or set hashMode to "off")')
-      .default([...AIRTEL_HASH_RECIPES]),
+    hashRecipes: z._default(
+      z
+        .array(z.enum(AIRTEL_HASH_RECIPES))
+        .check(z.minLength(1, 'enable at least one hash recipe (or set hashMode to "off")')),
+      [...AIRTEL_HASH_RECIPES],
+    ),
     /** X-Country of the application (ISO 3166 alpha-2), informational. */
-    country: z
-      .string()
-      .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166 alpha-2 code like UG')
-      .optional(),
+    country: z.optional(
+      z.string().check(z.regex(/^[A-Z]{2}$/, 'country must be an ISO 3166 alpha-2 code like UG')),
+    ),
     /** X-Currency of the application (ISO 4217), informational: Airtel callbacks carry no amount. */
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX')
-      .optional(),
+    currency: z.optional(
+      z.string().check(z.regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like UGX')),
+    ),
     /** Status API settings; without them Airtel transactions are not polled (only expired at the window's end). */
-    api: airtelApiSettingsSchema.optional(),
+    api: z.optional(airtelApiSettingsSchema),
   })
-  .superRefine((settings, ctx) => {
-    if (settings.api && !(settings.api.country ?? settings.country)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['api', 'country'],
-        message: "the enquiry needs X-Country: set api.country or the account's country",
-      });
-    }
-    if (settings.api && !(settings.api.currency ?? settings.currency)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['api', 'currency'],
-        message: "the enquiry needs X-Currency: set api.currency or the account's currency",
-      });
-    }
-    if (settings.hashMode !== 'off' && !settings.callbackKey) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['callbackKey'],
-        message: `callbackKey is required when hashMode is "${settings.hashMode}" (set hashMode to "off" to accept unsigned callbacks)`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((settings, ctx) => {
+      if (settings.api && !(settings.api.country ?? settings.country)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['api', 'country'],
+          message: "the enquiry needs X-Country: set api.country or the account's country",
+        });
+      }
+      if (settings.api && !(settings.api.currency ?? settings.currency)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['api', 'currency'],
+          message: "the enquiry needs X-Currency: set api.currency or the account's currency",
+        });
+      }
+      if (settings.hashMode !== 'off' && !settings.callbackKey) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['callbackKey'],
+          message: `callbackKey is required when hashMode is "${settings.hashMode}" (set hashMode to "off" to accept unsigned callbacks)`,
+        });
+      }
+    }),
+  );
 export type AirtelAccountSettings = z.infer<typeof airtelAccountSchema>;

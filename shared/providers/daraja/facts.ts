@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../util/zod';
 import { SchemaValidationError } from '../../domain/errors';
 import type { Reason } from '../../domain/reasons';
 import { sha256Hex } from '../../util/ids';
@@ -258,7 +258,7 @@ function parseFactTimeout(input: Input, what: 'balance' | 'reversal'): ParsedCal
   });
 }
 
-const looseText = z.union([z.string(), z.number()]).transform(String).optional().nullable();
+const looseText = z.nullish(z.pipe(z.union([z.string(), z.number()]), z.transform(String)));
 
 /** A balance request carries no id of its own, so its echo may have none (identified by its digest). */
 const balanceEchoSchema = z.looseObject({

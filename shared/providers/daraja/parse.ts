@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../util/zod';
 import { SchemaValidationError } from '../../domain/errors';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
@@ -36,7 +36,7 @@ import {
 type Input = CallbackInput<DarajaAccountSettings>;
 
 /** A body through its schema, or SchemaValidationError naming what did not match. */
-export function parse<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+export function parse<S extends z.ZodMiniType>(schema: S, body: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new SchemaValidationError(`Daraja ${what} does not match the expected shape`, {

@@ -1,5 +1,5 @@
 import { constants, createPublicKey, publicEncrypt, X509Certificate } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../../util/zod';
 import { isValidCidr } from '../../util/ip-allowlist';
 
 /**
@@ -9,58 +9,55 @@ import { isValidCidr } from '../../util/ip-allowlist';
  */
 
 /** Numbers and strings both arrive for the same field; keep the text. */
-const text = z.union([z.string(), z.number()]).transform(String);
-const requiredText = z.union([z.string().trim().min(1), z.number()]).transform(String);
+const text = z.pipe(z.union([z.string(), z.number()]), z.transform(String));
+const requiredText = z.pipe(
+  z.union([z.string().check(z.trim(), z.minLength(1)), z.number()]),
+  z.transform(String),
+);
 
 /** A single object or an array of them, always an array afterwards. */
-function oneOrMany<T extends z.ZodType>(item: T) {
-  return z.union([z.array(item), item]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
+function oneOrMany<T extends z.ZodMiniType>(item: T) {
+  return z.pipe(
+    z.union([z.array(item), item]),
+    z.transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]),
+  );
 }
 
 /** `{Name, Value}` (STK CallbackMetadata.Item); Balance comes without Value. */
-export const nameValueSchema = z.looseObject({ Name: z.string(), Value: z.unknown().optional() });
+export const nameValueSchema = z.looseObject({ Name: z.string(), Value: z.optional(z.unknown()) });
 /** `{Key, Value}` (ResultParameter, ReferenceItem); TransactionReason and Occasion come without Value. */
-export const keyValueSchema = z.looseObject({ Key: z.string(), Value: z.unknown().optional() });
+export const keyValueSchema = z.looseObject({ Key: z.string(), Value: z.optional(z.unknown()) });
 
 export const stkCallbackSchema = z.looseObject({
   Body: z.looseObject({
     stkCallback: z.looseObject({
-      MerchantRequestID: text.optional(),
+      MerchantRequestID: z.optional(text),
       CheckoutRequestID: requiredText,
       ResultCode: requiredText,
-      ResultDesc: z.string().optional().nullable(),
-      CallbackMetadata: z
-        .looseObject({ Item: oneOrMany(nameValueSchema).optional() })
-        .optional()
-        .nullable(),
+      ResultDesc: z.nullish(z.string()),
+      CallbackMetadata: z.nullish(z.looseObject({ Item: z.optional(oneOrMany(nameValueSchema)) })),
     }),
   }),
 });
 export type StkCallback = z.infer<typeof stkCallbackSchema>;
 
 const resultCore = {
-  ResultType: text.optional().nullable(),
-  ResultDesc: z.string().optional().nullable(),
-  OriginatorConversationID: text.optional().nullable(),
-  ConversationID: text.optional().nullable(),
-  TransactionID: text.optional().nullable(),
-  ResultParameters: z
-    .looseObject({ ResultParameter: oneOrMany(keyValueSchema).optional() })
-    .optional()
-    .nullable(),
-  ReferenceData: z
-    .looseObject({ ReferenceItem: oneOrMany(keyValueSchema).optional() })
-    .optional()
-    .nullable(),
+  ResultType: z.nullish(text),
+  ResultDesc: z.nullish(z.string()),
+  OriginatorConversationID: z.nullish(text),
+  ConversationID: z.nullish(text),
+  TransactionID: z.nullish(text),
+  ResultParameters: z.nullish(z.looseObject({ ResultParameter: z.optional(oneOrMany(keyValueSchema)) })),
+  ReferenceData: z.nullish(z.looseObject({ ReferenceItem: z.optional(oneOrMany(keyValueSchema)) })),
 };
 
 /** B2C and transaction-status results posted to ResultURL: `{Result:{...}}`. */
 export const resultSchema = z.looseObject({
-  Result: z
-    .looseObject({ ...resultCore, ResultCode: requiredText })
-    .refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID), {
+  Result: z.looseObject({ ...resultCore, ResultCode: requiredText }).check(
+    z.refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID), {
       message: 'Result must carry OriginatorConversationID or ConversationID',
     }),
+  ),
 });
 export type DarajaResult = z.infer<typeof resultSchema>['Result'];
 
@@ -70,43 +67,45 @@ export type DarajaResult = z.infer<typeof resultSchema>['Result'];
  * OriginatorConversationID (and the SecurityCredential, which must be redacted).
  */
 export const timeoutResultShapeSchema = z.looseObject({
-  Result: z
-    .looseObject({ ...resultCore, ResultCode: text.optional().nullable() })
-    .refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
+  Result: z.looseObject({ ...resultCore, ResultCode: z.nullish(text) }).check(
+    z.refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
       message: 'Result must carry OriginatorConversationID, ConversationID or TransactionID',
     }),
+  ),
 });
 export const timeoutEchoShapeSchema = z
   .looseObject({
-    OriginatorConversationID: text.optional().nullable(),
-    ConversationID: text.optional().nullable(),
-    TransactionID: text.optional().nullable(),
-    CommandID: z.string().optional().nullable(),
-    Amount: text.optional().nullable(),
-    PartyA: text.optional().nullable(),
-    PartyB: text.optional().nullable(),
+    OriginatorConversationID: z.nullish(text),
+    ConversationID: z.nullish(text),
+    TransactionID: z.nullish(text),
+    CommandID: z.nullish(z.string()),
+    Amount: z.nullish(text),
+    PartyA: z.nullish(text),
+    PartyB: z.nullish(text),
   })
-  .refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
-    message: 'a timeout notice must carry OriginatorConversationID, ConversationID or TransactionID',
-  });
+  .check(
+    z.refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
+      message: 'a timeout notice must carry OriginatorConversationID, ConversationID or TransactionID',
+    }),
+  );
 export type TimeoutEcho = z.infer<typeof timeoutEchoShapeSchema>;
 export type TimeoutResult = z.infer<typeof timeoutResultShapeSchema>['Result'];
 
 /** C2B validation and confirmation share one body (strings; OrgAccountBalance blank in validation). */
 export const c2bSchema = z.looseObject({
-  TransactionType: text.optional().nullable(),
+  TransactionType: z.nullish(text),
   TransID: requiredText,
-  TransTime: text.optional().nullable(),
+  TransTime: z.nullish(text),
   TransAmount: requiredText,
   BusinessShortCode: requiredText,
-  BillRefNumber: text.optional().nullable(),
-  InvoiceNumber: text.optional().nullable(),
-  OrgAccountBalance: text.optional().nullable(),
-  ThirdPartyTransID: text.optional().nullable(),
-  MSISDN: text.optional().nullable(),
-  FirstName: z.string().optional().nullable(),
-  MiddleName: z.string().optional().nullable(),
-  LastName: z.string().optional().nullable(),
+  BillRefNumber: z.nullish(text),
+  InvoiceNumber: z.nullish(text),
+  OrgAccountBalance: z.nullish(text),
+  ThirdPartyTransID: z.nullish(text),
+  MSISDN: z.nullish(text),
+  FirstName: z.nullish(z.string()),
+  MiddleName: z.nullish(z.string()),
+  LastName: z.nullish(z.string()),
 });
 export type C2BPayload = z.infer<typeof c2bSchema>;
 
@@ -146,133 +145,129 @@ export const DARAJA_DEFAULT_SOURCE_IPS = [
 
 const cidrSchema = z
   .string()
-  .refine(isValidCidr, { message: 'must be an IPv4/IPv6 address or CIDR (e.g. 196.201.214.0/24)' });
+  .check(z.refine(isValidCidr, { message: 'must be an IPv4/IPv6 address or CIDR (e.g. 196.201.214.0/24)' }));
 
-const regexSchema = z.string().refine(
-  (pattern) => {
-    try {
-      new RegExp(pattern);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be a valid regular expression' },
+const regexSchema = z.string().check(
+  z.refine(
+    (pattern) => {
+      try {
+        new RegExp(pattern);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be a valid regular expression' },
+  ),
 );
 
 /** Hard cap below Daraja's ~8 s validation timeout, leaving room for network and the writes. */
 export const C2B_DEADLINE_CAP_MS = 7500;
 
 export const darajaC2bSettingsSchema = z
-  .object({
+  .strictObject({
     /** Answer within this many milliseconds, whatever the decision sources do. */
-    deadlineMs: z.number().int().min(50).max(C2B_DEADLINE_CAP_MS).default(5000),
+    deadlineMs: z._default(z.int().check(z.gte(50), z.lte(C2B_DEADLINE_CAP_MS)), 5000),
     /** What to answer when the decision is not ready in time or a decision source fails. */
-    defaultDecision: z.enum(['accept', 'reject']).default('accept'),
-    defaultRejectCode: z.enum(C2B_REJECT_CODES).default('C2B00016'),
+    defaultDecision: z._default(z.enum(['accept', 'reject']), 'accept'),
+    defaultRejectCode: z._default(z.enum(C2B_REJECT_CODES), 'C2B00016'),
     /** BillRefNumber must match this regular expression (tested against the whole trimmed value). */
-    billRefPattern: regexSchema.optional(),
-    minAmount: z.number().positive().optional(),
-    maxAmount: z.number().positive().optional(),
+    billRefPattern: z.optional(regexSchema),
+    minAmount: z.optional(z.number().check(z.positive())),
+    maxAmount: z.optional(z.number().check(z.positive())),
     /** The MSISDN's visible prefix (it arrives masked, e.g. 25470****149) must start with one of these. */
-    msisdnPrefixes: z
-      .array(z.string().regex(/^\d{1,12}$/, 'prefixes are digits'))
-      .min(1)
-      .optional(),
+    msisdnPrefixes: z.optional(
+      z.array(z.string().check(z.regex(/^\d{1,12}$/, 'prefixes are digits'))).check(z.minLength(1)),
+    ),
     /** Reject (C2B00014, KYC) when the payer's first and last names are both empty. */
-    requireCustomerName: z.boolean().default(false),
+    requireCustomerName: z._default(z.boolean(), false),
     /** Look BillRefNumber up among the account's known account numbers in DynamoDB. */
-    knownAccounts: z.boolean().default(false),
+    knownAccounts: z._default(z.boolean(), false),
     /** The partner's own decision endpoint, asked last. */
-    partner: z
-      .object({
+    partner: z.optional(
+      z.strictObject({
         url: z.url(),
         /** Sent as `Authorization: Bearer <token>`; never logged. */
-        bearerToken: z.string().min(16).optional(),
-      })
-      .strict()
-      .optional(),
+        bearerToken: z.optional(z.string().check(z.minLength(16))),
+      }),
+    ),
   })
-  .strict()
-  .refine((c) => c.minAmount === undefined || c.maxAmount === undefined || c.minAmount <= c.maxAmount, {
-    message: 'minAmount must not exceed maxAmount',
-    path: ['minAmount'],
-  });
+  .check(
+    z.refine((c) => c.minAmount === undefined || c.maxAmount === undefined || c.minAmount <= c.maxAmount, {
+      message: 'minAmount must not exceed maxAmount',
+      path: ['minAmount'],
+    }),
+  );
 export type DarajaC2bSettings = z.infer<typeof darajaC2bSettingsSchema>;
 
-export const darajaSourceIpSettingsSchema = z
-  .object({
-    mode: z.enum(['enforce', 'log-only', 'off']).default('enforce'),
-    allow: z
-      .array(cidrSchema)
-      .min(1)
-      .default([...DARAJA_DEFAULT_SOURCE_IPS]),
-  })
-  .strict();
+export const darajaSourceIpSettingsSchema = z.strictObject({
+  mode: z._default(z.enum(['enforce', 'log-only', 'off']), 'enforce'),
+  allow: z._default(z.array(cidrSchema).check(z.minLength(1)), [...DARAJA_DEFAULT_SOURCE_IPS]),
+});
 
 /**
  * The status API (reconciliation): STK push query for `stk`, transaction status query for the rest.
  * Credential values are secrets (scrubbed from logs); in AWS they arrive from Secrets Manager merged in.
  */
-export const darajaApiSettingsSchema = z
-  .object({
+export const darajaApiSettingsSchema = z.pipe(
+  z.strictObject({
     /** https://api.safaricom.co.ke, https://sandbox.safaricom.co.ke, the simulator. */
     baseUrl: z.url({ protocol: /^https?$/ }),
-    consumerKey: z.string().min(1),
-    consumerSecret: z.string().min(1),
+    consumerKey: z.string().check(z.minLength(1)),
+    consumerSecret: z.string().check(z.minLength(1)),
     /** `/mpesa` on the real platform, `/wallet` on the seed's neutral paths (the token path has none). */
-    pathPrefix: z.enum(['/mpesa', '/wallet']).default('/mpesa'),
+    pathPrefix: z._default(z.enum(['/mpesa', '/wallet']), '/mpesa'),
     /** STK query: the Lipa na M-Pesa passkey of `stkShortCode`. Without it `stk` is not checked. */
-    passkey: z.string().min(1).optional(),
+    passkey: z.optional(z.string().check(z.minLength(1))),
     /** STK query BusinessShortCode; default the account's `shortCode`. */
-    stkShortCode: z
-      .string()
-      .regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits')
-      .optional(),
+    stkShortCode: z.optional(z.string().check(z.regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits'))),
     /** Transaction status query: the API operator and its encrypted password. Without them b2c/c2b are not checked. */
-    initiator: z.string().min(1).optional(),
-    securityCredential: z.string().min(1).optional(),
+    initiator: z.optional(z.string().check(z.minLength(1))),
+    securityCredential: z.optional(z.string().check(z.minLength(1))),
     /**
      * Instead of `securityCredential`: the initiator's password in clear (a secret) and Daraja's public key
      * certificate (PEM, sandbox or production); the relay encrypts it once, when the config loads. The
      * password must keep to seed 001's characters (initiatorPasswordProblem): checked even beside a
      * `securityCredential`, so a password Daraja will refuse fails the config, naming this key.
      */
-    initiatorPassword: z
-      .string()
-      .min(1)
-      .superRefine((password, ctx) => {
-        const problem = initiatorPasswordProblem(password);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .optional(),
-    securityCertificate: z
-      .string()
-      .refine(
-        (pem) => /-----BEGIN (CERTIFICATE|PUBLIC KEY)-----/.test(pem),
-        "Daraja's certificate as PEM (-----BEGIN CERTIFICATE-----), or its public key (-----BEGIN PUBLIC KEY-----)",
-      )
-      .optional(),
+    initiatorPassword: z.optional(
+      z.string().check(
+        z.minLength(1),
+        z.superRefine((password, ctx) => {
+          const problem = initiatorPasswordProblem(password);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      ),
+    ),
+    securityCertificate: z.optional(
+      z
+        .string()
+        .check(
+          z.refine(
+            (pem) => /-----BEGIN (CERTIFICATE|PUBLIC KEY)-----/.test(pem),
+            "Daraja's certificate as PEM (-----BEGIN CERTIFICATE-----), or its public key (-----BEGIN PUBLIC KEY-----)",
+          ),
+        ),
+    ),
     /** Transaction status query PartyA; default the account's `shortCode`. */
-    partyA: z
-      .string()
-      .regex(/^(\d{5,9}|254\d{9})$/, 'a short code (5 to 9 digits) or a 12-digit MSISDN')
-      .optional(),
+    partyA: z.optional(
+      z.string().check(z.regex(/^(\d{5,9}|254\d{9})$/, 'a short code (5 to 9 digits) or a 12-digit MSISDN')),
+    ),
     /** 4 = organisation short code (seed 001), 1 = MSISDN, 2 = till number. */
-    identifierType: z.enum(['1', '2', '4']).default('4'),
-    timeoutMs: z.number().int().min(100).max(30_000).default(5000),
+    identifierType: z._default(z.enum(['1', '2', '4']), '4'),
+    timeoutMs: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5000),
     /** All calls of the account. */
-    maxRequestsPerSecond: z.number().positive().max(1000).default(5),
+    maxRequestsPerSecond: z._default(z.number().check(z.positive(), z.lte(1000)), 5),
     /** STK queries only: the sandbox allows about 5 a minute. */
-    stkQueriesPerMinute: z.number().positive().max(60_000).default(5),
-    concurrency: z.number().int().min(1).max(64).default(2),
-  })
-  .strict()
-  .transform((api, ctx) => {
+    stkQueriesPerMinute: z._default(z.number().check(z.positive(), z.lte(60_000)), 5),
+    concurrency: z._default(z.int().check(z.gte(1), z.lte(64)), 2),
+  }),
+  z.transform((api, ctx) => {
     if (api.securityCredential || !api.initiatorPassword) return api;
     if (!api.securityCertificate) {
-      ctx.addIssue({
+      ctx.issues.push({
         code: 'custom',
+        input: api,
         path: ['securityCertificate'],
         message:
           "initiatorPassword needs Daraja's public key certificate (securityCertificate) to be encrypted, or give securityCredential",
@@ -285,14 +280,16 @@ export const darajaApiSettingsSchema = z
         securityCredential: encryptInitiatorPassword(api.initiatorPassword, api.securityCertificate),
       };
     } catch {
-      ctx.addIssue({
+      ctx.issues.push({
         code: 'custom',
+        input: api,
         path: ['securityCertificate'],
         message: 'is not a usable RSA certificate',
       });
       return z.NEVER;
     }
-  });
+  }),
+);
 export type DarajaApiSettings = z.infer<typeof darajaApiSettingsSchema>;
 
 /**
@@ -324,21 +321,18 @@ export const darajaAccountSchema = z.object({
    * Confirm an unsigned success (no verified signature) with the status API before TransactionSucceeded
    * (docs/reconciliation.md). Off by default for this provider.
    */
-  confirmSuccess: z.boolean().optional(),
+  confirmSuccess: z.optional(z.boolean()),
   /** The pay-bill/till short code; C2B requests for another BusinessShortCode are rejected (C2B00015). */
-  shortCode: z
-    .string()
-    .regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits')
-    .optional(),
+  shortCode: z.optional(z.string().check(z.regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits'))),
   /** Daraja bodies carry no currency; reports use this one. */
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES')
-    .default('KES'),
-  sourceIp: darajaSourceIpSettingsSchema.prefault({}),
-  c2b: darajaC2bSettingsSchema.prefault({}),
+  currency: z._default(
+    z.string().check(z.regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES')),
+    'KES',
+  ),
+  sourceIp: z.prefault(darajaSourceIpSettingsSchema, {}),
+  c2b: z.prefault(darajaC2bSettingsSchema, {}),
   /** Status API settings; without them Daraja transactions are not polled (only expired at the window's end). */
-  api: darajaApiSettingsSchema.optional(),
+  api: z.optional(darajaApiSettingsSchema),
 });
 export type DarajaAccountSettings = z.infer<typeof darajaAccountSchema>;
 

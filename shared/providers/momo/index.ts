@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import * as z from 'zod';
+import * as z from '../../util/zod';
 import {
   InvalidCallbackUrlError,
   InvalidReferenceError,

@@ -1,17 +1,17 @@
-import * as z from 'zod';
+import * as z from '../../util/zod';
 
 /** MoMo sends numbers as strings, but integrations have seen numbers too; accept both, keep text. */
-const text = z.union([z.string(), z.number()]).transform(String);
+const text = z.pipe(z.union([z.string(), z.number()]), z.transform(String));
 
 export const momoPartySchema = z.looseObject({
-  partyIdType: z.string().optional(),
-  partyId: text.optional(),
+  partyIdType: z.optional(z.string()),
+  partyId: z.optional(text),
 });
 
 /** `reason` is a bare code string on some APIs and an ErrorReason object on others. */
 export const momoReasonSchema = z.union([
   z.string(),
-  z.looseObject({ code: z.string().optional(), message: z.string().optional() }),
+  z.looseObject({ code: z.optional(z.string()), message: z.optional(z.string()) }),
 ]);
 
 /**
@@ -19,19 +19,19 @@ export const momoReasonSchema = z.union([
  * (loose) because strict DTOs have silently dropped real callbacks; only `status` is required.
  */
 export const momoCallbackSchema = z.looseObject({
-  referenceId: z.string().optional(),
-  financialTransactionId: text.optional().nullable(),
-  externalId: text.optional().nullable(),
-  amount: text.optional().nullable(),
-  currency: z.string().optional().nullable(),
-  payerCurrency: z.string().optional().nullable(),
-  money: z.looseObject({ amount: text.optional(), currency: z.string().optional() }).optional().nullable(),
-  payer: momoPartySchema.optional().nullable(),
-  payee: momoPartySchema.optional().nullable(),
-  intendedPayer: momoPartySchema.optional().nullable(),
-  status: z.string().min(1, 'status is required'),
-  reason: momoReasonSchema.optional().nullable(),
-  errorReason: momoReasonSchema.optional().nullable(),
+  referenceId: z.optional(z.string()),
+  financialTransactionId: z.nullish(text),
+  externalId: z.nullish(text),
+  amount: z.nullish(text),
+  currency: z.nullish(z.string()),
+  payerCurrency: z.nullish(z.string()),
+  money: z.nullish(z.looseObject({ amount: z.optional(text), currency: z.optional(z.string()) })),
+  payer: z.nullish(momoPartySchema),
+  payee: z.nullish(momoPartySchema),
+  intendedPayer: z.nullish(momoPartySchema),
+  status: z.string().check(z.minLength(1, 'status is required')),
+  reason: z.nullish(momoReasonSchema),
+  errorReason: z.nullish(momoReasonSchema),
 });
 export type MomoCallback = z.infer<typeof momoCallbackSchema>;
 
@@ -54,74 +54,79 @@ export type MomoKind = (typeof MOMO_KINDS)[number];
  * secret (scrubbed from logs, see `secrets`).
  */
 export const momoApiSettingsSchema = z
-  .object({
+  .strictObject({
     /** Gateway base URL: https://proxy.momoapi.mtn.com, https://sandbox.momodeveloper.mtn.com, the simulator. */
     baseUrl: z.url({ protocol: /^https?$/ }),
     /** API user (UUID) and API key: the Basic credentials of the token calls. */
-    apiUser: z.string().min(1),
-    apiKey: z.string().min(1),
+    apiUser: z.string().check(z.minLength(1)),
+    apiKey: z.string().check(z.minLength(1)),
     /** `Ocp-Apim-Subscription-Key` of the Collection product (collection kinds). */
-    collectionSubscriptionKey: z.string().min(1).optional(),
+    collectionSubscriptionKey: z.optional(z.string().check(z.minLength(1))),
     /** `Ocp-Apim-Subscription-Key` of the Disbursement product (transfer, deposit, refund, cash transfer). */
-    disbursementSubscriptionKey: z.string().min(1).optional(),
+    disbursementSubscriptionKey: z.optional(z.string().check(z.minLength(1))),
     /**
      * `Ocp-Apim-Subscription-Key` of the Remittance product: used for paths under `/remittance/`, e.g.
      * `paths: {"transfer": "/remittance/v1_0/transfer/{ref}"}` on an account that sends remittances.
      */
-    remittanceSubscriptionKey: z.string().min(1).optional(),
+    remittanceSubscriptionKey: z.optional(z.string().check(z.minLength(1))),
     /**
      * The product's secondary key (seed 000: each product has "a primary and a secondary key"; "the
      * secondary key is tried when the primary fails"). When MoMo refuses the primary with a subscription
      * key error (401/403 "Access denied due to invalid subscription key"), the token request and the status
      * GET are made again with the secondary, which is then used until it is refused in turn. Optional.
      */
-    collectionSecondarySubscriptionKey: z.string().min(1).optional(),
-    disbursementSecondarySubscriptionKey: z.string().min(1).optional(),
-    remittanceSecondarySubscriptionKey: z.string().min(1).optional(),
+    collectionSecondarySubscriptionKey: z.optional(z.string().check(z.minLength(1))),
+    disbursementSecondarySubscriptionKey: z.optional(z.string().check(z.minLength(1))),
+    remittanceSecondarySubscriptionKey: z.optional(z.string().check(z.minLength(1))),
     /** Per attempt. */
-    timeoutMs: z.number().int().min(100).max(30_000).default(5000),
+    timeoutMs: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5000),
     /** MTN caps status calls at 10 requests/s. */
-    maxRequestsPerSecond: z.number().positive().max(1000).default(10),
+    maxRequestsPerSecond: z._default(z.number().check(z.positive(), z.lte(1000)), 10),
     /** Status calls in flight at once for this account. */
-    concurrency: z.number().int().min(1).max(64).default(4),
+    concurrency: z._default(z.int().check(z.gte(1), z.lte(64)), 4),
     /**
      * Status path per kind, overriding the built-in table (`{ref}` is replaced by the reference), e.g.
      * `{"transfer": "/remittance/v1_0/transfer/{ref}"}`. The path's first segment picks the product (token
      * and subscription key). Refund and cash transfer have no path in seed 000: MTN's are the defaults.
      */
-    paths: z
-      .partialRecord(
+    paths: z.optional(
+      z.partialRecord(
         z.enum(MOMO_KINDS),
         z
           .string()
-          .regex(
-            /^\/[A-Za-z0-9_/.-]*\{ref\}[A-Za-z0-9_/.-]*$/,
-            'a path starting with / and containing {ref}',
+          .check(
+            z.regex(
+              /^\/[A-Za-z0-9_/.-]*\{ref\}[A-Za-z0-9_/.-]*$/,
+              'a path starting with / and containing {ref}',
+            ),
           ),
-      )
-      .optional(),
+      ),
+    ),
   })
-  .strict()
-  .refine(
-    (api) =>
-      api.collectionSubscriptionKey || api.disbursementSubscriptionKey || api.remittanceSubscriptionKey,
-    {
-      message:
-        'give at least one of collectionSubscriptionKey, disbursementSubscriptionKey, remittanceSubscriptionKey',
-      path: ['collectionSubscriptionKey'],
-    },
-  )
-  .superRefine((api, ctx) => {
-    for (const product of ['collection', 'disbursement', 'remittance'] as const) {
-      if (api[`${product}SecondarySubscriptionKey`] && !api[`${product}SubscriptionKey`]) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [`${product}SecondarySubscriptionKey`],
-          message: `${product}SecondarySubscriptionKey is the fallback of ${product}SubscriptionKey: give the primary too`,
-        });
+  .check(
+    z.refine(
+      (api) =>
+        Boolean(
+          api.collectionSubscriptionKey || api.disbursementSubscriptionKey || api.remittanceSubscriptionKey,
+        ),
+      {
+        message:
+          'give at least one of collectionSubscriptionKey, disbursementSubscriptionKey, remittanceSubscriptionKey',
+        path: ['collectionSubscriptionKey'],
+      },
+    ),
+    z.superRefine((api, ctx) => {
+      for (const product of ['collection', 'disbursement', 'remittance'] as const) {
+        if (api[`${product}SecondarySubscriptionKey`] && !api[`${product}SubscriptionKey`]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [`${product}SecondarySubscriptionKey`],
+            message: `${product}SecondarySubscriptionKey is the fallback of ${product}SubscriptionKey: give the primary too`,
+          });
+        }
       }
-    }
-  });
+    }),
+  );
 export type MomoApiSettings = z.infer<typeof momoApiSettingsSchema>;
 
 /** The sandbox's target environment (seed 000); any other value is a production (country) environment. */
@@ -132,27 +137,30 @@ export const momoAccountSchema = z.object({
    * X-Target-Environment of the API user ("sandbox" or the country value). Anything but "sandbox" marks
    * the account as production: its callback URLs must be https (seed 000, Events 5).
    */
-  targetEnvironment: z.string().min(1).default(MOMO_SANDBOX_ENVIRONMENT),
+  targetEnvironment: z._default(z.string().check(z.minLength(1)), MOMO_SANDBOX_ENVIRONMENT),
   /**
    * The API user's `providerCallbackHost` (seed 000: the host name, not an IP address, that callback URLs
    * must use; MoMo refuses any other with 500 INVALID_CALLBACK_URL_HOST). When set, registration refuses to
    * hand out a callback URL on another host (400 INVALID_CALLBACK_URL) instead of letting MoMo refuse it.
    */
-  providerCallbackHost: z
-    .string()
-    .regex(
-      /^(?=.{1,253}$)(?!\d+(\.\d+){3}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
-      'providerCallbackHost is a host name as registered for the API user (no scheme, port, path or IP address), e.g. relay.example.com',
-    )
-    .optional(),
+  providerCallbackHost: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(
+          /^(?=.{1,253}$)(?!\d+(\.\d+){3}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+          'providerCallbackHost is a host name as registered for the API user (no scheme, port, path or IP address), e.g. relay.example.com',
+        ),
+      ),
+  ),
   /** Expected currency; a callback in another currency is a conflict, never a success. */
-  currency: z.string().length(3).optional(),
+  currency: z.optional(z.string().check(z.length(3))),
   /** Status API settings; without them MoMo transactions are not polled (only expired at the window's end). */
-  api: momoApiSettingsSchema.optional(),
+  api: z.optional(momoApiSettingsSchema),
   /**
    * A SUCCESSFUL callback (unsigned, always) is confirmed with the status GET before TransactionSucceeded
    * (docs/reconciliation.md). On by default; switch off only where the path secret is trusted alone.
    */
-  confirmSuccess: z.boolean().default(true),
+  confirmSuccess: z._default(z.boolean(), true),
 });
 export type MomoAccountSettings = z.infer<typeof momoAccountSchema>;
