@@ -3,6 +3,7 @@
  * relay config and end-to-end tests can name the same credentials without reading them from the simulator.
  */
 import type { AirtelHashRecipe } from './airtel/hash';
+import type { SimClock } from './core/clock';
 import type { GlobalFaultsInput } from './core/faults';
 import type { LogSink } from './core/log';
 
@@ -130,6 +131,11 @@ export interface SimulatorOptions {
   timeScale?: number;
   /** Real ms until a payer "answers" a prompt (not scaled). Default 300. */
   approvalDelayMs?: number;
+  /**
+   * The clock behind the simulator's timers and MoMo's transaction times; default the real one. Tests pass
+   * a `ManualClock` (core/clock.ts) to decide when a payer answers or a window closes.
+   */
+  clock?: SimClock;
   /** Timeout of each callback request. Default 10 000 ms. */
   callbackTimeoutMs?: number;
   /** Address used by the `foreign-ip` fault. */

@@ -143,7 +143,7 @@ function toReply(e: SimHttpError): Reply {
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options);
   const logger = new Logger(opts.log);
-  const scheduler = new Scheduler(opts.timeScale);
+  const scheduler = new Scheduler(opts.timeScale, options.clock);
   const sender = new CallbackSender(scheduler, logger, {
     foreignIp: opts.foreignSourceIp,
     timeoutMs: opts.callbackTimeoutMs,

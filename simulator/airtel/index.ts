@@ -159,7 +159,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
   const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const publicKeyDerB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
   const keyId = Number(digits(4));
-  const tokens = new TokenStore<{ clientId: string }>();
+  const tokens = new TokenStore<{ clientId: string }>(() => sim.scheduler.now());
   const transactions = new Map<string, AirtelTransaction>();
   /** Refunds made with their own partner id, by that id. */
   const refunds = new Map<string, AirtelTransaction>();

@@ -10,10 +10,13 @@ export type TokenLookup<T> = { ok: true; data: T } | { ok: false; reason: 'unkno
 export class TokenStore<T> {
   private readonly tokens = new Map<string, { data: T; expiresAt: number }>();
 
+  /** `now`: the simulator's clock (`sim.scheduler.now()`), so an injected test clock decides expiry. */
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
   issue(token: string, data: T, ttlMs: number, faultHolders: (FaultHolder | undefined)[]): void {
     const early = tokenExpireEarlyMs(faultHolders);
     const life = early === undefined ? ttlMs : Math.min(ttlMs, early);
-    this.tokens.set(token, { data, expiresAt: Date.now() + life });
+    this.tokens.set(token, { data, expiresAt: this.now() + life });
   }
 
   lookup(token: string | undefined): TokenLookup<T> {
@@ -21,7 +24,7 @@ export class TokenStore<T> {
     const entry = this.tokens.get(token);
     if (!entry) return { ok: false, reason: 'unknown' };
     // `<=` so that a zero lifetime (token-expire-early=0) is already dead on its first use.
-    if (entry.expiresAt <= Date.now()) return { ok: false, reason: 'expired' };
+    if (entry.expiresAt <= this.now()) return { ok: false, reason: 'expired' };
     return { ok: true, data: entry.data };
   }
 

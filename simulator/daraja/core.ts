@@ -27,7 +27,7 @@ export interface DarajaRecord {
 
 /** State and helpers shared by the Daraja operations. */
 export class DarajaCore {
-  readonly tokens = new TokenStore<Record<string, never>>();
+  readonly tokens = new TokenStore<Record<string, never>>(() => this.sim.scheduler.now());
   readonly records = new Map<string, DarajaRecord>();
   private readonly balances = new Map<string, number>();
   private readonly throttle = new DarajaThrottle();

@@ -35,7 +35,7 @@ const CreateApiUserBody = z.object({ providerCallbackHost: z.string().min(1) });
 
 export class MomoAuth {
   readonly users = new Map<string, ApiUser>();
-  readonly tokens = new TokenStore<MomoTokenData>();
+  readonly tokens = new TokenStore<MomoTokenData>(() => this.sim.scheduler.now());
 
   constructor(private readonly sim: SimContext) {
     this.seedUsers();

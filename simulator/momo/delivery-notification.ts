@@ -83,7 +83,10 @@ export class MomoDeliveryNotifications {
     const txn = this.transactions.get(ref);
     if (txn?.kind !== 'requesttopay' || txn.apiUserId !== user.id) throw momoErrors.notFound();
     if (txn.status !== 'SUCCESSFUL') throw momoDeliveryNotificationErrors.notCompleted();
-    if (Date.now() - txn.updatedAt > this.sim.scheduler.scaled(DELIVERY_NOTIFICATION_WINDOW_MS)) {
+    if (
+      this.sim.scheduler.now() - txn.updatedAt >
+      this.sim.scheduler.scaled(DELIVERY_NOTIFICATION_WINDOW_MS)
+    ) {
       throw momoDeliveryNotificationErrors.expired();
     }
     const sent = this.sent.get(ref) ?? [];

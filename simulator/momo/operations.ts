@@ -560,7 +560,7 @@ export class MomoOperations {
     }
     if (behaviour.type === 'sync-error') throw momoError(behaviour.status, behaviour.code, behaviour.message);
 
-    const now = Date.now();
+    const now = this.sim.scheduler.now();
     const txn: MomoTransaction = {
       kind: op.kind,
       product: op.product,
@@ -614,7 +614,7 @@ export class MomoOperations {
         });
       case 'unanswered': {
         const windowEnds = txn.createdAt + this.sim.scheduler.scaled(this.sim.opts.momo.approvalWindowMs);
-        this.sim.later(Math.max(0, windowEnds - Date.now()), () => {
+        this.sim.later(Math.max(0, windowEnds - this.sim.scheduler.now()), () => {
           if (txn.status !== 'PENDING') return;
           return this.finish(txn, 'FAILED', {
             reason: { code: behaviour.code, message: behaviour.message },
@@ -635,7 +635,7 @@ export class MomoOperations {
     callbackUrl = txn.callbackUrl,
   ): Promise<void> {
     txn.status = status;
-    txn.updatedAt = Date.now();
+    txn.updatedAt = this.sim.scheduler.now();
     txn.reason = failure && {
       code: spellCode(failure.reason.code, this.sim.opts.momo.errorSpelling),
       message: failure.reason.message,
@@ -645,9 +645,9 @@ export class MomoOperations {
       txn.financialTransactionId = digits(9);
       this.applyBalance(txn);
       if (txn.preapproval) {
-        txn.preapproval.approvedTime = new Date().toISOString();
+        txn.preapproval.approvedTime = new Date(txn.updatedAt).toISOString();
         const validity = Number(txn.body.validityTime ?? 365 * 86400);
-        txn.preapproval.expirationDateTime = isoSeconds(new Date(Date.now() + validity * 1000));
+        txn.preapproval.expirationDateTime = isoSeconds(new Date(txn.updatedAt + validity * 1000));
       }
     }
     if (!callbackUrl) return;

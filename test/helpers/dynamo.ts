@@ -11,7 +11,9 @@ export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transaction
 /** A fresh table in the run's DynamoDB Local, so test files never see each other's items. */
 export async function createTestTable(options: Partial<RelayStoreOptions> = {}) {
   const endpoint = inject('dynamoEndpoint');
-  const { client, doc } = createDynamoClients({ endpoint });
+  // The store's 1.5 s request timeout is the Lambda budget; these tests check what the store does, not how
+  // fast DynamoDB Local answers, and on a busy machine a write can take longer (then it failed the test).
+  const { client, doc } = createDynamoClients({ endpoint, requestTimeoutMs: 15_000 });
   const tableName = `test-${randomUUID()}`;
   await ensureTable(client, tableName);
   const store = new DynamoRelayStore(doc, { tableName, retention: TEST_RETENTION, ...options });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signAirtelRequest } from '../../simulator/airtel/signing';
+import { ManualClock } from '../../simulator/core/clock';
 import { formatFaults, parseFaults } from '../../simulator/core/faults';
 import { stkPassword } from '../../simulator/daraja/stk';
 import { DEFAULTS } from '../../simulator/options';
@@ -263,15 +264,21 @@ describe('token faults', () => {
   });
 
   it('global token-expire-early=MS makes new tokens expire after MS', async () => {
-    await call(sim, 'PUT', '/_sim/faults', { body: { all: 'token-expire-early=600' } });
-    const t = await momoToken(sim);
-    expect(
-      (await call(sim, 'GET', '/collection/v1_0/account/balance', { headers: momoHeaders(t) })).status,
-    ).toBe(200);
-    await new Promise((r) => setTimeout(r, 650));
-    expect(
-      (await call(sim, 'GET', '/collection/v1_0/account/balance', { headers: momoHeaders(t) })).status,
-    ).toBe(401);
+    // The token's life is counted on the simulator's clock, which moves only when the test moves it.
+    const clock = new ManualClock();
+    const held = await startSim({ clock });
+    try {
+      await call(held, 'PUT', '/_sim/faults', { body: { all: 'token-expire-early=600' } });
+      const t = await momoToken(held);
+      const balance = () =>
+        call(held, 'GET', '/collection/v1_0/account/balance', { headers: momoHeaders(t) });
+      await clock.advance(599);
+      expect((await balance()).status).toBe(200);
+      await clock.advance(1);
+      expect((await balance()).status).toBe(401);
+    } finally {
+      await held.close();
+    }
   });
 });
 

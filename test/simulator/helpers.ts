@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ManualClock } from '../../simulator/core/clock';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
 
 export interface Received {
@@ -80,6 +81,18 @@ export async function startReceiver(answer: (r: Received) => ReceiverAnswer = ()
 /** A quiet simulator with compressed time: 20 ms payer answers, 5-minute window ≈ 300 ms. */
 export function startSim(options: SimulatorOptions = {}): Promise<Simulator> {
   return createSimulator({ port: 0, log: () => {}, approvalDelayMs: 20, timeScale: 0.001, ...options });
+}
+
+/**
+ * `startSim` on a `ManualClock`: payers answer, windows close and tokens expire only when the test calls
+ * `clock.advance`, so a state before a timer can be observed however slow the machine is. Note that
+ * `sim.whenIdle()` waits for timers too: advance the clock past them first.
+ */
+export async function startHeldSim(
+  options: SimulatorOptions = {},
+): Promise<{ sim: Simulator; clock: ManualClock }> {
+  const clock = new ManualClock();
+  return { sim: await startSim({ ...options, clock }), clock };
 }
 
 export interface HttpResult {

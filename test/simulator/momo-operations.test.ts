@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/server';
-import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
+import { call, parse, type Receiver, startHeldSim, startReceiver, startSim } from './helpers';
 import { DEFAULTS } from '../../simulator/options';
 import { create, momoHeaders, momoToken, msisdn, rtpBody } from './momo-helpers';
 
@@ -115,34 +115,42 @@ for (const op of OPERATIONS) {
     });
 
     it('answers 202, sends one PUT callback SUCCESSFUL and GET returns it, for a non-trigger reference', async () => {
-      const path = `/cb/${slug(op.name)}/ok`;
-      const { ref, res } = await create(sim, token, op.path, op.body('order-77'), {
-        product: 'disbursement',
-        callbackUrl: `${rx.url}${path}`,
-      });
-      expect(res.status).toBe(202);
-      expect(res.text).toBe('');
-      const pending = await call(sim, 'GET', `${op.status}/${ref}`, {
-        headers: momoHeaders(token, 'disbursement'),
-      });
-      expect(pending.json).toMatchObject({
-        status: 'PENDING',
-        externalId: 'order-77',
-        amount: op.body('').amount,
-      });
-      const [cb] = await rx.waitFor(1, (r) => r.path === path);
-      expect(cb!.method).toBe('PUT');
-      const body = parse(cb!);
-      expect(body).toMatchObject({ status: 'SUCCESSFUL', externalId: 'order-77' });
-      expect(body.financialTransactionId).toEqual(expect.any(String));
-      expect(body).not.toHaveProperty('reason');
-      const get = await call(sim, 'GET', `${op.status}/${ref}`, {
-        headers: momoHeaders(token, 'disbursement'),
-      });
-      expect(get.status).toBe(200);
-      expect(get.json).toEqual(body);
-      await sim.whenIdle();
-      expect(rx.requests.filter((r) => r.path === path)).toHaveLength(1);
+      // The payer answers when the test moves the simulator's clock, so PENDING is seen however slow the machine.
+      const { sim: held, clock } = await startHeldSim();
+      try {
+        const heldToken = await momoToken(held, 'disbursement');
+        const path = `/cb/${slug(op.name)}/ok`;
+        const { ref, res } = await create(held, heldToken, op.path, op.body('order-77'), {
+          product: 'disbursement',
+          callbackUrl: `${rx.url}${path}`,
+        });
+        expect(res.status).toBe(202);
+        expect(res.text).toBe('');
+        const pending = await call(held, 'GET', `${op.status}/${ref}`, {
+          headers: momoHeaders(heldToken, 'disbursement'),
+        });
+        expect(pending.json).toMatchObject({
+          status: 'PENDING',
+          externalId: 'order-77',
+          amount: op.body('').amount,
+        });
+        await clock.advance(held.options.approvalDelayMs);
+        const [cb] = await rx.waitFor(1, (r) => r.path === path);
+        expect(cb!.method).toBe('PUT');
+        const body = parse(cb!);
+        expect(body).toMatchObject({ status: 'SUCCESSFUL', externalId: 'order-77' });
+        expect(body.financialTransactionId).toEqual(expect.any(String));
+        expect(body).not.toHaveProperty('reason');
+        const get = await call(held, 'GET', `${op.status}/${ref}`, {
+          headers: momoHeaders(heldToken, 'disbursement'),
+        });
+        expect(get.status).toBe(200);
+        expect(get.json).toEqual(body);
+        await held.whenIdle();
+        expect(rx.requests.filter((r) => r.path === path)).toHaveLength(1);
+      } finally {
+        await held.close();
+      }
     });
 
     for (const [value, name, expected] of op.rows) {
@@ -328,14 +336,32 @@ describe('MoMo request-to-pay delivery notification (seed 000)', () => {
   });
 
   it('answers 409 TRANSACTION_NOT_COMPLETED while PENDING and after a FAILED end', async () => {
-    const token = await momoToken(sim);
-    const { ref } = await create(sim, token, '/collection/v1_0/requesttopay', rtpBody('46700000001'));
-    const pending = await notify(token, ref, { notificationMessage: 'hello' });
-    expect(pending.status).toBe(409);
-    expect(pending.json.code).toBe('TRANSACTION_NOT_COMPLETED');
-    const failed = await paid(sim, token, msisdn(1)); // Rejected
-    const r = await notify(token, failed, { notificationMessage: 'hello' });
-    expect(r.status).toBe(409);
+    // The payer answers when the test moves the simulator's clock, not 20 ms of wall time later.
+    const { sim: held, clock } = await startHeldSim();
+    try {
+      const token = await momoToken(held);
+      const { ref } = await create(held, token, '/collection/v1_0/requesttopay', rtpBody('46700000001'));
+      const pending = await call(held, 'POST', `/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
+        headers: momoHeaders(token, 'collection', { notificationMessage: 'hello' }),
+      });
+      expect(pending.status).toBe(409);
+      expect(pending.json.code).toBe('TRANSACTION_NOT_COMPLETED');
+      const { ref: failed } = await create(held, token, '/collection/v1_0/requesttopay', rtpBody(msisdn(1))); // Rejected
+      await clock.advance(held.options.approvalDelayMs);
+      await held.whenIdle();
+      expect(held.transactions('momo')).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ reference: ref, status: 'SUCCESSFUL' }),
+          expect.objectContaining({ reference: failed, status: 'FAILED' }),
+        ]),
+      );
+      const r = await call(held, 'POST', `/collection/v1_0/requesttopay/${failed}/deliverynotification`, {
+        headers: momoHeaders(token, 'collection', { notificationMessage: 'hello' }),
+      });
+      expect(r.status).toBe(409);
+    } finally {
+      await held.close();
+    }
   });
 
   it('answers 429 TOO_MANY_ATTEMPTS for an attempt after an accepted one', async () => {

@@ -9,7 +9,7 @@ import { airtelAccountSchema } from '../../../shared/providers/airtel/schema';
 import { signAirtelRequest } from '../../../simulator/airtel/signing';
 import { DEFAULTS } from '../../../simulator/options';
 import type { Simulator } from '../../../simulator/server';
-import { http, liveDeps, simTransaction, startSim, statusQuery, until } from './support';
+import { http, liveDeps, simTransaction, startHeldSim, startSim, statusQuery, until } from './support';
 
 const APP = DEFAULTS.airtel.apps[0];
 let sim: Simulator;
@@ -156,20 +156,30 @@ describe('Airtel status API against the simulator', () => {
   });
 
   it('refreshes a token that dies early (token-expire-early) once, with one extra token call', async () => {
-    // Prepare
-    const id = await partnerPays('752123456');
-    await answered(id);
-    const { c } = client();
-    sim.setFaults({ airtel: 'token-expire-early=100' });
-    await c.check(statusQuery('payment', id));
+    // The token's 100 ms are counted on the simulator's clock, which moves only when the test moves it.
+    const shared = sim;
+    const held = await startHeldSim({ timeScale: 0.1 });
+    sim = held.sim;
+    try {
+      // Prepare
+      const id = await partnerPays('752123456');
+      await held.clock.advance(sim.options.approvalDelayMs);
+      await answered(id);
+      const { c } = client();
+      sim.setFaults({ airtel: 'token-expire-early=100' });
+      await c.check(statusQuery('payment', id));
 
-    // Act
-    await new Promise((r) => setTimeout(r, 150));
-    const answer = await c.check(statusQuery('payment', id));
+      // Act
+      await held.clock.advance(150);
+      const answer = await c.check(statusQuery('payment', id));
 
-    // Assess
-    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
-    expect(c.tokenRequests()).toBe(2);
+      // Assess
+      expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+      expect(c.tokenRequests()).toBe(2);
+    } finally {
+      await held.sim.close();
+      sim = shared;
+    }
   });
 
   it('answers credentials for a wrong client secret, once, with one warning', async () => {

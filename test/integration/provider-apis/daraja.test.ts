@@ -12,7 +12,7 @@ import type { CallbackLogEntry } from '../../../simulator/core/callbacks';
 import { DEFAULTS } from '../../../simulator/options';
 import type { Simulator } from '../../../simulator/server';
 import { type Receiver, startReceiver } from '../../simulator/helpers';
-import { http, liveDeps, simTransaction, startSim, statusQuery, until } from './support';
+import { http, liveDeps, simTransaction, startHeldSim, startSim, statusQuery, until } from './support';
 
 const STK_SHORT_CODE = '174379';
 const PASSKEY = DEFAULTS.daraja.passkeys[STK_SHORT_CODE];
@@ -137,22 +137,32 @@ async function statusResults(): Promise<CallbackLogEntry[]> {
 
 describe('Daraja STK query against the simulator', () => {
   it('keeps a push pending while "The transaction is being processed", then reads its success', async () => {
-    // Prepare
-    const checkout = await partnerPushes(PAYS);
-    const { c } = client();
+    // The customer answers when the test moves the simulator's clock, not 150 ms of wall time later.
+    const shared = sim;
+    const held = await startHeldSim({ approvalDelayMs: 150 });
+    sim = held.sim;
+    try {
+      // Prepare
+      const checkout = await partnerPushes(PAYS);
+      const { c } = client();
 
-    // Act
-    const before = await c.check(statusQuery('stk', checkout));
-    await until('STK answered', () => simTransaction(sim, 'daraja', checkout)?.status === 'COMPLETED');
-    const after = await c.check(statusQuery('stk', checkout));
+      // Act
+      const before = await c.check(statusQuery('stk', checkout));
+      await held.clock.advance(sim.options.approvalDelayMs);
+      await until('STK answered', () => simTransaction(sim, 'daraja', checkout)?.status === 'COMPLETED');
+      const after = await c.check(statusQuery('stk', checkout));
 
-    // Assess
-    expect(before).toMatchObject({ type: 'pending', providerCode: '500.001.1001' });
-    expect(before.type === 'pending' && before.detail).toContain('being processed');
-    expect(after).toMatchObject({
-      type: 'report',
-      draft: { status: 'SUCCEEDED', kind: 'stk', key: { reference: checkout } },
-    });
+      // Assess
+      expect(before).toMatchObject({ type: 'pending', providerCode: '500.001.1001' });
+      expect(before.type === 'pending' && before.detail).toContain('being processed');
+      expect(after).toMatchObject({
+        type: 'report',
+        draft: { status: 'SUCCEEDED', kind: 'stk', key: { reference: checkout } },
+      });
+    } finally {
+      await held.sim.close();
+      sim = shared;
+    }
   });
 
   it('reads a cancelled push (1032) as FAILED REJECTED_BY_CUSTOMER', async () => {
@@ -197,20 +207,30 @@ describe('Daraja STK query against the simulator', () => {
   });
 
   it('refreshes a token that dies early (token-expire-early) once, with one extra token call', async () => {
-    // Prepare
-    const checkout = await partnerPushes(PAYS);
-    await until('STK answered', () => simTransaction(sim, 'daraja', checkout)?.status === 'COMPLETED');
-    const { c } = client();
-    sim.setFaults({ daraja: 'token-expire-early=100' });
-    await c.check(statusQuery('stk', checkout));
+    // The token's 100 ms are counted on the simulator's clock, which moves only when the test moves it.
+    const shared = sim;
+    const held = await startHeldSim({ approvalDelayMs: 150 });
+    sim = held.sim;
+    try {
+      // Prepare
+      const checkout = await partnerPushes(PAYS);
+      await held.clock.advance(sim.options.approvalDelayMs);
+      await until('STK answered', () => simTransaction(sim, 'daraja', checkout)?.status === 'COMPLETED');
+      const { c } = client();
+      sim.setFaults({ daraja: 'token-expire-early=100' });
+      await c.check(statusQuery('stk', checkout));
 
-    // Act
-    await new Promise((r) => setTimeout(r, 150));
-    const answer = await c.check(statusQuery('stk', checkout));
+      // Act
+      await held.clock.advance(150);
+      const answer = await c.check(statusQuery('stk', checkout));
 
-    // Assess
-    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
-    expect(c.tokenRequests()).toBe(2);
+      // Assess
+      expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+      expect(c.tokenRequests()).toBe(2);
+    } finally {
+      await held.sim.close();
+      sim = shared;
+    }
   });
 
   it('answers credentials for a wrong consumer secret (400.008.01), once per cooldown', async () => {

@@ -8,7 +8,7 @@ import { createMomoStatusApi, type MomoStatusApi } from '../../../shared/provide
 import { momoAccountSchema } from '../../../shared/providers/momo/schema';
 import { DEFAULTS } from '../../../simulator/options';
 import type { Simulator } from '../../../simulator/server';
-import { http, liveDeps, simTransaction, startSim, statusQuery, until } from './support';
+import { http, liveDeps, simTransaction, startHeldSim, startSim, statusQuery, until } from './support';
 
 const USER = DEFAULTS.momo.apiUsers[0];
 const KEYS = {
@@ -310,20 +310,30 @@ describe('MoMo status API against the simulator', () => {
   });
 
   it('refreshes a token that dies early (token-expire-early) once, with one extra token call', async () => {
-    // Prepare
-    const ref = await partnerCreates('/collection/v1_0/requesttopay', rtp(PAYS));
-    await settled(ref);
-    const { c } = client();
-    sim.setFaults({ momo: 'token-expire-early=100' });
-    expect(await c.check(statusQuery('requesttopay', ref))).toMatchObject({ type: 'report' });
+    // The token's 100 ms are counted on the simulator's clock, which moves only when the test moves it.
+    const shared = sim;
+    const held = await startHeldSim();
+    sim = held.sim;
+    try {
+      // Prepare
+      const ref = await partnerCreates('/collection/v1_0/requesttopay', rtp(PAYS));
+      await held.clock.advance(sim.options.approvalDelayMs);
+      await settled(ref);
+      const { c } = client();
+      sim.setFaults({ momo: 'token-expire-early=100' });
+      expect(await c.check(statusQuery('requesttopay', ref))).toMatchObject({ type: 'report' });
 
-    // Act
-    await new Promise((r) => setTimeout(r, 150));
-    const answer = await c.check(statusQuery('requesttopay', ref));
+      // Act
+      await held.clock.advance(150);
+      const answer = await c.check(statusQuery('requesttopay', ref));
 
-    // Assess
-    expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
-    expect(c.tokenRequests('collection')).toBe(2);
+      // Assess
+      expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+      expect(c.tokenRequests('collection')).toBe(2);
+    } finally {
+      await held.sim.close();
+      sim = shared;
+    }
   });
 
   it('answers credentials for a wrong API key, warns once and calls nobody during the cooldown', async () => {

@@ -1,10 +1,22 @@
 import type { StatusApiDeps, StatusQuery } from '../../../shared/providers/types';
 import type { SimulatorOptions } from '../../../simulator/options';
+import { ManualClock } from '../../../simulator/core/clock';
 import { createSimulator, type Simulator } from '../../../simulator/server';
 
 /** A quiet simulator on a free port, with fast payers and compressed provider time. */
 export function startSim(options: SimulatorOptions = {}): Promise<Simulator> {
   return createSimulator({ port: 0, log: () => {}, approvalDelayMs: 20, timeScale: 0.01, ...options });
+}
+
+/**
+ * `startSim` on a `ManualClock`: the payer answers and tokens die only when the test calls `clock.advance`,
+ * so "the token is still alive at the first check" holds however slow the machine is.
+ */
+export async function startHeldSim(
+  options: SimulatorOptions = {},
+): Promise<{ sim: Simulator; clock: ManualClock }> {
+  const clock = new ManualClock();
+  return { sim: await startSim({ ...options, clock }), clock };
 }
 
 /** Real fetch (counted), real clock, sleeps shortened to 1 ms so retries and backoff cost nothing. */
