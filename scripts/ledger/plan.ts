@@ -66,7 +66,7 @@ interface Candidate {
 
 const momoPayer = (base: string, offset: number) => String(Number(base) + offset);
 
-/** The numbers of each flow and intent (sandbox outcome tables, simulator/README.md). */
+/** The numbers of each flow and intent (the sandbox outcome tables of each provider under simulator/). */
 function candidates(flow: Flow, intent: Intent, timing: SimTiming): Candidate[] {
   const base = timing.momoSandboxBase;
   switch (flow) {

@@ -3,7 +3,7 @@
  * `<!-- docs-check: … -->` marker (test/docs/markdown.ts): their commands run here against `npm start`
  * (plain, or `-- --simulator`) exactly as written, ports and the events file rewritten the same way for every
  * block (test/docs/runner.ts), and each outcome they promise is checked. Every `npm run sim` example in the
- * docs (README, docs/, simulator/README.md) runs against the simulator relay.
+ * docs (README, docs/, the simulator's READMEs) runs against the simulator relay.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,13 +45,13 @@ function markdownUnder(dir: string): string[] {
 }
 
 /** Where the `npm run sim` examples are looked for. */
-const SIM_DOCS = [...MARKED, 'simulator/README.md', ...markdownUnder('docs')];
+const SIM_DOCS = [...MARKED, ...markdownUnder('simulator'), ...markdownUnder('docs')];
 
 const blocksOf = (file: string) => readBlocks(join(ROOT, file));
 const where = (b: Block) => `${relative(ROOT, b.file)}:${b.line}`;
 
 /**
- * Transcript lines of simulator/README.md (not this test's to edit) that promise what `npm run sim` no longer
+ * Transcript lines of simulator/README.md and simulator/momo/README.md (not this test's to edit) that promise what `npm run sim` no longer
  * prints. Their examples are expected to fail; fix the excerpt there, then remove it here.
  */
 const STALE: Record<string, string> = {
