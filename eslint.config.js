@@ -22,4 +22,73 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // The dependency rules of docs/architecture.md#layers, enforced: `npm run lint` fails when one breaks.
+  {
+    files: ['shared/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(app|adapters|http|providers|config|runtime)(/|$)',
+              message: 'The domain is pure: it imports only shared/util (docs/architecture.md#layers).',
+            },
+            { regex: '^@aws-sdk/|^@aws-lambda-powertools/|^@middy/', message: 'The domain does no I/O.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['shared/app/**/*.ts'],
+    ignores: ['shared/app/decide-c2b-validation.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(adapters|http|runtime)(/|$)',
+              message:
+                'Use cases depend on ports, not on adapters, transports or the composition root (docs/architecture.md#layers).',
+            },
+            {
+              regex: '^\\.\\./providers/(?!registry$|types$|status-api-registry$)',
+              message:
+                'The application layer names no provider: reach providers through providers/registry and providers/types.',
+            },
+            { regex: '^@aws-sdk/', message: 'Only adapters import the AWS SDK.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['shared/providers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(app|adapters|runtime)(/|$)',
+              message: 'A provider is pure code: no use cases, adapters or composition root.',
+            },
+            { regex: '^@aws-sdk/', message: 'Only adapters import the AWS SDK.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['shared/**/*.ts'],
+    ignores: ['shared/adapters/**', 'shared/domain/**', 'shared/app/**', 'shared/providers/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^@aws-sdk/', message: 'Only adapters import the AWS SDK.' }] },
+      ],
+    },
+  },
 );

@@ -6,6 +6,7 @@ import {
   type StoredReceiptSource,
 } from '../shared/app/recover-stored-callbacks';
 import type { RelayServices } from '../shared/app/services';
+import { resolveRoute } from '../shared/http/router';
 
 /** How far back `npm start` looks for callbacks stored but not applied by the previous run. */
 export const RECOVERY_WINDOW_HOURS = 24;
@@ -69,7 +70,10 @@ export async function applyStoredCallbacksAtStart(
 ): Promise<RecoveryResult | undefined> {
   const since = new Date(services.clock.now().getTime() - RECOVERY_WINDOW_HOURS * 3_600_000).toISOString();
   try {
-    return await applyStoredCallbacks(services, scannedReceipts(doc, tableName), { since });
+    return await applyStoredCallbacks(services, scannedReceipts(doc, tableName), {
+      since,
+      routeOf: (request) => resolveRoute(services.config, { ...request, query: {} }, {}),
+    });
   } catch (error) {
     services.log.error('stored callbacks could not be looked at on start', {
       error: services.scrub((error as Error).message),

@@ -1,4 +1,4 @@
-import { receiveCallback } from '../../shared/app/receive-callback';
+import { receiveCallback } from '../../shared/http/callback-endpoint';
 import type { RelayServices } from '../../shared/app/services';
 import { httpHandler } from '../../shared/http/middleware';
 

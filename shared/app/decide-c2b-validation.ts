@@ -149,11 +149,13 @@ export function decisionRecord(
  */
 export async function decideC2BValidation(
   deps: C2BValidationDeps,
-  question: C2BValidationQuestion,
+  asked: unknown,
   receipt: ReceiptDraft,
   started: number = performance.now(),
   requestId = 'unknown',
 ): Promise<{ resultCode: string; repeated: boolean; buffered?: boolean }> {
+  // The Daraja route's parse built it (ParsedCallback `decision`, useCase 'c2b-validation').
+  const question = asked as C2BValidationQuestion;
   const { store, log, clock } = deps;
   const elapsed = () => performance.now() - started;
   // A TransID that cannot be a storage key is bad input (answered C2B00016), found before any write.

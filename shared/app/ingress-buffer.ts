@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../util/zod';
 import type { RelayConfig } from '../config/schema';
 import { RelayError, StorageUnavailableError } from '../domain/errors';
 import { PROVIDERS } from '../providers/registry';
@@ -42,56 +42,50 @@ export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: 
 const delivery = {
   version: z.literal(1),
   requestId: z.string(),
-  provider: z.string().min(1),
-  account: z.string().min(1),
-  route: z.string().min(1),
-  method: z.string().min(1),
+  provider: z.string().check(z.minLength(1)),
+  account: z.string().check(z.minLength(1)),
+  route: z.string().check(z.minLength(1)),
+  method: z.string().check(z.minLength(1)),
   path: z.string(),
   headers: z.record(z.string(), z.string()),
   sourceIp: z.string(),
   receivedAt: z.iso.datetime(),
   body: z.string(),
   verification: z.record(z.string(), z.unknown()),
-  rawBodySha256: z.string().regex(/^[0-9a-f]{64}$/),
+  rawBodySha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   bufferedAt: z.iso.datetime(),
   why: z.string(),
 };
 
 const bufferedMessageSchema = z.discriminatedUnion('kind', [
-  z
-    .object({
-      ...delivery,
-      kind: z.literal('callback'),
-      params: z.record(z.string(), z.string()),
-      trustedBody: z.record(z.string(), z.unknown()).optional(),
-      authenticated: z.boolean(),
-      confirmUnsignedSuccess: z.boolean(),
-    })
-    .strict(),
-  z
-    .object({
-      ...delivery,
-      kind: z.literal('c2b-validation'),
-      reference: z.string().min(1),
-      outcome: z
-        .object({
-          decision: z.string(),
-          resultCode: z.string(),
-          rule: z.string(),
-          detail: z.string(),
-          deadlineApplied: z.boolean(),
-          defaultApplied: z.boolean(),
-          sourceError: z.string().nullable(),
-          elapsedMs: z.number(),
-          deadlineMs: z.number(),
-          billRefNumber: z.string().nullable(),
-          amount: z.object({ value: z.string(), currency: z.string().optional() }).strict().nullable(),
-          msisdn: z.string().nullable(),
-          decidedAt: z.iso.datetime(),
-        })
-        .strict(),
-    })
-    .strict(),
+  z.strictObject({
+    ...delivery,
+    kind: z.literal('callback'),
+    params: z.record(z.string(), z.string()),
+    trustedBody: z.optional(z.record(z.string(), z.unknown())),
+    authenticated: z.boolean(),
+    confirmUnsignedSuccess: z.boolean(),
+  }),
+  z.strictObject({
+    ...delivery,
+    kind: z.literal('c2b-validation'),
+    reference: z.string().check(z.minLength(1)),
+    outcome: z.strictObject({
+      decision: z.string(),
+      resultCode: z.string(),
+      rule: z.string(),
+      detail: z.string(),
+      deadlineApplied: z.boolean(),
+      defaultApplied: z.boolean(),
+      sourceError: z.nullable(z.string()),
+      elapsedMs: z.number(),
+      deadlineMs: z.number(),
+      billRefNumber: z.nullable(z.string()),
+      amount: z.nullable(z.strictObject({ value: z.string(), currency: z.optional(z.string()) })),
+      msisdn: z.nullable(z.string()),
+      decidedAt: z.iso.datetime(),
+    }),
+  }),
 ]);
 
 /**

@@ -54,6 +54,17 @@ export interface ReceiptPage {
   next?: string;
 }
 
+/** What a refused request leaves to record (an inbound HTTP request satisfies it; the app names no transport). */
+export interface RefusedRequest {
+  requestId: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  sourceIp: string;
+  receivedAt: Date;
+}
+
 export interface QuarantineInput {
   id: string;
   receivedAt: string;

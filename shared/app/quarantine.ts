@@ -1,10 +1,9 @@
 import type { RelayError } from '../domain/errors';
 import { buildEvent, type EventEnvelope } from '../domain/events';
-import type { InboundRequest } from '../http/types';
 import { isLate, within } from '../util/deadline';
 import { newId, sha256Hex } from '../util/ids';
 import { redactRefusedBody, type Scrubber, scrubThenTruncate, scrubThenTruncateBytes } from '../util/redact';
-import type { QuarantineInput, RelayLogger, RelayMetrics, TransactionStore } from './ports';
+import type { QuarantineInput, RefusedRequest, RelayLogger, RelayMetrics, TransactionStore } from './ports';
 import { storableHeaders } from './receipts';
 import type { RefusalSampler, RefusalSummary } from './refusal-sampler';
 
@@ -60,7 +59,7 @@ function clip(text: string, limit: number): string {
  */
 export async function recordRejection(
   deps: RejectionDeps,
-  request: InboundRequest,
+  request: RefusedRequest,
   error: RelayError,
   context: RejectionContext,
 ): Promise<string> {

@@ -1,14 +1,10 @@
-import { RelayError, StorageUnavailableError } from '../domain/errors';
-import { errorResponse, internalErrorResponse, statusFor } from '../http/error-mapping';
-import { parseJsonObjectBody, verifyEdge } from '../http/guards';
-import { resolveRoute, type RouteKnowledge } from '../http/router';
-import { type HttpResponse, type InboundRequest, json } from '../http/types';
-import type { C2BValidationQuestion } from '../providers/daraja/c2b-question';
-import type { CallbackInput, ProviderAck } from '../providers/types';
+import { StorageUnavailableError } from '../domain/errors';
+import type { ResolvedAccount } from '../config/schema';
+import type { CallbackInput, ProviderAck, ProviderModule, ProviderRoute } from '../providers/types';
 import { redactJson } from '../util/redact';
-import { decideC2BValidation } from './decide-c2b-validation';
 import { sha256Hex } from '../util/ids';
 import { isLate, type Late, within } from '../util/deadline';
+import { DECISION_HANDLERS } from './decisions';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
@@ -19,219 +15,171 @@ import {
 } from './ingest-report';
 import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from './ingress-buffer';
 import { type BufferedCallback, noMetrics } from './ports';
-import { recordRejection } from './quarantine';
 import { type ReceiptDraft, storableHeaders } from './receipts';
 import type { RelayServices } from './services';
 
-/** An unexpected failure while handling a callback: quarantined like any refusal, answered 500. */
-export class UnexpectedCallbackError extends RelayError {
-  readonly code = 'INTERNAL_ERROR';
-}
-
-/** Set on an ack whose callback went to the ingress buffer (for operators and tests; providers ignore it). */
-export const BUFFERED_HEADER = 'x-relay-buffered';
-
 /** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
-const ANSWER_MARGIN_MS = 20;
+export const ANSWER_MARGIN_MS = 20;
 /** What the store and the buffer get at least, however little of the budget is left (DynamoDB and SQS
  * answer in milliseconds; these only matter after a long cold start). */
 const MIN_STORE_MS = 250;
 const MIN_BUFFER_MS = 250;
 
-function toHttp(ack: ProviderAck): HttpResponse {
-  return json(ack.statusCode, ack.body, ack.headers);
+/** A callback the inbound endpoint has routed and parsed: no transport left in it. */
+export interface CallbackDelivery {
+  requestId: string;
+  method: string;
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  sourceIp: string;
+  receivedAt: Date;
+  provider: ProviderModule<unknown>;
+  account: ResolvedAccount;
+  route: ProviderRoute<unknown>;
+  params: Record<string, string>;
+  /** The path with any path secret replaced by {secret}. */
+  storedPath: string;
+  /** The JSON body as sent (verification sees it before redaction). */
+  body: Record<string, unknown>;
+  /** When the provider's clock started (performance.now()): the ack budget counts from it. */
+  started: number;
+}
+
+/** What the provider is answered: its ack, and whether the callback went to the ingress buffer. */
+export interface CallbackOutcome {
+  ack: ProviderAck;
+  buffered: boolean;
 }
 
 /**
- * The provider-facing use case: route and path secret, request guards, redaction, the provider's
- * verification and parsing, then the one ingest pipeline (or the C2B decision), and the provider's ack.
- * Every refusal, and every unexpected failure, is quarantined (secrets scrubbed) before the answer.
+ * The provider-facing use case: redaction, the provider's verification and parsing, then the one ingest
+ * pipeline (or the provider's decision handler), and the provider's ack. Refusals are thrown as named
+ * errors; the inbound endpoint (shared/http/callback-endpoint.ts) records them and answers.
  */
-export async function receiveCallback(
+export async function acceptCallback(
   services: RelayServices,
-  received: InboundRequest,
-): Promise<HttpResponse> {
-  // The provider's clock started when API Gateway got the request (a cold start included).
-  const started = performance.now() - (received.waitedMs ?? 0);
-  const known: RouteKnowledge = {};
-  const { config, log } = services;
+  delivery: CallbackDelivery,
+): Promise<CallbackOutcome> {
+  const { log } = services;
   const metrics = services.metrics ?? noMetrics;
+  const { provider, account, route, started } = delivery;
   let buffered = false;
-  // Behind CloudFront (edge.mode): the origin header is checked and removed, and a verified request's
-  // source IP is the viewer's. A refusal still resolves the route first, so the rejection is recorded
-  // against the account it was aimed at (CallbackRejected), whatever else was wrong with it.
-  const edge = verifyEdge(config.edge, received);
-  const request = edge.request;
-  try {
-    const resolved = (() => {
-      try {
-        return resolveRoute(config, request, known);
-      } catch (error) {
-        throw edge.refusal ?? error;
-      }
-    })();
-    if (edge.refusal) throw edge.refusal;
-    const parsed = parseJsonObjectBody(request, config.limits.maxBodyBytes);
-    const redaction = redactJson(parsed);
-    const body = redaction.value as Record<string, unknown>;
-    const provider = resolved.provider;
-    const input: CallbackInput<unknown> = {
-      account: resolved.account,
-      route: resolved.route.name,
-      params: resolved.params,
-      body,
-      rawBody: request.rawBody,
-      headers: request.headers,
-      sourceIp: request.sourceIp,
-    };
-    // Signatures are computed over what was sent, so verification sees the body before redaction.
-    const verification = provider.verify?.({ ...input, body: parsed }) ?? { facts: {}, authenticated: false };
-    const facts: Record<string, unknown> = {
-      pathSecret: resolved.account.pathSecret ? 'verified' : 'not-configured',
-      ...verification.facts,
-      ...(redaction.paths.length ? { redacted: redaction.paths } : {}),
-    };
-    if (verification.refusal) throw verification.refusal;
-    if (verification.warning) {
-      log.warn(verification.warning, {
-        provider: provider.id,
-        account: resolved.account.id,
-        route: resolved.route.name,
-        sourceIp: request.sourceIp,
-      });
-    }
-    const trusted = verification.trustedBody
-      ? (redactJson(verification.trustedBody).value as Record<string, unknown>)
-      : body;
-    const result = resolved.route.parse({ ...input, body: trusted });
-    const receipt: ReceiptDraft = {
-      routeName: resolved.route.name,
-      method: request.method,
-      path: resolved.storedPath,
-      headers: request.headers,
-      sourceIp: request.sourceIp,
-      // Configured secrets too (a path secret a provider echoes under a name nobody foresaw): what is
-      // stored or buffered never carries one.
-      body: services.scrub(redaction.paths.length ? JSON.stringify(body) : request.rawBody.toString('utf8')),
-      rawBody: request.rawBody,
-      receivedAt: request.receivedAt.toISOString(),
-      verification: facts,
-    };
-    let ack: ProviderAck;
-    if (result.type === 'decision') {
-      const answer = await decideC2BValidation(
-        services,
-        result.question as C2BValidationQuestion,
-        receipt,
-        started,
-        request.requestId,
-      );
-      if (answer.buffered) {
-        buffered = true;
-        metrics.count('CallbacksBuffered', 1, { provider: provider.id });
-      }
-      ack = provider.ack({
-        route: resolved.route.name,
-        duplicate: answer.repeated,
-        receiptId: undefined,
-        resultCode: answer.resultCode,
-      });
-    } else {
-      const batch: IngestBatch = {
-        provider: provider.id,
-        account: resolved.account.id,
-        origin: 'callback',
-        receivedAt: receipt.receivedAt,
-        authenticated: verification.authenticated,
-        authentication: authenticationFrom(facts, verification.authenticated),
-        confirmUnsignedSuccess: confirmsUnsignedSuccess(resolved.account.settings),
-        confirmUnsignedFailure: confirmsUnsignedFailure(resolved.account.settings),
-        intents: result.reports,
-        facts: result.facts,
-        receipt,
-      };
-      const stored = await storeOrBuffer(services, batch, started, () => ({
-        version: 1,
-        kind: 'callback',
-        requestId: request.requestId,
-        provider: provider.id,
-        account: resolved.account.id,
-        route: resolved.route.name,
-        params: resolved.params,
-        method: request.method,
-        path: resolved.storedPath,
-        headers: storableHeaders(request.headers),
-        sourceIp: request.sourceIp,
-        receivedAt: receipt.receivedAt,
-        body: receipt.body,
-        ...(verification.trustedBody ? { trustedBody: trusted } : {}),
-        verification: facts,
-        authenticated: verification.authenticated,
-        confirmUnsignedSuccess: batch.confirmUnsignedSuccess === true,
-        rawBodySha256: sha256Hex(request.rawBody),
-        bufferedAt: services.clock.now().toISOString(),
-        why: '',
-      }));
-      if (stored.buffered) {
-        buffered = true;
-        metrics.count('CallbacksBuffered', 1, { provider: provider.id });
-      }
-      ack = provider.ack({
-        route: resolved.route.name,
-        duplicate: (stored.result?.receipt?.deliveries ?? 1) > 1,
-        receiptId: stored.result?.receipt?.receiptId,
-      });
-    }
-    log.info('callback handled', {
+  const parsed = delivery.body;
+  const redaction = redactJson(parsed);
+  const body = redaction.value as Record<string, unknown>;
+  const input: CallbackInput<unknown> = {
+    account,
+    route: route.name,
+    params: delivery.params,
+    body,
+    rawBody: delivery.rawBody,
+    headers: delivery.headers,
+    sourceIp: delivery.sourceIp,
+  };
+  // Signatures are computed over what was sent, so verification sees the body before redaction.
+  const verification = provider.verify?.({ ...input, body: parsed }) ?? { facts: {}, authenticated: false };
+  const facts: Record<string, unknown> = {
+    pathSecret: account.pathSecret ? 'verified' : 'not-configured',
+    ...verification.facts,
+    ...(redaction.paths.length ? { redacted: redaction.paths } : {}),
+  };
+  if (verification.refusal) throw verification.refusal;
+  if (verification.warning) {
+    log.warn(verification.warning, {
       provider: provider.id,
-      account: resolved.account.id,
-      route: resolved.route.name,
-      statusCode: ack.statusCode,
-      ...(buffered ? { buffered } : {}),
+      account: account.id,
+      route: route.name,
+      sourceIp: delivery.sourceIp,
     });
-    metrics.count('CallbacksReceived', 1, { provider: provider.id, account: resolved.account.id });
-    metrics.timing('AckLatency', performance.now() - started, { provider: provider.id });
-    const answer = toHttp(ack);
-    if (buffered) answer.headers = { ...answer.headers, [BUFFERED_HEADER]: 'true' };
-    return answer;
-  } catch (caught) {
-    if (caught instanceof StorageUnavailableError) {
-      log.error('callback not stored: storage unavailable', {
-        error: caught.message,
-        path: known.storedPath,
-      });
-      return errorResponse(caught, services.scrub);
-    }
-    const unexpected = !(caught instanceof RelayError);
-    const error = unexpected
-      ? new UnexpectedCallbackError('Unexpected error while handling the callback; it has been logged', {
-          cause: caught,
-        })
-      : caught;
-    if (unexpected)
-      log.error('unexpected error while handling a callback', {
-        error: caught as Error,
-        path: known.storedPath,
-      });
-    const httpStatus = unexpected ? 500 : statusFor(error);
-    metrics.count('CallbacksRejected', 1, { provider: known.provider?.id ?? 'unknown' });
-    await recordRejection(services, request, error, {
-      provider: known.provider?.id,
-      account: known.account?.id,
-      routeName: known.routeName,
-      storedPath: known.storedPath,
-      // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
-      emitEvent: Boolean(known.provider && known.account),
-      httpStatus,
-      // A refusal is answered inside the provider's budget too, whatever the quarantine write does.
-      budgetMs: known.provider
-        ? ackBudgetFor(config, known.provider.id).ackMs - ANSWER_MARGIN_MS - (performance.now() - started)
-        : undefined,
-    });
-    if (unexpected) return internalErrorResponse(request.requestId);
-    const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
-    return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
   }
+  const trusted = verification.trustedBody
+    ? (redactJson(verification.trustedBody).value as Record<string, unknown>)
+    : body;
+  const result = route.parse({ ...input, body: trusted });
+  const receipt: ReceiptDraft = {
+    routeName: route.name,
+    method: delivery.method,
+    path: delivery.storedPath,
+    headers: delivery.headers,
+    sourceIp: delivery.sourceIp,
+    // Configured secrets too (a path secret a provider echoes under a name nobody foresaw): what is
+    // stored or buffered never carries one.
+    body: services.scrub(redaction.paths.length ? JSON.stringify(body) : delivery.rawBody.toString('utf8')),
+    rawBody: delivery.rawBody,
+    receivedAt: delivery.receivedAt.toISOString(),
+    verification: facts,
+  };
+  let ack: ProviderAck;
+  if (result.type === 'decision') {
+    const decide = DECISION_HANDLERS[result.useCase];
+    if (!decide) throw new Error(`no decision handler for ${result.useCase}`);
+    const answer = await decide(services, result.question, receipt, started, delivery.requestId);
+    if (answer.buffered) {
+      buffered = true;
+      metrics.count('CallbacksBuffered', 1, { provider: provider.id });
+    }
+    ack = provider.ack({
+      route: route.name,
+      duplicate: answer.repeated,
+      receiptId: undefined,
+      resultCode: answer.resultCode,
+    });
+  } else {
+    const batch: IngestBatch = {
+      provider: provider.id,
+      account: account.id,
+      origin: 'callback',
+      receivedAt: receipt.receivedAt,
+      authenticated: verification.authenticated,
+      authentication: authenticationFrom(facts, verification.authenticated),
+      confirmUnsignedSuccess: confirmsUnsignedSuccess(account.settings),
+      confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
+      intents: result.reports,
+      facts: result.facts,
+      receipt,
+    };
+    const stored = await storeOrBuffer(services, batch, started, () => ({
+      version: 1,
+      kind: 'callback',
+      requestId: delivery.requestId,
+      provider: provider.id,
+      account: account.id,
+      route: route.name,
+      params: delivery.params,
+      method: delivery.method,
+      path: delivery.storedPath,
+      headers: storableHeaders(delivery.headers),
+      sourceIp: delivery.sourceIp,
+      receivedAt: receipt.receivedAt,
+      body: receipt.body,
+      ...(verification.trustedBody ? { trustedBody: trusted } : {}),
+      verification: facts,
+      authenticated: verification.authenticated,
+      confirmUnsignedSuccess: batch.confirmUnsignedSuccess === true,
+      rawBodySha256: sha256Hex(delivery.rawBody),
+      bufferedAt: services.clock.now().toISOString(),
+      why: '',
+    }));
+    if (stored.buffered) {
+      buffered = true;
+      metrics.count('CallbacksBuffered', 1, { provider: provider.id });
+    }
+    ack = provider.ack({
+      route: route.name,
+      duplicate: (stored.result?.receipt?.deliveries ?? 1) > 1,
+      receiptId: stored.result?.receipt?.receiptId,
+    });
+  }
+  log.info('callback handled', {
+    provider: provider.id,
+    account: account.id,
+    route: route.name,
+    statusCode: ack.statusCode,
+    ...(buffered ? { buffered } : {}),
+  });
+  metrics.count('CallbacksReceived', 1, { provider: provider.id, account: account.id });
+  metrics.timing('AckLatency', performance.now() - started, { provider: provider.id });
+  return { ack, buffered };
 }
 
 /**

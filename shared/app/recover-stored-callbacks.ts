@@ -1,6 +1,6 @@
-import { accountKey } from '../config/schema';
+import { accountKey, type ResolvedAccount } from '../config/schema';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
-import { resolveRoute } from '../http/router';
+import type { ProviderModule, ProviderRoute } from '../providers/types';
 import { sha256Hex } from '../util/ids';
 import {
   authenticationFrom,
@@ -30,6 +30,22 @@ export interface StoredReceipt {
   /** Its body was dropped (the transaction's receipt budget): it was applied, and cannot be again. */
   bodyDropped?: boolean;
 }
+
+/** The route a stored callback's method and path lead to now (the inbound router, injected: no transport here). */
+export type StoredCallbackRouter = (request: {
+  requestId: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  sourceIp: string;
+  receivedAt: Date;
+}) => {
+  provider: ProviderModule<unknown>;
+  account: ResolvedAccount;
+  route: ProviderRoute<unknown>;
+  params: Record<string, string>;
+};
 
 /** Where the receipts received since a moment can be listed (locally: a scan of DynamoDB Local). */
 export type StoredReceiptSource = (since: string) => AsyncIterable<StoredReceipt>;
@@ -71,7 +87,7 @@ function mentions(tx: TransactionRecord, receiptId: string): boolean {
 export async function applyStoredCallbacks(
   services: RelayServices,
   receipts: StoredReceiptSource,
-  options: { since: string },
+  options: { since: string; routeOf: StoredCallbackRouter },
 ): Promise<RecoveryResult> {
   const { store, config, log } = services;
   const result: RecoveryResult = { looked: 0, applied: 0, skipped: 0 };
@@ -96,20 +112,15 @@ export async function applyStoredCallbacks(
 
       const account = config.accounts.get(accountKey(receipt.key.provider, receipt.key.account));
       const body = receipt.body;
-      const resolved = resolveRoute(
-        config,
-        {
-          requestId: `recovery-${receipt.receiptId}`,
-          method: receipt.method,
-          path: receipt.path.replace(SECRET_PLACEHOLDER, account?.pathSecret ?? SECRET_PLACEHOLDER),
-          headers: receipt.headers,
-          query: {},
-          rawBody: Buffer.from(body, 'utf8'),
-          sourceIp: receipt.sourceIp,
-          receivedAt: new Date(receipt.lastReceivedAt),
-        },
-        {},
-      );
+      const resolved = options.routeOf({
+        requestId: `recovery-${receipt.receiptId}`,
+        method: receipt.method,
+        path: receipt.path.replace(SECRET_PLACEHOLDER, account?.pathSecret ?? SECRET_PLACEHOLDER),
+        headers: receipt.headers,
+        rawBody: Buffer.from(body, 'utf8'),
+        sourceIp: receipt.sourceIp,
+        receivedAt: new Date(receipt.lastReceivedAt),
+      });
       if (resolved.route.name !== receipt.routeName) throw new Error('the path now leads to another route');
       const parsedBody = JSON.parse(body) as Record<string, unknown>;
       const input = {

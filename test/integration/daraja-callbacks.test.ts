@@ -6,7 +6,7 @@ import { parseConfig } from '../../shared/config/load';
 import type { RelayServices } from '../../shared/app/services';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { knownAccountRecord } from '../../shared/providers/daraja/c2b-question';
-import { receiveCallback } from '../../shared/app/receive-callback';
+import { receiveCallback } from '../../shared/http/callback-endpoint';
 import type { InboundRequest } from '../../shared/http/types';
 import { createIntegrationRelay } from '../helpers/integration';
 import { allReceipts } from '../helpers/receipts';

@@ -5,7 +5,7 @@ import { parseConfig } from '../../shared/config/load';
 import type { RelayServices } from '../../shared/app/services';
 import { registerTransaction } from '../../shared/app/register-transaction';
 import { systemClock } from '../../shared/app/ports';
-import { receiveCallback } from '../../shared/app/receive-callback';
+import { receiveCallback } from '../../shared/http/callback-endpoint';
 import type { InboundRequest } from '../../shared/http/types';
 import { createIntegrationRelay } from '../helpers/integration';
 import { allReceipts } from '../helpers/receipts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import type { RelayLogger } from '../../shared/app/ports';
 import { systemClock } from '../../shared/app/ports';
-import { receiveCallback } from '../../shared/app/receive-callback';
+import { receiveCallback } from '../../shared/http/callback-endpoint';
 import { storeReceipt } from '../../shared/app/receipts';
 import { registerTransaction } from '../../shared/app/register-transaction';
 import type { RelayServices } from '../../shared/app/services';

@@ -6,7 +6,7 @@ import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callba
 import { receiptDedupeKey } from '../../../shared/app/receipts';
 import { UnappliableBufferedCallbackError } from '../../../shared/app/ingress-buffer';
 import type { ReceiptInput, WriteOptions } from '../../../shared/app/ports';
-import { BUFFERED_HEADER, receiveCallback } from '../../../shared/app/receive-callback';
+import { BUFFERED_HEADER, receiveCallback } from '../../../shared/http/callback-endpoint';
 import { storeReceipt } from '../../../shared/app/receipts';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callback';
 import type { BufferedMessage, RelayLogger } from '../../../shared/app/ports';
-import { receiveCallback } from '../../../shared/app/receive-callback';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';

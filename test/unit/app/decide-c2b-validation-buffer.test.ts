@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { receiveCallback } from '../../../shared/app/receive-callback';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import type { InboundRequest } from '../../../shared/http/types';

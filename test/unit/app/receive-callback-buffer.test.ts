@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../../shared/app/ingress-buffer';
 import type { RelayLogger } from '../../../shared/app/ports';
-import { BUFFERED_HEADER, receiveCallback } from '../../../shared/app/receive-callback';
+import { BUFFERED_HEADER, receiveCallback } from '../../../shared/http/callback-endpoint';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import type { RelayLogger } from '../../../shared/app/ports';
-import { receiveCallback } from '../../../shared/app/receive-callback';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';

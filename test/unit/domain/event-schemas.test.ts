@@ -14,7 +14,7 @@ import { runBadgeCycle } from '../../../shared/app/badge-feed';
 import { ingestReport } from '../../../shared/app/ingest-report';
 import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
 import type { BufferedMessage } from '../../../shared/app/ports';
-import { receiveCallback } from '../../../shared/app/receive-callback';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { ReconcileServices } from '../../../shared/app/reconcile';
 import { runPollCycle } from '../../../shared/app/poll-cycle';
 import { registerTransaction } from '../../../shared/app/register-transaction';

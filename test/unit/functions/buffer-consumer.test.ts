@@ -4,7 +4,7 @@ import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-c
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/ingress-buffer';
 import type { ReceiptInput, ReceiptResult, WriteOptions } from '../../../shared/app/ports';
-import { receiveCallback } from '../../../shared/app/receive-callback';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { createScrubber } from '../../../shared/util/redact';

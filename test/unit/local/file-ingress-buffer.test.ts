@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileIngressBuffer, LocalBufferDrainer, SEAL_KEY_FILE } from '../../../local/file-ingress-buffer';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { receiveCallback } from '../../../shared/app/receive-callback';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { createScrubber } from '../../../shared/util/redact';

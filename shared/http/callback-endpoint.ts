@@ -1,0 +1,110 @@
+import { ANSWER_MARGIN_MS, acceptCallback } from '../app/receive-callback';
+import { ackBudgetFor } from '../app/ingress-buffer';
+import { noMetrics } from '../app/ports';
+import { recordRejection } from '../app/quarantine';
+import type { RelayServices } from '../app/services';
+import { RelayError, StorageUnavailableError } from '../domain/errors';
+import type { ProviderAck } from '../providers/types';
+import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
+import { parseJsonObjectBody, verifyEdge } from './guards';
+import { resolveRoute, type RouteKnowledge } from './router';
+import { type HttpResponse, type InboundRequest, json } from './types';
+
+/** An unexpected failure while handling a callback: quarantined like any refusal, answered 500. */
+export class UnexpectedCallbackError extends RelayError {
+  readonly code = 'INTERNAL_ERROR';
+}
+
+/** Set on an ack whose callback went to the ingress buffer (for operators and tests; providers ignore it). */
+export const BUFFERED_HEADER = 'x-relay-buffered';
+
+function toHttp(ack: ProviderAck): HttpResponse {
+  return json(ack.statusCode, ack.body, ack.headers);
+}
+
+/**
+ * The inbound callback endpoint: edge check, route and path secret, request guards, then the transport-free
+ * use case (acceptCallback), and its ack as the provider's HTTP answer. Every refusal, and every
+ * unexpected failure, is quarantined (secrets scrubbed) before the answer.
+ */
+export async function receiveCallback(
+  services: RelayServices,
+  received: InboundRequest,
+): Promise<HttpResponse> {
+  // The provider's clock started when API Gateway got the request (a cold start included).
+  const started = performance.now() - (received.waitedMs ?? 0);
+  const known: RouteKnowledge = {};
+  const { config, log } = services;
+  const metrics = services.metrics ?? noMetrics;
+  // Behind CloudFront (edge.mode): the origin header is checked and removed, and a verified request's
+  // source IP is the viewer's. A refusal still resolves the route first, so the rejection is recorded
+  // against the account it was aimed at (CallbackRejected), whatever else was wrong with it.
+  const edge = verifyEdge(config.edge, received);
+  const request = edge.request;
+  try {
+    const resolved = (() => {
+      try {
+        return resolveRoute(config, request, known);
+      } catch (error) {
+        throw edge.refusal ?? error;
+      }
+    })();
+    if (edge.refusal) throw edge.refusal;
+    const body = parseJsonObjectBody(request, config.limits.maxBodyBytes);
+    const { ack, buffered } = await acceptCallback(services, {
+      requestId: request.requestId,
+      method: request.method,
+      headers: request.headers,
+      rawBody: request.rawBody,
+      sourceIp: request.sourceIp,
+      receivedAt: request.receivedAt,
+      provider: resolved.provider,
+      account: resolved.account,
+      route: resolved.route,
+      params: resolved.params,
+      storedPath: resolved.storedPath,
+      body,
+      started,
+    });
+    const answer = toHttp(ack);
+    if (buffered) answer.headers = { ...answer.headers, [BUFFERED_HEADER]: 'true' };
+    return answer;
+  } catch (caught) {
+    if (caught instanceof StorageUnavailableError) {
+      log.error('callback not stored: storage unavailable', {
+        error: caught.message,
+        path: known.storedPath,
+      });
+      return errorResponse(caught, services.scrub);
+    }
+    const unexpected = !(caught instanceof RelayError);
+    const error = unexpected
+      ? new UnexpectedCallbackError('Unexpected error while handling the callback; it has been logged', {
+          cause: caught,
+        })
+      : caught;
+    if (unexpected)
+      log.error('unexpected error while handling a callback', {
+        error: caught as Error,
+        path: known.storedPath,
+      });
+    const httpStatus = unexpected ? 500 : statusFor(error);
+    metrics.count('CallbacksRejected', 1, { provider: known.provider?.id ?? 'unknown' });
+    await recordRejection(services, request, error, {
+      provider: known.provider?.id,
+      account: known.account?.id,
+      routeName: known.routeName,
+      storedPath: known.storedPath,
+      // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
+      emitEvent: Boolean(known.provider && known.account),
+      httpStatus,
+      // A refusal is answered inside the provider's budget too, whatever the quarantine write does.
+      budgetMs: known.provider
+        ? ackBudgetFor(config, known.provider.id).ackMs - ANSWER_MARGIN_MS - (performance.now() - started)
+        : undefined,
+    });
+    if (unexpected) return internalErrorResponse(request.requestId);
+    const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
+    return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
+  }
+}
