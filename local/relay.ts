@@ -73,7 +73,14 @@ export interface LocalRelay {
 export async function startLocalRelay(options: LocalRelayOptions): Promise<LocalRelay> {
   const { config, log } = options;
   const { client, doc } = createDynamoClients({ endpoint: options.dynamoEndpoint });
-  await ensureTable(client, options.tableName);
+  // Creating the table on a JVM that just started can take seconds on a busy machine: setup gets its own
+  // patient client, while the relay's keeps the short timeouts that bound a callback's ack.
+  const setup = createDynamoClients({ endpoint: options.dynamoEndpoint, requestTimeoutMs: 30_000 });
+  try {
+    await ensureTable(setup.client, options.tableName);
+  } finally {
+    setup.client.destroy();
+  }
   const clock = options.clock ?? systemClock;
   const store = new DynamoRelayStore(doc, {
     tableName: options.tableName,
