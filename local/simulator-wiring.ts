@@ -11,7 +11,7 @@
  * - Daraja: every account with a `shortCode` gets its C2B validation and confirmation URLs registered
  *   through the simulator's own Daraja API (`c2b/v2/registerurl`, ResponseType Completed), as a partner
  *   does on the portal, then its external validation turned on (`PUT /_sim/daraja/c2b/{shortCode}`), as the
- *   short code's owner must (seed 001: off by default); callbacks come from 196.201.214.200
+ *   short code's owner must (Daraja API docs: off by default); callbacks come from 196.201.214.200
  *   (X-Forwarded-For), in the default allow-list.
  *
  * - Status APIs (`pointPartnerUrlsAtSimulator`): every account without its own `api` settings gets `api`
@@ -262,7 +262,7 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
           `simulator refused the C2B URLs of daraja/${r.account} (HTTP ${response.status}): ${await response.text()}`,
         );
       }
-      // External validation is off on a short code until its owner turns it on (seed 001).
+      // External validation is off on a short code until its owner turns it on (Daraja API docs).
       const validation = await fetch(`${base}/_sim/daraja/c2b/${r.shortCode}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
@@ -336,7 +336,7 @@ export function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
   };
 }
 
-/** The demo shop `npm start -- --simulator` reads: the simulator's badge API (seed 002). */
+/** The demo shop `npm start -- --simulator` reads: the simulator's badge API (cpbw/v1). */
 export const SIMULATOR_BADGE_SHOP = 'demo';
 
 /**

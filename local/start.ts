@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     const badgeLine =
       demoShop && demoShop.baseUrl === simulator.url.replace(/\/$/, '')
         ? [
-            `badges: shop ${SIMULATOR_BADGE_SHOP} reads ${demoShop.baseUrl}/${demoShop.restPrefix}/cpbw/v1/badges (seed 002) every ${demoShop.pollSeconds} s`,
+            `badges: shop ${SIMULATOR_BADGE_SHOP} reads ${demoShop.baseUrl}/${demoShop.restPrefix}/cpbw/v1/badges (a shop plugin's cpbw/v1 REST API) every ${demoShop.pollSeconds} s`,
           ]
         : [];
     simulatorBanner = simulatorBannerLines(

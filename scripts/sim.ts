@@ -172,7 +172,7 @@ async function badgeMain(
   const events = await openEventsFile(eventsPath);
   let steps = 0;
   let dots = 0;
-  process.stdout.write(`badge ${action}: a change on the shop's badge API (seed 002), then its event\n\n`);
+  process.stdout.write(`badge ${action}: a change on the shop's badge API (cpbw/v1), then its event\n\n`);
   const result = await runBadgeScenario(
     {
       simUrl: values.sim ?? 'http://127.0.0.1:4010',

@@ -21,15 +21,15 @@ export interface MomoOptions {
   disbursementSubscriptionKeys?: { primary: string; secondary: string };
   remittanceSubscriptionKeys?: { primary: string; secondary: string };
   /**
-   * Seed 000: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
+   * MoMo Open API docs: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
    * IPv4 addresses or CIDRs (`10.0.0.0/8`); empty (default) allows every caller. The caller's address is
    * the connection's remote address (`::ffff:` IPv4-mapped form unwrapped); an `X-Sim-Source-Ip` request
    * header overrides it.
    */
   disbursementAllowList?: string[];
-  /** The same for the remittance product (the seed names only disbursement); default empty = allow all. */
+  /** The same for the remittance product (MTN's docs name only disbursement); default empty = allow all. */
   remittanceAllowList?: string[];
-  /** `mtn` (default): MTN's underscore codes. `seed`: seed 000's spellings (`RESOURCE NOT FOUND`, …). */
+  /** `mtn` (default): MTN's underscore codes. `seed`: the spellings of the MoMo Open API documentation (`RESOURCE NOT FOUND`, …). */
   errorSpelling?: 'mtn' | 'seed';
   /** Value `X-Target-Environment` must carry. */
   targetEnvironment?: string;
@@ -76,7 +76,7 @@ export interface DarajaOptions {
   /** The validation call's deadline (the platform's is 8 seconds). */
   c2bValidationTimeoutMs?: number;
   /**
-   * External validation on every short code (seed 001: "External validation must be activated for the short
+   * External validation on every short code (Daraja API docs: "External validation must be activated for the short
    * code by its owner; by default it is off"). Default false; turn it on per short code with
    * `PUT /_sim/daraja/c2b/{shortCode} {"externalValidation": true}`, as `npm start -- --simulator` does.
    */
@@ -93,11 +93,11 @@ export interface DarajaOptions {
   quotaPerSecond?: number;
   /** Spike arrest: calls closer together than 1000/N ms are refused with 500.003.02. Off by default. */
   spikeArrestPerSecond?: number;
-  /** HTTP status of quota and spike-arrest refusals (the seed gives none). Default 429. */
+  /** HTTP status of quota and spike-arrest refusals (Daraja's docs give none). Default 429. */
   throttleHttpStatus?: number;
 }
 
-/** Authentication the badge API (seed 002) requires; the seed shows none. */
+/** Authentication the badge API requires; the plugin's API documents none. */
 export interface BadgeAuthOptions {
   type: 'none' | 'basic' | 'bearer';
   /** Basic: default `sim-badge-user`. */
@@ -109,7 +109,7 @@ export interface BadgeAuthOptions {
 }
 
 export interface BadgeOptions {
-  /** The platform's REST root segment(s) the seed hides as `<rest_prefix>`. Default `wp-json`. */
+  /** The platform's REST root segment(s) before `cpbw/v1`. Default `wp-json`. */
   restPrefix?: string;
   /** Default `{type: 'none'}`. */
   auth?: BadgeAuthOptions;
@@ -147,7 +147,7 @@ export interface SimulatorOptions {
   momo?: MomoOptions;
   airtel?: AirtelOptions;
   daraja?: DarajaOptions;
-  /** The badge API of seed 002. */
+  /** The badge API of a shop plugin (`cpbw/v1`). */
   badges?: BadgeOptions;
   /** Shorthand for `badges.auth` (which wins when both are given). */
   badgeAuth?: BadgeAuthOptions;

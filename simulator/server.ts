@@ -1,6 +1,6 @@
 /**
  * Provider simulator: one local HTTP server speaking MTN MoMo, Airtel Money and Safaricom Daraja sandbox
- * dialects (seed paths and the providers' real paths), sending their callbacks, with fault knobs.
+ * dialects (the providers' real paths, and Daraja's under a neutral `/wallet` alias too), sending their callbacks, with fault knobs.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,7 +62,7 @@ export interface SimulatorInfo {
     passkeys: Record<string, string>;
     callbackSourceIp: string;
   };
-  /** The badge API of seed 002. */
+  /** The badge API of a shop plugin (`cpbw/v1`). */
   badges: BadgesInfo;
   foreignSourceIp: string;
   admin: string[];
@@ -280,7 +280,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const momoError = (e: SimHttpError) => respellError(e, opts.momo.errorSpelling);
 
   async function dispatch(ctx: RequestContext): Promise<Reply> {
-    // Seed 000: a malformed URL such as one with extra slashes is a 400.
+    // MoMo Open API docs: a malformed URL such as one with extra slashes is a 400.
     if (ctx.rawPath.includes('//')) {
       throw isDarajaPath(ctx.path)
         ? darajaErrors.notFound()

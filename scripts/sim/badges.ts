@@ -1,5 +1,5 @@
 /**
- * `npm run sim -- badge <create|update|delete|expire>`: one change on the simulator's badge API (seed 002),
+ * `npm run sim -- badge <create|update|delete|expire>`: one change on the simulator's badge API (cpbw/v1),
  * then the Badge* event the relay's badge feed turned it into, read from the events file.
  */
 import type { EventFeed, FeedEvent } from './events';
@@ -39,7 +39,7 @@ const EXPIRE_IN_SECONDS = 6;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** ISO 8601 with an offset, as the seed writes `valid_from` / `valid_to`. */
+/** ISO 8601 with an offset, as the plugin's docs write `valid_from` / `valid_to`. */
 function withOffset(date: Date): string {
   return `${date.toISOString().slice(0, 19)}+00:00`;
 }

@@ -73,7 +73,7 @@ export interface ScenarioOptions {
   expires?: string;
   /** Daraja reversal: the receipt to reverse (default: a fresh STK payment's). */
   receipt?: string;
-  /** MoMo refund: the externalId, seed 000's trigger ("1" … "13"). */
+  /** MoMo refund: the externalId, the MoMo sandbox's trigger ("1" … "13"). */
   externalId?: string;
 }
 

@@ -603,7 +603,7 @@ export async function darajaReversal(ctx: SimContext, options: ScenarioOptions):
 // ---- B2B -------------------------------------------------------------------------------------------
 
 /**
- * `npm run sim -- daraja b2b`: a business payment (not in seed 001: Daraja's public documentation). Daraja
+ * `npm run sim -- daraja b2b`: a business payment (Daraja's B2B documentation). Daraja
  * names the request (OriginatorConversationID) in its answer, so the registration follows the request, as
  * for STK; a result faster than the registration is adopted by it. PartyB picks the outcome, as for B2C.
  */

@@ -207,7 +207,7 @@ export async function momoPay(ctx: SimContext, options: ScenarioOptions): Promis
 
 /**
  * `npm run sim -- momo refund`: a Disbursement refund as a partner makes it (its own X-Reference-Id,
- * registered first, so the relay hands out the callback URL); `--external-id 1`…`13` picks seed 000's refund
+ * registered first, so the relay hands out the callback URL); `--external-id 1`…`13` picks the MoMo sandbox's refund
  * outcome. The relay confirms the unsigned success with the refund's status GET.
  */
 export async function momoRefund(ctx: SimContext, options: ScenarioOptions): Promise<Started> {

@@ -63,7 +63,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   {
     provider: 'momo',
     name: 'refund',
-    title: "refund (disbursement); --external-id 1…13 picks seed 000's refund outcome",
+    title: "refund (disbursement); --external-id 1…13 picks the MoMo sandbox's refund outcome",
     options: ['externalId', 'amount', 'currency'],
     start: momoRefund,
   },
@@ -435,7 +435,7 @@ export function helpText(): string {
       (s) =>
         `  ${`${s.provider} ${s.name}`.padEnd(12)} ${s.title}\n${' '.repeat(15)}options: ${[...s.options.map(flagOf), '--account', '--fault'].join(' ')}`,
     ),
-    `  ${'badge'.padEnd(12)} create | update | delete | expire: one change on the simulator's badge API (seed 002),`,
+    `  ${'badge'.padEnd(12)} create | update | delete | expire: one change on the simulator's badge API (cpbw/v1),`,
     `${' '.repeat(15)}then the Badge* event the relay's badge feed made of it. options: --badge <id> (default: the newest)`,
     '',
     'Examples (each prints and checks the events it produces):',

@@ -1,5 +1,5 @@
 /**
- * Daraja's URL registration rules (seed 001, Events 5; provider notes). The relay applies them to every
+ * Daraja's URL registration rules (Daraja API docs, URL rules; provider notes). The relay applies them to every
  * URL it generates or is configured with, so a URL it hands out is never refused at registration.
  */
 export const FORBIDDEN_URL_WORDS = [

@@ -1,5 +1,5 @@
 /**
- * Airtel Money (seed 001 Part A): token, RSA encryption key, signed push payment, refund, enquiry and
+ * Airtel Money (Airtel Money Open API docs): token, RSA encryption key, signed push payment, refund, enquiry and
  * the status callback with a `hash` made by the configured recipe.
  */
 import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
@@ -80,7 +80,7 @@ const PaymentBody = z.object({
 });
 
 /**
- * Seed 001 names only `transaction.wallet_money_id` (the payment to refund). `transaction.id`, the
+ * The Airtel Money Open API documentation names only `transaction.wallet_money_id` (the payment to refund). `transaction.id`, the
  * partner's own id for the refund (as Airtel's v2 refund takes it), is optional: with it the refund is a
  * transaction of its own, enquired at `/standard/v1/payments/refund/{id}` and called back like a payment.
  */
@@ -200,7 +200,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
   const parseError = () => airtelError(400, 'Invalid request payload: not JSON');
 
   function token(ctx: RequestContext): Reply {
-    // Token requests come as JSON per the seed; form encoding is accepted too since some SDKs send it.
+    // Token requests come as JSON per Airtel's docs; form encoding is accepted too since some SDKs send it.
     const type = ctx.header('content-type') ?? '';
     const raw = type.includes('application/x-www-form-urlencoded')
       ? Object.fromEntries(new URLSearchParams(ctx.bodyText))
@@ -241,7 +241,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
       Object.keys(ctx.faults).length ? new FaultHolder(ctx.faults) : undefined,
       ...sim.faults.holdersFor('airtel'),
     ];
-    // Seed 001 gives the code, not the HTTP status: a key service that cannot answer is a server-side
+    // The Airtel Money Open API documentation gives the code, not the HTTP status: a key service that cannot answer is a server-side
     // failure, so 500 with the error envelope.
     if (refusedBy(holders, 'keysUnavailable'))
       throw airtelError(500, 'Encryption key could not be fetched', 'DP02010001000');
@@ -290,7 +290,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     };
     transactions.set(txn.id, txn);
     sim.later(sim.opts.approvalDelayMs, () => payerAnswers(txn));
-    // `data.transaction.id` is typed boolean on the real service (seed 001): it is not the partner id.
+    // `data.transaction.id` is typed boolean on the real service (Airtel Money Open API docs): it is not the partner id.
     return json(200, {
       data: { transaction: { id: false, status: 'SUCCESS' } },
       status: envelope(200, 'SUCCESS', 'DP00800001006', true),
@@ -412,7 +412,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     });
   }
 
-  /** Airtel's refund status enquiry (not in seed 001): a refund made with its own `transaction.id`. */
+  /** Airtel's refund status enquiry: a refund made with its own `transaction.id`. */
   async function refundEnquiry(ctx: RequestContext): Promise<Reply> {
     const app = authenticate(ctx);
     const txn = refunds.get(ctx.params.id ?? '');
@@ -437,7 +437,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     return json(200, {
       data: {
         transaction: {
-          // Set on success only (seed 001).
+          // Set on success only (Airtel Money Open API docs).
           airtel_money_id: txn.status === 'TS' ? txn.airtelMoneyId : undefined,
           id: txn.id,
           message: txn.message,

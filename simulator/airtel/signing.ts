@@ -1,5 +1,5 @@
 /**
- * Client-side helper for Airtel message signing (seed 001 Part A, Authentication 2), for tests and tools
+ * Client-side helper for Airtel message signing (Airtel Money Open API docs, message signing), for tests and tools
  * that call the simulator (or the real service) the way a partner does:
  *   x-signature = base64(AES-256-CBC(key, iv, payload))
  *   x-key       = base64(RSA-OAEP-SHA256(publicKey, base64(key) + ":" + base64(iv)))
@@ -54,7 +54,7 @@ export function signAirtelRequest(payload: unknown, publicKey: string): SignedAi
   };
 }
 
-/** PIN encryption (seed 001 Part A): RSA/ECB/OAEP with SHA-256 and MGF1, base64. */
+/** PIN encryption (Airtel Money Open API docs): RSA/ECB/OAEP with SHA-256 and MGF1, base64. */
 export function encryptAirtelPin(pin: string, publicKey: string): string {
   return rsaOaepBase64(publicKey, pin);
 }

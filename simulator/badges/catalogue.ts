@@ -1,4 +1,4 @@
-/** The small fixed product catalogue that `GET …/search/product` searches (seed 002's product filter items). */
+/** The small fixed product catalogue that `GET …/search/product` searches (the badge plugin's product filter items). */
 
 export interface ProductItem {
   id: number;

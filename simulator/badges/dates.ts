@@ -1,5 +1,5 @@
 /**
- * The two date forms of seed 002: `valid_from` / `valid_to` as ISO 8601 date-time with an offset
+ * The two date forms of the badge plugin's API: `valid_from` / `valid_to` as ISO 8601 date-time with an offset
  * (`2026-11-23T10:00:00+03:00`) and `created_at` / `updated_at` as `YYYY-MM-DD HH:mm:ss` (site time).
  * The simulator writes both in the site's UTC offset (`badges.utcOffset`, default `+03:00`).
  */

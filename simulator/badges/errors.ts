@@ -1,4 +1,4 @@
-/** Errors in the WordPress REST form `{code, message, data: {status, …}}` (seed 002 shows none). */
+/** Errors in the WordPress REST form `{code, message, data: {status, …}}` (the badge plugin's API documents none). */
 import { SimHttpError } from '../core/http';
 
 export function wpError(

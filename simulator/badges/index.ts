@@ -1,7 +1,7 @@
 /**
- * The badge API of seed 002 (a shop plugin's REST namespace `cpbw/v1` under the platform's REST root,
+ * The badge API of a shop plugin (REST namespace `cpbw/v1` under the platform's REST root,
  * `wp-json` by default): list, read, create, update and delete badges, and a product search. In-memory,
- * WordPress REST conventions where the seed is silent (errors, delete answer); see simulator/README.md.
+ * WordPress REST conventions where the plugin's docs are silent (errors, delete answer); see simulator/README.md.
  */
 import type { ProviderState, SimContext } from '../core/context';
 import { FaultHolder, FaultSpecError } from '../core/faults';

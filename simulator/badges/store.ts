@@ -1,4 +1,4 @@
-/** In-memory badges of seed 002, with deterministic demo badges and string ids of increasing integers. */
+/** In-memory badges of the badge plugin's REST API (`cpbw/v1`), with deterministic demo badges and string ids of increasing integers. */
 import { PRODUCT_CATALOGUE, type ProductItem } from './catalogue';
 import { isoWithOffset, parseDateInput, siteDateTime, wholeSeconds } from './dates';
 import type { BadgeCreateInput, BadgeFilter, BadgeInput, SettingValue } from './validation';
@@ -20,7 +20,7 @@ export interface StoredBadge {
   updatedAt: number;
 }
 
-/** The Badge of seed 002 as it goes on the wire. */
+/** The plugin's Badge as it goes on the wire. */
 export interface Badge {
   id: string;
   badge_name: string;

@@ -1,5 +1,5 @@
 /**
- * Request validation of the badge API (seed 002). Create needs badge_name, badge_type, filter, badge_style
+ * Request validation of the badge API (cpbw/v1). Create needs badge_name, badge_type, filter, badge_style
  * and badge_settings; priority, status, valid_from and valid_to are optional. Update takes any subset of
  * the same fields. Unknown fields are ignored, as WordPress REST does.
  */
@@ -56,7 +56,7 @@ function productItem(v: unknown, index: number): ProductItem | string {
   return { id: v.id, name: v.name, sku: v.sku, image: v.image };
 }
 
-/** `justify-content` → `justify_content`: the seed's create example writes hyphens, its responses underscores. */
+/** `justify-content` → `justify_content`: the documented create example writes hyphens, its responses underscores. */
 export function settingKey(key: string): string {
   return key.replace(/-/g, '_');
 }

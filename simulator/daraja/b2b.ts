@@ -1,7 +1,7 @@
 /**
  * B2B payment request (`b2b/v1/paymentrequest`): accepted synchronously, then answered through ResultURL
- * (or QueueTimeOutURL) like B2C. Not in seed 001 Part B; the fields and the result shape follow Daraja's
- * public documentation as the community clients (`mpesa-node`) call it, under `/mpesa` and `/wallet`.
+ * (or QueueTimeOutURL) like B2C. The fields and the result shape follow Daraja's B2B
+ * documentation as the community clients (`mpesa-node`) call it, under `/mpesa` and `/wallet`.
  */
 import * as z from 'zod';
 import { effectiveCallbackFaults, FaultHolder } from '../core/faults';

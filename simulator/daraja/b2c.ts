@@ -276,7 +276,7 @@ export function registerB2c(
         ConversationID: ids.c,
         OriginatorConversationID: ids.oc,
         ReferenceData,
-        // String-typed code (max 10 characters per the seed), unlike the numeric 0 of a found transaction.
+        // String-typed code (max 10 characters per Daraja's docs), unlike the numeric 0 of a found transaction.
         ResultCode: 'R000001',
         ResultDesc: 'The transaction could not be found.',
         ResultType: 0,

@@ -1,7 +1,7 @@
 /**
  * Account balance (`accountbalance/v1/query`) and reversal (`reversal/v1/request`), both answered
- * synchronously and then through ResultURL (or QueueTimeOutURL), like B2C. Neither is in seed 001 Part B;
- * the paths, fields and result shapes follow Daraja's public documentation as the community clients
+ * synchronously and then through ResultURL (or QueueTimeOutURL), like B2C. The
+ * paths, fields and result shapes follow Daraja's Account Balance and Reversal documentation as the community clients
  * (`mpesa-node`, `mpesa-api`) call it, and the neutral `/wallet/...` prefix is served too.
  */
 import * as z from 'zod';
@@ -60,7 +60,7 @@ export const BALANCE_REVERSAL_TRIGGERS = {
 } as const;
 
 export const INITIATOR_INVALID = { code: 2001, desc: 'The initiator information is invalid.' } as const;
-/** Daraja's reversal codes (public Daraja documentation; not in the seed or the provider notes). */
+/** Daraja's reversal codes (Daraja's Reversal documentation). */
 export const REVERSAL_ALREADY_REVERSED = {
   code: 'R000001',
   desc: 'The transaction has already been reversed.',

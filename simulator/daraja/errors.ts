@@ -1,7 +1,7 @@
 import { SimHttpError } from '../core/http';
 import { digits } from '../core/ids';
 
-/** Daraja failure response `{requestId, errorCode, errorMessage}` (seed 001 Part B, platform errors). */
+/** Daraja failure response `{requestId, errorCode, errorMessage}` (Daraja API docs, platform errors). */
 export function darajaError(
   status: number,
   errorCode: string,
@@ -20,7 +20,7 @@ export const darajaErrors = {
   invalidPayload: () => darajaError(400, '400.002.05', 'Invalid request payload'),
   invalidToken: () => darajaError(401, '400.003.01', 'Invalid Access Token'),
   notFound: () => darajaError(404, '404.003.01', 'Resource not found'),
-  /** Seed: all operations are POST except token generation, which is GET. */
+  /** Daraja's docs: all operations are POST except token generation, which is GET. */
   wrongMethod: () => darajaError(404, '404.001.04', 'Invalid Authentication Header'),
   badCredentials: () => darajaError(400, '400.008.01', 'Invalid Authentication passed'),
   badGrantType: () => darajaError(400, '400.008.02', 'Invalid grant type passed'),
@@ -31,7 +31,7 @@ export const darajaErrors = {
   internal: (status: number) =>
     darajaError(status, '500.003.1001', status === 503 ? 'Service Unavailable' : 'Internal Server Error'),
   /**
-   * Seed 001: "quota violation: too many requests per second" and "spike arrest violation". The seed gives
+   * Daraja API docs: "quota violation: too many requests per second" and "spike arrest violation". Daraja's docs give
    * no HTTP status: 429 is what integrators report and what current gateways answer, while older gateways
    * answered 500, as the codes' prefix suggests; `daraja.throttleHttpStatus` picks the reading.
    */

@@ -1,4 +1,4 @@
-/** Daraja (seed 001 Part B), served under the real `/mpesa/...` paths and the seed's neutral `/wallet/...`. */
+/** Daraja (Daraja API docs), served under the real `/mpesa/...` paths and a neutral `/wallet/...` alias. */
 import type { ProviderState, SimContext } from '../core/context';
 import type { Router } from '../core/router';
 import { registerB2b } from './b2b';

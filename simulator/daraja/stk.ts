@@ -1,4 +1,4 @@
-/** STK push (payment prompt) and its query (seed 001 Part B). */
+/** STK push (payment prompt) and its query (Daraja API docs). */
 import * as z from 'zod';
 import { effectiveCallbackFaults, FaultHolder } from '../core/faults';
 import { json, type Reply, type RequestContext } from '../core/http';

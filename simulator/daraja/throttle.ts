@@ -1,6 +1,6 @@
 /**
- * The platform policies in front of every Daraja operation (seed 001 Part B, platform errors): spike arrest
- * (500.003.02) and a per-second quota (500.003.03). The seed gives no thresholds, so both are off unless
+ * The platform policies in front of every Daraja operation (Daraja API docs, platform errors): spike arrest
+ * (500.003.02) and a per-second quota (500.003.03). Daraja's docs give no thresholds, so both are off unless
  * `daraja.spikeArrestPerSecond` / `daraja.quotaPerSecond` are set. Time is passed in so the rules can be
  * checked without waiting.
  */

@@ -1,5 +1,5 @@
 /**
- * C2B URL rules (seed 001 Part B, Events 5; provider notes). Written independently of the relay's own
+ * C2B URL rules (Daraja API docs, URL rules; provider notes). Written independently of the relay's own
  * validator on purpose: each one checks the other in the end-to-end tests.
  */
 

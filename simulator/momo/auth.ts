@@ -70,7 +70,7 @@ export class MomoAuth {
   }
 
   /**
-   * Seed 000: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
+   * MoMo Open API docs: "Disbursement calls come from allow-listed public IP addresses; others get 403 FORBIDDEN IP".
    * The gateway refuses before it looks at keys or tokens. The caller's address is the socket's; the
    * simulator's `X-Sim-Source-Ip` header overrides it, because every test and local client connects from
    * loopback and could not otherwise play a caller outside (or inside) a list.
@@ -172,7 +172,7 @@ export class MomoAuth {
   private createToken(ctx: RequestContext, product: MomoProduct) {
     this.checkSourceIp(ctx, product);
     this.checkSubscriptionKey(ctx, product);
-    // Seed 000: a body sent to an operation that takes none is a 400.
+    // MoMo Open API docs: a body sent to an operation that takes none is a 400.
     if (ctx.hasBody) throw momoErrors.badRequest('This operation takes no request body.');
     const user = this.basicUser(ctx);
     const ttl = this.sim.opts.momo.tokenTtlSeconds;

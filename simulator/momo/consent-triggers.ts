@@ -1,7 +1,7 @@
 /**
- * Seed 000, Sandbox: "OAuth2 consent flow (MSISDN)" — the consumer MSISDN in bc-authorize's `login_hint`
- * equal to base + index selects the outcome of that index; any other consumer consents at once. The seed
- * names the outcomes only; what each one does is the simulator's choice, chosen so that every row changes
+ * MoMo Open API docs, sandbox test numbers: "OAuth2 consent flow (MSISDN)" — the consumer MSISDN in bc-authorize's `login_hint`
+ * equal to base + index selects the outcome of that index; any other consumer consents at once. MTN's docs
+ * name the outcomes only; what each one does is the simulator's choice, chosen so that every row changes
  * something a client sees (the README's consent table says what).
  */
 import type { MomoProduct } from './auth';
@@ -26,7 +26,7 @@ export const MOMO_CONSENT_FAMILY = [
 
 export type ConsentOutcome = (typeof MOMO_CONSENT_FAMILY)[number] | 'Consented';
 
-/** Seed 000: "OAuth2 custom scope trigger: `all_info`" — the scope that unlocks the full user-info body. */
+/** MoMo Open API docs: "OAuth2 custom scope trigger: `all_info`" — the scope that unlocks the full user-info body. */
 export const ALL_INFO_SCOPE = 'all_info';
 
 /** One bc-authorize request and, once redeemed, the consent its tokens act under. */
@@ -61,7 +61,7 @@ export function consentOutcome(idType: 'MSISDN' | 'EMAIL', id: string, base: str
 
 /**
  * The Financial* rows: the consent itself is fine (token and user info work); a financial operation made
- * with its token fails with this reason. `CONSENT_MISMATCH` is the simulator's code (the seed gives none).
+ * with its token fails with this reason. `CONSENT_MISMATCH` is the simulator's code (MTN's docs give none).
  */
 const FINANCIAL_FAILURES: Partial<Record<ConsentOutcome, { code: string; message: string }>> = {
   FinancialNoFunds: { code: 'NOT_ENOUGH_FUNDS', message: 'The consumer does not have enough funds.' },

@@ -1,9 +1,9 @@
 /**
- * MoMo OAuth2 consent flow (seed 000: bc-authorize, CreateOauth2Token, GetUserInfoWithConsent, the
+ * MoMo OAuth2 consent flow (MoMo Open API docs: bc-authorize, CreateOauth2Token, GetUserInfoWithConsent, the
  * "OAuth2 consent flow (MSISDN)" triggers and the `all_info` scope), on the collection, disbursement and
  * remittance prefixes alike.
  *
- * The seed gives paths, headers and response fields but not methods or request parameters; these follow
+ * MTN's docs give paths, headers and response fields but not methods or request parameters; these follow
  * MTN's live API (OpenID CIBA, poll mode):
  * - `POST /{product}/v1_0/bc-authorize`, Bearer access token of that product, form body
  *   `login_hint=ID:<msisdn>/MSISDN` (or `ID:<e-mail>/EMAIL`), `scope=<space-separated>`,
@@ -31,7 +31,7 @@ export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 export const BC_AUTHORIZE_INTERVAL_SECONDS = 5;
 /** bc-authorize `expires_in`: provider seconds (scaled by `timeScale`) until an unredeemed request dies. */
 export const BC_AUTHORIZE_EXPIRES_IN_SECONDS = 3600;
-/** Consent validity when bc-authorize has no `consent_valid_in` (the seed names a default, not its value). */
+/** Consent validity when bc-authorize has no `consent_valid_in` (MTN's docs name a default, not its value). */
 export const DEFAULT_CONSENT_VALID_SECONDS = 365 * 24 * 60 * 60;
 
 /**

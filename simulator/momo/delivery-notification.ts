@@ -1,14 +1,14 @@
 /**
- * RequesttoPayDeliveryNotification (seed 000, Other operations): an extra free-text SMS or e-mail to the
+ * RequesttoPayDeliveryNotification (MoMo Open API docs, delivery notification): an extra free-text SMS or e-mail to the
  * payer of a successful request to pay.
  *
- * Seed: path `/collection/v1_0/requesttopay/{ref}/deliverynotification`; required header
+ * MTN's docs: path `/collection/v1_0/requesttopay/{ref}/deliverynotification`; required header
  * `notificationMessage` (max length 160); optional header `Language` (ISO 639-1 or 639-3); body
  * `{notificationMessage}`; 200 enqueued, 400 invalid data, 404 unknown reference or not the caller's,
  * 409 not successfully completed, 410 opportunity expired, 429 too many attempts (only after a success).
  *
- * Documented choices where the seed is silent:
- * - Method POST (MTN's real method; the seed does not show it). 200 has no body.
+ * Documented choices where MTN's docs are silent:
+ * - Method POST (MTN's real method; MTN's docs do not show it). 200 has no body.
  * - The body is optional; when it carries `notificationMessage` that text is held to the same 160 limit.
  * - The window is 24 hours of provider time from the moment the request to pay became SUCCESSFUL
  *   (scaled by `timeScale` like the approval window); after it, 410.

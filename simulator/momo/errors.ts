@@ -1,6 +1,6 @@
 import { SimHttpError } from '../core/http';
 
-/** MoMo error bodies are ErrorReason `{code, message}` (seed 000, Errors). */
+/** MoMo error bodies are ErrorReason `{code, message}` (MoMo Open API docs, error codes). */
 export function momoError(status: number, code: string, message: string): SimHttpError {
   return new SimHttpError(status, { code, message });
 }
@@ -23,7 +23,7 @@ export const momoErrors = {
   internal: () =>
     momoError(500, 'INTERNAL_PROCESSING_ERROR', 'An internal error caused the operation to fail.'),
   unavailable: () => momoError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable.'),
-  /** Gateway (APIM) answer to a wrong `Ocp-Apim-Subscription-Key`: the seed's code plus the APIM sentence. */
+  /** Gateway (APIM) answer to a wrong `Ocp-Apim-Subscription-Key`: the documented code plus the APIM sentence. */
   subscriptionKey: () =>
     new SimHttpError(401, {
       statusCode: 401,
@@ -31,10 +31,10 @@ export const momoErrors = {
       message:
         'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
     }),
-  /** Seed 000, Authentication 6 and Errors: a caller outside the product's IP allow-list. */
+  /** MoMo Open API docs, Authentication and error codes: a caller outside the product's IP allow-list. */
   forbiddenIp: (ip: string) =>
     momoError(403, 'FORBIDDEN IP', `Caller IP ${ip} is not authorized for this API.`),
-  /** Token failures carry `{error}` (seed 000, Tokens and Errors). */
+  /** Token failures carry `{error}` (MoMo Open API docs, token errors). */
   loginFailed: () => new SimHttpError(401, { error: 'login_failed' }),
   invalidToken: (reason: 'unknown' | 'expired') =>
     new SimHttpError(401, {
@@ -51,8 +51,8 @@ export function momo5xxBody(status: number): { code: string; message: string } {
 }
 
 /**
- * Delivery notification answers (seed 000 gives their HTTP statuses and meanings but no codes; the codes
- * below are the simulator's choice, in the seed's upper-case style).
+ * Delivery notification answers (the MoMo Open API documentation gives their HTTP statuses and meanings but no codes; the codes
+ * below are the simulator's choice, in the documented upper-case style).
  */
 export const momoDeliveryNotificationErrors = {
   notCompleted: () =>
@@ -63,8 +63,8 @@ export const momoDeliveryNotificationErrors = {
 };
 
 /**
- * Seed 000 spells some codes differently from MTN's live API. With `momo.errorSpelling: "seed"` the
- * simulator answers with the seed's spellings so a client can be tested against both. Codes spelled the
+ * The MoMo Open API documentation spells some codes differently from MTN's live API. With `momo.errorSpelling: "seed"` the
+ * simulator answers with the documented spellings so a client can be tested against both. Codes spelled the
  * same either way (`ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY`, `FORBIDDEN IP`) are not listed.
  */
 export const MOMO_SEED_SPELLINGS: Readonly<Record<string, string>> = {
@@ -90,7 +90,7 @@ export function respellError(e: SimHttpError, spelling: MomoErrorSpelling): SimH
 
 /**
  * OAuth2 consent flow errors (`/oauth2/token`): RFC 6749 / OpenID CIBA `{error, error_description}`,
- * the token endpoint's error shape (seed 000: "Token error body: `error`").
+ * the token endpoint's error shape (MoMo Open API docs: "Token error body: `error`").
  */
 export function oauthError(status: number, error: string, description: string): SimHttpError {
   return new SimHttpError(status, { error, error_description: description });

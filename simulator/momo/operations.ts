@@ -122,7 +122,7 @@ const PreApprovalBody = z.object({
   validityTime: z.number().int().positive().optional(),
 });
 
-/** MTN's Refund body (seed 000 leaves it out): the refunded transaction is named by `referenceIdToRefund`. */
+/** MTN's Refund body (Disbursement API): the refunded transaction is named by `referenceIdToRefund`. */
 const RefundBody = z.object({
   amount: Amount,
   currency: Currency,
@@ -132,7 +132,7 @@ const RefundBody = z.object({
   referenceIdToRefund: z.string().regex(UUID_V4, 'referenceIdToRefund must be a UUID version 4'),
 });
 
-/** MTN's CashTransfer body (seed 000 leaves it out); the payer description fields are all optional. */
+/** MTN's CashTransfer body (Disbursement API); the payer description fields are all optional. */
 const CashTransferBody = z.object({
   amount: Amount,
   currency: Currency,
@@ -162,7 +162,7 @@ interface OperationDef {
   kind: MomoKind;
   product: MomoProduct;
   path: string;
-  /** Seed 000, Events 2: PUT, except RequestToWithdraw-V1 and Deposit-V1 which POST. */
+  /** MoMo Open API docs, Callback: PUT, except RequestToWithdraw-V1 and Deposit-V1 which POST. */
   callbackMethod: 'PUT' | 'POST';
   schema: z.ZodType<AnyBody>;
   family: MomoFamily;
@@ -187,7 +187,7 @@ const referenceTriggered = (
   kind,
   product: 'disbursement',
   path,
-  // Seed 000, Events 2: PUT except RequestToWithdraw-V1 and Deposit-V1, so refund V1/V2 and cash transfer PUT.
+  // MoMo Open API docs, Callback: PUT except RequestToWithdraw-V1 and Deposit-V1, so refund V1/V2 and cash transfer PUT.
   callbackMethod: 'PUT',
   schema,
   family: 'transfer', // unused: `outcome` below replaces the MSISDN table
@@ -346,7 +346,7 @@ export interface MomoTransaction {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const isoSeconds = (d: Date) => d.toISOString().slice(0, 19);
-/** Seed 000 InvoiceResult: `expiryDateTime` "format YYYY-MM-DD:THH:mm:ss" (sic). */
+/** MoMo Open API docs, InvoiceResult: `expiryDateTime` "format YYYY-MM-DD:THH:mm:ss" (sic). */
 const invoiceDate = (d: Date) =>
   `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}:T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 
@@ -447,7 +447,7 @@ export function resultBody(t: MomoTransaction, status: MomoStatus = t.status): A
   }
 }
 
-/** Seed 000, Events 4: the callback host must be the API user's `providerCallbackHost` and not an IP. */
+/** MoMo Open API docs, Callback: the callback host must be the API user's `providerCallbackHost` and not an IP. */
 export function checkCallbackUrl(raw: string, providerCallbackHost: string): void {
   let url: URL;
   try {
@@ -707,7 +707,7 @@ export class MomoOperations {
     const user = this.auth.authenticate(ctx, product);
     const currency = ctx.params.currency ?? this.sim.opts.momo.currency;
     if (currency !== this.sim.opts.momo.currency) throw momoErrors.currency();
-    // Seed 000 lists the balance outcomes but not their triggers: the simulator's choice is the header
+    // The MoMo Open API documentation lists the balance outcomes but not their triggers: the simulator's choice is the header
     // `X-Sim-Balance-Outcome: <outcome name>` (an unknown name is 400).
     const wanted = ctx.header('x-sim-balance-outcome');
     const outcome = (wanted ?? 'Success') as BalanceOutcome;
@@ -727,8 +727,8 @@ export class MomoOperations {
     this.auth.authenticate(ctx, product);
     const type = ctx.params.type ?? '';
     const id = ctx.params.id ?? '';
-    // Seed 000: type is `msisdn` or `email` and the id must be in lower case. `party_code` is the
-    // simulator's addition so the seed's party-code triggers can be reached.
+    // MoMo Open API docs: type is `msisdn` or `email` and the id must be in lower case. `party_code` is the
+    // simulator's addition so the documented party-code triggers can be reached.
     if (type !== 'msisdn' && type !== 'email' && type !== 'party_code')
       throw momoErrors.badRequest('accountHolderIdType must be msisdn, email or party_code (lower case).');
     if (id !== id.toLowerCase()) throw momoErrors.badRequest('accountHolderId must be in lower case.');
@@ -810,7 +810,7 @@ export class MomoOperations {
     if (!UUID_V4.test(ref)) throw momoErrors.badRequest('The pre-approval id must be a UUID version 4.');
     const txn = this.transactions.get(ref);
     if (txn?.kind !== 'preapproval' || txn.apiUserId !== user.id) throw momoErrors.notFound();
-    // Seed 000: only an approved pre-approval can be cancelled. Its status stays final (SUCCESSFUL);
+    // MoMo Open API docs: only an approved pre-approval can be cancelled. Its status stays final (SUCCESSFUL);
     // it simply stops being listed and usable.
     if (txn.status !== 'SUCCESSFUL' || txn.preapproval?.cancelled) {
       throw momoErrors.badRequest('Only an approved pre-approval can be cancelled.');

@@ -1,15 +1,15 @@
 /**
- * MoMo sandbox outcomes, in one place. The seed (doc 000, Sandbox) lists the outcome families in index
+ * MoMo sandbox outcomes, in one place. The MoMo Open API documentation (sandbox test numbers) lists the outcome families in index
  * order; the payer (or payee) MSISDN equal to base + index selects that outcome, any other MSISDN succeeds.
  * The public sandbox base is 46733123450 (configurable). The second table says what each outcome does:
  * which status and reason a callback carries, or which synchronous error answers the POST.
  *
- * Ongoing and Delayed: the seed gives them no behaviour of their own. What it does say: a request "stays
+ * Ongoing and Delayed: MTN's docs give them no behaviour of their own. What it does say: a request "stays
  * PENDING" until the payer answers; when "the approval window (5 minutes) passes" it is FAILED, "for example
  * COULD_NOT_PERFORM_TRANSACTION on timeout; callback if URL given"; "a callback is sent when a final state
  * is reached"; `reason` is the "cause in case of failure" (ONGOING and PAYER_DELAYED are not among its
  * failure reasons). So both stay PENDING without a reason and without a callback, and fail with
- * COULD_NOT_PERFORM_TRANSACTION (one callback) when the window ends. Nothing in the seed makes them succeed.
+ * COULD_NOT_PERFORM_TRANSACTION (one callback) when the window ends. Nothing in MTN's docs makes them succeed.
  */
 
 export type MomoOutcome =
@@ -31,12 +31,12 @@ export type MomoOutcome =
   | 'NotEnoughFunds'
   | 'PayerLimitReached';
 
-/** Outcomes no seed table reaches: only the simulator's `X-Sim-Outcome` header selects them. */
+/** Outcomes no sandbox table reaches: only the simulator's `X-Sim-Outcome` header selects them. */
 export type MomoExtraOutcome =
   'PayeeLimitReached' | 'SenderAccountNotActive' | 'TransactionNotFound' | 'TransactionCanceled';
 
 /**
- * The payee's cancellation (seed 000: CancelInvoice; a pre-approval "can be cancelled only … by the payee
+ * The payee's cancellation (MoMo Open API docs: CancelInvoice; a pre-approval "can be cancelled only … by the payee
  * side"), in one place: CancelInvoice and `X-Sim-Outcome: TransactionCanceled` fail with exactly this, so
  * every cancellation the simulator produces reads the same (the relay: CANCELLED_BY_PAYEE). The customer
  * refusing is `Rejected` (APPROVAL_REJECTED), never this.
@@ -49,7 +49,7 @@ export const MOMO_PAYEE_CANCELLATION = {
 
 export type MomoFamily = 'requesttopay' | 'preapproval' | 'transfer';
 
-/** Seed 000, "Sandbox", MSISDN triggers, in index order. */
+/** MoMo Open API docs, "Sandbox", MSISDN triggers, in index order. */
 export const MOMO_SANDBOX_FAMILIES: Record<MomoFamily, readonly MomoOutcome[]> = {
   // Request to pay, request to withdraw, deposit (and, by the simulator's choice, invoice and payment).
   requesttopay: [
@@ -100,7 +100,7 @@ export const MOMO_SANDBOX_FAMILIES: Record<MomoFamily, readonly MomoOutcome[]> =
   ],
 };
 
-/** Account holder active / basic user info family (seed 000). */
+/** Account holder active / basic user info family (MoMo Open API docs). */
 export type AccountHolderOutcome =
   | 'Active'
   | 'NotFound'
@@ -260,7 +260,7 @@ export const MOMO_EXTRA_OUTCOME_BEHAVIOUR: Record<MomoExtraOutcome, OutcomeBehav
 };
 
 /**
- * Seed 000 lists failure reasons no trigger table reaches (SENDER_ACCOUNT_NOT_ACTIVE, PAYEE LIMIT_REACHED,
+ * The MoMo Open API documentation lists failure reasons no trigger table reaches (SENDER_ACCOUNT_NOT_ACTIVE, PAYEE LIMIT_REACHED,
  * TRANSACTION_NOT_FOUND outside refunds; the provider notes' TRANSACTION_CANCELED outside CancelInvoice). The simulator's header `X-Sim-Outcome: <outcome name>` on any
  * creating operation picks an outcome directly, overriding the MSISDN or reference table.
  */
@@ -320,7 +320,7 @@ export function accountHolderOutcome(msisdn: string, base: string): AccountHolde
 }
 
 /**
- * Seed 000: "Account holder active by e-mail or by party code: one predefined e-mail address or UUID per
+ * MoMo Open API docs: "Account holder active by e-mail or by party code: one predefined e-mail address or UUID per
  * outcome, same outcome names as the MSISDN family (values omitted)". The values are the simulator's choice:
  * one e-mail and one party-code UUID per outcome, in the family's order. Any other value is active.
  */
@@ -354,7 +354,7 @@ export function accountHolderOutcomeFor(
   return 'Active';
 }
 
-/** Seed 000: "Account balance outcomes: Success, AccountNotFound, ZeroBalance, …". Trigger values: not shown. */
+/** MoMo Open API docs: "Account balance outcomes: Success, AccountNotFound, ZeroBalance, …". Trigger values: not shown. */
 export const MOMO_BALANCE_OUTCOMES = [
   'Success',
   'AccountNotFound',

@@ -1,10 +1,10 @@
 /**
- * Refund and cash transfer sandbox triggers (seed 000, Sandbox): "Refund and cash transfer use the
- * transaction reference value 1 to 13 as trigger". The tables below reproduce the seed's rows exactly;
+ * Refund and cash transfer sandbox triggers (MoMo Open API docs, sandbox test numbers): "Refund and cash transfer use the
+ * transaction reference value 1 to 13 as trigger". The tables below reproduce the documented rows exactly;
  * any other value succeeds.
  *
  * Documented choice: the "transaction reference" is the request's `externalId` (the partner's own
- * reference; the seed names no other field, and `X-Reference-Id` must be a UUID so it cannot be 1–13).
+ * reference; MTN's docs name no other field, and `X-Reference-Id` must be a UUID so it cannot be 1–13).
  * Leading/trailing spaces are not trimmed: `externalId: "7"` triggers row 7, `"07"` and `" 7"` do not.
  */
 import { MOMO_OUTCOME_BEHAVIOUR, type MomoOutcome, type OutcomeBehaviour } from './outcomes';
@@ -12,7 +12,7 @@ import { MOMO_OUTCOME_BEHAVIOUR, type MomoOutcome, type OutcomeBehaviour } from 
 /** The MSISDN families' outcomes plus the cash transfer's own row 5. */
 export type ReferenceOutcome = MomoOutcome | 'PayeeNotFound';
 
-/** Seed 000: "Refund: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction". Index 0 is value 1. */
+/** MoMo Open API docs: "Refund: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction". Index 0 is value 1. */
 export const MOMO_REFUND_TRIGGERS: readonly ReferenceOutcome[] = [
   'NotFound',
   'Failed',
@@ -29,7 +29,7 @@ export const MOMO_REFUND_TRIGGERS: readonly ReferenceOutcome[] = [
   'CouldNotPerformTransaction',
 ];
 
-/** Seed 000: "Cash transfer: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction". Index 0 is value 1. */
+/** MoMo Open API docs: "Cash transfer: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction". Index 0 is value 1. */
 export const MOMO_CASH_TRANSFER_TRIGGERS: readonly ReferenceOutcome[] = [
   'NotFound',
   'Failed',

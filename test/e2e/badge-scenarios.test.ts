@@ -6,7 +6,7 @@ import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 /**
  * `npm run sim -- badge <create|update|delete|expire>` end to end, through the CLI's own scenario code:
- * the simulator's badge API (seed 002) and an in-process relay whose badge feed reads it as shop demo.
+ * the simulator's badge API (cpbw/v1) and an in-process relay whose badge feed reads it as shop demo.
  */
 let relay: TestRelay;
 let sim: Simulator;

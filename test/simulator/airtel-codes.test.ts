@@ -1,5 +1,5 @@
 /**
- * Every `status.response_code` of seed 001 Part A, produced the way simulator/README.md documents it, as a
+ * Every `status.response_code` of the Airtel Money Open API documentation, produced the way simulator/airtel/README.md documents it, as a
  * partner sees it: HTTP status, envelope, enquiry answer and callback.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator, SimulatorOptions } from '../../simulator/server';
 import { call, startSim } from './helpers';
 
-/** Seed 002's Badge: dates with an offset (valid_*) and the platform's "YYYY-MM-DD HH:mm:ss" (created/updated). */
+/** The plugin's Badge: dates with an offset (valid_*) and the platform's "YYYY-MM-DD HH:mm:ss" (created/updated). */
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 const SITE_DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const BASE = '/wp-json/cpbw/v1';
@@ -33,7 +33,7 @@ const KITENGE_SHIRT = {
   image: 'https://shop.example.com/wp-content/uploads/2026/01/kitenge-shirt.jpg',
 };
 
-/** Every field of seed 002's Badge, with its type, in a response. */
+/** Every field of the plugin's Badge, with its type, in a response. */
 function expectBadgeShape(b: Record<string, any>) {
   expect(Object.keys(b).sort()).toEqual(
     [
@@ -74,7 +74,7 @@ function expectBadgeShape(b: Record<string, any>) {
 const create = (body: unknown, headers: Record<string, string> = {}) =>
   call(sim, 'POST', `${BASE}/badges`, { body, headers });
 
-describe('badge API (seed 002): reads', () => {
+describe('badge API (cpbw/v1): reads', () => {
   it('lists the deterministic demo badges, one per filter shape', async () => {
     await start();
     const r = await call(sim, 'GET', `${BASE}/badges`);
@@ -123,7 +123,7 @@ describe('badge API (seed 002): reads', () => {
   });
 });
 
-describe('badge API (seed 002): create', () => {
+describe('badge API (cpbw/v1): create', () => {
   it('answers 201 with the Badge: integer priority/status become strings, justify-content becomes justify_content', async () => {
     await start();
     const before = Date.now();
@@ -253,7 +253,7 @@ describe('badge API (seed 002): create', () => {
   });
 });
 
-describe('badge API (seed 002): update and delete', () => {
+describe('badge API (cpbw/v1): update and delete', () => {
   it('PUT is a partial update answering 200 with the Badge; updated_at moves, created_at stays', async () => {
     await start();
     const before = (await call(sim, 'GET', `${BASE}/badges/1`)).json;
@@ -318,7 +318,7 @@ describe('badge API (seed 002): update and delete', () => {
   });
 });
 
-describe('badge API (seed 002): product search', () => {
+describe('badge API (cpbw/v1): product search', () => {
   it('finds products of the fixed catalogue by name (case-insensitive) or SKU', async () => {
     await start();
     const r = await call(sim, 'GET', `${BASE}/search/product?search=KITENGE`);
@@ -362,7 +362,7 @@ describe('badge API (seed 002): product search', () => {
   });
 });
 
-describe('badge API (seed 002): authentication', () => {
+describe('badge API (cpbw/v1): authentication', () => {
   it('needs none by default', async () => {
     await start();
     expect(sim.info().badges).toEqual({ basePath: BASE, auth: { type: 'none' } });
@@ -426,7 +426,7 @@ describe('badge API (seed 002): authentication', () => {
   });
 });
 
-describe('badge API (seed 002): faults', () => {
+describe('badge API (cpbw/v1): faults', () => {
   it('X-Sim-Fault status-5xx answers the 5xx before the operation (nothing created)', async () => {
     await start();
     const r = await create(createBody(), { 'X-Sim-Fault': 'status-5xx=503' });
@@ -496,7 +496,7 @@ describe('badge API (seed 002): faults', () => {
   });
 });
 
-describe('badge API (seed 002): admin hooks, options, reset', () => {
+describe('badge API (cpbw/v1): admin hooks, options, reset', () => {
   it('POST /_sim/badges/{id}/expire sets valid_to to now + N seconds (updated_at unchanged)', async () => {
     await start();
     const t0 = Math.floor(Date.now() / 1000) * 1000;

@@ -1,6 +1,6 @@
 /**
- * Daraja platform errors (seed 001 Part B, `{requestId, errorCode, errorMessage}`): every code of the seed's
- * table, produced the way simulator/README.md documents it, as a client sees it.
+ * Daraja platform errors (Daraja API docs, `{requestId, errorCode, errorMessage}`): every code of the
+ * documented table, produced the way simulator/daraja/README.md documents it, as a client sees it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stkPassword } from '../../simulator/daraja/stk';
@@ -228,7 +228,7 @@ describe('500.003.03 and 500.003.02 from the limiter options', () => {
   });
 });
 
-describe("the seed's other platform errors", () => {
+describe("Daraja's other documented platform errors", () => {
   it('500.003.1001: X-Sim-Fault internal-error refuses an STK push with 500 and creates no transaction', async () => {
     // Prepare
     const t = await token();

@@ -1,5 +1,5 @@
 /**
- * Daraja result codes a partner sees after an accepted call (seed 001 Part B and the provider notes): the STK
+ * Daraja result codes a partner sees after an accepted call (the Daraja API documentation and the provider notes): the STK
  * push callback and query, by the last four digits of `PhoneNumber`, and the C2B validation rejections.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ async function pushAndQuery(phone: string) {
 }
 
 /**
- * Seed 001's push callback codes plus the provider notes' 17, 2028, 8006 and SFC_IC0003, by phone suffix.
+ * The Daraja API documentation's push callback codes plus the provider notes' 17, 2028, 8006 and SFC_IC0003, by phone suffix.
  * The descriptions are Safaricom's wording where it is known.
  */
 const STK_ROWS: { suffix: string; code: number | string; desc: string }[] = [

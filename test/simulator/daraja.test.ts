@@ -228,7 +228,7 @@ describe('Daraja STK push', () => {
 });
 
 describe('Daraja C2B', () => {
-  /** Seed 001: external validation is off on a short code until its owner activates it. */
+  /** Daraja API docs: external validation is off on a short code until its owner activates it. */
   const externalValidation = (on: boolean) =>
     call(sim, 'PUT', '/_sim/daraja/c2b/600638', { body: { externalValidation: on } });
 
@@ -392,7 +392,7 @@ describe('Daraja C2B', () => {
   });
 
   it('calls no validation URL on a registered short code until external validation is turned on', async () => {
-    // Prepare: URLs registered, validation not activated (the seed's default)
+    // Prepare: URLs registered, validation not activated (the documented default)
     const t = await token();
     rx.answer = (r) => (isValidation(r) ? { body: { ResultCode: '0', ResultDesc: 'Accepted' } } : {});
     await register(t, {}, { validation: false });

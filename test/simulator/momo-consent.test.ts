@@ -235,7 +235,7 @@ describe('MoMo consent-based financial operations', () => {
   });
 });
 
-/** Seed 000, Sandbox, "OAuth2 consent flow (MSISDN)": login_hint MSISDN = base + index, row by row. */
+/** MoMo Open API docs, sandbox test numbers, "OAuth2 consent flow (MSISDN)": login_hint MSISDN = base + index, row by row. */
 describe('MoMo consent trigger table (login_hint MSISDN = base + index)', () => {
   it('0 AccountHolderNotFound: bc-authorize answers 404 ACCOUNT_HOLDER_NOT_FOUND', async () => {
     const r = await bcAuthorize(msisdn(0));

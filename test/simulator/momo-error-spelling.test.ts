@@ -39,7 +39,7 @@ async function transferReason(
   return typeof reason === 'string' ? reason : reason.code;
 }
 
-describe('MoMo failure reasons no seed table reaches (X-Sim-Outcome)', () => {
+describe('MoMo failure reasons no sandbox table reaches (X-Sim-Outcome)', () => {
   const ROWS: [string, string][] = [
     ['SenderAccountNotActive', 'SENDER_ACCOUNT_NOT_ACTIVE'],
     ['PayeeLimitReached', 'PAYEE_LIMIT_REACHED'],
@@ -84,7 +84,7 @@ describe('MoMo error spellings (momo.errorSpelling)', () => {
     expect(funds).toBe('NOT_ENOUGH_FUNDS');
   });
 
-  it('answers 404 RESOURCE NOT FOUND under the seed spelling', async () => {
+  it('answers 404 RESOURCE NOT FOUND under the documented spelling', async () => {
     const { sim: s } = await start({ momo: { errorSpelling: 'seed' } });
     const token = await momoToken(s);
 
@@ -96,7 +96,7 @@ describe('MoMo error spellings (momo.errorSpelling)', () => {
     expect(r.json.code).toBe('RESOURCE NOT FOUND');
   });
 
-  it('answers 400 REQUEST REJECTED/ BAD REQUEST under the seed spelling', async () => {
+  it('answers 400 REQUEST REJECTED/ BAD REQUEST under the documented spelling', async () => {
     const { sim: s } = await start({ momo: { errorSpelling: 'seed' } });
     const token = await momoToken(s);
 
@@ -106,7 +106,7 @@ describe('MoMo error spellings (momo.errorSpelling)', () => {
     expect(res.json.code).toBe('REQUEST REJECTED/ BAD REQUEST');
   });
 
-  it('keeps ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY and FORBIDDEN IP under the seed spelling', async () => {
+  it('keeps ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY and FORBIDDEN IP under the documented spelling', async () => {
     const { sim: s } = await start({ momo: { errorSpelling: 'seed', disbursementAllowList: ['10.0.0.1'] } });
 
     const key = await call(s, 'POST', '/collection/token/', {
@@ -118,13 +118,13 @@ describe('MoMo error spellings (momo.errorSpelling)', () => {
     expect(ip.json.code).toBe('FORBIDDEN IP');
   });
 
-  it('reports NOT ENOUGH_FUNDS in the callback under the seed spelling', async () => {
+  it('reports NOT ENOUGH_FUNDS in the callback under the documented spelling', async () => {
     const { sim: s, rx: r } = await start({ momo: { errorSpelling: 'seed' } });
 
     expect(await transferReason(s, r, msisdn(5))).toBe('NOT ENOUGH_FUNDS');
   });
 
-  it('reports PAYEE LIMIT_REACHED in the callback under the seed spelling', async () => {
+  it('reports PAYEE LIMIT_REACHED in the callback under the documented spelling', async () => {
     const { sim: s, rx: r } = await start({ momo: { errorSpelling: 'seed' } });
 
     expect(await transferReason(s, r, '46700000001', { 'X-Sim-Outcome': 'PayeeLimitReached' })).toBe(

@@ -24,7 +24,7 @@ type Expected = { sync: { status: number; code: string } } | { reason: string; f
 const fail = (reason: string, format: 'string' | 'object'): Expected => ({ reason, format });
 const sync = (code: string): Expected => ({ sync: { status: 500, code } });
 
-/** Seed 000, Sandbox: "Refund: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction", row by row. */
+/** MoMo Open API docs, sandbox test numbers: "Refund: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction", row by row. */
 const REFUND_ROWS: [number, string, Expected][] = [
   [1, 'NotFound', fail('TRANSACTION_NOT_FOUND', 'object')],
   [2, 'Failed', fail('INTERNAL_PROCESSING_ERROR', 'string')],
@@ -41,7 +41,7 @@ const REFUND_ROWS: [number, string, Expected][] = [
   [13, 'CouldNotPerformTransaction', fail('COULD_NOT_PERFORM_TRANSACTION', 'object')],
 ];
 
-/** Seed 000, Sandbox: "Cash transfer: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction", row by row. */
+/** MoMo Open API docs, sandbox test numbers: "Cash transfer: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction", row by row. */
 const CASH_TRANSFER_ROWS: [number, string, Expected][] = [
   [1, 'NotFound', fail('PAYER_NOT_FOUND', 'string')],
   [2, 'Failed', fail('INTERNAL_PROCESSING_ERROR', 'string')],
@@ -108,7 +108,7 @@ const OPERATIONS = [
 ];
 
 for (const op of OPERATIONS) {
-  describe(`MoMo ${op.name}: transaction reference triggers (seed 000)`, () => {
+  describe(`MoMo ${op.name}: transaction reference triggers (MoMo Open API docs)`, () => {
     let token: string;
     beforeEach(async () => {
       token = await momoToken(sim, 'disbursement');
@@ -257,7 +257,7 @@ describe('MoMo refund body', () => {
   });
 });
 
-describe('MoMo request-to-pay delivery notification (seed 000)', () => {
+describe('MoMo request-to-pay delivery notification (MoMo Open API docs)', () => {
   const notify = (token: string, ref: string, headers: Record<string, string> = {}, body?: unknown) =>
     call(sim, 'POST', `/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
       headers: momoHeaders(token, 'collection', headers),
@@ -424,7 +424,7 @@ describe('MoMo request-to-pay delivery notification (seed 000)', () => {
   });
 });
 
-describe('MoMo basic user info (seed 000)', () => {
+describe('MoMo basic user info (MoMo Open API docs)', () => {
   const info = (
     token: string,
     type: string,
@@ -435,7 +435,7 @@ describe('MoMo basic user info (seed 000)', () => {
       headers: momoHeaders(token, product),
     });
 
-  it("answers the seed's six fields, without consent, for each id type the seed names", async () => {
+  it("answers the documented six fields, without consent, for each id type MTN's docs name", async () => {
     const token = await momoToken(sim);
     for (const [type, id] of [
       ['MSISDN', '46700000001'],
@@ -487,7 +487,7 @@ describe('MoMo basic user info (seed 000)', () => {
   });
 });
 
-describe('MoMo account holder checks by e-mail and party code (seed 000; values are the simulator choice)', () => {
+describe('MoMo account holder checks by e-mail and party code (MoMo Open API docs; values are the simulator choice)', () => {
   const OUTCOMES = [
     ['notfound@sandbox.momo', '00000000-0000-4000-8000-000000000000', 200, { result: false }],
     ['notactive@sandbox.momo', '00000000-0000-4000-8000-000000000001', 200, { result: false }],
@@ -553,13 +553,13 @@ describe('MoMo account holder checks by e-mail and party code (seed 000; values 
   });
 });
 
-describe("MoMo balance outcomes (seed 000; trigger header is the simulator's choice)", () => {
+describe("MoMo balance outcomes (MoMo Open API docs; trigger header is the simulator's choice)", () => {
   const balance = (token: string, outcome?: string, product: 'collection' | 'disbursement' = 'collection') =>
     call(sim, 'GET', `/${product}/v1_0/account/balance`, {
       headers: momoHeaders(token, product, outcome ? { 'X-Sim-Balance-Outcome': outcome } : {}),
     });
 
-  it('answers every outcome the seed lists', async () => {
+  it('answers every documented outcome', async () => {
     const token = await momoToken(sim);
     expect((await balance(token)).json).toEqual({ availableBalance: '0', currency: 'EUR' });
     expect((await balance(token, 'Success')).status).toBe(200);

@@ -29,7 +29,7 @@ const REQUEST_TO_PAY_ROWS: [string, Expect][] = [
   ['Failed', { callback: { status: 'FAILED', reason: 'INTERNAL_PROCESSING_ERROR', format: 'string' } }],
   ['Rejected', { callback: { status: 'FAILED', reason: 'APPROVAL_REJECTED', format: 'object' } }],
   ['Expired', { callback: { status: 'FAILED', reason: 'EXPIRED', format: 'string' } }],
-  // Seed 000: the request stays PENDING; when the 5-minute approval window passes it is FAILED,
+  // MoMo Open API docs: the request stays PENDING; when the 5-minute approval window passes it is FAILED,
   // "for example COULD_NOT_PERFORM_TRANSACTION on timeout; callback if URL given". Nothing makes these succeed.
   ['Ongoing', { callback: { status: 'FAILED', reason: 'COULD_NOT_PERFORM_TRANSACTION', format: 'object' } }],
   ['Delayed', { callback: { status: 'FAILED', reason: 'COULD_NOT_PERFORM_TRANSACTION', format: 'string' } }],
@@ -54,7 +54,7 @@ const REQUEST_TO_PAY_ROWS: [string, Expect][] = [
 ];
 
 describe('MoMo sandbox outcomes of request to pay (MSISDN = base + index)', () => {
-  it('lists the rows in the seed order', () => {
+  it('lists the rows in the documented order', () => {
     expect(REQUEST_TO_PAY_ROWS.map(([name]) => name)).toEqual(MOMO_SANDBOX_FAMILIES.requesttopay);
   });
 

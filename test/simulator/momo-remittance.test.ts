@@ -104,7 +104,7 @@ describe('MoMo remittance product', () => {
     });
   });
 
-  it('answers account holder active and basic user info, with the seed’s trigger rows', async () => {
+  it('answers account holder active and basic user info, with the documented trigger rows', async () => {
     const token = await momoToken(sim, 'remittance');
     const headers = momoHeaders(token, 'remittance');
 

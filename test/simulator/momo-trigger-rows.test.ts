@@ -4,7 +4,7 @@ import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
 import { create, momoHeaders, momoToken, msisdn, type Product, transferBody } from './momo-helpers';
 
 /**
- * Seed 000, Sandbox, MSISDN triggers: one test per row of the pre-approval (12), transfer (14) and
+ * MoMo Open API docs, sandbox test numbers, MSISDN triggers: one test per row of the pre-approval (12), transfer (14) and
  * account holder active (6) families, each asserted by what a client sees.
  */
 
@@ -61,7 +61,7 @@ async function expectRow(
   expect(status.json.status).toBe('FAILED');
 }
 
-/** Seed 000: "Pre-approval (payer MSISDN) | Failed, Rejected, Expired, …, ServiceUnavailable". */
+/** MoMo Open API docs: "Pre-approval (payer MSISDN) | Failed, Rejected, Expired, …, ServiceUnavailable". */
 const PRE_APPROVAL_ROWS: [number, string, Expected][] = [
   [0, 'Failed', failed('INTERNAL_PROCESSING_ERROR', 'string')],
   [1, 'Rejected', failed('APPROVAL_REJECTED', 'object')],
@@ -77,7 +77,7 @@ const PRE_APPROVAL_ROWS: [number, string, Expected][] = [
   [11, 'ServiceUnavailable', failed('SERVICE_UNAVAILABLE', 'string')],
 ];
 
-/** Seed 000: "Transfer (payee MSISDN) | Failed, Rejected, Expired, …, ServiceUnavailable". */
+/** MoMo Open API docs: "Transfer (payee MSISDN) | Failed, Rejected, Expired, …, ServiceUnavailable". */
 const TRANSFER_ROWS: [number, string, Expected][] = [
   [0, 'Failed', failed('INTERNAL_PROCESSING_ERROR', 'string')],
   [1, 'Rejected', failed('APPROVAL_REJECTED', 'object')],
@@ -132,7 +132,7 @@ for (const product of ['disbursement', 'remittance'] as const) {
   });
 }
 
-/** Seed 000: "Account holder active (MSISDN) | NotFound, NotActive, NotAllowed, …, ServiceUnavailable". */
+/** MoMo Open API docs: "Account holder active (MSISDN) | NotFound, NotActive, NotAllowed, …, ServiceUnavailable". */
 describe('MoMo account holder active trigger rows (MSISDN = base + index)', () => {
   async function active(index: number) {
     const token = await momoToken(sim);

@@ -58,7 +58,7 @@ describe('MoMo provisioning', () => {
 });
 
 describe('MoMo gateway checks and tokens', () => {
-  it('answers 401 with the seed message when the subscription key is wrong', async () => {
+  it('answers 401 with the documented message when the subscription key is wrong', async () => {
     const r = await call(sim, 'POST', '/collection/token/', {
       headers: { 'Ocp-Apim-Subscription-Key': 'nope', Authorization: basic(MOMO_USER.id, MOMO_USER.apiKey) },
     });

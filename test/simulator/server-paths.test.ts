@@ -26,7 +26,7 @@ describe('unknown paths', () => {
     });
   }
 
-  it('answers an unknown remittance path with the seed spelling RESOURCE NOT FOUND when errorSpelling is seed', async () => {
+  it('answers an unknown remittance path with the documented spelling RESOURCE NOT FOUND when errorSpelling is seed', async () => {
     // Prepare
     sim = await startSim({ momo: { errorSpelling: 'seed' } });
 
@@ -38,7 +38,7 @@ describe('unknown paths', () => {
     expect(r.json).toEqual({ code: 'RESOURCE NOT FOUND', message: 'Requested resource was not found.' });
   });
 
-  it('answers a MoMo path with // with the seed spelling of BAD_REQUEST when errorSpelling is seed', async () => {
+  it('answers a MoMo path with // with the documented spelling of BAD_REQUEST when errorSpelling is seed', async () => {
     // Prepare
     sim = await startSim({ momo: { errorSpelling: 'seed' } });
 

@@ -12,8 +12,8 @@ import { classifyAirtelEnquiry } from './status-mapping';
 const FALLBACK_TOKEN_SECONDS = 120;
 
 /**
- * Enquiry per kind (`{id}` = the partner transaction id, the reference). Payment: seed 001's transaction
- * enquiry. Refund: Airtel's refund status enquiry (not in seed 001; the simulator serves it), keyed by the
+ * Enquiry per kind (`{id}` = the partner transaction id, the reference). Payment: the Airtel Money Open API documentation's transaction
+ * enquiry. Refund: Airtel's refund status enquiry (the simulator serves it), keyed by the
  * partner's own id for the refund (`transaction.id` of the refund request). Disbursement: only `api.paths`.
  */
 export const AIRTEL_ENQUIRY_PATHS: Readonly<Record<string, string | undefined>> = {

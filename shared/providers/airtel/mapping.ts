@@ -2,7 +2,7 @@ import type { ReasonCode } from '../../domain/reasons';
 import type { TransactionStatus } from '../../domain/status';
 
 /**
- * Transaction status codes (seed 001 Part A: enquiry `TF TS TA TIP TE`; callbacks `TS`/`TF`).
+ * Transaction status codes (Airtel Money Open API docs: enquiry `TF TS TA TIP TE`; callbacks `TS`/`TF`).
  * Keyed upper case; the callback's `status_code` is compared case-insensitively.
  */
 export const AIRTEL_STATUS_TABLE: Readonly<
@@ -24,7 +24,7 @@ export interface AirtelResultCode {
 }
 
 /**
- * Every result code of seed 001 Part A (`status.response_code`) and the disbursement codes of the
+ * Every result code of the Airtel Money Open API documentation (`status.response_code`) and the disbursement codes of the
  * provider notes. Decisions (see docs/airtel.md):
  * - …005 "transaction id invalid (user did not enter the PIN)": TIMED_OUT. The prompt lapsed without an
  *   answer; an explicit "no" is …008.

@@ -14,7 +14,7 @@ export type AirtelHashMode = (typeof AIRTEL_HASH_MODES)[number];
 
 /**
  * Airtel's callback URL is set once in the application settings, so the callback does not say which
- * operation it is about; `payment` (push payment) is the only one the seed documents callbacks for.
+ * operation it is about; `payment` (push payment) is the only one Airtel's docs document callbacks for.
  */
 export const AIRTEL_KINDS = ['payment', 'refund', 'disbursement'] as const;
 export const AIRTEL_DEFAULT_KIND = 'payment';
@@ -36,8 +36,8 @@ const text = z.pipe(z.union([z.string(), z.number()]), z.transform(String));
 
 /**
  * An Airtel transaction status callback: `{transaction:{id,message,status_code,airtel_money_id}, hash?}`.
- * Loose: unknown members are kept (strict DTOs have dropped real callbacks). The seed spells the
- * provider id `wallet_money_id` (neutralised); both spellings are read. `hash` is checked before
+ * Loose: unknown members are kept (strict DTOs have dropped real callbacks). A neutral spelling of the
+ * provider id, `wallet_money_id`, is accepted too; both spellings are read. `hash` is checked before
  * parsing (see hash.ts), not here.
  */
 export const airtelCallbackSchema = z.looseObject({
@@ -62,7 +62,7 @@ export const airtelCallbackSchema = z.looseObject({
 export type AirtelCallback = z.infer<typeof airtelCallbackSchema>;
 
 /**
- * The status API (reconciliation): the transaction enquiry of seed 001 Part A. The credential values are
+ * The status API (reconciliation): the transaction enquiry of the Airtel Money Open API documentation. The credential values are
  * secrets (scrubbed from logs); in AWS they arrive from Secrets Manager merged into these settings.
  */
 export const airtelApiSettingsSchema = z.strictObject({
@@ -80,7 +80,7 @@ export const airtelApiSettingsSchema = z.strictObject({
   maxRequestsPerSecond: z._default(z.number().check(z.positive(), z.lte(1000)), 5),
   concurrency: z._default(z.int().check(z.gte(1), z.lte(64)), 4),
   /**
-   * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: seed 001 has
+   * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: the Airtel Money Open API documentation has
    * the payment enquiry only (`/standard/v1/payments/{id}`), so refund and disbursement are checked
    * only when a path is given here.
    */

@@ -1,6 +1,6 @@
 /**
  * Airtel transaction enquiry answers (`GET /standard/v1/payments/{id}`) in relay vocabulary (pure).
- * Seed 001 Part A: `data.transaction.status` TS (success), TF (failed), TA (ambiguous), TIP (in
+ * Airtel Money Open API docs: `data.transaction.status` TS (success), TF (failed), TA (ambiguous), TIP (in
  * progress), TE (expired); `status.response_code` a DP… result code.
  */
 import type { ReportDraft } from '../../domain/transaction';
@@ -14,7 +14,7 @@ export const AIRTEL_ENQUIRY_STATUSES = {
   TS: 'final',
   /** Final: failed (reason from the result code or the message). */
   TF: 'final',
-  /** Final: expired (seed 001 "TE (expired)"; mapping.ts: FAILED, TIMED_OUT). */
+  /** Final: expired (Airtel Money Open API docs "TE (expired)"; mapping.ts: FAILED, TIMED_OUT). */
   TE: 'final',
   /** Outcome unclear: the transaction becomes AMBIGUOUS and is checked on. */
   TA: 'ambiguous',
@@ -22,7 +22,7 @@ export const AIRTEL_ENQUIRY_STATUSES = {
   TIP: 'pending',
 } as const;
 
-/** Seed 001: DP00800001025 "Transaction not found". */
+/** Airtel Money Open API docs: DP00800001025 "Transaction not found". */
 export const AIRTEL_NOT_FOUND_CODE = 'DP00800001025';
 
 export interface AirtelEnquiryInput {

@@ -44,7 +44,7 @@ const PLACEHOLDER = /0{7}$/;
  * (`query.trusted`: the registration, the provider's own status answers, reports authenticated end to
  * end) and the reference itself: the trusted receipt (TransactionID) when there is one; else the
  * reference: a C2B reference is its TransID, the receipt itself; any other (B2C, B2B) is the
- * OriginatorConversationID, which the query accepts "when the transaction id is unknown" (seed 001).
+ * OriginatorConversationID, which the query accepts "when the transaction id is unknown" (Daraja API docs).
  * A receipt or TransactionID that only an unauthenticated callback (a forged `b2c/result`, a queue-timeout
  * echo) supplied is never asked about: it could name another payment, and its answer would settle this one.
  */

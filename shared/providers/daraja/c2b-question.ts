@@ -24,7 +24,7 @@ export interface C2BValidationQuestion {
 export const C2B_VALIDATION_NAMESPACE = 'c2b-validation';
 export const C2B_KNOWN_ACCOUNT_NAMESPACE = 'c2b-account';
 
-/** Seed 001: `BillRefNumber` is "up to 20 alphanumeric characters" (pay-bill only). */
+/** Daraja API docs: `BillRefNumber` is "up to 20 alphanumeric characters" (pay-bill only). */
 export const BILL_REF_MAX_LENGTH = 20;
 
 /**
@@ -35,7 +35,7 @@ export function billRefProblem(billRef: string): string | undefined {
   const trimmed = billRef.trim();
   if (!trimmed) return 'BillRefNumber is empty';
   if (trimmed.length > BILL_REF_MAX_LENGTH)
-    return `BillRefNumber "${trimmed.slice(0, 40)}${trimmed.length > 40 ? '…' : ''}" is ${trimmed.length} characters: Daraja carries at most ${BILL_REF_MAX_LENGTH} (seed 001), so no customer can pay to it`;
+    return `BillRefNumber "${trimmed.slice(0, 40)}${trimmed.length > 40 ? '…' : ''}" is ${trimmed.length} characters: Daraja carries at most ${BILL_REF_MAX_LENGTH} (Daraja API docs), so no customer can pay to it`;
   return undefined;
 }
 

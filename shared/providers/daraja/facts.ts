@@ -45,7 +45,7 @@ const CURRENCY = /^[A-Z]{3}$/;
 /** Daraja's account names are short ("Organization Settlement Account"); a long one is not an account. */
 // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
 const ACCOUNT_NAME = /^[^\u0000-\u001f\u007f]{1,100}$/;
-/** Seed 001: ResultDesc is at most 1024 characters. */
+/** Daraja API docs: ResultDesc is at most 1024 characters. */
 const MAX_DESCRIPTION = 1024;
 
 /**

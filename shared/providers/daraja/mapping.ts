@@ -10,8 +10,8 @@ export interface DarajaCodeMapping {
 }
 
 /**
- * Every Daraja code in seed 001 Part B and the provider notes. `ResultCode` 0 is the only success;
- * "any other value means error or failure" (seed), so unknown codes are FAILED/UNKNOWN. Platform
+ * Every Daraja code in the Daraja API documentation and the provider notes. `ResultCode` 0 is the only success;
+ * "any other value means error or failure" (docs), so unknown codes are FAILED/UNKNOWN. Platform
  * errors (`errorCode` of a refused API call, also what a status query answers) describe the call,
  * not the payment: its outcome is unclear, so they are AMBIGUOUS and reconciliation keeps asking.
  */
@@ -103,7 +103,7 @@ export type DarajaResultContext = 'stk' | 'b2c' | 'status' | 'balance' | 'revers
 
 /**
  * Codes that mean something else outside STK. 2001 "invalid initiator information (wrong credential or
- * wrong PIN)" (seed 001): on a B2C or status result the initiator is the partner's API operator
+ * wrong PIN)" (Daraja API docs): on a B2C or status result the initiator is the partner's API operator
  * (InitiatorName + SecurityCredential); no customer PIN is involved.
  */
 /** 2001 where the partner's API operator, not a customer, is the initiator (status, balance, reversal). */
@@ -130,7 +130,7 @@ export const DARAJA_CONTEXT_CODES: Readonly<
   balance: {
     '2001': INITIATOR_REFUSED,
   },
-  // Reversal codes from Daraja's public documentation (not in the seeds): the statuses describe the reversal.
+  // Reversal codes from Daraja's Reversal documentation: the statuses describe the reversal.
   reversal: {
     '2001': INITIATOR_REFUSED,
     R000001: { status: 'FAILED', reason: 'DUPLICATE', meaning: 'the transaction has already been reversed' },

@@ -127,7 +127,7 @@ function parseTimeoutNotice(body: Record<string, unknown>, what: string): Timeou
 }
 
 export const parseB2cResult = (input: Input) => parsePayoutResult(input, 'b2c');
-/** B2B (business to business, not in seed 001): B2C's shape, correlated the same way. */
+/** B2B (business to business, Daraja's B2B documentation): B2C's shape, correlated the same way. */
 export const parseB2bResult = (input: Input) => parsePayoutResult(input, 'b2b');
 
 function parseTimeout(input: Input, kind: 'b2c' | 'b2b' | 'status'): ParsedCallback {

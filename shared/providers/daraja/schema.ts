@@ -3,7 +3,7 @@ import * as z from '../../util/zod';
 import { isValidCidr } from '../../util/ip-allowlist';
 
 /**
- * Daraja bodies as they really arrive (seed 001 Part B, provider notes): codes as numbers or strings,
+ * Daraja bodies as they really arrive (Daraja API docs, provider notes): codes as numbers or strings,
  * items without `Value`, `ReferenceItem`/`ResultParameter` as an object or an array, repeated keys,
  * unknown members. Everything is loose; only what correlation needs is required.
  */
@@ -215,7 +215,7 @@ export const darajaApiSettingsSchema = z.pipe(
     baseUrl: z.url({ protocol: /^https?$/ }),
     consumerKey: z.string().check(z.minLength(1)),
     consumerSecret: z.string().check(z.minLength(1)),
-    /** `/mpesa` on the real platform, `/wallet` on the seed's neutral paths (the token path has none). */
+    /** `/mpesa` on the real platform, `/wallet` on the simulator's neutral alias (the token path has none). */
     pathPrefix: z._default(z.enum(['/mpesa', '/wallet']), '/mpesa'),
     /** STK query: the Lipa na M-Pesa passkey of `stkShortCode`. Without it `stk` is not checked. */
     passkey: z.optional(z.string().check(z.minLength(1))),
@@ -227,7 +227,7 @@ export const darajaApiSettingsSchema = z.pipe(
     /**
      * Instead of `securityCredential`: the initiator's password in clear (a secret) and Daraja's public key
      * certificate (PEM, sandbox or production); the relay encrypts it once, when the config loads. The
-     * password must keep to seed 001's characters (initiatorPasswordProblem): checked even beside a
+     * password must keep to the Daraja API documentation's characters (initiatorPasswordProblem): checked even beside a
      * `securityCredential`, so a password Daraja will refuse fails the config, naming this key.
      */
     initiatorPassword: z.optional(
@@ -253,7 +253,7 @@ export const darajaApiSettingsSchema = z.pipe(
     partyA: z.optional(
       z.string().check(z.regex(/^(\d{5,9}|254\d{9})$/, 'a short code (5 to 9 digits) or a 12-digit MSISDN')),
     ),
-    /** 4 = organisation short code (seed 001), 1 = MSISDN, 2 = till number. */
+    /** 4 = organisation short code (Daraja API docs), 1 = MSISDN, 2 = till number. */
     identifierType: z._default(z.enum(['1', '2', '4']), '4'),
     timeoutMs: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5000),
     /** All calls of the account. */
@@ -293,7 +293,7 @@ export const darajaApiSettingsSchema = z.pipe(
 export type DarajaApiSettings = z.infer<typeof darajaApiSettingsSchema>;
 
 /**
- * Seed 001, initiator password rule: "special characters limited to `#`, `&`, `%`, `$`; parentheses are
+ * Daraja API docs, initiator password rule: "special characters limited to `#`, `&`, `%`, `$`; parentheses are
  * rejected; `@` is an ordinary character". So letters, digits, `@` and those four; anything else (spaces,
  * parentheses, `!`, `*`, non-ASCII…) is refused. The message never quotes the password.
  */
@@ -303,7 +303,7 @@ export function initiatorPasswordProblem(password: string): string | undefined {
   const refused = [...password].filter((c) => !INITIATOR_PASSWORD_ALLOWED.test(c));
   if (!refused.length) return undefined;
   const parentheses = refused.some((c) => c === '(' || c === ')') ? ' (parentheses among them)' : '';
-  return `${refused.length} character(s) Daraja refuses in an initiator password${parentheses}: use letters, digits, @ and only the special characters # & % $ (seed 001)`;
+  return `${refused.length} character(s) Daraja refuses in an initiator password${parentheses}: use letters, digits, @ and only the special characters # & % $ (Daraja API docs)`;
 }
 
 /** SecurityCredential: the password encrypted with the certificate's RSA key (PKCS#1 v1.5), base64. */

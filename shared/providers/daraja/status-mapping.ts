@@ -11,7 +11,7 @@ import { STATUS_QUERY } from './correlation';
 import { canonicalDarajaCode, mapDarajaCode } from './mapping';
 import { DARAJA } from './normalize';
 
-/** STK ResultCodes that are final (seed 001 push result codes and the provider notes). */
+/** STK ResultCodes that are final (Daraja API docs: M-Pesa Express result codes; provider notes). */
 export const DARAJA_STK_FINAL_CODES: ReadonlySet<string> = new Set([
   '0',
   '1',
@@ -83,7 +83,7 @@ export function darajaTimestamp(nowMs: number): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
 }
 
-/** base64(shortCode + passkey + timestamp) (seed 001 Payment prompt request). */
+/** base64(shortCode + passkey + timestamp) (Daraja API docs: M-Pesa Express request `Password`). */
 export function stkPassword(shortCode: string, passkey: string, timestamp: string): string {
   return Buffer.from(`${shortCode}${passkey}${timestamp}`).toString('base64');
 }

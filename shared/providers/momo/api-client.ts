@@ -56,7 +56,7 @@ function keyPair(primary: string | undefined, secondary: string | undefined): st
 }
 
 /**
- * The gateway refused the `Ocp-Apim-Subscription-Key` itself (seed 000: 401 `ACCESS DENIED DUE TO INVALID
+ * The gateway refused the `Ocp-Apim-Subscription-Key` itself (MoMo Open API docs: 401 `ACCESS DENIED DUE TO INVALID
  * SUBSCRIPTION KEY`; Azure APIM's sentence "Access denied due to invalid subscription key…", also with 403
  * for a key of an inactive subscription), not the API user's credentials (`login_failed`) or the caller's IP.
  */
@@ -146,7 +146,7 @@ export function createMomoStatusApi(
         {
           method: 'POST',
           url: joinUrl(api!.baseUrl, `/${product}/token/`),
-          // Seed 000: the token operation takes no body.
+          // MoMo Open API docs: the token operation takes no body.
           headers: {
             authorization: basicAuth(api!.apiUser, api!.apiKey),
             'ocp-apim-subscription-key': subscriptionKey(product) ?? '',

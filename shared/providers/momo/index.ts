@@ -62,7 +62,7 @@ function parseReferenceless(input: CallbackInput<MomoAccountSettings>): ParsedCa
 }
 
 /**
- * The X-Callback-Url the relay hands out, checked as MoMo will check it (seed 000, Events 4 and 5), so a
+ * The X-Callback-Url the relay hands out, checked as MoMo will check it (MoMo Open API docs, Callback), so a
  * registration fails now with a clear 400 instead of MoMo refusing the request later with 500
  * INVALID_CALLBACK_URL_HOST (or, in production, never calling back over plain http):
  * - the host is a host name, never an IP address;

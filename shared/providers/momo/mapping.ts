@@ -3,7 +3,7 @@ import type { TransactionStatus } from '../../domain/status';
 import type { MomoKind } from './schema';
 
 /**
- * Every MoMo failure reason in seed 000 and the provider notes, keyed by its canonical form
+ * Every MoMo failure reason in the MoMo Open API documentation and the provider notes, keyed by its canonical form
  * (upper snake case; "NOT ENOUGH_FUNDS" and "NotEnoughFunds" both canonicalise to NOT_ENOUGH_FUNDS).
  * A bare NOT_FOUND is not here: whose account it names depends on the kind (MOMO_NOT_FOUND_BY_KIND).
  */
@@ -16,13 +16,13 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   PAYEE_LIMIT_REACHED: 'LIMIT_REACHED',
   APPROVAL_REJECTED: 'REJECTED_BY_CUSTOMER',
   REJECTED: 'REJECTED_BY_CUSTOMER',
-  // The payee cancelled (seed 000: CancelInvoice, and a pre-approval "can be cancelled only … by the payee
+  // The payee cancelled (MoMo Open API docs: CancelInvoice, and a pre-approval "can be cancelled only … by the payee
   // side"): not the customer rejecting, which is APPROVAL_REJECTED.
   TRANSACTION_CANCELED: 'CANCELLED_BY_PAYEE',
   TRANSACTION_CANCELLED: 'CANCELLED_BY_PAYEE',
   EXPIRED: 'TIMED_OUT',
   COULD_NOT_PERFORM_TRANSACTION: 'TIMED_OUT',
-  // Not failure reasons in seed 000. On a PENDING report no reason is kept at all (normalize.ts); these
+  // Not failure reasons in the MoMo Open API documentation. On a PENDING report no reason is kept at all (normalize.ts); these
   // rows only apply when a FAILED (or unrecognised) status comes with them.
   PAYER_DELAYED: 'TIMED_OUT',
   DELAYED: 'TIMED_OUT',
@@ -37,11 +37,11 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   NOT_ACTIVE: 'NOT_ALLOWED',
   PAYEE_NOT_ALLOWED_TO_RECEIVE: 'NOT_ALLOWED',
   INVALID_CURRENCY: 'AMOUNT_INVALID',
-  // Seed 000: wrong data types, unsupported decimals, empty fields, wrong lengths, texts over 128 characters.
+  // MoMo Open API docs: wrong data types, unsupported decimals, empty fields, wrong lengths, texts over 128 characters.
   VALIDATION_ERROR: 'INVALID_REQUEST',
   RESOURCE_ALREADY_EXIST: 'DUPLICATE',
   TRANSACTION_NOT_FOUND: 'UNKNOWN',
-  // Consent-based operations (seed 000 "FinancialConsentMismatch": the code is the simulator's choice).
+  // Consent-based operations (MoMo Open API docs "FinancialConsentMismatch": the code is the simulator's choice).
   CONSENT_MISMATCH: 'NOT_ALLOWED',
 };
 
@@ -56,11 +56,11 @@ export function canonicalMomoCode(code: string): string {
 
 /**
  * A bare NOT_FOUND (the sandbox outcome "NotFound") names what the operation looks up: the payee of a
- * transfer or deposit (seed 000: transfer's table is keyed by the payee MSISDN, deposit pays a payee), the
+ * transfer or deposit (MoMo Open API docs: transfer's table is keyed by the payee MSISDN, deposit pays a payee), the
  * payer of the collection kinds. A refund names no party, only the transaction it refunds
  * (`referenceIdToRefund`), and its trigger table is keyed by the transaction reference: its NotFound is
  * that transaction (the simulator sends TRANSACTION_NOT_FOUND for it, read the same way on a refund).
- * Cash transfer is neither: seed 000 lists its NotFound (1) apart from PayeeNotFound (5) and does not say
+ * Cash transfer is neither: the MoMo Open API documentation lists its NotFound (1) apart from PayeeNotFound (5) and does not say
  * what was not found, so it stays UNKNOWN (provider code kept).
  */
 export const MOMO_NOT_FOUND_BY_KIND: Readonly<Record<MomoKind, ReasonCode>> = {
@@ -89,8 +89,8 @@ export function mapMomoReason(code: string, kind: string): ReasonCode {
 }
 
 /**
- * MoMo status values. Seed 000 documents PENDING, SUCCESSFUL and FAILED (pre-approval: "Successful" and
- * "Failed", the same after canonicalisation). The rest are tolerated aliases that are not in the seed
+ * MoMo status values. The MoMo Open API documentation lists PENDING, SUCCESSFUL and FAILED (pre-approval: "Successful" and
+ * "Failed", the same after canonicalisation). The rest are tolerated aliases that are not in MTN's docs
  * (TRANSACTION_CANCELED as a status: the provider notes' code where a status was expected); anything
  * unknown is AMBIGUOUS so that reconciliation polls it.
  */
@@ -117,7 +117,7 @@ export function mapMomoStatus(status: string): TransactionStatus {
 
 /**
  * A final failure status without a reason still needs a reason code; the status implies one. A
- * cancellation is the payee's act (seed 000: CancelInvoice, pre-approvals cancelled "only by the payee
+ * cancellation is the payee's act (MoMo Open API docs: CancelInvoice, pre-approvals cancelled "only by the payee
  * side"); the customer saying no is REJECTED.
  */
 export const MOMO_STATUS_IMPLIED_REASON: Readonly<Record<string, ReasonCode>> = {

@@ -70,7 +70,7 @@ export const momoApiSettingsSchema = z
      */
     remittanceSubscriptionKey: z.optional(z.string().check(z.minLength(1))),
     /**
-     * The product's secondary key (seed 000: each product has "a primary and a secondary key"; "the
+     * The product's secondary key (MoMo Open API docs: each product has "a primary and a secondary key"; "the
      * secondary key is tried when the primary fails"). When MoMo refuses the primary with a subscription
      * key error (401/403 "Access denied due to invalid subscription key"), the token request and the status
      * GET are made again with the secondary, which is then used until it is refused in turn. Optional.
@@ -87,7 +87,7 @@ export const momoApiSettingsSchema = z
     /**
      * Status path per kind, overriding the built-in table (`{ref}` is replaced by the reference), e.g.
      * `{"transfer": "/remittance/v1_0/transfer/{ref}"}`. The path's first segment picks the product (token
-     * and subscription key). Refund and cash transfer have no path in seed 000: MTN's are the defaults.
+     * and subscription key). Refund and cash transfer default to MTN's Disbursement paths.
      */
     paths: z.optional(
       z.partialRecord(
@@ -129,17 +129,17 @@ export const momoApiSettingsSchema = z
   );
 export type MomoApiSettings = z.infer<typeof momoApiSettingsSchema>;
 
-/** The sandbox's target environment (seed 000); any other value is a production (country) environment. */
+/** The sandbox's target environment (MoMo Open API docs); any other value is a production (country) environment. */
 export const MOMO_SANDBOX_ENVIRONMENT = 'sandbox';
 
 export const momoAccountSchema = z.object({
   /**
    * X-Target-Environment of the API user ("sandbox" or the country value). Anything but "sandbox" marks
-   * the account as production: its callback URLs must be https (seed 000, Events 5).
+   * the account as production: its callback URLs must be https (MoMo Open API docs, Callback).
    */
   targetEnvironment: z._default(z.string().check(z.minLength(1)), MOMO_SANDBOX_ENVIRONMENT),
   /**
-   * The API user's `providerCallbackHost` (seed 000: the host name, not an IP address, that callback URLs
+   * The API user's `providerCallbackHost` (MoMo Open API docs: the host name, not an IP address, that callback URLs
    * must use; MoMo refuses any other with 500 INVALID_CALLBACK_URL_HOST). When set, registration refuses to
    * hand out a callback URL on another host (400 INVALID_CALLBACK_URL) instead of letting MoMo refuse it.
    */

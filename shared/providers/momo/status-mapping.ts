@@ -11,8 +11,8 @@ import { type MomoKind, momoCallbackSchema } from './schema';
 export type MomoProduct = 'collection' | 'disbursement' | 'remittance';
 
 /**
- * Status GET per kind (seed 000 "Reading operations"; transfer and deposit as MTN's Disbursement API and
- * the simulator serve them). Refund and cash transfer have no path in seed 000 or the simulator: they are
+ * Status GET per kind (MoMo Open API docs, status GETs; transfer and deposit as MTN's Disbursement API and
+ * the simulator serve them). Refund and cash transfer have no default path here: they are
  * checked only with `api.paths`. Request to withdraw uses the v1_0 read, which serves v1 and v2 requests.
  */
 export const MOMO_STATUS_PATHS: Readonly<
@@ -25,7 +25,7 @@ export const MOMO_STATUS_PATHS: Readonly<
   preapproval: { product: 'collection', path: '/collection/v2_0/preapproval/{ref}' },
   transfer: { product: 'disbursement', path: '/disbursement/v1_0/transfer/{ref}' },
   deposit: { product: 'disbursement', path: '/disbursement/v1_0/deposit/{ref}' },
-  // Seed 000 gives refund and cash transfer no path. Refund: MTN's Disbursement path (the simulator's too).
+  // The MoMo Open API documentation gives refund and cash transfer no path. Refund: MTN's Disbursement path (the simulator's too).
   // Cash transfer: MTN's deployments place it under Disbursement or Remittance, and a GET at the wrong one
   // answers RESOURCE_NOT_FOUND, which would fail a cash transfer that succeeded: checked only when
   // `api.paths.cashtransfer` says where.
@@ -41,7 +41,7 @@ export function productOfPath(path: string, fallback: MomoProduct): MomoProduct 
   return fallback;
 }
 
-/** Error codes of a 5xx that are not transient: the account's configuration is wrong (seed 000 Errors). */
+/** Error codes of a 5xx that are not transient: the account's configuration is wrong (MoMo Open API docs, error codes). */
 export const MOMO_ACCOUNT_ERRORS: ReadonlySet<string> = new Set([
   'NOT_ALLOWED',
   'NOT_ALLOWED_TARGET_ENVIRONMENT',
@@ -54,7 +54,7 @@ export function momoErrorCode(json: unknown): string | undefined {
   return code ? canonicalMomoCode(code) : undefined;
 }
 
-/** The seed's 404 code: the reference was never accepted (not a wrong path, which the gateway words differently). */
+/** The documented 404 code: the reference was never accepted (not a wrong path, which the gateway words differently). */
 const NOT_FOUND_CODES = new Set(['RESOURCE_NOT_FOUND', 'TRANSACTION_NOT_FOUND', 'NOT_FOUND']);
 
 export interface MomoStatusInput {
@@ -111,7 +111,7 @@ export function classifyMomoStatus(input: MomoStatusInput): StatusAnswer {
       return { type: 'not-found', providerCode: code, detail: `${what}: HTTP 404${named}: never accepted` };
     return statusError(
       'rejected',
-      `${what}: HTTP 404${named} (not the seed's RESOURCE_NOT_FOUND: check baseUrl)`,
+      `${what}: HTTP 404${named} (not the documented RESOURCE_NOT_FOUND: check baseUrl)`,
       {
         httpStatus,
       },

@@ -228,7 +228,7 @@ describe('MoMo status API against the simulator', () => {
     });
   });
 
-  it("reads refunds at MTN's path without any path configured, cash transfers where api.paths points (seed 000's 1–13 triggers)", async () => {
+  it("reads refunds at MTN's path without any path configured, cash transfers where api.paths points (the MoMo sandbox's 1–13 triggers)", async () => {
     // Prepare
     const refund = (externalId: string) => ({
       amount: '25',

@@ -366,7 +366,7 @@ describe('registerTransaction', () => {
   });
 });
 
-describe('registering a MoMo transaction checks the callback URL as MoMo will (seed 000, Events 4 and 5)', () => {
+describe('registering a MoMo transaction checks the callback URL as MoMo will (MoMo Open API docs, Callback)', () => {
   const SECRET = 'momo-path-secret-0123';
   /** A relay at `publicBaseUrl` with one MoMo account of these settings. */
   function momoDeps(publicBaseUrl: string, account: Record<string, unknown>): ManagementDeps {
@@ -437,7 +437,7 @@ describe('registering a MoMo transaction checks the callback URL as MoMo will (s
   });
 
   it('hands out the URL when host, address and scheme are what MoMo accepts', async () => {
-    // Prepare: production over https on the API user's host; the sandbox over http (seed 000: http only)
+    // Prepare: production over https on the API user's host; the sandbox over http (MoMo Open API docs: http only)
     const production = momoDeps('https://relay.example.com', {
       targetEnvironment: 'mtnuganda',
       providerCallbackHost: 'Relay.Example.com',

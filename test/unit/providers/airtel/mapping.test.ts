@@ -12,7 +12,7 @@ import {
 
 type Row = [code: string, status: TransactionStatus, reason: ReasonCode | undefined];
 
-/** Written out by hand from seed 001 Part A and the provider notes, not derived from the code's table. */
+/** Written out by hand from the Airtel Money Open API documentation and the provider notes, not derived from the code's table. */
 const STATUS_ROWS: Row[] = [
   ['TS', 'SUCCEEDED', undefined],
   ['TF', 'FAILED', 'UNKNOWN'],

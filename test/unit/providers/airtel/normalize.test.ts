@@ -49,7 +49,7 @@ describe('normalizeAirtelCallback', () => {
     expect(draft.status).toBe('PENDING');
   });
 
-  it('reads the seed spelling wallet_money_id', () => {
+  it('reads the neutral spelling wallet_money_id', () => {
     expect(
       normalize({ transaction: { id: 'A', status_code: 'TS', wallet_money_id: 'W1' } }).providerTransactionId,
     ).toBe('W1');

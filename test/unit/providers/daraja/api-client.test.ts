@@ -99,7 +99,7 @@ describe('Daraja status API client', () => {
     });
   });
 
-  it("uses the seed's /wallet prefix when configured", async () => {
+  it('uses the neutral /wallet prefix when configured', async () => {
     const { c, calls } = client([json(200, { ResultCode: '0' })], { ...API, pathPrefix: '/wallet' });
     await c.check(query('stk'));
     expect(calls()[0]!.url).toBe('https://daraja.test/wallet/stkpushquery/v1/query');

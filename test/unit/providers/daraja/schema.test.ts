@@ -135,7 +135,7 @@ describe('Daraja account settings', () => {
   });
 });
 
-describe('Daraja initiator password (seed 001: special characters limited to # & % $, no parentheses, @ ordinary)', () => {
+describe('Daraja initiator password (Daraja API docs: special characters limited to # & % $, no parentheses, @ ordinary)', () => {
   const API = {
     baseUrl: 'https://sandbox.safaricom.co.ke',
     consumerKey: 'consumer-key',

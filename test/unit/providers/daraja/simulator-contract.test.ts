@@ -4,7 +4,7 @@ import { normalizeB2cResult, normalizeStk } from '../../../../shared/providers/d
 import { resultSchema, stkCallbackSchema } from '../../../../shared/providers/daraja/schema';
 import { B2C_OUTCOMES, STK_OUTCOMES } from '../../../../simulator/daraja/outcomes';
 
-/** The reason the relay gives each failure the simulator sends; written by hand from seed 001 Part B. */
+/** The reason the relay gives each failure the simulator sends; written by hand from the Daraja API documentation. */
 const STK_REASONS: Record<string, ReasonCode> = {
   '1': 'INSUFFICIENT_FUNDS',
   '17': 'DUPLICATE',

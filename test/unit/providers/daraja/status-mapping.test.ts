@@ -38,7 +38,7 @@ describe('Daraja STK query classification', () => {
     });
   });
 
-  // Seed 001 push result codes and the provider notes, written out by hand.
+  // M-Pesa Express result codes of the Daraja API documentation and the provider notes, written out by hand.
   const FINAL: [string | number, ReasonCode][] = [
     ['1', 'INSUFFICIENT_FUNDS'],
     [1, 'INSUFFICIENT_FUNDS'],

