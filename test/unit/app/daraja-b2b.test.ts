@@ -8,7 +8,7 @@ import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
 
 /*
- * Daraja B2B (business to business; not in seed 001, Daraja's public documentation): registered like a B2C
+ * Daraja B2B (business to business; Daraja's B2B documentation): registered like a B2C
  * payout by its OriginatorConversationID, its result on b2b/result, its queue-timeout notice on b2b/timeout.
  */
 
