@@ -51,15 +51,10 @@ const blocksOf = (file: string) => readBlocks(join(ROOT, file));
 const where = (b: Block) => `${relative(ROOT, b.file)}:${b.line}`;
 
 /**
- * Transcript lines of simulator/README.md and simulator/momo/README.md (not this test's to edit) that promise what `npm run sim` no longer
- * prints. Their examples are expected to fail; fix the excerpt there, then remove it here.
+ * Transcript lines of a doc that promise what `npm run sim` no longer prints, each with what it prints now:
+ * their examples are expected to fail until the excerpt is fixed (empty: every excerpt holds).
  */
-const STALE: Record<string, string> = {
-  '✔ as expected: payer 46733123499 (sandbox outcome Success) → TransactionSucceeded':
-    'a MoMo success is unsigned: the line reads "→ TransactionAmbiguous (UNCONFIRMED), confirmed by a status call → TransactionSucceeded, origin poll", and the events shown before it too',
-  '✔ as expected: payer 46733123499 (sandbox outcome Success) → TransactionSucceeded — callback sent 3 times, still one event':
-    'as above, with "— callback sent 3 times, still one event"',
-};
+const STALE: Record<string, string> = {};
 
 interface SimExample {
   where: string[];
