@@ -36,6 +36,11 @@ export interface LocalRelayOptions {
   printEvent?: (line: string) => void;
   clock?: Clock;
   streamPollMs?: number;
+  /**
+   * The store's per-request timeout (default 1.5 s, the Lambda budget). Tests of what the relay does,
+   * not of how fast DynamoDB Local answers on a busy machine, give it longer.
+   */
+  dynamoRequestTimeoutMs?: number;
   /** Bench hook: DynamoDB capacity consumed by every store operation. */
   onConsumedCapacity?: RelayStoreOptions['onConsumedCapacity'];
   /** Run the reconciliation poller on its interval (default true); tests may drive it by hand. */
@@ -72,7 +77,10 @@ export interface LocalRelay {
  */
 export async function startLocalRelay(options: LocalRelayOptions): Promise<LocalRelay> {
   const { config, log } = options;
-  const { client, doc } = createDynamoClients({ endpoint: options.dynamoEndpoint });
+  const { client, doc } = createDynamoClients({
+    endpoint: options.dynamoEndpoint,
+    ...(options.dynamoRequestTimeoutMs ? { requestTimeoutMs: options.dynamoRequestTimeoutMs } : {}),
+  });
   // Creating the table on a JVM that just started can take seconds on a busy machine: setup gets its own
   // patient client, while the relay's keeps the short timeouts that bound a callback's ack.
   const setup = createDynamoClients({ endpoint: options.dynamoEndpoint, requestTimeoutMs: 30_000 });

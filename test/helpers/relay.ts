@@ -55,6 +55,7 @@ export async function startTestRelay(
   const relay = await startLocalRelay({
     config,
     dynamoEndpoint: inject('dynamoEndpoint'),
+    dynamoRequestTimeoutMs: 15_000,
     tableName: `e2e-${randomUUID()}`,
     port: options.port ?? 0,
     log: silentLogger,

@@ -645,7 +645,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
         await checker.probe(probeOf(target, mutate(target.body()), name));
     }
     await checker.finish();
-  }, 120_000);
+  }, 300_000);
 
   it('survives content types, charsets and content encodings on every route', async () => {
     const checker = new Checker();
@@ -692,7 +692,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
       );
     }
     await checker.finish();
-  }, 120_000);
+  }, 300_000);
 
   it('survives every method on every route', async () => {
     const checker = new Checker();
@@ -730,7 +730,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
       );
     }
     await checker.finish();
-  }, 120_000);
+  }, 300_000);
 
   it('survives hostile paths: percent-escapes, NUL, dot segments, double slashes, case, length', async () => {
     const checker = new Checker();
@@ -853,7 +853,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
       { numRuns: RUNS.paths, endOnFailure: true },
     );
     await checker.finish();
-  }, 120_000);
+  }, 300_000);
 
   it('survives huge, many, duplicate and odd headers', async () => {
     const checker = new Checker();
@@ -935,7 +935,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
       { numRuns: RUNS.headers, endOnFailure: true },
     );
     await checker.finish();
-  }, 120_000);
+  }, 300_000);
 
   it('survives random JSON bodies and random members in valid bodies (property)', async () => {
     const checker = new Checker();
@@ -953,7 +953,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
       { numRuns: RUNS.bodies, endOnFailure: true },
     );
     await checker.finish();
-  }, 120_000);
+  }, 300_000);
 
   it('keeps a correct path secret out of answers, quarantine and events when the route after it is wrong', async () => {
     const checker = new Checker();
@@ -979,7 +979,7 @@ describe('hostile input on every route: never a 5xx, every refusal quarantined, 
       }
     }
     await checker.finish();
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('the recognisable secrets are distinct from everything else the tests send', () => {

@@ -143,7 +143,7 @@ describe('every supported configuration is cdk-nag clean', () => {
   for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) {
     it(`${name}: zero unsuppressed AwsSolutions errors and warnings`, () => {
       expect(nagFindings(get(name).stack)).toEqual({ errors: [], warnings: [] });
-    }, 60_000);
+    }, 180_000);
   }
 
   it('names a resource and gives a reason in every suppression', () => {

@@ -14,6 +14,8 @@ const config = parseConfig({
   management: { bearerToken: 'integration-token' },
   // Callback mechanics; the status confirmation of successes is tested in test/unit/app/reconcile.test.ts and e2e.
   accounts: { momo: { demo: { currency: 'EUR', confirmSuccess: false } } },
+  // Dedupe and races, not the ack deadline: a busy machine's DynamoDB Local must not cut the writes.
+  ackBudgets: { momo: { storeMs: 20_000, ackMs: 25_000 } },
 });
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/momo', name));
 
