@@ -14,7 +14,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
-import * as z from 'zod';
+import * as z from '../shared/util/zod';
 import { EVENT_TYPES, type EventType } from '../shared/domain/event-envelope';
 import {
   EVENT_DESCRIPTIONS,

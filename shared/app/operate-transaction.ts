@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../util/zod';
 import { applyReport } from '../domain/apply-report';
 import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../domain/errors';
 import { REASON_CODES } from '../domain/reasons';
@@ -42,32 +42,32 @@ export async function forceCheck(
 
 const MAX_NOTE = 500;
 
-export const resolutionSchema = z
-  .object({
-    status: z.enum(['SUCCEEDED', 'FAILED']),
-    /** Why the operator decided so (a support ticket, the provider's statement): kept in the history. */
-    note: z
-      .string()
-      .trim()
-      .min(3)
-      .max(MAX_NOTE)
-      // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
-      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'note must not contain control characters'),
-    reasonCode: z.enum(REASON_CODES).optional(),
-    amount: z
-      .union([z.string(), z.number()])
-      .transform((v, ctx) => {
+export const resolutionSchema = z.strictObject({
+  status: z.enum(['SUCCEEDED', 'FAILED']),
+  /** Why the operator decided so (a support ticket, the provider's statement): kept in the history. */
+  note: z.string().check(
+    z.trim(),
+    z.minLength(3),
+    z.maxLength(MAX_NOTE),
+    // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
+    z.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'note must not contain control characters'),
+  ),
+  reasonCode: z.optional(z.enum(REASON_CODES)),
+  amount: z.optional(
+    z.pipe(
+      z.union([z.string(), z.number()]),
+      z.transform((v, ctx) => {
         const decimal = toDecimalString(v);
         if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
-          ctx.addIssue({ code: 'custom', message: 'amount must be a positive decimal number' });
+          ctx.issues.push({ code: 'custom', input: v, message: 'amount must be a positive decimal number' });
           return z.NEVER;
         }
         return decimal;
-      })
-      .optional(),
-    providerTransactionId: z.string().min(1).max(200).optional(),
-  })
-  .strict();
+      }),
+    ),
+  ),
+  providerTransactionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
 
 /**
  * Resolves an EXPIRED (or AMBIGUOUS) transaction by hand: a report with origin `manual` through the

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../util/zod';
 import type { RelayConfig } from '../config/schema';
 import { accountKey } from '../config/schema';
 import {
@@ -46,41 +46,33 @@ function metadataProblem(metadata: unknown): string | undefined {
     : undefined;
 }
 
-const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const decimal = toDecimalString(v);
-  if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
-    ctx.addIssue({ code: 'custom', message: 'amount must be a positive decimal number' });
-    return z.NEVER;
-  }
-  return decimal;
-});
+const amountSchema = z.pipe(
+  z.union([z.string(), z.number()]),
+  z.transform((v, ctx) => {
+    const decimal = toDecimalString(v);
+    if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
+      ctx.issues.push({ code: 'custom', input: v, message: 'amount must be a positive decimal number' });
+      return z.NEVER;
+    }
+    return decimal;
+  }),
+);
 
-export const registrationSchema = z
-  .object({
-    provider: z.string().min(1),
-    account: z.string().min(1),
-    kind: z.string().min(1),
-    reference: z.string().min(1).max(200),
-    amount: amountSchema.optional(),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES')
-      .optional(),
-    msisdn: z
-      .string()
-      .regex(/^\+?\d{6,15}$/, 'msisdn must be digits, optionally with a leading +')
-      .optional(),
-    externalId: z.string().min(1).max(200).optional(),
-    expiresInSeconds: z
-      .number()
-      .int()
-      .positive()
-      .max(90 * 86_400)
-      .optional(),
-    // Its limits are checked on the input as received (metadataProblem), before zod copies it.
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
+export const registrationSchema = z.strictObject({
+  provider: z.string().check(z.minLength(1)),
+  account: z.string().check(z.minLength(1)),
+  kind: z.string().check(z.minLength(1)),
+  reference: z.string().check(z.minLength(1), z.maxLength(200)),
+  amount: z.optional(amountSchema),
+  currency: z.optional(z.string().check(z.regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES'))),
+  msisdn: z.optional(
+    z.string().check(z.regex(/^\+?\d{6,15}$/, 'msisdn must be digits, optionally with a leading +')),
+  ),
+  externalId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  expiresInSeconds: z.optional(z.number().check(z.int(), z.positive(), z.maximum(90 * 86_400))),
+  // Its limits are checked on the input as received (metadataProblem), before zod copies it.
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+});
 export type Registration = z.infer<typeof registrationSchema>;
 
 export interface ManagementDeps {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../util/zod';
 
 /**
  * The badge change feed's domain (docs/badges.md): a shop's badge as the relay keeps it (parsed from the
@@ -53,10 +53,10 @@ export const BADGE_FIELDS = [
 export type BadgeField = (typeof BADGE_FIELDS)[number];
 
 /** A string field the API may also send as a number (priority, status): always a string here. */
-const looseText = z
-  .union([z.string(), z.number(), z.boolean()])
-  .nullish()
-  .transform((value) => (value === null || value === undefined ? '' : String(value)));
+const looseText = z.pipe(
+  z.nullish(z.union([z.string(), z.number(), z.boolean()])),
+  z.transform((value) => (value === null || value === undefined ? '' : String(value))),
+);
 
 /** A validity value that is not a date: read as no bound, and reported (`invalidDates`). */
 class InvalidDate {
@@ -102,22 +102,22 @@ function parseValidityDate(text: string): number | undefined {
 }
 
 /** A validity bound: absent or empty → null (open); a date → UTC ISO; anything else → InvalidDate. */
-const validityTime = z
-  .union([z.string(), z.null()])
-  .optional()
-  .transform((value): string | null | InvalidDate => {
+const validityTime = z.pipe(
+  z.optional(z.union([z.string(), z.null()])),
+  z.transform((value): string | null | InvalidDate => {
     if (value === undefined || value === null || value.trim() === '') return null;
     const ms = parseValidityDate(value.trim());
     return ms === undefined ? new InvalidDate(value) : new Date(ms).toISOString();
-  });
+  }),
+);
 
-const apiTimestamp = z
-  .union([z.string(), z.null()])
-  .optional()
-  .transform((value) => (value === undefined || value === null || value === '' ? null : value));
+const apiTimestamp = z.pipe(
+  z.optional(z.union([z.string(), z.null()])),
+  z.transform((value) => (value === undefined || value === null || value === '' ? null : value)),
+);
 
 const filterItemSchema = z.object({
-  id: z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]),
+  id: z.union([z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^\d+$/)), z.transform(Number))]),
   name: looseText,
   sku: looseText,
   image: looseText,
@@ -125,15 +125,15 @@ const filterItemSchema = z.object({
 
 /** A badge as the API answers it; unknown members (`_links`, additions) are dropped. */
 const apiBadgeSchema = z.object({
-  id: z.union([z.string().min(1), z.number().int()]).transform(String),
+  id: z.pipe(z.union([z.string().check(z.minLength(1)), z.number().check(z.int())]), z.transform(String)),
   badge_name: looseText,
   badge_type: looseText,
-  filter: z.union([z.string(), z.number().int(), z.array(filterItemSchema)]),
+  filter: z.union([z.string(), z.number().check(z.int()), z.array(filterItemSchema)]),
   badge_style: looseText,
-  badge_settings: z
-    .union([z.record(z.string(), z.unknown()), z.array(z.never()), z.null()])
-    .optional()
-    .transform((value) => (value && !Array.isArray(value) ? value : {})),
+  badge_settings: z.pipe(
+    z.optional(z.union([z.record(z.string(), z.unknown()), z.array(z.never()), z.null()])),
+    z.transform((value) => (value && !Array.isArray(value) ? value : {})),
+  ),
   priority: looseText,
   status: looseText,
   created_by: looseText,
@@ -144,13 +144,15 @@ const apiBadgeSchema = z.object({
 });
 
 /** The list answer: an array of badges with distinct ids. */
-const badgeListSchema = z.array(apiBadgeSchema).superRefine((badges, ctx) => {
-  const seen = new Set<string>();
-  for (const [index, badge] of badges.entries()) {
-    if (seen.has(badge.id)) ctx.addIssue({ code: 'custom', message: 'duplicate badge id', path: [index] });
-    seen.add(badge.id);
-  }
-});
+const badgeListSchema = z.array(apiBadgeSchema).check(
+  z.superRefine((badges, ctx) => {
+    const seen = new Set<string>();
+    for (const [index, badge] of badges.entries()) {
+      if (seen.has(badge.id)) ctx.addIssue({ code: 'custom', message: 'duplicate badge id', path: [index] });
+      seen.add(badge.id);
+    }
+  }),
+);
 
 /**
  * The longest badge id the feed keeps. Ids name records (`<badgeId>:r<revision>`, a DynamoDB key of at most
@@ -215,7 +217,7 @@ export type ParseResult<T> =
   | { ok: true; value: T; invalidDates: InvalidBadgeDate[]; refused?: RefusedBadge[] }
   | { ok: false; error: string };
 
-function describe(error: z.ZodError): string {
+function describe(error: z.core.$ZodError): string {
   const [first] = error.issues;
   const where = first?.path.length ? first.path.join('.') : '(root)';
   const more = error.issues.length > 1 ? ` (+${error.issues.length - 1} more)` : '';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../util/zod';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
 import { BADGE_FIELDS, type Badge, type BadgeField } from './badges';
 import type { TransactionEventData } from './events';
@@ -10,7 +10,7 @@ import type { CheckRecord, ConflictRecord, Money, Party } from './transaction';
 /**
  * Machine-readable contract of every event `detail` the relay publishes (docs/events.md#schemas): the
  * envelope `{metadata, data}` and each detail-type's `data`, as the producers build it and as it goes
- * over the wire (`JSON.stringify`: an `undefined` member is absent, hence `.optional()`; `null` is sent).
+ * over the wire (`JSON.stringify`: an `undefined` member is absent, hence `z.optional()`; `null` is sent).
  * Objects are strict where the producers' shape is closed, so a field added to an event without adding
  * it here fails test/unit/domain/event-schemas.test.ts, which validates every event real producers emit.
  * `npm run schemas` turns these into the committed JSON Schema files under schemas/events/.
@@ -25,71 +25,83 @@ export const EVENT_SCHEMA_VERSION = '1';
 export const EVENT_PROVIDERS = ['momo', 'airtel', 'daraja'] as const;
 
 /** As `Date.prototype.toISOString()` writes it: UTC, `Z`. */
-const timestamp = (description: string) => z.iso.datetime().describe(description);
+const timestamp = (description: string) => z.iso.datetime().check(z.describe(description));
 
 /** The canonical decimal strings of shared/util/money.ts: `"100"`, `"1.5"`, never `"100.00"` or a number. */
 export const decimalStringSchema = z
   .string()
-  .regex(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/)
-  .describe('Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number).');
+  .check(
+    z.regex(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/),
+    z.describe('Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number).'),
+  );
 
 export const reasonSchema = z
   .strictObject({
-    code: z.enum(REASON_CODES).describe('Normalized reason code (docs/events.md#reason-codes).'),
-    message: z.string().optional().describe('Human-readable text, when there is one.'),
-    providerCode: z.string().optional().describe("The provider's own code, verbatim, when it gave one."),
+    code: z.enum(REASON_CODES).check(z.describe('Normalized reason code (docs/events.md#reason-codes).')),
+    message: z.optional(z.string()).check(z.describe('Human-readable text, when there is one.')),
+    providerCode: z
+      .optional(z.string())
+      .check(z.describe("The provider's own code, verbatim, when it gave one.")),
   })
-  .describe('Why the transaction has its status.');
+  .check(z.describe('Why the transaction has its status.'));
 
 export const moneySchema = z
   .strictObject({
     value: decimalStringSchema,
-    currency: z.string().optional().describe('ISO 4217 code, when known.'),
+    currency: z.optional(z.string()).check(z.describe('ISO 4217 code, when known.')),
   })
-  .describe('An amount.');
+  .check(z.describe('An amount.'));
 
 export const partySchema = z
   .strictObject({
-    idType: z.string().describe('e.g. MSISDN'),
+    idType: z.string().check(z.describe('e.g. MSISDN')),
     id: z.string(),
   })
-  .describe('The payer or payee as the provider reported it.');
+  .check(z.describe('The payer or payee as the provider reported it.'));
 
 const statusSchema = z.enum(TRANSACTION_STATUSES);
 
 /** The transaction data every `Transaction…` event (and CallbackOrphaned) carries: events.ts transactionEventData. */
 export const transactionDataShape = {
   provider: z.enum(EVENT_PROVIDERS),
-  account: z.string().describe('The configured account id.'),
-  kind: z.string().describe('The operation: requesttopay, payment, stk, b2c, c2b, …'),
-  reference: z.string().describe('The provider-side correlation id the transaction is keyed by.'),
-  providerTransactionId: z.string().nullable().describe("The provider's own transaction id, or null."),
-  externalId: z.string().nullable().describe("The registrant's id (or the provider's externalId), or null."),
-  status: statusSchema.describe('The status after the fact.'),
-  reason: reasonSchema.nullable(),
-  amount: moneySchema.nullable(),
-  party: partySchema.nullable(),
+  account: z.string().check(z.describe('The configured account id.')),
+  kind: z.string().check(z.describe('The operation: requesttopay, payment, stk, b2c, c2b, …')),
+  reference: z.string().check(z.describe('The provider-side correlation id the transaction is keyed by.')),
+  providerTransactionId: z
+    .nullable(z.string())
+    .check(z.describe("The provider's own transaction id, or null.")),
+  externalId: z
+    .nullable(z.string())
+    .check(z.describe("The registrant's id (or the provider's externalId), or null.")),
+  status: statusSchema.check(z.describe('The status after the fact.')),
+  reason: z.nullable(reasonSchema),
+  amount: z.nullable(moneySchema),
+  party: z.nullable(partySchema),
   receivedAt: timestamp('When the report behind the event was received.'),
 };
 
 /** Provider facts (reversal, account balance): not a transaction status (shared/app/ingest-facts.ts). */
 const factShape = {
   provider: z.enum(EVENT_PROVIDERS),
-  account: z.string().describe('The configured account id.'),
-  originatorConversationId: z.string().nullable().describe("The request's OriginatorConversationID."),
-  conversationId: z.string().nullable().describe("Daraja's ConversationID of the request."),
-  receiptId: z.string().nullable().describe('The stored receipt of the callback.'),
+  account: z.string().check(z.describe('The configured account id.')),
+  originatorConversationId: z
+    .nullable(z.string())
+    .check(z.describe("The request's OriginatorConversationID.")),
+  conversationId: z.nullable(z.string()).check(z.describe("Daraja's ConversationID of the request.")),
+  receiptId: z.nullable(z.string()).check(z.describe('The stored receipt of the callback.')),
   receivedAt: timestamp('When the callback was received.'),
 };
 
 /** A reversal names the transaction it is about when the relay knows the original receipt. */
 const reversalShape = {
   ...factShape,
-  kind: z.string().nullable().describe("The reversed transaction's kind, when the relay knows it."),
-  reference: z.string().nullable().describe("The reversed transaction's reference, when the relay knows it."),
-  transactionStatus: statusSchema
-    .nullable()
-    .describe("The reversed transaction's status (a reversal never changes it)."),
+  kind: z.nullable(z.string()).check(z.describe("The reversed transaction's kind, when the relay knows it.")),
+  reference: z
+    .nullable(z.string())
+    .check(z.describe("The reversed transaction's reference, when the relay knows it.")),
+  transactionStatus: z
+    .nullable(statusSchema)
+    .check(z.describe("The reversed transaction's status (a reversal never changes it).")),
 };
 
 /** The generic transaction data, any status (TransactionConflict, and the base of the others). */
@@ -100,8 +112,10 @@ const checkShape = {
   at: timestamp('When the status call was made.'),
   answer: z
     .string()
-    .describe('The classified answer: report:<STATUS>, pending, not-found, requested or error:<kind>.'),
-  detail: z.string().describe("The provider's answer, scrubbed, MSISDNs masked."),
+    .check(
+      z.describe('The classified answer: report:<STATUS>, pending, not-found, requested or error:<kind>.'),
+    ),
+  detail: z.string().check(z.describe("The provider's answer, scrubbed, MSISDNs masked.")),
 };
 
 /** One report a verdict rests on (shared/domain/evidence.ts Evidence). */
@@ -109,56 +123,68 @@ export const evidenceSchema = z
   .strictObject({
     source: z
       .enum(EVIDENCE_SOURCES)
-      .describe(
-        'callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the ' +
-          "relay's own asynchronous status query), operator or registration.",
+      .check(
+        z.describe(
+          'callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the ' +
+            "relay's own asynchronous status query), operator or registration.",
+        ),
       ),
     claim: z
       .enum([...TRANSACTION_STATUSES, 'NOT_FOUND'])
-      .describe('What it said: a status, or NOT_FOUND (the status API does not know the reference).'),
+      .check(
+        z.describe('What it said: a status, or NOT_FOUND (the status API does not know the reference).'),
+      ),
     authenticated: z
       .boolean()
-      .describe('Some check passed (signature, path secret, source IP, the provider itself).'),
+      .check(z.describe('Some check passed (signature, path secret, source IP, the provider itself).')),
     authentication: z
       .array(z.enum(AUTHENTICATION_METHODS))
-      .describe('The checks that passed: signature, path-secret, source-ip, receipt, status-api, operator.'),
+      .check(
+        z.describe(
+          'The checks that passed: signature, path-secret, source-ip, receipt, status-api, operator.',
+        ),
+      ),
     conclusive: z
       .boolean()
-      .describe('It may settle the transaction on its own (docs/reconciliation.md#precedence).'),
+      .check(z.describe('It may settle the transaction on its own (docs/reconciliation.md#precedence).')),
     at: timestamp('When the relay received it.'),
-    providerCode: z.string().nullable().describe("The provider's own code, verbatim, or null."),
-    description: z.string().nullable().describe("The provider's words (or the relay's), scrubbed, bounded."),
-    amount: moneySchema.nullable().describe('The amount it stated, or null.'),
-    receiptId: z.string().nullable().describe('The stored receipt that carried it (callbacks), or null.'),
+    providerCode: z.nullable(z.string()).check(z.describe("The provider's own code, verbatim, or null.")),
+    description: z
+      .nullable(z.string())
+      .check(z.describe("The provider's words (or the relay's), scrubbed, bounded.")),
+    amount: z.nullable(moneySchema).check(z.describe('The amount it stated, or null.')),
+    receiptId: z
+      .nullable(z.string())
+      .check(z.describe('The stored receipt that carried it (callbacks), or null.')),
   })
-  .describe('A piece of evidence: one report the relay weighed.');
+  .check(z.describe('A piece of evidence: one report the relay weighed.'));
 
 const evidenceListSchema = z
   .array(evidenceSchema)
-  .describe('The reports the verdict rests on, oldest first; the one that settled it is included.');
+  .check(z.describe('The reports the verdict rests on, oldest first; the one that settled it is included.'));
 
 const resolvedByHandSchema = z
-  .strictObject({ note: z.string().describe("The operator's note.") })
-  .describe('Present when an operator resolved the transaction (origin manual).');
+  .strictObject({ note: z.string().check(z.describe("The operator's note.")) })
+  .check(z.describe('Present when an operator resolved the transaction (origin manual).'));
 
 const lateResolutionSchema = z
   .literal(true)
-  .describe('Present (true) when the transaction had been EXPIRED: money may have moved after all.');
+  .check(z.describe('Present (true) when the transaction had been EXPIRED: money may have moved after all.'));
 
 function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
   return z.strictObject({
     ...transactionDataShape,
     status: z.literal(status),
     evidence: evidenceListSchema,
-    lateResolution: lateResolutionSchema.optional(),
-    resolvedByHand: resolvedByHandSchema.optional(),
+    lateResolution: z.optional(lateResolutionSchema),
+    resolvedByHand: z.optional(resolvedByHandSchema),
   });
 }
 
 /** A badge as the feed publishes it (shared/domain/badges.ts Badge: the badge API's fields, `_links` dropped). */
 export const badgeSchema = z
   .strictObject({
-    id: z.string().min(1),
+    id: z.string().check(z.minLength(1)),
     badge_name: z.string(),
     badge_type: z.string(),
     filter: z
@@ -167,33 +193,34 @@ export const badgeSchema = z
         z.int(),
         z.array(z.strictObject({ id: z.int(), name: z.string(), sku: z.string(), image: z.string() })),
       ])
-      .describe('"all", a product id, or the products.'),
+      .check(z.describe('"all", a product id, or the products.')),
     badge_style: z.string(),
     badge_settings: z.record(z.string(), z.unknown()),
     priority: z.string(),
     status: z.string(),
     created_by: z.string(),
-    valid_from: timestamp('Start of the validity period (UTC), or null.').nullable(),
-    valid_to: timestamp('End of the validity period (UTC), or null.').nullable(),
-    created_at: z.string().nullable().describe('As the shop writes it: YYYY-MM-DD HH:mm:ss.'),
-    updated_at: z.string().nullable().describe('As the shop writes it: YYYY-MM-DD HH:mm:ss.'),
+    valid_from: z.nullable(timestamp('Start of the validity period (UTC), or null.')),
+    valid_to: z.nullable(timestamp('End of the validity period (UTC), or null.')),
+    created_at: z.nullable(z.string()).check(z.describe('As the shop writes it: YYYY-MM-DD HH:mm:ss.')),
+    updated_at: z.nullable(z.string()).check(z.describe('As the shop writes it: YYYY-MM-DD HH:mm:ss.')),
   })
-  .describe('The badge, normalized.');
+  .check(z.describe('The badge, normalized.'));
 
 /** The fields a BadgeUpdated may name: the domain's own list. */
 const BADGE_FIELD_NAMES = BADGE_FIELDS;
 
 const badgeShape = {
-  shop: z.string().describe('The shop id (badges.shops.<shop>).'),
-  badgeId: z.string().min(1),
+  shop: z.string().check(z.describe('The shop id (badges.shops.<shop>).')),
+  badgeId: z.string().check(z.minLength(1)),
   observedAt: timestamp('When the relay saw the change (the read, or the scheduler tick).'),
 };
 
 const revisionSchema = z
   .int()
-  .positive()
-  .describe("The badge's revision in the relay: 1 when created, +1 per change.");
-const activeSchema = z.boolean().describe('Whether the badge was within its validity period when observed.');
+  .check(z.positive(), z.describe("The badge's revision in the relay: 1 when created, +1 per change."));
+const activeSchema = z
+  .boolean()
+  .check(z.describe('Whether the badge was within its validity period when observed.'));
 
 export const EVENT_DATA_SCHEMAS = {
   TransactionSucceeded: finalStatusData('SUCCEEDED'),
@@ -202,27 +229,35 @@ export const EVENT_DATA_SCHEMAS = {
   TransactionExpired: z.strictObject({
     ...transactionDataShape,
     status: z.literal('EXPIRED'),
-    reason: reasonSchema.extend({ code: z.literal('NO_FINAL_ANSWER') }),
+    // reasonSchema's members, not its description (z.extend refuses an object with a describe check).
+    reason: z.strictObject({ ...reasonSchema.shape, code: z.literal('NO_FINAL_ANSWER') }),
     lastProviderAnswer: z
       .strictObject({
         ...checkShape,
-        providerCode: z.string().nullable().describe("The provider's code in that answer, or null."),
+        providerCode: z
+          .nullable(z.string())
+          .check(z.describe("The provider's code in that answer, or null.")),
       })
-      .describe('The last status call before the expiry (the one made at the window end).'),
-    statusChecks: z.int().positive().describe('Status calls made, the last one included.'),
-    evidence: evidenceListSchema.describe('Every report recorded before the window ended (may be empty).'),
+      .check(z.describe('The last status call before the expiry (the one made at the window end).')),
+    statusChecks: z.int().check(z.positive(), z.describe('Status calls made, the last one included.')),
+    evidence: evidenceListSchema.check(
+      z.describe('Every report recorded before the window ended (may be empty).'),
+    ),
   }),
   TransactionEscalated: z.strictObject({
     ...transactionDataShape,
     status: z.literal('AMBIGUOUS'),
     ambiguousSince: timestamp('When the transaction became AMBIGUOUS.'),
     lastProviderAnswer: z
-      .strictObject({
-        ...checkShape,
-        providerCode: z.string().optional().describe("The provider's code in that answer, when it had one."),
-      })
-      .nullable()
-      .describe('The latest status call, or null when none was made yet.'),
+      .nullable(
+        z.strictObject({
+          ...checkShape,
+          providerCode: z
+            .optional(z.string())
+            .check(z.describe("The provider's code in that answer, when it had one.")),
+        }),
+      )
+      .check(z.describe('The latest status call, or null when none was made yet.')),
   }),
   TransactionConflict: z.strictObject({
     ...transactionDataShape,
@@ -230,37 +265,41 @@ export const EVENT_DATA_SCHEMAS = {
       .strictObject({
         kind: z
           .enum(['STATUS', 'AMOUNT_MISMATCH', 'MSISDN_MISMATCH', 'UNVERIFIED_SUCCESS', 'NOT_FOUND'])
-          .describe(
-            'STATUS: sources disagree on the status; AMOUNT_MISMATCH / MSISDN_MISMATCH: a success for another ' +
-              'amount, currency or MSISDN; UNVERIFIED_SUCCESS: an unsigned success the status API answered FAILED; ' +
-              'NOT_FOUND: the status API does not know a reference a callback reported on (check the API user).',
+          .check(
+            z.describe(
+              'STATUS: sources disagree on the status; AMOUNT_MISMATCH / MSISDN_MISMATCH: a success for another ' +
+                'amount, currency or MSISDN; UNVERIFIED_SUCCESS: an unsigned success the status API answered FAILED; ' +
+                'NOT_FOUND: the status API does not know a reference a callback reported on (check the API user).',
+            ),
           ),
         detail: z.string(),
-        currentStatus: statusSchema.describe("The transaction's status, unchanged by the report."),
+        currentStatus: statusSchema.check(z.describe("The transaction's status, unchanged by the report.")),
         reportedStatus: statusSchema,
-        reportedReason: reasonSchema.nullable(),
-        reportedAmount: moneySchema.nullable(),
-        reportedProviderTransactionId: z.string().nullable(),
+        reportedReason: z.nullable(reasonSchema),
+        reportedAmount: z.nullable(moneySchema),
+        reportedProviderTransactionId: z.nullable(z.string()),
         evidence: z
           .array(evidenceSchema)
-          .describe('The pieces of evidence that disagree: what was known first, then what came.'),
+          .check(z.describe('The pieces of evidence that disagree: what was known first, then what came.')),
       })
-      .describe('What the transaction says and what the report said instead.'),
+      .check(z.describe('What the transaction says and what the report said instead.')),
   }),
   CallbackOrphaned: z.strictObject({
     ...transactionDataShape,
-    status: z.literal('PENDING').describe('Always PENDING: the status event of the callback follows.'),
+    status: z
+      .literal('PENDING')
+      .check(z.describe('Always PENDING: the status event of the callback follows.')),
     note: z.string(),
   }),
   C2BValidationDecided: z.strictObject({
     provider: z.literal('daraja'),
     account: z.string(),
     kind: z.literal('c2b'),
-    reference: z.string().describe('The TransID.'),
+    reference: z.string().check(z.describe('The TransID.')),
     decision: z.enum(['accept', 'reject']),
     resultCode: z
       .enum(['0', 'C2B00011', 'C2B00012', 'C2B00013', 'C2B00014', 'C2B00015', 'C2B00016'])
-      .describe('The ResultCode Daraja got back: "0" accepts.'),
+      .check(z.describe('The ResultCode Daraja got back: "0" accepts.')),
     rule: z
       .enum([
         'short-code',
@@ -273,60 +312,70 @@ export const EVENT_DATA_SCHEMAS = {
         'all-rules-passed',
         'default',
       ])
-      .describe('The rule that decided.'),
+      .check(z.describe('The rule that decided.')),
     detail: z.string(),
     deadlineApplied: z
       .boolean()
-      .describe("The decision was not ready by the deadline; the account's default answered."),
-    defaultApplied: z.boolean().describe('The default answered (deadline, or a decision source failed).'),
-    sourceError: z.string().nullable().describe('Why a decision source failed, when one did.'),
-    elapsedMs: z.number().nonnegative(),
-    billRefNumber: z.string().nullable(),
-    amount: moneySchema.nullable(),
-    msisdn: z.string().nullable().describe('Masked, e.g. 25470****149.'),
-    receiptId: z.string().nullable().describe('The stored receipt of the validation request.'),
+      .check(z.describe("The decision was not ready by the deadline; the account's default answered.")),
+    defaultApplied: z
+      .boolean()
+      .check(z.describe('The default answered (deadline, or a decision source failed).')),
+    sourceError: z.nullable(z.string()).check(z.describe('Why a decision source failed, when one did.')),
+    elapsedMs: z.number().check(z.nonnegative()),
+    billRefNumber: z.nullable(z.string()),
+    amount: z.nullable(moneySchema),
+    msisdn: z.nullable(z.string()).check(z.describe('Masked, e.g. 25470****149.')),
+    receiptId: z.nullable(z.string()).check(z.describe('The stored receipt of the validation request.')),
     decidedAt: timestamp('When the decision was recorded.'),
-    deadlineMs: z.int().positive().describe("The account's validation deadline."),
-    transId: z.string().describe('The TransID (same as reference).'),
+    deadlineMs: z.int().check(z.positive(), z.describe("The account's validation deadline.")),
+    transId: z.string().check(z.describe('The TransID (same as reference).')),
     receivedAt: timestamp('When the validation request was received.'),
   }),
   CallbackRejected: z.strictObject({
     provider: z.enum(EVENT_PROVIDERS),
     account: z.string(),
-    route: z.string().nullable().describe('The route name, when the request got as far as matching one.'),
+    route: z
+      .nullable(z.string())
+      .check(z.describe('The route name, when the request got as far as matching one.')),
     method: z.string(),
-    path: z.string().describe('The request path, path secret redacted.'),
+    path: z.string().check(z.describe('The request path, path secret redacted.')),
     sourceIp: z.string(),
-    httpStatus: z.int().min(400).max(599).describe('The HTTP status answered.'),
-    errorCode: z.string().describe('The relay error code (docs/routes.md), e.g. UNAUTHORIZED.'),
+    httpStatus: z.int().check(z.minimum(400), z.maximum(599), z.describe('The HTTP status answered.')),
+    errorCode: z.string().check(z.describe('The relay error code (docs/routes.md), e.g. UNAUTHORIZED.')),
     message: z.string(),
-    quarantineId: z.uuid().describe('The id of the quarantined request.'),
+    quarantineId: z.uuid().check(z.describe('The id of the quarantined request.')),
     receivedAt: timestamp('When the request was received.'),
   }),
   TransactionReversed: z.strictObject({
     ...reversalShape,
     originalReceipt: z
       .string()
-      .describe('The receipt of the payment that was reversed (OriginalTransactionID).'),
-    reversalReceipt: z.string().nullable().describe("The reversal's own receipt (Result.TransactionID)."),
-    amount: moneySchema.nullable().describe('The amount that went back.'),
-    charge: moneySchema.nullable(),
-    completedTime: z.string().nullable().describe("Daraja's TransCompletedTime, verbatim (yyyyMMddHHmmss)."),
+      .check(z.describe('The receipt of the payment that was reversed (OriginalTransactionID).')),
+    reversalReceipt: z
+      .nullable(z.string())
+      .check(z.describe("The reversal's own receipt (Result.TransactionID).")),
+    amount: z.nullable(moneySchema).check(z.describe('The amount that went back.')),
+    charge: z.nullable(moneySchema),
+    completedTime: z
+      .nullable(z.string())
+      .check(z.describe("Daraja's TransCompletedTime, verbatim (yyyyMMddHHmmss).")),
     amountCheck: z
       .enum(['matches', 'differs', 'unknown'])
-      .describe("The reversed amount against the transaction's: unknown when either is missing."),
-    evidence: evidenceListSchema.describe('The reversal result the fact rests on.'),
+      .check(z.describe("The reversed amount against the transaction's: unknown when either is missing.")),
+    evidence: evidenceListSchema.check(z.describe('The reversal result the fact rests on.')),
   }),
   ReversalFailed: z.strictObject({
     ...reversalShape,
-    originalReceipt: z.string().nullable(),
+    originalReceipt: z.nullable(z.string()),
     reason: reasonSchema,
   }),
   ReversalAmbiguous: z.strictObject({
     ...reversalShape,
-    originalReceipt: z.string().nullable().describe('From the echoed request, when the notice echoes it.'),
-    reason: reasonSchema.describe(
-      'TIMED_OUT: the request timed out in the queue; the result may still come.',
+    originalReceipt: z
+      .nullable(z.string())
+      .check(z.describe('From the echoed request, when the notice echoes it.')),
+    reason: reasonSchema.check(
+      z.describe('TIMED_OUT: the request timed out in the queue; the result may still come.'),
     ),
   }),
   AccountBalanceReported: z.strictObject({
@@ -334,21 +383,25 @@ export const EVENT_DATA_SCHEMAS = {
     accounts: z
       .array(
         z.strictObject({
-          name: z.string().describe('e.g. Working Account, Utility Account'),
+          name: z.string().check(z.describe('e.g. Working Account, Utility Account')),
           currency: z.string(),
           current: decimalStringSchema,
-          available: decimalStringSchema.nullable(),
-          reserved: decimalStringSchema.nullable(),
-          uncleared: decimalStringSchema.nullable(),
+          available: z.nullable(decimalStringSchema),
+          reserved: z.nullable(decimalStringSchema),
+          uncleared: z.nullable(decimalStringSchema),
         }),
       )
-      .min(1)
-      .describe("Daraja's AccountBalance string, one entry per `&`-separated account."),
-    completedTime: z.string().nullable().describe("Daraja's BOCompletedTime, verbatim (yyyyMMddHHmmss)."),
+      .check(
+        z.minLength(1),
+        z.describe("Daraja's AccountBalance string, one entry per `&`-separated account."),
+      ),
+    completedTime: z
+      .nullable(z.string())
+      .check(z.describe("Daraja's BOCompletedTime, verbatim (yyyyMMddHHmmss).")),
   }),
   AccountBalanceFailed: z.strictObject({
     ...factShape,
-    reason: reasonSchema.describe('The result code, or TIMED_OUT for a queue-timeout notice.'),
+    reason: reasonSchema.check(z.describe('The result code, or TIMED_OUT for a queue-timeout notice.')),
   }),
   BadgeCreated: z.strictObject({
     ...badgeShape,
@@ -360,35 +413,39 @@ export const EVENT_DATA_SCHEMAS = {
     ...badgeShape,
     revision: revisionSchema,
     badge: badgeSchema,
-    previous: badgeSchema.describe('The badge before the change.'),
-    changedFields: z.array(z.enum(BADGE_FIELD_NAMES)).min(1).describe('The fields that differ.'),
+    previous: badgeSchema.check(z.describe('The badge before the change.')),
+    changedFields: z
+      .array(z.enum(BADGE_FIELD_NAMES))
+      .check(z.minLength(1), z.describe('The fields that differ.')),
     active: activeSchema,
   }),
   BadgeDeleted: z.strictObject({
     ...badgeShape,
     revision: revisionSchema,
-    previous: badgeSchema.describe('The badge as last read.'),
+    previous: badgeSchema.check(z.describe('The badge as last read.')),
   }),
   BadgeActivated: z.strictObject({
     ...badgeShape,
     badge: badgeSchema,
     validFrom: timestamp('The valid_from that passed (also metadata.occurredAt).'),
-    validTo: timestamp('The end of the period, or null.').nullable(),
+    validTo: z.nullable(timestamp('The end of the period, or null.')),
   }),
   BadgeExpired: z.strictObject({
     ...badgeShape,
     badge: badgeSchema,
-    validFrom: timestamp('The start of the period, or null.').nullable(),
+    validFrom: z.nullable(timestamp('The start of the period, or null.')),
     validTo: timestamp('The valid_to that passed (also metadata.occurredAt).'),
   }),
   CallbackSilence: z.strictObject({
     provider: z.string(),
     account: z.string(),
     silentSince: timestamp('The later of the last callback and the oldest waiting transaction.'),
-    lastCallbackAt: timestamp('The last callback noted before the silence, or null.').nullable(),
-    waitingTransactions: z.number().int().positive().describe('PENDING transactions waiting for a callback.'),
-    silenceSeconds: z.number().positive(),
-    pollEverySeconds: z.number().positive(),
+    lastCallbackAt: z.nullable(timestamp('The last callback noted before the silence, or null.')),
+    waitingTransactions: z
+      .number()
+      .check(z.int(), z.positive(), z.describe('PENDING transactions waiting for a callback.')),
+    silenceSeconds: z.number().check(z.positive()),
+    pollEverySeconds: z.number().check(z.positive()),
     detectedAt: timestamp('The poll cycle that saw it.'),
   }),
   CallbacksResumed: z.strictObject({
@@ -396,10 +453,10 @@ export const EVENT_DATA_SCHEMAS = {
     account: z.string(),
     silentFrom: timestamp('The silence episode began (CallbackSilence.silentSince).'),
     silentTo: timestamp('The first callback noted after it (to within a minute).'),
-    durationSeconds: z.number().int().nonnegative(),
+    durationSeconds: z.number().check(z.int(), z.nonnegative()),
     detectedAt: timestamp('The poll cycle that saw it.'),
   }),
-} satisfies Record<EventType, z.ZodType>;
+} satisfies Record<EventType, z.ZodMiniType>;
 
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   TransactionSucceeded:
@@ -456,7 +513,7 @@ export function eventDetailSchema<T extends EventType>(type: T) {
   return z
     .strictObject({
       metadata: z.strictObject({
-        id: z.uuid().describe('Deterministic for the same fact: dedupe on it.'),
+        id: z.uuid().check(z.describe('Deterministic for the same fact: dedupe on it.')),
         version: z.literal(EVENT_SCHEMA_VERSION),
         type: z.literal(type),
         occurredAt: timestamp(
@@ -464,12 +521,14 @@ export function eventDetailSchema<T extends EventType>(type: T) {
         ),
         correlationId: z
           .string()
-          .describe('<provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>)'),
-        origin: z.enum(EVENT_ORIGINS).describe('How the fact reached the relay (docs/events.md#origins).'),
+          .check(z.describe('<provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>)')),
+        origin: z
+          .enum(EVENT_ORIGINS)
+          .check(z.describe('How the fact reached the relay (docs/events.md#origins).')),
       }),
       data: EVENT_DATA_SCHEMAS[type] as (typeof EVENT_DATA_SCHEMAS)[T],
     })
-    .meta({ title: type, description: EVENT_DESCRIPTIONS[type] });
+    .check(z.meta({ title: type, description: EVENT_DESCRIPTIONS[type] }));
 }
 
 export type EventDetailSchemas = { [T in EventType]: ReturnType<typeof eventDetailSchema<T>> };
