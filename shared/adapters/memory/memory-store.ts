@@ -36,6 +36,9 @@ interface StoredReceipt extends ReceiptInput {
  * DynamoDB Local tests of the adapter.
  */
 export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
+  /** `now` decides when a record's own lifetime ends (tests with a fixed clock pass theirs). */
+  constructor(private readonly clock: { now(): Date } = { now: () => new Date() }) {}
+
   readonly transactions = new Map<string, TransactionRecord>();
   readonly receipts = new Map<string, StoredReceipt>();
   readonly records = new Map<string, ProviderRecord>();
@@ -159,6 +162,12 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
   ): Promise<ProviderRecord | undefined> {
     await this.gate(options.signal);
     const record = this.records.get(refOf(ref));
+    // As the DynamoDB adapter: a record with its own lifetime ends on time.
+    if (
+      record?.lifetimeSeconds &&
+      Date.parse(record.createdAt) + record.lifetimeSeconds * 1000 <= this.clock.now().getTime()
+    )
+      return undefined;
     return record ? copy(record) : undefined;
   }
 

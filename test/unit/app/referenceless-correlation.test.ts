@@ -4,7 +4,7 @@ import { HINT_NAMESPACE, ingestIntents } from '../../../shared/app/ingest-report
 import { registerTransaction } from '../../../shared/app/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import type { ReportDraft } from '../../../shared/domain/transaction';
-import { findProvider } from '../../../shared/providers/registry';
+import { findRegistrationRules } from '../../../shared/providers/registration-registry';
 import type { ReportIntent } from '../../../shared/providers/types';
 import { allReceipts } from '../../helpers/receipts';
 
@@ -18,8 +18,8 @@ const A = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const B = '7f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 
 function setup() {
-  const store = new MemoryStore();
   const clock = { now: () => new Date(NOW) };
+  const store = new MemoryStore(clock);
   return {
     store,
     deps: { config, store, clock },
@@ -64,8 +64,8 @@ const registration = (reference: string, externalId = 'order-8841') => ({
 
 describe('reference-less correlation by externalId', () => {
   it('is switched on for MoMo registrations only', () => {
-    expect(findProvider('momo')?.registration.externalIdAliases).toBe(true);
-    expect(findProvider('daraja')?.registration.externalIdAliases).not.toBe(true);
+    expect(findRegistrationRules('momo')?.externalIdAliases).toBe(true);
+    expect(findRegistrationRules('daraja')?.externalIdAliases).not.toBe(true);
   });
 
   it('makes the registered transaction with that externalId due now, without changing its status', async () => {
