@@ -54,8 +54,11 @@ export interface ReceiptPage {
   next?: string;
 }
 
-/** What a refused request leaves to record (an inbound HTTP request satisfies it; the app names no transport). */
-export interface RefusedRequest {
+/**
+ * A request as the use cases see it, with no transport named: what a refused one leaves to record, what a
+ * stored callback is routed again from (an inbound HTTP request satisfies it).
+ */
+export interface ReceivedRequest {
   requestId: string;
   method: string;
   path: string;

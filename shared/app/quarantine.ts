@@ -3,7 +3,7 @@ import { buildEvent, type EventEnvelope } from '../domain/events';
 import { isLate, within } from '../util/deadline';
 import { newId, sha256Hex } from '../util/ids';
 import { redactRefusedBody, type Scrubber, scrubThenTruncate, scrubThenTruncateBytes } from '../util/redact';
-import type { QuarantineInput, RefusedRequest, RelayLogger, RelayMetrics, TransactionStore } from './ports';
+import type { QuarantineInput, ReceivedRequest, RelayLogger, RelayMetrics, TransactionStore } from './ports';
 import { storableHeaders } from './receipts';
 import type { RefusalSampler, RefusalSummary } from './refusal-sampler';
 
@@ -59,7 +59,7 @@ function clip(text: string, limit: number): string {
  */
 export async function recordRejection(
   deps: RejectionDeps,
-  request: RefusedRequest,
+  request: ReceivedRequest,
   error: RelayError,
   context: RejectionContext,
 ): Promise<string> {

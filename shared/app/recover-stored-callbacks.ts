@@ -8,6 +8,7 @@ import {
   confirmsUnsignedSuccess,
   ingestIntents,
 } from './ingest-report';
+import type { ReceivedRequest } from './ports';
 import type { KeyedReceiptDraft } from './receipts';
 import type { RelayServices } from './services';
 
@@ -32,15 +33,7 @@ export interface StoredReceipt {
 }
 
 /** The route a stored callback's method and path lead to now (the inbound router, injected: no transport here). */
-export type StoredCallbackRouter = (request: {
-  requestId: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  rawBody: Buffer;
-  sourceIp: string;
-  receivedAt: Date;
-}) => {
+export type StoredCallbackRouter = (request: ReceivedRequest) => {
   provider: ProviderModule<unknown>;
   account: ResolvedAccount;
   route: ProviderRoute<unknown>;
