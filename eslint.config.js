@@ -54,7 +54,7 @@ export default tseslint.config(
                 'Use cases depend on ports, not on adapters, transports or the composition root (docs/architecture.md#layers).',
             },
             {
-              regex: '^\\.\\./providers/(?!registry$|types$|status-api-registry$)',
+              regex: '^\\.\\./providers/(?!registry$|types$|status-api-registry$|registration-registry$)',
               message:
                 'The application layer names no provider: reach providers through providers/registry and providers/types.',
             },

@@ -1,7 +1,7 @@
 import { SchemaValidationError, TransactionNotFoundError } from '../domain/errors';
 import type { Evidence } from '../domain/evidence';
 import type { ReceiptTally, TransactionKey } from '../domain/transaction';
-import { findProvider } from '../providers/registry';
+import { findRegistrationRules } from '../providers/registration-registry';
 import type { ReceiptSummary } from './ports';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
 
@@ -88,8 +88,7 @@ export async function getTransaction(
   receipts: { tally: ReceiptTally | null; listed: number; next: string | null };
   history: HistoryEntry[];
 }> {
-  const reference =
-    findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
+  const reference = findRegistrationRules(key.provider)?.normalizeReference?.(key.reference) ?? key.reference;
   const normalizedKey = { ...key, reference };
   const tx = await deps.store.getTransaction(normalizedKey, { consistent: true });
   if (!tx)

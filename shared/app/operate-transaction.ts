@@ -3,7 +3,7 @@ import { applyReport } from '../domain/apply-report';
 import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../domain/errors';
 import { REASON_CODES } from '../domain/reasons';
 import type { NormalizedReport, TransactionKey } from '../domain/transaction';
-import { findProvider } from '../providers/registry';
+import { findRegistrationRules } from '../providers/registration-registry';
 import { maskMsisdnsIn } from '../util/mask';
 import { toDecimalString } from '../util/money';
 import { scrubThenTruncate } from '../util/redact';
@@ -13,8 +13,7 @@ import { type TransactionView, toView } from './register-transaction';
 import { writeWithRetry } from './write-with-retry';
 
 function normalized(key: TransactionKey): TransactionKey {
-  const reference =
-    findProvider(key.provider)?.registration.normalizeReference?.(key.reference) ?? key.reference;
+  const reference = findRegistrationRules(key.provider)?.normalizeReference?.(key.reference) ?? key.reference;
   return { ...key, reference };
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../domain/errors';
 import { applyRegistration, type RegistrationTerms } from '../domain/registration';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import { findRegistrationRules } from '../providers/registration-registry';
 import { findProvider } from '../providers/registry';
 import { jsonLimitProblem } from '../util/json-limits';
 import { toDecimalString } from '../util/money';
@@ -151,20 +152,21 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   }
   const r = parsed.data;
   const provider = findProvider(r.provider);
-  if (!provider) throw new UnknownAccountError(`Unknown provider "${r.provider.slice(0, 40)}"`);
+  const rules = provider && findRegistrationRules(provider.id);
+  if (!provider || !rules) throw new UnknownAccountError(`Unknown provider "${r.provider.slice(0, 40)}"`);
   const account = deps.config.accounts.get(accountKey(r.provider, r.account));
   if (!account)
     throw new UnknownAccountError(
       `No ${provider.displayName} account "${r.account.slice(0, 64)}" is configured`,
     );
-  if (!provider.registration.kinds.includes(r.kind)) {
+  if (!rules.kinds.includes(r.kind)) {
     throw new UnknownKindError(
-      `Unknown ${provider.displayName} kind "${r.kind.slice(0, 40)}"; expected one of ${provider.registration.kinds.join(', ')}`,
+      `Unknown ${provider.displayName} kind "${r.kind.slice(0, 40)}"; expected one of ${rules.kinds.join(', ')}`,
     );
   }
-  const referenceProblem = provider.registration.validateReference(r.reference);
+  const referenceProblem = rules.validateReference(r.reference);
   if (referenceProblem) throw new InvalidReferenceError(referenceProblem);
-  const reference = provider.registration.normalizeReference?.(r.reference) ?? r.reference;
+  const reference = rules.normalizeReference?.(r.reference) ?? r.reference;
   const key: TransactionKey = { provider: provider.id, account: account.id, reference };
   checkReportLimits({
     key,
@@ -173,7 +175,7 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     attributes: undefined,
   });
 
-  const callbackUrl = provider.registration.callbackUrl?.({
+  const callbackUrl = rules.callbackUrl?.({
     baseUrl: deps.config.publicBaseUrl,
     account,
     kind: r.kind,
@@ -190,8 +192,7 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
   const now = deps.clock.now().toISOString();
   const timing = reconcileTiming(deps.config.reconciliation, provider.id, r.kind);
   // A reference-less callback that came first left a hint under its externalId: check at once.
-  const correlateByExternalId =
-    provider.registration.externalIdAliases === true && r.externalId !== undefined;
+  const correlateByExternalId = rules.externalIdAliases === true && r.externalId !== undefined;
   const hint = correlateByExternalId
     ? await deps.store.getRecord({
         provider: provider.id,

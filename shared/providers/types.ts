@@ -273,7 +273,6 @@ export interface ProviderModule<S = unknown> {
   /** Callbacks carry no other authentication than the path secret: an account without one must opt out. */
   pathSecretRequired?: boolean;
   routes: readonly ProviderRoute<S>[];
-  registration: RegistrationRules<S>;
   /** Checks the callback's authenticity (signature, source IP). Absent: nothing beyond the path secret. */
   verify?(input: CallbackInput<S>): VerificationResult;
   /** The answer the provider expects once the callback is stored (or the decision made). */

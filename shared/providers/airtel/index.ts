@@ -76,11 +76,6 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   verify: verifyCallback,
   // Airtel reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
-  registration: {
-    kinds: AIRTEL_KINDS,
-    validateReference: airtelReferenceProblem,
-    // No callbackUrl: Airtel takes the callback URL from the application settings, not per request.
-  },
   // Every kind: refund and disbursement answer `unsupported` unless `api.paths` names their enquiry.
   statusKinds: AIRTEL_KINDS,
   // Airtel documents no callback timeout: assumed as short as MoMo's.

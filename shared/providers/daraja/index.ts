@@ -87,15 +87,6 @@ const BAD_INPUT = [
   PayloadTooLargeError,
 ];
 
-/** The route a registration's callbackUrl names, by kind (STK's CallBackURL otherwise). */
-const REGISTRATION_ROUTE: Partial<Record<string, DarajaRouteName>> = {
-  b2c: 'b2c-result',
-  b2b: 'b2b-result',
-  c2b: 'c2b-confirmation',
-};
-
-const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
-
 export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   id: 'daraja',
   displayName: 'Safaricom Daraja',
@@ -112,16 +103,6 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     if (route === 'c2b-validation') return validationAnswer(resultCode ?? '0');
     if (route === 'c2b-confirmation') return { statusCode: 200, body: C2B_CONFIRMATION_ACK };
     return { statusCode: 200, body: DARAJA_ACK };
-  },
-  registration: {
-    kinds: DARAJA_KINDS,
-    validateReference: (reference) =>
-      REFERENCE.test(reference)
-        ? undefined
-        : 'Daraja references are the CheckoutRequestID (stk), OriginatorConversationID (b2c, b2b) or TransID (c2b): letters, digits, _ . : - (max 100)',
-    // STK takes one CallBackURL; B2C and B2B a ResultURL (its QueueTimeOutURL is the …/timeout route beside it).
-    callbackUrl: ({ baseUrl, account, kind }) =>
-      darajaRouteUrl(baseUrl, account.id, account.pathSecret, REGISTRATION_ROUTE[kind] ?? 'stk'),
   },
   /**
    * A validation request Daraja cannot have meant (malformed, wrong shape) is answered with Daraja's own

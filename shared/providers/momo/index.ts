@@ -1,21 +1,9 @@
-import { isIP } from 'node:net';
 import * as z from '../../util/zod';
-import {
-  InvalidCallbackUrlError,
-  InvalidReferenceError,
-  SchemaValidationError,
-  UnknownKindError,
-} from '../../domain/errors';
+import { InvalidReferenceError, SchemaValidationError, UnknownKindError } from '../../domain/errors';
 import { isUuid } from '../../util/ids';
-import type { AccountContext, CallbackInput, ParsedCallback, ProviderModule } from '../types';
+import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
-import {
-  MOMO_KINDS,
-  MOMO_SANDBOX_ENVIRONMENT,
-  type MomoAccountSettings,
-  momoAccountSchema,
-  momoCallbackSchema,
-} from './schema';
+import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 
 function kindOf(input: CallbackInput<MomoAccountSettings>): string {
   const kind = input.params.kind!.toLowerCase();
@@ -61,37 +49,6 @@ function parseReferenceless(input: CallbackInput<MomoAccountSettings>): ParsedCa
   };
 }
 
-/**
- * The X-Callback-Url the relay hands out, checked as MoMo will check it (MoMo Open API docs, Callback), so a
- * registration fails now with a clear 400 instead of MoMo refusing the request later with 500
- * INVALID_CALLBACK_URL_HOST (or, in production, never calling back over plain http):
- * - the host is a host name, never an IP address;
- * - when the account names its API user's `providerCallbackHost`, the host is that one;
- * - an account whose `targetEnvironment` is not "sandbox" (production) gets https URLs only.
- */
-export function checkMomoCallbackUrl(url: string, account: AccountContext<MomoAccountSettings>): string {
-  const parsed = new URL(url);
-  const host = parsed.hostname.toLowerCase();
-  const where = `accounts.momo.${account.id}`;
-  if (isIP(host.replace(/^\[|\]$/g, ''))) {
-    throw new InvalidCallbackUrlError(
-      `MoMo refuses callback URLs on an IP address (${host}); set publicBaseUrl to a host name (the API user's providerCallbackHost)`,
-    );
-  }
-  const expected = account.settings.providerCallbackHost?.toLowerCase();
-  if (expected !== undefined && host !== expected) {
-    throw new InvalidCallbackUrlError(
-      `The callback URL's host ${host} is not ${where}.providerCallbackHost (${expected}): MoMo would refuse it (INVALID_CALLBACK_URL_HOST); make publicBaseUrl use ${expected}, or correct providerCallbackHost`,
-    );
-  }
-  if (account.settings.targetEnvironment !== MOMO_SANDBOX_ENVIRONMENT && parsed.protocol !== 'https:') {
-    throw new InvalidCallbackUrlError(
-      `${where} is a production account (targetEnvironment "${account.settings.targetEnvironment}"): MoMo calls back over https only, and the callback URL is ${parsed.protocol.replace(':', '')}; set publicBaseUrl to an https URL`,
-    );
-  }
-  return url;
-}
-
 /** A MoMo callback: the kind and the reference (X-Reference-Id) are in the path the relay handed out. */
 function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallback {
   const kind = kindOf(input);
@@ -126,20 +83,6 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   ],
   // MoMo reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
-  registration: {
-    kinds: MOMO_KINDS,
-    externalIdAliases: true,
-    normalizeReference: (reference) => reference.toLowerCase(),
-    validateReference: (reference) =>
-      isUuid(reference)
-        ? undefined
-        : 'MoMo references are the X-Reference-Id UUID (version 4) of the request',
-    callbackUrl: ({ baseUrl, account, kind, reference }) =>
-      checkMomoCallbackUrl(
-        `${baseUrl.replace(/\/$/, '')}/v1/momo/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${kind}/${reference.toLowerCase()}`,
-        account,
-      ),
-  },
   // Every kind: refund and cash transfer answer `unsupported` unless `api.paths` names their status GET.
   statusKinds: MOMO_KINDS,
   // MTN's callback page: a callback times out after 2 s.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidReferenceError, SchemaValidationError } from '../../../../shared/domain/errors';
 import { airtelProvider } from '../../../../shared/providers/airtel';
+import { airtelRegistration } from '../../../../shared/providers/airtel/registration';
 import { callbackInput, fixture, onlyDraft, parse, settings, signCallback, verifyThenParse } from './support';
 
 const route = airtelProvider.routes[0]!;
@@ -120,10 +121,10 @@ describe('Airtel callback route', () => {
   });
 
   it('registers Airtel references verbatim and refuses those that cannot be a transaction.id', () => {
-    expect(airtelProvider.registration.validateReference('AT-ORDER-1001')).toBeUndefined();
-    expect(airtelProvider.registration.validateReference('a/b')).toMatch(/"\/"/);
-    expect(airtelProvider.registration.normalizeReference).toBeUndefined();
-    expect(airtelProvider.registration.callbackUrl).toBeUndefined();
+    expect(airtelRegistration.validateReference('AT-ORDER-1001')).toBeUndefined();
+    expect(airtelRegistration.validateReference('a/b')).toMatch(/"\/"/);
+    expect(airtelRegistration.normalizeReference).toBeUndefined();
+    expect(airtelRegistration.callbackUrl).toBeUndefined();
   });
 
   it('declares the callback key as a secret to scrub', () => {

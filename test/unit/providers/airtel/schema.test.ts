@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { airtelProvider } from '../../../../shared/providers/airtel';
+import { airtelRegistration } from '../../../../shared/providers/airtel/registration';
 import { airtelAccountSchema, airtelCallbackSchema } from '../../../../shared/providers/airtel/schema';
 import { fixture } from './support';
 
@@ -107,7 +107,7 @@ describe('Airtel account settings', () => {
 });
 
 describe('Airtel registration rules', () => {
-  const { registration } = airtelProvider;
+  const registration = airtelRegistration;
 
   it.each(['AT-ORDER-1001', '1002003', 'a'.repeat(64), 'order 1 (retry)'])(
     'accepts the reference %j',

@@ -6,6 +6,7 @@ import {
   UnauthorizedError,
 } from '../../../../shared/domain/errors';
 import { darajaProvider, darajaRouteUrls } from '../../../../shared/providers/daraja';
+import { darajaRegistration } from '../../../../shared/providers/daraja/registration';
 import { decisionBudgetMs } from '../../../../shared/app/decide-c2b-validation';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import { checkUrlRules } from '../../../../shared/util/url-rules';
@@ -56,7 +57,7 @@ describe('Daraja provider module', () => {
 
   it('hands out the STK CallBackURL, the B2C ResultURL and the C2B ConfirmationURL, path secret included', () => {
     const urls = (['stk', 'b2c', 'c2b'] as const).map((kind) =>
-      darajaProvider.registration.callbackUrl?.({
+      darajaRegistration.callbackUrl?.({
         baseUrl: 'https://relay.example.com/',
         account: account('s3cret-path-secret-123'),
         kind,
@@ -77,7 +78,7 @@ describe('Daraja provider module', () => {
   });
 
   it('accepts CheckoutRequestIDs, OriginatorConversationIDs and TransIDs as references, and refuses others', () => {
-    const { validateReference } = darajaProvider.registration;
+    const { validateReference } = darajaRegistration;
     expect(
       [
         'ws_CO_191220191020363925',
