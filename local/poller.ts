@@ -1,7 +1,6 @@
-import { runBadgeCycle } from '../shared/app/badge-feed';
-import { runCallbackHealthCycle } from '../shared/app/callback-health';
+import type { PollCycleResult } from '../shared/app/poll-cycle';
 import type { ReconcileServices } from '../shared/app/reconcile';
-import { type PollCycleResult, runPollCycle } from '../shared/app/poll-cycle';
+import { runBadgeTick, runReconciliationTick } from '../shared/app/reconciliation-tick';
 
 /**
  * The reconciliation poller inside `npm start`: a cycle starts every `reconciliation.pollIntervalSeconds`,
@@ -54,11 +53,7 @@ export class LocalPoller {
     this.runBadgeCycle();
     this.running = (async () => {
       try {
-        // Callback health first: a silent account's waiting transactions are made due for this cycle.
-        await runCallbackHealthCycle(this.services).catch((error: Error) =>
-          this.services.log.error('callback health cycle failed', { error: error.message }),
-        );
-        const result = await runPollCycle(this.services, {
+        const result = await runReconciliationTick(this.services, {
           owner: this.owner,
           budgetMs: Math.max(1000, this.intervalMs),
         });
@@ -89,9 +84,7 @@ export class LocalPoller {
     if (this.badges) return this.badges;
     const run = (async () => {
       try {
-        await runBadgeCycle(this.services, { budgetMs: this.badgeBudgetMs });
-      } catch (error) {
-        this.services.log.error('badge cycle failed', { error: (error as Error).message });
+        await runBadgeTick(this.services, { budgetMs: this.badgeBudgetMs });
       } finally {
         this.services.metrics.flush();
       }

@@ -1,8 +1,6 @@
 import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
-import { runBadgeCycle } from '../../shared/app/badge-feed';
-import { runCallbackHealthCycle } from '../../shared/app/callback-health';
-import { runPollCycle } from '../../shared/app/poll-cycle';
+import { runBadgeTick, runReconciliationTick } from '../../shared/app/reconciliation-tick';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaReconcileServices } from '../../shared/runtime/lambda';
 
@@ -15,16 +13,12 @@ const { services } = await lambdaReconcileServices('relay-poller');
  */
 export const handler = middy(async (_event: unknown, context: Context) => {
   const budgetMs = Math.max(1_000, context.getRemainingTimeInMillis() - 15_000);
-  // Callback health first (docs/reconciliation.md#callback-health); its failure is logged, never fatal.
-  await runCallbackHealthCycle(services).catch((error: Error) =>
-    services.log.error('callback health cycle failed', { error: error.message }),
-  );
+  // Both run to their end (a failed poll cycle still fails the invocation, after the badge cycle).
   const [poll, badges] = await Promise.allSettled([
-    runPollCycle(services, { owner: context.awsRequestId, budgetMs }),
-    runBadgeCycle(services, { budgetMs }),
+    runReconciliationTick(services, { owner: context.awsRequestId, budgetMs }),
+    runBadgeTick(services, { budgetMs }),
   ]);
-  if (badges.status === 'rejected')
-    services.log.error('badge cycle failed', { error: (badges.reason as Error).message });
   if (poll.status === 'rejected') throw poll.reason;
-  return badges.status === 'fulfilled' ? { ...poll.value, badgeEvents: badges.value.events } : poll.value;
+  const badgeEvents = badges.status === 'fulfilled' ? badges.value?.events : undefined;
+  return badgeEvents === undefined ? poll.value : { ...poll.value, badgeEvents };
 }).use(lambdaMiddlewares());
