@@ -24,7 +24,8 @@ afterEach(async () => {
 
 /** A fresh relay-shaped table (with its stream) in the DynamoDB Local at `endpoint`. */
 async function freshTable(endpoint: string, tableName = `pump-${randomUUID()}`) {
-  const { client } = createDynamoClients({ endpoint });
+  // The checkpoint logic is under test, not DynamoDB Local's speed on a busy machine (a JVM restart included).
+  const { client } = createDynamoClients({ endpoint, requestTimeoutMs: 15_000 });
   await ensureTable(client, tableName);
   return { client, tableName };
 }
