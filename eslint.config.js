@@ -42,19 +42,19 @@ export default tseslint.config(
   },
   {
     files: ['shared/app/**/*.ts'],
-    ignores: ['shared/app/decide-c2b-validation.ts'],
+    ignores: ['shared/app/decisions/decide-c2b-validation.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '^\\.\\./(adapters|http|runtime)(/|$)',
+              regex: '^(\\.\\./)+(adapters|http|runtime)(/|$)',
               message:
                 'Use cases depend on ports, not on adapters, transports or the composition root (docs/architecture.md#layers).',
             },
             {
-              regex: '^\\.\\./providers/(?!registry$|types$|status-api-registry$|registration-registry$)',
+              regex: '^(\\.\\./)+providers/(?!registry$|types$|status-api-registry$|registration-registry$)',
               message:
                 'The application layer names no provider: reach providers through providers/registry and providers/types.',
             },

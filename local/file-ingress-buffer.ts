@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { applyBufferedCallback } from '../shared/app/apply-buffered-callback';
+import { applyBufferedCallback } from '../shared/app/buffer/apply-buffered-callback';
 import {
   IngressBufferUnavailableError,
   SEAL_ATTRIBUTE,
   sealMatches,
   sealOf,
   UnappliableBufferedCallbackError,
-} from '../shared/app/ingress-buffer';
+} from '../shared/app/buffer/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../shared/app/ports';
 import type { RelayServices } from '../shared/app/services';
 import { StorageUnavailableError } from '../shared/domain/errors';

@@ -1,6 +1,6 @@
-import type { PollCycleResult } from '../shared/app/poll-cycle';
-import type { ReconcileServices } from '../shared/app/reconcile';
-import { runBadgeTick, runReconciliationTick } from '../shared/app/reconciliation-tick';
+import type { PollCycleResult } from '../shared/app/reconciliation/poll-cycle';
+import type { ReconcileServices } from '../shared/app/reconciliation/reconcile';
+import { runBadgeTick, runReconciliationTick } from '../shared/app/reconciliation/reconciliation-tick';
 
 /**
  * The reconciliation poller inside `npm start`: a cycle starts every `reconciliation.pollIntervalSeconds`,

@@ -8,12 +8,12 @@ import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dyn
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
-import { CallbackTracker, trackingCallbacks } from '../shared/app/callback-health';
+import { CallbackTracker, trackingCallbacks } from '../shared/app/callbacks/callback-health';
 import type { RelayConfig } from '../shared/config/schema';
 import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/ports';
 import { noMetrics, systemClock } from '../shared/app/ports';
-import type { ReconcileServices } from '../shared/app/reconcile';
-import { statusApiRegistry } from '../shared/app/status-apis';
+import type { ReconcileServices } from '../shared/app/reconciliation/reconcile';
+import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
 import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';

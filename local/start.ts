@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConsoleRelayMetrics } from '../shared/adapters/metrics/console-metrics';
-import { reconcileTiming } from '../shared/app/reconcile-timing';
+import { reconcileTiming } from '../shared/app/reconciliation/reconcile-timing';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
 import { ConsoleLogger } from './console-logger';

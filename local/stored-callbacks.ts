@@ -4,7 +4,7 @@ import {
   type RecoveryResult,
   type StoredReceipt,
   type StoredReceiptSource,
-} from '../shared/app/recover-stored-callbacks';
+} from '../shared/app/callbacks/recover-stored-callbacks';
 import type { RelayServices } from '../shared/app/services';
 import { resolveRoute } from '../shared/http/router';
 

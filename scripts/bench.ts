@@ -28,7 +28,7 @@ import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { parseConfig } from '../shared/config/load';
 import { applyReport } from '../shared/domain/apply-report';
 import type { RelayLogger } from '../shared/app/ports';
-import { runPollCycle } from '../shared/app/poll-cycle';
+import { runPollCycle } from '../shared/app/reconciliation/poll-cycle';
 import type { TransactionRecord } from '../shared/domain/transaction';
 import { sha256Hex } from '../shared/util/ids';
 

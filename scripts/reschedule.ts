@@ -11,7 +11,7 @@ import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { DynamoUnscheduledScan } from '../shared/adapters/dynamodb-admin/unscheduled-scan';
 import { systemClock } from '../shared/app/ports';
-import { rescheduleUnscheduled } from '../shared/app/reschedule';
+import { rescheduleUnscheduled } from '../shared/app/reconciliation/reschedule';
 import { loadConfig } from '../shared/config/load';
 
 const { values } = parseArgs({

@@ -1,10 +1,10 @@
 import middy from '@middy/core';
-import { applyBufferedCallback } from '../../shared/app/apply-buffered-callback';
+import { applyBufferedCallback } from '../../shared/app/buffer/apply-buffered-callback';
 import {
   SEAL_ATTRIBUTE,
   sealMatches,
   UnappliableBufferedCallbackError,
-} from '../../shared/app/ingress-buffer';
+} from '../../shared/app/buffer/ingress-buffer';
 import type { RelayServices } from '../../shared/app/services';
 import { StorageUnavailableError } from '../../shared/domain/errors';
 

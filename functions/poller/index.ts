@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
-import { runBadgeTick, runReconciliationTick } from '../../shared/app/reconciliation-tick';
+import { runBadgeTick, runReconciliationTick } from '../../shared/app/reconciliation/reconciliation-tick';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaReconcileServices } from '../../shared/runtime/lambda';
 

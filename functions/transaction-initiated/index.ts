@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { registerFromEvent } from '../../shared/app/register-transaction';
+import { registerFromEvent } from '../../shared/app/transactions/register-transaction';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaServices } from '../../shared/runtime/lambda';
 

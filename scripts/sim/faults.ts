@@ -12,7 +12,7 @@ import type { FaultSet } from '../../simulator/core/faults';
 import { type Expectation, FINAL_EVENTS } from './core';
 
 const NO_OUTCOME = [...FINAL_EVENTS, 'TransactionAmbiguous'];
-/** Scenarios whose results are facts (shared/app/ingest-facts.ts), not transaction statuses. */
+/** Scenarios whose results are facts (shared/app/transactions/ingest-facts.ts), not transaction statuses. */
 const FACT_KINDS = ['balance', 'reversal'];
 const FACT_EVENTS: string[] = [...FACT_EVENT_TYPES];
 

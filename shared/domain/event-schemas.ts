@@ -80,7 +80,7 @@ export const transactionDataShape = {
   receivedAt: timestamp('When the report behind the event was received.'),
 };
 
-/** Provider facts (reversal, account balance): not a transaction status (shared/app/ingest-facts.ts). */
+/** Provider facts (reversal, account balance): not a transaction status (shared/app/transactions/ingest-facts.ts). */
 const factShape = {
   provider: z.enum(EVENT_PROVIDERS),
   account: z.string().check(z.describe('The configured account id.')),

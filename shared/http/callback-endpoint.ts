@@ -1,7 +1,7 @@
-import { ANSWER_MARGIN_MS, acceptCallback } from '../app/receive-callback';
-import { ackBudgetFor } from '../app/ingress-buffer';
+import { ANSWER_MARGIN_MS, acceptCallback } from '../app/callbacks/receive-callback';
+import { ackBudgetFor } from '../app/buffer/ingress-buffer';
 import { noMetrics } from '../app/ports';
-import { recordRejection } from '../app/quarantine';
+import { recordRejection } from '../app/callbacks/quarantine';
 import type { RelayServices } from '../app/services';
 import { RelayError, StorageUnavailableError } from '../domain/errors';
 import type { ProviderAck } from '../providers/types';

@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { getTransaction, receiptPaging } from '../app/get-transaction';
-import { forceCheck, resolveByHand } from '../app/operate-transaction';
+import { getTransaction, receiptPaging } from '../app/transactions/get-transaction';
+import { forceCheck, resolveByHand } from '../app/transactions/operate-transaction';
 import { noMetrics } from '../app/ports';
-import type { ReconcileServices } from '../app/reconcile';
-import { reconciliationReport, reportRange } from '../app/reconciliation-report';
-import { recordRejection } from '../app/quarantine';
-import { registerTransaction } from '../app/register-transaction';
+import type { ReconcileServices } from '../app/reconciliation/reconcile';
+import { reconciliationReport, reportRange } from '../app/reconciliation/reconciliation-report';
+import { recordRejection } from '../app/callbacks/quarantine';
+import { registerTransaction } from '../app/transactions/register-transaction';
 import type { RelayServices } from '../app/services';
 import type { RelayConfig } from '../config/schema';
 import {

@@ -4,11 +4,11 @@ import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { startTracing } from '../adapters/tracing/xray';
-import { CallbackTracker, trackingCallbacks } from '../app/callback-health';
+import { CallbackTracker, trackingCallbacks } from '../app/callbacks/callback-health';
 import { systemClock } from '../app/ports';
-import { RefusalSampler } from '../app/refusal-sampler';
-import type { ReconcileServices } from '../app/reconcile';
-import { statusApiRegistry } from '../app/status-apis';
+import { RefusalSampler } from '../app/callbacks/refusal-sampler';
+import type { ReconcileServices } from '../app/reconciliation/reconcile';
+import { statusApiRegistry } from '../app/reconciliation/status-apis';
 import { type RelayServices, scrubbingLogger } from '../app/services';
 import { loadConfig } from '../config/load';
 import { secretScrubber } from '../config/secrets';
@@ -55,7 +55,7 @@ export async function lambdaServices(
       log,
       scrub,
       metrics,
-      // Per process: a flood of refusals costs bounded writes (shared/app/refusal-sampler.ts).
+      // Per process: a flood of refusals costs bounded writes (shared/app/callbacks/refusal-sampler.ts).
       refusalSampler: new RefusalSampler(),
     },
   };

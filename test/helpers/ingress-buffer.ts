@@ -1,5 +1,5 @@
 import type { SqsEvent } from '../../functions/buffer-consumer/handler';
-import { IngressBufferUnavailableError } from '../../shared/app/ingress-buffer';
+import { IngressBufferUnavailableError } from '../../shared/app/buffer/ingress-buffer';
 import type { BufferedMessage, IngressBuffer, RelayMetrics } from '../../shared/app/ports';
 
 /** An ingress buffer in memory, with the same failure switches as MemoryStore. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { receiveCallback } from '../../shared/http/callback-endpoint';
-import { registerTransaction } from '../../shared/app/register-transaction';
+import { registerTransaction } from '../../shared/app/transactions/register-transaction';
 import type { RelayServices } from '../../shared/app/services';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReconcileServices } from '../../shared/app/reconcile';
-import { runPollCycle } from '../../shared/app/poll-cycle';
+import type { ReconcileServices } from '../../shared/app/reconciliation/reconcile';
+import { runPollCycle } from '../../shared/app/reconciliation/poll-cycle';
 import { parseConfig } from '../../shared/config/load';
 import type { TransactionRecord } from '../../shared/domain/transaction';
 import type { StatusApi } from '../../shared/providers/types';

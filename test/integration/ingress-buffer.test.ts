@@ -6,7 +6,7 @@ import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../../shared/adapters/dynamodb/relay-store';
 import type { RelayStore } from '../../shared/app/ports';
 import { BUFFERED_HEADER, receiveCallback } from '../../shared/http/callback-endpoint';
-import { registerTransaction } from '../../shared/app/register-transaction';
+import { registerTransaction } from '../../shared/app/transactions/register-transaction';
 import type { RelayServices } from '../../shared/app/services';
 import { parseConfig } from '../../shared/config/load';
 import type { InboundRequest } from '../../shared/http/types';

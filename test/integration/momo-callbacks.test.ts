@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load';
 import type { RelayServices } from '../../shared/app/services';
-import { registerTransaction } from '../../shared/app/register-transaction';
+import { registerTransaction } from '../../shared/app/transactions/register-transaction';
 import { systemClock } from '../../shared/app/ports';
 import { receiveCallback } from '../../shared/http/callback-endpoint';
 import type { InboundRequest } from '../../shared/http/types';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoUnscheduledScan } from '../../shared/adapters/dynamodb-admin/unscheduled-scan';
-import { rescheduleUnscheduled } from '../../shared/app/reschedule';
+import { rescheduleUnscheduled } from '../../shared/app/reconciliation/reschedule';
 import { parseConfig } from '../../shared/config/load';
 import type { TransactionRecord } from '../../shared/domain/transaction';
 import { killChildren, runTs } from '../helpers/child-process';

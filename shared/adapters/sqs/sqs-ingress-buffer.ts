@@ -5,7 +5,7 @@ import {
   IngressBufferUnavailableError,
   SEAL_ATTRIBUTE,
   sealOf,
-} from '../../app/ingress-buffer';
+} from '../../app/buffer/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../../app/ports';
 
 /** SQS refuses a message over 256 KiB (body and attributes together; this adapter sends no attributes). */

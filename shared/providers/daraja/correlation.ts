@@ -3,7 +3,7 @@
  * ConversationID through an alias record: the first callback that carries both ids records
  * ConversationID → OriginatorConversationID (provider record namespace `alias:ConversationID`), so a
  * later callback carrying only the ConversationID still finds the transaction. C2B: TransID.
- * The lookups themselves are the app's (shared/app/ingest-report.ts resolveReference); the parsers
+ * The lookups themselves are the app's (shared/app/transactions/ingest-report.ts resolveReference); the parsers
  * only name the candidates.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -15,7 +15,7 @@ import {
   IngressBufferUnavailableError,
   SEAL_ATTRIBUTE,
   sealMatches,
-} from '../../../shared/app/ingress-buffer';
+} from '../../../shared/app/buffer/ingress-buffer';
 import type { BufferedCallback } from '../../../shared/app/ports';
 
 const sqs = mockClient(SQSClient);

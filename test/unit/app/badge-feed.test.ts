@@ -1,7 +1,7 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { type BadgeFeedServices, runBadgeCycle } from '../../../shared/app/badge-feed';
+import { type BadgeFeedServices, runBadgeCycle } from '../../../shared/app/badges/badge-feed';
 import type { ProviderRecordRef } from '../../../shared/app/ports';
 import { parseConfig } from '../../../shared/config/load';
 import type { EventEnvelope } from '../../../shared/domain/event-envelope';

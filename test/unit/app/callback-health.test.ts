@@ -4,13 +4,13 @@ import {
   CallbackTracker,
   runCallbackHealthCycle,
   trackingCallbacks,
-} from '../../../shared/app/callback-health';
+} from '../../../shared/app/callbacks/callback-health';
 import type { RelayMetrics } from '../../../shared/app/ports';
-import { runPollCycle } from '../../../shared/app/poll-cycle';
-import type { ReconcileServices } from '../../../shared/app/reconcile';
-import { storeReceipt } from '../../../shared/app/receipts';
-import { registerTransaction } from '../../../shared/app/register-transaction';
-import { rescheduleUnscheduled } from '../../../shared/app/reschedule';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
+import { storeReceipt } from '../../../shared/app/callbacks/receipts';
+import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
+import { rescheduleUnscheduled } from '../../../shared/app/reconciliation/reschedule';
 import { parseConfig } from '../../../shared/config/load';
 import type { StatusQuery } from '../../../shared/providers/types';
 

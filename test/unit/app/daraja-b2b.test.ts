@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import { registerTransaction } from '../../../shared/app/register-transaction';
+import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callback';
+import { applyBufferedCallback } from '../../../shared/app/buffer/apply-buffered-callback';
 import type { BufferedMessage, RelayLogger } from '../../../shared/app/ports';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';

@@ -7,9 +7,9 @@ import {
   ingestIntents,
   ingestReport,
   resolveReference,
-} from '../../../shared/app/ingest-report';
+} from '../../../shared/app/transactions/ingest-report';
 import type { RelayLogger } from '../../../shared/app/ports';
-import type { ReceiptDraft } from '../../../shared/app/receipts';
+import type { ReceiptDraft } from '../../../shared/app/callbacks/receipts';
 import { InvalidReferenceError, SchemaValidationError } from '../../../shared/domain/errors';
 import type { NormalizedReport, ReportDraft } from '../../../shared/domain/transaction';
 import type { ReportIntent } from '../../../shared/providers/types';

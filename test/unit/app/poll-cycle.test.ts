@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { runPollCycle } from '../../../shared/app/poll-cycle';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
 import { noMetrics } from '../../../shared/app/ports';
-import type { ReconcileServices } from '../../../shared/app/reconcile';
-import { registerTransaction } from '../../../shared/app/register-transaction';
+import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
+import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../../shared/providers/types';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { receiptDedupeKey, storableHeaders } from '../../../shared/app/receipts';
+import { receiptDedupeKey, storableHeaders } from '../../../shared/app/callbacks/receipts';
 import { ORIGIN_VERIFY_HEADER } from '../../../shared/config/schema';
 import { sha256Hex } from '../../../shared/util/ids';
 

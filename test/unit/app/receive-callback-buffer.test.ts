@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../../shared/app/ingress-buffer';
+import { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../../shared/app/buffer/ingress-buffer';
 import type { RelayLogger } from '../../../shared/app/ports';
 import { BUFFERED_HEADER, receiveCallback } from '../../../shared/http/callback-endpoint';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { ingestIntents, ingestReport } from '../../../shared/app/ingest-report';
-import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
+import { ingestIntents, ingestReport } from '../../../shared/app/transactions/ingest-report';
+import { forceCheck, resolveByHand } from '../../../shared/app/transactions/operate-transaction';
 import type { RelayMetrics } from '../../../shared/app/ports';
-import { runPollCycle } from '../../../shared/app/poll-cycle';
-import { type ReconcileServices, UNSUPPORTED_RECHECK_SECONDS } from '../../../shared/app/reconcile';
-import { reconciliationReport, reportRange } from '../../../shared/app/reconciliation-report';
-import { registerTransaction } from '../../../shared/app/register-transaction';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import { type ReconcileServices, UNSUPPORTED_RECHECK_SECONDS } from '../../../shared/app/reconciliation/reconcile';
+import { reconciliationReport, reportRange } from '../../../shared/app/reconciliation/reconciliation-report';
+import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { SchemaValidationError, TransactionStateError } from '../../../shared/domain/errors';
 import type { NormalizedReport, ReportDraft } from '../../../shared/domain/transaction';

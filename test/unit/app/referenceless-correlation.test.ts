@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { HINT_NAMESPACE, ingestIntents } from '../../../shared/app/ingest-report';
-import { registerTransaction } from '../../../shared/app/register-transaction';
+import { HINT_NAMESPACE, ingestIntents } from '../../../shared/app/transactions/ingest-report';
+import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import type { ReportDraft } from '../../../shared/domain/transaction';
 import { findRegistrationRules } from '../../../shared/providers/registration-registry';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RefusalSampler, sourceKey } from '../../../shared/app/refusal-sampler';
+import { RefusalSampler, sourceKey } from '../../../shared/app/callbacks/refusal-sampler';
 
 function clock(start = Date.parse('2026-11-23T10:00:00.000Z')) {
   let now = start;

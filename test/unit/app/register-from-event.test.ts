@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { registerFromEvent } from '../../../shared/app/register-transaction';
+import { registerFromEvent } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { StorageUnavailableError } from '../../../shared/domain/errors';
 

@@ -9,18 +9,18 @@ import {
   SCHEMAS_DIR,
 } from '../../../scripts/event-schemas';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { applyBufferedCallback } from '../../../shared/app/apply-buffered-callback';
-import { runBadgeCycle } from '../../../shared/app/badge-feed';
-import { ingestReport } from '../../../shared/app/ingest-report';
-import { forceCheck, resolveByHand } from '../../../shared/app/operate-transaction';
+import { applyBufferedCallback } from '../../../shared/app/buffer/apply-buffered-callback';
+import { runBadgeCycle } from '../../../shared/app/badges/badge-feed';
+import { ingestReport } from '../../../shared/app/transactions/ingest-report';
+import { forceCheck, resolveByHand } from '../../../shared/app/transactions/operate-transaction';
 import type { BufferedMessage } from '../../../shared/app/ports';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import type { ReconcileServices } from '../../../shared/app/reconcile';
-import { runPollCycle } from '../../../shared/app/poll-cycle';
-import { registerTransaction } from '../../../shared/app/register-transaction';
+import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
-import { CALLBACK_HEALTH_NAMESPACE, runCallbackHealthCycle } from '../../../shared/app/callback-health';
+import { CALLBACK_HEALTH_NAMESPACE, runCallbackHealthCycle } from '../../../shared/app/callbacks/callback-health';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventEnvelope } from '../../../shared/domain/event-envelope';
 import {
   EVENT_DATA_SCHEMAS,

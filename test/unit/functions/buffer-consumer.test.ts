@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/ingress-buffer';
+import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/buffer/ingress-buffer';
 import type { ReceiptInput, ReceiptResult, WriteOptions } from '../../../shared/app/ports';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { RelayServices } from '../../../shared/app/services';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import type { ReconcileServices } from '../../../shared/app/reconcile';
+import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
 import { parseConfig } from '../../../shared/config/load';
 import { LocalPoller } from '../../../local/poller';
 

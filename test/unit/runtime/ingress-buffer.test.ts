@@ -1,7 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SEAL_ATTRIBUTE, sealMatches } from '../../../shared/app/ingress-buffer';
+import { SEAL_ATTRIBUTE, sealMatches } from '../../../shared/app/buffer/ingress-buffer';
 import type { BufferedCallback } from '../../../shared/app/ports';
 import { bufferSealKeyFromEnv, ingressBufferFromEnv } from '../../../shared/runtime/ingress-buffer';
 

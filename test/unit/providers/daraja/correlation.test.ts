@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../../shared/adapters/memory/memory-store';
-import { type IngestDeps, ingestIntents } from '../../../../shared/app/ingest-report';
+import { type IngestDeps, ingestIntents } from '../../../../shared/app/transactions/ingest-report';
 import { reconciliationSchema } from '../../../../shared/config/schema';
 import { darajaProvider } from '../../../../shared/providers/daraja';
 import {

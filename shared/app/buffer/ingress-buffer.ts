@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from '../util/zod';
-import type { RelayConfig } from '../config/schema';
-import { RelayError, StorageUnavailableError } from '../domain/errors';
-import { PROVIDERS } from '../providers/registry';
-import type { AckBudget } from '../providers/types';
-import type { BufferedMessage } from './ports';
+import * as z from '../../util/zod';
+import type { RelayConfig } from '../../config/schema';
+import { RelayError, StorageUnavailableError } from '../../domain/errors';
+import { PROVIDERS } from '../../providers/registry';
+import type { AckBudget } from '../../providers/types';
+import type { BufferedMessage } from '../ports';
 
 /**
  * The buffer could not accept a message (SQS failed, timed out or was throttled; the spool directory
@@ -25,7 +25,7 @@ export class UnappliableBufferedCallbackError extends RelayError {
   readonly code = 'UNAPPLIABLE_BUFFERED_CALLBACK';
 }
 
-export type { AckBudget } from '../providers/types';
+export type { AckBudget } from '../../providers/types';
 
 /** Each provider's own budget (ProviderModule.ackBudget), by provider id. */
 export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = Object.fromEntries(

@@ -1,8 +1,8 @@
-import { ORIGIN_VERIFY_HEADER } from '../config/schema';
-import type { TransactionKey } from '../domain/transaction';
-import { sha256Hex } from '../util/ids';
-import { RESERVED_MEMBER_NAMES } from '../util/json-limits';
-import type { ReceiptInput, ReceiptResult, TransactionStore, WriteOptions } from './ports';
+import { ORIGIN_VERIFY_HEADER } from '../../config/schema';
+import type { TransactionKey } from '../../domain/transaction';
+import { sha256Hex } from '../../util/ids';
+import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
+import type { ReceiptInput, ReceiptResult, TransactionStore, WriteOptions } from '../ports';
 
 /** Headers that may carry credentials are never stored (the CloudFront origin secret included). */
 const SECRET_HEADERS = new Set([

@@ -1,4 +1,4 @@
-import { normalizeIp } from '../util/ip-allowlist';
+import { normalizeIp } from '../../util/ip-allowlist';
 
 /**
  * Bounds what refusals cost in storage under a flood, without making any of them invisible.

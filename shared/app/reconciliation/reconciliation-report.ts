@@ -1,7 +1,7 @@
-import { SchemaValidationError } from '../domain/errors';
-import { TRANSACTION_STATUSES } from '../domain/status';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
-import type { RelayStore } from './ports';
+import { SchemaValidationError } from '../../domain/errors';
+import { TRANSACTION_STATUSES } from '../../domain/status';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { RelayStore } from '../ports';
 
 /** One line a person must act on. */
 export interface ReportLine {

@@ -1,17 +1,17 @@
-import { type ApplyOutcome, applyReport, escalationEvent } from '../domain/apply-report';
-import type { EventOrigin } from '../domain/event-envelope';
-import type { EventEnvelope } from '../domain/events';
-import { nextCheckAt } from '../domain/reconcile-schedule';
-import { isFinal } from '../domain/status';
-import type { CheckRecord, NormalizedReport, TransactionRecord } from '../domain/transaction';
-import { findProvider } from '../providers/registry';
-import { maskMsisdnsIn } from '../util/mask';
-import type { StatusAnswer, StatusApi, StatusQuery } from '../providers/types';
-import { ALIAS_NAMESPACE_PREFIX } from './ingest-report';
-import type { RelayMetrics } from './ports';
+import { type ApplyOutcome, applyReport, escalationEvent } from '../../domain/apply-report';
+import type { EventOrigin } from '../../domain/event-envelope';
+import type { EventEnvelope } from '../../domain/events';
+import { nextCheckAt } from '../../domain/reconcile-schedule';
+import { isFinal } from '../../domain/status';
+import type { CheckRecord, NormalizedReport, TransactionRecord } from '../../domain/transaction';
+import { findProvider } from '../../providers/registry';
+import { maskMsisdnsIn } from '../../util/mask';
+import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
+import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
+import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
-import type { RelayServices } from './services';
-import { writeWithRetry } from './write-with-retry';
+import type { RelayServices } from '../services';
+import { writeWithRetry } from '../transactions/write-with-retry';
 
 /** What the poller needs beyond the relay's services: status API clients and metrics. */
 export interface ReconcileServices extends RelayServices {

@@ -1,10 +1,10 @@
-import type { AuthenticationMethod, Evidence } from '../domain/evidence';
-import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../domain/events';
-import type { EventOrigin } from '../domain/event-envelope';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
-import type { CorrelationCandidate, FactIntent } from '../providers/types';
-import { sameAmount } from '../util/money';
-import type { ProviderRecord, RelayLogger, RelayStore, WriteOptions } from './ports';
+import type { AuthenticationMethod, Evidence } from '../../domain/evidence';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
+import type { EventOrigin } from '../../domain/event-envelope';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { CorrelationCandidate, FactIntent } from '../../providers/types';
+import { sameAmount } from '../../util/money';
+import type { ProviderRecord, RelayLogger, RelayStore, WriteOptions } from '../ports';
 
 /** ingest-report's resolveCorrelation (passed in: that module calls this one). */
 type Resolve = (

@@ -1,6 +1,6 @@
-import * as z from '../util/zod';
-import type { RelayConfig } from '../config/schema';
-import { accountKey } from '../config/schema';
+import * as z from '../../util/zod';
+import type { RelayConfig } from '../../config/schema';
+import { accountKey } from '../../config/schema';
 import {
   InvalidCallbackUrlError,
   InvalidReferenceError,
@@ -10,20 +10,20 @@ import {
   SchemaValidationError,
   UnknownAccountError,
   UnknownKindError,
-} from '../domain/errors';
-import { applyRegistration, type RegistrationTerms } from '../domain/registration';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
-import { findRegistrationRules } from '../providers/registration-registry';
-import { findProvider } from '../providers/registry';
-import { jsonLimitProblem } from '../util/json-limits';
-import { toDecimalString } from '../util/money';
-import { checkUrlRules, describeViolations } from '../util/url-rules';
+} from '../../domain/errors';
+import { applyRegistration, type RegistrationTerms } from '../../domain/registration';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { findRegistrationRules } from '../../providers/registration-registry';
+import { findProvider } from '../../providers/registry';
+import { jsonLimitProblem } from '../../util/json-limits';
+import { toDecimalString } from '../../util/money';
+import { checkUrlRules, describeViolations } from '../../util/url-rules';
 import { checkReportLimits } from './ingest-report';
-import type { Clock, RelayStore } from './ports';
-import { AUTHENTICATION_METHODS, type Evidence } from '../domain/evidence';
-import { TRANSACTION_STATUSES } from '../domain/status';
+import type { Clock, RelayStore } from '../ports';
+import { AUTHENTICATION_METHODS, type Evidence } from '../../domain/evidence';
+import { TRANSACTION_STATUSES } from '../../domain/status';
 import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE, ingestReport } from './ingest-report';
-import { reconcileTiming } from './reconcile-timing';
+import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
 
 /** Metadata is stored on the transaction item: bounded so it can never make the item unstorable. */

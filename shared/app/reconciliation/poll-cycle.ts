@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { accountKey } from '../config/schema';
-import type { DueItem } from './ports';
+import { accountKey } from '../../config/schema';
+import type { DueItem } from '../ports';
 import { checkTransaction, type ReconcileServices } from './reconcile';
 
 export interface PollCycleOptions {

@@ -1,5 +1,5 @@
-import type { RelayConfig } from '../config/schema';
-import { type CheckSchedule, scheduleFor } from '../domain/reconcile-schedule';
+import type { RelayConfig } from '../../config/schema';
+import { type CheckSchedule, scheduleFor } from '../../domain/reconcile-schedule';
 
 export type ReconciliationSettings = RelayConfig['reconciliation'];
 

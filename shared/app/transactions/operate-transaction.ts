@@ -1,14 +1,14 @@
-import * as z from '../util/zod';
-import { applyReport } from '../domain/apply-report';
-import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../domain/errors';
-import { REASON_CODES } from '../domain/reasons';
-import type { NormalizedReport, TransactionKey } from '../domain/transaction';
-import { findRegistrationRules } from '../providers/registration-registry';
-import { maskMsisdnsIn } from '../util/mask';
-import { toDecimalString } from '../util/money';
-import { scrubThenTruncate } from '../util/redact';
-import { checkTransaction, type ReconcileServices } from './reconcile';
-import { reconcileTiming } from './reconcile-timing';
+import * as z from '../../util/zod';
+import { applyReport } from '../../domain/apply-report';
+import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../../domain/errors';
+import { REASON_CODES } from '../../domain/reasons';
+import type { NormalizedReport, TransactionKey } from '../../domain/transaction';
+import { findRegistrationRules } from '../../providers/registration-registry';
+import { maskMsisdnsIn } from '../../util/mask';
+import { toDecimalString } from '../../util/money';
+import { scrubThenTruncate } from '../../util/redact';
+import { checkTransaction, type ReconcileServices } from '../reconciliation/reconcile';
+import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { type TransactionView, toView } from './register-transaction';
 import { writeWithRetry } from './write-with-retry';
 

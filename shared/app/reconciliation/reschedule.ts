@@ -1,9 +1,9 @@
-import { nextCheckAt } from '../domain/reconcile-schedule';
-import { isFinal } from '../domain/status';
-import type { TransactionRecord } from '../domain/transaction';
-import type { Clock, RelayLogger, RelayStore, UnscheduledScan } from './ports';
+import { nextCheckAt } from '../../domain/reconcile-schedule';
+import { isFinal } from '../../domain/status';
+import type { TransactionRecord } from '../../domain/transaction';
+import type { Clock, RelayLogger, RelayStore, UnscheduledScan } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
-import type { RelayServices } from './services';
+import type { RelayServices } from '../services';
 
 export interface RescheduleResult {
   /** Non-final transactions found without a schedule. */

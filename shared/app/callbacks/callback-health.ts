@@ -1,6 +1,6 @@
-import type { RelayConfig } from '../config/schema';
-import { buildEvent } from '../domain/events';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { RelayConfig } from '../../config/schema';
+import { buildEvent } from '../../domain/events';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type {
   Clock,
   ProviderRecord,
@@ -9,7 +9,7 @@ import type {
   RelayMetrics,
   RelayStore,
   TransactionStore,
-} from './ports';
+} from '../ports';
 
 /**
  * Callback health per account (docs/reconciliation.md#callback-health). The callback side notes when an

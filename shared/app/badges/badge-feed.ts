@@ -1,4 +1,4 @@
-import type { BadgeShopConfig, RelayConfig } from '../config/schema';
+import type { BadgeShopConfig, RelayConfig } from '../../config/schema';
 import {
   type Badge,
   BADGE_PROVIDER,
@@ -17,9 +17,9 @@ import {
   type RefusedBadge,
   type ValidityMarks,
   type ValidityTransition,
-} from '../domain/badges';
-import { buildEvent, type EventEnvelope } from '../domain/events';
-import { createScrubber, type Scrubber, scrubThenTruncate } from '../util/redact';
+} from '../../domain/badges';
+import { buildEvent, type EventEnvelope } from '../../domain/events';
+import { createScrubber, type Scrubber, scrubThenTruncate } from '../../util/redact';
 import {
   type Clock,
   type FetchLike,
@@ -29,7 +29,7 @@ import {
   type ProviderRecordStore,
   type RelayLogger,
   type RelayMetrics,
-} from './ports';
+} from '../ports';
 
 /**
  * The badge change feed (docs/badges.md): each configured shop's badge API is read every `pollSeconds`

@@ -1,10 +1,10 @@
-import { StorageUnavailableError } from '../domain/errors';
-import type { ResolvedAccount } from '../config/schema';
-import type { CallbackInput, ProviderAck, ProviderModule, ProviderRoute } from '../providers/types';
-import { redactJson } from '../util/redact';
-import { sha256Hex } from '../util/ids';
-import { isLate, type Late, within } from '../util/deadline';
-import { DECISION_HANDLERS } from './decisions';
+import { StorageUnavailableError } from '../../domain/errors';
+import type { ResolvedAccount } from '../../config/schema';
+import type { CallbackInput, ProviderAck, ProviderModule, ProviderRoute } from '../../providers/types';
+import { redactJson } from '../../util/redact';
+import { sha256Hex } from '../../util/ids';
+import { isLate, type Late, within } from '../../util/deadline';
+import { DECISION_HANDLERS } from '../decisions/decisions';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
@@ -12,11 +12,11 @@ import {
   type IngestBatch,
   type IngestBatchResult,
   ingestIntents,
-} from './ingest-report';
-import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from './ingress-buffer';
-import { type BufferedCallback, noMetrics } from './ports';
+} from '../transactions/ingest-report';
+import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '../buffer/ingress-buffer';
+import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
-import type { RelayServices } from './services';
+import type { RelayServices } from '../services';
 
 /** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
 export const ANSWER_MARGIN_MS = 20;

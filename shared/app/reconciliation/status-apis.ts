@@ -1,7 +1,7 @@
-import { accountKey } from '../config/schema';
-import { STATUS_API_FACTORIES } from '../providers/status-api-registry';
-import type { StatusApi } from '../providers/types';
-import type { RelayServices } from './services';
+import { accountKey } from '../../config/schema';
+import { STATUS_API_FACTORIES } from '../../providers/status-api-registry';
+import type { StatusApi } from '../../providers/types';
+import type { RelayServices } from '../services';
 
 /**
  * One status API client per account, created on first use and kept (its token cache lives in it).

@@ -1,5 +1,5 @@
-import { runBadgeCycle } from './badge-feed';
-import { runCallbackHealthCycle } from './callback-health';
+import { runBadgeCycle } from '../badges/badge-feed';
+import { runCallbackHealthCycle } from '../callbacks/callback-health';
 import { type PollCycleOptions, type PollCycleResult, runPollCycle } from './poll-cycle';
 import type { ReconcileServices } from './reconcile';
 

@@ -1,16 +1,16 @@
-import { accountKey, type ResolvedAccount } from '../config/schema';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
-import type { ProviderModule, ProviderRoute } from '../providers/types';
-import { sha256Hex } from '../util/ids';
+import { accountKey, type ResolvedAccount } from '../../config/schema';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { ProviderModule, ProviderRoute } from '../../providers/types';
+import { sha256Hex } from '../../util/ids';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
   confirmsUnsignedSuccess,
   ingestIntents,
-} from './ingest-report';
-import type { ReceivedRequest } from './ports';
+} from '../transactions/ingest-report';
+import type { ReceivedRequest } from '../ports';
 import type { KeyedReceiptDraft } from './receipts';
-import type { RelayServices } from './services';
+import type { RelayServices } from '../services';
 
 /** A receipt as the store keeps it: what arrived, and how it was checked on arrival. */
 export interface StoredReceipt {

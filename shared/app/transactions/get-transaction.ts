@@ -1,8 +1,8 @@
-import { SchemaValidationError, TransactionNotFoundError } from '../domain/errors';
-import type { Evidence } from '../domain/evidence';
-import type { ReceiptTally, TransactionKey } from '../domain/transaction';
-import { findRegistrationRules } from '../providers/registration-registry';
-import type { ReceiptSummary } from './ports';
+import { SchemaValidationError, TransactionNotFoundError } from '../../domain/errors';
+import type { Evidence } from '../../domain/evidence';
+import type { ReceiptTally, TransactionKey } from '../../domain/transaction';
+import { findRegistrationRules } from '../../providers/registration-registry';
+import type { ReceiptSummary } from '../ports';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
 
 export type HistoryEntry =

@@ -1,5 +1,5 @@
-import type { ReceiptDraft } from './receipts';
-import type { RelayServices } from './services';
+import type { ReceiptDraft } from '../callbacks/receipts';
+import type { RelayServices } from '../services';
 import { decideC2BValidation } from './decide-c2b-validation';
 
 /** What a provider's question (a route whose `parse` returns a decision) is answered with. */

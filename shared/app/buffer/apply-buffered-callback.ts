@@ -1,19 +1,19 @@
-import { accountKey } from '../config/schema';
-import { RelayError, StorageUnavailableError } from '../domain/errors';
-import { findProvider } from '../providers/registry';
-import type { CallbackInput } from '../providers/types';
-import { decisionRecord } from './decide-c2b-validation';
+import { accountKey } from '../../config/schema';
+import { RelayError, StorageUnavailableError } from '../../domain/errors';
+import { findProvider } from '../../providers/registry';
+import type { CallbackInput } from '../../providers/types';
+import { decisionRecord } from '../decisions/decide-c2b-validation';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
   confirmsUnsignedSuccess,
   type IngestBatchResult,
   ingestIntents,
-} from './ingest-report';
-import { type DigestedReceiptDraft, storeReceipt } from './receipts';
+} from '../transactions/ingest-report';
+import { type DigestedReceiptDraft, storeReceipt } from '../callbacks/receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
-import type { BufferedC2BValidation, BufferedCallback, BufferedMessage } from './ports';
-import type { RelayServices } from './services';
+import type { BufferedC2BValidation, BufferedCallback, BufferedMessage } from '../ports';
+import type { RelayServices } from '../services';
 
 export interface AppliedBufferedCallback {
   message: BufferedMessage;

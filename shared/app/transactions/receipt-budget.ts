@@ -1,4 +1,4 @@
-import type { ReceiptTally } from '../domain/transaction';
+import type { ReceiptTally } from '../../domain/transaction';
 
 /**
  * What one transaction may keep of distinct callbacks about it. A genuine transaction sees a handful

@@ -1,18 +1,18 @@
-import { RelayError, StorageUnavailableError } from '../domain/errors';
-import { buildEvent, correlationIdOf } from '../domain/events';
-import { askPartnerEndpoint } from '../providers/daraja/c2b-sources';
+import { RelayError, StorageUnavailableError } from '../../domain/errors';
+import { buildEvent, correlationIdOf } from '../../domain/events';
+import { askPartnerEndpoint } from '../../providers/daraja/c2b-sources';
 import {
   C2B_KNOWN_ACCOUNT_NAMESPACE,
   C2B_VALIDATION_NAMESPACE,
   type C2BValidationQuestion,
-} from '../providers/daraja/c2b-question';
+} from '../../providers/daraja/c2b-question';
 import {
   type C2BDecisionSources,
   type C2BOutcome,
   decideC2BValidation as decide,
-} from '../providers/daraja/c2b-validation';
-import { type Late, within } from '../util/deadline';
-import { checkReportLimits } from './ingest-report';
+} from '../../providers/daraja/c2b-validation';
+import { type Late, within } from '../../util/deadline';
+import { checkReportLimits } from '../transactions/ingest-report';
 import type {
   BufferedC2BValidation,
   C2BDecisionFacts,
@@ -22,12 +22,12 @@ import type {
   ProviderRecord,
   RelayLogger,
   RelayStore,
-} from './ports';
-import { type ReceiptDraft, storableHeaders, storeReceipt } from './receipts';
-import { sha256Hex } from '../util/ids';
-import { isLate } from '../util/deadline';
-import type { TransactionKey } from '../domain/transaction';
-import type { EventOrigin } from '../domain/event-envelope';
+} from '../ports';
+import { type ReceiptDraft, storableHeaders, storeReceipt } from '../callbacks/receipts';
+import { sha256Hex } from '../../util/ids';
+import { isLate } from '../../util/deadline';
+import type { TransactionKey } from '../../domain/transaction';
+import type { EventOrigin } from '../../domain/event-envelope';
 
 export interface C2BValidationDeps {
   store: RelayStore;

@@ -1,6 +1,6 @@
-import { StorageUnavailableError } from '../domain/errors';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
-import type { TransactionStore, WriteOptions } from './ports';
+import { StorageUnavailableError } from '../../domain/errors';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { TransactionStore, WriteOptions } from '../ports';
 
 const MAX_ATTEMPTS = 12;
 

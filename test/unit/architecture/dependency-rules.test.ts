@@ -1,0 +1,56 @@
+import { ESLint } from 'eslint';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const eslint = new ESLint({ cwd: ROOT });
+
+/** The rule ids ESLint reports for `code` placed at `file` (a file that does not exist: linted as text). */
+async function restrictedImports(file: string, code: string): Promise<number> {
+  const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
+  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').length;
+}
+
+describe('the dependency rules of docs/architecture.md are lint rules', () => {
+  it.each([
+    [
+      'the domain importing an adapter',
+      'shared/domain/probe.ts',
+      "import '../adapters/dynamodb/relay-store';",
+    ],
+    ['the domain importing a use case', 'shared/domain/probe.ts', "import '../app/ports';"],
+    ['the domain importing the AWS SDK', 'shared/domain/probe.ts', "import '@aws-sdk/client-dynamodb';"],
+    [
+      'a use case naming a provider',
+      'shared/app/callbacks/probe.ts',
+      "import '../../providers/momo/schema';",
+    ],
+    ['a use case importing the HTTP layer', 'shared/app/callbacks/probe.ts', "import '../../http/types';"],
+    ['a use case importing an adapter', 'shared/app/probe.ts', "import '../adapters/memory/memory-store';"],
+    ['a provider importing a use case', 'shared/providers/momo/probe.ts', "import '../../app/ports';"],
+    [
+      'shared code outside the adapters importing the AWS SDK',
+      'shared/http/probe.ts',
+      "import '@aws-sdk/client-sqs';",
+    ],
+  ])('fails the lint on %s', async (_what, file, code) => {
+    expect(await restrictedImports(file, code)).toBe(1);
+  });
+
+  it.each([
+    [
+      'a use case reaching providers through the registry',
+      'shared/app/callbacks/probe.ts',
+      "import '../../providers/registry';",
+    ],
+    ['a use case importing the ports', 'shared/app/callbacks/probe.ts', "import '../ports';"],
+    ['the domain importing a utility', 'shared/domain/probe.ts', "import '../util/ids';"],
+    [
+      'an adapter importing the AWS SDK',
+      'shared/adapters/dynamodb/probe.ts',
+      "import '@aws-sdk/client-dynamodb';",
+    ],
+  ])('allows %s', async (_what, file, code) => {
+    expect(await restrictedImports(file, code)).toBe(0);
+  });
+});
