@@ -2,7 +2,12 @@ import type { RelayError } from '../../domain/errors';
 import { buildEvent, type EventEnvelope } from '../../domain/events';
 import { isLate, within } from '../../util/deadline';
 import { newId, sha256Hex } from '../../util/ids';
-import { redactRefusedBody, type Scrubber, scrubThenTruncate, scrubThenTruncateBytes } from '../../util/redact';
+import {
+  redactRefusedBody,
+  type Scrubber,
+  scrubThenTruncate,
+  scrubThenTruncateBytes,
+} from '../../util/redact';
 import type { QuarantineInput, ReceivedRequest, RelayLogger, RelayMetrics, TransactionStore } from '../ports';
 import { storableHeaders } from './receipts';
 import type { RefusalSampler, RefusalSummary } from './refusal-sampler';

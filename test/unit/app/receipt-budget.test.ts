@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { getTransaction } from '../../../shared/app/transactions/get-transaction';
 import { ingestIntents } from '../../../shared/app/transactions/ingest-report';
-import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from '../../../shared/app/transactions/receipt-budget';
+import {
+  HINTS_PER_ACCOUNT_PER_DAY,
+  RECEIPT_BUDGET,
+  tallyReceipt,
+} from '../../../shared/app/transactions/receipt-budget';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { HintBudgetSpentError } from '../../../shared/domain/errors';

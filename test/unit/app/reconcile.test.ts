@@ -4,7 +4,10 @@ import { ingestIntents, ingestReport } from '../../../shared/app/transactions/in
 import { forceCheck, resolveByHand } from '../../../shared/app/transactions/operate-transaction';
 import type { RelayMetrics } from '../../../shared/app/ports';
 import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
-import { type ReconcileServices, UNSUPPORTED_RECHECK_SECONDS } from '../../../shared/app/reconciliation/reconcile';
+import {
+  type ReconcileServices,
+  UNSUPPORTED_RECHECK_SECONDS,
+} from '../../../shared/app/reconciliation/reconcile';
 import { reconciliationReport, reportRange } from '../../../shared/app/reconciliation/reconciliation-report';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';

@@ -2,7 +2,10 @@ import { reconciliationSchema } from '../../../shared/config/schema';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ingestReport } from '../../../shared/app/transactions/ingest-report';
-import { type ManagementDeps, registerTransaction } from '../../../shared/app/transactions/register-transaction';
+import {
+  type ManagementDeps,
+  registerTransaction,
+} from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import {
   InvalidCallbackUrlError,

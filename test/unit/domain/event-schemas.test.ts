@@ -20,7 +20,10 @@ import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
-import { CALLBACK_HEALTH_NAMESPACE, runCallbackHealthCycle } from '../../../shared/app/callbacks/callback-health';
+import {
+  CALLBACK_HEALTH_NAMESPACE,
+  runCallbackHealthCycle,
+} from '../../../shared/app/callbacks/callback-health';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventEnvelope } from '../../../shared/domain/event-envelope';
 import {
   EVENT_DATA_SCHEMAS,
