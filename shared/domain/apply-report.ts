@@ -842,8 +842,19 @@ function conflict(
   isNew: boolean,
   evidence: Evidence[],
 ): ApplyOutcome {
-  const seen = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
+  // The same disagreement is recorded once, unless stronger evidence now says it: the status API
+  // confirming a late success that only a callback had claimed is news an operator must see.
+  const strength = evidence.at(-1) ? rankOf(evidence.at(-1)!) : 0;
+  // What a recorded conflict's report was (the last of its evidence); older records count as strongest.
+  const strongest = (c: ConflictRecord) => {
+    const said = c.evidence?.at(-1);
+    return said ? rankOf(said) : Number.POSITIVE_INFINITY;
+  };
+  const seen = base.conflicts.some(
+    (c) => c.kind === kind && c.reportedStatus === report.status && strongest(c) >= strength,
+  );
   if (seen && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
+  const confirmed = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
   const record = {
     kind,
     reportedStatus: report.status,
@@ -866,7 +877,8 @@ function conflict(
     kind,
     detail,
     currentStatus: base.status,
-    discriminator: `${kind}:${base.status}:${report.status}`,
+    // A stronger restatement of a recorded conflict is its own event (its own id).
+    discriminator: `${kind}:${base.status}:${report.status}${confirmed ? `:rank${strength}` : ''}`,
     occurredAt: report.receivedAt,
     evidence,
   });

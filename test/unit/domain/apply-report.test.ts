@@ -85,6 +85,26 @@ describe('applyReport', () => {
     expect(second).toEqual({ kind: 'noop', why: 'conflict-already-recorded' });
   });
 
+  it('raises the conflict again when the status API confirms a success a callback claimed after a FAILED', () => {
+    // Prepare: failed (the relay's verdict), then a late unconfirmed success callback: one conflict.
+    const failed = registered({ status: 'FAILED' });
+    const late = applyReport(failed, report({ status: 'SUCCEEDED', needsConfirmation: true }), ctx);
+    if (late.kind !== 'write') throw new Error('expected write');
+    const answer = report({ status: 'SUCCEEDED', origin: 'poll', receiptId: undefined, authenticated: true });
+    // Act
+    const confirmed = applyReport(late.next, answer, ctx);
+    if (confirmed.kind !== 'write') throw new Error('expected write');
+    const again = applyReport(confirmed.next, answer, ctx);
+    // Assess: the provider's own answer is named in a conflict of its own, once; the status stays FAILED.
+    expect(confirmed.next.status).toBe('FAILED');
+    const [event] = confirmed.events;
+    expect(event?.metadata.type).toBe('TransactionConflict');
+    expect(event?.metadata.id).not.toBe(late.events[0]?.metadata.id);
+    const evidence = (event?.data as { conflict: { evidence: { source: string }[] } }).conflict.evidence;
+    expect(evidence.at(-1)?.source).toBe('status-api');
+    expect(again).toEqual({ kind: 'noop', why: 'conflict-already-recorded' });
+  });
+
   it('never reports success when the amount differs from the registered one', () => {
     const outcome = applyReport(registered(), report({ amount: { value: '10', currency: 'EUR' } }), ctx);
     if (outcome.kind !== 'write') throw new Error('expected write');
