@@ -1,11 +1,12 @@
 /**
  * Hostile input against the surfaces of issue 18, black-box over HTTP to the real local relay on
  * DynamoDB Local: hint floods, hints that name another transaction, a path that names another kind,
- * operator notes carrying secrets or control characters. (Reversal repeats, badge ids, echoed Daraja
- * URLs and buffer tampering have their own files: test/unit/app/daraja-facts.test.ts,
+ * operator notes carrying secrets or control characters, reversal repeats and contradictions. (Badge ids,
+ * echoed Daraja URLs and buffer tampering have their own files: test/unit/app/daraja-facts.test.ts,
  * test/unit/app/badge-feed.test.ts, test/integration/daraja-callbacks.test.ts and
  * test/unit/local/file-ingress-buffer.test.ts.)
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventData,
@@ -14,6 +15,7 @@ import {
   momoSuccessBody,
   type RawResponse,
   rawRequest,
+  SAFARICOM_IP,
   secretsIn,
   startHostileRelay,
   uuid,
@@ -203,5 +205,85 @@ describe('an operator note', () => {
     // Assess
     expect(res.status).toBe(400);
     expect((await view(reference)).transaction.status).toBe('AMBIGUOUS');
+  });
+});
+
+describe('reversal results about one payment', () => {
+  const fixture = (name: string) =>
+    readFileSync(new URL(`../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
+
+  async function daraja(route: string, body: string): Promise<RawResponse> {
+    return rawRequest(relay.url, {
+      method: 'POST',
+      path: `/v1/daraja/open/${route}`,
+      headers: [
+        ['content-type', 'application/json'],
+        ['x-forwarded-for', SAFARICOM_IP],
+      ],
+      body,
+    });
+  }
+
+  /** A paid STK push of 1 KES with its own receipt, and reversal results under chosen request ids. */
+  async function paid(): Promise<{ receipt: string; reversal: (id: string, amount?: string) => string }> {
+    const receipt = `R${uuid().replace(/-/g, '').slice(0, 9).toUpperCase()}`;
+    const checkout = `ws_CO_${uuid().replace(/-/g, '')}`;
+    const stk = fixture('stk-success')
+      .replace('ws_CO_191220191020363925', checkout)
+      .replace('"Value":"NLJ7RT61SV"', `"Value":"${receipt}"`);
+    const res = await daraja('stk', stk);
+    expect(res.status, res.text).toBe(200);
+    const reversal = (id: string, amount = '1.00') =>
+      fixture('reversal-result-success')
+        .replaceAll('8521-4298025-1', id)
+        .replace('AG_20191219_00005797af5d7d75f652', `AG_${id}`)
+        .replace('"Value":"NLJ7RT61SV"', `"Value":"${receipt}"`)
+        .replace('"Key":"Amount","Value":1.00', `"Key":"Amount","Value":${amount}`);
+    return { receipt, reversal };
+  }
+
+  it('publishes one TransactionReversed, never more than the payment, for three results (one of them 999,999×)', async () => {
+    // Prepare
+    const { receipt, reversal } = await paid();
+    await relay.flush();
+    // Act
+    const answers = [];
+    for (const body of [
+      reversal(`a-${receipt}`),
+      reversal(`b-${receipt}`),
+      reversal(`c-${receipt}`, '999999'),
+    ])
+      answers.push((await daraja('reversal/result', body)).status);
+    const events = await relay.flush();
+    // Assess
+    expect(answers).toEqual([200, 200, 200]);
+    const reversed = events.filter(
+      (e) => eventType(e) === 'TransactionReversed' && eventData(e).originalReceipt === receipt,
+    );
+    expect(reversed).toHaveLength(1);
+    expect(events.filter((e) => eventType(e) === 'TransactionConflict')).toHaveLength(2);
+  });
+
+  it('raises a conflict when a forged ReversalFailed comes first under the request id of a real reversal', async () => {
+    // Prepare
+    const { receipt, reversal } = await paid();
+    const id = `f-${receipt}`;
+    const forged = fixture('reversal-result-failure')
+      .replaceAll('8521-4298025-2', id)
+      .replace('AG_20191219_00005797af5d7d75f653', `AG_${id}`);
+    await relay.flush();
+    // Act
+    await daraja('reversal/result', forged);
+    await daraja('reversal/result', reversal(id));
+    const events = await relay.flush();
+    // Assess: the contradiction is a conflict naming both claims, never a silent "first wins".
+    const claims = events
+      .filter((e) => eventType(e) === 'TransactionConflict')
+      .map((e) =>
+        eventData(e)
+          .conflict.evidence.map((x: { claim: string }) => x.claim)
+          .join('→'),
+      );
+    expect(claims, JSON.stringify(claims)).toContain('FAILED→SUCCEEDED');
   });
 });
