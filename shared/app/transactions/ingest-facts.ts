@@ -4,7 +4,7 @@ import type { EventOrigin } from '../../domain/event-envelope';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
 import { sameAmount } from '../../util/money';
-import type { ProviderRecord, RelayLogger, RelayStore, WriteOptions } from '../ports';
+import type { ProviderRecord, ProviderRecordRef, RelayLogger, RelayStore, WriteOptions } from '../ports';
 
 /** ingest-report's resolveCorrelation (passed in: that module calls this one). */
 type Resolve = (
@@ -96,16 +96,16 @@ function reversalConflict(
   );
 }
 
+/** A provider record of this delivery's provider and account, by namespace and id. */
+type RecordRefOf = (namespace: string, id: string) => ProviderRecordRef;
+
 /**
  * One request id, two outcomes (a ReversalFailed hiding a real reversal, or the reverse): never "first
  * wins" silently. One TransactionConflict per request id and outcome names both results.
  */
 async function raiseContradiction(
   store: RelayStore,
-  ref: (
-    namespace: string,
-    id: string,
-  ) => { provider: string; account: string; namespace: string; id: string },
+  ref: RecordRefOf,
   tx: TransactionRecord,
   fact: FactIntent,
   first: { data: Record<string, unknown>; createdAt: string },
@@ -154,10 +154,7 @@ const MAX_REVERSALS = 20;
  */
 async function claimReversal(
   store: RelayStore,
-  ref: (
-    namespace: string,
-    id: string,
-  ) => { provider: string; account: string; namespace: string; id: string },
+  ref: RecordRefOf,
   tx: TransactionRecord,
   fact: FactIntent,
   receiptId: string | undefined,

@@ -5,9 +5,9 @@ import { REASON_CODES } from '../../domain/reasons';
 import type { NormalizedReport, TransactionKey } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { maskMsisdnsIn } from '../../util/mask';
-import { toDecimalString } from '../../util/money';
 import { scrubThenTruncate } from '../../util/redact';
 import { checkTransaction, type ReconcileServices } from '../reconciliation/reconcile';
+import { amountSchema } from './register-transaction';
 import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { type TransactionView, toView } from './register-transaction';
 import { writeWithRetry } from './write-with-retry';
@@ -52,19 +52,7 @@ export const resolutionSchema = z.strictObject({
     z.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'note must not contain control characters'),
   ),
   reasonCode: z.optional(z.enum(REASON_CODES)),
-  amount: z.optional(
-    z.pipe(
-      z.union([z.string(), z.number()]),
-      z.transform((v, ctx) => {
-        const decimal = toDecimalString(v);
-        if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
-          ctx.issues.push({ code: 'custom', input: v, message: 'amount must be a positive decimal number' });
-          return z.NEVER;
-        }
-        return decimal;
-      }),
-    ),
-  ),
+  amount: z.optional(amountSchema),
   providerTransactionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 

@@ -47,7 +47,8 @@ function metadataProblem(metadata: unknown): string | undefined {
     : undefined;
 }
 
-const amountSchema = z.pipe(
+/** A positive decimal amount as a partner may send it (string or number), normalized. */
+export const amountSchema = z.pipe(
   z.union([z.string(), z.number()]),
   z.transform((v, ctx) => {
     const decimal = toDecimalString(v);
