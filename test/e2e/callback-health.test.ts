@@ -8,25 +8,26 @@
  * until the payer's approval window ends. Meanwhile Airtel's callbacks keep arriving. Then a normal
  * `momo pay` whose callback reaches the relay ends the episode.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
-import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
 import type { ScenarioOptions, SimContext, Started } from '../../scripts/sim/core';
-import { eventLine } from '../../scripts/sim/events';
 import { MOMO_ONGOING_MSISDN } from '../../scripts/sim/momo';
 import { findScenario, runScenario } from '../../scripts/sim/run';
 import type { RelayMetrics } from '../../shared/app/ports';
-import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import { nextCheckAt, scheduleFor } from '../../shared/domain/reconcile-schedule';
 import type { EventEnvelope } from '../../shared/domain/events';
-import { createSimulator, type Simulator } from '../../simulator/server';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import type { Simulator } from '../../simulator/server';
+import type { TestRelay } from '../helpers/relay';
+import {
+  type RelayWithSimulator,
+  simContext,
+  simulatedDemoConfig,
+  startRelayWithSimulator,
+} from '../helpers/relay-simulator';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const TIME_SCALE = 0.01;
 /** momo/demo is silent after 300 s without a callback: 3 s here. */
 const SILENCE_SECONDS = 300;
@@ -40,6 +41,7 @@ const APPROVAL_WINDOW_MS = 20 * 60_000;
 /** Generous: the machine is small and busy; every wait below ends as soon as its condition holds. */
 const DEADLINE_MS = 45_000;
 
+let pair: RelayWithSimulator;
 let relay: TestRelay;
 let sim: Simulator;
 let config: RelayConfig;
@@ -48,84 +50,42 @@ const eventsFile = join(mkdtempSync(join(tmpdir(), 'callback-health-')), 'events
 const counted: { name: string; value: number; dimensions: Record<string, string> }[] = [];
 
 /** The demo config on this relay and simulator, with a short callback silence time for momo/demo. */
-function healthConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
-  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
-  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
-  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
-  for (const account of withApis.accounts.values()) {
-    demo.accounts[account.provider][account.id].api = simulatorApiSettings(withApis, account, simUrl);
-  }
-  return {
-    ...demo,
-    publicBaseUrl: relayUrl,
-    local: { ...demo.local, eventsFile },
+const healthConfig = (relayUrl: string, simUrl: string) =>
+  simulatedDemoConfig(relayUrl, simUrl, {
+    eventsFile,
     reconciliation: {
       timeScale: TIME_SCALE,
       pollIntervalSeconds: 0.2,
       callbackSilenceSeconds: { 'momo/demo': SILENCE_SECONDS },
       silencePollSeconds: SILENCE_POLL_SECONDS,
     },
-  };
-}
+  });
 
 beforeAll(async () => {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const relayUrl = `http://localhost:${port}`;
-    // The wiring reads accounts only; the status API URLs are settled once the simulator has its port.
-    const wiring = simulatorWiring(relayUrl, parseConfig(healthConfig(relayUrl, 'http://127.0.0.1:1')));
-    sim = await createSimulator({
-      ...wiring.options,
-      momo: { ...wiring.options.momo, approvalWindowMs: APPROVAL_WINDOW_MS },
+  pair = await startRelayWithSimulator({
+    eventsFile,
+    configFor: healthConfig,
+    simulator: (wired) => ({
+      ...wired,
+      momo: { ...wired.momo, approvalWindowMs: APPROVAL_WINDOW_MS },
       timeScale: TIME_SCALE,
-      approvalDelayMs: 50,
-      log: () => {},
-    });
-    const raw = healthConfig(relayUrl, sim.url);
-    config = parseConfig(raw);
-    try {
-      relay = await startTestRelay(raw, { port, eventsFile });
-    } catch (error) {
-      await sim.close();
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
-      throw error;
-    }
-    await wiring.setup(sim.url);
-    // The poller reads its services' metrics at every cycle: count what it reports.
-    const metrics: RelayMetrics = {
-      count: (name, value = 1, dimensions = {}) => void counted.push({ name, value, dimensions }),
-      timing: () => {},
-      flush: () => {},
-    };
-    relay.services.metrics = metrics;
-    return;
-  }
+    }),
+  });
+  ({ relay, sim, config } = pair);
+  // The poller reads its services' metrics at every cycle: count what it reports.
+  const metrics: RelayMetrics = {
+    count: (name, value = 1, dimensions = {}) => void counted.push({ name, value, dimensions }),
+    timing: () => {},
+    flush: () => {},
+  };
+  relay.services.metrics = metrics;
 });
 afterAll(async () => {
   await sim?.close();
   await relay?.stop();
 });
 
-function context(): SimContext {
-  return {
-    relayUrl: relay.url,
-    simUrl: sim.url,
-    adminToken: ADMIN_TOKEN,
-    config,
-    events: {
-      label: 'test relay',
-      read: async () => {
-        await relay.flush();
-        return relay.sink.events.map((envelope) => ({ envelope, line: eventLine(envelope) }));
-      },
-      settle: async () => {
-        await relay.flush();
-      },
-    },
-    timeoutMs: 15_000,
-    pollMs: 25,
-  };
-}
+const context = (): SimContext => simContext(pair);
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

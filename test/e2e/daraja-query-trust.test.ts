@@ -4,93 +4,54 @@
  * a `TransactionID`, must not make the poller ask Daraja about that other receipt: the status query goes by
  * the payout's own OriginatorConversationID, Daraja says it failed, and no TransactionSucceeded is published.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
-import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
 import type { SimContext } from '../../scripts/sim/core';
 import { darajaB2c } from '../../scripts/sim/daraja';
-import { eventLine } from '../../scripts/sim/events';
 import { runScenario } from '../../scripts/sim/run';
-import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import { darajaRouteUrl } from '../../shared/providers/daraja';
-import { createSimulator, type Simulator } from '../../simulator/server';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import type { Simulator } from '../../simulator/server';
+import type { TestRelay } from '../helpers/relay';
+import {
+  type RelayWithSimulator,
+  simContext,
+  simulatedDemoConfig,
+  startRelayWithSimulator,
+} from '../helpers/relay-simulator';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SAFARICOM_IP = '196.201.214.200';
 /** PartyB suffix 0001: the simulator fails the payout (ResultCode 1, insufficient balance). */
 const FAILING_PARTY_B = '254708370001';
 
+let pair: RelayWithSimulator;
 let relay: TestRelay;
 let sim: Simulator;
 let config: RelayConfig;
 const eventsFile = join(mkdtempSync(join(tmpdir(), 'daraja-trust-')), 'events.ndjson');
 
 /** The demo config on this relay and simulator; daraja/demo confirms unsigned successes with the status API. */
-function trustConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
-  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
-  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
-  demo.accounts.daraja.demo.confirmSuccess = true;
-  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
-  for (const account of withApis.accounts.values()) {
-    demo.accounts[account.provider][account.id].api = simulatorApiSettings(withApis, account, simUrl);
-  }
-  return {
-    ...demo,
-    publicBaseUrl: relayUrl,
-    local: { ...demo.local, eventsFile },
+const trustConfig = (relayUrl: string, simUrl: string) =>
+  simulatedDemoConfig(relayUrl, simUrl, {
+    eventsFile,
     reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
-  };
-}
+    edit: (demo) => {
+      demo.accounts.daraja.demo.confirmSuccess = true;
+    },
+  });
 
 beforeAll(async () => {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const relayUrl = `http://localhost:${port}`;
-    const wiring = simulatorWiring(relayUrl, parseConfig(trustConfig(relayUrl, 'http://127.0.0.1:1')));
-    sim = await createSimulator({ ...wiring.options, timeScale: 0.01, approvalDelayMs: 50, log: () => {} });
-    const raw = trustConfig(relayUrl, sim.url);
-    config = parseConfig(raw);
-    try {
-      relay = await startTestRelay(raw, { port, eventsFile });
-    } catch (error) {
-      await sim.close();
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
-      throw error;
-    }
-    await wiring.setup(sim.url);
-    return;
-  }
+  pair = await startRelayWithSimulator({ eventsFile, configFor: trustConfig });
+  ({ relay, sim, config } = pair);
 });
 afterAll(async () => {
   await sim?.close();
   await relay?.stop();
 });
 
-function context(): SimContext {
-  return {
-    relayUrl: relay.url,
-    simUrl: sim.url,
-    adminToken: ADMIN_TOKEN,
-    config,
-    events: {
-      label: 'test relay',
-      read: async () => {
-        await relay.flush();
-        return relay.sink.events.map((envelope) => ({ envelope, line: eventLine(envelope) }));
-      },
-      settle: async () => {
-        await relay.flush();
-      },
-    },
-    timeoutMs: 15_000,
-    pollMs: 25,
-  };
-}
+const context = (): SimContext => simContext(pair);
 
 function routePath(route: 'b2c-result' | 'b2c-timeout'): string {
   const account = config.accounts.get('daraja/demo')!;

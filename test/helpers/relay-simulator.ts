@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../../local/dynamodb-local';
+import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
+import type { SimContext } from '../../scripts/sim/core';
+import { eventLine } from '../../scripts/sim/events';
+import { parseConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
+import { createSimulator, type Simulator } from '../../simulator/server';
+import { ROOT } from './child-process';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay } from './relay';
+
+type SimulatorOptions = NonNullable<Parameters<typeof createSimulator>[0]>;
+
+/**
+ * The demo config (local/demo-config.json) on this relay's URL and events file, the management bearer
+ * token of the tests, and every account's status API pointed at the simulator. `edit` changes the demo
+ * accounts first (the simulator's URL at hand); `reconciliation` replaces the reconciliation settings.
+ */
+export function simulatedDemoConfig(
+  relayUrl: string,
+  simUrl: string,
+  options: {
+    eventsFile: string;
+    reconciliation: Record<string, unknown>;
+    edit?: (demo: any, simUrl: string) => void;
+  },
+): Record<string, unknown> {
+  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
+  options.edit?.(demo, simUrl);
+  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
+  for (const account of withApis.accounts.values())
+    demo.accounts[account.provider][account.id].api = simulatorApiSettings(withApis, account, simUrl);
+  return {
+    ...demo,
+    publicBaseUrl: relayUrl,
+    local: { ...demo.local, eventsFile: options.eventsFile },
+    reconciliation: options.reconciliation,
+  };
+}
+
+export interface RelayWithSimulator {
+  relay: TestRelay;
+  sim: Simulator;
+  config: RelayConfig;
+  raw: Record<string, unknown>;
+}
+
+/**
+ * A test relay and the simulator wired to it. The relay's port is chosen first, because its public base
+ * URL (the callback URLs the simulator calls) must name it; a port taken meanwhile is tried again.
+ */
+export async function startRelayWithSimulator(options: {
+  eventsFile: string;
+  configFor: (relayUrl: string, simUrl: string) => Record<string, unknown>;
+  simulator?: (wired: SimulatorOptions) => SimulatorOptions;
+}): Promise<RelayWithSimulator> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const relayUrl = `http://localhost:${port}`;
+    // The wiring reads accounts only; the status API URLs are settled once the simulator has its port.
+    const wiring = simulatorWiring(relayUrl, parseConfig(options.configFor(relayUrl, 'http://127.0.0.1:1')));
+    const wired: SimulatorOptions = {
+      ...wiring.options,
+      timeScale: 0.01,
+      approvalDelayMs: 50,
+      log: () => {},
+    };
+    const sim = await createSimulator(options.simulator ? options.simulator(wired) : wired);
+    const raw = options.configFor(relayUrl, sim.url);
+    let relay: TestRelay;
+    try {
+      relay = await startTestRelay(raw, { port, eventsFile: options.eventsFile });
+    } catch (error) {
+      await sim.close();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
+      throw error;
+    }
+    await wiring.setup(sim.url);
+    return { relay, sim, config: parseConfig(raw), raw };
+  }
+}
+
+/** What `npm run sim` scenarios need, on this pair: every event the relay published, flushed on demand. */
+export function simContext({ relay, sim, config }: RelayWithSimulator): SimContext {
+  return {
+    relayUrl: relay.url,
+    simUrl: sim.url,
+    adminToken: ADMIN_TOKEN,
+    config,
+    events: {
+      label: 'test relay',
+      read: async () => {
+        await relay.flush();
+        return relay.sink.events.map((envelope) => ({ envelope, line: eventLine(envelope) }));
+      },
+      settle: async () => {
+        await relay.flush();
+      },
+    },
+    timeoutMs: 15_000,
+    pollMs: 25,
+  };
+}
