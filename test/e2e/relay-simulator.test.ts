@@ -3,16 +3,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
-import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
 import { type EventFeed, eventLine } from '../../scripts/sim/events';
 import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
 import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
 import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import { DEFAULTS } from '../../simulator/options';
-import { createSimulator, type Simulator } from '../../simulator/server';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import type { Simulator } from '../../simulator/server';
+import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
+import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -26,46 +25,25 @@ let rawConfig: Record<string, unknown>;
 const eventsFile = join(mkdtempSync(join(tmpdir(), 'relay-sim-')), 'events.ndjson');
 
 /** The demo config, pointed at this relay's port and this simulator, with a short partner deadline. */
-function demoConfig(relayUrl: string, simUrl: string): Record<string, unknown> {
-  const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
-  demo.management = { auth: 'bearer', bearerToken: ADMIN_TOKEN };
-  const slow = demo.accounts.daraja['demo-slow'];
-  slow.c2b.deadlineMs = SLOW_PARTNER_DEADLINE_MS;
-  slow.c2b.partner.url = `${simUrl}/_sim/never-answers`;
-  // Reconciliation on simulated time with a fast cycle; every account's status API is the simulator.
-  const withApis = parseConfig({ ...demo, publicBaseUrl: relayUrl });
-  for (const account of withApis.accounts.values()) {
-    const settings = demo.accounts[account.provider][account.id];
-    settings.api = simulatorApiSettings(withApis, account, simUrl);
-  }
-  return {
-    ...demo,
-    publicBaseUrl: relayUrl,
-    local: { ...demo.local, eventsFile },
+const demoConfig = (relayUrl: string, simUrl: string) =>
+  simulatedDemoConfig(relayUrl, simUrl, {
+    eventsFile,
+    // Reconciliation on simulated time with a fast cycle; every account's status API is the simulator.
     reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
-  };
-}
+    edit: (demo, sim) => {
+      const slow = demo.accounts.daraja['demo-slow'];
+      slow.c2b.deadlineMs = SLOW_PARTNER_DEADLINE_MS;
+      slow.c2b.partner.url = `${sim}/_sim/never-answers`;
+    },
+  });
 
-/** The relay on a port chosen first, because its public base URL (the callback URLs) must name it. */
 async function startRelayAndSimulator(): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const relayUrl = `http://localhost:${port}`;
-    // The wiring reads accounts only; the partner URL is settled once the simulator has its port.
-    const wiring = simulatorWiring(relayUrl, parseConfig(demoConfig(relayUrl, 'http://127.0.0.1:1')));
-    sim = await createSimulator({ ...wiring.options, timeScale: 0.01, approvalDelayMs: 50, log: () => {} });
-    rawConfig = demoConfig(relayUrl, sim.url);
-    config = parseConfig(rawConfig);
-    try {
-      relay = await startTestRelay(rawConfig, { port, eventsFile });
-    } catch (error) {
-      await sim.close();
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
-      throw error;
-    }
-    await wiring.setup(sim.url);
-    return;
-  }
+  ({
+    relay,
+    sim,
+    config,
+    raw: rawConfig,
+  } = await startRelayWithSimulator({ eventsFile, configFor: demoConfig }));
 }
 
 beforeAll(startRelayAndSimulator);
