@@ -1,5 +1,5 @@
 import { accountKey, type ResolvedAccount } from '../../config/schema';
-import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { TransactionRecord } from '../../domain/transaction';
 import type { ProviderModule, ProviderRoute } from '../../providers/types';
 import { sha256Hex } from '../../util/ids';
 import {
@@ -8,24 +8,13 @@ import {
   confirmsUnsignedSuccess,
   ingestIntents,
 } from '../transactions/ingest-report';
-import type { ReceivedRequest } from '../ports';
+import type { ReceiptInput, ReceivedRequest } from '../ports';
 import type { KeyedReceiptDraft } from './receipts';
 import type { RelayServices } from '../services';
 
-/** A receipt as the store keeps it: what arrived, and how it was checked on arrival. */
-export interface StoredReceipt {
-  key: TransactionKey;
+/** A receipt as the store keeps it: what arrived (ReceiptInput), and when, how often and whether whole. */
+export interface StoredReceipt extends Omit<ReceiptInput, 'receivedAt'> {
   receiptId: string;
-  dedupeKey: string;
-  routeName: string;
-  method: string;
-  /** Path with any path secret replaced by {secret}. */
-  path: string;
-  headers: Record<string, string>;
-  sourceIp: string;
-  /** As stored: UTF-8 text, provider secrets redacted. */
-  body: string;
-  verification: Record<string, unknown>;
   firstReceivedAt: string;
   lastReceivedAt: string;
   /** Its body was dropped (the transaction's receipt budget): it was applied, and cannot be again. */
