@@ -7,6 +7,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { RelayFunctionId } from '../bundling';
+import type { RelayIsolationProps } from './isolation-props';
 
 export interface RelayThrottle {
   /** Steady-state requests per second. */
@@ -70,7 +71,7 @@ export interface RelaySubscriberOptions {
   readonly description?: string;
 }
 
-export interface MobileMoneyRelayProps {
+export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /**
    * The relay config: the same JSON `npm start` reads (see `shared/config/schema.ts`). Validated at
    * synth time with `parseConfig`, so a bad config fails `cdk synth` with the dotted key named.
@@ -171,7 +172,7 @@ export interface MobileMoneyRelayProps {
    * use case as POST /v1/transactions). @default any source except the relay's own (`events.source`)
    */
   readonly transactionInitiatedSources?: string[];
-  /** CloudWatch namespace of the relay's metrics (Powertools Metrics). @default MobileMoneyRelay */
+  /** CloudWatch namespace of the relay's metrics (Powertools Metrics). @default `MobileMoneyRelay/<stack name>/<construct path>` (one per relay) */
   readonly metricsNamespace?: string;
   /**
    * Customer-managed KMS key encrypting the accounts' secrets (`secretId`): the functions that read
