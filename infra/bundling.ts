@@ -120,3 +120,21 @@ export function relayBuildOptions(name: RelayFunctionId, outfile: string) {
     logLevel: 'warning' as const,
   };
 }
+
+/**
+ * Where the packed library keeps its prebuilt bundles: `dist/assets/` beside the compiled library
+ * (`dist/infra/index.js`). From the sources (`infra/bundling.ts`) this is `<root>/assets/`, which never
+ * exists, so the repository always bundles its own sources, even after an `npm pack` left a `dist/`.
+ */
+export const PREBUILT_ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
+
+/** The file in PREBUILT_ASSETS_DIR listing what scripts/prebuild-assets.ts built. */
+export const PREBUILT_MANIFEST = 'manifest.json';
+
+/** Contents of PREBUILT_MANIFEST: directories relative to PREBUILT_ASSETS_DIR. */
+export interface PrebuiltManifest {
+  /** Each function's directory, holding `index.mjs` (handler `index.handler`) and its source map. */
+  readonly functions: Partial<Record<RelayFunctionId, string>>;
+  /** The tracing layer's directory (`nodejs/node_modules/relay-tracing`). */
+  readonly tracingLayer: string;
+}

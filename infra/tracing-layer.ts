@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { PROJECT_ROOT } from './bundling';
+import { prebuiltTracingLayer } from './prebuilt-assets';
 
 /** The layer's module name: functions load it through NODE_PATH (shared/adapters/tracing/xray.ts). */
 export const TRACING_LAYER_MODULE = 'relay-tracing';
@@ -15,6 +16,10 @@ export const TRACING_LAYER_MODULE = 'relay-tracing';
  * the package-lock's, the same the tests ran. Returns the directory to hand to `Code.fromAsset`.
  */
 export function buildTracingLayer(outRoot = join(tmpdir(), 'mobile-money-relay-layers')): string {
+  // The packed library ships the layer built (no package-lock.json, sources or esbuild there).
+  const prebuilt = prebuiltTracingLayer();
+  if (prebuilt !== undefined) return prebuilt;
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const lock = readFileSync(join(PROJECT_ROOT, 'package-lock.json'));
   const entry = join(PROJECT_ROOT, 'infra', 'lambda-shims', 'relay-tracing.ts');
   const hash = createHash('sha256').update(lock).update(readFileSync(entry)).digest('hex').slice(0, 16);

@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from '../bundling';
 import { buildTracingLayer } from '../tracing-layer';
+import { prebuiltFunctionCode } from '../prebuilt-assets';
 import {
   BUFFER_CONSUMER_TIMEOUT,
   CALLBACK_FUNCTION_TIMEOUT,
@@ -174,6 +175,8 @@ function createRelayFunction(
   return new nodejs.NodejsFunction(scope, `${name}Function`, {
     entry: join(PROJECT_ROOT, entry),
     handler: 'handler',
+    // The packed library deploys the bundles built at `npm pack` (infra/prebuilt-assets.ts).
+    ...prebuiltFunctionCode(id),
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
     runtime: lambda.Runtime.NODEJS_22_X,

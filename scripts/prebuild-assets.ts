@@ -1,0 +1,90 @@
+/**
+ * `npm pack` runs this (`prepack`): builds what an installed copy of the package needs to synthesize,
+ * since npm packs neither the sources' package-lock.json nor (by `files`) the TypeScript sources.
+ *
+ *   dist/assets/functions/<id>/index.mjs   each function bundled as the construct bundles it (relayBuildOptions)
+ *   dist/assets/tracing-layer/             the tracing layer (infra/tracing-layer.ts)
+ *   dist/assets/manifest.json              what is there (infra/prebuilt-assets.ts reads it)
+ *   dist/infra/index.js                    the library: infra/index.ts as one ES module, peers external
+ *   dist/types/                            its declarations (tsconfig.build.json)
+ *
+ *   npx tsx scripts/prebuild-assets.ts [--out DIR]   (default: dist)
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import {
+  PREBUILT_MANIFEST,
+  PROJECT_ROOT,
+  type PrebuiltManifest,
+  RELAY_FUNCTIONS,
+  type RelayFunctionId,
+  relayBuildOptions,
+} from '../infra/bundling';
+import { buildTracingLayer } from '../infra/tracing-layer';
+
+/**
+ * Left to the consuming app (peerDependencies), so its constructs and the relay's are the same classes;
+ * esbuild only for building a layer from sources, which the packed library never does.
+ */
+export const LIBRARY_EXTERNALS = [
+  'aws-cdk-lib',
+  'constructs',
+  'cdk-nag',
+  'cdk-monitoring-constructs',
+  'esbuild',
+];
+
+const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist' } } });
+const out = resolve(PROJECT_ROOT, values.out ?? 'dist');
+const assets = join(out, 'assets');
+
+rmSync(out, { recursive: true, force: true });
+const functions: Partial<Record<RelayFunctionId, string>> = {};
+await Promise.all(
+  (Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]).map(async (id) => {
+    const dir = `functions/${id}`;
+    const { metafile: _metafile, ...options } = relayBuildOptions(id, join(assets, dir, 'index.mjs'));
+    await build(options);
+    functions[id] = dir;
+  }),
+);
+cpSync(buildTracingLayer(), join(assets, 'tracing-layer'), { recursive: true });
+const manifest: PrebuiltManifest = { functions, tracingLayer: 'tracing-layer' };
+writeFileSync(join(assets, PREBUILT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+
+await build({
+  absWorkingDir: PROJECT_ROOT,
+  entryPoints: [join(PROJECT_ROOT, 'infra', 'index.ts')],
+  outfile: join(out, 'infra', 'index.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  // zod and the shared sources the construct validates the config with are bundled: the library needs
+  // nothing installed but its peers.
+  external: LIBRARY_EXTERNALS.flatMap((name) => [name, `${name}/*`]),
+  tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+mkdirSync(join(out, 'types'), { recursive: true });
+execFileSync(
+  process.execPath,
+  [
+    join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.build.json',
+    '--outDir',
+    join(out, 'types'),
+  ],
+  {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+  },
+);
+console.log(
+  `prebuilt ${Object.keys(functions).length} functions, the tracing layer and the library in ${out}`,
+);

@@ -1,0 +1,164 @@
+import { execFile } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
+
+/**
+ * The steps of docs/construct.md ("From the packed tarball"), run as a new user would: `npm pack`, an
+ * empty CDK app that installs the tarball, `cdk synth`. The one shortcut: the app's peer dependencies
+ * (aws-cdk-lib, constructs, cdk-nag, cdk-monitoring-constructs) are links to this repository's copies
+ * instead of a download of aws-cdk-lib; everything of the relay comes from the tarball.
+ */
+const run = promisify(execFile);
+const PEERS = ['aws-cdk-lib', 'constructs', 'cdk-nag', 'cdk-monitoring-constructs'];
+const STACK = 'Payments';
+
+const APP_SOURCE = `import { readFileSync } from 'node:fs';
+import { App, Aspects, Stack } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { MobileMoneyRelay, RELAY_FUNCTIONS } from 'mobile-money-callback-relay';
+
+const app = new App();
+const stack = new Stack(app, '${STACK}');
+new MobileMoneyRelay(stack, 'MobileMoney', {
+  config: JSON.parse(readFileSync('relay.config.json', 'utf8')),
+  alarmEmail: 'payments-oncall@example.org',
+});
+Aspects.of(app).add(new AwsSolutionsChecks());
+console.log(\`relay functions: \${Object.keys(RELAY_FUNCTIONS).join(', ')}\`);
+`;
+
+interface Template {
+  Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+}
+
+describe('the packed tarball installed in an empty CDK app', () => {
+  let work: string;
+  let appDir: string;
+  let template: Template;
+  let installed: string;
+
+  beforeAll(async () => {
+    // Prepare: pack (prepack builds dist/), an empty app, the tarball installed without the registry's copy of the peers.
+    work = mkdtempSync(join(tmpdir(), 'relay-npm-pack-'));
+    const { stdout: packed } = await run('npm', ['pack', '--pack-destination', work], {
+      cwd: PROJECT_ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const tarball = join(work, packed.trim().split('\n').at(-1)!);
+    appDir = join(work, 'app');
+    mkdirSync(appDir);
+    writeFileSync(
+      join(appDir, 'package.json'),
+      JSON.stringify({ name: 'payments-cdk-app', private: true, type: 'module' }),
+    );
+    writeFileSync(join(appDir, 'cdk.json'), JSON.stringify({ app: 'node app.mjs' }));
+    writeFileSync(join(appDir, 'app.mjs'), APP_SOURCE);
+    writeFileSync(
+      join(appDir, 'relay.config.json'),
+      readFileSync(join(PROJECT_ROOT, 'infra', 'example-config.json')),
+    );
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--legacy-peer-deps',
+        tarball,
+      ],
+      { cwd: appDir },
+    );
+    for (const peer of PEERS)
+      symlinkSync(join(PROJECT_ROOT, 'node_modules', peer), join(appDir, 'node_modules', peer), 'dir');
+    installed = join(appDir, 'node_modules', 'mobile-money-callback-relay');
+
+    // Act: cdk synth with the CLI, as the app's user runs it.
+    await run(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
+        'synth',
+        '--quiet',
+        '--no-notices',
+        '--no-version-reporting',
+      ],
+      {
+        cwd: appDir,
+        env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    template = JSON.parse(
+      readFileSync(join(appDir, 'cdk.out', `${STACK}.template.json`), 'utf8'),
+    ) as Template;
+  }, 300_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('installs compiled JavaScript, declarations and prebuilt bundles, not the sources or the lockfile', () => {
+    // Assess
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    };
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([...PEERS].sort());
+    expect(existsSync(join(installed, 'dist', 'infra', 'index.js'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'types', 'infra', 'index.d.ts'))).toBe(true);
+    expect(existsSync(join(installed, 'package-lock.json'))).toBe(false);
+    expect(existsSync(join(installed, 'functions'))).toBe(false);
+    expect(existsSync(join(installed, 'infra'))).toBe(false);
+    for (const id of Object.keys(RELAY_FUNCTIONS)) {
+      expect(existsSync(join(installed, 'dist', 'assets', 'functions', id, 'index.mjs'))).toBe(true);
+    }
+  });
+
+  it('synthesizes a stack whose relay functions deploy the bundles from the tarball', () => {
+    // Assess
+    const functions = Object.values(template.Resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        r.Properties.Handler === 'index.handler' &&
+        r.Properties.Runtime === 'nodejs22.x',
+    );
+    expect(functions.length).toBe(Object.keys(RELAY_FUNCTIONS).length);
+    const callbackBundle = readFileSync(
+      join(installed, 'dist', 'assets', 'functions', 'callback', 'index.mjs'),
+    );
+    const assetBundles = readdirSync(join(appDir, 'cdk.out'))
+      .filter((name) => name.startsWith('asset.'))
+      .map((name) => join(appDir, 'cdk.out', name, 'index.mjs'))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path));
+    expect(assetBundles).toHaveLength(Object.keys(RELAY_FUNCTIONS).length);
+    expect(assetBundles.some((bundle) => bundle.equals(callbackBundle))).toBe(true);
+  });
+
+  it('ships the tracing layer prebuilt', () => {
+    // Assess
+    const layers = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::LayerVersion');
+    expect(layers).toHaveLength(1);
+    const layerModules = readdirSync(join(appDir, 'cdk.out'))
+      .filter((name) => name.startsWith('asset.'))
+      .filter((name) =>
+        existsSync(join(appDir, 'cdk.out', name, 'nodejs', 'node_modules', 'relay-tracing', 'index.js')),
+      );
+    expect(layerModules).toHaveLength(1);
+  });
+});
