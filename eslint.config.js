@@ -42,7 +42,6 @@ export default tseslint.config(
   },
   {
     files: ['shared/app/**/*.ts'],
-    ignores: ['shared/app/decisions/decide-c2b-validation.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,5 +1,7 @@
 import type { EventEnvelope } from '../domain/event-envelope';
-import type { Money, TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { DecisionFacts } from '../providers/types';
+import type { ProviderRecord, ProviderRecordRef } from '../domain/provider-record';
 
 /** Structured logger (Powertools Logger satisfies it). Never pass secrets or full MSISDNs. */
 export interface RelayLogger {
@@ -121,26 +123,7 @@ export interface TransactionStore {
   dropReceiptBody(key: TransactionKey, receiptId: string, options?: WriteOptions): Promise<void>;
 }
 
-/** Names one provider-specific record: a C2B decision, a known account number, a reference alias… */
-export interface ProviderRecordRef {
-  provider: string;
-  account: string;
-  /** What kind of record, chosen by the provider (e.g. "c2b-validation", "alias:ConversationID"). */
-  namespace: string;
-  id: string;
-}
-
-export interface ProviderRecord extends ProviderRecordRef {
-  data: Record<string, unknown>;
-  createdAt: string;
-  /** Events this record publishes when it is first written (the table's stream is the outbox). */
-  outbox?: EventEnvelope[];
-  /**
-   * Kept this long after createdAt instead of the transactions' retention (a hint nobody adopts is gone
-   * after a day); past it the record reads as absent even before the store's TTL deletes it.
-   */
-  lifetimeSeconds?: number;
-}
+export type { ProviderRecord, ProviderRecordRef } from '../domain/provider-record';
 
 /**
  * The generic, namespaced port for provider-specific storage, so the core port stays provider-neutral.
@@ -203,7 +186,51 @@ export interface StoreHealth {
   ping(signal?: AbortSignal): Promise<void>;
 }
 
-export type RelayStore = TransactionStore & ProviderRecordStore & DueWorkStore & TimelineStore;
+/** A transaction's place in the by-day index, newest first by (createdAt, key): where a console page stops. */
+export interface CreatedEntry {
+  key: TransactionKey;
+  createdAt: string;
+}
+
+/** What a console lookup finds a transaction by (values known at registration; msisdn masked). */
+export type LookupBy = 'externalId' | 'msisdn';
+
+/** One receipt as stored, its (redacted) body included. */
+export interface StoredReceiptView extends ReceiptSummary {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One stored quarantine entry (its outbox left out). */
+export type QuarantineEntry = Omit<QuarantineInput, 'outbox'>;
+
+/** The operator console's reads (docs/management-api.md#console-endpoints): indexes and keys, never a scan. */
+export interface ConsoleStore {
+  /**
+   * Transactions created in [from, to], newest first by (createdAt, key), strictly after `before` in that
+   * order; at most `limit`, `more` when the range holds more.
+   */
+  listCreatedPage(
+    range: { from: string; to: string },
+    page: { limit: number; before?: CreatedEntry },
+  ): Promise<{ entries: CreatedEntry[]; more: boolean }>;
+  /** Notes a registration's lookup value (idempotent; expires with the transaction). */
+  putLookup(by: LookupBy, value: string, entry: CreatedEntry): Promise<void>;
+  /** Transactions noted under a lookup value, newest first, at most `limit`. */
+  findLookups(by: LookupBy, value: string, limit: number): Promise<CreatedEntry[]>;
+  getReceipt(key: TransactionKey, receiptId: string): Promise<StoredReceiptView | undefined>;
+  /**
+   * One day's quarantine entries, newest first, strictly after `after` (an entry's `receivedAt#id`);
+   * `facets`: only id, receivedAt, errorCode, provider, account, routeName and sourceIp (counting).
+   */
+  listQuarantineDay(
+    day: string,
+    page: { limit: number; after?: string; facets?: boolean },
+  ): Promise<{ entries: QuarantineEntry[]; next?: string }>;
+}
+
+export type RelayStore = TransactionStore & ProviderRecordStore & DueWorkStore & TimelineStore & ConsoleStore;
 
 /** Where normalized events go: EventBridge in the cloud, a JSON-lines file locally. */
 /** Reads a secret's value by id (Secrets Manager in the cloud): an adapter wired by the runtime. */
@@ -271,40 +298,25 @@ export interface BufferedCallback {
   why: string;
 }
 
-/** What a C2B validation decided, as its provider record keeps it (decide-c2b-validation.ts). */
-export interface C2BDecisionFacts {
-  decision: string;
-  resultCode: string;
-  rule: string;
-  detail: string;
-  deadlineApplied: boolean;
-  defaultApplied: boolean;
-  sourceError: string | null;
-  elapsedMs: number;
-  deadlineMs: number;
-  billRefNumber: string | null;
-  amount: Money | null;
-  /** Masked as it arrived. */
-  msisdn: string | null;
-  decidedAt: string;
-}
-
 /**
- * A C2B validation answered (within its deadline) before its receipt and decision record could be
- * stored: both are written when the buffer is applied, the decision first-writer-wins as always.
+ * A provider question answered (within its deadline) before its receipt and decision record could be
+ * stored: both are written when the buffer is applied, the decision first-writer-wins as always. The
+ * facts are the provider's (its decision handler checks them when the buffer is read back).
  */
-export interface BufferedC2BValidation extends Omit<
+export interface BufferedDecision extends Omit<
   BufferedCallback,
   'kind' | 'params' | 'trustedBody' | 'authenticated' | 'confirmUnsignedSuccess'
 > {
-  kind: 'c2b-validation';
-  /** The TransID: the C2B transaction's reference. */
+  kind: 'decision';
+  /** The provider's decision handler that made it (e.g. Daraja's "c2b-validation"). */
+  useCase: string;
+  /** The question's transaction reference (Daraja: the C2B TransID). */
   reference: string;
-  outcome: C2BDecisionFacts;
+  outcome: DecisionFacts;
 }
 
 /** What the buffer carries, by `kind`. */
-export type BufferedMessage = BufferedCallback | BufferedC2BValidation;
+export type BufferedMessage = BufferedCallback | BufferedDecision;
 
 /** Where callbacks go when the store cannot take them: SQS in the cloud, a spool directory locally. */
 export interface IngressBuffer {

@@ -1,6 +1,7 @@
 import type * as z from '../util/zod';
 import type { RelayError } from '../domain/errors';
-import type { Money, ReportDraft } from '../domain/transaction';
+import type { Money, ReportDraft, TransactionKey } from '../domain/transaction';
+import type { ProviderRecord } from '../domain/provider-record';
 import type { HttpMethod } from '../http/types';
 
 export interface AccountContext<S> {
@@ -139,10 +140,10 @@ export type ParsedCallback =
       facts?: readonly FactIntent[];
     }
   /**
-   * A question the relay must answer within a deadline instead of a report (Daraja's C2B validation:
-   * the question type lives in the provider folder, the app's use case of the same name answers it).
+   * A question the relay must answer within a deadline instead of a report (Daraja's C2B validation).
+   * `useCase` names the provider's decision handler (ProviderModule.decisions) that records it.
    */
-  | { type: 'decision'; useCase: 'c2b-validation'; question: unknown };
+  | { type: 'decision'; useCase: string; question: DeadlineQuestion };
 
 export interface AckInput {
   route: string;
@@ -300,6 +301,66 @@ export interface ProviderModule<S = unknown> {
   ackBudget?: AckBudget;
   /** Secret values in an account's settings (keys, tokens): scrubbed from every message, log and event. */
   secrets?(settings: S): (string | undefined)[];
+  /** How the questions its routes ask (ParsedCallback `decision`) are recorded, by `useCase`. */
+  decisions?: Readonly<Record<string, DecisionHandler>>;
+}
+
+/**
+ * What a decision recorded, serializable (the ingress buffer carries it as is): `resultCode` is what the
+ * provider is answered; the rest is the provider's.
+ */
+export interface DecisionDraft {
+  decision: string;
+  resultCode: string;
+  [fact: string]: unknown;
+}
+
+/** A decision as recorded: the draft and when it was made (the app sets it from its clock). */
+export interface DecisionFacts extends DecisionDraft {
+  decidedAt: string;
+}
+
+/** What a question may consult while it decides, besides its own settings. */
+export interface DecisionTools {
+  /** A provider record of the question's account, or undefined (aborted with the signal). */
+  readRecord(namespace: string, id: string, signal: AbortSignal): Promise<ProviderRecord | undefined>;
+  fetchImpl?: (url: string, init: RequestInit) => Promise<Response>;
+}
+
+/**
+ * A question a provider asks the relay to answer within a deadline (a route's parse builds it). The app's
+ * decision use case stores the receipt, asks `decide` with what is left of the deadline, records the
+ * facts through the provider's decision handler and answers `resultCode`, whatever storage does.
+ */
+export interface DeadlineQuestion {
+  /** The transaction the question is about (its reference keys the receipt and the decision record). */
+  key: TransactionKey;
+  deadlineMs: number;
+  /** Masked fields for the log lines. */
+  logFields: Record<string, unknown>;
+  /** Decides within `budgetMs` (a late decision is the provider's default, never an error). */
+  decide(tools: DecisionTools, budgetMs: number): Promise<DecisionDraft>;
+}
+
+/** How a provider records the decisions of one kind of question (ProviderModule.decisions). */
+export interface DecisionHandler {
+  /** How log lines name the question ("c2b validation" → "c2b validation answered before it was stored"). */
+  label: string;
+  /** The facts worth a log line (masked; the record keeps them all). */
+  logFacts(facts: DecisionFacts): Record<string, unknown>;
+  /** Checks facts read back from the ingress buffer (anything else is unappliable). */
+  factsSchema: z.ZodMiniType<DecisionFacts>;
+  /**
+   * The record that keeps a decision, with its event in the outbox (first writer wins), whether written
+   * on the callback path (origin `callback`) or applied from the ingress buffer (origin `buffer`).
+   */
+  record(
+    key: TransactionKey,
+    facts: DecisionFacts,
+    receiptId: string | undefined,
+    receivedAt: string,
+    origin: 'callback' | 'buffer',
+  ): ProviderRecord;
 }
 
 /** A provider's callback time budget (ProviderModule.ackBudget). */

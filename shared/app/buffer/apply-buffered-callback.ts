@@ -2,7 +2,7 @@ import { accountKey } from '../../config/schema';
 import { RelayError, StorageUnavailableError } from '../../domain/errors';
 import { findProvider } from '../../providers/registry';
 import type { CallbackInput } from '../../providers/types';
-import { decisionRecord } from '../decisions/decide-c2b-validation';
+import { decisionHandlerFor } from '../decisions/decisions';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
@@ -12,7 +12,7 @@ import {
 } from '../transactions/ingest-report';
 import { type DigestedReceiptDraft, storeReceipt } from '../callbacks/receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
-import type { BufferedC2BValidation, BufferedCallback, BufferedMessage } from '../ports';
+import type { BufferedCallback, BufferedDecision, BufferedMessage } from '../ports';
 import type { RelayServices } from '../services';
 
 export interface AppliedBufferedCallback {
@@ -50,7 +50,7 @@ export async function applyBufferedCallback(
   const message = decodeBufferedMessage(raw);
   const account = services.config.accounts.get(accountKey(message.provider, message.account));
   if (!account) throw unappliable(message, 'the account is no longer configured');
-  if (message.kind === 'c2b-validation') return applyBufferedC2BValidation(services, message, options);
+  if (message.kind === 'decision') return applyBufferedDecision(services, message, options);
   const provider = findProvider(message.provider);
   const route = provider?.routes.find((r) => r.name === message.route);
   if (!provider || !route) throw unappliable(message, 'the route is no longer served');
@@ -118,25 +118,31 @@ export async function applyBufferedCallback(
 }
 
 /**
- * A C2B validation answered before it was stored: its receipt, then its decision (first writer wins),
- * whose C2BValidationDecided carries origin `buffer` like every event of an applied buffered message.
+ * A provider's question answered before it was stored: its receipt, then its decision (first writer
+ * wins) through the provider's decision handler, whose event carries origin `buffer` like every event of
+ * an applied buffered message.
  */
-async function applyBufferedC2BValidation(
+async function applyBufferedDecision(
   services: RelayServices,
-  message: BufferedC2BValidation,
+  message: BufferedDecision,
   options: { signal?: AbortSignal },
 ): Promise<AppliedBufferedCallback> {
+  const decisions = decisionHandlerFor(message.provider, message.useCase);
+  if (!decisions) throw unappliable(message, `no decision handler for ${message.useCase}`);
+  const facts = decisions.factsSchema.safeParse(message.outcome);
+  if (!facts.success)
+    throw unappliable(message, `the ${decisions.label} decision is not one this relay records`);
   const key = { provider: message.provider, account: message.account, reference: message.reference };
   try {
     const receipt = await storeReceipt(services.store, key, receiptOf(message), options);
     const stood = await services.store.putRecordIfAbsent(
-      decisionRecord(key, message.outcome, receipt.receiptId, message.receivedAt, 'buffer'),
+      decisions.record(key, facts.data, receipt.receiptId, message.receivedAt, 'buffer'),
       options,
     );
-    services.log.info('buffered c2b validation applied', {
+    services.log.info(`buffered ${decisions.label} applied`, {
       ...describeBuffered(message),
-      transId: message.reference,
-      resultCode: message.outcome.resultCode,
+      reference: message.reference,
+      resultCode: facts.data.resultCode,
       written: stood.written,
     });
     return { message, result: { receipt } };
@@ -147,7 +153,7 @@ async function applyBufferedC2BValidation(
 }
 
 /** The receipt a buffered message stands for: its bytes' digest makes the direct path's dedupe key. */
-function receiptOf(message: BufferedCallback | BufferedC2BValidation): DigestedReceiptDraft {
+function receiptOf(message: BufferedCallback | BufferedDecision): DigestedReceiptDraft {
   return {
     routeName: message.route,
     method: message.method,

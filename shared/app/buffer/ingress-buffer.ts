@@ -68,23 +68,11 @@ const bufferedMessageSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     ...delivery,
-    kind: z.literal('c2b-validation'),
+    kind: z.literal('decision'),
+    useCase: z.string().check(z.minLength(1)),
     reference: z.string().check(z.minLength(1)),
-    outcome: z.strictObject({
-      decision: z.string(),
-      resultCode: z.string(),
-      rule: z.string(),
-      detail: z.string(),
-      deadlineApplied: z.boolean(),
-      defaultApplied: z.boolean(),
-      sourceError: z.nullable(z.string()),
-      elapsedMs: z.number(),
-      deadlineMs: z.number(),
-      billRefNumber: z.nullable(z.string()),
-      amount: z.nullable(z.strictObject({ value: z.string(), currency: z.optional(z.string()) })),
-      msisdn: z.nullable(z.string()),
-      decidedAt: z.iso.datetime(),
-    }),
+    // The provider's decision handler checks the facts when the message is applied.
+    outcome: z.looseObject({ decision: z.string(), resultCode: z.string(), decidedAt: z.iso.datetime() }),
   }),
 ]);
 
@@ -106,7 +94,7 @@ export function decodeBufferedMessage(raw: unknown): BufferedMessage {
     throw new UnappliableBufferedCallbackError(
       `Buffered message version ${JSON.stringify(version ?? null)} is not one this relay applies (1)`,
     );
-  const parsed = bufferedMessageSchema.safeParse(value);
+  const parsed = bufferedMessageSchema.safeParse(fromEarlierShape(value));
   if (!parsed.success)
     throw new UnappliableBufferedCallbackError(
       `Buffered message does not have the version 1 shape: ${parsed.error.issues
@@ -116,6 +104,17 @@ export function decodeBufferedMessage(raw: unknown): BufferedMessage {
       { cause: parsed.error },
     );
   return parsed.data as BufferedMessage;
+}
+
+/**
+ * A decision buffered by a relay from before decisions were the providers' (kind "c2b-validation", the
+ * only question then) may still be in the queue during an upgrade: it is the same message under the
+ * generic kind.
+ */
+function fromEarlierShape(value: unknown): unknown {
+  const message = value as { kind?: unknown } | null;
+  if (message?.kind !== 'c2b-validation') return value;
+  return { ...message, kind: 'decision', useCase: 'c2b-validation' };
 }
 
 /** What logs may say about a buffered message: ids and routing, never the body or headers. */

@@ -4,7 +4,8 @@ import type { CallbackInput, ProviderAck, ProviderModule, ProviderRoute } from '
 import { redactJson } from '../../util/redact';
 import { sha256Hex } from '../../util/ids';
 import { isLate, type Late, within } from '../../util/deadline';
-import { DECISION_HANDLERS } from '../decisions/decisions';
+import { answerQuestion } from '../decisions/answer-question';
+import { decisionHandlerFor } from '../decisions/decisions';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
@@ -111,9 +112,16 @@ export async function acceptCallback(
   };
   let ack: ProviderAck;
   if (result.type === 'decision') {
-    const decide = DECISION_HANDLERS[result.useCase];
-    if (!decide) throw new Error(`no decision handler for ${result.useCase}`);
-    const answer = await decide(services, result.question, receipt, started, delivery.requestId);
+    const decisions = decisionHandlerFor(provider.id, result.useCase);
+    if (!decisions) throw new Error(`${provider.id} declares no decision handler for ${result.useCase}`);
+    const answer = await answerQuestion(
+      services,
+      { useCase: result.useCase, decisions },
+      result.question,
+      receipt,
+      started,
+      delivery.requestId,
+    );
     if (answer.buffered) {
       buffered = true;
       metrics.count('CallbacksBuffered', 1, { provider: provider.id });

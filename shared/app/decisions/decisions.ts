@@ -1,26 +1,11 @@
-import type { ReceiptDraft } from '../callbacks/receipts';
-import type { RelayServices } from '../services';
-import { decideC2BValidation } from './decide-c2b-validation';
-
-/** What a provider's question (a route whose `parse` returns a decision) is answered with. */
-export interface DecisionAnswer {
-  resultCode: string;
-  repeated: boolean;
-  buffered?: boolean;
-}
-
-export type DecisionHandler = (
-  services: RelayServices,
-  question: unknown,
-  receipt: ReceiptDraft,
-  started: number,
-  requestId: string,
-) => Promise<DecisionAnswer>;
+import { findProvider } from '../../providers/registry';
+import type { DecisionHandler } from '../../providers/types';
 
 /**
- * The decision handlers, by the `useCase` a provider route names: the callback use case asks here and
- * names no provider. A new kind of question is one handler plus one line.
+ * The decision handlers are the providers': `ProviderModule.decisions`, by the `useCase` a route's
+ * question names. The app asks here and names no provider; a new kind of question is one handler in
+ * its provider's folder plus one line in that provider's module.
  */
-export const DECISION_HANDLERS: Record<string, DecisionHandler> = {
-  'c2b-validation': decideC2BValidation,
-};
+export function decisionHandlerFor(provider: string, useCase: string): DecisionHandler | undefined {
+  return findProvider(provider)?.decisions?.[useCase];
+}

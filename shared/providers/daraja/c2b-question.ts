@@ -3,7 +3,7 @@ import type { Money, TransactionKey } from '../../domain/transaction';
 import type { C2BRules, C2BValidationInput } from './c2b-validation';
 import type { DarajaC2bSettings } from './schema';
 
-/** What a C2B validation request asks, as the app's decide-c2b-validation use case needs it. */
+/** What a C2B validation request asks (c2b-decision.ts turns it into the app's DeadlineQuestion). */
 export interface C2BValidationQuestion {
   /** The C2B transaction: reference = TransID. */
   key: TransactionKey;

@@ -20,6 +20,7 @@ import {
   parseStk,
 } from './parse';
 import { parseBalanceResult, parseBalanceTimeout, parseReversalResult, parseReversalTimeout } from './facts';
+import { C2B_VALIDATION_DECISIONS } from './c2b-decision';
 import { verifyDarajaSource } from './source-ip';
 import {
   DARAJA_KINDS,
@@ -134,6 +135,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
       settings.api?.initiatorPassword,
     ].filter(Boolean),
   callbackSourceCidrs: (settings) => settings.sourceIp.allow,
+  decisions: { 'c2b-validation': C2B_VALIDATION_DECISIONS },
   configuredUrls: (settings) =>
     settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
 };

@@ -4,6 +4,7 @@ import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
 import { C2B_VALIDATION_NAMESPACE, type C2BValidationQuestion } from './c2b-question';
+import { c2bDeadlineQuestion } from './c2b-decision';
 import {
   CONVERSATION_ID,
   type OwnQueryAnswer,
@@ -269,7 +270,7 @@ function maskedMsisdn(value: string | null | undefined): string | undefined {
   return value.includes('*') ? value : maskMsisdn(value);
 }
 
-/** C2B validation: a question for the app's decide-c2b-validation use case, answered within the deadline. */
+/** C2B validation: a question the app's decision use case answers within the deadline (c2b-decision.ts). */
 export function parseC2bValidation(input: Input): ParsedCallback {
   const payload = parse(c2bSchema, input.body, 'C2B validation request');
   const settings = input.account.settings;
@@ -294,7 +295,7 @@ export function parseC2bValidation(input: Input): ParsedCallback {
     billRefNumber: payload.BillRefNumber ?? undefined,
     msisdn: maskedMsisdn(payload.MSISDN),
   };
-  return { type: 'decision', useCase: 'c2b-validation', question };
+  return { type: 'decision', useCase: 'c2b-validation', question: c2bDeadlineQuestion(question) };
 }
 
 /**

@@ -7,7 +7,7 @@ import {
 } from '../../../../shared/domain/errors';
 import { darajaProvider, darajaRouteUrls } from '../../../../shared/providers/daraja';
 import { darajaRegistration } from '../../../../shared/providers/daraja/registration';
-import { decisionBudgetMs } from '../../../../shared/app/decisions/decide-c2b-validation';
+import { decisionBudgetMs } from '../../../../shared/app/decisions/answer-question';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import { checkUrlRules } from '../../../../shared/util/url-rules';
 

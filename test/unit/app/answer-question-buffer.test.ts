@@ -70,7 +70,8 @@ describe('a C2B validation whose storage fails', () => {
     expect(buffer.messages).toHaveLength(1);
     expect(JSON.parse(buffer.messages[0]!.body)).toMatchObject({
       version: 1,
-      kind: 'c2b-validation',
+      kind: 'decision',
+      useCase: 'c2b-validation',
       requestId: 'req-c2b',
       reference: 'RKTQDM7W6S',
       outcome: { decision: 'accept', resultCode: '0', deadlineMs: DEADLINE_MS, msisdn: '25470****149' },
@@ -159,5 +160,41 @@ describe('a C2B validation whose storage fails', () => {
     // Assess
     expect(response.statusCode).toBe(200);
     expect(response.body).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });
+  });
+
+  it('applies a validation buffered in the earlier message shape (kind c2b-validation) during an upgrade', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+    await receiveCallback(services, validation());
+    store.failure = 'none';
+    const current = JSON.parse(buffer.messages[0]!.body) as Record<string, unknown>;
+    const { useCase: _useCase, ...earlier } = { ...current, kind: 'c2b-validation' };
+    buffer.messages[0]!.body = JSON.stringify(earlier);
+
+    // Act
+    const applied = await createBufferConsumer(services)(buffer.asSqsEvent(), {} as never);
+
+    // Assess
+    expect(applied.batchItemFailures).toEqual([]);
+    expect(decided(store)).toHaveLength(1);
+  });
+
+  it('leaves a buffered decision whose facts its provider does not record for the dead-letter queue, instead of guessing', async () => {
+    // Prepare
+    const { store, buffer, services } = setup();
+    store.failure = 'error';
+    await receiveCallback(services, validation());
+    store.failure = 'none';
+    const message = JSON.parse(buffer.messages[0]!.body) as { outcome: Record<string, unknown> };
+    delete message.outcome.rule;
+    buffer.messages[0]!.body = JSON.stringify(message);
+
+    // Act
+    const applied = await createBufferConsumer(services)(buffer.asSqsEvent(), {} as never);
+
+    // Assess
+    expect(decided(store)).toHaveLength(0);
+    expect(applied.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
   });
 });
