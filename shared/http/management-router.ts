@@ -17,6 +17,8 @@ import {
   TransactionNotFoundError,
   UnauthorizedError,
 } from '../domain/errors';
+import { countTransactions, listTransactions } from '../app/console/list-transactions';
+import { searchTransactions } from '../app/console/search-transactions';
 import { sha256Hex } from '../util/ids';
 import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
 import { parseJsonObjectBody } from './guards';
@@ -70,6 +72,8 @@ export async function handleManagementRequest(
       const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
       return json(200, await reconciliationReport(services.store, range));
     }
+    const consoleAnswer = await consoleRoute(services, request, segments);
+    if (consoleAnswer) return consoleAnswer;
     if (segments[0] !== 'v1' || segments[1] !== 'transactions')
       throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
     if (segments.length === 6 && (segments[5] === 'check' || segments[5] === 'resolve')) {
@@ -91,7 +95,8 @@ export async function handleManagementRequest(
       return json(200, await resolveByHand(reconcile, { provider, account, reference }, body));
     }
     if (segments.length === 2) {
-      if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
+      if (request.method !== 'POST')
+        throw new MethodNotAllowedError(['GET', 'POST'], request.method.slice(0, 16));
       checkBearer(services.config, request);
       const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
       const result = await registerTransaction(deps, body);
@@ -133,6 +138,27 @@ export async function handleManagementRequest(
     });
     return unexpected ? internalErrorResponse(request.requestId) : errorResponse(error, services.scrub);
   }
+}
+
+/** The operator console's reads (docs/management-api.md#console-endpoints); undefined: not one of them. */
+async function consoleRoute(
+  services: RelayServices,
+  request: InboundRequest,
+  segments: string[],
+): Promise<HttpResponse | undefined> {
+  if (segments[0] !== 'v1') return undefined;
+  const deps = { config: services.config, store: services.store, clock: services.clock };
+  const path = segments.slice(1).join('/');
+  const read = (answer: () => Promise<unknown>) => {
+    if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
+    checkBearer(services.config, request);
+    return answer().then((body) => json(200, body));
+  };
+  const query = request.query;
+  if (path === 'transactions' && request.method === 'GET') return read(() => listTransactions(deps, query));
+  if (path === 'transactions/counts') return read(() => countTransactions(deps, query));
+  if (path === 'transactions/search') return read(() => searchTransactions(deps, query));
+  return undefined;
 }
 
 class InternalManagementError extends RelayError {

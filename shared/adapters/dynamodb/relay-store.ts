@@ -11,9 +11,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type {
+  CreatedEntry,
   DueItem,
+  LookupBy,
   ProviderRecord,
   ProviderRecordRef,
+  QuarantineEntry,
   QuarantineInput,
   ReadOptions,
   ReceiptInput,
@@ -21,13 +24,22 @@ import type {
   ReceiptPage,
   RelayStore,
   StoreHealth,
+  StoredReceiptView,
   WriteOptions,
 } from '../../app/ports';
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
 import { dueAtOf } from '../../domain/reconcile-schedule';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
-import { DAY_INDEX, DUE_INDEX, QUARANTINE_PK_PREFIX, RECEIPT_SK_PREFIX, TX_SK, transactionPk } from './table';
+import {
+  DAY_INDEX,
+  DUE_INDEX,
+  LOOKUP_PK_PREFIX,
+  QUARANTINE_PK_PREFIX,
+  RECEIPT_SK_PREFIX,
+  TX_SK,
+  transactionPk,
+} from './table';
 
 export interface RelayStoreOptions {
   tableName: string;
@@ -638,6 +650,161 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       }),
     );
     return keys;
+  }
+
+  async listCreatedPage(
+    range: { from: string; to: string },
+    page: { limit: number; before?: CreatedEntry },
+  ): Promise<{ entries: CreatedEntry[]; more: boolean }> {
+    const before = page.before && { at: page.before.createdAt, pk: transactionPk(page.before.key) };
+    const upper = before && before.at < range.to ? before.at : range.to;
+    const want = page.limit + 1;
+    const found: { at: string; pk: string }[] = [];
+    // Days newest first, every shard of a day at once: each shard gives its newest `want`, so a day that
+    // yields fewer than `want` in all was read whole, and a day that yields more ends the page.
+    for (const day of [...daysBetween(range.from, upper)].reverse()) {
+      await Promise.all(
+        Array.from({ length: this.shards }, async (_, shard) => {
+          let kept = 0;
+          let cursor: Record<string, unknown> | undefined;
+          do {
+            const result = await guard('listCreatedPage', () =>
+              this.doc.send(
+                new QueryCommand({
+                  TableName: this.options.tableName,
+                  IndexName: DAY_INDEX.name,
+                  KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
+                  ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
+                  ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': range.from, ':to': upper },
+                  ScanIndexForward: false,
+                  Limit: want,
+                  ExclusiveStartKey: cursor,
+                }),
+              ),
+            );
+            for (const item of result.Items ?? []) {
+              const at = String(item[DAY_INDEX.sortKey]);
+              const pk = String(item.pk);
+              if (before && at === before.at && pk >= before.pk) continue;
+              found.push({ at, pk });
+              kept++;
+            }
+            cursor = result.LastEvaluatedKey;
+          } while (cursor && kept < want);
+        }),
+      );
+      if (found.length >= want) break;
+    }
+    found.sort((a, b) => (a.at === b.at ? b.pk.localeCompare(a.pk) : b.at.localeCompare(a.at)));
+    const entries: CreatedEntry[] = [];
+    for (const { at, pk } of found.slice(0, page.limit)) {
+      const key = keyOfPk(pk);
+      if (key) entries.push({ key, createdAt: at });
+    }
+    return { entries, more: found.length > page.limit };
+  }
+
+  async putLookup(by: LookupBy, value: string, entry: CreatedEntry): Promise<void> {
+    const result = await guard('putLookup', () =>
+      this.doc.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: `${LOOKUP_PK_PREFIX}${by}#${value}`,
+            sk: `${entry.createdAt}#${transactionPk(entry.key)}`,
+            itemType: 'lookup',
+            expiresAt: epochSeconds(entry.createdAt, this.options.retention.transactionDays),
+          },
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('putLookup', result.ConsumedCapacity);
+  }
+
+  async findLookups(by: LookupBy, value: string, limit: number): Promise<CreatedEntry[]> {
+    const result = await guard('findLookups', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `${LOOKUP_PK_PREFIX}${by}#${value}` },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      ),
+    );
+    const entries: CreatedEntry[] = [];
+    for (const item of result.Items ?? []) {
+      const sk = String(item.sk);
+      const split = sk.indexOf('#');
+      const key = keyOfPk(sk.slice(split + 1));
+      if (key) entries.push({ key, createdAt: sk.slice(0, split) });
+    }
+    return entries;
+  }
+
+  async getReceipt(key: TransactionKey, receiptId: string): Promise<StoredReceiptView | undefined> {
+    const result = await guard('getReceipt', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: transactionPk(key), sk: `${RECEIPT_SK_PREFIX}${receiptId}` },
+        }),
+      ),
+    );
+    const item = result.Item;
+    if (!item) return undefined;
+    return {
+      receiptId: String(item.receiptId),
+      routeName: String(item.routeName),
+      method: String(item.method),
+      path: String(item.path ?? ''),
+      headers: (item.headers as Record<string, string>) ?? {},
+      sourceIp: String(item.sourceIp),
+      firstReceivedAt: String(item.firstReceivedAt),
+      lastReceivedAt: String(item.lastReceivedAt),
+      deliveries: Number(item.deliveries ?? 1),
+      verification: (item.verification as Record<string, unknown>) ?? {},
+      bodyBytes: Number(item.bodyBytes ?? 0),
+      ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
+      body: String(item.body ?? ''),
+    };
+  }
+
+  async listQuarantineDay(
+    day: string,
+    page: { limit: number; after?: string; facets?: boolean },
+  ): Promise<{ entries: QuarantineEntry[]; next?: string }> {
+    const pk = `${QUARANTINE_PK_PREFIX}${day}`;
+    const facets = ['id', 'receivedAt', 'errorCode', 'provider', 'account', 'routeName', 'sourceIp'];
+    const result = await guard('listQuarantineDay', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ExclusiveStartKey: page.after ? { pk, sk: page.after } : undefined,
+          ...(page.facets
+            ? {
+                ProjectionExpression: facets.map((_, i) => `#f${i}`).join(', '),
+                ExpressionAttributeNames: Object.fromEntries(facets.map((name, i) => [`#f${i}`, name])),
+              }
+            : {}),
+        }),
+      ),
+    );
+    const entries = (result.Items ?? []).map((item) => {
+      const { pk: _pk, sk: _sk, itemType: _t, outbox: _o, revision: _r, expiresAt: _e, ...entry } = item;
+      return entry as QuarantineEntry;
+    });
+    const last = entries.at(-1);
+    return {
+      entries,
+      ...(result.LastEvaluatedKey && last ? { next: `${last.receivedAt}#${last.id}` } : {}),
+    };
   }
 
   /** Every item of one transaction's collection (transaction, receipts, C2B decision): operators' and tests' view. */

@@ -54,3 +54,5 @@ export function transactionPk(key: { provider: string; account: string; referenc
 export const TX_SK = 'TX';
 export const RECEIPT_SK_PREFIX = 'RCPT#';
 export const QUARANTINE_PK_PREFIX = 'QUARANTINE#';
+/** Console lookups noted at registration: `FIND#<externalId|msisdn>#<value>`, sk `<createdAt>#<transaction pk>`. */
+export const LOOKUP_PK_PREFIX = 'FIND#';

@@ -1,13 +1,17 @@
 import type {
+  CreatedEntry,
   DueItem,
+  LookupBy,
   ProviderRecord,
   ProviderRecordRef,
+  QuarantineEntry,
   QuarantineInput,
   ReceiptInput,
   ReceiptPage,
   ReceiptResult,
   RelayStore,
   StoreHealth,
+  StoredReceiptView,
   UnscheduledScan,
   WriteOptions,
 } from '../../app/ports';
@@ -248,6 +252,81 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
       keys: [...this.transactions.values()]
         .filter((tx) => (tx.status === 'PENDING' || tx.status === 'AMBIGUOUS') && tx.reconcile === undefined)
         .map((tx) => copy(tx.key)),
+    };
+  }
+
+  /** Console lookups noted at registration: `<by>#<value>` → entries. */
+  readonly lookups = new Map<string, CreatedEntry[]>();
+
+  async listCreatedPage(
+    range: { from: string; to: string },
+    page: { limit: number; before?: CreatedEntry },
+  ): Promise<{ entries: CreatedEntry[]; more: boolean }> {
+    await this.gate();
+    // The DynamoDB adapter's order: createdAt, then the transaction's pk, both descending.
+    const pkOf = (k: TransactionKey) => `TX#${keyOf(k)}`;
+    const newestFirst = (a: CreatedEntry, b: CreatedEntry) =>
+      a.createdAt === b.createdAt
+        ? pkOf(b.key).localeCompare(pkOf(a.key))
+        : b.createdAt.localeCompare(a.createdAt);
+    const all = [...this.transactions.values()]
+      .filter((tx) => tx.createdAt >= range.from && tx.createdAt <= range.to)
+      .map((tx) => ({ key: copy(tx.key), createdAt: tx.createdAt }))
+      .filter((e) => !page.before || newestFirst(page.before, e) < 0)
+      .sort(newestFirst);
+    return { entries: all.slice(0, page.limit), more: all.length > page.limit };
+  }
+
+  async putLookup(by: LookupBy, value: string, entry: CreatedEntry): Promise<void> {
+    await this.gate();
+    const id = `${by}#${value}`;
+    const entries = (this.lookups.get(id) ?? []).filter((e) => keyOf(e.key) !== keyOf(entry.key));
+    entries.push(copy(entry));
+    this.lookups.set(id, entries);
+  }
+
+  async findLookups(by: LookupBy, value: string, limit: number): Promise<CreatedEntry[]> {
+    await this.gate();
+    return [...(this.lookups.get(`${by}#${value}`) ?? [])]
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async getReceipt(key: TransactionKey, receiptId: string): Promise<StoredReceiptView | undefined> {
+    await this.gate();
+    const r = this.receipts.get(`${keyOf(key)}#${receiptId}`);
+    if (!r) return undefined;
+    return copy({
+      receiptId: r.receiptId,
+      routeName: r.routeName,
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      sourceIp: r.sourceIp,
+      firstReceivedAt: r.firstReceivedAt,
+      lastReceivedAt: r.lastReceivedAt,
+      deliveries: r.deliveries,
+      verification: r.verification,
+      bodyBytes: r.bodyBytes ?? Buffer.byteLength(r.body),
+      ...(r.bodyDropped ? { bodyDropped: true } : {}),
+      body: r.body,
+    });
+  }
+
+  async listQuarantineDay(
+    day: string,
+    page: { limit: number; after?: string; facets?: boolean },
+  ): Promise<{ entries: QuarantineEntry[]; next?: string }> {
+    await this.gate();
+    const skOf = (q: QuarantineInput) => `${q.receivedAt}#${q.id}`;
+    const all = this.quarantined
+      .filter((q) => q.receivedAt.slice(0, 10) === day && (!page.after || skOf(q) < page.after))
+      .sort((a, b) => skOf(b).localeCompare(skOf(a)));
+    const entries = all.slice(0, page.limit).map(({ outbox: _outbox, ...entry }) => copy(entry));
+    return {
+      entries,
+      ...(all.length > page.limit ? { next: skOf(all[page.limit - 1]!) } : {}),
     };
   }
 

@@ -25,6 +25,7 @@ import { TRANSACTION_STATUSES } from '../../domain/status';
 import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE, ingestReport } from './ingest-report';
 import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
+import { noteLookups } from '../console/console-query';
 
 /** Metadata is stored on the transaction item: bounded so it can never make the item unstorable. */
 const MAX_METADATA_DEPTH = 16;
@@ -244,6 +245,8 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
       { details: { existing: toView(result.tx) } },
     );
   }
+  // The console finds it by externalId and masked MSISDN (a repeat writes the same notes again).
+  await noteLookups(deps.store, key, result.tx.createdAt, result.tx);
   if (correlateByExternalId) {
     await recordExternalIdAlias(deps.store, key, r.externalId!, now);
     // A reference-less callback that came while we registered found no alias and left a hint we did not

@@ -1,0 +1,175 @@
+import { SchemaValidationError } from '../../domain/errors';
+import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { maskMsisdn } from '../../util/mask';
+import type { ConsoleStore, CreatedEntry, TransactionStore } from '../ports';
+
+/**
+ * What the console's list and search answer for one transaction (docs/management-api.md#console-endpoints):
+ * small, every field present (null when unknown), the MSISDN only masked.
+ */
+export interface TransactionSummary {
+  provider: string;
+  account: string;
+  kind: string;
+  reference: string;
+  status: string;
+  reason: { code: string; message: string | null; providerCode: string | null } | null;
+  amount: string | null;
+  currency: string | null;
+  msisdnMasked: string | null;
+  externalId: string | null;
+  providerTransactionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Origin of the last transition (callback, poll, manual…); null while nothing changed the status. */
+  origin: string | null;
+}
+
+/** The one masked form a lookup is noted and searched under: digits only (a leading + dropped), masked. */
+export function lookupMsisdn(msisdn: string): string | undefined {
+  const digits = msisdn.replace(/^\+/, '');
+  return /^\d{6,15}$/.test(digits) ? maskMsisdn(digits) : undefined;
+}
+
+/**
+ * Notes a registration's lookups (its externalId and masked MSISDN) beside the transaction, before the
+ * transaction is written: later callbacks never touch them, so they cost nothing after registration. A
+ * note left by a registration that then failed points at a transaction that does not match: search
+ * checks every hit against the transaction itself.
+ */
+export async function noteLookups(
+  store: Pick<ConsoleStore, 'putLookup'>,
+  key: TransactionKey,
+  createdAt: string,
+  values: { externalId?: string | undefined; msisdn?: string | undefined },
+): Promise<void> {
+  const masked = values.msisdn ? lookupMsisdn(values.msisdn) : undefined;
+  await Promise.all([
+    ...(values.externalId ? [store.putLookup('externalId', values.externalId, { key, createdAt })] : []),
+    ...(masked ? [store.putLookup('msisdn', masked, { key, createdAt })] : []),
+  ]);
+}
+
+export function toSummary(tx: TransactionRecord): TransactionSummary {
+  return {
+    provider: tx.key.provider,
+    account: tx.key.account,
+    kind: tx.kind,
+    reference: tx.key.reference,
+    status: tx.status,
+    reason: tx.reason
+      ? {
+          code: tx.reason.code,
+          message: tx.reason.message ?? null,
+          providerCode: tx.reason.providerCode ?? null,
+        }
+      : null,
+    amount: tx.amount?.value ?? null,
+    currency: tx.amount?.currency ?? null,
+    msisdnMasked: tx.msisdn ? (lookupMsisdn(tx.msisdn) ?? maskMsisdn(tx.msisdn)!) : null,
+    externalId: tx.externalId ?? null,
+    providerTransactionId: tx.providerTransactionId ?? null,
+    createdAt: tx.createdAt,
+    updatedAt: tx.updatedAt,
+    origin: tx.transitions.at(-1)?.origin ?? null,
+  };
+}
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+const DAY_MS = 86_400_000;
+const EARLIEST = Date.UTC(2000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 30);
+
+/** A bad query parameter: a 400 that names it (`details.parameter`). */
+export function badParameter(name: string, message: string): SchemaValidationError {
+  return new SchemaValidationError(`${name}: ${message}`, { details: { parameter: name } });
+}
+
+/** `limit`: 1–max, default 50. */
+export function parseLimit(value: string | undefined, max = MAX_LIMIT): number {
+  if (value === undefined || value === '') return DEFAULT_LIMIT > max ? max : DEFAULT_LIMIT;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max)
+    throw badParameter('limit', `must be an integer from 1 to ${max}`);
+  return limit;
+}
+
+/** An ISO 8601 instant; a date alone is the start of that day (or its end, for `to`). */
+export function parseInstant(value: string, name: string, endOfDay = false): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const ms = Date.parse(dateOnly ? `${value}T00:00:00.000Z` : value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms) || ms < EARLIEST || ms > LATEST)
+    throw badParameter(
+      name,
+      'is not an ISO 8601 date or date-time (e.g. 2026-11-23 or 2026-11-23T08:00:00Z)',
+    );
+  return new Date(dateOnly && endOfDay ? ms + DAY_MS - 1 : ms).toISOString();
+}
+
+/** `from`/`to`: default the `defaultDays` up to now, at most `maxDays`, from not after to. */
+export function parseRange(
+  query: { from?: string; to?: string },
+  now: Date,
+  options: { defaultDays: number; maxDays: number },
+): { from: string; to: string } {
+  const to = query.to ? parseInstant(query.to, 'to', true) : now.toISOString();
+  const from = query.from
+    ? parseInstant(query.from, 'from')
+    : new Date(Date.parse(to) - options.defaultDays * DAY_MS).toISOString();
+  if (from > to) throw badParameter('from', 'must not be after to');
+  if (Date.parse(to) - Date.parse(from) > options.maxDays * DAY_MS)
+    throw badParameter('from', `the range from..to is limited to ${options.maxDays} days`);
+  return { from, to };
+}
+
+/** An opaque cursor: base64url JSON of where the previous page stopped. */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor<T>(value: string, check: (decoded: unknown) => decoded is T): T {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    decoded = undefined;
+  }
+  if (value.length > 2000 || !check(decoded)) throw badParameter('cursor', "is not a previous answer's next");
+  return decoded;
+}
+
+export function isCreatedEntry(value: unknown): value is CreatedEntry {
+  const v = value as CreatedEntry | null;
+  return (
+    typeof v?.createdAt === 'string' &&
+    typeof v.key?.provider === 'string' &&
+    typeof v.key.account === 'string' &&
+    typeof v.key.reference === 'string'
+  );
+}
+
+/** Reads the transactions of `keys` (eventually consistent, a few at a time), in the keys' order. */
+export async function readTransactions(
+  store: Pick<TransactionStore, 'getTransaction'>,
+  keys: readonly TransactionKey[],
+  width = 8,
+): Promise<(TransactionRecord | undefined)[]> {
+  const out: (TransactionRecord | undefined)[] = new Array(keys.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, keys.length) }, async () => {
+      for (let i = next++; i < keys.length; i = next++) out[i] = await store.getTransaction(keys[i]!);
+    }),
+  );
+  return out;
+}
+
+/** One text parameter: present, at most `max` characters, no control characters. */
+export function parseText(value: string | undefined, name: string, max = 200): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (value.length > max || /[\u0000-\u001f\u007f-\u009f]/.test(value))
+    throw badParameter(name, `must be at most ${max} characters, without control characters`);
+  return value;
+}

@@ -1,0 +1,132 @@
+import type { RelayConfig } from '../../config/schema';
+import { TRANSACTION_STATUSES } from '../../domain/status';
+import type { TransactionRecord } from '../../domain/transaction';
+import type { Clock, ConsoleStore, CreatedEntry, TransactionStore } from '../ports';
+import {
+  badParameter,
+  decodeCursor,
+  encodeCursor,
+  isCreatedEntry,
+  parseInstant,
+  parseLimit,
+  parseRange,
+  parseText,
+  readTransactions,
+  type TransactionSummary,
+  toSummary,
+} from './console-query';
+
+export interface ConsoleDeps {
+  config: RelayConfig;
+  store: TransactionStore & ConsoleStore;
+  clock: Clock;
+}
+
+/** The list's range: the last 7 days by default, at most 92. */
+export const LIST_RANGE = { defaultDays: 7, maxDays: 92 } as const;
+/** With `since` (polling) and no `from`: transactions created up to a day before it are looked at. */
+const SINCE_LOOKBACK_DAYS = 1;
+/**
+ * Index entries one request looks at, at most: with filters that match little, a page may come back short
+ * (its `next` continues where it stopped), so one request's reads stay bounded.
+ */
+export const MAX_EXAMINED = 1000;
+
+interface ListFilters {
+  provider?: string;
+  account?: string;
+  kind?: string;
+  status?: string;
+  since?: string;
+}
+
+function filters(query: Record<string, string | undefined>): ListFilters {
+  const status = parseText(query.status, 'status', 20);
+  if (status !== undefined && !(TRANSACTION_STATUSES as readonly string[]).includes(status))
+    throw badParameter('status', `must be one of ${TRANSACTION_STATUSES.join(', ')}`);
+  const since = query.since ? parseInstant(query.since, 'since') : undefined;
+  const out: ListFilters = {
+    provider: parseText(query.provider, 'provider', 40),
+    account: parseText(query.account, 'account', 64),
+    kind: parseText(query.kind, 'kind', 40),
+    status,
+    since,
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+}
+
+const keyMatches = (f: ListFilters, entry: CreatedEntry) =>
+  (!f.provider || entry.key.provider === f.provider) && (!f.account || entry.key.account === f.account);
+
+const recordMatches = (f: ListFilters, tx: TransactionRecord) =>
+  (!f.kind || tx.kind === f.kind) &&
+  (!f.status || tx.status === f.status) &&
+  (!f.since || tx.updatedAt >= f.since);
+
+function listRange(query: Record<string, string | undefined>, since: string | undefined, now: Date) {
+  if (since && !query.from) {
+    const from = new Date(Date.parse(since) - SINCE_LOOKBACK_DAYS * 86_400_000).toISOString();
+    return parseRange({ ...query, from }, now, LIST_RANGE);
+  }
+  return parseRange(query, now, LIST_RANGE);
+}
+
+/**
+ * GET /v1/transactions: transactions created in the range, newest first, read through the `byDay` index
+ * a page at a time (each day's shards merged), filtered by provider/account on the index keys and by
+ * kind/status/since on the items read. `since` (polling): only those updated at or after it.
+ */
+export async function listTransactions(
+  deps: ConsoleDeps,
+  query: Record<string, string | undefined>,
+): Promise<{ transactions: TransactionSummary[]; next: string | null; range: { from: string; to: string } }> {
+  const f = filters(query);
+  const range = listRange(query, f.since, deps.clock.now());
+  const limit = parseLimit(query.limit);
+  let before = query.cursor ? decodeCursor(query.cursor, isCreatedEntry) : undefined;
+  const transactions: TransactionSummary[] = [];
+  let examined = 0;
+  for (;;) {
+    const page = await deps.store.listCreatedPage(range, { limit, ...(before ? { before } : {}) });
+    const wanted = page.entries.filter((e) => keyMatches(f, e));
+    const records = await readTransactions(
+      deps.store,
+      wanted.map((e) => e.key),
+    );
+    const byEntry = new Map(wanted.map((e, i) => [e, records[i]]));
+    for (const [i, entry] of page.entries.entries()) {
+      examined++;
+      before = entry;
+      const tx = byEntry.get(entry);
+      if (tx && recordMatches(f, tx)) transactions.push(toSummary(tx));
+      const rest = i < page.entries.length - 1 || page.more;
+      if (transactions.length === limit || (examined >= MAX_EXAMINED && rest))
+        return { transactions, next: rest ? encodeCursor(entry) : null, range };
+    }
+    if (!page.more) return { transactions, next: null, range };
+  }
+}
+
+/**
+ * GET /v1/transactions/counts: every transaction created in the range (the `byDay` index, then each
+ * item) counted by status; provider/account narrow on the index keys before anything is read.
+ */
+export async function countTransactions(
+  deps: ConsoleDeps & { store: { listCreated(from: string, to: string): Promise<CreatedEntry['key'][]> } },
+  query: Record<string, string | undefined>,
+): Promise<{ counts: Record<string, number>; total: number; range: { from: string; to: string } }> {
+  const provider = parseText(query.provider, 'provider', 40);
+  const account = parseText(query.account, 'account', 64);
+  const range = parseRange(query, deps.clock.now(), LIST_RANGE);
+  const keys = (await deps.store.listCreated(range.from, range.to)).filter(
+    (k) => (!provider || k.provider === provider) && (!account || k.account === account),
+  );
+  const counts = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+  let total = 0;
+  for (const tx of await readTransactions(deps.store, keys, 16)) {
+    if (!tx) continue;
+    counts[tx.status] = (counts[tx.status] ?? 0) + 1;
+    total++;
+  }
+  return { counts, total, range };
+}
