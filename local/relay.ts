@@ -17,6 +17,7 @@ import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
 import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';
+import { consoleSite } from './console-site';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalPoller } from './poller';
@@ -146,6 +147,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     management,
     trustForwardedFor: config.local.trustForwardedFor,
     ready: readinessOf({ dynamodb: describeTableCheck(client, options.tableName) }),
+    site: consoleSite(),
     health: async () => ({
       status: 'ok',
       dynamodb: options.dynamoEndpoint,

@@ -21,6 +21,8 @@ export interface LocalServerOptions extends SourceIpOptions {
   health: () => Promise<Record<string, unknown>>;
   /** Readiness: can the relay serve callbacks right now (storage answers)? See `readinessOf`. */
   ready: () => Promise<Readiness>;
+  /** Static pages (the operator console under /console/): answers and returns true when the path is its own. */
+  site?: (path: string, response: ServerResponse) => Promise<boolean>;
 }
 
 /** How long one readiness check may take before its dependency counts as down. */
@@ -176,6 +178,7 @@ export function createLocalServer(options: LocalServerOptions): Server {
         await answerHealth(path, options, response);
         return;
       }
+      if (request.method === 'GET' && options.site && (await options.site(path, response))) return;
       const body = await readBody(request);
       if (body === 'too-large') {
         send(

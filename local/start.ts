@@ -7,6 +7,7 @@ import { reconcileTiming } from '../shared/app/reconciliation/reconcile-timing';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
 import { ConsoleLogger } from './console-logger';
+import { CONSOLE_PATH } from './console-site';
 import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { startLocalRelay } from './relay';
 import {
@@ -170,6 +171,7 @@ async function main(): Promise<void> {
       `Mobile-money callback relay listening on ${relay.url}`,
       `  health:      GET ${relay.url}/health (live), GET ${relay.url}/health/ready (503 while DynamoDB is down)`,
       `  management:  POST ${relay.url}/v1/transactions   (Authorization: Bearer ${config.management.bearerToken === 'demo-admin-token' ? 'demo-admin-token' : '<your token>'})`,
+      `  console:     ${relay.url}${CONSOLE_PATH}   (operator console; sign in with the management bearer token)`,
       `  callbacks:   ${relay.url}/v1/{provider}/{account}/...   public base URL ${config.publicBaseUrl}`,
       `  accounts:    ${accounts.join(', ') || '(none configured)'}`,
       `  events:      ${resolve(config.local.eventsFile)} (one JSON line per event; also printed below)`,

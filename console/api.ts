@@ -1,0 +1,112 @@
+import { currentToken } from './auth';
+
+/** The endpoint is not served by this relay (404 ROUTE_NOT_FOUND): the view says "not available". */
+export class NotAvailableError extends Error {
+  override name = 'NotAvailableError';
+}
+
+/** The token was refused (401/403): the console goes back to its sign-in page. */
+export class SignInRequiredError extends Error {
+  override name = 'SignInRequiredError';
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+let apiBase = '';
+let onSignInRequired: () => void = () => undefined;
+
+export function configureApi(base: string, signInRequired: () => void): void {
+  apiBase = base.replace(/\/$/, '');
+  onSignInRequired = signInRequired;
+}
+
+export function apiUrl(path: string, query: Record<string, string | number | undefined | null> = {}): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return `${apiBase}${path}${qs ? `?${qs}` : ''}`;
+}
+
+export function authHeaders(): Record<string, string> {
+  const token = currentToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** One management API call; errors carry the API's `{error:{code,message}}`. */
+export async function api<T>(
+  path: string,
+  options: {
+    method?: string;
+    query?: Record<string, string | number | undefined | null>;
+    body?: unknown;
+  } = {},
+): Promise<T> {
+  const response = await fetch(apiUrl(path, options.query), {
+    method: options.method ?? 'GET',
+    headers: {
+      ...authHeaders(),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let body: unknown = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  if (response.ok) return body as T;
+  const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+  if (response.status === 401 || response.status === 403) {
+    onSignInRequired();
+    throw new SignInRequiredError(error?.message ?? 'Sign in again');
+  }
+  if (response.status === 404 && (error?.code === 'ROUTE_NOT_FOUND' || error === undefined))
+    throw new NotAvailableError(`${path} is not served`);
+  throw new ApiError(
+    `${error?.code ?? response.status}: ${error?.message ?? response.statusText}`,
+    response.status,
+    error?.code,
+    body,
+  );
+}
+
+/** A transaction as the list, search and live feed answer it (fields absent on older relays are null). */
+export interface TransactionSummary {
+  provider: string;
+  account: string;
+  kind: string;
+  reference: string;
+  status: string;
+  reason: { code: string; message?: string | null; providerCode?: string | null } | null;
+  amount: string | null;
+  currency: string | null;
+  msisdnMasked: string | null;
+  externalId: string | null;
+  providerTransactionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  origin: string | null;
+}
+
+export interface TransactionPage {
+  transactions: TransactionSummary[];
+  next: string | null;
+  range?: { from: string; to: string };
+}
+
+export function storyPath(t: { provider: string; account: string; reference: string }): string {
+  return `/v1/transactions/${[t.provider, t.account, t.reference].map(encodeURIComponent).join('/')}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * Who the console is signed in as. Locally (`npm start`) the operator types the management bearer token
+ * once; it lives in this tab's sessionStorage only, never in the bundle. In AWS the console signs in with
+ * the Cognito user pool the construct creates (hosted UI, OAuth authorization code flow with PKCE) and
+ * sends the Cognito access token; the console API's JWT authorizer checks it.
+ */
+
+export interface LocalSettings {
+  mode: 'local';
+}
+
+export interface CognitoSettings {
+  mode: 'cognito';
+  /** Base URL of the console API (API Gateway with a Cognito JWT authorizer). */
+  apiUrl: string;
+  /** Hosted UI domain, `https://<prefix>.auth.<region>.amazoncognito.com`. */
+  cognitoDomain: string;
+  clientId: string;
+  /** Where the hosted UI sends the browser back: this page. */
+  redirectUri: string;
+  scopes: string[];
+}
+
+export type ConsoleSettings = LocalSettings | CognitoSettings;
+
+const TOKEN_KEY = 'relay-console.token';
+const PKCE_KEY = 'relay-console.pkce';
+
+/** `config.json` beside the page: written by the construct in AWS, served as `{mode:"local"}` by npm start. */
+export async function loadSettings(): Promise<ConsoleSettings> {
+  try {
+    const response = await fetch('config.json', { cache: 'no-store' });
+    if (response.ok) return (await response.json()) as ConsoleSettings;
+  } catch {
+    // No config beside the page: a local relay.
+  }
+  return { mode: 'local' };
+}
+
+export function currentToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function signInLocally(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token.trim());
+}
+
+export function signOut(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+function base64Url(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Sends the browser to the hosted UI with a fresh PKCE verifier and state kept in this tab. */
+export async function startCognitoSignIn(settings: CognitoSettings): Promise<void> {
+  const verifier = base64Url(crypto.getRandomValues(new Uint8Array(32)));
+  const state = base64Url(crypto.getRandomValues(new Uint8Array(16)));
+  const challenge = base64Url(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))),
+  );
+  sessionStorage.setItem(PKCE_KEY, JSON.stringify({ verifier, state }));
+  const url = new URL('/oauth2/authorize', settings.cognitoDomain);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: settings.clientId,
+    redirect_uri: settings.redirectUri,
+    scope: settings.scopes.join(' '),
+    state,
+    code_challenge_method: 'S256',
+    code_challenge: challenge,
+  }).toString();
+  location.assign(url.toString());
+}
+
+/** Back from the hosted UI with `?code=…&state=…`: trades the code for tokens (public client, PKCE). */
+export async function finishCognitoSignIn(settings: CognitoSettings): Promise<boolean> {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('code');
+  if (!code) return false;
+  const saved = JSON.parse(sessionStorage.getItem(PKCE_KEY) ?? 'null') as {
+    verifier: string;
+    state: string;
+  } | null;
+  sessionStorage.removeItem(PKCE_KEY);
+  history.replaceState(null, '', location.pathname + location.hash);
+  if (!saved || saved.state !== params.get('state'))
+    throw new Error('Sign-in state does not match; sign in again');
+  const response = await fetch(new URL('/oauth2/token', settings.cognitoDomain), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: settings.clientId,
+      code,
+      redirect_uri: settings.redirectUri,
+      code_verifier: saved.verifier,
+    }),
+  });
+  if (!response.ok) throw new Error(`Sign-in failed: the token endpoint answered ${response.status}`);
+  const tokens = (await response.json()) as { access_token: string };
+  sessionStorage.setItem(TOKEN_KEY, tokens.access_token);
+  return true;
+}

@@ -1,0 +1,78 @@
+/** A few DOM helpers: the console is small enough not to need a framework. */
+
+type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(name.replace(/^on/, ''), value);
+    else if (value === true) el.setAttribute(name, '');
+    else el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(parent, child);
+    else parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function replace(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  append(parent, children);
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export function svg(
+  tag: string,
+  attrs: Record<string, string | number> = {},
+  ...children: Child[]
+): SVGElement {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  append(el, children);
+  return el;
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z');
+}
+
+export function statusPill(status: string | null | undefined): HTMLElement {
+  return h('span', { class: `pill s-${(status ?? 'unknown').toLowerCase()}` }, status ?? '—');
+}
+
+export function notAvailable(what: string): HTMLElement {
+  return h(
+    'p',
+    { class: 'na', 'data-testid': 'not-available' },
+    `${what}: not available on this relay (the management API does not serve it yet).`,
+  );
+}
+
+export function errorBox(error: unknown): HTMLElement {
+  return h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error));
+}
+
+/** yyyy-mm-dd of a date, the value of an `<input type=date>`. */
+export function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

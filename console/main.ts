@@ -1,0 +1,120 @@
+import { configureApi } from './api';
+import {
+  type ConsoleSettings,
+  currentToken,
+  finishCognitoSignIn,
+  loadSettings,
+  signInLocally,
+  signOut,
+  startCognitoSignIn,
+} from './auth';
+import { errorBox, h, replace } from './dom';
+import { reportView } from './views/report';
+import { badgesView, healthView, quarantineView } from './views/operations';
+import { storyView } from './views/story';
+import { transactionsView } from './views/transactions';
+
+const NAV: Array<[string, string]> = [
+  ['#/transactions', 'Transactions'],
+  ['#/report', 'Reconciliation'],
+  ['#/health', 'Callback health'],
+  ['#/quarantine', 'Quarantine'],
+  ['#/badges', 'Badges'],
+];
+
+let settings: ConsoleSettings = { mode: 'local' };
+let leave: () => void = () => undefined;
+
+function signInPage(main: HTMLElement, message?: string): void {
+  if (settings.mode === 'cognito') {
+    const cognito = settings;
+    replace(
+      main,
+      h('h1', {}, 'Sign in'),
+      message ? h('p', { class: 'error' }, message) : null,
+      h('p', {}, 'The console signs in with the relay’s Cognito user pool.'),
+      h('button', { onclick: () => void startCognitoSignIn(cognito) }, 'Sign in'),
+    );
+    return;
+  }
+  const form = h(
+    'form',
+    { class: 'signin', 'data-testid': 'signin' },
+    h('h1', {}, 'Sign in'),
+    message ? h('p', { class: 'error', role: 'alert' }, message) : null,
+    h(
+      'p',
+      {},
+      'The management bearer token of this relay (',
+      h('code', {}, 'management.bearerToken'),
+      '; the npm start banner shows it for the demo config). It is kept in this tab only.',
+    ),
+    h('input', {
+      type: 'password',
+      name: 'token',
+      'aria-label': 'bearer token',
+      autocomplete: 'off',
+      required: true,
+      size: 40,
+    }),
+    ' ',
+    h('button', { type: 'submit' }, 'Sign in'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    signInLocally(String(new FormData(form).get('token') ?? ''));
+    location.hash = '#/transactions';
+    route();
+  });
+  replace(main, form);
+}
+
+function route(): void {
+  const main = document.getElementById('main')!;
+  leave();
+  leave = () => undefined;
+  const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query);
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a'))
+    a.classList.toggle('active', path.startsWith(a.getAttribute('href')!.slice(1)));
+  if (!currentToken() || path === '/signin') {
+    signInPage(main);
+    return;
+  }
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'tx' && parts.length === 4) {
+    const [provider, account, reference] = parts.slice(1).map(decodeURIComponent) as [string, string, string];
+    leave = storyView(main, { provider, account, reference });
+  } else if (parts[0] === 'report') leave = reportView(main, params);
+  else if (parts[0] === 'health') leave = healthView(main);
+  else if (parts[0] === 'quarantine') leave = quarantineView(main, params);
+  else if (parts[0] === 'badges') leave = badgesView(main);
+  else leave = transactionsView(main, params);
+}
+
+async function start(): Promise<void> {
+  const main = document.getElementById('main')!;
+  settings = await loadSettings();
+  configureApi(settings.mode === 'cognito' ? settings.apiUrl : '', () => {
+    signOut();
+    signInPage(main, 'The relay refused the token: sign in again.');
+  });
+  const nav = document.getElementById('nav')!;
+  replace(
+    nav,
+    NAV.map(([href, title]) => h('a', { href }, title)),
+    h('a', { href: '#/signin', class: 'signout', onclick: () => signOut() }, 'Sign out'),
+  );
+  if (settings.mode === 'cognito') {
+    try {
+      await finishCognitoSignIn(settings);
+    } catch (error) {
+      replace(main, errorBox(error));
+      return;
+    }
+  }
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+void start();

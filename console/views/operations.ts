@@ -1,0 +1,199 @@
+import { api, NotAvailableError } from '../api';
+import { sparkline } from '../charts';
+import { errorBox, h, isoDay, notAvailable, replace, when } from '../dom';
+
+type Row = Record<string, unknown>;
+
+function cell(value: unknown): Node | string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'object') return h('pre', { class: 'json' }, JSON.stringify(value, null, 2));
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value)) return when(value);
+  return String(value);
+}
+
+/** Rows as a table: the named columns first, then whatever else the endpoint sends. */
+function genericTable(
+  rows: Row[],
+  first: string[],
+  testId: string,
+  render: Record<string, (r: Row) => Node | string> = {},
+) {
+  const keys = [
+    ...new Set([
+      ...first.filter((k) => rows.some((r) => k in r) || k in render),
+      ...rows.flatMap((r) => Object.keys(r)),
+    ]),
+  ];
+  return h(
+    'table',
+    { class: 'grid', 'data-testid': testId },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        keys.map((k) => h('th', {}, k)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((r) =>
+        h(
+          'tr',
+          {},
+          keys.map((k) => h('td', {}, render[k] ? render[k](r) : cell(r[k]))),
+        ),
+      ),
+    ),
+  );
+}
+
+async function load(
+  body: HTMLElement,
+  what: string,
+  path: string,
+  query: Record<string, string>,
+  draw: (answer: Row) => Node[],
+) {
+  replace(body, h('p', {}, 'Loading…'));
+  try {
+    replace(body, ...draw(await api<Row>(path, { query })));
+  } catch (error) {
+    replace(body, error instanceof NotAvailableError ? notAvailable(what) : errorBox(error));
+  }
+}
+
+function arrayIn(answer: Row, ...names: string[]): Row[] {
+  for (const n of names) if (Array.isArray(answer[n])) return answer[n] as Row[];
+  return [];
+}
+
+/** Per-account callback health: last callback, callbacks per hour (24 h), silence periods. */
+export function healthView(root: HTMLElement): () => void {
+  const body = h('div', {});
+  replace(root, h('h1', {}, 'Callback health'), body);
+  void load(body, 'Callback health', '/v1/callback-health', {}, (answer) => {
+    const rows = arrayIn(answer, 'accounts', 'health');
+    return [
+      rows.length
+        ? genericTable(
+            rows,
+            ['provider', 'account', 'lastCallbackAt', 'perHour', 'silences'],
+            'health-table',
+            {
+              perHour: (r) => {
+                const values = (r.perHour ?? r.callbacksPerHour) as number[] | undefined;
+                return Array.isArray(values)
+                  ? sparkline(values, `callbacks per hour of ${r.provider}/${r.account}`)
+                  : '—';
+              },
+            },
+          )
+        : h('pre', { class: 'json' }, JSON.stringify(answer, null, 2)),
+    ];
+  });
+  return () => undefined;
+}
+
+/** Refused callbacks by reason, account and source, with their bodies as stored (redacted). */
+export function quarantineView(root: HTMLElement, params: URLSearchParams): () => void {
+  const filters = {
+    reason: params.get('reason') ?? '',
+    account: params.get('account') ?? '',
+    source: params.get('source') ?? '',
+    from: params.get('from') ?? isoDay(new Date(Date.now() - 6 * 86_400_000)),
+    to: params.get('to') ?? isoDay(new Date()),
+  };
+  const form = h(
+    'form',
+    { class: 'filters' },
+    h('input', { name: 'reason', placeholder: 'reason code', value: filters.reason }),
+    h('input', { name: 'account', placeholder: 'account', value: filters.account }),
+    h('input', { name: 'source', placeholder: 'source IP', value: filters.source }),
+    h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
+    h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const data = Object.entries(Object.fromEntries(new FormData(form)) as Record<string, string>).filter(
+      ([, v]) => v,
+    );
+    location.hash = `#/quarantine?${new URLSearchParams(data).toString()}`;
+  });
+  const body = h('div', {});
+  replace(root, h('h1', {}, 'Quarantine: refused callbacks'), form, body);
+  const query = {
+    ...filters,
+    from: `${filters.from}T00:00:00.000Z`,
+    to: `${filters.to}T23:59:59.999Z`,
+    limit: '100',
+  };
+  void load(body, 'The quarantine', '/v1/quarantine', query, (answer) => {
+    const entries = arrayIn(answer, 'entries');
+    const byReason = (answer.byReason ?? {}) as Record<string, number>;
+    return [
+      h(
+        'div',
+        { class: 'counts', 'data-testid': 'by-reason' },
+        Object.entries(byReason).map(([reason, n]) =>
+          h(
+            'a',
+            { class: 'count', href: `#/quarantine?reason=${encodeURIComponent(reason)}` },
+            `${reason} ${n}`,
+          ),
+        ),
+      ),
+      entries.length
+        ? h(
+            'ol',
+            { class: 'quarantine', 'data-testid': 'quarantine-list' },
+            entries.map((e) =>
+              h(
+                'li',
+                { 'data-testid': 'quarantine-entry' },
+                h('strong', {}, String(e.reason ?? '')),
+                ` ${when(e.receivedAt as string)} ${e.provider ?? ''}/${e.account ?? ''} ${e.route ?? ''} from `,
+                h('span', { class: 'mono' }, String(e.sourceIp ?? '?')),
+                h('div', {}, String(e.message ?? '')),
+                h(
+                  'details',
+                  {},
+                  h('summary', {}, 'body (redacted as stored)'),
+                  h(
+                    'pre',
+                    { class: 'json' },
+                    typeof e.body === 'string' ? e.body : JSON.stringify(e.body, null, 2),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h('p', { 'data-testid': 'empty' }, 'No refused callbacks in this range.'),
+    ];
+  });
+  return () => undefined;
+}
+
+/** The badge feed per shop (the relay's view of each shop's badges). */
+export function badgesView(root: HTMLElement): () => void {
+  const body = h('div', {});
+  replace(root, h('h1', {}, 'Badge feed'), body);
+  void load(body, 'The badge feed', '/v1/badges', {}, (answer) => {
+    const shops = arrayIn(answer, 'shops');
+    if (!shops.length) return [h('pre', { class: 'json' }, JSON.stringify(answer, null, 2))];
+    return shops.map((shop) =>
+      h(
+        'section',
+        { 'data-testid': 'shop' },
+        h('h2', {}, String(shop.shop ?? shop.id ?? 'shop')),
+        Array.isArray(shop.badges) && shop.badges.length
+          ? genericTable(shop.badges as Row[], ['id', 'name', 'status', 'updatedAt'], 'badges-table')
+          : h('pre', { class: 'json' }, JSON.stringify(shop, null, 2)),
+      ),
+    );
+  });
+  return () => undefined;
+}

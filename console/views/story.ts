@@ -1,0 +1,335 @@
+import { api, ApiError, NotAvailableError, storyPath } from '../api';
+import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
+
+type Entry = { at: string; type: string } & Record<string, unknown>;
+
+interface Story {
+  transaction: Record<string, unknown> & {
+    status: string;
+    provider: string;
+    account: string;
+    reference: string;
+  };
+  history: Entry[];
+  evidence?: unknown[];
+  reconciliation?: Record<string, unknown>;
+  receipts?: { tally: Record<string, number> | null; listed: number; next: string | null };
+}
+
+const RESOLVABLE = new Set(['EXPIRED', 'AMBIGUOUS']);
+
+function json(value: unknown): HTMLElement {
+  return h('pre', { class: 'json' }, JSON.stringify(value, null, 2));
+}
+
+function facts(pairs: Array<[string, unknown]>): HTMLElement {
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [
+        h('dt', {}, k),
+        h('dd', {}, v === null ? '—' : typeof v === 'object' ? json(v) : String(v)),
+      ]),
+  );
+}
+
+const TITLES: Record<string, (e: Entry) => string> = {
+  registered: () => 'Registered',
+  'first-seen': () => 'First seen (a callback nobody registered)',
+  callback: (e) => `Callback ${e.method ?? ''} ${e.route ?? ''}`,
+  'status-check': (e) => `Status check → ${e.answer}`,
+  transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})`,
+  conflict: (e) => `Conflict ${e.kind}: reported ${e.reportedStatus}`,
+  event: (e) => `Event ${e.eventType}`,
+  escalation: () => 'Escalated',
+};
+
+function receiptBody(path: string, receiptId: string): HTMLElement {
+  const slot = h('div', { class: 'body' });
+  const button = h('button', { class: 'small' }, 'Show body (redacted as stored)');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const answer = await api<Record<string, unknown>>(`${path}/receipts/${encodeURIComponent(receiptId)}`);
+      replace(slot, json(answer));
+    } catch (error) {
+      replace(slot, error instanceof NotAvailableError ? notAvailable('Stored bodies') : errorBox(error));
+    }
+  });
+  slot.appendChild(button);
+  return slot;
+}
+
+function entryView(e: Entry, path: string): HTMLElement {
+  const title = (TITLES[e.type] ?? ((x: Entry) => x.type))(e);
+  let details: HTMLElement | null = null;
+  if (e.type === 'callback')
+    details = h(
+      'div',
+      {},
+      facts([
+        ['route', e.route],
+        ['source IP', e.sourceIp],
+        ['deliveries', e.deliveries],
+        ['last received', e.lastReceivedAt],
+        ['verification', e.verification],
+        ['ack', e.ack],
+        ['body bytes', e.bodyBytes],
+        ['body dropped', e.bodyDropped],
+      ]),
+      typeof e.receiptId === 'string' && !e.bodyDropped ? receiptBody(path, e.receiptId) : null,
+    );
+  else if (e.type === 'status-check')
+    details = facts([
+      ['asked', e.question ?? 'the provider’s status API about this reference'],
+      ['answer', e.answer],
+      ['detail', e.detail],
+      ['provider code', e.providerCode],
+    ]);
+  else if (e.type === 'transition')
+    details = facts([
+      ['origin', e.origin],
+      ['receipt', e.receiptId],
+      ['evidence', e.evidence],
+    ]);
+  else if (e.type === 'conflict')
+    details = facts([
+      ['detail', e.detail],
+      ['origin', e.origin],
+      ['evidence', e.evidence],
+    ]);
+  else if (e.type === 'event') details = facts([['event id', e.eventId]]);
+  else if (e.detail !== undefined) details = facts([['detail', e.detail]]);
+  return h(
+    'li',
+    { class: `entry t-${e.type}`, 'data-testid': `entry-${e.type}` },
+    h('time', {}, when(e.at)),
+    h('details', { open: e.type !== 'event' }, h('summary', {}, title), details),
+  );
+}
+
+/** Escalations are a reconciliation fact, not a history entry: put them on the timeline at their time. */
+function timeline(story: Story): Entry[] {
+  const entries = [...story.history];
+  const escalatedAt = story.reconciliation?.escalatedAt;
+  if (typeof escalatedAt === 'string') entries.push({ at: escalatedAt, type: 'escalation' });
+  return entries.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+function copyText(text: string, button: HTMLButtonElement): void {
+  const done = () => {
+    button.textContent = 'Copied';
+    setTimeout(() => (button.textContent = 'Copy JSON'), 1500);
+  };
+  if (navigator.clipboard?.writeText) {
+    navigator.clipboard.writeText(text).then(done, () => fallbackCopy(text, done));
+  } else fallbackCopy(text, done);
+}
+
+function fallbackCopy(text: string, done: () => void): void {
+  const area = h('textarea', {}, text);
+  document.body.appendChild(area);
+  area.select();
+  document.execCommand('copy');
+  area.remove();
+  done();
+}
+
+function resolveDialog(path: string, tx: Story['transaction'], reload: () => void): HTMLElement {
+  const dialog = h('form', { class: 'resolve', 'data-testid': 'resolve-form' });
+  const stepOne = () => {
+    const error = h('p', { class: 'error', role: 'alert' });
+    replace(
+      dialog,
+      h('h3', {}, `Resolve ${tx.status} ${tx.reference}`),
+      h('p', {}, 'Only after checking with the provider. The note is recorded in the history and the event.'),
+      h(
+        'label',
+        {},
+        'Outcome ',
+        h(
+          'select',
+          { name: 'status' },
+          h('option', { value: 'SUCCEEDED' }, 'SUCCEEDED'),
+          h('option', { value: 'FAILED' }, 'FAILED'),
+        ),
+      ),
+      h(
+        'label',
+        { class: 'block' },
+        'Note (required) ',
+        h('textarea', {
+          name: 'note',
+          rows: 3,
+          cols: 60,
+          'aria-required': 'true',
+          minlength: 3,
+          maxlength: 500,
+        }),
+      ),
+      h(
+        'label',
+        {},
+        'Amount ',
+        h('input', { name: 'amount', size: 10, placeholder: String(tx.amount ?? '') }),
+      ),
+      h('label', {}, ' Provider receipt ', h('input', { name: 'providerTransactionId', size: 16 })),
+      error,
+      h('button', { type: 'submit' }, 'Review'),
+    );
+    dialog.onsubmit = (e) => {
+      e.preventDefault();
+      const data = Object.fromEntries(new FormData(dialog)) as Record<string, string>;
+      const note = (data.note ?? '').trim();
+      if (note.length < 3) {
+        error.textContent = 'A note of at least 3 characters is required.';
+        return;
+      }
+      const body: Record<string, string> = { status: data.status ?? 'SUCCEEDED', note };
+      if (data.amount) body.amount = data.amount;
+      if (data.providerTransactionId) body.providerTransactionId = data.providerTransactionId;
+      confirm(body);
+    };
+  };
+  const confirm = (body: Record<string, string>) => {
+    const error = h('div', { role: 'alert' });
+    replace(
+      dialog,
+      h('h3', {}, 'Confirm'),
+      h(
+        'p',
+        { 'data-testid': 'resolve-confirm' },
+        `Mark ${tx.reference} ${body.status}, noting: “${body.note}”?`,
+      ),
+      error,
+      h('button', { type: 'button', class: 'secondary', onclick: stepOne }, 'Back'),
+      ' ',
+      h('button', { type: 'submit', class: 'danger' }, `Confirm ${body.status}`),
+    );
+    dialog.onsubmit = async (e) => {
+      e.preventDefault();
+      try {
+        await api(`${path}/resolve`, { method: 'POST', body });
+        reload();
+      } catch (caught) {
+        replace(error, errorBox(caught), caught instanceof ApiError ? json(caught.body) : null);
+      }
+    };
+  };
+  stepOne();
+  return dialog;
+}
+
+export function storyView(
+  root: HTMLElement,
+  key: { provider: string; account: string; reference: string },
+): () => void {
+  const path = storyPath(key);
+  const load = async () => {
+    replace(root, h('p', {}, 'Loading…'));
+    let story: Story;
+    try {
+      story = await api<Story>(path);
+    } catch (error) {
+      replace(root, h('h1', {}, key.reference), errorBox(error));
+      return;
+    }
+    const tx = story.transaction;
+    const actionOut = h('div', { class: 'action-out', 'data-testid': 'action-out' });
+    const copy = h('button', { class: 'secondary' }, 'Copy JSON');
+    copy.addEventListener('click', () => copyText(JSON.stringify(story, null, 2), copy));
+    const check = h('button', { 'data-testid': 'check-now' }, 'Check now');
+    check.addEventListener('click', async () => {
+      check.disabled = true;
+      try {
+        const answer = await api<{ answer: { type: string; detail: string }; events: string[] }>(
+          `${path}/check`,
+          {
+            method: 'POST',
+          },
+        );
+        await load();
+        root
+          .querySelector('[data-testid=action-out]')
+          ?.replaceChildren(
+            h(
+              'p',
+              {},
+              `Asked the provider: ${answer.answer.type} ${answer.answer.detail ?? ''}; events ${answer.events.join(', ') || 'none'}`,
+            ),
+          );
+      } catch (error) {
+        replace(actionOut, errorBox(error));
+        check.disabled = false;
+      }
+    });
+    const resolveButton = RESOLVABLE.has(tx.status)
+      ? h('button', { class: 'danger', 'data-testid': 'resolve' }, 'Resolve…')
+      : null;
+    resolveButton?.addEventListener('click', () =>
+      replace(
+        actionOut,
+        resolveDialog(path, tx, () => void load()),
+      ),
+    );
+    const rec = story.reconciliation ?? {};
+    replace(
+      root,
+      h('p', {}, h('a', { href: '#/transactions' }, '← transactions')),
+      h(
+        'h1',
+        { 'data-testid': 'story-title' },
+        `${tx.provider}/${tx.account} `,
+        h('span', { class: 'mono' }, tx.reference),
+        ' ',
+        statusPill(tx.status),
+      ),
+      h('div', { class: 'actions' }, check, ' ', resolveButton, ' ', copy),
+      actionOut,
+      h(
+        'div',
+        { class: 'cols' },
+        h(
+          'section',
+          {},
+          h('h2', {}, 'Transaction'),
+          facts([
+            ['kind', tx.kind],
+            ['status', tx.status],
+            ['reason', tx.reason],
+            ['amount', tx.amount === undefined ? undefined : `${tx.amount ?? '—'} ${tx.currency ?? ''}`],
+            ['MSISDN', tx.msisdnMasked ?? tx.msisdn],
+            ['external id', tx.externalId],
+            ['provider receipt', tx.providerTransactionId],
+            ['created', tx.createdAt],
+            ['updated', tx.updatedAt],
+          ]),
+          h('h2', {}, 'Reconciliation'),
+          facts([
+            ['status checks', rec.statusChecks],
+            ['next check', rec.nextCheckAt],
+            ['reconcile until', rec.reconcileUntil],
+            ['escalated', rec.escalatedAt],
+            ['receipts', story.receipts],
+          ]),
+          h('h2', {}, 'Evidence'),
+          story.evidence?.length ? json(story.evidence) : h('p', {}, 'None yet.'),
+        ),
+        h(
+          'section',
+          {},
+          h('h2', {}, 'Timeline'),
+          h(
+            'ol',
+            { class: 'timeline', 'data-testid': 'timeline' },
+            timeline(story).map((e) => entryView(e, path)),
+          ),
+        ),
+      ),
+    );
+  };
+  void load();
+  return () => undefined;
+}

@@ -1,0 +1,319 @@
+import {
+  api,
+  apiUrl,
+  authHeaders,
+  NotAvailableError,
+  type TransactionPage,
+  type TransactionSummary,
+} from '../api';
+import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
+
+const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'AMBIGUOUS', 'EXPIRED', 'REVERSED'];
+const PROVIDERS = ['momo', 'airtel', 'daraja'];
+const POLL_MS = 5000;
+
+export function storyHash(
+  t: TransactionSummary | { provider: string; account: string; reference: string },
+): string {
+  return `#/tx/${[t.provider, t.account, t.reference].map(encodeURIComponent).join('/')}`;
+}
+
+function row(t: TransactionSummary): HTMLTableRowElement {
+  return h(
+    'tr',
+    { 'data-testid': 'tx-row', 'data-reference': t.reference },
+    h('td', {}, h('a', { href: storyHash(t), class: 'mono' }, t.reference)),
+    h('td', {}, `${t.provider}/${t.account}`),
+    h('td', {}, t.kind),
+    h(
+      'td',
+      {},
+      statusPill(t.status),
+      t.reason ? h('small', { title: t.reason.message ?? '' }, ` ${t.reason.code}`) : null,
+    ),
+    h('td', { class: 'num' }, t.amount ? `${t.amount} ${t.currency ?? ''}` : '—'),
+    h('td', { class: 'mono' }, t.msisdnMasked ?? '—'),
+    h('td', {}, t.externalId ?? '—'),
+    h('td', { class: 'mono' }, t.providerTransactionId ?? '—'),
+    h('td', {}, when(t.updatedAt)),
+  );
+}
+
+function table(rows: TransactionSummary[]): HTMLTableElement {
+  return h(
+    'table',
+    { class: 'grid', 'data-testid': 'tx-table' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        [
+          'Reference',
+          'Account',
+          'Kind',
+          'Status',
+          'Amount',
+          'MSISDN',
+          'External id',
+          'Receipt',
+          'Updated',
+        ].map((title) => h('th', {}, title)),
+      ),
+    ),
+    h('tbody', {}, rows.map(row)),
+  );
+}
+
+function select(name: string, options: string[], value: string): HTMLSelectElement {
+  return h(
+    'select',
+    { name, 'aria-label': name },
+    h('option', { value: '' }, `any ${name}`),
+    options.map((o) => h('option', { value: o, selected: o === value }, o)),
+  );
+}
+
+/** The list with its filters, counts by status, search, and new transactions as they come. */
+export function transactionsView(root: HTMLElement, params: URLSearchParams): () => void {
+  const today = new Date();
+  const weekAgo = new Date(today.getTime() - 6 * 86_400_000);
+  const filters = {
+    provider: params.get('provider') ?? '',
+    account: params.get('account') ?? '',
+    kind: params.get('kind') ?? '',
+    status: params.get('status') ?? '',
+    from: params.get('from') ?? isoDay(weekAgo),
+    to: params.get('to') ?? isoDay(today),
+  };
+  const q = params.get('q') ?? '';
+
+  const form = h(
+    'form',
+    { class: 'filters', 'data-testid': 'filters' },
+    select('provider', PROVIDERS, filters.provider),
+    h('input', { name: 'account', placeholder: 'account', value: filters.account, size: 10 }),
+    h('input', { name: 'kind', placeholder: 'kind', value: filters.kind, size: 10 }),
+    select('status', STATUSES, filters.status),
+    h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
+    h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+  const searchForm = h(
+    'form',
+    { class: 'search', role: 'search' },
+    h('input', {
+      name: 'q',
+      type: 'search',
+      value: q,
+      placeholder: 'reference, externalId, provider receipt or MSISDN',
+      'aria-label': 'search',
+      size: 48,
+    }),
+    h('button', { type: 'submit' }, 'Search'),
+  );
+  const counts = h('div', { class: 'counts', 'data-testid': 'counts' });
+  const live = h('span', { class: 'live', 'data-testid': 'live' });
+  const results = h('div', { 'data-testid': 'results' });
+  replace(root, h('h1', {}, 'Transactions ', live), searchForm, form, counts, results);
+
+  const go = (next: Record<string, string>) => {
+    const p = new URLSearchParams(Object.entries(next).filter(([, v]) => v !== ''));
+    location.hash = `#/transactions?${p.toString()}`;
+  };
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    go(Object.fromEntries(new FormData(form)) as Record<string, string>);
+  });
+  searchForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = String(new FormData(searchForm).get('q') ?? '').trim();
+    go(text ? { q: text } : {});
+  });
+
+  let stopped = false;
+  const shown = new Map<string, TransactionSummary>();
+  const keyOf = (t: TransactionSummary) => `${t.provider}/${t.account}/${t.reference}`;
+  const range = { from: filters.from, to: `${filters.to}T23:59:59.999Z` };
+
+  const loadCounts = async () => {
+    try {
+      const answer = await api<{ counts: Record<string, number>; total: number }>('/v1/transactions/counts', {
+        query: { ...range, provider: filters.provider, account: filters.account },
+      });
+      replace(
+        counts,
+        h('span', { class: 'count total' }, `total ${answer.total}`),
+        Object.entries(answer.counts).map(([status, n]) =>
+          h(
+            'a',
+            { class: 'count', href: `#/transactions?status=${status}`, 'data-status': status },
+            statusPill(status),
+            ` ${n}`,
+          ),
+        ),
+      );
+    } catch (error) {
+      replace(
+        counts,
+        error instanceof NotAvailableError ? notAvailable('Counts by status') : errorBox(error),
+      );
+    }
+  };
+
+  const renderRows = (page: TransactionPage, more: HTMLElement | null, append: boolean) => {
+    for (const t of page.transactions) shown.set(keyOf(t), t);
+    const tbl = results.querySelector('tbody');
+    if (append && tbl) for (const t of page.transactions) tbl.appendChild(row(t));
+    else
+      replace(
+        results,
+        page.transactions.length
+          ? table(page.transactions)
+          : h('p', { 'data-testid': 'empty' }, 'No transactions.'),
+      );
+    if (more) results.appendChild(more);
+  };
+
+  const loadPage = async (cursor?: string) => {
+    const page = await api<TransactionPage>('/v1/transactions', {
+      query: { ...filters, from: range.from, to: range.to, limit: 50, cursor },
+    });
+    const more = page.next
+      ? h('button', { class: 'more', onclick: () => void loadPage(page.next ?? undefined) }, 'Load more')
+      : null;
+    results.querySelector('button.more')?.remove();
+    renderRows(page, more, cursor !== undefined);
+  };
+
+  const addLive = (t: TransactionSummary) => {
+    if (filters.status && t.status !== filters.status) return;
+    if (filters.provider && t.provider !== filters.provider) return;
+    if (filters.account && t.account !== filters.account) return;
+    const tbody = results.querySelector('tbody');
+    const existing = results.querySelector(`tr[data-reference="${CSS.escape(t.reference)}"]`);
+    const fresh = row(t);
+    fresh.classList.add('fresh');
+    if (existing) existing.replaceWith(fresh);
+    else if (tbody) tbody.prepend(fresh);
+    else replace(results, table([t]));
+    shown.set(keyOf(t), t);
+  };
+
+  /** New and changed transactions without a reload: the local server's event stream, else a 5 s poll. */
+  const follow = async () => {
+    const controller = new AbortController();
+    stopFollow = () => controller.abort();
+    try {
+      const response = await fetch(apiUrl('/v1/events/stream'), {
+        headers: { ...authHeaders(), accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
+      if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+      live.textContent = '● live';
+      live.dataset.mode = 'stream';
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || stopped) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const chunk = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = chunk
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('\n');
+          if (!data) continue;
+          try {
+            const parsed = JSON.parse(data) as { transaction?: TransactionSummary } & TransactionSummary;
+            const t = parsed.transaction ?? parsed;
+            if (t.reference) {
+              addLive(t);
+              void loadCounts();
+            }
+          } catch {
+            // A comment or keep-alive line.
+          }
+        }
+      }
+    } catch {
+      if (stopped) return;
+    }
+    if (!stopped) poll();
+  };
+  let stopFollow: () => void = () => undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const poll = () => {
+    live.textContent = '● every 5 s';
+    live.dataset.mode = 'poll';
+    let since = new Date().toISOString();
+    const tick = async () => {
+      if (stopped) return;
+      try {
+        const asked = new Date().toISOString();
+        const page = await api<TransactionPage>('/v1/transactions', {
+          query: { ...filters, from: range.from, to: range.to, since, limit: 200 },
+        });
+        since = asked;
+        let changed = false;
+        for (const t of page.transactions.slice().reverse()) {
+          const before = shown.get(keyOf(t));
+          if (!before || before.updatedAt !== t.updatedAt || before.status !== t.status) {
+            addLive(t);
+            changed = true;
+          }
+        }
+        if (changed) void loadCounts();
+      } catch {
+        // The next tick tries again.
+      }
+      if (!stopped) timer = setTimeout(() => void tick(), POLL_MS);
+    };
+    timer = setTimeout(() => void tick(), POLL_MS);
+  };
+
+  if (q) {
+    void (async () => {
+      try {
+        const answer = await api<{ transactions: TransactionSummary[]; matchedBy: string | null }>(
+          '/v1/transactions/search',
+          { query: { q, limit: 50 } },
+        );
+        replace(
+          results,
+          h(
+            'p',
+            { 'data-testid': 'matched-by' },
+            answer.transactions.length
+              ? `${answer.transactions.length} found by ${answer.matchedBy ?? 'search'} for “${q}”`
+              : `Nothing matches “${q}”.`,
+          ),
+          answer.transactions.length ? table(answer.transactions) : null,
+        );
+      } catch (error) {
+        replace(results, error instanceof NotAvailableError ? notAvailable('Search') : errorBox(error));
+      }
+    })();
+    void loadCounts();
+  } else {
+    void loadCounts();
+    void loadPage()
+      .then(() => follow())
+      .catch((error) =>
+        replace(
+          results,
+          error instanceof NotAvailableError ? notAvailable('The transaction list') : errorBox(error),
+        ),
+      );
+  }
+  return () => {
+    stopped = true;
+    stopFollow();
+    if (timer) clearTimeout(timer);
+  };
+}
