@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { wordPressBadgeApi } from '../shared/adapters/badges/wordpress-badge-api';
 import type { AddressInfo } from 'node:net';
 import { createCallbackHandler } from '../functions/callback/handler';
 import { createManagementHandler } from '../functions/management/handler';
@@ -116,6 +117,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     statusApi: statusApiRegistry(base),
     // Badge shops' secretId, as in AWS (only read when a shop names one).
     readSecret: sharedSecretReader(),
+    badgeApi: wordPressBadgeApi({ fetchImpl: options.fetchImpl, readSecret: sharedSecretReader() }),
     metrics: options.metrics ?? noMetrics,
     ...(fileBuffer ? { ingressBuffer: fileBuffer } : {}),
   };

@@ -1,6 +1,8 @@
 import type { EventEnvelope } from '../domain/event-envelope';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
 import type { DecisionFacts } from '../providers/types';
+import type { Badge, InvalidBadgeDate, RefusedBadge } from '../domain/badges';
+import type { BadgeShopConfig } from '../config/schema';
 import type { ProviderRecord, ProviderRecordRef } from '../domain/provider-record';
 
 /** Structured logger (Powertools Logger satisfies it). Never pass secrets or full MSISDNs. */
@@ -323,3 +325,20 @@ export interface IngressBuffer {
   /** Durably accepted when it resolves; throws (a StorageUnavailableError) otherwise. */
   accept(message: BufferedMessage, options?: { signal?: AbortSignal }): Promise<{ id: string }>;
 }
+
+/** One shop's badge API, as the badge feed reads it (docs/badges.md). Failures are BadgeReadError. */
+export interface BadgeApi {
+  list(): Promise<{ badges: Badge[]; invalidDates: InvalidBadgeDate[]; refused: RefusedBadge[] }>;
+  /** The single badge, or null when the shop confirms it is gone. */
+  get(id: string): Promise<Badge | null>;
+}
+
+/**
+ * Opens a shop's badge API for one read: its credentials resolved (each value pushed to `secrets` as soon
+ * as it is known, so any failure can be scrubbed of it), `count` called per HTTP call, every call bounded by
+ * the shop's timeout and the cycle's `budget`.
+ */
+export type BadgeApiSource = (
+  shop: BadgeShopConfig,
+  call: { secrets: string[]; count: () => void; budget: AbortSignal | undefined },
+) => Promise<BadgeApi>;

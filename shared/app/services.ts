@@ -1,6 +1,7 @@
 import type { RelayConfig } from '../config/schema';
 import { type Scrubber, scrubValue } from '../util/redact';
 import type {
+  BadgeApiSource,
   Clock,
   FetchLike,
   IngressBuffer,
@@ -29,6 +30,8 @@ export interface RelayServices {
   metrics?: RelayMetrics;
   /** Reads secrets by id at run time (badge shops' `secretId`): Secrets Manager, wired by the runtime. */
   readSecret?: SecretReader;
+  /** Opens a badge shop's API (the badge feed): the WordPress client adapter, wired by the runtime. */
+  badgeApi?: BadgeApiSource;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

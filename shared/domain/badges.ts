@@ -406,3 +406,15 @@ export const BADGE_PROVIDER = 'badges';
 export function badgeCorrelationId(shop: string, badgeId: string): string {
   return `${BADGE_PROVIDER}:${shop}:${badgeId}`;
 }
+
+/** Why a shop's badges could not be read this cycle (the snapshot keeps the reason and a scrubbed excerpt). */
+export class BadgeReadError extends Error {
+  constructor(
+    readonly reason: 'http' | 'garbage' | 'timeout' | 'network' | 'auth' | 'too-large' | 'store',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'BadgeReadError';
+  }
+}

@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { wordPressBadgeApi } from '../adapters/badges/wordpress-badge-api';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
@@ -71,6 +72,11 @@ export async function lambdaReconcileServices(
   const { services, logger } = await lambdaServices(serviceName);
   return {
     logger,
-    services: { ...services, statusApi: statusApiRegistry(services), readSecret: sharedSecretReader() },
+    services: {
+      ...services,
+      statusApi: statusApiRegistry(services),
+      readSecret: sharedSecretReader(),
+      badgeApi: wordPressBadgeApi({ readSecret: sharedSecretReader() }),
+    },
   };
 }

@@ -12,3 +12,16 @@ export function within<T>(promise: Promise<T>, ms: number): Promise<T | Late> {
 export function isLate(value: unknown): value is Late {
   return typeof value === 'object' && value !== null && (value as Late).late === true;
 }
+
+/**
+ * The promise's value, or a rejection with `reason()` as soon as `signal` aborts (for a call that may
+ * ignore its signal: the caller stops waiting, the call itself goes on and its outcome is absorbed).
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, reason: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

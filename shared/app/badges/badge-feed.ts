@@ -12,8 +12,7 @@ import {
   nextTransitionAt,
   type InvalidBadgeDate,
   badgeIdProblem,
-  parseBadge,
-  parseBadgeList,
+  BadgeReadError,
   type RefusedBadge,
   type ValidityMarks,
   type ValidityTransition,
@@ -21,10 +20,9 @@ import {
 import { buildEvent, type EventEnvelope } from '../../domain/events';
 import { createScrubber, type Scrubber, scrubThenTruncate } from '../../util/redact';
 import {
+  type BadgeApiSource,
   type Clock,
-  type FetchLike,
   noMetrics,
-  type SecretReader,
   type ProviderRecordRef,
   type ProviderRecordStore,
   type RelayLogger,
@@ -44,10 +42,8 @@ export interface BadgeFeedServices {
   clock: Clock;
   log: RelayLogger;
   metrics?: RelayMetrics;
-  /** The badge API is called through it; the global fetch by default. */
-  fetchImpl?: FetchLike;
-  /** Reads a shop's `secretId` (the runtime wires Secrets Manager's shared reader); a shop with one needs it. */
-  readSecret?: SecretReader;
+  /** Opens a shop's badge API (the WordPress client adapter, wired by the runtime). */
+  badgeApi?: BadgeApiSource;
 }
 
 /** Record namespaces of the feed (provider `badges`, account = the shop id). */
@@ -209,208 +205,8 @@ function fromStored(data: Record<string, unknown>): SnapshotData {
 
 const addSeconds = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
-class ReadFailure extends Error {
-  constructor(
-    readonly reason: 'http' | 'garbage' | 'timeout' | 'network' | 'auth' | 'too-large' | 'store',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** One badge API: the base of its URLs and its Authorization header. */
-interface BadgeApi {
-  list(): Promise<{ badges: Badge[]; invalidDates: InvalidBadgeDate[]; refused: RefusedBadge[] }>;
-  /** The single badge, or null on 404. */
-  get(id: string): Promise<Badge | null>;
-}
-
-/**
- * The shop's Authorization header. Every credential value it meets (the config's auth values, the
- * secret's values, the header and its encoded part) is pushed to `secrets` as soon as it is known, so
- * that a failure at any step can still be scrubbed of them.
- */
-/** Rejects with a `timeout` read failure when `signal` aborts first. */
-function within<T>(promise: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(new ReadFailure('timeout', `${what}: no answer in time`));
-    if (signal.aborted) return abort();
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
-}
-
-/** The per-call timeout, bounded by the cycle's budget. */
-function callSignal(timeoutMs: number, budget: AbortSignal | undefined): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return budget ? AbortSignal.any([timeout, budget]) : timeout;
-}
-
-/** The body as text, read streamed and refused (`too-large`) past MAX_BODY_BYTES. */
-async function boundedText(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let size = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new ReadFailure('too-large', `answer over ${MAX_BODY_BYTES} bytes`);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
-async function resolveAuth(
-  services: BadgeFeedServices,
-  shop: BadgeShopConfig,
-  secrets: string[],
-  budget: AbortSignal | undefined,
-): Promise<{ header?: string }> {
-  let auth: Record<string, unknown> = { ...shop.auth };
-  for (const [name, item] of Object.entries(auth))
-    if (name !== 'type' && typeof item === 'string') secrets.push(item);
-  if (shop.secretId) {
-    const read = services.readSecret;
-    if (!read)
-      throw new ReadFailure('auth', `secret "${shop.secretId}" cannot be read: no secret reader is wired`);
-    let value: unknown;
-    try {
-      value = JSON.parse(
-        await within(read(shop.secretId), callSignal(shop.timeoutMs, budget), `secret "${shop.secretId}"`),
-      );
-    } catch (error) {
-      if (error instanceof ReadFailure) throw error;
-      const why =
-        error instanceof SyntaxError ? 'is not valid JSON' : `cannot be read: ${(error as Error).message}`;
-      throw new ReadFailure('auth', `secret "${shop.secretId}" ${why}`);
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value))
-      throw new ReadFailure(
-        'auth',
-        `secret "${shop.secretId}" must hold a JSON object such as {"token": "…"}`,
-      );
-    for (const item of Object.values(value)) if (typeof item === 'string') secrets.push(item);
-    auth = { ...auth, ...(value as Record<string, unknown>), type: shop.auth.type };
-  }
-  const text = (name: string) =>
-    typeof auth[name] === 'string' && auth[name] !== '' ? (auth[name] as string) : undefined;
-  if (auth.type === 'basic') {
-    const [username, password] = [text('username'), text('password')];
-    if (!username || !password) throw new ReadFailure('auth', 'basic auth needs a username and a password');
-    const encoded = Buffer.from(`${username}:${password}`).toString('base64');
-    secrets.push(encoded, `Basic ${encoded}`);
-    return { header: `Basic ${encoded}` };
-  }
-  if (auth.type === 'bearer') {
-    const token = text('token');
-    if (!token) throw new ReadFailure('auth', 'bearer auth needs a token');
-    secrets.push(`Bearer ${token}`);
-    return { header: `Bearer ${token}` };
-  }
-  return {};
-}
-
-/**
- * The error text of a badge API answer (`{code, message, data:{status}}`), or its body. Whole: it is cut
- * only after the shop's credentials are scrubbed from it (a cut first kept 32 of a token's 34 characters).
- */
-function errorText(status: number, body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { code?: unknown; message?: unknown };
-    if (parsed && (typeof parsed.code === 'string' || typeof parsed.message === 'string'))
-      return `HTTP ${status} ${String(parsed.code ?? '')}: ${String(parsed.message ?? '')}`;
-  } catch {
-    // not JSON: fall through
-  }
-  return `HTTP ${status}${body ? `: ${body}` : ''}`;
-}
-
-/** The `code` of a WordPress REST error body, or undefined. */
-function wordPressCode(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { code?: unknown } | null;
-    return parsed && typeof parsed.code === 'string' ? parsed.code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** How much of a failed read's text is kept (stored in the snapshot, logged), after scrubbing. */
 const FAILURE_EXCERPT_CHARS = 300;
-
-function badgeApi(
-  services: BadgeFeedServices,
-  shop: BadgeShopConfig,
-  authHeader: string | undefined,
-  count: () => void,
-  budget: AbortSignal | undefined,
-): BadgeApi {
-  const fetchImpl = services.fetchImpl ?? fetch;
-  const base = `${shop.baseUrl.replace(/\/+$/, '')}/${shop.restPrefix}/cpbw/v1/badges`;
-  const call = async (url: string): Promise<{ status: number; body: string; headers: Headers }> => {
-    count();
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (authHeader) headers.authorization = authHeader;
-    try {
-      const response = await fetchImpl(url, {
-        method: 'GET',
-        headers,
-        signal: callSignal(shop.timeoutMs, budget),
-        redirect: 'error',
-      });
-      return { status: response.status, body: await boundedText(response), headers: response.headers };
-    } catch (error) {
-      if (error instanceof ReadFailure) throw error;
-      const name = (error as Error).name;
-      if (budget?.aborted) throw new ReadFailure('timeout', "the cycle's time budget ran out");
-      if (name === 'TimeoutError' || name === 'AbortError')
-        throw new ReadFailure('timeout', `no answer within ${shop.timeoutMs} ms`);
-      throw new ReadFailure('network', (error as Error).message);
-    }
-  };
-  const json = (body: string): unknown => {
-    try {
-      return JSON.parse(body);
-    } catch {
-      throw new ReadFailure('garbage', `not JSON: ${body}`);
-    }
-  };
-  return {
-    async list() {
-      const { status, body, headers } = await call(base);
-      if (status !== 200) throw new ReadFailure('http', errorText(status, body));
-      const pages = Number(headers.get('x-wp-totalpages') ?? '1');
-      // One page is all the relay reads: a partial list would look like deletions to confirm.
-      if (pages > 1) throw new ReadFailure('http', `the list has ${pages} pages; paging is not supported`);
-      const parsed = parseBadgeList(json(body));
-      if (!parsed.ok) throw new ReadFailure('garbage', `not a list of badges: ${parsed.error}`);
-      return { badges: parsed.value, invalidDates: parsed.invalidDates, refused: parsed.refused ?? [] };
-    },
-    async get(id) {
-      const { status, body } = await call(`${base}/${encodeURIComponent(id)}`);
-      if (status === 404) {
-        // Only the badge's own 404 (a WordPress error code of the badge route) confirms a deletion; a
-        // route-level 404 (the plugin gone, a wrong prefix) or a proxy's page says nothing about the badge.
-        if (wordPressCode(body) !== undefined && wordPressCode(body) !== 'rest_no_route') return null;
-        throw new ReadFailure('http', `not a badge's own 404: ${errorText(status, body)}`);
-      }
-      if (status !== 200) throw new ReadFailure('http', errorText(status, body));
-      const parsed = parseBadge(json(body));
-      if (!parsed.ok || parsed.value.id !== id)
-        throw new ReadFailure(
-          'garbage',
-          `not badge ${id}: ${parsed.ok ? `id ${parsed.value.id}` : parsed.error}`,
-        );
-      return parsed.value;
-    },
-  };
-}
 
 function changeEvent(shop: string, rev: number, change: BadgeChange, observedAt: string): EventEnvelope {
   const base = { shop, badgeId: change.badgeId, observedAt, revision: rev };
@@ -502,7 +298,10 @@ async function recordChange(
   let adopted = { rev, record };
   for (let step = 0; ; step++) {
     if (step >= MAX_CHAIN)
-      throw new ReadFailure('store', `badge ${badgeId}: more than ${MAX_CHAIN} revisions written by others`);
+      throw new BadgeReadError(
+        'store',
+        `badge ${badgeId}: more than ${MAX_CHAIN} revisions written by others`,
+      );
     const later = await store.getRecord(factRef(adopted.rev + 1), { consistent: true });
     if (!later) break;
     adopted = { rev: adopted.rev + 1, record: later };
@@ -580,8 +379,12 @@ async function runShop(
     snapshot.lastReadAt = now;
     snapshot.nextReadAt = addSeconds(now, shop.pollSeconds);
     try {
-      const auth = await resolveAuth(services, shop, secretValues, budget);
-      const api = badgeApi(services, shop, auth.header, () => result.calls++, budget);
+      if (!services.badgeApi) throw new BadgeReadError('network', 'no badge API client is wired');
+      const api = await services.badgeApi(shop, {
+        secrets: secretValues,
+        count: () => result.calls++,
+        budget,
+      });
       const { badges: list, invalidDates, refused } = await api.list();
       if (invalidDates.length) {
         metrics.count('BadgeInvalidDates', invalidDates.length, { shop: shopId });
@@ -628,7 +431,7 @@ async function runShop(
           toStored({ ...snapshot, badges: predicted, lastError: null, invalidDates, refused: refusedKept }),
         ).length > MAX_SNAPSHOT_CHARS
       )
-        throw new ReadFailure(
+        throw new BadgeReadError(
           'too-large',
           `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${list.length} badges)`,
         );
@@ -715,7 +518,7 @@ async function runShop(
       Object.assign(snapshot, candidate);
       metrics.count('BadgeReads', 1, { shop: shopId });
     } catch (error) {
-      const reason = error instanceof ReadFailure ? error.reason : 'store';
+      const reason = error instanceof BadgeReadError ? error.reason : 'store';
       const message = scrubThenTruncate((error as Error).message, FAILURE_EXCERPT_CHARS, scrub);
       result.ok = false;
       result.error = `${reason}: ${message}`;

@@ -169,7 +169,10 @@ describe('a C2B validation whose storage fails', () => {
     await receiveCallback(services, validation());
     store.failure = 'none';
     const current = JSON.parse(buffer.messages[0]!.body) as Record<string, unknown>;
-    const { useCase: _useCase, ...earlier } = { ...current, kind: 'c2b-validation' };
+    const { useCase: _useCase, ...earlier } = { ...current, kind: 'c2b-validation' } as Record<
+      string,
+      unknown
+    >;
     buffer.messages[0]!.body = JSON.stringify(earlier);
 
     // Act

@@ -1,6 +1,10 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import {
+  type WordPressBadgeApiDeps,
+  wordPressBadgeApi,
+} from '../../../shared/adapters/badges/wordpress-badge-api';
 import { type BadgeFeedServices, runBadgeCycle } from '../../../shared/app/badges/badge-feed';
 import type { ProviderRecordRef } from '../../../shared/app/ports';
 import { parseConfig } from '../../../shared/config/load';
@@ -62,7 +66,11 @@ function fakeApi() {
 }
 
 /** Services on the in-memory store, a clock to move, store reads counted. */
-function world(fetchImpl: BadgeFeedServices['fetchImpl'], shop: Record<string, unknown> = {}, start = START) {
+function world(
+  fetchImpl: WordPressBadgeApiDeps['fetchImpl'],
+  shop: Record<string, unknown> = {},
+  start = START,
+) {
   const config = parseConfig({
     management: { bearerToken: 'management-token-0123456789' },
     badges: { shops: { demo: { baseUrl: 'http://shop.test', pollSeconds: 60, timeoutMs: 200, ...shop } } },
@@ -76,12 +84,14 @@ function world(fetchImpl: BadgeFeedServices['fetchImpl'], shop: Record<string, u
   };
   let now = start;
   const metrics: Record<string, number> = {};
+  // Read at each call: a test may wire a secret reader after the world is made.
+  const deps: WordPressBadgeApiDeps = { fetchImpl };
   const services: BadgeFeedServices = {
     config,
     store,
     clock: { now: () => new Date(now) },
     log: silent,
-    fetchImpl,
+    badgeApi: wordPressBadgeApi(deps),
     metrics: {
       count: (name, value = 1) => void (metrics[name] = (metrics[name] ?? 0) + value),
       timing: () => {},
@@ -91,6 +101,7 @@ function world(fetchImpl: BadgeFeedServices['fetchImpl'], shop: Record<string, u
   return {
     store,
     services,
+    deps,
     reads,
     metrics,
     advance: (seconds: number) => void (now += seconds * 1000),
@@ -466,8 +477,7 @@ describe('badge feed', () => {
       { auth: { type: 'bearer' }, secretId: 'relay/badges/demo' },
     );
     void api;
-    w.services.readSecret = async (id) =>
-      id === 'relay/badges/demo' ? '{"token":"secret-token-from-sm"}' : '';
+    w.deps.readSecret = async (id) => (id === 'relay/badges/demo' ? '{"token":"secret-token-from-sm"}' : '');
     // Act
     const result = await w.cycle();
     // Assess
@@ -547,7 +557,7 @@ describe('badge feed', () => {
         secretId: 'relay/badges/demo',
       },
     );
-    w.services.readSecret = async () => '{"password":"pw1"}';
+    w.deps.readSecret = async () => '{"password":"pw1"}';
     const encoded = Buffer.from('shopuser:pw1').toString('base64');
     // Act
     const result = await w.cycle();
@@ -652,7 +662,7 @@ describe('badge feed', () => {
     // Prepare
     const api = fakeApi();
     const w = world(api.fetchImpl, { auth: { type: 'bearer' }, secretId: 'relay/badges/demo' });
-    w.services.readSecret = undefined;
+    w.deps.readSecret = undefined;
     // Act
     const result = await w.cycle();
     // Assess
@@ -669,7 +679,7 @@ describe('badge feed', () => {
       auth: { type: 'bearer' },
       secretId: 'relay/badges/demo',
     });
-    w.services.readSecret = () => new Promise<string>(() => {});
+    w.deps.readSecret = () => new Promise<string>(() => {});
     // Act
     const started = Date.now();
     const result = await runBadgeCycle(w.services, { budgetMs: 100 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { wordPressBadgeApi } from '../../../shared/adapters/badges/wordpress-badge-api';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
@@ -221,7 +222,7 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
     );
     expect(response.statusCode).toBe(200);
     w.store.failure = 'none';
-    expect(buffered.map((m) => m.kind)).toEqual(['c2b-validation']);
+    expect(buffered.map((m) => m.kind)).toEqual(['decision']);
     for (const message of buffered)
       await applyBufferedCallback(w.services, JSON.parse(JSON.stringify(message)));
     return w.store;
@@ -411,18 +412,20 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
       store,
       clock: { now: () => new Date(now) },
       log: silent,
-      fetchImpl: async (url: string) => {
-        const id = /\/badges\/([^/]+)$/.exec(url)?.[1];
-        if (id === undefined) return new Response(JSON.stringify([...badges.values()]));
-        return badges.has(id)
-          ? new Response(JSON.stringify(badges.get(id)))
-          : new Response(
-              '{"code":"rest_badge_invalid_id","message":"Invalid badge ID.","data":{"status":404}}',
-              {
-                status: 404,
-              },
-            );
-      },
+      badgeApi: wordPressBadgeApi({
+        fetchImpl: async (url: string) => {
+          const id = /\/badges\/([^/]+)$/.exec(url)?.[1];
+          if (id === undefined) return new Response(JSON.stringify([...badges.values()]));
+          return badges.has(id)
+            ? new Response(JSON.stringify(badges.get(id)))
+            : new Response(
+                '{"code":"rest_badge_invalid_id","message":"Invalid badge ID.","data":{"status":404}}',
+                {
+                  status: 404,
+                },
+              );
+        },
+      }),
     };
     put('7', {});
     put('8', { filter: 'all', valid_from: '', valid_to: '' });

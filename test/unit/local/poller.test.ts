@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wordPressBadgeApi } from '../../../shared/adapters/badges/wordpress-badge-api';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
 import { parseConfig } from '../../../shared/config/load';
@@ -38,6 +39,7 @@ function services(fetchImpl: ReconcileServices['fetchImpl']) {
     log: silent,
     scrub: (text) => text,
     fetchImpl,
+    badgeApi: wordPressBadgeApi({ fetchImpl }),
     statusApi: () => undefined,
     metrics: { count() {}, timing() {}, flush() {} },
   };
