@@ -74,6 +74,10 @@ export class OriginNotVerifiedError extends RelayError {
 export class TransactionNotFoundError extends RelayError {
   readonly code = 'TRANSACTION_NOT_FOUND';
 }
+/** The transaction exists but holds no receipt with that id (the console's receipt body). */
+export class ReceiptNotFoundError extends RelayError {
+  readonly code = 'RECEIPT_NOT_FOUND';
+}
 export class RegistrationConflictError extends RelayError {
   readonly code = 'REGISTRATION_CONFLICT';
 }

@@ -11,6 +11,7 @@ import type { RelayConfig } from '../config/schema';
 import {
   InvalidReferenceError,
   MethodNotAllowedError,
+  ReceiptNotFoundError,
   RelayError,
   RouteNotFoundError,
   StorageUnavailableError,
@@ -19,6 +20,12 @@ import {
 } from '../domain/errors';
 import { countTransactions, listTransactions } from '../app/console/list-transactions';
 import { searchTransactions } from '../app/console/search-transactions';
+import { receiptBody } from '../app/console/receipt-body';
+import { listQuarantine } from '../app/console/list-quarantine';
+import { consoleReport } from '../app/console/console-report';
+import { callbackHealthView } from '../app/console/account-health';
+import { badgeShops } from '../app/console/badge-shops';
+import type { TransactionKey } from '../domain/transaction';
 import { sha256Hex } from '../util/ids';
 import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
 import { parseJsonObjectBody } from './guards';
@@ -48,7 +55,7 @@ function decodeSegment(segment: string): string {
 }
 
 const ROUTES_HINT =
-  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve or GET /v1/reconciliation/report?from=&to=';
+  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, or the console reads (docs/management-api.md#console-endpoints)';
 
 /**
  * POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, the operator's
@@ -122,8 +129,9 @@ export async function handleManagementRequest(
     }
     throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
   } catch (caught) {
-    // Asking for a transaction that does not exist is an answer, not a rejected request.
-    if (caught instanceof TransactionNotFoundError) return errorResponse(caught, services.scrub);
+    // Asking for a transaction (or receipt) that does not exist is an answer, not a rejected request.
+    if (caught instanceof TransactionNotFoundError || caught instanceof ReceiptNotFoundError)
+      return errorResponse(caught, services.scrub);
     if (caught instanceof StorageUnavailableError) {
       services.log.error('management request failed: storage unavailable', { error: caught.message });
       return errorResponse(caught, services.scrub);
@@ -158,6 +166,16 @@ async function consoleRoute(
   if (path === 'transactions' && request.method === 'GET') return read(() => listTransactions(deps, query));
   if (path === 'transactions/counts') return read(() => countTransactions(deps, query));
   if (path === 'transactions/search') return read(() => searchTransactions(deps, query));
+  if (segments[1] === 'transactions' && segments.length === 7 && segments[5] === 'receipts') {
+    const [provider, account, reference, , receiptId] = segments.slice(2).map(decodeSegment) as string[];
+    return read(() =>
+      receiptBody(services.store, { provider, account, reference } as TransactionKey, receiptId!),
+    );
+  }
+  if (path === 'quarantine') return read(() => listQuarantine(deps, query));
+  if (path === 'report') return read(() => consoleReport(deps, query));
+  if (path === 'callback-health') return read(() => callbackHealthView(deps));
+  if (path === 'badges') return read(() => badgeShops(deps));
   return undefined;
 }
 

@@ -21,8 +21,8 @@ import type {
 
 /** Provider records of one account: its last noted callback, and the poller's view (silent or not). */
 export const CALLBACK_HEALTH_NAMESPACE = 'callback-health';
-const LAST_CALLBACK_ID = 'last-callback';
-const STATE_ID = 'state';
+export const LAST_CALLBACK_ID = 'last-callback';
+export const STATE_ID = 'state';
 /** One record per silence episode and per recovery, first writer wins: each publishes its event once. */
 const SILENCE_NAMESPACE = 'callback-silence';
 const RESUMED_NAMESPACE = 'callbacks-resumed';

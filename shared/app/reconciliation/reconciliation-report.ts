@@ -87,6 +87,14 @@ export async function reconciliationReport(
   store: RelayStore,
   range: { from: string; to: string },
 ): Promise<ReconciliationReport> {
+  return summarizeReport(await createdIn(store, range), range);
+}
+
+/** The transactions created in [from, to] (the `byDay` index, then each item), oldest first. */
+export async function createdIn(
+  store: Pick<RelayStore, 'listCreated' | 'getTransaction'>,
+  range: { from: string; to: string },
+): Promise<TransactionRecord[]> {
   const keys = await store.listCreated(range.from, range.to);
   const records: TransactionRecord[] = [];
   const queue: TransactionKey[] = [...keys];
@@ -98,7 +106,14 @@ export async function reconciliationReport(
       }
     }),
   );
-  records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** The report of `records` (created in `range`, oldest first). */
+export function summarizeReport(
+  records: readonly TransactionRecord[],
+  range: { from: string; to: string },
+): ReconciliationReport {
   const byStatus = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<string, number>;
   const finalizedBy: Record<string, number> = {};
   const durations: number[] = [];

@@ -1,0 +1,90 @@
+import type { TransactionRecord } from '../../domain/transaction';
+import type { Clock, RelayStore } from '../ports';
+import {
+  createdIn,
+  type ReconciliationReport,
+  summarizeReport,
+} from '../reconciliation/reconciliation-report';
+import { parseRange } from './console-query';
+
+/** The console report's range: the last 7 days by default, at most 31 (as the reconciliation report). */
+export const REPORT_RANGE = { defaultDays: 7, maxDays: 31 } as const;
+const FINAL = new Set(['SUCCEEDED', 'FAILED']);
+
+export interface ReportCharts {
+  /** Time from creation to the first final status, by provider. */
+  timeToFinalByProvider: Record<string, { count: number; p50Ms: number | null; p90Ms: number | null }>;
+  /** Per day of creation (UTC), oldest first: final transactions by the origin that settled them. */
+  finalsByOriginPerDay: { day: string; byOrigin: Record<string, number> }[];
+  /** Status calls per transaction → number of transactions ("0", "1", … "10+"). */
+  statusCallsPerTransaction: Record<string, number>;
+  /** Per day of creation (UTC), oldest first: transactions EXPIRED and AMBIGUOUS now, and conflicts recorded. */
+  problemsPerDay: { day: string; expired: number; ambiguous: number; conflicts: number }[];
+}
+
+function percentile(sorted: number[], p: number): number | null {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function daysOf(range: { from: string; to: string }): string[] {
+  const days: string[] = [];
+  for (let d = Date.parse(range.from.slice(0, 10)); d <= Date.parse(range.to.slice(0, 10)); d += 86_400_000)
+    days.push(new Date(d).toISOString().slice(0, 10));
+  return days;
+}
+
+export function chartsOf(
+  records: readonly TransactionRecord[],
+  range: { from: string; to: string },
+): ReportCharts {
+  const durations = new Map<string, number[]>();
+  const finals = new Map(daysOf(range).map((day) => [day, {} as Record<string, number>]));
+  const problems = new Map(daysOf(range).map((day) => [day, { expired: 0, ambiguous: 0, conflicts: 0 }]));
+  const statusCalls: Record<string, number> = {};
+  for (const tx of records) {
+    const day = tx.createdAt.slice(0, 10);
+    const settled = tx.transitions.find((t) => FINAL.has(t.to));
+    if (settled) {
+      const list = durations.get(tx.key.provider) ?? [];
+      list.push(Date.parse(settled.at) - Date.parse(tx.createdAt));
+      durations.set(tx.key.provider, list);
+      const byOrigin = finals.get(day);
+      if (byOrigin) byOrigin[settled.origin] = (byOrigin[settled.origin] ?? 0) + 1;
+    }
+    const checks = tx.reconcile?.checks ?? 0;
+    const bucket = checks >= 10 ? '10+' : String(checks);
+    statusCalls[bucket] = (statusCalls[bucket] ?? 0) + 1;
+    const p = problems.get(day);
+    if (p) {
+      if (tx.status === 'EXPIRED') p.expired++;
+      if (tx.status === 'AMBIGUOUS') p.ambiguous++;
+      p.conflicts += tx.conflicts.length;
+    }
+  }
+  return {
+    timeToFinalByProvider: Object.fromEntries(
+      [...durations].map(([provider, list]) => {
+        list.sort((a, b) => a - b);
+        return [provider, { count: list.length, p50Ms: percentile(list, 50), p90Ms: percentile(list, 90) }];
+      }),
+    ),
+    finalsByOriginPerDay: [...finals].map(([day, byOrigin]) => ({ day, byOrigin })),
+    statusCallsPerTransaction: statusCalls,
+    problemsPerDay: [...problems].map(([day, counts]) => ({ day, ...counts })),
+  };
+}
+
+/**
+ * GET /v1/report: the reconciliation report (docs/reconciliation.md#operators) of the transactions created
+ * in the range, with the series the console charts; one read of the range (the `byDay` index, then each
+ * item) serves both.
+ */
+export async function consoleReport(
+  deps: { store: RelayStore; clock: Clock },
+  query: Record<string, string | undefined>,
+): Promise<ReconciliationReport & { charts: ReportCharts }> {
+  const range = parseRange(query, deps.clock.now(), REPORT_RANGE);
+  const records = await createdIn(deps.store, range);
+  return { ...summarizeReport(records, range), charts: chartsOf(records, range) };
+}

@@ -1,0 +1,152 @@
+import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
+import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
+
+/** The quarantine view's range: the last 7 days by default, at most 31 (entries live `quarantineDays`). */
+export const QUARANTINE_RANGE = { defaultDays: 7, maxDays: 31 } as const;
+/** Bytes of a body an entry shows (the stored body itself is bounded by the relay's limits). */
+export const SHOWN_BODY_BYTES = 4096;
+/** Entries one page request looks at, and entries one request counts by reason, at most. */
+const MAX_EXAMINED = 2000;
+const MAX_COUNTED = 10_000;
+
+export interface QuarantineView {
+  id: string;
+  receivedAt: string;
+  provider: string | null;
+  account: string | null;
+  route: string | null;
+  method: string;
+  path: string;
+  sourceIp: string;
+  httpStatus: number;
+  /** The error code it was refused with (e.g. ORIGIN_NOT_VERIFIED). */
+  reason: string;
+  message: string;
+  /** As stored (secrets redacted), cut to 4 KB. */
+  body: string;
+  bodyEncoding: 'utf8' | 'base64';
+  /** The size of the request's body as received. */
+  bodyBytes: number;
+  /** Cut when stored or here. */
+  bodyTruncated: boolean;
+}
+
+interface Cursor {
+  day: string;
+  after: string;
+}
+const isCursor = (v: unknown): v is Cursor =>
+  typeof (v as Cursor | null)?.day === 'string' &&
+  /^\d{4}-\d{2}-\d{2}$/.test((v as Cursor).day) &&
+  typeof (v as Cursor).after === 'string';
+
+function cut(body: string): { body: string; cut: boolean } {
+  if (Buffer.byteLength(body) <= SHOWN_BODY_BYTES) return { body, cut: false };
+  let shown = body.slice(0, SHOWN_BODY_BYTES);
+  while (Buffer.byteLength(shown) > SHOWN_BODY_BYTES) shown = shown.slice(0, -1);
+  return { body: shown, cut: true };
+}
+
+function view(entry: QuarantineEntry): QuarantineView {
+  const body = cut(entry.body ?? '');
+  return {
+    id: entry.id,
+    receivedAt: entry.receivedAt,
+    provider: entry.provider ?? null,
+    account: entry.account ?? null,
+    route: entry.routeName ?? null,
+    method: entry.method,
+    path: entry.path,
+    sourceIp: entry.sourceIp,
+    httpStatus: entry.httpStatus,
+    reason: entry.errorCode,
+    message: entry.message,
+    body: body.body,
+    bodyEncoding: entry.bodyEncoding,
+    bodyBytes: entry.bodyBytes,
+    bodyTruncated: entry.bodyTruncated || body.cut,
+  };
+}
+
+function* daysNewestFirst(from: string, to: string): Generator<string> {
+  for (let day = Date.parse(to.slice(0, 10)); day >= Date.parse(from.slice(0, 10)); day -= 86_400_000)
+    yield new Date(day).toISOString().slice(0, 10);
+}
+
+/**
+ * GET /v1/quarantine: refused requests (callbacks and management calls) received in the range, newest
+ * first, read a day's partition at a time (`QUARANTINE#<day>`), filtered by reason, provider, account and
+ * source IP; `byReason` counts the range's entries (those filters but reason applied) from their keys and
+ * codes only.
+ */
+export async function listQuarantine(
+  deps: { store: ConsoleStore; clock: Clock },
+  query: Record<string, string | undefined>,
+): Promise<{
+  entries: QuarantineView[];
+  next: string | null;
+  byReason: Record<string, number>;
+  byReasonComplete: boolean;
+  range: { from: string; to: string };
+}> {
+  const range = parseRange(query, deps.clock.now(), QUARANTINE_RANGE);
+  const limit = parseLimit(query.limit);
+  const reason = parseText(query.reason, 'reason', 64);
+  if (reason !== undefined && !/^[A-Z0-9_]+$/.test(reason))
+    throw badParameter('reason', 'must be an error code such as ORIGIN_NOT_VERIFIED');
+  const provider = parseText(query.provider, 'provider', 40);
+  const account = parseText(query.account, 'account', 64);
+  const source = parseText(query.source, 'source', 64);
+  const cursor = query.cursor ? decodeCursor(query.cursor, isCursor) : undefined;
+  const others = (e: QuarantineEntry) =>
+    e.receivedAt >= range.from &&
+    e.receivedAt <= range.to &&
+    (!provider || e.provider === provider) &&
+    (!account || e.account === account) &&
+    (!source || e.sourceIp === source);
+
+  const entries: QuarantineView[] = [];
+  let next: string | null = null;
+  let examined = 0;
+  pages: for (const day of daysNewestFirst(range.from, range.to)) {
+    if (cursor && day > cursor.day) continue;
+    let after = cursor && day === cursor.day ? cursor.after : undefined;
+    do {
+      const page = await deps.store.listQuarantineDay(day, { limit, ...(after ? { after } : {}) });
+      for (const [i, entry] of page.entries.entries()) {
+        examined++;
+        after = `${entry.receivedAt}#${entry.id}`;
+        if (others(entry) && (!reason || entry.errorCode === reason)) entries.push(view(entry));
+        const rest = i < page.entries.length - 1 || page.next !== undefined || day > range.from.slice(0, 10);
+        if (entries.length === limit || examined >= MAX_EXAMINED) {
+          next = rest ? encodeCursor({ day, after }) : null;
+          break pages;
+        }
+      }
+      after = page.next;
+    } while (after);
+  }
+
+  const byReason: Record<string, number> = {};
+  let counted = 0;
+  let byReasonComplete = true;
+  count: for (const day of daysNewestFirst(range.from, range.to)) {
+    let after: string | undefined;
+    do {
+      const page = await deps.store.listQuarantineDay(day, {
+        limit: 1000,
+        facets: true,
+        ...(after ? { after } : {}),
+      });
+      for (const entry of page.entries) {
+        if (others(entry)) byReason[entry.errorCode] = (byReason[entry.errorCode] ?? 0) + 1;
+        if (++counted >= MAX_COUNTED) {
+          byReasonComplete = false;
+          break count;
+        }
+      }
+      after = page.next;
+    } while (after);
+  }
+  return { entries, next, byReason, byReasonComplete, range };
+}
