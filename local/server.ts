@@ -166,6 +166,9 @@ function send(
   response.end(body);
 }
 
+/** The console's management reads outside /v1/transactions (docs/management-api.md#console-endpoints). */
+const CONSOLE_PATHS = new Set(['/v1/quarantine', '/v1/report', '/v1/callback-health', '/v1/badges']);
+
 /**
  * The local stand-in for API Gateway: the same routes as the cloud (management routes to the
  * management function, everything else under the $default route to the callback function).
@@ -192,7 +195,8 @@ export function createLocalServer(options: LocalServerOptions): Server {
       const isManagement =
         path === '/v1/transactions' ||
         path.startsWith('/v1/transactions/') ||
-        path.startsWith('/v1/reconciliation/');
+        path.startsWith('/v1/reconciliation/') ||
+        CONSOLE_PATHS.has(path);
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));
