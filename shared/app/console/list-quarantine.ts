@@ -108,18 +108,26 @@ export async function listQuarantine(
   const entries: QuarantineView[] = [];
   let next: string | null = null;
   let examined = 0;
+  let lastShown: Cursor | undefined;
+  // One entry past the page is looked for, so that `next` is null exactly when nothing follows.
   pages: for (const day of daysNewestFirst(range.from, range.to)) {
     if (cursor && day > cursor.day) continue;
     let after = cursor && day === cursor.day ? cursor.after : undefined;
     do {
-      const page = await deps.store.listQuarantineDay(day, { limit, ...(after ? { after } : {}) });
-      for (const [i, entry] of page.entries.entries()) {
+      const page = await deps.store.listQuarantineDay(day, { limit: limit + 1, ...(after ? { after } : {}) });
+      for (const entry of page.entries) {
         examined++;
-        after = `${entry.receivedAt}#${entry.id}`;
-        if (others(entry) && (!reason || entry.errorCode === reason)) entries.push(view(entry));
-        const rest = i < page.entries.length - 1 || page.next !== undefined || day > range.from.slice(0, 10);
-        if (entries.length === limit || examined >= MAX_EXAMINED) {
-          next = rest ? encodeCursor({ day, after }) : null;
+        const position = { day, after: `${entry.receivedAt}#${entry.id}` };
+        if (others(entry) && (!reason || entry.errorCode === reason)) {
+          if (entries.length === limit) {
+            next = encodeCursor(lastShown);
+            break pages;
+          }
+          entries.push(view(entry));
+          lastShown = position;
+        }
+        if (examined >= MAX_EXAMINED) {
+          next = encodeCursor(position);
           break pages;
         }
       }
