@@ -151,5 +151,129 @@ export function describeRelayStoreContract(name: string, storeOf: () => RelaySto
       expect(claimed?.reconcile).toMatchObject({ dueAt: lease.until, leaseOwner: 'poller-1' });
       expect(again).toBeUndefined();
     });
+
+    // The console's reads (ConsoleStore). A day of its own, so that the shared table's other items stay out.
+    const consoleDay = () => {
+      const day = new Date(Date.UTC(2040, 0, 1) + Math.floor(Math.random() * 50 * 365) * 86_400_000);
+      return day.toISOString().slice(0, 10);
+    };
+
+    it('pages the transactions created in a range newest first, ties by key, each once', async () => {
+      // Prepare: five on one day (two at the same instant), one the day before, one after the range.
+      const store = storeOf();
+      const day = consoleDay();
+      const previous = new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10);
+      const times = [
+        `${day}T01:00:00.000Z`,
+        `${day}T02:00:00.000Z`,
+        `${day}T02:00:00.000Z`,
+        `${day}T03:00:00.000Z`,
+      ];
+      const records = [...times, `${previous}T23:00:00.000Z`].map((createdAt) => tx({ createdAt }));
+      const outside = tx({ createdAt: `${day}T09:00:00.000Z` });
+      for (const record of [...records, outside]) await store.createTransaction(record);
+      const range = { from: `${previous}T00:00:00.000Z`, to: `${day}T08:00:00.000Z` };
+      // Act
+      const seen: string[] = [];
+      let before;
+      let pages = 0;
+      for (;;) {
+        const page = await store.listCreatedPage(range, { limit: 2, ...(before ? { before } : {}) });
+        pages++;
+        seen.push(...page.entries.map((e) => `${e.createdAt} ${e.key.reference}`));
+        before = page.entries.at(-1);
+        if (!page.more) break;
+      }
+      // Assess
+      const pk = (r: TransactionRecord) => `TX#${r.key.provider}#${r.key.account}#${r.key.reference}`;
+      const expected = [...records]
+        .sort((a, b) =>
+          a.createdAt === b.createdAt ? pk(b).localeCompare(pk(a)) : b.createdAt.localeCompare(a.createdAt),
+        )
+        .map((r) => `${r.createdAt} ${r.key.reference}`);
+      expect(seen).toEqual(expected);
+      expect(pages).toBe(3);
+    });
+
+    it('finds lookups noted for a transaction, newest first, once per transaction', async () => {
+      // Prepare
+      const store = storeOf();
+      const value = `order-${randomUUID()}`;
+      const older = { key: key(), createdAt: '2026-11-20T10:00:00.000Z' };
+      const newer = { key: key(), createdAt: '2026-11-21T10:00:00.000Z' };
+      // Act
+      await store.putLookup('externalId', value, older);
+      await store.putLookup('externalId', value, newer);
+      await store.putLookup('externalId', value, newer);
+      // Assess
+      expect(await store.findLookups('externalId', value, 10)).toEqual([newer, older]);
+      expect(await store.findLookups('externalId', value, 1)).toEqual([newer]);
+      expect(await store.findLookups('msisdn', value, 10)).toEqual([]);
+    });
+
+    it('reads one receipt with its body, or nothing', async () => {
+      // Prepare
+      const store = storeOf();
+      const input = receipt({ body: '{"status":"SUCCESSFUL","financialTransactionId":"363440463"}' });
+      const { receiptId } = await store.recordReceipt(input);
+      // Act
+      const stored = await store.getReceipt(input.key, receiptId);
+      const missing = await store.getReceipt(input.key, '0'.repeat(32));
+      // Assess
+      expect(stored).toMatchObject({
+        receiptId,
+        routeName: 'requesttopay',
+        path: input.path,
+        headers: input.headers,
+        body: input.body,
+        deliveries: 1,
+        bodyBytes: Buffer.byteLength(input.body),
+      });
+      expect(missing).toBeUndefined();
+    });
+
+    it("pages a day's quarantine newest first; facets keep the codes", async () => {
+      // Prepare
+      const store = storeOf();
+      const day = consoleDay();
+      const entry = (n: number) => ({
+        id: randomUUID(),
+        receivedAt: `${day}T10:00:0${n}.000Z`,
+        httpStatus: 403,
+        errorCode: n % 2 ? 'ORIGIN_NOT_VERIFIED' : 'MALFORMED_JSON',
+        message: 'refused',
+        provider: 'momo',
+        account: 'demo',
+        routeName: 'requesttopay',
+        method: 'PUT',
+        path: '/v1/momo/demo/requesttopay/{secret}',
+        headers: {},
+        sourceIp: '10.0.0.9',
+        body: '{"forged":true}',
+        bodyEncoding: 'utf8' as const,
+        bodyBytes: 15,
+        bodySha256: 'ab'.repeat(32),
+        bodyTruncated: false,
+        outbox: [],
+      });
+      const entries = [1, 2, 3].map(entry);
+      for (const e of entries) await store.quarantine(e);
+      // Act
+      const first = await store.listQuarantineDay(day, { limit: 2 });
+      const second = await store.listQuarantineDay(day, { limit: 2, after: first.next! });
+      const facets = await store.listQuarantineDay(day, { limit: 10, facets: true });
+      // Assess
+      expect([...first.entries, ...second.entries].map((e) => e.id)).toEqual(
+        entries.reverse().map((e) => e.id),
+      );
+      expect(first.entries[0]).toMatchObject({ body: '{"forged":true}', sourceIp: '10.0.0.9' });
+      expect(first.entries[0]).not.toHaveProperty('outbox');
+      expect(second.next).toBeUndefined();
+      expect(facets.entries.map((e) => e.errorCode)).toEqual([
+        'ORIGIN_NOT_VERIFIED',
+        'MALFORMED_JSON',
+        'ORIGIN_NOT_VERIFIED',
+      ]);
+    });
   });
 }
