@@ -52,6 +52,7 @@ export async function api<T>(
     body?: unknown;
   } = {},
 ): Promise<T> {
+  const token = currentToken();
   const response = await fetch(apiUrl(path, options.query), {
     method: options.method ?? 'GET',
     headers: {
@@ -70,7 +71,8 @@ export async function api<T>(
   if (response.ok) return body as T;
   const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
   if (response.status === 401 || response.status === 403) {
-    onSignInRequired();
+    // A refusal of a token the operator has meanwhile replaced says nothing about the new one.
+    if (token === currentToken()) onSignInRequired();
     throw new SignInRequiredError(error?.message ?? 'Sign in again');
   }
   if (response.status === 404 && (error?.code === 'ROUTE_NOT_FOUND' || error === undefined))

@@ -52,7 +52,6 @@ export function barChart(options: BarChartOptions): HTMLElement {
     height,
     role: 'img',
     'aria-label': options.title,
-    'data-testid': options.testId,
   });
   for (const tick of [0, 0.5, 1]) {
     const v = max * tick;
@@ -122,7 +121,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
   const empty = labels.length === 0 || totals.every((t) => t === 0);
   return h(
     'figure',
-    { class: 'chart' },
+    { class: 'chart', 'data-testid': options.testId },
     h('figcaption', {}, options.title, options.unit ? h('small', {}, ` (${options.unit})`) : null),
     empty ? h('p', { class: 'muted' }, 'Nothing in this range.') : chart,
     empty ? null : legend,

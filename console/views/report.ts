@@ -200,7 +200,9 @@ function render(
       bump(day, 'conflicts', p.conflicts ?? 0);
     }
   } else {
-    for (const l of report.act.expired ?? []) bump(l.createdAt.slice(0, 10), 'expired');
+    // A late resolution expired first: it counts among the day's expired, though it is settled now.
+    for (const l of [...(report.act.expired ?? []), ...(report.act.lateResolutions ?? [])])
+      bump(l.createdAt.slice(0, 10), 'expired');
     for (const l of report.act.ambiguous ?? []) bump(l.createdAt.slice(0, 10), 'ambiguous');
     for (const l of report.act.conflicts ?? []) bump(l.createdAt.slice(0, 10), 'conflicts');
   }

@@ -1,0 +1,231 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScenarioOptions } from '../../scripts/sim/core';
+import { AIRTEL_IN_PROGRESS_MSISDN } from '../../scripts/sim/airtel';
+import { runScenario, type ScenarioResult } from '../../scripts/sim/run';
+import {
+  type RelayWithSimulator,
+  simContext,
+  simulatedDemoConfig,
+  startRelayWithSimulator,
+} from '../helpers/relay-simulator';
+import { ADMIN_TOKEN } from '../helpers/relay';
+
+/** Debian's chromium (.ci/run installs it); playwright-core drives it and never downloads a browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = resolve(import.meta.dirname, '../../docs/img');
+/** Waits on conditions only; this bounds a hang on a saturated machine. */
+const WAIT_MS = 30_000;
+
+let pair: RelayWithSimulator;
+let browser: BrowserContext;
+let page: Page;
+let profile: string;
+const eventsFile = join(mkdtempSync(join(tmpdir(), 'console-')), 'events.ndjson');
+const run: Record<string, ScenarioResult> = {};
+
+async function scenario(name: string, provider: string, kind: string, options: ScenarioOptions = {}) {
+  run[name] = await runScenario(simContext(pair), provider, kind, options);
+  expect(run[name].problems, `${name}: ${run[name].started.description}`).toEqual([]);
+  return run[name];
+}
+
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
+
+async function open(hash: string): Promise<void> {
+  await page.goto(`${pair.relay.url}/console/${hash}`);
+}
+
+async function search(text: string): Promise<void> {
+  await open('#/transactions');
+  await page.getByRole('searchbox', { name: 'search' }).fill(text);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByTestId('matched-by').waitFor({ timeout: WAIT_MS });
+}
+
+beforeAll(async () => {
+  pair = await startRelayWithSimulator({
+    eventsFile,
+    configFor: (relayUrl, simUrl) =>
+      simulatedDemoConfig(relayUrl, simUrl, {
+        eventsFile,
+        reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
+      }),
+  });
+  profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
+  // A fresh profile each run (playwright passes it as --user-data-dir).
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  // What the page itself reports goes to the test output: a failed wait then says why.
+  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') process.stderr.write(`console page: ${message.text()}\n`);
+  });
+  mkdirSync(SHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await pair?.sim.close();
+  await pair?.relay.stop();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('the operator console in a real Chromium, on a relay and the simulator', () => {
+  it('is served under /console/ without a build step and asks for the bearer token first', async () => {
+    // Act
+    await open('');
+    // Assess: the sign-in page; a wrong token is refused by the management API, the right one lists.
+    await page.getByTestId('signin').waitFor();
+    await shot('signin');
+    await page.getByLabel('bearer token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('The relay refused the token').waitFor();
+    await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: /Transactions/ }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('relay-console.token'))).toBe(ADMIN_TOKEN);
+  });
+
+  it('runs simulator scenarios: a paid MoMo request, a forged Airtel callback, an Airtel payment left to expire', async () => {
+    await scenario('momo', 'momo', 'pay');
+    // The poller would settle the forged payment from Airtel's status API: paused while the forgery lands
+    // (as in test/e2e/relay-simulator.test.ts), so the quarantine is what it shows.
+    await pair.relay.poller.stop();
+    try {
+      await scenario('forged', 'airtel', 'pay', { fault: 'corrupt-hash' });
+    } finally {
+      pair.relay.poller.start();
+    }
+    await scenario('expired', 'airtel', 'pay', { msisdn: AIRTEL_IN_PROGRESS_MSISDN, expires: '1' });
+    expect(run.expired!.transaction?.status).toBe('EXPIRED');
+  });
+
+  it('lists the run with counts by status, and new transactions appear without a reload', async () => {
+    await open('#/transactions');
+    await page.locator(`[data-testid=tx-row][data-reference="${run.momo!.started.reference}"]`).waitFor();
+    await page.getByTestId('counts').getByText('SUCCEEDED').waitFor();
+    // Act: one more payment while the page is open.
+    const more = await scenario('later', 'daraja', 'stk');
+    // Assess
+    await page.locator(`[data-testid=tx-row][data-reference="${more.started.reference}"]`).waitFor();
+    await shot('transactions');
+  });
+
+  it('finds a transaction by its reference and by its externalId', async () => {
+    const reference = run.momo!.started.reference;
+    await search(reference);
+    await page.locator(`[data-testid=tx-row][data-reference="${reference}"]`).waitFor();
+    expect(await page.getByTestId('matched-by').textContent()).toContain('reference');
+
+    const externalId = `sim-order-${reference.slice(0, 8)}`; // what `npm run sim -- momo pay` registers
+    await search(externalId);
+    await page.locator(`[data-testid=tx-row][data-reference="${reference}"]`).waitFor();
+    expect(await page.getByTestId('matched-by').textContent()).toContain('externalId');
+    await shot('search');
+  });
+
+  it('opens the story: the callback with its route and source IP, and the status check with its answer', async () => {
+    // Act: from the search result to the timeline.
+    await page.getByRole('link', { name: run.momo!.started.reference }).click();
+    // Assess
+    const callback = page.getByTestId('entry-callback').first();
+    await callback.waitFor();
+    expect(await callback.textContent()).toMatch(
+      /Callback PUT callback.*source IP127\.0\.0\.1.*verification/s,
+    );
+    const check = page.getByTestId('entry-status-check').first();
+    expect(await check.textContent()).toContain('report:SUCCEEDED');
+    await page.getByTestId('entry-transition').filter({ hasText: 'SUCCEEDED' }).first().waitFor();
+    await shot('story');
+  });
+
+  it('resolves an expired transaction only with a note and after a confirmation', async () => {
+    const { reference } = run.expired!.started;
+    await open(`#/tx/airtel/demo/${reference}`);
+    await page.getByTestId('resolve').click();
+    // A note is required.
+    await page.getByRole('button', { name: 'Review' }).click();
+    expect(await page.getByTestId('resolve-form').textContent()).toContain('A note of at least 3 characters');
+    await page.getByLabel('Outcome').selectOption('FAILED');
+    await page
+      .getByRole('textbox', { name: /Note/ })
+      .fill('Airtel support: the payer never approved (ticket 77)');
+    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByTestId('resolve-confirm').waitFor();
+    await shot('resolve');
+    // Act
+    await page.getByRole('button', { name: 'Confirm FAILED' }).click();
+    // Assess: the story reloads with the manual transition; the API agrees.
+    await page.getByTestId('entry-transition').filter({ hasText: 'EXPIRED → FAILED (manual)' }).waitFor();
+    const view = await pair.relay.admin('GET', `/v1/transactions/airtel/demo/${reference}`);
+    expect(view.body.transaction.status).toBe('FAILED');
+  });
+
+  it('shows the forged callback in the quarantine with its reason and account', async () => {
+    await open('#/quarantine');
+    const entry = page.getByTestId('quarantine-entry').filter({ hasText: 'airtel/demo' }).first();
+    await entry.waitFor();
+    expect(await entry.textContent()).toContain('UNAUTHORIZED');
+    await shot('quarantine');
+  });
+
+  it('draws the report with the run’s numbers', async () => {
+    const report = await pair.relay.admin('GET', '/v1/reconciliation/report');
+    await open('#/report');
+    await page.getByTestId('report-summary').waitFor();
+    expect(await page.getByTestId('report-summary').textContent()).toContain(
+      `${report.body.transactions} transactions`,
+    );
+    // Every chart is drawn; time to final has a bar per provider that settled in this run.
+    for (const chart of [
+      'chart-time-to-final',
+      'chart-finals-by-origin',
+      'chart-status-calls',
+      'chart-problems',
+    ])
+      await page.getByTestId(chart).waitFor();
+    const providers = await page
+      .locator('[data-testid=chart-time-to-final] rect.bar[data-series=p50]')
+      .evaluateAll((bars) => bars.map((b) => b.getAttribute('data-label')));
+    expect(providers).toEqual(expect.arrayContaining(['momo', 'daraja']));
+    // The resolution by hand is a final of origin manual; the transaction it resolved had expired first.
+    const manual = page.locator('[data-testid=chart-finals-by-origin] rect.bar[data-series=manual]');
+    expect(await manual.getAttribute('data-value')).toBe('1');
+    const expired = page.locator('[data-testid=chart-problems] rect.bar[data-series=expired]');
+    expect(await expired.getAttribute('data-value')).toBe('1');
+    await shot('report');
+  });
+
+  it('shows callback health per account and the badge feed, or says they are not available', async () => {
+    await open('#/health');
+    await page.locator('[data-testid=health-table], [data-testid=not-available]').first().waitFor();
+    await shot('health');
+    await open('#/badges');
+    await page.locator('[data-testid=shop], [data-testid=not-available], pre.json').first().waitFor();
+  });
+});
+
+describe('chromium for the browser tests', () => {
+  it('is installed where the tests look for it', () => {
+    expect(existsSync(CHROMIUM), `${CHROMIUM} missing: .ci/run installs Debian's chromium`).toBe(true);
+  });
+});
