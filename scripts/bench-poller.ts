@@ -17,7 +17,7 @@ import { FileEventSink } from '../shared/adapters/events/file-sink';
 import type { RelayLogger } from '../shared/app/ports';
 import { parseConfig } from '../shared/config/load';
 import type { TransactionRecord } from '../shared/domain/transaction';
-import { accountGuards } from '../shared/providers/http/limits';
+import { accountGuards } from '../shared/providers/outbound-http/limits';
 import type { StatusAnswer, StatusApi } from '../shared/providers/types';
 
 const quiet: RelayLogger = { debug() {}, info() {}, warn() {}, error() {} };

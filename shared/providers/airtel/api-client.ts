@@ -3,7 +3,15 @@
  * body; `expires_in` a string) and the transaction enquiry `GET /standard/v1/payments/{id}` with
  * `X-Country` / `X-Currency`. Classification is status-mapping.ts (pure).
  */
-import { accountGuards, authorizedCall, joinUrl, requestToken, statusError, TokenCache } from '../http';
+import {
+  accountGuards,
+  authorizedCall,
+  guardedStatusApi,
+  joinUrl,
+  requestToken,
+  statusError,
+  TokenCache,
+} from '../outbound-http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
 import type { AirtelAccountSettings, AirtelApiSettings } from './schema';
 import { classifyAirtelEnquiry } from './status-mapping';
@@ -106,7 +114,7 @@ export function createAirtelStatusApi(
       call: { ...callOptions(`Airtel ${query.kind} enquiry`), ...(signal ? { signal } : {}) },
     });
     if (!result.ok) return result.error;
-    const answer = classifyAirtelEnquiry({
+    return classifyAirtelEnquiry({
       accountId: account.id,
       kind: query.kind,
       reference: query.reference,
@@ -114,12 +122,7 @@ export function createAirtelStatusApi(
       json: result.response.json,
       garbage: result.response.garbage,
     });
-    if (answer.type === 'error' && answer.error === 'credentials') return gate.refuse(answer);
-    return answer;
   }
 
-  return {
-    check: (query, signal) => limit.run(() => check(query, signal)),
-    tokenRequests: () => tokens.requests,
-  };
+  return guardedStatusApi({ gate, limit }, check, { tokenRequests: () => tokens.requests });
 }

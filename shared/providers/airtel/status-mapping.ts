@@ -4,7 +4,7 @@
  * progress), TE (expired); `status.response_code` a DP… result code.
  */
 import type { ReportDraft } from '../../domain/transaction';
-import { clip, isRecord, statusError, textOf } from '../http/types';
+import { clip, isRecord, statusError, textOf } from '../outbound-http/types';
 import type { StatusAnswer } from '../types';
 import { decideAirtelOutcome, findResultCode } from './mapping';
 

@@ -8,6 +8,7 @@
 import {
   accountGuards,
   authorizedCall,
+  guardedStatusApi,
   basicAuth,
   joinUrl,
   requestToken,
@@ -15,7 +16,7 @@ import {
   statusError,
   TokenBucket,
   TokenCache,
-} from '../http';
+} from '../outbound-http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
 import { statusQueryOccasion } from './correlation';
 import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
@@ -227,16 +228,8 @@ export function createDarajaStatusApi(
     });
   }
 
-  async function check(query: StatusQuery, signal?: AbortSignal) {
-    const answer = DARAJA_STK_KINDS.includes(query.kind)
-      ? await stkQuery(query, signal)
-      : await transactionStatus(query, signal);
-    if (answer.type === 'error' && answer.error === 'credentials') return gate.refuse(answer);
-    return answer;
-  }
+  const check = (query: StatusQuery, signal?: AbortSignal) =>
+    DARAJA_STK_KINDS.includes(query.kind) ? stkQuery(query, signal) : transactionStatus(query, signal);
 
-  return {
-    check: (query, signal) => limit.run(() => check(query, signal)),
-    tokenRequests: () => tokens.requests,
-  };
+  return guardedStatusApi({ gate, limit }, check, { tokenRequests: () => tokens.requests });
 }

@@ -5,7 +5,7 @@
  * early queries answer those before the real code).
  */
 import type { ReportDraft } from '../../domain/transaction';
-import { clip, isRecord, type StatusError, statusError, textOf } from '../http/types';
+import { clip, isRecord, type StatusError, statusError, textOf } from '../outbound-http/types';
 import type { StatusAnswer } from '../types';
 import { STATUS_QUERY } from './correlation';
 import { canonicalDarajaCode, mapDarajaCode } from './mapping';

@@ -6,13 +6,14 @@
 import {
   accountGuards,
   authorizedCall,
+  guardedStatusApi,
   basicAuth,
   type HttpResponse,
   joinUrl,
   requestToken,
   statusError,
   TokenCache,
-} from '../http';
+} from '../outbound-http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
 import type { MomoAccountSettings, MomoApiSettings, MomoKind } from './schema';
 import {
@@ -214,7 +215,7 @@ export function createMomoStatusApi(
       call: { ...callOptions(`MoMo ${query.kind} status`), ...(signal ? { signal } : {}) },
     });
     if (!result.ok) return result.error;
-    const answer = classifyMomoStatus({
+    return classifyMomoStatus({
       accountId: account.id,
       kind: query.kind,
       reference,
@@ -222,12 +223,9 @@ export function createMomoStatusApi(
       json: result.response.json,
       garbage: result.response.garbage,
     });
-    if (answer.type === 'error' && answer.error === 'credentials') return gate.refuse(answer);
-    return answer;
   }
 
-  return {
-    check: (query, signal) => limit.run(() => check(query, signal)),
-    tokenRequests: (product) => tokens[product].requests,
-  };
+  return guardedStatusApi({ gate, limit }, check, {
+    tokenRequests: (product: MomoProduct) => tokens[product].requests,
+  });
 }

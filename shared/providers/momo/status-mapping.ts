@@ -2,7 +2,7 @@
  * MoMo status GET answers in relay vocabulary (pure). The 200 body has the callback's shape, so the draft
  * comes from the callback normalizer (amount, currency, party, financialTransactionId, reason mapping).
  */
-import { clip, isRecord, statusError, textOf } from '../http/types';
+import { clip, isRecord, statusError, textOf } from '../outbound-http/types';
 import type { StatusAnswer } from '../types';
 import { canonicalMomoCode, MOMO_STATUS_TABLE } from './mapping';
 import { normalizeMomoCallback } from './normalize';

@@ -4,7 +4,7 @@ import { airtelProvider } from '../../../../shared/providers/airtel';
 import { createAirtelStatusApi } from '../../../../shared/providers/airtel/api-client';
 import { type AirtelAccountSettings, airtelAccountSchema } from '../../../../shared/providers/airtel/schema';
 import type { StatusQuery } from '../../../../shared/providers/types';
-import { json, type Reply, scriptedFetch, testDeps } from '../http/support';
+import { json, type Reply, scriptedFetch, testDeps } from '../outbound-http/support';
 
 const API = { baseUrl: 'https://airtel.test', clientId: 'client-id', clientSecret: 'client-secret' };
 

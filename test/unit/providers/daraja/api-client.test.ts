@@ -5,7 +5,7 @@ import { createDarajaStatusApi, statusQueryTarget } from '../../../../shared/pro
 import { statusQueryOccasion } from '../../../../shared/providers/daraja/correlation';
 import { type DarajaAccountSettings, darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import type { StatusQuery } from '../../../../shared/providers/types';
-import { json, type Reply, scriptedFetch, testDeps } from '../http/support';
+import { json, type Reply, scriptedFetch, testDeps } from '../outbound-http/support';
 
 const API = {
   baseUrl: 'https://daraja.test',

@@ -4,7 +4,7 @@ import { momoProvider } from '../../../../shared/providers/momo';
 import { createMomoStatusApi } from '../../../../shared/providers/momo/api-client';
 import { type MomoAccountSettings, momoAccountSchema } from '../../../../shared/providers/momo/schema';
 import type { StatusQuery } from '../../../../shared/providers/types';
-import { json, type Reply, scriptedFetch, testDeps } from '../http/support';
+import { json, type Reply, scriptedFetch, testDeps } from '../outbound-http/support';
 
 const REF = '5DA24CDC-1453-4031-85E5-90C7E9101B42';
 const API = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimit, TokenBucket } from '../../../../shared/providers/http';
+import { ConcurrencyLimit, TokenBucket } from '../../../../shared/providers/outbound-http';
 
 function bucket(ratePerSecond: number, burst: number, maxWaitMs: number) {
   let now = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExpiresIn, TokenCache, type TokenOutcome } from '../../../../shared/providers/http';
+import { parseExpiresIn, TokenCache, type TokenOutcome } from '../../../../shared/providers/outbound-http';
 
 function cacheWith(outcomes: (() => TokenOutcome)[], clock: { now: number }) {
   let calls = 0;

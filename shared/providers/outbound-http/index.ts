@@ -17,6 +17,7 @@ export {
 } from './call';
 export { CredentialsGate, DEFAULT_CREDENTIALS_COOLDOWN_MS } from './credentials-gate';
 export { type AccountGuards, accountGuards, ConcurrencyLimit, TokenBucket } from './limits';
+export { guardedStatusApi } from './status-api';
 export { parseExpiresIn, TokenCache, type TokenOutcome } from './token-cache';
 export {
   clip,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, callJson, parseRetryAfter } from '../../../../shared/providers/http';
+import { backoffDelay, callJson, parseRetryAfter } from '../../../../shared/providers/outbound-http';
 import { json, scriptedFetch, testDeps } from './support';
 
 const REQUEST = { method: 'GET' as const, url: 'https://provider.test/status/1', headers: {} };

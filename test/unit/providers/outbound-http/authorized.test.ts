@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { authorizedCall, CredentialsGate, requestToken, TokenCache } from '../../../../shared/providers/http';
+import {
+  authorizedCall,
+  CredentialsGate,
+  requestToken,
+  TokenCache,
+} from '../../../../shared/providers/outbound-http';
 import { json, type Reply, scriptedFetch, testDeps } from './support';
 
 const isToken = (r: { url: string }) => r.url.endsWith('/token');
