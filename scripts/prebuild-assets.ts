@@ -10,10 +10,10 @@
  *
  *   npx tsx scripts/prebuild-assets.ts [--out DIR]   (default: dist)
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { build } from 'esbuild';
 import {
   PREBUILT_MANIFEST,
@@ -37,11 +37,29 @@ export const LIBRARY_EXTERNALS = [
   'esbuild',
 ];
 
+const run = promisify(execFile);
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist' } } });
 const out = resolve(PROJECT_ROOT, values.out ?? 'dist');
 const assets = join(out, 'assets');
 
 rmSync(out, { recursive: true, force: true });
+mkdirSync(join(out, 'types'), { recursive: true });
+// The declarations take the longest (type-checking against aws-cdk-lib's types): started first, beside the bundling.
+const declarations = run(
+  process.execPath,
+  [
+    join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.build.json',
+    '--outDir',
+    join(out, 'types'),
+  ],
+  { cwd: PROJECT_ROOT },
+).catch((error: Error & { stdout?: string }) => {
+  throw new Error(`declarations (tsc -p tsconfig.build.json) failed:\n${error.stdout ?? error.message}`, {
+    cause: error,
+  });
+});
 const functions: Partial<Record<RelayFunctionId, string>> = {};
 await Promise.all(
   (Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]).map(async (id) => {
@@ -70,21 +88,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-mkdirSync(join(out, 'types'), { recursive: true });
-execFileSync(
-  process.execPath,
-  [
-    join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    'tsconfig.build.json',
-    '--outDir',
-    join(out, 'types'),
-  ],
-  {
-    cwd: PROJECT_ROOT,
-    stdio: 'inherit',
-  },
-);
+await declarations;
 console.log(
   `prebuilt ${Object.keys(functions).length} functions, the tracing layer and the library in ${out}`,
 );

@@ -106,7 +106,7 @@ describe('the packed tarball installed in an empty CDK app', () => {
     template = JSON.parse(
       readFileSync(join(appDir, 'cdk.out', `${STACK}.template.json`), 'utf8'),
     ) as Template;
-  }, 300_000);
+  }, 600_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -148,6 +148,14 @@ describe('the packed tarball installed in an empty CDK app', () => {
       .map((path) => readFileSync(path));
     expect(assetBundles).toHaveLength(Object.keys(RELAY_FUNCTIONS).length);
     expect(assetBundles.some((bundle) => bundle.equals(callbackBundle))).toBe(true);
+  });
+
+  it('samples the hot path’s traces at 5%', () => {
+    // Assess
+    const rules = Object.values(template.Resources).filter((r) => r.Type === 'AWS::XRay::SamplingRule');
+    expect(rules.length).toBeGreaterThanOrEqual(2);
+    for (const rule of rules)
+      expect(rule.Properties.SamplingRule).toMatchObject({ FixedRate: 0.05, ReservoirSize: 0 });
   });
 
   it('ships the tracing layer prebuilt', () => {
