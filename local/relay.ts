@@ -19,6 +19,7 @@ import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';
 import { consoleSite } from './console-site';
+import { consoleEventStream } from './console-events';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalPoller } from './poller';
@@ -150,6 +151,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     trustForwardedFor: config.local.trustForwardedFor,
     ready: readinessOf({ dynamodb: describeTableCheck(client, options.tableName) }),
     site: consoleSite(),
+    events: consoleEventStream({ config, store: services.store, clock }),
     health: async () => ({
       status: 'ok',
       dynamodb: options.dynamoEndpoint,

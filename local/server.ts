@@ -21,6 +21,8 @@ export interface LocalServerOptions extends SourceIpOptions {
   health: () => Promise<Record<string, unknown>>;
   /** Readiness: can the relay serve callbacks right now (storage answers)? See `readinessOf`. */
   ready: () => Promise<Readiness>;
+  /** The console's event stream (GET /v1/events/stream): answers and returns true when the path is its own. */
+  events?: (path: string, request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
   /** Static pages (the operator console under /console/): answers and returns true when the path is its own. */
   site?: (path: string, response: ServerResponse) => Promise<boolean>;
 }
@@ -181,6 +183,7 @@ export function createLocalServer(options: LocalServerOptions): Server {
         await answerHealth(path, options, response);
         return;
       }
+      if (options.events && (await options.events(path, request, response))) return;
       if (request.method === 'GET' && options.site && (await options.site(path, response))) return;
       const body = await readBody(request);
       if (body === 'too-large') {

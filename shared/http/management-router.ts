@@ -31,7 +31,8 @@ import { errorResponse, internalErrorResponse, statusFor } from './error-mapping
 import { parseJsonObjectBody } from './guards';
 import { type HttpResponse, type InboundRequest, json } from './types';
 
-function checkBearer(config: RelayConfig, request: InboundRequest): void {
+/** The management API's local authorization (the bearer token); also the local event stream's. */
+export function checkBearer(config: RelayConfig, request: Pick<InboundRequest, 'headers'>): void {
   // In the cloud API Gateway authorizes with IAM before the function runs.
   if (config.management.auth !== 'bearer') return;
   const header = request.headers.authorization ?? '';

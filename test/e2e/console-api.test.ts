@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRelay, type TestRelay } from '../helpers/relay';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
 
 const SUCCESS = readFileSync(
   join(import.meta.dirname, '../fixtures/momo/requesttopay-successful.json'),
@@ -143,6 +143,37 @@ describe('the console endpoints over HTTP on DynamoDB Local', () => {
     ]);
     expect(health.body.accounts.find((a: any) => a.account === 'demo').lastCallbackAt).not.toBeNull();
     expect(badges.body).toEqual({ shops: [] });
+  });
+
+  it('stream a new transaction as a Server-Sent Event under npm start, and refuse the stream without a token', async () => {
+    // Prepare
+    const refused = await fetch(`${relay.url}/v1/events/stream`);
+    const abort = new AbortController();
+    const stream = await fetch(`${relay.url}/v1/events/stream?access_token=${ADMIN_TOKEN}`, {
+      signal: abort.signal,
+    });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const reference = '7c0e7c1a-2d3f-4a5b-8c9d-000000000099';
+    // Act
+    await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+    });
+    let text = '';
+    while (!text.includes(reference)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    abort.abort();
+    // Assess
+    expect(refused.status).toBe(401);
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    const event = text.split('\n\n').find((block) => block.includes(reference))!;
+    expect(event).toMatch(/^event: transaction\nid: \S+\ndata: /m);
+    expect(JSON.parse(event.split('data: ')[1]!)).toMatchObject({ reference, status: 'PENDING' });
   });
 
   it('refuse bad input with a 400 naming the parameter', async () => {
