@@ -5,6 +5,10 @@ import {
   sealMatches,
   UnappliableBufferedCallbackError,
 } from '../../shared/app/buffer/ingress-buffer';
+import {
+  BUFFER_UNAPPLIABLE_RETRY_SECONDS,
+  bufferRetryDelaySeconds,
+} from '../../shared/app/buffer/retry-backoff';
 import type { RelayServices } from '../../shared/app/services';
 import { StorageUnavailableError } from '../../shared/domain/errors';
 
@@ -12,6 +16,7 @@ import { StorageUnavailableError } from '../../shared/domain/errors';
 export interface SqsEvent {
   Records: {
     messageId: string;
+    receiptHandle?: string;
     body: string;
     attributes?: { ApproximateReceiveCount?: string };
     messageAttributes?: Record<string, { stringValue?: string } | undefined>;
@@ -40,7 +45,16 @@ export interface BufferConsumerOptions {
    * dead-letter queue — only what the callback function wrote is applied. Absent: records are not checked.
    */
   sealKey?: Buffer;
+  /**
+   * Makes reported records invisible for the given seconds (SQS ChangeMessageVisibility): the backoff
+   * of shared/app/buffer/retry-backoff.ts. Its failure is logged, never thrown: the queue's visibility
+   * timeout then applies. Absent: the queue's visibility timeout applies to every retry.
+   */
+  retryLater?: (records: ReadonlyArray<{ receiptHandle: string; seconds: number }>) => Promise<void>;
 }
+
+/** Why a record is reported back; sets how long it waits before its next receive. */
+type Reason = 'storage' | 'deadline' | 'unappliable' | 'unsealed' | 'error';
 
 /** Why the batch stopped trying records: the store failed, or the invocation's deadline came. */
 type Stop = 'storage' | 'deadline';
@@ -81,6 +95,18 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
     const budgetMs = Math.floor(deadline - performance.now());
     const signal = budgetMs > 0 ? AbortSignal.timeout(budgetMs) : AbortSignal.abort();
     const failures: { itemIdentifier: string }[] = [];
+    const delays: { receiptHandle: string; seconds: number }[] = [];
+    const retry = (record: SqsEvent['Records'][number], reason: Reason) => {
+      failures.push({ itemIdentifier: record.messageId });
+      if (!record.receiptHandle) return;
+      const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+      // Never applicable: the DLQ soon. Otherwise the store (or time) failed: back off with the receives.
+      const seconds =
+        reason === 'unappliable' || reason === 'unsealed'
+          ? BUFFER_UNAPPLIABLE_RETRY_SECONDS
+          : bufferRetryDelaySeconds(receives);
+      delays.push({ receiptHandle: record.receiptHandle, seconds });
+    };
     let stopped: Stop | undefined;
     let stoppedLogged = false;
     try {
@@ -91,7 +117,7 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
           receiveCount: record.attributes?.ApproximateReceiveCount,
         };
         if (stopped) {
-          failures.push({ itemIdentifier: record.messageId });
+          retry(record, stopped);
           services.metrics?.count('BufferedCallbacksFailed', 1, { reason: stopped });
           if (stopped === 'deadline' && !stoppedLogged) {
             stoppedLogged = true;
@@ -107,7 +133,7 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
           !sealMatches(record.body, record.messageAttributes?.[SEAL_ATTRIBUTE]?.stringValue, options.sealKey)
         ) {
           // Made up or altered outside the callback function: never applied, kept in the DLQ to look at.
-          failures.push({ itemIdentifier: record.messageId });
+          retry(record, 'unsealed');
           services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'unsealed' });
           services.log.error(
             'buffered message refused: its seal does not match (not written by the callback function); it goes to the dead-letter queue',
@@ -122,9 +148,9 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
           );
           services.metrics?.count('BufferedCallbacksApplied', 1, { provider: message.provider });
         } catch (error) {
-          failures.push({ itemIdentifier: record.messageId });
           const logged = { ...fields, error: (error as Error).message };
           if (error instanceof UnappliableBufferedCallbackError) {
+            retry(record, 'unappliable');
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'unappliable' });
             services.log.error(
               'buffered callback cannot be applied; it goes to the dead-letter queue',
@@ -132,6 +158,7 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
             );
           } else if (signal.aborted) {
             // Cut by the deadline (the store's call aborted, or it ignored the signal): retried later.
+            retry(record, 'deadline');
             stopped = 'deadline';
             stoppedLogged = true;
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'deadline' });
@@ -140,6 +167,7 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
               logged,
             );
           } else if (error instanceof StorageUnavailableError) {
+            retry(record, 'storage');
             stopped = 'storage';
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'storage' });
             services.log.warn(
@@ -147,10 +175,19 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
               logged,
             );
           } else {
+            retry(record, 'error');
             services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'error' });
             services.log.error('buffered callback not applied: unexpected error; retried', logged);
           }
         }
+      }
+      if (delays.length && options.retryLater) {
+        await options.retryLater(delays).catch((error: Error) =>
+          services.log.warn('could not delay the retried buffered callbacks; the queue visibility applies', {
+            records: delays.length,
+            error: error.message,
+          }),
+        );
       }
     } finally {
       services.metrics?.flush();

@@ -3,7 +3,16 @@ import { lambdaServices } from '../../shared/runtime/lambda';
 import { createCallbackHandler } from './handler';
 
 const { services } = await lambdaServices('relay-callback');
-export const handler = createCallbackHandler({
-  ...services,
-  ingressBuffer: await ingressBufferFromEnv(services.log),
-});
+const ingressBuffer = await ingressBufferFromEnv(services.log);
+const handle = createCallbackHandler({ ...services, ingressBuffer });
+
+/**
+ * Without its buffer (no queue URL, or the seal key unreadable at cold start) a store failure is a 503
+ * the provider may never retry: every invocation says so in IngressBufferOff, which pages.
+ */
+export const handler: typeof handle = ingressBuffer
+  ? handle
+  : (((event: Parameters<typeof handle>[0], context: Parameters<typeof handle>[1]) => {
+      services.metrics.count('IngressBufferOff', 1);
+      return handle(event, context);
+    }) as typeof handle);

@@ -19,6 +19,8 @@ export const handler = middy(async (_event: unknown, context: Context) => {
     runBadgeTick(services, { budgetMs }),
   ]);
   if (poll.status === 'rejected') throw poll.reason;
+  // The heartbeat: a poller that stops completing cycles (schedule off, errors, timeouts) pages.
+  services.metrics.count('PollCyclesCompleted', 1);
   const badgeEvents = badges.status === 'fulfilled' ? badges.value?.events : undefined;
   return badgeEvents === undefined ? poll.value : { ...poll.value, badgeEvents };
 }).use(lambdaMiddlewares());

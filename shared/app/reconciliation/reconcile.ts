@@ -414,6 +414,9 @@ function recordMetrics(
   const where = { provider: before.key.provider, account: before.key.account };
   if (answer.type === 'error' && answer.error !== 'unsupported')
     metrics.count('StatusCallErrors', 1, { ...where, error: answer.error });
+  // Its own metric (the StatusCallErrors roll-up mixes timeouts in): a refused credential pages.
+  if (answer.type === 'error' && answer.error === 'credentials')
+    metrics.count('StatusApiCredentialFailures', 1, where);
   for (const event of events) {
     const type = event.metadata.type;
     if (type === 'TransactionSucceeded' || type === 'TransactionFailed') {
