@@ -6,7 +6,7 @@
  *   dist/assets/tracing-layer/             the tracing layer (infra/tracing-layer.ts)
  *   dist/assets/manifest.json              what is there (infra/prebuilt-assets.ts reads it)
  *   dist/infra/index.js                    the library: infra/index.ts as one ES module, peers external
- *   dist/types/                            its declarations (tsconfig.build.json)
+ *   dist/types/                            its declarations (tsconfig.build.json), read as CommonJS-format
  *
  *   npx tsx scripts/prebuild-assets.ts [--out DIR]   (default: dist)
  */
@@ -89,6 +89,9 @@ await build({
   logLevel: 'warning',
 });
 await declarations;
+// The declarations import each other without file extensions (the sources do): as CommonJS-format
+// declarations, TypeScript resolves them under every moduleResolution, NodeNext included.
+writeFileSync(join(out, 'types', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 console.log(
   `prebuilt ${Object.keys(functions).length} functions, the tracing layer and the library in ${out}`,
 );

@@ -40,6 +40,28 @@ Aspects.of(app).add(new AwsSolutionsChecks());
 console.log(\`relay functions: \${Object.keys(RELAY_FUNCTIONS).join(', ')}\`);
 `;
 
+/** A TypeScript app's view: NodeNext resolution, and a wrong type that only real declarations catch. */
+const TYPES_CHECK_SOURCE = `import { App, Stack } from 'aws-cdk-lib';
+import { MobileMoneyRelay, type MobileMoneyRelayProps } from 'mobile-money-callback-relay';
+
+const props: MobileMoneyRelayProps = { config: {}, alarmEmail: 'payments-oncall@example.org' };
+const relay = new MobileMoneyRelay(new Stack(new App(), '${STACK}'), 'MobileMoney', props);
+// @ts-expect-error a function name is a string (unused, and so an error, if the types were any)
+export const wrong: number = relay.callbackFunction.functionName;
+`;
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ['node'],
+  },
+  files: ['types-check.ts'],
+};
+
 interface Template {
   Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
 }
@@ -49,6 +71,7 @@ describe('the packed tarball installed in an empty CDK app', () => {
   let appDir: string;
   let template: Template;
   let installed: string;
+  let typeErrors: string;
 
   beforeAll(async () => {
     // Prepare: pack (prepack builds dist/), an empty app, the tarball installed without the registry's copy of the peers.
@@ -83,11 +106,30 @@ describe('the packed tarball installed in an empty CDK app', () => {
       ],
       { cwd: appDir },
     );
+    writeFileSync(join(appDir, 'types-check.ts'), TYPES_CHECK_SOURCE);
+    writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     for (const peer of PEERS)
       symlinkSync(join(PROJECT_ROOT, 'node_modules', peer), join(appDir, 'node_modules', peer), 'dir');
+    // The app's own dev dependency for the type check (a TypeScript app has it).
+    mkdirSync(join(appDir, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(
+      join(PROJECT_ROOT, 'node_modules', '@types', 'node'),
+      join(appDir, 'node_modules', '@types', 'node'),
+      'dir',
+    );
     installed = join(appDir, 'node_modules', 'mobile-money-callback-relay');
 
-    // Act: cdk synth with the CLI, as the app's user runs it.
+    // Act: cdk synth with the CLI, as the app's user runs it; beside it, tsc over a TypeScript use.
+    const typeCheck = run(
+      process.execPath,
+      [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'],
+      {
+        cwd: appDir,
+      },
+    ).then(
+      () => '',
+      (error: Error & { stdout?: string }) => error.stdout || error.message,
+    );
     await run(
       process.execPath,
       [
@@ -103,6 +145,7 @@ describe('the packed tarball installed in an empty CDK app', () => {
         maxBuffer: 16 * 1024 * 1024,
       },
     );
+    typeErrors = await typeCheck;
     template = JSON.parse(
       readFileSync(join(appDir, 'cdk.out', `${STACK}.template.json`), 'utf8'),
     ) as Template;
@@ -156,6 +199,11 @@ describe('the packed tarball installed in an empty CDK app', () => {
     expect(rules.length).toBeGreaterThanOrEqual(2);
     for (const rule of rules)
       expect(rule.Properties.SamplingRule).toMatchObject({ FixedRate: 0.05, ReservoirSize: 0 });
+  });
+
+  it('gives a TypeScript app the construct’s declarations under NodeNext resolution', () => {
+    // Assess: tsc passed, so the @ts-expect-error met a real type error
+    expect(typeErrors).toBe('');
   });
 
   it('ships the tracing layer prebuilt', () => {
