@@ -11,7 +11,9 @@ import { RelayStack } from './relay-stack';
 /**
  * `npx cdk synth|deploy`. Config: the JSON file named by RELAY_CONFIG, else infra/example-config.json.
  * Optional: RELAY_STACK_NAME (default MobileMoneyRelay), ALARM_EMAIL (subscribes to the alarm topic),
- * CALLBACK_RESERVED_CONCURRENCY (a number, or `off` for accounts whose Lambda quota is too small).
+ * CALLBACK_RESERVED_CONCURRENCY (a number, or `off` for accounts whose Lambda quota is too small),
+ * RELAY_ALLOW_INLINE_SECRETS=development (accept secrets written in the config and placeholders: a
+ * throwaway stack only; otherwise synth fails naming each such key, docs/configuration.md#secrets).
  * The CloudFront + WAF edge (docs/deploy.md, "The public edge"): RELAY_WEB_ACL_STACK=on adds the web ACL
  * stack `<stack name>-EdgeWebAcl` in us-east-1 (RELAY_WAF_RATE_LIMIT, default 2000 per 5 minutes;
  * RELAY_WAF_EXEMPT_CIDRS, default the config's source allow-lists, `none` for none); RELAY_CLOUDFRONT=on
@@ -75,6 +77,12 @@ function rateLimit(value: string | undefined): number | undefined {
   return n;
 }
 
+function allowInlineSecrets(value: string | undefined): 'development' | undefined {
+  if (value === undefined || value === '' || value === 'off') return undefined;
+  if (value === 'development') return value;
+  throw new Error(`RELAY_ALLOW_INLINE_SECRETS: "development" or unset (got "${value}")`);
+}
+
 const callbackConcurrency = reservedConcurrency(process.env.CALLBACK_RESERVED_CONCURRENCY);
 const config = readConfig(configPath);
 const stackName = process.env.RELAY_STACK_NAME ?? 'MobileMoneyRelay';
@@ -96,6 +104,7 @@ new RelayStack(app, stackName, {
   relay: {
     config,
     alarmEmail: process.env.ALARM_EMAIL || undefined,
+    allowInlineSecrets: allowInlineSecrets(process.env.RELAY_ALLOW_INLINE_SECRETS),
     cloudFront: cloudFront ? { webAclArn } : undefined,
     reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
   },

@@ -30,7 +30,7 @@ import { registerInitiatedTransactions } from './relay/registration';
 import { grantConfigSecrets } from './relay/secrets';
 import { createTable, grantTableAccess } from './relay/storage';
 import { validateForCloud, validateProps, warnAboutConfig } from './relay/validate';
-import { inlineConfigJson } from './runtime-config';
+import { runtimeConfigJson } from './runtime-config';
 
 export { ALARMED_RELAY_METRICS, CALLBACKS_RECEIVED_METRIC } from './monitoring';
 export { MANAGEMENT_ROUTES } from './relay/api';
@@ -109,7 +109,7 @@ export class MobileMoneyRelay extends Construct {
   readonly transactionInitiatedDlq: sqs.Queue;
   /** CloudWatch namespace of the relay's custom metrics. */
   readonly metricsNamespace: string;
-  /** ARNs `secretsmanager:GetSecretValue` is granted on (from the accounts' `secretId`). */
+  /** ARNs `secretsmanager:GetSecretValue` is granted on: every callbackSecretId, apiSecretId, edge.originVerifySecretId. */
   readonly accountSecretArns: string[];
   /** ARNs the poller may read for the badge shops' credentials (`badges.shops.<shop>.secretId`). */
   readonly badgeShopSecretArns: string[];
@@ -125,7 +125,7 @@ export class MobileMoneyRelay extends Construct {
   constructor(scope: Construct, id: string, props: MobileMoneyRelayProps) {
     super(scope, id);
     // Validate before creating anything (and before bundling): a bad config or prop fails synth fast.
-    this.config = validateForCloud(props.config);
+    this.config = validateForCloud(props.config, { allowInlineSecrets: props.allowInlineSecrets });
     validateProps(props, this.config);
     warnAboutConfig(this, this.config, props);
     this.eventSource = this.config.events.source;
@@ -145,7 +145,7 @@ export class MobileMoneyRelay extends Construct {
       table: this.table,
       eventBus: this.eventBus,
       eventSource: this.eventSource,
-      runtimeConfigJson: inlineConfigJson(props.config),
+      runtimeConfigJson: runtimeConfigJson(props.config),
       metricsNamespace: this.metricsNamespace,
       logRetention,
       removalPolicy,
@@ -181,7 +181,17 @@ export class MobileMoneyRelay extends Construct {
       grantConfigSecrets(
         this,
         this.config,
-        { configReaders, poller: fns.poller },
+        {
+          // By function id: each reads only its kinds of secret (shared/config/secret-reader.ts).
+          readers: {
+            callback: fns.callback,
+            management: fns.management,
+            poller: fns.poller,
+            'transaction-initiated': fns.transactionInitiated,
+            'buffer-consumer': fns.bufferConsumer,
+          },
+          poller: fns.poller,
+        },
         props.secretsEncryptionKey,
       ));
 

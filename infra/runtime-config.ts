@@ -1,9 +1,22 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /**
- * What the functions receive in RELAY_CONFIG_JSON: the config as written, minus what only the local
- * server uses (`local`, `management.bearerToken`), as compact JSON (Lambda's 4 KB environment limit).
+ * Where the functions read the config: a file of the config layer (Lambda extracts layers under /opt),
+ * named by RELAY_CONFIG. The config travels with the code, not in the environment: Lambda's 4 KB
+ * environment limit no longer caps the number of accounts, and nothing of it is in the template.
+ */
+export const RUNTIME_CONFIG_PATH = '/opt/relay/config.json';
+
+/**
+ * What the functions read: the config as written, minus what only the local server uses (`local`,
+ * `management.bearerToken`), as compact JSON. Secrets are not in it (cdk synth refuses them inline,
+ * infra/relay/validate.ts), only the ids of the Secrets Manager secrets that hold them.
  * No aws-cdk-lib import: scripts/bundle-size.ts uses it too.
  */
-export function inlineConfigJson(input: unknown): string {
+export function runtimeConfigJson(input: unknown): string {
   const {
     local: _local,
     management,
@@ -13,4 +26,31 @@ export function inlineConfigJson(input: unknown): string {
   };
   const { bearerToken: _token, ...managementRest } = management ?? {};
   return JSON.stringify({ ...rest, management: managementRest });
+}
+
+/** @deprecated the config no longer travels inline; kept for scripts/bundle-size.ts (RELAY_CONFIG_JSON still loads). */
+export const inlineConfigJson = runtimeConfigJson;
+
+/**
+ * Writes the config layer's content (`relay/config.json`, at RUNTIME_CONFIG_PATH once deployed) into a
+ * directory named by the content's hash, and returns it for `Code.fromAsset`: the asset hash follows
+ * the config, so a changed config publishes a new layer version and updates the functions.
+ */
+export function writeRuntimeConfigLayer(
+  json: string,
+  outRoot = join(tmpdir(), 'mobile-money-relay-layers'),
+): string {
+  const hash = createHash('sha256').update(json).digest('hex').slice(0, 16);
+  const dir = join(outRoot, `config-${hash}`);
+  if (existsSync(join(dir, 'relay', 'config.json'))) return dir;
+  // Written beside, then renamed: a concurrent synth never sees a half-written layer.
+  const staging = `${dir}.${process.pid}.${Date.now()}`;
+  mkdirSync(join(staging, 'relay'), { recursive: true });
+  writeFileSync(join(staging, 'relay', 'config.json'), json);
+  try {
+    renameSync(staging, dir);
+  } catch {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return dir;
 }

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConsoleRelayMetrics } from '../shared/adapters/metrics/console-metrics';
+import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
 import { reconcileTiming } from '../shared/app/reconciliation/reconcile-timing';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
@@ -68,6 +69,8 @@ async function main(): Promise<void> {
     config = await loadConfig(
       values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
       DEMO_CONFIG,
+      // A config naming secrets reads them from Secrets Manager (the AWS profile in use); created on first read.
+      { readSecret: (secretId) => sharedSecretReader()(secretId) },
     );
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);

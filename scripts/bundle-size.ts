@@ -115,6 +115,17 @@ async function main(): Promise<void> {
   const only = option('--only');
   const metafileDir = option('--metafile');
   const config = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
+  // The cold init measured must not call Secrets Manager: the example's secret references become inline
+  // values of the same shape (what a function holds once its secrets are read).
+  for (const byId of Object.values(
+    config.accounts as Record<string, Record<string, Record<string, unknown>>>,
+  ))
+    for (const account of Object.values(byId)) {
+      if (!account.callbackSecretId) continue;
+      delete account.callbackSecretId;
+      account.pathSecret = 'bench-path-secret-0123456789';
+      if (account.hashMode) account.callbackKey = 'bench-airtel-callback-key';
+    }
   const env = {
     AWS_REGION: 'eu-west-1',
     TABLE_NAME: 'relay-bench',

@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from '../bundling';
+import { RUNTIME_CONFIG_PATH, writeRuntimeConfigLayer } from '../runtime-config';
 import { buildTracingLayer } from '../tracing-layer';
 import { prebuiltFunctionCode } from '../prebuilt-assets';
 import {
@@ -31,7 +32,7 @@ export interface RelayFunctionsOptions {
   readonly table: dynamodb.ITable;
   readonly eventBus: events.IEventBus;
   readonly eventSource: string;
-  /** RELAY_CONFIG_JSON of every function that loads the config. */
+  /** The config of every function that loads it: its config layer's file (infra/runtime-config.ts). */
   readonly runtimeConfigJson: string;
   readonly metricsNamespace: string;
   readonly logRetention: logs.RetentionDays;
@@ -60,6 +61,14 @@ export function createRelayFunctions(
     compatibleArchitectures: [lambda.Architecture.ARM_64],
     description: 'Powertools Tracer and the X-Ray SDK for the relay functions (relay-tracing)',
   });
+  // The config (no secret values, only their ids) as a file beside the code: out of the environment and
+  // the template, and not capped by Lambda's 4 KB environment (infra/runtime-config.ts).
+  const configLayer = new lambda.LayerVersion(scope, 'ConfigLayer', {
+    code: lambda.Code.fromAsset(writeRuntimeConfigLayer(options.runtimeConfigJson)),
+    compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
+    compatibleArchitectures: [lambda.Architecture.ARM_64],
+    description: `The relay config, read from ${RUNTIME_CONFIG_PATH}`,
+  });
   const relayFunction = (
     id: RelayFunctionId,
     fn: { description: string; timeout: Duration; environment: Record<string, string> },
@@ -72,21 +81,23 @@ export function createRelayFunctions(
         id === 'callback' ? DEFAULT_CALLBACK_RESERVED_CONCURRENCY : undefined,
       ),
       tracingLayer,
+      // Only the functions that load the config get it (RELAY_CONFIG names its file).
+      configLayer: 'RELAY_CONFIG' in fn.environment ? configLayer : undefined,
       metricsNamespace: options.metricsNamespace,
       logRetention: options.logRetention,
       removalPolicy: options.removalPolicy,
     });
-  const { table, eventBus, eventSource, runtimeConfigJson } = options;
+  const { table, eventBus, eventSource } = options;
   const httpEnvironment = {
     TABLE_NAME: table.tableName,
-    RELAY_CONFIG_JSON: runtimeConfigJson,
+    RELAY_CONFIG: RUNTIME_CONFIG_PATH,
     EVENT_BUS_NAME: eventBus.eventBusName,
     EVENT_SOURCE: eventSource,
     LOG_LEVEL: logLevel,
   };
   const tableEnvironment = {
     TABLE_NAME: table.tableName,
-    RELAY_CONFIG_JSON: runtimeConfigJson,
+    RELAY_CONFIG: RUNTIME_CONFIG_PATH,
     LOG_LEVEL: logLevel,
   };
   return {
@@ -150,6 +161,7 @@ function createRelayFunction(
     reservedConcurrency: number | undefined;
     environment: Record<string, string>;
     tracingLayer: lambda.ILayerVersion;
+    configLayer: lambda.ILayerVersion | undefined;
     metricsNamespace: string;
     logRetention: logs.RetentionDays;
     removalPolicy: RemovalPolicy;
@@ -188,7 +200,7 @@ function createRelayFunction(
     role,
     logGroup,
     tracing: lambda.Tracing.ACTIVE,
-    layers: [options.tracingLayer],
+    layers: [options.tracingLayer, ...(options.configLayer ? [options.configLayer] : [])],
     environment: {
       ...options.environment,
       POWERTOOLS_SERVICE_NAME: serviceName,

@@ -31,7 +31,7 @@ export interface RelayCustomDomain {
 
 /**
  * An optional CloudFront distribution in front of the provider callbacks, so an AWS WAF web ACL can
- * protect them (HTTP APIs cannot have one). Needs `edge: { mode: "cloudfront", originVerifySecrets }` in
+ * protect them (HTTP APIs cannot have one). Needs `edge: { mode: "cloudfront", originVerifySecretId }` in
  * the config: the relay then refuses callbacks that went around CloudFront and reads the viewer's IP from
  * `CloudFront-Viewer-Address` (docs/deploy.md, "The public edge").
  */
@@ -43,8 +43,9 @@ export interface RelayCloudFrontEdge {
   readonly webAclArn?: string;
   /**
    * The value CloudFront sends in the `x-relay-origin-verify` origin header. Must be one of the config's
-   * `edge.originVerifySecrets` (checked when it is a plain string). It is part of the distribution
-   * config (and so of the template when a plain string). @default `edge.originVerifySecrets[0]`
+   * `edge.originVerifySecrets` (checked when it is a plain string). A plain string would be part of the
+   * template: synth refuses it unless `allowInlineSecrets` is "development"; pass a `SecretValue`.
+   * @default the `originVerifySecret` field of `edge.originVerifySecretId`, as a dynamic reference
    */
   readonly originVerifySecret?: string | SecretValue;
   /**
@@ -76,11 +77,19 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
    * The relay config: the same JSON `npm start` reads (see `shared/config/schema.ts`). Validated at
    * synth time with `parseConfig`, so a bad config fails `cdk synth` with the dotted key named.
    * `management.auth` must be `"iam"`, and every account of a provider whose callbacks carry no other
-   * authentication needs a `pathSecret` or an explicit `allowNoPathSecret: "<reason>"`. It reaches
-   * the functions inline (RELAY_CONFIG_JSON, which Lambda encrypts at rest); move secrets to Secrets
-   * Manager before production (see docs/deploy.md).
+   * authentication needs a `pathSecret` or an explicit `allowNoPathSecret: "<reason>"`. Secrets are
+   * named by reference (`callbackSecretId`, `apiSecretId`, `edge.originVerifySecretId`,
+   * `badges.shops.<shop>.secretId`): a secret value or a `REPLACE…` placeholder written in the config
+   * fails synth, naming its key (see `allowInlineSecrets`). The config reaches the functions as a file
+   * of a Lambda layer (`/opt/relay/config.json`), not in their environment (docs/configuration.md#secrets).
    */
   readonly config: unknown;
+  /**
+   * `"development"`: accept secrets written in the config and placeholders (synth warns). For a
+   * throwaway stack nobody's money flows through; `npx cdk synth` sets it from
+   * RELAY_ALLOW_INLINE_SECRETS=development. @default secrets only by reference
+   */
+  readonly allowInlineSecrets?: 'development';
   /**
    * Publish to this bus instead of creating one (e.g. `EventBus.fromEventBusName(this, 'B', 'default')`).
    * @default a bus named `events.busName` (or generated)
@@ -175,8 +184,9 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /** CloudWatch namespace of the relay's metrics (Powertools Metrics). @default `MobileMoneyRelay/<stack name>/<construct path>` (one per relay) */
   readonly metricsNamespace?: string;
   /**
-   * Customer-managed KMS key encrypting the accounts' secrets (`secretId`): the functions that read
-   * them get kms:Decrypt through Secrets Manager. @default the secrets use aws/secretsmanager
+   * Customer-managed KMS key encrypting the secrets the config names (`callbackSecretId`,
+   * `apiSecretId`, `edge.originVerifySecretId`, badge shops' `secretId`): the functions that read them
+   * get kms:Decrypt through Secrets Manager. @default the secrets use aws/secretsmanager
    */
   readonly secretsEncryptionKey?: kms.IKey;
 }

@@ -6,18 +6,102 @@ import { ackBudgetFor } from '../../shared/app/buffer/ingress-buffer';
 import { ConfigError } from '../../shared/domain/errors';
 import { PROVIDERS } from '../../shared/providers/registry';
 import { RELAY_FUNCTIONS } from '../bundling';
-import { inlineConfigJson } from '../runtime-config';
-import { CALLBACK_FUNCTION_TIMEOUT, CALLBACK_INTEGRATION_TIMEOUT, MAX_INLINE_CONFIG_BYTES } from './limits';
+import { findProvider } from '../../shared/providers/registry';
+import { CALLBACK_FUNCTION_TIMEOUT, CALLBACK_INTEGRATION_TIMEOUT } from './limits';
 import type { MobileMoneyRelayProps, RelayCloudFrontEdge } from './props';
 import { callbackDeadlineSettings } from './providers';
 
+/** The value of `allowInlineSecrets` (prop) / RELAY_ALLOW_INLINE_SECRETS (infra/app.ts) that allows them. */
+export const ALLOW_INLINE_SECRETS = 'development';
+
+/** A value somebody was meant to replace (`REPLACE-with-…`, as in the example config). */
+const PLACEHOLDER = /^replace(?![a-z0-9])/i;
+
+export interface CloudValidationOptions {
+  /** `"development"`: secrets written in the config (and placeholders) are allowed; a throwaway stack only. */
+  readonly allowInlineSecrets?: string;
+}
+
+type Leaf = { key: string; value: string };
+
+function stringLeaves(value: unknown, key: string, into: Leaf[] = []): Leaf[] {
+  if (typeof value === 'string') into.push({ key, value });
+  else if (Array.isArray(value)) value.forEach((item, i) => stringLeaves(item, `${key}.${i}`, into));
+  else if (value !== null && typeof value === 'object')
+    for (const [name, item] of Object.entries(value)) stringLeaves(item, key ? `${key}.${name}` : name, into);
+  return into;
+}
+
+/**
+ * Secrets written in the config, by dotted key, with where each belongs instead: every setting a provider
+ * declares secret (`ProviderModule.secrets`), path secrets, the edge's origin secrets, the management
+ * bearer token and the badge shops' credentials. They would be part of the deployment (the config layer,
+ * and before it the template).
+ */
+export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf & { instead: string }> {
+  const found: Array<Leaf & { instead: string }> = [];
+  const raw = (input ?? {}) as {
+    accounts?: Record<string, Record<string, unknown>>;
+    edge?: unknown;
+    management?: { bearerToken?: unknown };
+    badges?: { shops?: Record<string, { auth?: unknown }> };
+  };
+  for (const account of config.accounts.values()) {
+    const prefix = `accounts.${account.provider}.${account.id}`;
+    const secrets = new Set<string>(
+      [account.pathSecret, account.previousPathSecret].filter((v) => v !== undefined),
+    );
+    try {
+      for (const value of findProvider(account.provider)?.secrets?.(account.settings as never) ?? [])
+        if (value) secrets.add(value);
+    } catch {
+      // Settings checked only in part (secrets unresolved): the string scan below still sees every leaf.
+    }
+    for (const leaf of stringLeaves(raw.accounts?.[account.provider]?.[account.id], prefix)) {
+      if (!secrets.has(leaf.value)) continue;
+      const api = leaf.key.startsWith(`${prefix}.api.`);
+      found.push({
+        ...leaf,
+        instead: `${prefix}.${api ? 'apiSecretId' : 'callbackSecretId'} (a Secrets Manager secret holding ${api ? '{"api": {…}}' : 'the callback settings, e.g. {"pathSecret": "…"}'})`,
+      });
+    }
+  }
+  for (const leaf of stringLeaves(
+    (raw.edge as { originVerifySecrets?: unknown })?.originVerifySecrets,
+    'edge.originVerifySecrets',
+  ))
+    found.push({
+      ...leaf,
+      instead: 'edge.originVerifySecretId (a secret holding {"originVerifySecret": "…"})',
+    });
+  if (typeof raw.management?.bearerToken === 'string')
+    found.push({
+      key: 'management.bearerToken',
+      value: raw.management.bearerToken,
+      instead: 'nothing: the cloud authorizes the management API with IAM (the token is for npm start)',
+    });
+  for (const [shop, { auth }] of Object.entries(raw.badges?.shops ?? {})) {
+    for (const field of ['password', 'token']) {
+      const value = (auth as Record<string, unknown> | undefined)?.[field];
+      if (typeof value === 'string')
+        found.push({
+          key: `badges.shops.${shop}.auth.${field}`,
+          value,
+          instead: `badges.shops.${shop}.secretId (a secret holding {"${field}": "…"})`,
+        });
+    }
+  }
+  return found;
+}
+
 /**
  * `parseConfig` plus the cloud-only rules; errors name the dotted key, like every config error, and
- * list every broken rule at once.
+ * list every broken rule at once. Secrets are refused inline (and placeholders anywhere) unless
+ * `allowInlineSecrets` is "development".
  */
-export function validateForCloud(input: unknown): RelayConfig {
+export function validateForCloud(input: unknown, options: CloudValidationOptions = {}): RelayConfig {
   // The accounts' secrets are read at cold start, not at synth: keys absent from an account that names a
-  // secretId are assumed to come from it.
+  // secret are assumed to come from it.
   const config = parseConfig(input, { secretsUnresolved: true });
   const problems: string[] = [];
   if (config.management.auth !== 'iam') {
@@ -31,11 +115,24 @@ export function validateForCloud(input: unknown): RelayConfig {
       `${account.key}: required in the cloud: ${account.providerName} callbacks carry no other authentication, so without a path secret anyone who knows a reference can post a callback. Set one (at least 16 characters of A-Z a-z 0-9 _ -, e.g. \`openssl rand -hex 16\`), or opt out explicitly with accounts.${account.provider}.${account.id}.allowNoPathSecret: "<reason, at least 10 characters>"`,
     );
   }
-  const bytes = Buffer.byteLength(inlineConfigJson(input));
-  if (bytes > MAX_INLINE_CONFIG_BYTES) {
-    problems.push(
-      `(root): the config is ${bytes} bytes as inline JSON, over the ${MAX_INLINE_CONFIG_BYTES} bytes RELAY_CONFIG_JSON may use of Lambda's 4 KB environment (split the accounts over several stacks, or move settings out of the config)`,
-    );
+  const flag = options.allowInlineSecrets;
+  if (flag !== undefined && flag !== ALLOW_INLINE_SECRETS) {
+    problems.push(`allowInlineSecrets: "${ALLOW_INLINE_SECRETS}" or unset (got "${flag}")`);
+  } else if (flag !== ALLOW_INLINE_SECRETS) {
+    const reported = new Set<string>();
+    // Never the value in the message: the error lands in CI logs.
+    for (const { key, instead } of inlineSecrets(input, config)) {
+      reported.add(key);
+      problems.push(
+        `${key}: a secret written in the config would be deployed with it: put it in Secrets Manager and name it with ${instead} (docs/configuration.md#secrets); for a throwaway development stack only, RELAY_ALLOW_INLINE_SECRETS=development allows it`,
+      );
+    }
+    for (const { key, value } of stringLeaves(input, '')) {
+      if (reported.has(key) || !PLACEHOLDER.test(value)) continue;
+      problems.push(
+        `${key}: still a placeholder ("${value.slice(0, 7)}…"): anyone who read the example config knows it; replace it (secrets by reference: docs/configuration.md#secrets)`,
+      );
+    }
   }
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
   return config;
@@ -155,12 +252,24 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
   const edge = props.cloudFront;
   if (edge) {
     const secret = edge.originVerifySecret;
-    if (secret === undefined && config.edge.originVerifySecrets.length === 0) {
+    if (
+      secret === undefined &&
+      config.edge.originVerifySecrets.length === 0 &&
+      config.edge.originVerifySecretId === undefined
+    ) {
       problems.push(
-        'cloudFront.originVerifySecret: required unless the config has edge.originVerifySecrets (the first one is used)',
+        'cloudFront.originVerifySecret: required unless the config has edge.originVerifySecretId (or, in development, edge.originVerifySecrets)',
       );
     }
     if (
+      typeof secret === 'string' &&
+      !Token.isUnresolved(secret) &&
+      props.allowInlineSecrets !== ALLOW_INLINE_SECRETS
+    ) {
+      problems.push(
+        'cloudFront.originVerifySecret: a plain string would be written into the template: leave it out and name the secret with edge.originVerifySecretId, or pass a SecretValue (SecretValue.secretsManager(…)); RELAY_ALLOW_INLINE_SECRETS=development allows it for a throwaway stack',
+      );
+    } else if (
       typeof secret === 'string' &&
       !Token.isUnresolved(secret) &&
       !config.edge.originVerifySecrets.includes(secret)
@@ -222,8 +331,14 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
 export function warnAboutConfig(
   scope: Construct,
   config: RelayConfig,
-  props: Pick<MobileMoneyRelayProps, 'cloudFront' | 'customDomain'>,
+  props: Pick<MobileMoneyRelayProps, 'cloudFront' | 'customDomain' | 'allowInlineSecrets'>,
 ): void {
+  if (props.allowInlineSecrets === ALLOW_INLINE_SECRETS) {
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:inline-secrets',
+      'allowInlineSecrets is "development": secrets written in the config are deployed with it (in the config layer) and placeholders are accepted. Never for a stack providers call: use callbackSecretId / apiSecretId (docs/configuration.md#secrets).',
+    );
+  }
   const baseHost = new URL(config.publicBaseUrl).hostname;
   if (props.cloudFront) {
     warnAboutEdge(scope, config, props.cloudFront, baseHost);

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import * as z from '../util/zod';
-import type { SecretReader } from '../adapters/secrets/secrets-manager';
 import { ConfigError } from '../domain/errors';
 import { findProvider, PROVIDERS } from '../providers/registry';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
@@ -12,6 +11,13 @@ import {
   type ResolvedAccount,
   relayConfigCoreSchema,
 } from './schema';
+import {
+  DEFAULT_SECRET_REFRESH_MS,
+  SECRET_ID_KEYS,
+  SECRET_KINDS,
+  type SecretKind,
+  type SecretReader,
+} from './secret-reader';
 import { registerSecretValues } from './secrets';
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -26,8 +32,8 @@ function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): stri
 }
 
 /**
- * `accounts.<provider>.<id>.secretId`: a Secrets Manager secret (ARN or name) whose JSON object is
- * deep-merged into the account's settings when the config is loaded (shared/config/load.ts loadConfig).
+ * `accounts.<provider>.<id>.callbackSecretId` / `.apiSecretId`, `edge.originVerifySecretId`: a Secrets
+ * Manager secret (ARN or name) whose JSON object is merged into the config when it is loaded.
  */
 export const secretIdSchema = z
   .string()
@@ -38,22 +44,24 @@ export const secretIdSchema = z
     ),
   );
 
-/** An account as parsed: a ResolvedAccount plus the secret its settings come from, if any. */
-export type LoadedAccount = ResolvedAccount & { secretId?: string };
+/** An account as parsed: a ResolvedAccount plus the secrets its settings come from, per kind. */
+export type LoadedAccount = ResolvedAccount & { secretIds?: Partial<Record<SecretKind, string>> };
 
-/** The account's `secretId`, when its settings come (partly) from a secret. */
-export function accountSecretId(account: ResolvedAccount): string | undefined {
-  return (account as LoadedAccount).secretId;
+/** The secrets an account's settings come (partly) from, per kind (`callbackSecretId`, `apiSecretId`). */
+export function accountSecretIds(account: ResolvedAccount): Partial<Record<SecretKind, string>> {
+  return (account as LoadedAccount).secretIds ?? {};
 }
 
 export interface ParseConfigOptions {
   /**
-   * The accounts' `secretId` secrets have not been read (cdk synth): a setting absent from an account
-   * that names a secret is assumed to come from it, so "required" problems about absent keys are not
-   * reported for that account (loadConfig validates the merged settings at cold start). Such an account
-   * keeps its settings as written (no defaults). Never for a config the relay runs with.
+   * The secrets have not been read (cdk synth): a setting absent from an account that names a secret is
+   * assumed to come from it, so "required" problems about absent keys are not reported for that account
+   * (loadConfig validates the merged settings at cold start). Such an account keeps its settings as
+   * written (no defaults). Never for a config the relay runs with.
    */
   secretsUnresolved?: boolean;
+  /** Secret kinds not read by this process: an account naming such a secret is treated as above. */
+  unreadKinds?: readonly SecretKind[];
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
@@ -67,6 +75,16 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The kinds of secret a raw account names (`callbackSecretId`, `apiSecretId`). */
+function namedKinds(raw: unknown): SecretKind[] {
+  if (!isPlainObject(raw)) return [];
+  return SECRET_KINDS.filter((kind) => typeof raw[SECRET_ID_KEYS[kind]] === 'string');
+}
+
+/** What `secretId` became: one secret per kind, so a function reads only the kind it needs. */
+const SECRET_ID_MIGRATION =
+  'replaced by two secrets: callbackSecretId (a JSON object of the callback settings: pathSecret, previousPathSecret, callbackKey, c2b.partner.bearerToken) and apiSecretId ({"api": {…the API credentials}}); split the secret in two (docs/configuration.md#secrets)';
 
 /** Validates a parsed config object. Every problem is reported with the dotted key that caused it. */
 export function parseConfig(input: unknown, options: ParseConfigOptions = {}): RelayConfig {
@@ -93,8 +111,10 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
     const schema = z.catchall(
       z.extend(provider.accountSchema, {
         pathSecret: z.optional(pathSecretSchema),
+        previousPathSecret: z.optional(pathSecretSchema),
         allowNoPathSecret: z.optional(allowNoPathSecretSchema),
-        secretId: z.optional(secretIdSchema),
+        callbackSecretId: z.optional(secretIdSchema),
+        apiSecretId: z.optional(secretIdSchema),
       }),
       z.never(), // strict: an unknown key is an error
     );
@@ -104,17 +124,23 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
         problems.push(`${prefix}: account ids may only use A-Z a-z 0-9 _ - (max 64)`);
         continue;
       }
+      if (isPlainObject(raw) && 'secretId' in raw) {
+        problems.push(`${prefix}.secretId: ${SECRET_ID_MIGRATION}`);
+        continue;
+      }
       const parsed = schema.safeParse(raw);
       let data: Record<string, unknown>;
       let checked = true;
       if (parsed.success) {
         data = parsed.data as Record<string, unknown>;
       } else {
-        // At synth, a key absent from an account that names a secret may live in the secret.
-        const remaining =
-          options.secretsUnresolved && isPlainObject(raw) && typeof raw.secretId === 'string'
-            ? parsed.error.issues.filter((issue) => valueAt(raw, issue.path) !== undefined)
-            : parsed.error.issues;
+        // A key absent from an account whose secret was not read may live in the secret.
+        const unread = namedKinds(raw).filter(
+          (kind) => options.secretsUnresolved || options.unreadKinds?.includes(kind),
+        );
+        const remaining = unread.length
+          ? parsed.error.issues.filter((issue) => valueAt(raw, issue.path) !== undefined)
+          : parsed.error.issues;
         if (remaining.length) {
           problems.push(formatIssues(prefix, remaining));
           continue;
@@ -122,18 +148,39 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
         data = { ...(raw as Record<string, unknown>) };
         checked = false;
       }
-      const { pathSecret, allowNoPathSecret, secretId, ...settings } = data as Record<string, unknown> & {
+      const {
+        pathSecret,
+        previousPathSecret,
+        allowNoPathSecret,
+        callbackSecretId,
+        apiSecretId,
+        ...settings
+      } = data as Record<string, unknown> & {
         pathSecret?: string;
+        previousPathSecret?: string;
         allowNoPathSecret?: string;
-        secretId?: string;
+        callbackSecretId?: string;
+        apiSecretId?: string;
       };
       if (pathSecret && allowNoPathSecret !== undefined) {
         problems.push(`${prefix}.allowNoPathSecret: the account has a pathSecret; remove allowNoPathSecret`);
         continue;
       }
+      if (previousPathSecret && !pathSecret && checked) {
+        problems.push(
+          `${prefix}.previousPathSecret: accepted only beside a pathSecret (the current one); rotate by moving the current value here and setting a new pathSecret`,
+        );
+        continue;
+      }
       const account: LoadedAccount = { provider: providerId, id: accountId, pathSecret, settings };
+      // The previous value is accepted only while it differs from the current one (docs/deploy.md rotation).
+      if (previousPathSecret && previousPathSecret !== pathSecret)
+        account.previousPathSecret = previousPathSecret;
       if (allowNoPathSecret !== undefined) account.allowNoPathSecret = allowNoPathSecret;
-      if (secretId !== undefined) account.secretId = secretId;
+      const secretIds: Partial<Record<SecretKind, string>> = {};
+      if (callbackSecretId !== undefined) secretIds.callback = callbackSecretId;
+      if (apiSecretId !== undefined) secretIds.api = apiSecretId;
+      if (Object.keys(secretIds).length) account.secretIds = secretIds;
       let urls: { key: string; url: string }[] = [];
       try {
         urls = provider.configuredUrls?.(settings as never) ?? [];
@@ -168,18 +215,26 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
 
 export interface LoadConfigOptions {
   /**
-   * Reads the accounts' `secretId` secrets. @default Secrets Manager (one client and TTL cache per
-   * process, created only when an account names a secret)
+   * Reads the secrets the config names (Secrets Manager, injected by the composition root). Required when
+   * the config names a secret of a kind in `secretKinds`.
    */
   readSecret?: SecretReader;
+  /**
+   * The kinds of secret this process reads (its role may read no other): accounts' secrets of other
+   * kinds are left unread, and their settings absent (an account's `api` is dropped when its `apiSecretId`
+   * is not read). @default every kind
+   */
+  secretKinds?: readonly SecretKind[];
 }
 
-/** What one account's secret contributed: its string values, all of them scrubbed from logs. */
-export interface MergedSecrets {
-  /** The config with every account's secret deep-merged into its settings (`secretId` kept). */
+/** What the secrets contributed: their string values (all of them scrubbed from logs) and their texts. */
+export interface ResolvedSecrets {
+  /** The config with every read secret merged in (the ids kept). */
   config: unknown;
-  /** Per account key (`<provider>/<id>`): every string value that came from its secret. */
+  /** Per account key (`<provider>/<id>`): every string value that came from its secrets. */
   values: Map<string, string[]>;
+  /** Every secret's text as read, by id: what tells a refresh whether anything changed. */
+  texts: Map<string, string>;
 }
 
 /** Objects merged member by member; anything else (strings, numbers, arrays) taken from the secret. */
@@ -199,41 +254,98 @@ function stringLeaves(value: unknown, into: string[] = []): string[] {
   return into;
 }
 
+/** What a secret of each kind may hold; a problem (naming the secret, never a value) or undefined. */
+function secretShapeProblem(kind: SecretKind | 'edge', secretId: string, secret: Record<string, unknown>) {
+  const keys = Object.keys(secret);
+  if (kind === 'api') {
+    if (keys.length !== 1 || !isPlainObject(secret.api))
+      return `secret "${secretId}" must hold exactly {"api": {…}} (the account's API credentials; callback settings belong in callbackSecretId)`;
+    return undefined;
+  }
+  if (kind === 'edge') {
+    const extra = keys.filter((k) => k !== 'originVerifySecret' && k !== 'previousOriginVerifySecret');
+    if (typeof secret.originVerifySecret !== 'string' || extra.length)
+      return `secret "${secretId}" must hold {"originVerifySecret": "…"} and optionally "previousOriginVerifySecret" while rotating`;
+    return undefined;
+  }
+  const misplaced = keys.filter((k) =>
+    ['api', 'secretId', 'callbackSecretId', 'apiSecretId', 'allowNoPathSecret'].includes(k),
+  );
+  if (misplaced.length)
+    return `secret "${secretId}" may not set ${misplaced.join(' or ')} (${misplaced.includes('api') ? 'API credentials belong in apiSecretId; ' : ''}ids and opt-outs belong in the config)`;
+  return undefined;
+}
+
 /**
- * Reads every account's `secretId` secret (a JSON object shaped like the account's settings, e.g.
- * `{"pathSecret":"…","callbackKey":"…","api":{"consumerKey":"…","consumerSecret":"…"}}`) and deep-merges
- * it into the account, the secret winning. Every problem names the account and the secret id, never a
- * value. A config without `secretId` comes back as it was, without any reader being created.
+ * Reads the secrets the config names, of the kinds asked for, and merges each into its place, the secret
+ * winning: an account's `callbackSecretId` (a JSON object of callback settings, e.g.
+ * `{"pathSecret":"…","previousPathSecret":"…","callbackKey":"…"}`) and `apiSecretId` (`{"api":{…}}`)
+ * deep-merged into the account; `edge.originVerifySecretId` (`{"originVerifySecret":"…",
+ * "previousOriginVerifySecret":"…"}`) becoming `edge.originVerifySecrets`. Every problem names the key
+ * and the secret id, never a value. A config naming no secret comes back as it was.
  */
-export async function mergeAccountSecrets(input: unknown, readSecret?: SecretReader): Promise<MergedSecrets> {
+export async function resolveSecrets(
+  input: unknown,
+  options: LoadConfigOptions = {},
+): Promise<ResolvedSecrets> {
+  const kinds = options.secretKinds ?? SECRET_KINDS;
   const values = new Map<string, string[]>();
-  const wanted: Array<{ provider: string; id: string; secretId: string }> = [];
-  const accounts = isPlainObject(input) && isPlainObject(input.accounts) ? input.accounts : {};
+  const texts = new Map<string, string>();
+  type Wanted = { kind: SecretKind | 'edge'; key: string; secretId: string; provider?: string; id?: string };
+  const wanted: Wanted[] = [];
+  // A malformed id is left for parseConfig to report with its key.
+  const valid = (id: unknown): id is string => typeof id === 'string' && secretIdSchema.safeParse(id).success;
+  const root = isPlainObject(input) ? input : {};
+  const accounts = isPlainObject(root.accounts) ? root.accounts : {};
   for (const [provider, byId] of Object.entries(accounts)) {
     if (!isPlainObject(byId)) continue;
     for (const [id, raw] of Object.entries(byId)) {
-      // A malformed secretId is left for parseConfig to report with its key.
-      if (
-        isPlainObject(raw) &&
-        typeof raw.secretId === 'string' &&
-        secretIdSchema.safeParse(raw.secretId).success
-      )
-        wanted.push({ provider, id, secretId: raw.secretId });
+      if (!isPlainObject(raw)) continue;
+      for (const kind of kinds) {
+        const secretId = raw[SECRET_ID_KEYS[kind]];
+        if (valid(secretId))
+          wanted.push({
+            kind,
+            key: `accounts.${provider}.${id}.${SECRET_ID_KEYS[kind]}`,
+            secretId,
+            provider,
+            id,
+          });
+      }
     }
   }
-  if (wanted.length === 0) return { config: input, values };
+  const edge = isPlainObject(root.edge) ? root.edge : undefined;
+  if (kinds.includes('callback') && valid(edge?.originVerifySecretId))
+    wanted.push({ kind: 'edge', key: 'edge.originVerifySecretId', secretId: edge.originVerifySecretId });
+  const unreadApi = !kinds.includes('api');
+  const namesUnreadApi = Object.values(accounts).some(
+    (byId) =>
+      isPlainObject(byId) && Object.values(byId).some((raw) => isPlainObject(raw) && 'apiSecretId' in raw),
+  );
+  if (wanted.length === 0 && !(unreadApi && namesUnreadApi)) return { config: input, values, texts };
+  const read = options.readSecret;
+  if (wanted.length && !read)
+    throw new ConfigError(
+      `${wanted[0]!.key}: the config names a secret but no secret reader was given (the composition root wires Secrets Manager)`,
+    );
 
-  const read = readSecret ?? (await import('../adapters/secrets/secrets-manager')).sharedSecretReader();
   const problems: string[] = [];
   const merged = structuredClone(input) as {
     accounts: Record<string, Record<string, Record<string, unknown>>>;
+    edge?: Record<string, unknown>;
   };
+  if (unreadApi) {
+    // The API credentials are not this process's to read: the rest of `api` goes too, so the provider's
+    // schema does not ask for the credentials it lacks (nothing here calls the provider's API).
+    for (const byId of Object.values(merged.accounts ?? {}))
+      for (const account of Object.values(byId))
+        if (isPlainObject(account) && 'apiSecretId' in account) delete account.api;
+  }
   await Promise.all(
-    wanted.map(async ({ provider, id, secretId }) => {
-      const key = `accounts.${provider}.${id}.secretId`;
+    wanted.map(async ({ kind, key, secretId, provider, id }) => {
       let text: string;
       try {
-        text = await read(secretId);
+        text = await read!(secretId);
       } catch (error) {
         const message = (error as Error).message;
         problems.push(
@@ -241,49 +353,50 @@ export async function mergeAccountSecrets(input: unknown, readSecret?: SecretRea
         );
         return;
       }
+      texts.set(secretId, text);
       let secret: unknown;
       try {
         secret = JSON.parse(text);
       } catch {
         // Not JSON.parse's message: it quotes the text, which is the secret.
         problems.push(
-          `${key}: secret "${secretId}" is not valid JSON: it must hold a JSON object of the account's settings, e.g. {"pathSecret": "…"}`,
+          `${key}: secret "${secretId}" is not valid JSON: it must hold a JSON object, e.g. {"pathSecret": "…"}`,
         );
         return;
       }
       if (!isPlainObject(secret)) {
         problems.push(
-          `${key}: secret "${secretId}" must hold a JSON object of the account's settings (e.g. {"pathSecret": "…"}), not ${Array.isArray(secret) ? 'an array' : secret === null ? 'null' : `a ${typeof secret}`}`,
+          `${key}: secret "${secretId}" must hold a JSON object (e.g. {"pathSecret": "…"}), not ${Array.isArray(secret) ? 'an array' : secret === null ? 'null' : `a ${typeof secret}`}`,
         );
         return;
       }
-      const misplaced = ['secretId', 'allowNoPathSecret'].filter((name) => name in secret);
-      if (misplaced.length) {
-        problems.push(
-          `${key}: secret "${secretId}" may not set ${misplaced.join(' or ')} (those belong in the config)`,
-        );
+      const shape = secretShapeProblem(kind, secretId, secret);
+      if (shape) {
+        problems.push(`${key}: ${shape}`);
         return;
       }
-      const account = merged.accounts[provider]![id]!;
-      merged.accounts[provider]![id] = deepMerge(account, secret);
-      values.set(accountKey(provider, id), stringLeaves(secret));
+      if (kind === 'edge') {
+        const edgeConfig = merged.edge!;
+        edgeConfig.originVerifySecrets = [
+          secret.originVerifySecret,
+          secret.previousOriginVerifySecret,
+        ].filter((value) => value !== undefined);
+        return;
+      }
+      const account = merged.accounts[provider!]![id!]!;
+      merged.accounts[provider!]![id!] = deepMerge(account, secret);
+      const accountValues = values.get(accountKey(provider!, id!)) ?? [];
+      values.set(accountKey(provider!, id!), [...accountValues, ...stringLeaves(secret)]);
     }),
   );
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.sort().join('\n')}`);
-  return { config: merged, values };
+  return { config: merged, values, texts };
 }
 
-/**
- * Reads the config (Lambda cold start or `npm start`): inline JSON in RELAY_CONFIG_JSON wins, else the
- * file named by RELAY_CONFIG, else `fallbackPath`. Accounts naming a `secretId` get their secret merged
- * in before validation, and every value from a secret is registered with the scrubber
- * (shared/config/secrets.ts). `parseConfig` stays synchronous (it only validates).
- */
-export async function loadConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  fallbackPath?: string,
-  options: LoadConfigOptions = {},
-): Promise<RelayConfig> {
+async function readConfigText(
+  env: NodeJS.ProcessEnv,
+  fallbackPath: string | undefined,
+): Promise<{ parsed: unknown; source: string }> {
   let text: string;
   let source: string;
   if (env.RELAY_CONFIG_JSON) {
@@ -300,90 +413,144 @@ export async function loadConfig(
       throw new ConfigError(`RELAY_CONFIG: cannot read ${path}: ${(cause as Error).message}`, { cause });
     }
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return { parsed: JSON.parse(text), source };
   } catch (cause) {
     throw new ConfigError(`${source}: not valid JSON: ${(cause as Error).message}`, { cause });
   }
-  try {
-    const merged = await mergeAccountSecrets(parsed, options.readSecret);
-    const config = parseConfig(merged.config);
-    const problems: string[] = [];
-    for (const account of config.accounts.values()) {
-      const secretId = accountSecretId(account);
-      if (secretId === undefined) continue;
-      registerSecretValues(account, merged.values.get(accountKey(account.provider, account.id)) ?? []);
-      // cdk synth accepted the account without a path secret because it names a secret: hold it to that.
-      if (
-        findProvider(account.provider)?.pathSecretRequired &&
-        !account.pathSecret &&
-        account.allowNoPathSecret === undefined
-      ) {
-        problems.push(
-          `accounts.${account.provider}.${account.id}.pathSecret: neither in the config nor in secret "${secretId}"; add "pathSecret" to the secret (or opt out with allowNoPathSecret: "<reason>")`,
-        );
-      }
+}
+
+/** The config with its secrets read, validated, and every value from a secret registered with the scrubber. */
+async function resolveAndParse(
+  parsed: unknown,
+  options: LoadConfigOptions,
+): Promise<{ config: RelayConfig; texts: Map<string, string>; values: Map<string, string[]> }> {
+  const kinds = options.secretKinds ?? SECRET_KINDS;
+  const resolved = await resolveSecrets(parsed, options);
+  const config = parseConfig(resolved.config, {
+    unreadKinds: SECRET_KINDS.filter((k) => !kinds.includes(k)),
+  });
+  const problems: string[] = [];
+  for (const account of config.accounts.values()) {
+    const secretId = accountSecretIds(account).callback;
+    registerSecretValues(account, resolved.values.get(accountKey(account.provider, account.id)) ?? []);
+    // cdk synth accepted the account without a path secret because it names a secret: hold it to that.
+    if (
+      secretId !== undefined &&
+      kinds.includes('callback') &&
+      findProvider(account.provider)?.pathSecretRequired &&
+      !account.pathSecret &&
+      account.allowNoPathSecret === undefined
+    ) {
+      problems.push(
+        `accounts.${account.provider}.${account.id}.pathSecret: neither in the config nor in secret "${secretId}"; add "pathSecret" to the secret (or opt out with allowNoPathSecret: "<reason>")`,
+      );
     }
-    if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
-    return config;
-  } catch (error) {
-    if (error instanceof ConfigError)
-      throw new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error });
-    throw error;
   }
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
+  return { config, texts: resolved.texts, values: resolved.values };
 }
 
-export interface RefreshingConfigOptions {
-  /** How long a loaded config is used before it is loaded again. @default 5 minutes */
-  ttlMs?: number;
-  /** After a failed reload, the old config is kept and the load retried after this. @default 30 s */
-  retryAfterMs?: number;
-  now?: () => number;
-  /** A failed reload (the old config stays in use). */
-  onError?: (error: Error) => void;
-}
-
-export interface RefreshingConfig {
-  /** The config, loaded again (once, however many callers wait) when older than the TTL. */
-  current(): Promise<RelayConfig>;
+function withSource(error: unknown, source: string): unknown {
+  return error instanceof ConfigError
+    ? new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error })
+    : error;
 }
 
 /**
- * A config re-read after a TTL, so that a warm process picks up rotated secrets: wrap `loadConfig`
- * (whose Secrets Manager reader caches for the same 5 minutes). The first load's failure is thrown;
- * a later one keeps the config in use and is reported to `onError`.
+ * Reads the config (Lambda cold start or `npm start`): inline JSON in RELAY_CONFIG_JSON wins, else the
+ * file named by RELAY_CONFIG (in Lambda, the config layer's file), else `fallbackPath`. The secrets it
+ * names, of the kinds this process reads, are merged in before validation, and every value from a
+ * secret is registered with the scrubber (shared/config/secrets.ts). `parseConfig` stays synchronous.
  */
-export function refreshingConfig(
-  load: () => Promise<RelayConfig>,
+export async function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  fallbackPath?: string,
+  options: LoadConfigOptions = {},
+): Promise<RelayConfig> {
+  return (await loadRefreshingConfig(env, fallbackPath, options)).config;
+}
+
+export interface RefreshingConfigOptions extends LoadConfigOptions {
+  /**
+   * How often a warm process reads its secrets again (through the reader, whose own cache adds its
+   * TTL: Secrets Manager's reader, 5 minutes). @default DEFAULT_SECRET_REFRESH_MS (1 minute)
+   */
+  refreshMs?: number;
+  now?: () => number;
+  /** A failed refresh (the values in use stay): log it. */
+  onError?: (error: Error) => void;
+  /** The secrets changed and the config now holds the new values (e.g. rebuild the scrubber). */
+  onChange?: (config: RelayConfig) => void;
+}
+
+export interface RefreshingConfig {
+  /** The config: the same object for the life of the process; a refresh updates its secret values in place. */
+  readonly config: RelayConfig;
+  /**
+   * Reads the secrets again when the last read is older than `refreshMs` (concurrent callers share one
+   * read), and puts changed values into the config's accounts and edge. Never throws: a failure keeps
+   * the values in use and is reported to `onError`.
+   */
+  refresh(): Promise<void>;
+}
+
+/**
+ * `loadConfig` for a process that lives on (a warm Lambda, `npm start`): secret rotation without a
+ * restart. The first load's failure is thrown.
+ */
+export async function loadRefreshingConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  fallbackPath?: string,
   options: RefreshingConfigOptions = {},
-): RefreshingConfig {
-  const ttlMs = options.ttlMs ?? 5 * 60_000;
-  const retryAfterMs = options.retryAfterMs ?? 30_000;
+): Promise<RefreshingConfig> {
+  const { parsed, source } = await readConfigText(env, fallbackPath);
+  let first: Awaited<ReturnType<typeof resolveAndParse>>;
+  try {
+    first = await resolveAndParse(parsed, options);
+  } catch (error) {
+    throw withSource(error, source);
+  }
+  const { config } = first;
+  let texts = first.texts;
+  const refreshMs = options.refreshMs ?? DEFAULT_SECRET_REFRESH_MS;
   const now = options.now ?? Date.now;
-  let config: RelayConfig | undefined;
-  let freshUntil = 0;
-  let loading: Promise<RelayConfig> | undefined;
-  const reload = () => {
-    loading ??= load()
-      .then((loaded) => {
-        config = loaded;
-        freshUntil = now() + ttlMs;
-        return loaded;
-      })
-      .catch((error: Error) => {
-        if (!config) throw error;
-        options.onError?.(error);
-        freshUntil = now() + retryAfterMs;
-        return config;
-      })
-      .finally(() => {
-        loading = undefined;
-      });
-    return loading;
+  let nextAt = now() + refreshMs;
+  let running: Promise<void> | undefined;
+  const same = (a: Map<string, string>, b: Map<string, string>) =>
+    a.size === b.size && [...a].every(([id, text]) => b.get(id) === text);
+  const refresh = async () => {
+    try {
+      const fresh = await resolveAndParse(parsed, options);
+      if (same(fresh.texts, texts)) return;
+      for (const [key, account] of fresh.config.accounts) {
+        const current = config.accounts.get(key);
+        if (!current) continue;
+        current.pathSecret = account.pathSecret;
+        if (account.previousPathSecret) current.previousPathSecret = account.previousPathSecret;
+        else delete current.previousPathSecret;
+        current.settings = account.settings;
+        // Added to what was registered: the old values stay scrubbed (a late callback may still carry them).
+        registerSecretValues(current, fresh.values.get(key) ?? []);
+      }
+      config.edge.originVerifySecrets = fresh.config.edge.originVerifySecrets;
+      texts = fresh.texts;
+      options.onChange?.(config);
+    } catch (error) {
+      options.onError?.(withSource(error, source) as Error);
+    }
   };
   return {
-    current: () => (config && now() < freshUntil ? Promise.resolve(config) : reload()),
+    config,
+    refresh: () => {
+      if (running) return running;
+      if (now() < nextAt) return Promise.resolve();
+      nextAt = now() + refreshMs;
+      running = refresh().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
   };
 }
 
@@ -401,16 +568,16 @@ export interface AccountWithoutPathSecret {
 
 /**
  * Accounts of providers that need a path secret (`ProviderModule.pathSecretRequired`: MoMo, Daraja)
- * configured without one (and without a `secretId` that may hold it), opted out or not. `npm start` warns about them; `cdk synth` refuses those
- * that did not opt out.
+ * configured without one (and without a `callbackSecretId` that may hold it), opted out or not. `npm start`
+ * warns about them; `cdk synth` refuses those that did not opt out.
  */
 export function accountsWithoutPathSecret(config: RelayConfig): AccountWithoutPathSecret[] {
   const found: AccountWithoutPathSecret[] = [];
   for (const account of config.accounts.values()) {
     const provider = findProvider(account.provider);
-    // An account naming a secret counts as having one: loadConfig refuses it at cold start when the
-    // secret holds no pathSecret.
-    if (!provider?.pathSecretRequired || account.pathSecret || accountSecretId(account)) continue;
+    // An account naming a callback secret counts as having one: loadConfig refuses it at cold start when
+    // the secret holds no pathSecret.
+    if (!provider?.pathSecretRequired || account.pathSecret || accountSecretIds(account).callback) continue;
     found.push({
       provider: account.provider,
       providerName: provider.displayName,

@@ -109,12 +109,24 @@ const edgeSchema = z
     mode: z._default(z.enum(['direct', 'cloudfront', 'cloudfront-or-direct']), 'direct'),
     /** Accepted values of the origin header: the current one first, then the previous one while rotating. */
     originVerifySecrets: z._default(z.array(originVerifySecretSchema).check(z.maxLength(3)), []),
+    /**
+     * A Secrets Manager secret holding `{"originVerifySecret": "…", "previousOriginVerifySecret": "…"}`:
+     * read at cold start (and refreshed) into `originVerifySecrets`; the distribution sends
+     * `originVerifySecret` through a CloudFormation dynamic reference, never as plain text.
+     */
+    originVerifySecretId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/))),
   })
   .check(
-    z.refine((edge) => edge.mode === 'direct' || edge.originVerifySecrets.length > 0, {
-      message: 'required unless mode is "direct"',
-      path: ['originVerifySecrets'],
-    }),
+    z.refine(
+      (edge) =>
+        edge.mode === 'direct' ||
+        edge.originVerifySecrets.length > 0 ||
+        edge.originVerifySecretId !== undefined,
+      {
+        message: 'required unless mode is "direct" (or edge.originVerifySecretId names the secret)',
+        path: ['originVerifySecrets'],
+      },
+    ),
   );
 
 /**
@@ -222,6 +234,11 @@ export interface ResolvedAccount {
   provider: string;
   id: string;
   pathSecret: string | undefined;
+  /**
+   * While rotating: the path secret before `pathSecret`, still accepted (each use logged and counted as
+   * `PreviousPathSecretUsed`) until it is removed from the account's callback secret.
+   */
+  previousPathSecret?: string;
   /** Why the account runs without a path secret (`allowNoPathSecret`), when it says so. */
   allowNoPathSecret?: string;
   settings: Record<string, unknown>;

@@ -3,7 +3,7 @@ import { createScrubber, type Scrubber } from '../util/redact';
 import type { RelayConfig, ResolvedAccount } from './schema';
 
 /**
- * Every value read from an account's secret (`secretId`), whatever its key: all of them are scrubbed,
+ * Every value read from an account's secrets (`callbackSecretId`, `apiSecretId`), whatever its key: all of them are scrubbed,
  * not only the ones its provider calls secret. Kept beside the account object (not in it) so that
  * logging an account cannot print them a second time.
  */
@@ -26,14 +26,17 @@ export function configuredSecrets(config: RelayConfig): string[] {
   for (const { auth } of Object.values(config.badges?.shops ?? {}))
     secrets.push('password' in auth ? auth.password : 'token' in auth ? auth.token : undefined);
   for (const account of config.accounts.values()) {
-    secrets.push(account.pathSecret);
+    secrets.push(account.pathSecret, account.previousPathSecret);
     secrets.push(...(findProvider(account.provider)?.secrets?.(account.settings as never) ?? []));
     secrets.push(...(secretStoreValues.get(account) ?? []));
   }
   return [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
 }
 
-/** Built once per process: removes every configured secret from messages, logs, events and quarantine. */
+/**
+ * Removes every configured secret from messages, logs, events and quarantine. Built from the values the
+ * config holds now: a process whose secrets are refreshed builds it again (shared/runtime/lambda.ts).
+ */
 export function secretScrubber(config: RelayConfig): Scrubber {
   return createScrubber(configuredSecrets(config));
 }

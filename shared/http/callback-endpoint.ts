@@ -50,6 +50,12 @@ export async function receiveCallback(
       }
     })();
     if (edge.refusal) throw edge.refusal;
+    if (known.previousPathSecret) {
+      // Accepted during a rotation's overlap; the count tells when the old URL has gone quiet.
+      const where = { provider: resolved.provider.id, account: resolved.account.id };
+      log.warn('callback accepted with the previous path secret: move the provider to the new URL', where);
+      metrics.count('PreviousPathSecretUsed', 1, where);
+    }
     const body = parseJsonObjectBody(request, config.limits.maxBodyBytes);
     const { ack, buffered } = await acceptCallback(services, {
       requestId: request.requestId,

@@ -26,6 +26,11 @@ export interface RouteKnowledge {
   account?: ResolvedAccount;
   routeName?: string;
   storedPath?: string;
+  /**
+   * The request carried the account's previous path secret (`previousPathSecret`, accepted while a
+   * rotation overlaps): the caller logs and counts it, so the operator knows when the old URL is unused.
+   */
+  previousPathSecret?: boolean;
 }
 
 /** Percent-decoded segments; a segment that is not valid percent-encoding is kept as received. */
@@ -66,8 +71,8 @@ function shown(text: string): string {
 }
 
 /**
- * /v1/{provider}/{account}/[{secret}/]{route…}: provider, account, path secret (constant time), route
- * and method. Messages never repeat the raw path past the account: it may hold the path secret.
+ * /v1/{provider}/{account}/[{secret}/]{route…}: provider, account, path secret (constant time; while
+ * rotating, the previous one too, noted in `known.previousPathSecret`), route and method. Messages never repeat the raw path past the account: it may hold the path secret.
  */
 export function resolveRoute(
   config: RelayConfig,
@@ -90,8 +95,12 @@ export function resolveRoute(
   const encoded = (parts: string[]) => parts.map(encodeURIComponent).join('/');
   let storedPath = `/${encoded(segments)}`;
   if (account.pathSecret) {
-    if (!secretMatches(account.pathSecret, rest[0]))
-      throw new UnauthorizedError('Path secret missing or wrong for this account');
+    // Both compared whatever the first answer, so the time taken does not tell which one matched.
+    const current = secretMatches(account.pathSecret, rest[0]);
+    const previous =
+      account.previousPathSecret !== undefined && secretMatches(account.previousPathSecret, rest[0]);
+    if (!current && !previous) throw new UnauthorizedError('Path secret missing or wrong for this account');
+    if (!current) known.previousPathSecret = true;
     rest = rest.slice(1);
     storedPath = `/${encoded(segments.slice(0, 3))}/{secret}${rest.length ? `/${encoded(rest)}` : ''}`;
   }

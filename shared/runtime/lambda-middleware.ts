@@ -9,6 +9,20 @@ export function useInvocationMetrics(metrics: RelayMetrics | undefined): void {
   processMetrics = metrics;
 }
 
+let processRefresh: (() => Promise<void>) | undefined;
+
+/**
+ * What every invocation awaits first (set once at cold start): the config's secret refresh, a clock
+ * comparison until its interval has passed (shared/config/load.ts loadRefreshingConfig). Never throws.
+ */
+export function useInvocationRefresh(refresh: (() => Promise<void>) | undefined): void {
+  processRefresh = refresh;
+}
+
+function refreshFirst(): MiddlewareObj<unknown, unknown> {
+  return { before: async () => processRefresh?.() };
+}
+
 /** Writes what the invocation collected (one EMF document per dimension set); never fails the invocation. */
 function flushMetrics(): MiddlewareObj<unknown, unknown> {
   const flush = async () => {
@@ -23,11 +37,11 @@ function flushMetrics(): MiddlewareObj<unknown, unknown> {
 
 /**
  * What every function's middy chain starts with: the X-Ray handler segment (when tracing runs; see
- * shared/adapters/tracing/xray.ts) and the metrics flush. Outside Lambda it is only the flush.
+ * shared/adapters/tracing/xray.ts), the metrics flush and the secrets refresh. Outside Lambda: the last two.
  */
 export function lambdaMiddlewares<TEvent = unknown, TResult = unknown>(): MiddlewareObj<TEvent, TResult>[] {
   const tracing = activeTracing();
   // The middlewares only read the request's context and error, never the typed event or result.
-  const middlewares = [...(tracing ? [tracing.middleware] : []), flushMetrics()];
+  const middlewares = [...(tracing ? [tracing.middleware] : []), flushMetrics(), refreshFirst()];
   return middlewares as unknown as MiddlewareObj<TEvent, TResult>[];
 }

@@ -11,10 +11,12 @@ import { RefusalSampler } from '../app/callbacks/refusal-sampler';
 import type { ReconcileServices } from '../app/reconciliation/reconcile';
 import { statusApiRegistry } from '../app/reconciliation/status-apis';
 import { type RelayServices, scrubbingLogger } from '../app/services';
-import { loadConfig } from '../config/load';
+import { loadRefreshingConfig } from '../config/load';
+import { FUNCTION_SECRET_KINDS } from '../config/secret-reader';
 import { secretScrubber } from '../config/secrets';
+import type { Scrubber } from '../util/redact';
 import { requireEnv } from './env';
-import { useInvocationMetrics } from './lambda-middleware';
+import { useInvocationMetrics, useInvocationRefresh } from './lambda-middleware';
 
 /** What the Lambda wiring adds: metrics for every function, the quarantine's flood limits. */
 export type LambdaRelayServices = RelayServices & {
@@ -25,7 +27,8 @@ export type LambdaRelayServices = RelayServices & {
 /**
  * Composition root of the Lambda functions, the one place they are wired, once per cold start:
  * tracing started first (so every SDK client created after it, the secrets reader's included, is
- * captured), config loaded (asynchronously: secrets may come from a secret store) and validated,
+ * captured), config loaded (asynchronously: the secrets this function may read come from Secrets
+ * Manager, refreshed while warm) and validated,
  * failing fast with the bad key; SDK clients created; adapters wired; the logger scrubs every
  * configured secret; Powertools Metrics (EMF; namespace from POWERTOOLS_METRICS_NAMESPACE, which the
  * construct sets) flushed after every invocation by the handlers' middy chain.
@@ -35,8 +38,26 @@ export async function lambdaServices(
 ): Promise<{ services: LambdaRelayServices; logger: Logger }> {
   const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
   startTracing({ serviceName, warn: (message) => logger.warn(message) });
-  const config = await loadConfig();
-  const scrub = secretScrubber(config);
+  // Only the secret kinds this function's role may read (infra/relay/secrets.ts grants the same table);
+  // a function missing from the table reads the callback secrets, so a forgotten grant fails its cold
+  // start instead of leaving path secrets unset.
+  const secretKinds = FUNCTION_SECRET_KINDS[serviceName.replace(/^relay-/, '')] ?? ['callback'];
+  let scrubNow: Scrubber = (text) => text;
+  const { config, refresh } = await loadRefreshingConfig(process.env, undefined, {
+    readSecret: sharedSecretReader(),
+    secretKinds,
+    onChange: (fresh) => {
+      scrubNow = secretScrubber(fresh);
+      logger.info('secrets refreshed: rotated values in use');
+    },
+    onError: (error) =>
+      logger.error('secrets not refreshed: the values in use are kept', { error: scrubNow(error.message) }),
+  });
+  scrubNow = secretScrubber(config);
+  // The scrubber follows the refreshes (old values stay in it: they were registered, never removed).
+  const scrub: Scrubber = (text) => scrubNow(text);
+  // Every invocation first refreshes the secrets when they are older than the refresh interval.
+  useInvocationRefresh(refresh);
   const { doc } = createDynamoClients();
   const table = new DynamoRelayStore(doc, {
     tableName: requireEnv('TABLE_NAME'),

@@ -66,14 +66,29 @@ const warningsOf = (stack: Stack) =>
 const CERT_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
 const domainConfig = { ...exampleConfig, publicBaseUrl: 'https://relay.payments.example.org' };
 const EDGE_SECRET = 'edge-origin-secret-0123456789abcdefghijkl';
-const PREVIOUS_EDGE_SECRET = 'edge-origin-previous-0123456789abcdefghij';
+/** The Secrets Manager secret holding {"originVerifySecret": …}: what the config names instead of the value. */
+const EDGE_SECRET_ID = 'relay/edge-origin';
 const WEB_ACL_ARN =
   'arn:aws:wafv2:us-east-1:123456789012:global/webacl/relay-edge/11111111-2222-3333-4444-555555555555';
 const edgeConfig = {
   ...exampleConfig,
   publicBaseUrl: 'https://d111111abcdef8.cloudfront.net',
-  edge: { mode: 'cloudfront', originVerifySecrets: [EDGE_SECRET, PREVIOUS_EDGE_SECRET] },
+  edge: { mode: 'cloudfront', originVerifySecretId: EDGE_SECRET_ID },
 };
+
+/** Secret values a configuration below is given: none may reach a template. */
+const DEV_PATH_SECRET = 'dev-inline-path-secret-0123456789';
+const DEV_CALLBACK_KEY = 'dev-inline-airtel-callback-key-0123';
+const TEST_SECRETS = [EDGE_SECRET, DEV_PATH_SECRET, DEV_CALLBACK_KEY];
+/** A throwaway development stack: secrets written in the config (allowInlineSecrets), edge secret too. */
+const devConfig = (() => {
+  const config = structuredClone(exampleConfig);
+  for (const provider of ['momo', 'daraja', 'airtel']) delete config.accounts[provider].demo.callbackSecretId;
+  config.accounts.momo.demo.pathSecret = DEV_PATH_SECRET;
+  config.accounts.daraja.demo.pathSecret = DEV_PATH_SECRET;
+  config.accounts.airtel.demo.callbackKey = DEV_CALLBACK_KEY;
+  return { ...config, edge: { mode: 'cloudfront-or-direct', originVerifySecrets: [EDGE_SECRET] } };
+})();
 
 // Every supported configuration, synthesized once.
 const configurations = {
@@ -132,6 +147,12 @@ const configurations = {
       }),
       { ...edgeConfig, publicBaseUrl: 'https://pay.example.org' },
     ),
+  inlineSecretsForDevelopment: () =>
+    configuration(
+      'InlineSecretsDev',
+      () => ({ alarmEmail: 'oncall@example.org', allowInlineSecrets: 'development' }),
+      devConfig,
+    ),
 };
 const synthesized = new Map<string, ReturnType<typeof configuration>>();
 const get = (name: keyof typeof configurations) => {
@@ -152,6 +173,43 @@ describe('every supported configuration is cdk-nag clean', () => {
         for (const rule of resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) {
           expect(String(rule.reason).length, `${name} ${id} ${rule.id}`).toBeGreaterThan(80);
         }
+      }
+    }
+  });
+});
+
+/** Every string of a JSON value (keys included). */
+function stringsOf(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsOf(item, into);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) (into.push(key), stringsOf(item, into));
+  return into;
+}
+
+describe('no secret value in any template', () => {
+  for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) {
+    it(`${name}: no string of the template holds a test secret`, () => {
+      // Act
+      const strings = stringsOf(get(name).template.toJSON());
+
+      // Assess
+      expect(strings.length).toBeGreaterThan(100);
+      for (const secret of TEST_SECRETS)
+        expect(
+          strings.filter((s) => s.includes(secret)),
+          `${name}: ${secret}`,
+        ).toEqual([]);
+    }, 180_000);
+  }
+
+  it('keeps the config (with only secret ids) out of every function environment', () => {
+    for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) {
+      for (const resource of Object.values(get(name).resources)) {
+        if (resource.Type !== 'AWS::Lambda::Function') continue;
+        const variables = resource.Properties.Environment?.Variables ?? {};
+        expect(variables.RELAY_CONFIG_JSON, name).toBeUndefined();
+        expect(JSON.stringify(variables), name).not.toMatch(/accounts|callbackSecretId/);
       }
     }
   });
@@ -511,10 +569,13 @@ describe('CloudFront edge', () => {
       OriginProtocolPolicy: 'https-only',
       OriginSSLProtocols: ['TLSv1.2'],
     });
-    // The current secret (the first of edge.originVerifySecrets) is what CloudFront sends.
-    expect(origin.OriginCustomHeaders).toEqual([
-      { HeaderName: 'x-relay-origin-verify', HeaderValue: EDGE_SECRET },
-    ]);
+    // The current secret is what CloudFront sends, resolved by CloudFormation from Secrets Manager at
+    // deploy time: the template holds only the reference.
+    expect(origin.OriginCustomHeaders).toHaveLength(1);
+    expect(origin.OriginCustomHeaders[0].HeaderName).toBe('x-relay-origin-verify');
+    expect(JSON.stringify(origin.OriginCustomHeaders[0].HeaderValue)).toContain(
+      `{{resolve:secretsmanager:${EDGE_SECRET_ID}:SecretString:originVerifySecret::}}`,
+    );
   });
 
   it('caches nothing, allows every method and forwards every viewer header but Host plus CloudFront-Viewer-Address', () => {
@@ -570,11 +631,11 @@ describe('CloudFront edge', () => {
     // Act
     const { stack, template } = configuration(
       'EdgeMisconfigured',
-      () => ({ alarmEmail: 'oncall@example.org', cloudFront: { originVerifySecret: EDGE_SECRET } }),
+      () => ({ alarmEmail: 'oncall@example.org', cloudFront: {} }),
       {
         ...exampleConfig,
         publicBaseUrl: 'https://relay.payments.example.org',
-        edge: { originVerifySecrets: [EDGE_SECRET] },
+        edge: { originVerifySecretId: EDGE_SECRET_ID },
       },
     );
 
@@ -611,9 +672,11 @@ describe('CloudFront edge', () => {
     })();
 
     // Assess
+    // A plain string would be written into the template.
     expect(message).toMatch(
-      /cloudFront\.originVerifySecret: not one of the config's edge\.originVerifySecrets/,
+      /cloudFront\.originVerifySecret: a plain string would be written into the template/,
     );
+    expect(message).not.toContain('not-in-the-config-0123456789abcdefghijkl');
     expect(message).toMatch(/cloudFront\.webAclArn: not the ARN of a CLOUDFRONT-scope web ACL/);
     expect(message).toMatch(/cloudFront\.domainNames, cloudFront\.certificate: give both/);
   });

@@ -9,7 +9,6 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import {
   ALARMED_RELAY_METRICS,
   CALLBACKS_RECEIVED_METRIC,
@@ -164,8 +163,12 @@ describe('relay stack: functions', () => {
       });
       expect(fn.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
       expect(fn.LoggingConfig.LogGroup).toBeDefined();
-      // Tracer: the shared tracing layer, never a handler response in a trace (personal data).
-      expect(fn.Layers).toEqual([{ Ref: expect.stringMatching(/TracingLayer/) }]);
+      // Tracer: the shared tracing layer, never a handler response in a trace (personal data). Every
+      // function but the publisher also has the config layer (its config file).
+      expect(fn.Layers).toEqual([
+        { Ref: expect.stringMatching(/TracingLayer/) },
+        ...(serviceName === 'relay-outbox-publisher' ? [] : [{ Ref: expect.stringMatching(/ConfigLayer/) }]),
+      ]);
       expect(fn.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_RESPONSE).toBe('false');
       expect(fn.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('MobileMoneyRelay');
     }
@@ -173,7 +176,7 @@ describe('relay stack: functions', () => {
     template.resourcePropertiesCountIs(
       'AWS::Lambda::LayerVersion',
       { CompatibleRuntimes: ['nodejs22.x'], CompatibleArchitectures: ['arm64'] },
-      1,
+      2,
     );
   });
 
@@ -183,7 +186,8 @@ describe('relay stack: functions', () => {
     const env = poller.Environment.Variables;
     expect(env.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/Table/) });
     expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('MobileMoneyRelay');
-    expect(JSON.parse(env.RELAY_CONFIG_JSON).accounts.momo.demo).toEqual(exampleConfig.accounts.momo.demo);
+    expect(env.RELAY_CONFIG).toBe('/opt/relay/config.json');
+    expect(env.RELAY_CONFIG_JSON).toBeUndefined();
     expect(env.EVENT_BUS_NAME).toBeUndefined();
     // "Check now" on the management API emits the same metrics.
     expect(
@@ -198,25 +202,44 @@ describe('relay stack: functions', () => {
     });
   });
 
-  it('gives the HTTP functions the table, the inline config (no local-only secrets), the bus and the source', () => {
+  it('gives the HTTP functions the table, the config file of the config layer (no local-only settings), the bus and the source', () => {
     for (const serviceName of ['relay-callback', 'relay-management']) {
       const env = resources[functionId(serviceName)]!.Properties.Environment.Variables;
       expect(env.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/Table/) });
       expect(env.EVENT_BUS_NAME).toEqual({ Ref: expect.stringMatching(/Bus/) });
       expect(env.EVENT_SOURCE).toBe('mobile-money.relay');
-      const inline = JSON.parse(env.RELAY_CONFIG_JSON);
-      expect(inline.management).toEqual({ auth: 'iam' });
-      expect(inline.local).toBeUndefined();
-      expect(inline.accounts.momo.demo).toEqual(exampleConfig.accounts.momo.demo);
+      expect(env.RELAY_CONFIG).toBe('/opt/relay/config.json');
     }
+    // The layer's asset holds the config as written, minus what only npm start uses.
+    const [layer] = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::LayerVersion' && /relay config/.test(r.Properties.Description),
+    );
+    const hash = String(layer!.Properties.Content.S3Key).replace(/\.zip$/, '');
+    const file = join(app.synth().directory, `asset.${hash}`, 'relay', 'config.json');
+    const deployed = JSON.parse(readFileSync(file, 'utf8'));
+    expect(deployed.management).toEqual({ auth: 'iam' });
+    expect(deployed.local).toBeUndefined();
+    expect(deployed.accounts.momo.demo).toEqual(exampleConfig.accounts.momo.demo);
     const publisherEnv = resources[functionId('relay-outbox-publisher')]!.Properties.Environment.Variables;
     expect(publisherEnv.EVENT_BUS_NAME).toEqual({ Ref: expect.stringMatching(/Bus/) });
-    // The publisher never sees the config (and its secrets).
-    expect(publisherEnv.RELAY_CONFIG_JSON).toBeUndefined();
+    // The publisher never sees the config.
+    expect(publisherEnv.RELAY_CONFIG).toBeUndefined();
   });
 
   it('builds bundles that load in a fresh Node.js process with the deployed environment', async () => {
     const assembly = app.synth();
+    const configWithSecretsWrittenIn = join(mkdtempSync(join(tmpdir(), 'relay-config-')), 'config.json');
+    const written = structuredClone(exampleConfig);
+    for (const account of [
+      written.accounts.momo.demo,
+      written.accounts.daraja.demo,
+      written.accounts.airtel.demo,
+    ]) {
+      delete account.callbackSecretId;
+      account.pathSecret = 'bundle-test-path-secret-0123';
+    }
+    written.accounts.airtel.demo.callbackKey = 'bundle-test-airtel-callback-key';
+    writeFileSync(configWithSecretsWrittenIn, JSON.stringify(written));
     const loads = Object.values(RELAY_FUNCTIONS).map(async ({ serviceName }) => {
       const fn = resources[functionId(serviceName)]!.Properties;
       const hash = String(fn.Code.S3Key).replace(/\.zip$/, '');
@@ -234,6 +257,9 @@ describe('relay stack: functions', () => {
         if (name === 'INGRESS_BUFFER_SEAL_SECRET_ID') continue;
         env[name] = typeof value === 'string' ? value : `dummy-${name.toLowerCase()}`;
       }
+      // /opt/relay/config.json (the config layer) does not exist here, and its secrets would be read
+      // from Secrets Manager: the same config with the secrets written in stands in.
+      if (env.RELAY_CONFIG) env.RELAY_CONFIG = configWithSecretsWrittenIn;
       const { stdout } = await run(
         process.execPath,
         [
@@ -486,148 +512,6 @@ describe('relay stack: construct options', () => {
       /transactionInitiatedSources: .*relay's own source/,
     );
   });
-
-  describe('accounts with secretId', () => {
-    const MOMO_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:relay/momo-demo-AbCdEf';
-    const secretConfig = () => {
-      const config = structuredClone(exampleConfig);
-      // The path secret and the Airtel callback key live in Secrets Manager.
-      config.accounts.momo.demo = { targetEnvironment: 'sandbox', currency: 'EUR', secretId: MOMO_ARN };
-      config.accounts.airtel.demo = {
-        secretId: 'relay/airtel-demo',
-        hashMode: 'enforce',
-        country: 'UG',
-        currency: 'UGX',
-      };
-      return config;
-    };
-    const grants = (synthesized: Template, fnIdPattern: RegExp) => {
-      const all = synthesized.toJSON().Resources as Record<string, Resource>;
-      const fnId = Object.keys(all).find(
-        (id) => all[id]!.Type === 'AWS::Lambda::Function' && fnIdPattern.test(id),
-      )!;
-      const roleRef = all[fnId]!.Properties.Role['Fn::GetAtt'][0];
-      return Object.values(all)
-        .filter(
-          (r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: any) => x.Ref === roleRef),
-        )
-        .flatMap(
-          (r) =>
-            r.Properties.PolicyDocument.Statement as Array<{
-              Action: string | string[];
-              Resource: any;
-              Condition?: any;
-            }>,
-        );
-    };
-
-    it('synthesizes when the path secret and required keys live in the secret (secretId counts as a path secret)', () => {
-      expect(() => unbundled({}, secretConfig())).not.toThrow();
-    });
-
-    it('grants GetSecretValue on exactly the configured secrets to the functions that load the config', () => {
-      const { synthesized } = unbundled({}, secretConfig());
-      const expected = [
-        MOMO_ARN,
-        `${MOMO_ARN}-??????`,
-        {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':secretsmanager:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              ':secret:relay/airtel-demo-??????',
-            ],
-          ],
-        },
-      ];
-      for (const fn of [
-        /CallbackFunction/,
-        /ManagementFunction/,
-        /PollerFunction/,
-        /TransactionInitiatedFunction/,
-        /BufferConsumerFunction/,
-      ]) {
-        const secretStatements = grants(synthesized, fn).filter(
-          (s) =>
-            actionsOf(s).some((a) => a.startsWith('secretsmanager:')) &&
-            !/IngressBufferSealKey/.test(JSON.stringify(s.Resource)),
-        );
-        expect(secretStatements, String(fn)).toHaveLength(1);
-        expect(actionsOf(secretStatements[0]!)).toEqual(['secretsmanager:GetSecretValue']);
-        expect(secretStatements[0]!.Resource).toEqual(expected);
-        // No customer key given: no KMS grant.
-        expect(grants(synthesized, fn).some((s) => actionsOf(s).some((a) => a.startsWith('kms:')))).toBe(
-          false,
-        );
-      }
-      const publisher = grants(synthesized, /OutboxPublisherFunction/).flatMap(actionsOf);
-      expect(publisher.some((a) => a.startsWith('secretsmanager:') || a.startsWith('kms:'))).toBe(false);
-    });
-
-    it('grants kms:Decrypt through Secrets Manager only when the secrets use a customer key', () => {
-      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-      const keyStack = new Stack(app, 'Keys');
-      const key = new kms.Key(keyStack, 'SecretsKey');
-      const relayStack = new RelayStack(app, 'WithKey', {
-        relay: { config: secretConfig(), secretsEncryptionKey: key },
-      });
-      const statements = grants(Template.fromStack(relayStack), /PollerFunction/);
-      const decrypt = statements.filter((s) => actionsOf(s).includes('kms:Decrypt'));
-      expect(decrypt).toHaveLength(1);
-      expect(actionsOf(decrypt[0]!)).toEqual(['kms:Decrypt']);
-      expect(decrypt[0]!.Condition).toEqual({
-        StringEquals: {
-          'kms:ViaService': {
-            'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]],
-          },
-        },
-      });
-    });
-
-    it('lets only the poller read a badge shop’s secret (badges.shops.<shop>.secretId)', () => {
-      const config = structuredClone(exampleConfig) as Record<string, any>;
-      config.badges = {
-        shops: {
-          demo: {
-            baseUrl: 'https://shop.example.net',
-            auth: { type: 'bearer' },
-            secretId: 'relay/shop-demo',
-          },
-        },
-      };
-      const { synthesized } = unbundled({}, config);
-      const readsShopSecret = (fn: RegExp) =>
-        grants(synthesized, fn).some(
-          (s) =>
-            actionsOf(s).includes('secretsmanager:GetSecretValue') &&
-            JSON.stringify(s.Resource).includes('secret:relay/shop-demo-??????'),
-        );
-
-      expect(readsShopSecret(/PollerFunction/)).toBe(true);
-      for (const fn of [
-        /CallbackFunction/,
-        /ManagementFunction/,
-        /BufferConsumerFunction/,
-        /OutboxPublisherFunction/,
-      ])
-        expect(readsShopSecret(fn), String(fn)).toBe(false);
-    });
-
-    it('keeps cdk-nag clean with secrets configured', () => {
-      const { relayStack } = unbundled({}, secretConfig());
-      Aspects.of(relayStack).add(new AwsSolutionsChecks({ verbose: true }));
-      const errors = Annotations.fromStack(relayStack).findError(
-        '*',
-        Match.stringLikeRegexp('AwsSolutions-.*'),
-      );
-      expect(errors.map((e) => `${e.id}: ${String(e.entry.data).split('\n')[0]}`)).toEqual([]);
-    });
-  });
 });
 
 describe('relay stack: least privilege', () => {
@@ -848,7 +732,7 @@ describe('relay stack: ingress buffer', () => {
     expect(Object.keys(env).sort()).toEqual(
       [
         'TABLE_NAME',
-        'RELAY_CONFIG_JSON',
+        'RELAY_CONFIG',
         'LOG_LEVEL',
         'INGRESS_BUFFER_SEAL_SECRET_ID',
         'POWERTOOLS_METRICS_NAMESPACE',
@@ -1095,15 +979,6 @@ describe('relay stack: warnings and outputs', () => {
     );
   });
 
-  it('warns when a path secret is still the placeholder of the example config', () => {
-    for (const provider of ['momo', 'daraja']) {
-      Annotations.fromStack(stack).hasWarning(
-        '/RelayUnderTest/Relay',
-        Match.stringLikeRegexp(`accounts\\.${provider}\\.demo\\.pathSecret is still a placeholder`),
-      );
-    }
-  });
-
   it('outputs the API URL, the bus name, the table name, the TransactionInitiated DLQ and the schedule', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('EventBusName', { Value: { Ref: Match.stringLikeRegexp('Bus') } });
@@ -1179,19 +1054,26 @@ describe('relay stack: config validation at synth time', () => {
     ).toMatch(/management\.auth: must be "iam"/);
   });
 
-  it('refuses a config too large for the Lambda environment, saying why', () => {
+  it('synthesizes hundreds of accounts: the config is not in the Lambda environment', () => {
     const accounts: Record<string, unknown> = {};
-    for (let i = 0; i < 60; i++)
-      accounts[`country-${i}`] = { targetEnvironment: `mtn-country-${i}`, currency: 'EUR' };
-    expect(synthError({ ...exampleConfig, accounts: { momo: accounts } })).toMatch(
-      /RELAY_CONFIG_JSON .*4 KB/,
-    );
+    for (let i = 0; i < 300; i++)
+      accounts[`country-${i}`] = {
+        targetEnvironment: `mtn-country-${i}`,
+        currency: 'EUR',
+        callbackSecretId: `relay/momo/country-${i}/callback`,
+      };
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const relayStack = new RelayStack(app, 'Many', {
+      relay: { config: { ...exampleConfig, accounts: { momo: accounts } } },
+    });
+    const fns = Object.values(Template.fromStack(relayStack).findResources('AWS::Lambda::Function'));
+    for (const fn of fns) expect(JSON.stringify(fn.Properties.Environment ?? {}).length).toBeLessThan(2048);
   });
 
   describe('accounts of providers whose callbacks carry no other authentication (MoMo, Daraja)', () => {
     const withoutSecret = (provider: 'momo' | 'daraja', extra: Record<string, unknown> = {}) => {
       const config = structuredClone(exampleConfig);
-      delete config.accounts[provider].demo.pathSecret;
+      delete config.accounts[provider].demo.callbackSecretId;
       Object.assign(config.accounts[provider].demo, extra);
       return config;
     };
@@ -1214,7 +1096,7 @@ describe('relay stack: config validation at synth time', () => {
       const config = withoutSecret('momo', {
         allowNoPathSecret: 'reachable only through our private API link',
       });
-      delete config.accounts.daraja.demo.pathSecret;
+      delete config.accounts.daraja.demo.callbackSecretId;
       config.accounts.daraja.demo.allowNoPathSecret = 'Safaricom source IPs enforced by our edge proxy';
       const synthesized = synthesizes(config);
       synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 6);

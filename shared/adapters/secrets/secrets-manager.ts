@@ -1,8 +1,10 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { captureClient } from '../tracing/xray';
 
-/** Reads a secret's text by id (ARN or name). What config loading depends on; tests pass a map. */
-export type SecretReader = (secretId: string) => Promise<string>;
+import type { SecretReader } from '../../config/secret-reader';
+
+/** The port this adapter implements (shared/config/secret-reader.ts), re-exported for its callers. */
+export type { SecretReader };
 
 /** A secret could not be read. The message names the secret id, never a value. */
 export class SecretReadError extends Error {
@@ -16,7 +18,10 @@ export class SecretReadError extends Error {
   }
 }
 
-/** How long a read secret is reused before Secrets Manager is asked again. */
+/**
+ * How long a read secret is reused before Secrets Manager is asked again. With the config's refresh
+ * (DEFAULT_SECRET_REFRESH_MS, 1 minute) a rotated secret reaches a warm function within 6 minutes.
+ */
 export const DEFAULT_SECRET_TTL_MS = 5 * 60_000;
 
 export interface SecretsManagerReaderOptions {
@@ -94,7 +99,7 @@ export class SecretsManagerSecretReader {
 
 let shared: SecretsManagerSecretReader | undefined;
 
-/** One reader (one client, one cache) per process: what `loadConfig` uses unless given another. */
+/** One reader (one client, one cache) per process: what the composition roots inject into `loadConfig`. */
 export function sharedSecretReader(): SecretReader {
   shared ??= new SecretsManagerSecretReader();
   return shared.read;

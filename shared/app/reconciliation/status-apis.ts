@@ -4,19 +4,22 @@ import type { StatusApi } from '../../providers/types';
 import type { RelayServices } from '../services';
 
 /**
- * One status API client per account, created on first use and kept (its token cache lives in it).
+ * One status API client per account, created on first use and kept (its token cache lives in it) until
+ * the account's settings change: a refreshed secret (rotated credentials) brings a new settings object,
+ * and with it a new client.
  * Undefined for an account whose provider has no client or which has no `api` settings. Only the
  * poller and the management API import this (status-api-registry.ts says why).
  */
 export function statusApiRegistry(
   services: Pick<RelayServices, 'config' | 'log' | 'fetchImpl'>,
 ): (provider: string, account: string) => StatusApi | undefined {
-  const clients = new Map<string, StatusApi | undefined>();
+  const clients = new Map<string, { settings: unknown; client: StatusApi | undefined }>();
   return (providerId, accountId) => {
     const id = accountKey(providerId, accountId);
-    if (clients.has(id)) return clients.get(id);
-    const factory = STATUS_API_FACTORIES[providerId];
     const account = services.config.accounts.get(id);
+    const cached = clients.get(id);
+    if (cached && cached.settings === account?.settings) return cached.client;
+    const factory = STATUS_API_FACTORIES[providerId];
     const client =
       factory && account
         ? factory(
@@ -34,7 +37,7 @@ export function statusApiRegistry(
             },
           )
         : undefined;
-    clients.set(id, client);
+    clients.set(id, { settings: account?.settings, client });
     return client;
   };
 }

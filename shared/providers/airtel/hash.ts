@@ -207,23 +207,26 @@ export function verifyAirtelHash(
   input: HashInput,
   settings: {
     callbackKey?: string | undefined;
+    previousCallbackKey?: string | undefined;
     hashMode: AirtelHashMode;
     hashRecipes: readonly AirtelHashRecipe[];
   },
 ): HashVerification {
   const mode = settings.hashMode;
   if (mode === 'off') return { hash: 'not-checked', mode };
-  const key = settings.callbackKey;
+  // The previous key only while a rotation overlaps (it is absent otherwise).
+  const keys = [settings.callbackKey, settings.previousCallbackKey].filter((k): k is string => !!k);
   const { list, offered } = candidates(input, new Set(settings.hashRecipes));
   if (!offered) return { hash: 'missing', mode };
   const tried: AirtelHashRecipe[] = [];
   for (const candidate of list) {
     if (!tried.includes(candidate.recipe)) tried.push(candidate.recipe);
     // A malformed or wrong-length value cannot match; skip the HMAC rather than compare garbage.
-    if (!key || !candidate.given) continue;
+    if (!keys.length || !candidate.given) continue;
     const signed = candidate.signed();
     if (signed === undefined) continue;
-    if (digestsEqual(hmac(key, signed), candidate.given)) {
+    const given = candidate.given;
+    if (keys.some((key) => digestsEqual(hmac(key, signed), given))) {
       return { hash: 'matched', mode, recipe: candidate.recipe, source: candidate.source };
     }
   }

@@ -81,5 +81,10 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   // Airtel documents no callback timeout: assumed as short as MoMo's.
   ackBudget: { storeMs: 1200, ackMs: 1800 },
   secrets: (settings) =>
-    [settings.callbackKey, settings.api?.clientId, settings.api?.clientSecret].filter(Boolean),
+    [
+      settings.callbackKey,
+      settings.previousCallbackKey,
+      settings.api?.clientId,
+      settings.api?.clientSecret,
+    ].filter(Boolean),
 };

@@ -106,6 +106,11 @@ export const airtelAccountSchema = z
     confirmSuccess: z.optional(z.boolean()),
     /** The HMAC key shown in the application settings ("private key"), used as UTF-8 bytes. A secret. */
     callbackKey: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * While rotating (docs/deploy.md#secrets-and-rotation): the key before `callbackKey`, still accepted
+     * until it is removed from the account's callback secret. A secret.
+     */
+    previousCallbackKey: z.optional(z.string().check(z.minLength(1))),
     /** enforce: reject a missing/wrong hash (401); log-only: accept and record; off: do not check. */
     hashMode: z._default(z.enum(AIRTEL_HASH_MODES), 'enforce'),
     /** Enabled recipes, tried in the canonical order; a match on any one is accepted. */

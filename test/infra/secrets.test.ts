@@ -1,0 +1,246 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Aspects, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { MobileMoneyRelay, type MobileMoneyRelayProps } from '../../infra';
+import { PROJECT_ROOT } from '../../infra/bundling';
+
+const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
+
+const MOMO_CALLBACK_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:relay/momo/demo/callback-AbCdEf';
+const DARAJA_API_ID = 'relay/daraja/demo/api';
+const EDGE_ID = 'relay/edge-origin';
+
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
+const actionsOf = (s: Statement) => [s.Action].flat();
+
+/** The config of a production relay: every secret by reference, one account with API credentials. */
+function referencedConfig() {
+  const config = structuredClone(exampleConfig);
+  config.accounts.momo.demo.callbackSecretId = MOMO_CALLBACK_ARN;
+  Object.assign(config.accounts.daraja.demo, {
+    apiSecretId: DARAJA_API_ID,
+    api: { baseUrl: 'https://sandbox.safaricom.co.ke' },
+  });
+  return { ...config, edge: { mode: 'cloudfront-or-direct', originVerifySecretId: EDGE_ID } };
+}
+
+function synth(config: unknown, props: Partial<MobileMoneyRelayProps> = {}) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Secrets');
+  new MobileMoneyRelay(stack, 'Relay', { config, alarmEmail: 'oncall@example.org', ...props });
+  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+  const template = Template.fromStack(stack);
+  return { stack, template, resources: template.toJSON().Resources as Record<string, any> };
+}
+
+function synthError(config: unknown, props: Partial<MobileMoneyRelayProps> = {}): string {
+  try {
+    new MobileMoneyRelay(new Stack(new App()), 'Relay', { config, ...props });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected synth to fail');
+}
+
+/** The secretsmanager:GetSecretValue resources of the role of the function named `name` (construct id prefix). */
+function secretReads(resources: Record<string, any>, name: string): string[] {
+  const fnId = Object.keys(resources).find(
+    (id) => resources[id].Type === 'AWS::Lambda::Function' && id.startsWith(`Relay${name}Function`),
+  )!;
+  expect(fnId, name).toBeDefined();
+  const roleRef = resources[fnId].Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: any) => x.Ref === roleRef))
+    .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[])
+    .filter((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))
+    .flatMap((s) => [s.Resource].flat().map((r) => JSON.stringify(r)))
+    .filter((r) => !/IngressBufferSealKey/.test(r));
+}
+
+const callbackSecret = (name: string) => (r: string) => r.includes(name);
+
+describe('least privilege per secret (IAM)', () => {
+  const { resources, stack } = synth(referencedConfig());
+  const isCallback = (r: string) =>
+    r.includes(MOMO_CALLBACK_ARN) ||
+    /secret:mobile-money-relay\/(airtel|daraja)\/demo\/callback-/.test(r) ||
+    r.includes(EDGE_ID);
+  const isApi = callbackSecret(`secret:${DARAJA_API_ID}-`);
+
+  it('lets the callback and buffer-consumer functions read the callback secrets and never an API credential', () => {
+    for (const fn of ['Callback', 'BufferConsumer', 'TransactionInitiated']) {
+      const reads = secretReads(resources, fn);
+      expect(reads.filter(isApi), fn).toEqual([]);
+      // The three accounts' callback secrets (the MoMo ARN with and without its suffix) and the edge's.
+      expect(reads.filter(isCallback), fn).toHaveLength(5);
+      expect(reads.length, fn).toBe(5);
+    }
+  });
+
+  it('lets the poller and management read the API credentials (and the path secrets they put in callback URLs)', () => {
+    for (const fn of ['Poller', 'Management']) {
+      const reads = secretReads(resources, fn);
+      expect(reads.filter(isApi), fn).toHaveLength(1);
+      expect(reads.filter(isCallback), fn).toHaveLength(5);
+    }
+  });
+
+  it('gives the outbox publisher no secret', () => {
+    expect(secretReads(resources, 'OutboxPublisher')).toEqual([]);
+  });
+
+  it('grants exact secrets: a name with Secrets Manager’s 6-character suffix, an ARN as given and suffixed', () => {
+    const reads = secretReads(resources, 'Poller');
+    expect(reads).toContain(JSON.stringify(MOMO_CALLBACK_ARN));
+    expect(reads).toContain(JSON.stringify(`${MOMO_CALLBACK_ARN}-??????`));
+    expect(reads.some((r) => r.includes(`:secret:${DARAJA_API_ID}-??????`))).toBe(true);
+    for (const r of reads) expect(r).not.toMatch(/secret:\*|secret:relay\/\*/);
+  });
+
+  it('grants kms:Decrypt through Secrets Manager to the readers when the secrets use a customer key', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const keyStack = new Stack(app, 'Keys');
+    const key = new kms.Key(keyStack, 'SecretsKey', { enableKeyRotation: true });
+    const relayStack = new Stack(app, 'WithKey');
+    new MobileMoneyRelay(relayStack, 'Relay', { config: referencedConfig(), secretsEncryptionKey: key });
+    const all = Template.fromStack(relayStack).toJSON().Resources as Record<string, any>;
+    const decrypts = Object.values(all)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[])
+      .filter(
+        (s) =>
+          actionsOf(s).includes('kms:Decrypt') &&
+          JSON.stringify(s.Condition ?? '').includes('secretsmanager.'),
+      );
+    // Callback, management, poller, transaction-initiated, buffer consumer.
+    expect(decrypts).toHaveLength(5);
+  });
+
+  it('stays cdk-nag clean', () => {
+    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    expect(errors.map((e) => String(e.entry.data).split('\n')[0])).toEqual([]);
+  });
+});
+
+describe('secrets never in the template: synth refuses them inline', () => {
+  const inline = (edit: (config: any) => void) => {
+    const config = structuredClone(exampleConfig);
+    edit(config);
+    return config;
+  };
+  const cases: Array<[string, (config: any) => void, string]> = [
+    [
+      'a path secret',
+      (c) => (c.accounts.momo.demo.pathSecret = 'inline-path-secret-0123456789'),
+      'accounts.momo.demo.pathSecret',
+    ],
+    [
+      'an Airtel callback key',
+      (c) => (c.accounts.airtel.demo.callbackKey = 'inline-airtel-callback-key-0123'),
+      'accounts.airtel.demo.callbackKey',
+    ],
+    [
+      'a C2B partner token',
+      (c) =>
+        (c.accounts.daraja.demo.c2b.partner = {
+          url: 'https://partner.example.org/c2b',
+          bearerToken: 'inline-partner-token-0123456789',
+        }),
+      'accounts.daraja.demo.c2b.partner.bearerToken',
+    ],
+    [
+      'Daraja API credentials',
+      (c) =>
+        (c.accounts.daraja.demo.api = {
+          baseUrl: 'https://sandbox.safaricom.co.ke',
+          consumerKey: 'inline-consumer-key-0123',
+          consumerSecret: 'inline-consumer-secret-0123',
+        }),
+      'accounts.daraja.demo.api.consumerSecret',
+    ],
+    [
+      'an edge origin secret',
+      (c) =>
+        (c.edge = {
+          mode: 'cloudfront-or-direct',
+          originVerifySecrets: ['inline-origin-secret-0123456789abcdefgh'],
+        }),
+      'edge.originVerifySecrets.0',
+    ],
+    [
+      'a badge shop password',
+      (c) =>
+        (c.badges = {
+          shops: {
+            demo: {
+              baseUrl: 'https://shop.example.net',
+              auth: { type: 'basic', username: 'u', password: 'inline-shop-password' },
+            },
+          },
+        }),
+      'badges.shops.demo.auth.password',
+    ],
+  ];
+  for (const [what, edit, key] of cases) {
+    it(`fails on ${what}, naming ${key} and never the value`, () => {
+      const config = inline(edit);
+      const message = synthError(config);
+      expect(message).toContain(`${key}: a secret written in the config would be deployed with it`);
+      expect(message).toContain('RELAY_ALLOW_INLINE_SECRETS=development');
+      expect(message).not.toMatch(/inline-[a-z-]+-0123|inline-shop-password/);
+    });
+  }
+
+  it('points API credentials at apiSecretId and callback settings at callbackSecretId', () => {
+    expect(synthError(inline(cases[3]![1]))).toContain('name it with accounts.daraja.demo.apiSecretId');
+    expect(synthError(inline(cases[1]![1]))).toContain('name it with accounts.airtel.demo.callbackSecretId');
+  });
+
+  it('fails on a placeholder, Airtel’s callback key included', () => {
+    const message = synthError(
+      inline((c) => {
+        c.accounts.airtel.demo.callbackKey = 'REPLACE-with-the-airtel-app-callback-key';
+        c.events.source = 'REPLACE-with-your-source';
+      }),
+    );
+    expect(message).toContain('accounts.airtel.demo.callbackKey: a secret written in the config');
+    expect(message).toContain('events.source: still a placeholder');
+  });
+
+  it('refuses a plain-string origin secret prop (it would be in the distribution config)', () => {
+    const config = { ...exampleConfig, edge: { mode: 'cloudfront', originVerifySecretId: EDGE_ID } };
+    expect(
+      synthError(config, { cloudFront: { originVerifySecret: 'prop-origin-secret-0123456789abcdefghij' } }),
+    ).toContain('cloudFront.originVerifySecret: a plain string would be written into the template');
+  });
+
+  it('accepts inline secrets and placeholders with the development flag, and warns', () => {
+    const config = inline((c) => {
+      c.accounts.momo.demo.pathSecret = 'REPLACE-with-openssl-rand-hex-16';
+      delete c.accounts.momo.demo.callbackSecretId;
+    });
+    const { stack } = synth(config, { allowInlineSecrets: 'development' });
+    const warnings = Annotations.fromStack(stack)
+      .findWarning('*', Match.anyValue())
+      .map((w) => String(w.entry.data));
+    expect(warnings.filter((w) => /allowInlineSecrets is "development"/.test(w))).toHaveLength(1);
+  });
+
+  it('refuses any other value of the flag', () => {
+    expect(synthError(exampleConfig, { allowInlineSecrets: 'yes' as 'development' })).toContain(
+      'allowInlineSecrets: "development" or unset (got "yes")',
+    );
+  });
+
+  it('refuses the old secretId with what replaced it', () => {
+    const config = inline((c) => (c.accounts.momo.demo = { currency: 'EUR', secretId: 'relay/momo-demo' }));
+    expect(synthError(config)).toContain(
+      'accounts.momo.demo.secretId: replaced by two secrets: callbackSecretId',
+    );
+  });
+});
