@@ -17,6 +17,7 @@ import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools
 import type { RelayConfig } from '../shared/config/schema';
 import { alarmTopicFor, monitorRelay } from './relay/alarms';
 import { addCustomDomainRecords, createHttpApi, grantManagementRoutes } from './relay/api';
+import { createConsole, type RelayConsole } from './relay/console';
 import { createDistribution } from './relay/edge';
 import { createRelayEvents, createSubscriberRule } from './relay/events';
 import { createRelayFunctions, namedRelayFunctions } from './relay/functions';
@@ -121,6 +122,8 @@ export class MobileMoneyRelay extends Construct {
   readonly dashboard: cloudwatch.Dashboard | undefined;
   /** Every alarm of the relay. */
   readonly alarms: cloudwatch.AlarmBase[];
+  /** The operator console (`console` prop): its user pool, API, bucket, distribution and URL. */
+  readonly console: RelayConsole | undefined;
 
   constructor(scope: Construct, id: string, props: MobileMoneyRelayProps) {
     super(scope, id);
@@ -237,6 +240,9 @@ export class MobileMoneyRelay extends Construct {
         ? `https://${props.customDomain.domainName}/`
         : this.apiUrl;
     addCustomDomainRecords(this, props.customDomain, this.domainName);
+    this.console = props.console
+      ? createConsole(this, fns.management, props.console, { removalPolicy, logRetention })
+      : undefined;
 
     this.alarmTopic = alarmTopicFor(this, props);
     const monitoring = monitorRelay(

@@ -5,8 +5,15 @@
  * output: `npx tsx scripts/build-console.ts [outdir]` (default .relay/console).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { build, buildSync, type BuildOptions } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * esbuild is loaded when a build runs, not when this module is: the packed construct library imports
+ * this file and ships the console built (scripts/prebuild-assets.ts), without esbuild.
+ */
+const esbuild = () => createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
 
 const CONSOLE_DIR = resolve(import.meta.dirname, '../console');
 
@@ -45,13 +52,13 @@ function staticFiles(script: Uint8Array): Map<string, ConsoleFile> {
 
 /** The console's files by name (index.html, console.js, console.css), built in memory. */
 export async function buildConsole(): Promise<Map<string, ConsoleFile>> {
-  const result = await build(OPTIONS);
+  const result = await esbuild().build(OPTIONS);
   return staticFiles(result.outputFiles![0]!.contents);
 }
 
 /** The same, written to `outdir` (synchronous: CDK synthesis is). Returns `outdir`. */
 export function buildConsoleInto(outdir: string): string {
-  const result = buildSync(OPTIONS);
+  const result = esbuild().buildSync(OPTIONS);
   mkdirSync(outdir, { recursive: true });
   for (const [name, file] of staticFiles(result.outputFiles![0]!.contents))
     writeFileSync(join(outdir, name), file.body);

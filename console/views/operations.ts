@@ -55,11 +55,11 @@ async function load(
   what: string,
   path: string,
   query: Record<string, string>,
-  draw: (answer: Row) => Node[],
+  draw: (answer: Row) => Array<Node | null>,
 ) {
   replace(body, h('p', {}, 'Loading…'));
   try {
-    replace(body, ...draw(await api<Row>(path, { query })));
+    replace(body, draw(await api<Row>(path, { query })));
   } catch (error) {
     replace(body, error instanceof NotAvailableError ? notAvailable(what) : errorBox(error));
   }
@@ -77,19 +77,61 @@ export function healthView(root: HTMLElement): () => void {
   void load(body, 'Callback health', '/v1/callback-health', {}, (answer) => {
     const rows = arrayIn(answer, 'accounts', 'health');
     return [
+      answer.countedComplete === false
+        ? h('p', { class: 'muted' }, 'Counts are partial (over 20 000 transactions).')
+        : null,
       rows.length
-        ? genericTable(
-            rows,
-            ['provider', 'account', 'lastCallbackAt', 'perHour', 'silences'],
-            'health-table',
-            {
-              perHour: (r) => {
-                const values = (r.perHour ?? r.callbacksPerHour) as number[] | undefined;
-                return Array.isArray(values)
-                  ? sparkline(values, `callbacks per hour of ${r.provider}/${r.account}`)
-                  : '—';
-              },
-            },
+        ? h(
+            'table',
+            { class: 'grid', 'data-testid': 'health-table' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                [
+                  'Account',
+                  'Last callback',
+                  'Transactions per hour (24 h)',
+                  'Silence watch',
+                  'Silent since',
+                ].map((t) => h('th', {}, t)),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              rows.map((r) => {
+                const hours = (r.transactionsPerHour ?? []) as Array<{ hour: string; count: number }>;
+                const total = hours.reduce((sum, x) => sum + x.count, 0);
+                return h(
+                  'tr',
+                  { 'data-testid': 'health-row', class: r.silent ? 'silent' : '' },
+                  h('td', {}, `${r.provider}/${r.account}`),
+                  h('td', {}, when(r.lastCallbackAt as string | null)),
+                  h(
+                    'td',
+                    {},
+                    sparkline(
+                      hours.map((x) => x.count),
+                      `transactions per hour of ${r.provider}/${r.account}`,
+                    ),
+                    ` ${total} in 24 h`,
+                  ),
+                  h(
+                    'td',
+                    {},
+                    r.silenceSeconds ? `alerts after ${r.silenceSeconds} s of silence` : 'not watched',
+                  ),
+                  h(
+                    'td',
+                    {},
+                    r.silent ? h('strong', { class: 'error' }, when(r.silentSince as string)) : '—',
+                  ),
+                );
+              }),
+            ),
           )
         : h('pre', { class: 'json' }, JSON.stringify(answer, null, 2)),
     ];
@@ -155,13 +197,17 @@ export function quarantineView(root: HTMLElement, params: URLSearchParams): () =
                 'li',
                 { 'data-testid': 'quarantine-entry' },
                 h('strong', {}, String(e.reason ?? '')),
-                ` ${when(e.receivedAt as string)} ${e.provider ?? ''}/${e.account ?? ''} ${e.route ?? ''} from `,
+                ` ${when(e.receivedAt as string)} ${e.provider ?? '?'}/${e.account ?? '?'} ${e.method ?? ''} ${e.path ?? e.route ?? ''} → ${e.httpStatus ?? ''} from `,
                 h('span', { class: 'mono' }, String(e.sourceIp ?? '?')),
                 h('div', {}, String(e.message ?? '')),
                 h(
                   'details',
                   {},
-                  h('summary', {}, 'body (redacted as stored)'),
+                  h(
+                    'summary',
+                    {},
+                    `body (redacted as stored${e.bodyTruncated ? ', cut to 4 KB' : ''}; ${e.bodyBytes ?? '?'} bytes)`,
+                  ),
                   h(
                     'pre',
                     { class: 'json' },

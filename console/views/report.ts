@@ -24,10 +24,13 @@ interface Report {
   timeToFinalMs: { p50: number | null; p95: number | null; max: number | null };
   statusChecks: { total: number; perTransaction: number; histogram?: Record<string, number> };
   act: Record<string, ReportLine[]>;
-  timeToFinalByProvider?: Record<string, { p50: number | null; p90: number | null }>;
-  finalsByOriginPerDay?: Record<string, Record<string, number>>;
-  statusCallsPerTransaction?: Record<string, number>;
-  problemsPerDay?: Record<string, { expired?: number; ambiguous?: number; conflicts?: number }>;
+  /** `GET /v1/report` only: the series the charts draw, from one read of the range. */
+  charts?: {
+    timeToFinalByProvider: Record<string, { count: number; p50Ms: number | null; p90Ms: number | null }>;
+    finalsByOriginPerDay: Array<{ day: string; byOrigin: Record<string, number> }>;
+    statusCallsPerTransaction: Record<string, number>;
+    problemsPerDay: Array<{ day: string; expired: number; ambiguous: number; conflicts: number }>;
+  };
 }
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'REVERSED', 'EXPIRED']);
@@ -111,10 +114,19 @@ export function reportView(root: HTMLElement, params: URLSearchParams): () => vo
   const range = { from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z` };
   void (async () => {
     try {
-      const [report, listed] = await Promise.all([
-        api<Report>('/v1/reconciliation/report', { query: range }),
-        listAll(range),
-      ]);
+      // The console's report carries its chart series; a relay without it has the plain report, and the
+      // series are then derived from the transaction list.
+      let report: Report;
+      let listed: TransactionSummary[] | null = null;
+      try {
+        report = await api<Report>('/v1/report', { query: range });
+      } catch (error) {
+        if (!(error instanceof NotAvailableError)) throw error;
+        [report, listed] = await Promise.all([
+          api<Report>('/v1/reconciliation/report', { query: range }),
+          listAll(range),
+        ]);
+      }
       replace(body, ...render(report, listed, range));
     } catch (error) {
       replace(body, error instanceof NotAvailableError ? notAvailable('The report') : errorBox(error));
@@ -136,10 +148,11 @@ function render(
   let providers: string[];
   let p50: number[];
   let p90: number[];
-  if (report.timeToFinalByProvider) {
-    providers = Object.keys(report.timeToFinalByProvider);
-    p50 = providers.map((p) => (report.timeToFinalByProvider![p]!.p50 ?? 0) / 1000);
-    p90 = providers.map((p) => (report.timeToFinalByProvider![p]!.p90 ?? 0) / 1000);
+  const charts = report.charts;
+  if (charts) {
+    providers = Object.keys(charts.timeToFinalByProvider).sort();
+    p50 = providers.map((p) => (charts.timeToFinalByProvider[p]!.p50Ms ?? 0) / 1000);
+    p90 = providers.map((p) => (charts.timeToFinalByProvider[p]!.p90Ms ?? 0) / 1000);
   } else {
     const byProvider = new Map<string, number[]>();
     for (const t of txs)
@@ -156,9 +169,9 @@ function render(
 
   // Finals by origin per day.
   const perDayOrigin = new Map<string, Map<string, number>>();
-  if (report.finalsByOriginPerDay) {
-    for (const [day, origins] of Object.entries(report.finalsByOriginPerDay))
-      perDayOrigin.set(day, new Map(Object.entries(origins)));
+  if (charts) {
+    for (const { day, byOrigin } of charts.finalsByOriginPerDay)
+      perDayOrigin.set(day, new Map(Object.entries(byOrigin)));
   } else
     for (const t of txs)
       if (FINAL.has(t.status)) {
@@ -171,7 +184,7 @@ function render(
   const origins = [...new Set([...perDayOrigin.values()].flatMap((m) => [...m.keys()]))].sort();
 
   // Status calls per transaction: a histogram when served, else the report's totals.
-  const histogram = report.statusCallsPerTransaction ?? report.statusChecks.histogram;
+  const histogram = charts?.statusCallsPerTransaction ?? report.statusChecks.histogram;
   const callsChart = histogram
     ? barChart({
         title: 'Status calls per transaction',
@@ -193,16 +206,14 @@ function render(
     p[key] += n;
     problems.set(day, p);
   };
-  if (report.problemsPerDay) {
-    for (const [day, p] of Object.entries(report.problemsPerDay)) {
-      bump(day, 'expired', p.expired ?? 0);
-      bump(day, 'ambiguous', p.ambiguous ?? 0);
-      bump(day, 'conflicts', p.conflicts ?? 0);
+  if (charts) {
+    for (const p of charts.problemsPerDay) {
+      bump(p.day, 'expired', p.expired);
+      bump(p.day, 'ambiguous', p.ambiguous);
+      bump(p.day, 'conflicts', p.conflicts);
     }
   } else {
-    // A late resolution expired first: it counts among the day's expired, though it is settled now.
-    for (const l of [...(report.act.expired ?? []), ...(report.act.lateResolutions ?? [])])
-      bump(l.createdAt.slice(0, 10), 'expired');
+    for (const l of report.act.expired ?? []) bump(l.createdAt.slice(0, 10), 'expired');
     for (const l of report.act.ambiguous ?? []) bump(l.createdAt.slice(0, 10), 'ambiguous');
     for (const l of report.act.conflicts ?? []) bump(l.createdAt.slice(0, 10), 'conflicts');
   }
@@ -255,7 +266,7 @@ function render(
         })),
       }),
     ),
-    listed === null ? notAvailable('Per-provider and per-day numbers (the transaction list)') : '',
+    !charts && listed === null ? notAvailable('Per-provider and per-day numbers (the transaction list)') : '',
     h('h2', {}, 'To act on'),
     h(
       'div',

@@ -18,6 +18,25 @@ interface Story {
 
 const RESOLVABLE = new Set(['EXPIRED', 'AMBIGUOUS']);
 
+function amountText(amount: unknown, currency: unknown): string | null {
+  if (amount && typeof amount === 'object') {
+    const a = amount as { value?: string; currency?: string };
+    return `${a.value ?? ''} ${a.currency ?? ''}`.trim();
+  }
+  return amount === null || amount === undefined
+    ? null
+    : `${String(amount)} ${String(currency ?? '')}`.trim();
+}
+
+/** The console shows MSISDNs masked like the logs (first 4 and last 3 digits), whatever the API sends. */
+function masked(msisdn: unknown): string | null {
+  if (typeof msisdn !== 'string' || !msisdn) return null;
+  if (msisdn.includes('*')) return msisdn;
+  const digits = msisdn.replace(/\D/g, '');
+  if (digits.length <= 7) return '*'.repeat(digits.length);
+  return `${digits.slice(0, 4)}${'*'.repeat(digits.length - 7)}${digits.slice(-3)}`;
+}
+
 function json(value: unknown): HTMLElement {
   return h('pre', { class: 'json' }, JSON.stringify(value, null, 2));
 }
@@ -299,8 +318,8 @@ export function storyView(
             ['kind', tx.kind],
             ['status', tx.status],
             ['reason', tx.reason],
-            ['amount', tx.amount === undefined ? undefined : `${tx.amount ?? '—'} ${tx.currency ?? ''}`],
-            ['MSISDN', tx.msisdnMasked ?? tx.msisdn],
+            ['amount', amountText(tx.amount, tx.currency)],
+            ['MSISDN', masked(tx.msisdnMasked ?? tx.msisdn)],
             ['external id', tx.externalId],
             ['provider receipt', tx.providerTransactionId],
             ['created', tx.createdAt],

@@ -8,6 +8,7 @@ import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { RelayFunctionId } from '../bundling';
 import type { RelayIsolationProps } from './isolation-props';
+import type { RelayConsoleOptions } from './console';
 
 export interface RelayThrottle {
   /** Steady-state requests per second. */
@@ -73,6 +74,8 @@ export interface RelaySubscriberOptions {
 }
 
 export interface MobileMoneyRelayProps extends RelayIsolationProps {
+  /** The operator console in AWS: Cognito sign-in, S3 + CloudFront, a console API (docs/console.md). @default none */
+  readonly console?: RelayConsoleOptions;
   /**
    * The relay config: the same JSON `npm start` reads (see `shared/config/schema.ts`). Validated at
    * synth time with `parseConfig`, so a bad config fails `cdk synth` with the dotted key named.

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Aspects, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MobileMoneyRelay } from '../../infra';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import { CONSOLE_ROUTES } from '../../infra/relay/console';
+
+const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
+
+/** The relay with its console, as another CDK app would add it, cdk-nag applied; no function bundling. */
+function synth(console: Record<string, unknown> | undefined) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'ConsoleStack', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const relay = new MobileMoneyRelay(stack, 'Relay', {
+    config: exampleConfig,
+    alarmEmail: 'oncall@example.org',
+    ...(console ? { console: console as never } : {}),
+  });
+  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+  const template = Template.fromStack(stack);
+  return { stack, relay, template, resources: template.toJSON().Resources as Record<string, any> };
+}
+
+const ofType = (resources: Record<string, any>, type: string) =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
+
+describe('the operator console in the CDK construct', () => {
+  let withConsole: ReturnType<typeof synth>;
+  beforeAll(() => {
+    withConsole = synth({ domainPrefix: 'relay-console-test' });
+  });
+
+  it('is absent unless asked for', () => {
+    const { relay, resources } = synth(undefined);
+    expect(relay.console).toBeUndefined();
+    expect(ofType(resources, 'AWS::Cognito::UserPool')).toHaveLength(0);
+  });
+
+  it('creates a user pool for operators: invited only, MFA required, strong passwords, Plus threat protection', () => {
+    withConsole.template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'ON',
+      Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12, RequireSymbols: true }) },
+      UserPoolTier: 'PLUS',
+    });
+    withConsole.template.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
+      Domain: 'relay-console-test',
+    });
+  });
+
+  it('signs in with the hosted UI: a public client, authorization code flow only, back to the console URL', () => {
+    withConsole.template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email'],
+      SupportedIdentityProviders: ['COGNITO'],
+      CallbackURLs: [Match.objectLike({ 'Fn::Join': Match.anyValue() })],
+    });
+  });
+
+  it('puts a Cognito JWT authorizer on every console route, each to the management function', () => {
+    const { resources } = withConsole;
+    const authorizers = ofType(resources, 'AWS::ApiGatewayV2::Authorizer').filter(
+      ([, r]) => r.Properties.AuthorizerType === 'JWT',
+    );
+    expect(authorizers).toHaveLength(1);
+    const [authorizerId, authorizer] = authorizers[0]!;
+    const consoleApiId = authorizer.Properties.ApiId.Ref;
+    const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').filter(
+      ([, r]) => r.Properties.ApiId.Ref === consoleApiId,
+    );
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(
+      CONSOLE_ROUTES.map((r) => `${r.method} ${r.path}`).sort(),
+    );
+    for (const [, route] of routes) {
+      expect(route.Properties.AuthorizationType).toBe('JWT');
+      expect(route.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+    }
+    // Registration stays an IAM-only route of the partner API.
+    expect(routes.map(([, r]) => r.Properties.RouteKey)).not.toContain('POST /v1/transactions');
+    const integrations = ofType(resources, 'AWS::ApiGatewayV2::Integration').filter(
+      ([, r]) => r.Properties.ApiId.Ref === consoleApiId,
+    );
+    expect(integrations).toHaveLength(1);
+    expect(JSON.stringify(integrations[0]![1].Properties.IntegrationUri)).toContain('ManagementFunction');
+    // The page calls it on its own origin (CloudFront /v1/* → the console API): no CORS to get wrong.
+    expect(resources[consoleApiId].Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it('serves the built console from a private bucket behind CloudFront, with its config and no token in it', () => {
+    const { resources, template } = withConsole;
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: Match.objectLike({
+        BlockPublicAcls: true,
+        RestrictPublicBuckets: true,
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultRootObject: 'index.html',
+        DefaultCacheBehavior: Match.objectLike({ ViewerProtocolPolicy: 'redirect-to-https' }),
+        CacheBehaviors: [
+          Match.objectLike({
+            PathPattern: '/v1/*',
+            ViewerProtocolPolicy: 'https-only',
+            AllowedMethods: Match.arrayWith(['GET', 'POST']),
+          }),
+        ],
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: Match.objectLike({
+          ContentSecurityPolicy: Match.objectLike({ ContentSecurityPolicy: Match.anyValue() }),
+        }),
+      }),
+    });
+    const deployments = ofType(resources, 'Custom::CDKBucketDeployment');
+    expect(deployments).toHaveLength(1);
+    // config.json is an asset whose deploy-time values (the app client's id) are markers filled in.
+    const properties = deployments[0]![1].Properties;
+    expect(properties.SourceObjectKeys).toHaveLength(2);
+    expect(JSON.stringify(properties.SourceMarkers)).toContain('ConsoleClient');
+    expect(JSON.stringify(properties)).not.toMatch(/bearer|demo-admin-token/i);
+  });
+
+  it('is cdk-nag clean (AwsSolutions: no unsuppressed errors)', () => {
+    const errors = Annotations.fromStack(withConsole.stack)
+      .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
+      .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
+    expect(errors).toEqual([]);
+  });
+});
