@@ -131,9 +131,11 @@ describe('the console endpoints over HTTP on DynamoDB Local', () => {
 
   it('answer the report with its charts, callback health and the badge feed', async () => {
     // Act
-    const [report, health, badges] = await Promise.all(
-      ['/v1/report', '/v1/callback-health', '/v1/badges'].map((path) => relay.admin('GET', path)),
-    );
+    const [report, health, badges] = await Promise.all([
+      relay.admin('GET', '/v1/report'),
+      relay.admin('GET', '/v1/callback-health'),
+      relay.admin('GET', '/v1/badges'),
+    ]);
     // Assess
     expect(report.body).toMatchObject({ transactions: 3, finalizedBy: { callback: 1 } });
     expect(report.body.charts.timeToFinalByProvider.momo.count).toBe(1);
