@@ -183,7 +183,10 @@ function stringsOf(value: unknown, into: string[] = []): string[] {
   if (typeof value === 'string') into.push(value);
   else if (Array.isArray(value)) for (const item of value) stringsOf(item, into);
   else if (value !== null && typeof value === 'object')
-    for (const [key, item] of Object.entries(value)) (into.push(key), stringsOf(item, into));
+    for (const [key, item] of Object.entries(value)) {
+      into.push(key);
+      stringsOf(item, into);
+    }
   return into;
 }
 
