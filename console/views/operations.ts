@@ -223,23 +223,49 @@ export function quarantineView(root: HTMLElement, params: URLSearchParams): () =
   return () => undefined;
 }
 
+/** One line of what the shop's API said about the badge (its label or name, else its JSON, cut). */
+function badgeSummary(badge: unknown): string | null {
+  if (!badge || typeof badge !== 'object') return null;
+  const b = badge as Row;
+  const label = b.label ?? b.name ?? b.title;
+  const text = typeof label === 'string' ? label : JSON.stringify(badge);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
 /** The badge feed per shop (the relay's view of each shop's badges). */
 export function badgesView(root: HTMLElement): () => void {
   const body = h('div', {});
   replace(root, h('h1', {}, 'Badge feed'), body);
   void load(body, 'The badge feed', '/v1/badges', {}, (answer) => {
     const shops = arrayIn(answer, 'shops');
-    if (!shops.length) return [h('pre', { class: 'json' }, JSON.stringify(answer, null, 2))];
-    return shops.map((shop) =>
-      h(
+    if (!shops.length)
+      return [h('p', { 'data-testid': 'no-shops' }, 'No badge shops are configured (badges.shops).')];
+    return shops.map((shop) => {
+      const badges = (Array.isArray(shop.badges) ? shop.badges : []) as Row[];
+      return h(
         'section',
         { 'data-testid': 'shop' },
-        h('h2', {}, String(shop.shop ?? shop.id ?? 'shop')),
-        Array.isArray(shop.badges) && shop.badges.length
-          ? genericTable(shop.badges as Row[], ['id', 'name', 'status', 'updatedAt'], 'badges-table')
-          : h('pre', { class: 'json' }, JSON.stringify(shop, null, 2)),
-      ),
-    );
+        h('h2', {}, `Shop ${String(shop.shop ?? '?')}`),
+        h(
+          'p',
+          {},
+          shop.read
+            ? `last read ${when(shop.lastReadAt as string)} ${shop.lastReadOk ? 'ok' : `failed: ${String(shop.lastError ?? '')}`}` +
+                `${shop.consecutiveFailures ? ` (${shop.consecutiveFailures} failures in a row)` : ''}; next read ${when(shop.nextReadAt as string)}`
+            : 'not read yet',
+        ),
+        badges.length
+          ? genericTable(
+              badges.map(({ badge, ...rest }) => ({ ...rest, badge: badgeSummary(badge) })),
+              ['id', 'rev', 'deleted', 'activated', 'expired', 'badge'],
+              'badges-table',
+            )
+          : h('p', { class: 'muted' }, 'No badges.'),
+        Array.isArray(shop.refused) && shop.refused.length
+          ? [h('h3', {}, 'Refused'), h('pre', { class: 'json' }, JSON.stringify(shop.refused, null, 2))]
+          : null,
+      );
+    });
   });
   return () => undefined;
 }

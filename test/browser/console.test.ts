@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ScenarioOptions } from '../../scripts/sim/core';
 import { AIRTEL_IN_PROGRESS_MSISDN } from '../../scripts/sim/airtel';
 import { runScenario, type ScenarioResult } from '../../scripts/sim/run';
@@ -13,6 +13,7 @@ import {
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN } from '../helpers/relay';
+import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
 
 /** Debian's chromium (.ci/run installs it); playwright-core drives it and never downloads a browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -53,6 +54,21 @@ beforeAll(async () => {
       simulatedDemoConfig(relayUrl, simUrl, {
         eventsFile,
         reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
+        // The simulator's shop plugin, as npm start --simulator wires it: the badge view has a shop to show.
+        edit: (demo, sim) => {
+          demo.badges = {
+            ...demo.badges,
+            shops: {
+              [SIMULATOR_BADGE_SHOP]: {
+                baseUrl: sim,
+                restPrefix: 'wp-json',
+                auth: { type: 'none' },
+                pollSeconds: 1,
+                timeoutMs: 2000,
+              },
+            },
+          };
+        },
       }),
   });
   profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
@@ -190,6 +206,8 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
     const entry = page.getByTestId('quarantine-entry').filter({ hasText: 'airtel/demo' }).first();
     await entry.waitFor();
     expect(await entry.textContent()).toContain('UNAUTHORIZED');
+    // The page's own loads leave nothing there (no favicon request reaching the callback route).
+    expect(await page.getByTestId('quarantine-list').textContent()).not.toContain('favicon');
     await shot('quarantine');
   });
 
@@ -229,8 +247,20 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
     await momo.waitFor();
     expect(await momo.textContent()).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ.* [1-9]\d* in 24 h/);
     await shot('health');
+    // The poller reads the shop on its own schedule: once it has, the view shows that read.
+    await vi.waitFor(
+      async () => {
+        const { body } = await pair.relay.admin('GET', '/v1/badges');
+        expect(body.shops[0].read).toBe(true);
+      },
+      { timeout: WAIT_MS, interval: 200 },
+    );
     await open('#/badges');
-    await page.locator('[data-testid=shop], [data-testid=not-available], pre.json').first().waitFor();
+    await page
+      .getByTestId('shop')
+      .filter({ hasText: `Shop ${SIMULATOR_BADGE_SHOP}` })
+      .getByText('last read')
+      .waitFor();
     await shot('badges');
   });
 });
