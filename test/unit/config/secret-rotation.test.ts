@@ -7,6 +7,8 @@ import { loadRefreshingConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { InboundRequest } from '../../../shared/http/types';
+import { verifyAirtelHash } from '../../../shared/providers/airtel/hash';
+import { fixture as airtelFixture, hmacHex, settings } from '../providers/airtel/support';
 
 const SECRET_ID = 'relay/momo/demo/callback';
 const OLD = 'momo-path-secret-old-0123456789';
@@ -160,3 +162,35 @@ describe('path secret rotation in a running process', () => {
     expect(reads).toBe(2);
   });
 });
+
+describe('Airtel callback key rotation', () => {
+  const raw = JSON.stringify(airtelCallback());
+  const signedWith = (key: string) =>
+    verifyAirtelHash(
+      {
+        rawBody: Buffer.from(raw, 'utf8'),
+        body: JSON.parse(raw),
+        headers: { 'x-signature': hmacHex(key, raw) },
+      },
+      settings({ callbackKey: 'airtel-new-callback-key', previousCallbackKey: 'airtel-old-callback-key' }),
+    );
+
+  it('accepts callbacks signed with the previous key while it is listed, and only then', () => {
+    expect(signedWith('airtel-new-callback-key').hash).toBe('matched');
+    expect(signedWith('airtel-old-callback-key').hash).toBe('matched');
+    expect(signedWith('somebody-elses-key').hash).toBe('mismatch');
+    const withoutPrevious = verifyAirtelHash(
+      {
+        rawBody: Buffer.from(raw, 'utf8'),
+        body: JSON.parse(raw),
+        headers: { 'x-signature': hmacHex('airtel-old-callback-key', raw) },
+      },
+      settings({ callbackKey: 'airtel-new-callback-key' }),
+    );
+    expect(withoutPrevious.hash).toBe('mismatch');
+  });
+});
+
+function airtelCallback() {
+  return { transaction: airtelFixture('callback-ts').transaction };
+}
