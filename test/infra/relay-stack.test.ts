@@ -591,8 +591,9 @@ describe('relay stack: least privilege', () => {
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions.some((a) => /^(events|sqs|sns|lambda):/.test(a))).toBe(false);
-    // No account in the example config names a secret: no Secrets Manager access at all.
-    expect(actions.some((a) => a.startsWith('secretsmanager:'))).toBe(false);
+    // The example config names only callback secrets (the poller builds callback URLs with the path
+    // secret): reading them is its only Secrets Manager access.
+    expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
   });
 
   it('lets only the poll schedule invoke the poller, and only the rule invoke the TransactionInitiated function', () => {
