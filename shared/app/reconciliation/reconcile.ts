@@ -1,4 +1,4 @@
-import { type ApplyOutcome, applyReport, escalationEvent } from '../../domain/apply-report';
+import { type ApplyOutcome, escalationEvent } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
@@ -11,6 +11,7 @@ import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
+import { decideReport } from '../transactions/decide-report';
 import { writeWithRetry } from '../transactions/write-with-retry';
 
 /** What the poller needs beyond the relay's services: status API clients and metrics. */
@@ -245,7 +246,7 @@ function expiryFrom(
 
 /**
  * One status check of one transaction, written through the one write-with-retry loop: the answer goes
- * through the same decision as a callback (applyReport), so a callback and a poll racing still give
+ * through the same decision as a callback (decideReport), so a callback and a poll racing still give
  * exactly one final event; the schedule, the attempt and any expiry or escalation land in the same write.
  */
 export async function checkTransaction(
@@ -290,11 +291,11 @@ export async function checkTransaction(
         firstCheckSeconds: timing.firstCheckSeconds,
       };
       const statusReport = reportFrom(services, current, answer, now, origin);
-      let outcome = statusReport ? applyReport(current, statusReport, ctx) : undefined;
+      let outcome = statusReport ? decideReport(current, statusReport, ctx) : undefined;
       let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
       const expiry = expiryFrom(services, base, check, now, origin);
       if (expiry) {
-        const expired = applyReport(base, expiry, ctx);
+        const expired = decideReport(base, expiry, ctx);
         if (expired.kind === 'write') {
           const earlier = outcome?.kind === 'write' ? outcome.events : [];
           base = { ...expired.next, outbox: [...earlier, ...expired.next.outbox] };

@@ -1,4 +1,4 @@
-import { type ApplyOptions, type ApplyOutcome, applyReport } from '../../domain/apply-report';
+import type { ApplyOutcome } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import { HintBudgetSpentError, InvalidReferenceError, SchemaValidationError } from '../../domain/errors';
 import type { AuthenticationMethod } from '../../domain/evidence';
@@ -10,6 +10,7 @@ import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from '../c
 import { type ReconciliationSettings, reconcileTiming } from '../reconciliation/reconcile-timing';
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
+import { type DecideOptions, decideReport } from './decide-report';
 import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
 
 export interface IngestDeps {
@@ -83,63 +84,9 @@ export function checkFactLimits(fact: FactIntent): void {
  * The pipeline every report goes through, whatever its origin (callback, poll, registration, buffer,
  * manual): the pure decision of applyReport under the one write-with-retry loop.
  */
-export interface IngestReportOptions extends ApplyOptions, WriteOptions {
-  /** What the answer to the relay's own status query claims (ReportIntent.ownQuery): checked first. */
-  ownQueryClaims?: NonNullable<ReportIntent['ownQuery']>['claims'];
-  /** The payment's success is already published under this transaction (ReportIntent.samePaymentAs). */
-  samePaymentAs?: TransactionKey & { kind: string };
+export interface IngestReportOptions extends DecideOptions, WriteOptions {
   /** The report came in a callback stored for the first time: it is counted against the budget. */
   newReceipt?: { receiptId: string; bytes: number };
-}
-
-/**
- * The answer to the relay's own status query names another receipt than the one the transaction's
- * trusted evidence holds: not its answer. It stays a report (AMBIGUOUS, CONFLICTING_REPORTS) so the
- * disagreement is seen, never a status answer that settles.
- */
-function ownQueryMismatch(
-  current: TransactionRecord | undefined,
-  report: NormalizedReport,
-  claims: IngestReportOptions['ownQueryClaims'],
-): NormalizedReport {
-  const claimed = claims?.providerTransactionId;
-  const trusted = current?.trusted?.providerTransactionId;
-  if (!claimed || !trusted || claimed === trusted) return report;
-  const { viaOwnQuery: _own, ...rest } = report;
-  return {
-    ...rest,
-    // Not the provider's answer to the relay: what a callback claimed (never trusted for queries).
-    origin: report.origin === 'poll' ? 'callback' : report.origin,
-    status: 'AMBIGUOUS',
-    authenticated: false,
-    providerTransactionId: undefined,
-    reason: {
-      code: 'CONFLICTING_REPORTS',
-      message: `the answer to the relay's status query names receipt ${claimed}; the transaction's is ${trusted}`,
-      providerCode: 'STATUS_RESULT_MISMATCH',
-    },
-    attributes: { ...report.attributes, StatusResultMismatch: `receipt ${claimed} ≠ ${trusted}` },
-  };
-}
-
-/** The success of a payment already published under another transaction is not published again. */
-function withoutSecondSuccess(
-  outcome: ApplyOutcome,
-  same: IngestReportOptions['samePaymentAs'],
-): ApplyOutcome {
-  if (!same || outcome.kind !== 'write') return outcome;
-  const second = (type: string) => type === 'TransactionSucceeded';
-  const outbox = outcome.next.outbox.filter((e) => !second(e.metadata.type));
-  const dropped = new Set(
-    outcome.next.outbox.filter((e) => second(e.metadata.type)).map((e) => e.metadata.id),
-  );
-  const next: TransactionRecord = {
-    ...outcome.next,
-    attributes: { ...outcome.next.attributes, SamePaymentAs: `${same.kind}/${same.reference}` },
-    events: outcome.next.events.filter((e) => !dropped.has(e.id)),
-    outbox,
-  };
-  return { ...outcome, next, events: outbox };
 }
 
 export async function ingestReport(
@@ -154,19 +101,16 @@ export async function ingestReport(
     deps.store,
     report.key,
     (current) => {
-      const outcome = withoutSecondSuccess(
-        applyReport(
-          current,
-          ownQueryMismatch(current, report, options.ownQueryClaims),
-          {
-            now: deps.clock.now().toISOString(),
-            reconcileWindowSeconds: timing.windowSeconds,
-            firstCheckSeconds: timing.firstCheckSeconds,
-            hintRecheckSeconds: HINT_RECHECK_SECONDS * (deps.reconciliation.timeScale ?? 1),
-          },
-          options,
-        ),
-        options.samePaymentAs,
+      const outcome = decideReport(
+        current,
+        report,
+        {
+          now: deps.clock.now().toISOString(),
+          reconcileWindowSeconds: timing.windowSeconds,
+          firstCheckSeconds: timing.firstCheckSeconds,
+          hintRecheckSeconds: HINT_RECHECK_SECONDS * (deps.reconciliation.timeScale ?? 1),
+        },
+        options,
       );
       const next = outcome.kind === 'write' ? outcome.next : undefined;
       if (!newReceipt) return { next, result: { outcome, keep: true } };

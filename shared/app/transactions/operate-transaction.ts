@@ -1,5 +1,4 @@
 import * as z from '../../util/zod';
-import { applyReport } from '../../domain/apply-report';
 import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../../domain/errors';
 import { REASON_CODES } from '../../domain/reasons';
 import type { NormalizedReport, TransactionKey } from '../../domain/transaction';
@@ -10,6 +9,7 @@ import { checkTransaction, type ReconcileServices } from '../reconciliation/reco
 import { amountSchema } from './register-transaction';
 import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { type TransactionView, toView } from './register-transaction';
+import { decideReport } from './decide-report';
 import { writeWithRetry } from './write-with-retry';
 
 function normalized(key: TransactionKey): TransactionKey {
@@ -112,7 +112,7 @@ export async function resolveByHand(
         eventDetail: { resolvedByHand: { note } },
       };
       const timing = reconcileTiming(services.config.reconciliation, txKey.provider, current.kind);
-      const outcome = applyReport(current, report, {
+      const outcome = decideReport(current, report, {
         now,
         reconcileWindowSeconds: timing.windowSeconds,
       });

@@ -1,0 +1,81 @@
+import {
+  type ApplyContext,
+  type ApplyOptions,
+  type ApplyOutcome,
+  applyReport,
+} from '../../domain/apply-report';
+import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { ReportIntent } from '../../providers/types';
+
+export interface DecideOptions extends ApplyOptions {
+  /** What the answer to the relay's own status query claims (ReportIntent.ownQuery): checked first. */
+  ownQueryClaims?: NonNullable<ReportIntent['ownQuery']>['claims'];
+  /** The payment's success is already published under this transaction (ReportIntent.samePaymentAs). */
+  samePaymentAs?: TransactionKey & { kind: string };
+}
+
+/**
+ * The one entry every report reaches the decision through, whatever its origin: a callback (and a
+ * buffered or recovered one, through ingestReport), a status check (checkTransaction), an operator's
+ * resolution (resolveByHand) and a registration's adoption. The relay's own checks around the domain's
+ * applyReport live here, once: an answer to its own status query naming another receipt is a conflict,
+ * and a payment's success already published under another transaction is not published again.
+ */
+export function decideReport(
+  current: TransactionRecord | undefined,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+  options: DecideOptions = {},
+): ApplyOutcome {
+  return withoutSecondSuccess(
+    applyReport(current, ownQueryMismatch(current, report, options.ownQueryClaims), ctx, options),
+    options.samePaymentAs,
+  );
+}
+
+/**
+ * The answer to the relay's own status query names another receipt than the one the transaction's
+ * trusted evidence holds: not its answer. It stays a report (AMBIGUOUS, CONFLICTING_REPORTS) so the
+ * disagreement is seen, never a status answer that settles.
+ */
+function ownQueryMismatch(
+  current: TransactionRecord | undefined,
+  report: NormalizedReport,
+  claims: DecideOptions['ownQueryClaims'],
+): NormalizedReport {
+  const claimed = claims?.providerTransactionId;
+  const trusted = current?.trusted?.providerTransactionId;
+  if (!claimed || !trusted || claimed === trusted) return report;
+  const { viaOwnQuery: _own, ...rest } = report;
+  return {
+    ...rest,
+    // Not the provider's answer to the relay: what a callback claimed (never trusted for queries).
+    origin: report.origin === 'poll' ? 'callback' : report.origin,
+    status: 'AMBIGUOUS',
+    authenticated: false,
+    providerTransactionId: undefined,
+    reason: {
+      code: 'CONFLICTING_REPORTS',
+      message: `the answer to the relay's status query names receipt ${claimed}; the transaction's is ${trusted}`,
+      providerCode: 'STATUS_RESULT_MISMATCH',
+    },
+    attributes: { ...report.attributes, StatusResultMismatch: `receipt ${claimed} ≠ ${trusted}` },
+  };
+}
+
+/** The success of a payment already published under another transaction is not published again. */
+function withoutSecondSuccess(outcome: ApplyOutcome, same: DecideOptions['samePaymentAs']): ApplyOutcome {
+  if (!same || outcome.kind !== 'write') return outcome;
+  const second = (type: string) => type === 'TransactionSucceeded';
+  const outbox = outcome.next.outbox.filter((e) => !second(e.metadata.type));
+  const dropped = new Set(
+    outcome.next.outbox.filter((e) => second(e.metadata.type)).map((e) => e.metadata.id),
+  );
+  const next: TransactionRecord = {
+    ...outcome.next,
+    attributes: { ...outcome.next.attributes, SamePaymentAs: `${same.kind}/${same.reference}` },
+    events: outcome.next.events.filter((e) => !dropped.has(e.id)),
+    outbox,
+  };
+  return { ...outcome, next, events: outbox };
+}
