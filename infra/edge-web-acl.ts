@@ -3,13 +3,14 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ConfigError } from '../shared/domain/errors';
 import { parseCidr } from '../shared/util/ip-allowlist';
+import { providerCallbackSources } from './relay/providers';
 
 /**
  * Requests per source IP per 5 minutes before the rate rule blocks: 2,000 (≈ 6.7 requests a second,
  * sustained for 5 minutes). One provider's callbacks come from a handful of addresses, so a busy
  * account of a provider that calls twice per payment (e.g. a validation and a confirmation) can pass
- * this from one IP: exempt the providers' published sources (`exemptCidrs`, the accounts' source
- * allow-lists), or raise the limit.
+ * this from one IP: the providers' published sources (their infra declarations, e.g. Daraja's) are
+ * always exempt; add the accounts' own allow-lists with `exemptCidrs`, or raise the limit.
  */
 export const DEFAULT_EDGE_RATE_LIMIT = 2000;
 
@@ -27,10 +28,20 @@ export interface RelayEdgeWebAclProps {
    */
   readonly rateLimitAction?: 'block' | 'count';
   /**
-   * Source addresses/CIDRs (IPv4 and IPv6) the rate rule never counts: the providers' callback
-   * sources, e.g. the accounts' source allow-lists. @default none
+   * Source addresses/CIDRs (IPv4 and IPv6) the rate rule never counts, besides the providers' declared
+   * callback sources (always exempt, so the rate rule never blocks a provider): e.g. the accounts' own
+   * source allow-lists. @default none
    */
   readonly exemptCidrs?: readonly string[];
+  /**
+   * Providers whose callbacks are refused at the edge (403) unless they come from their allowed sources:
+   * a rule on the paths `/v1/<provider>/` that blocks any other source IP. The sources are
+   * `providerSources[<provider>]`, else the provider's declared ones (Daraja: Safaricom's published
+   * addresses). The relay still checks the sources itself (Daraja `sourceIp.mode`). @default none
+   */
+  readonly enforceSourceRanges?: readonly string[];
+  /** Allowed sources per provider for `enforceSourceRanges` (e.g. an account's `sourceIp.allow`). @default the declared ones */
+  readonly providerSources?: Readonly<Record<string, readonly string[]>>;
   /**
    * AWS managed rule groups (Core rule set, Amazon IP reputation list) in count mode: their metrics
    * and sampled requests show what they would block, nothing is blocked (the core set's 8 KB body limit
@@ -66,10 +77,31 @@ export class RelayEdgeWebAcl extends Construct {
     if (!EVALUATION_WINDOWS_SECONDS.includes(windowSeconds))
       problems.push(`evaluationWindow: 1, 2, 5 or 10 minutes (got ${windowSeconds} s)`);
     const exempt = { ipv4: [] as string[], ipv6: [] as string[] };
-    for (const text of props.exemptCidrs ?? []) {
-      const cidr = parseCidr(text);
-      if (!cidr) problems.push(`exemptCidrs: "${text}" is not an IPv4/IPv6 address or CIDR`);
-      else exempt[cidr.family].push(`${cidr.network}/${cidr.prefix}`);
+    const declared = providerCallbackSources();
+    const allowed: Record<string, readonly string[]> = { ...declared, ...props.providerSources };
+    const split = (key: string, texts: readonly string[]) => {
+      const out = { ipv4: [] as string[], ipv6: [] as string[] };
+      for (const text of texts) {
+        const cidr = parseCidr(text);
+        if (!cidr) problems.push(`${key}: "${text}" is not an IPv4/IPv6 address or CIDR`);
+        else out[cidr.family].push(`${cidr.network}/${cidr.prefix}`);
+      }
+      return out;
+    };
+    // A provider's sources are never rate-limited: all of its callbacks come from a few addresses.
+    for (const [key, texts] of [
+      ['exemptCidrs', props.exemptCidrs ?? []],
+      ...Object.entries(allowed).map(([provider, texts]) => [`providerSources.${provider}`, texts] as const),
+    ] as const) {
+      const cidrs = split(key, texts);
+      exempt.ipv4.push(...cidrs.ipv4);
+      exempt.ipv6.push(...cidrs.ipv6);
+    }
+    for (const provider of props.enforceSourceRanges ?? []) {
+      if (!/^[a-z][a-z0-9-]*$/.test(provider) || !allowed[provider]?.length)
+        problems.push(
+          `enforceSourceRanges: "${provider}" has no sources (declare them in its infra.ts or give providerSources.${provider})`,
+        );
     }
     if (problems.length) throw new ConfigError(`Invalid RelayEdgeWebAcl props:\n${problems.join('\n')}`);
     const prefix = props.metricPrefix ?? 'RelayEdge';
@@ -101,7 +133,49 @@ export class RelayEdgeWebAcl extends Construct {
             },
           };
 
+    // The allow-list at the edge: callbacks on a provider's paths from anywhere else are refused here.
+    const enforced: wafv2.CfnWebACL.RuleProperty[] = (props.enforceSourceRanges ?? []).map((provider, i) => {
+      const cidrs = split(`providerSources.${provider}`, allowed[provider] ?? []);
+      const sets = (['ipv4', 'ipv6'] as const)
+        .filter((family) => cidrs[family].length)
+        .map((family) => {
+          const set = new wafv2.CfnIPSet(this, `${provider}Sources${family === 'ipv4' ? 'Ipv4' : 'Ipv6'}`, {
+            scope: 'CLOUDFRONT',
+            ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
+            addresses: [...new Set(cidrs[family])],
+            description: `Where ${provider} callbacks may come from (the relay edge refuses the rest on its paths)`,
+          });
+          return { ipSetReferenceStatement: { arn: set.attrArn } } as wafv2.CfnWebACL.StatementProperty;
+        });
+      return {
+        name: `${provider}SourcesOnly`,
+        priority: 1 + i,
+        statement: {
+          andStatement: {
+            statements: [
+              {
+                byteMatchStatement: {
+                  fieldToMatch: { uriPath: {} },
+                  positionalConstraint: 'STARTS_WITH',
+                  searchString: `/v1/${provider}/`,
+                  textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+                },
+              },
+              {
+                notStatement: {
+                  statement: sets.length === 1 ? sets[0]! : { orStatement: { statements: sets } },
+                },
+              },
+            ],
+          },
+        },
+        action: { block: { customResponse: { responseCode: 403 } } },
+        visibilityConfig: visibility(`${prefix}${provider.replace(/[^A-Za-z0-9]/g, '')}SourcesOnly`),
+      };
+    });
+
     const rules: wafv2.CfnWebACL.RuleProperty[] = [
+      ...enforced,
       {
         name: 'RatePerSourceIp',
         priority: 0,

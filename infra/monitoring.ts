@@ -3,12 +3,15 @@ import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import {
   type CustomMetricGroup,
   DefaultDashboardFactory,
   MonitoringFacade,
+  noopAction,
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
@@ -27,6 +30,24 @@ export const ALARMED_RELAY_METRICS = [
   'BufferedCallbacksFailed',
   'CallbacksRejected',
 ] as const;
+
+/** Written once per completed poll cycle (functions/poller): the heartbeat alarm watches it. */
+export const POLL_CYCLES_COMPLETED_METRIC = 'PollCyclesCompleted';
+
+/** Status API calls refused for credentials (401/403, a revoked key), by the poller and "check now". */
+export const STATUS_CREDENTIAL_FAILURES_METRIC = 'StatusApiCredentialFailures';
+
+/** Callback invocations while the ingress buffer is off (no queue URL or no seal key at cold start). */
+export const INGRESS_BUFFER_OFF_METRIC = 'IngressBufferOff';
+
+/** Requests the stage throttled (429), counted from the API access logs by a metric filter. */
+export const STAGE_THROTTLED_METRIC = 'StageThrottled';
+
+/** Custom tags on every alarm: where it goes (docs/monitoring.md). */
+export const PAGE_TAG = 'page';
+export const TICKET_TAG = 'ticket';
+/** Members of the storage-outage composite: no action of their own, the composite pages. */
+export const STORAGE_OUTAGE_TAG = 'storage-outage';
 
 /** Accounts whose callbacks are silent, written by the poller's callback-health look every cycle. */
 export const SILENT_ACCOUNTS_METRIC = 'SilentAccounts';
@@ -57,11 +78,24 @@ export interface RelayMonitoringTargets {
   readonly ingressBufferDlq: sqs.IQueue;
   /** `provider/account` of every configured account (callback silence alarms). */
   readonly accounts: ReadonlyArray<{ readonly provider: string; readonly account: string }>;
+  /** The API's access log group (the stage's 429s are counted from it). */
+  readonly accessLogs: logs.ILogGroup;
+  /** Functions with reserved concurrency: alarmed when their concurrency nears it. */
+  readonly reservedFunctions: ReadonlyArray<{
+    readonly name: string;
+    readonly fn: lambda.IFunction;
+    readonly reserved: number;
+  }>;
+  /** The poller (its heartbeat). */
+  readonly pollerFunction: lambda.IFunction;
 }
 
 export interface RelayMonitoringSettings {
   readonly metricsNamespace: string;
-  readonly alarmTopic: sns.ITopic;
+  /** Needs a person now. */
+  readonly pageTopic: sns.ITopic;
+  /** Needs a person in working hours. */
+  readonly ticketTopic: sns.ITopic;
   /** Prefix of alarm and dashboard names (unique per account and region). */
   readonly namePrefix: string;
   readonly dashboard: boolean;
@@ -71,19 +105,36 @@ export interface RelayMonitoringSettings {
   readonly callbackSilence: (provider: string, account: string) => Duration | false;
   readonly rejectedCallbacksThreshold: number;
   readonly bufferMaxAge: Duration;
+  /** Per provider: the AckLatency p99 that pages (from the providers' declarations). */
+  readonly ackLatencyAlarms: ReadonlyArray<{ readonly provider: string; readonly ms: number }>;
+  /** Share of the reserved concurrency that raises the near-the-limit alarm. */
+  readonly concurrencyAlarmRatio: number;
+  /** No completed poll cycle for this long pages. */
+  readonly pollerHeartbeatPeriod: Duration;
+  readonly throttledRatePercent: number;
+  readonly serverErrorRatePercent: number;
 }
+
+/** Below this many requests in 5 minutes, the 429 and 5xx rates are not judged (one error in 3 is not an outage). */
+const RATE_MIN_REQUESTS = 20;
 
 const GTE = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
 /**
- * The relay's dashboard and alarms, built with cdk-monitoring-constructs. Every alarm notifies the alarm
- * topic on ALARM and on OK. The policy (docs/monitoring.md): page at once on what is never transient
- * (a DLQ message, a buffered callback, an expired transaction, a disagreement); page on errors,
- * throttles and 5xx only when they persist (2 of the last 3 minutes), never on one transient failure.
+ * The relay's dashboard and alarms, built with cdk-monitoring-constructs. Two topics (docs/monitoring.md):
+ * **page** for what needs a person now (a storage outage, a DLQ message, the buffer off, acks too slow
+ * for MoMo, a poller that stopped, credentials refused, 429/5xx rates), **ticket** for what needs one in
+ * working hours (an expired or escalated transaction, a silent account, one buffered callback, a rejection
+ * spike, a single failing function that has a safety net). Each alarm notifies its topic on ALARM and on
+ * OK and carries its topic as a custom tag. The DynamoDB alarms have no action of their own: one
+ * composite `StorageOutage` alarm pages for all of them, so an outage is one page, not eight.
  */
 export class RelayMonitoring extends Construct {
   readonly facade: MonitoringFacade;
   readonly dashboard: cloudwatch.Dashboard | undefined;
+  /** The composite alarm that pages for a storage outage. */
+  readonly storageOutage: cloudwatch.CompositeAlarm;
+  private readonly own: cloudwatch.AlarmBase[] = [];
 
   constructor(
     scope: Construct,
@@ -92,7 +143,17 @@ export class RelayMonitoring extends Construct {
     settings: RelayMonitoringSettings,
   ) {
     super(scope, id);
-    const topic = settings.alarmTopic;
+    const page = new SnsAlarmActionStrategy({
+      onAlarmTopic: settings.pageTopic,
+      onOkTopic: settings.pageTopic,
+    });
+    const ticket = new SnsAlarmActionStrategy({
+      onAlarmTopic: settings.ticketTopic,
+      onOkTopic: settings.ticketTopic,
+    });
+    const toPage = { customTags: [PAGE_TAG] };
+    const toTicket = { actionOverride: ticket, customTags: [TICKET_TAG] };
+    const toStorage = { actionOverride: noopAction(), customTags: [STORAGE_OUTAGE_TAG] };
     const dashboards = new DefaultDashboardFactory(this, 'Dashboards', {
       dashboardNamePrefix: settings.namePrefix,
       createDashboard: settings.dashboard,
@@ -103,7 +164,7 @@ export class RelayMonitoring extends Construct {
       alarmFactoryDefaults: {
         alarmNamePrefix: settings.namePrefix,
         actionsEnabled: true,
-        action: new SnsAlarmActionStrategy({ onAlarmTopic: topic, onOkTopic: topic }),
+        action: page,
         datapointsToAlarm: 1,
         evaluationPeriods: 1,
       },
@@ -125,10 +186,75 @@ export class RelayMonitoring extends Construct {
         Critical: {
           maxErrorCount: 0,
           ...persistent,
+          ...toTicket,
           alarmDescriptionOverride:
-            'The HTTP API answered 5xx in 2 of the last 3 minutes. MoMo does not retry callbacks (the poller reconciles them); Daraja and Airtel retry. Look at the callback function logs and the table. One isolated 5xx does not page: the buffer and the poller cover it.',
+            'The HTTP API answered 5xx in 2 of the last 3 minutes (ticket: the 5xx rate alarm pages when it is more than noise). MoMo does not retry callbacks (the poller reconciles them); Daraja and Airtel retry. Look at the callback function logs and the table.',
         },
       },
+    });
+    const ratePeriod = Duration.minutes(5);
+    const requests = targets.api.metricCount({ period: ratePeriod, statistic: 'Sum' });
+    // The stage's 429s: HTTP APIs publish no throttle metric, the access log has the status.
+    new logs.MetricFilter(this, 'StageThrottledFilter', {
+      logGroup: targets.accessLogs,
+      metricNamespace: settings.metricsNamespace,
+      metricName: STAGE_THROTTLED_METRIC,
+      filterPattern: logs.FilterPattern.stringValue('$.status', '=', '429'),
+      metricValue: '1',
+    });
+    const rate = (id: string, errors: cloudwatch.IMetric, label: string) =>
+      new cloudwatch.MathExpression({
+        expression: `IF(requests >= ${RATE_MIN_REQUESTS}, 100 * ${id} / requests, 0)`,
+        usingMetrics: { [id]: errors, requests },
+        period: ratePeriod,
+        label,
+      });
+    facade.monitorCustom({
+      alarmFriendlyName: 'Stage',
+      humanReadableName: 'Stage 429 and 5xx rates (% of requests, 5 minutes)',
+      metricGroups: [
+        {
+          title: '429 and 5xx rates (%)',
+          metrics: [
+            {
+              metric: rate(
+                'throttled',
+                this.relayMetric(settings, STAGE_THROTTLED_METRIC, 'Sum', ratePeriod),
+                '429 rate (%)',
+              ),
+              alarmFriendlyName: 'Stage429Rate',
+              addAlarm: {
+                Critical: {
+                  threshold: settings.throttledRatePercent,
+                  comparisonOperator: GTE,
+                  period: ratePeriod,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toPage,
+                  alarmDescriptionOverride: `The stage throttled ${settings.throttledRatePercent}% or more of the requests in 5 minutes (at least ${RATE_MIN_REQUESTS} requests): providers get 429 and some never retry (MoMo). A provider's route throttle (providerThrottles) or the stage's is too low for its traffic, or a flood; see the access logs (status 429, routeKey) and the WAF metrics.`,
+                },
+              },
+            },
+            {
+              metric: rate(
+                'serverErrors',
+                targets.api.metricServerError({ period: ratePeriod, statistic: 'Sum' }),
+                '5xx rate (%)',
+              ),
+              alarmFriendlyName: 'Stage5xxRate',
+              addAlarm: {
+                Critical: {
+                  threshold: settings.serverErrorRatePercent,
+                  comparisonOperator: GTE,
+                  period: ratePeriod,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toPage,
+                  alarmDescriptionOverride: `${settings.serverErrorRatePercent}% or more of the requests in 5 minutes were answered 5xx (at least ${RATE_MIN_REQUESTS} requests): callbacks are neither stored nor buffered (503), or the functions are throttled or failing. Look at StorageOutage, the callback function's errors and throttles, IngressBufferOff.`,
+                },
+              },
+            },
+          ],
+        },
+      ],
     });
     const latency = settings.callbackLatencyThreshold;
     facade.monitorLambdaFunction({
@@ -140,6 +266,7 @@ export class RelayMonitoring extends Construct {
           maxLatency: latency,
           datapointsToAlarm: 3,
           evaluationPeriods: 5,
+          ...toPage,
           alarmDescriptionOverride: `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to ${ackLimitsPhrase()}. Look at DynamoDB latency and throttles, the C2B decision endpoint, cold starts.`,
         },
       },
@@ -156,6 +283,35 @@ export class RelayMonitoring extends Construct {
           ],
           horizontalAnnotations: providerAckLimits().map(({ ms, label }) => ({ value: ms, label })),
         },
+        ...(settings.ackLatencyAlarms.length
+          ? [
+              {
+                title: 'AckLatency p99 per provider (ms)',
+                metrics: settings.ackLatencyAlarms.map(({ provider, ms }) => ({
+                  metric: new cloudwatch.Metric({
+                    namespace: settings.metricsNamespace,
+                    metricName: 'AckLatency',
+                    dimensionsMap: { provider },
+                    statistic: 'p99',
+                    period: Duration.minutes(1),
+                    label: `${provider} p99`,
+                  }),
+                  alarmFriendlyName: `AckLatency-${provider}`,
+                  addAlarm: {
+                    Critical: {
+                      threshold: ms,
+                      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                      datapointsToAlarm: 3,
+                      evaluationPeriods: 5,
+                      treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                      ...toPage,
+                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: close to a 2 s budget, past which the provider counts the callback as failed (MoMo may not retry). Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.`,
+                    },
+                  },
+                })),
+              },
+            ]
+          : []),
       ],
     });
 
@@ -164,7 +320,7 @@ export class RelayMonitoring extends Construct {
       humanReadableName: 'Refusals counted, not stored (quarantine flood limits)',
       metricGroups: [
         {
-          // Not alarmed: the CallbacksRejected alarm pages on the spike itself (docs/routes.md).
+          // Not alarmed: the CallbacksRejected alarm tickets on the spike itself (docs/routes.md).
           title: 'RefusalsNotStored (sum per minute)',
           metrics: [this.relayMetric(settings, 'RefusalsNotStored', 'Sum')],
         },
@@ -175,6 +331,9 @@ export class RelayMonitoring extends Construct {
     facade.addLargeHeader('Functions');
     for (const { name, fn } of targets.functions) {
       const isPublisher = fn === targets.outboxPublisherFunction;
+      // A failing callback path loses acks now; the others have a net (retries, a DLQ that pages, the
+      // heartbeat, the buffer age) and get a ticket.
+      const urgent = PAGED_FUNCTIONS.has(name);
       facade.monitorLambdaFunction({
         lambdaFunction: fn,
         humanReadableName: `${name} function`,
@@ -183,6 +342,7 @@ export class RelayMonitoring extends Construct {
           Critical: {
             maxErrorCount: 0,
             ...persistent,
+            ...(urgent ? toPage : toTicket),
             alarmDescriptionOverride: `The ${name} function failed (unhandled error or timeout) in 2 of the last 3 minutes. ${FUNCTION_ERROR_HINTS[name] ?? 'See its logs and X-Ray traces.'}`,
           },
         },
@@ -190,7 +350,8 @@ export class RelayMonitoring extends Construct {
           Critical: {
             maxErrorCount: 0,
             ...persistent,
-            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${name === 'Callback' ? ' A throttled callback is a 5xx to the provider (MoMo does not retry).' : ''}`,
+            ...(urgent ? toPage : toTicket),
+            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${urgent ? ' A throttled callback is a 5xx to the provider (MoMo does not retry).' : ''}`,
           },
         },
         ...(isPublisher
@@ -201,11 +362,43 @@ export class RelayMonitoring extends Construct {
                   datapointsToAlarm: 3,
                   evaluationPeriods: 3,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toPage,
                   alarmDescriptionOverride: `The outbox publisher lags the table stream by more than ${settings.iteratorAgeThreshold.toHumanString()} for 3 minutes: events reach subscribers late (EventBridge throttling, publisher errors). Records older than 12 h go to the outbox DLQ.`,
                 },
               },
             }
           : {}),
+      });
+    }
+    if (targets.reservedFunctions.length) {
+      const ratio = settings.concurrencyAlarmRatio;
+      facade.monitorCustom({
+        alarmFriendlyName: 'Concurrency',
+        humanReadableName: 'Concurrency of the functions with reserved concurrency',
+        metricGroups: [
+          {
+            title: 'ConcurrentExecutions (max) against the reservation',
+            metrics: targets.reservedFunctions.map(({ name, fn, reserved }) => ({
+              metric: fn.metric('ConcurrentExecutions', {
+                statistic: 'Maximum',
+                period: Duration.minutes(1),
+                label: `${name} (of ${reserved})`,
+              }),
+              alarmFriendlyName: `${name}Concurrency`,
+              addAlarm: {
+                Critical: {
+                  threshold: Math.max(1, Math.floor(reserved * ratio)),
+                  comparisonOperator: GTE,
+                  datapointsToAlarm: 3,
+                  evaluationPeriods: 5,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toPage,
+                  alarmDescriptionOverride: `The ${name} function ran ${Math.max(1, Math.floor(reserved * ratio))} or more of its ${reserved} reserved executions in 3 of the last 5 minutes: the next spike is throttled (a 5xx to the provider; MoMo does not retry). Usually DynamoDB is slow (each callback holds an execution longer: StorageOutage, AckLatency) or traffic grew past the route throttles the reservation is sized from (docs/deploy.md, "The public edge"): raise providerThrottles and reservedConcurrency together.`,
+                },
+              },
+            })),
+          },
+        ],
       });
     }
 
@@ -220,26 +413,55 @@ export class RelayMonitoring extends Construct {
         Critical: {
           maxThrottledEventsThreshold: 0,
           ...persistent,
+          ...toStorage,
           alarmDescriptionOverride:
-            'DynamoDB throttled reads of the relay table in 2 of the last 3 minutes (on-demand: a hot partition or the table/account limit). The SDK retries; sustained throttling delays acks and the poller.',
+            'DynamoDB throttled reads of the relay table in 2 of the last 3 minutes (on-demand: a hot partition or the table/account limit). No action of its own: StorageOutage pages.',
         },
       },
       addWriteThrottledEventsCountAlarm: {
         Critical: {
           maxThrottledEventsThreshold: 0,
           ...persistent,
+          ...toStorage,
           alarmDescriptionOverride:
-            'DynamoDB throttled writes to the relay table in 2 of the last 3 minutes. Callbacks that cannot be stored in time go to the ingress buffer (CallbacksBuffered alarm).',
+            'DynamoDB throttled writes to the relay table in 2 of the last 3 minutes. Callbacks that cannot be stored in time go to the ingress buffer. No action of its own: StorageOutage pages.',
         },
       },
       addSystemErrorCountAlarm: {
         Critical: {
           maxErrorCount: 0,
           ...persistent,
+          ...toStorage,
           alarmDescriptionOverride:
-            'DynamoDB returned system errors (HTTP 500) in 2 of the last 3 minutes: an AWS-side problem. Check the AWS Health Dashboard; callbacks go to the ingress buffer meanwhile.',
+            'DynamoDB returned system errors (HTTP 500) in 2 of the last 3 minutes: an AWS-side problem. No action of its own: StorageOutage pages.',
         },
       },
+    });
+    facade.monitorCustom({
+      alarmFriendlyName: 'PollCycleFailures',
+      humanReadableName: 'Poll cycles that could not read the due index',
+      metricGroups: [
+        {
+          title: 'PollCycleFailures (sum per minute)',
+          metrics: [
+            {
+              metric: this.relayMetric(settings, 'PollCycleFailures', 'Sum'),
+              alarmFriendlyName: 'PollCycleFailures',
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: GTE,
+                  ...persistent,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toStorage,
+                  alarmDescriptionOverride:
+                    'Poll cycles could not read the due index in 2 of the last 3 minutes: the table is unreachable from the poller. No action of its own: StorageOutage pages.',
+                },
+              },
+            },
+          ],
+        },
+      ],
     });
     for (const { name, queue, action } of targets.deadLetterQueues) {
       facade.monitorSqsQueue({
@@ -251,6 +473,7 @@ export class RelayMonitoring extends Construct {
             maxMessageCount: 0,
             // Idle queues stop publishing metrics: no data means no message.
             treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+            ...toPage,
             alarmDescriptionOverride: `The ${name} dead-letter queue holds a message: ${action} A DLQ message is never transient, so one pages.`,
           },
         },
@@ -265,15 +488,17 @@ export class RelayMonitoring extends Construct {
         Critical: {
           maxAgeInSeconds: settings.bufferMaxAge.toSeconds(),
           treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-          alarmDescriptionOverride: `A buffered callback has waited more than ${settings.bufferMaxAge.toHumanString()}: the buffer consumer is not draining the ingress buffer (DynamoDB still failing, consumer errors or throttles).`,
+          ...toPage,
+          alarmDescriptionOverride: `A buffered callback has waited more than ${settings.bufferMaxAge.toHumanString()}: the buffer consumer is not draining the ingress buffer (DynamoDB still failing, consumer errors or throttles). The consumer backs off (up to 15 minutes between tries) and dead-letters after about 3.5 days.`,
         },
       },
       addDeadLetterQueueMaxSizeAlarm: {
         Critical: {
           maxMessageCount: 0,
           treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+          ...toPage,
           alarmDescriptionOverride:
-            'A buffered callback could not be applied after 5 receives and is in the ingress buffer DLQ: the provider already got its ack, so only this message holds it. Fix the cause, then redrive (docs/deploy.md: aws sqs start-message-move-task).',
+            'A buffered callback could not be applied after about 3.5 days of tries (or could never be) and is in the ingress buffer DLQ: the provider already got its ack, so only this message holds it. Fix the cause, then redrive (docs/deploy.md: aws sqs start-message-move-task).',
         },
       },
     });
@@ -283,6 +508,7 @@ export class RelayMonitoring extends Construct {
     const now = (
       metricName: (typeof ALARMED_RELAY_METRICS)[number],
       description: string,
+      route: typeof toPage | typeof toTicket,
     ): CustomMetricGroup['metrics'][number] => ({
       metric: this.relayMetric(settings, metricName, 'Sum'),
       alarmFriendlyName: metricName,
@@ -291,12 +517,14 @@ export class RelayMonitoring extends Construct {
           threshold: 1,
           comparisonOperator: GTE,
           treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+          ...route,
           alarmDescriptionOverride: description,
         },
       },
     });
     const rejectedPeriod = Duration.minutes(5);
     const silentPeriod = Duration.minutes(5);
+    const heartbeat = settings.pollerHeartbeatPeriod;
     facade.monitorCustom({
       alarmFriendlyName: 'Relay',
       humanReadableName: 'Relay metrics',
@@ -307,12 +535,28 @@ export class RelayMonitoring extends Construct {
             this.relayMetric(settings, CALLBACKS_RECEIVED_METRIC, 'Sum'),
             now(
               'CallbacksBuffered',
-              'A callback was acked from the ingress buffer because DynamoDB could not be written in time: DynamoDB is failing or slow. The buffer consumer applies it later; watch the buffer age and its DLQ.',
+              'A callback was acked from the ingress buffer because DynamoDB could not be written in time (ticket: one buffered callback is handled; StorageOutage pages for an outage). The buffer consumer applies it later; watch the buffer age and its DLQ.',
+              toTicket,
             ),
             now(
               'BufferedCallbacksFailed',
-              'The buffer consumer could not apply a buffered callback (it will be retried, then dead-lettered after 5 receives). See the buffer-consumer logs.',
+              'The buffer consumer could not apply a buffered callback (it backs off and retries, then dead-letters after about 3.5 days). See the buffer-consumer logs.',
+              toTicket,
             ),
+            {
+              metric: this.relayMetric(settings, INGRESS_BUFFER_OFF_METRIC, 'Sum'),
+              alarmFriendlyName: INGRESS_BUFFER_OFF_METRIC,
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: GTE,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toPage,
+                  alarmDescriptionOverride:
+                    'A callback function runs without its ingress buffer (INGRESS_BUFFER_QUEUE_URL missing, or the seal key unreadable at cold start): while DynamoDB fails, callbacks are answered 503 instead of buffered, and MoMo does not retry. See the callback logs ("ingress buffer off"); a new cold start (redeploy, or update the function configuration) retries the key.',
+                },
+              },
+            },
             {
               metric: this.relayMetric(settings, 'CallbacksRejected', 'Sum', rejectedPeriod),
               alarmFriendlyName: 'CallbacksRejected',
@@ -322,7 +566,8 @@ export class RelayMonitoring extends Construct {
                   comparisonOperator: GTE,
                   period: rejectedPeriod,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-                  alarmDescriptionOverride: `${settings.rejectedCallbacksThreshold} or more callbacks were rejected (authentication or format) in 5 minutes: a misconfigured provider account (path secret, Airtel key, Daraja IPs) or someone probing. See the CallbackRejected events and the quarantine. A few rejections are normal noise.`,
+                  ...toTicket,
+                  alarmDescriptionOverride: `${settings.rejectedCallbacksThreshold} or more callbacks were rejected (authentication or format) in 5 minutes: usually a scanner probing the public URL, sometimes a misconfigured provider account (path secret, Airtel key, Daraja IPs). See the CallbackRejected events and the quarantine.`,
                 },
               },
             },
@@ -344,6 +589,7 @@ export class RelayMonitoring extends Construct {
                   datapointsToAlarm: 3,
                   evaluationPeriods: 5,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toTicket,
                   alarmDescriptionOverride:
                     "A shop's badge API failed to read (error, timeout, garbage, credentials) in 3 of the last 5 minutes: no badge change is seen meanwhile (nothing is changed either). See the poller logs and the shop's read-failure record (docs/badges.md).",
                 },
@@ -354,21 +600,62 @@ export class RelayMonitoring extends Construct {
         {
           title: 'Reconciliation',
           metrics: [
+            {
+              metric: this.relayMetric(settings, POLL_CYCLES_COMPLETED_METRIC, 'Sum', heartbeat),
+              alarmFriendlyName: 'PollerHeartbeat',
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+                  period: heartbeat,
+                  // No data is exactly what a stopped poller looks like.
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
+                  ...toPage,
+                  alarmDescriptionOverride: `No poll cycle completed for ${heartbeat.toHumanString()}: nothing is being reconciled (lost callbacks stay pending, nothing expires). Check the schedule (pollingEnabled, the PollSchedule DLQ), the poller's errors, throttles and timeouts, StorageOutage.`,
+                },
+              },
+            },
+            {
+              metric: this.relayMetric(
+                settings,
+                STATUS_CREDENTIAL_FAILURES_METRIC,
+                'Sum',
+                Duration.minutes(5),
+              ),
+              alarmFriendlyName: STATUS_CREDENTIAL_FAILURES_METRIC,
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: GTE,
+                  period: Duration.minutes(5),
+                  datapointsToAlarm: 2,
+                  evaluationPeriods: 3,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toPage,
+                  alarmDescriptionOverride:
+                    "A provider's status API refused the relay's credentials (401/403: a revoked or rotated key, an expired API user) in 2 of the last three 5-minute periods: no transaction of that account can be reconciled. See StatusApiCredentialFailures{provider,account} and the poller logs; update the account's API secret (docs/deploy.md).",
+                },
+              },
+            },
             now(
               'TransactionsExpired',
               'A transaction reached the end of its reconciliation window without a final answer (TransactionExpired): a person must look (the history, the provider; resolve by hand).',
+              toTicket,
             ),
             now(
               'VerificationDisagreements',
               'A status check contradicted a success callback (UNVERIFIED_SUCCESS conflict): possibly a forged callback. Check the transaction history and the quarantine.',
+              toPage,
             ),
             now(
               'StatusNotFoundConflicts',
               'The status API does not know a reference a callback reported on (NOT_FOUND conflict; the transaction is AMBIGUOUS and escalated, never failed): usually the request was made with another API user than the account is configured with (docs/clients/mtn-momo.md). Compare the API user that made the request with accounts.<provider>.<account>.api.',
+              toTicket,
             ),
             now(
               'AmbiguousEscalated',
               'A transaction stayed ambiguous past escalateAmbiguousAfterSeconds (TransactionEscalated): ask the provider.',
+              toTicket,
             ),
             {
               // Written by the poller every cycle (0 or more): ALARM while an account is silent, OK once
@@ -381,6 +668,7 @@ export class RelayMonitoring extends Construct {
                   comparisonOperator: GTE,
                   period: silentPeriod,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toTicket,
                   alarmDescriptionOverride:
                     "An account's callbacks stopped while transactions wait for one (CallbackSilence event): the relay polls its waiting transactions every silencePollSeconds meanwhile, and returns to OK after CallbacksResumed. Check the account's callback URLs (npm run check-urls), path secret, the provider's status page.",
                 },
@@ -423,6 +711,7 @@ export class RelayMonitoring extends Construct {
                   comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
                   period,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
+                  ...toTicket,
                   alarmDescriptionOverride: `No callback from ${provider}/${account} for ${period.toHumanString()}: the provider may have stopped calling back (callback URL, path secret, Daraja URL registration) or the account has no traffic. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods.`,
                 },
               },
@@ -431,11 +720,25 @@ export class RelayMonitoring extends Construct {
         ],
       });
     }
+
+    // One page for a storage outage: any member (table throttles, system errors, unreadable due index).
+    const members = facade.createdAlarmsWithTag(STORAGE_OUTAGE_TAG).map((a) => a.alarm);
+    this.storageOutage = new cloudwatch.CompositeAlarm(this, 'StorageOutage', {
+      compositeAlarmName: `${settings.namePrefix}-StorageOutage`,
+      alarmRule: cloudwatch.AlarmRule.anyOf(
+        ...members.map((alarm) => cloudwatch.AlarmRule.fromAlarm(alarm, cloudwatch.AlarmState.ALARM)),
+      ),
+      alarmDescription:
+        'The relay table is failing (DynamoDB system errors, read or write throttling, or the poller cannot read the due index, each in 2 of the last 3 minutes). Callbacks go to the ingress buffer and are acked; the poller and the management API fail meanwhile. Check the AWS Health Dashboard and the table metrics; nothing to replay afterwards (the buffer drains itself). One page for what used to be up to eight.',
+    });
+    this.storageOutage.addAlarmAction(new SnsAction(settings.pageTopic));
+    this.storageOutage.addOkAction(new SnsAction(settings.pageTopic));
+    this.own.push(this.storageOutage);
   }
 
-  /** Every alarm created (the library's). */
+  /** Every alarm created (the library's, then the composite). */
   get alarms(): cloudwatch.AlarmBase[] {
-    return this.facade.createdAlarms().map((a) => a.alarm);
+    return [...this.facade.createdAlarms().map((a) => a.alarm), ...this.own];
   }
 
   private relayMetric(
@@ -453,6 +756,9 @@ export class RelayMonitoring extends Construct {
     });
   }
 }
+
+/** Functions whose failures page (the callback path and the partner-facing API); the others ticket. */
+const PAGED_FUNCTIONS = new Set(['Callback', 'Management']);
 
 const FUNCTION_ERROR_HINTS: Record<string, string> = {
   Callback:
@@ -475,4 +781,15 @@ export function monitoringNamePrefix(scope: Construct): string {
 function ackLimitsPhrase(): string {
   const [longest, ...others] = providerAckLimits().sort((a, b) => b.ms - a.ms);
   return `${longest!.phrase}${others.length ? ` and far past ${others.map((limit) => limit.phrase).join(', ')}` : ''}`;
+}
+
+/**
+ * The relay's metrics namespace unless `metricsNamespace` is set: `<base>/<stack name>/<construct
+ * path in the stack>`, so two relays in one account (or one stack) never feed each other's alarms.
+ * CloudWatch allows letters, digits and `.-_/#:` (at most 255 characters).
+ */
+export function defaultRelayNamespace(scope: Construct, base: string): string {
+  const stack = Stack.of(scope);
+  const path = scope.node.path.slice(stack.node.path.length).replace(/^\//, '');
+  return `${base}/${stack.stackName}/${path}`.replace(/[^A-Za-z0-9._/#:-]/g, '-').slice(0, 255);
 }

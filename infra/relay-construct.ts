@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,13 +14,14 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { MonitoringFacade } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
+import { defaultRelayNamespace } from './monitoring';
 import type { RelayConfig } from '../shared/config/schema';
-import { alarmTopicFor, monitorRelay } from './relay/alarms';
+import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarms';
 import { addCustomDomainRecords, createHttpApi, grantManagementRoutes } from './relay/api';
 import { createConsole, type RelayConsole } from './relay/console';
 import { createDistribution } from './relay/edge';
-import { createRelayEvents, createSubscriberRule } from './relay/events';
-import { createRelayFunctions, namedRelayFunctions } from './relay/functions';
+import { createRelayEvents, createSubscriberRule, restrictRelaySource } from './relay/events';
+import { createRelayFunctions, namedRelayFunctions, type RelayDecisionFunction } from './relay/functions';
 import { sampleHotPathTraces } from './relay/tracing-sampling';
 import { createIngressBuffer } from './relay/ingress-buffer';
 import { suppressEdgeFindings, suppressRelayFindings } from './relay/nag-suppressions';
@@ -86,6 +87,11 @@ export class MobileMoneyRelay extends Construct {
   /** The CloudFront edge in front of the provider callbacks (`cloudFront`). */
   readonly distribution: cloudfront.Distribution | undefined;
   readonly callbackFunction: nodejs.NodejsFunction;
+  /**
+   * The callback code on each provider decision route (Daraja C2B validation: `C2bValidationFunction`),
+   * with the callback function's role and a reserved concurrency of its own.
+   */
+  readonly decisionFunctions: ReadonlyArray<RelayDecisionFunction>;
   readonly managementFunction: nodejs.NodejsFunction;
   readonly outboxPublisherFunction: nodejs.NodejsFunction;
   readonly pollerFunction: nodejs.NodejsFunction;
@@ -114,8 +120,10 @@ export class MobileMoneyRelay extends Construct {
   readonly accountSecretArns: string[];
   /** ARNs the poller may read for the badge shops' credentials (`badges.shops.<shop>.secretId`). */
   readonly badgeShopSecretArns: string[];
-  /** Every alarm notifies this topic (always present). */
+  /** The page topic: alarms that need a person now (always present; `alarmTopic` = `pageTopic`). */
   readonly alarmTopic: sns.ITopic;
+  /** The ticket topic: alarms that need a person in working hours (docs/monitoring.md). */
+  readonly ticketTopic: sns.ITopic;
   /** The cdk-monitoring-constructs facade: add your own monitoring to the relay's dashboard. */
   readonly monitoring: MonitoringFacade;
   /** The relay dashboard (`dashboard`). */
@@ -132,7 +140,8 @@ export class MobileMoneyRelay extends Construct {
     validateProps(props, this.config);
     warnAboutConfig(this, this.config, props);
     this.eventSource = this.config.events.source;
-    this.metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+    // One namespace per relay: two relays in one account must not feed (and trip) each other's alarms.
+    this.metricsNamespace = props.metricsNamespace ?? defaultRelayNamespace(this, DEFAULT_METRICS_NAMESPACE);
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
@@ -149,11 +158,13 @@ export class MobileMoneyRelay extends Construct {
       eventBus: this.eventBus,
       eventSource: this.eventSource,
       runtimeConfigJson: runtimeConfigJson(props.config),
+      providers: configuredProviders(this.config),
       metricsNamespace: this.metricsNamespace,
       logRetention,
       removalPolicy,
     });
     this.callbackFunction = fns.callback;
+    this.decisionFunctions = fns.decisions;
     this.managementFunction = fns.management;
     this.outboxPublisherFunction = fns.outboxPublisher;
     this.pollerFunction = fns.poller;
@@ -200,8 +211,13 @@ export class MobileMoneyRelay extends Construct {
 
     const buffer = createIngressBuffer(
       this,
-      { callback: fns.callback, consumer: fns.bufferConsumer },
       {
+        callback: fns.callback,
+        consumer: fns.bufferConsumer,
+        callbackSiblings: fns.decisions.map((d) => d.fn),
+      },
+      {
+        senderArns: props.ingressBufferSenderArns,
         tableEncryptionKey: props.tableEncryptionKey,
         secretsEncryptionKey: props.secretsEncryptionKey,
         consumerMaxConcurrency: props.bufferConsumerMaxConcurrency ?? 5,
@@ -211,6 +227,7 @@ export class MobileMoneyRelay extends Construct {
     this.ingressBufferDlq = buffer.dlq;
     this.ingressBufferSealKey = buffer.sealKey;
     this.outboxDlq = connectOutbox(this, this.table, fns.outboxPublisher, this.eventBus);
+    restrictRelaySource(this, this.eventBus, this.eventSource, fns.outboxPublisher.role as iam.IRole);
     const reconciliation = schedulePolling(this, fns.poller, props);
     this.pollSchedule = reconciliation.schedule;
     this.pollScheduleDlq = reconciliation.dlq;
@@ -221,17 +238,31 @@ export class MobileMoneyRelay extends Construct {
     this.transactionInitiatedRule = registration.rule;
     this.transactionInitiatedDlq = registration.dlq;
 
-    ({
-      api: this.api,
-      stage: this.stage,
-      domainName: this.domainName,
-    } = createHttpApi(this, fns, props, {
-      retention: logRetention,
-      removalPolicy,
-    }));
-    this.apiUrl = this.stage.url;
+    // With CloudFront in front and a custom domain, the execute-api URL (a way around the WAF) is off:
+    // CloudFront and the management API use the custom domain. Without one, it must stay on.
+    const executeApiOff = Boolean(props.cloudFront && props.customDomain);
+    if (props.cloudFront && !props.customDomain) {
+      Annotations.of(this).addWarningV2(
+        'mobile-money-relay:executeApiOpen',
+        'cloudFront without customDomain: the execute-api URL stays reachable around CloudFront and its WAF (the relay refuses those callbacks, but they still run the callback function). Add a customDomain to turn it off (docs/deploy.md, "The public edge").',
+      );
+    }
+    const http = createHttpApi(
+      this,
+      fns,
+      { ...props, disableExecuteApiEndpoint: executeApiOff, providers: configuredProviders(this.config) },
+      { retention: logRetention, removalPolicy },
+    );
+    ({ api: this.api, stage: this.stage, domainName: this.domainName } = http);
+    this.apiUrl = executeApiOff ? `https://${props.customDomain!.domainName}/` : this.stage.url;
     if (props.cloudFront) {
-      this.distribution = createDistribution(this, this.api, props.cloudFront, this.config);
+      this.distribution = createDistribution(
+        this,
+        this.api,
+        props.cloudFront,
+        this.config,
+        executeApiOff ? props.customDomain!.domainName : undefined,
+      );
       suppressEdgeFindings(this.distribution, props.cloudFront);
     }
     this.publicUrl = this.distribution
@@ -244,7 +275,7 @@ export class MobileMoneyRelay extends Construct {
       ? createConsole(this, fns.management, props.console, { removalPolicy, logRetention })
       : undefined;
 
-    this.alarmTopic = alarmTopicFor(this, props);
+    ({ page: this.alarmTopic, ticket: this.ticketTopic } = alarmTopicsFor(this, props));
     const monitoring = monitorRelay(
       this,
       {
@@ -257,7 +288,9 @@ export class MobileMoneyRelay extends Construct {
         transactionInitiatedDlq: this.transactionInitiatedDlq,
         ingressBuffer: this.ingressBuffer,
         ingressBufferDlq: this.ingressBufferDlq,
-        alarmTopic: this.alarmTopic,
+        accessLogs: http.accessLogs,
+        pageTopic: this.alarmTopic,
+        ticketTopic: this.ticketTopic,
         metricsNamespace: this.metricsNamespace,
       },
       props,
@@ -269,6 +302,7 @@ export class MobileMoneyRelay extends Construct {
     suppressRelayFindings({
       functions: fns,
       api: this.api,
+      publicRoutes: http.publicRoutes,
       ingressBufferSealKey: this.ingressBufferSealKey,
       outboxDlq: this.outboxDlq,
       pollScheduleDlq: this.pollScheduleDlq,
@@ -287,6 +321,7 @@ export class MobileMoneyRelay extends Construct {
       poller: this.pollerFunction,
       transactionInitiated: this.transactionInitiatedFunction,
       bufferConsumer: this.bufferConsumerFunction,
+      decisions: this.decisionFunctions,
     });
   }
 
@@ -301,9 +336,20 @@ export class MobileMoneyRelay extends Construct {
 
   /**
    * A rule on the relay bus delivering the relay's events of `detailTypes` (optionally of some
-   * providers/accounts) to `target`. Delivery is at least once: dedupe on `detail.metadata.id`.
+   * providers/accounts) to `target`. Delivery is at least once: dedupe on `detail.metadata.id`. The
+   * target gets EventBridge's longest retries (24 hours) and a DLQ of its own, and one message in that
+   * DLQ pages (`<id>DlqAlarm`).
    */
   addSubscriber(id: string, options: RelaySubscriberOptions): events.Rule {
-    return createSubscriberRule(this, id, this.eventBus, this.eventSource, options);
+    const { rule, alarm } = createSubscriberRule(
+      this,
+      id,
+      this.eventBus,
+      this.eventSource,
+      options,
+      this.alarmTopic,
+    );
+    this.alarms.push(alarm);
+    return rule;
   }
 }

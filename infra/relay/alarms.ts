@@ -1,31 +1,54 @@
 import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { RelayConfig } from '../../shared/config/schema';
 import { monitoringNamePrefix, RelayMonitoring } from '../monitoring';
 import { namedRelayFunctions, type RelayFunctions } from './functions';
+import { callbackConcurrencyFor } from './limits';
 import type { MobileMoneyRelayProps } from './props';
+import { PROVIDER_INFRA_DECLARATIONS } from './providers';
 
-/** The topic every alarm notifies: `alarmTopic`, else one created; `alarmEmail` subscribed to it. */
-export function alarmTopicFor(
+/**
+ * The two alarm topics (docs/monitoring.md): **page** (`pageTopic`, else `alarmTopic`, else one
+ * created; `alarmEmail` subscribed) and **ticket** (`ticketTopic`, else one created; `ticketEmail`
+ * subscribed). The page topic keeps the logical id of the old single topic (`AlarmTopic`).
+ */
+export function alarmTopicsFor(
   scope: Construct,
-  props: Pick<MobileMoneyRelayProps, 'alarmTopic' | 'alarmEmail'>,
-): sns.ITopic {
-  const topic = props.alarmTopic ?? createAlarmTopic(scope);
-  if (props.alarmEmail) topic.addSubscription(new EmailSubscription(props.alarmEmail));
-  if (!props.alarmTopic && !props.alarmEmail) {
+  props: Pick<
+    MobileMoneyRelayProps,
+    'alarmTopic' | 'alarmEmail' | 'pageTopic' | 'ticketTopic' | 'ticketEmail'
+  >,
+): { page: sns.ITopic; ticket: sns.ITopic } {
+  const given = props.pageTopic ?? props.alarmTopic;
+  const page =
+    given ?? createAlarmTopic(scope, 'AlarmTopic', 'Mobile-money relay: page (needs a person now)');
+  if (props.alarmEmail) page.addSubscription(new EmailSubscription(props.alarmEmail));
+  if (!given && !props.alarmEmail) {
     Annotations.of(scope).addWarningV2(
       'mobile-money-relay:alarmTopic',
-      'Nobody is subscribed to the alarm topic: alarms will reach no one. Set ALARM_EMAIL (alarmEmail) or pass an alarmTopic you subscribe to (docs/deploy.md).',
+      'Nobody is subscribed to the page topic: urgent alarms will reach no one. Set ALARM_EMAIL (alarmEmail) or pass a pageTopic you subscribe to (docs/deploy.md).',
     );
   }
-  return topic;
+  const ticket =
+    props.ticketTopic ??
+    createAlarmTopic(scope, 'TicketTopic', 'Mobile-money relay: ticket (needs a person in working hours)');
+  if (props.ticketEmail) ticket.addSubscription(new EmailSubscription(props.ticketEmail));
+  if (!props.ticketTopic && !props.ticketEmail) {
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:ticketTopic',
+      'Nobody is subscribed to the ticket topic: expiries, escalations, silences and single buffered callbacks will reach no one. Set TICKET_EMAIL (ticketEmail) or pass a ticketTopic wired to your ticket queue (docs/monitoring.md).',
+    );
+  }
+  return { page, ticket };
 }
 
 /** The dashboard and alarms (infra/monitoring.ts) over the relay's parts. */
@@ -41,12 +64,32 @@ export function monitorRelay(
     transactionInitiatedDlq: sqs.IQueue;
     ingressBuffer: sqs.IQueue;
     ingressBufferDlq: sqs.IQueue;
-    alarmTopic: sns.ITopic;
+    accessLogs: logs.ILogGroup;
+    pageTopic: sns.ITopic;
+    ticketTopic: sns.ITopic;
     metricsNamespace: string;
   },
   props: MobileMoneyRelayProps,
 ): RelayMonitoring {
   const silenceDefault = props.callbackSilencePeriod ?? Duration.hours(6);
+  const fns = parts.functions;
+  const callbackReserved = props.reservedConcurrency?.callback;
+  const reservedFunctions = [
+    {
+      name: 'Callback',
+      fn: fns.callback as lambda.IFunction,
+      reserved:
+        callbackReserved === false
+          ? undefined
+          : (callbackReserved ??
+            callbackConcurrencyFor(props.providerThrottles, configuredProviders(parts.config))),
+    },
+    ...fns.decisions.map((d) => ({
+      name: d.id,
+      fn: d.fn as lambda.IFunction,
+      reserved: d.reservedConcurrency,
+    })),
+  ].filter((f): f is { name: string; fn: lambda.IFunction; reserved: number } => f.reserved !== undefined);
   return new RelayMonitoring(
     scope,
     'Monitoring',
@@ -78,11 +121,15 @@ export function monitorRelay(
       ],
       ingressBuffer: parts.ingressBuffer,
       ingressBufferDlq: parts.ingressBufferDlq,
+      accessLogs: parts.accessLogs,
+      reservedFunctions,
+      pollerFunction: fns.poller,
       accounts: [...parts.config.accounts.values()].map((a) => ({ provider: a.provider, account: a.id })),
     },
     {
       metricsNamespace: parts.metricsNamespace,
-      alarmTopic: parts.alarmTopic,
+      pageTopic: parts.pageTopic,
+      ticketTopic: parts.ticketTopic,
       namePrefix: monitoringNamePrefix(scope),
       dashboard: props.dashboard ?? true,
       iteratorAgeThreshold: props.iteratorAgeAlarmThreshold ?? Duration.minutes(2),
@@ -91,17 +138,29 @@ export function monitorRelay(
         props.callbackSilencePeriods?.[`${provider}/${account}`] ?? silenceDefault,
       rejectedCallbacksThreshold: props.rejectedCallbacksAlarmThreshold ?? 20,
       bufferMaxAge: props.ingressBufferMaxAge ?? Duration.minutes(15),
+      ackLatencyAlarms: PROVIDER_INFRA_DECLARATIONS.flatMap((p) =>
+        p.ackLatencyAlarmMs ? [{ provider: p.id, ms: p.ackLatencyAlarmMs }] : [],
+      ),
+      concurrencyAlarmRatio: props.concurrencyAlarmRatio ?? 0.8,
+      pollerHeartbeatPeriod: props.pollerHeartbeatPeriod ?? Duration.minutes(10),
+      throttledRatePercent: props.throttledRatePercent ?? 1,
+      serverErrorRatePercent: props.serverErrorRatePercent ?? 5,
     },
   );
 }
 
-function createAlarmTopic(scope: Construct): sns.Topic {
+/** Providers with at least one configured account. */
+export function configuredProviders(config: RelayConfig): string[] {
+  return [...new Set([...config.accounts.values()].map((a) => a.provider))];
+}
+
+function createAlarmTopic(scope: Construct, id: string, displayName: string): sns.Topic {
   const stack = Stack.of(scope);
   // CloudWatch can only publish to an encrypted topic whose key it may use: AWS-managed
   // alias/aws/sns does not allow that, so the topic gets its own key.
-  const key = new kms.Key(scope, 'AlarmTopicKey', {
+  const key = new kms.Key(scope, `${id}Key`, {
     enableKeyRotation: true,
-    description: 'Encrypts the relay alarm topic',
+    description: `Encrypts the relay alarm topic ${id}`,
     removalPolicy: RemovalPolicy.DESTROY,
   });
   key.addToResourcePolicy(
@@ -112,8 +171,8 @@ function createAlarmTopic(scope: Construct): sns.Topic {
       conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
     }),
   );
-  const topic = new sns.Topic(scope, 'AlarmTopic', {
-    displayName: 'Mobile-money relay alarms',
+  const topic = new sns.Topic(scope, id, {
+    displayName,
     masterKey: key,
     enforceSSL: true,
   });

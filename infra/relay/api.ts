@@ -9,10 +9,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import type { Construct } from 'constructs';
+import type { RelayDecisionFunction } from './functions';
 import {
   CALLBACK_INTEGRATION_TIMEOUT,
   DEFAULT_CALLBACK_THROTTLE,
   DEFAULT_MANAGEMENT_THROTTLE,
+  providerThrottles,
 } from './limits';
 import type { MobileMoneyRelayProps, RelayCustomDomain } from './props';
 
@@ -29,31 +31,86 @@ export interface RelayHttpApi {
   readonly api: apigwv2.HttpApi;
   readonly stage: apigwv2.HttpStage;
   readonly domainName: apigwv2.DomainName | undefined;
+  readonly accessLogs: logs.LogGroup;
+  /** The provider and decision routes (public, like `$default`). */
+  readonly publicRoutes: apigwv2.HttpRoute[];
+}
+
+/** Route keys of a provider's callback routes and of its decision routes (with and without a path secret). */
+export function providerRouteKeys(provider: string): string {
+  return `ANY /v1/${provider}/{proxy+}`;
+}
+export function decisionRouteKeys(
+  route: Pick<RelayDecisionFunction, 'method' | 'provider' | 'path'>,
+): string[] {
+  return [
+    `${route.method} /v1/${route.provider}/{account}/${route.path}`,
+    `${route.method} /v1/${route.provider}/{account}/{secret}/${route.path}`,
+  ];
 }
 
 /**
- * The HTTP API: provider callbacks on `$default` (public: providers cannot sign requests, so the
- * handler authenticates them), the management routes behind IAM with their own throttling, access logs
- * without paths, and the optional custom domain.
+ * The HTTP API: provider callbacks (public: providers cannot sign requests, so the handler
+ * authenticates them) on one route per provider, each with its own throttle, and each decision route
+ * (e.g. Daraja C2B validation) on its own function and throttle; `$default` (the stage throttle) for
+ * any other path; the management routes behind IAM with their own throttling, access logs without
+ * paths, and the optional custom domain. With `disableExecuteApiEndpoint` (CloudFront in front and a
+ * custom domain) only the custom domain reaches the API.
  */
 export function createHttpApi(
   scope: Construct,
-  fns: { callback: lambda.IFunction; management: lambda.IFunction },
-  props: Pick<MobileMoneyRelayProps, 'customDomain' | 'throttle' | 'managementThrottle'>,
+  fns: {
+    callback: lambda.IFunction;
+    management: lambda.IFunction;
+    decisions?: ReadonlyArray<RelayDecisionFunction>;
+  },
+  props: Pick<
+    MobileMoneyRelayProps,
+    'customDomain' | 'throttle' | 'managementThrottle' | 'providerThrottles'
+  > & { disableExecuteApiEndpoint?: boolean; providers: readonly string[] },
   logging: { retention: logs.RetentionDays; removalPolicy: RemovalPolicy },
 ): RelayHttpApi {
   const accessLogs = new logs.LogGroup(scope, 'ApiAccessLogs', {
     retention: logging.retention,
     removalPolicy: logging.removalPolicy,
   });
+  const callbackIntegration = new HttpLambdaIntegration('CallbackIntegration', fns.callback, {
+    timeout: CALLBACK_INTEGRATION_TIMEOUT,
+  });
   const api = new apigwv2.HttpApi(scope, 'Api', {
     description: 'Mobile-money callback relay: provider callbacks ($default) and the management API (IAM)',
     createDefaultStage: false,
     // Everything that is not the management API is a provider callback; providers cannot sign
     // requests, so the handler authenticates them (each provider module's own checks).
-    defaultIntegration: new HttpLambdaIntegration('CallbackIntegration', fns.callback, {
+    defaultIntegration: callbackIntegration,
+    ...(props.disableExecuteApiEndpoint ? { disableExecuteApiEndpoint: true } : {}),
+  });
+  // One route per provider, so each gets its own throttle (route settings) and one provider's flood
+  // cannot use another's share of the callback function's concurrency.
+  const throttled: Array<{ keys: string[]; throttle: { rateLimit: number; burstLimit: number } }> = [];
+  const providerRoutes = providerThrottles(props.providerThrottles, props.providers).flatMap(
+    ({ provider, throttle }) => {
+      throttled.push({ keys: [providerRouteKeys(provider)], throttle });
+      return api.addRoutes({
+        path: `/v1/${provider}/{proxy+}`,
+        methods: [apigwv2.HttpMethod.ANY],
+        integration: callbackIntegration,
+      });
+    },
+  );
+  const decisionRoutes = (fns.decisions ?? []).flatMap((decision) => {
+    const integration = new HttpLambdaIntegration(`${decision.id}Integration`, decision.fn, {
       timeout: CALLBACK_INTEGRATION_TIMEOUT,
-    }),
+    });
+    const keys = decisionRouteKeys(decision);
+    throttled.push({ keys, throttle: decision.throttle });
+    return keys.flatMap((key) =>
+      api.addRoutes({
+        path: key.slice(key.indexOf(' ') + 1),
+        methods: [decision.method as apigwv2.HttpMethod],
+        integration,
+      }),
+    );
   });
   const management = new HttpLambdaIntegration('ManagementIntegration', fns.management);
   const iamAuthorizer = new HttpIamAuthorizer();
@@ -106,18 +163,18 @@ export function createHttpApi(
   // stage default. Route settings name route keys, so the stage waits for the routes.
   const managementThrottle = props.managementThrottle ?? DEFAULT_MANAGEMENT_THROTTLE;
   const cfnStage = stage.node.defaultChild as apigwv2.CfnStage;
-  cfnStage.routeSettings = Object.fromEntries(
-    MANAGEMENT_ROUTES.map((route) => [
-      `${route.method} ${route.path}`,
-      // RouteSettings is free-form JSON in CloudFormation's own (PascalCase) spelling.
-      {
-        ThrottlingRateLimit: managementThrottle.rateLimit,
-        ThrottlingBurstLimit: managementThrottle.burstLimit,
-      },
-    ]),
-  );
-  for (const route of managementRoutes) cfnStage.node.addDependency(route);
-  return { api, stage, domainName };
+  const settings = (throttle: { rateLimit: number; burstLimit: number }) => ({
+    // RouteSettings is free-form JSON in CloudFormation's own (PascalCase) spelling.
+    ThrottlingRateLimit: throttle.rateLimit,
+    ThrottlingBurstLimit: throttle.burstLimit,
+  });
+  cfnStage.routeSettings = Object.fromEntries([
+    ...MANAGEMENT_ROUTES.map((route) => [`${route.method} ${route.path}`, settings(managementThrottle)]),
+    ...throttled.flatMap(({ keys, throttle }) => keys.map((key) => [key, settings(throttle)])),
+  ]);
+  for (const route of [...managementRoutes, ...providerRoutes, ...decisionRoutes])
+    cfnStage.node.addDependency(route);
+  return { api, stage, domainName, accessLogs, publicRoutes: [...providerRoutes, ...decisionRoutes] };
 }
 
 /** A and AAAA alias records for the custom domain, when a hosted zone is given. */

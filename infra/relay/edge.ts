@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { SecretValue, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudfrontOrigins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -12,22 +12,38 @@ import type { RelayCloudFrontEdge } from './props';
  * the managed AllViewerExceptHostHeader policy, API Gateway refuses a foreign Host), the query string,
  * the body, and the origin secret in `x-relay-origin-verify` (CloudFront overwrites a viewer's header
  * of that name).
+ *
+ * The origin secret is never plain text in the template: with `edge.originVerifySecretId` (or a
+ * `SecretValue` prop) the header value is a CloudFormation dynamic reference to Secrets Manager,
+ * resolved at deploy time, the same secret the callback function reads. A plain string (the prop, or
+ * `edge.originVerifySecrets[0]`) is refused by synth unless the config's development flag allows
+ * inline secrets (infra/relay/validate.ts). Why a reference and not a secret generated here: the
+ * function and the distribution must agree on one value, and rotation (docs/deploy.md) is a
+ * Secrets Manager update plus a deploy, with the previous value accepted meanwhile.
+ *
+ * `originDomainName`: the API's custom domain when there is one, so the execute-api endpoint can be
+ * turned off (then CloudFront and the management API use the custom domain).
  */
 export function createDistribution(
   scope: Construct,
   api: apigwv2.IHttpApi,
   edge: RelayCloudFrontEdge,
   config: RelayConfig,
+  originDomainName?: string,
 ): cloudfront.Distribution {
   const stack = Stack.of(scope);
+  const secretId = (config.edge as { originVerifySecretId?: string }).originVerifySecretId;
   const secret =
-    edge.originVerifySecret === undefined
-      ? config.edge.originVerifySecrets[0]!
-      : typeof edge.originVerifySecret === 'string'
+    edge.originVerifySecret !== undefined
+      ? typeof edge.originVerifySecret === 'string'
         ? edge.originVerifySecret
-        : edge.originVerifySecret.unsafeUnwrap();
+        : // A token: the template holds {{resolve:secretsmanager:…}}, never the value.
+          edge.originVerifySecret.unsafeUnwrap()
+      : secretId !== undefined
+        ? SecretValue.secretsManager(secretId, { jsonField: 'originVerifySecret' }).unsafeUnwrap()
+        : config.edge.originVerifySecrets[0]!;
   const origin = new cloudfrontOrigins.HttpOrigin(
-    `${api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`,
+    originDomainName ?? `${api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`,
     {
       protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],

@@ -1,5 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
+import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { ConfigError } from '../../shared/domain/errors';
 import type { RelayConfig } from '../../shared/config/schema';
@@ -80,14 +87,53 @@ export function createRelayEvents(
   return { eventBus, eventArchive };
 }
 
-/** The rule `MobileMoneyRelay.addSubscriber` creates, under the relay's `Subscribers`. */
+/**
+ * Only the outbox publisher may put events with the relay's `source` on a bus the construct created:
+ * subscribers trust `source` (every rule matches on it), so a principal of the account allowed
+ * events:PutEvents on the bus could otherwise forge a TransactionSucceeded. A Deny in the bus's
+ * resource policy wins over any identity policy. `events:source` holds every entry's source, so
+ * `ForAnyValue` refuses a batch with one forged entry.
+ */
+export function restrictRelaySource(
+  scope: Construct,
+  eventBus: events.IEventBus,
+  eventSource: string,
+  publisher: iam.IRole,
+): void {
+  if (!(eventBus instanceof events.EventBus)) return;
+  new events.CfnEventBusPolicy(scope, 'RelaySourcePolicy', {
+    eventBusName: eventBus.eventBusName,
+    statementId: 'OnlyTheOutboxPublisherPutsRelayEvents',
+    statement: {
+      Sid: 'OnlyTheOutboxPublisherPutsRelayEvents',
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'events:PutEvents',
+      Resource: eventBus.eventBusArn,
+      Condition: {
+        'ForAnyValue:StringEquals': { 'events:source': [eventSource] },
+        ArnNotEquals: { 'aws:PrincipalArn': publisher.roleArn },
+      },
+    },
+  });
+}
+
+/** A subscriber rule's retries: EventBridge's maximum (185 attempts, 24 hours), then its DLQ. */
+export const SUBSCRIBER_RETRY_POLICY = { maximumRetryAttempts: 185, maximumEventAgeInSeconds: 86_400 };
+
+/**
+ * The rule `MobileMoneyRelay.addSubscriber` creates, under the relay's `Subscribers`: its target gets
+ * EventBridge's longest retries and a DLQ of its own (unless the target brought its own), and one
+ * message in that DLQ pages (`alarmTopic`): the subscriber missed a relay event.
+ */
 export function createSubscriberRule(
   relay: Construct,
   id: string,
   eventBus: events.IEventBus,
   eventSource: string,
   options: RelaySubscriberOptions,
-): events.Rule {
+  alarmTopic?: sns.ITopic,
+): { rule: events.Rule; dlq: sqs.Queue; alarm: cloudwatch.Alarm } {
   if (!options.detailTypes.length) {
     throw new ConfigError(`addSubscriber(${id}): detailTypes: name at least one event type`);
   }
@@ -95,7 +141,19 @@ export function createSubscriberRule(
   if (options.providers?.length) data.provider = options.providers;
   if (options.accounts?.length) data.account = options.accounts;
   const subscribers = relay.node.tryFindChild('Subscribers') ?? new Construct(relay, 'Subscribers');
-  return new events.Rule(subscribers, id, {
+  const dlq = new sqs.Queue(subscribers, `${id}Dlq`, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  NagSuppressions.addResourceSuppressions(dlq, [
+    {
+      id: 'AwsSolutions-SQS3',
+      reason: `The dead-letter queue of the ${id} subscriber rule (relay events its target could not take after 24 hours of retries). A DLQ of a DLQ would only hide failures; its alarm pages on one message.`,
+    },
+  ]);
+  const target = options.target;
+  const rule = new events.Rule(subscribers, id, {
     eventBus,
     description: options.description ?? `Relay events (${options.detailTypes.join(', ')}) for ${id}`,
     eventPattern: {
@@ -103,6 +161,34 @@ export function createSubscriberRule(
       detailType: options.detailTypes,
       ...(Object.keys(data).length ? { detail: { data } } : {}),
     },
-    targets: [options.target],
+    targets: [
+      {
+        bind: (rule, targetId) => {
+          const config = target.bind(rule, targetId);
+          if (!config.deadLetterConfig) addToDeadLetterQueueResourcePolicy(rule, dlq);
+          return {
+            ...config,
+            deadLetterConfig: config.deadLetterConfig ?? { arn: dlq.queueArn },
+            retryPolicy: config.retryPolicy ?? SUBSCRIBER_RETRY_POLICY,
+          };
+        },
+      },
+    ],
   });
+  const alarm = new cloudwatch.Alarm(subscribers, `${id}DlqAlarm`, {
+    alarmDescription: `The ${id} subscriber's dead-letter queue holds a relay event its target could not take after 24 hours of retries: the subscriber missed it. Fix the target, then replay from the queue or the event archive (docs/deploy.md, "Subscribing to events").`,
+    metric: dlq.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  if (alarmTopic) {
+    alarm.addAlarmAction(new SnsAction(alarmTopic));
+    alarm.addOkAction(new SnsAction(alarmTopic));
+  }
+  return { rule, dlq, alarm };
 }

@@ -14,9 +14,11 @@ import { prebuiltFunctionCode } from '../prebuilt-assets';
 import {
   BUFFER_CONSUMER_TIMEOUT,
   CALLBACK_FUNCTION_TIMEOUT,
-  DEFAULT_CALLBACK_RESERVED_CONCURRENCY,
+  callbackConcurrencyFor,
+  concurrencyFor,
 } from './limits';
 import type { MobileMoneyRelayProps } from './props';
+import { providerDecisionRoutes } from './providers';
 
 export interface RelayFunctions {
   readonly callback: nodejs.NodejsFunction;
@@ -26,6 +28,24 @@ export interface RelayFunctions {
   readonly transactionInitiated: nodejs.NodejsFunction;
   /** Applies the callbacks buffered when DynamoDB could not be written. */
   readonly bufferConsumer: nodejs.NodejsFunction;
+  /**
+   * The callback code again, one function per provider decision route (e.g. Daraja C2B validation),
+   * with the callback function's role and its own reserved concurrency: a slow decision holds only
+   * these executions.
+   */
+  readonly decisions: ReadonlyArray<RelayDecisionFunction>;
+}
+
+export interface RelayDecisionFunction {
+  /** The decision route's id (`C2bValidation`). */
+  readonly id: string;
+  readonly provider: string;
+  readonly method: string;
+  readonly path: string;
+  readonly fn: nodejs.NodejsFunction;
+  /** Its reserved concurrency (undefined: none). */
+  readonly reservedConcurrency: number | undefined;
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 export interface RelayFunctionsOptions {
@@ -37,6 +57,8 @@ export interface RelayFunctionsOptions {
   readonly metricsNamespace: string;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /** Providers with a configured account: their routes' rates size the reservations. */
+  readonly providers: readonly string[];
 }
 
 /**
@@ -45,7 +67,10 @@ export interface RelayFunctionsOptions {
  */
 export function createRelayFunctions(
   scope: Construct,
-  props: Pick<MobileMoneyRelayProps, 'memorySize' | 'logLevel' | 'reservedConcurrency'>,
+  props: Pick<
+    MobileMoneyRelayProps,
+    'memorySize' | 'logLevel' | 'reservedConcurrency' | 'providerThrottles' | 'decisionThrottles'
+  >,
   options: RelayFunctionsOptions,
 ): RelayFunctions {
   const memorySize = props.memorySize ?? 512;
@@ -71,15 +96,26 @@ export function createRelayFunctions(
   });
   const relayFunction = (
     id: RelayFunctionId,
-    fn: { description: string; timeout: Duration; environment: Record<string, string> },
+    fn: {
+      description: string;
+      timeout: Duration;
+      environment: Record<string, string>;
+      name?: string;
+      role?: iam.Role;
+      serviceName?: string;
+      reservedConcurrency?: number;
+    },
   ) =>
     createRelayFunction(scope, id, {
       ...fn,
       memorySize,
-      reservedConcurrency: reserved(
-        id,
-        id === 'callback' ? DEFAULT_CALLBACK_RESERVED_CONCURRENCY : undefined,
-      ),
+      reservedConcurrency:
+        fn.reservedConcurrency ??
+        // Sized from the provider route throttles on the degraded path (limits.ts).
+        reserved(
+          id,
+          id === 'callback' ? callbackConcurrencyFor(props.providerThrottles, options.providers) : undefined,
+        ),
       tracingLayer,
       // Only the functions that load the config get it (RELAY_CONFIG names its file).
       configLayer: 'RELAY_CONFIG' in fn.environment ? configLayer : undefined,
@@ -100,14 +136,43 @@ export function createRelayFunctions(
     RELAY_CONFIG: RUNTIME_CONFIG_PATH,
     LOG_LEVEL: logLevel,
   };
+  const callback = relayFunction('callback', {
+    description: 'Provider callbacks: verify, store durably (or buffer), ack in the provider format',
+    // Above the integration timeout (7.5 s, below the strictest provider's 8 s): API Gateway decides
+    // what a provider sees, and a store write already under way may still land.
+    timeout: CALLBACK_FUNCTION_TIMEOUT,
+    environment: httpEnvironment,
+  });
+  const decisions = providerDecisionRoutes()
+    .filter((route) => options.providers.includes(route.provider))
+    .map((route): RelayDecisionFunction => {
+      const throttle = props.decisionThrottles?.[route.id] ?? route.throttle;
+      const override = props.reservedConcurrency?.callback;
+      // `reservedConcurrency.callback: false` (a small account) turns these reservations off too.
+      const reservedConcurrency =
+        override === false
+          ? undefined
+          : concurrencyFor(throttle.rateLimit, Duration.millis(route.worstCaseMs));
+      return {
+        ...route,
+        throttle,
+        reservedConcurrency,
+        fn: relayFunction('callback', {
+          name: route.id,
+          // Its own service name: its logs and traces are told apart from the callback function's.
+          serviceName: `relay-${route.id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`,
+          description: `Provider callbacks, ${route.provider} ${route.path} only (its own concurrency: it waits on a decision)`,
+          timeout: CALLBACK_FUNCTION_TIMEOUT,
+          environment: httpEnvironment,
+          // The callback function's role: the same code needs the same grants (table, secrets, buffer).
+          role: callback.role as iam.Role,
+          reservedConcurrency,
+        }),
+      };
+    });
   return {
-    callback: relayFunction('callback', {
-      description: 'Provider callbacks: verify, store durably (or buffer), ack in the provider format',
-      // Above the integration timeout (7.5 s, below the strictest provider's 8 s): API Gateway decides
-      // what a provider sees, and a store write already under way may still land.
-      timeout: CALLBACK_FUNCTION_TIMEOUT,
-      environment: httpEnvironment,
-    }),
+    callback,
+    decisions,
     management: relayFunction('management', {
       description:
         'Management API: register transactions, read state and history, check now, resolve, report (IAM-authorized)',
@@ -148,6 +213,7 @@ export function namedRelayFunctions(fns: RelayFunctions): Array<[string, nodejs.
     ['Poller', fns.poller],
     ['TransactionInitiated', fns.transactionInitiated],
     ['BufferConsumer', fns.bufferConsumer],
+    ...fns.decisions.map((d): [string, nodejs.NodejsFunction] => [d.id, d.fn]),
   ];
 }
 
@@ -165,19 +231,28 @@ function createRelayFunction(
     metricsNamespace: string;
     logRetention: logs.RetentionDays;
     removalPolicy: RemovalPolicy;
+    /** Construct name prefix. @default from `id` */
+    name?: string;
+    /** Share this role (its log statement is added). @default a role of its own */
+    role?: iam.Role;
+    /** POWERTOOLS_SERVICE_NAME. @default the function id's */
+    serviceName?: string;
   },
 ): nodejs.NodejsFunction {
-  const { entry, serviceName } = RELAY_FUNCTIONS[id];
-  const name = constructName(id);
+  const { entry } = RELAY_FUNCTIONS[id];
+  const serviceName = options.serviceName ?? RELAY_FUNCTIONS[id].serviceName;
+  const name = options.name ?? constructName(id);
   const logGroup = new logs.LogGroup(scope, `${name}Logs`, {
     retention: options.logRetention,
     removalPolicy: options.removalPolicy,
   });
   // An own role instead of AWSLambdaBasicExecutionRole: log writes to this function's group only.
-  const role = new iam.Role(scope, `${name}Role`, {
-    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-    description: `Execution role of the relay ${id} function`,
-  });
+  const role =
+    options.role ??
+    new iam.Role(scope, `${name}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the relay ${id} function`,
+    });
   role.addToPolicy(
     new iam.PolicyStatement({
       actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -6,12 +6,13 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS } from '../../shared/app/buffer/retry-backoff';
 import { BUFFER_CONSUMER_TIMEOUT } from './limits';
 
 export interface RelayIngressBuffer {
   /** Raw callbacks the callback function could not store in time (guarantee 1). */
   readonly queue: sqs.Queue;
-  /** Buffered callbacks the consumer could not apply after 5 receives. */
+  /** Buffered callbacks the consumer could not apply after `BUFFER_MAX_RECEIVE_COUNT` receives (≈ 3.5 days). */
   readonly dlq: sqs.Queue;
   /** The HMAC key that seals every buffered message (Secrets Manager, generated). */
   readonly sealKey: secretsmanager.Secret;
@@ -22,13 +23,20 @@ export interface RelayIngressBuffer {
  * callback is acked once SQS has it (guarantee 1). The messages are the raw callbacks (redacted by the
  * provider module before they are written): encrypted with the table's customer-managed key when there
  * is one (they hold what the table holds), else SQS-managed. The buffer keeps a message 4 days (a
- * DynamoDB outage is hours; the alarm on its oldest message pages after 15 minutes); the DLQ 14, counted
- * from the original enqueue time, so a redrive has at least 10 days.
+ * DynamoDB outage is hours; the alarm on its oldest message pages after 15 minutes); the consumer backs
+ * off on storage errors (ChangeMessageVisibility growing with the receive count) and the receive count
+ * is sized so a record reaches the DLQ after about 3.5 days of failures, never after a short outage
+ * (shared/app/buffer/retry-backoff.ts). The DLQ keeps 14 days, counted from the original enqueue time,
+ * so a redrive has at least 10 days. Both queues are retained when the stack is deleted (they may hold
+ * acked callbacks no one else has), and a queue policy lets only the callback functions' role (and the
+ * named redrivers) send to the buffer.
  */
 export function createIngressBuffer(
   scope: Construct,
-  fns: { callback: lambda.Function; consumer: lambda.Function },
+  fns: { callback: lambda.Function; consumer: lambda.Function; callbackSiblings?: lambda.Function[] },
   options: {
+    /** Principals besides the callback role that may send (the DLQ redrive sends as the caller). */
+    senderArns?: string[];
     tableEncryptionKey: kms.IKey | undefined;
     secretsEncryptionKey: kms.IKey | undefined;
     consumerMaxConcurrency: number;
@@ -42,14 +50,30 @@ export function createIngressBuffer(
     ...bufferEncryption,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
+    removalPolicy: RemovalPolicy.RETAIN,
   });
   const queue = new sqs.Queue(scope, 'IngressBuffer', {
     ...bufferEncryption,
     enforceSSL: true,
-    retentionPeriod: Duration.days(4),
+    retentionPeriod: Duration.days(BUFFER_RETENTION_DAYS),
+    // The visibility after a crash or a timeout; reported failures set their own (the backoff).
     visibilityTimeout: Duration.seconds(BUFFER_CONSUMER_TIMEOUT.toSeconds() * 6),
-    deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+    deadLetterQueue: { queue: dlq, maxReceiveCount: BUFFER_MAX_RECEIVE_COUNT },
+    removalPolicy: RemovalPolicy.RETAIN,
   });
+  // Defence in depth beside the seal: no principal but the callback role (and the redrivers) may send.
+  queue.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'OnlyTheCallbackRoleSends',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [queue.queueArn],
+      conditions: {
+        ArnNotEquals: { 'aws:PrincipalArn': [fns.callback.role!.roleArn, ...(options.senderArns ?? [])] },
+      },
+    }),
+  );
   // The consumer applies a message as the callback function judged it (authenticated, verification
   // facts), so every message is sealed (HMAC) with this key, readable by those two functions only: a
   // principal allowed to send to the queue cannot make up a callback (docs/ingress-buffer.md).
@@ -58,14 +82,17 @@ export function createIngressBuffer(
     generateSecretString: { passwordLength: 64, excludePunctuation: true },
     encryptionKey: secretsEncryptionKey,
   });
-  for (const fn of [fns.callback, fns.consumer]) {
+  const callbacks = [fns.callback, ...(fns.callbackSiblings ?? [])];
+  for (const fn of [...callbacks, fns.consumer]) {
     fn.addEnvironment('INGRESS_BUFFER_SEAL_SECRET_ID', sealKey.secretArn);
     fn.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [sealKey.secretArn] }),
     );
     if (secretsEncryptionKey) secretsEncryptionKey.grantDecrypt(fn);
   }
-  fns.callback.addEnvironment('INGRESS_BUFFER_QUEUE_URL', queue.queueUrl);
+  // The consumer needs the URL for its backoff (ChangeMessageVisibility, granted by the event source).
+  for (const fn of [...callbacks, fns.consumer])
+    fn.addEnvironment('INGRESS_BUFFER_QUEUE_URL', queue.queueUrl);
   // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
   fns.callback.addToRolePolicy(
     new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),

@@ -11,6 +11,8 @@ import type { RelayCloudFrontEdge } from './props';
 export function suppressRelayFindings(parts: {
   functions: RelayFunctions;
   api: apigwv2.HttpApi;
+  /** The per-provider and decision routes: public like `$default`. */
+  publicRoutes: apigwv2.HttpRoute[];
   ingressBufferSealKey: secretsmanager.Secret;
   outboxDlq: sqs.Queue;
   pollScheduleDlq: sqs.Queue;
@@ -27,13 +29,16 @@ export function suppressRelayFindings(parts: {
     },
   ]);
   const defaultRoute = parts.api.node.findChild('DefaultRoute');
-  NagSuppressions.addResourceSuppressions(defaultRoute, [
-    {
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'The $default route receives mobile-money provider callbacks. Providers (MoMo, Airtel, Daraja) cannot sign requests or send IAM/JWT credentials; the callback handler authenticates each request itself (per-account path secret compared in constant time, Airtel HMAC hash, Daraja source-IP allow-list) and quarantines rejected ones.',
-    },
-  ]);
+  NagSuppressions.addResourceSuppressions(
+    [defaultRoute, ...parts.publicRoutes],
+    [
+      {
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'The $default route and the per-provider routes (one each for its own throttle, and the decision routes) receive mobile-money provider callbacks. Providers (MoMo, Airtel, Daraja) cannot sign requests or send IAM/JWT credentials; the callback handler authenticates each request itself (per-account path secret compared in constant time, Airtel HMAC hash, Daraja source-IP allow-list) and quarantines rejected ones.',
+      },
+    ],
+  );
   for (const [, fn] of namedRelayFunctions(fns)) {
     NagSuppressions.addResourceSuppressions(fn, [
       {

@@ -14,6 +14,26 @@ export interface ProviderInfraDeclaration {
   readonly ackLimit?: { readonly ms: number; readonly label: string; readonly phrase: string };
   /** Account settings (dotted keys) holding a deadline in ms for answering a callback, and its cap. */
   readonly callbackDeadlines?: ReadonlyArray<{ readonly setting: string; readonly capMs: number }>;
+  /** AckLatency p99 (ms, provider dimension) above which the relay pages. @default no such alarm */
+  readonly ackLatencyAlarmMs?: number;
+  /** Published source addresses/CIDRs of the provider's callbacks (the WAF rate rule spares them). */
+  readonly callbackSources?: readonly string[];
+  /**
+   * Routes that wait on a decision (`/v1/<provider>/{account}[/{secret}]/<path>`): served by a function
+   * of their own with their own reserved concurrency (`ceil(rate × worstCaseMs)`) and throttle.
+   */
+  readonly decisionRoutes?: ReadonlyArray<ProviderDecisionRoute>;
+}
+
+export interface ProviderDecisionRoute {
+  /** Names the function (`<id>Function`), the route settings and the props (`decisionThrottles`). */
+  readonly id: string;
+  readonly method: string;
+  /** The route after `/v1/<provider>/{account}/[{secret}/]`, e.g. `c2b/validation`. */
+  readonly path: string;
+  /** Longest the handler may take to answer (the decision deadline's cap). */
+  readonly worstCaseMs: number;
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 /** Type-checks every declaration against what infra reads. */
@@ -39,4 +59,20 @@ export function callbackDeadlineSettings(
 /** The providers' own callback answer limits, in registry order. */
 export function providerAckLimits(): Array<{ ms: number; label: string; phrase: string }> {
   return PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.ackLimit ? [{ ...p.ackLimit }] : []));
+}
+
+/** Every provider's decision routes, with the provider's id. */
+export function providerDecisionRoutes(): Array<ProviderDecisionRoute & { provider: string }> {
+  return PROVIDER_INFRA_DECLARATIONS.flatMap((p) =>
+    (p.decisionRoutes ?? []).map((route) => ({ ...route, provider: p.id })),
+  );
+}
+
+/** The published callback sources of every provider that declares some, by provider id. */
+export function providerCallbackSources(): Record<string, readonly string[]> {
+  return Object.fromEntries(
+    PROVIDER_INFRA_DECLARATIONS.flatMap((p) =>
+      p.callbackSources?.length ? [[p.id, p.callbackSources]] : [],
+    ),
+  );
 }

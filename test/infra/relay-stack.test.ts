@@ -34,6 +34,9 @@ const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
+/** The default metrics namespace of the relay under test: one per stack and relay (issue 20). */
+const RELAY_NAMESPACE = 'MobileMoneyRelay/RelayUnderTest/Relay';
+
 let app: App;
 let stack: RelayStack;
 let template: Template;
@@ -170,9 +173,10 @@ describe('relay stack: functions', () => {
         ...(serviceName === 'relay-outbox-publisher' ? [] : [{ Ref: expect.stringMatching(/ConfigLayer/) }]),
       ]);
       expect(fn.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_RESPONSE).toBe('false');
-      expect(fn.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('MobileMoneyRelay');
+      expect(fn.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(RELAY_NAMESPACE);
     }
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 6);
+    // The six relay functions and C2B validation (the callback code on its own concurrency).
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 7);
     template.resourcePropertiesCountIs(
       'AWS::Lambda::LayerVersion',
       { CompatibleRuntimes: ['nodejs22.x'], CompatibleArchitectures: ['arm64'] },
@@ -185,7 +189,7 @@ describe('relay stack: functions', () => {
     expect(poller.Timeout).toBe(60);
     const env = poller.Environment.Variables;
     expect(env.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/Table/) });
-    expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('MobileMoneyRelay');
+    expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe(RELAY_NAMESPACE);
     expect(env.RELAY_CONFIG).toBe('/opt/relay/config.json');
     expect(env.RELAY_CONFIG_JSON).toBeUndefined();
     expect(env.EVENT_BUS_NAME).toBeUndefined();
@@ -193,7 +197,7 @@ describe('relay stack: functions', () => {
     expect(
       resources[functionId('relay-management')]!.Properties.Environment.Variables
         .POWERTOOLS_METRICS_NAMESPACE,
-    ).toBe('MobileMoneyRelay');
+    ).toBe(RELAY_NAMESPACE);
     // A failed cycle is not retried by Lambda: the next scheduled one starts within a minute.
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionId('relay-poller') },
@@ -309,7 +313,8 @@ describe('relay stack: HTTP API', () => {
     const route = routeByKey('$default');
     expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
     expect(integratedFunction(route)).toBe(functionId('relay-callback'));
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 6);
+    // 5 management routes, $default, one per provider (its throttle), C2B validation with and without a path secret.
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 11);
   });
 
   it('logs access to CloudWatch without the path (it can carry a path secret) and throttles the stage', () => {
@@ -674,7 +679,8 @@ describe('relay stack: ingress buffer', () => {
       .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
       .filter(([, r]) => r.Properties.Environment?.Variables?.INGRESS_BUFFER_SEAL_SECRET_ID)
       .map(([id]) => id.replace(/Function[0-9A-F]{8}$/, ''));
-    expect(readers.sort()).toEqual(['RelayBufferConsumer', 'RelayCallback']);
+    // C2B validation runs the callback code on the callback role, with its own concurrency.
+    expect(readers.sort()).toEqual(['RelayBufferConsumer', 'RelayC2bValidation', 'RelayCallback']);
     const granted = Object.values(resources)
       .filter((r) => r.Type === 'AWS::IAM::Policy')
       .filter((r) =>
@@ -686,7 +692,7 @@ describe('relay stack: ingress buffer', () => {
     expect(granted.join(' ')).toMatch(/BufferConsumerRole/);
   });
 
-  it('creates the IngressBuffer queue (SSE-SQS, 4 days, visibility 6× the consumer timeout) with a DLQ after 5 receives (14 days)', () => {
+  it('creates the IngressBuffer queue (SSE-SQS, 4 days, visibility 6× the consumer timeout) with a DLQ after 340 receives (14 days), both retained', () => {
     const buffer = queue(/^RelayIngressBuffer[0-9A-F]{8}$/);
     const dlq = queue(/^RelayIngressBufferDlq/);
     const consumer = resources[functionId('relay-buffer-consumer')]!.Properties;
@@ -694,8 +700,9 @@ describe('relay stack: ingress buffer', () => {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 4 * 24 * 3600,
       VisibilityTimeout: 6 * consumer.Timeout,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] }, maxReceiveCount: 5 },
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] }, maxReceiveCount: 340 },
     });
+    for (const { id } of [buffer, dlq]) expect(resources[id]!.DeletionPolicy).toBe('Retain');
     expect(dlq.props).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
     for (const { id } of [buffer, dlq]) {
       const policy = Object.values(resources).find(
@@ -736,6 +743,8 @@ describe('relay stack: ingress buffer', () => {
         'RELAY_CONFIG',
         'LOG_LEVEL',
         'INGRESS_BUFFER_SEAL_SECRET_ID',
+        // For its backoff (ChangeMessageVisibility).
+        'INGRESS_BUFFER_QUEUE_URL',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_SERVICE_NAME',
         'POWERTOOLS_TRACER_CAPTURE_RESPONSE',
@@ -783,10 +792,12 @@ describe('relay stack: public edge', () => {
     expect(resources[callbackId]!.Properties.Timeout).toBe(CALLBACK_FUNCTION_TIMEOUT.toSeconds());
   });
 
-  it('reserves concurrency for the callback function by default, and for no other function', () => {
+  it('reserves concurrency for the callback and C2B validation functions by default, and for no other function', () => {
     expect(resources[functionId('relay-callback')]!.Properties.ReservedConcurrentExecutions).toBe(
       DEFAULT_CALLBACK_RESERVED_CONCURRENCY,
     );
+    // 5 rps × 7.5 s (the C2B deadline cap): its own pool, so slow decisions never hold the callbacks'.
+    expect(resources[functionId('relay-c2b-validation')]!.Properties.ReservedConcurrentExecutions).toBe(38);
     for (const { serviceName } of Object.values(RELAY_FUNCTIONS).filter(
       (f) => f.serviceName !== 'relay-callback',
     ))
@@ -796,7 +807,7 @@ describe('relay stack: public edge', () => {
       ).toBeUndefined();
   });
 
-  it('throttles each management route below the callback $default route, after the routes exist', () => {
+  it('throttles each management route, each provider route and C2B validation on its own, after the routes exist', () => {
     const [stageId, stage] = Object.entries(resources).find(
       ([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage',
     )!;
@@ -808,8 +819,14 @@ describe('relay stack: public edge', () => {
       .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey !== '$default')
       .map((r) => r.Properties.RouteKey as string);
     expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual(routeKeys.sort());
-    for (const settings of Object.values(stage.Properties.RouteSettings))
-      expect(settings).toEqual({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
+    for (const [key, settings] of Object.entries(stage.Properties.RouteSettings))
+      expect(settings, key).toEqual(
+        key.includes('/c2b/validation')
+          ? { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 }
+          : key.endsWith('{proxy+}')
+            ? { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 }
+            : { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      );
     const routeIds = Object.entries(resources)
       .filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey !== '$default')
       .map(([id]) => id);
@@ -834,11 +851,15 @@ describe('relay stack: alarms and dashboard', () => {
   const dimension = (alarm: Alarm, name: string) =>
     statsOf(alarm)[0].Metric.Dimensions?.find((d: any) => d.Name === name)?.Value;
 
-  it('sends every alarm to the alarm topic on ALARM and on OK, with a description saying why', () => {
+  it('sends every alarm to the page or the ticket topic on ALARM and on OK, with a description saying why', () => {
     expect(alarms().length).toBeGreaterThanOrEqual(30);
     for (const alarm of alarms()) {
-      expect(alarm.props.AlarmActions, alarm.id).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
-      expect(alarm.props.OKActions, alarm.id).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
+      // The storage-outage members have no action: their composite pages (test/infra/alarms.test.ts).
+      if (/StorageOutage/.test(String(alarm.props.AlarmDescription))) continue;
+      expect(alarm.props.AlarmActions, alarm.id).toEqual([
+        { Ref: expect.stringMatching(/AlarmTopic|TicketTopic/) },
+      ]);
+      expect(alarm.props.OKActions, alarm.id).toEqual(alarm.props.AlarmActions);
       expect(alarm.props.ActionsEnabled, alarm.id).toBe(true);
       expect(String(alarm.props.AlarmDescription).length, alarm.id).toBeGreaterThan(60);
       expect(alarm.props.AlarmName, alarm.id).toMatch(/^RelayUnderTest-Relay-/);
@@ -854,11 +875,12 @@ describe('relay stack: alarms and dashboard', () => {
   it('alarms on errors and throttles of every function when they persist (2 of 3 minutes), not on one', () => {
     for (const metric of ['Errors', 'Throttles']) {
       const found = alarmsOn(metric, 'AWS/Lambda');
-      expect(found, metric).toHaveLength(Object.keys(RELAY_FUNCTIONS).length);
+      // Every function, C2B validation included.
+      expect(found, metric).toHaveLength(Object.keys(RELAY_FUNCTIONS).length + 1);
       const functions = found.map((a) => dimension(a, 'FunctionName').Ref).sort();
       expect(functions).toEqual(
-        Object.values(RELAY_FUNCTIONS)
-          .map((f) => functionId(f.serviceName))
+        [...Object.values(RELAY_FUNCTIONS).map((f) => f.serviceName), 'relay-c2b-validation']
+          .map((name) => functionId(name))
           .sort(),
       );
       for (const alarm of found)
@@ -872,7 +894,10 @@ describe('relay stack: alarms and dashboard', () => {
   });
 
   it('alarms on API 5xx (2 of 3 minutes) and on the callback p99 duration against the 8 s Daraja budget', () => {
-    const api5xx = alarmsOn('5xx', 'AWS/ApiGateway');
+    // The count alarm (the 5xx rate alarm reads the same metric through math).
+    const api5xx = alarmsOn('5xx', 'AWS/ApiGateway').filter(
+      (a) => !a.props.Metrics.some((m: any) => m.Expression),
+    );
     expect(api5xx).toHaveLength(1);
     expect(dimension(api5xx[0]!, 'Stage')).toBe('$default');
     expect(api5xx[0]!.props).toMatchObject({ Threshold: 0, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
@@ -916,7 +941,7 @@ describe('relay stack: alarms and dashboard', () => {
 
   it('alarms on the relay metrics (roll-ups without dimensions): one event pages, rejections on a spike', () => {
     for (const metricName of ALARMED_RELAY_METRICS) {
-      const found = alarmsOn(metricName, 'MobileMoneyRelay');
+      const found = alarmsOn(metricName, RELAY_NAMESPACE);
       expect(found, metricName).toHaveLength(1);
       const stat = statsOf(found[0]!)[0];
       expect(stat.Metric.Dimensions ?? [], metricName).toEqual([]);
@@ -931,7 +956,7 @@ describe('relay stack: alarms and dashboard', () => {
   });
 
   it('alarms when a shop’s badge API keeps failing (BadgeReadFailures in 3 of 5 minutes), not on one failed read', () => {
-    const found = alarmsOn('BadgeReadFailures', 'MobileMoneyRelay');
+    const found = alarmsOn('BadgeReadFailures', RELAY_NAMESPACE);
 
     expect(found).toHaveLength(1);
     expect(found[0]!.props).toMatchObject({ Threshold: 1, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
@@ -939,7 +964,7 @@ describe('relay stack: alarms and dashboard', () => {
   });
 
   it('alarms while an account is callback-silent (SilentAccounts max ≥ 1 over 5 minutes), OK when data stops', () => {
-    const found = alarmsOn(SILENT_ACCOUNTS_METRIC, 'MobileMoneyRelay');
+    const found = alarmsOn(SILENT_ACCOUNTS_METRIC, RELAY_NAMESPACE);
 
     expect(found).toHaveLength(1);
     expect(statsOf(found[0]!)[0]).toMatchObject({ Stat: 'Maximum', Period: 300 });
@@ -952,7 +977,7 @@ describe('relay stack: alarms and dashboard', () => {
   });
 
   it('alarms when a configured account sends no callback for 6 hours (CallbacksReceived{provider,account})', () => {
-    const silence = alarmsOn(CALLBACKS_RECEIVED_METRIC, 'MobileMoneyRelay');
+    const silence = alarmsOn(CALLBACKS_RECEIVED_METRIC, RELAY_NAMESPACE);
     const accounts = silence.map((a) => `${dimension(a, 'provider')}/${dimension(a, 'account')}`).sort();
     expect(accounts).toEqual(['airtel/demo', 'daraja/demo', 'momo/demo']);
     for (const alarm of silence) {
@@ -1100,7 +1125,8 @@ describe('relay stack: config validation at synth time', () => {
       delete config.accounts.daraja.demo.callbackSecretId;
       config.accounts.daraja.demo.allowNoPathSecret = 'Safaricom source IPs enforced by our edge proxy';
       const synthesized = synthesizes(config);
-      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 6);
+      // The six relay functions and C2B validation (a Daraja account).
+      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 7);
     });
 
     it('refuses an opt-out without a reason', () => {

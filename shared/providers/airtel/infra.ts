@@ -5,4 +5,6 @@
  */
 export const airtelInfra = {
   id: 'airtel',
+  /** AckLatency p99 above this pages: no documented limit, so MoMo's 2 s budget is the yardstick. */
+  ackLatencyAlarmMs: 1800,
 } as const;

@@ -1,4 +1,4 @@
-import { C2B_DEADLINE_CAP_MS } from './schema';
+import { C2B_DEADLINE_CAP_MS, DARAJA_DEFAULT_SOURCE_IPS } from './schema';
 
 /**
  * What the relay's infrastructure (infra/) needs to know about Daraja. Plain data, no AWS SDK or CDK
@@ -17,4 +17,22 @@ export const darajaInfra = {
    * API's integration timeout must leave room for them.
    */
   callbackDeadlines: [{ setting: 'c2b.deadlineMs', capMs: C2B_DEADLINE_CAP_MS }],
+  /**
+   * Where Daraja calls from (the accounts' default `sourceIps.allow`): the edge's rate rule never counts
+   * these, and the web ACL can enforce them on Daraja's paths (`RelayEdgeWebAcl` `enforceSourceRanges`).
+   */
+  callbackSources: DARAJA_DEFAULT_SOURCE_IPS,
+  /**
+   * C2B validation waits on a decision (up to the account's deadline, at most 7.5 s): its own function
+   * and concurrency, so slow decisions never hold the executions other callbacks need.
+   */
+  decisionRoutes: [
+    {
+      id: 'C2bValidation',
+      method: 'POST',
+      path: 'c2b/validation',
+      worstCaseMs: C2B_DEADLINE_CAP_MS,
+      throttle: { rateLimit: 5, burstLimit: 10 },
+    },
+  ],
 } as const;

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Aspects, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import { MobileMoneyRelay, type MobileMoneyRelayProps } from '../../infra';
+
+export const exampleConfig = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'),
+);
+
+export type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+
+/** One relay in a fresh stack, synthesized without bundling (the template is under test), cdk-nag on. */
+export function synthRelay(
+  name: string,
+  relayProps: (stack: Stack) => Partial<MobileMoneyRelayProps> = () => ({}),
+  config: unknown = exampleConfig,
+  extend: (relay: MobileMoneyRelay, stack: Stack) => void = () => {},
+) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, name, { env: { account: '123456789012', region: 'eu-west-1' } });
+  const relay = new MobileMoneyRelay(stack, 'Relay', {
+    config,
+    alarmEmail: 'oncall@example.org',
+    ticketEmail: 'payments-team@example.org',
+    ...relayProps(stack),
+  });
+  extend(relay, stack);
+  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+  const template = Template.fromStack(stack);
+  const resources = template.toJSON().Resources as Record<string, Resource>;
+  const nagErrors = Annotations.fromStack(stack)
+    .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
+    .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
+  return { app, stack, relay, template, resources, nagErrors };
+}
+
+/** Logical ids and resources of one type. */
+export const ofType = (resources: Record<string, Resource>, type: string) =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
