@@ -83,6 +83,18 @@ function allowInlineSecrets(value: string | undefined): 'development' | undefine
   throw new Error(`RELAY_ALLOW_INLINE_SECRETS: "development" or unset (got "${value}")`);
 }
 
+/**
+ * The operator console (docs/console.md): on unless RELAY_CONSOLE=off; its Cognito hosted UI domain is
+ * RELAY_CONSOLE_DOMAIN_PREFIX (unique in the region), by default `<stack name>-console`.
+ */
+function operatorConsole(): { domainPrefix: string } | undefined {
+  const value = process.env.RELAY_CONSOLE;
+  if (value === 'off') return undefined;
+  if (value !== undefined && value !== '' && value !== 'on')
+    throw new Error(`RELAY_CONSOLE: "on" or "off" (got "${value}")`);
+  return { domainPrefix: process.env.RELAY_CONSOLE_DOMAIN_PREFIX || `${stackName.toLowerCase()}-console` };
+}
+
 const callbackConcurrency = reservedConcurrency(process.env.CALLBACK_RESERVED_CONCURRENCY);
 const config = readConfig(configPath);
 const stackName = process.env.RELAY_STACK_NAME ?? 'MobileMoneyRelay';
@@ -107,6 +119,7 @@ new RelayStack(app, stackName, {
     allowInlineSecrets: allowInlineSecrets(process.env.RELAY_ALLOW_INLINE_SECRETS),
     cloudFront: cloudFront ? { webAclArn } : undefined,
     reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
+    console: operatorConsole(),
   },
 });
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

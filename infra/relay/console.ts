@@ -191,7 +191,6 @@ export function createConsole(
         responseHeadersPolicy: headers,
       },
     },
-    minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
     ...(options.webAclArn ? { webAclId: options.webAclArn } : {}),
   });
   const url = `https://${distribution.distributionDomainName}/`;
