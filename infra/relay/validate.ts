@@ -14,6 +14,10 @@ import { callbackDeadlineSettings } from './providers';
 /** The value of `allowInlineSecrets` (prop) / RELAY_ALLOW_INLINE_SECRETS (infra/app.ts) that allows them. */
 export const ALLOW_INLINE_SECRETS = 'development';
 
+/** Account settings that are secret by their name, whatever the provider's declaration says. */
+const SECRET_SETTING =
+  /^(pathSecret|previousPathSecret|callbackKey|previousCallbackKey|bearerToken|apiUser|apiKey|consumerKey|consumerSecret|passkey|securityCredential|initiatorPassword|clientId|clientSecret|\w*SubscriptionKey)$/;
+
 /** A value somebody was meant to replace (`REPLACE-with-…`, as in the example config). */
 const PLACEHOLDER = /^replace(?![a-z0-9])/i;
 
@@ -58,7 +62,10 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
       // Settings checked only in part (secrets unresolved): the string scan below still sees every leaf.
     }
     for (const leaf of stringLeaves(raw.accounts?.[account.provider]?.[account.id], prefix)) {
-      if (!secrets.has(leaf.value)) continue;
+      // By value (what the provider declares secret), and by name: an account whose settings could only
+      // be checked in part (its secrets unresolved) may not give the provider what it reads.
+      if (!secrets.has(leaf.value) && !SECRET_SETTING.test(leaf.key.slice(leaf.key.lastIndexOf('.') + 1)))
+        continue;
       const api = leaf.key.startsWith(`${prefix}.api.`);
       found.push({
         ...leaf,

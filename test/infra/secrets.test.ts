@@ -244,3 +244,18 @@ describe('secrets never in the template: synth refuses them inline', () => {
     );
   });
 });
+
+describe('secrets never in the template: by name too', () => {
+  it('refuses API credentials written in an account whose settings are only checked in part', () => {
+    // The account names a callback secret and lacks keys only a secret could give: synth checks it in
+    // part, so the provider cannot declare its secrets; their names still give them away.
+    const config = structuredClone(exampleConfig);
+    config.accounts.daraja.demo.api = {
+      baseUrl: 'https://sandbox.safaricom.co.ke',
+      consumerSecret: 'x-0123',
+    };
+    const message = synthError(config);
+    expect(message).toContain('accounts.daraja.demo.api.consumerSecret: a secret written in the config');
+    expect(message).toContain('name it with accounts.daraja.demo.apiSecretId');
+  });
+});
