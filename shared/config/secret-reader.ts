@@ -30,6 +30,8 @@ export const SECRET_ID_KEYS = { callback: 'callbackSecretId', api: 'apiSecretId'
  */
 export const FUNCTION_SECRET_KINDS: Readonly<Record<string, readonly SecretKind[]>> = {
   callback: ['callback'],
+  // The callback code on a decision route (infra/relay/functions.ts), sharing the callback role.
+  'c2b-validation': ['callback'],
   'buffer-consumer': ['callback'],
   'transaction-initiated': ['callback'],
   management: ['callback', 'api'],
