@@ -10,7 +10,8 @@ import { RelayStack } from './relay-stack';
 
 /**
  * `npx cdk synth|deploy`. Config: the JSON file named by RELAY_CONFIG, else infra/example-config.json.
- * Optional: RELAY_STACK_NAME (default MobileMoneyRelay), ALARM_EMAIL (subscribes to the alarm topic),
+ * Optional: RELAY_STACK_NAME (default MobileMoneyRelay), ALARM_EMAIL (subscribes to the page topic),
+ * TICKET_EMAIL (subscribes to the ticket topic, docs/monitoring.md),
  * CALLBACK_RESERVED_CONCURRENCY (a number, or `off` for accounts whose Lambda quota is too small),
  * RELAY_ALLOW_INLINE_SECRETS=development (accept secrets written in the config and placeholders: a
  * throwaway stack only; otherwise synth fails naming each such key, docs/configuration.md#secrets).
@@ -116,6 +117,7 @@ new RelayStack(app, stackName, {
   relay: {
     config,
     alarmEmail: process.env.ALARM_EMAIL || undefined,
+    ticketEmail: process.env.TICKET_EMAIL || undefined,
     allowInlineSecrets: allowInlineSecrets(process.env.RELAY_ALLOW_INLINE_SECRETS),
     cloudFront: cloudFront ? { webAclArn } : undefined,
     reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
