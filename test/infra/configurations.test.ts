@@ -251,20 +251,29 @@ describe('imported bus', () => {
 });
 
 describe('alarm topic', () => {
-  it('uses a passed topic for every alarm, creates no topic, and does not warn', () => {
+  it('uses a passed topic for every paging alarm, creates only the ticket topic, and does not warn about paging', () => {
     const { template, resources, stack } = get('passedAlarmTopic');
-    template.resourceCountIs('AWS::SNS::Topic', 0);
-    for (const alarm of Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm'))
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    const paging = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::CloudWatch::Alarm' && typeof r.Properties.AlarmActions?.[0] === 'string',
+    );
+    expect(paging.length).toBeGreaterThan(10);
+    for (const alarm of paging)
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:on-call']);
-    expect(warningsOf(stack).filter((w) => /Nobody is subscribed/.test(w))).toEqual([]);
+    for (const alarm of Object.values(resources).filter(
+      (r) => r.Type === 'AWS::CloudWatch::Alarm' && typeof r.Properties.AlarmActions?.[0] === 'object',
+    ))
+      expect(alarm.Properties.AlarmActions[0].Ref).toMatch(/TicketTopic/);
+    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the page topic/.test(w))).toEqual([]);
   });
 
-  it('always creates an encrypted topic when none is passed, and warns when nobody is subscribed', () => {
+  it('always creates encrypted page and ticket topics when none is passed, and warns when nobody is subscribed', () => {
     const { template, stack } = configuration('NoSubscriber', () => ({}));
-    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Topic', 2);
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     template.resourceCountIs('AWS::SNS::Subscription', 0);
-    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the alarm topic/.test(w))).toHaveLength(
+    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the page topic/.test(w))).toHaveLength(1);
+    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the ticket topic/.test(w))).toHaveLength(
       1,
     );
     expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
@@ -612,7 +621,10 @@ describe('CloudFront edge', () => {
     expect(stack.resolve(relay.publicUrl)).toEqual({
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/Edge/), 'DomainName'] }, '/']],
     });
-    expect(warningsOf(stack).filter((w) => /edge|publicBaseUrl|webAclArn/i.test(w))).toEqual([]);
+    // Only the execute-api warning: without a customDomain the endpoint must stay on (CloudFront's origin).
+    expect(warningsOf(stack).filter((w) => /edge|publicBaseUrl|webAclArn/i.test(w))).toEqual([
+      expect.stringMatching(/cloudFront without customDomain: the execute-api URL stays reachable/),
+    ]);
   });
 
   it('with its own domain: TLS 1.2 for viewers, the domain as the public URL', () => {
@@ -723,11 +735,13 @@ describe('the edge web ACL stack (us-east-1)', () => {
       },
     });
     const rate = ruleNamed(resources, 'RatePerSourceIp');
-    expect(rate.Statement.RateBasedStatement).toEqual({
+    expect(rate.Statement.RateBasedStatement).toMatchObject({
       Limit: DEFAULT_EDGE_RATE_LIMIT,
       AggregateKeyType: 'IP',
       EvaluationWindowSec: 300,
     });
+    // The providers' declared sources (Daraja's) are never counted, even with no exemptCidrs.
+    expect(rate.Statement.RateBasedStatement.ScopeDownStatement.NotStatement).toBeDefined();
     expect(rate.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429 } } });
     expect(rate.VisibilityConfig).toMatchObject({
       CloudWatchMetricsEnabled: true,
@@ -763,7 +777,8 @@ describe('the edge web ACL stack (us-east-1)', () => {
     template.hasResourceProperties('AWS::WAFv2::IPSet', {
       Scope: 'CLOUDFRONT',
       IPAddressVersion: 'IPV4',
-      Addresses: ['196.201.214.200/32', '196.201.214.206/32'],
+      // With Daraja's declared sources (these two among them), once each.
+      Addresses: Match.arrayWith(['196.201.214.200/32', '196.201.214.206/32']),
     });
     template.hasResourceProperties('AWS::WAFv2::IPSet', {
       IPAddressVersion: 'IPV6',
