@@ -370,6 +370,8 @@ describe('runPollCycle', () => {
     expect(s.calls).toHaveLength(1);
     expect(result.claimed).toBe(s.calls.length);
     expect(s.types()).toEqual([]);
+    // Its own metric, so a refused credential pages (docs/monitoring.md), not the StatusCallErrors mix.
+    expect(s.metricCounts('StatusApiCredentialFailures')).toBe(1);
   });
 
   it('settles "never accepted" as FAILED only past the grace period, after several answers spread over time', async () => {
