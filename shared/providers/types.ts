@@ -8,6 +8,8 @@ export interface AccountContext<S> {
   provider: string;
   id: string;
   pathSecret: string | undefined;
+  /** The path secret a rotation replaced, accepted until it is removed (docs/deploy.md). */
+  previousPathSecret?: string;
   settings: S;
 }
 

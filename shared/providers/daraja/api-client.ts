@@ -18,7 +18,7 @@ import {
   TokenCache,
 } from '../outbound-http';
 import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
-import { statusQueryOccasion } from './correlation';
+import { statusQueryKeys, statusQueryOccasion } from './correlation';
 import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
 import {
   classifyStatusQuery,
@@ -210,7 +210,7 @@ export function createDarajaStatusApi(
         // Echoed in the result's ReferenceData: the token that makes the result this query's answer about
         // this reference, whenever it arrives (correlation.ts statusQueryOccasion; max 100 characters).
         Occasion: statusQueryOccasion({
-          secret: api!.consumerSecret,
+          secret: statusQueryKeys(account)[0]!,
           account: account.id,
           kind: query.kind,
           reference: query.reference,

@@ -28,10 +28,10 @@ export const RECEIPT = 'receipt';
 /**
  * The relay's own transaction status query carries a token in its `Occasion` (Daraja echoes it in the
  * result's `ReferenceData`): `rq1.<kind>.<mac>.<reference>` (the reference left out when the whole would
- * pass Daraja's 100 characters), where mac is HMAC-SHA256 keyed by the account's `api.consumerSecret` over
- * the account, kind and reference, truncated to 16 base64url characters. A result whose token verifies is
- * the answer to the relay's own query about that reference, whenever it arrives (before or after the
- * poller recorded the query's ConversationID), and nobody without the consumer secret can make one up.
+ * pass Daraja's 100 characters), where mac is HMAC-SHA256 over the account, kind and reference, truncated
+ * to 16 base64url characters, keyed by the account's path secret (statusQueryKeys). A result whose token
+ * verifies is the answer to the relay's own query about that reference, whenever it arrives (before or
+ * after the poller recorded the query's ConversationID), and nobody without the key can make one up.
  */
 export const STATUS_QUERY_TOKEN_VERSION = 'rq1';
 const MAC_LENGTH = 16;
@@ -43,6 +43,22 @@ function statusQueryMac(secret: string, account: string, kind: string, reference
     .update(`daraja status query\n${account}\n${kind}\n${reference}`)
     .digest('base64url')
     .slice(0, MAC_LENGTH);
+}
+
+/**
+ * The keys of an account's status query tokens, the signing one first: its path secret (the poller that
+ * asks and the callback function that reads the answer both hold it, the callback function holding no
+ * API credentials: docs/configuration.md#secrets), the previous path secret during a rotation, then the
+ * consumer secret (an account without a path secret; tokens signed before the path secret was the key).
+ */
+export function statusQueryKeys(account: {
+  pathSecret: string | undefined;
+  previousPathSecret?: string;
+  settings: { api?: { consumerSecret?: string } };
+}): string[] {
+  return [account.pathSecret, account.previousPathSecret, account.settings.api?.consumerSecret].filter(
+    (key): key is string => typeof key === 'string' && key.length > 0,
+  );
 }
 
 /** The `Occasion` of the relay's transaction status query about one transaction. */
@@ -76,16 +92,17 @@ export function readStatusQueryOccasion(occasion: string | null | undefined): St
 /** The reference (among the candidates: the token's own first) the token was made for, if any. */
 export function verifiedStatusQueryReference(
   token: StatusQueryToken,
-  secret: string | undefined,
+  keys: readonly string[],
   account: string,
   candidates: readonly (string | null | undefined)[],
 ): string | undefined {
-  if (!secret) return undefined;
   const expected = Buffer.from(token.mac);
-  for (const reference of [token.reference, ...candidates]) {
-    if (!reference) continue;
-    const mac = Buffer.from(statusQueryMac(secret, account, token.kind, reference));
-    if (mac.length === expected.length && timingSafeEqual(mac, expected)) return reference;
+  for (const key of keys) {
+    for (const reference of [token.reference, ...candidates]) {
+      if (!reference) continue;
+      const mac = Buffer.from(statusQueryMac(key, account, token.kind, reference));
+      if (mac.length === expected.length && timingSafeEqual(mac, expected)) return reference;
+    }
   }
   return undefined;
 }

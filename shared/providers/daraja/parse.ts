@@ -12,6 +12,7 @@ import {
   readStatusQueryOccasion,
   STATUS_QUERY,
   statusAnswerMismatch,
+  statusQueryKeys,
   verifiedStatusQueryReference,
 } from './correlation';
 import {
@@ -145,7 +146,7 @@ function parseTimeout(input: Input, kind: 'b2c' | 'b2b' | 'status'): ParsedCallb
   const occasion = typeof rawOccasion === 'string' ? rawOccasion : undefined;
   const token = readStatusQueryOccasion(occasion);
   const asked = token
-    ? verifiedStatusQueryReference(token, input.account.settings.api?.consumerSecret, input.account.id, [])
+    ? verifiedStatusQueryReference(token, statusQueryKeys(input.account), input.account.id, [])
     : undefined;
   const intent: DarajaReportIntent = {
     draft,
@@ -202,7 +203,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
   const draft = normalizeStatusResult(input.account.id, input.account.settings.currency, '', Result);
   const token = readStatusQueryOccasion(occasion);
   const asked = token
-    ? verifiedStatusQueryReference(token, input.account.settings.api?.consumerSecret, input.account.id, [
+    ? verifiedStatusQueryReference(token, statusQueryKeys(input.account), input.account.id, [
         original.OriginatorConversationID,
         receiptNo,
       ])

@@ -13,6 +13,8 @@ import {
   readStatusQueryOccasion,
   STATUS_QUERY,
   statusQueryOccasion,
+  statusQueryKeys,
+  verifiedStatusQueryReference,
 } from '../../../../shared/providers/daraja/correlation';
 import type { DarajaReportIntent } from '../../../../shared/providers/daraja/parse';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
@@ -521,5 +523,62 @@ describe('Daraja correlation', () => {
       expect(stk).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: RECEIPT_NO });
       expect(stk?.attributes?.SamePaymentAs).toBe(`c2b/${RECEIPT_NO}`);
     });
+  });
+});
+
+describe('status query token keys', () => {
+  const PAYOUT = '10571-7910404-1';
+  const poller = {
+    pathSecret: 'path-secret-0123456789abcdef',
+    settings: { api: { consumerSecret: 'consumer-secret' } },
+  };
+  // The callback function holds the callback secrets only: no API credentials.
+  const callbackFunction = { pathSecret: poller.pathSecret, settings: {} };
+
+  it('verifies in the callback function a token the poller signed, though it holds no API credentials', () => {
+    // Prepare
+    const occasion = statusQueryOccasion({
+      secret: statusQueryKeys(poller)[0]!,
+      account: 'demo',
+      kind: 'b2c',
+      reference: PAYOUT,
+    });
+
+    // Act
+    const asked = verifiedStatusQueryReference(
+      readStatusQueryOccasion(occasion)!,
+      statusQueryKeys(callbackFunction),
+      'demo',
+      [],
+    );
+
+    // Assess
+    expect(asked).toBe(PAYOUT);
+  });
+
+  it('still verifies a token signed with the path secret a rotation replaced, and no token signed with another key', () => {
+    // Prepare
+    const rotated = {
+      pathSecret: 'new-path-secret-0123456789',
+      previousPathSecret: poller.pathSecret,
+      settings: {},
+    };
+    const signed = (secret: string) =>
+      readStatusQueryOccasion(
+        statusQueryOccasion({ secret, account: 'demo', kind: 'b2c', reference: PAYOUT }),
+      )!;
+
+    // Act
+    const before = verifiedStatusQueryReference(
+      signed(poller.pathSecret),
+      statusQueryKeys(rotated),
+      'demo',
+      [],
+    );
+    const forged = verifiedStatusQueryReference(signed('guessed'), statusQueryKeys(rotated), 'demo', []);
+
+    // Assess
+    expect(before).toBe(PAYOUT);
+    expect(forged).toBeUndefined();
   });
 });
