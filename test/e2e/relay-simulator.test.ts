@@ -398,7 +398,15 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
     const result = await example('daraja reversal');
     // Assess
     expect(result.problems).toEqual([]);
-    expect(types(result)).toEqual(['TransactionSucceeded', 'TransactionReversed']);
+    // On a busy machine the STK callback may beat the registration (as fast sandboxes do): the relay then
+    // says so (CallbackOrphaned) and the registration adopts it. Either way, one success, one reversal.
+    const orphaned = result.events.filter((e) => e.envelope.metadata.type === 'CallbackOrphaned');
+    for (const e of orphaned)
+      expect((e.envelope.data as { reference?: string }).reference).toBe(result.started.reference);
+    expect(types(result).filter((t) => t !== 'CallbackOrphaned')).toEqual([
+      'TransactionSucceeded',
+      'TransactionReversed',
+    ]);
     const paid = data(result, 'TransactionSucceeded');
     expect(data(result, 'TransactionReversed')).toMatchObject({
       kind: 'stk',

@@ -255,6 +255,8 @@ export async function runCallbackHealthCycle(
     }
   }
   metrics.count('SilentAccounts', result.silent.length);
+  // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
+  if (result.hastened > 0) metrics.count('SilentTransactionsHastened', result.hastened);
   return result;
 }
 
