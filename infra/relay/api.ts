@@ -18,13 +18,26 @@ import {
 } from './limits';
 import type { MobileMoneyRelayProps, RelayCustomDomain } from './props';
 
-/** Management routes (IAM-authorized); `operator` routes are check, resolve and the report. */
+/** Management routes (IAM-authorized); `operator` routes are check, resolve, the report and the console's reads. */
 export const MANAGEMENT_ROUTES = [
   { method: 'POST', path: '/v1/transactions', operator: false },
   { method: 'GET', path: '/v1/transactions/{provider}/{account}/{reference}', operator: false },
   { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/check', operator: true },
   { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/resolve', operator: true },
   { method: 'GET', path: '/v1/reconciliation/report', operator: true },
+  // The console's reads (docs/management-api.md#console-endpoints), for IAM callers too: operator routes.
+  { method: 'GET', path: '/v1/transactions', operator: true },
+  { method: 'GET', path: '/v1/transactions/counts', operator: true },
+  { method: 'GET', path: '/v1/transactions/search', operator: true },
+  {
+    method: 'GET',
+    path: '/v1/transactions/{provider}/{account}/{reference}/receipts/{receiptId}',
+    operator: true,
+  },
+  { method: 'GET', path: '/v1/quarantine', operator: true },
+  { method: 'GET', path: '/v1/report', operator: true },
+  { method: 'GET', path: '/v1/callback-health', operator: true },
+  { method: 'GET', path: '/v1/badges', operator: true },
 ] as const;
 
 export interface RelayHttpApi {

@@ -302,6 +302,15 @@ describe('relay stack: HTTP API', () => {
       'POST /v1/transactions/{provider}/{account}/{reference}/check',
       'POST /v1/transactions/{provider}/{account}/{reference}/resolve',
       'GET /v1/reconciliation/report',
+      // The console's reads, for IAM callers (the console itself calls them through its own API).
+      'GET /v1/transactions',
+      'GET /v1/transactions/counts',
+      'GET /v1/transactions/search',
+      'GET /v1/transactions/{provider}/{account}/{reference}/receipts/{receiptId}',
+      'GET /v1/quarantine',
+      'GET /v1/report',
+      'GET /v1/callback-health',
+      'GET /v1/badges',
     ]) {
       const route = routeByKey(key);
       expect(route.AuthorizationType, key).toBe('AWS_IAM');
@@ -313,8 +322,8 @@ describe('relay stack: HTTP API', () => {
     const route = routeByKey('$default');
     expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
     expect(integratedFunction(route)).toBe(functionId('relay-callback'));
-    // 5 management routes, $default, one per provider (its throttle), C2B validation with and without a path secret.
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 11);
+    // 13 management routes, $default, one per provider (its throttle), C2B validation with and without a path secret.
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 19);
   });
 
   it('logs access to CloudWatch without the path (it can carry a path secret) and throttles the stage', () => {
