@@ -4,6 +4,7 @@
  *
  *   dist/assets/functions/<id>/index.mjs   each function bundled as the construct bundles it (relayBuildOptions)
  *   dist/assets/tracing-layer/             the tracing layer (infra/tracing-layer.ts)
+ *   dist/assets/console/                   the operator console's static files (infra/relay/console.ts)
  *   dist/assets/manifest.json              what is there (infra/prebuilt-assets.ts reads it)
  *   dist/infra/index.js                    the library: infra/index.ts as one ES module, peers external
  *   dist/types/                            its declarations (tsconfig.build.json), read as CommonJS-format
@@ -24,6 +25,7 @@ import {
   relayBuildOptions,
 } from '../infra/bundling';
 import { buildTracingLayer } from '../infra/tracing-layer';
+import { buildConsoleInto } from './build-console';
 
 /**
  * Left to the consuming app (peerDependencies), so its constructs and the relay's are the same classes;
@@ -70,6 +72,8 @@ await Promise.all(
   }),
 );
 cpSync(buildTracingLayer(), join(assets, 'tracing-layer'), { recursive: true });
+// The operator console's static files (infra/relay/console.ts deploys them when the `console` prop is set).
+buildConsoleInto(join(assets, 'console'));
 const manifest: PrebuiltManifest = { functions, tracingLayer: 'tracing-layer' };
 writeFileSync(join(assets, PREBUILT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 

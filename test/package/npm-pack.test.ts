@@ -176,6 +176,9 @@ describe('the packed tarball installed in an empty CDK app', () => {
     for (const id of Object.keys(RELAY_FUNCTIONS)) {
       expect(existsSync(join(installed, 'dist', 'assets', 'functions', id, 'index.mjs'))).toBe(true);
     }
+    // The operator console ships built: an installed package deploys it without console/ or esbuild.
+    expect(existsSync(join(installed, 'dist', 'assets', 'console', 'index.html'))).toBe(true);
+    expect(existsSync(join(installed, 'console'))).toBe(false);
   });
 
   it('synthesizes a stack whose relay functions each deploy a bundle from the tarball', () => {
