@@ -17,7 +17,14 @@ import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
 
 /** Debian's chromium (.ci/run installs it); playwright-core drives it and never downloads a browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = resolve(import.meta.dirname, '../../docs/img');
+/**
+ * Screenshots are always taken (each proves its view rendered); they replace the docs' images only with
+ * UPDATE_SCREENSHOTS=1, so a test run leaves the working tree as it was.
+ */
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? resolve(import.meta.dirname, '../../docs/img')
+    : mkdtempSync(join(tmpdir(), 'console-shots-'));
 /** Waits on conditions only; this bounds a hang on a saturated machine. */
 const WAIT_MS = 30_000;
 
