@@ -1,17 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { applyBufferedCallback } from '../shared/app/buffer/apply-buffered-callback';
+import { settleBuffered } from '../shared/app/buffer/settle-buffered';
 import {
   IngressBufferUnavailableError,
   SEAL_ATTRIBUTE,
   sealMatches,
   sealOf,
-  UnappliableBufferedCallbackError,
 } from '../shared/app/buffer/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../shared/app/ports';
 import type { RelayServices } from '../shared/app/services';
-import { StorageUnavailableError } from '../shared/domain/errors';
 
 /** Temporary files: an entry's (`.<id>.json.tmp`) and the seal key's (`.seal-key.<uuid>.tmp`). */
 const TEMPORARY = /^\..*\.tmp$/;
@@ -321,63 +319,66 @@ export class LocalBufferDrainer {
         else result.left++;
         continue;
       }
-      try {
-        await applyBufferedCallback(this.services, await this.buffer.read(name));
-        await this.buffer.remove(name);
-        this.attempts.delete(name);
-        result.applied++;
-      } catch (error) {
-        const reason = (error as Error).message;
-        if (error instanceof UnsealedBufferEntryError) {
-          // Made up or edited outside the relay: never applied, kept in failed/ for a person to look at.
-          this.services.log.error(
-            'buffered callback refused: its seal does not match (not written by this relay); moved to failed/',
-            { entry: name, error: reason },
-          );
-          this.print(
-            `  ⇢ buffered callback ${name} refused (${reason}: not written by this relay) → failed/`,
-          );
-          result.failed++;
-          await this.giveUp(name, result);
+      let settled = await settleBuffered(this.services, () => this.buffer.read(name));
+      if (settled.kind === 'applied') {
+        try {
+          await this.buffer.remove(name);
+          this.attempts.delete(name);
+          result.applied++;
           continue;
+        } catch (error) {
+          // Applied but still here: retried like any error; applying it again changes nothing (its dedupe).
+          settled = { kind: 'error', error: error as Error };
         }
-        if (error instanceof UnappliableBufferedCallbackError) {
-          this.services.log.error('buffered callback cannot be applied; moved to failed/', {
-            entry: name,
-            error: reason,
-          });
-          this.print(`  ⇢ buffered callback ${name} cannot be applied (${reason}) → failed/`);
-          result.failed++;
-          await this.giveUp(name, result);
-          continue;
-        }
-        if (error instanceof StorageUnavailableError) {
-          result.left += names.length - index;
-          break;
-        }
-        const attempts = (this.attempts.get(name) ?? 0) + 1;
-        this.attempts.set(name, attempts);
-        if (attempts < this.maxAttempts) {
-          this.services.log.error('buffered callback not applied; retried', {
-            entry: name,
-            attempt: attempts,
-            of: this.maxAttempts,
-            error: reason,
-          });
-          result.left++;
-          continue;
-        }
-        this.services.log.error('buffered callback not applied; moved to failed/', {
-          entry: name,
-          attempts,
-          error: reason,
-        });
-        this.print(
-          `  ⇢ buffered callback ${name} not applied after ${attempts} attempts (${reason}) → failed/`,
+      }
+      const reason = settled.error.message;
+      if (settled.error instanceof UnsealedBufferEntryError) {
+        // Made up or edited outside the relay: never applied, kept in failed/ for a person to look at.
+        this.services.log.error(
+          'buffered callback refused: its seal does not match (not written by this relay); moved to failed/',
+          { entry: name, error: reason },
         );
+        this.print(`  ⇢ buffered callback ${name} refused (${reason}: not written by this relay) → failed/`);
         result.failed++;
         await this.giveUp(name, result);
+        continue;
       }
+      if (settled.kind === 'unappliable') {
+        this.services.log.error('buffered callback cannot be applied; moved to failed/', {
+          entry: name,
+          error: reason,
+        });
+        this.print(`  ⇢ buffered callback ${name} cannot be applied (${reason}) → failed/`);
+        result.failed++;
+        await this.giveUp(name, result);
+        continue;
+      }
+      if (settled.kind === 'storage') {
+        result.left += names.length - index;
+        break;
+      }
+      const attempts = (this.attempts.get(name) ?? 0) + 1;
+      this.attempts.set(name, attempts);
+      if (attempts < this.maxAttempts) {
+        this.services.log.error('buffered callback not applied; retried', {
+          entry: name,
+          attempt: attempts,
+          of: this.maxAttempts,
+          error: reason,
+        });
+        result.left++;
+        continue;
+      }
+      this.services.log.error('buffered callback not applied; moved to failed/', {
+        entry: name,
+        attempts,
+        error: reason,
+      });
+      this.print(
+        `  ⇢ buffered callback ${name} not applied after ${attempts} attempts (${reason}) → failed/`,
+      );
+      result.failed++;
+      await this.giveUp(name, result);
     }
     if (result.applied) this.services.metrics?.count('BufferedCallbacksApplied', result.applied);
     if (result.failed) this.services.metrics?.count('BufferedCallbacksFailed', result.failed);

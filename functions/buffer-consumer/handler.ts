@@ -1,16 +1,11 @@
 import middy from '@middy/core';
-import { applyBufferedCallback } from '../../shared/app/buffer/apply-buffered-callback';
-import {
-  SEAL_ATTRIBUTE,
-  sealMatches,
-  UnappliableBufferedCallbackError,
-} from '../../shared/app/buffer/ingress-buffer';
+import { settleBuffered } from '../../shared/app/buffer/settle-buffered';
+import { SEAL_ATTRIBUTE, sealMatches } from '../../shared/app/buffer/ingress-buffer';
 import {
   BUFFER_UNAPPLIABLE_RETRY_SECONDS,
   bufferRetryDelaySeconds,
 } from '../../shared/app/buffer/retry-backoff';
 import type { RelayServices } from '../../shared/app/services';
-import { StorageUnavailableError } from '../../shared/domain/errors';
 
 /** The parts of an SQS event this function reads (hand-written: no aws-lambda types dependency needed). */
 export interface SqsEvent {
@@ -58,19 +53,6 @@ type Reason = 'storage' | 'deadline' | 'unappliable' | 'unsealed' | 'error';
 
 /** Why the batch stopped trying records: the store failed, or the invocation's deadline came. */
 type Stop = 'storage' | 'deadline';
-
-/** The record's work, or a rejection once the deadline's signal fires (a call that ignores the signal). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () =>
-      reject(new DeadlineError('the invocation deadline came before the record was applied'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-class DeadlineError extends Error {}
 
 /**
  * Applies buffered callbacks (the ingress buffer queue, batches of up to 10). Applied records are
@@ -141,44 +123,25 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
           );
           continue;
         }
-        try {
-          const { message } = await untilAborted(
-            applyBufferedCallback(services, record.body, { signal }),
-            signal,
-          );
-          services.metrics?.count('BufferedCallbacksApplied', 1, { provider: message.provider });
-        } catch (error) {
-          const logged = { ...fields, error: (error as Error).message };
-          if (error instanceof UnappliableBufferedCallbackError) {
-            retry(record, 'unappliable');
-            services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'unappliable' });
-            services.log.error(
-              'buffered callback cannot be applied; it goes to the dead-letter queue',
-              logged,
-            );
-          } else if (signal.aborted) {
-            // Cut by the deadline (the store's call aborted, or it ignored the signal): retried later.
-            retry(record, 'deadline');
-            stopped = 'deadline';
-            stoppedLogged = true;
-            services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'deadline' });
-            services.log.warn(
-              'buffered callback not applied: cut at the invocation deadline; retried',
-              logged,
-            );
-          } else if (error instanceof StorageUnavailableError) {
-            retry(record, 'storage');
-            stopped = 'storage';
-            services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'storage' });
-            services.log.warn(
-              'buffered callback not applied: the store is still unavailable; retried',
-              logged,
-            );
-          } else {
-            retry(record, 'error');
-            services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'error' });
-            services.log.error('buffered callback not applied: unexpected error; retried', logged);
-          }
+        const settled = await settleBuffered(services, () => record.body, { signal });
+        if (settled.kind === 'applied') {
+          services.metrics?.count('BufferedCallbacksApplied', 1, { provider: settled.message.provider });
+          continue;
+        }
+        const logged = { ...fields, error: settled.error.message };
+        retry(record, settled.kind);
+        services.metrics?.count('BufferedCallbacksFailed', 1, { reason: settled.kind });
+        if (settled.kind === 'unappliable') {
+          services.log.error('buffered callback cannot be applied; it goes to the dead-letter queue', logged);
+        } else if (settled.kind === 'deadline') {
+          stopped = 'deadline';
+          stoppedLogged = true;
+          services.log.warn('buffered callback not applied: cut at the invocation deadline; retried', logged);
+        } else if (settled.kind === 'storage') {
+          stopped = 'storage';
+          services.log.warn('buffered callback not applied: the store is still unavailable; retried', logged);
+        } else {
+          services.log.error('buffered callback not applied: unexpected error; retried', logged);
         }
       }
       if (delays.length && options.retryLater) {
