@@ -68,6 +68,7 @@ describe('the middlewares every function starts with', () => {
   });
 
   it('adds no tracing segment outside Lambda', () => {
-    expect(lambdaMiddlewares()).toHaveLength(1);
+    // The metrics flush and the secrets refresh only: no tracing middleware.
+    expect(lambdaMiddlewares()).toHaveLength(2);
   });
 });
