@@ -52,7 +52,8 @@ export class RelayStack extends Stack {
       value: this.relay.ingressBuffer.queueArn,
     });
     new CfnOutput(this, 'IngressBufferDlqUrl', {
-      description: 'Buffered callbacks that could not be applied after 5 receives',
+      description:
+        'Buffered callbacks that could not be applied (after the receives the 4-day retention allows)',
       value: this.relay.ingressBufferDlq.queueUrl,
     });
     new CfnOutput(this, 'IngressBufferDlqArn', {
@@ -70,8 +71,12 @@ export class RelayStack extends Stack {
       });
     }
     new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'SNS topic every relay alarm notifies (subscribe on-call to it)',
+      description: 'Page topic: alarms that need a person now (subscribe on-call and the pager to it)',
       value: this.relay.alarmTopic.topicArn,
+    });
+    new CfnOutput(this, 'TicketTopicArn', {
+      description: 'Ticket topic: alarms for the next working day (subscribe the team queue to it)',
+      value: this.relay.ticketTopic.topicArn,
     });
     if (this.relay.dashboard) {
       new CfnOutput(this, 'DashboardName', {

@@ -879,6 +879,7 @@ describe('relay stack: alarms and dashboard', () => {
     });
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     template.hasOutput('AlarmTopicArn', { Value: { Ref: Match.stringLikeRegexp('AlarmTopic') } });
+    template.hasOutput('TicketTopicArn', { Value: { Ref: Match.stringLikeRegexp('TicketTopic') } });
   });
 
   it('alarms on errors and throttles of every function when they persist (2 of 3 minutes), not on one', () => {
