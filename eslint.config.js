@@ -81,8 +81,32 @@ export default tseslint.config(
     },
   },
   {
+    files: ['shared/config/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(adapters|http|runtime)(/|$)',
+              message:
+                'Config parsing uses ports: the composition roots inject its secret reader (docs/architecture.md#layers).',
+            },
+            { regex: '^@aws-sdk/', message: 'Only adapters import the AWS SDK.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['shared/**/*.ts'],
-    ignores: ['shared/adapters/**', 'shared/domain/**', 'shared/app/**', 'shared/providers/**'],
+    ignores: [
+      'shared/adapters/**',
+      'shared/domain/**',
+      'shared/app/**',
+      'shared/providers/**',
+      'shared/config/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

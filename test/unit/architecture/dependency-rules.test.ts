@@ -29,6 +29,16 @@ describe('the dependency rules of docs/architecture.md are lint rules', () => {
     ['a use case importing an adapter', 'shared/app/probe.ts', "import '../adapters/memory/memory-store';"],
     ['a provider importing a use case', 'shared/providers/momo/probe.ts', "import '../../app/ports';"],
     [
+      'config loading importing an adapter',
+      'shared/config/probe.ts',
+      "import '../adapters/secrets/secrets-manager';",
+    ],
+    [
+      'config loading importing the AWS SDK',
+      'shared/config/probe.ts',
+      "import '@aws-sdk/client-secrets-manager';",
+    ],
+    [
       'shared code outside the adapters importing the AWS SDK',
       'shared/http/probe.ts',
       "import '@aws-sdk/client-sqs';",
