@@ -630,14 +630,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
           do {
             const page = await guard('listCreated', () =>
               this.doc.send(
-                new QueryCommand({
-                  TableName: this.options.tableName,
-                  IndexName: DAY_INDEX.name,
-                  KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
-                  ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
-                  ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': from, ':to': to },
-                  ExclusiveStartKey: cursor,
-                }),
+                new QueryCommand({ ...this.dayShardQuery(day, shard, from, to), ExclusiveStartKey: cursor }),
               ),
             );
             for (const item of page.Items ?? []) {
@@ -650,6 +643,17 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       }),
     );
     return keys;
+  }
+
+  /** One shard of one day of the `byDay` index, created between `from` and `to` (inclusive). */
+  private dayShardQuery(day: string, shard: number, from: string, to: string) {
+    return {
+      TableName: this.options.tableName,
+      IndexName: DAY_INDEX.name,
+      KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
+      ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': from, ':to': to },
+    };
   }
 
   async listCreatedPage(
@@ -671,11 +675,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
             const result = await guard('listCreatedPage', () =>
               this.doc.send(
                 new QueryCommand({
-                  TableName: this.options.tableName,
-                  IndexName: DAY_INDEX.name,
-                  KeyConditionExpression: '#day = :day AND #created BETWEEN :from AND :to',
-                  ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
-                  ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': range.from, ':to': upper },
+                  ...this.dayShardQuery(day, shard, range.from, upper),
                   ScanIndexForward: false,
                   Limit: want,
                   ExclusiveStartKey: cursor,
