@@ -396,9 +396,18 @@ describe('the construct used from another CDK app', () => {
         '/$default/POST/v1/transactions/*/*/*/check',
         '/$default/POST/v1/transactions/*/*/*/resolve',
         '/$default/GET/v1/reconciliation/report',
+        // The console's reads, for operators calling over IAM.
+        '/$default/GET/v1/transactions',
+        '/$default/GET/v1/transactions/counts',
+        '/$default/GET/v1/transactions/search',
+        '/$default/GET/v1/transactions/*/*/*/receipts/*',
+        '/$default/GET/v1/quarantine',
+        '/$default/GET/v1/report',
+        '/$default/GET/v1/callback-health',
+        '/$default/GET/v1/badges',
       ].sort(),
     );
-    expect(MANAGEMENT_ROUTES).toHaveLength(5);
+    expect(MANAGEMENT_ROUTES).toHaveLength(13);
     expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
       ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
     );
