@@ -112,7 +112,12 @@ describe('the console endpoints over HTTP on DynamoDB Local', () => {
     const missing = await relay.admin('GET', `/v1/transactions/momo/demo/${PAID}/receipts/${'0'.repeat(32)}`);
     // Assess
     expect(found.status).toBe(200);
-    expect(found.body.receipt).toMatchObject({ receiptId, route: 'callback', method: 'PUT', ack: null });
+    expect(found.body.receipt).toMatchObject({
+      receiptId,
+      route: 'callback',
+      method: 'PUT',
+      ack: { statusCode: 200, repeat: { statusCode: 200 } },
+    });
     expect(JSON.parse(found.body.receipt.body)).toMatchObject({ financialTransactionId: '363440463' });
     expect([missing.status, missing.body.error.code]).toEqual([404, 'RECEIPT_NOT_FOUND']);
   });

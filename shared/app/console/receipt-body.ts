@@ -1,6 +1,7 @@
 import { ReceiptNotFoundError, TransactionNotFoundError } from '../../domain/errors';
 import type { TransactionKey } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
+import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
 import type { ConsoleStore, TransactionStore } from '../ports';
 import { badParameter } from './console-query';
 
@@ -21,8 +22,8 @@ export interface ReceiptBody {
   bodyDropped: boolean;
   /** UTF-8, provider secrets redacted before it was stored; '' when it was not kept (bodyDropped). */
   body: string;
-  /** The ack the relay answered is not stored (it follows from the route and the outcome): always null. */
-  ack: null;
+  /** What the relay answered it (it follows from the provider and route: answered-ack.ts); null for a question. */
+  ack: AnsweredAck | null;
 }
 
 /** GET /v1/transactions/{provider}/{account}/{reference}/receipts/{receiptId}: one receipt's body, by key. */
@@ -56,7 +57,7 @@ export async function receiptBody(
       bodyBytes: stored.bodyBytes,
       bodyDropped: stored.bodyDropped === true,
       body: stored.body,
-      ack: null,
+      ack: answeredAck(key.provider, stored.routeName, stored.receiptId),
     },
   };
 }

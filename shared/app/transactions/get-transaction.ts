@@ -2,6 +2,7 @@ import { SchemaValidationError, TransactionNotFoundError } from '../../domain/er
 import type { Evidence } from '../../domain/evidence';
 import type { ReceiptTally, TransactionKey } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
+import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
 import type { ReceiptSummary } from '../ports';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
 
@@ -20,6 +21,8 @@ export type HistoryEntry =
       bodyBytes: number;
       /** Stored without its body: the transaction's receipt budget was spent. */
       bodyDropped: boolean;
+      /** What the relay answered it (answered-ack.ts); null for a question's decision. */
+      ack: AnsweredAck | null;
     }
   | {
       at: string;
@@ -116,6 +119,7 @@ export async function getTransaction(
       verification: r.verification,
       bodyBytes: r.bodyBytes,
       bodyDropped: r.bodyDropped === true,
+      ack: answeredAck(key.provider, r.routeName, r.receiptId),
     })),
     ...(tx.reconcile?.recent ?? []).map((c) => ({
       at: c.at,

@@ -1,3 +1,4 @@
+import { answeredAck } from '../../../shared/app/callbacks/answered-ack';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { callbackHealthView } from '../../../shared/app/console/account-health';
@@ -285,7 +286,8 @@ describe("a receipt's body", () => {
       route: 'stk',
       body: '{"Body":{"stkCallback":{}}}',
       bodyDropped: false,
-      ack: null,
+      // Daraja's ack for a stored result callback (not stored: it follows from the provider and route).
+      ack: { statusCode: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } },
     });
     await expect(receiptBody(store, key, '0'.repeat(32))).rejects.toBeInstanceOf(ReceiptNotFoundError);
     await expect(receiptBody(store, { ...key, reference: 'ws_CO_none' }, receiptId)).rejects.toBeInstanceOf(
@@ -373,5 +375,23 @@ describe('the console report, callback health and badges', () => {
     expect(ke.transactionsPerHour).toHaveLength(24);
     expect(ke.transactionsPerHour.at(-2)).toEqual({ hour: '2026-11-26T11:00:00.000Z', count: 1 });
     expect(badges.shops).toEqual([expect.objectContaining({ shop: 'shop-1', read: false, badges: [] })]);
+  });
+});
+
+describe('answeredAck', () => {
+  it("names the provider's ack of a stored callback and of its repeats", () => {
+    // Act
+    const ack = answeredAck('daraja', 'stk', 'a'.repeat(32));
+
+    // Assess
+    expect(ack).toEqual({
+      statusCode: 200,
+      body: { ResultCode: 0, ResultDesc: 'Accepted' },
+      repeat: { statusCode: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } },
+    });
+  });
+
+  it('leaves a question to its decision record: no ack derived for C2B validation', () => {
+    expect(answeredAck('daraja', 'c2b-validation', 'a'.repeat(32))).toBeNull();
   });
 });
