@@ -12,15 +12,22 @@ export function useInvocationMetrics(metrics: RelayMetrics | undefined): void {
 let processRefresh: (() => Promise<void>) | undefined;
 
 /**
- * What every invocation awaits first (set once at cold start): the config's secret refresh, a clock
- * comparison until its interval has passed (shared/config/load.ts loadRefreshingConfig). Never throws.
+ * What every invocation starts (set once at cold start): the config's secret refresh, a clock comparison
+ * until its interval has passed (shared/config/load.ts loadRefreshingConfig). Never throws. It is not
+ * awaited: a Secrets Manager read must not sit on a callback's ack path (MoMo's 2 s budget), and the
+ * invocation uses the values in place; the refreshed ones serve the next invocations (a frozen instance
+ * finishes the read when it thaws). The previous path secret is accepted meanwhile (docs/deploy.md).
  */
 export function useInvocationRefresh(refresh: (() => Promise<void>) | undefined): void {
   processRefresh = refresh;
 }
 
 function refreshFirst(): MiddlewareObj<unknown, unknown> {
-  return { before: async () => processRefresh?.() };
+  return {
+    before: () => {
+      void processRefresh?.();
+    },
+  };
 }
 
 /** Writes what the invocation collected (one EMF document per dimension set); never fails the invocation. */

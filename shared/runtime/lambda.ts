@@ -56,7 +56,7 @@ export async function lambdaServices(
   scrubNow = secretScrubber(config);
   // The scrubber follows the refreshes (old values stay in it: they were registered, never removed).
   const scrub: Scrubber = (text) => scrubNow(text);
-  // Every invocation first refreshes the secrets when they are older than the refresh interval.
+  // Every invocation starts a refresh of the secrets when they are older than the refresh interval (not awaited).
   useInvocationRefresh(refresh);
   const { doc } = createDynamoClients();
   const table = new DynamoRelayStore(doc, {
