@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 5] [--publish-during] [--only poller]
+ *   npm run bench -- --callbacks 2000 --concurrency 16 [--rounds 5] [--publish-during] [--only poller|callbacks]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -40,7 +40,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '5' },
     'publish-during': { type: 'boolean', default: false },
-    /** `poller`: only the "Poller under load" section. */
+    /** `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost table. */
     only: { type: 'string' },
   },
 });
@@ -64,6 +64,38 @@ type Clients = ReturnType<typeof createDynamoClients>;
 interface Phase {
   ms: number;
   count: number;
+  /** CPU of this process (relay, load generator thread, store client) and of DynamoDB Local, in ms. */
+  nodeCpuMs: number;
+  dynamoCpuMs: number;
+}
+
+/** CPU time (ms) of DynamoDB Local's process group, from /proc (Linux; 0 elsewhere). */
+function dynamoCpuMs(pid: number): number {
+  let ticks = 0;
+  try {
+    for (const member of execFileSync('ps', ['-o', 'pid=', '-g', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)) {
+      const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+  } catch {
+    return 0;
+  }
+  return ticks * 10;
+}
+
+/** Runs one measured phase, adding its time and CPU to `phase`; returns its wall time in ms. */
+async function measured(phase: Phase, dynamoPid: number, count: number, run: () => Promise<number>) {
+  const dynamoBefore = dynamoCpuMs(dynamoPid);
+  const cpuBefore = process.cpuUsage();
+  const ms = await run();
+  const cpu = process.cpuUsage(cpuBefore);
+  phase.dynamoCpuMs += dynamoCpuMs(dynamoPid) - dynamoBefore;
+  phase.nodeCpuMs += (cpu.user + cpu.system) / 1000;
+  phase.ms += ms;
+  phase.count += count;
+  return ms;
 }
 
 function refs(count: number): string[] {
@@ -230,8 +262,8 @@ async function main() {
     await pool(warmRaw, (r) => rawCallback(raw, r));
     await runLoad(relay.url, warmRelay);
 
-    const rawPhase: Phase = { ms: 0, count: 0 };
-    const relayPhase: Phase = { ms: 0, count: 0 };
+    const rawPhase: Phase = { ms: 0, count: 0, nodeCpuMs: 0, dynamoCpuMs: 0 };
+    const relayPhase: Phase = { ms: 0, count: 0, nodeCpuMs: 0, dynamoCpuMs: 0 };
     const latencies: number[] = [];
     let failures = 0;
     const relayRefsAll: string[] = [];
@@ -242,15 +274,17 @@ async function main() {
       await preRegister(raw, rawRefs);
       await preRegister(relayStore, relayRefs);
 
-      const rawMs = await pool(rawRefs, (r) => rawCallback(raw, r));
-      rawPhase.ms += rawMs;
-      rawPhase.count += rawRefs.length;
+      const rawMs = await measured(rawPhase, dynamo.pid, rawRefs.length, () =>
+        pool(rawRefs, (r) => rawCallback(raw, r)),
+      );
 
       measuring = true;
-      const load = await runLoad(relay.url, relayRefs);
+      let load = { elapsedMs: 0, latencies: [] as number[], failures: 0 };
+      await measured(relayPhase, dynamo.pid, relayRefs.length, async () => {
+        load = await runLoad(relay!.url, relayRefs);
+        return load.elapsedMs;
+      });
       measuring = false;
-      relayPhase.ms += load.elapsedMs;
-      relayPhase.count += relayRefs.length;
       // Same count both sides: the throughput ratio of a round is the inverse ratio of its times.
       roundRatios.push(rawMs / load.elapsedMs);
       latencies.push(...load.latencies);
@@ -291,6 +325,12 @@ async function main() {
     out(
       `| relay / raw, median of ${roundRatios.length} rounds (min, max) | ${pct(ratio)} (${pct(sortedRatios[0]!)}, ${pct(sortedRatios.at(-1)!)}) | ≥ 85% ${ratio >= 0.85 ? '✔' : '✘'} |`,
     );
+    const perCallback = (phase: Phase) =>
+      `${(phase.nodeCpuMs / phase.count).toFixed(1)} ms Node + ${(phase.dynamoCpuMs / phase.count).toFixed(1)} ms DynamoDB Local`;
+    // Two cores are saturated in both phases: the ratio is the inverse ratio of these CPU sums.
+    out(
+      `| CPU per callback: relay (incl. HTTP load generator) / raw | ${perCallback(relayPhase)} / ${perCallback(rawPhase)} | reported |`,
+    );
     out(
       `| TransactionSucceeded published (one per callback) | ${publishedSucceeded} of ${expectedSucceeded} | all ${publishedSucceeded === expectedSucceeded ? '✔' : '✘'} |`,
     );
@@ -308,6 +348,7 @@ async function main() {
     out(
       `| read units per callback | ${readsPerCallback.toFixed(2)} RCU | ≤ 0.5 ${readsPerCallback <= 0.5 ? '✔' : '✘'} |`,
     );
+    if (values.only === 'callbacks') return;
 
     out();
     out('Reconciliation');
