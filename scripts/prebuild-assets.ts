@@ -53,6 +53,9 @@ const declarations = run(
     join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
     '-p',
     'tsconfig.build.json',
+    // Declarations only: `npm run build` type-checks the same sources (and CI runs it before packing);
+    // the emitted .d.ts files are byte for byte the same, in three quarters of the CPU.
+    '--noCheck',
     '--outDir',
     join(out, 'types'),
   ],

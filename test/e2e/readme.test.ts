@@ -244,13 +244,13 @@ describe('the docs, executed against npm start', () => {
         );
     }
 
-  const three = limiter(3);
+  const six = limiter(6);
   for (const { where: at, command, stale } of simExamples()) {
     const test = stale ? it.concurrent.fails : it.concurrent;
     test(`${at.join(', ')} ${command.text}${stale ? ` (stale in the doc: ${stale})` : ''}`, async () => {
       const t = relays.get('simulator')!.target;
       const text = rewrite(command.text, t);
-      const result = await three(() => runAlone(text, 150_000));
+      const result = await six(() => runAlone(text, 150_000));
       const problems = broken(command, result, t);
       expect(problems, `ran: ${text}\n${result.output}`).toEqual([]);
     }, 400_000);

@@ -139,6 +139,8 @@ describe('callback faults', () => {
     await stk('foreign-ip');
     const [cb] = await rx.waitFor(1);
     expect(cb!.headers['x-forwarded-for']).toBe('203.0.113.50');
+    // The simulator logs a callback once its answer is in: the receiver can see it first.
+    await sim.whenIdle();
     const log = sim.callbacks();
     expect(log[0]!.tags).toContain('foreign-ip');
   });
