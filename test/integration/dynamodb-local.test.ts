@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  DYNAMODB_LOCAL_JVM_OPTIONS,
+  type DynamoDbLocalHandle,
+  startDynamoDbLocal,
+} from '../../local/dynamodb-local';
+
+/** The environment of the JVM in DynamoDB Local's process group (Linux /proc). */
+function jvmEnvironment(handle: DynamoDbLocalHandle): Record<string, string> {
+  const members = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(handle.pid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/));
+  const java = members.find(([, command]) => command === 'java')?.[0] ?? String(handle.pid);
+  return Object.fromEntries(
+    readFileSync(`/proc/${java}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  );
+}
+
+describe('startDynamoDbLocal', () => {
+  let handle: DynamoDbLocalHandle | undefined;
+  const before = process.env.JAVA_TOOL_OPTIONS;
+
+  afterEach(async () => {
+    await handle?.stop();
+    handle = undefined;
+    if (before === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+    else process.env.JAVA_TOOL_OPTIONS = before;
+  });
+
+  it('runs the JVM with the quick compiler only, and leaves this process environment as it was', async () => {
+    // Prepare
+    delete process.env.JAVA_TOOL_OPTIONS;
+    // Act
+    handle = await startDynamoDbLocal();
+    // Assess
+    expect(jvmEnvironment(handle).JAVA_TOOL_OPTIONS).toBe(DYNAMODB_LOCAL_JVM_OPTIONS);
+    expect(DYNAMODB_LOCAL_JVM_OPTIONS).toContain('-XX:TieredStopAtLevel=1');
+    expect(process.env.JAVA_TOOL_OPTIONS).toBeUndefined();
+    const answer = await fetch(handle.endpoint, { method: 'POST' });
+    expect(answer.status).toBeLessThan(500);
+  });
+
+  it("puts an operator's JAVA_TOOL_OPTIONS after its own, so theirs win", async () => {
+    // Prepare
+    process.env.JAVA_TOOL_OPTIONS = '-XX:TieredStopAtLevel=4';
+    // Act
+    handle = await startDynamoDbLocal();
+    // Assess
+    expect(jvmEnvironment(handle).JAVA_TOOL_OPTIONS).toBe(
+      `${DYNAMODB_LOCAL_JVM_OPTIONS} -XX:TieredStopAtLevel=4`,
+    );
+    expect(process.env.JAVA_TOOL_OPTIONS).toBe('-XX:TieredStopAtLevel=4');
+  });
+});
