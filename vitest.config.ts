@@ -1,19 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { NEEDS_ISOLATION } from './test/helpers/isolation';
 
 /**
  * Test files share their worker's module cache (isolate: false) instead of loading aws-cdk-lib, the AWS SDK
  * and the relay again for each of 165 files: every file builds its own relays, tables and stacks, and the
  * files of one worker run one after another. Measured on 2 cores, unit + infra + simulator + contract:
  * 292 s of CPU isolated, 126 s shared; e2e + hostile: 317 s against 288 s. A file that mocks modules,
- * stubs the environment or spies on a shared module stays isolated, in a process of its own.
+ * stubs the environment or spies on a shared module stays isolated, in a process of its own
+ * (test/helpers/isolation.ts).
  */
-const NEEDS_ISOLATION = [
-  'test/unit/local/file-ingress-buffer.test.ts', // vi.mock('node:fs/promises')
-  'test/unit/adapters/metrics/metrics.test.ts', // vi.stubEnv, process.stdout spy
-  'test/unit/adapters/tracing.test.ts', // vi.stubEnv of the Lambda environment
-  'test/unit/domain/badges.test.ts', // process.env.TZ
-  'test/clients/mpesa-api.test.ts', // vi.spyOn(http, 'request')
-];
 
 export default defineConfig({
   test: {
@@ -31,9 +26,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: NEEDS_ISOLATION, isolate: false },
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: Object.keys(NEEDS_ISOLATION),
+          isolate: false,
+        },
       },
-      { extends: true, test: { name: 'isolated', include: NEEDS_ISOLATION } },
+      { extends: true, test: { name: 'isolated', include: Object.keys(NEEDS_ISOLATION) } },
     ],
   },
 });

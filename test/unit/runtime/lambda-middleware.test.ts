@@ -61,10 +61,14 @@ describe('the middlewares every function starts with', () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     const handler = middy(async () => 'answered').use(lambdaMiddlewares());
 
-    const result = await handler({}, context);
+    try {
+      const result = await handler({}, context);
 
-    expect(result).toBe('answered');
-    expect(errors).toHaveBeenCalledWith(expect.stringContaining('metrics flush failed'));
+      expect(result).toBe('answered');
+      expect(errors).toHaveBeenCalledWith(expect.stringContaining('metrics flush failed'));
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('adds no tracing segment outside Lambda', () => {
