@@ -90,6 +90,19 @@ function withJvmOptions<T>(start: () => T): T {
   }
 }
 
+/** The pids of DynamoDB Local's process group (the JVM and anything it forked), via `ps` (Linux, macOS). */
+export function dynamoDbLocalProcesses(handle: Pick<DynamoDbLocalHandle, 'pid'>): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '-g', String(handle.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Starts the bundled DynamoDB Local in its own process group so that stop() can kill the JVM and
  * anything it forked; the package's own handle.kill() has been seen to leave the java child alive.

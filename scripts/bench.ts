@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
 import { pollerBench } from './bench-poller';
@@ -72,15 +72,13 @@ interface Phase {
 /** CPU time (ms) of DynamoDB Local's process group, from /proc (Linux; 0 elsewhere). */
 function dynamoCpuMs(pid: number): number {
   let ticks = 0;
-  try {
-    for (const member of execFileSync('ps', ['-o', 'pid=', '-g', String(pid)], { encoding: 'utf8' })
-      .trim()
-      .split(/\s+/)) {
+  for (const member of dynamoDbLocalProcesses({ pid })) {
+    try {
       const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1]!.split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile, or no /proc
     }
-  } catch {
-    return 0;
   }
   return ticks * 10;
 }

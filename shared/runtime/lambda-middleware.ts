@@ -22,7 +22,7 @@ export function useInvocationRefresh(refresh: (() => Promise<void>) | undefined)
   processRefresh = refresh;
 }
 
-function refreshFirst(): MiddlewareObj<unknown, unknown> {
+function startRefresh(): MiddlewareObj<unknown, unknown> {
   return {
     before: () => {
       void processRefresh?.();
@@ -49,6 +49,6 @@ function flushMetrics(): MiddlewareObj<unknown, unknown> {
 export function lambdaMiddlewares<TEvent = unknown, TResult = unknown>(): MiddlewareObj<TEvent, TResult>[] {
   const tracing = activeTracing();
   // The middlewares only read the request's context and error, never the typed event or result.
-  const middlewares = [...(tracing ? [tracing.middleware] : []), flushMetrics(), refreshFirst()];
+  const middlewares = [...(tracing ? [tracing.middleware] : []), flushMetrics(), startRefresh()];
   return middlewares as unknown as MiddlewareObj<TEvent, TResult>[];
 }

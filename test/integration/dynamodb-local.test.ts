@@ -1,19 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DYNAMODB_LOCAL_JVM_OPTIONS,
+  dynamoDbLocalProcesses,
   type DynamoDbLocalHandle,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local';
 
 /** The environment of the JVM in DynamoDB Local's process group (Linux /proc). */
 function jvmEnvironment(handle: DynamoDbLocalHandle): Record<string, string> {
-  const members = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(handle.pid)], { encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/));
-  const java = members.find(([, command]) => command === 'java')?.[0] ?? String(handle.pid);
+  const java =
+    dynamoDbLocalProcesses(handle).find(
+      (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'java',
+    ) ?? handle.pid;
   return Object.fromEntries(
     readFileSync(`/proc/${java}/environ`, 'utf8')
       .split('\0')
