@@ -170,6 +170,12 @@ export interface ProviderRoute<S> {
   path: string;
   /** Pure: the body (or its signed part) in relay vocabulary; throws a RelayError on bad input. */
   parse(input: CallbackInput<S>): ParsedCallback;
+  /**
+   * Set on a route that asks a question instead of reporting (Daraja's C2B validation): the decision
+   * handler (ProviderModule.decisions key) its `parse` names. Its answer follows from the decision taken,
+   * so no fixed ack can be derived for it afterwards.
+   */
+  asks?: string;
 }
 
 export interface RegistrationRules<S> {

@@ -11,12 +11,12 @@ export interface AnsweredAck {
 /**
  * The ack a stored callback got. It is not stored: a stored (or buffered) callback is always answered with
  * its provider's ack for its route, so it follows from the provider and route; a refused one has no
- * receipt (its answer is in the quarantine). A question's answer (C2B validation) depends on the decision,
- * which its own record keeps: null here.
+ * receipt (its answer is in the quarantine). A question's answer (a route that `asks`, e.g. C2B validation)
+ * depends on the decision, which its own record keeps: null here.
  */
 export function answeredAck(provider: string, route: string, receiptId: string): AnsweredAck | null {
   const module = findProvider(provider);
-  if (!module || module.decisions?.[route]) return null;
+  if (!module || module.routes.find((candidate) => candidate.name === route)?.asks) return null;
   const first = module.ack({ route, duplicate: false, receiptId });
   const repeat = module.ack({ route, duplicate: true, receiptId });
   return {

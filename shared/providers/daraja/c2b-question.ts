@@ -20,6 +20,9 @@ export interface C2BValidationQuestion {
   msisdn: string | undefined;
 }
 
+/** The decision handler C2B validation questions name (ProviderModule.decisions, the route's `asks`). */
+export const C2B_VALIDATION_USE_CASE = 'c2b-validation';
+
 /** Provider-record namespaces of the C2B engine (see docs/table-design.md). */
 export const C2B_VALIDATION_NAMESPACE = 'c2b-validation';
 export const C2B_KNOWN_ACCOUNT_NAMESPACE = 'c2b-account';

@@ -21,6 +21,7 @@ import {
 } from './parse';
 import { parseBalanceResult, parseBalanceTimeout, parseReversalResult, parseReversalTimeout } from './facts';
 import { C2B_VALIDATION_DECISIONS } from './c2b-decision';
+import { C2B_VALIDATION_USE_CASE } from './c2b-question';
 import { verifyDarajaSource } from './source-ip';
 import {
   DARAJA_KINDS,
@@ -98,6 +99,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     methods: ['POST'] as const,
     path: DARAJA_ROUTES[name],
     parse: PARSERS[name],
+    ...(name === 'c2b-validation' ? { asks: C2B_VALIDATION_USE_CASE } : {}),
   })),
   verify: verifyDarajaSource,
   ack: ({ route, resultCode }) => {
@@ -135,7 +137,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
       settings.api?.initiatorPassword,
     ].filter(Boolean),
   callbackSourceCidrs: (settings) => settings.sourceIp.allow,
-  decisions: { 'c2b-validation': C2B_VALIDATION_DECISIONS },
+  decisions: { [C2B_VALIDATION_USE_CASE]: C2B_VALIDATION_DECISIONS },
   configuredUrls: (settings) =>
     settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
 };

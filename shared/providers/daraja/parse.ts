@@ -3,7 +3,7 @@ import { SchemaValidationError } from '../../domain/errors';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
-import { C2B_VALIDATION_NAMESPACE, type C2BValidationQuestion } from './c2b-question';
+import { C2B_VALIDATION_NAMESPACE, C2B_VALIDATION_USE_CASE, type C2BValidationQuestion } from './c2b-question';
 import { c2bDeadlineQuestion } from './c2b-decision';
 import {
   CONVERSATION_ID,
@@ -296,7 +296,7 @@ export function parseC2bValidation(input: Input): ParsedCallback {
     billRefNumber: payload.BillRefNumber ?? undefined,
     msisdn: maskedMsisdn(payload.MSISDN),
   };
-  return { type: 'decision', useCase: 'c2b-validation', question: c2bDeadlineQuestion(question) };
+  return { type: 'decision', useCase: C2B_VALIDATION_USE_CASE, question: c2bDeadlineQuestion(question) };
 }
 
 /**
