@@ -114,4 +114,40 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The API's answer types are shared with the browser console, so they must stay free of server code.
+    files: ['shared/app/management-answers.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '.*',
+              message:
+                'management-answers.ts is types only and imports nothing: the browser console type-checks against it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['console/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^(\\.\\./)+(shared|local|functions|infra|simulator|scripts)/(?!app/management-answers$)',
+              message:
+                'The console runs in a browser: of the server code it reads only the API answer types (shared/app/management-answers.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

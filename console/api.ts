@@ -85,29 +85,9 @@ export async function api<T>(
   );
 }
 
-/** A transaction as the list, search and live feed answer it (fields absent on older relays are null). */
-export interface TransactionSummary {
-  provider: string;
-  account: string;
-  kind: string;
-  reference: string;
-  status: string;
-  reason: { code: string; message?: string | null; providerCode?: string | null } | null;
-  amount: string | null;
-  currency: string | null;
-  msisdnMasked: string | null;
-  externalId: string | null;
-  providerTransactionId: string | null;
-  createdAt: string;
-  updatedAt: string;
-  origin: string | null;
-}
-
-export interface TransactionPage {
-  transactions: TransactionSummary[];
-  next: string | null;
-  range?: { from: string; to: string };
-}
+// The API's answers, typed once beside the server code that builds them (types only: nothing of the
+// server ends up in the browser bundle).
+export type { TransactionPage, TransactionSummary } from '../shared/app/management-answers';
 
 export function storyPath(t: { provider: string; account: string; reference: string }): string {
   return `/v1/transactions/${[t.provider, t.account, t.reference].map(encodeURIComponent).join('/')}`;

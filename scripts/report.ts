@@ -3,7 +3,7 @@
  * report of a running relay (GET /v1/reconciliation/report), printed for a person on call.
  */
 import { parseArgs } from 'node:util';
-import type { ReconciliationReport as Report } from '../shared/app/reconciliation/reconciliation-report';
+import type { ReconciliationReport as Report } from '../shared/app/management-answers';
 
 const { values } = parseArgs({
   options: {

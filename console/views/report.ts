@@ -1,37 +1,14 @@
 import { api, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
+import type { ReconciliationReport, ReportCharts, ReportLine } from '../../shared/app/management-answers';
 import { barChart } from '../charts';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
 import { storyHash } from './transactions';
 
-interface ReportLine {
-  provider: string;
-  account: string;
-  reference: string;
-  kind: string;
-  status: string;
-  amount: string | null;
-  createdAt: string;
-  detail: string;
-}
-
-/** The reconciliation report (GET /v1/reconciliation/report), with the per-provider/per-day parts if served. */
-interface Report {
-  from: string;
-  to: string;
-  transactions: number;
-  byStatus: Record<string, number>;
-  finalizedBy: Record<string, number>;
-  timeToFinalMs: { p50: number | null; p95: number | null; max: number | null };
-  statusChecks: { total: number; perTransaction: number; histogram?: Record<string, number> };
-  act: Record<string, ReportLine[]>;
-  /** `GET /v1/report` only: the series the charts draw, from one read of the range. */
-  charts?: {
-    timeToFinalByProvider: Record<string, { count: number; p50Ms: number | null; p90Ms: number | null }>;
-    finalsByOriginPerDay: Array<{ day: string; byOrigin: Record<string, number> }>;
-    statusCallsPerTransaction: Record<string, number>;
-    problemsPerDay: Array<{ day: string; expired: number; ambiguous: number; conflicts: number }>;
-  };
-}
+/**
+ * The report as `GET /v1/report` answers it (with its chart series) or, from a relay without that route,
+ * `GET /v1/reconciliation/report` (without them): the series are then derived from the transaction list.
+ */
+type Report = ReconciliationReport & { charts?: ReportCharts };
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'REVERSED', 'EXPIRED']);
 const MAX_LISTED = 2000;
@@ -184,7 +161,7 @@ function render(
   const origins = [...new Set([...perDayOrigin.values()].flatMap((m) => [...m.keys()]))].sort();
 
   // Status calls per transaction: a histogram when served, else the report's totals.
-  const histogram = charts?.statusCallsPerTransaction ?? report.statusChecks.histogram;
+  const histogram = charts?.statusCallsPerTransaction;
   const callsChart = histogram
     ? barChart({
         title: 'Status calls per transaction',

@@ -1,29 +1,8 @@
 import { SchemaValidationError } from '../../domain/errors';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { maskMsisdn } from '../../util/mask';
+import type { TransactionSummary } from '../management-answers';
 import type { ConsoleStore, CreatedEntry, TransactionStore } from '../ports';
-
-/**
- * What the console's list and search answer for one transaction (docs/management-api.md#console-endpoints):
- * small, every field present (null when unknown), the MSISDN only masked.
- */
-export interface TransactionSummary {
-  provider: string;
-  account: string;
-  kind: string;
-  reference: string;
-  status: string;
-  reason: { code: string; message: string | null; providerCode: string | null } | null;
-  amount: string | null;
-  currency: string | null;
-  msisdnMasked: string | null;
-  externalId: string | null;
-  providerTransactionId: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Origin of the last transition (callback, poll, manual…); null while nothing changed the status. */
-  origin: string | null;
-}
 
 /** The one masked form a lookup is noted and searched under: digits only (a leading + dropped), masked. */
 export function lookupMsisdn(msisdn: string): string | undefined {

@@ -1,26 +1,12 @@
 import type { TransactionRecord } from '../../domain/transaction';
 import type { Clock, RelayStore } from '../ports';
-import {
-  createdIn,
-  type ReconciliationReport,
-  summarizeReport,
-} from '../reconciliation/reconciliation-report';
+import type { ConsoleReport, ReportCharts } from '../management-answers';
+import { createdIn, summarizeReport } from '../reconciliation/reconciliation-report';
 import { parseRange } from './console-query';
 
 /** The console report's range: the last 7 days by default, at most 31 (as the reconciliation report). */
 export const REPORT_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 const FINAL = new Set(['SUCCEEDED', 'FAILED']);
-
-export interface ReportCharts {
-  /** Time from creation to the first final status, by provider. */
-  timeToFinalByProvider: Record<string, { count: number; p50Ms: number | null; p90Ms: number | null }>;
-  /** Per day of creation (UTC), oldest first: final transactions by the origin that settled them. */
-  finalsByOriginPerDay: { day: string; byOrigin: Record<string, number> }[];
-  /** Status calls per transaction → number of transactions ("0", "1", … "10+"). */
-  statusCallsPerTransaction: Record<string, number>;
-  /** Per day of creation (UTC), oldest first: transactions EXPIRED and AMBIGUOUS now, and conflicts recorded. */
-  problemsPerDay: { day: string; expired: number; ambiguous: number; conflicts: number }[];
-}
 
 function percentile(sorted: number[], p: number): number | null {
   if (!sorted.length) return null;
@@ -83,7 +69,7 @@ export function chartsOf(
 export async function consoleReport(
   deps: { store: RelayStore; clock: Clock },
   query: Record<string, string | undefined>,
-): Promise<ReconciliationReport & { charts: ReportCharts }> {
+): Promise<ConsoleReport> {
   const range = parseRange(query, deps.clock.now(), REPORT_RANGE);
   const records = await createdIn(deps.store, range);
   return { ...summarizeReport(records, range), charts: chartsOf(records, range) };

@@ -12,9 +12,9 @@ import {
   parseRange,
   parseText,
   readTransactions,
-  type TransactionSummary,
   toSummary,
 } from './console-query';
+import type { TransactionSummary } from '../management-answers';
 
 export interface ConsoleDeps {
   config: RelayConfig;

@@ -7,9 +7,9 @@ import {
   parseLimit,
   parseRange,
   readTransactions,
-  type TransactionSummary,
   toSummary,
 } from './console-query';
+import type { TransactionSummary } from '../management-answers';
 import type { ConsoleDeps } from './list-transactions';
 
 export type MatchedBy = 'reference' | 'externalId' | 'providerTransactionId' | 'msisdn';

@@ -1,39 +1,8 @@
 import { SchemaValidationError } from '../../domain/errors';
 import { TRANSACTION_STATUSES } from '../../domain/status';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { ReconciliationReport, ReportLine } from '../management-answers';
 import type { RelayStore } from '../ports';
-
-/** One line a person must act on. */
-export interface ReportLine {
-  provider: string;
-  account: string;
-  reference: string;
-  kind: string;
-  status: string;
-  amount: string | null;
-  createdAt: string;
-  detail: string;
-}
-
-export interface ReconciliationReport {
-  from: string;
-  to: string;
-  transactions: number;
-  byStatus: Record<string, number>;
-  /** Who settled the final transactions: callback, poll, manual, registration (adopted orphan), buffer. */
-  finalizedBy: Record<string, number>;
-  timeToFinalMs: { p50: number | null; p95: number | null; max: number | null };
-  statusChecks: { total: number; perTransaction: number };
-  act: {
-    expired: ReportLine[];
-    ambiguous: ReportLine[];
-    conflicts: ReportLine[];
-    disagreements: ReportLine[];
-    lateResolutions: ReportLine[];
-  };
-  /** Lists cut at MAX_LINES: their full lengths (narrow the range to see every line). */
-  truncated?: Record<string, number>;
-}
 
 const MAX_RANGE_DAYS = 31;
 const EARLIEST = Date.UTC(2000, 0, 1);

@@ -3,7 +3,11 @@ import { SchemaValidationError } from '../../domain/errors';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
-import { C2B_VALIDATION_NAMESPACE, C2B_VALIDATION_USE_CASE, type C2BValidationQuestion } from './c2b-question';
+import {
+  C2B_VALIDATION_NAMESPACE,
+  C2B_VALIDATION_USE_CASE,
+  type C2BValidationQuestion,
+} from './c2b-question';
 import { c2bDeadlineQuestion } from './c2b-decision';
 import {
   CONVERSATION_ID,

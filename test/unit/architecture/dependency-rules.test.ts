@@ -43,6 +43,16 @@ describe('the dependency rules of docs/architecture.md are lint rules', () => {
       'shared/http/probe.ts',
       "import '@aws-sdk/client-sqs';",
     ],
+    [
+      'the browser console importing server code',
+      'console/views/probe.ts',
+      "import type { TransactionSummary } from '../../shared/app/console/console-query';",
+    ],
+    [
+      'the API answer types importing anything',
+      'shared/app/management-answers.ts',
+      "import type { TransactionRecord } from './../domain/transaction';",
+    ],
   ])('fails the lint on %s', async (_what, file, code) => {
     expect(await restrictedImports(file, code)).toBe(1);
   });
@@ -54,6 +64,11 @@ describe('the dependency rules of docs/architecture.md are lint rules', () => {
       "import '../../providers/registry';",
     ],
     ['a use case importing the ports', 'shared/app/callbacks/probe.ts', "import '../ports';"],
+    [
+      'the browser console reading the API answer types',
+      'console/views/probe.ts',
+      "import type { ConsoleReport } from '../../shared/app/management-answers';",
+    ],
     ['the domain importing a utility', 'shared/domain/probe.ts', "import '../util/ids';"],
     [
       'an adapter importing the AWS SDK',
