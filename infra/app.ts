@@ -7,6 +7,7 @@ import { parseConfig } from '../shared/config/load';
 import { PROJECT_ROOT } from './bundling';
 import { RelayEdgeWebAclStack } from './edge-web-acl';
 import { RelayStack } from './relay-stack';
+import { providerWords } from './relay/providers';
 
 /**
  * `npx cdk synth|deploy`. Config: the JSON file named by RELAY_CONFIG, else infra/example-config.json.
@@ -113,7 +114,7 @@ if (flag('RELAY_WEB_ACL_STACK')) {
   });
 }
 new RelayStack(app, stackName, {
-  description: 'Mobile-money callback relay (MoMo, Airtel, Daraja): callbacks, management API, events',
+  description: `Mobile-money callback relay (${providerWords.all()}): callbacks, management API, events`,
   relay: {
     config,
     alarmEmail: process.env.ALARM_EMAIL || undefined,

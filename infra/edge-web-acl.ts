@@ -9,7 +9,7 @@ import { providerCallbackSources } from './relay/providers';
  * Requests per source IP per 5 minutes before the rate rule blocks: 2,000 (≈ 6.7 requests a second,
  * sustained for 5 minutes). One provider's callbacks come from a handful of addresses, so a busy
  * account of a provider that calls twice per payment (e.g. a validation and a confirmation) can pass
- * this from one IP: the providers' published sources (their infra declarations, e.g. Daraja's) are
+ * this from one IP: the providers' published sources (their infra declarations, `callbackSources`) are
  * always exempt; add the accounts' own allow-lists with `exemptCidrs`, or raise the limit.
  */
 export const DEFAULT_EDGE_RATE_LIMIT = 2000;
@@ -36,8 +36,8 @@ export interface RelayEdgeWebAclProps {
   /**
    * Providers whose callbacks are refused at the edge (403) unless they come from their allowed sources:
    * a rule on the paths `/v1/<provider>/` that blocks any other source IP. The sources are
-   * `providerSources[<provider>]`, else the provider's declared ones (Daraja: Safaricom's published
-   * addresses). The relay still checks the sources itself (Daraja `sourceIp.mode`). @default none
+   * `providerSources[<provider>]`, else the provider's declared ones (its published
+   * addresses). The relay still checks the sources itself (the account's `sourceIp.mode`). @default none
    */
   readonly enforceSourceRanges?: readonly string[];
   /** Allowed sources per provider for `enforceSourceRanges` (e.g. an account's `sourceIp.allow`). @default the declared ones */

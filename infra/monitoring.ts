@@ -15,7 +15,22 @@ import {
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
-import { providerAckLimits } from './relay/providers';
+import { providerAckLimits, providerWords } from './relay/providers';
+
+/** " (X does not retry)", or nothing when every provider retries. */
+function inParentheses(text: string): string {
+  return text ? ` (${text})` : '';
+}
+
+/** Which providers retry a callback that got a 5xx, and which do not (the poller reconciles those). */
+function retryNote(): string {
+  const none = providerWords.doesNotRetry();
+  const some = providerWords.retrying();
+  return `${none ? ` ${none} callbacks (the poller reconciles them);` : ''}${some ? ` ${some} retry.` : ''}`.replace(
+    /;$/,
+    '.',
+  );
+}
 
 /**
  * Relay metrics (Powertools Metrics, namespace `metricsNamespace`) with an alarm. Each is published
@@ -123,7 +138,7 @@ const GTE = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 /**
  * The relay's dashboard and alarms, built with cdk-monitoring-constructs. Two topics (docs/monitoring.md):
  * **page** for what needs a person now (a storage outage, a DLQ message, the buffer off, acks too slow
- * for MoMo, a poller that stopped, credentials refused, 429/5xx rates), **ticket** for what needs one in
+ * for a provider's budget, a poller that stopped, credentials refused, 429/5xx rates), **ticket** for what needs one in
  * working hours (an expired or escalated transaction, a silent account, one buffered callback, a rejection
  * spike, a single failing function that has a safety net). Each alarm notifies its topic on ALARM and on
  * OK and carries its topic as a custom tag. The DynamoDB alarms have no action of their own: one
@@ -187,8 +202,7 @@ export class RelayMonitoring extends Construct {
           maxErrorCount: 0,
           ...persistent,
           ...toTicket,
-          alarmDescriptionOverride:
-            'The HTTP API answered 5xx in 2 of the last 3 minutes (ticket: the 5xx rate alarm pages when it is more than noise). MoMo does not retry callbacks (the poller reconciles them); Daraja and Airtel retry. Look at the callback function logs and the table.',
+          alarmDescriptionOverride: `The HTTP API answered 5xx in 2 of the last 3 minutes (ticket: the 5xx rate alarm pages when it is more than noise).${retryNote()} Look at the callback function logs and the table.`,
         },
       },
     });
@@ -230,7 +244,7 @@ export class RelayMonitoring extends Construct {
                   period: ratePeriod,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                   ...toPage,
-                  alarmDescriptionOverride: `The stage throttled ${settings.throttledRatePercent}% or more of the requests in 5 minutes (at least ${RATE_MIN_REQUESTS} requests): providers get 429 and some never retry (MoMo). A provider's route throttle (providerThrottles) or the stage's is too low for its traffic, or a flood; see the access logs (status 429, routeKey) and the WAF metrics.`,
+                  alarmDescriptionOverride: `The stage throttled ${settings.throttledRatePercent}% or more of the requests in 5 minutes (at least ${RATE_MIN_REQUESTS} requests): providers get 429${providerWords.nonRetrying() ? ` and some never retry (${providerWords.nonRetrying()})` : ''}. A provider's route throttle (providerThrottles) or the stage's is too low for its traffic, or a flood; see the access logs (status 429, routeKey) and the WAF metrics.`,
                 },
               },
             },
@@ -305,7 +319,7 @@ export class RelayMonitoring extends Construct {
                       evaluationPeriods: 5,
                       treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                       ...toPage,
-                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: close to a 2 s budget, past which the provider counts the callback as failed (MoMo may not retry). Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.`,
+                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: close to a 2 s budget, past which the provider counts the callback as failed${providerWords.nonRetrying() ? ` (${providerWords.nonRetrying()} may not retry)` : ''}. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.`,
                     },
                   },
                 })),
@@ -351,7 +365,7 @@ export class RelayMonitoring extends Construct {
             maxErrorCount: 0,
             ...persistent,
             ...(urgent ? toPage : toTicket),
-            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${urgent ? ' A throttled callback is a 5xx to the provider (MoMo does not retry).' : ''}`,
+            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${urgent ? ` A throttled callback is a 5xx to the provider${inParentheses(providerWords.doesNotRetry())}.` : ''}`,
           },
         },
         ...(isPublisher
@@ -393,7 +407,7 @@ export class RelayMonitoring extends Construct {
                   evaluationPeriods: 5,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                   ...toPage,
-                  alarmDescriptionOverride: `The ${name} function ran ${Math.max(1, Math.floor(reserved * ratio))} or more of its ${reserved} reserved executions in 3 of the last 5 minutes: the next spike is throttled (a 5xx to the provider; MoMo does not retry). Usually DynamoDB is slow (each callback holds an execution longer: StorageOutage, AckLatency) or traffic grew past the route throttles the reservation is sized from (docs/deploy.md, "The public edge"): raise providerThrottles and reservedConcurrency together.`,
+                  alarmDescriptionOverride: `The ${name} function ran ${Math.max(1, Math.floor(reserved * ratio))} or more of its ${reserved} reserved executions in 3 of the last 5 minutes: the next spike is throttled (a 5xx to the provider${providerWords.doesNotRetry() ? `; ${providerWords.doesNotRetry()}` : ''}). Usually DynamoDB is slow (each callback holds an execution longer: StorageOutage, AckLatency) or traffic grew past the route throttles the reservation is sized from (docs/deploy.md, "The public edge"): raise providerThrottles and reservedConcurrency together.`,
                 },
               },
             })),
@@ -552,8 +566,7 @@ export class RelayMonitoring extends Construct {
                   comparisonOperator: GTE,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                   ...toPage,
-                  alarmDescriptionOverride:
-                    'A callback function runs without its ingress buffer (INGRESS_BUFFER_QUEUE_URL missing, or the seal key unreadable at cold start): while DynamoDB fails, callbacks are answered 503 instead of buffered, and MoMo does not retry. See the callback logs ("ingress buffer off"); a new cold start (redeploy, or update the function configuration) retries the key.',
+                  alarmDescriptionOverride: `A callback function runs without its ingress buffer (INGRESS_BUFFER_QUEUE_URL missing, or the seal key unreadable at cold start): while DynamoDB fails, callbacks are answered 503 instead of buffered${providerWords.doesNotRetry() ? `, and ${providerWords.doesNotRetry()}` : ''}. See the callback logs ("ingress buffer off"); a new cold start (redeploy, or update the function configuration) retries the key.`,
                 },
               },
             },
@@ -567,7 +580,7 @@ export class RelayMonitoring extends Construct {
                   period: rejectedPeriod,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                   ...toTicket,
-                  alarmDescriptionOverride: `${settings.rejectedCallbacksThreshold} or more callbacks were rejected (authentication or format) in 5 minutes: usually a scanner probing the public URL, sometimes a misconfigured provider account (path secret, Airtel key, Daraja IPs). See the CallbackRejected events and the quarantine.`,
+                  alarmDescriptionOverride: `${settings.rejectedCallbacksThreshold} or more callbacks were rejected (authentication or format) in 5 minutes: usually a scanner probing the public URL, sometimes a misconfigured provider account (${['path secret', ...providerWords.misconfigurations()].join(', ')}). See the CallbackRejected events and the quarantine.`,
                 },
               },
             },
@@ -649,7 +662,7 @@ export class RelayMonitoring extends Construct {
             ),
             now(
               'StatusNotFoundConflicts',
-              'The status API does not know a reference a callback reported on (NOT_FOUND conflict; the transaction is AMBIGUOUS and escalated, never failed): usually the request was made with another API user than the account is configured with (docs/clients/mtn-momo.md). Compare the API user that made the request with accounts.<provider>.<account>.api.',
+              'The status API does not know a reference a callback reported on (NOT_FOUND conflict; the transaction is AMBIGUOUS and escalated, never failed): usually the request was made with another API user than the account is configured with (docs/reconciliation.md, "Verify before trusting"; docs/clients/ for each client library). Compare the API user that made the request with accounts.<provider>.<account>.api.',
               toTicket,
             ),
             now(
@@ -712,7 +725,7 @@ export class RelayMonitoring extends Construct {
                   period,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
                   ...toTicket,
-                  alarmDescriptionOverride: `No callback from ${provider}/${account} for ${period.toHumanString()}: the provider may have stopped calling back (callback URL, path secret, Daraja URL registration) or the account has no traffic. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods.`,
+                  alarmDescriptionOverride: `No callback from ${provider}/${account} for ${period.toHumanString()}: the provider may have stopped calling back (${['callback URL', 'path secret', ...providerWords.urlRegistrations()].join(', ')}) or the account has no traffic. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods.`,
                 },
               },
             })),

@@ -88,7 +88,7 @@ export class MobileMoneyRelay extends Construct {
   readonly distribution: cloudfront.Distribution | undefined;
   readonly callbackFunction: nodejs.NodejsFunction;
   /**
-   * The callback code on each provider decision route (Daraja C2B validation: `C2bValidationFunction`),
+   * The callback code on each provider decision route (C2B validation: `C2bValidationFunction`),
    * with the callback function's role and a reserved concurrency of its own.
    */
   readonly decisionFunctions: ReadonlyArray<RelayDecisionFunction>;

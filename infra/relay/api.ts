@@ -65,7 +65,7 @@ export function decisionRouteKeys(
 /**
  * The HTTP API: provider callbacks (public: providers cannot sign requests, so the handler
  * authenticates them) on one route per provider, each with its own throttle, and each decision route
- * (e.g. Daraja C2B validation) on its own function and throttle; `$default` (the stage throttle) for
+ * (e.g. C2B validation) on its own function and throttle; `$default` (the stage throttle) for
  * any other path; the management routes behind IAM with their own throttling, access logs without
  * paths, and the optional custom domain. With `disableExecuteApiEndpoint` (CloudFront in front and a
  * custom domain) only the custom domain reaches the API.

@@ -29,7 +29,7 @@ export interface RelayFunctions {
   /** Applies the callbacks buffered when DynamoDB could not be written. */
   readonly bufferConsumer: nodejs.NodejsFunction;
   /**
-   * The callback code again, one function per provider decision route (e.g. Daraja C2B validation),
+   * The callback code again, one function per provider decision route (e.g. C2B validation),
    * with the callback function's role and its own reserved concurrency: a slow decision holds only
    * these executions.
    */

@@ -14,7 +14,7 @@ export interface RelayIsolationProps {
    */
   readonly providerThrottles?: Record<string, RelayThrottle>;
   /**
-   * Throttling of each isolated decision route (e.g. Daraja C2B validation), by the route's id
+   * Throttling of each isolated decision route (e.g. C2B validation), by the route's id
    * (`C2bValidation`). @default the route's declared throttle (5 rps, burst 10 for C2B validation)
    */
   readonly decisionThrottles?: Record<string, RelayThrottle>;

@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { namedRelayFunctions, type RelayFunctions } from './functions';
 import type { RelayCloudFrontEdge } from './props';
+import { inWords, providerWords } from './providers';
 
 /** Every suppression names the resource it is about and why the finding does not apply. */
 export function suppressRelayFindings(parts: {
@@ -34,8 +35,7 @@ export function suppressRelayFindings(parts: {
     [
       {
         id: 'AwsSolutions-APIG4',
-        reason:
-          'The $default route and the per-provider routes (one each for its own throttle, and the decision routes) receive mobile-money provider callbacks. Providers (MoMo, Airtel, Daraja) cannot sign requests or send IAM/JWT credentials; the callback handler authenticates each request itself (per-account path secret compared in constant time, Airtel HMAC hash, Daraja source-IP allow-list) and quarantines rejected ones.',
+        reason: `The $default route and the per-provider routes (one each for its own throttle, and the decision routes) receive mobile-money provider callbacks. Providers (${providerWords.all()}) cannot sign requests or send IAM/JWT credentials; the callback handler authenticates each request itself (${['per-account path secret compared in constant time', ...providerWords.callbackChecks()].join(', ')}) and quarantines rejected ones.`,
       },
     ],
   );
@@ -116,8 +116,7 @@ export function suppressEdgeFindings(distribution: cloudfront.Distribution, edge
   const suppressions = [
     {
       id: 'AwsSolutions-CFR1',
-      reason:
-        'The relay CloudFront distribution serves mobile-money provider callbacks: providers call from their own networks, whose countries are not documented and change; a geo restriction would refuse real callbacks (MoMo never retries). The Daraja source-IP allow-list, path secrets and the Airtel hash authenticate callbacks instead.',
+      reason: `The relay CloudFront distribution serves mobile-money provider callbacks: providers call from their own networks, whose countries are not documented and change; a geo restriction would refuse real callbacks${providerWords.doesNotRetry() ? ` (${providerWords.doesNotRetry()})` : ''}. ${inWords(['Path secrets', ...providerWords.callbackChecks().map((check) => `the ${check}`)])} authenticate callbacks instead.`,
     },
     {
       id: 'AwsSolutions-CFR3',
@@ -135,8 +134,7 @@ export function suppressEdgeFindings(distribution: cloudfront.Distribution, edge
   if (!edge.webAclArn) {
     suppressions.push({
       id: 'AwsSolutions-CFR2',
-      reason:
-        'The relay distribution was created without cloudFront.webAclArn (the construct warns at synth): deploy RelayEdgeWebAclStack in us-east-1 and pass its WebAclArn. Callbacks are still authenticated by the relay (origin secret, path secrets, Airtel hash, Daraja allow-list).',
+      reason: `The relay distribution was created without cloudFront.webAclArn (the construct warns at synth): deploy RelayEdgeWebAclStack in us-east-1 and pass its WebAclArn. Callbacks are still authenticated by the relay (${['origin secret', 'path secrets', ...providerWords.callbackChecks()].join(', ')}).`,
     });
   }
   NagSuppressions.addResourceSuppressions(distribution, suppressions);

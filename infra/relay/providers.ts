@@ -7,6 +7,22 @@ import { PROVIDER_INFRA } from '../../shared/providers/registry';
  */
 export interface ProviderInfraDeclaration {
   readonly id: string;
+  /** How operators' texts (alarm descriptions, nag reasons) name the provider. */
+  readonly name: string;
+  /** Whether the provider delivers a callback again when it was not acknowledged. */
+  readonly retriesCallbacks: boolean;
+  /**
+   * What authenticates its callbacks besides the path secret (`name`), what a refused one usually points
+   * at (`misconfigured`), and whether it is the request's source address (`checksSourceIp`: behind
+   * CloudFront the relay must be told the viewer's address).
+   */
+  readonly callbackCheck?: {
+    readonly name: string;
+    readonly misconfigured: string;
+    readonly checksSourceIp?: boolean;
+  };
+  /** The provider keeps the callback URLs registered with it (named when an account falls silent). */
+  readonly urlRegistration?: string;
   /**
    * The provider's own limit for answering a callback: drawn on the ack latency graph (`label`) and
    * named in the callback latency alarm (`phrase`, e.g. "X's 2 s").
@@ -76,3 +92,40 @@ export function providerCallbackSources(): Record<string, readonly string[]> {
     ),
   );
 }
+
+/** "A", "A and B", "A, B and C". */
+export function inWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * The providers as operators' texts name them, from their declarations, so that infra names no provider
+ * and a new one shows up in every alarm description and nag reason that concerns it.
+ */
+export const providerWords = {
+  /** Every provider, in registry order: "A, B and C". */
+  all: (): string => inWords(PROVIDER_INFRA_DECLARATIONS.map((p) => p.name)),
+  /** "A does not retry", "A and B do not retry"; empty when every provider retries. */
+  doesNotRetry: (): string => {
+    const names = PROVIDER_INFRA_DECLARATIONS.filter((p) => !p.retriesCallbacks).map((p) => p.name);
+    return names.length ? `${inWords(names)} ${names.length === 1 ? 'does' : 'do'} not retry` : '';
+  },
+  /** The providers that retry: "B and C". */
+  retrying: (): string =>
+    inWords(PROVIDER_INFRA_DECLARATIONS.filter((p) => p.retriesCallbacks).map((p) => p.name)),
+  /** The providers that never retry: "A". */
+  nonRetrying: (): string =>
+    inWords(PROVIDER_INFRA_DECLARATIONS.filter((p) => !p.retriesCallbacks).map((p) => p.name)),
+  /** What authenticates callbacks besides path secrets, one entry per provider that declares it. */
+  callbackChecks: (): string[] =>
+    PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.callbackCheck ? [p.callbackCheck.name] : [])),
+  /** What a refused callback usually points at, one entry per provider that declares it. */
+  misconfigurations: (): string[] =>
+    PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.callbackCheck ? [p.callbackCheck.misconfigured] : [])),
+  /** The providers whose callbacks are checked by source address, in words. */
+  sourceIpChecked: (): string =>
+    inWords(PROVIDER_INFRA_DECLARATIONS.filter((p) => p.callbackCheck?.checksSourceIp).map((p) => p.name)),
+  /** The callback URL registrations kept with providers, one entry per provider that has one. */
+  urlRegistrations: (): string[] =>
+    PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.urlRegistration ? [p.urlRegistration] : [])),
+};

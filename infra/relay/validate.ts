@@ -9,7 +9,7 @@ import { RELAY_FUNCTIONS } from '../bundling';
 import { findProvider } from '../../shared/providers/registry';
 import { CALLBACK_FUNCTION_TIMEOUT, CALLBACK_INTEGRATION_TIMEOUT } from './limits';
 import type { MobileMoneyRelayProps, RelayCloudFrontEdge } from './props';
-import { callbackDeadlineSettings } from './providers';
+import { callbackDeadlineSettings, providerWords } from './providers';
 
 /** The value of `allowInlineSecrets` (prop) / RELAY_ALLOW_INLINE_SECRETS (infra/app.ts) that allows them. */
 export const ALLOW_INLINE_SECRETS = 'development';
@@ -353,7 +353,7 @@ export function warnAboutConfig(
     if (baseHost !== props.customDomain.domainName.toLowerCase()) {
       Annotations.of(scope).addWarningV2(
         'mobile-money-relay:publicBaseUrl-domain',
-        `publicBaseUrl (${config.publicBaseUrl}) does not match the custom domain ${props.customDomain.domainName}: the callback URLs the relay hands out (MoMo X-Callback-Url) would point elsewhere. Set publicBaseUrl to https://${props.customDomain.domainName}.`,
+        `publicBaseUrl (${config.publicBaseUrl}) does not match the custom domain ${props.customDomain.domainName}: the callback URLs the relay hands out (with each registration) would point elsewhere. Set publicBaseUrl to https://${props.customDomain.domainName}.`,
       );
     }
   } else if (
@@ -364,7 +364,7 @@ export function warnAboutConfig(
   ) {
     Annotations.of(scope).addWarningV2(
       'mobile-money-relay:publicBaseUrl',
-      `publicBaseUrl (${config.publicBaseUrl}) is a placeholder: the callback URLs the relay hands out (MoMo X-Callback-Url) will not reach this deployment. Set it to the ApiUrl output or your custom domain and deploy again.`,
+      `publicBaseUrl (${config.publicBaseUrl}) is a placeholder: the callback URLs the relay hands out (with each registration) will not reach this deployment. Set it to the ApiUrl output or your custom domain and deploy again.`,
     );
   }
   for (const account of config.accounts.values()) {
@@ -388,7 +388,7 @@ function warnAboutEdge(
   if (mode !== 'cloudfront') {
     Annotations.of(scope).addWarningV2(
       'mobile-money-relay:edge-mode',
-      `cloudFront creates a distribution, but edge.mode is "${mode}": callbacks that go around it to the execute-api URL are not refused${mode === 'direct' ? ", and Daraja's source-IP check sees CloudFront addresses (refusing every Daraja callback through CloudFront in enforce mode)" : ''}. Once providers use the distribution's URL, set edge.mode to "cloudfront" (docs/deploy.md).`,
+      `cloudFront creates a distribution, but edge.mode is "${mode}": callbacks that go around it to the execute-api URL are not refused${mode === 'direct' && providerWords.sourceIpChecked() ? `, and the source-IP check of ${providerWords.sourceIpChecked()} sees CloudFront addresses (refusing every such callback through CloudFront in enforce mode)` : ''}. Once providers use the distribution's URL, set edge.mode to "cloudfront" (docs/deploy.md).`,
     );
   }
   const names = (edge.domainNames ?? []).filter((n) => !Token.isUnresolved(n)).map((n) => n.toLowerCase());

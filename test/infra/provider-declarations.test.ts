@@ -6,9 +6,12 @@ import { PROVIDER_ACK_LIMIT } from '../../infra/monitoring';
 import { CALLBACK_INTEGRATION_TIMEOUT } from '../../infra/relay/limits';
 import {
   callbackDeadlineSettings,
+  inWords,
   PROVIDER_INFRA_DECLARATIONS,
   providerAckLimits,
+  providerWords,
 } from '../../infra/relay/providers';
+import { synthRelay } from './relay-synth';
 import { PROVIDERS } from '../../shared/providers/registry';
 
 describe("providers' infra declarations", () => {
@@ -51,5 +54,45 @@ describe("providers' infra declarations", () => {
   it('sets the callback latency reference to the longest declared ack limit', () => {
     expect(providerAckLimits().length).toBeGreaterThan(0);
     expect(PROVIDER_ACK_LIMIT.toMilliseconds()).toBe(Math.max(...providerAckLimits().map((l) => l.ms)));
+  });
+});
+
+describe('providerWords: the providers as operators’ texts name them', () => {
+  it('lists words the way a sentence does', () => {
+    expect([inWords([]), inWords(['A']), inWords(['A', 'B']), inWords(['A', 'B', 'C'])]).toEqual([
+      '',
+      'A',
+      'A and B',
+      'A, B and C',
+    ]);
+  });
+
+  it('names the providers that do not retry from their declarations, and those that do', () => {
+    // Prepare
+    const silent = PROVIDER_INFRA_DECLARATIONS.filter((d) => !d.retriesCallbacks).map((d) => d.name);
+    const retrying = PROVIDER_INFRA_DECLARATIONS.filter((d) => d.retriesCallbacks).map((d) => d.name);
+
+    // Act
+    const doesNotRetry = providerWords.doesNotRetry();
+
+    // Assess
+    expect(silent.length).toBeGreaterThan(0);
+    expect(doesNotRetry).toBe(`${inWords(silent)} ${silent.length === 1 ? 'does' : 'do'} not retry`);
+    expect(providerWords.retrying()).toBe(inWords(retrying));
+    expect(providerWords.all()).toBe(inWords(PROVIDER_INFRA_DECLARATIONS.map((d) => d.name)));
+  });
+
+  it('names every declared callback check in the nag reason of the public routes', () => {
+    // Prepare
+    const { resources } = synthRelay('ProviderWordsStack');
+    const reasons = Object.values(resources).flatMap(
+      (r: any) => r.Metadata?.cdk_nag?.rules_to_suppress?.map((s: { reason: string }) => s.reason) ?? [],
+    );
+    const apig4 = reasons.find((reason: string) => reason.includes('cannot sign requests'));
+
+    // Assess
+    expect(providerWords.callbackChecks().length).toBeGreaterThan(0);
+    for (const check of providerWords.callbackChecks()) expect(apig4).toContain(check);
+    expect(apig4).toContain(providerWords.all());
   });
 });

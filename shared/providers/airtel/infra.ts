@@ -5,6 +5,10 @@
  */
 export const airtelInfra = {
   id: 'airtel',
+  name: 'Airtel',
+  retriesCallbacks: true,
+  /** What authenticates a callback besides the path secret, and what a refused one usually points at. */
+  callbackCheck: { name: 'Airtel HMAC hash', misconfigured: 'Airtel key' },
   /** AckLatency p99 above this pages: no documented limit, so MoMo's 2 s budget is the yardstick. */
   ackLatencyAlarmMs: 1800,
 } as const;

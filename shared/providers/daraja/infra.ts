@@ -6,6 +6,12 @@ import { C2B_DEADLINE_CAP_MS, DARAJA_DEFAULT_SOURCE_IPS } from './schema';
  */
 export const darajaInfra = {
   id: 'daraja',
+  name: 'Daraja',
+  retriesCallbacks: true,
+  /** What authenticates a callback besides the path secret, and what a refused one usually points at. */
+  callbackCheck: { name: 'Daraja source-IP allow-list', misconfigured: 'Daraja IPs', checksSourceIp: true },
+  /** The callback URLs are registered with Daraja (C2B RegisterURL): a silent account may have lost them. */
+  urlRegistration: 'Daraja URL registration',
   /** Daraja cuts a C2B validation off at 8 s (drawn on the ack latency graph). */
   ackLimit: {
     ms: 8000,

@@ -4,6 +4,10 @@
  */
 export const momoInfra = {
   id: 'momo',
+  /** How operators' texts (alarm descriptions, nag reasons) name the provider. */
+  name: 'MoMo',
+  /** MTN calls back once: a callback answered 5xx or not at all is lost (the poller reconciles it). */
+  retriesCallbacks: false,
   /** MTN's callback page: a callback times out after 2 s (drawn on the ack latency graph). */
   ackLimit: { ms: 2000, label: 'MoMo budget (2 s)', phrase: "MoMo's 2 s" },
   /** AckLatency p99 above this pages: 200 ms short of the 2 s budget, and MoMo may not retry. */

@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROVIDER_INFRA, PROVIDERS } from '../../../shared/providers/registry';
+
+const ROOT = join(import.meta.dirname, '../../..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Every way the code names a provider: its id, its display name and the short name its texts use. */
+function providerNamePattern(): RegExp {
+  const names = [
+    ...PROVIDERS.flatMap((provider) => [provider.id, provider.displayName]),
+    ...PROVIDER_INFRA.map((declaration) => declaration.name),
+  ];
+  return new RegExp(`\\b(${[...new Set(names)].map(escape).join('|')})\\b`, 'i');
+}
+
+describe('infra names no provider', () => {
+  it('leaves every provider name to the providers’ declarations, comments and texts included', () => {
+    // Prepare
+    const pattern = providerNamePattern();
+
+    // Act
+    const naming = sourceFiles(join(ROOT, 'infra')).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, index) =>
+          pattern.test(line) ? [`${relative(ROOT, file)}:${index + 1}: ${line.trim()}`] : [],
+        ),
+    );
+
+    // Assess
+    expect(naming, 'take the name from the provider’s infra declaration (infra/relay/providers.ts)').toEqual(
+      [],
+    );
+  });
+
+  it('recognises a provider named in any of its forms', () => {
+    // Prepare
+    const pattern = providerNamePattern();
+
+    // Act
+    const found = ['momo', 'Safaricom Daraja', 'Airtel', 'MoMo does not retry'].map((text) =>
+      pattern.test(text),
+    );
+
+    // Assess
+    expect(found).toEqual([true, true, true, true]);
+    expect(pattern.test('a mobile-money provider callback')).toBe(false);
+  });
+});
