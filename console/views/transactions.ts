@@ -3,6 +3,7 @@ import {
   apiUrl,
   authHeaders,
   NotAvailableError,
+  type SearchAnswer,
   type TransactionPage,
   type TransactionSummary,
 } from '../api';
@@ -280,10 +281,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
   if (q) {
     void (async () => {
       try {
-        const answer = await api<{ transactions: TransactionSummary[]; matchedBy: string | null }>(
-          '/v1/transactions/search',
-          { query: { q, limit: 50 } },
-        );
+        const answer = await api<SearchAnswer>('/v1/transactions/search', { query: { q, limit: 50 } });
         replace(
           results,
           h(

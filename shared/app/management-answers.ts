@@ -26,6 +26,17 @@ export interface TransactionSummary {
   origin: string | null;
 }
 
+/** What a console search matched on. */
+export type MatchedBy = 'reference' | 'externalId' | 'providerTransactionId' | 'msisdn';
+
+/** The console's search (GET /v1/transactions/search). */
+export interface SearchAnswer {
+  transactions: TransactionSummary[];
+  matchedBy: MatchedBy | null;
+  /** Set when the search went through the transactions of a range (a provider transaction id or receipt). */
+  receiptSearch: { from: string; to: string; searched: number; complete: boolean } | null;
+}
+
 /** A page of the console's transaction list (GET /v1/transactions) or of a search. */
 export interface TransactionPage {
   transactions: TransactionSummary[];

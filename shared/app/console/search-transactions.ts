@@ -9,10 +9,8 @@ import {
   readTransactions,
   toSummary,
 } from './console-query';
-import type { TransactionSummary } from '../management-answers';
+import type { MatchedBy, SearchAnswer } from '../management-answers';
 import type { ConsoleDeps } from './list-transactions';
-
-export type MatchedBy = 'reference' | 'externalId' | 'providerTransactionId' | 'msisdn';
 
 /** A receipt is searched through the transactions created in this range (default 7 days, at most 31). */
 export const RECEIPT_SEARCH_RANGE = { defaultDays: 7, maxDays: 31 } as const;
@@ -47,11 +45,7 @@ async function byLookup(
 export async function searchTransactions(
   deps: ConsoleDeps,
   query: Record<string, string | undefined>,
-): Promise<{
-  transactions: TransactionSummary[];
-  matchedBy: MatchedBy | null;
-  receiptSearch: { from: string; to: string; searched: number; complete: boolean } | null;
-}> {
+): Promise<SearchAnswer> {
   const q = query.q?.trim();
   // eslint-disable-next-line no-control-regex
   if (!q || q.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(q))
