@@ -130,6 +130,14 @@ export default tseslint.config(
           ],
         },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSImportType',
+          message:
+            'management-answers.ts is types only and imports nothing, not even a type through import().',
+        },
+      ],
     },
   },
   {
@@ -146,6 +154,14 @@ export default tseslint.config(
                 'The console runs in a browser: of the server code it reads only the API answer types (shared/app/management-answers.ts).',
             },
           ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSImportType',
+          message:
+            'Import the API answer types from shared/app/management-answers.ts by name: an import() type gets past the import rules.',
         },
       ],
     },

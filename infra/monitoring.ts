@@ -22,16 +22,6 @@ function inParentheses(text: string): string {
   return text ? ` (${text})` : '';
 }
 
-/** Which providers retry a callback that got a 5xx, and which do not (the poller reconciles those). */
-function retryNote(): string {
-  const none = providerWords.doesNotRetry();
-  const some = providerWords.retrying();
-  return `${none ? ` ${none} callbacks (the poller reconciles them);` : ''}${some ? ` ${some} retry.` : ''}`.replace(
-    /;$/,
-    '.',
-  );
-}
-
 /**
  * Relay metrics (Powertools Metrics, namespace `metricsNamespace`) with an alarm. Each is published
  * without dimensions (the roll-up every alarm here watches) and with its dimensions.
@@ -120,8 +110,17 @@ export interface RelayMonitoringSettings {
   readonly callbackSilence: (provider: string, account: string) => Duration | false;
   readonly rejectedCallbacksThreshold: number;
   readonly bufferMaxAge: Duration;
-  /** Per provider: the AckLatency p99 that pages (from the providers' declarations). */
-  readonly ackLatencyAlarms: ReadonlyArray<{ readonly provider: string; readonly ms: number }>;
+  /**
+   * Per provider: the AckLatency p99 that pages (from the providers' declarations), and for its
+   * description the provider's own answer limit (`limit`, e.g. "X's 2 s"; absent when it documents
+   * none) and whether it delivers a callback again (`retries`).
+   */
+  readonly ackLatencyAlarms: ReadonlyArray<{
+    readonly provider: string;
+    readonly ms: number;
+    readonly limit?: string;
+    readonly retries?: boolean;
+  }>;
   /** Share of the reserved concurrency that raises the near-the-limit alarm. */
   readonly concurrencyAlarmRatio: number;
   /** No completed poll cycle for this long pages. */
@@ -202,7 +201,7 @@ export class RelayMonitoring extends Construct {
           maxErrorCount: 0,
           ...persistent,
           ...toTicket,
-          alarmDescriptionOverride: `The HTTP API answered 5xx in 2 of the last 3 minutes (ticket: the 5xx rate alarm pages when it is more than noise).${retryNote()} Look at the callback function logs and the table.`,
+          alarmDescriptionOverride: `The HTTP API answered 5xx in 2 of the last 3 minutes (ticket: the 5xx rate alarm pages when it is more than noise).${providerWords.retrySentence()} Look at the callback function logs and the table.`,
         },
       },
     });
@@ -281,7 +280,7 @@ export class RelayMonitoring extends Construct {
           datapointsToAlarm: 3,
           evaluationPeriods: 5,
           ...toPage,
-          alarmDescriptionOverride: `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to ${ackLimitsPhrase()}. Look at DynamoDB latency and throttles, the C2B decision endpoint, cold starts.`,
+          alarmDescriptionOverride: `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to ${ackLimitsPhrase()}. Look at DynamoDB latency and throttles, the partner endpoints a decision route asks, cold starts.`,
         },
       },
     });
@@ -301,7 +300,7 @@ export class RelayMonitoring extends Construct {
           ? [
               {
                 title: 'AckLatency p99 per provider (ms)',
-                metrics: settings.ackLatencyAlarms.map(({ provider, ms }) => ({
+                metrics: settings.ackLatencyAlarms.map(({ provider, ms, limit, retries }) => ({
                   metric: new cloudwatch.Metric({
                     namespace: settings.metricsNamespace,
                     metricName: 'AckLatency',
@@ -319,7 +318,7 @@ export class RelayMonitoring extends Construct {
                       evaluationPeriods: 5,
                       treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                       ...toPage,
-                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: close to a 2 s budget, past which the provider counts the callback as failed${providerWords.nonRetrying() ? ` (${providerWords.nonRetrying()} may not retry)` : ''}. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.`,
+                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: ${limit ? `close to ${limit} budget, past which the provider counts the callback as failed` : 'close to 2 s, the yardstick where a provider documents no answer limit'}${retries === false ? ' (it may not retry)' : ''}. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.`,
                     },
                   },
                 })),
@@ -662,7 +661,7 @@ export class RelayMonitoring extends Construct {
             ),
             now(
               'StatusNotFoundConflicts',
-              'The status API does not know a reference a callback reported on (NOT_FOUND conflict; the transaction is AMBIGUOUS and escalated, never failed): usually the request was made with another API user than the account is configured with (docs/reconciliation.md, "Verify before trusting"; docs/clients/ for each client library). Compare the API user that made the request with accounts.<provider>.<account>.api.',
+              'The status API does not know a reference a callback reported on (NOT_FOUND conflict; the transaction is AMBIGUOUS and escalated, never failed): usually the request was made with another API user than the account is configured with (docs/reconciliation.md, "Precedence"; docs/clients/ for each client library). Compare the API user that made the request with accounts.<provider>.<account>.api.',
               toTicket,
             ),
             now(

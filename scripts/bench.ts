@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 11] [--publish-during] [--only poller|callbacks]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -38,7 +38,7 @@ const { values } = parseArgs({
   options: {
     callbacks: { type: 'string', default: '4400' },
     concurrency: { type: 'string', default: '16' },
-    rounds: { type: 'string', default: '11' },
+    rounds: { type: 'string', default: '10' },
     'publish-during': { type: 'boolean', default: false },
     /** `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost table. */
     only: { type: 'string' },
@@ -150,8 +150,16 @@ function runLoad(
     const worker = new Worker(join(ROOT, 'scripts/bench-load.mjs'), {
       workerData: { url, references, concurrency: C, body: BODY },
     });
-    worker.once('message', resolveLoad);
+    // Resolved once the worker has exited, not on its message: its teardown must not spill into the raw
+    // phase that follows (the load's own time is measured inside the worker).
+    let result: { elapsedMs: number; latencies: number[]; failures: number } | undefined;
+    worker.once('message', (message) => (result = message));
     worker.once('error', reject);
+    worker.once('exit', (code) =>
+      result
+        ? resolveLoad(result)
+        : reject(new Error(`load generator exited with code ${code} and no result`)),
+    );
   });
 }
 
@@ -279,8 +287,9 @@ async function main() {
         });
         measuring = false;
       };
-      // Raw first in even rounds, relay first in odd ones: whatever drifts during a run (the tables grow,
-      // the JVM compiles, collects and checkpoints) falls on both sides alike instead of always on the second.
+      // Raw first in even rounds, relay first in odd ones (an even number of rounds by default, so each
+      // order runs as often): whatever drifts during a run (the tables grow, the JVM compiles, collects
+      // and checkpoints) falls on both sides alike instead of always on the second.
       let rawMs: number;
       if (round % 2 === 0) {
         rawMs = await rawRound();

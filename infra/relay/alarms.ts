@@ -139,7 +139,16 @@ export function monitorRelay(
       rejectedCallbacksThreshold: props.rejectedCallbacksAlarmThreshold ?? 20,
       bufferMaxAge: props.ingressBufferMaxAge ?? Duration.minutes(15),
       ackLatencyAlarms: PROVIDER_INFRA_DECLARATIONS.flatMap((p) =>
-        p.ackLatencyAlarmMs ? [{ provider: p.id, ms: p.ackLatencyAlarmMs }] : [],
+        p.ackLatencyAlarmMs
+          ? [
+              {
+                provider: p.id,
+                ms: p.ackLatencyAlarmMs,
+                ...(p.ackLimit ? { limit: p.ackLimit.phrase } : {}),
+                retries: p.retriesCallbacks,
+              },
+            ]
+          : [],
       ),
       concurrencyAlarmRatio: props.concurrencyAlarmRatio ?? 0.8,
       pollerHeartbeatPeriod: props.pollerHeartbeatPeriod ?? Duration.minutes(10),

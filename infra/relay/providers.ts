@@ -100,32 +100,52 @@ export function inWords(items: readonly string[]): string {
 
 /**
  * The providers as operators' texts name them, from their declarations, so that infra names no provider
- * and a new one shows up in every alarm description and nag reason that concerns it.
+ * and a new one shows up in every alarm description and nag reason that concerns it. Every list may be
+ * empty (no provider declares the thing): each phrase reads right then too.
  */
-export const providerWords = {
-  /** Every provider, in registry order: "A, B and C". */
-  all: (): string => inWords(PROVIDER_INFRA_DECLARATIONS.map((p) => p.name)),
-  /** "A does not retry", "A and B do not retry"; empty when every provider retries. */
-  doesNotRetry: (): string => {
-    const names = PROVIDER_INFRA_DECLARATIONS.filter((p) => !p.retriesCallbacks).map((p) => p.name);
-    return names.length ? `${inWords(names)} ${names.length === 1 ? 'does' : 'do'} not retry` : '';
-  },
-  /** The providers that retry: "B and C". */
-  retrying: (): string =>
-    inWords(PROVIDER_INFRA_DECLARATIONS.filter((p) => p.retriesCallbacks).map((p) => p.name)),
-  /** The providers that never retry: "A". */
-  nonRetrying: (): string =>
-    inWords(PROVIDER_INFRA_DECLARATIONS.filter((p) => !p.retriesCallbacks).map((p) => p.name)),
-  /** What authenticates callbacks besides path secrets, one entry per provider that declares it. */
-  callbackChecks: (): string[] =>
-    PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.callbackCheck ? [p.callbackCheck.name] : [])),
-  /** What a refused callback usually points at, one entry per provider that declares it. */
-  misconfigurations: (): string[] =>
-    PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.callbackCheck ? [p.callbackCheck.misconfigured] : [])),
-  /** The providers whose callbacks are checked by source address, in words. */
-  sourceIpChecked: (): string =>
-    inWords(PROVIDER_INFRA_DECLARATIONS.filter((p) => p.callbackCheck?.checksSourceIp).map((p) => p.name)),
-  /** The callback URL registrations kept with providers, one entry per provider that has one. */
-  urlRegistrations: (): string[] =>
-    PROVIDER_INFRA_DECLARATIONS.flatMap((p) => (p.urlRegistration ? [p.urlRegistration] : [])),
-};
+export function providerWordsOf(declarations: readonly ProviderInfraDeclaration[]) {
+  const names = (keep: (p: ProviderInfraDeclaration) => boolean) =>
+    declarations.filter(keep).map((p) => p.name);
+  const doesNotRetry = (): string => {
+    const silent = names((p) => !p.retriesCallbacks);
+    return silent.length ? `${inWords(silent)} ${silent.length === 1 ? 'does' : 'do'} not retry` : '';
+  };
+  return {
+    /** Every provider, in registry order: "A, B and C". */
+    all: (): string => inWords(names(() => true)),
+    /** "A does not retry", "A and B do not retry"; empty when every provider retries. */
+    doesNotRetry,
+    /** The providers that retry: "B and C". */
+    retrying: (): string => inWords(names((p) => p.retriesCallbacks)),
+    /** The providers that never retry: "A". */
+    nonRetrying: (): string => inWords(names((p) => !p.retriesCallbacks)),
+    /**
+     * What happens to a callback answered 5xx, as a sentence with a leading space: " A does not retry
+     * callbacks (the poller reconciles them); B and C retry." Empty without providers.
+     */
+    retrySentence: (): string => {
+      const none = doesNotRetry();
+      const some = inWords(names((p) => p.retriesCallbacks));
+      if (!none && !some) return '';
+      const parts = [
+        ...(none ? [`${none} callbacks (the poller reconciles them)`] : []),
+        ...(some ? [`${some} retry`] : []),
+      ];
+      return ` ${parts.join('; ')}.`;
+    },
+    /** What authenticates callbacks besides path secrets, one entry per provider that declares it. */
+    callbackChecks: (): string[] =>
+      declarations.flatMap((p) => (p.callbackCheck ? [p.callbackCheck.name] : [])),
+    /** What a refused callback usually points at, one entry per provider that declares it. */
+    misconfigurations: (): string[] =>
+      declarations.flatMap((p) => (p.callbackCheck ? [p.callbackCheck.misconfigured] : [])),
+    /** The providers whose callbacks are checked by source address, in words. */
+    sourceIpChecked: (): string => inWords(names((p) => p.callbackCheck?.checksSourceIp === true)),
+    /** The callback URL registrations kept with providers, one entry per provider that has one. */
+    urlRegistrations: (): string[] =>
+      declarations.flatMap((p) => (p.urlRegistration ? [p.urlRegistration] : [])),
+  };
+}
+
+/** The words of the registry's providers. */
+export const providerWords = providerWordsOf(PROVIDER_INFRA_DECLARATIONS);

@@ -388,7 +388,7 @@ function warnAboutEdge(
   if (mode !== 'cloudfront') {
     Annotations.of(scope).addWarningV2(
       'mobile-money-relay:edge-mode',
-      `cloudFront creates a distribution, but edge.mode is "${mode}": callbacks that go around it to the execute-api URL are not refused${mode === 'direct' && providerWords.sourceIpChecked() ? `, and the source-IP check of ${providerWords.sourceIpChecked()} sees CloudFront addresses (refusing every such callback through CloudFront in enforce mode)` : ''}. Once providers use the distribution's URL, set edge.mode to "cloudfront" (docs/deploy.md).`,
+      `cloudFront creates a distribution, but edge.mode is "${mode}": callbacks that go around it to the execute-api URL are not refused${mode === 'direct' && providerWords.sourceIpChecked() ? `, and the source-IP check of ${providerWords.sourceIpChecked()} sees CloudFront addresses (refusing every such callback through CloudFront where the check is enforced)` : ''}. Once providers use the distribution's URL, set edge.mode to "cloudfront" (docs/deploy.md).`,
     );
   }
   const names = (edge.domainNames ?? []).filter((n) => !Token.isUnresolved(n)).map((n) => n.toLowerCase());

@@ -37,12 +37,13 @@ export interface SearchAnswer {
   receiptSearch: { from: string; to: string; searched: number; complete: boolean } | null;
 }
 
-/** A page of the console's transaction list (GET /v1/transactions) or of a search. */
+/** A page of the console's transaction list (GET /v1/transactions). */
 export interface TransactionPage {
   transactions: TransactionSummary[];
+  /** The cursor of the next page; null on the last one. */
   next: string | null;
-  /** The list's range (the list only; a search has none). */
-  range?: { from: string; to: string };
+  /** The creation range the list was read from. */
+  range: { from: string; to: string };
 }
 
 /** One line a person must act on. */

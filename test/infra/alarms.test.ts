@@ -89,6 +89,18 @@ describe('paging that means something', () => {
     expect(alarms.filter(([, r]) => /AckLatency-daraja/.test(r.Properties.AlarmName))).toEqual([]);
   });
 
+  it("describes each provider's ack latency alarm with that provider's own limit and retry behaviour", () => {
+    // Act
+    const momo = String(alarm(/AckLatency-momo/).Properties.AlarmDescription);
+    const airtel = String(alarm(/AckLatency-airtel/).Properties.AlarmDescription);
+
+    // Assess
+    expect(momo).toContain("close to MoMo's 2 s budget");
+    expect(momo).toContain('(it may not retry)');
+    expect(airtel).toContain('the yardstick where a provider documents no answer limit');
+    expect(airtel).not.toMatch(/momo|may not retry/i);
+  });
+
   it('pages on the stage 429 and 5xx rates (math over the requests, judged from 20 requests up)', () => {
     const throttled = alarm(/Stage429Rate/);
     const errors = alarm(/Stage5xxRate/);

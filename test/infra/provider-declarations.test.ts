@@ -10,6 +10,7 @@ import {
   PROVIDER_INFRA_DECLARATIONS,
   providerAckLimits,
   providerWords,
+  providerWordsOf,
 } from '../../infra/relay/providers';
 import { synthRelay } from './relay-synth';
 import { PROVIDERS } from '../../shared/providers/registry';
@@ -67,19 +68,69 @@ describe('providerWords: the providers as operators’ texts name them', () => {
     ]);
   });
 
-  it('names the providers that do not retry from their declarations, and those that do', () => {
+  it('words the retry behaviour of any set of providers, none and all included', () => {
     // Prepare
-    const silent = PROVIDER_INFRA_DECLARATIONS.filter((d) => !d.retriesCallbacks).map((d) => d.name);
-    const retrying = PROVIDER_INFRA_DECLARATIONS.filter((d) => d.retriesCallbacks).map((d) => d.name);
+    const provider = (name: string, retriesCallbacks: boolean) => ({
+      id: name.toLowerCase(),
+      name,
+      retriesCallbacks,
+    });
+    const mixed = providerWordsOf([provider('A', false), provider('B', true), provider('C', true)]);
+    const twoSilent = providerWordsOf([provider('A', false), provider('B', false)]);
+    const allRetry = providerWordsOf([provider('B', true)]);
+    const none = providerWordsOf([]);
 
     // Act
-    const doesNotRetry = providerWords.doesNotRetry();
+    const sentences = [mixed, twoSilent, allRetry, none].map((words) => words.retrySentence());
+    const silent = [mixed, twoSilent, allRetry, none].map((words) => words.doesNotRetry());
 
     // Assess
-    expect(silent.length).toBeGreaterThan(0);
-    expect(doesNotRetry).toBe(`${inWords(silent)} ${silent.length === 1 ? 'does' : 'do'} not retry`);
-    expect(providerWords.retrying()).toBe(inWords(retrying));
-    expect(providerWords.all()).toBe(inWords(PROVIDER_INFRA_DECLARATIONS.map((d) => d.name)));
+    expect(sentences).toEqual([
+      ' A does not retry callbacks (the poller reconciles them); B and C retry.',
+      ' A and B do not retry callbacks (the poller reconciles them).',
+      ' B retry.',
+      '',
+    ]);
+    expect(silent).toEqual(['A does not retry', 'A and B do not retry', '', '']);
+  });
+
+  it('lists only what the providers declare: checks, misconfigurations, source-IP checks, URL registrations', () => {
+    // Prepare
+    const words = providerWordsOf([
+      { id: 'a', name: 'A', retriesCallbacks: false },
+      {
+        id: 'b',
+        name: 'B',
+        retriesCallbacks: true,
+        callbackCheck: { name: 'B hash', misconfigured: 'B key' },
+      },
+      {
+        id: 'c',
+        name: 'C',
+        retriesCallbacks: true,
+        callbackCheck: { name: 'C allow-list', misconfigured: 'C IPs', checksSourceIp: true },
+        urlRegistration: 'C URL registration',
+      },
+    ]);
+
+    // Act
+    const lists = [
+      words.callbackChecks(),
+      words.misconfigurations(),
+      words.sourceIpChecked(),
+      words.urlRegistrations(),
+      words.all(),
+    ];
+
+    // Assess
+    expect(lists).toEqual([
+      ['B hash', 'C allow-list'],
+      ['B key', 'C IPs'],
+      'C',
+      ['C URL registration'],
+      'A, B and C',
+    ]);
+    expect(providerWordsOf([{ id: 'a', name: 'A', retriesCallbacks: true }]).sourceIpChecked()).toBe('');
   });
 
   it('names every declared callback check in the nag reason of the public routes', () => {

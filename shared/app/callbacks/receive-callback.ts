@@ -112,6 +112,11 @@ export async function acceptCallback(
   };
   let ack: ProviderAck;
   if (result.type === 'decision') {
+    // The route declares the question it asks (the console reads that to know no fixed ack answered it).
+    if (result.useCase !== route.asks)
+      throw new Error(
+        `${provider.id} route ${route.name} asked ${result.useCase} but declares asks: ${route.asks}`,
+      );
     const decisions = decisionHandlerFor(provider.id, result.useCase);
     if (!decisions) throw new Error(`${provider.id} declares no decision handler for ${result.useCase}`);
     const answer = await answerQuestion(

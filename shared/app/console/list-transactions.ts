@@ -14,7 +14,7 @@ import {
   readTransactions,
   toSummary,
 } from './console-query';
-import type { TransactionSummary } from '../management-answers';
+import type { TransactionPage, TransactionSummary } from '../management-answers';
 
 export interface ConsoleDeps {
   config: RelayConfig;
@@ -79,7 +79,7 @@ function listRange(query: Record<string, string | undefined>, since: string | un
 export async function listTransactions(
   deps: ConsoleDeps,
   query: Record<string, string | undefined>,
-): Promise<{ transactions: TransactionSummary[]; next: string | null; range: { from: string; to: string } }> {
+): Promise<TransactionPage> {
   const f = filters(query);
   const range = listRange(query, f.since, deps.clock.now());
   const limit = parseLimit(query.limit);

@@ -7,6 +7,7 @@ import { type RelayServices, scrubbingLogger } from '../../../shared/app/service
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
 import type { InboundRequest } from '../../../shared/http/types';
+import { darajaProvider } from '../../../shared/providers/daraja';
 import { momoProvider } from '../../../shared/providers/momo';
 import { REDACTED } from '../../../shared/util/redact';
 import { registered } from '../../helpers/reports';
@@ -307,6 +308,32 @@ describe('receiveCallback', () => {
       ).toBe(true);
     },
   );
+
+  it('answers 500 and records no decision when a route asks a question it does not declare', async () => {
+    // Prepare
+    const { store, services } = setup();
+    const validation = darajaProvider.routes.find((r) => r.name === 'c2b-validation')! as { asks?: string };
+    const declared = validation.asks;
+    validation.asks = undefined;
+    const req = request(
+      'POST',
+      `/v1/daraja/ke/${DARAJA_SECRET}/c2b/validation`,
+      fixture('daraja/c2b-validation.json'),
+      {
+        sourceIp: SAFARICOM_IP,
+      },
+    );
+
+    // Act
+    const response = await receiveCallback(services, req).finally(() => {
+      validation.asks = declared;
+    });
+
+    // Assess
+    expect(response.statusCode).toBe(500);
+    expect(typesOf(store)).toEqual(['CallbackRejected']);
+    expect(store.quarantined).toHaveLength(1);
+  });
 
   it('records a Daraja C2B validation decision when the store answers', async () => {
     // Prepare

@@ -5,10 +5,12 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../../..');
 const eslint = new ESLint({ cwd: ROOT });
 
-/** The rule ids ESLint reports for `code` placed at `file` (a file that does not exist: linted as text). */
+/** How many dependency-rule findings (import rules, import() types) ESLint reports for `code` placed at `file`. */
 async function restrictedImports(file: string, code: string): Promise<number> {
   const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
-  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').length;
+  return result!.messages.filter(
+    (m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax',
+  ).length;
 }
 
 describe('the dependency rules of docs/architecture.md are lint rules', () => {
@@ -52,6 +54,16 @@ describe('the dependency rules of docs/architecture.md are lint rules', () => {
       'the API answer types importing anything',
       'shared/app/management-answers.ts',
       "import type { TransactionRecord } from './../domain/transaction';",
+    ],
+    [
+      'the API answer types reaching a type through import()',
+      'shared/app/management-answers.ts',
+      "export type Record = import('./../domain/transaction').TransactionRecord;",
+    ],
+    [
+      'the browser console reaching server types through import()',
+      'console/views/probe.ts',
+      "export type Summary = import('../../shared/app/console/console-query').TransactionSummary;",
     ],
   ])('fails the lint on %s', async (_what, file, code) => {
     expect(await restrictedImports(file, code)).toBe(1);

@@ -15,10 +15,20 @@ function sourceFiles(dir: string): string[] {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Every way the code names a provider: its id, its display name and the short name its texts use. */
+/** Words of display names that name no one ("Airtel Money" is Airtel, not money). */
+const GENERIC_WORDS = new Set(['money', 'mobile']);
+
+/**
+ * Every way the code names a provider: its id, its display name and each of its words ("MTN",
+ * "Safaricom"), and the short name its texts use.
+ */
 function providerNamePattern(): RegExp {
   const names = [
-    ...PROVIDERS.flatMap((provider) => [provider.id, provider.displayName]),
+    ...PROVIDERS.flatMap((provider) => [
+      provider.id,
+      provider.displayName,
+      ...provider.displayName.split(/\s+/).filter((word) => !GENERIC_WORDS.has(word.toLowerCase())),
+    ]),
     ...PROVIDER_INFRA.map((declaration) => declaration.name),
   ];
   return new RegExp(`\\b(${[...new Set(names)].map(escape).join('|')})\\b`, 'i');
@@ -49,12 +59,12 @@ describe('infra names no provider', () => {
     const pattern = providerNamePattern();
 
     // Act
-    const found = ['momo', 'Safaricom Daraja', 'Airtel', 'MoMo does not retry'].map((text) =>
-      pattern.test(text),
+    const found = ['momo', 'Safaricom Daraja', 'Airtel', 'MoMo does not retry', 'MTN', 'Safaricom IPs'].map(
+      (text) => pattern.test(text),
     );
 
     // Assess
-    expect(found).toEqual([true, true, true, true]);
+    expect(found).toEqual([true, true, true, true, true, true]);
     expect(pattern.test('a mobile-money provider callback')).toBe(false);
   });
 });

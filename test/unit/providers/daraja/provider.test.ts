@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   ForbiddenSourceError,
@@ -35,6 +36,30 @@ describe('Daraja provider module', () => {
       ['reversal-result', 'reversal/result', ['POST']],
       ['reversal-timeout', 'reversal/timeout', ['POST']],
     ]);
+  });
+
+  it('declares on the validation route the very question its parse asks', () => {
+    // Prepare
+    const route = darajaProvider.routes.find((r) => r.name === 'c2b-validation')!;
+    const body = JSON.parse(
+      readFileSync(new URL('../../../fixtures/daraja/c2b-validation.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+
+    // Act
+    const parsed = route.parse({
+      account: account(),
+      route: route.name,
+      params: {},
+      body,
+      rawBody: Buffer.from(JSON.stringify(body)),
+      headers: {},
+      sourceIp: '196.201.214.200',
+    });
+
+    // Assess
+    expect(parsed.type).toBe('decision');
+    expect(parsed.type === 'decision' && parsed.useCase).toBe(route.asks);
+    expect(darajaProvider.routes.filter((r) => r.asks).map((r) => r.name)).toEqual(['c2b-validation']);
   });
 
   it("answers bad input on the validation route in Daraja's format: 200 with C2B00016", () => {
