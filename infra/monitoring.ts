@@ -15,12 +15,7 @@ import {
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
-import { providerAckLimits, providerWords } from './relay/providers';
-
-/** " (X does not retry)", or nothing when every provider retries. */
-function inParentheses(text: string): string {
-  return text ? ` (${text})` : '';
-}
+import { inParentheses, providerAckLimits, providerWords } from './relay/providers';
 
 /**
  * Relay metrics (Powertools Metrics, namespace `metricsNamespace`) with an alarm. Each is published
@@ -243,7 +238,7 @@ export class RelayMonitoring extends Construct {
                   period: ratePeriod,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
                   ...toPage,
-                  alarmDescriptionOverride: `The stage throttled ${settings.throttledRatePercent}% or more of the requests in 5 minutes (at least ${RATE_MIN_REQUESTS} requests): providers get 429${providerWords.nonRetrying() ? ` and some never retry (${providerWords.nonRetrying()})` : ''}. A provider's route throttle (providerThrottles) or the stage's is too low for its traffic, or a flood; see the access logs (status 429, routeKey) and the WAF metrics.`,
+                  alarmDescriptionOverride: `The stage throttled ${settings.throttledRatePercent}% or more of the requests in 5 minutes (at least ${RATE_MIN_REQUESTS} requests): providers get 429${providerWords.nonRetrying() ? ' and some never retry' : ''}${inParentheses(providerWords.nonRetrying())}. A provider's route throttle (providerThrottles) or the stage's is too low for its traffic, or a flood; see the access logs (status 429, routeKey) and the WAF metrics.`,
                 },
               },
             },

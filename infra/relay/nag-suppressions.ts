@@ -6,7 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { namedRelayFunctions, type RelayFunctions } from './functions';
 import type { RelayCloudFrontEdge } from './props';
-import { inWords, providerWords } from './providers';
+import { inParentheses, inWords, providerWords } from './providers';
 
 /** Every suppression names the resource it is about and why the finding does not apply. */
 export function suppressRelayFindings(parts: {
@@ -116,7 +116,7 @@ export function suppressEdgeFindings(distribution: cloudfront.Distribution, edge
   const suppressions = [
     {
       id: 'AwsSolutions-CFR1',
-      reason: `The relay CloudFront distribution serves mobile-money provider callbacks: providers call from their own networks, whose countries are not documented and change; a geo restriction would refuse real callbacks${providerWords.doesNotRetry() ? ` (${providerWords.doesNotRetry()})` : ''}. ${inWords(['Path secrets', ...providerWords.callbackChecks().map((check) => `the ${check}`)])} authenticate callbacks instead.`,
+      reason: `The relay CloudFront distribution serves mobile-money provider callbacks: providers call from their own networks, whose countries are not documented and change; a geo restriction would refuse real callbacks${inParentheses(providerWords.doesNotRetry())}. ${inWords(['Path secrets', ...providerWords.callbackChecks().map((check) => `the ${check}`)])} authenticate callbacks instead.`,
     },
     {
       id: 'AwsSolutions-CFR3',

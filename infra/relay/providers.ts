@@ -93,6 +93,11 @@ export function providerCallbackSources(): Record<string, readonly string[]> {
   );
 }
 
+/** " (text)", or nothing for an empty text: a phrase that may have nothing to say. */
+export function inParentheses(text: string): string {
+  return text ? ` (${text})` : '';
+}
+
 /** "A", "A and B", "A, B and C". */
 export function inWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
@@ -115,8 +120,6 @@ export function providerWordsOf(declarations: readonly ProviderInfraDeclaration[
     all: (): string => inWords(names(() => true)),
     /** "A does not retry", "A and B do not retry"; empty when every provider retries. */
     doesNotRetry,
-    /** The providers that retry: "B and C". */
-    retrying: (): string => inWords(names((p) => p.retriesCallbacks)),
     /** The providers that never retry: "A". */
     nonRetrying: (): string => inWords(names((p) => !p.retriesCallbacks)),
     /**
