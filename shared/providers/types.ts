@@ -73,11 +73,12 @@ export interface ReportIntent {
    */
   hint?: boolean;
   /**
-   * The report is the answer to the relay's own asynchronous status query about `reference` (the provider
-   * module proved it: Daraja's MAC'd `Occasion` token), whatever its timing: placed on that reference, it
-   * is a status answer (origin poll), even when it arrives before the poller recorded its query's alias.
-   * `claims`: what the answer says it is about; one that disagrees with the transaction's trusted receipt
-   * is never counted as its answer (AMBIGUOUS, CONFLICTING_REPORTS). Amounts meet the usual business check.
+   * The report says it answers the relay's own asynchronous status query about `reference` (Daraja's MAC'd
+   * `Occasion` token). A body proves nothing by itself: the ingest counts it as a status answer (origin
+   * poll) only when it also comes through the stored record of that query (an alias written with origin
+   * `poll`) for the same reference; otherwise it is a callback's claim. `claims`: what the answer says it
+   * is about; one that disagrees with the transaction's trusted receipt is never counted as its answer
+   * (AMBIGUOUS, CONFLICTING_REPORTS). Amounts meet the usual business check.
    */
   ownQuery?: {
     reference: string;

@@ -13,6 +13,7 @@ import { darajaB2c } from '../../scripts/sim/daraja';
 import { runScenario } from '../../scripts/sim/run';
 import type { RelayConfig } from '../../shared/config/schema';
 import { darajaRouteUrl } from '../../shared/providers/daraja';
+import { statusQueryOccasion } from '../../shared/providers/daraja/correlation';
 import type { Simulator } from '../../simulator/server';
 import type { TestRelay } from '../helpers/relay';
 import {
@@ -39,6 +40,8 @@ const trustConfig = (relayUrl: string, simUrl: string) =>
     reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
     edit: (demo) => {
       demo.accounts.daraja.demo.confirmSuccess = true;
+      // The one secret a forger who can post to the callback URL already has.
+      demo.accounts.daraja.demo.pathSecret = 'dQ7vK2pX9mR4tW8yB3nL6cF1';
     },
   });
 
@@ -53,7 +56,7 @@ afterAll(async () => {
 
 const context = (): SimContext => simContext(pair);
 
-function routePath(route: 'b2c-result' | 'b2c-timeout'): string {
+function routePath(route: 'b2c-result' | 'b2c-timeout' | 'status-result'): string {
   const account = config.accounts.get('daraja/demo')!;
   return new URL(darajaRouteUrl(relay.url, 'demo', account.pathSecret, route)).pathname;
 }
@@ -155,5 +158,57 @@ describe('Daraja: no status query built on unverified data (issue 17)', () => {
     expect(types).toContain('TransactionAmbiguous');
     expect(types).not.toContain('TransactionSucceeded');
     expect(view.transaction.status).toBe('FAILED');
+  });
+
+  it('a forged status result with a token keyed by the path secret is an unconfirmed claim: the payout ends FAILED', async () => {
+    // Prepare: a payout Daraja fails, its result dropped; the forger knows the callback URL (path secret).
+    const reference = await failedPayoutWithoutCallback();
+    const pathSecret = config.accounts.get('daraja/demo')!.pathSecret!;
+    const occasion = statusQueryOccasion({ secret: pathSecret, account: 'demo', kind: 'b2c', reference });
+
+    // Act: "Completed", as the answer to a status query the relay never made.
+    const forged = await relay.request(
+      'POST',
+      routePath('status-result'),
+      {
+        Result: {
+          ResultType: 0,
+          ResultCode: 0,
+          ResultDesc: 'The service request is processed successfully.',
+          OriginatorConversationID: '5118-111210482-1',
+          ConversationID: 'AG_20260101_forged0000000002',
+          TransactionID: 'SBX0000000',
+          ResultParameters: {
+            ResultParameter: [
+              { Key: 'OriginatorConversationID', Value: reference },
+              { Key: 'TransactionStatus', Value: 'Completed' },
+              { Key: 'Amount', Value: 10 },
+              { Key: 'ReceiptNo', Value: 'SBX0FORGED' },
+            ],
+          },
+          ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: occasion } },
+        },
+      },
+      { 'x-forwarded-for': SAFARICOM_IP },
+    );
+    const { view, types, events } = await settled(reference);
+
+    // Assess: never a success; Daraja's own answer (FAILED) settles it; the forgery stays a claim on record.
+    expect(forged.status).toBe(200);
+    expect(types).not.toContain('TransactionSucceeded');
+    expect(view.transaction.status).toBe('FAILED');
+    const failed = events.find((e) => e.metadata.type === 'TransactionFailed')!;
+    expect(failed.metadata.origin).toBe('poll');
+    const history = view.history as { type: string; to?: string; origin?: string; evidence?: unknown }[];
+    expect(history.some((h) => h.type === 'callback')).toBe(true);
+    // The forged "Completed" was held as a claim (AMBIGUOUS, not conclusive), then Daraja's answer ended it,
+    // the disagreement on record.
+    const held = history.find((h) => h.type === 'transition' && h.to === 'AMBIGUOUS');
+    expect(held).toMatchObject({ origin: 'callback' });
+    expect(held).toMatchObject({ evidence: { source: 'callback', claim: 'SUCCEEDED', conclusive: false } });
+    expect(history.find((h) => h.type === 'transition' && h.to === 'FAILED')).toMatchObject({
+      origin: 'poll',
+    });
+    expect(history.find((h) => h.type === 'conflict')).toMatchObject({ reportedStatus: 'SUCCEEDED' });
   });
 });

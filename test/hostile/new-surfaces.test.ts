@@ -286,4 +286,28 @@ describe('reversal results about one payment', () => {
       );
     expect(claims, JSON.stringify(claims)).toContain('FAILED→SUCCEEDED');
   });
+
+  it('raises a conflict when a ReversalFailed comes after a real reversal under the same request id', async () => {
+    // Prepare: the real reversal is recorded first; the failure names no receipt (as Daraja's failures do).
+    const { receipt, reversal } = await paid();
+    const id = `s-${receipt}`;
+    const failed = fixture('reversal-result-failure')
+      .replaceAll('8521-4298025-2', id)
+      .replace('AG_20191219_00005797af5d7d75f653', `AG_${id}`);
+    await daraja('reversal/result', reversal(id));
+    await relay.flush();
+    // Act
+    const answer = await daraja('reversal/result', failed);
+    const events = await relay.flush();
+    // Assess: the second result is not dropped: a conflict on the payment names both claims.
+    expect(answer.status).toBe(200);
+    const conflicts = events.filter((e) => eventType(e) === 'TransactionConflict');
+    const claims = conflicts.map((e) =>
+      eventData(e)
+        .conflict.evidence.map((x: { claim: string }) => x.claim)
+        .join('→'),
+    );
+    expect(claims, JSON.stringify(claims)).toContain('SUCCEEDED→FAILED');
+    expect(eventData(conflicts[0]!).providerTransactionId ?? eventData(conflicts[0]!).reference).toBeTruthy();
+  });
 });

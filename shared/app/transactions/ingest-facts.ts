@@ -145,6 +145,18 @@ async function raiseContradiction(
   );
 }
 
+/** The transaction an earlier fact record was placed on (its `reference`), if any. */
+async function recordedAbout(
+  store: RelayStore,
+  batch: { provider: string; account: string },
+  record: { data: Record<string, unknown> },
+  options: WriteOptions,
+): Promise<TransactionRecord | undefined> {
+  const reference = record.data.reference;
+  if (typeof reference !== 'string') return undefined;
+  return store.getTransaction({ provider: batch.provider, account: batch.account, reference }, options);
+}
+
 /** Reversals kept per payment (slots `fact:reversal-of/<reference>#<n>`): enough for any real case. */
 const MAX_REVERSALS = 20;
 
@@ -293,11 +305,13 @@ export async function recordFacts(
       if (first && first.data.event !== fact.event && !(fact.supersededBy ?? []).length) contradicted = first;
       if (stale) break;
     }
-    if (contradicted && transaction)
+    const contradictedAbout =
+      contradicted && (transaction ?? (await recordedAbout(store, batch, contradicted, options)));
+    if (contradicted && contradictedAbout)
       await raiseContradiction(
         store,
         ref,
-        transaction,
+        contradictedAbout,
         fact,
         contradicted,
         factEvidence(fact, batch, receiptId),
@@ -386,9 +400,11 @@ export async function recordFacts(
     );
     if (!stood.written) {
       // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
-      // never "first wins" silently.
-      if (transaction && stood.record.data.event !== fact.event)
-        await raiseContradiction(store, ref, transaction, fact, stood.record, evidence, batch, log, options);
+      // never "first wins" silently. A failure often names no receipt: the payment is the one the first
+      // result was recorded about.
+      const about = transaction ?? (await recordedAbout(store, batch, stood.record, options));
+      if (about && stood.record.data.event !== fact.event)
+        await raiseContradiction(store, ref, about, fact, stood.record, evidence, batch, log, options);
       continue;
     }
     written += 1;

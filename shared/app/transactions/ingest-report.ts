@@ -189,6 +189,23 @@ export async function resolveCorrelation(
 }
 
 /**
+ * What a report counts as. Only the stored record of the relay's own query (an alias written with origin
+ * `poll` from the ids the provider returned when it accepted the query) makes a report the answer to that
+ * query: nothing a sender writes in the body can. When the body names another reference as the one asked
+ * about (ReportIntent.ownQuery) than the record does, it is not that answer either: a claim like any
+ * callback.
+ */
+function placedOrigin(
+  intent: ReportIntent,
+  resolved: { reference: string; origin?: EventOrigin },
+  delivered: EventOrigin,
+): EventOrigin {
+  if (resolved.origin !== 'poll') return resolved.origin ?? delivered;
+  const disagrees = intent.ownQuery !== undefined && intent.ownQuery.reference !== resolved.reference;
+  return disagrees ? delivered : 'poll';
+}
+
+/**
  * Each unmatched hint leaves a record and a receipt nobody asked for: an account takes a bounded number
  * a day, counted before anything is stored; past it the hint is refused (429, quarantined) and counted.
  */
@@ -384,12 +401,10 @@ export async function ingestIntents(
       intent.hint && !resolved.matched ? `externalId:${resolved.reference}` : resolved.reference;
     const key = { provider: batch.provider, account: batch.account, reference };
     checkReportLimits({ ...intent.draft, key });
-    // The relay's own query, proved by the provider module: a status answer whatever its timing.
-    const ownAnswer = intent.ownQuery !== undefined && intent.ownQuery.reference === resolved.reference;
     placed.push({
       intent,
       key,
-      origin: ownAnswer ? 'poll' : (resolved.origin ?? batch.origin),
+      origin: placedOrigin(intent, resolved, batch.origin),
       matched: resolved.matched,
     });
   }

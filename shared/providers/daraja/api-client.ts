@@ -195,6 +195,7 @@ export function createDarajaStatusApi(
       );
     }
     const base = query.callbackBase.replace(/\/+$/, '');
+    const tokenKey = statusQueryKeys(account)[0];
     const result = await post(
       '/transactionstatus/v1/query',
       {
@@ -207,14 +208,19 @@ export function createDarajaStatusApi(
         ResultURL: `${base}/status/result`,
         QueueTimeOutURL: `${base}/status/timeout`,
         Remarks: 'Relay status check',
-        // Echoed in the result's ReferenceData: the token that makes the result this query's answer about
-        // this reference, whenever it arrives (correlation.ts statusQueryOccasion; max 100 characters).
-        Occasion: statusQueryOccasion({
-          secret: statusQueryKeys(account)[0]!,
-          account: account.id,
-          kind: query.kind,
-          reference: query.reference,
-        }),
+        // Echoed in the result's ReferenceData: it names the reference asked about, keyed by a secret that
+        // is in no URL (correlation.ts statusQueryOccasion; max 100 characters). A correlation aid only:
+        // the query record written from this call's answer is what makes the result this query's answer.
+        ...(tokenKey
+          ? {
+              Occasion: statusQueryOccasion({
+                secret: tokenKey,
+                account: account.id,
+                kind: query.kind,
+                reference: query.reference,
+              }),
+            }
+          : {}),
       },
       'Daraja transaction status query',
       general,

@@ -29,9 +29,13 @@ export const RECEIPT = 'receipt';
  * The relay's own transaction status query carries a token in its `Occasion` (Daraja echoes it in the
  * result's `ReferenceData`): `rq1.<kind>.<mac>.<reference>` (the reference left out when the whole would
  * pass Daraja's 100 characters), where mac is HMAC-SHA256 over the account, kind and reference, truncated
- * to 16 base64url characters, keyed by the account's path secret (statusQueryKeys). A result whose token
- * verifies is the answer to the relay's own query about that reference, whenever it arrives (before or
- * after the poller recorded the query's ConversationID), and nobody without the key can make one up.
+ * to 16 base64url characters, keyed by the account's API consumer secret (statusQueryKeys): a secret that
+ * never appears in a URL. Never the path secret: anyone who can post to the callback URL has that one.
+ *
+ * The token is a correlation aid, never evidence: what proves that a result answers the relay's own query
+ * is the stored query record (`alias:StatusQuery`, written by the poller from the ids Daraja returned when
+ * it accepted the query; the ingest reads it). A genuine token is echoed in every result and kept in
+ * receipts, so it could be replayed; the record cannot be made up from outside.
  */
 export const STATUS_QUERY_TOKEN_VERSION = 'rq1';
 const MAC_LENGTH = 16;
@@ -46,19 +50,14 @@ function statusQueryMac(secret: string, account: string, kind: string, reference
 }
 
 /**
- * The keys of an account's status query tokens, the signing one first: its path secret (the poller that
- * asks and the callback function that reads the answer both hold it, the callback function holding no
- * API credentials: docs/configuration.md#secrets), the previous path secret during a rotation, then the
- * consumer secret (an account without a path secret; tokens signed before the path secret was the key).
+ * The keys of an account's status query tokens: its API consumer secret, held by the poller that signs
+ * (and by any process holding the account's API credentials). Path secrets are never keys: they travel in
+ * every callback URL. A process without the API credentials (the callback function in AWS) verifies no
+ * token, and the result is correlated by the stored query record and the ids it names, as any other.
  */
-export function statusQueryKeys(account: {
-  pathSecret: string | undefined;
-  previousPathSecret?: string;
-  settings: { api?: { consumerSecret?: string } };
-}): string[] {
-  return [account.pathSecret, account.previousPathSecret, account.settings.api?.consumerSecret].filter(
-    (key): key is string => typeof key === 'string' && key.length > 0,
-  );
+export function statusQueryKeys(account: { settings: { api?: { consumerSecret?: string } } }): string[] {
+  const key = account.settings.api?.consumerSecret;
+  return typeof key === 'string' && key.length > 0 ? [key] : [];
 }
 
 /** The `Occasion` of the relay's transaction status query about one transaction. */

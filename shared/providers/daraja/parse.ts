@@ -182,12 +182,14 @@ export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status'
  * original OriginatorConversationID / ConversationID / ReceiptNo, the top level the query's own ids.
  *
  * The answer to the relay's own query carries the token the query sent in `Occasion`
- * (correlation.ts statusQueryOccasion). When it verifies, the result is that query's answer about that
- * reference, however early it arrives: it is placed on the reference and marked `ownQuery` (with what it
- * claims: receipt, amount), so the ingest counts it as a status answer (origin poll). A final answer whose
- * ids name another transaction (statusAnswerMismatch) is not the transaction's answer: it is placed on the
- * reference as AMBIGUOUS (CONFLICTING_REPORTS, `StatusResultMismatch`), without its receipt, and never as
- * the relay's own answer.
+ * (correlation.ts statusQueryOccasion), keyed by the API consumer secret. Where it verifies (a process
+ * holding the account's API credentials), it names the reference asked about: the result is placed there
+ * and marked `ownQuery` (with what it claims: receipt, amount). That is a correlation aid, not evidence:
+ * the ingest counts a result as the relay's status answer (origin poll) only when it comes through the
+ * stored query record (`alias:StatusQuery`) of that same reference; anything else is a callback's claim.
+ * A final answer whose ids name another transaction (statusAnswerMismatch) is not the transaction's
+ * answer: it is placed on the reference as AMBIGUOUS (CONFLICTING_REPORTS, `StatusResultMismatch`),
+ * without its receipt, and never as the relay's own answer.
  *
  * Without a verified token (a partner's own query, an answer to an older relay), candidates in order: the
  * relay's own query (alias `StatusQuery`, recorded by the poller from the query's synchronous answer), the

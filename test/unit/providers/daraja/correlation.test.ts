@@ -466,8 +466,9 @@ describe('Daraja correlation', () => {
 
   // Needs the ingest to read ReportIntent.ownQuery / samePaymentAs: /tmp/daraja-core.patch (issue 17).
   describe.skipIf(!CORE_READS_DARAJA_INTENTS)('with the ingest reading ownQuery and samePaymentAs', () => {
-    it("applies the relay's own status answer as a poll answer even before the poller recorded its query", async () => {
-      // Prepare: a registered payout, and no StatusQuery alias yet (the result beat the HTTP answer).
+    it("counts a status result carrying a genuine token as a callback's claim until the relay's query record backs it", async () => {
+      // Prepare: a registered payout, and no StatusQuery record yet (the result beat the HTTP answer, or the
+      // relay never asked: a token echoed once can be replayed, so the token alone proves nothing).
       const s = setup();
       const reference = '10571-7910404-9';
       await s.store.createTransaction(
@@ -478,12 +479,9 @@ describe('Daraja correlation', () => {
           externalId: undefined,
         }),
       );
-
-      // Act
-      await s.ingest(
-        'status-result',
+      const body = (c: string) =>
         statusResult({
-          query: { oc: '1-2-3', c: 'AG_EARLY' },
+          query: { oc: '1-2-3', c },
           original: { oc: reference },
           receipt: 'NLJ41HAY6Q',
           occasion: statusQueryOccasion({
@@ -492,12 +490,94 @@ describe('Daraja correlation', () => {
             kind: 'b2c',
             reference,
           }),
+        });
+
+      // Act
+      await s.ingest('status-result', body('AG_EARLY'));
+
+      // Assess: placed on the payout (the token names it), but as what a callback said, not as the poll's answer.
+      const published = s.store.published.filter((e) => e.data.reference === reference);
+      expect(published.length).toBeGreaterThan(0);
+      expect(published.map((e) => e.metadata.origin)).not.toContain('poll');
+    });
+
+    it("counts a status result as the relay's own answer when its query record names the same reference", async () => {
+      // Prepare: the record the poller writes from the query's synchronous answer.
+      const s = setup();
+      const reference = '10571-7910404-8';
+      await s.store.createTransaction(
+        registered({
+          key: { provider: 'daraja', account: 'demo', reference },
+          kind: 'b2c',
+          amount: { value: '1', currency: 'KES' },
+          externalId: undefined,
+        }),
+      );
+      await s.store.putRecordIfAbsent({
+        provider: 'daraja',
+        account: 'demo',
+        namespace: `alias:${STATUS_QUERY}`,
+        id: 'AG_ASKED',
+        data: { reference, origin: 'poll' },
+        createdAt: NOW,
+      });
+
+      // Act
+      await s.ingest(
+        'status-result',
+        statusResult({
+          query: { oc: '1-2-3', c: 'AG_ASKED' },
+          original: { oc: reference },
+          receipt: 'NLJ41HAY6R',
         }),
       );
 
       // Assess
       expect(s.success()).toHaveLength(1);
       expect(s.success()[0]!.metadata.origin).toBe('poll');
+    });
+
+    it("is not the relay's answer when the token names another reference than the query record", async () => {
+      // Prepare: the record says the query AG_ASKED was about `asked`; the body's token names another payout.
+      const s = setup();
+      const asked = '10571-7910404-6';
+      const other = '10571-7910404-7';
+      for (const reference of [asked, other])
+        await s.store.createTransaction(
+          registered({
+            key: { provider: 'daraja', account: 'demo', reference },
+            kind: 'b2c',
+            amount: { value: '1', currency: 'KES' },
+            externalId: undefined,
+          }),
+        );
+      await s.store.putRecordIfAbsent({
+        provider: 'daraja',
+        account: 'demo',
+        namespace: `alias:${STATUS_QUERY}`,
+        id: 'AG_ASKED',
+        data: { reference: asked, origin: 'poll' },
+        createdAt: NOW,
+      });
+
+      // Act
+      await s.ingest(
+        'status-result',
+        statusResult({
+          query: { oc: '1-2-3', c: 'AG_ASKED' },
+          original: { oc: other },
+          receipt: 'NLJ41HAY6S',
+          occasion: statusQueryOccasion({
+            secret: API.consumerSecret,
+            account: 'demo',
+            kind: 'b2c',
+            reference: other,
+          }),
+        }),
+      );
+
+      // Assess: no success published as the poll's answer for either payout.
+      expect(s.success().filter((e) => e.metadata.origin === 'poll')).toHaveLength(0);
     });
 
     it('ends a C2B confirmation that came before its STK result and that result as one success', async () => {
@@ -528,57 +608,37 @@ describe('Daraja correlation', () => {
 
 describe('status query token keys', () => {
   const PAYOUT = '10571-7910404-1';
-  const poller = {
-    pathSecret: 'path-secret-0123456789abcdef',
-    settings: { api: { consumerSecret: 'consumer-secret' } },
-  };
-  // The callback function holds the callback secrets only: no API credentials.
-  const callbackFunction = { pathSecret: poller.pathSecret, settings: {} };
+  const PATH_SECRET = 'path-secret-0123456789abcdef';
+  const poller = { pathSecret: PATH_SECRET, settings: { api: { consumerSecret: 'consumer-secret' } } };
+  const sign = (secret: string) =>
+    readStatusQueryOccasion(
+      statusQueryOccasion({ secret, account: 'demo', kind: 'b2c', reference: PAYOUT }),
+    )!;
 
-  it('verifies in the callback function a token the poller signed, though it holds no API credentials', () => {
-    // Prepare
-    const occasion = statusQueryOccasion({
-      secret: statusQueryKeys(poller)[0]!,
-      account: 'demo',
-      kind: 'b2c',
-      reference: PAYOUT,
-    });
-
+  it('signs with the API consumer secret, never with a path secret (it travels in every callback URL)', () => {
     // Act
-    const asked = verifiedStatusQueryReference(
-      readStatusQueryOccasion(occasion)!,
-      statusQueryKeys(callbackFunction),
-      'demo',
-      [],
-    );
+    const keys = statusQueryKeys(poller);
 
     // Assess
-    expect(asked).toBe(PAYOUT);
+    expect(keys).toEqual(['consumer-secret']);
+    expect(verifiedStatusQueryReference(sign('consumer-secret'), keys, 'demo', [])).toBe(PAYOUT);
+    expect(verifiedStatusQueryReference(sign(PATH_SECRET), keys, 'demo', [])).toBeUndefined();
   });
 
-  it('still verifies a token signed with the path secret a rotation replaced, and no token signed with another key', () => {
-    // Prepare
-    const rotated = {
-      pathSecret: 'new-path-secret-0123456789',
-      previousPathSecret: poller.pathSecret,
+  it('verifies no token where the API credentials are not held (the callback function in AWS)', () => {
+    // Prepare: the callback function holds the callback secrets only.
+    const callbackFunction = {
+      pathSecret: PATH_SECRET,
+      previousPathSecret: 'old-path-secret-987654',
       settings: {},
     };
-    const signed = (secret: string) =>
-      readStatusQueryOccasion(
-        statusQueryOccasion({ secret, account: 'demo', kind: 'b2c', reference: PAYOUT }),
-      )!;
 
     // Act
-    const before = verifiedStatusQueryReference(
-      signed(poller.pathSecret),
-      statusQueryKeys(rotated),
-      'demo',
-      [],
-    );
-    const forged = verifiedStatusQueryReference(signed('guessed'), statusQueryKeys(rotated), 'demo', []);
+    const keys = statusQueryKeys(callbackFunction);
 
     // Assess
-    expect(before).toBe(PAYOUT);
-    expect(forged).toBeUndefined();
+    expect(keys).toEqual([]);
+    expect(verifiedStatusQueryReference(sign(PATH_SECRET), keys, 'demo', [])).toBeUndefined();
+    expect(verifiedStatusQueryReference(sign('old-path-secret-987654'), keys, 'demo', [])).toBeUndefined();
   });
 });
