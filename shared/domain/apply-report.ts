@@ -16,6 +16,7 @@ import {
   isEndToEnd,
   rankOf,
 } from './evidence';
+import { withConflict, withEventIds } from './bounded-history';
 import { decideTransition, isFinal } from './status';
 import type { ConflictRecord, Money, NormalizedReport, TransactionRecord } from './transaction';
 
@@ -29,8 +30,6 @@ export type ApplyOutcome =
     }
   | { kind: 'noop'; why: 'same-status' | 'stale' | 'conflict-already-recorded' | 'hint' };
 
-/** Conflicts are a signal for people, not a log; a flood of them must not grow the item without bound. */
-const MAX_CONFLICTS = 20;
 /** Evidence kept on a transaction: the first few (what started it) and the latest. */
 const EVIDENCE_HEAD = 3;
 const MAX_EVIDENCE = 16;
@@ -209,10 +208,10 @@ function hintDue(
 function withEvents(tx: TransactionRecord, events: EventEnvelope[]): TransactionRecord {
   return {
     ...tx,
-    events: [
-      ...tx.events,
-      ...events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
-    ],
+    events: withEventIds(
+      tx.events,
+      events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
+    ),
     outbox: events,
   };
 }
@@ -505,18 +504,16 @@ function advance(
   if (how.against) {
     const kind = conflictKindOf(how.against, incoming);
     const detail = conflictDetail(kind, how.against, incoming);
-    next.conflicts = [
-      ...next.conflicts,
-      {
-        kind,
-        reportedStatus: how.against.claim === 'NOT_FOUND' ? 'FAILED' : how.against.claim,
-        at: report.receivedAt,
-        origin: report.origin,
-        receiptId: report.receiptId,
-        detail,
-        evidence: [how.against, incoming],
-      },
-    ].slice(-MAX_CONFLICTS);
+    const kept = withConflict(next.conflicts, {
+      kind,
+      reportedStatus: how.against.claim === 'NOT_FOUND' ? 'FAILED' : how.against.claim,
+      at: report.receivedAt,
+      origin: report.origin,
+      receiptId: report.receiptId,
+      detail,
+      evidence: [how.against, incoming],
+    });
+    next.conflicts = kept.conflicts;
     events.push(
       conflictEvent(
         next,
@@ -552,18 +549,15 @@ function advance(
       `an unconfirmed success claimed ${claimedOther.amount!.value} ${claimedOther.amount!.currency ?? ''}`.trimEnd() +
       `; ${describeEvidence(incoming)} with ${next.amount.value} ${next.amount.currency ?? ''}`.trimEnd();
     const evidencePair = [claimedOther, incoming];
-    next.conflicts = [
-      ...next.conflicts,
-      {
-        kind: 'AMOUNT_MISMATCH' as const,
-        reportedStatus: 'SUCCEEDED' as const,
-        at: report.receivedAt,
-        origin: report.origin,
-        receiptId: claimedOther.receiptId ?? undefined,
-        detail,
-        evidence: evidencePair,
-      },
-    ].slice(-MAX_CONFLICTS);
+    next.conflicts = withConflict(next.conflicts, {
+      kind: 'AMOUNT_MISMATCH',
+      reportedStatus: 'SUCCEEDED',
+      at: report.receivedAt,
+      origin: report.origin,
+      receiptId: claimedOther.receiptId ?? undefined,
+      detail,
+      evidence: evidencePair,
+    }).conflicts;
     events.push(
       conflictEvent(
         next,
@@ -608,21 +602,34 @@ function applyUnconfirmed(
     // A hint, or an unsigned failure: kept as evidence, the transaction due for its check at once. (A
     // failure held this way publishes nothing: the status check's answer is the first event.)
     if (report.hint) return record(base, incoming, ctx, hintDue(state, ctx), [], isNew, preEvents);
+    // Two claims of opposite outcomes, neither confirmed: the status check decides, but the disagreement
+    // is said now, whatever the account's trust settings (one of them may be forged).
+    const claimed = claimConflict(base, report, incoming);
+    const changed = claimed.next !== base;
     if (report.status === 'FAILED')
-      return record(base, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
+      return record(
+        claimed.next,
+        incoming,
+        ctx,
+        dueNow(state, ctx.now),
+        claimed.events,
+        isNew,
+        preEvents,
+        changed,
+      );
     const held = unconfirmedSuccess(base, report) ?? report;
     const transition = decideTransition(base.status, 'AMBIGUOUS');
     if (transition.kind === 'advance')
-      return advance(base, held, incoming, ctx, preEvents, {
+      return advance(claimed.next, held, incoming, ctx, [...preEvents, ...claimed.events], {
         isNew,
         orphan: isNew && !base.registered,
         born: false,
       });
     const next = {
-      ...base,
+      ...claimed.next,
       reason: base.reason?.code === 'UNCONFIRMED' || !base.reason ? held.reason : base.reason,
     };
-    return record(next, incoming, ctx, dueNow(state, ctx.now), [], isNew, preEvents);
+    return record(next, incoming, ctx, dueNow(state, ctx.now), claimed.events, isNew, preEvents, changed);
   }
   if (base.status === report.status) return { kind: 'noop', why: 'same-status' };
   if (base.evidence?.some((e) => sameEvidence(e, incoming))) return { kind: 'noop', why: 'same-status' };
@@ -643,8 +650,12 @@ function applyUnconfirmed(
     detail,
     evidence: settled ? [settled, incoming] : [incoming],
   };
-  const withConflict = { ...base, conflicts: [...base.conflicts, conflictRecord].slice(-MAX_CONFLICTS) };
-  const event = conflictEvent(withConflict, report, {
+  const kept = withConflict(base.conflicts, conflictRecord);
+  if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+  const next = { ...base, conflicts: kept.conflicts };
+  // The same claim again (a flood of forged bodies): counted on its conflict, no event, no new check.
+  if (!kept.fresh) return record(next, incoming, ctx, base.reconcile, [], isNew, preEvents, true);
+  const event = conflictEvent(next, report, {
     kind: 'STATUS',
     detail,
     currentStatus: base.status,
@@ -652,7 +663,45 @@ function applyUnconfirmed(
     occurredAt: report.receivedAt,
     evidence: conflictRecord.evidence ?? [],
   });
-  return record(withConflict, incoming, ctx, recheck, [event], isNew, preEvents);
+  return record(next, incoming, ctx, recheck, [event], isNew, preEvents);
+}
+
+/**
+ * An unconfirmed claim of one outcome after an unconfirmed claim of the other (a held FAILED, then a
+ * success on an account that confirms successes, or the reverse): a STATUS conflict naming both, once per
+ * contradiction (repeats counted). The transaction's status is the caller's to decide.
+ */
+function claimConflict(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+): { next: TransactionRecord; events: EventEnvelope[] } {
+  const against = isOutcome(incoming.claim)
+    ? [...(base.evidence ?? [])].reverse().find((e) => isOutcome(e.claim) && e.claim !== incoming.claim)
+    : undefined;
+  if (!against) return { next: base, events: [] };
+  const detail = `${describeEvidence(against)}; then ${describeEvidence(incoming)}; neither is confirmed: a status check follows`;
+  const kept = withConflict(base.conflicts, {
+    kind: 'STATUS',
+    reportedStatus: report.status,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+    evidence: [against, incoming],
+  });
+  if (!kept.changed) return { next: base, events: [] };
+  const next = { ...base, conflicts: kept.conflicts };
+  if (!kept.fresh) return { next, events: [] };
+  const event = conflictEvent(next, report, {
+    kind: 'STATUS',
+    detail,
+    currentStatus: base.status,
+    discriminator: `STATUS:claims:${against.claim}:${report.status}`,
+    occurredAt: report.receivedAt,
+    evidence: [against, incoming],
+  });
+  return { next, events: [event] };
 }
 
 /** Evidence kept (and maybe a status check asked for) without a change of status. */
@@ -664,9 +713,12 @@ function record(
   extra: EventEnvelope[],
   isNew: boolean,
   preEvents: EventEnvelope[],
+  /** Something besides evidence and schedule changed (a conflict's repeat count): write even so. */
+  changed = false,
 ): ApplyOutcome {
   const evidence = withEvidence(base.evidence, incoming);
   const unchanged =
+    !changed &&
     !isNew &&
     extra.length === 0 &&
     evidence.length === (base.evidence?.length ?? 0) &&
@@ -721,8 +773,18 @@ function unsettled(
   const detail = conflictDetail(kind, against, incoming);
   if (isFinal(base.status)) return conflict(base, report, ctx, kind, detail, [], false, [against, incoming]);
   const reportedStatus = incoming.claim === 'NOT_FOUND' ? 'FAILED' : report.status;
-  if (base.conflicts.some((c) => c.kind === kind && c.reportedStatus === reportedStatus))
-    return { kind: 'noop', why: 'conflict-already-recorded' };
+  const kept = withConflict(base.conflicts, {
+    kind,
+    reportedStatus,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+    evidence: [against, incoming],
+  });
+  if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+  if (!kept.fresh)
+    return record({ ...base, conflicts: kept.conflicts }, incoming, ctx, base.reconcile, [], false, [], true);
   const reason = {
     code: 'CONFLICTING_REPORTS' as const,
     message: detail.slice(0, MAX_EVIDENCE_TEXT),
@@ -737,18 +799,7 @@ function unsettled(
     updatedAt: ctx.now,
     evidence: withEvidence(base.evidence, incoming),
     reconcile: { ...state, dueAt: state.dueAt ?? ctx.now, escalatedAt: state.escalatedAt ?? ctx.now },
-    conflicts: [
-      ...base.conflicts,
-      {
-        kind,
-        reportedStatus,
-        at: report.receivedAt,
-        origin: report.origin,
-        receiptId: report.receiptId,
-        detail,
-        evidence: [against, incoming],
-      },
-    ].slice(-MAX_CONFLICTS),
+    conflicts: kept.conflicts,
     transitions:
       transition.kind === 'advance'
         ? [
@@ -842,20 +893,12 @@ function conflict(
   isNew: boolean,
   evidence: Evidence[],
 ): ApplyOutcome {
-  // The same disagreement is recorded once, unless stronger evidence now says it: the status API
-  // confirming a late success that only a callback had claimed is news an operator must see.
+  // The same disagreement is recorded once (repeats counted on it), unless stronger evidence now says
+  // it: the status API confirming a late success that only a callback had claimed is news an operator
+  // must see.
   const strength = evidence.at(-1) ? rankOf(evidence.at(-1)!) : 0;
-  // What a recorded conflict's report was (the last of its evidence); older records count as strongest.
-  const strongest = (c: ConflictRecord) => {
-    const said = c.evidence?.at(-1);
-    return said ? rankOf(said) : Number.POSITIVE_INFINITY;
-  };
-  const seen = base.conflicts.some(
-    (c) => c.kind === kind && c.reportedStatus === report.status && strongest(c) >= strength,
-  );
-  if (seen && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
   const confirmed = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
-  const record = {
+  const kept = withConflict(base.conflicts, {
     kind,
     reportedStatus: report.status,
     at: report.receivedAt,
@@ -863,7 +906,8 @@ function conflict(
     receiptId: report.receiptId,
     detail,
     evidence,
-  };
+  });
+  if (!kept.changed && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
   // A success for another amount or payer is not evidence about this transaction's status: it stays in
   // the conflict record only.
   const incoming = kind === 'AMOUNT_MISMATCH' || kind === 'MSISDN_MISMATCH' ? undefined : evidence.at(-1);
@@ -871,8 +915,10 @@ function conflict(
     ...base,
     updatedAt: ctx.now,
     ...(incoming ? { evidence: withEvidence(base.evidence, incoming) } : {}),
-    conflicts: [...base.conflicts, record].slice(-MAX_CONFLICTS),
+    conflicts: kept.conflicts,
   };
+  if (!kept.fresh && !isNew)
+    return { kind: 'write', effect: 'recorded', next: withEvents(next, []), events: [] };
   const event = conflictEvent(next, report, {
     kind,
     detail,

@@ -1,3 +1,4 @@
+import { withConflict, withEventIds } from './bounded-history';
 import {
   awaitsConfirmation,
   businessMismatch,
@@ -178,7 +179,7 @@ export function applyRegistration(
     createdAt: current.createdAt,
     providerTransactionId: current.providerTransactionId,
     attributes: current.attributes,
-    conflicts: [...current.conflicts, { ...conflict, evidence: current.evidence ?? [] }],
+    conflicts: withConflict(current.conflicts, { ...conflict, evidence: current.evidence ?? [] }).conflicts,
     evidence: current.evidence,
     events: current.events,
   };
@@ -197,7 +198,7 @@ export function applyRegistration(
 function publishing(next: TransactionRecord, event: EventEnvelope, now: string): TransactionRecord {
   return {
     ...next,
-    events: [...next.events, { id: event.metadata.id, type: event.metadata.type, at: now }],
+    events: withEventIds(next.events, [{ id: event.metadata.id, type: event.metadata.type, at: now }]),
     outbox: [event],
   };
 }

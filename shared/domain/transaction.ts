@@ -134,6 +134,14 @@ export interface ConflictRecord {
   detail: string;
   /** The two pieces of evidence that disagree: what was known, and what came (absent on older records). */
   evidence?: Evidence[];
+  /**
+   * The same contradiction reported again since (another body saying the same thing): counted here, never
+   * a new record or event, so a flood of one claim cannot push earlier conflicts out.
+   */
+  repeats?: number;
+  /** When the latest repeat came, and its receipt. */
+  lastAt?: string;
+  lastReceiptId?: string;
 }
 
 /** Counts, never silently drops: what was kept of the distinct callbacks about one transaction. */

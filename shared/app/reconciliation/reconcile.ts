@@ -1,3 +1,4 @@
+import { withEventIds } from '../../domain/bounded-history';
 import { type ApplyOutcome, escalationEvent } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
@@ -379,12 +380,10 @@ export async function checkTransaction(
         ...base,
         reconcile,
         updatedAt: now,
-        events: [
-          ...base.events,
-          ...events
-            .filter((e) => !base.events.some((known) => known.id === e.metadata.id))
-            .map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
-        ],
+        events: withEventIds(
+          base.events,
+          events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
+        ),
         outbox: events,
       };
       return { next, result: { outcome, tx: next, events } };

@@ -204,3 +204,85 @@ describe('applyReport: hostile corners', () => {
     expect(later.kind === 'write' && later.next.reconcile?.dueAt).toBe('2026-11-21T10:02:00.000Z');
   });
 });
+
+describe('applyReport: contradicting claims and floods of them (issue 27)', () => {
+  const write = (outcome: ReturnType<typeof applyReport>) => {
+    if (outcome.kind !== 'write') throw new Error(`expected a write, got ${JSON.stringify(outcome)}`);
+    return outcome;
+  };
+
+  it('surfaces a success claimed after a held FAILED as a conflict, whatever the account confirms', () => {
+    // Prepare: an unsigned FAILED the account holds for confirmation; the transaction stays PENDING.
+    const held = write(
+      applyReport(registered(), report({ status: 'FAILED', confirmFailure: true, receiptId: 'f1' }), ctx),
+    );
+
+    // Act: an unsigned success on an account that confirms successes.
+    const claimed = write(applyReport(held.next, report({ needsConfirmation: true, receiptId: 's1' }), ctx));
+
+    // Assess
+    expect(held.next.status).toBe('PENDING');
+    expect(claimed.next.status).toBe('AMBIGUOUS');
+    expect(claimed.events.map((e) => e.metadata.type)).toEqual([
+      'TransactionConflict',
+      'TransactionAmbiguous',
+    ]);
+    expect(claimed.next.conflicts).toHaveLength(1);
+    expect(claimed.next.conflicts[0]!.evidence!.map((e) => e.claim)).toEqual(['FAILED', 'SUCCEEDED']);
+  });
+
+  it('surfaces a held FAILED claimed after an unconfirmed success as a conflict', () => {
+    // Prepare
+    const unconfirmed = write(
+      applyReport(registered(), report({ needsConfirmation: true, receiptId: 's1' }), ctx),
+    );
+
+    // Act
+    const failed = write(
+      applyReport(unconfirmed.next, report({ status: 'FAILED', confirmFailure: true, receiptId: 'f1' }), ctx),
+    );
+
+    // Assess
+    expect(failed.next.status).toBe('AMBIGUOUS');
+    expect(failed.events.map((e) => e.metadata.type)).toEqual(['TransactionConflict']);
+    expect(failed.next.reconcile?.dueAt).toBe(ctx.now);
+  });
+
+  it('publishes one conflict for 25 forged FAILED claims on a SUCCEEDED transaction and counts the repeats', () => {
+    // Prepare: a genuine conflict recorded first (another amount claimed), then the payment succeeded.
+    const mismatch = write(
+      applyReport(registered(), report({ amount: { value: '1', currency: 'EUR' }, receiptId: 'm' }), ctx),
+    );
+    let tx = write(applyReport(mismatch.next, report({ receiptId: 'ok' }), ctx)).next;
+    const published: string[] = [];
+
+    // Act: 25 distinct unsigned FAILED bodies.
+    for (let i = 0; i < 25; i++) {
+      const outcome = write(
+        applyReport(tx, report({ status: 'FAILED', confirmFailure: true, receiptId: `forged-${i}` }), ctx),
+      );
+      published.push(...outcome.events.map((e) => e.metadata.type));
+      tx = outcome.next;
+    }
+
+    // Assess
+    expect(tx.status).toBe('SUCCEEDED');
+    expect(published).toEqual(['TransactionConflict']);
+    expect(tx.conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH', 'STATUS']);
+    expect(tx.conflicts[1]).toMatchObject({ repeats: 24, lastReceiptId: 'forged-24' });
+    expect(new Set(tx.events.map((e) => e.id)).size).toBe(tx.events.length);
+  });
+
+  it('leaves a conflict untouched when the very same delivery comes again', () => {
+    // Prepare
+    const tx = write(
+      applyReport(registered({ status: 'SUCCEEDED' }), report({ status: 'FAILED', receiptId: 'x' }), ctx),
+    ).next;
+
+    // Act
+    const again = applyReport(tx, report({ status: 'FAILED', receiptId: 'x' }), ctx);
+
+    // Assess
+    expect(again).toEqual({ kind: 'noop', why: 'conflict-already-recorded' });
+  });
+});
