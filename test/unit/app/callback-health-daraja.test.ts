@@ -267,6 +267,8 @@ describe('callback health on a Daraja account', () => {
     expect(s.transaction('29112-00000001-0').status).toBe('PENDING');
     expect(s.counts.CallbackSilenceStarted).toBe(1);
     expect(s.counts.CallbacksResumed).toBeUndefined();
+    // Nor do they count as the account's callbacks for its silence alarm: only the first payout's result.
+    expect(s.counts.CallbacksReceived).toBe(1);
 
     // Act: the payout's own result arrives at last: a callback Daraja made by itself.
     s.advance(30);
