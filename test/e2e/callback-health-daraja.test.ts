@@ -1,0 +1,129 @@
+/**
+ * Issue 27 item 9, over HTTP: a silent Daraja account stays silent while only the answers to the relay's
+ * own status queries arrive. The in-process relay (DynamoDB Local, its poller and stream) and the
+ * simulator, on simulated time (timeScale 0.01: daraja/demo is silent after 6 s, its waiting payouts are
+ * then checked every 0.6 s).
+ *
+ * The outage: a payout registered with the relay whose result Daraja never sends: no callback of the
+ * account comes. The poller's transaction status queries are answered, each by a result the simulator
+ * posts to the account's `status/result` route ("could not be found": the payout stays PENDING). Those answers come because the relay asked: they must
+ * not end the silence. A normal payout's result then does, once.
+ *
+ * The wait is on conditions (events published, answers delivered), never on a fixed sleep: a slow machine
+ * only makes the run longer. Deterministic step-by-step numbers: test/unit/app/callback-health-daraja.test.ts.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimContext } from '../../scripts/sim/core';
+import { runScenario } from '../../scripts/sim/run';
+import type { EventEnvelope } from '../../shared/domain/events';
+import type { Simulator } from '../../simulator/server';
+import type { TestRelay } from '../helpers/relay';
+import {
+  type RelayWithSimulator,
+  simContext,
+  simulatedDemoConfig,
+  startRelayWithSimulator,
+} from '../helpers/relay-simulator';
+
+const TIME_SCALE = 0.01;
+/** A payout registered with the relay that Daraja never reports: it does not know the id (R000001). */
+const QUEUED = 'SIM-B2C-NEVER-REPORTED-1';
+/** Status answers to wait for once silent: more than a whole silence time's worth (6 s at 0.6 s each). */
+const ANSWERS_WHILE_SILENT = 15;
+const DEADLINE_MS = 60_000;
+
+let pair: RelayWithSimulator;
+let relay: TestRelay;
+let sim: Simulator;
+const eventsFile = join(mkdtempSync(join(tmpdir(), 'callback-health-daraja-')), 'events.ndjson');
+
+beforeAll(async () => {
+  pair = await startRelayWithSimulator({
+    eventsFile,
+    configFor: (relayUrl, simUrl) =>
+      simulatedDemoConfig(relayUrl, simUrl, {
+        eventsFile,
+        reconciliation: {
+          timeScale: TIME_SCALE,
+          pollIntervalSeconds: 0.2,
+          // Daraja's defaults, written out: silent after 600 s, then checked every 60 s (scaled).
+          callbackSilenceSeconds: { daraja: 600 },
+          silencePollSeconds: 60,
+        },
+      }),
+  });
+  ({ relay, sim } = pair);
+});
+afterAll(async () => {
+  await sim?.close();
+  await relay?.stop();
+});
+
+const context = (): SimContext => simContext(pair);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + DEADLINE_MS;
+  for (;;) {
+    await relay.flush();
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${DEADLINE_MS} ms`);
+    await sleep(100);
+  }
+}
+
+const dataOf = (e: EventEnvelope) => e.data as Record<string, unknown>;
+const darajaDemo = (type: string) =>
+  relay.sink.ofType(type).filter((e) => dataOf(e).provider === 'daraja' && dataOf(e).account === 'demo');
+/** Transaction status results the simulator delivered to the relay (answered 200). */
+const statusAnswers = () =>
+  sim.callbacks().filter((c) => c.kind === 'status-result' && c.outcome === 'delivered' && c.status === 200);
+
+describe('callback health on a Daraja account, end to end', () => {
+  it("stays silent while only answers to the relay's status queries arrive; a real callback ends it once", async () => {
+    // Prepare: daraja/demo's callbacks work (a payout paid and reported).
+    const paid = await runScenario(context(), 'daraja', 'b2c', {});
+    expect(paid.problems).toEqual([]);
+
+    // Act: a payout Daraja never reports; the relay's status queries about it are answered.
+    const registered = await relay.admin('POST', '/v1/transactions', {
+      provider: 'daraja',
+      account: 'demo',
+      kind: 'b2c',
+      reference: QUEUED,
+      amount: '10',
+      currency: 'KES',
+    });
+    expect(registered.status).toBe(201);
+    const silence = await until('CallbackSilence', () => darajaDemo('CallbackSilence')[0]);
+    const answeredBefore = statusAnswers().length;
+    await until(`${ANSWERS_WHILE_SILENT} status results while silent`, () =>
+      statusAnswers().length >= answeredBefore + ANSWERS_WHILE_SILENT ? true : undefined,
+    );
+    const cycles = relay.poller.totals.cycles;
+    await until('two more poll cycles', () => (relay.poller.totals.cycles >= cycles + 2 ? true : undefined));
+
+    // Assess: one silence, never "resumed"; the payout still waits.
+    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${QUEUED}`)).body;
+    console.info(
+      `callback health e2e (Daraja): ${darajaDemo('CallbackSilence').length} CallbackSilence, ` +
+        `${darajaDemo('CallbacksResumed').length} CallbacksResumed after ${statusAnswers().length - answeredBefore} status results while silent`,
+    );
+    expect(darajaDemo('CallbackSilence')).toEqual([silence]);
+    expect(darajaDemo('CallbacksResumed')).toEqual([]);
+    expect(view.transaction.status).toBe('PENDING');
+
+    // Act: callbacks are back: a normal payout's result reaches the relay.
+    const after = await runScenario(context(), 'daraja', 'b2c', {});
+    expect(after.problems).toEqual([]);
+
+    // Assess: one recovery for the episode.
+    const resumed = await until('CallbacksResumed', () => darajaDemo('CallbacksResumed')[0]);
+    expect(dataOf(resumed)).toMatchObject({ silentFrom: dataOf(silence).silentSince });
+    expect(darajaDemo('CallbackSilence')).toEqual([silence]);
+  }, 120_000);
+});
