@@ -1,6 +1,11 @@
 import type { RelayConfig } from '../../config/schema';
 import { buildEvent } from '../../domain/events';
-import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import {
+  type CheckRecord,
+  isFailedCheck,
+  type TransactionKey,
+  type TransactionRecord,
+} from '../../domain/transaction';
 import { findProvider } from '../../providers/registry';
 import type {
   Clock,
@@ -287,17 +292,14 @@ export async function runCallbackHealthCycle(
   return result;
 }
 
-/**
- * Whether the account's latest status call (the newest check among its waiting transactions) got no answer
- * about the transaction: any `error:` answer (unavailable, timeout, throttled, garbage, credentials…).
- */
+/** Whether the account's latest status call (the newest check among its waiting transactions) failed. */
 function latestCheckFailed(waiting: TransactionRecord[]): boolean {
-  let latest: { at: string; answer: string } | undefined;
+  let latest: CheckRecord | undefined;
   for (const tx of waiting) {
     const check = tx.reconcile?.recent.at(-1);
     if (check && (!latest || check.at > latest.at)) latest = check;
   }
-  return latest?.answer.startsWith('error:') ?? false;
+  return latest !== undefined && isFailedCheck(latest);
 }
 
 async function readAll(store: RelayStore, keys: TransactionKey[]): Promise<TransactionRecord[]> {
