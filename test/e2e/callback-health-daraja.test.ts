@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimContext } from '../../scripts/sim/core';
 import { runScenario } from '../../scripts/sim/run';
 import type { EventEnvelope } from '../../shared/domain/events';
+import { nextCheckAt, scheduleFor } from '../../shared/domain/reconcile-schedule';
 import type { Simulator } from '../../simulator/server';
 import type { TestRelay } from '../helpers/relay';
 import {
@@ -29,8 +30,11 @@ import {
 } from '../helpers/relay-simulator';
 
 const TIME_SCALE = 0.01;
-/** A payout registered with the relay that Daraja never reports: it does not know the id (R000001). */
+/** Payouts registered with the relay that Daraja never reports: it does not know their ids (R000001). */
 const QUEUED = 'SIM-B2C-NEVER-REPORTED-1';
+const QUEUED_WHILE_DOWN = 'SIM-B2C-NEVER-REPORTED-2';
+/** Poll cycles to watch once silent with the status API down: over 12 s, two silence times (0.2 s each at least). */
+const CYCLES_WHILE_DOWN = 60;
 /** Status answers to wait for once silent: more than a whole silence time's worth (6 s at 0.6 s each). */
 const ANSWERS_WHILE_SILENT = 15;
 const DEADLINE_MS = 60_000;
@@ -83,6 +87,44 @@ const darajaDemo = (type: string) =>
 const statusAnswers = () =>
   sim.callbacks().filter((c) => c.kind === 'status-result' && c.outcome === 'delivered' && c.status === 200);
 
+/** Registers a b2c payout with the relay, as the partner does before paying out. */
+async function registerPayout(reference: string) {
+  const registered = await relay.admin('POST', '/v1/transactions', {
+    provider: 'daraja',
+    account: 'demo',
+    kind: 'b2c',
+    reference,
+    amount: '10',
+    currency: 'KES',
+  });
+  expect(registered.status).toBe(201);
+}
+
+/** Sets the simulator's Daraja faults (`/_sim/faults`), e.g. every status query answered HTTP 503. */
+async function darajaFaults(spec: string) {
+  const response = await fetch(`${sim.url}/_sim/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(spec ? { daraja: spec } : {}),
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Status checks Daraja's normal b2c schedule makes within `seconds` of creation (checks on time). */
+function normalChecksWithin(seconds: number): number {
+  const schedule = scheduleFor('daraja', 'b2c');
+  const createdAt = new Date(0).toISOString();
+  const reconcileUntil = '9999-12-31T00:00:00.000Z';
+  const input = { schedule, createdAt, reconcileUntil, timeScale: TIME_SCALE };
+  let checks = 0;
+  let at = nextCheckAt({ ...input, checksDone: 0, now: createdAt });
+  while (Date.parse(at) <= seconds * 1000) {
+    checks++;
+    at = nextCheckAt({ ...input, checksDone: checks, now: at });
+  }
+  return checks;
+}
+
 describe('callback health on a Daraja account, end to end', () => {
   it("stays silent while only answers to the relay's status queries arrive; a real callback ends it once", async () => {
     // Prepare: daraja/demo's callbacks work (a payout paid and reported).
@@ -90,15 +132,7 @@ describe('callback health on a Daraja account, end to end', () => {
     expect(paid.problems).toEqual([]);
 
     // Act: a payout Daraja never reports; the relay's status queries about it are answered.
-    const registered = await relay.admin('POST', '/v1/transactions', {
-      provider: 'daraja',
-      account: 'demo',
-      kind: 'b2c',
-      reference: QUEUED,
-      amount: '10',
-      currency: 'KES',
-    });
-    expect(registered.status).toBe(201);
+    await registerPayout(QUEUED);
     const silence = await until('CallbackSilence', () => darajaDemo('CallbackSilence')[0]);
     const answeredBefore = statusAnswers().length;
     await until(`${ANSWERS_WHILE_SILENT} status results while silent`, () =>
@@ -125,5 +159,38 @@ describe('callback health on a Daraja account, end to end', () => {
     const resumed = await until('CallbacksResumed', () => darajaDemo('CallbacksResumed')[0]);
     expect(dataOf(resumed)).toMatchObject({ silentFrom: dataOf(silence).silentSince });
     expect(darajaDemo('CallbackSilence')).toEqual([silence]);
+  }, 120_000);
+
+  it('does not ask a status API that answers 503 any sooner while silent: the normal schedule holds', async () => {
+    // Prepare: Daraja's status API answers every query with HTTP 503.
+    await darajaFaults('status-5xx=503');
+    const episodes = darajaDemo('CallbackSilence').length;
+
+    // Act: another payout Daraja never reports; the account goes silent again, the status API stays down.
+    await registerPayout(QUEUED_WHILE_DOWN);
+    await until('a new CallbackSilence', () =>
+      darajaDemo('CallbackSilence').length > episodes ? true : undefined,
+    );
+    const cycles = relay.poller.totals.cycles;
+    await until(`${CYCLES_WHILE_DOWN} poll cycles while silent`, () =>
+      relay.poller.totals.cycles >= cycles + CYCLES_WHILE_DOWN ? true : undefined,
+    );
+    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${QUEUED_WHILE_DOWN}`)).body;
+    await darajaFaults('');
+
+    // Assess: every check failed, and there were no more of them than the normal schedule makes.
+    const checks = view.reconciliation.statusChecks as number;
+    const age = (Date.now() - Date.parse(view.transaction.createdAt as string)) / 1000;
+    const answers = (view.history as { type: string; answer?: string }[])
+      .filter((h) => h.type === 'status-check')
+      .map((h) => h.answer);
+    console.info(
+      `callback health e2e (Daraja, status API 503): ${checks} checks in ${age.toFixed(1)} s since registration, silent meanwhile ` +
+        `(normal schedule: ${normalChecksWithin(age)})`,
+    );
+    expect(view.transaction.status).toBe('PENDING');
+    expect(checks).toBeGreaterThan(0);
+    expect(new Set(answers)).toEqual(new Set(['error:unavailable']));
+    expect(checks).toBeLessThanOrEqual(normalChecksWithin(age));
   }, 120_000);
 });
