@@ -1,16 +1,17 @@
 /**
  * Issue 27 item 9, over HTTP: a silent Daraja account stays silent while only the answers to the relay's
- * own status queries arrive. The in-process relay (DynamoDB Local, its poller and stream) and the
- * simulator, on simulated time (timeScale 0.01: daraja/demo is silent after 6 s, its waiting payouts are
- * then checked every 0.6 s).
+ * own status queries arrive, and is not checked sooner while its status API fails. The in-process relay
+ * (DynamoDB Local, its poller and stream) and the simulator, on simulated time (timeScale 0.01: daraja/demo
+ * is silent after 6 s, its waiting payouts are then checked every 0.6 s).
  *
  * The outage: a payout registered with the relay whose result Daraja never sends: no callback of the
  * account comes. The poller's transaction status queries are answered, each by a result the simulator
- * posts to the account's `status/result` route ("could not be found": the payout stays PENDING). Those answers come because the relay asked: they must
- * not end the silence. A normal payout's result then does, once.
+ * posts to the account's `status/result` route ("could not be found": the payout stays PENDING). Those
+ * answers come because the relay asked: they must not end the silence. A normal payout's result then does,
+ * once. Then the simulator's status API answers 503 (fault `status-5xx=503`) during another silence.
  *
- * The wait is on conditions (events published, answers delivered), never on a fixed sleep: a slow machine
- * only makes the run longer. Deterministic step-by-step numbers: test/unit/app/callback-health-daraja.test.ts.
+ * The wait is on conditions (events published, answers delivered, poll cycles run), never on a fixed sleep:
+ * a slow machine only makes the run longer. Deterministic numbers: test/unit/app/callback-health-daraja.test.ts.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
