@@ -98,6 +98,16 @@ export interface CheckRecord {
   providerCode?: string;
 }
 
+const FAILED_CHECK = 'error:';
+/** The `answer` of a status call that got no answer about the transaction (`error:unavailable`…). */
+export function failedCheckAnswer(error: string): string {
+  return `${FAILED_CHECK}${error}`;
+}
+/** The status call got no answer about the transaction: 5xx, timeout, throttled, garbage, credentials… */
+export function isFailedCheck(check: Pick<CheckRecord, 'answer'>): boolean {
+  return check.answer.startsWith(FAILED_CHECK);
+}
+
 /** Where the transaction is in its reconciliation. */
 export interface ReconcileState {
   /** When the next status check is due; absent once the transaction is final. Drives the due index. */

@@ -177,6 +177,13 @@ export interface ProviderRoute<S> {
    * so no fixed ack can be derived for it afterwards.
    */
   asks?: string;
+  /**
+   * Set on a route that carries the answer to a query the relay itself made (Daraja's transaction status
+   * result and its queue timeout, the ResultURL and QueueTimeOutURL of the poller's status query). Such a
+   * callback proves nothing about the account's own callbacks: callback health counts only the others
+   * (docs/reconciliation.md#callback-health), or the poller's checks would end every silence they answer.
+   */
+  answersRelayQuery?: boolean;
 }
 
 export interface RegistrationRules<S> {

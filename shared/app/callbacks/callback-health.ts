@@ -1,6 +1,12 @@
 import type { RelayConfig } from '../../config/schema';
 import { buildEvent } from '../../domain/events';
-import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import {
+  type CheckRecord,
+  isFailedCheck,
+  type TransactionKey,
+  type TransactionRecord,
+} from '../../domain/transaction';
+import { findProvider } from '../../providers/registry';
 import type {
   Clock,
   ProviderRecord,
@@ -17,6 +23,9 @@ import type {
  * once per poll cycle the poller looks at each account: no callback for `callbackSilenceSeconds` while a
  * PENDING transaction older than that waits for one ⇒ `CallbackSilence` once, and the account's waiting
  * transactions are checked every `silencePollSeconds` until a callback arrives ⇒ `CallbacksResumed` once.
+ * Only callbacks the provider makes on its own count: an answer to the relay's own status query (a route
+ * declaring `answersRelayQuery`) would end every silence the poller's checks are answered in. Checking
+ * sooner pauses while the account's latest status call failed (the status API is down or throttling).
  */
 
 /** Provider records of one account: its last noted callback, and the poller's view (silent or not). */
@@ -116,14 +125,22 @@ export class CallbackTracker {
   }
 }
 
+/** The provider declares this route as the answer to a query the relay made (ProviderRoute.answersRelayQuery). */
+export function answersRelayQuery(provider: string, routeName: string): boolean {
+  return findProvider(provider)?.routes.find((r) => r.name === routeName)?.answersRelayQuery === true;
+}
+
 /**
  * The store every callback is received through, noting each stored receipt (every callback, direct or
- * buffered, stores one) with the tracker. Wired by the composition roots; the other calls are the store's.
+ * buffered, stores one) with the tracker, except the answers to the relay's own queries: they come because
+ * the poller asked, so they say nothing of whether the provider's own callbacks reach the relay. Wired by
+ * the composition roots; the other calls are the store's.
  */
 export function trackingCallbacks<S extends TransactionStore>(store: S, tracker: CallbackTracker): S {
   const tracked = Object.create(store) as S;
   tracked.recordReceipt = async (input, options) => {
     const result = await store.recordReceipt(input, options);
+    if (answersRelayQuery(input.key.provider, input.routeName)) return result;
     // A repeated delivery counts too: the provider is calling back.
     await tracker.noteCallback(input.key.provider, input.key.account, input.receivedAt);
     return result;
@@ -153,6 +170,8 @@ export interface CallbackHealthResult {
   resumed: string[];
   /** Waiting transactions whose next check this cycle brought forward. */
   hastened: number;
+  /** Silent accounts not hastened this cycle: their latest status call failed (`provider/account`). */
+  held: string[];
   /** Items read: health records, due-index entries and transactions. */
   readItems: number;
 }
@@ -182,7 +201,14 @@ export async function runCallbackHealthCycle(
   const { store, clock, config, log, metrics } = services;
   const settings = config.reconciliation;
   const now = clock.now().toISOString();
-  const result: CallbackHealthResult = { silent: [], started: [], resumed: [], hastened: 0, readItems: 0 };
+  const result: CallbackHealthResult = {
+    silent: [],
+    started: [],
+    resumed: [],
+    hastened: 0,
+    held: [],
+    readItems: 0,
+  };
 
   const accounts = await Promise.all(
     [...config.accounts.values()]
@@ -251,6 +277,12 @@ export async function runCallbackHealthCycle(
       if (!a.episode && waiting.length > 0) a.episode = await startEpisode(services, a, waiting, now, result);
       if (!a.episode) continue;
       result.silent.push(`${a.provider}/${a.account}`);
+      // Asking sooner a status API that just failed (5xx, timeout, throttled) only adds load to a struggling
+      // API: each transaction keeps its own schedule (its backoff, any Retry-After) until a call succeeds.
+      if (latestCheckFailed(waiting)) {
+        result.held.push(`${a.provider}/${a.account}`);
+        continue;
+      }
       result.hastened += await hasten(store, waiting, now, settings.silencePollSeconds * settings.timeScale);
     }
   }
@@ -258,6 +290,16 @@ export async function runCallbackHealthCycle(
   // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
   if (result.hastened > 0) metrics.count('SilentTransactionsHastened', result.hastened);
   return result;
+}
+
+/** Whether the account's latest status call (the newest check among its waiting transactions) failed. */
+function latestCheckFailed(waiting: TransactionRecord[]): boolean {
+  let latest: CheckRecord | undefined;
+  for (const tx of waiting) {
+    const check = tx.reconcile?.recent.at(-1);
+    if (check && (!latest || check.at > latest.at)) latest = check;
+  }
+  return latest !== undefined && isFailedCheck(latest);
 }
 
 async function readAll(store: RelayStore, keys: TransactionKey[]): Promise<TransactionRecord[]> {

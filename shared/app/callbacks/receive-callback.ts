@@ -190,7 +190,10 @@ export async function acceptCallback(
     statusCode: ack.statusCode,
     ...(buffered ? { buffered } : {}),
   });
-  metrics.count('CallbacksReceived', 1, { provider: provider.id, account: account.id });
+  // An answer to the relay's own status query is not the account's callback: counted, it would keep the
+  // account's silence alarm (CallbacksReceived{provider,account}) quiet while the poller keeps asking.
+  if (!route.answersRelayQuery)
+    metrics.count('CallbacksReceived', 1, { provider: provider.id, account: account.id });
   metrics.timing('AckLatency', performance.now() - started, { provider: provider.id });
   return { ack, buffered };
 }

@@ -4,7 +4,12 @@ import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
-import type { CheckRecord, NormalizedReport, TransactionRecord } from '../../domain/transaction';
+import {
+  type CheckRecord,
+  failedCheckAnswer,
+  type NormalizedReport,
+  type TransactionRecord,
+} from '../../domain/transaction';
 import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
@@ -108,7 +113,7 @@ function describe(answer: StatusAnswer): CheckRecord {
     case 'error':
       return {
         at,
-        answer: `error:${answer.error}`,
+        answer: failedCheckAnswer(answer.error),
         detail: answer.detail,
         providerCode: answer.httpStatus ? String(answer.httpStatus) : undefined,
       };

@@ -47,6 +47,13 @@ const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['par
   'reversal-timeout': parseReversalTimeout,
 };
 
+/**
+ * The routes that answer the relay's own transaction status query (api-client.ts names them as its
+ * ResultURL and QueueTimeOutURL). Balance and reversal results answer the partner's requests, not the
+ * relay's: they stay ordinary callbacks.
+ */
+const RELAY_QUERY_ROUTES: readonly DarajaRouteName[] = ['status-result', 'status-timeout'];
+
 /** Daraja's acknowledgements (docs/routes.md). */
 export const DARAJA_ACK = { ResultCode: 0, ResultDesc: 'Accepted' } as const;
 export const C2B_CONFIRMATION_ACK = { ResultCode: 0, ResultDesc: 'Success' } as const;
@@ -100,6 +107,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     path: DARAJA_ROUTES[name],
     parse: PARSERS[name],
     ...(name === 'c2b-validation' ? { asks: C2B_VALIDATION_USE_CASE } : {}),
+    ...(RELAY_QUERY_ROUTES.includes(name) ? { answersRelayQuery: true } : {}),
   })),
   verify: verifyDarajaSource,
   ack: ({ route, resultCode }) => {

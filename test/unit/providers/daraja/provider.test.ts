@@ -7,6 +7,7 @@ import {
   UnauthorizedError,
 } from '../../../../shared/domain/errors';
 import { darajaProvider, darajaRouteUrls } from '../../../../shared/providers/daraja';
+import { createDarajaStatusApi } from '../../../../shared/providers/daraja/api-client';
 import { darajaRegistration } from '../../../../shared/providers/daraja/registration';
 import { decisionBudgetMs } from '../../../../shared/app/decisions/answer-question';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
@@ -60,6 +61,52 @@ describe('Daraja provider module', () => {
     expect(parsed.type).toBe('decision');
     expect(parsed.type === 'decision' && parsed.useCase).toBe(route.asks);
     expect(darajaProvider.routes.filter((r) => r.asks).map((r) => r.name)).toEqual(['c2b-validation']);
+  });
+
+  it("declares as answers to the relay's own query exactly the routes its status query names", async () => {
+    // Prepare: the status API client, its network playing Daraja's token and query endpoints.
+    const sent: Record<string, unknown>[] = [];
+    const network = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).includes('/oauth/v1/generate'))
+        return Response.json({ access_token: 'token', expires_in: '3599' });
+      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      return Response.json({ OriginatorConversationID: 'oc-1', ConversationID: 'AG_1', ResponseCode: '0' });
+    }) as typeof fetch;
+    const settings = darajaAccountSchema.parse({
+      shortCode: '600638',
+      api: {
+        baseUrl: 'https://daraja.example.com',
+        consumerKey: 'key',
+        consumerSecret: 'secret',
+        initiator: 'testapi',
+        securityCredential: 'c2VjcmV0',
+      },
+    });
+    const api = createDarajaStatusApi(
+      { ...account('path-secret-0123456789'), settings },
+      { fetch: network, now: () => 0, sleep: async () => {}, log: { warn() {}, info() {} } },
+    )!;
+    const base = 'https://relay.example.com/v1/daraja/ke-600638/path-secret-0123456789';
+
+    // Act
+    const answer = await api.check({
+      kind: 'b2c',
+      reference: 'oc-payout-1',
+      amount: undefined,
+      msisdn: undefined,
+      externalId: undefined,
+      providerTransactionId: undefined,
+      attributes: {},
+      createdAt: '2026-11-23T10:00:00.000Z',
+      callbackBase: base,
+    });
+
+    // Assess: callback health leaves out what arrives on these routes (docs/reconciliation.md#callback-health).
+    expect(answer.type).toBe('requested');
+    const named = [sent[0]!.ResultURL, sent[0]!.QueueTimeOutURL].map((url) =>
+      String(url).slice(base.length + 1),
+    );
+    expect(darajaProvider.routes.filter((r) => r.answersRelayQuery).map((r) => r.path)).toEqual(named);
   });
 
   it("answers bad input on the validation route in Daraja's format: 200 with C2B00016", () => {

@@ -1,0 +1,197 @@
+/**
+ * Issue 27 item 9, over HTTP: a silent Daraja account stays silent while only the answers to the relay's
+ * own status queries arrive, and is not checked sooner while its status API fails. The in-process relay
+ * (DynamoDB Local, its poller and stream) and the simulator, on simulated time (timeScale 0.01: daraja/demo
+ * is silent after 6 s, its waiting payouts are then checked every 0.6 s).
+ *
+ * The outage: a payout registered with the relay whose result Daraja never sends: no callback of the
+ * account comes. The poller's transaction status queries are answered, each by a result the simulator
+ * posts to the account's `status/result` route ("could not be found": the payout stays PENDING). Those
+ * answers come because the relay asked: they must not end the silence. A normal payout's result then does,
+ * once. Then the simulator's status API answers 503 (fault `status-5xx=503`) during another silence.
+ *
+ * The wait is on conditions (events published, answers delivered, poll cycles run), never on a fixed sleep:
+ * a slow machine only makes the run longer. Deterministic numbers: test/unit/app/callback-health-daraja.test.ts.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimContext } from '../../scripts/sim/core';
+import { runScenario } from '../../scripts/sim/run';
+import type { EventEnvelope } from '../../shared/domain/events';
+import { nextCheckAt, scheduleFor } from '../../shared/domain/reconcile-schedule';
+import type { Simulator } from '../../simulator/server';
+import type { TestRelay } from '../helpers/relay';
+import {
+  type RelayWithSimulator,
+  simContext,
+  simulatedDemoConfig,
+  startRelayWithSimulator,
+} from '../helpers/relay-simulator';
+
+const TIME_SCALE = 0.01;
+/** Payouts registered with the relay that Daraja never reports: it does not know their ids (R000001). */
+const QUEUED = 'SIM-B2C-NEVER-REPORTED-1';
+const QUEUED_WHILE_DOWN = 'SIM-B2C-NEVER-REPORTED-2';
+/** Poll cycles to watch once silent with the status API down: over 12 s, two silence times (0.2 s each at least). */
+const CYCLES_WHILE_DOWN = 60;
+/** Status answers to wait for once silent: more than a whole silence time's worth (6 s at 0.6 s each). */
+const ANSWERS_WHILE_SILENT = 15;
+const DEADLINE_MS = 60_000;
+
+let pair: RelayWithSimulator;
+let relay: TestRelay;
+let sim: Simulator;
+const eventsFile = join(mkdtempSync(join(tmpdir(), 'callback-health-daraja-')), 'events.ndjson');
+
+beforeAll(async () => {
+  pair = await startRelayWithSimulator({
+    eventsFile,
+    configFor: (relayUrl, simUrl) =>
+      simulatedDemoConfig(relayUrl, simUrl, {
+        eventsFile,
+        reconciliation: {
+          timeScale: TIME_SCALE,
+          pollIntervalSeconds: 0.2,
+          // Daraja's defaults, written out: silent after 600 s, then checked every 60 s (scaled).
+          callbackSilenceSeconds: { daraja: 600 },
+          silencePollSeconds: 60,
+        },
+      }),
+  });
+  ({ relay, sim } = pair);
+});
+afterAll(async () => {
+  await sim?.close();
+  await relay?.stop();
+});
+
+const context = (): SimContext => simContext(pair);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + DEADLINE_MS;
+  for (;;) {
+    await relay.flush();
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${DEADLINE_MS} ms`);
+    await sleep(100);
+  }
+}
+
+const dataOf = (e: EventEnvelope) => e.data as Record<string, unknown>;
+const darajaDemo = (type: string) =>
+  relay.sink.ofType(type).filter((e) => dataOf(e).provider === 'daraja' && dataOf(e).account === 'demo');
+/** Transaction status results the simulator delivered to the relay (answered 200). */
+const statusAnswers = () =>
+  sim.callbacks().filter((c) => c.kind === 'status-result' && c.outcome === 'delivered' && c.status === 200);
+
+/** Registers a b2c payout with the relay, as the partner does before paying out. */
+async function registerPayout(reference: string) {
+  const registered = await relay.admin('POST', '/v1/transactions', {
+    provider: 'daraja',
+    account: 'demo',
+    kind: 'b2c',
+    reference,
+    amount: '10',
+    currency: 'KES',
+  });
+  expect(registered.status).toBe(201);
+}
+
+/** Sets the simulator's Daraja faults (`/_sim/faults`), e.g. every status query answered HTTP 503. */
+async function darajaFaults(spec: string) {
+  const response = await fetch(`${sim.url}/_sim/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(spec ? { daraja: spec } : {}),
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Status checks Daraja's normal b2c schedule makes within `seconds` of creation (checks on time). */
+function normalChecksWithin(seconds: number): number {
+  const schedule = scheduleFor('daraja', 'b2c');
+  const createdAt = new Date(0).toISOString();
+  const reconcileUntil = '9999-12-31T00:00:00.000Z';
+  const input = { schedule, createdAt, reconcileUntil, timeScale: TIME_SCALE };
+  let checks = 0;
+  let at = nextCheckAt({ ...input, checksDone: 0, now: createdAt });
+  while (Date.parse(at) <= seconds * 1000) {
+    checks++;
+    at = nextCheckAt({ ...input, checksDone: checks, now: at });
+  }
+  return checks;
+}
+
+describe('callback health on a Daraja account, end to end', () => {
+  it("stays silent while only answers to the relay's status queries arrive; a real callback ends it once", async () => {
+    // Prepare: daraja/demo's callbacks work (a payout paid and reported).
+    const paid = await runScenario(context(), 'daraja', 'b2c', {});
+    expect(paid.problems).toEqual([]);
+
+    // Act: a payout Daraja never reports; the relay's status queries about it are answered.
+    await registerPayout(QUEUED);
+    const silence = await until('CallbackSilence', () => darajaDemo('CallbackSilence')[0]);
+    const answeredBefore = statusAnswers().length;
+    await until(`${ANSWERS_WHILE_SILENT} status results while silent`, () =>
+      statusAnswers().length >= answeredBefore + ANSWERS_WHILE_SILENT ? true : undefined,
+    );
+    const cycles = relay.poller.totals.cycles;
+    await until('two more poll cycles', () => (relay.poller.totals.cycles >= cycles + 2 ? true : undefined));
+
+    // Assess: one silence, never "resumed"; the payout still waits.
+    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${QUEUED}`)).body;
+    console.info(
+      `callback health e2e (Daraja): ${darajaDemo('CallbackSilence').length} CallbackSilence, ` +
+        `${darajaDemo('CallbacksResumed').length} CallbacksResumed after ${statusAnswers().length - answeredBefore} status results while silent`,
+    );
+    expect(darajaDemo('CallbackSilence')).toEqual([silence]);
+    expect(darajaDemo('CallbacksResumed')).toEqual([]);
+    expect(view.transaction.status).toBe('PENDING');
+
+    // Act: callbacks are back: a normal payout's result reaches the relay.
+    const after = await runScenario(context(), 'daraja', 'b2c', {});
+    expect(after.problems).toEqual([]);
+
+    // Assess: one recovery for the episode.
+    const resumed = await until('CallbacksResumed', () => darajaDemo('CallbacksResumed')[0]);
+    expect(dataOf(resumed)).toMatchObject({ silentFrom: dataOf(silence).silentSince });
+    expect(darajaDemo('CallbackSilence')).toEqual([silence]);
+  }, 120_000);
+
+  it('does not ask a status API that answers 503 any sooner while silent: the normal schedule holds', async () => {
+    // Prepare: Daraja's status API answers every query with HTTP 503.
+    await darajaFaults('status-5xx=503');
+    const episodes = darajaDemo('CallbackSilence').length;
+
+    // Act: another payout Daraja never reports; the account goes silent again, the status API stays down.
+    await registerPayout(QUEUED_WHILE_DOWN);
+    await until('a new CallbackSilence', () =>
+      darajaDemo('CallbackSilence').length > episodes ? true : undefined,
+    );
+    const cycles = relay.poller.totals.cycles;
+    await until(`${CYCLES_WHILE_DOWN} poll cycles while silent`, () =>
+      relay.poller.totals.cycles >= cycles + CYCLES_WHILE_DOWN ? true : undefined,
+    );
+    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${QUEUED_WHILE_DOWN}`)).body;
+    await darajaFaults('');
+
+    // Assess: every check failed, and there were no more of them than the normal schedule makes.
+    const checks = view.reconciliation.statusChecks as number;
+    const age = (Date.now() - Date.parse(view.transaction.createdAt as string)) / 1000;
+    const answers = (view.history as { type: string; answer?: string }[])
+      .filter((h) => h.type === 'status-check')
+      .map((h) => h.answer);
+    console.info(
+      `callback health e2e (Daraja, status API 503): ${checks} checks in ${age.toFixed(1)} s since registration, silent meanwhile ` +
+        `(normal schedule: ${normalChecksWithin(age)})`,
+    );
+    expect(view.transaction.status).toBe('PENDING');
+    expect(checks).toBeGreaterThan(0);
+    expect(new Set(answers)).toEqual(new Set(['error:unavailable']));
+    expect(checks).toBeLessThanOrEqual(normalChecksWithin(age));
+  }, 120_000);
+});
