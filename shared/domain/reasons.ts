@@ -14,7 +14,7 @@ export const REASON_CODES = [
   /** The transaction a refund names is unknown to the provider (MoMo refund NotFound): nothing was refunded. */
   'ORIGINAL_NOT_FOUND',
   'NOT_ALLOWED',
-  /** The partner's own API initiator (name or security credential) was refused, not the customer's PIN. */
+  /** The partner's own API initiator was refused (name, security credential, lock or role), not the customer's PIN. */
   'INVALID_INITIATOR',
   'SUBSCRIBER_BUSY',
   'UNREACHABLE',

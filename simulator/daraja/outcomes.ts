@@ -16,9 +16,28 @@ export const STK_SUCCESS: StkOutcome = {
   resultDesc: 'The service request is processed successfully.',
 };
 
-/** STK push, by `PhoneNumber` suffix. */
+/**
+ * STK push, by `PhoneNumber` suffix: every code of the M-Pesa Express result-code table (Daraja API docs) and
+ * the older 1001 and 9999. Code 3 is …0030, as …0003 was SFC_IC0003's first.
+ */
 export const STK_OUTCOMES: readonly StkOutcome[] = [
   { suffix: '0001', resultCode: 1, resultDesc: 'The balance is insufficient for the transaction.' },
+  { suffix: '0002', resultCode: 2, resultDesc: 'Declined due to limit rule.' },
+  {
+    suffix: '0030',
+    resultCode: 3,
+    resultDesc: 'Declined due to limit rule: greater than the maximum transaction amount.',
+  },
+  {
+    suffix: '0004',
+    resultCode: 4,
+    resultDesc: 'Declined due to limit rule: would exceed daily transfer limit.',
+  },
+  {
+    suffix: '0008',
+    resultCode: 8,
+    resultDesc: 'Declined due to limit rule: would exceed the maximum balance.',
+  },
   {
     suffix: '0017',
     resultCode: 17,
@@ -55,18 +74,46 @@ export function stkOutcome(phoneNumber: string): StkOutcome {
 
 export type B2cOutcome =
   | { type: 'success'; suffix: string | null }
-  | { type: 'failure'; suffix: string; resultCode: number; resultDesc: string }
+  | { type: 'failure'; suffix: string; resultCode: number | string; resultDesc: string }
   | { type: 'queue-timeout'; suffix: string };
 
-/** B2C, by `PartyB` suffix. */
+const b2cFailure = (
+  suffix: string,
+  resultCode: number | string,
+  resultDesc: string,
+): Extract<B2cOutcome, { type: 'failure' }> => ({
+  type: 'failure',
+  suffix,
+  resultCode,
+  resultDesc,
+});
+
+/**
+ * B2C, by `PartyB` suffix: every failure of the B2C result-code table (Daraja API docs), ResultDesc as
+ * written there; the suffix spells the code (3 is …0030 and SFC_IC0003 …0003, as on STK).
+ */
 export const B2C_OUTCOMES: readonly Exclude<B2cOutcome, { type: 'success' }>[] = [
-  { type: 'failure', suffix: '2001', resultCode: 2001, resultDesc: 'The initiator information is invalid.' },
-  {
-    type: 'failure',
-    suffix: '0001',
-    resultCode: 1,
-    resultDesc: 'The balance is insufficient for the transaction.',
-  },
+  b2cFailure('2001', 2001, 'The initiator information is invalid.'),
+  b2cFailure('0001', 1, 'The balance is insufficient for the transaction.'),
+  b2cFailure('0002', 2, 'Declined due to limit rule'),
+  b2cFailure('0030', 3, 'Declined due to limit rule: greater than the maximum transaction amount.'),
+  b2cFailure('0004', 4, 'Declined due to limit rule: would exceed daily transfer limit'),
+  b2cFailure('0008', 8, 'Declined due to limit rule: would exceed the maximum balance.'),
+  b2cFailure('0011', 11, 'The DebitParty is in an invalid state.'),
+  b2cFailure('0021', 21, 'The initiator is not allowed to initiate this request'),
+  b2cFailure(
+    '2006',
+    2006,
+    'Declined due to account rule: The account status does not allow this transaction.',
+  ),
+  b2cFailure('2028', 2028, 'The request is not permitted according to product assignment.'),
+  b2cFailure(
+    '2040',
+    2040,
+    "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service.",
+  ),
+  b2cFailure('8006', 8006, 'The security credential is locked'),
+  b2cFailure('0003', 'SFC_IC0003', 'The operator does not exist.'),
   { type: 'queue-timeout', suffix: '0408' },
 ];
 

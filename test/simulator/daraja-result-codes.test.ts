@@ -1,6 +1,7 @@
 /**
  * Daraja result codes a partner sees after an accepted call (the Daraja API documentation and the provider notes): the STK
- * push callback and query, by the last four digits of `PhoneNumber`, and the C2B validation rejections.
+ * push callback and query, by the last four digits of `PhoneNumber`, the B2C result, by the last four digits of
+ * `PartyB`, and the C2B validation rejections.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stkPassword } from '../../simulator/daraja/stk';
@@ -82,6 +83,14 @@ async function pushAndQuery(phone: string) {
  */
 const STK_ROWS: { suffix: string; code: number | string; desc: string }[] = [
   { suffix: '0001', code: 1, desc: 'The balance is insufficient for the transaction.' },
+  { suffix: '0002', code: 2, desc: 'Declined due to limit rule.' },
+  {
+    suffix: '0030',
+    code: 3,
+    desc: 'Declined due to limit rule: greater than the maximum transaction amount.',
+  },
+  { suffix: '0004', code: 4, desc: 'Declined due to limit rule: would exceed daily transfer limit.' },
+  { suffix: '0008', code: 8, desc: 'Declined due to limit rule: would exceed the maximum balance.' },
   { suffix: '0017', code: 17, desc: 'Rule limited: a similar request was made within the last 2 minutes.' },
   {
     suffix: '1001',
@@ -137,6 +146,68 @@ describe('STK push result codes, by the last four digits of PhoneNumber', () => 
         ResultCode: String(row.code),
         ResultDesc: row.desc,
       });
+    });
+  }
+});
+
+/** Every failure of the B2C result-code table of the Daraja API documentation, ResultDesc as written there. */
+const B2C_ROWS: { suffix: string; code: number | string; desc: string }[] = [
+  { suffix: '0001', code: 1, desc: 'The balance is insufficient for the transaction.' },
+  { suffix: '0002', code: 2, desc: 'Declined due to limit rule' },
+  {
+    suffix: '0030',
+    code: 3,
+    desc: 'Declined due to limit rule: greater than the maximum transaction amount.',
+  },
+  { suffix: '0004', code: 4, desc: 'Declined due to limit rule: would exceed daily transfer limit' },
+  { suffix: '0008', code: 8, desc: 'Declined due to limit rule: would exceed the maximum balance.' },
+  { suffix: '0011', code: 11, desc: 'The DebitParty is in an invalid state.' },
+  { suffix: '0021', code: 21, desc: 'The initiator is not allowed to initiate this request' },
+  { suffix: '2001', code: 2001, desc: 'The initiator information is invalid.' },
+  {
+    suffix: '2006',
+    code: 2006,
+    desc: 'Declined due to account rule: The account status does not allow this transaction.',
+  },
+  { suffix: '2028', code: 2028, desc: 'The request is not permitted according to product assignment.' },
+  {
+    suffix: '2040',
+    code: 2040,
+    desc: "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service.",
+  },
+  { suffix: '8006', code: 8006, desc: 'The security credential is locked' },
+  { suffix: '0003', code: 'SFC_IC0003', desc: 'The operator does not exist.' },
+];
+
+describe('B2C result codes, by the last four digits of PartyB', () => {
+  for (const row of B2C_ROWS) {
+    it(`…${row.suffix}: Result with ResultCode ${JSON.stringify(row.code)} and no ResultParameters`, async () => {
+      // Prepare
+      const t = await token();
+      // Act
+      const r = await call(sim, 'POST', '/mpesa/b2c/v3/paymentrequest', {
+        headers: auth(t),
+        body: {
+          OriginatorConversationID: `oc-${row.suffix}`,
+          InitiatorName: 'testapi',
+          SecurityCredential: 'c2VjcmV0',
+          CommandID: 'BusinessPayment',
+          Amount: 10,
+          PartyA: 600981,
+          PartyB: Number(`25470837${row.suffix}`),
+          Remarks: 'Payout',
+          QueueTimeOutURL: `${rx.url}/b2c/timeout`,
+          ResultURL: `${rx.url}/b2c/result`,
+          Occassion: '',
+        },
+      });
+      const [received] = await rx.waitFor(1);
+      // Assess
+      expect(r.json.ResponseCode).toBe('0');
+      expect(received!.path).toBe('/b2c/result');
+      const result = parse<{ Result: Record<string, unknown> }>(received!).Result;
+      expect(result).toMatchObject({ ResultType: 0, ResultCode: row.code, ResultDesc: row.desc });
+      expect(result).not.toHaveProperty('ResultParameters');
     });
   }
 });

@@ -10,37 +10,64 @@ export interface DarajaCodeMapping {
 }
 
 /**
- * Every Daraja code in the Daraja API documentation and the provider notes. `ResultCode` 0 is the only success;
- * "any other value means error or failure" (docs), so unknown codes are FAILED/UNKNOWN. Platform
- * errors (`errorCode` of a refused API call, also what a status query answers) describe the call,
- * not the payment: its outcome is unclear, so they are AMBIGUOUS and reconciliation keeps asking.
+ * M-Pesa Express (STK) `ResultCode`s: every row of the result-code table of Daraja's M-Pesa Express
+ * documentation (developer.safaricom.co.ke, APIs → M-Pesa Express), plus 1001 and 9999 of the older table in
+ * the provider notes. On STK the customer pays: the payer is the customer, the payee the partner's PartyB.
+ * The codes that end a prompt without payment stay apart, as the docs keep them: 1032 the customer cancelled,
+ * 1037 the phone could not be reached (DS timeout), 1019 the transaction expired before processing.
+ * These are also the final codes of the STK push query (status-mapping.ts).
  */
-export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
+export const DARAJA_STK_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
   '0': { status: 'SUCCEEDED', reason: undefined, meaning: 'processed successfully' },
-  '1': { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS', meaning: 'insufficient balance' },
-  '17': { status: 'FAILED', reason: 'DUPLICATE', meaning: 'same request within 2 minutes' },
+  '1': {
+    status: 'FAILED',
+    reason: 'INSUFFICIENT_FUNDS',
+    meaning: "insufficient balance: the customer's M-PESA balance is too low",
+  },
+  '2': {
+    status: 'FAILED',
+    reason: 'AMOUNT_INVALID',
+    meaning: 'declined due to limit rule: below the minimum C2B transaction amount',
+  },
+  '3': {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    meaning: 'declined due to limit rule: above the maximum transaction amount',
+  },
+  '4': {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    meaning: "declined due to limit rule: would exceed the customer's daily transfer limit",
+  },
+  '8': {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    meaning: "declined due to limit rule: would exceed the pay bill or till's maximum balance",
+  },
+  '17': {
+    status: 'FAILED',
+    reason: 'DUPLICATE',
+    meaning: 'rule limited: same amount to the same customer within 2 minutes',
+  },
   '1001': {
     status: 'FAILED',
     reason: 'SUBSCRIBER_BUSY',
     meaning: 'subscriber locked: another transaction or USSD session',
   },
   '1019': { status: 'FAILED', reason: 'TIMED_OUT', meaning: 'transaction expired before processing' },
+  // The docs' only explanation is a prompt over 182 characters (shorten AccountReference): the request's data.
   '1025': {
     status: 'FAILED',
-    reason: 'PROVIDER_ERROR',
-    meaning: 'error sending the push request (system error or prompt too long)',
+    reason: 'INVALID_REQUEST',
+    meaning: 'error sending the push request: the prompt is too long (AccountReference)',
   },
-  '1032': {
-    status: 'FAILED',
-    reason: 'REJECTED_BY_CUSTOMER',
-    meaning: 'cancelled by the user or prompt timed out',
-  },
+  '1032': { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER', meaning: 'request cancelled by the user' },
   '1037': {
     status: 'FAILED',
     reason: 'UNREACHABLE',
-    meaning: 'prompt did not reach the phone / no response in time',
+    meaning: "DS timeout: the customer's phone could not be reached",
   },
-  // On STK the customer enters the PIN; on B2C and status results see DARAJA_CONTEXT_CODES.
+  // On STK the customer enters the PIN; on results the partner's API operator initiates, see DARAJA_CONTEXT_CODES.
   '2001': {
     status: 'FAILED',
     reason: 'WRONG_PIN',
@@ -49,11 +76,30 @@ export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
   '2028': {
     status: 'FAILED',
     reason: 'NOT_ALLOWED',
-    meaning: 'not permitted by product assignment (wrong PartyB)',
+    meaning: 'not permitted according to product assignment (TransactionType or PartyB)',
   },
-  SFC_IC0003: { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'invalid PartyB or TransactionType' },
-  '8006': { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'security credential locked' },
+  '8006': {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    meaning: "the customer's security credential is locked (customer care)",
+  },
   '9999': { status: 'FAILED', reason: 'PROVIDER_ERROR', meaning: 'error sending the push request' },
+  SFC_IC0003: {
+    status: 'FAILED',
+    reason: 'PAYEE_NOT_FOUND',
+    meaning: 'the operator does not exist: PartyB (or TransactionType) is wrong',
+  },
+};
+
+/**
+ * Every Daraja code in the Daraja API documentation and the provider notes that means the same on every
+ * result: the STK table above, the C2B validation codes and the platform errors. `ResultCode` 0 is the only
+ * success; "any other value means error or failure" (docs), so unknown codes are FAILED/UNKNOWN. Platform
+ * errors (`errorCode` of a refused API call, also what a status query answers) describe the call,
+ * not the payment: its outcome is unclear, so they are AMBIGUOUS and reconciliation keeps asking.
+ */
+export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
+  ...DARAJA_STK_CODES,
   C2B00011: { status: 'FAILED', reason: 'PAYER_NOT_FOUND', meaning: 'C2B validation: invalid MSISDN' },
   C2B00012: {
     status: 'FAILED',
@@ -103,36 +149,100 @@ export type DarajaResultContext = 'stk' | 'b2c' | 'status' | 'balance' | 'revers
 
 /**
  * Codes that mean something else outside STK. 2001 "invalid initiator information (wrong credential or
- * wrong PIN)" (Daraja API docs): on a B2C or status result the initiator is the partner's API operator
- * (InitiatorName + SecurityCredential); no customer PIN is involved.
+ * wrong PIN)" (Daraja API docs): on a B2C, status, balance or reversal result the initiator is the partner's
+ * API operator (InitiatorName / Initiator + SecurityCredential); no customer PIN is involved. Likewise 8006
+ * (the API operator's password is locked) and 21 (the operator lacks the API role): the partner's own
+ * configuration, not the customer's; every request fails until it is fixed.
  */
-/** 2001 where the partner's API operator, not a customer, is the initiator (status, balance, reversal). */
-const INITIATOR_REFUSED: DarajaCodeMapping = {
-  status: 'FAILED',
-  reason: 'INVALID_INITIATOR',
-  meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+const OPERATOR_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
+  '2001': {
+    status: 'FAILED',
+    reason: 'INVALID_INITIATOR',
+    meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
+  },
+  '21': {
+    status: 'FAILED',
+    reason: 'INVALID_INITIATOR',
+    meaning:
+      "the initiator is not allowed to initiate this request: the partner's API operator lacks the role",
+  },
+  '8006': {
+    status: 'FAILED',
+    reason: 'INVALID_INITIATOR',
+    meaning: "the security credential is locked: the partner's API operator password",
+  },
+  '11': {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    meaning: "the DebitParty is in an invalid state: the partner's short code account is not active",
+  },
+  '2006': {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    meaning: "declined due to account rule: the partner's short code account is not active",
+  },
+};
+
+/**
+ * B2C `ResultCode`s: every row of the result-code table of Daraja's Business To Customer documentation
+ * (developer.safaricom.co.ke, APIs → B2C). On B2C the partner pays: the payer is the partner's B2C short code
+ * (its utility account), the payee the customer's phone number (PartyB).
+ */
+export const DARAJA_B2C_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
+  '0': { status: 'SUCCEEDED', reason: undefined, meaning: 'processed successfully' },
+  '1': {
+    status: 'FAILED',
+    reason: 'INSUFFICIENT_FUNDS',
+    meaning: "insufficient balance: the partner's B2C utility account",
+  },
+  '2': {
+    status: 'FAILED',
+    reason: 'AMOUNT_INVALID',
+    meaning: 'declined due to limit rule: below the minimum B2C amount',
+  },
+  '3': {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    meaning: 'declined due to limit rule: above the maximum B2C transaction amount',
+  },
+  '4': {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    meaning: "declined due to limit rule: would exceed the customer's daily transfer limit",
+  },
+  '8': {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    meaning: "declined due to limit rule: would exceed the customer's maximum balance",
+  },
+  ...OPERATOR_CODES,
+  '2028': {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    meaning: 'not permitted according to product assignment: PartyA may not make B2C payments',
+  },
+  '2040': {
+    status: 'FAILED',
+    reason: 'PAYEE_NOT_FOUND',
+    meaning: 'credit party customer type not supported: the customer is not registered on M-PESA',
+  },
+  SFC_IC0003: {
+    status: 'FAILED',
+    reason: 'PAYEE_NOT_FOUND',
+    meaning: "the operator does not exist: the customer's number is invalid or not on M-PESA",
+  },
 };
 
 export const DARAJA_CONTEXT_CODES: Readonly<
   Record<DarajaResultContext, Readonly<Record<string, DarajaCodeMapping>>>
 > = {
   stk: {},
-  b2c: {
-    '2001': {
-      status: 'FAILED',
-      reason: 'INVALID_INITIATOR',
-      meaning: "invalid initiator information: the partner's InitiatorName or SecurityCredential",
-    },
-  },
-  status: {
-    '2001': INITIATOR_REFUSED,
-  },
-  balance: {
-    '2001': INITIATOR_REFUSED,
-  },
+  b2c: DARAJA_B2C_CODES,
+  status: OPERATOR_CODES,
+  balance: OPERATOR_CODES,
   // Reversal codes from Daraja's Reversal documentation: the statuses describe the reversal.
   reversal: {
-    '2001': INITIATOR_REFUSED,
+    ...OPERATOR_CODES,
     R000001: { status: 'FAILED', reason: 'DUPLICATE', meaning: 'the transaction has already been reversed' },
     R000002: {
       status: 'FAILED',

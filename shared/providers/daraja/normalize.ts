@@ -2,6 +2,7 @@ import type { ReportDraft } from '../../domain/transaction';
 import type { Reason } from '../../domain/reasons';
 import type { TransactionStatus } from '../../domain/status';
 import type { Money, Party } from '../../domain/transaction';
+import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import {
   canonicalDarajaCode,
@@ -76,16 +77,52 @@ function msisdnParty(value: string | undefined): Party | undefined {
   return match ? { idType: 'MSISDN', id: match[1]! } : undefined;
 }
 
-/** "254708374149 - John Doe" → the MSISDN; "600310 - Safaricom333" (a short code) → undefined. */
+/** A public name with a phone number in it, either way round: "254708374149 - John Doe", "John Doe - 254708374149". */
+const NUMBER_FIRST = /^\s*\+?(\d{10,15})\s*-\s*(.*?)\s*$/s;
+const NUMBER_LAST = /^\s*(.*?)\s*-\s*\+?(\d{10,15})\s*$/s;
+
+export interface PublicName {
+  /** The MSISDN, when the value names a phone number ("600310 - Safaricom333", a short code, names none). */
+  msisdn: string | undefined;
+  /** The value with its phone number masked, in the order it came; unchanged when it names none. */
+  masked: string;
+}
+
+/**
+ * Daraja's `ReceiverPartyPublicName` (and the status result's party names) is "number - name" in its docs, but
+ * results also arrive as "name - number": both give the MSISDN, and both keep their order with the number masked.
+ */
+export function readPublicName(value: string): PublicName {
+  const first = NUMBER_FIRST.exec(value);
+  if (first) return { msisdn: first[1]!, masked: value.replace(first[1]!, maskMsisdn(first[1]!)!) };
+  const last = NUMBER_LAST.exec(value);
+  if (last) {
+    const at = value.lastIndexOf(last[2]!);
+    const masked = `${value.slice(0, at)}${maskMsisdn(last[2]!)!}${value.slice(at + last[2]!.length)}`;
+    return { msisdn: last[2]!, masked };
+  }
+  return { msisdn: undefined, masked: value };
+}
+
 function partyFromPublicName(...values: (string | undefined)[]): Party | undefined {
   for (const value of values) {
-    const match = value ? /^\s*(\d{10,15})\s*-/.exec(value) : null;
-    if (match) return { idType: 'MSISDN', id: match[1]! };
+    const msisdn = value === undefined ? undefined : readPublicName(value).msisdn;
+    if (msisdn) return { idType: 'MSISDN', id: msisdn };
   }
   return undefined;
 }
 
-/** B2C failures carry placeholder TransactionIDs like "NLJ0000000". */
+/** The B2C receiver's public name carries the customer's number: stored masked, whichever way round it came. */
+const PUBLIC_NAME_KEY = /^ReceiverPartyPublicName(#\d+)?$/;
+
+function maskPublicNames(attributes: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(attributes))
+    out[key] = PUBLIC_NAME_KEY.test(key) ? readPublicName(value).masked : value;
+  return out;
+}
+
+/** Placeholder TransactionIDs like "NLJ0000000" name no transaction. */
 function realTransactionId(value: string | null | undefined): string | undefined {
   return value && !/0{7}$/.test(value) ? value : undefined;
 }
@@ -146,16 +183,22 @@ export function normalizeB2cResult(
   const params = collectParams(result.ResultParameters?.ResultParameter);
   const mapped = mapDarajaCode(result.ResultCode, result.ResultDesc, 'b2c');
   const waiting = String(result.ResultType ?? '0').trim() === '1';
+  const status = waiting ? 'PENDING' : mapped.status;
   return {
     key: { provider: DARAJA, account: accountId, reference },
     kind,
-    status: waiting ? 'PENDING' : mapped.status,
+    status,
     reason: reasonFor(result.ResultCode, result.ResultDesc, 'b2c'),
-    providerTransactionId: first(params, 'TransactionReceipt') ?? realTransactionId(result.TransactionID),
+    // Only a success moved money: a failed result's TransactionID can look like a receipt (Daraja's own
+    // failure sample carries "SG722NMVXQ") but names no payment, so it stays an attribute only.
+    providerTransactionId:
+      mapped.status === 'SUCCEEDED'
+        ? (first(params, 'TransactionReceipt') ?? realTransactionId(result.TransactionID))
+        : undefined,
     externalId: undefined,
     amount: money(first(params, 'TransactionAmount', 'Amount'), currency),
     party: partyFromPublicName(first(params, 'ReceiverPartyPublicName')),
-    attributes: { ...paramAttributes(params), ...resultIds(result) },
+    attributes: { ...maskPublicNames(paramAttributes(params)), ...resultIds(result) },
   };
 }
 

@@ -8,26 +8,14 @@ import type { ReportDraft } from '../../domain/transaction';
 import { clip, isRecord, type StatusError, statusError, textOf } from '../outbound-http/types';
 import type { StatusAnswer } from '../types';
 import { STATUS_QUERY } from './correlation';
-import { canonicalDarajaCode, mapDarajaCode } from './mapping';
+import { canonicalDarajaCode, DARAJA_STK_CODES, mapDarajaCode } from './mapping';
 import { DARAJA } from './normalize';
 
-/** STK ResultCodes that are final (Daraja API docs: M-Pesa Express result codes; provider notes). */
-export const DARAJA_STK_FINAL_CODES: ReadonlySet<string> = new Set([
-  '0',
-  '1',
-  '17',
-  '1001',
-  '1019',
-  '1025',
-  '1032',
-  '1037',
-  '2001',
-  '9999',
-  // Provider notes: wrong PartyB (2028, SFC_IC0003) and a locked credential (8006) end the request too.
-  '2028',
-  'SFC_IC0003',
-  '8006',
-]);
+/**
+ * STK ResultCodes that are final: every code of the M-Pesa Express result-code table (DARAJA_STK_CODES, one
+ * list for the callback and the query).
+ */
+export const DARAJA_STK_FINAL_CODES: ReadonlySet<string> = new Set(Object.keys(DARAJA_STK_CODES));
 
 /** 500.001.1001 means "being processed" only with that message; otherwise it is wrong credentials. */
 export const STILL_PROCESSING = /being processed|under processing|still processing/i;

@@ -51,9 +51,9 @@ describe('Daraja normalization', () => {
     expect(draft.amount).toBeUndefined();
   });
 
-  it('maps a string STK ResultCode (SFC_IC0003) to FAILED/NOT_ALLOWED', () => {
+  it('maps a string STK ResultCode (SFC_IC0003, "the operator does not exist": PartyB) to FAILED/PAYEE_NOT_FOUND', () => {
     const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(fixture('stk-string-resultcode.json')));
-    expect(draft.reason).toMatchObject({ code: 'NOT_ALLOWED', providerCode: 'SFC_IC0003' });
+    expect(draft.reason).toMatchObject({ code: 'PAYEE_NOT_FOUND', providerCode: 'SFC_IC0003' });
   });
 
   it('turns a B2C success into SUCCEEDED with TransactionAmount, receipt and the receiver MSISDN', () => {
@@ -77,6 +77,51 @@ describe('Daraja normalization', () => {
     const draft = normalizeB2cResult('demo', 'KES', '29112-34801843-1', Result);
     expect(draft.status).toBe('FAILED');
     expect(draft.providerTransactionId).toBeUndefined();
+  });
+
+  it("never publishes a failed B2C result's receipt-looking TransactionID as the provider transaction id", () => {
+    // Prepare: Daraja's own failure sample carries "SG722NMVXQ", not a placeholder like "NLJ0000000".
+    const { Result } = resultSchema.parse(fixture('documented/b2c-result-failure.json'));
+    // Act
+    const draft = normalizeB2cResult('demo', 'KES', Result.OriginatorConversationID!, Result);
+    // Assess
+    expect(draft.status).toBe('FAILED');
+    expect(draft.providerTransactionId).toBeUndefined();
+    expect(draft.attributes).toMatchObject({ TransactionID: 'SG722NMVXQ' });
+  });
+
+  it("takes a B2C success's receipt from TransactionReceipt (Daraja's own sample)", () => {
+    const { Result } = resultSchema.parse(fixture('documented/b2c-result-success.json'));
+    const draft = normalizeB2cResult('demo', 'KES', Result.OriginatorConversationID!, Result);
+    expect(draft).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: 'SG632NMUAB' });
+  });
+
+  it.each([
+    ['254705912645 - NICHOLAS JOHN SONGOK', '2547*****645 - NICHOLAS JOHN SONGOK'],
+    ['NICHOLAS JOHN SONGOK - 254705912645', 'NICHOLAS JOHN SONGOK - 2547*****645'],
+    ['  NICHOLAS JOHN SONGOK-254705912645 ', '  NICHOLAS JOHN SONGOK-2547*****645 '],
+    ['Mary-Jane Wanjiru - 254705912645', 'Mary-Jane Wanjiru - 2547*****645'],
+  ])('reads ReceiverPartyPublicName "%s" for the MSISDN and stores it as "%s"', (publicName, stored) => {
+    // Prepare
+    const body = fixture('documented/b2c-result-success.json');
+    const item = body.Result.ResultParameters.ResultParameter.find(
+      (p: { Key: string }) => p.Key === 'ReceiverPartyPublicName',
+    );
+    item.Value = publicName;
+    // Act
+    const draft = normalizeB2cResult('demo', 'KES', 'oc', resultSchema.parse(body).Result);
+    // Assess
+    expect(draft.party).toEqual({ idType: 'MSISDN', id: '254705912645' });
+    expect(draft.attributes?.ReceiverPartyPublicName).toBe(stored);
+    expect(JSON.stringify(draft.attributes)).not.toContain('254705912645');
+  });
+
+  it('takes no party from a ReceiverPartyPublicName that names a short code, and leaves it as it came', () => {
+    const body = fixture('documented/b2c-result-success.json');
+    body.Result.ResultParameters.ResultParameter[2].Value = '600310 - Safaricom333';
+    const draft = normalizeB2cResult('demo', 'KES', 'oc', resultSchema.parse(body).Result);
+    expect(draft.party).toBeUndefined();
+    expect(draft.attributes?.ReceiverPartyPublicName).toBe('600310 - Safaricom333');
   });
 
   it("reads B2C ResultCode 2001 as the partner's initiator credential (INVALID_INITIATOR), not a wrong PIN", () => {

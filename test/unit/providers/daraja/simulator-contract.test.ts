@@ -7,25 +7,44 @@ import { B2C_OUTCOMES, STK_OUTCOMES } from '../../../../simulator/daraja/outcome
 /** The reason the relay gives each failure the simulator sends; written by hand from the Daraja API documentation. */
 const STK_REASONS: Record<string, ReasonCode> = {
   '1': 'INSUFFICIENT_FUNDS',
+  '2': 'AMOUNT_INVALID',
+  '3': 'LIMIT_REACHED',
+  '4': 'LIMIT_REACHED',
+  '8': 'LIMIT_REACHED',
   '17': 'DUPLICATE',
   '1001': 'SUBSCRIBER_BUSY',
   '1019': 'TIMED_OUT',
-  '1025': 'PROVIDER_ERROR',
+  // The docs' explanation: the prompt is over 182 characters (AccountReference too long).
+  '1025': 'INVALID_REQUEST',
   '1032': 'REJECTED_BY_CUSTOMER',
   '1037': 'UNREACHABLE',
   // On STK the customer enters the PIN.
   '2001': 'WRONG_PIN',
-  // Provider notes: wrong PartyB and a locked security credential.
   '2028': 'NOT_ALLOWED',
+  // The customer's credential is locked ("contact Customer Care").
   '8006': 'NOT_ALLOWED',
   '9999': 'PROVIDER_ERROR',
-  SFC_IC0003: 'NOT_ALLOWED',
+  // "The operator does not exist": PartyB, the payee.
+  SFC_IC0003: 'PAYEE_NOT_FOUND',
 };
 
 const B2C_REASONS: Record<string, ReasonCode> = {
-  // On a B2C result the initiator is the partner's API operator: its credential, not a PIN.
-  '2001': 'INVALID_INITIATOR',
   '1': 'INSUFFICIENT_FUNDS',
+  '2': 'AMOUNT_INVALID',
+  '3': 'LIMIT_REACHED',
+  '4': 'LIMIT_REACHED',
+  '8': 'LIMIT_REACHED',
+  // The partner's own B2C short code is not active.
+  '11': 'NOT_ALLOWED',
+  '2006': 'NOT_ALLOWED',
+  '2028': 'NOT_ALLOWED',
+  // On a B2C result the initiator is the partner's API operator: its role, credential or lock, not a PIN.
+  '21': 'INVALID_INITIATOR',
+  '2001': 'INVALID_INITIATOR',
+  '8006': 'INVALID_INITIATOR',
+  // The customer (the payee) is not on M-PESA or not registered.
+  '2040': 'PAYEE_NOT_FOUND',
+  SFC_IC0003: 'PAYEE_NOT_FOUND',
 };
 
 describe('Daraja: the relay reads every failure the simulator sends', () => {

@@ -42,16 +42,20 @@ describe('Daraja STK query classification', () => {
   const FINAL: [string | number, ReasonCode][] = [
     ['1', 'INSUFFICIENT_FUNDS'],
     [1, 'INSUFFICIENT_FUNDS'],
+    ['2', 'AMOUNT_INVALID'],
+    ['3', 'LIMIT_REACHED'],
+    ['4', 'LIMIT_REACHED'],
+    ['8', 'LIMIT_REACHED'],
     ['17', 'DUPLICATE'],
     ['1001', 'SUBSCRIBER_BUSY'],
     ['1019', 'TIMED_OUT'],
-    ['1025', 'PROVIDER_ERROR'],
+    ['1025', 'INVALID_REQUEST'],
     ['1032', 'REJECTED_BY_CUSTOMER'],
     ['1037', 'UNREACHABLE'],
     ['2001', 'WRONG_PIN'],
     ['9999', 'PROVIDER_ERROR'],
     ['2028', 'NOT_ALLOWED'],
-    ['SFC_IC0003', 'NOT_ALLOWED'],
+    ['SFC_IC0003', 'PAYEE_NOT_FOUND'],
     ['8006', 'NOT_ALLOWED'],
   ];
   it.each(FINAL)('turns final ResultCode %s into a FAILED draft with reason %s', (code, reason) => {
