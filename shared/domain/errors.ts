@@ -92,10 +92,6 @@ export class InvalidCallbackUrlError extends RelayError {
 export class UnstorableInputError extends RelayError {
   readonly code = 'UNSTORABLE_INPUT';
 }
-/** An account's budget of unmatched reference-less hints for the day is spent: refused (and recorded). */
-export class HintBudgetSpentError extends RelayError {
-  readonly code = 'HINT_BUDGET_SPENT';
-}
 /** Storage could not be written; the caller must not acknowledge success to a provider. */
 export class StorageUnavailableError extends RelayError {
   readonly code = 'STORAGE_UNAVAILABLE';

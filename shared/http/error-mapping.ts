@@ -1,7 +1,6 @@
 import {
   ConfigError,
   ForbiddenSourceError,
-  HintBudgetSpentError,
   InvalidCallbackUrlError,
   InvalidReferenceError,
   KindMismatchError,
@@ -46,7 +45,6 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [TransactionStateError, 409],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
-  [HintBudgetSpentError, 429],
   [StorageUnavailableError, 503],
   [ConfigError, 500],
 ];

@@ -1,6 +1,6 @@
 import type { ApplyOutcome } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
-import { HintBudgetSpentError, InvalidReferenceError, SchemaValidationError } from '../../domain/errors';
+import { InvalidReferenceError, SchemaValidationError } from '../../domain/errors';
 import type { AuthenticationMethod } from '../../domain/evidence';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
@@ -206,27 +206,32 @@ function placedOrigin(
 }
 
 /**
- * Each unmatched hint leaves a record and a receipt nobody asked for: an account takes a bounded number
- * a day, counted before anything is stored; past it the hint is refused (429, quarantined) and counted.
+ * Each unmatched hint leaves a record and a receipt nobody asked for. Anyone who can reach the route can
+ * send them, so the budget must never cost a genuine callback (MTN's early callback for a payment the
+ * partner registers a moment later): past an account's daily budget a hint is still answered, kept and
+ * adopted by its registration; only its receipt's body is not kept (its metadata is, counted and dated).
+ * Returns whether the hint is within the budget.
  */
-async function spendHintBudget(deps: IngestDeps, batch: IngestBatch, options: WriteOptions): Promise<void> {
+async function spendHintBudget(
+  deps: IngestDeps,
+  batch: IngestBatch,
+  options: WriteOptions,
+): Promise<boolean> {
   const day = batch.receivedAt.slice(0, 10);
   const budget = await deps.store.countRecord(
     { provider: batch.provider, account: batch.account, namespace: 'hint-budget', id: day },
     { limit: HINTS_PER_ACCOUNT_PER_DAY, at: batch.receivedAt, lifetimeSeconds: 2 * 86_400 },
     options,
   );
-  if (budget.counted) return;
+  if (budget.counted) return true;
   if (budget.refused === 1)
-    deps.log.warn('unmatched hints refused: the account spent its budget for the day', {
+    deps.log.warn('unmatched hints over budget: their bodies are not kept today', {
       provider: batch.provider,
       account: batch.account,
       day,
       limit: HINTS_PER_ACCOUNT_PER_DAY,
     });
-  throw new HintBudgetSpentError(
-    `Account ${batch.account} took ${HINTS_PER_ACCOUNT_PER_DAY} callbacks today that name no registered transaction; this one is refused (register the transaction first)`,
-  );
+  return false;
 }
 
 /** resolveCorrelation's reference alone. */
@@ -409,7 +414,8 @@ export async function ingestIntents(
     });
   }
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
-  if (placed.some((p) => p.intent.hint && !p.matched)) await spendHintBudget(deps, batch, options);
+  const hintOverBudget =
+    placed.some((p) => p.intent.hint && !p.matched) && !(await spendHintBudget(deps, batch, options));
   const facts = batch.facts?.length
     ? await placeFacts(
         store,
@@ -424,6 +430,8 @@ export async function ingestIntents(
   const receiptKey = first?.key ?? (firstFact && factReceiptKey(batch.provider, batch.account, firstFact));
   const receipt =
     batch.receipt && receiptKey ? await storeReceipt(store, receiptKey, batch.receipt, options) : undefined;
+  if (receipt && receiptKey && hintOverBudget && receipt.deliveries === 1)
+    await store.dropReceiptBody(receiptKey, receipt.receiptId, options);
   const factsRecorded = facts.length
     ? await recordFacts(deps, batch, facts, receipt?.receiptId, options)
     : undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { getTransaction } from '../../../shared/app/transactions/get-transaction';
-import { ingestIntents } from '../../../shared/app/transactions/ingest-report';
+import { HINT_NAMESPACE, ingestIntents } from '../../../shared/app/transactions/ingest-report';
 import {
   HINTS_PER_ACCOUNT_PER_DAY,
   RECEIPT_BUDGET,
@@ -9,7 +9,6 @@ import {
 } from '../../../shared/app/transactions/receipt-budget';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
-import { HintBudgetSpentError } from '../../../shared/domain/errors';
 import type { ReportDraft } from '../../../shared/domain/transaction';
 import type { ReportIntent } from '../../../shared/providers/types';
 import { allReceipts } from '../../helpers/receipts';
@@ -23,8 +22,8 @@ const REF = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const KEY = { provider: 'momo', account: 'demo', reference: REF };
 
 function setup() {
-  const store = new MemoryStore();
   const clock = { now: () => new Date(NOW) };
+  const store = new MemoryStore(clock);
   const warnings: string[] = [];
   const log = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
   return {
@@ -171,22 +170,31 @@ describe('GET a transaction with many receipts', () => {
 });
 
 describe('hint budget per account', () => {
-  it('refuses unmatched hints past the day’s budget with a named error, and counts the refusals', async () => {
-    // Prepare: the budget spent by made-up externalIds.
+  it('keeps and answers unmatched hints past the day’s budget, without their bodies: a flood never costs a genuine callback', async () => {
+    // Prepare: the budget spent by made-up externalIds (anyone who can reach the route can send them).
     const { store, ingest, warnings } = setup();
     for (let i = 0; i < HINTS_PER_ACCOUNT_PER_DAY; i++)
       await ingestIntents(ingest, delivery(hint(`made-up-${i}`), `{"externalId":"made-up-${i}"}`));
-    // Act
-    const refused = ingestIntents(ingest, delivery(hint('one-more'), '{"externalId":"one-more"}'));
-    const again = ingestIntents(ingest, delivery(hint('and-more'), '{"externalId":"and-more"}'));
-    // Assess: nothing stored for the refused ones, and the warning is logged once.
-    await expect(refused).rejects.toBeInstanceOf(HintBudgetSpentError);
-    await expect(again).rejects.toThrow(/register the transaction first/);
-    expect(
-      await allReceipts(store, { provider: 'momo', account: 'demo', reference: 'externalId:one-more' }),
-    ).toEqual([]);
+    // Act: MTN's genuine early callback for a payment the partner is about to register, and one more.
+    await ingestIntents(ingest, delivery(hint('order-8841'), '{"externalId":"order-8841"}'));
+    await ingestIntents(ingest, delivery(hint('and-more'), '{"externalId":"and-more"}'));
+    // Assess: the hint waits for its registration; its receipt is kept without its body; counted, warned once.
+    const kept = await store.getRecord({
+      provider: 'momo',
+      account: 'demo',
+      namespace: HINT_NAMESPACE,
+      id: 'order-8841',
+    });
+    expect(kept?.data).toMatchObject({ status: 'SUCCEEDED' });
+    const receipts = await allReceipts(store, {
+      provider: 'momo',
+      account: 'demo',
+      reference: 'externalId:order-8841',
+    });
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]).toMatchObject({ bodyDropped: true });
     expect([...store.counters.values()]).toEqual([{ counted: HINTS_PER_ACCOUNT_PER_DAY, refused: 2 }]);
-    expect(warnings.filter((w) => w.includes('hints refused'))).toHaveLength(1);
+    expect(warnings.filter((w) => w.includes('over budget'))).toHaveLength(1);
   });
 
   it('does not spend the budget on a hint that names a registered transaction', async () => {
