@@ -3,6 +3,7 @@ import { listTransactions, type ConsoleDeps } from '../shared/app/console/list-t
 import { RelayError } from '../shared/domain/errors';
 import { errorResponse } from '../shared/http/error-mapping';
 import { checkBearer } from '../shared/http/management-router';
+import { API_ANSWER_HEADERS } from '../shared/http/types';
 
 export const EVENTS_STREAM_PATH = '/v1/events/stream';
 /** Comment lines keep idle connections (and proxies in between) open. */
@@ -17,7 +18,10 @@ const HEARTBEAT_MS = 15_000;
  * one (local only: the cloud console never streams).
  */
 export function consoleEventStream(
-  deps: ConsoleDeps,
+  deps: ConsoleDeps & {
+    /** Records a refused request where the management routes record theirs (the quarantine). */
+    refused?: (request: IncomingMessage, error: RelayError) => Promise<void>;
+  },
   intervalMs = 1000,
 ): (path: string, request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   return async (path, request, response) => {
@@ -29,14 +33,15 @@ export function consoleEventStream(
       checkBearer(deps.config, { headers });
     } catch (error) {
       if (!(error instanceof RelayError)) throw error;
+      await deps.refused?.(request, error);
       const answer = errorResponse(error);
-      response.writeHead(answer.statusCode, answer.headers);
+      response.writeHead(answer.statusCode, { ...API_ANSWER_HEADERS, ...answer.headers });
       response.end(JSON.stringify(answer.body));
       return true;
     }
     response.writeHead(200, {
+      ...API_ANSWER_HEADERS,
       'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
       connection: 'keep-alive',
     });
     // From the client's last event (a reconnecting EventSource sends it) or from now.

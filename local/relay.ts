@@ -17,7 +17,10 @@ import type { ReconcileServices } from '../shared/app/reconciliation/reconcile';
 import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
 import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
-import { lambdaContext } from './lambda-adapter';
+import { recordRejection } from '../shared/app/callbacks/quarantine';
+import { toInboundRequest } from '../shared/http/api-gateway';
+import { statusFor } from '../shared/http/error-mapping';
+import { lambdaContext, toApiGatewayEvent } from './lambda-adapter';
 import { consoleSite } from './console-site';
 import { consoleEventStream } from './console-events';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
@@ -151,7 +154,23 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     trustForwardedFor: config.local.trustForwardedFor,
     ready: readinessOf({ dynamodb: describeTableCheck(client, options.tableName) }),
     site: consoleSite(),
-    events: consoleEventStream({ config, store: services.store, clock }),
+    events: consoleEventStream({
+      config,
+      store: services.store,
+      clock,
+      // A wrong token on the stream is recorded as on any management route: a quarantine entry (under
+      // the same flood limits), without the token (the query string and Authorization are not kept).
+      refused: async (request, error) => {
+        const inbound = toInboundRequest(
+          toApiGatewayEvent(request, Buffer.alloc(0), { trustForwardedFor: config.local.trustForwardedFor }),
+        );
+        await recordRejection(services, inbound, error, {
+          routeName: 'management',
+          emitEvent: false,
+          httpStatus: statusFor(error),
+        });
+      },
+    }),
     health: async () => ({
       status: 'ok',
       dynamodb: options.dynamoEndpoint,

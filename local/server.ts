@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { API_ANSWER_HEADERS } from '../shared/http/types';
 import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
 
 type HttpLambda = (
@@ -110,7 +111,7 @@ async function checkReadiness(ready: () => Promise<Readiness>): Promise<Readines
   }
 }
 
-const HEALTH_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+const HEALTH_HEADERS = { 'content-type': 'application/json' };
 
 /**
  * `GET /health/live`: liveness, 200 as long as the process serves HTTP.
@@ -164,7 +165,12 @@ function send(
   headers: Record<string, string>,
   body: string,
 ): void {
-  response.writeHead(statusCode, { 'content-length': Buffer.byteLength(body).toString(), ...headers });
+  // The local server's own answers (health, 413, 500) get the API's headers as the Lambda answers do.
+  response.writeHead(statusCode, {
+    'content-length': Buffer.byteLength(body).toString(),
+    ...API_ANSWER_HEADERS,
+    ...headers,
+  });
   response.end(body);
 }
 

@@ -1,6 +1,6 @@
-import { api, NotAvailableError } from '../api';
+import { api, NotAvailableError, type QuarantinePage, type QuarantineView } from '../api';
 import { sparkline } from '../charts';
-import { errorBox, h, isoDay, notAvailable, replace, when } from '../dom';
+import { append, errorBox, h, isoDay, notAvailable, replace, when } from '../dom';
 
 type Row = Record<string, unknown>;
 
@@ -139,7 +139,37 @@ export function healthView(root: HTMLElement): () => void {
   return () => undefined;
 }
 
-/** Refused callbacks by reason, account and source, with their bodies as stored (redacted). */
+/** Entries the quarantine view asks for at once, and requests it makes by itself to fill them. */
+const QUARANTINE_PAGE = 100;
+const QUARANTINE_REQUESTS_PER_LOAD = 10;
+
+function quarantineEntry(e: QuarantineView): HTMLElement {
+  return h(
+    'li',
+    { 'data-testid': 'quarantine-entry' },
+    h('strong', {}, e.reason),
+    ` ${when(e.receivedAt)} ${e.provider ?? '?'}/${e.account ?? '?'} ${e.method} ${e.path || e.route || ''} → ${e.httpStatus} from `,
+    h('span', { class: 'mono' }, e.sourceIp),
+    h('div', {}, e.message),
+    h(
+      'details',
+      {},
+      h(
+        'summary',
+        {},
+        `body (redacted as stored${e.bodyTruncated ? ', cut to 4 KB' : ''}; ${e.bodyBytes} bytes)`,
+      ),
+      h('pre', { class: 'json' }, e.body),
+    ),
+  );
+}
+
+/**
+ * Refused callbacks by reason, account and source, with their bodies as stored (redacted). The API reads
+ * a bounded number of entries per request, so a filter's matches beneath a flood come pages later: the
+ * view follows `next` by itself until it has a page of entries (or has made QUARANTINE_REQUESTS_PER_LOAD
+ * requests), says how much of the range it searched, and offers "Load more" while anything is left.
+ */
 export function quarantineView(root: HTMLElement, params: URLSearchParams): () => void {
   const filters = {
     reason: params.get('reason') ?? '',
@@ -171,56 +201,68 @@ export function quarantineView(root: HTMLElement, params: URLSearchParams): () =
     ...filters,
     from: `${filters.from}T00:00:00.000Z`,
     to: `${filters.to}T23:59:59.999Z`,
-    limit: '100',
+    limit: String(QUARANTINE_PAGE),
   };
-  void load(body, 'The quarantine', '/v1/quarantine', query, (answer) => {
-    const entries = arrayIn(answer, 'entries');
-    const byReason = (answer.byReason ?? {}) as Record<string, number>;
-    return [
-      h(
-        'div',
-        { class: 'counts', 'data-testid': 'by-reason' },
-        Object.entries(byReason).map(([reason, n]) =>
-          h(
-            'a',
-            { class: 'count', href: `#/quarantine?reason=${encodeURIComponent(reason)}` },
-            `${reason} ${n}`,
-          ),
-        ),
-      ),
-      entries.length
-        ? h(
-            'ol',
-            { class: 'quarantine', 'data-testid': 'quarantine-list' },
-            entries.map((e) =>
+  const counts = h('div', { class: 'counts', 'data-testid': 'by-reason' });
+  const list = h('ol', { class: 'quarantine', 'data-testid': 'quarantine-list' });
+  const progress = h('p', { class: 'muted', 'data-testid': 'quarantine-progress' });
+  const more = h('button', { class: 'more', type: 'button', 'data-testid': 'quarantine-more' }, 'Load more');
+  const empty = h('p', { 'data-testid': 'empty' }, 'No refused callbacks in this range.');
+  let left = false;
+  let next: string | null | undefined; // undefined: nothing asked yet
+  let searched = 0;
+  let inRange: string | null = null;
+  let shown = 0;
+
+  const showProgress = (loading: boolean) => {
+    const of = inRange === null ? '' : ` of ${inRange}`;
+    const end = next === null ? ': the whole range' : loading ? '…' : '; more remain';
+    progress.textContent = `Searched ${searched}${of} entries${end}, ${shown} shown.`;
+    more.hidden = loading || next === null;
+    if (next === null && shown === 0) list.replaceWith(empty);
+  };
+
+  const loadMore = async () => {
+    more.hidden = true;
+    const before = shown;
+    try {
+      for (let asked = 0; asked < QUARANTINE_REQUESTS_PER_LOAD && next !== null; asked++) {
+        showProgress(true);
+        const answer = await api<QuarantinePage>('/v1/quarantine', {
+          query: { ...query, cursor: next },
+        });
+        if (left) return;
+        if (answer.byReason) {
+          replace(
+            counts,
+            Object.entries(answer.byReason).map(([reason, n]) =>
               h(
-                'li',
-                { 'data-testid': 'quarantine-entry' },
-                h('strong', {}, String(e.reason ?? '')),
-                ` ${when(e.receivedAt as string)} ${e.provider ?? '?'}/${e.account ?? '?'} ${e.method ?? ''} ${e.path ?? e.route ?? ''} → ${e.httpStatus ?? ''} from `,
-                h('span', { class: 'mono' }, String(e.sourceIp ?? '?')),
-                h('div', {}, String(e.message ?? '')),
-                h(
-                  'details',
-                  {},
-                  h(
-                    'summary',
-                    {},
-                    `body (redacted as stored${e.bodyTruncated ? ', cut to 4 KB' : ''}; ${e.bodyBytes ?? '?'} bytes)`,
-                  ),
-                  h(
-                    'pre',
-                    { class: 'json' },
-                    typeof e.body === 'string' ? e.body : JSON.stringify(e.body, null, 2),
-                  ),
-                ),
+                'a',
+                { class: 'count', href: `#/quarantine?reason=${encodeURIComponent(reason)}` },
+                `${reason} ${n}`,
               ),
             ),
-          )
-        : h('p', { 'data-testid': 'empty' }, 'No refused callbacks in this range.'),
-    ];
-  });
-  return () => undefined;
+          );
+          inRange = `${answer.inRange}${answer.byReasonComplete ? '' : '+'}`;
+        }
+        append(list, answer.entries.map(quarantineEntry));
+        shown += answer.entries.length;
+        searched += answer.examined;
+        next = answer.next;
+        if (shown - before >= QUARANTINE_PAGE) break;
+      }
+      showProgress(false);
+    } catch (error) {
+      if (left) return;
+      replace(body, error instanceof NotAvailableError ? notAvailable('The quarantine') : errorBox(error));
+    }
+  };
+  more.addEventListener('click', () => void loadMore());
+  replace(body, counts, list, progress, more);
+  void loadMore();
+  return () => {
+    left = true;
+  };
 }
 
 /** One line of what the shop's API said about the badge (its label or name, else its JSON, cut). */

@@ -19,10 +19,13 @@ export function storyHash(
   return `#/tx/${[t.provider, t.account, t.reference].map(encodeURIComponent).join('/')}`;
 }
 
+/** A row's identity: references are unique per provider account only (another account may reuse one). */
+const rowKey = (t: TransactionSummary) => `${t.provider}/${t.account}/${t.reference}`;
+
 function row(t: TransactionSummary): HTMLTableRowElement {
   return h(
     'tr',
-    { 'data-testid': 'tx-row', 'data-reference': t.reference },
+    { 'data-testid': 'tx-row', 'data-reference': t.reference, 'data-key': rowKey(t) },
     h('td', {}, h('a', { href: storyHash(t), class: 'mono' }, t.reference)),
     h('td', {}, `${t.provider}/${t.account}`),
     h('td', {}, t.kind),
@@ -135,7 +138,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
 
   let stopped = false;
   const shown = new Map<string, TransactionSummary>();
-  const keyOf = (t: TransactionSummary) => `${t.provider}/${t.account}/${t.reference}`;
+  const keyOf = rowKey;
   const range = { from: filters.from, to: `${filters.to}T23:59:59.999Z` };
 
   const loadCounts = async () => {
@@ -193,7 +196,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     if (filters.provider && t.provider !== filters.provider) return;
     if (filters.account && t.account !== filters.account) return;
     const tbody = results.querySelector('tbody');
-    const existing = results.querySelector(`tr[data-reference="${CSS.escape(t.reference)}"]`);
+    const existing = results.querySelector(`tr[data-key="${CSS.escape(rowKey(t))}"]`);
     const fresh = row(t);
     fresh.classList.add('fresh');
     if (existing) existing.replaceWith(fresh);

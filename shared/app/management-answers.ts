@@ -91,3 +91,48 @@ export interface ReportCharts {
 
 /** The console report (GET /v1/report): the reconciliation report with the series the console charts. */
 export type ConsoleReport = ReconciliationReport & { charts: ReportCharts };
+
+/** One refused request as the quarantine view shows it (GET /v1/quarantine). */
+export interface QuarantineView {
+  id: string;
+  receivedAt: string;
+  provider: string | null;
+  account: string | null;
+  route: string | null;
+  method: string;
+  path: string;
+  sourceIp: string;
+  httpStatus: number;
+  /** The error code it was refused with (e.g. ORIGIN_NOT_VERIFIED). */
+  reason: string;
+  message: string;
+  /** As stored (secrets redacted), cut to 4 KB. */
+  body: string;
+  bodyEncoding: 'utf8' | 'base64';
+  /** The size of the request's body as received. */
+  bodyBytes: number;
+  /** Cut when stored or here. */
+  bodyTruncated: boolean;
+}
+
+/**
+ * A page of the quarantine (GET /v1/quarantine). One request reads a bounded number of entries
+ * (`examined`); a filter whose matches lie deeper answers fewer entries (none, even) and a `next` to go on
+ * from where it stopped, so a caller pages until `next` is null to have searched the whole range.
+ */
+export interface QuarantinePage {
+  entries: QuarantineView[];
+  /** Where the next request goes on (the `cursor` to send); null once the range was read to its end. */
+  next: string | null;
+  /** Entries of the range this request read (matching or not), at most 2000. */
+  examined: number;
+  /**
+   * Counted on the first page only (no `cursor`), null on the pages after it: the range's entries by
+   * reason (every filter but `reason` applied) and all its entries (no filter), each at most 10 000.
+   */
+  byReason: Record<string, number> | null;
+  inRange: number | null;
+  /** False when the counting stopped at 10 000 entries (or was not done: a page after the first). */
+  byReasonComplete: boolean;
+  range: { from: string; to: string };
+}

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { HttpResponse, InboundRequest } from './types';
+import { API_ANSWER_HEADERS, type HttpResponse, type InboundRequest } from './types';
 
 /** Longest plausible wait between API Gateway and the handler: its integration timeout is 30 s at most. */
 const MAX_PLAUSIBLE_WAIT_MS = 30_000;
@@ -34,6 +34,7 @@ export function toInboundRequest(
   };
 }
 
+/** The one exit of every Lambda HTTP answer, error answers included: it adds API_ANSWER_HEADERS. */
 export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
   const body =
     response.body === undefined
@@ -41,5 +42,9 @@ export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStruc
       : typeof response.body === 'string'
         ? response.body
         : JSON.stringify(response.body);
-  return { statusCode: response.statusCode, headers: response.headers ?? {}, body };
+  return {
+    statusCode: response.statusCode,
+    headers: { ...API_ANSWER_HEADERS, ...(response.headers ?? {}) },
+    body,
+  };
 }

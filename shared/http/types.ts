@@ -26,6 +26,17 @@ export interface HttpResponse {
   body?: unknown;
 }
 
+/**
+ * Headers of every answer the relay's API gives (management, console reads, callbacks, errors alike),
+ * added where an answer leaves: `toApiGatewayResult` (every Lambda HTTP answer) and the local server.
+ * `no-store`: answers carry transactions and verdicts that no browser or proxy should keep; `nosniff`: a
+ * body is only ever the type it is declared as (a refused request's echo never runs as a script).
+ */
+export const API_ANSWER_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return { statusCode, body, headers: { 'content-type': 'application/json', ...headers } };
 }

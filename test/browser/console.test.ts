@@ -13,6 +13,7 @@ import {
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN } from '../helpers/relay';
+import type { QuarantineInput } from '../../shared/app/ports';
 import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
 
 /** Debian's chromium (.ci/run installs it); playwright-core drives it and never downloads a browser. */
@@ -269,6 +270,87 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
       .getByText('last read')
       .waitFor();
     await shot('badges');
+  });
+
+  it('finds a source’s refused callbacks beneath 2,100 newer ones, paging on by itself, and pages on request', async () => {
+    // Prepare: 3 refusals from one source, then 2,100 newer ones from another, stored as the relay stores
+    // them (test/hostile/quarantine-flood.test.ts sends them over HTTP).
+    const base = Date.now() - 3_600_000;
+    const refusal = (n: number, sourceIp: string, errorCode: string): QuarantineInput => ({
+      id: `${sourceIp}-${n}`,
+      receivedAt: new Date(base + n).toISOString(),
+      httpStatus: errorCode === 'ROUTE_NOT_FOUND' ? 404 : 401,
+      errorCode,
+      message: 'refused',
+      provider: errorCode === 'ROUTE_NOT_FOUND' ? undefined : 'airtel',
+      account: errorCode === 'ROUTE_NOT_FOUND' ? undefined : 'demo',
+      routeName: undefined,
+      method: 'POST',
+      path: errorCode === 'ROUTE_NOT_FOUND' ? `/wp-login.php` : '/v1/airtel/demo/callback',
+      headers: {},
+      sourceIp,
+      body: '{}',
+      bodyEncoding: 'utf8',
+      bodyBytes: 2,
+      bodySha256: '0'.repeat(64),
+      bodyTruncated: false,
+      outbox: [],
+    });
+    for (let n = 0; n < 3; n++)
+      await pair.relay.store.quarantine(refusal(n, '198.51.100.23', 'UNAUTHORIZED'));
+    const junk = Array.from({ length: 2100 }, (_, n) => refusal(1000 + n, '203.0.113.66', 'ROUTE_NOT_FOUND'));
+    for (let i = 0; i < junk.length; i += 50)
+      await Promise.all(junk.slice(i, i + 50).map((entry) => pair.relay.store.quarantine(entry)));
+
+    // Act: the attempt's source.
+    await open('#/quarantine?source=198.51.100.23');
+    const progress = page.getByTestId('quarantine-progress');
+    await progress.filter({ hasText: 'the whole range' }).waitFor();
+    // Assess: all 3, after reading past the flood.
+    expect(await page.getByTestId('quarantine-entry').count()).toBe(3);
+    expect(await progress.textContent()).toMatch(
+      /^Searched (\d+) of \1 entries: the whole range, 3 shown\.$/,
+    );
+
+    // Act: the flood's source, a page of 100 at a time.
+    await open('#/quarantine?source=203.0.113.66');
+    await page.getByTestId('quarantine-more').waitFor();
+    const first = await page.getByTestId('quarantine-entry').count();
+    await page.getByTestId('quarantine-more').click();
+    await progress.filter({ hasText: '200 shown' }).waitFor();
+    // Assess
+    expect(first).toBe(100);
+    expect(await page.getByTestId('quarantine-entry').count()).toBe(200);
+    expect(await progress.textContent()).toContain('more remain');
+  });
+
+  it('shows one reference on two accounts as two rows when the second arrives live', async () => {
+    // Prepare: a transaction on daraja/demo, listed.
+    const reference = `ws_CO_${Date.now()}`;
+    const register = (account: string) =>
+      pair.relay.admin('POST', '/v1/transactions', {
+        provider: 'daraja',
+        account,
+        kind: 'stk',
+        reference,
+        amount: '10',
+        currency: 'KES',
+      });
+    expect((await register('demo')).status).toBe(201);
+    await open('#/transactions');
+    const rows = page.locator(`[data-testid=tx-row][data-reference="${reference}"]`);
+    await rows.first().waitFor();
+    // Act: the same reference on daraja/demo-slow, while the page is open.
+    expect((await register('demo-slow')).status).toBe(201);
+    await rows.filter({ hasText: 'daraja/demo-slow' }).waitFor();
+    // Assess: a row of its own, the first one still there.
+    expect(await rows.count()).toBe(2);
+    expect(await rows.allTextContents()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('daraja/demo-slow'),
+        expect.stringMatching(/daraja\/demo(?!-)/),
+      ]),
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import type { QuarantinePage, QuarantineView } from '../management-answers';
 import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
 import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
 
@@ -8,28 +9,8 @@ export const SHOWN_BODY_BYTES = 4096;
 /** Entries one page request looks at, and entries one request counts by reason, at most. */
 const MAX_EXAMINED = 2000;
 const MAX_COUNTED = 10_000;
-
-export interface QuarantineView {
-  id: string;
-  receivedAt: string;
-  provider: string | null;
-  account: string | null;
-  route: string | null;
-  method: string;
-  path: string;
-  sourceIp: string;
-  httpStatus: number;
-  /** The error code it was refused with (e.g. ORIGIN_NOT_VERIFIED). */
-  reason: string;
-  message: string;
-  /** As stored (secrets redacted), cut to 4 KB. */
-  body: string;
-  bodyEncoding: 'utf8' | 'base64';
-  /** The size of the request's body as received. */
-  bodyBytes: number;
-  /** Cut when stored or here. */
-  bodyTruncated: boolean;
-}
+/** Entries a filtered page reads per store call. */
+const FILTERED_BATCH = 500;
 
 interface Cursor {
   day: string;
@@ -76,19 +57,16 @@ function* daysNewestFirst(from: string, to: string): Generator<string> {
 /**
  * GET /v1/quarantine: refused requests (callbacks and management calls) received in the range, newest
  * first, read a day's partition at a time (`QUARANTINE#<day>`), filtered by reason, provider, account and
- * source IP; `byReason` counts the range's entries (those filters but reason applied) from their keys and
- * codes only.
+ * source IP. One request reads at most MAX_EXAMINED entries: a filter whose matches lie deeper (a flood
+ * newer than the attempt) answers what it found and a `next` to go on from the last entry it read, so
+ * paging until `next` is null searches the whole range at a bounded cost per request. The first page (no
+ * cursor) also counts the range by reason (those filters but reason applied) and in all, from keys and
+ * codes only; the pages after it do not count again.
  */
 export async function listQuarantine(
   deps: { store: ConsoleStore; clock: Clock },
   query: Record<string, string | undefined>,
-): Promise<{
-  entries: QuarantineView[];
-  next: string | null;
-  byReason: Record<string, number>;
-  byReasonComplete: boolean;
-  range: { from: string; to: string };
-}> {
+): Promise<QuarantinePage> {
   const range = parseRange(query, deps.clock.now(), QUARANTINE_RANGE);
   const limit = parseLimit(query.limit);
   const reason = parseText(query.reason, 'reason', 64);
@@ -98,9 +76,10 @@ export async function listQuarantine(
   const account = parseText(query.account, 'account', 64);
   const source = parseText(query.source, 'source', 64);
   const cursor = query.cursor ? decodeCursor(query.cursor, isCursor) : undefined;
+  const filtered = Boolean(reason || provider || account || source);
+  const inRange = (e: QuarantineEntry) => e.receivedAt >= range.from && e.receivedAt <= range.to;
   const others = (e: QuarantineEntry) =>
-    e.receivedAt >= range.from &&
-    e.receivedAt <= range.to &&
+    inRange(e) &&
     (!provider || e.provider === provider) &&
     (!account || e.account === account) &&
     (!source || e.sourceIp === source);
@@ -109,17 +88,20 @@ export async function listQuarantine(
   let next: string | null = null;
   let examined = 0;
   let lastShown: Cursor | undefined;
-  // One entry past the page is looked for, so that `next` is null exactly when nothing follows.
+  // One entry past the page is looked for, so that `next` is null exactly when nothing follows. A filter
+  // reads in larger batches: most of what it reads is not shown.
   pages: for (const day of daysNewestFirst(range.from, range.to)) {
     if (cursor && day > cursor.day) continue;
     let after = cursor && day === cursor.day ? cursor.after : undefined;
     do {
-      const page = await deps.store.listQuarantineDay(day, { limit: limit + 1, ...(after ? { after } : {}) });
+      const batch = filtered ? Math.min(FILTERED_BATCH, MAX_EXAMINED - examined) : limit + 1;
+      const page = await deps.store.listQuarantineDay(day, { limit: batch, ...(after ? { after } : {}) });
       for (const entry of page.entries) {
         examined++;
         const position = { day, after: `${entry.receivedAt}#${entry.id}` };
         if (others(entry) && (!reason || entry.errorCode === reason)) {
           if (entries.length === limit) {
+            examined--; // looked at only to know that something follows
             next = encodeCursor(lastShown);
             break pages;
           }
@@ -135,8 +117,11 @@ export async function listQuarantine(
     } while (after);
   }
 
+  if (cursor)
+    return { entries, next, examined, byReason: null, inRange: null, byReasonComplete: false, range };
   const byReason: Record<string, number> = {};
   let counted = 0;
+  let all = 0;
   let byReasonComplete = true;
   count: for (const day of daysNewestFirst(range.from, range.to)) {
     let after: string | undefined;
@@ -147,6 +132,7 @@ export async function listQuarantine(
         ...(after ? { after } : {}),
       });
       for (const entry of page.entries) {
+        if (inRange(entry)) all++;
         if (others(entry)) byReason[entry.errorCode] = (byReason[entry.errorCode] ?? 0) + 1;
         if (++counted >= MAX_COUNTED) {
           byReasonComplete = false;
@@ -156,5 +142,5 @@ export async function listQuarantine(
       after = page.next;
     } while (after);
   }
-  return { entries, next, byReason, byReasonComplete, range };
+  return { entries, next, examined, byReason, inRange: all, byReasonComplete, range };
 }

@@ -326,6 +326,36 @@ describe('the quarantine view', () => {
     expect(filtered.byReason).toEqual({ ORIGIN_NOT_VERIFIED: 2, MALFORMED_JSON: 1 });
     await expectBadParameter(listQuarantine(deps, { reason: 'not a code' }), 'reason');
   });
+
+  it('finds a source’s refusals beneath 2,100 newer ones by following next, reading at most 2000 per request', async () => {
+    // Prepare: 3 refusals from one source, then 2,100 from another on the same day, all newer.
+    const { deps, store } = setup();
+    for (let n = 0; n < 3; n++)
+      await store.quarantine({
+        ...rejected('2026-11-26', 0, 'ORIGIN_NOT_VERIFIED', '198.51.100.7'),
+        id: `attempt-${n}`,
+        receivedAt: `2026-11-26T09:00:0${n}.000Z`,
+      });
+    for (let n = 0; n < 2100; n++)
+      await store.quarantine({
+        ...rejected('2026-11-26', 0, 'ROUTE_NOT_FOUND'),
+        id: `junk-${n}`,
+        receivedAt: new Date(Date.parse('2026-11-26T10:00:00.000Z') + n).toISOString(),
+      });
+
+    // Act
+    const pages = [await listQuarantine(deps, { source: '198.51.100.7' })];
+    while (pages.at(-1)!.next)
+      pages.push(await listQuarantine(deps, { source: '198.51.100.7', cursor: pages.at(-1)!.next! }));
+
+    // Assess: the first request stops at its read bound with nothing found and a continuation.
+    expect(pages[0]).toMatchObject({ entries: [], examined: 2000, inRange: 2103, byReasonComplete: true });
+    expect(pages[0]!.next).not.toBeNull();
+    expect(pages[0]!.byReason).toEqual({ ORIGIN_NOT_VERIFIED: 3 });
+    expect(pages.flatMap((p) => p.entries.map((e) => e.id))).toEqual(['attempt-2', 'attempt-1', 'attempt-0']);
+    expect(pages.reduce((sum, p) => sum + p.examined, 0)).toBe(2103);
+    expect(pages.slice(1).every((p) => p.byReason === null && p.inRange === null)).toBe(true);
+  });
 });
 
 describe('the console report, callback health and badges', () => {

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { toInboundRequest } from '../../../shared/http/api-gateway';
+import { MethodNotAllowedError } from '../../../shared/domain/errors';
+import { toApiGatewayResult, toInboundRequest } from '../../../shared/http/api-gateway';
+import { errorResponse, internalErrorResponse } from '../../../shared/http/error-mapping';
+import { json } from '../../../shared/http/types';
 
 function event(
   timeEpoch: number | undefined,
@@ -62,5 +65,24 @@ describe('toInboundRequest', () => {
     expect(request.method).toBe('PUT');
     expect(request.rawBody.toString('utf8')).toBe('{"b":2}');
     expect(request.sourceIp).toBe('198.51.100.7');
+  });
+});
+
+describe('toApiGatewayResult', () => {
+  it('adds no-store and nosniff to every answer, errors and the last-resort 500 included, keeping its own headers', () => {
+    // Act
+    const answers = [
+      toApiGatewayResult(json(200, { ok: true })),
+      toApiGatewayResult(errorResponse(new MethodNotAllowedError(['GET'], 'POST'))),
+      toApiGatewayResult(internalErrorResponse('req-1')),
+    ];
+    // Assess
+    for (const answer of answers)
+      expect(answer.headers).toMatchObject({
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'content-type': 'application/json',
+      });
+    expect(answers[1]!.headers).toMatchObject({ allow: 'GET' });
   });
 });

@@ -1,0 +1,281 @@
+/**
+ * Issue 27 items 7 and 8, black-box over HTTP to the real local relay on DynamoDB Local: a flood of junk
+ * newer than a forged attempt does not hide the attempt from the quarantine's filters; a wrong token on
+ * the console's event stream leaves a quarantine entry as on every other management route; every
+ * management answer, success or error, and the callback answers say `Cache-Control: no-store` and
+ * `X-Content-Type-Options: nosniff`.
+ *
+ * The local relay stores every refusal (its recordRejection has no RefusalSampler; the Lambda wiring
+ * samples a flood per source and per second, docs/guarantees.md): the 2,100 junk requests are 2,100
+ * quarantine entries here, all newer than the attempt.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MANAGEMENT_ROUTES } from '../../infra/relay/api';
+import type { QuarantinePage } from '../../shared/app/management-answers';
+import {
+  airtelBody,
+  momoSuccessBody,
+  type RawResponse,
+  rawRequest,
+  startHostileRelay,
+  uuid,
+} from '../helpers/hostile';
+import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+
+const ATTEMPT_IP = '198.51.100.23';
+const JUNK_IP = '203.0.113.66';
+const STREAM_PROBE_IP = '198.51.100.77';
+const JUNK = 2100;
+/** Requests in flight at once while flooding (the relay answers each; this only paces the test). */
+const IN_FLIGHT = 32;
+const WAIT_MS = 60_000;
+
+let relay: TestRelay;
+
+beforeAll(async () => {
+  relay = await startHostileRelay();
+});
+
+afterAll(async () => {
+  await relay?.stop();
+});
+
+function send(
+  method: string,
+  path: string,
+  options: { body?: unknown; admin?: boolean; ip?: string; headers?: [string, string][] } = {},
+): Promise<RawResponse> {
+  const headers: [string, string][] = [['content-type', 'application/json'], ...(options.headers ?? [])];
+  if (options.admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+  if (options.ip) headers.push(['x-forwarded-for', options.ip]);
+  return rawRequest(relay.url, {
+    method,
+    path,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+}
+
+async function quarantinePage(query: Record<string, string>): Promise<QuarantinePage> {
+  const res = await send('GET', `/v1/quarantine?${new URLSearchParams(query)}`, { admin: true });
+  expect(res.status, res.text).toBe(200);
+  return res.json as QuarantinePage;
+}
+
+/** Every page of a filtered quarantine read, following `next` to the end of the range. */
+async function allPages(query: Record<string, string>): Promise<QuarantinePage[]> {
+  const pages = [await quarantinePage(query)];
+  while (pages.at(-1)!.next) pages.push(await quarantinePage({ ...query, cursor: pages.at(-1)!.next! }));
+  return pages;
+}
+
+describe('a forged attempt beneath a flood of junk', () => {
+  it('is found by the quarantine filtered by its source or its account, following next past the flood', async () => {
+    // Prepare: 3 forged Airtel callbacks (a wrong hash on the enforcing account), then 2,100 junk
+    // requests from another source to routes no account matches, all newer than the attempt.
+    const forged = [];
+    for (let i = 0; i < 3; i++)
+      forged.push(
+        await send('POST', '/v1/airtel/demo/callback', {
+          body: { ...airtelBody(), hash: 'forged'.repeat(8) },
+          ip: ATTEMPT_IP,
+        }),
+      );
+    let sent = 0;
+    const junkAnswers: number[] = [];
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (sent < JUNK) {
+          const n = sent++;
+          junkAnswers.push((await send('GET', `/wp-login.php?probe=${n}`, { ip: JUNK_IP })).status);
+        }
+      }),
+    );
+    // Each refusal's write is awaited within a budget before its answer: wait until all are readable.
+    await vi.waitFor(
+      async () => expect((await quarantinePage({})).inRange).toBeGreaterThanOrEqual(JUNK + 3),
+      {
+        timeout: WAIT_MS,
+        interval: 500,
+      },
+    );
+
+    // Act: the first page (all the console read before) and every page, by source and by account.
+    const bySource = await allPages({ source: ATTEMPT_IP });
+    const byAccount = await allPages({ provider: 'airtel', account: 'demo' });
+
+    // Assess
+    expect(forged.map((r) => r.status)).toEqual([401, 401, 401]);
+    expect(junkAnswers.filter((s) => s === 404)).toHaveLength(JUNK);
+    // The first page read its 2000 entries, all junk: nothing found yet, and a next to go on.
+    expect(bySource[0]).toMatchObject({ entries: [], examined: 2000, byReason: { UNAUTHORIZED: 3 } });
+    expect(bySource[0]!.next).not.toBeNull();
+    for (const pages of [bySource, byAccount]) {
+      const found = pages.flatMap((p) => p.entries);
+      expect(found).toHaveLength(3);
+      expect(found.every((e) => e.sourceIp === ATTEMPT_IP && e.account === 'demo')).toBe(true);
+      expect(pages.every((p) => p.examined <= 2000)).toBe(true);
+      expect(pages.reduce((sum, p) => sum + p.examined, 0)).toBe(pages[0]!.inRange);
+    }
+    // A bound on a hang (2,103 requests, each waiting for its quarantine write), not a speed check.
+  }, 300_000);
+});
+
+describe('a wrong token on the console event stream', () => {
+  it('is answered 401 and recorded in the quarantine like any management route’s, without the token', async () => {
+    // Prepare
+    const wrong = `wrong-${uuid()}`;
+    // Act: as EventSource sends it (?access_token=) and as fetch does (Authorization).
+    const inQuery = await send('GET', `/v1/events/stream?access_token=${wrong}`, { ip: STREAM_PROBE_IP });
+    const inHeader = await send('GET', '/v1/events/stream', {
+      ip: STREAM_PROBE_IP,
+      headers: [['authorization', `Bearer ${wrong}`]],
+    });
+    const recorded = await vi.waitFor(
+      async () => {
+        const page = await quarantinePage({ source: STREAM_PROBE_IP });
+        expect(page.entries).toHaveLength(2);
+        return page;
+      },
+      { timeout: WAIT_MS, interval: 200 },
+    );
+    // Assess
+    expect([inQuery.status, inHeader.status]).toEqual([401, 401]);
+    expect(recorded.entries.map((e) => [e.reason, e.path, e.httpStatus])).toEqual([
+      ['UNAUTHORIZED', '/v1/events/stream', 401],
+      ['UNAUTHORIZED', '/v1/events/stream', 401],
+    ]);
+    expect(JSON.stringify(recorded)).not.toContain(wrong);
+  });
+});
+
+describe('every management and callback answer', () => {
+  const SECURITY_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  const headersOf = (res: { headers: Record<string, unknown> }) => ({
+    'cache-control': res.headers['cache-control'],
+    'x-content-type-options': res.headers['x-content-type-options'],
+  });
+
+  it('says no-store and nosniff on success and on error, route by route', async () => {
+    // Prepare: a transaction with a stored callback (a receipt to read).
+    const reference = uuid();
+    const registration = {
+      provider: 'momo',
+      account: 'open',
+      kind: 'requesttopay',
+      reference,
+      amount: '100',
+      currency: 'EUR',
+    };
+    const registered = await send('POST', '/v1/transactions', { body: registration, admin: true });
+    const callback = await send('PUT', `/v1/momo/open/requesttopay/${reference}`, {
+      body: momoSuccessBody(),
+    });
+    const story = await send('GET', `/v1/transactions/momo/open/${reference}`, { admin: true });
+    const receiptId = story.json.history.find((h: { type: string }) => h.type === 'callback').receiptId;
+    // One left to expire (a 1 s window), for the resolution by hand.
+    const expiring = uuid();
+    await send('POST', '/v1/transactions', {
+      body: { ...registration, reference: expiring, expiresInSeconds: 1 },
+      admin: true,
+    });
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await send('GET', `/v1/transactions/momo/open/${expiring}`, { admin: true })).json.transaction
+            .status,
+        ).toBe('EXPIRED'),
+      { timeout: WAIT_MS, interval: 250 },
+    );
+    const concrete = (path: string) =>
+      path
+        .replace('{provider}/{account}/{reference}/resolve', `momo/open/${expiring}/resolve`)
+        .replace('{provider}/{account}/{reference}', `momo/open/${reference}`)
+        .replace('{receiptId}', receiptId);
+    /** A request each route answers with success, and one it refuses for its input (besides no token). */
+    type Ask = { suffix?: string; method?: string; body?: unknown };
+    const requests: Record<string, { ok: Ask; bad: Ask }> = {
+      'POST /v1/transactions': {
+        ok: { body: { ...registration, reference: uuid() } },
+        bad: { body: { provider: 'momo' } },
+      },
+      'GET /v1/transactions/{provider}/{account}/{reference}': {
+        ok: {},
+        bad: { suffix: '?receiptsLimit=100000' },
+      },
+      'POST /v1/transactions/{provider}/{account}/{reference}/check': {
+        ok: { body: {} },
+        bad: { method: 'GET' },
+      },
+      'POST /v1/transactions/{provider}/{account}/{reference}/resolve': {
+        ok: { body: { status: 'FAILED', note: 'MoMo support: never approved (ticket 12)' } },
+        bad: { body: { status: 'FAILED' } },
+      },
+      'GET /v1/reconciliation/report': { ok: {}, bad: { suffix: '?from=yesterday' } },
+      'GET /v1/transactions': { ok: {}, bad: { suffix: '?limit=0' } },
+      'GET /v1/transactions/counts': { ok: {}, bad: { suffix: '?from=nope' } },
+      'GET /v1/transactions/search': { ok: { suffix: `?q=${reference}` }, bad: {} },
+      'GET /v1/transactions/{provider}/{account}/{reference}/receipts/{receiptId}': {
+        ok: {},
+        bad: { suffix: 'x' },
+      },
+      'GET /v1/quarantine': { ok: {}, bad: { suffix: '?reason=lower' } },
+      'GET /v1/report': { ok: {}, bad: { suffix: '?from=nope' } },
+      'GET /v1/callback-health': { ok: {}, bad: { method: 'POST' } },
+      'GET /v1/badges': { ok: {}, bad: { method: 'POST' } },
+    };
+
+    // Act
+    const answers: Array<{
+      route: string;
+      what: 'success' | 'refused input' | 'no token';
+      res: RawResponse;
+    }> = [];
+    for (const { method, path } of MANAGEMENT_ROUTES) {
+      const route = `${method} ${path}`;
+      const given = requests[route];
+      expect(given, `a request for ${route}`).toBeDefined();
+      const ask = (a: Ask, admin: boolean) =>
+        send(a.method ?? method, concrete(path) + (a.suffix ?? ''), { body: a.body, admin });
+      answers.push(
+        { route, what: 'success', res: await ask(given!.ok, true) },
+        { route, what: 'refused input', res: await ask(given!.bad, true) },
+        { route, what: 'no token', res: await ask(given!.ok, false) },
+      );
+    }
+    const unknown = await send('GET', '/v1/transactions/a/b/c/d/e/f/g', { admin: true });
+    const refusedCallback = await send('POST', '/v1/airtel/demo/callback', {
+      body: { ...airtelBody(), hash: 'x' },
+    });
+
+    // Assess
+    expect(registered.status).toBe(201);
+    expect(callback.status).toBe(200);
+    for (const { route, what, res } of answers) {
+      const expected = what === 'success' ? [200, 201] : what === 'no token' ? [401] : [400, 404, 405, 409];
+      expect(expected, `${route} (${what}) answered ${res.status}: ${res.text}`).toContain(res.status);
+      expect(headersOf(res), `${route} (${what})`).toEqual(SECURITY_HEADERS);
+    }
+    for (const res of [unknown, callback, refusedCallback]) expect(headersOf(res)).toEqual(SECURITY_HEADERS);
+    expect([unknown.status, refusedCallback.status]).toEqual([404, 401]);
+  });
+
+  it('says no-store and nosniff on the event stream, accepted or refused', async () => {
+    // Act
+    const refused = await send('GET', '/v1/events/stream', { headers: [['authorization', 'Bearer nope']] });
+    const controller = new AbortController();
+    const accepted = await fetch(`${relay.url}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      signal: controller.signal,
+    });
+    controller.abort();
+    // Assess
+    expect(refused.status).toBe(401);
+    expect(headersOf(refused)).toEqual(SECURITY_HEADERS);
+    expect(accepted.status).toBe(200);
+    expect({
+      'cache-control': accepted.headers.get('cache-control'),
+      'x-content-type-options': accepted.headers.get('x-content-type-options'),
+    }).toEqual(SECURITY_HEADERS);
+  });
+});
