@@ -80,6 +80,11 @@ export interface ReportIntent {
    * is about; one that disagrees with the transaction's trusted receipt is never counted as its answer
    * (AMBIGUOUS, CONFLICTING_REPORTS). Amounts meet the usual business check.
    */
+  /**
+   * The report says nothing about its transaction's outcome (a queue timeout of a transaction status
+   * query: the query timed out, not the payment): its receipt joins the transaction's, nothing is applied.
+   */
+  saysNothing?: boolean;
   ownQuery?: {
     reference: string;
     claims: { providerTransactionId: string | undefined; amount: Money | undefined };

@@ -206,6 +206,30 @@ describe('an operator note', () => {
     expect(res.status).toBe(400);
     expect((await view(reference)).transaction.status).toBe('AMBIGUOUS');
   });
+
+  it.each([
+    ['a newline', 'MP1234\nforged'],
+    ['an ESC sequence', 'MP1234\u001b[31m'],
+    ['a DEL', 'MP1234\u007f'],
+    ['a C1 control', 'MP1234\u0085'],
+  ])(
+    'refuses a providerTransactionId carrying %s with 400, as callbacks and registrations do',
+    async (_what, providerTransactionId) => {
+      // Prepare
+      const reference = await ambiguous();
+      // Act
+      const res = await call(
+        'POST',
+        `/v1/transactions/momo/open/${reference}/resolve`,
+        { status: 'SUCCEEDED', note: 'MTN support confirms the payment', providerTransactionId },
+        true,
+      );
+      // Assess
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('providerTransactionId');
+      expect((await view(reference)).transaction.status).toBe('AMBIGUOUS');
+    },
+  );
 });
 
 describe('reversal results about one payment', () => {

@@ -5,6 +5,7 @@ import type { AuthenticationMethod } from '../../domain/evidence';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
+import { hasControlCharacters, idProblem } from '../../util/text';
 import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from '../ports';
 import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from '../callbacks/receipts';
 import { type ReconciliationSettings, reconcileTiming } from '../reconciliation/reconcile-timing';
@@ -21,20 +22,8 @@ export interface IngestDeps {
   reconciliation: ReconciliationSettings;
 }
 
-/** References and ids become storage keys: bounded, printable. */
-const MAX_ID_LENGTH = 200;
-// eslint-disable-next-line no-control-regex -- the point is to find control characters
-const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
 const MAX_ATTRIBUTES = 100;
 const MAX_ATTRIBUTE_VALUE = 2048;
-
-function idProblem(what: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (value.length === 0 || value.length > MAX_ID_LENGTH)
-    return `${what} must be 1 to ${MAX_ID_LENGTH} characters (got ${value.length})`;
-  if (!PRINTABLE.test(value)) return `${what} contains control characters`;
-  return undefined;
-}
 
 /** Limits every report meets before storage, whatever its origin: a clear 4xx instead of a storage failure. */
 export function checkReportLimits(
@@ -52,7 +41,7 @@ export function checkReportLimits(
       `Report refused: ${attributes.length} parameters; the limit is ${MAX_ATTRIBUTES}`,
     );
   for (const [name, value] of attributes) {
-    if (name === '' || name.length > 128 || RESERVED_MEMBER_NAMES.has(name) || !PRINTABLE.test(name))
+    if (name === '' || name.length > 128 || RESERVED_MEMBER_NAMES.has(name) || hasControlCharacters(name))
       throw new SchemaValidationError(`Report refused: parameter name "${name.slice(0, 40)}" is not allowed`);
     if (value.length > MAX_ATTRIBUTE_VALUE)
       throw new SchemaValidationError(
@@ -480,7 +469,8 @@ export async function ingestIntents(
     // The answer to the relay's own status query (found through the alias it recorded before asking):
     // a status answer, not a callback claim. A timeout of that query says nothing about the payment.
     const ownQuery = origin === 'poll' && batch.origin !== 'poll';
-    if (ownQuery && intent.draft.status !== 'SUCCEEDED' && intent.draft.status !== 'FAILED') {
+    const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
+    if (intent.saysNothing || (ownQuery && !final)) {
       outcomes.push({ kind: 'noop', why: 'stale' });
       continue;
     }

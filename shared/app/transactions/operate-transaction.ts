@@ -1,3 +1,4 @@
+import { hasControlCharacters, idProblem, MAX_ID_LENGTH } from '../../util/text';
 import * as z from '../../util/zod';
 import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../../domain/errors';
 import { REASON_CODES } from '../../domain/reasons';
@@ -48,12 +49,18 @@ export const resolutionSchema = z.strictObject({
     z.trim(),
     z.minLength(3),
     z.maxLength(MAX_NOTE),
-    // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
-    z.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'note must not contain control characters'),
+    z.refine((note) => !hasControlCharacters(note), 'note must not contain control characters'),
   ),
   reasonCode: z.optional(z.enum(REASON_CODES)),
   amount: z.optional(amountSchema),
-  providerTransactionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  // The same rule as every id a callback or a registration carries (util/text.ts idProblem).
+  providerTransactionId: z.optional(
+    z.string().check(
+      z.refine((id) => idProblem('providerTransactionId', id) === undefined, {
+        message: `providerTransactionId must be 1 to ${MAX_ID_LENGTH} characters, without control characters`,
+      }),
+    ),
+  ),
 });
 
 /**

@@ -165,10 +165,9 @@ function parseTimeout(input: Input, kind: 'b2c' | 'b2b' | 'status'): ParsedCallb
       { via: 'reference', value: ids.TransactionID },
       { via: 'reference', value: token ? undefined : occasion },
     ],
-    // A timeout of the relay's own query says nothing about the payment (the ingest drops it as stale).
-    ...(asked
-      ? { ownQuery: { reference: asked, claims: { providerTransactionId: undefined, amount: undefined } } }
-      : {}),
+    // A status query's timeout says nothing about the payment, whoever made the query (a forged or a
+    // partner's notice included): stored with the transaction's receipts, never applied.
+    saysNothing: true,
   };
   return reports(intent);
 }

@@ -1,0 +1,23 @@
+/**
+ * One rule for control characters, wherever text from outside is stored, compared or shown (callbacks'
+ * ids, registrations, an operator's resolution, console queries): C0 controls, DEL and C1 controls are
+ * refused. They have no place in an id or a note, and they forge lines in logs and terminals.
+ */
+// eslint-disable-next-line no-control-regex -- the point is to find control characters
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL_CHARACTERS.test(value);
+}
+
+/** References and ids become storage keys: bounded, without control characters. */
+export const MAX_ID_LENGTH = 200;
+
+/** What is wrong with an id the relay would store as a key (`what` names it in the message), if anything. */
+export function idProblem(what: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length === 0 || value.length > MAX_ID_LENGTH)
+    return `${what} must be 1 to ${MAX_ID_LENGTH} characters (got ${value.length})`;
+  if (hasControlCharacters(value)) return `${what} contains control characters`;
+  return undefined;
+}
