@@ -87,7 +87,12 @@ export async function api<T>(
 
 // The API's answers, typed once beside the server code that builds them (types only: nothing of the
 // server ends up in the browser bundle).
-export type { SearchAnswer, TransactionPage, TransactionSummary } from '../shared/app/management-answers';
+export type {
+  CountsAnswer,
+  SearchAnswer,
+  TransactionPage,
+  TransactionSummary,
+} from '../shared/app/management-answers';
 
 export function storyPath(t: { provider: string; account: string; reference: string }): string {
   return `/v1/transactions/${[t.provider, t.account, t.reference].map(encodeURIComponent).join('/')}`;
