@@ -144,7 +144,7 @@ async function raiseContradiction(
     },
     options,
   );
-  await noteOnTransaction(store, tx.key, conflict, undefined, options);
+  await noteOnTransaction(store, tx, conflict, undefined, options);
 }
 
 /**
@@ -153,19 +153,20 @@ async function raiseContradiction(
  */
 async function noteOnTransaction(
   store: RelayStore,
-  key: TransactionKey,
+  tx: TransactionRecord,
   event: EventEnvelope,
   reversal: ReversalRecord | undefined,
   options: WriteOptions,
 ): Promise<void> {
   await writeWithRetry(
     store,
-    key,
+    tx.key,
     (current) => {
       const next = current && withFactNoted(current, event, reversal);
       return next ? { next, result: undefined } : { result: undefined };
     },
-    { ...options, what: `note ${event.metadata.type} on its transaction` },
+    // The record just read to place the fact saves a read; a lost race re-reads it (consistently).
+    { ...options, what: `note ${event.metadata.type} on its transaction`, initial: tx },
   );
 }
 
@@ -460,7 +461,7 @@ export async function recordFacts(
     // The transaction shows what is said about it: the event on its timeline, a reversal in its reversals.
     // Noted on a repeat as well, so a crash between the fact's write and this one is mended by the retry.
     if (transaction && (stood.written || stood.record.data.event === fact.event))
-      await noteOnTransaction(store, transaction.key, event, reversal, options);
+      await noteOnTransaction(store, transaction, event, reversal, options);
     if (!stood.written) {
       // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
       // never "first wins" silently.
