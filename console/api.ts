@@ -88,6 +88,7 @@ export async function api<T>(
 // The API's answers, typed once beside the server code that builds them (types only: nothing of the
 // server ends up in the browser bundle).
 export type {
+  CountsAnswer,
   QuarantinePage,
   QuarantineView,
   SearchAnswer,

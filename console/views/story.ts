@@ -28,6 +28,16 @@ function amountText(amount: unknown, currency: unknown): string | null {
     : `${String(amount)} ${String(currency ?? '')}`.trim();
 }
 
+/** "partly: 40 KES went back, 60 KES left" — a SUCCEEDED payment's reversals (undefined: none, row hidden). */
+function reversalText(reversal: unknown, amount: unknown): string | undefined {
+  if (!reversal || typeof reversal !== 'object') return undefined;
+  const r = reversal as { state: string; amountReversed: string | null; netAmount: string | null };
+  const currency = (amount as { currency?: string } | null)?.currency ?? '';
+  const money = (value: string | null) =>
+    value === null ? 'an unknown amount' : `${value} ${currency}`.trim();
+  return `${r.state === 'full' ? 'fully' : 'partly'}: ${money(r.amountReversed)} went back, ${money(r.netAmount)} left`;
+}
+
 /** The console shows MSISDNs masked like the logs (first 4 and last 3 digits), whatever the API sends. */
 function masked(msisdn: unknown): string | null {
   if (typeof msisdn !== 'string' || !msisdn) return null;
@@ -61,6 +71,7 @@ const TITLES: Record<string, (e: Entry) => string> = {
   'status-check': (e) => `Status check → ${e.answer}`,
   transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})`,
   conflict: (e) => `Conflict ${e.kind}: reported ${e.reportedStatus}`,
+  reversal: (e) => `Reversed ${amountText(e.amount, null) ?? 'the whole payment (amount not said)'}`,
   event: (e) => `Event ${e.eventType}`,
   escalation: () => 'Escalated',
 };
@@ -117,6 +128,12 @@ function entryView(e: Entry, path: string): HTMLElement {
     details = facts([
       ['detail', e.detail],
       ['origin', e.origin],
+      ['evidence', e.evidence],
+    ]);
+  else if (e.type === 'reversal')
+    details = facts([
+      ['reversal receipt', e.reversalReceipt],
+      ['receipt', e.receiptId],
       ['evidence', e.evidence],
     ]);
   else if (e.type === 'event') details = facts([['event id', e.eventId]]);
@@ -304,6 +321,14 @@ export function storyView(
         h('span', { class: 'mono' }, tx.reference),
         ' ',
         statusPill(tx.status),
+        // The status stays SUCCEEDED: the reversal shows beside it.
+        tx.reversal
+          ? h(
+              'span',
+              { class: 'pill s-reversed', 'data-testid': 'story-reversal' },
+              (tx.reversal as { state: string }).state === 'full' ? 'reversed' : 'partly reversed',
+            )
+          : null,
       ),
       h('div', { class: 'actions' }, check, ' ', resolveButton, ' ', copy),
       actionOut,
@@ -319,6 +344,7 @@ export function storyView(
             ['status', tx.status],
             ['reason', tx.reason],
             ['amount', amountText(tx.amount, tx.currency)],
+            ['reversed', reversalText(tx.reversal, tx.amount)],
             ['MSISDN', masked(tx.msisdnMasked ?? tx.msisdn)],
             ['external id', tx.externalId],
             ['provider receipt', tx.providerTransactionId],

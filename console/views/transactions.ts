@@ -2,14 +2,15 @@ import {
   api,
   apiUrl,
   authHeaders,
+  type CountsAnswer,
   NotAvailableError,
   type SearchAnswer,
   type TransactionPage,
   type TransactionSummary,
 } from '../api';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
-
-const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'AMBIGUOUS', 'EXPIRED', 'REVERSED'];
+// The values the API's status filter accepts, from the one list the server checks against.
+import { STATUS_FILTERS } from '../../shared/app/management-answers';
 const PROVIDERS = ['momo', 'airtel', 'daraja'];
 const POLL_MS = 5000;
 
@@ -22,6 +23,19 @@ export function storyHash(
 /** A row's identity: references are unique per provider account only (another account may reuse one). */
 const rowKey = (t: TransactionSummary) => `${t.provider}/${t.account}/${t.reference}`;
 
+/** "reversed" (full) or "partly reversed", with what went back and what is left. */
+function reversalPill(t: TransactionSummary): HTMLElement | null {
+  const r = t.reversal;
+  if (!r) return null;
+  const currency = t.currency ? ` ${t.currency}` : '';
+  const title = `${r.amountReversed ?? 'an unknown amount'}${currency} went back${r.netAmount !== null ? `, ${r.netAmount}${currency} left` : ''}`;
+  return h(
+    'span',
+    { class: `pill s-reversed r-${r.state}`, title, 'data-testid': 'reversal' },
+    r.state === 'full' ? 'reversed' : 'partly reversed',
+  );
+}
+
 function row(t: TransactionSummary): HTMLTableRowElement {
   return h(
     'tr',
@@ -33,6 +47,7 @@ function row(t: TransactionSummary): HTMLTableRowElement {
       'td',
       {},
       statusPill(t.status),
+      reversalPill(t),
       t.reason ? h('small', { title: t.reason.message ?? '' }, ` ${t.reason.code}`) : null,
     ),
     h('td', { class: 'num' }, t.amount ? `${t.amount} ${t.currency ?? ''}` : '—'),
@@ -70,7 +85,7 @@ function table(rows: TransactionSummary[]): HTMLTableElement {
   );
 }
 
-function select(name: string, options: string[], value: string): HTMLSelectElement {
+function select(name: string, options: readonly string[], value: string): HTMLSelectElement {
   return h(
     'select',
     { name, 'aria-label': name },
@@ -99,7 +114,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     select('provider', PROVIDERS, filters.provider),
     h('input', { name: 'account', placeholder: 'account', value: filters.account, size: 10 }),
     h('input', { name: 'kind', placeholder: 'kind', value: filters.kind, size: 10 }),
-    select('status', STATUSES, filters.status),
+    select('status', STATUS_FILTERS, filters.status),
     h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
     h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
     h('button', { type: 'submit' }, 'Filter'),
@@ -143,7 +158,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
 
   const loadCounts = async () => {
     try {
-      const answer = await api<{ counts: Record<string, number>; total: number }>('/v1/transactions/counts', {
+      const answer = await api<CountsAnswer>('/v1/transactions/counts', {
         query: { ...range, provider: filters.provider, account: filters.account },
       });
       replace(
@@ -156,6 +171,18 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
             statusPill(status),
             ` ${n}`,
           ),
+        ),
+        // Counted under SUCCEEDED too (their status): the payments some of whose money went back.
+        h(
+          'a',
+          {
+            class: 'count',
+            href: '#/transactions?status=REVERSED',
+            'data-status': 'REVERSED',
+            title: `of the SUCCEEDED: ${answer.reversed.full} fully, ${answer.reversed.partial} partly reversed`,
+          },
+          statusPill('REVERSED'),
+          ` ${answer.reversed.full + answer.reversed.partial}`,
         ),
       );
     } catch (error) {
@@ -192,7 +219,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
   };
 
   const addLive = (t: TransactionSummary) => {
-    if (filters.status && t.status !== filters.status) return;
+    if (filters.status && (filters.status === 'REVERSED' ? !t.reversal : t.status !== filters.status)) return;
     if (filters.provider && t.provider !== filters.provider) return;
     if (filters.account && t.account !== filters.account) return;
     const tbody = results.querySelector('tbody');

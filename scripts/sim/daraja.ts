@@ -522,9 +522,17 @@ function reversalExpectation(receiverParty: string, receipt: string, known: bool
       noTransactionNote: 'a reversal names the payment it reverses, not a transaction of its own',
     };
   return {
-    summary: `${what} → TransactionReversed (amountCheck matches); the payment keeps its SUCCEEDED status`,
+    summary: `${what} → TransactionReversed (amountCheck matches, netAmount 0); the payment keeps its SUCCEEDED status and reads as fully reversed`,
     events: [
-      { type: 'TransactionReversed', data: { amountCheck: 'matches', transactionStatus: 'SUCCEEDED' } },
+      {
+        type: 'TransactionReversed',
+        data: { amountCheck: 'matches', transactionStatus: 'SUCCEEDED' },
+        // The whole payment went back: nothing is left of it.
+        check: (d) =>
+          (d.netAmount as { value?: unknown } | null)?.value === '0'
+            ? undefined
+            : `netAmount ${JSON.stringify(d.netAmount)}, expected 0`,
+      },
     ],
     forbid: ['ReversalFailed', 'TransactionFailed'],
     status: 'SUCCEEDED',

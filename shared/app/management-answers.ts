@@ -1,8 +1,29 @@
 /**
  * What the management API answers, as types (docs/management-api.md): the server builds these shapes and
- * the browser console (console/) reads them. Types only, importing nothing, so the console's browser build
- * type-checks against the very shapes the server returns instead of a copy that drifts.
+ * the browser console (console/) reads them. Types (and the few values a query accepts), importing
+ * nothing, so the console's browser build type-checks against the very shapes the server returns instead
+ * of a copy that drifts.
  */
+
+/**
+ * The list's `status` filter values: every transaction status, and REVERSED (a SUCCEEDED payment some of
+ * whose money went back, fully or partly). The API refuses any other value and the console offers these:
+ * one list for both. list-transactions.ts checks at compile time that it names every status.
+ */
+export const STATUS_FILTERS = ['PENDING', 'AMBIGUOUS', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'REVERSED'] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+/**
+ * What went back of a SUCCEEDED payment (its status stays SUCCEEDED): `full` when nothing is left.
+ * Amounts are decimal strings in the transaction's currency; null when unknown (no amount registered).
+ */
+export interface ReversalSummary {
+  state: 'full' | 'partial';
+  amountReversed: string | null;
+  netAmount: string | null;
+  /** Reversal requests that returned money. */
+  reversals: number;
+}
 
 /**
  * What the console's list and search answer for one transaction (docs/management-api.md#console-endpoints):
@@ -24,6 +45,18 @@ export interface TransactionSummary {
   updatedAt: string;
   /** Origin of the last transition (callback, poll, manual…); null while nothing changed the status. */
   origin: string | null;
+  /** Money that went back after the payment succeeded; null when none did. */
+  reversal: ReversalSummary | null;
+}
+
+/** The console's counts (GET /v1/transactions/counts). */
+export interface CountsAnswer {
+  /** By status: a reversed payment is counted under SUCCEEDED (its status)… */
+  counts: Record<string, number>;
+  /** …and here too, by how much went back. */
+  reversed: { full: number; partial: number };
+  total: number;
+  range: { from: string; to: string };
 }
 
 /** What a console search matched on. */

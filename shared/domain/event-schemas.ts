@@ -355,6 +355,13 @@ export const EVENT_DATA_SCHEMAS = {
       .nullable(z.string())
       .check(z.describe("The reversal's own receipt (Result.TransactionID).")),
     amount: z.nullable(moneySchema).check(z.describe('The amount that went back.')),
+    netAmount: z
+      .nullable(moneySchema)
+      .check(
+        z.describe(
+          'What is left of the payment after this and its earlier reversals ("0": fully reversed); null when the relay knows no transaction or no amount.',
+        ),
+      ),
     charge: z.nullable(moneySchema),
     completedTime: z
       .nullable(z.string())

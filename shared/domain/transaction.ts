@@ -154,6 +154,25 @@ export interface ConflictRecord {
   lastReceiptId?: string;
 }
 
+/**
+ * Money of a succeeded payment that went back (a Daraja reversal result): one entry per reversal request,
+ * whatever the provider repeats. The payment's status stays SUCCEEDED; the reversals say what is left.
+ */
+export interface ReversalRecord {
+  /** The reversal request's id (the fact's: OriginatorConversationID), so a repeat is not counted twice. */
+  id: string;
+  /** What went back, as the result says; null when it does not say (then it counts as the whole payment). */
+  amount: Money | null;
+  /** When the relay received the result. */
+  at: string;
+  /** The reversal's own receipt (Daraja's Result.TransactionID). */
+  reversalReceipt: string | null;
+  /** The TransactionReversed event it published. */
+  eventId: string;
+  /** The result it rests on (its stored receipt, the provider's code and words). */
+  evidence: Evidence;
+}
+
 /** Counts, never silently drops: what was kept of the distinct callbacks about one transaction. */
 export interface ReceiptTally {
   /** Distinct callbacks stored with their bodies. */
@@ -196,6 +215,8 @@ export interface TransactionRecord {
    */
   trusted?: { providerTransactionId?: string; attributes: Record<string, string> };
   conflicts: ConflictRecord[];
+  /** Money that went back after the payment succeeded (absent: none), oldest first (domain/reversal.ts). */
+  reversals?: ReversalRecord[];
   /** Ids and types of every event this transaction produced, for GET history. */
   events: { id: string; type: string; at: string }[];
   /** Callbacks stored about it, and those whose bodies were not kept (over the per-transaction budget). */

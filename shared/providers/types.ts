@@ -136,6 +136,8 @@ export interface FactIntent {
    * transaction it is about, as `amountCheck` in the event. Absent: the fact moves no money.
    */
   amount?: Money | null;
+  /** The provider's own code and words for the fact (a result's ResultCode and ResultDesc): its evidence. */
+  said?: { providerCode: string; description: string | undefined };
   /** Provider-specific event data (the app adds provider, account and the transaction it is about). */
   data: Record<string, unknown>;
 }

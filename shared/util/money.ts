@@ -13,3 +13,24 @@ export function toDecimalString(value: string | number): string | undefined {
 export function sameAmount(a: string, b: string): boolean {
   return toDecimalString(a) === toDecimalString(b);
 }
+
+/** A decimal string as an integer count of 10^-scale units (exact: floats lose cents on 100.1 - 50.05). */
+function scaled(value: string, scale: number): bigint {
+  const canonical = toDecimalString(value) ?? '0';
+  const negative = canonical.startsWith('-');
+  const [int = '0', fraction = ''] = canonical.replace('-', '').split('.');
+  const units = BigInt(int + fraction.padEnd(scale, '0'));
+  return negative ? -units : units;
+}
+
+const fractionDigits = (value: string) => (toDecimalString(value) ?? '').split('.')[1]?.length ?? 0;
+
+/** a + b - c… exactly, canonical ("100" - "40.5" = "59.5"). */
+export function decimalSum(...terms: { value: string; sign: 1 | -1 }[]): string {
+  const scale = Math.max(0, ...terms.map((t) => fractionDigits(t.value)));
+  const total = terms.reduce((sum, t) => sum + BigInt(t.sign) * scaled(t.value, scale), 0n);
+  const negative = total < 0n;
+  const digits = (negative ? -total : total).toString().padStart(scale + 1, '0');
+  const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return toDecimalString(`${negative ? '-' : ''}${text}`)!;
+}

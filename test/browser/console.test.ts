@@ -187,6 +187,27 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
     await shot('story');
   });
 
+  it('shows a reversed payment as reversed in its story, with TransactionReversed on the timeline, and offers REVERSED in the status filter', async () => {
+    // Prepare
+    const { started } = await scenario('reversal', 'daraja', 'reversal');
+    // Act
+    await open(`#/tx/daraja/${started.account}/${encodeURIComponent(started.reference)}`);
+    // Assess: the status stays SUCCEEDED, the reversal shows beside it and on the timeline.
+    await page.getByTestId('story-reversal').waitFor();
+    expect(await page.getByTestId('story-title').textContent()).toMatch(/SUCCEEDED\s*reversed/);
+    expect(await page.getByTestId('entry-reversal').first().textContent()).toContain('Reversed');
+    await page.getByTestId('entry-event').filter({ hasText: 'TransactionReversed' }).waitFor();
+    await open('#/transactions?status=REVERSED');
+    const row = page.locator(`[data-testid=tx-row][data-reference="${started.reference}"]`);
+    await row.waitFor();
+    expect(await row.getByTestId('reversal').textContent()).toBe('reversed');
+    expect(
+      await page
+        .locator('select[name=status] option')
+        .evaluateAll((options) => options.map((o) => (o as { value: string }).value)),
+    ).toEqual(['', 'PENDING', 'AMBIGUOUS', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'REVERSED']);
+  });
+
   it('resolves an expired transaction only with a note and after a confirmation', async () => {
     const { reference } = run.expired!.started;
     await open(`#/tx/airtel/demo/${reference}`);

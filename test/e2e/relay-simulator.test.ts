@@ -420,6 +420,69 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
     expect(result.transaction?.history.filter((h) => h.type === 'callback')).toHaveLength(2);
   });
 
+  it('shows the reversed payment as reversed in the list, the counts, the search and its read, with TransactionReversed on its timeline', async () => {
+    // Prepare
+    const countsOf = async () =>
+      (await relay.admin('GET', '/v1/transactions/counts?provider=daraja')).body as {
+        counts: Record<string, number>;
+        reversed: { full: number; partial: number };
+      };
+    const before = await countsOf();
+    // Act
+    const result = await example('daraja reversal');
+    // Assess
+    expect(result.problems).toEqual([]);
+    const { reference } = result.started;
+    const reversed = data(result, 'TransactionReversed');
+    const amount = (data(result, 'TransactionSucceeded').amount as { value: string }).value;
+    const expected = { state: 'full', amountReversed: amount, netAmount: '0', reversals: 1 };
+    const read = await relay.admin('GET', `/v1/transactions/daraja/${result.started.account}/${reference}`);
+    expect(read.body.transaction).toMatchObject({ status: 'SUCCEEDED', reversal: expected });
+    expect(read.body.transaction.reversals).toEqual([
+      expect.objectContaining({
+        reversalReceipt: reversed.reversalReceipt,
+        evidence: expect.objectContaining({ claim: 'SUCCEEDED', providerCode: '0' }),
+      }),
+    ]);
+    const history = read.body.history as { type: string; eventType?: string }[];
+    expect(history.filter((h) => h.type === 'event').map((h) => h.eventType)).toEqual([
+      'TransactionSucceeded',
+      'TransactionReversed',
+    ]);
+    expect(history.map((h) => h.type)).toContain('reversal');
+    const listed = await relay.admin('GET', '/v1/transactions?provider=daraja&status=REVERSED&limit=200');
+    expect(listed.status).toBe(200);
+    const row = (listed.body.transactions as { reference: string }[]).find((t) => t.reference === reference);
+    expect(row).toMatchObject({ status: 'SUCCEEDED', reversal: expected });
+    const paidOnly = await relay.admin('GET', '/v1/transactions?provider=daraja&status=SUCCEEDED&limit=200');
+    expect(
+      paidOnly.body.transactions.find((t: { reference: string }) => t.reference === reference),
+    ).toMatchObject({
+      reversal: expected,
+    });
+    const after = await countsOf();
+    expect(after.reversed.full - before.reversed.full).toBe(1);
+    expect(after.counts.SUCCEEDED! - before.counts.SUCCEEDED!).toBe(1);
+    const byReference = await relay.admin('GET', `/v1/transactions/search?q=${reference}`);
+    expect(byReference.body.transactions).toEqual([
+      expect.objectContaining({ reference, reversal: expected }),
+    ]);
+    // The reversal's own receipt finds the payment it reversed.
+    const byReversalReceipt = await relay.admin(
+      'GET',
+      `/v1/transactions/search?q=${encodeURIComponent(reversed.reversalReceipt)}`,
+    );
+    expect(byReversalReceipt.body.transactions).toEqual([expect.objectContaining({ reference })]);
+  });
+
+  it('refuses a status filter the list does not know with 400 naming the values it takes, REVERSED among them', async () => {
+    // Act
+    const answer = await relay.admin('GET', '/v1/transactions?status=REVERSED_ISH');
+    // Assess
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain('PENDING, AMBIGUOUS, SUCCEEDED, FAILED, EXPIRED, REVERSED');
+  });
+
   it('refuses a second reversal of the same receipt: ReversalFailed DUPLICATE (R000001) about the payment', async () => {
     // Prepare
     const first = await example('daraja reversal');

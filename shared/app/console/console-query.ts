@@ -1,4 +1,5 @@
 import { SchemaValidationError } from '../../domain/errors';
+import { reversalStateOf } from '../../domain/reversal';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { maskMsisdn } from '../../util/mask';
 import type { TransactionSummary } from '../management-answers';
@@ -51,6 +52,7 @@ export function toSummary(tx: TransactionRecord): TransactionSummary {
     createdAt: tx.createdAt,
     updatedAt: tx.updatedAt,
     origin: tx.transitions.at(-1)?.origin ?? null,
+    reversal: reversalStateOf(tx) ?? null,
   };
 }
 

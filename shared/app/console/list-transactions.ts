@@ -14,7 +14,20 @@ import {
   readTransactions,
   toSummary,
 } from './console-query';
-import type { TransactionPage, TransactionSummary } from '../management-answers';
+import { reversalStateOf } from '../../domain/reversal';
+import type { TransactionStatus } from '../../domain/status';
+import {
+  STATUS_FILTERS,
+  type CountsAnswer,
+  type StatusFilter,
+  type TransactionPage,
+  type TransactionSummary,
+} from '../management-answers';
+
+/** Compile-time: the filter values the console offers name every status (a new status cannot be missed). */
+type MissingStatus = Exclude<TransactionStatus, StatusFilter>;
+const everyStatusFiltered: [MissingStatus] extends [never] ? true : MissingStatus = true;
+void everyStatusFiltered;
 
 export interface ConsoleDeps {
   config: RelayConfig;
@@ -42,8 +55,8 @@ interface ListFilters {
 
 function filters(query: Record<string, string | undefined>): ListFilters {
   const status = parseText(query.status, 'status', 20);
-  if (status !== undefined && !(TRANSACTION_STATUSES as readonly string[]).includes(status))
-    throw badParameter('status', `must be one of ${TRANSACTION_STATUSES.join(', ')}`);
+  if (status !== undefined && !(STATUS_FILTERS as readonly string[]).includes(status))
+    throw badParameter('status', `must be one of ${STATUS_FILTERS.join(', ')}`);
   const since = query.since ? parseInstant(query.since, 'since') : undefined;
   const out: ListFilters = {
     provider: parseText(query.provider, 'provider', 40),
@@ -58,9 +71,13 @@ function filters(query: Record<string, string | undefined>): ListFilters {
 const keyMatches = (f: ListFilters, entry: CreatedEntry) =>
   (!f.provider || entry.key.provider === f.provider) && (!f.account || entry.key.account === f.account);
 
+/** REVERSED: money of the payment went back, fully or partly (its status stays SUCCEEDED). */
+const statusMatches = (status: string, tx: TransactionRecord) =>
+  status === 'REVERSED' ? reversalStateOf(tx) !== undefined : tx.status === status;
+
 const recordMatches = (f: ListFilters, tx: TransactionRecord) =>
   (!f.kind || tx.kind === f.kind) &&
-  (!f.status || tx.status === f.status) &&
+  (!f.status || statusMatches(f.status, tx)) &&
   (!f.since || tx.updatedAt >= f.since);
 
 function listRange(query: Record<string, string | undefined>, since: string | undefined, now: Date) {
@@ -109,12 +126,13 @@ export async function listTransactions(
 
 /**
  * GET /v1/transactions/counts: every transaction created in the range (the `byDay` index, then each
- * item) counted by status; provider/account narrow on the index keys before anything is read.
+ * item) counted by status, and the reversed ones (under SUCCEEDED, their status) by how much went back;
+ * provider/account narrow on the index keys before anything is read.
  */
 export async function countTransactions(
   deps: ConsoleDeps & { store: { listCreated(from: string, to: string): Promise<CreatedEntry['key'][]> } },
   query: Record<string, string | undefined>,
-): Promise<{ counts: Record<string, number>; total: number; range: { from: string; to: string } }> {
+): Promise<CountsAnswer> {
   const provider = parseText(query.provider, 'provider', 40);
   const account = parseText(query.account, 'account', 64);
   const range = parseRange(query, deps.clock.now(), LIST_RANGE);
@@ -122,11 +140,14 @@ export async function countTransactions(
     (k) => (!provider || k.provider === provider) && (!account || k.account === account),
   );
   const counts = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+  const reversed = { full: 0, partial: 0 };
   let total = 0;
   for (const tx of await readTransactions(deps.store, keys, 16)) {
     if (!tx) continue;
     counts[tx.status] = (counts[tx.status] ?? 0) + 1;
+    const reversal = reversalStateOf(tx);
+    if (reversal) reversed[reversal.state]++;
     total++;
   }
-  return { counts, total, range };
+  return { counts, reversed, total, range };
 }

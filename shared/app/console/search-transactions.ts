@@ -97,7 +97,13 @@ export async function searchTransactions(
     );
     searched += records.length;
     for (const tx of records)
-      if (tx && (tx.providerTransactionId === q || Object.values(tx.attributes ?? {}).includes(q)))
+      if (
+        tx &&
+        (tx.providerTransactionId === q ||
+          Object.values(tx.attributes ?? {}).includes(q) ||
+          // A reversal's own receipt finds the payment it reversed.
+          (tx.reversals ?? []).some((r) => r.reversalReceipt === q))
+      )
         matches.push(tx);
     before = page.entries.at(-1);
     const complete = !page.more;

@@ -1,6 +1,6 @@
 import { SchemaValidationError, TransactionNotFoundError } from '../../domain/errors';
 import type { Evidence } from '../../domain/evidence';
-import type { ReceiptTally, TransactionKey } from '../../domain/transaction';
+import type { Money, ReceiptTally, TransactionKey } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
 import type { ReceiptSummary } from '../ports';
@@ -44,6 +44,16 @@ export type HistoryEntry =
       receiptId: string | null;
       /** The pieces of evidence that disagree. */
       evidence: Evidence[];
+    }
+  | {
+      at: string;
+      type: 'reversal';
+      /** What went back (null: the result did not say; it counts as the whole payment). */
+      amount: Money | null;
+      reversalReceipt: string | null;
+      receiptId: string | null;
+      /** The reversal result it rests on. */
+      evidence: Evidence;
     }
   | { at: string; type: 'event'; eventId: string; eventType: string }
   | { at: string; type: 'status-check'; answer: string; detail: string; providerCode: string | null };
@@ -146,6 +156,14 @@ export async function getTransaction(
       origin: c.origin,
       receiptId: c.receiptId ?? null,
       evidence: c.evidence ?? [],
+    })),
+    ...(tx.reversals ?? []).map((r) => ({
+      at: r.at,
+      type: 'reversal' as const,
+      amount: r.amount,
+      reversalReceipt: r.reversalReceipt,
+      receiptId: r.evidence.receiptId,
+      evidence: r.evidence,
     })),
     ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
   ];

@@ -1,10 +1,12 @@
 import type { AuthenticationMethod, Evidence } from '../../domain/evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
 import type { EventOrigin } from '../../domain/event-envelope';
-import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { withFactNoted } from '../../domain/reversal';
+import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
-import { sameAmount } from '../../util/money';
+import { decimalSum, sameAmount } from '../../util/money';
 import type { ProviderRecord, ProviderRecordRef, RelayLogger, RelayStore, WriteOptions } from '../ports';
+import { writeWithRetry } from './write-with-retry';
 
 /** ingest-report's resolveCorrelation (passed in: that module calls this one). */
 type Resolve = (
@@ -123,26 +125,71 @@ async function raiseContradiction(
     first: first.data.event,
     then: fact.event,
   });
+  const conflict = reversalConflict(
+    tx,
+    fact,
+    {
+      kind: 'STATUS',
+      detail: `request ${fact.id}: ${String(first.data.event)} recorded first, then ${fact.event}`,
+      evidence: [recordedEvidence(first), evidence],
+    },
+    batch,
+  );
   await store.putRecordIfAbsent(
     {
       ...ref('conflict', `${fact.namespace}:${fact.id}:${fact.event}`),
       data: { first: first.data.event ?? null, then: fact.event },
       createdAt: batch.receivedAt,
-      outbox: [
-        reversalConflict(
-          tx,
-          fact,
-          {
-            kind: 'STATUS',
-            detail: `request ${fact.id}: ${String(first.data.event)} recorded first, then ${fact.event}`,
-            evidence: [recordedEvidence(first), evidence],
-          },
-          batch,
-        ),
-      ],
+      outbox: [conflict],
     },
     options,
   );
+  await noteOnTransaction(store, tx, conflict, undefined, options);
+}
+
+/**
+ * Puts a fact's event on the timeline of the transaction it is about (and a reversal in its reversals):
+ * conditional on the revision read, idempotent (withFactNoted changes nothing the second time).
+ */
+async function noteOnTransaction(
+  store: RelayStore,
+  tx: TransactionRecord,
+  event: EventEnvelope,
+  reversal: ReversalRecord | undefined,
+  options: WriteOptions,
+): Promise<void> {
+  await writeWithRetry(
+    store,
+    tx.key,
+    (current) => {
+      const next = current && withFactNoted(current, event, reversal);
+      return next ? { next, result: undefined } : { result: undefined };
+    },
+    // The record just read to place the fact saves a read; a lost race re-reads it (consistently).
+    { ...options, what: `note ${event.metadata.type} on its transaction`, initial: tx },
+  );
+}
+
+/** TransactionReversed says what is left of the payment after it and the reversals before it. */
+function withNetAmount(
+  event: EventEnvelope,
+  tx: TransactionRecord,
+  fact: FactIntent,
+  before: readonly string[],
+): EventEnvelope {
+  const paid = tx.amount;
+  const reversed = fact.amount?.value ?? paid?.value;
+  const netAmount =
+    paid && reversed !== undefined
+      ? {
+          value: decimalSum(
+            { value: paid.value, sign: 1 },
+            ...[...before, reversed].map((value) => ({ value, sign: -1 as const })),
+          ),
+          currency: paid.currency,
+        }
+      : null;
+  return { ...event, data: { ...event.data, netAmount } };
 }
 
 /** The transaction an earlier fact record was placed on (its `reference`), if any. */
@@ -172,11 +219,16 @@ async function claimReversal(
   receiptId: string | undefined,
   at: string,
   options: WriteOptions,
-): Promise<{ detail: string; earlier?: { data: Record<string, unknown>; createdAt: string } } | undefined> {
+): Promise<{
+  refused?: { detail: string; earlier?: { data: Record<string, unknown>; createdAt: string } };
+  /** The amounts of the payment's earlier reversals (the slots before this one's), as counted. */
+  before: string[];
+}> {
   const limit = tx.amount ? Number(tx.amount.value) : undefined;
   // A result that does not say how much went back counts as the whole payment.
   const amount = fact.amount ? Number(fact.amount.value) : (limit ?? 0);
   let total = 0;
+  const before: string[] = [];
   let last: { data: Record<string, unknown>; createdAt: string } | undefined;
   for (let n = 0; n < MAX_REVERSALS; n++) {
     const slot = ref('reversal-of', `${tx.key.reference}#${n}`);
@@ -194,19 +246,23 @@ async function claimReversal(
     if (!existing && !taken) {
       if (limit !== undefined && total + amount > limit + 1e-9)
         return {
-          detail: `reversals of ${total + amount} reported for a payment of ${limit} (${fact.namespace} ${fact.id}: ${amount}); not published as TransactionReversed`,
-          ...(last ? { earlier: last } : {}),
+          refused: {
+            detail: `reversals of ${total + amount} reported for a payment of ${limit} (${fact.namespace} ${fact.id}: ${amount}); not published as TransactionReversed`,
+            ...(last ? { earlier: last } : {}),
+          },
+          before,
         };
-      return undefined;
+      return { before };
     }
-    if (taken!.data.factId === fact.id) return undefined;
+    if (taken!.data.factId === fact.id) return { before };
     total += Number(taken!.data.amount ?? 0);
+    before.push(String(taken!.data.amount ?? 0));
     last = {
       data: { event: 'TransactionReversed', receiptId: taken!.data.receiptId },
       createdAt: taken!.createdAt,
     };
   }
-  return { detail: `more than ${MAX_REVERSALS} reversals reported for one payment` };
+  return { refused: { detail: `more than ${MAX_REVERSALS} reversals reported for one payment` }, before };
 }
 
 /** A fact recorded earlier, as the evidence it was (for a conflict naming both). */
@@ -246,11 +302,15 @@ function factEvidence(
     // A reversal result is the provider's word about money moving back, as authenticated as its callback.
     conclusive: authentication.length > 0,
     at: batch.receivedAt,
-    providerCode: null,
-    description: `${fact.event}: ${fact.namespace} ${fact.id}${receipt ? ` of ${receipt}` : ''}`.slice(
-      0,
-      300,
-    ),
+    providerCode: fact.said?.providerCode ?? null,
+    // The provider's words first, then what the relay made of them.
+    description: [
+      fact.said?.description,
+      `${fact.event}: ${fact.namespace} ${fact.id}${receipt ? ` of ${receipt}` : ''}`,
+    ]
+      .filter(Boolean)
+      .join(' — ')
+      .slice(0, 300),
     amount: fact.amount ?? null,
     receiptId: receiptId ?? null,
   };
@@ -345,7 +405,10 @@ export async function recordFacts(
       ...(fact.about ? about : {}),
       ...fact.data,
       ...check,
-      ...(fact.event === 'TransactionReversed' ? { evidence: [factEvidence(fact, batch, receiptId)] } : {}),
+      // netAmount: set once the reversal is counted against the payment it is about (withNetAmount).
+      ...(fact.event === 'TransactionReversed'
+        ? { evidence: [factEvidence(fact, batch, receiptId)], netAmount: null }
+        : {}),
       receiptId: receiptId ?? null,
       receivedAt: batch.receivedAt,
     };
@@ -363,8 +426,9 @@ export async function recordFacts(
     const evidence = factEvidence(fact, batch, receiptId);
     // A payment is reversed for at most its amount, however many requests report reversals of it:
     // what would go beyond is a conflict for a person, never another TransactionReversed.
+    let reversal: ReversalRecord | undefined;
     if (fact.event === 'TransactionReversed' && transaction) {
-      const refused = await claimReversal(
+      const { refused, before } = await claimReversal(
         store,
         ref,
         transaction,
@@ -373,7 +437,17 @@ export async function recordFacts(
         batch.receivedAt,
         options,
       );
-      if (refused)
+      if (!refused) {
+        event = withNetAmount(event, transaction, fact, before);
+        reversal = {
+          id: fact.id,
+          amount: fact.amount ?? null,
+          at: batch.receivedAt,
+          reversalReceipt: typeof fact.data.reversalReceipt === 'string' ? fact.data.reversalReceipt : null,
+          eventId: event.metadata.id,
+          evidence,
+        };
+      } else
         event = reversalConflict(
           transaction,
           fact,
@@ -398,6 +472,10 @@ export async function recordFacts(
       },
       options,
     );
+    // The transaction shows what is said about it: the event on its timeline, a reversal in its reversals.
+    // Noted on a repeat as well, so a crash between the fact's write and this one is mended by the retry.
+    if (transaction && (stood.written || stood.record.data.event === fact.event))
+      await noteOnTransaction(store, transaction, event, reversal, options);
     if (!stood.written) {
       // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
       // never "first wins" silently. A failure often names no receipt: the payment is the one the first

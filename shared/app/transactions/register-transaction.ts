@@ -12,7 +12,8 @@ import {
   UnknownKindError,
 } from '../../domain/errors';
 import { applyRegistration, type RegistrationTerms } from '../../domain/registration';
-import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { reversalStateOf, type ReversalState } from '../../domain/reversal';
+import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { findProvider } from '../../providers/registry';
 import { jsonLimitProblem } from '../../util/json-limits';
@@ -103,6 +104,10 @@ export interface TransactionView {
   updatedAt: string;
   reconcileUntil: string;
   revision: number;
+  /** What went back of the payment (its status stays SUCCEEDED); null when nothing did. */
+  reversal: ReversalState | null;
+  /** Each reversal, oldest first: amount, when, the reversal's receipt and the result it rests on. */
+  reversals: ReversalRecord[];
 }
 
 export function toView(tx: TransactionRecord): TransactionView {
@@ -125,6 +130,8 @@ export function toView(tx: TransactionRecord): TransactionView {
     updatedAt: tx.updatedAt,
     reconcileUntil: tx.reconcileUntil,
     revision: tx.revision,
+    reversal: reversalStateOf(tx) ?? null,
+    reversals: tx.reversals ?? [],
   };
 }
 

@@ -182,10 +182,12 @@ export function parseReversalResult(input: Input): ParsedCallback {
   const occasion = first(referenceItems(Result), 'Occasion');
   const original = first(params, 'OriginalTransactionID');
   const named = original ? { receipt: original } : {};
+  const said = { providerCode: code, description: Result.ResultDesc?.slice(0, MAX_DESCRIPTION) ?? undefined };
   if (code !== '0')
     return facts({
       event: 'ReversalFailed',
       ...identity,
+      said,
       about: originalCandidates(original, occasion),
       ...named,
       data: {
@@ -203,6 +205,7 @@ export function parseReversalResult(input: Input): ParsedCallback {
     about: originalCandidates(original),
     receipt: original,
     amount: amount ?? null,
+    said,
     data: {
       ...ids(Result),
       originalReceipt: original,

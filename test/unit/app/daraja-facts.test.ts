@@ -9,6 +9,7 @@ import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
 import type { EventEnvelope } from '../../../shared/domain/events';
 import type { InboundRequest } from '../../../shared/http/types';
+import { reversalStateOf } from '../../../shared/domain/reversal';
 import { registered } from '../../helpers/reports';
 import { allReceipts } from '../../helpers/receipts';
 
@@ -304,6 +305,146 @@ describe('Daraja reversal results', () => {
     });
     expect(w.store.quarantined).toHaveLength(1);
     expect(w.events('TransactionReversed')).toEqual([]);
+  });
+});
+
+/** A reversal result of the paid STK payment under its own request id, for `amount` KES. */
+function reversalOf(id: string, amount: string): string {
+  return fixture('reversal-result-success')
+    .replaceAll('8521-4298025-1', id)
+    .replace('AG_20191219_00005797af5d7d75f652', `AG_${id}`)
+    .replace('"TransactionID":"NLJ41HAY6Q"', `"TransactionID":"R-${id}"`)
+    .replace('"Key":"Amount","Value":1.00', `"Key":"Amount","Value":${amount}`);
+}
+
+const STK_KEY = { provider: 'daraja', account: 'ke', reference: STK_REFERENCE };
+
+describe('A reversed payment shows its reversals', () => {
+  it('carries the reversal on the transaction (amount, when, evidence, net amount), which stays SUCCEEDED with TransactionReversed on its timeline', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    await w.post('reversal/result', fixture('reversal-result-success'));
+    // Assess
+    const tx = await w.store.getTransaction(STK_KEY);
+    const [published] = w.events('TransactionReversed');
+    expect(tx?.status).toBe('SUCCEEDED');
+    expect(tx?.reversals).toEqual([
+      {
+        id: '8521-4298025-1',
+        amount: { value: '1', currency: 'KES' },
+        at: '2026-11-23T10:00:00.000Z',
+        reversalReceipt: 'NLJ41HAY6Q',
+        eventId: published?.metadata.id,
+        evidence: expect.objectContaining({
+          claim: 'SUCCEEDED',
+          providerCode: '0',
+          description: expect.stringContaining('The service request is processed successfully.'),
+          receiptId: expect.any(String),
+        }),
+      },
+    ]);
+    expect(reversalStateOf(tx!)).toEqual({
+      state: 'full',
+      amountReversed: '1',
+      netAmount: '0',
+      reversals: 1,
+    });
+    expect(published?.data.netAmount).toEqual({ value: '0', currency: 'KES' });
+    expect(tx?.events.map((e) => e.type)).toEqual(['TransactionSucceeded', 'TransactionReversed']);
+    expect(tx?.events.at(-1)?.id).toBe(published?.metadata.id);
+  });
+
+  it('counts a reversal result Daraja repeats once: the same request applied twice is one reversal', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    for (let i = 0; i < 3; i++) await w.post('reversal/result', reversalOf('req-1', '0.4'));
+    // Assess
+    const tx = await w.store.getTransaction(STK_KEY);
+    expect(tx?.reversals?.map((r) => r.id)).toEqual(['req-1']);
+    expect(reversalStateOf(tx!)).toMatchObject({ state: 'partial', amountReversed: '0.4', netAmount: '0.6' });
+    expect(tx?.events.filter((e) => e.type === 'TransactionReversed')).toHaveLength(1);
+  });
+
+  it('accumulates partial reversals until nothing is left, with exact decimals (0.1 + 0.2 + 0.7 of 1 KES)', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    await w.post('reversal/result', reversalOf('req-1', '0.1'));
+    const afterFirst = reversalStateOf((await w.store.getTransaction(STK_KEY))!);
+    await w.post('reversal/result', reversalOf('req-2', '0.2'));
+    await w.post('reversal/result', reversalOf('req-3', '0.7'));
+    // Assess
+    expect(afterFirst).toMatchObject({ state: 'partial', amountReversed: '0.1', netAmount: '0.9' });
+    const tx = await w.store.getTransaction(STK_KEY);
+    expect(reversalStateOf(tx!)).toEqual({
+      state: 'full',
+      amountReversed: '1',
+      netAmount: '0',
+      reversals: 3,
+    });
+    expect(w.events('TransactionReversed').map((e) => e.data.netAmount)).toEqual([
+      { value: '0.9', currency: 'KES' },
+      { value: '0.7', currency: 'KES' },
+      { value: '0', currency: 'KES' },
+    ]);
+    expect(tx?.status).toBe('SUCCEEDED');
+  });
+
+  it('does not count a reversal that would go beyond the payment: its conflict is on the timeline, not in the reversals', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    await w.post('reversal/result', reversalOf('req-1', '0.5'));
+    // Act
+    await w.post('reversal/result', reversalOf('req-2', '0.8'));
+    // Assess
+    const tx = await w.store.getTransaction(STK_KEY);
+    expect(tx?.reversals?.map((r) => r.id)).toEqual(['req-1']);
+    expect(reversalStateOf(tx!)).toMatchObject({ state: 'partial', netAmount: '0.5' });
+    const [conflict] = w.events('TransactionConflict');
+    expect(tx?.events.map((e) => e.id)).toContain(conflict?.metadata.id);
+  });
+
+  it('puts ReversalFailed and ReversalAmbiguous about the payment on its timeline, and counts no reversal', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    // Act
+    await w.post('reversal/result', fixture('reversal-result-failure'));
+    await w.post('reversal/timeout', fixture('reversal-timeout-echo'));
+    // Assess
+    const tx = await w.store.getTransaction(STK_KEY);
+    expect(tx?.events.map((e) => e.type)).toEqual([
+      'TransactionSucceeded',
+      'ReversalFailed',
+      'ReversalAmbiguous',
+    ]);
+    expect(tx?.reversals).toBeUndefined();
+    expect(reversalStateOf(tx!)).toBeUndefined();
+  });
+
+  it('keeps a reversal of a receipt the relay never saw a fact: no transaction is created or changed', async () => {
+    // Prepare
+    const w = setup();
+    await paidStk(w);
+    const before = await w.store.getTransaction(STK_KEY);
+    const unknown = fixture('reversal-result-success').replace(
+      '"Value":"NLJ7RT61SV"',
+      '"Value":"NOSUCHRCPT"',
+    );
+    // Act
+    await w.post('reversal/result', unknown);
+    // Assess
+    expect(w.events('TransactionReversed')[0]?.data).toMatchObject({ reference: null, netAmount: null });
+    expect(await w.store.getTransaction(STK_KEY)).toEqual(before);
+    expect(
+      await w.store.getTransaction({ provider: 'daraja', account: 'ke', reference: 'NOSUCHRCPT' }),
+    ).toBeUndefined();
   });
 });
 
