@@ -28,15 +28,6 @@ function amountText(amount: unknown, currency: unknown): string | null {
     : `${String(amount)} ${String(currency ?? '')}`.trim();
 }
 
-/** The console shows MSISDNs masked like the logs (first 4 and last 3 digits), whatever the API sends. */
-function masked(msisdn: unknown): string | null {
-  if (typeof msisdn !== 'string' || !msisdn) return null;
-  if (msisdn.includes('*')) return msisdn;
-  const digits = msisdn.replace(/\D/g, '');
-  if (digits.length <= 7) return '*'.repeat(digits.length);
-  return `${digits.slice(0, 4)}${'*'.repeat(digits.length - 7)}${digits.slice(-3)}`;
-}
-
 function json(value: unknown): HTMLElement {
   return h('pre', { class: 'json' }, JSON.stringify(value, null, 2));
 }
@@ -319,7 +310,8 @@ export function storyView(
             ['status', tx.status],
             ['reason', tx.reason],
             ['amount', amountText(tx.amount, tx.currency)],
-            ['MSISDN', masked(tx.msisdnMasked ?? tx.msisdn)],
+            // The API masks every number (shared/util/mask.ts): one format for the list, the story and the JSON.
+            ['MSISDN', tx.msisdn ?? null],
             ['external id', tx.externalId],
             ['provider receipt', tx.providerTransactionId],
             ['created', tx.createdAt],

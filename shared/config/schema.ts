@@ -198,6 +198,14 @@ export const relayConfigCoreSchema = z.strictObject({
       /** "iam" in the cloud (API Gateway authorizes); "bearer" locally. */
       auth: z._default(z.enum(['bearer', 'iam']), 'bearer'),
       bearerToken: z.optional(z.string().check(z.minLength(8))),
+      /**
+       * The key of the phone-number search index (HMAC-SHA256, util/msisdn.ts): registrations store the
+       * keyed hash of the number, an exact search compares hashes. At least 32 characters; a secret (scrubbed
+       * like the others, never in a URL or an answer). Without it, a search by full number finds nothing.
+       */
+      searchKey: z.optional(
+        z.string().check(z.minLength(32, 'management.searchKey: at least 32 characters')),
+      ),
     }),
     { auth: 'bearer' },
   ),
