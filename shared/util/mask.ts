@@ -28,19 +28,30 @@ const NUMBER_IN_TEXT = /(?<![\w*+])\+?\d+(?:[ -]\d{3,})*(?![\w*])/g;
 /** Provider free text (messages, status details, notes) with every phone-number-like run masked. */
 export function maskMsisdnsIn(text: string): string {
   return text.replace(NUMBER_IN_TEXT, (run) => {
-    const digits = run.replace(/\D/g, '').length;
+    // An international 00 prefix is no part of the number's 9 to 15 digits.
+    const digits = run.replace(/\D/g, '').replace(/^00/, '').length;
     return digits >= 9 && digits <= 15 ? maskMsisdn(run)! : run;
   });
 }
 
-/** A scalar that holds a phone number (by its field name): masked where its text has one, else kept. */
+/**
+ * The value of a phone-number field: masked whole when it is a number however it is grouped (07 08 37 41
+ * 49, +254-708-374149), else the numbers in it ("254708374149 - Jane Doe"); a short code (600310), a name
+ * or an id of another type stays.
+ */
+export function maskPhoneValue(text: string): string {
+  const digits = text.replace(/[\s().\-/]/g, '');
+  return /^(?:\+|00)?\d{9,15}$/.test(digits) ? maskMsisdn(text)! : maskMsisdnsIn(text);
+}
+
+/** A scalar of a phone-number field (a JSON number too: Daraja's PhoneNumber 254708374149). */
 function maskScalar(value: unknown): unknown {
   if (typeof value === 'number' || typeof value === 'bigint') {
     const text = String(value);
-    const masked = maskMsisdnsIn(text);
+    const masked = maskPhoneValue(text);
     return masked === text ? value : masked;
   }
-  return typeof value === 'string' ? maskMsisdnsIn(value) : value;
+  return typeof value === 'string' ? maskPhoneValue(value) : value;
 }
 
 /**
@@ -97,7 +108,7 @@ export function maskPhoneAttributes(
   return Object.fromEntries(
     Object.entries(attributes).map(([name, value]) => [
       name,
-      isPhoneAttribute(name, fields) ? maskMsisdnsIn(value) : value,
+      isPhoneAttribute(name, fields) ? maskPhoneValue(value) : value,
     ]),
   );
 }
