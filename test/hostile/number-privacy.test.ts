@@ -209,13 +209,13 @@ describe('search by number', () => {
   });
 
   it('does not confirm a number that only a callback’s PhoneNumber holds', async () => {
-    // Prepare: a transaction registered without a number, paid by 254722000149.
+    // Prepare: a transaction registered without a number, paid by 254722000987.
     const reference = `ws_CO_${uuid().replace(/-/g, '')}`;
     await registerStk(reference);
-    await payStk(reference, 254722000149);
+    await payStk(reference, 254722000987);
 
     // Act
-    const byNumber = await search('254722000149');
+    const byNumber = await search('254722000987');
     const byReceipt = await search('NLJ7RT61SV');
 
     // Assess
