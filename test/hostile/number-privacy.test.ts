@@ -14,9 +14,8 @@ import {
   stkBody,
   uuid,
 } from '../helpers/hostile';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import { ADMIN_TOKEN, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
 
-const SEARCH_KEY = 'hostile-search-key-0123456789abcdef';
 /** The paying customer, and the 9 digits that identify them: never in an answer. */
 const NUMBER = '254708374149';
 const TAIL = '708374149';
@@ -26,9 +25,7 @@ const CONVERSATION_ID = 'AG_20180223_0000493344ae97d86f75';
 let relay: TestRelay;
 
 beforeAll(async () => {
-  relay = await startHostileRelay({
-    management: { auth: 'bearer', bearerToken: ADMIN_TOKEN, searchKey: SEARCH_KEY },
-  });
+  relay = await startHostileRelay();
 });
 
 afterAll(async () => {
@@ -230,6 +227,6 @@ describe('search by number', () => {
     // Assess
     expect(res.status).toBe(200);
     expect(res.text).not.toContain(TAIL);
-    expect(res.text).not.toContain(SEARCH_KEY);
+    expect(res.text).not.toContain(TEST_SEARCH_KEY);
   });
 });
