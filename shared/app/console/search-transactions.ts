@@ -29,19 +29,19 @@ async function byLookup(
   by: LookupBy,
   values: readonly string[],
   limit: number,
-  check: (tx: TransactionRecord, entry: LookupEntry) => boolean,
+  check: (tx: TransactionRecord) => boolean,
+  // Decided on the entry, before its transaction is read: a mask many numbers share costs no reads.
+  wanted: (entry: LookupEntry) => boolean = () => true,
 ): Promise<TransactionRecord[]> {
   const found = new Map<string, TransactionRecord>();
   for (const value of new Set(values)) {
-    const entries = await store.findLookups(by, value, limit);
+    const entries = (await store.findLookups(by, value, limit)).filter(wanted);
     const records = await readTransactions(
       store,
       entries.map((e) => e.key),
     );
-    records.forEach((tx, i) => {
-      if (tx && check(tx, entries[i]!))
-        found.set(`${tx.key.provider}/${tx.key.account}/${tx.key.reference}`, tx);
-    });
+    for (const tx of records)
+      if (tx && check(tx)) found.set(`${tx.key.provider}/${tx.key.account}/${tx.key.reference}`, tx);
   }
   return [...found.values()];
 }
@@ -96,8 +96,8 @@ async function byNumber(deps: ConsoleDeps, q: string): Promise<TransactionRecord
     'msisdn',
     [...hashes.keys()],
     MAX_LIMIT,
-    (_tx, entry) =>
-      entry.numberHash !== undefined && [...hashes.values()].some((h) => h.has(entry.numberHash!)),
+    (tx) => tx.msisdn !== undefined,
+    (entry) => entry.numberHash !== undefined && [...hashes.values()].some((h) => h.has(entry.numberHash!)),
   );
 }
 
