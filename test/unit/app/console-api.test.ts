@@ -10,6 +10,7 @@ import { receiptBody } from '../../../shared/app/console/receipt-body';
 import { searchTransactions } from '../../../shared/app/console/search-transactions';
 import type { QuarantineInput } from '../../../shared/app/ports';
 import { ingestReport } from '../../../shared/app/transactions/ingest-report';
+import { getTransaction } from '../../../shared/app/transactions/get-transaction';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { reconciliationSchema } from '../../../shared/config/schema';
@@ -304,6 +305,41 @@ describe('the console search', () => {
     // Assess
     expect(byNumber.transactions).toEqual([]);
     expect(byMerchantRequest.transactions.map((t) => t.reference)).toEqual(['ws_CO_paid']);
+  });
+
+  it('answers the read with the numbers in provider words masked: the reason and the evidence', async () => {
+    // Prepare: a failure whose provider message names the payer's number.
+    const { deps, store, register } = setup();
+    const tx = await register('2026-11-25T08:00:00.000Z', { reference: 'ws_CO_words' });
+    await ingestReport(
+      { store, clock: deps.clock, reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }) },
+      {
+        key: tx,
+        kind: 'stk',
+        status: 'FAILED',
+        reason: {
+          code: 'REJECTED_BY_CUSTOMER',
+          message: 'Request cancelled by 254708374149',
+          providerCode: '1032',
+        },
+        providerTransactionId: undefined,
+        externalId: undefined,
+        amount: undefined,
+        party: undefined,
+        receivedAt: NOW,
+        origin: 'callback',
+        receiptId: undefined,
+        attributes: {},
+      },
+    );
+
+    // Act
+    const read = await getTransaction(deps, tx);
+
+    // Assess
+    expect(read.transaction.status).toBe('FAILED');
+    expect(read.transaction.reason?.message).toBe('Request cancelled by 2547*****149');
+    expect(JSON.stringify(read)).not.toContain('708374149');
   });
 
   it('finds no transaction by full number without a search key (the number is never compared in clear)', async () => {
