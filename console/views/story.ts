@@ -38,15 +38,6 @@ function reversalText(reversal: unknown, amount: unknown): string | undefined {
   return `${r.state === 'full' ? 'fully' : 'partly'}: ${money(r.amountReversed)} went back, ${money(r.netAmount)} left`;
 }
 
-/** The console shows MSISDNs masked like the logs (first 4 and last 3 digits), whatever the API sends. */
-function masked(msisdn: unknown): string | null {
-  if (typeof msisdn !== 'string' || !msisdn) return null;
-  if (msisdn.includes('*')) return msisdn;
-  const digits = msisdn.replace(/\D/g, '');
-  if (digits.length <= 7) return '*'.repeat(digits.length);
-  return `${digits.slice(0, 4)}${'*'.repeat(digits.length - 7)}${digits.slice(-3)}`;
-}
-
 function json(value: unknown): HTMLElement {
   return h('pre', { class: 'json' }, JSON.stringify(value, null, 2));
 }
@@ -345,7 +336,8 @@ export function storyView(
             ['reason', tx.reason],
             ['amount', amountText(tx.amount, tx.currency)],
             ['reversed', reversalText(tx.reversal, tx.amount)],
-            ['MSISDN', masked(tx.msisdnMasked ?? tx.msisdn)],
+            // The API masks every number (shared/util/mask.ts): one format for the list, the story and the JSON.
+            ['MSISDN', tx.msisdn ?? null],
             ['external id', tx.externalId],
             ['provider receipt', tx.providerTransactionId],
             ['created', tx.createdAt],

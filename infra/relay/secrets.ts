@@ -27,7 +27,10 @@ export function secretArns(stack: Stack, secretId: string): string[] {
 export interface RelaySecretGrants {
   /** Every ARN an account or edge secret is granted on (the union of the kinds below). */
   readonly accountSecretArns: string[];
-  /** Per kind: `callback` (callbackSecretId, edge.originVerifySecretId), `api` (apiSecretId). */
+  /**
+   * Per kind: `callback` (callbackSecretId, edge.originVerifySecretId, management.searchKeySecretId),
+   * `api` (apiSecretId).
+   */
   readonly secretArnsByKind: Readonly<Record<SecretKind, string[]>>;
   /** ARNs the poller may read for the badge shops' credentials (`badges.shops.<shop>.secretId`). */
   readonly badgeShopSecretArns: string[];
@@ -37,6 +40,8 @@ export interface RelaySecretGrants {
 export function configSecretIds(config: RelayConfig, kind: SecretKind): string[] {
   const ids = [...config.accounts.values()].flatMap((account) => accountSecretIds(account)[kind] ?? []);
   if (kind === 'callback' && config.edge.originVerifySecretId) ids.push(config.edge.originVerifySecretId);
+  if (kind === 'callback' && config.management.searchKeySecretId)
+    ids.push(config.management.searchKeySecretId);
   return [...new Set(ids)];
 }
 

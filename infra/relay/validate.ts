@@ -47,7 +47,7 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
   const raw = (input ?? {}) as {
     accounts?: Record<string, Record<string, unknown>>;
     edge?: unknown;
-    management?: { bearerToken?: unknown };
+    management?: { bearerToken?: unknown; searchKey?: unknown };
     badges?: { shops?: Record<string, { auth?: unknown }> };
   };
   for (const account of config.accounts.values()) {
@@ -86,6 +86,12 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
       key: 'management.bearerToken',
       value: raw.management.bearerToken,
       instead: 'nothing: the cloud authorizes the management API with IAM (the token is for npm start)',
+    });
+  if (typeof raw.management?.searchKey === 'string')
+    found.push({
+      key: 'management.searchKey',
+      value: raw.management.searchKey,
+      instead: 'management.searchKeySecretId (a secret holding {"searchKey": "…"})',
     });
   for (const [shop, { auth }] of Object.entries(raw.badges?.shops ?? {})) {
     for (const field of ['password', 'token']) {

@@ -139,7 +139,7 @@ export interface QuarantineView {
   /** The error code it was refused with (e.g. ORIGIN_NOT_VERIFIED). */
   reason: string;
   message: string;
-  /** As stored (secrets redacted), cut to 4 KB. */
+  /** As stored (secrets redacted), its phone numbers masked, cut to 4 KB. */
   body: string;
   bodyEncoding: 'utf8' | 'base64';
   /** The size of the request's body as received. */

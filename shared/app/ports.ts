@@ -194,8 +194,19 @@ export interface CreatedEntry {
   createdAt: string;
 }
 
-/** What a console lookup finds a transaction by (values known at registration; msisdn masked). */
+/**
+ * What a console lookup finds a transaction by (values known at registration): the externalId, or the
+ * MSISDN's mask (of its international form) — never the number itself.
+ */
 export type LookupBy = 'externalId' | 'msisdn';
+
+/**
+ * A lookup entry: `numberHash`, on an msisdn entry, is the keyed hash of the full number
+ * (util/msisdn.ts msisdnSearchHash), which tells the numbers that share one mask apart.
+ */
+export interface LookupEntry extends CreatedEntry {
+  numberHash?: string;
+}
 
 /** One receipt as stored, its (redacted) body included. */
 export interface StoredReceiptView extends ReceiptSummary {
@@ -217,10 +228,10 @@ export interface ConsoleStore {
     range: { from: string; to: string },
     page: { limit: number; before?: CreatedEntry },
   ): Promise<{ entries: CreatedEntry[]; more: boolean }>;
-  /** Notes a registration's lookup value (idempotent; expires with the transaction). */
-  putLookup(by: LookupBy, value: string, entry: CreatedEntry): Promise<void>;
+  /** Notes a registration's lookup value (idempotent; expires with the transaction), with its number hash. */
+  putLookup(by: LookupBy, value: string, entry: LookupEntry): Promise<void>;
   /** Transactions noted under a lookup value, newest first, at most `limit`. */
-  findLookups(by: LookupBy, value: string, limit: number): Promise<CreatedEntry[]>;
+  findLookups(by: LookupBy, value: string, limit: number): Promise<LookupEntry[]>;
   getReceipt(key: TransactionKey, receiptId: string): Promise<StoredReceiptView | undefined>;
   /**
    * One day's quarantine entries, newest first, strictly after `after` (an entry's `receivedAt#id`);

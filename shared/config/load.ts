@@ -255,8 +255,17 @@ function stringLeaves(value: unknown, into: string[] = []): string[] {
 }
 
 /** What a secret of each kind may hold; a problem (naming the secret, never a value) or undefined. */
-function secretShapeProblem(kind: SecretKind | 'edge', secretId: string, secret: Record<string, unknown>) {
+function secretShapeProblem(
+  kind: SecretKind | 'edge' | 'search',
+  secretId: string,
+  secret: Record<string, unknown>,
+) {
   const keys = Object.keys(secret);
+  if (kind === 'search') {
+    if (typeof secret.searchKey !== 'string' || keys.length !== 1)
+      return `secret "${secretId}" must hold exactly {"searchKey": "…"} (at least 32 characters)`;
+    return undefined;
+  }
   if (kind === 'api') {
     if (keys.length !== 1 || !isPlainObject(secret.api))
       return `secret "${secretId}" must hold exactly {"api": {…}} (the account's API credentials; callback settings belong in callbackSecretId)`;
@@ -291,7 +300,13 @@ export async function resolveSecrets(
   const kinds = options.secretKinds ?? SECRET_KINDS;
   const values = new Map<string, string[]>();
   const texts = new Map<string, string>();
-  type Wanted = { kind: SecretKind | 'edge'; key: string; secretId: string; provider?: string; id?: string };
+  type Wanted = {
+    kind: SecretKind | 'edge' | 'search';
+    key: string;
+    secretId: string;
+    provider?: string;
+    id?: string;
+  };
   const wanted: Wanted[] = [];
   // A malformed id is left for parseConfig to report with its key.
   const valid = (id: unknown): id is string => typeof id === 'string' && secretIdSchema.safeParse(id).success;
@@ -317,6 +332,15 @@ export async function resolveSecrets(
   const edge = isPlainObject(root.edge) ? root.edge : undefined;
   if (kinds.includes('callback') && valid(edge?.originVerifySecretId))
     wanted.push({ kind: 'edge', key: 'edge.originVerifySecretId', secretId: edge.originVerifySecretId });
+  // The search key is read with the callback secrets: the functions that register and search (management,
+  // transaction-initiated) read those, and so do the others that share their grants.
+  const management = isPlainObject(root.management) ? root.management : undefined;
+  if (kinds.includes('callback') && valid(management?.searchKeySecretId))
+    wanted.push({
+      kind: 'search',
+      key: 'management.searchKeySecretId',
+      secretId: management.searchKeySecretId,
+    });
   const unreadApi = !kinds.includes('api');
   const namesUnreadApi = Object.values(accounts).some(
     (byId) =>
@@ -333,6 +357,7 @@ export async function resolveSecrets(
   const merged = structuredClone(input) as {
     accounts: Record<string, Record<string, Record<string, unknown>>>;
     edge?: Record<string, unknown>;
+    management?: Record<string, unknown>;
   };
   if (unreadApi) {
     // The API credentials are not this process's to read: the rest of `api` goes too, so the provider's
@@ -373,6 +398,10 @@ export async function resolveSecrets(
       const shape = secretShapeProblem(kind, secretId, secret);
       if (shape) {
         problems.push(`${key}: ${shape}`);
+        return;
+      }
+      if (kind === 'search') {
+        merged.management!.searchKey = secret.searchKey;
         return;
       }
       if (kind === 'edge') {

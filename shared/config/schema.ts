@@ -198,6 +198,14 @@ export const relayConfigCoreSchema = z.strictObject({
       /** "iam" in the cloud (API Gateway authorizes); "bearer" locally. */
       auth: z._default(z.enum(['bearer', 'iam']), 'bearer'),
       bearerToken: z.optional(z.string().check(z.minLength(8))),
+      /**
+       * The key of the phone-number search index (HMAC-SHA256, util/msisdn.ts): registrations store the
+       * keyed hash of the number, an exact search compares hashes. At least 32 characters; a secret (scrubbed
+       * like the others, never in a URL or an answer). Without it, a search by full number finds nothing.
+       * In the cloud it comes from `searchKeySecretId` (a secret holding {"searchKey": "…"}).
+       */
+      searchKey: z.optional(z.string().check(z.minLength(32, 'at least 32 characters'))),
+      searchKeySecretId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/))),
     }),
     { auth: 'bearer' },
   ),

@@ -21,6 +21,7 @@ export function registerSecretValues(account: ResolvedAccount, values: readonly 
 export function configuredSecrets(config: RelayConfig): string[] {
   const secrets: (string | undefined)[] = [
     config.management.bearerToken,
+    config.management.searchKey,
     ...(config.edge?.originVerifySecrets ?? []),
   ];
   for (const { auth } of Object.values(config.badges?.shops ?? {}))

@@ -326,6 +326,14 @@ export interface ProviderModule<S = unknown> {
   secrets?(settings: S): (string | undefined)[];
   /** How the questions its routes ask (ParsedCallback `decision`) are recorded, by `useCase`. */
   decisions?: Readonly<Record<string, DecisionHandler>>;
+  /**
+   * Names of the payload members (object keys, or the Key/Name of a Key/Value item) and report attributes
+   * that may carry a phone number: their numbers are masked in every answer (util/mask.ts). Ids in other
+   * members are never taken for numbers.
+   */
+  phoneFields: readonly string[];
+  /** The account's country (ISO 3166 alpha-2), which turns a national number (0708…) international. */
+  countryOf?(settings: S): string | undefined;
 }
 
 /**

@@ -1,12 +1,114 @@
-/** Keeps enough of a phone number to recognise it in logs without exposing it: 46733123459 → 4673****459. */
+/**
+ * The one way the relay shows a phone number: its digits (a leading +, spaces and dashes dropped) with the
+ * first up to 4 and the last 3 kept and at least 4 hidden, so a short national number keeps fewer at the
+ * start: 46733123459 → 4673****459, 254708374149 → 2547*****149, 0708374149 → 070****149, 752123904 →
+ * 75****904. Six digits or fewer are hidden entirely. A value already masked (Daraja sends 25470****149) is
+ * kept as it is; a value without digits has nothing to hide.
+ */
 export function maskMsisdn(value: string | number | undefined | null): string | undefined {
   if (value === undefined || value === null) return undefined;
   const text = String(value);
-  if (text.length <= 6) return '*'.repeat(text.length);
-  return `${text.slice(0, 4)}${'*'.repeat(Math.max(4, text.length - 7))}${text.slice(-3)}`;
+  if (text.includes('*')) return text;
+  const digits = text.replace(/\D/g, '');
+  if (!digits) return text;
+  if (digits.length <= 6) return '*'.repeat(digits.length);
+  const start = Math.min(4, digits.length - 7);
+  return `${digits.slice(0, start)}${'*'.repeat(digits.length - start - 3)}${digits.slice(-3)}`;
 }
 
-/** Provider free text (messages, status details) with every phone-number-like run of 9+ digits masked. */
+/**
+ * A phone number inside text: 9 to 15 digits, optionally after a +, possibly grouped by single spaces or
+ * dashes into groups of 3 or more after the first (+254 708 374 149, 0708-374-149; a date 2026-11-28 is no
+ * number), standing alone. A run glued to letters, digits, _ or * is part of something else (a
+ * ConversationID AG_20191219_0000579752, a CheckoutRequestID ws_CO_191220191020363925, an already masked
+ * number) and is left alone, and so is a run of more than 15 digits.
+ */
+const NUMBER_IN_TEXT = /(?<![\w*+])\+?\d+(?:[ -]\d{3,})*(?![\w*])/g;
+
+/** Provider free text (messages, status details, notes) with every phone-number-like run masked. */
 export function maskMsisdnsIn(text: string): string {
-  return text.replace(/\+?\d{9,15}/g, (run) => maskMsisdn(run) ?? run);
+  return text.replace(NUMBER_IN_TEXT, (run) => {
+    // An international 00 prefix is no part of the number's 9 to 15 digits.
+    const digits = run.replace(/\D/g, '').replace(/^00/, '').length;
+    return digits >= 9 && digits <= 15 ? maskMsisdn(run)! : run;
+  });
+}
+
+/**
+ * The value of a phone-number field: masked whole when it is a number however it is grouped (07 08 37 41
+ * 49, +254-708-374149), else the numbers in it ("254708374149 - Jane Doe"); a short code (600310), a name
+ * or an id of another type stays.
+ */
+export function maskPhoneValue(text: string): string {
+  const digits = text.replace(/[\s().\-/]/g, '');
+  return /^(?:\+|00)?\d{9,15}$/.test(digits) ? maskMsisdn(text)! : maskMsisdnsIn(text);
+}
+
+/** A scalar of a phone-number field (a JSON number too: Daraja's PhoneNumber 254708374149). */
+function maskScalar(value: unknown): unknown {
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const text = String(value);
+    const masked = maskPhoneValue(text);
+    return masked === text ? value : masked;
+  }
+  return typeof value === 'string' ? maskPhoneValue(value) : value;
+}
+
+/**
+ * A copy of a parsed payload with the phone numbers of the members named `fields` masked: an object member
+ * (`"MSISDN": "254708374149"`, `"partyId": "46733123459"`) or a Key/Value item whose Key (or Name) is one
+ * of them (`{"Key": "PhoneNumber", "Value": 254708374149}`). Only the numbers of those members are masked
+ * (a short code "600310" or a name stays), so ids elsewhere — a ConversationID, a receipt, a MoMo
+ * financialTransactionId of 9 digits — are never taken for numbers. Members are copied as own properties
+ * (a "__proto__" member stays a member).
+ */
+export function maskPhoneFields(value: unknown, fields: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskPhoneFields(item, fields));
+  if (!value || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  const itemName = record.Key ?? record.Name;
+  const isPhoneItem = typeof itemName === 'string' && fields.has(itemName) && 'Value' in record;
+  return Object.fromEntries(
+    Object.entries(record).map(([key, member]) => [
+      key,
+      fields.has(key) || (isPhoneItem && key === 'Value')
+        ? maskScalar(member)
+        : maskPhoneFields(member, fields),
+    ]),
+  );
+}
+
+/**
+ * A stored body (as text) with its phone numbers masked: a JSON body through `maskPhoneFields` (written
+ * again only when a number was masked, so an untouched body is shown byte for byte), any other text
+ * (form encoding, XML, a body that is not valid JSON) through `maskMsisdnsIn`.
+ */
+export function maskPhoneFieldsInText(body: string, fields: ReadonlySet<string>): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return maskMsisdnsIn(body);
+  }
+  const masked = maskPhoneFields(parsed, fields);
+  const text = JSON.stringify(masked);
+  return text === JSON.stringify(parsed) ? body : text;
+}
+
+/** Whether an attribute holds a phone number: a repeated key is kept as `Key#2`, `Key#3` (daraja/normalize.ts). */
+export function isPhoneAttribute(name: string, fields: ReadonlySet<string>): boolean {
+  return fields.has(name.replace(/#\d+$/, ''));
+}
+
+/** Attributes (name → value) with the values of the phone-number fields masked. */
+export function maskPhoneAttributes(
+  attributes: Record<string, string>,
+  fields: ReadonlySet<string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([name, value]) => [
+      name,
+      isPhoneAttribute(name, fields) ? maskPhoneValue(value) : value,
+    ]),
+  );
 }

@@ -211,6 +211,21 @@ export function describeRelayStoreContract(name: string, storeOf: () => RelaySto
       expect(await store.findLookups('msisdn', value, 10)).toEqual([]);
     });
 
+    it('keeps the number hash of an MSISDN lookup on its one item, telling numbers that share a mask apart', async () => {
+      // Prepare: two numbers under one mask, and a lookup noted before hashes existed.
+      const store = storeOf();
+      const mask = `2547*****${randomUUID().slice(0, 3)}`;
+      const mine = { key: key(), createdAt: '2026-11-20T10:00:00.000Z', numberHash: 'a'.repeat(64) };
+      const theirs = { key: key(), createdAt: '2026-11-21T10:00:00.000Z', numberHash: 'b'.repeat(64) };
+      const older = { key: key(), createdAt: '2026-11-19T10:00:00.000Z' };
+      // Act
+      await store.putLookup('msisdn', mask, mine);
+      await store.putLookup('msisdn', mask, theirs);
+      await store.putLookup('msisdn', mask, older);
+      // Assess
+      expect(await store.findLookups('msisdn', mask, 10)).toEqual([theirs, mine, older]);
+    });
+
     it('reads one receipt with its body, or nothing', async () => {
       // Prepare
       const store = storeOf();

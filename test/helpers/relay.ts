@@ -44,12 +44,18 @@ export interface TestRelayOptions {
   eventsFile?: string;
 }
 
+/** The phone-number search key of a test relay, as the demo config has one (search by full number needs it). */
+export const TEST_SEARCH_KEY = 'test-relay-search-key-0123456789abcdef';
+
 /** The real local relay (HTTP server + handlers + DynamoDB Local + stream pump) on a free port. */
 export async function startTestRelay(
   rawConfig: Record<string, unknown>,
   options: TestRelayOptions = {},
 ): Promise<TestRelay> {
-  const config = parseConfig({ management: { auth: 'bearer', bearerToken: ADMIN_TOKEN }, ...rawConfig });
+  const config = parseConfig({
+    management: { auth: 'bearer', bearerToken: ADMIN_TOKEN, searchKey: TEST_SEARCH_KEY },
+    ...rawConfig,
+  });
   const sink = new CollectingSink();
   const file = options.eventsFile ? new FileEventSink(options.eventsFile, config.events.source) : undefined;
   const relay = await startLocalRelay({

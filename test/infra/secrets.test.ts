@@ -164,6 +164,11 @@ describe('secrets never in the template: synth refuses them inline', () => {
       'accounts.daraja.demo.api.consumerSecret',
     ],
     [
+      'the phone-number search key',
+      (c) => (c.management = { ...c.management, searchKey: 'inline-search-key-0123456789abcdefgh' }),
+      'management.searchKey',
+    ],
+    [
       'an edge origin secret',
       (c) =>
         (c.edge = {

@@ -14,6 +14,7 @@ import type {
   CreatedEntry,
   DueItem,
   LookupBy,
+  LookupEntry,
   ProviderRecord,
   ProviderRecordRef,
   QuarantineEntry,
@@ -704,7 +705,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     return { entries, more: found.length > page.limit };
   }
 
-  async putLookup(by: LookupBy, value: string, entry: CreatedEntry): Promise<void> {
+  async putLookup(by: LookupBy, value: string, entry: LookupEntry): Promise<void> {
     const result = await guard('putLookup', () =>
       this.doc.send(
         new PutCommand({
@@ -713,6 +714,8 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
             pk: `${LOOKUP_PK_PREFIX}${by}#${value}`,
             sk: `${entry.createdAt}#${transactionPk(entry.key)}`,
             itemType: 'lookup',
+            // On the one lookup item (no item of its own): the search tells numbers sharing a mask apart.
+            ...(entry.numberHash ? { numberHash: entry.numberHash } : {}),
             expiresAt: epochSeconds(entry.createdAt, this.options.retention.transactionDays),
           },
           ReturnConsumedCapacity: this.capacity,
@@ -722,7 +725,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     this.report('putLookup', result.ConsumedCapacity);
   }
 
-  async findLookups(by: LookupBy, value: string, limit: number): Promise<CreatedEntry[]> {
+  async findLookups(by: LookupBy, value: string, limit: number): Promise<LookupEntry[]> {
     const result = await guard('findLookups', () =>
       this.doc.send(
         new QueryCommand({
@@ -734,12 +737,17 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
         }),
       ),
     );
-    const entries: CreatedEntry[] = [];
+    const entries: LookupEntry[] = [];
     for (const item of result.Items ?? []) {
       const sk = String(item.sk);
       const split = sk.indexOf('#');
       const key = keyOfPk(sk.slice(split + 1));
-      if (key) entries.push({ key, createdAt: sk.slice(0, split) });
+      if (key)
+        entries.push({
+          key,
+          createdAt: sk.slice(0, split),
+          ...(typeof item.numberHash === 'string' ? { numberHash: item.numberHash } : {}),
+        });
     }
     return entries;
   }

@@ -2,6 +2,7 @@ import type {
   CreatedEntry,
   DueItem,
   LookupBy,
+  LookupEntry,
   ProviderRecord,
   ProviderRecordRef,
   QuarantineEntry,
@@ -256,7 +257,7 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
   }
 
   /** Console lookups noted at registration: `<by>#<value>` → entries. */
-  readonly lookups = new Map<string, CreatedEntry[]>();
+  readonly lookups = new Map<string, LookupEntry[]>();
 
   async listCreatedPage(
     range: { from: string; to: string },
@@ -277,7 +278,7 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
     return { entries: all.slice(0, page.limit), more: all.length > page.limit };
   }
 
-  async putLookup(by: LookupBy, value: string, entry: CreatedEntry): Promise<void> {
+  async putLookup(by: LookupBy, value: string, entry: LookupEntry): Promise<void> {
     await this.gate();
     const id = `${by}#${value}`;
     const entries = (this.lookups.get(id) ?? []).filter((e) => keyOf(e.key) !== keyOf(entry.key));
@@ -285,7 +286,7 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
     this.lookups.set(id, entries);
   }
 
-  async findLookups(by: LookupBy, value: string, limit: number): Promise<CreatedEntry[]> {
+  async findLookups(by: LookupBy, value: string, limit: number): Promise<LookupEntry[]> {
     await this.gate();
     return [...(this.lookups.get(`${by}#${value}`) ?? [])]
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))

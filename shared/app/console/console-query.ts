@@ -1,32 +1,74 @@
+import { accountKey, type RelayConfig } from '../../config/schema';
 import { SchemaValidationError } from '../../domain/errors';
 import { reversalStateOf } from '../../domain/reversal';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { findProvider } from '../../providers/registry';
 import { maskMsisdn } from '../../util/mask';
+import { callingCodeOf, msisdnSearchHash, normalizeMsisdn } from '../../util/msisdn';
 import type { TransactionSummary } from '../management-answers';
 import type { ConsoleStore, CreatedEntry, TransactionStore } from '../ports';
 
-/** The one masked form a lookup is noted and searched under: digits only (a leading + dropped), masked. */
-export function lookupMsisdn(msisdn: string): string | undefined {
-  const digits = msisdn.replace(/^\+/, '');
-  return /^\d{6,15}$/.test(digits) ? maskMsisdn(digits) : undefined;
+/**
+ * The calling code that makes an account's national numbers (0708…) international: the country its
+ * provider declares for it (Airtel's `country`, MoMo's target environment, Daraja's Kenya), else the one
+ * country of its currency or of the registration's (KES, UGX…).
+ */
+export function accountCallingCode(
+  config: Pick<RelayConfig, 'accounts'>,
+  key: Pick<TransactionKey, 'provider' | 'account'>,
+  currency?: string,
+): string | undefined {
+  const account = config.accounts.get(accountKey(key.provider, key.account));
+  const settings = (account?.settings ?? {}) as { currency?: unknown };
+  const country = account ? findProvider(key.provider)?.countryOf?.(account.settings as never) : undefined;
+  return (
+    callingCodeOf({ country }) ??
+    callingCodeOf({ currency: typeof settings.currency === 'string' ? settings.currency : undefined }) ??
+    callingCodeOf({ currency })
+  );
+}
+
+/** What a number is searched by: the mask of its international form and, with the search key, its hash. */
+export function numberLookup(
+  msisdn: string,
+  callingCode: string | undefined,
+  searchKey: string | undefined,
+): { masked: string; numberHash: string | undefined } | undefined {
+  const international = normalizeMsisdn(msisdn, callingCode);
+  const digits = international ?? msisdn.replace(/\D/g, '');
+  if (!/^\d{6,15}$/.test(digits)) return undefined;
+  return {
+    masked: maskMsisdn(digits)!,
+    numberHash: searchKey && international ? msisdnSearchHash(searchKey, international) : undefined,
+  };
 }
 
 /**
- * Notes a registration's lookups (its externalId and masked MSISDN) beside the transaction, before the
- * transaction is written: later callbacks never touch them, so they cost nothing after registration. A
- * note left by a registration that then failed points at a transaction that does not match: search
- * checks every hit against the transaction itself.
+ * Notes a registration's lookups beside the transaction, once it is written: its externalId, and its
+ * MSISDN as one item under the mask of the number's international form carrying the keyed hash of the
+ * number (never the number). Later callbacks never touch them, so they cost nothing after registration.
  */
 export async function noteLookups(
   store: Pick<ConsoleStore, 'putLookup'>,
   key: TransactionKey,
   createdAt: string,
   values: { externalId?: string | undefined; msisdn?: string | undefined },
+  number: { callingCode: string | undefined; searchKey: string | undefined },
 ): Promise<void> {
-  const masked = values.msisdn ? lookupMsisdn(values.msisdn) : undefined;
+  const lookup = values.msisdn
+    ? numberLookup(values.msisdn, number.callingCode, number.searchKey)
+    : undefined;
   await Promise.all([
     ...(values.externalId ? [store.putLookup('externalId', values.externalId, { key, createdAt })] : []),
-    ...(masked ? [store.putLookup('msisdn', masked, { key, createdAt })] : []),
+    ...(lookup
+      ? [
+          store.putLookup('msisdn', lookup.masked, {
+            key,
+            createdAt,
+            ...(lookup.numberHash ? { numberHash: lookup.numberHash } : {}),
+          }),
+        ]
+      : []),
   ]);
 }
 
@@ -46,7 +88,7 @@ export function toSummary(tx: TransactionRecord): TransactionSummary {
       : null,
     amount: tx.amount?.value ?? null,
     currency: tx.amount?.currency ?? null,
-    msisdnMasked: tx.msisdn ? (lookupMsisdn(tx.msisdn) ?? maskMsisdn(tx.msisdn)!) : null,
+    msisdnMasked: tx.msisdn ? maskMsisdn(tx.msisdn)! : null,
     externalId: tx.externalId ?? null,
     providerTransactionId: tx.providerTransactionId ?? null,
     createdAt: tx.createdAt,

@@ -1,3 +1,5 @@
+import { phoneFieldsOf } from '../../providers/registry';
+import { maskPhoneFieldsInText } from '../../util/mask';
 import type { QuarantinePage, QuarantineView } from '../management-answers';
 import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
 import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
@@ -29,7 +31,13 @@ function cut(body: string): { body: string; cut: boolean } {
 }
 
 function view(entry: QuarantineEntry): QuarantineView {
-  const body = cut(entry.body ?? '');
+  // Numbers masked before the cut, so that no cut keeps part of one unmasked; with every provider's number
+  // fields, since a refused body need not be the shape of the route it was sent to. A base64 body (not
+  // UTF-8) is shown as stored.
+  const text = entry.body ?? '';
+  const body = cut(
+    entry.bodyEncoding === 'utf8' ? maskPhoneFieldsInText(text, phoneFieldsOf(undefined)) : text,
+  );
   return {
     id: entry.id,
     receivedAt: entry.receivedAt,

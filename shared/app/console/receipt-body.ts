@@ -1,6 +1,8 @@
 import { ReceiptNotFoundError, TransactionNotFoundError } from '../../domain/errors';
 import type { TransactionKey } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
+import { phoneFieldsOf } from '../../providers/registry';
+import { maskPhoneFieldsInText } from '../../util/mask';
 import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
 import type { ConsoleStore, TransactionStore } from '../ports';
 import { badParameter } from './console-query';
@@ -20,7 +22,10 @@ export interface ReceiptBody {
   deliveries: number;
   bodyBytes: number;
   bodyDropped: boolean;
-  /** UTF-8, provider secrets redacted before it was stored; '' when it was not kept (bodyDropped). */
+  /**
+   * UTF-8, provider secrets redacted before it was stored, its phone numbers masked here (the provider's
+   * number fields); '' when it was not kept (bodyDropped).
+   */
   body: string;
   /** What the relay answered it (it follows from the provider and route: answered-ack.ts); null for a question. */
   ack: AnsweredAck | null;
@@ -56,7 +61,7 @@ export async function receiptBody(
       deliveries: stored.deliveries,
       bodyBytes: stored.bodyBytes,
       bodyDropped: stored.bodyDropped === true,
-      body: stored.body,
+      body: maskPhoneFieldsInText(stored.body, phoneFieldsOf(key.provider)),
       ack: answeredAck(key.provider, stored.routeName, stored.receiptId),
     },
   };

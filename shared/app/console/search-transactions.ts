@@ -1,9 +1,13 @@
 import type { TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
-import type { ConsoleStore, LookupBy, TransactionStore } from '../ports';
+import { phoneFieldsOf } from '../../providers/registry';
+import { isPhoneAttribute, maskMsisdn } from '../../util/mask';
+import { looksLikeMsisdn, msisdnSearchHash, normalizeMsisdn } from '../../util/msisdn';
+import type { ConsoleStore, LookupBy, LookupEntry, TransactionStore } from '../ports';
 import {
+  accountCallingCode,
   badParameter,
-  lookupMsisdn,
+  MAX_LIMIT,
   parseLimit,
   parseRange,
   readTransactions,
@@ -18,29 +22,99 @@ export const RECEIPT_SEARCH_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 export const MAX_RECEIPT_SEARCH = 5000;
 
 /** A masked MSISDN as the relay writes it (4673****459), with or without a leading +. */
-const MASKED = /^\+?\d{1,4}\*{4,}\d{0,3}$/;
-const FULL = /^\+?\d{6,15}$/;
+const MASKED = /^\+?\d{0,4}\*{4,}\d{0,3}$/;
 
 async function byLookup(
   store: TransactionStore & ConsoleStore,
   by: LookupBy,
-  value: string,
+  values: readonly string[],
   limit: number,
   check: (tx: TransactionRecord) => boolean,
+  // Decided on the entry, before its transaction is read: a mask many numbers share costs no reads.
+  wanted: (entry: LookupEntry) => boolean = () => true,
 ): Promise<TransactionRecord[]> {
-  const entries = await store.findLookups(by, value, limit);
-  const records = await readTransactions(
-    store,
-    entries.map((e) => e.key),
+  const found = new Map<string, TransactionRecord>();
+  for (const value of new Set(values)) {
+    const entries = (await store.findLookups(by, value, limit)).filter(wanted);
+    const records = await readTransactions(
+      store,
+      entries.map((e) => e.key),
+    );
+    for (const tx of records)
+      if (tx && check(tx)) found.set(`${tx.key.provider}/${tx.key.account}/${tx.key.reference}`, tx);
+  }
+  return [...found.values()];
+}
+
+/** Every configured account's calling code, once each: a national number may be any of theirs. */
+function callingCodes(deps: ConsoleDeps): (string | undefined)[] {
+  return [
+    undefined,
+    ...new Set(
+      [...deps.config.accounts.values()].map((a) =>
+        accountCallingCode(deps.config, { provider: a.provider, account: a.id }),
+      ),
+    ),
+  ];
+}
+
+/**
+ * A masked query as the list shows a national number (070****149) also stands for the mask of its
+ * international form (2547*****149) that lookups are noted under, for each calling code.
+ */
+function maskedForms(masked: string, codes: (string | undefined)[]): string[] {
+  const [, start = '', stars = '', end = ''] = /^(\d*)(\*+)(\d*)$/.exec(masked) ?? [];
+  const forms = [masked];
+  if (!start.startsWith('0')) return forms;
+  for (const code of codes) {
+    if (!code) continue;
+    const length = code.length + start.length - 1 + stars.length + end.length;
+    const shown = Math.min(4, length - 7);
+    const known = code + start.slice(1);
+    if (known.length >= shown) forms.push(`${known.slice(0, shown)}${'*'.repeat(length - shown - 3)}${end}`);
+  }
+  return forms;
+}
+
+/**
+ * An exact number: its international form for each configured calling code, looked up under that form's
+ * mask and kept only where the lookup's keyed hash is the query's — a number that only shares the mask is
+ * someone else's. The stored numbers are never compared, nor the provider attributes that hold one.
+ */
+async function byNumber(deps: ConsoleDeps, q: string): Promise<TransactionRecord[]> {
+  const searchKey = deps.config.management.searchKey;
+  if (!searchKey) return [];
+  const hashes = new Map<string, Set<string>>();
+  for (const code of callingCodes(deps)) {
+    const international = normalizeMsisdn(q, code);
+    if (!international) continue;
+    const masked = maskMsisdn(international)!;
+    hashes.set(masked, (hashes.get(masked) ?? new Set()).add(msisdnSearchHash(searchKey, international)));
+  }
+  return byLookup(
+    deps.store,
+    'msisdn',
+    [...hashes.keys()],
+    MAX_LIMIT,
+    (tx) => tx.msisdn !== undefined,
+    (entry) => entry.numberHash !== undefined && [...hashes.values()].some((h) => h.has(entry.numberHash!)),
   );
-  return records.filter((tx): tx is TransactionRecord => tx !== undefined && check(tx));
+}
+
+/** A provider attribute equal to `q`, other than one holding a phone number (that would confirm a number). */
+function hasAttribute(tx: TransactionRecord, q: string): boolean {
+  const fields = phoneFieldsOf(tx.key.provider);
+  return Object.entries(tx.attributes ?? {}).some(
+    ([name, value]) => value === q && !isPhoneAttribute(name, fields),
+  );
 }
 
 /**
  * GET /v1/transactions/search?q=: the first of, in order, a reference (one read per configured account of
- * each provider), an externalId or a masked MSISDN (lookups noted at registration; a full MSISDN is masked
- * first and never kept), and a provider transaction id / receipt (not indexed, so that the final callback
- * writes nothing more: searched among the transactions created in from..to through the `byDay` index).
+ * each provider), an MSISDN (a full one in any common spelling through its keyed hash, a masked one through
+ * its mask: lookups noted at registration), an externalId, and a provider transaction id / receipt (not
+ * indexed, so that the final callback writes nothing more: searched among the transactions created in
+ * from..to through the `byDay` index; the attributes that hold a phone number are not compared).
  */
 export async function searchTransactions(
   deps: ConsoleDeps,
@@ -70,18 +144,20 @@ export async function searchTransactions(
   const byReference = (await readTransactions(store, keys)).filter((tx) => tx !== undefined);
   if (byReference.length) return answer(byReference, 'reference');
 
-  if (MASKED.test(q) || FULL.test(q)) {
-    const masked = FULL.test(q) ? lookupMsisdn(q)! : q.replace(/^\+/, '');
+  if (MASKED.test(q)) {
     const found = await byLookup(
       store,
       'msisdn',
-      masked,
+      maskedForms(q.replace(/^\+/, ''), callingCodes(deps)),
       limit,
-      (tx) => !!tx.msisdn && lookupMsisdn(tx.msisdn) === masked,
+      (tx) => tx.msisdn !== undefined,
     );
     if (found.length) return answer(found, 'msisdn');
+  } else if (looksLikeMsisdn(q)) {
+    const found = await byNumber(deps, q);
+    if (found.length) return answer(found, 'msisdn');
   }
-  const byExternalId = await byLookup(store, 'externalId', q, limit, (tx) => tx.externalId === q);
+  const byExternalId = await byLookup(store, 'externalId', [q], limit, (tx) => tx.externalId === q);
   if (byExternalId.length) return answer(byExternalId, 'externalId');
 
   // The receipt: not indexed (an index entry would cost the success callback a write).
@@ -100,7 +176,7 @@ export async function searchTransactions(
       if (
         tx &&
         (tx.providerTransactionId === q ||
-          Object.values(tx.attributes ?? {}).includes(q) ||
+          hasAttribute(tx, q) ||
           // A reversal's own receipt finds the payment it reversed.
           (tx.reversals ?? []).some((r) => r.reversalReceipt === q))
       )

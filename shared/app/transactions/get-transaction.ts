@@ -4,6 +4,7 @@ import type { Money, ReceiptTally, TransactionKey } from '../../domain/transacti
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
 import type { ReceiptSummary } from '../ports';
+import { maskMsisdnsIn } from '../../util/mask';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
 
 export type HistoryEntry =
@@ -80,6 +81,11 @@ export function receiptPaging(query: Record<string, string | undefined>): Receip
   return { ...(after ? { after } : {}), ...(limit ? { limit } : {}) };
 }
 
+/** Evidence as answered: the provider's words with any phone number in them masked. */
+function maskedEvidence(evidence: Evidence): Evidence {
+  return evidence.description ? { ...evidence, description: maskMsisdnsIn(evidence.description) } : evidence;
+}
+
 export async function getTransaction(
   deps: ManagementDeps,
   key: TransactionKey,
@@ -145,7 +151,7 @@ export async function getTransaction(
       to: t.to,
       origin: t.origin,
       receiptId: t.receiptId ?? null,
-      evidence: t.evidence ?? null,
+      evidence: t.evidence ? maskedEvidence(t.evidence) : null,
     })),
     ...tx.conflicts.map((c) => ({
       at: c.at,
@@ -155,7 +161,7 @@ export async function getTransaction(
       detail: c.detail,
       origin: c.origin,
       receiptId: c.receiptId ?? null,
-      evidence: c.evidence ?? [],
+      evidence: (c.evidence ?? []).map(maskedEvidence),
     })),
     ...(tx.reversals ?? []).map((r) => ({
       at: r.at,
@@ -181,7 +187,7 @@ export async function getTransaction(
       reconcileUntil: tx.reconcileUntil,
       escalatedAt: tx.reconcile?.escalatedAt ?? null,
     },
-    evidence: tx.evidence ?? [],
+    evidence: (tx.evidence ?? []).map(maskedEvidence),
     receipts: { tally: tx.receipts ?? null, listed: receipts.length, next: page.next ?? null },
     history,
   };

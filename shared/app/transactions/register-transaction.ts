@@ -15,7 +15,8 @@ import { applyRegistration, type RegistrationTerms } from '../../domain/registra
 import { reversalStateOf, type ReversalState } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
-import { findProvider } from '../../providers/registry';
+import { findProvider, phoneFieldsOf } from '../../providers/registry';
+import { maskMsisdn, maskMsisdnsIn, maskPhoneAttributes } from '../../util/mask';
 import { jsonLimitProblem } from '../../util/json-limits';
 import { toDecimalString } from '../../util/money';
 import { checkUrlRules, describeViolations } from '../../util/url-rules';
@@ -26,7 +27,7 @@ import { TRANSACTION_STATUSES } from '../../domain/status';
 import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE, ingestReport } from './ingest-report';
 import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { writeWithRetry } from './write-with-retry';
-import { noteLookups } from '../console/console-query';
+import { accountCallingCode, noteLookups } from '../console/console-query';
 
 /** Metadata is stored on the transaction item: bounded so it can never make the item unstorable. */
 const MAX_METADATA_DEPTH = 16;
@@ -93,6 +94,7 @@ export interface TransactionView {
   status: string;
   registered: boolean;
   amount: TransactionRecord['amount'] | null;
+  /** Masked, like every phone number an answer holds (util/mask.ts). */
   msisdn: string | null;
   externalId: string | null;
   providerTransactionId: string | null;
@@ -110,6 +112,16 @@ export interface TransactionView {
   reversals: ReversalRecord[];
 }
 
+/** The party as answered: an MSISDN masked, any other id (an email, a party code) with its numbers masked. */
+function maskedParty(party: TransactionRecord['party']): TransactionRecord['party'] | null {
+  if (!party) return null;
+  return { ...party, id: party.idType === 'MSISDN' ? maskMsisdn(party.id)! : maskMsisdnsIn(party.id) };
+}
+
+/**
+ * A transaction as every management answer shows it: its phone numbers masked (the MSISDN, the party, the
+ * provider attributes that carry one), so no read, error detail or action answer repeats a full number.
+ */
 export function toView(tx: TransactionRecord): TransactionView {
   return {
     provider: tx.key.provider,
@@ -119,13 +131,15 @@ export function toView(tx: TransactionRecord): TransactionView {
     status: tx.status,
     registered: tx.registered,
     amount: tx.amount ?? null,
-    msisdn: tx.msisdn ?? null,
+    msisdn: tx.msisdn ? maskMsisdn(tx.msisdn)! : null,
     externalId: tx.externalId ?? null,
     providerTransactionId: tx.providerTransactionId ?? null,
-    reason: tx.reason ?? null,
-    party: tx.party ?? null,
+    reason: tx.reason
+      ? { ...tx.reason, ...(tx.reason.message ? { message: maskMsisdnsIn(tx.reason.message) } : {}) }
+      : null,
+    party: maskedParty(tx.party),
     metadata: tx.metadata ?? null,
-    attributes: tx.attributes ?? {},
+    attributes: maskPhoneAttributes(tx.attributes ?? {}, phoneFieldsOf(tx.key.provider)),
     createdAt: tx.createdAt,
     updatedAt: tx.updatedAt,
     reconcileUntil: tx.reconcileUntil,
@@ -252,8 +266,11 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
       { details: { existing: toView(result.tx) } },
     );
   }
-  // The console finds it by externalId and masked MSISDN (a repeat writes the same notes again).
-  await noteLookups(deps.store, key, result.tx.createdAt, result.tx);
+  // The console finds it by externalId and by MSISDN (a repeat writes the same notes again).
+  await noteLookups(deps.store, key, result.tx.createdAt, result.tx, {
+    callingCode: accountCallingCode(deps.config, key, result.tx.amount?.currency),
+    searchKey: deps.config.management.searchKey,
+  });
   if (correlateByExternalId) {
     await recordExternalIdAlias(deps.store, key, r.externalId!, now);
     // A reference-less callback that came while we registered found no alias and left a hint we did not

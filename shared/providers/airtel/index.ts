@@ -71,6 +71,9 @@ function parseCallback(input: CallbackInput<AirtelAccountSettings>): ParsedCallb
 export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   id: 'airtel',
   displayName: 'Airtel Money',
+  // Airtel's callbacks carry no number; its payment requests name the subscriber's `msisdn`.
+  phoneFields: ['msisdn'],
+  countryOf: (settings) => settings.country ?? settings.api?.country,
   accountSchema: airtelAccountSchema,
   routes: [{ name: 'callback', methods: ['POST'], path: 'callback', parse: parseCallback }],
   verify: verifyCallback,

@@ -99,6 +99,19 @@ const BAD_INPUT = [
 export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   id: 'daraja',
   displayName: 'Safaricom Daraja',
+  // Members and Key/Value items that carry a number, alone or as "254708374149 - Name" (PartyA/B may be a
+  // short code, which is no phone number and stays).
+  phoneFields: [
+    'PhoneNumber',
+    'MSISDN',
+    'PartyA',
+    'PartyB',
+    'ReceiverPartyPublicName',
+    'DebitPartyName',
+    'CreditPartyName',
+  ],
+  // M-Pesa on Daraja is Kenya's.
+  countryOf: () => 'KE',
   pathSecretRequired: true,
   accountSchema: darajaAccountSchema,
   routes: (Object.keys(DARAJA_ROUTES) as DarajaRouteName[]).map((name) => ({

@@ -71,9 +71,30 @@ function parseCallback(input: CallbackInput<MomoAccountSettings>): ParsedCallbac
   };
 }
 
+/** X-Target-Environment values of MoMo's countries (MoMo Open API docs) → ISO country. */
+const MOMO_ENVIRONMENT_COUNTRIES: Readonly<Record<string, string>> = {
+  mtnuganda: 'UG',
+  mtnghana: 'GH',
+  mtnivorycoast: 'CI',
+  mtnzambia: 'ZM',
+  mtncameroon: 'CM',
+  mtnbenin: 'BJ',
+  mtncongo: 'CG',
+  mtnswaziland: 'SZ',
+  mtnguineaconakry: 'GN',
+  mtnsouthafrica: 'ZA',
+  mtnliberia: 'LR',
+};
+
 export const momoProvider: ProviderModule<MomoAccountSettings> = {
   id: 'momo',
   displayName: 'MTN MoMo',
+  // payer/payee {partyIdType, partyId}: an id of type EMAIL or PARTY_CODE has no number and stays.
+  phoneFields: ['partyId', 'msisdn'],
+  countryOf: (settings) =>
+    Object.hasOwn(MOMO_ENVIRONMENT_COUNTRIES, settings.targetEnvironment)
+      ? MOMO_ENVIRONMENT_COUNTRIES[settings.targetEnvironment]
+      : undefined,
   // MoMo callbacks are unsigned: the path secret is the only authentication they can carry.
   pathSecretRequired: true,
   accountSchema: momoAccountSchema,

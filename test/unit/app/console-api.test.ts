@@ -10,6 +10,7 @@ import { receiptBody } from '../../../shared/app/console/receipt-body';
 import { searchTransactions } from '../../../shared/app/console/search-transactions';
 import type { QuarantineInput } from '../../../shared/app/ports';
 import { ingestReport } from '../../../shared/app/transactions/ingest-report';
+import { getTransaction } from '../../../shared/app/transactions/get-transaction';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { reconciliationSchema } from '../../../shared/config/schema';
@@ -21,7 +22,7 @@ import {
 import type { TransactionKey } from '../../../shared/domain/transaction';
 
 const config = parseConfig({
-  management: { bearerToken: 'a-long-enough-token' },
+  management: { bearerToken: 'a-long-enough-token', searchKey: 'a-search-key-of-at-least-32-chars' },
   reconciliation: { windowSeconds: 3600 },
   accounts: {
     daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } },
@@ -242,12 +243,126 @@ describe('the console search', () => {
       [null, []],
     ]);
     expect(found[4]!.receiptSearch).toMatchObject({ complete: true, searched: 2 });
-    // Only the masked form is kept for lookups.
+    // Only the masked form is kept for lookups, with the keyed hash of the number: never the number.
     expect([...store.lookups.keys()].sort()).toEqual([
       'externalId#order-1',
       'externalId#order-8841',
       'msisdn#2547*****149',
     ]);
+    expect(JSON.stringify([...store.lookups.values()])).not.toContain('708374149');
+  });
+
+  it('finds a number in any common spelling, and never another customer who only shares its mask', async () => {
+    // Prepare: two customers whose numbers share the mask 2547*****149.
+    const { deps, register } = setup();
+    await register('2026-11-25T08:00:00.000Z', { reference: 'ws_CO_mine', msisdn: '0708374149' });
+    await register('2026-11-25T09:00:00.000Z', { reference: 'ws_CO_theirs', msisdn: '254711111149' });
+
+    // Act
+    const spellings = ['+254 708 374 149', '254708374149', '0708374149', '0708-374-149', '708374149'];
+    const found = await Promise.all(spellings.map((q) => searchTransactions(deps, { q })));
+    const sharingTheMask = await searchTransactions(deps, { q: '254700000149' });
+    const byMask = await searchTransactions(deps, { q: '2547*****149' });
+    const byListedMask = await searchTransactions(deps, { q: '070****149' });
+
+    // Assess
+    for (const answer of found) {
+      expect(answer.matchedBy).toBe('msisdn');
+      expect(answer.transactions.map((t) => t.reference)).toEqual(['ws_CO_mine']);
+    }
+    expect(sharingTheMask.transactions).toEqual([]);
+    // A masked query means every number under that mask.
+    expect(byMask.transactions.map((t) => t.reference)).toEqual(['ws_CO_theirs', 'ws_CO_mine']);
+    expect(byListedMask.transactions.map((t) => t.reference)).toEqual(['ws_CO_theirs', 'ws_CO_mine']);
+  });
+
+  it('does not confirm a number held in a provider attribute (no oracle), but still finds other attributes', async () => {
+    // Prepare: an orphan-like success whose callback named the payer's number in PhoneNumber.
+    const { deps, store, register } = setup();
+    const tx = await register('2026-11-25T08:00:00.000Z', { reference: 'ws_CO_paid' });
+    await ingestReport(
+      { store, clock: deps.clock, reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }) },
+      {
+        key: tx,
+        kind: 'stk',
+        status: 'SUCCEEDED',
+        reason: undefined,
+        providerTransactionId: 'NLJ7RT61SV',
+        externalId: undefined,
+        amount: { value: '1000', currency: 'KES' },
+        party: { idType: 'MSISDN', id: '254708374149' },
+        receivedAt: NOW,
+        origin: 'callback',
+        receiptId: undefined,
+        attributes: { PhoneNumber: '254708374149', MerchantRequestID: '29115-34620561-1' },
+      },
+    );
+
+    // Act
+    const byNumber = await searchTransactions(deps, { q: '254708374149' });
+    const byMerchantRequest = await searchTransactions(deps, { q: '29115-34620561-1' });
+
+    // Assess
+    expect(byNumber.transactions).toEqual([]);
+    expect(byMerchantRequest.transactions.map((t) => t.reference)).toEqual(['ws_CO_paid']);
+  });
+
+  it('answers the read with the numbers in provider words masked: the reason and the evidence', async () => {
+    // Prepare: a failure whose provider message names the payer's number.
+    const { deps, store, register } = setup();
+    const tx = await register('2026-11-25T08:00:00.000Z', { reference: 'ws_CO_words' });
+    await ingestReport(
+      { store, clock: deps.clock, reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }) },
+      {
+        key: tx,
+        kind: 'stk',
+        status: 'FAILED',
+        reason: {
+          code: 'REJECTED_BY_CUSTOMER',
+          message: 'Request cancelled by 254708374149',
+          providerCode: '1032',
+        },
+        providerTransactionId: undefined,
+        externalId: undefined,
+        amount: undefined,
+        party: undefined,
+        receivedAt: NOW,
+        origin: 'callback',
+        receiptId: undefined,
+        attributes: {},
+      },
+    );
+
+    // Act
+    const read = await getTransaction(deps, tx);
+
+    // Assess
+    expect(read.transaction.status).toBe('FAILED');
+    expect(read.transaction.reason?.message).toBe('Request cancelled by 2547*****149');
+    expect(JSON.stringify(read)).not.toContain('708374149');
+  });
+
+  it('finds no transaction by full number without a search key (the number is never compared in clear)', async () => {
+    // Prepare
+    const { store, clock } = setup().deps;
+    const keyless = parseConfig({
+      management: { bearerToken: 'a-long-enough-token' },
+      accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
+    });
+    const deps = { config: keyless, store, clock };
+    await registerTransaction(deps, {
+      provider: 'daraja',
+      account: 'ke',
+      kind: 'stk',
+      reference: 'ws_CO_keyless',
+      msisdn: '254708374149',
+    });
+
+    // Act
+    const answer = await searchTransactions(deps, { q: '254708374149' });
+
+    // Assess
+    expect(answer.transactions).toEqual([]);
   });
 
   it('refuses an empty or oversized q', async () => {

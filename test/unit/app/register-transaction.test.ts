@@ -94,7 +94,8 @@ describe('registerTransaction', () => {
       status: 'PENDING',
       registered: true,
       amount: { value: '1000', currency: 'KES' },
-      msisdn: '254708374149',
+      // Answered masked, like every number a management answer holds.
+      msisdn: '2547*****149',
       externalId: 'order-77',
       revision: 1,
       reconcileUntil: '2026-11-21T11:00:05.000Z',

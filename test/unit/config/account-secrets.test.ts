@@ -139,6 +139,30 @@ describe('callbackSecretId and apiSecretId: loading (cold start)', () => {
     expect(configuredSecrets(loaded)).toContain(ORIGIN_SECRET);
   });
 
+  it('reads the phone-number search key from its secret, and scrubs it like every secret', async () => {
+    // Prepare
+    const SEARCH_ID = 'relay/search-key';
+    const SEARCH_KEY = 'search-key-from-secrets-manager-0123456789';
+    const config = { ...cloudConfig(), management: { auth: 'iam', searchKeySecretId: SEARCH_ID } };
+    const reads: string[] = [];
+    // Act
+    const loaded = await load(
+      config,
+      fromMap({ ...SECRETS, [SEARCH_ID]: JSON.stringify({ searchKey: SEARCH_KEY }) }, reads),
+      ['callback'],
+    );
+    const misshapen = load(
+      config,
+      fromMap({ ...SECRETS, [SEARCH_ID]: JSON.stringify({ key: SEARCH_KEY }) }),
+      ['callback'],
+    );
+    // Assess
+    expect(reads).toContain(SEARCH_ID);
+    expect(loaded.management.searchKey).toBe(SEARCH_KEY);
+    expect(configuredSecrets(loaded)).toContain(SEARCH_KEY);
+    await expect(misshapen).rejects.toThrow(/management\.searchKeySecretId: .*\{"searchKey": "…"\}/);
+  });
+
   it('registers every value from a secret with the scrubber, whatever its key', async () => {
     const secrets = {
       ...SECRETS,
