@@ -47,11 +47,11 @@ async function main(): Promise<void> {
   if (values.help) {
     process.stdout.write(
       [
-        'npm start [-- options]',
+        'Usage: npm start [-- options]',
         '  --config <file>    relay config JSON (default: RELAY_CONFIG or local/demo-config.json)',
         '  --port <n>         HTTP port (default: PORT or 3000)',
         '  --data-dir <dir>   keep DynamoDB Local data in <dir> (default: in memory; env RELAY_DATA_DIR)',
-        '  --simulator        also start the provider simulator, wired to the demo accounts (see README "Provider simulator")',
+        '  --simulator        also start the provider simulator, wired to the demo accounts (README.md#try-every-provider-with-the-simulator)',
         `  --sim-port <n>     simulator port (default: SIM_PORT or ${DEFAULT_SIM_PORT}; 0 picks a free one)`,
         '                     env SIM_TIME_SCALE (default 0.1 here), SIM_APPROVAL_DELAY_MS (300), SIM_HOST (127.0.0.1)',
         '',

@@ -423,7 +423,7 @@ function details(event: EventEnvelope): string {
 
 export function helpText(): string {
   return [
-    'npm run sim -- <provider> <scenario> [options]',
+    'Usage: npm run sim -- <provider> <scenario> [options]',
     '',
     'The partner side of an integration, against `npm start -- --simulator`: gets a provider token from the',
     'simulator, initiates the operation with its provider API, registers the transaction with the relay,',
