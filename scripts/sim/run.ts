@@ -318,6 +318,9 @@ export async function runScenario(
     const from = x.waitFor === 'poll' ? r?.nextCheckAt : r?.reconcileUntil;
     if (from) deadline = Math.max(deadline, Date.parse(from) + ctx.timeoutMs);
   }
+  // An outcome the provider settles by itself later (Airtel TA): the default timeout counts from then.
+  if (x.settlesAfterMs !== undefined && ctx.extendTimeout)
+    deadline = Math.max(deadline, begun + x.settlesAfterMs + ctx.timeoutMs);
   // A delayed callback (`--fault delay=N`) comes N ms late: the default timeout counts from then.
   const delayMs = Number(/(?:^|,)delay=(\d+)/.exec(options.fault ?? '')?.[1] ?? 0);
   if (delayMs && ctx.extendTimeout) deadline = Math.max(deadline, begun + delayMs + ctx.timeoutMs);
@@ -468,7 +471,8 @@ export function helpText(): string {
     '  --config <file>   the relay config, for account settings (default RELAY_CONFIG or local/demo-config.json)',
     '  --events <file>   events file (default: local.eventsFile of the config, .relay/events.ndjson)',
     '  --timeout <s>     how long to wait for the outcome (default 20; with --fault drop counted from the',
-    "                    relay's first status check, with --expires from the window's end)",
+    "                    relay's first status check, with --expires from the window's end, for an outcome",
+    '                    the provider settles later, e.g. Airtel …903, from when it settles)',
     '  --brief           event summaries only, without the raw JSON lines',
     '',
   ].join('\n');
