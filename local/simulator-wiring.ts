@@ -29,6 +29,43 @@ import type { AirtelHashRecipe } from '../simulator/airtel/hash';
 import { type AirtelAppSeed, DEFAULTS, type SimulatorOptions } from '../simulator/options';
 
 export const DEFAULT_SIM_PORT = 4010;
+/** `npm start`'s port when neither --port nor PORT says otherwise. */
+export const DEFAULT_RELAY_PORT = 3000;
+
+export class LocalPortError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalPortError';
+  }
+}
+
+function portFromEnv(name: 'PORT' | 'SIM_PORT', raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const port = Number(raw);
+  if (port === 0)
+    throw new LocalPortError(
+      `${name}=0: npm start picked a free port; pass its URL with ${flag} (npm start's banner prints the command)`,
+    );
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new LocalPortError(`${name} must be a port number, got "${raw}"`);
+  return port;
+}
+
+/**
+ * Where the scripts that talk to `npm start -- --simulator` find it (`npm run sim`): the `--relay`/`--sim`
+ * flag, else the port npm start itself reads (PORT, SIM_PORT) on the host it prints, else the defaults.
+ */
+export function localRelayAndSimulator(
+  flags: { relay?: string; sim?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): { relayUrl: string; simUrl: string } {
+  return {
+    relayUrl:
+      flags.relay ?? `http://localhost:${portFromEnv('PORT', env.PORT, '--relay') ?? DEFAULT_RELAY_PORT}`,
+    simUrl:
+      flags.sim ?? `http://127.0.0.1:${portFromEnv('SIM_PORT', env.SIM_PORT, '--sim') ?? DEFAULT_SIM_PORT}`,
+  };
+}
 
 /** Path prefix of the simulator's own endpoints; a partner URL under it follows the simulator's port. */
 const SIM_PATH_PREFIX = '/_sim/';

@@ -12,6 +12,7 @@ import { CONSOLE_PATH } from './console-site';
 import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { startLocalRelay } from './relay';
 import {
+  DEFAULT_RELAY_PORT,
   DEFAULT_SIM_PORT,
   hidePathSecrets,
   pointPartnerUrlsAtSimulator,
@@ -47,11 +48,11 @@ async function main(): Promise<void> {
   if (values.help) {
     process.stdout.write(
       [
-        'npm start [-- options]',
+        'Usage: npm start [-- options]',
         '  --config <file>    relay config JSON (default: RELAY_CONFIG or local/demo-config.json)',
-        '  --port <n>         HTTP port (default: PORT or 3000)',
+        `  --port <n>         HTTP port (default: PORT or ${DEFAULT_RELAY_PORT})`,
         '  --data-dir <dir>   keep DynamoDB Local data in <dir> (default: in memory; env RELAY_DATA_DIR)',
-        '  --simulator        also start the provider simulator, wired to the demo accounts (see README "Provider simulator")',
+        '  --simulator        also start the provider simulator, wired to the demo accounts (README.md#try-every-provider-with-the-simulator)',
         `  --sim-port <n>     simulator port (default: SIM_PORT or ${DEFAULT_SIM_PORT}; 0 picks a free one)`,
         '                     env SIM_TIME_SCALE (default 0.1 here), SIM_APPROVAL_DELAY_MS (300), SIM_HOST (127.0.0.1)',
         '',
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const port = Number(values.port ?? process.env.PORT ?? 3000);
+  const port = Number(values.port ?? process.env.PORT ?? DEFAULT_RELAY_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port / PORT must be a port number, got "${values.port ?? process.env.PORT}"`);
   const sim = values.simulator ? simulatorSettings(values['sim-port']) : undefined;
@@ -247,7 +248,7 @@ function simulatorBannerLines(
   const app = i.airtel.apps[0];
   const [stkCode, passkey] = Object.entries(i.daraja.passkeys)[0] ?? [];
   const flags = [
-    relayUrl === 'http://localhost:3000' ? '' : ` --relay ${relayUrl}`,
+    relayUrl === `http://localhost:${DEFAULT_RELAY_PORT}` ? '' : ` --relay ${relayUrl}`,
     simulator.url === `http://127.0.0.1:${DEFAULT_SIM_PORT}` ? '' : ` --sim ${simulator.url}`,
   ].join('');
   const hints = [

@@ -14,12 +14,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
+import { parseCli } from './cli';
 import { pollerBench } from './bench-poller';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
@@ -34,7 +34,20 @@ import { sha256Hex } from '../shared/util/ids';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench -- [options]
+
+Measures the design's performance targets on this machine (DynamoDB Local, the relay in this process) and
+prints the numbers; a slow result is reported, never a failure (docs/development.md#performance).
+
+Options:
+  --callbacks <n>     MoMo callbacks in all (default 4400)
+  --concurrency <n>   callbacks in flight at once (default 16)
+  --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
+  --publish-during    keep the local stream pump publishing during the rounds
+  --only <section>    poller | callbacks: only that section
+  --help              this text`;
+
+const { values } = parseCli(USAGE, {
   options: {
     callbacks: { type: 'string', default: '4400' },
     concurrency: { type: 'string', default: '16' },

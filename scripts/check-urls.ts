@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
 import { findProvider } from '../shared/providers/registry';
 import { checkUrlRules, type UrlRuleViolation } from '../shared/util/url-rules';
+import { parseCli } from './cli';
 
 /**
  * `npm run check-urls [-- --config <file>] [--hide-secrets]`: every public URL the relay would have a
@@ -85,8 +85,19 @@ function secretHider(config: RelayConfig): (url: string) => string {
   return (url) => secrets.reduce((text, secret) => text.replaceAll(`/${secret}/`, '/{secret}/'), url);
 }
 
+const USAGE = `Usage: npm run check-urls -- [--config <file>] [--hide-secrets]
+
+Every public URL the relay would have a provider call (one per provider route of every account, path
+secret included) and every URL an account is configured with, each with its URL-rules verdict
+(docs/configuration.md#checking-urls-npm-run-check-urls). Exit code 1 if any fails.
+
+Options:
+  --config <file>   relay config JSON (default: RELAY_CONFIG or local/demo-config.json)
+  --hide-secrets    print {secret} in place of path secrets
+  --help            this text`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli(USAGE, {
     options: { config: { type: 'string' }, 'hide-secrets': { type: 'boolean' } },
     allowPositionals: false,
   });

@@ -9,7 +9,7 @@
  * With --template (a synthesized stack), the alarms, keys and dashboard are counted from it.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseCli } from './cli';
 
 export type Region = 'us-east-1' | 'eu-west-1';
 
@@ -454,8 +454,24 @@ export function renderTable(title: string, lines: readonly CostLine[]): string {
   ].join('\n');
 }
 
+const USAGE = `Usage: npm run cost -- [options]
+
+What the relay costs: the fixed monthly floor, the cost per million callbacks and per million transaction
+lifecycles, and a month at a given volume, from list prices and the units \`npm run bench\` measures
+(docs/deploy.md#cost-notes).
+
+Options:
+  --region <r>         us-east-1 | eu-west-1 (default us-east-1)
+  --callbacks <n>      callbacks a month (default 1000000)
+  --lifecycles <n>     transaction lifecycles a month (default 0)
+  --trace-rate <p>     X-Ray sampling rate on the hot path (default 0.05)
+  --template <file>    a synthesized stack (cdk.out/MobileMoneyRelay.template.json): alarms, keys and the
+                       dashboard counted from it
+  --accounts <n>       provider accounts (default 3)
+  --help               this text`;
+
 function main() {
-  const { values } = parseArgs({
+  const { values } = parseCli(USAGE, {
     options: {
       region: { type: 'string', default: 'us-east-1' },
       callbacks: { type: 'string', default: '1000000' },

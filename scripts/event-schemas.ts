@@ -15,6 +15,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
 import * as z from '../shared/util/zod';
+import { answerHelp } from './cli';
 import { EVENT_TYPES, type EventType } from '../shared/domain/event-envelope';
 import {
   EVENT_DESCRIPTIONS,
@@ -115,7 +116,15 @@ export async function committedEventSchemaFiles(): Promise<string[]> {
     .sort();
 }
 
+const USAGE = `Usage: npm run schemas
+
+Writes the JSON Schema of every event detail-type the relay emits (docs/events.md#schemas):
+  schemas/events/<DetailType>.json           the EventBridge \`detail\`, JSON Schema draft 2020-12
+  schemas/events/draft-04/<DetailType>.json  the whole event, draft 4 (EventBridge Schema Registry)
+Removes the files of detail-types that no longer exist. No options.`;
+
 async function main(): Promise<void> {
+  answerHelp(USAGE);
   const files = await generateEventSchemaFiles();
   for (const stale of await committedEventSchemaFiles()) {
     if (!files.has(stale)) {

@@ -10,7 +10,7 @@ import { runLedger } from './ledger/run';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const HELP = `npm run ledger -- [options]
+const HELP = `Usage: npm run ledger -- [options]
 
 Drives N transactions across MoMo request-to-pay, Airtel push payment, Daraja STK and B2C through the
 provider simulator, with the simulator's fault knobs drawn per transaction at random, plus a small share

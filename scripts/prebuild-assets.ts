@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import {
   PREBUILT_MANIFEST,
@@ -26,6 +26,7 @@ import {
 } from '../infra/bundling';
 import { buildTracingLayer } from '../infra/tracing-layer';
 import { buildConsoleInto } from './build-console';
+import { parseCli } from './cli';
 
 /**
  * Left to the consuming app (peerDependencies), so its constructs and the relay's are the same classes;
@@ -40,7 +41,11 @@ export const LIBRARY_EXTERNALS = [
 ];
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist' } } });
+const USAGE = `Usage: npx tsx scripts/prebuild-assets.ts [--out <dir>]   (npm pack runs it as prepack)
+
+Builds what an installed copy of the package needs to synthesize into <dir> (default dist): each function
+bundled, the tracing layer, the operator console, the library as one ES module and its declarations.`;
+const { values } = parseCli(USAGE, { options: { out: { type: 'string', default: 'dist' } } });
 const out = resolve(PROJECT_ROOT, values.out ?? 'dist');
 const assets = join(out, 'assets');
 

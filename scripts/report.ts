@@ -18,7 +18,7 @@ const { values } = parseArgs({
 
 if (values.help) {
   process.stdout.write(
-    'npm run report -- [--from 2026-11-23T00:00:00Z] [--to …] [--relay http://localhost:3000] [--token demo-admin-token] [--json]\n' +
+    'Usage: npm run report -- [--from 2026-11-23T00:00:00Z] [--to …] [--relay http://localhost:3000] [--token demo-admin-token] [--json]\n' +
       'Counts transactions created in the range by status and settling origin, and lists what a person must act on.\n',
   );
   process.exit(0);

@@ -26,7 +26,7 @@ const { values } = parseArgs({
 
 if (values.help || !values.table) {
   process.stdout.write(
-    'npm run reschedule -- --table <name> [--endpoint http://127.0.0.1:8000] [--config relay.json] [--dry-run]\n' +
+    'Usage: npm run reschedule -- --table <name> [--endpoint http://127.0.0.1:8000] [--config relay.json] [--dry-run]\n' +
       'Gives every non-final transaction stored before reconciliation existed its status-check schedule (one scan of the table).\n',
   );
   process.exit(values.help ? 0 : 2);

@@ -10,6 +10,21 @@ import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { Worker } from 'node:worker_threads';
 
+// --help before anything starts (every script in package.json answers it; scripts/cli.ts is TypeScript and
+// this file runs on plain node).
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  console.log(
+    [
+      'Usage: npm run saturate -- [--seconds 900] [--workers <cores>]',
+      '',
+      'Keeps the CPU busy so the tests can be run on a busy machine (docs/development.md#testing-on-a-busy-machine):',
+      'one busy-loop worker thread per core (or --workers N) until --seconds S have passed (default 900),',
+      'SIGINT or SIGTERM. Prints its pid so it can be stopped by pid.',
+    ].join('\n'),
+  );
+  process.exit(0);
+}
+
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   if (i === -1) return fallback;

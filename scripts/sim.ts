@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { LocalPortError, localRelayAndSimulator } from '../local/simulator-wiring';
 import { loadConfig } from '../shared/config/load';
 import { ConfigError } from '../shared/domain/errors';
 import { FaultSpecError, parseFaults } from '../simulator/core/faults';
@@ -60,10 +61,17 @@ async function main(): Promise<void> {
     process.stdout.write(helpText());
     return;
   }
+  let urls: { relayUrl: string; simUrl: string };
+  try {
+    urls = localRelayAndSimulator({ relay: values.relay, sim: values.sim });
+  } catch (error) {
+    if (error instanceof LocalPortError) fail(error.message);
+    throw error;
+  }
   const [provider = '', name = '', ...extra] = positionals;
   if (extra.length) fail(`unexpected arguments: ${extra.join(' ')} (npm run sim -- --help)`);
   if (provider === 'badge') {
-    await badgeMain(name, values);
+    await badgeMain(name, values, urls.simUrl);
     return;
   }
   const definition = findScenario(provider, name);
@@ -119,8 +127,8 @@ async function main(): Promise<void> {
   let steps = 0;
   let dots = 0;
   const ctx: SimContext = {
-    relayUrl: values.relay ?? 'http://localhost:3000',
-    simUrl: values.sim ?? 'http://127.0.0.1:4010',
+    relayUrl: urls.relayUrl,
+    simUrl: urls.simUrl,
     adminToken: values.token ?? 'demo-admin-token',
     config,
     events,
@@ -147,13 +155,13 @@ async function main(): Promise<void> {
 async function badgeMain(
   action: string,
   values: {
-    sim?: string;
     config?: string;
     events?: string;
     timeout?: string;
     badge?: string;
     'rest-prefix'?: string;
   },
+  simUrl: string,
 ): Promise<void> {
   if (!isBadgeAction(action)) fail(`badge: one of ${BADGE_ACTIONS.join(', ')} (got "${action}")`);
   let config: Awaited<ReturnType<typeof loadConfig>>;
@@ -175,7 +183,7 @@ async function badgeMain(
   process.stdout.write(`badge ${action}: a change on the shop's badge API (cpbw/v1), then its event\n\n`);
   const result = await runBadgeScenario(
     {
-      simUrl: values.sim ?? 'http://127.0.0.1:4010',
+      simUrl,
       restPrefix: values['rest-prefix'] ?? 'wp-json',
       events,
       timeoutMs: timeoutSeconds * 1000,

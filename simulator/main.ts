@@ -3,6 +3,7 @@
  * Env: SIM_PORT (default 4010), SIM_HOST (127.0.0.1), SIM_TIME_SCALE (1), SIM_APPROVAL_DELAY_MS (300),
  * SIM_MOMO_MSISDN_BASE (46733123450), SIM_AIRTEL_CALLBACK_URL (none), SIM_FAULTS (global faults for all providers).
  */
+import { answerHelp } from '../scripts/cli';
 import { createSimulator } from './server';
 
 function numberFromEnv(name: string, fallback: number): number {
@@ -16,7 +17,22 @@ function numberFromEnv(name: string, fallback: number): number {
   return n;
 }
 
+const USAGE = `Usage: npm run simulator
+
+The provider simulator alone (MoMo, Airtel and Daraja sandboxes), wired to nothing: point your own client
+code at it (simulator/README.md#running-it-alone-npm-run-simulator). Runs until Ctrl-C or SIGTERM.
+Settings come from the environment:
+  SIM_PORT                 listening port (default 4010)
+  SIM_HOST                 listening address (default 127.0.0.1)
+  SIM_TIME_SCALE           multiplier for provider business time (default 1)
+  SIM_APPROVAL_DELAY_MS    real ms until a payer answers (default 300)
+  SIM_MOMO_MSISDN_BASE     first MSISDN of the MoMo outcome tables (default 46733123450)
+  SIM_AIRTEL_CALLBACK_URL  where Airtel callbacks go (default none)
+  SIM_FAULTS               global faults for all providers, e.g. delay=500
+With the relay: npm start -- --simulator (README.md#try-every-provider-with-the-simulator).`;
+
 async function main(): Promise<void> {
+  answerHelp(USAGE);
   const airtelCallbackUrl = process.env.SIM_AIRTEL_CALLBACK_URL;
   const sim = await createSimulator({
     port: numberFromEnv('SIM_PORT', 4010),

@@ -7,7 +7,6 @@
 import { airtelClientIdFor } from '../../local/simulator-wiring';
 import type { AirtelAccountSettings } from '../../shared/providers/airtel/schema';
 import { airtelOutcome } from '../../simulator/airtel/outcomes';
-import { DEFAULTS } from '../../simulator/options';
 import { signAirtelRequest } from '../../simulator/airtel/signing';
 import { parseFaults } from '../../simulator/core/faults';
 import {
@@ -39,7 +38,11 @@ export const AIRTEL_IN_PROGRESS_MSISDN = '752123904';
 
 const REASONS: Record<string, string> = { '901': 'INSUFFICIENT_FUNDS' };
 
-function expectationFor(msisdn: string, amount: number): Expectation {
+/**
+ * `settlesAfterMs`: when an ambiguous (TA) payment settles, in real ms after the request (the simulator's
+ * live settings); the scenario waits that long for its callback before the timeout counts.
+ */
+function expectationFor(msisdn: string, amount: number, settlesAfterMs?: number): Expectation {
   const outcome = airtelOutcome(msisdn, amount);
   const what = `subscriber ${msisdn} (enquiry ${outcome.status} ${outcome.responseCode})`;
   if (outcome.callback === 'TS') return finalExpectation('TransactionSucceeded', what, 1);
@@ -52,9 +55,11 @@ function expectationFor(msisdn: string, amount: number): Expectation {
     );
   }
   if (outcome.settlesTo) {
+    const after = settlesAfterMs === undefined ? 'later' : `after ${(settlesAfterMs / 1000).toFixed(0)} s`;
     return {
-      ...finalExpectation('TransactionSucceeded', `${what}, settles to TS later`, 1),
-      summary: `${what} → no callback until it settles, then TransactionSucceeded (may take longer than --timeout)`,
+      ...finalExpectation('TransactionSucceeded', `${what}, settles to TS ${after}`, 1),
+      summary: `${what} → no callback until it settles (${after}), then TransactionSucceeded`,
+      settlesAfterMs,
     };
   }
   return {
@@ -81,19 +86,23 @@ export async function airtelPay(ctx: SimContext, options: ScenarioOptions): Prom
   const currency = options.currency ?? account.settings.currency ?? 'UGX';
   const country = account.settings.country ?? 'UG';
   const expiresInSeconds = parseExpires(options.expires);
+  const outcome = airtelOutcome(msisdn, Number(amount));
+  // TA settles to TS (and calls back) a payer's answer plus ambiguousResolveMs (scaled) after the request.
+  const settings = outcome.settlesTo ? await simulatorSettings(ctx) : undefined;
+  const settlesAfterMs = settings
+    ? settings.approvalDelayMs + settings.airtel.ambiguousResolveMs * settings.timeScale
+    : undefined;
   let expectation = withFaults(
-    expectationFor(msisdn, Number(amount)),
+    expectationFor(msisdn, Number(amount), settlesAfterMs),
     parseFaults(options.fault),
     'airtel',
     'payment',
   );
-  const outcome = airtelOutcome(msisdn, Number(amount));
   if (expiresInSeconds !== undefined && outcome.callback === null) {
-    // TIP stays TIP; TA settles to TS after ambiguousResolveMs (the simulator's default, scaled).
-    const settings = outcome.settlesTo ? await simulatorSettings(ctx) : undefined;
+    // TIP stays TIP; TA settles to TS after settlesAfterMs.
     expectation = withExpiry(expectation, expiresInSeconds, {
       what: `the enquiry keeps answering ${outcome.status}`,
-      ...(settings ? { settlesAfterMs: DEFAULTS.airtel.ambiguousResolveMs * settings.timeScale } : {}),
+      ...(settlesAfterMs !== undefined ? { settlesAfterMs } : {}),
     });
   } else {
     expectation = withExpiry(expectation, expiresInSeconds, undefined);

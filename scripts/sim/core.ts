@@ -111,6 +111,11 @@ export interface Expectation {
    * callback was dropped), `expiry` (the window ends, TransactionExpired). Waited for past the deliveries.
    */
   waitFor?: 'poll' | 'expiry';
+  /**
+   * The provider settles it by itself this many real ms after the request (Airtel's ambiguous TA turns TS):
+   * the default timeout counts from then, and the outcome is waited for, not guessed after a fixed time.
+   */
+  settlesAfterMs?: number;
 }
 
 /** What a provider module did to start a scenario; `runScenario` waits and judges from here. */
@@ -265,7 +270,9 @@ export async function simulatorInfo(ctx: SimContext): Promise<SimulatorInfo> {
 /** The simulator's runtime settings (`GET /_sim/config`): its time scale and the MoMo approval window. */
 export interface SimulatorSettings {
   timeScale: number;
+  approvalDelayMs: number;
   momo: { approvalWindowMs: number };
+  airtel: { ambiguousResolveMs: number };
 }
 
 export async function simulatorSettings(ctx: SimContext): Promise<SimulatorSettings> {
@@ -280,7 +287,12 @@ export async function simulatorSettings(ctx: SimContext): Promise<SimulatorSetti
   );
   expectStatus(answer, [200], 'the simulator');
   const body = answer.body;
-  if (typeof body?.timeScale !== 'number' || typeof body.momo?.approvalWindowMs !== 'number')
+  if (
+    typeof body?.timeScale !== 'number' ||
+    typeof body.approvalDelayMs !== 'number' ||
+    typeof body.momo?.approvalWindowMs !== 'number' ||
+    typeof body.airtel?.ambiguousResolveMs !== 'number'
+  )
     throw new ScenarioError('GET /_sim/config: not a simulator answer');
   return body as SimulatorSettings;
 }

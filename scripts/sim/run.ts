@@ -4,6 +4,7 @@
  */
 import type { EventEnvelope } from '../../shared/domain/events';
 import { summarizeEvent } from '../../shared/domain/outbox';
+import { DEFAULT_RELAY_PORT, DEFAULT_SIM_PORT } from '../../local/simulator-wiring';
 import { DEFAULTS } from '../../simulator/options';
 import { AIRTEL_FAILING_MSISDN, AIRTEL_IN_PROGRESS_MSISDN, airtelPay } from './airtel';
 import {
@@ -317,6 +318,9 @@ export async function runScenario(
     const from = x.waitFor === 'poll' ? r?.nextCheckAt : r?.reconcileUntil;
     if (from) deadline = Math.max(deadline, Date.parse(from) + ctx.timeoutMs);
   }
+  // An outcome the provider settles by itself later (Airtel TA): the default timeout counts from then.
+  if (x.settlesAfterMs !== undefined && ctx.extendTimeout)
+    deadline = Math.max(deadline, begun + x.settlesAfterMs + ctx.timeoutMs);
   // A delayed callback (`--fault delay=N`) comes N ms late: the default timeout counts from then.
   const delayMs = Number(/(?:^|,)delay=(\d+)/.exec(options.fault ?? '')?.[1] ?? 0);
   if (delayMs && ctx.extendTimeout) deadline = Math.max(deadline, begun + delayMs + ctx.timeoutMs);
@@ -423,7 +427,7 @@ function details(event: EventEnvelope): string {
 
 export function helpText(): string {
   return [
-    'npm run sim -- <provider> <scenario> [options]',
+    'Usage: npm run sim -- <provider> <scenario> [options]',
     '',
     'The partner side of an integration, against `npm start -- --simulator`: gets a provider token from the',
     'simulator, initiates the operation with its provider API, registers the transaction with the relay,',
@@ -456,18 +460,19 @@ export function helpText(): string {
     "  --short-code <n>  STK BusinessShortCode (default 174379) / B2C PartyA (default: the account's)",
     '  --account <id>    relay account (default demo; demo-slow: C2B partner endpoint that never answers)',
     '  --fault <spec>    X-Sim-Fault on the initiating request: repeat=N, drop, delay=MS, stale-after-final,',
-    '                    corrupt-hash (Airtel), foreign-ip (Daraja), … (simulator/README.md, Faults).',
+    '                    corrupt-hash (Airtel), foreign-ip (Daraja), … (simulator/README.md#faults).',
     "                    drop: the outcome is then expected from the relay's status check (origin poll)",
     "  --expires <s>     registration expiresInSeconds: the transaction's reconciliation window. An outcome",
     '                    that never finalizes (Airtel …904, MoMo base + 3/+4 within the approval window) is',
     '                    then expected to end EXPIRED (TransactionExpired) when the window ends',
-    '  --relay <url>     relay (default http://localhost:3000)',
-    '  --sim <url>       simulator (default http://127.0.0.1:4010)',
+    `  --relay <url>     relay (default http://localhost:$PORT, as npm start reads it, else :${DEFAULT_RELAY_PORT})`,
+    `  --sim <url>       simulator (default http://127.0.0.1:$SIM_PORT, as npm start reads it, else :${DEFAULT_SIM_PORT})`,
     '  --token <t>       management bearer token (default demo-admin-token)',
     '  --config <file>   the relay config, for account settings (default RELAY_CONFIG or local/demo-config.json)',
     '  --events <file>   events file (default: local.eventsFile of the config, .relay/events.ndjson)',
     '  --timeout <s>     how long to wait for the outcome (default 20; with --fault drop counted from the',
-    "                    relay's first status check, with --expires from the window's end)",
+    "                    relay's first status check, with --expires from the window's end, for an outcome",
+    '                    the provider settles later, e.g. Airtel …903, from when it settles)',
     '  --brief           event summaries only, without the raw JSON lines',
     '',
   ].join('\n');

@@ -169,7 +169,10 @@ function configView(sim: SimContext) {
     timeScale: o.timeScale,
     approvalDelayMs: o.approvalDelayMs,
     momo: { sandboxMsisdnBase: o.momo.sandboxMsisdnBase, approvalWindowMs: o.momo.approvalWindowMs },
-    airtel: { apps: o.airtel.apps.map(({ clientSecret: _secret, ...rest }) => rest) },
+    airtel: {
+      apps: o.airtel.apps.map(({ clientSecret: _secret, ...rest }) => rest),
+      ambiguousResolveMs: o.airtel.ambiguousResolveMs,
+    },
     daraja: {
       c2bExternalValidation: o.daraja.c2bExternalValidation,
       c2bValidationTimeoutMs: o.daraja.c2bValidationTimeoutMs,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ScenarioOptions } from '../../scripts/sim/core';
 import { AIRTEL_IN_PROGRESS_MSISDN } from '../../scripts/sim/airtel';
@@ -14,10 +14,9 @@ import {
 } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN } from '../helpers/relay';
 import type { QuarantineInput } from '../../shared/app/ports';
+import { chromiumPath, ChromiumMissingError, launchChromium } from '../helpers/chromium';
 import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
 
-/** Debian's chromium (.ci/run installs it); playwright-core drives it and never downloads a browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * Screenshots are always taken (each proves its view rendered); they replace the docs' images only with
  * UPDATE_SCREENSHOTS=1, so a test run leaves the working tree as it was.
@@ -56,6 +55,9 @@ async function search(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
+  // A fresh profile each run; first, so that a missing Chromium fails at once with the command that installs it.
+  browser = await launchChromium(profile);
   pair = await startRelayWithSimulator({
     eventsFile,
     configFor: (relayUrl, simUrl) =>
@@ -78,23 +80,6 @@ beforeAll(async () => {
           };
         },
       }),
-  });
-  profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
-  // A fresh profile each run (playwright passes it as --user-data-dir).
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
   });
   page = await browser.newPage();
   page.setDefaultTimeout(WAIT_MS);
@@ -377,6 +362,6 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
 
 describe('chromium for the browser tests', () => {
   it('is installed where the tests look for it', () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} missing: .ci/run installs Debian's chromium`).toBe(true);
+    expect(existsSync(chromiumPath()), new ChromiumMissingError(chromiumPath()).message).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inOrder, parsePromise, readBlocks, readCommands } from './markdown';
+import { anchorsOf, inOrder, parsePromise, readBlocks, readCommands } from './markdown';
 import { perRun, rewrite } from './runner';
 
 const doc = [
@@ -67,5 +67,31 @@ describe('docs check: reading markdown', () => {
     expect(rewrite('npm run sim -- momo pay', t)).toBe(
       'node --import tsx scripts/sim.ts --relay http://localhost:41000 --sim http://127.0.0.1:42000 --config /tmp/x/relay.json momo pay',
     );
+  });
+
+  it('names the anchors of headings as GitHub does, repeats numbered, fenced lines not headings', () => {
+    // Prepare
+    const text = [
+      '# Mobile-money callback relay',
+      '## Checking URLs: `npm run check-urls`',
+      '## What `--simulator` wires',
+      '### More',
+      '### More',
+      '```bash',
+      '# not a heading',
+      '```',
+      '<a id="own-anchor"></a>',
+    ].join('\n');
+    // Act
+    const anchors = anchorsOf(text);
+    // Assess
+    expect([...anchors]).toEqual([
+      'mobile-money-callback-relay',
+      'checking-urls-npm-run-check-urls',
+      'what---simulator-wires',
+      'more',
+      'more-1',
+      'own-anchor',
+    ]);
   });
 });

@@ -164,3 +164,34 @@ export function inOrder(text: string, fragments: string[]): boolean {
   }
   return true;
 }
+
+/**
+ * The anchors a markdown file offers, as GitHub makes them: each heading lowercased, punctuation other than
+ * `-` and `_` dropped, spaces made `-`, a repeated one suffixed `-1`, `-2`, …; and explicit `id`/`name`
+ * attributes. Headings inside fenced blocks are not headings.
+ */
+export function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f && (fence === undefined || f.startsWith(fence))) {
+      fence = fence === undefined ? f : undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    for (const m of line.matchAll(/\s(?:id|name)="([^"]+)"/g)) anchors.add(m[1]!);
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
+    if (heading === undefined) continue;
+    const slug = heading
+      .toLowerCase()
+      .replace(/<[^>]*>/g, '')
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n ? `${slug}-${n}` : slug);
+  }
+  return anchors;
+}

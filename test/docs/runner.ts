@@ -73,11 +73,29 @@ export function readings(fragments: string[]): string[][] {
 export const isSim = (text: string) => /^npm run sim(\s|$)/.test(text);
 export const isRelayStart = (text: string) => /^npm start(\s|$)/.test(text);
 
-/** Reads that may be repeated until their promise holds (the relay works asynchronously). */
+/**
+ * Reads that may be repeated until their promise holds (the relay works asynchronously). Not a read of the
+ * events file: a reader pastes it once, so the docs wait for the event themselves (test/docs/waits.test.ts)
+ * and the check runs it once, as pasted.
+ */
 export function isRead(text: string): boolean {
   if (!/^(curl|grep|tail|cat)\b/.test(text)) return false;
+  if (readsEvents(text)) return false;
   return !/\s(-X|--request)\s+(POST|PUT|PATCH|DELETE)\b/.test(text) && !/\s(-d|--data[\w-]*)\s/.test(text);
 }
+
+/** A command that reads the events file (`grep "$REF" .relay/events.ndjson`). */
+export const readsEvents = (text: string) =>
+  /^(grep|tail|cat)\b/.test(text) && /(?<![\w/.-])\.relay\/events\.ndjson\b/.test(text);
+
+/**
+ * The wait a doc puts before reading the events file, pasted as is in bash: a bounded loop until grep finds
+ * the event (`for i in $(seq 100); do grep -s "$REF" .relay/events.ndjson | grep -q TransactionSucceeded && break; sleep 0.2; done`).
+ */
+export const waitsForEvent = (text: string) =>
+  /^for \w+ in \$\(seq \d+\); do grep -s .*\.relay\/events\.ndjson \| grep -q \w+ && break; sleep [\d.]+; done$/.test(
+    text,
+  );
 
 export interface Result {
   output: string;

@@ -8,8 +8,8 @@ import { killChildren, ROOT, runTs, waitFor } from '../helpers/child-process';
 afterEach(killChildren);
 
 // The children must not inherit a developer's simulator settings.
-const run = (script: string, args: string[]) =>
-  runTs(script, args, { SIM_PORT: '', SIM_TIME_SCALE: '', SIM_APPROVAL_DELAY_MS: '' });
+const run = (script: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runTs(script, args, { SIM_PORT: '', SIM_TIME_SCALE: '', SIM_APPROVAL_DELAY_MS: '', ...env });
 
 const refused = (url: string) =>
   fetch(url, { signal: AbortSignal.timeout(1000) }).then(
@@ -35,11 +35,22 @@ describe('npm start -- --simulator', () => {
       ...['--port', String(port), '--sim-port', String(simPort), '--config', config],
     ]);
     await waitFor(() => relay.output().includes('Ctrl-C to stop'), 45_000, relay.output);
-    const sim = run('scripts/sim.ts', [
-      ...['daraja', 'c2b', '--account', 'demo-slow'],
-      ...['--relay', relayUrl, '--sim', simUrl, '--config', config],
-    ]);
+    // The flags win over PORT and SIM_PORT (here naming ports nobody listens on).
+    const sim = run(
+      'scripts/sim.ts',
+      [
+        ...['daraja', 'c2b', '--account', 'demo-slow'],
+        ...['--relay', relayUrl, '--sim', simUrl, '--config', config],
+      ],
+      { PORT: '1', SIM_PORT: '1' },
+    );
     const simExit = await sim.exited;
+    // Without flags, npm run sim finds the relay and the simulator where PORT and SIM_PORT put npm start.
+    const byEnv = run('scripts/sim.ts', ['momo', 'pay', '--config', config], {
+      PORT: String(port),
+      SIM_PORT: String(simPort),
+    });
+    const byEnvExit = await byEnv.exited;
 
     // Assess
     const banner = relay.output();
@@ -48,6 +59,9 @@ describe('npm start -- --simulator', () => {
     expect(banner).toContain(`C2B short code 600638 → daraja/demo`);
     expect(banner).toContain(`npm run sim -- --relay ${relayUrl} --sim ${simUrl} momo pay`);
     expect(simExit, sim.output()).toBe(0);
+    expect(byEnvExit, byEnv.output()).toBe(0);
+    expect(byEnv.output()).toContain(`${relayUrl}/v1/transactions`);
+    expect(byEnv.output()).toContain(`${simUrl}/collection/`);
     const events = readFileSync(eventsFile, 'utf8')
       .trim()
       .split('\n')
@@ -70,5 +84,5 @@ describe('npm start -- --simulator', () => {
     expect(await refused(`${simUrl}/_sim/health`)).toBe(true);
     expect(await refused(`${relayUrl}/health`)).toBe(true);
     expect(await refused(dynamo!)).toBe(true);
-  }, 90_000);
+  }, 150_000);
 });

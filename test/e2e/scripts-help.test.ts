@@ -1,0 +1,129 @@
+/**
+ * Every script of package.json that runs this repository's code answers `--help` with its usage and exit
+ * code 0, before it does anything (starts a server, writes files), and every doc section it points to
+ * exists (issue 27 item 11: `npm run cost -- --help` printed a stack trace, `npm start -- --help` pointed
+ * to a README section that did not exist).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/child-process';
+import { anchorsOf } from '../docs/markdown';
+
+const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
+
+/** Scripts that run another project's tool (which has its own --help) or that npm runs itself. */
+const NOT_OURS: Record<string, string> = {
+  build: 'tsc',
+  lint: 'eslint and prettier',
+  format: 'prettier and eslint',
+  test: 'vitest',
+  'test:watch': 'vitest',
+  synth: 'cdk',
+  cdk: 'cdk',
+  postpack: 'npm runs it after npm pack: removes dist/',
+};
+
+/** The repository file a script runs, if it runs one (`tsx scripts/cost.ts`, `node --import tsx local/start.ts`). */
+const fileOf = (command: string) =>
+  command.split(/\s+/).find((word) => /\.(ts|mjs)$/.test(word) && existsSync(join(ROOT, word)));
+
+const OURS = Object.keys(SCRIPTS).filter((name) => fileOf(SCRIPTS[name]!));
+
+/** The script's command as npm runs it (node_modules/.bin on the PATH), in a process group of its own. */
+function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', command], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    // A script that starts a server instead of answering never exits: ended, and the test says so.
+    const timer = setTimeout(() => {
+      stderr += '\n(still running after 60 s: killed)';
+      process.kill(-child.pid!, 'SIGKILL');
+    }, 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const STACK_FRAME = /^\s+at .+[:(]\d+:\d+\)?$/m;
+
+/** What a usage text points to: `docs/x.md#anchor`, `README.md`, or `README "Section"`. */
+function docReferences(text: string): { file: string; anchor?: string; heading?: string }[] {
+  const refs: { file: string; anchor?: string; heading?: string }[] = [];
+  for (const m of text.matchAll(/(?<![\w/.-])([\w./-]+\.md)(?:#([\w-]+))?/g))
+    refs.push({ file: m[1]!, anchor: m[2] });
+  for (const m of text.matchAll(/\b(README(?:\.md)?),? "([^"]+)"/g))
+    refs.push({ file: 'README.md', heading: m[2] });
+  return refs;
+}
+
+/** What is wrong with the references, relative to the repository root; empty when every one exists. */
+function brokenReferences(text: string): string[] {
+  return docReferences(text).flatMap(({ file, anchor, heading }) => {
+    const path = join(ROOT, file);
+    if (!existsSync(path)) return [`${file}: no such file`];
+    const markdown = readFileSync(path, 'utf8');
+    if (anchor !== undefined && !anchorsOf(markdown).has(anchor))
+      return [`${file}#${anchor}: no such section`];
+    if (
+      heading !== undefined &&
+      !new RegExp(`^#+\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'm').test(markdown)
+    )
+      return [`${file} "${heading}": no such section`];
+    return [];
+  });
+}
+
+describe('--help of the scripts in package.json', () => {
+  it('knows every script: it runs a file of this repository, or it is listed as another tool', () => {
+    // Assess: a new script is checked below, or says here why not.
+    expect(Object.keys(SCRIPTS).filter((name) => !OURS.includes(name) && !(name in NOT_OURS))).toEqual([]);
+    expect(OURS).toEqual(
+      expect.arrayContaining(['start', 'sim', 'simulator', 'cost', 'saturate', 'console:build']),
+    );
+  });
+
+  for (const name of OURS)
+    it(`npm run ${name} -- --help prints its usage and exits 0, and every doc section it names exists`, async () => {
+      // Act
+      const { code, stdout, stderr } = await run(`${SCRIPTS[name]} --help`);
+      // Assess
+      const output = `${stdout}${stderr}`;
+      expect(code, output).toBe(0);
+      expect(stdout, output).toMatch(/^Usage: /m);
+      expect(output).not.toMatch(STACK_FRAME);
+      expect(brokenReferences(output), output).toEqual([]);
+    });
+
+  it('an unknown option is a one-line message and the usage, exit code 2, no stack trace', async () => {
+    // Act
+    const { code, stdout, stderr } = await run(`${SCRIPTS.cost} --no-such-option`);
+    // Assess
+    expect(code, stderr).toBe(2);
+    expect(stderr).toContain("✖ Unknown option '--no-such-option'");
+    expect(stderr).toMatch(/^Usage: npm run cost/m);
+    expect(`${stdout}${stderr}`).not.toMatch(STACK_FRAME);
+  });
+});
+
+describe('doc references in a usage text', () => {
+  it('are found whether they name an anchor, a file or a README section, and a missing one is reported', () => {
+    // Act
+    const broken = brokenReferences(
+      'see README "Provider simulator", README.md#quick-start, docs/configuration.md#npm-start, docs/nope.md',
+    );
+    // Assess
+    expect(broken).toEqual(['docs/nope.md: no such file', 'README.md "Provider simulator": no such section']);
+  });
+});
