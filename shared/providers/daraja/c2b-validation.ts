@@ -58,6 +58,16 @@ export interface C2BValidationInput {
   msisdn: string;
   firstName: string;
   lastName: string;
+  /** Daraja's TransactionType ("Pay Bill", "Buy Goods", …), '' when absent. */
+  transactionType?: string;
+}
+
+/**
+ * A till (Buy Goods) payment has no account number: Daraja sends an empty BillRefNumber. The account
+ * number rules apply to pay-bill payments only; refusing a till payment for it would cancel it.
+ */
+export function carriesAccountNumber(input: Pick<C2BValidationInput, 'transactionType'>): boolean {
+  return !/buy\s*goods|till/i.test(input.transactionType ?? '');
 }
 
 export interface C2BRules extends DarajaC2bSettings {
@@ -142,6 +152,7 @@ export function evaluateLocalRules(input: C2BValidationInput, rules: C2BRules): 
   }
   if (
     rules.billRefPattern !== undefined &&
+    carriesAccountNumber(input) &&
     !new RegExp(`^(?:${rules.billRefPattern})$`).test(input.billRefNumber.trim())
   ) {
     return reject(
@@ -238,7 +249,7 @@ export async function decideC2BValidation(
 
   const controller = new AbortController();
   const remote = async (): Promise<C2BDecision> => {
-    if (sources.knownAccount) {
+    if (sources.knownAccount && carriesAccountNumber(input)) {
       const billRef = canonicalBillRef(input.billRefNumber);
       if (!billRef || !(await sources.knownAccount(billRef, controller.signal))) {
         return reject(

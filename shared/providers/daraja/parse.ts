@@ -291,6 +291,7 @@ export function parseC2bValidation(input: Input): ParsedCallback {
       msisdn: payload.MSISDN ?? '',
       firstName: payload.FirstName ?? '',
       lastName: payload.LastName ?? '',
+      transactionType: payload.TransactionType ?? '',
     },
     rules: { ...settings.c2b, shortCode: settings.shortCode },
     deadlineMs: settings.c2b.deadlineMs,

@@ -63,6 +63,27 @@ describe('C2B validation rules', () => {
     expect(decision).toBeUndefined();
   });
 
+  it.each([['Buy Goods'], ['CustomerBuyGoodsOnline']])(
+    'accepts a till payment (%s), which carries no account number, whatever the account number pattern',
+    (transactionType) => {
+      // Act
+      const decision = evaluateLocalRules(
+        input({ billRefNumber: '', transactionType }),
+        rules({ billRefPattern: '[A-Z]{3}-\\d{3}' }),
+      );
+      // Assess
+      expect(decision).toBeUndefined();
+    },
+  );
+
+  it('still applies the account number pattern to a pay-bill payment with an empty BillRefNumber', () => {
+    const decision = evaluateLocalRules(
+      input({ billRefNumber: '', transactionType: 'Pay Bill' }),
+      rules({ billRefPattern: '[A-Z]{3}-\\d{3}' }),
+    );
+    expect(decision).toMatchObject({ decision: 'reject', rule: 'bill-ref-pattern' });
+  });
+
   it('matches the BillRefNumber pattern against the whole value, not a part of it', () => {
     expect(
       evaluateLocalRules(input({ billRefNumber: 'XACC-001X' }), rules({ billRefPattern: 'ACC-\\d{3}' })),
@@ -124,6 +145,16 @@ describe('deciding within the deadline', () => {
       { budgetMs: 1000 },
     );
     expect(outcome).toMatchObject({ resultCode: 'C2B00012', rule: 'known-account', deadlineApplied: false });
+  });
+
+  it('never looks up a till payment’s empty account number: it has none', async () => {
+    const outcome = await decideC2BValidation(
+      input({ billRefNumber: '', transactionType: 'Buy Goods' }),
+      rules({ knownAccounts: true }),
+      { knownAccount: async () => false },
+      { budgetMs: 1000 },
+    );
+    expect(outcome).toMatchObject({ decision: 'accept' });
   });
 
   it('looks the account number up in canonical form', async () => {
