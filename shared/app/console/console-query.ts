@@ -1,3 +1,4 @@
+import { hasControlCharacters } from '../../util/text';
 import { accountKey, type RelayConfig } from '../../config/schema';
 import { SchemaValidationError } from '../../domain/errors';
 import { reversalStateOf } from '../../domain/reversal';
@@ -191,8 +192,7 @@ export async function readTransactions(
 /** One text parameter: present, at most `max` characters, no control characters. */
 export function parseText(value: string | undefined, name: string, max = 200): string | undefined {
   if (value === undefined || value === '') return undefined;
-  // eslint-disable-next-line no-control-regex
-  if (value.length > max || /[\u0000-\u001f\u007f-\u009f]/.test(value))
+  if (value.length > max || hasControlCharacters(value))
     throw badParameter(name, `must be at most ${max} characters, without control characters`);
   return value;
 }

@@ -1,3 +1,4 @@
+import { hasControlCharacters } from '../../util/text';
 import type { TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { phoneFieldsOf } from '../../providers/registry';
@@ -121,8 +122,7 @@ export async function searchTransactions(
   query: Record<string, string | undefined>,
 ): Promise<SearchAnswer> {
   const q = query.q?.trim();
-  // eslint-disable-next-line no-control-regex
-  if (!q || q.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(q))
+  if (!q || q.length > 200 || hasControlCharacters(q))
     throw badParameter('q', 'must be 1 to 200 characters without control characters');
   const limit = parseLimit(query.limit);
   const range = parseRange(query, deps.clock.now(), RECEIPT_SEARCH_RANGE);

@@ -1,3 +1,4 @@
+import { hasControlCharacters } from '../../util/text';
 import * as z from '../../util/zod';
 import { SchemaValidationError } from '../../domain/errors';
 import type { Reason } from '../../domain/reasons';
@@ -43,8 +44,7 @@ interface DarajaBalanceAccount {
 const MAX_ACCOUNTS = 50;
 const CURRENCY = /^[A-Z]{3}$/;
 /** Daraja's account names are short ("Organization Settlement Account"); a long one is not an account. */
-// eslint-disable-next-line no-control-regex -- the point is to refuse control characters
-const ACCOUNT_NAME = /^[^\u0000-\u001f\u007f]{1,100}$/;
+const isAccountName = (name: string) => name.length >= 1 && name.length <= 100 && !hasControlCharacters(name);
 /** Daraja API docs: ResultDesc is at most 1024 characters. */
 const MAX_DESCRIPTION = 1024;
 
@@ -61,7 +61,7 @@ export function parseAccountBalance(value: string): DarajaBalanceAccount[] {
   return segments.map((segment, index) => {
     const [name = '', currency = '', ...amounts] = segment.split('|').map((field) => field.trim());
     const decimals = amounts.map((amount) => (amount === '' ? null : (toDecimalString(amount) ?? undefined)));
-    if (!ACCOUNT_NAME.test(name) || !CURRENCY.test(currency) || !decimals[0] || decimals.includes(undefined))
+    if (!isAccountName(name) || !CURRENCY.test(currency) || !decimals[0] || decimals.includes(undefined))
       throw new SchemaValidationError(
         `Daraja AccountBalance account ${index + 1} is not "Name|Currency|Amount|…" (got ${JSON.stringify(segment.slice(0, 80))})`,
       );
