@@ -641,29 +641,47 @@ function applyUnconfirmed(
   if (base.status === 'EXPIRED') return record(base, incoming, ctx, recheck, [], isNew, preEvents);
   const settled = [...(base.evidence ?? [])].reverse().find((e) => e.claim === base.status);
   const detail = `unconfirmed ${report.status} reported after ${base.status}${settled ? ` (${describeEvidence(settled)})` : ''}; a status check follows`;
-  const conflictRecord: ConflictRecord = {
+  const said = statusConflict(base, report, {
+    detail,
+    evidence: settled ? [settled, incoming] : [incoming],
+    discriminator: `STATUS:${base.status}:${report.status}`,
+  });
+  if (!said.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+  // The same claim again (a flood of forged bodies): counted on its conflict, no event, no new check.
+  if (!said.fresh) return record(said.next, incoming, ctx, base.reconcile, [], isNew, preEvents, true);
+  return record(said.next, incoming, ctx, recheck, said.events, isNew, preEvents);
+}
+
+/**
+ * A STATUS conflict about what a report claims, recorded once per distinct contradiction (withConflict:
+ * a repeat is counted on the record it repeats, without an event).
+ */
+function statusConflict(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  said: { detail: string; evidence: Evidence[]; discriminator: string },
+): { next: TransactionRecord; events: EventEnvelope[]; changed: boolean; fresh: boolean } {
+  const kept = withConflict(base.conflicts, {
     kind: 'STATUS',
     reportedStatus: report.status,
     at: report.receivedAt,
     origin: report.origin,
     receiptId: report.receiptId,
-    detail,
-    evidence: settled ? [settled, incoming] : [incoming],
-  };
-  const kept = withConflict(base.conflicts, conflictRecord);
-  if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+    detail: said.detail,
+    evidence: said.evidence,
+  });
+  if (!kept.changed) return { next: base, events: [], changed: false, fresh: false };
   const next = { ...base, conflicts: kept.conflicts };
-  // The same claim again (a flood of forged bodies): counted on its conflict, no event, no new check.
-  if (!kept.fresh) return record(next, incoming, ctx, base.reconcile, [], isNew, preEvents, true);
+  if (!kept.fresh) return { next, events: [], changed: true, fresh: false };
   const event = conflictEvent(next, report, {
     kind: 'STATUS',
-    detail,
+    detail: said.detail,
     currentStatus: base.status,
-    discriminator: `STATUS:${base.status}:${report.status}`,
+    discriminator: said.discriminator,
     occurredAt: report.receivedAt,
-    evidence: conflictRecord.evidence ?? [],
+    evidence: said.evidence,
   });
-  return record(next, incoming, ctx, recheck, [event], isNew, preEvents);
+  return { next, events: [event], changed: true, fresh: true };
 }
 
 /**
@@ -680,28 +698,12 @@ function claimConflict(
     ? [...(base.evidence ?? [])].reverse().find((e) => isOutcome(e.claim) && e.claim !== incoming.claim)
     : undefined;
   if (!against) return { next: base, events: [] };
-  const detail = `${describeEvidence(against)}; then ${describeEvidence(incoming)}; neither is confirmed: a status check follows`;
-  const kept = withConflict(base.conflicts, {
-    kind: 'STATUS',
-    reportedStatus: report.status,
-    at: report.receivedAt,
-    origin: report.origin,
-    receiptId: report.receiptId,
-    detail,
+  const { next, events } = statusConflict(base, report, {
+    detail: `${describeEvidence(against)}; then ${describeEvidence(incoming)}; neither is confirmed: a status check follows`,
     evidence: [against, incoming],
-  });
-  if (!kept.changed) return { next: base, events: [] };
-  const next = { ...base, conflicts: kept.conflicts };
-  if (!kept.fresh) return { next, events: [] };
-  const event = conflictEvent(next, report, {
-    kind: 'STATUS',
-    detail,
-    currentStatus: base.status,
     discriminator: `STATUS:claims:${against.claim}:${report.status}`,
-    occurredAt: report.receivedAt,
-    evidence: [against, incoming],
   });
-  return { next, events: [event] };
+  return { next, events };
 }
 
 /** Evidence kept (and maybe a status check asked for) without a change of status. */
