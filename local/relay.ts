@@ -19,12 +19,19 @@ import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { lambdaContext } from './lambda-adapter';
 import { consoleSite } from './console-site';
-import { consoleEventStream } from './console-events';
+import { consoleEventStream, TransactionChangeFeed } from './console-events';
+import { changedTransaction } from '../shared/adapters/dynamodb/stream';
+import { toSummary } from '../shared/app/console/console-query';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalPoller } from './poller';
 import { applyStoredCallbacksAtStart } from './stored-callbacks';
 import { LocalStreamPump } from './stream-pump';
+
+/** Connections of the management API's client to DynamoDB Local, at most. */
+const MANAGEMENT_SOCKETS = 8;
+/** Per request of the management API's client, waiting for one of its connections included. */
+const MANAGEMENT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface LocalRelayOptions {
   config: RelayConfig;
@@ -44,6 +51,8 @@ export interface LocalRelayOptions {
    * not of how fast DynamoDB Local answers on a busy machine, give it longer.
    */
   dynamoRequestTimeoutMs?: number;
+  /** Event streams served at once (the console's live feed). @default MAX_EVENT_STREAMS */
+  maxEventStreams?: number;
   /** Bench hook: DynamoDB capacity consumed by every store operation. */
   onConsumedCapacity?: RelayStoreOptions['onConsumedCapacity'];
   /** Run the reconciliation poller on its interval (default true); tests may drive it by hand. */
@@ -92,19 +101,30 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   } finally {
     setup.client.destroy();
   }
+  // The management API's own client, as in the cloud where it runs in a Lambda of its own: its reads
+  // never take the sockets a callback's write waits for (one pool of 50 shared with 25 polling streams
+  // answered callbacks 503), and at most MANAGEMENT_SOCKETS of them reach DynamoDB Local at once. Not on
+  // an ack's budget, its requests may wait longer for a socket.
+  const managementClients = createDynamoClients({
+    endpoint: options.dynamoEndpoint,
+    requestTimeoutMs: options.dynamoRequestTimeoutMs ?? MANAGEMENT_REQUEST_TIMEOUT_MS,
+    maxSockets: MANAGEMENT_SOCKETS,
+  });
   const clock = options.clock ?? systemClock;
-  const store = new DynamoRelayStore(doc, {
+  const storeOptions: RelayStoreOptions = {
     tableName: options.tableName,
     retention: config.retention,
     shards: config.reconciliation.shards,
     onConsumedCapacity: options.onConsumedCapacity,
-  });
+  };
+  const store = new DynamoRelayStore(doc, storeOptions);
   const scrub = secretScrubber(config);
   const relayLog = scrubbingLogger(log, scrub);
+  const tracker = new CallbackTracker(store, config, relayLog);
   const base: RelayServices = {
     config,
     // Every stored callback notes its account's callback health, as in AWS (shared/runtime/lambda.ts).
-    store: trackingCallbacks(store, new CallbackTracker(store, config, relayLog)),
+    store: trackingCallbacks(store, tracker),
     clock,
     log: relayLog,
     scrub,
@@ -123,7 +143,11 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     ...(fileBuffer ? { ingressBuffer: fileBuffer } : {}),
   };
   const callback = createCallbackHandler(services);
-  const management = createManagementHandler(services);
+  const managementStore = new DynamoRelayStore(managementClients.doc, storeOptions);
+  const management = createManagementHandler({
+    ...services,
+    store: trackingCallbacks(managementStore, tracker),
+  });
   const sink =
     options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
   const publisher = createOutboxPublisher({ sink, log });
@@ -135,6 +159,14 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     log,
     options.streamPollMs,
   );
+  // The console's live feed: what the pump reads, fanned out to every open event stream (no store read).
+  const feed = new TransactionChangeFeed(options.maxEventStreams);
+  pump.watch((records) => {
+    for (const record of records) {
+      const changed = changedTransaction(record);
+      if (changed) feed.publish(toSummary(changed));
+    }
+  });
   await pump.start();
   // Callbacks the previous run stored but did not apply (it stopped in between), once, before any new one.
   await applyStoredCallbacksAtStart(services, doc, options.tableName);
@@ -151,7 +183,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     trustForwardedFor: config.local.trustForwardedFor,
     ready: readinessOf({ dynamodb: describeTableCheck(client, options.tableName) }),
     site: consoleSite(),
-    events: consoleEventStream({ config, store: services.store, clock }),
+    events: consoleEventStream({ config, feed }),
     health: async () => ({
       status: 'ok',
       dynamodb: options.dynamoEndpoint,
@@ -181,6 +213,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
       });
       await pump.stop();
       client.destroy();
+      managementClients.client.destroy();
     },
   };
 }

@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -21,6 +21,8 @@ import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-lo
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
 import { pollerBench } from './bench-poller';
+import { consolesBench } from './bench-consoles';
+import { COUNTS_REFRESH_MS } from '../console/live';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
@@ -40,7 +42,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '10' },
     'publish-during': { type: 'boolean', default: false },
-    /** `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost table. */
+    /**
+     * `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost
+     * table; `consoles`: only the "Acks with consoles open" section.
+     */
     only: { type: 'string' },
   },
 });
@@ -211,6 +216,10 @@ async function main() {
     await pollerSection(out);
     return;
   }
+  if (values.only === 'consoles') {
+    await consolesSection(out);
+    return;
+  }
   const dynamo = await startDynamoDbLocal();
   let relay: LocalRelay | undefined;
   try {
@@ -378,6 +387,7 @@ async function main() {
   }
 
   await pollerSection(out);
+  await consolesSection(out);
 
   out();
   out('Store outage (ingress buffer; DynamoDB Local stalled with SIGSTOP, then resumed)');
@@ -411,6 +421,28 @@ async function pollerSection(out: (line?: string) => void): Promise<void> {
   const dynamo = await startDynamoDbLocal();
   try {
     await pollerBench(out, dynamo.endpoint);
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+/**
+ * MoMo acks with no console open, then with 25 open (their event streams and counts refreshes), on a
+ * DynamoDB Local of its own for the same reason as the poller's section.
+ */
+async function consolesSection(out: (line?: string) => void): Promise<void> {
+  out();
+  out('Acks with consoles open (npm start: event streams and counts refreshes beside the callbacks)');
+  out('| measure | value | target |');
+  out('|---|---|---|');
+  const dynamo = await startDynamoDbLocal();
+  try {
+    await consolesBench(out, dynamo.endpoint, {
+      root: ROOT,
+      body: BODY,
+      log: quiet,
+      countsEveryMs: COUNTS_REFRESH_MS,
+    });
   } finally {
     await dynamo.stop();
   }

@@ -8,6 +8,7 @@ import {
   type TransactionSummary,
 } from '../api';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
+import { COUNTS_REFRESH_MS } from '../live';
 
 const STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'AMBIGUOUS', 'EXPIRED', 'REVERSED'];
 const PROVIDERS = ['momo', 'airtel', 'daraja'];
@@ -140,18 +141,21 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
 
   const loadCounts = async () => {
     try {
-      const answer = await api<{ counts: Record<string, number>; total: number }>('/v1/transactions/counts', {
-        query: { ...range, provider: filters.provider, account: filters.account },
-      });
+      const answer = await api<{ counts: Record<string, number>; total: number; complete?: boolean }>(
+        '/v1/transactions/counts',
+        { query: { ...range, provider: filters.provider, account: filters.account } },
+      );
+      // A range larger than one request counts: the newest part, marked as a lower bound.
+      const atLeast = answer.complete === false ? '≥ ' : '';
       replace(
         counts,
-        h('span', { class: 'count total' }, `total ${answer.total}`),
+        h('span', { class: 'count total' }, `total ${atLeast}${answer.total}`),
         Object.entries(answer.counts).map(([status, n]) =>
           h(
             'a',
             { class: 'count', href: `#/transactions?status=${status}`, 'data-status': status },
             statusPill(status),
-            ` ${n}`,
+            ` ${atLeast}${n}`,
           ),
         ),
       );
@@ -161,6 +165,21 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
         error instanceof NotAvailableError ? notAvailable('Counts by status') : errorBox(error),
       );
     }
+  };
+
+  let countsTimer: ReturnType<typeof setTimeout> | undefined;
+  let countsAt = 0;
+  /** After live changes: one counts refresh per COUNTS_REFRESH_MS at most, at the end of the interval. */
+  const refreshCounts = () => {
+    if (countsTimer || stopped) return;
+    countsTimer = setTimeout(
+      () => {
+        countsTimer = undefined;
+        countsAt = Date.now();
+        if (!stopped) void loadCounts();
+      },
+      Math.max(0, countsAt + COUNTS_REFRESH_MS - Date.now()),
+    );
   };
 
   const renderRows = (page: TransactionPage, more: HTMLElement | null, append: boolean) => {
@@ -235,7 +254,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
             const t = parsed.transaction ?? parsed;
             if (t.reference) {
               addLive(t);
-              void loadCounts();
+              refreshCounts();
             }
           } catch {
             // A comment or keep-alive line.
@@ -269,7 +288,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
             changed = true;
           }
         }
-        if (changed) void loadCounts();
+        if (changed) refreshCounts();
       } catch {
         // The next tick tries again.
       }
@@ -313,5 +332,6 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     stopped = true;
     stopFollow();
     if (timer) clearTimeout(timer);
+    if (countsTimer) clearTimeout(countsTimer);
   };
 }

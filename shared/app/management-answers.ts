@@ -76,6 +76,13 @@ export interface ReconciliationReport {
   };
   /** Lists cut at MAX_LINES: their full lengths (narrow the range to see every line). */
   truncated?: Record<string, number>;
+  /**
+   * False when the range holds more than one report reads (MAX_REPORTED): this report covers the newest
+   * ones, created from `reportedFrom` on; `next` (as `cursor`, same from and to) reports the older ones.
+   */
+  complete: boolean;
+  reportedFrom: string | null;
+  next: string | null;
 }
 
 export interface ReportCharts {

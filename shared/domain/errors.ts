@@ -96,6 +96,10 @@ export class UnstorableInputError extends RelayError {
 export class HintBudgetSpentError extends RelayError {
   readonly code = 'HINT_BUDGET_SPENT';
 }
+/** As many console event streams are open as the relay serves at once: refused, the console polls instead. */
+export class TooManyStreamsError extends RelayError {
+  readonly code = 'TOO_MANY_STREAMS';
+}
 /** Storage could not be written; the caller must not acknowledge success to a provider. */
 export class StorageUnavailableError extends RelayError {
   readonly code = 'STORAGE_UNAVAILABLE';

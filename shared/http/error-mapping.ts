@@ -15,6 +15,7 @@ import {
   RouteNotFoundError,
   SchemaValidationError,
   StorageUnavailableError,
+  TooManyStreamsError,
   TransactionNotFoundError,
   TransactionStateError,
   UnauthorizedError,
@@ -47,6 +48,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
   [HintBudgetSpentError, 429],
+  [TooManyStreamsError, 429],
   [StorageUnavailableError, 503],
   [ConfigError, 500],
 ];
