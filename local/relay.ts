@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { wordPressBadgeApi } from '../shared/adapters/badges/wordpress-badge-api';
 import type { AddressInfo } from 'node:net';
 import { createCallbackHandler } from '../functions/callback/handler';
@@ -32,6 +33,39 @@ import { LocalStreamPump } from './stream-pump';
 const MANAGEMENT_SOCKETS = 8;
 /** Per request of the management API's client, waiting for one of its connections included. */
 const MANAGEMENT_REQUEST_TIMEOUT_MS = 10_000;
+
+/** How long one counts answer serves the same question again (every open console asks it). */
+export const SHARED_COUNTS_MS = 5000;
+
+type ManagementLambda = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * GET /v1/transactions/counts asked again with the same query and token within SHARED_COUNTS_MS gets the
+ * same answer (while it is read, and for that time after): 25 consoles refreshing the same counts cost
+ * one read, not 25. Only 200 answers are kept; at most 100 questions at once.
+ */
+function sharedCounts(handler: ManagementLambda): ManagementLambda {
+  const recent = new Map<string, { at: number; answer: Promise<APIGatewayProxyStructuredResultV2> }>();
+  return (event, context) => {
+    if (event.requestContext.http.method !== 'GET' || event.rawPath !== '/v1/transactions/counts')
+      return handler(event, context);
+    const now = Date.now();
+    for (const [key, entry] of recent) if (now - entry.at > SHARED_COUNTS_MS) recent.delete(key);
+    const key = `${event.rawQueryString}\n${event.headers.authorization ?? ''}`;
+    const kept = recent.get(key);
+    if (kept) return kept.answer;
+    const answer = handler(event, context);
+    if (recent.size < 100) recent.set(key, { at: now, answer });
+    answer.then(
+      (result) => result.statusCode !== 200 && recent.delete(key),
+      () => recent.delete(key),
+    );
+    return answer;
+  };
+}
 
 export interface LocalRelayOptions {
   config: RelayConfig;
@@ -144,10 +178,9 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   };
   const callback = createCallbackHandler(services);
   const managementStore = new DynamoRelayStore(managementClients.doc, storeOptions);
-  const management = createManagementHandler({
-    ...services,
-    store: trackingCallbacks(managementStore, tracker),
-  });
+  const management = sharedCounts(
+    createManagementHandler({ ...services, store: trackingCallbacks(managementStore, tracker) }),
+  );
   const sink =
     options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
   const publisher = createOutboxPublisher({ sink, log });
