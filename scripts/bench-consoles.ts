@@ -32,7 +32,8 @@ export interface ConsolesBenchOptions {
   countsEveryMs: number;
 }
 
-function pendingTx(reference: string): TransactionRecord {
+/** A registered MoMo request to pay, PENDING, created now (what the bench's callbacks settle). */
+export function pendingTx(reference: string): TransactionRecord {
   const now = new Date().toISOString();
   return {
     key: { provider: 'momo', account: 'demo', reference },
@@ -58,7 +59,7 @@ function pendingTx(reference: string): TransactionRecord {
   };
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 

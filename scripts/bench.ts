@@ -21,7 +21,7 @@ import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-lo
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
 import { pollerBench } from './bench-poller';
-import { consolesBench } from './bench-consoles';
+import { consolesBench, pendingTx as pending, percentile } from './bench-consoles';
 import { COUNTS_REFRESH_MS } from '../console/live';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
@@ -31,7 +31,6 @@ import { parseConfig } from '../shared/config/load';
 import { applyReport } from '../shared/domain/apply-report';
 import type { RelayLogger } from '../shared/app/ports';
 import { runPollCycle } from '../shared/app/reconciliation/poll-cycle';
-import type { TransactionRecord } from '../shared/domain/transaction';
 import { sha256Hex } from '../shared/util/ids';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -105,32 +104,6 @@ function refs(count: number): string[] {
   return Array.from({ length: count }, () => randomUUID());
 }
 
-function pending(reference: string): TransactionRecord {
-  const now = new Date().toISOString();
-  return {
-    key: { provider: 'momo', account: 'demo', reference },
-    kind: 'requesttopay',
-    status: 'PENDING',
-    registered: true,
-    amount: { value: '100', currency: 'EUR' },
-    msisdn: undefined,
-    externalId: 'order-8841',
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: now,
-    updatedAt: now,
-    reconcileUntil: now,
-    revision: 1,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
-  };
-}
-
 async function pool<T>(items: T[], work: (item: T) => Promise<void>): Promise<number> {
   const started = performance.now();
   let next = 0;
@@ -140,10 +113,6 @@ async function pool<T>(items: T[], work: (item: T) => Promise<void>): Promise<nu
     }),
   );
   return performance.now() - started;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 /** HTTP load from a worker thread: a provider is another machine, not the relay's event loop. */
