@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { wordPressBadgeApi } from '../shared/adapters/badges/wordpress-badge-api';
 import type { AddressInfo } from 'node:net';
 import { createCallbackHandler } from '../functions/callback/handler';
@@ -22,12 +23,52 @@ import { toInboundRequest } from '../shared/http/api-gateway';
 import { statusFor } from '../shared/http/error-mapping';
 import { lambdaContext, toApiGatewayEvent } from './lambda-adapter';
 import { consoleSite } from './console-site';
-import { consoleEventStream } from './console-events';
+import { consoleEventStream, TransactionChangeFeed } from './console-events';
+import { changedTransaction } from '../shared/adapters/dynamodb/stream';
+import { toSummary } from '../shared/app/console/console-query';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalPoller } from './poller';
 import { applyStoredCallbacksAtStart } from './stored-callbacks';
 import { LocalStreamPump } from './stream-pump';
+
+/** Connections of the management API's client to DynamoDB Local, at most. */
+const MANAGEMENT_SOCKETS = 4; // 8 still gave the callbacks a 2.3× p99 with 25 consoles in the bench
+/** Per request of the management API's client, waiting for one of its connections included. */
+const MANAGEMENT_REQUEST_TIMEOUT_MS = 10_000;
+
+/** How long one counts answer serves the same question again (every open console asks it). */
+export const SHARED_COUNTS_MS = 5000;
+
+type ManagementLambda = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * GET /v1/transactions/counts asked again with the same query and token within SHARED_COUNTS_MS gets the
+ * same answer (while it is read, and for that time after): 25 consoles refreshing the same counts cost
+ * one read, not 25. Only 200 answers are kept; at most 100 questions at once.
+ */
+function sharedCounts(handler: ManagementLambda): ManagementLambda {
+  const recent = new Map<string, { at: number; answer: Promise<APIGatewayProxyStructuredResultV2> }>();
+  return (event, context) => {
+    if (event.requestContext.http.method !== 'GET' || event.rawPath !== '/v1/transactions/counts')
+      return handler(event, context);
+    const now = Date.now();
+    for (const [key, entry] of recent) if (now - entry.at > SHARED_COUNTS_MS) recent.delete(key);
+    const key = `${event.rawQueryString}\n${event.headers.authorization ?? ''}`;
+    const kept = recent.get(key);
+    if (kept) return kept.answer;
+    const answer = handler(event, context);
+    if (recent.size < 100) recent.set(key, { at: now, answer });
+    answer.then(
+      (result) => result.statusCode !== 200 && recent.delete(key),
+      () => recent.delete(key),
+    );
+    return answer;
+  };
+}
 
 export interface LocalRelayOptions {
   config: RelayConfig;
@@ -47,6 +88,8 @@ export interface LocalRelayOptions {
    * not of how fast DynamoDB Local answers on a busy machine, give it longer.
    */
   dynamoRequestTimeoutMs?: number;
+  /** Event streams served at once (the console's live feed). @default MAX_EVENT_STREAMS */
+  maxEventStreams?: number;
   /** Bench hook: DynamoDB capacity consumed by every store operation. */
   onConsumedCapacity?: RelayStoreOptions['onConsumedCapacity'];
   /** Run the reconciliation poller on its interval (default true); tests may drive it by hand. */
@@ -95,19 +138,30 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   } finally {
     setup.client.destroy();
   }
+  // The management API's own client, as in the cloud where it runs in a Lambda of its own: its reads
+  // never take the sockets a callback's write waits for (one pool of 50 shared with 25 polling streams
+  // answered callbacks 503), and at most MANAGEMENT_SOCKETS of them reach DynamoDB Local at once. Not on
+  // an ack's budget, its requests may wait longer for a socket.
+  const managementClients = createDynamoClients({
+    endpoint: options.dynamoEndpoint,
+    requestTimeoutMs: options.dynamoRequestTimeoutMs ?? MANAGEMENT_REQUEST_TIMEOUT_MS,
+    maxSockets: MANAGEMENT_SOCKETS,
+  });
   const clock = options.clock ?? systemClock;
-  const store = new DynamoRelayStore(doc, {
+  const storeOptions: RelayStoreOptions = {
     tableName: options.tableName,
     retention: config.retention,
     shards: config.reconciliation.shards,
     onConsumedCapacity: options.onConsumedCapacity,
-  });
+  };
+  const store = new DynamoRelayStore(doc, storeOptions);
   const scrub = secretScrubber(config);
   const relayLog = scrubbingLogger(log, scrub);
+  const tracker = new CallbackTracker(store, config, relayLog);
   const base: RelayServices = {
     config,
     // Every stored callback notes its account's callback health, as in AWS (shared/runtime/lambda.ts).
-    store: trackingCallbacks(store, new CallbackTracker(store, config, relayLog)),
+    store: trackingCallbacks(store, tracker),
     clock,
     log: relayLog,
     scrub,
@@ -126,7 +180,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     ...(fileBuffer ? { ingressBuffer: fileBuffer } : {}),
   };
   const callback = createCallbackHandler(services);
-  const management = createManagementHandler(services);
+  const managementStore = new DynamoRelayStore(managementClients.doc, storeOptions);
+  const management = sharedCounts(
+    createManagementHandler({ ...services, store: trackingCallbacks(managementStore, tracker) }),
+  );
   const sink =
     options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
   const publisher = createOutboxPublisher({ sink, log });
@@ -138,6 +195,14 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     log,
     options.streamPollMs,
   );
+  // The console's live feed: what the pump reads, fanned out to every open event stream (no store read).
+  const feed = new TransactionChangeFeed(options.maxEventStreams);
+  pump.watch((records) => {
+    for (const record of records) {
+      const changed = changedTransaction(record);
+      if (changed) feed.publish(toSummary(changed));
+    }
+  });
   await pump.start();
   // Callbacks the previous run stored but did not apply (it stopped in between), once, before any new one.
   await applyStoredCallbacksAtStart(services, doc, options.tableName);
@@ -156,8 +221,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     site: consoleSite(),
     events: consoleEventStream({
       config,
-      store: services.store,
-      clock,
+      feed,
       // A wrong token on the stream is recorded as on any management route: a quarantine entry (under
       // the same flood limits), without the token (the query string and Authorization are not kept).
       refused: async (request, error) => {
@@ -200,6 +264,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
       });
       await pump.stop();
       client.destroy();
+      managementClients.client.destroy();
     },
   };
 }

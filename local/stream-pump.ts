@@ -211,6 +211,8 @@ export class LocalStreamPump {
   private streamArn = '';
   /** Polls run one at a time (timer and explicit drains share shard iterators). */
   private chain: Promise<unknown> = Promise.resolve();
+  /** Who else reads what the pump reads (the console's change feed): no second reader of the stream. */
+  private readonly watchers = new Set<(records: readonly DynamoDBRecord[]) => void>();
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -248,6 +250,16 @@ export class LocalStreamPump {
         .catch((error) => this.log.error('stream pump poll failed', { error }))
         .finally(() => this.schedule());
     }, this.intervalMs);
+  }
+
+  /**
+   * `watcher` sees every record the pump reads (a record may come again when its batch is retried), before
+   * it is published: the console's one change feed for all its event streams, at no extra read. Returns
+   * how to stop watching.
+   */
+  watch(watcher: (records: readonly DynamoDBRecord[]) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Takes an iterator for every shard not read yet: after its checkpoint, else from its horizon. */
@@ -315,6 +327,16 @@ export class LocalStreamPump {
       const page = await this.getRecords(shardId, iterator);
       const records = page.Records ?? [];
       let next = page.NextShardIterator;
+      if (records.length && this.watchers.size) {
+        const shaped = records.map((r) => toLambdaRecord(r, this.streamArn));
+        for (const watcher of this.watchers) {
+          try {
+            watcher(shaped);
+          } catch (error) {
+            this.log.warn('stream pump: a watcher failed (publishing goes on)', { error });
+          }
+        }
+      }
       if (records.length) {
         // The cloud's event source mapping filters the same way (OUTBOX_FILTER_PATTERN in infra).
         const carrying = records.filter(carriesOutbox);

@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -21,6 +21,8 @@ import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
 import { parseCli } from './cli';
 import { pollerBench } from './bench-poller';
+import { consolesBench, pendingTx as pending, percentile } from './bench-consoles';
+import { COUNTS_REFRESH_MS } from '../console/live';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
@@ -29,7 +31,6 @@ import { parseConfig } from '../shared/config/load';
 import { applyReport } from '../shared/domain/apply-report';
 import type { RelayLogger } from '../shared/app/ports';
 import { runPollCycle } from '../shared/app/reconciliation/poll-cycle';
-import type { TransactionRecord } from '../shared/domain/transaction';
 import { sha256Hex } from '../shared/util/ids';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -53,7 +54,10 @@ const { values } = parseCli(USAGE, {
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '10' },
     'publish-during': { type: 'boolean', default: false },
-    /** `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost table. */
+    /**
+     * `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost
+     * table; `consoles`: only the "Acks with consoles open" section.
+     */
     only: { type: 'string' },
   },
 });
@@ -113,32 +117,6 @@ function refs(count: number): string[] {
   return Array.from({ length: count }, () => randomUUID());
 }
 
-function pending(reference: string): TransactionRecord {
-  const now = new Date().toISOString();
-  return {
-    key: { provider: 'momo', account: 'demo', reference },
-    kind: 'requesttopay',
-    status: 'PENDING',
-    registered: true,
-    amount: { value: '100', currency: 'EUR' },
-    msisdn: undefined,
-    externalId: 'order-8841',
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: now,
-    updatedAt: now,
-    reconcileUntil: now,
-    revision: 1,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
-  };
-}
-
 async function pool<T>(items: T[], work: (item: T) => Promise<void>): Promise<number> {
   const started = performance.now();
   let next = 0;
@@ -148,10 +126,6 @@ async function pool<T>(items: T[], work: (item: T) => Promise<void>): Promise<nu
     }),
   );
   return performance.now() - started;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 /** HTTP load from a worker thread: a provider is another machine, not the relay's event loop. */
@@ -222,6 +196,10 @@ async function main() {
   const out = (line = '') => process.stdout.write(`${line}\n`);
   if (values.only === 'poller') {
     await pollerSection(out);
+    return;
+  }
+  if (values.only === 'consoles') {
+    await consolesSection(out);
     return;
   }
   const dynamo = await startDynamoDbLocal();
@@ -391,6 +369,7 @@ async function main() {
   }
 
   await pollerSection(out);
+  await consolesSection(out);
 
   out();
   out('Store outage (ingress buffer; DynamoDB Local stalled with SIGSTOP, then resumed)');
@@ -424,6 +403,28 @@ async function pollerSection(out: (line?: string) => void): Promise<void> {
   const dynamo = await startDynamoDbLocal();
   try {
     await pollerBench(out, dynamo.endpoint);
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+/**
+ * MoMo acks with no console open, then with 25 open (their event streams and counts refreshes), on a
+ * DynamoDB Local of its own for the same reason as the poller's section.
+ */
+async function consolesSection(out: (line?: string) => void): Promise<void> {
+  out();
+  out('Acks with consoles open (npm start: event streams and counts refreshes beside the callbacks)');
+  out('| measure | value | target |');
+  out('|---|---|---|');
+  const dynamo = await startDynamoDbLocal();
+  try {
+    await consolesBench(out, dynamo.endpoint, {
+      root: ROOT,
+      body: BODY,
+      log: quiet,
+      countsEveryMs: COUNTS_REFRESH_MS,
+    });
   } finally {
     await dynamo.stop();
   }

@@ -61,6 +61,12 @@ const out = [
   `  settled by:     ${counts(report.finalizedBy)}`,
   `  time to final:  p50 ${seconds(report.timeToFinalMs.p50)}, p95 ${seconds(report.timeToFinalMs.p95)}, max ${seconds(report.timeToFinalMs.max)}`,
   `  status calls:   ${report.statusChecks.total} (${report.statusChecks.perTransaction} per transaction)`,
+  // One report reads a bounded number of transactions: say when this one is the newest part only.
+  ...(report.complete === false
+    ? [
+        `  partial:        the newest only, created from ${report.reportedFrom}; narrow --from/--to for older ones`,
+      ]
+    : []),
 ];
 const titles: Record<string, string> = {
   expired: 'Expired (no final answer; look at the provider portal, then resolve by hand)',

@@ -206,6 +206,14 @@ function render(
       `time to final p50 ${((report.timeToFinalMs.p50 ?? 0) / 1000).toFixed(1)} s, p95 ${((report.timeToFinalMs.p95 ?? 0) / 1000).toFixed(1)} s`,
     ),
     h('span', { class: 'count' }, `${report.statusChecks.total} status calls`),
+    // A range larger than one report reads: these are the newest, say so (narrow the range for the rest).
+    report.complete === false && report.reportedFrom
+      ? h(
+          'span',
+          { class: 'count partial', 'data-testid': 'report-partial' },
+          `newest only: created from ${when(report.reportedFrom)}; narrow the range for older ones`,
+        )
+      : null,
   );
   return [
     summary,

@@ -11,6 +11,7 @@ import {
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
 // The values the API's status filter accepts, from the one list the server checks against.
 import { STATUS_FILTERS } from '../../shared/app/management-answers';
+import { COUNTS_REFRESH_MS } from '../live';
 const PROVIDERS = ['momo', 'airtel', 'daraja'];
 const POLL_MS = 5000;
 
@@ -161,15 +162,17 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
       const answer = await api<CountsAnswer>('/v1/transactions/counts', {
         query: { ...range, provider: filters.provider, account: filters.account },
       });
+      // A range larger than one request counts: the newest part, marked as a lower bound.
+      const atLeast = answer.complete === false ? '≥ ' : '';
       replace(
         counts,
-        h('span', { class: 'count total' }, `total ${answer.total}`),
+        h('span', { class: 'count total' }, `total ${atLeast}${answer.total}`),
         Object.entries(answer.counts).map(([status, n]) =>
           h(
             'a',
             { class: 'count', href: `#/transactions?status=${status}`, 'data-status': status },
             statusPill(status),
-            ` ${n}`,
+            ` ${atLeast}${n}`,
           ),
         ),
         // Counted under SUCCEEDED too (their status): the payments some of whose money went back.
@@ -191,6 +194,21 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
         error instanceof NotAvailableError ? notAvailable('Counts by status') : errorBox(error),
       );
     }
+  };
+
+  let countsTimer: ReturnType<typeof setTimeout> | undefined;
+  let countsAt = 0;
+  /** After live changes: one counts refresh per COUNTS_REFRESH_MS at most, at the end of the interval. */
+  const refreshCounts = () => {
+    if (countsTimer || stopped) return;
+    countsTimer = setTimeout(
+      () => {
+        countsTimer = undefined;
+        countsAt = Date.now();
+        if (!stopped) void loadCounts();
+      },
+      Math.max(0, countsAt + COUNTS_REFRESH_MS - Date.now()),
+    );
   };
 
   const renderRows = (page: TransactionPage, more: HTMLElement | null, append: boolean) => {
@@ -265,7 +283,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
             const t = parsed.transaction ?? parsed;
             if (t.reference) {
               addLive(t);
-              void loadCounts();
+              refreshCounts();
             }
           } catch {
             // A comment or keep-alive line.
@@ -299,7 +317,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
             changed = true;
           }
         }
-        if (changed) void loadCounts();
+        if (changed) refreshCounts();
       } catch {
         // The next tick tries again.
       }
@@ -343,5 +361,6 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     stopped = true;
     stopFollow();
     if (timer) clearTimeout(timer);
+    if (countsTimer) clearTimeout(countsTimer);
   };
 }

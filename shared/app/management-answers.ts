@@ -57,6 +57,12 @@ export interface CountsAnswer {
   reversed: { full: number; partial: number };
   total: number;
   range: { from: string; to: string };
+  /** Whether the range was counted to its start (a request counts at most MAX_COUNTED, newest first). */
+  complete: boolean;
+  /** When not complete: the creation time of the oldest transaction counted. */
+  countedFrom: string | null;
+  /** When not complete: pass back as `cursor` to count the older ones. */
+  next: string | null;
 }
 
 /** What a console search matched on. */
@@ -109,6 +115,13 @@ export interface ReconciliationReport {
   };
   /** Lists cut at MAX_LINES: their full lengths (narrow the range to see every line). */
   truncated?: Record<string, number>;
+  /**
+   * False when the range holds more than one report reads (MAX_REPORTED): this report covers the newest
+   * ones, created from `reportedFrom` on; `next` (as `cursor`, same from and to) reports the older ones.
+   */
+  complete: boolean;
+  reportedFrom: string | null;
+  next: string | null;
 }
 
 export interface ReportCharts {

@@ -92,6 +92,10 @@ export class InvalidCallbackUrlError extends RelayError {
 export class UnstorableInputError extends RelayError {
   readonly code = 'UNSTORABLE_INPUT';
 }
+/** As many console event streams are open as the relay serves at once: refused, the console polls instead. */
+export class TooManyStreamsError extends RelayError {
+  readonly code = 'TOO_MANY_STREAMS';
+}
 /** Storage could not be written; the caller must not acknowledge success to a provider. */
 export class StorageUnavailableError extends RelayError {
   readonly code = 'STORAGE_UNAVAILABLE';

@@ -14,6 +14,7 @@ import {
   RouteNotFoundError,
   SchemaValidationError,
   StorageUnavailableError,
+  TooManyStreamsError,
   TransactionNotFoundError,
   TransactionStateError,
   UnauthorizedError,
@@ -45,6 +46,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [TransactionStateError, 409],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
+  [TooManyStreamsError, 429],
   [StorageUnavailableError, 503],
   [ConfigError, 500],
 ];

@@ -78,7 +78,7 @@ export async function handleManagementRequest(
       if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
       checkBearer(services.config, request);
       const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
-      return json(200, await reconciliationReport(services.store, range));
+      return json(200, await reconciliationReport(services.store, range, request.query.cursor || undefined));
     }
     const consoleAnswer = await consoleRoute(services, request, segments);
     if (consoleAnswer) return consoleAnswer;

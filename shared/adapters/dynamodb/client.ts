@@ -26,6 +26,8 @@ export interface DynamoClientOptions {
   requestTimeoutMs?: number;
   /** @default DYNAMO_TIMEOUT_DEFAULTS.maxAttempts */
   maxAttempts?: number;
+  /** Connections open at once, at most (a request waits for one; its requestTimeout runs meanwhile). @default 50 (the SDK's) */
+  maxSockets?: number;
 }
 
 /**
@@ -43,6 +45,9 @@ export function createDynamoClients(options: DynamoClientOptions = {}) {
       connectionTimeout: options.connectionTimeoutMs ?? DYNAMO_TIMEOUT_DEFAULTS.connectionTimeoutMs,
       requestTimeout: options.requestTimeoutMs ?? DYNAMO_TIMEOUT_DEFAULTS.requestTimeoutMs,
       throwOnRequestTimeout: true,
+      ...(options.maxSockets
+        ? { httpAgent: { maxSockets: options.maxSockets }, httpsAgent: { maxSockets: options.maxSockets } }
+        : {}),
     },
   };
   if (options.endpoint) {

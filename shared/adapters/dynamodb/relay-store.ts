@@ -97,7 +97,8 @@ async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-function toRecord(item: Record<string, unknown>): TransactionRecord {
+/** A transaction item (as read, or as a stream image) without its table attributes. */
+export function toRecord(item: Record<string, unknown>): TransactionRecord {
   const {
     pk: _pk,
     sk: _sk,

@@ -1,6 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { TransactionRecord } from '../../domain/transaction';
+import { toRecord } from './relay-store';
+import { TX_SK } from './table';
 
 export interface ItemImages {
   oldImage: Record<string, unknown> | undefined;
@@ -12,4 +15,15 @@ export function imagesOf(record: DynamoDBRecord): ItemImages {
   const decode = (raw: Record<string, unknown> | undefined) =>
     raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
   return { oldImage: decode(record.dynamodb?.OldImage), newImage: decode(record.dynamodb?.NewImage) };
+}
+
+/**
+ * The transaction a stream record wrote, when it changed what a reader sees (`updatedAt` moved; a lease or
+ * a due time alone does not): undefined for receipts, lookups and the like, and for removals.
+ */
+export function changedTransaction(record: DynamoDBRecord): TransactionRecord | undefined {
+  if (record.dynamodb?.Keys?.sk?.S !== TX_SK || !record.dynamodb.NewImage) return undefined;
+  const { oldImage, newImage } = imagesOf(record);
+  if (!newImage || oldImage?.updatedAt === newImage.updatedAt) return undefined;
+  return toRecord(newImage);
 }

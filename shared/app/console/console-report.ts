@@ -64,13 +64,13 @@ export function chartsOf(
 /**
  * GET /v1/report: the reconciliation report (docs/reconciliation.md#operators) of the transactions created
  * in the range, with the series the console charts; one read of the range (the `byDay` index, then each
- * item) serves both.
+ * item, at most MAX_REPORTED: a larger range is reported a part at a time, `next`) serves both.
  */
 export async function consoleReport(
   deps: { store: RelayStore; clock: Clock },
   query: Record<string, string | undefined>,
 ): Promise<ConsoleReport> {
   const range = parseRange(query, deps.clock.now(), REPORT_RANGE);
-  const records = await createdIn(deps.store, range);
-  return { ...summarizeReport(records, range), charts: chartsOf(records, range) };
+  const { records, part } = await createdIn(deps.store, range, query.cursor);
+  return { ...summarizeReport(records, range), ...part, charts: chartsOf(records, range) };
 }

@@ -7,6 +7,7 @@ import {
   decodeCursor,
   encodeCursor,
   isCreatedEntry,
+  MAX_LIMIT,
   parseInstant,
   parseLimit,
   parseRange,
@@ -125,29 +126,58 @@ export async function listTransactions(
 }
 
 /**
- * GET /v1/transactions/counts: every transaction created in the range (the `byDay` index, then each
- * item) counted by status, and the reversed ones (under SUCCEEDED, their status) by how much went back;
- * provider/account narrow on the index keys before anything is read.
+ * Transactions one counts request reads, at most: a range holding more is counted a part at a time, newest
+ * first, each answer's `next` continuing where it stopped (the caller adds the parts up).
+ */
+export const MAX_COUNTED = 1000;
+
+/**
+ * GET /v1/transactions/counts: the transactions created in the range (the `byDay` index, then each item)
+ * counted by status (and the reversed ones, under SUCCEEDED, their status, by how much went back), newest first, at most MAX_COUNTED per request: `complete` says whether the range was
+ * counted to its start; if not, `countedFrom` is the creation time of the oldest one counted and `next`
+ * counts the older ones (same query, `cursor=next`). provider/account narrow on the index keys before
+ * anything is read.
  */
 export async function countTransactions(
-  deps: ConsoleDeps & { store: { listCreated(from: string, to: string): Promise<CreatedEntry['key'][]> } },
+  deps: ConsoleDeps,
   query: Record<string, string | undefined>,
 ): Promise<CountsAnswer> {
   const provider = parseText(query.provider, 'provider', 40);
   const account = parseText(query.account, 'account', 64);
   const range = parseRange(query, deps.clock.now(), LIST_RANGE);
-  const keys = (await deps.store.listCreated(range.from, range.to)).filter(
-    (k) => (!provider || k.provider === provider) && (!account || k.account === account),
-  );
+  let before = query.cursor ? decodeCursor(query.cursor, isCreatedEntry) : undefined;
   const counts = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<string, number>;
   const reversed = { full: 0, partial: 0 };
   let total = 0;
-  for (const tx of await readTransactions(deps.store, keys, 16)) {
-    if (!tx) continue;
-    counts[tx.status] = (counts[tx.status] ?? 0) + 1;
-    const reversal = reversalStateOf(tx);
-    if (reversal) reversed[reversal.state]++;
-    total++;
+  let examined = 0;
+  for (;;) {
+    const page = await deps.store.listCreatedPage(range, {
+      limit: Math.min(MAX_LIMIT, MAX_COUNTED - examined),
+      ...(before ? { before } : {}),
+    });
+    const keys = page.entries
+      .map((e) => e.key)
+      .filter((k) => (!provider || k.provider === provider) && (!account || k.account === account));
+    for (const tx of await readTransactions(deps.store, keys, 16)) {
+      if (!tx) continue;
+      counts[tx.status] = (counts[tx.status] ?? 0) + 1;
+      const reversal = reversalStateOf(tx);
+      if (reversal) reversed[reversal.state]++;
+      total++;
+    }
+    examined += page.entries.length;
+    before = page.entries.at(-1) ?? before;
+    if (!page.more || !before)
+      return { counts, reversed, total, range, complete: true, countedFrom: null, next: null };
+    if (examined >= MAX_COUNTED)
+      return {
+        counts,
+        reversed,
+        total,
+        range,
+        complete: false,
+        countedFrom: before.createdAt,
+        next: encodeCursor(before),
+      };
   }
-  return { counts, reversed, total, range };
 }

@@ -1,6 +1,13 @@
 import { SchemaValidationError } from '../../domain/errors';
 import { TRANSACTION_STATUSES } from '../../domain/status';
-import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import type { TransactionRecord } from '../../domain/transaction';
+import {
+  decodeCursor,
+  encodeCursor,
+  isCreatedEntry,
+  MAX_LIMIT,
+  readTransactions,
+} from '../console/console-query';
 import type { ReconciliationReport, ReportLine } from '../management-answers';
 import type { RelayStore } from '../ports';
 
@@ -49,40 +56,73 @@ export function reportRange(input: { from?: string; to?: string }, now: Date): {
 }
 
 /**
+ * Transactions one report reads, at most: a range holding more is reported a part at a time, newest first
+ * (`complete: false`, `reportedFrom`, and `next` for the older part), so one request's reads stay bounded.
+ */
+export const MAX_REPORTED = 2000;
+
+/** Where a report stopped when its range holds more than MAX_REPORTED (docs/reconciliation.md#operators). */
+export interface ReportPart {
+  complete: boolean;
+  /** The creation time of the oldest transaction reported when not complete. */
+  reportedFrom: string | null;
+  /** Pass as `cursor` (same from and to) for the report of the older ones. */
+  next: string | null;
+}
+
+/**
  * The reconciliation report of the transactions created in [from, to]: counts by status and by the
- * origin that settled them, time to final, status calls, and the lists a person must act on.
+ * origin that settled them, time to final, status calls, and the lists a person must act on; at most
+ * MAX_REPORTED of them, from `cursor` on.
  */
 export async function reconciliationReport(
   store: RelayStore,
   range: { from: string; to: string },
+  cursor?: string,
 ): Promise<ReconciliationReport> {
-  return summarizeReport(await createdIn(store, range), range);
+  const { records, part } = await createdIn(store, range, cursor);
+  return { ...summarizeReport(records, range), ...part };
 }
 
-/** The transactions created in [from, to] (the `byDay` index, then each item), oldest first. */
+/**
+ * The transactions created in [from, to] (the `byDay` index, then each item), newest first from `cursor`
+ * on, at most MAX_REPORTED, returned oldest first with where the read stopped.
+ */
 export async function createdIn(
-  store: Pick<RelayStore, 'listCreated' | 'getTransaction'>,
+  store: Pick<RelayStore, 'listCreatedPage' | 'getTransaction'>,
   range: { from: string; to: string },
-): Promise<TransactionRecord[]> {
-  const keys = await store.listCreated(range.from, range.to);
+  cursor?: string,
+): Promise<{ records: TransactionRecord[]; part: ReportPart }> {
+  let before = cursor ? decodeCursor(cursor, isCreatedEntry) : undefined;
   const records: TransactionRecord[] = [];
-  const queue: TransactionKey[] = [...keys];
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let key = queue.shift(); key; key = queue.shift()) {
-        const tx = await store.getTransaction(key);
-        if (tx) records.push(tx);
-      }
-    }),
-  );
-  return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  let examined = 0;
+  let part: ReportPart = { complete: true, reportedFrom: null, next: null };
+  for (;;) {
+    const page = await store.listCreatedPage(range, {
+      limit: Math.min(MAX_LIMIT, MAX_REPORTED - examined),
+      ...(before ? { before } : {}),
+    });
+    for (const tx of await readTransactions(
+      store,
+      page.entries.map((e) => e.key),
+    ))
+      if (tx) records.push(tx);
+    examined += page.entries.length;
+    before = page.entries.at(-1) ?? before;
+    if (!page.more || !before) break;
+    if (examined >= MAX_REPORTED) {
+      part = { complete: false, reportedFrom: before.createdAt, next: encodeCursor(before) };
+      break;
+    }
+  }
+  return { records: records.sort((a, b) => a.createdAt.localeCompare(b.createdAt)), part };
 }
 
 /** The report of `records` (created in `range`, oldest first). */
 export function summarizeReport(
   records: readonly TransactionRecord[],
   range: { from: string; to: string },
-): ReconciliationReport {
+): Omit<ReconciliationReport, keyof ReportPart> {
   const byStatus = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<string, number>;
   const finalizedBy: Record<string, number> = {};
   const durations: number[] = [];
