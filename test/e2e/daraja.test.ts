@@ -259,7 +259,7 @@ describe('Daraja end to end through the local HTTP server', () => {
       });
     });
 
-    it('makes the queried transaction AMBIGUOUS on a status timeout notice', async () => {
+    it('keeps a status timeout notice in the queried transaction’s history and publishes nothing: the query timed out, not the payment', async () => {
       const ocid = unique('3211-');
       await register({ kind: 'b2c', reference: ocid });
       const res = await post('/v1/daraja/demo/status/timeout', {
@@ -269,8 +269,11 @@ describe('Daraja end to end through the local HTTP server', () => {
         OriginatorConversationID: ocid,
       });
       const events = await eventsFor(ocid);
+      const view = await relay.admin('GET', `/v1/transactions/daraja/demo/${ocid}`);
       expect(res.body).toEqual({ ResultCode: 0, ResultDesc: 'Accepted' });
-      expect(types(events)).toEqual(['TransactionAmbiguous']);
+      expect(types(events)).toEqual([]);
+      expect(view.body.transaction.status).toBe('PENDING');
+      expect(view.body.history.some((h: { route?: string }) => h.route === 'status-timeout')).toBe(true);
     });
   });
 
