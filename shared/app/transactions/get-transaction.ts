@@ -45,6 +45,9 @@ export type HistoryEntry =
       receiptId: string | null;
       /** The pieces of evidence that disagree. */
       evidence: Evidence[];
+      /** The same contradiction said again since (counted on this entry, never a new event), and when last. */
+      repeats: number;
+      lastAt: string | null;
     }
   | {
       at: string;
@@ -162,6 +165,8 @@ export async function getTransaction(
       origin: c.origin,
       receiptId: c.receiptId ?? null,
       evidence: (c.evidence ?? []).map(maskedEvidence),
+      repeats: c.repeats ?? 0,
+      lastAt: c.lastAt ?? null,
     })),
     ...(tx.reversals ?? []).map((r) => ({
       at: r.at,
