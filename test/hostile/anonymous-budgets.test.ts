@@ -1,0 +1,134 @@
+/**
+ * Floods an anonymous sender can afford, black-box over HTTP to the real local relay on DynamoDB Local
+ * (issue 27): forged claims against a settled payment make one conflict, not one each; made-up
+ * reference-less hints never cost MTN's genuine early callback.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  eventsOfReference,
+  eventType,
+  momoSuccessBody,
+  type RawResponse,
+  rawRequest,
+  startHostileRelay,
+  uuid,
+} from '../helpers/hostile';
+import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+
+let relay: TestRelay;
+
+beforeAll(async () => {
+  relay = await startHostileRelay();
+});
+
+afterAll(async () => {
+  await relay?.stop();
+});
+
+async function call(method: string, path: string, body?: unknown, admin = false): Promise<RawResponse> {
+  const headers: [string, string][] = [['content-type', 'application/json']];
+  if (admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+  return rawRequest(relay.url, {
+    method,
+    path,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function register(reference: string, externalId?: string): Promise<void> {
+  const res = await call(
+    'POST',
+    '/v1/transactions',
+    {
+      provider: 'momo',
+      account: 'open',
+      kind: 'requesttopay',
+      reference,
+      amount: '100',
+      currency: 'EUR',
+      ...(externalId ? { externalId } : {}),
+    },
+    true,
+  );
+  expect(res.status, res.text).toBe(201);
+}
+
+async function view(reference: string, query = ''): Promise<Record<string, any>> {
+  const res = await call('GET', `/v1/transactions/momo/open/${reference}${query}`, undefined, true);
+  expect(res.status, res.text).toBe(200);
+  return JSON.parse(res.text);
+}
+
+describe('a flood of forged claims against a settled payment (issue 27)', () => {
+  it('publishes one TransactionConflict for 25 distinct forged FAILED callbacks and counts the other 24 on it', async () => {
+    // Prepare: a payment settled SUCCEEDED by a person who checked with MTN.
+    const reference = uuid();
+    await register(reference);
+    await call('PUT', `/v1/momo/open/requesttopay/${reference}`, momoSuccessBody());
+    const resolved = await call(
+      'POST',
+      `/v1/transactions/momo/open/${reference}/resolve`,
+      { status: 'SUCCEEDED', note: 'MTN support confirms the payment' },
+      true,
+    );
+    expect(resolved.status, resolved.text).toBe(200);
+    await relay.flush();
+    // Act: 25 distinct FAILED bodies from anyone who can reach the URL.
+    const answers: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const body = momoSuccessBody({
+        status: 'FAILED',
+        reason: 'INTERNAL_PROCESSING_ERROR',
+        payerMessage: `x${i}`,
+      });
+      answers.push((await call('PUT', `/v1/momo/open/requesttopay/${reference}`, body)).status);
+    }
+    const events = eventsOfReference(await relay.flush(), reference);
+    const story = await view(reference);
+    // Assess
+    expect(answers.every((s) => s === 200)).toBe(true);
+    expect(events.filter((e) => eventType(e) === 'TransactionConflict')).toHaveLength(1);
+    expect(story.transaction.status).toBe('SUCCEEDED');
+    const conflicts = story.history.filter((h: any) => h.type === 'conflict');
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0].repeats).toBe(24);
+    const eventIds = story.history.filter((h: any) => h.type === 'event').map((h: any) => h.eventId);
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+  });
+});
+
+describe('a flood of made-up hints, then MTN’s genuine early callback (issue 27)', () => {
+  it('answers and keeps the genuine callback after 1,000 forged hints spent the day’s budget: its registration adopts it', async () => {
+    // Prepare: 1,000 reference-less hints with made-up externalIds (no secret needed on momo/open).
+    const forged: number[] = [];
+    for (let batch = 0; batch < 100; batch++)
+      forged.push(
+        ...(await Promise.all(
+          Array.from({ length: 10 }, async (_, i) => {
+            const body = {
+              externalId: `made-up-${batch}-${i}`,
+              status: 'SUCCESSFUL',
+              amount: '1',
+              currency: 'EUR',
+            };
+            return (await call('POST', '/v1/momo/open/requesttopay', body)).status;
+          }),
+        )),
+      );
+    // Act: MTN calls back before the partner registered the payment (the mtn-momo client made up its id).
+    const externalId = `order-${uuid()}`;
+    const genuine = await call(
+      'POST',
+      '/v1/momo/open/requesttopay',
+      momoSuccessBody({ externalId, payerMessage: 'genuine' }),
+    );
+    const reference = uuid();
+    await register(reference, externalId);
+    const story = await view(reference);
+    // Assess: every request answered 200; the genuine hint was kept and adopted by the registration.
+    expect(forged.every((s) => s === 200)).toBe(true);
+    expect(genuine.status, genuine.text).toBe(200);
+    expect(JSON.stringify(story.transaction.evidence ?? story.evidence)).toContain('SUCCEEDED');
+  });
+});
