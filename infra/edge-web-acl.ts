@@ -143,7 +143,8 @@ export class RelayEdgeWebAcl extends Construct {
             scope: 'CLOUDFRONT',
             ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
             addresses: [...new Set(cidrs[family])],
-            description: `Where ${provider} callbacks may come from (the relay edge refuses the rest on its paths)`,
+            // AWS::WAFv2::IPSet's schema allows letters, digits, spaces and + = : # @ / - , . only.
+            description: `Where ${provider} callbacks may come from, the relay edge refuses the rest on its paths`,
           });
           return { ipSetReferenceStatement: { arn: set.attrArn } } as wafv2.CfnWebACL.StatementProperty;
         });

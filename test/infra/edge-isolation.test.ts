@@ -150,6 +150,21 @@ describe('the edge web ACL', () => {
     expect(webAcl(acl({})).Rules.some((r: any) => /SourcesOnly/.test(r.Name))).toBe(false);
   });
 
+  it("gives every WAF resource a description AWS's resource schema accepts (no parentheses, 1 to 256)", () => {
+    // The AWS::WAFv2::IPSet and ::WebACL schemas' Description pattern; CloudFormation refuses anything else
+    // at deploy time, which a synth alone never shows.
+    const pattern = /^[\w+=:#@/\-,.][\w+=:#@/\-,.\s]+[\w+=:#@/\-,.]$/;
+    const resources = acl({ enforceSourceRanges: ['daraja'] });
+    const described = Object.values(resources).filter((r: any) =>
+      ['AWS::WAFv2::IPSet', 'AWS::WAFv2::WebACL'].includes(r.Type),
+    ) as any[];
+    expect(described.length).toBeGreaterThanOrEqual(3);
+    for (const r of described) {
+      expect(r.Properties.Description, r.Type).toMatch(pattern);
+      expect(r.Properties.Description.length).toBeLessThanOrEqual(256);
+    }
+  });
+
   it('refuses to enforce a provider that declares no sources', () => {
     expect(() => acl({ enforceSourceRanges: ['momo'] })).toThrow(
       /enforceSourceRanges: "momo" has no sources/,
