@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { layerCacheRoot } from './layer-cache';
 
 /**
  * Where the functions read the config: a file of the config layer (Lambda extracts layers under /opt),
@@ -38,7 +38,7 @@ export const inlineConfigJson = runtimeConfigJson;
  */
 export function writeRuntimeConfigLayer(
   json: string,
-  outRoot = join(tmpdir(), 'mobile-money-relay-layers'),
+  outRoot = layerCacheRoot(),
 ): string {
   const hash = createHash('sha256').update(json).digest('hex').slice(0, 16);
   const dir = join(outRoot, `config-${hash}`);

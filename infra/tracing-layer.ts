@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './bundling';
+import { layerCacheRoot } from './layer-cache';
 import { prebuiltTracingLayer } from './prebuilt-assets';
 
 /** The layer's module name: functions load it through NODE_PATH (shared/adapters/tracing/xray.ts). */
@@ -15,7 +15,7 @@ export const TRACING_LAYER_MODULE = 'relay-tracing';
  * `nodejs/node_modules/relay-tracing/index.js` (the layout Lambda puts on NODE_PATH). The versions are
  * the package-lock's, the same the tests ran. Returns the directory to hand to `Code.fromAsset`.
  */
-export function buildTracingLayer(outRoot = join(tmpdir(), 'mobile-money-relay-layers')): string {
+export function buildTracingLayer(outRoot = layerCacheRoot()): string {
   // The packed library ships the layer built (no package-lock.json, sources or esbuild there).
   const prebuilt = prebuiltTracingLayer();
   if (prebuilt !== undefined) return prebuilt;
