@@ -36,10 +36,7 @@ export const inlineConfigJson = runtimeConfigJson;
  * directory named by the content's hash, and returns it for `Code.fromAsset`: the asset hash follows
  * the config, so a changed config publishes a new layer version and updates the functions.
  */
-export function writeRuntimeConfigLayer(
-  json: string,
-  outRoot = layerCacheRoot(),
-): string {
+export function writeRuntimeConfigLayer(json: string, outRoot = layerCacheRoot()): string {
   const hash = createHash('sha256').update(json).digest('hex').slice(0, 16);
   const dir = join(outRoot, `config-${hash}`);
   if (existsSync(join(dir, 'relay', 'config.json'))) return dir;

@@ -28,6 +28,9 @@ export interface CloudValidationOptions {
 
 type Leaf = { key: string; value: string };
 
+/** scheme://user[:password]@host: credentials inside a URL. */
+const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i;
+
 function stringLeaves(value: unknown, key: string, into: Leaf[] = []): Leaf[] {
   if (typeof value === 'string') into.push({ key, value });
   else if (Array.isArray(value)) value.forEach((item, i) => stringLeaves(item, `${key}.${i}`, into));
@@ -93,6 +96,14 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
       value: raw.management.searchKey,
       instead: 'management.searchKeySecretId (a secret holding {"searchKey": "…"})',
     });
+  // A URL carrying a user and password (https://user:pass@host/…) is a secret in plain sight, whatever its key.
+  const listed = new Set(found.map((f) => f.key));
+  for (const leaf of stringLeaves(input, ''))
+    if (!listed.has(leaf.key) && URL_WITH_CREDENTIALS.test(leaf.value))
+      found.push({
+        ...leaf,
+        instead: 'the URL without its credentials, and the credentials in the secret its settings name',
+      });
   for (const [shop, { auth }] of Object.entries(raw.badges?.shops ?? {})) {
     for (const field of ['password', 'token']) {
       const value = (auth as Record<string, unknown> | undefined)?.[field];

@@ -201,6 +201,44 @@ describe('secrets never in the template: synth refuses them inline', () => {
     });
   }
 
+  it.each([
+    [
+      'a badge shop',
+      'badges.shops.demo.baseUrl',
+      (c: any) =>
+        (c.badges = {
+          shops: {
+            demo: {
+              baseUrl: 'https://admin:inline-url-password-0123@shop.example.net',
+              secretId: 'relay/badges/demo',
+              auth: { type: 'basic', username: 'u' },
+            },
+          },
+        }),
+    ],
+    [
+      'a C2B partner endpoint',
+      'accounts.daraja.demo.c2b.partner.url',
+      (c: any) =>
+        (c.accounts.daraja.demo.c2b.partner = {
+          url: 'https://relay:inline-url-password-0123@partner.example.org/c2b',
+        }),
+    ],
+    [
+      'a provider API',
+      'accounts.momo.demo.api.baseUrl',
+      (c: any) =>
+        (c.accounts.momo.demo.api = {
+          ...c.accounts.momo.demo.api,
+          baseUrl: 'https://user:inline-url-password-0123@sandbox.momodeveloper.mtn.com',
+        }),
+    ],
+  ])('fails on credentials inside a URL (%s), naming %s and never the value', (_what, key, edit) => {
+    const message = synthError(inline(edit));
+    expect(message).toContain(`${key}:`);
+    expect(message).not.toContain('inline-url-password');
+  });
+
   it('points API credentials at apiSecretId and callback settings at callbackSecretId', () => {
     expect(synthError(inline(cases[3]![1]))).toContain('name it with accounts.daraja.demo.apiSecretId');
     expect(synthError(inline(cases[1]![1]))).toContain('name it with accounts.airtel.demo.callbackSecretId');
