@@ -45,7 +45,7 @@ Options:
   --concurrency <n>   callbacks in flight at once (default 16)
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
-  --only <section>    poller | callbacks: only that section
+  --only <section>    poller | callbacks | consoles: only that section
   --help              this text`;
 
 const { values } = parseCli(USAGE, {
