@@ -118,8 +118,8 @@ export interface RelayMonitoringSettings {
   }>;
   /** Share of the reserved concurrency that raises the near-the-limit alarm. */
   readonly concurrencyAlarmRatio: number;
-  /** No completed poll cycle for this long pages. */
-  readonly pollerHeartbeatPeriod: Duration;
+  /** No completed poll cycle for this long pages; false: polling is off (`pollingEnabled: false`), no alarm. */
+  readonly pollerHeartbeatPeriod: Duration | false;
   readonly throttledRatePercent: number;
   readonly serverErrorRatePercent: number;
 }
@@ -532,7 +532,9 @@ export class RelayMonitoring extends Construct {
     });
     const rejectedPeriod = Duration.minutes(5);
     const silentPeriod = Duration.minutes(5);
-    const heartbeat = settings.pollerHeartbeatPeriod;
+    // Polling switched off on purpose is no outage: the cycles are still graphed, nothing pages.
+    const heartbeat = settings.pollerHeartbeatPeriod || Duration.minutes(10);
+    const heartbeatAlarmed = settings.pollerHeartbeatPeriod !== false;
     facade.monitorCustom({
       alarmFriendlyName: 'Relay',
       humanReadableName: 'Relay metrics',
@@ -610,17 +612,19 @@ export class RelayMonitoring extends Construct {
             {
               metric: this.relayMetric(settings, POLL_CYCLES_COMPLETED_METRIC, 'Sum', heartbeat),
               alarmFriendlyName: 'PollerHeartbeat',
-              addAlarm: {
-                Critical: {
-                  threshold: 1,
-                  comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-                  period: heartbeat,
-                  // No data is exactly what a stopped poller looks like.
-                  treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
-                  ...toPage,
-                  alarmDescriptionOverride: `No poll cycle completed for ${heartbeat.toHumanString()}: nothing is being reconciled (lost callbacks stay pending, nothing expires). Check the schedule (pollingEnabled, the PollSchedule DLQ), the poller's errors, throttles and timeouts, StorageOutage.`,
-                },
-              },
+              addAlarm: heartbeatAlarmed
+                ? {
+                    Critical: {
+                      threshold: 1,
+                      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+                      period: heartbeat,
+                      // No data is exactly what a stopped poller looks like.
+                      treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
+                      ...toPage,
+                      alarmDescriptionOverride: `No poll cycle completed for ${heartbeat.toHumanString()}: nothing is being reconciled (lost callbacks stay pending, nothing expires). Check the schedule (pollingEnabled, the PollSchedule DLQ), the poller's errors, throttles and timeouts, StorageOutage.`,
+                    },
+                  }
+                : {},
             },
             {
               metric: this.relayMetric(

@@ -151,7 +151,8 @@ export function monitorRelay(
           : [],
       ),
       concurrencyAlarmRatio: props.concurrencyAlarmRatio ?? 0.8,
-      pollerHeartbeatPeriod: props.pollerHeartbeatPeriod ?? Duration.minutes(10),
+      pollerHeartbeatPeriod:
+        props.pollingEnabled === false ? false : (props.pollerHeartbeatPeriod ?? Duration.minutes(10)),
       throttledRatePercent: props.throttledRatePercent ?? 1,
       serverErrorRatePercent: props.serverErrorRatePercent ?? 5,
     },

@@ -133,6 +133,20 @@ describe('paging that means something', () => {
     expect(topicOf(alarm(new RegExp(INGRESS_BUFFER_OFF_METRIC)))).toBe('page');
   });
 
+  it('pages nothing about the poller when polling is switched off (pollingEnabled: false)', () => {
+    // Prepare
+    const off = synthRelay('PagingPollingOff', () => ({ pollingEnabled: false }));
+
+    // Act
+    const names = ofType(off.resources, 'AWS::CloudWatch::Alarm').map(([, r]) =>
+      String(r.Properties.AlarmName),
+    );
+
+    // Assess: the heartbeat alarm is gone; the default relay has it.
+    expect(names.some((n) => /PollerHeartbeat/.test(n))).toBe(false);
+    expect(alarms.some(([, r]) => /PollerHeartbeat/.test(String(r.Properties.AlarmName)))).toBe(true);
+  });
+
   it('pages when the callback functions near their reserved concurrency (80 %)', () => {
     const callback = alarm(/-CallbackConcurrency/);
     expect(topicOf(callback)).toBe('page');
