@@ -153,6 +153,43 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
 // ---------------------------------------------------------------------------------------------
 
 /** The header every hostile request carries, so its quarantine entry can be found. */
+/**
+ * JSON over HTTP to a hostile relay's `momo/open` account, as a partner and as MoMo would: `call` (admin
+ * adds the bearer token), `register` (201 expected) and `view` (the transaction read, 200 expected). The
+ * expectations are vitest's, so a helper that fails names the answer.
+ */
+export function momoOpenClient(relay: { url: string }, expect: (actual: unknown, message?: string) => any) {
+  async function call(method: string, path: string, body?: unknown, admin = false): Promise<RawResponse> {
+    const headers: [string, string][] = [['content-type', 'application/json']];
+    if (admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+    return rawRequest(relay.url, {
+      method,
+      path,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  }
+  async function register(reference: string, externalId?: string): Promise<void> {
+    const registration = {
+      provider: 'momo',
+      account: 'open',
+      kind: 'requesttopay',
+      reference,
+      amount: '100',
+      currency: 'EUR',
+      ...(externalId ? { externalId } : {}),
+    };
+    const res = await call('POST', '/v1/transactions', registration, true);
+    expect(res.status, res.text).toBe(201);
+  }
+  async function view(reference: string, query = ''): Promise<Record<string, any>> {
+    const res = await call('GET', `/v1/transactions/momo/open/${reference}${query}`, undefined, true);
+    expect(res.status, res.text).toBe(200);
+    return JSON.parse(res.text);
+  }
+  return { call, register, view };
+}
+
 export const MARKER_HEADER = 'x-hostile-id';
 
 export const newMarker = () => `h-${randomUUID()}`;

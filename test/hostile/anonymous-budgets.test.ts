@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventsOfReference,
   eventType,
+  momoOpenClient,
   momoSuccessBody,
-  type RawResponse,
-  rawRequest,
   startHostileRelay,
   uuid,
 } from '../helpers/hostile';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import type { TestRelay } from '../helpers/relay';
 
 let relay: TestRelay;
 
@@ -25,40 +24,14 @@ afterAll(async () => {
   await relay?.stop();
 });
 
-async function call(method: string, path: string, body?: unknown, admin = false): Promise<RawResponse> {
-  const headers: [string, string][] = [['content-type', 'application/json']];
-  if (admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
-  return rawRequest(relay.url, {
-    method,
-    path,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-async function register(reference: string, externalId?: string): Promise<void> {
-  const res = await call(
-    'POST',
-    '/v1/transactions',
-    {
-      provider: 'momo',
-      account: 'open',
-      kind: 'requesttopay',
-      reference,
-      amount: '100',
-      currency: 'EUR',
-      ...(externalId ? { externalId } : {}),
+const { call, register, view } = momoOpenClient(
+  {
+    get url() {
+      return relay.url;
     },
-    true,
-  );
-  expect(res.status, res.text).toBe(201);
-}
-
-async function view(reference: string, query = ''): Promise<Record<string, any>> {
-  const res = await call('GET', `/v1/transactions/momo/open/${reference}${query}`, undefined, true);
-  expect(res.status, res.text).toBe(200);
-  return JSON.parse(res.text);
-}
+  },
+  expect,
+);
 
 describe('a flood of forged claims against a settled payment (issue 27)', () => {
   it('publishes one TransactionConflict for 25 distinct forged FAILED callbacks and counts the other 24 on it', async () => {
