@@ -1,3 +1,4 @@
+import { withEventIds } from './bounded-history';
 import { decimalSum } from '../util/money';
 import type { EventEnvelope } from './event-envelope';
 import type { ReversalRecord, TransactionRecord } from './transaction';
@@ -53,7 +54,7 @@ export function withFactNoted(
   if (eventKnown && reversalKnown) return undefined;
   return {
     ...tx,
-    events: eventKnown ? tx.events : [...tx.events, { id, type, at: occurredAt }],
+    events: withEventIds(tx.events, [{ id, type, at: occurredAt }]),
     ...(reversalKnown ? {} : { reversals: [...(tx.reversals ?? []), reversal!] }),
     updatedAt: occurredAt > tx.updatedAt ? occurredAt : tx.updatedAt,
     outbox: [],
