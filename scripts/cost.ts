@@ -525,7 +525,8 @@ export function doubledAccounts(config: { accounts?: Record<string, Record<strin
   return { ...config, accounts };
 }
 
-export const money = (dollars: number) => `$${dollars.toFixed(2)}`;
+export const money = (dollars: number) =>
+  dollars < 0 ? `−$${(-dollars).toFixed(2)}` : `$${dollars.toFixed(2)}`;
 
 export function renderTable(title: string, lines: readonly CostLine[], scale = 1): string {
   const rows = lines.map((line) => `| ${line.item} | ${money(line.dollars * scale)} | ${line.formula} |`);
