@@ -22,7 +22,6 @@ import { createConsole, type RelayConsole } from './relay/console';
 import { createDistribution } from './relay/edge';
 import { createRelayEvents, createSubscriberRule, restrictRelaySource } from './relay/events';
 import { createRelayFunctions, namedRelayFunctions, type RelayDecisionFunction } from './relay/functions';
-import { sampleHotPathTraces } from './relay/tracing-sampling';
 import { createIngressBuffer } from './relay/ingress-buffer';
 import { suppressEdgeFindings, suppressRelayFindings } from './relay/nag-suppressions';
 import { connectOutbox } from './relay/outbox';
@@ -170,9 +169,6 @@ export class MobileMoneyRelay extends Construct {
     this.pollerFunction = fns.poller;
     this.transactionInitiatedFunction = fns.transactionInitiated;
     this.bufferConsumerFunction = fns.bufferConsumer;
-    // The functions run once per callback or transaction: traced at 5%, not by X-Ray's default rule,
-    // which traces nearly every one at low volume (docs/deploy.md, "Cost notes").
-    sampleHotPathTraces(this, [fns.callback, fns.outboxPublisher, fns.management, fns.transactionInitiated]);
     // Every function but the outbox publisher loads the config (and so reads the table and the secrets).
     const configReaders = [
       fns.callback,

@@ -15,7 +15,12 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type ConsumedCapacity,
+  GetItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
@@ -26,6 +31,9 @@ import { COUNTS_REFRESH_MS } from '../console/live';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
+import { createTableInput, transactionPk, TX_SK } from '../shared/adapters/dynamodb/table';
+import { callbackWriteUnits, MEASURED } from './cost';
+import { indexEntry, indexShapes, itemBytes, writeUnits as ruleWriteUnits } from './cost/dynamo-units';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { parseConfig } from '../shared/config/load';
 import { applyReport } from '../shared/domain/apply-report';
@@ -222,6 +230,9 @@ async function main() {
 
     const capacity = new Map<string, number>();
     let measuring = false;
+    const relayTable = `bench-relay-${randomUUID()}`;
+    /** The items of sampled first callbacks, as DynamoDB stores them: before and after the callback. */
+    const sampled: Array<{ reference: string; before?: Record<string, AttributeValue> }> = [];
     const eventsFile = join(mkdtempSync(join(tmpdir(), 'relay-bench-')), 'events.ndjson');
     relay = await startLocalRelay({
       config: parseConfig({
@@ -234,7 +245,7 @@ async function main() {
       // Driven by hand below (reconciliation section), not on a timer during the throughput rounds.
       poller: false,
       dynamoEndpoint: dynamo.endpoint,
-      tableName: `bench-relay-${randomUUID()}`,
+      tableName: relayTable,
       port: 0,
       log: quiet,
       sink: new FileEventSink(eventsFile, 'mobile-money.relay'),
@@ -266,6 +277,9 @@ async function main() {
       const relayRefs = refs(PER_ROUND);
       await preRegister(raw, rawRefs);
       await preRegister(relayStore, relayRefs);
+      if (round === ROUNDS - 1)
+        for (const reference of relayRefs.slice(0, 20))
+          sampled.push({ reference, before: await transactionItem(client, relayTable, reference) });
 
       const rawRound = () =>
         measured(rawPhase, dynamo.pid, rawRefs.length, () => pool(rawRefs, (r) => rawCallback(raw, r)));
@@ -354,6 +368,18 @@ async function main() {
     out(
       `| read units per callback | ${readsPerCallback.toFixed(2)} RCU | ≤ 0.5 ${readsPerCallback <= 0.5 ? '✔' : '✘'} |`,
     );
+    // A callback for a transaction nobody registered creates it (and its byDay index entry).
+    const unregistered = refs(20);
+    await runLoad(relay.url, unregistered);
+    while ((await relay.pump.poll()) > 0);
+    await itemSizeRows(
+      client,
+      relayTable,
+      { registered: sampled, unregistered: unregistered.map((reference) => ({ reference })) },
+      writes / relayPhase.count,
+      eventsFile,
+      out,
+    );
     if (values.only === 'callbacks') return;
 
     out();
@@ -386,6 +412,91 @@ async function main() {
       }),
     );
   }
+}
+
+const momoKey = (reference: string) => ({ provider: 'momo', account: 'demo', reference });
+
+async function transactionItem(client: Clients['client'], tableName: string, reference: string) {
+  const result = await client.send(
+    new GetItemCommand({
+      TableName: tableName,
+      Key: { pk: { S: transactionPk(momoKey(reference)) }, sk: { S: TX_SK } },
+    }),
+  );
+  return result.Item;
+}
+
+/**
+ * Write units of a first callback by AWS's rules, from the items it left in DynamoDB Local: 1 per KB
+ * (rounded up) of the larger of each item's before and after images, plus every index entry the write
+ * puts, changes or deletes. DynamoDB Local's ConsumedCapacity counts neither the index writes nor the
+ * larger image. These are the sizes `npm run cost` prices (scripts/cost.ts, MEASURED).
+ */
+async function itemSizeRows(
+  client: Clients['client'],
+  tableName: string,
+  samples: Record<
+    'registered' | 'unregistered',
+    ReadonlyArray<{ reference: string; before?: Record<string, AttributeValue> }>
+  >,
+  localUnits: number,
+  eventsFile: string,
+  out: (line?: string) => void,
+) {
+  const indexes = indexShapes(createTableInput(tableName));
+  const rows: Array<{
+    kind: string;
+    receiptBytes: number;
+    beforeBytes: number;
+    afterBytes: number;
+    outboxBytes: number;
+    dayEntryBytes: number;
+    units: number;
+    indexUnits: number;
+  }> = [];
+  for (const [kind, sampled] of Object.entries(samples))
+    for (const { reference, before } of sampled) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: transactionPk(momoKey(reference)) } },
+        }),
+      );
+      const after = Items.find((item) => item.sk?.S === TX_SK);
+      const receipts = Items.filter((item) => item.sk?.S !== TX_SK);
+      const transaction = ruleWriteUnits(before, after, indexes);
+      const receipt = receipts.reduce((n, item) => n + ruleWriteUnits(undefined, item, indexes).total, 0);
+      const dayEntry = indexEntry(
+        after,
+        indexes.find((i) => i.name === 'byDay')!,
+      );
+      rows.push({
+        kind,
+        receiptBytes: Math.max(0, ...receipts.map(itemBytes)),
+        beforeBytes: itemBytes(before),
+        afterBytes: itemBytes(after),
+        outboxBytes: after?.outbox ? itemBytes({ outbox: after.outbox }) : 0,
+        dayEntryBytes: itemBytes(dayEntry),
+        units: receipt + transaction.total,
+        indexUnits: transaction.indexes,
+      });
+    }
+  type Row = (typeof rows)[number];
+  const max = (key: Exclude<keyof Row, 'kind'>, kind?: string) =>
+    Math.max(0, ...rows.filter((r) => !kind || r.kind === kind).map((r) => r[key]));
+  const event = (existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '')
+    .split('\n')
+    .find((line) => line.includes('"TransactionSucceeded"'));
+  const priced = callbackWriteUnits();
+  out(
+    `| item sizes by DynamoDB's rules, largest of ${rows.length} first callbacks: receipt / transaction before → after (of it the outbox) / byDay entry | ${max('receiptBytes')} B / ${max('beforeBytes')} → ${max('afterBytes')} B (${max('outboxBytes')} B) / ${max('dayEntryBytes')} B | cost prices ${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${MEASURED.dayIndexEntryBytes} B |`,
+  );
+  out(
+    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries): registered / unregistered | ${max('units', 'registered')} / ${max('units', 'unregistered')} WCU (${max('indexUnits', 'registered')} / ${max('indexUnits', 'unregistered')} of them index writes; DynamoDB Local counted ${localUnits.toFixed(2)} for a registered one) | cost prices ${priced.total} ${max('units') === priced.total ? '✔' : '✘ update MEASURED in scripts/cost.ts'} |`,
+  );
+  if (event)
+    out(`| event as the sink wrote it (TransactionSucceeded) | ${Buffer.byteLength(event)} B | reported |`);
 }
 
 /**

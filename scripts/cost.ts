@@ -1,40 +1,57 @@
 /**
- * npm run cost — what the relay costs: the fixed monthly floor, the cost per million callbacks and per
- * million transaction lifecycles, and a month at a given volume, from the units `npm run bench` measures
- * (write/read units), the bundles' measured log lines, and list prices (docs/deploy.md, "Cost notes").
+ * npm run cost — what the relay bills, priced from the stack it synthesizes and the units the bench
+ * measures (docs/deploy.md#cost-notes):
  *
- *   npm run cost [-- --region us-east-1|eu-west-1] [--callbacks 1000000] [--lifecycles 0]
- *                [--trace-rate 0.05] [--template cdk.out/MobileMoneyRelay.template.json] [--accounts 3]
+ *   npm run cost [-- --region us-east-1|eu-west-1] [--callbacks 1000000] [--config infra/example-config.json]
+ *                [--template cdk.out/MobileMoneyRelay.template.json] [--console-users 3]
  *
- * With --template (a synthesized stack), the alarms, keys and dashboard are counted from it.
+ * It synthesizes the example stack (infra/example-config.json, the defaults of infra/app.ts; bundling
+ * skipped) and a copy with every account doubled, and prices every billed thing in the template:
+ * alarms, composite alarms, dashboards, KMS keys, secrets, log groups, the event archive, queues, the
+ * poll schedule, tracing as Lambda samples it; the custom metric series from the code's emitters
+ * (scripts/cost/metric-series.ts); DynamoDB write units by AWS's item-size rule from the item sizes the
+ * bench measures (scripts/cost/dynamo-units.ts); storage and PITR at steady state for the configured
+ * retention. `--template` prices a template you synthesized instead (no per-account line then).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseCli } from './cli';
+import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
+import { countSeries, type DimensionValues, findEmitters, type MetricSeries } from './cost/metric-series';
+import { accessLogLineBytes, type CfnTemplate, countTemplate, type TemplateCounts } from './cost/template';
 
 export type Region = 'us-east-1' | 'eu-west-1';
 
-/** List prices, on-demand, first tier, no free tier unless named. Check the pricing pages before relying on them. */
+/** List prices, on-demand, first tier; a free tier only where a line says so. */
 export interface Prices {
   /** API Gateway HTTP API, per million requests (first 300 million a month; 512 KB each). */
   readonly httpApiPerMillion: number;
   readonly lambdaPerMillionRequests: number;
-  /** Lambda on Arm (Graviton), per GB-second (first 7.5 billion GB-s a month). */
+  /** Lambda on Arm (Graviton), per GB-second. */
   readonly lambdaArmPerGbSecond: number;
-  /** DynamoDB on-demand, Standard table class (halved in November 2024). */
+  /** DynamoDB on-demand, Standard table class (after the November 2024 cut). */
   readonly dynamoPerMillionWrites: number;
   readonly dynamoPerMillionReads: number;
   readonly dynamoStoragePerGbMonth: number;
+  /** Continuous backups (point-in-time recovery), per GB-month of table size. */
   readonly dynamoPitrPerGbMonth: number;
-  /** EventBridge custom events put on a bus (64 KB chunks). */
+  /** EventBridge custom events put on a bus (64 KB chunks); a delivery to another account's bus as much again. */
   readonly eventBridgePerMillionEvents: number;
-  /** CloudWatch Logs, Standard class ingestion (EMF metrics included: they are log lines). */
+  /** EventBridge archive: events archived, per GB processed, and their storage. */
+  readonly archivePerGbProcessed: number;
+  readonly archivePerGbMonth: number;
+  /** CloudWatch Logs, Standard class ingestion (EMF metrics included: they are log lines), and storage. */
   readonly logsIngestionPerGb: number;
+  readonly logsStoragePerGbMonth: number;
   /** Custom metrics, per metric (name × dimension set) a month, first 10,000. */
   readonly metricPerMonth: number;
-  /** Standard-resolution alarm, per alarm a month (per metric for metric-math alarms). */
+  /** Per metric an alarm reads, standard (60 s or more) and high resolution. */
   readonly alarmPerMonth: number;
+  readonly highResolutionAlarmPerMonth: number;
   readonly compositeAlarmPerMonth: number;
   readonly dashboardPerMonth: number;
+  /** Dashboards free per AWS account (up to 50 metrics each). */
+  readonly dashboardsFree: number;
   /** X-Ray, per million traces recorded, beyond the free 100,000 a month. */
   readonly xrayPerMillionTraces: number;
   readonly xrayFreeTracesPerMonth: number;
@@ -42,473 +59,639 @@ export interface Prices {
   readonly secretsPerTenThousandCalls: number;
   readonly kmsKeyPerMonth: number;
   readonly sqsPerMillionRequests: number;
+  /** Cognito Plus tier (threat protection), per monthly active user. */
+  readonly cognitoPlusPerMau: number;
 }
 
 /** When the prices below were read from the AWS pricing pages. */
 export const PRICES_AS_OF = '2025-11 (AWS public pricing pages; DynamoDB after the November 2024 cut)';
 
+const COMMON = {
+  lambdaPerMillionRequests: 0.2,
+  lambdaArmPerGbSecond: 0.0000133334,
+  eventBridgePerMillionEvents: 1.0,
+  archivePerGbProcessed: 0.1,
+  archivePerGbMonth: 0.023,
+  logsStoragePerGbMonth: 0.03,
+  metricPerMonth: 0.3,
+  alarmPerMonth: 0.1,
+  highResolutionAlarmPerMonth: 0.3,
+  compositeAlarmPerMonth: 0.5,
+  dashboardPerMonth: 3.0,
+  dashboardsFree: 3,
+  xrayPerMillionTraces: 5.0,
+  xrayFreeTracesPerMonth: 100_000,
+  secretPerMonth: 0.4,
+  secretsPerTenThousandCalls: 0.05,
+  kmsKeyPerMonth: 1.0,
+  sqsPerMillionRequests: 0.4,
+  cognitoPlusPerMau: 0.02,
+} as const;
+
+/** Measured units (MEASURED's shape, for other measurements). */
+export type Measured = Record<keyof typeof MEASURED, number>;
+
 export const PRICES: Readonly<Record<Region, Prices>> = {
   'us-east-1': {
+    ...COMMON,
     httpApiPerMillion: 1.0,
-    lambdaPerMillionRequests: 0.2,
-    lambdaArmPerGbSecond: 0.0000133334,
     dynamoPerMillionWrites: 0.625,
     dynamoPerMillionReads: 0.125,
     dynamoStoragePerGbMonth: 0.25,
     dynamoPitrPerGbMonth: 0.2,
-    eventBridgePerMillionEvents: 1.0,
     logsIngestionPerGb: 0.5,
-    metricPerMonth: 0.3,
-    alarmPerMonth: 0.1,
-    compositeAlarmPerMonth: 0.5,
-    dashboardPerMonth: 3.0,
-    xrayPerMillionTraces: 5.0,
-    xrayFreeTracesPerMonth: 100_000,
-    secretPerMonth: 0.4,
-    secretsPerTenThousandCalls: 0.05,
-    kmsKeyPerMonth: 1.0,
-    sqsPerMillionRequests: 0.4,
   },
   'eu-west-1': {
+    ...COMMON,
     httpApiPerMillion: 1.11,
-    lambdaPerMillionRequests: 0.2,
-    lambdaArmPerGbSecond: 0.0000133334,
     dynamoPerMillionWrites: 0.7068,
     dynamoPerMillionReads: 0.1415,
     dynamoStoragePerGbMonth: 0.283,
     dynamoPitrPerGbMonth: 0.2265,
-    eventBridgePerMillionEvents: 1.0,
     logsIngestionPerGb: 0.57,
-    metricPerMonth: 0.3,
-    alarmPerMonth: 0.1,
-    compositeAlarmPerMonth: 0.5,
-    dashboardPerMonth: 3.0,
-    xrayPerMillionTraces: 5.0,
-    xrayFreeTracesPerMonth: 100_000,
-    secretPerMonth: 0.4,
-    secretsPerTenThousandCalls: 0.05,
-    kmsKeyPerMonth: 1.0,
-    sqsPerMillionRequests: 0.4,
   },
 };
 
-/** One Lambda invocation of a kind: what it is billed for and what it logs. */
-export interface Invocation {
-  readonly fn: string;
-  /** Invocations per unit (a callback, a lifecycle). */
-  readonly count: number;
-  readonly durationMs: number;
-  readonly memoryMb: number;
-  /** Bytes of log events ingested per invocation, platform lines and per-event overhead included. */
-  readonly logBytes: number;
-  /** Whether the function's traces are sampled by the hot-path rule (infra/relay/tracing-sampling.ts). */
-  readonly hotPath: boolean;
-}
-
-/** What one unit of work (a callback, a lifecycle) consumes. */
-export interface Usage {
-  readonly apiRequests: number;
-  readonly invocations: readonly Invocation[];
-  readonly writeUnits: number;
-  readonly readUnits: number;
-  readonly events: number;
-  /** Bytes stored per unit, and for how many days (TTL). */
-  readonly stored: ReadonlyArray<{ readonly what: string; readonly bytes: number; readonly days: number }>;
-}
-
 /**
- * Bytes CloudWatch Logs bills per log event beyond its message (the PutLogEvents event size). Lambda's
- * platform lines per invocation: START (~70 B), END (~50 B), REPORT with its XRAY line (~230 B).
+ * Bytes CloudWatch Logs bills per log event beyond its message. Lambda's platform lines per
+ * invocation: START (~70 B), END (~50 B), REPORT (~140 B; ~90 B more with an X-Ray line).
  */
 export const LOG_EVENT_OVERHEAD_BYTES = 26;
-/** DynamoDB bills 100 bytes of indexing overhead per stored item. */
-export const DYNAMO_ITEM_OVERHEAD_BYTES = 100;
 export const PLATFORM_LOG_BYTES = 70 + 50 + 230 + 3 * LOG_EVENT_OVERHEAD_BYTES;
 
 /**
- * Measured 2026-11-26. Write/read units: `npm run bench` (ConsumedCapacity against DynamoDB Local: 3.00
- * WCU / 0.50 RCU per first callback; 16 WCU per lifecycle confirmed by a status call). Log lines: the
- * callback bundle run as deployed at LOG_LEVEL=INFO (test/integration/callback-bundle.test.ts with
- * BUNDLE_TEST_LOG_LEVEL=INFO): "callback handled" 265 B, its two EMF blobs 221 + 197 B; the publisher's
- * "events published" ~250 B and one EMF blob ~200 B. Durations: the local ack p50 at concurrency 16
- * (50–76 ms, docs/development.md), taken whole as the callback's billed duration (an upper bound: three
- * DynamoDB calls take ~10–20 ms in the cloud); the publisher's one PutEvents call ~40 ms. Item sizes:
- * the receipt and transaction items that callback left in DynamoDB Local, by DynamoDB's size rules
- * (827 B and 2,551 B, of which 1,064 B the transaction's `outbox`, kept after publishing). Reads per
- * lifecycle: the callback's 0.5 plus a share of the poll queries (estimated, not measured).
+ * Measured by `npm run bench` (section "Write units by AWS's item-size rule", the items a first callback
+ * left in DynamoDB Local, sized by DynamoDB's rules) and the callback bundle's log lines at LOG_LEVEL=INFO
+ * (test/integration/callback-bundle.test.ts with BUNDLE_TEST_LOG_LEVEL=INFO): "callback handled" 265 B,
+ * its two EMF blobs 221 + 197 B; the publisher's "events published" ~250 B and one EMF blob ~200 B.
+ * Durations are upper bounds: the local ack p50 at concurrency 16 (76 ms, HTTP server included), the
+ * publisher's one PutEvents ~40 ms. The event: the TransactionSucceeded line the bench's sink wrote,
+ * plus EventBridge's envelope (version, id, detail-type, source, account, time, region, resources).
  */
 export const MEASURED = {
   callbackLogBytes: 265 + 221 + 197 + 3 * LOG_EVENT_OVERHEAD_BYTES + PLATFORM_LOG_BYTES,
   publisherLogBytes: 250 + 200 + 2 * LOG_EVENT_OVERHEAD_BYTES + PLATFORM_LOG_BYTES,
-  managementLogBytes: 265 + 220 + 2 * LOG_EVENT_OVERHEAD_BYTES + PLATFORM_LOG_BYTES,
   callbackDurationMs: 76,
   publisherDurationMs: 40,
-  managementDurationMs: 80,
-  memoryMb: 512,
-  writeUnitsPerCallback: 3,
-  readUnitsPerCallback: 0.5,
-  writeUnitsPerLifecycle: 16,
-  readUnitsPerLifecycle: 1,
-  receiptBytes: 827 + DYNAMO_ITEM_OVERHEAD_BYTES,
-  transactionBytes: 2551 + DYNAMO_ITEM_OVERHEAD_BYTES,
-  receiptDays: 30,
-  transactionDays: 400,
+  // The dearer of the bench's two first callbacks: one for a transaction nobody registered (it creates
+  // the transaction and its byDay entry), not one for a registered transaction (one unit less).
+  /** The receipt item a first callback creates. */
+  receiptBytes: 880,
+  /** The transaction before the callback (none: the callback creates it), and after it. */
+  transactionBeforeBytes: 0,
+  transactionAfterBytes: 2011,
+  /** Index write units of that write (by the GSI rules: entries put, changed or deleted): the byDay entry. */
+  indexWriteUnitsPerCallback: 1,
+  /** The byDay index entry each transaction keeps (keys only). */
+  dayIndexEntryBytes: 108,
+  /** The sink's TransactionSucceeded line (1,001 B) and EventBridge's own envelope fields (~150 B). */
+  eventBytes: 1001 + 150,
+  /** A poll cycle with nothing due: its duration, the due-index queries (one per shard), its log bytes. */
+  pollDurationMs: 200,
+  pollReadUnits: 2,
+  pollLogBytes: 600,
 } as const;
 
-/** A first callback that ends its transaction: API → callback function → DynamoDB → stream → one event. */
-export function callbackUsage(m = MEASURED): Usage {
-  return {
-    apiRequests: 1,
-    invocations: [
-      {
-        fn: 'callback',
-        count: 1,
-        durationMs: m.callbackDurationMs,
-        memoryMb: m.memoryMb,
-        logBytes: m.callbackLogBytes,
-        hotPath: true,
-      },
-      // At low volume the stream delivers records one at a time: one publisher run per event.
-      {
-        fn: 'outbox-publisher',
-        count: 1,
-        durationMs: m.publisherDurationMs,
-        memoryMb: m.memoryMb,
-        logBytes: m.publisherLogBytes,
-        hotPath: true,
-      },
-    ],
-    writeUnits: m.writeUnitsPerCallback,
-    readUnits: m.readUnitsPerCallback,
-    events: 1,
-    stored: [
-      { what: 'receipt', bytes: m.receiptBytes, days: m.receiptDays },
-      { what: 'transaction', bytes: m.transactionBytes, days: m.transactionDays },
-    ],
-  };
-}
-
-/**
- * A registered transaction confirmed by a status call (MoMo's unsigned success): registration through
- * the management API, the callback (AMBIGUOUS event), the poller's claim and status call (inside the
- * poll cycles the floor pays for), the final event.
- */
-export function lifecycleUsage(m = MEASURED): Usage {
-  return {
-    apiRequests: 2,
-    invocations: [
-      {
-        fn: 'management',
-        count: 1,
-        durationMs: m.managementDurationMs,
-        memoryMb: m.memoryMb,
-        logBytes: m.managementLogBytes,
-        hotPath: true,
-      },
-      {
-        fn: 'callback',
-        count: 1,
-        durationMs: m.callbackDurationMs,
-        memoryMb: m.memoryMb,
-        logBytes: m.callbackLogBytes,
-        hotPath: true,
-      },
-      {
-        fn: 'outbox-publisher',
-        count: 2,
-        durationMs: m.publisherDurationMs,
-        memoryMb: m.memoryMb,
-        logBytes: m.publisherLogBytes,
-        hotPath: true,
-      },
-    ],
-    writeUnits: m.writeUnitsPerLifecycle,
-    readUnits: m.readUnitsPerLifecycle,
-    events: 2,
-    stored: [
-      { what: 'receipt', bytes: m.receiptBytes, days: m.receiptDays },
-      { what: 'transaction', bytes: m.transactionBytes, days: m.transactionDays },
-    ],
-  };
-}
+/** Lambda polls an SQS event source with 5 long-polling connections, each one request per 20 s at most. */
+export const SQS_POLLERS = 5;
+export const SQS_REQUESTS_PER_POLLER_MINUTE = 3;
+/** How long a function keeps a secret before reading it again (shared/adapters/secrets). */
+export const SECRET_REREAD_MINUTES = 5;
 
 const GB = 1024 ** 3;
 const MILLION = 1_000_000;
+const SECONDS_PER_MONTH = 30 * 86_400;
+const MINUTES_PER_MONTH = 30 * 24 * 60;
+
+/**
+ * The share of an actively traced function's invocations Lambda records: the first request each second
+ * (the reservoir), then 5% of the rest. Lambda decides this itself and ignores X-Ray sampling rules for
+ * the function's segment. With Poisson arrivals at λ a second: (P(N ≥ 1) + 0.05 · E[N − 1; N ≥ 1]) / λ.
+ */
+export function lambdaTracedShare(invocationsPerMonth: number): number {
+  const lambda = invocationsPerMonth / SECONDS_PER_MONTH;
+  if (lambda <= 0) return 1;
+  const atLeastOne = 1 - Math.exp(-lambda);
+  return (atLeastOne + 0.05 * (lambda - atLeastOne)) / lambda;
+}
 
 export interface CostLine {
   readonly item: string;
   readonly dollars: number;
+  /** Quantity × unit price, and where the quantity comes from. */
   readonly formula: string;
-}
-
-/**
- * Dollars per million units of `usage`, line by line. X-Ray is at list price here (no free tier): the
- * month's table applies the free traces. `traceRate` is the share of hot-path invocations traced; the
- * others are traced by X-Ray's default rule (taken as all of them: they are few).
- */
-export function costPerMillion(usage: Usage, prices: Prices, traceRate: number): CostLine[] {
-  const invocations = usage.invocations.reduce((sum, i) => sum + i.count, 0);
-  const gbSeconds = usage.invocations.reduce(
-    (sum, i) => sum + i.count * (Math.ceil(i.durationMs) / 1000) * (i.memoryMb / 1024),
-    0,
-  );
-  const logBytes = usage.invocations.reduce((sum, i) => sum + i.count * i.logBytes, 0);
-  const traces = usage.invocations.reduce((sum, i) => sum + i.count * (i.hotPath ? traceRate : 1), 0);
-  const storage = usage.stored.reduce((sum, s) => sum + (s.bytes / GB) * (s.days / 30), 0);
-  return [
-    {
-      item: 'API Gateway HTTP API',
-      dollars: usage.apiRequests * prices.httpApiPerMillion,
-      formula: `${usage.apiRequests} request × $${prices.httpApiPerMillion}/M`,
-    },
-    {
-      item: 'Lambda requests',
-      dollars: invocations * prices.lambdaPerMillionRequests,
-      formula: `${invocations} invocations × $${prices.lambdaPerMillionRequests}/M`,
-    },
-    {
-      item: 'Lambda duration (Arm)',
-      dollars: gbSeconds * MILLION * prices.lambdaArmPerGbSecond,
-      formula: `${gbSeconds.toFixed(4)} GB-s × $${prices.lambdaArmPerGbSecond}/GB-s`,
-    },
-    {
-      item: 'DynamoDB writes',
-      dollars: usage.writeUnits * prices.dynamoPerMillionWrites,
-      formula: `${usage.writeUnits} WRU × $${prices.dynamoPerMillionWrites}/M`,
-    },
-    {
-      item: 'DynamoDB reads',
-      dollars: usage.readUnits * prices.dynamoPerMillionReads,
-      formula: `${usage.readUnits} RRU × $${prices.dynamoPerMillionReads}/M`,
-    },
-    {
-      item: 'EventBridge events',
-      dollars: usage.events * prices.eventBridgePerMillionEvents,
-      formula: `${usage.events} event × $${prices.eventBridgePerMillionEvents}/M`,
-    },
-    {
-      item: 'CloudWatch Logs (and EMF metrics)',
-      dollars: (logBytes * MILLION * prices.logsIngestionPerGb) / GB,
-      formula: `${logBytes} B × $${prices.logsIngestionPerGb}/GB`,
-    },
-    {
-      item: 'X-Ray traces',
-      dollars: traces * prices.xrayPerMillionTraces,
-      formula: `${traces.toFixed(2)} traces × $${prices.xrayPerMillionTraces}/M`,
-    },
-    {
-      item: 'DynamoDB storage + PITR over the retention',
-      dollars: storage * MILLION * (prices.dynamoStoragePerGbMonth + prices.dynamoPitrPerGbMonth),
-      formula:
-        usage.stored.map((s) => `${s.bytes} B × ${s.days} d`).join(' + ') +
-        ` × $${(prices.dynamoStoragePerGbMonth + prices.dynamoPitrPerGbMonth).toFixed(4)}/GB-month`,
-    },
-  ];
 }
 
 export const total = (lines: readonly CostLine[]) => lines.reduce((sum, line) => sum + line.dollars, 0);
 
-/** The lines the per-million target counts: everything but the storage that the retention decides. */
-export const requestPath = (lines: readonly CostLine[]) =>
-  lines.filter((line) => !line.item.startsWith('DynamoDB storage'));
-
-/** What the stack costs with no traffic. */
-export interface FixedResources {
-  readonly alarms: number;
-  readonly compositeAlarms: number;
-  readonly dashboards: number;
-  readonly kmsKeys: number;
-  readonly secrets: number;
-  /** Custom metrics (name × dimension set) with data this month. */
-  readonly metrics: number;
-  /** Poll cycles a month (one a minute) and what each costs. */
-  readonly pollCycles: number;
-  readonly pollDurationMs: number;
-  readonly pollReadUnits: number;
-  readonly pollLogBytes: number;
-  /** Secrets Manager reads: per secret, one per cold start and one per cache refresh. */
-  readonly secretReads: number;
+/** What is being priced: the template's counts, the config's facts, the code's metric series. */
+export interface Stack {
+  readonly counts: TemplateCounts;
+  /** Secrets the config names (callback, API, edge and badge secrets), created by the operator. */
+  readonly configSecrets: number;
+  readonly accounts: number;
+  readonly providers: number;
+  readonly retention: { readonly receiptDays: number; readonly transactionDays: number };
+  readonly series: readonly MetricSeries[];
+  readonly consoleUsers: number;
 }
 
-/**
- * The floor for `accounts` accounts over `providers` providers. Metrics with data in a normal month, each
- * as a roll-up plus its dimension values (shared/adapters/metrics/powertools-metrics.ts): by account
- * CallbacksReceived, TimeToFinal, PickupDelay (3 × (1 + accounts)); by provider AckLatency,
- * CallbacksRejected (2 × (1 + providers)); EventsPublished, SilentAccounts (2); TransactionsFinalized by
- * origin (1 + 2). A poll cycle a minute; warm functions reading each secret every 5 minutes (~9,000 reads
- * a secret a month per warm function, two warm functions).
- */
-export function defaultFixed(accounts: number, providers = Math.min(accounts, 3)): FixedResources {
+const fn = (stack: Stack, name: string) => stack.counts.functions.find((f) => f.name === name);
+const gbSeconds = (ms: number, memoryMb: number) => (Math.ceil(ms) / 1000) * (memoryMb / 1024);
+const seriesOf = (stack: Stack, activity: string) =>
+  stack.series.filter((s) => s.activity === activity).reduce((n, s) => n + s.series, 0);
+const namesOf = (stack: Stack, activity: string) =>
+  stack.series
+    .filter((s) => s.activity === activity)
+    .map((s) => `${s.name} ${s.series}`)
+    .join(', ');
+
+/** Write units of a first callback, by the 1 KB rule: the receipt, the transaction (larger image), its indexes. */
+export function callbackWriteUnits(m: Measured = MEASURED) {
+  const receipt = writeUnitsOf(m.receiptBytes);
+  const transaction = writeUnitsOf(Math.max(m.transactionBeforeBytes, m.transactionAfterBytes));
   return {
-    alarms: 35 + accounts,
-    compositeAlarms: 0,
-    dashboards: 1,
-    kmsKeys: 2,
-    secrets: accounts,
-    metrics: 3 * (1 + accounts) + 2 * (1 + providers) + 2 + 3,
-    pollCycles: 43_200,
-    pollDurationMs: 200,
-    pollReadUnits: 2,
-    pollLogBytes: 600,
-    secretReads: accounts * 2 * 9_000,
+    receipt,
+    transaction,
+    indexes: m.indexWriteUnitsPerCallback,
+    total: receipt + transaction + m.indexWriteUnitsPerCallback,
   };
 }
 
-export function fixedMonthly(fixed: FixedResources, prices: Prices): CostLine[] {
-  const pollGbSeconds = fixed.pollCycles * (fixed.pollDurationMs / 1000) * (MEASURED.memoryMb / 1024);
+/**
+ * Per million first callbacks that end their transaction (API → callback function → DynamoDB → stream →
+ * publisher → one event), at `callbacksPerMonth` (the volume decides how much Lambda traces).
+ */
+export function perMillionCallbacks(
+  stack: Stack,
+  prices: Prices,
+  callbacksPerMonth: number,
+  m: Measured = MEASURED,
+): CostLine[] {
+  const callback = fn(stack, 'relay-callback');
+  const publisher = fn(stack, 'relay-outbox-publisher');
+  const memory = callback?.memoryMb ?? 512;
+  const gbs =
+    gbSeconds(m.callbackDurationMs, memory) + gbSeconds(m.publisherDurationMs, publisher?.memoryMb ?? memory);
+  const wcu = callbackWriteUnits(m);
+  // An eventually consistent read: half a unit per started 4 KB, half a unit for an item not there.
+  const rcu = Math.max(1, Math.ceil(m.transactionBeforeBytes / READ_UNIT_BYTES)) / 2;
+  const crossAccount = stack.counts.busTargets;
+  const archived = stack.counts.archives.length;
+  const accessLog = Math.max(0, ...stack.counts.accessLogFormats.map(accessLogLineBytes));
+  const logBytes = m.callbackLogBytes + m.publisherLogBytes;
+  const traced = [callback, publisher].filter((f) => f?.tracing === 'Active');
+  const share = lambdaTracedShare(callbacksPerMonth);
   return [
     {
-      item: 'CloudWatch alarms',
-      dollars: fixed.alarms * prices.alarmPerMonth + fixed.compositeAlarms * prices.compositeAlarmPerMonth,
-      formula: `${fixed.alarms} × $${prices.alarmPerMonth} + ${fixed.compositeAlarms} composite × $${prices.compositeAlarmPerMonth}`,
+      item: 'API Gateway HTTP API',
+      dollars: prices.httpApiPerMillion,
+      formula: `1 request × $${prices.httpApiPerMillion}/M`,
     },
     {
-      item: 'CloudWatch dashboard',
-      dollars: fixed.dashboards * prices.dashboardPerMonth,
-      formula: `${fixed.dashboards} × $${prices.dashboardPerMonth}`,
+      item: 'Lambda requests',
+      dollars: 2 * prices.lambdaPerMillionRequests,
+      formula: `2 invocations (callback, outbox publisher) × $${prices.lambdaPerMillionRequests}/M`,
     },
     {
-      item: 'Custom metrics',
-      dollars: fixed.metrics * prices.metricPerMonth,
-      formula: `${fixed.metrics} metrics × $${prices.metricPerMonth}`,
+      item: 'Lambda duration (Arm)',
+      dollars: gbs * MILLION * prices.lambdaArmPerGbSecond,
+      formula: `(${m.callbackDurationMs} + ${m.publisherDurationMs} ms) × ${memory} MB = ${gbs.toFixed(4)} GB-s × $${prices.lambdaArmPerGbSecond}/GB-s`,
     },
     {
-      item: 'KMS keys',
-      dollars: fixed.kmsKeys * prices.kmsKeyPerMonth,
-      formula: `${fixed.kmsKeys} × $${prices.kmsKeyPerMonth}`,
+      item: 'DynamoDB writes (1 KB rule)',
+      dollars: wcu.total * prices.dynamoPerMillionWrites,
+      formula: `${wcu.total} WRU (receipt ${m.receiptBytes} B → ${wcu.receipt}; transaction ${m.transactionBeforeBytes} → ${m.transactionAfterBytes} B → ${wcu.transaction}; indexes ${wcu.indexes}; npm run bench) × $${prices.dynamoPerMillionWrites}/M`,
     },
     {
-      item: 'Secrets Manager',
+      item: 'DynamoDB reads',
+      dollars: rcu * prices.dynamoPerMillionReads,
+      formula: `${rcu} RRU (one eventually consistent read ≤ 4 KB) × $${prices.dynamoPerMillionReads}/M`,
+    },
+    {
+      item: 'EventBridge events',
+      dollars: (1 + crossAccount) * prices.eventBridgePerMillionEvents,
+      formula: `1 event + ${crossAccount} cross-account deliveries (rules targeting a bus) × $${prices.eventBridgePerMillionEvents}/M`,
+    },
+    {
+      item: 'EventBridge archive (processing)',
+      dollars: (archived * m.eventBytes * MILLION * prices.archivePerGbProcessed) / GB,
+      formula: `${archived} archive × ${m.eventBytes} B × $${prices.archivePerGbProcessed}/GB`,
+    },
+    {
+      item: 'CloudWatch Logs: functions (and EMF metrics)',
+      dollars: (logBytes * MILLION * prices.logsIngestionPerGb) / GB,
+      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}) × $${prices.logsIngestionPerGb}/GB`,
+    },
+    {
+      item: 'CloudWatch Logs: API access log',
+      dollars: ((accessLog + LOG_EVENT_OVERHEAD_BYTES) * MILLION * prices.logsIngestionPerGb) / GB,
+      formula: `${accessLog + LOG_EVENT_OVERHEAD_BYTES} B (the stage's format with typical values) × $${prices.logsIngestionPerGb}/GB`,
+    },
+    {
+      item: 'CloudWatch Logs: storage',
       dollars:
-        fixed.secrets * prices.secretPerMonth +
-        (fixed.secretReads / 10_000) * prices.secretsPerTenThousandCalls,
-      formula: `${fixed.secrets} × $${prices.secretPerMonth} + ${fixed.secretReads} reads × $${prices.secretsPerTenThousandCalls}/10k`,
+        ((logBytes + accessLog + LOG_EVENT_OVERHEAD_BYTES) * MILLION * prices.logsStoragePerGbMonth) / GB,
+      formula: `the bytes above kept about a month (retention ${[...new Set(stack.counts.logGroups.map((g) => g.retentionDays ?? 'never'))].join('/')} days), uncompressed × $${prices.logsStoragePerGbMonth}/GB-month`,
     },
     {
-      item: 'Poller (Lambda, reads, logs)',
-      dollars:
-        (fixed.pollCycles / MILLION) * prices.lambdaPerMillionRequests +
-        pollGbSeconds * prices.lambdaArmPerGbSecond +
-        ((fixed.pollCycles * fixed.pollReadUnits) / MILLION) * prices.dynamoPerMillionReads +
-        ((fixed.pollCycles * fixed.pollLogBytes) / GB) * prices.logsIngestionPerGb,
-      formula: `${fixed.pollCycles} cycles × (${fixed.pollDurationMs} ms, ${fixed.pollReadUnits} RRU, ${fixed.pollLogBytes} B); Scheduler inside its free 14 M`,
+      item: 'X-Ray traces (Lambda sampling)',
+      dollars: traced.length * share * prices.xrayPerMillionTraces,
+      formula: traced.length
+        ? `${traced.map((f) => f!.name).join(', ')} actively traced: ${(share * 100).toFixed(1)}% each at ${callbacksPerMonth.toLocaleString('en')}/month (1/s + 5%) × $${prices.xrayPerMillionTraces}/M`
+        : 'callback and publisher pass tracing through (hotPathTracing off): none recorded',
     },
   ];
 }
 
-/** A month: the floor, the traffic at list price, X-Ray's free traces taken off (poller traces included). */
-export function month(
-  volume: { callbacks: number; lifecycles: number },
-  prices: Prices,
-  traceRate: number,
-  fixed: FixedResources,
-): { floor: number; traffic: number; xrayFree: number; total: number } {
-  const floor = total(fixedMonthly(fixed, prices));
-  const perCallback = costPerMillion(callbackUsage(), prices, traceRate);
-  const perLifecycle = costPerMillion(lifecycleUsage(), prices, traceRate);
-  const traffic = (total(perCallback) * volume.callbacks + total(perLifecycle) * volume.lifecycles) / MILLION;
-  const xrayDollars = (lines: CostLine[]) => lines.find((l) => l.item === 'X-Ray traces')!.dollars;
-  const tracedDollars =
-    (xrayDollars(perCallback) * volume.callbacks + xrayDollars(perLifecycle) * volume.lifecycles) / MILLION +
-    (fixed.pollCycles / MILLION) * prices.xrayPerMillionTraces;
-  const xrayFree = -Math.min(
-    tracedDollars,
-    (prices.xrayFreeTracesPerMonth / MILLION) * prices.xrayPerMillionTraces,
-  );
-  // The poller's traces are in the floor only through the free tier they use up.
-  const pollerTraces = (fixed.pollCycles / MILLION) * prices.xrayPerMillionTraces;
-  return { floor: floor + pollerTraces, traffic, xrayFree, total: floor + pollerTraces + traffic + xrayFree };
-}
-
-/** Counts a synthesized template's alarms, keys and dashboards. */
-export function fixedFromTemplate(
-  template: { Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }> },
-  accounts: number,
-): FixedResources {
-  const resources = Object.values(template.Resources ?? {});
-  const count = (type: string) => resources.filter((r) => r.Type === type).length;
-  const metricsPerAlarm = (r: { Properties?: Record<string, unknown> }) => {
-    const metrics = r.Properties?.Metrics as Array<{ MetricStat?: unknown }> | undefined;
-    return metrics ? Math.max(1, metrics.filter((m) => m.MetricStat !== undefined).length) : 1;
-  };
-  return {
-    ...defaultFixed(accounts),
-    alarms: resources
-      .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
-      .reduce((sum, r) => sum + metricsPerAlarm(r), 0),
-    compositeAlarms: count('AWS::CloudWatch::CompositeAlarm'),
-    dashboards: count('AWS::CloudWatch::Dashboard'),
-    kmsKeys: count('AWS::KMS::Key'),
-  };
-}
-
-const money = (dollars: number) => `$${dollars.toFixed(2)}`;
-
-export function renderTable(title: string, lines: readonly CostLine[]): string {
-  const rows = lines.map((line) => `| ${line.item} | ${money(line.dollars)} | ${line.formula} |`);
+/** What the stack costs with no traffic. */
+export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED): CostLine[] {
+  const c = stack.counts;
+  const poller = fn(stack, 'relay-poller');
+  const cycles = c.scheduledInvocationsPerMonth;
+  const pollGbSeconds = cycles * gbSeconds(m.pollDurationMs, poller?.memoryMb ?? 512);
+  const pollerTraces = poller?.tracing === 'Active' ? cycles * lambdaTracedShare(cycles) : 0;
+  const cycleSeries = seriesOf(stack, 'cycle') + c.metricFilters.filter((f) => f.always).length;
+  const sqsRequests = c.polledQueues * SQS_POLLERS * SQS_REQUESTS_PER_POLLER_MINUTE * MINUTES_PER_MONTH;
+  const secrets = c.secrets + stack.configSecrets;
+  const billedDashboards = Math.max(0, c.dashboards - prices.dashboardsFree);
   return [
-    `| ${title} | $ | formula |`,
+    {
+      item: 'CloudWatch alarms',
+      dollars:
+        c.alarmMetrics * prices.alarmPerMonth +
+        c.highResolutionAlarmMetrics * prices.highResolutionAlarmPerMonth,
+      formula: `${c.alarms} alarms reading ${c.alarmMetrics} metrics × $${prices.alarmPerMonth} + ${c.highResolutionAlarmMetrics} high-resolution × $${prices.highResolutionAlarmPerMonth} (template)`,
+    },
+    {
+      item: 'CloudWatch composite alarms',
+      dollars: c.compositeAlarms * prices.compositeAlarmPerMonth,
+      formula: `${c.compositeAlarms} × $${prices.compositeAlarmPerMonth} (template)`,
+    },
+    {
+      item: 'CloudWatch dashboards',
+      dollars: billedDashboards * prices.dashboardPerMonth,
+      formula: `${c.dashboards} (template) − ${prices.dashboardsFree} free per AWS account = ${billedDashboards} × $${prices.dashboardPerMonth}`,
+    },
+    {
+      item: 'Custom metrics with data every cycle',
+      dollars: cycleSeries * prices.metricPerMonth,
+      formula: `${cycleSeries} series (${namesOf(stack, 'cycle')}; code emitters) × $${prices.metricPerMonth}`,
+    },
+    {
+      item: 'KMS customer-managed keys',
+      dollars: c.kmsKeys * prices.kmsKeyPerMonth,
+      formula: `${c.kmsKeys} × $${prices.kmsKeyPerMonth} (template)`,
+    },
+    {
+      item: 'Secrets Manager secrets',
+      dollars: secrets * prices.secretPerMonth,
+      formula: `${c.secrets} in the template + ${stack.configSecrets} the config names × $${prices.secretPerMonth}`,
+    },
+    {
+      item: 'Poller (Lambda, due-index reads, logs)',
+      dollars:
+        (cycles / MILLION) * prices.lambdaPerMillionRequests +
+        pollGbSeconds * prices.lambdaArmPerGbSecond +
+        ((cycles * m.pollReadUnits) / MILLION) * prices.dynamoPerMillionReads +
+        ((cycles * m.pollLogBytes) / GB) * (prices.logsIngestionPerGb + prices.logsStoragePerGbMonth),
+      formula: `${cycles} cycles (schedule) × (${m.pollDurationMs} ms, ${m.pollReadUnits} RRU, ${m.pollLogBytes} B); EventBridge Scheduler inside its free 14 M invocations`,
+    },
+    {
+      item: 'SQS: Lambda polling the ingress buffer',
+      dollars: (sqsRequests / MILLION) * prices.sqsPerMillionRequests,
+      formula: `${c.polledQueues} queue × ${SQS_POLLERS} pollers × ${SQS_REQUESTS_PER_POLLER_MINUTE}/min = ${sqsRequests.toLocaleString('en')} requests × $${prices.sqsPerMillionRequests}/M (SQS's free million a month not taken off)`,
+    },
+    {
+      item: 'X-Ray: poller traces',
+      dollars:
+        Math.max(0, pollerTraces - prices.xrayFreeTracesPerMonth) * (prices.xrayPerMillionTraces / MILLION),
+      formula: `${Math.round(pollerTraces).toLocaleString('en')} traces (every cycle: Lambda's 1/s reservoir) inside the free ${prices.xrayFreeTracesPerMonth.toLocaleString('en')}`,
+    },
+    {
+      item: 'Cognito (console, Plus tier)',
+      dollars: c.plusTierUserPools * stack.consoleUsers * prices.cognitoPlusPerMau,
+      formula: `${c.plusTierUserPools} pool with threat protection × ${stack.consoleUsers} operators × $${prices.cognitoPlusPerMau}/MAU`,
+    },
+    {
+      item: 'Free or negligible',
+      dollars: 0,
+      formula:
+        'SNS (alarm mail, first 1,000 free), DynamoDB Streams read by Lambda, the console on S3 + CloudFront (~1 MB), sampling rules, DLQs with nothing in them',
+    },
+  ];
+}
+
+/** Fixed costs that start with traffic: the series every callback feeds, secrets re-read by warm functions. */
+export function trafficFixed(
+  stack: Stack,
+  prices: Prices,
+  callbacksPerMonth: number,
+  m: Measured = MEASURED,
+): CostLine[] {
+  if (callbacksPerMonth <= 0) return [];
+  const callback = fn(stack, 'relay-callback');
+  // Warm callback containers: the concurrency the ack time needs at the mean rate, at least one.
+  const warm = Math.max(
+    1,
+    Math.ceil((callbacksPerMonth / SECONDS_PER_MONTH) * (m.callbackDurationMs / 1000)),
+  );
+  const reads = stack.configSecrets * warm * (MINUTES_PER_MONTH / SECRET_REREAD_MINUTES);
+  const series = seriesOf(stack, 'traffic');
+  return [
+    {
+      item: 'Custom metrics fed by callbacks',
+      dollars: series * prices.metricPerMonth,
+      formula: `${series} series (${namesOf(stack, 'traffic')}; code emitters) × $${prices.metricPerMonth}`,
+    },
+    {
+      item: 'Secrets Manager reads',
+      dollars: (reads / 10_000) * prices.secretsPerTenThousandCalls,
+      formula: `${stack.configSecrets} secrets × ${warm} warm ${callback ? 'callback' : ''} container × one read per ${SECRET_REREAD_MINUTES} min = ${reads.toLocaleString('en')} × $${prices.secretsPerTenThousandCalls}/10k`,
+    },
+  ];
+}
+
+/**
+ * Storage at `callbacksPerMonth`: `months` after the start (transactions older than the retention are gone
+ * by TTL, so from transactionDays on it stays level: the steady state).
+ */
+export function storage(
+  stack: Stack,
+  prices: Prices,
+  callbacksPerMonth: number,
+  months: number,
+  m: Measured = MEASURED,
+): CostLine[] {
+  const keptMonths = (days: number) => Math.min(months, days / 30);
+  const transactions = callbacksPerMonth * keptMonths(stack.retention.transactionDays);
+  const receipts = callbacksPerMonth * keptMonths(stack.retention.receiptDays);
+  const tableBytes =
+    transactions * (m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES) +
+    receipts * (m.receiptBytes + STORAGE_OVERHEAD_BYTES);
+  const indexBytes = transactions * (m.dayIndexEntryBytes + STORAGE_OVERHEAD_BYTES);
+  const pitr = stack.counts.pointInTimeRecovery ? prices.dynamoPitrPerGbMonth : 0;
+  const archiveDays = Math.max(0, ...stack.counts.archives.map((a) => a.retentionDays ?? 3650));
+  const archived = stack.counts.archives.length ? callbacksPerMonth * keptMonths(archiveDays) : 0;
+  const gb = (bytes: number) => (bytes / GB).toFixed(2);
+  return [
+    {
+      item: 'DynamoDB storage',
+      dollars: ((tableBytes + indexBytes) / GB) * prices.dynamoStoragePerGbMonth,
+      formula: `${(transactions / MILLION).toFixed(2)} M transactions (${stack.retention.transactionDays} d) × ${m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES} B + byDay entries ${m.dayIndexEntryBytes + STORAGE_OVERHEAD_BYTES} B, ${(receipts / MILLION).toFixed(2)} M receipts (${stack.retention.receiptDays} d) × ${m.receiptBytes + STORAGE_OVERHEAD_BYTES} B = ${gb(tableBytes + indexBytes)} GB × $${prices.dynamoStoragePerGbMonth}/GB-month`,
+    },
+    {
+      item: 'DynamoDB point-in-time recovery',
+      dollars: (tableBytes / GB) * pitr,
+      formula: `${gb(tableBytes)} GB of table (indexes not billed) × $${pitr}/GB-month${pitr ? '' : ' (PITR off)'}`,
+    },
+    {
+      item: 'EventBridge archive storage',
+      dollars: ((archived * m.eventBytes) / GB) * prices.archivePerGbMonth,
+      formula: `${(archived / MILLION).toFixed(2)} M events (${archiveDays} d) × ${m.eventBytes} B × $${prices.archivePerGbMonth}/GB-month`,
+    },
+  ];
+}
+
+export interface Month {
+  readonly floor: CostLine[];
+  readonly trafficFixed: CostLine[];
+  readonly perMillion: CostLine[];
+  readonly storage: CostLine[];
+  /** The X-Ray free tier taken off (poller and hot-path traces together), ≤ 0. */
+  readonly xrayFree: number;
+  readonly total: number;
+}
+
+/** A month at `callbacksPerMonth`, `months` after the start (storage grows to its steady state). */
+export function month(
+  stack: Stack,
+  prices: Prices,
+  callbacksPerMonth: number,
+  months: number,
+  m: Measured = MEASURED,
+): Month {
+  const floor = idleFloor(stack, prices, m);
+  const fixed = trafficFixed(stack, prices, callbacksPerMonth, m);
+  const perMillion = perMillionCallbacks(stack, prices, callbacksPerMonth, m);
+  const stored = storage(stack, prices, callbacksPerMonth, months, m);
+  const xray = perMillion.find((l) => l.item.startsWith('X-Ray'))!.dollars * (callbacksPerMonth / MILLION);
+  const poller = fn(stack, 'relay-poller');
+  const cycles = stack.counts.scheduledInvocationsPerMonth;
+  const pollerTraces = poller?.tracing === 'Active' ? cycles * lambdaTracedShare(cycles) : 0;
+  // The poller's traces fill the free tier first (its floor line bills only what exceeds it).
+  const freeLeft = Math.max(0, prices.xrayFreeTracesPerMonth - pollerTraces);
+  const xrayFree = -Math.min(xray, (freeLeft / MILLION) * prices.xrayPerMillionTraces);
+  const sum =
+    total(floor) +
+    total(fixed) +
+    (total(perMillion) * callbacksPerMonth) / MILLION +
+    total(stored) +
+    xrayFree;
+  return { floor, trafficFixed: fixed, perMillion, storage: stored, xrayFree, total: sum };
+}
+
+/** Every string value under a key ending in `SecretId`, anywhere in the config: the secrets it names. */
+export function configSecretIds(config: unknown): string[] {
+  const ids = new Set<string>();
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object')
+      for (const [key, inner] of Object.entries(value)) {
+        if (key.endsWith('SecretId') && typeof inner === 'string') ids.add(inner);
+        else walk(inner);
+      }
+  };
+  walk(config);
+  return [...ids];
+}
+
+/** The config with a second account beside each one (same settings, its own secrets and ids). */
+export function doubledAccounts(config: { accounts?: Record<string, Record<string, unknown>> }): unknown {
+  const accounts: Record<string, Record<string, unknown>> = {};
+  for (const [provider, byId] of Object.entries(config.accounts ?? {})) {
+    accounts[provider] = { ...byId };
+    for (const [id, settings] of Object.entries(byId)) {
+      const copy = JSON.parse(JSON.stringify(settings), (key, value) =>
+        key.endsWith('SecretId') && typeof value === 'string'
+          ? `${value}-2`
+          : key === 'shortCode' && typeof value === 'string'
+            ? String(Number(value) + 1)
+            : value,
+      ) as Record<string, unknown>;
+      accounts[provider]![`${id}2`] = copy;
+    }
+  }
+  return { ...config, accounts };
+}
+
+export const money = (dollars: number) =>
+  dollars < 0 ? `−$${(-dollars).toFixed(2)}` : `$${dollars.toFixed(2)}`;
+
+export function renderTable(title: string, lines: readonly CostLine[], scale = 1): string {
+  const rows = lines.map((line) => `| ${line.item} | ${money(line.dollars * scale)} | ${line.formula} |`);
+  return [
+    `| ${title} | $ | quantity × unit price (source) |`,
     '| --- | ---: | --- |',
     ...rows,
-    `| **total** | **${money(total(lines))}** | |`,
+    `| **total** | **${money(total(lines) * scale)}** | |`,
   ].join('\n');
 }
 
 const USAGE = `Usage: npm run cost -- [options]
 
-What the relay costs: the fixed monthly floor, the cost per million callbacks and per million transaction
-lifecycles, and a month at a given volume, from list prices and the units \`npm run bench\` measures
-(docs/deploy.md#cost-notes).
+What the relay bills: the idle floor, the fixed costs traffic starts, the cost per million callbacks,
+storage at steady state, a month at a volume and the fixed cost per account, from the synthesized stack
+(every alarm, key, secret, log group, archive in it), the code's metric emitters, the bench's measured
+item sizes and list prices (docs/deploy.md#cost-notes).
 
 Options:
-  --region <r>         us-east-1 | eu-west-1 (default us-east-1)
-  --callbacks <n>      callbacks a month (default 1000000)
-  --lifecycles <n>     transaction lifecycles a month (default 0)
-  --trace-rate <p>     X-Ray sampling rate on the hot path (default 0.05)
-  --template <file>    a synthesized stack (cdk.out/MobileMoneyRelay.template.json): alarms, keys and the
-                       dashboard counted from it
-  --accounts <n>       provider accounts (default 3)
-  --help               this text`;
+  --region <r>          us-east-1 | eu-west-1 (default us-east-1)
+  --callbacks <n>       callbacks a month (default 1000000)
+  --config <file>       the relay config to synthesize (default infra/example-config.json)
+  --template <file>     price this synthesized template instead (no per-account line)
+  --console-users <n>   operators signing in to the console in a month (default 3)
+  --help                this text`;
 
-function main() {
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Synthesizes the relay as infra/app.ts does by default (console on), without bundling the functions. */
+async function synthesize(configs: Record<string, unknown>): Promise<Record<string, CfnTemplate>> {
+  const { App } = await import('aws-cdk-lib');
+  const { RelayStack } = await import('../infra/relay-stack');
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  for (const [name, config] of Object.entries(configs))
+    new RelayStack(app, name, {
+      relay: {
+        config,
+        alarmEmail: 'oncall@example.org',
+        console: { domainPrefix: `${name.toLowerCase()}-console` },
+      },
+    });
+  const assembly = app.synth();
+  return Object.fromEntries(
+    Object.keys(configs).map((name) => [name, assembly.getStackByName(name).template as CfnTemplate]),
+  );
+}
+
+async function stackOf(template: CfnTemplate, config: unknown, consoleUsers: number): Promise<Stack> {
+  const { parseConfig } = await import('../shared/config/load');
+  const parsed = parseConfig(config, { secretsUnresolved: true });
+  const accounts = [...parsed.accounts.values()];
+  const providers = new Set(accounts.map((a) => a.provider)).size;
+  const values: DimensionValues = {
+    provider: providers,
+    account: accounts.length,
+    shop: Object.keys((config as { badges?: { shops?: object } }).badges?.shops ?? {}).length,
+    // TransactionsFinalized by the poller: origin poll; the rest only in incidents.
+    origin: 1,
+    error: 1,
+    reason: 1,
+    route: 2,
+    type: 1,
+  };
+  return {
+    counts: countTemplate(template),
+    configSecrets: configSecretIds(config).length,
+    accounts: accounts.length,
+    providers,
+    retention: parsed.retention,
+    series: countSeries(findEmitters(ROOT), values),
+    consoleUsers,
+  };
+}
+
+async function main() {
   const { values } = parseCli(USAGE, {
     options: {
       region: { type: 'string', default: 'us-east-1' },
       callbacks: { type: 'string', default: '1000000' },
-      lifecycles: { type: 'string', default: '0' },
-      'trace-rate': { type: 'string', default: '0.05' },
+      config: { type: 'string', default: join(ROOT, 'infra/example-config.json') },
       template: { type: 'string' },
-      accounts: { type: 'string', default: '3' },
+      'console-users': { type: 'string', default: '3' },
     },
   });
   const region = values.region as Region;
   const prices = PRICES[region];
   if (!prices) throw new Error(`--region: one of ${Object.keys(PRICES).join(', ')} (got "${values.region}")`);
-  const traceRate = Number(values['trace-rate']);
-  const accounts = Number(values.accounts);
-  const fixed =
-    values.template && existsSync(values.template)
-      ? fixedFromTemplate(JSON.parse(readFileSync(values.template, 'utf8')), accounts)
-      : defaultFixed(accounts);
-  const volume = { callbacks: Number(values.callbacks), lifecycles: Number(values.lifecycles) };
-  const perCallback = costPerMillion(callbackUsage(), prices, traceRate);
-  const perLifecycle = costPerMillion(lifecycleUsage(), prices, traceRate);
-  const m = month(volume, prices, traceRate, fixed);
-  console.log(`Prices: ${region}, list, ${PRICES_AS_OF}. Hot-path trace rate ${traceRate}.\n`);
-  console.log(renderTable('Per million callbacks', perCallback));
-  console.log(
-    `\nRequest path (without storage): ${money(total(requestPath(perCallback)))} per million callbacks\n`,
+  const volume = Number(values.callbacks);
+  const users = Number(values['console-users']);
+  const config = JSON.parse(readFileSync(values.config!, 'utf8')) as Record<string, unknown>;
+  let stack: Stack;
+  let doubled: Stack | undefined;
+  if (values.template) {
+    if (!existsSync(values.template)) throw new Error(`--template: no such file ${values.template}`);
+    stack = await stackOf(JSON.parse(readFileSync(values.template, 'utf8')), config, users);
+  } else {
+    const twice = doubledAccounts(config);
+    const templates = await synthesize({ MobileMoneyRelay: config, MobileMoneyRelayDoubled: twice });
+    stack = await stackOf(templates.MobileMoneyRelay!, config, users);
+    doubled = await stackOf(templates.MobileMoneyRelayDoubled!, twice, users);
+  }
+  const out = (line = '') => process.stdout.write(`${line}\n`);
+  const steadyMonths = stack.retention.transactionDays / 30;
+  const first = month(stack, prices, volume, 1);
+  const steady = month(stack, prices, volume, steadyMonths);
+  out(
+    `Prices: ${region}, list, ${PRICES_AS_OF}. ${values.template ? `Template ${values.template}` : `Synthesized from ${values.config}`}: ` +
+      `${stack.accounts} accounts, ${stack.providers} providers, transactions kept ${stack.retention.transactionDays} d, receipts ${stack.retention.receiptDays} d.\n`,
   );
-  console.log(renderTable('Per million lifecycles (registered, confirmed by a status call)', perLifecycle));
-  console.log(
-    `\nRequest path (without storage): ${money(total(requestPath(perLifecycle)))} per million lifecycles\n`,
+  out(renderTable('Idle floor (a month, no traffic)', first.floor));
+  out();
+  out(renderTable(`Fixed once callbacks flow (${volume.toLocaleString('en')} a month)`, first.trafficFixed));
+  out();
+  out(renderTable('Per million callbacks (request path)', first.perMillion));
+  out();
+  out(
+    renderTable(
+      `Storage at steady state (${volume.toLocaleString('en')} a month, after ${steadyMonths.toFixed(1)} months)`,
+      steady.storage,
+    ),
   );
-  console.log(renderTable('Fixed monthly floor', fixedMonthly(fixed, prices)));
-  console.log(
-    `\nA month with ${volume.callbacks.toLocaleString('en')} callbacks and ${volume.lifecycles.toLocaleString('en')} lifecycles: ` +
-      `floor ${money(m.floor)} + traffic ${money(m.traffic)} − X-Ray free tier ${money(-m.xrayFree)} = ${money(m.total)}; ` +
-      `all-in per million callbacks ${money((m.total / Math.max(1, volume.callbacks + volume.lifecycles)) * MILLION)}`,
+  out();
+  const perMillion = (m: Month) => money((m.total / Math.max(1, volume)) * MILLION);
+  out(
+    '| A month | floor | traffic fixed | request path | storage | X-Ray free tier | total | per million callbacks |',
+  );
+  out('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  // The storage lever: a 90-day hot window in the table (retention.transactionDays), for comparison.
+  const HOT_DAYS = 90;
+  const hot = { ...stack, retention: { ...stack.retention, transactionDays: HOT_DAYS } };
+  const rows: Array<[string, Month]> = [
+    ['first month', first],
+    [`steady state (${stack.retention.transactionDays} d)`, steady],
+  ];
+  if (stack.retention.transactionDays > HOT_DAYS)
+    rows.push([
+      `steady state with "transactionDays": ${HOT_DAYS}`,
+      month(hot, prices, volume, HOT_DAYS / 30),
+    ]);
+  for (const [label, m] of rows)
+    out(
+      `| ${label} | ${money(total(m.floor))} | ${money(total(m.trafficFixed))} | ${money((total(m.perMillion) * volume) / MILLION)} | ${money(total(m.storage))} | ${money(m.xrayFree)} | ${money(m.total)} | ${perMillion(m)} |`,
+    );
+  if (doubled) {
+    const fixedOf = (s: Stack) => total(idleFloor(s, prices)) + total(trafficFixed(s, prices, volume));
+    const perAccount = (fixedOf(doubled) - fixedOf(stack)) / (doubled.accounts - stack.accounts);
+    out();
+    out(
+      `Fixed cost per account: ${money(perAccount)} a month (idle floor + traffic fixed, ${stack.accounts} → ${doubled.accounts} accounts synthesized: ` +
+        `${(doubled.counts.alarmMetrics - stack.counts.alarmMetrics) / (doubled.accounts - stack.accounts)} alarm metrics, ` +
+        `${(doubled.configSecrets - stack.configSecrets) / (doubled.accounts - stack.accounts)} secrets, ` +
+        `${(seriesOf(doubled, 'traffic') + seriesOf(doubled, 'cycle') - seriesOf(stack, 'traffic') - seriesOf(stack, 'cycle')) / (doubled.accounts - stack.accounts)} metric series each).`,
+    );
+  }
+  const incident = stack.series.filter((s) => s.activity !== 'cycle' && s.activity !== 'traffic');
+  out();
+  out(
+    `Not in a normal month (series with data only then, $${prices.metricPerMonth} a month each, prorated by the hour): ` +
+      incident.map((s) => `${s.name} ${s.series} (${s.activity})`).join(', ') +
+      '.',
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`)
+  main().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });

@@ -62,6 +62,17 @@ export interface RelayFunctionsOptions {
 }
 
 /**
+ * The functions run once per callback or transaction: actively traced only with `hotPathTracing`
+ * (Lambda's sampling traces most of them at low volume, docs/deploy.md#cost-notes).
+ */
+export const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFunctionId>([
+  'callback',
+  'management',
+  'outbox-publisher',
+  'transaction-initiated',
+]);
+
+/**
  * The six relay functions, each with its own log group and role (log writes to that group only), the
  * shared tracing layer, and the environment it needs; no access to anything else yet.
  */
@@ -69,7 +80,12 @@ export function createRelayFunctions(
   scope: Construct,
   props: Pick<
     MobileMoneyRelayProps,
-    'memorySize' | 'logLevel' | 'reservedConcurrency' | 'providerThrottles' | 'decisionThrottles'
+    | 'memorySize'
+    | 'logLevel'
+    | 'reservedConcurrency'
+    | 'providerThrottles'
+    | 'decisionThrottles'
+    | 'hotPathTracing'
   >,
   options: RelayFunctionsOptions,
 ): RelayFunctions {
@@ -117,6 +133,7 @@ export function createRelayFunctions(
           id === 'callback' ? callbackConcurrencyFor(props.providerThrottles, options.providers) : undefined,
         ),
       tracingLayer,
+      traced: props.hotPathTracing === true || !HOT_PATH_FUNCTIONS.has(id),
       // Only the functions that load the config get it (RELAY_CONFIG names its file).
       configLayer: 'RELAY_CONFIG' in fn.environment ? configLayer : undefined,
       metricsNamespace: options.metricsNamespace,
@@ -227,6 +244,8 @@ function createRelayFunction(
     reservedConcurrency: number | undefined;
     environment: Record<string, string>;
     tracingLayer: lambda.ILayerVersion;
+    /** Active X-Ray tracing (Lambda's own sampling); otherwise pass-through and no tracer loaded. */
+    traced: boolean;
     configLayer: lambda.ILayerVersion | undefined;
     metricsNamespace: string;
     logRetention: logs.RetentionDays;
@@ -274,7 +293,7 @@ function createRelayFunction(
     reservedConcurrentExecutions: options.reservedConcurrency,
     role,
     logGroup,
-    tracing: lambda.Tracing.ACTIVE,
+    tracing: options.traced ? lambda.Tracing.ACTIVE : lambda.Tracing.PASS_THROUGH,
     layers: [options.tracingLayer, ...(options.configLayer ? [options.configLayer] : [])],
     environment: {
       ...options.environment,
@@ -283,6 +302,8 @@ function createRelayFunction(
       // Traces keep timings and errors, never handler responses: acks, transactions and reports
       // carry MSISDNs, amounts and references.
       POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+      // Untraced: the tracer (X-Ray SDK, ~25 ms of cold start) is not even loaded.
+      ...(options.traced ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
       NODE_OPTIONS: '--enable-source-maps',
     },
     bundling: {

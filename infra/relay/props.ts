@@ -134,6 +134,15 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /** LOG_LEVEL of the functions. @default INFO */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
+   * X-Ray active tracing of the functions run once per callback or transaction (callback and decision
+   * functions, management, outbox publisher, transaction-initiated). Lambda samples an actively traced
+   * function itself (the first request each second, then 5%) and ignores X-Ray sampling rules for its
+   * segment: at a million callbacks a month that is most of them, $5 per million traces
+   * (docs/deploy.md#cost-notes). Off, they pass tracing through (nothing upstream samples) and do not
+   * load the tracer. The poller and the buffer consumer are always traced. @default false
+   */
+  readonly hotPathTracing?: boolean;
+  /**
    * Throttling of the provider callbacks (`$default` route, the stage default). Keep it generous: a
    * throttled provider callback is an HTTP 429, and some providers never retry a callback. @default 500 rps, burst 1000
    */

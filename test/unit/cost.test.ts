@@ -1,187 +1,342 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
-  callbackUsage,
-  costPerMillion,
-  defaultFixed,
-  fixedFromTemplate,
-  lifecycleUsage,
+  configSecretIds,
+  doubledAccounts,
+  idleFloor,
+  lambdaTracedShare,
   month,
+  perMillionCallbacks,
   PRICES,
-  type Prices,
-  requestPath,
+  type Stack,
+  storage,
   total,
-  type Usage,
 } from '../../scripts/cost';
+import {
+  indexShapes,
+  indexWriteUnits,
+  itemBytes,
+  numberBytes,
+  storedBytes,
+  writeUnits,
+  writeUnitsOf,
+} from '../../scripts/cost/dynamo-units';
+import { countSeries, emittersIn } from '../../scripts/cost/metric-series';
+import { countTemplate, ratePerMonth } from '../../scripts/cost/template';
+import { createTableInput } from '../../shared/adapters/dynamodb/table';
 
-const GB = 1024 ** 3;
-const UNIT_PRICES: Prices = {
-  ...PRICES['us-east-1'],
-  httpApiPerMillion: 1,
-  lambdaPerMillionRequests: 0.2,
-  lambdaArmPerGbSecond: 0.00001,
-  dynamoPerMillionWrites: 1,
-  dynamoPerMillionReads: 0.1,
-  dynamoStoragePerGbMonth: 0.25,
-  dynamoPitrPerGbMonth: 0.25,
-  eventBridgePerMillionEvents: 1,
-  logsIngestionPerGb: 0.5,
-  xrayPerMillionTraces: 5,
-  xrayFreeTracesPerMonth: 100_000,
+const US = PRICES['us-east-1'];
+const item = (value: Record<string, unknown>) =>
+  marshall(value, { removeUndefinedValues: true }) as Record<string, AttributeValue>;
+const [DUE, DAY] = indexShapes(createTableInput('relay'));
+
+describe('DynamoDB item sizes', () => {
+  it('counts names and UTF-8 bytes of strings, one byte per two significant digits plus one for numbers', () => {
+    // Act
+    const size = itemBytes(item({ pk: 'TX', née: 'é', n: 12345, z: 100 }));
+
+    // Assess: pk 2+2, née 4+2, n 1+(3+1), z 1+(1+1)
+    expect(size).toBe(4 + 6 + 5 + 3);
+    expect(numberBytes('0.00120')).toBe(2);
+  });
+
+  it('adds 3 bytes per list or map and 1 byte per element', () => {
+    // Act
+    const size = itemBytes(item({ l: ['ab', 'c'], m: { k: true } }));
+
+    // Assess: l 1 + 3 + (1+2) + (1+1); m 1 + 3 + (1 + 1 + 1)
+    expect(size).toBe(9 + 7);
+  });
+});
+
+describe('write units by the 1 KB rule', () => {
+  it('takes one unit per started KB of the larger of the before and after images', () => {
+    // Prepare
+    const small = item({ pk: 'TX#a', sk: 'TX', v: 'x'.repeat(100) });
+    const big = item({ pk: 'TX#a', sk: 'TX', v: 'x'.repeat(1100) });
+
+    // Act / Assess
+    expect(writeUnitsOf(1024)).toBe(1);
+    expect(writeUnitsOf(1025)).toBe(2);
+    expect(writeUnits(big, small, []).table).toBe(2);
+    expect(writeUnits(small, big, []).table).toBe(2);
+    expect(writeUnits(undefined, small, []).table).toBe(1);
+  });
+
+  it('writes an index entry when the item enters it, changes its keys (two), or leaves it, and none otherwise', () => {
+    // Prepare
+    const base = { pk: 'TX#a', sk: 'TX', dayShard: '2026-11-29#1', createdAt: '2026-11-29T00:00:00Z' };
+    const due = { dueShard: 'DUE#1', dueAt: '2026-11-29T01:00:00Z' };
+
+    // Act / Assess
+    expect(indexWriteUnits(undefined, item(base), DAY!)).toBe(1);
+    expect(indexWriteUnits(item(base), item({ ...base, status: 'SUCCEEDED' }), DAY!)).toBe(0);
+    expect(indexWriteUnits(item({ ...base, ...due }), item(base), DUE!)).toBe(1);
+    expect(
+      indexWriteUnits(
+        item({ ...base, ...due }),
+        item({ ...base, ...due, dueAt: '2026-11-29T02:00:00Z' }),
+        DUE!,
+      ),
+    ).toBe(2);
+    expect(indexWriteUnits(item(base), item(base), DUE!)).toBe(0);
+  });
+
+  it('bills storage with 100 bytes per item and per index entry', () => {
+    // Prepare
+    const tx = item({ pk: 'TX#a', sk: 'TX', dayShard: 'd', createdAt: 'c', other: 'x'.repeat(500) });
+
+    // Act
+    const bytes = storedBytes(tx, [DUE!, DAY!]);
+
+    // Assess: the item, and its byDay entry (keys only: pk, sk, dayShard, createdAt); not in the due index
+    expect(bytes).toBe(itemBytes(tx) + 100 + (2 + 4) + (2 + 2) + (8 + 1) + (9 + 1) + 100);
+  });
+});
+
+describe('tracing as Lambda samples it', () => {
+  it('traces most invocations at a million a month and about 5% when busy', () => {
+    // Act / Assess: 0.39 a second: the 1/s reservoir takes most of them
+    expect(lambdaTracedShare(1_000_000)).toBeCloseTo(0.838, 2);
+    expect(lambdaTracedShare(43_200)).toBeGreaterThan(0.98);
+    expect(lambdaTracedShare(1_000 * 2_592_000)).toBeCloseTo(0.051, 3);
+  });
+});
+
+describe('metric series from the code', () => {
+  it('reads each call’s metric name and dimension names, spread variables included', () => {
+    // Prepare
+    const source = [
+      `const where = { provider: key.provider, account: key.account };`,
+      `metrics.count('A', 1, { provider: p.id, account: a.id });`,
+      `metrics.count('B', 1, { ...where, error: answer.error });`,
+      `services.metrics?.count('C', events.length);`,
+      `metrics.timing('D', Math.max(0, now - then), {\n  provider: item.key.provider,\n});`,
+      `metrics.count('E', 1, where);`,
+    ].join('\n');
+
+    // Act
+    const found = emittersIn(source, 'x.ts').map((e) => [e.name, e.dimensions.join(',')]);
+
+    // Assess
+    expect(found).toEqual([
+      ['A', 'account,provider'],
+      ['B', 'account,error,provider'],
+      ['C', ''],
+      ['D', 'provider'],
+      ['E', 'account,provider'],
+    ]);
+  });
+
+  it('counts a roll-up plus each dimension value set, accounts as provider/account pairs', () => {
+    // Prepare
+    const emitters = [
+      { name: 'CallbacksReceived', dimensions: ['account', 'provider'], at: 'a' },
+      { name: 'AckLatency', dimensions: ['provider'], at: 'b' },
+      { name: 'EventsPublished', dimensions: [], at: 'c' },
+    ];
+
+    // Act
+    const series = countSeries(emitters, { provider: 3, account: 5, shop: 0 });
+
+    // Assess
+    expect(Object.fromEntries(series.map((s) => [s.name, s.series]))).toEqual({
+      AckLatency: 4,
+      CallbacksReceived: 6,
+      EventsPublished: 1,
+    });
+  });
+
+  it('refuses a metric nobody priced, naming where it is published', () => {
+    // Act / Assess
+    expect(() =>
+      countSeries([{ name: 'BrandNew', dimensions: [], at: 'shared/x.ts:3' }], {
+        provider: 1,
+        account: 1,
+        shop: 0,
+      }),
+    ).toThrow(/shared\/x\.ts:3: metric BrandNew is not priced/);
+  });
+});
+
+const TEMPLATE = {
+  Resources: {
+    Plain: { Type: 'AWS::CloudWatch::Alarm', Properties: { MetricName: 'Errors', Period: 60 } },
+    Math: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        Metrics: [{ MetricStat: { Period: 60 } }, { MetricStat: { Period: 60 } }, { Expression: 'a+b' }],
+      },
+    },
+    Fast: { Type: 'AWS::CloudWatch::Alarm', Properties: { Metrics: [{ MetricStat: { Period: 10 } }] } },
+    Composite: { Type: 'AWS::CloudWatch::CompositeAlarm' },
+    Board: { Type: 'AWS::CloudWatch::Dashboard' },
+    Key: { Type: 'AWS::KMS::Key' },
+    Seal: { Type: 'AWS::SecretsManager::Secret' },
+    Buffer: { Type: 'AWS::SQS::Queue' },
+    Dlq: { Type: 'AWS::SQS::Queue' },
+    Mapping: {
+      Type: 'AWS::Lambda::EventSourceMapping',
+      Properties: { EventSourceArn: { 'Fn::GetAtt': ['Buffer', 'Arn'] } },
+    },
+    Schedule: { Type: 'AWS::Scheduler::Schedule', Properties: { ScheduleExpression: 'rate(1 minute)' } },
+    Callback: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        MemorySize: 512,
+        TracingConfig: { Mode: 'Active' },
+        Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'relay-callback' } },
+      },
+    },
+    Publisher: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        MemorySize: 512,
+        TracingConfig: { Mode: 'PassThrough' },
+        Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'relay-outbox-publisher' } },
+      },
+    },
+    Poller: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        MemorySize: 512,
+        TracingConfig: { Mode: 'Active' },
+        Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'relay-poller' } },
+      },
+    },
+    Archive: { Type: 'AWS::Events::Archive', Properties: { RetentionDays: 30 } },
+    Table: {
+      Type: 'AWS::DynamoDB::Table',
+      Properties: { PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } },
+    },
+  },
 };
 
-const usage = (overrides: Partial<Usage> = {}): Usage => ({
-  apiRequests: 1,
-  invocations: [{ fn: 'callback', count: 1, durationMs: 1000, memoryMb: 1024, logBytes: 0, hotPath: true }],
-  writeUnits: 0,
-  readUnits: 0,
-  events: 0,
-  stored: [],
+const stackFrom = (template: object, overrides: Partial<Stack> = {}): Stack => ({
+  counts: countTemplate(template),
+  configSecrets: 3,
+  accounts: 3,
+  providers: 3,
+  retention: { receiptDays: 30, transactionDays: 90 },
+  series: [
+    { name: 'PollCyclesCompleted', activity: 'cycle', series: 1, dimensionSets: [''] },
+    { name: 'AckLatency', activity: 'traffic', series: 4, dimensionSets: ['provider'] },
+  ],
+  consoleUsers: 0,
   ...overrides,
 });
 
-const line = (lines: ReturnType<typeof costPerMillion>, item: string) =>
-  lines.find((l) => l.item === item)!.dollars;
-
-describe('cost per million', () => {
-  it('prices a million one-second 1 GB invocations at a million GB-seconds', () => {
+describe('what the template bills', () => {
+  it('counts alarms by the metrics they read, high resolution apart, and queues Lambda polls', () => {
     // Act
-    const lines = costPerMillion(usage(), UNIT_PRICES, 1);
+    const counts = countTemplate(TEMPLATE);
 
     // Assess
-    expect(line(lines, 'Lambda duration (Arm)')).toBeCloseTo(10, 6);
-    expect(line(lines, 'Lambda requests')).toBeCloseTo(0.2, 6);
-    expect(line(lines, 'API Gateway HTTP API')).toBeCloseTo(1, 6);
+    expect(counts).toMatchObject({
+      alarms: 3,
+      alarmMetrics: 3,
+      highResolutionAlarmMetrics: 1,
+      compositeAlarms: 1,
+      dashboards: 1,
+      kmsKeys: 1,
+      secrets: 1,
+      polledQueues: 1,
+      scheduledInvocationsPerMonth: 43_200,
+      pointInTimeRecovery: true,
+    });
+    expect(ratePerMonth('rate(5 minutes)')).toBe(8_640);
   });
 
-  it('bills the duration rounded up to the millisecond', () => {
-    // Act
-    const lines = costPerMillion(
-      usage({
-        invocations: [{ fn: 'f', count: 1, durationMs: 0.2, memoryMb: 1024, logBytes: 0, hotPath: true }],
-      }),
-      UNIT_PRICES,
-      1,
-    );
-
-    // Assess: 1 ms × 1 GB × a million = 1,000 GB-s
-    expect(line(lines, 'Lambda duration (Arm)')).toBeCloseTo(0.01, 6);
-  });
-
-  it('prices write and read units, events and log bytes by their unit prices', () => {
-    // Act
-    const lines = costPerMillion(
-      usage({
-        writeUnits: 3,
-        readUnits: 0.5,
-        events: 2,
-        invocations: [
-          { fn: 'f', count: 2, durationMs: 0, memoryMb: 512, logBytes: GB / 1_000_000, hotPath: true },
-        ],
-      }),
-      UNIT_PRICES,
-      1,
-    );
-
-    // Assess
-    expect(line(lines, 'DynamoDB writes')).toBeCloseTo(3, 6);
-    expect(line(lines, 'DynamoDB reads')).toBeCloseTo(0.05, 6);
-    expect(line(lines, 'EventBridge events')).toBeCloseTo(2, 6);
-    expect(line(lines, 'CloudWatch Logs (and EMF metrics)')).toBeCloseTo(1, 6); // 2 GB × $0.50
-  });
-
-  it('traces the hot path at the trace rate and every other invocation', () => {
-    // Act
-    const lines = costPerMillion(
-      usage({
-        invocations: [
-          { fn: 'callback', count: 1, durationMs: 0, memoryMb: 512, logBytes: 0, hotPath: true },
-          { fn: 'poller', count: 1, durationMs: 0, memoryMb: 512, logBytes: 0, hotPath: false },
-        ],
-      }),
-      UNIT_PRICES,
-      0.05,
-    );
-
-    // Assess: 1.05 traces × $5
-    expect(line(lines, 'X-Ray traces')).toBeCloseTo(5.25, 6);
-  });
-
-  it('stores each item for its retention, with point-in-time recovery', () => {
-    // Act
-    const lines = costPerMillion(
-      usage({ stored: [{ what: 'item', bytes: GB / 1_000_000, days: 60 }] }),
-      UNIT_PRICES,
-      1,
-    );
-
-    // Assess: 1 GB for two months at $0.50
-    expect(line(lines, 'DynamoDB storage + PITR over the retention')).toBeCloseTo(1, 6);
-  });
-});
-
-describe('a month', () => {
-  it('takes the free traces off, never more than were traced', () => {
+  it('prices the idle floor from the template, the first three dashboards free', () => {
     // Prepare
-    const fixed = { ...defaultFixed(1), pollCycles: 0 };
+    const stack = stackFrom(TEMPLATE);
+    const line = (item: string) => idleFloor(stack, US).find((l) => l.item === item)!.dollars;
 
-    // Act
-    const none = month({ callbacks: 0, lifecycles: 0 }, UNIT_PRICES, 0.05, fixed);
-    const many = month({ callbacks: 10_000_000, lifecycles: 0 }, UNIT_PRICES, 0.05, fixed);
-
-    // Assess
-    expect(none.xrayFree).toBeCloseTo(0, 6);
-    expect(many.xrayFree).toBeCloseTo(-0.5, 6); // 100,000 traces × $5/M
-    expect(many.total).toBeCloseTo(many.floor + many.traffic - 0.5, 6);
-  });
-});
-
-describe('the relay against its target', () => {
-  it('costs at most $7 per million callbacks on the request path in us-east-1 with the hot path traced at 5%', () => {
-    // Act
-    const lines = costPerMillion(callbackUsage(), PRICES['us-east-1'], 0.05);
-
-    // Assess
-    expect(total(requestPath(lines))).toBeLessThanOrEqual(7);
-  });
-
-  it('would miss the target with every callback traced (X-Ray default sampling at low volume)', () => {
-    // Act
-    const lines = costPerMillion(callbackUsage(), PRICES['us-east-1'], 1);
-
-    // Assess
-    expect(total(requestPath(lines))).toBeGreaterThan(7);
-  });
-
-  it('prices a confirmed lifecycle above a lone callback (registration, status confirmation, two events)', () => {
-    // Act
-    const callback = total(costPerMillion(callbackUsage(), PRICES['us-east-1'], 0.05));
-    const lifecycle = total(costPerMillion(lifecycleUsage(), PRICES['us-east-1'], 0.05));
-
-    // Assess
-    expect(lifecycle).toBeGreaterThan(callback);
-  });
-});
-
-describe('the floor from a template', () => {
-  it('counts a metric-math alarm once per metric it reads, composites, dashboards and keys', () => {
-    // Prepare
-    const template = {
+    // Act / Assess
+    expect(line('CloudWatch alarms')).toBeCloseTo(3 * 0.1 + 0.3, 6);
+    expect(line('CloudWatch composite alarms')).toBeCloseTo(0.5, 6);
+    expect(line('CloudWatch dashboards')).toBe(0);
+    expect(line('KMS customer-managed keys')).toBeCloseTo(1, 6);
+    expect(line('Secrets Manager secrets')).toBeCloseTo((1 + 3) * 0.4, 6);
+    expect(line('Custom metrics with data every cycle')).toBeCloseTo(0.3, 6);
+    const four = {
       Resources: {
-        A: { Type: 'AWS::CloudWatch::Alarm', Properties: { MetricName: 'Errors' } },
-        B: {
-          Type: 'AWS::CloudWatch::Alarm',
-          Properties: { Metrics: [{ MetricStat: {} }, { MetricStat: {} }, { Expression: 'a+b' }] },
+        ...TEMPLATE.Resources,
+        ...Object.fromEntries(['B', 'C', 'D'].map((id) => [id, { Type: 'AWS::CloudWatch::Dashboard' }])),
+      },
+    };
+    expect(idleFloor(stackFrom(four), US).find((l) => l.item === 'CloudWatch dashboards')!.dollars).toBe(3);
+  });
+
+  it('prices the traces of actively traced hot-path functions only, at Lambda’s sampling', () => {
+    // Act
+    const xray = (stack: Stack) =>
+      perMillionCallbacks(stack, US, 1_000_000).find((l) => l.item.startsWith('X-Ray'))!.dollars;
+    const untraced = {
+      Resources: {
+        ...TEMPLATE.Resources,
+        Callback: {
+          ...TEMPLATE.Resources.Callback,
+          Properties: { ...TEMPLATE.Resources.Callback.Properties, TracingConfig: { Mode: 'PassThrough' } },
         },
-        C: { Type: 'AWS::CloudWatch::CompositeAlarm' },
-        D: { Type: 'AWS::CloudWatch::Dashboard' },
-        E: { Type: 'AWS::KMS::Key' },
       },
     };
 
+    // Assess: the callback traced (83.8%), the publisher passing through
+    expect(xray(stackFrom(TEMPLATE))).toBeCloseTo(lambdaTracedShare(1_000_000) * 5, 6);
+    expect(xray(stackFrom(untraced))).toBe(0);
+  });
+
+  it('stores the configured retention at steady state, a month’s worth in the first month', () => {
+    // Prepare
+    const stack = stackFrom(TEMPLATE);
+
     // Act
-    const fixed = fixedFromTemplate(template, 2);
+    const first = total(storage(stack, US, 1_000_000, 1));
+    const steady = total(storage(stack, US, 1_000_000, 3));
+    const longer = total(storage(stack, US, 1_000_000, 12));
+
+    // Assess: 90 days = three months of transactions (receipts: one month either way), then level (TTL)
+    expect(steady).toBeGreaterThan(2 * first);
+    expect(longer).toBeCloseTo(steady, 6);
+  });
+
+  it('takes X-Ray’s free traces off once, after the poller’s', () => {
+    // Prepare
+    const stack = stackFrom(TEMPLATE);
+
+    // Act
+    const m = month(stack, US, 1_000_000, 1);
+
+    // Assess: 100,000 − the poller's ~43,000 traces left free, at $5 per million
+    expect(m.xrayFree).toBeLessThan(-0.25);
+    expect(m.xrayFree).toBeGreaterThan(-0.3);
+  });
+});
+
+describe('the config', () => {
+  it('names every secret under a key ending in SecretId, once', () => {
+    // Act
+    const ids = configSecretIds({
+      accounts: { momo: { a: { callbackSecretId: 's1', apiSecretId: 's2' }, b: { callbackSecretId: 's1' } } },
+      edge: { originVerifySecretId: 's3' },
+    });
 
     // Assess
-    expect(fixed).toMatchObject({ alarms: 3, compositeAlarms: 1, dashboards: 1, kmsKeys: 1, secrets: 2 });
+    expect(ids.sort()).toEqual(['s1', 's2', 's3']);
+  });
+
+  it('doubles each account with its own secrets and Daraja short code', () => {
+    // Act
+    const doubled = doubledAccounts({
+      accounts: { daraja: { demo: { shortCode: '600638', callbackSecretId: 'd/cb' } } },
+    }) as { accounts: Record<string, Record<string, Record<string, string>>> };
+
+    // Assess
+    expect(doubled.accounts.daraja).toEqual({
+      demo: { shortCode: '600638', callbackSecretId: 'd/cb' },
+      demo2: { shortCode: '600639', callbackSecretId: 'd/cb-2' },
+    });
   });
 });

@@ -30,6 +30,7 @@ import type {
 } from '../../app/ports';
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
 import { dueAtOf } from '../../domain/reconcile-schedule';
+import { compactOutbox, expandOutbox, type StoredOutboxEntry } from '../../domain/outbox';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
 import {
@@ -112,7 +113,10 @@ export function toRecord(item: Record<string, unknown>): TransactionRecord {
     reference,
     ...rest
   } = item;
-  return { key: { provider, account, reference }, ...rest } as unknown as TransactionRecord;
+  const outbox = Array.isArray(rest.outbox)
+    ? expandOutbox(rest.outbox as StoredOutboxEntry[], item)
+    : rest.outbox;
+  return { key: { provider, account, reference }, ...rest, outbox } as unknown as TransactionRecord;
 }
 
 /** The shard of a transaction in the indexes: stable, spread by a hash of its key. */
@@ -156,7 +160,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     const shard = shardOf(pk, this.shards);
     // Sparse: only a transaction with a next check is in the due index (dueAtOf says which).
     const dueAt = dueAtOf(tx);
-    return {
+    const item: Record<string, unknown> = {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
       pk,
@@ -168,6 +172,9 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       ...rest,
       expiresAt: epochSeconds(tx.createdAt, this.options.retention.transactionDays),
     };
+    // Its events' data name what the item holds rather than repeat it (domain/outbox.ts).
+    item.outbox = compactOutbox(rest.outbox ?? [], item);
+    return item;
   }
 
   async ping(signal?: AbortSignal): Promise<void> {

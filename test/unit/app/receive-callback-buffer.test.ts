@@ -257,7 +257,7 @@ describe('callback metrics', () => {
     });
   });
 
-  it('counts refusals by provider, and as unknown when no provider was resolved', async () => {
+  it('counts every refusal, a known provider’s or not, in one series without dimensions', async () => {
     // Prepare
     const { metrics, services } = setup();
 
@@ -267,9 +267,10 @@ describe('callback metrics', () => {
 
     // Assess
     expect(metrics.counts.filter((c) => c.name === 'CallbacksRejected').map((c) => c.dimensions)).toEqual([
-      { provider: 'momo' },
-      { provider: 'unknown' },
+      undefined,
+      undefined,
     ]);
+    expect(metrics.total('CallbacksRejected')).toBe(2);
     expect(metrics.total('CallbacksReceived')).toBe(0);
   });
 

@@ -1,0 +1,191 @@
+/**
+ * The custom metric series the relay's code publishes, found in the source rather than listed by hand:
+ * every `metrics.count('Name', …, { dimensions })` and `metrics.timing(…)` under shared/ and functions/.
+ * CloudWatch bills each metric name × dimension value set with data in a month ($0.30, prorated by the
+ * hour), and PowertoolsRelayMetrics publishes a metric with dimensions twice: the roll-up without
+ * dimensions and the dimensioned series (shared/adapters/metrics/powertools-metrics.ts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export interface Emitter {
+  readonly name: string;
+  /** Dimension names, sorted; empty for a roll-up only metric. */
+  readonly dimensions: readonly string[];
+  /** Where it is published (path:line), for the explanation. */
+  readonly at: string;
+}
+
+/**
+ * When a metric has data, which decides whether it is billed in a month:
+ * - `cycle`: every poll cycle, traffic or not (the idle floor);
+ * - `traffic`: on every callback;
+ * - `lifecycle`: when the poller checks or finalizes registered transactions;
+ * - `badges`: with badge shops configured;
+ * - `incident`: only on a failure, a rotation or an operator's action (a few hours at most: not in a
+ *   normal month's bill).
+ * A metric the code publishes that is missing here stops `npm run cost` with its name, so a new emitter
+ * is priced on purpose.
+ */
+export const METRIC_ACTIVITY: Readonly<
+  Record<string, 'cycle' | 'traffic' | 'lifecycle' | 'badges' | 'incident'>
+> = {
+  PollCyclesCompleted: 'cycle',
+  PollCycleFailures: 'incident',
+  SilentAccounts: 'cycle',
+  CallbacksReceived: 'traffic',
+  AckLatency: 'traffic',
+  EventsPublished: 'traffic',
+  // Scanners and misconfigured senders reach any public URL: some rejections every month.
+  CallbacksRejected: 'traffic',
+  TransactionsFinalized: 'lifecycle',
+  TimeToFinal: 'lifecycle',
+  PickupDelay: 'lifecycle',
+  FinalizedWithoutCallback: 'incident',
+  TransactionsExpired: 'incident',
+  AmbiguousEscalated: 'incident',
+  VerificationDisagreements: 'incident',
+  StatusNotFoundConflicts: 'incident',
+  StatusCallErrors: 'incident',
+  StatusApiCredentialFailures: 'incident',
+  SilentTransactionsHastened: 'incident',
+  CallbacksResumed: 'incident',
+  CallbackSilenceStarted: 'incident',
+  CallbacksBuffered: 'incident',
+  BufferedCallbacksApplied: 'incident',
+  BufferedCallbacksFailed: 'incident',
+  IngressBufferOff: 'incident',
+  EventPublishFailures: 'incident',
+  RefusalsNotStored: 'incident',
+  PreviousPathSecretUsed: 'incident',
+  BadgeReads: 'badges',
+  BadgeEvents: 'badges',
+  BadgeReadFailures: 'incident',
+  BadgeRefused: 'incident',
+  BadgeInvalidDates: 'incident',
+  BadgeListInconsistent: 'incident',
+};
+
+const CALL = /metrics\??\.(count|timing)\(\s*'([A-Za-z]+)'([^;]*?)\);/gs;
+
+/** The dimension names of a call's last argument: `{ a: …, b }`, `where` or `{ ...where, c: … }`. */
+function dimensionNames(args: string, source: string, at: string): string[] {
+  const literal = /\{([^{}]*)\}\s*$/s.exec(args.trim());
+  const variable = /,\s*([A-Za-z_$][\w$]*)\s*$/s.exec(args.trim());
+  if (!literal && !variable) return [];
+  const names = new Set<string>();
+  const parts = literal ? literal[1]!.split(',') : [`...${variable![1]}`];
+  for (const raw of parts) {
+    const part = raw.trim();
+    if (!part) continue;
+    const spread = /^\.\.\.([A-Za-z_$][\w$]*)$/.exec(part);
+    if (spread) {
+      const declared = new RegExp(`const ${spread[1]} = \\{([^{}]*)\\}`).exec(source);
+      if (!declared) throw new Error(`${at}: cannot read the dimensions in ${spread[1]}`);
+      for (const inner of declared[1]!.split(',')) {
+        const name = /^\s*([A-Za-z_$][\w$]*)/.exec(inner)?.[1];
+        if (name) names.add(name);
+      }
+      continue;
+    }
+    const name = /^([A-Za-z_$][\w$]*)/.exec(part)?.[1];
+    if (!name) throw new Error(`${at}: cannot read a dimension in "${part}"`);
+    names.add(name);
+  }
+  return [...names].sort();
+}
+
+/** Every metric call in one source text. */
+export function emittersIn(source: string, file: string): Emitter[] {
+  const found: Emitter[] = [];
+  for (const match of source.matchAll(CALL)) {
+    const line = source.slice(0, match.index).split('\n').length;
+    const at = `${file}:${line}`;
+    // The arguments after the name: value, then the dimensions when there are three.
+    const rest = match[3]!;
+    const args = rest.replace(/^\s*,/, '');
+    const topLevelCommas = [...args].reduce(
+      (state, ch) => {
+        if ('({['.includes(ch)) state.depth++;
+        else if (')}]'.includes(ch)) state.depth--;
+        else if (ch === ',' && state.depth === 0) state.commas++;
+        return state;
+      },
+      { depth: 0, commas: 0 },
+    ).commas;
+    const dimensions = topLevelCommas >= 1 ? dimensionNames(rest, source, at) : [];
+    found.push({ name: match[2]!, dimensions, at });
+  }
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** Every metric call under shared/ and functions/ (the metrics adapters themselves excepted). */
+export function findEmitters(root: string): Emitter[] {
+  return ['shared', 'functions']
+    .flatMap((dir) => sourceFiles(join(root, dir)))
+    .filter((path) => !path.includes(join('adapters', 'metrics')))
+    .flatMap((path) => emittersIn(readFileSync(path, 'utf8'), relative(root, path)));
+}
+
+/** How many values a dimension takes in a normal month. */
+export interface DimensionValues {
+  /** Providers with an account. */
+  readonly provider: number;
+  /** Provider/account pairs. */
+  readonly account: number;
+  /** Badge shops (BadgeReads, BadgeEvents). */
+  readonly shop: number;
+  /** Anything else, by dimension name (origin: the poller's `poll`; type: badge event types). */
+  readonly [other: string]: number;
+}
+
+export interface MetricSeries {
+  readonly name: string;
+  readonly activity: (typeof METRIC_ACTIVITY)[string];
+  readonly series: number;
+  readonly dimensionSets: readonly string[];
+}
+
+/**
+ * Series per metric name: 1 roll-up, plus for each distinct dimension set the product of its
+ * dimensions' values ({provider, account} counts the pairs, not providers × accounts).
+ */
+export function countSeries(emitters: readonly Emitter[], values: DimensionValues): MetricSeries[] {
+  const byName = new Map<string, Set<string>>();
+  for (const e of emitters) {
+    if (!(e.name in METRIC_ACTIVITY))
+      throw new Error(
+        `${e.at}: metric ${e.name} is not priced: add it to METRIC_ACTIVITY in scripts/cost/metric-series.ts`,
+      );
+    const sets = byName.get(e.name) ?? new Set<string>();
+    sets.add(e.dimensions.join(','));
+    byName.set(e.name, sets);
+  }
+  const valuesOf = (set: string) => {
+    const names = set ? set.split(',') : [];
+    if (names.length === 0) return 0;
+    // An account belongs to one provider: the pair count already holds the provider.
+    const counted = names.includes('account') ? names.filter((n) => n !== 'provider') : names;
+    return counted.reduce((n, name) => {
+      const v = values[name];
+      if (v === undefined) throw new Error(`dimension ${name}: how many values it takes is not known`);
+      return n * v;
+    }, 1);
+  };
+  return [...byName.entries()]
+    .map(([name, sets]) => ({
+      name,
+      activity: METRIC_ACTIVITY[name]!,
+      dimensionSets: [...sets],
+      series: 1 + [...sets].reduce((n, set) => n + valuesOf(set), 0),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
