@@ -1,18 +1,42 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { NEEDS_ISOLATION } from './test/helpers/isolation';
+import { CDK_FOLDERS, FAST_FOLDERS, laneOf, testsUnder } from './test/helpers/lanes';
 
 /**
+ * Lanes (test/helpers/lanes.ts, docs/development.md#test-lanes): `npm run test:fast` runs the fast lane's
+ * projects, `npm test` all of them. Only the dynamodb lane starts DynamoDB Local (its global setup).
+ *
  * Test files share their worker's module cache (isolate: false) instead of loading aws-cdk-lib, the AWS SDK
  * and the relay again for each of 165 files: every file builds its own relays, tables and stacks, and the
  * files of one worker run one after another. Measured on 2 cores, unit + infra + simulator + contract:
  * 292 s of CPU isolated, 126 s shared; e2e + hostile: 317 s against 288 s. A file that mocks modules,
  * stubs the environment or spies on a shared module stays isolated, in a process of its own
- * (test/helpers/isolation.ts).
+ * (test/helpers/isolation.ts): each lane has an "-isolated" project for its files of that kind.
  */
+const ISOLATED = Object.keys(NEEDS_ISOLATION);
+const DYNAMODB_LOCAL = { globalSetup: ['test/helpers/global-setup.ts'] };
+
+function lane(
+  name: ReturnType<typeof laneOf>,
+  include: string[],
+  exclude: string[],
+  extra: TestProjectInlineConfiguration['test'] = {},
+): TestProjectInlineConfiguration[] {
+  const isolated = ISOLATED.filter((file) => laneOf(file) === name);
+  return [
+    {
+      extends: true as const,
+      test: { name, include, exclude: [...exclude, ...isolated], isolate: false, ...extra },
+    },
+    // A project with no files would fall back to the default globs: only lanes that have such files get one.
+    ...(isolated.length
+      ? [{ extends: true as const, test: { name: `${name}-isolated`, include: isolated, ...extra } }]
+      : []),
+  ];
+}
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     // Timeouts are a safety net for a hung test, not a speed check: the e2e tests wait on conditions (a
@@ -24,16 +48,14 @@ export default defineConfig({
     maxWorkers: 2,
     pool: 'forks',
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'shared',
-          include: ['test/**/*.test.ts'],
-          exclude: Object.keys(NEEDS_ISOLATION),
-          isolate: false,
-        },
-      },
-      { extends: true, test: { name: 'isolated', include: Object.keys(NEEDS_ISOLATION) } },
+      ...lane('fast', testsUnder(FAST_FOLDERS), []),
+      ...lane('cdk', testsUnder(CDK_FOLDERS), []),
+      ...lane(
+        'dynamodb',
+        ['test/**/*.test.ts'],
+        testsUnder([...FAST_FOLDERS, ...CDK_FOLDERS]),
+        DYNAMODB_LOCAL,
+      ),
     ],
   },
 });

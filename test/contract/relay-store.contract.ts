@@ -8,7 +8,8 @@ import { registered } from '../helpers/reports';
 /**
  * What every RelayStore promises, whatever keeps it: the in-memory store of the fast use-case tests
  * must behave like the DynamoDB adapter, or those tests prove nothing. Run by
- * memory-store.contract.test.ts and dynamodb-store.contract.test.ts.
+ * memory-store.contract.test.ts and test/integration/dynamodb-store.contract.test.ts (DynamoDB Local: the
+ * dynamodb lane, docs/development.md#test-lanes).
  */
 export function describeRelayStoreContract(name: string, storeOf: () => RelayStore): void {
   const key = () => ({ provider: 'momo', account: 'demo', reference: randomUUID() });

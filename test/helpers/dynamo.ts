@@ -8,9 +8,23 @@ import { ensureTable } from '../../shared/adapters/dynamodb/setup';
 
 export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transactionDays: 400 };
 
+/**
+ * The run's DynamoDB Local. Only the dynamodb lane starts one (test/helpers/lanes.ts): a file of another
+ * lane that asks fails here, naming where it belongs, instead of reaching for a real AWS endpoint.
+ */
+export function dynamoEndpoint(): string {
+  const endpoint = inject('dynamoEndpoint');
+  if (!endpoint)
+    throw new Error(
+      'This test file uses DynamoDB Local, which only the dynamodb lane starts: move it under test/integration ' +
+        '(or test/e2e, test/hostile, test/browser); see "Test lanes" in docs/development.md',
+    );
+  return endpoint;
+}
+
 /** A fresh table in the run's DynamoDB Local, so test files never see each other's items. */
 export async function createTestTable(options: Partial<RelayStoreOptions> = {}) {
-  const endpoint = inject('dynamoEndpoint');
+  const endpoint = dynamoEndpoint();
   // The store's 1.5 s request timeout is the Lambda budget; these tests check what the store does, not how
   // fast DynamoDB Local answers, and on a busy machine a write can take longer (then it failed the test).
   const { client, doc } = createDynamoClients({ endpoint, requestTimeoutMs: 15_000 });

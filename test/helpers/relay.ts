@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { FileEventSink } from '../../shared/adapters/events/file-sink';
 import type { EventSink, RelayLogger } from '../../shared/app/ports';
+import { dynamoEndpoint } from './dynamo';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
@@ -60,7 +60,7 @@ export async function startTestRelay(
   const file = options.eventsFile ? new FileEventSink(options.eventsFile, config.events.source) : undefined;
   const relay = await startLocalRelay({
     config,
-    dynamoEndpoint: inject('dynamoEndpoint'),
+    dynamoEndpoint: dynamoEndpoint(),
     dynamoRequestTimeoutMs: 15_000,
     tableName: `e2e-${randomUUID()}`,
     port: options.port ?? 0,

@@ -9,9 +9,9 @@ import {
   TICKET_TAG,
 } from '../../infra/monitoring';
 import { DEFAULT_CALLBACK_RESERVED_CONCURRENCY } from '../../infra/relay/limits';
-import { ofType, type Resource, synthRelay } from './relay-synth';
+import { ofType, type Resource, SHARED_STACK, sharedRelay, synthRelay } from './relay-synth';
 
-const relay = synthRelay('Paging');
+const relay = sharedRelay();
 const { resources } = relay;
 const alarms = ofType(resources, 'AWS::CloudWatch::Alarm');
 const topicOf = (r: Resource) => {
@@ -172,7 +172,7 @@ describe('paging that means something', () => {
 
   it('gives two relays in one account distinct metric namespaces (unless told otherwise)', () => {
     const other = synthRelay('PagingTwo');
-    expect(relay.relay.metricsNamespace).toBe('MobileMoneyRelay/Paging/Relay');
+    expect(relay.relay.metricsNamespace).toBe(`MobileMoneyRelay/${SHARED_STACK}/Relay`);
     expect(other.relay.metricsNamespace).toBe('MobileMoneyRelay/PagingTwo/Relay');
     const named = synthRelay('PagingNamed', () => ({ metricsNamespace: 'Payments/Relay' }));
     expect(named.relay.metricsNamespace).toBe('Payments/Relay');

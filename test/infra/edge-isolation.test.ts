@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RelayEdgeWebAcl } from '../../infra/edge-web-acl';
 import { callbackConcurrencyFor, concurrencyFor, DEGRADED_CALLBACK_DURATION } from '../../infra/relay/limits';
 import { DARAJA_DEFAULT_SOURCE_IPS } from '../../shared/providers/daraja/schema';
-import { exampleConfig, ofType, synthRelay } from './relay-synth';
+import { exampleConfig, ofType, sharedRelay, synthRelay } from './relay-synth';
 
 const CERT_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
 const WEB_ACL_ARN =
@@ -16,7 +16,7 @@ const edgeConfig = {
   edge: { mode: 'cloudfront', originVerifySecretId: 'relay/edge-origin' },
 };
 
-const plain = synthRelay('Isolation');
+const plain = sharedRelay();
 const fronted = synthRelay(
   'IsolationFronted',
   (stack) => ({

@@ -12,7 +12,7 @@ import {
   providerWords,
   providerWordsOf,
 } from '../../infra/relay/providers';
-import { synthRelay } from './relay-synth';
+import { sharedRelay } from './relay-synth';
 import { PROVIDERS } from '../../shared/providers/registry';
 
 describe("providers' infra declarations", () => {
@@ -135,7 +135,7 @@ describe('providerWords: the providers as operators’ texts name them', () => {
 
   it('names every declared callback check in the nag reason of the public routes', () => {
     // Prepare
-    const { resources } = synthRelay('ProviderWordsStack');
+    const { resources } = sharedRelay();
     const reasons = Object.values(resources).flatMap(
       (r: any) => r.Metadata?.cdk_nag?.rules_to_suppress?.map((s: { reason: string }) => s.reason) ?? [],
     );

@@ -37,6 +37,17 @@ export function synthRelay(
   return { app, stack, relay, template, resources, nagErrors };
 }
 
+/**
+ * The example config's relay with the default props, synthesized once per worker and shared by every file
+ * that only reads it (test files of a worker share its module cache: vitest.config.ts). A file that adds
+ * to the stack, or needs other props or another stack name, synthesizes its own with synthRelay.
+ */
+export const SHARED_STACK = 'SharedRelay';
+let shared: ReturnType<typeof synthRelay> | undefined;
+export function sharedRelay(): Readonly<ReturnType<typeof synthRelay>> {
+  return (shared ??= synthRelay(SHARED_STACK));
+}
+
 /** Logical ids and resources of one type. */
 export const ofType = (resources: Record<string, Resource>, type: string) =>
   Object.entries(resources).filter(([, r]) => r.Type === type);

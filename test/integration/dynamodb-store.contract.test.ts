@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createTestTable } from '../helpers/dynamo';
-import { describeRelayStoreContract } from './relay-store.contract';
+import { describeRelayStoreContract } from '../contract/relay-store.contract';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 beforeAll(async () => {
