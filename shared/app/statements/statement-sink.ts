@@ -269,11 +269,13 @@ export class StatementLedger implements StatementSink {
       return { effect: 'opened', reference: row.providerId };
     }
     let reported = amount;
+    let amountAgrees = true;
     if (claim === 'SUCCEEDED' && tx.amount) {
       const compared = compareAmounts(amount, tx.amount.value, settings.amountTolerance);
       // Within the tolerance the row agrees with the transaction's amount (the decision compares exactly).
       if (compared.within) reported = tx.amount.value;
-      else
+      else amountAgrees = false;
+      if (!compared.within)
         await this.recordBreak(
           newBreak({
             ...base,
@@ -298,7 +300,8 @@ export class StatementLedger implements StatementSink {
       outcome.kind === 'write' && outcome.events.some((e) => e.metadata.type === 'TransactionConflict');
     if (conflict) {
       result.conflicts++;
-      if (tx.status !== claim)
+      // Another amount is its own break (above); a status break is a final verdict the row contradicts.
+      if (amountAgrees && (tx.status === 'SUCCEEDED' || tx.status === 'FAILED') && tx.status !== claim)
         await this.recordBreak(
           newBreak({
             ...base,
