@@ -590,7 +590,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   DailyClosed:
     "An account's business day (the provider's time zone) closed against the provider's own records: counts " +
     'and amounts by verdict, rows matched and not, fees, late resolutions, the auto-match rate and every break ' +
-    'with its age. Once per account and day; correlationId is <provider>:<account>:day:<YYYY-MM-DD>.',
+    'with its age. Once per account and day; correlationId is <provider>:<account>:day-<YYYY-MM-DD>.',
 };
 
 /** The envelope of one detail-type (`metadata.type` is that type). */

@@ -161,7 +161,7 @@ export async function closeDay(
   const closed: DailyCloseReport = { ...report, state: 'closed', closedAt: nowIso };
   const event = buildEvent(
     'DailyClosed',
-    `${at.provider}:${at.account}:day:${at.day}`,
+    `${at.provider}:${at.account}:day-${at.day}`,
     'closed',
     'statement',
     nowIso,
