@@ -4,6 +4,7 @@ import { maskMsisdnsIn } from '../util/mask';
 import { toDecimalString } from '../util/money';
 import { instantOf, isTimeZone } from '../util/time-zone';
 import { StatementFileError } from './errors';
+import { rowClaim } from './statement-match';
 import type { StatementRow, StatementRowKind, StatementSource } from './statement';
 
 /**
@@ -325,11 +326,19 @@ export class TemplateReader {
 }
 
 /**
- * What makes a row the same row: the money it states (id, what it is, amounts, fee, status). Where it
+ * What makes a row the same row: the money it states (id, what it is, amounts, fee, what its status claims). Where it
  * came from, the balance column and the counterparty's spelling are left out: the same payment read from
  * the pull API and from the portal's file is one row, not a change.
  */
 export function rowFingerprint(row: StatementRow): string {
-  const content = [row.providerId, row.kind, row.amountIn, row.amountOut, row.fee ?? '0', row.status ?? ''];
+  // The status as what it claims (a pull row has no status word; the file's says "Completed": one claim).
+  const content = [
+    row.providerId,
+    row.kind,
+    row.amountIn,
+    row.amountOut,
+    row.fee ?? '0',
+    rowClaim(row) ?? row.status ?? '',
+  ];
   return sha256Hex(JSON.stringify(content)).slice(0, 32);
 }

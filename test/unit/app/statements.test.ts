@@ -596,3 +596,27 @@ describe('the daily close', () => {
     expect(drift).toMatchObject({ category: 'balance-drift', amount: '100', expected: '0', actual: '-100' });
   });
 });
+
+describe('one payment from two sources', () => {
+  it('a pull row and the same payment in an uploaded file are one row, not a change', async () => {
+    // Prepare
+    const t = setup();
+    const ledger = new StatementLedger(t.deps);
+    await t.store.createTransaction(succeeded('SKP0000001'));
+    await ledger.ingestRows([row()], SYSTEM);
+    // Act
+    const fromFile = await ledger.ingestRows(
+      [
+        row({
+          source: 'statement-file',
+          status: 'COMPLETED',
+          balance: '101500',
+          origin: { ref: 'statement.csv', row: 5 },
+        }),
+      ],
+      { actor: OPERATOR },
+    );
+    // Assess
+    expect(fromFile).toMatchObject({ alreadyKnown: 1, breaks: 0 });
+  });
+});
