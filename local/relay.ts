@@ -11,6 +11,7 @@ import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
 import { CallbackTracker, trackingCallbacks } from '../shared/app/callbacks/callback-health';
+import { DynamoStatementStore } from '../shared/adapters/dynamodb/statement-store';
 import type { RelayConfig } from '../shared/config/schema';
 import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/ports';
 import { noMetrics, systemClock } from '../shared/app/ports';
@@ -182,7 +183,14 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   const callback = createCallbackHandler(services);
   const managementStore = new DynamoRelayStore(managementClients.doc, storeOptions);
   const management = sharedCounts(
-    createManagementHandler({ ...services, store: trackingCallbacks(managementStore, tracker) }),
+    createManagementHandler({
+      ...services,
+      store: trackingCallbacks(managementStore, tracker),
+      statements: new DynamoStatementStore(managementClients.doc, {
+        tableName: options.tableName,
+        retentionDays: config.retention.transactionDays,
+      }),
+    }),
   );
   const sink =
     options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);

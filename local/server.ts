@@ -205,6 +205,7 @@ export function createLocalServer(options: LocalServerOptions): Server {
         path === '/v1/transactions' ||
         path.startsWith('/v1/transactions/') ||
         path.startsWith('/v1/reconciliation/') ||
+        path.startsWith('/v1/statements/') ||
         CONSOLE_PATHS.has(path);
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);

@@ -38,6 +38,10 @@ export const MANAGEMENT_ROUTES = [
   { method: 'GET', path: '/v1/report', operator: true },
   { method: 'GET', path: '/v1/callback-health', operator: true },
   { method: 'GET', path: '/v1/badges', operator: true },
+  // The provider's own records (docs/statements.md): an operator uploads, reads and closes days.
+  { method: 'POST', path: '/v1/statements/{provider}/{account}/import', operator: true },
+  { method: 'GET', path: '/v1/statements/{provider}/{account}/days/{day}', operator: true },
+  { method: 'POST', path: '/v1/statements/{provider}/{account}/days/{day}/close', operator: true },
 ] as const;
 
 export interface RelayHttpApi {

@@ -1,5 +1,6 @@
 import type { RelayConfig } from '../config/schema';
 import { type Scrubber, scrubValue } from '../util/redact';
+import type { StatementStore } from './statements/statement-store';
 import type {
   BadgeApiSource,
   Clock,
@@ -32,6 +33,8 @@ export interface RelayServices {
   readSecret?: SecretReader;
   /** Opens a badge shop's API (the badge feed): the WordPress client adapter, wired by the runtime. */
   badgeApi?: BadgeApiSource;
+  /** The provider's own records (docs/statements.md): the DynamoDB adapter, wired by the runtime. */
+  statements?: StatementStore;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

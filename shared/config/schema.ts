@@ -1,4 +1,7 @@
 import * as z from '../util/zod';
+import { STATEMENT_SOURCES } from '../domain/statement';
+import { TIME_FORMATS } from '../domain/statement-layouts';
+import { isTimeZone } from '../util/time-zone';
 
 const positiveInt = z.int().check(z.positive());
 
@@ -170,6 +173,66 @@ const badgeShopSchema = z
 
 export type BadgeShopConfig = z.infer<typeof badgeShopSchema>;
 
+const timeZoneSchema = z.string().check(z.refine(isTimeZone, 'an IANA time zone, e.g. Africa/Nairobi'));
+const headerSchema = z.string().check(z.minLength(1), z.maxLength(200));
+
+/**
+ * `statements.accounts."<provider>/<account>"`: how an account's statements are matched and its days
+ * closed (docs/statements.md#tolerances). Unset keys take the provider's defaults (domain/statement-match.ts).
+ */
+export const statementAccountSchema = z.strictObject({
+  timeZone: z.optional(timeZoneSchema),
+  /** After-hours cut-off, local HH:MM: rows at or after it belong to the next business day. */
+  cutoff: z.optional(z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 00:00 to 23:59'))),
+  amountTolerance: z.optional(
+    z.string().check(z.regex(/^\d+(\.\d+)?$/, 'a decimal string such as "0" or "1.00"')),
+  ),
+  timeToleranceSeconds: z.optional(z.int().check(z.nonnegative(), z.lte(86_400))),
+  slaSeconds: z.optional(positiveInt.check(z.lte(30 * 86_400))),
+  expectedSources: z.optional(z.array(z.enum(STATEMENT_SOURCES))),
+});
+
+/** `statements.templates.<name>`: a declarative column template for any other file (docs/statements.md#templates). */
+export const columnTemplateSchema = z.strictObject({
+  columns: z.strictObject({
+    providerId: headerSchema,
+    time: headerSchema,
+    externalId: z.optional(headerSchema),
+    amountIn: z.optional(headerSchema),
+    amountOut: z.optional(headerSchema),
+    amount: z.optional(headerSchema),
+    fee: z.optional(headerSchema),
+    status: z.optional(headerSchema),
+    counterparty: z.optional(headerSchema),
+    kind: z.optional(headerSchema),
+    linkedProviderId: z.optional(headerSchema),
+    balance: z.optional(headerSchema),
+    currency: z.optional(headerSchema),
+  }),
+  timeFormat: z.enum(TIME_FORMATS),
+  timeZone: z.optional(timeZoneSchema),
+  kinds: z.optional(
+    z.strictObject({
+      fee: z.optional(z.array(headerSchema)),
+      reversal: z.optional(z.array(headerSchema)),
+      other: z.optional(z.array(headerSchema)),
+    }),
+  ),
+  currency: z.optional(z.string().check(z.regex(/^[A-Z]{3}$/))),
+  delimiter: z.optional(z.enum([',', ';', '\t', '|'])),
+});
+
+export const statementsSchema = z.strictObject({
+  accounts: z._default(
+    z.record(z.string().check(z.regex(/^[\w-]+\/[\w.-]+$/, '<provider>/<account>')), statementAccountSchema),
+    {},
+  ),
+  templates: z._default(
+    z.record(z.string().check(z.regex(/^[\w-]{1,64}$/, 'A-Z a-z 0-9 _ - (max 64)')), columnTemplateSchema),
+    {},
+  ),
+});
+
 export const relayConfigCoreSchema = z.strictObject({
   /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
   publicBaseUrl: z._default(z.url(), 'http://localhost:3000'),
@@ -232,6 +295,8 @@ export const relayConfigCoreSchema = z.strictObject({
     }),
     { shops: {} },
   ),
+  /** The provider's own records: per-account matching settings and column templates (docs/statements.md). */
+  statements: z._default(statementsSchema, { accounts: {}, templates: {} }),
   /** accounts.<provider>.<accountId> = provider-specific settings (validated by each provider module). */
   accounts: z._default(z.record(z.string(), z.record(z.string(), z.unknown())), {}),
 });

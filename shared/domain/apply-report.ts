@@ -228,6 +228,8 @@ function sourceOf(report: NormalizedReport): EvidenceSource {
       return 'buffer';
     case 'callback':
       return 'callback';
+    case 'statement':
+      return 'statement';
   }
 }
 
@@ -235,6 +237,9 @@ function authenticationOf(report: NormalizedReport, source: EvidenceSource): Aut
   if (source === 'operator') return ['operator'];
   if (source === 'status-api') return ['status-api'];
   if (source === 'receipt') return ['receipt'];
+  // A pull is the provider's API answering the relay; a file is vouched for by the operator who uploaded it.
+  if (source === 'statement')
+    return [report.statement?.source === 'statement-file' ? 'operator' : 'provider-api'];
   const methods = new Set<AuthenticationMethod>(report.authentication ?? []);
   if (report.authenticated) methods.add('signature');
   return [...methods];
@@ -251,7 +256,7 @@ const isOutcome = (status: string): status is 'SUCCEEDED' | 'FAILED' =>
  */
 function isConclusive(tx: TransactionRecord, report: NormalizedReport): boolean {
   if (report.hint) return false;
-  if (report.origin === 'manual' || report.origin === 'poll') return true;
+  if (report.origin === 'manual' || report.origin === 'poll' || report.origin === 'statement') return true;
   if (report.status === 'SUCCEEDED') return unconfirmedSuccess(tx, report) === undefined;
   if (report.status === 'FAILED') return report.authenticated === true || report.confirmFailure !== true;
   return true;
@@ -275,6 +280,7 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
     description: description === null ? null : description.slice(0, MAX_EVIDENCE_TEXT),
     amount: report.amount ?? null,
     receiptId: report.receiptId ?? null,
+    ...(report.statement?.actor.kind === 'person' ? { actor: report.statement.actor.name } : {}),
   };
 }
 

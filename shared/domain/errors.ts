@@ -96,6 +96,13 @@ export class UnstorableInputError extends RelayError {
 export class TooManyStreamsError extends RelayError {
   readonly code = 'TOO_MANY_STREAMS';
 }
+/**
+ * A statement file that cannot be read as its layout says: `details` name the line and the column, and
+ * nothing of the file was imported (docs/statements.md#files).
+ */
+export class StatementFileError extends RelayError {
+  readonly code = 'STATEMENT_FILE_INVALID';
+}
 /** Storage could not be written; the caller must not acknowledge success to a provider. */
 export class StorageUnavailableError extends RelayError {
   readonly code = 'STORAGE_UNAVAILABLE';

@@ -30,11 +30,14 @@ export const EVENT_TYPES = [
   /** An account's callbacks stopped while transactions wait for one, and came back (callback health). */
   'CallbackSilence',
   'CallbacksResumed',
+  /** An account's business day closed against the provider's own records (docs/statements.md#the-close). */
+  'DailyClosed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Where the fact behind an event came from; every origin goes through the same ingest pipeline. */
-export const EVENT_ORIGINS = ['callback', 'poll', 'registration', 'buffer', 'manual'] as const;
+/** `statement`: the provider's own record of money moved (a pull or an uploaded file, docs/statements.md). */
+export const EVENT_ORIGINS = ['callback', 'poll', 'registration', 'buffer', 'manual', 'statement'] as const;
 export type EventOrigin = (typeof EVENT_ORIGINS)[number];
 
 export interface EventEnvelope<T = Record<string, unknown>> {

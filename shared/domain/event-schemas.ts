@@ -5,6 +5,7 @@ import type { TransactionEventData } from './events';
 import { REASON_CODES, type Reason } from './reasons';
 import { AUTHENTICATION_METHODS, EVIDENCE_SOURCES, type Evidence } from './evidence';
 import { TRANSACTION_STATUSES } from './status';
+import { BREAK_CATEGORIES, STATEMENT_SOURCES } from './statement';
 import type { CheckRecord, ConflictRecord, Money, Party } from './transaction';
 
 /**
@@ -141,7 +142,7 @@ export const evidenceSchema = z
       .array(z.enum(AUTHENTICATION_METHODS))
       .check(
         z.describe(
-          'The checks that passed: signature, path-secret, source-ip, receipt, status-api, operator.',
+          'The checks that passed: signature, path-secret, source-ip, receipt, status-api, operator, provider-api.',
         ),
       ),
     conclusive: z
@@ -156,6 +157,9 @@ export const evidenceSchema = z
     receiptId: z
       .nullable(z.string())
       .check(z.describe('The stored receipt that carried it (callbacks), or null.')),
+    actor: z
+      .optional(z.string())
+      .check(z.describe('The person behind it (the operator who uploaded a statement), when a person is.')),
   })
   .check(z.describe('A piece of evidence: one report the relay weighed.'));
 
@@ -171,6 +175,20 @@ const lateResolutionSchema = z
   .literal(true)
   .check(z.describe('Present (true) when the transaction had been EXPIRED: money may have moved after all.'));
 
+const settledByStatementSchema = z
+  .strictObject({
+    source: z.enum(STATEMENT_SOURCES),
+    ref: z.string().check(z.describe('The file name, or the pull query that returned the row.')),
+    row: z.optional(z.number().check(z.int(), z.positive())),
+    actor: z.string().check(z.describe('Who brought it: "system" (the scheduled pull) or the operator.')),
+  })
+  .check(
+    z.describe(
+      "Present when a row of the provider's own records settled the transaction (origin statement): a late " +
+        'resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md).',
+    ),
+  );
+
 function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
   return z.strictObject({
     ...transactionDataShape,
@@ -178,8 +196,63 @@ function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
     evidence: evidenceListSchema,
     lateResolution: z.optional(lateResolutionSchema),
     resolvedByHand: z.optional(resolvedByHandSchema),
+    settledByStatement: z.optional(settledByStatementSchema),
   });
 }
+
+const countAmount = z.strictObject({
+  count: z.number().check(z.int(), z.nonnegative()),
+  amount: decimalStringSchema,
+});
+
+const dailyBreakSchema = z
+  .strictObject({
+    id: z.uuid(),
+    category: z.enum(BREAK_CATEGORIES),
+    detectedAt: timestamp('When the relay first saw the difference.'),
+    ageSeconds: z.number().check(z.int(), z.nonnegative()),
+    providerId: z.optional(z.string()),
+    reference: z.optional(z.string()),
+    amount: z.optional(decimalStringSchema),
+    expected: z.optional(z.string()),
+    actual: z.optional(z.string()),
+    detail: z.string(),
+    resolution: z.optional(z.literal('opened')),
+  })
+  .check(z.describe('One break: a difference a person acts on (docs/statements.md#breaks).'));
+
+const dailyClosedData = z.strictObject({
+  provider: z.string(),
+  account: z.string(),
+  day: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.describe("The provider's business day.")),
+  timeZone: z.string(),
+  closedAt: timestamp('When the day closed.'),
+  closedBecause: z.enum(['sources-in', 'sla-passed']),
+  sources: z.array(z.enum(STATEMENT_SOURCES)),
+  verdicts: z
+    .record(z.string(), countAmount)
+    .check(z.describe("The relay's transactions of the day by status: count and amount.")),
+  rows: z.strictObject({
+    payments: z.number().check(z.int(), z.nonnegative()),
+    matched: z.number().check(z.int(), z.nonnegative()),
+    unmatched: z.number().check(z.int(), z.nonnegative()),
+    fees: countAmount,
+    reversals: z.number().check(z.int(), z.nonnegative()),
+    other: z.number().check(z.int(), z.nonnegative()),
+    amountIn: decimalStringSchema,
+    amountOut: decimalStringSchema,
+  }),
+  lateResolutions: z.number().check(z.int(), z.nonnegative()),
+  matchRate: z.strictObject({
+    matched: z.number().check(z.int(), z.nonnegative()),
+    toMatch: z.number().check(z.int(), z.nonnegative()),
+    rate: z.nullable(z.number().check(z.gte(0), z.lte(1))),
+  }),
+  breakCount: z.number().check(z.int(), z.nonnegative()),
+  breaks: z
+    .array(dailyBreakSchema)
+    .check(z.describe('The breaks, oldest first, at most 100 (breakCount says how many in all).')),
+});
 
 /** A badge as the feed publishes it (shared/domain/badges.ts Badge: the badge API's fields, `_links` dropped). */
 export const badgeSchema = z
@@ -463,6 +536,7 @@ export const EVENT_DATA_SCHEMAS = {
     durationSeconds: z.number().check(z.int(), z.nonnegative()),
     detectedAt: timestamp('The poll cycle that saw it.'),
   }),
+  DailyClosed: dailyClosedData,
 } satisfies Record<EventType, z.ZodMiniType>;
 
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
@@ -513,6 +587,10 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     "An account's callbacks stopped: none for reconciliation.callbackSilenceSeconds while a transaction waits for " +
     'one; its waiting transactions are checked more often until they come back. Once per silence episode.',
   CallbacksResumed: 'The first callback of a silent account arrived. Once per silence episode.',
+  DailyClosed:
+    "An account's business day (the provider's time zone) closed against the provider's own records: counts " +
+    'and amounts by verdict, rows matched and not, fees, late resolutions, the auto-match rate and every break ' +
+    'with its age. Once per account and day; correlationId is <provider>:<account>:day-<YYYY-MM-DD>.',
 };
 
 /** The envelope of one detail-type (`metadata.type` is that type). */

@@ -8,7 +8,10 @@ import type { TransactionStatus } from './status';
  * - `receipt`: the provider's result of the relay's own asynchronous status query (Daraja), delivered on a
  *   callback route and matched to the query the relay made;
  * - `operator`: a person resolved the transaction through the management API;
- * - `registration`: the partner's registration (reserved: a hint a registration adopts stays a `callback`).
+ * - `registration`: the partner's registration (reserved: a hint a registration adopts stays a `callback`);
+ * - `statement`: the provider's own record of money moved (docs/statements.md): a row of its pull API's
+ *   answer to the relay's own authenticated request (`provider-api`), or of a statement file a named
+ *   operator uploaded (`operator`, the person named in `actor`).
  */
 export const EVIDENCE_SOURCES = [
   'callback',
@@ -17,6 +20,7 @@ export const EVIDENCE_SOURCES = [
   'buffer',
   'operator',
   'registration',
+  'statement',
 ] as const;
 export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
 
@@ -28,6 +32,8 @@ export const AUTHENTICATION_METHODS = [
   'receipt',
   'status-api',
   'operator',
+  /** The provider's own API answering the relay's authenticated request (a pull of its records). */
+  'provider-api',
 ] as const;
 export type AuthenticationMethod = (typeof AUTHENTICATION_METHODS)[number];
 
@@ -37,6 +43,7 @@ const END_TO_END: ReadonlySet<AuthenticationMethod> = new Set([
   'receipt',
   'status-api',
   'operator',
+  'provider-api',
 ]);
 
 /** What a piece of evidence said: a status, or that the provider does not know the reference. */
@@ -61,6 +68,8 @@ export interface Evidence {
   amount: Money | null;
   /** The stored receipt that carried it, when it came in a callback. */
   receiptId: string | null;
+  /** The person behind it (an uploaded statement's operator), when a person is. */
+  actor?: string;
 }
 
 export function isEndToEnd(methods: readonly AuthenticationMethod[]): boolean {
@@ -70,7 +79,8 @@ export function isEndToEnd(methods: readonly AuthenticationMethod[]): boolean {
 /**
  * The one precedence rule (docs/reconciliation.md#precedence), as ranks:
  * 4 an operator's resolve (recorded as such); 3 a callback authenticated end to end (signature) or a
- * receipt; 2 a final status answer (or a sender-authenticated callback on an account that trusts it);
+ * receipt; 2 a final status answer or a statement row (the provider's own record, like a status answer),
+ * or a sender-authenticated callback on an account that trusts it;
  * 1 an unauthenticated or unconfirmed callback (a hint); 0 a "not found" status answer.
  */
 export function rankOf(
@@ -78,7 +88,7 @@ export function rankOf(
 ): number {
   if (evidence.source === 'operator') return 4;
   if (evidence.claim === 'NOT_FOUND') return 0;
-  if (evidence.source === 'status-api') return 2;
+  if (evidence.source === 'status-api' || evidence.source === 'statement') return 2;
   if (evidence.authentication.includes('signature') || evidence.source === 'receipt') return 3;
   return evidence.conclusive ? 2 : 1;
 }

@@ -89,3 +89,108 @@ export interface StatementSink {
   ingestRows(rows: readonly StatementRow[], options: StatementIngestOptions): Promise<StatementIngestResult>;
   recordBalance(snapshot: BalanceSnapshot, options: StatementIngestOptions): Promise<void>;
 }
+
+/**
+ * What the matcher made of a row (docs/statements.md#matching): the transaction it belongs to and how.
+ * `settled`: it settled an open or EXPIRED transaction (a late resolution, flagged); `opened`: no transaction
+ * existed and the row opened one (the callback that never came); `conflict`: it contradicts the verdict.
+ */
+export const ROW_EFFECTS = [
+  'matched',
+  'settled',
+  'opened',
+  'conflict',
+  'fee-linked',
+  'reversal-linked',
+  'unmatched',
+  'not-a-payment',
+] as const;
+export type RowEffect = (typeof ROW_EFFECTS)[number];
+
+/** A row as the relay keeps it: the provider's record, its business day, what it matched. */
+export interface StoredStatementRow extends StatementRow {
+  /** The provider's business day it belongs to (`YYYY-MM-DD`, the account's time zone and cut-off). */
+  day: string;
+  /** SHA-256 of the row's content (origin left out): the same row imported again is known by it. */
+  fingerprint: string;
+  effect: RowEffect;
+  /** The transaction it belongs to (a fee's and a reversal's: their payment's), when known. */
+  reference?: string;
+  importedAt: string;
+  actor: StatementActor;
+}
+
+/** Break categories (docs/statements.md#breaks): differences a person acts on, never silent rewrites. */
+export const BREAK_CATEGORIES = [
+  /** The relay published a success and the provider's records show no row after the account's SLA. */
+  'missing-at-provider',
+  /** Money moved that the relay never heard of (opened or not). */
+  'missing-in-relay',
+  'amount-over',
+  'amount-under',
+  /** One payment credited more than once (two payment rows for one transaction). */
+  'duplicate-credit',
+  /** The relay says FAILED/EXPIRED but money moved, or SUCCEEDED but the row shows a reversal. */
+  'status-mismatch',
+  /** Between two balance snapshots the balance moved by another amount than the finals and fees say. */
+  'balance-drift',
+  /** A row already imported came again with other content: the first stands, the second is shown. */
+  'row-changed',
+] as const;
+export type BreakCategory = (typeof BREAK_CATEGORIES)[number];
+
+export interface StatementBreak {
+  /** Deterministic (category and subject): the same difference found again is the same break. */
+  id: string;
+  provider: string;
+  account: string;
+  day: string;
+  category: BreakCategory;
+  detectedAt: string;
+  providerId?: string;
+  reference?: string;
+  /** The money at stake: the difference (over/under, drift) or the amount of the lone side. */
+  amount?: string;
+  expected?: string;
+  actual?: string;
+  detail: string;
+  /** Where it was seen (file and row, or the pull), when a row showed it. */
+  origin?: { ref: string; row?: number };
+  /** What the relay did about it already (`opened`: the row opened the missing transaction). */
+  resolution?: 'opened';
+}
+
+/** One balance snapshot as stored. */
+export interface StoredBalance extends BalanceSnapshot {
+  recordedAt: string;
+  actor: StatementActor;
+}
+
+/** The account's business day as the provider's records and the relay's verdicts add it up. */
+export interface DailyCloseReport {
+  provider: string;
+  account: string;
+  day: string;
+  timeZone: string;
+  /** `closed` once DailyClosed was published; `open` while sources or the SLA are awaited. */
+  state: 'open' | 'closed';
+  closedAt: string | null;
+  /** Why it closed (or would): every expected source is in, or the SLA passed. */
+  closedBecause: 'sources-in' | 'sla-passed' | null;
+  sources: StatementSource[];
+  verdicts: Record<string, { count: number; amount: string }>;
+  rows: {
+    payments: number;
+    matched: number;
+    unmatched: number;
+    fees: { count: number; amount: string };
+    reversals: number;
+    other: number;
+    amountIn: string;
+    amountOut: string;
+  };
+  lateResolutions: number;
+  /** Auto-match rate (docs/statements.md#match-rate): matched pairs ÷ (matched pairs + lone sides). */
+  matchRate: { matched: number; toMatch: number; rate: number | null };
+  breaks: (StatementBreak & { ageSeconds: number })[];
+}

@@ -1,6 +1,7 @@
 import type { EventEnvelope, EventOrigin } from './event-envelope';
 import type { AuthenticationMethod, Evidence } from './evidence';
 import type { Reason } from './reasons';
+import type { StatementActor, StatementSource } from './statement';
 import type { TransactionStatus } from './status';
 
 export interface TransactionKey {
@@ -72,6 +73,11 @@ export interface NormalizedReport {
    * spread over time); it never settles while any callback reported on the reference.
    */
   notFound?: { settles: boolean; answers: number; since: string };
+  /**
+   * The report is a row of the provider's own records (origin `statement`): where it came from and who
+   * brought it (the relay's own pull, or the operator who uploaded the file).
+   */
+  statement?: { source: StatementSource; ref: string; row?: number; actor: StatementActor };
 }
 
 /** What a provider dialect makes of one statement, before the pipeline adds when, how and which receipt. */

@@ -13,6 +13,7 @@ import {
   type RelayError,
   RouteNotFoundError,
   SchemaValidationError,
+  StatementFileError,
   StorageUnavailableError,
   TooManyStreamsError,
   TransactionNotFoundError,
@@ -29,6 +30,7 @@ import { type HttpResponse, json } from './types';
 const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayError, number]> = [
   [MalformedJsonError, 400],
   [SchemaValidationError, 400],
+  [StatementFileError, 400],
   [InvalidReferenceError, 400],
   [InvalidCallbackUrlError, 400],
   [UnstorableInputError, 400],

@@ -27,6 +27,7 @@ import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
 import type { TransactionKey } from '../domain/transaction';
 import { sha256Hex } from '../util/ids';
+import { statementRoute } from './statement-routes';
 import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
 import { parseJsonObjectBody } from './guards';
 import { type HttpResponse, type InboundRequest, json } from './types';
@@ -56,7 +57,7 @@ function decodeSegment(segment: string): string {
 }
 
 const ROUTES_HINT =
-  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, or the console reads (docs/management-api.md#console-endpoints)';
+  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, the statement routes under /v1/statements (docs/statements.md), or the console reads (docs/management-api.md#console-endpoints)';
 
 /**
  * POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, the operator's
@@ -82,6 +83,10 @@ export async function handleManagementRequest(
     }
     const consoleAnswer = await consoleRoute(services, request, segments);
     if (consoleAnswer) return consoleAnswer;
+    const statementAnswer = await statementRoute(services, request, segments, () =>
+      checkBearer(services.config, request),
+    );
+    if (statementAnswer) return statementAnswer;
     if (segments[0] !== 'v1' || segments[1] !== 'transactions')
       throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
     if (segments.length === 6 && (segments[5] === 'check' || segments[5] === 'resolve')) {

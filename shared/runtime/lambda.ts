@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { wordPressBadgeApi } from '../adapters/badges/wordpress-badge-api';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
+import { DynamoStatementStore } from '../adapters/dynamodb/statement-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { startTracing } from '../adapters/tracing/xray';
@@ -63,6 +64,10 @@ export async function lambdaServices(
     tableName: requireEnv('TABLE_NAME'),
     retention: config.retention,
   });
+  const statements = new DynamoStatementStore(doc, {
+    tableName: requireEnv('TABLE_NAME'),
+    retentionDays: config.retention.transactionDays,
+  });
   const metrics = new PowertoolsRelayMetrics();
   useInvocationMetrics(metrics);
   const log = scrubbingLogger(logger, scrub);
@@ -73,6 +78,7 @@ export async function lambdaServices(
     services: {
       config,
       store,
+      statements,
       clock: systemClock,
       log,
       scrub,

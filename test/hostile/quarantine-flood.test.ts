@@ -43,16 +43,19 @@ afterAll(async () => {
 function send(
   method: string,
   path: string,
-  options: { body?: unknown; admin?: boolean; ip?: string; headers?: [string, string][] } = {},
+  options: { body?: unknown; raw?: string; admin?: boolean; ip?: string; headers?: [string, string][] } = {},
 ): Promise<RawResponse> {
-  const headers: [string, string][] = [['content-type', 'application/json'], ...(options.headers ?? [])];
+  const headers: [string, string][] = [
+    ['content-type', options.raw === undefined ? 'application/json' : 'text/csv'],
+    ...(options.headers ?? []),
+  ];
   if (options.admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
   if (options.ip) headers.push(['x-forwarded-for', options.ip]);
   return rawRequest(relay.url, {
     method,
     path,
     headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
 }
 
@@ -191,9 +194,15 @@ describe('every management and callback answer', () => {
       path
         .replace('{provider}/{account}/{reference}/resolve', `momo/open/${expiring}/resolve`)
         .replace('{provider}/{account}/{reference}', `momo/open/${reference}`)
-        .replace('{receiptId}', receiptId);
+        .replace('{receiptId}', receiptId)
+        .replace('{provider}/{account}', 'momo/open')
+        .replace('{day}', '2026-11-21');
     /** A request each route answers with success, and one it refuses for its input (besides no token). */
-    type Ask = { suffix?: string; method?: string; body?: unknown };
+    type Ask = { suffix?: string; method?: string; body?: unknown; raw?: string };
+    const statement =
+      'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID\n' +
+      'Main,SKH0000001,Merchant Account,Pay Merchant,2026-11-21 10:00:00,x,100.00,0.00,100.00,\n';
+    const dryRun = '?actor=hostile&dryRun=true&template=mpesa-merchant';
     const requests: Record<string, { ok: Ask; bad: Ask }> = {
       'POST /v1/transactions': {
         ok: { body: { ...registration, reference: uuid() } },
@@ -223,6 +232,15 @@ describe('every management and callback answer', () => {
       'GET /v1/report': { ok: {}, bad: { suffix: '?from=nope' } },
       'GET /v1/callback-health': { ok: {}, bad: { method: 'POST' } },
       'GET /v1/badges': { ok: {}, bad: { method: 'POST' } },
+      'POST /v1/statements/{provider}/{account}/import': {
+        ok: { suffix: dryRun, raw: statement },
+        bad: { suffix: dryRun, raw: `${statement}Main,SKH0000002,x,Pay Merchant,yesterday,x,1,0,1,\n` },
+      },
+      'GET /v1/statements/{provider}/{account}/days/{day}': { ok: {}, bad: { method: 'POST' } },
+      'POST /v1/statements/{provider}/{account}/days/{day}/close': {
+        ok: { suffix: '?actor=hostile' },
+        bad: {},
+      },
     };
 
     // Act
@@ -236,7 +254,11 @@ describe('every management and callback answer', () => {
       const given = requests[route];
       expect(given, `a request for ${route}`).toBeDefined();
       const ask = (a: Ask, admin: boolean) =>
-        send(a.method ?? method, concrete(path) + (a.suffix ?? ''), { body: a.body, admin });
+        send(a.method ?? method, concrete(path) + (a.suffix ?? ''), {
+          body: a.body,
+          ...(a.raw === undefined ? {} : { raw: a.raw }),
+          admin,
+        });
       answers.push(
         { route, what: 'success', res: await ask(given!.ok, true) },
         { route, what: 'refused input', res: await ask(given!.bad, true) },

@@ -405,9 +405,13 @@ describe('the construct used from another CDK app', () => {
         '/$default/GET/v1/report',
         '/$default/GET/v1/callback-health',
         '/$default/GET/v1/badges',
+        // The provider's own records (docs/statements.md).
+        '/$default/POST/v1/statements/*/*/import',
+        '/$default/GET/v1/statements/*/*/days/*',
+        '/$default/POST/v1/statements/*/*/days/*/close',
       ].sort(),
     );
-    expect(MANAGEMENT_ROUTES).toHaveLength(13);
+    expect(MANAGEMENT_ROUTES).toHaveLength(16);
     expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
       ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
     );

@@ -84,7 +84,7 @@ function isInputRefusal(error: unknown): boolean {
   );
 }
 
-async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
+export async function guard<T>(operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

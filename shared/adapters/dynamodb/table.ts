@@ -56,3 +56,7 @@ export const RECEIPT_SK_PREFIX = 'RCPT#';
 export const QUARANTINE_PK_PREFIX = 'QUARANTINE#';
 /** Console lookups noted at registration: `FIND#<externalId|msisdn>#<value>`, sk `<createdAt>#<transaction pk>`. */
 export const LOOKUP_PK_PREFIX = 'FIND#';
+/** The provider's own records (docs/table-design.md#statements): a business day's rows, breaks and close. */
+export const STATEMENT_DAY_PK_PREFIX = 'STMT#';
+export const STATEMENT_BALANCE_PK_PREFIX = 'STMTBAL#';
+export const STATEMENT_CLOSED_PK_PREFIX = 'STMTCLOSED#';

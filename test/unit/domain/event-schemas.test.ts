@@ -38,6 +38,9 @@ import type { C2BDecision, C2BOutcome } from '../../../shared/providers/daraja/c
 import { PROVIDERS } from '../../../shared/providers/registry';
 import type { StatusAnswer } from '../../../shared/providers/types';
 import { hmacB64 } from '../providers/airtel/support';
+import { MemoryStatementStore } from '../../../shared/adapters/memory/statement-store';
+import { StatementLedger } from '../../../shared/app/statements/statement-sink';
+import { closeDay } from '../../../shared/app/statements/close-day';
 
 /*
  * Every event real producers emit (the use cases on the in-memory store: callbacks of the three providers,
@@ -467,6 +470,74 @@ scenarios['callback silence and resumption'] = async () => {
     createdAt: new Date(w.services.clock.now()).toISOString(),
   });
   await runCallbackHealthCycle(w.services);
+  return w.store;
+};
+
+/**
+ * The provider's own records (docs/statements.md): a pull row opening a C2B payment the callback never
+ * reported, an uploaded row settling an AMBIGUOUS payment, a row contradicting a FAILED verdict, a day closed.
+ */
+scenarios['statement rows and the daily close'] = async () => {
+  const w = world();
+  const statements = new MemoryStatementStore();
+  const deps = { config, store: w.store, statements, clock: w.services.clock, log: silent };
+  const ledger = new StatementLedger(deps);
+  const at = new Date(w.services.clock.now()).toISOString();
+  const row = (providerId: string, source: 'pull-api' | 'statement-file' = 'pull-api') => ({
+    provider: 'daraja',
+    account: 'ke',
+    source,
+    providerId,
+    time: at,
+    amountIn: '100',
+    amountOut: '0',
+    currency: 'KES',
+    kind: 'payment' as const,
+    origin: { ref: 'statement.csv', row: 2 },
+  });
+  await ledger.ingestRows([row('SKS0000001')], { actor: { kind: 'system', name: 'pull' } });
+  await registerTransaction(w.services, {
+    provider: 'daraja',
+    account: 'ke',
+    kind: 'stk',
+    reference: 'ws_CO_statement_1',
+    amount: '100',
+    currency: 'KES',
+  });
+  await ingestReport(w.ingestDeps, {
+    key: { provider: 'daraja', account: 'ke', reference: 'ws_CO_statement_1' },
+    kind: 'stk',
+    status: 'FAILED',
+    reason: { code: 'REJECTED_BY_CUSTOMER', message: 'cancelled', providerCode: '1032' },
+    providerTransactionId: undefined,
+    externalId: undefined,
+    amount: undefined,
+    party: undefined,
+    receivedAt: at,
+    origin: 'poll',
+    receiptId: undefined,
+    attributes: undefined,
+  });
+  await w.store.putRecord({
+    provider: 'daraja',
+    account: 'ke',
+    namespace: 'alias:receipt',
+    id: 'SKS0000002',
+    data: { reference: 'ws_CO_statement_1' },
+    createdAt: at,
+  });
+  await ledger.ingestRows([row('SKS0000002', 'statement-file')], {
+    actor: { kind: 'person', name: 'jane.doe' },
+  });
+  w.advance(3 * 86_400);
+  await closeDay(
+    deps,
+    { provider: 'daraja', account: 'ke', day: at.slice(0, 10) },
+    {
+      actor: { kind: 'person', name: 'jane.doe' },
+    },
+  );
+  w.store.published.push(...statements.published);
   return w.store;
 };
 

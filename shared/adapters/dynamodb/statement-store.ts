@@ -1,0 +1,197 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
+import type {
+  DailyCloseReport,
+  StatementBreak,
+  StoredBalance,
+  StoredStatementRow,
+} from '../../domain/statement';
+import { guard } from './relay-store';
+import { STATEMENT_BALANCE_PK_PREFIX, STATEMENT_CLOSED_PK_PREFIX, STATEMENT_DAY_PK_PREFIX } from './table';
+
+/**
+ * The provider's own records in the relay's one table (docs/table-design.md#statements):
+ *   pk STMT#<provider>#<account>#<day>   sk ROW#<providerId>#<kind>   a statement row, what it matched
+ *   pk STMT#<provider>#<account>#<day>   sk BREAK#<id>                 a break
+ *   pk STMT#<provider>#<account>#<day>   sk CLOSE                      the closed day; its outbox is DailyClosed
+ *   pk STMTBAL#<provider>#<account>      sk <at>                       a balance snapshot
+ *   pk STMTCLOSED#<provider>#<account>   sk <day>                      the account's closed days
+ * A day's items share a partition: the close reads it with one query. Every put is conditional.
+ */
+export interface StatementStoreOptions {
+  tableName: string;
+  /** Kept as long as transactions (retention.transactionDays). */
+  retentionDays: number;
+}
+
+const dayPk = (at: AccountDay) => `${STATEMENT_DAY_PK_PREFIX}${at.provider}#${at.account}#${at.day}`;
+const balancePk = (provider: string, account: string) =>
+  `${STATEMENT_BALANCE_PK_PREFIX}${provider}#${account}`;
+const closedPk = (provider: string, account: string) => `${STATEMENT_CLOSED_PK_PREFIX}${provider}#${account}`;
+const ROW = 'ROW#';
+const BREAK = 'BREAK#';
+const CLOSE = 'CLOSE';
+
+const TABLE_ATTRIBUTES = ['pk', 'sk', 'expiresAt', 'itemType', 'revision', 'outbox'] as const;
+
+function strip<T>(item: Record<string, unknown>): T {
+  const copy = { ...item };
+  for (const name of TABLE_ATTRIBUTES) delete copy[name];
+  return copy as T;
+}
+
+export class DynamoStatementStore implements StatementStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly options: StatementStoreOptions,
+  ) {}
+
+  private expiresAt(): number {
+    return Math.floor(Date.now() / 1000) + this.options.retentionDays * 86_400;
+  }
+
+  private async putIfAbsent(operation: string, item: Record<string, unknown>): Promise<boolean> {
+    try {
+      await guard(operation, () =>
+        this.doc.send(
+          new PutCommand({
+            TableName: this.options.tableName,
+            Item: { ...item, expiresAt: this.expiresAt() },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  private async get<T>(operation: string, pk: string, sk: string): Promise<T | undefined> {
+    const result = await guard(operation, () =>
+      this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: { pk, sk } })),
+    );
+    return result.Item ? strip<T>(result.Item) : undefined;
+  }
+
+  private async query(
+    operation: string,
+    pk: string,
+    prefix: string,
+    page: { limit?: number; newestFirst?: boolean; before?: string } = {},
+  ): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const result = await guard(operation, () =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.options.tableName,
+            KeyConditionExpression: page.before
+              ? 'pk = :pk AND sk < :before'
+              : prefix
+                ? 'pk = :pk AND begins_with(sk, :prefix)'
+                : 'pk = :pk',
+            ExpressionAttributeValues: page.before
+              ? { ':pk': pk, ':before': page.before }
+              : prefix
+                ? { ':pk': pk, ':prefix': prefix }
+                : { ':pk': pk },
+            ScanIndexForward: !page.newestFirst,
+            ...(page.limit ? { Limit: page.limit } : {}),
+            ExclusiveStartKey: cursor,
+          }),
+        ),
+      );
+      items.push(...(result.Items ?? []));
+      cursor = result.LastEvaluatedKey;
+      if (page.limit && items.length >= page.limit) break;
+    } while (cursor);
+    return items;
+  }
+
+  getRow(at: AccountDay, providerId: string, kind: string): Promise<StoredStatementRow | undefined> {
+    return this.get('getStatementRow', dayPk(at), `${ROW}${providerId}#${kind}`);
+  }
+
+  putRow(row: StoredStatementRow): Promise<boolean> {
+    return this.putIfAbsent('putStatementRow', {
+      pk: dayPk(row),
+      sk: `${ROW}${row.providerId}#${row.kind}`,
+      itemType: 'statement-row',
+      ...row,
+    });
+  }
+
+  async listRows(at: AccountDay): Promise<StoredStatementRow[]> {
+    return (await this.query('listStatementRows', dayPk(at), ROW)).map((i) => strip<StoredStatementRow>(i));
+  }
+
+  putBreak(found: StatementBreak): Promise<boolean> {
+    return this.putIfAbsent('putStatementBreak', {
+      pk: dayPk(found),
+      sk: `${BREAK}${found.id}`,
+      itemType: 'statement-break',
+      ...found,
+    });
+  }
+
+  async listBreaks(at: AccountDay): Promise<StatementBreak[]> {
+    return (await this.query('listStatementBreaks', dayPk(at), BREAK)).map((i) => strip<StatementBreak>(i));
+  }
+
+  putBalance(snapshot: StoredBalance): Promise<boolean> {
+    return this.putIfAbsent('putBalance', {
+      pk: balancePk(snapshot.provider, snapshot.account),
+      sk: snapshot.at,
+      itemType: 'balance',
+      ...snapshot,
+    });
+  }
+
+  async balanceBefore(provider: string, account: string, at: string): Promise<StoredBalance | undefined> {
+    const [item] = await this.query('balanceBefore', balancePk(provider, account), '', {
+      before: at,
+      newestFirst: true,
+      limit: 1,
+    });
+    return item ? strip<StoredBalance>(item) : undefined;
+  }
+
+  async putClose(at: AccountDay, close: StoredClose): Promise<boolean> {
+    const written = await this.putIfAbsent('putDailyClose', {
+      pk: dayPk(at),
+      sk: CLOSE,
+      itemType: 'daily-close',
+      report: close.report,
+      closedAt: close.report.closedAt,
+      // The stream publishes an item's outbox when its revision moves: its first (only) write.
+      revision: 1,
+      outbox: close.outbox,
+    });
+    // The account's list of closed days (newest first in listCloses); no outbox: published once above.
+    if (written)
+      await this.putIfAbsent('putDailyCloseEntry', {
+        pk: closedPk(at.provider, at.account),
+        sk: at.day,
+        itemType: 'daily-close-entry',
+        report: close.report,
+      });
+    return written;
+  }
+
+  async getClose(at: AccountDay): Promise<DailyCloseReport | undefined> {
+    const item = await this.get<{ report: DailyCloseReport }>('getDailyClose', dayPk(at), CLOSE);
+    return item?.report;
+  }
+
+  async listCloses(provider: string, account: string, limit: number): Promise<DailyCloseReport[]> {
+    const items = await this.query('listDailyCloses', closedPk(provider, account), '', {
+      newestFirst: true,
+      limit,
+    });
+    return items.map((i) => (i as { report: DailyCloseReport }).report);
+  }
+}

@@ -1,0 +1,90 @@
+import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
+import type {
+  DailyCloseReport,
+  StatementBreak,
+  StoredBalance,
+  StoredStatementRow,
+} from '../../domain/statement';
+import type { EventEnvelope } from '../../domain/event-envelope';
+
+const dayKey = (at: AccountDay) => `${at.provider}#${at.account}#${at.day}`;
+const clone = <T>(value: T): T => structuredClone(value);
+
+/** The statement port in memory (unit tests): the same first-writer-wins rules as the DynamoDB adapter. */
+export class MemoryStatementStore implements StatementStore {
+  readonly rows = new Map<string, Map<string, StoredStatementRow>>();
+  readonly breaks = new Map<string, Map<string, StatementBreak>>();
+  readonly balances = new Map<string, StoredBalance[]>();
+  readonly closes = new Map<string, DailyCloseReport>();
+  /** Every DailyClosed written, in order (what the stream would publish). */
+  readonly published: EventEnvelope[] = [];
+
+  async getRow(at: AccountDay, providerId: string, kind: string) {
+    const row = this.rows.get(dayKey(at))?.get(`${providerId}#${kind}`);
+    return row && clone(row);
+  }
+
+  async putRow(row: StoredStatementRow) {
+    const day = this.rows.get(dayKey(row)) ?? new Map<string, StoredStatementRow>();
+    this.rows.set(dayKey(row), day);
+    const key = `${row.providerId}#${row.kind}`;
+    if (day.has(key)) return false;
+    day.set(key, clone(row));
+    return true;
+  }
+
+  async listRows(at: AccountDay) {
+    return [...(this.rows.get(dayKey(at))?.entries() ?? [])]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, row]) => clone(row));
+  }
+
+  async putBreak(found: StatementBreak) {
+    const day = this.breaks.get(dayKey(found)) ?? new Map<string, StatementBreak>();
+    this.breaks.set(dayKey(found), day);
+    if (day.has(found.id)) return false;
+    day.set(found.id, clone(found));
+    return true;
+  }
+
+  async listBreaks(at: AccountDay) {
+    return [...(this.breaks.get(dayKey(at))?.values() ?? [])].map(clone);
+  }
+
+  async putBalance(snapshot: StoredBalance) {
+    const key = `${snapshot.provider}#${snapshot.account}`;
+    const list = this.balances.get(key) ?? [];
+    if (list.some((b) => b.at === snapshot.at)) return false;
+    this.balances.set(
+      key,
+      [...list, clone(snapshot)].sort((a, b) => a.at.localeCompare(b.at)),
+    );
+    return true;
+  }
+
+  async balanceBefore(provider: string, account: string, at: string) {
+    const list = this.balances.get(`${provider}#${account}`) ?? [];
+    const found = [...list].reverse().find((b) => b.at < at);
+    return found && clone(found);
+  }
+
+  async putClose(at: AccountDay, close: StoredClose) {
+    if (this.closes.has(dayKey(at))) return false;
+    this.closes.set(dayKey(at), clone(close.report));
+    this.published.push(...close.outbox);
+    return true;
+  }
+
+  async getClose(at: AccountDay) {
+    const found = this.closes.get(dayKey(at));
+    return found && clone(found);
+  }
+
+  async listCloses(provider: string, account: string, limit: number) {
+    return [...this.closes.values()]
+      .filter((c) => c.provider === provider && c.account === account)
+      .sort((a, b) => b.day.localeCompare(a.day))
+      .slice(0, limit)
+      .map(clone);
+  }
+}

@@ -1,0 +1,278 @@
+import { buildEvent } from '../../domain/events';
+import type {
+  DailyCloseReport,
+  StatementBreak,
+  StatementSource,
+  StoredStatementRow,
+} from '../../domain/statement';
+import { businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
+import type { TransactionRecord } from '../../domain/transaction';
+import { decimalSum } from '../../util/money';
+import { nextDay, previousDay } from '../../util/time-zone';
+import type { StatementActor } from '../../domain/statement';
+import { SETTLED_LOOKBACK_SECONDS, type StatementDeps, finalAt, statementSettings } from './statement-sink';
+import type { AccountDay } from './statement-store';
+
+/** Breaks a DailyClosed event carries at most (breakCount says how many in all; the endpoint lists all). */
+export const MAX_BREAKS_IN_EVENT = 100;
+
+const PAIRED: ReadonlySet<string> = new Set(['matched', 'settled']);
+
+const sum = (values: string[]) =>
+  values.length ? decimalSum(...values.map((value) => ({ value, sign: 1 as const }))) : '0';
+
+/** The relay's transactions of an account whose verdict (or, open, whose creation) falls in [start, end). */
+async function transactionsOfDay(
+  deps: StatementDeps,
+  at: AccountDay,
+  span: { start: number; end: number },
+): Promise<TransactionRecord[]> {
+  const keys = await deps.store.listCreated(
+    new Date(span.start - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
+    new Date(span.end).toISOString(),
+  );
+  const inside = (time: string | undefined) =>
+    time !== undefined && Date.parse(time) >= span.start && Date.parse(time) < span.end;
+  const found: TransactionRecord[] = [];
+  for (const key of keys) {
+    if (key.provider !== at.provider || key.account !== at.account) continue;
+    const tx = await deps.store.getTransaction(key);
+    if (tx && inside(tx.status === 'PENDING' || tx.status === 'AMBIGUOUS' ? tx.createdAt : finalAt(tx)))
+      found.push(tx);
+  }
+  return found;
+}
+
+/**
+ * The business day as the provider's records and the relay's verdicts add it up (docs/statements.md#the-close):
+ * counts and amounts by verdict, rows matched and not, fees, late resolutions, the match rate, and every
+ * break with its age. Breaks this reading finds (missing at the provider after the SLA, a payment credited
+ * twice) are stored. When every expected source is in, or the SLA passed, the day closes: DailyClosed is
+ * published once (`close`: false only reads).
+ */
+export async function closeDay(
+  deps: StatementDeps,
+  at: AccountDay,
+  options: { actor: StatementActor; close?: boolean },
+): Promise<DailyCloseReport> {
+  const settings = statementSettings(deps.config, at.provider, at.account);
+  const span = businessDaySpan(at.day, settings);
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  const rows = await deps.statements.listRows(at);
+  // A row and its transaction on either side of midnight are a pair (time tolerance): the neighbours' rows count.
+  const neighbours = [
+    ...(await deps.statements.listRows({ ...at, day: previousDay(at.day) })),
+    ...(await deps.statements.listRows({ ...at, day: nextDay(at.day) })),
+  ];
+  const paired = new Set(
+    [...rows, ...neighbours].filter((r) => r.reference && r.kind === 'payment').map((r) => r.reference!),
+  );
+  const transactions = await transactionsOfDay(deps, at, span);
+  const slaPassed = now.getTime() >= span.end + settings.slaSeconds * 1000;
+  const found: StatementBreak[] = [];
+  const base = { provider: at.provider, account: at.account, day: at.day, detectedAt: nowIso };
+  const loneSuccesses = transactions.filter(
+    (tx) => tx.status === 'SUCCEEDED' && !paired.has(tx.key.reference),
+  );
+  if (slaPassed)
+    for (const tx of loneSuccesses)
+      found.push(
+        newBreak({
+          ...base,
+          subject: tx.key.reference,
+          category: 'missing-at-provider',
+          reference: tx.key.reference,
+          ...(tx.providerTransactionId ? { providerId: tx.providerTransactionId } : {}),
+          ...(tx.amount ? { amount: tx.amount.value } : {}),
+          detail: `the relay published SUCCEEDED for ${tx.key.reference}; no row in the provider's records ${settings.slaSeconds} s after the day ended`,
+        }),
+      );
+  const byReference = new Map<string, StoredStatementRow[]>();
+  for (const row of rows)
+    if (row.kind === 'payment' && row.reference && (PAIRED.has(row.effect) || row.effect === 'conflict'))
+      byReference.set(row.reference, [...(byReference.get(row.reference) ?? []), row]);
+  for (const [reference, credits] of byReference)
+    if (new Set(credits.map((r) => r.providerId)).size > 1)
+      found.push(
+        newBreak({
+          ...base,
+          subject: `${reference}#duplicate`,
+          category: 'duplicate-credit',
+          reference,
+          providerId: credits.map((r) => r.providerId).join(' '),
+          amount: sum(credits.slice(1).map(rowAmount)),
+          detail: `${credits.length} payment rows (${credits.map((r) => r.providerId).join(', ')}) for one transaction`,
+        }),
+      );
+  for (const b of found) await deps.statements.putBreak(b);
+  const breaks = (await deps.statements.listBreaks(at)).sort((a, b) =>
+    a.detectedAt.localeCompare(b.detectedAt),
+  );
+  const payments = rows.filter((r) => r.kind === 'payment' && r.effect !== 'not-a-payment');
+  const matched = payments.filter((r) => PAIRED.has(r.effect)).length;
+  const fees = rows.filter((r) => r.kind === 'fee');
+  const feeAmounts = [...fees.map(rowAmount), ...rows.filter((r) => r.fee).map((r) => r.fee!)];
+  const verdicts: DailyCloseReport['verdicts'] = {};
+  for (const tx of transactions) {
+    const entry = verdicts[tx.status] ?? { count: 0, amount: '0' };
+    verdicts[tx.status] = {
+      count: entry.count + 1,
+      amount: tx.amount
+        ? decimalSum({ value: entry.amount, sign: 1 }, { value: tx.amount.value, sign: 1 })
+        : entry.amount,
+    };
+  }
+  const sources = [...new Set(rows.map((r) => r.source))].sort() as StatementSource[];
+  const sourcesIn =
+    settings.expectedSources.length > 0 && settings.expectedSources.every((s) => sources.includes(s));
+  const closedBecause = sourcesIn ? 'sources-in' : slaPassed ? 'sla-passed' : null;
+  const report: DailyCloseReport = {
+    provider: at.provider,
+    account: at.account,
+    day: at.day,
+    timeZone: settings.timeZone,
+    state: 'open',
+    closedAt: null,
+    closedBecause,
+    sources,
+    verdicts,
+    rows: {
+      payments: payments.length,
+      matched,
+      unmatched: payments.length - matched,
+      fees: { count: fees.length, amount: sum(feeAmounts) },
+      reversals: rows.filter((r) => r.kind === 'reversal').length,
+      other: rows.filter((r) => r.kind === 'other' || r.effect === 'not-a-payment').length,
+      amountIn: sum(rows.map((r) => r.amountIn)),
+      amountOut: sum(rows.map((r) => r.amountOut)),
+    },
+    lateResolutions: rows.filter((r) => r.effect === 'settled').length,
+    matchRate: matchRate(matched, payments.length - matched, loneSuccesses.length),
+    breaks: breaks.map((b) => ({
+      ...b,
+      ageSeconds: Math.max(0, Math.floor((now.getTime() - Date.parse(b.detectedAt)) / 1000)),
+    })),
+  };
+  const stored = await deps.statements.getClose(at);
+  if (stored)
+    return { ...report, state: 'closed', closedAt: stored.closedAt, closedBecause: stored.closedBecause };
+  if (!closedBecause || options.close === false) return report;
+  const closed: DailyCloseReport = { ...report, state: 'closed', closedAt: nowIso };
+  const event = buildEvent(
+    'DailyClosed',
+    `${at.provider}:${at.account}:day-${at.day}`,
+    'closed',
+    'statement',
+    nowIso,
+    dailyClosedData(closed, closedBecause, nowIso),
+  );
+  const written = await deps.statements.putClose(at, { report: closed, outbox: [event] });
+  if (!written) {
+    const first = await deps.statements.getClose(at);
+    return {
+      ...report,
+      state: 'closed',
+      closedAt: first?.closedAt ?? nowIso,
+      closedBecause: first?.closedBecause ?? closedBecause,
+    };
+  }
+  deps.log.info('day closed', {
+    provider: at.provider,
+    account: at.account,
+    day: at.day,
+    closedBecause,
+    by: options.actor.name,
+  });
+  return closed;
+}
+
+/** DailyClosed's data (schemas/events/DailyClosed.json). */
+function dailyClosedData(
+  report: DailyCloseReport,
+  closedBecause: 'sources-in' | 'sla-passed',
+  closedAt: string,
+) {
+  return {
+    provider: report.provider,
+    account: report.account,
+    day: report.day,
+    timeZone: report.timeZone,
+    closedAt,
+    closedBecause,
+    sources: report.sources,
+    verdicts: report.verdicts,
+    rows: report.rows,
+    lateResolutions: report.lateResolutions,
+    matchRate: report.matchRate,
+    breakCount: report.breaks.length,
+    breaks: report.breaks.slice(0, MAX_BREAKS_IN_EVENT).map((b) => ({
+      id: b.id,
+      category: b.category,
+      detectedAt: b.detectedAt,
+      ageSeconds: b.ageSeconds,
+      ...(b.providerId ? { providerId: b.providerId } : {}),
+      ...(b.reference ? { reference: b.reference } : {}),
+      ...(b.amount ? { amount: b.amount } : {}),
+      ...(b.expected ? { expected: b.expected } : {}),
+      ...(b.actual ? { actual: b.actual } : {}),
+      detail: b.detail,
+      ...(b.resolution ? { resolution: b.resolution } : {}),
+    })),
+  };
+}
+
+const csvCell = (value: unknown) => {
+  const text = value === undefined || value === null ? '' : String(value);
+  // A cell a spreadsheet would run as a formula is quoted with a leading apostrophe (CSV injection).
+  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+};
+
+/** The day as CSV (docs/statements.md#the-close): a summary line, then one line per break. */
+export function closeCsv(report: DailyCloseReport): string {
+  const lines = [
+    [
+      'provider',
+      'account',
+      'day',
+      'state',
+      'matched',
+      'toMatch',
+      'matchRate',
+      'payments',
+      'fees',
+      'feeAmount',
+      'lateResolutions',
+      'breaks',
+    ],
+    [
+      report.provider,
+      report.account,
+      report.day,
+      report.state,
+      report.matchRate.matched,
+      report.matchRate.toMatch,
+      report.matchRate.rate,
+      report.rows.payments,
+      report.rows.fees.count,
+      report.rows.fees.amount,
+      report.lateResolutions,
+      report.breaks.length,
+    ],
+    [],
+    ['break', 'category', 'ageSeconds', 'providerId', 'reference', 'amount', 'expected', 'actual', 'detail'],
+    ...report.breaks.map((b) => [
+      b.id,
+      b.category,
+      b.ageSeconds,
+      b.providerId,
+      b.reference,
+      b.amount,
+      b.expected,
+      b.actual,
+      b.detail,
+    ]),
+  ];
+  return lines.map((l) => l.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}

@@ -1,0 +1,509 @@
+import type { ApplyOutcome } from '../../domain/apply-report';
+import type {
+  BalanceSnapshot,
+  StatementBreak,
+  StatementIngestOptions,
+  StatementIngestResult,
+  StatementRow,
+  StatementSink,
+  StoredStatementRow,
+  RowEffect,
+} from '../../domain/statement';
+import { rowFingerprint } from '../../domain/statement-layouts';
+import {
+  type StatementSettings,
+  businessDayOf,
+  bringsMoneyIn,
+  compareAmounts,
+  defaultStatementSettings,
+  matchKeys,
+  newBreak,
+  rowAmount,
+  rowClaim,
+} from '../../domain/statement-match';
+import type { NormalizedReport, TransactionRecord } from '../../domain/transaction';
+import type { RelayConfig } from '../../config/schema';
+import { accountKey } from '../../config/schema';
+import { decimalSum } from '../../util/money';
+import { idProblem } from '../../util/text';
+import type { Clock, RelayLogger, RelayStore } from '../ports';
+import { reconcileTiming } from '../reconciliation/reconcile-timing';
+import { decideReport } from '../transactions/decide-report';
+import { ALIAS_NAMESPACE_PREFIX, ingestReport } from '../transactions/ingest-report';
+import type { StatementStore } from './statement-store';
+
+export interface StatementDeps {
+  config: RelayConfig;
+  store: RelayStore;
+  statements: StatementStore;
+  clock: Clock;
+  log: RelayLogger;
+}
+
+/** An account's matching settings: its config over the provider's defaults. */
+export function statementSettings(config: RelayConfig, provider: string, account: string): StatementSettings {
+  const set = config.statements.accounts[accountKey(provider, account)] ?? {};
+  const defaults = defaultStatementSettings(provider);
+  return {
+    timeZone: set.timeZone ?? defaults.timeZone,
+    cutoff: set.cutoff ?? defaults.cutoff,
+    amountTolerance: set.amountTolerance ?? defaults.amountTolerance,
+    timeToleranceSeconds: set.timeToleranceSeconds ?? defaults.timeToleranceSeconds,
+    slaSeconds: set.slaSeconds ?? defaults.slaSeconds,
+    expectedSources: set.expectedSources ?? defaults.expectedSources,
+    opensKind: defaults.opensKind,
+  };
+}
+
+const emptyResult = (): StatementIngestResult => ({
+  rows: 0,
+  alreadyKnown: 0,
+  matched: 0,
+  opened: 0,
+  settled: 0,
+  conflicts: 0,
+  breaks: 0,
+  feesLinked: 0,
+});
+
+/**
+ * The one entrance for the provider's own records (domain/statement.ts StatementSink): each row is
+ * stored once (same key and content: nothing changes), matched to its transaction by the provider's keys,
+ * and weighed as evidence through the one decision every report goes through (decideReport); what does not
+ * add up is a break, stored, never a rewrite. `dryRun` reads and decides but writes nothing.
+ */
+export class StatementLedger implements StatementSink {
+  constructor(private readonly deps: StatementDeps) {}
+
+  async ingestRows(
+    rows: readonly StatementRow[],
+    options: StatementIngestOptions,
+  ): Promise<StatementIngestResult> {
+    const result = emptyResult();
+    for (const row of rows) {
+      result.rows++;
+      await this.ingestRow(row, options, result);
+    }
+    return result;
+  }
+
+  private async ingestRow(
+    row: StatementRow,
+    options: StatementIngestOptions,
+    result: StatementIngestResult,
+  ): Promise<void> {
+    const { statements } = this.deps;
+    const settings = statementSettings(this.deps.config, row.provider, row.account);
+    const day = businessDayOf(row.time, settings);
+    const at = { provider: row.provider, account: row.account, day };
+    const fingerprint = rowFingerprint(row);
+    const known = await statements.getRow(at, row.providerId, row.kind);
+    if (known) {
+      if (known.fingerprint === fingerprint) {
+        result.alreadyKnown++;
+        return;
+      }
+      // The first version stands; the other one is shown to a person, never written over it.
+      await this.recordBreak(
+        newBreak({
+          subject: `${row.providerId}#${row.kind}#${fingerprint}`,
+          provider: row.provider,
+          account: row.account,
+          day,
+          category: 'row-changed',
+          detectedAt: this.now(),
+          providerId: row.providerId,
+          ...(known.reference ? { reference: known.reference } : {}),
+          expected: `${known.kind} in ${known.amountIn} out ${known.amountOut} ${known.status ?? ''}`.trim(),
+          actual: `${row.kind} in ${row.amountIn} out ${row.amountOut} ${row.status ?? ''}`.trim(),
+          detail: `row ${row.providerId} came again with other content (${row.origin.ref}${row.origin.row ? ` line ${row.origin.row}` : ''}); the first import stands`,
+          origin: row.origin,
+        }),
+        options,
+        result,
+      );
+      return;
+    }
+    const placed = await this.place(row, day, settings, options, result);
+    if (options.dryRun) return;
+    const stored: StoredStatementRow = {
+      ...row,
+      day,
+      fingerprint,
+      effect: placed.effect,
+      ...(placed.reference ? { reference: placed.reference } : {}),
+      importedAt: this.now(),
+      actor: options.actor,
+    };
+    await statements.putRow(stored);
+  }
+
+  private get ingestDeps() {
+    return { ...this.deps, reconciliation: this.deps.config.reconciliation };
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+
+  private async recordBreak(
+    found: StatementBreak,
+    options: StatementIngestOptions,
+    result: StatementIngestResult,
+  ): Promise<void> {
+    result.breaks++;
+    if (options.dryRun) return;
+    await this.deps.statements.putBreak(found);
+  }
+
+  /** What the row is and does: linked fee or reversal, a matched payment, a late resolution, an opening. */
+  private async place(
+    row: StatementRow,
+    day: string,
+    settings: StatementSettings,
+    options: StatementIngestOptions,
+    result: StatementIngestResult,
+  ): Promise<{ effect: RowEffect; reference?: string }> {
+    const base = {
+      provider: row.provider,
+      account: row.account,
+      day,
+      detectedAt: this.now(),
+      origin: row.origin,
+    };
+    if (row.kind === 'other') return { effect: 'not-a-payment' };
+    if (row.kind === 'fee') {
+      const tx = await findTransaction(this.deps.store, row, row.linkedProviderId ?? row.providerId);
+      result.feesLinked++;
+      return { effect: 'fee-linked', ...(tx ? { reference: tx.key.reference } : {}) };
+    }
+    if (row.kind === 'reversal') {
+      const tx = row.linkedProviderId
+        ? await findTransaction(this.deps.store, row, row.linkedProviderId)
+        : undefined;
+      if (!tx) {
+        await this.recordBreak(
+          newBreak({
+            ...base,
+            subject: `reversal#${row.providerId}`,
+            category: 'missing-in-relay',
+            providerId: row.providerId,
+            amount: rowAmount(row),
+            detail: `a reversal row ${row.providerId} names no payment the relay knows${row.linkedProviderId ? ` (linked ${row.linkedProviderId})` : ''}`,
+          }),
+          options,
+          result,
+        );
+        return { effect: 'unmatched' };
+      }
+      // A reversal the relay already recorded (TransactionReversed) is linked; one it never heard of
+      // contradicts the SUCCEEDED it published.
+      if (tx.status === 'SUCCEEDED' && !tx.reversals?.length)
+        await this.recordBreak(
+          newBreak({
+            ...base,
+            subject: `reversal#${row.providerId}`,
+            category: 'status-mismatch',
+            providerId: row.providerId,
+            reference: tx.key.reference,
+            amount: rowAmount(row),
+            expected: 'SUCCEEDED',
+            actual: 'REVERSED',
+            detail: `the relay published SUCCEEDED; the provider's records show reversal ${row.providerId} of it`,
+          }),
+          options,
+          result,
+        );
+      return { effect: 'reversal-linked', reference: tx.key.reference };
+    }
+    return this.placePayment(row, day, settings, options, result);
+  }
+
+  private async placePayment(
+    row: StatementRow,
+    day: string,
+    settings: StatementSettings,
+    options: StatementIngestOptions,
+    result: StatementIngestResult,
+  ): Promise<{ effect: RowEffect; reference?: string }> {
+    const base = {
+      provider: row.provider,
+      account: row.account,
+      day,
+      detectedAt: this.now(),
+      origin: row.origin,
+    };
+    const claim = rowClaim(row);
+    // "Attempted", or a word the relay does not know: no money moved that the row vouches for.
+    if (!claim) return { effect: 'not-a-payment' };
+    const amount = rowAmount(row);
+    const tx = await findTransaction(this.deps.store, row, row.providerId);
+    if (!tx) {
+      if (claim === 'FAILED') return { effect: 'not-a-payment' };
+      const opens = settings.opensKind !== undefined && row.amountIn !== '0';
+      await this.recordBreak(
+        newBreak({
+          ...base,
+          subject: row.providerId,
+          category: 'missing-in-relay',
+          providerId: row.providerId,
+          amount,
+          detail: opens
+            ? `money moved (${row.providerId}) and no callback ever came; the row opened the transaction`
+            : `money moved (${row.providerId}) that the relay has no transaction for`,
+          ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
+        }),
+        options,
+        result,
+      );
+      if (!opens) return { effect: 'unmatched' };
+      if (!options.dryRun)
+        await ingestReport(
+          this.ingestDeps,
+          this.report(row, undefined, settings.opensKind!, claim, amount, row.providerId, options.actor),
+          {
+            born: {},
+          },
+        );
+      result.opened++;
+      return { effect: 'opened', reference: row.providerId };
+    }
+    let reported = amount;
+    let amountAgrees = true;
+    if (claim === 'SUCCEEDED' && tx.amount) {
+      const compared = compareAmounts(amount, tx.amount.value, settings.amountTolerance);
+      // Within the tolerance the row agrees with the transaction's amount (the decision compares exactly).
+      if (compared.within) reported = tx.amount.value;
+      else amountAgrees = false;
+      if (!compared.within)
+        await this.recordBreak(
+          newBreak({
+            ...base,
+            subject: `${row.providerId}#amount`,
+            category: compared.difference.startsWith('-') ? 'amount-under' : 'amount-over',
+            providerId: row.providerId,
+            reference: tx.key.reference,
+            amount: compared.difference.replace(/^-/, ''),
+            expected: tx.amount.value,
+            actual: amount,
+            detail: `the provider moved ${amount}; the transaction is for ${tx.amount.value} (tolerance ${settings.amountTolerance})`,
+          }),
+          options,
+          result,
+        );
+    }
+    const report = this.report(row, tx, tx.kind, claim, reported, tx.key.reference, options.actor);
+    const outcome = options.dryRun
+      ? decideReport(tx, report, this.applyContext(tx))
+      : await ingestReport(this.ingestDeps, report);
+    const conflict =
+      outcome.kind === 'write' && outcome.events.some((e) => e.metadata.type === 'TransactionConflict');
+    if (conflict) {
+      result.conflicts++;
+      // Another amount is its own break (above); a status break is a final verdict the row contradicts.
+      if (amountAgrees && (tx.status === 'SUCCEEDED' || tx.status === 'FAILED') && tx.status !== claim)
+        await this.recordBreak(
+          newBreak({
+            ...base,
+            subject: `${row.providerId}#status`,
+            category: 'status-mismatch',
+            providerId: row.providerId,
+            reference: tx.key.reference,
+            amount,
+            expected: tx.status,
+            actual: claim,
+            detail: `the relay's verdict is ${tx.status}; the provider's records say ${claim === 'SUCCEEDED' ? 'money moved' : 'it failed'} (${row.providerId}); a TransactionConflict asks a person`,
+          }),
+          options,
+          result,
+        );
+      return { effect: 'conflict', reference: tx.key.reference };
+    }
+    if (settled(outcome, claim)) {
+      result.settled++;
+      return { effect: 'settled', reference: tx.key.reference };
+    }
+    result.matched++;
+    return { effect: 'matched', reference: tx.key.reference };
+  }
+
+  private applyContext(tx: TransactionRecord) {
+    const timing = reconcileTiming(this.deps.config.reconciliation, tx.key.provider, tx.kind);
+    return {
+      now: this.now(),
+      reconcileWindowSeconds: timing.windowSeconds,
+      firstCheckSeconds: timing.firstCheckSeconds,
+    };
+  }
+
+  /** The row as a report: origin `statement`, the provider's record as evidence, who brought it. */
+  private report(
+    row: StatementRow,
+    tx: TransactionRecord | undefined,
+    kind: string,
+    claim: 'SUCCEEDED' | 'FAILED',
+    amount: string,
+    reference: string,
+    actor: StatementIngestOptions['actor'],
+  ): NormalizedReport & { statement: NonNullable<NormalizedReport['statement']> } {
+    const actorName = actor.kind === 'person' ? actor.name : 'system';
+    const statement = {
+      source: row.source,
+      ref: row.origin.ref,
+      ...(row.origin.row ? { row: row.origin.row } : {}),
+      actor,
+    };
+    return {
+      key: { provider: row.provider, account: row.account, reference },
+      kind,
+      status: claim,
+      reason:
+        claim === 'FAILED'
+          ? {
+              code: 'UNKNOWN',
+              message: `the provider's records say ${row.status ?? 'failed'}`,
+              providerCode: row.status,
+            }
+          : undefined,
+      providerTransactionId: row.providerId,
+      externalId: row.externalId,
+      amount: { value: amount, currency: row.currency ?? tx?.amount?.currency },
+      party: undefined,
+      receivedAt: this.now(),
+      origin: 'statement',
+      receiptId: undefined,
+      attributes: undefined,
+      said: {
+        providerCode: row.status,
+        description: `${row.source} ${row.origin.ref}${row.origin.row ? ` line ${row.origin.row}` : ''} (${actorName})`,
+      },
+      statement,
+      eventDetail: {
+        settledByStatement: {
+          source: row.source,
+          ref: row.origin.ref,
+          ...(row.origin.row ? { row: row.origin.row } : {}),
+          actor: actorName,
+        },
+      },
+    };
+  }
+
+  async recordBalance(snapshot: BalanceSnapshot, options: StatementIngestOptions): Promise<void> {
+    await recordBalance(this.deps, snapshot, options);
+  }
+}
+
+/** The outcome settled the transaction to what the row claims (it was PENDING, AMBIGUOUS or EXPIRED). */
+function settled(outcome: ApplyOutcome, claim: string): boolean {
+  return outcome.kind === 'write' && outcome.effect === 'advanced' && outcome.next.status === claim;
+}
+
+/** The transaction a row (or the payment a fee or reversal row names) belongs to, by the provider's keys. */
+export async function findTransaction(
+  store: RelayStore,
+  row: Pick<StatementRow, 'provider' | 'account' | 'providerId' | 'externalId'>,
+  id: string,
+): Promise<TransactionRecord | undefined> {
+  const { provider, account } = row;
+  for (const key of matchKeys(row, id)) {
+    if (idProblem('', key.value)) continue;
+    if (key.via === 'reference') {
+      const tx = await store.getTransaction({ provider, account, reference: key.value });
+      if (tx) return tx;
+    } else if (key.via === 'alias') {
+      const alias = await store.getRecord({
+        provider,
+        account,
+        namespace: `${ALIAS_NAMESPACE_PREFIX}${key.namespace}`,
+        id: key.value,
+      });
+      const reference = alias?.data.reference;
+      if (typeof reference === 'string' && alias?.data.ambiguous !== true) {
+        const tx = await store.getTransaction({ provider, account, reference });
+        if (tx) return tx;
+      }
+    } else {
+      const entries = await store.findLookups('externalId', key.value, 5);
+      for (const entry of entries) {
+        if (entry.key.provider !== provider || entry.key.account !== account) continue;
+        const tx = await store.getTransaction(entry.key);
+        if (tx) return tx;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Days the relay looks back for transactions that settled in an interval (their reconciliation window). */
+export const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
+
+/** When a transaction reached its current final status. */
+export function finalAt(tx: TransactionRecord): string | undefined {
+  return [...tx.transitions].reverse().find((t) => t.to === tx.status)?.at;
+}
+
+/**
+ * A balance snapshot: stored once; against the one before it, the balance's move is compared with the
+ * relay's finals in between (money in minus money out, reversals back out) and the known fees (fee rows
+ * and fee columns of the provider's records). A difference is a balance-drift break with its amount.
+ */
+export async function recordBalance(
+  deps: StatementDeps,
+  snapshot: BalanceSnapshot,
+  options: StatementIngestOptions,
+): Promise<StatementBreak | undefined> {
+  const { provider, account } = snapshot;
+  const now = deps.clock.now().toISOString();
+  const previous = await deps.statements.balanceBefore(provider, account, snapshot.at);
+  if (!options.dryRun) {
+    const written = await deps.statements.putBalance({ ...snapshot, recordedAt: now, actor: options.actor });
+    if (!written) return undefined;
+  }
+  if (!previous) return undefined;
+  const from = previous.at;
+  const to = snapshot.at;
+  const inside = (time: string | undefined) => time !== undefined && time > from && time <= to;
+  const terms: { value: string; sign: 1 | -1 }[] = [];
+  const keys = await deps.store.listCreated(
+    new Date(Date.parse(from) - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
+    to,
+  );
+  for (const key of keys) {
+    if (key.provider !== provider || key.account !== account) continue;
+    const tx = await deps.store.getTransaction(key);
+    if (!tx?.amount) continue;
+    const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
+    if (tx.status === 'SUCCEEDED' && inside(finalAt(tx))) terms.push({ value: tx.amount.value, sign });
+    for (const reversal of tx.reversals ?? [])
+      if (inside(reversal.at))
+        terms.push({ value: reversal.amount?.value ?? tx.amount.value, sign: sign === 1 ? -1 : 1 });
+  }
+  const settings = statementSettings(deps.config, provider, account);
+  const days = new Set([businessDayOf(from, settings), businessDayOf(to, settings)]);
+  for (const day of days)
+    for (const row of await deps.statements.listRows({ provider, account, day })) {
+      if (!inside(row.time)) continue;
+      if (row.kind === 'fee') terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
+      else if (row.fee) terms.push({ value: row.fee, sign: -1 });
+    }
+  const expected = terms.length ? decimalSum(...terms) : '0';
+  const actual = decimalSum({ value: snapshot.balance, sign: 1 }, { value: previous.balance, sign: -1 });
+  const drift = decimalSum({ value: actual, sign: 1 }, { value: expected, sign: -1 });
+  if (drift === '0') return undefined;
+  const found = newBreak({
+    subject: `${from}..${to}`,
+    provider,
+    account,
+    day: businessDayOf(to, settings),
+    category: 'balance-drift',
+    detectedAt: now,
+    amount: drift.replace(/^-/, ''),
+    expected,
+    actual,
+    detail: `the balance moved ${actual} between ${from} and ${to}; the relay's finals and known fees say ${expected} (drift ${drift})`,
+  });
+  if (!options.dryRun) await deps.statements.putBreak(found);
+  deps.log.warn('balance drift', { provider, account, from, to, drift });
+  return found;
+}

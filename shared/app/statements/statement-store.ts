@@ -1,0 +1,42 @@
+import type { StatementBreak, StoredBalance, StoredStatementRow } from '../../domain/statement';
+import type { EventEnvelope } from '../../domain/event-envelope';
+import type { DailyCloseReport } from '../../domain/statement';
+
+/** Names one account's business day. */
+export interface AccountDay {
+  provider: string;
+  account: string;
+  day: string;
+}
+
+/** A closed day as stored: the report it closed with, and its DailyClosed event (published once). */
+export interface StoredClose {
+  report: DailyCloseReport;
+  outbox: EventEnvelope[];
+}
+
+/**
+ * The port for the provider's own records (docs/table-design.md#statements): rows, breaks, balance
+ * snapshots and closed days, per account and business day. Every write is conditional (first writer wins),
+ * so re-importing a file or re-running a close changes nothing.
+ */
+export interface StatementStore {
+  /** A row by its key (provider, account, day, providerId, kind). */
+  getRow(at: AccountDay, providerId: string, kind: string): Promise<StoredStatementRow | undefined>;
+  /** Stores a row unless one with its key exists; false when it did. */
+  putRow(row: StoredStatementRow): Promise<boolean>;
+  /** The day's rows, in key order. */
+  listRows(at: AccountDay): Promise<StoredStatementRow[]>;
+  /** Stores a break unless the same one (its id) exists; false when it did. */
+  putBreak(found: StatementBreak): Promise<boolean>;
+  listBreaks(at: AccountDay): Promise<StatementBreak[]>;
+  /** Stores a snapshot unless one for the same instant exists; false when it did. */
+  putBalance(snapshot: StoredBalance): Promise<boolean>;
+  /** The latest snapshot strictly before `at`. */
+  balanceBefore(provider: string, account: string, at: string): Promise<StoredBalance | undefined>;
+  /** Stores the close once (its outbox published by the table's stream); false when the day was closed. */
+  putClose(at: AccountDay, close: StoredClose): Promise<boolean>;
+  getClose(at: AccountDay): Promise<DailyCloseReport | undefined>;
+  /** The account's closed days, newest first, at most `limit`. */
+  listCloses(provider: string, account: string, limit: number): Promise<DailyCloseReport[]>;
+}

@@ -1,0 +1,202 @@
+import { decimalSum, toDecimalString } from '../util/money';
+import { dayOf, wallTimeAt, nextDay, startOfDay } from '../util/time-zone';
+import { deterministicUuid } from '../util/ids';
+import type { TransactionStatus } from './status';
+import type { BreakCategory, StatementBreak, StatementRow } from './statement';
+
+/**
+ * The matcher's pure rules (docs/statements.md#matching): each provider's keys, the business day a row
+ * belongs to, the tolerances, what a row claims, and the ids of breaks.
+ */
+
+/** Per account (config `statements.accounts."<provider>/<account>"`), with every default filled in. */
+export interface StatementSettings {
+  /** The provider's business time zone: the day a row belongs to is this zone's. */
+  timeZone: string;
+  /**
+   * After-hours cut-off, local `HH:MM`: a row at or after it belongs to the next business day ("00:00": the
+   * calendar day).
+   */
+  cutoff: string;
+  /** An amount within this (absolute, decimal string) of the transaction's matches it; "0": exact. */
+  amountTolerance: string;
+  /** A row this close to the day's cut-off may belong to the other side's day (no break for it). */
+  timeToleranceSeconds: number;
+  /** A relay success with no row this long after its business day ends is missing at the provider (T+1). */
+  slaSeconds: number;
+  /** The sources a day waits for before it closes early (else it closes when the SLA passes). */
+  expectedSources: StatementRow['source'][];
+  /** A row with no transaction opens one (the callback that never came): the kind it opens, if any. */
+  opensKind: string | undefined;
+}
+
+/** Business time zones by provider: Safaricom's M-Pesa runs on Nairobi time; MoMo and Airtel by country. */
+const DEFAULT_TIME_ZONE: Record<string, string> = { daraja: 'Africa/Nairobi' };
+
+/**
+ * Incoming payments a provider's records can show with no transaction behind them, and the kind the
+ * relay opens for them: a Daraja C2B payment (keyed by its receipt, as its confirmation would be). MoMo
+ * and Airtel payments are always initiated by the partner with a reference the statement does not carry:
+ * a lone row there is a break for a person.
+ */
+const OPENS_KIND: Record<string, string> = { daraja: 'c2b' };
+
+export function defaultStatementSettings(provider: string): StatementSettings {
+  return {
+    timeZone: DEFAULT_TIME_ZONE[provider] ?? 'UTC',
+    cutoff: '00:00',
+    amountTolerance: '0',
+    timeToleranceSeconds: 300,
+    slaSeconds: 86_400,
+    expectedSources: [],
+    opensKind: OPENS_KIND[provider],
+  };
+}
+
+/** The business day (`YYYY-MM-DD`) of an instant, in the account's time zone, after-hours rows moved on. */
+export function businessDayOf(
+  time: string,
+  settings: Pick<StatementSettings, 'timeZone' | 'cutoff'>,
+): string {
+  const wall = wallTimeAt(Date.parse(time), settings.timeZone);
+  const day = dayOf(wall);
+  if (settings.cutoff === '00:00') return day;
+  const [h, m] = settings.cutoff.split(':').map(Number) as [number, number];
+  return wall.hour * 60 + wall.minute >= h * 60 + m ? nextDay(day) : day;
+}
+
+/** The instants a business day spans: [start, end). */
+export function businessDaySpan(
+  day: string,
+  settings: Pick<StatementSettings, 'timeZone' | 'cutoff'>,
+): { start: number; end: number } {
+  const [h, m] = settings.cutoff.split(':').map(Number) as [number, number];
+  const shift = settings.cutoff === '00:00' ? 0 : (h * 60 + m) * 60_000;
+  // With a cut-off, day D runs from D-1 at the cut-off to D at the cut-off.
+  const start = startOfDay(day, settings.timeZone) - (shift ? 86_400_000 - shift : 0);
+  const end = startOfDay(nextDay(day), settings.timeZone) - (shift ? 86_400_000 - shift : 0);
+  return { start, end };
+}
+
+/** How a transaction could be named by a row, in the order tried (the first that finds one wins). */
+export type MatchKey =
+  | { via: 'reference'; value: string }
+  /** An alias the relay recorded (Daraja: the M-Pesa receipt of an STK or B2C payment). */
+  | { via: 'alias'; namespace: string; value: string }
+  /** The partner's externalId, through the registration's lookup entry. */
+  | { via: 'externalId'; value: string };
+
+/**
+ * Each provider's keys: Daraja's receipt (TransID) is the C2B transaction's reference and every other
+ * payment's receipt alias; MoMo's financialTransactionId is not a reference the partner chose, so its
+ * rows are found by externalId; Airtel's partner-chosen transaction id is the reference, else externalId.
+ */
+export function matchKeys(
+  row: Pick<StatementRow, 'provider' | 'providerId' | 'externalId'>,
+  id = row.providerId,
+): MatchKey[] {
+  const byExternal: MatchKey[] = row.externalId ? [{ via: 'externalId', value: row.externalId }] : [];
+  switch (row.provider) {
+    case 'daraja':
+      return [
+        { via: 'alias', namespace: 'receipt', value: id },
+        { via: 'reference', value: id },
+        ...byExternal,
+      ];
+    case 'momo':
+      return [
+        ...byExternal,
+        ...(row.externalId ? [{ via: 'reference' as const, value: row.externalId }] : []),
+      ];
+    default:
+      return [{ via: 'reference', value: id }, ...byExternal];
+  }
+}
+
+const MONEY_IN_KINDS = new Set([
+  'stk',
+  'c2b',
+  'requesttopay',
+  'requesttowithdraw',
+  'invoice',
+  'preapproval',
+  'payment',
+]);
+
+/** Whether a transaction of this provider and kind brings money in (else it pays out). */
+export function bringsMoneyIn(provider: string, kind: string): boolean {
+  // Airtel's and MoMo's "payment" is a collection; MoMo's transfer, deposit, refund and cash transfer pay out.
+  if (provider === 'airtel') return kind === 'payment';
+  return MONEY_IN_KINDS.has(kind);
+}
+
+const SUCCESS_WORDS = new Set(['COMPLETED', 'SUCCESS', 'SUCCESSFUL', 'SUCCEEDED', 'TS', 'OK']);
+const FAILURE_WORDS = new Set([
+  'FAILED',
+  'FAILURE',
+  'DECLINED',
+  'CANCELLED',
+  'CANCELED',
+  'REJECTED',
+  'TF',
+  'EXPIRED',
+]);
+
+/**
+ * What a payment row says about its transaction: money moved (SUCCEEDED), it did not (FAILED), or nothing
+ * final ("Attempted", a word the relay does not know: no claim). A row with no status column is money
+ * moved: the merchant export lists completed movements only.
+ */
+export function rowClaim(
+  row: Pick<StatementRow, 'status'>,
+): Extract<TransactionStatus, 'SUCCEEDED' | 'FAILED'> | undefined {
+  if (row.status === undefined) return 'SUCCEEDED';
+  if (SUCCESS_WORDS.has(row.status)) return 'SUCCEEDED';
+  if (FAILURE_WORDS.has(row.status)) return 'FAILED';
+  return undefined;
+}
+
+/** The amount a payment row moved, in its direction. */
+export function rowAmount(row: Pick<StatementRow, 'amountIn' | 'amountOut'>): string {
+  return row.amountIn !== '0' ? row.amountIn : row.amountOut;
+}
+
+/** `row - expected`, and whether it is within the tolerance (absolute). */
+export function compareAmounts(
+  row: string,
+  expected: string,
+  tolerance: string,
+): { difference: string; within: boolean } {
+  const difference = decimalSum({ value: row, sign: 1 }, { value: expected, sign: -1 });
+  const size = difference.startsWith('-') ? difference.slice(1) : difference;
+  const over = decimalSum({ value: size, sign: 1 }, { value: toDecimalString(tolerance) ?? '0', sign: -1 });
+  return { difference, within: over === '0' || over.startsWith('-') };
+}
+
+/** The same difference found again is the same break (its id names category and subject). */
+export function breakId(category: BreakCategory, provider: string, account: string, subject: string): string {
+  return deterministicUuid('statement-break', category, provider, account, subject);
+}
+
+export function newBreak(fields: Omit<StatementBreak, 'id'> & { subject: string }): StatementBreak {
+  const { subject, ...rest } = fields;
+  return { id: breakId(fields.category, fields.provider, fields.account, subject), ...rest };
+}
+
+/**
+ * The auto-match rate (docs/statements.md#match-rate): pairs the matcher made without a person ÷ (those
+ * pairs + the payment rows and the relay's successes left alone). Fees and reversals linked to their
+ * payment are neither; a day with nothing to match has no rate (null), not 100 %.
+ */
+export function matchRate(
+  matched: number,
+  loneRows: number,
+  loneSuccesses: number,
+): {
+  matched: number;
+  toMatch: number;
+  rate: number | null;
+} {
+  const toMatch = matched + loneRows + loneSuccesses;
+  return { matched, toMatch, rate: toMatch === 0 ? null : Math.round((matched / toMatch) * 10_000) / 10_000 };
+}

@@ -1,0 +1,103 @@
+import { closeCsv, closeDay } from '../app/statements/close-day';
+import { importStatement } from '../app/statements/import-statement';
+import type { RelayServices } from '../app/services';
+import {
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  SchemaValidationError,
+  UnknownAccountError,
+} from '../domain/errors';
+import type { StatementActor } from '../domain/statement';
+import { accountKey } from '../config/schema';
+import { hasControlCharacters } from '../util/text';
+import { type HttpResponse, type InboundRequest, json } from './types';
+
+/** A statement upload's body limit: a Lambda request carries at most 6 MB; the CLI sends larger files in parts. */
+export const MAX_STATEMENT_BYTES = 5 * 1024 * 1024;
+
+/** The operator named on every statement action (docs/statements.md#who): `actor`, 1 to 100 printable characters. */
+function actorOf(request: InboundRequest): StatementActor {
+  const name = (request.query.actor ?? request.headers['x-relay-actor'] ?? '').trim();
+  if (!name || name.length > 100 || hasControlCharacters(name))
+    throw new SchemaValidationError(
+      'Name the person taking this action: ?actor=<name> (1 to 100 printable characters)',
+    );
+  return { kind: 'person', name };
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The statement routes (docs/management-api.md#statements), operator-authenticated like every management
+ * route (`authorize` runs first):
+ *   POST /v1/statements/{provider}/{account}/import?actor=&file=&template=&dryRun=true   body: the CSV text
+ *   GET  /v1/statements/{provider}/{account}/days/{day}[?format=csv]                  the day as it adds up
+ *   POST /v1/statements/{provider}/{account}/days/{day}/close?actor=                  closes it when due
+ * Undefined when the path is not one of them.
+ */
+export async function statementRoute(
+  services: RelayServices,
+  request: InboundRequest,
+  segments: string[],
+  authorize: () => void,
+): Promise<HttpResponse | undefined> {
+  if (segments[0] !== 'v1' || segments[1] !== 'statements') return undefined;
+  const [provider, account, what, day, action] = segments.slice(2).map((s) => decodeURIComponent(s));
+  const importing = segments.length === 5 && what === 'import';
+  const reading = segments.length === 6 && what === 'days';
+  const closing = segments.length === 7 && what === 'days' && action === 'close';
+  if (!importing && !reading && !closing)
+    throw new RouteNotFoundError(
+      'No such statement route; use POST /v1/statements/{provider}/{account}/import, GET …/days/{day} or POST …/days/{day}/close',
+    );
+  const method = reading ? 'GET' : 'POST';
+  if (request.method !== method) throw new MethodNotAllowedError([method], request.method.slice(0, 16));
+  authorize();
+  if (!services.config.accounts.has(accountKey(provider!, account!)))
+    throw new UnknownAccountError(
+      `No account ${String(provider).slice(0, 40)}/${String(account).slice(0, 64)}`,
+    );
+  const statements = services.statements;
+  if (!statements) throw new RouteNotFoundError('Statements are not wired in this runtime');
+  const deps = {
+    config: services.config,
+    store: services.store,
+    statements,
+    clock: services.clock,
+    log: services.log,
+  };
+  if (importing) {
+    const actor = actorOf(request);
+    if (request.rawBody.length > MAX_STATEMENT_BYTES)
+      throw new PayloadTooLargeError(
+        `The file is ${request.rawBody.length} bytes; send at most ${MAX_STATEMENT_BYTES} per request (npm run statement splits larger files)`,
+      );
+    const text = request.rawBody.toString('utf8');
+    const file = (request.query.file ?? 'upload.csv').replace(/^.*[\\/]/, '').slice(0, 200);
+    const answer = await importStatement(deps, {
+      provider: provider!,
+      account: account!,
+      ref: hasControlCharacters(file) ? 'upload.csv' : file,
+      ...(request.query.template ? { template: request.query.template } : {}),
+      actor,
+      dryRun: request.query.dryRun === 'true',
+      open: () => [text],
+    });
+    return json(200, answer);
+  }
+  if (!DAY.test(day ?? '')) throw new SchemaValidationError('The day must be YYYY-MM-DD');
+  const at = { provider: provider!, account: account!, day: day! };
+  if (closing) return json(200, await closeDay(deps, at, { actor: actorOf(request) }));
+  const report = await closeDay(deps, at, { actor: { kind: 'system', name: 'read' }, close: false });
+  if (request.query.format === 'csv')
+    return {
+      statusCode: 200,
+      body: closeCsv(report),
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="${provider}-${account}-${day}.csv"`,
+      },
+    };
+  return json(200, report);
+}

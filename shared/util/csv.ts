@@ -1,0 +1,115 @@
+/**
+ * A small RFC 4180 reader that streams: it takes text in chunks of any size and yields one record at a
+ * time, so memory holds one record, never the file (docs/statements.md#files). Quoted fields may hold
+ * commas, doubled quotes and line breaks; CRLF and LF both end a record; a UTF-8 byte-order mark is dropped.
+ */
+
+export interface CsvRecord {
+  /** 1-based line number where the record starts (what a person sees in an editor). */
+  line: number;
+  fields: string[];
+}
+
+export class CsvFormatError extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(message);
+    this.name = 'CsvFormatError';
+  }
+}
+
+/** Longest field accepted: a statement cell is short; a runaway quote must not eat the memory. */
+const MAX_FIELD_CHARS = 64 * 1024;
+
+export async function* readCsv(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  options: { delimiter?: string } = {},
+): AsyncGenerator<CsvRecord> {
+  const delimiter = options.delimiter ?? ',';
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  /** Inside quotes, a quote was just seen: either the closing one or the first of a doubled pair. */
+  let quoteSeen = false;
+  let fieldStarted = false;
+  let line = 1;
+  let recordLine = 1;
+  let first = true;
+  let pendingCr = false;
+  const endField = () => {
+    fields.push(field);
+    field = '';
+    fieldStarted = false;
+  };
+  for await (const chunk of chunks) {
+    let text = chunk;
+    if (first) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.length > 0) first = false;
+    }
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      if (pendingCr) {
+        pendingCr = false;
+        if (c === '\n') continue;
+      }
+      if (quoted) {
+        if (quoteSeen) {
+          quoteSeen = false;
+          if (c === '"') {
+            field += '"';
+            continue;
+          }
+          quoted = false;
+          // The character after a closing quote must end the field or the record.
+          if (c !== delimiter && c !== '\r' && c !== '\n')
+            throw new CsvFormatError('text after a closing quote', line);
+        } else if (c === '"') {
+          quoteSeen = true;
+          continue;
+        } else {
+          if (c === '\n') line++;
+          field += c;
+          if (field.length > MAX_FIELD_CHARS)
+            throw new CsvFormatError(
+              `a field is over ${MAX_FIELD_CHARS} characters (an unclosed quote?)`,
+              recordLine,
+            );
+          continue;
+        }
+      }
+      if (c === '"') {
+        if (fieldStarted && field.length > 0)
+          throw new CsvFormatError('a quote inside an unquoted field', line);
+        quoted = true;
+        fieldStarted = true;
+        continue;
+      }
+      if (c === delimiter) {
+        endField();
+        continue;
+      }
+      if (c === '\r' || c === '\n') {
+        endField();
+        const record = { line: recordLine, fields };
+        fields = [];
+        line++;
+        recordLine = line;
+        if (c === '\r') pendingCr = true;
+        if (!(record.fields.length === 1 && record.fields[0] === '')) yield record;
+        continue;
+      }
+      fieldStarted = true;
+      field += c;
+      if (field.length > MAX_FIELD_CHARS)
+        throw new CsvFormatError(`a field is over ${MAX_FIELD_CHARS} characters`, recordLine);
+    }
+  }
+  if (quoted && !quoteSeen) throw new CsvFormatError('a quoted field is never closed', recordLine);
+  if (fieldStarted || fields.length > 0) {
+    endField();
+    if (!(fields.length === 1 && fields[0] === '')) yield { line: recordLine, fields };
+  }
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
+import { closeDay } from '../../shared/app/statements/close-day';
+import { importStatement } from '../../shared/app/statements/import-statement';
+import type { RelayLogger } from '../../shared/app/ports';
+import { parseConfig } from '../../shared/config/load';
+import { eventsFromChange } from '../../shared/domain/outbox';
+import { registered } from '../helpers/reports';
+import { createTestTable } from '../helpers/dynamo';
+
+const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const config = parseConfig({
+  management: { bearerToken: 'a-long-enough-token' },
+  reconciliation: { windowSeconds: 3600 },
+  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
+});
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let now = '2026-11-21T12:00:00.000Z';
+let deps: Parameters<typeof importStatement>[0];
+beforeAll(async () => {
+  table = await createTestTable();
+  deps = {
+    config,
+    store: table.store,
+    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
+    clock: { now: () => new Date(now) },
+    log: silent,
+  };
+});
+afterAll(async () => {
+  await table.drop();
+});
+
+const HEADER =
+  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
+const line = (receipt: string, amount = '1500.00', type = 'Pay Merchant', linked = '') =>
+  `Main Store,${receipt},Merchant Account,${type},2026-11-21 10:00:00,254708374149 - JANE DOE,${amount},0.00,0,${linked}`;
+const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
+const importText = (text: string, dryRun = false) =>
+  importStatement(deps, {
+    provider: 'daraja',
+    account: 'ke',
+    ref: 'Mpesa_600638_20261121.csv',
+    actor: OPERATOR,
+    open: () => [text],
+    ...(dryRun ? { dryRun: true } : {}),
+  });
+
+/** Every event the table's stream would publish for what is stored now (each item's outbox, first write). */
+async function published(): Promise<string[]> {
+  const items = await table.listAll();
+  return items.flatMap((item) => eventsFromChange(undefined, item).map((e) => e.metadata.type)).sort();
+}
+
+describe('statements in DynamoDB Local', () => {
+  it('imports a file once: the same and an overlapping file again change no item', async () => {
+    // Prepare
+    const file = [HEADER, line('SKI0000001'), line('SKI0000002')].join('\n');
+    await importText(file);
+    const before = await table.listAll();
+    // Act
+    const again = await importText(file);
+    const overlapping = await importText([HEADER, line('SKI0000002')].join('\n'));
+    // Assess
+    expect(again.result).toMatchObject({ rows: 2, alreadyKnown: 2, opened: 0, breaks: 0 });
+    expect(overlapping.result).toMatchObject({ rows: 1, alreadyKnown: 1 });
+    expect(await table.listAll()).toEqual(before);
+    expect(await published()).toEqual(['TransactionSucceeded', 'TransactionSucceeded']);
+  });
+
+  it('a row contradicting a final verdict is a conflict; the verdict stays FAILED', async () => {
+    // Prepare
+    await table.store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'ke', reference: 'SKI0000010' },
+        kind: 'c2b',
+        status: 'FAILED',
+        amount: { value: '1500', currency: 'KES' },
+        transitions: [
+          {
+            from: 'PENDING',
+            to: 'FAILED',
+            at: '2026-11-21T07:00:00.000Z',
+            origin: 'poll',
+            receiptId: undefined,
+          },
+        ],
+      }),
+    );
+    // Act
+    const answer = await importText([HEADER, line('SKI0000010')].join('\n'));
+    // Assess
+    expect(answer.result).toMatchObject({ conflicts: 1, settled: 0 });
+    const tx = await table.store.getTransaction({
+      provider: 'daraja',
+      account: 'ke',
+      reference: 'SKI0000010',
+    });
+    expect(tx?.status).toBe('FAILED');
+    expect(tx?.outbox.map((e) => [e.metadata.type, e.metadata.origin])).toEqual([
+      ['TransactionConflict', 'statement'],
+    ]);
+  });
+
+  it('a dry run reports what an import would change and writes nothing', async () => {
+    // Prepare
+    const before = await table.listAll();
+    // Act
+    const answer = await importText(
+      [HEADER, line('SKI0000020'), line('SKI0000021', '0.00', 'Pay merchant Charge', 'SKI0000020')].join(
+        '\n',
+      ),
+      true,
+    );
+    // Assess
+    expect(answer).toMatchObject({ dryRun: true, result: { rows: 2, opened: 1, feesLinked: 1 } });
+    expect(await table.listAll()).toEqual(before);
+  });
+
+  it("closes a day once: DailyClosed is in the close item's outbox a single time", async () => {
+    // Prepare
+    now = '2026-11-23T00:00:00.000Z';
+    const at = { provider: 'daraja', account: 'ke', day: '2026-11-21' };
+    // Act
+    const first = await closeDay(deps, at, { actor: OPERATOR });
+    const second = await closeDay(deps, at, { actor: OPERATOR });
+    // Assess
+    expect(first).toMatchObject({ state: 'closed', closedBecause: 'sla-passed' });
+    expect(second).toMatchObject({ state: 'closed', closedAt: first.closedAt });
+    expect((await published()).filter((t) => t === 'DailyClosed')).toHaveLength(1);
+    expect(await deps.statements.listCloses('daraja', 'ke', 5)).toHaveLength(1);
+  });
+});
