@@ -87,14 +87,15 @@ function allowInlineSecrets(value: string | undefined): 'development' | undefine
 
 /**
  * The operator console (docs/console.md): on unless RELAY_CONSOLE=off; its Cognito hosted UI domain is
- * RELAY_CONSOLE_DOMAIN_PREFIX (unique in the region), by default `<stack name>-console`.
+ * RELAY_CONSOLE_DOMAIN_PREFIX (unique in the region), by default the construct's
+ * `<stack name>-console-<8 hex from the stack id>`, which never collides with another stack's.
  */
-function operatorConsole(): { domainPrefix: string } | undefined {
+function operatorConsole(): { domainPrefix?: string } | undefined {
   const value = process.env.RELAY_CONSOLE;
   if (value === 'off') return undefined;
   if (value !== undefined && value !== '' && value !== 'on')
     throw new Error(`RELAY_CONSOLE: "on" or "off" (got "${value}")`);
-  return { domainPrefix: process.env.RELAY_CONSOLE_DOMAIN_PREFIX || `${stackName.toLowerCase()}-console` };
+  return { domainPrefix: process.env.RELAY_CONSOLE_DOMAIN_PREFIX || undefined };
 }
 
 const callbackConcurrency = reservedConcurrency(process.env.CALLBACK_RESERVED_CONCURRENCY);

@@ -40,5 +40,5 @@ export {
 } from './edge-web-acl';
 export { RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
 export { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
-export type { RelayConsoleOptions } from './relay/console';
+export type { RelayConsoleDomain, RelayConsoleOptions } from './relay/console';
 export type { RelayIsolationProps } from './relay/isolation-props';

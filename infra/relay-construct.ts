@@ -158,6 +158,7 @@ export class MobileMoneyRelay extends Construct {
       eventSource: this.eventSource,
       runtimeConfigJson: runtimeConfigJson(props.config),
       providers: configuredProviders(this.config),
+      config: this.config,
       metricsNamespace: this.metricsNamespace,
       logRetention,
       removalPolicy,

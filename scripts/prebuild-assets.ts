@@ -7,6 +7,7 @@
  *   dist/assets/console/                   the operator console's static files (infra/relay/console.ts)
  *   dist/assets/manifest.json              what is there (infra/prebuilt-assets.ts reads it)
  *   dist/infra/index.js                    the library: infra/index.ts as one ES module, peers external
+ *   dist/infra/index.cjs                   the same as one CommonJS module (for `require`)
  *   dist/types/                            its declarations (tsconfig.build.json), read as CommonJS-format
  *
  *   npx tsx scripts/prebuild-assets.ts [--out DIR]   (default: dist)
@@ -15,7 +16,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import {
   PREBUILT_MANIFEST,
   PROJECT_ROOT,
@@ -85,21 +86,38 @@ buildConsoleInto(join(assets, 'console'));
 const manifest: PrebuiltManifest = { functions, tracingLayer: 'tracing-layer' };
 writeFileSync(join(assets, PREBUILT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 
-await build({
+const library = {
   absWorkingDir: PROJECT_ROOT,
   entryPoints: [join(PROJECT_ROOT, 'infra', 'index.ts')],
-  outfile: join(out, 'infra', 'index.js'),
   bundle: true,
   platform: 'node',
   target: 'node20',
-  format: 'esm',
   // zod and the shared sources the construct validates the config with are bundled: the library needs
   // nothing installed but its peers.
   external: LIBRARY_EXTERNALS.flatMap((name) => [name, `${name}/*`]),
   tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
   legalComments: 'none',
   logLevel: 'warning',
-});
+} satisfies BuildOptions;
+await Promise.all([
+  build({ ...library, outfile: join(out, 'infra', 'index.js'), format: 'esm' }),
+  // The same library for `require` (exports' "require" condition): a `cdk init app --language typescript`
+  // app is CommonJS. Beside the ES module, so `import.meta` (asset paths relative to this file) becomes
+  // this file's URL, directory and name.
+  build({
+    ...library,
+    outfile: join(out, 'infra', 'index.cjs'),
+    format: 'cjs',
+    define: {
+      'import.meta.url': '__relayModuleUrl',
+      'import.meta.dirname': '__dirname',
+      'import.meta.filename': '__filename',
+    },
+    // Any other import.meta member would be undefined in CommonJS: fail the build, not the user's synth.
+    logOverride: { 'empty-import-meta': 'error' },
+    banner: { js: "const __relayModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
+]);
 await declarations;
 // The declarations import each other without file extensions (the sources do): as CommonJS-format
 // declarations, TypeScript resolves them under every moduleResolution, NodeNext included.

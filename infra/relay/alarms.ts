@@ -12,7 +12,6 @@ import type { Construct } from 'constructs';
 import type { RelayConfig } from '../../shared/config/schema';
 import { monitoringNamePrefix, RelayMonitoring } from '../monitoring';
 import { namedRelayFunctions, type RelayFunctions } from './functions';
-import { callbackConcurrencyFor } from './limits';
 import type { MobileMoneyRelayProps } from './props';
 import { PROVIDER_INFRA_DECLARATIONS } from './providers';
 
@@ -73,17 +72,8 @@ export function monitorRelay(
 ): RelayMonitoring {
   const silenceDefault = props.callbackSilencePeriod ?? Duration.hours(6);
   const fns = parts.functions;
-  const callbackReserved = props.reservedConcurrency?.callback;
   const reservedFunctions = [
-    {
-      name: 'Callback',
-      fn: fns.callback as lambda.IFunction,
-      reserved:
-        callbackReserved === false
-          ? undefined
-          : (callbackReserved ??
-            callbackConcurrencyFor(props.providerThrottles, configuredProviders(parts.config))),
-    },
+    { name: 'Callback', fn: fns.callback as lambda.IFunction, reserved: fns.callbackReservedConcurrency },
     ...fns.decisions.map((d) => ({
       name: d.id,
       fn: d.fn as lambda.IFunction,

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, CfnOutput, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, Aws, CfnOutput, Duration, Fn, type RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -10,6 +12,8 @@ import * as cloudfrontOrigins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { NagSuppressions } from 'cdk-nag';
@@ -36,9 +40,20 @@ function consoleFiles(scope: Construct): string {
 export interface RelayConsoleOptions {
   /**
    * The Cognito hosted UI's domain prefix: `https://<prefix>.auth.<region>.amazoncognito.com`. Unique in
-   * the region.
+   * the region across all AWS accounts; lowercase letters, digits and hyphens, at most 63 characters,
+   * without `aws`, `amazon` or `cognito`. @default `<stack name>-console-<8 hex>`: the hex from the stack's
+   * account, region and name (or, for an environment-agnostic stack, from its CloudFormation stack id), so
+   * two stacks of the same name never collide (`consoleDomainPrefix`)
    */
-  readonly domainPrefix: string;
+  readonly domainPrefix?: string;
+  /**
+   * The console's own domain on its CloudFront distribution, with TLS 1.2 as the minimum
+   * (`TLSv1.2_2021`). Without it the distribution answers on `*.cloudfront.net` with CloudFront's default
+   * certificate, for which CloudFront fixes the minimum at TLS 1.0 (modern browsers still negotiate 1.2+,
+   * but an old client may use 1.0): a domain is the only way to refuse TLS 1.0 and 1.1.
+   * @default none: `https://<distribution>.cloudfront.net/`
+   */
+  readonly domain?: RelayConsoleDomain;
   /** More URLs the hosted UI may send the browser back to (the console's own custom domain). */
   readonly callbackUrls?: string[];
   /**
@@ -51,6 +66,65 @@ export interface RelayConsoleOptions {
   readonly webAclArn?: string;
   /** Requests per second of the console API. @default 20 (burst 40) */
   readonly rateLimit?: number;
+}
+
+/** The console's own domain (`console.domain`). */
+export interface RelayConsoleDomain {
+  /** e.g. `console.payments.example.org`: where operators open the console. */
+  readonly domainName: string;
+  /** An ACM certificate for `domainName` in **us-east-1** (CloudFront's region for certificates). */
+  readonly certificate: acm.ICertificate;
+  /** The Route 53 zone for the alias records (A and AAAA). @default none: point a CNAME at the distribution */
+  readonly hostedZone?: route53.IHostedZone;
+}
+
+/** Cognito's words no domain prefix may contain. */
+const RESERVED_PREFIX_WORDS = ['aws', 'amazon', 'cognito'];
+
+/** What is wrong with a Cognito hosted UI domain prefix, or undefined when nothing is. */
+export function domainPrefixProblem(prefix: string): string | undefined {
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(prefix))
+    return 'lowercase letters, digits and hyphens, 1 to 63 characters, not starting or ending with a hyphen';
+  const word = RESERVED_PREFIX_WORDS.find((w) => prefix.includes(w));
+  return word ? `must not contain "${word}" (Cognito reserves aws, amazon and cognito)` : undefined;
+}
+
+/** The stack name as a prefix part: lowercase, only [a-z0-9-], no reserved word, at most `max` characters. */
+function prefixPart(name: string, max: number): string {
+  let part = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+  // Removing one word can make another ("aawsws"): until none is left.
+  for (let before = ''; before !== part;) {
+    before = part;
+    for (const word of RESERVED_PREFIX_WORDS) part = part.replaceAll(word, '');
+  }
+  part = part
+    .replace(/-+/g, '-')
+    .slice(0, max)
+    .replace(/^-+|-+$/g, '');
+  return part || 'relay';
+}
+
+/**
+ * The default Cognito domain prefix: `<stack name>-console-<8 hex>`. The hex is the start of the SHA-256
+ * of the stack's account, region and name when synth knows them; for an environment-agnostic stack it is
+ * the first group of the stack id's UUID, which CloudFormation makes unique per stack. Either way two
+ * stacks with the default name, in two accounts or two regions, get different prefixes.
+ */
+export function consoleDomainPrefix(stack: Stack): string {
+  const suffix = '-console-';
+  const name = prefixPart(
+    Token.isUnresolved(stack.stackName) ? 'relay' : stack.stackName,
+    63 - suffix.length - 8,
+  );
+  if (!Token.isUnresolved(stack.account) && !Token.isUnresolved(stack.region)) {
+    const hash = createHash('sha256')
+      .update(`${stack.account}/${stack.region}/${stack.stackName}`)
+      .digest('hex');
+    return `${name}${suffix}${hash.slice(0, 8)}`;
+  }
+  // arn:aws:cloudformation:<region>:<account>:stack/<name>/<uuid>: the UUID's first group (8 hex).
+  const uuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return Fn.join('', [name, suffix, Fn.select(0, Fn.split('-', uuid))]);
 }
 
 export interface RelayConsole {
@@ -96,6 +170,14 @@ export function createConsole(
   settings: { removalPolicy: RemovalPolicy; logRetention: logs.RetentionDays },
 ): RelayConsole {
   const region = Stack.of(scope).region;
+  const domainPrefix = options.domainPrefix ?? consoleDomainPrefix(Stack.of(scope));
+  const prefixProblem = Token.isUnresolved(domainPrefix) ? undefined : domainPrefixProblem(domainPrefix);
+  if (prefixProblem) throw new Error(`console.domainPrefix "${domainPrefix}": ${prefixProblem}`);
+  const certificateArn = options.domain?.certificate.certificateArn;
+  if (certificateArn && !Token.isUnresolved(certificateArn) && certificateArn.split(':')[3] !== 'us-east-1')
+    throw new Error(
+      `console.domain.certificate: CloudFront takes certificates from us-east-1 only (got ${certificateArn})`,
+    );
   const userPool = new cognito.UserPool(scope, 'ConsoleUserPool', {
     // Operators are invited by an administrator (docs/console.md), never signing themselves up.
     selfSignUpEnabled: false,
@@ -117,7 +199,7 @@ export function createConsole(
     removalPolicy: settings.removalPolicy,
   });
   const userPoolDomain = userPool.addDomain('ConsoleUserPoolDomain', {
-    cognitoDomain: { domainPrefix: options.domainPrefix },
+    cognitoDomain: { domainPrefix },
   });
 
   const bucket = new s3.Bucket(scope, 'ConsoleBucket', {
@@ -138,7 +220,7 @@ export function createConsole(
       'Mobile-money relay operator console: the management function behind a Cognito JWT authorizer',
     createDefaultStage: false,
   });
-  const cognitoOrigin = `https://${options.domainPrefix}.auth.${region}.amazoncognito.com`;
+  const cognitoOrigin = `https://${domainPrefix}.auth.${region}.amazoncognito.com`;
   const apiDomain = `${api.apiId}.execute-api.${region}.${Stack.of(scope).urlSuffix}`;
 
   const headers = new cloudfront.ResponseHeadersPolicy(scope, 'ConsoleHeaders', {
@@ -192,8 +274,26 @@ export function createConsole(
       },
     },
     ...(options.webAclArn ? { webAclId: options.webAclArn } : {}),
+    ...(options.domain
+      ? {
+          domainNames: [options.domain.domainName],
+          certificate: options.domain.certificate,
+          minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+        }
+      : {}),
   });
-  const url = `https://${distribution.distributionDomainName}/`;
+  const url = `https://${options.domain?.domainName ?? distribution.distributionDomainName}/`;
+  if (options.domain?.hostedZone) {
+    const target = route53.RecordTarget.fromAlias(new route53Targets.CloudFrontTarget(distribution));
+    const record = { zone: options.domain.hostedZone, recordName: options.domain.domainName, target };
+    new route53.ARecord(scope, 'ConsoleDomainAlias', record);
+    new route53.AaaaRecord(scope, 'ConsoleDomainAliasIpv6', record);
+  } else if (options.domain) {
+    new CfnOutput(scope, 'ConsoleDomainTarget', {
+      value: distribution.distributionDomainName,
+      description: `Point ${options.domain.domainName} here (a CNAME)`,
+    });
+  }
 
   const userPoolClient = userPool.addClient('ConsoleClient', {
     generateSecret: false,
@@ -310,11 +410,15 @@ function suppressConsoleFindings(
       reason:
         'Static files only; the actions are logged by the console API access log with the Cognito user, and by the management function.',
     },
-    {
-      id: 'AwsSolutions-CFR4',
-      reason:
-        'The default *.cloudfront.net certificate: CloudFront then negotiates TLS 1.2+ with every modern browser but reports TLSv1 as the minimum. A custom domain with its own certificate lifts this.',
-    },
+    ...(parts.options.domain
+      ? []
+      : [
+          {
+            id: 'AwsSolutions-CFR4',
+            reason:
+              'No console.domain: the default *.cloudfront.net certificate, for which CloudFront fixes the minimum at TLSv1 (modern browsers negotiate TLS 1.2+). Pass console.domain (a us-east-1 certificate) for a TLSv1.2_2021 minimum.',
+          },
+        ]),
   ]);
   // The BucketDeployment's provider function and its role are a singleton at stack level.
   for (const child of Stack.of(scope).node.children)

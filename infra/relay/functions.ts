@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -11,11 +11,14 @@ import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } f
 import { RUNTIME_CONFIG_PATH, writeRuntimeConfigLayer } from '../runtime-config';
 import { buildTracingLayer } from '../tracing-layer';
 import { prebuiltFunctionCode } from '../prebuilt-assets';
+import type { RelayConfig } from '../../shared/config/schema';
 import {
   BUFFER_CONSUMER_TIMEOUT,
   CALLBACK_FUNCTION_TIMEOUT,
-  callbackConcurrencyFor,
+  type CallbackBulkhead,
+  callbackBulkhead,
   concurrencyFor,
+  describeShare,
 } from './limits';
 import type { MobileMoneyRelayProps } from './props';
 import { providerDecisionRoutes } from './providers';
@@ -34,6 +37,8 @@ export interface RelayFunctions {
    * these executions.
    */
   readonly decisions: ReadonlyArray<RelayDecisionFunction>;
+  /** The callback function's reserved concurrency (undefined: none): the bulkhead unless overridden. */
+  readonly callbackReservedConcurrency: number | undefined;
 }
 
 export interface RelayDecisionFunction {
@@ -59,6 +64,8 @@ export interface RelayFunctionsOptions {
   readonly removalPolicy: RemovalPolicy;
   /** Providers with a configured account: their routes' rates size the reservations. */
   readonly providers: readonly string[];
+  /** The validated config: its `ackBudgets` size the callback function's bulkhead. */
+  readonly config: Pick<RelayConfig, 'ackBudgets'>;
 }
 
 /**
@@ -86,6 +93,7 @@ export function createRelayFunctions(
     | 'providerThrottles'
     | 'decisionThrottles'
     | 'hotPathTracing'
+    | 'throttle'
   >,
   options: RelayFunctionsOptions,
 ): RelayFunctions {
@@ -110,6 +118,9 @@ export function createRelayFunctions(
     compatibleArchitectures: [lambda.Architecture.ARM_64],
     description: `The relay config, read from ${RUNTIME_CONFIG_PATH}`,
   });
+  const bulkhead = callbackBulkhead({ ...props, providers: options.providers, config: options.config });
+  const callbackReservedConcurrency = reserved('callback', bulkhead.total);
+  announceBulkhead(scope, bulkhead, props.reservedConcurrency?.callback);
   const relayFunction = (
     id: RelayFunctionId,
     fn: {
@@ -127,11 +138,8 @@ export function createRelayFunctions(
       memorySize,
       reservedConcurrency:
         fn.reservedConcurrency ??
-        // Sized from the provider route throttles on the degraded path (limits.ts).
-        reserved(
-          id,
-          id === 'callback' ? callbackConcurrencyFor(props.providerThrottles, options.providers) : undefined,
-        ),
+        // The callback function's: its routes' throttles on the degraded path (limits.ts, the bulkhead).
+        (id === 'callback' ? callbackReservedConcurrency : reserved(id)),
       tracingLayer,
       traced: props.hotPathTracing === true || !HOT_PATH_FUNCTIONS.has(id),
       // Only the functions that load the config get it (RELAY_CONFIG names its file).
@@ -190,6 +198,7 @@ export function createRelayFunctions(
   return {
     callback,
     decisions,
+    callbackReservedConcurrency,
     management: relayFunction('management', {
       description:
         'Management API: register transactions, read state and history, check now, resolve, report (IAM-authorized)',
@@ -221,8 +230,34 @@ export function createRelayFunctions(
   };
 }
 
+/**
+ * Prints the bulkhead's arithmetic at synth (an info per route, then the total), and warns when
+ * `reservedConcurrency.callback` is set below it: then a slow provider can hold executions the others need.
+ */
+function announceBulkhead(
+  scope: Construct,
+  bulkhead: CallbackBulkhead,
+  override: number | false | undefined,
+): void {
+  const annotations = Annotations.of(scope);
+  for (const share of bulkhead.shares) annotations.addInfo(`Callback bulkhead, ${describeShare(share)}`);
+  annotations.addInfo(
+    `Callback bulkhead: ${bulkhead.shares.map((s) => s.concurrency).join(' + ')} = ${bulkhead.total} reserved executions${
+      override === undefined ? '' : ` (reservedConcurrency.callback: ${override})`
+    }`,
+  );
+  if (typeof override === 'number' && override < bulkhead.total) {
+    annotations.addWarningV2(
+      'mobile-money-relay:bulkheadBelowThrottles',
+      `reservedConcurrency.callback: ${override} is below the bulkhead of the route throttles (${bulkhead.total}): while DynamoDB is slow, one provider's callbacks can take executions another's need (docs/deploy.md, "The bulkhead"). Lower providerThrottles / throttle with it.`,
+    );
+  }
+}
+
 /** The relay's functions with the names their alarms use. */
-export function namedRelayFunctions(fns: RelayFunctions): Array<[string, nodejs.NodejsFunction]> {
+export function namedRelayFunctions(
+  fns: Omit<RelayFunctions, 'callbackReservedConcurrency'>,
+): Array<[string, nodejs.NodejsFunction]> {
   return [
     ['Callback', fns.callback],
     ['Management', fns.management],

@@ -9,8 +9,9 @@ import type { RelayThrottle } from './props';
 export interface RelayIsolationProps {
   /**
    * Throttling of each provider's callback routes (`ANY /v1/<provider>/{proxy+}`), by provider id. A
-   * provider not named here gets `DEFAULT_PROVIDER_THROTTLE` (20 rps, burst 40): one provider's flood
-   * cannot take another's share of the callback function. @default 20 rps, burst 40 per provider
+   * provider not named here gets `DEFAULT_PROVIDER_THROTTLE` (20 rps, burst 20). Each route's rate ×
+   * its provider's degraded ack budget + burst is its share of the callback function's reserved
+   * concurrency, so one provider's flood or slow path cannot take another's. @default 20 rps, burst 20 per provider
    */
   readonly providerThrottles?: Record<string, RelayThrottle>;
   /**

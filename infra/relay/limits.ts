@@ -1,4 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
+import { ackBudgetFor } from '../../shared/app/buffer/ingress-buffer';
+import { QUARANTINE_WRITE_BUDGET_MS } from '../../shared/app/callbacks/quarantine';
+import type { RelayConfig } from '../../shared/config/schema';
 import type { RelayThrottle } from './props';
 import { PROVIDER_INFRA_DECLARATIONS } from './providers';
 
@@ -18,16 +21,9 @@ export const CALLBACK_FUNCTION_TIMEOUT = Duration.seconds(8);
 export const BUFFER_CONSUMER_TIMEOUT = Duration.seconds(30);
 
 /**
- * How long one callback takes on the degraded path: DynamoDB slow (its SDK timeouts and retries spent),
- * then the ingress buffer's SendMessage. Reserved concurrency is sized against it, not the 50 ms of a
- * healthy write: an outage is when every execution is needed.
- */
-export const DEGRADED_CALLBACK_DURATION = Duration.millis(1800);
-
-/**
  * Reserved concurrency for `rps` admitted requests a second that each take `worstCase`: Little's law,
- * `ceil(rps × worstCase)`. At the default throttles: callbacks 3 providers × 20 rps × 1.8 s = 108;
- * C2B validation 5 rps × 7.5 s = 38.
+ * `ceil(rps × worstCase)`. C2B validation at its default throttle: 5 rps × 7.5 s = 38 (its own function,
+ * so a burst over it throttles only itself).
  */
 export function concurrencyFor(rps: number, worstCase: Duration): number {
   return Math.ceil((rps * worstCase.toMilliseconds()) / 1000);
@@ -35,16 +31,20 @@ export function concurrencyFor(rps: number, worstCase: Duration): number {
 
 /**
  * Throttling of each provider's callback routes (`ANY /v1/<provider>/{proxy+}`) unless
- * `providerThrottles` says otherwise: the relay's callback capacity is shared out per provider.
+ * `providerThrottles` says otherwise. 20 rps is 72,000 callbacks an hour per provider, several times a
+ * busy pay bill's month-end peak hour (docs/deploy.md, "The bulkhead"); a burst of one second's rate
+ * absorbs a provider's clumped deliveries and costs one reserved execution per token.
  */
-export const DEFAULT_PROVIDER_THROTTLE: RelayThrottle = { rateLimit: 20, burstLimit: 40 };
+export const DEFAULT_PROVIDER_THROTTLE: RelayThrottle = { rateLimit: 20, burstLimit: 20 };
 
 /**
- * Reserved concurrency of the callback function with the default throttles (3 providers):
- * `concurrencyFor(3 × 20, 1.8 s)` = 108 (one route throttle per provider of the registry). With `providerThrottles` set, the construct sizes it from
- * those rates the same way, unless `reservedConcurrency.callback` says otherwise.
+ * The stage default: `$default`, paths no provider route matches (a provider without a configured
+ * account, scanners, probes; each answered 404 and quarantined, sampled under a flood). No provider's
+ * traffic, so a small share: over it API Gateway answers 429 without running anything.
  */
-export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY = callbackConcurrencyFor({});
+export const DEFAULT_CALLBACK_THROTTLE: RelayThrottle = { rateLimit: 10, burstLimit: 10 };
+/** Each management route's throttle. */
+export const DEFAULT_MANAGEMENT_THROTTLE: RelayThrottle = { rateLimit: 50, burstLimit: 100 };
 
 /** The provider callback routes' throttles: `providerThrottles[id]`, else the default. */
 export function providerThrottles(
@@ -61,24 +61,83 @@ export function providerThrottles(
   }));
 }
 
-/**
- * Reserved concurrency of the callback function: the rate of the route of every provider with a
- * configured account (`providers`; all of the registry when absent) × 1.8 s, at least 1.
- */
-export function callbackConcurrencyFor(
-  overrides: Record<string, RelayThrottle> | undefined,
-  providers?: readonly string[],
-): number {
-  const rps = providerThrottles(overrides, providers).reduce((sum, p) => sum + p.throttle.rateLimit, 0);
-  return Math.max(1, concurrencyFor(rps, DEGRADED_CALLBACK_DURATION));
+/** One route's share of the callback function's reserved concurrency. */
+export interface BulkheadShare {
+  /** `ANY /v1/<provider>/{proxy+}`, or `$default`. */
+  readonly route: string;
+  /** The provider whose callbacks the route carries (none for `$default`). */
+  readonly provider?: string;
+  readonly throttle: RelayThrottle;
+  /** The longest one request holds an execution on the degraded path, in ms. */
+  readonly degradedMs: number;
+  /** `ceil(rateLimit × degradedMs) + burstLimit`. */
+  readonly concurrency: number;
+}
+
+export interface CallbackBulkhead {
+  readonly shares: readonly BulkheadShare[];
+  /** The callback function's reserved concurrency: the sum of the shares. */
+  readonly total: number;
 }
 
 /**
- * Throttling defaults: the stage default (`$default`: paths no provider route matches, so only noise
- * and probes; 404 from the handler) and each management route.
+ * The callback function's bulkhead: a share for each route that reaches it, every provider's callback
+ * route and `$default`, so that no route can hold another's executions, even while DynamoDB is down.
+ *
+ * A provider route's request holds an execution at most the provider's degraded ack budget (`ackMs` of
+ * `ackBudgets.<provider>`, else the provider module's own `ackBudget`: MoMo and Airtel 1.8 s, Daraja 5 s):
+ * the handler answers by then whatever the store and the ingress buffer do. A `$default` request waits
+ * at most the quarantine write budget (1 s). API Gateway's token bucket admits at most `burst + rate × t`
+ * requests in any `t` seconds, so a route never has more than `ceil(rate × degraded s) + burst` in
+ * flight: its share. The reservation is the sum of the shares.
  */
-export const DEFAULT_CALLBACK_THROTTLE: RelayThrottle = { rateLimit: 500, burstLimit: 1000 };
-export const DEFAULT_MANAGEMENT_THROTTLE: RelayThrottle = { rateLimit: 50, burstLimit: 100 };
+export function callbackBulkhead(input: {
+  providerThrottles?: Record<string, RelayThrottle>;
+  /** The `$default` route's (the stage's) throttle. */
+  throttle?: RelayThrottle;
+  /** Providers with a configured account (their routes exist); all of the registry when absent. */
+  providers?: readonly string[];
+  /** The config's `ackBudgets` overrides. */
+  config?: Pick<RelayConfig, 'ackBudgets'>;
+}): CallbackBulkhead {
+  const share = (
+    route: string,
+    throttle: RelayThrottle,
+    degradedMs: number,
+    provider?: string,
+  ): BulkheadShare => ({
+    route,
+    ...(provider ? { provider } : {}),
+    throttle,
+    degradedMs,
+    concurrency: concurrencyFor(throttle.rateLimit, Duration.millis(degradedMs)) + throttle.burstLimit,
+  });
+  const shares: BulkheadShare[] = [
+    ...providerThrottles(input.providerThrottles, input.providers).map(({ provider, throttle }) =>
+      share(
+        `ANY /v1/${provider}/{proxy+}`,
+        throttle,
+        ackBudgetFor(input.config ?? { ackBudgets: {} }, provider).ackMs,
+        provider,
+      ),
+    ),
+    share('$default', input.throttle ?? DEFAULT_CALLBACK_THROTTLE, QUARANTINE_WRITE_BUDGET_MS),
+  ];
+  return { shares, total: shares.reduce((sum, s) => sum + s.concurrency, 0) };
+}
+
+/** One share's arithmetic as synth prints it: "daraja: 20 rps × 5 s + burst 20 = 120". */
+export function describeShare(share: BulkheadShare): string {
+  const { rateLimit, burstLimit } = share.throttle;
+  return `${share.provider ?? share.route}: ${rateLimit} rps × ${share.degradedMs / 1000} s + burst ${burstLimit} = ${share.concurrency}`;
+}
+
+/**
+ * Reserved concurrency of the callback function with the default throttles and every provider of the
+ * registry: MoMo 20 × 1.8 + 20 = 56, Airtel 56, Daraja 20 × 5 + 20 = 120, `$default` 10 × 1 + 10 = 20:
+ * 252. The construct sizes it from the throttles and the config it is given (`callbackBulkhead`).
+ */
+export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY = callbackBulkhead({}).total;
 
 /** Lambda caps a function's environment at 4 KB in total; the inline config must leave room. */
 export const MAX_INLINE_CONFIG_BYTES = 3 * 1024;

@@ -126,7 +126,9 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /**
    * Reserved concurrency per function; `false` for none (the account's unreserved pool). Lambda keeps
    * 100 (new accounts: 10) unreserved, so a reservation fails the deploy on an account whose quota is too
-   * small: set `callback: false` there (docs/deploy.md). @default callback 50, the others none
+   * small: set `callback: false` there (docs/deploy.md). @default callback: the bulkhead of its routes'
+   * throttles and degraded ack budgets (252 with three providers and the default throttles; synth prints
+   * the arithmetic); C2B validation: its throttle × 7.5 s; the others none
    */
   readonly reservedConcurrency?: Partial<Record<RelayFunctionId, number | false>>;
   /** @default 512 MB for every function (more memory = more CPU = faster cold start) */
@@ -143,8 +145,9 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
    */
   readonly hotPathTracing?: boolean;
   /**
-   * Throttling of the provider callbacks (`$default` route, the stage default). Keep it generous: a
-   * throttled provider callback is an HTTP 429, and some providers never retry a callback. @default 500 rps, burst 1000
+   * Throttling of `$default` (the stage default): paths no provider route matches, so no provider's
+   * callbacks (those are `providerThrottles`), only probes and scanners, answered 404. Its rate × 1 s +
+   * burst is its share of the callback function's reserved concurrency. @default 10 rps, burst 10
    */
   readonly throttle?: RelayThrottle;
   /** Throttling of each management route (route settings). @default 50 rps, burst 100 */

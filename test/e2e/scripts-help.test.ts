@@ -22,7 +22,6 @@ const NOT_OURS: Record<string, string> = {
   'test:watch': 'vitest',
   synth: 'cdk',
   cdk: 'cdk',
-  postpack: 'npm runs it after npm pack: removes dist/',
 };
 
 /** The repository file a script runs, if it runs one (`tsx scripts/cost.ts`, `node --import tsx local/start.ts`). */

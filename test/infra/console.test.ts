@@ -6,18 +6,20 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MobileMoneyRelay } from '../../infra';
 import { PROJECT_ROOT } from '../../infra/bundling';
-import { CONSOLE_ROUTES } from '../../infra/relay/console';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import { CONSOLE_ROUTES, consoleDomainPrefix, domainPrefixProblem } from '../../infra/relay/console';
 
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
 
 /** The relay with its console, as another CDK app would add it, cdk-nag applied; no function bundling. */
-function synth(console: Record<string, unknown> | undefined) {
+function synth(console: Record<string, unknown> | ((stack: Stack) => Record<string, unknown>) | undefined) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'ConsoleStack', { env: { account: '123456789012', region: 'eu-west-1' } });
   const relay = new MobileMoneyRelay(stack, 'Relay', {
     config: exampleConfig,
     alarmEmail: 'oncall@example.org',
-    ...(console ? { console: console as never } : {}),
+    ...(console ? { console: (typeof console === 'function' ? console(stack) : console) as never } : {}),
   });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
   const template = Template.fromStack(stack);
@@ -133,5 +135,130 @@ describe('the operator console in the CDK construct', () => {
       .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
       .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
     expect(errors).toEqual([]);
+  });
+});
+
+describe('the console’s Cognito domain prefix', () => {
+  const stackIn = (account: string | undefined, region: string | undefined, name = 'MobileMoneyRelay') =>
+    new Stack(new App(), name, account && region ? { env: { account, region } } : {});
+
+  it('differs between two stacks of the default name in two accounts or two regions, within Cognito’s rules', () => {
+    // Act
+    const prefixes = [
+      consoleDomainPrefix(stackIn('111111111111', 'eu-west-1')),
+      consoleDomainPrefix(stackIn('222222222222', 'eu-west-1')),
+      consoleDomainPrefix(stackIn('111111111111', 'af-south-1')),
+    ];
+
+    // Assess
+    expect(new Set(prefixes).size).toBe(3);
+    for (const prefix of prefixes) {
+      expect(prefix).toMatch(/^mobilemoneyrelay-console-[0-9a-f]{8}$/);
+      expect(domainPrefixProblem(prefix)).toBeUndefined();
+    }
+    // The same stack synthesizes the same prefix every time: a redeploy keeps the hosted UI's address.
+    expect(consoleDomainPrefix(stackIn('111111111111', 'eu-west-1'))).toBe(prefixes[0]);
+  });
+
+  it('keeps reserved words and invalid characters out, and stays within 63 characters', () => {
+    // Act
+    const prefix = consoleDomainPrefix(
+      stackIn('111111111111', 'eu-west-1', `AWS-Amazon-CognitoPayments-${'x'.repeat(90)}`),
+    );
+
+    // Assess
+    expect(domainPrefixProblem(prefix)).toBeUndefined();
+    expect(prefix.length).toBeLessThanOrEqual(63);
+    expect(prefix).toMatch(/^payments-x+-console-[0-9a-f]{8}$/);
+  });
+
+  it('takes an environment-agnostic stack’s uniqueness from its CloudFormation stack id', () => {
+    // Prepare
+    const stack = stackIn(undefined, undefined);
+
+    // Act
+    const resolved = JSON.stringify(stack.resolve(consoleDomainPrefix(stack)));
+
+    // Assess
+    expect(resolved).toContain('"Ref":"AWS::StackId"');
+    expect(resolved).toContain('mobilemoneyrelay-console-');
+  });
+
+  it('refuses a prefix Cognito would refuse, naming the rule', () => {
+    // Assess
+    expect(domainPrefixProblem('acme-relay-console')).toBeUndefined();
+    expect(domainPrefixProblem('acme-aws-relay')).toContain('"aws"');
+    expect(domainPrefixProblem('Acme_Relay')).toContain('lowercase');
+    expect(() => synth({ domainPrefix: 'payments-cognito' })).toThrow(/console\.domainPrefix.*"cognito"/);
+  });
+});
+
+describe('the console on its own domain', () => {
+  const CERT = 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
+  let onDomain: ReturnType<typeof synth>;
+  beforeAll(() => {
+    onDomain = synth((stack) => ({
+      domain: {
+        domainName: 'console.payments.example.org',
+        certificate: acm.Certificate.fromCertificateArn(stack, 'ConsoleCertificate', CERT),
+        hostedZone: route53.HostedZone.fromHostedZoneAttributes(stack, 'Zone', {
+          hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+          zoneName: 'payments.example.org',
+        }),
+      },
+    }));
+  });
+
+  it('serves on the domain with TLS 1.2 as the minimum, and signs in back to it', () => {
+    // Assess
+    onDomain.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        Aliases: ['console.payments.example.org'],
+        ViewerCertificate: Match.objectLike({
+          AcmCertificateArn: CERT,
+          MinimumProtocolVersion: 'TLSv1.2_2021',
+          SslSupportMethod: 'sni-only',
+        }),
+      }),
+    });
+    expect(onDomain.relay.console!.url).toBe('https://console.payments.example.org/');
+    onDomain.template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      CallbackURLs: ['https://console.payments.example.org/'],
+    });
+    expect(
+      ofType(onDomain.resources, 'AWS::Route53::RecordSet')
+        .map(([, r]) => r.Properties.Type)
+        .sort(),
+    ).toEqual(['A', 'AAAA']);
+  });
+
+  it('gets a hosted UI prefix of its own when none is given, and is cdk-nag clean without the TLS suppression', () => {
+    // Assess
+    onDomain.template.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
+      Domain: consoleDomainPrefix(onDomain.stack),
+    });
+    expect(consoleDomainPrefix(onDomain.stack)).toMatch(/^consolestack-console-[0-9a-f]{8}$/);
+    const errors = Annotations.fromStack(onDomain.stack)
+      .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
+      .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
+    expect(errors).toEqual([]);
+    const [, distribution] = ofType(onDomain.resources, 'AWS::CloudFront::Distribution')[0]!;
+    expect(JSON.stringify(distribution.Metadata ?? {})).not.toContain('AwsSolutions-CFR4');
+  });
+
+  it('refuses a certificate outside us-east-1', () => {
+    // Assess
+    expect(() =>
+      synth((stack) => ({
+        domain: {
+          domainName: 'console.payments.example.org',
+          certificate: acm.Certificate.fromCertificateArn(
+            stack,
+            'Cert',
+            CERT.replace('us-east-1', 'eu-west-1'),
+          ),
+        },
+      })),
+    ).toThrow(/console\.domain\.certificate: CloudFront takes certificates from us-east-1 only/);
   });
 });

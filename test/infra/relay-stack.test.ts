@@ -336,7 +336,7 @@ describe('relay stack: HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 10 },
       AccessLogSettings: {
         DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('ApiAccessLogs'), 'Arn'] },
       },
@@ -827,8 +827,8 @@ describe('relay stack: public edge', () => {
       ([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage',
     )!;
     expect(stage.Properties.DefaultRouteSettings).toEqual({
-      ThrottlingRateLimit: 500,
-      ThrottlingBurstLimit: 1000,
+      ThrottlingRateLimit: 10,
+      ThrottlingBurstLimit: 10,
     });
     const routeKeys = Object.values(resources)
       .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey !== '$default')
@@ -839,7 +839,7 @@ describe('relay stack: public edge', () => {
         key.includes('/c2b/validation')
           ? { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 }
           : key.endsWith('{proxy+}')
-            ? { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 }
+            ? { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 20 }
             : { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       );
     const routeIds = Object.entries(resources)

@@ -1,28 +1,69 @@
 import { execFile } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
 
 /**
- * The steps of docs/construct.md ("From the packed tarball"), run as a new user would: `npm pack`, an
- * empty CDK app that installs the tarball, `cdk synth`. The one shortcut: the app's peer dependencies
- * (aws-cdk-lib, constructs, cdk-nag, cdk-monitoring-constructs) are links to this repository's copies
- * instead of a download of aws-cdk-lib; everything of the relay comes from the tarball.
+ * The steps of docs/construct.md ("From the packed tarball"), run as a new user would: `npm pack`, then
+ * two apps that install the tarball and run `cdk synth`: an ES module app, and a CommonJS TypeScript app
+ * laid out as `cdk init app --language typescript` lays it out (its template's tsconfig, read from the
+ * aws-cdk CLI package; the stack of the package README, as written). The shortcuts: the apps' peer
+ * dependencies (aws-cdk-lib, constructs, cdk-nag, cdk-monitoring-constructs) and the TypeScript app's
+ * tools (typescript, tsx, @types/node) are links to this repository's copies instead of downloads; and
+ * `npm pack` runs in a copy of the repository's packed inputs, because prepack swaps README.md for the
+ * package README while it packs, and other tests read the repository README meanwhile. Everything of the
+ * relay comes from the tarball.
  */
 const run = promisify(execFile);
 const PEERS = ['aws-cdk-lib', 'constructs', 'cdk-nag', 'cdk-monitoring-constructs'];
 const STACK = 'Payments';
+/** What `npm pack` reads from the repository: the sources prepack builds from, and what `files` ships. */
+const PACK_INPUTS = [
+  'infra',
+  'shared',
+  'functions',
+  'console',
+  'scripts',
+  'schemas',
+  'docs/package-readme.md',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'README.md',
+  'LICENSE',
+];
+const CDK_INIT_TEMPLATE = join(
+  PROJECT_ROOT,
+  'node_modules',
+  'aws-cdk',
+  'lib',
+  'init-templates',
+  'app',
+  'typescript',
+);
+const CJS_STACK = 'PaymentsStack';
+
+/** The package README's TypeScript stack (`lib/payments-stack.ts`), exactly as documented. */
+function documentedStack(readme: string): string {
+  const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block?.includes('export class PaymentsStack'))
+    throw new Error('no PaymentsStack block in the package README');
+  return block;
+}
 
 const APP_SOURCE = `import { readFileSync } from 'node:fs';
 import { App, Aspects, Stack } from 'aws-cdk-lib';
@@ -65,28 +106,85 @@ interface Template {
   Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
 }
 
+/** Links a repository dev dependency into an app's node_modules (instead of downloading it). */
+function linkModule(app: string, name: string): void {
+  const target = join(app, 'node_modules', name);
+  mkdirSync(dirname(target), { recursive: true });
+  symlinkSync(join(PROJECT_ROOT, 'node_modules', name), target, 'dir');
+}
+
+/** `npm install <tarball>` without the registry's copy of the peers (linked afterwards: npm prunes links). */
+async function installTarball(app: string, tarball: string): Promise<void> {
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--legacy-peer-deps',
+      tarball,
+    ],
+    { cwd: app },
+  );
+  for (const peer of PEERS) linkModule(app, peer);
+  linkModule(app, '@types/node');
+}
+
+/** `cdk synth` with the CLI, as the app's user runs it. */
+function cdkSynth(app: string) {
+  return run(
+    process.execPath,
+    [
+      join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
+      'synth',
+      '--quiet',
+      '--no-notices',
+      '--no-version-reporting',
+    ],
+    {
+      cwd: app,
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+}
+
 describe('the packed tarball installed in an empty CDK app', () => {
   let work: string;
   let appDir: string;
+  let cjsDir: string;
   let template: Template;
+  let cjsTemplate: Template;
+  let cjsOutput: string;
   let installed: string;
   let typeErrors: string;
+  let cjsTypeErrors: string;
+  let packageReadme: string;
 
   /** The cdk.out directory of a function's Code or a layer's Content (`S3Key` is `<asset hash>.zip`). */
-  function assetDir(code: unknown): string {
+  function assetDir(code: unknown, app = appDir): string {
     const key = (code as { S3Key?: unknown }).S3Key;
     if (typeof key !== 'string') throw new Error(`not an asset: ${JSON.stringify(code)}`);
-    return join(appDir, 'cdk.out', `asset.${key.replace(/\.zip$/, '')}`);
+    return join(app, 'cdk.out', `asset.${key.replace(/\.zip$/, '')}`);
   }
 
   beforeAll(async () => {
-    // Prepare: pack (prepack builds dist/), an empty app, the tarball installed without the registry's copy of the peers.
+    // Prepare: pack (prepack builds dist/) in a copy of the packed inputs, then the two apps.
     work = mkdtempSync(join(tmpdir(), 'relay-npm-pack-'));
+    const repo = join(work, 'repo');
+    for (const input of PACK_INPUTS)
+      cpSync(join(PROJECT_ROOT, input), join(repo, input), { recursive: true });
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
     const { stdout: packed } = await run('npm', ['pack', '--pack-destination', work], {
-      cwd: PROJECT_ROOT,
+      cwd: repo,
       maxBuffer: 16 * 1024 * 1024,
     });
     const tarball = join(work, packed.trim().split('\n').at(-1)!);
+    packageReadme = readFileSync(join(PROJECT_ROOT, 'docs', 'package-readme.md'), 'utf8');
+
+    // The ES module app.
     appDir = join(work, 'app');
     mkdirSync(appDir);
     writeFileSync(
@@ -99,63 +197,74 @@ describe('the packed tarball installed in an empty CDK app', () => {
       join(appDir, 'relay.config.json'),
       readFileSync(join(PROJECT_ROOT, 'infra', 'example-config.json')),
     );
-    await run(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--legacy-peer-deps',
-        tarball,
-      ],
-      { cwd: appDir },
-    );
+    await installTarball(appDir, tarball);
     writeFileSync(join(appDir, 'types-check.ts'), TYPES_CHECK_SOURCE);
     writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-    for (const peer of PEERS)
-      symlinkSync(join(PROJECT_ROOT, 'node_modules', peer), join(appDir, 'node_modules', peer), 'dir');
-    // The app's own dev dependency for the type check (a TypeScript app has it).
-    mkdirSync(join(appDir, 'node_modules', '@types'), { recursive: true });
-    symlinkSync(
-      join(PROJECT_ROOT, 'node_modules', '@types', 'node'),
-      join(appDir, 'node_modules', '@types', 'node'),
-      'dir',
-    );
     installed = join(appDir, 'node_modules', 'mobile-money-callback-relay');
 
-    // Act: cdk synth with the CLI, as the app's user runs it; beside it, tsc over a TypeScript use.
-    const typeCheck = run(
-      process.execPath,
-      [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'],
-      {
-        cwd: appDir,
-      },
-    ).then(
-      () => '',
-      (error: Error & { stdout?: string }) => error.stdout || error.message,
+    // The CommonJS TypeScript app, as `cdk init app --language typescript` makes it (no "type": CommonJS),
+    // the stack of the package README, the config copied from the installed package as the README says.
+    cjsDir = join(work, 'payments');
+    mkdirSync(join(cjsDir, 'bin'), { recursive: true });
+    mkdirSync(join(cjsDir, 'lib'));
+    writeFileSync(
+      join(cjsDir, 'package.json'),
+      JSON.stringify({ name: 'payments', version: '0.1.0', bin: { payments: 'bin/payments.js' } }),
     );
-    await run(
-      process.execPath,
-      [
-        join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
-        'synth',
-        '--quiet',
-        '--no-notices',
-        '--no-version-reporting',
-      ],
-      {
-        cwd: appDir,
-        env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
-        maxBuffer: 16 * 1024 * 1024,
-      },
+    const initTsconfig = JSON.parse(readFileSync(join(CDK_INIT_TEMPLATE, 'tsconfig.json'), 'utf8'));
+    // The template's jest types belong to its test setup, which this app leaves out.
+    initTsconfig.compilerOptions.types = ['node'];
+    writeFileSync(join(cjsDir, 'tsconfig.json'), JSON.stringify(initTsconfig));
+    // The older template's resolution too: CommonJS modules, node (node10) resolution.
+    writeFileSync(
+      join(cjsDir, 'tsconfig.node10.json'),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { module: 'commonjs', moduleResolution: 'node' },
+      }),
     );
+    const initCdkJson = JSON.parse(readFileSync(join(CDK_INIT_TEMPLATE, 'cdk.template.json'), 'utf8'));
+    initCdkJson.app = initCdkJson.app.replace('%name%', 'payments');
+    writeFileSync(join(cjsDir, 'cdk.json'), JSON.stringify(initCdkJson));
+    writeFileSync(
+      join(cjsDir, 'bin', 'payments.ts'),
+      readFileSync(join(CDK_INIT_TEMPLATE, 'bin', '%name%.template.ts'), 'utf8')
+        .replaceAll('%name.PascalCased%', 'Payments')
+        .replaceAll('%name%', 'payments')
+        .replaceAll('%stackname%', CJS_STACK),
+    );
+    writeFileSync(join(cjsDir, 'lib', 'payments-stack.ts'), documentedStack(packageReadme));
+    await installTarball(cjsDir, tarball);
+    for (const tool of ['typescript', 'tsx']) linkModule(cjsDir, tool);
+    mkdirSync(join(cjsDir, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync('../typescript/bin/tsc', join(cjsDir, 'node_modules', '.bin', 'tsc'));
+    symlinkSync('../tsx/dist/cli.mjs', join(cjsDir, 'node_modules', '.bin', 'tsx'));
+    cpSync(
+      join(cjsDir, 'node_modules', 'mobile-money-callback-relay', 'infra', 'example-config.json'),
+      join(cjsDir, 'relay.config.json'),
+    );
+
+    // Act: both apps synthesized by the CLI; beside them, tsc over a TypeScript use and the CommonJS app.
+    const tsc = (cwd: string, project: string) =>
+      run(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {
+        cwd,
+      }).then(
+        () => '',
+        (error: Error & { stdout?: string }) => error.stdout || error.message,
+      );
+    const typeCheck = tsc(appDir, '.');
+    const cjsTypeCheck = tsc(cjsDir, 'tsconfig.node10.json');
+    const [, cjs] = await Promise.all([cdkSynth(appDir), cdkSynth(cjsDir)]);
+    cjsOutput = `${cjs.stdout}${cjs.stderr}`;
     typeErrors = await typeCheck;
+    cjsTypeErrors = await cjsTypeCheck;
     template = JSON.parse(
       readFileSync(join(appDir, 'cdk.out', `${STACK}.template.json`), 'utf8'),
     ) as Template;
-  }, 600_000);
+    cjsTemplate = JSON.parse(
+      readFileSync(join(cjsDir, 'cdk.out', `${CJS_STACK}.template.json`), 'utf8'),
+    ) as Template;
+  }, 900_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -172,7 +281,8 @@ describe('the packed tarball installed in an empty CDK app', () => {
     expect(existsSync(join(installed, 'dist', 'types', 'infra', 'index.d.ts'))).toBe(true);
     expect(existsSync(join(installed, 'package-lock.json'))).toBe(false);
     expect(existsSync(join(installed, 'functions'))).toBe(false);
-    expect(existsSync(join(installed, 'infra'))).toBe(false);
+    // Of infra/, only the example config (package README, "Configure").
+    expect(readdirSync(join(installed, 'infra'))).toEqual(['example-config.json']);
     for (const id of Object.keys(RELAY_FUNCTIONS)) {
       expect(existsSync(join(installed, 'dist', 'assets', 'functions', id, 'index.mjs'))).toBe(true);
     }
@@ -226,5 +336,52 @@ describe('the packed tarball installed in an empty CDK app', () => {
       .filter((path) => existsSync(path));
     expect(layers).toHaveLength(1);
     expect(readFileSync(layers[0]!).equals(tarballLayer)).toBe(true);
+  });
+
+  it('is a public package with its license, a README about the construct, the example config and the event schemas', () => {
+    // Prepare
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      private?: boolean;
+      license?: string;
+    };
+
+    // Assess
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.license).toBe('Apache-2.0');
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toContain('Apache License');
+    expect(readFileSync(join(installed, 'LICENSE'))).toEqual(readFileSync(join(PROJECT_ROOT, 'LICENSE')));
+    // The package README, not the repository's (npm start, the simulator).
+    expect(readFileSync(join(installed, 'README.md'), 'utf8')).toBe(packageReadme);
+    expect(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')).not.toBe(packageReadme);
+    expect(readFileSync(join(installed, 'infra', 'example-config.json'))).toEqual(
+      readFileSync(join(PROJECT_ROOT, 'infra', 'example-config.json')),
+    );
+    const schemas = readdirSync(join(PROJECT_ROOT, 'schemas', 'events')).filter((f) => f.endsWith('.json'));
+    expect(schemas.length).toBeGreaterThan(10);
+    for (const schema of schemas)
+      expect(readFileSync(join(installed, 'schemas', 'events', schema))).toEqual(
+        readFileSync(join(PROJECT_ROOT, 'schemas', 'events', schema)),
+      );
+    expect(existsSync(join(installed, 'schemas', 'events', 'draft-04', schemas[0]!))).toBe(true);
+  });
+
+  it('synthesizes in a CommonJS TypeScript app laid out by cdk init, with the README’s stack as written', () => {
+    // Prepare
+    const tarballBundles = Object.keys(RELAY_FUNCTIONS).map((id) =>
+      readFileSync(join(installed, 'dist', 'assets', 'functions', id, 'index.mjs')),
+    );
+
+    // Assess: tsc under the older template's resolution too, the relay's functions from the tarball,
+    // and the bulkhead's arithmetic printed by synth
+    expect(cjsTypeErrors).toBe('');
+    const functions = Object.values(cjsTemplate.Resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x',
+    );
+    expect(functions.length).toBeGreaterThanOrEqual(tarballBundles.length);
+    for (const fn of functions) {
+      const bundle = readFileSync(join(assetDir(fn.Properties.Code, cjsDir), 'index.mjs'));
+      expect(tarballBundles.some((b) => b.equals(bundle))).toBe(true);
+    }
+    expect(cjsOutput).toContain('Callback bulkhead: 56 + 56 + 120 + 20 = 252 reserved executions');
   });
 });
