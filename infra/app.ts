@@ -121,6 +121,7 @@ new RelayStack(app, stackName, {
     alarmEmail: process.env.ALARM_EMAIL || undefined,
     ticketEmail: process.env.TICKET_EMAIL || undefined,
     allowInlineSecrets: allowInlineSecrets(process.env.RELAY_ALLOW_INLINE_SECRETS),
+    secretNamePrefix: process.env.RELAY_SECRET_NAME_PREFIX || undefined,
     cloudFront: cloudFront ? { webAclArn } : undefined,
     reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
     console: operatorConsole(),

@@ -700,34 +700,47 @@ export class RelayMonitoring extends Construct {
       }))
       .filter((a): a is { provider: string; account: string; period: Duration } => a.period !== false);
     if (silent.length) {
+      // One alarm per group of up to 10 accounts (a metric math alarm's hard limit), not one per account:
+      // 500 accounts would otherwise be 500 alarms, past CloudFormation's 500 resources per stack
+      // (docs/monitoring.md, "Callback silence at scale").
+      const groups = silenceGroups(silent, (members) => silenceDescription(members, providerWords));
       facade.monitorCustom({
         alarmFriendlyName: 'CallbackSilence',
         humanReadableName: 'Callbacks received per account',
         metricGroups: [
           {
+            // Every account with callbacks, whatever their number (a search: one line per account).
             title: 'CallbacksReceived per account',
-            metrics: silent.map(({ provider, account, period }) => ({
-              metric: new cloudwatch.Metric({
-                namespace: settings.metricsNamespace,
-                metricName: CALLBACKS_RECEIVED_METRIC,
-                dimensionsMap: { provider, account },
-                statistic: 'Sum',
-                period,
-                label: `${provider}/${account}`,
+            metrics: [
+              new cloudwatch.MathExpression({
+                expression: `SEARCH('{${settings.metricsNamespace},account,provider} MetricName="${CALLBACKS_RECEIVED_METRIC}"', 'Sum', 3600)`,
+                label: '',
+                period: Duration.hours(1),
               }),
-              alarmFriendlyName: `Silence-${provider}-${account}`,
+            ],
+          },
+          // A graph takes at most 500 metrics: the groups' member metrics count too.
+          ...chunksOf(
+            groups.map((group, g) => ({ group, g })),
+            Math.floor(MAX_WIDGET_METRICS / (MAX_ALARM_METRICS + 1)),
+          ).map((chunk) => ({
+            title: 'Silent accounts per group (the value adds 1, 2, 4… per silent account: see the alarm)',
+            metrics: chunk.map(({ group, g }) => ({
+              metric: silenceMetric(settings.metricsNamespace, group, g),
+              alarmFriendlyName: group.name,
               addAlarm: {
                 Critical: {
                   threshold: 1,
-                  comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-                  period,
+                  comparisonOperator: GTE,
+                  period: group.period,
+                  // No datapoint: an account of the group never called back, or all are silent.
                   treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
                   ...toTicket,
-                  alarmDescriptionOverride: `No callback from ${provider}/${account} for ${period.toHumanString()}: the provider may have stopped calling back (${['callback URL', 'path secret', ...providerWords.urlRegistrations()].join(', ')}) or the account has no traffic. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods.`,
+                  alarmDescriptionOverride: group.description,
                 },
               },
             })),
-          },
+          })),
         ],
       });
     }
@@ -803,4 +816,106 @@ export function defaultRelayNamespace(scope: Construct, base: string): string {
   const stack = Stack.of(scope);
   const path = scope.node.path.slice(stack.node.path.length).replace(/^\//, '');
   return `${base}/${stack.stackName}/${path}`.replace(/[^A-Za-z0-9._/#:-]/g, '-').slice(0, 255);
+}
+
+/** CloudWatch's hard limit of metrics in one metric math alarm. */
+const MAX_ALARM_METRICS = 10;
+/** CloudWatch's limit of metrics in one dashboard graph. */
+const MAX_WIDGET_METRICS = 500;
+
+const chunksOf = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+/** CloudWatch's limit of an alarm description. */
+const MAX_ALARM_DESCRIPTION = 1024;
+
+interface SilenceMember {
+  readonly provider: string;
+  readonly account: string;
+  readonly period: Duration;
+}
+
+/** Accounts of one provider and silence period watched by one alarm (at most MAX_ALARM_METRICS). */
+export interface SilenceGroup {
+  /** `Silence-<provider>-<n>`: n counts the provider's groups from 1. */
+  readonly name: string;
+  readonly provider: string;
+  readonly period: Duration;
+  /** In the order of the config; member i adds 2^i to the alarm's value when silent. */
+  readonly members: ReadonlyArray<SilenceMember>;
+  readonly description: string;
+}
+
+/**
+ * The accounts, grouped by provider and silence period, then in runs of up to 10 in the order of the
+ * config (a new account joins the last group), shorter when the description naming them would pass
+ * CloudWatch's 1,024 characters.
+ */
+export function silenceGroups(
+  accounts: ReadonlyArray<SilenceMember>,
+  describe: (members: ReadonlyArray<SilenceMember>) => string,
+): SilenceGroup[] {
+  const byKey = new Map<string, SilenceMember[]>();
+  for (const a of accounts) {
+    const key = `${a.provider} ${a.period.toSeconds()}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), a]);
+  }
+  const groups: SilenceGroup[] = [];
+  const counts = new Map<string, number>();
+  for (const members of byKey.values()) {
+    let run: SilenceMember[] = [];
+    const close = () => {
+      if (!run.length) return;
+      const { provider, period } = run[0]!;
+      const n = (counts.get(provider) ?? 0) + 1;
+      counts.set(provider, n);
+      groups.push({
+        name: `Silence-${provider}-${n}`,
+        provider,
+        period,
+        members: run,
+        description: describe(run),
+      });
+      run = [];
+    };
+    for (const member of members) {
+      if (
+        run.length === MAX_ALARM_METRICS ||
+        (run.length && describe([...run, member]).length > MAX_ALARM_DESCRIPTION)
+      )
+        close();
+      run.push(member);
+    }
+    close();
+  }
+  return groups;
+}
+
+/** The group's value: the sum of 2^i over its silent members (FILL: no callback in the period is 0). */
+/** Metric ids `g<group>m<member>`: unique on the dashboard graph that shows every group. */
+function silenceMetric(namespace: string, group: SilenceGroup, g: number): cloudwatch.MathExpression {
+  return new cloudwatch.MathExpression({
+    expression: group.members.map((_, i) => `${2 ** i}*(FILL(g${g}m${i},0)<1)`).join('+'),
+    usingMetrics: Object.fromEntries(
+      group.members.map(({ provider, account }, i) => [
+        `g${g}m${i}`,
+        new cloudwatch.Metric({
+          namespace,
+          metricName: CALLBACKS_RECEIVED_METRIC,
+          dimensionsMap: { provider, account },
+          statistic: 'Sum',
+          period: group.period,
+        }),
+      ]),
+    ),
+    period: group.period,
+    label: `${group.members[0]!.provider} ${group.members.map((m) => m.account).join(', ')}`.slice(0, 200),
+  });
+}
+
+/** What the ticket says: which value stands for which account, the causes, the settings. */
+function silenceDescription(members: ReadonlyArray<SilenceMember>, words: typeof providerWords): string {
+  const { provider, period } = members[0]!;
+  const values = members.map((m, i) => `${2 ** i} ${m.provider}/${m.account}`).join(', ');
+  return `No callback for ${period.toHumanString()} from an account of ${provider}. The alarm's value adds, per silent account: ${values} (no datapoint: one of them never called back, or all are silent). The provider may have stopped calling back (${['callback URL', 'path secret', ...words.urlRegistrations()].join(', ')}) or the account has no traffic. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods.`;
 }

@@ -1,4 +1,4 @@
-import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -28,7 +28,7 @@ import { connectOutbox } from './relay/outbox';
 import type { MobileMoneyRelayProps, RelaySubscriberOptions } from './relay/props';
 import { schedulePolling } from './relay/reconciliation';
 import { registerInitiatedTransactions } from './relay/registration';
-import { grantConfigSecrets } from './relay/secrets';
+import { DEFAULT_SECRET_NAME_PREFIX, grantConfigSecrets, planSecretGrants } from './relay/secrets';
 import { createTable, grantTableAccess } from './relay/storage';
 import { validateForCloud, validateProps, warnAboutConfig } from './relay/validate';
 import { runtimeConfigJson } from './runtime-config';
@@ -52,7 +52,7 @@ export type {
   RelaySubscriberOptions,
   RelayThrottle,
 } from './relay/props';
-export { secretArns } from './relay/secrets';
+export { DEFAULT_SECRET_NAME_PREFIX, secretArns } from './relay/secrets';
 export { POLLER_TABLE_ACTIONS, TABLE_DATA_ACTIONS, TABLE_KEY_ACTIONS } from './relay/storage';
 
 /**
@@ -115,7 +115,10 @@ export class MobileMoneyRelay extends Construct {
   readonly transactionInitiatedDlq: sqs.Queue;
   /** CloudWatch namespace of the relay's custom metrics. */
   readonly metricsNamespace: string;
-  /** ARNs `secretsmanager:GetSecretValue` is granted on: every callbackSecretId, apiSecretId, edge.originVerifySecretId. */
+  /**
+   * IAM resources `secretsmanager:GetSecretValue` is granted on for the callbackSecretId, apiSecretId,
+   * edge.originVerifySecretId: per kind the `secretNamePrefix` pattern, then the ids outside it.
+   */
   readonly accountSecretArns: string[];
   /** ARNs the poller may read for the badge shops' credentials (`badges.shops.<shop>.secretId`). */
   readonly badgeShopSecretArns: string[];
@@ -136,6 +139,8 @@ export class MobileMoneyRelay extends Construct {
     super(scope, id);
     // Validate before creating anything (and before bundling): a bad config or prop fails synth fast.
     this.config = validateForCloud(props.config, { allowInlineSecrets: props.allowInlineSecrets });
+    // Secret ids that cannot be granted fail here, before anything is built (planned again at the grant).
+    planSecretGrants(Stack.of(this), this.config, props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX);
     validateProps(props, this.config);
     warnAboutConfig(this, this.config, props);
     this.eventSource = this.config.events.source;
@@ -204,6 +209,7 @@ export class MobileMoneyRelay extends Construct {
           poller: fns.poller,
         },
         props.secretsEncryptionKey,
+        props.secretNamePrefix,
       ));
 
     const buffer = createIngressBuffer(

@@ -204,4 +204,13 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
    * get kms:Decrypt through Secrets Manager. @default the secrets use aws/secretsmanager
    */
   readonly secretsEncryptionKey?: kms.IKey;
+  /**
+   * The prefix of the secret names granted by pattern: a `callbackSecretId` named
+   * `<prefix><anything>/callback` and an `apiSecretId` named `<prefix><anything>/api` are granted by one
+   * statement per kind, whatever the number of accounts (docs/deploy.md#secrets-and-rotation). Other ids
+   * (and ARNs) are granted one by one, at most 20. Every secret of the account under the prefix ending in
+   * `/callback` is readable by the internet-facing functions: keep other secrets out of it (two relays in
+   * one account: one prefix each). @default "mobile-money-relay/"
+   */
+  readonly secretNamePrefix?: string;
 }

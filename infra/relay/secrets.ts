@@ -2,10 +2,16 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { accountSecretIds } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
-import { FUNCTION_SECRET_KINDS, SECRET_KINDS, type SecretKind } from '../../shared/config/secret-reader';
+import {
+  FUNCTION_SECRET_KINDS,
+  SECRET_ID_KEYS,
+  SECRET_KINDS,
+  type SecretKind,
+} from '../../shared/config/secret-reader';
 
 /**
  * IAM resources for a secret id. A name: the secret of that name in the stack's account and region,
@@ -24,25 +30,162 @@ export function secretArns(stack: Stack, secretId: string): string[] {
   ];
 }
 
+/** The default `secretNamePrefix`: the prefix of the example config's secret names. */
+export const DEFAULT_SECRET_NAME_PREFIX = 'mobile-money-relay/';
+
+/**
+ * Secret ids outside the naming convention (any other name, an ARN) are granted one by one; more than
+ * this many would make the management and poller policies grow with every account towards IAM's size
+ * limits (10,240 characters of inline policy per role), so synth refuses them and names them.
+ */
+export const MAX_EXPLICIT_SECRET_IDS = 20;
+
+/**
+ * The IAM resource granting every secret of one kind named by the convention
+ * `<secretNamePrefix><anything>/<kind>` (e.g. `mobile-money-relay/daraja/ke/callback`), with Secrets
+ * Manager's random suffix: one statement whatever the number of accounts, and still one kind only (a
+ * name ending in `/api` never matches the callback pattern).
+ */
+export function secretNamePattern(stack: Stack, prefix: string, kind: SecretKind): string {
+  return stack.formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${prefix}*/${kind}-??????`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
+
+/** The secret name of an id: the id itself, or the resource part of an ARN (its random suffix kept). */
+const secretNameOf = (id: string) =>
+  id.startsWith('arn:') ? id.replace(/^arn:[^:]*:[^:]*:[^:]*:[^:]*:secret:/, '') : id;
+
+/** The kind a secret name claims by the convention (its prefix and last segment), if any. */
+function conventionKind(prefix: string, id: string): SecretKind | undefined {
+  const name = secretNameOf(id);
+  if (!name.startsWith(prefix)) return undefined;
+  // An ARN's name may carry the random suffix: `…/api-AbCdEf` matches the pattern as well.
+  return SECRET_KINDS.find((kind) =>
+    new RegExp(`/${kind}(-[A-Za-z0-9]{6})?$`).test(name.slice(prefix.length)),
+  );
+}
+
+/** `secretNamePrefix`: the characters of a secret name, no wildcard; at least one character. */
+export function secretNamePrefixProblem(prefix: string): string | undefined {
+  return /^[A-Za-z0-9/_+=.@-]{1,200}$/.test(prefix)
+    ? undefined
+    : `secretNamePrefix: "${prefix}" is not a secret name prefix (1 to 200 characters of A-Z a-z 0-9 / _ + = . @ -, no wildcard)`;
+}
+
 export interface RelaySecretGrants {
-  /** Every ARN an account or edge secret is granted on (the union of the kinds below). */
+  /** Every IAM resource an account or edge secret is granted on (the union of the kinds below). */
   readonly accountSecretArns: string[];
   /**
    * Per kind: `callback` (callbackSecretId, edge.originVerifySecretId, management.searchKeySecretId),
-   * `api` (apiSecretId).
+   * `api` (apiSecretId): the convention's pattern when a secret of the kind follows it, then the ARNs
+   * of the ids outside it.
    */
   readonly secretArnsByKind: Readonly<Record<SecretKind, string[]>>;
   /** ARNs the poller may read for the badge shops' credentials (`badges.shops.<shop>.secretId`). */
   readonly badgeShopSecretArns: string[];
 }
 
+/** The secret ids the config names, with their config key and kind. */
+function namedSecrets(config: RelayConfig): Array<{ key: string; id: string; kind: SecretKind }> {
+  const named = [...config.accounts.values()].flatMap((account) =>
+    SECRET_KINDS.flatMap((kind) => {
+      const id = accountSecretIds(account)[kind];
+      return id === undefined
+        ? []
+        : [{ key: `accounts.${account.provider}.${account.id}.${SECRET_ID_KEYS[kind]}`, id, kind }];
+    }),
+  );
+  if (config.edge.originVerifySecretId)
+    named.push({ key: 'edge.originVerifySecretId', id: config.edge.originVerifySecretId, kind: 'callback' });
+  if (config.management.searchKeySecretId)
+    named.push({
+      key: 'management.searchKeySecretId',
+      id: config.management.searchKeySecretId,
+      kind: 'callback',
+    });
+  return named;
+}
+
 /** The secret ids of one kind the config names. */
 export function configSecretIds(config: RelayConfig, kind: SecretKind): string[] {
-  const ids = [...config.accounts.values()].flatMap((account) => accountSecretIds(account)[kind] ?? []);
-  if (kind === 'callback' && config.edge.originVerifySecretId) ids.push(config.edge.originVerifySecretId);
-  if (kind === 'callback' && config.management.searchKeySecretId)
-    ids.push(config.management.searchKeySecretId);
-  return [...new Set(ids)];
+  return [
+    ...new Set(
+      namedSecrets(config)
+        .filter((s) => s.kind === kind)
+        .map((s) => s.id),
+    ),
+  ];
+}
+
+/**
+ * How the config's secrets are granted (docs/deploy.md#secrets-and-rotation): per kind, one pattern for
+ * the names that follow the convention, the ids outside it one by one. Throws, naming the key and the
+ * id, when a name claims the other kind (an API credential named `…/callback` would be readable by the
+ * internet-facing functions), when a badge shop's secret falls under a pattern, or when more than
+ * MAX_EXPLICIT_SECRET_IDS ids are outside the convention.
+ */
+export function planSecretGrants(
+  stack: Stack,
+  config: RelayConfig,
+  prefix: string,
+): { byKind: Record<SecretKind, string[]>; badgeShopSecretArns: string[] } {
+  const prefixProblem = secretNamePrefixProblem(prefix);
+  if (prefixProblem) throw new Error(prefixProblem);
+  const problems: string[] = [];
+  const patterned = new Set<SecretKind>();
+  const explicit = new Map<string, { key: string; kind: SecretKind }>();
+  for (const { key, id, kind } of namedSecrets(config)) {
+    const claimed = conventionKind(prefix, id);
+    // An ARN is granted as given: it may name another account or region, which the pattern does not.
+    if (claimed === kind && !id.startsWith('arn:')) patterned.add(kind);
+    else if (claimed !== undefined && claimed !== kind)
+      problems.push(
+        `${key}: "${id}" is named like a ${claimed} secret ("${prefix}…/${claimed}"), and the relay grants those to the functions that read ${claimed} secrets; a ${kind} secret's name ends in "/${kind}" (e.g. "${prefix}<provider>/<account>/${kind}")`,
+      );
+    else if (!explicit.has(`${kind} ${id}`)) explicit.set(`${kind} ${id}`, { key, kind });
+  }
+  for (const [shop, { secretId }] of Object.entries(config.badges.shops)) {
+    const claimed = secretId === undefined ? undefined : conventionKind(prefix, secretId);
+    if (claimed)
+      problems.push(
+        `badges.shops.${shop}.secretId: "${secretId}" is named like a ${claimed} secret ("${prefix}…/${claimed}"), which other functions than the poller may read; name it outside that pattern`,
+      );
+  }
+  if (explicit.size > MAX_EXPLICIT_SECRET_IDS) {
+    const outside = [...explicit.entries()].map(
+      ([kindAndId, { key }]) => `${key} ("${kindAndId.slice(kindAndId.indexOf(' ') + 1)}")`,
+    );
+    problems.push(
+      `${outside.length} secret ids are outside the naming convention "${prefix}<anything>/callback" / "${prefix}<anything>/api" (at most ${MAX_EXPLICIT_SECRET_IDS}: each is granted one by one, and the IAM policies would outgrow their size limit): rename them (or set secretNamePrefix): ${outside.join(', ')}`,
+    );
+  }
+  if (problems.length)
+    throw new Error(`The config's secret ids cannot be granted:\n- ${problems.join('\n- ')}`);
+  const byKind = Object.fromEntries(
+    SECRET_KINDS.map((kind) => [
+      kind,
+      [
+        ...(patterned.has(kind) ? [secretNamePattern(stack, prefix, kind)] : []),
+        ...new Set(
+          [...explicit.entries()]
+            .filter(([, s]) => s.kind === kind)
+            .flatMap(([kindAndId]) => secretArns(stack, kindAndId.slice(kindAndId.indexOf(' ') + 1))),
+        ),
+      ],
+    ]),
+  ) as Record<SecretKind, string[]>;
+  const badgeShopSecretArns = [
+    ...new Set(
+      Object.values(config.badges.shops).flatMap((shop) =>
+        shop.secretId ? secretArns(stack, shop.secretId) : [],
+      ),
+    ),
+  ];
+  return { byKind, badgeShopSecretArns };
 }
 
 /**
@@ -57,6 +200,7 @@ export function grantConfigSecrets(
   config: RelayConfig,
   fns: { readers: Readonly<Record<string, lambda.IFunction>>; poller: lambda.IFunction },
   secretsEncryptionKey: kms.IKey | undefined,
+  secretNamePrefix: string = DEFAULT_SECRET_NAME_PREFIX,
 ): RelaySecretGrants {
   const stack = Stack.of(scope);
   const decryptThroughSecretsManager = () =>
@@ -67,12 +211,7 @@ export function grantConfigSecrets(
         StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.${stack.urlSuffix}` },
       },
     });
-  const byKind = Object.fromEntries(
-    SECRET_KINDS.map((kind) => [
-      kind,
-      [...new Set(configSecretIds(config, kind).flatMap((id) => secretArns(stack, id)))],
-    ]),
-  ) as Record<SecretKind, string[]>;
+  const { byKind, badgeShopSecretArns } = planSecretGrants(stack, config, secretNamePrefix);
   const decrypting = new Set<lambda.IFunction>();
   for (const [id, fn] of Object.entries(fns.readers)) {
     const kinds = FUNCTION_SECRET_KINDS[id];
@@ -81,18 +220,12 @@ export function grantConfigSecrets(
     const resources = [...new Set(kinds.flatMap((kind) => byKind[kind]))];
     if (!resources.length) continue;
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources }));
+    if (fn.role) suppressPatternFinding(fn.role, secretNamePrefix, kinds);
     if (secretsEncryptionKey) {
       fn.addToRolePolicy(decryptThroughSecretsManager());
       decrypting.add(fn);
     }
   }
-  const badgeShopSecretArns = [
-    ...new Set(
-      Object.values(config.badges.shops).flatMap((shop) =>
-        shop.secretId ? secretArns(stack, shop.secretId) : [],
-      ),
-    ),
-  ];
   if (badgeShopSecretArns.length) {
     fns.poller.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: badgeShopSecretArns }),
@@ -106,4 +239,25 @@ export function grantConfigSecrets(
     secretArnsByKind: byKind,
     badgeShopSecretArns,
   };
+}
+
+/** cdk-nag IAM5 (wildcard resource) on the convention's patterns: explained, and only those patterns. */
+function suppressPatternFinding(role: iam.IRole, prefix: string, kinds: readonly SecretKind[]): void {
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  NagSuppressions.addResourceSuppressions(
+    role,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason: `secretsmanager:GetSecretValue on the secrets named by the relay's convention, "${prefix}<anything>/<kind>-<Secrets Manager's 6-character suffix>", for the kinds this function reads (${kinds.join(', ')}): one statement whatever the number of accounts (IAM policy size), never another kind (an API credential's name ends in /api). Keep other secrets out of the prefix (docs/deploy.md#secrets-and-rotation).`,
+        appliesTo: [
+          {
+            // The stack's region and account: tokens, or literal with an explicit env.
+            regex: `/^Resource::arn:<AWS::Partition>:secretsmanager:(<AWS::Region>|[a-z0-9-]+):(<AWS::AccountId>|\\d{12}):secret:${escaped}\\*\\/(${kinds.join('|')})-\\?{6}$/g`,
+          },
+        ],
+      },
+    ],
+    true,
+  );
 }

@@ -69,7 +69,7 @@ describe('paging that means something', () => {
       /TransactionsExpired/,
       /AmbiguousEscalated/,
       /SilentAccounts/,
-      /Silence-momo-demo/,
+      /Silence-momo-1/,
       /CallbacksBuffered/,
       /CallbacksRejected/,
     ])

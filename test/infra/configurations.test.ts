@@ -24,6 +24,8 @@ import {
   TABLE_KEY_ACTIONS,
 } from '../../infra';
 import { PROJECT_ROOT } from '../../infra/bundling';
+import { checkAwsLimits } from './aws-limits';
+import { cfnLint, cfnLintSkipReason, cfnLintVersion, describeFindings } from './cfn-lint';
 
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
 
@@ -42,8 +44,12 @@ function configuration(
   const relay = new MobileMoneyRelay(stack, 'Relay', { config, ...relayProps(stack) });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
   const template = Template.fromStack(stack);
+  templates.set(name, template.toJSON());
   return { stack, relay, template, resources: template.toJSON().Resources as Record<string, any> };
 }
+
+/** Every template this file synthesizes, by stack name: the limits check and cfn-lint read them all (last describe). */
+const templates = new Map<string, Record<string, any>>();
 
 function nagFindings(stack: Stack) {
   const format = (m: { id: string; entry: { data?: unknown } }) =>
@@ -457,17 +463,15 @@ describe('the construct used from another CDK app', () => {
   });
 
   it('takes per-account silence periods (false turns one off) and reserved concurrency off', () => {
-    const silence = Object.values(built.resources).filter(
-      (r) =>
-        r.Type === 'AWS::CloudWatch::Alarm' &&
-        r.Properties.Metrics?.[0]?.MetricStat?.Metric?.MetricName === 'CallbacksReceived',
-    );
     const periods = Object.fromEntries(
-      silence.map((a) => {
-        const stat = a.Properties.Metrics[0].MetricStat;
-        const dim = (n: string) => stat.Metric.Dimensions.find((d: any) => d.Name === n).Value;
-        return [`${dim('provider')}/${dim('account')}`, stat.Period];
-      }),
+      Object.values(built.resources)
+        .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
+        .flatMap((a) => (a.Properties.Metrics ?? []).filter((m: any) => m.MetricStat))
+        .filter((m: any) => m.MetricStat.Metric.MetricName === 'CallbacksReceived')
+        .map(({ MetricStat: stat }: any) => {
+          const dim = (n: string) => stat.Metric.Dimensions.find((d: any) => d.Name === n).Value;
+          return [`${dim('provider')}/${dim('account')}`, stat.Period];
+        }),
     );
     expect(periods).toEqual({ 'airtel/demo': 6 * 3600, 'daraja/demo': 12 * 3600 });
     for (const fn of Object.values(built.resources).filter((r) => r.Type === 'AWS::Lambda::Function'))
@@ -725,6 +729,7 @@ describe('the edge web ACL stack (us-east-1)', () => {
     const stack = new RelayEdgeWebAclStack(app, 'EdgeWebAcl', props);
     Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
     const template = Template.fromStack(stack);
+    templates.set(`EdgeWebAcl${templates.size}`, template.toJSON());
     return { stack, template, resources: template.toJSON().Resources as Record<string, any> };
   };
   const ruleNamed = (resources: Record<string, any>, name: string) =>
@@ -823,4 +828,33 @@ describe('the edge web ACL stack (us-east-1)', () => {
       /rateLimit: a whole number from 10[\s\S]*evaluationWindow: 1, 2, 5 or 10 minutes[\s\S]*"10\.0\.0\.0\/33"/,
     );
   });
+});
+
+describe('every configuration above deploys: AWS limits and the CloudFormation schemas (cfn-lint)', () => {
+  // Prepare: the supported configurations (synthesized once), and the web ACL enforcing Daraja's ranges.
+  const all = () => {
+    for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) get(name);
+    const app = new App();
+    const acl = new RelayEdgeWebAclStack(app, 'EdgeWebAclEnforced', {
+      webAcl: { enforceSourceRanges: ['daraja'], exemptCidrs: ['196.201.214.200/32'] },
+    });
+    templates.set('EdgeWebAclEnforced', Template.fromStack(acl).toJSON());
+    return templates;
+  };
+
+  it('keeps every template inside the AWS limits that apply at deploy', () => {
+    for (const [name, template] of all()) expect(checkAwsLimits(template).problems, name).toEqual([]);
+  });
+
+  const skip = cfnLintSkipReason();
+  it.skipIf(skip !== undefined)(
+    `passes cfn-lint with 0 errors on every template${skip ? ` (skipped: ${skip})` : ''}`,
+    { timeout: 900_000 },
+    () => {
+      const { errors, warnings } = cfnLint(Object.fromEntries(all()));
+      if (warnings.length)
+        console.info(`${cfnLintVersion} warnings:\n${describeFindings(warnings).join('\n')}`);
+      expect(describeFindings(errors)).toEqual([]);
+    },
+  );
 });

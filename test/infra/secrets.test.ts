@@ -62,23 +62,21 @@ function secretReads(resources: Record<string, any>, name: string): string[] {
     .filter((r) => !/IngressBufferSealKey/.test(r));
 }
 
-const callbackSecret = (name: string) => (r: string) => r.includes(name);
-
 describe('least privilege per secret (IAM)', () => {
   const { resources, stack } = synth(referencedConfig());
+  /** The airtel and daraja callback secrets follow the naming convention: one pattern grants both. */
+  const CALLBACK_PATTERN = ':secret:mobile-money-relay/*/callback-??????';
   const isCallback = (r: string) =>
-    r.includes(MOMO_CALLBACK_ARN) ||
-    /secret:mobile-money-relay\/(airtel|daraja)\/demo\/callback-/.test(r) ||
-    r.includes(EDGE_ID);
-  const isApi = callbackSecret(`secret:${DARAJA_API_ID}-`);
+    r.includes(MOMO_CALLBACK_ARN) || r.includes(CALLBACK_PATTERN) || r.includes(EDGE_ID);
+  const isApi = (r: string) => r.includes(`secret:${DARAJA_API_ID}-`) || r.includes('/api-??????');
 
   it('lets the callback and buffer-consumer functions read the callback secrets and never an API credential', () => {
     for (const fn of ['Callback', 'BufferConsumer', 'TransactionInitiated']) {
       const reads = secretReads(resources, fn);
       expect(reads.filter(isApi), fn).toEqual([]);
-      // The three accounts' callback secrets (the MoMo ARN with and without its suffix) and the edge's.
-      expect(reads.filter(isCallback), fn).toHaveLength(5);
-      expect(reads.length, fn).toBe(5);
+      // The MoMo ARN with and without its suffix, the convention's callback pattern, the edge's.
+      expect(reads.filter(isCallback), fn).toHaveLength(4);
+      expect(reads.length, fn).toBe(4);
     }
   });
 
@@ -86,7 +84,7 @@ describe('least privilege per secret (IAM)', () => {
     for (const fn of ['Poller', 'Management']) {
       const reads = secretReads(resources, fn);
       expect(reads.filter(isApi), fn).toHaveLength(1);
-      expect(reads.filter(isCallback), fn).toHaveLength(5);
+      expect(reads.filter(isCallback), fn).toHaveLength(4);
     }
   });
 
@@ -99,7 +97,7 @@ describe('least privilege per secret (IAM)', () => {
     expect(reads).toContain(JSON.stringify(MOMO_CALLBACK_ARN));
     expect(reads).toContain(JSON.stringify(`${MOMO_CALLBACK_ARN}-??????`));
     expect(reads.some((r) => r.includes(`:secret:${DARAJA_API_ID}-??????`))).toBe(true);
-    for (const r of reads) expect(r).not.toMatch(/secret:\*|secret:relay\/\*/);
+    for (const r of reads) expect(r).not.toMatch(/secret:\*|secret:relay\/\*|secret:mobile-money-relay\/\*"/);
   });
 
   it('grants kms:Decrypt through Secrets Manager to the readers when the secrets use a customer key', () => {
@@ -124,6 +122,113 @@ describe('least privilege per secret (IAM)', () => {
   it('stays cdk-nag clean', () => {
     const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(errors.map((e) => String(e.entry.data).split('\n')[0])).toEqual([]);
+  });
+});
+
+describe('secrets granted by the naming convention (one statement per kind, whatever the number of accounts)', () => {
+  /** Every account with a callback and an API secret named `<prefix><provider>/<account>/<kind>`. */
+  function conventionalConfig(prefix = 'mobile-money-relay/') {
+    const config = structuredClone(exampleConfig);
+    for (const [provider, accounts] of Object.entries<any>(config.accounts))
+      for (const [id, account] of Object.entries<any>(accounts)) {
+        account.callbackSecretId = `${prefix}${provider}/${id}/callback`;
+        account.apiSecretId = `${prefix}${provider}/${id}/api`;
+      }
+    return config;
+  }
+  const patternOf = (prefix: string, kind: string) =>
+    JSON.stringify({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':secretsmanager:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          `:secret:${prefix}*/${kind}-??????`,
+        ],
+      ],
+    });
+
+  it('grants the callback pattern to the callback-facing functions and both patterns to the poller and management, cdk-nag clean', () => {
+    // Prepare / Act
+    const { resources, stack } = synth(conventionalConfig());
+    // Assess
+    for (const fn of ['Callback', 'BufferConsumer', 'TransactionInitiated'])
+      expect(secretReads(resources, fn), fn).toEqual([patternOf('mobile-money-relay/', 'callback')]);
+    for (const fn of ['Poller', 'Management'])
+      expect(secretReads(resources, fn), fn).toEqual([
+        patternOf('mobile-money-relay/', 'callback'),
+        patternOf('mobile-money-relay/', 'api'),
+      ]);
+    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    expect(errors.map((e) => String(e.entry.data).split('\n')[0])).toEqual([]);
+  });
+
+  it('uses secretNamePrefix, and grants names under another prefix one by one', () => {
+    // Prepare: the MoMo account under the relay's own prefix, the others under the default one.
+    const config = conventionalConfig();
+    config.accounts.momo.demo.callbackSecretId = 'relay-prod/momo/demo/callback';
+    // Act
+    const { resources } = synth(config, { secretNamePrefix: 'relay-prod/' });
+    // Assess
+    const reads = secretReads(resources, 'Callback');
+    expect(reads[0]).toBe(patternOf('relay-prod/', 'callback'));
+    expect(reads.slice(1).map((r) => r.match(/:secret:([^"]*)"/)![1])).toEqual([
+      'mobile-money-relay/airtel/demo/callback-??????',
+      'mobile-money-relay/daraja/demo/callback-??????',
+    ]);
+  });
+
+  it('fails synth on an API credential named like a callback secret, naming the key and the id', () => {
+    const config = conventionalConfig();
+    config.accounts.daraja.demo.apiSecretId = 'mobile-money-relay/daraja/demo/callback';
+    expect(synthError(config)).toContain(
+      'accounts.daraja.demo.apiSecretId: "mobile-money-relay/daraja/demo/callback" is named like a callback secret',
+    );
+  });
+
+  it('fails synth on a badge shop secret the callback pattern would hand to the callback function', () => {
+    const config = {
+      ...conventionalConfig(),
+      badges: {
+        shops: {
+          corner: {
+            baseUrl: 'https://badges.example.org',
+            auth: { type: 'basic', username: 'relay' },
+            secretId: 'mobile-money-relay/badges/corner/callback',
+          },
+        },
+      },
+    };
+    const message = synthError(config);
+    expect(message).toMatch(
+      /badges.shops.corner.secretId: "mobile-money-relay\/badges\/corner\/callback" is named like a callback secret/,
+    );
+  });
+
+  it('fails synth when more than 20 secret ids are outside the convention, listing them', () => {
+    // Prepare: 21 MoMo accounts whose callback secrets are named freely.
+    const config = conventionalConfig();
+    for (let i = 0; i < 21; i++)
+      config.accounts.momo[`till${i}`] = {
+        ...config.accounts.momo.demo,
+        callbackSecretId: `partner/till${i}`,
+        apiSecretId: undefined,
+      };
+    // Act
+    const message = synthError(config);
+    // Assess
+    expect(message).toContain('21 secret ids are outside the naming convention');
+    expect(message).toContain('accounts.momo.till20.callbackSecretId ("partner/till20")');
+  });
+
+  it('refuses a secretNamePrefix with a wildcard', () => {
+    expect(synthError(conventionalConfig(), { secretNamePrefix: 'relay/*' })).toContain(
+      'secretNamePrefix: "relay/*" is not a secret name prefix',
+    );
   });
 });
 

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * cfn-lint (the CloudFormation resource schemas: property patterns, lengths, enums, required keys) over
+ * synthesized templates. It is a Python tool outside npm: `.ci/run` installs it and sets
+ * REQUIRE_CFN_LINT=1, so CI fails without it; elsewhere a test using it is skipped with how to install it
+ * (docs/development.md#cfn-lint).
+ */
+export const CFN_LINT_INSTALL = 'python3 -m pip install --user cfn-lint';
+
+const version = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+/** `cfn-lint 1.x.y`, or undefined when it is not on the PATH. */
+export const cfnLintVersion: string | undefined =
+  version.status === 0 ? version.stdout.trim() || version.stderr.trim() : undefined;
+
+export const cfnLintRequired = process.env.REQUIRE_CFN_LINT === '1';
+
+/** Why the cfn-lint tests are skipped (a new user's `npm test` stays green), or undefined to run them. */
+export function cfnLintSkipReason(): string | undefined {
+  if (cfnLintVersion || cfnLintRequired) return undefined;
+  return `cfn-lint is not installed: install it with \`${CFN_LINT_INSTALL}\` to check the templates against the CloudFormation schemas (CI sets REQUIRE_CFN_LINT=1 and fails without it)`;
+}
+
+export interface CfnLintFinding {
+  readonly template: string;
+  readonly rule: string;
+  readonly level: string;
+  readonly message: string;
+  readonly path: string;
+}
+
+/**
+ * Lints the templates (by name) in one cfn-lint run (its start-up dominates), every region-independent
+ * rule; returns the errors and the warnings. Throws when cfn-lint is missing or does not answer in JSON.
+ */
+export function cfnLint(templates: Record<string, unknown>): {
+  errors: CfnLintFinding[];
+  warnings: CfnLintFinding[];
+} {
+  if (!cfnLintVersion)
+    throw new Error(`cfn-lint is required (REQUIRE_CFN_LINT=1) but not installed: ${CFN_LINT_INSTALL}`);
+  const dir = mkdtempSync(join(tmpdir(), 'relay-cfn-lint-'));
+  try {
+    const files = Object.entries(templates).map(([name, template]) => {
+      const file = join(dir, `${name.replace(/[^\w.-]/g, '_')}.json`);
+      writeFileSync(file, JSON.stringify(template, undefined, 1));
+      return file;
+    });
+    const run = spawnSync('cfn-lint', ['--format', 'json', '--non-zero-exit-code', 'none', '--', ...files], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (run.status !== 0)
+      throw new Error(`cfn-lint failed (exit ${run.status}): ${run.stderr.slice(0, 2000)}`);
+    const matches = JSON.parse(run.stdout || '[]') as Array<{
+      Filename: string;
+      Level: string;
+      Message: string;
+      Rule: { Id: string };
+      Location?: { Path?: unknown[] };
+    }>;
+    const findings = matches.map((m) => ({
+      template: m.Filename.slice(dir.length + 1).replace(/\.json$/, ''),
+      rule: m.Rule.Id,
+      level: m.Level,
+      message: m.Message,
+      path: (m.Location?.Path ?? []).join('/'),
+    }));
+    return {
+      errors: findings.filter((f) => f.level === 'Error'),
+      warnings: findings.filter((f) => f.level === 'Warning'),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One line per finding, for an assertion message or the test log. */
+export const describeFindings = (findings: readonly CfnLintFinding[]) =>
+  findings.map((f) => `${f.template}: ${f.rule} ${f.path}: ${f.message}`);
