@@ -31,7 +31,7 @@ describe('the pull age alarms', () => {
       Dimensions: expect.arrayContaining([{ Name: 'account', Value: 'demo' }]),
     });
     expect(byTopic.page).toMatchObject({ Threshold: 36 * 3600 });
-    expect(byTopic.page.AlarmDescription).toContain('48 h');
+    expect(byTopic.page!.AlarmDescription).toContain('48 h');
   });
 
   it('is among the relay alarms and keeps cdk-nag clean', () => {

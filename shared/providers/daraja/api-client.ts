@@ -51,6 +51,9 @@ import {
 
 const FALLBACK_TOKEN_SECONDS = 3599;
 
+/** A timed-out pull call is asked again this many more times (pull reads are idempotent). */
+export const PULL_TIMEOUT_RETRIES = 2;
+
 /** Kinds the STK push query serves; every other kind goes through the transaction status query. */
 export const DARAJA_STK_KINDS: readonly string[] = ['stk'];
 
@@ -299,6 +302,20 @@ export function createDarajaStatusApi(
     return classifyBalanceRequest(result.response);
   }
 
+  /**
+   * The status toolkit does not repeat a timed-out call (a status check is simply asked again later), but
+   * a pull is a read the poller waits for: a timed-out register or query is asked again (both are
+   * idempotent: a repeated registration answers 1001), at most PULL_TIMEOUT_RETRIES more times.
+   */
+  async function retryingTimeouts<T extends { type: string }>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const answer = await call();
+      const error = answer as unknown as StatusError;
+      if (answer.type !== 'error' || error.error !== 'timeout' || attempt >= PULL_TIMEOUT_RETRIES)
+        return answer;
+    }
+  }
+
   const pullSettings = api.pull;
   const pullShortCode = pullSettings?.shortCode ?? account.settings.shortCode;
   const pull: PullTransactionsApi | undefined =
@@ -306,31 +323,35 @@ export function createDarajaStatusApi(
       ? {
           maxLookBackSeconds: DARAJA_PULL_WINDOW_SECONDS,
           register: (callbackUrl, signal) =>
-            guarded(async () => {
-              const result = await post(
-                '/pulltransactions/v1/register',
-                pullRegisterBody({
-                  shortCode: pullShortCode,
-                  nominatedNumber: pullSettings.nominatedNumber,
-                  callbackUrl,
-                }),
-                'Daraja pull registration',
-                general,
-                signal,
-              );
-              return result.ok ? classifyPullRegistration(answerOf(result.response)) : result.error;
-            }),
+            retryingTimeouts(() =>
+              guarded(async () => {
+                const result = await post(
+                  '/pulltransactions/v1/register',
+                  pullRegisterBody({
+                    shortCode: pullShortCode,
+                    nominatedNumber: pullSettings.nominatedNumber,
+                    callbackUrl,
+                  }),
+                  'Daraja pull registration',
+                  general,
+                  signal,
+                );
+                return result.ok ? classifyPullRegistration(answerOf(result.response)) : result.error;
+              }),
+            ),
           query: (window, signal) =>
-            guarded(async () => {
-              const result = await post(
-                '/pulltransactions/v1/query',
-                pullQueryBody({ shortCode: pullShortCode, ...window }),
-                'Daraja pull query',
-                general,
-                signal,
-              );
-              return result.ok ? classifyPullQuery(answerOf(result.response)) : result.error;
-            }),
+            retryingTimeouts(() =>
+              guarded(async () => {
+                const result = await post(
+                  '/pulltransactions/v1/query',
+                  pullQueryBody({ shortCode: pullShortCode, ...window }),
+                  'Daraja pull query',
+                  general,
+                  signal,
+                );
+                return result.ok ? classifyPullQuery(answerOf(result.response)) : result.error;
+              }),
+            ),
           toStatementRow: (row, origin) => darajaPullRow(row, origin, account.settings.currency),
         }
       : undefined;
