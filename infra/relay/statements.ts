@@ -5,19 +5,22 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { PULL_AGE_METRIC } from '../../shared/app/provider-records/pull-cycle';
 import { providerRecordTimings, type RelayConfig } from '../../shared/config/schema';
+import { PROVIDER_INFRA } from '../../shared/providers/registry';
 import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
 
-/** Providers whose accounts may pull their own record of money moved (the poller's pull, issue 29). */
-const PULL_PROVIDERS = ['daraja'];
+/** Providers whose accounts may pull their own record of money moved (their infra declares a `pullApi`). */
+const PULL_PROVIDERS = PROVIDER_INFRA.flatMap((d) =>
+  'pullApi' in d ? [{ id: d.id, name: d.name, pullApi: d.pullApi }] : [],
+);
 
 /**
- * The pull's alarms (docs/pull-and-balances.md): per Daraja account, a **ticket** when its last good pull
- * is older than `providerRecords.pullTicketAfterSeconds` (default 12 h) and a **page** when it is older
- * than `pullPageAfterSeconds` (default 36 h): Daraja's Pull API reaches back 48 h only, so past that the
- * payments of the gap can no longer be pulled. The poller writes the age every tick for every account it
+ * The pull's alarms (docs/pull-and-balances.md): per account of a provider with a pull API, a **ticket**
+ * when its last good pull is older than `providerRecords.pullTicketAfterSeconds` (default 12 h) and a
+ * **page** when it is older than `pullPageAfterSeconds` (default 36 h): the pull API reaches back only so
+ * far (its declared `lookBackSeconds`), so past that the payments of the gap can no longer be pulled. The poller writes the age every tick for every account it
  * pulls (StatementPullAgeSeconds); a failure answered HTTP 200 does not reset it. Whether an account
- * pulls is in its API settings, which reach the relay from Secrets Manager at run time: every Daraja
- * account gets the pair, and an account that never pulls writes no age (missing data is not breaching;
+ * pulls is in its API settings, which reach the relay from Secrets Manager at run time: every account
+ * of such a provider gets the pair, and an account that never pulls writes no age (missing data is not breaching;
  * the poller's own heartbeat pages when the poller stops).
  */
 export function pullAlarms(
@@ -27,7 +30,8 @@ export function pullAlarms(
   const prefix = monitoringNamePrefix(scope);
   const alarms: cloudwatch.Alarm[] = [];
   for (const account of parts.config.accounts.values()) {
-    if (!PULL_PROVIDERS.includes(account.provider)) continue;
+    const provider = PULL_PROVIDERS.find((p) => p.id === account.provider);
+    if (!provider) continue;
     const timings = providerRecordTimings(parts.config.providerRecords, account.provider, account.id);
     const metric = new cloudwatch.Metric({
       namespace: parts.metricsNamespace,
@@ -63,7 +67,7 @@ export function pullAlarms(
       timings.pullPageAfterSeconds,
       parts.pageTopic,
       PAGE_TAG,
-      "Daraja's Pull API reaches back 48 h only: the oldest payments of the gap are about to be out of reach.",
+      `The ${provider.pullApi.name} reaches back ${hours(provider.pullApi.lookBackSeconds)} only: the oldest payments of the gap are about to be out of reach.`,
     );
   }
   return alarms;

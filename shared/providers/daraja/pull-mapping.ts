@@ -16,10 +16,11 @@ import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import { clip, isRecord, statusError, textOf } from '../outbound-http';
 import type { PullAnswer, PulledRow, PullRegistrationAnswer, StatementRowDraft } from '../types';
+import { darajaInfra } from './infra';
 import { darajaErrorOf } from './status-mapping';
 
 /** The API reaches back this far (Daraja API docs: "transactions of the last 48 hours"). */
-export const DARAJA_PULL_WINDOW_SECONDS = 48 * 3600;
+export const DARAJA_PULL_WINDOW_SECONDS = darajaInfra.pullApi.lookBackSeconds;
 
 /** Daraja's clock is East Africa Time (UTC+3, no daylight saving). */
 const EAT_OFFSET_MS = 3 * 3600_000;
