@@ -27,6 +27,7 @@ import { suppressEdgeFindings, suppressRelayFindings } from './relay/nag-suppres
 import { connectOutbox } from './relay/outbox';
 import type { MobileMoneyRelayProps, RelaySubscriberOptions } from './relay/props';
 import { schedulePolling } from './relay/reconciliation';
+import { pullAlarms } from './relay/statements';
 import { registerInitiatedTransactions } from './relay/registration';
 import { DEFAULT_SECRET_NAME_PREFIX, grantConfigSecrets, planSecretGrants } from './relay/secrets';
 import { createTable, grantTableAccess } from './relay/storage';
@@ -301,6 +302,14 @@ export class MobileMoneyRelay extends Construct {
     this.monitoring = monitoring.facade;
     this.dashboard = monitoring.dashboard;
     this.alarms = monitoring.alarms;
+    this.alarms.push(
+      ...pullAlarms(this, {
+        config: this.config,
+        metricsNamespace: this.metricsNamespace,
+        pageTopic: this.alarmTopic,
+        ticketTopic: this.ticketTopic,
+      }),
+    );
 
     suppressRelayFindings({
       functions: fns,

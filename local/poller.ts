@@ -1,5 +1,6 @@
 import type { PollCycleResult } from '../shared/app/reconciliation/poll-cycle';
 import type { ReconcileServices } from '../shared/app/reconciliation/reconcile';
+import { runProviderRecordsTick } from '../shared/app/provider-records/tick';
 import { runBadgeTick, runReconciliationTick } from '../shared/app/reconciliation/reconciliation-tick';
 
 /**
@@ -10,6 +11,9 @@ import { runBadgeTick, runReconciliationTick } from '../shared/app/reconciliatio
  * push every other account's next look a whole interval further. A failed cycle is logged and the
  * next one runs on time: the leases make a half-done cycle safe to repeat.
  *
+ * The pulls and balance snapshots of the provider's own records (docs/pull-and-balances.md) run beside it
+ * the same way, one at a time.
+ *
  * The badge feed (docs/badges.md) is started on the same ticks but never awaited by them: it runs beside
  * the reconciliation cycles, one at a time, within its own time budget (`badgeBudgetMs`, by default the
  * interval; every shop call is abandoned when it passes), so a slow or dripping shop cannot hold the
@@ -19,6 +23,7 @@ export class LocalPoller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<PollCycleResult | undefined> | undefined;
   private badges: Promise<void> | undefined;
+  private records: Promise<void> | undefined;
   private readonly badgeBudgetMs: number;
   private stopped = true;
   /** Totals since start, for the banner and tests. */
@@ -51,6 +56,7 @@ export class LocalPoller {
   async runOnce(): Promise<PollCycleResult | undefined> {
     if (this.running) return this.running;
     this.runBadgeCycle();
+    this.runProviderRecordsCycle();
     this.running = (async () => {
       try {
         const result = await runReconciliationTick(this.services, {
@@ -95,9 +101,29 @@ export class LocalPoller {
     return this.badges;
   }
 
+  /**
+   * Starts the pulls and balance snapshots (issue 29, docs/pull-and-balances.md) unless they are running;
+   * beside the reconciliation like the badge feed, so a slow provider API cannot hold a settlement. Each
+   * account is asked only when its own interval has passed; the tick never throws.
+   */
+  runProviderRecordsCycle(): Promise<void> {
+    if (this.records) return this.records;
+    const run = (async () => {
+      try {
+        await runProviderRecordsTick(this.services);
+      } finally {
+        this.services.metrics.flush();
+      }
+    })();
+    this.records = run.finally(() => {
+      this.records = undefined;
+    });
+    return this.records;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all([this.running?.catch(() => undefined), this.badges]);
+    await Promise.all([this.running?.catch(() => undefined), this.badges, this.records]);
   }
 }

@@ -123,6 +123,8 @@ export function hidePathSecrets(config: RelayConfig): (text: string) => string {
 const SIM_STK_SHORT_CODE = Object.keys(DEFAULTS.daraja.passkeys)[0]!;
 /** Initiator of the simulated transaction status queries (the simulator checks presence, not value). */
 const SIM_INITIATOR = 'testapi';
+/** The Daraja sandbox's test MSISDN, nominated for the simulator's Pull Transactions registrations. */
+const SIM_PULL_NOMINATED_NUMBER = '254708374149';
 const SIM_SECURITY_CREDENTIAL = Buffer.from('sim-initiator-credential').toString('base64');
 
 /**
@@ -174,6 +176,8 @@ export function simulatorApiSettings(
         // The real sandbox allows about 5 STK queries a minute; the local simulator has no such limit,
         // and on simulated time (× 0.02) 5 a minute would hold a ledger run for minutes.
         stkQueriesPerMinute: 600,
+        // The simulator serves the Pull Transactions API from its books (docs/pull-and-balances.md).
+        pull: { nominatedNumber: SIM_PULL_NOMINATED_NUMBER },
       });
     }
     default:

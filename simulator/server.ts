@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { registerAdmin } from './admin/routes';
+import { Books } from './core/books';
 import { airtelKeyPair, createAirtel } from './airtel';
 import { type BadgesInfo, createBadges } from './badges';
 import { type CallbackLogEntry, CallbackSender } from './core/callbacks';
@@ -102,6 +103,9 @@ export const ADMIN_ENDPOINTS = [
   'GET    /_sim/badges/faults | PUT /_sim/badges/faults {"spec": "<faults>"} | DELETE /_sim/badges/faults',
   'POST   /_sim/badges/{id}/expire {"inSeconds"?: N} (valid_to = now + N seconds)',
   'POST   /_sim/never-answers (a decision endpoint that holds the request and never answers)',
+  'GET    /_sim/books/faults | PUT /_sim/books/faults {"missingEvery"|"duplicateEvery"|"lateEvery": N, "feePercent": P, "pullFailure": true|N} | DELETE /_sim/books/faults',
+  'GET    /_sim/books/{provider}/{account} (the money moved, and the rows as served)',
+  'GET    /_sim/statements/{provider}/{account}[?layout=&from=&to=&subAccount=] (CSV: mpesa-merchant, mpesa-paybill, momo, airtel)',
   'header X-Sim-Fault: drop, delay=MS, repeat=N, stale-after-final, corrupt-hash, foreign-ip[=IP], status-5xx[=CODE], status-5xx-times=N, status-slow=MS, token-expire-early[=MS], queue-timeout[=echo|result], late-result=MS',
 ];
 
@@ -157,6 +161,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     sender,
     faults,
     logger,
+    books: new Books(),
     background: (task) => scheduler.run(task, onTaskError),
     later: (ms, task) => scheduler.after(ms, task, onTaskError),
   };
@@ -205,6 +210,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     sender.clearLog();
     faults.resetToInitial();
     for (const p of Object.values(providers)) p.reset();
+    sim.books.reset();
     badges.reset();
     logger.line('reset');
   };

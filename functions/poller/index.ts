@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
+import { runProviderRecordsTick } from '../../shared/app/provider-records/tick';
 import { runBadgeTick, runReconciliationTick } from '../../shared/app/reconciliation/reconciliation-tick';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaReconcileServices } from '../../shared/runtime/lambda';
@@ -14,9 +15,12 @@ const { services } = await lambdaReconcileServices('relay-poller');
 export const handler = middy(async (_event: unknown, context: Context) => {
   const budgetMs = Math.max(1_000, context.getRemainingTimeInMillis() - 15_000);
   // Both run to their end (a failed poll cycle still fails the invocation, after the badge cycle).
+  // The pulls and balance snapshots (docs/pull-and-balances.md) ride the same schedule: each account is
+  // asked only when its own interval has passed; their tick never throws.
   const [poll, badges] = await Promise.allSettled([
     runReconciliationTick(services, { owner: context.awsRequestId, budgetMs }),
     runBadgeTick(services, { budgetMs }),
+    runProviderRecordsTick(services),
   ]);
   if (poll.status === 'rejected') throw poll.reason;
   // The heartbeat: a poller that stops completing cycles (schedule off, errors, timeouts) pages.

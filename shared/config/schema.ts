@@ -71,6 +71,54 @@ export const reconciliationSchema = z.strictObject({
   silencePollSeconds: z._default(positiveInt.check(z.lte(3600)), 60),
 });
 
+/** Per-account timings of the pull and the balance snapshots (each key falls back to the section's own). */
+const providerRecordTimingsSchema = z.strictObject({
+  /** Seconds between two pulls of the account (Daraja Pull Transactions). */
+  pullIntervalSeconds: z.optional(positiveInt.check(z.gte(60), z.lte(86_400))),
+  /** How far back each pull asks: the overlap catches rows the provider posts late. */
+  pullLookBackSeconds: z.optional(positiveInt.check(z.gte(60), z.lte(48 * 3600))),
+  /** A ticket when the last good pull is older than this. */
+  pullTicketAfterSeconds: z.optional(positiveInt),
+  /** A page when it is older than this (before the provider's 48 h window closes on unpulled rows). */
+  pullPageAfterSeconds: z.optional(positiveInt.check(z.lt(48 * 3600))),
+  /** Seconds between two balance snapshots; 0 takes none for this account. */
+  balanceIntervalSeconds: z.optional(z.int().check(z.nonnegative(), z.lte(86_400))),
+});
+
+/**
+ * `providerRecords`: the provider's own records of money moved that the poller fetches (issue 29;
+ * docs/pull-and-balances.md): the Daraja pull (every 15 min over the last 2 h by default; a ticket after
+ * 12 h without a good pull, a page after 36 h, before Daraja's 48 h look-back loses rows) and the balance
+ * snapshots (hourly). `accounts.<provider>/<account>` overrides any timing for one account.
+ */
+export const providerRecordsSchema = z.strictObject({
+  pullIntervalSeconds: z._default(positiveInt.check(z.gte(60), z.lte(86_400)), 900),
+  pullLookBackSeconds: z._default(positiveInt.check(z.gte(60), z.lte(48 * 3600)), 7200),
+  pullTicketAfterSeconds: z._default(positiveInt, 12 * 3600),
+  pullPageAfterSeconds: z._default(positiveInt.check(z.lt(48 * 3600)), 36 * 3600),
+  /** Pages of one pull at most (OffSetValue paging); a window with more rows is pulled on, next time. */
+  pullMaxPages: z._default(positiveInt.check(z.lte(1000)), 50),
+  balanceIntervalSeconds: z._default(z.int().check(z.nonnegative(), z.lte(86_400)), 3600),
+  accounts: z._default(z.record(z.string(), providerRecordTimingsSchema), {}),
+});
+export type ProviderRecordsConfig = z.infer<typeof providerRecordsSchema>;
+
+/** One account's timings: its own overrides over the section's values. */
+export function providerRecordTimings(
+  config: ProviderRecordsConfig,
+  provider: string,
+  account: string,
+): Required<z.infer<typeof providerRecordTimingsSchema>> {
+  const own = config.accounts[accountKey(provider, account)] ?? {};
+  return {
+    pullIntervalSeconds: own.pullIntervalSeconds ?? config.pullIntervalSeconds,
+    pullLookBackSeconds: own.pullLookBackSeconds ?? config.pullLookBackSeconds,
+    pullTicketAfterSeconds: own.pullTicketAfterSeconds ?? config.pullTicketAfterSeconds,
+    pullPageAfterSeconds: own.pullPageAfterSeconds ?? config.pullPageAfterSeconds,
+    balanceIntervalSeconds: own.balanceIntervalSeconds ?? config.balanceIntervalSeconds,
+  };
+}
+
 /**
  * `ackBudgets.<provider>`: how long a callback's direct store write may take (`storeMs`) and when its ack
  * must leave (`ackMs`); between the two the ingress buffer takes the callback (docs/ingress-buffer.md).
@@ -297,6 +345,7 @@ export const relayConfigCoreSchema = z.strictObject({
   ),
   /** The provider's own records: per-account matching settings and column templates (docs/statements.md). */
   statements: z._default(statementsSchema, { accounts: {}, templates: {} }),
+  providerRecords: z._default(providerRecordsSchema, providerRecordsSchema.parse({})),
   /** accounts.<provider>.<accountId> = provider-specific settings (validated by each provider module). */
   accounts: z._default(z.record(z.string(), z.record(z.string(), z.unknown())), {}),
 });

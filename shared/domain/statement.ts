@@ -52,6 +52,8 @@ export interface BalanceSnapshot {
   at: string;
   balance: string;
   currency?: string;
+  /** Which of the account's wallets: Daraja's "Utility Account", "Working Account"…; MoMo's product. */
+  subAccount?: string;
 }
 
 /** Who brought the rows: the relay's own scheduled pull (`system`) or a named person (upload). */

@@ -3,6 +3,7 @@ import type { RelayError } from '../domain/errors';
 import type { Money, ReportDraft, TransactionKey } from '../domain/transaction';
 import type { ProviderRecord } from '../domain/provider-record';
 import type { HttpMethod } from '../http/types';
+import type { StatementRow } from '../domain/statement';
 
 export interface AccountContext<S> {
   provider: string;
@@ -140,6 +141,11 @@ export interface FactIntent {
   said?: { providerCode: string; description: string | undefined };
   /** Provider-specific event data (the app adds provider, account and the transaction it is about). */
   data: Record<string, unknown>;
+  /**
+   * Data kept on the fact's own record beside its event (the event itself leaves with the outbox): what
+   * the relay reads back later, e.g. the balances of an AccountBalanceReported for the balance snapshots.
+   */
+  keep?: Record<string, unknown>;
 }
 
 export type ParsedCallback =
@@ -282,7 +288,60 @@ export interface StatusApiDeps {
 /** One account's status API client: tokens cached and refreshed, timeouts, retries, rate limit inside. */
 export interface StatusApi {
   check(query: StatusQuery, signal?: AbortSignal): Promise<StatusAnswer>;
+  /**
+   * The account's balance (issue 29), through the same tokens and guards as `check`. MoMo and Airtel
+   * answer at once; Daraja's Account Balance answers later on the account's `balance/result` route
+   * (`requested`, with the request id the result will carry). Absent: the provider has no balance API.
+   */
+  balance?(request: BalanceRequest, signal?: AbortSignal): Promise<BalanceAnswer>;
+  /** The provider's pull API of money moved (Daraja Pull Transactions), when the account is set up for it. */
+  pull?: PullTransactionsApi;
 }
+
+export interface BalanceRequest {
+  /** Base of the account's callback URLs (path secret included), for an answer that comes as a callback. */
+  callbackBase: string;
+}
+
+/** One balance the provider reported: `subAccount` names which of the account's wallets (Daraja has several). */
+export interface ReportedBalance {
+  balance: string;
+  currency?: string;
+  subAccount?: string;
+}
+
+export type BalanceAnswer =
+  | { type: 'balances'; balances: ReportedBalance[] }
+  /** Asynchronous: the answer arrives as a callback naming `requestId` (Daraja OriginatorConversationID). */
+  | { type: 'requested'; requestId: string; detail: string }
+  | Extract<StatusAnswer, { type: 'error' }>;
+
+/** A pull answer classified: rows, a true "no transactions", or a failure (even one answered HTTP 200). */
+export type PullAnswer =
+  | { type: 'rows'; rows: PulledRow[] }
+  | { type: 'empty'; detail: string }
+  | Extract<StatusAnswer, { type: 'error' }>;
+
+/** A row of a pull answer, as the provider gave it (mapped to a StatementRow by the provider module). */
+export type PulledRow = Record<string, unknown>;
+
+export type PullRegistrationAnswer =
+  | { type: 'registered'; code: string; detail: string; alreadyRegistered: boolean }
+  | Extract<StatusAnswer, { type: 'error' }>;
+
+/** A provider's API of the money its account moved (Daraja Pull Transactions: C2B, 48 h back). */
+export interface PullTransactionsApi {
+  /** How far back the provider answers, in seconds (Daraja: 48 h). */
+  readonly maxLookBackSeconds: number;
+  register(callbackUrl: string, signal?: AbortSignal): Promise<PullRegistrationAnswer>;
+  /** One page: rows from `offset` of the window [from, to] (ISO 8601 instants). */
+  query(window: { from: string; to: string; offset: number }, signal?: AbortSignal): Promise<PullAnswer>;
+  /** The provider's row in the relay's normalized shape (undefined: not a row of money moved). */
+  toStatementRow(row: PulledRow, origin: { ref: string; row: number }): StatementRowDraft | undefined;
+}
+
+/** A StatementRow before the relay adds its provider, account and source. */
+export type StatementRowDraft = Omit<StatementRow, 'provider' | 'account' | 'source'>;
 
 /**
  * One provider dialect, pure: redaction, verification, parsing into reports, acks. It makes no storage

@@ -7,7 +7,8 @@ import { AIRTEL_HASH_RECIPES } from '../airtel/hash';
 import type { CallbackSender } from '../core/callbacks';
 import type { SimContext } from '../core/context';
 import { FaultSpecError } from '../core/faults';
-import { json, type Reply, type RequestContext, SimHttpError } from '../core/http';
+import { json, type ProviderName, type Reply, type RequestContext, SimHttpError } from '../core/http';
+import { STATEMENT_LAYOUTS, statementFile } from '../core/statements';
 import type { Router } from '../core/router';
 import type { DarajaState } from '../daraja';
 
@@ -60,6 +61,23 @@ const ConfigPatch = z
   })
   .strict();
 
+const Budget = z.union([z.literal(true), z.number().int().min(1)]);
+const BooksFaultsBody = z
+  .object({
+    missingEvery: z.number().int().min(1).optional(),
+    duplicateEvery: z.number().int().min(1).optional(),
+    lateEvery: z.number().int().min(1).optional(),
+    feePercent: z.number().positive().max(50).optional(),
+    pullFailure: Budget.optional(),
+    pullPageSize: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
+function providerParam(value: string | undefined): ProviderName {
+  if (value === 'momo' || value === 'airtel' || value === 'daraja') return value;
+  throw adminError(400, 'provider must be momo, airtel or daraja');
+}
+
 export interface AdminDeps {
   sim: SimContext;
   sender: CallbackSender;
@@ -102,6 +120,63 @@ export function registerAdmin(router: Router, deps: AdminDeps): void {
   add('DELETE', '/faults', () => {
     sim.faults.replace({});
     return json(200, sim.faults.snapshot());
+  });
+
+  // The books (simulator/core/books.ts): what each provider moved, the faults on what it serves, statements.
+  add('GET', '/books/faults', () => json(200, sim.books.faults));
+  add('PUT', '/books/faults', (ctx) => {
+    const parsed = BooksFaultsBody.safeParse(body(ctx));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw adminError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message}`);
+    }
+    sim.books.setFaults(parsed.data);
+    return json(200, sim.books.faults);
+  });
+  add('DELETE', '/books/faults', () => {
+    sim.books.setFaults({});
+    return json(200, sim.books.faults);
+  });
+  add('GET', '/books/:provider/:account', (ctx) => {
+    const provider = providerParam(ctx.params.provider);
+    const account = ctx.params.account ?? '';
+    return json(200, {
+      entries: sim.books.all(provider, account),
+      served: sim.books.served(provider, account, ctx.query.get('subAccount') ?? undefined),
+      faults: sim.books.faults,
+    });
+  });
+  add('GET', '/statements/:provider/:account', (ctx) => {
+    const provider = providerParam(ctx.params.provider);
+    const layouts: readonly string[] = STATEMENT_LAYOUTS[provider];
+    const layout = ctx.query.get('layout') ?? layouts[0]!;
+    if (!layouts.includes(layout))
+      throw adminError(400, `layout must be one of ${layouts.join(', ')} for ${provider}`);
+    const time = (name: string, fallback: number) => {
+      const raw = ctx.query.get(name);
+      if (raw === null) return fallback;
+      const ms = Date.parse(raw);
+      if (Number.isNaN(ms)) throw adminError(400, `${name} must be an ISO 8601 time`);
+      return ms;
+    };
+    const now = sim.scheduler.now();
+    const file = statementFile(sim.books, {
+      provider,
+      account: ctx.params.account ?? '',
+      layout,
+      from: time('from', 0),
+      to: time('to', now + 86_400_000),
+      now,
+      ...(ctx.query.get('subAccount') ? { subAccount: ctx.query.get('subAccount')! } : {}),
+    });
+    return {
+      status: 200,
+      raw: file.text,
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="${file.filename}"`,
+      },
+    };
   });
 
   add('GET', '/config', () => json(200, configView(sim)));

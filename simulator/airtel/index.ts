@@ -319,10 +319,54 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
     responseCode: string,
     message: string,
   ): void {
+    const paidNow = status === 'TS' && txn.status !== 'TS';
     txn.status = status;
     txn.responseCode = responseCode;
     txn.message = message;
     txn.updatedAt = Date.now();
+    if (paidNow) book(txn);
+  }
+
+  /** Airtel wallets start with this balance in the books (the balance API's answer before any payment). */
+  const OPENING_BALANCE = 0;
+
+  /** The books (simulator/core/books.ts): a payment in, or a refund of one going back out. */
+  function book(txn: AirtelTransaction): void {
+    const refund = txn.kind === 'refund';
+    sim.books.record(
+      {
+        provider: 'airtel',
+        account: txn.clientId,
+        id: txn.airtelMoneyId,
+        externalId: txn.id,
+        time: txn.updatedAt,
+        kind: refund ? 'reversal' : 'payment',
+        amountIn: refund ? 0 : txn.amount,
+        amountOut: refund ? txn.amount : 0,
+        counterparty: txn.msisdn,
+        description: refund ? 'Refund' : 'Merchant Payment',
+        currency: txn.currency,
+        ...(refund && txn.refundOf
+          ? { linkedId: transactions.get(txn.refundOf)?.airtelMoneyId ?? txn.refundOf }
+          : {}),
+      },
+      OPENING_BALANCE,
+    );
+  }
+
+  /** `GET /standard/v1/users/balance` (Airtel Money Open API docs): the app's wallet, as in the books. */
+  function balance(ctx: RequestContext): Reply {
+    const app = authenticate(ctx);
+    const value = sim.books.balanceOf('airtel', app.clientId, undefined, OPENING_BALANCE);
+    return json(200, {
+      data: {
+        // Airtel writes thousands with commas in some answers: the client must read "1,000.00".
+        balance: value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+        currency: ctx.header('x-currency'),
+        account_status: 'ACTIVE',
+      },
+      status: envelope(200, 'SUCCESS', 'DP00800001001', true),
+    });
   }
 
   async function sendCallback(txn: AirtelTransaction, statusCode: 'TS' | 'TF'): Promise<void> {
@@ -403,6 +447,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
         updatedAt: now,
       };
       refunds.set(refundId, refundTxn);
+      book(refundTxn);
       // The refund's status callback, to the same application callback URL as payments.
       sim.later(sim.opts.approvalDelayMs, () => sendCallback(refundTxn, 'TS'));
     }
@@ -452,6 +497,7 @@ export function createAirtel(sim: SimContext, router: Router, keys: RsaKeyPair):
   router.add('airtel', 'GET', '/v1/rsa/encryption-keys', encryptionKeys);
   router.add('airtel', 'POST', '/merchant/v2/payments', payment);
   router.add('airtel', 'POST', '/standard/v2/payments/refund', refund);
+  router.add('airtel', 'GET', '/standard/v1/users/balance', balance);
   router.add('airtel', 'GET', '/standard/v1/payments/refund/:id', refundEnquiry, { statusCall: true });
   router.add('airtel', 'GET', '/standard/v1/payments/:id', enquiry, { statusCall: true });
 

@@ -1,4 +1,5 @@
 import type { ResolvedOptions } from '../options';
+import type { Books } from './books';
 import type { CallbackSender } from './callbacks';
 import type { Scheduler } from './clock';
 import type { FaultStore } from './faults';
@@ -11,6 +12,8 @@ export interface SimContext {
   sender: CallbackSender;
   faults: FaultStore;
   logger: Logger;
+  /** The money every simulated provider moved (books.ts): served as pulls, balances and statements. */
+  books: Books;
   /** Runs a task in the background, counted by `whenIdle()`; failures are logged, never thrown. */
   background(task: () => Promise<void>): void;
   /** Runs a task after `ms` real milliseconds, unless the simulator is reset or closed first. */

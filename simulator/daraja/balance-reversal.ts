@@ -236,6 +236,7 @@ export function registerBalanceReversal(
         const paidOut = r.type === 'b2c' || r.type === 'b2b';
         const left = core.adjustBalance(r.shortCode, paidOut ? amount : -amount);
         if (r.counterpartShortCode) core.adjustBalance(r.counterpartShortCode, -amount);
+        core.bookReversal(r, amount, op.transactionId);
         params = [
           {
             Key: 'DebitAccountBalance',

@@ -180,6 +180,7 @@ export function registerC2b(
         reasonType: payBill ? 'Pay Bill' : 'Buy Goods',
         initiatedAt: now,
         finalisedAt: now,
+        ...(payload.BillRefNumber ? { billRef: payload.BillRefNumber } : {}),
       });
       if (reg) {
         const confirmation = { ...payload, OrgAccountBalance: balance.toFixed(2) };

@@ -23,19 +23,44 @@ export interface DarajaRecord {
   reasonType: string;
   initiatedAt: Date;
   finalisedAt: Date;
+  /** C2B BillRefNumber: the partner's reference, on statements and pull rows. */
+  billRef?: string;
+}
+
+/** Daraja's short codes start with this balance (the Account Balance answer's Utility Account). */
+export const DARAJA_OPENING_BALANCE = 50_000;
+
+/**
+ * The platform's records of completed movements: every record set as Completed is also booked
+ * (simulator/core/books.ts), once, so statements and the pull API list exactly the money that moved.
+ */
+class BookedRecords extends Map<string, DarajaRecord> {
+  constructor(private readonly core: DarajaCore) {
+    super();
+  }
+
+  override set(id: string, record: DarajaRecord): this {
+    const first = !this.has(id);
+    super.set(id, record);
+    if (first && record.status === 'Completed') this.core.book(record);
+    return this;
+  }
 }
 
 /** State and helpers shared by the Daraja operations. */
 export class DarajaCore {
   readonly tokens = new TokenStore<Record<string, never>>(() => this.sim.scheduler.now());
-  readonly records = new Map<string, DarajaRecord>();
+  readonly records: Map<string, DarajaRecord> = new BookedRecords(this);
   private readonly balances = new Map<string, number>();
+  /** Short codes registered for the Pull Transactions API (NominatedNumber, CallBackURL). */
+  readonly pullRegistrations = new Map<string, { nominatedNumber: string; callbackUrl: string }>();
   private readonly throttle = new DarajaThrottle();
 
   constructor(readonly sim: SimContext) {}
 
   reset(): void {
     this.records.clear();
+    this.pullRegistrations.clear();
     this.balances.clear();
     this.throttle.reset();
   }
@@ -99,7 +124,76 @@ export class DarajaCore {
   }
 
   balanceOf(shortCode: string): number {
-    return this.balances.get(shortCode) ?? 50_000;
+    return this.balances.get(shortCode) ?? DARAJA_OPENING_BALANCE;
+  }
+
+  /**
+   * Books a completed movement: money into the short code (STK, C2B) or out of it (B2C, B2B, and into
+   * the B2B receiver). A fee the books charge (the fee fault) leaves the tracked balance too, so the
+   * Account Balance answer and the statements agree.
+   */
+  book(record: DarajaRecord): void {
+    const party = (name: string) => name.split(' - ')[0] ?? name;
+    const into = record.type === 'stk' || record.type === 'c2b';
+    const base = {
+      provider: 'daraja' as const,
+      id: record.receipt,
+      time: record.finalisedAt.getTime(),
+      currency: 'KES',
+      ...(record.billRef ? { externalId: record.billRef } : {}),
+    };
+    const booked = this.sim.books.record(
+      {
+        ...base,
+        account: record.shortCode,
+        kind: into ? 'payment' : 'payout',
+        amountIn: into ? record.amount : 0,
+        amountOut: into ? 0 : record.amount,
+        counterparty: party(into ? record.debitPartyName : record.creditPartyName),
+        description: record.reasonType,
+        ...(into
+          ? { pullType: record.reasonType === 'Buy Goods' ? 'c2b-buy-goods-debit' : 'c2b-pay-bill-debit' }
+          : {}),
+      },
+      // The books start where the platform's balance stood before this movement.
+      this.balanceOf(record.shortCode) - (into ? record.amount : -record.amount),
+    );
+    for (const fee of booked.slice(1)) this.adjustBalance(record.shortCode, -fee.amountOut);
+    if (record.counterpartShortCode)
+      this.sim.books.record(
+        {
+          ...base,
+          account: record.counterpartShortCode,
+          kind: 'payment',
+          amountIn: record.amount,
+          amountOut: 0,
+          counterparty: record.shortCode,
+          description: 'Business Payment from Business',
+        },
+        this.balanceOf(record.counterpartShortCode) - record.amount,
+      );
+  }
+
+  /** Books a reversal of `original` (money back the other way), under its own receipt. */
+  bookReversal(original: DarajaRecord, amount: number, receipt: string): void {
+    const paidOut = original.type === 'b2c' || original.type === 'b2b';
+    const party = (name: string) => name.split(' - ')[0] ?? name;
+    this.sim.books.record(
+      {
+        provider: 'daraja',
+        account: original.shortCode,
+        id: receipt,
+        time: Date.now(),
+        kind: 'reversal',
+        amountIn: paidOut ? amount : 0,
+        amountOut: paidOut ? 0 : amount,
+        counterparty: party(paidOut ? original.creditPartyName : original.debitPartyName),
+        linkedId: original.receipt,
+        description: 'Reversal',
+        currency: 'KES',
+      },
+      this.balanceOf(original.shortCode) - (paidOut ? amount : -amount),
+    );
   }
 
   adjustBalance(shortCode: string, delta: number): number {

@@ -6,6 +6,7 @@ import { registerB2c } from './b2c';
 import { registerBalanceReversal } from './balance-reversal';
 import { registerC2b } from './c2b';
 import { DarajaCore } from './core';
+import { registerPull } from './pull';
 import { registerStk } from './stk';
 
 export const DARAJA_PREFIXES = ['/mpesa', '/wallet'];
@@ -23,6 +24,7 @@ export function createDaraja(sim: SimContext, router: Router): DarajaState {
   const b2c = registerB2c(core, router, DARAJA_PREFIXES);
   const b2b = registerB2b(core, router, DARAJA_PREFIXES);
   const balanceReversal = registerBalanceReversal(core, router, DARAJA_PREFIXES);
+  registerPull(core, router, DARAJA_PREFIXES);
   return {
     transactions: () => [
       ...stk.snapshot(),

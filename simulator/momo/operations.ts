@@ -675,8 +675,34 @@ export class MomoOperations {
       txn.kind === 'payment' ? (txn.body.money as { amount: string }).amount : (txn.body.amount ?? 0),
     );
     const b = this.balanceOf(txn.apiUserId);
+    const opening = b[txn.product];
     if (txn.product === 'collection') b.collection += amount;
     else b[txn.product] -= amount;
+    // The books (simulator/core/books.ts): statements and balances list exactly the money moved.
+    const into = txn.product === 'collection';
+    const party = (txn.body.payer ?? txn.body.payee) as { partyId?: string } | undefined;
+    const booked = this.sim.books.record(
+      {
+        provider: 'momo',
+        account: txn.apiUserId,
+        subAccount: txn.product,
+        id: txn.financialTransactionId ?? txn.referenceId,
+        externalId: String(txn.body.externalId ?? txn.referenceId),
+        time: txn.updatedAt,
+        kind: into ? 'payment' : 'payout',
+        amountIn: into ? amount : 0,
+        amountOut: into ? 0 : amount,
+        counterparty: party?.partyId ?? '',
+        description: txn.kind,
+        currency: String(
+          (txn.body.money as { currency?: string } | undefined)?.currency ??
+            txn.body.currency ??
+            this.sim.opts.momo.currency,
+        ),
+      },
+      opening,
+    );
+    for (const fee of booked.slice(1)) b[txn.product] -= fee.amountOut;
   }
 
   private balanceOf(apiUserId: string): Record<MomoProduct, number> {

@@ -2,6 +2,7 @@ import { withEventIds } from '../../domain/bounded-history';
 import { type ApplyOutcome, escalationEvent } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
+import type { StatementSink } from '../../domain/statement';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
 import {
@@ -25,6 +26,11 @@ export interface ReconcileServices extends RelayServices {
   /** The status API client of one account (cached per account), undefined when it has no `api` settings. */
   statusApi(provider: string, account: string): StatusApi | undefined;
   metrics: RelayMetrics;
+  /**
+   * Where the provider's own records go (the pull rows and balance snapshots, issue 29): the matcher.
+   * Absent: no pull or balance is asked for (shared/app/provider-records/tick.ts says why).
+   */
+  statementSink?: StatementSink;
 }
 
 /** The latest status calls kept on a transaction: enough for a person, bounded for the item size. */

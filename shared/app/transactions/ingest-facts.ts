@@ -466,6 +466,7 @@ export async function recordFacts(
           event: fact.event,
           ...(transaction ? { reference: transaction.key.reference } : {}),
           receiptId: receiptId ?? null,
+          ...(fact.keep ? { kept: fact.keep } : {}),
         },
         createdAt: batch.receivedAt,
         outbox: [event],

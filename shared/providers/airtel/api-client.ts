@@ -7,12 +7,22 @@ import {
   accountGuards,
   authorizedCall,
   guardedStatusApi,
+  isRecord,
   joinUrl,
   requestToken,
   statusError,
+  textOf,
   TokenCache,
 } from '../outbound-http';
-import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
+import { toDecimalString } from '../../util/money';
+import type {
+  AccountContext,
+  BalanceAnswer,
+  BalanceRequest,
+  StatusApi,
+  StatusApiDeps,
+  StatusQuery,
+} from '../types';
 import type { AirtelAccountSettings, AirtelApiSettings } from './schema';
 import { classifyAirtelEnquiry } from './status-mapping';
 
@@ -124,5 +134,50 @@ export function createAirtelStatusApi(
     });
   }
 
-  return guardedStatusApi({ gate, limit }, check, { tokenRequests: () => tokens.requests });
+  /**
+   * The wallet balance (`GET /standard/v1/users/balance`, Airtel Money Open API docs): `data.balance` is a
+   * string, with thousands commas in some answers ("1,000.00"); `status.success` must be true.
+   */
+  async function balance(_request: BalanceRequest, signal?: AbortSignal): Promise<BalanceAnswer> {
+    const result = await authorizedCall({
+      deps,
+      gate,
+      tokens,
+      build: (token) => ({
+        method: 'GET',
+        url: joinUrl(api!.baseUrl, '/standard/v1/users/balance'),
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          'x-country': country,
+          'x-currency': currency,
+        },
+      }),
+      tokenRejected: (response) => response.status === 401,
+      call: { ...callOptions('Airtel balance'), ...(signal ? { signal } : {}) },
+    });
+    if (!result.ok) return result.error;
+    const body = isRecord(result.response.json) ? result.response.json : {};
+    const data = isRecord(body.data) ? body.data : {};
+    const status = isRecord(body.status) ? body.status : {};
+    const raw = textOf(data.balance);
+    const amount = raw === undefined ? undefined : toDecimalString(raw.replace(/,/g, ''));
+    if (result.response.status !== 200 || status.success === false || amount === undefined)
+      return statusError(
+        result.response.status === 200
+          ? 'garbage'
+          : result.response.status >= 500
+            ? 'unavailable'
+            : 'rejected',
+        `Airtel balance: HTTP ${result.response.status}${textOf(status.response_code) ? ` ${textOf(status.response_code)}` : ''}`,
+        { httpStatus: result.response.status },
+      );
+    const answered = textOf(data.currency) ?? currency;
+    return { type: 'balances', balances: [{ balance: amount, ...(answered ? { currency: answered } : {}) }] };
+  }
+
+  return guardedStatusApi({ gate, limit }, check, {
+    tokenRequests: () => tokens.requests,
+    balance: (request: BalanceRequest, signal?: AbortSignal) => limit.run(() => balance(request, signal)),
+  });
 }

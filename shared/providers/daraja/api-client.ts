@@ -8,21 +8,41 @@
 import {
   accountGuards,
   authorizedCall,
+  clip,
   guardedStatusApi,
   basicAuth,
+  isRecord,
   joinUrl,
   requestToken,
   type StatusError,
   statusError,
+  textOf,
   TokenBucket,
   TokenCache,
 } from '../outbound-http';
-import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
+import type {
+  AccountContext,
+  BalanceAnswer,
+  BalanceRequest,
+  PullTransactionsApi,
+  StatusApi,
+  StatusApiDeps,
+  StatusQuery,
+} from '../types';
+import {
+  classifyPullQuery,
+  classifyPullRegistration,
+  DARAJA_PULL_WINDOW_SECONDS,
+  darajaPullRow,
+  pullQueryBody,
+  pullRegisterBody,
+} from './pull-mapping';
 import { statusQueryKeys, statusQueryOccasion } from './correlation';
 import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
 import {
   classifyStatusQuery,
   classifyStkQuery,
+  darajaErrorOf,
   darajaTimestamp,
   darajaTokenRejected,
   darajaVerdict,
@@ -30,6 +50,9 @@ import {
 } from './status-mapping';
 
 const FALLBACK_TOKEN_SECONDS = 3599;
+
+/** A timed-out pull call is asked again this many more times (pull reads are idempotent). */
+export const PULL_TIMEOUT_RETRIES = 2;
 
 /** Kinds the STK push query serves; every other kind goes through the transaction status query. */
 export const DARAJA_STK_KINDS: readonly string[] = ['stk'];
@@ -71,6 +94,7 @@ export interface DarajaStatusApiOptions {
 
 export interface DarajaStatusApi extends StatusApi {
   tokenRequests(): number;
+  balance: NonNullable<StatusApi['balance']>;
 }
 
 export function createDarajaStatusApi(
@@ -237,5 +261,129 @@ export function createDarajaStatusApi(
   const check = (query: StatusQuery, signal?: AbortSignal) =>
     DARAJA_STK_KINDS.includes(query.kind) ? stkQuery(query, signal) : transactionStatus(query, signal);
 
-  return guardedStatusApi({ gate, limit }, check, { tokenRequests: () => tokens.requests });
+  /** Balance and pull calls share the account's concurrency cap and credentials gate with `check`. */
+  const guarded = <T extends { type: string }>(task: () => Promise<T>): Promise<T> =>
+    limit.run(async () => {
+      const answer = await task();
+      const error = answer as unknown as StatusError;
+      return (answer.type === 'error' && error.error === 'credentials' ? gate.refuse(error) : answer) as T;
+    });
+
+  /**
+   * Account Balance (`POST {prefix}/accountbalance/v1/query`): answered later on the account's
+   * `balance/result` route, where the relay's fact machinery records it (AccountBalanceReported); the
+   * immediate answer only carries the OriginatorConversationID that result will name.
+   */
+  async function balance(request: BalanceRequest, signal?: AbortSignal): Promise<BalanceAnswer> {
+    if (!api!.initiator || !api!.securityCredential || !partyA) {
+      return statusError(
+        'unsupported',
+        `daraja/${account.id} has no api.initiator, api.securityCredential and PartyA (api.partyA or shortCode): the account balance cannot be asked`,
+      );
+    }
+    const base = request.callbackBase.replace(/\/+$/, '');
+    const result = await post(
+      '/accountbalance/v1/query',
+      {
+        Initiator: api!.initiator,
+        SecurityCredential: api!.securityCredential,
+        CommandID: 'AccountBalance',
+        PartyA: partyA,
+        IdentifierType: api!.identifierType,
+        Remarks: 'Relay balance snapshot',
+        QueueTimeOutURL: `${base}/balance/timeout`,
+        ResultURL: `${base}/balance/result`,
+      },
+      'Daraja account balance',
+      general,
+      signal,
+    );
+    if (!result.ok) return result.error;
+    return classifyBalanceRequest(result.response);
+  }
+
+  /**
+   * The status toolkit does not repeat a timed-out call (a status check is simply asked again later), but
+   * a pull is a read the poller waits for: a timed-out register or query is asked again (both are
+   * idempotent: a repeated registration answers 1001), at most PULL_TIMEOUT_RETRIES more times.
+   */
+  async function retryingTimeouts<T extends { type: string }>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const answer = await call();
+      const error = answer as unknown as StatusError;
+      if (answer.type !== 'error' || error.error !== 'timeout' || attempt >= PULL_TIMEOUT_RETRIES)
+        return answer;
+    }
+  }
+
+  const pullSettings = api.pull;
+  const pullShortCode = pullSettings?.shortCode ?? account.settings.shortCode;
+  const pull: PullTransactionsApi | undefined =
+    pullSettings && pullShortCode
+      ? {
+          maxLookBackSeconds: DARAJA_PULL_WINDOW_SECONDS,
+          register: (callbackUrl, signal) =>
+            retryingTimeouts(() =>
+              guarded(async () => {
+                const result = await post(
+                  '/pulltransactions/v1/register',
+                  pullRegisterBody({
+                    shortCode: pullShortCode,
+                    nominatedNumber: pullSettings.nominatedNumber,
+                    callbackUrl,
+                  }),
+                  'Daraja pull registration',
+                  general,
+                  signal,
+                );
+                return result.ok ? classifyPullRegistration(answerOf(result.response)) : result.error;
+              }),
+            ),
+          query: (window, signal) =>
+            retryingTimeouts(() =>
+              guarded(async () => {
+                const result = await post(
+                  '/pulltransactions/v1/query',
+                  pullQueryBody({ shortCode: pullShortCode, ...window }),
+                  'Daraja pull query',
+                  general,
+                  signal,
+                );
+                return result.ok ? classifyPullQuery(answerOf(result.response)) : result.error;
+              }),
+            ),
+          toStatementRow: (row, origin) => darajaPullRow(row, origin, account.settings.currency),
+        }
+      : undefined;
+
+  return guardedStatusApi({ gate, limit }, check, {
+    tokenRequests: () => tokens.requests,
+    balance: (request: BalanceRequest, signal?: AbortSignal) => guarded(() => balance(request, signal)),
+    ...(pull ? { pull } : {}),
+  });
+}
+
+const answerOf = (r: { status: number; json: unknown; garbage: boolean }) => ({
+  httpStatus: r.status,
+  json: r.json,
+  garbage: r.garbage,
+});
+
+/** The immediate answer to an Account Balance request: accepted (ResponseCode 0) with the id its result will carry. */
+function classifyBalanceRequest(response: { status: number; json: unknown }): BalanceAnswer {
+  const json = isRecord(response.json) ? response.json : {};
+  const code = textOf(json.ResponseCode);
+  const requestId = textOf(json.OriginatorConversationID) ?? textOf(json.ConversationID);
+  if (response.status === 200 && code === '0' && requestId)
+    return {
+      type: 'requested',
+      requestId,
+      detail: clip(textOf(json.ResponseDescription) ?? 'accepted', 160),
+    };
+  const error = darajaErrorOf(json);
+  const detail = `Daraja account balance: HTTP ${response.status}${error ? ` ${error.code}` : code ? ` ResponseCode ${code}` : ''}`;
+  if (response.status === 401) return statusError('credentials', detail, { httpStatus: 401 });
+  return statusError(response.status >= 500 ? 'unavailable' : 'rejected', detail, {
+    httpStatus: response.status,
+  });
 }

@@ -166,14 +166,14 @@ export function parseBalanceResult(input: Input): ParsedCallback {
     });
   const balance = first(params, 'AccountBalance');
   if (!balance) throw new SchemaValidationError('Daraja account balance result carries no AccountBalance');
+  const accounts = parseAccountBalance(balance);
+  const completedTime = first(params, 'BOCompletedTime') ?? null;
   return facts({
     event: 'AccountBalanceReported',
     ...identity,
-    data: {
-      ...ids(Result),
-      accounts: parseAccountBalance(balance),
-      completedTime: first(params, 'BOCompletedTime') ?? null,
-    },
+    data: { ...ids(Result), accounts, completedTime },
+    // Read back by the poller's balance snapshots (shared/app/statements/balance-cycle.ts).
+    keep: { accounts, completedTime },
   });
 }
 

@@ -24,6 +24,11 @@ export const darajaInfra = {
    */
   callbackDeadlines: [{ setting: 'c2b.deadlineMs', capMs: C2B_DEADLINE_CAP_MS }],
   /**
+   * The Pull Transactions API the poller pulls C2B payments from (docs/pull-and-balances.md): it answers
+   * only 48 h back, so the pull-age page must come before that (infra/relay/statements.ts).
+   */
+  pullApi: { name: 'Daraja Pull Transactions API', lookBackSeconds: 48 * 3600 },
+  /**
    * Where Daraja calls from (the accounts' default `sourceIps.allow`): the edge's rate rule never counts
    * these, and the web ACL can enforce them on Daraja's paths (`RelayEdgeWebAcl` `enforceSourceRanges`).
    */

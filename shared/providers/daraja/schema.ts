@@ -261,6 +261,18 @@ export const darajaApiSettingsSchema = z.pipe(
     /** STK queries only: the sandbox allows about 5 a minute. */
     stkQueriesPerMinute: z._default(z.number().check(z.positive(), z.lte(60_000)), 5),
     concurrency: z._default(z.int().check(z.gte(1), z.lte(64)), 2),
+    /**
+     * Daraja Pull Transactions API (issue 29; docs/pull-and-balances.md): set to pull the short code's C2B
+     * payments on a schedule. The app needs Safaricom's Pull API product; `nominatedNumber` is the
+     * organisation's registered phone number (2547…/2541…), masked wherever it is shown.
+     */
+    pull: z.optional(
+      z.strictObject({
+        /** Default the account's `shortCode`. */
+        shortCode: z.optional(z.string().check(z.regex(/^\d{5,9}$/, 'short codes are 5 to 9 digits'))),
+        nominatedNumber: z.string().check(z.regex(/^254\d{9}$/, 'a 12-digit MSISDN starting 254')),
+      }),
+    ),
   }),
   z.transform((api, ctx) => {
     if (api.securityCredential || !api.initiatorPassword) return api;

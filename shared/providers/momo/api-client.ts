@@ -9,12 +9,23 @@ import {
   guardedStatusApi,
   basicAuth,
   type HttpResponse,
+  isRecord,
   joinUrl,
   requestToken,
   statusError,
+  textOf,
   TokenCache,
 } from '../outbound-http';
-import type { AccountContext, StatusApi, StatusApiDeps, StatusQuery } from '../types';
+import { toDecimalString } from '../../util/money';
+import type {
+  AccountContext,
+  BalanceAnswer,
+  BalanceRequest,
+  ReportedBalance,
+  StatusApi,
+  StatusApiDeps,
+  StatusQuery,
+} from '../types';
 import type { MomoAccountSettings, MomoApiSettings, MomoKind } from './schema';
 import {
   classifyMomoStatus,
@@ -225,7 +236,64 @@ export function createMomoStatusApi(
     });
   }
 
+  /**
+   * GetAccountBalance (`GET /{product}/v1_0/account/balance`, MoMo Open API docs) of every product the
+   * account has a subscription key for: collection and disbursement are separate wallets, each its own
+   * snapshot (`subAccount`). One product failing fails the whole answer: no half snapshot.
+   */
+  async function balance(_request: BalanceRequest, signal?: AbortSignal): Promise<BalanceAnswer> {
+    const products = (['collection', 'disbursement'] as const).filter((p) => subscriptionKey(p));
+    if (!products.length)
+      return statusError(
+        'unsupported',
+        `momo/${account.id} has no collection or disbursement subscription key`,
+      );
+    const balances: ReportedBalance[] = [];
+    for (const product of products) {
+      const result = await authorizedCall({
+        deps,
+        gate,
+        tokens: tokens[product],
+        build: (token) => ({
+          method: 'GET',
+          url: joinUrl(api!.baseUrl, `/${product}/v1_0/account/balance`),
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-target-environment': targetEnvironment,
+            'ocp-apim-subscription-key': subscriptionKey(product) ?? '',
+            accept: 'application/json',
+          },
+        }),
+        tokenRejected: (response) =>
+          (isSubscriptionKeyRefusal(response) && switchKey(product, `MoMo ${product} balance`)) ||
+          response.status === 401,
+        call: { ...callOptions(`MoMo ${product} balance`), ...(signal ? { signal } : {}) },
+      });
+      if (!result.ok) return result.error;
+      const body = isRecord(result.response.json) ? result.response.json : {};
+      const value = textOf(body.availableBalance);
+      const amount = value === undefined ? undefined : toDecimalString(value);
+      if (result.response.status !== 200 || amount === undefined)
+        return statusError(
+          result.response.status === 200
+            ? 'garbage'
+            : result.response.status >= 500
+              ? 'unavailable'
+              : 'rejected',
+          `MoMo ${product} balance: HTTP ${result.response.status}${momoErrorCode(body) ? ` ${momoErrorCode(body)}` : ''}`,
+          { httpStatus: result.response.status },
+        );
+      balances.push({
+        balance: amount,
+        subAccount: product,
+        ...(textOf(body.currency) ? { currency: textOf(body.currency) } : {}),
+      });
+    }
+    return { type: 'balances', balances };
+  }
+
   return guardedStatusApi({ gate, limit }, check, {
     tokenRequests: (product: MomoProduct) => tokens[product].requests,
+    balance: (request: BalanceRequest, signal?: AbortSignal) => limit.run(() => balance(request, signal)),
   });
 }
