@@ -38,6 +38,12 @@ export const MANAGEMENT_ROUTES = [
   { method: 'GET', path: '/v1/report', operator: true },
   { method: 'GET', path: '/v1/callback-health', operator: true },
   { method: 'GET', path: '/v1/badges', operator: true },
+  // Who am I, the four-eyes approvals and the audit log (docs/roles-and-audit.md); IAM callers are admins.
+  { method: 'GET', path: '/v1/me', operator: true },
+  { method: 'GET', path: '/v1/approvals', operator: true },
+  { method: 'POST', path: '/v1/approvals/{id}/approve', operator: true },
+  { method: 'POST', path: '/v1/approvals/{id}/reject', operator: true },
+  { method: 'GET', path: '/v1/audit', operator: true },
 ] as const;
 
 export interface RelayHttpApi {

@@ -275,6 +275,8 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
     description: description === null ? null : description.slice(0, MAX_EVIDENCE_TEXT),
     amount: report.amount ?? null,
     receiptId: report.receiptId ?? null,
+    ...(report.actor ? { actor: report.actor } : {}),
+    ...(report.approvedBy ? { approvedBy: report.approvedBy } : {}),
   };
 }
 

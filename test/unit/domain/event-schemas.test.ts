@@ -327,6 +327,16 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
         note: 'MTN support ticket 4411: never paid',
         reasonCode: 'REJECTED_BY_CUSTOMER',
       },
+      {
+        actor: { id: 'ana', name: 'ana', email: null, role: 'operator', via: 'token' },
+        approvedBy: {
+          id: 'sub-1',
+          name: 'bo@example.com',
+          email: 'bo@example.com',
+          role: 'admin',
+          via: 'cognito',
+        },
+      },
     );
     return w.store;
   },
