@@ -270,8 +270,11 @@ export interface AuditEntry {
 export interface ApprovalRequest {
   id: string;
   createdAt: string;
-  /** After this it can no longer be approved (it shows as expired). */
-  expiresAt: string;
+  /**
+   * After this it can no longer be approved (it shows as expired). Not `expiresAt`: that name is the
+   * table's TTL attribute (when the item itself goes).
+   */
+  openUntil: string;
   key: TransactionKey;
   /** The resolution as asked for (the resolve body, validated). */
   resolution: Record<string, unknown>;

@@ -405,9 +405,15 @@ describe('the construct used from another CDK app', () => {
         '/$default/GET/v1/report',
         '/$default/GET/v1/callback-health',
         '/$default/GET/v1/badges',
+        // Who am I, the approvals and the audit log (IAM callers are admins).
+        '/$default/GET/v1/me',
+        '/$default/GET/v1/approvals',
+        '/$default/POST/v1/approvals/*/approve',
+        '/$default/POST/v1/approvals/*/reject',
+        '/$default/GET/v1/audit',
       ].sort(),
     );
-    expect(MANAGEMENT_ROUTES).toHaveLength(13);
+    expect(MANAGEMENT_ROUTES).toHaveLength(18);
     expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
       ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
     );

@@ -381,7 +381,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       sk: request.id,
       itemType: 'approval',
       ...request,
-      expiresAt: epochSeconds(request.expiresAt, 30),
+      expiresAt: epochSeconds(request.openUntil, 30),
     };
   }
 

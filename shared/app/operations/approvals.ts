@@ -57,7 +57,7 @@ export async function resolveOrRequest(
     // Sorts by creation time (the newest-first list), unique by its random tail.
     id: `${createdAt.replace(/[-:.TZ]/g, '')}-${randomBytes(5).toString('hex')}`,
     createdAt,
-    expiresAt: new Date(
+    openUntil: new Date(
       now.getTime() + (services.config.management.approvalTtlSeconds ?? 86_400) * 1000,
     ).toISOString(),
     key: txKey,
@@ -77,11 +77,11 @@ export async function resolveOrRequest(
 }
 
 export function approvalView(request: ApprovalRequest, now: Date): ApprovalView {
-  const expired = request.state === 'pending' && Date.parse(request.expiresAt) <= now.getTime();
+  const expired = request.state === 'pending' && Date.parse(request.openUntil) <= now.getTime();
   return {
     id: request.id,
     createdAt: request.createdAt,
-    expiresAt: request.expiresAt,
+    expiresAt: request.openUntil,
     state: expired ? 'expired' : request.state,
     provider: request.key.provider,
     account: request.key.account,
