@@ -1,5 +1,7 @@
 import { api, ApiError, NotAvailableError, storyPath } from '../api';
 import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
+import { currentToken } from '../auth';
+import { whoAmI } from '../me';
 
 type Entry = { at: string; type: string } & Record<string, unknown>;
 
@@ -238,7 +240,23 @@ function resolveDialog(path: string, tx: Story['transaction'], reload: () => voi
     dialog.onsubmit = async (e) => {
       e.preventDefault();
       try {
-        await api(`${path}/resolve`, { method: 'POST', body });
+        const answer = await api<{ pending?: boolean; approval?: { id: string; limit: string } }>(
+          `${path}/resolve`,
+          { method: 'POST', body },
+        );
+        if (answer.pending && answer.approval) {
+          // Above the account's limit: nothing changed yet; an admin decides it in Approvals.
+          replace(
+            dialog,
+            h(
+              'p',
+              { 'data-testid': 'resolve-pending', role: 'status' },
+              `Above the account's limit (${answer.approval.limit}): waiting for a second person's approval. `,
+              h('a', { href: '#/approvals' }, 'Approvals'),
+            ),
+          );
+          return;
+        }
         reload();
       } catch (caught) {
         replace(error, errorBox(caught), caught instanceof ApiError ? json(caught.body) : null);
@@ -301,6 +319,10 @@ export function storyView(
         resolveDialog(path, tx, () => void load()),
       ),
     );
+    // What the role cannot do is not offered (the API refuses it anyway: 403 FORBIDDEN_ROLE).
+    const canOperate = await whoAmI(currentToken())
+      .then((me) => me.can.operate)
+      .catch(() => true);
     const rec = story.reconciliation ?? {};
     replace(
       root,
@@ -321,7 +343,7 @@ export function storyView(
             )
           : null,
       ),
-      h('div', { class: 'actions' }, check, ' ', resolveButton, ' ', copy),
+      h('div', { class: 'actions' }, canOperate ? [check, ' ', resolveButton, ' '] : null, copy),
       actionOut,
       h(
         'div',
