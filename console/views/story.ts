@@ -57,12 +57,22 @@ function facts(pairs: Array<[string, unknown]>): HTMLElement {
   );
 }
 
+/** Who took a manual step, from its evidence: " by ana (operator), approved by bo (admin)". */
+function byWhom(evidence: unknown): string {
+  type Who = { name?: string; role?: string } | undefined;
+  const e = evidence as { actor?: Who; approvedBy?: Who } | undefined;
+  const person = (w: Who) => (w?.name ? `${w.name}${w.role ? ` (${w.role})` : ''}` : '');
+  const by = person(e?.actor);
+  const approved = person(e?.approvedBy);
+  return `${by ? ` by ${by}` : ''}${approved ? `, approved by ${approved}` : ''}`;
+}
+
 const TITLES: Record<string, (e: Entry) => string> = {
   registered: () => 'Registered',
   'first-seen': () => 'First seen (a callback nobody registered)',
   callback: (e) => `Callback ${e.method ?? ''} ${e.route ?? ''}`,
   'status-check': (e) => `Status check → ${e.answer}`,
-  transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})`,
+  transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})${byWhom(e.evidence)}`,
   conflict: (e) => `Conflict ${e.kind}: reported ${e.reportedStatus}`,
   reversal: (e) => `Reversed ${amountText(e.amount, null) ?? 'the whole payment (amount not said)'}`,
   event: (e) => `Event ${e.eventType}`,

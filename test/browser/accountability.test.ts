@@ -140,8 +140,7 @@ describe('accountable operations in the console', () => {
     await bo.goto(`${relay.url}/console/#/tx/momo/open/${large}`);
     await bo.getByTestId('story-title').getByText('FAILED').waitFor();
     const story = await bo.locator('main').innerText();
-    expect(story).toContain('ana');
-    expect(story).toContain('bo');
+    expect(story).toContain('by ana (operator), approved by bo (admin)');
     const events = await relay.flush();
     const failedLarge = events.find(
       (e) => e.metadata.type === 'TransactionFailed' && JSON.stringify(e.data).includes(large),
