@@ -70,7 +70,9 @@ export async function api<T>(
   }
   if (response.ok) return body as T;
   const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-  if (response.status === 401 || response.status === 403) {
+  // A role's refusal (403 FORBIDDEN_ROLE, SELF_APPROVAL) is an answer about the action, not the sign-in.
+  const roleRefusal = error?.code === 'FORBIDDEN_ROLE' || error?.code === 'SELF_APPROVAL';
+  if (response.status === 401 || (response.status === 403 && !roleRefusal)) {
     // A refusal of a token the operator has meanwhile replaced says nothing about the new one.
     if (token === currentToken()) onSignInRequired();
     throw new SignInRequiredError(error?.message ?? 'Sign in again');
@@ -88,6 +90,11 @@ export async function api<T>(
 // The API's answers, typed once beside the server code that builds them (types only: nothing of the
 // server ends up in the browser bundle).
 export type {
+  ApprovalsAnswer,
+  ApprovalView,
+  AuditPage,
+  AuditView,
+  MeAnswer,
   CountsAnswer,
   QuarantinePage,
   QuarantineView,

@@ -2,7 +2,7 @@
  * Who the console is signed in as. Locally (`npm start`) the operator types the management bearer token
  * once; it lives in this tab's sessionStorage only, never in the bundle. In AWS the console signs in with
  * the Cognito user pool the construct creates (hosted UI, OAuth authorization code flow with PKCE) and
- * sends the Cognito access token; the console API's JWT authorizer checks it.
+ * sends the Cognito ID token; the console API's JWT authorizer checks it.
  */
 
 export interface LocalSettings {
@@ -101,7 +101,9 @@ export async function finishCognitoSignIn(settings: CognitoSettings): Promise<bo
     }),
   });
   if (!response.ok) throw new Error(`Sign-in failed: the token endpoint answered ${response.status}`);
-  const tokens = (await response.json()) as { access_token: string };
-  sessionStorage.setItem(TOKEN_KEY, tokens.access_token);
+  // The ID token: it names the person (sub, e-mail) and their groups (roles), which the relay records on
+  // every action; the console API's JWT authorizer accepts it (its audience is this client).
+  const tokens = (await response.json()) as { id_token: string };
+  sessionStorage.setItem(TOKEN_KEY, tokens.id_token);
   return true;
 }

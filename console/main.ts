@@ -13,6 +13,8 @@ import { reportView } from './views/report';
 import { badgesView, healthView, quarantineView } from './views/operations';
 import { storyView } from './views/story';
 import { transactionsView } from './views/transactions';
+import { approvalsView, auditView } from './views/accountability';
+import { whoAmI } from './me';
 
 const NAV: Array<[string, string]> = [
   ['#/transactions', 'Transactions'],
@@ -20,6 +22,8 @@ const NAV: Array<[string, string]> = [
   ['#/health', 'Callback health'],
   ['#/quarantine', 'Quarantine'],
   ['#/badges', 'Badges'],
+  ['#/approvals', 'Approvals'],
+  ['#/audit', 'Audit log'],
 ];
 
 let settings: ConsoleSettings = { mode: 'local' };
@@ -81,6 +85,7 @@ function route(): void {
     signInPage(main);
     return;
   }
+  void showWho();
   const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'tx' && parts.length === 4) {
     const [provider, account, reference] = parts.slice(1).map(decodeURIComponent) as [string, string, string];
@@ -89,7 +94,23 @@ function route(): void {
   else if (parts[0] === 'health') leave = healthView(main);
   else if (parts[0] === 'quarantine') leave = quarantineView(main, params);
   else if (parts[0] === 'badges') leave = badgesView(main);
+  else if (parts[0] === 'approvals') leave = approvalsView(main);
+  else if (parts[0] === 'audit') leave = auditView(main, params);
   else leave = transactionsView(main, params);
+}
+
+/** Who is signed in, beside the sign-out link; the audit log's link only for admins (it is theirs). */
+async function showWho(): Promise<void> {
+  const line = document.getElementById('who');
+  try {
+    const me = await whoAmI(currentToken());
+    if (line) line.textContent = `${me.actor.name} (${me.actor.role})`;
+    document
+      .querySelector<HTMLElement>('nav a[href="#/audit"]')
+      ?.toggleAttribute('hidden', !me.can.administer);
+  } catch {
+    if (line) line.textContent = '';
+  }
 }
 
 async function start(): Promise<void> {
@@ -103,6 +124,7 @@ async function start(): Promise<void> {
   replace(
     nav,
     NAV.map(([href, title]) => h('a', { href }, title)),
+    h('span', { id: 'who', class: 'muted', 'data-testid': 'who' }),
     h('a', { href: '#/signin', class: 'signout', onclick: () => signOut() }, 'Sign out'),
   );
   if (settings.mode === 'cognito') {

@@ -84,7 +84,7 @@ const idOf = (t: TransactionSummary) => `${t.provider}/${t.account}/${t.referenc
 export function consoleEventStream(deps: {
   config: RelayConfig;
   feed: TransactionChangeFeed;
-  /** Records a refused request where the management routes record theirs (the quarantine). */
+  /** Records a refused request where the management routes record theirs (the audit log). */
   refused?: (request: IncomingMessage, error: RelayError) => Promise<void>;
 }): (path: string, request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   return async (path, request, response) => {

@@ -19,7 +19,7 @@ import type { ReconcileServices } from '../shared/app/reconciliation/reconcile';
 import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
 import { type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
-import { recordRejection } from '../shared/app/callbacks/quarantine';
+import { recordAuditAfter } from '../shared/app/operations/audit';
 import { toInboundRequest } from '../shared/http/api-gateway';
 import { statusFor } from '../shared/http/error-mapping';
 import { lambdaContext, toApiGatewayEvent } from './lambda-adapter';
@@ -230,16 +230,20 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     events: consoleEventStream({
       config,
       feed,
-      // A wrong token on the stream is recorded as on any management route: a quarantine entry (under
-      // the same flood limits), without the token (the query string and Authorization are not kept).
+      // A wrong token on the stream is recorded as on any management route: an audit log entry (a
+      // refused sign-in), without the token (the query string and Authorization are not kept).
       refused: async (request, error) => {
         const inbound = toInboundRequest(
           toApiGatewayEvent(request, Buffer.alloc(0), { trustForwardedFor: config.local.trustForwardedFor }),
         );
-        await recordRejection(services, inbound, error, {
-          routeName: 'management',
-          emitEvent: false,
+        await recordAuditAfter(services, {
+          actor: null,
+          action: 'sign-in',
+          target: null,
+          outcome: 'refused',
           httpStatus: statusFor(error),
+          detail: `${error.code}: ${error.message}`,
+          request: inbound,
         });
       },
     }),

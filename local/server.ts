@@ -176,6 +176,8 @@ function send(
 
 /** The console's management reads outside /v1/transactions (docs/management-api.md#console-endpoints). */
 const CONSOLE_PATHS = new Set(['/v1/quarantine', '/v1/report', '/v1/callback-health', '/v1/badges']);
+/** Who am I, the approvals and the audit log (docs/roles-and-audit.md). */
+const OPERATIONS_PATHS = new Set(['/v1/me', '/v1/audit', '/v1/approvals']);
 
 /**
  * The local stand-in for API Gateway: the same routes as the cloud (management routes to the
@@ -206,7 +208,9 @@ export function createLocalServer(options: LocalServerOptions): Server {
         path.startsWith('/v1/transactions/') ||
         path.startsWith('/v1/reconciliation/') ||
         path.startsWith('/v1/statements/') ||
-        CONSOLE_PATHS.has(path);
+        CONSOLE_PATHS.has(path) ||
+        OPERATIONS_PATHS.has(path) ||
+        path.startsWith('/v1/approvals/');
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));

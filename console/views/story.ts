@@ -1,5 +1,7 @@
 import { api, ApiError, NotAvailableError, storyPath } from '../api';
 import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
+import { currentToken } from '../auth';
+import { whoAmI } from '../me';
 
 type Entry = { at: string; type: string } & Record<string, unknown>;
 
@@ -55,12 +57,22 @@ function facts(pairs: Array<[string, unknown]>): HTMLElement {
   );
 }
 
+/** Who took a manual step, from its evidence: " by ana (operator), approved by bo (admin)". */
+function byWhom(evidence: unknown): string {
+  type Who = { name?: string; role?: string } | undefined;
+  const e = evidence as { actor?: Who; approvedBy?: Who } | undefined;
+  const person = (w: Who) => (w?.name ? `${w.name}${w.role ? ` (${w.role})` : ''}` : '');
+  const by = person(e?.actor);
+  const approved = person(e?.approvedBy);
+  return `${by ? ` by ${by}` : ''}${approved ? `, approved by ${approved}` : ''}`;
+}
+
 const TITLES: Record<string, (e: Entry) => string> = {
   registered: () => 'Registered',
   'first-seen': () => 'First seen (a callback nobody registered)',
   callback: (e) => `Callback ${e.method ?? ''} ${e.route ?? ''}`,
   'status-check': (e) => `Status check → ${e.answer}`,
-  transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})`,
+  transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})${byWhom(e.evidence)}`,
   conflict: (e) => `Conflict ${e.kind}: reported ${e.reportedStatus}`,
   reversal: (e) => `Reversed ${amountText(e.amount, null) ?? 'the whole payment (amount not said)'}`,
   event: (e) => `Event ${e.eventType}`,
@@ -238,7 +250,23 @@ function resolveDialog(path: string, tx: Story['transaction'], reload: () => voi
     dialog.onsubmit = async (e) => {
       e.preventDefault();
       try {
-        await api(`${path}/resolve`, { method: 'POST', body });
+        const answer = await api<{ pending?: boolean; approval?: { id: string; limit: string } }>(
+          `${path}/resolve`,
+          { method: 'POST', body },
+        );
+        if (answer.pending && answer.approval) {
+          // Above the account's limit: nothing changed yet; an admin decides it in Approvals.
+          replace(
+            dialog,
+            h(
+              'p',
+              { 'data-testid': 'resolve-pending', role: 'status' },
+              `Above the account's limit (${answer.approval.limit}): waiting for a second person's approval. `,
+              h('a', { href: '#/approvals' }, 'Approvals'),
+            ),
+          );
+          return;
+        }
         reload();
       } catch (caught) {
         replace(error, errorBox(caught), caught instanceof ApiError ? json(caught.body) : null);
@@ -301,6 +329,10 @@ export function storyView(
         resolveDialog(path, tx, () => void load()),
       ),
     );
+    // What the role cannot do is not offered (the API refuses it anyway: 403 FORBIDDEN_ROLE).
+    const canOperate = await whoAmI(currentToken())
+      .then((me) => me.can.operate)
+      .catch(() => true);
     const rec = story.reconciliation ?? {};
     replace(
       root,
@@ -321,7 +353,7 @@ export function storyView(
             )
           : null,
       ),
-      h('div', { class: 'actions' }, check, ' ', resolveButton, ' ', copy),
+      h('div', { class: 'actions' }, canOperate ? [check, ' ', resolveButton, ' '] : null, copy),
       actionOut,
       h(
         'div',

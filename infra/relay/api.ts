@@ -42,6 +42,12 @@ export const MANAGEMENT_ROUTES = [
   { method: 'POST', path: '/v1/statements/{provider}/{account}/import', operator: true },
   { method: 'GET', path: '/v1/statements/{provider}/{account}/days/{day}', operator: true },
   { method: 'POST', path: '/v1/statements/{provider}/{account}/days/{day}/close', operator: true },
+  // Who am I, the four-eyes approvals and the audit log (docs/roles-and-audit.md); IAM callers are admins.
+  { method: 'GET', path: '/v1/me', operator: true },
+  { method: 'GET', path: '/v1/approvals', operator: true },
+  { method: 'POST', path: '/v1/approvals/{id}/approve', operator: true },
+  { method: 'POST', path: '/v1/approvals/{id}/reject', operator: true },
+  { method: 'GET', path: '/v1/audit', operator: true },
 ] as const;
 
 export interface RelayHttpApi {

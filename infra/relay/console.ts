@@ -153,6 +153,18 @@ export const CONSOLE_ROUTES = [
   { method: 'GET', path: '/v1/quarantine' },
   { method: 'GET', path: '/v1/callback-health' },
   { method: 'GET', path: '/v1/badges' },
+  { method: 'GET', path: '/v1/me' },
+  { method: 'GET', path: '/v1/approvals' },
+  { method: 'POST', path: '/v1/approvals/{id}/approve' },
+  { method: 'POST', path: '/v1/approvals/{id}/reject' },
+  { method: 'GET', path: '/v1/audit' },
+] as const;
+
+/** The Cognito groups the relay reads as roles (shared/domain/actor.ts ROLES), least to most. */
+export const CONSOLE_GROUPS = [
+  ['viewer', 'Reads transactions, reports and the quarantine'],
+  ['operator', 'Also checks now, resolves up to the account limit and decides quarantined callbacks'],
+  ['admin', 'Also approves resolutions above the limit and reads the audit log'],
 ] as const;
 
 /**
@@ -198,6 +210,13 @@ export function createConsole(
     standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
     removalPolicy: settings.removalPolicy,
   });
+  // The roles (docs/roles-and-audit.md): a user's highest group is their role; in none, a viewer.
+  for (const [role, description] of CONSOLE_GROUPS)
+    new cognito.CfnUserPoolGroup(scope, `ConsoleGroup${role[0]!.toUpperCase()}${role.slice(1)}`, {
+      userPoolId: userPool.userPoolId,
+      groupName: role,
+      description,
+    });
   const userPoolDomain = userPool.addDomain('ConsoleUserPoolDomain', {
     cognitoDomain: { domainPrefix },
   });
@@ -327,7 +346,7 @@ export function createConsole(
           requestTime: '$context.requestTime',
           sourceIp: '$context.identity.sourceIp',
           // Who did it: the Cognito user (a resolve names its operator here and in its note).
-          user: '$context.authorizer.claims.username',
+          user: '$context.authorizer.claims.sub',
           routeKey: '$context.routeKey',
           status: '$context.status',
           responseLatency: '$context.responseLatency',

@@ -182,3 +182,71 @@ export interface QuarantinePage {
   byReasonComplete: boolean;
   range: { from: string; to: string };
 }
+
+/** Who took an action (shared/domain/actor.ts ActorRef), as the API answers it. */
+export interface ActorView {
+  id: string;
+  name: string;
+  email: string | null;
+  role: 'viewer' | 'operator' | 'admin';
+  via: 'token' | 'cognito' | 'iam';
+}
+
+/** GET /v1/me: who the console is signed in as, and what their role lets them do. */
+export interface MeAnswer {
+  actor: ActorView;
+  can: {
+    /** check now, resolve up to the limit, quarantine decisions */
+    operate: boolean;
+    /** approvals, resolutions above the limit, the audit log */
+    administer: boolean;
+  };
+}
+
+/** One audit log entry (GET /v1/audit). */
+export interface AuditView {
+  id: string;
+  at: string;
+  /** Null: nobody signed in (a refused sign-in). */
+  actor: ActorView | null;
+  action: string;
+  target: string | null;
+  outcome: 'ok' | 'pending' | 'refused' | 'failed';
+  httpStatus: number;
+  detail: string | null;
+  method: string;
+  path: string;
+  sourceIp: string;
+}
+
+export interface AuditPage {
+  entries: AuditView[];
+  next: string | null;
+  examined: number;
+  range: { from: string; to: string };
+}
+
+/** A resolution above its account's limit, waiting for a second person (GET /v1/approvals). */
+export interface ApprovalView {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+  /** `expired`: still pending when its time ran out; nobody can approve it any more. */
+  state: 'pending' | 'approved' | 'rejected' | 'failed' | 'expired';
+  provider: string;
+  account: string;
+  reference: string;
+  status: string;
+  note: string;
+  amount: string | null;
+  currency: string | null;
+  limit: string;
+  requestedBy: ActorView;
+  decidedBy: ActorView | null;
+  decidedAt: string | null;
+  decisionNote: string | null;
+}
+
+export interface ApprovalsAnswer {
+  approvals: ApprovalView[];
+}

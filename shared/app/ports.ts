@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '../domain/event-envelope';
+import type { ActorRef } from '../domain/actor';
 import type { TransactionKey, TransactionRecord } from '../domain/transaction';
 import type { DecisionFacts } from '../providers/types';
 import type { Badge, InvalidBadgeDate, RefusedBadge } from '../domain/badges';
@@ -243,7 +244,76 @@ export interface ConsoleStore {
   ): Promise<{ entries: QuarantineEntry[]; next?: string }>;
 }
 
-export type RelayStore = TransactionStore & ProviderRecordStore & DueWorkStore & TimelineStore & ConsoleStore;
+/**
+ * One line of the audit log (docs/roles-and-audit.md#audit-log): who did what to what, when, and how it
+ * ended. Written once, never changed.
+ */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  /** Null: nobody signed in (a refused sign-in). */
+  actor: ActorRef | null;
+  /** e.g. transaction.resolve, approval.approve, quarantine.accept, audit.export, sign-in. */
+  action: string;
+  /** What it acted on: `provider/account/reference`, `approval/<id>`, `quarantine/<id>`; null: nothing. */
+  target: string | null;
+  outcome: 'ok' | 'pending' | 'refused' | 'failed';
+  httpStatus: number;
+  /** A short account of it (the resolution asked for, why it was refused), scrubbed and bounded. */
+  detail: string | null;
+  method: string;
+  path: string;
+  sourceIp: string;
+}
+
+/** A resolution above its account's limit, waiting for a second person (docs/roles-and-audit.md#four-eyes). */
+export interface ApprovalRequest {
+  id: string;
+  createdAt: string;
+  /**
+   * After this it can no longer be approved (it shows as expired). Not `expiresAt`: that name is the
+   * table's TTL attribute (when the item itself goes).
+   */
+  openUntil: string;
+  key: TransactionKey;
+  /** The resolution as asked for (the resolve body, validated). */
+  resolution: Record<string, unknown>;
+  /** The amount the limit was compared with (null: unknown) and the limit. */
+  amount: string | null;
+  currency: string | null;
+  limit: string;
+  requestedBy: ActorRef;
+  state: 'pending' | 'approved' | 'rejected' | 'failed';
+  decidedBy: ActorRef | null;
+  decidedAt: string | null;
+  /** Why it was rejected, or why applying it failed. */
+  decisionNote: string | null;
+}
+
+/** The audit log (append only: no update, no delete) and the approval requests. */
+export interface OperationsStore {
+  /** Conditional on the entry not existing: an entry is written once and never replaced. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** One day's audit entries, newest first, strictly after `after` (an entry's `at#id`). */
+  listAuditDay(
+    day: string,
+    page: { limit: number; after?: string },
+  ): Promise<{ entries: AuditEntry[]; next?: string }>;
+  /** Conditional on the id being new. */
+  createApproval(request: ApprovalRequest): Promise<void>;
+  getApproval(id: string, options?: ReadOptions): Promise<ApprovalRequest | undefined>;
+  /** Conditional on the stored state still being `expectedState`; false when it moved on. */
+  decideApproval(request: ApprovalRequest, expectedState: ApprovalRequest['state']): Promise<boolean>;
+  /** The newest approval requests first, at most `limit`. */
+  listApprovals(limit: number): Promise<ApprovalRequest[]>;
+}
+
+export type RelayStore = TransactionStore &
+  ProviderRecordStore &
+  DueWorkStore &
+  TimelineStore &
+  ConsoleStore &
+  OperationsStore;
 
 /** Where normalized events go: EventBridge in the cloud, a JSON-lines file locally. */
 /** Reads a secret's value by id (Secrets Manager in the cloud): an adapter wired by the runtime. */

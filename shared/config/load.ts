@@ -206,9 +206,13 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
 
   const baseViolations = checkUrlRules(core.data.publicBaseUrl, core.data.urlRules);
   if (baseViolations.length) problems.push(`publicBaseUrl: ${describeViolations(baseViolations)}`);
-  if (core.data.management.auth === 'bearer' && !core.data.management.bearerToken) {
-    problems.push('management.bearerToken: required when management.auth is "bearer"');
+  const tokens = core.data.management.tokens;
+  if (core.data.management.auth === 'bearer' && !core.data.management.bearerToken && !tokens.length) {
+    problems.push('management.bearerToken: required when management.auth is "bearer" (or management.tokens)');
   }
+  const names = tokens.map((t) => t.name);
+  const twice = names.filter((name, i) => names.indexOf(name) !== i);
+  if (twice.length) problems.push(`management.tokens: each name once (${[...new Set(twice)].join(', ')})`);
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
   return { ...core.data, accounts };
 }
@@ -256,11 +260,16 @@ function stringLeaves(value: unknown, into: string[] = []): string[] {
 
 /** What a secret of each kind may hold; a problem (naming the secret, never a value) or undefined. */
 function secretShapeProblem(
-  kind: SecretKind | 'edge' | 'search',
+  kind: SecretKind | 'edge' | 'search' | 'token',
   secretId: string,
   secret: Record<string, unknown>,
 ) {
   const keys = Object.keys(secret);
+  if (kind === 'token') {
+    if (typeof secret.token !== 'string' || secret.token.length < 16 || keys.length !== 1)
+      return `secret "${secretId}" must hold exactly {"token": "…"} (at least 16 characters)`;
+    return undefined;
+  }
   if (kind === 'search') {
     if (typeof secret.searchKey !== 'string' || keys.length !== 1)
       return `secret "${secretId}" must hold exactly {"searchKey": "…"} (at least 32 characters)`;
@@ -301,7 +310,8 @@ export async function resolveSecrets(
   const values = new Map<string, string[]>();
   const texts = new Map<string, string>();
   type Wanted = {
-    kind: SecretKind | 'edge' | 'search';
+    kind: SecretKind | 'edge' | 'search' | 'token';
+    index?: number;
     key: string;
     secretId: string;
     provider?: string;
@@ -341,6 +351,17 @@ export async function resolveSecrets(
       key: 'management.searchKeySecretId',
       secretId: management.searchKeySecretId,
     });
+  // Named management tokens are read with the callback secrets too (the management function reads those).
+  if (kinds.includes('callback') && Array.isArray(management?.tokens))
+    management.tokens.forEach((token: unknown, index) => {
+      if (isPlainObject(token) && valid(token.secretId))
+        wanted.push({
+          kind: 'token',
+          key: `management.tokens.${index}.secretId`,
+          secretId: token.secretId,
+          index,
+        });
+    });
   const unreadApi = !kinds.includes('api');
   const namesUnreadApi = Object.values(accounts).some(
     (byId) =>
@@ -367,7 +388,7 @@ export async function resolveSecrets(
         if (isPlainObject(account) && 'apiSecretId' in account) delete account.api;
   }
   await Promise.all(
-    wanted.map(async ({ kind, key, secretId, provider, id }) => {
+    wanted.map(async ({ kind, key, secretId, provider, id, index }) => {
       let text: string;
       try {
         text = await read!(secretId);
@@ -402,6 +423,10 @@ export async function resolveSecrets(
       }
       if (kind === 'search') {
         merged.management!.searchKey = secret.searchKey;
+        return;
+      }
+      if (kind === 'token') {
+        (merged.management!.tokens as Record<string, unknown>[])[index!]!.token = secret.token;
         return;
       }
       if (kind === 'edge') {

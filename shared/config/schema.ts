@@ -1,3 +1,4 @@
+import { ROLES } from '../domain/actor';
 import * as z from '../util/zod';
 import { STATEMENT_SOURCES } from '../domain/statement';
 import { TIME_FORMATS } from '../domain/statement-layouts';
@@ -281,6 +282,21 @@ export const statementsSchema = z.strictObject({
   ),
 });
 
+/** One named management token (docs/roles-and-audit.md#named-tokens). */
+export const managementTokenSchema = z
+  .strictObject({
+    name: z.string().check(z.regex(/^[\w.@+-]{1,64}$/, 'A-Z a-z 0-9 _ . @ + - (max 64)')),
+    role: z.enum(ROLES),
+    token: z.optional(z.string().check(z.minLength(16, 'at least 16 characters'))),
+    secretId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/))),
+  })
+  .check(
+    z.refine((t) => t.token !== undefined || t.secretId !== undefined, {
+      message: 'the token is required (or a secretId that holds {"token": "…"})',
+      path: ['token'],
+    }),
+  );
+
 export const relayConfigCoreSchema = z.strictObject({
   /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
   publicBaseUrl: z._default(z.url(), 'http://localhost:3000'),
@@ -317,8 +333,28 @@ export const relayConfigCoreSchema = z.strictObject({
        */
       searchKey: z.optional(z.string().check(z.minLength(32, 'at least 32 characters'))),
       searchKeySecretId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/))),
+      /**
+       * Named tokens (docs/roles-and-audit.md): each person (or tool) signs in with their own token, and the
+       * name and role are recorded on every action they take. `token` inline (local only) or `secretId` (a
+       * secret holding {"token": "…"}).
+       */
+      tokens: z._default(z.array(managementTokenSchema).check(z.maxLength(100)), []),
+      /**
+       * The amount up to which an operator resolves by hand alone, by `provider/account` ("*": every
+       * account without its own). Above it (or when the amount is unknown) a second person approves. No
+       * entry: no limit.
+       */
+      resolveLimits: z._default(
+        z.record(
+          z.string().check(z.regex(/^(\*|[\w-]{1,64}\/[\w.-]{1,128})$/, '"provider/account" or "*"')),
+          z.string().check(z.regex(/^\d{1,15}(\.\d{1,6})?$/, 'a decimal amount such as "5000" or "99.50"')),
+        ),
+        {},
+      ),
+      /** How long a resolution waiting for approval stays open before it expires. */
+      approvalTtlSeconds: z._default(positiveInt.check(z.lte(30 * 86_400)), 86_400),
     }),
-    { auth: 'bearer' },
+    { auth: 'bearer', tokens: [], resolveLimits: {}, approvalTtlSeconds: 86_400 },
   ),
   urlRules: z._default(z.strictObject({ requireHttps: z._default(z.boolean(), false) }), {
     requireHttps: false,

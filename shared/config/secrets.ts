@@ -22,6 +22,7 @@ export function configuredSecrets(config: RelayConfig): string[] {
   const secrets: (string | undefined)[] = [
     config.management.bearerToken,
     config.management.searchKey,
+    ...(config.management.tokens ?? []).map((t) => t.token),
     ...(config.edge?.originVerifySecrets ?? []),
   ];
   for (const { auth } of Object.values(config.badges?.shops ?? {}))

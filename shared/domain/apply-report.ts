@@ -280,7 +280,12 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
     description: description === null ? null : description.slice(0, MAX_EVIDENCE_TEXT),
     amount: report.amount ?? null,
     receiptId: report.receiptId ?? null,
-    ...(report.statement?.actor.kind === 'person' ? { actor: report.statement.actor.name } : {}),
+    ...(report.actor
+      ? { actor: report.actor }
+      : report.statement?.actor.ref
+        ? { actor: report.statement.actor.ref }
+        : {}),
+    ...(report.approvedBy ? { approvedBy: report.approvedBy } : {}),
   };
 }
 

@@ -64,6 +64,26 @@ export class UnauthorizedError extends RelayError {
     this.challenge = options.challenge;
   }
 }
+/** The caller is signed in but their role does not allow the action; the message names the role needed. */
+export class ForbiddenRoleError extends RelayError {
+  readonly code = 'FORBIDDEN_ROLE';
+}
+/** A second pair of eyes must be a second person: nobody approves (or rejects) their own request. */
+export class SelfApprovalError extends RelayError {
+  readonly code = 'SELF_APPROVAL';
+}
+/** No approval request with that id (never made, or past its retention). */
+export class ApprovalNotFoundError extends RelayError {
+  readonly code = 'APPROVAL_NOT_FOUND';
+}
+/** The approval request was decided already, or expired. */
+export class ApprovalStateError extends RelayError {
+  readonly code = 'APPROVAL_STATE';
+}
+/** No quarantine entry with that id on that day. */
+export class QuarantineEntryNotFoundError extends RelayError {
+  readonly code = 'QUARANTINE_ENTRY_NOT_FOUND';
+}
 export class ForbiddenSourceError extends RelayError {
   readonly code = 'FORBIDDEN_SOURCE';
 }

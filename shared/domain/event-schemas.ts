@@ -1,4 +1,5 @@
 import * as z from '../util/zod';
+import { ROLES } from './actor';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
 import { BADGE_FIELDS, type Badge, type BadgeField } from './badges';
 import type { TransactionEventData } from './events';
@@ -119,6 +120,17 @@ const checkShape = {
   detail: z.string().check(z.describe("The provider's answer, scrubbed, MSISDNs masked.")),
 };
 
+/** Who took a manual action (shared/domain/actor.ts ActorRef; docs/roles-and-audit.md). */
+const actorSchema = z
+  .strictObject({
+    id: z.string().check(z.describe('The Cognito subject, the token name or the IAM principal ARN.')),
+    name: z.string().check(z.describe('What a person reads: the e-mail, the token name, the IAM principal.')),
+    email: z.nullable(z.string()).check(z.describe("The Cognito user's e-mail, or null.")),
+    role: z.enum(ROLES).check(z.describe('viewer, operator or admin.')),
+    via: z.enum(['token', 'cognito', 'iam']).check(z.describe('How they signed in.')),
+  })
+  .check(z.describe('A person (or IAM principal) who took a manual action.'));
+
 /** One report a verdict rests on (shared/domain/evidence.ts Evidence). */
 export const evidenceSchema = z
   .strictObject({
@@ -157,9 +169,10 @@ export const evidenceSchema = z
     receiptId: z
       .nullable(z.string())
       .check(z.describe('The stored receipt that carried it (callbacks), or null.')),
-    actor: z
-      .optional(z.string())
-      .check(z.describe('The person behind it (the operator who uploaded a statement), when a person is.')),
+    actor: z.optional(actorSchema.check(z.describe('The person whose word it is (source operator).'))),
+    approvedBy: z.optional(
+      actorSchema.check(z.describe('The second person who approved it (above the account limit).')),
+    ),
   })
   .check(z.describe('A piece of evidence: one report the relay weighed.'));
 
@@ -168,7 +181,13 @@ const evidenceListSchema = z
   .check(z.describe('The reports the verdict rests on, oldest first; the one that settled it is included.'));
 
 const resolvedByHandSchema = z
-  .strictObject({ note: z.string().check(z.describe("The operator's note.")) })
+  .strictObject({
+    note: z.string().check(z.describe("The operator's note.")),
+    by: z.optional(actorSchema.check(z.describe('Who resolved it.'))),
+    approvedBy: z.optional(
+      actorSchema.check(z.describe('Who approved it, when it was above the account limit.')),
+    ),
+  })
   .check(z.describe('Present when an operator resolved the transaction (origin manual).'));
 
 const lateResolutionSchema = z

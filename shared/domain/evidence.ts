@@ -1,3 +1,4 @@
+import type { ActorRef } from './actor';
 import type { Money } from './transaction';
 import type { TransactionStatus } from './status';
 
@@ -7,7 +8,7 @@ import type { TransactionStatus } from './status';
  * - `status-api`: the provider's answer to the relay's own status call;
  * - `receipt`: the provider's result of the relay's own asynchronous status query (Daraja), delivered on a
  *   callback route and matched to the query the relay made;
- * - `operator`: a person resolved the transaction through the management API;
+ * - `operator`: a person resolved the transaction through the management API (`actor` names them);
  * - `registration`: the partner's registration (reserved: a hint a registration adopts stays a `callback`);
  * - `statement`: the provider's own record of money moved (docs/statements.md): a row of its pull API's
  *   answer to the relay's own authenticated request (`provider-api`), or of a statement file a named
@@ -68,8 +69,13 @@ export interface Evidence {
   amount: Money | null;
   /** The stored receipt that carried it, when it came in a callback. */
   receiptId: string | null;
-  /** The person behind it (an uploaded statement's operator), when a person is. */
-  actor?: string;
+  /**
+   * The person whose word it is: an operator's resolve, the operator who uploaded a statement file
+   * (docs/roles-and-audit.md).
+   */
+  actor?: ActorRef;
+  /** The second person who approved it (a resolution above the account's limit). */
+  approvedBy?: ActorRef;
 }
 
 export function isEndToEnd(methods: readonly AuthenticationMethod[]): boolean {

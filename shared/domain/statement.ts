@@ -1,3 +1,5 @@
+import type { ActorRef } from './actor';
+
 /**
  * The provider's own records of money moved (issue 29): a row of a statement file or of a pull API
  * answer, and a balance snapshot. Normalized here so every source (Daraja Pull Transactions, the M-Pesa
@@ -60,6 +62,8 @@ export interface BalanceSnapshot {
 export interface StatementActor {
   kind: 'system' | 'person';
   name: string;
+  /** The signed-in person (docs/roles-and-audit.md), for a person. */
+  ref?: ActorRef;
 }
 
 export interface StatementIngestOptions {

@@ -1,4 +1,5 @@
 import type { EventEnvelope, EventOrigin } from './event-envelope';
+import type { ActorRef } from './actor';
 import type { AuthenticationMethod, Evidence } from './evidence';
 import type { Reason } from './reasons';
 import type { StatementActor, StatementSource } from './statement';
@@ -64,6 +65,9 @@ export interface NormalizedReport {
    * transaction's kind, or the callback is refused (a FAILED on `/deposit/{ref}` never fails a requesttopay).
    */
   kindFromPath?: boolean;
+  /** The person behind a manual report (origin manual), and the one who approved it when it needed that. */
+  actor?: ActorRef;
+  approvedBy?: ActorRef;
   /** The report only points at its transaction (MoMo's reference-less route): recorded, never settles. */
   hint?: boolean;
   /** The provider's result of the relay's own asynchronous status query (evidence source `receipt`). */

@@ -31,7 +31,25 @@ export function toInboundRequest(
     sourceIp: event.requestContext.http.sourceIp,
     receivedAt,
     ...(waited > 0 && waited <= MAX_PLAUSIBLE_WAIT_MS ? { waitedMs: waited } : {}),
+    ...principalOf(event),
   };
+}
+
+/** The authorizer's context: a JWT's claims (Cognito, the console API) or the IAM caller. */
+function principalOf(event: APIGatewayProxyEventV2): Pick<InboundRequest, 'principal'> {
+  const authorizer = (event.requestContext as { authorizer?: Record<string, unknown> }).authorizer;
+  const jwt = authorizer?.jwt as { claims?: Record<string, unknown> } | undefined;
+  if (jwt?.claims) return { principal: { kind: 'jwt', claims: jwt.claims } };
+  const iam = authorizer?.iam as { userArn?: unknown; callerId?: unknown } | undefined;
+  if (iam)
+    return {
+      principal: {
+        kind: 'iam',
+        userArn: typeof iam.userArn === 'string' ? iam.userArn : undefined,
+        callerId: typeof iam.callerId === 'string' ? iam.callerId : undefined,
+      },
+    };
+  return {};
 }
 
 /** The one exit of every Lambda HTTP answer, error answers included: it adds API_ANSWER_HEADERS. */

@@ -1,10 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
 import { getTransaction, receiptPaging } from '../app/transactions/get-transaction';
-import { forceCheck, resolveByHand } from '../app/transactions/operate-transaction';
+import { forceCheck } from '../app/transactions/operate-transaction';
 import { noMetrics } from '../app/ports';
 import type { ReconcileServices } from '../app/reconciliation/reconcile';
 import { reconciliationReport, reportRange } from '../app/reconciliation/reconciliation-report';
-import { recordRejection } from '../app/callbacks/quarantine';
+import { auditCsv, listAudit, MAX_CSV_ROWS, recordAuditAfter } from '../app/operations/audit';
+import { approve, listApprovals, reject, resolveOrRequest } from '../app/operations/approvals';
+import type { MeAnswer } from '../app/management-answers';
+import { type Actor, hasRole } from '../domain/actor';
 import { registerTransaction } from '../app/transactions/register-transaction';
 import type { RelayServices } from '../app/services';
 import type { RelayConfig } from '../config/schema';
@@ -14,10 +16,12 @@ import {
   ReceiptNotFoundError,
   RelayError,
   RouteNotFoundError,
+  SchemaValidationError,
   StorageUnavailableError,
   TransactionNotFoundError,
   UnauthorizedError,
 } from '../domain/errors';
+import { authenticate, requireRole } from './management-auth';
 import { countTransactions, listTransactions } from '../app/console/list-transactions';
 import { searchTransactions } from '../app/console/search-transactions';
 import { receiptBody } from '../app/console/receipt-body';
@@ -26,26 +30,20 @@ import { consoleReport } from '../app/console/console-report';
 import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
 import type { TransactionKey } from '../domain/transaction';
-import { sha256Hex } from '../util/ids';
 import { statementRoute } from './statement-routes';
 import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
 import { parseJsonObjectBody } from './guards';
 import { type HttpResponse, type InboundRequest, json } from './types';
 
-/** The management API's local authorization (the bearer token); also the local event stream's. */
-export function checkBearer(config: RelayConfig, request: Pick<InboundRequest, 'headers'>): void {
-  // In the cloud API Gateway authorizes with IAM before the function runs.
-  if (config.management.auth !== 'bearer') return;
-  const header = request.headers.authorization ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!match)
-    throw new UnauthorizedError('Missing bearer token: send Authorization: Bearer <token>', {
-      challenge: 'Bearer',
-    });
-  const expected = Buffer.from(sha256Hex(config.management.bearerToken ?? ''), 'hex');
-  const given = Buffer.from(sha256Hex(match[1]!), 'hex');
-  if (!timingSafeEqual(expected, given))
-    throw new UnauthorizedError('Bearer token is not valid', { challenge: 'Bearer error="invalid_token"' });
+/**
+ * The management API's sign-in (management-auth.ts authenticate); also the local event stream's. Kept
+ * under this name for the stream: it answers who signed in.
+ */
+export function checkBearer(
+  config: RelayConfig,
+  request: Pick<InboundRequest, 'headers' | 'principal'>,
+): Actor {
+  return authenticate(config, request);
 }
 
 function decodeSegment(segment: string): string {
@@ -57,7 +55,29 @@ function decodeSegment(segment: string): string {
 }
 
 const ROUTES_HINT =
-  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, the statement routes under /v1/statements (docs/statements.md), or the console reads (docs/management-api.md#console-endpoints)';
+  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, the statement routes under /v1/statements (docs/statements.md), the approvals and audit routes (docs/roles-and-audit.md), or the console reads (docs/management-api.md#console-endpoints)';
+
+/** What the audit log calls a request to this path (docs/roles-and-audit.md#audit-log). */
+function actionOf(method: string, segments: readonly string[]): { action: string; target: string | null } {
+  const [, area, ...rest] = segments;
+  const last = rest.at(-1);
+  if (area === 'transactions' && rest.length === 4 && (last === 'check' || last === 'resolve'))
+    return { action: `transaction.${last}`, target: rest.slice(0, 3).join('/') };
+  if (area === 'transactions' && rest.length === 0 && method === 'POST')
+    return { action: 'transaction.register', target: null };
+  if (area === 'approvals' && rest.length === 2)
+    return { action: `approval.${rest[1]}`, target: `approval/${rest[0]}` };
+  if (area === 'audit') return { action: 'audit.read', target: null };
+  if (area === 'statements' && method === 'POST')
+    return {
+      action: rest[2] === 'import' ? 'statement.import' : 'statement.close',
+      target: rest.slice(0, rest[2] === 'import' ? 2 : 4).join('/'),
+    };
+  return {
+    action: 'read',
+    target: rest.length >= 3 && area === 'transactions' ? rest.slice(0, 3).join('/') : null,
+  };
+}
 
 /**
  * POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, the operator's
@@ -68,8 +88,25 @@ export async function handleManagementRequest(
   request: InboundRequest,
 ): Promise<HttpResponse> {
   const deps = { config: services.config, store: services.store, clock: services.clock };
+  const segments = request.path.split('/').filter(Boolean);
+  let actor: Actor | null = null;
+  const signIn = (role: 'viewer' | 'operator' | 'admin', what: string): Actor => {
+    actor = authenticate(services.config, request);
+    requireRole(actor, role, what);
+    return actor;
+  };
+  const audited = { ...services, scrub: services.scrub };
+  const audit = (outcome: 'ok' | 'pending', httpStatus: number, detail: string | null, action?: string) =>
+    recordAuditAfter(audited, {
+      actor,
+      ...actionOf(request.method, segments),
+      ...(action ? { action } : {}),
+      outcome,
+      httpStatus,
+      detail,
+      request,
+    });
   try {
-    const segments = request.path.split('/').filter(Boolean);
     if (
       segments[0] === 'v1' &&
       segments[1] === 'reconciliation' &&
@@ -77,21 +114,25 @@ export async function handleManagementRequest(
       segments.length === 3
     ) {
       if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-      checkBearer(services.config, request);
+      signIn('viewer', 'The reconciliation report');
       const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
       return json(200, await reconciliationReport(services.store, range, request.query.cursor || undefined));
     }
-    const consoleAnswer = await consoleRoute(services, request, segments);
+    const consoleAnswer = await consoleRoute(services, request, segments, signIn);
     if (consoleAnswer) return consoleAnswer;
-    const statementAnswer = await statementRoute(services, request, segments, () =>
-      checkBearer(services.config, request),
-    );
-    if (statementAnswer) return statementAnswer;
+    const statementAnswer = await statementRoute(services, request, segments, signIn);
+    if (statementAnswer) {
+      if (request.method === 'POST')
+        await audit('ok', statementAnswer.statusCode, request.query.dryRun === 'true' ? 'dry run' : null);
+      return statementAnswer;
+    }
+    const operationsAnswer = await operationsRoute(services, request, segments, signIn, audit);
+    if (operationsAnswer) return operationsAnswer;
     if (segments[0] !== 'v1' || segments[1] !== 'transactions')
       throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
     if (segments.length === 6 && (segments[5] === 'check' || segments[5] === 'resolve')) {
       if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
-      checkBearer(services.config, request);
+      const who = signIn('operator', segments[5] === 'check' ? 'Check now' : 'Resolving by hand');
       const [provider, account, reference] = segments.slice(2, 5).map(decodeSegment) as [
         string,
         string,
@@ -102,15 +143,30 @@ export async function handleManagementRequest(
         statusApi: services.statusApi ?? (() => undefined),
         metrics: services.metrics ?? noMetrics,
       };
-      if (segments[5] === 'check')
-        return json(200, await forceCheck(reconcile, { provider, account, reference }));
+      if (segments[5] === 'check') {
+        const checked = await forceCheck(reconcile, { provider, account, reference });
+        await audit('ok', 200, `answer ${checked.answer.type}`);
+        return json(200, checked);
+      }
       const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
-      return json(200, await resolveByHand(reconcile, { provider, account, reference }, body));
+      const outcome = await resolveOrRequest(reconcile, { provider, account, reference }, body, who);
+      const asked = resolutionDetail(body);
+      if (!outcome.resolved) {
+        await audit(
+          'pending',
+          202,
+          `${asked}; above the limit ${outcome.approval.limit}: approval ${outcome.approval.id}`,
+        );
+        return json(202, { pending: true, approval: outcome.approval });
+      }
+      await audit('ok', 200, asked);
+      const { resolved: _resolved, ...answer } = outcome;
+      return json(200, answer);
     }
     if (segments.length === 2) {
       if (request.method !== 'POST')
         throw new MethodNotAllowedError(['GET', 'POST'], request.method.slice(0, 16));
-      checkBearer(services.config, request);
+      signIn('operator', 'Registering a transaction');
       const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
       const result = await registerTransaction(deps, body);
       services.log.info('transaction registered', {
@@ -126,7 +182,7 @@ export async function handleManagementRequest(
     }
     if (segments.length === 5) {
       if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-      checkBearer(services.config, request);
+      signIn('viewer', 'Reading a transaction');
       const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
       return json(
         200,
@@ -135,8 +191,12 @@ export async function handleManagementRequest(
     }
     throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
   } catch (caught) {
-    // Asking for a transaction (or receipt) that does not exist is an answer, not a rejected request.
-    if (caught instanceof TransactionNotFoundError || caught instanceof ReceiptNotFoundError)
+    // Asking for a transaction (or receipt) that does not exist is an answer, not a rejected request; an
+    // action on one is still an action (audited below).
+    if (
+      (caught instanceof TransactionNotFoundError || caught instanceof ReceiptNotFoundError) &&
+      request.method === 'GET'
+    )
       return errorResponse(caught, services.scrub);
     if (caught instanceof StorageUnavailableError) {
       services.log.error('management request failed: storage unavailable', { error: caught.message });
@@ -145,10 +205,17 @@ export async function handleManagementRequest(
     const unexpected = !(caught instanceof RelayError);
     if (unexpected) services.log.error('unexpected error in the management API', { error: caught as Error });
     const error = unexpected ? new InternalManagementError('Unexpected error', { cause: caught }) : caught;
-    await recordRejection(services, request, error, {
-      routeName: 'management',
-      emitEvent: false,
-      httpStatus: unexpected ? 500 : statusFor(error),
+    // A refused management call is the operator's (or an intruder's) doing, not a provider's: it goes to
+    // the audit log, never into the provider-callback quarantine.
+    const httpStatus = unexpected ? 500 : statusFor(error);
+    await recordAuditAfter(audited, {
+      actor,
+      ...actionOf(request.method, segments),
+      ...(error instanceof UnauthorizedError ? { action: 'sign-in' } : {}),
+      outcome: unexpected ? 'failed' : 'refused',
+      httpStatus,
+      detail: `${error.code}: ${error.message}`,
+      request,
     });
     return unexpected ? internalErrorResponse(request.requestId) : errorResponse(error, services.scrub);
   }
@@ -159,13 +226,14 @@ async function consoleRoute(
   services: RelayServices,
   request: InboundRequest,
   segments: string[],
+  signIn: SignIn,
 ): Promise<HttpResponse | undefined> {
   if (segments[0] !== 'v1') return undefined;
   const deps = { config: services.config, store: services.store, clock: services.clock };
   const path = segments.slice(1).join('/');
   const read = (answer: () => Promise<unknown>) => {
     if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-    checkBearer(services.config, request);
+    signIn('viewer', 'The console');
     return answer().then((body) => json(200, body));
   };
   const query = request.query;
@@ -182,6 +250,112 @@ async function consoleRoute(
   if (path === 'report') return read(() => consoleReport(deps, query));
   if (path === 'callback-health') return read(() => callbackHealthView(deps));
   if (path === 'badges') return read(() => badgeShops(deps));
+  return undefined;
+}
+
+type SignIn = (role: 'viewer' | 'operator' | 'admin', what: string) => Actor;
+type Audit = (
+  outcome: 'ok' | 'pending',
+  httpStatus: number,
+  detail: string | null,
+  action?: string,
+) => Promise<void>;
+
+/** What a resolution asked for, for the audit log (the note is kept in the transaction's history). */
+function resolutionDetail(body: Record<string, unknown>): string {
+  const amount =
+    typeof body.amount === 'string' || typeof body.amount === 'number' ? ` amount ${body.amount}` : '';
+  return `resolve ${String(body.status)}${amount}: ${String(body.note ?? '').slice(0, 200)}`;
+}
+
+/**
+ * Who am I (GET /v1/me), the approvals (GET /v1/approvals, POST /v1/approvals/{id}/approve|reject) and
+ * the audit log (GET /v1/audit, ?format=csv): docs/roles-and-audit.md. Undefined: not one of them.
+ */
+async function operationsRoute(
+  services: RelayServices & Partial<Pick<ReconcileServices, 'statusApi' | 'metrics'>>,
+  request: InboundRequest,
+  segments: string[],
+  signIn: SignIn,
+  audit: Audit,
+): Promise<HttpResponse | undefined> {
+  if (segments[0] !== 'v1') return undefined;
+  const onlyGet = () => {
+    if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
+  };
+  if (segments[1] === 'me' && segments.length === 2) {
+    onlyGet();
+    const actor = signIn('viewer', 'Signing in');
+    const me: MeAnswer = {
+      actor,
+      can: { operate: hasRole(actor, 'operator'), administer: hasRole(actor, 'admin') },
+    };
+    return json(200, me);
+  }
+  if (segments[1] === 'approvals' && segments.length === 2) {
+    onlyGet();
+    signIn('viewer', 'The approvals list');
+    return json(200, await listApprovals(services, request.query));
+  }
+  if (
+    segments[1] === 'approvals' &&
+    segments.length === 4 &&
+    (segments[3] === 'approve' || segments[3] === 'reject')
+  ) {
+    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
+    const actor = signIn('admin', segments[3] === 'approve' ? 'Approving' : 'Rejecting');
+    const id = decodeSegment(segments[2]!);
+    const body = request.rawBody.length
+      ? parseJsonObjectBody(request, services.config.limits.maxBodyBytes)
+      : {};
+    const reconcile: ReconcileServices = {
+      ...services,
+      statusApi: services.statusApi ?? (() => undefined),
+      metrics: services.metrics ?? noMetrics,
+    };
+    if (segments[3] === 'reject') {
+      const answer = await reject(reconcile, id, body, actor);
+      const a = answer.approval;
+      await audit(
+        'ok',
+        200,
+        `rejected ${a.provider}/${a.account}/${a.reference} (${a.status}) requested by ${a.requestedBy.name}`,
+      );
+      return json(200, answer);
+    }
+    const answer = await approve(reconcile, id, body, actor);
+    const a = answer.approval;
+    await audit(
+      'ok',
+      200,
+      `approved ${a.provider}/${a.account}/${a.reference} ${a.status} requested by ${a.requestedBy.name}`,
+    );
+    return json(200, answer);
+  }
+  if (segments[1] === 'audit' && segments.length === 2) {
+    onlyGet();
+    signIn('admin', 'The audit log');
+    if (request.query.format === 'csv') {
+      const page = await listAudit(services, request.query, MAX_CSV_ROWS);
+      await audit(
+        'ok',
+        200,
+        `${page.entries.length} entries${page.next ? ' (more in range)' : ''}`,
+        'audit.export',
+      );
+      return {
+        statusCode: 200,
+        body: auditCsv(page.entries),
+        headers: {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': 'attachment; filename="relay-audit.csv"',
+        },
+      };
+    }
+    if (request.query.format !== undefined && request.query.format !== 'json')
+      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
+    return json(200, await listAudit(services, request.query));
+  }
   return undefined;
 }
 

@@ -9,6 +9,7 @@ import {
   UnknownAccountError,
 } from '../domain/errors';
 import type { StatementActor } from '../domain/statement';
+import { type Actor, actorRef, type Role } from '../domain/actor';
 import { accountKey } from '../config/schema';
 import { hasControlCharacters } from '../util/text';
 import { type HttpResponse, type InboundRequest, json } from './types';
@@ -16,31 +17,29 @@ import { type HttpResponse, type InboundRequest, json } from './types';
 /** A statement upload's body limit: a Lambda request carries at most 6 MB; the CLI sends larger files in parts. */
 export const MAX_STATEMENT_BYTES = 5 * 1024 * 1024;
 
-/** The operator named on every statement action (docs/statements.md#who): `actor`, 1 to 100 printable characters. */
-function actorOf(request: InboundRequest): StatementActor {
-  const name = (request.query.actor ?? request.headers['x-relay-actor'] ?? '').trim();
-  if (!name || name.length > 100 || hasControlCharacters(name))
-    throw new SchemaValidationError(
-      'Name the person taking this action: ?actor=<name> (1 to 100 printable characters)',
-    );
-  return { kind: 'person', name };
+/**
+ * The person on every statement action (docs/statements.md#who) is the signed-in caller (a Cognito user,
+ * a named token, an IAM principal: docs/roles-and-audit.md), never a name the request states.
+ */
+function personOf(actor: Actor): StatementActor {
+  return { kind: 'person', name: actor.name, ref: actorRef(actor) };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The statement routes (docs/management-api.md#statements), operator-authenticated like every management
- * route (`authorize` runs first):
- *   POST /v1/statements/{provider}/{account}/import?actor=&file=&template=&dryRun=true   body: the CSV text
+ * route (`signIn` runs first: operator to import or close, viewer to read):
+ *   POST /v1/statements/{provider}/{account}/import?file=&template=&dryRun=true   body: the CSV text
  *   GET  /v1/statements/{provider}/{account}/days/{day}[?format=csv]                  the day as it adds up
- *   POST /v1/statements/{provider}/{account}/days/{day}/close?actor=                  closes it when due
+ *   POST /v1/statements/{provider}/{account}/days/{day}/close                          closes it when due
  * Undefined when the path is not one of them.
  */
 export async function statementRoute(
   services: RelayServices,
   request: InboundRequest,
   segments: string[],
-  authorize: () => void,
+  signIn: (role: Role, what: string) => Actor,
 ): Promise<HttpResponse | undefined> {
   if (segments[0] !== 'v1' || segments[1] !== 'statements') return undefined;
   const [provider, account, what, day, action] = segments.slice(2).map((s) => decodeURIComponent(s));
@@ -53,7 +52,10 @@ export async function statementRoute(
     );
   const method = reading ? 'GET' : 'POST';
   if (request.method !== method) throw new MethodNotAllowedError([method], request.method.slice(0, 16));
-  authorize();
+  const actor = signIn(
+    reading ? 'viewer' : 'operator',
+    reading ? 'Reading a statement day' : closing ? 'Closing a statement day' : 'Importing a statement',
+  );
   if (!services.config.accounts.has(accountKey(provider!, account!)))
     throw new UnknownAccountError(
       `No account ${String(provider).slice(0, 40)}/${String(account).slice(0, 64)}`,
@@ -68,7 +70,6 @@ export async function statementRoute(
     log: services.log,
   };
   if (importing) {
-    const actor = actorOf(request);
     if (request.rawBody.length > MAX_STATEMENT_BYTES)
       throw new PayloadTooLargeError(
         `The file is ${request.rawBody.length} bytes; send at most ${MAX_STATEMENT_BYTES} per request (npm run statement splits larger files)`,
@@ -80,7 +81,7 @@ export async function statementRoute(
       account: account!,
       ref: hasControlCharacters(file) ? 'upload.csv' : file,
       ...(request.query.template ? { template: request.query.template } : {}),
-      actor,
+      actor: personOf(actor),
       dryRun: request.query.dryRun === 'true',
       open: () => [text],
     });
@@ -88,7 +89,7 @@ export async function statementRoute(
   }
   if (!DAY.test(day ?? '')) throw new SchemaValidationError('The day must be YYYY-MM-DD');
   const at = { provider: provider!, account: account!, day: day! };
-  if (closing) return json(200, await closeDay(deps, at, { actor: actorOf(request) }));
+  if (closing) return json(200, await closeDay(deps, at, { actor: personOf(actor) }));
   const report = await closeDay(deps, at, { actor: { kind: 'system', name: 'read' }, close: false });
   if (request.query.format === 'csv')
     return {

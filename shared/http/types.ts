@@ -18,6 +18,13 @@ export interface InboundRequest {
    * against the provider's ack budget. Absent locally (the server hands the request over at once).
    */
   waitedMs?: number;
+  /**
+   * Who API Gateway's authorizer let through (the management API in AWS): a Cognito JWT's claims (the
+   * console API) or the IAM principal. Absent locally and on the public routes.
+   */
+  principal?:
+    | { kind: 'jwt'; claims: Record<string, unknown> }
+    | { kind: 'iam'; userArn: string | undefined; callerId: string | undefined };
 }
 
 export interface HttpResponse {

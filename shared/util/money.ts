@@ -34,3 +34,10 @@ export function decimalSum(...terms: { value: string; sign: 1 | -1 }[]): string 
   const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
   return toDecimalString(`${negative ? '-' : ''}${text}`)!;
 }
+
+/** -1, 0 or 1 as a is below, equal to or above b, exactly (decimal strings). */
+export function compareAmounts(a: string, b: string): -1 | 0 | 1 {
+  const scale = Math.max(fractionDigits(a), fractionDigits(b));
+  const diff = scaled(a, scale) - scaled(b, scale);
+  return diff < 0n ? -1 : diff > 0n ? 1 : 0;
+}

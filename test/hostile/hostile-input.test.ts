@@ -7,7 +7,8 @@
  * For every request:
  *   (1) the status is below 500;
  *   (2) every refusal (a 4xx, or a 200 carrying `x-relay-error`, i.e. Daraja's C2B00016 rejection of bad
- *       validation input) has a quarantine entry. A management 404 TRANSACTION_NOT_FOUND is an answer,
+ *       validation input) has a quarantine entry, or, refused by the management API, an audit log entry
+ *       (issue 30: management refusals are not quarantined). A management 404 TRANSACTION_NOT_FOUND is an answer,
  *       and a 431 comes from Node's HTTP parser before the relay runs: neither needs one;
  *   (3) no secret (path secrets, Airtel callback key, SecurityCredential, Password, bearer token) is in
  *       the answer, in any quarantine entry, or in any published event.
@@ -91,6 +92,24 @@ interface Violation {
 /** Events already checked (flush() returns everything published since the relay started). */
 let eventsSeen = 0;
 
+/**
+ * A management refusal's audit log entry: probes are sent one at a time, so the newest entries since the
+ * probe was sent with its method and status are its own (an audit entry keeps no headers or body to mark).
+ */
+async function findAudited(
+  method: string,
+  status: number,
+  since: string,
+): Promise<Record<string, unknown> | undefined> {
+  const { entries } = await relay.store.listAuditDay(since.slice(0, 10), { limit: 5 });
+  const today = new Date().toISOString().slice(0, 10);
+  const more =
+    today === since.slice(0, 10) ? [] : (await relay.store.listAuditDay(today, { limit: 5 })).entries;
+  return [...more, ...entries].find(
+    (e) => e.at >= since && e.httpStatus === status && e.method === method.slice(0, 16),
+  ) as Record<string, unknown> | undefined;
+}
+
 class Checker {
   readonly violations: Violation[] = [];
   requests = 0;
@@ -113,6 +132,7 @@ class Checker {
     if (probe.auth) headers.push(['authorization', `Bearer ${BEARER}`]);
     headers.push(...(probe.headers ?? []));
     this.requests++;
+    const sentAt = new Date().toISOString();
     let res: RawResponse;
     try {
       res = await rawRequest(relay.url, {
@@ -135,7 +155,8 @@ class Checker {
       (res.status >= 400 && res.status < 500 && res.status !== 431 && !notFoundAnswer) ||
       res.headers['x-relay-error'] !== undefined;
     if (refused) {
-      const quarantined = await findQuarantined(relay, marker);
+      const quarantined =
+        (await findQuarantined(relay, marker)) ?? (await findAudited(probe.method, res.status, sentAt));
       if (!quarantined) this.add('refusal not quarantined', probe, summary);
       else {
         const leaked = secretsIn(JSON.stringify(quarantined));

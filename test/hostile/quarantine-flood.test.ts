@@ -1,7 +1,8 @@
 /**
  * Issue 27 items 7 and 8, black-box over HTTP to the real local relay on DynamoDB Local: a flood of junk
  * newer than a forged attempt does not hide the attempt from the quarantine's filters; a wrong token on
- * the console's event stream leaves a quarantine entry as on every other management route; every
+ * the console's event stream leaves an audit log entry as on every other management route (issue 30:
+ * management refusals go to the audit log, not the provider-callback quarantine); every
  * management answer, success or error, and the callback answers say `Cache-Control: no-store` and
  * `X-Content-Type-Options: nosniff`.
  *
@@ -11,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MANAGEMENT_ROUTES } from '../../infra/relay/api';
-import type { QuarantinePage } from '../../shared/app/management-answers';
+import type { AuditPage, QuarantinePage } from '../../shared/app/management-answers';
 import {
   airtelBody,
   momoSuccessBody,
@@ -125,7 +126,7 @@ describe('a forged attempt beneath a flood of junk', () => {
 });
 
 describe('a wrong token on the console event stream', () => {
-  it('is answered 401 and recorded in the quarantine like any management route’s, without the token', async () => {
+  it('is answered 401 and recorded in the audit log like any management route’s, without the token', async () => {
     // Prepare
     const wrong = `wrong-${uuid()}`;
     // Act: as EventSource sends it (?access_token=) and as fetch does (Authorization).
@@ -136,19 +137,23 @@ describe('a wrong token on the console event stream', () => {
     });
     const recorded = await vi.waitFor(
       async () => {
-        const page = await quarantinePage({ source: STREAM_PROBE_IP });
-        expect(page.entries).toHaveLength(2);
-        return page;
+        const res = await send('GET', '/v1/audit?action=sign-in&outcome=refused&limit=200', { admin: true });
+        const page = res.json as AuditPage;
+        const mine = page.entries.filter((e) => e.sourceIp === STREAM_PROBE_IP);
+        expect(mine).toHaveLength(2);
+        return mine;
       },
       { timeout: WAIT_MS, interval: 200 },
     );
+    const quarantined = await quarantinePage({ source: STREAM_PROBE_IP });
     // Assess
     expect([inQuery.status, inHeader.status]).toEqual([401, 401]);
-    expect(recorded.entries.map((e) => [e.reason, e.path, e.httpStatus])).toEqual([
-      ['UNAUTHORIZED', '/v1/events/stream', 401],
-      ['UNAUTHORIZED', '/v1/events/stream', 401],
+    expect(recorded.map((e) => [e.action, e.path, e.httpStatus, e.actor])).toEqual([
+      ['sign-in', '/v1/events/stream', 401, null],
+      ['sign-in', '/v1/events/stream', 401, null],
     ]);
     expect(JSON.stringify(recorded)).not.toContain(wrong);
+    expect(quarantined.entries).toEqual([]);
   });
 });
 
@@ -196,14 +201,15 @@ describe('every management and callback answer', () => {
         .replace('{provider}/{account}/{reference}', `momo/open/${reference}`)
         .replace('{receiptId}', receiptId)
         .replace('{provider}/{account}', 'momo/open')
-        .replace('{day}', '2026-11-21');
+        .replace('{day}', '2026-11-21')
+        .replace('{id}', 'no-such-approval');
     /** A request each route answers with success, and one it refuses for its input (besides no token). */
     type Ask = { suffix?: string; method?: string; body?: unknown; raw?: string };
     const statement =
       'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID\n' +
       'Main,SKH0000001,Merchant Account,Pay Merchant,2026-11-21 10:00:00,x,100.00,0.00,100.00,\n';
-    const dryRun = '?actor=hostile&dryRun=true&template=mpesa-merchant';
-    const requests: Record<string, { ok: Ask; bad: Ask }> = {
+    const dryRun = '?dryRun=true&template=mpesa-merchant';
+    const requests: Record<string, { ok: Ask; bad: Ask; okStatus?: number[] }> = {
       'POST /v1/transactions': {
         ok: { body: { ...registration, reference: uuid() } },
         bad: { body: { provider: 'momo' } },
@@ -238,9 +244,15 @@ describe('every management and callback answer', () => {
       },
       'GET /v1/statements/{provider}/{account}/days/{day}': { ok: {}, bad: { method: 'POST' } },
       'POST /v1/statements/{provider}/{account}/days/{day}/close': {
-        ok: { suffix: '?actor=hostile' },
+        ok: {},
         bad: {},
       },
+      'GET /v1/me': { ok: {}, bad: { method: 'POST' } },
+      'GET /v1/approvals': { ok: {}, bad: { suffix: '?state=maybe' } },
+      // No approval request exists (this relay has no resolve limit): answered, not refused for its input.
+      'POST /v1/approvals/{id}/approve': { ok: {}, okStatus: [404], bad: { method: 'GET' } },
+      'POST /v1/approvals/{id}/reject': { ok: {}, okStatus: [404], bad: { body: ['not', 'an object'] } },
+      'GET /v1/audit': { ok: {}, bad: { suffix: '?outcome=maybe' } },
     };
 
     // Act
@@ -248,6 +260,7 @@ describe('every management and callback answer', () => {
       route: string;
       what: 'success' | 'refused input' | 'no token';
       res: RawResponse;
+      okStatus?: number[];
     }> = [];
     for (const { method, path } of MANAGEMENT_ROUTES) {
       const route = `${method} ${path}`;
@@ -260,7 +273,7 @@ describe('every management and callback answer', () => {
           admin,
         });
       answers.push(
-        { route, what: 'success', res: await ask(given!.ok, true) },
+        { route, what: 'success', res: await ask(given!.ok, true), okStatus: given!.okStatus },
         { route, what: 'refused input', res: await ask(given!.bad, true) },
         { route, what: 'no token', res: await ask(given!.ok, false) },
       );
@@ -273,8 +286,9 @@ describe('every management and callback answer', () => {
     // Assess
     expect(registered.status).toBe(201);
     expect(callback.status).toBe(200);
-    for (const { route, what, res } of answers) {
-      const expected = what === 'success' ? [200, 201] : what === 'no token' ? [401] : [400, 404, 405, 409];
+    for (const { route, what, res, okStatus } of answers) {
+      const expected =
+        what === 'success' ? (okStatus ?? [200, 201]) : what === 'no token' ? [401] : [400, 404, 405, 409];
       expect(expected, `${route} (${what}) answered ${res.status}: ${res.text}`).toContain(res.status);
       expect(headersOf(res), `${route} (${what})`).toEqual(SECURITY_HEADERS);
     }

@@ -415,9 +415,15 @@ describe('the construct used from another CDK app', () => {
         '/$default/POST/v1/statements/*/*/import',
         '/$default/GET/v1/statements/*/*/days/*',
         '/$default/POST/v1/statements/*/*/days/*/close',
+        // Who am I, the approvals and the audit log (IAM callers are admins).
+        '/$default/GET/v1/me',
+        '/$default/GET/v1/approvals',
+        '/$default/POST/v1/approvals/*/approve',
+        '/$default/POST/v1/approvals/*/reject',
+        '/$default/GET/v1/audit',
       ].sort(),
     );
-    expect(MANAGEMENT_ROUTES).toHaveLength(16);
+    expect(MANAGEMENT_ROUTES).toHaveLength(21);
     expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
       ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
     );

@@ -53,6 +53,13 @@ describe('the operator console in the CDK construct', () => {
     });
   });
 
+  it('creates the role groups a user is put in: viewer, operator and admin', () => {
+    const groups = ofType(withConsole.resources, 'AWS::Cognito::UserPoolGroup').map(
+      ([, r]) => r.Properties.GroupName,
+    );
+    expect(groups.sort()).toEqual(['admin', 'operator', 'viewer']);
+  });
+
   it('signs in with the hosted UI: a public client, authorization code flow only, back to the console URL', () => {
     withConsole.template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       GenerateSecret: false,

@@ -317,6 +317,11 @@ describe('relay stack: HTTP API', () => {
       'GET /v1/report',
       'GET /v1/callback-health',
       'GET /v1/badges',
+      'GET /v1/me',
+      'GET /v1/approvals',
+      'POST /v1/approvals/{id}/approve',
+      'POST /v1/approvals/{id}/reject',
+      'GET /v1/audit',
     ]) {
       const route = routeByKey(key);
       expect(route.AuthorizationType, key).toBe('AWS_IAM');

@@ -11,6 +11,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type {
+  ApprovalRequest,
+  AuditEntry,
   CreatedEntry,
   DueItem,
   LookupBy,
@@ -34,6 +36,8 @@ import { compactOutbox, expandOutbox, type StoredOutboxEntry } from '../../domai
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
 import {
+  APPROVAL_PK,
+  AUDIT_PK_PREFIX,
   DAY_INDEX,
   DUE_INDEX,
   LOOKUP_PK_PREFIX,
@@ -290,6 +294,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     condition: string,
     values: Record<string, unknown>,
     signal?: AbortSignal,
+    names?: Record<string, string>,
   ): Promise<boolean> {
     try {
       const result = await guard(operation, () =>
@@ -299,6 +304,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
             Item: item,
             ConditionExpression: condition,
             ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+            ...(names ? { ExpressionAttributeNames: names } : {}),
             ReturnConsumedCapacity: this.capacity,
           }),
           { abortSignal: signal },
@@ -328,6 +334,119 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       {},
     );
     if (!written) throw new StorageUnavailableError(`quarantine id ${input.id} collided`);
+  }
+
+  /**
+   * The audit log: a put conditional on the item not existing, so an entry is written once and nothing
+   * (in this code) updates or deletes one; it expires with the transactions (retention.transactionDays).
+   */
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const written = await this.conditionalPut(
+      'appendAudit',
+      {
+        pk: `${AUDIT_PK_PREFIX}${entry.at.slice(0, 10)}`,
+        sk: `${entry.at}#${entry.id}`,
+        itemType: 'audit',
+        ...entry,
+        expiresAt: epochSeconds(entry.at, this.options.retention.transactionDays),
+      },
+      'attribute_not_exists(pk)',
+      {},
+    );
+    if (!written) throw new StorageUnavailableError(`audit entry id ${entry.id} collided`);
+  }
+
+  async listAuditDay(
+    day: string,
+    page: { limit: number; after?: string },
+  ): Promise<{ entries: AuditEntry[]; next?: string }> {
+    const pk = `${AUDIT_PK_PREFIX}${day}`;
+    const result = await guard('listAuditDay', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ExclusiveStartKey: page.after ? { pk, sk: page.after } : undefined,
+        }),
+      ),
+    );
+    const entries = (result.Items ?? []).map((item) => {
+      const { pk: _pk, sk: _sk, itemType: _t, expiresAt: _e, ...entry } = item;
+      return entry as AuditEntry;
+    });
+    const last = entries.at(-1);
+    return { entries, ...(result.LastEvaluatedKey && last ? { next: `${last.at}#${last.id}` } : {}) };
+  }
+
+  private approvalItem(request: ApprovalRequest): Record<string, unknown> {
+    // Kept a month past its expiry for the approvals list; the audit log keeps the decision longer.
+    return {
+      pk: APPROVAL_PK,
+      sk: request.id,
+      itemType: 'approval',
+      ...request,
+      expiresAt: epochSeconds(request.openUntil, 30),
+    };
+  }
+
+  async createApproval(request: ApprovalRequest): Promise<void> {
+    const written = await this.conditionalPut(
+      'createApproval',
+      this.approvalItem(request),
+      'attribute_not_exists(pk)',
+      {},
+    );
+    if (!written) throw new StorageUnavailableError(`approval id ${request.id} collided`);
+  }
+
+  async getApproval(id: string, options: ReadOptions = {}): Promise<ApprovalRequest | undefined> {
+    const result = await guard('getApproval', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: APPROVAL_PK, sk: id },
+          ConsistentRead: options.consistent ?? false,
+        }),
+        { abortSignal: options.signal },
+      ),
+    );
+    if (!result.Item) return undefined;
+    const { pk: _pk, sk: _sk, itemType: _t, expiresAt: _e, ...request } = result.Item;
+    return request as ApprovalRequest;
+  }
+
+  async decideApproval(request: ApprovalRequest, expectedState: ApprovalRequest['state']): Promise<boolean> {
+    return this.conditionalPut(
+      'decideApproval',
+      this.approvalItem(request),
+      '#state = :expected',
+      {
+        ':expected': expectedState,
+      },
+      undefined,
+      { '#state': 'state' },
+    );
+  }
+
+  async listApprovals(limit: number): Promise<ApprovalRequest[]> {
+    const result = await guard('listApprovals', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': APPROVAL_PK },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      ),
+    );
+    return (result.Items ?? []).map((item) => {
+      const { pk: _pk, sk: _sk, itemType: _t, expiresAt: _e, ...request } = item;
+      return request as ApprovalRequest;
+    });
   }
 
   async listReceipts(key: TransactionKey, page: { limit: number; after?: string }): Promise<ReceiptPage> {

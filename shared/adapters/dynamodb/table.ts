@@ -5,6 +5,8 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  *   pk TX#<provider>#<account>#<reference>   sk TX            the transaction (status, history, outbox)
  *   pk TX#<provider>#<account>#<reference>   sk RCPT#<id>     each distinct callback body received
  *   pk QUARANTINE#<yyyy-mm-dd>               sk <time>#<id>   each rejected request
+ *   pk AUDIT#<yyyy-mm-dd>                    sk <time>#<id>   each audit log entry (written once, never changed)
+ *   pk APPROVAL                              sk <id>          each resolution waiting for (or given) approval
  * The stream (NEW_AND_OLD_IMAGES) is the outbox: items whose write carries `outbox` events get published.
  */
 export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expiresAt' } as const;
@@ -60,3 +62,7 @@ export const LOOKUP_PK_PREFIX = 'FIND#';
 export const STATEMENT_DAY_PK_PREFIX = 'STMT#';
 export const STATEMENT_BALANCE_PK_PREFIX = 'STMTBAL#';
 export const STATEMENT_CLOSED_PK_PREFIX = 'STMTCLOSED#';
+/** The audit log by day (docs/roles-and-audit.md#audit-log): conditional puts only, never updated or deleted. */
+export const AUDIT_PK_PREFIX = 'AUDIT#';
+/** Approval requests, one partition: a handful a day, listed newest first (ids sort by time). */
+export const APPROVAL_PK = 'APPROVAL';

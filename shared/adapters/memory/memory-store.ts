@@ -1,4 +1,6 @@
 import type {
+  ApprovalRequest,
+  AuditEntry,
   CreatedEntry,
   DueItem,
   LookupBy,
@@ -48,6 +50,8 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
   readonly receipts = new Map<string, StoredReceipt>();
   readonly records = new Map<string, ProviderRecord>();
   readonly quarantined: QuarantineInput[] = [];
+  readonly audit: AuditEntry[] = [];
+  readonly approvals = new Map<string, ApprovalRequest>();
   /** Every event a write carried, in write order: what the stream would publish. */
   readonly published: EventEnvelope[] = [];
   /** Set to make every call fail (or hang until the signal aborts), to test outages. */
@@ -329,6 +333,54 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
       entries,
       ...(all.length > page.limit ? { next: skOf(all[page.limit - 1]!) } : {}),
     };
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await this.gate();
+    if (this.audit.some((e) => e.id === entry.id && e.at === entry.at))
+      throw new StorageUnavailableError(`audit entry id ${entry.id} collided`);
+    this.audit.push(copy(entry));
+  }
+
+  async listAuditDay(
+    day: string,
+    page: { limit: number; after?: string },
+  ): Promise<{ entries: AuditEntry[]; next?: string }> {
+    await this.gate();
+    const skOf = (e: AuditEntry) => `${e.at}#${e.id}`;
+    const all = this.audit
+      .filter((e) => e.at.slice(0, 10) === day && (!page.after || skOf(e) < page.after))
+      .sort((a, b) => skOf(b).localeCompare(skOf(a)));
+    const entries = all.slice(0, page.limit).map((e) => copy(e));
+    return { entries, ...(all.length > page.limit ? { next: skOf(all[page.limit - 1]!) } : {}) };
+  }
+
+  async createApproval(request: ApprovalRequest): Promise<void> {
+    await this.gate();
+    if (this.approvals.has(request.id))
+      throw new StorageUnavailableError(`approval id ${request.id} collided`);
+    this.approvals.set(request.id, copy(request));
+  }
+
+  async getApproval(id: string): Promise<ApprovalRequest | undefined> {
+    await this.gate();
+    const found = this.approvals.get(id);
+    return found && copy(found);
+  }
+
+  async decideApproval(request: ApprovalRequest, expectedState: ApprovalRequest['state']): Promise<boolean> {
+    await this.gate();
+    if (this.approvals.get(request.id)?.state !== expectedState) return false;
+    this.approvals.set(request.id, copy(request));
+    return true;
+  }
+
+  async listApprovals(limit: number): Promise<ApprovalRequest[]> {
+    await this.gate();
+    return [...this.approvals.values()]
+      .sort((a, b) => b.id.localeCompare(a.id))
+      .slice(0, limit)
+      .map((r) => copy(r));
   }
 
   /** Receipts as stored, for assertions. */

@@ -4,6 +4,9 @@ import type { QuarantinePage, QuarantineView } from '../management-answers';
 import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
 import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
 
+/** The route name refused management calls were quarantined under before the audit log took them. */
+const MANAGEMENT_ROUTE_NAME = 'management';
+
 /** The quarantine view's range: the last 7 days by default, at most 31 (entries live `quarantineDays`). */
 export const QUARANTINE_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 /** Bytes of a body an entry shows (the stored body itself is bounded by the relay's limits). */
@@ -63,7 +66,7 @@ function* daysNewestFirst(from: string, to: string): Generator<string> {
 }
 
 /**
- * GET /v1/quarantine: refused requests (callbacks and management calls) received in the range, newest
+ * GET /v1/quarantine: refused provider callbacks received in the range, newest
  * first, read a day's partition at a time (`QUARANTINE#<day>`), filtered by reason, provider, account and
  * source IP. One request reads at most MAX_EXAMINED entries: a filter whose matches lie deeper (a flood
  * newer than the attempt) answers what it found and a `next` to go on from the last entry it read, so
@@ -85,7 +88,10 @@ export async function listQuarantine(
   const source = parseText(query.source, 'source', 64);
   const cursor = query.cursor ? decodeCursor(query.cursor, isCursor) : undefined;
   const filtered = Boolean(reason || provider || account || source);
-  const inRange = (e: QuarantineEntry) => e.receivedAt >= range.from && e.receivedAt <= range.to;
+  // Provider callbacks only: refused management calls go to the audit log (entries from before it stay
+  // stored until they expire, and are not shown).
+  const inRange = (e: QuarantineEntry) =>
+    e.receivedAt >= range.from && e.receivedAt <= range.to && e.routeName !== MANAGEMENT_ROUTE_NAME;
   const others = (e: QuarantineEntry) =>
     inRange(e) &&
     (!provider || e.provider === provider) &&

@@ -2,7 +2,8 @@ import { hasControlCharacters, idProblem, MAX_ID_LENGTH } from '../../util/text'
 import * as z from '../../util/zod';
 import { SchemaValidationError, TransactionNotFoundError, TransactionStateError } from '../../domain/errors';
 import { REASON_CODES } from '../../domain/reasons';
-import type { NormalizedReport, TransactionKey } from '../../domain/transaction';
+import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { type Actor, actorRef } from '../../domain/actor';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import { scrubThenTruncate } from '../../util/redact';
@@ -63,6 +64,34 @@ export const resolutionSchema = z.strictObject({
   ),
 });
 
+export type Resolution = z.infer<typeof resolutionSchema>;
+
+export function parseResolution(input: unknown): Resolution {
+  const parsed = resolutionSchema.safeParse(input);
+  if (!parsed.success)
+    throw new SchemaValidationError('Invalid resolution', {
+      details: { issues: z.treeifyError(parsed.error) },
+    });
+  return parsed.data;
+}
+
+/** Only an EXPIRED or AMBIGUOUS transaction may be resolved by hand. */
+export function checkResolvable(
+  current: TransactionRecord | undefined,
+  key: TransactionKey,
+): TransactionRecord {
+  if (!current)
+    throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
+  if (current.status !== 'EXPIRED' && current.status !== 'AMBIGUOUS')
+    throw new TransactionStateError(
+      `Only an EXPIRED or AMBIGUOUS transaction can be resolved by hand; this one is ${current.status}`,
+    );
+  return current;
+}
+
+/** The transaction's key as stored (the provider's reference rules applied). */
+export const storedKey = normalized;
+
 /**
  * Resolves an EXPIRED (or AMBIGUOUS) transaction by hand: a report with origin `manual` through the
  * same decision as every other report, so it is recorded in the history and published once. SUCCEEDED
@@ -72,13 +101,9 @@ export async function resolveByHand(
   services: ReconcileServices,
   key: TransactionKey,
   input: unknown,
+  by: { actor: Actor; approvedBy?: Actor },
 ): Promise<{ events: string[]; transaction: TransactionView }> {
-  const parsed = resolutionSchema.safeParse(input);
-  if (!parsed.success)
-    throw new SchemaValidationError('Invalid resolution', {
-      details: { issues: z.treeifyError(parsed.error) },
-    });
-  const r = parsed.data;
+  const r = parseResolution(input);
   // What reaches the transaction, its history and the event: configured secrets scrubbed (scrubbed
   // before any cut, so no part of one is kept) and phone numbers masked.
   const note = scrubThenTruncate(maskMsisdnsIn(services.scrub(r.note)), MAX_NOTE, (text) => text);
@@ -87,13 +112,8 @@ export async function resolveByHand(
   const written = await writeWithRetry(
     services.store,
     txKey,
-    (current) => {
-      if (!current)
-        throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
-      if (current.status !== 'EXPIRED' && current.status !== 'AMBIGUOUS')
-        throw new TransactionStateError(
-          `Only an EXPIRED or AMBIGUOUS transaction can be resolved by hand; this one is ${current.status}`,
-        );
+    (stored) => {
+      const current = checkResolvable(stored, key);
       const report: NormalizedReport = {
         key: txKey,
         kind: current.kind,
@@ -114,9 +134,17 @@ export async function resolveByHand(
         origin: 'manual',
         receiptId: undefined,
         attributes: undefined,
-        // An operator's word is authenticated (IAM / bearer token) and final.
+        // An operator's word is authenticated (IAM, Cognito, a named token) and final; it names them.
         authenticated: true,
-        eventDetail: { resolvedByHand: { note } },
+        actor: actorRef(by.actor),
+        ...(by.approvedBy ? { approvedBy: actorRef(by.approvedBy) } : {}),
+        eventDetail: {
+          resolvedByHand: {
+            note,
+            by: actorRef(by.actor),
+            ...(by.approvedBy ? { approvedBy: actorRef(by.approvedBy) } : {}),
+          },
+        },
       };
       const timing = reconcileTiming(services.config.reconciliation, txKey.provider, current.kind);
       const outcome = decideReport(current, report, {
@@ -133,7 +161,12 @@ export async function resolveByHand(
     },
     { what: `resolve ${txKey.reference} by hand` },
   );
-  services.log.info('transaction resolved by hand', { ...txKey, status: r.status });
+  services.log.info('transaction resolved by hand', {
+    ...txKey,
+    status: r.status,
+    by: by.actor.id,
+    ...(by.approvedBy ? { approvedBy: by.approvedBy.id } : {}),
+  });
   return {
     events: written.kind === 'write' ? written.events.map((e) => e.metadata.type) : [],
     transaction: toView(written.kind === 'write' ? written.next : (undefined as never)),

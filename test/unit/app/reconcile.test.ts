@@ -16,6 +16,14 @@ import type { NormalizedReport, ReportDraft } from '../../../shared/domain/trans
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../../shared/providers/types';
 import { createScrubber } from '../../../shared/util/redact';
 
+const OPERATOR = {
+  id: 'ana',
+  name: 'ana',
+  email: null,
+  role: 'operator',
+  via: 'token',
+} as const satisfies import('../../../shared/domain/actor').Actor;
+
 const REF = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const KEY = { provider: 'momo', account: 'demo', reference: REF };
 const START = Date.parse('2026-11-23T10:00:00.000Z');
@@ -584,15 +592,19 @@ describe('operator actions', () => {
       await runPollCycle(s.services, { owner: 'p1' });
     }
     // Act
-    const result = await resolveByHand(s.services, KEY, {
-      status: 'SUCCEEDED',
-      note: 'MTN support ticket 4411 confirms payment',
-    });
-    // Assess
+    const result = await resolveByHand(
+      s.services,
+      KEY,
+      { status: 'SUCCEEDED', note: 'MTN support ticket 4411 confirms payment' },
+      { actor: OPERATOR },
+    );
+    // Assess: the person is named in the history's evidence and in the event.
     expect(result.events).toEqual(['TransactionSucceeded']);
     expect(s.tx().transitions.at(-1)).toMatchObject({ from: 'EXPIRED', to: 'SUCCEEDED', origin: 'manual' });
+    expect(s.tx().transitions.at(-1)!.evidence).toMatchObject({ source: 'operator', actor: OPERATOR });
     expect(s.store.published.at(-1)!.data.resolvedByHand).toEqual({
       note: 'MTN support ticket 4411 confirms payment',
+      by: OPERATOR,
     });
   });
 
@@ -606,16 +618,22 @@ describe('operator actions', () => {
       await runPollCycle(s.services, { owner: 'p1' });
     }
     // Act
-    await resolveByHand(s.services, KEY, {
-      status: 'FAILED',
-      note: 'customer 256772123456 pasted /v1/momo/demo/path-secret-0123456789/x; refund',
-    });
+    await resolveByHand(
+      s.services,
+      KEY,
+      {
+        status: 'FAILED',
+        note: 'customer 256772123456 pasted /v1/momo/demo/path-secret-0123456789/x; refund',
+      },
+      { actor: OPERATOR },
+    );
     // Assess
     const stored = JSON.stringify({ tx: s.tx(), events: s.store.published });
     expect(stored).not.toContain('path-secret-0123456789');
     expect(stored).not.toContain('256772123456');
     expect(s.store.published.at(-1)!.data.resolvedByHand).toEqual({
       note: 'customer 2567*****456 pasted /v1/momo/demo/[REDACTED]/x; refund',
+      by: OPERATOR,
     });
   });
 
@@ -624,9 +642,9 @@ describe('operator actions', () => {
     async (note) => {
       const s = setup();
       await register(s.services);
-      await expect(resolveByHand(s.services, KEY, { status: 'FAILED', note })).rejects.toBeInstanceOf(
-        SchemaValidationError,
-      );
+      await expect(
+        resolveByHand(s.services, KEY, { status: 'FAILED', note }, { actor: OPERATOR }),
+      ).rejects.toBeInstanceOf(SchemaValidationError);
     },
   );
 
@@ -636,7 +654,7 @@ describe('operator actions', () => {
     await register(s.services);
     // Act / Assess
     await expect(
-      resolveByHand(s.services, KEY, { status: 'FAILED', note: 'customer says no' }),
+      resolveByHand(s.services, KEY, { status: 'FAILED', note: 'customer says no' }, { actor: OPERATOR }),
     ).rejects.toBeInstanceOf(TransactionStateError);
   });
 });

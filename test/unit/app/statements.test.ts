@@ -41,7 +41,14 @@ const config = parseConfig({
   },
 });
 
-const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
+const JANE = {
+  id: 'jane.doe',
+  name: 'jane.doe',
+  email: null,
+  role: 'operator' as const,
+  via: 'token' as const,
+};
+const OPERATOR = { kind: 'person' as const, name: 'jane.doe', ref: JANE };
 
 function setup(now = '2026-11-21T12:00:00.000Z') {
   let current = now;
@@ -339,9 +346,9 @@ describe('a statement row is evidence through the one decision', () => {
       settledByStatement: { source: 'statement-file', actor: 'jane.doe' },
     });
     const evidence = (
-      event.data as { evidence: { source: string; authentication: string[]; actor?: string }[] }
+      event.data as { evidence: { source: string; authentication: string[]; actor?: unknown }[] }
     ).evidence.at(-1);
-    expect(evidence).toMatchObject({ source: 'statement', authentication: ['operator'], actor: 'jane.doe' });
+    expect(evidence).toMatchObject({ source: 'statement', authentication: ['operator'], actor: JANE });
   });
 
   it('a row settles an EXPIRED transaction as a late resolution', async () => {

@@ -330,6 +330,16 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
         note: 'MTN support ticket 4411: never paid',
         reasonCode: 'REJECTED_BY_CUSTOMER',
       },
+      {
+        actor: { id: 'ana', name: 'ana', email: null, role: 'operator', via: 'token' },
+        approvedBy: {
+          id: 'sub-1',
+          name: 'bo@example.com',
+          email: 'bo@example.com',
+          role: 'admin',
+          via: 'cognito',
+        },
+      },
     );
     return w.store;
   },
@@ -527,14 +537,22 @@ scenarios['statement rows and the daily close'] = async () => {
     createdAt: at,
   });
   await ledger.ingestRows([row('SKS0000002', 'statement-file')], {
-    actor: { kind: 'person', name: 'jane.doe' },
+    actor: {
+      kind: 'person',
+      name: 'jane.doe',
+      ref: { id: 'jane.doe', name: 'jane.doe', email: null, role: 'operator', via: 'token' },
+    },
   });
   w.advance(3 * 86_400);
   await closeDay(
     deps,
     { provider: 'daraja', account: 'ke', day: at.slice(0, 10) },
     {
-      actor: { kind: 'person', name: 'jane.doe' },
+      actor: {
+        kind: 'person',
+        name: 'jane.doe',
+        ref: { id: 'jane.doe', name: 'jane.doe', email: null, role: 'operator', via: 'token' },
+      },
     },
   );
   w.store.published.push(...statements.published);

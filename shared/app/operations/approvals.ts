@@ -1,0 +1,198 @@
+import { type Actor, actorRef, sameActor } from '../../domain/actor';
+import {
+  ApprovalNotFoundError,
+  ApprovalStateError,
+  RelayError,
+  SchemaValidationError,
+  SelfApprovalError,
+} from '../../domain/errors';
+import type { TransactionKey } from '../../domain/transaction';
+import { compareAmounts } from '../../util/money';
+import { randomBytes } from 'node:crypto';
+import type { ApprovalView, ApprovalsAnswer } from '../management-answers';
+import type { ApprovalRequest } from '../ports';
+import type { ReconcileServices } from '../reconciliation/reconcile';
+import type { TransactionView } from '../transactions/register-transaction';
+import {
+  checkResolvable,
+  parseResolution,
+  resolveByHand,
+  storedKey,
+} from '../transactions/operate-transaction';
+
+/** The limit an operator resolves up to alone on this account ("provider/account", else "*"), if any. */
+export function resolveLimitFor(
+  limits: Readonly<Record<string, string>>,
+  key: Pick<TransactionKey, 'provider' | 'account'>,
+): string | undefined {
+  return limits[`${key.provider}/${key.account}`] ?? limits['*'];
+}
+
+export type ResolveOutcome =
+  | { resolved: true; events: string[]; transaction: TransactionView }
+  | { resolved: false; approval: ApprovalView };
+
+/**
+ * POST …/resolve: at or under the account's limit the resolution applies at once; above it (or when the
+ * amount is unknown) it waits as an approval request for a second person (docs/roles-and-audit.md#four-eyes).
+ * The request is checked as fully as a resolution (body, status) before it is stored, so a request that
+ * could never apply is refused now, not at approval.
+ */
+export async function resolveOrRequest(
+  services: ReconcileServices,
+  key: TransactionKey,
+  input: unknown,
+  actor: Actor,
+): Promise<ResolveOutcome> {
+  const resolution = parseResolution(input);
+  const txKey = storedKey(key);
+  const current = checkResolvable(await services.store.getTransaction(txKey, { consistent: true }), key);
+  const limit = resolveLimitFor(services.config.management.resolveLimits ?? {}, txKey);
+  const amount = resolution.amount ?? current.amount?.value ?? null;
+  if (limit === undefined || (amount !== null && compareAmounts(amount, limit) <= 0))
+    return { resolved: true, ...(await resolveByHand(services, key, resolution, { actor })) };
+  const now = services.clock.now();
+  const createdAt = now.toISOString();
+  const request: ApprovalRequest = {
+    // Sorts by creation time (the newest-first list), unique by its random tail.
+    id: `${createdAt.replace(/[-:.TZ]/g, '')}-${randomBytes(5).toString('hex')}`,
+    createdAt,
+    openUntil: new Date(
+      now.getTime() + (services.config.management.approvalTtlSeconds ?? 86_400) * 1000,
+    ).toISOString(),
+    key: txKey,
+    resolution: { ...resolution },
+    amount,
+    currency: current.amount?.currency ?? null,
+    limit,
+    requestedBy: actorRef(actor),
+    state: 'pending',
+    decidedBy: null,
+    decidedAt: null,
+    decisionNote: null,
+  };
+  await services.store.createApproval(request);
+  services.log.info('resolution waits for approval', { ...txKey, approval: request.id, by: actor.id });
+  return { resolved: false, approval: approvalView(request, now) };
+}
+
+export function approvalView(request: ApprovalRequest, now: Date): ApprovalView {
+  const expired = request.state === 'pending' && Date.parse(request.openUntil) <= now.getTime();
+  return {
+    id: request.id,
+    createdAt: request.createdAt,
+    expiresAt: request.openUntil,
+    state: expired ? 'expired' : request.state,
+    provider: request.key.provider,
+    account: request.key.account,
+    reference: request.key.reference,
+    status: String(request.resolution.status),
+    note: String(request.resolution.note),
+    amount: request.amount,
+    currency: request.currency,
+    limit: request.limit,
+    requestedBy: request.requestedBy,
+    decidedBy: request.decidedBy,
+    decidedAt: request.decidedAt,
+    decisionNote: request.decisionNote,
+  };
+}
+
+const STATES = ['pending', 'approved', 'rejected', 'failed', 'expired'] as const;
+
+/** GET /v1/approvals: the newest requests first (at most 200), `?state=` one of STATES. */
+export async function listApprovals(
+  services: Pick<ReconcileServices, 'store' | 'clock'>,
+  query: Record<string, string | undefined>,
+): Promise<ApprovalsAnswer> {
+  const state = query.state || undefined;
+  if (state !== undefined && !(STATES as readonly string[]).includes(state))
+    throw new SchemaValidationError(`state must be one of ${STATES.join(', ')}`, {
+      details: { parameter: 'state' },
+    });
+  const now = services.clock.now();
+  const views = (await services.store.listApprovals(200)).map((r) => approvalView(r, now));
+  return { approvals: state ? views.filter((v) => v.state === state) : views };
+}
+
+const decisionNote = (input: unknown): string | null => {
+  const note = (input as { note?: unknown } | null)?.note;
+  if (note === undefined) return null;
+  if (typeof note !== 'string' || note.trim().length > 500)
+    throw new SchemaValidationError('note must be text of at most 500 characters');
+  return note.trim() || null;
+};
+
+async function pendingRequest(services: ReconcileServices, id: string, actor: Actor) {
+  if (!/^[\w-]{1,64}$/.test(id)) throw new ApprovalNotFoundError(`No approval request ${id.slice(0, 64)}`);
+  const request = await services.store.getApproval(id, { consistent: true });
+  if (!request) throw new ApprovalNotFoundError(`No approval request ${id}`);
+  const view = approvalView(request, services.clock.now());
+  if (view.state !== 'pending')
+    throw new ApprovalStateError(`The request is ${view.state}; only a pending one can be decided`);
+  if (sameActor(request.requestedBy, actor))
+    throw new SelfApprovalError('A second person must decide: nobody approves or rejects their own request');
+  return request;
+}
+
+/**
+ * Approves a pending request and applies its resolution, naming both people. The request is claimed first
+ * (pending → approved, conditional), so two approvers at once apply it once; if the resolution cannot
+ * apply any more (the provider answered meanwhile) the request ends `failed` with the reason.
+ */
+export async function approve(
+  services: ReconcileServices,
+  id: string,
+  input: unknown,
+  actor: Actor,
+): Promise<{ approval: ApprovalView; events: string[]; transaction: TransactionView }> {
+  const request = await pendingRequest(services, id, actor);
+  const note = decisionNote(input);
+  const decided: ApprovalRequest = {
+    ...request,
+    state: 'approved',
+    decidedBy: actorRef(actor),
+    decidedAt: services.clock.now().toISOString(),
+    decisionNote: note,
+  };
+  if (!(await services.store.decideApproval(decided, 'pending')))
+    throw new ApprovalStateError('The request was decided by someone else meanwhile');
+  try {
+    const requester: Actor = { ...request.requestedBy };
+    const applied = await resolveByHand(services, request.key, request.resolution, {
+      actor: requester,
+      approvedBy: actor,
+    });
+    return { approval: approvalView(decided, services.clock.now()), ...applied };
+  } catch (error) {
+    if (error instanceof RelayError)
+      await services.store.decideApproval(
+        {
+          ...decided,
+          state: 'failed',
+          decisionNote: `approved, not applied: ${error.message}`.slice(0, 500),
+        },
+        'approved',
+      );
+    throw error;
+  }
+}
+
+export async function reject(
+  services: ReconcileServices,
+  id: string,
+  input: unknown,
+  actor: Actor,
+): Promise<{ approval: ApprovalView }> {
+  const request = await pendingRequest(services, id, actor);
+  const decided: ApprovalRequest = {
+    ...request,
+    state: 'rejected',
+    decidedBy: actorRef(actor),
+    decidedAt: services.clock.now().toISOString(),
+    decisionNote: decisionNote(input),
+  };
+  if (!(await services.store.decideApproval(decided, 'pending')))
+    throw new ApprovalStateError('The request was decided by someone else meanwhile');
+  return { approval: approvalView(decided, services.clock.now()) };
+}

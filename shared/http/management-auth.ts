@@ -1,0 +1,89 @@
+import type { RelayConfig } from '../config/schema';
+import { type Actor, hasRole, highestRole, type Role } from '../domain/actor';
+import { ForbiddenRoleError, UnauthorizedError } from '../domain/errors';
+import { secretMatches } from './router';
+import type { InboundRequest } from './types';
+
+/**
+ * The shared `management.bearerToken` names nobody: it acts as this admin (kept so existing scripts keep
+ * working; named tokens are how people sign in, docs/roles-and-audit.md#named-tokens).
+ */
+export const SHARED_TOKEN_ACTOR: Actor = {
+  id: 'bearer-token',
+  name: 'bearer-token (shared)',
+  email: null,
+  role: 'admin',
+  via: 'token',
+};
+
+/** Claims of a Cognito token as API Gateway passes them: arrays arrive as "[a b]" strings. */
+function groupsOf(claim: unknown): string[] {
+  if (Array.isArray(claim)) return claim.filter((g): g is string => typeof g === 'string');
+  if (typeof claim !== 'string') return [];
+  return claim
+    .replace(/^\[|\]$/g, '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 ? value.slice(0, 256) : undefined;
+
+/**
+ * Who is calling the management API (docs/roles-and-audit.md): a Cognito user (the console API's JWT
+ * authorizer: subject, e-mail, the highest of their groups viewer/operator/admin, viewer without one),
+ * an IAM principal (admin: IAM policy already decided what it may call), or locally a named token (its
+ * name and role) or the shared bearer token. Throws UnauthorizedError when nobody is signed in.
+ */
+export function authenticate(
+  config: RelayConfig,
+  request: Pick<InboundRequest, 'headers' | 'principal'>,
+): Actor {
+  const principal = request.principal;
+  if (principal?.kind === 'jwt') {
+    const { claims } = principal;
+    const sub = text(claims.sub);
+    if (!sub) throw new UnauthorizedError('The sign-in token names no subject');
+    const email = text(claims.email) ?? null;
+    return {
+      id: sub,
+      name: email ?? text(claims.username) ?? text(claims['cognito:username']) ?? sub,
+      email,
+      role: highestRole(groupsOf(claims['cognito:groups'])) ?? 'viewer',
+      via: 'cognito',
+    };
+  }
+  if (principal?.kind === 'iam') {
+    const id = principal.userArn ?? principal.callerId ?? 'iam';
+    return { id, name: id, email: null, role: 'admin', via: 'iam' };
+  }
+  // In the cloud API Gateway authorizes (IAM or Cognito) before the function runs; it always says who.
+  if (config.management.auth !== 'bearer')
+    throw new UnauthorizedError('The request carries no authorizer context');
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match)
+    throw new UnauthorizedError('Missing bearer token: send Authorization: Bearer <token>', {
+      challenge: 'Bearer',
+    });
+  const given = match[1]!;
+  // Every token is compared (constant time each, no early exit), so the time says nothing of which matched.
+  let found: Actor | undefined;
+  for (const token of config.management.tokens ?? []) {
+    if (token.token !== undefined && secretMatches(token.token, given) && !found)
+      found = { id: token.name, name: token.name, email: null, role: token.role, via: 'token' };
+  }
+  const shared = config.management.bearerToken;
+  if (shared !== undefined && secretMatches(shared, given) && !found) found = SHARED_TOKEN_ACTOR;
+  if (!found)
+    throw new UnauthorizedError('Bearer token is not valid', { challenge: 'Bearer error="invalid_token"' });
+  return found;
+}
+
+/** Refuses (403, naming the role needed) an actor whose role is below `role`. */
+export function requireRole(actor: Actor, role: Role, what: string): void {
+  if (!hasRole(actor, role))
+    throw new ForbiddenRoleError(`${what} needs the ${role} role; ${actor.name} has ${actor.role}`, {
+      details: { requiredRole: role, role: actor.role },
+    });
+}

@@ -1,0 +1,329 @@
+/**
+ * Issue 30 items 1-4 through the management router itself (the one the Lambda and `npm start` run), on
+ * the memory store: who acts is named, roles are enforced, a resolution above the account's limit waits for
+ * a second person, and the audit log keeps every action and refusal (not the quarantine).
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import type { ApprovalView, AuditPage, MeAnswer } from '../../../shared/app/management-answers';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
+import { parseConfig } from '../../../shared/config/load';
+import { handleManagementRequest } from '../../../shared/http/management-router';
+import { toInboundRequest } from '../../../shared/http/api-gateway';
+import type { InboundRequest } from '../../../shared/http/types';
+import type { StatusApi } from '../../../shared/providers/types';
+
+const START = Date.parse('2026-11-23T10:00:00.000Z');
+const TOKENS = {
+  vic: 'viewer-token-0123456789',
+  ana: 'operator-token-0123456789',
+  bo: 'admin-token-0123456789ab',
+  cy: 'admin-token-0123456789cd',
+};
+const config = parseConfig({
+  management: {
+    auth: 'bearer',
+    tokens: [
+      { name: 'vic', role: 'viewer', token: TOKENS.vic },
+      { name: 'ana', role: 'operator', token: TOKENS.ana },
+      { name: 'bo', role: 'admin', token: TOKENS.bo },
+      { name: 'cy', role: 'admin', token: TOKENS.cy },
+    ],
+    resolveLimits: { 'momo/demo': '500' },
+    approvalTtlSeconds: 3600,
+  },
+  reconciliation: { windowSeconds: 600 },
+  accounts: { momo: { demo: { pathSecret: 'momo-path-secret-0123' } } },
+});
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const pendingApi: StatusApi = {
+  query: async () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' }),
+} as unknown as StatusApi;
+
+function world() {
+  const store = new MemoryStore();
+  let now = START;
+  const clock = { now: () => new Date(now) };
+  const services: ReconcileServices = {
+    config,
+    store,
+    clock,
+    log: silent,
+    scrub: (s) => s,
+    statusApi: () => pendingApi,
+    metrics: { count() {}, timing() {}, flush() {} },
+  };
+  let n = 0;
+  const call = async (who: keyof typeof TOKENS | null, method: string, path: string, body?: unknown) => {
+    const [pathname, search = ''] = path.split('?');
+    const request: InboundRequest = {
+      requestId: `req-${++n}`,
+      method,
+      path: pathname!,
+      headers: {
+        ...(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      query: Object.fromEntries(new URLSearchParams(search)),
+      rawBody: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
+      sourceIp: '192.0.2.10',
+      receivedAt: clock.now(),
+    };
+    const res = await handleManagementRequest(services, request);
+    return { status: res.statusCode, body: res.body as Record<string, any>, headers: res.headers ?? {} };
+  };
+  /** Registers a MoMo payment and lets its window pass with the provider saying PENDING: EXPIRED. */
+  const expired = async (reference: string, amount: string) => {
+    const registered = await call('ana', 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      amount,
+      currency: 'EUR',
+    });
+    expect(registered.status).toBe(201);
+    for (let i = 0; i < 40; i++) {
+      const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference });
+      if (tx?.status === 'EXPIRED') return;
+      now += 120_000;
+      await runPollCycle(services, { owner: 'p1' });
+    }
+    throw new Error(`${reference} never expired`);
+  };
+  return { store, services, call, expired, advance: (s: number) => void (now += s * 1000) };
+}
+
+const REF_SMALL = '11111111-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const REF_LARGE = '22222222-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const resolvePath = (ref: string) => `/v1/transactions/momo/demo/${ref}/resolve`;
+
+describe('the management API names who acts and enforces roles', () => {
+  it('answers who is signed in, with their role and what it allows', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    const viewer = await w.call('vic', 'GET', '/v1/me');
+    const admin = await w.call('bo', 'GET', '/v1/me');
+    // Assess
+    expect(viewer.body as MeAnswer).toEqual({
+      actor: { id: 'vic', name: 'vic', email: null, role: 'viewer', via: 'token' },
+      can: { operate: false, administer: false },
+    });
+    expect((admin.body as MeAnswer).can).toEqual({ operate: true, administer: true });
+  });
+
+  it('refuses a viewer’s resolution with 403 naming the missing role, and audits the refusal', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_SMALL, '100');
+    // Act
+    const refused = await w.call('vic', 'POST', resolvePath(REF_SMALL), {
+      status: 'FAILED',
+      note: 'no' + 'pe',
+    });
+    // Assess
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN_ROLE', requiredRole: 'operator' });
+    expect(refused.body.error.message).toContain('operator');
+    const tx = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_SMALL });
+    expect(tx!.status).toBe('EXPIRED');
+    expect(w.store.audit.at(-1)).toMatchObject({
+      actor: { name: 'vic', role: 'viewer' },
+      action: 'transaction.resolve',
+      target: `momo/demo/${REF_SMALL}`,
+      outcome: 'refused',
+      httpStatus: 403,
+    });
+    expect(w.store.quarantined).toEqual([]);
+  });
+
+  it('records a wrong token as a refused sign-in in the audit log, never in the quarantine, without the token', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    const res = await w.call(null, 'GET', '/v1/transactions');
+    const wrong = await handleManagementRequest(w.services, {
+      ...toInboundRequest({
+        version: '2.0',
+        routeKey: '$default',
+        rawPath: '/v1/quarantine',
+        rawQueryString: '',
+        headers: { authorization: 'Bearer not-the-token-at-all' },
+        isBase64Encoded: false,
+        requestContext: {
+          requestId: 'r',
+          http: { method: 'GET', path: '/v1/quarantine', sourceIp: '198.51.100.9' },
+          timeEpoch: START,
+        },
+      } as never),
+      receivedAt: new Date(START),
+    });
+    // Assess
+    expect([res.status, wrong.statusCode]).toEqual([401, 401]);
+    expect(w.store.audit.map((e) => [e.action, e.outcome, e.actor])).toEqual([
+      ['sign-in', 'refused', null],
+      ['sign-in', 'refused', null],
+    ]);
+    expect(JSON.stringify(w.store.audit)).not.toContain('not-the-token-at-all');
+    expect(w.store.quarantined).toEqual([]);
+  });
+
+  it('lets an operator resolve under the limit alone, naming them in the history, the evidence, the event and the audit log', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_SMALL, '100');
+    // Act
+    const res = await w.call('ana', 'POST', resolvePath(REF_SMALL), {
+      status: 'SUCCEEDED',
+      note: 'MoMo statement line 17',
+    });
+    // Assess
+    expect(res.status).toBe(200);
+    const tx = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_SMALL });
+    const ana = { id: 'ana', name: 'ana', email: null, role: 'operator', via: 'token' };
+    expect(tx!.status).toBe('SUCCEEDED');
+    expect(tx!.transitions.at(-1)!.evidence).toMatchObject({ source: 'operator', actor: ana });
+    expect(w.store.published.at(-1)!.data.resolvedByHand).toEqual({
+      note: 'MoMo statement line 17',
+      by: ana,
+    });
+    expect(w.store.audit.at(-1)).toMatchObject({
+      actor: ana,
+      action: 'transaction.resolve',
+      target: `momo/demo/${REF_SMALL}`,
+      outcome: 'ok',
+    });
+  });
+});
+
+describe('four eyes above the account limit', () => {
+  it('keeps a resolution above the limit pending until another admin approves, then records both names', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    // Act
+    const asked = await w.call('ana', 'POST', resolvePath(REF_LARGE), {
+      status: 'SUCCEEDED',
+      note: 'MoMo statement line 18',
+    });
+    const approval = asked.body.approval as ApprovalView;
+    const before = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_LARGE });
+    const listed = await w.call('vic', 'GET', '/v1/approvals?state=pending');
+    const byOperator = await w.call('ana', 'POST', `/v1/approvals/${approval.id}/approve`);
+    const approved = await w.call('bo', 'POST', `/v1/approvals/${approval.id}/approve`, { note: 'checked' });
+    const again = await w.call('cy', 'POST', `/v1/approvals/${approval.id}/approve`);
+    // Assess
+    expect(asked.status).toBe(202);
+    expect(approval).toMatchObject({
+      state: 'pending',
+      amount: '1000',
+      limit: '500',
+      requestedBy: { name: 'ana' },
+    });
+    expect(before!.status).toBe('EXPIRED');
+    expect((listed.body.approvals as ApprovalView[]).map((a) => a.id)).toEqual([approval.id]);
+    expect(byOperator.status).toBe(403);
+    expect(approved.status).toBe(200);
+    expect(again.status).toBe(409);
+    const after = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_LARGE });
+    expect(after!.status).toBe('SUCCEEDED');
+    expect(after!.transitions.at(-1)!.evidence).toMatchObject({
+      actor: { name: 'ana' },
+      approvedBy: { name: 'bo' },
+    });
+    expect(w.store.published.at(-1)!.data.resolvedByHand).toMatchObject({
+      by: { name: 'ana' },
+      approvedBy: { name: 'bo' },
+    });
+    const audit = (await w.call('bo', 'GET', '/v1/audit?action=approval.')).body as AuditPage;
+    // Same instant (a fixed clock): compared without their order.
+    expect(audit.entries.map((e) => [e.actor?.name, e.action, e.outcome]).sort()).toEqual([
+      ['ana', 'approval.approve', 'refused'],
+      ['bo', 'approval.approve', 'ok'],
+      ['cy', 'approval.approve', 'refused'],
+    ]);
+    expect(w.store.audit.find((e) => e.outcome === 'pending')).toMatchObject({
+      actor: { name: 'ana' },
+      action: 'transaction.resolve',
+    });
+  });
+
+  it('refuses the requester’s own approval, even as an admin', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    const asked = await w.call('bo', 'POST', resolvePath(REF_LARGE), {
+      status: 'FAILED',
+      note: 'never paid',
+    });
+    // Act
+    const own = await w.call('bo', 'POST', `/v1/approvals/${asked.body.approval.id}/approve`);
+    const other = await w.call('cy', 'POST', `/v1/approvals/${asked.body.approval.id}/reject`, {
+      note: 'wait',
+    });
+    // Assess
+    expect(asked.status).toBe(202);
+    expect(own.status).toBe(403);
+    expect(own.body.error.code).toBe('SELF_APPROVAL');
+    expect(other.body.approval).toMatchObject({
+      state: 'rejected',
+      decidedBy: { name: 'cy' },
+      decisionNote: 'wait',
+    });
+    const tx = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_LARGE });
+    expect(tx!.status).toBe('EXPIRED');
+  });
+
+  it('lets a pending request expire: it is listed as expired and can no longer be approved', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    const asked = await w.call('ana', 'POST', resolvePath(REF_LARGE), {
+      status: 'FAILED',
+      note: 'never paid',
+    });
+    // Act
+    w.advance(3601);
+    const listed = await w.call('vic', 'GET', '/v1/approvals');
+    const late = await w.call('bo', 'POST', `/v1/approvals/${asked.body.approval.id}/approve`);
+    // Assess
+    expect((listed.body.approvals as ApprovalView[])[0]!.state).toBe('expired');
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('APPROVAL_STATE');
+  });
+});
+
+describe('the audit log API', () => {
+  it('filters by actor and outcome and exports CSV that a spreadsheet cannot run', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_SMALL, '100');
+    await w.call('ana', 'POST', resolvePath(REF_SMALL), {
+      status: 'FAILED',
+      note: '=HYPERLINK("x") said no',
+    });
+    await w.call('vic', 'POST', `/v1/transactions/momo/demo/${REF_SMALL}/check`);
+    // Act
+    const byVic = (await w.call('bo', 'GET', '/v1/audit?actor=vic')).body as AuditPage;
+    const refused = (await w.call('bo', 'GET', '/v1/audit?outcome=refused')).body as AuditPage;
+    const csv = await w.call('bo', 'GET', '/v1/audit?format=csv&actor=ana');
+    const asOperator = await w.call('ana', 'GET', '/v1/audit');
+    const bad = await w.call('bo', 'GET', '/v1/audit?outcome=maybe');
+    // Assess
+    expect(byVic.entries.map((e) => e.action)).toEqual(['transaction.check']);
+    expect(refused.entries.map((e) => e.actor?.name)).toEqual(['vic']);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    const lines = String(csv.body).trim().split('\r\n');
+    expect(lines[0]).toBe(
+      'at,actor,actorId,role,via,action,target,outcome,httpStatus,detail,method,path,sourceIp',
+    );
+    expect(lines.filter((l) => l.includes('transaction.resolve'))).toHaveLength(1);
+    expect(String(csv.body)).toContain('resolve FAILED: =HYPERLINK(""x"") said no');
+    expect(asOperator.status).toBe(403);
+    expect(bad.status).toBe(400);
+    expect(w.store.audit.at(-1)).toMatchObject({ action: 'audit.read', outcome: 'refused' });
+    expect(w.store.audit.some((e) => e.action === 'audit.export' && e.actor?.name === 'bo')).toBe(true);
+  });
+});
