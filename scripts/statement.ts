@@ -1,12 +1,14 @@
 /**
- * `npm run statement -- import FILE --account <provider>/<account> --actor NAME [--template NAME] [--dry-run]
+ * `npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run]
  * [--relay URL] [--token T] [--json]`: imports a statement file into a running relay (`npm start`, or a
  * deployed management API) through POST /v1/statements/{provider}/{account}/import (docs/statements.md).
  * A file over the request limit is sent in parts at line boundaries (each with the file's header lines);
  * every part is first sent as a dry run, so a malformed line anywhere imports nothing.
  *
- * `npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close --actor NAME] [--csv]`: the day as it
+ * `npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]`: the day as it
  * adds up (or closes it).
+ *
+ * The person recorded on an import or a close is the one the token names (docs/roles-and-audit.md).
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -20,7 +22,6 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     account: { type: 'string' },
-    actor: { type: 'string' },
     template: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
     close: { type: 'boolean', default: false },
@@ -33,8 +34,8 @@ const { values, positionals } = parseArgs({
 });
 
 const USAGE =
-  'Usage: npm run statement -- import FILE --account <provider>/<account> --actor NAME [--template NAME] [--dry-run] [--relay URL] [--token T] [--json]\n' +
-  '       npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close --actor NAME] [--csv]\n';
+  'Usage: npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run] [--relay URL] [--token T] [--json]\n' +
+  '       npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]\n';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}`);
@@ -124,10 +125,8 @@ async function* parts(file: string): AsyncGenerator<string> {
 async function importFile(): Promise<void> {
   const file = positionals[1];
   if (!file) fail('Name the file to import');
-  if (!values.actor) fail('Name yourself with --actor (every import records who made it)');
   const query = (dryRun: boolean) =>
     new URLSearchParams({
-      actor: values.actor!,
       file: basename(file),
       ...(values.template ? { template: values.template } : {}),
       ...(dryRun ? { dryRun: 'true' } : {}),
@@ -162,13 +161,7 @@ async function day(): Promise<void> {
   const date = positionals[2];
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) fail('Name the day as YYYY-MM-DD');
   if (values.close) {
-    if (!values.actor) fail('Name yourself with --actor (closing a day records who did)');
-    const answer = await call(
-      'POST',
-      `/v1/statements/${account}/days/${date}/close?${new URLSearchParams({ actor: values.actor })}`,
-      '',
-      'application/json',
-    );
+    const answer = await call('POST', `/v1/statements/${account}/days/${date}/close`, '', 'application/json');
     process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
     return;
   }
