@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { StatementLedger } from '../shared/app/statements/statement-sink';
 import { wordPressBadgeApi } from '../shared/adapters/badges/wordpress-badge-api';
 import type { AddressInfo } from 'node:net';
 import { createCallbackHandler } from '../functions/callback/handler';
@@ -171,8 +172,14 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   const fileBuffer = options.ingressBufferDir
     ? new FileIngressBuffer(options.ingressBufferDir, options.printBuffer)
     : undefined;
+  const statementStore = new DynamoStatementStore(managementClients.doc, {
+    tableName: options.tableName,
+    retentionDays: config.retention.transactionDays,
+  });
   const services: ReconcileServices = {
     ...base,
+    // The pull and balance cycles hand the provider's own records to the one statement ledger.
+    statementSink: new StatementLedger({ ...base, statements: statementStore }),
     statusApi: statusApiRegistry(base),
     // Badge shops' secretId, as in AWS (only read when a shop names one).
     readSecret: sharedSecretReader(),
@@ -186,10 +193,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     createManagementHandler({
       ...services,
       store: trackingCallbacks(managementStore, tracker),
-      statements: new DynamoStatementStore(managementClients.doc, {
-        tableName: options.tableName,
-        retentionDays: config.retention.transactionDays,
-      }),
+      statements: statementStore,
     }),
   );
   const sink =

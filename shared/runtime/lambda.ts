@@ -1,3 +1,4 @@
+import { StatementLedger } from '../app/statements/statement-sink';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { wordPressBadgeApi } from '../adapters/badges/wordpress-badge-api';
 import { createDynamoClients } from '../adapters/dynamodb/client';
@@ -104,6 +105,10 @@ export async function lambdaReconcileServices(
       statusApi: statusApiRegistry(services),
       readSecret: sharedSecretReader(),
       badgeApi: wordPressBadgeApi({ readSecret: sharedSecretReader() }),
+      // The pull and balance cycles hand the provider's own records to the one statement ledger.
+      ...(services.statements
+        ? { statementSink: new StatementLedger({ ...services, statements: services.statements }) }
+        : {}),
     },
   };
 }
