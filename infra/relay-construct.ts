@@ -243,7 +243,7 @@ export class MobileMoneyRelay extends Construct {
     const executeApiOff = Boolean(props.cloudFront && props.customDomain);
     // Whatever URL reaches the API, a public route refuses a request without CloudFront's origin header
     // before any callback or decision function runs (the origin-check authorizer, infra/relay/edge.ts).
-    // Not in cloudfront-or-direct mode: direct callbacks are allowed there on purpose.
+    // Not in cloudfront-or-direct mode: direct callbacks are allowed there on purpose (validate.ts warns).
     const originCheck =
       props.cloudFront && this.config.edge.mode === 'cloudfront'
         ? createOriginAuthorizer(this, this.config, {
@@ -253,12 +253,6 @@ export class MobileMoneyRelay extends Construct {
             secretsEncryptionKey: props.secretsEncryptionKey,
           })
         : undefined;
-    if (props.cloudFront && !originCheck) {
-      Annotations.of(this).addWarningV2(
-        'mobile-money-relay:edgeBypass',
-        `cloudFront with edge.mode "${this.config.edge.mode}": requests around CloudFront still run the callback function (no origin-check authorizer). Set edge.mode to "cloudfront" once every provider calls the CloudFront URL (docs/deploy.md, "The public edge").`,
-      );
-    }
     const http = createHttpApi(
       this,
       fns,
