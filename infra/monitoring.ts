@@ -789,6 +789,7 @@ export class RelayMonitoring extends Construct {
       // accounts: one alarm whatever the number of accounts.
       const alarm = new cloudwatch.Alarm(this, `ProviderOutage-${provider}`, {
         alarmName: `${settings.namePrefix}-ProviderOutage-${provider}`,
+        actionsEnabled: true,
         metric: new cloudwatch.MathExpression({
           expression: `SELECT SUM(${STATUS_CALL_ERRORS_METRIC}) FROM "${settings.metricsNamespace}" WHERE provider = '${provider}'`,
           usingMetrics: {},
