@@ -1,8 +1,12 @@
-import { CfnOutput, Duration, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Fn, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ConfigError } from '../shared/domain/errors';
 import { parseCidr } from '../shared/util/ip-allowlist';
+import { WAF_SOURCE_REFUSED_HEADER } from './relay/edge';
 import { providerCallbackSources } from './relay/providers';
 
 /**
@@ -50,7 +54,17 @@ export interface RelayEdgeWebAclProps {
   readonly managedRulesInCountMode?: boolean;
   /** Prefix of the CloudWatch metric names. @default 'RelayEdge' */
   readonly metricPrefix?: string;
+  /**
+   * The page topic (in us-east-1, like this web ACL) for the alarms on a provider's declared sources
+   * being blocked. @default none: the alarms exist, nobody is notified (synth warns)
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /** Alarm name prefix. @default CloudFormation-generated names */
+  readonly alarmNamePrefix?: string;
 }
+
+/** The label (under the web ACL's namespace) on requests from a provider's declared sources: `<this>:<provider>`. */
+export const PROVIDER_SOURCE_LABEL = 'relay:provider-source';
 
 /**
  * A CLOUDFRONT-scope AWS WAF web ACL for the relay's CloudFront edge (`MobileMoneyRelay` prop
@@ -63,6 +77,8 @@ export class RelayEdgeWebAcl extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
   /** Pass this to the relay (`cloudFront.webAclArn`). */
   readonly webAclArn: string;
+  /** One per provider with declared sources: the WAF blocked a request from them (paging when `alarmTopic`). */
+  readonly alarms: cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: RelayEdgeWebAclProps = {}) {
     super(scope, id);
@@ -134,7 +150,7 @@ export class RelayEdgeWebAcl extends Construct {
           };
 
     // The allow-list at the edge: callbacks on a provider's paths from anywhere else are refused here.
-    const enforced: wafv2.CfnWebACL.RuleProperty[] = (props.enforceSourceRanges ?? []).map((provider, i) => {
+    const enforced: wafv2.CfnWebACL.RuleProperty[] = (props.enforceSourceRanges ?? []).map((provider) => {
       const cidrs = split(`providerSources.${provider}`, allowed[provider] ?? []);
       const sets = (['ipv4', 'ipv6'] as const)
         .filter((family) => cidrs[family].length)
@@ -150,7 +166,7 @@ export class RelayEdgeWebAcl extends Construct {
         });
       return {
         name: `${provider}SourcesOnly`,
-        priority: 1 + i,
+        priority: 0,
         statement: {
           andStatement: {
             statements: [
@@ -170,13 +186,53 @@ export class RelayEdgeWebAcl extends Construct {
             ],
           },
         },
-        action: { block: { customResponse: { responseCode: 403 } } },
+        // The header (x-amzn-waf-relay-edge) tells the synthetic check this refusal is the WAF's, by design.
+        action: {
+          block: {
+            customResponse: {
+              responseCode: 403,
+              responseHeaders: [
+                { name: WAF_SOURCE_REFUSED_HEADER.name, value: WAF_SOURCE_REFUSED_HEADER.value },
+              ],
+            },
+          },
+        },
         visibilityConfig: visibility(`${prefix}${provider.replace(/[^A-Za-z0-9]/g, '')}SourcesOnly`),
       };
     });
 
+    // First, a count rule per provider that labels requests from its declared sources: a later rule that
+    // blocks one of them shows in the label's BlockedRequests metric (a genuine provider refused).
+    const labelled = Object.entries(declared)
+      .filter(([, texts]) => texts.length)
+      .map(([provider, texts]) => {
+        const cidrs = split(`providerSources.${provider}`, texts);
+        const sets = (['ipv4', 'ipv6'] as const)
+          .filter((family) => cidrs[family].length)
+          .map((family) => {
+            const set = new wafv2.CfnIPSet(
+              this,
+              `${provider}Declared${family === 'ipv4' ? 'Ipv4' : 'Ipv6'}`,
+              {
+                scope: 'CLOUDFRONT',
+                ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
+                addresses: [...new Set(cidrs[family])],
+                description: `The sources ${provider} declares for its callbacks, labelled by the relay edge`,
+              },
+            );
+            return { ipSetReferenceStatement: { arn: set.attrArn } } as wafv2.CfnWebACL.StatementProperty;
+          });
+        return { provider, sets };
+      });
     const rules: wafv2.CfnWebACL.RuleProperty[] = [
-      ...enforced,
+      ...labelled.map(({ provider, sets }) => ({
+        name: `${provider}SourcesLabel`,
+        priority: 0,
+        statement: sets.length === 1 ? sets[0]! : { orStatement: { statements: sets } },
+        action: { count: {} },
+        ruleLabels: [{ name: `${PROVIDER_SOURCE_LABEL}:${provider}` }],
+        visibilityConfig: visibility(`${prefix}${provider.replace(/[^A-Za-z0-9]/g, '')}Sources`),
+      })),
       {
         name: 'RatePerSourceIp',
         priority: 0,
@@ -194,15 +250,13 @@ export class RelayEdgeWebAcl extends Construct {
             : { block: { customResponse: { responseCode: 429 } } },
         visibilityConfig: visibility(`${prefix}RatePerIp`),
       },
+      ...enforced,
     ];
     if (props.managedRulesInCountMode ?? true) {
-      for (const [name, priority] of [
-        ['AWSManagedRulesAmazonIpReputationList', 10],
-        ['AWSManagedRulesCommonRuleSet', 20],
-      ] as const) {
+      for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesCommonRuleSet'] as const) {
         rules.push({
           name,
-          priority,
+          priority: 0,
           statement: { managedRuleGroupStatement: { vendorName: 'AWS', name } },
           overrideAction: { count: {} },
           visibilityConfig: visibility(`${prefix}${name.replace('AWSManagedRules', '')}`),
@@ -214,10 +268,48 @@ export class RelayEdgeWebAcl extends Construct {
       defaultAction: { allow: {} },
       description:
         'Mobile-money relay CloudFront edge: rate limit per source IP, provider sources exempt, managed rules counted',
-      rules,
+      // Evaluated in this order: the labels, the rate rule, the source-range rules, the managed rules.
+      rules: rules.map((rule, i) => ({ ...rule, priority: i })),
       visibilityConfig: visibility(`${prefix}WebAcl`),
     });
     this.webAclArn = this.webAcl.attrArn;
+
+    // A genuine provider refused at the edge: a blocked request carrying a provider-source label. AWS WAF
+    // publishes CLOUDFRONT-scope metrics in us-east-1 (this stack's region), so the alarm lives here.
+    const webAclName = Fn.select(0, Fn.split('|', this.webAcl.ref));
+    this.alarms = labelled.map(({ provider }) => {
+      const alarm = new cloudwatch.Alarm(this, `${provider}SourcesBlocked`, {
+        ...(props.alarmNamePrefix
+          ? { alarmName: `${props.alarmNamePrefix}-Edge-${provider}SourcesBlocked` }
+          : {}),
+        metric: new cloudwatch.Metric({
+          namespace: 'AWS/WAFV2',
+          metricName: 'BlockedRequests',
+          dimensionsMap: {
+            WebACL: webAclName,
+            LabelNamespace: Fn.join('', [this.webAcl.attrLabelNamespace, PROVIDER_SOURCE_LABEL]),
+            Label: provider,
+          },
+          statistic: 'Sum',
+          period: Duration.minutes(5),
+        }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `The relay edge WAF blocked a request from one of ${provider}'s declared callback sources: a genuine ${provider} callback was refused (a rule or a rate limit too tight). Look at the web ACL's sampled requests and the rule that blocked it.`,
+      });
+      if (props.alarmTopic) {
+        alarm.addAlarmAction(new SnsAction(props.alarmTopic));
+        alarm.addOkAction(new SnsAction(props.alarmTopic));
+      }
+      return alarm;
+    });
+    if (this.alarms.length && !props.alarmTopic)
+      Annotations.of(this).addWarningV2(
+        'mobile-money-relay:edgeAlarmTopic',
+        'RelayEdgeWebAcl without alarmTopic: the alarms on blocked provider sources notify nobody. Pass a page topic in us-east-1 (docs/deploy.md, "The public edge").',
+      );
   }
 }
 

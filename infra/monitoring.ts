@@ -1,6 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -48,6 +49,21 @@ export const PAGE_TAG = 'page';
 export const TICKET_TAG = 'ticket';
 /** Members of the storage-outage composite: no action of their own, the composite pages. */
 export const STORAGE_OUTAGE_TAG = 'storage-outage';
+/**
+ * Members of the `ServiceDegraded` composite (the callback path, the functions that page, the poller
+ * heartbeat, the buffer age): no action of their own; the composite pages once, and not at all while
+ * `StorageOutage` is in ALARM (they are its symptoms then).
+ */
+export const SERVICE_DEGRADED_TAG = 'service-degraded';
+
+/** Status API calls that failed (timeouts, 5xx, garbage), per provider: the provider-outage alarm watches them. */
+export const STATUS_CALL_ERRORS_METRIC = 'StatusCallErrors';
+
+/** Written by the synthetic check every run: providers whose route failed through the public URL. */
+export const EDGE_PROBE_FAILURES_METRIC = 'EdgeProbeFailures';
+
+/** Requests refused by the origin check (they went around CloudFront, or it sent a wrong secret). */
+export const ORIGIN_VERIFY_REFUSALS_METRIC = 'OriginVerifyRefusals';
 
 /** Accounts whose callbacks are silent, written by the poller's callback-health look every cycle. */
 export const SILENT_ACCOUNTS_METRIC = 'SilentAccounts';
@@ -88,6 +104,15 @@ export interface RelayMonitoringTargets {
   }>;
   /** The poller (its heartbeat). */
   readonly pollerFunction: lambda.IFunction;
+  /** The decision-route functions (e.g. C2B validation): each gets its own latency alarm, and its faults page. */
+  readonly decisionFunctions?: ReadonlyArray<{ readonly name: string; readonly fn: lambda.IFunction }>;
+  /** Providers with a configured account: one provider-outage alarm each (never one per account). */
+  readonly providers?: readonly string[];
+  /**
+   * The CloudFront edge, when the relay has one: origin-verify refusals, and (a stack in us-east-1 only,
+   * where CloudFront publishes its metrics) the distribution's 5xx rate, join the `EdgeOutage` composite.
+   */
+  readonly edge?: { readonly distribution: cloudfront.IDistribution; readonly probe?: lambda.IFunction };
 }
 
 export interface RelayMonitoringSettings {
@@ -122,7 +147,13 @@ export interface RelayMonitoringSettings {
   readonly pollerHeartbeatPeriod: Duration | false;
   readonly throttledRatePercent: number;
   readonly serverErrorRatePercent: number;
+  /** Failed status API calls of one provider per 5 minutes (2 of 3) that page as its outage. @default 10 */
+  readonly providerOutageErrors?: number;
 }
+
+/** Appended to every ServiceDegraded member's description (they have no action of their own). */
+const DEGRADED_NOTE =
+  ' No action of its own: ServiceDegraded pages, once, and not while StorageOutage is in ALARM.';
 
 /** Below this many requests in 5 minutes, the 429 and 5xx rates are not judged (one error in 3 is not an outage). */
 const RATE_MIN_REQUESTS = 20;
@@ -143,6 +174,10 @@ export class RelayMonitoring extends Construct {
   readonly dashboard: cloudwatch.Dashboard | undefined;
   /** The composite alarm that pages for a storage outage. */
   readonly storageOutage: cloudwatch.CompositeAlarm;
+  /** The composite alarm that pages once for the callback path, the paging functions, the heartbeat, the buffer age. */
+  readonly serviceDegraded: cloudwatch.CompositeAlarm;
+  /** The composite alarm that pages once for an edge outage (`cloudFront`), else undefined. */
+  readonly edgeOutage: cloudwatch.CompositeAlarm | undefined;
   private readonly own: cloudwatch.AlarmBase[] = [];
 
   constructor(
@@ -163,6 +198,8 @@ export class RelayMonitoring extends Construct {
     const toPage = { customTags: [PAGE_TAG] };
     const toTicket = { actionOverride: ticket, customTags: [TICKET_TAG] };
     const toStorage = { actionOverride: noopAction(), customTags: [STORAGE_OUTAGE_TAG] };
+    // Pages through the ServiceDegraded composite (once; not during a storage outage, whose symptoms they are).
+    const toDegraded = { actionOverride: noopAction(), customTags: [SERVICE_DEGRADED_TAG] };
     const dashboards = new DefaultDashboardFactory(this, 'Dashboards', {
       dashboardNamePrefix: settings.namePrefix,
       createDashboard: settings.dashboard,
@@ -255,8 +292,8 @@ export class RelayMonitoring extends Construct {
                   comparisonOperator: GTE,
                   period: ratePeriod,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-                  ...toPage,
-                  alarmDescriptionOverride: `${settings.serverErrorRatePercent}% or more of the requests in 5 minutes were answered 5xx (at least ${RATE_MIN_REQUESTS} requests): callbacks are neither stored nor buffered (503), or the functions are throttled or failing. Look at StorageOutage, the callback function's errors and throttles, IngressBufferOff.`,
+                  ...toDegraded,
+                  alarmDescriptionOverride: `${settings.serverErrorRatePercent}% or more of the requests in 5 minutes were answered 5xx (at least ${RATE_MIN_REQUESTS} requests): callbacks are neither stored nor buffered (503), or the functions are throttled or failing. Look at StorageOutage, the callback function's errors and throttles, IngressBufferOff.${DEGRADED_NOTE}`,
                 },
               },
             },
@@ -265,20 +302,30 @@ export class RelayMonitoring extends Construct {
       ],
     });
     const latency = settings.callbackLatencyThreshold;
-    facade.monitorLambdaFunction({
-      lambdaFunction: targets.callbackFunction,
-      humanReadableName: 'callback function',
-      alarmFriendlyName: 'CallbackLatency',
-      addLatencyP99Alarm: {
-        Critical: {
-          maxLatency: latency,
-          datapointsToAlarm: 3,
-          evaluationPeriods: 5,
-          ...toPage,
-          alarmDescriptionOverride: `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to ${ackLimitsPhrase()}. Look at DynamoDB latency and throttles, the partner endpoints a decision route asks, cold starts.`,
+    // Each latency alarm watches the function it names: the provider callbacks run in the callback
+    // function, each decision route (C2B validation, which waits on the partner) in its own.
+    for (const { name, fn } of [
+      { name: 'Callback', fn: targets.callbackFunction },
+      ...(targets.decisionFunctions ?? []),
+    ]) {
+      const decision = fn !== targets.callbackFunction;
+      facade.monitorLambdaFunction({
+        lambdaFunction: fn,
+        humanReadableName: `${name} function latency`,
+        alarmFriendlyName: `${name}Latency`,
+        addLatencyP99Alarm: {
+          Critical: {
+            maxLatency: latency,
+            datapointsToAlarm: 3,
+            evaluationPeriods: 5,
+            ...toDegraded,
+            alarmDescriptionOverride: decision
+              ? `The ${name} function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: its answers are close to ${ackLimitsPhrase()}. Look at the partner decision endpoint it asks (its timeouts), DynamoDB latency, cold starts.${DEGRADED_NOTE}`
+              : `The callback function's p99 duration reached ${latency.toHumanString()} in 3 of the last 5 minutes: acks are close to ${ackLimitsPhrase()}. Look at DynamoDB latency and throttles, cold starts, the callback function's concurrency.${DEGRADED_NOTE}`,
+          },
         },
-      },
-    });
+      });
+    }
     facade.monitorCustom({
       alarmFriendlyName: 'AckLatency',
       humanReadableName: 'Ack latency (inside the handler)',
@@ -312,8 +359,8 @@ export class RelayMonitoring extends Construct {
                       datapointsToAlarm: 3,
                       evaluationPeriods: 5,
                       treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-                      ...toPage,
-                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: ${limit ? `close to ${limit} budget, past which the provider counts the callback as failed` : 'close to 2 s, the yardstick where a provider documents no answer limit'}${retries === false ? ' (it may not retry)' : ''}. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.`,
+                      ...toDegraded,
+                      alarmDescriptionOverride: `${provider} callbacks' ack p99 (AckLatency{provider=${provider}}, inside the handler) was above ${ms} ms in 3 of the last 5 minutes: ${limit ? `close to ${limit} budget, past which the provider counts the callback as failed` : 'close to 2 s, the yardstick where a provider documents no answer limit'}${retries === false ? ' (it may not retry)' : ''}. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency.${DEGRADED_NOTE}`,
                     },
                   },
                 })),
@@ -337,11 +384,13 @@ export class RelayMonitoring extends Construct {
 
     // ---- functions ----------------------------------------------------------------------------------
     facade.addLargeHeader('Functions');
+    // A decision route answers a provider while it waits (C2B validation): its failures page like the callback's.
+    const decisionNames = new Set((targets.decisionFunctions ?? []).map((d) => d.name));
     for (const { name, fn } of targets.functions) {
       const isPublisher = fn === targets.outboxPublisherFunction;
       // A failing callback path loses acks now; the others have a net (retries, a DLQ that pages, the
       // heartbeat, the buffer age) and get a ticket.
-      const urgent = PAGED_FUNCTIONS.has(name);
+      const urgent = PAGED_FUNCTIONS.has(name) || decisionNames.has(name);
       facade.monitorLambdaFunction({
         lambdaFunction: fn,
         humanReadableName: `${name} function`,
@@ -350,16 +399,16 @@ export class RelayMonitoring extends Construct {
           Critical: {
             maxErrorCount: 0,
             ...persistent,
-            ...(urgent ? toPage : toTicket),
-            alarmDescriptionOverride: `The ${name} function failed (unhandled error or timeout) in 2 of the last 3 minutes. ${FUNCTION_ERROR_HINTS[name] ?? 'See its logs and X-Ray traces.'}`,
+            ...(urgent ? toDegraded : toTicket),
+            alarmDescriptionOverride: `The ${name} function failed (unhandled error or timeout) in 2 of the last 3 minutes. ${FUNCTION_ERROR_HINTS[name] ?? 'See its logs and X-Ray traces.'}${urgent ? DEGRADED_NOTE : ''}`,
           },
         },
         addThrottlesCountAlarm: {
           Critical: {
             maxErrorCount: 0,
             ...persistent,
-            ...(urgent ? toPage : toTicket),
-            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${urgent ? ` A throttled callback is a 5xx to the provider${inParentheses(providerWords.doesNotRetry())}.` : ''}`,
+            ...(urgent ? toDegraded : toTicket),
+            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${urgent ? ` A throttled callback is a 5xx to the provider${inParentheses(providerWords.doesNotRetry())}.` : ''}${urgent ? DEGRADED_NOTE : ''}`,
           },
         },
         ...(isPublisher
@@ -400,8 +449,8 @@ export class RelayMonitoring extends Construct {
                   datapointsToAlarm: 3,
                   evaluationPeriods: 5,
                   treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-                  ...toPage,
-                  alarmDescriptionOverride: `The ${name} function ran ${Math.max(1, Math.floor(reserved * ratio))} or more of its ${reserved} reserved executions in 3 of the last 5 minutes: the next spike is throttled (a 5xx to the provider${providerWords.doesNotRetry() ? `; ${providerWords.doesNotRetry()}` : ''}). Usually DynamoDB is slow (each callback holds an execution longer: StorageOutage, AckLatency) or traffic grew past the route throttles the reservation is sized from (docs/deploy.md, "The public edge"): raise providerThrottles and reservedConcurrency together.`,
+                  ...toDegraded,
+                  alarmDescriptionOverride: `The ${name} function ran ${Math.max(1, Math.floor(reserved * ratio))} or more of its ${reserved} reserved executions in 3 of the last 5 minutes: the next spike is throttled (a 5xx to the provider${providerWords.doesNotRetry() ? `; ${providerWords.doesNotRetry()}` : ''}). Usually DynamoDB is slow (each callback holds an execution longer: StorageOutage, AckLatency) or traffic grew past the route throttles the reservation is sized from (docs/deploy.md, "The public edge"): raise providerThrottles and reservedConcurrency together.${DEGRADED_NOTE}`,
                 },
               },
             })),
@@ -496,8 +545,8 @@ export class RelayMonitoring extends Construct {
         Critical: {
           maxAgeInSeconds: settings.bufferMaxAge.toSeconds(),
           treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-          ...toPage,
-          alarmDescriptionOverride: `A buffered callback has waited more than ${settings.bufferMaxAge.toHumanString()}: the buffer consumer is not draining the ingress buffer (DynamoDB still failing, consumer errors or throttles). The consumer backs off (up to 15 minutes between tries) and dead-letters after about 3.5 days.`,
+          ...toDegraded,
+          alarmDescriptionOverride: `A buffered callback has waited more than ${settings.bufferMaxAge.toHumanString()}: the buffer consumer is not draining the ingress buffer (DynamoDB still failing, consumer errors or throttles). The consumer backs off (up to 15 minutes between tries) and dead-letters after about 3.5 days.${DEGRADED_NOTE}`,
         },
       },
       addDeadLetterQueueMaxSizeAlarm: {
@@ -620,8 +669,8 @@ export class RelayMonitoring extends Construct {
                       period: heartbeat,
                       // No data is exactly what a stopped poller looks like.
                       treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
-                      ...toPage,
-                      alarmDescriptionOverride: `No poll cycle completed for ${heartbeat.toHumanString()}: nothing is being reconciled (lost callbacks stay pending, nothing expires). Check the schedule (pollingEnabled, the PollSchedule DLQ), the poller's errors, throttles and timeouts, StorageOutage.`,
+                      ...toDegraded,
+                      alarmDescriptionOverride: `No poll cycle completed for ${heartbeat.toHumanString()}: nothing is being reconciled (lost callbacks stay pending, nothing expires). Check the schedule (pollingEnabled, the PollSchedule DLQ), the poller's errors, throttles and timeouts, StorageOutage.${DEGRADED_NOTE}`,
                     },
                   }
                 : {},
@@ -745,6 +794,89 @@ export class RelayMonitoring extends Construct {
       });
     }
 
+    // ---- provider outages: one alarm per provider (never per account) -----------------------------
+    const outageErrors = settings.providerOutageErrors ?? 10;
+    const outagePeriod = Duration.minutes(5);
+    for (const provider of targets.providers ?? []) {
+      // A Metrics Insights query sums StatusCallErrors{provider,account,error} over the provider's
+      // accounts: one alarm whatever the number of accounts.
+      const alarm = new cloudwatch.Alarm(this, `ProviderOutage-${provider}`, {
+        alarmName: `${settings.namePrefix}-ProviderOutage-${provider}`,
+        actionsEnabled: true,
+        metric: new cloudwatch.MathExpression({
+          expression: `SELECT SUM(${STATUS_CALL_ERRORS_METRIC}) FROM "${settings.metricsNamespace}" WHERE provider = '${provider}'`,
+          usingMetrics: {},
+          period: outagePeriod,
+          label: `${provider} status API errors`,
+        }),
+        threshold: outageErrors,
+        comparisonOperator: GTE,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `${provider}'s status API failed ${outageErrors} or more times (timeouts, 5xx, unreadable answers) in 2 of the last three 5-minute periods, across its accounts: the provider is probably down. Its transactions stay pending and are polled again; its accounts' silence tickets follow. Check the provider's status page; tell the partner. One page for the provider, not one per account.`,
+      });
+      this.routeTo(alarm, settings.pageTopic);
+    }
+
+    // ---- the edge ----------------------------------------------------------------------------------
+    let edgeMembers: cloudwatch.IAlarm[] = [];
+    if (targets.edge) {
+      const refusals = new cloudwatch.Alarm(this, 'OriginVerifyRefusals', {
+        alarmName: `${settings.namePrefix}-Edge-OriginVerifyRefusals`,
+        metric: this.relayMetric(settings, ORIGIN_VERIFY_REFUSALS_METRIC, 'Sum', Duration.minutes(5)),
+        threshold: 5,
+        comparisonOperator: GTE,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription:
+          'Five or more requests in 2 of the last three 5-minute periods carried a wrong origin-verify header: CloudFront sends a secret the relay does not accept (a rotation half done: docs/deploy.md), or someone probes the API around the edge. No action of its own: EdgeOutage pages.',
+      });
+      edgeMembers = [refusals];
+      if (targets.edge.probe) {
+        edgeMembers.push(
+          new cloudwatch.Alarm(this, 'EdgeProbe', {
+            alarmName: `${settings.namePrefix}-Edge-SyntheticCheck`,
+            metric: this.relayMetric(settings, EDGE_PROBE_FAILURES_METRIC, 'Maximum', Duration.minutes(5)),
+            threshold: 1,
+            comparisonOperator: GTE,
+            // Two runs in a row: one lost request is not an outage.
+            evaluationPeriods: 2,
+            datapointsToAlarm: 2,
+            // A check that stopped reporting proves nothing: that is a failure too.
+            treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+            alarmDescription:
+              'The synthetic check (every 5 minutes, one harmless request per provider route through the public URL) failed twice in a row for at least one provider, or stopped reporting: providers cannot reach the relay through the edge. Its log (EdgeProbe function) names the provider and the status. No action of its own: EdgeOutage pages.',
+          }),
+        );
+      }
+      if (Stack.of(this).region === 'us-east-1') {
+        // CloudFront publishes its metrics in us-east-1 only, and an alarm watches its own region.
+        const distributionId = targets.edge.distribution.distributionId;
+        const cf = (metricName: string) =>
+          new cloudwatch.Metric({
+            namespace: 'AWS/CloudFront',
+            metricName,
+            dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
+            statistic: 'Average',
+            period: Duration.minutes(5),
+          });
+        edgeMembers.push(
+          new cloudwatch.Alarm(this, 'Edge5xxRate', {
+            alarmName: `${settings.namePrefix}-Edge-5xxErrorRate`,
+            metric: cf('5xxErrorRate'),
+            threshold: settings.serverErrorRatePercent,
+            comparisonOperator: GTE,
+            evaluationPeriods: 3,
+            datapointsToAlarm: 2,
+            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+            alarmDescription: `CloudFront answered 5xx to ${settings.serverErrorRatePercent}% or more of the viewer requests in 2 of the last three 5-minute periods: the origin (the API custom domain, its certificate) is unreachable or failing. No action of its own: EdgeOutage pages.`,
+          }),
+        );
+      }
+    }
+
     // One page for a storage outage: any member (table throttles, system errors, unreadable due index).
     const members = facade.createdAlarmsWithTag(STORAGE_OUTAGE_TAG).map((a) => a.alarm);
     this.storageOutage = new cloudwatch.CompositeAlarm(this, 'StorageOutage', {
@@ -755,9 +887,43 @@ export class RelayMonitoring extends Construct {
       alarmDescription:
         'The relay table is failing (DynamoDB system errors, read or write throttling, or the poller cannot read the due index, each in 2 of the last 3 minutes). Callbacks go to the ingress buffer and are acked; the poller and the management API fail meanwhile. Check the AWS Health Dashboard and the table metrics; nothing to replay afterwards (the buffer drains itself). One page for what used to be up to eight.',
     });
-    this.storageOutage.addAlarmAction(new SnsAction(settings.pageTopic));
-    this.storageOutage.addOkAction(new SnsAction(settings.pageTopic));
-    this.own.push(this.storageOutage);
+    this.routeTo(this.storageOutage, settings.pageTopic);
+
+    // One page for a degraded service; none while the storage outage (their usual cause) already paged.
+    const degraded = facade.createdAlarmsWithTag(SERVICE_DEGRADED_TAG).map((a) => a.alarm);
+    this.serviceDegraded = new cloudwatch.CompositeAlarm(this, 'ServiceDegraded', {
+      compositeAlarmName: `${settings.namePrefix}-ServiceDegraded`,
+      alarmRule: cloudwatch.AlarmRule.anyOf(
+        ...degraded.map((alarm) => cloudwatch.AlarmRule.fromAlarm(alarm, cloudwatch.AlarmState.ALARM)),
+      ),
+      actionsSuppressor: this.storageOutage,
+      // The storage members alarm within 2-3 minutes, the latency ones in 3-5: wait for the suppressor.
+      actionsSuppressorWaitPeriod: Duration.minutes(3),
+      actionsSuppressorExtensionPeriod: Duration.minutes(10),
+      alarmDescription:
+        "The relay is failing to serve: a member alarm (its name and description are in this alarm's history) is in ALARM: the 5xx rate, a callback or decision function failing, throttled, slow or near its reserved concurrency, acks too slow for a provider, the poller without a completed cycle, or the ingress buffer not draining. Suppressed while StorageOutage is in ALARM (they are its symptoms). One page, whatever the number of members.",
+    });
+    this.routeTo(this.serviceDegraded, settings.pageTopic);
+
+    this.edgeOutage = edgeMembers.length
+      ? new cloudwatch.CompositeAlarm(this, 'EdgeOutage', {
+          compositeAlarmName: `${settings.namePrefix}-EdgeOutage`,
+          alarmRule: cloudwatch.AlarmRule.anyOf(
+            ...edgeMembers.map((alarm) => cloudwatch.AlarmRule.fromAlarm(alarm, cloudwatch.AlarmState.ALARM)),
+          ),
+          alarmDescription:
+            'Provider callbacks cannot get through the CloudFront edge: CloudFront answers 5xx, or the origin check refuses what CloudFront sends. Check the distribution, the API custom domain and its certificate, the origin-verify secret (docs/deploy.md, "The public edge"). One page for the edge.',
+        })
+      : undefined;
+    if (this.edgeOutage) this.routeTo(this.edgeOutage, settings.pageTopic);
+    for (const member of edgeMembers) this.own.push(member as cloudwatch.AlarmBase);
+  }
+
+  /** ALARM and OK to one topic; kept in `alarms`. */
+  private routeTo(alarm: cloudwatch.AlarmBase, topic: sns.ITopic): void {
+    alarm.addAlarmAction(new SnsAction(topic));
+    alarm.addOkAction(new SnsAction(topic));
+    this.own.push(alarm);
   }
 
   /** Every alarm created (the library's, then the composite). */

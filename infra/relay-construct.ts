@@ -1,4 +1,4 @@
-import { Annotations, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -19,7 +19,7 @@ import type { RelayConfig } from '../shared/config/schema';
 import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarms';
 import { addCustomDomainRecords, createHttpApi, grantManagementRoutes } from './relay/api';
 import { createConsole, type RelayConsole } from './relay/console';
-import { createDistribution } from './relay/edge';
+import { createDistribution, createEdgeProbe, createOriginAuthorizer } from './relay/edge';
 import { createRelayEvents, createSubscriberRule, restrictRelaySource } from './relay/events';
 import { createRelayFunctions, namedRelayFunctions, type RelayDecisionFunction } from './relay/functions';
 import { createIngressBuffer } from './relay/ingress-buffer';
@@ -245,16 +245,27 @@ export class MobileMoneyRelay extends Construct {
     // With CloudFront in front and a custom domain, the execute-api URL (a way around the WAF) is off:
     // CloudFront and the management API use the custom domain. Without one, it must stay on.
     const executeApiOff = Boolean(props.cloudFront && props.customDomain);
-    if (props.cloudFront && !props.customDomain) {
-      Annotations.of(this).addWarningV2(
-        'mobile-money-relay:executeApiOpen',
-        'cloudFront without customDomain: the execute-api URL stays reachable around CloudFront and its WAF (the relay refuses those callbacks, but they still run the callback function). Add a customDomain to turn it off (docs/deploy.md, "The public edge").',
-      );
-    }
+    // Whatever URL reaches the API, a public route refuses a request without CloudFront's origin header
+    // before any callback or decision function runs (the origin-check authorizer, infra/relay/edge.ts).
+    // Not in cloudfront-or-direct mode: direct callbacks are allowed there on purpose (validate.ts warns).
+    const originCheck =
+      props.cloudFront && this.config.edge.mode === 'cloudfront'
+        ? createOriginAuthorizer(this, this.config, {
+            metricsNamespace: this.metricsNamespace,
+            logRetention,
+            removalPolicy,
+            secretsEncryptionKey: props.secretsEncryptionKey,
+          })
+        : undefined;
     const http = createHttpApi(
       this,
       fns,
-      { ...props, disableExecuteApiEndpoint: executeApiOff, providers: configuredProviders(this.config) },
+      {
+        ...props,
+        disableExecuteApiEndpoint: executeApiOff,
+        providers: configuredProviders(this.config),
+        originAuthorizer: originCheck?.authorizer,
+      },
       { retention: logRetention, removalPolicy },
     );
     ({ api: this.api, stage: this.stage, domainName: this.domainName } = http);
@@ -275,6 +286,16 @@ export class MobileMoneyRelay extends Construct {
         ? `https://${props.customDomain.domainName}/`
         : this.apiUrl;
     addCustomDomainRecords(this, props.customDomain, this.domainName);
+    // With the edge on, a synthetic check calls every provider route through it (EdgeOutage pages).
+    const edgeProbe = this.distribution
+      ? createEdgeProbe(this, {
+          publicUrl: this.publicUrl,
+          providers: configuredProviders(this.config),
+          metricsNamespace: this.metricsNamespace,
+          logRetention,
+          removalPolicy,
+        })
+      : undefined;
     this.console = props.console
       ? createConsole(this, fns.management, props.console, { removalPolicy, logRetention })
       : undefined;
@@ -296,6 +317,8 @@ export class MobileMoneyRelay extends Construct {
         pageTopic: this.alarmTopic,
         ticketTopic: this.ticketTopic,
         metricsNamespace: this.metricsNamespace,
+        distribution: this.distribution,
+        edgeProbe,
       },
       props,
     );

@@ -1,5 +1,6 @@
 import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -67,6 +68,10 @@ export function monitorRelay(
     pageTopic: sns.ITopic;
     ticketTopic: sns.ITopic;
     metricsNamespace: string;
+    /** The CloudFront edge (`cloudFront`): its outage pages once (EdgeOutage). */
+    distribution?: cloudfront.IDistribution;
+    /** The synthetic check through the edge (infra/relay/edge.ts). */
+    edgeProbe?: lambda.IFunction;
   },
   props: MobileMoneyRelayProps,
 ): RelayMonitoring {
@@ -114,6 +119,9 @@ export function monitorRelay(
       accessLogs: parts.accessLogs,
       reservedFunctions,
       pollerFunction: fns.poller,
+      decisionFunctions: fns.decisions.map((d) => ({ name: d.id, fn: d.fn as lambda.IFunction })),
+      providers: configuredProviders(parts.config),
+      ...(parts.distribution ? { edge: { distribution: parts.distribution, probe: parts.edgeProbe } } : {}),
       accounts: [...parts.config.accounts.values()].map((a) => ({ provider: a.provider, account: a.id })),
     },
     {

@@ -90,7 +90,12 @@ export function createHttpApi(
   props: Pick<
     MobileMoneyRelayProps,
     'customDomain' | 'throttle' | 'managementThrottle' | 'providerThrottles'
-  > & { disableExecuteApiEndpoint?: boolean; providers: readonly string[] },
+  > & {
+    disableExecuteApiEndpoint?: boolean;
+    providers: readonly string[];
+    /** The origin check in front of every public route (infra/relay/edge.ts); management keeps IAM. */
+    originAuthorizer?: apigwv2.IHttpRouteAuthorizer;
+  },
   logging: { retention: logs.RetentionDays; removalPolicy: RemovalPolicy },
 ): RelayHttpApi {
   const accessLogs = new logs.LogGroup(scope, 'ApiAccessLogs', {
@@ -107,6 +112,8 @@ export function createHttpApi(
     // requests, so the handler authenticates them (each provider module's own checks).
     defaultIntegration: callbackIntegration,
     ...(props.disableExecuteApiEndpoint ? { disableExecuteApiEndpoint: true } : {}),
+    // Every route without its own authorizer ($default, the provider and decision routes).
+    ...(props.originAuthorizer ? { defaultAuthorizer: props.originAuthorizer } : {}),
   });
   // One route per provider, so each gets its own throttle (route settings) and one provider's flood
   // cannot use another's share of the callback function's concurrency.

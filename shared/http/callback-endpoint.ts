@@ -40,6 +40,8 @@ export async function receiveCallback(
   // source IP is the viewer's. A refusal still resolves the route first, so the rejection is recorded
   // against the account it was aimed at (CallbackRejected), whatever else was wrong with it.
   const edge = verifyEdge(config.edge, received);
+  // Counted apart from CallbacksRejected (whatever the route): the EdgeOutage alarm watches it.
+  if (edge.refusal) metrics.count('OriginVerifyRefusals', 1);
   const request = edge.request;
   try {
     const resolved = (() => {

@@ -1,29 +1,62 @@
-import { Duration } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
+import { MobileMoneyRelay } from '../../infra';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import { RelayEdgeWebAcl } from '../../infra/edge-web-acl';
 import {
   INGRESS_BUFFER_OFF_METRIC,
   PAGE_TAG,
   POLL_CYCLES_COMPLETED_METRIC,
+  SERVICE_DEGRADED_TAG,
   STATUS_CREDENTIAL_FAILURES_METRIC,
   STORAGE_OUTAGE_TAG,
   TICKET_TAG,
 } from '../../infra/monitoring';
 import { DEFAULT_CALLBACK_RESERVED_CONCURRENCY } from '../../infra/relay/limits';
-import { ofType, type Resource, SHARED_STACK, sharedRelay, synthRelay } from './relay-synth';
+import {
+  exampleConfig,
+  ofType,
+  type Resource,
+  SHARED_STACK,
+  sharedRelay,
+  synthRelay,
+} from './relay-synth';
 
 const relay = sharedRelay();
 const { resources } = relay;
 const alarms = ofType(resources, 'AWS::CloudWatch::Alarm');
 const topicOf = (r: Resource) => {
   const ref = r.Properties.AlarmActions?.[0]?.Ref as string | undefined;
+  const ok = r.Properties.OKActions?.[0]?.Ref as string | undefined;
+  // ALARM and OK always go to the same place (an OK mail only where the ALARM was sent).
+  expect(ok, String(r.Properties.AlarmName)).toBe(ref);
   return ref === undefined
     ? 'none'
     : /TicketTopic/.test(ref)
       ? 'ticket'
-      : /AlarmTopic/.test(ref)
+      : /AlarmTopic|EdgePageTopic/.test(ref)
         ? 'page'
         : ref;
 };
+const compositesOf = (resources: Record<string, Resource>) =>
+  ofType(resources, 'AWS::CloudWatch::CompositeAlarm').map(([, r]) => r.Properties);
+const composite = (resources: Record<string, Resource>, suffix: string) => {
+  const found = compositesOf(resources).filter((c) => String(c.AlarmName).endsWith(`-${suffix}`));
+  expect(found, suffix).toHaveLength(1);
+  return found[0]!;
+};
+/** Names of the alarms a composite's rule reads (`ALARM(<ARN>)`, the ARN an Fn::GetAtt of the alarm). */
+const membersOf = (rule: unknown, all: Record<string, Resource> = resources) =>
+  [...JSON.stringify(rule).matchAll(/"Fn::GetAtt":\["([A-Za-z0-9]+)","Arn"\]/g)].map((m) =>
+    String(all[m[1]!]!.Properties.AlarmName),
+  );
 /** The alarm whose name ends with `suffix` (cdk-monitoring-constructs names: <prefix>-<friendly>-<kind>). */
 const alarm = (pattern: RegExp) => {
   const found = alarms.filter(([, r]) => pattern.test(String(r.Properties.AlarmName)));
@@ -50,12 +83,10 @@ describe('paging that means something', () => {
       const [, r] = alarms.find(([, a]) => a.Properties.AlarmName === member.alarmName)!;
       expect(r.Properties.AlarmActions ?? [], member.alarmName).toEqual([]);
     }
-    const composites = ofType(resources, 'AWS::CloudWatch::CompositeAlarm');
-    expect(composites).toHaveLength(1);
-    const composite = composites[0]![1].Properties;
-    expect(composite.AlarmName).toMatch(/StorageOutage$/);
-    expect(JSON.stringify(composite.AlarmActions)).toMatch(/AlarmTopic/);
-    expect(JSON.stringify(composite.AlarmRule).match(/ALARM\(/g)).toHaveLength(members.length);
+    const storage = composite(resources, 'StorageOutage');
+    expect(JSON.stringify(storage.AlarmActions)).toMatch(/AlarmTopic/);
+    expect(JSON.stringify(storage.OKActions)).toMatch(/AlarmTopic/);
+    expect(membersOf(storage.AlarmRule).sort()).toEqual(members.map((m) => m.alarmName).sort());
     // The DynamoDB alarms are among the members.
     const dynamo = alarms.filter(([, r]) =>
       metricsOf(r).some((s: any) => s.Metric.Namespace === 'AWS/DynamoDB'),
@@ -76,10 +107,75 @@ describe('paging that means something', () => {
       expect(topicOf(alarm(name)), String(name)).toBe('ticket');
   });
 
-  it('pages on MoMo and Airtel ack p99 above 1.8 s, not on Daraja (its limit is 8 s)', () => {
+  it('pages once for a degraded service, through one composite that stays quiet during a storage outage', () => {
+    // Prepare
+    const members = relay.relay.monitoring.createdAlarmsWithTag(SERVICE_DEGRADED_TAG).map((a) => a.alarmName);
+    const degraded = composite(resources, 'ServiceDegraded');
+
+    // Assess: the members have no action of their own (no ALARM mail, no OK mail), the composite pages,
+    // and its actions are suppressed while StorageOutage (their usual cause) is in ALARM.
+    expect(membersOf(degraded.AlarmRule).sort()).toEqual([...members].sort());
+    for (const name of members) expect(topicOf(alarm(new RegExp(`^${name}$`))), name).toBe('none');
+    for (const name of [
+      /Stage5xxRate/,
+      /-CallbackLatency-/,
+      /-C2bValidationLatency-/,
+      /AckLatency-momo/,
+      /-CallbackConcurrency/,
+      /C2bValidation-Fault/,
+      /-Callback-Fault/,
+      /PollerHeartbeat/,
+      /IngressBuffer-Queue-Message-Age/,
+    ])
+      expect(
+        members.some((m) => name.test(m)),
+        String(name),
+      ).toBe(true);
+    expect(JSON.stringify(degraded.AlarmActions)).toMatch(/AlarmTopic/);
+    expect(JSON.stringify(degraded.ActionsSuppressor)).toMatch(/StorageOutage/);
+    expect(degraded.ActionsSuppressorWaitPeriod).toBe(180);
+    expect(degraded.ActionsSuppressorExtensionPeriod).toBe(600);
+  });
+
+  it('pages on C2B validation faults (Daraja gets no answer), still tickets the functions with a net', () => {
+    const members = relay.relay.monitoring.createdAlarmsWithTag(SERVICE_DEGRADED_TAG).map((a) => a.alarmName);
+    for (const kind of ['Fault', 'Throttled'])
+      expect(
+        members.some((m) => m.endsWith(`-C2bValidation-${kind}-Count-Critical`)),
+        kind,
+      ).toBe(true);
+    expect(topicOf(alarm(/-Poller-Fault-Count-Critical$/))).toBe('ticket');
+  });
+
+  it('watches each latency with the function it names: the callback function and C2B validation apart', () => {
+    const functionOf = (r: Resource) => JSON.stringify(metricsOf(r)[0].Metric.Dimensions);
+    const fnId = (service: string) =>
+      ofType(resources, 'AWS::Lambda::Function').find(
+        ([, r]) => r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === service,
+      )![0];
+    expect(functionOf(alarm(/-CallbackLatency-Latency-P99-Critical$/))).toContain(fnId('relay-callback'));
+    expect(functionOf(alarm(/-C2bValidationLatency-Latency-P99-Critical$/))).toContain(
+      fnId('relay-c2b-validation'),
+    );
+    expect(String(alarm(/-C2bValidationLatency-/).Properties.AlarmDescription)).toMatch(/partner decision/);
+  });
+
+  it('pages once per provider outage, one alarm per provider whatever the number of accounts', () => {
+    for (const provider of ['momo', 'airtel', 'daraja']) {
+      const r = alarm(new RegExp(`-ProviderOutage-${provider}$`));
+      expect(topicOf(r)).toBe('page');
+      const query = r.Properties.Metrics.find((m: any) => m.Expression).Expression as string;
+      expect(query).toBe(
+        `SELECT SUM(StatusCallErrors) FROM "MobileMoneyRelay/Paging/Relay" WHERE provider = '${provider}'`,
+      );
+    }
+    expect(alarms.filter(([, r]) => /ProviderOutage/.test(String(r.Properties.AlarmName)))).toHaveLength(3);
+  });
+
+  it('sends MoMo and Airtel ack p99 above 1.8 s to ServiceDegraded, not Daraja (its limit is 8 s)', () => {
     for (const provider of ['momo', 'airtel']) {
       const r = alarm(new RegExp(`AckLatency-${provider}`));
-      expect(topicOf(r)).toBe('page');
+      expect(topicOf(r)).toBe('none');
       expect(r.Properties.Threshold).toBe(1800);
       expect(metricsOf(r)[0]).toMatchObject({
         Stat: 'p99',
@@ -104,8 +200,9 @@ describe('paging that means something', () => {
   it('pages on the stage 429 and 5xx rates (math over the requests, judged from 20 requests up)', () => {
     const throttled = alarm(/Stage429Rate/);
     const errors = alarm(/Stage5xxRate/);
+    expect(topicOf(throttled)).toBe('page');
+    expect(topicOf(errors)).toBe('none'); // through ServiceDegraded
     for (const r of [throttled, errors]) {
-      expect(topicOf(r)).toBe('page');
       expect(r.Properties.Metrics.find((m: any) => m.Expression).Expression).toMatch(/^IF\(requests >= 20/);
     }
     expect(throttled.Properties.Threshold).toBe(1);
@@ -120,7 +217,7 @@ describe('paging that means something', () => {
     const credentials = alarm(new RegExp(STATUS_CREDENTIAL_FAILURES_METRIC));
     expect(topicOf(credentials)).toBe('page');
     const heartbeat = alarm(/PollerHeartbeat/);
-    expect(topicOf(heartbeat)).toBe('page');
+    expect(topicOf(heartbeat)).toBe('none'); // through ServiceDegraded
     expect(heartbeat.Properties).toMatchObject({
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
@@ -149,7 +246,7 @@ describe('paging that means something', () => {
 
   it('pages when the callback functions near their reserved concurrency (80 %)', () => {
     const callback = alarm(/-CallbackConcurrency/);
-    expect(topicOf(callback)).toBe('page');
+    expect(topicOf(callback)).toBe('none'); // through ServiceDegraded
     expect(callback.Properties.Threshold).toBe(Math.floor(DEFAULT_CALLBACK_RESERVED_CONCURRENCY * 0.8));
     expect(metricsOf(callback)[0].Metric.MetricName).toBe('ConcurrentExecutions');
     expect(alarm(/C2bValidationConcurrency/).Properties.Threshold).toBe(Math.floor(38 * 0.8));
@@ -163,7 +260,7 @@ describe('paging that means something', () => {
         ? 'page'
         : tags.includes(TICKET_TAG)
           ? 'ticket'
-          : tags.includes(STORAGE_OUTAGE_TAG)
+          : tags.includes(STORAGE_OUTAGE_TAG) || tags.includes(SERVICE_DEGRADED_TAG)
             ? 'none'
             : 'page';
       expect(topicOf(r), created.alarmName).toBe(expected);
@@ -180,5 +277,175 @@ describe('paging that means something', () => {
 
   it('stays cdk-nag clean', () => {
     expect(relay.nagErrors).toEqual([]);
+  });
+});
+
+/** A relay behind the CloudFront edge in us-east-1 (where CloudFront's metrics are), with a subscriber. */
+function synthEdgeRelay() {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'PagingEdge', { env: { account: '123456789012', region: 'us-east-1' } });
+  const relay = new MobileMoneyRelay(stack, 'Relay', {
+    config: {
+      ...exampleConfig,
+      publicBaseUrl: 'https://relay.payments.example.org',
+      edge: { mode: 'cloudfront', originVerifySecretId: 'relay/edge-origin' },
+    },
+    alarmEmail: 'oncall@example.org',
+    ticketEmail: 'payments-team@example.org',
+    cloudFront: {
+      webAclArn:
+        'arn:aws:wafv2:us-east-1:123456789012:global/webacl/relay-edge/11111111-2222-3333-4444-555555555555',
+    },
+    customDomain: {
+      domainName: 'relay.payments.example.org',
+      certificate: acm.Certificate.fromCertificateArn(
+        stack,
+        'Certificate',
+        'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+      ),
+    },
+  });
+  relay.addSubscriber('Ledger', {
+    detailTypes: ['TransactionSucceeded'],
+    target: new targets.SqsQueue(new sqs.Queue(stack, 'PartnerInbox', { enforceSSL: true })),
+  });
+  return { relay, resources: Template.fromStack(stack).toJSON().Resources as Record<string, Resource> };
+}
+
+/** The web ACL stack with its page topic (us-east-1). */
+function synthWebAcl() {
+  const stack = new Stack(new App(), 'EdgeWaf', { env: { region: 'us-east-1' } });
+  new RelayEdgeWebAcl(stack, 'Acl', {
+    alarmTopic: new sns.Topic(stack, 'EdgePageTopic'),
+    alarmNamePrefix: 'EdgeWaf',
+  });
+  return Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+}
+
+const edge = synthEdgeRelay();
+const waf = synthWebAcl();
+
+describe('one page per edge outage', () => {
+  it('pages once for the edge: the synthetic check, origin-verify refusals and CloudFront 5xx have no action of their own', () => {
+    // Prepare
+    const outage = composite(edge.resources, 'EdgeOutage');
+    const edgeAlarms = ofType(edge.resources, 'AWS::CloudWatch::Alarm').filter(([, r]) =>
+      /-Edge-/.test(String(r.Properties.AlarmName)),
+    );
+
+    // Assess
+    expect(
+      edgeAlarms.map(([, r]) => String(r.Properties.AlarmName).replace(/^PagingEdge-Relay-/, '')).sort(),
+    ).toEqual(['Edge-5xxErrorRate', 'Edge-OriginVerifyRefusals', 'Edge-SyntheticCheck']);
+    for (const [, r] of edgeAlarms) expect(topicOf(r)).toBe('none');
+    expect(membersOf(outage.AlarmRule, edge.resources).sort()).toEqual(
+      edgeAlarms.map(([, r]) => String(r.Properties.AlarmName)).sort(),
+    );
+    expect(JSON.stringify(outage.AlarmActions)).toMatch(/AlarmTopic/);
+  });
+
+  it('treats a synthetic check that stopped reporting as failing, and reads CloudFront in its own region', () => {
+    const [, probe] = ofType(edge.resources, 'AWS::CloudWatch::Alarm').find(([, r]) =>
+      /Edge-SyntheticCheck$/.test(String(r.Properties.AlarmName)),
+    )!;
+    expect(probe.Properties).toMatchObject({
+      TreatMissingData: 'breaching',
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+    });
+    expect(metricsOf(probe)[0]).toMatchObject({ Metric: { MetricName: 'EdgeProbeFailures' }, Period: 300 });
+    const [, cf] = ofType(edge.resources, 'AWS::CloudWatch::Alarm').find(([, r]) =>
+      /Edge-5xxErrorRate$/.test(String(r.Properties.AlarmName)),
+    )!;
+    expect(cf.Properties).toMatchObject({ Namespace: 'AWS/CloudFront', MetricName: '5xxErrorRate' });
+    expect(cf.Properties.Dimensions).toContainEqual({ Name: 'Region', Value: 'Global' });
+    // Outside us-east-1 there is no CloudFront alarm (an alarm cannot read another region's metrics).
+    expect(
+      ofType(resources, 'AWS::CloudWatch::Alarm').some(([, r]) => /Edge-/.test(r.Properties.AlarmName)),
+    ).toBe(false);
+  });
+
+  it("pages when the WAF blocks a request from a provider's declared sources (a label counted first)", () => {
+    const [, blocked] = ofType(waf, 'AWS::CloudWatch::Alarm').find(([, r]) =>
+      /daraja/.test(String(r.Properties.AlarmName)),
+    )!;
+    expect(topicOf(blocked)).toBe('page');
+    expect(blocked.Properties).toMatchObject({
+      Namespace: 'AWS/WAFV2',
+      MetricName: 'BlockedRequests',
+      Threshold: 1,
+    });
+    expect(JSON.stringify(blocked.Properties.Dimensions)).toContain('relay:provider-source');
+    const [, acl] = ofType(waf, 'AWS::WAFv2::WebACL')[0]!;
+    const first = acl.Properties.Rules.find((r: any) => r.Priority === 0);
+    expect(first.Name).toBe('darajaSourcesLabel');
+    expect(first.Action).toEqual({ Count: {} });
+    expect(first.RuleLabels).toEqual([{ Name: 'relay:provider-source:daraja' }]);
+  });
+});
+
+/** The "Every alarm" table of docs/monitoring.md: each row's name patterns and topic. */
+function documentedAlarms(): Array<{ patterns: RegExp[]; topic: string; row: string }> {
+  const doc = readFileSync(join(PROJECT_ROOT, 'docs/monitoring.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Every alarm'), doc.indexOf('### Tuning'));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [names, topic] = line.split(' | ');
+      // The names come before any remark in parentheses.
+      const patterns = [...names!.split(' (')[0]!.matchAll(/`([^`]+)`/g)].map(
+        ([, name]) =>
+          new RegExp(
+            `^${name!
+              .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+              .replace(/<provider>/g, '[a-z0-9-]+')
+              .replace(/<account>/g, '[A-Za-z0-9_-]+')
+              .replace(/<id>/g, '[A-Za-z0-9]+')}$`,
+          ),
+      );
+      return { patterns, topic: topic!.split(' ')[0]!, row: names!.slice(0, 60) };
+    });
+}
+
+describe('docs/monitoring.md matches the template', () => {
+  /** Name suffix and topic of every alarm (metric and composite) of the synthesized relays and web ACL. */
+  const synthesized = [
+    { prefix: 'Paging-Relay-', resources },
+    { prefix: 'PagingEdge-Relay-', resources: edge.resources },
+    { prefix: 'EdgeWaf-', resources: waf },
+  ].flatMap(({ prefix, resources: all }) =>
+    Object.entries(all)
+      .filter(([, r]) => ['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::CompositeAlarm'].includes(r.Type))
+      .map(([id, r]) => ({
+        // CloudFormation-named alarms (a subscriber's DLQ) by their logical id.
+        name:
+          r.Properties.AlarmName === undefined
+            ? id.replace(/^Relay/, '').replace(/[0-9A-F]{8}$/, '')
+            : String(r.Properties.AlarmName).replace(prefix, ''),
+        topic: topicOf(r),
+      })),
+  );
+  const table = documentedAlarms();
+
+  it('documents every alarm of the template, with the topic its actions go to', () => {
+    expect(table.length).toBeGreaterThan(20);
+    const problems = synthesized.flatMap(({ name, topic }) => {
+      const rows = table.filter((row) => row.patterns.some((p) => p.test(name)));
+      if (!rows.length) return [`${name}: not in docs/monitoring.md`];
+      return rows
+        .filter((row) => row.topic !== topic)
+        .map((row) => `${name}: the template sends it to ${topic}, the doc says ${row.topic} (${row.row})`);
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('lists no alarm the template does not have', () => {
+    const stale = table.flatMap((row) =>
+      row.patterns
+        .filter((p) => !synthesized.some(({ name }) => p.test(name)))
+        .map((p) => `${p.source} (${row.row})`),
+    );
+    expect(stale).toEqual([]);
   });
 });
