@@ -14,14 +14,17 @@ const PULL_PROVIDERS = PROVIDER_INFRA.flatMap((d) =>
 );
 
 /**
- * The pull's alarms (docs/pull-and-balances.md): per account of a provider with a pull API, a **ticket**
- * when its last good pull is older than `providerRecords.pullTicketAfterSeconds` (default 12 h) and a
- * **page** when it is older than `pullPageAfterSeconds` (default 36 h): the pull API reaches back only so
- * far (its declared `lookBackSeconds`), so past that the payments of the gap can no longer be pulled. The poller writes the age every tick for every account it
- * pulls (StatementPullAgeSeconds); a failure answered HTTP 200 does not reset it. Whether an account
- * pulls is in its API settings, which reach the relay from Secrets Manager at run time: every account
- * of such a provider gets the pair, and an account that never pulls writes no age (missing data is not breaching;
- * the poller's own heartbeat pages when the poller stops).
+ * The pull's alarms (docs/pull-and-balances.md): per provider with a pull API (never per account, so the
+ * template does not grow with the accounts), a **ticket** when the oldest last good pull of its accounts
+ * is older than `providerRecords.pullTicketAfterSeconds` (default 12 h) and a **page** when it is older
+ * than `pullPageAfterSeconds` (default 36 h): the pull API reaches back only so far (its declared
+ * `lookBackSeconds`), so past that the payments of the gap can no longer be pulled. With per-account
+ * overrides the provider's alarm uses the smallest of its accounts' thresholds (the earliest warning).
+ * The poller writes the age every tick for every account it pulls (StatementPullAgeSeconds{provider,
+ * account}); a failure answered HTTP 200 does not reset it. One Metrics Insights query takes the maximum
+ * over the provider's accounts; the poller's log line "pull failed" names the account. An account that
+ * never pulls writes no age (missing data is not breaching; the poller's own heartbeat pages when the
+ * poller stops).
  */
 export function pullAlarms(
   scope: Construct,
@@ -29,42 +32,44 @@ export function pullAlarms(
 ): cloudwatch.Alarm[] {
   const prefix = monitoringNamePrefix(scope);
   const alarms: cloudwatch.Alarm[] = [];
-  for (const account of parts.config.accounts.values()) {
-    const provider = PULL_PROVIDERS.find((p) => p.id === account.provider);
-    if (!provider) continue;
-    const timings = providerRecordTimings(parts.config.providerRecords, account.provider, account.id);
-    const metric = new cloudwatch.Metric({
-      namespace: parts.metricsNamespace,
-      metricName: PULL_AGE_METRIC,
-      dimensionsMap: { provider: account.provider, account: account.id },
-      statistic: 'Maximum',
+  for (const provider of PULL_PROVIDERS) {
+    const accounts = [...parts.config.accounts.values()].filter((a) => a.provider === provider.id);
+    if (!accounts.length) continue;
+    const timings = accounts.map((a) =>
+      providerRecordTimings(parts.config.providerRecords, a.provider, a.id),
+    );
+    const metric = new cloudwatch.MathExpression({
+      expression: `SELECT MAX(${PULL_AGE_METRIC}) FROM SCHEMA("${parts.metricsNamespace}", account, provider) WHERE provider = '${provider.id}'`,
+      usingMetrics: {},
       period: Duration.minutes(15),
+      label: `${provider.id}: oldest last good pull (s)`,
     });
-    const id = `${account.provider}-${account.id}`.replace(/[^A-Za-z0-9]/g, '');
     const hours = (seconds: number) => `${Math.round((seconds / 3600) * 10) / 10} h`;
     const make = (kind: 'Ticket' | 'Page', seconds: number, topic: sns.ITopic, tag: string, what: string) => {
-      const alarm = new cloudwatch.Alarm(scope, `PullAge${kind}${id}`, {
-        alarmName: `${prefix}-PullAge-${account.provider}-${account.id}-${kind}`.slice(0, 255),
-        alarmDescription: `[${tag}] ${account.provider}/${account.id}: no good pull of the provider's records for over ${hours(seconds)}. ${what} Check the poller's "pull failed" log lines (a failure answered HTTP 200 counts as a failure) and the account's Pull API access (docs/pull-and-balances.md).`,
+      const alarm = new cloudwatch.Alarm(scope, `PullAge${kind}${provider.id}`, {
+        alarmName: `${prefix}-PullAge-${provider.id}-${kind}`,
+        alarmDescription: `[${tag}] ${provider.id}: an account's last good pull of the provider's records is over ${hours(seconds)} old. ${what} The poller's "pull failed" log lines name the account (a failure answered HTTP 200 counts as a failure); check its Pull API access (docs/pull-and-balances.md).`,
         metric,
         threshold: seconds,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      // OK goes where ALARM went (docs/monitoring.md).
       alarm.addAlarmAction(new SnsAction(topic));
+      alarm.addOkAction(new SnsAction(topic));
       alarms.push(alarm);
     };
     make(
       'Ticket',
-      timings.pullTicketAfterSeconds,
+      Math.min(...timings.map((t) => t.pullTicketAfterSeconds)),
       parts.ticketTopic,
       TICKET_TAG,
       'Payments whose callback never came are not found meanwhile.',
     );
     make(
       'Page',
-      timings.pullPageAfterSeconds,
+      Math.min(...timings.map((t) => t.pullPageAfterSeconds)),
       parts.pageTopic,
       PAGE_TAG,
       `The ${provider.pullApi.name} reaches back ${hours(provider.pullApi.lookBackSeconds)} only: the oldest payments of the gap are about to be out of reach.`,

@@ -20,14 +20,7 @@ import {
   TICKET_TAG,
 } from '../../infra/monitoring';
 import { DEFAULT_CALLBACK_RESERVED_CONCURRENCY } from '../../infra/relay/limits';
-import {
-  exampleConfig,
-  ofType,
-  type Resource,
-  SHARED_STACK,
-  sharedRelay,
-  synthRelay,
-} from './relay-synth';
+import { exampleConfig, ofType, type Resource, SHARED_STACK, sharedRelay, synthRelay } from './relay-synth';
 
 const relay = sharedRelay();
 const { resources } = relay;
@@ -166,7 +159,7 @@ describe('paging that means something', () => {
       expect(topicOf(r)).toBe('page');
       const query = r.Properties.Metrics.find((m: any) => m.Expression).Expression as string;
       expect(query).toBe(
-        `SELECT SUM(StatusCallErrors) FROM "MobileMoneyRelay/Paging/Relay" WHERE provider = '${provider}'`,
+        `SELECT SUM(StatusCallErrors) FROM "MobileMoneyRelay/${SHARED_STACK}/Relay" WHERE provider = '${provider}'`,
       );
     }
     expect(alarms.filter(([, r]) => /ProviderOutage/.test(String(r.Properties.AlarmName)))).toHaveLength(3);
@@ -401,7 +394,8 @@ function documentedAlarms(): Array<{ patterns: RegExp[]; topic: string; row: str
               .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
               .replace(/<provider>/g, '[a-z0-9-]+')
               .replace(/<account>/g, '[A-Za-z0-9_-]+')
-              .replace(/<id>/g, '[A-Za-z0-9]+')}$`,
+              .replace(/<id>/g, '[A-Za-z0-9]+')
+              .replace(/<n>/g, '[0-9]+')}$`,
           ),
       );
       return { patterns, topic: topic!.split(' ')[0]!, row: names!.slice(0, 60) };
@@ -411,7 +405,7 @@ function documentedAlarms(): Array<{ patterns: RegExp[]; topic: string; row: str
 describe('docs/monitoring.md matches the template', () => {
   /** Name suffix and topic of every alarm (metric and composite) of the synthesized relays and web ACL. */
   const synthesized = [
-    { prefix: 'Paging-Relay-', resources },
+    { prefix: `${SHARED_STACK}-Relay-`, resources },
     { prefix: 'PagingEdge-Relay-', resources: edge.resources },
     { prefix: 'EdgeWaf-', resources: waf },
   ].flatMap(({ prefix, resources: all }) =>
