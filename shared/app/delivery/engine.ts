@@ -99,6 +99,8 @@ export class DeliveryEngine {
         throw new Error(
           `destinations.${name}.allowPrivateAddresses: the local simulator's flag, refused in AWS`,
         );
+      if (deps.secretsOf(name).length === 0)
+        throw new Error(`destinations.${name}: no signing secret (signingSecrets or signingSecretId)`);
       this.lanes.set(name, { ready: [], inFlight: 0, nextStartMs: 0, wakeScheduled: false });
       this.states.set(name, { disabled: false, consecutiveFailures: 0 });
     }
