@@ -34,17 +34,18 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async attempts(filter: {
+    correlationId: string;
     eventId?: string;
     destination?: string;
-    correlationId?: string;
   }): Promise<DeliveryAttempt[]> {
-    return this.attemptList.filter(
-      (a) =>
-        (filter.eventId === undefined || a.eventId === filter.eventId) &&
-        (filter.destination === undefined || a.destination === filter.destination) &&
-        (filter.correlationId === undefined ||
-          this.eventsById.get(a.eventId)?.correlationId === filter.correlationId),
-    );
+    return this.attemptList
+      .filter(
+        (a) =>
+          a.correlationId === filter.correlationId &&
+          (filter.eventId === undefined || a.eventId === filter.eventId) &&
+          (filter.destination === undefined || a.destination === filter.destination),
+      )
+      .sort((a, b) => a.at.localeCompare(b.at) || a.attempt - b.attempt);
   }
 
   async events(selector: DeliverySelector): Promise<DeliveredEvent[]> {

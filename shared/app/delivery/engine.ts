@@ -209,6 +209,7 @@ export class DeliveryEngine {
     const started = this.deps.clock.now();
     const base = {
       eventId: job.event.eventId,
+      correlationId: job.event.correlationId,
       destination,
       attempt: job.attempt,
       at: started.toISOString(),

@@ -49,6 +49,8 @@ export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-letter' | 'destina
 /** One attempt of one event to one destination, as the delivery log keeps it. */
 export interface DeliveryAttempt {
   eventId: string;
+  /** The event's transaction (metadata.correlationId): the delivery log is read per transaction. */
+  correlationId: string;
   destination: string;
   attempt: number;
   at: string;
@@ -73,6 +75,7 @@ export interface DeliveredEvent {
   body: string;
 }
 
+/** A transaction, or a time range (at most MAX_SELECTOR_DAYS), optionally of one event type. */
 export interface DeliverySelector {
   correlationId?: string;
   eventType?: string;
@@ -100,3 +103,6 @@ export interface DeliveryLog {
   events(selector: DeliverySelector): Promise<DeliveredEvent[]>;
   recordReplay(audit: ReplayAudit): Promise<void>;
 }
+
+/** The longest time range a replay selector may span (the log is read day by day). */
+export const MAX_SELECTOR_DAYS = 31;
