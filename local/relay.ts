@@ -26,6 +26,11 @@ import { statusFor } from '../shared/http/error-mapping';
 import { lambdaContext, toApiGatewayEvent } from './lambda-adapter';
 import { consoleSite } from './console-site';
 import { consoleEventStream, TransactionChangeFeed } from './console-events';
+import { MemoryDeliveryLog } from '../shared/adapters/memory/delivery-log';
+import { HttpWebhookSender } from '../shared/adapters/webhooks/http-sender';
+import { DeliveryEngine } from '../shared/app/delivery/engine';
+import { timerScheduler } from '../shared/app/delivery/ports';
+import { deliveringSink } from '../shared/app/delivery/sink';
 import { changedTransaction } from '../shared/adapters/dynamodb/stream';
 import { toSummary } from '../shared/app/console/console-query';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
@@ -198,7 +203,25 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   );
   const sink =
     options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
-  const publisher = createOutboxPublisher({ sink, log });
+  // Webhook destinations (docs/webhooks.md): the engine AWS runs, fed from this process's event stream.
+  const deliveries = Object.keys(config.destinations).length
+    ? new DeliveryEngine({
+        destinations: config.destinations,
+        secretsOf: (name) => config.destinations[name]!.signingSecrets,
+        sender: new HttpWebhookSender(),
+        log: new MemoryDeliveryLog(),
+        clock,
+        scheduler: timerScheduler,
+        scrub,
+        runtime: 'local',
+        onDisabled: (destination, reason) =>
+          relayLog.warn('webhook destination disabled', { destination, reason }),
+      })
+    : undefined;
+  const publisher = createOutboxPublisher({
+    sink: deliveries ? deliveringSink(sink, deliveries) : sink,
+    log,
+  });
   const pump = new LocalStreamPump(
     client,
     options.dynamoEndpoint,

@@ -52,6 +52,7 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
     edge?: unknown;
     management?: { bearerToken?: unknown; searchKey?: unknown };
     badges?: { shops?: Record<string, { auth?: unknown }> };
+    destinations?: Record<string, { signingSecrets?: unknown }>;
   };
   for (const account of config.accounts.values()) {
     const prefix = `accounts.${account.provider}.${account.id}`;
@@ -84,6 +85,12 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
       ...leaf,
       instead: 'edge.originVerifySecretId (a secret holding {"originVerifySecret": "…"})',
     });
+  for (const [name, destination] of Object.entries(raw.destinations ?? {}))
+    for (const leaf of stringLeaves(destination?.signingSecrets, `destinations.${name}.signingSecrets`))
+      found.push({
+        ...leaf,
+        instead: `destinations.${name}.signingSecretId (a secret holding {"signingSecret": "whsec_…"})`,
+      });
   if (typeof raw.management?.bearerToken === 'string')
     found.push({
       key: 'management.bearerToken',

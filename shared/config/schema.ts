@@ -297,6 +297,61 @@ export const managementTokenSchema = z
     }),
   );
 
+/** A Standard Webhooks signing secret: `whsec_` and the base64 of at least 24 random bytes (docs/webhooks.md). */
+export const webhookSecretSchema = z
+  .string()
+  .check(
+    z.regex(
+      /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/,
+      'a Standard Webhooks secret: whsec_ + base64 of 24 to 64 random bytes',
+    ),
+    z.maxLength(6 + 88),
+  );
+
+/** The Standard Webhooks specification's example retry schedule, in seconds after the first attempt's turn. */
+export const DEFAULT_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400];
+
+/**
+ * `destinations.<name>`: an HTTPS endpoint of a partner that is not on AWS, receiving the normalized events
+ * as signed Standard Webhooks (docs/webhooks.md). http is refused in AWS and allowed by `npm start`.
+ */
+export const destinationSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }),
+  /** Empty or absent: every value. An event is delivered when it passes all three. */
+  filter: z._default(
+    z.strictObject({
+      eventTypes: z._default(z.array(z.string().check(z.minLength(1))), []),
+      providers: z._default(z.array(z.string().check(z.minLength(1))), []),
+      accounts: z._default(z.array(z.string().check(z.minLength(1))), []),
+    }),
+    { eventTypes: [], providers: [], accounts: [] },
+  ),
+  /** The signing secrets, current first; two while rotating (both signatures are sent). Local configs only. */
+  signingSecrets: z._default(z.array(webhookSecretSchema).check(z.maxLength(2)), []),
+  /**
+   * A Secrets Manager secret holding `{"signingSecret": "whsec_…", "previousSigningSecret": "whsec_…"}`,
+   * read by the delivery function (the secrets never sit in the config or a template).
+   */
+  signingSecretId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@:-]{1,2048}$/))),
+  /** Deliveries started per second at most, and in flight at once, to this destination. */
+  ratePerSecond: z._default(z.number().check(z.positive(), z.lte(1000)), 10),
+  concurrency: z._default(positiveInt.check(z.lte(100)), 4),
+  /** Seconds, each after the previous failure: the first entry is the first attempt's delay. */
+  retryScheduleSeconds: z._default(
+    z.array(z.number().check(z.nonnegative(), z.lte(86_400))).check(z.minLength(1), z.maxLength(20)),
+    DEFAULT_RETRY_SCHEDULE_SECONDS,
+  ),
+  /** Consecutive failed attempts (across events) after which the destination is disabled. */
+  disableAfterFailures: z._default(positiveInt.check(z.lte(10_000)), 20),
+  /**
+   * Local simulator only: lets the destination resolve to a loopback or private address. Refused in AWS,
+   * where such hosts are always refused (docs/webhooks.md#safety).
+   */
+  allowPrivateAddresses: z._default(z.boolean(), false),
+});
+
+export type DestinationConfig = z.infer<typeof destinationSchema>;
+
 export const relayConfigCoreSchema = z.strictObject({
   /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
   publicBaseUrl: z._default(z.url(), 'http://localhost:3000'),
@@ -382,6 +437,11 @@ export const relayConfigCoreSchema = z.strictObject({
   /** The provider's own records: per-account matching settings and column templates (docs/statements.md). */
   statements: z._default(statementsSchema, { accounts: {}, templates: {} }),
   providerRecords: z._default(providerRecordsSchema, providerRecordsSchema.parse({})),
+  /** destinations.<name>: signed webhook deliveries to partners' endpoints (docs/webhooks.md). */
+  destinations: z._default(
+    z.record(z.string().check(z.regex(/^[\w-]{1,64}$/, 'A-Z a-z 0-9 _ - (max 64)')), destinationSchema),
+    {},
+  ),
   /** accounts.<provider>.<accountId> = provider-specific settings (validated by each provider module). */
   accounts: z._default(z.record(z.string(), z.record(z.string(), z.unknown())), {}),
 });

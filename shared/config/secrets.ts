@@ -25,6 +25,8 @@ export function configuredSecrets(config: RelayConfig): string[] {
     ...(config.management.tokens ?? []).map((t) => t.token),
     ...(config.edge?.originVerifySecrets ?? []),
   ];
+  for (const destination of Object.values(config.destinations ?? {}))
+    secrets.push(...destination.signingSecrets);
   for (const { auth } of Object.values(config.badges?.shops ?? {}))
     secrets.push('password' in auth ? auth.password : 'token' in auth ? auth.token : undefined);
   for (const account of config.accounts.values()) {

@@ -1,0 +1,296 @@
+import type { DestinationConfig } from '../../config/schema';
+import type { EventEnvelope } from '../../domain/event-envelope';
+import { scrubThenTruncate, type Scrubber } from '../../util/redact';
+import { maskMsisdnsIn } from '../../util/mask';
+import type { Clock } from '../ports';
+import { webhookHeaders } from './signing';
+import type {
+  DeliveredEvent,
+  DeliveryLog,
+  DeliverySelector,
+  Scheduler,
+  WebhookResponse,
+  WebhookSender,
+} from './ports';
+
+/** The Standard Webhooks example's time-out; a destination that needs longer should answer 2xx first and work after. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+/** Characters of a response kept in the delivery log, after scrubbing. */
+export const EXCERPT_CHARS = 512;
+/** A Retry-After longer than a day is read as a day: the schedule's longest wait. */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+
+export interface DestinationState {
+  disabled: boolean;
+  /** Why it was disabled: "410 Gone" or the consecutive failures. */
+  disabledReason?: string;
+  consecutiveFailures: number;
+}
+
+/** The operator's signal that a destination stopped receiving (an alarm and, in AWS, an operator event). */
+export type DestinationDisabledListener = (destination: string, reason: string, at: string) => void;
+
+interface Job {
+  event: DeliveredEvent;
+  attempt: number;
+  replayedBy?: string;
+}
+
+interface Lane {
+  ready: Job[];
+  inFlight: number;
+  /** Earliest time (ms) the next attempt may start: 1 / ratePerSecond after the previous one. */
+  nextStartMs: number;
+  wakeScheduled: boolean;
+}
+
+export interface DeliveryEngineDeps {
+  destinations: Readonly<Record<string, DestinationConfig>>;
+  /** The destination's signing secrets, current first (from the config or its `signingSecretId`). */
+  secretsOf: (destination: string) => readonly string[];
+  sender: WebhookSender;
+  log: DeliveryLog;
+  clock: Clock;
+  scheduler: Scheduler;
+  scrub: Scrubber;
+  /** In AWS http destinations and private addresses are refused whatever the config says. */
+  runtime: 'local' | 'aws';
+  onDisabled?: DestinationDisabledListener;
+}
+
+/** Whether a destination's filter takes an event (empty lists take everything). */
+export function destinationAccepts(destination: DestinationConfig, event: EventEnvelope): boolean {
+  const { eventTypes, providers, accounts } = destination.filter;
+  const data = event.data as { provider?: unknown; account?: unknown };
+  const has = (list: readonly string[], value: unknown) =>
+    list.length === 0 || (typeof value === 'string' && list.includes(value));
+  return has(eventTypes, event.metadata.type) && has(providers, data.provider) && has(accounts, data.account);
+}
+
+/** Seconds from a Retry-After value: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER_SECONDS);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(0, Math.ceil((date - now.getTime()) / 1000)), MAX_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * Delivers normalized events to the configured destinations as Standard Webhooks (docs/webhooks.md):
+ * at least once, `webhook-id` = the event id on every attempt and replay. Each destination has its own
+ * lane (queue, concurrency, rate), so a slow or dead destination never delays another. An attempt's
+ * outcome: 2xx delivered; 410 disables the destination; anything else (3xx included, never followed, and
+ * no answer at all) is retried on the destination's schedule, a 429/503's Retry-After waited at least;
+ * past the schedule the event is dead-lettered; `disableAfterFailures` failures in a row disable it.
+ */
+export class DeliveryEngine {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly states = new Map<string, DestinationState>();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DeliveryEngineDeps) {
+    for (const [name, destination] of Object.entries(deps.destinations)) {
+      const url = new URL(destination.url);
+      if (deps.runtime === 'aws' && url.protocol !== 'https:')
+        throw new Error(`destinations.${name}.url: https is required in AWS (http is for npm start only)`);
+      if (deps.runtime === 'aws' && destination.allowPrivateAddresses)
+        throw new Error(
+          `destinations.${name}.allowPrivateAddresses: the local simulator's flag, refused in AWS`,
+        );
+      if (deps.secretsOf(name).length === 0)
+        throw new Error(`destinations.${name}: no signing secret (signingSecrets or signingSecretId)`);
+      this.lanes.set(name, { ready: [], inFlight: 0, nextStartMs: 0, wakeScheduled: false });
+      this.states.set(name, { disabled: false, consecutiveFailures: 0 });
+    }
+  }
+
+  state(destination: string): DestinationState | undefined {
+    const state = this.states.get(destination);
+    return state && { ...state };
+  }
+
+  /** Takes one published event: each destination whose filter accepts it gets its own delivery. */
+  async submit(event: EventEnvelope): Promise<string[]> {
+    const targets = Object.entries(this.deps.destinations)
+      .filter(([, destination]) => destinationAccepts(destination, event))
+      .map(([name]) => name);
+    if (targets.length === 0) return [];
+    const delivered: DeliveredEvent = {
+      eventId: event.metadata.id,
+      eventType: event.metadata.type,
+      correlationId: event.metadata.correlationId,
+      occurredAt: event.metadata.occurredAt,
+      body: JSON.stringify(event),
+    };
+    await this.deps.log.recordEvent(delivered);
+    for (const name of targets) this.enqueue(name, { event: delivered, attempt: 0 });
+    return targets;
+  }
+
+  /**
+   * Re-sends the logged events the selector matches to one destination, with their original ids. A dry run
+   * only counts them; a real one is audited with the person who asked.
+   */
+  async replay(
+    destination: string,
+    selector: DeliverySelector,
+    options: { dryRun: boolean; actor: string },
+  ): Promise<{ count: number }> {
+    if (!this.deps.destinations[destination]) throw new Error(`no destination "${destination}"`);
+    const events = await this.deps.log.events(selector);
+    if (options.dryRun) return { count: events.length };
+    await this.deps.log.recordReplay({
+      destination,
+      selector,
+      count: events.length,
+      actor: options.actor,
+      at: this.deps.clock.now().toISOString(),
+    });
+    for (const event of events) this.enqueue(destination, { event, attempt: 0, replayedBy: options.actor });
+    return { count: events.length };
+  }
+
+  /** Re-enables a disabled destination (an operator's decision, after the partner fixed their endpoint). */
+  resume(destination: string): void {
+    const state = this.states.get(destination);
+    if (state) Object.assign(state, { disabled: false, consecutiveFailures: 0, disabledReason: undefined });
+    this.pump(destination);
+  }
+
+  /** Resolves when no attempt is in flight (tests and shutdown; scheduled retries are not waited for). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  private enqueue(destination: string, job: Job): void {
+    const schedule = this.deps.destinations[destination]!.retryScheduleSeconds;
+    const delaySeconds = schedule[job.attempt] ?? 0;
+    if (delaySeconds > 0) this.deps.scheduler.after(delaySeconds * 1000, () => this.ready(destination, job));
+    else this.ready(destination, job);
+  }
+
+  private ready(destination: string, job: Job): void {
+    this.lanes.get(destination)!.ready.push(job);
+    this.pump(destination);
+  }
+
+  private pump(destination: string): void {
+    const lane = this.lanes.get(destination)!;
+    const config = this.deps.destinations[destination]!;
+    while (lane.ready.length > 0 && lane.inFlight < config.concurrency) {
+      const nowMs = this.deps.clock.now().getTime();
+      if (nowMs < lane.nextStartMs) {
+        if (!lane.wakeScheduled) {
+          lane.wakeScheduled = true;
+          this.deps.scheduler.after(lane.nextStartMs - nowMs, () => {
+            lane.wakeScheduled = false;
+            this.pump(destination);
+          });
+        }
+        return;
+      }
+      lane.nextStartMs = Math.max(nowMs, lane.nextStartMs) + 1000 / config.ratePerSecond;
+      const job = lane.ready.shift()!;
+      lane.inFlight += 1;
+      const running = this.attempt(destination, job).finally(() => {
+        lane.inFlight -= 1;
+        this.pending.delete(running);
+        this.pump(destination);
+      });
+      this.pending.add(running);
+    }
+  }
+
+  private async attempt(destination: string, job: Job): Promise<void> {
+    const config = this.deps.destinations[destination]!;
+    const state = this.states.get(destination)!;
+    const started = this.deps.clock.now();
+    const base = {
+      eventId: job.event.eventId,
+      correlationId: job.event.correlationId,
+      destination,
+      attempt: job.attempt,
+      at: started.toISOString(),
+      ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
+    };
+    if (state.disabled) {
+      // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
+      await this.deps.log.recordAttempt({
+        ...base,
+        status: null,
+        latencyMs: 0,
+        outcome: 'dead-letter',
+        excerpt: `not sent: destination disabled (${state.disabledReason})`,
+      });
+      return;
+    }
+    const timestamp = Math.floor(started.getTime() / 1000);
+    let response: WebhookResponse;
+    try {
+      response = await this.deps.sender.send({
+        url: config.url,
+        headers: {
+          ...webhookHeaders(job.event.eventId, timestamp, job.event.body, this.deps.secretsOf(destination)),
+          'content-type': 'application/json',
+          'user-agent': 'mobile-money-callback-relay',
+        },
+        body: job.event.body,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        allowPrivateAddresses: this.deps.runtime === 'local' && config.allowPrivateAddresses,
+      });
+    } catch (error) {
+      response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+    }
+    const finished = this.deps.clock.now();
+    const latencyMs = finished.getTime() - started.getTime();
+    const status = response.kind === 'answered' ? response.status : null;
+    const excerpt = scrubThenTruncate(
+      maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
+      EXCERPT_CHARS,
+      this.deps.scrub,
+    );
+    const record = { ...base, status, latencyMs, excerpt };
+    if (status !== null && status >= 200 && status < 300) {
+      state.consecutiveFailures = 0;
+      await this.deps.log.recordAttempt({ ...record, outcome: 'delivered' });
+      return;
+    }
+    state.consecutiveFailures += 1;
+    const disableReason =
+      status === 410
+        ? '410 Gone'
+        : state.consecutiveFailures >= config.disableAfterFailures
+          ? `${state.consecutiveFailures} consecutive failed attempts`
+          : undefined;
+    if (disableReason) {
+      state.disabled = true;
+      state.disabledReason = disableReason;
+      await this.deps.log.recordAttempt({ ...record, outcome: 'destination-disabled' });
+      this.deps.onDisabled?.(destination, disableReason, finished.toISOString());
+      return;
+    }
+    const next = job.attempt + 1;
+    if (next >= config.retryScheduleSeconds.length) {
+      await this.deps.log.recordAttempt({ ...record, outcome: 'dead-letter' });
+      return;
+    }
+    let delaySeconds = config.retryScheduleSeconds[next]!;
+    if (
+      response.kind === 'answered' &&
+      (status === 429 || status === 503) &&
+      response.retryAfterSeconds !== undefined
+    )
+      delaySeconds = Math.max(delaySeconds, response.retryAfterSeconds);
+    await this.deps.log.recordAttempt({
+      ...record,
+      outcome: 'retrying',
+      nextAttemptAt: new Date(finished.getTime() + delaySeconds * 1000).toISOString(),
+    });
+    const retry: Job = { ...job, attempt: next };
+    if (delaySeconds > 0)
+      this.deps.scheduler.after(delaySeconds * 1000, () => this.ready(destination, retry));
+    else this.ready(destination, retry);
+  }
+}
