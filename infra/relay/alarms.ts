@@ -162,13 +162,18 @@ export function configuredProviders(config: RelayConfig): string[] {
   return [...new Set([...config.accounts.values()].map((a) => a.provider))];
 }
 
-function createAlarmTopic(scope: Construct, id: string, displayName: string): sns.Topic {
-  const stack = Stack.of(scope);
+/** One key for the relay's alarm topics (a customer key is $1 a month; a second adds nothing). */
+const alarmTopicKeys = new WeakMap<Construct, kms.Key>();
+
+function alarmTopicKey(scope: Construct, id: string): kms.Key {
+  const existing = alarmTopicKeys.get(scope);
+  if (existing) return existing;
   // CloudWatch can only publish to an encrypted topic whose key it may use: AWS-managed
-  // alias/aws/sns does not allow that, so the topic gets its own key.
+  // alias/aws/sns does not allow that, so the topics get a key of their own (the first topic's id
+  // names it, so an existing page topic keeps its key).
   const key = new kms.Key(scope, `${id}Key`, {
     enableKeyRotation: true,
-    description: `Encrypts the relay alarm topic ${id}`,
+    description: 'Encrypts the relay alarm topics (page and ticket)',
     removalPolicy: RemovalPolicy.DESTROY,
   });
   key.addToResourcePolicy(
@@ -176,9 +181,16 @@ function createAlarmTopic(scope: Construct, id: string, displayName: string): sn
       principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
       actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       resources: ['*'],
-      conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
     }),
   );
+  alarmTopicKeys.set(scope, key);
+  return key;
+}
+
+function createAlarmTopic(scope: Construct, id: string, displayName: string): sns.Topic {
+  const stack = Stack.of(scope);
+  const key = alarmTopicKey(scope, id);
   const topic = new sns.Topic(scope, id, {
     displayName,
     masterKey: key,

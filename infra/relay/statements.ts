@@ -20,8 +20,8 @@ const PULL_PROVIDERS = PROVIDER_INFRA.flatMap((d) =>
  * than `pullPageAfterSeconds` (default 36 h): the pull API reaches back only so far (its declared
  * `lookBackSeconds`), so past that the payments of the gap can no longer be pulled. With per-account
  * overrides the provider's alarm uses the smallest of its accounts' thresholds (the earliest warning).
- * The poller writes the age every tick for every account it pulls (StatementPullAgeSeconds{provider,
- * account}); a failure answered HTTP 200 does not reset it. One Metrics Insights query takes the maximum
+ * The poller writes the age every tick for every account it pulls (StatementPullAgeSeconds{provider}, the
+ * maximum over its accounts); a failure answered HTTP 200 does not reset it. One Metrics Insights query takes the maximum
  * over the provider's accounts; the poller's log line "pull failed" names the account. An account that
  * never pulls writes no age (missing data is not breaching; the poller's own heartbeat pages when the
  * poller stops).
@@ -39,7 +39,7 @@ export function pullAlarms(
       providerRecordTimings(parts.config.providerRecords, a.provider, a.id),
     );
     const metric = new cloudwatch.MathExpression({
-      expression: `SELECT MAX(${PULL_AGE_METRIC}) FROM SCHEMA("${parts.metricsNamespace}", account, provider) WHERE provider = '${provider.id}'`,
+      expression: `SELECT MAX(${PULL_AGE_METRIC}) FROM SCHEMA("${parts.metricsNamespace}", provider) WHERE provider = '${provider.id}'`,
       usingMetrics: {},
       period: Duration.minutes(15),
       label: `${provider.id}: oldest last good pull (s)`,

@@ -64,9 +64,22 @@ export const METRIC_ACTIVITY: Readonly<
   BadgeRefused: 'incident',
   BadgeInvalidDates: 'incident',
   BadgeListInconsistent: 'incident',
+  // With the edge on: a refused origin header is an attack or a half-done rotation.
+  OriginVerifyRefusals: 'incident',
+  // The provider's own records (issue 29): per provider, every poller tick that pulls or snapshots.
+  StatementPullAgeSeconds: 'cycle',
+  StatementPullFailures: 'incident',
+  BalanceSnapshotFailures: 'incident',
 };
 
-const CALL = /metrics\??\.(count|timing)\(\s*'([A-Za-z]+)'([^;]*?)\);/gs;
+// The name is a literal or a constant (`PULL_AGE_METRIC`) declared as `export const NAME = 'Value'`.
+const CALL = /metrics\??\.(count|timing)\(\s*(?:'([A-Za-z]+)'|([A-Z][A-Z0-9_]*))([^;]*?)\);/gs;
+const CONSTANT = /export const ([A-Z][A-Z0-9_]*) = '([A-Za-z]+)';/g;
+
+/** Metric-name constants declared in these sources (`export const X_METRIC = 'Name'`). */
+export function metricConstants(sources: readonly string[]): ReadonlyMap<string, string> {
+  return new Map(sources.flatMap((source) => [...source.matchAll(CONSTANT)].map((m) => [m[1]!, m[2]!])));
+}
 
 /** The dimension names of a call's last argument: `{ a: …, b }`, `where` or `{ ...where, c: … }`. */
 function dimensionNames(args: string, source: string, at: string): string[] {
@@ -96,13 +109,19 @@ function dimensionNames(args: string, source: string, at: string): string[] {
 }
 
 /** Every metric call in one source text. */
-export function emittersIn(source: string, file: string): Emitter[] {
+export function emittersIn(
+  source: string,
+  file: string,
+  constants: ReadonlyMap<string, string> = metricConstants([source]),
+): Emitter[] {
   const found: Emitter[] = [];
   for (const match of source.matchAll(CALL)) {
     const line = source.slice(0, match.index).split('\n').length;
     const at = `${file}:${line}`;
     // The arguments after the name: value, then the dimensions when there are three.
-    const rest = match[3]!;
+    const rest = match[4]!;
+    const name = match[2] ?? constants.get(match[3]!);
+    if (!name) throw new Error(`${at}: the metric name ${match[3]} is not a constant declared as 'Name'`);
     const args = rest.replace(/^\s*,/, '');
     const topLevelCommas = [...args].reduce(
       (state, ch) => {
@@ -114,7 +133,7 @@ export function emittersIn(source: string, file: string): Emitter[] {
       { depth: 0, commas: 0 },
     ).commas;
     const dimensions = topLevelCommas >= 1 ? dimensionNames(rest, source, at) : [];
-    found.push({ name: match[2]!, dimensions, at });
+    found.push({ name, dimensions, at });
   }
   return found;
 }
@@ -129,10 +148,12 @@ function sourceFiles(dir: string): string[] {
 
 /** Every metric call under shared/ and functions/ (the metrics adapters themselves excepted). */
 export function findEmitters(root: string): Emitter[] {
-  return ['shared', 'functions']
+  const files = ['shared', 'functions']
     .flatMap((dir) => sourceFiles(join(root, dir)))
     .filter((path) => !path.includes(join('adapters', 'metrics')))
-    .flatMap((path) => emittersIn(readFileSync(path, 'utf8'), relative(root, path)));
+    .map((path) => ({ path, source: readFileSync(path, 'utf8') }));
+  const constants = metricConstants(files.map((f) => f.source));
+  return files.flatMap(({ path, source }) => emittersIn(source, relative(root, path), constants));
 }
 
 /** How many values a dimension takes in a normal month. */

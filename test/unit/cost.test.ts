@@ -22,7 +22,7 @@ import {
   writeUnits,
   writeUnitsOf,
 } from '../../scripts/cost/dynamo-units';
-import { countSeries, emittersIn } from '../../scripts/cost/metric-series';
+import { countSeries, emittersIn, metricConstants } from '../../scripts/cost/metric-series';
 import { countTemplate, ratePerMonth } from '../../scripts/cost/template';
 import { createTableInput } from '../../shared/adapters/dynamodb/table';
 
@@ -127,6 +127,21 @@ describe('metric series from the code', () => {
       ['D', 'provider'],
       ['E', 'account,provider'],
     ]);
+  });
+
+  it('reads a metric named by a constant declared in another file, and refuses one it cannot resolve', () => {
+    // Prepare
+    const constants = metricConstants([`export const PULL_AGE_METRIC = 'StatementPullAgeSeconds';`]);
+    const source = `services.metrics.count(PULL_AGE_METRIC, age, { provider });`;
+
+    // Act
+    const found = emittersIn(source, 'x.ts', constants);
+
+    // Assess
+    expect(found).toEqual([{ name: 'StatementPullAgeSeconds', dimensions: ['provider'], at: 'x.ts:1' }]);
+    expect(() => emittersIn(`metrics.count(UNKNOWN_METRIC, 1);`, 'y.ts', constants)).toThrow(
+      /UNKNOWN_METRIC/,
+    );
   });
 
   it('counts a roll-up plus each dimension value set, accounts as provider/account pairs', () => {
