@@ -108,9 +108,10 @@ export interface Expectation {
   noTransactionNote?: string;
   /**
    * The outcome comes from reconciliation, not from a callback: `poll` (the first status check, e.g. the
-   * callback was dropped), `expiry` (the window ends, TransactionExpired). Waited for past the deliveries.
+   * callback was dropped), `expiry` (the window ends, TransactionExpired), `pull` (the provider's records:
+   * the account's next pull finds a C2B payment whose confirmation was dropped). Waited for past the deliveries.
    */
-  waitFor?: 'poll' | 'expiry';
+  waitFor?: 'poll' | 'expiry' | 'pull';
   /**
    * The provider settles it by itself this many real ms after the request (Airtel's ambiguous TA turns TS):
    * the default timeout counts from then, and the outcome is waited for, not guessed after a fixed time.

@@ -318,6 +318,22 @@ function c2bExpectation(prediction: C2bPrediction | undefined, what: string): Ex
   };
 }
 
+/**
+ * `--fault drop` on a C2B payment: the confirmation never comes (the money moved all the same), and no status
+ * check looks for a payment the relay never heard of; the relay's pull of the short code finds it
+ * (docs/pull-and-balances.md): the row opens the transaction, TransactionSucceeded with origin `statement`.
+ */
+function withDroppedConfirmation(x: Expectation): Expectation {
+  if (x.status !== 'SUCCEEDED') return x;
+  return {
+    summary: `${x.summary.replace(/, then the confirmation →.*$/, '')}, the confirmation dropped; the relay's pull of the short code finds the payment → TransactionSucceeded (c2b), origin statement`,
+    events: x.events.map((e) => (e.type === 'TransactionSucceeded' ? { ...e, origin: 'statement' } : e)),
+    status: 'SUCCEEDED',
+    deliveries: x.deliveries,
+    waitFor: 'pull',
+  };
+}
+
 export async function darajaC2b(ctx: SimContext, options: ScenarioOptions): Promise<Started> {
   const account = accountOf<DarajaAccountSettings>(ctx, 'daraja', options.account);
   const shortCode = account.settings.shortCode;
@@ -331,10 +347,11 @@ export async function darajaC2b(ctx: SimContext, options: ScenarioOptions): Prom
   const amount = options.amount ?? '100';
   const billRef = options.billRef ?? 'ACC-001';
   const what = `pay bill ${shortCode}, ${amount} ${account.settings.currency}, bill ref "${billRef}"`;
-  const expectation = c2bExpectation(
+  const accepted = c2bExpectation(
     predictC2b(account.settings, { shortCode, msisdn, amount: Number(amount), billRef }),
     what,
   );
+  const expectation = parseFaults(options.fault).drop ? withDroppedConfirmation(accepted) : accepted;
   const token = await darajaToken(ctx, info);
 
   const started = Date.now();

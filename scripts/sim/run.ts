@@ -4,6 +4,7 @@
  */
 import type { EventEnvelope } from '../../shared/domain/events';
 import { summarizeEvent } from '../../shared/domain/outbox';
+import { providerRecordTimings } from '../../shared/config/schema';
 import { DEFAULT_RELAY_PORT, DEFAULT_SIM_PORT } from '../../local/simulator-wiring';
 import { DEFAULTS } from '../../simulator/options';
 import { AIRTEL_FAILING_MSISDN, AIRTEL_IN_PROGRESS_MSISDN, airtelPay } from './airtel';
@@ -312,7 +313,18 @@ export async function runScenario(
     x.noTransaction
       ? Promise.resolve(undefined)
       : relayTransaction(ctx, started.provider, started.account, started.reference);
-  if (x.waitFor && ctx.extendTimeout) {
+  if (x.waitFor === 'pull' && ctx.extendTimeout) {
+    // The next pull comes at most one (scaled) pull interval from now: the default timeout counts from then.
+    const { pullIntervalSeconds } = providerRecordTimings(
+      ctx.config.providerRecords,
+      started.provider,
+      started.account,
+    );
+    deadline = Math.max(
+      deadline,
+      begun + pullIntervalSeconds * ctx.config.reconciliation.timeScale * 1000 + ctx.timeoutMs,
+    );
+  } else if (x.waitFor && ctx.extendTimeout) {
     // The default timeout counts from the relay's first status check (drop) or the window's end (expires).
     const r = (await relayView())?.reconciliation;
     const from = x.waitFor === 'poll' ? r?.nextCheckAt : r?.reconcileUntil;

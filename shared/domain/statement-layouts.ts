@@ -103,9 +103,31 @@ export const MPESA_PAYBILL: ColumnTemplate = {
   currency: 'KES',
 };
 
+/**
+ * The same paybill statement as exported without `Linked Transaction ID` and `A/C No.`: `Receipt No., Completion
+ * Time, Details, Transaction Status, Paid In, Withdrawn, Balance, Balance Confirmed, Transaction Type, Other Party
+ * Info, Transaction Party Details`, a charge's `Transaction Party Details` naming the receipt it belongs to (the
+ * layout of the provider notes, and the simulator's `mpesa-paybill` file).
+ */
+export const MPESA_PAYBILL_PARTY: ColumnTemplate = {
+  ...MPESA_PAYBILL,
+  columns: {
+    providerId: 'Receipt No.',
+    time: 'Completion Time',
+    kind: 'Details',
+    status: 'Transaction Status',
+    amountIn: 'Paid In',
+    amountOut: 'Withdrawn',
+    balance: 'Balance',
+    counterparty: 'Other Party Info',
+    linkedProviderId: 'Transaction Party Details',
+  },
+};
+
 export const BUILT_IN_LAYOUTS: Readonly<Record<string, ColumnTemplate>> = {
   'mpesa-merchant': MPESA_MERCHANT,
   'mpesa-paybill': MPESA_PAYBILL,
+  'mpesa-paybill-party': MPESA_PAYBILL_PARTY,
 };
 
 const norm = (header: string) => header.trim().toLowerCase();
@@ -119,9 +141,13 @@ export function isHeaderOf(template: ColumnTemplate, fields: readonly string[]):
   return Object.values(template.columns).every((h) => h === undefined || present.has(norm(h)));
 }
 
-/** The built-in layout whose header this is, if one. Required columns only: optional ones may be absent. */
+/**
+ * The built-in layout whose header this is, if one: the first whose every column is there (two paybill exports
+ * share their required columns), else the first whose required columns are (its reader then names the missing).
+ */
 export function detectLayout(fields: readonly string[]): string | undefined {
   const present = new Set(fields.map(norm));
+  for (const [name, t] of Object.entries(BUILT_IN_LAYOUTS)) if (isHeaderOf(t, fields)) return name;
   for (const [name, t] of Object.entries(BUILT_IN_LAYOUTS))
     if (present.has(norm(t.columns.providerId)) && present.has(norm(t.columns.time))) return name;
   return undefined;

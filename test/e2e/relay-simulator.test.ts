@@ -8,6 +8,7 @@ import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
 import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
 import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
+import { readPullState } from '../../shared/app/provider-records/pull-cycle';
 import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
 import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
@@ -297,6 +298,35 @@ describe('relay + simulator: Daraja C2B', () => {
       ['c2b-validation', 200],
       ['c2b-confirmation', 200],
     ]);
+  });
+
+  it('finds a payment whose confirmation was dropped by the pull of the short code: one TransactionSucceeded, origin statement', async () => {
+    // Prepare: a pull of the short code has just been made, so the one that finds the payment is an interval away.
+    const asked = Date.now();
+    for (;;) {
+      const { lastAttemptAt } = await readPullState(relay.store, 'daraja', 'demo');
+      if (lastAttemptAt && Date.parse(lastAttemptAt) >= asked) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    // Act: `npm run sim -- daraja c2b --fault drop`, its timeout counted from the account's next pull.
+    const result = await runScenario({ ...context(), extendTimeout: true }, 'daraja', 'c2b', {
+      fault: 'drop',
+    });
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.outcome])).toEqual([
+      ['c2b-validation', 'delivered'],
+      ['c2b-confirmation', 'dropped'],
+    ]);
+    expect(result.events.map((e) => [e.envelope.metadata.type, e.envelope.metadata.origin])).toEqual([
+      ['C2BValidationDecided', 'callback'],
+      ['TransactionSucceeded', 'statement'],
+    ]);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({
+      kind: 'c2b',
+      reference: result.started.reference,
+      settledByStatement: { source: 'pull-api' },
+    });
   });
 
   it('rejects an amount above the account maximum with C2B00013, and the simulator sends no confirmation', async () => {

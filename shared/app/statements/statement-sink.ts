@@ -151,9 +151,14 @@ export class StatementLedger implements StatementSink {
     options: StatementIngestOptions,
     result: StatementIngestResult,
   ): Promise<void> {
-    result.breaks++;
-    if (options.dryRun) return;
-    await this.deps.statements.putBreak(found);
+    // Counted only when new: a break is stored once (by its id), so a file imported again that shows
+    // the same break (a row-changed row) reports no break, as it changes nothing.
+    if (options.dryRun) {
+      const known = await this.deps.statements.listBreaks(found);
+      if (!known.some((b) => b.id === found.id)) result.breaks++;
+      return;
+    }
+    if (await this.deps.statements.putBreak(found)) result.breaks++;
   }
 
   /** What the row is and does: linked fee or reversal, a matched payment, a late resolution, an opening. */
