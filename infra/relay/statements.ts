@@ -54,6 +54,7 @@ export function pullAlarms(
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        actionsEnabled: true,
       });
       // OK goes where ALARM went (docs/monitoring.md).
       alarm.addAlarmAction(new SnsAction(topic));

@@ -221,6 +221,29 @@ export async function findQuarantined(
   return undefined;
 }
 
+/**
+ * The audit log entry of a refused management request (issue 30: management refusals go to the audit
+ * log, never into the provider-callback quarantine): the newest with the probe's method and status at or
+ * after `since` (an audit entry keeps no headers or body to mark).
+ */
+export async function findAudited(
+  relay: TestRelay,
+  method: string,
+  status: number,
+  since: string,
+): Promise<Record<string, unknown> | undefined> {
+  const today = utcDay(new Date());
+  const days = [...new Set([today, since.slice(0, 10)])];
+  for (const day of days) {
+    const { entries } = await relay.store.listAuditDay(day, { limit: 5 });
+    const hit = entries.find(
+      (e) => e.at >= since && e.httpStatus === status && e.method === method.slice(0, 16),
+    );
+    if (hit) return hit as unknown as Record<string, unknown>;
+  }
+  return undefined;
+}
+
 /** Today's quarantine entries (a generous page), e.g. to count before/after. */
 export async function quarantineToday(relay: TestRelay, limit = 500): Promise<Record<string, unknown>[]> {
   return relay.store.listQuarantine(utcDay(new Date()), limit);

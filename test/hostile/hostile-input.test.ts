@@ -28,6 +28,7 @@ import {
   type DarajaRoute,
   darajaBody,
   deepJson,
+  findAudited,
   findQuarantined,
   MARKER_HEADER,
   MOMO_SECRET,
@@ -92,24 +93,6 @@ interface Violation {
 /** Events already checked (flush() returns everything published since the relay started). */
 let eventsSeen = 0;
 
-/**
- * A management refusal's audit log entry: probes are sent one at a time, so the newest entries since the
- * probe was sent with its method and status are its own (an audit entry keeps no headers or body to mark).
- */
-async function findAudited(
-  method: string,
-  status: number,
-  since: string,
-): Promise<Record<string, unknown> | undefined> {
-  const { entries } = await relay.store.listAuditDay(since.slice(0, 10), { limit: 5 });
-  const today = new Date().toISOString().slice(0, 10);
-  const more =
-    today === since.slice(0, 10) ? [] : (await relay.store.listAuditDay(today, { limit: 5 })).entries;
-  return [...more, ...entries].find(
-    (e) => e.at >= since && e.httpStatus === status && e.method === method.slice(0, 16),
-  ) as Record<string, unknown> | undefined;
-}
-
 class Checker {
   readonly violations: Violation[] = [];
   requests = 0;
@@ -156,7 +139,8 @@ class Checker {
       res.headers['x-relay-error'] !== undefined;
     if (refused) {
       const quarantined =
-        (await findQuarantined(relay, marker)) ?? (await findAudited(probe.method, res.status, sentAt));
+        (await findQuarantined(relay, marker)) ??
+        (await findAudited(relay, probe.method, res.status, sentAt));
       if (!quarantined) this.add('refusal not quarantined', probe, summary);
       else {
         const leaked = secretsIn(JSON.stringify(quarantined));

@@ -16,6 +16,7 @@ import {
   eventsOfReference,
   type EventEnvelope,
   eventType,
+  findAudited,
   findQuarantined,
   MARKER_HEADER,
   MOMO_SECRET,
@@ -286,11 +287,12 @@ describe('registration metadata that cannot be stored is refused with 400, not 5
     ['a "__proto__" key', '{"__proto__":{"polluted":true}}'],
     ['an empty key', '{"":"empty"}'],
     ['more than 32 levels of nesting', deepJson(40, 'object', 'n')],
-  ])('refuses registration metadata with %s with 400, quarantined', async (_, metadata) => {
+  ])('refuses registration metadata with %s with 400, recorded in the audit log', async (_, metadata) => {
+    const since = new Date().toISOString();
     const sent = await send('POST', '/v1/transactions', registration(metadata), { auth: true });
     expect(sent.res.status, describeResponse(sent.res)).toBe(400);
     expect(sent.res.json?.error?.code, describeResponse(sent.res)).toBeTruthy();
-    expect(await findQuarantined(relay, sent.marker), 'quarantine entry').toBeDefined();
+    expect(await findAudited(relay, 'POST', 400, since), 'audit entry').toBeDefined();
   });
 });
 
@@ -302,22 +304,24 @@ describe('registration metadata numbers DynamoDB cannot hold are not a 503', () 
     ['1e309 (Infinity once parsed)', '1e309'],
     ["1e-321 (below DynamoDB's smallest number)", '1e-321'],
   ])(
-    'answers registration metadata holding the number %s with 201 (stored) or 400 (refused, quarantined), never 503',
+    'answers registration metadata holding the number %s with 201 (stored) or 400 (refused, audited), never 503',
     async (_, literal) => {
+      const since = new Date().toISOString();
       const body = `{"provider":"momo","account":"open","kind":"requesttopay","reference":"${uuid()}","amount":"100","currency":"EUR","metadata":{"n":${literal}}}`;
       const sent = await send('POST', '/v1/transactions', body, { auth: true });
       expect([201, 400], describeResponse(sent.res)).toContain(sent.res.status);
       if (sent.res.status === 400)
-        expect(await findQuarantined(relay, sent.marker), 'quarantine entry').toBeDefined();
+        expect(await findAudited(relay, 'POST', 400, since), 'audit entry').toBeDefined();
     },
   );
 });
 
 describe('management paths with broken percent-escapes', () => {
   it('answers GET /v1/transactions/momo/demo/%zz without a token with a 4xx (401 or 400), not 500', async () => {
-    const { res, marker } = await send('GET', '/v1/transactions/momo/demo/%zz');
+    const since = new Date().toISOString();
+    const { res } = await send('GET', '/v1/transactions/momo/demo/%zz');
     expect([400, 401], describeResponse(res)).toContain(res.status);
-    expect(await findQuarantined(relay, marker), 'quarantine entry').toBeDefined();
+    expect(await findAudited(relay, 'GET', res.status, since), 'audit entry').toBeDefined();
   });
 
   it('answers GET /v1/transactions/momo/open/%zz with a valid token with a 4xx (400 or 404), not 500', async () => {
@@ -615,10 +619,20 @@ describe('a malformed-JSON error never copies body text', () => {
   ])(
     'keeps body text out of the error message of a malformed body (%s)',
     async (label, method, path, body) => {
-      const sent = await send(method, path, body, { auth: label.startsWith('management') });
+      const since = new Date().toISOString();
+      const management = label.startsWith('management');
+      const sent = await send(method, path, body, { auth: management });
       const c2b = label.includes('C2B');
       if (c2b) expect(sent.res.status, describeResponse(sent.res)).toBe(200);
       else expect(sent.res.status, describeResponse(sent.res)).toBe(400);
+      expect(copied(sent.res.text, body), 'body text in the answer').toEqual([]);
+      if (management) {
+        // A management refusal is the caller's, recorded in the audit log (issue 30), not the quarantine.
+        const audited = await findAudited(relay, method, 400, since);
+        expect(audited, 'audit entry').toBeDefined();
+        expect(copied(audited!.detail, body), 'body text in the audit entry').toEqual([]);
+        return;
+      }
       const quarantined = await findQuarantined(relay, sent.marker);
       expect(quarantined, 'quarantine entry').toBeDefined();
       expect(quarantined!.errorCode).toBe('MALFORMED_JSON');

@@ -9,6 +9,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
+import { MANAGEMENT_ROUTES } from '../../infra/relay/api';
 import {
   ALARMED_RELAY_METRICS,
   CALLBACKS_RECEIVED_METRIC,
@@ -333,8 +334,8 @@ describe('relay stack: HTTP API', () => {
     const route = routeByKey('$default');
     expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
     expect(integratedFunction(route)).toBe(functionId('relay-callback'));
-    // 13 management routes, $default, one per provider (its throttle), C2B validation with and without a path secret.
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 19);
+    // The management routes, $default, one per provider (its throttle), C2B validation with and without a path secret.
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', MANAGEMENT_ROUTES.length + 6);
   });
 
   it('logs access to CloudWatch without the path (it can carry a path secret) and throttles the stage', () => {
@@ -1123,7 +1124,7 @@ describe('relay stack: config validation at synth time', () => {
       accounts[`country-${i}`] = {
         targetEnvironment: `mtn-country-${i}`,
         currency: 'EUR',
-        callbackSecretId: `relay/momo/country-${i}/callback`,
+        callbackSecretId: `mobile-money-relay/momo/country-${i}/callback`,
       };
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const relayStack = new RelayStack(app, 'Many', {
