@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findAudited } from '../helpers/hostile';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/momo', name), 'utf8');
@@ -264,10 +265,17 @@ describe('MoMo end to end through the local HTTP server', () => {
 
     it.each(cases)('$name → $status $code', async ({ method, path, body, headers, status, code }) => {
       const marker = `marker-${Math.random().toString(36).slice(2)}`;
+      const since = new Date().toISOString();
       const res = await relay.request(method, path, body, { 'x-test-marker': marker, ...(headers ?? {}) });
       expect(res.status).toBe(status);
       expect(res.body.error.code).toBe(code);
       expect(res.body.error.message).toEqual(expect.any(String));
+      if (path === '/v1/transactions') {
+        // A management refusal is the caller's: the audit log has it, the callback quarantine does not (issue 30).
+        expect(await findAudited(relay, method, status, since)).toMatchObject({ outcome: 'refused' });
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+        return;
+      }
       const recorded = (await quarantinedToday()).find(
         (q) => (q.headers as Record<string, string>)['x-test-marker'] === marker,
       );

@@ -243,10 +243,7 @@ describe('every management and callback answer', () => {
         bad: { suffix: dryRun, raw: `${statement}Main,SKH0000002,x,Pay Merchant,yesterday,x,1,0,1,\n` },
       },
       'GET /v1/statements/{provider}/{account}/days/{day}': { ok: {}, bad: { method: 'POST' } },
-      'POST /v1/statements/{provider}/{account}/days/{day}/close': {
-        ok: {},
-        bad: {},
-      },
+      'POST /v1/statements/{provider}/{account}/days/{day}/close': { ok: {}, bad: { method: 'GET' } },
       'GET /v1/me': { ok: {}, bad: { method: 'POST' } },
       'GET /v1/approvals': { ok: {}, bad: { suffix: '?state=maybe' } },
       // No approval request exists (this relay has no resolve limit): answered, not refused for its input.
