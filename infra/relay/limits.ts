@@ -85,7 +85,7 @@ export interface CallbackBulkhead {
  * route and `$default`, so that no route can hold another's executions, even while DynamoDB is down.
  *
  * A provider route's request holds an execution at most the provider's degraded ack budget (`ackMs` of
- * `ackBudgets.<provider>`, else the provider module's own `ackBudget`: MoMo and Airtel 1.8 s, Daraja 5 s):
+ * `ackBudgets.<provider>`, else the provider module's own `ackBudget`, from 1.8 s to 5 s today):
  * the handler answers by then whatever the store and the ingress buffer do. A `$default` request waits
  * at most the quarantine write budget (1 s). API Gateway's token bucket admits at most `burst + rate × t`
  * requests in any `t` seconds, so a route never has more than `ceil(rate × degraded s) + burst` in
@@ -126,7 +126,7 @@ export function callbackBulkhead(input: {
   return { shares, total: shares.reduce((sum, s) => sum + s.concurrency, 0) };
 }
 
-/** One share's arithmetic as synth prints it: "daraja: 20 rps × 5 s + burst 20 = 120". */
+/** One share's arithmetic as synth prints it: "<provider>: 20 rps × 5 s + burst 20 = 120". */
 export function describeShare(share: BulkheadShare): string {
   const { rateLimit, burstLimit } = share.throttle;
   return `${share.provider ?? share.route}: ${rateLimit} rps × ${share.degradedMs / 1000} s + burst ${burstLimit} = ${share.concurrency}`;
@@ -134,8 +134,7 @@ export function describeShare(share: BulkheadShare): string {
 
 /**
  * Reserved concurrency of the callback function with the default throttles and every provider of the
- * registry: MoMo 20 × 1.8 + 20 = 56, Airtel 56, Daraja 20 × 5 + 20 = 120, `$default` 10 × 1 + 10 = 20:
- * 252. The construct sizes it from the throttles and the config it is given (`callbackBulkhead`).
+ * registry (docs/deploy.md#the-bulkhead has the table: 252 with today's three providers). The construct sizes it from the throttles and the config it is given (`callbackBulkhead`).
  */
 export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY = callbackBulkhead({}).total;
 

@@ -42,7 +42,7 @@ export const MAX_EXPLICIT_SECRET_IDS = 20;
 
 /**
  * The IAM resource granting every secret of one kind named by the convention
- * `<secretNamePrefix><anything>/<kind>` (e.g. `mobile-money-relay/daraja/ke/callback`), with Secrets
+ * `<secretNamePrefix><anything>/<kind>` (e.g. `mobile-money-relay/<provider>/<account>/callback`), with Secrets
  * Manager's random suffix: one statement whatever the number of accounts, and still one kind only (a
  * name ending in `/api` never matches the callback pattern).
  */

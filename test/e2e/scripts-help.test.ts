@@ -20,6 +20,7 @@ const NOT_OURS: Record<string, string> = {
   format: 'prettier and eslint',
   test: 'vitest',
   'test:watch': 'vitest',
+  'test:fast': 'vitest',
   synth: 'cdk',
   cdk: 'cdk',
 };

@@ -12,6 +12,8 @@ export const NEEDS_ISOLATION: Record<string, string> = {
   'test/clients/mpesa-api.test.ts': "vi.spyOn(http, 'request')",
   'test/integration/dynamodb-local.test.ts': 'process.env.JAVA_TOOL_OPTIONS',
   'test/unit/runtime/lambda-middleware.test.ts': "vi.spyOn(console, 'error')",
+  'test/infra/edge-isolation.test.ts':
+    "vi.stubEnv of the edge functions' environment, vi.spyOn(console, 'log')",
 };
 
 /** What makes a file need its own process (see NEEDS_ISOLATION). */
