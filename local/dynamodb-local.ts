@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn as spawnProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -104,6 +104,20 @@ export function dynamoDbLocalProcesses(handle: Pick<DynamoDbLocalHandle, 'pid'>)
 }
 
 /**
+ * A watchdog that stops the DynamoDB Local group once the process that started it is gone, however it
+ * went: a test worker killed on a time-out, or `npm start` killed with SIGKILL, cannot run stop(), and
+ * its JVM (detached, in its own group) would otherwise run on with nobody to stop it.
+ */
+function stopWhenOwnerDies(groupPid: number): ChildProcess {
+  const script =
+    `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ` +
+    `kill -TERM -${groupPid} 2>/dev/null; sleep 3; kill -KILL -${groupPid} 2>/dev/null`;
+  const watchdog = spawnProcess('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  watchdog.unref();
+  return watchdog;
+}
+
+/**
  * Starts the bundled DynamoDB Local in its own process group so that stop() can kill the JVM and
  * anything it forked; the package's own handle.kill() has been seen to leave the java child alive.
  */
@@ -138,8 +152,10 @@ export async function startDynamoDbLocal(
   });
   if (child.pid === undefined) throw new Error('DynamoDB Local could not be spawned (no pid)');
   const pid = child.pid;
+  const watchdog = stopWhenOwnerDies(pid);
 
   const stop = async (): Promise<void> => {
+    watchdog.kill();
     if (exitReason) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     try {

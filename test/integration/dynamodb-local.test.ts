@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   DYNAMODB_LOCAL_JVM_OPTIONS,
   dynamoDbLocalProcesses,
@@ -56,4 +57,37 @@ describe('startDynamoDbLocal', () => {
     );
     expect(process.env.JAVA_TOOL_OPTIONS).toBe('-XX:TieredStopAtLevel=4');
   });
+
+  it('is stopped when the process that started it is killed and cannot run stop() (a worker killed on a time-out)', async () => {
+    // Prepare: a process that starts DynamoDB Local, prints its pid, then waits forever.
+    const owner = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        "import('./local/dynamodb-local.ts').then(async (m) => { const h = await m.startDynamoDbLocal(); console.log(h.pid); setInterval(() => {}, 1000); });",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = await new Promise<number>((resolvePid, reject) => {
+      owner.stdout!.once('data', (chunk: Buffer) => resolvePid(Number(chunk.toString().trim())));
+      owner.once('exit', (code) => reject(new Error(`the owner exited (${code}) before printing a pid`)));
+    });
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+
+    // Act: the owner dies without a chance to clean up.
+    owner.kill('SIGKILL');
+
+    // Assess: the DynamoDB Local group goes too.
+    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 30_000, interval: 250 });
+  }, 90_000);
 });
