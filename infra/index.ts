@@ -40,6 +40,6 @@ export {
   type RelayEdgeWebAclStackProps,
 } from './edge-web-acl';
 export { RELAY_FUNCTIONS, type RelayFunctionId } from './bundling';
-export { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
+export { DEFAULT_METRICS_NAMESPACE } from '../shared/config/metric-names';
 export type { RelayConsoleDomain, RelayConsoleOptions } from './relay/console';
 export type { RelayIsolationProps } from './relay/isolation-props';

@@ -13,7 +13,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { MonitoringFacade } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
-import { DEFAULT_METRICS_NAMESPACE } from '../shared/adapters/metrics/powertools-metrics';
+import { DEFAULT_METRICS_NAMESPACE } from '../shared/config/metric-names';
 import { defaultRelayNamespace } from './monitoring';
 import type { RelayConfig } from '../shared/config/schema';
 import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarms';

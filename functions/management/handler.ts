@@ -1,6 +1,6 @@
 import type { RelayServices } from '../../shared/app/services';
 import { handleManagementRequest } from '../../shared/http/management-router';
-import { httpHandler } from '../../shared/http/middleware';
+import { httpHandler } from '../../shared/runtime/http-handler';
 
 /** Partner-facing management API: one middy chain, one call into the router of its use cases. */
 export function createManagementHandler(services: RelayServices) {

@@ -1,41 +1,19 @@
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { imagesOf } from '../../shared/adapters/dynamodb/stream';
-import { eventsFromChange } from '../../shared/domain/outbox';
-import { type EventSink, noMetrics, type RelayLogger, type RelayMetrics } from '../../shared/app/ports';
+import { type PublishOutboxDeps, publishOutbox } from '../../shared/app/outbox/publish-outbox';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
+import { storedChanges } from '../../shared/runtime/stored-changes';
 
 /**
- * Publishes the events each stream record carries. Records are handled in order; on the first
- * failure the rest of the batch is reported back (ReportBatchItemFailures) so Lambda retries from
- * there and, when retries run out, sends the record to the DLQ.
+ * The table's stream → publishOutbox. Records are handled in order; on the first failure the rest of the
+ * batch is reported back (ReportBatchItemFailures) so Lambda retries from there and, when retries run
+ * out, sends the record to the DLQ.
  */
-export function createOutboxPublisher(deps: { sink: EventSink; log: RelayLogger; metrics?: RelayMetrics }) {
-  const metrics = deps.metrics ?? noMetrics;
+export function createOutboxPublisher(deps: PublishOutboxDeps) {
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
     .use(lambdaMiddlewares<DynamoDBStreamEvent, DynamoDBBatchResponse>())
     .handler(async (event) => {
-      for (const record of event.Records) {
-        const { oldImage, newImage } = imagesOf(record);
-        const events = eventsFromChange(oldImage, newImage);
-        if (events.length === 0) continue;
-        try {
-          await deps.sink.publish(events);
-          metrics.count('EventsPublished', events.length);
-          deps.log.info('events published', {
-            count: events.length,
-            types: events.map((e) => e.metadata.type),
-          });
-        } catch (error) {
-          metrics.count('EventPublishFailures', 1);
-          deps.log.error('event publishing failed; batch will be retried from this record', {
-            sequenceNumber: record.dynamodb?.SequenceNumber,
-            eventIds: events.map((e) => e.metadata.id),
-            error,
-          });
-          return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
-        }
-      }
-      return { batchItemFailures: [] };
+      const { failedAt } = await publishOutbox(storedChanges(event), deps);
+      return { batchItemFailures: failedAt === undefined ? [] : [{ itemIdentifier: failedAt }] };
     });
 }

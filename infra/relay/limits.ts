@@ -1,6 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { ackBudgetFor } from '../../shared/app/buffer/ingress-buffer';
-import { QUARANTINE_WRITE_BUDGET_MS } from '../../shared/app/callbacks/quarantine';
+import { ackBudgetFor, QUARANTINE_WRITE_BUDGET_MS } from '../../shared/config/limits';
 import type { RelayConfig } from '../../shared/config/schema';
 import type { RelayThrottle } from './props';
 import { PROVIDER_INFRA_DECLARATIONS } from './providers';

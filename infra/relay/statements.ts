@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { PULL_AGE_METRIC } from '../../shared/app/provider-records/pull-cycle';
+import { PULL_AGE_METRIC } from '../../shared/config/metric-names';
 import { providerRecordTimings, type RelayConfig } from '../../shared/config/schema';
 import { PROVIDER_INFRA } from '../../shared/providers/registry';
 import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';

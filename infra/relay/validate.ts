@@ -2,7 +2,7 @@ import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { accountsWithoutPathSecret, parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
-import { ackBudgetFor } from '../../shared/app/buffer/ingress-buffer';
+import { ackBudgetFor } from '../../shared/config/limits';
 import { ConfigError } from '../../shared/domain/errors';
 import { PROVIDERS } from '../../shared/providers/registry';
 import { RELAY_FUNCTIONS } from '../bundling';

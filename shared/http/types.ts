@@ -1,5 +1,4 @@
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+export { HTTP_METHODS, type HttpMethod } from '../util/http-method';
 
 /** What the domain sees of an HTTP request, independent of API Gateway's event shape. */
 export interface InboundRequest {

@@ -2,7 +2,7 @@ import type * as z from '../util/zod';
 import type { RelayError } from '../domain/errors';
 import type { Money, ReportDraft, TransactionKey } from '../domain/transaction';
 import type { ProviderRecord } from '../domain/provider-record';
-import type { HttpMethod } from '../http/types';
+import type { HttpMethod } from '../util/http-method';
 import type { StatementRow } from '../domain/statement';
 
 export interface AccountContext<S> {

@@ -1,5 +1,5 @@
 import {
-  type EventBridgeClient,
+  EventBridgeClient,
   PutEventsCommand,
   type PutEventsRequestEntry,
   type PutEventsResultEntry,
@@ -120,4 +120,9 @@ export class EventBridgeSink implements EventSink {
       ids,
     );
   }
+}
+
+/** The publisher's client: adaptive retry spreads throttled PutEvents calls; entry-level failures are retried by the sink. */
+export function createEventBridgeClient(): EventBridgeClient {
+  return new EventBridgeClient({ maxAttempts: 5, retryMode: 'adaptive' });
 }

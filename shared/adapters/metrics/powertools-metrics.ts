@@ -2,8 +2,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RelayMetrics } from '../../app/ports';
 import { type CollectedSeries, dimensionsKey, MetricsCollector } from './collect';
 
-/** CloudWatch namespace of the relay's metrics unless configured (the construct's `metricsNamespace`). */
-export const DEFAULT_METRICS_NAMESPACE = 'MobileMoneyRelay';
+import { DEFAULT_METRICS_NAMESPACE } from '../../config/metric-names';
+export { DEFAULT_METRICS_NAMESPACE };
 
 /** EMF limits: at most 100 metrics per document and 100 values per metric. */
 const MAX_METRICS_PER_DOCUMENT = 100;

@@ -1,9 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from '../../util/zod';
-import type { RelayConfig } from '../../config/schema';
 import { RelayError, StorageUnavailableError } from '../../domain/errors';
-import { PROVIDERS } from '../../providers/registry';
-import type { AckBudget } from '../../providers/types';
 import type { BufferedMessage } from '../ports';
 
 /**
@@ -26,18 +23,7 @@ export class UnappliableBufferedCallbackError extends RelayError {
 }
 
 export type { AckBudget } from '../../providers/types';
-
-/** Each provider's own budget (ProviderModule.ackBudget), by provider id. */
-export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = Object.fromEntries(
-  PROVIDERS.flatMap((provider) => (provider.ackBudget ? [[provider.id, provider.ackBudget]] : [])),
-);
-/** For a provider that names none: the shortest (MoMo's), safe for any provider. */
-export const FALLBACK_ACK_BUDGET: AckBudget = { storeMs: 1200, ackMs: 1800 };
-
-/** The provider's budget: `ackBudgets.<provider>` in the config, else the provider module's own. */
-export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: string): AckBudget {
-  return config.ackBudgets?.[provider] ?? DEFAULT_ACK_BUDGETS[provider] ?? FALLBACK_ACK_BUDGET;
-}
+export { ackBudgetFor, DEFAULT_ACK_BUDGETS, FALLBACK_ACK_BUDGET } from '../../config/limits';
 
 const delivery = {
   version: z.literal(1),

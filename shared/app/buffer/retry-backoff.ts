@@ -12,10 +12,8 @@ export const BUFFER_RETRY_BASE_SECONDS = 30;
 export const BUFFER_RETRY_CAP_SECONDS = 900;
 /** A record SQS will never apply (garbage, no seal) reaches the DLQ quickly: one try every 5 s. */
 export const BUFFER_UNAPPLIABLE_RETRY_SECONDS = 5;
-/** The buffer queue's retention (SQS) in days. */
-export const BUFFER_RETENTION_DAYS = 4;
-/** Receives before SQS moves a record to the DLQ; see `bufferBackoffTotalSeconds`. */
-export const BUFFER_MAX_RECEIVE_COUNT = 340;
+import { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS } from '../../config/limits';
+export { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS };
 
 /** Seconds a record stays invisible after its `receiveCount`-th receive failed on the store. */
 export function bufferRetryDelaySeconds(receiveCount: number): number {

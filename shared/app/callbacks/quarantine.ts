@@ -21,11 +21,8 @@ const MAX_MESSAGE = 1024;
  * credential value, so a secret straddling the cut is whole when scrubbed, and the work stays bounded.
  */
 const SCRUB_MARGIN = 8 * 1024;
-/**
- * How long a refusal waits for its quarantine write before answering: also the longest a request no
- * provider route matches (`$default`) holds a callback function execution (infra/relay/limits.ts).
- */
-export const QUARANTINE_WRITE_BUDGET_MS = 1000;
+import { QUARANTINE_WRITE_BUDGET_MS } from '../../config/limits';
+export { QUARANTINE_WRITE_BUDGET_MS };
 
 export interface RejectionDeps {
   store: TransactionStore;

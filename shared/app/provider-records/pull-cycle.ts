@@ -21,8 +21,8 @@ import type { RelayServices } from '../services';
 export const PULL_STATE_NAMESPACE = 'pull-state';
 const STATE_ID = 'state';
 
-/** Age of an account's last good pull, in seconds, written every tick (dimensions provider, account). */
-export const PULL_AGE_METRIC = 'StatementPullAgeSeconds';
+import { PULL_AGE_METRIC } from '../../config/metric-names';
+export { PULL_AGE_METRIC };
 export const PULL_FAILURES_METRIC = 'StatementPullFailures';
 
 /** The actor the pull's rows are ingested as. */

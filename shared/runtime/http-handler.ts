@@ -3,11 +3,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { RelayError } from '../domain/errors';
-import { lambdaMiddlewares } from '../runtime/lambda-middleware';
+import { lambdaMiddlewares } from './lambda-middleware';
 import type { RelayLogger } from '../app/ports';
-import { toApiGatewayResult, toInboundRequest } from './api-gateway';
-import { errorResponse, internalErrorResponse } from './error-mapping';
-import type { HttpResponse, InboundRequest } from './types';
+import { toApiGatewayResult, toInboundRequest } from '../http/api-gateway';
+import { errorResponse, internalErrorResponse } from '../http/error-mapping';
+import type { HttpResponse, InboundRequest } from '../http/types';
 
 type HttpEvent = APIGatewayProxyEventV2;
 type HttpResult = APIGatewayProxyStructuredResultV2;

@@ -1,0 +1,247 @@
+// @ts-check
+/**
+ * The import graph's rules over every folder (docs/architecture.md#layers), checked by `npm run lint`
+ * (`npm run lint:deps`). Unlike eslint's per-file `no-restricted-imports`, dependency-cruiser resolves every
+ * import, type-only and dynamic `import()` included, so a rule cannot be passed by a relative path written
+ * another way or by loading a module at run time. test/unit/architecture/import-graph.test.ts plants a probe
+ * in each folder and shows the rule that must catch it does.
+ */
+
+/** Folders of the production code, as path regexes. */
+const F = {
+  domain: '^shared/domain/',
+  app: '^shared/app/',
+  http: '^shared/http/',
+  providers: '^shared/providers/',
+  adapters: '^shared/adapters/',
+  config: '^shared/config/',
+  runtime: '^shared/runtime/',
+  util: '^shared/util/',
+  functions: '^functions/',
+  infra: '^infra/',
+  local: '^local/',
+  console: '^console/',
+  simulator: '^simulator/',
+  scripts: '^scripts/',
+  test: '^test/',
+};
+const AWS_SDK = '^node_modules/@aws-sdk/';
+/**
+ * What none of the deployed or shared code may import: the tools and the tests around it. Two scripts are
+ * product code that lives with the tools: the console build (run by `npm start` and at synth, shipped in
+ * the package) and the command-line helper it uses.
+ */
+const OUTSIDE_PRODUCT = ['^scripts/(?!cli\\.ts$|build-console\\.ts$)', F.test];
+
+/** @param {string} name @param {string} comment @param {string} from @param {string[]} to @param {{ fromNot?: string, toNot?: string }} [except] */
+const forbid = (name, comment, from, to, except = {}) => ({
+  name,
+  comment,
+  severity: /** @type {const} */ ('error'),
+  from: except.fromNot ? { path: from, pathNot: except.fromNot } : { path: from },
+  to: except.toNot ? { path: to.join('|'), pathNot: except.toNot } : { path: to.join('|') },
+});
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    forbid(
+      'domain-is-pure',
+      'The domain imports only shared/util (and zod): no use case, transport, provider, adapter, config, runtime or I/O.',
+      F.domain,
+      [
+        F.app,
+        F.http,
+        F.providers,
+        F.adapters,
+        F.config,
+        F.runtime,
+        F.functions,
+        F.infra,
+        F.local,
+        F.console,
+        F.simulator,
+        AWS_SDK,
+        '^node_modules/@aws-lambda-powertools/',
+        '^node_modules/@middy/',
+        ...OUTSIDE_PRODUCT,
+      ],
+    ),
+    forbid(
+      'use-cases-depend-on-ports',
+      'Use cases depend on ports: no adapter, transport, composition root, entry point or AWS SDK.',
+      F.app,
+      [
+        F.http,
+        F.adapters,
+        F.runtime,
+        F.functions,
+        F.infra,
+        F.local,
+        F.console,
+        F.simulator,
+        AWS_SDK,
+        ...OUTSIDE_PRODUCT,
+      ],
+    ),
+    forbid(
+      'use-cases-name-no-provider',
+      'The application layer reaches providers only through their registries and types.',
+      F.app,
+      [
+        '^shared/providers/(?!registry\\.ts$|types\\.ts$|status-api-registry\\.ts$|registration-registry\\.ts$)',
+      ],
+    ),
+    forbid(
+      'providers-are-pure',
+      'A provider folder is pure code: no use case, transport, adapter, composition root or AWS SDK.',
+      F.providers,
+      [
+        F.app,
+        F.http,
+        F.adapters,
+        F.runtime,
+        F.functions,
+        F.infra,
+        F.local,
+        F.console,
+        F.simulator,
+        AWS_SDK,
+        ...OUTSIDE_PRODUCT,
+      ],
+    ),
+    forbid(
+      'config-reads-no-adapter',
+      'Config loading has its secret reader injected: no adapter, transport, use case or composition root.',
+      F.config,
+      [
+        F.app,
+        F.http,
+        F.adapters,
+        F.runtime,
+        F.functions,
+        F.infra,
+        F.local,
+        F.console,
+        F.simulator,
+        AWS_SDK,
+        ...OUTSIDE_PRODUCT,
+      ],
+    ),
+    forbid('util-imports-nothing-of-the-relay', 'shared/util is the bottom layer.', F.util, [
+      F.domain,
+      F.app,
+      F.http,
+      F.providers,
+      F.adapters,
+      F.config,
+      F.runtime,
+      F.functions,
+      F.infra,
+      F.local,
+      F.console,
+      F.simulator,
+      AWS_SDK,
+      ...OUTSIDE_PRODUCT,
+    ]),
+    forbid(
+      'http-is-a-transport',
+      'The HTTP layer adapts requests to use cases: it does not wire adapters or reach a composition root.',
+      F.http,
+      [
+        F.adapters,
+        F.runtime,
+        F.functions,
+        F.infra,
+        F.local,
+        F.console,
+        F.simulator,
+        AWS_SDK,
+        ...OUTSIDE_PRODUCT,
+      ],
+    ),
+    forbid(
+      'adapters-serve-ports',
+      'Adapters implement ports: no transport, composition root or entry point.',
+      F.adapters,
+      [F.http, F.runtime, F.functions, F.infra, F.local, F.console, F.simulator, ...OUTSIDE_PRODUCT],
+    ),
+    forbid('runtime-is-the-lambda-root', 'The Lambda composition root wires shared/ only.', F.runtime, [
+      F.functions,
+      F.infra,
+      F.local,
+      F.console,
+      F.simulator,
+      ...OUTSIDE_PRODUCT,
+    ]),
+    forbid(
+      'functions-are-thin',
+      'An entry point is a middy chain and one use case: the composition root (shared/runtime) wires the adapters.',
+      F.functions,
+      [F.adapters, F.domain, F.infra, F.local, F.console, F.simulator, AWS_SDK, ...OUTSIDE_PRODUCT],
+    ),
+    forbid(
+      'infra-runs-no-use-case',
+      'The construct describes resources: it reads config, provider declarations and the domain, never a use case, adapter, transport or entry point.',
+      F.infra,
+      [
+        F.app,
+        F.adapters,
+        F.http,
+        F.runtime,
+        F.functions,
+        F.local,
+        F.console,
+        F.simulator,
+        ...OUTSIDE_PRODUCT,
+        // The table's keys and indexes are one fact, owned by the adapter that reads and writes them; the
+        // construct creates the table from it (the file imports only the SDK's types).
+      ],
+      { fromNot: '^infra/lambda-shims/', toNot: '^shared/adapters/dynamodb/table\\.ts$' },
+    ),
+    forbid(
+      'local-is-npm-start',
+      'local/ wires npm start: it never reaches into the CDK app, the console sources or the scripts.',
+      F.local,
+      [F.infra, F.console, ...OUTSIDE_PRODUCT],
+    ),
+    forbid(
+      'console-reads-only-answer-types',
+      'The browser console imports nothing of the server but the management API answer types.',
+      F.console,
+      [
+        '^(shared/(?!app/management-answers\\.ts$)|functions/|infra/|local/|simulator/|scripts/|test/)',
+        '^node_modules/(?!axe-core/)',
+      ],
+    ),
+    forbid(
+      'simulator-is-the-provider',
+      "The simulator plays the providers: it does not use the relay's use cases, adapters, transport or wiring.",
+      F.simulator,
+      [F.app, F.adapters, F.http, F.runtime, F.functions, F.infra, F.local, F.console, ...OUTSIDE_PRODUCT],
+    ),
+    forbid(
+      'scripts-use-no-test',
+      'A script is a tool a user runs: it never needs a test helper.',
+      F.scripts,
+      [F.test],
+    ),
+    forbid(
+      'scripts-are-not-product',
+      'Scripts use the product; the product never imports a script.',
+      '^(shared|functions|infra|local|console|simulator)/',
+      [...OUTSIDE_PRODUCT],
+    ),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|cdk\\.out|dist|\\.relay|coverage)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    reporterOptions: { err: {} },
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * Limits read by both the code that runs and the construct that sizes its resources (the bulkhead, the
+ * buffer queue): one place, below the use cases, so infra/ reads them without importing a use case.
+ */
+import { PROVIDERS } from '../providers/registry';
+import type { AckBudget } from '../providers/types';
+import type { RelayConfig } from './schema';
+
+/** Each provider's own budget (ProviderModule.ackBudget), by provider id. */
+export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = Object.fromEntries(
+  PROVIDERS.flatMap((provider) => (provider.ackBudget ? [[provider.id, provider.ackBudget]] : [])),
+);
+/** For a provider that names none: the shortest (MoMo's), safe for any provider. */
+export const FALLBACK_ACK_BUDGET: AckBudget = { storeMs: 1200, ackMs: 1800 };
+
+/** The provider's budget: `ackBudgets.<provider>` in the config, else the provider module's own. */
+export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: string): AckBudget {
+  return config.ackBudgets?.[provider] ?? DEFAULT_ACK_BUDGETS[provider] ?? FALLBACK_ACK_BUDGET;
+}
+
+/**
+ * How long a refusal waits for its quarantine write before answering: also the longest a request no
+ * provider route matches (`$default`) holds a callback function execution (infra/relay/limits.ts).
+ */
+export const QUARANTINE_WRITE_BUDGET_MS = 1000;
+
+/** The buffer queue's retention (SQS) in days. */
+export const BUFFER_RETENTION_DAYS = 4;
+/** Receives before SQS moves a record to the DLQ; see `bufferBackoffTotalSeconds` (shared/app/buffer/retry-backoff.ts). */
+export const BUFFER_MAX_RECEIVE_COUNT = 340;

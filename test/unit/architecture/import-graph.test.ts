@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const run = promisify(execFile);
+
+/**
+ * One probe per folder, each breaking the rule that folder must keep (a static, type-only or dynamic
+ * import), planted as a real file for dependency-cruiser to resolve, then removed.
+ */
+const PROBES: Array<{ folder: string; code: string; rule: string }> = [
+  { folder: 'shared/domain', code: "import '../adapters/dynamodb/table';", rule: 'domain-is-pure' },
+  {
+    folder: 'shared/app/callbacks',
+    code: "export const load = () => import('../../adapters/memory/memory-store');",
+    rule: 'use-cases-depend-on-ports',
+  },
+  {
+    folder: 'shared/app',
+    code: "export type Schema = typeof import('../providers/momo/schema');",
+    rule: 'use-cases-name-no-provider',
+  },
+  {
+    folder: 'shared/providers/momo',
+    code: "import type { RelayStore } from '../../app/ports';\nexport type S = RelayStore;",
+    rule: 'providers-are-pure',
+  },
+  {
+    folder: 'shared/config',
+    code: "import '../adapters/secrets/secrets-manager';",
+    rule: 'config-reads-no-adapter',
+  },
+  { folder: 'shared/util', code: "import '../domain/errors';", rule: 'util-imports-nothing-of-the-relay' },
+  { folder: 'shared/http', code: "import '../runtime/lambda-middleware';", rule: 'http-is-a-transport' },
+  { folder: 'shared/adapters', code: "import '../http/types';", rule: 'adapters-serve-ports' },
+  { folder: 'shared/runtime', code: "import '../../local/relay';", rule: 'runtime-is-the-lambda-root' },
+  {
+    folder: 'functions/callback',
+    code: "import '../../shared/adapters/dynamodb/relay-store';",
+    rule: 'functions-are-thin',
+  },
+  {
+    folder: 'infra/relay',
+    code: "import '../../shared/app/callbacks/quarantine';",
+    rule: 'infra-runs-no-use-case',
+  },
+  {
+    folder: 'local',
+    code: "export const app = () => import('../infra/bundling');",
+    rule: 'local-is-npm-start',
+  },
+  {
+    folder: 'console/views',
+    code: "import '../../shared/domain/errors';",
+    rule: 'console-reads-only-answer-types',
+  },
+  { folder: 'simulator', code: "import '../shared/app/ports';", rule: 'simulator-is-the-provider' },
+  { folder: 'scripts', code: "import '../test/helpers/relay';", rule: 'scripts-use-no-test' },
+  { folder: 'shared/app', code: "import '../../scripts/bench-results';", rule: 'scripts-are-not-product' },
+];
+
+const planted: string[] = [];
+afterAll(() => {
+  for (const file of planted) rmSync(file, { force: true });
+});
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+// The code as it is passes the same rules in `npm run lint` (lint:deps); here each rule is shown to fail.
+describe('the import-graph rules (dependency-cruiser) cover every folder', () => {
+  it(
+    'fails on a probe in each folder, static, type-only and dynamic imports alike',
+    { timeout: 120_000 },
+    async () => {
+      // Prepare
+      const id = randomUUID().slice(0, 8);
+      const files = PROBES.map(({ folder, code }, i) => {
+        const file = join(ROOT, folder, `import-probe-${id}-${i}.ts`);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, `${code}\n`);
+        planted.push(file);
+        return file;
+      });
+
+      // Act: only the probes and what they import directly.
+      const { stdout } = await run(
+        'npx',
+        [
+          'depcruise',
+          '--config',
+          '.dependency-cruiser.cjs',
+          '--output-type',
+          'json',
+          '--max-depth',
+          '1',
+          ...files,
+        ],
+        { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+      ).catch((error: { stdout: string }) => error);
+
+      // Assess
+      const violations = JSON.parse(stdout).summary.violations as Violation[];
+      for (const [i, probe] of PROBES.entries()) {
+        const from = `${probe.folder}/import-probe-${id}-${i}.ts`;
+        expect(
+          violations.filter((v) => v.from === from).map((v) => v.rule.name),
+          `${from}: ${probe.code}`,
+        ).toContain(probe.rule);
+      }
+    },
+  );
+});
