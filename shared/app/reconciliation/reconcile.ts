@@ -18,7 +18,7 @@ import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
-import { decideReport } from '../transactions/decide-report';
+import { decideReport, decisionContext } from '../transactions/decide-report';
 import { writeWithRetry } from '../transactions/write-with-retry';
 
 /** What the poller needs beyond the relay's services: status API clients and metrics. */
@@ -297,11 +297,7 @@ export async function checkTransaction(
     claimed.key,
     (current) => {
       if (!current) return { result: { outcome: undefined, tx: claimed, events: [] } };
-      const ctx = {
-        now,
-        reconcileWindowSeconds: timing.windowSeconds,
-        firstCheckSeconds: timing.firstCheckSeconds,
-      };
+      const ctx = decisionContext(settings, current, now);
       const statusReport = reportFrom(services, current, answer, now, origin);
       let outcome = statusReport ? decideReport(current, statusReport, ctx) : undefined;
       let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };

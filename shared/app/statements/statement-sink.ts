@@ -27,8 +27,7 @@ import { accountKey } from '../../config/schema';
 import { decimalSum } from '../../util/money';
 import { idProblem } from '../../util/text';
 import type { Clock, RelayLogger, RelayStore } from '../ports';
-import { reconcileTiming } from '../reconciliation/reconcile-timing';
-import { decideReport } from '../transactions/decide-report';
+import { decideReport, decisionContext } from '../transactions/decide-report';
 import { ALIAS_NAMESPACE_PREFIX, ingestReport } from '../transactions/ingest-report';
 import type { StatementStore } from './statement-store';
 
@@ -333,12 +332,7 @@ export class StatementLedger implements StatementSink {
   }
 
   private applyContext(tx: TransactionRecord) {
-    const timing = reconcileTiming(this.deps.config.reconciliation, tx.key.provider, tx.kind);
-    return {
-      now: this.now(),
-      reconcileWindowSeconds: timing.windowSeconds,
-      firstCheckSeconds: timing.firstCheckSeconds,
-    };
+    return decisionContext(this.deps.config.reconciliation, tx, this.now());
   }
 
   /** The row as a report: origin `statement`, the provider's record as evidence, who brought it. */

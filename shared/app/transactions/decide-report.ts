@@ -6,6 +6,28 @@ import {
 } from '../../domain/apply-report';
 import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { ReportIntent } from '../../providers/types';
+import { reconcileTiming, type ReconciliationSettings } from '../reconciliation/reconcile-timing';
+
+/** How often hints may bring a transaction's status check forward (× timeScale). */
+export const HINT_RECHECK_SECONDS = 60;
+
+/**
+ * The one builder of the decision's context, whatever the origin: the transaction's provider and kind
+ * give its reconciliation window and first check (config overrides and time scale included).
+ */
+export function decisionContext(
+  settings: ReconciliationSettings,
+  subject: { key: Pick<TransactionKey, 'provider'>; kind: string },
+  now: string,
+): ApplyContext {
+  const timing = reconcileTiming(settings, subject.key.provider, subject.kind);
+  return {
+    now,
+    reconcileWindowSeconds: timing.windowSeconds,
+    firstCheckSeconds: timing.firstCheckSeconds,
+    hintRecheckSeconds: HINT_RECHECK_SECONDS * (settings.timeScale ?? 1),
+  };
+}
 
 export interface DecideOptions extends ApplyOptions {
   /** What the answer to the relay's own status query claims (ReportIntent.ownQuery): checked first. */

@@ -8,10 +8,10 @@ import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
 import { hasControlCharacters, idProblem } from '../../util/text';
 import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from '../ports';
 import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from '../callbacks/receipts';
-import { type ReconciliationSettings, reconcileTiming } from '../reconciliation/reconcile-timing';
+import { type ReconciliationSettings } from '../reconciliation/reconcile-timing';
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
-import { type DecideOptions, decideReport } from './decide-report';
+import { type DecideOptions, decideReport, decisionContext } from './decide-report';
 import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
 
 export interface IngestDeps {
@@ -84,7 +84,6 @@ export async function ingestReport(
   options: IngestReportOptions = {},
 ): Promise<ApplyOutcome> {
   checkReportLimits(report);
-  const timing = reconcileTiming(deps.reconciliation, report.key.provider, report.kind);
   const { newReceipt } = options;
   const { outcome, keep } = await writeWithRetry(
     deps.store,
@@ -93,12 +92,7 @@ export async function ingestReport(
       const outcome = decideReport(
         current,
         report,
-        {
-          now: deps.clock.now().toISOString(),
-          reconcileWindowSeconds: timing.windowSeconds,
-          firstCheckSeconds: timing.firstCheckSeconds,
-          hintRecheckSeconds: HINT_RECHECK_SECONDS * (deps.reconciliation.timeScale ?? 1),
-        },
+        decisionContext(deps.reconciliation, report, deps.clock.now().toISOString()),
         options,
       );
       const next = outcome.kind === 'write' ? outcome.next : undefined;
@@ -238,8 +232,7 @@ export const HINT_NAMESPACE = 'hint:externalId';
 /** A hint nobody's registration adopts is gone after a day (a made-up externalId is not kept for long). */
 export const HINT_LIFETIME_SECONDS = 86_400;
 
-/** How often hints may bring a transaction's status check forward (× timeScale). */
-export const HINT_RECHECK_SECONDS = 60;
+export { HINT_RECHECK_SECONDS } from './decide-report';
 
 /**
  * A hint with no transaction to name waits in a provider record for the registration that carries its

@@ -9,9 +9,8 @@ import { maskMsisdnsIn } from '../../util/mask';
 import { scrubThenTruncate } from '../../util/redact';
 import { checkTransaction, type ReconcileServices } from '../reconciliation/reconcile';
 import { amountSchema } from './register-transaction';
-import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { type TransactionView, toView } from './register-transaction';
-import { decideReport } from './decide-report';
+import { decideReport, decisionContext } from './decide-report';
 import { writeWithRetry } from './write-with-retry';
 
 function normalized(key: TransactionKey): TransactionKey {
@@ -146,11 +145,11 @@ export async function resolveByHand(
           },
         },
       };
-      const timing = reconcileTiming(services.config.reconciliation, txKey.provider, current.kind);
-      const outcome = decideReport(current, report, {
-        now,
-        reconcileWindowSeconds: timing.windowSeconds,
-      });
+      const outcome = decideReport(
+        current,
+        report,
+        decisionContext(services.config.reconciliation, current, now),
+      );
       if (outcome.kind !== 'write' || outcome.effect !== 'advanced')
         throw new TransactionStateError(
           outcome.kind === 'write'
