@@ -4,15 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
 import { HttpWebhookSender } from '../../../shared/adapters/webhooks/http-sender';
-import { DeliveryEngine } from '../../../shared/app/delivery/engine';
 import { timerScheduler } from '../../../shared/app/delivery/ports';
-import { destinationSchema } from '../../../shared/config/schema';
+import { systemClock } from '../../../shared/app/ports';
 import type { EventEnvelope } from '../../../shared/domain/event-envelope';
-import { createScrubber } from '../../../shared/util/redact';
 import { killChildren, runTs, waitFor } from '../../../test/helpers/child-process';
 import { newSecret, succeeded } from './fixtures';
+import { relayEngine } from './relay-engine';
 
 const KIT = resolve(import.meta.dirname, '..');
 const ROOT = resolve(KIT, '../..');
@@ -105,22 +103,14 @@ describe('the README of the subscriber kit', () => {
         () => false,
       ),
     );
-    const destination = destinationSchema.parse({
-      url,
-      signingSecrets: [secret],
-      allowPrivateAddresses: true,
-    });
-    const log = new MemoryDeliveryLog();
-    const engine = new DeliveryEngine({
-      destinations: { partner: destination },
-      secretsOf: () => destination.signingSecrets,
-      sender: new HttpWebhookSender(),
-      log,
-      clock: { now: () => new Date() },
-      scheduler: timerScheduler,
-      scrub: createScrubber([secret]),
-      runtime: 'local',
-    });
+    const { engine, log } = relayEngine(
+      {
+        url,
+        signingSecrets: [secret],
+        allowPrivateAddresses: true,
+      },
+      { sender: new HttpWebhookSender(), clock: systemClock, scheduler: timerScheduler },
+    );
 
     // Act
     await engine.submit(succeeded as unknown as EventEnvelope);

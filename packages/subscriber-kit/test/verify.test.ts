@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
-import { DeliveryEngine } from '../../../shared/app/delivery/engine';
 import type { WebhookRequest } from '../../../shared/app/delivery/ports';
-import { destinationSchema } from '../../../shared/config/schema';
 import type { EventEnvelope } from '../../../shared/domain/event-envelope';
-import { createScrubber } from '../../../shared/util/redact';
 import { DrivenTime } from '../../../test/helpers/driven-time';
 import {
   MissingWebhookHeaderError,
@@ -18,6 +14,7 @@ import {
   WebhookVerificationError,
 } from '../src/index.js';
 import { newSecret, succeeded } from './fixtures';
+import { relayEngine } from './relay-engine';
 
 const SENT_AT = new Date('2026-11-21T15:53:30.000Z');
 const at = (date: Date) => () => date;
@@ -39,20 +36,16 @@ async function relaySigned(
 ): Promise<WebhookRequest> {
   const time = new DrivenTime(sentAt.getTime());
   const sent: WebhookRequest[] = [];
-  const destination = destinationSchema.parse({
-    url: 'http://localhost:4000/webhooks',
-    signingSecrets: secrets,
-  });
-  const engine = new DeliveryEngine({
-    destinations: { partner: destination },
-    secretsOf: () => destination.signingSecrets,
-    sender: { send: async (request) => (sent.push(request), { kind: 'answered', status: 204, excerpt: '' }) },
-    log: new MemoryDeliveryLog(),
-    clock: time,
-    scheduler: time,
-    scrub: createScrubber(secrets),
-    runtime: 'local',
-  });
+  const { engine } = relayEngine(
+    { url: 'http://localhost:4000/webhooks', signingSecrets: secrets },
+    {
+      sender: {
+        send: async (request) => (sent.push(request), { kind: 'answered', status: 204, excerpt: '' }),
+      },
+      clock: time,
+      scheduler: time,
+    },
+  );
   await engine.submit(event);
   await engine.settled();
   return sent[0]!;
