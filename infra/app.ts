@@ -17,7 +17,7 @@ import { providerWords } from './relay/providers';
  * RELAY_ALLOW_INLINE_SECRETS=development (accept secrets written in the config and placeholders: a
  * throwaway stack only; otherwise synth fails naming each such key, docs/configuration.md#secrets).
  * The CloudFront + WAF edge (docs/deploy.md, "The public edge"): RELAY_WEB_ACL_STACK=on adds the web ACL
- * stack `<stack name>-EdgeWebAcl` in us-east-1 (RELAY_WAF_RATE_LIMIT, default 2000 per 5 minutes;
+ * stack `<stack name>-EdgeWebAcl` in us-east-1 (its own page topic, ALARM_EMAIL subscribed; RELAY_WAF_RATE_LIMIT, default 2000 per 5 minutes;
  * RELAY_WAF_EXEMPT_CIDRS, default the config's source allow-lists, `none` for none); RELAY_CLOUDFRONT=on
  * puts a CloudFront distribution in front of the callbacks, RELAY_WEB_ACL_ARN attaches that web ACL.
  * The stack is environment-agnostic (no lookups): `cdk deploy` uses the CLI's account and region.
@@ -107,6 +107,7 @@ if (webAclArn && !cloudFront) throw new Error('RELAY_WEB_ACL_ARN: needs RELAY_CL
 const app = new App();
 if (flag('RELAY_WEB_ACL_STACK')) {
   new RelayEdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
+    alarmEmail: process.env.ALARM_EMAIL || undefined,
     description: 'Mobile-money callback relay: AWS WAF web ACL (CLOUDFRONT scope) for its CloudFront edge',
     webAcl: {
       rateLimit: rateLimit(process.env.RELAY_WAF_RATE_LIMIT),

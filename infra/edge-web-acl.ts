@@ -2,10 +2,12 @@ import { Annotations, CfnOutput, Duration, Fn, Stack, type StackProps, Token } f
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ConfigError } from '../shared/domain/errors';
 import { parseCidr } from '../shared/util/ip-allowlist';
+import { createAlarmTopic } from './relay/alarms';
 import { WAF_SOURCE_REFUSED_HEADER } from './relay/edge';
 import { providerCallbackSources } from './relay/providers';
 
@@ -315,6 +317,12 @@ export class RelayEdgeWebAcl extends Construct {
 
 export interface RelayEdgeWebAclStackProps extends StackProps {
   readonly webAcl?: RelayEdgeWebAclProps;
+  /**
+   * Subscribed to a page topic created in this stack for the blocked-provider-source alarms: CloudWatch
+   * alarms notify topics of their own region only, so the relay's page topic (in the relay's region)
+   * cannot serve a us-east-1 web ACL. Ignored when `webAcl.alarmTopic` is given. @default none (synth warns)
+   */
+  readonly alarmEmail?: string;
 }
 
 /**
@@ -331,7 +339,17 @@ export class RelayEdgeWebAclStack extends Stack {
       );
     }
     super(scope, id, { ...props, env: { ...props.env, region: 'us-east-1' } });
-    this.edge = new RelayEdgeWebAcl(this, 'EdgeWebAcl', props.webAcl);
+    let alarmTopic = props.webAcl?.alarmTopic;
+    if (!alarmTopic && props.alarmEmail) {
+      const topic = createAlarmTopic(
+        this,
+        'EdgePageTopic',
+        'Mobile-money relay edge: page (needs a person now)',
+      );
+      topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      alarmTopic = topic;
+    }
+    this.edge = new RelayEdgeWebAcl(this, 'EdgeWebAcl', { ...props.webAcl, alarmTopic });
     new CfnOutput(this, 'WebAclArn', {
       description: 'Pass to the relay: RELAY_WEB_ACL_ARN (construct prop cloudFront.webAclArn)',
       value: this.edge.webAclArn,

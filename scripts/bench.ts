@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import {
   type AttributeValue,
@@ -25,6 +25,7 @@ import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-lo
 import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { deliveriesBench } from './bench-deliveries';
 import { outageBench } from './bench-outage';
+import { currentRun, ResultsRecorder } from './bench-results';
 import { parseCli } from './cli';
 import { pollerBench } from './bench-poller';
 import { consolesBench, pendingTx as pending, percentile } from './bench-consoles';
@@ -55,6 +56,7 @@ Options:
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
   --only <section>    poller | callbacks | consoles | deliveries: only that section
+  --no-results        print only: do not write the numbers into docs/results.md
   --help              this text`;
 
 const { values } = parseCli(USAGE, {
@@ -69,6 +71,7 @@ const { values } = parseCli(USAGE, {
      * "Deliveries" section (no DynamoDB Local).
      */
     only: { type: 'string' },
+    'no-results': { type: 'boolean', default: false },
   },
 });
 const N = Number(values.callbacks);
@@ -83,6 +86,8 @@ const PER_ROUND = Math.ceil(N / ROUNDS);
  */
 const PUBLISH_DURING = values['publish-during'] === true;
 const ROOT = resolve(import.meta.dirname, '..');
+/** The one results file: docs/results.md (scripts/bench-results.ts). */
+const RESULTS_FILE = join(ROOT, 'docs', 'results.md');
 const BODY = readFileSync(join(ROOT, 'test/fixtures/momo/requesttopay-successful.json'), 'utf8');
 const quiet: RelayLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const retention = { receiptDays: 30, quarantineDays: 30, transactionDays: 400 };
@@ -203,19 +208,35 @@ async function rawCallback(store: DynamoRelayStore, reference: string): Promise<
 }
 
 async function main() {
-  const out = (line = '') => process.stdout.write(`${line}\n`);
+  const results = new ResultsRecorder();
+  try {
+    await measureAll(results);
+  } finally {
+    // Whatever was measured is recorded, also when a later section failed.
+    if (!values['no-results'] && results.measured.length) {
+      results.write(RESULTS_FILE, currentRun(process.argv.slice(2), ROOT));
+      process.stdout.write(
+        `\nWritten into ${relative(ROOT, RESULTS_FILE)}: ${results.measured.map((s) => s.id).join(', ')}\n`,
+      );
+    }
+  }
+}
+
+async function measureAll(results: ResultsRecorder) {
+  const out = results.out;
   if (values.only === 'poller') {
-    await pollerSection(out);
+    await pollerSection(results);
     return;
   }
   if (values.only === 'consoles') {
-    await consolesSection(out);
+    await consolesSection(results);
     return;
   }
   if (values.only === 'deliveries') {
-    await deliveriesSection(out);
+    await deliveriesSection(results);
     return;
   }
+  results.section('callbacks');
   const dynamo = await startDynamoDbLocal();
   let relay: LocalRelay | undefined;
   try {
@@ -389,6 +410,7 @@ async function main() {
     if (values.only === 'callbacks') return;
 
     out();
+    results.section('reconciliation');
     out('Reconciliation');
     out('| measure | value | target |');
     out('|---|---|---|');
@@ -400,25 +422,26 @@ async function main() {
     await dynamo.stop();
   }
 
-  await pollerSection(out);
-  await consolesSection(out);
+  await pollerSection(results);
+  await consolesSection(results);
 
   out();
+  results.section('outage');
   out('Store outage (ingress buffer; DynamoDB Local stalled with SIGSTOP, then resumed)');
   out('| measure | value | target |');
   out('|---|---|---|');
   await outageBench(out, { callbacks: 200, concurrency: C });
 
-  await deliveriesSection(out);
+  await deliveriesSection(results);
 
   const bundles = join(ROOT, 'scripts/bundle-size.ts');
   if (existsSync(bundles)) {
     out();
-    process.stdout.write(
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), bundles], {
-        encoding: 'utf8',
-      }),
-    );
+    results.section('bundles');
+    const printed = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), bundles], {
+      encoding: 'utf8',
+    });
+    for (const line of printed.trimEnd().split('\n')) out(line);
   }
 }
 
@@ -514,8 +537,10 @@ async function itemSizeRows(
  * which would measure DynamoDB Local's file rather than the poller. DynamoDB itself does not slow down
  * with the size of a table.
  */
-async function pollerSection(out: (line?: string) => void): Promise<void> {
+async function pollerSection(results: ResultsRecorder): Promise<void> {
+  const out = results.out;
   out();
+  results.section('poller');
   out("Poller under load (npm start's loop; status API stub behind the clients' per-account limits)");
   out('| measure | value | target |');
   out('|---|---|---|');
@@ -531,8 +556,10 @@ async function pollerSection(out: (line?: string) => void): Promise<void> {
  * MoMo acks with no console open, then with 25 open (their event streams and counts refreshes), on a
  * DynamoDB Local of its own for the same reason as the poller's section.
  */
-async function consolesSection(out: (line?: string) => void): Promise<void> {
+async function consolesSection(results: ResultsRecorder): Promise<void> {
+  const out = results.out;
   out();
+  results.section('consoles');
   out('Acks with consoles open (npm start: event streams and counts refreshes beside the callbacks)');
   out('| measure | value | target |');
   out('|---|---|---|');
@@ -550,8 +577,10 @@ async function consolesSection(out: (line?: string) => void): Promise<void> {
 }
 
 /** Webhook deliveries by `npm start`'s engine (scripts/bench-deliveries.ts; docs/webhooks.md). */
-async function deliveriesSection(out: (line?: string) => void): Promise<void> {
+async function deliveriesSection(results: ResultsRecorder): Promise<void> {
+  const out = results.out;
   out();
+  results.section('deliveries');
   out("Deliveries (npm start's webhook engine; a healthy local endpoint, then beside a dead one)");
   out('| measure | value | target |');
   out('|---|---|---|');

@@ -188,7 +188,7 @@ function alarmTopicKey(scope: Construct, id: string): kms.Key {
   return key;
 }
 
-function createAlarmTopic(scope: Construct, id: string, displayName: string): sns.Topic {
+export function createAlarmTopic(scope: Construct, id: string, displayName: string): sns.Topic {
   const stack = Stack.of(scope);
   const key = alarmTopicKey(scope, id);
   const topic = new sns.Topic(scope, id, {

@@ -823,6 +823,25 @@ describe('the edge web ACL stack (us-east-1)', () => {
     });
   });
 
+  it('pages an ALARM_EMAIL through a topic of its own region when a provider source is blocked', () => {
+    // Act
+    const { stack, template, resources } = webAclStack({
+      alarmEmail: 'on-call@example.com',
+      webAcl: { exemptCidrs: ['196.201.214.200/32'] },
+    });
+
+    // Assess: CloudWatch notifies same-region topics only, so the relay's page topic cannot serve here.
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'on-call@example.com',
+    });
+    const topicId = Object.keys(resources).find((id) => resources[id].Type === 'AWS::SNS::Topic')!;
+    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
+  });
+
   it('refuses another region, a bad rate limit or window, and a CIDR that is not one', () => {
     expect(() => webAclStack({ env: { region: 'eu-west-1' } })).toThrow(/only in us-east-1/);
     expect(() =>
