@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles|deliveries]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalProcesses, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../local/relay';
+import { deliveriesBench } from './bench-deliveries';
 import { outageBench } from './bench-outage';
 import { currentRun, ResultsRecorder } from './bench-results';
 import { parseCli } from './cli';
@@ -54,7 +55,7 @@ Options:
   --concurrency <n>   callbacks in flight at once (default 16)
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
-  --only <section>    poller | callbacks | consoles: only that section
+  --only <section>    poller | callbacks | consoles | deliveries: only that section
   --no-results        print only: do not write the numbers into docs/results.md
   --help              this text`;
 
@@ -66,7 +67,8 @@ const { values } = parseCli(USAGE, {
     'publish-during': { type: 'boolean', default: false },
     /**
      * `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost
-     * table; `consoles`: only the "Acks with consoles open" section.
+     * table; `consoles`: only the "Acks with consoles open" section; `deliveries`: only the webhook
+     * "Deliveries" section (no DynamoDB Local).
      */
     only: { type: 'string' },
     'no-results': { type: 'boolean', default: false },
@@ -228,6 +230,10 @@ async function measureAll(results: ResultsRecorder) {
   }
   if (values.only === 'consoles') {
     await consolesSection(results);
+    return;
+  }
+  if (values.only === 'deliveries') {
+    await deliveriesSection(results);
     return;
   }
   results.section('callbacks');
@@ -426,6 +432,8 @@ async function measureAll(results: ResultsRecorder) {
   out('|---|---|---|');
   await outageBench(out, { callbacks: 200, concurrency: C });
 
+  await deliveriesSection(results);
+
   const bundles = join(ROOT, 'scripts/bundle-size.ts');
   if (existsSync(bundles)) {
     out();
@@ -566,6 +574,17 @@ async function consolesSection(results: ResultsRecorder): Promise<void> {
   } finally {
     await dynamo.stop();
   }
+}
+
+/** Webhook deliveries by `npm start`'s engine (scripts/bench-deliveries.ts; docs/webhooks.md). */
+async function deliveriesSection(results: ResultsRecorder): Promise<void> {
+  const out = results.out;
+  out();
+  results.section('deliveries');
+  out("Deliveries (npm start's webhook engine; a healthy local endpoint, then beside a dead one)");
+  out('| measure | value | target |');
+  out('|---|---|---|');
+  await deliveriesBench(out, { burst: 2000, eventsPerSecond: 50, seconds: 20, rounds: 2, concurrency: C });
 }
 
 const WRITE_OPERATIONS = new Set([

@@ -11,7 +11,15 @@
  * A file under a fast folder that needs DynamoDB Local fails saying where it belongs (dynamoEndpoint in
  * test/helpers/dynamo.ts); test/unit/architecture/test-lanes.test.ts checks the folders exist.
  */
-export const FAST_FOLDERS = ['test/unit', 'test/contract', 'test/simulator', 'test/docs', 'test/clients'];
+export const FAST_FOLDERS = [
+  'test/unit',
+  'test/contract',
+  'test/simulator',
+  'test/docs',
+  'test/clients',
+  // The subscriber kit's own tests (an npm package of its own: docs/webhooks.md#receiving).
+  'packages/subscriber-kit/test',
+];
 export const CDK_FOLDERS = ['test/infra', 'test/package'];
 
 /** The lane a test file (path relative to the project root, forward slashes) runs in. */
