@@ -61,6 +61,11 @@ const PROBES: Array<{ folder: string; code: string; rule: string }> = [
   { folder: 'simulator', code: "import '../shared/app/ports';", rule: 'simulator-is-the-provider' },
   { folder: 'scripts', code: "import '../test/helpers/relay';", rule: 'scripts-use-no-test' },
   { folder: 'shared/app', code: "import '../../scripts/bench-results';", rule: 'scripts-are-not-product' },
+  {
+    folder: 'packages/subscriber-kit/src',
+    code: "import '../../../shared/util/text';",
+    rule: 'subscriber-kit-stands-alone',
+  },
 ];
 
 const planted: string[] = [];
