@@ -227,6 +227,12 @@ module.exports = {
       [F.test],
     ),
     forbid(
+      'subscriber-kit-stands-alone',
+      "The subscriber kit is a package of its own with no dependencies: its code imports nothing of the relay's.",
+      '^packages/subscriber-kit/src/',
+      ['^(shared|functions|infra|local|console|simulator|scripts|test)/', '^node_modules/'],
+    ),
+    forbid(
       'scripts-are-not-product',
       'Scripts use the product; the product never imports a script.',
       '^(shared|functions|infra|local|console|simulator)/',

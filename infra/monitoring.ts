@@ -32,8 +32,11 @@ export const ALARMED_RELAY_METRICS = [
   'CallbacksRejected',
 ] as const;
 
-/** Written once per completed poll cycle (functions/poller): the heartbeat alarm watches it. */
-export const POLL_CYCLES_COMPLETED_METRIC = 'PollCyclesCompleted';
+/**
+ * The heartbeat's expression over the poller's own Lambda metrics (free): invocations that did not fail
+ * (an error or a timeout) are completed poll cycles. A custom series of its own would bill all month.
+ */
+export const POLL_CYCLES_COMPLETED_EXPRESSION = 'FILL(invocations, 0) - FILL(errors, 0)';
 
 /** Status API calls refused for credentials (401/403, a revoked key), by the poller and "check now". */
 export const STATUS_CREDENTIAL_FAILURES_METRIC = 'StatusApiCredentialFailures';
@@ -403,14 +406,20 @@ export class RelayMonitoring extends Construct {
             alarmDescriptionOverride: `The ${name} function failed (unhandled error or timeout) in 2 of the last 3 minutes. ${FUNCTION_ERROR_HINTS[name] ?? 'See its logs and X-Ray traces.'}${urgent ? DEGRADED_NOTE : ''}`,
           },
         },
-        addThrottlesCountAlarm: {
-          Critical: {
-            maxErrorCount: 0,
-            ...persistent,
-            ...(urgent ? toDegraded : toTicket),
-            alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted.${urgent ? ` A throttled callback is a 5xx to the provider${inParentheses(providerWords.doesNotRetry())}.` : ''}${urgent ? DEGRADED_NOTE : ''}`,
-          },
-        },
+        // Throttles of a function with a net (retries and a DLQ, the heartbeat, the buffer age, the
+        // iterator age) are caught by that net's alarm when they matter: no alarm of their own.
+        ...(urgent
+          ? {
+              addThrottlesCountAlarm: {
+                Critical: {
+                  maxErrorCount: 0,
+                  ...persistent,
+                  ...toDegraded,
+                  alarmDescriptionOverride: `Lambda throttled the ${name} function in 2 of the last 3 minutes: its reserved concurrency or the account's concurrency is exhausted. A throttled callback is a 5xx to the provider${inParentheses(providerWords.doesNotRetry())}.${DEGRADED_NOTE}`,
+                },
+              },
+            }
+          : {}),
         ...(isPublisher
           ? {
               addMaxIteratorAgeAlarm: {
@@ -484,15 +493,35 @@ export class RelayMonitoring extends Construct {
             'DynamoDB throttled writes to the relay table in 2 of the last 3 minutes. Callbacks that cannot be stored in time go to the ingress buffer. No action of its own: StorageOutage pages.',
         },
       },
-      addSystemErrorCountAlarm: {
-        Critical: {
-          maxErrorCount: 0,
-          ...persistent,
-          ...toStorage,
-          alarmDescriptionOverride:
-            'DynamoDB returned system errors (HTTP 500) in 2 of the last 3 minutes: an AWS-side problem. No action of its own: StorageOutage pages.',
+    });
+    // DynamoDB publishes SystemErrors per operation only: its alarm read 9 metrics ($0.90 a month). The
+    // relay's own view of a failing table costs one: callbacks acked from the ingress buffer because the
+    // table could not be written in time (system errors, timeouts, throttles alike), minute after minute.
+    facade.monitorCustom({
+      alarmFriendlyName: 'StoreFailing',
+      humanReadableName: 'Callbacks buffered because the table failed',
+      metricGroups: [
+        {
+          title: 'CallbacksBuffered (sum per minute)',
+          metrics: [
+            {
+              metric: this.relayMetric(settings, 'CallbacksBuffered', 'Sum'),
+              alarmFriendlyName: 'CallbacksBufferedPersisting',
+              addAlarm: {
+                Critical: {
+                  threshold: 1,
+                  comparisonOperator: GTE,
+                  ...persistent,
+                  treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+                  ...toStorage,
+                  alarmDescriptionOverride:
+                    'Callbacks were acked from the ingress buffer in 2 of the last 3 minutes: the callback function could not write the table in time (DynamoDB system errors, timeouts or throttling). No action of its own: StorageOutage pages.',
+                },
+              },
+            },
+          ],
         },
-      },
+      ],
     });
     facade.monitorCustom({
       alarmFriendlyName: 'PollCycleFailures',
@@ -659,7 +688,18 @@ export class RelayMonitoring extends Construct {
           title: 'Reconciliation',
           metrics: [
             {
-              metric: this.relayMetric(settings, POLL_CYCLES_COMPLETED_METRIC, 'Sum', heartbeat),
+              metric: new cloudwatch.MathExpression({
+                expression: POLL_CYCLES_COMPLETED_EXPRESSION,
+                usingMetrics: {
+                  invocations: targets.pollerFunction.metricInvocations({
+                    statistic: 'Sum',
+                    period: heartbeat,
+                  }),
+                  errors: targets.pollerFunction.metricErrors({ statistic: 'Sum', period: heartbeat }),
+                },
+                period: heartbeat,
+                label: 'Poll cycles completed (poller invocations − errors)',
+              }),
               alarmFriendlyName: 'PollerHeartbeat',
               addAlarm: heartbeatAlarmed
                 ? {
@@ -718,8 +758,8 @@ export class RelayMonitoring extends Construct {
               toTicket,
             ),
             {
-              // Written by the poller every cycle (0 or more): ALARM while an account is silent, OK once
-              // its callbacks are back (docs/reconciliation.md#callback-health).
+              // Written by the poller each cycle while an account is silent (nothing otherwise: no data is
+              // OK), so it returns to OK once the callbacks are back (docs/reconciliation.md#callback-health).
               metric: this.relayMetric(settings, SILENT_ACCOUNTS_METRIC, 'Maximum', silentPeriod),
               alarmFriendlyName: SILENT_ACCOUNTS_METRIC,
               addAlarm: {
@@ -741,55 +781,41 @@ export class RelayMonitoring extends Construct {
       ],
     });
 
-    const silent = targets.accounts
-      .map(({ provider, account }) => ({
-        provider,
-        account,
-        period: settings.callbackSilence(provider, account),
-      }))
-      .filter((a): a is { provider: string; account: string; period: Duration } => a.period !== false);
-    if (silent.length) {
-      // One alarm per group of up to 10 accounts (a metric math alarm's hard limit), not one per account:
-      // 500 accounts would otherwise be 500 alarms, past CloudFormation's 500 resources per stack
-      // (docs/monitoring.md, "Callback silence at scale").
-      const groups = silenceGroups(silent, (members) => silenceDescription(members, providerWords));
+    // One silence alarm per provider, on CallbacksReceived{provider}: per-account series and alarm
+    // metrics were $0.40 a month per account (issue 28), and 500 accounts would need 51 alarms. An
+    // account that goes quiet while its transactions wait is named by the poller (SilentAccounts, the
+    // CallbackSilence event); this alarm catches a provider that stopped calling back altogether.
+    const silences = silencePeriodsByProvider(targets.accounts, settings.callbackSilence);
+    if (silences.length) {
       facade.monitorCustom({
         alarmFriendlyName: 'CallbackSilence',
-        humanReadableName: 'Callbacks received per account',
+        humanReadableName: 'Callbacks received per provider',
         metricGroups: [
           {
-            // Every account with callbacks, whatever their number (a search: one line per account).
-            title: 'CallbacksReceived per account',
-            metrics: [
-              new cloudwatch.MathExpression({
-                expression: `SEARCH('{${settings.metricsNamespace},account,provider} MetricName="${CALLBACKS_RECEIVED_METRIC}"', 'Sum', 3600)`,
-                label: '',
-                period: Duration.hours(1),
+            title: 'CallbacksReceived per provider (sum over the silence period)',
+            metrics: silences.map(({ provider, period, accounts }) => ({
+              metric: new cloudwatch.Metric({
+                namespace: settings.metricsNamespace,
+                metricName: CALLBACKS_RECEIVED_METRIC,
+                dimensionsMap: { provider },
+                statistic: 'Sum',
+                period,
+                label: provider,
               }),
-            ],
-          },
-          // A graph takes at most 500 metrics: the groups' member metrics count too.
-          ...chunksOf(
-            groups.map((group, g) => ({ group, g })),
-            Math.floor(MAX_WIDGET_METRICS / (MAX_ALARM_METRICS + 1)),
-          ).map((chunk) => ({
-            title: 'Silent accounts per group (the value adds 1, 2, 4… per silent account: see the alarm)',
-            metrics: chunk.map(({ group, g }) => ({
-              metric: silenceMetric(settings.metricsNamespace, group, g),
-              alarmFriendlyName: group.name,
+              alarmFriendlyName: `Silence-${provider}`,
               addAlarm: {
                 Critical: {
                   threshold: 1,
-                  comparisonOperator: GTE,
-                  period: group.period,
-                  // No datapoint: an account of the group never called back, or all are silent.
+                  comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+                  period,
+                  // No datapoint is exactly what a provider that stopped calling back looks like.
                   treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
                   ...toTicket,
-                  alarmDescriptionOverride: group.description,
+                  alarmDescriptionOverride: silenceDescription(provider, period, accounts, providerWords),
                 },
               },
             })),
-          })),
+          },
         ],
       });
     }
@@ -877,7 +903,7 @@ export class RelayMonitoring extends Construct {
       }
     }
 
-    // One page for a storage outage: any member (table throttles, system errors, unreadable due index).
+    // One page for a storage outage: any member (table throttles, callbacks buffered, unreadable due index).
     const members = facade.createdAlarmsWithTag(STORAGE_OUTAGE_TAG).map((a) => a.alarm);
     this.storageOutage = new cloudwatch.CompositeAlarm(this, 'StorageOutage', {
       compositeAlarmName: `${settings.namePrefix}-StorageOutage`,
@@ -885,7 +911,7 @@ export class RelayMonitoring extends Construct {
         ...members.map((alarm) => cloudwatch.AlarmRule.fromAlarm(alarm, cloudwatch.AlarmState.ALARM)),
       ),
       alarmDescription:
-        'The relay table is failing (DynamoDB system errors, read or write throttling, or the poller cannot read the due index, each in 2 of the last 3 minutes). Callbacks go to the ingress buffer and are acked; the poller and the management API fail meanwhile. Check the AWS Health Dashboard and the table metrics; nothing to replay afterwards (the buffer drains itself). One page for what used to be up to eight.',
+        'The relay table is failing (callbacks acked from the ingress buffer because the table could not be written, read or write throttling, or the poller cannot read the due index, each in 2 of the last 3 minutes). Callbacks go to the ingress buffer and are acked; the poller and the management API fail meanwhile. Check the AWS Health Dashboard and the table metrics; nothing to replay afterwards (the buffer drains itself). One page for what used to be up to eight.',
     });
     this.routeTo(this.storageOutage, settings.pageTopic);
 
@@ -984,104 +1010,37 @@ export function defaultRelayNamespace(scope: Construct, base: string): string {
   return `${base}/${stack.stackName}/${path}`.replace(/[^A-Za-z0-9._/#:-]/g, '-').slice(0, 255);
 }
 
-/** CloudWatch's hard limit of metrics in one metric math alarm. */
-const MAX_ALARM_METRICS = 10;
-/** CloudWatch's limit of metrics in one dashboard graph. */
-const MAX_WIDGET_METRICS = 500;
-
-const chunksOf = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-
-/** CloudWatch's limit of an alarm description. */
-const MAX_ALARM_DESCRIPTION = 1024;
-
-interface SilenceMember {
-  readonly provider: string;
-  readonly account: string;
-  readonly period: Duration;
-}
-
-/** Accounts of one provider and silence period watched by one alarm (at most MAX_ALARM_METRICS). */
-export interface SilenceGroup {
-  /** `Silence-<provider>-<n>`: n counts the provider's groups from 1. */
-  readonly name: string;
-  readonly provider: string;
-  readonly period: Duration;
-  /** In the order of the config; member i adds 2^i to the alarm's value when silent. */
-  readonly members: ReadonlyArray<SilenceMember>;
-  readonly description: string;
-}
-
 /**
- * The accounts, grouped by provider and silence period, then in runs of up to 10 in the order of the
- * config (a new account joins the last group), shorter when the description naming them would pass
- * CloudWatch's 1,024 characters.
+ * Per provider with an account to watch: the shortest silence period among its accounts (an account set
+ * to false is not watched; a provider whose accounts are all false gets no alarm) and the accounts.
  */
-export function silenceGroups(
-  accounts: ReadonlyArray<SilenceMember>,
-  describe: (members: ReadonlyArray<SilenceMember>) => string,
-): SilenceGroup[] {
-  const byKey = new Map<string, SilenceMember[]>();
-  for (const a of accounts) {
-    const key = `${a.provider} ${a.period.toSeconds()}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), a]);
-  }
-  const groups: SilenceGroup[] = [];
-  const counts = new Map<string, number>();
-  for (const members of byKey.values()) {
-    let run: SilenceMember[] = [];
-    const close = () => {
-      if (!run.length) return;
-      const { provider, period } = run[0]!;
-      const n = (counts.get(provider) ?? 0) + 1;
-      counts.set(provider, n);
-      groups.push({
-        name: `Silence-${provider}-${n}`,
-        provider,
-        period,
-        members: run,
-        description: describe(run),
-      });
-      run = [];
-    };
-    for (const member of members) {
-      if (
-        run.length === MAX_ALARM_METRICS ||
-        (run.length && describe([...run, member]).length > MAX_ALARM_DESCRIPTION)
-      )
-        close();
-      run.push(member);
+export function silencePeriodsByProvider(
+  accounts: ReadonlyArray<{ readonly provider: string; readonly account: string }>,
+  periodOf: (provider: string, account: string) => Duration | false,
+): Array<{ provider: string; period: Duration; accounts: string[] }> {
+  const found = new Map<string, { provider: string; period: Duration; accounts: string[] }>();
+  for (const { provider, account } of accounts) {
+    const period = periodOf(provider, account);
+    if (period === false) continue;
+    const entry = found.get(provider);
+    if (!entry) found.set(provider, { provider, period, accounts: [account] });
+    else {
+      entry.accounts.push(account);
+      if (period.toSeconds() < entry.period.toSeconds()) entry.period = period;
     }
-    close();
   }
-  return groups;
+  return [...found.values()];
 }
 
-/** The group's value: the sum of 2^i over its silent members (FILL: no callback in the period is 0). */
-/** Metric ids `g<group>m<member>`: unique on the dashboard graph that shows every group. */
-function silenceMetric(namespace: string, group: SilenceGroup, g: number): cloudwatch.MathExpression {
-  return new cloudwatch.MathExpression({
-    expression: group.members.map((_, i) => `${2 ** i}*(FILL(g${g}m${i},0)<1)`).join('+'),
-    usingMetrics: Object.fromEntries(
-      group.members.map(({ provider, account }, i) => [
-        `g${g}m${i}`,
-        new cloudwatch.Metric({
-          namespace,
-          metricName: CALLBACKS_RECEIVED_METRIC,
-          dimensionsMap: { provider, account },
-          statistic: 'Sum',
-          period: group.period,
-        }),
-      ]),
-    ),
-    period: group.period,
-    label: `${group.members[0]!.provider} ${group.members.map((m) => m.account).join(', ')}`.slice(0, 200),
-  });
-}
-
-/** What the ticket says: which value stands for which account, the causes, the settings. */
-function silenceDescription(members: ReadonlyArray<SilenceMember>, words: typeof providerWords): string {
-  const { provider, period } = members[0]!;
-  const values = members.map((m, i) => `${2 ** i} ${m.provider}/${m.account}`).join(', ');
-  return `No callback for ${period.toHumanString()} from an account of ${provider}. The alarm's value adds, per silent account: ${values} (no datapoint: one of them never called back, or all are silent). The provider may have stopped calling back (${['callback URL', 'path secret', ...words.urlRegistrations()].join(', ')}) or the account has no traffic. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods.`;
+/** What the ticket says: the provider, its watched accounts (cut short past 1,024 characters), the causes. */
+function silenceDescription(
+  provider: string,
+  period: Duration,
+  accounts: readonly string[],
+  words: typeof providerWords,
+): string {
+  const head = `No callback for ${period.toHumanString()} from any account of ${provider}: the provider may have stopped calling back (${['callback URLs', 'path secrets', ...words.urlRegistrations()].join(', ')}) or nobody paid. An account silent while its siblings call back is named by SilentAccounts (its transactions waiting) and the poller's log. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods (the shortest of the provider's accounts is used). Accounts: `;
+  const list = accounts.join(', ');
+  const room = 1024 - head.length;
+  return head + (list.length <= room ? list : `${list.slice(0, Math.max(0, room - 2))}…`);
 }

@@ -525,6 +525,40 @@ export function doubledAccounts(config: { accounts?: Record<string, Record<strin
   return { ...config, accounts };
 }
 
+/**
+ * What issue 28 asks a small partner to be able to pay (us-east-1, the example config's 3 accounts): the
+ * idle floor, a month at 1 M callbacks at steady state per million (floor included), and the fixed cost
+ * each account adds.
+ */
+export const TARGETS = { idleFloor: 5, perMillionSteady: 12, perAccount: 0.5 } as const;
+
+/** Fixed cost per account added: the floor and the traffic-fixed lines of the stack and of its doubled copy. */
+export function perAccountFixed(
+  stack: Stack,
+  doubled: Stack,
+  prices: Prices,
+  callbacksPerMonth: number,
+): number {
+  const fixedOf = (s: Stack) =>
+    total(idleFloor(s, prices)) + total(trafficFixed(s, prices, callbacksPerMonth));
+  return (fixedOf(doubled) - fixedOf(stack)) / (doubled.accounts - stack.accounts);
+}
+
+/** The three numbers the targets are about, computed as the tables compute them. */
+export function headline(
+  stack: Stack,
+  doubled: Stack | undefined,
+  prices: Prices,
+  callbacksPerMonth: number,
+) {
+  const steady = month(stack, prices, callbacksPerMonth, stack.retention.transactionDays / 30);
+  return {
+    idleFloor: total(idleFloor(stack, prices)),
+    perMillionSteady: (steady.total / Math.max(1, callbacksPerMonth)) * MILLION,
+    perAccount: doubled ? perAccountFixed(stack, doubled, prices, callbacksPerMonth) : undefined,
+  };
+}
+
 export const money = (dollars: number) =>
   dollars < 0 ? `−$${(-dollars).toFixed(2)}` : `$${dollars.toFixed(2)}`;
 
@@ -556,7 +590,7 @@ Options:
 const ROOT = resolve(import.meta.dirname, '..');
 
 /** Synthesizes the relay as infra/app.ts does by default (console on), without bundling the functions. */
-async function synthesize(configs: Record<string, unknown>): Promise<Record<string, CfnTemplate>> {
+export async function synthesize(configs: Record<string, unknown>): Promise<Record<string, CfnTemplate>> {
   const { App } = await import('aws-cdk-lib');
   const { RelayStack } = await import('../infra/relay-stack');
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -574,7 +608,7 @@ async function synthesize(configs: Record<string, unknown>): Promise<Record<stri
   );
 }
 
-async function stackOf(template: CfnTemplate, config: unknown, consoleUsers: number): Promise<Stack> {
+export async function stackOf(template: CfnTemplate, config: unknown, consoleUsers: number): Promise<Stack> {
   const { parseConfig } = await import('../shared/config/load');
   const parsed = parseConfig(config, { secretsUnresolved: true });
   const accounts = [...parsed.accounts.values()];
@@ -590,13 +624,17 @@ async function stackOf(template: CfnTemplate, config: unknown, consoleUsers: num
     route: 2,
     type: 1,
   };
+  const { PROVIDER_INFRA } = await import('../shared/providers/registry');
+  const configured = new Set(accounts.map((a) => a.provider));
+  // The pull's age is written per provider with a pull API (shared/app/provider-records/pull-cycle.ts).
+  const pulling = PROVIDER_INFRA.filter((d) => 'pullApi' in d && configured.has(d.id)).length;
   return {
     counts: countTemplate(template),
     configSecrets: configSecretIds(config).length,
     accounts: accounts.length,
     providers,
     retention: parsed.retention,
-    series: countSeries(findEmitters(ROOT), values),
+    series: countSeries(findEmitters(ROOT), values, { StatementPullAgeSeconds: { provider: pulling } }),
     consoleUsers,
   };
 }
@@ -671,8 +709,7 @@ async function main() {
       `| ${label} | ${money(total(m.floor))} | ${money(total(m.trafficFixed))} | ${money((total(m.perMillion) * volume) / MILLION)} | ${money(total(m.storage))} | ${money(m.xrayFree)} | ${money(m.total)} | ${perMillion(m)} |`,
     );
   if (doubled) {
-    const fixedOf = (s: Stack) => total(idleFloor(s, prices)) + total(trafficFixed(s, prices, volume));
-    const perAccount = (fixedOf(doubled) - fixedOf(stack)) / (doubled.accounts - stack.accounts);
+    const perAccount = perAccountFixed(stack, doubled, prices, volume);
     out();
     out(
       `Fixed cost per account: ${money(perAccount)} a month (idle floor + traffic fixed, ${stack.accounts} → ${doubled.accounts} accounts synthesized: ` +
@@ -681,6 +718,16 @@ async function main() {
         `${(seriesOf(doubled, 'traffic') + seriesOf(doubled, 'cycle') - seriesOf(stack, 'traffic') - seriesOf(stack, 'cycle')) / (doubled.accounts - stack.accounts)} metric series each).`,
     );
   }
+  const h = headline(stack, doubled, prices, volume);
+  const against = (value: number | undefined, target: number) =>
+    value === undefined
+      ? 'not computed (--template)'
+      : `${money(value)} ${value <= target ? '✔' : '✘'} ≤ ${money(target)}`;
+  out();
+  out(
+    `Targets (issue 28; us-east-1, 3 accounts, 1,000,000 callbacks a month): idle floor ${against(h.idleFloor, TARGETS.idleFloor)}; ` +
+      `per million at steady state, all in ${against(h.perMillionSteady, TARGETS.perMillionSteady)}; per account ${against(h.perAccount, TARGETS.perAccount)}.`,
+  );
   const incident = stack.series.filter((s) => s.activity !== 'cycle' && s.activity !== 'traffic');
   out();
   out(

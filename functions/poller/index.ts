@@ -23,8 +23,8 @@ export const handler = middy(async (_event: unknown, context: Context) => {
     runProviderRecordsTick(services),
   ]);
   if (poll.status === 'rejected') throw poll.reason;
-  // The heartbeat: a poller that stops completing cycles (schedule off, errors, timeouts) pages.
-  services.metrics.count('PollCyclesCompleted', 1);
+  // The heartbeat is this invocation ending without an error: the poller's own Lambda metrics
+  // (invocations − errors, infra/monitoring.ts), so no custom series bills all month for it.
   const badgeEvents = badges.status === 'fulfilled' ? badges.value?.events : undefined;
   return badgeEvents === undefined ? poll.value : { ...poll.value, badgeEvents };
 }).use(lambdaMiddlewares());

@@ -1,15 +1,15 @@
-import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { NagSuppressions } from 'cdk-nag';
 import type { RelayConfig } from '../../shared/config/schema';
 import { monitoringNamePrefix, RelayMonitoring } from '../monitoring';
 import { namedRelayFunctions, type RelayFunctions } from './functions';
@@ -162,40 +162,22 @@ export function configuredProviders(config: RelayConfig): string[] {
   return [...new Set([...config.accounts.values()].map((a) => a.provider))];
 }
 
-/** One key for the relay's alarm topics (a customer key is $1 a month; a second adds nothing). */
-const alarmTopicKeys = new WeakMap<Construct, kms.Key>();
-
-function alarmTopicKey(scope: Construct, id: string): kms.Key {
-  const existing = alarmTopicKeys.get(scope);
-  if (existing) return existing;
-  // CloudWatch can only publish to an encrypted topic whose key it may use: AWS-managed
-  // alias/aws/sns does not allow that, so the topics get a key of their own (the first topic's id
-  // names it, so an existing page topic keeps its key).
-  const key = new kms.Key(scope, `${id}Key`, {
-    enableKeyRotation: true,
-    description: 'Encrypts the relay alarm topics (page and ticket)',
-    removalPolicy: RemovalPolicy.DESTROY,
-  });
-  key.addToResourcePolicy(
-    new iam.PolicyStatement({
-      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      resources: ['*'],
-      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
-    }),
-  );
-  alarmTopicKeys.set(scope, key);
-  return key;
-}
-
 export function createAlarmTopic(scope: Construct, id: string, displayName: string): sns.Topic {
   const stack = Stack.of(scope);
-  const key = alarmTopicKey(scope, id);
-  const topic = new sns.Topic(scope, id, {
-    displayName,
-    masterKey: key,
-    enforceSSL: true,
-  });
+  // No customer key: CloudWatch can publish only to a topic whose key policy lets it use the key, and
+  // AWS-managed alias/aws/sns does not, so encryption at rest here means a key of our own at $1 a
+  // month. It would protect nothing: an alarm notification holds the alarm's name, description, state
+  // and metric values, never a payment, an MSISDN or a secret (the descriptions are written in this
+  // file and infra/monitoring.ts), and it leaves AWS by e-mail anyway. In transit it is TLS only
+  // (enforceSSL); who may publish is the policy below. cdk-nag's SNS2 is suppressed with that reason.
+  const topic = new sns.Topic(scope, id, { displayName, enforceSSL: true });
+  NagSuppressions.addResourceSuppressions(topic, [
+    {
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'Alarm notifications only: alarm names, descriptions, states and metric values, no payment data, MSISDN or secret. CloudWatch cannot publish to a topic under the AWS-managed SNS key, and a customer key ($1 a month) would protect nothing a recipient mailbox does not hold in clear. Publishing is limited to CloudWatch alarms of this account and TLS is enforced.',
+    },
+  ]);
   topic.addToResourcePolicy(
     new iam.PolicyStatement({
       principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],

@@ -167,11 +167,15 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
    */
   readonly callbackLatencyAlarmThreshold?: Duration;
   /**
-   * Alarm when a configured account received no callback (`CallbacksReceived{provider,account}`) for
-   * this long (5 minutes to 24 hours), or `false` for no silence alarms. @default 6 hours
+   * Alarm (one per provider) when no account of a provider received a callback
+   * (`CallbacksReceived{provider}`) for this long (5 minutes to 24 hours), or `false` for no silence
+   * alarms. @default 6 hours
    */
   readonly callbackSilencePeriod?: Duration | false;
-  /** Per account (`"<provider>/<account>"`), overrides `callbackSilencePeriod`. @default none */
+  /**
+   * Per account (`"<provider>/<account>"`), overrides `callbackSilencePeriod`: a provider's alarm takes the
+   * shortest period of its accounts; `false` leaves the account out (all out: no alarm). @default none
+   */
   readonly callbackSilencePeriods?: Record<string, Duration | false>;
   /** Rejected callbacks (`CallbacksRejected`) in 5 minutes that raise the alarm. @default 20 */
   readonly rejectedCallbacksAlarmThreshold?: number;

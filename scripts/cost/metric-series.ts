@@ -30,12 +30,11 @@ export interface Emitter {
 export const METRIC_ACTIVITY: Readonly<
   Record<string, 'cycle' | 'traffic' | 'lifecycle' | 'badges' | 'incident'>
 > = {
-  PollCyclesCompleted: 'cycle',
   PollCycleFailures: 'incident',
-  SilentAccounts: 'cycle',
+  // Written only while an account is silent (the heartbeat reads the poller's Lambda metrics instead).
+  SilentAccounts: 'incident',
   CallbacksReceived: 'traffic',
   AckLatency: 'traffic',
-  EventsPublished: 'traffic',
   // Scanners and misconfigured senders reach any public URL: some rejections every month.
   CallbacksRejected: 'traffic',
   TransactionsFinalized: 'lifecycle',
@@ -179,7 +178,12 @@ export interface MetricSeries {
  * Series per metric name: 1 roll-up, plus for each distinct dimension set the product of its
  * dimensions' values ({provider, account} counts the pairs, not providers × accounts).
  */
-export function countSeries(emitters: readonly Emitter[], values: DimensionValues): MetricSeries[] {
+export function countSeries(
+  emitters: readonly Emitter[],
+  values: DimensionValues,
+  /** Per metric name, dimensions that take fewer values for it (providers with a pull API…). */
+  overrides: Readonly<Record<string, Partial<DimensionValues>>> = {},
+): MetricSeries[] {
   const byName = new Map<string, Set<string>>();
   for (const e of emitters) {
     if (!(e.name in METRIC_ACTIVITY))
@@ -190,13 +194,13 @@ export function countSeries(emitters: readonly Emitter[], values: DimensionValue
     sets.add(e.dimensions.join(','));
     byName.set(e.name, sets);
   }
-  const valuesOf = (set: string) => {
+  const valuesOf = (set: string, metric: string) => {
     const names = set ? set.split(',') : [];
     if (names.length === 0) return 0;
     // An account belongs to one provider: the pair count already holds the provider.
     const counted = names.includes('account') ? names.filter((n) => n !== 'provider') : names;
     return counted.reduce((n, name) => {
-      const v = values[name];
+      const v = overrides[metric]?.[name] ?? values[name];
       if (v === undefined) throw new Error(`dimension ${name}: how many values it takes is not known`);
       return n * v;
     }, 1);
@@ -206,7 +210,7 @@ export function countSeries(emitters: readonly Emitter[], values: DimensionValue
       name,
       activity: METRIC_ACTIVITY[name]!,
       dimensionSets: [...sets],
-      series: 1 + [...sets].reduce((n, set) => n + valuesOf(set), 0),
+      series: 1 + [...sets].reduce((n, set) => n + valuesOf(set, name), 0),
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

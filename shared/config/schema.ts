@@ -370,9 +370,9 @@ export const relayConfigCoreSchema = z.strictObject({
     z.strictObject({
       receiptDays: z._default(positiveInt, 30),
       quarantineDays: z._default(positiveInt, 30),
-      transactionDays: z._default(positiveInt, 400),
+      transactionDays: z._default(positiveInt, 90),
     }),
-    { receiptDays: 30, quarantineDays: 30, transactionDays: 400 },
+    { receiptDays: 30, quarantineDays: 30, transactionDays: 90 },
   ),
   reconciliation: z._default(reconciliationSchema, reconciliationSchema.parse({})),
   management: z._default(

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceiptInput } from '../../shared/app/ports';
-import { createTestTable } from '../helpers/dynamo';
+import { createTestTable, TEST_RETENTION } from '../helpers/dynamo';
 import { KEY, registered } from '../helpers/reports';
 import { allReceipts } from '../helpers/receipts';
 
@@ -65,6 +65,33 @@ describe('DynamoRelayStore', () => {
       }),
     );
     expect(item.Item?.expiresAt).toBe(Date.parse('2026-11-21T10:00:00.000Z') / 1000 + 30 * 86400);
+  });
+
+  it('keeps an open transaction without a TTL and lets a final one expire transactionDays after its last change', async () => {
+    // Prepare
+    const key = { ...KEY, reference: 'hot-window' };
+    const ttlOf = async () =>
+      (
+        await table.doc.send(
+          new GetCommand({
+            TableName: table.tableName,
+            Key: { pk: `TX#momo#demo#${key.reference}`, sk: 'TX' },
+          }),
+        )
+      ).Item?.expiresAt;
+    await table.store.createTransaction(registered({ key }));
+    const open = await ttlOf();
+
+    // Act: it succeeds two days later
+    const finalAt = '2026-11-23T08:00:00.000Z';
+    await table.store.replaceTransaction(
+      registered({ key, status: 'SUCCEEDED', updatedAt: finalAt, revision: 2 }),
+      1,
+    );
+
+    // Assess
+    expect(open).toBeUndefined();
+    expect(await ttlOf()).toBe(Date.parse(finalAt) / 1000 + TEST_RETENTION.transactionDays * 86400);
   });
 
   it('creates a transaction only if it does not exist', async () => {

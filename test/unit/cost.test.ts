@@ -149,7 +149,7 @@ describe('metric series from the code', () => {
     const emitters = [
       { name: 'CallbacksReceived', dimensions: ['account', 'provider'], at: 'a' },
       { name: 'AckLatency', dimensions: ['provider'], at: 'b' },
-      { name: 'EventsPublished', dimensions: [], at: 'c' },
+      { name: 'CallbacksRejected', dimensions: [], at: 'c' },
     ];
 
     // Act
@@ -159,7 +159,7 @@ describe('metric series from the code', () => {
     expect(Object.fromEntries(series.map((s) => [s.name, s.series]))).toEqual({
       AckLatency: 4,
       CallbacksReceived: 6,
-      EventsPublished: 1,
+      CallbacksRejected: 1,
     });
   });
 

@@ -32,6 +32,7 @@ import type {
 } from '../../app/ports';
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
 import { dueAtOf } from '../../domain/reconcile-schedule';
+import { isFinal } from '../../domain/status';
 import { compactOutbox, expandOutbox, type StoredOutboxEntry } from '../../domain/outbox';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
@@ -174,7 +175,11 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       account: key.account,
       reference: key.reference,
       ...rest,
-      expiresAt: epochSeconds(tx.createdAt, this.options.retention.transactionDays),
+      // The hot window: a final transaction leaves the table transactionDays after its last change
+      // (TTL); one still open stays however long it takes (docs/deploy.md#retention-the-hot-window).
+      ...(isFinal(tx.status)
+        ? { expiresAt: epochSeconds(tx.updatedAt, this.options.retention.transactionDays) }
+        : {}),
     };
     // Its events' data name what the item holds rather than repeat it (domain/outbox.ts).
     item.outbox = compactOutbox(rest.outbox ?? [], item);

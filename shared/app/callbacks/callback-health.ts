@@ -286,7 +286,9 @@ export async function runCallbackHealthCycle(
       result.hastened += await hasten(store, waiting, now, settings.silencePollSeconds * settings.timeScale);
     }
   }
-  metrics.count('SilentAccounts', result.silent.length);
+  // Only while an account is silent: a series written every cycle would bill all month for zeros; the
+  // ticket alarm reads no data as OK (treatMissingData notBreaching), so it clears when this stops.
+  if (result.silent.length > 0) metrics.count('SilentAccounts', result.silent.length);
   // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
   if (result.hastened > 0) metrics.count('SilentTransactionsHastened', result.hastened);
   return result;

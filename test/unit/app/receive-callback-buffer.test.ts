@@ -233,7 +233,7 @@ describe('callback metrics', () => {
     expect(metrics.counts).toContainEqual({
       name: 'CallbacksReceived',
       value: 1,
-      dimensions: { provider: 'momo', account: 'demo' },
+      dimensions: { provider: 'momo' },
     });
     expect(metrics.timings).toHaveLength(1);
     expect(metrics.timings[0]).toMatchObject({ name: 'AckLatency', dimensions: { provider: 'momo' } });
