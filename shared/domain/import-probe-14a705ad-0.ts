@@ -1,1 +1,0 @@
-import '../adapters/dynamodb/table';
