@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export type RelayFunctionId =
-  'callback' | 'management' | 'outbox-publisher' | 'poller' | 'transaction-initiated' | 'buffer-consumer';
+  | 'callback'
+  | 'management'
+  | 'outbox-publisher'
+  | 'poller'
+  | 'transaction-initiated'
+  | 'buffer-consumer'
+  | 'statements';
 
 /** Lambda entry points, relative to the repository root. */
 export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceName: string }> = {
@@ -23,6 +29,7 @@ export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceNa
     serviceName: 'relay-transaction-initiated',
   },
   'buffer-consumer': { entry: 'functions/buffer-consumer/index.ts', serviceName: 'relay-buffer-consumer' },
+  statements: { entry: 'functions/statements/index.ts', serviceName: 'relay-statements' },
 };
 
 /**
@@ -92,6 +99,7 @@ export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   poller: BUNDLE_BUDGET.maxBytes,
   'transaction-initiated': BUNDLE_BUDGET.maxBytes,
   'buffer-consumer': BUNDLE_BUDGET.maxBytes,
+  statements: BUNDLE_BUDGET.maxBytes,
 };
 
 /**

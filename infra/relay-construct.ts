@@ -7,6 +7,7 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -27,6 +28,7 @@ import { suppressEdgeFindings, suppressRelayFindings } from './relay/nag-suppres
 import { connectOutbox } from './relay/outbox';
 import type { MobileMoneyRelayProps, RelaySubscriberOptions } from './relay/props';
 import { schedulePolling } from './relay/reconciliation';
+import { createStatementFiles } from './relay/statement-files';
 import { pullAlarms } from './relay/statements';
 import { registerInitiatedTransactions } from './relay/registration';
 import { DEFAULT_SECRET_NAME_PREFIX, grantConfigSecrets, planSecretGrants } from './relay/secrets';
@@ -98,6 +100,16 @@ export class MobileMoneyRelay extends Construct {
   readonly transactionInitiatedFunction: nodejs.NodejsFunction;
   /** Applies the callbacks buffered when DynamoDB could not be written. */
   readonly bufferConsumerFunction: nodejs.NodejsFunction;
+  /** Imports the files uploaded to `statementBucket`; closes the due days (`dayCloseSchedule`). */
+  readonly statementsFunction: nodejs.NodejsFunction;
+  /**
+   * The statement files (docs/statements.md#in-aws): private, SSE-S3, TLS only, lifecycle. An object
+   * created under `statements/<provider>/<account>/[template=<name>/]<file>` is imported; its answer is
+   * written to `reports/…/<file>.json`. Who may upload: `grantStatementUpload` (or your own bucket policy).
+   */
+  readonly statementBucket: s3.Bucket;
+  /** Closes the due business days every `dayCloseInterval`. */
+  readonly dayCloseSchedule: scheduler.Schedule;
   /** Raw callbacks the callback function could not store in time (guarantee 1). */
   readonly ingressBuffer: sqs.Queue;
   /** Buffered callbacks the consumer could not apply after 5 receives. */
@@ -176,6 +188,7 @@ export class MobileMoneyRelay extends Construct {
     this.pollerFunction = fns.poller;
     this.transactionInitiatedFunction = fns.transactionInitiated;
     this.bufferConsumerFunction = fns.bufferConsumer;
+    this.statementsFunction = fns.statements;
     // Every function but the outbox publisher loads the config (and so reads the table and the secrets).
     const configReaders = [
       fns.callback,
@@ -183,11 +196,18 @@ export class MobileMoneyRelay extends Construct {
       fns.poller,
       fns.transactionInitiated,
       fns.bufferConsumer,
+      fns.statements,
     ];
     grantTableAccess(
       this.table,
       {
-        itemReaders: [fns.callback, fns.management, fns.transactionInitiated, fns.bufferConsumer],
+        itemReaders: [
+          fns.callback,
+          fns.management,
+          fns.transactionInitiated,
+          fns.bufferConsumer,
+          fns.statements,
+        ],
         reporter: fns.management,
         poller: fns.poller,
         keyUsers: configReaders,
@@ -333,6 +353,15 @@ export class MobileMoneyRelay extends Construct {
         ticketTopic: this.ticketTopic,
       }),
     );
+    const statementFiles = createStatementFiles(
+      this,
+      fns.statements,
+      { removalPolicy, metricsNamespace: this.metricsNamespace, ticketTopic: this.ticketTopic },
+      props,
+    );
+    this.statementBucket = statementFiles.bucket;
+    this.dayCloseSchedule = statementFiles.closeSchedule;
+    this.alarms.push(...statementFiles.alarms);
 
     suppressRelayFindings({
       functions: fns,
@@ -356,6 +385,7 @@ export class MobileMoneyRelay extends Construct {
       poller: this.pollerFunction,
       transactionInitiated: this.transactionInitiatedFunction,
       bufferConsumer: this.bufferConsumerFunction,
+      statements: this.statementsFunction,
       decisions: this.decisionFunctions,
     });
   }
@@ -367,6 +397,17 @@ export class MobileMoneyRelay extends Construct {
    */
   grantManagementApi(grantee: iam.IGrantable, options: { operator?: boolean } = {}): iam.Grant {
     return grantManagementRoutes(this.api, grantee, options);
+  }
+
+  /**
+   * Lets `grantee` upload statement files (s3:PutObject under `statements/`): each upload is imported with
+   * the uploader's principal as the operator on its evidence (docs/statements.md#in-aws). Uploaders may
+   * also read the reports (s3:GetObject under `reports/`).
+   */
+  grantStatementUpload(grantee: iam.IGrantable): iam.Grant {
+    const upload = this.statementBucket.grantPut(grantee, 'statements/*');
+    this.statementBucket.grantRead(grantee, 'reports/*');
+    return upload;
   }
 
   /**

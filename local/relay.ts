@@ -35,6 +35,7 @@ import { changedTransaction } from '../shared/adapters/dynamodb/stream';
 import { toSummary } from '../shared/app/console/console-query';
 import { createLocalServer, describeTableCheck, readinessOf } from './server';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
+import { LocalDayCloser } from './day-closer';
 import { LocalPoller } from './poller';
 import { applyStoredCallbacksAtStart } from './stored-callbacks';
 import { LocalStreamPump } from './stream-pump';
@@ -122,6 +123,8 @@ export interface LocalRelay {
   services: ReconcileServices;
   pump: LocalStreamPump;
   poller: LocalPoller;
+  /** Closes the due business days on a timer (started with the poller). */
+  dayCloser: LocalDayCloser;
   /** Present when ingressBufferDir was given. */
   buffer?: { store: FileIngressBuffer; drainer: LocalBufferDrainer };
   stop(): Promise<void>;
@@ -243,6 +246,12 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   await applyStoredCallbacksAtStart(services, doc, options.tableName);
   const poller = new LocalPoller(services, config.reconciliation.pollIntervalSeconds * 1000);
   if (options.poller !== false) poller.start();
+  const dayCloser = new LocalDayCloser({
+    ...services,
+    statements: statementStore,
+    metrics: services.metrics ?? noMetrics,
+  });
+  if (options.poller !== false) dayCloser.start();
   const drainer = fileBuffer
     ? new LocalBufferDrainer(services, fileBuffer, options.bufferDrainMs ?? 1000, options.printBuffer)
     : undefined;
@@ -293,9 +302,11 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     services,
     pump,
     poller,
+    dayCloser,
     ...(fileBuffer && drainer ? { buffer: { store: fileBuffer, drainer } } : {}),
     async stop() {
       await poller.stop();
+      await dayCloser.stop();
       await drainer?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -13,6 +13,7 @@
  * bench measures (scripts/cost/dynamo-units.ts); storage and PITR at steady state for the configured
  * retention. `--template` prices a template you synthesized instead (no per-account line then).
  */
+import { perMillionStatementRows, statementIdleFloor } from './cost/statements';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCli } from './cli';
@@ -680,6 +681,7 @@ async function main() {
   out();
   out(renderTable('Per million callbacks (request path)', first.perMillion));
   out();
+  printStatementCosts(out, prices, stack.accounts);
   out(
     renderTable(
       `Storage at steady state (${volume.toLocaleString('en')} a month, after ${steadyMonths.toFixed(1)} months)`,
@@ -742,3 +744,21 @@ if (import.meta.url === `file://${process.argv[1]}`)
     process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
   });
+
+/** The statement files' tables (scripts/cost/statements.ts): idle, and per million rows imported. */
+function printStatementCosts(out: (line?: string) => void, prices: Prices, accounts: number) {
+  out(
+    renderTable(
+      'Statements at idle (a month, no upload; part of the floor)',
+      statementIdleFloor(prices, accounts),
+    ),
+  );
+  out();
+  out(
+    renderTable(
+      'Per million statement rows (files uploaded to the statement bucket)',
+      perMillionStatementRows(prices),
+    ),
+  );
+  out();
+}

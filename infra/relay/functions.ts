@@ -31,6 +31,8 @@ export interface RelayFunctions {
   readonly transactionInitiated: nodejs.NodejsFunction;
   /** Applies the callbacks buffered when DynamoDB could not be written. */
   readonly bufferConsumer: nodejs.NodejsFunction;
+  /** Imports the files uploaded to the statement bucket and closes the due days on a schedule. */
+  readonly statements: nodejs.NodejsFunction;
   /**
    * The callback code again, one function per provider decision route (e.g. C2B validation),
    * with the callback function's role and its own reserved concurrency: a slow decision holds only
@@ -227,6 +229,13 @@ export function createRelayFunctions(
       timeout: BUFFER_CONSUMER_TIMEOUT,
       environment: tableEnvironment,
     }),
+    statements: relayFunction('statements', {
+      description:
+        'Statements: imports each file uploaded to the statement bucket; closes the due days on a schedule',
+      // A file is read twice (checked whole, then imported in batches): a large one takes minutes.
+      timeout: Duration.minutes(5),
+      environment: tableEnvironment,
+    }),
   };
 }
 
@@ -265,6 +274,7 @@ export function namedRelayFunctions(
     ['Poller', fns.poller],
     ['TransactionInitiated', fns.transactionInitiated],
     ['BufferConsumer', fns.bufferConsumer],
+    ['Statements', fns.statements],
     ...fns.decisions.map((d): [string, nodejs.NodejsFunction] => [d.id, d.fn]),
   ];
 }

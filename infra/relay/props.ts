@@ -196,6 +196,17 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /** Turn the schedule off (e.g. while migrating) without removing the poller. @default true */
   readonly pollingEnabled?: boolean;
   /**
+   * How long an uploaded statement file is kept in the statement bucket (moved to Standard-IA after 30
+   * days when kept longer than 60). The rows it brought are in the table either way (docs/statements.md#in-aws).
+   * @default Duration.days(400)
+   */
+  readonly statementFileRetention?: Duration;
+  /**
+   * How often the scheduled close looks for business days to close (each closes once its expected sources
+   * are in or its SLA passed; docs/statements.md#the-close). @default Duration.hours(1)
+   */
+  readonly dayCloseInterval?: Duration;
+  /**
    * `source`s whose `TransactionInitiated` events on the relay's bus register transactions (the same
    * use case as POST /v1/transactions). @default any source except the relay's own (`events.source`)
    */

@@ -155,11 +155,12 @@ describe('relay stack: functions', () => {
         'poller',
         'transaction-initiated',
         'buffer-consumer',
+        'statements',
       ].sort(),
     );
     // Lambda samples an actively traced function itself (most callbacks at low volume): only the
-    // poller and the buffer consumer are traced by default (docs/deploy.md#cost-notes).
-    const traced = ['relay-poller', 'relay-buffer-consumer'];
+    // poller, the buffer consumer and the statements function are traced by default (docs/deploy.md#cost-notes).
+    const traced = ['relay-poller', 'relay-buffer-consumer', 'relay-statements'];
     for (const { serviceName } of Object.values(RELAY_FUNCTIONS)) {
       const fn = resources[functionId(serviceName)]!.Properties;
       expect(fn).toMatchObject({
@@ -414,8 +415,11 @@ describe('relay stack: outbox', () => {
 
 describe('relay stack: reconciliation schedule', () => {
   it('starts a poll cycle every minute with EventBridge Scheduler, on the poller, no retries, a DLQ', () => {
-    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
-    const schedule = Object.values(resources).find((r) => r.Type === 'AWS::Scheduler::Schedule')!.Properties;
+    // The poll schedule and the day-close schedule (test/infra/statement-files.test.ts).
+    template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    const schedule = Object.entries(resources).find(
+      ([id, r]) => r.Type === 'AWS::Scheduler::Schedule' && id.includes('PollSchedule'),
+    )![1].Properties;
     expect(schedule).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
@@ -1089,7 +1093,9 @@ describe('relay stack: cdk-nag AwsSolutions', () => {
       new Set([
         'AwsSolutions-APIG4',
         'AwsSolutions-L1',
+        'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
+        'AwsSolutions-S1',
         'AwsSolutions-SQS3',
         'AwsSolutions-SMG4',
         // The alarm topics: no customer key (alarm mail holds no payment data; docs/deploy.md#cdk-nag).
@@ -1172,8 +1178,8 @@ describe('relay stack: config validation at synth time', () => {
       delete config.accounts.daraja.demo.callbackSecretId;
       config.accounts.daraja.demo.allowNoPathSecret = 'Safaricom source IPs enforced by our edge proxy';
       const synthesized = synthesizes(config);
-      // The six relay functions and C2B validation (a Daraja account).
-      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 7);
+      // The seven relay functions and C2B validation (a Daraja account).
+      synthesized.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 8);
     });
 
     it('refuses an opt-out without a reason', () => {

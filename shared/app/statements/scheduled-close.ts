@@ -1,0 +1,140 @@
+import type { StatementActor } from '../../domain/statement';
+import { businessDayOf, businessDaySpan } from '../../domain/statement-match';
+import { previousDay } from '../../util/time-zone';
+import { closeDay } from './close-day';
+import { type StatementDeps, statementSettings } from './statement-sink';
+import type { AccountDay } from './statement-store';
+
+import { DAYS_OVERDUE_METRIC } from '../../config/metric-names';
+import { CLOSE_DAYS_INPUT } from '../../config/statement-files';
+
+export { CLOSE_DAYS_INPUT, DAYS_OVERDUE_METRIC };
+
+/** Who closes a day on the schedule: the relay itself (a person closing one names themself). */
+export const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'scheduled-close' };
+
+/**
+ * Days past an account's SLA looked at again on every run beyond the one just due: a run missed (the
+ * schedule off for a while, a failure) still closes them later, and an overdue day is counted until it
+ * closes. Past that a day is left to a person (POST …/days/{day}/close).
+ */
+export const CLOSE_CATCH_UP_DAYS = 3;
+
+/** Days the run closed. */
+export const DAYS_CLOSED_METRIC = 'StatementDaysClosed';
+
+export type DayCloseOutcome =
+  /** Closed by this run: DailyClosed is in the table's outbox (published once by the stream). */
+  | 'closed'
+  /** Already closed (by an earlier run, a person, a concurrent run): nothing written. */
+  | 'already-closed'
+  /** Ended, sources not all in, SLA not passed yet. */
+  | 'waiting'
+  /** Could not be read or written; tried again on the next run. */
+  | 'failed'
+  /** The run's budget ran out before this day was looked at. */
+  | 'not-reached';
+
+export interface DayCloseResult extends AccountDay {
+  outcome: DayCloseOutcome;
+  /** Its SLA passed and it is still open after this run (waiting, failed or not reached). */
+  overdue: boolean;
+  error?: string;
+}
+
+export interface ScheduledCloseResult {
+  days: DayCloseResult[];
+  closed: number;
+  overdue: number;
+}
+
+/**
+ * The days an account may close now: every business day that has ended, from the latest back to the
+ * first whose SLA passed `CLOSE_CATCH_UP_DAYS` days ago. Oldest first.
+ */
+export function closableDays(
+  deps: Pick<StatementDeps, 'config'>,
+  provider: string,
+  account: string,
+  now: Date,
+): AccountDay[] {
+  const settings = statementSettings(deps.config, provider, account);
+  const today = businessDayOf(now.toISOString(), settings);
+  const days: AccountDay[] = [];
+  const slaMs = settings.slaSeconds * 1000;
+  const catchUpMs = CLOSE_CATCH_UP_DAYS * 86_400_000;
+  for (let day = previousDay(today); ; day = previousDay(day)) {
+    const { end } = businessDaySpan(day, settings);
+    if (end + slaMs + catchUpMs < now.getTime()) break;
+    if (end <= now.getTime()) days.unshift({ provider, account, day });
+  }
+  return days;
+}
+
+/**
+ * The scheduled close (docs/statements.md#the-close), the same under EventBridge Scheduler (the
+ * statements function) and `npm start` (local/day-closer.ts): for every configured account, every ended
+ * business day not yet closed is closed once its expected sources are in or its SLA (default T+1) passed,
+ * through the one close use case (closeDay): DailyClosed is written with the close in one conditional
+ * write, so a re-run, two runs at once or a person closing by hand meanwhile publish it exactly once.
+ * One account's failure never stops the others; a day whose SLA passed and is still open afterwards is
+ * counted overdue (the DayCloseOverdue ticket watches that count). `budgetMs` stops the run before its
+ * invocation's time-out; the days it did not reach are counted, and the next run takes them.
+ */
+export async function closeDueDays(
+  deps: StatementDeps,
+  options: { budgetMs?: number; elapsedMs?: () => number } = {},
+): Promise<ScheduledCloseResult> {
+  const now = deps.clock.now();
+  const days: DayCloseResult[] = [];
+  const outOfTime = () =>
+    options.budgetMs !== undefined &&
+    options.elapsedMs !== undefined &&
+    options.elapsedMs() >= options.budgetMs;
+  for (const account of deps.config.accounts.values()) {
+    const settings = statementSettings(deps.config, account.provider, account.id);
+    for (const at of closableDays(deps, account.provider, account.id, now)) {
+      const overdue = now.getTime() >= businessDaySpan(at.day, settings).end + settings.slaSeconds * 1000;
+      if (outOfTime()) {
+        days.push({ ...at, outcome: 'not-reached', overdue });
+        continue;
+      }
+      try {
+        if (await deps.statements.getClose(at)) {
+          days.push({ ...at, outcome: 'already-closed', overdue: false });
+          continue;
+        }
+        // Without expected sources only the SLA closes a day: until it passes there is nothing to read.
+        if (!overdue && settings.expectedSources.length === 0) {
+          days.push({ ...at, outcome: 'waiting', overdue: false });
+          continue;
+        }
+        const report = await closeDay(deps, at, { actor: SCHEDULED_CLOSE_ACTOR });
+        // closeDay answers a day closed before this run as closed too (its closedAt is older).
+        const outcome: DayCloseOutcome =
+          report.state !== 'closed'
+            ? 'waiting'
+            : Date.parse(report.closedAt!) >= now.getTime()
+              ? 'closed'
+              : 'already-closed';
+        days.push({ ...at, outcome, overdue: outcome === 'waiting' && overdue });
+      } catch (error) {
+        const message = (error as Error).message;
+        deps.log.error('day close failed', { ...at, error: message });
+        days.push({ ...at, outcome: 'failed', overdue, error: message });
+      }
+    }
+  }
+  const result = {
+    days,
+    closed: days.filter((d) => d.outcome === 'closed').length,
+    overdue: days.filter((d) => d.overdue).length,
+  };
+  if (result.closed || result.overdue)
+    deps.log.info('scheduled close', {
+      closed: result.closed,
+      overdue: result.overdue,
+      overdueDays: days.filter((d) => d.overdue).map((d) => `${d.provider}/${d.account}/${d.day}`),
+    });
+  return result;
+}
