@@ -6,11 +6,11 @@ import type {
   StoredStatementRow,
 } from '../../domain/statement';
 import { businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
-import type { TransactionRecord } from '../../domain/transaction';
+import type { AccountDayEntry } from '../ports';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { StatementActor } from '../../domain/statement';
-import { SETTLED_LOOKBACK_SECONDS, type StatementDeps, finalAt, statementSettings } from './statement-sink';
+import { type StatementDeps, statementSettings } from './statement-sink';
 import type { AccountDay } from './statement-store';
 
 /** Breaks a DailyClosed event carries at most (breakCount says how many in all; the endpoint lists all). */
@@ -21,26 +21,22 @@ const PAIRED: ReadonlySet<string> = new Set(['matched', 'settled']);
 const sum = (values: string[]) =>
   values.length ? decimalSum(...values.map((value) => ({ value, sign: 1 as const }))) : '0';
 
-/** The relay's transactions of an account whose verdict (or, open, whose creation) falls in [start, end). */
-async function transactionsOfDay(
+/**
+ * The relay's transactions of an account whose day time (dayTimeOf: the money moved by the row that opened
+ * it, its final verdict, or its creation while open) falls in [start, end): one or two index queries, bounded
+ * by the account and the day, whatever the table holds.
+ */
+function transactionsOfDay(
   deps: StatementDeps,
   at: AccountDay,
   span: { start: number; end: number },
-): Promise<TransactionRecord[]> {
-  const keys = await deps.store.listCreated(
-    new Date(span.start - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
+): Promise<AccountDayEntry[]> {
+  return deps.store.listAccountDay(
+    at.provider,
+    at.account,
+    new Date(span.start).toISOString(),
     new Date(span.end).toISOString(),
   );
-  const inside = (time: string | undefined) =>
-    time !== undefined && Date.parse(time) >= span.start && Date.parse(time) < span.end;
-  const found: TransactionRecord[] = [];
-  for (const key of keys) {
-    if (key.provider !== at.provider || key.account !== at.account) continue;
-    const tx = await deps.store.getTransaction(key);
-    if (tx && inside(tx.status === 'PENDING' || tx.status === 'AMBIGUOUS' ? tx.createdAt : finalAt(tx)))
-      found.push(tx);
-  }
-  return found;
 }
 
 /**
