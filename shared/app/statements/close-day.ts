@@ -5,7 +5,7 @@ import type {
   StatementSource,
   StoredStatementRow,
 } from '../../domain/statement';
-import { businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
+import { businessDayOf, businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
 import type { AccountDayEntry } from '../ports';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
@@ -181,6 +181,62 @@ export async function closeDay(
     by: options.actor.name,
   });
   return closed;
+}
+
+/** Business days a list reads at most (a month). */
+export const MAX_LISTED_DAYS = 31;
+
+/** One line of the days list: the day's state, match rate and how many breaks wait. */
+export interface DaySummary {
+  day: string;
+  state: DailyCloseReport['state'];
+  closedAt: string | null;
+  payments: number;
+  matched: number;
+  fees: number;
+  lateResolutions: number;
+  breaks: number;
+  matchRate: DailyCloseReport['matchRate'];
+}
+
+/**
+ * An account's business days from `from` to `to` (inclusive, newest first; default: the 7 days up to today
+ * in the provider's time zone), each as it adds up now (docs/statements.md#the-close). Each day reads its
+ * own rows and its own account-day index partition: the list costs days × one day.
+ */
+export async function listDays(
+  deps: StatementDeps,
+  input: { provider: string; account: string; from?: string; to?: string },
+): Promise<{ provider: string; account: string; timeZone: string; days: DaySummary[] }> {
+  const settings = statementSettings(deps.config, input.provider, input.account);
+  const to = input.to ?? businessDayOf(deps.clock.now().toISOString(), settings);
+  let from = input.from;
+  if (!from) {
+    from = to;
+    for (let n = 1; n < 7; n++) from = previousDay(from);
+  }
+  const days: string[] = [];
+  for (let day = to; day >= from && days.length < MAX_LISTED_DAYS; day = previousDay(day)) days.push(day);
+  const summaries: DaySummary[] = [];
+  for (const day of days) {
+    const report = await closeDay(
+      deps,
+      { provider: input.provider, account: input.account, day },
+      { actor: { kind: 'system', name: 'read' }, close: false },
+    );
+    summaries.push({
+      day,
+      state: report.state,
+      closedAt: report.closedAt,
+      payments: report.rows.payments,
+      matched: report.rows.matched,
+      fees: report.rows.fees.count,
+      lateResolutions: report.lateResolutions,
+      breaks: report.breaks.length,
+      matchRate: report.matchRate,
+    });
+  }
+  return { provider: input.provider, account: input.account, timeZone: settings.timeZone, days: summaries };
 }
 
 /** DailyClosed's data (schemas/events/DailyClosed.json). */
