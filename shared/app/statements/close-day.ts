@@ -7,6 +7,7 @@ import type {
 } from '../../domain/statement';
 import { businessDayOf, businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
 import type { AccountDayEntry } from '../ports';
+import type { StatementDayAnswer, StatementDaySummary, StatementDaysAnswer } from '../management-answers';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { StatementActor } from '../../domain/statement';
@@ -187,17 +188,11 @@ export async function closeDay(
 export const MAX_LISTED_DAYS = 31;
 
 /** One line of the days list: the day's state, match rate and how many breaks wait. */
-export interface DaySummary {
-  day: string;
-  state: DailyCloseReport['state'];
-  closedAt: string | null;
-  payments: number;
-  matched: number;
-  fees: number;
-  lateResolutions: number;
-  breaks: number;
-  matchRate: DailyCloseReport['matchRate'];
-}
+export type DaySummary = StatementDaySummary;
+
+// The console reads the day's report through this answer type: the report must keep fitting it.
+const _fitsTheAnswer = (report: DailyCloseReport): StatementDayAnswer => report;
+void _fitsTheAnswer;
 
 /**
  * An account's business days from `from` to `to` (inclusive, newest first; default: the 7 days up to today
@@ -207,7 +202,7 @@ export interface DaySummary {
 export async function listDays(
   deps: StatementDeps,
   input: { provider: string; account: string; from?: string; to?: string },
-): Promise<{ provider: string; account: string; timeZone: string; days: DaySummary[] }> {
+): Promise<StatementDaysAnswer> {
   const settings = statementSettings(deps.config, input.provider, input.account);
   const to = input.to ?? businessDayOf(deps.clock.now().toISOString(), settings);
   let from = input.from;
