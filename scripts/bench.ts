@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles|statements] [--rows N]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -26,6 +26,7 @@ import { type LocalRelay, startLocalRelay } from '../local/relay';
 import { outageBench } from './bench-outage';
 import { parseCli } from './cli';
 import { pollerBench } from './bench-poller';
+import { statementsBench } from './bench-statements';
 import { consolesBench, pendingTx as pending, percentile } from './bench-consoles';
 import { COUNTS_REFRESH_MS } from '../console/live';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
@@ -53,7 +54,8 @@ Options:
   --concurrency <n>   callbacks in flight at once (default 16)
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
-  --only <section>    poller | callbacks | consoles: only that section
+  --only <section>    poller | callbacks | consoles | statements: only that section
+  --rows <n>          statements: rows of the large file (default 1000000; a 100,000-row file beside it)
   --help              this text`;
 
 const { values } = parseCli(USAGE, {
@@ -67,6 +69,8 @@ const { values } = parseCli(USAGE, {
      * table; `consoles`: only the "Acks with consoles open" section.
      */
     only: { type: 'string' },
+    /** `--only statements`: rows of the large statement file (default 1,000,000). */
+    rows: { type: 'string', default: '1000000' },
   },
 });
 const N = Number(values.callbacks);
@@ -208,6 +212,10 @@ async function main() {
   }
   if (values.only === 'consoles') {
     await consolesSection(out);
+    return;
+  }
+  if (values.only === 'statements') {
+    await statementsBench(out, { rows: Number(values.rows) });
     return;
   }
   const dynamo = await startDynamoDbLocal();
