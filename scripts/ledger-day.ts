@@ -85,6 +85,10 @@ export function writeSection(file: string, result: DayRunResult, command: string
     `| Breaks | ${result.breaks.length} |`,
     `| Explained by an injected fault | ${result.breaks.length - result.unexplained} |`,
     `| Unexplained | ${result.unexplained} |`,
+    `| Verdicts balance (npm run ledger's own check) | ${result.verdictsBalanced ? 'yes' : 'no'} |`,
+    `| Breaks unexplained, by category | ${
+      [...new Set(result.breaks.filter((b) => !b.fault).map((b) => b.category))].join(', ') || 'none'
+    } |`,
     '',
     '| Injected fault | Injected | Breaks it explains |',
     '| --- | --- | --- |',
