@@ -49,13 +49,14 @@ const config = parseConfig({
 const DAY_MS = Date.parse('2026-11-21T00:00:00.000Z');
 
 /** Row n of the generated file: a successful payment of the bench account on 2026-11-21. */
-const line = (n: number, withExternalId = true) =>
-  `bench-${n},${withExternalId ? `ext-${n}` : ''},${new Date(DAY_MS + (n % 86_400) * 1000).toISOString()},${100 + (n % 900)}.00,SUCCESSFUL`;
+/** Row n of the generated file; `matching`: its Partner Transaction ID is transaction n's reference. */
+const line = (n: number, matching = false) =>
+  `bench-${n},${matching ? `ref-${n}` : `ext-${n}`},${new Date(DAY_MS + (n % 86_400) * 1000).toISOString()},${100 + (n % 900)}.00,SUCCESSFUL`;
 
-async function writeFile(path: string, rows: number, withExternalId = true): Promise<void> {
+async function writeFile(path: string, rows: number, matching = false): Promise<void> {
   const out = createWriteStream(path);
   out.write(`${HEADER}\n`);
-  for (let n = 0; n < rows; n++) if (!out.write(`${line(n, withExternalId)}\n`)) await once(out, 'drain');
+  for (let n = 0; n < rows; n++) if (!out.write(`${line(n, matching)}\n`)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
 }
@@ -151,7 +152,7 @@ async function unitsPerRow(rows: number): Promise<{ read: number; write: number;
     for (let n = 0; n < rows; n++) {
       const at = new Date(DAY_MS + (n % 86_400) * 1000).toISOString();
       const tx: TransactionRecord = {
-        key: { provider: 'momo', account: 'bench', reference: `bench-${n}` },
+        key: { provider: 'momo', account: 'bench', reference: `ref-${n}` },
         kind: 'requesttopay',
         status: 'SUCCEEDED',
         registered: true,
@@ -175,7 +176,7 @@ async function unitsPerRow(rows: number): Promise<{ read: number; write: number;
       await store.createTransaction(tx);
     }
     const path = join(dir, 'matched.csv');
-    await writeFile(path, rows, false);
+    await writeFile(path, rows, true);
     counting.on = true;
     const clock = { now: () => new Date('2026-11-22T12:00:00.000Z') };
     const answer = await importer({ config, store, statements, clock, log: quiet }, path);
