@@ -99,6 +99,8 @@ export type {
   QuarantinePage,
   QuarantineView,
   SearchAnswer,
+  StatementDayAnswer,
+  StatementDaysAnswer,
   TransactionPage,
   TransactionSummary,
 } from '../shared/app/management-answers';

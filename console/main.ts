@@ -11,6 +11,7 @@ import {
 import { errorBox, h, replace } from './dom';
 import { reportView } from './views/report';
 import { badgesView, healthView, quarantineView } from './views/operations';
+import { statementsView } from './views/statements';
 import { storyView } from './views/story';
 import { transactionsView } from './views/transactions';
 import { approvalsView, auditView } from './views/accountability';
@@ -22,6 +23,7 @@ const NAV: Array<[string, string]> = [
   ['#/health', 'Callback health'],
   ['#/quarantine', 'Quarantine'],
   ['#/badges', 'Badges'],
+  ['#/statements', 'Statements'],
   ['#/approvals', 'Approvals'],
   ['#/audit', 'Audit log'],
 ];
@@ -94,6 +96,7 @@ function route(): void {
   else if (parts[0] === 'health') leave = healthView(main);
   else if (parts[0] === 'quarantine') leave = quarantineView(main, params);
   else if (parts[0] === 'badges') leave = badgesView(main);
+  else if (parts[0] === 'statements') leave = statementsView(main, params);
   else if (parts[0] === 'approvals') leave = approvalsView(main);
   else if (parts[0] === 'audit') leave = auditView(main, params);
   else leave = transactionsView(main, params);

@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles|deliveries]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles|deliveries|statements] [--rows N] [--no-results]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -28,6 +28,7 @@ import { outageBench } from './bench-outage';
 import { currentRun, ResultsRecorder } from './bench-results';
 import { parseCli } from './cli';
 import { pollerBench } from './bench-poller';
+import { statementsBench } from './bench-statements';
 import { consolesBench, pendingTx as pending, percentile } from './bench-consoles';
 import { COUNTS_REFRESH_MS } from '../console/live';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
@@ -55,7 +56,8 @@ Options:
   --concurrency <n>   callbacks in flight at once (default 16)
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
-  --only <section>    poller | callbacks | consoles | deliveries: only that section
+  --only <section>    poller | callbacks | consoles | deliveries | statements: only that section
+  --rows <n>          statements: rows of the large file (default 1000000; a 100,000-row file beside it)
   --no-results        print only: do not write the numbers into docs/results.md
   --help              this text`;
 
@@ -72,6 +74,8 @@ const { values } = parseCli(USAGE, {
      */
     only: { type: 'string' },
     'no-results': { type: 'boolean', default: false },
+    /** `--only statements`: rows of the large statement file (default 1,000,000). */
+    rows: { type: 'string', default: '1000000' },
   },
 });
 const N = Number(values.callbacks);
@@ -234,6 +238,11 @@ async function measureAll(results: ResultsRecorder) {
   }
   if (values.only === 'deliveries') {
     await deliveriesSection(results);
+    return;
+  }
+  if (values.only === 'statements') {
+    results.section('statements');
+    await statementsBench(out, { rows: Number(values.rows) });
     return;
   }
   results.section('callbacks');

@@ -40,6 +40,7 @@ export const MANAGEMENT_ROUTES = [
   { method: 'GET', path: '/v1/badges', operator: true },
   // The provider's own records (docs/statements.md): an operator uploads, reads and closes days.
   { method: 'POST', path: '/v1/statements/{provider}/{account}/import', operator: true },
+  { method: 'GET', path: '/v1/statements/{provider}/{account}/days', operator: true },
   { method: 'GET', path: '/v1/statements/{provider}/{account}/days/{day}', operator: true },
   { method: 'POST', path: '/v1/statements/{provider}/{account}/days/{day}/close', operator: true },
   // Who am I, the four-eyes approvals and the audit log (docs/roles-and-audit.md); IAM callers are admins.

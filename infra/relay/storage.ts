@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
+import { ACCOUNT_DAY_INDEX, DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
 
 /**
  * DynamoDB actions the HTTP functions need: exactly the commands
@@ -77,6 +77,14 @@ export function createTable(
       projectionType: dynamodb.ProjectionType.KEYS_ONLY,
     });
   }
+  // A daily close reads what it adds up from the index itself (table.ts ACCOUNT_DAY_INDEX).
+  table.addGlobalSecondaryIndex({
+    indexName: ACCOUNT_DAY_INDEX.name,
+    partitionKey: { name: ACCOUNT_DAY_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+    sortKey: { name: ACCOUNT_DAY_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+    projectionType: dynamodb.ProjectionType.INCLUDE,
+    nonKeyAttributes: [...ACCOUNT_DAY_INDEX.projected],
+  });
   return table;
 }
 
@@ -105,14 +113,18 @@ export function grantTableAccess(
       new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [table.tableArn] }),
     );
   }
-  // The reconciliation report lists transactions by creation day.
+  // The reconciliation report lists transactions by creation day; the daily close reads its account's day.
   fns.reporter.addToRolePolicy(
-    new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn(DAY_INDEX)] }),
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [indexArn(DAY_INDEX), indexArn(ACCOUNT_DAY_INDEX)],
+    }),
   );
   fns.poller.addToRolePolicy(
     new iam.PolicyStatement({
       actions: [...POLLER_TABLE_ACTIONS],
-      resources: [table.tableArn, indexArn(DUE_INDEX), indexArn(DAY_INDEX)],
+      // The balance cycle adds up an account's finals between snapshots from the account-day index.
+      resources: [table.tableArn, indexArn(DUE_INDEX), indexArn(DAY_INDEX), indexArn(ACCOUNT_DAY_INDEX)],
     }),
   );
   if (!encryptionKey) return;

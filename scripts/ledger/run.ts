@@ -44,6 +44,8 @@ export interface LedgerRunOptions extends PlanOptions {
   lingerMs: number;
   /** Self-starting mode: an existing DynamoDB Local. */
   dynamoEndpoint?: string;
+  /** A stack started by the caller (`npm run ledger:day`), used as is and left running. */
+  stack?: Stack;
   /** Progress, for people (a line every few seconds). */
   onProgress?(line: string): void;
   /** Notes before the ledger (what was started, where). */
@@ -88,7 +90,9 @@ export async function runLedger(options: LedgerRunOptions): Promise<LedgerRunRes
   let relayUrl: string;
   let simulatorUrl: string;
   let eventsFile: string;
-  if (options.relayUrl) {
+  if (options.stack) {
+    ({ config, relayUrl, simUrl: simulatorUrl, eventsFile } = options.stack);
+  } else if (options.relayUrl) {
     if (!options.simUrl) throw new ScenarioError('--relay needs --sim (where the relay is wired to)');
     config = await loadConfig(
       options.configPath ? { ...process.env, RELAY_CONFIG: options.configPath } : process.env,

@@ -29,6 +29,9 @@ export interface Stack {
   simUrl: string;
   config: RelayConfig;
   eventsFile: string;
+  /** Where the relay's table is (the day's close reads the statements from it). */
+  dynamoEndpoint: string;
+  tableName: string;
   relay: LocalRelay;
   simulator: Simulator;
   /** What the relay logged at warn/error level (counted; the first few kept). */
@@ -87,11 +90,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dynamo = options.dynamoEndpoint ? undefined : await startDynamoDbLocal({});
   let relay: LocalRelay | undefined;
   let simulator: Simulator | undefined;
+  const dynamoEndpoint = options.dynamoEndpoint ?? dynamo!.endpoint;
+  const tableName = options.dynamoEndpoint ? `relay-ledger-${port}` : 'relay-local';
   try {
     relay = await startLocalRelay({
       config,
-      dynamoEndpoint: options.dynamoEndpoint ?? dynamo!.endpoint,
-      tableName: options.dynamoEndpoint ? `relay-ledger-${port}` : 'relay-local',
+      dynamoEndpoint,
+      tableName,
       port,
       log,
     });
@@ -117,6 +122,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     simUrl: s.url,
     config,
     eventsFile,
+    dynamoEndpoint,
+    tableName,
     relay: r,
     simulator: s,
     logged,

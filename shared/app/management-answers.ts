@@ -250,3 +250,55 @@ export interface ApprovalView {
 export interface ApprovalsAnswer {
   approvals: ApprovalView[];
 }
+
+/** One business day in GET /v1/statements/{provider}/{account}/days (docs/statements.md#the-close). */
+export interface StatementDaySummary {
+  day: string;
+  state: 'open' | 'closed';
+  closedAt: string | null;
+  payments: number;
+  matched: number;
+  fees: number;
+  lateResolutions: number;
+  breaks: number;
+  matchRate: { matched: number; toMatch: number; rate: number | null };
+}
+
+/** GET /v1/statements/{provider}/{account}/days: an account's business days, newest first. */
+export interface StatementDaysAnswer {
+  provider: string;
+  account: string;
+  timeZone: string;
+  days: StatementDaySummary[];
+}
+
+/**
+ * GET /v1/statements/{provider}/{account}/days/{day}: what the console reads of the day's report (the
+ * server's DailyCloseReport; close-day.ts checks at compile time that it fits this shape).
+ */
+export interface StatementDayAnswer {
+  provider: string;
+  account: string;
+  day: string;
+  state: 'open' | 'closed';
+  closedAt: string | null;
+  closedBecause: string | null;
+  sources: string[];
+  verdicts: Record<string, { count: number; amount: string }>;
+  rows: { payments: number; matched: number; fees: { count: number; amount: string } };
+  lateResolutions: number;
+  matchRate: { matched: number; toMatch: number; rate: number | null };
+  breaks: {
+    id: string;
+    category: string;
+    ageSeconds: number;
+    providerId?: string;
+    reference?: string;
+    amount?: string;
+    expected?: string;
+    actual?: string;
+    detail: string;
+    origin?: { ref: string; row?: number };
+    resolution?: string;
+  }[];
+}

@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '../domain/event-envelope';
 import type { ActorRef } from '../domain/actor';
-import type { TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { Money, TransactionKey, TransactionRecord } from '../domain/transaction';
+import type { TransactionStatus } from '../domain/status';
 import type { DecisionFacts } from '../providers/types';
 import type { Badge, InvalidBadgeDate, RefusedBadge } from '../domain/badges';
 import type { BadgeShopConfig } from '../config/schema';
@@ -175,6 +176,22 @@ export interface TimelineStore {
   listCreated(from: string, to: string): Promise<TransactionKey[]>;
 }
 
+/** A transaction as the account-day index holds it: enough for a daily close, no item read. */
+export interface AccountDayEntry {
+  key: TransactionKey;
+  /** Its day time (domain/statement-match.ts dayTimeOf). */
+  at: string;
+  status: TransactionStatus;
+  amount: Money | undefined;
+  providerTransactionId: string | undefined;
+}
+
+/** Transactions of one account by their day time (docs/table-design.md#statements): what a close reads. */
+export interface AccountDayStore {
+  /** The account's transactions whose day time is in [from, to), in time order. */
+  listAccountDay(provider: string, account: string, from: string, to: string): Promise<AccountDayEntry[]>;
+}
+
 /**
  * Transactions stored before reconciliation existed (no `reconcile` state, so never in the due index): the
  * one-time `npm run reschedule` finds them (a scan of the table; docs/reconciliation.md#callback-health).
@@ -312,6 +329,7 @@ export type RelayStore = TransactionStore &
   ProviderRecordStore &
   DueWorkStore &
   TimelineStore &
+  AccountDayStore &
   ConsoleStore &
   OperationsStore;
 

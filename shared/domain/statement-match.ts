@@ -1,7 +1,7 @@
 import { decimalSum, toDecimalString } from '../util/money';
 import { dayOf, wallTimeAt, nextDay, startOfDay } from '../util/time-zone';
 import { deterministicUuid } from '../util/ids';
-import type { TransactionStatus } from './status';
+import { isFinal, type TransactionStatus } from './status';
 import type { BreakCategory, StatementBreak, StatementRow } from './statement';
 
 /**
@@ -199,4 +199,35 @@ export function matchRate(
 } {
   const toMatch = matched + loneRows + loneSuccesses;
   return { matched, toMatch, rate: toMatch === 0 ? null : Math.round((matched / toMatch) * 10_000) / 10_000 };
+}
+
+/**
+ * The attribute a transaction opened by a provider's record carries: when the money moved by that record
+ * (UTC ISO). Its business day is that moment's, not the day the row was imported.
+ */
+export const MOVED_AT_ATTRIBUTE = 'movedAt';
+
+/** When a transaction reached its current final status (undefined while open). */
+export function finalAt(tx: {
+  status: TransactionStatus;
+  transitions: readonly { to: string; at: string }[];
+}): string | undefined {
+  if (!isFinal(tx.status)) return undefined;
+  return [...tx.transitions].reverse().find((t) => t.to === tx.status)?.at;
+}
+
+/**
+ * The moment that puts a transaction in a business day (docs/statements.md#the-close): when the money moved
+ * by the provider's record that opened it; else when it reached its final verdict; else (open) its creation.
+ * The store indexes transactions by this moment per account, so a day's close reads its own day only.
+ */
+export function dayTimeOf(tx: {
+  status: TransactionStatus;
+  createdAt: string;
+  attributes?: Record<string, string> | undefined;
+  transitions: readonly { to: string; at: string }[];
+}): string {
+  const moved = tx.attributes?.[MOVED_AT_ATTRIBUTE];
+  if (moved && !Number.isNaN(Date.parse(moved))) return new Date(moved).toISOString();
+  return finalAt(tx) ?? tx.createdAt;
 }

@@ -1,4 +1,4 @@
-import { closeCsv, closeDay } from '../app/statements/close-day';
+import { closeCsv, closeDay, listDays } from '../app/statements/close-day';
 import { importStatement } from '../app/statements/import-statement';
 import type { RelayServices } from '../app/services';
 import {
@@ -31,6 +31,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  * The statement routes (docs/management-api.md#statements), operator-authenticated like every management
  * route (`signIn` runs first: operator to import or close, viewer to read):
  *   POST /v1/statements/{provider}/{account}/import?file=&template=&dryRun=true   body: the CSV text
+ *   GET  /v1/statements/{provider}/{account}/days[?from=&to=]                        the days, newest first
  *   GET  /v1/statements/{provider}/{account}/days/{day}[?format=csv]                  the day as it adds up
  *   POST /v1/statements/{provider}/{account}/days/{day}/close                          closes it when due
  * Undefined when the path is not one of them.
@@ -44,17 +45,24 @@ export async function statementRoute(
   if (segments[0] !== 'v1' || segments[1] !== 'statements') return undefined;
   const [provider, account, what, day, action] = segments.slice(2).map((s) => decodeURIComponent(s));
   const importing = segments.length === 5 && what === 'import';
+  const listing = segments.length === 5 && what === 'days';
   const reading = segments.length === 6 && what === 'days';
   const closing = segments.length === 7 && what === 'days' && action === 'close';
-  if (!importing && !reading && !closing)
+  if (!importing && !listing && !reading && !closing)
     throw new RouteNotFoundError(
-      'No such statement route; use POST /v1/statements/{provider}/{account}/import, GET …/days/{day} or POST …/days/{day}/close',
+      'No such statement route; use POST /v1/statements/{provider}/{account}/import, GET …/days, GET …/days/{day} or POST …/days/{day}/close',
     );
-  const method = reading ? 'GET' : 'POST';
+  const method = reading || listing ? 'GET' : 'POST';
   if (request.method !== method) throw new MethodNotAllowedError([method], request.method.slice(0, 16));
   const actor = signIn(
-    reading ? 'viewer' : 'operator',
-    reading ? 'Reading a statement day' : closing ? 'Closing a statement day' : 'Importing a statement',
+    reading || listing ? 'viewer' : 'operator',
+    listing
+      ? 'Listing statement days'
+      : reading
+        ? 'Reading a statement day'
+        : closing
+          ? 'Closing a statement day'
+          : 'Importing a statement',
   );
   if (!services.config.accounts.has(accountKey(provider!, account!)))
     throw new UnknownAccountError(
@@ -86,6 +94,20 @@ export async function statementRoute(
       open: () => [text],
     });
     return json(200, answer);
+  }
+  if (listing) {
+    for (const bound of [request.query.from, request.query.to])
+      if (bound !== undefined && !DAY.test(bound))
+        throw new SchemaValidationError('from and to must be YYYY-MM-DD');
+    return json(
+      200,
+      await listDays(deps, {
+        provider: provider!,
+        account: account!,
+        ...(request.query.from ? { from: request.query.from } : {}),
+        ...(request.query.to ? { to: request.query.to } : {}),
+      }),
+    );
   }
   if (!DAY.test(day ?? '')) throw new SchemaValidationError('The day must be YYYY-MM-DD');
   const at = { provider: provider!, account: account!, day: day! };

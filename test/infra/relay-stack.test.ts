@@ -131,6 +131,17 @@ describe('relay stack: storage', () => {
         ],
         Projection: { ProjectionType: 'KEYS_ONLY' },
       },
+      {
+        IndexName: 'byAccountDay',
+        KeySchema: [
+          { AttributeName: 'accountDay', KeyType: 'HASH' },
+          { AttributeName: 'dayAt', KeyType: 'RANGE' },
+        ],
+        Projection: {
+          ProjectionType: 'INCLUDE',
+          NonKeyAttributes: ['status', 'amount', 'providerTransactionId'],
+        },
+      },
     ]);
     // The construct and the local table setup read the same names.
     expect([DUE_INDEX.name, DUE_INDEX.partitionKey, DUE_INDEX.sortKey]).toEqual(['due', 'dueShard', 'dueAt']);
@@ -139,9 +150,9 @@ describe('relay stack: storage', () => {
       'dayShard',
       'createdAt',
     ]);
-    for (const name of ['dueShard', 'dueAt', 'dayShard', 'createdAt'])
+    for (const name of ['dueShard', 'dueAt', 'dayShard', 'createdAt', 'accountDay', 'dayAt'])
       expect(table.AttributeDefinitions).toContainEqual({ AttributeName: name, AttributeType: 'S' });
-    expect(table.AttributeDefinitions).toHaveLength(6);
+    expect(table.AttributeDefinitions).toHaveLength(8);
   });
 });
 
@@ -587,9 +598,9 @@ describe('relay stack: least privilege', () => {
       expect(onTable[0]!.Resource).toEqual(tableArn);
       const onIndexes = table.filter((s) => s !== onTable[0]);
       if (serviceName === 'relay-management') {
-        // The reconciliation report: Query on byDay, nothing else on any index.
+        // The reconciliation report (byDay) and the daily close (byAccountDay): Query, nothing else.
         expect(onIndexes.map((s) => [actionsOf(s), s.Resource])).toEqual([
-          [['dynamodb:Query'], indexArn('byDay')],
+          [['dynamodb:Query'], [indexArn('byDay'), indexArn('byAccountDay')]],
         ]);
       } else {
         expect(onIndexes, serviceName).toEqual([]);
@@ -616,7 +627,12 @@ describe('relay stack: least privilege', () => {
         'dynamodb:DescribeTable',
       ]),
     );
-    expect(table[0]!.Resource).toEqual([tableArn, indexArn('due'), indexArn('byDay')]);
+    expect(table[0]!.Resource).toEqual([
+      tableArn,
+      indexArn('due'),
+      indexArn('byDay'),
+      indexArn('byAccountDay'),
+    ]);
     const actions = statements.flatMap(actionsOf);
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);

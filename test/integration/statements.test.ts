@@ -131,4 +131,56 @@ describe('statements in DynamoDB Local', () => {
     expect((await published()).filter((t) => t === 'DailyClosed')).toHaveLength(1);
     expect(await deps.statements.listCloses('daraja', 'ke', 5)).toHaveLength(1);
   });
+
+  it("the close reads its account's business day from the account-day index, the opened row on the day it moved", async () => {
+    // Prepare: a payment of the 25th (Nairobi) imported on the 27th; another account's transaction that day.
+    now = '2026-11-27T09:00:00.000Z';
+    await importText(
+      [HEADER, line('SKI0000030').replace('2026-11-21 10:00:00', '2026-11-25 23:30:00')].join('\n'),
+    );
+    await table.store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'other', reference: 'SKI0000031' },
+        kind: 'c2b',
+        status: 'SUCCEEDED',
+        amount: { value: '99', currency: 'KES' },
+        createdAt: '2026-11-25T10:00:00.000Z',
+        transitions: [
+          {
+            from: 'PENDING',
+            to: 'SUCCEEDED',
+            at: '2026-11-25T10:00:01.000Z',
+            origin: 'poll',
+            receiptId: undefined,
+          },
+        ],
+      }),
+    );
+    // Act
+    const entries = await table.store.listAccountDay(
+      'daraja',
+      'ke',
+      '2026-11-24T21:00:00.000Z',
+      '2026-11-25T21:00:00.000Z',
+    );
+    const day = await closeDay(
+      deps,
+      { provider: 'daraja', account: 'ke', day: '2026-11-25' },
+      {
+        actor: OPERATOR,
+        close: false,
+      },
+    );
+    // Assess
+    expect(entries).toEqual([
+      {
+        key: { provider: 'daraja', account: 'ke', reference: 'SKI0000030' },
+        at: '2026-11-25T20:30:00.000Z',
+        status: 'SUCCEEDED',
+        amount: { value: '1500', currency: 'KES' },
+        providerTransactionId: 'SKI0000030',
+      },
+    ]);
+    expect(day.verdicts).toEqual({ SUCCEEDED: { count: 1, amount: '1500' } });
+  });
 });

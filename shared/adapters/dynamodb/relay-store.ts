@@ -11,6 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type {
+  AccountDayEntry,
   ApprovalRequest,
   AuditEntry,
   CreatedEntry,
@@ -33,10 +34,13 @@ import type {
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
 import { dueAtOf } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
+import { dayTimeOf } from '../../domain/statement-match';
 import { compactOutbox, expandOutbox, type StoredOutboxEntry } from '../../domain/outbox';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
 import {
+  ACCOUNT_DAY_INDEX,
+  accountDayPartition,
   APPROVAL_PK,
   AUDIT_PK_PREFIX,
   DAY_INDEX,
@@ -113,6 +117,8 @@ export function toRecord(item: Record<string, unknown>): TransactionRecord {
     [DUE_INDEX.partitionKey]: _shard,
     [DUE_INDEX.sortKey]: _due,
     [DAY_INDEX.partitionKey]: _day,
+    [ACCOUNT_DAY_INDEX.partitionKey]: _accountDay,
+    [ACCOUNT_DAY_INDEX.sortKey]: _dayAt,
     provider,
     account,
     reference,
@@ -165,9 +171,13 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     const shard = shardOf(pk, this.shards);
     // Sparse: only a transaction with a next check is in the due index (dueAtOf says which).
     const dueAt = dueAtOf(tx);
+    const dayAt = dayTimeOf(tx);
     const item: Record<string, unknown> = {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
+      // Moves once, when the verdict is reached (its day is then the verdict's): a close reads its day only.
+      [ACCOUNT_DAY_INDEX.partitionKey]: accountDayPartition(key.provider, key.account, dayAt),
+      [ACCOUNT_DAY_INDEX.sortKey]: dayAt,
       pk,
       sk: TX_SK,
       itemType: 'transaction',
@@ -787,6 +797,56 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       ExpressionAttributeNames: { '#day': DAY_INDEX.partitionKey, '#created': DAY_INDEX.sortKey },
       ExpressionAttributeValues: { ':day': `${day}#${shard}`, ':from': from, ':to': to },
     };
+  }
+
+  async listAccountDay(
+    provider: string,
+    account: string,
+    from: string,
+    to: string,
+  ): Promise<AccountDayEntry[]> {
+    const entries: AccountDayEntry[] = [];
+    // A business day spans at most two UTC days (one or two partitions), each read by key range.
+    for (const day of daysBetween(from, to)) {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await guard('listAccountDay', () =>
+          this.doc.send(
+            new QueryCommand({
+              TableName: this.options.tableName,
+              IndexName: ACCOUNT_DAY_INDEX.name,
+              // One condition per sort key: BETWEEN is inclusive, the end is left out below.
+              KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
+              ExpressionAttributeNames: {
+                '#part': ACCOUNT_DAY_INDEX.partitionKey,
+                '#at': ACCOUNT_DAY_INDEX.sortKey,
+              },
+              ExpressionAttributeValues: {
+                ':part': accountDayPartition(provider, account, day),
+                ':from': from,
+                ':to': to,
+              },
+              ExclusiveStartKey: cursor,
+              ReturnConsumedCapacity: this.capacity,
+            }),
+          ),
+        );
+        this.report('listAccountDay', page.ConsumedCapacity);
+        for (const item of page.Items ?? []) {
+          const key = keyOfPk(String(item.pk));
+          if (!key || String(item[ACCOUNT_DAY_INDEX.sortKey]) >= to) continue;
+          entries.push({
+            key,
+            at: String(item[ACCOUNT_DAY_INDEX.sortKey]),
+            status: item.status as AccountDayEntry['status'],
+            amount: item.amount as AccountDayEntry['amount'],
+            providerTransactionId: item.providerTransactionId as string | undefined,
+          });
+        }
+        cursor = page.LastEvaluatedKey;
+      } while (cursor);
+    }
+    return entries;
   }
 
   async listCreatedPage(

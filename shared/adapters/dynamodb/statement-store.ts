@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
 import type {
@@ -23,6 +23,8 @@ export interface StatementStoreOptions {
   tableName: string;
   /** Kept as long as transactions (retention.transactionDays). */
   retentionDays: number;
+  /** Bench hook (npm run bench -- --only statements): capacity consumed by every operation. */
+  onConsumedCapacity?: (operation: string, capacity: ConsumedCapacity | undefined) => void;
 }
 
 const dayPk = (at: AccountDay) => `${STATEMENT_DAY_PK_PREFIX}${at.provider}#${at.account}#${at.day}`;
@@ -47,21 +49,27 @@ export class DynamoStatementStore implements StatementStore {
     private readonly options: StatementStoreOptions,
   ) {}
 
+  private get capacity() {
+    return this.options.onConsumedCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {};
+  }
+
   private expiresAt(): number {
     return Math.floor(Date.now() / 1000) + this.options.retentionDays * 86_400;
   }
 
   private async putIfAbsent(operation: string, item: Record<string, unknown>): Promise<boolean> {
     try {
-      await guard(operation, () =>
+      const result = await guard(operation, () =>
         this.doc.send(
           new PutCommand({
             TableName: this.options.tableName,
             Item: { ...item, expiresAt: this.expiresAt() },
             ConditionExpression: 'attribute_not_exists(pk)',
+            ...this.capacity,
           }),
         ),
       );
+      this.options.onConsumedCapacity?.(operation, result.ConsumedCapacity);
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
@@ -71,8 +79,9 @@ export class DynamoStatementStore implements StatementStore {
 
   private async get<T>(operation: string, pk: string, sk: string): Promise<T | undefined> {
     const result = await guard(operation, () =>
-      this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: { pk, sk } })),
+      this.doc.send(new GetCommand({ TableName: this.options.tableName, Key: { pk, sk }, ...this.capacity })),
     );
+    this.options.onConsumedCapacity?.(operation, result.ConsumedCapacity);
     return result.Item ? strip<T>(result.Item) : undefined;
   }
 
@@ -102,9 +111,11 @@ export class DynamoStatementStore implements StatementStore {
             ScanIndexForward: !page.newestFirst,
             ...(page.limit ? { Limit: page.limit } : {}),
             ExclusiveStartKey: cursor,
+            ...this.capacity,
           }),
         ),
       );
+      this.options.onConsumedCapacity?.(operation, result.ConsumedCapacity);
       items.push(...(result.Items ?? []));
       cursor = result.LastEvaluatedKey;
       if (page.limit && items.length >= page.limit) break;

@@ -21,6 +21,22 @@ export const DUE_INDEX = { name: 'due', partitionKey: 'dueShard', sortKey: 'dueA
 /** Every transaction by creation day (sharded), for the reconciliation report; keys only, written once. */
 export const DAY_INDEX = { name: 'byDay', partitionKey: 'dayShard', sortKey: 'createdAt' } as const;
 
+/**
+ * Every transaction by account and day time (domain/statement-match.ts dayTimeOf: when the money moved by
+ * the record that opened it, its final verdict, or its creation while open): a daily close queries its
+ * account's one or two UTC days, and reads what it adds up from the index itself (no item reads).
+ */
+export const ACCOUNT_DAY_INDEX = {
+  name: 'byAccountDay',
+  partitionKey: 'accountDay',
+  sortKey: 'dayAt',
+  projected: ['status', 'amount', 'providerTransactionId'],
+} as const;
+
+/** The account-day index's partition: `<provider>#<account>#<UTC yyyy-mm-dd of the day time>`. */
+export const accountDayPartition = (provider: string, account: string, at: string) =>
+  `${provider}#${account}#${at.slice(0, 10)}`;
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keysOnlyIndex = (index: typeof DUE_INDEX | typeof DAY_INDEX) => ({
     IndexName: index.name,
@@ -40,8 +56,24 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: DUE_INDEX.sortKey, AttributeType: 'S' },
       { AttributeName: DAY_INDEX.partitionKey, AttributeType: 'S' },
       { AttributeName: DAY_INDEX.sortKey, AttributeType: 'S' },
+      { AttributeName: ACCOUNT_DAY_INDEX.partitionKey, AttributeType: 'S' },
+      { AttributeName: ACCOUNT_DAY_INDEX.sortKey, AttributeType: 'S' },
     ],
-    GlobalSecondaryIndexes: [keysOnlyIndex(DUE_INDEX), keysOnlyIndex(DAY_INDEX)],
+    GlobalSecondaryIndexes: [
+      keysOnlyIndex(DUE_INDEX),
+      keysOnlyIndex(DAY_INDEX),
+      {
+        IndexName: ACCOUNT_DAY_INDEX.name,
+        KeySchema: [
+          { AttributeName: ACCOUNT_DAY_INDEX.partitionKey, KeyType: 'HASH' as const },
+          { AttributeName: ACCOUNT_DAY_INDEX.sortKey, KeyType: 'RANGE' as const },
+        ],
+        Projection: {
+          ProjectionType: 'INCLUDE' as const,
+          NonKeyAttributes: [...ACCOUNT_DAY_INDEX.projected],
+        },
+      },
+    ],
     KeySchema: [
       { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },

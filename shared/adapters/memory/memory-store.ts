@@ -1,4 +1,5 @@
 import type {
+  AccountDayEntry,
   ApprovalRequest,
   AuditEntry,
   CreatedEntry,
@@ -21,6 +22,7 @@ import type {
 import { StorageUnavailableError } from '../../domain/errors';
 import type { EventEnvelope } from '../../domain/event-envelope';
 import { dueAtOf } from '../../domain/reconcile-schedule';
+import { dayTimeOf } from '../../domain/statement-match';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 
 const keyOf = (k: TransactionKey) => `${k.provider}#${k.account}#${k.reference}`;
@@ -249,6 +251,26 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
     return [...this.transactions.values()]
       .filter((tx) => tx.createdAt >= from && tx.createdAt <= to)
       .map((tx) => copy(tx.key));
+  }
+
+  async listAccountDay(
+    provider: string,
+    account: string,
+    from: string,
+    to: string,
+  ): Promise<AccountDayEntry[]> {
+    await this.gate();
+    return [...this.transactions.values()]
+      .filter((tx) => tx.key.provider === provider && tx.key.account === account)
+      .map((tx) => ({
+        key: copy(tx.key),
+        at: dayTimeOf(tx),
+        status: tx.status,
+        amount: tx.amount ? { ...tx.amount } : undefined,
+        providerTransactionId: tx.providerTransactionId,
+      }))
+      .filter((e) => e.at >= from && e.at < to)
+      .sort((a, b) => a.at.localeCompare(b.at));
   }
 
   async scanUnscheduled(): Promise<{ keys: TransactionKey[]; cursor?: string }> {

@@ -5,12 +5,13 @@ import type {
   StatementSource,
   StoredStatementRow,
 } from '../../domain/statement';
-import { businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
-import type { TransactionRecord } from '../../domain/transaction';
+import { businessDayOf, businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
+import type { AccountDayEntry } from '../ports';
+import type { StatementDayAnswer, StatementDaySummary, StatementDaysAnswer } from '../management-answers';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { StatementActor } from '../../domain/statement';
-import { SETTLED_LOOKBACK_SECONDS, type StatementDeps, finalAt, statementSettings } from './statement-sink';
+import { type StatementDeps, statementSettings } from './statement-sink';
 import type { AccountDay } from './statement-store';
 
 /** Breaks a DailyClosed event carries at most (breakCount says how many in all; the endpoint lists all). */
@@ -21,26 +22,22 @@ const PAIRED: ReadonlySet<string> = new Set(['matched', 'settled']);
 const sum = (values: string[]) =>
   values.length ? decimalSum(...values.map((value) => ({ value, sign: 1 as const }))) : '0';
 
-/** The relay's transactions of an account whose verdict (or, open, whose creation) falls in [start, end). */
-async function transactionsOfDay(
+/**
+ * The relay's transactions of an account whose day time (dayTimeOf: the money moved by the row that opened
+ * it, its final verdict, or its creation while open) falls in [start, end): one or two index queries, bounded
+ * by the account and the day, whatever the table holds.
+ */
+function transactionsOfDay(
   deps: StatementDeps,
   at: AccountDay,
   span: { start: number; end: number },
-): Promise<TransactionRecord[]> {
-  const keys = await deps.store.listCreated(
-    new Date(span.start - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
+): Promise<AccountDayEntry[]> {
+  return deps.store.listAccountDay(
+    at.provider,
+    at.account,
+    new Date(span.start).toISOString(),
     new Date(span.end).toISOString(),
   );
-  const inside = (time: string | undefined) =>
-    time !== undefined && Date.parse(time) >= span.start && Date.parse(time) < span.end;
-  const found: TransactionRecord[] = [];
-  for (const key of keys) {
-    if (key.provider !== at.provider || key.account !== at.account) continue;
-    const tx = await deps.store.getTransaction(key);
-    if (tx && inside(tx.status === 'PENDING' || tx.status === 'AMBIGUOUS' ? tx.createdAt : finalAt(tx)))
-      found.push(tx);
-  }
-  return found;
 }
 
 /**
@@ -185,6 +182,56 @@ export async function closeDay(
     by: options.actor.name,
   });
   return closed;
+}
+
+/** Business days a list reads at most (a month). */
+export const MAX_LISTED_DAYS = 31;
+
+/** One line of the days list: the day's state, match rate and how many breaks wait. */
+export type DaySummary = StatementDaySummary;
+
+// The console reads the day's report through this answer type: the report must keep fitting it.
+const _fitsTheAnswer = (report: DailyCloseReport): StatementDayAnswer => report;
+void _fitsTheAnswer;
+
+/**
+ * An account's business days from `from` to `to` (inclusive, newest first; default: the 7 days up to today
+ * in the provider's time zone), each as it adds up now (docs/statements.md#the-close). Each day reads its
+ * own rows and its own account-day index partition: the list costs days × one day.
+ */
+export async function listDays(
+  deps: StatementDeps,
+  input: { provider: string; account: string; from?: string; to?: string },
+): Promise<StatementDaysAnswer> {
+  const settings = statementSettings(deps.config, input.provider, input.account);
+  const to = input.to ?? businessDayOf(deps.clock.now().toISOString(), settings);
+  let from = input.from;
+  if (!from) {
+    from = to;
+    for (let n = 1; n < 7; n++) from = previousDay(from);
+  }
+  const days: string[] = [];
+  for (let day = to; day >= from && days.length < MAX_LISTED_DAYS; day = previousDay(day)) days.push(day);
+  const summaries: DaySummary[] = [];
+  for (const day of days) {
+    const report = await closeDay(
+      deps,
+      { provider: input.provider, account: input.account, day },
+      { actor: { kind: 'system', name: 'read' }, close: false },
+    );
+    summaries.push({
+      day,
+      state: report.state,
+      closedAt: report.closedAt,
+      payments: report.rows.payments,
+      matched: report.rows.matched,
+      fees: report.rows.fees.count,
+      lateResolutions: report.lateResolutions,
+      breaks: report.breaks.length,
+      matchRate: report.matchRate,
+    });
+  }
+  return { provider: input.provider, account: input.account, timeZone: settings.timeZone, days: summaries };
 }
 
 /** DailyClosed's data (schemas/events/DailyClosed.json). */

@@ -16,6 +16,8 @@ import {
   bringsMoneyIn,
   compareAmounts,
   defaultStatementSettings,
+  finalAt,
+  MOVED_AT_ATTRIBUTE,
   matchKeys,
   newBreak,
   rowAmount,
@@ -265,9 +267,8 @@ export class StatementLedger implements StatementSink {
         await ingestReport(
           this.ingestDeps,
           this.report(row, undefined, settings.opensKind!, claim, amount, row.providerId, options.actor),
-          {
-            born: {},
-          },
+          // Its business day is the row's (when the money moved), not the day the row was imported.
+          { born: { attributes: { [MOVED_AT_ATTRIBUTE]: row.time } } },
         );
       result.opened++;
       return { effect: 'opened', reference: row.providerId };
@@ -436,11 +437,6 @@ export async function findTransaction(
 
 /** Days the relay looks back for transactions that settled in an interval (their reconciliation window). */
 export const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
-
-/** When a transaction reached its current final status. */
-export function finalAt(tx: TransactionRecord): string | undefined {
-  return [...tx.transitions].reverse().find((t) => t.to === tx.status)?.at;
-}
 
 /**
  * A balance snapshot: stored once; against the one before it, the balance's move is compared with the

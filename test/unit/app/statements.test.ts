@@ -532,6 +532,63 @@ describe('the daily close', () => {
     expect(closeCsv(closed)).toContain('missing-at-provider');
   });
 
+  it('counts a transaction a row opened on the business day the money moved, not the day it was imported', async () => {
+    // Prepare: the payment moved at 23:30 Nairobi on the 20th; the pull brings it two days later.
+    const t = setup('2026-11-22T10:00:00.000Z');
+    const ledger = new StatementLedger(t.deps);
+    await ledger.ingestRows([row({ providerId: 'SKP0000009', time: '2026-11-20T20:30:00.000Z' })], SYSTEM);
+    // Act
+    const moved = await closeDay(
+      t.deps,
+      { provider: 'daraja', account: 'ke', day: '2026-11-20' },
+      { actor: OPERATOR, close: false },
+    );
+    const imported = await closeDay(
+      t.deps,
+      { provider: 'daraja', account: 'ke', day: '2026-11-22' },
+      { actor: OPERATOR, close: false },
+    );
+    // Assess
+    expect(moved.verdicts).toEqual({ SUCCEEDED: { count: 1, amount: '1500' } });
+    expect(moved.breaks.map((b) => [b.category, b.resolution])).toEqual([['missing-in-relay', 'opened']]);
+    expect(imported.verdicts).toEqual({});
+  });
+
+  it("reads only its own account's day: no transaction of another day or account is listed or read", async () => {
+    // Prepare: the day before, and another account the same day, hold transactions the close must not touch.
+    const t = setup('2026-11-22T21:00:00.000Z');
+    for (let n = 0; n < 5; n++) {
+      await t.store.createTransaction(succeeded(`SKP000001${n}`, '2026-11-20T06:00:05.000Z'));
+      await t.store.createTransaction(
+        registered({
+          ...succeeded(`SKP000002${n}`),
+          key: { provider: 'momo', account: 'demo', reference: `momo-${n}` },
+        }),
+      );
+    }
+    await t.store.createTransaction(succeeded('SKP0000001'));
+    const reads: string[] = [];
+    const store = Object.create(t.store) as typeof t.store;
+    store.getTransaction = async (key) => {
+      reads.push(key.reference);
+      return t.store.getTransaction(key);
+    };
+    store.listCreated = async (from, to) => {
+      reads.push(`listCreated ${from}..${to}`);
+      return t.store.listCreated(from, to);
+    };
+    // Act
+    const day = await closeDay(
+      { ...t.deps, store },
+      { provider: 'daraja', account: 'ke', day: '2026-11-21' },
+      { actor: OPERATOR, close: false },
+    );
+    // Assess
+    expect(day.verdicts).toEqual({ SUCCEEDED: { count: 1, amount: '1500' } });
+    expect(day.breaks.map((b) => [b.category, b.reference])).toEqual([['missing-at-provider', 'SKP0000001']]);
+    expect(reads).toEqual([]);
+  });
+
   it('finds one payment credited twice as a duplicate credit', async () => {
     // Prepare
     const t = setup();
