@@ -37,6 +37,8 @@ export const FUNCTION_SECRET_KINDS: Readonly<Record<string, readonly SecretKind[
   management: ['callback', 'api'],
   poller: ['callback', 'api'],
   'outbox-publisher': [],
+  // Webhook signing secrets are read by `signingSecretId` (infra/relay/delivery.ts grants those), no account secret.
+  delivery: [],
 };
 
 /** How long a warm process uses the secrets it read before reading them again (docs/deploy.md#secrets-and-rotation). */
