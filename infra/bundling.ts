@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export type RelayFunctionId =
-  'callback' | 'management' | 'outbox-publisher' | 'poller' | 'transaction-initiated' | 'buffer-consumer';
+  | 'callback'
+  | 'management'
+  | 'outbox-publisher'
+  | 'poller'
+  | 'transaction-initiated'
+  | 'buffer-consumer'
+  | 'delivery';
 
 /** Lambda entry points, relative to the repository root. */
 export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceName: string }> = {
@@ -23,6 +29,8 @@ export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceNa
     serviceName: 'relay-transaction-initiated',
   },
   'buffer-consumer': { entry: 'functions/buffer-consumer/index.ts', serviceName: 'relay-buffer-consumer' },
+  // Only deployed when the config has webhook destinations (infra/relay/delivery.ts).
+  delivery: { entry: 'functions/delivery/index.ts', serviceName: 'relay-delivery' },
 };
 
 /**
@@ -92,6 +100,7 @@ export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   poller: BUNDLE_BUDGET.maxBytes,
   'transaction-initiated': BUNDLE_BUDGET.maxBytes,
   'buffer-consumer': BUNDLE_BUDGET.maxBytes,
+  delivery: BUNDLE_BUDGET.maxBytes,
 };
 
 /**

@@ -20,6 +20,7 @@ import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarm
 import { addCustomDomainRecords, createHttpApi, grantManagementRoutes } from './relay/api';
 import { createConsole, type RelayConsole } from './relay/console';
 import { createDistribution, createEdgeProbe, createOriginAuthorizer } from './relay/edge';
+import { createDelivery, deliveryAlarms, destinationProblems } from './relay/delivery';
 import { createRelayEvents, createSubscriberRule, restrictRelaySource } from './relay/events';
 import { createRelayFunctions, namedRelayFunctions, type RelayDecisionFunction } from './relay/functions';
 import { createIngressBuffer } from './relay/ingress-buffer';
@@ -135,6 +136,12 @@ export class MobileMoneyRelay extends Construct {
   readonly alarms: cloudwatch.AlarmBase[];
   /** The operator console (`console` prop): its user pool, API, bucket, distribution and URL. */
   readonly console: RelayConsole | undefined;
+  /** Webhook deliveries (with `destinations`): the delivery function (docs/webhooks.md#in-aws). */
+  readonly deliveryFunction: nodejs.NodejsFunction | undefined;
+  /** Per destination: its EventBridge rule and SQS queue. */
+  readonly deliveryDestinations: Readonly<Record<string, { rule: events.Rule; queue: sqs.Queue }>>;
+  /** Delivery messages the function could not process, and events a destination rule could not queue. */
+  readonly deliveryDlq: sqs.Queue | undefined;
 
   constructor(scope: Construct, id: string, props: MobileMoneyRelayProps) {
     super(scope, id);
@@ -142,6 +149,12 @@ export class MobileMoneyRelay extends Construct {
     this.config = validateForCloud(props.config, { allowInlineSecrets: props.allowInlineSecrets });
     // Secret ids that cannot be granted fail here, before anything is built (planned again at the grant).
     planSecretGrants(Stack.of(this), this.config, props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX);
+    const destinationErrors = destinationProblems(
+      this.config,
+      props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX,
+    );
+    if (destinationErrors.length)
+      throw new Error(`Invalid relay config for AWS:\n${destinationErrors.join('\n')}`);
     validateProps(props, this.config);
     warnAboutConfig(this, this.config, props);
     this.eventSource = this.config.events.source;
@@ -241,6 +254,20 @@ export class MobileMoneyRelay extends Construct {
     });
     this.transactionInitiatedRule = registration.rule;
     this.transactionInitiatedDlq = registration.dlq;
+    this.deliveryFunction = fns.delivery;
+    const delivery = fns.delivery
+      ? createDelivery(this, {
+          config: this.config,
+          fn: fns.delivery,
+          eventBus: this.eventBus,
+          eventSource: this.eventSource,
+          table: this.table,
+          tableEncryptionKey: props.tableEncryptionKey,
+          secretsEncryptionKey: props.secretsEncryptionKey,
+        })
+      : undefined;
+    this.deliveryDestinations = delivery?.destinations ?? {};
+    this.deliveryDlq = delivery?.dlq;
 
     // With CloudFront in front and a custom domain, the execute-api URL (a way around the WAF) is off:
     // CloudFront and the management API use the custom domain. Without one, it must stay on.
@@ -333,6 +360,15 @@ export class MobileMoneyRelay extends Construct {
         ticketTopic: this.ticketTopic,
       }),
     );
+    if (delivery)
+      this.alarms.push(
+        ...deliveryAlarms(this, {
+          metricsNamespace: this.metricsNamespace,
+          dlq: delivery.dlq,
+          pageTopic: this.alarmTopic,
+          ticketTopic: this.ticketTopic,
+        }),
+      );
 
     suppressRelayFindings({
       functions: fns,
@@ -356,6 +392,7 @@ export class MobileMoneyRelay extends Construct {
       poller: this.pollerFunction,
       transactionInitiated: this.transactionInitiatedFunction,
       bufferConsumer: this.bufferConsumerFunction,
+      ...(this.deliveryFunction ? { delivery: this.deliveryFunction } : {}),
       decisions: this.decisionFunctions,
     });
   }

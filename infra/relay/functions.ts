@@ -21,6 +21,7 @@ import {
   describeShare,
 } from './limits';
 import type { MobileMoneyRelayProps } from './props';
+import { DELIVERY_FUNCTION_TIMEOUT } from './delivery';
 import { providerDecisionRoutes } from './providers';
 
 export interface RelayFunctions {
@@ -31,6 +32,8 @@ export interface RelayFunctions {
   readonly transactionInitiated: nodejs.NodejsFunction;
   /** Applies the callbacks buffered when DynamoDB could not be written. */
   readonly bufferConsumer: nodejs.NodejsFunction;
+  /** Webhook deliveries from the destination queues: only with `destinations` (infra/relay/delivery.ts). */
+  readonly delivery?: nodejs.NodejsFunction;
   /**
    * The callback code again, one function per provider decision route (e.g. C2B validation),
    * with the callback function's role and its own reserved concurrency: a slow decision holds only
@@ -64,8 +67,8 @@ export interface RelayFunctionsOptions {
   readonly removalPolicy: RemovalPolicy;
   /** Providers with a configured account: their routes' rates size the reservations. */
   readonly providers: readonly string[];
-  /** The validated config: its `ackBudgets` size the callback function's bulkhead. */
-  readonly config: Pick<RelayConfig, 'ackBudgets'>;
+  /** The validated config: its `ackBudgets` size the callback function's bulkhead; `destinations` add the delivery function. */
+  readonly config: Pick<RelayConfig, 'ackBudgets'> & Partial<Pick<RelayConfig, 'destinations'>>;
 }
 
 /**
@@ -77,6 +80,7 @@ export const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFun
   'management',
   'outbox-publisher',
   'transaction-initiated',
+  'delivery',
 ]);
 
 /**
@@ -227,6 +231,16 @@ export function createRelayFunctions(
       timeout: BUFFER_CONSUMER_TIMEOUT,
       environment: tableEnvironment,
     }),
+    ...(Object.keys(options.config.destinations ?? {}).length
+      ? {
+          delivery: relayFunction('delivery', {
+            description:
+              'Webhook deliveries: one signed attempt per destination queue message (Standard Webhooks)',
+            timeout: DELIVERY_FUNCTION_TIMEOUT,
+            environment: tableEnvironment,
+          }),
+        }
+      : {}),
   };
 }
 
@@ -265,6 +279,7 @@ export function namedRelayFunctions(
     ['Poller', fns.poller],
     ['TransactionInitiated', fns.transactionInitiated],
     ['BufferConsumer', fns.bufferConsumer],
+    ...(fns.delivery ? [['Delivery', fns.delivery] as [string, nodejs.NodejsFunction]] : []),
     ...fns.decisions.map((d): [string, nodejs.NodejsFunction] => [d.id, d.fn]),
   ];
 }

@@ -145,6 +145,11 @@ describe('relay stack: storage', () => {
   });
 });
 
+/** The functions of the example config's stack: the delivery function comes only with `destinations` (test/infra/delivery.test.ts). */
+const EXAMPLE_FUNCTIONS = Object.fromEntries(
+  Object.entries(RELAY_FUNCTIONS).filter(([id]) => id !== 'delivery'),
+) as Omit<typeof RELAY_FUNCTIONS, 'delivery'>;
+
 describe('relay stack: functions', () => {
   it('deploys every handler on Node.js 22, ARM64, with source maps, tracing only off the hot path', () => {
     expect(Object.keys(RELAY_FUNCTIONS).sort()).toEqual(
@@ -155,12 +160,13 @@ describe('relay stack: functions', () => {
         'poller',
         'transaction-initiated',
         'buffer-consumer',
+        'delivery',
       ].sort(),
     );
     // Lambda samples an actively traced function itself (most callbacks at low volume): only the
     // poller and the buffer consumer are traced by default (docs/deploy.md#cost-notes).
     const traced = ['relay-poller', 'relay-buffer-consumer'];
-    for (const { serviceName } of Object.values(RELAY_FUNCTIONS)) {
+    for (const { serviceName } of Object.values(EXAMPLE_FUNCTIONS)) {
       const fn = resources[functionId(serviceName)]!.Properties;
       expect(fn).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -251,7 +257,7 @@ describe('relay stack: functions', () => {
     }
     written.accounts.airtel.demo.callbackKey = 'bundle-test-airtel-callback-key';
     writeFileSync(configWithSecretsWrittenIn, JSON.stringify(written));
-    const loads = Object.values(RELAY_FUNCTIONS).map(async ({ serviceName }) => {
+    const loads = Object.values(EXAMPLE_FUNCTIONS).map(async ({ serviceName }) => {
       const fn = resources[functionId(serviceName)]!.Properties;
       const hash = String(fn.Code.S3Key).replace(/\.zip$/, '');
       const bundle = join(assembly.directory, `asset.${hash}`, 'index.mjs');
@@ -819,7 +825,7 @@ describe('relay stack: public edge', () => {
     );
     // 5 rps × 7.5 s (the C2B deadline cap): its own pool, so slow decisions never hold the callbacks'.
     expect(resources[functionId('relay-c2b-validation')]!.Properties.ReservedConcurrentExecutions).toBe(38);
-    for (const { serviceName } of Object.values(RELAY_FUNCTIONS).filter(
+    for (const { serviceName } of Object.values(EXAMPLE_FUNCTIONS).filter(
       (f) => f.serviceName !== 'relay-callback',
     ))
       expect(
@@ -898,10 +904,10 @@ describe('relay stack: alarms and dashboard', () => {
     for (const metric of ['Errors', 'Throttles']) {
       const found = alarmsOn(metric, 'AWS/Lambda');
       // Every function, C2B validation included.
-      expect(found, metric).toHaveLength(Object.keys(RELAY_FUNCTIONS).length + 1);
+      expect(found, metric).toHaveLength(Object.keys(EXAMPLE_FUNCTIONS).length + 1);
       const functions = found.map((a) => dimension(a, 'FunctionName').Ref).sort();
       expect(functions).toEqual(
-        [...Object.values(RELAY_FUNCTIONS).map((f) => f.serviceName), 'relay-c2b-validation']
+        [...Object.values(EXAMPLE_FUNCTIONS).map((f) => f.serviceName), 'relay-c2b-validation']
           .map((name) => functionId(name))
           .sort(),
       );
