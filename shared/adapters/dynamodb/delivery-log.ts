@@ -88,8 +88,11 @@ export class DynamoDeliveryLog implements DeliveryLog {
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.options.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk >= :from',
-          ExpressionAttributeValues: { ':pk': `DLVDEAD#${destination}`, ':from': options.from ?? '' },
+          KeyConditionExpression: options.from === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :from',
+          ExpressionAttributeValues: {
+            ':pk': `DLVDEAD#${destination}`,
+            ...(options.from === undefined ? {} : { ':from': options.from }),
+          },
           ExclusiveStartKey: start,
           ...(options.limit !== undefined ? { Limit: options.limit - items.length } : {}),
         }),
