@@ -16,6 +16,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCli } from './cli';
+import { deliveryCostPerMillion } from './cost/deliveries';
 import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
 import { countSeries, type DimensionValues, findEmitters, type MetricSeries } from './cost/metric-series';
 import { accessLogLineBytes, type CfnTemplate, countTemplate, type TemplateCounts } from './cost/template';
@@ -641,6 +642,13 @@ async function main() {
   out(renderTable(`Fixed once callbacks flow (${volume.toLocaleString('en')} a month)`, first.trafficFixed));
   out();
   out(renderTable('Per million callbacks (request path)', first.perMillion));
+  out();
+  out(
+    renderTable(
+      'Per million deliveries (webhooks, 2xx at the first attempt)',
+      deliveryCostPerMillion(prices),
+    ),
+  );
   out();
   out(
     renderTable(
