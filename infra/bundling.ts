@@ -16,7 +16,8 @@ export type RelayFunctionId =
   | 'poller'
   | 'transaction-initiated'
   | 'buffer-consumer'
-  | 'statements';
+  | 'statements'
+  | 'delivery';
 
 /** Lambda entry points, relative to the repository root. */
 export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceName: string }> = {
@@ -30,6 +31,8 @@ export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceNa
   },
   'buffer-consumer': { entry: 'functions/buffer-consumer/index.ts', serviceName: 'relay-buffer-consumer' },
   statements: { entry: 'functions/statements/index.ts', serviceName: 'relay-statements' },
+  // Only deployed when the config has webhook destinations (infra/relay/delivery.ts).
+  delivery: { entry: 'functions/delivery/index.ts', serviceName: 'relay-delivery' },
 };
 
 /**
@@ -100,6 +103,7 @@ export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   'transaction-initiated': BUNDLE_BUDGET.maxBytes,
   'buffer-consumer': BUNDLE_BUDGET.maxBytes,
   statements: BUNDLE_BUDGET.maxBytes,
+  delivery: BUNDLE_BUDGET.maxBytes,
 };
 
 /**

@@ -21,6 +21,7 @@ import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarm
 import { addCustomDomainRecords, createHttpApi, grantManagementRoutes } from './relay/api';
 import { createConsole, type RelayConsole } from './relay/console';
 import { createDistribution, createEdgeProbe, createOriginAuthorizer } from './relay/edge';
+import { createDelivery, deliveryAlarms, destinationProblems } from './relay/delivery';
 import { createRelayEvents, createSubscriberRule, restrictRelaySource } from './relay/events';
 import { createRelayFunctions, namedRelayFunctions, type RelayDecisionFunction } from './relay/functions';
 import { createIngressBuffer } from './relay/ingress-buffer';
@@ -147,6 +148,12 @@ export class MobileMoneyRelay extends Construct {
   readonly alarms: cloudwatch.AlarmBase[];
   /** The operator console (`console` prop): its user pool, API, bucket, distribution and URL. */
   readonly console: RelayConsole | undefined;
+  /** Webhook deliveries (with `destinations`): the delivery function (docs/webhooks.md#in-aws). */
+  readonly deliveryFunction: nodejs.NodejsFunction | undefined;
+  /** Per destination: its EventBridge rule and SQS queue. */
+  readonly deliveryDestinations: Readonly<Record<string, { rule: events.Rule; queue: sqs.Queue }>>;
+  /** Delivery messages the function could not process, and events a destination rule could not queue. */
+  readonly deliveryDlq: sqs.Queue | undefined;
 
   constructor(scope: Construct, id: string, props: MobileMoneyRelayProps) {
     super(scope, id);
@@ -154,6 +161,12 @@ export class MobileMoneyRelay extends Construct {
     this.config = validateForCloud(props.config, { allowInlineSecrets: props.allowInlineSecrets });
     // Secret ids that cannot be granted fail here, before anything is built (planned again at the grant).
     planSecretGrants(Stack.of(this), this.config, props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX);
+    const destinationErrors = destinationProblems(
+      this.config,
+      props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX,
+    );
+    if (destinationErrors.length)
+      throw new Error(`Invalid relay config for AWS:\n${destinationErrors.join('\n')}`);
     validateProps(props, this.config);
     warnAboutConfig(this, this.config, props);
     this.eventSource = this.config.events.source;
@@ -261,6 +274,20 @@ export class MobileMoneyRelay extends Construct {
     });
     this.transactionInitiatedRule = registration.rule;
     this.transactionInitiatedDlq = registration.dlq;
+    this.deliveryFunction = fns.delivery;
+    const delivery = fns.delivery
+      ? createDelivery(this, {
+          config: this.config,
+          fn: fns.delivery,
+          eventBus: this.eventBus,
+          eventSource: this.eventSource,
+          table: this.table,
+          tableEncryptionKey: props.tableEncryptionKey,
+          secretsEncryptionKey: props.secretsEncryptionKey,
+        })
+      : undefined;
+    this.deliveryDestinations = delivery?.destinations ?? {};
+    this.deliveryDlq = delivery?.dlq;
 
     // With CloudFront in front and a custom domain, the execute-api URL (a way around the WAF) is off:
     // CloudFront and the management API use the custom domain. Without one, it must stay on.
@@ -362,6 +389,15 @@ export class MobileMoneyRelay extends Construct {
     this.statementBucket = statementFiles.bucket;
     this.dayCloseSchedule = statementFiles.closeSchedule;
     this.alarms.push(...statementFiles.alarms);
+    if (delivery)
+      this.alarms.push(
+        ...deliveryAlarms(this, {
+          metricsNamespace: this.metricsNamespace,
+          dlq: delivery.dlq,
+          pageTopic: this.alarmTopic,
+          ticketTopic: this.ticketTopic,
+        }),
+      );
 
     suppressRelayFindings({
       functions: fns,
@@ -386,6 +422,7 @@ export class MobileMoneyRelay extends Construct {
       transactionInitiated: this.transactionInitiatedFunction,
       bufferConsumer: this.bufferConsumerFunction,
       statements: this.statementsFunction,
+      ...(this.deliveryFunction ? { delivery: this.deliveryFunction } : {}),
       decisions: this.decisionFunctions,
     });
   }

@@ -217,8 +217,15 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
         scheduler: timerScheduler,
         scrub,
         runtime: 'local',
-        onDisabled: (destination, reason) =>
-          relayLog.warn('webhook destination disabled', { destination, reason }),
+        // The operator event goes to the event stream (not back to the destinations: the filter drops it).
+        onDisabled: (destination, reason, _at, event) => {
+          relayLog.warn('webhook destination disabled', { destination, reason });
+          sink
+            .publish([event])
+            .catch((error: Error) =>
+              relayLog.error('DestinationDisabled not published', { destination, error: error.message }),
+            );
+        },
       })
     : undefined;
   const publisher = createOutboxPublisher({

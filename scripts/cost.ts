@@ -17,6 +17,7 @@ import { perMillionStatementRows, statementIdleFloor } from './cost/statements';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCli } from './cli';
+import { deliveryCostPerMillion } from './cost/deliveries';
 import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
 import { countSeries, type DimensionValues, findEmitters, type MetricSeries } from './cost/metric-series';
 import { accessLogLineBytes, type CfnTemplate, countTemplate, type TemplateCounts } from './cost/template';
@@ -682,6 +683,13 @@ async function main() {
   out(renderTable('Per million callbacks (request path)', first.perMillion));
   out();
   printStatementCosts(out, prices, stack.accounts);
+  out(
+    renderTable(
+      'Per million deliveries (webhooks, 2xx at the first attempt)',
+      deliveryCostPerMillion(prices),
+    ),
+  );
+  out();
   out(
     renderTable(
       `Storage at steady state (${volume.toLocaleString('en')} a month, after ${steadyMonths.toFixed(1)} months)`,

@@ -21,6 +21,7 @@ import {
   describeShare,
 } from './limits';
 import type { MobileMoneyRelayProps } from './props';
+import { DELIVERY_FUNCTION_TIMEOUT } from './delivery';
 import { providerDecisionRoutes } from './providers';
 
 export interface RelayFunctions {
@@ -33,6 +34,8 @@ export interface RelayFunctions {
   readonly bufferConsumer: nodejs.NodejsFunction;
   /** Imports the files uploaded to the statement bucket and closes the due days on a schedule. */
   readonly statements: nodejs.NodejsFunction;
+  /** Webhook deliveries from the destination queues: only with `destinations` (infra/relay/delivery.ts). */
+  readonly delivery?: nodejs.NodejsFunction;
   /**
    * The callback code again, one function per provider decision route (e.g. C2B validation),
    * with the callback function's role and its own reserved concurrency: a slow decision holds only
@@ -66,8 +69,8 @@ export interface RelayFunctionsOptions {
   readonly removalPolicy: RemovalPolicy;
   /** Providers with a configured account: their routes' rates size the reservations. */
   readonly providers: readonly string[];
-  /** The validated config: its `ackBudgets` size the callback function's bulkhead. */
-  readonly config: Pick<RelayConfig, 'ackBudgets'>;
+  /** The validated config: its `ackBudgets` size the callback function's bulkhead; `destinations` add the delivery function. */
+  readonly config: Pick<RelayConfig, 'ackBudgets'> & Partial<Pick<RelayConfig, 'destinations'>>;
 }
 
 /**
@@ -79,6 +82,7 @@ export const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFun
   'management',
   'outbox-publisher',
   'transaction-initiated',
+  'delivery',
 ]);
 
 /**
@@ -236,6 +240,16 @@ export function createRelayFunctions(
       timeout: Duration.minutes(5),
       environment: tableEnvironment,
     }),
+    ...(Object.keys(options.config.destinations ?? {}).length
+      ? {
+          delivery: relayFunction('delivery', {
+            description:
+              'Webhook deliveries: one signed attempt per destination queue message (Standard Webhooks)',
+            timeout: DELIVERY_FUNCTION_TIMEOUT,
+            environment: tableEnvironment,
+          }),
+        }
+      : {}),
   };
 }
 
@@ -275,6 +289,7 @@ export function namedRelayFunctions(
     ['TransactionInitiated', fns.transactionInitiated],
     ['BufferConsumer', fns.bufferConsumer],
     ['Statements', fns.statements],
+    ...(fns.delivery ? [['Delivery', fns.delivery] as [string, nodejs.NodejsFunction]] : []),
     ...fns.decisions.map((d): [string, nodejs.NodejsFunction] => [d.id, d.fn]),
   ];
 }

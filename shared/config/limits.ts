@@ -4,7 +4,7 @@
  */
 import { PROVIDERS } from '../providers/registry';
 import type { AckBudget } from '../providers/types';
-import type { RelayConfig } from './schema';
+import type { DestinationConfig, RelayConfig } from './schema';
 
 /** Each provider's own budget (ProviderModule.ackBudget), by provider id. */
 export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = Object.fromEntries(
@@ -28,3 +28,11 @@ export const QUARANTINE_WRITE_BUDGET_MS = 1000;
 export const BUFFER_RETENTION_DAYS = 4;
 /** Receives before SQS moves a record to the DLQ; see `bufferBackoffTotalSeconds` (shared/app/buffer/retry-backoff.ts). */
 export const BUFFER_MAX_RECEIVE_COUNT = 340;
+
+/** Lambda's smallest maximum concurrency of an SQS event source mapping. */
+export const MIN_EVENT_SOURCE_CONCURRENCY = 2;
+
+/** A destination's concurrent delivery functions in AWS: its `concurrency`, at least Lambda's minimum of 2. */
+export function deliveryConcurrency(destination: Pick<DestinationConfig, 'concurrency'>): number {
+  return Math.max(MIN_EVENT_SOURCE_CONCURRENCY, destination.concurrency);
+}

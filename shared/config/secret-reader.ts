@@ -39,6 +39,8 @@ export const FUNCTION_SECRET_KINDS: Readonly<Record<string, readonly SecretKind[
   'outbox-publisher': [],
   // Statement imports and the scheduled close call no provider: no account secret.
   statements: [],
+  // Webhook signing secrets are read by `signingSecretId` (infra/relay/delivery.ts grants those), no account secret.
+  delivery: [],
 };
 
 /** How long a warm process uses the secrets it read before reading them again (docs/deploy.md#secrets-and-rotation). */

@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'CallbacksResumed',
   /** An account's business day closed against the provider's own records (docs/statements.md#the-close). */
   'DailyClosed',
+  /** A webhook destination stopped receiving: 410 Gone or too many failures in a row (docs/webhooks.md). */
+  'DestinationDisabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -51,3 +53,6 @@ export interface EventEnvelope<T = Record<string, unknown>> {
   };
   data: T;
 }
+
+/** Operator events about destinations: never delivered to a destination (they name other partners). */
+export const OPERATOR_EVENT_TYPES: ReadonlySet<string> = new Set(['DestinationDisabled']);

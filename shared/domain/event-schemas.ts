@@ -556,6 +556,26 @@ export const EVENT_DATA_SCHEMAS = {
     detectedAt: timestamp('The poll cycle that saw it.'),
   }),
   DailyClosed: dailyClosedData,
+  DestinationDisabled: z.strictObject({
+    destination: z
+      .string()
+      .check(z.describe('The destination id (`destinations.<id>` in the relay config).')),
+    reason: z
+      .enum(['gone', 'consecutive-failures'])
+      .check(
+        z.describe(
+          'gone: it answered 410; consecutive-failures: disableAfterFailures attempts in a row failed.',
+        ),
+      ),
+    detail: z
+      .string()
+      .check(z.describe('"410 Gone" or "<n> consecutive failed attempts" (never a URL or a secret).')),
+    lastStatus: z
+      .nullable(z.number().check(z.int()))
+      .check(z.describe('The HTTP status of the last attempt, or null when nothing answered.')),
+    consecutiveFailures: z.number().check(z.int(), z.positive()),
+    disabledAt: timestamp('When the attempt that disabled it finished (also metadata.occurredAt).'),
+  }),
 } satisfies Record<EventType, z.ZodMiniType>;
 
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
@@ -610,6 +630,10 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     "An account's business day (the provider's time zone) closed against the provider's own records: counts " +
     'and amounts by verdict, rows matched and not, fees, late resolutions, the auto-match rate and every break ' +
     'with its age. Once per account and day; correlationId is <provider>:<account>:day-<YYYY-MM-DD>.',
+  DestinationDisabled:
+    'A webhook destination was disabled: it answered 410 Gone, or disableAfterFailures attempts in a row failed. ' +
+    'Its events are dead-lettered (kept in the delivery log for a replay) until an operator resumes it. Once per ' +
+    'disabling; correlationId is destinations:<destination>. An operator event: not delivered to webhook destinations.',
 };
 
 /** The envelope of one detail-type (`metadata.type` is that type). */
@@ -625,7 +649,11 @@ export function eventDetailSchema<T extends EventType>(type: T) {
         ),
         correlationId: z
           .string()
-          .check(z.describe('<provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>)')),
+          .check(
+            z.describe(
+              '<provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>)',
+            ),
+          ),
         origin: z
           .enum(EVENT_ORIGINS)
           .check(z.describe('How the fact reached the relay (docs/events.md#origins).')),

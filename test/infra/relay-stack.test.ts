@@ -156,6 +156,11 @@ describe('relay stack: storage', () => {
   });
 });
 
+/** The functions of the example config's stack: the delivery function comes only with `destinations` (test/infra/delivery.test.ts). */
+const EXAMPLE_FUNCTIONS = Object.fromEntries(
+  Object.entries(RELAY_FUNCTIONS).filter(([id]) => id !== 'delivery'),
+) as Omit<typeof RELAY_FUNCTIONS, 'delivery'>;
+
 describe('relay stack: functions', () => {
   it('deploys every handler on Node.js 22, ARM64, with source maps, tracing only off the hot path', () => {
     expect(Object.keys(RELAY_FUNCTIONS).sort()).toEqual(
@@ -167,12 +172,13 @@ describe('relay stack: functions', () => {
         'transaction-initiated',
         'buffer-consumer',
         'statements',
+        'delivery',
       ].sort(),
     );
     // Lambda samples an actively traced function itself (most callbacks at low volume): only the
     // poller, the buffer consumer and the statements function are traced by default (docs/deploy.md#cost-notes).
     const traced = ['relay-poller', 'relay-buffer-consumer', 'relay-statements'];
-    for (const { serviceName } of Object.values(RELAY_FUNCTIONS)) {
+    for (const { serviceName } of Object.values(EXAMPLE_FUNCTIONS)) {
       const fn = resources[functionId(serviceName)]!.Properties;
       expect(fn).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -263,7 +269,7 @@ describe('relay stack: functions', () => {
     }
     written.accounts.airtel.demo.callbackKey = 'bundle-test-airtel-callback-key';
     writeFileSync(configWithSecretsWrittenIn, JSON.stringify(written));
-    const loads = Object.values(RELAY_FUNCTIONS).map(async ({ serviceName }) => {
+    const loads = Object.values(EXAMPLE_FUNCTIONS).map(async ({ serviceName }) => {
       const fn = resources[functionId(serviceName)]!.Properties;
       const hash = String(fn.Code.S3Key).replace(/\.zip$/, '');
       const bundle = join(assembly.directory, `asset.${hash}`, 'index.mjs');
@@ -839,7 +845,7 @@ describe('relay stack: public edge', () => {
     );
     // 5 rps × 7.5 s (the C2B deadline cap): its own pool, so slow decisions never hold the callbacks'.
     expect(resources[functionId('relay-c2b-validation')]!.Properties.ReservedConcurrentExecutions).toBe(38);
-    for (const { serviceName } of Object.values(RELAY_FUNCTIONS).filter(
+    for (const { serviceName } of Object.values(EXAMPLE_FUNCTIONS).filter(
       (f) => f.serviceName !== 'relay-callback',
     ))
       expect(
@@ -925,7 +931,7 @@ describe('relay stack: alarms and dashboard', () => {
       );
       const names =
         metric === 'Errors'
-          ? [...Object.values(RELAY_FUNCTIONS).map((f) => f.serviceName), 'relay-c2b-validation']
+          ? [...Object.values(EXAMPLE_FUNCTIONS).map((f) => f.serviceName), 'relay-c2b-validation']
           : throttled;
       const functions = found.map((a) => dimension(a, 'FunctionName').Ref).sort();
       expect(functions, metric).toEqual(names.map((name) => functionId(name)).sort());

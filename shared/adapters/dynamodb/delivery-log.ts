@@ -63,6 +63,46 @@ export class DynamoDeliveryLog implements DeliveryLog {
         },
       }),
     );
+    // The dead-letter store: one more item per dead letter, so a destination's are one Query.
+    if (attempt.outcome === 'dead-letter')
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: `DLVDEAD#${attempt.destination}`,
+            sk: `${attempt.at}#${attempt.eventId}`,
+            ...attempt,
+            expiresAt: this.expiresAt(attempt.at),
+          },
+        }),
+      );
+  }
+
+  async deadLetters(
+    destination: string,
+    options: { from?: string; limit?: number } = {},
+  ): Promise<DeliveryAttempt[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: options.from === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :from',
+          ExpressionAttributeValues: {
+            ':pk': `DLVDEAD#${destination}`,
+            ...(options.from === undefined ? {} : { ':from': options.from }),
+          },
+          ExclusiveStartKey: start,
+          ...(options.limit !== undefined ? { Limit: options.limit - items.length } : {}),
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start && (options.limit === undefined || items.length < options.limit));
+    return items.map(
+      ({ pk: _pk, sk: _sk, expiresAt: _e, ...attempt }) => attempt as unknown as DeliveryAttempt,
+    );
   }
 
   async attempts(filter: {

@@ -57,4 +57,19 @@ export class MemoryDeliveryLog implements DeliveryLog {
   async recordReplay(audit: ReplayAudit): Promise<void> {
     this.replays.push(audit);
   }
+
+  async deadLetters(
+    destination: string,
+    options: { from?: string; limit?: number } = {},
+  ): Promise<DeliveryAttempt[]> {
+    return this.attemptList
+      .filter(
+        (a) =>
+          a.destination === destination &&
+          a.outcome === 'dead-letter' &&
+          (options.from === undefined || a.at >= options.from),
+      )
+      .sort((a, b) => a.at.localeCompare(b.at))
+      .slice(0, options.limit ?? Number.POSITIVE_INFINITY);
+  }
 }

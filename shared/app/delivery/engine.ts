@@ -4,10 +4,16 @@ import { scrubThenTruncate, type Scrubber } from '../../util/redact';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { Clock } from '../ports';
 import { webhookHeaders } from './signing';
+import {
+  type DestinationDisabledData,
+  destinationDisabledEvent,
+  OPERATOR_EVENT_TYPES,
+} from './disabled-event';
 import type {
   DeliveredEvent,
   DeliveryLog,
   DeliverySelector,
+  DestinationStates,
   Scheduler,
   WebhookResponse,
   WebhookSender,
@@ -27,14 +33,24 @@ export interface DestinationState {
   consecutiveFailures: number;
 }
 
-/** The operator's signal that a destination stopped receiving (an alarm and, in AWS, an operator event). */
-export type DestinationDisabledListener = (destination: string, reason: string, at: string) => void;
+/**
+ * The operator's signal that a destination stopped receiving: `event` is the `DestinationDisabled` to
+ * publish (`npm start` writes it to its event stream; AWS publishes it through the table's outbox).
+ */
+export type DestinationDisabledListener = (
+  destination: string,
+  reason: string,
+  at: string,
+  event: EventEnvelope<DestinationDisabledData>,
+) => void;
 
-interface Job {
+/** One event's turn at one destination: its attempt number (0 first) and who replayed it, if anyone. */
+export interface AttemptJob {
   event: DeliveredEvent;
   attempt: number;
   replayedBy?: string;
 }
+type Job = AttemptJob;
 
 interface Lane {
   ready: Job[];
@@ -58,8 +74,12 @@ export interface DeliveryEngineDeps {
   onDisabled?: DestinationDisabledListener;
 }
 
-/** Whether a destination's filter takes an event (empty lists take everything). */
+/**
+ * Whether a destination's filter takes an event (empty lists take everything). Operator events about
+ * destinations (DestinationDisabled) are never delivered: they name other partners.
+ */
 export function destinationAccepts(destination: DestinationConfig, event: EventEnvelope): boolean {
+  if (OPERATOR_EVENT_TYPES.has(event.metadata.type)) return false;
   const { eventTypes, providers, accounts } = destination.filter;
   const data = event.data as { provider?: unknown; account?: unknown };
   const has = (list: readonly string[], value: unknown) =>
@@ -206,91 +226,167 @@ export class DeliveryEngine {
   private async attempt(destination: string, job: Job): Promise<void> {
     const config = this.deps.destinations[destination]!;
     const state = this.states.get(destination)!;
-    const started = this.deps.clock.now();
-    const base = {
-      eventId: job.event.eventId,
-      correlationId: job.event.correlationId,
-      destination,
-      attempt: job.attempt,
-      at: started.toISOString(),
-      ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
+    // The engine's own states, in memory: `npm start` and tests (AWS keeps them in the table).
+    const states: DestinationStates = {
+      get: async () => ({
+        disabled: state.disabled,
+        ...(state.disabledReason ? { reason: state.disabledReason } : {}),
+      }),
+      succeeded: async () => {
+        state.consecutiveFailures = 0;
+      },
+      failed: async () => (state.consecutiveFailures += 1),
+      disable: async (_name, event) => {
+        if (state.disabled) return false;
+        state.disabled = true;
+        state.disabledReason = event.data.detail;
+        return true;
+      },
     };
-    if (state.disabled) {
-      // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
-      await this.deps.log.recordAttempt({
-        ...base,
-        status: null,
-        latencyMs: 0,
-        outcome: 'dead-letter',
-        excerpt: `not sent: destination disabled (${state.disabledReason})`,
-      });
-      return;
-    }
-    const timestamp = Math.floor(started.getTime() / 1000);
-    let response: WebhookResponse;
-    try {
-      response = await this.deps.sender.send({
-        url: config.url,
-        headers: {
-          ...webhookHeaders(job.event.eventId, timestamp, job.event.body, this.deps.secretsOf(destination)),
-          'content-type': 'application/json',
-          'user-agent': 'mobile-money-callback-relay',
-        },
-        body: job.event.body,
-        timeoutMs: DELIVERY_TIMEOUT_MS,
-        allowPrivateAddresses: this.deps.runtime === 'local' && config.allowPrivateAddresses,
-      });
-    } catch (error) {
-      response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
-    }
-    const finished = this.deps.clock.now();
-    const latencyMs = finished.getTime() - started.getTime();
-    const status = response.kind === 'answered' ? response.status : null;
-    const excerpt = scrubThenTruncate(
-      maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
-      EXCERPT_CHARS,
-      this.deps.scrub,
+    const result = await attemptDelivery(
+      {
+        destination,
+        config,
+        secrets: this.deps.secretsOf(destination),
+        sender: this.deps.sender,
+        log: this.deps.log,
+        clock: this.deps.clock,
+        scrub: this.deps.scrub,
+        runtime: this.deps.runtime,
+        states,
+      },
+      job,
     );
-    const record = { ...base, status, latencyMs, excerpt };
-    if (status !== null && status >= 200 && status < 300) {
-      state.consecutiveFailures = 0;
-      await this.deps.log.recordAttempt({ ...record, outcome: 'delivered' });
-      return;
+    if (result.outcome === 'destination-disabled' && result.event) {
+      const { data } = result.event;
+      this.deps.onDisabled?.(destination, data.detail, data.disabledAt, result.event);
     }
-    state.consecutiveFailures += 1;
-    const disableReason =
-      status === 410
-        ? '410 Gone'
-        : state.consecutiveFailures >= config.disableAfterFailures
-          ? `${state.consecutiveFailures} consecutive failed attempts`
-          : undefined;
-    if (disableReason) {
-      state.disabled = true;
-      state.disabledReason = disableReason;
-      await this.deps.log.recordAttempt({ ...record, outcome: 'destination-disabled' });
-      this.deps.onDisabled?.(destination, disableReason, finished.toISOString());
-      return;
-    }
-    const next = job.attempt + 1;
-    if (next >= config.retryScheduleSeconds.length) {
-      await this.deps.log.recordAttempt({ ...record, outcome: 'dead-letter' });
-      return;
-    }
-    let delaySeconds = config.retryScheduleSeconds[next]!;
-    if (
-      response.kind === 'answered' &&
-      (status === 429 || status === 503) &&
-      response.retryAfterSeconds !== undefined
-    )
-      delaySeconds = Math.max(delaySeconds, response.retryAfterSeconds);
-    await this.deps.log.recordAttempt({
-      ...record,
-      outcome: 'retrying',
-      nextAttemptAt: new Date(finished.getTime() + delaySeconds * 1000).toISOString(),
-    });
-    const retry: Job = { ...job, attempt: next };
-    if (delaySeconds > 0)
-      this.deps.scheduler.after(delaySeconds * 1000, () => this.ready(destination, retry));
+    if (result.outcome !== 'retrying') return;
+    const retry: Job = { ...job, attempt: job.attempt + 1 };
+    if (result.delaySeconds > 0)
+      this.deps.scheduler.after(result.delaySeconds * 1000, () => this.ready(destination, retry));
     else this.ready(destination, retry);
   }
+}
+
+/** What one attempt needs: the engine's lane in `npm start`, the delivery function's batch in AWS. */
+export interface AttemptContext {
+  destination: string;
+  config: DestinationConfig;
+  /** The destination's signing secrets, current first. */
+  secrets: readonly string[];
+  sender: WebhookSender;
+  log: DeliveryLog;
+  clock: Clock;
+  scrub: Scrubber;
+  runtime: 'local' | 'aws';
+  states: DestinationStates;
+}
+
+export type AttemptResult =
+  | { outcome: 'delivered' | 'dead-letter' }
+  /** Attempt `job.attempt + 1` is due after `delaySeconds` (the schedule's next entry, or a longer Retry-After). */
+  | { outcome: 'retrying'; delaySeconds: number }
+  /** `event`: this attempt disabled it (publish it once); absent: it was already disabled. */
+  | { outcome: 'destination-disabled'; event?: EventEnvelope<DestinationDisabledData> };
+
+/**
+ * One attempt of one event to one destination, recorded in the delivery log, and what comes next — the
+ * same code in `npm start` (DeliveryEngine) and in the AWS delivery function (queue-delivery.ts). 2xx
+ * delivered; 410 disables the destination; anything else (3xx included, never followed, and no answer at
+ * all) is a failure: retried after the schedule's next entry (a 429/503's Retry-After waited at least),
+ * dead-lettered past its end, and `disableAfterFailures` failures in a row disable the destination. A
+ * disabled destination's events are dead-lettered without being sent.
+ */
+export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Promise<AttemptResult> {
+  const { config, destination } = ctx;
+  const started = ctx.clock.now();
+  const base = {
+    eventId: job.event.eventId,
+    correlationId: job.event.correlationId,
+    destination,
+    attempt: job.attempt,
+    at: started.toISOString(),
+    ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
+  };
+  const current = await ctx.states.get(destination);
+  if (current.disabled) {
+    // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
+    await ctx.log.recordAttempt({
+      ...base,
+      status: null,
+      latencyMs: 0,
+      outcome: 'dead-letter',
+      excerpt: `not sent: destination disabled (${current.reason ?? 'disabled'})`,
+    });
+    return { outcome: 'dead-letter' };
+  }
+  const timestamp = Math.floor(started.getTime() / 1000);
+  let response: WebhookResponse;
+  try {
+    // Synth refuses http destinations in AWS already; a config changed behind its back is not sent either.
+    if (ctx.runtime === 'aws' && new URL(config.url).protocol !== 'https:')
+      throw new Error('not sent: https is required in AWS');
+    response = await ctx.sender.send({
+      url: config.url,
+      headers: {
+        ...webhookHeaders(job.event.eventId, timestamp, job.event.body, ctx.secrets),
+        'content-type': 'application/json',
+        'user-agent': 'mobile-money-callback-relay',
+      },
+      body: job.event.body,
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      allowPrivateAddresses: ctx.runtime === 'local' && config.allowPrivateAddresses,
+    });
+  } catch (error) {
+    response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+  }
+  const finished = ctx.clock.now();
+  const latencyMs = finished.getTime() - started.getTime();
+  const status = response.kind === 'answered' ? response.status : null;
+  const excerpt = scrubThenTruncate(
+    maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
+    EXCERPT_CHARS,
+    ctx.scrub,
+  );
+  const record = { ...base, status, latencyMs, excerpt };
+  if (status !== null && status >= 200 && status < 300) {
+    await ctx.states.succeeded(destination);
+    await ctx.log.recordAttempt({ ...record, outcome: 'delivered' });
+    return { outcome: 'delivered' };
+  }
+  const failures = await ctx.states.failed(destination);
+  const reason =
+    status === 410 ? 'gone' : failures >= config.disableAfterFailures ? 'consecutive-failures' : undefined;
+  if (reason) {
+    const event = destinationDisabledEvent({
+      destination,
+      reason,
+      detail: reason === 'gone' ? '410 Gone' : `${failures} consecutive failed attempts`,
+      lastStatus: status,
+      consecutiveFailures: failures,
+      disabledAt: finished.toISOString(),
+    });
+    const first = await ctx.states.disable(destination, event);
+    await ctx.log.recordAttempt({ ...record, outcome: 'destination-disabled' });
+    return first ? { outcome: 'destination-disabled', event } : { outcome: 'destination-disabled' };
+  }
+  const next = job.attempt + 1;
+  if (next >= config.retryScheduleSeconds.length) {
+    await ctx.log.recordAttempt({ ...record, outcome: 'dead-letter' });
+    return { outcome: 'dead-letter' };
+  }
+  let delaySeconds = config.retryScheduleSeconds[next]!;
+  if (
+    response.kind === 'answered' &&
+    (status === 429 || status === 503) &&
+    response.retryAfterSeconds !== undefined
+  )
+    delaySeconds = Math.max(delaySeconds, response.retryAfterSeconds);
+  await ctx.log.recordAttempt({
+    ...record,
+    outcome: 'retrying',
+    nextAttemptAt: new Date(finished.getTime() + delaySeconds * 1000).toISOString(),
+  });
+  return { outcome: 'retrying', delaySeconds };
 }

@@ -1,3 +1,6 @@
+import type { EventEnvelope } from '../../domain/event-envelope';
+import type { DestinationDisabledData } from './disabled-event';
+
 /**
  * The ports of webhook delivery (docs/webhooks.md): the engine (engine.ts) sends through a WebhookSender
  * (node http/https with a connect-time address guard: shared/adapters/webhooks/http-sender.ts), waits
@@ -102,6 +105,29 @@ export interface DeliveryLog {
   }): Promise<DeliveryAttempt[]>;
   events(selector: DeliverySelector): Promise<DeliveredEvent[]>;
   recordReplay(audit: ReplayAudit): Promise<void>;
+  /**
+   * The dead-letter store: a destination's `dead-letter` attempts (past the schedule, or not sent while it
+   * was disabled), oldest first, from `from` (ISO) on. Each names its event, replayable by its transaction.
+   */
+  deadLetters(destination: string, options?: { from?: string; limit?: number }): Promise<DeliveryAttempt[]>;
+}
+
+/**
+ * Each destination's consecutive failures and whether it is disabled: the engine's memory in `npm start`,
+ * an item of the relay table in AWS (shared/adapters/dynamodb/destination-states.ts), shared by every
+ * concurrent delivery function.
+ */
+export interface DestinationStates {
+  get(destination: string): Promise<{ disabled: boolean; reason?: string }>;
+  /** A delivered attempt: the failures in a row start again from 0. */
+  succeeded(destination: string): Promise<void>;
+  /** A failed attempt: the failures in a row, this one included. */
+  failed(destination: string): Promise<number>;
+  /**
+   * Disables the destination with its `DestinationDisabled` event (data.detail is the reason). True when
+   * this call disabled it, false when it already was: the event is published once per disabling.
+   */
+  disable(destination: string, event: EventEnvelope<DestinationDisabledData>): Promise<boolean>;
 }
 
 /** The longest time range a replay selector may span (the log is read day by day). */

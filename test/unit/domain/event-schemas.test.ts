@@ -41,6 +41,9 @@ import { hmacB64 } from '../providers/airtel/support';
 import { MemoryStatementStore } from '../../../shared/adapters/memory/statement-store';
 import { StatementLedger } from '../../../shared/app/statements/statement-sink';
 import { closeDay } from '../../../shared/app/statements/close-day';
+import { DeliveryEngine } from '../../../shared/app/delivery/engine';
+import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
+import { destinationSchema } from '../../../shared/config/schema';
 
 /*
  * Every event real producers emit (the use cases on the in-memory store: callbacks of the three providers,
@@ -559,6 +562,42 @@ scenarios['statement rows and the daily close'] = async () => {
   return w.store;
 };
 
+/** The delivery engine's operator event: a destination answering 410 (the engine's own code path). */
+scenarios['webhook destination answering 410 Gone: DestinationDisabled'] = async () => {
+  const w = world();
+  const destinations = {
+    shop: destinationSchema.parse({
+      url: 'https://shop.example.com/hooks',
+      signingSecrets: [`whsec_${Buffer.alloc(32, 7).toString('base64')}`],
+    }),
+  };
+  const engine = new DeliveryEngine({
+    destinations,
+    secretsOf: (name) => destinations[name as 'shop'].signingSecrets,
+    sender: { send: async () => ({ kind: 'answered', status: 410, excerpt: 'gone' }) },
+    log: new MemoryDeliveryLog(),
+    clock: { now: () => new Date(START) },
+    scheduler: { after: () => {} },
+    scrub: (text) => text,
+    runtime: 'aws',
+    onDisabled: (_d, _r, _at, event) => w.store.published.push(event),
+  });
+  // Any event the filter takes; only what the engine publishes is checked here.
+  await engine.submit({
+    metadata: {
+      id: '0b7c1a52-3f9e-4a0b-9d35-2f4f1f0c9a11',
+      version: '1',
+      type: 'TransactionSucceeded',
+      occurredAt: new Date(START).toISOString(),
+      correlationId: 'momo:ug:ref-1',
+      origin: 'callback',
+    },
+    data: { provider: 'momo', account: 'ug' },
+  });
+  await engine.settled();
+  return w.store;
+};
+
 const emitted: { scenario: string; event: EventEnvelope }[] = [];
 
 beforeAll(async () => {
@@ -586,7 +625,9 @@ describe('event schemas: every event the producers emit', () => {
   it('covers every detail-type and the variants of their data', () => {
     expect([...new Set(emitted.map((e) => e.event.metadata.type))].sort()).toEqual([...EVENT_TYPES].sort());
     expect(new Set(emitted.map((e) => e.event.metadata.origin))).toEqual(new Set(EVENT_ORIGINS));
-    const transactional = emitted.filter((e) => !e.event.metadata.type.startsWith('Badge'));
+    const transactional = emitted.filter(
+      (e) => !e.event.metadata.type.startsWith('Badge') && e.event.metadata.type !== 'DestinationDisabled',
+    );
     expect(new Set(transactional.map((e) => e.event.data.provider))).toEqual(new Set(EVENT_PROVIDERS));
     expect(new Set(byType('BadgeUpdated').flatMap((e) => e.data.changedFields as string[]))).toEqual(
       new Set(['badge_name', 'filter']),
@@ -615,11 +656,16 @@ describe('event schemas: every event the producers emit', () => {
     expect(byType('TransactionEscalated')[0]!.data.reason).toEqual({ code: 'TIMED_OUT', providerCode: 'TA' });
   });
 
-  it('names the transaction in correlationId (a badge event: its shop and badge)', () => {
+  it('names the transaction in correlationId (a badge event: its shop and badge; a destination event: the destination)', () => {
     for (const { event } of emitted) {
       if (event.metadata.type.startsWith('Badge')) {
         const b = event.data as { shop: string; badgeId: string };
         expect(event.metadata.correlationId).toBe(`badges:${b.shop}:${b.badgeId}`);
+        continue;
+      }
+      if (event.metadata.type === 'DestinationDisabled') {
+        const { destination } = event.data as { destination: string };
+        expect(event.metadata.correlationId).toBe(`destinations:${destination}`);
         continue;
       }
       const d = event.data as {

@@ -1,0 +1,274 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { OPERATOR_EVENT_TYPES } from '../../shared/domain/event-envelope';
+import { deliveryConcurrency } from '../../shared/config/limits';
+import type { DestinationConfig, RelayConfig } from '../../shared/config/schema';
+import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
+import { secretArns } from './secrets';
+import { TABLE_DATA_ACTIONS, TABLE_KEY_ACTIONS } from './storage';
+
+/** The delivery function's timeout: a batch of 10 attempts of at most 15 s each, and the margins. */
+export const DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(3);
+/** Records per delivery invocation. */
+export const DELIVERY_BATCH_SIZE = 10;
+/**
+ * Receives of one message before the delivery DLQ: a wait of up to 24 h takes three (a 15-minute send
+ * delay, then 12-hour hides), which leaves seven for crashes and time-outs of the function itself.
+ */
+export const DELIVERY_MAX_RECEIVE_COUNT = 10;
+
+export interface RelayDelivery {
+  /** Per destination: its rule on the relay bus and its queue. */
+  readonly destinations: Record<string, { rule: events.Rule; queue: sqs.Queue }>;
+  /** Messages the delivery function could not process after DELIVERY_MAX_RECEIVE_COUNT receives, and events the rules could not put on a queue. */
+  readonly dlq: sqs.Queue;
+  readonly alarms: cloudwatch.Alarm[];
+}
+
+/** Synth-time checks of the destinations for AWS: https, no local-only flag, signing secrets by reference. */
+export function destinationProblems(config: RelayConfig, secretNamePrefix: string): string[] {
+  const problems: string[] = [];
+  for (const [name, d] of Object.entries(config.destinations)) {
+    if (new URL(d.url).protocol !== 'https:')
+      problems.push(`destinations.${name}.url: https is required in AWS (http is for npm start only)`);
+    if (d.allowPrivateAddresses)
+      problems.push(`destinations.${name}.allowPrivateAddresses: the local simulator's flag, refused in AWS`);
+    if (d.signingSecretId === undefined && d.signingSecrets.length === 0)
+      problems.push(`destinations.${name}: no signing secret (signingSecretId)`);
+    if (
+      d.signingSecretId !== undefined &&
+      !d.signingSecretId.startsWith('arn:') &&
+      !d.signingSecretId.startsWith(secretNamePrefix)
+    )
+      problems.push(
+        `destinations.${name}.signingSecretId: "${d.signingSecretId}" is outside secretNamePrefix "${secretNamePrefix}" (name it "${secretNamePrefix}webhooks/${name}")`,
+      );
+  }
+  return problems;
+}
+
+/**
+ * The EventBridge pattern of a destination's filter: the relay's source, its event types (every type but
+ * the operator events when none is named) and, when named, the providers and accounts in `data`.
+ */
+export function destinationEventPattern(
+  destination: Pick<DestinationConfig, 'filter'>,
+  eventSource: string,
+): events.EventPattern {
+  const { eventTypes, providers, accounts } = destination.filter;
+  const data: Record<string, string[]> = {};
+  if (providers.length) data.provider = [...providers];
+  if (accounts.length) data.account = [...accounts];
+  return {
+    source: [eventSource],
+    detailType: eventTypes.length
+      ? eventTypes.filter((t) => !OPERATOR_EVENT_TYPES.has(t))
+      : events.Match.anythingBut(...OPERATOR_EVENT_TYPES),
+    ...(Object.keys(data).length ? { detail: { data } } : {}),
+  };
+}
+
+/**
+ * The AWS delivery path (docs/webhooks.md#in-aws): per destination an EventBridge rule (its filter as the
+ * pattern) into its own SQS queue (SSE-SQS, SSL only), consumed by the delivery function with partial
+ * batch failures and the destination's concurrency as the mapping's maximum concurrency, so a slow or
+ * dead destination holds only its own queue and invocations. One DLQ for every destination queue (and
+ * the rules' undeliverable events): one alarm whatever the number of destinations.
+ */
+export function createDelivery(
+  scope: Construct,
+  parts: {
+    config: RelayConfig;
+    fn: lambda.Function;
+    eventBus: events.IEventBus;
+    eventSource: string;
+    table: dynamodb.ITable;
+    tableEncryptionKey: kms.IKey | undefined;
+    secretsEncryptionKey: kms.IKey | undefined;
+  },
+): Omit<RelayDelivery, 'alarms'> {
+  const { config, fn } = parts;
+  const stack = Stack.of(scope);
+  // SSE-SQS: EventBridge sends to it without a key policy (a customer key would need one for events.amazonaws.com).
+  const dlq = new sqs.Queue(scope, 'DeliveryDlq', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  NagSuppressions.addResourceSuppressions(dlq, [
+    {
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself a dead-letter queue: the webhook delivery messages that could not be processed',
+    },
+  ]);
+  const destinations: Record<string, { rule: events.Rule; queue: sqs.Queue }> = {};
+  for (const [name, destination] of Object.entries(config.destinations)) {
+    const queue = new sqs.Queue(scope, `Delivery${name}Queue`, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // The schedule's 3.3 days and a disabled destination's backlog fit; each retry is a new message.
+      retentionPeriod: Duration.days(14),
+      // Lambda's advice: six times the function's timeout (a crashed batch comes back after it).
+      visibilityTimeout: Duration.seconds(DELIVERY_FUNCTION_TIMEOUT.toSeconds() * 6),
+      deadLetterQueue: { queue: dlq, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
+    });
+    const rule = new events.Rule(scope, `Delivery${name}Rule`, {
+      eventBus: parts.eventBus,
+      description: `Relay events for the webhook destination ${name} (its filter)`,
+      eventPattern: destinationEventPattern(destination, parts.eventSource),
+      targets: [
+        new eventTargets.SqsQueue(queue, {
+          message: events.RuleTargetInput.fromObject({
+            destination: name,
+            attempt: 0,
+            event: events.EventField.fromPath('$.detail'),
+          }),
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+          deadLetterQueue: dlq,
+        }),
+      ],
+    });
+    fn.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: DELIVERY_BATCH_SIZE,
+        reportBatchItemFailures: true,
+        maxConcurrency: deliveryConcurrency(destination),
+      }),
+    );
+    destinations[name] = { rule, queue };
+  }
+  const queueArns = Object.values(destinations).map((d) => d.queue.queueArn);
+  // Retries are new messages on the record's own queue.
+  if (queueArns.length)
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
+  // The delivery log and the destination states (item reads and writes, Query for the dead letters).
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [parts.table.tableArn] }),
+  );
+  if (parts.tableEncryptionKey)
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...TABLE_KEY_ACTIONS],
+        resources: [parts.tableEncryptionKey.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${stack.region}.${stack.urlSuffix}` } },
+      }),
+    );
+  // Each signing secret by its name (never a wider pattern): read at run time, never in the template.
+  const secretIds = [
+    ...new Set(
+      Object.values(config.destinations).flatMap((d) => (d.signingSecretId ? [d.signingSecretId] : [])),
+    ),
+  ];
+  if (secretIds.length) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: secretIds.flatMap((id) => secretArns(stack, id)),
+      }),
+    );
+    if (parts.secretsEncryptionKey)
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [parts.secretsEncryptionKey.keyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.${stack.urlSuffix}` },
+          },
+        }),
+      );
+  }
+  NagSuppressions.addResourceSuppressions(
+    fn.role!,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (Resource "*"). Table access is limited to item actions on the relay table ARN, SQS to the destination queues, Secrets Manager to the named signing secrets.',
+        appliesTo: ['Resource::*'],
+      },
+    ],
+    true,
+  );
+  return { destinations, dlq };
+}
+
+/**
+ * The delivery alarms (docs/monitoring.md), three whatever the number of destinations: a destination
+ * disabled pages (its partner receives nothing until a person resumes it); a delivery dead-lettered past
+ * the schedule is a ticket (kept in the delivery log, replayable; the destination still works); a message
+ * in the delivery DLQ pages like every DLQ (the delivery function could not process it at all).
+ */
+export function deliveryAlarms(
+  scope: Construct,
+  parts: { metricsNamespace: string; dlq: sqs.Queue; pageTopic: sns.ITopic; ticketTopic: sns.ITopic },
+): cloudwatch.Alarm[] {
+  const prefix = monitoringNamePrefix(scope);
+  const make = (
+    id: string,
+    metric: cloudwatch.IMetric,
+    description: string,
+    topic: sns.ITopic,
+    tag: string,
+  ) => {
+    const alarm = new cloudwatch.Alarm(scope, `Delivery${id}Alarm`, {
+      alarmName: `${prefix}-Delivery-${id}`,
+      alarmDescription: `[${tag}] ${description}`,
+      metric,
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    // OK goes where ALARM went (docs/monitoring.md).
+    alarm.addAlarmAction(new SnsAction(topic));
+    alarm.addOkAction(new SnsAction(topic));
+    return alarm;
+  };
+  const relayMetric = (metricName: string) =>
+    new cloudwatch.Metric({
+      namespace: parts.metricsNamespace,
+      metricName,
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+    });
+  return [
+    make(
+      'DestinationsDisabled',
+      relayMetric('DestinationsDisabled'),
+      'A webhook destination was disabled (410 Gone, or disableAfterFailures failures in a row): its partner receives nothing; its events are dead-lettered. The DestinationDisabled event names it; fix with the partner, resume it, replay its dead letters (docs/webhooks.md).',
+      parts.pageTopic,
+      PAGE_TAG,
+    ),
+    make(
+      'DeadLettered',
+      relayMetric('DeliveriesDeadLettered'),
+      'A webhook delivery was dead-lettered: the retry schedule ended (or its destination is disabled). It is kept in the delivery log (DLVDEAD#<destination>); replay it once the destination answers (docs/webhooks.md).',
+      parts.ticketTopic,
+      TICKET_TAG,
+    ),
+    make(
+      'Dlq',
+      parts.dlq.metricApproximateNumberOfMessagesVisible({
+        statistic: 'Maximum',
+        period: Duration.minutes(5),
+      }),
+      'A webhook delivery message is in the delivery DLQ: the delivery function could not process it (10 receives) or a rule could not put the event on its destination queue. The delivery function logs name it; redrive the DLQ to the destination queue (docs/webhooks.md).',
+      parts.pageTopic,
+      PAGE_TAG,
+    ),
+  ];
+}

@@ -1,0 +1,222 @@
+import { deliveryConcurrency, MIN_EVENT_SOURCE_CONCURRENCY } from '../../config/limits';
+import type { DestinationConfig } from '../../config/schema';
+import type { EventEnvelope } from '../../domain/event-envelope';
+import type { Scrubber } from '../../util/redact';
+import type { Clock, RelayLogger, RelayMetrics } from '../ports';
+import { attemptDelivery, DELIVERY_TIMEOUT_MS } from './engine';
+
+export { deliveryConcurrency, MIN_EVENT_SOURCE_CONCURRENCY };
+import type { DeliveredEvent, DeliveryLog, DestinationStates, WebhookSender } from './ports';
+
+/**
+ * The AWS delivery path (docs/webhooks.md#in-aws): an EventBridge rule per destination puts each event it
+ * accepts on the destination's own SQS queue as `{destination, attempt: 0, event}`; the delivery function
+ * takes batches from every destination queue and makes one attempt per message with the same code as
+ * `npm start` (attemptDelivery). Long back-offs live in SQS: a retry is a NEW message carrying its attempt
+ * number and due time, sent with a delay of at most 15 minutes; a message received before its due time is
+ * hidden again (ChangeMessageVisibility, at most 12 hours a step), so a 24-hour wait is three receives.
+ */
+
+/** SQS's longest DelaySeconds on SendMessage. */
+export const SQS_MAX_DELAY_SECONDS = 900;
+/** SQS's longest visibility timeout (ChangeMessageVisibility). */
+export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+/** Time kept back from the invocation's deadline after the last attempt that may start. */
+export const DEADLINE_MARGIN_MS = 3_000;
+
+/** One message of a destination queue: an event's attempt at that destination. */
+export interface DeliveryMessage {
+  destination: string;
+  /** 0 for the rule's message; the retry messages carry theirs. */
+  attempt: number;
+  /** Not attempted before this time (ISO). Absent (the rule's message): sent time + the schedule's first entry. */
+  dueAt?: string;
+  event: EventEnvelope;
+  replayedBy?: string;
+}
+
+/** The parts of an SQS record the delivery reads. */
+export interface DeliveryQueueRecord {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  /** The destination queue's ARN: retries go back to it. */
+  eventSourceARN: string;
+  attributes?: { SentTimestamp?: string; ApproximateReceiveCount?: string };
+}
+
+/** The destination queues (shared/adapters/sqs/sqs-delivery-queue.ts). */
+export interface DeliveryQueue {
+  /** Sends a message to the queue, invisible for `delaySeconds` (at most SQS_MAX_DELAY_SECONDS). */
+  send(queueArn: string, message: DeliveryMessage, delaySeconds: number): Promise<void>;
+  /** Keeps a received message invisible for `seconds` (at most SQS_MAX_VISIBILITY_SECONDS). */
+  hide(queueArn: string, receiptHandle: string, seconds: number): Promise<void>;
+}
+
+export interface QueueDeliveryDeps {
+  destinations: Readonly<Record<string, DestinationConfig>>;
+  /** The destination's signing secrets, current first (Secrets Manager behind a cache, or the config). */
+  secretsOf: (destination: string) => Promise<readonly string[]>;
+  sender: WebhookSender;
+  log: DeliveryLog;
+  states: DestinationStates;
+  queue: DeliveryQueue;
+  clock: Clock;
+  scrub: Scrubber;
+  logger: RelayLogger;
+  metrics: RelayMetrics;
+  /** Milliseconds left in this invocation (Lambda's context). */
+  remainingMs: () => number;
+  /** Waits between attempt starts (the destination's rate). */
+  wait: (ms: number) => Promise<void>;
+}
+
+export interface DeliveryBatchResponse {
+  batchItemFailures: { itemIdentifier: string }[];
+}
+
+/** The logged form of an event: the exact body that is signed. */
+export function deliveredEventOf(event: EventEnvelope): DeliveredEvent {
+  return {
+    eventId: event.metadata.id,
+    eventType: event.metadata.type,
+    correlationId: event.metadata.correlationId,
+    occurredAt: event.metadata.occurredAt,
+    body: JSON.stringify(event),
+  };
+}
+
+function parseMessage(body: string): DeliveryMessage | undefined {
+  try {
+    const message = JSON.parse(body) as Partial<DeliveryMessage>;
+    const metadata = (message.event as EventEnvelope | undefined)?.metadata;
+    if (
+      typeof message.destination === 'string' &&
+      Number.isInteger(message.attempt) &&
+      typeof metadata?.id === 'string' &&
+      typeof metadata.correlationId === 'string'
+    )
+      return message as DeliveryMessage;
+  } catch {
+    // Reported below: not a delivery message.
+  }
+  return undefined;
+}
+
+/**
+ * One batch of one or more destination queues (ReportBatchItemFailures): a record is acknowledged when its
+ * attempt is decided and, for a retry, its next message is on the queue; otherwise it is reported back.
+ * Attempts run one after another, started at most `ratePerSecond / concurrency` a second: with the event
+ * source mapping's maximum concurrency equal to the destination's concurrency, the destination gets at
+ * most `ratePerSecond` attempts a second and `concurrency` at once. A record received before its due time
+ * is hidden until then; one the invocation has no time left for is handed back at once.
+ */
+export async function deliverQueueBatch(
+  deps: QueueDeliveryDeps,
+  records: readonly DeliveryQueueRecord[],
+): Promise<DeliveryBatchResponse> {
+  const failures: { itemIdentifier: string }[] = [];
+  const nextStartMs = new Map<string, number>();
+  const handBack = async (record: DeliveryQueueRecord, seconds: number | undefined) => {
+    failures.push({ itemIdentifier: record.messageId });
+    if (seconds === undefined) return;
+    await deps.queue
+      .hide(record.eventSourceARN, record.receiptHandle, Math.min(SQS_MAX_VISIBILITY_SECONDS, seconds))
+      .catch((error: Error) =>
+        deps.logger.warn('could not hide a delivery message; the queue visibility timeout applies', {
+          messageId: record.messageId,
+          error: deps.scrub(error.message),
+        }),
+      );
+  };
+  for (const record of records) {
+    const message = parseMessage(record.body);
+    const config = message && deps.destinations[message.destination];
+    if (!message || !config) {
+      // Never deliverable: after the queue's maxReceiveCount it rests in the delivery DLQ (an alarm).
+      deps.logger.error('delivery message refused: not a delivery message or an unknown destination', {
+        messageId: record.messageId,
+        destination: message?.destination,
+      });
+      deps.metrics.count('DeliveryMessagesRefused', 1);
+      await handBack(record, undefined);
+      continue;
+    }
+    const nowMs = deps.clock.now().getTime();
+    const dueMs =
+      message.dueAt !== undefined
+        ? Date.parse(message.dueAt)
+        : Number(record.attributes?.SentTimestamp ?? nowMs) + (config.retryScheduleSeconds[0] ?? 0) * 1000;
+    if (dueMs - nowMs >= 1000) {
+      // Early (a wait longer than SQS lets a message be delayed or hidden at once): hide it until due.
+      await handBack(record, Math.ceil((dueMs - nowMs) / 1000));
+      continue;
+    }
+    if (deps.remainingMs() < DELIVERY_TIMEOUT_MS + DEADLINE_MARGIN_MS) {
+      await handBack(record, 0);
+      continue;
+    }
+    const spacingMs = (1000 * deliveryConcurrency(config)) / config.ratePerSecond;
+    const startAt = nextStartMs.get(message.destination) ?? 0;
+    if (startAt > nowMs) await deps.wait(startAt - nowMs);
+    nextStartMs.set(message.destination, Math.max(startAt, nowMs) + spacingMs);
+    try {
+      const event = deliveredEventOf(message.event);
+      if (message.attempt === 0 && !message.replayedBy) await deps.log.recordEvent(event);
+      const result = await attemptDelivery(
+        {
+          destination: message.destination,
+          config,
+          secrets: await deps.secretsOf(message.destination),
+          sender: deps.sender,
+          log: deps.log,
+          clock: deps.clock,
+          scrub: deps.scrub,
+          runtime: 'aws',
+          states: deps.states,
+        },
+        {
+          event,
+          attempt: message.attempt,
+          ...(message.replayedBy ? { replayedBy: message.replayedBy } : {}),
+        },
+      );
+      const dimensions = { destination: message.destination };
+      if (result.outcome === 'delivered') deps.metrics.count('DeliveriesDelivered', 1, dimensions);
+      if (result.outcome === 'dead-letter') deps.metrics.count('DeliveriesDeadLettered', 1);
+      if (result.outcome === 'destination-disabled' && result.event) {
+        deps.metrics.count('DestinationsDisabled', 1);
+        deps.logger.warn('webhook destination disabled', {
+          destination: message.destination,
+          reason: result.event.data.detail,
+        });
+      }
+      if (result.outcome !== 'retrying') continue;
+      const dueAt = new Date(deps.clock.now().getTime() + result.delaySeconds * 1000).toISOString();
+      try {
+        await deps.queue.send(
+          record.eventSourceARN,
+          { ...message, attempt: message.attempt + 1, dueAt },
+          Math.min(SQS_MAX_DELAY_SECONDS, result.delaySeconds),
+        );
+      } catch (error) {
+        // The attempt was made and logged; this one comes back after the delay and is attempted again.
+        deps.logger.warn('could not queue a delivery retry; the message is retried instead', {
+          destination: message.destination,
+          eventId: message.event.metadata.id,
+          error: deps.scrub((error as Error).message),
+        });
+        await handBack(record, result.delaySeconds);
+      }
+    } catch (error) {
+      deps.logger.error('delivery attempt not decided (store or secret unavailable); retried', {
+        destination: message.destination,
+        eventId: message.event.metadata.id,
+        error: deps.scrub((error as Error).message),
+      });
+      deps.metrics.count('DeliveryErrors', 1);
+      await handBack(record, undefined);
+    }
+  }
+  return { batchItemFailures: failures };
+}

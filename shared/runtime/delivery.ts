@@ -1,0 +1,68 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createDynamoClients } from '../adapters/dynamodb/client';
+import { DynamoDeliveryLog } from '../adapters/dynamodb/delivery-log';
+import { DynamoDestinationStates } from '../adapters/dynamodb/destination-states';
+import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
+import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
+import { createSqsBufferClient } from '../adapters/sqs/sqs-ingress-buffer';
+import { sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
+import { startTracing } from '../adapters/tracing/xray';
+import { HttpWebhookSender } from '../adapters/webhooks/http-sender';
+import { signingSecretsOf } from '../app/delivery/signing-secrets';
+import { systemClock } from '../app/ports';
+import { scrubbingLogger } from '../app/services';
+import { loadConfig } from '../config/load';
+import { FUNCTION_SECRET_KINDS } from '../config/secret-reader';
+import { secretScrubber } from '../config/secrets';
+import { createScrubber } from '../util/redact';
+import { useInvocationMetrics } from './lambda-middleware';
+import { requireEnv } from './env';
+import type { QueueDeliveryDeps } from '../app/delivery/queue-delivery';
+
+/**
+ * The delivery function's wiring in Lambda: the destinations from the config, their signing secrets read
+ * by reference (Secrets Manager, cached; every value read is added to the log scrubber), the DynamoDB
+ * delivery log and destination states, the SQS retry queue.
+ */
+export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'remainingMs'>> {
+  const serviceName = 'relay-delivery';
+  const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
+  startTracing({ serviceName, warn: (message) => logger.warn(message) });
+  const readSecret = sharedSecretReader();
+  // No account secret: this function only needs the destinations (and their signing secrets, below).
+  const config = await loadConfig(process.env, undefined, {
+    readSecret,
+    secretKinds: FUNCTION_SECRET_KINDS.delivery ?? [],
+  });
+  const configScrub = secretScrubber(config);
+  // The signing secrets read so far (Secrets Manager's cache re-reads them every 5 minutes): all scrubbed.
+  const signingSecrets = new Set<string>();
+  let signingScrub = createScrubber([]);
+  const scrub = (text: string) => signingScrub(configScrub(text));
+  const { doc } = createDynamoClients();
+  const tableName = requireEnv('TABLE_NAME');
+  const metrics = new PowertoolsRelayMetrics();
+  useInvocationMetrics(metrics);
+
+  return {
+    destinations: config.destinations,
+    secretsOf: async (destination) => {
+      const secrets = await signingSecretsOf(config.destinations[destination]!, readSecret);
+      if (secrets.some((s) => !signingSecrets.has(s))) {
+        for (const secret of secrets) signingSecrets.add(secret);
+        signingScrub = createScrubber([...signingSecrets]);
+      }
+      return secrets;
+    },
+    sender: new HttpWebhookSender(),
+    log: new DynamoDeliveryLog(doc, { tableName, retentionDays: config.retention.transactionDays }),
+    states: new DynamoDestinationStates(doc, { tableName }),
+    queue: sqsDeliveryQueue(createSqsBufferClient()),
+    clock: systemClock,
+    scrub,
+    logger: scrubbingLogger(logger, scrub),
+    metrics,
+    wait: (ms) => sleep(ms),
+  };
+}

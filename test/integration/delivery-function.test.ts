@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDeliveryHandler } from '../../functions/delivery/handler';
+import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log';
+import { DynamoDestinationStates } from '../../shared/adapters/dynamodb/destination-states';
+import { sqsDeliveryQueue } from '../../shared/adapters/sqs/sqs-delivery-queue';
+import { HttpWebhookSender } from '../../shared/adapters/webhooks/http-sender';
+import type { DeliveryMessage } from '../../shared/app/delivery/queue-delivery';
+import { signingSecretsOf } from '../../shared/app/delivery/signing-secrets';
+import { destinationSchema } from '../../shared/config/schema';
+import { buildEvent } from '../../shared/domain/events';
+import { eventsFromChange } from '../../shared/domain/outbox';
+import { createScrubber } from '../../shared/util/redact';
+import { createTestTable } from '../helpers/dynamo';
+
+/*
+ * The AWS delivery function's handler with a real SQS event shape, the real HTTP sender, the delivery log
+ * and the destination states in DynamoDB Local, and the signing secret read by reference. SQS itself is
+ * aws-sdk-client-mock (no SQS emulator here): what the handler asks of it is what is asserted. AWS refuses
+ * http and loopback hosts, so the sender is pointed at the local receiver below the engine's checks.
+ */
+
+const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:relay-delivery-shop';
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+// Now: the reference library checks the signature's timestamp against the real clock (5 minutes' tolerance).
+const START = Date.now();
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let server: Server;
+let port: number;
+let answers: Array<{ status: number; body: string }> = [];
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+const sqs = mockClient(SQSClient);
+
+beforeAll(async () => {
+  table = await createTestTable();
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const answer = answers.shift() ?? { status: 200, body: 'ok' };
+      res.writeHead(answer.status).end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await table.drop();
+});
+afterEach(() => {
+  sqs.reset();
+  received.length = 0;
+  answers = [];
+});
+
+function world(destinationOverrides: Record<string, unknown> = {}) {
+  const now = { ms: START };
+  const destinations = {
+    shop: destinationSchema.parse({
+      url: 'https://shop.example.com/hooks',
+      signingSecretId: 'mobile-money-relay/webhooks/shop',
+      ratePerSecond: 1000,
+      ...destinationOverrides,
+    }),
+  };
+  const log = new DynamoDeliveryLog(table.doc, { tableName: table.tableName, retentionDays: 30 });
+  const states = new DynamoDestinationStates(table.doc, { tableName: table.tableName, cacheMs: 0 });
+  const counted: string[] = [];
+  const sender = new HttpWebhookSender();
+  const handler = createDeliveryHandler({
+    destinations,
+    // The secret by reference, as Secrets Manager holds it.
+    secretsOf: async (name) =>
+      signingSecretsOf(destinations[name as 'shop'], async (id) => {
+        expect(id).toBe('mobile-money-relay/webhooks/shop');
+        return JSON.stringify({ signingSecret: SECRET });
+      }),
+    sender: {
+      send: (request) =>
+        sender.send({ ...request, url: `http://127.0.0.1:${port}/hooks`, allowPrivateAddresses: true }),
+    },
+    log,
+    states,
+    queue: sqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' })),
+    clock: { now: () => new Date(now.ms) },
+    scrub: createScrubber([SECRET]),
+    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    metrics: { count: (name) => void counted.push(name), timing: () => {}, flush: () => {} },
+    wait: async () => {},
+  });
+  return { now, handler, log, counted };
+}
+
+let sequence = 0;
+function paymentEvent() {
+  sequence += 1;
+  return buildEvent(
+    'TransactionSucceeded',
+    `momo:acct:ref-${sequence}`,
+    'SUCCEEDED',
+    'callback',
+    new Date(START).toISOString(),
+    { provider: 'momo', account: 'acct', reference: `ref-${sequence}`, status: 'SUCCEEDED' },
+  );
+}
+
+/** A record as Lambda hands it from the destination queue. */
+function record(message: DeliveryMessage, sentAtMs = START) {
+  return {
+    messageId: `m-${randomBytes(4).toString('hex')}`,
+    receiptHandle: `rh-${randomBytes(8).toString('hex')}`,
+    body: JSON.stringify(message),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(sentAtMs) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: QUEUE_ARN,
+    awsRegion: 'eu-west-1',
+  };
+}
+
+/** The reference library's verdict, at the time the attempt was signed (a driven clock's retry is hours ahead). */
+function verify(delivery: { headers: IncomingHttpHeaders; body: string }) {
+  vi.useFakeTimers({ toFake: ['Date'], now: Number(delivery.headers['webhook-timestamp']) * 1000 });
+  try {
+    return new Webhook(SECRET).verify(delivery.body, delivery.headers as Record<string, string>);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+describe('delivery function (SQS → signed webhook)', () => {
+  it('delivers a rule message once, signed so the reference library verifies it, and acknowledges it', async () => {
+    // Prepare
+    const { handler, log } = world();
+    const event = paymentEvent();
+    // Act
+    const answer = await handler(
+      { Records: [record({ destination: 'shop', attempt: 0, event })] },
+      {} as never,
+    );
+    // Assess
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers['webhook-id']).toBe(event.metadata.id);
+    expect(verify(received[0]!)).toEqual(JSON.parse(JSON.stringify(event)));
+    const attempts = await log.attempts({ correlationId: event.metadata.correlationId });
+    expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([[0, 200, 'delivered']]);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+  });
+
+  it('answers a 500 with the next attempt queued, hides it while early, then delivers it with the same webhook-id', async () => {
+    // Prepare
+    const { handler, now, log } = world({ retryScheduleSeconds: [0, 7200] });
+    const event = paymentEvent();
+    answers = [{ status: 500, body: 'try later' }];
+    // Act: the first attempt fails
+    const first = await handler(
+      { Records: [record({ destination: 'shop', attempt: 0, event })] },
+      {} as never,
+    );
+    // Assess: acknowledged, the retry is a new message (SQS delays at most 15 minutes), due in 2 h
+    expect(first).toEqual({ batchItemFailures: [] });
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-delivery-shop',
+      DelaySeconds: 900,
+    });
+    const retry = JSON.parse(sent[0]!.MessageBody!) as DeliveryMessage;
+    expect(retry).toMatchObject({
+      destination: 'shop',
+      attempt: 1,
+      dueAt: new Date(START + 7_200_000).toISOString(),
+    });
+    // Act: received after 15 minutes, early: hidden for the rest of the wait
+    now.ms = START + 900_000;
+    const early = record(retry);
+    const second = await handler({ Records: [early] }, {} as never);
+    // Assess
+    expect(second).toEqual({ batchItemFailures: [{ itemIdentifier: early.messageId }] });
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input)).toEqual([
+      expect.objectContaining({ ReceiptHandle: early.receiptHandle, VisibilityTimeout: 6300 }),
+    ]);
+    expect(received).toHaveLength(1);
+    // Act: received when due
+    now.ms = START + 7_200_000;
+    const due = await handler({ Records: [record(retry)] }, {} as never);
+    // Assess
+    expect(due).toEqual({ batchItemFailures: [] });
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([event.metadata.id, event.metadata.id]);
+    for (const delivery of received) expect(verify(delivery)).toBeTruthy();
+    const attempts = await log.attempts({ correlationId: event.metadata.correlationId });
+    expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [0, 500, 'retrying'],
+      [1, 200, 'delivered'],
+    ]);
+  });
+
+  it('disables the destination on 410 and writes DestinationDisabled to the outbox once, without the URL', async () => {
+    // Prepare
+    const { handler, counted } = world({ url: 'https://user:pw@gone.example.com/hooks' });
+    answers = [{ status: 410, body: 'gone' }];
+    // Act
+    const answer = await handler(
+      { Records: [record({ destination: 'shop', attempt: 0, event: paymentEvent() })] },
+      {} as never,
+    );
+    const after = await handler(
+      { Records: [record({ destination: 'shop', attempt: 0, event: paymentEvent() })] },
+      {} as never,
+    );
+    // Assess
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(after).toEqual({ batchItemFailures: [] });
+    expect(received).toHaveLength(1);
+    const item = (await table.listAll()).find((i) => i.pk === 'DLVDST#shop')!;
+    const published = eventsFromChange(undefined, item);
+    expect(published.map((e) => [e.metadata.type, e.metadata.correlationId, e.data])).toEqual([
+      [
+        'DestinationDisabled',
+        'destinations:shop',
+        expect.objectContaining({ destination: 'shop', reason: 'gone', detail: '410 Gone', lastStatus: 410 }),
+      ],
+    ]);
+    expect(JSON.stringify(item)).not.toMatch(/gone\.example|pw@/);
+    expect(counted.filter((n) => n === 'DestinationsDisabled')).toHaveLength(1);
+    // The next event is not sent: dead-lettered for a replay once resumed.
+    await new DynamoDestinationStates(table.doc, { tableName: table.tableName }).resume('shop');
+  });
+
+  it('dead-letters an event when its schedule ends, queryable in the dead-letter store', async () => {
+    // Prepare
+    const { handler, log, counted } = world({ retryScheduleSeconds: [0, 5] });
+    const event = paymentEvent();
+    answers = [{ status: 503, body: 'down' }];
+    // Act: the last attempt of the schedule fails
+    const answer = await handler(
+      { Records: [record({ destination: 'shop', attempt: 1, dueAt: new Date(START).toISOString(), event })] },
+      {} as never,
+    );
+    // Assess
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+    const dead = (await log.deadLetters('shop')).filter((a) => a.eventId === event.metadata.id);
+    expect(dead.map((a) => [a.eventId, a.attempt, a.status, a.outcome])).toEqual([
+      [event.metadata.id, 1, 503, 'dead-letter'],
+    ]);
+    expect(counted).toContain('DeliveriesDeadLettered');
+  });
+});
