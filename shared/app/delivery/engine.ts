@@ -8,6 +8,8 @@ import type {
   DeliveredEvent,
   DeliveryLog,
   DeliverySelector,
+  DestinationState,
+  DestinationStateStore,
   Scheduler,
   WebhookResponse,
   WebhookSender,
@@ -20,12 +22,11 @@ export const EXCERPT_CHARS = 512;
 /** A Retry-After longer than a day is read as a day: the schedule's longest wait. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
-export interface DestinationState {
-  disabled: boolean;
-  /** Why it was disabled: "410 Gone" or the consecutive failures. */
-  disabledReason?: string;
-  consecutiveFailures: number;
-}
+/**
+ * How often a paused destination's held deliveries look at its state again: a resume from another process
+ * (the management API in AWS) is seen within this time; the local API wakes the engine at once.
+ */
+export const PAUSE_RECHECK_MS = 5000;
 
 /** The operator's signal that a destination stopped receiving (an alarm and, in AWS, an operator event). */
 export type DestinationDisabledListener = (destination: string, reason: string, at: string) => void;
@@ -38,6 +39,9 @@ interface Job {
 
 interface Lane {
   ready: Job[];
+  /** Jobs that found the destination paused: sent, in order, once it is resumed. */
+  held: Job[];
+  recheckScheduled: boolean;
   inFlight: number;
   /** Earliest time (ms) the next attempt may start: 1 / ratePerSecond after the previous one. */
   nextStartMs: number;
@@ -50,6 +54,10 @@ export interface DeliveryEngineDeps {
   secretsOf: (destination: string) => readonly string[];
   sender: WebhookSender;
   log: DeliveryLog;
+  /** Pause, disabling, failure streak and secret rotation: read before every attempt (one store, every path). */
+  states: DestinationStateStore;
+  /** Reads a rotated-in secret by its reference (docs/webhooks.md#rotating-a-secret); absent: no rotation. */
+  resolveSecret?: (secretRef: string) => Promise<string>;
   clock: Clock;
   scheduler: Scheduler;
   scrub: Scrubber;
@@ -87,7 +95,6 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
  */
 export class DeliveryEngine {
   private readonly lanes = new Map<string, Lane>();
-  private readonly states = new Map<string, DestinationState>();
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
@@ -101,14 +108,19 @@ export class DeliveryEngine {
         );
       if (deps.secretsOf(name).length === 0)
         throw new Error(`destinations.${name}: no signing secret (signingSecrets or signingSecretId)`);
-      this.lanes.set(name, { ready: [], inFlight: 0, nextStartMs: 0, wakeScheduled: false });
-      this.states.set(name, { disabled: false, consecutiveFailures: 0 });
+      this.lanes.set(name, {
+        ready: [],
+        held: [],
+        recheckScheduled: false,
+        inFlight: 0,
+        nextStartMs: 0,
+        wakeScheduled: false,
+      });
     }
   }
 
-  state(destination: string): DestinationState | undefined {
-    const state = this.states.get(destination);
-    return state && { ...state };
+  state(destination: string): Promise<DestinationState> {
+    return this.deps.states.get(destination);
   }
 
   /** Takes one published event: each destination whose filter accepts it gets its own delivery. */
@@ -152,10 +164,18 @@ export class DeliveryEngine {
     return { count: events.length };
   }
 
-  /** Re-enables a disabled destination (an operator's decision, after the partner fixed their endpoint). */
-  resume(destination: string): void {
-    const state = this.states.get(destination);
-    if (state) Object.assign(state, { disabled: false, consecutiveFailures: 0, disabledReason: undefined });
+  /** Re-enables a paused or disabled destination (an operator's decision, after the partner fixed their endpoint). */
+  async resume(destination: string): Promise<void> {
+    await this.deps.states.resume(destination);
+    this.wake(destination);
+  }
+
+  /** Its state changed (a resume): held deliveries are looked at again now, not at the next recheck. */
+  wake(destination: string): void {
+    const lane = this.lanes.get(destination);
+    if (!lane) return;
+    const held = lane.held.splice(0);
+    lane.ready.unshift(...held);
     this.pump(destination);
   }
 
@@ -203,9 +223,45 @@ export class DeliveryEngine {
     }
   }
 
+  /** Holds a job while its destination is paused, looking again after PAUSE_RECHECK_MS. */
+  private hold(destination: string, job: Job): void {
+    const lane = this.lanes.get(destination)!;
+    lane.held.push(job);
+    if (lane.recheckScheduled) return;
+    lane.recheckScheduled = true;
+    this.deps.scheduler.after(PAUSE_RECHECK_MS, () => {
+      lane.recheckScheduled = false;
+      this.wake(destination);
+    });
+  }
+
+  /**
+   * The secrets that sign now, current first: the config's, or after a rotation the rotated-in secret and,
+   * until the window ends, the one it replaced (both signatures are sent).
+   */
+  private async signingSecrets(
+    destination: string,
+    state: DestinationState,
+    nowMs: number,
+  ): Promise<string[]> {
+    const configured = this.deps.secretsOf(destination);
+    const rotation = state.rotation;
+    if (!rotation || !this.deps.resolveSecret) return [...configured];
+    const primary = await this.deps.resolveSecret(rotation.secretRef);
+    if (nowMs >= Date.parse(rotation.windowEndsAt)) return [primary];
+    const previous = rotation.previousSecretRef
+      ? await this.deps.resolveSecret(rotation.previousSecretRef)
+      : configured[0];
+    return previous && previous !== primary ? [primary, previous] : [primary];
+  }
+
   private async attempt(destination: string, job: Job): Promise<void> {
     const config = this.deps.destinations[destination]!;
-    const state = this.states.get(destination)!;
+    const state = await this.deps.states.get(destination);
+    if (state.paused && !state.disabled) {
+      this.hold(destination, job);
+      return;
+    }
     const started = this.deps.clock.now();
     const base = {
       eventId: job.event.eventId,
@@ -228,11 +284,13 @@ export class DeliveryEngine {
     }
     const timestamp = Math.floor(started.getTime() / 1000);
     let response: WebhookResponse;
+    let secrets: string[] = [];
     try {
+      secrets = await this.signingSecrets(destination, state, started.getTime());
       response = await this.deps.sender.send({
         url: config.url,
         headers: {
-          ...webhookHeaders(job.event.eventId, timestamp, job.event.body, this.deps.secretsOf(destination)),
+          ...webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
           'content-type': 'application/json',
           'user-agent': 'mobile-money-callback-relay',
         },
@@ -246,29 +304,38 @@ export class DeliveryEngine {
     const finished = this.deps.clock.now();
     const latencyMs = finished.getTime() - started.getTime();
     const status = response.kind === 'answered' ? response.status : null;
+    // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
+    const scrub = (text: string) =>
+      secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), this.deps.scrub(text));
     const excerpt = scrubThenTruncate(
       maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
       EXCERPT_CHARS,
-      this.deps.scrub,
+      scrub,
     );
     const record = { ...base, status, latencyMs, excerpt };
+    const at = finished.toISOString();
     if (status !== null && status >= 200 && status < 300) {
-      state.consecutiveFailures = 0;
+      await this.deps.states.recordAttempt(destination, { at, status, outcome: 'delivered', failed: false });
       await this.deps.log.recordAttempt({ ...record, outcome: 'delivered' });
       return;
     }
-    state.consecutiveFailures += 1;
+    const failures = await this.deps.states.recordAttempt(destination, {
+      at,
+      status,
+      outcome: 'retrying',
+      failed: true,
+    });
     const disableReason =
       status === 410
         ? '410 Gone'
-        : state.consecutiveFailures >= config.disableAfterFailures
-          ? `${state.consecutiveFailures} consecutive failed attempts`
+        : failures >= config.disableAfterFailures
+          ? `${failures} consecutive failed attempts`
           : undefined;
     if (disableReason) {
-      state.disabled = true;
-      state.disabledReason = disableReason;
+      const disabledNow = await this.deps.states.disable(destination, disableReason, at);
       await this.deps.log.recordAttempt({ ...record, outcome: 'destination-disabled' });
-      this.deps.onDisabled?.(destination, disableReason, finished.toISOString());
+      // Concurrent attempts may all fail; the operator is told once.
+      if (disabledNow) this.deps.onDisabled?.(destination, disableReason, at);
       return;
     }
     const next = job.attempt + 1;
