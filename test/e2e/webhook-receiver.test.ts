@@ -276,6 +276,7 @@ describe('webhook destinations against the simulator receiver', () => {
       as('ops'),
     );
     await relay.request('POST', '/v1/destinations/healthy/replay', { dryRun: false, ...range }, as('ops'));
+    const resumedAtSeconds = Math.floor(Date.now() / 1000);
     const resumeHealthy = await relay.request(
       'POST',
       '/v1/destinations/healthy/resume',
@@ -314,6 +315,7 @@ describe('webhook destinations against the simulator receiver', () => {
         'webhook-signature': delivery.signature,
       };
       expect(delivery.signature.split(' ')).toHaveLength(2);
+      expect(Number(delivery.timestamp)).toBeGreaterThanOrEqual(resumedAtSeconds);
       expect(delivery.verified).toBe(true);
       expect(() => new Webhook(rotated).verify(delivery.body, headers)).not.toThrow();
     }
