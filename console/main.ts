@@ -15,6 +15,7 @@ import { storyView } from './views/story';
 import { transactionsView } from './views/transactions';
 import { approvalsView, auditView } from './views/accountability';
 import { whoAmI } from './me';
+import { destinationsView } from './views/destinations';
 
 const NAV: Array<[string, string]> = [
   ['#/transactions', 'Transactions'],
@@ -24,6 +25,7 @@ const NAV: Array<[string, string]> = [
   ['#/badges', 'Badges'],
   ['#/approvals', 'Approvals'],
   ['#/audit', 'Audit log'],
+  ['#/destinations', 'Destinations'],
 ];
 
 let settings: ConsoleSettings = { mode: 'local' };
@@ -96,6 +98,7 @@ function route(): void {
   else if (parts[0] === 'badges') leave = badgesView(main);
   else if (parts[0] === 'approvals') leave = approvalsView(main);
   else if (parts[0] === 'audit') leave = auditView(main, params);
+  else if (parts[0] === 'destinations') leave = destinationsView(main);
   else leave = transactionsView(main, params);
 }
 

@@ -14,7 +14,7 @@ import type {
   DestinationsAnswer,
   ReplayAnswer,
   TransactionDeliveriesAnswer,
-} from './answers';
+} from '../management-answers';
 import {
   ATTEMPT_OUTCOMES,
   type AttemptOutcome,

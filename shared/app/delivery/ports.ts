@@ -44,28 +44,19 @@ export const timerScheduler: Scheduler = {
   },
 };
 
-export const ATTEMPT_OUTCOMES = ['delivered', 'retrying', 'dead-letter', 'destination-disabled'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+// The log's attempt shape is an API answer too (the console reads it): defined with the answers.
+import type { AttemptOutcome, DeliveryAttempt } from '../management-answers';
+export type { AttemptOutcome, DeliveryAttempt };
 
-/** One attempt of one event to one destination, as the delivery log keeps it. */
-export interface DeliveryAttempt {
-  eventId: string;
-  /** The event's transaction (metadata.correlationId): the delivery log is read per transaction. */
-  correlationId: string;
-  destination: string;
-  attempt: number;
-  at: string;
-  /** The HTTP status, or null when nothing answered. */
-  status: number | null;
-  latencyMs: number;
-  outcome: AttemptOutcome;
-  /** Scrubbed and bounded: the answer's first bytes or why nothing answered. */
-  excerpt: string;
-  /** When the next attempt is due (outcome `retrying`). */
-  nextAttemptAt?: string;
-  /** Set on a replay's attempts: who asked for it. */
-  replayedBy?: string;
-}
+/** Every AttemptOutcome (checked against the type both ways), for validating a filter. */
+export const ATTEMPT_OUTCOMES = [
+  'delivered',
+  'retrying',
+  'dead-letter',
+  'destination-disabled',
+] as const satisfies readonly AttemptOutcome[];
+const _allOutcomesListed: AttemptOutcome extends (typeof ATTEMPT_OUTCOMES)[number] ? true : never = true;
+void _allOutcomesListed;
 
 /** An event as the log keeps it for replay: the exact body that was signed. */
 export interface DeliveredEvent {
