@@ -92,6 +92,11 @@ export async function api<T>(
 export type {
   ApprovalsAnswer,
   ApprovalView,
+  DeliveryAttempt,
+  DestinationDeliveriesAnswer,
+  DestinationsAnswer,
+  DestinationView,
+  ReplayAnswer,
   AuditPage,
   AuditView,
   MeAnswer,

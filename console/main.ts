@@ -16,6 +16,7 @@ import { storyView } from './views/story';
 import { transactionsView } from './views/transactions';
 import { approvalsView, auditView } from './views/accountability';
 import { whoAmI } from './me';
+import { destinationsView } from './views/destinations';
 
 const NAV: Array<[string, string]> = [
   ['#/transactions', 'Transactions'],
@@ -26,6 +27,7 @@ const NAV: Array<[string, string]> = [
   ['#/statements', 'Statements'],
   ['#/approvals', 'Approvals'],
   ['#/audit', 'Audit log'],
+  ['#/destinations', 'Destinations'],
 ];
 
 let settings: ConsoleSettings = { mode: 'local' };
@@ -99,6 +101,7 @@ function route(): void {
   else if (parts[0] === 'statements') leave = statementsView(main, params);
   else if (parts[0] === 'approvals') leave = approvalsView(main);
   else if (parts[0] === 'audit') leave = auditView(main, params);
+  else if (parts[0] === 'destinations') leave = destinationsView(main);
   else leave = transactionsView(main, params);
 }
 

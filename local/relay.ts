@@ -26,7 +26,9 @@ import { statusFor } from '../shared/http/error-mapping';
 import { lambdaContext, toApiGatewayEvent } from './lambda-adapter';
 import { consoleSite } from './console-site';
 import { consoleEventStream, TransactionChangeFeed } from './console-events';
-import { MemoryDeliveryLog } from '../shared/adapters/memory/delivery-log';
+import { DynamoDeliveryLog } from '../shared/adapters/dynamodb/delivery-log';
+import { DynamoDestinationStateStore } from '../shared/adapters/dynamodb/destination-state-store';
+import { type DeliveryAdmin, secretRefResolver } from '../shared/app/delivery/destinations-admin';
 import { HttpWebhookSender } from '../shared/adapters/webhooks/http-sender';
 import { DeliveryEngine } from '../shared/app/delivery/engine';
 import { timerScheduler } from '../shared/app/delivery/ports';
@@ -196,23 +198,26 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     ...(fileBuffer ? { ingressBuffer: fileBuffer } : {}),
   };
   const callback = createCallbackHandler(services);
-  const managementStore = new DynamoRelayStore(managementClients.doc, storeOptions);
-  const management = sharedCounts(
-    createManagementHandler({
-      ...services,
-      store: trackingCallbacks(managementStore, tracker),
-      statements: statementStore,
-    }),
-  );
-  const sink =
-    options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
-  // Webhook destinations (docs/webhooks.md): the engine AWS runs, fed from this process's event stream.
+  // Webhook destinations (docs/webhooks.md): the engine AWS runs, fed from this process's event stream;
+  // its log and the destinations' states in the relay table, where the management API reads them.
+  const deliveryLog = new DynamoDeliveryLog(doc, {
+    tableName: options.tableName,
+    retentionDays: config.retention.transactionDays,
+  });
+  const destinationStates = new DynamoDestinationStateStore(doc, { tableName: options.tableName });
+  const resolveSecret = secretRefResolver({
+    runtime: 'local',
+    env: (name) => process.env[name],
+    readSecret: sharedSecretReader(),
+  });
   const deliveries = Object.keys(config.destinations).length
     ? new DeliveryEngine({
         destinations: config.destinations,
         secretsOf: (name) => config.destinations[name]!.signingSecrets,
         sender: new HttpWebhookSender(),
-        log: new MemoryDeliveryLog(),
+        log: deliveryLog,
+        states: destinationStates,
+        resolveSecret,
         clock,
         scheduler: timerScheduler,
         scrub,
@@ -228,6 +233,33 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
         },
       })
     : undefined;
+  const deliveryAdmin: DeliveryAdmin = {
+    destinations: config.destinations,
+    log: new DynamoDeliveryLog(managementClients.doc, {
+      tableName: options.tableName,
+      retentionDays: config.retention.transactionDays,
+    }),
+    states: new DynamoDestinationStateStore(managementClients.doc, { tableName: options.tableName }),
+    resolveSecret,
+    ...(deliveries
+      ? {
+          replay: (destination, selector, replayOptions) =>
+            deliveries.replay(destination, selector, replayOptions),
+          onResumed: (destination) => deliveries.wake(destination),
+        }
+      : {}),
+  };
+  const managementStore = new DynamoRelayStore(managementClients.doc, storeOptions);
+  const management = sharedCounts(
+    createManagementHandler({
+      ...services,
+      store: trackingCallbacks(managementStore, tracker),
+      statements: statementStore,
+      deliveries: deliveryAdmin,
+    }),
+  );
+  const sink =
+    options.sink ?? new FileEventSink(config.local.eventsFile, config.events.source, options.printEvent);
   const publisher = createOutboxPublisher({
     sink: deliveries ? deliveringSink(sink, deliveries) : sink,
     log,

@@ -15,6 +15,7 @@
  * The time from a callback to the publish (DynamoDB stream, the pump's 100 ms poll) is not in these
  * numbers: it is the same with or without destinations, and the other sections measure the callback path.
  */
+import { MemoryDestinationStates } from '../shared/adapters/memory/destination-states';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -101,6 +102,7 @@ function deliveryPath(destinations: Record<string, DestinationConfig>, eventsFil
     secretsOf: (name) => destinations[name]!.signingSecrets,
     sender: new HttpWebhookSender(),
     log,
+    states: new MemoryDestinationStates(),
     clock: systemClock,
     scheduler: timerScheduler,
     scrub: createScrubber(Object.values(destinations).flatMap((d) => d.signingSecrets)),

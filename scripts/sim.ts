@@ -8,6 +8,7 @@ import { LocalPortError, localRelayAndSimulator } from '../local/simulator-wirin
 import { loadConfig } from '../shared/config/load';
 import { ConfigError } from '../shared/domain/errors';
 import { FaultSpecError, parseFaults } from '../simulator/core/faults';
+import { type ReceiverFault, ReceiverOptionError, startReceiver } from '../simulator/receiver/receiver';
 import { BADGE_ACTIONS, isBadgeAction, runBadgeScenario } from './sim/badges';
 import { type ScenarioOptions, ScenarioError, type SimContext, type Step } from './sim/core';
 import { openEventsFile } from './sim/events';
@@ -15,6 +16,8 @@ import { parseExpires } from './sim/expiry';
 import { findScenario, flagOf, formatSummary, helpText, runScenario } from './sim/run';
 
 const DEMO_CONFIG = resolve(import.meta.dirname, '../local/demo-config.json');
+/** The demo config with a sample destination: the receiver verifies with its secret by default. */
+const WEBHOOKS_DEMO_CONFIG = resolve(import.meta.dirname, '../local/webhooks-demo-config.json');
 
 function fail(message: string): never {
   process.stderr.write(`✖ ${message}\n`);
@@ -55,10 +58,20 @@ async function main(): Promise<void> {
       expires: { type: 'string' },
       badge: { type: 'string' },
       'rest-prefix': { type: 'string' },
+      port: { type: 'string' },
+      secret: { type: 'string' },
+      failures: { type: 'string' },
+      'delay-ms': { type: 'string' },
+      'retry-after': { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {
     process.stdout.write(helpText());
+    return;
+  }
+  if (positionals[0] === 'receiver') {
+    if (positionals.length > 1) fail(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
+    await receiverMain(values);
     return;
   }
   let urls: { relayUrl: string; simUrl: string };
@@ -207,6 +220,62 @@ async function badgeMain(
       `\n✖ no ${result.expected} for badge ${result.badgeId} within ${timeoutSeconds} s in ${eventsPath}: is the relay started with --simulator (its demo shop reads this simulator)?\n`,
     );
     process.exitCode = 1;
+  }
+}
+
+/**
+ * `npm run sim -- receiver [--port 4000] [--fault slow|500|410|429|tls]`: a sample partner endpoint for
+ * webhook destinations; verifies each delivery with the reference library and prints it until Ctrl-C.
+ */
+async function receiverMain(values: {
+  port?: string;
+  fault?: string;
+  secret?: string;
+  config?: string;
+  failures?: string;
+  'delay-ms'?: string;
+  'retry-after'?: string;
+}): Promise<void> {
+  const number = (flag: string, value: string | undefined, fallback: number) => {
+    const n = value === undefined ? fallback : Number(value);
+    if (!Number.isInteger(n) || n < 0) fail(`--${flag} must be a whole number, got "${value}"`);
+    return n;
+  };
+  let secret = values.secret;
+  if (!secret) {
+    let config: Awaited<ReturnType<typeof loadConfig>>;
+    try {
+      config = await loadConfig(
+        { ...process.env, RELAY_CONFIG: values.config ?? WEBHOOKS_DEMO_CONFIG },
+        WEBHOOKS_DEMO_CONFIG,
+      );
+    } catch (error) {
+      if (error instanceof ConfigError) fail(error.message);
+      throw error;
+    }
+    secret = Object.values(config.destinations)[0]?.signingSecrets[0];
+    if (!secret) fail('no destination with signingSecrets in the config: pass --secret whsec_…');
+  }
+  try {
+    const receiver = await startReceiver({
+      port: number('port', values.port, 4000),
+      secret,
+      fault: (values.fault ?? 'none') as ReceiverFault,
+      failures: number('failures', values.failures, 1),
+      delayMs: number('delay-ms', values['delay-ms'], 20_000),
+      retryAfterSeconds: number('retry-after', values['retry-after'], 2),
+    });
+    process.stdout.write(
+      `sample partner endpoint on ${receiver.url} (fault: ${values.fault ?? 'none'}); Ctrl-C stops it\n`,
+    );
+    const stop = () => void receiver.stop().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  } catch (error) {
+    if (error instanceof ReceiverOptionError) fail(error.message);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      fail(`port ${values.port ?? 4000} is in use: --port P`);
+    throw error;
   }
 }
 

@@ -49,6 +49,14 @@ export const MANAGEMENT_ROUTES = [
   { method: 'POST', path: '/v1/approvals/{id}/approve', operator: true },
   { method: 'POST', path: '/v1/approvals/{id}/reject', operator: true },
   { method: 'GET', path: '/v1/audit', operator: true },
+  // Webhook destinations (docs/management-api.md#webhook-destinations): the log, pause, resume, rotate, replay.
+  { method: 'GET', path: '/v1/destinations', operator: true },
+  { method: 'GET', path: '/v1/destinations/{id}/deliveries', operator: true },
+  { method: 'POST', path: '/v1/destinations/{id}/pause', operator: true },
+  { method: 'POST', path: '/v1/destinations/{id}/replay', operator: true },
+  { method: 'POST', path: '/v1/destinations/{id}/resume', operator: true },
+  { method: 'POST', path: '/v1/destinations/{id}/rotate', operator: true },
+  { method: 'GET', path: '/v1/transactions/{provider}/{account}/{reference}/deliveries', operator: true },
 ] as const;
 
 export interface RelayHttpApi {

@@ -158,6 +158,12 @@ export const CONSOLE_ROUTES = [
   { method: 'POST', path: '/v1/approvals/{id}/approve' },
   { method: 'POST', path: '/v1/approvals/{id}/reject' },
   { method: 'GET', path: '/v1/audit' },
+  { method: 'GET', path: '/v1/destinations' },
+  { method: 'GET', path: '/v1/destinations/{id}/deliveries' },
+  { method: 'POST', path: '/v1/destinations/{id}/pause' },
+  { method: 'POST', path: '/v1/destinations/{id}/replay' },
+  { method: 'POST', path: '/v1/destinations/{id}/resume' },
+  { method: 'POST', path: '/v1/destinations/{id}/rotate' },
 ] as const;
 
 /** The Cognito groups the relay reads as roles (shared/domain/actor.ts ROLES), least to most. */

@@ -302,3 +302,76 @@ export interface StatementDayAnswer {
     resolution?: string;
   }[];
 }
+
+// Webhook destinations (docs/management-api.md#webhook-destinations).
+
+/** What became of one delivery attempt (docs/webhooks.md#delivery-log-and-replay). */
+export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-letter' | 'destination-disabled';
+
+/** One attempt of one event to one destination, as the delivery log keeps it. */
+export interface DeliveryAttempt {
+  eventId: string;
+  /** The event's transaction (metadata.correlationId): the delivery log is read per transaction. */
+  correlationId: string;
+  destination: string;
+  attempt: number;
+  at: string;
+  /** The HTTP status, or null when nothing answered. */
+  status: number | null;
+  latencyMs: number;
+  outcome: AttemptOutcome;
+  /** Scrubbed and bounded: the answer's first bytes or why nothing answered. */
+  excerpt: string;
+  /** When the next attempt is due (outcome `retrying`). */
+  nextAttemptAt?: string;
+  /** Set on a replay's attempts: who asked for it. */
+  replayedBy?: string;
+}
+
+export interface DestinationView {
+  id: string;
+  /** Scheme, host and path only: a query string or user info may carry a credential, never shown. */
+  url: string;
+  filter: { eventTypes: string[]; providers: string[]; accounts: string[] };
+  ratePerSecond: number;
+  concurrency: number;
+  state: 'active' | 'paused' | 'disabled';
+  pausedBy: string | null;
+  pausedAt: string | null;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  failureStreak: number;
+  lastAttempt: { at: string; status: number | null; outcome: string } | null;
+  /** A secret rotation: who, when, and until when the replaced secret still signs. Never a secret. */
+  rotation: { rotatedAt: string; rotatedBy: string; windowEndsAt: string; bothSigning: boolean } | null;
+}
+
+export interface DestinationsAnswer {
+  destinations: DestinationView[];
+}
+
+export interface DestinationDeliveriesAnswer {
+  destination: string;
+  from: string;
+  to: string;
+  attempts: DeliveryAttempt[];
+  next?: string;
+}
+
+export interface TransactionDeliveriesAnswer {
+  correlationId: string;
+  deliveries: Array<{
+    eventId: string;
+    eventType: string;
+    occurredAt: string;
+    destination: string;
+    attempts: DeliveryAttempt[];
+  }>;
+}
+
+export interface ReplayAnswer {
+  destination: string;
+  dryRun: boolean;
+  count: number;
+  selector: { correlationId?: string; eventType?: string; from?: string; to?: string };
+}

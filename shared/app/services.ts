@@ -1,6 +1,7 @@
 import type { RelayConfig } from '../config/schema';
 import { type Scrubber, scrubValue } from '../util/redact';
 import type { StatementStore } from './statements/statement-store';
+import type { DeliveryAdmin } from './delivery/destinations-admin';
 import type {
   BadgeApiSource,
   Clock,
@@ -35,6 +36,8 @@ export interface RelayServices {
   badgeApi?: BadgeApiSource;
   /** The provider's own records (docs/statements.md): the DynamoDB adapter, wired by the runtime. */
   statements?: StatementStore;
+  /** Webhook destinations for the management API (docs/webhooks.md): wired by the runtime. */
+  deliveries?: DeliveryAdmin;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

@@ -94,6 +94,14 @@ export class OriginNotVerifiedError extends RelayError {
 export class TransactionNotFoundError extends RelayError {
   readonly code = 'TRANSACTION_NOT_FOUND';
 }
+/** No webhook destination of that name in the relay config (docs/webhooks.md). */
+export class DestinationNotFoundError extends RelayError {
+  readonly code = 'DESTINATION_NOT_FOUND';
+}
+/** This runtime cannot send webhook replays (no delivery path wired); a dry run still counts. */
+export class DeliveryPathUnavailableError extends RelayError {
+  readonly code = 'DELIVERY_PATH_UNAVAILABLE';
+}
 /** The transaction exists but holds no receipt with that id (the console's receipt body). */
 export class ReceiptNotFoundError extends RelayError {
   readonly code = 'RECEIPT_NOT_FOUND';

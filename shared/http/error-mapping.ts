@@ -2,6 +2,8 @@ import {
   ApprovalNotFoundError,
   ApprovalStateError,
   ConfigError,
+  DeliveryPathUnavailableError,
+  DestinationNotFoundError,
   ForbiddenRoleError,
   ForbiddenSourceError,
   InvalidCallbackUrlError,
@@ -49,6 +51,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [UnknownKindError, 404],
   [TransactionNotFoundError, 404],
   [ReceiptNotFoundError, 404],
+  [DestinationNotFoundError, 404],
   [ApprovalNotFoundError, 404],
   [QuarantineEntryNotFoundError, 404],
   [MethodNotAllowedError, 405],
@@ -60,6 +63,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [UnsupportedMediaTypeError, 415],
   [TooManyStreamsError, 429],
   [StorageUnavailableError, 503],
+  [DeliveryPathUnavailableError, 503],
   [ConfigError, 500],
 ];
 

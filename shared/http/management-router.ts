@@ -31,6 +31,15 @@ import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
 import type { TransactionKey } from '../domain/transaction';
 import { statementRoute } from './statement-routes';
+import {
+  destinationDeliveries,
+  listDestinations,
+  pauseDestination,
+  replayDeliveries,
+  resumeDestination,
+  rotateSecret,
+  transactionDeliveries,
+} from '../app/delivery/destinations-admin';
 import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
 import { parseJsonObjectBody } from './guards';
 import { type HttpResponse, type InboundRequest, json } from './types';
@@ -55,7 +64,7 @@ function decodeSegment(segment: string): string {
 }
 
 const ROUTES_HINT =
-  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, the statement routes under /v1/statements (docs/statements.md), the approvals and audit routes (docs/roles-and-audit.md), or the console reads (docs/management-api.md#console-endpoints)';
+  'use POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, POST …/{reference}/check, POST …/{reference}/resolve, GET /v1/reconciliation/report?from=&to=, the statement routes under /v1/statements (docs/statements.md), the approvals and audit routes (docs/roles-and-audit.md), the webhook destination routes under /v1/destinations (docs/management-api.md#webhook-destinations), or the console reads (docs/management-api.md#console-endpoints)';
 
 /** What the audit log calls a request to this path (docs/roles-and-audit.md#audit-log). */
 function actionOf(method: string, segments: readonly string[]): { action: string; target: string | null } {
@@ -68,6 +77,8 @@ function actionOf(method: string, segments: readonly string[]): { action: string
   if (area === 'approvals' && rest.length === 2)
     return { action: `approval.${rest[1]}`, target: `approval/${rest[0]}` };
   if (area === 'audit') return { action: 'audit.read', target: null };
+  if (area === 'destinations' && rest.length === 2 && method === 'POST')
+    return { action: `destination.${rest[1]}`, target: `destination/${rest[0]}` };
   if (area === 'statements' && method === 'POST')
     return {
       action: rest[2] === 'import' ? 'statement.import' : 'statement.close',
@@ -128,6 +139,8 @@ export async function handleManagementRequest(
     }
     const operationsAnswer = await operationsRoute(services, request, segments, signIn, audit);
     if (operationsAnswer) return operationsAnswer;
+    const destinationAnswer = await destinationRoute(services, request, segments, signIn, audit);
+    if (destinationAnswer) return destinationAnswer;
     if (segments[0] !== 'v1' || segments[1] !== 'transactions')
       throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
     if (segments.length === 6 && (segments[5] === 'check' || segments[5] === 'resolve')) {
@@ -355,6 +368,88 @@ async function operationsRoute(
     if (request.query.format !== undefined && request.query.format !== 'json')
       throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
     return json(200, await listAudit(services, request.query));
+  }
+  return undefined;
+}
+
+/**
+ * The webhook destinations (docs/management-api.md#webhook-destinations): GET /v1/destinations, POST
+ * …/{id}/pause|resume (operator), …/{id}/rotate (admin), GET …/{id}/deliveries, POST …/{id}/replay
+ * (operator; a dry run counts), and GET /v1/transactions/{provider}/{account}/{reference}/deliveries.
+ * Every POST is audited with its actor. Undefined: not one of them.
+ */
+async function destinationRoute(
+  services: RelayServices,
+  request: InboundRequest,
+  segments: string[],
+  signIn: SignIn,
+  audit: Audit,
+): Promise<HttpResponse | undefined> {
+  const isTransactionDeliveries =
+    segments[0] === 'v1' &&
+    segments[1] === 'transactions' &&
+    segments.length === 6 &&
+    segments[5] === 'deliveries';
+  if (segments[0] !== 'v1' || (segments[1] !== 'destinations' && !isTransactionDeliveries)) return undefined;
+  const only = (method: 'GET' | 'POST') => {
+    if (request.method !== method) throw new MethodNotAllowedError([method], request.method.slice(0, 16));
+  };
+  const admin = services.deliveries;
+  if (!admin) throw new RouteNotFoundError('Webhook destinations are not served by this relay runtime');
+  const { clock } = services;
+  if (isTransactionDeliveries) {
+    only('GET');
+    signIn('viewer', 'A transaction’s deliveries');
+    const [provider, account, reference] = segments.slice(2, 5).map(decodeSegment) as [
+      string,
+      string,
+      string,
+    ];
+    return json(200, await transactionDeliveries(admin, { provider, account, reference }));
+  }
+  if (segments.length === 2) {
+    only('GET');
+    signIn('viewer', 'The destinations');
+    return json(200, await listDestinations(admin, clock));
+  }
+  if (segments.length !== 4) return undefined;
+  const id = decodeSegment(segments[2]!);
+  const verb = segments[3];
+  if (verb === 'deliveries') {
+    only('GET');
+    signIn('viewer', 'The delivery log');
+    return json(200, await destinationDeliveries(admin, clock, id, request.query));
+  }
+  const body = () =>
+    request.rawBody.length ? parseJsonObjectBody(request, services.config.limits.maxBodyBytes) : {};
+  if (verb === 'pause' || verb === 'resume') {
+    only('POST');
+    const who = signIn('operator', verb === 'pause' ? 'Pausing a destination' : 'Resuming a destination');
+    const answer =
+      verb === 'pause'
+        ? await pauseDestination(admin, clock, id, who)
+        : await resumeDestination(admin, clock, id);
+    await audit('ok', 200, `${verb}d ${id}`);
+    return json(200, answer);
+  }
+  if (verb === 'rotate') {
+    only('POST');
+    const who = signIn('admin', 'Rotating a signing secret');
+    const answer = await rotateSecret(admin, clock, id, body(), who);
+    // The reference names where the secret is, not the secret: kept so the rotation can be traced.
+    await audit('ok', 200, `rotated ${id}: both secrets sign until ${answer.rotation!.windowEndsAt}`);
+    return json(200, answer);
+  }
+  if (verb === 'replay') {
+    only('POST');
+    const who = signIn('operator', 'Replaying deliveries');
+    const answer = await replayDeliveries(admin, id, body(), who);
+    await audit(
+      'ok',
+      200,
+      `${answer.dryRun ? 'dry run: would replay' : 'replayed'} ${answer.count} events to ${id} (${JSON.stringify(answer.selector)})`,
+    );
+    return json(200, answer);
   }
   return undefined;
 }

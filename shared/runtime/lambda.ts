@@ -1,3 +1,6 @@
+import { DynamoDeliveryLog } from '../adapters/dynamodb/delivery-log';
+import { DynamoDestinationStateStore } from '../adapters/dynamodb/destination-state-store';
+import { secretRefResolver } from '../app/delivery/destinations-admin';
 import { StatementLedger } from '../app/statements/statement-sink';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { wordPressBadgeApi } from '../adapters/badges/wordpress-badge-api';
@@ -80,6 +83,16 @@ export async function lambdaServices(
       config,
       store,
       statements,
+      // Webhook destinations' log and states (docs/webhooks.md); replays need the delivery path's queue.
+      deliveries: {
+        destinations: config.destinations,
+        log: new DynamoDeliveryLog(doc, {
+          tableName: requireEnv('TABLE_NAME'),
+          retentionDays: config.retention.transactionDays,
+        }),
+        states: new DynamoDestinationStateStore(doc, { tableName: requireEnv('TABLE_NAME') }),
+        resolveSecret: secretRefResolver({ runtime: 'aws', readSecret: sharedSecretReader() }),
+      },
       clock: systemClock,
       log,
       scrub,

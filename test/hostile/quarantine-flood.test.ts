@@ -250,6 +250,18 @@ describe('every management and callback answer', () => {
       'POST /v1/approvals/{id}/approve': { ok: {}, okStatus: [404], bad: { method: 'GET' } },
       'POST /v1/approvals/{id}/reject': { ok: {}, okStatus: [404], bad: { body: ['not', 'an object'] } },
       'GET /v1/audit': { ok: {}, bad: { suffix: '?outcome=maybe' } },
+      // This relay has no destination: a named one is answered 404, not refused for its input.
+      'GET /v1/destinations': { ok: {}, bad: { method: 'POST' } },
+      'GET /v1/destinations/{id}/deliveries': { ok: {}, okStatus: [404], bad: { method: 'POST' } },
+      'POST /v1/destinations/{id}/pause': { ok: {}, okStatus: [404], bad: { method: 'GET' } },
+      'POST /v1/destinations/{id}/replay': {
+        ok: { body: { dryRun: true } },
+        okStatus: [404],
+        bad: { method: 'GET' },
+      },
+      'POST /v1/destinations/{id}/resume': { ok: {}, okStatus: [404], bad: { method: 'GET' } },
+      'POST /v1/destinations/{id}/rotate': { ok: {}, okStatus: [404], bad: { method: 'GET' } },
+      'GET /v1/transactions/{provider}/{account}/{reference}/deliveries': { ok: {}, bad: { method: 'POST' } },
     };
 
     // Act

@@ -423,9 +423,17 @@ describe('the construct used from another CDK app', () => {
         '/$default/POST/v1/approvals/*/approve',
         '/$default/POST/v1/approvals/*/reject',
         '/$default/GET/v1/audit',
+        // Webhook destinations (docs/management-api.md#webhook-destinations).
+        '/$default/GET/v1/destinations',
+        '/$default/GET/v1/destinations/*/deliveries',
+        '/$default/POST/v1/destinations/*/pause',
+        '/$default/POST/v1/destinations/*/replay',
+        '/$default/POST/v1/destinations/*/resume',
+        '/$default/POST/v1/destinations/*/rotate',
+        '/$default/GET/v1/transactions/*/*/*/deliveries',
       ].sort(),
     );
-    expect(MANAGEMENT_ROUTES).toHaveLength(21);
+    expect(MANAGEMENT_ROUTES).toHaveLength(28);
     expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
       ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
     );

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryDeliveryLog } from '../../shared/adapters/memory/delivery-log';
+import { MemoryDestinationStates } from '../../shared/adapters/memory/destination-states';
 import { HttpWebhookSender } from '../../shared/adapters/webhooks/http-sender';
 import { DeliveryEngine } from '../../shared/app/delivery/engine';
 import { destinationSchema } from '../../shared/config/schema';
@@ -44,6 +45,7 @@ describe('webhook delivery to a real HTTP receiver', () => {
       secretsOf: () => destination.signingSecrets,
       sender: new HttpWebhookSender(),
       log,
+      states: new MemoryDestinationStates(),
       clock: time,
       scheduler: time,
       scrub: createScrubber([secret]),

@@ -1,4 +1,5 @@
 import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
+import { MemoryDestinationStates } from '../../../shared/adapters/memory/destination-states';
 import { DeliveryEngine } from '../../../shared/app/delivery/engine';
 import type { Scheduler, WebhookSender } from '../../../shared/app/delivery/ports';
 import type { Clock } from '../../../shared/app/ports';
@@ -20,6 +21,7 @@ export function relayEngine(
     destinations: { partner },
     secretsOf: () => partner.signingSecrets,
     log,
+    states: new MemoryDestinationStates(),
     scrub: createScrubber(partner.signingSecrets),
     runtime: 'local',
     ...deps,

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { SchemaValidationError } from '../../domain/errors';
 import {
   type DeliveredEvent,
   type DeliveryAttempt,
+  type DeliveryAttemptPage,
   type DeliveryLog,
+  type DestinationAttemptQuery,
   type DeliverySelector,
   MAX_SELECTOR_DAYS,
   type ReplayAudit,
@@ -15,8 +18,9 @@ const DAY_SECONDS = 86_400;
 /**
  * The webhook delivery log in the relay table (docs/table-design.md, "Delivery …" items): a transaction's
  * delivered events and every attempt under one partition `DLV#<correlationId>` (its story is one Query),
- * a day partition of event keys for replays by time range or type, and each replay's audit entry. Items
- * expire with the transaction retention.
+ * a day partition of event keys for replays by time range or type, a copy of each attempt in its
+ * destination's day partition `DLVDST#<destination>#<day>` (the destination's log, read a bounded page at a
+ * time) and each replay's audit entry. Items expire with the transaction retention.
  */
 export class DynamoDeliveryLog implements DeliveryLog {
   constructor(
@@ -52,12 +56,13 @@ export class DynamoDeliveryLog implements DeliveryLog {
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+    const n = String(attempt.attempt).padStart(3, '0');
     await this.doc.send(
       new PutCommand({
         TableName: this.options.tableName,
         Item: {
           pk: `DLV#${attempt.correlationId}`,
-          sk: `ATT#${attempt.eventId}#${attempt.destination}#${attempt.at}#${String(attempt.attempt).padStart(3, '0')}`,
+          sk: `ATT#${attempt.eventId}#${attempt.destination}#${attempt.at}#${n}`,
           ...attempt,
           expiresAt: this.expiresAt(attempt.at),
         },
@@ -76,6 +81,17 @@ export class DynamoDeliveryLog implements DeliveryLog {
           },
         }),
       );
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: {
+          pk: `DLVDST#${attempt.destination}#${attempt.at.slice(0, 10)}`,
+          sk: `${attempt.at}#${attempt.eventId}#${n}`,
+          ...attempt,
+          expiresAt: this.expiresAt(attempt.at),
+        },
+      }),
+    );
   }
 
   async deadLetters(
@@ -103,6 +119,48 @@ export class DynamoDeliveryLog implements DeliveryLog {
     return items.map(
       ({ pk: _pk, sk: _sk, expiresAt: _e, ...attempt }) => attempt as unknown as DeliveryAttempt,
     );
+  }
+
+  async attemptsOf(destination: string, query: DestinationAttemptQuery): Promise<DeliveryAttemptPage> {
+    const days = daysBetween(query.from, query.to).reverse();
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const first = cursor ? days.indexOf(cursor.day) : 0;
+    if (first < 0)
+      throw new SchemaValidationError('cursor: not from this range', { details: { parameter: 'cursor' } });
+    const attempts: DeliveryAttempt[] = [];
+    for (let d = first; d < days.length; d++) {
+      let start = d === first ? cursor?.key : undefined;
+      do {
+        const page = await this.doc.send(
+          new QueryCommand({
+            TableName: this.options.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ...(query.outcome ? { FilterExpression: 'outcome = :outcome' } : {}),
+            ExpressionAttributeValues: {
+              ':pk': `DLVDST#${destination}#${days[d]}`,
+              ':from': query.from,
+              ':to': `${query.to}~`,
+              ...(query.outcome ? { ':outcome': query.outcome } : {}),
+            },
+            ScanIndexForward: false,
+            Limit: query.limit - attempts.length,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const { pk: _pk, sk: _sk, expiresAt: _e, ...attempt } of page.Items ?? [])
+          attempts.push(attempt as unknown as DeliveryAttempt);
+        start = page.LastEvaluatedKey;
+        if (attempts.length >= query.limit) {
+          const next = start
+            ? encodeCursor({ day: days[d]!, key: start })
+            : d + 1 < days.length
+              ? encodeCursor({ day: days[d + 1]! })
+              : undefined;
+          return { attempts, ...(next ? { next } : {}) };
+        }
+      } while (start);
+    }
+    return { attempts };
   }
 
   async attempts(filter: {
@@ -194,6 +252,25 @@ export class DynamoDeliveryLog implements DeliveryLog {
     } while (start);
     return items;
   }
+}
+
+interface AttemptCursor {
+  day: string;
+  key?: Record<string, unknown>;
+}
+
+function encodeCursor(cursor: AttemptCursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeCursor(text: string): AttemptCursor {
+  try {
+    const cursor = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as AttemptCursor;
+    if (typeof cursor.day === 'string') return cursor;
+  } catch {
+    // answered below
+  }
+  throw new SchemaValidationError('cursor: not a cursor this API gave', { details: { parameter: 'cursor' } });
 }
 
 /** The UTC days a range touches, at most MAX_SELECTOR_DAYS. */

@@ -1,7 +1,10 @@
+import { SchemaValidationError } from '../../domain/errors';
 import type {
   DeliveredEvent,
   DeliveryAttempt,
+  DeliveryAttemptPage,
   DeliveryLog,
+  DestinationAttemptQuery,
   DeliverySelector,
   ReplayAudit,
 } from '../../app/delivery/ports';
@@ -46,6 +49,26 @@ export class MemoryDeliveryLog implements DeliveryLog {
           (filter.destination === undefined || a.destination === filter.destination),
       )
       .sort((a, b) => a.at.localeCompare(b.at) || a.attempt - b.attempt);
+  }
+
+  async attemptsOf(destination: string, query: DestinationAttemptQuery): Promise<DeliveryAttemptPage> {
+    const offset = query.cursor === undefined ? 0 : Number(query.cursor);
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new SchemaValidationError('cursor: not a cursor this API gave', {
+        details: { parameter: 'cursor' },
+      });
+    const matching = this.attemptList
+      .filter(
+        (a) =>
+          a.destination === destination &&
+          a.at >= query.from &&
+          a.at <= `${query.to}~` &&
+          (query.outcome === undefined || a.outcome === query.outcome),
+      )
+      .sort((a, b) => b.at.localeCompare(a.at) || b.attempt - a.attempt);
+    const attempts = matching.slice(offset, offset + query.limit);
+    const next = offset + query.limit < matching.length ? String(offset + query.limit) : undefined;
+    return { attempts, ...(next ? { next } : {}) };
   }
 
   async events(selector: DeliverySelector): Promise<DeliveredEvent[]> {

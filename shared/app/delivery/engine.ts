@@ -13,7 +13,9 @@ import type {
   DeliveredEvent,
   DeliveryLog,
   DeliverySelector,
+  DestinationState,
   DestinationStates,
+  DestinationStateStore,
   Scheduler,
   WebhookResponse,
   WebhookSender,
@@ -26,12 +28,11 @@ export const EXCERPT_CHARS = 512;
 /** A Retry-After longer than a day is read as a day: the schedule's longest wait. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
-export interface DestinationState {
-  disabled: boolean;
-  /** Why it was disabled: "410 Gone" or the consecutive failures. */
-  disabledReason?: string;
-  consecutiveFailures: number;
-}
+/**
+ * How often a paused destination's held deliveries look at its state again: a resume from another process
+ * (the management API in AWS) is seen within this time; the local API wakes the engine at once.
+ */
+export const PAUSE_RECHECK_MS = 5000;
 
 /**
  * The operator's signal that a destination stopped receiving: `event` is the `DestinationDisabled` to
@@ -54,6 +55,9 @@ type Job = AttemptJob;
 
 interface Lane {
   ready: Job[];
+  /** Jobs that found the destination paused: sent, in order, once it is resumed. */
+  held: Job[];
+  recheckScheduled: boolean;
   inFlight: number;
   /** Earliest time (ms) the next attempt may start: 1 / ratePerSecond after the previous one. */
   nextStartMs: number;
@@ -66,6 +70,10 @@ export interface DeliveryEngineDeps {
   secretsOf: (destination: string) => readonly string[];
   sender: WebhookSender;
   log: DeliveryLog;
+  /** Pause, disabling, failure streak and secret rotation: read before every attempt (one store, every path). */
+  states: DestinationStateStore;
+  /** Reads a rotated-in secret by its reference (docs/webhooks.md#rotating-a-secret); absent: no rotation. */
+  resolveSecret?: (secretRef: string) => Promise<string>;
   clock: Clock;
   scheduler: Scheduler;
   scrub: Scrubber;
@@ -107,7 +115,6 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
  */
 export class DeliveryEngine {
   private readonly lanes = new Map<string, Lane>();
-  private readonly states = new Map<string, DestinationState>();
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
@@ -121,14 +128,19 @@ export class DeliveryEngine {
         );
       if (deps.secretsOf(name).length === 0)
         throw new Error(`destinations.${name}: no signing secret (signingSecrets or signingSecretId)`);
-      this.lanes.set(name, { ready: [], inFlight: 0, nextStartMs: 0, wakeScheduled: false });
-      this.states.set(name, { disabled: false, consecutiveFailures: 0 });
+      this.lanes.set(name, {
+        ready: [],
+        held: [],
+        recheckScheduled: false,
+        inFlight: 0,
+        nextStartMs: 0,
+        wakeScheduled: false,
+      });
     }
   }
 
-  state(destination: string): DestinationState | undefined {
-    const state = this.states.get(destination);
-    return state && { ...state };
+  state(destination: string): Promise<DestinationState> {
+    return this.deps.states.get(destination);
   }
 
   /** Takes one published event: each destination whose filter accepts it gets its own delivery. */
@@ -172,10 +184,18 @@ export class DeliveryEngine {
     return { count: events.length };
   }
 
-  /** Re-enables a disabled destination (an operator's decision, after the partner fixed their endpoint). */
-  resume(destination: string): void {
-    const state = this.states.get(destination);
-    if (state) Object.assign(state, { disabled: false, consecutiveFailures: 0, disabledReason: undefined });
+  /** Re-enables a paused or disabled destination (an operator's decision, after the partner fixed their endpoint). */
+  async resume(destination: string): Promise<void> {
+    await this.deps.states.resume(destination);
+    this.wake(destination);
+  }
+
+  /** Its state changed (a resume): held deliveries are looked at again now, not at the next recheck. */
+  wake(destination: string): void {
+    const lane = this.lanes.get(destination);
+    if (!lane) return;
+    const held = lane.held.splice(0);
+    lane.ready.unshift(...held);
     this.pump(destination);
   }
 
@@ -223,48 +243,154 @@ export class DeliveryEngine {
     }
   }
 
+  /** Holds a job while its destination is paused, looking again after PAUSE_RECHECK_MS. */
+  private hold(destination: string, job: Job): void {
+    const lane = this.lanes.get(destination)!;
+    lane.held.push(job);
+    if (lane.recheckScheduled) return;
+    lane.recheckScheduled = true;
+    this.deps.scheduler.after(PAUSE_RECHECK_MS, () => {
+      lane.recheckScheduled = false;
+      this.wake(destination);
+    });
+  }
+
+  /**
+   * The secrets that sign now, current first: the config's, or after a rotation the rotated-in secret and,
+   * until the window ends, the one it replaced (both signatures are sent).
+   */
+  private async signingSecrets(
+    destination: string,
+    state: DestinationState,
+    nowMs: number,
+  ): Promise<string[]> {
+    const configured = this.deps.secretsOf(destination);
+    const rotation = state.rotation;
+    if (!rotation || !this.deps.resolveSecret) return [...configured];
+    const primary = await this.deps.resolveSecret(rotation.secretRef);
+    if (nowMs >= Date.parse(rotation.windowEndsAt)) return [primary];
+    const previous = rotation.previousSecretRef
+      ? await this.deps.resolveSecret(rotation.previousSecretRef)
+      : configured[0];
+    return previous && previous !== primary ? [primary, previous] : [primary];
+  }
+
   private async attempt(destination: string, job: Job): Promise<void> {
     const config = this.deps.destinations[destination]!;
-    const state = this.states.get(destination)!;
-    // The engine's own states, in memory: `npm start` and tests (AWS keeps them in the table).
-    const states: DestinationStates = {
-      get: async () => ({
-        disabled: state.disabled,
-        ...(state.disabledReason ? { reason: state.disabledReason } : {}),
-      }),
-      succeeded: async () => {
-        state.consecutiveFailures = 0;
-      },
-      failed: async () => (state.consecutiveFailures += 1),
-      disable: async (_name, event) => {
-        if (state.disabled) return false;
-        state.disabled = true;
-        state.disabledReason = event.data.detail;
-        return true;
-      },
-    };
-    const result = await attemptDelivery(
-      {
-        destination,
-        config,
-        secrets: this.deps.secretsOf(destination),
-        sender: this.deps.sender,
-        log: this.deps.log,
-        clock: this.deps.clock,
-        scrub: this.deps.scrub,
-        runtime: this.deps.runtime,
-        states,
-      },
-      job,
-    );
-    if (result.outcome === 'destination-disabled' && result.event) {
-      const { data } = result.event;
-      this.deps.onDisabled?.(destination, data.detail, data.disabledAt, result.event);
+    const state = await this.deps.states.get(destination);
+    if (state.paused && !state.disabled) {
+      this.hold(destination, job);
+      return;
     }
-    if (result.outcome !== 'retrying') return;
-    const retry: Job = { ...job, attempt: job.attempt + 1 };
-    if (result.delaySeconds > 0)
-      this.deps.scheduler.after(result.delaySeconds * 1000, () => this.ready(destination, retry));
+    const started = this.deps.clock.now();
+    const base = {
+      eventId: job.event.eventId,
+      correlationId: job.event.correlationId,
+      destination,
+      attempt: job.attempt,
+      at: started.toISOString(),
+      ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
+    };
+    if (state.disabled) {
+      // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
+      await this.deps.log.recordAttempt({
+        ...base,
+        status: null,
+        latencyMs: 0,
+        outcome: 'dead-letter',
+        excerpt: `not sent: destination disabled (${state.disabledReason})`,
+      });
+      return;
+    }
+    const timestamp = Math.floor(started.getTime() / 1000);
+    let response: WebhookResponse;
+    let secrets: string[] = [];
+    try {
+      secrets = await this.signingSecrets(destination, state, started.getTime());
+      response = await this.deps.sender.send({
+        url: config.url,
+        headers: {
+          ...webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
+          'content-type': 'application/json',
+          'user-agent': 'mobile-money-callback-relay',
+        },
+        body: job.event.body,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        allowPrivateAddresses: this.deps.runtime === 'local' && config.allowPrivateAddresses,
+      });
+    } catch (error) {
+      response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+    }
+    const finished = this.deps.clock.now();
+    const latencyMs = finished.getTime() - started.getTime();
+    const status = response.kind === 'answered' ? response.status : null;
+    // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
+    const scrub = (text: string) =>
+      secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), this.deps.scrub(text));
+    const excerpt = scrubThenTruncate(
+      maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
+      EXCERPT_CHARS,
+      scrub,
+    );
+    const record = { ...base, status, latencyMs, excerpt };
+    const at = finished.toISOString();
+    if (status !== null && status >= 200 && status < 300) {
+      await this.deps.states.recordAttempt(destination, { at, status, outcome: 'delivered', failed: false });
+      await this.deps.log.recordAttempt({ ...record, outcome: 'delivered' });
+      return;
+    }
+    const failures = await this.deps.states.recordAttempt(destination, {
+      at,
+      status,
+      outcome: 'retrying',
+      failed: true,
+    });
+    const disableReason =
+      status === 410
+        ? '410 Gone'
+        : failures >= config.disableAfterFailures
+          ? `${failures} consecutive failed attempts`
+          : undefined;
+    if (disableReason) {
+      const disabledNow = await this.deps.states.disable(destination, disableReason, at);
+      await this.deps.log.recordAttempt({ ...record, outcome: 'destination-disabled' });
+      // Concurrent attempts may all fail; the operator is told once.
+      if (disabledNow)
+        this.deps.onDisabled?.(
+          destination,
+          disableReason,
+          at,
+          destinationDisabledEvent({
+            destination,
+            reason: status === 410 ? 'gone' : 'consecutive-failures',
+            detail: disableReason,
+            lastStatus: status,
+            consecutiveFailures: failures,
+            disabledAt: at,
+          }),
+        );
+      return;
+    }
+    const next = job.attempt + 1;
+    if (next >= config.retryScheduleSeconds.length) {
+      await this.deps.log.recordAttempt({ ...record, outcome: 'dead-letter' });
+      return;
+    }
+    let delaySeconds = config.retryScheduleSeconds[next]!;
+    if (
+      response.kind === 'answered' &&
+      (status === 429 || status === 503) &&
+      response.retryAfterSeconds !== undefined
+    )
+      delaySeconds = Math.max(delaySeconds, response.retryAfterSeconds);
+    await this.deps.log.recordAttempt({
+      ...record,
+      outcome: 'retrying',
+      nextAttemptAt: new Date(finished.getTime() + delaySeconds * 1000).toISOString(),
+    });
+    const retry: Job = { ...job, attempt: next };
+    if (delaySeconds > 0)
+      this.deps.scheduler.after(delaySeconds * 1000, () => this.ready(destination, retry));
     else this.ready(destination, retry);
   }
 }

@@ -47,27 +47,19 @@ export const timerScheduler: Scheduler = {
   },
 };
 
-export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-letter' | 'destination-disabled';
+// The log's attempt shape is an API answer too (the console reads it): defined with the answers.
+import type { AttemptOutcome, DeliveryAttempt } from '../management-answers';
+export type { AttemptOutcome, DeliveryAttempt };
 
-/** One attempt of one event to one destination, as the delivery log keeps it. */
-export interface DeliveryAttempt {
-  eventId: string;
-  /** The event's transaction (metadata.correlationId): the delivery log is read per transaction. */
-  correlationId: string;
-  destination: string;
-  attempt: number;
-  at: string;
-  /** The HTTP status, or null when nothing answered. */
-  status: number | null;
-  latencyMs: number;
-  outcome: AttemptOutcome;
-  /** Scrubbed and bounded: the answer's first bytes or why nothing answered. */
-  excerpt: string;
-  /** When the next attempt is due (outcome `retrying`). */
-  nextAttemptAt?: string;
-  /** Set on a replay's attempts: who asked for it. */
-  replayedBy?: string;
-}
+/** Every AttemptOutcome (checked against the type both ways), for validating a filter. */
+export const ATTEMPT_OUTCOMES = [
+  'delivered',
+  'retrying',
+  'dead-letter',
+  'destination-disabled',
+] as const satisfies readonly AttemptOutcome[];
+const _allOutcomesListed: AttemptOutcome extends (typeof ATTEMPT_OUTCOMES)[number] ? true : never = true;
+void _allOutcomesListed;
 
 /** An event as the log keeps it for replay: the exact body that was signed. */
 export interface DeliveredEvent {
@@ -101,8 +93,10 @@ export interface DeliveryLog {
   attempts(filter: {
     eventId?: string;
     destination?: string;
-    correlationId?: string;
+    correlationId: string;
   }): Promise<DeliveryAttempt[]>;
+  /** One destination's attempts, newest first, one bounded page (GET /v1/destinations/{id}/deliveries). */
+  attemptsOf(destination: string, query: DestinationAttemptQuery): Promise<DeliveryAttemptPage>;
   events(selector: DeliverySelector): Promise<DeliveredEvent[]>;
   recordReplay(audit: ReplayAudit): Promise<void>;
   /**
@@ -114,7 +108,7 @@ export interface DeliveryLog {
 
 /**
  * Each destination's consecutive failures and whether it is disabled: the engine's memory in `npm start`,
- * an item of the relay table in AWS (shared/adapters/dynamodb/destination-states.ts), shared by every
+ * an item of the relay table in AWS (shared/adapters/dynamodb/destination-state-store.ts), shared by every
  * concurrent delivery function.
  */
 export interface DestinationStates {
@@ -132,3 +126,73 @@ export interface DestinationStates {
 
 /** The longest time range a replay selector may span (the log is read day by day). */
 export const MAX_SELECTOR_DAYS = 31;
+
+/** A page of one destination's attempts: `from`/`to` ISO times (at most MAX_SELECTOR_DAYS apart). */
+export interface DestinationAttemptQuery {
+  from: string;
+  to: string;
+  outcome?: AttemptOutcome;
+  limit: number;
+  /** Opaque, from the previous page's `next`. */
+  cursor?: string;
+}
+
+export interface DeliveryAttemptPage {
+  attempts: DeliveryAttempt[];
+  /** Present when older attempts remain in the range. */
+  next?: string;
+}
+
+/**
+ * A secret rotation (POST /v1/destinations/{id}/rotate): the new secret, by reference, signs first; the
+ * one it replaces still signs until `windowEndsAt`, so receivers holding either secret verify.
+ */
+export interface SecretRotation {
+  secretRef: string;
+  /** The reference it replaced; absent: the config's own current secret. */
+  previousSecretRef?: string;
+  rotatedAt: string;
+  rotatedBy: string;
+  windowEndsAt: string;
+}
+
+/**
+ * What operators and the engine change about a destination at run time, kept apart from the config in
+ * one store every delivery path reads (npm start's engine and the AWS delivery function): paused by a
+ * person, disabled by the engine (410 or N failures in a row), the failure streak, the last attempt and
+ * the secret rotation. Never a secret value: rotations hold references.
+ */
+export interface DestinationState {
+  destination: string;
+  paused: boolean;
+  pausedBy?: string;
+  pausedAt?: string;
+  disabled: boolean;
+  /** Why it was disabled: "410 Gone" or the consecutive failures. */
+  disabledReason?: string;
+  disabledAt?: string;
+  consecutiveFailures: number;
+  lastAttemptAt?: string;
+  lastStatus?: number | null;
+  lastOutcome?: AttemptOutcome;
+  rotation?: SecretRotation;
+}
+
+export function initialDestinationState(destination: string): DestinationState {
+  return { destination, paused: false, disabled: false, consecutiveFailures: 0 };
+}
+
+export interface DestinationStateStore {
+  get(destination: string): Promise<DestinationState>;
+  /** Notes an attempt: a success resets the streak, a failure adds one; answers the new streak. */
+  recordAttempt(
+    destination: string,
+    attempt: { at: string; status: number | null; outcome: AttemptOutcome; failed: boolean },
+  ): Promise<number>;
+  /** Disables it; true only for the call that did (the operator signal is sent once). */
+  disable(destination: string, reason: string, at: string): Promise<boolean>;
+  pause(destination: string, actor: string, at: string): Promise<DestinationState>;
+  /** Clears a pause and a disabling, and the failure streak: a person decided the endpoint works again. */
+  resume(destination: string): Promise<DestinationState>;
+  rotate(destination: string, rotation: SecretRotation): Promise<DestinationState>;
+}

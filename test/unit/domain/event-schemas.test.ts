@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MemoryDestinationStates } from '../../../shared/adapters/memory/destination-states';
 import { wordPressBadgeApi } from '../../../shared/adapters/badges/wordpress-badge-api';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
@@ -576,6 +577,7 @@ scenarios['webhook destination answering 410 Gone: DestinationDisabled'] = async
     secretsOf: (name) => destinations[name as 'shop'].signingSecrets,
     sender: { send: async () => ({ kind: 'answered', status: 410, excerpt: 'gone' }) },
     log: new MemoryDeliveryLog(),
+    states: new MemoryDestinationStates(),
     clock: { now: () => new Date(START) },
     scheduler: { after: () => {} },
     scrub: (text) => text,

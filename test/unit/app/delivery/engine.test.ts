@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DeliveryEngine } from '../../../../shared/app/delivery/engine';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../../../shared/app/delivery/ports';
 import { MemoryDeliveryLog } from '../../../../shared/adapters/memory/delivery-log';
+import { MemoryDestinationStates } from '../../../../shared/adapters/memory/destination-states';
 import { destinationSchema, DEFAULT_RETRY_SCHEDULE_SECONDS } from '../../../../shared/config/schema';
 import { buildEvent } from '../../../../shared/domain/events';
 import { createScrubber } from '../../../../shared/util/redact';
@@ -50,6 +51,7 @@ function setup(
     secretsOf: (name) => parsed[name]!.signingSecrets,
     sender,
     log,
+    states: new MemoryDestinationStates(),
     clock: time,
     scheduler: time,
     scrub: createScrubber([secret]),
@@ -118,7 +120,7 @@ describe('webhook delivery engine', () => {
     // Assess
     expect(disabled).toEqual(['partner: 410 Gone']);
     expect(sender.requests).toHaveLength(1);
-    expect(engine.state('partner')).toMatchObject({ disabled: true });
+    expect(await engine.state('partner')).toMatchObject({ disabled: true });
   });
 
   it('waits at least the Retry-After of a 429 before the next attempt', async () => {
