@@ -144,7 +144,7 @@ export async function handleManagementRequest(
         metrics: services.metrics ?? noMetrics,
       };
       if (segments[5] === 'check') {
-        const checked = await forceCheck(reconcile, { provider, account, reference });
+        const checked = await forceCheck(reconcile, { provider, account, reference }, who);
         await audit('ok', 200, `answer ${checked.answer.type}`);
         return json(200, checked);
       }
