@@ -210,7 +210,8 @@ export function createLocalServer(options: LocalServerOptions): Server {
         path.startsWith('/v1/statements/') ||
         CONSOLE_PATHS.has(path) ||
         OPERATIONS_PATHS.has(path) ||
-        path.startsWith('/v1/approvals/');
+        path.startsWith('/v1/approvals/') ||
+        path.startsWith('/v1/quarantine/');
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));
