@@ -64,7 +64,6 @@ function request(method: string, path: string, body: string, extra: Partial<Inbo
   } satisfies InboundRequest;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an answer's shape varies by route
 type Answer = any;
 
 const forged = readFileSync(new URL('../fixtures/daraja/stk-success.json', import.meta.url), 'utf8');
