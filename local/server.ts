@@ -212,7 +212,8 @@ export function createLocalServer(options: LocalServerOptions): Server {
         OPERATIONS_PATHS.has(path) ||
         path.startsWith('/v1/approvals/') ||
         path === '/v1/destinations' ||
-        path.startsWith('/v1/destinations/');
+        path.startsWith('/v1/destinations/') ||
+        path.startsWith('/v1/quarantine/');
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));

@@ -1,6 +1,8 @@
 import { api, NotAvailableError, type QuarantinePage, type QuarantineView } from '../api';
 import { sparkline } from '../charts';
 import { append, errorBox, h, isoDay, notAvailable, replace, when } from '../dom';
+import { currentToken } from '../auth';
+import { whoAmI } from '../me';
 
 type Row = Record<string, unknown>;
 
@@ -161,7 +163,64 @@ function quarantineEntry(e: QuarantineView): HTMLElement {
       ),
       h('pre', { class: 'json' }, e.body),
     ),
+    decisionView(e),
   );
+}
+
+/**
+ * The decision on a refused provider callback (docs/roles-and-audit.md#quarantine-decisions): who took it,
+ * or, for an operator, Accept and Dismiss with a required note. Viewers see no buttons (the API answers
+ * them 403 anyway).
+ */
+function decisionView(e: QuarantineView): HTMLElement {
+  const slot = h('div', { class: 'decision', 'data-testid': 'quarantine-decision' });
+  const decided = (d: NonNullable<QuarantineView['decision']>) =>
+    replace(
+      slot,
+      h(
+        'p',
+        { role: 'status' },
+        `${d.kind === 'accepted' ? 'Accepted' : 'Dismissed'} by ${d.by.name} (${d.by.role}) at ${when(d.at)}: ${d.note}` +
+          (d.applied ? ` — ${d.applied.reference} now ${d.applied.status}` : ''),
+      ),
+    );
+  if (e.decision) {
+    decided(e.decision);
+    return slot;
+  }
+  if (!e.provider || !e.account) return slot;
+  void whoAmI(currentToken())
+    .then((me) => {
+      if (!me.can.operate) return;
+      const note = h('input', { name: 'note', placeholder: 'why (required)', size: 30, 'aria-label': 'Why' });
+      const out = h('div', { role: 'alert' });
+      const act = (what: 'accept' | 'dismiss') => async () => {
+        try {
+          const answer = await api<{ decision: NonNullable<QuarantineView['decision']> }>(
+            `/v1/quarantine/${encodeURIComponent(e.id)}/${what}`,
+            { method: 'POST', body: { receivedAt: e.receivedAt, note: note.value } },
+          );
+          decided(answer.decision);
+        } catch (error) {
+          replace(out, errorBox(error));
+        }
+      };
+      replace(
+        slot,
+        note,
+        ' ',
+        h('button', { 'data-testid': 'quarantine-accept', onclick: act('accept') }, 'Accept'),
+        ' ',
+        h(
+          'button',
+          { class: 'secondary', 'data-testid': 'quarantine-dismiss', onclick: act('dismiss') },
+          'Dismiss',
+        ),
+        out,
+      );
+    })
+    .catch(() => undefined);
+  return slot;
 }
 
 /**

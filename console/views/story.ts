@@ -16,7 +16,24 @@ interface Story {
   evidence?: unknown[];
   reconciliation?: Record<string, unknown>;
   receipts?: { tally: Record<string, number> | null; listed: number; next: string | null };
+  /** Why it has its status, and the history with repeated checks collapsed (shared/app/console/story.ts). */
+  story?: { sentence: string; timeline: StoryEntry[] };
+  refused?: Array<{ quarantineId: string; receivedAt: string; errorCode: string; httpStatus: number }>;
 }
+
+type StoryEntry =
+  | { kind: 'entry'; entry: Entry; said: string | null }
+  | {
+      kind: 'checks';
+      count: number;
+      from: string;
+      to: string;
+      answer: string;
+      detail: string;
+      providerCode: string | null;
+      request: string | null;
+      summary: string;
+    };
 
 const RESOLVABLE = new Set(['EXPIRED', 'AMBIGUOUS']);
 
@@ -44,6 +61,11 @@ function json(value: unknown): HTMLElement {
   return h('pre', { class: 'json' }, JSON.stringify(value, null, 2));
 }
 
+/** Raw JSON only on request: a closed disclosure a person opens when the words are not enough. */
+function rawToggle(value: unknown): HTMLElement {
+  return h('details', { class: 'raw' }, h('summary', {}, 'Raw JSON'), json(value));
+}
+
 function facts(pairs: Array<[string, unknown]>): HTMLElement {
   return h(
     'dl',
@@ -52,7 +74,7 @@ function facts(pairs: Array<[string, unknown]>): HTMLElement {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => [
         h('dt', {}, k),
-        h('dd', {}, v === null ? '—' : typeof v === 'object' ? json(v) : String(v)),
+        h('dd', {}, v === null ? '—' : typeof v === 'object' ? rawToggle(v) : String(v)),
       ]),
   );
 }
@@ -95,6 +117,32 @@ function receiptBody(path: string, receiptId: string): HTMLElement {
   return slot;
 }
 
+/** A run of identical status checks: one line, the question and the answer inline (no click needed). */
+function checksView(c: Extract<StoryEntry, { kind: 'checks' }>): HTMLElement {
+  return h(
+    'li',
+    { class: 'entry t-status-check', 'data-testid': 'entry-checks' },
+    h('time', {}, when(c.count > 1 ? c.from : c.to)),
+    h(
+      'div',
+      {},
+      h('strong', {}, c.summary),
+      h(
+        'p',
+        { class: 'said' },
+        `Asked: ${c.request ?? 'the status API (request not recorded)'} — answered ${c.answer}${c.providerCode ? ` (${c.providerCode})` : ''}: ${c.detail}`,
+      ),
+    ),
+  );
+}
+
+function storyEntryView(s: StoryEntry, path: string): HTMLElement {
+  if (s.kind === 'checks') return checksView(s);
+  const li = entryView(s.entry, path);
+  if (s.said) li.querySelector('summary')?.append(` — reported ${s.said}`);
+  return li;
+}
+
 function entryView(e: Entry, path: string): HTMLElement {
   const title = (TITLES[e.type] ?? ((x: Entry) => x.type))(e);
   let details: HTMLElement | null = null;
@@ -116,7 +164,7 @@ function entryView(e: Entry, path: string): HTMLElement {
     );
   else if (e.type === 'status-check')
     details = facts([
-      ['asked', e.question ?? 'the provider’s status API about this reference'],
+      ['asked', e.request ?? null],
       ['answer', e.answer],
       ['detail', e.detail],
       ['provider code', e.providerCode],
@@ -155,6 +203,23 @@ function timeline(story: Story): Entry[] {
   const escalatedAt = story.reconciliation?.escalatedAt;
   if (typeof escalatedAt === 'string') entries.push({ at: escalatedAt, type: 'escalation' });
   return entries.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/** The story's timeline with the escalation (a reconciliation fact) placed at its time. */
+function withEscalation(story: Story): StoryEntry[] {
+  const entries = [...(story.story?.timeline ?? [])];
+  const escalatedAt = story.reconciliation?.escalatedAt;
+  if (typeof escalatedAt === 'string') {
+    const at = (s: StoryEntry) => (s.kind === 'checks' ? s.from : s.entry.at);
+    const i = entries.findIndex((s) => at(s) > escalatedAt);
+    const escalation: StoryEntry = {
+      kind: 'entry',
+      entry: { at: escalatedAt, type: 'escalation' },
+      said: null,
+    };
+    entries.splice(i < 0 ? entries.length : i, 0, escalation);
+  }
+  return entries;
 }
 
 function copyText(text: string, button: HTMLButtonElement): void {
@@ -353,6 +418,25 @@ export function storyView(
             )
           : null,
       ),
+      h('p', { class: 'story-sentence', 'data-testid': 'story-sentence' }, story.story?.sentence ?? ''),
+      story.refused?.length
+        ? h(
+            'p',
+            { 'data-testid': 'story-refused' },
+            `Refused callbacks aimed at it: `,
+            story.refused.map((r, i) => [
+              i ? ', ' : '',
+              h(
+                'a',
+                {
+                  href: `#/quarantine?from=${encodeURIComponent(r.receivedAt.slice(0, 10))}&to=${encodeURIComponent(r.receivedAt)}`,
+                  'data-quarantine-id': r.quarantineId,
+                },
+                `${r.errorCode} at ${when(r.receivedAt)}`,
+              ),
+            ]),
+          )
+        : null,
       h('div', { class: 'actions' }, canOperate ? [check, ' ', resolveButton, ' '] : null, copy),
       actionOut,
       h(
@@ -384,7 +468,7 @@ export function storyView(
             ['receipts', story.receipts],
           ]),
           h('h2', {}, 'Evidence'),
-          story.evidence?.length ? json(story.evidence) : h('p', {}, 'None yet.'),
+          story.evidence?.length ? rawToggle(story.evidence) : h('p', {}, 'None yet.'),
         ),
         h(
           'section',
@@ -393,7 +477,9 @@ export function storyView(
           h(
             'ol',
             { class: 'timeline', 'data-testid': 'timeline' },
-            timeline(story).map((e) => entryView(e, path)),
+            story.story
+              ? withEscalation(story).map((s) => storyEntryView(s, path))
+              : timeline(story).map((e) => entryView(e, path)),
           ),
         ),
       ),

@@ -35,6 +35,8 @@ export const MANAGEMENT_ROUTES = [
     operator: true,
   },
   { method: 'GET', path: '/v1/quarantine', operator: true },
+  { method: 'POST', path: '/v1/quarantine/{id}/accept', operator: true },
+  { method: 'POST', path: '/v1/quarantine/{id}/dismiss', operator: true },
   { method: 'GET', path: '/v1/report', operator: true },
   { method: 'GET', path: '/v1/callback-health', operator: true },
   { method: 'GET', path: '/v1/badges', operator: true },

@@ -151,6 +151,8 @@ export const CONSOLE_ROUTES = [
   { method: 'GET', path: '/v1/reconciliation/report' },
   { method: 'GET', path: '/v1/report' },
   { method: 'GET', path: '/v1/quarantine' },
+  { method: 'POST', path: '/v1/quarantine/{id}/accept' },
+  { method: 'POST', path: '/v1/quarantine/{id}/dismiss' },
   { method: 'GET', path: '/v1/callback-health' },
   { method: 'GET', path: '/v1/badges' },
   { method: 'GET', path: '/v1/me' },

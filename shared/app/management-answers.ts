@@ -159,6 +159,17 @@ export interface QuarantineView {
   bodyBytes: number;
   /** Cut when stored or here. */
   bodyTruncated: boolean;
+  /** The reference the refused body named (null: none), linking the transaction it aimed at. */
+  reference: string | null;
+  /** An operator's decision on it (docs/roles-and-audit.md#quarantine-decisions); null: not decided. */
+  decision: {
+    kind: 'accepted' | 'dismissed';
+    at: string;
+    by: ActorView;
+    note: string;
+    state: 'applying' | 'done';
+    applied?: { reference: string; status: string; events: string[] };
+  } | null;
 }
 
 /**

@@ -93,8 +93,37 @@ export interface QuarantineInput {
   bodyBytes: number;
   bodySha256: string;
   bodyTruncated: boolean;
+  /**
+   * The reference the refused callback aimed at, when its body named one (read with the provider's own
+   * parser, never trusted for anything else): the transaction's story links its refused callbacks by it.
+   */
+  reference?: string;
   /** CallbackRejected, published through the stream like every other event. */
   outbox: EventEnvelope[];
+}
+
+/**
+ * An operator's decision on a refused provider callback (docs/roles-and-audit.md#quarantine-decisions):
+ * taken once; `state` is `applying` while an acceptance goes through the decision, then `done`.
+ */
+export interface QuarantineDecision {
+  kind: 'accepted' | 'dismissed';
+  at: string;
+  by: ActorRef;
+  note: string;
+  /** Who holds it while it applies: a claim that failed to apply is released, never left half done. */
+  claim: string;
+  state: 'applying' | 'done';
+  /** What an acceptance did: the transaction it applied to, its status after, the events. */
+  applied?: { reference: string; status: string; events: string[] };
+}
+
+/** A refused callback noted under the reference it aimed at (QuarantineInput.reference). */
+export interface RefusedCallbackRef {
+  quarantineId: string;
+  receivedAt: string;
+  errorCode: string;
+  httpStatus: number;
 }
 
 export interface ReadOptions {
@@ -234,7 +263,7 @@ export interface StoredReceiptView extends ReceiptSummary {
 }
 
 /** One stored quarantine entry (its outbox left out). */
-export type QuarantineEntry = Omit<QuarantineInput, 'outbox'>;
+export type QuarantineEntry = Omit<QuarantineInput, 'outbox'> & { decision?: QuarantineDecision };
 
 /** The operator console's reads (docs/management-api.md#console-endpoints): indexes and keys, never a scan. */
 export interface ConsoleStore {
@@ -259,6 +288,26 @@ export interface ConsoleStore {
     day: string,
     page: { limit: number; after?: string; facets?: boolean },
   ): Promise<{ entries: QuarantineEntry[]; next?: string }>;
+  /** One quarantine entry by its time and id (its key), with any decision taken on it. */
+  getQuarantineEntry(receivedAt: string, id: string): Promise<QuarantineEntry | undefined>;
+  /**
+   * Takes the decision if none was taken (conditional): `taken`, `missing` (no such entry) or the decision
+   * already there.
+   */
+  claimQuarantineDecision(
+    receivedAt: string,
+    id: string,
+    decision: QuarantineDecision,
+  ): Promise<{ result: 'taken' | 'missing' } | { result: 'decided'; decision: QuarantineDecision }>;
+  /** Replaces the decision held by `decision.claim` (applied), or removes it (`undefined`: released). */
+  settleQuarantineDecision(
+    receivedAt: string,
+    id: string,
+    claim: string,
+    decision: QuarantineDecision | undefined,
+  ): Promise<void>;
+  /** The refused callbacks that named this reference, newest first, at most `limit`. */
+  listRefusedFor(key: TransactionKey, limit: number): Promise<RefusedCallbackRef[]>;
 }
 
 /**

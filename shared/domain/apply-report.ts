@@ -286,6 +286,7 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
         ? { actor: report.statement.actor.ref }
         : {}),
     ...(report.approvedBy ? { approvedBy: report.approvedBy } : {}),
+    ...(report.requestedBy ? { requestedBy: report.requestedBy } : {}),
   };
 }
 
@@ -324,8 +325,20 @@ export function escalationEvent(
   return buildEvent('TransactionEscalated', correlationIdOf(tx), 'AMBIGUOUS:escalated', origin, now, {
     ...transactionEventData(tx, now),
     ambiguousSince: [...tx.transitions].reverse().find((t) => t.to === 'AMBIGUOUS')?.at ?? tx.createdAt,
-    lastProviderAnswer: tx.reconcile?.recent.at(-1) ?? null,
+    lastProviderAnswer: lastAnswerOf(tx),
   });
+}
+
+/** The latest status call as the events publish it (what was asked and by whom stay on the transaction). */
+function lastAnswerOf(tx: TransactionRecord) {
+  const last = tx.reconcile?.recent.at(-1);
+  if (!last) return null;
+  return {
+    at: last.at,
+    answer: last.answer,
+    detail: last.detail,
+    ...(last.providerCode !== undefined ? { providerCode: last.providerCode } : {}),
+  };
 }
 
 /** The conflict kind two disagreeing pieces of evidence make. */

@@ -84,6 +84,14 @@ export class ApprovalStateError extends RelayError {
 export class QuarantineEntryNotFoundError extends RelayError {
   readonly code = 'QUARANTINE_ENTRY_NOT_FOUND';
 }
+/** The quarantine entry was decided already (accepted or dismissed) another way than asked. */
+export class QuarantineDecidedError extends RelayError {
+  readonly code = 'QUARANTINE_DECIDED';
+}
+/** The refused request cannot be accepted: not a provider callback with a whole body naming an outcome. */
+export class QuarantineNotAcceptableError extends RelayError {
+  readonly code = 'QUARANTINE_NOT_ACCEPTABLE';
+}
 export class ForbiddenSourceError extends RelayError {
   readonly code = 'FORBIDDEN_SOURCE';
 }

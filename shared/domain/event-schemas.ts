@@ -63,6 +63,17 @@ export const partySchema = z
 
 const statusSchema = z.enum(TRANSACTION_STATUSES);
 
+/** Who took a manual action (shared/domain/actor.ts ActorRef; docs/roles-and-audit.md). */
+const actorSchema = z
+  .strictObject({
+    id: z.string().check(z.describe('The Cognito subject, the token name or the IAM principal ARN.')),
+    name: z.string().check(z.describe('What a person reads: the e-mail, the token name, the IAM principal.')),
+    email: z.nullable(z.string()).check(z.describe("The Cognito user's e-mail, or null.")),
+    role: z.enum(ROLES).check(z.describe('viewer, operator or admin.')),
+    via: z.enum(['token', 'cognito', 'iam']).check(z.describe('How they signed in.')),
+  })
+  .check(z.describe('A person (or IAM principal) who took a manual action.'));
+
 /** The transaction data every `Transaction…` event (and CallbackOrphaned) carries: events.ts transactionEventData. */
 export const transactionDataShape = {
   provider: z.enum(EVENT_PROVIDERS),
@@ -80,6 +91,15 @@ export const transactionDataShape = {
   amount: z.nullable(moneySchema),
   party: z.nullable(partySchema),
   receivedAt: timestamp('When the report behind the event was received.'),
+  checkedByHand: z.optional(
+    z
+      .strictObject({ by: actorSchema.check(z.describe('Who asked.')) })
+      .check(
+        z.describe(
+          'Present when the event came from a status check a person asked for (check now): who asked.',
+        ),
+      ),
+  ),
 };
 
 /** Provider facts (reversal, account balance): not a transaction status (shared/app/transactions/ingest-facts.ts). */
@@ -119,17 +139,6 @@ const checkShape = {
     ),
   detail: z.string().check(z.describe("The provider's answer, scrubbed, MSISDNs masked.")),
 };
-
-/** Who took a manual action (shared/domain/actor.ts ActorRef; docs/roles-and-audit.md). */
-const actorSchema = z
-  .strictObject({
-    id: z.string().check(z.describe('The Cognito subject, the token name or the IAM principal ARN.')),
-    name: z.string().check(z.describe('What a person reads: the e-mail, the token name, the IAM principal.')),
-    email: z.nullable(z.string()).check(z.describe("The Cognito user's e-mail, or null.")),
-    role: z.enum(ROLES).check(z.describe('viewer, operator or admin.')),
-    via: z.enum(['token', 'cognito', 'iam']).check(z.describe('How they signed in.')),
-  })
-  .check(z.describe('A person (or IAM principal) who took a manual action.'));
 
 /** One report a verdict rests on (shared/domain/evidence.ts Evidence). */
 export const evidenceSchema = z
@@ -173,6 +182,11 @@ export const evidenceSchema = z
     approvedBy: z.optional(
       actorSchema.check(z.describe('The second person who approved it (above the account limit).')),
     ),
+    requestedBy: z.optional(
+      actorSchema.check(
+        z.describe('The person who asked the provider for this answer (check now; source status-api).'),
+      ),
+    ),
   })
   .check(z.describe('A piece of evidence: one report the relay weighed.'));
 
@@ -189,6 +203,21 @@ const resolvedByHandSchema = z
     ),
   })
   .check(z.describe('Present when an operator resolved the transaction (origin manual).'));
+
+const acceptedFromQuarantineSchema = z
+  .strictObject({
+    quarantineId: z.string().check(z.describe('The refused callback accepted (GET /v1/quarantine).')),
+    receivedAt: timestamp('When the refused callback was received.'),
+    errorCode: z.string().check(z.describe('Why it had been refused (ORIGIN_NOT_VERIFIED, …).')),
+    note: z.string().check(z.describe("The operator's note.")),
+    by: actorSchema.check(z.describe('Who accepted it.')),
+  })
+  .check(
+    z.describe(
+      'Present when an operator accepted a refused provider callback after review (origin manual; ' +
+        'docs/roles-and-audit.md#quarantine-decisions).',
+    ),
+  );
 
 const lateResolutionSchema = z
   .literal(true)
@@ -215,6 +244,7 @@ function finalStatusData(status: 'SUCCEEDED' | 'FAILED') {
     evidence: evidenceListSchema,
     lateResolution: z.optional(lateResolutionSchema),
     resolvedByHand: z.optional(resolvedByHandSchema),
+    acceptedFromQuarantine: z.optional(acceptedFromQuarantineSchema),
     settledByStatement: z.optional(settledByStatementSchema),
   });
 }
@@ -684,10 +714,11 @@ export type _BuilderTypesMatchSchemas = [
   Expect<Assignable<Party, z.infer<typeof partySchema>>>,
   Expect<Same<TransactionData['status'], TransactionEventData['status']>>,
   // TransactionEventData has an index signature (Omit would erase its members): pick the schema's keys.
+  // checkedByHand is added by the check-now use case (reconcile.ts), not by the builder.
   Expect<
     Assignable<
-      Pick<TransactionEventData, Exclude<keyof TransactionData, 'provider'>>,
-      Omit<TransactionData, 'provider'>
+      Pick<TransactionEventData, Exclude<keyof TransactionData, 'provider' | 'checkedByHand'>>,
+      Omit<TransactionData, 'provider' | 'checkedByHand'>
     >
   >,
   Expect<Assignable<Badge, z.infer<typeof badgeSchema>>>,

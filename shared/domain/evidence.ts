@@ -76,6 +76,11 @@ export interface Evidence {
   actor?: ActorRef;
   /** The second person who approved it (a resolution above the account's limit). */
   approvedBy?: ActorRef;
+  /**
+   * The person who asked the provider (check now): the word is the provider's (source status-api), the
+   * question was theirs.
+   */
+  requestedBy?: ActorRef;
 }
 
 export function isEndToEnd(methods: readonly AuthenticationMethod[]): boolean {

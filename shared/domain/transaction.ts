@@ -68,6 +68,8 @@ export interface NormalizedReport {
   /** The person behind a manual report (origin manual), and the one who approved it when it needed that. */
   actor?: ActorRef;
   approvedBy?: ActorRef;
+  /** The person who asked the provider for this answer (check now): named on the evidence. */
+  requestedBy?: ActorRef;
   /** The report only points at its transaction (MoMo's reference-less route): recorded, never settles. */
   hint?: boolean;
   /** The provider's result of the relay's own asynchronous status query (evidence source `receipt`). */
@@ -106,6 +108,36 @@ export interface CheckRecord {
   answer: string;
   detail: string;
   providerCode?: string;
+  /** What was asked: the method and path of the status call (no host, no credentials); absent: none made. */
+  request?: string;
+  /**
+   * Identical answers in a row are kept as one record (so a long run of "not found" does not push the
+   * earlier answers out): how many calls it stands for (absent: one), and when the first was made.
+   */
+  count?: number;
+  since?: string;
+  /** The person who asked for it (check now); absent: the poller's schedule. */
+  by?: ActorRef;
+}
+
+/** The same answer to the same question by the same asker: merged into one record (CheckRecord.count). */
+export function sameCheck(a: CheckRecord, b: CheckRecord): boolean {
+  return (
+    a.answer === b.answer &&
+    a.detail === b.detail &&
+    a.providerCode === b.providerCode &&
+    a.request === b.request &&
+    a.by?.id === b.by?.id &&
+    a.by?.via === b.by?.via
+  );
+}
+
+/** The latest checks with `check` added: merged into the last when it said the same, then bounded. */
+export function withCheck(recent: readonly CheckRecord[], check: CheckRecord, keep: number): CheckRecord[] {
+  const last = recent.at(-1);
+  if (last && sameCheck(last, check))
+    return [...recent.slice(0, -1), { ...check, count: (last.count ?? 1) + 1, since: last.since ?? last.at }];
+  return [...recent, check].slice(-keep);
 }
 
 const FAILED_CHECK = 'error:';

@@ -43,6 +43,7 @@ export async function receiveCallback(
   // Counted apart from CallbacksRejected (whatever the route): the EdgeOutage alarm watches it.
   if (edge.refusal) metrics.count('OriginVerifyRefusals', 1);
   const request = edge.request;
+  const aimedAt: { reference?: string } = {};
   try {
     const resolved = (() => {
       try {
@@ -73,6 +74,7 @@ export async function receiveCallback(
       storedPath: resolved.storedPath,
       body,
       started,
+      aimedAt,
     });
     const answer = toHttp(ack);
     if (buffered) answer.headers = { ...answer.headers, [BUFFERED_HEADER]: 'true' };
@@ -105,6 +107,7 @@ export async function receiveCallback(
       account: known.account?.id,
       routeName: known.routeName,
       storedPath: known.storedPath,
+      ...(aimedAt.reference ? { reference: aimedAt.reference } : {}),
       // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
       emitEvent: Boolean(known.provider && known.account),
       httpStatus,

@@ -5,6 +5,7 @@ import type { ReconcileServices } from '../app/reconciliation/reconcile';
 import { reconciliationReport, reportRange } from '../app/reconciliation/reconciliation-report';
 import { auditCsv, listAudit, MAX_CSV_ROWS, recordAuditAfter } from '../app/operations/audit';
 import { approve, listApprovals, reject, resolveOrRequest } from '../app/operations/approvals';
+import { acceptQuarantined, dismissQuarantined } from '../app/operations/quarantine-decisions';
 import type { MeAnswer } from '../app/management-answers';
 import { type Actor, hasRole } from '../domain/actor';
 import { registerTransaction } from '../app/transactions/register-transaction';
@@ -79,6 +80,8 @@ function actionOf(method: string, segments: readonly string[]): { action: string
   if (area === 'audit') return { action: 'audit.read', target: null };
   if (area === 'destinations' && rest.length === 2 && method === 'POST')
     return { action: `destination.${rest[1]}`, target: `destination/${rest[0]}` };
+  if (area === 'quarantine' && rest.length === 2)
+    return { action: `quarantine.${rest[1]}`, target: `quarantine/${rest[0]}` };
   if (area === 'statements' && method === 'POST')
     return {
       action: rest[2] === 'import' ? 'statement.import' : 'statement.close',
@@ -157,7 +160,7 @@ export async function handleManagementRequest(
         metrics: services.metrics ?? noMetrics,
       };
       if (segments[5] === 'check') {
-        const checked = await forceCheck(reconcile, { provider, account, reference });
+        const checked = await forceCheck(reconcile, { provider, account, reference }, who);
         await audit('ok', 200, `answer ${checked.answer.type}`);
         return json(200, checked);
       }
@@ -342,6 +345,35 @@ async function operationsRoute(
       'ok',
       200,
       `approved ${a.provider}/${a.account}/${a.reference} ${a.status} requested by ${a.requestedBy.name}`,
+    );
+    return json(200, answer);
+  }
+  if (
+    segments[1] === 'quarantine' &&
+    segments.length === 4 &&
+    (segments[3] === 'accept' || segments[3] === 'dismiss')
+  ) {
+    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
+    const actor = signIn(
+      'operator',
+      segments[3] === 'accept' ? 'Accepting a refused callback' : 'Dismissing a refused callback',
+    );
+    const id = decodeSegment(segments[2]!);
+    const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
+    const reconcile: ReconcileServices = {
+      ...services,
+      statusApi: services.statusApi ?? (() => undefined),
+      metrics: services.metrics ?? noMetrics,
+    };
+    const answer =
+      segments[3] === 'accept'
+        ? await acceptQuarantined(reconcile, id, body, actor)
+        : await dismissQuarantined(reconcile, id, body, actor);
+    const d = answer.decision;
+    await audit(
+      'ok',
+      200,
+      `${d.kind}${answer.repeated ? ' (already, by ' + d.by.name + ')' : ''}${d.applied ? `: ${d.applied.reference} ${d.applied.status} (${d.applied.events.join(', ') || 'no event'})` : ''}; ${d.note.slice(0, 200)}`,
     );
     return json(200, answer);
   }

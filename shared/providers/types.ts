@@ -251,7 +251,15 @@ export interface StatusQuery {
  * codes may produce a draft with status SUCCEEDED or FAILED; transitional answers ("being processed",
  * `400.002.02`, `4999`, TIP, PENDING…) and unknown codes produce PENDING or AMBIGUOUS drafts (or `pending`).
  */
-export type StatusAnswer =
+export type StatusAnswer = StatusAnswerBody & {
+  /**
+   * What was asked, for a person reading the history: method and path (no host, no query string, no
+   * credentials), e.g. `GET /collection/v1_0/requesttopay/{reference}`. Absent: no call was made.
+   */
+  request?: string;
+};
+
+type StatusAnswerBody =
   /** The provider stated a status; `draft.key.reference` is the query's reference. */
   | { type: 'report'; draft: ReportDraft; providerCode: string; detail: string }
   /** Still in progress (no draft worth applying), e.g. Daraja "The transaction is being processed". */

@@ -235,6 +235,17 @@ describe('every management and callback answer', () => {
         bad: { suffix: 'x' },
       },
       'GET /v1/quarantine': { ok: {}, bad: { suffix: '?reason=lower' } },
+      // No such entry: answered (404), not refused for its input.
+      'POST /v1/quarantine/{id}/accept': {
+        ok: { body: { receivedAt: '2026-11-21T10:00:00.000Z', note: 'reviewed: genuine' } },
+        okStatus: [404],
+        bad: { body: { note: 'x' } },
+      },
+      'POST /v1/quarantine/{id}/dismiss': {
+        ok: { body: { receivedAt: '2026-11-21T10:00:00.000Z', note: 'reviewed: a scanner' } },
+        okStatus: [404],
+        bad: { method: 'GET' },
+      },
       'GET /v1/report': { ok: {}, bad: { suffix: '?from=nope' } },
       'GET /v1/callback-health': { ok: {}, bad: { method: 'POST' } },
       'GET /v1/badges': { ok: {}, bad: { method: 'POST' } },

@@ -1,4 +1,5 @@
 import {
+  type AttributeValue,
   ConditionalCheckFailedException,
   type ConsumedCapacity,
   DescribeTableCommand,
@@ -10,6 +11,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   AccountDayEntry,
   ApprovalRequest,
@@ -20,12 +22,14 @@ import type {
   LookupEntry,
   ProviderRecord,
   ProviderRecordRef,
+  QuarantineDecision,
   QuarantineEntry,
   QuarantineInput,
   ReadOptions,
   ReceiptInput,
   ReceiptResult,
   ReceiptPage,
+  RefusedCallbackRef,
   RelayStore,
   StoreHealth,
   StoredReceiptView,
@@ -48,6 +52,7 @@ import {
   LOOKUP_PK_PREFIX,
   QUARANTINE_PK_PREFIX,
   RECEIPT_SK_PREFIX,
+  refusedPk,
   TX_SK,
   transactionPk,
 } from './table';
@@ -349,6 +354,120 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
       {},
     );
     if (!written) throw new StorageUnavailableError(`quarantine id ${input.id} collided`);
+    if (input.reference && input.provider && input.account) {
+      // Noted under the reference it aimed at, so the transaction's story finds it with one bounded query
+      // (docs/table-design.md#refused-callbacks); it expires with the entry.
+      const ref: RefusedCallbackRef = {
+        quarantineId: input.id,
+        receivedAt: input.receivedAt,
+        errorCode: input.errorCode,
+        httpStatus: input.httpStatus,
+      };
+      await this.conditionalPut(
+        'quarantine',
+        {
+          pk: refusedPk({ provider: input.provider, account: input.account, reference: input.reference }),
+          sk: `${input.receivedAt}#${input.id}`,
+          itemType: 'refused-callback',
+          ...ref,
+          expiresAt: epochSeconds(input.receivedAt, this.options.retention.quarantineDays),
+        },
+        'attribute_not_exists(pk)',
+        {},
+      );
+    }
+  }
+
+  async getQuarantineEntry(receivedAt: string, id: string): Promise<QuarantineEntry | undefined> {
+    const result = await guard('getQuarantineEntry', () =>
+      this.doc.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { pk: `${QUARANTINE_PK_PREFIX}${receivedAt.slice(0, 10)}`, sk: `${receivedAt}#${id}` },
+          ConsistentRead: true,
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('getQuarantineEntry', result.ConsumedCapacity);
+    if (!result.Item) return undefined;
+    const { pk: _pk, sk: _sk, itemType: _t, outbox: _o, revision: _r, expiresAt: _e, ...entry } = result.Item;
+    return entry as QuarantineEntry;
+  }
+
+  async claimQuarantineDecision(
+    receivedAt: string,
+    id: string,
+    decision: QuarantineDecision,
+  ): Promise<{ result: 'taken' | 'missing' } | { result: 'decided'; decision: QuarantineDecision }> {
+    try {
+      const result = await guard('claimQuarantineDecision', () =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: { pk: `${QUARANTINE_PK_PREFIX}${receivedAt.slice(0, 10)}`, sk: `${receivedAt}#${id}` },
+            // The revision does not move: the stream does not publish the entry's CallbackRejected again.
+            UpdateExpression: 'SET #decision = :decision',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#decision)',
+            ExpressionAttributeNames: { '#decision': 'decision' },
+            ExpressionAttributeValues: { ':decision': decision },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            ReturnConsumedCapacity: this.capacity,
+          }),
+        ),
+      );
+      this.report('claimQuarantineDecision', result.ConsumedCapacity);
+      return { result: 'taken' };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined;
+      if (!old) return { result: 'missing' };
+      return { result: 'decided', decision: old.decision as QuarantineDecision };
+    }
+  }
+
+  async settleQuarantineDecision(
+    receivedAt: string,
+    id: string,
+    claim: string,
+    decision: QuarantineDecision | undefined,
+  ): Promise<void> {
+    const result = await guard('settleQuarantineDecision', () =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { pk: `${QUARANTINE_PK_PREFIX}${receivedAt.slice(0, 10)}`, sk: `${receivedAt}#${id}` },
+          UpdateExpression: decision ? 'SET #decision = :decision' : 'REMOVE #decision',
+          ConditionExpression: '#decision.#claim = :claim',
+          ExpressionAttributeNames: { '#decision': 'decision', '#claim': 'claim' },
+          ExpressionAttributeValues: { ':claim': claim, ...(decision ? { ':decision': decision } : {}) },
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('settleQuarantineDecision', result.ConsumedCapacity);
+  }
+
+  async listRefusedFor(key: TransactionKey, limit: number): Promise<RefusedCallbackRef[]> {
+    const result = await guard('listRefusedFor', () =>
+      this.doc.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': refusedPk(key) },
+          ScanIndexForward: false,
+          Limit: limit,
+          ReturnConsumedCapacity: this.capacity,
+        }),
+      ),
+    );
+    this.report('listRefusedFor', result.ConsumedCapacity);
+    return (result.Items ?? []).map((item) => ({
+      quarantineId: String(item.quarantineId),
+      receivedAt: String(item.receivedAt),
+      errorCode: String(item.errorCode),
+      httpStatus: Number(item.httpStatus),
+    }));
   }
 
   /**

@@ -88,6 +88,11 @@ export function transactionPk(key: { provider: string; account: string; referenc
 export const TX_SK = 'TX';
 export const RECEIPT_SK_PREFIX = 'RCPT#';
 export const QUARANTINE_PK_PREFIX = 'QUARANTINE#';
+/** Refused callbacks by the reference they aimed at: `REFUSED#<provider>#<account>#<reference>`, sk `<receivedAt>#<id>`. */
+export const REFUSED_PK_PREFIX = 'REFUSED#';
+export function refusedPk(key: { provider: string; account: string; reference: string }): string {
+  return `${REFUSED_PK_PREFIX}${key.provider}#${key.account}#${key.reference}`;
+}
 /** Console lookups noted at registration: `FIND#<externalId|msisdn>#<value>`, sk `<createdAt>#<transaction pk>`. */
 export const LOOKUP_PK_PREFIX = 'FIND#';
 /** The provider's own records (docs/table-design.md#statements): a business day's rows, breaks and close. */

@@ -8,10 +8,12 @@ import type {
   LookupEntry,
   ProviderRecord,
   ProviderRecordRef,
+  QuarantineDecision,
   QuarantineEntry,
   QuarantineInput,
   ReceiptInput,
   ReceiptPage,
+  RefusedCallbackRef,
   ReceiptResult,
   RelayStore,
   StoreHealth,
@@ -355,6 +357,62 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
       entries,
       ...(all.length > page.limit ? { next: skOf(all[page.limit - 1]!) } : {}),
     };
+  }
+
+  /** Decisions on quarantine entries, by `receivedAt#id`. */
+  readonly quarantineDecisions = new Map<string, QuarantineDecision>();
+
+  async getQuarantineEntry(receivedAt: string, id: string): Promise<QuarantineEntry | undefined> {
+    await this.gate();
+    const found = this.quarantined.find((q) => q.receivedAt === receivedAt && q.id === id);
+    if (!found) return undefined;
+    const { outbox: _outbox, ...entry } = copy(found);
+    const decision = this.quarantineDecisions.get(`${receivedAt}#${id}`);
+    return decision ? { ...entry, decision: copy(decision) } : entry;
+  }
+
+  async claimQuarantineDecision(
+    receivedAt: string,
+    id: string,
+    decision: QuarantineDecision,
+  ): Promise<{ result: 'taken' | 'missing' } | { result: 'decided'; decision: QuarantineDecision }> {
+    await this.gate();
+    if (!this.quarantined.some((q) => q.receivedAt === receivedAt && q.id === id))
+      return { result: 'missing' };
+    const held = this.quarantineDecisions.get(`${receivedAt}#${id}`);
+    if (held) return { result: 'decided', decision: copy(held) };
+    this.quarantineDecisions.set(`${receivedAt}#${id}`, copy(decision));
+    return { result: 'taken' };
+  }
+
+  async settleQuarantineDecision(
+    receivedAt: string,
+    id: string,
+    claim: string,
+    decision: QuarantineDecision | undefined,
+  ): Promise<void> {
+    await this.gate();
+    const key = `${receivedAt}#${id}`;
+    if (this.quarantineDecisions.get(key)?.claim !== claim)
+      throw new StorageUnavailableError(`quarantine decision ${key} is not held by ${claim}`);
+    if (decision) this.quarantineDecisions.set(key, copy(decision));
+    else this.quarantineDecisions.delete(key);
+  }
+
+  async listRefusedFor(key: TransactionKey, limit: number): Promise<RefusedCallbackRef[]> {
+    await this.gate();
+    return this.quarantined
+      .filter(
+        (q) => q.reference === key.reference && q.provider === key.provider && q.account === key.account,
+      )
+      .sort((a, b) => `${b.receivedAt}#${b.id}`.localeCompare(`${a.receivedAt}#${a.id}`))
+      .slice(0, limit)
+      .map((q) => ({
+        quarantineId: q.id,
+        receivedAt: q.receivedAt,
+        errorCode: q.errorCode,
+        httpStatus: q.httpStatus,
+      }));
   }
 
   async appendAudit(entry: AuditEntry): Promise<void> {

@@ -44,6 +44,8 @@ export interface RejectionContext {
   routeName?: string;
   /** Path with any path secret replaced, when the secret was already verified. */
   storedPath?: string;
+  /** The reference the refused body named (receive-callback.ts aimedReference). */
+  reference?: string;
   /** Raise CallbackRejected: only for requests aimed at a configured provider account. */
   emitEvent: boolean;
   /** The HTTP status answered (from the single error mapping). */
@@ -153,6 +155,7 @@ export async function recordRejection(
     bodyBytes: request.rawBody.length,
     bodySha256: sha256Hex(request.rawBody),
     bodyTruncated: request.rawBody.length > bodyLimit,
+    ...(context.reference && knownAccount ? { reference: clip(context.reference, 256) } : {}),
     outbox,
   };
   // Bounded: a refusal is answered promptly even when storage stalls (the write goes on, and is logged).

@@ -2,6 +2,8 @@ import { StorageUnavailableError } from '../../domain/errors';
 import type { ResolvedAccount } from '../../config/schema';
 import type { CallbackInput, ProviderAck, ProviderModule, ProviderRoute } from '../../providers/types';
 import { redactJson } from '../../util/redact';
+import { idProblem } from '../../util/text';
+import { findRegistrationRules } from '../../providers/registration-registry';
 import { sha256Hex } from '../../util/ids';
 import { isLate, type Late, within } from '../../util/deadline';
 import { answerQuestion } from '../decisions/answer-question';
@@ -44,6 +46,8 @@ export interface CallbackDelivery {
   body: Record<string, unknown>;
   /** When the provider's clock started (performance.now()): the ack budget counts from it. */
   started: number;
+  /** Filled on a refusal: the reference the refused body named, for its quarantine entry (and the story). */
+  aimedAt?: { reference?: string };
 }
 
 /** What the provider is answered: its ack, and whether the callback went to the ingress buffer. */
@@ -84,7 +88,10 @@ export async function acceptCallback(
     ...verification.facts,
     ...(redaction.paths.length ? { redacted: redaction.paths } : {}),
   };
-  if (verification.refusal) throw verification.refusal;
+  if (verification.refusal) {
+    if (delivery.aimedAt) delivery.aimedAt.reference = aimedReference(provider, route, input);
+    throw verification.refusal;
+  }
   if (verification.warning) {
     log.warn(verification.warning, {
       provider: provider.id,
@@ -270,4 +277,29 @@ async function storeOrBuffer(
     elapsedMs: Math.round(elapsed()),
   });
   return { result: undefined, buffered: true };
+}
+
+/**
+ * The reference a refused callback's body names, read with the route's own parser: a pointer for a person
+ * (the story links the refusal from the transaction it aimed at), never trusted for anything else.
+ * Undefined when the body names none or does not parse.
+ */
+function aimedReference(
+  provider: ProviderModule<unknown>,
+  route: ProviderRoute<unknown>,
+  input: CallbackInput<unknown>,
+): string | undefined {
+  try {
+    const parsed = route.parse(input);
+    if (parsed.type !== 'reports') return undefined;
+    const intent = parsed.reports[0];
+    if (!intent) return undefined;
+    const direct = intent.correlate?.length
+      ? intent.correlate.find((c) => c.via === 'reference')?.value
+      : intent.draft.key.reference;
+    if (!direct || idProblem('reference', direct)) return undefined;
+    return findRegistrationRules(provider.id)?.normalizeReference?.(direct) ?? direct;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,10 +2,8 @@ import { phoneFieldsOf } from '../../providers/registry';
 import { maskPhoneFieldsInText } from '../../util/mask';
 import type { QuarantinePage, QuarantineView } from '../management-answers';
 import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
+import { MANAGEMENT_ROUTE_NAME } from '../operations/quarantine-decisions';
 import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
-
-/** The route name refused management calls were quarantined under before the audit log took them. */
-const MANAGEMENT_ROUTE_NAME = 'management';
 
 /** The quarantine view's range: the last 7 days by default, at most 31 (entries live `quarantineDays`). */
 export const QUARANTINE_RANGE = { defaultDays: 7, maxDays: 31 } as const;
@@ -57,6 +55,8 @@ function view(entry: QuarantineEntry): QuarantineView {
     bodyEncoding: entry.bodyEncoding,
     bodyBytes: entry.bodyBytes,
     bodyTruncated: entry.bodyTruncated || body.cut,
+    reference: entry.reference ?? null,
+    decision: entry.decision ? (({ claim: _claim, ...d }) => d)(entry.decision) : null,
   };
 }
 

@@ -10,7 +10,9 @@ import {
   failedCheckAnswer,
   type NormalizedReport,
   type TransactionRecord,
+  withCheck,
 } from '../../domain/transaction';
+import type { ActorRef } from '../../domain/actor';
 import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
@@ -101,6 +103,11 @@ async function askProvider(
 }
 
 function describe(answer: StatusAnswer): CheckRecord {
+  const described = describeAnswer(answer);
+  return answer.request ? { ...described, request: answer.request } : described;
+}
+
+function describeAnswer(answer: StatusAnswer): CheckRecord {
   const at = '';
   switch (answer.type) {
     case 'report':
@@ -164,6 +171,7 @@ function reportFrom(
   answer: StatusAnswer,
   now: string,
   origin: EventOrigin,
+  requestedBy: ActorRef | undefined,
 ): NormalizedReport | undefined {
   const base = {
     key: tx.key,
@@ -172,6 +180,7 @@ function reportFrom(
     origin,
     receiptId: undefined,
     authenticated: true,
+    ...(requestedBy ? { requestedBy } : {}),
   };
   if (answer.type === 'report') {
     if (answer.draft.status === 'PENDING' || answer.draft.status === 'EXPIRED') return undefined;
@@ -264,13 +273,19 @@ function expiryFrom(
 export async function checkTransaction(
   services: ReconcileServices,
   claimed: TransactionRecord,
-  options: { origin?: EventOrigin; signal?: AbortSignal } = {},
+  options: {
+    origin?: EventOrigin;
+    signal?: AbortSignal;
+    /** The person who asked for this check (check now): named in the history, the evidence and the events. */
+    requestedBy?: ActorRef;
+  } = {},
 ): Promise<CheckResult> {
   const origin = options.origin ?? 'poll';
   const { store, clock, config } = services;
   const answer = await askProvider(services, claimed, options.signal);
   const now = clock.now().toISOString();
-  const check: CheckRecord = { ...describe(answer), at: now };
+  const requestedBy = options.requestedBy;
+  const check: CheckRecord = { ...describe(answer), at: now, ...(requestedBy ? { by: requestedBy } : {}) };
   // Provider free text is stored and published (lastProviderAnswer): scrubbed and MSISDNs masked.
   check.detail = maskMsisdnsIn(services.scrub(check.detail)).slice(0, MAX_DETAIL);
 
@@ -298,7 +313,7 @@ export async function checkTransaction(
     (current) => {
       if (!current) return { result: { outcome: undefined, tx: claimed, events: [] } };
       const ctx = decisionContext(settings, current, now);
-      const statusReport = reportFrom(services, current, answer, now, origin);
+      const statusReport = reportFrom(services, current, answer, now, origin, requestedBy);
       let outcome = statusReport ? decideReport(current, statusReport, ctx) : undefined;
       let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
       const expiry = expiryFrom(services, base, check, now, origin);
@@ -317,7 +332,7 @@ export async function checkTransaction(
         ...rest,
         // Not a check: no call made (unsupported) or held back by the client's own rate limit.
         checks: state.checks + (notMade(answer) ? 0 : 1),
-        recent: [...state.recent, check].slice(-RECENT_CHECKS),
+        recent: withCheck(state.recent, check, RECENT_CHECKS),
         ...(notFound ? { notFound, notFoundSince: state.notFoundSince ?? now } : {}),
       };
       if (!notFound) {
@@ -340,7 +355,7 @@ export async function checkTransaction(
             timeScale: timing.timeScale,
           });
       }
-      const events = [...base.outbox];
+      const caused: EventEnvelope[] = [...base.outbox];
       if (!isFinal(base.status)) {
         let due = nextCheckAt({
           schedule: timing.schedule,
@@ -380,9 +395,13 @@ export async function checkTransaction(
           now >= ambiguousMoments(base, settings).escalateAt
         ) {
           reconcile.escalatedAt = now;
-          events.push(escalationEvent({ ...base, reconcile }, now, origin));
+          caused.push(escalationEvent({ ...base, reconcile }, now, origin));
         }
       }
+      // A check someone asked for: every event it caused names them (docs/roles-and-audit.md).
+      const events = requestedBy
+        ? caused.map((e) => ({ ...e, data: { ...e.data, checkedByHand: { by: requestedBy } } }))
+        : caused;
       const next: TransactionRecord = {
         ...base,
         reconcile,

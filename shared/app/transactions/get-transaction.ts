@@ -3,7 +3,10 @@ import type { Evidence } from '../../domain/evidence';
 import type { Money, ReceiptTally, TransactionKey } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
-import type { ReceiptSummary } from '../ports';
+import type { ReceiptSummary, RefusedCallbackRef } from '../ports';
+import type { ActorRef } from '../../domain/actor';
+import { findProvider } from '../../providers/registry';
+import { type StoryModel, storyOf } from '../console/story';
 import { maskMsisdnsIn } from '../../util/mask';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
 
@@ -60,7 +63,23 @@ export type HistoryEntry =
       evidence: Evidence;
     }
   | { at: string; type: 'event'; eventId: string; eventType: string }
-  | { at: string; type: 'status-check'; answer: string; detail: string; providerCode: string | null };
+  | {
+      at: string;
+      type: 'status-check';
+      answer: string;
+      detail: string;
+      providerCode: string | null;
+      /** What was asked (method and path); absent on checks recorded before it was kept. */
+      request?: string;
+      /** Identical answers in a row kept as one (CheckRecord.count), and when the first came. */
+      count?: number;
+      since?: string;
+      /** Who asked (check now); absent: the poller's schedule. */
+      by?: ActorRef;
+    };
+
+/** Refused callbacks a story links at most (the quarantine view lists them all). */
+export const REFUSED_SHOWN = 20;
 
 /** Receipts listed per GET: the history of a flooded transaction is read a page at a time. */
 export const RECEIPTS_PER_PAGE = 50;
@@ -109,6 +128,10 @@ export async function getTransaction(
    */
   receipts: { tally: ReceiptTally | null; listed: number; next: string | null };
   history: HistoryEntry[];
+  /** Why it has its status, in one sentence, and the history with repeated checks collapsed. */
+  story: StoryModel;
+  /** Refused callbacks that named this reference (newest first, at most REFUSED_SHOWN): the quarantine's. */
+  refused: RefusedCallbackRef[];
 }> {
   const reference = findRegistrationRules(key.provider)?.normalizeReference?.(key.reference) ?? key.reference;
   const normalizedKey = { ...key, reference };
@@ -146,6 +169,9 @@ export async function getTransaction(
       answer: c.answer,
       detail: c.detail,
       providerCode: c.providerCode ?? null,
+      ...(c.request ? { request: c.request } : {}),
+      ...(c.count ? { count: c.count, since: c.since } : {}),
+      ...(c.by ? { by: c.by } : {}),
     })),
     ...tx.transitions.map((t) => ({
       at: t.at,
@@ -184,7 +210,17 @@ export async function getTransaction(
   const [opening, ...rest] = history;
   rest.sort((a, b) => a.at.localeCompare(b.at));
   history.splice(0, history.length, opening!, ...rest);
+  const evidence = (tx.evidence ?? []).map(maskedEvidence);
+  const refused = await deps.store.listRefusedFor(normalizedKey, REFUSED_SHOWN);
   return {
+    story: storyOf({
+      transaction: { status: tx.status, provider: tx.key.provider },
+      providerName: findProvider(key.provider)?.displayName ?? key.provider,
+      history,
+      evidence,
+      statusChecks: tx.reconcile?.checks ?? 0,
+    }),
+    refused,
     transaction: toView(tx),
     reconciliation: {
       statusChecks: tx.reconcile?.checks ?? 0,
@@ -192,7 +228,7 @@ export async function getTransaction(
       reconcileUntil: tx.reconcileUntil,
       escalatedAt: tx.reconcile?.escalatedAt ?? null,
     },
-    evidence: (tx.evidence ?? []).map(maskedEvidence),
+    evidence,
     receipts: { tally: tx.receipts ?? null, listed: receipts.length, next: page.next ?? null },
     history,
   };

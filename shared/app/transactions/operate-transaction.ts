@@ -20,21 +20,31 @@ function normalized(key: TransactionKey): TransactionKey {
 
 /**
  * An operator's "check now": one status call outside the schedule, through the same path as the
- * poller (the answer is ingested with origin poll). Allowed in any status: a final transaction's check
+ * poller (the answer is ingested with origin poll), naming the operator who asked. Allowed in any status: a final transaction's check
  * only records the answer (and a disagreement as a conflict).
  */
 export async function forceCheck(
   services: ReconcileServices,
   key: TransactionKey,
-): Promise<{ answer: { type: string; detail: string }; events: string[]; transaction: TransactionView }> {
+  by: Actor,
+): Promise<{
+  answer: { type: string; detail: string; request: string | null };
+  events: string[];
+  transaction: TransactionView;
+}> {
   const tx = await services.store.getTransaction(normalized(key), { consistent: true });
   if (!tx)
     throw new TransactionNotFoundError(`No transaction ${key.provider}/${key.account}/${key.reference}`);
-  const result = await checkTransaction(services, tx);
+  // The person who asked is named on the check in the history, on the evidence and on every event.
+  const result = await checkTransaction(services, tx, { requestedBy: actorRef(by) });
   services.metrics.flush();
   const { type } = result.answer;
   return {
-    answer: { type: type === 'error' ? `error:${result.answer.error}` : type, detail: result.answer.detail },
+    answer: {
+      type: type === 'error' ? `error:${result.answer.error}` : type,
+      detail: result.answer.detail,
+      request: result.answer.request ?? null,
+    },
     events: result.events.map((e) => e.metadata.type),
     transaction: toView(result.transaction),
   };

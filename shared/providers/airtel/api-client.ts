@@ -9,6 +9,7 @@ import {
   guardedStatusApi,
   isRecord,
   joinUrl,
+  requestLine,
   requestToken,
   statusError,
   textOf,
@@ -123,15 +124,19 @@ export function createAirtelStatusApi(
       tokenRejected: (response) => response.status === 401,
       call: { ...callOptions(`Airtel ${query.kind} enquiry`), ...(signal ? { signal } : {}) },
     });
-    if (!result.ok) return result.error;
-    return classifyAirtelEnquiry({
-      accountId: account.id,
-      kind: query.kind,
-      reference: query.reference,
-      httpStatus: result.response.status,
-      json: result.response.json,
-      garbage: result.response.garbage,
-    });
+    const request = requestLine('GET', url);
+    if (!result.ok) return { ...result.error, request };
+    return {
+      ...classifyAirtelEnquiry({
+        accountId: account.id,
+        kind: query.kind,
+        reference: query.reference,
+        httpStatus: result.response.status,
+        json: result.response.json,
+        garbage: result.response.garbage,
+      }),
+      request,
+    };
   }
 
   /**

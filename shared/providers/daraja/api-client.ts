@@ -13,6 +13,7 @@ import {
   basicAuth,
   isRecord,
   joinUrl,
+  requestLine,
   requestToken,
   type StatusError,
   statusError,
@@ -201,14 +202,20 @@ export function createDarajaStatusApi(
       stkLimiter,
       signal,
     );
-    if (!result.ok) return result.error;
-    return classifyStkQuery({
-      accountId: account.id,
-      reference: query.reference,
-      httpStatus: result.response.status,
-      json: result.response.json,
-      garbage: result.response.garbage,
+    const request = requestLine('POST', joinUrl(api!.baseUrl, `${api!.pathPrefix}/stkpushquery/v1/query`), {
+      CheckoutRequestID: query.reference,
     });
+    if (!result.ok) return { ...result.error, request };
+    return {
+      ...classifyStkQuery({
+        accountId: account.id,
+        reference: query.reference,
+        httpStatus: result.response.status,
+        json: result.response.json,
+        garbage: result.response.garbage,
+      }),
+      request,
+    };
   }
 
   async function transactionStatus(query: StatusQuery, signal?: AbortSignal) {
@@ -250,12 +257,20 @@ export function createDarajaStatusApi(
       general,
       signal,
     );
-    if (!result.ok) return result.error;
-    return classifyStatusQuery({
-      httpStatus: result.response.status,
-      json: result.response.json,
-      garbage: result.response.garbage,
-    });
+    const request = requestLine(
+      'POST',
+      joinUrl(api!.baseUrl, `${api!.pathPrefix}/transactionstatus/v1/query`),
+      statusQueryTarget(query),
+    );
+    if (!result.ok) return { ...result.error, request };
+    return {
+      ...classifyStatusQuery({
+        httpStatus: result.response.status,
+        json: result.response.json,
+        garbage: result.response.garbage,
+      }),
+      request,
+    };
   }
 
   const check = (query: StatusQuery, signal?: AbortSignal) =>

@@ -11,6 +11,7 @@ import {
   type HttpResponse,
   isRecord,
   joinUrl,
+  requestLine,
   requestToken,
   statusError,
   textOf,
@@ -225,15 +226,19 @@ export function createMomoStatusApi(
         response.status === 401,
       call: { ...callOptions(`MoMo ${query.kind} status`), ...(signal ? { signal } : {}) },
     });
-    if (!result.ok) return result.error;
-    return classifyMomoStatus({
-      accountId: account.id,
-      kind: query.kind,
-      reference,
-      httpStatus: result.response.status,
-      json: result.response.json,
-      garbage: result.response.garbage,
-    });
+    const request = requestLine('GET', url);
+    if (!result.ok) return { ...result.error, request };
+    return {
+      ...classifyMomoStatus({
+        accountId: account.id,
+        kind: query.kind,
+        reference,
+        httpStatus: result.response.status,
+        json: result.response.json,
+        garbage: result.response.garbage,
+      }),
+      request,
+    };
   }
 
   /**

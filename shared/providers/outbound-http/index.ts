@@ -32,5 +32,15 @@ export {
 export const basicAuth = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
+/**
+ * A status call as the history shows it (StatusAnswer.request): the method and the URL's path only, so no
+ * host, query string or credential is ever kept; `about` names what the body asked about, when it has one.
+ */
+export function requestLine(method: string, url: string, about?: Record<string, string | undefined>): string {
+  const named = Object.entries(about ?? {}).filter((e): e is [string, string] => Boolean(e[1]));
+  const what = named.length ? ` (${named.map(([k, v]) => `${k} ${v}`).join(', ')})` : '';
+  return `${method} ${new URL(url).pathname}${what}`;
+}
+
 export const joinUrl = (base: string, path: string) =>
   `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;

@@ -312,7 +312,7 @@ describe('runPollCycle', () => {
     await register(s.services);
     await ingestReport(ingestDeps(s), callback('SUCCEEDED', { authenticated: true }));
     // Act
-    await forceCheck(s.services, KEY);
+    await forceCheck(s.services, KEY, OPERATOR);
     // Assess
     expect(s.tx().status).toBe('SUCCEEDED');
     expect(s.types()).toEqual(['TransactionSucceeded', 'TransactionConflict']);
@@ -388,11 +388,11 @@ describe('runPollCycle', () => {
     await register(s.services);
     const statuses: string[] = [];
     // Act
-    await forceCheck(s.services, KEY); // t=0: inside the grace
+    await forceCheck(s.services, KEY, OPERATOR); // t=0: inside the grace
     statuses.push(s.tx().status);
     for (const step of [100, 100, 150]) {
       s.advance(step); // t=100, 200 (3 answers, 200 s apart), 350 (4 answers over 350 s)
-      await forceCheck(s.services, KEY);
+      await forceCheck(s.services, KEY, OPERATOR);
       statuses.push(s.tx().status);
     }
     // Assess
@@ -419,7 +419,7 @@ describe('runPollCycle', () => {
       callback('SUCCEEDED', { needsConfirmation: true, amount: { value: '1', currency: 'EUR' } }),
     );
     const afterClaim = s.tx().amount;
-    await forceCheck(s.services, KEY);
+    await forceCheck(s.services, KEY, OPERATOR);
     // Assess
     expect(afterClaim).toBeUndefined();
     expect(s.tx().status).toBe('SUCCEEDED');
@@ -435,7 +435,7 @@ describe('runPollCycle', () => {
     // Act
     await ingestReport(ingestDeps(s), callback('FAILED', { confirmFailure: true, needsConfirmation: true }));
     const held = { status: s.tx().status, due: s.tx().reconcile?.dueAt, types: s.types() };
-    await forceCheck(s.services, KEY);
+    await forceCheck(s.services, KEY, OPERATOR);
     // Assess: the provider paid; the forged or mistaken failure is surfaced, never the verdict.
     expect(held).toEqual({ status: 'PENDING', due: new Date(START).toISOString(), types: [] });
     expect(s.tx().status).toBe('SUCCEEDED');
@@ -446,7 +446,7 @@ describe('runPollCycle', () => {
     // Prepare: FAILED by the status API.
     const s = setup(answers.failed);
     await register(s.services);
-    await forceCheck(s.services, KEY);
+    await forceCheck(s.services, KEY, OPERATOR);
     // Act
     s.advance(60);
     await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true, receiptId: 'r9' }));
@@ -470,7 +470,7 @@ describe('runPollCycle', () => {
     // Act: many "not found" answers, long past the grace and the span.
     for (let i = 0; i < 6; i++) {
       s.advance(400);
-      await forceCheck(s.services, KEY);
+      await forceCheck(s.services, KEY, OPERATOR);
     }
     // Assess
     expect(s.tx().status).toBe('AMBIGUOUS');
@@ -809,5 +809,57 @@ describe("the answer to the relay's own asynchronous status query", () => {
     const s = await ownQuery('AMBIGUOUS');
     expect(s.tx().status).toBe('PENDING');
     expect(s.types()).toEqual([]);
+  });
+});
+
+describe('check now names the person who asked', () => {
+  it('records the operator on the check, on the evidence it brought and on every event it caused', async () => {
+    // Prepare
+    const s = setup(() => ({ ...answers.succeeded(), request: 'GET /collection/v1_0/requesttopay/x' }));
+    await register(s.services);
+    // Act
+    const answer = await forceCheck(s.services, KEY, OPERATOR);
+    // Assess
+    expect(answer.answer.request).toBe('GET /collection/v1_0/requesttopay/x');
+    const check = s.tx().reconcile!.recent.at(-1)!;
+    expect(check.by?.name).toBe('ana');
+    expect(check.request).toBe('GET /collection/v1_0/requesttopay/x');
+    expect(s.tx().evidence!.at(-1)).toMatchObject({ source: 'status-api', requestedBy: { id: 'ana' } });
+    const succeeded = s.events.find((e) => e.metadata.type === 'TransactionSucceeded')!;
+    expect(succeeded.data.checkedByHand).toEqual({ by: OPERATOR });
+  });
+
+  it('names nobody on the checks the poller makes on its schedule', async () => {
+    // Prepare
+    const s = setup(answers.succeeded);
+    await register(s.services);
+    s.advance(300);
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(s.tx().reconcile!.recent.at(-1)!.by).toBeUndefined();
+    expect(s.events.every((e) => e.data.checkedByHand === undefined)).toBe(true);
+  });
+});
+
+describe('identical answers in a row', () => {
+  it('are kept as one record counting them, so 13 "not found" answers leave the earlier answers in place', async () => {
+    // Prepare
+    let calls = 0;
+    const s = setup(() => (++calls === 1 ? answers.pending() : answers.notFound()));
+    await register(s.services);
+    // Act
+    for (let i = 0; i < 14; i++) {
+      await forceCheck(s.services, KEY, OPERATOR);
+      s.advance(60);
+    }
+    // Assess
+    const recent = s.tx().reconcile!.recent;
+    expect(recent.map((c) => [c.answer, c.count ?? 1])).toEqual([
+      ['pending', 1],
+      ['not-found', 13],
+    ]);
+    expect(recent[1]!.since).toBe(new Date(START + 60_000).toISOString());
+    expect(recent[1]!.at).toBe(new Date(START + 13 * 60_000).toISOString());
   });
 });

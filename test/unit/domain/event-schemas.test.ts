@@ -375,7 +375,7 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
     asked = momoRef(2);
     await registerMomo(w, momoRef(2));
     await ingestReport(w.ingestDeps, momoReport(momoRef(2), 'SUCCEEDED', { authenticated: true }));
-    await forceCheck(w.services, { provider: 'momo', account: 'demo', reference: momoRef(2) });
+    await forceCheck(w.services, { provider: 'momo', account: 'demo', reference: momoRef(2) }, CHECKER);
     // Another amount, another payer.
     answer = () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' });
     await registerMomo(w, momoRef(3));
@@ -393,7 +393,7 @@ const scenarios: Record<string, () => Promise<MemoryStore>> = {
     asked = momoRef(5);
     await registerMomo(w, momoRef(5));
     await ingestReport(w.ingestDeps, momoReport(momoRef(5), 'SUCCEEDED', { needsConfirmation: true }));
-    await forceCheck(w.services, { provider: 'momo', account: 'demo', reference: momoRef(5) });
+    await forceCheck(w.services, { provider: 'momo', account: 'demo', reference: momoRef(5) }, CHECKER);
     return w.store;
   },
   'the badge feed: a badge created, activated, updated, expired and deleted': async () => {
@@ -611,6 +611,9 @@ beforeAll(async () => {
 });
 
 const byType = (type: string) => emitted.filter((e) => e.event.metadata.type === type).map((e) => e.event);
+
+/** The operator behind a check now: named in the events it causes (checkedByHand). */
+const CHECKER = { id: 'cy', name: 'cy', email: null, role: 'operator', via: 'token' } as const;
 
 describe('event schemas: every event the producers emit', () => {
   it('validates against the schema of its detail-type (strict: no field the schema does not name)', () => {
