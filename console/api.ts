@@ -1,4 +1,5 @@
 import { currentToken } from './auth';
+import { RelayUnreachableError, reportAnswered, reportUnreachable } from './connection';
 
 /** The endpoint is not served by this relay (404 ROUTE_NOT_FOUND): the view says "not available". */
 export class NotAvailableError extends Error {
@@ -43,6 +44,33 @@ export function authHeaders(): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
+/** A gateway's answer with no relay behind it (CloudFront or API Gateway while the function is away). */
+const NO_RELAY_STATUSES = new Set([502, 504]);
+
+/**
+ * fetch that tells connection.ts what it found: no answer turns the banner on (RelayUnreachableError),
+ * any answer turns it off.
+ */
+export async function relayFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    // Leaving a view aborts its requests: that is no outage.
+    if (init.signal?.aborted) throw error;
+    reportUnreachable();
+    throw new RelayUnreachableError('The relay is not answering; this view loads again when it does.', {
+      cause: error,
+    });
+  }
+  if (NO_RELAY_STATUSES.has(response.status) && !response.headers.get('content-type')?.includes('json')) {
+    reportUnreachable();
+    throw new RelayUnreachableError(`The relay is not answering (${response.status} from the gateway).`);
+  }
+  reportAnswered();
+  return response;
+}
+
 /** One management API call; errors carry the API's `{error:{code,message}}`. */
 export async function api<T>(
   path: string,
@@ -53,7 +81,7 @@ export async function api<T>(
   } = {},
 ): Promise<T> {
   const token = currentToken();
-  const response = await fetch(apiUrl(path, options.query), {
+  const response = await relayFetch(apiUrl(path, options.query), {
     method: options.method ?? 'GET',
     headers: {
       ...authHeaders(),

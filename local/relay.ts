@@ -124,6 +124,8 @@ export interface LocalRelay {
   poller: LocalPoller;
   /** Present when ingressBufferDir was given. */
   buffer?: { store: FileIngressBuffer; drainer: LocalBufferDrainer };
+  /** Console event streams open right now (a browser test checks a view it left closed its own). */
+  openEventStreams(): number;
   stop(): Promise<void>;
 }
 
@@ -294,6 +296,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     pump,
     poller,
     ...(fileBuffer && drainer ? { buffer: { store: fileBuffer, drainer } } : {}),
+    openEventStreams: () => feed.streams,
     async stop() {
       await poller.stop();
       await drainer?.stop();

@@ -12,6 +12,13 @@
  */
 export const STATUS_FILTERS = ['PENDING', 'AMBIGUOUS', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'REVERSED'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
+/**
+ * How often the local event stream (GET /v1/events/stream) sends a comment line while nothing changes: the
+ * console takes a stream silent for EVENT_STREAM_STALE_MS as dead (a proxy or a sleeping laptop can keep a
+ * socket open that no longer carries anything) and stops calling itself live.
+ */
+export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
+export const EVENT_STREAM_STALE_MS = 2 * EVENT_STREAM_HEARTBEAT_MS + 5_000;
 
 /**
  * What went back of a SUCCEEDED payment (its status stays SUCCEEDED): `full` when nothing is left.
