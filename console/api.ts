@@ -71,8 +71,40 @@ export async function relayFetch(url: string, init: RequestInit = {}): Promise<R
   return response;
 }
 
+let pending = 0;
+
+/**
+ * `aria-busy` on the page's main region while API calls are in flight: assistive technology waits for the
+ * view, and so do the browser tests (a view is drawn once it is no longer busy). Lowered a task later, so
+ * that a call made on the answer of another keeps it up.
+ */
+function busy(delta: 1 | -1): void {
+  const apply = () => {
+    pending += delta;
+    document.getElementById('main')?.setAttribute('aria-busy', String(pending > 0));
+  };
+  if (delta > 0) apply();
+  else setTimeout(apply, 0);
+}
+
 /** One management API call; errors carry the API's `{error:{code,message}}`. */
 export async function api<T>(
+  path: string,
+  options: {
+    method?: string;
+    query?: Record<string, string | number | undefined | null>;
+    body?: unknown;
+  } = {},
+): Promise<T> {
+  busy(1);
+  try {
+    return await call<T>(path, options);
+  } finally {
+    busy(-1);
+  }
+}
+
+async function call<T>(
   path: string,
   options: {
     method?: string;

@@ -11,6 +11,8 @@ import { storyHash } from './transactions';
 type Report = ReconciliationReport & { charts?: ReportCharts };
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'REVERSED', 'EXPIRED']);
+/** Each problem drawn in the colour of its status badge (a conflict has its own). */
+const PROBLEM_STATUS = { expired: 'EXPIRED', ambiguous: 'AMBIGUOUS', conflicts: 'CONFLICT' } as const;
 const MAX_LISTED = 2000;
 
 function percentile(sorted: number[], p: number): number {
@@ -133,7 +135,8 @@ function render(
   } else {
     const byProvider = new Map<string, number[]>();
     for (const t of txs)
-      if (FINAL.has(t.status) && t.status !== 'EXPIRED') {
+      // Provider evidence only: a resolution by hand measures when someone looked.
+      if (FINAL.has(t.status) && t.status !== 'EXPIRED' && t.origin !== 'manual') {
         const list = byProvider.get(t.provider) ?? [];
         list.push((Date.parse(t.updatedAt) - Date.parse(t.createdAt)) / 1000);
         byProvider.set(t.provider, list);
@@ -166,15 +169,33 @@ function render(
     ? barChart({
         title: 'Status calls per transaction',
         testId: 'chart-status-calls',
+        // Every bin, in order, the empty ones at 0 (the server sends them all).
         labels: Object.keys(histogram),
         series: [{ name: 'transactions', values: Object.values(histogram) }],
+        xTitle: 'status calls made for a transaction',
+        yTitle: 'transactions',
+        integer: true,
       })
     : barChart({
         title: 'Status calls',
         testId: 'chart-status-calls',
         labels: ['total', 'per transaction'],
         series: [{ name: 'calls', values: [report.statusChecks.total, report.statusChecks.perTransaction] }],
+        xTitle: 'status calls in the range',
+        yTitle: 'calls',
       });
+  // Resolutions by hand: apart from the provider's time to final, which they would stretch.
+  const manual = Object.entries(charts?.manualResolutionsByProvider ?? {}).sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
+  const manualNote = manual.length
+    ? h(
+        'span',
+        { 'data-testid': 'manual-apart' },
+        'Resolved by hand, not in the bars: ',
+        manual.map(([p, m]) => `${p} ${m.count} (median ${((m.p50Ms ?? 0) / 1000).toFixed(1)} s)`).join(', '),
+      )
+    : 'Resolved by hand: none in this range.';
 
   // Expired, ambiguous and conflicts over time.
   const problems = new Map<string, { expired: number; ambiguous: number; conflicts: number }>();
@@ -221,7 +242,7 @@ function render(
       'div',
       { class: 'charts' },
       barChart({
-        title: 'Time to final by provider',
+        title: 'Time to final by provider (provider evidence)',
         testId: 'chart-time-to-final',
         unit: 's',
         labels: providers,
@@ -229,11 +250,17 @@ function render(
           { name: 'p50', values: p50 },
           { name: 'p90', values: p90 },
         ],
+        xTitle: 'provider',
+        yTitle: 'seconds from creation to final',
+        note: manualNote,
       }),
       barChart({
         title: 'Finals by origin per day',
         testId: 'chart-finals-by-origin',
         stacked: true,
+        xTitle: 'day (UTC) the status became final',
+        yTitle: 'transactions',
+        integer: true,
         labels: dayLabels.map(short),
         series: origins.map((o) => ({
           name: o,
@@ -247,8 +274,12 @@ function render(
         labels: dayLabels.map(short),
         series: (['expired', 'ambiguous', 'conflicts'] as const).map((k) => ({
           name: k,
+          status: PROBLEM_STATUS[k],
           values: dayLabels.map((d) => problems.get(d)?.[k] ?? 0),
         })),
+        xTitle: 'day (UTC) it happened',
+        yTitle: 'transitions and conflicts',
+        integer: true,
       }),
     ),
     !charts && listed === null ? notAvailable('Per-provider and per-day numbers (the transaction list)') : '',
