@@ -1,4 +1,4 @@
-import { api, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
+import { api, downloadCsv, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
 import type { ReconciliationReport, ReportCharts, ReportLine } from '../../shared/app/management-answers';
 import { barChart } from '../charts';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
@@ -91,6 +91,18 @@ export function reportView(root: HTMLElement, params: URLSearchParams): () => vo
   const body = h('div', {}, h('p', {}, 'Loading…'));
   replace(root, h('h1', {}, 'Reconciliation'), form, body);
   const range = { from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z` };
+  form.appendChild(
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-testid': 'report-csv',
+        onclick: () => void downloadCsv('/v1/report', range).catch(() => undefined),
+      },
+      'Export CSV',
+    ),
+  );
   void (async () => {
     try {
       // The console's report carries its chart series; a relay without it has the plain report, and the

@@ -2,6 +2,7 @@ import {
   api,
   apiUrl,
   authHeaders,
+  downloadCsv,
   type CountsAnswer,
   NotAvailableError,
   relayFetch,
@@ -129,6 +130,21 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
     h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
     h('button', { type: 'submit' }, 'Filter'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-testid': 'tx-csv',
+        onclick: () =>
+          void downloadCsv('/v1/transactions', {
+            ...filters,
+            from: filters.from,
+            to: `${filters.to}T23:59:59.999Z`,
+          }).catch(() => undefined),
+      },
+      'Export CSV',
+    ),
   );
   const searchForm = h(
     'form',
