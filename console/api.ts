@@ -1,4 +1,5 @@
 import { currentToken } from './auth';
+import { RelayUnreachableError, reportAnswered, reportUnreachable } from './connection';
 
 /** The endpoint is not served by this relay (404 ROUTE_NOT_FOUND): the view says "not available". */
 export class NotAvailableError extends Error {
@@ -43,6 +44,74 @@ export function authHeaders(): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
+/** A gateway's answer with no relay behind it (CloudFront or API Gateway while the function is away). */
+const NO_RELAY_STATUSES = new Set([502, 504]);
+
+/**
+ * fetch that tells connection.ts what it found: no answer turns the banner on (RelayUnreachableError),
+ * any answer turns it off.
+ */
+export async function relayFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    // Leaving a view aborts its requests: that is no outage.
+    if (init.signal?.aborted) throw error;
+    reportUnreachable();
+    throw new RelayUnreachableError('The relay is not answering; this view loads again when it does.', {
+      cause: error,
+    });
+  }
+  if (NO_RELAY_STATUSES.has(response.status) && !response.headers.get('content-type')?.includes('json')) {
+    reportUnreachable();
+    throw new RelayUnreachableError(`The relay is not answering (${response.status} from the gateway).`);
+  }
+  reportAnswered();
+  return response;
+}
+
+/**
+ * Saves a list as CSV (`?format=csv` with the view's filters). Fetched with the sign-in header (a plain
+ * link could not carry it), then saved from memory. Says how many rows, and whether that is all of them.
+ */
+export async function downloadCsv(
+  path: string,
+  query: Record<string, string | number | undefined | null>,
+): Promise<{ rows: string | null; complete: boolean }> {
+  const response = await relayFetch(apiUrl(path, { ...query, format: 'csv' }), { headers: authHeaders() });
+  if (!response.ok)
+    throw new ApiError(`export answered ${response.status}`, response.status, undefined, null);
+  const name =
+    /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+  const url = URL.createObjectURL(await response.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  URL.revokeObjectURL(url);
+  return {
+    rows: response.headers.get('x-export-rows'),
+    complete: response.headers.get('x-export-complete') !== 'false',
+  };
+}
+
+let pending = 0;
+
+/**
+ * `aria-busy` on the page's main region while API calls are in flight: assistive technology waits for the
+ * view, and so do the browser tests (a view is drawn once it is no longer busy). Lowered a task later, so
+ * that a call made on the answer of another keeps it up.
+ */
+function busy(delta: 1 | -1): void {
+  const apply = () => {
+    pending += delta;
+    document.getElementById('main')?.setAttribute('aria-busy', String(pending > 0));
+  };
+  if (delta > 0) apply();
+  else setTimeout(apply, 0);
+}
+
 /** One management API call; errors carry the API's `{error:{code,message}}`. */
 export async function api<T>(
   path: string,
@@ -52,8 +121,24 @@ export async function api<T>(
     body?: unknown;
   } = {},
 ): Promise<T> {
+  busy(1);
+  try {
+    return await call<T>(path, options);
+  } finally {
+    busy(-1);
+  }
+}
+
+async function call<T>(
+  path: string,
+  options: {
+    method?: string;
+    query?: Record<string, string | number | undefined | null>;
+    body?: unknown;
+  } = {},
+): Promise<T> {
   const token = currentToken();
-  const response = await fetch(apiUrl(path, options.query), {
+  const response = await relayFetch(apiUrl(path, options.query), {
     method: options.method ?? 'GET',
     headers: {
       ...authHeaders(),

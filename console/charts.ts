@@ -1,3 +1,4 @@
+import { axisTicks } from './axis';
 import { h, svg } from './dom';
 
 /** Hand-drawn inline SVG charts: bars (grouped or stacked) with a legend; no chart library. */
@@ -14,6 +15,11 @@ function swatch(color: string): HTMLElement {
 export interface Series {
   name: string;
   values: number[];
+  /**
+   * The status this series counts (EXPIRED, AMBIGUOUS…, or CONFLICT): drawn in its badge's colour (the
+   * `--ink-*` custom properties of console.css, one place for both), else a palette colour.
+   */
+  status?: string;
 }
 
 export interface BarChartOptions {
@@ -21,8 +27,15 @@ export interface BarChartOptions {
   testId: string;
   labels: string[];
   series: Series[];
+  /** What the labels along the bottom are, and what the bars measure, with its unit. */
+  xTitle: string;
+  yTitle: string;
   stacked?: boolean;
   unit?: string;
+  /** Counts: ticks on whole numbers only (no "0.5 transactions"). */
+  integer?: boolean;
+  /** Said under the chart (what is shown apart from it). */
+  note?: Node | string | null;
 }
 
 function fmt(n: number, unit = ''): string {
@@ -30,11 +43,13 @@ function fmt(n: number, unit = ''): string {
   return unit ? `${text} ${unit}` : text;
 }
 
+const colourClass = (s: Series) => (s.status ? `c-${s.status.toLowerCase()}` : null);
+
 export function barChart(options: BarChartOptions): HTMLElement {
   const { labels, series } = options;
   const width = 520;
-  const height = 220;
-  const pad = { left: 44, right: 8, top: 12, bottom: 40 };
+  const height = 240;
+  const pad = { left: 58, right: 8, top: 12, bottom: 52 };
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const totals = labels.map((_, i) =>
@@ -42,7 +57,8 @@ export function barChart(options: BarChartOptions): HTMLElement {
       ? series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)
       : Math.max(0, ...series.map((s) => s.values[i] ?? 0)),
   );
-  const max = Math.max(1, ...totals);
+  const ticks = axisTicks(Math.max(0, ...totals), options.integer ?? false);
+  const max = ticks.at(-1)!;
   const y = (v: number) => pad.top + plotH - (v / max) * plotH;
   const band = plotW / Math.max(1, labels.length);
   const barW = options.stacked ? band * 0.6 : (band * 0.8) / Math.max(1, series.length);
@@ -51,15 +67,14 @@ export function barChart(options: BarChartOptions): HTMLElement {
     width,
     height,
     role: 'img',
-    'aria-label': options.title,
+    'aria-label': `${options.title}: ${options.yTitle} by ${options.xTitle}`,
   });
-  for (const tick of [0, 0.5, 1]) {
-    const v = max * tick;
+  for (const v of ticks) {
     chart.appendChild(
       svg('line', { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: 'gridline' }),
     );
     chart.appendChild(
-      svg('text', { x: pad.left - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' }, fmt(v)),
+      svg('text', { x: pad.left - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'axis tick' }, fmt(v)),
     );
   }
   labels.forEach((label, i) => {
@@ -72,6 +87,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
       const top = options.stacked ? y(stackBase + v) : y(v);
       const bottom = options.stacked ? y(stackBase) : y(0);
       stackBase += v;
+      const colour = colourClass(s);
       chart.appendChild(
         svg(
           'rect',
@@ -80,11 +96,11 @@ export function barChart(options: BarChartOptions): HTMLElement {
             y: top,
             width: Math.max(1, barW - 2),
             height: Math.max(1, bottom - top),
-            fill: PALETTE[k % PALETTE.length]!,
+            ...(colour ? {} : { fill: PALETTE[k % PALETTE.length]! }),
             'data-series': s.name,
             'data-label': label,
             'data-value': v,
-            class: 'bar',
+            class: colour ? `bar ${colour}` : 'bar',
           },
           svg('title', {}, `${label} · ${s.name}: ${fmt(v, options.unit)}`),
         ),
@@ -113,10 +129,41 @@ export function barChart(options: BarChartOptions): HTMLElement {
   chart.appendChild(
     svg('line', { x1: pad.left, x2: width - pad.right, y1: y(0), y2: y(0), class: 'baseline' }),
   );
+  chart.appendChild(
+    svg(
+      'text',
+      {
+        x: pad.left + plotW / 2,
+        y: height - 8,
+        'text-anchor': 'middle',
+        class: 'axis-title',
+        'data-axis': 'x',
+      },
+      options.xTitle,
+    ),
+  );
+  chart.appendChild(
+    svg(
+      'text',
+      {
+        x: 0,
+        y: 0,
+        transform: `translate(14 ${pad.top + plotH / 2}) rotate(-90)`,
+        'text-anchor': 'middle',
+        class: 'axis-title',
+        'data-axis': 'y',
+      },
+      options.yTitle,
+    ),
+  );
   const legend = h(
     'div',
     { class: 'legend' },
-    series.map((s, k) => h('span', {}, swatch(PALETTE[k % PALETTE.length]!), ` ${s.name}`)),
+    series.map((s, k) => {
+      const colour = colourClass(s);
+      const chip = colour ? h('i', { class: colour }) : swatch(PALETTE[k % PALETTE.length]!);
+      return h('span', { 'data-series': s.name }, chip, ` ${s.name}`);
+    }),
   );
   const empty = labels.length === 0 || totals.every((t) => t === 0);
   return h(
@@ -125,6 +172,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
     h('figcaption', {}, options.title, options.unit ? h('small', {}, ` (${options.unit})`) : null),
     empty ? h('p', { class: 'muted' }, 'Nothing in this range.') : chart,
     empty ? null : legend,
+    options.note ? h('p', { class: 'muted chart-note' }, options.note) : null,
   );
 }
 

@@ -15,6 +15,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     else if (value === true) el.setAttribute(name, '');
     else el.setAttribute(name, String(value));
   }
+  // A table scrolls inside its own box on a phone, a JSON block on any screen: each takes the keyboard
+  // focus so that it can be scrolled without a mouse (axe: scrollable-region-focusable).
+  if ((tag === 'table' || tag === 'pre') && !('tabindex' in attrs)) el.tabIndex = 0;
   append(el, children);
   return el;
 }

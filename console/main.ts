@@ -1,4 +1,12 @@
-import { configureApi } from './api';
+import { api, configureApi } from './api';
+import {
+  configureProbe,
+  onReachability,
+  type ReachabilityView,
+  reportSignedIn,
+  reportSignedOut,
+  retryNow,
+} from './connection';
 import {
   type ConsoleSettings,
   currentToken,
@@ -8,7 +16,7 @@ import {
   signOut,
   startCognitoSignIn,
 } from './auth';
-import { errorBox, h, replace } from './dom';
+import { errorBox, h, replace, when } from './dom';
 import { reportView } from './views/report';
 import { badgesView, healthView, quarantineView } from './views/operations';
 import { statementsView } from './views/statements';
@@ -71,6 +79,7 @@ function signInPage(main: HTMLElement, message?: string): void {
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     signInLocally(String(new FormData(form).get('token') ?? ''));
+    reportSignedIn();
     location.hash = '#/transactions';
     route();
   });
@@ -105,6 +114,44 @@ function route(): void {
   else leave = transactionsView(main, params);
 }
 
+let countdown: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * The banner above every view: the relay not answering (since when, the next try, "Retry now") or the
+ * sign-in refused. When the relay answers again the current view is drawn anew: no reload, no stale rows.
+ */
+function showReachability(view: ReachabilityView, previous: string): void {
+  const banner = document.getElementById('banner')!;
+  if (countdown) clearInterval(countdown);
+  countdown = undefined;
+  banner.dataset.state = view.state;
+  if (view.state === 'ok') {
+    banner.hidden = true;
+    banner.replaceChildren();
+    if (previous === 'unreachable') route();
+    return;
+  }
+  banner.hidden = false;
+  if (view.state === 'signed-out') {
+    replace(banner, 'Signed out. Sign in again to carry on. ', h('a', { href: '#/signin' }, 'Sign in'));
+    return;
+  }
+  const next = h('span', {});
+  const tick = () => {
+    const seconds = Math.max(0, Math.ceil(((view.nextAttemptAt ?? Date.now()) - Date.now()) / 1000));
+    next.textContent = seconds > 0 ? `Trying again in ${seconds} s. ` : 'Trying again… ';
+  };
+  tick();
+  countdown = setInterval(tick, 1000);
+  replace(
+    banner,
+    h('strong', {}, 'The relay is not answering'),
+    ` since ${when(view.since)}: what you see may be out of date. `,
+    next,
+    h('button', { type: 'button', class: 'small', onclick: () => void retryNow() }, 'Retry now'),
+  );
+}
+
 /** Who is signed in, beside the sign-out link; the audit log's link only for admins (it is theirs). */
 async function showWho(): Promise<void> {
   const line = document.getElementById('who');
@@ -124,14 +171,29 @@ async function start(): Promise<void> {
   settings = await loadSettings();
   configureApi(settings.mode === 'cognito' ? settings.apiUrl : '', () => {
     signOut();
+    reportSignedOut();
     signInPage(main, 'The relay refused the token: sign in again.');
   });
+  // The retries ask who is signed in: the cheapest call that also says whether the sign-in still holds.
+  configureProbe(() => api('/v1/me').then(() => true));
+  onReachability(showReachability);
   const nav = document.getElementById('nav')!;
   replace(
     nav,
     NAV.map(([href, title]) => h('a', { href }, title)),
     h('span', { id: 'who', class: 'muted', 'data-testid': 'who' }),
-    h('a', { href: '#/signin', class: 'signout', onclick: () => signOut() }, 'Sign out'),
+    h(
+      'a',
+      {
+        href: '#/signin',
+        class: 'signout',
+        onclick: () => {
+          signOut();
+          reportSignedIn();
+        },
+      },
+      'Sign out',
+    ),
   );
   if (settings.mode === 'cognito') {
     try {

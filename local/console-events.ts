@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TransactionSummary } from '../shared/app/management-answers';
+import { EVENT_STREAM_HEARTBEAT_MS, type TransactionSummary } from '../shared/app/management-answers';
 import type { RelayConfig } from '../shared/config/schema';
 import { RelayError, TooManyStreamsError } from '../shared/domain/errors';
 import { errorResponse } from '../shared/http/error-mapping';
@@ -7,8 +7,8 @@ import { checkBearer } from '../shared/http/management-router';
 import { API_ANSWER_HEADERS } from '../shared/http/types';
 
 export const EVENTS_STREAM_PATH = '/v1/events/stream';
-/** Comment lines keep idle connections (and proxies in between) open. */
-const HEARTBEAT_MS = 15_000;
+/** Comment lines keep idle connections (and proxies in between) open, and tell the console it is live. */
+const HEARTBEAT_MS = EVENT_STREAM_HEARTBEAT_MS;
 /**
  * Event streams open at once, at most (docs/console.md#live-updates): one more is answered 429
  * TOO_MANY_STREAMS, and the console polls the list instead.

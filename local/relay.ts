@@ -129,6 +129,8 @@ export interface LocalRelay {
   dayCloser: LocalDayCloser;
   /** Present when ingressBufferDir was given. */
   buffer?: { store: FileIngressBuffer; drainer: LocalBufferDrainer };
+  /** Console event streams open right now (a browser test checks a view it left closed its own). */
+  openEventStreams(): number;
   stop(): Promise<void>;
 }
 
@@ -343,6 +345,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     poller,
     dayCloser,
     ...(fileBuffer && drainer ? { buffer: { store: fileBuffer, drainer } } : {}),
+    openEventStreams: () => feed.streams,
     async stop() {
       await poller.stop();
       await dayCloser.stop();

@@ -1,4 +1,4 @@
-import { api, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
+import { api, downloadCsv, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
 import type { ReconciliationReport, ReportCharts, ReportLine } from '../../shared/app/management-answers';
 import { barChart } from '../charts';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
@@ -11,6 +11,8 @@ import { storyHash } from './transactions';
 type Report = ReconciliationReport & { charts?: ReportCharts };
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'REVERSED', 'EXPIRED']);
+/** Each problem drawn in the colour of its status badge (a conflict has its own). */
+const PROBLEM_STATUS = { expired: 'EXPIRED', ambiguous: 'AMBIGUOUS', conflicts: 'CONFLICT' } as const;
 const MAX_LISTED = 2000;
 
 function percentile(sorted: number[], p: number): number {
@@ -89,6 +91,18 @@ export function reportView(root: HTMLElement, params: URLSearchParams): () => vo
   const body = h('div', {}, h('p', {}, 'Loading…'));
   replace(root, h('h1', {}, 'Reconciliation'), form, body);
   const range = { from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z` };
+  form.appendChild(
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-testid': 'report-csv',
+        onclick: () => void downloadCsv('/v1/report', range).catch(() => undefined),
+      },
+      'Export CSV',
+    ),
+  );
   void (async () => {
     try {
       // The console's report carries its chart series; a relay without it has the plain report, and the
@@ -133,7 +147,8 @@ function render(
   } else {
     const byProvider = new Map<string, number[]>();
     for (const t of txs)
-      if (FINAL.has(t.status) && t.status !== 'EXPIRED') {
+      // Provider evidence only: a resolution by hand measures when someone looked.
+      if (FINAL.has(t.status) && t.status !== 'EXPIRED' && t.origin !== 'manual') {
         const list = byProvider.get(t.provider) ?? [];
         list.push((Date.parse(t.updatedAt) - Date.parse(t.createdAt)) / 1000);
         byProvider.set(t.provider, list);
@@ -166,15 +181,33 @@ function render(
     ? barChart({
         title: 'Status calls per transaction',
         testId: 'chart-status-calls',
+        // Every bin, in order, the empty ones at 0 (the server sends them all).
         labels: Object.keys(histogram),
         series: [{ name: 'transactions', values: Object.values(histogram) }],
+        xTitle: 'status calls made for a transaction',
+        yTitle: 'transactions',
+        integer: true,
       })
     : barChart({
         title: 'Status calls',
         testId: 'chart-status-calls',
         labels: ['total', 'per transaction'],
         series: [{ name: 'calls', values: [report.statusChecks.total, report.statusChecks.perTransaction] }],
+        xTitle: 'status calls in the range',
+        yTitle: 'calls',
       });
+  // Resolutions by hand: apart from the provider's time to final, which they would stretch.
+  const manual = Object.entries(charts?.manualResolutionsByProvider ?? {}).sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
+  const manualNote = manual.length
+    ? h(
+        'span',
+        { 'data-testid': 'manual-apart' },
+        'Resolved by hand, not in the bars: ',
+        manual.map(([p, m]) => `${p} ${m.count} (median ${((m.p50Ms ?? 0) / 1000).toFixed(1)} s)`).join(', '),
+      )
+    : 'Resolved by hand: none in this range.';
 
   // Expired, ambiguous and conflicts over time.
   const problems = new Map<string, { expired: number; ambiguous: number; conflicts: number }>();
@@ -221,7 +254,7 @@ function render(
       'div',
       { class: 'charts' },
       barChart({
-        title: 'Time to final by provider',
+        title: 'Time to final by provider (provider evidence)',
         testId: 'chart-time-to-final',
         unit: 's',
         labels: providers,
@@ -229,11 +262,17 @@ function render(
           { name: 'p50', values: p50 },
           { name: 'p90', values: p90 },
         ],
+        xTitle: 'provider',
+        yTitle: 'seconds from creation to final',
+        note: manualNote,
       }),
       barChart({
         title: 'Finals by origin per day',
         testId: 'chart-finals-by-origin',
         stacked: true,
+        xTitle: 'day (UTC) the status became final',
+        yTitle: 'transactions',
+        integer: true,
         labels: dayLabels.map(short),
         series: origins.map((o) => ({
           name: o,
@@ -247,8 +286,12 @@ function render(
         labels: dayLabels.map(short),
         series: (['expired', 'ambiguous', 'conflicts'] as const).map((k) => ({
           name: k,
+          status: PROBLEM_STATUS[k],
           values: dayLabels.map((d) => problems.get(d)?.[k] ?? 0),
         })),
+        xTitle: 'day (UTC) it happened',
+        yTitle: 'transitions and conflicts',
+        integer: true,
       }),
     ),
     !charts && listed === null ? notAvailable('Per-provider and per-day numbers (the transaction list)') : '',

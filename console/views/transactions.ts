@@ -2,8 +2,10 @@ import {
   api,
   apiUrl,
   authHeaders,
+  downloadCsv,
   type CountsAnswer,
   NotAvailableError,
+  relayFetch,
   type SearchAnswer,
   type TransactionPage,
   type TransactionSummary,
@@ -11,7 +13,16 @@ import {
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
 // The values the API's status filter accepts, from the one list the server checks against.
 import { STATUS_FILTERS } from '../../shared/app/management-answers';
-import { COUNTS_REFRESH_MS } from '../live';
+import { COUNTS_REFRESH_MS, followStream, type LiveState, type StreamFollower } from '../live';
+import { backoffMs } from '../connection';
+import { EVENT_STREAM_STALE_MS } from '../../shared/app/management-answers';
+
+const LIVE_TEXT: Record<LiveState, string> = {
+  connecting: '○ connecting…',
+  live: '● live',
+  polling: '● every 5 s',
+  offline: '○ not live: reconnecting',
+};
 const PROVIDERS = ['momo', 'airtel', 'daraja'];
 const POLL_MS = 5000;
 
@@ -119,6 +130,21 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
     h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
     h('button', { type: 'submit' }, 'Filter'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-testid': 'tx-csv',
+        onclick: () =>
+          void downloadCsv('/v1/transactions', {
+            ...filters,
+            from: filters.from,
+            to: `${filters.to}T23:59:59.999Z`,
+          }).catch(() => undefined),
+      },
+      'Export CSV',
+    ),
   );
   const searchForm = h(
     'form',
@@ -134,7 +160,12 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     h('button', { type: 'submit' }, 'Search'),
   );
   const counts = h('div', { class: 'counts', 'data-testid': 'counts' });
-  const live = h('span', { class: 'live', 'data-testid': 'live' });
+  const live = h('span', { class: 'live', 'data-testid': 'live', role: 'status' });
+  /** Green "live" only while the stream is open and speaking; what else is true otherwise. */
+  const showLive = (state: LiveState) => {
+    live.dataset.state = state;
+    live.textContent = LIVE_TEXT[state];
+  };
   const results = h('div', { 'data-testid': 'results' });
   replace(root, h('h1', {}, 'Transactions ', live), searchForm, form, counts, results);
 
@@ -251,55 +282,28 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
   };
 
   /** New and changed transactions without a reload: the local server's event stream, else a 5 s poll. */
-  const follow = async () => {
-    const controller = new AbortController();
-    stopFollow = () => controller.abort();
-    try {
-      const response = await fetch(apiUrl('/v1/events/stream'), {
-        headers: { ...authHeaders(), accept: 'text/event-stream' },
-        signal: controller.signal,
-      });
-      if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
-      live.textContent = '● live';
-      live.dataset.mode = 'stream';
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done || stopped) break;
-        buffer += value;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const chunk = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = chunk
-            .split('\n')
-            .filter((l) => l.startsWith('data:'))
-            .map((l) => l.slice(5).trim())
-            .join('\n');
-          if (!data) continue;
-          try {
-            const parsed = JSON.parse(data) as { transaction?: TransactionSummary } & TransactionSummary;
-            const t = parsed.transaction ?? parsed;
-            if (t.reference) {
-              addLive(t);
-              refreshCounts();
-            }
-          } catch {
-            // A comment or keep-alive line.
-          }
+  const follow = () => {
+    follower = followStream({
+      open: (headers, signal) =>
+        relayFetch(apiUrl('/v1/events/stream'), { headers: { ...authHeaders(), ...headers }, signal }),
+      onChange: (parsed) => {
+        const data = parsed as { transaction?: TransactionSummary } & TransactionSummary;
+        const t = data.transaction ?? data;
+        if (t.reference) {
+          addLive(t);
+          refreshCounts();
         }
-      }
-    } catch {
-      if (stopped) return;
-    }
-    if (!stopped) poll();
+      },
+      onState: showLive,
+      onPoll: poll,
+      backoffMs,
+      staleMs: EVENT_STREAM_STALE_MS,
+    });
   };
-  let stopFollow: () => void = () => undefined;
+  let follower: StreamFollower | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const poll = () => {
-    live.textContent = '● every 5 s';
-    live.dataset.mode = 'poll';
+    showLive('polling');
     let since = new Date().toISOString();
     const tick = async () => {
       if (stopped) return;
@@ -318,8 +322,10 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
           }
         }
         if (changed) refreshCounts();
+        showLive('polling');
       } catch {
-        // The next tick tries again.
+        // The next tick tries again; until then the list says it is not current.
+        showLive('offline');
       }
       if (!stopped) timer = setTimeout(() => void tick(), POLL_MS);
     };
@@ -349,7 +355,9 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
   } else {
     void loadCounts();
     void loadPage()
-      .then(() => follow())
+      .then(() => {
+        if (!stopped) follow();
+      })
       .catch((error) =>
         replace(
           results,
@@ -359,7 +367,7 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
   }
   return () => {
     stopped = true;
-    stopFollow();
+    follower?.stop();
     if (timer) clearTimeout(timer);
     if (countsTimer) clearTimeout(countsTimer);
   };

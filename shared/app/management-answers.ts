@@ -12,6 +12,13 @@
  */
 export const STATUS_FILTERS = ['PENDING', 'AMBIGUOUS', 'SUCCEEDED', 'FAILED', 'EXPIRED', 'REVERSED'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
+/**
+ * How often the local event stream (GET /v1/events/stream) sends a comment line while nothing changes: the
+ * console takes a stream silent for EVENT_STREAM_STALE_MS as dead (a proxy or a sleeping laptop can keep a
+ * socket open that no longer carries anything) and stops calling itself live.
+ */
+export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
+export const EVENT_STREAM_STALE_MS = 2 * EVENT_STREAM_HEARTBEAT_MS + 5_000;
 
 /**
  * What went back of a SUCCEEDED payment (its status stays SUCCEEDED): `full` when nothing is left.
@@ -125,13 +132,21 @@ export interface ReconciliationReport {
 }
 
 export interface ReportCharts {
-  /** Time from creation to the first final status, by provider. */
+  /**
+   * Time from creation to the first final status, by provider, when provider evidence settled it (a
+   * callback, the status API, a statement): a person's resolution is in manualResolutionsByProvider.
+   */
   timeToFinalByProvider: Record<string, { count: number; p50Ms: number | null; p90Ms: number | null }>;
-  /** Per day of creation (UTC), oldest first: final transactions by the origin that settled them. */
+  /** Time from creation to a final status set by hand (origin manual), by provider: shown apart. */
+  manualResolutionsByProvider: Record<string, { count: number; p50Ms: number | null; p90Ms: number | null }>;
+  /** Per day (UTC) of the final transition, oldest first: transactions settled that day by origin. */
   finalsByOriginPerDay: { day: string; byOrigin: Record<string, number> }[];
-  /** Status calls per transaction → number of transactions ("0", "1", … "10+"). */
+  /** Status calls per transaction → number of transactions, every bin ("0" … "9", "10+") in order. */
   statusCallsPerTransaction: Record<string, number>;
-  /** Per day of creation (UTC), oldest first: transactions EXPIRED and AMBIGUOUS now, and conflicts recorded. */
+  /**
+   * Per day (UTC), oldest first: transitions to EXPIRED and to AMBIGUOUS and conflicts recorded that day
+   * (what happened then, not the status now), among the transactions created in the range.
+   */
   problemsPerDay: { day: string; expired: number; ambiguous: number; conflicts: number }[];
 }
 

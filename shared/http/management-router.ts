@@ -28,6 +28,12 @@ import { searchTransactions } from '../app/console/search-transactions';
 import { receiptBody } from '../app/console/receipt-body';
 import { listQuarantine } from '../app/console/list-quarantine';
 import { consoleReport } from '../app/console/console-report';
+import {
+  type CsvExport,
+  exportQuarantine,
+  exportReport,
+  exportTransactions,
+} from '../app/console/export-csv';
 import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
 import type { TransactionKey } from '../domain/transaction';
@@ -132,7 +138,7 @@ export async function handleManagementRequest(
       const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
       return json(200, await reconciliationReport(services.store, range, request.query.cursor || undefined));
     }
-    const consoleAnswer = await consoleRoute(services, request, segments, signIn);
+    const consoleAnswer = await consoleRoute(services, request, segments, signIn, audit);
     if (consoleAnswer) return consoleAnswer;
     const statementAnswer = await statementRoute(services, request, segments, signIn);
     if (statementAnswer) {
@@ -243,6 +249,7 @@ async function consoleRoute(
   request: InboundRequest,
   segments: string[],
   signIn: SignIn,
+  audit: Audit,
 ): Promise<HttpResponse | undefined> {
   if (segments[0] !== 'v1') return undefined;
   const deps = { config: services.config, store: services.store, clock: services.clock };
@@ -253,6 +260,15 @@ async function consoleRoute(
     return answer().then((body) => json(200, body));
   };
   const query = request.query;
+  const exporter = CSV_EXPORTS[path];
+  if (exporter && query.format !== undefined && request.method === 'GET') {
+    if (query.format === 'csv') {
+      signIn('viewer', 'An export');
+      return csvAnswer(await exporter(deps, query), audit, `${path}.export`);
+    }
+    if (query.format !== 'json')
+      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
+  }
   if (path === 'transactions' && request.method === 'GET') return read(() => listTransactions(deps, query));
   if (path === 'transactions/counts') return read(() => countTransactions(deps, query));
   if (path === 'transactions/search') return read(() => searchTransactions(deps, query));
@@ -267,6 +283,39 @@ async function consoleRoute(
   if (path === 'callback-health') return read(() => callbackHealthView(deps));
   if (path === 'badges') return read(() => badgeShops(deps));
   return undefined;
+}
+
+/** The lists with a CSV form (`?format=csv`, the same filters): shared/app/console/export-csv.ts. */
+const CSV_EXPORTS: Record<
+  string,
+  (
+    deps: Pick<RelayServices, 'config' | 'store' | 'clock'>,
+    query: Record<string, string | undefined>,
+  ) => Promise<CsvExport>
+> = {
+  quarantine: exportQuarantine,
+  report: exportReport,
+  transactions: exportTransactions,
+};
+
+/** An export is an action: the audit log says who took which rows out, and whether all of them. */
+async function csvAnswer(exported: CsvExport, audit: Audit, action: string): Promise<HttpResponse> {
+  await audit(
+    'ok',
+    200,
+    `${exported.rows} rows${exported.complete ? '' : ' (partial: more in range)'}`,
+    action,
+  );
+  return {
+    statusCode: 200,
+    body: exported.csv,
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${exported.filename}"`,
+      'x-export-rows': String(exported.rows),
+      'x-export-complete': String(exported.complete),
+    },
+  };
 }
 
 type SignIn = (role: 'viewer' | 'operator' | 'admin', what: string) => Actor;

@@ -113,3 +113,24 @@ export async function* readCsv(
     if (!(fields.length === 1 && fields[0] === '')) yield { line: recordLine, fields };
   }
 }
+
+/**
+ * One cell of a CSV we write (RFC 4180 quoting). A cell starting with = + - @ (or a tab or carriage
+ * return) is prefixed with ' so that a spreadsheet opening the file never runs it as a formula (CSV
+ * injection: a reference or a provider's message is text someone else chose).
+ */
+export function csvCell(value: string | number | null | undefined): string {
+  let text = value === null || value === undefined ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** A whole CSV file: the header row, then one row per record, CRLF line ends (as spreadsheets expect). */
+export function toCsv(
+  columns: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number | null | undefined>>,
+): string {
+  return (
+    [columns.map(csvCell).join(','), ...rows.map((row) => row.map(csvCell).join(','))].join('\r\n') + '\r\n'
+  );
+}

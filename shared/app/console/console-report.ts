@@ -7,6 +7,8 @@ import { parseRange } from './console-query';
 /** The console report's range: the last 7 days by default, at most 31 (as the reconciliation report). */
 export const REPORT_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 const FINAL = new Set(['SUCCEEDED', 'FAILED']);
+/** The status-calls histogram's bins, in order: 0 to 9 calls, then 10 or more. */
+export const STATUS_CALL_BINS = [...Array.from({ length: 10 }, (_, n) => String(n)), '10+'] as const;
 
 function percentile(sorted: number[], p: number): number | null {
   if (!sorted.length) return null;
@@ -25,35 +27,47 @@ export function chartsOf(
   range: { from: string; to: string },
 ): ReportCharts {
   const durations = new Map<string, number[]>();
+  const manual = new Map<string, number[]>();
   const finals = new Map(daysOf(range).map((day) => [day, {} as Record<string, number>]));
   const problems = new Map(daysOf(range).map((day) => [day, { expired: 0, ambiguous: 0, conflicts: 0 }]));
-  const statusCalls: Record<string, number> = {};
+  // Every bin, empty ones too: a missing bar would read as "never happened" only if it is drawn at 0.
+  const statusCalls: Record<string, number> = Object.fromEntries(STATUS_CALL_BINS.map((bin) => [bin, 0]));
+  /** An event counts on the day it happened (UTC), if that day is in the range. */
+  const on = (at: string) => problems.get(at.slice(0, 10));
   for (const tx of records) {
-    const day = tx.createdAt.slice(0, 10);
     const settled = tx.transitions.find((t) => FINAL.has(t.to));
     if (settled) {
-      const list = durations.get(tx.key.provider) ?? [];
+      // A person's resolution says how long it took someone to look, not how long the provider took.
+      const into = settled.origin === 'manual' ? manual : durations;
+      const list = into.get(tx.key.provider) ?? [];
       list.push(Date.parse(settled.at) - Date.parse(tx.createdAt));
-      durations.set(tx.key.provider, list);
-      const byOrigin = finals.get(day);
+      into.set(tx.key.provider, list);
+      const byOrigin = finals.get(settled.at.slice(0, 10));
       if (byOrigin) byOrigin[settled.origin] = (byOrigin[settled.origin] ?? 0) + 1;
     }
     const checks = tx.reconcile?.checks ?? 0;
-    const bucket = checks >= 10 ? '10+' : String(checks);
-    statusCalls[bucket] = (statusCalls[bucket] ?? 0) + 1;
-    const p = problems.get(day);
-    if (p) {
-      if (tx.status === 'EXPIRED') p.expired++;
-      if (tx.status === 'AMBIGUOUS') p.ambiguous++;
-      p.conflicts += tx.conflicts.length;
+    statusCalls[checks >= 10 ? '10+' : String(checks)]!++;
+    // What happened that day, not what the transaction is now: one resolved later still expired then.
+    for (const t of tx.transitions) {
+      const p = on(t.at);
+      if (p && t.to === 'EXPIRED') p.expired++;
+      if (p && t.to === 'AMBIGUOUS') p.ambiguous++;
+    }
+    for (const c of tx.conflicts) {
+      const p = on(c.at);
+      if (p) p.conflicts++;
     }
   }
+  const summary = (list: number[]) => {
+    list.sort((a, b) => a - b);
+    return { count: list.length, p50Ms: percentile(list, 50), p90Ms: percentile(list, 90) };
+  };
   return {
     timeToFinalByProvider: Object.fromEntries(
-      [...durations].map(([provider, list]) => {
-        list.sort((a, b) => a - b);
-        return [provider, { count: list.length, p50Ms: percentile(list, 50), p90Ms: percentile(list, 90) }];
-      }),
+      [...durations].map(([provider, list]) => [provider, summary(list)]),
+    ),
+    manualResolutionsByProvider: Object.fromEntries(
+      [...manual].map(([provider, list]) => [provider, summary(list)]),
     ),
     finalsByOriginPerDay: [...finals].map(([day, byOrigin]) => ({ day, byOrigin })),
     statusCallsPerTransaction: statusCalls,

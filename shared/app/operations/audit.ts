@@ -2,6 +2,7 @@ import type { Actor } from '../../domain/actor';
 import { actorRef } from '../../domain/actor';
 import { newId } from '../../util/ids';
 import { maskMsisdnsIn } from '../../util/mask';
+import { csvCell as cell } from '../../util/csv';
 import type { AuditEntry, Clock, OperationsStore, RelayLogger } from '../ports';
 import type { AuditPage, AuditView } from '../management-answers';
 import type { Scrubber } from '../../util/redact';
@@ -181,13 +182,6 @@ const CSV_COLUMNS = [
   'path',
   'sourceIp',
 ] as const;
-
-/** RFC 4180 quoting; a leading = + - @ is prefixed with ' so a spreadsheet never runs a cell as a formula. */
-function cell(value: string | number | null): string {
-  let text = value === null ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 /** The audit log as CSV (GET /v1/audit?format=csv): the same filters, at most MAX_CSV_ROWS rows. */
 export function auditCsv(entries: readonly AuditView[]): string {

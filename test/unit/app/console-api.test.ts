@@ -493,7 +493,7 @@ describe('the console report, callback health and badges', () => {
       { day: '2026-11-25', byOrigin: {} },
       { day: '2026-11-26', byOrigin: { callback: 1 } },
     ]);
-    expect(report.charts.statusCallsPerTransaction).toEqual({ '0': 2 });
+    expect(report.charts.statusCallsPerTransaction).toMatchObject({ '0': 2, '1': 0, '10+': 0 });
     expect(report.charts.problemsPerDay).toHaveLength(2);
   });
 
