@@ -1,4 +1,5 @@
 // @ts-check
+/* global module */
 /**
  * The import graph's rules over every folder (docs/architecture.md#layers), checked by `npm run lint`
  * (`npm run lint:deps`). Unlike eslint's per-file `no-restricted-imports`, dependency-cruiser resolves every

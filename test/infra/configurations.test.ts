@@ -410,11 +410,14 @@ describe('the construct used from another CDK app', () => {
         '/$default/GET/v1/transactions/search',
         '/$default/GET/v1/transactions/*/*/*/receipts/*',
         '/$default/GET/v1/quarantine',
+        '/$default/POST/v1/quarantine/*/accept',
+        '/$default/POST/v1/quarantine/*/dismiss',
         '/$default/GET/v1/report',
         '/$default/GET/v1/callback-health',
         '/$default/GET/v1/badges',
         // The provider's own records (docs/statements.md).
         '/$default/POST/v1/statements/*/*/import',
+        '/$default/GET/v1/statements/*/*/days',
         '/$default/GET/v1/statements/*/*/days/*',
         '/$default/POST/v1/statements/*/*/days/*/close',
         // Who am I, the approvals and the audit log (IAM callers are admins).
@@ -433,7 +436,7 @@ describe('the construct used from another CDK app', () => {
         '/$default/GET/v1/transactions/*/*/*/deliveries',
       ].sort(),
     );
-    expect(MANAGEMENT_ROUTES).toHaveLength(28);
+    expect(MANAGEMENT_ROUTES).toHaveLength(31);
     expect(routesIn(policyOf(/PartnerService/)[0]!).sort()).toEqual(
       ['/$default/POST/v1/transactions', '/$default/GET/v1/transactions/*/*/*'].sort(),
     );

@@ -9,7 +9,7 @@ export interface AccountBalanceFailed {
     type: 'AccountBalanceFailed';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -69,7 +69,7 @@ export interface AccountBalanceReported {
     type: 'AccountBalanceReported';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -111,7 +111,7 @@ export interface BadgeActivated {
     type: 'BadgeActivated';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -169,7 +169,7 @@ export interface BadgeCreated {
     type: 'BadgeCreated';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -228,7 +228,7 @@ export interface BadgeDeleted {
     type: 'BadgeDeleted';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -285,7 +285,7 @@ export interface BadgeExpired {
     type: 'BadgeExpired';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -343,7 +343,7 @@ export interface BadgeUpdated {
     type: 'BadgeUpdated';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -448,7 +448,7 @@ export interface C2BValidationDecided {
     type: 'C2BValidationDecided';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -513,7 +513,7 @@ export interface CallbackOrphaned {
     type: 'CallbackOrphaned';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -575,6 +575,22 @@ export interface CallbackOrphaned {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     note: string;
   };
 }
@@ -588,7 +604,7 @@ export interface CallbackRejected {
     type: 'CallbackRejected';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -623,7 +639,7 @@ export interface CallbackSilence {
     type: 'CallbackSilence';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -654,7 +670,7 @@ export interface CallbacksResumed {
     type: 'CallbacksResumed';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -682,7 +698,7 @@ export interface DailyClosed {
     type: 'DailyClosed';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -768,6 +784,36 @@ export interface DailyClosed {
   };
 }
 
+/** A webhook destination was disabled: it answered 410 Gone, or disableAfterFailures attempts in a row failed. Its events are dead-lettered (kept in the delivery log for a replay) until an operator resumes it. Once per disabling; correlationId is destinations:<destination>. An operator event: not delivered to webhook destinations. This schema describes the EventBridge event's `detail` (detail-type DestinationDisabled); generated by `npm run schemas` from shared/domain/event-schemas.ts. */
+export interface DestinationDisabled {
+  metadata: {
+    /** Deterministic for the same fact: dedupe on it. (format: uuid) */
+    id: string;
+    version: '1';
+    type: 'DestinationDisabled';
+    /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
+    occurredAt: string;
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
+    correlationId: string;
+    /** How the fact reached the relay (docs/events.md#origins). */
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+  };
+  data: {
+    /** The destination id (`destinations.<id>` in the relay config). */
+    destination: string;
+    /** gone: it answered 410; consecutive-failures: disableAfterFailures attempts in a row failed. */
+    reason: 'gone' | 'consecutive-failures';
+    /** "410 Gone" or "<n> consecutive failed attempts" (never a URL or a secret). */
+    detail: string;
+    /** The HTTP status of the last attempt, or null when nothing answered. */
+    lastStatus: number | null;
+    /** (exclusiveMinimum: 0) */
+    consecutiveFailures: number;
+    /** When the attempt that disabled it finished (also metadata.occurredAt). (format: date-time) */
+    disabledAt: string;
+  };
+}
+
 /** A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; check with the transaction status query). This schema describes the EventBridge event's `detail` (detail-type ReversalAmbiguous); generated by `npm run schemas` from shared/domain/event-schemas.ts. */
 export interface ReversalAmbiguous {
   metadata: {
@@ -777,7 +823,7 @@ export interface ReversalAmbiguous {
     type: 'ReversalAmbiguous';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -845,7 +891,7 @@ export interface ReversalFailed {
     type: 'ReversalFailed';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -912,7 +958,7 @@ export interface TransactionAmbiguous {
     type: 'TransactionAmbiguous';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -973,6 +1019,22 @@ export interface TransactionAmbiguous {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
   };
 }
 
@@ -985,7 +1047,7 @@ export interface TransactionConflict {
     type: 'TransactionConflict';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -1047,6 +1109,22 @@ export interface TransactionConflict {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     /** What the transaction says and what the report said instead. */
     conflict: {
       /** STATUS: sources disagree on the status; AMOUNT_MISMATCH / MSISDN_MISMATCH: a success for another amount, currency or MSISDN; UNVERIFIED_SUCCESS: an unsigned success the status API answered FAILED; NOT_FOUND: the status API does not know a reference a callback reported on (check the API user). */
@@ -1147,6 +1225,19 @@ export interface TransactionConflict {
           /** How they signed in. */
           via: 'token' | 'cognito' | 'iam';
         };
+        /** The person who asked the provider for this answer (check now; source status-api). */
+        requestedBy?: {
+          /** The Cognito subject, the token name or the IAM principal ARN. */
+          id: string;
+          /** What a person reads: the e-mail, the token name, the IAM principal. */
+          name: string;
+          /** The Cognito user's e-mail, or null. */
+          email: string | null;
+          /** viewer, operator or admin. */
+          role: 'viewer' | 'operator' | 'admin';
+          /** How they signed in. */
+          via: 'token' | 'cognito' | 'iam';
+        };
       }>;
     };
   };
@@ -1161,7 +1252,7 @@ export interface TransactionEscalated {
     type: 'TransactionEscalated';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -1222,6 +1313,22 @@ export interface TransactionEscalated {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     /** When the transaction became AMBIGUOUS. (format: date-time) */
     ambiguousSince: string;
     /** The latest status call, or null when none was made yet. */
@@ -1247,7 +1354,7 @@ export interface TransactionExpired {
     type: 'TransactionExpired';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -1285,6 +1392,22 @@ export interface TransactionExpired {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     /** The last status call before the expiry (the one made at the window end). */
     lastProviderAnswer: {
       /** When the status call was made. (format: date-time) */
@@ -1353,6 +1476,19 @@ export interface TransactionExpired {
         /** How they signed in. */
         via: 'token' | 'cognito' | 'iam';
       };
+      /** The person who asked the provider for this answer (check now; source status-api). */
+      requestedBy?: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
     }>;
   };
 }
@@ -1366,7 +1502,7 @@ export interface TransactionFailed {
     type: 'TransactionFailed';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -1427,6 +1563,22 @@ export interface TransactionFailed {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     /** The reports the verdict rests on, oldest first; the one that settled it is included. */
     evidence: Array<{
       /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
@@ -1482,6 +1634,19 @@ export interface TransactionFailed {
         /** How they signed in. */
         via: 'token' | 'cognito' | 'iam';
       };
+      /** The person who asked the provider for this answer (check now; source status-api). */
+      requestedBy?: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
     }>;
     /** Present (true) when the transaction had been EXPIRED: money may have moved after all. */
     lateResolution?: true;
@@ -1516,6 +1681,30 @@ export interface TransactionFailed {
         via: 'token' | 'cognito' | 'iam';
       };
     };
+    /** Present when an operator accepted a refused provider callback after review (origin manual; docs/roles-and-audit.md#quarantine-decisions). */
+    acceptedFromQuarantine?: {
+      /** The refused callback accepted (GET /v1/quarantine). */
+      quarantineId: string;
+      /** When the refused callback was received. (format: date-time) */
+      receivedAt: string;
+      /** Why it had been refused (ORIGIN_NOT_VERIFIED, …). */
+      errorCode: string;
+      /** The operator's note. */
+      note: string;
+      /** Who accepted it. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     /** Present when a row of the provider's own records settled the transaction (origin statement): a late resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md). */
     settledByStatement?: {
       source: 'pull-api' | 'statement-file' | 'balance-api';
@@ -1538,7 +1727,7 @@ export interface TransactionReversed {
     type: 'TransactionReversed';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -1644,6 +1833,19 @@ export interface TransactionReversed {
         /** How they signed in. */
         via: 'token' | 'cognito' | 'iam';
       };
+      /** The person who asked the provider for this answer (check now; source status-api). */
+      requestedBy?: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
     }>;
   };
 }
@@ -1657,7 +1859,7 @@ export interface TransactionSucceeded {
     type: 'TransactionSucceeded';
     /** When the report that caused the event was received (Badge…: observed, or the bound that passed). (format: date-time) */
     occurredAt: string;
-    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>) */
+    /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
@@ -1718,6 +1920,22 @@ export interface TransactionSucceeded {
     } | null;
     /** When the report behind the event was received. (format: date-time) */
     receivedAt: string;
+    /** Present when the event came from a status check a person asked for (check now): who asked. */
+    checkedByHand?: {
+      /** Who asked. */
+      by: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
     /** The reports the verdict rests on, oldest first; the one that settled it is included. */
     evidence: Array<{
       /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
@@ -1773,6 +1991,19 @@ export interface TransactionSucceeded {
         /** How they signed in. */
         via: 'token' | 'cognito' | 'iam';
       };
+      /** The person who asked the provider for this answer (check now; source status-api). */
+      requestedBy?: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
     }>;
     /** Present (true) when the transaction had been EXPIRED: money may have moved after all. */
     lateResolution?: true;
@@ -1795,6 +2026,30 @@ export interface TransactionSucceeded {
       };
       /** Who approved it, when it was above the account limit. */
       approvedBy?: {
+        /** The Cognito subject, the token name or the IAM principal ARN. */
+        id: string;
+        /** What a person reads: the e-mail, the token name, the IAM principal. */
+        name: string;
+        /** The Cognito user's e-mail, or null. */
+        email: string | null;
+        /** viewer, operator or admin. */
+        role: 'viewer' | 'operator' | 'admin';
+        /** How they signed in. */
+        via: 'token' | 'cognito' | 'iam';
+      };
+    };
+    /** Present when an operator accepted a refused provider callback after review (origin manual; docs/roles-and-audit.md#quarantine-decisions). */
+    acceptedFromQuarantine?: {
+      /** The refused callback accepted (GET /v1/quarantine). */
+      quarantineId: string;
+      /** When the refused callback was received. (format: date-time) */
+      receivedAt: string;
+      /** Why it had been refused (ORIGIN_NOT_VERIFIED, …). */
+      errorCode: string;
+      /** The operator's note. */
+      note: string;
+      /** Who accepted it. */
+      by: {
         /** The Cognito subject, the token name or the IAM principal ARN. */
         id: string;
         /** What a person reads: the e-mail, the token name, the IAM principal. */
@@ -1835,6 +2090,7 @@ export type RelayEvent =
   | CallbackSilence
   | CallbacksResumed
   | DailyClosed
+  | DestinationDisabled
   | ReversalAmbiguous
   | ReversalFailed
   | TransactionAmbiguous
@@ -1865,6 +2121,7 @@ export const RELAY_EVENT_TYPES: readonly RelayEventType[] = [
   'CallbackSilence',
   'CallbacksResumed',
   'DailyClosed',
+  'DestinationDisabled',
   'ReversalAmbiguous',
   'ReversalFailed',
   'TransactionAmbiguous',

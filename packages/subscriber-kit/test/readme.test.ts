@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpWebhookSender } from '../../../shared/adapters/webhooks/http-sender';
 import { timerScheduler } from '../../../shared/app/delivery/ports';
 import { systemClock } from '../../../shared/app/ports';
@@ -120,6 +120,8 @@ describe('the README of the subscriber kit', () => {
       { correlationId: succeeded.metadata.correlationId },
       { dryRun: false, actor: 'test' },
     );
+    // The replay may wait for the destination's rate (a timer settled() does not hold): await its attempt.
+    await vi.waitFor(() => expect(log.attemptList).toHaveLength(2), { timeout: 10_000 });
     await engine.settled();
     const forged = await fetch(url, {
       method: 'POST',
