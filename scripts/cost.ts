@@ -625,6 +625,8 @@ export async function stackOf(template: CfnTemplate, config: unknown, consoleUse
     reason: 1,
     route: 2,
     type: 1,
+    // Webhook destinations (DeliveriesDelivered{destination}).
+    destination: Object.keys((config as { destinations?: object }).destinations ?? {}).length,
   };
   const { PROVIDER_INFRA } = await import('../shared/providers/registry');
   const configured = new Set(accounts.map((a) => a.provider));

@@ -28,7 +28,7 @@ export interface Emitter {
  * is priced on purpose.
  */
 export const METRIC_ACTIVITY: Readonly<
-  Record<string, 'cycle' | 'traffic' | 'lifecycle' | 'badges' | 'incident'>
+  Record<string, 'cycle' | 'traffic' | 'lifecycle' | 'badges' | 'deliveries' | 'statements' | 'incident'>
 > = {
   PollCycleFailures: 'incident',
   // Written only while an account is silent (the heartbeat reads the poller's Lambda metrics instead).
@@ -69,6 +69,17 @@ export const METRIC_ACTIVITY: Readonly<
   StatementPullAgeSeconds: 'cycle',
   StatementPullFailures: 'incident',
   BalanceSnapshotFailures: 'incident',
+  // Webhook deliveries (issue 31): only with destinations configured; priced per delivery apart.
+  DeliveriesDelivered: 'deliveries',
+  DeliveriesDeadLettered: 'incident',
+  DestinationsDisabled: 'incident',
+  DeliveryMessagesRefused: 'incident',
+  DeliveryErrors: 'incident',
+  // Statement files and the scheduled close (issue 29): every close run writes the overdue count.
+  StatementDaysOverdue: 'cycle',
+  StatementDaysClosed: 'statements',
+  StatementImportsDone: 'statements',
+  StatementImportsRefused: 'incident',
 };
 
 // The name is a literal or a constant (`PULL_AGE_METRIC`) declared as `export const NAME = 'Value'`.
