@@ -69,7 +69,10 @@ describe('the Statements view in a real Chromium', () => {
     await page.getByRole('link', { name: 'Statements' }).click();
     await page.getByLabel('statement account').fill('daraja/ke');
     await page.getByRole('button', { name: 'Show days' }).click();
-    const row = page.getByTestId('day-row').filter({ hasText: day });
+    // The row whose day is this one (other rows may show today's date as the time they were closed).
+    const row = page
+      .getByTestId('day-row')
+      .filter({ has: page.getByRole('link', { name: day, exact: true }) });
     await row.waitFor();
     const listed = await row.innerText();
     await row.getByRole('link', { name: day }).click();

@@ -16,7 +16,8 @@ const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'pack
 /** Scripts that run another project's tool (which has its own --help) or that npm runs itself. */
 const NOT_OURS: Record<string, string> = {
   build: 'tsc',
-  lint: 'eslint and prettier',
+  lint: 'eslint, prettier and dependency-cruiser',
+  'lint:deps': 'dependency-cruiser',
   format: 'prettier and eslint',
   test: 'vitest',
   'test:watch': 'vitest',

@@ -253,6 +253,7 @@ describe('every management and callback answer', () => {
         ok: { suffix: dryRun, raw: statement },
         bad: { suffix: dryRun, raw: `${statement}Main,SKH0000002,x,Pay Merchant,yesterday,x,1,0,1,\n` },
       },
+      'GET /v1/statements/{provider}/{account}/days': { ok: {}, bad: { suffix: '?from=not-a-day' } },
       'GET /v1/statements/{provider}/{account}/days/{day}': { ok: {}, bad: { method: 'POST' } },
       'POST /v1/statements/{provider}/{account}/days/{day}/close': { ok: {}, bad: { method: 'GET' } },
       'GET /v1/me': { ok: {}, bad: { method: 'POST' } },

@@ -233,7 +233,8 @@ describe('customer-managed table key', () => {
       .filter((s: any) => [s.Action].flat().some((a: string) => a.startsWith('kms:')));
     const viaService = (s: any) => JSON.stringify(s.Condition?.StringEquals?.['kms:ViaService'] ?? '');
     const explicit = keyStatements.filter((s: any) => viaService(s).includes('dynamodb.'));
-    expect(explicit).toHaveLength(5);
+    // callback, management, poller, buffer consumer, transaction-initiated and statements.
+    expect(explicit).toHaveLength(6);
     // The buffered callbacks are encrypted with the same key: the callback function sends through SQS.
     const bySqs = keyStatements.filter((s: any) => viaService(s).includes('sqs.'));
     expect(bySqs.map((s: any) => s.Action)).toEqual([['kms:GenerateDataKey', 'kms:Decrypt']]);

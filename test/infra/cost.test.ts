@@ -50,8 +50,10 @@ describe('what the example stack costs (npm run cost, from the synthesized templ
     // Assess
     expect(stack.counts.kmsKeys).toBe(0);
     expect(line('KMS customer-managed keys')).toBe(0);
-    // Only the pull's age of the one provider with a pull API (and its roll-up) is written every cycle.
+    // Only the pull's age of the one provider with a pull API (and its roll-up) is written every poll
+    // cycle, and the scheduled close's count of overdue days (one series) every hour.
     expect(stack.series.filter((s) => s.activity === 'cycle').map((s) => [s.name, s.series])).toEqual([
+      ['StatementDaysOverdue', 1],
       ['StatementPullAgeSeconds', 2],
     ]);
   });

@@ -200,8 +200,9 @@ describe('relay stack: functions', () => {
       expect(fn.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_RESPONSE).toBe('false');
       expect(fn.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(RELAY_NAMESPACE);
     }
-    // The six relay functions and C2B validation (the callback code on its own concurrency).
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 7);
+    // The seven relay functions of the example (no destinations: no delivery function) and C2B
+    // validation (the callback code on its own concurrency).
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs22.x' }, 8);
     template.resourcePropertiesCountIs(
       'AWS::Lambda::LayerVersion',
       { CompatibleRuntimes: ['nodejs22.x'], CompatibleArchitectures: ['arm64'] },

@@ -14,7 +14,7 @@ function tracingModes(resources: ReturnType<typeof synthRelay>['resources']): Re
 }
 
 describe('hot-path tracing', () => {
-  it('traces only the poller and the buffer consumer by default, with no X-Ray sampling rule', () => {
+  it('traces only the poller, the buffer consumer and the statements function by default, with no X-Ray sampling rule', () => {
     // Act
     const { resources } = synthRelay('TracingDefault');
 
@@ -27,6 +27,8 @@ describe('hot-path tracing', () => {
       'relay-transaction-initiated': 'PassThrough',
       'relay-poller': 'Active',
       'relay-buffer-consumer': 'Active',
+      // Hourly closes and the odd upload: tracing it costs nothing that matters.
+      'relay-statements': 'Active',
     });
     expect(ofType(resources, 'AWS::XRay::SamplingRule')).toHaveLength(0);
   });

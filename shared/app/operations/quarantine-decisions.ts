@@ -15,9 +15,8 @@ import { hasControlCharacters } from '../../util/text';
 import { newId } from '../../util/ids';
 import type { QuarantineDecision, QuarantineEntry } from '../ports';
 import type { ReconcileServices } from '../reconciliation/reconcile';
-import { reconcileTiming } from '../reconciliation/reconcile-timing';
 import { resolveCorrelation } from '../transactions/ingest-report';
-import { decideReport } from '../transactions/decide-report';
+import { decideReport, decisionContext } from '../transactions/decide-report';
 import { writeWithRetry } from '../transactions/write-with-retry';
 
 /** The route name refused management calls were quarantined under before the audit log took them. */
@@ -220,7 +219,6 @@ export async function acceptQuarantined(
   const earlier = await claim(services, id, input, decision);
   if (earlier) return earlier;
   try {
-    const timing = reconcileTiming(services.config.reconciliation, report.key.provider, report.kind);
     const written = await writeWithRetry(
       services.store,
       report.key,
@@ -229,7 +227,7 @@ export async function acceptQuarantined(
           throw new QuarantineNotAcceptableError(
             `This entry cannot be accepted: it names ${report.key.reference}, which the relay does not know (register it first)`,
           );
-        const outcome = decideReport(current, report, { now, reconcileWindowSeconds: timing.windowSeconds });
+        const outcome = decideReport(current, report, decisionContext(services.config.reconciliation, current, now));
         if (outcome.kind !== 'write') return { result: { status: current.status, events: [] as string[] } };
         return {
           next: outcome.next,

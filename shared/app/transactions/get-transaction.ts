@@ -213,14 +213,6 @@ export async function getTransaction(
   const evidence = (tx.evidence ?? []).map(maskedEvidence);
   const refused = await deps.store.listRefusedFor(normalizedKey, REFUSED_SHOWN);
   return {
-    story: storyOf({
-      transaction: { status: tx.status, provider: tx.key.provider },
-      providerName: findProvider(key.provider)?.displayName ?? key.provider,
-      history,
-      evidence,
-      statusChecks: tx.reconcile?.checks ?? 0,
-    }),
-    refused,
     transaction: toView(tx),
     reconciliation: {
       statusChecks: tx.reconcile?.checks ?? 0,
@@ -231,5 +223,14 @@ export async function getTransaction(
     evidence,
     receipts: { tally: tx.receipts ?? null, listed: receipts.length, next: page.next ?? null },
     history,
+    // After the raw facts: a reader of the API meets the transaction first (docs/management-api.md).
+    story: storyOf({
+      transaction: { status: tx.status, provider: tx.key.provider },
+      providerName: findProvider(key.provider)?.displayName ?? key.provider,
+      history,
+      evidence,
+      statusChecks: tx.reconcile?.checks ?? 0,
+    }),
+    refused,
   };
 }
