@@ -227,7 +227,11 @@ export async function acceptQuarantined(
           throw new QuarantineNotAcceptableError(
             `This entry cannot be accepted: it names ${report.key.reference}, which the relay does not know (register it first)`,
           );
-        const outcome = decideReport(current, report, decisionContext(services.config.reconciliation, current, now));
+        const outcome = decideReport(
+          current,
+          report,
+          decisionContext(services.config.reconciliation, current, now),
+        );
         if (outcome.kind !== 'write') return { result: { status: current.status, events: [] as string[] } };
         return {
           next: outcome.next,
