@@ -159,7 +159,12 @@ describe('callback health on a Daraja account, end to end', () => {
     // Assess: one recovery for the episode.
     const resumed = await until('CallbacksResumed', () => darajaDemo('CallbacksResumed')[0]);
     expect(dataOf(resumed)).toMatchObject({ silentFrom: dataOf(silence).silentSince });
-    expect(darajaDemo('CallbackSilence')).toEqual([silence]);
+    // No second silence before the recovery. After it, the queued payout still waits with no callback, so
+    // a new episode may rightly start once the (scaled) silence period has passed again: how soon this
+    // line runs after the recovery depends on the machine, so only the events up to it are compared.
+    const upToRecovery = (e: { metadata: { occurredAt: string } }) =>
+      e.metadata.occurredAt <= resumed.metadata.occurredAt;
+    expect(darajaDemo('CallbackSilence').filter(upToRecovery)).toEqual([silence]);
   }, 120_000);
 
   it('does not ask a status API that answers 503 any sooner while silent: the normal schedule holds', async () => {
