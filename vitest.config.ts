@@ -38,6 +38,8 @@ function lane(
 export default defineConfig({
   test: {
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // TEST_CPU_LOG=<file>: each test file logs the CPU it took (test/helpers/cpu-meter.ts).
+    setupFiles: process.env.TEST_CPU_LOG ? ['test/helpers/cpu-meter.ts'] : [],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     // Timeouts are a safety net for a hung test, not a speed check: the e2e tests wait on conditions (a
     // child process started, an event published) and CDK synth with asset bundling takes 30-50 s when the

@@ -1,34 +1,74 @@
+import { existsSync, readFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
+import { laneOf } from './lanes';
 
 /**
  * Ends the run with the slowest test files (where the suite's time goes: docs/development.md) and one
  * plain line ("Tests: N passed, N failed, N skipped") that CI systems and people can read without
- * parsing vitest's coloured summary.
+ * parsing vitest's coloured summary. With TEST_CPU_LOG set (test/helpers/cpu-meter.ts), also the CPU
+ * each lane and its costliest files took.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    let passed = 0;
-    let failed = 0;
-    let skipped = 0;
-    for (const module of testModules) {
-      for (const test of module.children.allTests()) {
-        const state = test.result().state;
-        if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
-        else skipped++;
-      }
-      // A file that failed to load has no tests but is still a failure.
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
-    }
     const slowest = testModules
       .map((module) => ({ file: module.relativeModuleId, ms: module.diagnostic().duration }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 10);
     if (slowest.length) {
       process.stdout.write('\nSlowest test files:\n');
-      for (const { file, ms } of slowest)
-        process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}\n`);
+      for (const { file, ms } of slowest) process.stdout.write(`  ${seconds(ms)}  ${file}\n`);
     }
+    const log = process.env.TEST_CPU_LOG;
+    if (log && existsSync(log)) process.stdout.write(cpuSummary(readFileSync(log, 'utf8')));
+    const { passed, failed, skipped } = countTests(testModules);
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
+}
+
+/** What countTests reads of vitest's TestModule. */
+interface CountedModule {
+  state(): string;
+  children: { allTests(): Iterable<{ result(): { state: string } }> };
+}
+
+/**
+ * Tests by outcome. A file that failed with no failed test counts as one failure: it did not load, or
+ * its beforeAll threw (a hook timeout on a busy machine) and vitest marked its tests skipped.
+ */
+export function countTests(modules: ReadonlyArray<CountedModule>) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const module of modules) {
+    let failedHere = 0;
+    for (const test of module.children.allTests()) {
+      const state = test.result().state;
+      if (state === 'passed') passed++;
+      else if (state === 'failed') failedHere++;
+      else skipped++;
+    }
+    failed += module.state() === 'failed' ? Math.max(failedHere, 1) : failedHere;
+  }
+  return { passed, failed, skipped };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
+
+/** The CPU lines of a TEST_CPU_LOG (one JSON line per test file): per lane, then the ten costliest files. */
+export function cpuSummary(log: string): string {
+  const rows = log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { file: string; selfMs: number; childrenMs: number })
+    .map((row) => ({ ...row, cpuMs: row.selfMs + row.childrenMs }));
+  const lanes = new Map<string, number>();
+  for (const row of rows) {
+    const lane = laneOf(row.file);
+    lanes.set(lane, (lanes.get(lane) ?? 0) + row.cpuMs);
+  }
+  let text = '\nCPU of the test files (their workers, and the child processes they reaped):\n';
+  for (const [lane, ms] of lanes) text += `  ${seconds(ms)}  ${lane} lane\n`;
+  for (const row of rows.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10))
+    text += `  ${seconds(row.cpuMs)}  ${row.file} (child processes ${seconds(row.childrenMs).trim()})\n`;
+  return text;
 }

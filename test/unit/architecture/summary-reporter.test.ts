@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { countTests, cpuSummary } from '../../helpers/summary-reporter';
+
+/** A test file as the reporter sees it: its own state and its tests' states. */
+const file = (state: string, tests: string[]) => ({
+  state: () => state,
+  children: { allTests: () => tests.map((s) => ({ result: () => ({ state: s }) })) },
+});
+
+describe('the summary line at the end of a run', () => {
+  it('counts the tests of each outcome', () => {
+    // Act
+    const counted = countTests([
+      file('passed', ['passed', 'passed', 'skipped']),
+      file('failed', ['failed', 'passed']),
+    ]);
+
+    // Assess
+    expect(counted).toEqual({ passed: 3, failed: 1, skipped: 1 });
+  });
+
+  it('counts a file whose beforeAll failed as a failure, though vitest marks its tests skipped', () => {
+    // Act
+    const counted = countTests([file('failed', ['skipped', 'skipped']), file('failed', [])]);
+
+    // Assess: the hook timeout and the file that did not load.
+    expect(counted).toEqual({ passed: 0, failed: 2, skipped: 2 });
+  });
+});
+
+describe('the CPU summary of TEST_CPU_LOG', () => {
+  it('adds up the CPU of each lane and lists the costliest files first', () => {
+    // Prepare
+    const log = [
+      { file: 'test/unit/a.test.ts', selfMs: 1000, childrenMs: 0 },
+      { file: 'test/clients/b.test.ts', selfMs: 500, childrenMs: 0 },
+      { file: 'test/e2e/c.test.ts', selfMs: 2000, childrenMs: 8000 },
+    ]
+      .map((row) => JSON.stringify(row))
+      .join('\n');
+
+    // Act
+    const lines = cpuSummary(`${log}\n`).trim().split('\n');
+
+    // Assess
+    expect(lines.slice(1, 3)).toEqual(['     1.5 s  fast lane', '    10.0 s  dynamodb lane']);
+    expect(lines[3]).toBe('    10.0 s  test/e2e/c.test.ts (child processes 8.0 s)');
+    expect(lines.at(-1)).toBe('     0.5 s  test/clients/b.test.ts (child processes 0.0 s)');
+  });
+});
