@@ -20,6 +20,9 @@ import {
   MOVED_AT_ATTRIBUTE,
   matchKeys,
   newBreak,
+  PAIRING_LOOKAHEAD_SECONDS,
+  pairingCandidate,
+  RECEIPT_ALIAS,
   rowAmount,
   rowClaim,
 } from '../../domain/statement-match';
@@ -53,6 +56,7 @@ export function statementSettings(config: RelayConfig, provider: string, account
     slaSeconds: set.slaSeconds ?? defaults.slaSeconds,
     expectedSources: set.expectedSources ?? defaults.expectedSources,
     opensKind: defaults.opensKind,
+    pairsKinds: defaults.pairsKinds,
   };
 }
 
@@ -243,7 +247,30 @@ export class StatementLedger implements StatementSink {
     // "Attempted", or a word the relay does not know: no money moved that the row vouches for.
     if (!claim) return { effect: 'not-a-payment' };
     const amount = rowAmount(row);
-    const tx = await findTransaction(this.deps.store, row, row.providerId);
+    let tx = await findTransaction(this.deps.store, row, row.providerId);
+    // No key names it: a payment the relay knows without its receipt may be this one (pairing).
+    const candidates =
+      !tx && claim === 'SUCCEEDED' && row.amountIn !== '0' ? await this.pairingCandidates(row, settings) : [];
+    if (candidates.length > 1) {
+      // Two payments could be this money: the relay does not guess, nor opens a third; a person pairs it.
+      const references = candidates.map((c) => c.key.reference);
+      await this.recordBreak(
+        newBreak({
+          ...base,
+          subject: row.providerId,
+          category: 'missing-in-relay',
+          providerId: row.providerId,
+          amount,
+          expected: `one of ${references.join(', ')}`,
+          detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${candidates.length} ${candidates[0]!.kind} transactions with no receipt could each be (${references.join(', ')}): not paired, not opened; a person pairs it`,
+        }),
+        options,
+        result,
+      );
+      return { effect: 'unmatched' };
+    }
+    const pairedWith = candidates[0];
+    if (pairedWith) tx = pairedWith;
     if (!tx) {
       if (claim === 'FAILED') return { effect: 'not-a-payment' };
       const opens = settings.opensKind !== undefined && row.amountIn !== '0';
@@ -301,6 +328,17 @@ export class StatementLedger implements StatementSink {
     const outcome = options.dryRun
       ? decideReport(tx, report, this.applyContext(tx))
       : await ingestReport(this.ingestDeps, report);
+    // The receipt now names the paired payment, as a callback's would: the same row again (a late or
+    // duplicated copy, the pull) is found by key, and the payment is no candidate for another row.
+    if (pairedWith && !options.dryRun && outcome.kind === 'write')
+      await this.deps.store.putRecordIfAbsent({
+        provider: row.provider,
+        account: row.account,
+        namespace: `${ALIAS_NAMESPACE_PREFIX}${RECEIPT_ALIAS}`,
+        id: row.providerId,
+        data: { reference: tx.key.reference, pairedBy: 'statement' },
+        createdAt: this.now(),
+      });
     const conflict =
       outcome.kind === 'write' && outcome.events.some((e) => e.metadata.type === 'TransactionConflict');
     if (conflict) {
@@ -330,6 +368,35 @@ export class StatementLedger implements StatementSink {
     }
     result.matched++;
     return { effect: 'matched', reference: tx.key.reference };
+  }
+
+  /**
+   * The account's transactions with no receipt that could be the payment a row shows
+   * (domain/statement-match.ts pairingCandidate): read from the account-day index around the row's time
+   * (from the time tolerance before it to the pairing look-ahead after: a verdict comes after the money).
+   */
+  private async pairingCandidates(
+    row: StatementRow,
+    settings: StatementSettings,
+  ): Promise<TransactionRecord[]> {
+    if (settings.pairsKinds.length === 0) return [];
+    const time = Date.parse(row.time);
+    const tolerance = settings.timeToleranceSeconds * 1000;
+    const entries = await this.deps.store.listAccountDay(
+      row.provider,
+      row.account,
+      new Date(time - tolerance).toISOString(),
+      new Date(time + tolerance + PAIRING_LOOKAHEAD_SECONDS * 1000).toISOString(),
+    );
+    const found: TransactionRecord[] = [];
+    for (const entry of entries) {
+      // The index holds what rules most out (a receipt, another amount) without reading the item.
+      if (entry.providerTransactionId || !entry.amount) continue;
+      if (!compareAmounts(rowAmount(row), entry.amount.value, settings.amountTolerance).within) continue;
+      const tx = await this.deps.store.getTransaction(entry.key);
+      if (tx && pairingCandidate(row, tx, settings)) found.push(tx);
+    }
+    return found;
   }
 
   private applyContext(tx: TransactionRecord) {
