@@ -60,6 +60,14 @@ const PAIRS_KINDS: Record<string, readonly string[]> = { daraja: ['stk'] };
  */
 export const PAIRING_LOOKAHEAD_SECONDS = 3600;
 
+/**
+ * How much later than its payment a row may be dated and still make the relay hold back from opening it:
+ * a late posting (an M-Pesa row dated past midnight, the next business day). Such a row is outside the
+ * time tolerance, so it is never paired; with a candidate this close it is a break for a person, not a
+ * second payment.
+ */
+export const PAIRING_LOOKBACK_SECONDS = 86_400;
+
 export function defaultStatementSettings(provider: string): StatementSettings {
   return {
     timeZone: DEFAULT_TIME_ZONE[provider] ?? 'UTC',
@@ -92,13 +100,16 @@ export function pairingCandidate(
     transitions: readonly { to: string; at: string }[];
   },
   settings: Pick<StatementSettings, 'pairsKinds' | 'amountTolerance' | 'timeToleranceSeconds'>,
+  /** Seconds the row may be dated after the transaction's verdict beyond the tolerance (a late posting). */
+  lateBy = 0,
 ): boolean {
   if (!settings.pairsKinds.includes(tx.kind) || tx.providerTransactionId || !tx.amount) return false;
   if (!compareAmounts(rowAmount(row), tx.amount.value, settings.amountTolerance).within) return false;
   const time = Date.parse(row.time);
   const tolerance = settings.timeToleranceSeconds * 1000;
   const until = finalAt(tx) ?? tx.reconcileUntil;
-  if (time < Date.parse(tx.createdAt) - tolerance || time > Date.parse(until) + tolerance) return false;
+  if (time < Date.parse(tx.createdAt) - tolerance || time > Date.parse(until) + tolerance + lateBy * 1000)
+    return false;
   return samePayer(row.counterparty, tx.msisdn) !== false;
 }
 

@@ -172,17 +172,32 @@ describe('a till row paired with the STK payment it names by amount, time and pa
     ).toBeUndefined();
   });
 
-  it('another payer, another amount or a time outside the tolerance is no candidate: the row opens its own payment', async () => {
-    // Prepare
+  it('another payer, another amount or a row dated before the push is no candidate: the row opens its own payment', async () => {
+    // Prepare: the push at 13:59:30 Nairobi, settled by the query at 14:02:00.
     const key = await stkSettledByQuery('ws_CO_211120261359305555', '1800', '2026-11-21T10:59:30.000Z');
     // Act
     const answer = await importTill([
       tillRow('SKP0000004', '1800.00', '14:00:00', '254711222333'),
       tillRow('SKP0000005', '1801.00', '14:00:00'),
-      tillRow('SKP0000006', '1800.00', '15:30:00'),
+      tillRow('SKP0000006', '1800.00', '13:50:00'),
     ]);
     // Assess
-    expect(answer.result).toMatchObject({ rows: 3, matched: 0, opened: 3 });
+    expect(answer.result).toMatchObject({ rows: 3, matched: 0, opened: 3, breaks: 3 });
     expect((await table.store.getTransaction(key))?.providerTransactionId).toBeUndefined();
+  });
+
+  it('a row dated hours after the payment (a late posting) is not paired and not opened: a break for a person', async () => {
+    // Prepare: the push at 15:59:30 Nairobi, settled by the query at 16:02:00.
+    const key = await stkSettledByQuery('ws_CO_211120261559306666', '1900', '2026-11-21T12:59:30.000Z');
+    // Act: its row dated 23:50, outside the time tolerance
+    const answer = await importTill([tillRow('SKP0000007', '1900.00', '23:50:00')]);
+    // Assess
+    expect(answer.result).toMatchObject({ rows: 1, matched: 0, opened: 0, breaks: 1 });
+    const breaks = await deps.statements.listBreaks({ provider: 'daraja', account: 'ke', day: '2026-11-21' });
+    expect(breaks.find((x) => x.providerId === 'SKP0000007')?.detail).toContain(key.reference);
+    expect((await table.store.getTransaction(key))?.providerTransactionId).toBeUndefined();
+    expect(
+      await table.store.getTransaction({ provider: 'daraja', account: 'ke', reference: 'SKP0000007' }),
+    ).toBeUndefined();
   });
 });

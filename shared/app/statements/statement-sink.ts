@@ -21,6 +21,7 @@ import {
   matchKeys,
   newBreak,
   PAIRING_LOOKAHEAD_SECONDS,
+  PAIRING_LOOKBACK_SECONDS,
   pairingCandidate,
   RECEIPT_ALIAS,
   rowAmount,
@@ -250,10 +251,19 @@ export class StatementLedger implements StatementSink {
     let tx = await findTransaction(this.deps.store, row, row.providerId);
     // No key names it: a payment the relay knows without its receipt may be this one (pairing).
     const candidates =
-      !tx && claim === 'SUCCEEDED' && row.amountIn !== '0' ? await this.pairingCandidates(row, settings) : [];
-    if (candidates.length > 1) {
-      // Two payments could be this money: the relay does not guess, nor opens a third; a person pairs it.
-      const references = candidates.map((c) => c.key.reference);
+      !tx && claim === 'SUCCEEDED' && row.amountIn !== '0'
+        ? await this.pairingCandidates(row, settings)
+        : { paired: [], late: [] };
+    const doubt =
+      candidates.paired.length > 1 ? candidates.paired : candidates.paired.length ? [] : candidates.late;
+    if (doubt.length > 0) {
+      // More than one payment could be this money, or one could be if the row was posted late: the relay
+      // does not guess, nor opens another payment beside them; a person pairs it.
+      const references = doubt.map((c) => c.key.reference);
+      const why =
+        candidates.paired.length > 1
+          ? `${doubt.length} ${doubt[0]!.kind} transactions with no receipt could each be`
+          : `${doubt.length} ${doubt[0]!.kind} transaction(s) with no receipt could be, had the row been posted late (dated outside the ${settings.timeToleranceSeconds} s tolerance)`;
       await this.recordBreak(
         newBreak({
           ...base,
@@ -262,14 +272,14 @@ export class StatementLedger implements StatementSink {
           providerId: row.providerId,
           amount,
           expected: `one of ${references.join(', ')}`,
-          detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${candidates.length} ${candidates[0]!.kind} transactions with no receipt could each be (${references.join(', ')}): not paired, not opened; a person pairs it`,
+          detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${why} (${references.join(', ')}): not paired, not opened; a person pairs it`,
         }),
         options,
         result,
       );
       return { effect: 'unmatched' };
     }
-    const pairedWith = candidates[0];
+    const pairedWith = candidates.paired[0];
     if (pairedWith) tx = pairedWith;
     if (!tx) {
       if (claim === 'FAILED') return { effect: 'not-a-payment' };
@@ -378,23 +388,25 @@ export class StatementLedger implements StatementSink {
   private async pairingCandidates(
     row: StatementRow,
     settings: StatementSettings,
-  ): Promise<TransactionRecord[]> {
-    if (settings.pairsKinds.length === 0) return [];
+  ): Promise<{ paired: TransactionRecord[]; late: TransactionRecord[] }> {
+    const found = { paired: [] as TransactionRecord[], late: [] as TransactionRecord[] };
+    if (settings.pairsKinds.length === 0) return found;
     const time = Date.parse(row.time);
     const tolerance = settings.timeToleranceSeconds * 1000;
     const entries = await this.deps.store.listAccountDay(
       row.provider,
       row.account,
-      new Date(time - tolerance).toISOString(),
+      new Date(time - tolerance - PAIRING_LOOKBACK_SECONDS * 1000).toISOString(),
       new Date(time + tolerance + PAIRING_LOOKAHEAD_SECONDS * 1000).toISOString(),
     );
-    const found: TransactionRecord[] = [];
     for (const entry of entries) {
       // The index holds what rules most out (a receipt, another amount) without reading the item.
       if (entry.providerTransactionId || !entry.amount) continue;
       if (!compareAmounts(rowAmount(row), entry.amount.value, settings.amountTolerance).within) continue;
       const tx = await this.deps.store.getTransaction(entry.key);
-      if (tx && pairingCandidate(row, tx, settings)) found.push(tx);
+      if (!tx) continue;
+      if (pairingCandidate(row, tx, settings)) found.paired.push(tx);
+      else if (pairingCandidate(row, tx, settings, PAIRING_LOOKBACK_SECONDS)) found.late.push(tx);
     }
     return found;
   }
