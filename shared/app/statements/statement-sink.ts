@@ -15,8 +15,8 @@ import {
   businessDayOf,
   bringsMoneyIn,
   compareAmounts,
+  dayTimeOf,
   defaultStatementSettings,
-  finalAt,
   MOVED_AT_ATTRIBUTE,
   matchKeys,
   newBreak,
@@ -514,6 +514,21 @@ export async function findTransaction(
   return undefined;
 }
 
+/**
+ * Kinds whose money moves another short code than the one the balance API reports: a Daraja account
+ * whose STK pushes pay a till of their own (`api.stkShortCode`) while its balance is asked of `api.partyA`
+ * (or `shortCode`). Their finals and charges are left out of that balance's drift.
+ */
+export function balanceLeavesOut(config: RelayConfig, provider: string, account: string): string[] {
+  if (provider !== 'daraja') return [];
+  const settings = config.accounts.get(accountKey(provider, account))?.settings as
+    | { shortCode?: string; api?: { stkShortCode?: string; partyA?: string } }
+    | undefined;
+  const balanceOf = settings?.api?.partyA ?? settings?.shortCode;
+  const stkPays = settings?.api?.stkShortCode ?? settings?.shortCode;
+  return balanceOf && stkPays && balanceOf !== stkPays ? ['stk'] : [];
+}
+
 /** Days the relay looks back for transactions that settled in an interval (their reconciliation window). */
 export const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
 
@@ -539,6 +554,8 @@ export async function recordBalance(
   const to = snapshot.at;
   const inside = (time: string | undefined) => time !== undefined && time > from && time <= to;
   const terms: { value: string; sign: 1 | -1 }[] = [];
+  const leavesOut = balanceLeavesOut(deps.config, provider, account);
+  const leftOut = new Set<string>();
   const keys = await deps.store.listCreated(
     new Date(Date.parse(from) - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
     to,
@@ -547,20 +564,33 @@ export async function recordBalance(
     if (key.provider !== provider || key.account !== account) continue;
     const tx = await deps.store.getTransaction(key);
     if (!tx?.amount) continue;
+    if (leavesOut.includes(tx.kind)) {
+      leftOut.add(tx.key.reference);
+      continue;
+    }
     const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
-    if (tx.status === 'SUCCEEDED' && inside(finalAt(tx))) terms.push({ value: tx.amount.value, sign });
+    // When the money moved: the row's time for a payment a row opened, else the verdict's.
+    if (tx.status === 'SUCCEEDED' && inside(dayTimeOf(tx))) terms.push({ value: tx.amount.value, sign });
     for (const reversal of tx.reversals ?? [])
       if (inside(reversal.at))
         terms.push({ value: reversal.amount?.value ?? tx.amount.value, sign: sign === 1 ? -1 : 1 });
   }
   const settings = statementSettings(deps.config, provider, account);
   const days = new Set([businessDayOf(from, settings), businessDayOf(to, settings)]);
-  for (const day of days)
-    for (const row of await deps.statements.listRows({ provider, account, day })) {
-      if (!inside(row.time)) continue;
-      if (row.kind === 'fee') terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
-      else if (row.fee) terms.push({ value: row.fee, sign: -1 });
-    }
+  const rows = (
+    await Promise.all([...days].map((day) => deps.statements.listRows({ provider, account, day })))
+  ).flat();
+  // A charge on a payment that moved another short code's balance is not this balance's either.
+  const leftOutReceipts = new Set(
+    rows.filter((r) => r.reference && leftOut.has(r.reference)).map((r) => r.providerId),
+  );
+  for (const row of rows) {
+    if (!inside(row.time)) continue;
+    if (row.reference && leftOut.has(row.reference)) continue;
+    if (row.linkedProviderId && leftOutReceipts.has(row.linkedProviderId)) continue;
+    if (row.kind === 'fee') terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
+    else if (row.fee) terms.push({ value: row.fee, sign: -1 });
+  }
   const expected = terms.length ? decimalSum(...terms) : '0';
   const actual = decimalSum({ value: snapshot.balance, sign: 1 }, { value: previous.balance, sign: -1 });
   const drift = decimalSum({ value: actual, sign: 1 }, { value: expected, sign: -1 });
