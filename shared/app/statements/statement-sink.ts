@@ -337,7 +337,8 @@ export class StatementLedger implements StatementSink {
     const report = this.report(row, tx, tx.kind, claim, reported, tx.key.reference, options.actor);
     const outcome = options.dryRun
       ? decideReport(tx, report, this.applyContext(tx))
-      : await ingestReport(this.ingestDeps, report);
+      : // The transaction as the matcher just read it: the write loop does not read it again.
+        await ingestReport(this.ingestDeps, report, { initial: tx });
     // The receipt now names the paired payment, as a callback's would: the same row again (a late or
     // duplicated copy, the pull) is found by key, and the payment is no candidate for another row.
     if (pairedWith && !options.dryRun && outcome.kind === 'write')
@@ -522,8 +523,7 @@ export async function findTransaction(
 export function balanceLeavesOut(config: RelayConfig, provider: string, account: string): string[] {
   if (provider !== 'daraja') return [];
   const settings = config.accounts.get(accountKey(provider, account))?.settings as
-    | { shortCode?: string; api?: { stkShortCode?: string; partyA?: string } }
-    | undefined;
+    { shortCode?: string; api?: { stkShortCode?: string; partyA?: string } } | undefined;
   const balanceOf = settings?.api?.partyA ?? settings?.shortCode;
   const stkPays = settings?.api?.stkShortCode ?? settings?.shortCode;
   return balanceOf && stkPays && balanceOf !== stkPays ? ['stk'] : [];
