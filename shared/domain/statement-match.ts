@@ -118,7 +118,7 @@ export function pairingCandidate(
  * are the same person, by the digits the mask shows at the end (and at the start, when both numbers are
  * written the same way). Undefined when either side has no number: that says nothing.
  */
-export function samePayer(counterparty: string | undefined, msisdn: string | undefined): boolean | undefined {
+function samePayer(counterparty: string | undefined, msisdn: string | undefined): boolean | undefined {
   const shown = counterparty?.match(/(\d*)\*+(\d+)/) ?? counterparty?.match(/(\d{9,15})/);
   const digits = msisdn?.replace(/\D/g, '');
   if (!shown || !digits) return undefined;

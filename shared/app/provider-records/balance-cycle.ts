@@ -62,9 +62,10 @@ function darajaCompletedTime(value: unknown): string | undefined {
  * payment in or out and its charge move the sum. One snapshot per currency and instant is what the drift
  * compares (a stored snapshot is known by its instant).
  */
-export function totals(reported: readonly ReportedBalance[]): ReportedBalance[] {
+function totals(reported: readonly ReportedBalance[]): ReportedBalance[] {
   const byCurrency = new Map<string, ReportedBalance[]>();
-  for (const b of reported) byCurrency.set(b.currency ?? '', [...(byCurrency.get(b.currency ?? '') ?? []), b]);
+  for (const b of reported)
+    byCurrency.set(b.currency ?? '', [...(byCurrency.get(b.currency ?? '') ?? []), b]);
   return [...byCurrency.values()].map((group) =>
     group.length === 1
       ? group[0]!

@@ -520,7 +520,7 @@ export async function findTransaction(
  * whose STK pushes pay a till of their own (`api.stkShortCode`) while its balance is asked of `api.partyA`
  * (or `shortCode`). Their finals and charges are left out of that balance's drift.
  */
-export function balanceLeavesOut(config: RelayConfig, provider: string, account: string): string[] {
+function balanceLeavesOut(config: RelayConfig, provider: string, account: string): string[] {
   if (provider !== 'daraja') return [];
   const settings = config.accounts.get(accountKey(provider, account))?.settings as
     { shortCode?: string; api?: { stkShortCode?: string; partyA?: string } } | undefined;
