@@ -69,6 +69,8 @@ export interface DayRunResult {
   matchRate: { matched: number; toMatch: number; rate: number | null };
   /** The ledger of verdicts (npm run ledger's own check) balanced. */
   verdictsBalanced: boolean;
+  /** Why it did not: each transaction that breaks it (npm run ledger's own words), and any not started. */
+  verdictProblems: string[];
   text: string;
 }
 
@@ -246,6 +248,7 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
     const stkDropped = {
       references: new Set(receiptless.map((l) => l.key.split('/').slice(2).join('/'))),
       rowsLeft: receiptless.length,
+      late: new Set(books.served.filter((e) => e.fault === 'late').map((e) => e.id)),
     };
     const breaks: ExplainedBreak[] = [];
     for (const report of days)
@@ -276,6 +279,10 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
       faults: counts,
       matchRate,
       verdictsBalanced: ledger.balanced,
+      verdictProblems: [
+        ...ledger.ledger.problems,
+        ...ledger.facts.notStarted.map((n) => `not started: ${n}`),
+      ],
     };
     return { ...result, text: formatDay(result, imported, pulls) };
   } finally {
@@ -290,7 +297,7 @@ function explain(
     missing: Set<string>;
     dropped: Set<string>;
     byId: Map<string, BookRow>;
-    stkDropped: { references: Set<string>; rowsLeft: number };
+    stkDropped: { references: Set<string>; rowsLeft: number; late: Set<string> };
   },
 ): { fault?: FaultKind; why: string } {
   const entry = b.providerId ? known.byId.get(b.providerId) : undefined;
@@ -298,11 +305,27 @@ function explain(
     const id = b.providerId ?? b.reference ?? '';
     if (known.missing.has(id))
       return { fault: 'missing-row', why: `the simulator left row ${id} out of its statement and pulls` };
-    if (b.reference && known.stkDropped.references.has(b.reference))
+    if (b.reference && known.stkDropped.references.has(b.reference)) {
+      // Its row on the till, found in the books by its amount (each push its own, scripts/ledger/plan.ts).
+      const row = [...known.byId.values()].find(
+        (e) =>
+          e.account === STK_SHORT_CODE && e.kind === 'payment' && b.amount && e.amountIn === Number(b.amount),
+      );
+      if (row && known.missing.has(row.id))
+        return {
+          fault: 'missing-row',
+          why: `the STK callback of ${b.reference} was dropped (no receipt) and the simulator left its till row ${row.id} out`,
+        };
+      if (row && known.stkDropped.late.has(row.id))
+        return {
+          fault: 'late-row',
+          why: `the STK callback of ${b.reference} was dropped (no receipt) and its till row ${row.id} was posted late, outside the time tolerance: not paired`,
+        };
       return {
         fault: 'callback-dropped',
-        why: `the STK callback of ${b.reference} was dropped; the STK query settled it without a receipt, so the till's row cannot be tied to it by key`,
+        why: `the STK callback of ${b.reference} was dropped; the STK query settled it without a receipt, and its till row could not be paired with it (one of several of its amount)`,
       };
+    }
     return { why: `no injected fault left row ${id} out` };
   }
   if (b.category === 'missing-in-relay' && b.providerId) {
@@ -313,9 +336,14 @@ function explain(
       };
     if (entry?.account === STK_SHORT_CODE && entry.kind === 'payment' && known.stkDropped.rowsLeft > 0) {
       known.stkDropped.rowsLeft--;
+      if (known.stkDropped.late.has(b.providerId))
+        return {
+          fault: 'late-row',
+          why: `the till's row ${b.providerId} of an STK payment whose callback was dropped was posted late (past midnight): outside the time tolerance it is not paired, and not opened beside the payment`,
+        };
       return {
         fault: 'callback-dropped',
-        why: `the till's row ${b.providerId} is an STK payment whose callback was dropped (settled by the STK query, no receipt)${b.resolution === 'opened' ? '; the row opened it as a C2B payment (docs/statements.md#proof: a known limitation)' : ''}`,
+        why: `the till's row ${b.providerId} is an STK payment whose callback was dropped (settled by the STK query, no receipt); more than one such payment could be it, so a person pairs it`,
       };
     }
     return { why: `money moved (${b.providerId}${entry ? `, ${entry.kind}` : ''}) that no fault hid` };
@@ -358,7 +386,8 @@ export function formatDay(
     '',
     result.unexplained === 0 && result.verdictsBalanced
       ? '  ✓ every break explained by an injected fault; the verdicts balance'
-      : `  ✖ ${result.unexplained} unexplained break(s)${result.verdictsBalanced ? '' : '; the verdicts do not balance'}`,
+      : `  ✖ ${result.unexplained} unexplained break(s)${result.verdictsBalanced ? '' : '; the verdicts do not balance:'}`,
+    ...(result.verdictsBalanced ? [] : result.verdictProblems.map((p) => `    ${p}`)),
   ];
   return lines.join('\n');
 }

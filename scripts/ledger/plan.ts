@@ -148,6 +148,10 @@ export function planTransactions(
     if (intent === 'never-final' && !neverFinal.includes(flow)) flow = choose(neverFinal, random);
     const pick = choose(candidates(flow, intent, timing), random);
     const faults = drawFaults(options, random);
+    // Each STK push its own amount (from 1,000 KES: apart from the day's C2B payments of 100 and up), as
+    // real pushes mostly are: a till row whose callback was dropped is paired with its push by amount, time
+    // and payer (docs/statements.md#pairing); same-amount pushes of one payer would be a break for a person.
+    const amount = flow === 'daraja stk' ? { amount: String(1000 + i) } : {};
     planned.push({
       n: i + 1,
       flow,
@@ -155,6 +159,7 @@ export function planTransactions(
       outcome: pick.outcome,
       options: {
         ...pick.options,
+        ...amount,
         ...(faults ? { fault: faults } : {}),
         ...(intent === 'never-final' ? { expires: String(options.expiresInSeconds) } : {}),
       },

@@ -39,6 +39,15 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/**
+ * The store's per-request timeout in a ledger run. The ledger checks what the relay decides, not how fast
+ * DynamoDB Local answers on a shared 2-core machine: with the Lambda budget (1.5 s) a loaded machine made
+ * the relay answer 503 STORAGE_UNAVAILABLE to registrations, status lookups and callbacks, so transactions
+ * were never started and aliases never written, and the verdicts did not balance for a reason that was no
+ * fault of the run's. The tests of the relay give it as long (test/helpers/relay.ts).
+ */
+const LEDGER_STORE_TIMEOUT_MS = 15_000;
+
 export interface StackOptions {
   /** Use this DynamoDB Local instead of starting one (tests share theirs). */
   dynamoEndpoint?: string;
@@ -99,6 +108,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       tableName,
       port,
       log,
+      dynamoRequestTimeoutMs: LEDGER_STORE_TIMEOUT_MS,
     });
     const wiring = simulatorWiring(relay.url, config);
     simulator = await createSimulator({

@@ -28,6 +28,11 @@ export interface StatementSettings {
   expectedSources: StatementRow['source'][];
   /** A row with no transaction opens one (the callback that never came): the kind it opens, if any. */
   opensKind: string | undefined;
+  /**
+   * Kinds whose success can be known without the receipt (docs/statements.md#pairing): a row no key finds
+   * is paired with the one such transaction of its amount and time, never opened beside it.
+   */
+  pairsKinds: readonly string[];
 }
 
 /** Business time zones by provider: Safaricom's M-Pesa runs on Nairobi time; MoMo and Airtel by country. */
@@ -41,6 +46,28 @@ const DEFAULT_TIME_ZONE: Record<string, string> = { daraja: 'Africa/Nairobi' };
  */
 const OPENS_KIND: Record<string, string> = { daraja: 'c2b' };
 
+/**
+ * Payments the relay can know succeeded without their receipt: a Daraja STK push whose callback was
+ * dropped is settled by the STK query, whose answer carries no receipt, so its row on the till names
+ * nothing the relay holds. Such a row is paired by amount, time and payer (pairingCandidate), not opened.
+ */
+const PAIRS_KINDS: Record<string, readonly string[]> = { daraja: ['stk'] };
+
+/**
+ * How long after the money moved the relay may have reached its verdict on a payment it pairs: the STK
+ * query's schedule (first check 2 min, then 1, 2, 5 and 15 min backoff) has settled a dropped callback
+ * well inside an hour. A verdict later than this is not looked for (the row then opens as before).
+ */
+export const PAIRING_LOOKAHEAD_SECONDS = 3600;
+
+/**
+ * How much later than its payment a row may be dated and still make the relay hold back from opening it:
+ * a late posting (an M-Pesa row dated past midnight, the next business day). Such a row is outside the
+ * time tolerance, so it is never paired; with a candidate this close it is a break for a person, not a
+ * second payment.
+ */
+export const PAIRING_LOOKBACK_SECONDS = 86_400;
+
 export function defaultStatementSettings(provider: string): StatementSettings {
   return {
     timeZone: DEFAULT_TIME_ZONE[provider] ?? 'UTC',
@@ -50,7 +77,56 @@ export function defaultStatementSettings(provider: string): StatementSettings {
     slaSeconds: 86_400,
     expectedSources: [],
     opensKind: OPENS_KIND[provider],
+    pairsKinds: PAIRS_KINDS[provider] ?? [],
   };
+}
+
+/**
+ * Whether a transaction with no receipt could be the payment a row shows (docs/statements.md#pairing): a
+ * pairing kind, the same amount (within the tolerance), money moved between its creation and its verdict
+ * (or its window's end, still open) give or take the time tolerance, and the same payer when both sides
+ * show one. What this says is only "could be": one candidate is linked, several are a break for a person.
+ */
+export function pairingCandidate(
+  row: Pick<StatementRow, 'time' | 'amountIn' | 'amountOut' | 'counterparty'>,
+  tx: {
+    kind: string;
+    status: TransactionStatus;
+    createdAt: string;
+    reconcileUntil: string;
+    amount: { value: string } | undefined;
+    msisdn: string | undefined;
+    providerTransactionId: string | undefined;
+    transitions: readonly { to: string; at: string }[];
+  },
+  settings: Pick<StatementSettings, 'pairsKinds' | 'amountTolerance' | 'timeToleranceSeconds'>,
+  /** Seconds the row may be dated after the transaction's verdict beyond the tolerance (a late posting). */
+  lateBy = 0,
+): boolean {
+  if (!settings.pairsKinds.includes(tx.kind) || tx.providerTransactionId || !tx.amount) return false;
+  if (!compareAmounts(rowAmount(row), tx.amount.value, settings.amountTolerance).within) return false;
+  const time = Date.parse(row.time);
+  const tolerance = settings.timeToleranceSeconds * 1000;
+  const until = finalAt(tx) ?? tx.reconcileUntil;
+  if (time < Date.parse(tx.createdAt) - tolerance || time > Date.parse(until) + tolerance + lateBy * 1000)
+    return false;
+  return samePayer(row.counterparty, tx.msisdn) !== false;
+}
+
+/**
+ * Whether a statement's masked counterparty ("2547*****149 - JANE DOE") and a transaction's payer number
+ * are the same person, by the digits the mask shows at the end (and at the start, when both numbers are
+ * written the same way). Undefined when either side has no number: that says nothing.
+ */
+function samePayer(counterparty: string | undefined, msisdn: string | undefined): boolean | undefined {
+  const shown = counterparty?.match(/(\d*)\*+(\d+)/) ?? counterparty?.match(/(\d{9,15})/);
+  const digits = msisdn?.replace(/\D/g, '');
+  if (!shown || !digits) return undefined;
+  if (shown.length === 2) return shown[1]!.slice(-9) === digits.slice(-9);
+  const [, head, tail] = shown as unknown as [string, string, string];
+  if (!digits.endsWith(tail)) return false;
+  // A national (07…) and an international (2547…) spelling share no start: only the end is compared then.
+  return head === '' || head[0] !== digits[0] || digits.startsWith(head);
 }
 
 /** The business day (`YYYY-MM-DD`) of an instant, in the account's time zone, after-hours rows moved on. */
@@ -86,6 +162,9 @@ export type MatchKey =
   /** The partner's externalId, through the registration's lookup entry. */
   | { via: 'externalId'; value: string };
 
+/** The alias namespace of Daraja's receipt (the providers' correlation writes it under the same name). */
+export const RECEIPT_ALIAS = 'receipt';
+
 /**
  * Each provider's keys: Daraja's receipt (TransID) is the C2B transaction's reference and every other
  * payment's receipt alias; MoMo's financialTransactionId is not a reference the partner chose, so its
@@ -99,7 +178,7 @@ export function matchKeys(
   switch (row.provider) {
     case 'daraja':
       return [
-        { via: 'alias', namespace: 'receipt', value: id },
+        { via: 'alias', namespace: RECEIPT_ALIAS, value: id },
         { via: 'reference', value: id },
         ...byExternal,
       ];

@@ -311,15 +311,15 @@ describe('balance snapshots', () => {
 
     const results = await runBalanceCycle(s);
 
-    expect(results.find((r) => r.provider === 'momo')).toMatchObject({ outcome: 'recorded', snapshots: 2 });
+    // One snapshot per currency and instant: the products' sum (money between them is no money moved).
+    expect(results.find((r) => r.provider === 'momo')).toMatchObject({ outcome: 'recorded', snapshots: 1 });
     expect(results.find((r) => r.provider === 'airtel')).toMatchObject({ outcome: 'recorded', snapshots: 1 });
     expect(sink.balances).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
           provider: 'momo',
           account: 'bal-m',
-          subAccount: 'disbursement',
-          balance: '1000000',
+          subAccount: expect.stringContaining('disbursement'),
           source: 'balance-api',
         }),
         expect.objectContaining({ provider: 'airtel', account: 'bal-t', balance: '0', currency: 'UGX' }),
@@ -386,14 +386,15 @@ describe('balance snapshots', () => {
 
     const [taken] = await runBalanceCycle(s);
 
-    expect(taken).toMatchObject({ outcome: 'recorded', snapshots: 2 });
+    // The short code's accounts at one instant, summed: one snapshot the drift compares.
+    expect(taken).toMatchObject({ outcome: 'recorded', snapshots: 1 });
     expect(sink.balances).toEqual([
       expect.objectContaining({
-        subAccount: 'Working Account',
-        balance: '481000',
+        subAccount: 'Working Account + Utility Account',
+        balance: '531250',
+        currency: 'KES',
         at: '2026-11-29T05:15:00.000Z',
       }),
-      expect.objectContaining({ subAccount: 'Utility Account', balance: '50250', currency: 'KES' }),
     ]);
   });
 });

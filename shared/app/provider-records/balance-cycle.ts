@@ -1,7 +1,7 @@
 import { providerRecordTimings } from '../../config/schema';
 import type { BalanceSnapshot } from '../../domain/statement';
 import type { BalanceAnswer, BalanceRequest, ReportedBalance } from '../../providers/types';
-import { toDecimalString } from '../../util/money';
+import { decimalSum, toDecimalString } from '../../util/money';
 import { callbackBaseOf, type PullServices } from './pull-cycle';
 
 /**
@@ -56,6 +56,27 @@ function darajaCompletedTime(value: unknown): string | undefined {
   return new Date(Date.UTC(y, mo - 1, d, h, mi, s) - 3 * 3600_000).toISOString();
 }
 
+/**
+ * The account's balance per currency: the sum of the wallets it reports. Daraja answers a short code's
+ * Working, Utility, Charges Paid… accounts at one instant; money moved between them is no money moved, a
+ * payment in or out and its charge move the sum. One snapshot per currency and instant is what the drift
+ * compares (a stored snapshot is known by its instant).
+ */
+function totals(reported: readonly ReportedBalance[]): ReportedBalance[] {
+  const byCurrency = new Map<string, ReportedBalance[]>();
+  for (const b of reported)
+    byCurrency.set(b.currency ?? '', [...(byCurrency.get(b.currency ?? '') ?? []), b]);
+  return [...byCurrency.values()].map((group) =>
+    group.length === 1
+      ? group[0]!
+      : {
+          balance: decimalSum(...group.map((b) => ({ value: b.balance, sign: 1 as const }))),
+          ...(group[0]!.currency ? { currency: group[0]!.currency } : {}),
+          subAccount: group.map((b) => b.subAccount ?? '?').join(' + '),
+        },
+  );
+}
+
 export async function runBalanceCycle(services: PullServices): Promise<BalanceAccountResult[]> {
   const results: BalanceAccountResult[] = [];
   for (const resolved of services.config.accounts.values()) {
@@ -103,8 +124,8 @@ async function balanceOf(
   const state: BalanceState = { ...((record?.data as BalanceState | undefined) ?? {}) };
   const save = () =>
     services.store.putRecord({ ...stateRef(provider, account), data: { ...state }, createdAt: at });
-  const recordAll = async (balances: ReportedBalance[], when: string) => {
-    for (const b of balances) {
+  const recordAll = async (reported: ReportedBalance[], when: string) => {
+    for (const b of totals(reported)) {
       const snapshot: BalanceSnapshot = {
         provider,
         account,
@@ -117,7 +138,7 @@ async function balanceOf(
       await services.statementSink.recordBalance(snapshot, { actor: BALANCE_ACTOR });
     }
     // A log line, not a metric: only failures are alarmed on, and each series is $0.30 a month.
-    services.log.info('balance snapshot taken', { provider, account, balances: balances.length });
+    services.log.info('balance snapshot taken', { provider, account, balances: reported.length });
   };
   const failed = async (detail: string): Promise<BalanceAccountResult> => {
     state.lastError = { at, detail: services.scrub(detail) };
@@ -150,7 +171,7 @@ async function balanceOf(
       delete state.pending;
       state.lastSnapshotAt = when;
       await save();
-      return { provider, account, outcome: 'recorded', snapshots: balances.length };
+      return { provider, account, outcome: 'recorded', snapshots: totals(balances).length };
     }
     if (fact) {
       delete state.pending;
@@ -176,5 +197,5 @@ async function balanceOf(
   state.lastSnapshotAt = at;
   delete state.lastError;
   await save();
-  return { provider, account, outcome: 'recorded', snapshots: answer.balances.length };
+  return { provider, account, outcome: 'recorded', snapshots: totals(answer.balances).length };
 }

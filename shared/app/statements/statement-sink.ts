@@ -15,11 +15,15 @@ import {
   businessDayOf,
   bringsMoneyIn,
   compareAmounts,
+  dayTimeOf,
   defaultStatementSettings,
-  finalAt,
   MOVED_AT_ATTRIBUTE,
   matchKeys,
   newBreak,
+  PAIRING_LOOKAHEAD_SECONDS,
+  PAIRING_LOOKBACK_SECONDS,
+  pairingCandidate,
+  RECEIPT_ALIAS,
   rowAmount,
   rowClaim,
 } from '../../domain/statement-match';
@@ -53,6 +57,7 @@ export function statementSettings(config: RelayConfig, provider: string, account
     slaSeconds: set.slaSeconds ?? defaults.slaSeconds,
     expectedSources: set.expectedSources ?? defaults.expectedSources,
     opensKind: defaults.opensKind,
+    pairsKinds: defaults.pairsKinds,
   };
 }
 
@@ -243,7 +248,39 @@ export class StatementLedger implements StatementSink {
     // "Attempted", or a word the relay does not know: no money moved that the row vouches for.
     if (!claim) return { effect: 'not-a-payment' };
     const amount = rowAmount(row);
-    const tx = await findTransaction(this.deps.store, row, row.providerId);
+    let tx = await findTransaction(this.deps.store, row, row.providerId);
+    // No key names it: a payment the relay knows without its receipt may be this one (pairing).
+    const candidates =
+      !tx && claim === 'SUCCEEDED' && row.amountIn !== '0'
+        ? await this.pairingCandidates(row, settings)
+        : { paired: [], late: [] };
+    const doubt =
+      candidates.paired.length > 1 ? candidates.paired : candidates.paired.length ? [] : candidates.late;
+    if (doubt.length > 0) {
+      // More than one payment could be this money, or one could be if the row was posted late: the relay
+      // does not guess, nor opens another payment beside them; a person pairs it.
+      const references = doubt.map((c) => c.key.reference);
+      const why =
+        candidates.paired.length > 1
+          ? `${doubt.length} ${doubt[0]!.kind} transactions with no receipt could each be`
+          : `${doubt.length} ${doubt[0]!.kind} transaction(s) with no receipt could be, had the row been posted late (dated outside the ${settings.timeToleranceSeconds} s tolerance)`;
+      await this.recordBreak(
+        newBreak({
+          ...base,
+          subject: row.providerId,
+          category: 'missing-in-relay',
+          providerId: row.providerId,
+          amount,
+          expected: `one of ${references.join(', ')}`,
+          detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${why} (${references.join(', ')}): not paired, not opened; a person pairs it`,
+        }),
+        options,
+        result,
+      );
+      return { effect: 'unmatched' };
+    }
+    const pairedWith = candidates.paired[0];
+    if (pairedWith) tx = pairedWith;
     if (!tx) {
       if (claim === 'FAILED') return { effect: 'not-a-payment' };
       const opens = settings.opensKind !== undefined && row.amountIn !== '0';
@@ -300,7 +337,19 @@ export class StatementLedger implements StatementSink {
     const report = this.report(row, tx, tx.kind, claim, reported, tx.key.reference, options.actor);
     const outcome = options.dryRun
       ? decideReport(tx, report, this.applyContext(tx))
-      : await ingestReport(this.ingestDeps, report);
+      : // The transaction as the matcher just read it: the write loop does not read it again.
+        await ingestReport(this.ingestDeps, report, { initial: tx });
+    // The receipt now names the paired payment, as a callback's would: the same row again (a late or
+    // duplicated copy, the pull) is found by key, and the payment is no candidate for another row.
+    if (pairedWith && !options.dryRun && outcome.kind === 'write')
+      await this.deps.store.putRecordIfAbsent({
+        provider: row.provider,
+        account: row.account,
+        namespace: `${ALIAS_NAMESPACE_PREFIX}${RECEIPT_ALIAS}`,
+        id: row.providerId,
+        data: { reference: tx.key.reference, pairedBy: 'statement' },
+        createdAt: this.now(),
+      });
     const conflict =
       outcome.kind === 'write' && outcome.events.some((e) => e.metadata.type === 'TransactionConflict');
     if (conflict) {
@@ -330,6 +379,37 @@ export class StatementLedger implements StatementSink {
     }
     result.matched++;
     return { effect: 'matched', reference: tx.key.reference };
+  }
+
+  /**
+   * The account's transactions with no receipt that could be the payment a row shows
+   * (domain/statement-match.ts pairingCandidate): read from the account-day index around the row's time
+   * (from the time tolerance before it to the pairing look-ahead after: a verdict comes after the money).
+   */
+  private async pairingCandidates(
+    row: StatementRow,
+    settings: StatementSettings,
+  ): Promise<{ paired: TransactionRecord[]; late: TransactionRecord[] }> {
+    const found = { paired: [] as TransactionRecord[], late: [] as TransactionRecord[] };
+    if (settings.pairsKinds.length === 0) return found;
+    const time = Date.parse(row.time);
+    const tolerance = settings.timeToleranceSeconds * 1000;
+    const entries = await this.deps.store.listAccountDay(
+      row.provider,
+      row.account,
+      new Date(time - tolerance - PAIRING_LOOKBACK_SECONDS * 1000).toISOString(),
+      new Date(time + tolerance + PAIRING_LOOKAHEAD_SECONDS * 1000).toISOString(),
+    );
+    for (const entry of entries) {
+      // The index holds what rules most out (a receipt, another amount) without reading the item.
+      if (entry.providerTransactionId || !entry.amount) continue;
+      if (!compareAmounts(rowAmount(row), entry.amount.value, settings.amountTolerance).within) continue;
+      const tx = await this.deps.store.getTransaction(entry.key);
+      if (!tx) continue;
+      if (pairingCandidate(row, tx, settings)) found.paired.push(tx);
+      else if (pairingCandidate(row, tx, settings, PAIRING_LOOKBACK_SECONDS)) found.late.push(tx);
+    }
+    return found;
   }
 
   private applyContext(tx: TransactionRecord) {
@@ -435,6 +515,20 @@ export async function findTransaction(
   return undefined;
 }
 
+/**
+ * Kinds whose money moves another short code than the one the balance API reports: a Daraja account
+ * whose STK pushes pay a till of their own (`api.stkShortCode`) while its balance is asked of `api.partyA`
+ * (or `shortCode`). Their finals and charges are left out of that balance's drift.
+ */
+function balanceLeavesOut(config: RelayConfig, provider: string, account: string): string[] {
+  if (provider !== 'daraja') return [];
+  const settings = config.accounts.get(accountKey(provider, account))?.settings as
+    { shortCode?: string; api?: { stkShortCode?: string; partyA?: string } } | undefined;
+  const balanceOf = settings?.api?.partyA ?? settings?.shortCode;
+  const stkPays = settings?.api?.stkShortCode ?? settings?.shortCode;
+  return balanceOf && stkPays && balanceOf !== stkPays ? ['stk'] : [];
+}
+
 /** Days the relay looks back for transactions that settled in an interval (their reconciliation window). */
 export const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
 
@@ -460,6 +554,8 @@ export async function recordBalance(
   const to = snapshot.at;
   const inside = (time: string | undefined) => time !== undefined && time > from && time <= to;
   const terms: { value: string; sign: 1 | -1 }[] = [];
+  const leavesOut = balanceLeavesOut(deps.config, provider, account);
+  const leftOut = new Set<string>();
   const keys = await deps.store.listCreated(
     new Date(Date.parse(from) - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
     to,
@@ -468,20 +564,33 @@ export async function recordBalance(
     if (key.provider !== provider || key.account !== account) continue;
     const tx = await deps.store.getTransaction(key);
     if (!tx?.amount) continue;
+    if (leavesOut.includes(tx.kind)) {
+      leftOut.add(tx.key.reference);
+      continue;
+    }
     const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
-    if (tx.status === 'SUCCEEDED' && inside(finalAt(tx))) terms.push({ value: tx.amount.value, sign });
+    // When the money moved: the row's time for a payment a row opened, else the verdict's.
+    if (tx.status === 'SUCCEEDED' && inside(dayTimeOf(tx))) terms.push({ value: tx.amount.value, sign });
     for (const reversal of tx.reversals ?? [])
       if (inside(reversal.at))
         terms.push({ value: reversal.amount?.value ?? tx.amount.value, sign: sign === 1 ? -1 : 1 });
   }
   const settings = statementSettings(deps.config, provider, account);
   const days = new Set([businessDayOf(from, settings), businessDayOf(to, settings)]);
-  for (const day of days)
-    for (const row of await deps.statements.listRows({ provider, account, day })) {
-      if (!inside(row.time)) continue;
-      if (row.kind === 'fee') terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
-      else if (row.fee) terms.push({ value: row.fee, sign: -1 });
-    }
+  const rows = (
+    await Promise.all([...days].map((day) => deps.statements.listRows({ provider, account, day })))
+  ).flat();
+  // A charge on a payment that moved another short code's balance is not this balance's either.
+  const leftOutReceipts = new Set(
+    rows.filter((r) => r.reference && leftOut.has(r.reference)).map((r) => r.providerId),
+  );
+  for (const row of rows) {
+    if (!inside(row.time)) continue;
+    if (row.reference && leftOut.has(row.reference)) continue;
+    if (row.linkedProviderId && leftOutReceipts.has(row.linkedProviderId)) continue;
+    if (row.kind === 'fee') terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
+    else if (row.fee) terms.push({ value: row.fee, sign: -1 });
+  }
   const expected = terms.length ? decimalSum(...terms) : '0';
   const actual = decimalSum({ value: snapshot.balance, sign: 1 }, { value: previous.balance, sign: -1 });
   const drift = decimalSum({ value: actual, sign: 1 }, { value: expected, sign: -1 });

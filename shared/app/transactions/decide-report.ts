@@ -3,6 +3,8 @@ import {
   type ApplyOptions,
   type ApplyOutcome,
   applyReport,
+  evidenceOf,
+  withEvidence,
 } from '../../domain/apply-report';
 import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { ReportIntent } from '../../providers/types';
@@ -50,9 +52,38 @@ export function decideReport(
   options: DecideOptions = {},
 ): ApplyOutcome {
   return withoutSecondSuccess(
-    applyReport(current, ownQueryMismatch(current, report, options.ownQueryClaims), ctx, options),
+    withReceiptRecorded(
+      current,
+      report,
+      ctx,
+      applyReport(current, ownQueryMismatch(current, report, options.ownQueryClaims), ctx, options),
+    ),
     options.samePaymentAs,
   );
+}
+
+/**
+ * The provider's own record of a payment the relay already settled without its receipt (an STK push
+ * settled by the STK query, docs/statements.md#pairing) agrees with the verdict: nothing is published, and
+ * the row is kept as evidence with the receipt it names, which the transaction lacked.
+ */
+function withReceiptRecorded(
+  current: TransactionRecord | undefined,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+  outcome: ApplyOutcome,
+): ApplyOutcome {
+  if (outcome.kind !== 'noop' || outcome.why !== 'same-status' || !current) return outcome;
+  if (report.origin !== 'statement' || current.status !== report.status) return outcome;
+  if (!report.providerTransactionId || current.providerTransactionId) return outcome;
+  const next: TransactionRecord = {
+    ...current,
+    providerTransactionId: report.providerTransactionId,
+    evidence: withEvidence(current.evidence, evidenceOf(report, true)),
+    updatedAt: ctx.now,
+    outbox: [],
+  };
+  return { kind: 'write', effect: 'recorded', next, events: [] };
 }
 
 /**

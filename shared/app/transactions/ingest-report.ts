@@ -76,6 +76,8 @@ export function checkFactLimits(fact: FactIntent): void {
 export interface IngestReportOptions extends DecideOptions, WriteOptions {
   /** The report came in a callback stored for the first time: it is counted against the budget. */
   newReceipt?: { receiptId: string; bytes: number };
+  /** The transaction as the caller just read it (eventually consistent, as the loop's first read is). */
+  initial?: TransactionRecord;
 }
 
 export async function ingestReport(
@@ -105,7 +107,7 @@ export async function ingestReport(
         result: { outcome, keep: tallied.keep },
       };
     },
-    { what: `apply a report to ${report.key.reference}`, signal: options.signal },
+    { what: `apply a report to ${report.key.reference}`, signal: options.signal, initial: options.initial },
   );
   if (!keep && newReceipt) {
     await deps.store.dropReceiptBody(report.key, newReceipt.receiptId, { signal: options.signal });
