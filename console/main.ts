@@ -169,7 +169,7 @@ async function showWho(): Promise<void> {
     if (line) line.textContent = `${me.actor.name} (${me.actor.role})`;
     if (me.timeZones && knowBusinessZones(me.timeZones)) {
       refreshZoneLabels();
-      route();
+      if (zoneChoice() === 'business') route();
     }
     document
       .querySelector<HTMLElement>('nav a[href="#/audit"]')

@@ -21,11 +21,11 @@ export function chooseZone(choice: ZoneChoice): void {
   localStorage.setItem(CHOICE_KEY, choice);
 }
 
-/** The relay's business zones (from GET /v1/me); true when they changed what is shown. */
+/** The relay's business zones (from GET /v1/me); true when they changed. */
 export function knowBusinessZones(next: TimeZonesView): boolean {
   const changed = JSON.stringify(next) !== JSON.stringify(zones);
   zones = next;
-  return changed && zoneChoice() === 'business';
+  return changed;
 }
 
 export function browserZone(): string {
