@@ -28,7 +28,7 @@ export function knowBusinessZones(next: TimeZonesView): boolean {
   return changed;
 }
 
-export function browserZone(): string {
+function browserZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 

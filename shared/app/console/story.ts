@@ -70,7 +70,7 @@ export function saidOf(e: Evidence): string {
 }
 
 /** One history entry in words, the line the console shows for it (the words live here only). */
-export function titleOf(entry: HistoryEntry): string {
+function titleOf(entry: HistoryEntry): string {
   switch (entry.type) {
     case 'registered':
       return 'Registered';
