@@ -2,9 +2,10 @@
  * Issue 30 item 8 in a real Chromium on the real local relay (DynamoDB Local): every time the console
  * shows is in the provider's business time zone by default (here Africa/Nairobi, UTC+3, no summer time),
  * a switch shows UTC instead and is remembered by the browser; a transaction's link opened in a new tab is
- * signed in by the tab already open (no second sign-in), and a sign-out signs every tab out.
+ * signed in by the tab already open (no second sign-in), and a sign-out signs every tab out; the
+ * quarantine's list exports as CSV with its filters.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -91,7 +92,7 @@ const utcClock = (iso: string) => iso.slice(11, 16);
 const nairobiInstant = (iso: string) =>
   `${new Date(Date.parse(iso) + 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ')} +03:00`;
 
-describe('time zones and tabs in the console', () => {
+describe('time zones, tabs and exports in the console', () => {
   it('shows every time in the business time zone by default, in UTC once switched, and remembers the choice', async () => {
     // Prepare
     const { reference, resolvedAt, createdAt } = await resolvedPayment();
@@ -160,5 +161,43 @@ describe('time zones and tabs in the console', () => {
     ).toEqual([]);
     expect(onDisk).toBeLessThanOrEqual(1); // the time-zone choice, at most
     expect(await second.evaluate("sessionStorage.getItem('relay-console.token')")).toBeNull();
+  });
+
+  it('exports the quarantine as CSV with the filters shown', async () => {
+    // Prepare: a refused provider callback (a body that is not JSON) on the account.
+    const reference = randomUUID();
+    const registered = await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'open',
+      kind: 'requesttopay',
+      reference,
+      amount: '10',
+      currency: 'EUR',
+    });
+    // The callback URL's path on this relay (its public base URL is the config's, not the test's port).
+    const refused = await fetch(`${relay.url}${new URL(registered.body.callbackUrl).pathname}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"status": "SUCCESSFUL"',
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const page = await signedIn();
+
+    // Act
+    await page.goto(`${relay.url}/console/#/quarantine?account=open`);
+    await page.getByTestId('quarantine-entry').first().waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('quarantine-csv').click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+
+    // Assess: the CSV of the list as filtered, one refused callback of momo/open.
+    expect(download.suggestedFilename()).toBe('relay-quarantine.csv');
+    const [header, ...rows] = csv.trim().split(/\r?\n/);
+    expect(header).toContain('receivedAt');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('momo');
+    expect(rows[0]).toContain('open');
   });
 });
