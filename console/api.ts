@@ -185,6 +185,7 @@ export type {
   AuditPage,
   AuditView,
   MeAnswer,
+  TimeZonesView,
   CountsAnswer,
   QuarantinePage,
   QuarantineView,

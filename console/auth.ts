@@ -45,8 +45,57 @@ export function signInLocally(token: string): void {
   sessionStorage.setItem(TOKEN_KEY, token.trim());
 }
 
+/** A refused token: this tab forgets it (other tabs keep theirs: they may hold another). */
 export function signOut(): void {
   sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/**
+ * A new tab without a new sign-in (docs/console.md#a-transaction-in-a-new-tab). The token stays in each
+ * tab's sessionStorage; a tab that has none asks the console's other open tabs on a BroadcastChannel
+ * (same origin only, nothing written to disk) and takes the first answer. So a transaction's link opened
+ * in a new tab is signed in while a signed-in tab is open, and a browser closed or a sign-out forgets it.
+ */
+const HANDOFF_CHANNEL = 'relay-console.sign-in';
+type HandoffMessage =
+  { type: 'ask'; id: string } | { type: 'token'; to: string; token: string } | { type: 'signed-out' };
+
+let channel: BroadcastChannel | null = null;
+let asking: string | null = null;
+let onHandedOver: () => void = () => undefined;
+let onSignedOutElsewhere: () => void = () => undefined;
+
+export function startHandoff(hooks: { handedOver: () => void; signedOutElsewhere: () => void }): void {
+  if (typeof BroadcastChannel !== 'function') return;
+  onHandedOver = hooks.handedOver;
+  onSignedOutElsewhere = hooks.signedOutElsewhere;
+  channel = new BroadcastChannel(HANDOFF_CHANNEL);
+  channel.onmessage = (message: MessageEvent<HandoffMessage>) => {
+    const m = message.data;
+    const token = currentToken();
+    if (m?.type === 'ask' && token) channel?.postMessage({ type: 'token', to: m.id, token });
+    else if (m?.type === 'token' && m.to === asking && !token && typeof m.token === 'string') {
+      asking = null;
+      sessionStorage.setItem(TOKEN_KEY, m.token);
+      onHandedOver();
+    } else if (m?.type === 'signed-out' && token) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      onSignedOutElsewhere();
+    }
+  };
+}
+
+/** This tab has no token: asks the other tabs for theirs (the answer arrives through `handedOver`). */
+export function askOtherTabs(): void {
+  if (!channel || currentToken()) return;
+  asking = crypto.randomUUID();
+  channel.postMessage({ type: 'ask', id: asking });
+}
+
+/** Sign-out by the person: every tab of the console in this browser forgets the token. */
+export function signOutEverywhere(): void {
+  signOut();
+  channel?.postMessage({ type: 'signed-out' });
 }
 
 function base64Url(bytes: Uint8Array): string {

@@ -1,3 +1,5 @@
+import { formatInstant } from './time';
+
 /** A few DOM helpers: the console is small enough not to need a framework. */
 
 type Child = Node | string | number | null | undefined | false | Child[];
@@ -48,15 +50,9 @@ export function svg(
   return el;
 }
 
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime())
-    ? iso
-    : d
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, 'Z');
+/** An instant in the zone the operator chose (console/time.ts); `account` picks its business zone. */
+export function when(iso: string | null | undefined, account?: string): string {
+  return iso ? formatInstant(iso, account) : '—';
 }
 
 export function statusPill(status: string | null | undefined): HTMLElement {

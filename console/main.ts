@@ -8,14 +8,18 @@ import {
   retryNow,
 } from './connection';
 import {
+  askOtherTabs,
   type ConsoleSettings,
   currentToken,
   finishCognitoSignIn,
   loadSettings,
   signInLocally,
   signOut,
+  signOutEverywhere,
   startCognitoSignIn,
+  startHandoff,
 } from './auth';
+import { chooseZone, knowBusinessZones, ZONE_CHOICES, zoneChoice, zoneLabel, type ZoneChoice } from './time';
 import { errorBox, h, replace, when } from './dom';
 import { reportView } from './views/report';
 import { badgesView, healthView, quarantineView } from './views/operations';
@@ -63,7 +67,7 @@ function signInPage(main: HTMLElement, message?: string): void {
       {},
       'The management bearer token of this relay (',
       h('code', {}, 'management.bearerToken'),
-      '; the npm start banner shows it for the demo config). It is kept in this tab only.',
+      '; the npm start banner shows it for the demo config). It is kept in this tab, and handed to the console’s new tabs while one is open.',
     ),
     h('input', {
       type: 'password',
@@ -96,6 +100,8 @@ function route(): void {
     a.classList.toggle('active', path.startsWith(a.getAttribute('href')!.slice(1)));
   if (!currentToken() || path === '/signin') {
     signInPage(main);
+    // A link opened in a new tab: another signed-in tab may hand its sign-in over (auth.ts).
+    if (path !== '/signin') askOtherTabs();
     return;
   }
   void showWho();
@@ -152,18 +158,51 @@ function showReachability(view: ReachabilityView, previous: string): void {
   );
 }
 
-/** Who is signed in, beside the sign-out link; the audit log's link only for admins (it is theirs). */
+/**
+ * Who is signed in, beside the sign-out link; the audit log's link only for admins (it is theirs). The
+ * answer also names the business time zones: a view drawn before it came is drawn again in them.
+ */
 async function showWho(): Promise<void> {
   const line = document.getElementById('who');
   try {
     const me = await whoAmI(currentToken());
     if (line) line.textContent = `${me.actor.name} (${me.actor.role})`;
+    if (me.timeZones && knowBusinessZones(me.timeZones)) {
+      refreshZoneLabels();
+      if (zoneChoice() === 'business') route();
+    }
     document
       .querySelector<HTMLElement>('nav a[href="#/audit"]')
       ?.toggleAttribute('hidden', !me.can.administer);
   } catch {
     if (line) line.textContent = '';
   }
+}
+
+/** The time-zone choice in the navigation: every time shown follows it (console/time.ts). */
+function zoneSelect(): HTMLSelectElement {
+  const select = h(
+    'select',
+    {
+      id: 'zone',
+      'aria-label': 'Time zone',
+      'data-testid': 'zone',
+      title: 'Every time shown is in this zone',
+    },
+    ZONE_CHOICES.map((choice) =>
+      h('option', { value: choice, selected: choice === zoneChoice() }, zoneLabel(choice)),
+    ),
+  );
+  select.addEventListener('change', () => {
+    chooseZone(select.value as ZoneChoice);
+    route();
+  });
+  return select;
+}
+
+function refreshZoneLabels(): void {
+  for (const option of document.querySelectorAll<HTMLOptionElement>('#zone option'))
+    option.textContent = zoneLabel(option.value as ZoneChoice);
 }
 
 async function start(): Promise<void> {
@@ -182,13 +221,14 @@ async function start(): Promise<void> {
     nav,
     NAV.map(([href, title]) => h('a', { href }, title)),
     h('span', { id: 'who', class: 'muted', 'data-testid': 'who' }),
+    zoneSelect(),
     h(
       'a',
       {
         href: '#/signin',
         class: 'signout',
         onclick: () => {
-          signOut();
+          signOutEverywhere();
           reportSignedIn();
         },
       },
@@ -203,6 +243,20 @@ async function start(): Promise<void> {
       return;
     }
   }
+  startHandoff({
+    handedOver: () => {
+      reportSignedIn();
+      route();
+    },
+    signedOutElsewhere: () => route(),
+  });
+  // The business zones before the first view, so that its times are not drawn twice.
+  if (currentToken())
+    await whoAmI(currentToken()).then(
+      (me) => knowBusinessZones(me.timeZones),
+      () => undefined,
+    );
+  refreshZoneLabels();
   window.addEventListener('hashchange', route);
   route();
 }

@@ -1,4 +1,4 @@
-import { api, NotAvailableError, type QuarantinePage, type QuarantineView } from '../api';
+import { api, downloadCsv, NotAvailableError, type QuarantinePage, type QuarantineView } from '../api';
 import { sparkline } from '../charts';
 import { append, errorBox, h, isoDay, notAvailable, replace, when } from '../dom';
 import { currentToken } from '../auth';
@@ -246,6 +246,22 @@ export function quarantineView(root: HTMLElement, params: URLSearchParams): () =
     h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
     h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
     h('button', { type: 'submit' }, 'Filter'),
+    // The list as CSV with the filters shown (without the bodies): GET /v1/quarantine?format=csv.
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-testid': 'quarantine-csv',
+        onclick: () =>
+          void downloadCsv('/v1/quarantine', {
+            ...filters,
+            from: `${filters.from}T00:00:00.000Z`,
+            to: `${filters.to}T23:59:59.999Z`,
+          }).catch(() => undefined),
+      },
+      'Export CSV',
+    ),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();

@@ -2,6 +2,7 @@ import { api, ApiError, NotAvailableError, storyPath } from '../api';
 import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
 import { currentToken } from '../auth';
 import { whoAmI } from '../me';
+import { shownZone } from '../time';
 
 type Entry = { at: string; type: string } & Record<string, unknown>;
 
@@ -17,12 +18,13 @@ interface Story {
   reconciliation?: Record<string, unknown>;
   receipts?: { tally: Record<string, number> | null; listed: number; next: string | null };
   /** Why it has its status, and the history with repeated checks collapsed (shared/app/console/story.ts). */
-  story?: { sentence: string; timeline: StoryEntry[] };
+  story: { sentence: string; timeline: StoryEntry[] };
   refused?: Array<{ quarantineId: string; receivedAt: string; errorCode: string; httpStatus: number }>;
 }
 
 type StoryEntry =
-  | { kind: 'entry'; entry: Entry; said: string | null }
+  /** `title`: the entry in words, worded by the relay (shared/app/console/story.ts, the one place). */
+  | { kind: 'entry'; entry: Entry; title: string; said: string | null }
   | {
       kind: 'checks';
       count: number;
@@ -79,28 +81,6 @@ function facts(pairs: Array<[string, unknown]>): HTMLElement {
   );
 }
 
-/** Who took a manual step, from its evidence: " by ana (operator), approved by bo (admin)". */
-function byWhom(evidence: unknown): string {
-  type Who = { name?: string; role?: string } | undefined;
-  const e = evidence as { actor?: Who; approvedBy?: Who } | undefined;
-  const person = (w: Who) => (w?.name ? `${w.name}${w.role ? ` (${w.role})` : ''}` : '');
-  const by = person(e?.actor);
-  const approved = person(e?.approvedBy);
-  return `${by ? ` by ${by}` : ''}${approved ? `, approved by ${approved}` : ''}`;
-}
-
-const TITLES: Record<string, (e: Entry) => string> = {
-  registered: () => 'Registered',
-  'first-seen': () => 'First seen (a callback nobody registered)',
-  callback: (e) => `Callback ${e.method ?? ''} ${e.route ?? ''}`,
-  'status-check': (e) => `Status check → ${e.answer}`,
-  transition: (e) => `Transition ${e.from} → ${e.to} (${e.origin})${byWhom(e.evidence)}`,
-  conflict: (e) => `Conflict ${e.kind}: reported ${e.reportedStatus}`,
-  reversal: (e) => `Reversed ${amountText(e.amount, null) ?? 'the whole payment (amount not said)'}`,
-  event: (e) => `Event ${e.eventType}`,
-  escalation: () => 'Escalated',
-};
-
 function receiptBody(path: string, receiptId: string): HTMLElement {
   const slot = h('div', { class: 'body' });
   const button = h('button', { class: 'small' }, 'Show body (redacted as stored)');
@@ -118,11 +98,11 @@ function receiptBody(path: string, receiptId: string): HTMLElement {
 }
 
 /** A run of identical status checks: one line, the question and the answer inline (no click needed). */
-function checksView(c: Extract<StoryEntry, { kind: 'checks' }>): HTMLElement {
+function checksView(c: Extract<StoryEntry, { kind: 'checks' }>, account: string): HTMLElement {
   return h(
     'li',
     { class: 'entry t-status-check', 'data-testid': 'entry-checks' },
-    h('time', {}, when(c.count > 1 ? c.from : c.to)),
+    h('time', {}, when(c.count > 1 ? c.from : c.to, account)),
     h(
       'div',
       {},
@@ -136,15 +116,14 @@ function checksView(c: Extract<StoryEntry, { kind: 'checks' }>): HTMLElement {
   );
 }
 
-function storyEntryView(s: StoryEntry, path: string): HTMLElement {
-  if (s.kind === 'checks') return checksView(s);
-  const li = entryView(s.entry, path);
+function storyEntryView(s: StoryEntry, path: string, account: string): HTMLElement {
+  if (s.kind === 'checks') return checksView(s, account);
+  const li = entryView(s.entry, s.title, path, account);
   if (s.said) li.querySelector('summary')?.append(` — reported ${s.said}`);
   return li;
 }
 
-function entryView(e: Entry, path: string): HTMLElement {
-  const title = (TITLES[e.type] ?? ((x: Entry) => x.type))(e);
+function entryView(e: Entry, title: string, path: string, account: string): HTMLElement {
   let details: HTMLElement | null = null;
   if (e.type === 'callback')
     details = h(
@@ -154,7 +133,7 @@ function entryView(e: Entry, path: string): HTMLElement {
         ['route', e.route],
         ['source IP', e.sourceIp],
         ['deliveries', e.deliveries],
-        ['last received', e.lastReceivedAt],
+        ['last received', when(e.lastReceivedAt as string, account)],
         ['verification', e.verification],
         ['ack', e.ack],
         ['body bytes', e.bodyBytes],
@@ -192,22 +171,14 @@ function entryView(e: Entry, path: string): HTMLElement {
   return h(
     'li',
     { class: `entry t-${e.type}`, 'data-testid': `entry-${e.type}` },
-    h('time', {}, when(e.at)),
+    h('time', {}, when(e.at, account)),
     h('details', { open: e.type !== 'event' }, h('summary', {}, title), details),
   );
 }
 
-/** Escalations are a reconciliation fact, not a history entry: put them on the timeline at their time. */
-function timeline(story: Story): Entry[] {
-  const entries = [...story.history];
-  const escalatedAt = story.reconciliation?.escalatedAt;
-  if (typeof escalatedAt === 'string') entries.push({ at: escalatedAt, type: 'escalation' });
-  return entries.sort((a, b) => a.at.localeCompare(b.at));
-}
-
 /** The story's timeline with the escalation (a reconciliation fact) placed at its time. */
 function withEscalation(story: Story): StoryEntry[] {
-  const entries = [...(story.story?.timeline ?? [])];
+  const entries = [...story.story.timeline];
   const escalatedAt = story.reconciliation?.escalatedAt;
   if (typeof escalatedAt === 'string') {
     const at = (s: StoryEntry) => (s.kind === 'checks' ? s.from : s.entry.at);
@@ -215,6 +186,7 @@ function withEscalation(story: Story): StoryEntry[] {
     const escalation: StoryEntry = {
       kind: 'entry',
       entry: { at: escalatedAt, type: 'escalation' },
+      title: 'Escalated',
       said: null,
     };
     entries.splice(i < 0 ? entries.length : i, 0, escalation);
@@ -347,11 +319,13 @@ export function storyView(
   key: { provider: string; account: string; reference: string },
 ): () => void {
   const path = storyPath(key);
+  const account = `${key.provider}/${key.account}`;
   const load = async () => {
     replace(root, h('p', {}, 'Loading…'));
     let story: Story;
     try {
-      story = await api<Story>(path);
+      // The sentence's clock times in the zone the operator chose (docs/console.md#time-zone).
+      story = await api<Story>(path, { query: { timeZone: shownZone(account) } });
     } catch (error) {
       replace(root, h('h1', {}, key.reference), errorBox(error));
       return;
@@ -418,7 +392,7 @@ export function storyView(
             )
           : null,
       ),
-      h('p', { class: 'story-sentence', 'data-testid': 'story-sentence' }, story.story?.sentence ?? ''),
+      h('p', { class: 'story-sentence', 'data-testid': 'story-sentence' }, story.story.sentence),
       story.refused?.length
         ? h(
             'p',
@@ -432,7 +406,7 @@ export function storyView(
                   href: `#/quarantine?from=${encodeURIComponent(r.receivedAt.slice(0, 10))}&to=${encodeURIComponent(r.receivedAt)}`,
                   'data-quarantine-id': r.quarantineId,
                 },
-                `${r.errorCode} at ${when(r.receivedAt)}`,
+                `${r.errorCode} at ${when(r.receivedAt, account)}`,
               ),
             ]),
           )
@@ -456,15 +430,15 @@ export function storyView(
             ['MSISDN', tx.msisdn ?? null],
             ['external id', tx.externalId],
             ['provider receipt', tx.providerTransactionId],
-            ['created', tx.createdAt],
-            ['updated', tx.updatedAt],
+            ['created', when(tx.createdAt as string, account)],
+            ['updated', when(tx.updatedAt as string, account)],
           ]),
           h('h2', {}, 'Reconciliation'),
           facts([
             ['status checks', rec.statusChecks],
-            ['next check', rec.nextCheckAt],
-            ['reconcile until', rec.reconcileUntil],
-            ['escalated', rec.escalatedAt],
+            ['next check', when(rec.nextCheckAt as string | null, account)],
+            ['reconcile until', when(rec.reconcileUntil as string, account)],
+            ['escalated', when(rec.escalatedAt as string | null, account)],
             ['receipts', story.receipts],
           ]),
           h('h2', {}, 'Evidence'),
@@ -477,9 +451,7 @@ export function storyView(
           h(
             'ol',
             { class: 'timeline', 'data-testid': 'timeline' },
-            story.story
-              ? withEscalation(story).map((s) => storyEntryView(s, path))
-              : timeline(story).map((e) => entryView(e, path)),
+            withEscalation(story).map((s) => storyEntryView(s, path, account)),
           ),
         ),
       ),

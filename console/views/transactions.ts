@@ -66,7 +66,7 @@ function row(t: TransactionSummary): HTMLTableRowElement {
     h('td', { class: 'mono' }, t.msisdnMasked ?? '—'),
     h('td', {}, t.externalId ?? '—'),
     h('td', { class: 'mono' }, t.providerTransactionId ?? '—'),
-    h('td', {}, when(t.updatedAt)),
+    h('td', {}, when(t.updatedAt, `${t.provider}/${t.account}`)),
   );
 }
 

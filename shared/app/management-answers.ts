@@ -227,6 +227,14 @@ export interface MeAnswer {
     /** approvals, resolutions above the limit, the audit log */
     administer: boolean;
   };
+  /** The zones the console shows times in by default (shared/app/console/time-zones.ts). */
+  timeZones: TimeZonesView;
+}
+
+/** Each account's business time zone (`provider/account` → IANA zone), and the one most of them share. */
+export interface TimeZonesView {
+  business: string;
+  accounts: Record<string, string>;
 }
 
 /** One audit log entry (GET /v1/audit). */

@@ -36,6 +36,7 @@ import {
 } from '../app/console/export-csv';
 import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
+import { businessTimeZones, storyTimeZone } from '../app/console/time-zones';
 import type { TransactionKey } from '../domain/transaction';
 import { statementRoute } from './statement-routes';
 import {
@@ -208,7 +209,12 @@ export async function handleManagementRequest(
       const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
       return json(
         200,
-        await getTransaction(deps, { provider, account, reference }, receiptPaging(request.query)),
+        await getTransaction(
+          deps,
+          { provider, account, reference },
+          receiptPaging(request.query),
+          storyTimeZone(request.query),
+        ),
       );
     }
     throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
@@ -354,6 +360,7 @@ async function operationsRoute(
     const me: MeAnswer = {
       actor,
       can: { operate: hasRole(actor, 'operator'), administer: hasRole(actor, 'admin') },
+      timeZones: businessTimeZones(services.config),
     };
     return json(200, me);
   }

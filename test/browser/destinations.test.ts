@@ -84,7 +84,9 @@ async function signedIn(who: keyof typeof TOKENS): Promise<Page> {
   const page = await browser.newPage();
   page.setDefaultTimeout(WAIT_MS);
   page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
-  await page.goto(`${relay.url}/console/`);
+  // The sign-in page itself: a tab opened elsewhere would take the sign-in of the person already signed
+  // in in this browser (docs/console.md#a-transaction-in-a-new-tab); this is another person.
+  await page.goto(`${relay.url}/console/#/signin`);
   await page.getByLabel('bearer token').fill(TOKENS[who]);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('who').getByText(who).waitFor();

@@ -1,6 +1,7 @@
 import type { Evidence } from '../../domain/evidence';
 import type { ActorRef } from '../../domain/actor';
 import type { HistoryEntry } from '../transactions/get-transaction';
+import { wallTimeAt } from '../../util/time-zone';
 
 /**
  * The transaction's story as a person reads it (docs/console.md#the-story): one sentence saying why it has
@@ -9,12 +10,15 @@ import type { HistoryEntry } from '../transactions/get-transaction';
  */
 export interface StoryModel {
   sentence: string;
+  /** The zone the sentence's and the summaries' clock times are in (`?timeZone=`, UTC by default). */
+  timeZone: string;
   /** The history, oldest first, a run of identical checks as one `checks` entry. */
   timeline: StoryEntry[];
 }
 
 export type StoryEntry =
-  | { kind: 'entry'; entry: HistoryEntry; said: string | null }
+  /** `title`: the entry in words ("Transition EXPIRED → FAILED (manual) by ana (operator)"). */
+  | { kind: 'entry'; entry: HistoryEntry; title: string; said: string | null }
   | {
       kind: 'checks';
       /** How many status calls the run stands for, first and last. */
@@ -39,9 +43,12 @@ const WORD: Record<string, string> = {
   PENDING: 'Pending',
 };
 
-/** "14:02" (UTC), the time a person reads in a sentence; the timeline shows the full instant. */
-export function clockOf(at: string): string {
-  return at.slice(11, 16);
+/** "14:02" in `timeZone`, the time a person reads in a sentence; the timeline shows the full instant. */
+export function clockOf(at: string, timeZone = 'UTC'): string {
+  const ms = Date.parse(at);
+  if (timeZone === 'UTC' || Number.isNaN(ms)) return at.slice(11, 16);
+  const wall = wallTimeAt(ms, timeZone);
+  return `${String(wall.hour).padStart(2, '0')}:${String(wall.minute).padStart(2, '0')}`;
 }
 
 /** "not found", "SUCCEEDED", "error (unavailable)": a check's classified answer in words. */
@@ -62,6 +69,32 @@ export function saidOf(e: Evidence): string {
   return parts.join(', ');
 }
 
+/** One history entry in words, the line the console shows for it (the words live here only). */
+function titleOf(entry: HistoryEntry): string {
+  switch (entry.type) {
+    case 'registered':
+      return 'Registered';
+    case 'first-seen':
+      return 'First seen (a callback nobody registered)';
+    case 'callback':
+      return `Callback ${entry.method} ${entry.route}`;
+    case 'status-check':
+      return `Status check, answered '${answerWords(entry.answer)}'`;
+    case 'transition': {
+      const e = entry.evidence;
+      const by = e?.actor ? ` by ${person(e.actor)}` : '';
+      const approved = e?.approvedBy ? `, approved by ${person(e.approvedBy)}` : '';
+      return `Transition ${entry.from} → ${entry.to} (${entry.origin})${by}${approved}`;
+    }
+    case 'conflict':
+      return `Conflict ${entry.kind}: reported ${entry.reportedStatus}`;
+    case 'reversal':
+      return `Reversed ${entry.amount ? `${entry.amount.value} ${entry.amount.currency ?? ''}`.trim() : 'the whole payment (amount not said)'}`;
+    case 'event':
+      return `Event ${entry.eventType}`;
+  }
+}
+
 function sameRun(a: Check, b: Check): boolean {
   return (
     a.answer === b.answer &&
@@ -72,7 +105,7 @@ function sameRun(a: Check, b: Check): boolean {
   );
 }
 
-function checksEntry(run: Check[]): StoryEntry {
+function checksEntry(run: Check[], clock: (at: string) => string): StoryEntry {
   const first = run[0]!;
   const last = run.at(-1)!;
   const count = run.reduce((n, c) => n + (c.count ?? 1), 0);
@@ -81,7 +114,7 @@ function checksEntry(run: Check[]): StoryEntry {
   const summary =
     count === 1
       ? `Status check, answered ${answer}`
-      : `${count} checks, ${clockOf(from)}–${clockOf(last.at)}, all ${answer}`;
+      : `${count} checks, ${clock(from)}–${clock(last.at)}, all ${answer}`;
   return {
     kind: 'checks',
     count,
@@ -114,6 +147,7 @@ function why(
   history: readonly HistoryEntry[],
   evidence: readonly Evidence[],
   checks: number,
+  clock: (at: string) => string,
 ): string {
   const word = WORD[tx.status] ?? tx.status;
   const transitions = history.filter((h) => h.type === 'transition');
@@ -125,13 +159,13 @@ function why(
   const lastCheck = [...history].reverse().find((h): h is Check => h.type === 'status-check');
   if (tx.status === 'PENDING' || !last) {
     const asked = lastCheck
-      ? `; ${checks} status check${checks === 1 ? '' : 's'}, the last answered '${answerWords(lastCheck.answer)}' at ${clockOf(lastCheck.at)}`
+      ? `; ${checks} status check${checks === 1 ? '' : 's'}, the last answered '${answerWords(lastCheck.answer)}' at ${clock(lastCheck.at)}`
       : '';
     return `${word}: no final answer yet${asked}.`;
   }
   if (tx.status === 'EXPIRED') {
     const asked = lastCheck
-      ? `${checks} status check${checks === 1 ? '' : 's'}, the last answered '${answerWords(lastCheck.answer)}' at ${clockOf(lastCheck.at)}`
+      ? `${checks} status check${checks === 1 ? '' : 's'}, the last answered '${answerWords(lastCheck.answer)}' at ${clock(lastCheck.at)}`
       : 'no status check could be made';
     return `${word}: no final answer within the reconciliation window (${asked}); money may still move — resolve it after checking with ${providerName}.`;
   }
@@ -140,14 +174,14 @@ function why(
     const conflict = conflicts.at(-1);
     if (conflict && conflict.type === 'conflict' && conflict.evidence.length >= 2) {
       const [known, came] = conflict.evidence as [Evidence, Evidence];
-      return `${word}: ${sourceWords(came, providerName)} said ${came.claim} at ${clockOf(came.at)} but ${sourceWords(known, providerName)} had said ${known.claim} at ${clockOf(known.at)}; a person decides.`;
+      return `${word}: ${sourceWords(came, providerName)} said ${came.claim} at ${clock(came.at)} but ${sourceWords(known, providerName)} had said ${known.claim} at ${clock(known.at)}; a person decides.`;
     }
-    return `${word}: ${e ? `${sourceWords(e, providerName)} said ${e.claim} at ${clockOf(e.at)}, not proven yet` : 'reports disagree'}; the relay keeps asking ${providerName}.`;
+    return `${word}: ${e ? `${sourceWords(e, providerName)} said ${e.claim} at ${clock(e.at)}, not proven yet` : 'reports disagree'}; the relay keeps asking ${providerName}.`;
   }
-  if (!e) return `${word} at ${clockOf(last.at)} (${last.origin})${conflictNote}.`;
+  if (!e) return `${word} at ${clock(last.at)} (${last.origin})${conflictNote}.`;
   if (e.source === 'operator') {
     const approved = e.approvedBy ? `, approved by ${person(e.approvedBy)}` : '';
-    return `${word}: ${last.origin === 'manual' ? 'decided by hand by' : 'vouched for by'} ${person(e.actor)}${approved} at ${clockOf(e.at)}${conflictNote}.`;
+    return `${word}: ${last.origin === 'manual' ? 'decided by hand by' : 'vouched for by'} ${person(e.actor)}${approved} at ${clock(e.at)}${conflictNote}.`;
   }
   if (e.source === 'status-api') {
     const hinted = evidence.some(
@@ -155,10 +189,10 @@ function why(
     );
     const asked = e.requestedBy ? ` (asked by ${person(e.requestedBy)})` : '';
     return hinted
-      ? `${word}: ${providerName}'s status API confirmed the unsigned callback at ${clockOf(e.at)}${asked}${conflictNote}.`
-      : `${word}: ${providerName}'s status API answered ${e.claim}${e.providerCode ? ` (${e.providerCode})` : ''} at ${clockOf(e.at)}${asked}${conflictNote}.`;
+      ? `${word}: ${providerName}'s status API confirmed the unsigned callback at ${clock(e.at)}${asked}${conflictNote}.`
+      : `${word}: ${providerName}'s status API answered ${e.claim}${e.providerCode ? ` (${e.providerCode})` : ''} at ${clock(e.at)}${asked}${conflictNote}.`;
   }
-  return `${word}: ${sourceWords(e, providerName)} said so at ${clockOf(e.at)}${conflictNote}.`;
+  return `${word}: ${sourceWords(e, providerName)} said so at ${clock(e.at)}${conflictNote}.`;
 }
 
 function sourceWords(e: Evidence, providerName: string): string {
@@ -190,12 +224,16 @@ export function storyOf(answer: {
   history: readonly HistoryEntry[];
   evidence: readonly Evidence[];
   statusChecks: number;
+  /** The zone of the clock times in the sentence and the summaries (default UTC). */
+  timeZone?: string;
 }): StoryModel {
+  const timeZone = answer.timeZone ?? 'UTC';
+  const clock = (at: string) => clockOf(at, timeZone);
   const byReceipt = evidenceByReceipt(answer.evidence, answer.history);
   const timeline: StoryEntry[] = [];
   let run: Check[] = [];
   const flush = () => {
-    if (run.length) timeline.push(checksEntry(run));
+    if (run.length) timeline.push(checksEntry(run, clock));
     run = [];
   };
   for (const entry of answer.history) {
@@ -206,12 +244,12 @@ export function storyOf(answer: {
     }
     // An event in the middle of a run (an escalation) does not break it: it is listed before the run.
     if (entry.type === 'event' && run.length) {
-      timeline.push({ kind: 'entry', entry, said: null });
+      timeline.push({ kind: 'entry', entry, title: titleOf(entry), said: null });
       continue;
     }
     flush();
     const said = entry.type === 'callback' ? byReceipt.get(entry.receiptId) : undefined;
-    timeline.push({ kind: 'entry', entry, said: said ? saidOf(said) : null });
+    timeline.push({ kind: 'entry', entry, title: titleOf(entry), said: said ? saidOf(said) : null });
   }
   flush();
   return {
@@ -221,7 +259,9 @@ export function storyOf(answer: {
       answer.history,
       answer.evidence,
       answer.statusChecks,
+      clock,
     ),
+    timeZone,
     timeline,
   };
 }

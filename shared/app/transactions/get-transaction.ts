@@ -112,6 +112,8 @@ export async function getTransaction(
   deps: ManagementDeps,
   key: TransactionKey,
   paging: ReceiptPaging = {},
+  /** The zone the story's sentence tells times in (`?timeZone=`, shared/app/console/time-zones.ts). */
+  timeZone = 'UTC',
 ): Promise<{
   transaction: TransactionView;
   reconciliation: {
@@ -230,6 +232,7 @@ export async function getTransaction(
       history,
       evidence,
       statusChecks: tx.reconcile?.checks ?? 0,
+      timeZone,
     }),
     refused,
   };

@@ -233,3 +233,55 @@ describe('the story timeline', () => {
     expect(timeline[1]).toMatchObject({ said: 'SUCCEEDED, code SUCCESSFUL, “Payment approved”, 100 EUR' });
   });
 });
+
+describe('the story in a time zone, and its words', () => {
+  const bo = { id: 'bo', name: 'bo', email: null, role: 'admin', via: 'token' } as const;
+  const manual = evidence({
+    source: 'operator',
+    claim: 'FAILED',
+    authentication: ['operator'],
+    conclusive: true,
+    actor: ana,
+    approvedBy: bo,
+    receiptId: null,
+    at: '2026-11-21T15:10:00.000Z',
+  });
+  const history = [
+    registered,
+    check('2026-11-21T10:40:00.000Z', 'not-found', {
+      count: 13,
+      since: '2026-11-21T10:02:00.000Z',
+    } as Partial<HistoryEntry>),
+    transition('FAILED', manual, manual.at, 'manual'),
+  ];
+
+  it("tells the sentence's and the summaries' clock times in the zone asked for, UTC by default", () => {
+    // Act
+    const utc = story('FAILED', history, [manual], 13);
+    const nairobi = storyOf({
+      transaction: { status: 'FAILED', provider: 'momo' },
+      providerName: 'MoMo',
+      history,
+      evidence: [manual],
+      statusChecks: 13,
+      timeZone: 'Africa/Nairobi',
+    });
+    // Assess: Nairobi is UTC+3 all year.
+    expect(utc.timeZone).toBe('UTC');
+    expect(utc.sentence).toContain('at 15:10.');
+    expect(nairobi.timeZone).toBe('Africa/Nairobi');
+    expect(nairobi.sentence).toContain('at 18:10.');
+    expect(nairobi.timeline[1]).toMatchObject({ summary: "13 checks, 13:02–13:40, all 'not found'" });
+  });
+
+  it('words every entry of the timeline, naming who took a manual step and who approved it', () => {
+    // Act
+    const { timeline } = story('FAILED', history, [manual], 13);
+    // Assess
+    expect(timeline.map((t) => (t.kind === 'entry' ? t.title : t.summary))).toEqual([
+      'Registered',
+      "13 checks, 10:02–10:40, all 'not found'",
+      'Transition PENDING → FAILED (manual) by ana (operator), approved by bo (admin)',
+    ]);
+  });
+});

@@ -100,7 +100,7 @@ const REF_LARGE = '22222222-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const resolvePath = (ref: string) => `/v1/transactions/momo/demo/${ref}/resolve`;
 
 describe('the management API names who acts and enforces roles', () => {
-  it('answers who is signed in, with their role and what it allows', async () => {
+  it('answers who is signed in, with their role, what it allows and the business time zones', async () => {
     // Prepare
     const w = world();
     // Act
@@ -110,6 +110,7 @@ describe('the management API names who acts and enforces roles', () => {
     expect(viewer.body as MeAnswer).toEqual({
       actor: { id: 'vic', name: 'vic', email: null, role: 'viewer', via: 'token' },
       can: { operate: false, administer: false },
+      timeZones: { business: 'UTC', accounts: { 'momo/demo': 'UTC' } },
     });
     expect((admin.body as MeAnswer).can).toEqual({ operate: true, administer: true });
   });

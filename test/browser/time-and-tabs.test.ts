@@ -1,0 +1,203 @@
+/**
+ * Issue 30 item 8 in a real Chromium on the real local relay (DynamoDB Local): every time the console
+ * shows is in the provider's business time zone by default (here Africa/Nairobi, UTC+3, no summer time),
+ * a switch shows UTC instead and is remembered by the browser; a transaction's link opened in a new tab is
+ * signed in by the tab already open (no second sign-in), and a sign-out signs every tab out; the
+ * quarantine's list exports as CSV with its filters.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { launchChromium } from '../helpers/chromium';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+
+const WAIT_MS = 30_000;
+let relay: TestRelay;
+let browser: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  profile = mkdtempSync(join(tmpdir(), 'time-and-tabs-chromium-'));
+  browser = await launchChromium(profile);
+  relay = await startTestRelay({
+    accounts: { momo: { open: { currency: 'EUR' } } },
+    reconciliation: { pollIntervalSeconds: 0.2 },
+    // The account's business day is Nairobi's: the console's default zone follows it.
+    statements: { accounts: { 'momo/open': { timeZone: 'Africa/Nairobi' } } },
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.stop();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** Each test's tabs: closed after it, so that no signed-in tab of one test hands its sign-in to the next. */
+let open: Page[] = [];
+afterEach(async () => {
+  await Promise.all(open.map((p) => p.close()));
+  open = [];
+});
+
+async function newPage(): Promise<Page> {
+  const page = await browser.newPage();
+  open.push(page);
+  page.setDefaultTimeout(WAIT_MS);
+  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
+  return page;
+}
+
+async function signedIn(): Promise<Page> {
+  const page = await newPage();
+  await page.goto(`${relay.url}/console/`);
+  await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: /Transactions/ }).waitFor();
+  return page;
+}
+
+/** A payment that expired and was then resolved by hand: its story's sentence names a time. */
+async function resolvedPayment(): Promise<{ reference: string; resolvedAt: string; createdAt: string }> {
+  const reference = randomUUID();
+  const registered = await relay.admin('POST', '/v1/transactions', {
+    provider: 'momo',
+    account: 'open',
+    kind: 'requesttopay',
+    reference,
+    amount: '10',
+    currency: 'EUR',
+    expiresInSeconds: 1,
+  });
+  expect(registered.status).toBe(201);
+  const path = `/v1/transactions/momo/open/${reference}`;
+  await vi.waitFor(
+    async () => expect((await relay.admin('GET', path)).body.transaction.status).toBe('EXPIRED'),
+    { timeout: WAIT_MS, interval: 200 },
+  );
+  const resolved = await relay.admin('POST', `${path}/resolve`, { status: 'FAILED', note: 'ticket 9' });
+  expect(resolved.status).toBe(200);
+  const story = (await relay.admin('GET', path)).body;
+  const manual = story.history.find((e: any) => e.type === 'transition' && e.origin === 'manual');
+  return { reference, resolvedAt: manual.evidence.at, createdAt: story.transaction.createdAt };
+}
+
+/** "HH:MM" of an instant in Nairobi (UTC+3 all year) and in UTC. */
+const nairobiClock = (iso: string) => new Date(Date.parse(iso) + 3 * 3600_000).toISOString().slice(11, 16);
+const utcClock = (iso: string) => iso.slice(11, 16);
+/** The full instant as the console writes it in Nairobi. */
+const nairobiInstant = (iso: string) =>
+  `${new Date(Date.parse(iso) + 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ')} +03:00`;
+
+describe('time zones, tabs and exports in the console', () => {
+  it('shows every time in the business time zone by default, in UTC once switched, and remembers the choice', async () => {
+    // Prepare
+    const { reference, resolvedAt, createdAt } = await resolvedPayment();
+    const page = await signedIn();
+    const story = `${relay.url}/console/#/tx/momo/open/${reference}`;
+
+    // Act: the story as it opens (the default), then with UTC chosen, then after a reload.
+    await page.goto(story);
+    const sentence = page.getByTestId('story-sentence');
+    await sentence.getByText('decided by hand').waitFor();
+    const business = {
+      label: await page.getByTestId('zone').locator('option:checked').textContent(),
+      sentence: await sentence.textContent(),
+      main: await page.locator('main').innerText(),
+    };
+    await page.getByTestId('zone').selectOption('utc');
+    await sentence.getByText(`at ${utcClock(resolvedAt)}`).waitFor();
+    const utc = { sentence: await sentence.textContent(), main: await page.locator('main').innerText() };
+    await page.reload();
+    await sentence.getByText('decided by hand').waitFor();
+    const remembered = {
+      choice: await page.getByTestId('zone').inputValue(),
+      sentence: await sentence.textContent(),
+    };
+    await page.goto(`${relay.url}/console/#/transactions`);
+    const row = page.locator(`[data-testid=tx-row][data-reference="${reference}"]`);
+    await row.waitFor();
+    const utcRow = await row.innerText();
+    await page.getByTestId('zone').selectOption('business');
+    await row.getByText('+03:00').waitFor();
+
+    // Assess: Nairobi's clock by default, on the sentence and the timeline; UTC's once chosen, and after a
+    // reload too.
+    expect(business.label).toBe('Business (Africa/Nairobi)');
+    expect(business.sentence).toContain(`at ${nairobiClock(resolvedAt)}.`);
+    expect(business.main).toContain(nairobiInstant(createdAt));
+    expect(utc.sentence).toContain(`at ${utcClock(resolvedAt)}.`);
+    expect(utc.main).not.toContain('+03:00');
+    expect(utc.main).toMatch(/\d\d:\d\d:\d\dZ/);
+    expect(remembered).toEqual({ choice: 'utc', sentence: utc.sentence });
+    expect(utcRow).not.toContain('+03:00');
+  });
+
+  it("opens a transaction's link in a new tab signed in by the open tab, and a sign-out signs both out", async () => {
+    // Prepare
+    const { reference } = await resolvedPayment();
+    const first = await signedIn();
+
+    // Act: the story's link opened in a new tab (a new page of the same browser: nothing shared but the
+    // origin; sessionStorage is per tab).
+    const second = await newPage();
+    await second.goto(`${relay.url}/console/#/tx/momo/open/${reference}`);
+    await second.getByTestId('story-title').getByText('FAILED').waitFor();
+    const secondToken = await second.evaluate("sessionStorage.getItem('relay-console.token')");
+    const onDisk = await second.evaluate('localStorage.length');
+    await first.getByRole('link', { name: 'Sign out' }).click();
+    await second.getByTestId('signin').waitFor();
+
+    // Assess: the second tab never asked for the token, holds it only in its own tab, and forgot it when
+    // the first signed out.
+    expect(secondToken).toBe(ADMIN_TOKEN);
+    expect(
+      await second.evaluate(
+        "Object.keys(localStorage).filter((k) => localStorage.getItem(k).includes('test-admin'))",
+      ),
+    ).toEqual([]);
+    expect(onDisk).toBeLessThanOrEqual(1); // the time-zone choice, at most
+    expect(await second.evaluate("sessionStorage.getItem('relay-console.token')")).toBeNull();
+  });
+
+  it('exports the quarantine as CSV with the filters shown', async () => {
+    // Prepare: a refused provider callback (a body that is not JSON) on the account.
+    const reference = randomUUID();
+    const registered = await relay.admin('POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'open',
+      kind: 'requesttopay',
+      reference,
+      amount: '10',
+      currency: 'EUR',
+    });
+    // The callback URL's path on this relay (its public base URL is the config's, not the test's port).
+    const refused = await fetch(`${relay.url}${new URL(registered.body.callbackUrl).pathname}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"status": "SUCCESSFUL"',
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const page = await signedIn();
+
+    // Act
+    await page.goto(`${relay.url}/console/#/quarantine?account=open`);
+    await page.getByTestId('quarantine-entry').first().waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('quarantine-csv').click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+
+    // Assess: the CSV of the list as filtered, one refused callback of momo/open.
+    expect(download.suggestedFilename()).toBe('relay-quarantine.csv');
+    const [header, ...rows] = csv.trim().split(/\r?\n/);
+    expect(header).toContain('receivedAt');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('momo');
+    expect(rows[0]).toContain('open');
+  });
+});
