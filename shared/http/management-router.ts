@@ -208,7 +208,11 @@ export async function handleManagementRequest(
       const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
       return json(
         200,
-        await getTransaction(deps, { provider, account, reference }, receiptPaging(request.query)),
+        await getTransaction(
+          { ...deps, ...(services.deliveries ? { deliveries: services.deliveries } : {}) },
+          { provider, account, reference },
+          receiptPaging(request.query),
+        ),
       );
     }
     throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);

@@ -1,4 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { MemoryStore } from '../../shared/adapters/memory/memory-store';
+import { getTransaction } from '../../shared/app/transactions/get-transaction';
+import { registerTransaction } from '../../shared/app/transactions/register-transaction';
+import { parseConfig } from '../../shared/config/load';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -432,3 +437,50 @@ function verifyWith(secret: string, delivery: { headers: IncomingHttpHeaders; bo
     vi.useRealTimers();
   }
 }
+
+describe('the transaction’s answer (GET /v1/transactions/{provider}/{account}/{reference})', () => {
+  it('includes its events’ delivery attempts per destination: status, time, latency and attempt number', async () => {
+    // Prepare: a registered transaction whose success event was refused once, then delivered
+    const config = parseConfig(JSON.parse(readFileSync('local/demo-config.json', 'utf8')));
+    const store = new MemoryStore();
+    const reference = randomUUID();
+    await registerTransaction(
+      { config, store, clock: { now: () => new Date(START) } },
+      { provider: 'momo', account: 'demo', kind: 'requesttopay', reference, amount: '5', currency: 'EUR' },
+    );
+    const { handler, admin, now } = world({ retryScheduleSeconds: [0, 5] }, 'story-shop');
+    const event = buildEvent(
+      'TransactionSucceeded',
+      `momo:demo:${reference}`,
+      'SUCCEEDED',
+      'callback',
+      new Date(START).toISOString(),
+      { provider: 'momo', account: 'demo', reference, status: 'SUCCEEDED' },
+    );
+    answers = [{ status: 500, body: 'busy' }];
+    await handler({ Records: [record({ destination: 'story-shop', attempt: 0, event })] }, {} as never);
+    now.ms += 5_000;
+    await handler({ Records: [record(queued()[0]!, now.ms)] }, {} as never);
+
+    // Act
+    const answer = await getTransaction(
+      { config, store, clock: { now: () => new Date(now.ms) }, deliveries: admin },
+      { provider: 'momo', account: 'demo', reference },
+    );
+
+    // Assess
+    expect(answer.deliveries).toEqual([
+      expect.objectContaining({
+        eventId: event.metadata.id,
+        eventType: 'TransactionSucceeded',
+        destination: 'story-shop',
+      }),
+    ]);
+    expect(
+      answer.deliveries[0]!.attempts.map((a) => [a.attempt, a.status, a.outcome, a.at, typeof a.latencyMs]),
+    ).toEqual([
+      [0, 500, 'retrying', new Date(START).toISOString(), 'number'],
+      [1, 200, 'delivered', new Date(START + 5_000).toISOString(), 'number'],
+    ]);
+  });
+});
