@@ -284,6 +284,8 @@ export class MobileMoneyRelay extends Construct {
           table: this.table,
           tableEncryptionKey: props.tableEncryptionKey,
           secretsEncryptionKey: props.secretsEncryptionKey,
+          management: fns.management,
+          secretNamePrefix: props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX,
         })
       : undefined;
     this.deliveryDestinations = delivery?.destinations ?? {};

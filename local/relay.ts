@@ -224,14 +224,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
         scheduler: timerScheduler,
         scrub,
         runtime: 'local',
-        // The operator event goes to the event stream (not back to the destinations: the filter drops it).
-        onDisabled: (destination, reason, _at, event) => {
+        // The DestinationDisabled event is in the state item's outbox (published by the stream pump, as in
+        // AWS, not back to the destinations: the filter drops it); this is the operator's log line.
+        onDisabled: (destination, reason) => {
           relayLog.warn('webhook destination disabled', { destination, reason });
-          sink
-            .publish([event])
-            .catch((error: Error) =>
-              relayLog.error('DestinationDisabled not published', { destination, error: error.message }),
-            );
         },
       })
     : undefined;

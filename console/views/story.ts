@@ -20,6 +20,8 @@ interface Story {
   /** Why it has its status, and the history with repeated checks collapsed (shared/app/console/story.ts). */
   story: { sentence: string; timeline: StoryEntry[] };
   refused?: Array<{ quarantineId: string; receivedAt: string; errorCode: string; httpStatus: number }>;
+  /** Its events' webhook deliveries, per event and destination (docs/webhooks.md). */
+  deliveries?: Delivery[];
 }
 
 type StoryEntry =
@@ -453,10 +455,41 @@ export function storyView(
             { class: 'timeline', 'data-testid': 'timeline' },
             withEscalation(story).map((s) => storyEntryView(s, path, account)),
           ),
+          deliveriesView(story.deliveries),
         ),
       ),
     );
   };
   void load();
   return () => undefined;
+}
+
+interface Delivery {
+  eventType: string;
+  destination: string;
+  attempts: Array<{ attempt: number; at: string; status: number | null; latencyMs: number; outcome: string }>;
+}
+
+/** The transaction's deliveries beside its timeline: one line per attempt, per event and destination. */
+function deliveriesView(deliveries: Delivery[] | undefined): HTMLElement | null {
+  if (!deliveries?.length) return null;
+  return h(
+    'div',
+    { 'data-testid': 'story-deliveries' },
+    h('h2', {}, 'Deliveries'),
+    deliveries.map((d) =>
+      h(
+        'ol',
+        { class: 'timeline' },
+        d.attempts.map((a) =>
+          h(
+            'li',
+            {},
+            `${when(a.at)} · ${d.eventType} → ${d.destination} · attempt ${a.attempt + 1}: `,
+            `${a.status ?? 'no answer'} ${a.outcome} (${a.latencyMs} ms)`,
+          ),
+        ),
+      ),
+    ),
+  );
 }

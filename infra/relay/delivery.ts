@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -97,6 +97,9 @@ export function createDelivery(
     table: dynamodb.ITable;
     tableEncryptionKey: kms.IKey | undefined;
     secretsEncryptionKey: kms.IKey | undefined;
+    /** Replays: the management API puts them on the destination queues. */
+    management: lambda.Function;
+    secretNamePrefix: string;
   },
 ): Omit<RelayDelivery, 'alarms'> {
   const { config, fn } = parts;
@@ -152,9 +155,20 @@ export function createDelivery(
     destinations[name] = { rule, queue };
   }
   const queueArns = Object.values(destinations).map((d) => d.queue.queueArn);
-  // Retries are new messages on the record's own queue.
-  if (queueArns.length)
+  // Retries (and held deliveries) are new messages on the record's own queue; replays are the management
+  // API's, which learns the queues from DELIVERY_QUEUE_ARNS (shared/runtime/lambda.ts).
+  if (queueArns.length) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
+    parts.management.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }),
+    );
+    parts.management.addEnvironment(
+      'DELIVERY_QUEUE_ARNS',
+      stack.toJsonString(
+        Object.fromEntries(Object.entries(destinations).map(([n, d]) => [n, d.queue.queueArn])),
+      ),
+    );
+  }
   // The delivery log and the destination states (item reads and writes, Query for the dead letters).
   fn.addToRolePolicy(
     new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [parts.table.tableArn] }),
@@ -180,6 +194,25 @@ export function createDelivery(
         resources: secretIds.flatMap((id) => secretArns(stack, id)),
       }),
     );
+  }
+  // A rotated-in secret (POST /v1/destinations/{id}/rotate) is named under its destination:
+  // <secretNamePrefix>webhooks/<destination>/<anything>; the function reads those and no others.
+  const names = Object.keys(config.destinations);
+  if (names.length)
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: names.map((name) =>
+          stack.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${parts.secretNamePrefix}webhooks/${name}/*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ),
+      }),
+    );
+  if (secretIds.length || names.length) {
     if (parts.secretsEncryptionKey)
       fn.addToRolePolicy(
         new iam.PolicyStatement({
@@ -197,8 +230,14 @@ export function createDelivery(
       {
         id: 'AwsSolutions-IAM5',
         reason:
-          'X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (Resource "*"). Table access is limited to item actions on the relay table ARN, SQS to the destination queues, Secrets Manager to the named signing secrets.',
+          'X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (Resource "*"). Table access is limited to item actions on the relay table ARN, SQS to the destination queues, Secrets Manager to the named signing secrets and the rotated-in ones under <secretNamePrefix>webhooks/<destination>/.',
         appliesTo: ['Resource::*'],
+      },
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'A rotated-in signing secret is read by its reference, named <secretNamePrefix>webhooks/<destination>/<anything> (docs/webhooks.md#rotating-a-secret): one pattern per configured destination, no wider.',
+        appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*webhooks\\/.*\\/\\*$/g' }],
       },
     ],
     true,

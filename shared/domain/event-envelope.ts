@@ -50,6 +50,11 @@ export interface EventEnvelope<T = Record<string, unknown>> {
     occurredAt: string;
     correlationId: string;
     origin: EventOrigin;
+    /**
+     * The version of the correlated state that published the event (its item's revision): set by the
+     * outbox on every published event (domain/outbox.ts); consumers drop an event older than one handled.
+     */
+    stateVersion?: number;
   };
   data: T;
 }

@@ -687,6 +687,17 @@ export function eventDetailSchema<T extends EventType>(type: T) {
         origin: z
           .enum(EVENT_ORIGINS)
           .check(z.describe('How the fact reached the relay (docs/events.md#origins).')),
+        stateVersion: z.optional(
+          z
+            .number()
+            .check(
+              z.int(),
+              z.nonnegative(),
+              z.describe(
+                'The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale.',
+              ),
+            ),
+        ),
       }),
       data: EVENT_DATA_SCHEMAS[type] as (typeof EVENT_DATA_SCHEMAS)[T],
     })

@@ -13,7 +13,13 @@ export function eventsFromChange(
   const outbox = newImage.outbox;
   if (!Array.isArray(outbox) || outbox.length === 0) return [];
   if (oldImage && oldImage.revision === newImage.revision) return [];
-  return expandOutbox(outbox as StoredOutboxEntry[], newImage);
+  // The item's revision versions its events (consumers drop stale ones: the subscriber kit). An item
+  // without one publishes on its only write (an update must move the revision to publish): version 1.
+  const stateVersion = typeof newImage.revision === 'number' ? newImage.revision : 1;
+  return expandOutbox(outbox as StoredOutboxEntry[], newImage).map((event) => ({
+    ...event,
+    metadata: { ...event.metadata, stateVersion },
+  }));
 }
 
 /**

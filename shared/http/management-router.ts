@@ -210,7 +210,7 @@ export async function handleManagementRequest(
       return json(
         200,
         await getTransaction(
-          deps,
+          { ...deps, ...(services.deliveries ? { deliveries: services.deliveries } : {}) },
           { provider, account, reference },
           receiptPaging(request.query),
           storyTimeZone(request.query),

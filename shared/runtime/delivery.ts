@@ -2,13 +2,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
 import { DynamoDeliveryLog } from '../adapters/dynamodb/delivery-log';
-import { DynamoDestinationStates } from '../adapters/dynamodb/destination-states';
+import {
+  DESTINATION_STATE_CACHE_MS,
+  DynamoDestinationStateStore,
+} from '../adapters/dynamodb/destination-state-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { createSqsBufferClient } from '../adapters/sqs/sqs-ingress-buffer';
 import { sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
 import { startTracing } from '../adapters/tracing/xray';
 import { HttpWebhookSender } from '../adapters/webhooks/http-sender';
+import { secretRefResolver } from '../app/delivery/destinations-admin';
 import { signingSecretsOf } from '../app/delivery/signing-secrets';
 import { systemClock } from '../app/ports';
 import { scrubbingLogger } from '../app/services';
@@ -23,7 +27,7 @@ import type { QueueDeliveryDeps } from '../app/delivery/queue-delivery';
 /**
  * The delivery function's wiring in Lambda: the destinations from the config, their signing secrets read
  * by reference (Secrets Manager, cached; every value read is added to the log scrubber), the DynamoDB
- * delivery log and destination states, the SQS retry queue.
+ * delivery log and the one destination state store (the management API's), the SQS retry queue.
  */
 export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'remainingMs'>> {
   const serviceName = 'relay-delivery';
@@ -42,6 +46,7 @@ export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'rem
   const scrub = (text: string) => signingScrub(configScrub(text));
   const { doc } = createDynamoClients();
   const tableName = requireEnv('TABLE_NAME');
+  const resolveRef = secretRefResolver({ runtime: 'aws', readSecret });
   const metrics = new PowertoolsRelayMetrics();
   useInvocationMetrics(metrics);
 
@@ -57,7 +62,17 @@ export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'rem
     },
     sender: new HttpWebhookSender(),
     log: new DynamoDeliveryLog(doc, { tableName, retentionDays: config.retention.transactionDays }),
-    states: new DynamoDestinationStates(doc, { tableName }),
+    // The management API's store (pause, resume, rotation), read through a 5-second cache per function.
+    states: new DynamoDestinationStateStore(doc, { tableName, cacheMs: DESTINATION_STATE_CACHE_MS }),
+    // A rotated-in secret, by its reference (the function may read <prefix>webhooks/<destination>/…).
+    resolveSecret: async (secretRef) => {
+      const secret = await resolveRef(secretRef);
+      if (!signingSecrets.has(secret)) {
+        signingSecrets.add(secret);
+        signingScrub = createScrubber([...signingSecrets]);
+      }
+      return secret;
+    },
     queue: sqsDeliveryQueue(createSqsBufferClient()),
     clock: systemClock,
     scrub,

@@ -1,6 +1,9 @@
 import { DynamoDeliveryLog } from '../adapters/dynamodb/delivery-log';
 import { DynamoDestinationStateStore } from '../adapters/dynamodb/destination-state-store';
-import { secretRefResolver } from '../app/delivery/destinations-admin';
+import { type DeliveryAdmin, secretRefResolver } from '../app/delivery/destinations-admin';
+import { replayToQueue } from '../app/delivery/queue-delivery';
+import { createSqsBufferClient } from '../adapters/sqs/sqs-ingress-buffer';
+import { sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
 import { StatementLedger } from '../app/statements/statement-sink';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { wordPressBadgeApi } from '../adapters/badges/wordpress-badge-api';
@@ -83,7 +86,7 @@ export async function lambdaServices(
       config,
       store,
       statements,
-      // Webhook destinations' log and states (docs/webhooks.md); replays need the delivery path's queue.
+      // Webhook destinations' log and states (docs/webhooks.md); replays go on the destinations' queues.
       deliveries: {
         destinations: config.destinations,
         log: new DynamoDeliveryLog(doc, {
@@ -92,6 +95,7 @@ export async function lambdaServices(
         }),
         states: new DynamoDestinationStateStore(doc, { tableName: requireEnv('TABLE_NAME') }),
         resolveSecret: secretRefResolver({ runtime: 'aws', readSecret: sharedSecretReader() }),
+        ...deliveryReplay(doc, config.retention.transactionDays),
       },
       clock: systemClock,
       log,
@@ -124,4 +128,25 @@ export async function lambdaReconcileServices(
         : {}),
     },
   };
+}
+
+/**
+ * Replays in AWS: the destination queues' ARNs come from DELIVERY_QUEUE_ARNS (the construct sets it on the
+ * management function with the destinations, and grants sqs:SendMessage on those queues only). Without it
+ * (no destinations) a replay answers 503 and its dry run still counts.
+ */
+function deliveryReplay(
+  doc: ReturnType<typeof createDynamoClients>['doc'],
+  retentionDays: number,
+): Pick<DeliveryAdmin, 'replay'> {
+  const json = process.env.DELIVERY_QUEUE_ARNS;
+  if (!json) return {};
+  const queueArns = JSON.parse(json) as Record<string, string>;
+  const deps = {
+    log: new DynamoDeliveryLog(doc, { tableName: requireEnv('TABLE_NAME'), retentionDays }),
+    queue: sqsDeliveryQueue(createSqsBufferClient()),
+    queueArns,
+    clock: systemClock,
+  };
+  return { replay: (destination, selector, options) => replayToQueue(deps, destination, selector, options) };
 }

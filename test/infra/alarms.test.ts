@@ -330,6 +330,13 @@ function synthWebAcl() {
 
 const edge = synthEdgeRelay();
 const waf = synthWebAcl();
+/** A relay with a webhook destination: the delivery path's alarms exist only then. */
+const delivering = synthRelay('Delivering', () => ({}), {
+  ...exampleConfig,
+  destinations: {
+    shop: { url: 'https://shop.example.com/hooks', signingSecretId: 'mobile-money-relay/webhooks/shop' },
+  },
+});
 
 describe('one page per edge outage', () => {
   it('pages once for the edge: the synthetic check, origin-verify refusals and CloudFront 5xx have no action of their own', () => {
@@ -421,6 +428,7 @@ describe('docs/monitoring.md matches the template', () => {
     { prefix: `${SHARED_STACK}-Relay-`, resources },
     { prefix: 'PagingEdge-Relay-', resources: edge.resources },
     { prefix: 'EdgeWaf-', resources: waf },
+    { prefix: 'Delivering-Relay-', resources: delivering.resources },
   ].flatMap(({ prefix, resources: all }) =>
     Object.entries(all)
       .filter(([, r]) => ['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::CompositeAlarm'].includes(r.Type))

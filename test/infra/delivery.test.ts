@@ -118,6 +118,54 @@ describe('relay stack: webhook deliveries in AWS', () => {
     });
   });
 
+  it('lets the delivery function read rotated-in secrets only under each destination’s own name', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'secretsmanager:GetSecretValue',
+            Resource: [
+              Match.objectLike({
+                'Fn::Join': [
+                  '',
+                  Match.arrayWith([Match.stringLikeRegexp(':mobile-money-relay/webhooks/shop/\\*$')]),
+                ],
+              }),
+              Match.objectLike({
+                'Fn::Join': [
+                  '',
+                  Match.arrayWith([Match.stringLikeRegexp(':mobile-money-relay/webhooks/erp/\\*$')]),
+                ],
+              }),
+            ],
+          }),
+        ]),
+      },
+      Roles: [{ Ref: Match.stringLikeRegexp('^RelayDeliveryRole') }],
+    });
+  });
+
+  it('lets the management API put replays on the destination queues, which it learns from DELIVERY_QUEUE_ARNS', () => {
+    const queueArn = (name: string) => ({
+      'Fn::GetAtt': [Match.stringLikeRegexp(`^RelayDelivery${name}Queue`), 'Arn'],
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: 'sqs:SendMessage', Resource: [queueArn('shop'), queueArn('erp')] }),
+        ]),
+      },
+      Roles: [{ Ref: Match.stringLikeRegexp('^RelayManagementFunctionServiceRole|^RelayManagement') }],
+    });
+    const management = ofType(resources, 'AWS::Lambda::Function').find(
+      ([, f]) => f.Properties.Environment?.Variables?.DELIVERY_QUEUE_ARNS,
+    );
+    expect(management?.[0]).toMatch(/^RelayManagement/);
+    expect(JSON.stringify(management![1].Properties.Environment.Variables.DELIVERY_QUEUE_ARNS)).toMatch(
+      /RelayDeliveryshopQueue[\s\S]*RelayDeliveryerpQueue/,
+    );
+  });
+
   it('alarms on a disabled destination (page), a dead letter (ticket) and the delivery DLQ (page)', () => {
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, a]) =>
       String(a.Properties.AlarmName).startsWith('Delivering-Relay-Delivery-'),

@@ -1,4 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { MemoryStore } from '../../shared/adapters/memory/memory-store';
+import { getTransaction } from '../../shared/app/transactions/get-transaction';
+import { registerTransaction } from '../../shared/app/transactions/register-transaction';
+import { parseConfig } from '../../shared/config/load';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -7,10 +12,26 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDeliveryHandler } from '../../functions/delivery/handler';
 import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log';
-import { DynamoDestinationStates } from '../../shared/adapters/dynamodb/destination-states';
+import {
+  DESTINATION_STATE_CACHE_MS,
+  DynamoDestinationStateStore,
+} from '../../shared/adapters/dynamodb/destination-state-store';
+import {
+  type DeliveryAdmin,
+  pauseDestination,
+  replayDeliveries,
+  resumeDestination,
+  rotateSecret,
+  secretRefResolver,
+} from '../../shared/app/delivery/destinations-admin';
+import type { Actor } from '../../shared/domain/actor';
 import { sqsDeliveryQueue } from '../../shared/adapters/sqs/sqs-delivery-queue';
 import { HttpWebhookSender } from '../../shared/adapters/webhooks/http-sender';
-import type { DeliveryMessage } from '../../shared/app/delivery/queue-delivery';
+import {
+  type DeliveryMessage,
+  PAUSED_RECHECK_SECONDS,
+  replayToQueue,
+} from '../../shared/app/delivery/queue-delivery';
 import { signingSecretsOf } from '../../shared/app/delivery/signing-secrets';
 import { destinationSchema } from '../../shared/config/schema';
 import { buildEvent } from '../../shared/domain/events';
@@ -57,14 +78,19 @@ afterAll(async () => {
 });
 afterEach(() => {
   sqs.reset();
+  secretStore.clear();
   received.length = 0;
   answers = [];
 });
 
-function world(destinationOverrides: Record<string, unknown> = {}) {
+/** Secrets Manager as the functions read it: the destination's secret, and any rotated-in one by its id. */
+const secretStore = new Map<string, string>();
+
+function world(destinationOverrides: Record<string, unknown> = {}, name = 'shop') {
   const now = { ms: START };
-  const destinations = {
-    shop: destinationSchema.parse({
+  const clock = { now: () => new Date(now.ms) };
+  const destinations: Record<string, ReturnType<typeof destinationSchema.parse>> = {
+    [name]: destinationSchema.parse({
       url: 'https://shop.example.com/hooks',
       signingSecretId: 'mobile-money-relay/webhooks/shop',
       ratePerSecond: 1000,
@@ -72,31 +98,49 @@ function world(destinationOverrides: Record<string, unknown> = {}) {
     }),
   };
   const log = new DynamoDeliveryLog(table.doc, { tableName: table.tableName, retentionDays: 30 });
-  const states = new DynamoDestinationStates(table.doc, { tableName: table.tableName, cacheMs: 0 });
+  // As the delivery function wires it: the one store, read through its 5-second cache on the test's clock.
+  const states = new DynamoDestinationStateStore(table.doc, {
+    tableName: table.tableName,
+    cacheMs: DESTINATION_STATE_CACHE_MS,
+    now: () => now.ms,
+  });
+  const readSecret = async (id: string) => {
+    if (id === 'mobile-money-relay/webhooks/shop') return JSON.stringify({ signingSecret: SECRET });
+    const secret = secretStore.get(id);
+    if (secret === undefined) throw new Error(`ResourceNotFoundException: ${id}`);
+    return JSON.stringify({ signingSecret: secret });
+  };
   const counted: string[] = [];
   const sender = new HttpWebhookSender();
+  const queue = sqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }));
+  // The management API's side, as shared/runtime/lambda.ts wires it: its own store instance, no cache.
+  const admin: DeliveryAdmin = {
+    destinations,
+    log,
+    states: new DynamoDestinationStateStore(table.doc, { tableName: table.tableName }),
+    resolveSecret: secretRefResolver({ runtime: 'aws', readSecret }),
+    replay: (destination, selector, options) =>
+      replayToQueue({ log, queue, queueArns: { [name]: QUEUE_ARN }, clock }, destination, selector, options),
+  };
   const handler = createDeliveryHandler({
     destinations,
     // The secret by reference, as Secrets Manager holds it.
-    secretsOf: async (name) =>
-      signingSecretsOf(destinations[name as 'shop'], async (id) => {
-        expect(id).toBe('mobile-money-relay/webhooks/shop');
-        return JSON.stringify({ signingSecret: SECRET });
-      }),
+    secretsOf: async (destination) => signingSecretsOf(destinations[destination]!, readSecret),
+    resolveSecret: secretRefResolver({ runtime: 'aws', readSecret }),
     sender: {
       send: (request) =>
         sender.send({ ...request, url: `http://127.0.0.1:${port}/hooks`, allowPrivateAddresses: true }),
     },
     log,
     states,
-    queue: sqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' })),
-    clock: { now: () => new Date(now.ms) },
+    queue,
+    clock,
     scrub: createScrubber([SECRET]),
     logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     metrics: { count: (name) => void counted.push(name), timing: () => {}, flush: () => {} },
     wait: async () => {},
   });
-  return { now, handler, log, counted };
+  return { now, clock, handler, log, counted, admin };
 }
 
 let sequence = 0;
@@ -222,7 +266,7 @@ describe('delivery function (SQS → signed webhook)', () => {
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(after).toEqual({ batchItemFailures: [] });
     expect(received).toHaveLength(1);
-    const item = (await table.listAll()).find((i) => i.pk === 'DLVDST#shop')!;
+    const item = (await table.listAll()).find((i) => i.pk === 'DST#shop')!;
     const published = eventsFromChange(undefined, item);
     expect(published.map((e) => [e.metadata.type, e.metadata.correlationId, e.data])).toEqual([
       [
@@ -234,7 +278,7 @@ describe('delivery function (SQS → signed webhook)', () => {
     expect(JSON.stringify(item)).not.toMatch(/gone\.example|pw@/);
     expect(counted.filter((n) => n === 'DestinationsDisabled')).toHaveLength(1);
     // The next event is not sent: dead-lettered for a replay once resumed.
-    await new DynamoDestinationStates(table.doc, { tableName: table.tableName }).resume('shop');
+    await new DynamoDestinationStateStore(table.doc, { tableName: table.tableName }).resume('shop');
   });
 
   it('dead-letters an event when its schedule ends, queryable in the dead-letter store', async () => {
@@ -255,5 +299,188 @@ describe('delivery function (SQS → signed webhook)', () => {
       [event.metadata.id, 1, 503, 'dead-letter'],
     ]);
     expect(counted).toContain('DeliveriesDeadLettered');
+  });
+});
+
+const operator: Actor = { id: 'ana', name: 'ana', email: null, role: 'admin', via: 'token' };
+
+/** The messages the function put back on the queue (retries, held deliveries, replays). */
+function queued(): DeliveryMessage[] {
+  return sqs
+    .commandCalls(SendMessageCommand)
+    .map((c) => JSON.parse(c.args[0].input.MessageBody!) as DeliveryMessage);
+}
+
+describe('delivery function with the management API’s destination state (one store)', () => {
+  it('holds a paused destination’s deliveries without a failure, and delivers them once resumed', async () => {
+    // Prepare
+    const { handler, admin, clock, now, log } = world({}, 'paused-shop');
+    const event = paymentEvent();
+    await pauseDestination(admin, clock, 'paused-shop', operator);
+    // Act: the rule's message arrives while paused
+    const held = await handler(
+      { Records: [record({ destination: 'paused-shop', attempt: 0, event })] },
+      {} as never,
+    );
+    // Assess: acknowledged and put back for later, nothing sent, nothing logged as an attempt, no streak
+    expect(held).toEqual({ batchItemFailures: [] });
+    expect(received).toHaveLength(0);
+    expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.DelaySeconds).toBe(PAUSED_RECHECK_SECONDS);
+    const [again] = queued();
+    expect(again).toMatchObject({ destination: 'paused-shop', attempt: 0 });
+    expect(await log.attempts({ correlationId: event.metadata.correlationId })).toEqual([]);
+    expect(await admin.states.get('paused-shop')).toMatchObject({ paused: true, consecutiveFailures: 0 });
+    // Act: resumed through the management API; the held message comes back after the recheck
+    await resumeDestination(admin, clock, 'paused-shop');
+    now.ms += PAUSED_RECHECK_SECONDS * 1000;
+    const released = await handler({ Records: [record(again!)] }, {} as never);
+    // Assess: delivered with the event's id, logged once as attempt 0
+    expect(released).toEqual({ batchItemFailures: [] });
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([event.metadata.id]);
+    expect(verify(received[0]!)).toBeTruthy();
+    const attempts = await log.attempts({ correlationId: event.metadata.correlationId });
+    expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([[0, 200, 'delivered']]);
+  });
+
+  it('signs with the rotated-in secret and the replaced one during the window, then with the new one only', async () => {
+    // Prepare
+    const { handler, admin, clock, now } = world({}, 'rotating-shop');
+    const fresh = `whsec_${randomBytes(32).toString('base64')}`;
+    secretStore.set('mobile-money-relay/webhooks/rotating-shop/2026-11', fresh);
+    await rotateSecret(
+      admin,
+      clock,
+      'rotating-shop',
+      { secretRef: 'mobile-money-relay/webhooks/rotating-shop/2026-11', windowHours: 24 },
+      operator,
+    );
+    // Act: one delivery inside the window, one after it
+    await handler(
+      { Records: [record({ destination: 'rotating-shop', attempt: 0, event: paymentEvent() })] },
+      {} as never,
+    );
+    now.ms += 25 * 3_600_000;
+    await handler(
+      { Records: [record({ destination: 'rotating-shop', attempt: 0, event: paymentEvent() }, now.ms)] },
+      {} as never,
+    );
+    // Assess: the reference library verifies the first with either secret, the second with the new one only
+    const [during, after] = received;
+    expect(String(during!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifyWith(fresh, during!)).toBeTruthy();
+    expect(verifyWith(SECRET, during!)).toBeTruthy();
+    expect(verifyWith(fresh, after!)).toBeTruthy();
+    expect(() => verifyWith(SECRET, after!)).toThrow();
+  });
+
+  it('replays to the destination’s queue after a dry-run count, audited with the actor, and re-sends with the same webhook-id', async () => {
+    // Prepare: one event delivered
+    const { handler, admin, log, now } = world({}, 'replay-shop');
+    const event = paymentEvent();
+    await handler({ Records: [record({ destination: 'replay-shop', attempt: 0, event })] }, {} as never);
+    const transaction = { provider: 'momo', account: 'acct', reference: event.data.reference };
+    // Act: the dry run, then the replay
+    const dryRun = await replayDeliveries(admin, 'replay-shop', { transaction }, operator);
+    const sentBefore = sqs.commandCalls(SendMessageCommand).length;
+    const replay = await replayDeliveries(admin, 'replay-shop', { transaction, dryRun: false }, operator);
+    // Assess: counted first (nothing queued), then queued to the destination's own queue with who asked
+    expect(dryRun).toMatchObject({ dryRun: true, count: 1 });
+    expect(sentBefore).toBe(0);
+    expect(replay).toMatchObject({ dryRun: false, count: 1 });
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent.map((m) => m.QueueUrl)).toEqual([
+      'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-delivery-shop',
+    ]);
+    const message = JSON.parse(sent[0]!.MessageBody!) as DeliveryMessage;
+    expect(message).toMatchObject({ destination: 'replay-shop', attempt: 0, replayedBy: 'ana' });
+    const audits = (await table.listAll()).filter((i) => i.pk === 'DLVREPLAY#replay-shop');
+    expect(audits).toEqual([expect.objectContaining({ actor: 'ana', count: 1 })]);
+    // Act: the delivery function takes the replayed message, a minute later
+    now.ms += 60_000;
+    await handler({ Records: [record(message, now.ms)] }, {} as never);
+    // Assess
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([event.metadata.id, event.metadata.id]);
+    const attempts = await log.attempts({ correlationId: event.metadata.correlationId });
+    expect(attempts.map((a) => [a.attempt, a.outcome, a.replayedBy])).toEqual([
+      [0, 'delivered', undefined],
+      [0, 'delivered', 'ana'],
+    ]);
+  });
+
+  it('dead-letters without sending while the management API shows the destination disabled, until a resume', async () => {
+    // Prepare: disabled by a 410
+    const { handler, admin, clock, now } = world({}, 'gone-shop');
+    answers = [{ status: 410, body: 'gone' }];
+    await handler(
+      { Records: [record({ destination: 'gone-shop', attempt: 0, event: paymentEvent() })] },
+      {} as never,
+    );
+    // Act: the management API reads the same state; a resume there re-enables the function's deliveries
+    const shown = await admin.states.get('gone-shop');
+    await resumeDestination(admin, clock, 'gone-shop');
+    now.ms += DESTINATION_STATE_CACHE_MS;
+    await handler(
+      { Records: [record({ destination: 'gone-shop', attempt: 0, event: paymentEvent() }, now.ms)] },
+      {} as never,
+    );
+    // Assess
+    expect(shown).toMatchObject({ disabled: true, disabledReason: '410 Gone', lastStatus: 410 });
+    expect(received.map((r) => r.headers['webhook-id'])).toHaveLength(2);
+  });
+});
+
+function verifyWith(secret: string, delivery: { headers: IncomingHttpHeaders; body: string }) {
+  vi.useFakeTimers({ toFake: ['Date'], now: Number(delivery.headers['webhook-timestamp']) * 1000 });
+  try {
+    return new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+describe('the transaction’s answer (GET /v1/transactions/{provider}/{account}/{reference})', () => {
+  it('includes its events’ delivery attempts per destination: status, time, latency and attempt number', async () => {
+    // Prepare: a registered transaction whose success event was refused once, then delivered
+    const config = parseConfig(JSON.parse(readFileSync('local/demo-config.json', 'utf8')));
+    const store = new MemoryStore();
+    const reference = randomUUID();
+    await registerTransaction(
+      { config, store, clock: { now: () => new Date(START) } },
+      { provider: 'momo', account: 'demo', kind: 'requesttopay', reference, amount: '5', currency: 'EUR' },
+    );
+    const { handler, admin, now } = world({ retryScheduleSeconds: [0, 5] }, 'story-shop');
+    const event = buildEvent(
+      'TransactionSucceeded',
+      `momo:demo:${reference}`,
+      'SUCCEEDED',
+      'callback',
+      new Date(START).toISOString(),
+      { provider: 'momo', account: 'demo', reference, status: 'SUCCEEDED' },
+    );
+    answers = [{ status: 500, body: 'busy' }];
+    await handler({ Records: [record({ destination: 'story-shop', attempt: 0, event })] }, {} as never);
+    now.ms += 5_000;
+    await handler({ Records: [record(queued()[0]!, now.ms)] }, {} as never);
+
+    // Act
+    const answer = await getTransaction(
+      { config, store, clock: { now: () => new Date(now.ms) }, deliveries: admin },
+      { provider: 'momo', account: 'demo', reference },
+    );
+
+    // Assess
+    expect(answer.deliveries).toEqual([
+      expect.objectContaining({
+        eventId: event.metadata.id,
+        eventType: 'TransactionSucceeded',
+        destination: 'story-shop',
+      }),
+    ]);
+    expect(
+      answer.deliveries[0]!.attempts.map((a) => [a.attempt, a.status, a.outcome, a.at, typeof a.latencyMs]),
+    ).toEqual([
+      [0, 500, 'retrying', new Date(START).toISOString(), 'number'],
+      [1, 200, 'delivered', new Date(START + 5_000).toISOString(), 'number'],
+    ]);
   });
 });

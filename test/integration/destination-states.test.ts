@@ -4,6 +4,7 @@ import { DynamoDestinationStateStore } from '../../shared/adapters/dynamodb/dest
 import { MemoryDeliveryLog } from '../../shared/adapters/memory/delivery-log';
 import { MemoryDestinationStates } from '../../shared/adapters/memory/destination-states';
 import type { DeliveryAttempt, DeliveryLog, DestinationStateStore } from '../../shared/app/delivery/ports';
+import { destinationDisabledEvent } from '../../shared/app/delivery/disabled-event';
 import { SchemaValidationError } from '../../shared/domain/errors';
 import { createTestTable } from '../helpers/dynamo';
 
@@ -38,17 +39,28 @@ describe.each([
         states.recordAttempt(name, { at: at(1), status: 500, outcome: 'retrying', failed: true }),
       ),
     );
-    const disabled = await Promise.all([
-      states.disable(name, '5 consecutive failed attempts', at(2)),
-      states.disable(name, '5 consecutive failed attempts', at(2)),
-    ]);
+    const disabling = destinationDisabledEvent({
+      destination: name,
+      reason: 'consecutive-failures',
+      detail: '5 consecutive failed attempts',
+      lastStatus: 500,
+      consecutiveFailures: 5,
+      disabledAt: at(2),
+    });
+    const disabled = await Promise.all([states.disable(name, disabling), states.disable(name, disabling)]);
     const paused = await states.pause(name, 'ana', at(3));
     const resumed = await states.resume(name);
 
     // Assess
     expect(streaks.sort()).toEqual([1, 2, 3, 4, 5]);
     expect(disabled.filter(Boolean)).toHaveLength(1);
-    expect(paused).toMatchObject({ paused: true, pausedBy: 'ana', disabled: true, consecutiveFailures: 5 });
+    expect(paused).toMatchObject({
+      paused: true,
+      pausedBy: 'ana',
+      disabled: true,
+      disabledReason: '5 consecutive failed attempts',
+      consecutiveFailures: 5,
+    });
     expect(resumed).toMatchObject({
       paused: false,
       disabled: false,

@@ -13,6 +13,8 @@ export interface AccountBalanceFailed {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -73,6 +75,8 @@ export interface AccountBalanceReported {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -115,6 +119,8 @@ export interface BadgeActivated {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     /** The shop id (badges.shops.<shop>). */
@@ -173,6 +179,8 @@ export interface BadgeCreated {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     /** The shop id (badges.shops.<shop>). */
@@ -232,6 +240,8 @@ export interface BadgeDeleted {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     /** The shop id (badges.shops.<shop>). */
@@ -289,6 +299,8 @@ export interface BadgeExpired {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     /** The shop id (badges.shops.<shop>). */
@@ -347,6 +359,8 @@ export interface BadgeUpdated {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     /** The shop id (badges.shops.<shop>). */
@@ -452,6 +466,8 @@ export interface C2BValidationDecided {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'daraja';
@@ -517,6 +533,8 @@ export interface CallbackOrphaned {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -608,6 +626,8 @@ export interface CallbackRejected {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -643,6 +663,8 @@ export interface CallbackSilence {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: string;
@@ -674,6 +696,8 @@ export interface CallbacksResumed {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: string;
@@ -702,6 +726,8 @@ export interface DailyClosed {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: string;
@@ -797,6 +823,8 @@ export interface DestinationDisabled {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     /** The destination id (`destinations.<id>` in the relay config). */
@@ -827,6 +855,8 @@ export interface ReversalAmbiguous {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -895,6 +925,8 @@ export interface ReversalFailed {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -962,6 +994,8 @@ export interface TransactionAmbiguous {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -1051,6 +1085,8 @@ export interface TransactionConflict {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -1256,6 +1292,8 @@ export interface TransactionEscalated {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -1358,6 +1396,8 @@ export interface TransactionExpired {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -1506,6 +1546,8 @@ export interface TransactionFailed {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -1731,6 +1773,8 @@ export interface TransactionReversed {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';
@@ -1863,6 +1907,8 @@ export interface TransactionSucceeded {
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
     origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
+    stateVersion?: number;
   };
   data: {
     provider: 'momo' | 'airtel' | 'daraja';

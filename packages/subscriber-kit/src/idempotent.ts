@@ -8,7 +8,7 @@
 
 /** The least the helper reads of an event: every relay event has it. */
 export interface ConsumableEvent {
-  metadata: { id: string; correlationId: string; type?: string };
+  metadata: { id: string; correlationId: string; type?: string; stateVersion?: number };
   data?: unknown;
 }
 
@@ -78,11 +78,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 }
 
 /**
- * An event's version within its transaction: `data.stateVersion` when the event carries one, else
- * `data.revision` (the Badge… events), else none (the event is only deduplicated by id). Pass your own
- * `versionOf` to order other events.
+ * An event's version within its transaction: `metadata.stateVersion` (the relay sets it on every event it
+ * publishes), else `data.stateVersion` or `data.revision` (events from elsewhere), else none (the event is
+ * only deduplicated by id). Pass your own `versionOf` to order other events.
  */
 export function defaultVersionOf(event: ConsumableEvent): number | undefined {
+  if (typeof event.metadata.stateVersion === 'number') return event.metadata.stateVersion;
   const data = event.data as { stateVersion?: unknown; revision?: unknown } | null | undefined;
   if (typeof data?.stateVersion === 'number') return data.stateVersion;
   if (typeof data?.revision === 'number') return data.revision;

@@ -2,11 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdempotentConsumer, MemoryIdempotencyStore, type ConsumableEvent } from '../src/index.js';
 import { succeeded } from './fixtures';
+import { buildEvent } from '../../../shared/domain/events';
+import { eventsFromChange } from '../../../shared/domain/outbox';
 
-/** An event of transaction `tx` at `stateVersion`, with its own id. */
+/** An event of transaction `tx` at `stateVersion` (in its metadata, as the relay publishes it), with its own id. */
 const at = (tx: string, stateVersion: number, id = `${tx}#${stateVersion}`): ConsumableEvent => ({
-  metadata: { id, correlationId: tx, type: 'TransactionSucceeded' },
-  data: { stateVersion },
+  metadata: { id, correlationId: tx, type: 'TransactionSucceeded', stateVersion },
+  data: {},
 });
 
 describe('the idempotent consumer', () => {
@@ -44,6 +46,42 @@ describe('the idempotent consumer', () => {
     expect(sameVersionOtherEvent.outcome).toBe('handled');
     expect(otherTransaction.outcome).toBe('handled');
     expect(handled).toEqual(['tx-1#3', 'tx-1#4', 'tx-1#4-conflict', 'tx-2#1']);
+  });
+
+  it('drops a transaction’s older event arriving after a newer one, by the stateVersion the relay’s outbox sets', async () => {
+    // Prepare: two writes of one transaction item, as the table's stream hands them to the publisher
+    const tx = { provider: 'momo', account: 'acct', reference: 'order-9' };
+    const pending = buildEvent(
+      'TransactionAmbiguous',
+      'momo:acct:order-9',
+      'AMBIGUOUS',
+      'poll',
+      '2026-11-29T10:00:00Z',
+      { ...tx, status: 'AMBIGUOUS' },
+    );
+    const done = buildEvent(
+      'TransactionSucceeded',
+      'momo:acct:order-9',
+      'SUCCEEDED',
+      'callback',
+      '2026-11-29T10:01:00Z',
+      { ...tx, status: 'SUCCEEDED' },
+    );
+    const [older] = eventsFromChange({ ...tx, revision: 1 }, { ...tx, revision: 2, outbox: [pending] });
+    const [newer] = eventsFromChange({ ...tx, revision: 2 }, { ...tx, revision: 3, outbox: [done] });
+    const consumer = new IdempotentConsumer();
+    const handled: string[] = [];
+    const handle = (event: ConsumableEvent) => handled.push(event.metadata.type!);
+
+    // Act: delivered out of order (a retry of the older one arrives last)
+    const first = await consumer.consume(newer!, handle);
+    const late = await consumer.consume(older!, handle);
+
+    // Assess
+    expect([older!.metadata.stateVersion, newer!.metadata.stateVersion]).toEqual([2, 3]);
+    expect(first.outcome).toBe('handled');
+    expect(late).toEqual({ outcome: 'stale', version: 2, current: 3 });
+    expect(handled).toEqual(['TransactionSucceeded']);
   });
 
   it('handles an event again after its handler failed, so the retry is not lost', async () => {
@@ -118,7 +156,7 @@ describe('the idempotent consumer', () => {
         expect(new Set(ids).size).toBe(ids.length);
         const highest = new Map<string, number>();
         for (const event of handled) {
-          const version = (event.data as { stateVersion: number }).stateVersion;
+          const version = event.metadata.stateVersion!;
           expect(version).toBeGreaterThanOrEqual(highest.get(event.metadata.correlationId) ?? 0);
           highest.set(event.metadata.correlationId, version);
         }

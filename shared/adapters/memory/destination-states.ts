@@ -4,6 +4,8 @@ import {
   initialDestinationState,
   type SecretRotation,
 } from '../../app/delivery/ports';
+import type { DestinationDisabledData } from '../../app/delivery/disabled-event';
+import type { EventEnvelope } from '../../domain/event-envelope';
 
 /** Destination states in a process's memory: tests, and `npm start` (a restart resumes every destination). */
 export class MemoryDestinationStates implements DestinationStateStore {
@@ -36,10 +38,18 @@ export class MemoryDestinationStates implements DestinationStateStore {
     return state.consecutiveFailures;
   }
 
-  async disable(destination: string, reason: string, at: string): Promise<boolean> {
+  /** The events of each disabling, in order: what the DynamoDB adapter's outbox would publish. */
+  readonly disabledEvents: EventEnvelope<DestinationDisabledData>[] = [];
+
+  async disable(destination: string, event: EventEnvelope<DestinationDisabledData>): Promise<boolean> {
     const state = this.current(destination);
     if (state.disabled) return false;
-    Object.assign(state, { disabled: true, disabledReason: reason, disabledAt: at });
+    Object.assign(state, {
+      disabled: true,
+      disabledReason: event.data.detail,
+      disabledAt: event.data.disabledAt,
+    });
+    this.disabledEvents.push(event);
     return true;
   }
 

@@ -14,7 +14,6 @@ import type {
   DeliveryLog,
   DeliverySelector,
   DestinationState,
-  DestinationStates,
   DestinationStateStore,
   Scheduler,
   WebhookResponse,
@@ -255,144 +254,57 @@ export class DeliveryEngine {
     });
   }
 
-  /**
-   * The secrets that sign now, current first: the config's, or after a rotation the rotated-in secret and,
-   * until the window ends, the one it replaced (both signatures are sent).
-   */
-  private async signingSecrets(
-    destination: string,
-    state: DestinationState,
-    nowMs: number,
-  ): Promise<string[]> {
-    const configured = this.deps.secretsOf(destination);
-    const rotation = state.rotation;
-    if (!rotation || !this.deps.resolveSecret) return [...configured];
-    const primary = await this.deps.resolveSecret(rotation.secretRef);
-    if (nowMs >= Date.parse(rotation.windowEndsAt)) return [primary];
-    const previous = rotation.previousSecretRef
-      ? await this.deps.resolveSecret(rotation.previousSecretRef)
-      : configured[0];
-    return previous && previous !== primary ? [primary, previous] : [primary];
-  }
-
+  /** One attempt through attemptDelivery (the AWS delivery function's code too); the lane does what comes next. */
   private async attempt(destination: string, job: Job): Promise<void> {
-    const config = this.deps.destinations[destination]!;
-    const state = await this.deps.states.get(destination);
-    if (state.paused && !state.disabled) {
-      this.hold(destination, job);
-      return;
-    }
-    const started = this.deps.clock.now();
-    const base = {
-      eventId: job.event.eventId,
-      correlationId: job.event.correlationId,
-      destination,
-      attempt: job.attempt,
-      at: started.toISOString(),
-      ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
-    };
-    if (state.disabled) {
-      // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
-      await this.deps.log.recordAttempt({
-        ...base,
-        status: null,
-        latencyMs: 0,
-        outcome: 'dead-letter',
-        excerpt: `not sent: destination disabled (${state.disabledReason})`,
-      });
-      return;
-    }
-    const timestamp = Math.floor(started.getTime() / 1000);
-    let response: WebhookResponse;
-    let secrets: string[] = [];
-    try {
-      secrets = await this.signingSecrets(destination, state, started.getTime());
-      response = await this.deps.sender.send({
-        url: config.url,
-        headers: {
-          ...webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
-          'content-type': 'application/json',
-          'user-agent': 'mobile-money-callback-relay',
-        },
-        body: job.event.body,
-        timeoutMs: DELIVERY_TIMEOUT_MS,
-        allowPrivateAddresses: this.deps.runtime === 'local' && config.allowPrivateAddresses,
-      });
-    } catch (error) {
-      response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
-    }
-    const finished = this.deps.clock.now();
-    const latencyMs = finished.getTime() - started.getTime();
-    const status = response.kind === 'answered' ? response.status : null;
-    // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
-    const scrub = (text: string) =>
-      secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), this.deps.scrub(text));
-    const excerpt = scrubThenTruncate(
-      maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
-      EXCERPT_CHARS,
-      scrub,
+    const result = await attemptDelivery(
+      {
+        destination,
+        config: this.deps.destinations[destination]!,
+        secrets: this.deps.secretsOf(destination),
+        ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
+        sender: this.deps.sender,
+        log: this.deps.log,
+        clock: this.deps.clock,
+        scrub: this.deps.scrub,
+        runtime: this.deps.runtime,
+        states: this.deps.states,
+      },
+      job,
     );
-    const record = { ...base, status, latencyMs, excerpt };
-    const at = finished.toISOString();
-    if (status !== null && status >= 200 && status < 300) {
-      await this.deps.states.recordAttempt(destination, { at, status, outcome: 'delivered', failed: false });
-      await this.deps.log.recordAttempt({ ...record, outcome: 'delivered' });
-      return;
+    if (result.outcome === 'held') this.hold(destination, job);
+    else if (result.outcome === 'destination-disabled' && result.event)
+      this.deps.onDisabled?.(
+        destination,
+        result.event.data.detail,
+        result.event.data.disabledAt,
+        result.event,
+      );
+    else if (result.outcome === 'retrying') {
+      const retry: Job = { ...job, attempt: job.attempt + 1 };
+      if (result.delaySeconds > 0)
+        this.deps.scheduler.after(result.delaySeconds * 1000, () => this.ready(destination, retry));
+      else this.ready(destination, retry);
     }
-    const failures = await this.deps.states.recordAttempt(destination, {
-      at,
-      status,
-      outcome: 'retrying',
-      failed: true,
-    });
-    const disableReason =
-      status === 410
-        ? '410 Gone'
-        : failures >= config.disableAfterFailures
-          ? `${failures} consecutive failed attempts`
-          : undefined;
-    if (disableReason) {
-      const disabledNow = await this.deps.states.disable(destination, disableReason, at);
-      await this.deps.log.recordAttempt({ ...record, outcome: 'destination-disabled' });
-      // Concurrent attempts may all fail; the operator is told once.
-      if (disabledNow)
-        this.deps.onDisabled?.(
-          destination,
-          disableReason,
-          at,
-          destinationDisabledEvent({
-            destination,
-            reason: status === 410 ? 'gone' : 'consecutive-failures',
-            detail: disableReason,
-            lastStatus: status,
-            consecutiveFailures: failures,
-            disabledAt: at,
-          }),
-        );
-      return;
-    }
-    const next = job.attempt + 1;
-    if (next >= config.retryScheduleSeconds.length) {
-      await this.deps.log.recordAttempt({ ...record, outcome: 'dead-letter' });
-      return;
-    }
-    let delaySeconds = config.retryScheduleSeconds[next]!;
-    if (
-      response.kind === 'answered' &&
-      (status === 429 || status === 503) &&
-      response.retryAfterSeconds !== undefined
-    )
-      delaySeconds = Math.max(delaySeconds, response.retryAfterSeconds);
-    await this.deps.log.recordAttempt({
-      ...record,
-      outcome: 'retrying',
-      nextAttemptAt: new Date(finished.getTime() + delaySeconds * 1000).toISOString(),
-    });
-    const retry: Job = { ...job, attempt: next };
-    if (delaySeconds > 0)
-      this.deps.scheduler.after(delaySeconds * 1000, () => this.ready(destination, retry));
-    else this.ready(destination, retry);
   }
+}
+
+/**
+ * The secrets that sign now, current first: the config's, or after a rotation the rotated-in secret and,
+ * until the window ends, the one it replaced (both signatures are sent).
+ */
+async function signingSecretsNow(
+  ctx: AttemptContext,
+  state: DestinationState,
+  nowMs: number,
+): Promise<readonly string[]> {
+  const rotation = state.rotation;
+  if (!rotation || !ctx.resolveSecret) return ctx.secrets;
+  const primary = await ctx.resolveSecret(rotation.secretRef);
+  if (nowMs >= Date.parse(rotation.windowEndsAt)) return [primary];
+  const previous = rotation.previousSecretRef
+    ? await ctx.resolveSecret(rotation.previousSecretRef)
+    : ctx.secrets[0];
+  return previous && previous !== primary ? [primary, previous] : [primary];
 }
 
 /** What one attempt needs: the engine's lane in `npm start`, the delivery function's batch in AWS. */
@@ -406,11 +318,16 @@ export interface AttemptContext {
   clock: Clock;
   scrub: Scrubber;
   runtime: 'local' | 'aws';
-  states: DestinationStates;
+  /** Pause, disabling, failure streak and rotation: the one store the management API writes too. */
+  states: DestinationStateStore;
+  /** Reads a rotated-in secret by its reference (docs/webhooks.md#rotating-a-secret); absent: no rotation. */
+  resolveSecret?: (secretRef: string) => Promise<string>;
 }
 
 export type AttemptResult =
   | { outcome: 'delivered' | 'dead-letter' }
+  /** Paused by a person: not attempted, not logged, not a failure; the caller keeps the job for later. */
+  | { outcome: 'held' }
   /** Attempt `job.attempt + 1` is due after `delaySeconds` (the schedule's next entry, or a longer Retry-After). */
   | { outcome: 'retrying'; delaySeconds: number }
   /** `event`: this attempt disabled it (publish it once); absent: it was already disabled. */
@@ -436,6 +353,7 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
     ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
   };
   const current = await ctx.states.get(destination);
+  if (current.paused && !current.disabled) return { outcome: 'held' };
   if (current.disabled) {
     // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
     await ctx.log.recordAttempt({
@@ -443,20 +361,22 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
       status: null,
       latencyMs: 0,
       outcome: 'dead-letter',
-      excerpt: `not sent: destination disabled (${current.reason ?? 'disabled'})`,
+      excerpt: `not sent: destination disabled (${current.disabledReason ?? 'disabled'})`,
     });
     return { outcome: 'dead-letter' };
   }
   const timestamp = Math.floor(started.getTime() / 1000);
   let response: WebhookResponse;
+  let secrets: readonly string[] = ctx.secrets;
   try {
     // Synth refuses http destinations in AWS already; a config changed behind its back is not sent either.
     if (ctx.runtime === 'aws' && new URL(config.url).protocol !== 'https:')
       throw new Error('not sent: https is required in AWS');
+    secrets = await signingSecretsNow(ctx, current, started.getTime());
     response = await ctx.sender.send({
       url: config.url,
       headers: {
-        ...webhookHeaders(job.event.eventId, timestamp, job.event.body, ctx.secrets),
+        ...webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
         'content-type': 'application/json',
         'user-agent': 'mobile-money-callback-relay',
       },
@@ -470,18 +390,27 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
   const finished = ctx.clock.now();
   const latencyMs = finished.getTime() - started.getTime();
   const status = response.kind === 'answered' ? response.status : null;
+  // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
+  const scrub = (text: string) =>
+    secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), ctx.scrub(text));
   const excerpt = scrubThenTruncate(
     maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
     EXCERPT_CHARS,
-    ctx.scrub,
+    scrub,
   );
   const record = { ...base, status, latencyMs, excerpt };
+  const at = finished.toISOString();
   if (status !== null && status >= 200 && status < 300) {
-    await ctx.states.succeeded(destination);
+    await ctx.states.recordAttempt(destination, { at, status, outcome: 'delivered', failed: false });
     await ctx.log.recordAttempt({ ...record, outcome: 'delivered' });
     return { outcome: 'delivered' };
   }
-  const failures = await ctx.states.failed(destination);
+  const failures = await ctx.states.recordAttempt(destination, {
+    at,
+    status,
+    outcome: 'retrying',
+    failed: true,
+  });
   const reason =
     status === 410 ? 'gone' : failures >= config.disableAfterFailures ? 'consecutive-failures' : undefined;
   if (reason) {
@@ -491,7 +420,7 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
       detail: reason === 'gone' ? '410 Gone' : `${failures} consecutive failed attempts`,
       lastStatus: status,
       consecutiveFailures: failures,
-      disabledAt: finished.toISOString(),
+      disabledAt: at,
     });
     const first = await ctx.states.disable(destination, event);
     await ctx.log.recordAttempt({ ...record, outcome: 'destination-disabled' });

@@ -106,24 +106,6 @@ export interface DeliveryLog {
   deadLetters(destination: string, options?: { from?: string; limit?: number }): Promise<DeliveryAttempt[]>;
 }
 
-/**
- * Each destination's consecutive failures and whether it is disabled: the engine's memory in `npm start`,
- * an item of the relay table in AWS (shared/adapters/dynamodb/destination-state-store.ts), shared by every
- * concurrent delivery function.
- */
-export interface DestinationStates {
-  get(destination: string): Promise<{ disabled: boolean; reason?: string }>;
-  /** A delivered attempt: the failures in a row start again from 0. */
-  succeeded(destination: string): Promise<void>;
-  /** A failed attempt: the failures in a row, this one included. */
-  failed(destination: string): Promise<number>;
-  /**
-   * Disables the destination with its `DestinationDisabled` event (data.detail is the reason). True when
-   * this call disabled it, false when it already was: the event is published once per disabling.
-   */
-  disable(destination: string, event: EventEnvelope<DestinationDisabledData>): Promise<boolean>;
-}
-
 /** The longest time range a replay selector may span (the log is read day by day). */
 export const MAX_SELECTOR_DAYS = 31;
 
@@ -182,6 +164,12 @@ export function initialDestinationState(destination: string): DestinationState {
   return { destination, paused: false, disabled: false, consecutiveFailures: 0 };
 }
 
+/**
+ * The one store of destination states (shared/adapters/dynamodb/destination-state-store.ts, item
+ * `DST#<destination>`): written by the management API (pause, resume, rotation) and by every delivery
+ * path (the attempt's outcome, disabling), read before every attempt by `attemptDelivery`, in `npm start`
+ * and in the AWS delivery function alike.
+ */
 export interface DestinationStateStore {
   get(destination: string): Promise<DestinationState>;
   /** Notes an attempt: a success resets the streak, a failure adds one; answers the new streak. */
@@ -189,8 +177,13 @@ export interface DestinationStateStore {
     destination: string,
     attempt: { at: string; status: number | null; outcome: AttemptOutcome; failed: boolean },
   ): Promise<number>;
-  /** Disables it; true only for the call that did (the operator signal is sent once). */
-  disable(destination: string, reason: string, at: string): Promise<boolean>;
+  /**
+   * Disables it with its `DestinationDisabled` event (data.detail is the reason, data.disabledAt the
+   * time). True only for the call that did, so the operator is told once per disabling: the DynamoDB
+   * adapter writes the event into the item's outbox in the same conditional write (published by the
+   * outbox publisher in AWS and under `npm start` alike).
+   */
+  disable(destination: string, event: EventEnvelope<DestinationDisabledData>): Promise<boolean>;
   pause(destination: string, actor: string, at: string): Promise<DestinationState>;
   /** Clears a pause and a disabling, and the failure streak: a person decided the endpoint works again. */
   resume(destination: string): Promise<DestinationState>;

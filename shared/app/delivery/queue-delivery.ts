@@ -1,12 +1,19 @@
 import { deliveryConcurrency, MIN_EVENT_SOURCE_CONCURRENCY } from '../../config/limits';
 import type { DestinationConfig } from '../../config/schema';
 import type { EventEnvelope } from '../../domain/event-envelope';
+import { DeliveryPathUnavailableError } from '../../domain/errors';
 import type { Scrubber } from '../../util/redact';
 import type { Clock, RelayLogger, RelayMetrics } from '../ports';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS } from './engine';
 
 export { deliveryConcurrency, MIN_EVENT_SOURCE_CONCURRENCY };
-import type { DeliveredEvent, DeliveryLog, DestinationStates, WebhookSender } from './ports';
+import type {
+  DeliveredEvent,
+  DeliveryLog,
+  DeliverySelector,
+  DestinationStateStore,
+  WebhookSender,
+} from './ports';
 
 /**
  * The AWS delivery path (docs/webhooks.md#in-aws): an EventBridge rule per destination puts each event it
@@ -21,6 +28,12 @@ import type { DeliveredEvent, DeliveryLog, DestinationStates, WebhookSender } fr
 export const SQS_MAX_DELAY_SECONDS = 900;
 /** SQS's longest visibility timeout (ChangeMessageVisibility). */
 export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+/**
+ * How often a paused destination's messages look at its state again: each is put back on its queue
+ * (a new message, so the receive count never takes it to the DLQ) delayed by this; a resume releases
+ * them within it.
+ */
+export const PAUSED_RECHECK_SECONDS = 60;
 /** Time kept back from the invocation's deadline after the last attempt that may start. */
 export const DEADLINE_MARGIN_MS = 3_000;
 
@@ -59,7 +72,10 @@ export interface QueueDeliveryDeps {
   secretsOf: (destination: string) => Promise<readonly string[]>;
   sender: WebhookSender;
   log: DeliveryLog;
-  states: DestinationStates;
+  /** The one destination state store (pause, rotation, disabling), the management API's too. */
+  states: DestinationStateStore;
+  /** Reads a rotated-in secret by its reference; absent: rotations are not honoured. */
+  resolveSecret?: (secretRef: string) => Promise<string>;
   queue: DeliveryQueue;
   clock: Clock;
   scrub: Scrubber;
@@ -162,7 +178,9 @@ export async function deliverQueueBatch(
     nextStartMs.set(message.destination, Math.max(startAt, nowMs) + spacingMs);
     try {
       const event = deliveredEventOf(message.event);
-      if (message.attempt === 0 && !message.replayedBy) await deps.log.recordEvent(event);
+      // The rule's own message (a held one comes back with a dueAt): the event is logged once.
+      if (message.attempt === 0 && !message.replayedBy && message.dueAt === undefined)
+        await deps.log.recordEvent(event);
       const result = await attemptDelivery(
         {
           destination: message.destination,
@@ -174,6 +192,7 @@ export async function deliverQueueBatch(
           scrub: deps.scrub,
           runtime: 'aws',
           states: deps.states,
+          ...(deps.resolveSecret ? { resolveSecret: deps.resolveSecret } : {}),
         },
         {
           event,
@@ -191,13 +210,18 @@ export async function deliverQueueBatch(
           reason: result.event.data.detail,
         });
       }
-      if (result.outcome !== 'retrying') continue;
-      const dueAt = new Date(deps.clock.now().getTime() + result.delaySeconds * 1000).toISOString();
+      if (result.outcome !== 'retrying' && result.outcome !== 'held') continue;
+      // Paused: the same attempt later, not a failure; failed: the next attempt after its delay.
+      const [attempt, delaySeconds] =
+        result.outcome === 'held'
+          ? [message.attempt, PAUSED_RECHECK_SECONDS]
+          : [message.attempt + 1, result.delaySeconds];
+      const dueAt = new Date(deps.clock.now().getTime() + delaySeconds * 1000).toISOString();
       try {
         await deps.queue.send(
           record.eventSourceARN,
-          { ...message, attempt: message.attempt + 1, dueAt },
-          Math.min(SQS_MAX_DELAY_SECONDS, result.delaySeconds),
+          { ...message, attempt, dueAt },
+          Math.min(SQS_MAX_DELAY_SECONDS, delaySeconds),
         );
       } catch (error) {
         // The attempt was made and logged; this one comes back after the delay and is attempted again.
@@ -206,7 +230,7 @@ export async function deliverQueueBatch(
           eventId: message.event.metadata.id,
           error: deps.scrub((error as Error).message),
         });
-        await handBack(record, result.delaySeconds);
+        await handBack(record, delaySeconds);
       }
     } catch (error) {
       deps.logger.error('delivery attempt not decided (store or secret unavailable); retried', {
@@ -219,4 +243,44 @@ export async function deliverQueueBatch(
     }
   }
   return { batchItemFailures: failures };
+}
+
+export interface QueueReplayDeps {
+  log: DeliveryLog;
+  queue: DeliveryQueue;
+  /** Each destination's queue ARN (the construct passes them to the management function). */
+  queueArns: Readonly<Record<string, string>>;
+  clock: Clock;
+}
+
+/**
+ * A replay in AWS (POST /v1/destinations/{id}/replay with dryRun false, after its dry-run count): the
+ * logged events the selector matches go on the destination's own queue as attempt 0 with `replayedBy`,
+ * so the delivery function sends them with their original webhook-id, under the destination's rate,
+ * concurrency and state (a paused destination holds them). The delivery log keeps who asked (the audit
+ * log too, through the management route).
+ */
+export async function replayToQueue(
+  deps: QueueReplayDeps,
+  destination: string,
+  selector: DeliverySelector,
+  options: { actor: string },
+): Promise<{ count: number }> {
+  const queueArn = Object.hasOwn(deps.queueArns, destination) ? deps.queueArns[destination] : undefined;
+  if (!queueArn) throw new DeliveryPathUnavailableError(`no delivery queue for destination "${destination}"`);
+  const events = await deps.log.events(selector);
+  await deps.log.recordReplay({
+    destination,
+    selector,
+    count: events.length,
+    actor: options.actor,
+    at: deps.clock.now().toISOString(),
+  });
+  for (const event of events)
+    await deps.queue.send(
+      queueArn,
+      { destination, attempt: 0, event: JSON.parse(event.body) as EventEnvelope, replayedBy: options.actor },
+      0,
+    );
+  return { count: events.length };
 }

@@ -9,6 +9,8 @@ import { findProvider } from '../../providers/registry';
 import { type StoryModel, storyOf } from '../console/story';
 import { maskMsisdnsIn } from '../../util/mask';
 import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
+import { type DeliveryAdmin, transactionDeliveries } from '../delivery/destinations-admin';
+import type { TransactionDeliveriesAnswer } from '../management-answers';
 
 export type HistoryEntry =
   | { at: string; type: 'registered' | 'first-seen'; detail: string }
@@ -109,7 +111,7 @@ function maskedEvidence(evidence: Evidence): Evidence {
 }
 
 export async function getTransaction(
-  deps: ManagementDeps,
+  deps: ManagementDeps & { deliveries?: DeliveryAdmin },
   key: TransactionKey,
   paging: ReceiptPaging = {},
   /** The zone the story's sentence tells times in (`?timeZone=`, shared/app/console/time-zones.ts). */
@@ -134,6 +136,11 @@ export async function getTransaction(
   story: StoryModel;
   /** Refused callbacks that named this reference (newest first, at most REFUSED_SHOWN): the quarantine's. */
   refused: RefusedCallbackRef[];
+  /**
+   * Its events' webhook deliveries, per event and destination, each attempt with its time, status, latency
+   * and number (docs/webhooks.md#delivery-log-and-replay); empty without destinations.
+   */
+  deliveries: TransactionDeliveriesAnswer['deliveries'];
 }> {
   const reference = findRegistrationRules(key.provider)?.normalizeReference?.(key.reference) ?? key.reference;
   const normalizedKey = { ...key, reference };
@@ -213,7 +220,12 @@ export async function getTransaction(
   rest.sort((a, b) => a.at.localeCompare(b.at));
   history.splice(0, history.length, opening!, ...rest);
   const evidence = (tx.evidence ?? []).map(maskedEvidence);
-  const refused = await deps.store.listRefusedFor(normalizedKey, REFUSED_SHOWN);
+  const [refused, deliveries] = await Promise.all([
+    deps.store.listRefusedFor(normalizedKey, REFUSED_SHOWN),
+    deps.deliveries
+      ? transactionDeliveries(deps.deliveries, normalizedKey).then((answer) => answer.deliveries)
+      : [],
+  ]);
   return {
     transaction: toView(tx),
     reconciliation: {
@@ -235,5 +247,6 @@ export async function getTransaction(
       timeZone,
     }),
     refused,
+    deliveries,
   };
 }
