@@ -116,36 +116,48 @@ export const PRICES: Readonly<Record<Region, Prices>> = {
 
 /**
  * Bytes CloudWatch Logs bills per log event beyond its message. Lambda's platform lines per
- * invocation: START (~70 B), END (~50 B), REPORT (~140 B; ~90 B more with an X-Ray line).
+ * invocation: START (~70 B), END (~50 B), REPORT (~140 B), and ~90 B more on REPORT when the function
+ * is actively traced (its XRAY TraceId line); a function that passes tracing through has none.
  */
 export const LOG_EVENT_OVERHEAD_BYTES = 26;
-export const PLATFORM_LOG_BYTES = 70 + 50 + 230 + 3 * LOG_EVENT_OVERHEAD_BYTES;
+export const PLATFORM_LOG_BYTES = 70 + 50 + 140 + 3 * LOG_EVENT_OVERHEAD_BYTES;
+export const XRAY_REPORT_LINE_BYTES = 90;
 
 /**
  * Measured by `npm run bench` (section "Write units by AWS's item-size rule", the items a first callback
  * left in DynamoDB Local, sized by DynamoDB's rules) and the callback bundle's log lines at LOG_LEVEL=INFO
- * (test/integration/callback-bundle.test.ts with BUNDLE_TEST_LOG_LEVEL=INFO): "callback handled" 265 B,
- * its two EMF blobs 221 + 197 B; the publisher's "events published" ~250 B and one EMF blob ~200 B.
- * Durations are upper bounds: the local ack p50 at concurrency 16 (76 ms, HTTP server included), the
- * publisher's one PutEvents ~40 ms. The event: the TransactionSucceeded line the bench's sink wrote,
- * plus EventBridge's envelope (version, id, detail-type, source, account, time, region, resources).
+ * (test/integration/callback-bundle.test.ts with BUNDLE_TEST_LOG_LEVEL=INFO, shared/runtime/log-format.ts):
+ * "callback handled" 219 B there, 244 B with Lambda's 36-character request id; its one EMF document
+ * (CallbacksReceived and AckLatency by provider, with their roll-up) 287 B. The deployed callback function
+ * has its ingress buffer, so no IngressBufferOff document. The publisher's "events published" 162 B and no
+ * EMF document (it counts only failures). Durations are upper bounds: the local ack p50 at concurrency 16
+ * (76 ms, HTTP server included), the publisher's one PutEvents ~40 ms. The event: the TransactionSucceeded
+ * line the bench's sink wrote, plus EventBridge's envelope (version, id, detail-type, source, account,
+ * time, region, resources).
  */
 export const MEASURED = {
-  callbackLogBytes: 265 + 221 + 197 + 3 * LOG_EVENT_OVERHEAD_BYTES + PLATFORM_LOG_BYTES,
-  publisherLogBytes: 250 + 200 + 2 * LOG_EVENT_OVERHEAD_BYTES + PLATFORM_LOG_BYTES,
+  /** Application lines (message + per-event overhead); the platform lines are added by tracing mode. */
+  callbackLogBytes: 244 + 287 + 2 * LOG_EVENT_OVERHEAD_BYTES,
+  publisherLogBytes: 162 + LOG_EVENT_OVERHEAD_BYTES,
   callbackDurationMs: 76,
   publisherDurationMs: 40,
   // The dearer of the bench's two first callbacks: one for a transaction nobody registered (it creates
-  // the transaction and its byDay entry), not one for a registered transaction (one unit less).
+  // the transaction, its byDay and its byAccountDay entries); a registered one's takes as many units
+  // (its due entry deleted, its byAccountDay entry moved), with a smaller item.
   /** The receipt item a first callback creates. */
   receiptBytes: 880,
-  /** The transaction before the callback (none: the callback creates it), and after it. */
+  /**
+   * The transaction before the callback (none: the callback creates it), and after it, in the compact
+   * layout (shared/adapters/dynamodb/transaction-item.ts).
+   */
   transactionBeforeBytes: 0,
-  transactionAfterBytes: 2011,
-  /** Index write units of that write (by the GSI rules: entries put, changed or deleted): the byDay entry. */
-  indexWriteUnitsPerCallback: 1,
+  transactionAfterBytes: 668,
+  /** Index write units of that write (by the GSI rules: entries put, changed or deleted): byDay and byAccountDay. */
+  indexWriteUnitsPerCallback: 2,
   /** The byDay index entry each transaction keeps (keys only). */
   dayIndexEntryBytes: 108,
+  /** Its byAccountDay entry: the table and index keys, status, amount and providerTransactionId. */
+  accountDayIndexEntryBytes: 189,
   /** The sink's TransactionSucceeded line (1,001 B) and EventBridge's own envelope fields (~150 B). */
   eventBytes: 1001 + 150,
   /** A poll cycle with nothing due: its duration, the due-index queries (one per shard), its log bytes. */
@@ -241,8 +253,9 @@ export function perMillionCallbacks(
   const crossAccount = stack.counts.busTargets;
   const archived = stack.counts.archives.length;
   const accessLog = Math.max(0, ...stack.counts.accessLogFormats.map(accessLogLineBytes));
-  const logBytes = m.callbackLogBytes + m.publisherLogBytes;
   const traced = [callback, publisher].filter((f) => f?.tracing === 'Active');
+  const platform = 2 * PLATFORM_LOG_BYTES + traced.length * XRAY_REPORT_LINE_BYTES;
+  const logBytes = m.callbackLogBytes + m.publisherLogBytes + platform;
   const share = lambdaTracedShare(callbacksPerMonth);
   return [
     {
@@ -283,7 +296,7 @@ export function perMillionCallbacks(
     {
       item: 'CloudWatch Logs: functions (and EMF metrics)',
       dollars: (logBytes * MILLION * prices.logsIngestionPerGb) / GB,
-      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}) × $${prices.logsIngestionPerGb}/GB`,
+      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}, Lambda's START/END/REPORT ${platform}${traced.length ? ` with ${traced.length} X-Ray line` : ', no X-Ray line: not traced'}) × $${prices.logsIngestionPerGb}/GB`,
     },
     {
       item: 'CloudWatch Logs: API access log',
@@ -431,7 +444,8 @@ export function storage(
   const tableBytes =
     transactions * (m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES) +
     receipts * (m.receiptBytes + STORAGE_OVERHEAD_BYTES);
-  const indexBytes = transactions * (m.dayIndexEntryBytes + STORAGE_OVERHEAD_BYTES);
+  const indexBytes =
+    transactions * (m.dayIndexEntryBytes + m.accountDayIndexEntryBytes + 2 * STORAGE_OVERHEAD_BYTES);
   const pitr = stack.counts.pointInTimeRecovery ? prices.dynamoPitrPerGbMonth : 0;
   const archiveDays = Math.max(0, ...stack.counts.archives.map((a) => a.retentionDays ?? 3650));
   const archived = stack.counts.archives.length ? callbacksPerMonth * keptMonths(archiveDays) : 0;
@@ -440,7 +454,7 @@ export function storage(
     {
       item: 'DynamoDB storage',
       dollars: ((tableBytes + indexBytes) / GB) * prices.dynamoStoragePerGbMonth,
-      formula: `${(transactions / MILLION).toFixed(2)} M transactions (${stack.retention.transactionDays} d) × ${m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES} B + byDay entries ${m.dayIndexEntryBytes + STORAGE_OVERHEAD_BYTES} B, ${(receipts / MILLION).toFixed(2)} M receipts (${stack.retention.receiptDays} d) × ${m.receiptBytes + STORAGE_OVERHEAD_BYTES} B = ${gb(tableBytes + indexBytes)} GB × $${prices.dynamoStoragePerGbMonth}/GB-month`,
+      formula: `${(transactions / MILLION).toFixed(2)} M transactions (${stack.retention.transactionDays} d) × ${m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES} B + byDay entries ${m.dayIndexEntryBytes + STORAGE_OVERHEAD_BYTES} B + byAccountDay entries ${m.accountDayIndexEntryBytes + STORAGE_OVERHEAD_BYTES} B, ${(receipts / MILLION).toFixed(2)} M receipts (${stack.retention.receiptDays} d) × ${m.receiptBytes + STORAGE_OVERHEAD_BYTES} B = ${gb(tableBytes + indexBytes)} GB × $${prices.dynamoStoragePerGbMonth}/GB-month`,
     },
     {
       item: 'DynamoDB point-in-time recovery',

@@ -23,6 +23,7 @@ import { createScrubber } from '../util/redact';
 import { useInvocationMetrics } from './lambda-middleware';
 import { requireEnv } from './env';
 import type { QueueDeliveryDeps } from '../app/delivery/queue-delivery';
+import { RelayLogFormatter } from './log-format';
 
 /**
  * The delivery function's wiring in Lambda: the destinations from the config, their signing secrets read
@@ -31,7 +32,11 @@ import type { QueueDeliveryDeps } from '../app/delivery/queue-delivery';
  */
 export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'remainingMs'>> {
   const serviceName = 'relay-delivery';
-  const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
+  const logger = new Logger({
+    serviceName,
+    logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO',
+    logFormatter: new RelayLogFormatter(),
+  });
   startTracing({ serviceName, warn: (message) => logger.warn(message) });
   const readSecret = sharedSecretReader();
   // No account secret: this function only needs the destinations (and their signing secrets, below).

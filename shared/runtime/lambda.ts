@@ -25,6 +25,7 @@ import { secretScrubber } from '../config/secrets';
 import type { Scrubber } from '../util/redact';
 import { requireEnv } from './env';
 import { useInvocationMetrics, useInvocationRefresh } from './lambda-middleware';
+import { RelayLogFormatter } from './log-format';
 
 /** What the Lambda wiring adds: metrics for every function, the quarantine's flood limits. */
 export type LambdaRelayServices = RelayServices & {
@@ -44,7 +45,11 @@ export type LambdaRelayServices = RelayServices & {
 export async function lambdaServices(
   serviceName: string,
 ): Promise<{ services: LambdaRelayServices; logger: Logger }> {
-  const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO' });
+  const logger = new Logger({
+    serviceName,
+    logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO',
+    logFormatter: new RelayLogFormatter(),
+  });
   startTracing({ serviceName, warn: (message) => logger.warn(message) });
   // Only the secret kinds this function's role may read (infra/relay/secrets.ts grants the same table);
   // a function missing from the table reads the callback secrets, so a forgotten grant fails its cold

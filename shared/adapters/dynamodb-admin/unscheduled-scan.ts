@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import type { UnscheduledScan } from '../../app/ports';
 import type { TransactionKey } from '../../domain/transaction';
 import { TX_SK } from '../dynamodb/table';
+import { keyOfPk } from '../dynamodb/transaction-item';
 
 /**
  * The one-time `npm run reschedule`'s view of the table (docs/reconciliation.md#callback-health): a full
@@ -23,20 +24,14 @@ export class DynamoUnscheduledScan implements UnscheduledScan {
         ExpressionAttributeNames: {
           '#rec': 'reconcile',
           '#status': 'status',
-          '#p': 'provider',
-          '#a': 'account',
-          '#r': 'reference',
         },
         ExpressionAttributeValues: { ':tx': TX_SK, ':pending': 'PENDING', ':ambiguous': 'AMBIGUOUS' },
-        ProjectionExpression: '#p, #a, #r',
+        // The key is the pk's (a compact item has no provider/account/reference attributes).
+        ProjectionExpression: 'pk',
         ExclusiveStartKey: cursor ? (JSON.parse(cursor) as Record<string, unknown>) : undefined,
       }),
     );
-    const keys = (page.Items ?? []).map((item) => ({
-      provider: String(item.provider),
-      account: String(item.account),
-      reference: String(item.reference),
-    }));
+    const keys = (page.Items ?? []).flatMap((item) => keyOfPk(String(item.pk)) ?? []);
     return { keys, ...(page.LastEvaluatedKey ? { cursor: JSON.stringify(page.LastEvaluatedKey) } : {}) };
   }
 }

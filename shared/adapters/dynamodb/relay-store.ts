@@ -56,6 +56,7 @@ import {
   TX_SK,
   transactionPk,
 } from './table';
+import { compactTransactionItem, keyOfPk, widenTransactionItem } from './transaction-item';
 
 export interface RelayStoreOptions {
   tableName: string;
@@ -112,8 +113,9 @@ export async function guard<T>(operation: string, run: () => Promise<T>): Promis
   }
 }
 
-/** A transaction item (as read, or as a stream image) without its table attributes. */
-export function toRecord(item: Record<string, unknown>): TransactionRecord {
+/** A transaction item (as read, or as a stream image; either layout) without its table attributes. */
+export function toRecord(stored: Record<string, unknown>): TransactionRecord {
+  const item = widenTransactionItem(stored);
   const {
     pk: _pk,
     sk: _sk,
@@ -138,12 +140,6 @@ export function toRecord(item: Record<string, unknown>): TransactionRecord {
 /** The shard of a transaction in the indexes: stable, spread by a hash of its key. */
 function shardOf(pk: string, shards: number): number {
   return parseInt(sha256Hex(pk).slice(0, 8), 16) % shards;
-}
-
-/** Inverse of transactionPk; provider and account ids never contain '#', a reference may. */
-function keyOfPk(pk: string): TransactionKey | undefined {
-  const match = /^TX#([^#]+)#([^#]+)#(.+)$/s.exec(pk);
-  return match ? { provider: match[1]!, account: match[2]!, reference: match[3]! } : undefined;
 }
 
 function* daysBetween(from: string, to: string): Generator<string> {
@@ -198,7 +194,8 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     };
     // Its events' data name what the item holds rather than repeat it (domain/outbox.ts).
     item.outbox = compactOutbox(rest.outbox ?? [], item);
-    return item;
+    // Stored compact (transaction-item.ts): under 1 KB, one write unit, for a first callback.
+    return compactTransactionItem(item);
   }
 
   async ping(signal?: AbortSignal): Promise<void> {
@@ -1141,7 +1138,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
           }),
         ),
       );
-      items.push(...(page.Items ?? []));
+      items.push(...(page.Items ?? []).map(widenTransactionItem));
       cursor = page.LastEvaluatedKey;
     } while (cursor);
     return items;

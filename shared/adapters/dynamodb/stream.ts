@@ -4,16 +4,17 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { TransactionRecord } from '../../domain/transaction';
 import { toRecord } from './relay-store';
 import { TX_SK } from './table';
+import { widenTransactionItem } from './transaction-item';
 
 export interface ItemImages {
   oldImage: Record<string, unknown> | undefined;
   newImage: Record<string, unknown> | undefined;
 }
 
-/** A DynamoDB stream record's before/after images as plain objects. */
+/** A DynamoDB stream record's before/after images as plain objects (a transaction item widened). */
 export function imagesOf(record: DynamoDBRecord): ItemImages {
   const decode = (raw: Record<string, unknown> | undefined) =>
-    raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined;
+    raw ? widenTransactionItem(unmarshall(raw as Record<string, AttributeValue>)) : undefined;
   return { oldImage: decode(record.dynamodb?.OldImage), newImage: decode(record.dynamodb?.NewImage) };
 }
 
