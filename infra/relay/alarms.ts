@@ -106,6 +106,8 @@ export function monitorRelay(
           queue: parts.pollScheduleDlq,
           action:
             'EventBridge Scheduler could not invoke the poller: check the schedule role and the poller concurrency.',
+          // A cycle that never started is one the heartbeat misses: it pages, not this queue.
+          coveredBy: 'PollerHeartbeat',
         },
         {
           name: 'TransactionInitiated',
@@ -121,6 +123,7 @@ export function monitorRelay(
       pollerFunction: fns.poller,
       decisionFunctions: fns.decisions.map((d) => ({ name: d.id, fn: d.fn as lambda.IFunction })),
       providers: configuredProviders(parts.config),
+      badges: Object.keys(parts.config.badges?.shops ?? {}).length > 0,
       ...(parts.distribution ? { edge: { distribution: parts.distribution, probe: parts.edgeProbe } } : {}),
       accounts: [...parts.config.accounts.values()].map((a) => ({ provider: a.provider, account: a.id })),
     },
