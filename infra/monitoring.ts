@@ -8,7 +8,6 @@ import {
   CALLBACKS_REJECTED_METRIC,
   INGRESS_BUFFER_OFF_METRIC,
   SILENT_ACCOUNTS_METRIC,
-  STAGE_THROTTLED_METRIC,
   STATUS_CREDENTIAL_FAILURES_METRIC,
   TRANSACTIONS_EXPIRED_METRIC,
   VERIFICATION_DISAGREEMENTS_METRIC,
@@ -24,13 +23,12 @@ import type { RelayMonitoringSettings, RelayMonitoringTargets } from './monitori
 import { providerAckLimits } from './relay/providers';
 
 export { PAGE_TAG, SERVICE_DEGRADED_TAG, TICKET_TAG } from './monitoring/kit';
-export { POLL_CYCLES_COMPLETED_EXPRESSION, silencePeriodsByProvider } from './monitoring/polling';
+export { POLL_CYCLES_COMPLETED_EXPRESSION } from './monitoring/polling';
 export type { RelayMonitoringSettings, RelayMonitoringTargets } from './monitoring/types';
 export {
   CALLBACKS_RECEIVED_METRIC,
   INGRESS_BUFFER_OFF_METRIC,
   SILENT_ACCOUNTS_METRIC,
-  STAGE_THROTTLED_METRIC,
   STATUS_CREDENTIAL_FAILURES_METRIC,
 };
 

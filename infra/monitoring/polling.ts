@@ -222,7 +222,7 @@ export function monitorSilence(kit: MonitoringKit, targets: RelayMonitoringTarge
  * Per provider with an account to watch: the shortest silence period among its accounts (an account set
  * to false is not watched; a provider whose accounts are all false gets no alarm) and the accounts.
  */
-export function silencePeriodsByProvider(
+function silencePeriodsByProvider(
   accounts: ReadonlyArray<{ readonly provider: string; readonly account: string }>,
   periodOf: (provider: string, account: string) => Duration | false,
 ): Array<{ provider: string; period: Duration; accounts: string[] }> {

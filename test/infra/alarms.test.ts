@@ -166,7 +166,11 @@ describe('paging that means something', () => {
     // Assess: the relay-wide AckLatency p99 (no dimensions) above MoMo's 1.8 s in 3 of 5 minutes.
     expect(topicOf(acks)).toBe('none');
     expect(acks.Properties.Threshold).toBe(1800);
-    expect(metricsOf(acks)[0] ?? { Stat: acks.Properties.ExtendedStatistic }).toBeDefined();
+    expect(metricsOf(acks)[0]).toMatchObject({
+      Stat: 'p99',
+      Metric: { MetricName: 'AckLatency', Namespace: `MobileMoneyRelay/${SHARED_STACK}/Relay` },
+    });
+    expect(metricsOf(acks)[0].Metric.Dimensions ?? []).toEqual([]);
     expect(String(acks.Properties.AlarmDescription)).toContain("close to MoMo's 2 s budget");
     expect(String(acks.Properties.AlarmDescription)).toContain('(it may not retry)');
     expect(
