@@ -10,6 +10,7 @@ import {
 } from '../shared/app/buffer/ingress-buffer';
 import type { BufferedMessage, IngressBuffer } from '../shared/app/ports';
 import type { RelayServices } from '../shared/app/services';
+import { BUFFERED_APPLIED_METRIC, BUFFERED_FAILED_METRIC } from '../shared/config/metric-names';
 
 /** Temporary files: an entry's (`.<id>.json.tmp`) and the seal key's (`.seal-key.<uuid>.tmp`). */
 const TEMPORARY = /^\..*\.tmp$/;
@@ -380,8 +381,8 @@ export class LocalBufferDrainer {
       result.failed++;
       await this.giveUp(name, result);
     }
-    if (result.applied) this.services.metrics?.count('BufferedCallbacksApplied', result.applied);
-    if (result.failed) this.services.metrics?.count('BufferedCallbacksFailed', result.failed);
+    if (result.applied) this.services.metrics?.count(BUFFERED_APPLIED_METRIC, result.applied);
+    if (result.failed) this.services.metrics?.count(BUFFERED_FAILED_METRIC, result.failed);
     this.totals.applied += result.applied;
     this.totals.failed += result.failed;
     if (result.applied || result.failed)

@@ -6,6 +6,7 @@ import {
   bufferRetryDelaySeconds,
 } from '../../shared/app/buffer/retry-backoff';
 import type { RelayServices } from '../../shared/app/services';
+import { BUFFERED_APPLIED_METRIC, BUFFERED_FAILED_METRIC } from '../../shared/config/metric-names';
 
 /** The parts of an SQS event this function reads (hand-written: no aws-lambda types dependency needed). */
 export interface SqsEvent {
@@ -100,7 +101,7 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
         };
         if (stopped) {
           retry(record, stopped);
-          services.metrics?.count('BufferedCallbacksFailed', 1, { reason: stopped });
+          services.metrics?.count(BUFFERED_FAILED_METRIC, 1, { reason: stopped });
           if (stopped === 'deadline' && !stoppedLogged) {
             stoppedLogged = true;
             services.log.warn('buffered callbacks not started: the invocation deadline is near; retried', {
@@ -116,7 +117,7 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
         ) {
           // Made up or altered outside the callback function: never applied, kept in the DLQ to look at.
           retry(record, 'unsealed');
-          services.metrics?.count('BufferedCallbacksFailed', 1, { reason: 'unsealed' });
+          services.metrics?.count(BUFFERED_FAILED_METRIC, 1, { reason: 'unsealed' });
           services.log.error(
             'buffered message refused: its seal does not match (not written by the callback function); it goes to the dead-letter queue',
             fields,
@@ -125,12 +126,12 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
         }
         const settled = await settleBuffered(services, () => record.body, { signal });
         if (settled.kind === 'applied') {
-          services.metrics?.count('BufferedCallbacksApplied', 1, { provider: settled.message.provider });
+          services.metrics?.count(BUFFERED_APPLIED_METRIC, 1, { provider: settled.message.provider });
           continue;
         }
         const logged = { ...fields, error: settled.error.message };
         retry(record, settled.kind);
-        services.metrics?.count('BufferedCallbacksFailed', 1, { reason: settled.kind });
+        services.metrics?.count(BUFFERED_FAILED_METRIC, 1, { reason: settled.kind });
         if (settled.kind === 'unappliable') {
           services.log.error('buffered callback cannot be applied; it goes to the dead-letter queue', logged);
         } else if (settled.kind === 'deadline') {

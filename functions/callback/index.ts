@@ -1,6 +1,7 @@
 import { ingressBufferFromEnv } from '../../shared/runtime/ingress-buffer';
 import { lambdaServices } from '../../shared/runtime/lambda';
 import { createCallbackHandler } from './handler';
+import { INGRESS_BUFFER_OFF_METRIC } from '../../shared/config/metric-names';
 
 const { services } = await lambdaServices('relay-callback');
 const ingressBuffer = await ingressBufferFromEnv(services.log);
@@ -13,6 +14,6 @@ const handle = createCallbackHandler({ ...services, ingressBuffer });
 export const handler: typeof handle = ingressBuffer
   ? handle
   : (((event: Parameters<typeof handle>[0], context: Parameters<typeof handle>[1]) => {
-      services.metrics.count('IngressBufferOff', 1);
+      services.metrics.count(INGRESS_BUFFER_OFF_METRIC, 1);
       return handle(event, context);
     }) as typeof handle);

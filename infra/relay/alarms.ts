@@ -11,7 +11,12 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { NagSuppressions } from 'cdk-nag';
 import type { RelayConfig } from '../../shared/config/schema';
-import { monitoringNamePrefix, RelayMonitoring } from '../monitoring';
+import {
+  monitoringNamePrefix,
+  RelayMonitoring,
+  type RelayMonitoringSettings,
+  type RelayMonitoringTargets,
+} from '../monitoring';
 import { namedRelayFunctions, type RelayFunctions } from './functions';
 import type { MobileMoneyRelayProps } from './props';
 import { PROVIDER_INFRA_DECLARATIONS } from './providers';
@@ -51,31 +56,43 @@ export function alarmTopicsFor(
   return { page, ticket };
 }
 
+/** What the relay's monitoring needs of its parts. */
+type MonitoredParts = {
+  config: RelayConfig;
+  functions: RelayFunctions;
+  api: apigwv2.HttpApi;
+  table: dynamodb.Table;
+  outboxDlq: sqs.IQueue;
+  pollScheduleDlq: sqs.IQueue;
+  transactionInitiatedDlq: sqs.IQueue;
+  ingressBuffer: sqs.IQueue;
+  ingressBufferDlq: sqs.IQueue;
+  accessLogs: logs.ILogGroup;
+  pageTopic: sns.ITopic;
+  ticketTopic: sns.ITopic;
+  metricsNamespace: string;
+  /** The CloudFront edge (`cloudFront`): its outage pages once (EdgeOutage). */
+  distribution?: cloudfront.IDistribution;
+  /** The synthetic check through the edge (infra/relay/edge.ts). */
+  edgeProbe?: lambda.IFunction;
+};
+
 /** The dashboard and alarms (infra/monitoring.ts) over the relay's parts. */
 export function monitorRelay(
   scope: Construct,
-  parts: {
-    config: RelayConfig;
-    functions: RelayFunctions;
-    api: apigwv2.HttpApi;
-    table: dynamodb.Table;
-    outboxDlq: sqs.IQueue;
-    pollScheduleDlq: sqs.IQueue;
-    transactionInitiatedDlq: sqs.IQueue;
-    ingressBuffer: sqs.IQueue;
-    ingressBufferDlq: sqs.IQueue;
-    accessLogs: logs.ILogGroup;
-    pageTopic: sns.ITopic;
-    ticketTopic: sns.ITopic;
-    metricsNamespace: string;
-    /** The CloudFront edge (`cloudFront`): its outage pages once (EdgeOutage). */
-    distribution?: cloudfront.IDistribution;
-    /** The synthetic check through the edge (infra/relay/edge.ts). */
-    edgeProbe?: lambda.IFunction;
-  },
+  parts: MonitoredParts,
   props: MobileMoneyRelayProps,
 ): RelayMonitoring {
-  const silenceDefault = props.callbackSilencePeriod ?? Duration.hours(6);
+  return new RelayMonitoring(
+    scope,
+    'Monitoring',
+    monitoringTargets(parts),
+    monitoringSettings(scope, parts, props),
+  );
+}
+
+/** The parts watched: functions, queues, the API, the table, the accounts and providers, the edge. */
+function monitoringTargets(parts: MonitoredParts): RelayMonitoringTargets {
   const fns = parts.functions;
   const reservedFunctions = [
     { name: 'Callback', fn: fns.callback as lambda.IFunction, reserved: fns.callbackReservedConcurrency },
@@ -85,76 +102,84 @@ export function monitorRelay(
       reserved: d.reservedConcurrency,
     })),
   ].filter((f): f is { name: string; fn: lambda.IFunction; reserved: number } => f.reserved !== undefined);
-  return new RelayMonitoring(
-    scope,
-    'Monitoring',
-    {
-      functions: namedRelayFunctions(parts.functions).map(([name, fn]) => ({ name, fn })),
-      callbackFunction: parts.functions.callback,
-      outboxPublisherFunction: parts.functions.outboxPublisher,
-      api: parts.api,
-      table: parts.table,
-      deadLetterQueues: [
-        {
-          name: 'Outbox',
-          queue: parts.outboxDlq,
-          action:
-            'stream batches the publisher could not publish after all retries. The items keep their outbox; re-publish once the cause is fixed (docs/deploy.md).',
-        },
-        {
-          name: 'PollSchedule',
-          queue: parts.pollScheduleDlq,
-          action:
-            'EventBridge Scheduler could not invoke the poller: check the schedule role and the poller concurrency.',
-        },
-        {
-          name: 'TransactionInitiated',
-          queue: parts.transactionInitiatedDlq,
-          action:
-            'TransactionInitiated events could not be registered after all retries: the transactions are unknown to the relay. Replay them with put-events once the cause is fixed (docs/deploy.md).',
-        },
-      ],
-      ingressBuffer: parts.ingressBuffer,
-      ingressBufferDlq: parts.ingressBufferDlq,
-      accessLogs: parts.accessLogs,
-      reservedFunctions,
-      pollerFunction: fns.poller,
-      decisionFunctions: fns.decisions.map((d) => ({ name: d.id, fn: d.fn as lambda.IFunction })),
-      providers: configuredProviders(parts.config),
-      ...(parts.distribution ? { edge: { distribution: parts.distribution, probe: parts.edgeProbe } } : {}),
-      accounts: [...parts.config.accounts.values()].map((a) => ({ provider: a.provider, account: a.id })),
-    },
-    {
-      metricsNamespace: parts.metricsNamespace,
-      pageTopic: parts.pageTopic,
-      ticketTopic: parts.ticketTopic,
-      namePrefix: monitoringNamePrefix(scope),
-      dashboard: props.dashboard ?? true,
-      iteratorAgeThreshold: props.iteratorAgeAlarmThreshold ?? Duration.minutes(2),
-      callbackLatencyThreshold: props.callbackLatencyAlarmThreshold ?? Duration.seconds(6),
-      callbackSilence: (provider, account) =>
-        props.callbackSilencePeriods?.[`${provider}/${account}`] ?? silenceDefault,
-      rejectedCallbacksThreshold: props.rejectedCallbacksAlarmThreshold ?? 20,
-      bufferMaxAge: props.ingressBufferMaxAge ?? Duration.minutes(15),
-      ackLatencyAlarms: PROVIDER_INFRA_DECLARATIONS.flatMap((p) =>
-        p.ackLatencyAlarmMs
-          ? [
-              {
-                provider: p.id,
-                ms: p.ackLatencyAlarmMs,
-                ...(p.ackLimit ? { limit: p.ackLimit.phrase } : {}),
-                retries: p.retriesCallbacks,
-              },
-            ]
-          : [],
-      ),
-      concurrencyAlarmRatio: props.concurrencyAlarmRatio ?? 0.8,
-      pollerHeartbeatPeriod:
-        props.pollingEnabled === false ? false : (props.pollerHeartbeatPeriod ?? Duration.minutes(10)),
-      throttledRatePercent: props.throttledRatePercent ?? 1,
-      serverErrorRatePercent: props.serverErrorRatePercent ?? 5,
-    },
-  );
+  return {
+    functions: namedRelayFunctions(parts.functions).map(([name, fn]) => ({ name, fn })),
+    callbackFunction: parts.functions.callback,
+    outboxPublisherFunction: parts.functions.outboxPublisher,
+    api: parts.api,
+    table: parts.table,
+    deadLetterQueues: [
+      {
+        name: 'Outbox',
+        queue: parts.outboxDlq,
+        action:
+          'stream batches the publisher could not publish after all retries. The items keep their outbox; re-publish once the cause is fixed (docs/deploy.md).',
+      },
+      {
+        name: 'PollSchedule',
+        queue: parts.pollScheduleDlq,
+        action:
+          'EventBridge Scheduler could not invoke the poller: check the schedule role and the poller concurrency.',
+        // A cycle that never started is one the heartbeat misses: it pages, not this queue.
+        coveredBy: 'PollerHeartbeat',
+      },
+      {
+        name: 'TransactionInitiated',
+        queue: parts.transactionInitiatedDlq,
+        action:
+          'TransactionInitiated events could not be registered after all retries: the transactions are unknown to the relay. Replay them with put-events once the cause is fixed (docs/deploy.md).',
+      },
+    ],
+    ingressBuffer: parts.ingressBuffer,
+    ingressBufferDlq: parts.ingressBufferDlq,
+    accessLogs: parts.accessLogs,
+    reservedFunctions,
+    pollerFunction: fns.poller,
+    decisionFunctions: fns.decisions.map((d) => ({ name: d.id, fn: d.fn as lambda.IFunction })),
+    providers: configuredProviders(parts.config),
+    badges: Object.keys(parts.config.badges?.shops ?? {}).length > 0,
+    ...(parts.distribution ? { edge: { distribution: parts.distribution, probe: parts.edgeProbe } } : {}),
+    accounts: [...parts.config.accounts.values()].map((a) => ({ provider: a.provider, account: a.id })),
+  };
+}
+
+/** Thresholds, topics and names, from the construct's props and the providers' declarations. */
+function monitoringSettings(
+  scope: Construct,
+  parts: MonitoredParts,
+  props: MobileMoneyRelayProps,
+): RelayMonitoringSettings {
+  const silenceDefault = props.callbackSilencePeriod ?? Duration.hours(6);
+  return {
+    metricsNamespace: parts.metricsNamespace,
+    pageTopic: parts.pageTopic,
+    ticketTopic: parts.ticketTopic,
+    namePrefix: monitoringNamePrefix(scope),
+    dashboard: props.dashboard ?? true,
+    iteratorAgeThreshold: props.iteratorAgeAlarmThreshold ?? Duration.minutes(2),
+    callbackLatencyThreshold: props.callbackLatencyAlarmThreshold ?? Duration.seconds(6),
+    callbackSilence: (provider, account) =>
+      props.callbackSilencePeriods?.[`${provider}/${account}`] ?? silenceDefault,
+    rejectedCallbacksThreshold: props.rejectedCallbacksAlarmThreshold ?? 20,
+    bufferMaxAge: props.ingressBufferMaxAge ?? Duration.minutes(15),
+    ackLatencyAlarms: PROVIDER_INFRA_DECLARATIONS.flatMap((p) =>
+      p.ackLatencyAlarmMs
+        ? [
+            {
+              provider: p.id,
+              ms: p.ackLatencyAlarmMs,
+              ...(p.ackLimit ? { limit: p.ackLimit.phrase } : {}),
+              retries: p.retriesCallbacks,
+            },
+          ]
+        : [],
+    ),
+    concurrencyAlarmRatio: props.concurrencyAlarmRatio ?? 0.8,
+    pollerHeartbeatPeriod:
+      props.pollingEnabled === false ? false : (props.pollerHeartbeatPeriod ?? Duration.minutes(10)),
+    throttledRatePercent: props.throttledRatePercent ?? 1,
+    serverErrorRatePercent: props.serverErrorRatePercent ?? 5,
+  };
 }
 
 /** Providers with at least one configured account. */

@@ -12,6 +12,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { EDGE_PROBE_FAILURES_METRIC, ORIGIN_VERIFY_REFUSALS_METRIC } from '../../shared/config/metric-names';
 import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../../shared/config/schema';
 import type { RelayCloudFrontEdge } from './props';
 import { secretArns } from './secrets';
@@ -137,8 +138,8 @@ exports.handler = async (event) => {
   }
   if (!matched)
     console.log(JSON.stringify({
-      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: process.env.METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: 'OriginVerifyRefusals', Unit: 'Count' }] }] },
-      OriginVerifyRefusals: 1,
+      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: process.env.METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: '${ORIGIN_VERIFY_REFUSALS_METRIC}', Unit: 'Count' }] }] },
+      ${ORIGIN_VERIFY_REFUSALS_METRIC}: 1,
       message: 'origin check refused a request: it did not come through CloudFront',
     }));
   return { isAuthorized: matched };
@@ -278,8 +279,8 @@ exports.handler = async () => {
   const results = await Promise.all(providers.map((provider) => probe(process.env.PUBLIC_URL, provider)));
   const failures = results.filter((r) => !r.ok).length;
   console.log(JSON.stringify({
-    _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: process.env.METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: 'EdgeProbeFailures', Unit: 'Count' }] }] },
-    EdgeProbeFailures: failures,
+    _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: process.env.METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: '${EDGE_PROBE_FAILURES_METRIC}', Unit: 'Count' }] }] },
+    ${EDGE_PROBE_FAILURES_METRIC}: failures,
     level: failures ? 'ERROR' : 'INFO',
     message: 'synthetic check of the public URL',
     results,

@@ -162,8 +162,9 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
   readonly iteratorAgeAlarmThreshold?: Duration;
   /**
-   * Callback function p99 duration that raises the latency alarm (3 of 5 minutes). Below the longest provider
-   * ack limit (`PROVIDER_ACK_LIMIT`, 8 s), above the default callback deadline (5 s). @default 6 seconds
+   * Ack p99 (`AckLatency`, every provider, 3 of 5 minutes) that raises the latency alarm when it is lower
+   * than the tightest provider's declared `ackLatencyAlarmMs` (1.8 s): one alarm, whichever is lower.
+   * @default 6 seconds
    */
   readonly callbackLatencyAlarmThreshold?: Duration;
   /**

@@ -9,6 +9,11 @@ import { errorResponse, internalErrorResponse, statusFor } from './error-mapping
 import { parseJsonObjectBody, verifyEdge } from './guards';
 import { resolveRoute, type RouteKnowledge } from './router';
 import { type HttpResponse, type InboundRequest, json } from './types';
+import {
+  CALLBACKS_REJECTED_METRIC,
+  ORIGIN_VERIFY_REFUSALS_METRIC,
+  PREVIOUS_PATH_SECRET_METRIC,
+} from '../config/metric-names';
 
 /** An unexpected failure while handling a callback: quarantined like any refusal, answered 500. */
 export class UnexpectedCallbackError extends RelayError {
@@ -41,7 +46,7 @@ export async function receiveCallback(
   // against the account it was aimed at (CallbackRejected), whatever else was wrong with it.
   const edge = verifyEdge(config.edge, received);
   // Counted apart from CallbacksRejected (whatever the route): the EdgeOutage alarm watches it.
-  if (edge.refusal) metrics.count('OriginVerifyRefusals', 1);
+  if (edge.refusal) metrics.count(ORIGIN_VERIFY_REFUSALS_METRIC, 1);
   const request = edge.request;
   const aimedAt: { reference?: string } = {};
   try {
@@ -57,7 +62,7 @@ export async function receiveCallback(
       // Accepted during a rotation's overlap; the count tells when the old URL has gone quiet.
       const where = { provider: resolved.provider.id, account: resolved.account.id };
       log.warn('callback accepted with the previous path secret: move the provider to the new URL', where);
-      metrics.count('PreviousPathSecretUsed', 1, where);
+      metrics.count(PREVIOUS_PATH_SECRET_METRIC, 1, where);
     }
     const body = parseJsonObjectBody(request, config.limits.maxBodyBytes);
     const { ack, buffered } = await acceptCallback(services, {
@@ -101,7 +106,7 @@ export async function receiveCallback(
     const httpStatus = unexpected ? 500 : statusFor(error);
     // One series, no provider dimension: the alarm reads the total, and each refusal's provider is in
     // its quarantined record and CallbackRejected event; a series per provider adds $0.30 a month each.
-    metrics.count('CallbacksRejected');
+    metrics.count(CALLBACKS_REJECTED_METRIC);
     await recordRejection(services, request, error, {
       provider: known.provider?.id,
       account: known.account?.id,

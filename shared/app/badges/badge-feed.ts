@@ -28,6 +28,14 @@ import {
   type RelayLogger,
   type RelayMetrics,
 } from '../ports';
+import {
+  BADGE_EVENTS_METRIC,
+  BADGE_INVALID_DATES_METRIC,
+  BADGE_LIST_INCONSISTENT_METRIC,
+  BADGE_READS_METRIC,
+  BADGE_READ_FAILURES_METRIC,
+  BADGE_REFUSED_METRIC,
+} from '../../config/metric-names';
 
 /**
  * The badge change feed (docs/badges.md): each configured shop's badge API is read every `pollSeconds`
@@ -387,7 +395,7 @@ async function runShop(
       });
       const { badges: list, invalidDates, refused } = await api.list();
       if (invalidDates.length) {
-        metrics.count('BadgeInvalidDates', invalidDates.length, { shop: shopId });
+        metrics.count(BADGE_INVALID_DATES_METRIC, invalidDates.length, { shop: shopId });
         services.log.warn('badge validity dates that are not dates: read as no bound', {
           shop: shopId,
           invalidDates: invalidDates.slice(0, 20),
@@ -478,7 +486,7 @@ async function runShop(
         );
       }
       if (unconfirmed.length) {
-        metrics.count('BadgeListInconsistent', unconfirmed.length, { shop: shopId });
+        metrics.count(BADGE_LIST_INCONSISTENT_METRIC, unconfirmed.length, { shop: shopId });
         services.log.warn(
           'badge list left out badges not confirmed deleted (still there, or no time): kept',
           {
@@ -492,7 +500,7 @@ async function runShop(
       const newlyRefused = refusedKept.filter((badge) => !reported.has(badge.key));
       if (newlyRefused.length) {
         for (const badge of newlyRefused)
-          metrics.count('BadgeRefused', 1, { shop: shopId, reason: badge.reason });
+          metrics.count(BADGE_REFUSED_METRIC, 1, { shop: shopId, reason: badge.reason });
         services.log.warn('badge refused: its id cannot be kept; the rest of the read goes on', {
           shop: shopId,
           refused: newlyRefused.slice(0, 20),
@@ -516,7 +524,7 @@ async function runShop(
         invalidDates: invalidDates.slice(0, 20),
       };
       Object.assign(snapshot, candidate);
-      metrics.count('BadgeReads', 1, { shop: shopId });
+      metrics.count(BADGE_READS_METRIC, 1, { shop: shopId });
     } catch (error) {
       const reason = error instanceof BadgeReadError ? error.reason : 'store';
       const message = scrubThenTruncate((error as Error).message, FAILURE_EXCERPT_CHARS, scrub);
@@ -525,7 +533,7 @@ async function runShop(
       snapshot.lastReadOk = false;
       snapshot.lastError = result.error;
       snapshot.consecutiveFailures = (snapshot.consecutiveFailures ?? 0) + 1;
-      metrics.count('BadgeReadFailures', 1, { shop: shopId, reason });
+      metrics.count(BADGE_READ_FAILURES_METRIC, 1, { shop: shopId, reason });
       services.log.warn('badge read failed: nothing changed', { shop: shopId, reason, error: message });
       await services.store.putRecord({
         provider: BADGE_PROVIDER,
@@ -558,7 +566,8 @@ async function runShop(
     createdAt: now,
     data: toStored(snapshot),
   });
-  for (const event of published) metrics.count('BadgeEvents', 1, { shop: shopId, type: event.metadata.type });
+  for (const event of published)
+    metrics.count(BADGE_EVENTS_METRIC, 1, { shop: shopId, type: event.metadata.type });
   result.events = published.length;
   return result;
 }

@@ -16,6 +16,12 @@ import type {
   RelayStore,
   TransactionStore,
 } from '../ports';
+import {
+  CALLBACKS_RESUMED_METRIC,
+  SILENCE_STARTED_METRIC,
+  SILENT_ACCOUNTS_METRIC,
+  SILENT_HASTENED_METRIC,
+} from '../../config/metric-names';
 
 /**
  * Callback health per account (docs/reconciliation.md#callback-health). The callback side notes when an
@@ -253,7 +259,7 @@ export async function runCallbackHealthCycle(
     });
     await putState(store, a.provider, a.account, null, now);
     if (stood.written) {
-      metrics.count('CallbacksResumed', 1, { provider: a.provider, account: a.account });
+      metrics.count(CALLBACKS_RESUMED_METRIC, 1, { provider: a.provider, account: a.account });
       log.info('callbacks resumed', data);
       result.resumed.push(`${a.provider}/${a.account}`);
     }
@@ -288,9 +294,9 @@ export async function runCallbackHealthCycle(
   }
   // Only while an account is silent: a series written every cycle would bill all month for zeros; the
   // ticket alarm reads no data as OK (treatMissingData notBreaching), so it clears when this stops.
-  if (result.silent.length > 0) metrics.count('SilentAccounts', result.silent.length);
+  if (result.silent.length > 0) metrics.count(SILENT_ACCOUNTS_METRIC, result.silent.length);
   // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
-  if (result.hastened > 0) metrics.count('SilentTransactionsHastened', result.hastened);
+  if (result.hastened > 0) metrics.count(SILENT_HASTENED_METRIC, result.hastened);
   return result;
 }
 
@@ -361,7 +367,7 @@ async function startEpisode(
   const standing = (stood.record.data.episode as Episode | undefined) ?? episode;
   await putState(services.store, a.provider, a.account, standing, now);
   if (stood.written) {
-    services.metrics.count('CallbackSilenceStarted', 1, { provider: a.provider, account: a.account });
+    services.metrics.count(SILENCE_STARTED_METRIC, 1, { provider: a.provider, account: a.account });
     services.log.warn('callbacks silent: polling the waiting transactions sooner', data);
     result.started.push(`${a.provider}/${a.account}`);
   }

@@ -22,6 +22,7 @@ const MAX_MESSAGE = 1024;
  */
 const SCRUB_MARGIN = 8 * 1024;
 import { QUARANTINE_WRITE_BUDGET_MS } from '../../config/limits';
+import { REFUSALS_NOT_STORED_METRIC } from '../../config/metric-names';
 export { QUARANTINE_WRITE_BUDGET_MS };
 
 export interface RejectionDeps {
@@ -94,7 +95,7 @@ export async function recordRejection(
       path: scrub(context.storedPath ?? request.path),
     })
   ) {
-    deps.metrics?.count('RefusalsNotStored', 1, { route: knownAccount ? 'account' : 'unknown' });
+    deps.metrics?.count(REFUSALS_NOT_STORED_METRIC, 1, { route: knownAccount ? 'account' : 'unknown' });
     if (summaryWritten) await within(summaryWritten, waitBudgetMs);
     return id;
   }

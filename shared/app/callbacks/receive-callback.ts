@@ -20,6 +20,11 @@ import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '.
 import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
 import type { RelayServices } from '../services';
+import {
+  ACK_LATENCY_METRIC,
+  CALLBACKS_BUFFERED_METRIC,
+  CALLBACKS_RECEIVED_METRIC,
+} from '../../config/metric-names';
 
 /** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
 export const ANSWER_MARGIN_MS = 20;
@@ -136,7 +141,7 @@ export async function acceptCallback(
     );
     if (answer.buffered) {
       buffered = true;
-      metrics.count('CallbacksBuffered', 1, { provider: provider.id });
+      metrics.count(CALLBACKS_BUFFERED_METRIC, 1, { provider: provider.id });
     }
     ack = provider.ack({
       route: route.name,
@@ -182,7 +187,7 @@ export async function acceptCallback(
     }));
     if (stored.buffered) {
       buffered = true;
-      metrics.count('CallbacksBuffered', 1, { provider: provider.id });
+      metrics.count(CALLBACKS_BUFFERED_METRIC, 1, { provider: provider.id });
     }
     ack = provider.ack({
       route: route.name,
@@ -200,8 +205,8 @@ export async function acceptCallback(
   // An answer to the relay's own status query is not the account's callback: counted, it would keep the
   // provider's silence alarm (CallbacksReceived{provider}) quiet while the poller keeps asking. Per
   // provider, not per account: a series per account bills $0.30 a month each (the log line names it).
-  if (!route.answersRelayQuery) metrics.count('CallbacksReceived', 1, { provider: provider.id });
-  metrics.timing('AckLatency', performance.now() - started, { provider: provider.id });
+  if (!route.answersRelayQuery) metrics.count(CALLBACKS_RECEIVED_METRIC, 1, { provider: provider.id });
+  metrics.timing(ACK_LATENCY_METRIC, performance.now() - started, { provider: provider.id });
   return { ack, buffered };
 }
 

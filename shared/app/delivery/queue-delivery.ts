@@ -14,6 +14,13 @@ import type {
   DestinationStateStore,
   WebhookSender,
 } from './ports';
+import {
+  DELIVERIES_DEAD_LETTERED_METRIC,
+  DELIVERIES_DELIVERED_METRIC,
+  DELIVERY_ERRORS_METRIC,
+  DELIVERY_MESSAGES_REFUSED_METRIC,
+  DESTINATIONS_DISABLED_METRIC,
+} from '../../config/metric-names';
 
 /**
  * The AWS delivery path (docs/webhooks.md#in-aws): an EventBridge rule per destination puts each event it
@@ -154,7 +161,7 @@ export async function deliverQueueBatch(
         messageId: record.messageId,
         destination: message?.destination,
       });
-      deps.metrics.count('DeliveryMessagesRefused', 1);
+      deps.metrics.count(DELIVERY_MESSAGES_REFUSED_METRIC, 1);
       await handBack(record, undefined);
       continue;
     }
@@ -201,10 +208,10 @@ export async function deliverQueueBatch(
         },
       );
       const dimensions = { destination: message.destination };
-      if (result.outcome === 'delivered') deps.metrics.count('DeliveriesDelivered', 1, dimensions);
-      if (result.outcome === 'dead-letter') deps.metrics.count('DeliveriesDeadLettered', 1);
+      if (result.outcome === 'delivered') deps.metrics.count(DELIVERIES_DELIVERED_METRIC, 1, dimensions);
+      if (result.outcome === 'dead-letter') deps.metrics.count(DELIVERIES_DEAD_LETTERED_METRIC, 1);
       if (result.outcome === 'destination-disabled' && result.event) {
-        deps.metrics.count('DestinationsDisabled', 1);
+        deps.metrics.count(DESTINATIONS_DISABLED_METRIC, 1);
         deps.logger.warn('webhook destination disabled', {
           destination: message.destination,
           reason: result.event.data.detail,
@@ -238,7 +245,7 @@ export async function deliverQueueBatch(
         eventId: message.event.metadata.id,
         error: deps.scrub((error as Error).message),
       });
-      deps.metrics.count('DeliveryErrors', 1);
+      deps.metrics.count(DELIVERY_ERRORS_METRIC, 1);
       await handBack(record, undefined);
     }
   }

@@ -1,5 +1,6 @@
 import { eventsFromChange } from '../../domain/outbox';
 import { type EventSink, noMetrics, type RelayLogger, type RelayMetrics } from '../ports';
+import { EVENT_PUBLISH_FAILURES_METRIC } from '../../config/metric-names';
 
 /** One stored change of an item, as the store's change stream gives it (DynamoDB Streams, the local pump). */
 export interface StoredChange {
@@ -37,7 +38,7 @@ export async function publishOutbox(
         types: events.map((e) => e.metadata.type),
       });
     } catch (error) {
-      metrics.count('EventPublishFailures', 1);
+      metrics.count(EVENT_PUBLISH_FAILURES_METRIC, 1);
       deps.log.error('event publishing failed; batch will be retried from this record', {
         sequenceNumber: change.position,
         eventIds: events.map((e) => e.metadata.id),

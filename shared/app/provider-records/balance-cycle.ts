@@ -1,3 +1,4 @@
+import { BALANCE_FAILURES_METRIC } from '../../config/metric-names';
 import { providerRecordTimings } from '../../config/schema';
 import type { BalanceSnapshot } from '../../domain/statement';
 import type { BalanceAnswer, BalanceRequest, ReportedBalance } from '../../providers/types';
@@ -21,8 +22,6 @@ export const BALANCE_STATE_NAMESPACE = 'balance-state';
 const STATE_ID = 'state';
 /** Daraja's balance results are facts under this namespace (shared/providers/daraja/facts.ts). */
 const DARAJA_BALANCE_FACT_NAMESPACE = 'fact:account-balance';
-
-export const BALANCE_FAILURES_METRIC = 'BalanceSnapshotFailures';
 
 export const BALANCE_ACTOR = { kind: 'system', name: 'balance-snapshot' } as const;
 

@@ -21,9 +21,8 @@ import type { RelayServices } from '../services';
 export const PULL_STATE_NAMESPACE = 'pull-state';
 const STATE_ID = 'state';
 
-import { PULL_AGE_METRIC } from '../../config/metric-names';
-export { PULL_AGE_METRIC };
-export const PULL_FAILURES_METRIC = 'StatementPullFailures';
+import { PULL_AGE_METRIC, PULL_FAILURES_METRIC } from '../../config/metric-names';
+export { PULL_AGE_METRIC, PULL_FAILURES_METRIC };
 
 /** The actor the pull's rows are ingested as. */
 export const PULL_ACTOR = { kind: 'system', name: 'daraja-pull' } as const;

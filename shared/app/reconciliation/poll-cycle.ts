@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { accountKey } from '../../config/schema';
 import type { DueItem } from '../ports';
 import { checkTransaction, type ReconcileServices } from './reconcile';
+import { PICKUP_DELAY_METRIC, POLL_CYCLE_FAILURES_METRIC } from '../../config/metric-names';
 
 export interface PollCycleOptions {
   /** Who holds the leases of this cycle (the Lambda request id, the local process id). */
@@ -47,7 +48,7 @@ export async function runPollCycle(
   try {
     listed = await store.listDue(clock.now().toISOString(), options.maxItems ?? settings.maxItemsPerCycle);
   } catch (error) {
-    metrics.count('PollCycleFailures', 1);
+    metrics.count(POLL_CYCLE_FAILURES_METRIC, 1);
     log.error('poll cycle could not read the due index', { error: (error as Error).message });
     throw error;
   }
@@ -65,7 +66,7 @@ export async function runPollCycle(
       });
       if (!tx) return;
       result.claimed++;
-      metrics.timing('PickupDelay', Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
+      metrics.timing(PICKUP_DELAY_METRIC, Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
         provider: item.key.provider,
       });
       const checked = await checkTransaction(services, tx);

@@ -22,6 +22,17 @@ import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { writeWithRetry } from '../transactions/write-with-retry';
+import {
+  AMBIGUOUS_ESCALATED_METRIC,
+  FINALIZED_WITHOUT_CALLBACK_METRIC,
+  NOT_FOUND_CONFLICTS_METRIC,
+  STATUS_CALL_ERRORS_METRIC,
+  STATUS_CREDENTIAL_FAILURES_METRIC,
+  TIME_TO_FINAL_METRIC,
+  TRANSACTIONS_EXPIRED_METRIC,
+  TRANSACTIONS_FINALIZED_METRIC,
+  VERIFICATION_DISAGREEMENTS_METRIC,
+} from '../../config/metric-names';
 
 /** What the poller needs beyond the relay's services: status API clients and metrics. */
 export interface ReconcileServices extends RelayServices {
@@ -439,28 +450,28 @@ function recordMetrics(
 ): void {
   const where = { provider: before.key.provider, account: before.key.account };
   if (answer.type === 'error' && answer.error !== 'unsupported')
-    metrics.count('StatusCallErrors', 1, { ...where, error: answer.error });
+    metrics.count(STATUS_CALL_ERRORS_METRIC, 1, { ...where, error: answer.error });
   // Its own metric (the StatusCallErrors roll-up mixes timeouts in): a refused credential pages.
   if (answer.type === 'error' && answer.error === 'credentials')
-    metrics.count('StatusApiCredentialFailures', 1, where);
+    metrics.count(STATUS_CREDENTIAL_FAILURES_METRIC, 1, where);
   for (const event of events) {
     const type = event.metadata.type;
     if (type === 'TransactionSucceeded' || type === 'TransactionFailed') {
-      metrics.count('TransactionsFinalized', 1, { origin: event.metadata.origin });
-      metrics.timing('TimeToFinal', Date.parse(now) - Date.parse(before.createdAt), {
+      metrics.count(TRANSACTIONS_FINALIZED_METRIC, 1, { origin: event.metadata.origin });
+      metrics.timing(TIME_TO_FINAL_METRIC, Date.parse(now) - Date.parse(before.createdAt), {
         provider: before.key.provider,
       });
       // Finalized by a poll while no callback ever came: the account's callbacks may be silent.
       if (!after.transitions.some((t) => t.origin === 'callback' || t.origin === 'buffer'))
-        metrics.count('FinalizedWithoutCallback', 1, where);
+        metrics.count(FINALIZED_WITHOUT_CALLBACK_METRIC, 1, where);
     }
-    if (type === 'TransactionExpired') metrics.count('TransactionsExpired', 1, where);
-    if (type === 'TransactionEscalated') metrics.count('AmbiguousEscalated', 1, where);
+    if (type === 'TransactionExpired') metrics.count(TRANSACTIONS_EXPIRED_METRIC, 1, where);
+    if (type === 'TransactionEscalated') metrics.count(AMBIGUOUS_ESCALATED_METRIC, 1, where);
     if (type === 'TransactionConflict') {
       const kind = (event.data as { conflict?: { kind?: string } }).conflict?.kind;
-      if (kind === 'UNVERIFIED_SUCCESS') metrics.count('VerificationDisagreements', 1, where);
+      if (kind === 'UNVERIFIED_SUCCESS') metrics.count(VERIFICATION_DISAGREEMENTS_METRIC, 1, where);
       // The status API does not know a reference a callback reported on: usually the wrong API user.
-      if (kind === 'NOT_FOUND') metrics.count('StatusNotFoundConflicts', 1, where);
+      if (kind === 'NOT_FOUND') metrics.count(NOT_FOUND_CONFLICTS_METRIC, 1, where);
     }
   }
 }

@@ -5,10 +5,10 @@ import { closeDay } from './close-day';
 import { type StatementDeps, statementSettings } from './statement-sink';
 import type { AccountDay } from './statement-store';
 
-import { DAYS_OVERDUE_METRIC } from '../../config/metric-names';
+import { DAYS_CLOSED_METRIC, DAYS_OVERDUE_METRIC } from '../../config/metric-names';
 import { CLOSE_DAYS_INPUT } from '../../config/statement-files';
 
-export { CLOSE_DAYS_INPUT, DAYS_OVERDUE_METRIC };
+export { CLOSE_DAYS_INPUT, DAYS_CLOSED_METRIC, DAYS_OVERDUE_METRIC };
 
 /** Who closes a day on the schedule: the relay itself (a person closing one names themself). */
 export const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'scheduled-close' };
@@ -19,9 +19,6 @@ export const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'sc
  * closes. Past that a day is left to a person (POST …/days/{day}/close).
  */
 export const CLOSE_CATCH_UP_DAYS = 3;
-
-/** Days the run closed. */
-export const DAYS_CLOSED_METRIC = 'StatementDaysClosed';
 
 export type DayCloseOutcome =
   /** Closed by this run: DailyClosed is in the table's outbox (published once by the stream). */

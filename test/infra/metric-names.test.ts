@@ -1,0 +1,187 @@
+/**
+ * Issue 32 item 2 (metric names): every custom metric is declared once (shared/config/metric-names.ts),
+ * the emitters name it by that constant, and no alarm or dashboard graph reads a name that no emitter
+ * writes. The emitters are found in the source by their constant usage (`metrics.count(X_METRIC, …)`,
+ * the edge's inline EMF `Name: '${X_METRIC}'`), never listed by hand.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import * as METRIC_NAMES from '../../shared/config/metric-names';
+import { exampleConfig, type Resource, sharedRelay, synthRelay } from './relay-synth';
+
+/** `X_METRIC` → its name, as declared. */
+const DECLARED = new Map(
+  Object.entries(METRIC_NAMES).filter(([key, value]) => key.endsWith('_METRIC') && typeof value === 'string'),
+) as Map<string, string>;
+
+/** The emitters' sources: shared/, functions/, local/ and the edge's inline EMF writers (the metrics adapters excepted). */
+function emitterSources(): Array<{ path: string; text: string }> {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return walk(path);
+      return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+    });
+  return [
+    ...['shared', 'functions', 'local'].flatMap((dir) => walk(join(PROJECT_ROOT, dir))),
+    join(PROJECT_ROOT, 'infra/relay/edge.ts'),
+  ]
+    .filter((path) => !path.includes(join('adapters', 'metrics')))
+    .map((path) => ({ path: relative(PROJECT_ROOT, path), text: readFileSync(path, 'utf8') }));
+}
+
+/** The names the emitters write (through a constant), and every call that names a metric otherwise. */
+function emittedNames(sources: ReadonlyArray<{ path: string; text: string }>) {
+  const names = new Set<string>();
+  const problems: string[] = [];
+  for (const { path, text } of sources) {
+    const calls = [...text.matchAll(/metrics\??\.(?:count|timing)\(\s*([^,)]+)/g)].map((m) => m[1]!);
+    const emf = [...text.matchAll(/Name: '([^']*)'/g)]
+      .filter((m) => text.slice(Math.max(0, m.index - 200), m.index).includes('CloudWatchMetrics'))
+      .map((m) => m[1]!);
+    for (const argument of [...calls, ...emf]) {
+      const constants = [...argument.matchAll(/\b([A-Z][A-Z0-9_]*_METRIC)\b/g)].map((m) => m[1]!);
+      if (!constants.length)
+        problems.push(`${path}: a metric named by ${argument.trim()}, not by a constant`);
+      for (const constant of constants) {
+        const name = DECLARED.get(constant);
+        if (name) names.add(name);
+        else problems.push(`${path}: ${constant} is not declared in shared/config/metric-names.ts`);
+      }
+    }
+  }
+  return { names, problems };
+}
+
+/**
+ * Every metric name of `namespace` a template's alarms and dashboards read (with where), and those its
+ * metric filters write (the stage's 429s are counted from the access logs, not by code).
+ */
+function templateMetrics(resources: Record<string, Resource>, namespace: string) {
+  const read = new Map<string, string[]>();
+  const written = new Set<string>();
+  const note = (name: string, where: string) => read.set(name, [...(read.get(name) ?? []), where]);
+  const walk = (value: unknown, where: string): void => {
+    if (typeof value === 'string') {
+      for (const m of value.matchAll(/SELECT\s+\w+\((\w+)\)\s+FROM\s+(?:SCHEMA\()?"([^"]+)"/g))
+        if (m[2] === namespace) note(m[1]!, where);
+    } else if (Array.isArray(value)) {
+      if (value[0] === namespace && typeof value[1] === 'string') note(value[1], where);
+      for (const inner of value) walk(inner, where);
+    } else if (value && typeof value === 'object') {
+      const o = value as Record<string, unknown>;
+      if (o.Namespace === namespace && typeof o.MetricName === 'string') note(o.MetricName, where);
+      for (const inner of Object.values(o)) walk(inner, where);
+    }
+  };
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type === 'AWS::CloudWatch::Alarm') walk(r.Properties, id);
+    if (r.Type === 'AWS::CloudWatch::Dashboard') {
+      const body = r.Properties.DashboardBody as string | { 'Fn::Join': [string, unknown[]] };
+      const text =
+        typeof body === 'string'
+          ? body
+          : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
+      walk(JSON.parse(text), id);
+    }
+    if (r.Type === 'AWS::Logs::MetricFilter')
+      for (const t of r.Properties.MetricTransformations as Array<Record<string, string>>)
+        if (t.MetricNamespace === namespace) written.add(t.MetricName!);
+  }
+  return { read, written };
+}
+
+/** What a relay's alarms and graphs read that nothing writes. */
+function unwritten(resources: Record<string, Resource>, namespace: string, emitted: ReadonlySet<string>) {
+  const { read, written } = templateMetrics(resources, namespace);
+  return [...read.entries()]
+    .filter(([name]) => !emitted.has(name) && !written.has(name))
+    .map(([name, where]) => `${name} (read by ${[...new Set(where)].join(', ')})`);
+}
+
+const emitters = emittedNames(emitterSources());
+
+describe('metric names, declared once', () => {
+  it('has every emitter name its metric by a constant declared in shared/config/metric-names.ts', () => {
+    expect(emitters.problems).toEqual([]);
+    // The scan finds the emitters of every part: callbacks, reconciliation, the buffer, the edge, statements.
+    for (const name of ['AckLatency', 'TransactionsExpired', 'BufferedCallbacksFailed', 'EdgeProbeFailures'])
+      expect(emitters.names, name).toContain(name);
+  });
+
+  it('has no alarm or dashboard graph read a metric that nothing writes (the example relay, and one with the edge and badge shops)', () => {
+    // Prepare
+    const plain = sharedRelay();
+    const edged = synthRelay(
+      'MetricNamesEdge',
+      (stack) => ({
+        cloudFront: {
+          webAclArn:
+            'arn:aws:wafv2:us-east-1:123456789012:global/webacl/relay-edge/11111111-2222-3333-4444-555555555555',
+        },
+        customDomain: {
+          domainName: 'relay.payments.example.org',
+          certificate: acm.Certificate.fromCertificateArn(
+            stack,
+            'Certificate',
+            'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+          ),
+        },
+      }),
+      {
+        ...exampleConfig,
+        publicBaseUrl: 'https://relay.payments.example.org',
+        edge: { mode: 'cloudfront', originVerifySecretId: 'relay/edge-origin' },
+        badges: { shops: { corner: { baseUrl: 'https://badges.example.org' } } },
+      },
+    );
+
+    // Act
+    const problems = [plain, edged].flatMap((r) =>
+      unwritten(r.resources, r.relay.metricsNamespace, emitters.names),
+    );
+
+    // Assess: and the check did read them (alarms, graphs, Metrics Insights queries).
+    expect(problems).toEqual([]);
+    const { read } = templateMetrics(edged.resources, edged.relay.metricsNamespace);
+    for (const name of ['StatusCallErrors', 'OriginVerifyRefusals', 'BadgeReadFailures', 'StageThrottled'])
+      expect([...read.keys()], name).toContain(name);
+  });
+
+  it('names a watched metric that no emitter writes, and an emitter that names its metric by a string', () => {
+    // Prepare: an alarm on a name nobody writes, a graph of one, and a literal-named emitter.
+    const namespace = 'MobileMoneyRelay/Probe/Relay';
+    const resources: Record<string, Resource> = {
+      Watch: {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: { Namespace: namespace, MetricName: 'NobodyWritesThis' },
+      },
+      Board: {
+        Type: 'AWS::CloudWatch::Dashboard',
+        Properties: {
+          DashboardBody: {
+            'Fn::Join': [
+              '',
+              [
+                `{"widgets":[{"properties":{"metrics":[["${namespace}","AckLatency"],["${namespace}","NorThis","x","`,
+                { Ref: 'X' },
+                '"]]}}]}',
+              ],
+            ],
+          },
+        },
+      },
+    };
+
+    // Act
+    const problems = unwritten(resources, namespace, emitters.names);
+    const literal = emittedNames([{ path: 'probe.ts', text: "metrics.count('Handwritten', 1);" }]);
+
+    // Assess
+    expect(problems).toEqual(['NobodyWritesThis (read by Watch)', 'NorThis (read by Board)']);
+    expect(literal.problems).toEqual(["probe.ts: a metric named by 'Handwritten', not by a constant"]);
+  });
+});
