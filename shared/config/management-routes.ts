@@ -182,7 +182,7 @@ function r<const M extends ManagementRoute['method'], const U extends string>(
 }
 
 /** A path's segments, empty ones dropped (`/v1/me/` is `/v1/me`, as the router has always read it). */
-export function pathSegments(path: string): string[] {
+function pathSegments(path: string): string[] {
   return path.split('/').filter(Boolean);
 }
 

@@ -21,7 +21,7 @@ const DAY = 86_400;
  * The schedule of a kind no provider declared one for. Each provider declares its own, from its timing
  * (shared/providers/<id>/timings.ts, read through the registry by shared/app/reconciliation/reconcile-timing.ts).
  */
-export const DEFAULT_CHECK_SCHEDULE: CheckSchedule = {
+const DEFAULT_CHECK_SCHEDULE: CheckSchedule = {
   firstCheckSeconds: 300,
   backoffSeconds: [300, 600, 1800, 3600],
   dailyAfterSeconds: DAY,
