@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { routesAt } from '../shared/config/management-routes';
 import { API_ANSWER_HEADERS } from '../shared/http/types';
 import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
 
@@ -174,14 +175,10 @@ function send(
   response.end(body);
 }
 
-/** The console's management reads outside /v1/transactions (docs/management-api.md#console-endpoints). */
-const CONSOLE_PATHS = new Set(['/v1/quarantine', '/v1/report', '/v1/callback-health', '/v1/badges']);
-/** Who am I, the approvals and the audit log (docs/roles-and-audit.md). */
-const OPERATIONS_PATHS = new Set(['/v1/me', '/v1/audit', '/v1/approvals']);
-
 /**
- * The local stand-in for API Gateway: the same routes as the cloud (management routes to the
- * management function, everything else under the $default route to the callback function).
+ * The local stand-in for API Gateway: the same routes as the cloud (the management route table,
+ * shared/config/management-routes.ts, to the management function; everything else, as under the
+ * $default route, to the callback function).
  */
 export function createLocalServer(options: LocalServerOptions): Server {
   return createServer(async (request, response) => {
@@ -203,17 +200,9 @@ export function createLocalServer(options: LocalServerOptions): Server {
         );
         return;
       }
-      const isManagement =
-        path === '/v1/transactions' ||
-        path.startsWith('/v1/transactions/') ||
-        path.startsWith('/v1/reconciliation/') ||
-        path.startsWith('/v1/statements/') ||
-        CONSOLE_PATHS.has(path) ||
-        OPERATIONS_PATHS.has(path) ||
-        path.startsWith('/v1/approvals/') ||
-        path === '/v1/destinations' ||
-        path.startsWith('/v1/destinations/') ||
-        path.startsWith('/v1/quarantine/');
+      // The paths of the management route table, whatever the method: a wrong one is the management
+      // function's 405 naming the allowed methods (API Gateway would send it to $default).
+      const isManagement = routesAt(path).length > 0;
       const lambda = isManagement ? options.management : options.callback;
       const event = toApiGatewayEvent(request, body, options);
       const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));

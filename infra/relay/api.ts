@@ -17,49 +17,18 @@ import {
   providerThrottles,
 } from './limits';
 import type { MobileMoneyRelayProps, RelayCustomDomain } from './props';
+import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
 
-/** Management routes (IAM-authorized); `operator` routes are check, resolve, the report and the console's reads. */
-export const MANAGEMENT_ROUTES = [
-  { method: 'POST', path: '/v1/transactions', operator: false },
-  { method: 'GET', path: '/v1/transactions/{provider}/{account}/{reference}', operator: false },
-  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/check', operator: true },
-  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/resolve', operator: true },
-  { method: 'GET', path: '/v1/reconciliation/report', operator: true },
-  // The console's reads (docs/management-api.md#console-endpoints), for IAM callers too: operator routes.
-  { method: 'GET', path: '/v1/transactions', operator: true },
-  { method: 'GET', path: '/v1/transactions/counts', operator: true },
-  { method: 'GET', path: '/v1/transactions/search', operator: true },
-  {
-    method: 'GET',
-    path: '/v1/transactions/{provider}/{account}/{reference}/receipts/{receiptId}',
-    operator: true,
-  },
-  { method: 'GET', path: '/v1/quarantine', operator: true },
-  { method: 'POST', path: '/v1/quarantine/{id}/accept', operator: true },
-  { method: 'POST', path: '/v1/quarantine/{id}/dismiss', operator: true },
-  { method: 'GET', path: '/v1/report', operator: true },
-  { method: 'GET', path: '/v1/callback-health', operator: true },
-  { method: 'GET', path: '/v1/badges', operator: true },
-  // The provider's own records (docs/statements.md): an operator uploads, reads and closes days.
-  { method: 'POST', path: '/v1/statements/{provider}/{account}/import', operator: true },
-  { method: 'GET', path: '/v1/statements/{provider}/{account}/days', operator: true },
-  { method: 'GET', path: '/v1/statements/{provider}/{account}/days/{day}', operator: true },
-  { method: 'POST', path: '/v1/statements/{provider}/{account}/days/{day}/close', operator: true },
-  // Who am I, the four-eyes approvals and the audit log (docs/roles-and-audit.md); IAM callers are admins.
-  { method: 'GET', path: '/v1/me', operator: true },
-  { method: 'GET', path: '/v1/approvals', operator: true },
-  { method: 'POST', path: '/v1/approvals/{id}/approve', operator: true },
-  { method: 'POST', path: '/v1/approvals/{id}/reject', operator: true },
-  { method: 'GET', path: '/v1/audit', operator: true },
-  // Webhook destinations (docs/management-api.md#webhook-destinations): the log, pause, resume, rotate, replay.
-  { method: 'GET', path: '/v1/destinations', operator: true },
-  { method: 'GET', path: '/v1/destinations/{id}/deliveries', operator: true },
-  { method: 'POST', path: '/v1/destinations/{id}/pause', operator: true },
-  { method: 'POST', path: '/v1/destinations/{id}/replay', operator: true },
-  { method: 'POST', path: '/v1/destinations/{id}/resume', operator: true },
-  { method: 'POST', path: '/v1/destinations/{id}/rotate', operator: true },
-  { method: 'GET', path: '/v1/transactions/{provider}/{account}/{reference}/deliveries', operator: true },
-] as const;
+/**
+ * The management routes on the partner API, each behind IAM: every route of the table
+ * (shared/config/management-routes.ts). `operator: false`: in the partner grant too (register, read).
+ */
+export const MANAGEMENT_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string; operator: boolean }> =
+  MANAGEMENT_ROUTE_TABLE.map((route) => ({
+    method: route.method,
+    path: route.path,
+    operator: !route.partner,
+  }));
 
 export interface RelayHttpApi {
   readonly api: apigwv2.HttpApi;

@@ -20,6 +20,7 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { buildConsoleInto } from '../../scripts/build-console';
 import { PREBUILT_ASSETS_DIR } from '../bundling';
+import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
 
 /**
  * The built console: the packed library's prebuilt copy (dist/assets/console) when there is one, else
@@ -140,33 +141,14 @@ export interface RelayConsole {
 }
 
 /**
- * The routes the console calls: the management function's reads and the operator's actions, never
- * registration (partners register over IAM).
+ * The routes the console calls (`console: true` in shared/config/management-routes.ts): the management
+ * function's reads and the operator's actions, never registration (partners register over IAM).
  */
-export const CONSOLE_ROUTES = [
-  { method: 'GET', path: '/v1/transactions' },
-  { method: 'GET', path: '/v1/transactions/{proxy+}' },
-  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/check' },
-  { method: 'POST', path: '/v1/transactions/{provider}/{account}/{reference}/resolve' },
-  { method: 'GET', path: '/v1/reconciliation/report' },
-  { method: 'GET', path: '/v1/report' },
-  { method: 'GET', path: '/v1/quarantine' },
-  { method: 'POST', path: '/v1/quarantine/{id}/accept' },
-  { method: 'POST', path: '/v1/quarantine/{id}/dismiss' },
-  { method: 'GET', path: '/v1/callback-health' },
-  { method: 'GET', path: '/v1/badges' },
-  { method: 'GET', path: '/v1/me' },
-  { method: 'GET', path: '/v1/approvals' },
-  { method: 'POST', path: '/v1/approvals/{id}/approve' },
-  { method: 'POST', path: '/v1/approvals/{id}/reject' },
-  { method: 'GET', path: '/v1/audit' },
-  { method: 'GET', path: '/v1/destinations' },
-  { method: 'GET', path: '/v1/destinations/{id}/deliveries' },
-  { method: 'POST', path: '/v1/destinations/{id}/pause' },
-  { method: 'POST', path: '/v1/destinations/{id}/replay' },
-  { method: 'POST', path: '/v1/destinations/{id}/resume' },
-  { method: 'POST', path: '/v1/destinations/{id}/rotate' },
-] as const;
+export const CONSOLE_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string }> =
+  MANAGEMENT_ROUTE_TABLE.filter((route) => route.console).map((route) => ({
+    method: route.method,
+    path: route.path,
+  }));
 
 /** The Cognito groups the relay reads as roles (shared/domain/actor.ts ROLES), least to most. */
 export const CONSOLE_GROUPS = [

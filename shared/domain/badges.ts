@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from '../util/zod';
+import { hasControlCharacters } from '../util/text';
 
 /**
  * The badge change feed's domain (docs/badges.md): a shop's badge as the relay keeps it (parsed from the
@@ -163,8 +164,12 @@ export const MAX_BADGE_ID_CHARS = 128;
 /** Why a badge id cannot be kept; undefined when it can. */
 export type BadgeIdProblem = 'missing' | 'not-text' | 'empty' | 'too-long' | 'not-printable';
 
-/** Control, format, unassigned, private-use characters and separators (spaces): not in an id. */
-const NOT_PRINTABLE = /[\p{C}\p{Z}\s]/u;
+/**
+ * Beyond control characters (the one rule, util/text.ts): format, unassigned, private-use and surrogate
+ * characters and separators (spaces) are not in an id either.
+ */
+const NOT_PRINTABLE = /[\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Z}\s]/u;
+const notPrintable = (text: string) => hasControlCharacters(text) || NOT_PRINTABLE.test(text);
 
 /**
  * Whether `id` (as the API sent it: a string or an integer) can be a badge id: 1 to MAX_BADGE_ID_CHARS
@@ -177,7 +182,7 @@ export function badgeIdProblem(id: unknown): BadgeIdProblem | undefined {
   if (typeof id !== 'string') return 'not-text';
   if (id === '') return 'empty';
   if ([...id].length > MAX_BADGE_ID_CHARS) return 'too-long';
-  if (NOT_PRINTABLE.test(id)) return 'not-printable';
+  if (notPrintable(id)) return 'not-printable';
   return undefined;
 }
 
@@ -193,8 +198,7 @@ export interface RefusedBadge {
 function refusal(id: unknown, reason: BadgeIdProblem): RefusedBadge {
   const text = typeof id === 'string' ? id : (JSON.stringify(id) ?? 'undefined');
   const chars = [...text];
-  const escape = (c: string) =>
-    NOT_PRINTABLE.test(c) && c !== ' ' ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c;
+  const escape = (c: string) => (notPrintable(c) && c !== ' ' ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c);
   const head = chars.slice(0, 40).map(escape).join('');
   return {
     key: createHash('sha256')

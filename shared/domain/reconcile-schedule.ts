@@ -1,7 +1,8 @@
 /**
  * When the poller asks a provider for a transaction's status, per provider and kind: a first check
  * shortly after the provider's usual callback time, then backing off, then a long tail (hourly, then
- * daily) until the reconciliation window ends. Pure; the config may override any field.
+ * daily) until the reconciliation window ends. Pure; each provider declares its defaults, the config may
+ * override any field.
  */
 export interface CheckSchedule {
   /** Seconds after creation of the first status check. */
@@ -15,73 +16,33 @@ export interface CheckSchedule {
 }
 
 const DAY = 86_400;
-const THREE_DAYS = 3 * DAY;
 
 /**
- * Defaults from the providers' own timing (provider notes): MTN advises a first status check about
- * 5 minutes after initiation (the payer's approval window); an STK prompt lives 1–3 minutes; Airtel
- * answers within a minute or two but may stay ambiguous; B2C payouts queue longer. MoMo retries a
- * callback for hours, Daraja callbacks go missing: the window runs for days.
+ * The schedule of a kind no provider declared one for. Each provider declares its own, from its timing
+ * (shared/providers/<id>/timings.ts, read through the registry by shared/app/reconciliation/reconcile-timing.ts).
  */
-export const DEFAULT_SCHEDULES: Readonly<Record<string, Readonly<Record<string, CheckSchedule>>>> = {
-  momo: {
-    '*': {
-      firstCheckSeconds: 300,
-      backoffSeconds: [120, 300, 600, 1800, 3600],
-      dailyAfterSeconds: DAY,
-      windowSeconds: THREE_DAYS,
-    },
-  },
-  airtel: {
-    '*': {
-      firstCheckSeconds: 90,
-      backoffSeconds: [60, 120, 300, 900, 1800, 3600],
-      dailyAfterSeconds: DAY,
-      windowSeconds: THREE_DAYS,
-    },
-  },
-  daraja: {
-    stk: {
-      firstCheckSeconds: 120,
-      backoffSeconds: [60, 120, 300, 900, 3600],
-      dailyAfterSeconds: DAY,
-      windowSeconds: THREE_DAYS,
-    },
-    b2c: {
-      firstCheckSeconds: 300,
-      backoffSeconds: [300, 600, 1800, 3600],
-      dailyAfterSeconds: DAY,
-      windowSeconds: THREE_DAYS,
-    },
-    '*': {
-      firstCheckSeconds: 300,
-      backoffSeconds: [300, 600, 1800, 3600],
-      dailyAfterSeconds: DAY,
-      windowSeconds: THREE_DAYS,
-    },
-  },
-  '*': {
-    '*': {
-      firstCheckSeconds: 300,
-      backoffSeconds: [300, 600, 1800, 3600],
-      dailyAfterSeconds: DAY,
-      windowSeconds: THREE_DAYS,
-    },
-  },
+const DEFAULT_CHECK_SCHEDULE: CheckSchedule = {
+  firstCheckSeconds: 300,
+  backoffSeconds: [300, 600, 1800, 3600],
+  dailyAfterSeconds: DAY,
+  windowSeconds: 3 * DAY,
 };
 
 export type ScheduleOverrides = Readonly<
   Record<string, Readonly<Record<string, Partial<CheckSchedule> | undefined>> | undefined>
 >;
 
-/** The schedule of one provider and kind: defaults, then the config's `*` and per-kind overrides. */
+/**
+ * The schedule of one provider and kind: the provider's defaults (`defaults`, by kind, `*` for the rest),
+ * then the config's `*` and per-kind overrides.
+ */
 export function scheduleFor(
+  defaults: Readonly<Record<string, CheckSchedule>> | undefined,
   provider: string,
   kind: string,
   overrides: ScheduleOverrides = {},
 ): CheckSchedule {
-  const defaults = DEFAULT_SCHEDULES[provider] ?? DEFAULT_SCHEDULES['*']!;
-  const base = defaults[kind] ?? defaults['*'] ?? DEFAULT_SCHEDULES['*']!['*']!;
+  const base = defaults?.[kind] ?? defaults?.['*'] ?? DEFAULT_CHECK_SCHEDULE;
   return { ...base, ...overrides[provider]?.['*'], ...overrides[provider]?.[kind] };
 }
 

@@ -38,7 +38,8 @@ import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
 import { businessTimeZones, storyTimeZone } from '../app/console/time-zones';
 import type { TransactionKey } from '../domain/transaction';
-import { statementRoute } from './statement-routes';
+import { statementRoute, type StatementUseCase } from './statement-routes';
+import { type ManagementUseCase, routesAt } from '../config/management-routes';
 import {
   destinationDeliveries,
   listDestinations,
@@ -100,24 +101,37 @@ function actionOf(method: string, segments: readonly string[]): { action: string
   };
 }
 
+type ManagementServices = RelayServices & Partial<Pick<ReconcileServices, 'statusApi' | 'metrics'>>;
+
+type Audit = (
+  outcome: 'ok' | 'pending',
+  httpStatus: number,
+  detail: string | null,
+  action?: string,
+) => Promise<void>;
+
+/** What a route's handler gets: the caller signed in with the route's role, the path's parameters decoded. */
+interface RouteContext {
+  services: ManagementServices;
+  request: InboundRequest;
+  params: Record<string, string>;
+  actor: Actor;
+  audit: Audit;
+}
+
 /**
- * POST /v1/transactions, GET /v1/transactions/{provider}/{account}/{reference}, the operator's
- * POST …/check and …/resolve, and GET /v1/reconciliation/report.
+ * The management API (shared/config/management-routes.ts declares its routes): the path and method pick
+ * the route (404 when no route has the path, 405 naming the methods it has), the caller signs in with the
+ * route's role, then its use case answers. Every action and every refusal is audited.
  */
 export async function handleManagementRequest(
-  services: RelayServices & Partial<Pick<ReconcileServices, 'statusApi' | 'metrics'>>,
+  services: ManagementServices,
   request: InboundRequest,
 ): Promise<HttpResponse> {
-  const deps = { config: services.config, store: services.store, clock: services.clock };
   const segments = request.path.split('/').filter(Boolean);
   let actor: Actor | null = null;
-  const signIn = (role: 'viewer' | 'operator' | 'admin', what: string): Actor => {
-    actor = authenticate(services.config, request);
-    requireRole(actor, role, what);
-    return actor;
-  };
   const audited = { ...services, scrub: services.scrub };
-  const audit = (outcome: 'ok' | 'pending', httpStatus: number, detail: string | null, action?: string) =>
+  const audit: Audit = (outcome, httpStatus, detail, action) =>
     recordAuditAfter(audited, {
       actor,
       ...actionOf(request.method, segments),
@@ -128,96 +142,21 @@ export async function handleManagementRequest(
       request,
     });
   try {
-    if (
-      segments[0] === 'v1' &&
-      segments[1] === 'reconciliation' &&
-      segments[2] === 'report' &&
-      segments.length === 3
-    ) {
-      if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-      signIn('viewer', 'The reconciliation report');
-      const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
-      return json(200, await reconciliationReport(services.store, range, request.query.cursor || undefined));
-    }
-    const consoleAnswer = await consoleRoute(services, request, segments, signIn, audit);
-    if (consoleAnswer) return consoleAnswer;
-    const statementAnswer = await statementRoute(services, request, segments, signIn);
-    if (statementAnswer) {
-      if (request.method === 'POST')
-        await audit('ok', statementAnswer.statusCode, request.query.dryRun === 'true' ? 'dry run' : null);
-      return statementAnswer;
-    }
-    const operationsAnswer = await operationsRoute(services, request, segments, signIn, audit);
-    if (operationsAnswer) return operationsAnswer;
-    const destinationAnswer = await destinationRoute(services, request, segments, signIn, audit);
-    if (destinationAnswer) return destinationAnswer;
-    if (segments[0] !== 'v1' || segments[1] !== 'transactions')
-      throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
-    if (segments.length === 6 && (segments[5] === 'check' || segments[5] === 'resolve')) {
-      if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
-      const who = signIn('operator', segments[5] === 'check' ? 'Check now' : 'Resolving by hand');
-      const [provider, account, reference] = segments.slice(2, 5).map(decodeSegment) as [
-        string,
-        string,
-        string,
-      ];
-      const reconcile: ReconcileServices = {
-        ...services,
-        statusApi: services.statusApi ?? (() => undefined),
-        metrics: services.metrics ?? noMetrics,
-      };
-      if (segments[5] === 'check') {
-        const checked = await forceCheck(reconcile, { provider, account, reference }, who);
-        await audit('ok', 200, `answer ${checked.answer.type}`);
-        return json(200, checked);
-      }
-      const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
-      const outcome = await resolveOrRequest(reconcile, { provider, account, reference }, body, who);
-      const asked = resolutionDetail(body);
-      if (!outcome.resolved) {
-        await audit(
-          'pending',
-          202,
-          `${asked}; above the limit ${outcome.approval.limit}: approval ${outcome.approval.id}`,
-        );
-        return json(202, { pending: true, approval: outcome.approval });
-      }
-      await audit('ok', 200, asked);
-      const { resolved: _resolved, ...answer } = outcome;
-      return json(200, answer);
-    }
-    if (segments.length === 2) {
-      if (request.method !== 'POST')
-        throw new MethodNotAllowedError(['GET', 'POST'], request.method.slice(0, 16));
-      signIn('operator', 'Registering a transaction');
-      const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
-      const result = await registerTransaction(deps, body);
-      services.log.info('transaction registered', {
-        provider: result.transaction.provider,
-        account: result.transaction.account,
-        reference: result.transaction.reference,
-        created: result.created,
-      });
-      return json(result.created ? 201 : 200, {
-        transaction: result.transaction,
-        ...(result.callbackUrl ? { callbackUrl: result.callbackUrl } : {}),
-      });
-    }
-    if (segments.length === 5) {
-      if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-      signIn('viewer', 'Reading a transaction');
-      const [provider, account, reference] = segments.slice(2).map(decodeSegment) as [string, string, string];
-      return json(
-        200,
-        await getTransaction(
-          { ...deps, ...(services.deliveries ? { deliveries: services.deliveries } : {}) },
-          { provider, account, reference },
-          receiptPaging(request.query),
-          storyTimeZone(request.query),
-        ),
+    const matches = routesAt(request.path);
+    if (matches.length === 0) throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
+    const match = matches.find((m) => m.route.method === request.method);
+    if (!match)
+      throw new MethodNotAllowedError(
+        [...new Set(matches.map((m) => m.route.method))].sort(),
+        request.method.slice(0, 16),
       );
-    }
-    throw new RouteNotFoundError(`No such route; ${ROUTES_HINT}`);
+    const { route } = match;
+    actor = authenticate(services.config, request);
+    requireRole(actor, route.role, route.what);
+    const params = Object.fromEntries(
+      Object.entries(match.params).map(([name, value]) => [name, decodeSegment(value)]),
+    );
+    return await HANDLERS[route.useCase as ManagementUseCase]({ services, request, params, actor, audit });
   } catch (caught) {
     // Asking for a transaction (or receipt) that does not exist is an answer, not a rejected request; an
     // action on one is still an action (audited below).
@@ -249,60 +188,256 @@ export async function handleManagementRequest(
   }
 }
 
-/** The operator console's reads (docs/management-api.md#console-endpoints); undefined: not one of them. */
-async function consoleRoute(
-  services: RelayServices,
-  request: InboundRequest,
-  segments: string[],
-  signIn: SignIn,
-  audit: Audit,
-): Promise<HttpResponse | undefined> {
-  if (segments[0] !== 'v1') return undefined;
-  const deps = { config: services.config, store: services.store, clock: services.clock };
-  const path = segments.slice(1).join('/');
-  const read = (answer: () => Promise<unknown>) => {
-    if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-    signIn('viewer', 'The console');
-    return answer().then((body) => json(200, body));
-  };
-  const query = request.query;
-  const exporter = CSV_EXPORTS[path];
-  if (exporter && query.format !== undefined && request.method === 'GET') {
-    if (query.format === 'csv') {
-      signIn('viewer', 'An export');
-      return csvAnswer(await exporter(deps, query), audit, `${path}.export`);
-    }
-    if (query.format !== 'json')
-      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
-  }
-  if (path === 'transactions' && request.method === 'GET') return read(() => listTransactions(deps, query));
-  if (path === 'transactions/counts') return read(() => countTransactions(deps, query));
-  if (path === 'transactions/search') return read(() => searchTransactions(deps, query));
-  if (segments[1] === 'transactions' && segments.length === 7 && segments[5] === 'receipts') {
-    const [provider, account, reference, , receiptId] = segments.slice(2).map(decodeSegment) as string[];
-    return read(() =>
-      receiptBody(services.store, { provider, account, reference } as TransactionKey, receiptId!),
-    );
-  }
-  if (path === 'quarantine') return read(() => listQuarantine(deps, query));
-  if (path === 'report') return read(() => consoleReport(deps, query));
-  if (path === 'callback-health') return read(() => callbackHealthView(deps));
-  if (path === 'badges') return read(() => badgeShops(deps));
-  return undefined;
-}
+const keyOf = (params: Record<string, string>): TransactionKey => ({
+  provider: params.provider!,
+  account: params.account!,
+  reference: params.reference!,
+});
 
-/** The lists with a CSV form (`?format=csv`, the same filters): shared/app/console/export-csv.ts. */
-const CSV_EXPORTS: Record<
-  string,
-  (
+const reconcileOf = (services: ManagementServices): ReconcileServices => ({
+  ...services,
+  statusApi: services.statusApi ?? (() => undefined),
+  metrics: services.metrics ?? noMetrics,
+});
+
+const depsOf = (services: ManagementServices) => ({
+  config: services.config,
+  store: services.store,
+  clock: services.clock,
+});
+
+/** A body that may be left out: none is `{}`. */
+const optionalBody = (c: RouteContext) =>
+  c.request.rawBody.length ? parseJsonObjectBody(c.request, c.services.config.limits.maxBodyBytes) : {};
+
+/**
+ * A console read; with `?format=csv` (or `json`) the lists that have a CSV form (the same filters:
+ * shared/app/console/export-csv.ts) export it, and the export is audited.
+ */
+function consoleRead(
+  answer: (deps: ReturnType<typeof depsOf>, query: InboundRequest['query']) => Promise<unknown>,
+  exporter?: (
     deps: Pick<RelayServices, 'config' | 'store' | 'clock'>,
     query: Record<string, string | undefined>,
-  ) => Promise<CsvExport>
-> = {
-  quarantine: exportQuarantine,
-  report: exportReport,
-  transactions: exportTransactions,
+  ) => Promise<CsvExport>,
+): (c: RouteContext) => Promise<HttpResponse> {
+  return async ({ services, request, audit }) => {
+    const query = request.query;
+    if (exporter && query.format !== undefined) {
+      if (query.format === 'csv') {
+        const path = request.path.split('/').filter(Boolean).slice(1).join('/');
+        return csvAnswer(await exporter(depsOf(services), query), audit, `${path}.export`);
+      }
+      if (query.format !== 'json')
+        throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
+    }
+    return json(200, await answer(depsOf(services), query));
+  };
+}
+
+/** The statement routes' answers (shared/http/statement-routes.ts); an import or a close is audited. */
+function statementHandler(useCase: StatementUseCase): (c: RouteContext) => Promise<HttpResponse> {
+  return async ({ services, request, params, actor, audit }) => {
+    const answer = await statementRoute(services, request, useCase, params, actor);
+    if (request.method === 'POST')
+      await audit('ok', answer.statusCode, request.query.dryRun === 'true' ? 'dry run' : null);
+    return answer;
+  };
+}
+
+/** The webhook destinations' store (docs/management-api.md#webhook-destinations), when this runtime has one. */
+function deliveriesOf(services: ManagementServices) {
+  const admin = services.deliveries;
+  if (!admin) throw new RouteNotFoundError('Webhook destinations are not served by this relay runtime');
+  return admin;
+}
+
+/** Each use case of the route table, by name: a route without its handler does not compile. */
+const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpResponse>> = {
+  async registerTransaction({ services, request }) {
+    const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
+    const result = await registerTransaction(depsOf(services), body);
+    services.log.info('transaction registered', {
+      provider: result.transaction.provider,
+      account: result.transaction.account,
+      reference: result.transaction.reference,
+      created: result.created,
+    });
+    return json(result.created ? 201 : 200, {
+      transaction: result.transaction,
+      ...(result.callbackUrl ? { callbackUrl: result.callbackUrl } : {}),
+    });
+  },
+  async getTransaction({ services, request, params }) {
+    const deps = depsOf(services);
+    return json(
+      200,
+      await getTransaction(
+        { ...deps, ...(services.deliveries ? { deliveries: services.deliveries } : {}) },
+        keyOf(params),
+        receiptPaging(request.query),
+        storyTimeZone(request.query),
+      ),
+    );
+  },
+  async checkNow({ services, params, actor, audit }) {
+    const checked = await forceCheck(reconcileOf(services), keyOf(params), actor);
+    await audit('ok', 200, `answer ${checked.answer.type}`);
+    return json(200, checked);
+  },
+  async resolveByHand({ services, request, params, actor, audit }) {
+    const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
+    const outcome = await resolveOrRequest(reconcileOf(services), keyOf(params), body, actor);
+    const asked = resolutionDetail(body);
+    if (!outcome.resolved) {
+      await audit(
+        'pending',
+        202,
+        `${asked}; above the limit ${outcome.approval.limit}: approval ${outcome.approval.id}`,
+      );
+      return json(202, { pending: true, approval: outcome.approval });
+    }
+    await audit('ok', 200, asked);
+    const { resolved: _resolved, ...answer } = outcome;
+    return json(200, answer);
+  },
+  async reconciliationReport({ services, request }) {
+    const range = reportRange({ from: request.query.from, to: request.query.to }, services.clock.now());
+    return json(200, await reconciliationReport(services.store, range, request.query.cursor || undefined));
+  },
+  listTransactions: consoleRead(listTransactions, exportTransactions),
+  countTransactions: consoleRead(countTransactions),
+  searchTransactions: consoleRead(searchTransactions),
+  async receiptBody({ services, params }) {
+    return json(200, await receiptBody(services.store, keyOf(params), params.receiptId!));
+  },
+  listQuarantine: consoleRead(listQuarantine, exportQuarantine),
+  acceptQuarantined: quarantineDecision('accept'),
+  dismissQuarantined: quarantineDecision('dismiss'),
+  consoleReport: consoleRead(consoleReport, exportReport),
+  callbackHealth: consoleRead((deps) => callbackHealthView(deps)),
+  badgeShops: consoleRead((deps) => badgeShops(deps)),
+  importStatement: statementHandler('importStatement'),
+  listStatementDays: statementHandler('listStatementDays'),
+  readStatementDay: statementHandler('readStatementDay'),
+  closeStatementDay: statementHandler('closeStatementDay'),
+  async me({ services, actor }) {
+    const me: MeAnswer = {
+      actor,
+      can: { operate: hasRole(actor, 'operator'), administer: hasRole(actor, 'admin') },
+      timeZones: businessTimeZones(services.config),
+    };
+    return json(200, me);
+  },
+  async listApprovals({ services, request }) {
+    return json(200, await listApprovals(services, request.query));
+  },
+  async approve(c) {
+    const answer = await approve(reconcileOf(c.services), c.params.id!, optionalBody(c), c.actor);
+    const a = answer.approval;
+    await c.audit(
+      'ok',
+      200,
+      `approved ${a.provider}/${a.account}/${a.reference} ${a.status} requested by ${a.requestedBy.name}`,
+    );
+    return json(200, answer);
+  },
+  async reject(c) {
+    const answer = await reject(reconcileOf(c.services), c.params.id!, optionalBody(c), c.actor);
+    const a = answer.approval;
+    await c.audit(
+      'ok',
+      200,
+      `rejected ${a.provider}/${a.account}/${a.reference} (${a.status}) requested by ${a.requestedBy.name}`,
+    );
+    return json(200, answer);
+  },
+  async listAudit({ services, request, audit }) {
+    if (request.query.format === 'csv') {
+      const page = await listAudit(services, request.query, MAX_CSV_ROWS);
+      await audit(
+        'ok',
+        200,
+        `${page.entries.length} entries${page.next ? ' (more in range)' : ''}`,
+        'audit.export',
+      );
+      return {
+        statusCode: 200,
+        body: auditCsv(page.entries),
+        headers: {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': 'attachment; filename="relay-audit.csv"',
+        },
+      };
+    }
+    if (request.query.format !== undefined && request.query.format !== 'json')
+      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
+    return json(200, await listAudit(services, request.query));
+  },
+  async listDestinations({ services }) {
+    return json(200, await listDestinations(deliveriesOf(services), services.clock));
+  },
+  async destinationDeliveries({ services, request, params }) {
+    return json(
+      200,
+      await destinationDeliveries(deliveriesOf(services), services.clock, params.id!, request.query),
+    );
+  },
+  async pauseDestination({ services, params, actor, audit }) {
+    const answer = await pauseDestination(deliveriesOf(services), services.clock, params.id!, actor);
+    await audit('ok', 200, `paused ${params.id}`);
+    return json(200, answer);
+  },
+  async resumeDestination({ services, params, audit }) {
+    const answer = await resumeDestination(deliveriesOf(services), services.clock, params.id!);
+    await audit('ok', 200, `resumed ${params.id}`);
+    return json(200, answer);
+  },
+  async rotateSecret(c) {
+    const id = c.params.id!;
+    const answer = await rotateSecret(
+      deliveriesOf(c.services),
+      c.services.clock,
+      id,
+      optionalBody(c),
+      c.actor,
+    );
+    // The reference names where the secret is, not the secret: kept so the rotation can be traced.
+    await c.audit('ok', 200, `rotated ${id}: both secrets sign until ${answer.rotation!.windowEndsAt}`);
+    return json(200, answer);
+  },
+  async replayDeliveries(c) {
+    const id = c.params.id!;
+    const answer = await replayDeliveries(deliveriesOf(c.services), id, optionalBody(c), c.actor);
+    await c.audit(
+      'ok',
+      200,
+      `${answer.dryRun ? 'dry run: would replay' : 'replayed'} ${answer.count} events to ${id} (${JSON.stringify(answer.selector)})`,
+    );
+    return json(200, answer);
+  },
+  async transactionDeliveries({ services, params }) {
+    return json(200, await transactionDeliveries(deliveriesOf(services), keyOf(params)));
+  },
 };
+
+/** Accepting or dismissing a refused callback (docs/roles-and-audit.md): the note is required. */
+function quarantineDecision(kind: 'accept' | 'dismiss'): (c: RouteContext) => Promise<HttpResponse> {
+  return async ({ services, request, params, actor, audit }) => {
+    const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
+    const answer =
+      kind === 'accept'
+        ? await acceptQuarantined(reconcileOf(services), params.id!, body, actor)
+        : await dismissQuarantined(reconcileOf(services), params.id!, body, actor);
+    const d = answer.decision;
+    await audit(
+      'ok',
+      200,
+      `${d.kind}${answer.repeated ? ' (already, by ' + d.by.name + ')' : ''}${d.applied ? `: ${d.applied.reference} ${d.applied.status} (${d.applied.events.join(', ') || 'no event'})` : ''}; ${d.note.slice(0, 200)}`,
+    );
+    return json(200, answer);
+  };
+}
 
 /** An export is an action: the audit log says who took which rows out, and whether all of them. */
 async function csvAnswer(exported: CsvExport, audit: Audit, action: string): Promise<HttpResponse> {
@@ -324,222 +459,11 @@ async function csvAnswer(exported: CsvExport, audit: Audit, action: string): Pro
   };
 }
 
-type SignIn = (role: 'viewer' | 'operator' | 'admin', what: string) => Actor;
-type Audit = (
-  outcome: 'ok' | 'pending',
-  httpStatus: number,
-  detail: string | null,
-  action?: string,
-) => Promise<void>;
-
 /** What a resolution asked for, for the audit log (the note is kept in the transaction's history). */
 function resolutionDetail(body: Record<string, unknown>): string {
   const amount =
     typeof body.amount === 'string' || typeof body.amount === 'number' ? ` amount ${body.amount}` : '';
   return `resolve ${String(body.status)}${amount}: ${String(body.note ?? '').slice(0, 200)}`;
-}
-
-/**
- * Who am I (GET /v1/me), the approvals (GET /v1/approvals, POST /v1/approvals/{id}/approve|reject) and
- * the audit log (GET /v1/audit, ?format=csv): docs/roles-and-audit.md. Undefined: not one of them.
- */
-async function operationsRoute(
-  services: RelayServices & Partial<Pick<ReconcileServices, 'statusApi' | 'metrics'>>,
-  request: InboundRequest,
-  segments: string[],
-  signIn: SignIn,
-  audit: Audit,
-): Promise<HttpResponse | undefined> {
-  if (segments[0] !== 'v1') return undefined;
-  const onlyGet = () => {
-    if (request.method !== 'GET') throw new MethodNotAllowedError(['GET'], request.method.slice(0, 16));
-  };
-  if (segments[1] === 'me' && segments.length === 2) {
-    onlyGet();
-    const actor = signIn('viewer', 'Signing in');
-    const me: MeAnswer = {
-      actor,
-      can: { operate: hasRole(actor, 'operator'), administer: hasRole(actor, 'admin') },
-      timeZones: businessTimeZones(services.config),
-    };
-    return json(200, me);
-  }
-  if (segments[1] === 'approvals' && segments.length === 2) {
-    onlyGet();
-    signIn('viewer', 'The approvals list');
-    return json(200, await listApprovals(services, request.query));
-  }
-  if (
-    segments[1] === 'approvals' &&
-    segments.length === 4 &&
-    (segments[3] === 'approve' || segments[3] === 'reject')
-  ) {
-    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
-    const actor = signIn('admin', segments[3] === 'approve' ? 'Approving' : 'Rejecting');
-    const id = decodeSegment(segments[2]!);
-    const body = request.rawBody.length
-      ? parseJsonObjectBody(request, services.config.limits.maxBodyBytes)
-      : {};
-    const reconcile: ReconcileServices = {
-      ...services,
-      statusApi: services.statusApi ?? (() => undefined),
-      metrics: services.metrics ?? noMetrics,
-    };
-    if (segments[3] === 'reject') {
-      const answer = await reject(reconcile, id, body, actor);
-      const a = answer.approval;
-      await audit(
-        'ok',
-        200,
-        `rejected ${a.provider}/${a.account}/${a.reference} (${a.status}) requested by ${a.requestedBy.name}`,
-      );
-      return json(200, answer);
-    }
-    const answer = await approve(reconcile, id, body, actor);
-    const a = answer.approval;
-    await audit(
-      'ok',
-      200,
-      `approved ${a.provider}/${a.account}/${a.reference} ${a.status} requested by ${a.requestedBy.name}`,
-    );
-    return json(200, answer);
-  }
-  if (
-    segments[1] === 'quarantine' &&
-    segments.length === 4 &&
-    (segments[3] === 'accept' || segments[3] === 'dismiss')
-  ) {
-    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], request.method.slice(0, 16));
-    const actor = signIn(
-      'operator',
-      segments[3] === 'accept' ? 'Accepting a refused callback' : 'Dismissing a refused callback',
-    );
-    const id = decodeSegment(segments[2]!);
-    const body = parseJsonObjectBody(request, services.config.limits.maxBodyBytes);
-    const reconcile: ReconcileServices = {
-      ...services,
-      statusApi: services.statusApi ?? (() => undefined),
-      metrics: services.metrics ?? noMetrics,
-    };
-    const answer =
-      segments[3] === 'accept'
-        ? await acceptQuarantined(reconcile, id, body, actor)
-        : await dismissQuarantined(reconcile, id, body, actor);
-    const d = answer.decision;
-    await audit(
-      'ok',
-      200,
-      `${d.kind}${answer.repeated ? ' (already, by ' + d.by.name + ')' : ''}${d.applied ? `: ${d.applied.reference} ${d.applied.status} (${d.applied.events.join(', ') || 'no event'})` : ''}; ${d.note.slice(0, 200)}`,
-    );
-    return json(200, answer);
-  }
-  if (segments[1] === 'audit' && segments.length === 2) {
-    onlyGet();
-    signIn('admin', 'The audit log');
-    if (request.query.format === 'csv') {
-      const page = await listAudit(services, request.query, MAX_CSV_ROWS);
-      await audit(
-        'ok',
-        200,
-        `${page.entries.length} entries${page.next ? ' (more in range)' : ''}`,
-        'audit.export',
-      );
-      return {
-        statusCode: 200,
-        body: auditCsv(page.entries),
-        headers: {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': 'attachment; filename="relay-audit.csv"',
-        },
-      };
-    }
-    if (request.query.format !== undefined && request.query.format !== 'json')
-      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
-    return json(200, await listAudit(services, request.query));
-  }
-  return undefined;
-}
-
-/**
- * The webhook destinations (docs/management-api.md#webhook-destinations): GET /v1/destinations, POST
- * …/{id}/pause|resume (operator), …/{id}/rotate (admin), GET …/{id}/deliveries, POST …/{id}/replay
- * (operator; a dry run counts), and GET /v1/transactions/{provider}/{account}/{reference}/deliveries.
- * Every POST is audited with its actor. Undefined: not one of them.
- */
-async function destinationRoute(
-  services: RelayServices,
-  request: InboundRequest,
-  segments: string[],
-  signIn: SignIn,
-  audit: Audit,
-): Promise<HttpResponse | undefined> {
-  const isTransactionDeliveries =
-    segments[0] === 'v1' &&
-    segments[1] === 'transactions' &&
-    segments.length === 6 &&
-    segments[5] === 'deliveries';
-  if (segments[0] !== 'v1' || (segments[1] !== 'destinations' && !isTransactionDeliveries)) return undefined;
-  const only = (method: 'GET' | 'POST') => {
-    if (request.method !== method) throw new MethodNotAllowedError([method], request.method.slice(0, 16));
-  };
-  const admin = services.deliveries;
-  if (!admin) throw new RouteNotFoundError('Webhook destinations are not served by this relay runtime');
-  const { clock } = services;
-  if (isTransactionDeliveries) {
-    only('GET');
-    signIn('viewer', 'A transaction’s deliveries');
-    const [provider, account, reference] = segments.slice(2, 5).map(decodeSegment) as [
-      string,
-      string,
-      string,
-    ];
-    return json(200, await transactionDeliveries(admin, { provider, account, reference }));
-  }
-  if (segments.length === 2) {
-    only('GET');
-    signIn('viewer', 'The destinations');
-    return json(200, await listDestinations(admin, clock));
-  }
-  if (segments.length !== 4) return undefined;
-  const id = decodeSegment(segments[2]!);
-  const verb = segments[3];
-  if (verb === 'deliveries') {
-    only('GET');
-    signIn('viewer', 'The delivery log');
-    return json(200, await destinationDeliveries(admin, clock, id, request.query));
-  }
-  const body = () =>
-    request.rawBody.length ? parseJsonObjectBody(request, services.config.limits.maxBodyBytes) : {};
-  if (verb === 'pause' || verb === 'resume') {
-    only('POST');
-    const who = signIn('operator', verb === 'pause' ? 'Pausing a destination' : 'Resuming a destination');
-    const answer =
-      verb === 'pause'
-        ? await pauseDestination(admin, clock, id, who)
-        : await resumeDestination(admin, clock, id);
-    await audit('ok', 200, `${verb}d ${id}`);
-    return json(200, answer);
-  }
-  if (verb === 'rotate') {
-    only('POST');
-    const who = signIn('admin', 'Rotating a signing secret');
-    const answer = await rotateSecret(admin, clock, id, body(), who);
-    // The reference names where the secret is, not the secret: kept so the rotation can be traced.
-    await audit('ok', 200, `rotated ${id}: both secrets sign until ${answer.rotation!.windowEndsAt}`);
-    return json(200, answer);
-  }
-  if (verb === 'replay') {
-    only('POST');
-    const who = signIn('operator', 'Replaying deliveries');
-    const answer = await replayDeliveries(admin, id, body(), who);
-    await audit(
-      'ok',
-      200,
-      `${answer.dryRun ? 'dry run: would replay' : 'replayed'} ${answer.count} events to ${id} (${JSON.stringify(answer.selector)})`,
-    );
-    return json(200, answer);
-  }
-  return undefined;
 }
 
 class InternalManagementError extends RelayError {

@@ -2,14 +2,13 @@ import { closeCsv, closeDay, listDays } from '../app/statements/close-day';
 import { importStatement } from '../app/statements/import-statement';
 import type { RelayServices } from '../app/services';
 import {
-  MethodNotAllowedError,
   PayloadTooLargeError,
   RouteNotFoundError,
   SchemaValidationError,
   UnknownAccountError,
 } from '../domain/errors';
 import type { StatementActor } from '../domain/statement';
-import { type Actor, actorRef, type Role } from '../domain/actor';
+import { type Actor, actorRef } from '../domain/actor';
 import { accountKey } from '../config/schema';
 import { hasControlCharacters } from '../util/text';
 import { type HttpResponse, type InboundRequest, json } from './types';
@@ -27,43 +26,29 @@ function personOf(actor: Actor): StatementActor {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The statement use cases of the route table (shared/config/management-routes.ts). */
+export type StatementUseCase =
+  'importStatement' | 'listStatementDays' | 'readStatementDay' | 'closeStatementDay';
+
 /**
- * The statement routes (docs/management-api.md#statements), operator-authenticated like every management
- * route (`signIn` runs first: operator to import or close, viewer to read):
+ * The statement routes (docs/management-api.md#statements), matched by the management router from the
+ * route table with the caller signed in (operator to import or close, viewer to read):
  *   POST /v1/statements/{provider}/{account}/import?file=&template=&dryRun=true   body: the CSV text
  *   GET  /v1/statements/{provider}/{account}/days[?from=&to=]                        the days, newest first
  *   GET  /v1/statements/{provider}/{account}/days/{day}[?format=csv]                  the day as it adds up
  *   POST /v1/statements/{provider}/{account}/days/{day}/close                          closes it when due
- * Undefined when the path is not one of them.
  */
 export async function statementRoute(
   services: RelayServices,
   request: InboundRequest,
-  segments: string[],
-  signIn: (role: Role, what: string) => Actor,
-): Promise<HttpResponse | undefined> {
-  if (segments[0] !== 'v1' || segments[1] !== 'statements') return undefined;
-  const [provider, account, what, day, action] = segments.slice(2).map((s) => decodeURIComponent(s));
-  const importing = segments.length === 5 && what === 'import';
-  const listing = segments.length === 5 && what === 'days';
-  const reading = segments.length === 6 && what === 'days';
-  const closing = segments.length === 7 && what === 'days' && action === 'close';
-  if (!importing && !listing && !reading && !closing)
-    throw new RouteNotFoundError(
-      'No such statement route; use POST /v1/statements/{provider}/{account}/import, GET …/days, GET …/days/{day} or POST …/days/{day}/close',
-    );
-  const method = reading || listing ? 'GET' : 'POST';
-  if (request.method !== method) throw new MethodNotAllowedError([method], request.method.slice(0, 16));
-  const actor = signIn(
-    reading || listing ? 'viewer' : 'operator',
-    listing
-      ? 'Listing statement days'
-      : reading
-        ? 'Reading a statement day'
-        : closing
-          ? 'Closing a statement day'
-          : 'Importing a statement',
-  );
+  useCase: StatementUseCase,
+  params: Record<string, string>,
+  actor: Actor,
+): Promise<HttpResponse> {
+  const { provider, account, day } = params;
+  const importing = useCase === 'importStatement';
+  const listing = useCase === 'listStatementDays';
+  const closing = useCase === 'closeStatementDay';
   if (!services.config.accounts.has(accountKey(provider!, account!)))
     throw new UnknownAccountError(
       `No account ${String(provider).slice(0, 40)}/${String(account).slice(0, 64)}`,

@@ -4,6 +4,7 @@ import type { Money, ReportDraft, TransactionKey } from '../domain/transaction';
 import type { ProviderRecord } from '../domain/provider-record';
 import type { HttpMethod } from '../util/http-method';
 import type { StatementRow } from '../domain/statement';
+import type { CheckSchedule } from '../domain/reconcile-schedule';
 
 export interface AccountContext<S> {
   provider: string;
@@ -401,6 +402,18 @@ export interface ProviderModule<S = unknown> {
   phoneFields: readonly string[];
   /** The account's country (ISO 3166 alpha-2), which turns a national number (0708…) international. */
   countryOf?(settings: S): string | undefined;
+  /** The provider's own timing (its `timings.ts`): when to check a status, when a silence starts. */
+  timings: ProviderTimings;
+}
+
+/**
+ * A provider's timing defaults (docs/reconciliation.md), before the config's overrides and `timeScale`.
+ */
+export interface ProviderTimings {
+  /** When the poller asks for a transaction's status, by kind (`*`: every other kind). */
+  checkSchedules: Readonly<Record<string, CheckSchedule>>;
+  /** Seconds without a callback, while a transaction older than that waits, that make an account silent. */
+  callbackSilenceSeconds: number;
 }
 
 /**

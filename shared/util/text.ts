@@ -1,10 +1,14 @@
 /**
  * One rule for control characters, wherever text from outside is stored, compared or shown (callbacks'
- * ids, registrations, an operator's resolution, console queries): C0 controls, DEL and C1 controls are
- * refused. They have no place in an id or a note, and they forge lines in logs and terminals.
+ * ids, registrations, an operator's resolution and notes, console queries, statement file names, account
+ * names): C0 controls (tab, line feed and carriage return included: every caller takes one line of text),
+ * DEL, C1 controls, and the two Unicode line terminators U+2028 and U+2029 (JavaScript, browsers and log
+ * viewers break lines at them) are refused. They have no place in an id or a note, and they forge lines in
+ * logs, terminals and views. Printable text is kept, spaces and non-Latin letters included; a stricter id
+ * rule (badge ids: no spaces, no format characters) adds its own on top of this one.
  */
 // eslint-disable-next-line no-control-regex -- the point is to find control characters
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 export function hasControlCharacters(value: string): boolean {
   return CONTROL_CHARACTERS.test(value);

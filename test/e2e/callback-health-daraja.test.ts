@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimContext } from '../../scripts/sim/core';
 import { runScenario } from '../../scripts/sim/run';
 import type { EventEnvelope } from '../../shared/domain/events';
-import { nextCheckAt, scheduleFor } from '../../shared/domain/reconcile-schedule';
+import { nextCheckAt } from '../../shared/domain/reconcile-schedule';
+import { scheduleFor } from '../../shared/app/reconciliation/reconcile-timing';
 import type { Simulator } from '../../simulator/server';
 import type { TestRelay } from '../helpers/relay';
 import {

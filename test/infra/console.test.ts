@@ -8,6 +8,7 @@ import { MobileMoneyRelay } from '../../infra';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
+import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
 import { CONSOLE_ROUTES, consoleDomainPrefix, domainPrefixProblem } from '../../infra/relay/console';
 
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
@@ -84,6 +85,13 @@ describe('the operator console in the CDK construct', () => {
     );
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(
       CONSOLE_ROUTES.map((r) => `${r.method} ${r.path}`).sort(),
+    );
+    // Derived from the one route table: each route marked for the console, the statement days it reads too.
+    expect(CONSOLE_ROUTES.map((r) => `${r.method} ${r.path}`)).toEqual(
+      MANAGEMENT_ROUTE_TABLE.filter((r) => r.console).map((r) => `${r.method} ${r.path}`),
+    );
+    expect(routes.map(([, r]) => r.Properties.RouteKey)).toContain(
+      'GET /v1/statements/{provider}/{account}/days/{day}',
     );
     for (const [, route] of routes) {
       expect(route.Properties.AuthorizationType).toBe('JWT');

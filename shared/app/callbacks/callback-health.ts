@@ -43,16 +43,10 @@ const SILENCE_NAMESPACE = 'callback-silence';
 const RESUMED_NAMESPACE = 'callbacks-resumed';
 
 /**
- * Defaults (seconds, before `timeScale`): a callback normally follows the payer's answer within a minute
- * or two (an STK prompt lives 1–3 minutes, Airtel answers within a minute or two); MoMo's approval window
- * is about 5 minutes (MTN advises the first status check then).
+ * Seconds without a callback that make an account silent, before `timeScale`, for a provider that
+ * declares none: each provider declares its own (`timings.callbackSilenceSeconds`, shared/providers/<id>/timings.ts).
  */
-export const DEFAULT_CALLBACK_SILENCE_SECONDS: Readonly<Record<string, number>> = {
-  momo: 900,
-  airtel: 600,
-  daraja: 600,
-  '*': 900,
-};
+const DEFAULT_CALLBACK_SILENCE_SECONDS = 900;
 
 /** At most this many waiting transactions of one account are read (and hastened) per cycle. */
 export const MAX_WAITING_READ_PER_ACCOUNT = 100;
@@ -67,8 +61,8 @@ export function callbackSilenceSeconds(settings: Settings, provider: string, acc
   const seconds =
     set[`${provider}/${account}`] ??
     set[provider] ??
-    DEFAULT_CALLBACK_SILENCE_SECONDS[provider] ??
-    DEFAULT_CALLBACK_SILENCE_SECONDS['*']!;
+    findProvider(provider)?.timings.callbackSilenceSeconds ??
+    DEFAULT_CALLBACK_SILENCE_SECONDS;
   return seconds * settings.timeScale;
 }
 

@@ -1,5 +1,10 @@
 import type { RelayConfig } from '../../config/schema';
-import { type CheckSchedule, scheduleFor } from '../../domain/reconcile-schedule';
+import {
+  type CheckSchedule,
+  scheduleFor as scheduleFrom,
+  type ScheduleOverrides,
+} from '../../domain/reconcile-schedule';
+import { findProvider } from '../../providers/registry';
 
 export type ReconciliationSettings = RelayConfig['reconciliation'];
 
@@ -10,6 +15,18 @@ export interface ReconcileTiming {
   windowSeconds: number;
   /** Delay of the first status check, scaled. */
   firstCheckSeconds: number;
+}
+
+/**
+ * The status-check schedule of one provider and kind: the provider's own (its timings, through the
+ * registry), then the config's overrides; unscaled.
+ */
+export function scheduleFor(
+  provider: string,
+  kind: string,
+  overrides: ScheduleOverrides = {},
+): CheckSchedule {
+  return scheduleFrom(findProvider(provider)?.timings.checkSchedules, provider, kind, overrides);
 }
 
 /** The schedule of one provider and kind under the config's overrides and time scale. */

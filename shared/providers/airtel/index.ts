@@ -11,6 +11,7 @@ import {
   airtelCallbackSchema,
   airtelReferenceProblem,
 } from './schema';
+import { airtelTimings } from './timings';
 
 /** Recipes that sign only part of the body, and that part: the rest is ignored when such a recipe matched. */
 const SIGNED_PART: Partial<
@@ -72,6 +73,7 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   id: 'airtel',
   displayName: 'Airtel Money',
   // Airtel's callbacks carry no number; its payment requests name the subscriber's `msisdn`.
+  timings: airtelTimings,
   phoneFields: ['msisdn'],
   countryOf: (settings) => settings.country ?? settings.api?.country,
   accountSchema: airtelAccountSchema,

@@ -30,6 +30,7 @@ import {
   type DarajaRouteName,
   darajaAccountSchema,
 } from './schema';
+import { darajaTimings } from './timings';
 
 const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['parse']> = {
   stk: parseStk,
@@ -101,6 +102,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   displayName: 'Safaricom Daraja',
   // Members and Key/Value items that carry a number, alone or as "254708374149 - Name" (PartyA/B may be a
   // short code, which is no phone number and stays).
+  timings: darajaTimings,
   phoneFields: [
     'PhoneNumber',
     'MSISDN',

@@ -4,6 +4,7 @@ import { isUuid } from '../../util/ids';
 import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
+import { momoTimings } from './timings';
 
 function kindOf(input: CallbackInput<MomoAccountSettings>): string {
   const kind = input.params.kind!.toLowerCase();
@@ -90,6 +91,7 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   id: 'momo',
   displayName: 'MTN MoMo',
   // payer/payee {partyIdType, partyId}: an id of type EMAIL or PARTY_CODE has no number and stays.
+  timings: momoTimings,
   phoneFields: ['partyId', 'msisdn'],
   countryOf: (settings) =>
     Object.hasOwn(MOMO_ENVIRONMENT_COUNTRIES, settings.targetEnvironment)

@@ -1,0 +1,54 @@
+/**
+ * The one control-character rule (shared/util/text.ts), on its boundaries: every caller takes one line of
+ * printable text, so C0 (tab and newlines included), DEL, C1 and the Unicode line terminators are refused,
+ * and the printable characters right next to them are kept.
+ */
+import { describe, expect, it } from 'vitest';
+import { badgeIdProblem } from '../../../shared/domain/badges';
+import { hasControlCharacters, idProblem } from '../../../shared/util/text';
+
+const hex = (c: string) => `U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}`;
+
+describe('the control-character rule', () => {
+  it('refuses C0 (tab, LF, CR included), DEL, C1 and the line and paragraph separators', () => {
+    // Prepare
+    const refused = [
+      '\u0000',
+      '\t',
+      '\n',
+      '\r',
+      '\u001b',
+      '\u001f',
+      '\u007f',
+      '\u0080',
+      '\u0085',
+      '\u009f',
+      '\u2028',
+      '\u2029',
+    ];
+    for (const c of refused) {
+      // Act, Assess
+      expect(hasControlCharacters(`ref${c}1`), hex(c)).toBe(true);
+      expect(idProblem('reference', `ref${c}1`), hex(c)).toBe('reference contains control characters');
+    }
+  });
+
+  it('keeps the printable characters on either side of each range', () => {
+    // Prepare
+    const kept = [' ', '~', '\u00a0', 'é', '\u2027', '\u2030', 'Ф', '支付', '😀'];
+    for (const c of kept) {
+      // Act, Assess
+      expect(hasControlCharacters(`ref${c}1`), hex(c)).toBe(false);
+    }
+    expect(hasControlCharacters('MTN support ticket 4411 confirms the payment')).toBe(false);
+  });
+
+  it('is the control part of the stricter badge-id rule, which also refuses spaces and format characters', () => {
+    // Act, Assess
+    for (const c of ['\t', '\u007f', '\u0085', '\u2028'])
+      expect(badgeIdProblem(`b${c}1`), hex(c)).toBe('not-printable');
+    for (const c of [' ', '\u00a0', '\u202e', '\u200b'])
+      expect(badgeIdProblem(`b${c}1`), hex(c)).toBe('not-printable');
+    expect(badgeIdProblem('shop-42é')).toBeUndefined();
+  });
+});
