@@ -1,11 +1,7 @@
 import { withConflict, withEventIds } from './bounded-history';
-import {
-  awaitsConfirmation,
-  businessMismatch,
-  conflictEvent,
-  unconfirmedSuccess,
-  withEvidence,
-} from './apply-report';
+import { awaitsConfirmation, businessMismatch, unconfirmedSuccess } from './apply-report/business-check';
+import { conflictEvent } from './apply-report/conflict';
+import { withEvidence } from './apply-report/intake';
 import type { Evidence } from './evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
 import { isFinal } from './status';
