@@ -103,22 +103,8 @@ async function balanceOf(
   const state: BalanceState = { ...((record?.data as BalanceState | undefined) ?? {}) };
   const save = () =>
     services.store.putRecord({ ...stateRef(provider, account), data: { ...state }, createdAt: at });
-  const recordAll = async (balances: ReportedBalance[], when: string) => {
-    for (const b of balances) {
-      const snapshot: BalanceSnapshot = {
-        provider,
-        account,
-        source: 'balance-api',
-        at: when,
-        balance: b.balance,
-        ...(b.currency ? { currency: b.currency } : {}),
-        ...(b.subAccount ? { subAccount: b.subAccount } : {}),
-      };
-      await services.statementSink.recordBalance(snapshot, { actor: BALANCE_ACTOR });
-    }
-    // A log line, not a metric: only failures are alarmed on, and each series is $0.30 a month.
-    services.log.info('balance snapshot taken', { provider, account, balances: balances.length });
-  };
+  const recordAll = (balances: ReportedBalance[], when: string) =>
+    recordBalances(services, provider, account, balances, when);
   const failed = async (detail: string): Promise<BalanceAccountResult> => {
     state.lastError = { at, detail: services.scrub(detail) };
     await save();
@@ -137,14 +123,7 @@ async function balanceOf(
     });
     const kept = fact?.data.kept as { accounts?: unknown; completedTime?: unknown } | undefined;
     if (fact && fact.data.event === 'AccountBalanceReported' && Array.isArray(kept?.accounts)) {
-      const balances = (kept.accounts as { name?: unknown; currency?: unknown; current?: unknown }[]).flatMap(
-        (a) => {
-          const balance = toDecimalString(String(a.current ?? ''));
-          return balance === undefined
-            ? []
-            : [{ balance, currency: String(a.currency ?? ''), subAccount: String(a.name ?? '') }];
-        },
-      );
+      const balances = reportedBalances(kept.accounts);
       const when = darajaCompletedTime(kept.completedTime) ?? fact.createdAt;
       await recordAll(balances, when);
       delete state.pending;
@@ -177,4 +156,38 @@ async function balanceOf(
   delete state.lastError;
   await save();
   return { provider, account, outcome: 'recorded', snapshots: answer.balances.length };
+}
+
+/** The balances a Daraja AccountBalance result kept (its accounts list), amounts as decimal strings. */
+function reportedBalances(accounts: unknown[]): ReportedBalance[] {
+  return (accounts as { name?: unknown; currency?: unknown; current?: unknown }[]).flatMap((a) => {
+    const balance = toDecimalString(String(a.current ?? ''));
+    return balance === undefined
+      ? []
+      : [{ balance, currency: String(a.currency ?? ''), subAccount: String(a.name ?? '') }];
+  });
+}
+
+/** One snapshot per balance (sub-account) to the statement ledger. */
+async function recordBalances(
+  services: PullServices,
+  provider: string,
+  account: string,
+  balances: ReportedBalance[],
+  when: string,
+): Promise<void> {
+  for (const b of balances) {
+    const snapshot: BalanceSnapshot = {
+      provider,
+      account,
+      source: 'balance-api',
+      at: when,
+      balance: b.balance,
+      ...(b.currency ? { currency: b.currency } : {}),
+      ...(b.subAccount ? { subAccount: b.subAccount } : {}),
+    };
+    await services.statementSink.recordBalance(snapshot, { actor: BALANCE_ACTOR });
+  }
+  // A log line, not a metric: only failures are alarmed on, and each series is $0.30 a month.
+  services.log.info('balance snapshot taken', { provider, account, balances: balances.length });
 }
