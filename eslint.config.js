@@ -22,6 +22,50 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Functions short enough to read in one screen (issue 32): over 80 lines, split along the seams.
+  {
+    files: ['shared/**/*.ts', 'infra/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Exceptions, each with its reason. Temporary ones name who is splitting the file or why it waits;
+    // remove a line when its file is split.
+    files: [
+      // Declarative: one object literal of the status API's calls per provider (closures sharing a token cache).
+      'shared/providers/airtel/api-client.ts',
+      'shared/providers/daraja/api-client.ts',
+      'shared/providers/momo/api-client.ts',
+      // Declarative: the config schema's cross-field checks and the CDK resource declarations.
+      'infra/relay/validate.ts',
+      'infra/relay/nag-suppressions.ts',
+      'infra/edge-web-acl.ts',
+      // Not split yet (issue 32 item 4 left over; each still has one function over 80 lines):
+      'infra/relay-construct.ts',
+      'infra/relay-stack.ts',
+      'infra/relay/api.ts',
+      'infra/relay/console.ts',
+      'infra/relay/delivery.ts',
+      'infra/relay/functions.ts',
+      'shared/app/badges/badge-feed.ts',
+      'shared/app/callbacks/quarantine.ts',
+      'shared/app/callbacks/recover-stored-callbacks.ts',
+      'shared/app/delivery/engine.ts',
+      'shared/app/delivery/queue-delivery.ts',
+      'shared/app/provider-records/balance-cycle.ts',
+      'shared/app/statements/close-day.ts',
+      'shared/app/statements/statement-sink.ts',
+      'shared/app/transactions/get-transaction.ts',
+      'shared/app/transactions/ingest-facts.ts',
+      'shared/app/transactions/ingest-report.ts',
+      'shared/app/transactions/register-transaction.ts',
+      'shared/config/load.ts',
+      'shared/http/callback-endpoint.ts',
+      'shared/util/csv.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
+  },
   // The dependency rules of docs/architecture.md#layers, enforced: `npm run lint` fails when one breaks.
   {
     files: ['shared/domain/**/*.ts'],

@@ -1,11 +1,12 @@
 import { withConflict, withEventIds } from './bounded-history';
 import {
   awaitsConfirmation,
+  type BusinessMismatch,
   businessMismatch,
-  conflictEvent,
   unconfirmedSuccess,
-  withEvidence,
-} from './apply-report';
+} from './apply-report/business-check';
+import { conflictEvent } from './apply-report/conflict';
+import { withEvidence } from './apply-report/intake';
 import type { Evidence } from './evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
 import { isFinal } from './status';
@@ -115,28 +116,7 @@ export function applyRegistration(
   const asReported = orphanAsReport(current, terms.kind, now);
   const report: NormalizedReport = hinted ? { ...asReported, status: 'SUCCEEDED' } : asReported;
   const mismatch = businessMismatch(registered, report);
-  const adopted: TransactionRecord = {
-    ...current,
-    registered: true,
-    kind: terms.kind,
-    amount: terms.amount ?? current.amount,
-    msisdn: terms.msisdn ?? current.msisdn,
-    externalId: terms.externalId ?? current.externalId,
-    metadata: terms.metadata ?? current.metadata,
-    reconcileUntil: terms.reconcileUntil,
-    ...(terms.hintEvidence ? { evidence: withEvidence(current.evidence, terms.hintEvidence) } : {}),
-    // A non-final orphan keeps its schedule; the registration may make it due sooner.
-    reconcile: isFinal(current.status)
-      ? current.reconcile
-      : {
-          checks: 0,
-          recent: [],
-          ...current.reconcile,
-          dueAt: [current.reconcile?.dueAt, terms.firstCheckAt].filter(Boolean).sort()[0],
-        },
-    updatedAt: now,
-    outbox: [],
-  };
+  const adopted = adoptedOrphan(current, terms, now);
   if (!mismatch && hinted)
     return {
       kind: 'adopt',
@@ -165,6 +145,46 @@ export function applyRegistration(
     );
     return { kind: 'adopt', next: publishing(next, event, now) };
   }
+  return { kind: 'adopt', next: conflictingOrphan(current, registered, report, mismatch, now) };
+}
+
+/** The orphan taken over by its registration: the registration's terms, the orphan's facts and schedule. */
+function adoptedOrphan(current: TransactionRecord, terms: RegistrationTerms, now: string): TransactionRecord {
+  return {
+    ...current,
+    registered: true,
+    kind: terms.kind,
+    amount: terms.amount ?? current.amount,
+    msisdn: terms.msisdn ?? current.msisdn,
+    externalId: terms.externalId ?? current.externalId,
+    metadata: terms.metadata ?? current.metadata,
+    reconcileUntil: terms.reconcileUntil,
+    ...(terms.hintEvidence ? { evidence: withEvidence(current.evidence, terms.hintEvidence) } : {}),
+    // A non-final orphan keeps its schedule; the registration may make it due sooner.
+    reconcile: isFinal(current.status)
+      ? current.reconcile
+      : {
+          checks: 0,
+          recent: [],
+          ...current.reconcile,
+          dueAt: [current.reconcile?.dueAt, terms.firstCheckAt].filter(Boolean).sort()[0],
+        },
+    updatedAt: now,
+    outbox: [],
+  };
+}
+
+/**
+ * An orphan success for another amount, currency or MSISDN: the registered transaction stays as
+ * registered (PENDING) and the disagreement is a conflict, said once.
+ */
+function conflictingOrphan(
+  current: TransactionRecord,
+  registered: TransactionRecord,
+  report: NormalizedReport,
+  mismatch: BusinessMismatch,
+  now: string,
+): TransactionRecord {
   const detail = `before registration, a callback reported ${report.status} with ${mismatch.detail}`;
   const conflict = {
     kind: mismatch.kind,
@@ -191,7 +211,7 @@ export function applyRegistration(
     occurredAt: now,
     evidence: current.evidence ?? [],
   });
-  return { kind: 'adopt', next: publishing(next, event, now) };
+  return publishing(next, event, now);
 }
 
 /** The adopted record with the one event its write publishes (the table's stream is the outbox). */

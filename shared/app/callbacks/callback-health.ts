@@ -190,27 +190,11 @@ function isWaiting(tx: TransactionRecord, olderThan: string): boolean {
   );
 }
 
-/**
- * One look at every configured account's callbacks, run by the poller before each poll cycle. Reads two
- * small records per account; the due index (keys) and the account's in-flight transactions only when an
- * account has had no callback for its silence time.
- */
-export async function runCallbackHealthCycle(
-  services: CallbackHealthServices,
-): Promise<CallbackHealthResult> {
-  const { store, clock, config, log, metrics } = services;
+/** Each watched account (silence time > 0) with its last callback and its open silence episode. */
+async function readAccounts(services: CallbackHealthServices, now: string, result: CallbackHealthResult) {
+  const { store, config } = services;
   const settings = config.reconciliation;
-  const now = clock.now().toISOString();
-  const result: CallbackHealthResult = {
-    silent: [],
-    started: [],
-    resumed: [],
-    hastened: 0,
-    held: [],
-    readItems: 0,
-  };
-
-  const accounts = await Promise.all(
+  return Promise.all(
     [...config.accounts.values()]
       .map((a) => ({
         provider: a.provider,
@@ -230,8 +214,18 @@ export async function runCallbackHealthCycle(
         return { ...a, lastCallbackAt, episode, quietSince };
       }),
   );
+}
 
-  // Callbacks came back: one CallbacksResumed per episode.
+type WatchedAccount = Awaited<ReturnType<typeof readAccounts>>[number];
+
+/** Callbacks came back: one CallbacksResumed per episode, and the episode closed. */
+async function resumeEpisodes(
+  services: CallbackHealthServices,
+  accounts: WatchedAccount[],
+  now: string,
+  result: CallbackHealthResult,
+): Promise<void> {
+  const { store, log, metrics } = services;
   for (const a of accounts) {
     if (!a.episode || a.lastCallbackAt === null || a.lastCallbackAt <= (a.episode.lastCallbackAt ?? ''))
       continue;
@@ -259,6 +253,30 @@ export async function runCallbackHealthCycle(
     }
     a.episode = null;
   }
+}
+
+/**
+ * One look at every configured account's callbacks, run by the poller before each poll cycle. Reads two
+ * small records per account; the due index (keys) and the account's in-flight transactions only when an
+ * account has had no callback for its silence time.
+ */
+export async function runCallbackHealthCycle(
+  services: CallbackHealthServices,
+): Promise<CallbackHealthResult> {
+  const { store, clock, config, metrics } = services;
+  const settings = config.reconciliation;
+  const now = clock.now().toISOString();
+  const result: CallbackHealthResult = {
+    silent: [],
+    started: [],
+    resumed: [],
+    hastened: 0,
+    held: [],
+    readItems: 0,
+  };
+
+  const accounts = await readAccounts(services, now, result);
+  await resumeEpisodes(services, accounts, now, result);
 
   // Silent or possibly silent: no callback for the silence time (or never).
   const candidates = accounts.filter(

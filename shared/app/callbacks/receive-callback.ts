@@ -73,7 +73,42 @@ export async function acceptCallback(
   const { log } = services;
   const metrics = services.metrics ?? noMetrics;
   const { provider, account, route, started } = delivery;
-  let buffered = false;
+  const checked = verifyAndParse(services, delivery);
+  const { ack, buffered } =
+    checked.result.type === 'decision'
+      ? await answerDecision(services, delivery, checked.result, checked.receipt)
+      : await ingestCallback(services, delivery, checked, checked.result);
+  if (buffered) metrics.count(CALLBACKS_BUFFERED_METRIC, 1, { provider: provider.id });
+  log.info('callback handled', {
+    provider: provider.id,
+    account: account.id,
+    route: route.name,
+    statusCode: ack.statusCode,
+    ...(buffered ? { buffered } : {}),
+  });
+  // An answer to the relay's own status query is not the account's callback: counted, it would keep the
+  // provider's silence alarm (CallbacksReceived{provider}) quiet while the poller keeps asking. Per
+  // provider, not per account: a series per account bills $0.30 a month each (the log line names it).
+  if (!route.answersRelayQuery) metrics.count(CALLBACKS_RECEIVED_METRIC, 1, { provider: provider.id });
+  metrics.timing(ACK_LATENCY_METRIC, performance.now() - started, { provider: provider.id });
+  return { ack, buffered };
+}
+
+type ParseResult = ReturnType<ProviderRoute<unknown>['parse']>;
+
+/** A callback verified and parsed: what the provider's code said about it, and the receipt to keep. */
+interface CheckedCallback {
+  verification: ReturnType<NonNullable<ProviderModule<unknown>['verify']>>;
+  facts: Record<string, unknown>;
+  /** The redacted body the parse saw (the provider's trusted body when verification produced one). */
+  trusted: Record<string, unknown>;
+  result: ParseResult;
+  receipt: ReceiptDraft;
+}
+
+/** Redaction, the provider's verification (refusals thrown), its parse, and the receipt to keep. */
+function verifyAndParse(services: RelayServices, delivery: CallbackDelivery): CheckedCallback {
+  const { provider, account, route } = delivery;
   const parsed = delivery.body;
   const redaction = redactJson(parsed);
   const body = redaction.value as Record<string, unknown>;
@@ -98,7 +133,7 @@ export async function acceptCallback(
     throw verification.refusal;
   }
   if (verification.warning) {
-    log.warn(verification.warning, {
+    services.log.warn(verification.warning, {
       provider: provider.id,
       account: account.id,
       route: route.name,
@@ -122,92 +157,91 @@ export async function acceptCallback(
     receivedAt: delivery.receivedAt.toISOString(),
     verification: facts,
   };
-  let ack: ProviderAck;
-  if (result.type === 'decision') {
-    // The route declares the question it asks (the console reads that to know no fixed ack answered it).
-    if (result.useCase !== route.asks)
-      throw new Error(
-        `${provider.id} route ${route.name} asked ${result.useCase} but declares asks: ${route.asks}`,
-      );
-    const decisions = decisionHandlerFor(provider.id, result.useCase);
-    if (!decisions) throw new Error(`${provider.id} declares no decision handler for ${result.useCase}`);
-    const answer = await answerQuestion(
-      services,
-      { useCase: result.useCase, decisions },
-      result.question,
-      receipt,
-      started,
-      delivery.requestId,
+  return { verification, facts, trusted, result, receipt };
+}
+
+/** A question the provider asks (a C2B validation): its decision handler answers, the ack carries it. */
+async function answerDecision(
+  services: RelayServices,
+  delivery: CallbackDelivery,
+  result: Extract<ParseResult, { type: 'decision' }>,
+  receipt: ReceiptDraft,
+): Promise<CallbackOutcome> {
+  const { provider, route } = delivery;
+  // The route declares the question it asks (the console reads that to know no fixed ack answered it).
+  if (result.useCase !== route.asks)
+    throw new Error(
+      `${provider.id} route ${route.name} asked ${result.useCase} but declares asks: ${route.asks}`,
     );
-    if (answer.buffered) {
-      buffered = true;
-      metrics.count(CALLBACKS_BUFFERED_METRIC, 1, { provider: provider.id });
-    }
-    ack = provider.ack({
-      route: route.name,
-      duplicate: answer.repeated,
-      receiptId: undefined,
-      resultCode: answer.resultCode,
-    });
-  } else {
-    const batch: IngestBatch = {
-      provider: provider.id,
-      account: account.id,
-      origin: 'callback',
-      receivedAt: receipt.receivedAt,
-      authenticated: verification.authenticated,
-      authentication: authenticationFrom(facts, verification.authenticated),
-      confirmUnsignedSuccess: confirmsUnsignedSuccess(account.settings),
-      confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
-      intents: result.reports,
-      facts: result.facts,
-      receipt,
-    };
-    const stored = await storeOrBuffer(services, batch, started, () => ({
-      version: 1,
-      kind: 'callback',
-      requestId: delivery.requestId,
-      provider: provider.id,
-      account: account.id,
-      route: route.name,
-      params: delivery.params,
-      method: delivery.method,
-      path: delivery.storedPath,
-      headers: storableHeaders(delivery.headers),
-      sourceIp: delivery.sourceIp,
-      receivedAt: receipt.receivedAt,
-      body: receipt.body,
-      ...(verification.trustedBody ? { trustedBody: trusted } : {}),
-      verification: facts,
-      authenticated: verification.authenticated,
-      confirmUnsignedSuccess: batch.confirmUnsignedSuccess === true,
-      rawBodySha256: sha256Hex(delivery.rawBody),
-      bufferedAt: services.clock.now().toISOString(),
-      why: '',
-    }));
-    if (stored.buffered) {
-      buffered = true;
-      metrics.count(CALLBACKS_BUFFERED_METRIC, 1, { provider: provider.id });
-    }
-    ack = provider.ack({
-      route: route.name,
-      duplicate: (stored.result?.receipt?.deliveries ?? 1) > 1,
-      receiptId: stored.result?.receipt?.receiptId,
-    });
-  }
-  log.info('callback handled', {
+  const decisions = decisionHandlerFor(provider.id, result.useCase);
+  if (!decisions) throw new Error(`${provider.id} declares no decision handler for ${result.useCase}`);
+  const answer = await answerQuestion(
+    services,
+    { useCase: result.useCase, decisions },
+    result.question,
+    receipt,
+    delivery.started,
+    delivery.requestId,
+  );
+  const ack = provider.ack({
+    route: route.name,
+    duplicate: answer.repeated,
+    receiptId: undefined,
+    resultCode: answer.resultCode,
+  });
+  return { ack, buffered: answer.buffered === true };
+}
+
+/** Reports (and facts): the one ingest pipeline, or the ingress buffer when the store cannot answer in time. */
+async function ingestCallback(
+  services: RelayServices,
+  delivery: CallbackDelivery,
+  checked: CheckedCallback,
+  result: Exclude<ParseResult, { type: 'decision' }>,
+): Promise<CallbackOutcome> {
+  const { provider, account, route } = delivery;
+  const { verification, facts, trusted, receipt } = checked;
+  const batch: IngestBatch = {
+    provider: provider.id,
+    account: account.id,
+    origin: 'callback',
+    receivedAt: receipt.receivedAt,
+    authenticated: verification.authenticated,
+    authentication: authenticationFrom(facts, verification.authenticated),
+    confirmUnsignedSuccess: confirmsUnsignedSuccess(account.settings),
+    confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
+    intents: result.reports,
+    facts: result.facts,
+    receipt,
+  };
+  const stored = await storeOrBuffer(services, batch, delivery.started, () => ({
+    version: 1,
+    kind: 'callback',
+    requestId: delivery.requestId,
     provider: provider.id,
     account: account.id,
     route: route.name,
-    statusCode: ack.statusCode,
-    ...(buffered ? { buffered } : {}),
+    params: delivery.params,
+    method: delivery.method,
+    path: delivery.storedPath,
+    headers: storableHeaders(delivery.headers),
+    sourceIp: delivery.sourceIp,
+    receivedAt: receipt.receivedAt,
+    body: receipt.body,
+    ...(verification.trustedBody ? { trustedBody: trusted } : {}),
+    verification: facts,
+    authenticated: verification.authenticated,
+    confirmUnsignedSuccess: batch.confirmUnsignedSuccess === true,
+    rawBodySha256: sha256Hex(delivery.rawBody),
+    bufferedAt: services.clock.now().toISOString(),
+    why: '',
+  }));
+  const ack = provider.ack({
+    route: route.name,
+    duplicate: (stored.result?.receipt?.deliveries ?? 1) > 1,
+    receiptId: stored.result?.receipt?.receiptId,
   });
-  // An answer to the relay's own status query is not the account's callback: counted, it would keep the
-  // provider's silence alarm (CallbacksReceived{provider}) quiet while the poller keeps asking. Per
-  // provider, not per account: a series per account bills $0.30 a month each (the log line names it).
-  if (!route.answersRelayQuery) metrics.count(CALLBACKS_RECEIVED_METRIC, 1, { provider: provider.id });
-  metrics.timing(ACK_LATENCY_METRIC, performance.now() - started, { provider: provider.id });
-  return { ack, buffered };
+  return { ack, buffered: stored.buffered };
 }
 
 /**

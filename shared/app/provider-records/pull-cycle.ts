@@ -118,6 +118,68 @@ export async function runPullCycle(services: PullServices): Promise<PullAccountR
   return results;
 }
 
+/** A failed pull: the last good pull stands; the failure is kept, counted and logged. */
+async function pullFailed(
+  services: PullServices,
+  target: { provider: string; account: string },
+  when: { state: PullState; next: PullState; at: string; now: number },
+  detail: string,
+): Promise<PullAccountResult> {
+  const { provider, account } = target;
+  const { state, next, at, now } = when;
+  const dims = { provider };
+  const failed: PullState = {
+    ...next,
+    lastError: { at, detail: services.scrub(detail) },
+    consecutiveFailures: (state.consecutiveFailures ?? 0) + 1,
+  };
+  await save(services, provider, account, failed, at);
+  const age = ageSeconds(failed, now);
+  services.metrics.count(PULL_FAILURES_METRIC, 1, dims);
+  services.metrics.count(PULL_AGE_METRIC, age, dims);
+  services.log.warn('pull failed; the last good pull stands', {
+    provider,
+    account,
+    detail: services.scrub(detail),
+    lastGoodPullAt: state.lastGoodPullAt ?? null,
+    ageSeconds: age,
+  });
+  return { provider, account, outcome: 'failed', rows: 0, pages: 0, ageSeconds: age, detail };
+}
+
+/**
+ * Where a pull's window starts: after a gap, back to the last good pull's end (less the usual overlap),
+ * within the provider's limit.
+ */
+function windowStart(state: PullState, now: number, maxBackMs: number, lookBackMs: number): string {
+  const lastTo = state.lastGoodWindow ? Date.parse(state.lastGoodWindow.to) : now;
+  return new Date(Math.max(now - maxBackMs, Math.min(now - lookBackMs, lastTo - lookBackMs))).toISOString();
+}
+
+/** A page of pulled rows as statement rows; a row the provider's mapping cannot read is logged and left out. */
+function statementRowsOf(
+  services: PullServices,
+  target: { provider: string; account: string; pull: PullTransactionsApi },
+  page: Parameters<PullTransactionsApi['toStatementRow']>[0][],
+  ref: string,
+  offset: number,
+): StatementRow[] {
+  const { provider, account, pull } = target;
+  const rows: StatementRow[] = [];
+  page.forEach((raw, index) => {
+    const draft = pull.toStatementRow(raw, { ref, row: index + 1 });
+    if (draft) rows.push({ ...draft, provider, account, source: 'pull-api' });
+    else
+      services.log.warn('pull row without a receipt, a date or an amount: left out', {
+        provider,
+        account,
+        offset,
+        row: index + 1,
+      });
+  });
+  return rows;
+}
+
 async function pullAccount(
   services: PullServices,
   target: { provider: string; account: string; pull: PullTransactionsApi },
@@ -139,25 +201,7 @@ async function pullAccount(
     return { provider, account, outcome: 'skipped', rows: 0, pages: 0, ageSeconds: age };
   }
   const next: PullState = { ...state, firstAttemptAt: state.firstAttemptAt ?? at, lastAttemptAt: at };
-  const fail = async (detail: string): Promise<PullAccountResult> => {
-    const failed: PullState = {
-      ...next,
-      lastError: { at, detail: services.scrub(detail) },
-      consecutiveFailures: (state.consecutiveFailures ?? 0) + 1,
-    };
-    await save(services, provider, account, failed, at);
-    const age = ageSeconds(failed, now);
-    services.metrics.count(PULL_FAILURES_METRIC, 1, dims);
-    services.metrics.count(PULL_AGE_METRIC, age, dims);
-    services.log.warn('pull failed; the last good pull stands', {
-      provider,
-      account,
-      detail: services.scrub(detail),
-      lastGoodPullAt: state.lastGoodPullAt ?? null,
-      ageSeconds: age,
-    });
-    return { provider, account, outcome: 'failed', rows: 0, pages: 0, ageSeconds: age, detail };
-  };
+  const fail = (detail: string) => pullFailed(services, target, { state, next, at, now }, detail);
 
   if (!state.registeredAt) {
     const answer = await pull.register(`${callbackBaseOf(services, provider, account)}/pull/callback`);
@@ -168,10 +212,7 @@ async function pullAccount(
   }
 
   const maxBack = (pull.maxLookBackSeconds - WINDOW_EDGE_MARGIN_SECONDS) * scale * 1000;
-  const lookBack = timings.pullLookBackSeconds * scale * 1000;
-  // After a gap, reach back to the last good pull's end (less the usual overlap), within the provider's limit.
-  const lastTo = state.lastGoodWindow ? Date.parse(state.lastGoodWindow.to) : now;
-  const from = new Date(Math.max(now - maxBack, Math.min(now - lookBack, lastTo - lookBack))).toISOString();
+  const from = windowStart(state, now, maxBack, timings.pullLookBackSeconds * scale * 1000);
   const window = { from, to: at };
   let offset = 0;
   let pages = 0;
@@ -183,18 +224,13 @@ async function pullAccount(
     pages++;
     if (answer.type === 'error') return fail(answer.detail);
     if (answer.type === 'empty') break;
-    const rows: StatementRow[] = [];
-    answer.rows.forEach((raw, index) => {
-      const draft = pull.toStatementRow(raw, { ref: `pull ${from}..${at} offset ${offset}`, row: index + 1 });
-      if (draft) rows.push({ ...draft, provider, account, source: 'pull-api' });
-      else
-        services.log.warn('pull row without a receipt, a date or an amount: left out', {
-          provider,
-          account,
-          offset,
-          row: index + 1,
-        });
-    });
+    const rows = statementRowsOf(
+      services,
+      target,
+      answer.rows,
+      `pull ${from}..${at} offset ${offset}`,
+      offset,
+    );
     if (rows.length) await services.statementSink.ingestRows(rows, { actor: PULL_ACTOR });
     rowsTaken += rows.length;
     offset += answer.rows.length;

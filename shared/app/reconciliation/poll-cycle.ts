@@ -27,6 +27,29 @@ export interface PollCycleResult {
   readItems: number;
 }
 
+/** The due index, read once per cycle; a cycle that cannot read it fails (counted and logged). */
+async function listDue(services: ReconcileServices, maxItems: number) {
+  try {
+    return await services.store.listDue(services.clock.now().toISOString(), maxItems);
+  } catch (error) {
+    services.metrics.count(POLL_CYCLE_FAILURES_METRIC, 1);
+    services.log.error('poll cycle could not read the due index', { error: (error as Error).message });
+    throw error;
+  }
+}
+
+/** The due items by account, in the index's order: each account is a lane. */
+function lanesOf(items: readonly DueItem[]): Map<string, DueItem[]> {
+  const lanes = new Map<string, DueItem[]>();
+  for (const item of items) {
+    const account = accountKey(item.key.provider, item.key.account);
+    const lane = lanes.get(account);
+    if (lane) lane.push(item);
+    else lanes.set(account, [item]);
+  }
+  return lanes;
+}
+
 /** One poll cycle: list due items, lease each, ask the provider, feed the answer to the one ingest. */
 export async function runPollCycle(
   services: ReconcileServices,
@@ -44,14 +67,7 @@ export async function runPollCycle(
     errors: 0,
     readItems: 0,
   };
-  let listed: Awaited<ReturnType<typeof store.listDue>>;
-  try {
-    listed = await store.listDue(clock.now().toISOString(), options.maxItems ?? settings.maxItemsPerCycle);
-  } catch (error) {
-    metrics.count(POLL_CYCLE_FAILURES_METRIC, 1);
-    log.error('poll cycle could not read the due index', { error: (error as Error).message });
-    throw error;
-  }
+  const listed = await listDue(services, options.maxItems ?? settings.maxItemsPerCycle);
   result.due = listed.items.length;
   result.readItems = listed.readItems;
   const held = new Map<string, string>();
@@ -89,13 +105,7 @@ export async function runPollCycle(
   // client's cap (`api.concurrency`), started no faster than its rate (`api.maxRequestsPerSecond`), so
   // a check waits for its account's turn without taking a slot another account could use.
   const slots = new Semaphore(Math.max(1, settings.concurrency));
-  const lanes = new Map<string, DueItem[]>();
-  for (const item of listed.items) {
-    const account = accountKey(item.key.provider, item.key.account);
-    const lane = lanes.get(account);
-    if (lane) lane.push(item);
-    else lanes.set(account, [item]);
-  }
+  const lanes = lanesOf(listed.items);
   const runLane = async (account: string, items: DueItem[]) => {
     const limits = laneLimits(services, account, settings.concurrency);
     const pace = limits.perSecond ? new Pace(limits.perSecond) : undefined;

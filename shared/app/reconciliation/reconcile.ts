@@ -300,17 +300,8 @@ export async function checkTransaction(
   // Provider free text is stored and published (lastProviderAnswer): scrubbed and MSISDNs masked.
   check.detail = maskMsisdnsIn(services.scrub(check.detail)).slice(0, MAX_DETAIL);
 
-  if (answer.type === 'requested' && answer.alias) {
-    // The asynchronous result must find this transaction, and count as this poll's answer.
-    await store.putRecordIfAbsent({
-      provider: claimed.key.provider,
-      account: claimed.key.account,
-      namespace: `${ALIAS_NAMESPACE_PREFIX}${answer.alias.namespace}`,
-      id: answer.alias.id,
-      data: { reference: claimed.key.reference, origin: 'poll' },
-      createdAt: now,
-    });
-  }
+  // The asynchronous result must find this transaction, and count as this poll's answer.
+  if (answer.type === 'requested' && answer.alias) await putAlias(services, claimed, answer.alias, now);
 
   const timing = reconcileTiming(config.reconciliation, claimed.key.provider, claimed.kind);
   const settings = config.reconciliation;
@@ -325,81 +316,11 @@ export async function checkTransaction(
       if (!current) return { result: { outcome: undefined, tx: claimed, events: [] } };
       const ctx = decisionContext(settings, current, now);
       const statusReport = reportFrom(services, current, answer, now, origin, requestedBy);
-      let outcome = statusReport ? decideReport(current, statusReport, ctx) : undefined;
-      let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
-      const expiry = expiryFrom(services, base, check, now, origin);
-      if (expiry) {
-        const expired = decideReport(base, expiry, ctx);
-        if (expired.kind === 'write') {
-          const earlier = outcome?.kind === 'write' ? outcome.events : [];
-          base = { ...expired.next, outbox: [...earlier, ...expired.next.outbox] };
-          outcome = { ...expired, next: base, events: base.outbox };
-        }
-      }
-      const state = base.reconcile ?? { checks: 0, recent: [] };
-      const notFound = answer.type === 'not-found' ? (state.notFound ?? 0) + 1 : 0;
-      const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
-      const reconcile: NonNullable<TransactionRecord['reconcile']> = {
-        ...rest,
-        // Not a check: no call made (unsupported) or held back by the client's own rate limit.
-        checks: state.checks + (notMade(answer) ? 0 : 1),
-        recent: withCheck(state.recent, check, RECENT_CHECKS),
-        ...(notFound ? { notFound, notFoundSince: state.notFoundSince ?? now } : {}),
-      };
-      if (!notFound) {
-        delete reconcile.notFound;
-        delete reconcile.notFoundSince;
-      }
-      // A final transaction checked again (a report after the verdict): once it has a final answer, or
-      // when its recheck time is over, it leaves the due index; until then it is checked on the schedule.
-      if (isFinal(base.status) && reconcile.recheckUntil) {
-        const answered =
-          (answer.type === 'report' && isFinal(answer.draft.status)) || answer.type === 'not-found';
-        if (answered || now >= reconcile.recheckUntil) delete reconcile.recheckUntil;
-        else
-          reconcile.dueAt = nextCheckAt({
-            schedule: timing.schedule,
-            createdAt: base.createdAt,
-            reconcileUntil: reconcile.recheckUntil,
-            checksDone: Math.max(1, reconcile.checks),
-            now,
-            timeScale: timing.timeScale,
-          });
-      }
+      const { outcome, base } = decideAnswer(services, current, statusReport, ctx, check, now, origin);
+      const reconcile = checkedSchedule(base, answer, check, now, timing);
       const caused: EventEnvelope[] = [...base.outbox];
       if (!isFinal(base.status)) {
-        let due = nextCheckAt({
-          schedule: timing.schedule,
-          createdAt: base.createdAt,
-          reconcileUntil: base.reconcileUntil,
-          checksDone: reconcile.checks,
-          now,
-          timeScale: timing.timeScale,
-        });
-        if (answer.type === 'error' && answer.error === 'unsupported') {
-          // Nothing to ask (no status API, or no status call for this kind): no check is counted, so the
-          // schedule would make it due again at once, a write every cycle. Look again now and then (a config
-          // change may add the API), and at the next moment something is due without an answer: the
-          // window's end (expiry), and for AMBIGUOUS its escalation and its own maximum age (expiry).
-          const moments = ambiguousMoments(base, settings);
-          const milestones = [base.reconcileUntil];
-          if (base.status === 'AMBIGUOUS') {
-            if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
-            milestones.push(moments.expireAt);
-          }
-          const later = new Date(
-            Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
-          ).toISOString();
-          due = [later, ...milestones.filter((m) => m > now)].sort()[0]!;
-        } else if (answer.type === 'error' && answer.error === 'throttled') {
-          // Throttled (by the provider or the client's own limit): again when the limit allows, not a
-          // whole backoff step later.
-          due = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
-        } else if (answer.type === 'error' && answer.retryAfterMs) {
-          const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
-          if (after > due) due = after;
-        }
-        reconcile.dueAt = due;
+        reconcile.dueAt = nextDueOpen(base, reconcile, answer, now, timing, settings);
         if (
           base.status === 'AMBIGUOUS' &&
           !reconcile.escalatedAt &&
@@ -438,6 +359,137 @@ export async function checkTransaction(
         ? answer.error
         : undefined,
   };
+}
+
+/** The alias an asynchronous status answer will name, pointing at the transaction that asked. */
+async function putAlias(
+  services: ReconcileServices,
+  claimed: TransactionRecord,
+  alias: { namespace: string; id: string },
+  now: string,
+): Promise<void> {
+  await services.store.putRecordIfAbsent({
+    provider: claimed.key.provider,
+    account: claimed.key.account,
+    namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
+    id: alias.id,
+    data: { reference: claimed.key.reference, origin: 'poll' },
+    createdAt: now,
+  });
+}
+
+type Timing = ReturnType<typeof reconcileTiming>;
+type ReconcileState = NonNullable<TransactionRecord['reconcile']>;
+
+/**
+ * What the answer decides (decideReport), then the expiry the check may bring in the same write: the
+ * events of both are published together.
+ */
+function decideAnswer(
+  services: ReconcileServices,
+  current: TransactionRecord,
+  statusReport: NormalizedReport | undefined,
+  ctx: ReturnType<typeof decisionContext>,
+  check: CheckRecord,
+  now: string,
+  origin: EventOrigin,
+): { outcome: ApplyOutcome | undefined; base: TransactionRecord } {
+  let outcome = statusReport ? decideReport(current, statusReport, ctx) : undefined;
+  let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
+  const expiry = expiryFrom(services, base, check, now, origin);
+  if (expiry) {
+    const expired = decideReport(base, expiry, ctx);
+    if (expired.kind === 'write') {
+      const earlier = outcome?.kind === 'write' ? outcome.events : [];
+      base = { ...expired.next, outbox: [...earlier, ...expired.next.outbox] };
+      outcome = { ...expired, next: base, events: base.outbox };
+    }
+  }
+  return { outcome, base };
+}
+
+/** The schedule with this check counted and kept; a final transaction's recheck ends or goes on. */
+function checkedSchedule(
+  base: TransactionRecord,
+  answer: StatusAnswer,
+  check: CheckRecord,
+  now: string,
+  timing: Timing,
+): ReconcileState {
+  const state = base.reconcile ?? { checks: 0, recent: [] };
+  const notFound = answer.type === 'not-found' ? (state.notFound ?? 0) + 1 : 0;
+  const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
+  const reconcile: ReconcileState = {
+    ...rest,
+    // Not a check: no call made (unsupported) or held back by the client's own rate limit.
+    checks: state.checks + (notMade(answer) ? 0 : 1),
+    recent: withCheck(state.recent, check, RECENT_CHECKS),
+    ...(notFound ? { notFound, notFoundSince: state.notFoundSince ?? now } : {}),
+  };
+  if (!notFound) {
+    delete reconcile.notFound;
+    delete reconcile.notFoundSince;
+  }
+  // A final transaction checked again (a report after the verdict): once it has a final answer, or
+  // when its recheck time is over, it leaves the due index; until then it is checked on the schedule.
+  if (isFinal(base.status) && reconcile.recheckUntil) {
+    const answered =
+      (answer.type === 'report' && isFinal(answer.draft.status)) || answer.type === 'not-found';
+    if (answered || now >= reconcile.recheckUntil) delete reconcile.recheckUntil;
+    else
+      reconcile.dueAt = nextCheckAt({
+        schedule: timing.schedule,
+        createdAt: base.createdAt,
+        reconcileUntil: reconcile.recheckUntil,
+        checksDone: Math.max(1, reconcile.checks),
+        now,
+        timeScale: timing.timeScale,
+      });
+  }
+  return reconcile;
+}
+
+/** When an open transaction is due again: the backoff schedule, bent by what the answer said. */
+function nextDueOpen(
+  base: TransactionRecord,
+  reconcile: ReconcileState,
+  answer: StatusAnswer,
+  now: string,
+  timing: Timing,
+  settings: ReconcileServices['config']['reconciliation'],
+): string {
+  let due = nextCheckAt({
+    schedule: timing.schedule,
+    createdAt: base.createdAt,
+    reconcileUntil: base.reconcileUntil,
+    checksDone: reconcile.checks,
+    now,
+    timeScale: timing.timeScale,
+  });
+  if (answer.type === 'error' && answer.error === 'unsupported') {
+    // Nothing to ask (no status API, or no status call for this kind): no check is counted, so the
+    // schedule would make it due again at once, a write every cycle. Look again now and then (a config
+    // change may add the API), and at the next moment something is due without an answer: the
+    // window's end (expiry), and for AMBIGUOUS its escalation and its own maximum age (expiry).
+    const moments = ambiguousMoments(base, settings);
+    const milestones = [base.reconcileUntil];
+    if (base.status === 'AMBIGUOUS') {
+      if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
+      milestones.push(moments.expireAt);
+    }
+    const later = new Date(
+      Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
+    ).toISOString();
+    due = [later, ...milestones.filter((m) => m > now)].sort()[0]!;
+  } else if (answer.type === 'error' && answer.error === 'throttled') {
+    // Throttled (by the provider or the client's own limit): again when the limit allows, not a
+    // whole backoff step later.
+    due = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
+  } else if (answer.type === 'error' && answer.retryAfterMs) {
+    const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
+    if (after > due) due = after;
+  }
+  return due;
 }
 
 function recordMetrics(

@@ -1,0 +1,179 @@
+import { withConflict } from '../bounded-history';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
+import { type Evidence, rankOf } from '../evidence';
+import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
+import { isOutcome, withEvidence } from './intake';
+import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
+
+/** The conflict kind two disagreeing pieces of evidence make. */
+export function conflictKindOf(known: Evidence, incoming: Evidence): ConflictRecord['kind'] {
+  if (known.claim === 'NOT_FOUND' || incoming.claim === 'NOT_FOUND') return 'NOT_FOUND';
+  if (known.claim === 'SUCCEEDED' && rankOf(known) <= 1 && incoming.source === 'status-api')
+    return 'UNVERIFIED_SUCCESS';
+  return 'STATUS';
+}
+
+export function describeEvidence(e: Evidence): string {
+  const how = e.authentication.length ? e.authentication.join('+') : 'unauthenticated';
+  return `${e.source} (${how}) said ${e.claim}${e.receiptId ? ` in receipt ${e.receiptId}` : ''} at ${e.at}`;
+}
+
+export function conflictDetail(kind: ConflictRecord['kind'], known: Evidence, incoming: Evidence): string {
+  const notFound =
+    incoming.claim === 'NOT_FOUND' ? incoming : known.claim === 'NOT_FOUND' ? known : undefined;
+  const reported = notFound === incoming ? known : incoming;
+  if (kind === 'NOT_FOUND' && notFound)
+    return (
+      `the status API does not know this reference, yet a ${describeEvidence(reported)}. ` +
+      'Check that the API user (or client credentials) that made the request is the one this account is ' +
+      'configured with (accounts.<provider>.<account>.api): the provider answers "not found" to any other. ' +
+      'Not settled: a person must look.'
+    );
+  if (kind === 'UNVERIFIED_SUCCESS')
+    return 'an unsigned success was reported; the status API answered FAILED';
+  return `${describeEvidence(known)}; then ${describeEvidence(incoming)}`;
+}
+
+/** TransactionConflict: what the transaction says and what the report said instead. */
+export function conflictEvent(
+  tx: TransactionRecord,
+  report: NormalizedReport,
+  conflict: {
+    kind: ConflictRecord['kind'];
+    detail: string;
+    currentStatus: TransactionRecord['status'];
+    discriminator: string;
+    occurredAt: string;
+    evidence: Evidence[];
+  },
+): EventEnvelope {
+  return buildEvent(
+    'TransactionConflict',
+    correlationIdOf(tx),
+    conflict.discriminator,
+    report.origin,
+    conflict.occurredAt,
+    {
+      ...transactionEventData(tx, report.receivedAt),
+      conflict: {
+        kind: conflict.kind,
+        detail: conflict.detail,
+        currentStatus: conflict.currentStatus,
+        reportedStatus: report.status,
+        reportedReason: report.reason ?? null,
+        reportedAmount: report.amount ?? null,
+        reportedProviderTransactionId: report.providerTransactionId ?? null,
+        evidence: conflict.evidence,
+      },
+    },
+  );
+}
+
+/** A report that contradicts the transaction without changing its status: the conflict is recorded and said. */
+export function conflict(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+  kind: ConflictRecord['kind'],
+  detail: string,
+  preEvents: EventEnvelope[],
+  isNew: boolean,
+  evidence: Evidence[],
+): ApplyOutcome {
+  // The same disagreement is recorded once (repeats counted on it), unless stronger evidence now says
+  // it: the status API confirming a late success that only a callback had claimed is news an operator
+  // must see.
+  const strength = evidence.at(-1) ? rankOf(evidence.at(-1)!) : 0;
+  const confirmed = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
+  const kept = withConflict(base.conflicts, {
+    kind,
+    reportedStatus: report.status,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+    evidence,
+  });
+  if (!kept.changed && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
+  // A success for another amount or payer is not evidence about this transaction's status: it stays in
+  // the conflict record only.
+  const incoming = kind === 'AMOUNT_MISMATCH' || kind === 'MSISDN_MISMATCH' ? undefined : evidence.at(-1);
+  const next: TransactionRecord = {
+    ...base,
+    updatedAt: ctx.now,
+    ...(incoming ? { evidence: withEvidence(base.evidence, incoming) } : {}),
+    conflicts: kept.conflicts,
+  };
+  if (!kept.fresh && !isNew)
+    return { kind: 'write', effect: 'recorded', next: withEvents(next, []), events: [] };
+  const event = conflictEvent(next, report, {
+    kind,
+    detail,
+    currentStatus: base.status,
+    // A stronger restatement of a recorded conflict is its own event (its own id).
+    discriminator: `${kind}:${base.status}:${report.status}${confirmed ? `:rank${strength}` : ''}`,
+    occurredAt: report.receivedAt,
+    evidence,
+  });
+  const events = [...preEvents, event];
+  return {
+    kind: 'write',
+    effect: isNew ? 'orphan-created' : 'conflict',
+    next: withEvents(next, events),
+    events,
+  };
+}
+
+/**
+ * A STATUS conflict about what a report claims, recorded once per distinct contradiction (withConflict:
+ * a repeat is counted on the record it repeats, without an event).
+ */
+export function statusConflict(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  said: { detail: string; evidence: Evidence[]; discriminator: string },
+): { next: TransactionRecord; events: EventEnvelope[]; changed: boolean; fresh: boolean } {
+  const kept = withConflict(base.conflicts, {
+    kind: 'STATUS',
+    reportedStatus: report.status,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail: said.detail,
+    evidence: said.evidence,
+  });
+  if (!kept.changed) return { next: base, events: [], changed: false, fresh: false };
+  const next = { ...base, conflicts: kept.conflicts };
+  if (!kept.fresh) return { next, events: [], changed: true, fresh: false };
+  const event = conflictEvent(next, report, {
+    kind: 'STATUS',
+    detail: said.detail,
+    currentStatus: base.status,
+    discriminator: said.discriminator,
+    occurredAt: report.receivedAt,
+    evidence: said.evidence,
+  });
+  return { next, events: [event], changed: true, fresh: true };
+}
+
+/**
+ * An unconfirmed claim of one outcome after an unconfirmed claim of the other (a held FAILED, then a
+ * success on an account that confirms successes, or the reverse): a STATUS conflict naming both, once per
+ * contradiction (repeats counted). The transaction's status is the caller's to decide.
+ */
+export function claimConflict(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+): { next: TransactionRecord; events: EventEnvelope[] } {
+  const against = isOutcome(incoming.claim)
+    ? [...(base.evidence ?? [])].reverse().find((e) => isOutcome(e.claim) && e.claim !== incoming.claim)
+    : undefined;
+  if (!against) return { next: base, events: [] };
+  const { next, events } = statusConflict(base, report, {
+    detail: `${describeEvidence(against)}; then ${describeEvidence(incoming)}; neither is confirmed: a status check follows`,
+    evidence: [against, incoming],
+    discriminator: `STATUS:claims:${against.claim}:${report.status}`,
+  });
+  return { next, events };
+}

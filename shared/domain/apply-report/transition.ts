@@ -1,0 +1,233 @@
+import { withConflict } from '../bounded-history';
+import {
+  buildEvent,
+  correlationIdOf,
+  type EventEnvelope,
+  STATUS_EVENT,
+  transactionEventData,
+} from '../events';
+import { type Evidence, isEndToEnd } from '../evidence';
+import { decideTransition, isFinal, type Transition } from '../status';
+import { sameAmount } from '../../util/money';
+import type { NormalizedReport, TransactionRecord } from '../transaction';
+import { conflict, conflictDetail, conflictEvent, conflictKindOf, describeEvidence } from './conflict';
+import { withEvidence } from './intake';
+import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
+import { reconcileAfter } from './schedule';
+
+type Advance = Extract<Transition, { kind: 'advance' }>;
+
+/**
+ * Transition: a status change by the forward-only state machine, with the evidence behind it, the
+ * conflict it overrules (`against`) and an unconfirmed claim of another amount it contradicts.
+ */
+export function advance(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  preEvents: EventEnvelope[],
+  how: { isNew: boolean; orphan: boolean; born: boolean; against?: Evidence },
+): ApplyOutcome {
+  const transition = decideTransition(base.status, report.status);
+  if (transition.kind === 'conflict') {
+    const settled = [...(base.evidence ?? [])].reverse().find((e) => e.claim === transition.current);
+    return conflict(
+      base,
+      report,
+      ctx,
+      settled ? conflictKindOf(settled, incoming) : 'STATUS',
+      `${transition.reported} reported after ${transition.current}${settled ? ` (${describeEvidence(settled)})` : ''}`,
+      preEvents,
+      how.isNew,
+      settled ? [settled, incoming] : [incoming],
+    );
+  }
+  if (transition.kind === 'unchanged') {
+    if (!how.isNew) return { kind: 'noop', why: transition.why };
+    return {
+      kind: 'write',
+      effect: how.orphan ? 'orphan-created' : 'created',
+      next: withEvents({ ...base, revision: 0, evidence: withEvidence(base.evidence, incoming) }, preEvents),
+      events: preEvents,
+    };
+  }
+  let next = transitioned(base, report, incoming, ctx, transition);
+  const events = [...preEvents, ...statusEvents(next, report, transition)];
+  if (how.against) {
+    const overruled = overrule(next, report, incoming, how.against, transition.to);
+    next = overruled.next;
+    events.push(overruled.event);
+  }
+  const contradicted = amountClaimContradicted(base, next, report, incoming, transition.to);
+  if (contradicted) {
+    next = contradicted.next;
+    events.push(contradicted.event);
+  }
+  return {
+    kind: 'write',
+    effect: how.orphan ? 'orphan-created' : how.born ? 'created' : 'advanced',
+    next: withEvents(next, events),
+    events,
+  };
+}
+
+/** The transaction after the status change: what the report adds, its schedule, the transition kept. */
+function transitioned(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  transition: Advance,
+): TransactionRecord {
+  const evidence =
+    report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
+  const adoptAmount = incoming.conclusive ? report.amount : undefined;
+  const next: TransactionRecord = {
+    ...base,
+    status: transition.to,
+    providerTransactionId: report.providerTransactionId ?? base.providerTransactionId,
+    externalId: base.externalId ?? report.externalId,
+    amount: base.amount ?? adoptAmount,
+    party: report.party ?? base.party,
+    reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
+    attributes: { ...base.attributes, ...report.attributes },
+    updatedAt: ctx.now,
+    reconcile: reconcileAfter(base, transition.to, report, ctx.now),
+    evidence,
+    trusted: trustedAfter(base, report, incoming),
+    transitions: [
+      ...base.transitions,
+      {
+        from: transition.from,
+        to: transition.to,
+        at: report.receivedAt,
+        origin: report.origin,
+        receiptId: report.receiptId,
+        ...(report.authenticated ? { authenticated: true } : {}),
+        ...(report.status === 'EXPIRED' ? {} : { evidence: incoming }),
+      },
+    ],
+  };
+  if (!next.trusted) delete next.trusted;
+  return next;
+}
+
+/** Ids and facts a status query may be built on: only from evidence vouched for end to end. */
+function trustedAfter(tx: TransactionRecord, report: NormalizedReport, evidence: Evidence) {
+  if (!isEndToEnd(evidence.authentication)) return tx.trusted;
+  return {
+    providerTransactionId: report.providerTransactionId ?? tx.trusted?.providerTransactionId,
+    attributes: { ...tx.trusted?.attributes, ...report.attributes },
+  };
+}
+
+/** The status's own event (TransactionSucceeded…), if the new status has one. */
+function statusEvents(
+  next: TransactionRecord,
+  report: NormalizedReport,
+  transition: Advance,
+): EventEnvelope[] {
+  const statusEvent = STATUS_EVENT[transition.to];
+  if (!statusEvent) return [];
+  return [
+    buildEvent(statusEvent, correlationIdOf(next), transition.to, report.origin, report.receivedAt, {
+      ...transactionEventData(next, report.receivedAt),
+      ...report.eventDetail,
+      ...(isFinal(transition.to) ? { evidence: next.evidence } : {}),
+      ...(transition.late ? { lateResolution: true } : {}),
+    }),
+  ];
+}
+
+/**
+ * Precedence settled it over weaker evidence that said otherwise: the disagreement is surfaced (an
+ * unsigned success the status API denies is a security signal), the status is the stronger source's.
+ */
+function overrule(
+  settled: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  against: Evidence,
+  to: TransactionRecord['status'],
+): { next: TransactionRecord; event: EventEnvelope } {
+  const kind = conflictKindOf(against, incoming);
+  const detail = conflictDetail(kind, against, incoming);
+  const reportedStatus = against.claim === 'NOT_FOUND' ? 'FAILED' : against.claim;
+  const kept = withConflict(settled.conflicts, {
+    kind,
+    reportedStatus,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+    evidence: [against, incoming],
+  });
+  const next = { ...settled, conflicts: kept.conflicts };
+  const event = conflictEvent(
+    next,
+    { ...report, status: reportedStatus },
+    {
+      kind,
+      detail,
+      currentStatus: to,
+      discriminator:
+        kind === 'UNVERIFIED_SUCCESS' ? 'UNVERIFIED_SUCCESS:FAILED' : `${kind}:${against.claim}:${to}`,
+      occurredAt: report.receivedAt,
+      evidence: [against, incoming],
+    },
+  );
+  return { next, event };
+}
+
+/**
+ * An unconfirmed success claimed another amount than the one now confirmed: the claim never set the
+ * amount, and the disagreement is said, not dropped (a forged 1 EUR before MTN's real 100 EUR).
+ */
+function amountClaimContradicted(
+  base: TransactionRecord,
+  settled: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  to: TransactionRecord['status'],
+): { next: TransactionRecord; event: EventEnvelope } | undefined {
+  const amount = settled.amount;
+  if (to !== 'SUCCEEDED' || !amount) return undefined;
+  const claimedOther = (base.evidence ?? []).find(
+    (e) =>
+      e.claim === 'SUCCEEDED' &&
+      !e.conclusive &&
+      e.amount !== null &&
+      !sameAmount(e.amount.value, amount.value),
+  );
+  if (!claimedOther) return undefined;
+  const detail =
+    `an unconfirmed success claimed ${claimedOther.amount!.value} ${claimedOther.amount!.currency ?? ''}`.trimEnd() +
+    `; ${describeEvidence(incoming)} with ${amount.value} ${amount.currency ?? ''}`.trimEnd();
+  const evidencePair = [claimedOther, incoming];
+  const next = {
+    ...settled,
+    conflicts: withConflict(settled.conflicts, {
+      kind: 'AMOUNT_MISMATCH',
+      reportedStatus: 'SUCCEEDED',
+      at: report.receivedAt,
+      origin: report.origin,
+      receiptId: claimedOther.receiptId ?? undefined,
+      detail,
+      evidence: evidencePair,
+    }).conflicts,
+  };
+  const event = conflictEvent(
+    next,
+    { ...report, amount: claimedOther.amount ?? undefined },
+    {
+      kind: 'AMOUNT_MISMATCH',
+      detail,
+      currentStatus: 'SUCCEEDED',
+      discriminator: 'AMOUNT_MISMATCH:unconfirmed:SUCCEEDED',
+      occurredAt: report.receivedAt,
+      evidence: evidencePair,
+    },
+  );
+  return { next, event };
+}

@@ -1,0 +1,143 @@
+import { withConflict } from '../bounded-history';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
+import type { Evidence } from '../evidence';
+import { decideTransition, isFinal } from '../status';
+import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
+import { conflict, conflictDetail, conflictEvent, conflictKindOf } from './conflict';
+import { MAX_EVIDENCE_TEXT, withEvidence } from './intake';
+import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
+import { record } from './record';
+
+/**
+ * Sources disagree and precedence cannot pick one: an open transaction becomes (or stays) AMBIGUOUS with
+ * reason CONFLICTING_REPORTS and is escalated at once; a final one keeps its status. Either way one
+ * TransactionConflict names both pieces of evidence (once per kind and pair of claims).
+ */
+export function unsettled(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  against: Evidence,
+  ctx: ApplyContext,
+): ApplyOutcome {
+  const kind = conflictKindOf(against, incoming);
+  const detail = conflictDetail(kind, against, incoming);
+  if (isFinal(base.status)) return conflict(base, report, ctx, kind, detail, [], false, [against, incoming]);
+  const reportedStatus = incoming.claim === 'NOT_FOUND' ? 'FAILED' : report.status;
+  const kept = withConflict(base.conflicts, {
+    kind,
+    reportedStatus,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: report.receiptId,
+    detail,
+    evidence: [against, incoming],
+  });
+  if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+  if (!kept.fresh)
+    return record({ ...base, conflicts: kept.conflicts }, incoming, ctx, base.reconcile, [], false, [], true);
+  const said = { kind, detail, reportedStatus, against, conflicts: kept.conflicts };
+  return escalateAmbiguous(base, report, incoming, ctx, said);
+}
+
+/** The open transaction made AMBIGUOUS (CONFLICTING_REPORTS), the conflict said, a person called. */
+function escalateAmbiguous(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  said: {
+    kind: ConflictRecord['kind'];
+    detail: string;
+    reportedStatus: NormalizedReport['status'];
+    against: Evidence;
+    conflicts: ConflictRecord[];
+  },
+): ApplyOutcome {
+  const reason = {
+    code: 'CONFLICTING_REPORTS' as const,
+    message: said.detail.slice(0, MAX_EVIDENCE_TEXT),
+    providerCode: report.reason?.providerCode,
+  };
+  const transition = decideTransition(base.status, 'AMBIGUOUS');
+  const state = base.reconcile ?? { checks: 0, recent: [] };
+  let next: TransactionRecord = {
+    ...base,
+    status: 'AMBIGUOUS',
+    reason,
+    updatedAt: ctx.now,
+    evidence: withEvidence(base.evidence, incoming),
+    reconcile: { ...state, dueAt: state.dueAt ?? ctx.now, escalatedAt: state.escalatedAt ?? ctx.now },
+    conflicts: said.conflicts,
+    transitions:
+      transition.kind === 'advance'
+        ? [
+            ...base.transitions,
+            {
+              from: base.status,
+              to: 'AMBIGUOUS',
+              at: report.receivedAt,
+              origin: report.origin,
+              receiptId: report.receiptId,
+              evidence: incoming,
+            },
+          ]
+        : base.transitions,
+  };
+  const events: EventEnvelope[] = [];
+  if (transition.kind === 'advance')
+    events.push(
+      buildEvent(
+        'TransactionAmbiguous',
+        correlationIdOf(next),
+        'AMBIGUOUS',
+        report.origin,
+        report.receivedAt,
+        {
+          ...transactionEventData(next, report.receivedAt),
+        },
+      ),
+    );
+  events.push(
+    conflictEvent(
+      next,
+      { ...report, status: said.reportedStatus },
+      {
+        kind: said.kind,
+        detail: said.detail,
+        currentStatus: 'AMBIGUOUS',
+        discriminator: `${said.kind}:${said.against.claim}:${incoming.claim}`,
+        occurredAt: report.receivedAt,
+        evidence: [said.against, incoming],
+      },
+    ),
+  );
+  if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, report.origin));
+  next = withEvents(next, events);
+  return { kind: 'write', effect: 'conflict', next, events };
+}
+
+/** TransactionEscalated: an AMBIGUOUS transaction a person should look at (one per transaction). */
+export function escalationEvent(
+  tx: TransactionRecord,
+  now: string,
+  origin: EventEnvelope['metadata']['origin'],
+) {
+  return buildEvent('TransactionEscalated', correlationIdOf(tx), 'AMBIGUOUS:escalated', origin, now, {
+    ...transactionEventData(tx, now),
+    ambiguousSince: [...tx.transitions].reverse().find((t) => t.to === 'AMBIGUOUS')?.at ?? tx.createdAt,
+    lastProviderAnswer: lastAnswerOf(tx),
+  });
+}
+
+/** The latest status call as the events publish it (what was asked and by whom stay on the transaction). */
+function lastAnswerOf(tx: TransactionRecord) {
+  const last = tx.reconcile?.recent.at(-1);
+  if (!last) return null;
+  return {
+    at: last.at,
+    answer: last.answer,
+    detail: last.detail,
+    ...(last.providerCode !== undefined ? { providerCode: last.providerCode } : {}),
+  };
+}
