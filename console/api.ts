@@ -7,7 +7,7 @@ export class NotAvailableError extends Error {
 }
 
 /** The token was refused (401/403): the console goes back to its sign-in page. */
-export class SignInRequiredError extends Error {
+class SignInRequiredError extends Error {
   override name = 'SignInRequiredError';
 }
 
@@ -177,13 +177,11 @@ async function call<T>(
 export type {
   ApprovalsAnswer,
   ApprovalView,
-  DeliveryAttempt,
   DestinationDeliveriesAnswer,
   DestinationsAnswer,
   DestinationView,
   ReplayAnswer,
   AuditPage,
-  AuditView,
   MeAnswer,
   TimeZonesView,
   CountsAnswer,

@@ -5,7 +5,7 @@
  * sends the Cognito ID token; the console API's JWT authorizer checks it.
  */
 
-export interface LocalSettings {
+interface LocalSettings {
   mode: 'local';
 }
 

@@ -12,7 +12,7 @@ function swatch(color: string): HTMLElement {
   return i;
 }
 
-export interface Series {
+interface Series {
   name: string;
   values: number[];
   /**

@@ -6,7 +6,7 @@
  * No DOM here: main.ts draws the banner from the state.
  */
 
-export type Reachability = 'ok' | 'unreachable' | 'signed-out';
+type Reachability = 'ok' | 'unreachable' | 'signed-out';
 
 /** No answer from the relay (a network error, or a gateway with no relay behind it). */
 export class RelayUnreachableError extends Error {
@@ -45,10 +45,6 @@ export function configureProbe(ask: () => Promise<boolean>): void {
 export function onReachability(listener: Listener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
-}
-
-export function reachability(): ReachabilityView {
-  return view;
 }
 
 function set(next: ReachabilityView): void {

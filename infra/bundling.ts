@@ -39,7 +39,7 @@ export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceNa
  * ESM output needs a real `require` for the few CommonJS dependencies that load Node built-ins
  * with `require()` at run time (esbuild's shim throws "Dynamic require is not supported" otherwise).
  */
-export const ESM_REQUIRE_BANNER =
+const ESM_REQUIRE_BANNER =
   "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);";
 
 /**

@@ -66,7 +66,7 @@ export interface RelayEdgeWebAclProps {
 }
 
 /** The label (under the web ACL's namespace) on requests from a provider's declared sources: `<this>:<provider>`. */
-export const PROVIDER_SOURCE_LABEL = 'relay:provider-source';
+const PROVIDER_SOURCE_LABEL = 'relay:provider-source';
 
 /**
  * A CLOUDFRONT-scope AWS WAF web ACL for the relay's CloudFront edge (`MobileMoneyRelay` prop

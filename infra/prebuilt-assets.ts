@@ -13,7 +13,7 @@ import {
  * the construct runs from this repository's sources, which NodejsFunction bundles at synth time.
  * An installed package has neither the sources nor the package-lock.json that bundling needs.
  */
-export function prebuiltManifest(): PrebuiltManifest | undefined {
+function prebuiltManifest(): PrebuiltManifest | undefined {
   const path = join(PREBUILT_ASSETS_DIR, PREBUILT_MANIFEST);
   if (!existsSync(path)) return undefined;
   return JSON.parse(readFileSync(path, 'utf8')) as PrebuiltManifest;

@@ -37,7 +37,6 @@ import { createTable, grantTableAccess } from './relay/storage';
 import { validateForCloud, validateProps, warnAboutConfig } from './relay/validate';
 import { runtimeConfigJson } from './runtime-config';
 
-export { ALARMED_RELAY_METRICS, CALLBACKS_RECEIVED_METRIC } from './monitoring';
 export { MANAGEMENT_ROUTES } from './relay/api';
 export { SUBSCRIBER_RULE_ACTIONS } from './relay/events';
 export {

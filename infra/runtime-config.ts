@@ -28,9 +28,6 @@ export function runtimeConfigJson(input: unknown): string {
   return JSON.stringify({ ...rest, management: managementRest });
 }
 
-/** @deprecated the config no longer travels inline; kept for scripts/bundle-size.ts (RELAY_CONFIG_JSON still loads). */
-export const inlineConfigJson = runtimeConfigJson;
-
 /**
  * Writes the config layer's content (`relay/config.json`, at RUNTIME_CONFIG_PATH once deployed) into a
  * directory named by the content's hash, and returns it for `Code.fromAsset`: the asset hash follows

@@ -6,7 +6,7 @@ import { errorResponse } from '../shared/http/error-mapping';
 import { checkBearer } from '../shared/http/management-router';
 import { API_ANSWER_HEADERS } from '../shared/http/types';
 
-export const EVENTS_STREAM_PATH = '/v1/events/stream';
+const EVENTS_STREAM_PATH = '/v1/events/stream';
 /** Comment lines keep idle connections (and proxies in between) open, and tell the console it is live. */
 const HEARTBEAT_MS = EVENT_STREAM_HEARTBEAT_MS;
 /**
@@ -15,7 +15,7 @@ const HEARTBEAT_MS = EVENT_STREAM_HEARTBEAT_MS;
  */
 export const MAX_EVENT_STREAMS = 32;
 /** Changes kept for a reconnecting stream (`Last-Event-ID`): older ones it reads from the list. */
-export const REPLAY_CHANGES = 500;
+const REPLAY_CHANGES = 500;
 /** What one stream may owe its client: past it the stream is closed (the client reconnects or polls). */
 const MAX_UNSENT_BYTES = 1024 * 1024;
 /** Seconds a refused console is told to wait before it asks again. */

@@ -8,7 +8,7 @@ import {
 import type { StatementDeps } from '../shared/app/statements/statement-sink';
 
 /** How often `npm start` looks for days to close (EventBridge Scheduler's `dayCloseInterval` in AWS). */
-export const LOCAL_DAY_CLOSE_INTERVAL_MS = 5 * 60_000;
+const LOCAL_DAY_CLOSE_INTERVAL_MS = 5 * 60_000;
 
 /**
  * The scheduled close under `npm start` (docs/statements.md#the-close): the same use case as the

@@ -22,7 +22,7 @@ export class JavaMissingError extends Error {
   }
 }
 
-export function assertJavaAvailable(): string {
+function assertJavaAvailable(): string {
   try {
     // `java -version` prints to stderr; execFileSync returns stdout, so read it from the error-free path.
     const out = execFileSync('java', ['-version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

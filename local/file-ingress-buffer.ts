@@ -25,7 +25,7 @@ const SEAL_PREFIX = `${SEAL_ATTRIBUTE} `;
  * An entry whose seal is missing or does not match its text: not written by this relay's buffer (made
  * up, or edited since). Never applied; it moves to failed/ at once.
  */
-export class UnsealedBufferEntryError extends Error {
+class UnsealedBufferEntryError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UnsealedBufferEntryError';
@@ -73,12 +73,12 @@ async function loadOrCreateSealKey(dir: string): Promise<Buffer> {
 }
 
 /** An entry's text: the seal line, then the message exactly as sealed. */
-export function sealedEntry(message: string, key: Buffer): string {
+function sealedEntry(message: string, key: Buffer): string {
   return `${SEAL_PREFIX}${sealOf(message, key)}\n${message}`;
 }
 
 /** The message of an entry whose seal matches; UnsealedBufferEntryError otherwise. */
-export function unsealEntry(text: string, key: Buffer): string {
+function unsealEntry(text: string, key: Buffer): string {
   const end = text.indexOf('\n');
   if (!text.startsWith(SEAL_PREFIX) || end < 0) throw new UnsealedBufferEntryError('it carries no seal');
   const message = text.slice(end + 1);

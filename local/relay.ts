@@ -48,7 +48,7 @@ const MANAGEMENT_SOCKETS = 4; // 8 still gave the callbacks a 2.3× p99 with 25 
 const MANAGEMENT_REQUEST_TIMEOUT_MS = 10_000;
 
 /** How long one counts answer serves the same question again (every open console asks it). */
-export const SHARED_COUNTS_MS = 5000;
+const SHARED_COUNTS_MS = 5000;
 
 type ManagementLambda = (
   event: APIGatewayProxyEventV2,

@@ -96,12 +96,12 @@ export function airtelClientIdFor(config: RelayConfig, accountId: string): strin
 }
 
 /** The callback route of one relay account, path secret included. */
-export function relayRouteUrl(relayUrl: string, account: ResolvedAccount, routePath: string): string {
+function relayRouteUrl(relayUrl: string, account: ResolvedAccount, routePath: string): string {
   return `${trimSlash(relayUrl)}/v1/${account.provider}/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${routePath}`;
 }
 
 /** What a banner or a log line shows instead of a path secret. */
-export const PATH_SECRET_PLACEHOLDER = '{pathSecret}';
+const PATH_SECRET_PLACEHOLDER = '{pathSecret}';
 
 /**
  * Replaces every account's path secret (raw or percent-encoded) with {pathSecret}: the banner and the
@@ -212,7 +212,7 @@ export function pointPartnerUrlsAtSimulator(config: RelayConfig, simUrl: string)
   return { ...config, accounts };
 }
 
-export interface WiredC2bRegistration {
+interface WiredC2bRegistration {
   account: string;
   shortCode: string;
   validationUrl: string;
@@ -363,7 +363,7 @@ export function simulatorWiring(relayUrl: string, config: RelayConfig): Simulato
  * × 0.02 (MoMo's first check after 6 s instead of 5 min, windows of 1.4 h instead of 3 days) and a
  * cycle every second, unless the config chose its own values.
  */
-export const SIMULATOR_RECONCILE_SCALE = 0.02;
+const SIMULATOR_RECONCILE_SCALE = 0.02;
 
 export function withSimulatorReconciliation(config: RelayConfig): RelayConfig {
   const r = config.reconciliation;

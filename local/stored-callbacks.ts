@@ -9,13 +9,13 @@ import type { RelayServices } from '../shared/app/services';
 import { resolveRoute } from '../shared/http/router';
 
 /** How far back `npm start` looks for callbacks stored but not applied by the previous run. */
-export const RECOVERY_WINDOW_HOURS = 24;
+const RECOVERY_WINDOW_HOURS = 24;
 
 /**
  * The receipts of the local table received since a moment: a Scan, which only the local runtime makes
  * (DynamoDB Local with --data-dir is small; the cloud's roles have no Scan).
  */
-export function scannedReceipts(doc: DynamoDBDocumentClient, tableName: string): StoredReceiptSource {
+function scannedReceipts(doc: DynamoDBDocumentClient, tableName: string): StoredReceiptSource {
   return async function* (since) {
     let cursor: Record<string, unknown> | undefined;
     do {

@@ -27,7 +27,7 @@ type StreamLambda = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchRespons
  * client-dynamodb-streams decodes an empty map attribute ({"M":{}}) as {}, which unmarshall rejects.
  * An attribute value with no type key can only have been an empty map, so put the M back.
  */
-export function repairEmptyMaps(value: unknown): unknown {
+function repairEmptyMaps(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(repairEmptyMaps);
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value;
   const entries = Object.entries(value as Record<string, unknown>);
@@ -46,7 +46,7 @@ function repairImage(image: unknown): Record<string, unknown> | undefined {
  * Only records whose new image carries outbox events reach the publisher, as with the cloud's stream
  * filter: receipts, the most frequent writes, are skipped without being decoded.
  */
-export function carriesOutbox(record: _Record): boolean {
+function carriesOutbox(record: _Record): boolean {
   const outbox = record.dynamodb?.NewImage?.outbox as { L?: unknown[] } | undefined;
   return Array.isArray(outbox?.L) && outbox.L.length > 0;
 }
@@ -85,7 +85,7 @@ export interface StreamCheckpointStore {
 }
 
 /** The table of the checkpoints, in the same DynamoDB Local as the relay table. */
-export const STREAM_CHECKPOINTS_TABLE = 'relay-local-stream-checkpoints';
+const STREAM_CHECKPOINTS_TABLE = 'relay-local-stream-checkpoints';
 
 /**
  * Checkpoints in a table of their own, next to the relay table in the same DynamoDB Local, keyed by
@@ -95,7 +95,7 @@ export const STREAM_CHECKPOINTS_TABLE = 'relay-local-stream-checkpoints';
  * be a stream record the pump reads back, and the cloud table (whose stream Lambda reads) must not
  * carry local-only items. The table has no stream.
  */
-export class DynamoCheckpointStore implements StreamCheckpointStore {
+class DynamoCheckpointStore implements StreamCheckpointStore {
   private ready: Promise<void> | undefined;
 
   constructor(

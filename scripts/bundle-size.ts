@@ -27,7 +27,7 @@ import {
   type RelayFunctionId,
   relayBuildOptions,
 } from '../infra/bundling';
-import { inlineConfigJson } from '../infra/runtime-config';
+import { runtimeConfigJson } from '../infra/runtime-config';
 import { buildTracingLayer, TRACING_LAYER_MODULE } from '../infra/tracing-layer';
 
 const run = promisify(execFile);
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     TABLE_NAME: 'relay-bench',
     EVENT_BUS_NAME: 'relay-bench',
     EVENT_SOURCE: 'mobile-money.relay',
-    RELAY_CONFIG_JSON: inlineConfigJson(config),
+    RELAY_CONFIG_JSON: runtimeConfigJson(config),
     LOG_LEVEL: 'INFO',
     POWERTOOLS_METRICS_NAMESPACE: 'MobileMoneyRelay',
   };

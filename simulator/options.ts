@@ -7,14 +7,14 @@ import type { SimClock } from './core/clock';
 import type { GlobalFaultsInput } from './core/faults';
 import type { LogSink } from './core/log';
 
-export interface MomoApiUserSeed {
+interface MomoApiUserSeed {
   /** UUID v4: the API user id. */
   id: string;
   apiKey: string;
   providerCallbackHost: string;
 }
 
-export interface MomoOptions {
+interface MomoOptions {
   /** First MSISDN of the sandbox outcome tables (base + index → outcome). */
   sandboxMsisdnBase?: string;
   collectionSubscriptionKeys?: { primary: string; secondary: string };
@@ -56,7 +56,7 @@ export interface AirtelAppSeed {
   messageSigning?: boolean;
 }
 
-export interface AirtelOptions {
+interface AirtelOptions {
   apps?: AirtelAppSeed[];
   /** `expires_in` of tokens, seconds (the real service says "180"). */
   tokenTtlSeconds?: number;
@@ -67,7 +67,7 @@ export interface AirtelOptions {
   rsaPrivateKeyPem?: string;
 }
 
-export interface DarajaOptions {
+interface DarajaOptions {
   consumerKey?: string;
   consumerSecret?: string;
   /** STK short codes and their passkeys. */
@@ -98,7 +98,7 @@ export interface DarajaOptions {
 }
 
 /** Authentication the badge API requires; the plugin's API documents none. */
-export interface BadgeAuthOptions {
+interface BadgeAuthOptions {
   type: 'none' | 'basic' | 'bearer';
   /** Basic: default `sim-badge-user`. */
   username?: string;
@@ -108,7 +108,7 @@ export interface BadgeAuthOptions {
   token?: string;
 }
 
-export interface BadgeOptions {
+interface BadgeOptions {
   /** The platform's REST root segment(s) before `cpbw/v1`. Default `wp-json`. */
   restPrefix?: string;
   /** Default `{type: 'none'}`. */

@@ -22,13 +22,12 @@ import { MOMO_PRODUCTS } from './momo/auth';
 import { momoErrors, respellError } from './momo/errors';
 import { type ResolvedOptions, resolveOptions, type SimulatorOptions } from './options';
 
-export type { CallbackLogEntry } from './core/callbacks';
 export type { SimulatorOptions } from './options';
 
 /** Request bodies above this are refused: no provider operation comes close. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export class BodyTooLargeError extends Error {
+class BodyTooLargeError extends Error {
   constructor() {
     super(`request body exceeds ${MAX_BODY_BYTES} bytes`);
     this.name = 'BodyTooLargeError';
@@ -90,7 +89,7 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-export const ADMIN_ENDPOINTS = [
+const ADMIN_ENDPOINTS = [
   'GET    /_sim/health',
   'GET    /_sim/info',
   'GET    /_sim/faults | PUT /_sim/faults {"all"|"momo"|"airtel"|"daraja": "<spec>"} | DELETE /_sim/faults',

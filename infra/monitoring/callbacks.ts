@@ -166,7 +166,7 @@ export function monitorIngress(kit: MonitoringKit): void {
 }
 
 /** The providers' ack limits for a description: the longest one first, then the others. */
-export function ackLimitsPhrase(): string {
+function ackLimitsPhrase(): string {
   const [longest, ...others] = providerAckLimits().sort((a, b) => b.ms - a.ms);
   return `${longest!.phrase}${others.length ? ` and far past ${others.map((limit) => limit.phrase).join(', ')}` : ''}`;
 }

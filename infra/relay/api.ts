@@ -40,12 +40,10 @@ export interface RelayHttpApi {
 }
 
 /** Route keys of a provider's callback routes and of its decision routes (with and without a path secret). */
-export function providerRouteKeys(provider: string): string {
+function providerRouteKeys(provider: string): string {
   return `ANY /v1/${provider}/{proxy+}`;
 }
-export function decisionRouteKeys(
-  route: Pick<RelayDecisionFunction, 'method' | 'provider' | 'path'>,
-): string[] {
+function decisionRouteKeys(route: Pick<RelayDecisionFunction, 'method' | 'provider' | 'path'>): string[] {
   return [
     `${route.method} /v1/${route.provider}/{account}/${route.path}`,
     `${route.method} /v1/${route.provider}/{account}/{secret}/${route.path}`,

@@ -151,7 +151,7 @@ export const CONSOLE_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: strin
   }));
 
 /** The Cognito groups the relay reads as roles (shared/domain/actor.ts ROLES), least to most. */
-export const CONSOLE_GROUPS = [
+const CONSOLE_GROUPS = [
   ['viewer', 'Reads transactions, reports and the quarantine'],
   ['operator', 'Also checks now, resolves up to the account limit and decides quarantined callbacks'],
   ['admin', 'Also approves resolutions above the limit and reads the audit log'],

@@ -22,12 +22,12 @@ import { TABLE_DATA_ACTIONS, TABLE_KEY_ACTIONS } from './storage';
 /** The delivery function's timeout: a batch of 10 attempts of at most 15 s each, and the margins. */
 export const DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(3);
 /** Records per delivery invocation. */
-export const DELIVERY_BATCH_SIZE = 10;
+const DELIVERY_BATCH_SIZE = 10;
 /**
  * Receives of one message before the delivery DLQ: a wait of up to 24 h takes three (a 15-minute send
  * delay, then 12-hour hides), which leaves seven for crashes and time-outs of the function itself.
  */
-export const DELIVERY_MAX_RECEIVE_COUNT = 10;
+const DELIVERY_MAX_RECEIVE_COUNT = 10;
 
 export interface RelayDelivery {
   /** Per destination: its rule on the relay bus and its queue. */
@@ -63,7 +63,7 @@ export function destinationProblems(config: RelayConfig, secretNamePrefix: strin
  * The EventBridge pattern of a destination's filter: the relay's source, its event types (every type but
  * the operator events when none is named) and, when named, the providers and accounts in `data`.
  */
-export function destinationEventPattern(
+function destinationEventPattern(
   destination: Pick<DestinationConfig, 'filter'>,
   eventSource: string,
 ): events.EventPattern {

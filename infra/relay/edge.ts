@@ -147,7 +147,7 @@ exports.handler = async (event) => {
 `;
 
 /** How long API Gateway keeps an authorizer answer per origin-header value. */
-export const ORIGIN_AUTHORIZER_CACHE = Duration.minutes(5);
+const ORIGIN_AUTHORIZER_CACHE = Duration.minutes(5);
 
 /**
  * The origin-check authorizer for the public routes (`edge.mode: "cloudfront"` only), its function
@@ -230,13 +230,13 @@ export function createOriginAuthorizer(
 }
 
 /** Where the synthetic check aims: an account no relay configures, so the relay itself answers 404. */
-export const EDGE_PROBE_ACCOUNT = 'relay-synthetic-probe';
+const EDGE_PROBE_ACCOUNT = 'relay-synthetic-probe';
 
 /** The header AWS WAF adds to its source-range refusal (`x-amzn-waf-` + the rule's response header name). */
 export const WAF_SOURCE_REFUSED_HEADER = { name: 'relay-edge', value: 'source-refused' } as const;
 
 /** How often the synthetic check runs. */
-export const EDGE_PROBE_RATE = Duration.minutes(5);
+const EDGE_PROBE_RATE = Duration.minutes(5);
 
 /**
  * The synthetic check: every `EDGE_PROBE_RATE`, one harmless request per configured provider through the

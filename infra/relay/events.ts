@@ -119,7 +119,7 @@ export function restrictRelaySource(
 }
 
 /** A subscriber rule's retries: EventBridge's maximum (185 attempts, 24 hours), then its DLQ. */
-export const SUBSCRIBER_RETRY_POLICY = { maximumRetryAttempts: 185, maximumEventAgeInSeconds: 86_400 };
+const SUBSCRIBER_RETRY_POLICY = { maximumRetryAttempts: 185, maximumEventAgeInSeconds: 86_400 };
 
 /**
  * The rule `MobileMoneyRelay.addSubscriber` creates, under the relay's `Subscribers`: its target gets

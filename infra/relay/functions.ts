@@ -77,7 +77,7 @@ export interface RelayFunctionsOptions {
  * The functions run once per callback or transaction: actively traced only with `hotPathTracing`
  * (Lambda's sampling traces most of them at low volume, docs/deploy.md#cost-notes).
  */
-export const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFunctionId>([
+const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFunctionId>([
   'callback',
   'management',
   'outbox-publisher',

@@ -34,7 +34,7 @@ export function concurrencyFor(rps: number, worstCase: Duration): number {
  * busy pay bill's month-end peak hour (docs/deploy.md, "The bulkhead"); a burst of one second's rate
  * absorbs a provider's clumped deliveries and costs one reserved execution per token.
  */
-export const DEFAULT_PROVIDER_THROTTLE: RelayThrottle = { rateLimit: 20, burstLimit: 20 };
+const DEFAULT_PROVIDER_THROTTLE: RelayThrottle = { rateLimit: 20, burstLimit: 20 };
 
 /**
  * The stage default: `$default`, paths no provider route matches (a provider without a configured
@@ -136,6 +136,3 @@ export function describeShare(share: BulkheadShare): string {
  * registry (docs/deploy.md#the-bulkhead has the table: 252 with today's three providers). The construct sizes it from the throttles and the config it is given (`callbackBulkhead`).
  */
 export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY = callbackBulkhead({}).total;
-
-/** Lambda caps a function's environment at 4 KB in total; the inline config must leave room. */
-export const MAX_INLINE_CONFIG_BYTES = 3 * 1024;

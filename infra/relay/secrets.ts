@@ -38,7 +38,7 @@ export const DEFAULT_SECRET_NAME_PREFIX = 'mobile-money-relay/';
  * this many would make the management and poller policies grow with every account towards IAM's size
  * limits (10,240 characters of inline policy per role), so synth refuses them and names them.
  */
-export const MAX_EXPLICIT_SECRET_IDS = 20;
+const MAX_EXPLICIT_SECRET_IDS = 20;
 
 /**
  * The IAM resource granting every secret of one kind named by the convention
@@ -46,7 +46,7 @@ export const MAX_EXPLICIT_SECRET_IDS = 20;
  * Manager's random suffix: one statement whatever the number of accounts, and still one kind only (a
  * name ending in `/api` never matches the callback pattern).
  */
-export function secretNamePattern(stack: Stack, prefix: string, kind: SecretKind): string {
+function secretNamePattern(stack: Stack, prefix: string, kind: SecretKind): string {
   return stack.formatArn({
     service: 'secretsmanager',
     resource: 'secret',
@@ -70,7 +70,7 @@ function conventionKind(prefix: string, id: string): SecretKind | undefined {
 }
 
 /** `secretNamePrefix`: the characters of a secret name, no wildcard; at least one character. */
-export function secretNamePrefixProblem(prefix: string): string | undefined {
+function secretNamePrefixProblem(prefix: string): string | undefined {
   return /^[A-Za-z0-9/_+=.@-]{1,200}$/.test(prefix)
     ? undefined
     : `secretNamePrefix: "${prefix}" is not a secret name prefix (1 to 200 characters of A-Z a-z 0-9 / _ + = . @ -, no wildcard)`;
@@ -108,17 +108,6 @@ function namedSecrets(config: RelayConfig): Array<{ key: string; id: string; kin
       kind: 'callback',
     });
   return named;
-}
-
-/** The secret ids of one kind the config names. */
-export function configSecretIds(config: RelayConfig, kind: SecretKind): string[] {
-  return [
-    ...new Set(
-      namedSecrets(config)
-        .filter((s) => s.kind === kind)
-        .map((s) => s.id),
-    ),
-  ];
 }
 
 /**

@@ -20,13 +20,13 @@ import { monitoringNamePrefix, TICKET_TAG } from '../monitoring';
 import type { MobileMoneyRelayProps } from './props';
 
 /** Statement files are kept 13 months: a year of them for the yearly audit, and a month to spare. */
-export const DEFAULT_STATEMENT_FILE_RETENTION = Duration.days(400);
+const DEFAULT_STATEMENT_FILE_RETENTION = Duration.days(400);
 /** Moved to Standard-IA after this: read again only to re-import or audit. */
-export const STATEMENT_FILE_IA_AFTER = Duration.days(30);
+const STATEMENT_FILE_IA_AFTER = Duration.days(30);
 /** An upload's report (its answer) is read the day it is written. */
-export const STATEMENT_REPORT_RETENTION = Duration.days(30);
+const STATEMENT_REPORT_RETENTION = Duration.days(30);
 /** How often the due days are closed. */
-export const DEFAULT_DAY_CLOSE_INTERVAL = Duration.hours(1);
+const DEFAULT_DAY_CLOSE_INTERVAL = Duration.hours(1);
 
 export interface RelayStatementFiles {
   readonly bucket: s3.Bucket;

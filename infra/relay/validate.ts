@@ -12,7 +12,7 @@ import type { MobileMoneyRelayProps, RelayCloudFrontEdge } from './props';
 import { callbackDeadlineSettings, providerWords } from './providers';
 
 /** The value of `allowInlineSecrets` (prop) / RELAY_ALLOW_INLINE_SECRETS (infra/app.ts) that allows them. */
-export const ALLOW_INLINE_SECRETS = 'development';
+const ALLOW_INLINE_SECRETS = 'development';
 
 /** Account settings that are secret by their name, whatever the provider's declaration says. */
 const SECRET_SETTING =

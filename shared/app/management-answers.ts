@@ -24,7 +24,7 @@ export const EVENT_STREAM_STALE_MS = 2 * EVENT_STREAM_HEARTBEAT_MS + 5_000;
  * What went back of a SUCCEEDED payment (its status stays SUCCEEDED): `full` when nothing is left.
  * Amounts are decimal strings in the transaction's currency; null when unknown (no amount registered).
  */
-export interface ReversalSummary {
+interface ReversalSummary {
   state: 'full' | 'partial';
   amountReversed: string | null;
   netAmount: string | null;
@@ -210,7 +210,7 @@ export interface QuarantinePage {
 }
 
 /** Who took an action (shared/domain/actor.ts ActorRef), as the API answers it. */
-export interface ActorView {
+interface ActorView {
   id: string;
   name: string;
   email: string | null;

@@ -189,7 +189,7 @@ export interface DueItem {
 }
 
 /** The reconciliation work queue: a sparse index of due transactions, claimed with expiring leases. */
-export interface DueWorkStore {
+interface DueWorkStore {
   /** Items due at `now` (dueAt ≤ now), oldest first, at most `limit`; `readItems` = index entries read. */
   listDue(now: string, limit: number): Promise<{ items: DueItem[]; readItems: number }>;
   /**
@@ -201,7 +201,7 @@ export interface DueWorkStore {
 }
 
 /** Transactions by creation time, for the reconciliation report. */
-export interface TimelineStore {
+interface TimelineStore {
   listCreated(from: string, to: string): Promise<TransactionKey[]>;
 }
 
@@ -216,7 +216,7 @@ export interface AccountDayEntry {
 }
 
 /** Transactions of one account by their day time (docs/table-design.md#statements): what a close reads. */
-export interface AccountDayStore {
+interface AccountDayStore {
   /** The account's transactions whose day time is in [from, to), in time order. */
   listAccountDay(provider: string, account: string, from: string, to: string): Promise<AccountDayEntry[]>;
 }

@@ -11,7 +11,7 @@ export const DEFAULT_ACK_BUDGETS: Readonly<Record<string, AckBudget>> = Object.f
   PROVIDERS.flatMap((provider) => (provider.ackBudget ? [[provider.id, provider.ackBudget]] : [])),
 );
 /** For a provider that names none: the shortest (MoMo's), safe for any provider. */
-export const FALLBACK_ACK_BUDGET: AckBudget = { storeMs: 1200, ackMs: 1800 };
+const FALLBACK_ACK_BUDGET: AckBudget = { storeMs: 1200, ackMs: 1800 };
 
 /** The provider's budget: `ackBudgets.<provider>` in the config, else the provider module's own. */
 export function ackBudgetFor(config: Pick<RelayConfig, 'ackBudgets'>, provider: string): AckBudget {
@@ -30,7 +30,7 @@ export const BUFFER_RETENTION_DAYS = 4;
 export const BUFFER_MAX_RECEIVE_COUNT = 340;
 
 /** Lambda's smallest maximum concurrency of an SQS event source mapping. */
-export const MIN_EVENT_SOURCE_CONCURRENCY = 2;
+const MIN_EVENT_SOURCE_CONCURRENCY = 2;
 
 /** A destination's concurrent delivery functions in AWS: its `concurrency`, at least Lambda's minimum of 2. */
 export function deliveryConcurrency(destination: Pick<DestinationConfig, 'concurrency'>): number {

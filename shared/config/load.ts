@@ -35,7 +35,7 @@ function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): stri
  * `accounts.<provider>.<id>.callbackSecretId` / `.apiSecretId`, `edge.originVerifySecretId`: a Secrets
  * Manager secret (ARN or name) whose JSON object is merged into the config when it is loaded.
  */
-export const secretIdSchema = z
+const secretIdSchema = z
   .string()
   .check(
     z.regex(
@@ -45,7 +45,7 @@ export const secretIdSchema = z
   );
 
 /** An account as parsed: a ResolvedAccount plus the secrets its settings come from, per kind. */
-export type LoadedAccount = ResolvedAccount & { secretIds?: Partial<Record<SecretKind, string>> };
+type LoadedAccount = ResolvedAccount & { secretIds?: Partial<Record<SecretKind, string>> };
 
 /** The secrets an account's settings come (partly) from, per kind (`callbackSecretId`, `apiSecretId`). */
 export function accountSecretIds(account: ResolvedAccount): Partial<Record<SecretKind, string>> {

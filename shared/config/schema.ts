@@ -92,7 +92,7 @@ const providerRecordTimingsSchema = z.strictObject({
  * 12 h without a good pull, a page after 36 h, before Daraja's 48 h look-back loses rows) and the balance
  * snapshots (hourly). `accounts.<provider>/<account>` overrides any timing for one account.
  */
-export const providerRecordsSchema = z.strictObject({
+const providerRecordsSchema = z.strictObject({
   pullIntervalSeconds: z._default(positiveInt.check(z.gte(60), z.lte(86_400)), 900),
   pullLookBackSeconds: z._default(positiveInt.check(z.gte(60), z.lte(48 * 3600)), 7200),
   pullTicketAfterSeconds: z._default(positiveInt, 12 * 3600),
@@ -125,7 +125,7 @@ export function providerRecordTimings(
  * must leave (`ackMs`); between the two the ingress buffer takes the callback (docs/ingress-buffer.md).
  * Defaults: each provider module's `ackBudget`. C2B validation keeps its own `deadlineMs`.
  */
-export const ackBudgetSchema = z
+const ackBudgetSchema = z
   .strictObject({
     storeMs: positiveInt.check(z.lte(30_000)),
     ackMs: positiveInt.check(z.lte(30_000)),
@@ -229,7 +229,7 @@ const headerSchema = z.string().check(z.minLength(1), z.maxLength(200));
  * `statements.accounts."<provider>/<account>"`: how an account's statements are matched and its days
  * closed (docs/statements.md#tolerances). Unset keys take the provider's defaults (domain/statement-match.ts).
  */
-export const statementAccountSchema = z.strictObject({
+const statementAccountSchema = z.strictObject({
   timeZone: z.optional(timeZoneSchema),
   /** After-hours cut-off, local HH:MM: rows at or after it belong to the next business day. */
   cutoff: z.optional(z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 00:00 to 23:59'))),
@@ -242,7 +242,7 @@ export const statementAccountSchema = z.strictObject({
 });
 
 /** `statements.templates.<name>`: a declarative column template for any other file (docs/statements.md#templates). */
-export const columnTemplateSchema = z.strictObject({
+const columnTemplateSchema = z.strictObject({
   columns: z.strictObject({
     providerId: headerSchema,
     time: headerSchema,
@@ -271,7 +271,7 @@ export const columnTemplateSchema = z.strictObject({
   delimiter: z.optional(z.enum([',', ';', '\t', '|'])),
 });
 
-export const statementsSchema = z.strictObject({
+const statementsSchema = z.strictObject({
   accounts: z._default(
     z.record(z.string().check(z.regex(/^[\w-]+\/[\w.-]+$/, '<provider>/<account>')), statementAccountSchema),
     {},
@@ -283,7 +283,7 @@ export const statementsSchema = z.strictObject({
 });
 
 /** One named management token (docs/roles-and-audit.md#named-tokens). */
-export const managementTokenSchema = z
+const managementTokenSchema = z
   .strictObject({
     name: z.string().check(z.regex(/^[\w.@+-]{1,64}$/, 'A-Z a-z 0-9 _ . @ + - (max 64)')),
     role: z.enum(ROLES),
@@ -446,7 +446,7 @@ export const relayConfigCoreSchema = z.strictObject({
   accounts: z._default(z.record(z.string(), z.record(z.string(), z.unknown())), {}),
 });
 
-export type RelayConfigCore = z.infer<typeof relayConfigCoreSchema>;
+type RelayConfigCore = z.infer<typeof relayConfigCoreSchema>;
 
 export interface ResolvedAccount {
   provider: string;

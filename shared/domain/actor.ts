@@ -8,7 +8,7 @@ export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** How the actor was authenticated. */
-export type ActorVia = 'token' | 'cognito' | 'iam';
+type ActorVia = 'token' | 'cognito' | 'iam';
 
 export interface Actor {
   /** Stable id: the Cognito subject, the token's name, the IAM principal's ARN. */

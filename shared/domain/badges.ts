@@ -9,7 +9,7 @@ import { hasControlCharacters } from '../util/text';
  */
 
 /** One product of a badge's `filter`. */
-export interface BadgeFilterItem {
+interface BadgeFilterItem {
   id: number;
   name: string;
   sku: string;

@@ -30,14 +30,14 @@ export const EVENT_PROVIDERS = ['momo', 'airtel', 'daraja'] as const;
 const timestamp = (description: string) => z.iso.datetime().check(z.describe(description));
 
 /** The canonical decimal strings of shared/util/money.ts: `"100"`, `"1.5"`, never `"100.00"` or a number. */
-export const decimalStringSchema = z
+const decimalStringSchema = z
   .string()
   .check(
     z.regex(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/),
     z.describe('Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number).'),
   );
 
-export const reasonSchema = z
+const reasonSchema = z
   .strictObject({
     code: z.enum(REASON_CODES).check(z.describe('Normalized reason code (docs/events.md#reason-codes).')),
     message: z.optional(z.string()).check(z.describe('Human-readable text, when there is one.')),
@@ -47,14 +47,14 @@ export const reasonSchema = z
   })
   .check(z.describe('Why the transaction has its status.'));
 
-export const moneySchema = z
+const moneySchema = z
   .strictObject({
     value: decimalStringSchema,
     currency: z.optional(z.string()).check(z.describe('ISO 4217 code, when known.')),
   })
   .check(z.describe('An amount.'));
 
-export const partySchema = z
+const partySchema = z
   .strictObject({
     idType: z.string().check(z.describe('e.g. MSISDN')),
     id: z.string(),
@@ -75,7 +75,7 @@ const actorSchema = z
   .check(z.describe('A person (or IAM principal) who took a manual action.'));
 
 /** The transaction data every `Transaction…` event (and CallbackOrphaned) carries: events.ts transactionEventData. */
-export const transactionDataShape = {
+const transactionDataShape = {
   provider: z.enum(EVENT_PROVIDERS),
   account: z.string().check(z.describe('The configured account id.')),
   kind: z.string().check(z.describe('The operation: requesttopay, payment, stk, b2c, c2b, …')),
@@ -127,6 +127,7 @@ const reversalShape = {
 };
 
 /** The generic transaction data, any status (TransactionConflict, and the base of the others). */
+/** @public the list the type is derived from */
 export const transactionDataSchema = z.strictObject(transactionDataShape);
 
 /** A poller's status call as recorded on the transaction (CheckRecord). */
@@ -141,7 +142,7 @@ const checkShape = {
 };
 
 /** One report a verdict rests on (shared/domain/evidence.ts Evidence). */
-export const evidenceSchema = z
+const evidenceSchema = z
   .strictObject({
     source: z
       .enum(EVIDENCE_SOURCES)
@@ -304,7 +305,7 @@ const dailyClosedData = z.strictObject({
 });
 
 /** A badge as the feed publishes it (shared/domain/badges.ts Badge: the badge API's fields, `_links` dropped). */
-export const badgeSchema = z
+const badgeSchema = z
   .strictObject({
     id: z.string().check(z.minLength(1)),
     badge_name: z.string(),
@@ -667,7 +668,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
 };
 
 /** The envelope of one detail-type (`metadata.type` is that type). */
-export function eventDetailSchema<T extends EventType>(type: T) {
+function eventDetailSchema<T extends EventType>(type: T) {
   return z
     .strictObject({
       metadata: z.strictObject({
@@ -719,7 +720,7 @@ type Assignable<From, To> = [From] extends [To] ? true : false;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Expect<_T extends true> = true;
 type TransactionData = z.infer<typeof transactionDataSchema>;
-export type _BuilderTypesMatchSchemas = [
+type _BuilderTypesMatchSchemas = [
   Expect<Assignable<Reason, z.infer<typeof reasonSchema>>>,
   Expect<Assignable<Money, z.infer<typeof moneySchema>>>,
   Expect<Assignable<Party, z.infer<typeof partySchema>>>,

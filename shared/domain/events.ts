@@ -1,6 +1,5 @@
 import { deterministicUuid } from '../util/ids';
 import type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
-export { EVENT_ORIGINS, EVENT_TYPES } from './event-envelope';
 export type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
 import type { Reason } from './reasons';
 import type { TransactionStatus } from './status';

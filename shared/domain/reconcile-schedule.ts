@@ -78,15 +78,6 @@ export function nextCheckAt(input: {
   return now < input.reconcileUntil && next > input.reconcileUntil ? input.reconcileUntil : next;
 }
 
-/** The first check of a new transaction (registration, orphan callback). */
-export function firstCheckAt(schedule: CheckSchedule, createdAt: string, timeScale: number): string {
-  return addSeconds(createdAt, schedule.firstCheckSeconds * timeScale);
-}
-
-export function windowEnd(schedule: CheckSchedule, createdAt: string, timeScale: number): string {
-  return addSeconds(createdAt, schedule.windowSeconds * timeScale);
-}
-
 /**
  * Whether a transaction belongs in the due index: open with a next check, or final but asked to be
  * checked again (a report after the verdict: `reconcile.recheckUntil`).

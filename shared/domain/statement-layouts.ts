@@ -22,7 +22,7 @@ export const TIME_FORMATS = [
   /** ISO 8601 with its own offset or Z (the time zone is then the file's, not the template's). */
   'ISO',
 ] as const;
-export type TimeFormat = (typeof TIME_FORMATS)[number];
+type TimeFormat = (typeof TIME_FORMATS)[number];
 
 export interface ColumnTemplate {
   /** The header of each field's column, as the file spells it (compared trimmed, case-insensitive). */
@@ -57,7 +57,7 @@ export interface ColumnTemplate {
  * of their own ("Pay merchant Charge") linked by LINKED_TRANSACTION_ID; the daily sweep to the settlement
  * account moves money but is no payment.
  */
-export const MPESA_MERCHANT: ColumnTemplate = {
+const MPESA_MERCHANT: ColumnTemplate = {
   columns: {
     providerId: 'RECEIPT_NUMBER',
     time: 'START_TIMESTAMP',
@@ -81,7 +81,7 @@ export const MPESA_MERCHANT: ColumnTemplate = {
  * The older paybill statement: `Receipt No., Completion Time, …, Details, Transaction Status, Paid In,
  * Withdrawn, Balance, …`, a few lines of description before the header row, withdrawals written negative.
  */
-export const MPESA_PAYBILL: ColumnTemplate = {
+const MPESA_PAYBILL: ColumnTemplate = {
   columns: {
     providerId: 'Receipt No.',
     time: 'Completion Time',
@@ -109,7 +109,7 @@ export const MPESA_PAYBILL: ColumnTemplate = {
  * Info, Transaction Party Details`, a charge's `Transaction Party Details` naming the receipt it belongs to (the
  * layout of the provider notes, and the simulator's `mpesa-paybill` file).
  */
-export const MPESA_PAYBILL_PARTY: ColumnTemplate = {
+const MPESA_PAYBILL_PARTY: ColumnTemplate = {
   ...MPESA_PAYBILL,
   columns: {
     providerId: 'Receipt No.',
@@ -136,7 +136,7 @@ const norm = (header: string) => header.trim().toLowerCase();
 export const MAX_PREAMBLE_LINES = 30;
 
 /** Whether a record is the template's header row: every column the template names is there. */
-export function isHeaderOf(template: ColumnTemplate, fields: readonly string[]): boolean {
+function isHeaderOf(template: ColumnTemplate, fields: readonly string[]): boolean {
   const present = new Set(fields.map(norm));
   return Object.values(template.columns).every((h) => h === undefined || present.has(norm(h)));
 }
@@ -203,7 +203,7 @@ const TIME_PATTERNS: Record<Exclude<TimeFormat, 'ISO'>, { re: RegExp; order: str
 };
 
 /** A cell's time as an ISO instant (UTC), read in `format` and `timeZone`. */
-export function parseTime(raw: string, format: TimeFormat, timeZone: string): string | undefined {
+function parseTime(raw: string, format: TimeFormat, timeZone: string): string | undefined {
   const text = raw.trim();
   if (format === 'ISO') {
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(text)) return undefined;

@@ -253,7 +253,7 @@ export function compareAmounts(
 }
 
 /** The same difference found again is the same break (its id names category and subject). */
-export function breakId(category: BreakCategory, provider: string, account: string, subject: string): string {
+function breakId(category: BreakCategory, provider: string, account: string, subject: string): string {
   return deterministicUuid('statement-break', category, provider, account, subject);
 }
 
@@ -287,7 +287,7 @@ export function matchRate(
 export const MOVED_AT_ATTRIBUTE = 'movedAt';
 
 /** When a transaction reached its current final status (undefined while open). */
-export function finalAt(tx: {
+function finalAt(tx: {
   status: TransactionStatus;
   transitions: readonly { to: string; at: string }[];
 }): string | undefined {

@@ -12,6 +12,7 @@ export const STATEMENT_SOURCES = ['pull-api', 'statement-file', 'balance-api'] a
 export type StatementSource = (typeof STATEMENT_SOURCES)[number];
 
 /** What a row is, as the provider's record tells it (fee and charge rows are linked, never breaks). */
+/** @public the list the type is derived from */
 export const STATEMENT_ROW_KINDS = ['payment', 'fee', 'reversal', 'other'] as const;
 export type StatementRowKind = (typeof STATEMENT_ROW_KINDS)[number];
 
@@ -101,6 +102,7 @@ export interface StatementSink {
  * `settled`: it settled an open or EXPIRED transaction (a late resolution, flagged); `opened`: no transaction
  * existed and the row opened one (the callback that never came); `conflict`: it contradicts the verdict.
  */
+/** @public the list the type is derived from */
 export const ROW_EFFECTS = [
   'matched',
   'settled',

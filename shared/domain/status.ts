@@ -1,14 +1,11 @@
 export const TRANSACTION_STATUSES = ['PENDING', 'AMBIGUOUS', 'SUCCEEDED', 'FAILED', 'EXPIRED'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
-export const FINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['SUCCEEDED', 'FAILED', 'EXPIRED']);
+const FINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['SUCCEEDED', 'FAILED', 'EXPIRED']);
 
 export function isFinal(status: TransactionStatus): boolean {
   return FINAL_STATUSES.has(status);
 }
-
-/** What a provider report (callback or poll) can say; EXPIRED is only ever decided by the relay. */
-export type ReportedStatus = Exclude<TransactionStatus, 'EXPIRED'> | 'EXPIRED';
 
 export type Transition =
   /** `late`: a provider's final answer after EXPIRED; it resolves the transaction (money may have moved). */

@@ -89,7 +89,7 @@ export interface NormalizedReport {
 /** What a provider dialect makes of one statement, before the pipeline adds when, how and which receipt. */
 export type ReportDraft = Omit<NormalizedReport, 'receiptId' | 'receivedAt' | 'origin'>;
 
-export interface TransitionRecord {
+interface TransitionRecord {
   from: TransactionStatus;
   to: TransactionStatus;
   at: string;
@@ -121,7 +121,7 @@ export interface CheckRecord {
 }
 
 /** The same answer to the same question by the same asker: merged into one record (CheckRecord.count). */
-export function sameCheck(a: CheckRecord, b: CheckRecord): boolean {
+function sameCheck(a: CheckRecord, b: CheckRecord): boolean {
   return (
     a.answer === b.answer &&
     a.detail === b.detail &&
@@ -151,7 +151,7 @@ export function isFailedCheck(check: Pick<CheckRecord, 'answer'>): boolean {
 }
 
 /** Where the transaction is in its reconciliation. */
-export interface ReconcileState {
+interface ReconcileState {
   /** When the next status check is due; absent once the transaction is final. Drives the due index. */
   dueAt?: string;
   /** Status calls made so far. */

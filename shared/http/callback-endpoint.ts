@@ -16,7 +16,7 @@ import {
 } from '../config/metric-names';
 
 /** An unexpected failure while handling a callback: quarantined like any refusal, answered 500. */
-export class UnexpectedCallbackError extends RelayError {
+class UnexpectedCallbackError extends RelayError {
   readonly code = 'INTERNAL_ERROR';
 }
 

@@ -80,7 +80,7 @@ export function statusFor(error: RelayError): number {
   return 500;
 }
 
-export function errorBody(
+function errorBody(
   error: RelayError,
   scrub: (text: string) => string = (text) => text,
 ): {

@@ -8,7 +8,7 @@ import type { InboundRequest } from './types';
  * The shared `management.bearerToken` names nobody: it acts as this admin (kept so existing scripts keep
  * working; named tokens are how people sign in, docs/roles-and-audit.md#named-tokens).
  */
-export const SHARED_TOKEN_ACTOR: Actor = {
+const SHARED_TOKEN_ACTOR: Actor = {
   id: 'bearer-token',
   name: 'bearer-token (shared)',
   email: null,

@@ -34,7 +34,7 @@ export interface RouteKnowledge {
 }
 
 /** Percent-decoded segments; a segment that is not valid percent-encoding is kept as received. */
-export function decodeSegments(path: string): string[] {
+function decodeSegments(path: string): string[] {
   return path
     .split('/')
     .filter((s) => s.length > 0)

@@ -1,5 +1,3 @@
-export { HTTP_METHODS, type HttpMethod } from '../util/http-method';
-
 /** What the domain sees of an HTTP request, independent of API Gateway's event shape. */
 export interface InboundRequest {
   requestId: string;

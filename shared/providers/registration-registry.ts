@@ -11,7 +11,7 @@ import type { RegistrationRules } from './types';
  * choice and the reference messages: about 2 KB of the callback bundle). The management API and the
  * transaction-initiated function import this file.
  */
-export const REGISTRATION_RULES: Readonly<Record<string, RegistrationRules<unknown>>> = {
+const REGISTRATION_RULES: Readonly<Record<string, RegistrationRules<unknown>>> = {
   momo: momoRegistration as RegistrationRules<unknown>,
   airtel: airtelRegistration as RegistrationRules<unknown>,
   daraja: darajaRegistration as RegistrationRules<unknown>,

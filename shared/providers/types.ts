@@ -109,7 +109,7 @@ export const FACT_EVENT_TYPES = [
   'AccountBalanceReported',
   'AccountBalanceFailed',
 ] as const;
-export type FactEventType = (typeof FACT_EVENT_TYPES)[number];
+type FactEventType = (typeof FACT_EVENT_TYPES)[number];
 
 /**
  * A statement a callback makes that is not a transaction's status (Daraja's reversal and account-balance
@@ -162,7 +162,7 @@ export type ParsedCallback =
    */
   | { type: 'decision'; useCase: string; question: DeadlineQuestion };
 
-export interface AckInput {
+interface AckInput {
   route: string;
   duplicate: boolean;
   receiptId: string | undefined;

@@ -13,7 +13,7 @@ type HttpEvent = APIGatewayProxyEventV2;
 type HttpResult = APIGatewayProxyStructuredResultV2;
 
 /** Last line of defence: named errors get their mapped answer, anything else a logged 500 — never a crash. */
-export function errorBoundary(logger: RelayLogger): MiddlewareObj<HttpEvent, HttpResult> {
+function errorBoundary(logger: RelayLogger): MiddlewareObj<HttpEvent, HttpResult> {
   return {
     onError: async (request) => {
       const error = request.error;

@@ -5,7 +5,6 @@ import { BlockList, isIP } from 'node:net';
  * against the caller's address as API Gateway reports it. Generic: nothing here names a provider.
  */
 export type IpCheckMode = 'enforce' | 'log-only' | 'off';
-export const IP_CHECK_MODES: readonly IpCheckMode[] = ['enforce', 'log-only', 'off'];
 
 export interface Cidr {
   /** The entry as configured, e.g. "196.201.214.200/32". */

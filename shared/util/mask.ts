@@ -39,7 +39,7 @@ export function maskMsisdnsIn(text: string): string {
  * 49, +254-708-374149), else the numbers in it ("254708374149 - Jane Doe"); a short code (600310), a name
  * or an id of another type stays.
  */
-export function maskPhoneValue(text: string): string {
+function maskPhoneValue(text: string): string {
   const digits = text.replace(/[\s().\-/]/g, '');
   return /^(?:\+|00)?\d{9,15}$/.test(digits) ? maskMsisdn(text)! : maskMsisdnsIn(text);
 }

@@ -6,7 +6,7 @@
 export const REDACTED = '[REDACTED]';
 
 /** Body members that hold credentials, in any provider's dialect. */
-export const SECRET_MEMBER_NAMES = [
+const SECRET_MEMBER_NAMES = [
   'securitycredential',
   'password',
   'initiatorpassword',
@@ -32,7 +32,7 @@ const SECRET_MEMBERS = new Set<string>(SECRET_MEMBER_NAMES.map(normalizedName));
  * Members that echo the relay's own callback URLs (Daraja puts ResultURL/QueueTimeOutURL in ReferenceData
  * and in queue-timeout bodies): their path carries the account's path secret.
  */
-export const ECHOED_URL_MEMBER_NAMES = [
+const ECHOED_URL_MEMBER_NAMES = [
   'resulturl',
   'queuetimeouturl',
   'callbackurl',
@@ -60,17 +60,17 @@ const SECRET_MEMBER_IN_TEXT = new RegExp(
   'gi',
 );
 
-export function isSecretMember(name: string): boolean {
+function isSecretMember(name: string): boolean {
   return SECRET_MEMBERS.has(normalizedName(name));
 }
 
 /** A member echoing one of the relay's callback URLs (path secret inside). */
-export function isEchoedUrlMember(name: string): boolean {
+function isEchoedUrlMember(name: string): boolean {
   return ECHOED_URL_MEMBERS.has(normalizedName(name));
 }
 
 /** What is kept of an echoed callback URL: its origin, never its path (the path secret is in it). */
-export function redactEchoedUrl(value: unknown): string {
+function redactEchoedUrl(value: unknown): string {
   if (typeof value === 'string') {
     try {
       const url = new URL(value);
@@ -188,7 +188,7 @@ export function redactJsonText(text: string): string {
 }
 
 /** The credential values a text carries under a credential name, in any of the syntaxes above. */
-export function credentialValuesIn(text: string): string[] {
+function credentialValuesIn(text: string): string[] {
   const values: string[] = [];
   for (const match of text.matchAll(SECRET_MEMBER_IN_TEXT)) {
     const value = match[4] ?? '';

@@ -2,17 +2,8 @@
  * Daraja's URL registration rules (Daraja API docs, URL rules; provider notes). The relay applies them to every
  * URL it generates or is configured with, so a URL it hands out is never refused at registration.
  */
-export const FORBIDDEN_URL_WORDS = [
-  'm-pesa',
-  'mpesa',
-  'safaricom',
-  'exec',
-  'exe',
-  'cmd',
-  'sql',
-  'query',
-] as const;
-export const FORBIDDEN_URL_HOSTS = ['ngrok', 'mockbin', 'requestbin'] as const;
+const FORBIDDEN_URL_WORDS = ['m-pesa', 'mpesa', 'safaricom', 'exec', 'exe', 'cmd', 'sql', 'query'] as const;
+const FORBIDDEN_URL_HOSTS = ['ngrok', 'mockbin', 'requestbin'] as const;
 
 export interface UrlRuleViolation {
   rule: 'malformed' | 'forbidden-word' | 'tunnel-host' | 'https-required' | 'credentials-in-url';

@@ -19,7 +19,7 @@ const adminError = (status: number, message: string) =>
  * How long `/_sim/never-answers` holds a request before giving up with a 504: far beyond any deadline a
  * caller of a decision endpoint has (Daraja's C2B validation waits 8 s), short enough not to pile up.
  */
-export const NEVER_ANSWERS_HOLD_MS = 30_000;
+const NEVER_ANSWERS_HOLD_MS = 30_000;
 
 const ConfigPatch = z
   .object({

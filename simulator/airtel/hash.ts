@@ -38,7 +38,7 @@ function hmac(key: string, text: string): Buffer {
 }
 
 /** A wrong but well-formed value: same length and alphabet, first character changed. */
-export function corruptSignature(sig: string): string {
+function corruptSignature(sig: string): string {
   const first = sig[0];
   const isHex = /^[0-9a-f]+$/.test(sig);
   const replacement = isHex ? (first === '0' ? '1' : '0') : first === 'A' ? 'B' : 'A';

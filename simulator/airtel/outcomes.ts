@@ -17,7 +17,7 @@ export interface AirtelOutcome {
   settlesTo?: 'TS';
 }
 
-export const AIRTEL_SUCCESS: AirtelOutcome = {
+const AIRTEL_SUCCESS: AirtelOutcome = {
   suffix: null,
   status: 'TS',
   responseCode: 'DP00800001001',

@@ -23,7 +23,7 @@ export interface SignedAirtelRequest {
  * Accepts a PEM public key or the bare base64 DER (SubjectPublicKeyInfo) that the encryption-keys
  * operation returns in `data.key`.
  */
-export function airtelPublicKey(key: string): KeyObject {
+function airtelPublicKey(key: string): KeyObject {
   const trimmed = key.trim();
   if (trimmed.startsWith('-----BEGIN')) return createPublicKey(trimmed);
   return createPublicKey({ key: Buffer.from(trimmed, 'base64'), format: 'der', type: 'spki' });
@@ -52,9 +52,4 @@ export function signAirtelRequest(payload: unknown, publicKey: string): SignedAi
       'x-key': rsaOaepBase64(publicKey, `${key.toString('base64')}:${iv.toString('base64')}`),
     },
   };
-}
-
-/** PIN encryption (Airtel Money Open API docs): RSA/ECB/OAEP with SHA-256 and MGF1, base64. */
-export function encryptAirtelPin(pin: string, publicKey: string): string {
-  return rsaOaepBase64(publicKey, pin);
 }

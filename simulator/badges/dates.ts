@@ -6,7 +6,7 @@
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-export const OFFSET_PATTERN = /^[+-](?:[01]\d|2[0-3]):[0-5]\d$/;
+const OFFSET_PATTERN = /^[+-](?:[01]\d|2[0-3]):[0-5]\d$/;
 
 /** `+03:00` → 180. */
 export function offsetMinutes(offset: string): number {

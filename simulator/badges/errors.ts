@@ -1,7 +1,7 @@
 /** Errors in the WordPress REST form `{code, message, data: {status, …}}` (the badge plugin's API documents none). */
 import { SimHttpError } from '../core/http';
 
-export function wpError(
+function wpError(
   status: number,
   code: string,
   message: string,

@@ -13,7 +13,7 @@ export interface BadgeFaultSet extends FaultSet {
 }
 
 const ALLOWED: (keyof FaultSet)[] = ['status5xx', 'status5xxTimes', 'statusSlowMs'];
-export const BADGE_FAULT_TOKENS = 'status-slow=MS, status-5xx[=CODE], status-5xx-times=N, garbage-body';
+const BADGE_FAULT_TOKENS = 'status-slow=MS, status-5xx[=CODE], status-5xx-times=N, garbage-body';
 
 export function parseBadgeFaults(spec: string | undefined): BadgeFaultSet {
   const out: BadgeFaultSet = {};
@@ -38,7 +38,7 @@ export function parseBadgeFaults(spec: string | undefined): BadgeFaultSet {
   return out;
 }
 
-export function formatBadgeFaults(set: BadgeFaultSet): string {
+function formatBadgeFaults(set: BadgeFaultSet): string {
   const parts: string[] = [];
   if (set.statusSlowMs !== undefined) parts.push(`status-slow=${set.statusSlowMs}`);
   if (set.status5xx !== undefined) parts.push(`status-5xx=${set.status5xx}`);

@@ -39,9 +39,9 @@ export interface Badge {
 }
 
 /** When a create gives no `valid_to`: one year after `valid_from`. */
-export const DEFAULT_VALIDITY_MS = 365 * 24 * 3600_000;
-export const DEFAULT_PRIORITY = 0;
-export const DEFAULT_STATUS = 1;
+const DEFAULT_VALIDITY_MS = 365 * 24 * 3600_000;
+const DEFAULT_PRIORITY = 0;
+const DEFAULT_STATUS = 1;
 
 const product = (id: number): ProductItem => ({ ...PRODUCT_CATALOGUE.find((p) => p.id === id)! });
 

@@ -23,13 +23,7 @@ export interface BadgeInput {
   valid_to?: number;
 }
 
-export const REQUIRED_ON_CREATE = [
-  'badge_name',
-  'badge_type',
-  'filter',
-  'badge_style',
-  'badge_settings',
-] as const;
+const REQUIRED_ON_CREATE = ['badge_name', 'badge_type', 'filter', 'badge_style', 'badge_settings'] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -57,7 +51,7 @@ function productItem(v: unknown, index: number): ProductItem | string {
 }
 
 /** `justify-content` → `justify_content`: the documented create example writes hyphens, its responses underscores. */
-export function settingKey(key: string): string {
+function settingKey(key: string): string {
   return key.replace(/-/g, '_');
 }
 

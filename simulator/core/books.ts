@@ -12,7 +12,7 @@
 import type { ProviderName } from './http';
 import type { RefusalBudget } from './faults';
 
-export type BookEntryKind = 'payment' | 'payout' | 'fee' | 'reversal';
+type BookEntryKind = 'payment' | 'payout' | 'fee' | 'reversal';
 
 export interface BookEntry {
   provider: ProviderName;
@@ -181,10 +181,10 @@ export class Books {
   }
 }
 
-export const round2 = (n: number) => Math.round(n * 100) / 100;
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The next local midnight after `ms` (epoch ms), for a zone `offsetMinutes` east of UTC. */
-export function nextMidnight(ms: number, offsetMinutes: number): number {
+function nextMidnight(ms: number, offsetMinutes: number): number {
   const local = ms + offsetMinutes * 60_000;
   const day = Math.floor(local / 86_400_000) + 1;
   return day * 86_400_000 - offsetMinutes * 60_000;

@@ -24,7 +24,7 @@ export interface OutboundCall {
   summary?: string;
 }
 
-export type CallbackOutcome = 'delivered' | 'dropped' | 'failed' | 'timeout';
+type CallbackOutcome = 'delivered' | 'dropped' | 'failed' | 'timeout';
 
 export interface CallbackLogEntry {
   seq: number;

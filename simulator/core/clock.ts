@@ -5,7 +5,7 @@ export interface SimClock {
   clearTimeout(handle: unknown): void;
 }
 
-export const realClock: SimClock = {
+const realClock: SimClock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),

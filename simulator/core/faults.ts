@@ -44,7 +44,7 @@ export interface FaultSet {
 export type RefusalBudget = true | number;
 
 /** Fault knobs that refuse a whole call up front, before the operation looks at it. */
-export const REFUSAL_FAULTS = {
+const REFUSAL_FAULTS = {
   quota: 'quota',
   spike: 'spike',
   internalError: 'internal-error',
@@ -161,7 +161,7 @@ export function formatFaults(set: FaultSet): string {
 }
 
 /** Later sets override earlier ones, member by member. */
-export function mergeFaults(...sets: (FaultSet | undefined)[]): FaultSet {
+function mergeFaults(...sets: (FaultSet | undefined)[]): FaultSet {
   const out: FaultSet = {};
   for (const set of sets) {
     if (!set) continue;
@@ -201,7 +201,7 @@ export class FaultHolder {
 }
 
 export type FaultScope = 'all' | ProviderName;
-export const FAULT_SCOPES: FaultScope[] = ['all', 'momo', 'airtel', 'daraja'];
+const FAULT_SCOPES: FaultScope[] = ['all', 'momo', 'airtel', 'daraja'];
 
 export type GlobalFaultsInput = Partial<Record<FaultScope, string>>;
 

@@ -1,10 +1,6 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export function uuid(): string {
-  return randomUUID();
-}
 
 export function digits(n: number): string {
   let out = String(randomInt(1, 10));

@@ -44,7 +44,7 @@ export const MPESA_PAYBILL_HEADER = [
   'Other Party Info',
   'Transaction Party Details',
 ];
-export const MOMO_STATEMENT_HEADER = [
+const MOMO_STATEMENT_HEADER = [
   'Id',
   'External Transaction Id',
   'Date',
@@ -58,7 +58,7 @@ export const MOMO_STATEMENT_HEADER = [
   'Balance',
   'Related Transaction Id',
 ];
-export const AIRTEL_STATEMENT_HEADER = [
+const AIRTEL_STATEMENT_HEADER = [
   'Transaction ID',
   'Partner Transaction ID',
   'Transaction Date',

@@ -52,20 +52,20 @@ const ReversalBody = z
   });
 
 /** Party suffixes that pick an outcome, as the B2C `PartyB` suffixes do. */
-export const BALANCE_REVERSAL_TRIGGERS = {
+const BALANCE_REVERSAL_TRIGGERS = {
   /** PartyA / ReceiverParty ending in 2001: ResultCode 2001, as B2C. */
   initiatorInvalid: '2001',
   /** PartyA / ReceiverParty ending in 0408: queue-timeout notice, no result (as B2C). */
   queueTimeout: '0408',
 } as const;
 
-export const INITIATOR_INVALID = { code: 2001, desc: 'The initiator information is invalid.' } as const;
+const INITIATOR_INVALID = { code: 2001, desc: 'The initiator information is invalid.' } as const;
 /** Daraja's reversal codes (Daraja's Reversal documentation). */
-export const REVERSAL_ALREADY_REVERSED = {
+const REVERSAL_ALREADY_REVERSED = {
   code: 'R000001',
   desc: 'The transaction has already been reversed.',
 } as const;
-export const REVERSAL_INVALID_ORIGINAL = {
+const REVERSAL_INVALID_ORIGINAL = {
   code: 'R000002',
   desc: 'The OriginalTransID is invalid.',
 } as const;
@@ -78,7 +78,7 @@ const money = (n: number) => n.toFixed(2);
 const account = (name: string, amount: number) => `${name}|KES|${money(amount)}|${money(amount)}|0.00|0.00`;
 
 /** Daraja's `AccountBalance` value: accounts joined by `&`, each `name|currency|amount|available|reserved|uncleared`. */
-export function accountBalanceString(utility: number): string {
+function accountBalanceString(utility: number): string {
   return [
     account('Working Account', WORKING),
     account('Float Account', 0),

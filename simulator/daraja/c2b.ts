@@ -35,7 +35,7 @@ interface Registration {
   registeredAt: string;
 }
 
-export type ValidationResult = 'accepted' | 'rejected' | 'timeout' | 'error' | 'skipped';
+type ValidationResult = 'accepted' | 'rejected' | 'timeout' | 'error' | 'skipped';
 
 /** What happened to one simulated payment; returned by simulate as the non-standard `SimulatorOutcome`. */
 export interface C2bOutcome {
@@ -53,7 +53,7 @@ export interface C2bOutcome {
 }
 
 /** `25470****149`: the platform masks the payer's number in C2B payloads. */
-export function maskC2bMsisdn(msisdn: string): string {
+function maskC2bMsisdn(msisdn: string): string {
   return `${msisdn.slice(0, 5)}****${msisdn.slice(-3)}`;
 }
 
@@ -234,7 +234,7 @@ export function registerC2b(
  * timeout; a non-2xx answer or a body without ResultCode means the validation "cannot answer", so
  * the registered default applies as for a timeout.
  */
-export function interpretValidation(
+function interpretValidation(
   outcome: string,
   status: number | undefined,
   body: string | undefined,

@@ -28,7 +28,7 @@ export interface DarajaRecord {
 }
 
 /** Daraja's short codes start with this balance (the Account Balance answer's Utility Account). */
-export const DARAJA_OPENING_BALANCE = 50_000;
+const DARAJA_OPENING_BALANCE = 50_000;
 
 /**
  * The platform's records of completed movements: every record set as Completed is also booked

@@ -10,7 +10,7 @@ export interface StkOutcome {
   resultDesc: string;
 }
 
-export const STK_SUCCESS: StkOutcome = {
+const STK_SUCCESS: StkOutcome = {
   suffix: null,
   resultCode: 0,
   resultDesc: 'The service request is processed successfully.',

@@ -17,7 +17,7 @@ import type { DarajaCore } from './core';
 import { darajaError, darajaErrors } from './errors';
 
 /** Rows per page (the simulator's; the platform does not publish its own). */
-export const PULL_PAGE_SIZE = 100;
+const PULL_PAGE_SIZE = 100;
 const WINDOW_MS = 48 * 3600_000;
 
 const ShortCode = z

@@ -46,7 +46,7 @@ export function darajaCallbackBase(core: DarajaCore, kind: string, reference: st
 }
 
 /** The source IP of a callback: Daraja's, or a foreign one when the `foreign-ip` fault asks for it. */
-export function callbackSourceIp(core: DarajaCore, faults: FaultSet): string {
+function callbackSourceIp(core: DarajaCore, faults: FaultSet): string {
   if (!faults.foreignIp) return core.sourceIp;
   return faults.foreignIp === true ? core.sim.opts.foreignSourceIp : faults.foreignIp;
 }

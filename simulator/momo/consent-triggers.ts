@@ -8,7 +8,7 @@ import type { MomoProduct } from './auth';
 import type { OutcomeBehaviour } from './outcomes';
 import { sandboxIndex } from './outcomes';
 
-export const MOMO_CONSENT_FAMILY = [
+const MOMO_CONSENT_FAMILY = [
   'AccountHolderNotFound',
   'ConsentRejected',
   'ConsentPending',

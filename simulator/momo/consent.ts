@@ -26,13 +26,13 @@ import { momoError, momoErrors, oauthError } from './errors';
 import { checkCallbackUrl } from './operations';
 import type { RouteAdder } from './spelling';
 
-export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
+const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 /** bc-authorize `interval`: seconds a polling client waits between token calls. */
-export const BC_AUTHORIZE_INTERVAL_SECONDS = 5;
+const BC_AUTHORIZE_INTERVAL_SECONDS = 5;
 /** bc-authorize `expires_in`: provider seconds (scaled by `timeScale`) until an unredeemed request dies. */
-export const BC_AUTHORIZE_EXPIRES_IN_SECONDS = 3600;
+const BC_AUTHORIZE_EXPIRES_IN_SECONDS = 3600;
 /** Consent validity when bc-authorize has no `consent_valid_in` (MTN's docs name a default, not its value). */
-export const DEFAULT_CONSENT_VALID_SECONDS = 365 * 24 * 60 * 60;
+const DEFAULT_CONSENT_VALID_SECONDS = 365 * 24 * 60 * 60;
 
 /**
  * OpenID Connect scope groups for scopes other than `all_info`: each listed scope adds its claims to the

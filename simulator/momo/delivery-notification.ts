@@ -23,10 +23,10 @@ import type { MomoAuth } from './auth';
 import { momoDeliveryNotificationErrors, momoErrors } from './errors';
 import type { MomoTransaction } from './operations';
 
-export const DELIVERY_NOTIFICATION_MAX_LENGTH = 160;
+const DELIVERY_NOTIFICATION_MAX_LENGTH = 160;
 /** Provider time; scaled by `timeScale`. */
-export const DELIVERY_NOTIFICATION_WINDOW_MS = 24 * 60 * 60 * 1000;
-export const DELIVERY_NOTIFICATION_MAX_ATTEMPTS = 1;
+const DELIVERY_NOTIFICATION_WINDOW_MS = 24 * 60 * 60 * 1000;
+const DELIVERY_NOTIFICATION_MAX_ATTEMPTS = 1;
 
 export class MomoDeliveryNotifications {
   /** Accepted notifications per request-to-pay reference. */

@@ -67,7 +67,7 @@ export const momoDeliveryNotificationErrors = {
  * simulator answers with the documented spellings so a client can be tested against both. Codes spelled the
  * same either way (`ACCESS DENIED DUE TO INVALID SUBSCRIPTION KEY`, `FORBIDDEN IP`) are not listed.
  */
-export const MOMO_SEED_SPELLINGS: Readonly<Record<string, string>> = {
+const MOMO_SEED_SPELLINGS: Readonly<Record<string, string>> = {
   RESOURCE_NOT_FOUND: 'RESOURCE NOT FOUND',
   BAD_REQUEST: 'REQUEST REJECTED/ BAD REQUEST',
   NOT_ENOUGH_FUNDS: 'NOT ENOUGH_FUNDS',

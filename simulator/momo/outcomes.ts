@@ -110,7 +110,7 @@ export type AccountHolderOutcome =
   | 'InternalProcessingError'
   | 'ServiceUnavailable';
 
-export const MOMO_ACCOUNT_HOLDER_FAMILY: readonly AccountHolderOutcome[] = [
+const MOMO_ACCOUNT_HOLDER_FAMILY: readonly AccountHolderOutcome[] = [
   'NotFound',
   'NotActive',
   'NotAllowed',
@@ -237,7 +237,7 @@ export const MOMO_OUTCOME_BEHAVIOUR: Record<MomoOutcome, OutcomeBehaviour> = {
   },
 };
 
-export const MOMO_EXTRA_OUTCOME_BEHAVIOUR: Record<MomoExtraOutcome, OutcomeBehaviour> = {
+const MOMO_EXTRA_OUTCOME_BEHAVIOUR: Record<MomoExtraOutcome, OutcomeBehaviour> = {
   PayeeLimitReached: {
     type: 'failed',
     code: 'PAYEE_LIMIT_REACHED',
@@ -314,7 +314,7 @@ export function outcomeBehaviour(outcome: MomoOutcome, side: 'payer' | 'payee'):
   return b;
 }
 
-export function accountHolderOutcome(msisdn: string, base: string): AccountHolderOutcome {
+function accountHolderOutcome(msisdn: string, base: string): AccountHolderOutcome {
   const index = sandboxIndex(msisdn, base, MOMO_ACCOUNT_HOLDER_FAMILY.length);
   return index === undefined ? 'Active' : MOMO_ACCOUNT_HOLDER_FAMILY[index]!;
 }
@@ -324,7 +324,7 @@ export function accountHolderOutcome(msisdn: string, base: string): AccountHolde
  * outcome, same outcome names as the MSISDN family (values omitted)". The values are the simulator's choice:
  * one e-mail and one party-code UUID per outcome, in the family's order. Any other value is active.
  */
-export const MOMO_ACCOUNT_HOLDER_EMAILS: Readonly<Record<string, AccountHolderOutcome>> = {
+const MOMO_ACCOUNT_HOLDER_EMAILS: Readonly<Record<string, AccountHolderOutcome>> = {
   'notfound@sandbox.momo': 'NotFound',
   'notactive@sandbox.momo': 'NotActive',
   'notallowed@sandbox.momo': 'NotAllowed',
@@ -333,7 +333,7 @@ export const MOMO_ACCOUNT_HOLDER_EMAILS: Readonly<Record<string, AccountHolderOu
   'serviceunavailable@sandbox.momo': 'ServiceUnavailable',
 };
 
-export const MOMO_ACCOUNT_HOLDER_PARTY_CODES: Readonly<Record<string, AccountHolderOutcome>> = {
+const MOMO_ACCOUNT_HOLDER_PARTY_CODES: Readonly<Record<string, AccountHolderOutcome>> = {
   '00000000-0000-4000-8000-000000000000': 'NotFound',
   '00000000-0000-4000-8000-000000000001': 'NotActive',
   '00000000-0000-4000-8000-000000000002': 'NotAllowed',

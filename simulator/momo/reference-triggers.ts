@@ -30,7 +30,7 @@ export const MOMO_REFUND_TRIGGERS: readonly ReferenceOutcome[] = [
 ];
 
 /** MoMo Open API docs: "Cash transfer: 1 NotFound, 2 Failed, … 13 CouldNotPerformTransaction". Index 0 is value 1. */
-export const MOMO_CASH_TRANSFER_TRIGGERS: readonly ReferenceOutcome[] = [
+const MOMO_CASH_TRANSFER_TRIGGERS: readonly ReferenceOutcome[] = [
   'NotFound',
   'Failed',
   'Rejected',

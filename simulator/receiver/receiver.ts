@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
  * verifies every delivery with the Standard Webhooks reference library (not the relay's code) and prints
  * it, and can misbehave the way real endpoints do, so every delivery rule is seen end to end.
  */
-export const RECEIVER_FAULTS = ['none', 'slow', '500', '410', '429', 'tls'] as const;
+const RECEIVER_FAULTS = ['none', 'slow', '500', '410', '429', 'tls'] as const;
 export type ReceiverFault = (typeof RECEIVER_FAULTS)[number];
 
 export class ReceiverOptionError extends Error {
@@ -36,7 +36,7 @@ export interface ReceiverOptions {
   print?: (line: string) => void;
 }
 
-export interface ReceivedWebhook {
+interface ReceivedWebhook {
   id: string;
   timestamp: string;
   /** The `webhook-signature` header: one `v1,…` per signing secret (two during a rotation). */

@@ -4,7 +4,7 @@ import { BadgeReadError, parseBadge, parseBadgeList } from '../../domain/badges'
 import { untilAborted } from '../../util/deadline';
 
 /** An answer bigger than this is refused (`too-large`), read streamed: a shop cannot exhaust the poller. */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface WordPressBadgeApiDeps {
   /** The badge API is called through it; the global fetch by default. */

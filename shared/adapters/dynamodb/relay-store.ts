@@ -76,7 +76,7 @@ const DAY = 86_400;
  */
 const RECORD_SK = 'REC';
 
-export function providerRecordPk(ref: ProviderRecordRef): string {
+function providerRecordPk(ref: ProviderRecordRef): string {
   return `REC#${ref.provider}#${ref.account}#${ref.namespace}#${ref.id}`;
 }
 

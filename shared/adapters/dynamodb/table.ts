@@ -89,7 +89,7 @@ export const TX_SK = 'TX';
 export const RECEIPT_SK_PREFIX = 'RCPT#';
 export const QUARANTINE_PK_PREFIX = 'QUARANTINE#';
 /** Refused callbacks by the reference they aimed at: `REFUSED#<provider>#<account>#<reference>`, sk `<receivedAt>#<id>`. */
-export const REFUSED_PK_PREFIX = 'REFUSED#';
+const REFUSED_PK_PREFIX = 'REFUSED#';
 export function refusedPk(key: { provider: string; account: string; reference: string }): string {
   return `${REFUSED_PK_PREFIX}${key.provider}#${key.account}#${key.reference}`;
 }

@@ -19,7 +19,7 @@ import { ACCOUNT_DAY_INDEX, DAY_INDEX, DUE_INDEX, TX_SK } from './table';
  * Only this adapter sees the layout: `widenTransactionItem` gives back the plain item every reader
  * expects, and an item written before the compact layout (no `h`) is read as it is.
  */
-export const HISTORY_ATTRIBUTE = 'h';
+const HISTORY_ATTRIBUTE = 'h';
 
 /**
  * The deflate's preset dictionary: the strings a transaction's history repeats from item to item (field

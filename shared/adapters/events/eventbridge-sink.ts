@@ -8,7 +8,7 @@ import type { EventEnvelope } from '../../domain/events';
 import type { EventSink } from '../../app/ports';
 
 /** PutEvents limits: 10 entries and 256 KB per call. */
-export const MAX_ENTRIES_PER_CALL = 10;
+const MAX_ENTRIES_PER_CALL = 10;
 export const MAX_BYTES_PER_CALL = 256 * 1024;
 
 export class EventPublishError extends Error {

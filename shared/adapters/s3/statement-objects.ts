@@ -5,7 +5,7 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { StatementObjects } from '../../app/statements/import-object';
 
 /** Thrown when S3 answers a read or write with an error status (the invocation is retried). */
-export class StatementObjectError extends Error {
+class StatementObjectError extends Error {
   constructor(
     message: string,
     readonly status: number,

@@ -7,7 +7,7 @@ import {
 } from '../../app/delivery/queue-delivery';
 
 /** A queue's URL from its ARN (`arn:<partition>:sqs:<region>:<account>:<name>`), as SQS forms it. */
-export function queueUrlOf(queueArn: string): string {
+function queueUrlOf(queueArn: string): string {
   const [, partition, , region, account, name] = queueArn.split(':');
   if (!partition || !region || !account || !name) throw new Error(`not an SQS queue ARN: ${queueArn}`);
   const suffix = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';

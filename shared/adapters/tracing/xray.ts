@@ -13,7 +13,7 @@ import type { MiddlewareObj } from '@middy/core';
 export const TRACING_LAYER_MODULE = 'relay-tracing';
 
 /** What the layer exports (infra/lambda-shims/relay-tracing.ts). */
-export interface TracingModule {
+interface TracingModule {
   Tracer: new (options: { serviceName: string; captureHTTPsRequests?: boolean }) => TracerLike;
   captureLambdaHandler: (
     tracer: TracerLike,
@@ -21,7 +21,7 @@ export interface TracingModule {
   ) => MiddlewareObj<unknown, unknown>;
 }
 
-export interface TracerLike {
+interface TracerLike {
   captureAWSv3Client<T>(client: T): T;
   isTracingEnabled(): boolean;
 }

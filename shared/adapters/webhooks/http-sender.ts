@@ -18,7 +18,7 @@ export const MAX_RESPONSE_BYTES = 4096;
  * connects, so a host that resolved to a public address for a check and to 169.254.169.254 for the
  * connection (DNS rebinding) is refused all the same.
  */
-export function guardedLookup(allowPrivateAddresses: boolean): LookupFunction {
+function guardedLookup(allowPrivateAddresses: boolean): LookupFunction {
   return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error);

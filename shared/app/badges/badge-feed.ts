@@ -68,8 +68,6 @@ const PENDING_NAMESPACE = 'pending';
 const MAX_PENDING = 500;
 /** Over this, the snapshot would not fit a DynamoDB item (400 KB): the read is refused and recorded. */
 const MAX_SNAPSHOT_CHARS = 350_000;
-/** A badge API answer over this many bytes is refused (`too-large`); read streamed, never whole first. */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** Existing facts one change walks past at most (another reader's changes of the same badge). */
 const MAX_CHAIN = 20;
 
@@ -100,7 +98,7 @@ interface SnapshotData {
   invalidDates?: InvalidBadgeDate[];
 }
 
-export interface ShopCycleResult {
+interface ShopCycleResult {
   shop: string;
   read: boolean;
   ok: boolean;

@@ -22,8 +22,7 @@ export class UnappliableBufferedCallbackError extends RelayError {
   readonly code = 'UNAPPLIABLE_BUFFERED_CALLBACK';
 }
 
-export type { AckBudget } from '../../providers/types';
-export { ackBudgetFor, DEFAULT_ACK_BUDGETS, FALLBACK_ACK_BUDGET } from '../../config/limits';
+export { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../config/limits';
 
 const delivery = {
   version: z.literal(1),

@@ -8,8 +8,8 @@
  * storage outage worth waiting for, and still half a day inside the queue's 4-day retention (a message
  * that outlives the retention is deleted, not dead-lettered).
  */
-export const BUFFER_RETRY_BASE_SECONDS = 30;
-export const BUFFER_RETRY_CAP_SECONDS = 900;
+const BUFFER_RETRY_BASE_SECONDS = 30;
+const BUFFER_RETRY_CAP_SECONDS = 900;
 /** A record SQS will never apply (garbage, no seal) reaches the DLQ quickly: one try every 5 s. */
 export const BUFFER_UNAPPLIABLE_RETRY_SECONDS = 5;
 import { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS } from '../../config/limits';

@@ -49,7 +49,7 @@ const RESUMED_NAMESPACE = 'callbacks-resumed';
 const DEFAULT_CALLBACK_SILENCE_SECONDS = 900;
 
 /** At most this many waiting transactions of one account are read (and hastened) per cycle. */
-export const MAX_WAITING_READ_PER_ACCOUNT = 100;
+const MAX_WAITING_READ_PER_ACCOUNT = 100;
 /** The callback side writes an account's last callback at most this often (seconds, before scaling). */
 const NOTE_EVERY_SECONDS = 60;
 
@@ -67,7 +67,7 @@ export function callbackSilenceSeconds(settings: Settings, provider: string, acc
 }
 
 /** How often one process writes an account's last callback: well inside the silence time. */
-export function noteIntervalSeconds(settings: Settings, provider: string, account: string): number {
+function noteIntervalSeconds(settings: Settings, provider: string, account: string): number {
   return Math.min(
     NOTE_EVERY_SECONDS * settings.timeScale,
     callbackSilenceSeconds(settings, provider, account) / 4,
@@ -126,7 +126,7 @@ export class CallbackTracker {
 }
 
 /** The provider declares this route as the answer to a query the relay made (ProviderRoute.answersRelayQuery). */
-export function answersRelayQuery(provider: string, routeName: string): boolean {
+function answersRelayQuery(provider: string, routeName: string): boolean {
   return findProvider(provider)?.routes.find((r) => r.name === routeName)?.answersRelayQuery === true;
 }
 

@@ -33,7 +33,7 @@ export type StoredCallbackRouter = (request: ReceivedRequest) => {
 export type StoredReceiptSource = (since: string) => AsyncIterable<StoredReceipt>;
 
 /** A receipt applied at start is marked once, so the next start does not apply it again. */
-export const RECOVERED_RECEIPT_NAMESPACE = 'recovered-receipt';
+const RECOVERED_RECEIPT_NAMESPACE = 'recovered-receipt';
 
 export interface RecoveryResult {
   /** Receipts received in the window. */

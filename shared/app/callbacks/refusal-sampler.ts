@@ -25,7 +25,7 @@ export interface RefusalLimits {
   unknownRouteBodyBytes: number;
 }
 
-export const DEFAULT_REFUSAL_LIMITS: RefusalLimits = {
+const DEFAULT_REFUSAL_LIMITS: RefusalLimits = {
   perSourcePerMinute: 30,
   unknownRoutePerSourcePerMinute: 3,
   perSecond: 10,

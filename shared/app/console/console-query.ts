@@ -30,7 +30,7 @@ export function accountCallingCode(
 }
 
 /** What a number is searched by: the mask of its international form and, with the search key, its hash. */
-export function numberLookup(
+function numberLookup(
   msisdn: string,
   callingCode: string | undefined,
   searchKey: string | undefined,
@@ -99,7 +99,7 @@ export function toSummary(tx: TransactionRecord): TransactionSummary {
   };
 }
 
-export const DEFAULT_LIMIT = 50;
+const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 const DAY_MS = 86_400_000;
 const EARLIEST = Date.UTC(2000, 0, 1);

@@ -5,7 +5,7 @@ import { createdIn, summarizeReport } from '../reconciliation/reconciliation-rep
 import { parseRange } from './console-query';
 
 /** The console report's range: the last 7 days by default, at most 31 (as the reconciliation report). */
-export const REPORT_RANGE = { defaultDays: 7, maxDays: 31 } as const;
+const REPORT_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 const FINAL = new Set(['SUCCEEDED', 'FAILED']);
 /** The status-calls histogram's bins, in order: 0 to 9 calls, then 10 or more. */
 export const STATUS_CALL_BINS = [...Array.from({ length: 10 }, (_, n) => String(n)), '10+'] as const;

@@ -13,7 +13,7 @@ import { listQuarantine } from './list-quarantine';
  * answer says it is partial (`complete: false`, the `x-export-complete` header) and the filters narrow
  * it. Phone numbers are masked as in every answer; every cell is guarded against spreadsheet formulas.
  */
-export const MAX_EXPORT_PAGES = 20;
+const MAX_EXPORT_PAGES = 20;
 
 export interface CsvExport {
   filename: string;

@@ -6,9 +6,9 @@ import { MANAGEMENT_ROUTE_NAME } from '../operations/quarantine-decisions';
 import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
 
 /** The quarantine view's range: the last 7 days by default, at most 31 (entries live `quarantineDays`). */
-export const QUARANTINE_RANGE = { defaultDays: 7, maxDays: 31 } as const;
+const QUARANTINE_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 /** Bytes of a body an entry shows (the stored body itself is bounded by the relay's limits). */
-export const SHOWN_BODY_BYTES = 4096;
+const SHOWN_BODY_BYTES = 4096;
 /** Entries one page request looks at, and entries one request counts by reason, at most. */
 const MAX_EXAMINED = 2000;
 const MAX_COUNTED = 10_000;

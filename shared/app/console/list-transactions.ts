@@ -37,14 +37,14 @@ export interface ConsoleDeps {
 }
 
 /** The list's range: the last 7 days by default, at most 92. */
-export const LIST_RANGE = { defaultDays: 7, maxDays: 92 } as const;
+const LIST_RANGE = { defaultDays: 7, maxDays: 92 } as const;
 /** With `since` (polling) and no `from`: transactions created up to a day before it are looked at. */
 const SINCE_LOOKBACK_DAYS = 1;
 /**
  * Index entries one request looks at, at most: with filters that match little, a page may come back short
  * (its `next` continues where it stopped), so one request's reads stay bounded.
  */
-export const MAX_EXAMINED = 1000;
+const MAX_EXAMINED = 1000;
 
 interface ListFilters {
   provider?: string;

@@ -18,9 +18,9 @@ import type { MatchedBy, SearchAnswer } from '../management-answers';
 import type { ConsoleDeps } from './list-transactions';
 
 /** A receipt is searched through the transactions created in this range (default 7 days, at most 31). */
-export const RECEIPT_SEARCH_RANGE = { defaultDays: 7, maxDays: 31 } as const;
+const RECEIPT_SEARCH_RANGE = { defaultDays: 7, maxDays: 31 } as const;
 /** Transactions a receipt search reads at most (newest first). */
-export const MAX_RECEIPT_SEARCH = 5000;
+const MAX_RECEIPT_SEARCH = 5000;
 
 /** A masked MSISDN as the relay writes it (4673****459), with or without a leading +. */
 const MASKED = /^\+?\d{0,4}\*{4,}\d{0,3}$/;

@@ -16,7 +16,7 @@ export interface StoryModel {
   timeline: StoryEntry[];
 }
 
-export type StoryEntry =
+type StoryEntry =
   /** `title`: the entry in words ("Transition EXPIRED → FAILED (manual) by ana (operator)"). */
   | { kind: 'entry'; entry: HistoryEntry; title: string; said: string | null }
   | {
@@ -44,7 +44,7 @@ const WORD: Record<string, string> = {
 };
 
 /** "14:02" in `timeZone`, the time a person reads in a sentence; the timeline shows the full instant. */
-export function clockOf(at: string, timeZone = 'UTC'): string {
+function clockOf(at: string, timeZone = 'UTC'): string {
   const ms = Date.parse(at);
   if (timeZone === 'UTC' || Number.isNaN(ms)) return at.slice(11, 16);
   const wall = wallTimeAt(ms, timeZone);
@@ -52,7 +52,7 @@ export function clockOf(at: string, timeZone = 'UTC'): string {
 }
 
 /** "not found", "SUCCEEDED", "error (unavailable)": a check's classified answer in words. */
-export function answerWords(answer: string): string {
+function answerWords(answer: string): string {
   if (answer.startsWith('report:')) return answer.slice('report:'.length);
   if (answer.startsWith('error:')) return `no answer (${answer.slice('error:'.length)})`;
   return answer.replace('-', ' ');
@@ -61,7 +61,7 @@ export function answerWords(answer: string): string {
 const person = (who: ActorRef | undefined | null) => (who ? `${who.name} (${who.role})` : 'someone');
 
 /** What one piece of evidence said, for a callback line: "SUCCEEDED, code 0, “…”, 1 KES". */
-export function saidOf(e: Evidence): string {
+function saidOf(e: Evidence): string {
   const parts = [e.claim === 'NOT_FOUND' ? 'not found' : e.claim];
   if (e.providerCode) parts.push(`code ${e.providerCode}`);
   if (e.description) parts.push(`“${e.description}”`);

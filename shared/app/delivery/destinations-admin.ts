@@ -26,11 +26,11 @@ import {
 } from './ports';
 
 /** Attempts per page of a destination's log: 50 unless asked, at most 200. */
-export const DEFAULT_DELIVERY_PAGE = 50;
-export const MAX_DELIVERY_PAGE = 200;
+const DEFAULT_DELIVERY_PAGE = 50;
+const MAX_DELIVERY_PAGE = 200;
 /** How long the replaced secret still signs after a rotation unless asked: a day; at most a week. */
-export const DEFAULT_ROTATION_WINDOW_HOURS = 24;
-export const MAX_ROTATION_WINDOW_HOURS = 168;
+const DEFAULT_ROTATION_WINDOW_HOURS = 24;
+const MAX_ROTATION_WINDOW_HOURS = 168;
 /** A transaction's deliveries shown at most (its few events times retries; a bound, not a page). */
 const MAX_TRANSACTION_ATTEMPTS = 500;
 const DAY_MS = 86_400_000;

@@ -8,7 +8,7 @@ import { OPERATOR_EVENT_TYPES } from '../../domain/event-envelope';
 export { OPERATOR_EVENT_TYPES };
 
 /** The correlation id of a destination's operator events. */
-export const destinationCorrelationId = (destination: string) => `destinations:${destination}`;
+const destinationCorrelationId = (destination: string) => `destinations:${destination}`;
 
 /**
  * `DestinationDisabled` (docs/events.md): the destination id and why, never its URL (it may carry

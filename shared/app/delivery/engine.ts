@@ -23,7 +23,7 @@ import type {
 /** The Standard Webhooks example's time-out; a destination that needs longer should answer 2xx first and work after. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** Characters of a response kept in the delivery log, after scrubbing. */
-export const EXCERPT_CHARS = 512;
+const EXCERPT_CHARS = 512;
 /** A Retry-After longer than a day is read as a day: the schedule's longest wait. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
@@ -31,13 +31,13 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
  * How often a paused destination's held deliveries look at its state again: a resume from another process
  * (the management API in AWS) is seen within this time; the local API wakes the engine at once.
  */
-export const PAUSE_RECHECK_MS = 5000;
+const PAUSE_RECHECK_MS = 5000;
 
 /**
  * The operator's signal that a destination stopped receiving: `event` is the `DestinationDisabled` to
  * publish (`npm start` writes it to its event stream; AWS publishes it through the table's outbox).
  */
-export type DestinationDisabledListener = (
+type DestinationDisabledListener = (
   destination: string,
   reason: string,
   at: string,
@@ -85,7 +85,7 @@ export interface DeliveryEngineDeps {
  * Whether a destination's filter takes an event (empty lists take everything). Operator events about
  * destinations (DestinationDisabled) are never delivered: they name other partners.
  */
-export function destinationAccepts(destination: DestinationConfig, event: EventEnvelope): boolean {
+function destinationAccepts(destination: DestinationConfig, event: EventEnvelope): boolean {
   if (OPERATOR_EVENT_TYPES.has(event.metadata.type)) return false;
   const { eventTypes, providers, accounts } = destination.filter;
   const data = event.data as { provider?: unknown; account?: unknown };

@@ -1,4 +1,4 @@
-import { deliveryConcurrency, MIN_EVENT_SOURCE_CONCURRENCY } from '../../config/limits';
+import { deliveryConcurrency } from '../../config/limits';
 import type { DestinationConfig } from '../../config/schema';
 import type { EventEnvelope } from '../../domain/event-envelope';
 import { DeliveryPathUnavailableError } from '../../domain/errors';
@@ -6,7 +6,6 @@ import type { Scrubber } from '../../util/redact';
 import type { Clock, RelayLogger, RelayMetrics } from '../ports';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS } from './engine';
 
-export { deliveryConcurrency, MIN_EVENT_SOURCE_CONCURRENCY };
 import type {
   DeliveredEvent,
   DeliveryLog,
@@ -42,7 +41,7 @@ export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
  */
 export const PAUSED_RECHECK_SECONDS = 60;
 /** Time kept back from the invocation's deadline after the last attempt that may start. */
-export const DEADLINE_MARGIN_MS = 3_000;
+const DEADLINE_MARGIN_MS = 3_000;
 
 /** One message of a destination queue: an event's attempt at that destination. */
 export interface DeliveryMessage {
@@ -99,7 +98,7 @@ export interface DeliveryBatchResponse {
 }
 
 /** The logged form of an event: the exact body that is signed. */
-export function deliveredEventOf(event: EventEnvelope): DeliveredEvent {
+function deliveredEventOf(event: EventEnvelope): DeliveredEvent {
   return {
     eventId: event.metadata.id,
     eventType: event.metadata.type,

@@ -2,7 +2,7 @@ import type { SecretReader } from '../../config/secret-reader';
 import { type DestinationConfig, webhookSecretSchema } from '../../config/schema';
 
 /** A `signingSecretId` could not give signing secrets. The message names the secret id, never a value. */
-export class SigningSecretError extends Error {
+class SigningSecretError extends Error {
   constructor(
     readonly secretId: string,
     message: string,

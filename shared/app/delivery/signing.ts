@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 
 /** The Standard Webhooks 1.0 headers (https://www.standardwebhooks.com/, "Webhook headers"). */
-export const WEBHOOK_ID_HEADER = 'webhook-id';
-export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
-export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+const WEBHOOK_ID_HEADER = 'webhook-id';
+const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -12,7 +12,7 @@ const SECRET_PREFIX = 'whsec_';
  * the receiver holds either secret, and any one valid signature is enough (the specification's rule).
  * The key is the base64-decoded part after `whsec_`, as the specification's libraries decode it.
  */
-export function webhookSignature(
+function webhookSignature(
   id: string,
   timestampSeconds: number,
   body: string,

@@ -21,7 +21,7 @@ import {
 } from '../transactions/operate-transaction';
 
 /** The limit an operator resolves up to alone on this account ("provider/account", else "*"), if any. */
-export function resolveLimitFor(
+function resolveLimitFor(
   limits: Readonly<Record<string, string>>,
   key: Pick<TransactionKey, 'provider' | 'account'>,
 ): string | undefined {
@@ -76,7 +76,7 @@ export async function resolveOrRequest(
   return { resolved: false, approval: approvalView(request, now) };
 }
 
-export function approvalView(request: ApprovalRequest, now: Date): ApprovalView {
+function approvalView(request: ApprovalRequest, now: Date): ApprovalView {
   const expired = request.state === 'pending' && Date.parse(request.openUntil) <= now.getTime();
   return {
     id: request.id,

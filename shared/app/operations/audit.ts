@@ -16,7 +16,7 @@ import {
 } from '../console/console-query';
 
 /** The audit view's range: the last 7 days by default, at most 92. */
-export const AUDIT_RANGE = { defaultDays: 7, maxDays: 92 } as const;
+const AUDIT_RANGE = { defaultDays: 7, maxDays: 92 } as const;
 /** Entries one request reads at most (filtered pages answer fewer and a `next`), and a CSV export's rows. */
 const MAX_EXAMINED = 2000;
 export const MAX_CSV_ROWS = 5000;
@@ -37,7 +37,7 @@ export interface AuditInput {
  * Appends one entry to the audit log. The detail and path are scrubbed (configured secrets) and phone
  * numbers masked before they are stored; nothing is ever written twice or changed afterwards.
  */
-export async function recordAudit(
+async function recordAudit(
   deps: { store: OperationsStore; clock: Clock; scrub: Scrubber },
   input: AuditInput,
 ): Promise<AuditEntry> {

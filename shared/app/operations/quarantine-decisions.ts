@@ -24,13 +24,13 @@ export const MANAGEMENT_ROUTE_NAME = 'management';
 const MAX_NOTE = 500;
 
 /** What a decision names: the entry (its time and id, its key) and why. */
-export interface DecisionInput {
+interface DecisionInput {
   receivedAt: string;
   note: string;
 }
 
 /** `{receivedAt, note}`: the entry's time (GET /v1/quarantine answers it) and why, 3 to 500 characters. */
-export function parseDecision(body: Record<string, unknown>): DecisionInput {
+function parseDecision(body: Record<string, unknown>): DecisionInput {
   const { receivedAt, note } = body;
   if (typeof receivedAt !== 'string' || !/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(receivedAt))
     throw new SchemaValidationError('receivedAt must be the entry’s receivedAt (GET /v1/quarantine)', {

@@ -18,14 +18,14 @@ import { callbackBaseOf, type PullServices } from './pull-cycle';
  * timeout, a lost callback) is given up after two intervals and counted, never guessed.
  */
 
-export const BALANCE_STATE_NAMESPACE = 'balance-state';
+const BALANCE_STATE_NAMESPACE = 'balance-state';
 const STATE_ID = 'state';
 /** Daraja's balance results are facts under this namespace (shared/providers/daraja/facts.ts). */
 const DARAJA_BALANCE_FACT_NAMESPACE = 'fact:account-balance';
 
-export const BALANCE_ACTOR = { kind: 'system', name: 'balance-snapshot' } as const;
+const BALANCE_ACTOR = { kind: 'system', name: 'balance-snapshot' } as const;
 
-export interface BalanceState {
+interface BalanceState {
   lastRequestedAt?: string;
   lastSnapshotAt?: string;
   pending?: { requestId: string; at: string };

@@ -18,14 +18,14 @@ import type { RelayServices } from '../services';
  */
 
 /** Provider records of the pull's state: one per account. */
-export const PULL_STATE_NAMESPACE = 'pull-state';
+const PULL_STATE_NAMESPACE = 'pull-state';
 const STATE_ID = 'state';
 
 import { PULL_AGE_METRIC, PULL_FAILURES_METRIC } from '../../config/metric-names';
 export { PULL_AGE_METRIC, PULL_FAILURES_METRIC };
 
 /** The actor the pull's rows are ingested as. */
-export const PULL_ACTOR = { kind: 'system', name: 'daraja-pull' } as const;
+const PULL_ACTOR = { kind: 'system', name: 'daraja-pull' } as const;
 
 /** Stay this far inside the provider's look-back: a window at its very edge may lose its first rows. */
 const WINDOW_EDGE_MARGIN_SECONDS = 300;
@@ -90,7 +90,7 @@ function ageSeconds(state: PullState, now: number): number {
 }
 
 /** The accounts with a pull API, in config order. */
-export function pullAccounts(services: Pick<PullServices, 'config' | 'statusApi'>) {
+function pullAccounts(services: Pick<PullServices, 'config' | 'statusApi'>) {
   const found: { provider: string; account: string; pull: PullTransactionsApi }[] = [];
   for (const resolved of services.config.accounts.values()) {
     const pull = services.statusApi(resolved.provider, resolved.id)?.pull;

@@ -15,7 +15,7 @@ const MAX_RANGE_DAYS = 31;
 const EARLIEST = Date.UTC(2000, 0, 1);
 const LATEST = Date.UTC(9999, 11, 30);
 /** Lines per list: the report must fit one answer (API Gateway 29 s, Lambda 6 MB); counts stay exact. */
-export const MAX_LINES = 500;
+const MAX_LINES = 500;
 const FINAL = new Set(['SUCCEEDED', 'FAILED']);
 
 function percentile(sorted: number[], p: number): number | null {

@@ -15,7 +15,7 @@ import { type StatementDeps, statementSettings } from './statement-sink';
 import type { AccountDay } from './statement-store';
 
 /** Breaks a DailyClosed event carries at most (breakCount says how many in all; the endpoint lists all). */
-export const MAX_BREAKS_IN_EVENT = 100;
+const MAX_BREAKS_IN_EVENT = 100;
 
 const PAIRED: ReadonlySet<string> = new Set(['matched', 'settled']);
 
@@ -185,10 +185,10 @@ export async function closeDay(
 }
 
 /** Business days a list reads at most (a month). */
-export const MAX_LISTED_DAYS = 31;
+const MAX_LISTED_DAYS = 31;
 
 /** One line of the days list: the day's state, match rate and how many breaks wait. */
-export type DaySummary = StatementDaySummary;
+type DaySummary = StatementDaySummary;
 
 // The console reads the day's report through this answer type: the report must keep fitting it.
 const _fitsTheAnswer = (report: DailyCloseReport): StatementDayAnswer => report;

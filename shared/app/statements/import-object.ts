@@ -11,7 +11,7 @@ import type { StatementDeps } from './statement-sink';
 import { IMPORTS_DONE_METRIC, IMPORTS_REFUSED_METRIC } from '../../config/metric-names';
 import { REPORT_KEY_PREFIX, STATEMENT_KEY_PREFIX } from '../../config/statement-files';
 
-export { IMPORTS_DONE_METRIC, IMPORTS_REFUSED_METRIC, REPORT_KEY_PREFIX, STATEMENT_KEY_PREFIX };
+export { IMPORTS_DONE_METRIC, IMPORTS_REFUSED_METRIC };
 
 const TEMPLATE_SEGMENT = /^template=([A-Za-z0-9_.-]{1,64})$/;
 
@@ -32,7 +32,7 @@ export interface CreatedObject {
   principal: string;
 }
 
-export interface StatementKey {
+interface StatementKey {
   provider: string;
   account: string;
   template?: string;
@@ -40,7 +40,7 @@ export interface StatementKey {
 }
 
 /** Reads the key layout; a key outside it is a StatementFileError (refused, never guessed). */
-export function parseStatementKey(key: string): StatementKey {
+function parseStatementKey(key: string): StatementKey {
   const parts = key.startsWith(STATEMENT_KEY_PREFIX) ? key.slice(STATEMENT_KEY_PREFIX.length).split('/') : [];
   const template = parts.length === 4 ? TEMPLATE_SEGMENT.exec(parts[2]!)?.[1] : undefined;
   const ok =
@@ -60,7 +60,7 @@ export function parseStatementKey(key: string): StatementKey {
 }
 
 /** The report's key of a statement key (the same path under `reports/`, `.json` added). */
-export function reportKeyOf(key: string): string {
+function reportKeyOf(key: string): string {
   const rest = key.startsWith(STATEMENT_KEY_PREFIX) ? key.slice(STATEMENT_KEY_PREFIX.length) : key;
   return `${REPORT_KEY_PREFIX}${rest}.json`;
 }
@@ -69,7 +69,7 @@ export function reportKeyOf(key: string): string {
  * The uploader as the evidence names them: authenticated by S3 (a signed PutObject the bucket policy
  * allowed), and so an operator, like a person importing through the API (docs/roles-and-audit.md).
  */
-export function uploaderOf(principal: string): StatementActor {
+function uploaderOf(principal: string): StatementActor {
   const name = principal.slice(0, 200) || 'unknown-s3-principal';
   return {
     kind: 'person',

@@ -11,16 +11,16 @@ import { CLOSE_DAYS_INPUT } from '../../config/statement-files';
 export { CLOSE_DAYS_INPUT, DAYS_CLOSED_METRIC, DAYS_OVERDUE_METRIC };
 
 /** Who closes a day on the schedule: the relay itself (a person closing one names themself). */
-export const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'scheduled-close' };
+const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'scheduled-close' };
 
 /**
  * Days past an account's SLA looked at again on every run beyond the one just due: a run missed (the
  * schedule off for a while, a failure) still closes them later, and an overdue day is counted until it
  * closes. Past that a day is left to a person (POST …/days/{day}/close).
  */
-export const CLOSE_CATCH_UP_DAYS = 3;
+const CLOSE_CATCH_UP_DAYS = 3;
 
-export type DayCloseOutcome =
+type DayCloseOutcome =
   /** Closed by this run: DailyClosed is in the table's outbox (published once by the stream). */
   | 'closed'
   /** Already closed (by an earlier run, a person, a concurrent run): nothing written. */
@@ -32,7 +32,7 @@ export type DayCloseOutcome =
   /** The run's budget ran out before this day was looked at. */
   | 'not-reached';
 
-export interface DayCloseResult extends AccountDay {
+interface DayCloseResult extends AccountDay {
   outcome: DayCloseOutcome;
   /** Its SLA passed and it is still open after this run (waiting, failed or not reached). */
   overdue: boolean;

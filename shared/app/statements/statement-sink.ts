@@ -480,7 +480,7 @@ function settled(outcome: ApplyOutcome, claim: string): boolean {
 }
 
 /** The transaction a row (or the payment a fee or reversal row names) belongs to, by the provider's keys. */
-export async function findTransaction(
+async function findTransaction(
   store: RelayStore,
   row: Pick<StatementRow, 'provider' | 'account' | 'providerId' | 'externalId'>,
   id: string,
@@ -530,7 +530,7 @@ function balanceLeavesOut(config: RelayConfig, provider: string, account: string
 }
 
 /** Days the relay looks back for transactions that settled in an interval (their reconciliation window). */
-export const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
+const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
 
 /**
  * A balance snapshot: stored once; against the one before it, the balance's move is compared with the

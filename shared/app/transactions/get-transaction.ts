@@ -81,11 +81,11 @@ export type HistoryEntry =
     };
 
 /** Refused callbacks a story links at most (the quarantine view lists them all). */
-export const REFUSED_SHOWN = 20;
+const REFUSED_SHOWN = 20;
 
 /** Receipts listed per GET: the history of a flooded transaction is read a page at a time. */
-export const RECEIPTS_PER_PAGE = 50;
-export const MAX_RECEIPTS_PER_PAGE = 200;
+const RECEIPTS_PER_PAGE = 50;
+const MAX_RECEIPTS_PER_PAGE = 200;
 
 export interface ReceiptPaging {
   /** `receiptsAfter` of the previous answer's `receipts.next`. */

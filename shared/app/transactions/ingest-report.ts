@@ -54,7 +54,7 @@ export function checkReportLimits(
 const MAX_FACT_DATA_CHARS = 16_384;
 
 /** A fact's ids become storage keys and its data an event: bounded, printable, before anything is stored. */
-export function checkFactLimits(fact: FactIntent): void {
+function checkFactLimits(fact: FactIntent): void {
   const problem =
     idProblem('the fact id', fact.id) ??
     idProblem('the receipt', fact.receipt) ??
@@ -232,9 +232,7 @@ export async function resolveReference(
 export const HINT_NAMESPACE = 'hint:externalId';
 
 /** A hint nobody's registration adopts is gone after a day (a made-up externalId is not kept for long). */
-export const HINT_LIFETIME_SECONDS = 86_400;
-
-export { HINT_RECHECK_SECONDS } from './decide-report';
+const HINT_LIFETIME_SECONDS = 86_400;
 
 /**
  * A hint with no transaction to name waits in a provider record for the registration that carries its

@@ -52,7 +52,7 @@ export async function forceCheck(
 
 const MAX_NOTE = 500;
 
-export const resolutionSchema = z.strictObject({
+const resolutionSchema = z.strictObject({
   status: z.enum(['SUCCEEDED', 'FAILED']),
   /** Why the operator decided so (a support ticket, the provider's statement): kept in the history. */
   note: z.string().check(

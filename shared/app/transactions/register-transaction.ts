@@ -63,7 +63,7 @@ export const amountSchema = z.pipe(
   }),
 );
 
-export const registrationSchema = z.strictObject({
+const registrationSchema = z.strictObject({
   provider: z.string().check(z.minLength(1)),
   account: z.string().check(z.minLength(1)),
   kind: z.string().check(z.minLength(1)),
@@ -78,7 +78,6 @@ export const registrationSchema = z.strictObject({
   // Its limits are checked on the input as received (metadataProblem), before zod copies it.
   metadata: z.optional(z.record(z.string(), z.unknown())),
 });
-export type Registration = z.infer<typeof registrationSchema>;
 
 export interface ManagementDeps {
   config: RelayConfig;

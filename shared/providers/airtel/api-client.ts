@@ -35,12 +35,12 @@ const FALLBACK_TOKEN_SECONDS = 120;
  * enquiry. Refund: Airtel's refund status enquiry (the simulator serves it), keyed by the
  * partner's own id for the refund (`transaction.id` of the refund request). Disbursement: only `api.paths`.
  */
-export const AIRTEL_ENQUIRY_PATHS: Readonly<Record<string, string | undefined>> = {
+const AIRTEL_ENQUIRY_PATHS: Readonly<Record<string, string | undefined>> = {
   payment: '/standard/v1/payments/{id}',
   refund: '/standard/v1/payments/refund/{id}',
 };
 
-export function airtelEnquiryPath(api: Pick<AirtelApiSettings, 'paths'>, kind: string): string | undefined {
+function airtelEnquiryPath(api: Pick<AirtelApiSettings, 'paths'>, kind: string): string | undefined {
   return api.paths?.[kind as keyof NonNullable<AirtelApiSettings['paths']>] ?? AIRTEL_ENQUIRY_PATHS[kind];
 }
 

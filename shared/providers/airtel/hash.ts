@@ -12,14 +12,14 @@ import { AIRTEL_HASH_RECIPES, type AirtelHashMode, type AirtelHashRecipe } from 
  */
 
 /** Headers that may carry the HMAC, in the order they are tried. */
-export const AIRTEL_SIGNATURE_HEADERS = ['x-airtel-signature', 'x-hash', 'x-signature'] as const;
+const AIRTEL_SIGNATURE_HEADERS = ['x-airtel-signature', 'x-hash', 'x-signature'] as const;
 
 const DIGEST_BYTES = 32;
 const BASE64_DIGEST = /^[A-Za-z0-9+/]{43}=$/;
 const BASE64URL_DIGEST = /^[A-Za-z0-9_-]{43}=?$/;
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 
-export type HashOutcome = 'matched' | 'mismatch' | 'missing' | 'not-checked';
+type HashOutcome = 'matched' | 'mismatch' | 'missing' | 'not-checked';
 
 /** What is stored on the receipt (ctx.verification.hash…) — never the key, never the hash value. */
 export interface HashVerification {

@@ -13,7 +13,7 @@ function present(value: string | null | undefined): string | undefined {
  * …", "Refund successful"), anything else is a push payment. Only an orphan takes this kind: a registered
  * transaction (a refund registered with kind `refund` and the refund's own `transaction.id`) keeps its own.
  */
-export function airtelCallbackKind(message: string | undefined): string {
+function airtelCallbackKind(message: string | undefined): string {
   return message && /\brefund(?:ed|s)?\b/i.test(message) ? 'refund' : AIRTEL_DEFAULT_KIND;
 }
 

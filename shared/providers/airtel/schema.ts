@@ -9,7 +9,7 @@ export const AIRTEL_HASH_RECIPES = [
 ] as const;
 export type AirtelHashRecipe = (typeof AIRTEL_HASH_RECIPES)[number];
 
-export const AIRTEL_HASH_MODES = ['enforce', 'log-only', 'off'] as const;
+const AIRTEL_HASH_MODES = ['enforce', 'log-only', 'off'] as const;
 export type AirtelHashMode = (typeof AIRTEL_HASH_MODES)[number];
 
 /**
@@ -20,7 +20,7 @@ export const AIRTEL_KINDS = ['payment', 'refund', 'disbursement'] as const;
 export const AIRTEL_DEFAULT_KIND = 'payment';
 
 /** Partner transaction ids: what the partner sent as `transaction.id`, used verbatim. */
-export const AIRTEL_REFERENCE_MAX = 64;
+const AIRTEL_REFERENCE_MAX = 64;
 
 export function airtelReferenceProblem(reference: string): string | undefined {
   if (reference.length === 0) return 'Airtel references (transaction.id) must not be empty';

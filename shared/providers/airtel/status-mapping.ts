@@ -9,7 +9,7 @@ import type { StatusAnswer } from '../types';
 import { decideAirtelOutcome, findResultCode } from './mapping';
 
 /** The enquiry's status values and what they are for reconciliation. */
-export const AIRTEL_ENQUIRY_STATUSES = {
+const AIRTEL_ENQUIRY_STATUSES = {
   /** Final: the payment went through. */
   TS: 'final',
   /** Final: failed (reason from the result code or the message). */
@@ -23,7 +23,7 @@ export const AIRTEL_ENQUIRY_STATUSES = {
 } as const;
 
 /** Airtel Money Open API docs: DP00800001025 "Transaction not found". */
-export const AIRTEL_NOT_FOUND_CODE = 'DP00800001025';
+const AIRTEL_NOT_FOUND_CODE = 'DP00800001025';
 
 export interface AirtelEnquiryInput {
   accountId: string;

@@ -53,10 +53,10 @@ import {
 const FALLBACK_TOKEN_SECONDS = 3599;
 
 /** A timed-out pull call is asked again this many more times (pull reads are idempotent). */
-export const PULL_TIMEOUT_RETRIES = 2;
+const PULL_TIMEOUT_RETRIES = 2;
 
 /** Kinds the STK push query serves; every other kind goes through the transaction status query. */
-export const DARAJA_STK_KINDS: readonly string[] = ['stk'];
+const DARAJA_STK_KINDS: readonly string[] = ['stk'];
 
 /** Attributes that may hold the M-Pesa receipt (the transaction status query's TransactionID). */
 const RECEIPT_ATTRIBUTES = ['TransactionReceipt', 'ReceiptNo', 'MpesaReceiptNumber', 'TransactionID'];

@@ -18,7 +18,7 @@ import { askPartnerEndpoint } from './c2b-sources';
 import { type C2BDecisionSources, decideC2BValidation } from './c2b-validation';
 
 /** What a C2B validation decided, as its provider record keeps it (and the ingress buffer carries it). */
-export interface C2BDecisionDraft extends DecisionDraft {
+interface C2BDecisionDraft extends DecisionDraft {
   rule: string;
   detail: string;
   deadlineApplied: boolean;
@@ -32,7 +32,7 @@ export interface C2BDecisionDraft extends DecisionDraft {
   msisdn: string | null;
 }
 
-export type C2BDecisionFacts = C2BDecisionDraft & DecisionFacts;
+type C2BDecisionFacts = C2BDecisionDraft & DecisionFacts;
 
 const c2bDecisionFactsSchema = z.strictObject({
   decision: z.string(),
@@ -100,7 +100,7 @@ export function c2bDeadlineQuestion(question: C2BValidationQuestion): DeadlineQu
  * is applied later (like every event of a buffered message; the decision itself was made, and answered,
  * at callback time: `decidedAt` says when). The event id does not depend on the origin.
  */
-export function c2bDecisionRecord(
+function c2bDecisionRecord(
   key: TransactionKey,
   decided: DecisionFacts,
   receiptId: string | undefined,

@@ -11,7 +11,7 @@ import { C2B_REJECT_CODES, type C2BRejectCode, type DarajaC2bSettings } from './
  * (C2B00012) → partner endpoint (its code) → accept.
  */
 
-export const C2B_CODES = {
+const C2B_CODES = {
   invalidMsisdn: 'C2B00011',
   invalidAccountNumber: 'C2B00012',
   invalidAmount: 'C2B00013',
@@ -20,7 +20,7 @@ export const C2B_CODES = {
   otherError: 'C2B00016',
 } as const satisfies Record<string, C2BRejectCode>;
 
-export type C2BRule =
+type C2BRule =
   | 'short-code'
   | 'msisdn-prefix'
   | 'amount'
@@ -66,7 +66,7 @@ export interface C2BValidationInput {
  * A till (Buy Goods) payment has no account number: Daraja sends an empty BillRefNumber. The account
  * number rules apply to pay-bill payments only; refusing a till payment for it would cancel it.
  */
-export function carriesAccountNumber(input: Pick<C2BValidationInput, 'transactionType'>): boolean {
+function carriesAccountNumber(input: Pick<C2BValidationInput, 'transactionType'>): boolean {
   return !/buy\s*goods|till/i.test(input.transactionType ?? '');
 }
 
@@ -75,13 +75,13 @@ export interface C2BRules extends DarajaC2bSettings {
   shortCode: string | undefined;
 }
 
-export const accept = (rule: C2BRule, detail: string): C2BDecision => ({
+const accept = (rule: C2BRule, detail: string): C2BDecision => ({
   decision: 'accept',
   resultCode: '0',
   rule,
   detail,
 });
-export const reject = (resultCode: C2BRejectCode, rule: C2BRule, detail: string): C2BDecision => ({
+const reject = (resultCode: C2BRejectCode, rule: C2BRule, detail: string): C2BDecision => ({
   decision: 'reject',
   resultCode,
   rule,

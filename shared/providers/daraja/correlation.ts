@@ -37,7 +37,7 @@ export const RECEIPT = 'receipt';
  * it accepted the query; the ingest reads it). A genuine token is echoed in every result and kept in
  * receipts, so it could be replayed; the record cannot be made up from outside.
  */
-export const STATUS_QUERY_TOKEN_VERSION = 'rq1';
+const STATUS_QUERY_TOKEN_VERSION = 'rq1';
 const MAC_LENGTH = 16;
 const MAX_OCCASION = 100;
 const KIND = /^[a-z0-9]{1,16}$/;

@@ -56,10 +56,10 @@ const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['par
 const RELAY_QUERY_ROUTES: readonly DarajaRouteName[] = ['status-result', 'status-timeout'];
 
 /** Daraja's acknowledgements (docs/routes.md). */
-export const DARAJA_ACK = { ResultCode: 0, ResultDesc: 'Accepted' } as const;
-export const C2B_CONFIRMATION_ACK = { ResultCode: 0, ResultDesc: 'Success' } as const;
+const DARAJA_ACK = { ResultCode: 0, ResultDesc: 'Accepted' } as const;
+const C2B_CONFIRMATION_ACK = { ResultCode: 0, ResultDesc: 'Success' } as const;
 
-export function validationAnswer(resultCode: string): ProviderAck {
+function validationAnswer(resultCode: string): ProviderAck {
   return resultCode === '0'
     ? { statusCode: 200, body: { ResultCode: '0', ResultDesc: 'Accepted' } }
     : { statusCode: 200, body: { ResultCode: resultCode, ResultDesc: 'Rejected' } };

@@ -188,7 +188,7 @@ const OPERATOR_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
  * (developer.safaricom.co.ke, APIs → B2C). On B2C the partner pays: the payer is the partner's B2C short code
  * (its utility account), the payee the customer's phone number (PartyB).
  */
-export const DARAJA_B2C_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
+const DARAJA_B2C_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
   '0': { status: 'SUCCEEDED', reason: undefined, meaning: 'processed successfully' },
   '1': {
     status: 'FAILED',
@@ -285,7 +285,7 @@ export interface DarajaStatusMapping {
  * `TransactionStatus` of a transaction-status result. Final values are final; values that say the
  * platform is still working are PENDING (no change); anything unrecognised is AMBIGUOUS.
  */
-export const DARAJA_TRANSACTION_STATUS_TABLE: Readonly<Record<string, DarajaStatusMapping>> = {
+const DARAJA_TRANSACTION_STATUS_TABLE: Readonly<Record<string, DarajaStatusMapping>> = {
   COMPLETED: { status: 'SUCCEEDED', reason: undefined },
   FAILED: { status: 'FAILED', reason: 'PROVIDER_ERROR' },
   CANCELLED: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER' },

@@ -17,7 +17,7 @@ export const DARAJA = 'daraja';
 /** Key/value items (CallbackMetadata.Item, ResultParameter, ReferenceItem) with every value of a repeated key kept. */
 export type Params = ReadonlyMap<string, readonly string[]>;
 
-export function scalarText(value: unknown): string | undefined {
+function scalarText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
@@ -81,7 +81,7 @@ function msisdnParty(value: string | undefined): Party | undefined {
 const NUMBER_FIRST = /^\s*\+?(\d{10,15})\s*-\s*(.*?)\s*$/s;
 const NUMBER_LAST = /^\s*(.*?)\s*-\s*\+?(\d{10,15})\s*$/s;
 
-export interface PublicName {
+interface PublicName {
   /** The MSISDN, when the value names a phone number ("600310 - Safaricom333", a short code, names none). */
   msisdn: string | undefined;
   /** The value with its phone number masked, in the order it came; unchanged when it names none. */
@@ -92,7 +92,7 @@ export interface PublicName {
  * Daraja's `ReceiverPartyPublicName` (and the status result's party names) is "number - name" in its docs, but
  * results also arrive as "name - number": both give the MSISDN, and both keep their order with the number masked.
  */
-export function readPublicName(value: string): PublicName {
+function readPublicName(value: string): PublicName {
   const first = NUMBER_FIRST.exec(value);
   if (first) return { msisdn: first[1]!, masked: value.replace(first[1]!, maskMsisdn(first[1]!)!) };
   const last = NUMBER_LAST.exec(value);
@@ -293,7 +293,7 @@ export function normalizeTimeout(
   };
 }
 
-export function payerName(payload: C2BPayload): string | undefined {
+function payerName(payload: C2BPayload): string | undefined {
   const name = [payload.FirstName, payload.MiddleName, payload.LastName]
     .map((p) => p?.trim())
     .filter(Boolean)

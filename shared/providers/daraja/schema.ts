@@ -24,9 +24,9 @@ function oneOrMany<T extends z.ZodMiniType>(item: T) {
 }
 
 /** `{Name, Value}` (STK CallbackMetadata.Item); Balance comes without Value. */
-export const nameValueSchema = z.looseObject({ Name: z.string(), Value: z.optional(z.unknown()) });
+const nameValueSchema = z.looseObject({ Name: z.string(), Value: z.optional(z.unknown()) });
 /** `{Key, Value}` (ResultParameter, ReferenceItem); TransactionReason and Occasion come without Value. */
-export const keyValueSchema = z.looseObject({ Key: z.string(), Value: z.optional(z.unknown()) });
+const keyValueSchema = z.looseObject({ Key: z.string(), Value: z.optional(z.unknown()) });
 
 export const stkCallbackSchema = z.looseObject({
   Body: z.looseObject({
@@ -200,7 +200,7 @@ export const darajaC2bSettingsSchema = z
   );
 export type DarajaC2bSettings = z.infer<typeof darajaC2bSettingsSchema>;
 
-export const darajaSourceIpSettingsSchema = z.strictObject({
+const darajaSourceIpSettingsSchema = z.strictObject({
   mode: z._default(z.enum(['enforce', 'log-only', 'off']), 'enforce'),
   allow: z._default(z.array(cidrSchema).check(z.minLength(1)), [...DARAJA_DEFAULT_SOURCE_IPS]),
 });
@@ -311,7 +311,7 @@ export type DarajaApiSettings = z.infer<typeof darajaApiSettingsSchema>;
  */
 const INITIATOR_PASSWORD_ALLOWED = /^[A-Za-z0-9@#&%$]$/;
 
-export function initiatorPasswordProblem(password: string): string | undefined {
+function initiatorPasswordProblem(password: string): string | undefined {
   const refused = [...password].filter((c) => !INITIATOR_PASSWORD_ALLOWED.test(c));
   if (!refused.length) return undefined;
   const parentheses = refused.some((c) => c === '(' || c === ')') ? ' (parentheses among them)' : '';
@@ -319,7 +319,7 @@ export function initiatorPasswordProblem(password: string): string | undefined {
 }
 
 /** SecurityCredential: the password encrypted with the certificate's RSA key (PKCS#1 v1.5), base64. */
-export function encryptInitiatorPassword(password: string, certificatePem: string): string {
+function encryptInitiatorPassword(password: string, certificatePem: string): string {
   const key = certificatePem.includes('-----BEGIN CERTIFICATE-----')
     ? new X509Certificate(certificatePem).publicKey
     : createPublicKey(certificatePem);

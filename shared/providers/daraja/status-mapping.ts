@@ -15,13 +15,13 @@ import { DARAJA } from './normalize';
  * STK ResultCodes that are final: every code of the M-Pesa Express result-code table (DARAJA_STK_CODES, one
  * list for the callback and the query).
  */
-export const DARAJA_STK_FINAL_CODES: ReadonlySet<string> = new Set(Object.keys(DARAJA_STK_CODES));
+const DARAJA_STK_FINAL_CODES: ReadonlySet<string> = new Set(Object.keys(DARAJA_STK_CODES));
 
 /** 500.001.1001 means "being processed" only with that message; otherwise it is wrong credentials. */
-export const STILL_PROCESSING = /being processed|under processing|still processing/i;
+const STILL_PROCESSING = /being processed|under processing|still processing/i;
 
 /** Platform error codes and what a status call makes of them. */
-export const DARAJA_ERROR_CODES: Readonly<
+const DARAJA_ERROR_CODES: Readonly<
   Record<string, 'pending' | 'token' | 'throttled' | 'unavailable' | 'rejected'>
 > = {
   // Early STK queries: the CheckoutRequestID is not known yet / the platform has no answer yet.

@@ -53,7 +53,7 @@ export interface MomoStatusApi extends StatusApi {
 }
 
 /** The status path and product of one kind, `api.paths` first. */
-export function momoStatusTarget(
+function momoStatusTarget(
   api: Pick<MomoApiSettings, 'paths'>,
   kind: string,
 ): { product: MomoProduct; path: string } | undefined {
@@ -73,7 +73,7 @@ function keyPair(primary: string | undefined, secondary: string | undefined): st
  * SUBSCRIPTION KEY`; Azure APIM's sentence "Access denied due to invalid subscription key…", also with 403
  * for a key of an inactive subscription), not the API user's credentials (`login_failed`) or the caller's IP.
  */
-export function isSubscriptionKeyRefusal(response: Pick<HttpResponse, 'status' | 'json'>): boolean {
+function isSubscriptionKeyRefusal(response: Pick<HttpResponse, 'status' | 'json'>): boolean {
   if (response.status !== 401 && response.status !== 403) return false;
   const json = response.json;
   if (!json || typeof json !== 'object') return false;

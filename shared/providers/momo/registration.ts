@@ -12,7 +12,7 @@ import { MOMO_KINDS, MOMO_SANDBOX_ENVIRONMENT, type MomoAccountSettings } from '
  * - when the account names its API user's `providerCallbackHost`, the host is that one;
  * - an account whose `targetEnvironment` is not "sandbox" (production) gets https URLs only.
  */
-export function checkMomoCallbackUrl(url: string, account: AccountContext<MomoAccountSettings>): string {
+function checkMomoCallbackUrl(url: string, account: AccountContext<MomoAccountSettings>): string {
   const parsed = new URL(url);
   const host = parsed.hostname.toLowerCase();
   const where = `accounts.momo.${account.id}`;

@@ -3,13 +3,13 @@ import * as z from '../../util/zod';
 /** MoMo sends numbers as strings, but integrations have seen numbers too; accept both, keep text. */
 const text = z.pipe(z.union([z.string(), z.number()]), z.transform(String));
 
-export const momoPartySchema = z.looseObject({
+const momoPartySchema = z.looseObject({
   partyIdType: z.optional(z.string()),
   partyId: z.optional(text),
 });
 
 /** `reason` is a bare code string on some APIs and an ErrorReason object on others. */
-export const momoReasonSchema = z.union([
+const momoReasonSchema = z.union([
   z.string(),
   z.looseObject({ code: z.optional(z.string()), message: z.optional(z.string()) }),
 ]);

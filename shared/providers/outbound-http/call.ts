@@ -3,7 +3,7 @@ import type { TokenBucket } from './limits';
 import { type HttpRequest, type HttpResponse, type StatusError, statusError } from './types';
 
 /** What the caller makes of one response: keep it, or try again (a transient failure, throttling). */
-export type ResponseVerdict = 'ok' | 'retry' | 'throttled';
+type ResponseVerdict = 'ok' | 'retry' | 'throttled';
 
 export interface CallOptions {
   /** Per attempt, headers and body included. */
@@ -34,9 +34,9 @@ export type CallResult =
 /** Bodies larger than this are not worth reading: a status answer is a few hundred bytes. */
 const MAX_BODY_CHARS = 256 * 1024;
 
-export const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RETRIES = 2;
 
-export function defaultVerdict(response: HttpResponse): ResponseVerdict {
+function defaultVerdict(response: HttpResponse): ResponseVerdict {
   if (response.status === 429) return 'throttled';
   if (response.status >= 500) return 'retry';
   return 'ok';

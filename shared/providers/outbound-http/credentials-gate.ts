@@ -1,7 +1,7 @@
 import type { StatusApiDeps } from '../types';
 import type { StatusError } from './types';
 
-export const DEFAULT_CREDENTIALS_COOLDOWN_MS = 60_000;
+const DEFAULT_CREDENTIALS_COOLDOWN_MS = 60_000;
 
 /**
  * Bad credentials give one clear error per account, not one per transaction: once the provider refused
