@@ -10,7 +10,7 @@ import type { RelayMonitoringTargets } from './types';
  */
 export const FUNCTION_FAILURES_COVERED_BY: Readonly<Record<string, string>> = {
   Callback: 'the API 5xx alarm (ServiceDegraded): a failed, timed-out or throttled callback is a 5xx',
-  C2bValidation: 'the API 5xx alarm (ServiceDegraded): Daraja gets a 5xx',
+  C2bValidation: 'the API 5xx alarm (ServiceDegraded): the provider gets a 5xx',
   Management: 'the API 5xx alarm (ServiceDegraded): callers get a 5xx',
   OutboxPublisher: 'its iterator age (page), then the outbox DLQ (page)',
   Poller: 'the poller heartbeat (ServiceDegraded): a cycle that fails is not a completed one',

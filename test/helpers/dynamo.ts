@@ -4,6 +4,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../../shared/adapters/dynamodb/relay-store';
+import { widenTransactionItem } from '../../shared/adapters/dynamodb/transaction-item';
 import { ensureTable } from '../../shared/adapters/dynamodb/setup';
 
 export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transactionDays: 400 };
@@ -37,10 +38,13 @@ export async function createTestTable(options: Partial<RelayStoreOptions> = {}) 
     doc,
     tableName,
     store,
-    /** Every item of the table (small test tables only). */
+    /**
+     * Every item of the table (small test tables only), transaction items in their plain layout (the
+     * compact one packs all but the keys into one compressed attribute: a test reads the content).
+     */
     async listAll(): Promise<Record<string, unknown>[]> {
       const page = await doc.send(new ScanCommand({ TableName: tableName }));
-      return page.Items ?? [];
+      return (page.Items ?? []).map((item) => widenTransactionItem(item));
     },
     async drop() {
       await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);

@@ -118,8 +118,8 @@ describe('the transaction item in the table', () => {
     const fromLambda = imagesOf(record(lambdaImage));
 
     // Assess
-    expect(eventsFromChange(undefined, fromSdk.newImage)).toEqual(tx.outbox);
-    expect(eventsFromChange(undefined, fromLambda.newImage)).toEqual(tx.outbox);
+    expect(eventsFromChange(undefined, fromSdk.newImage)).toEqual(stamped(tx.outbox, tx.revision));
+    expect(eventsFromChange(undefined, fromLambda.newImage)).toEqual(stamped(tx.outbox, tx.revision));
   });
 
   it('reads a transaction item written in the old plain layout, and rewrites it compact', async () => {
@@ -153,7 +153,7 @@ describe('the transaction item in the table', () => {
 
     // Assess
     expect(read).toEqual(tx);
-    expect(eventsFromChange(undefined, image.newImage)).toEqual(tx.outbox);
+    expect(eventsFromChange(undefined, image.newImage)).toEqual(stamped(tx.outbox, tx.revision));
     expect(replaced).toBe(true);
     expect((await storedItem(key)).h?.B).toBeInstanceOf(Uint8Array);
     expect(await table.store.getTransaction(key)).toEqual(next);
@@ -180,3 +180,8 @@ describe('the transaction item in the table', () => {
     expect(item).not.toHaveProperty('h');
   });
 });
+
+/** The events as the stream publishes them: stamped with the item's revision (metadata.stateVersion). */
+function stamped<E extends { metadata: object }>(events: readonly E[], revision: number): E[] {
+  return events.map((e) => ({ ...e, metadata: { ...e.metadata, stateVersion: revision } }));
+}

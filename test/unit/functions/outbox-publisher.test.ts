@@ -56,7 +56,7 @@ describe('outbox publisher', () => {
       { Records: [record('1', { revision: 2, outbox: [succeeded] }, { revision: 1, outbox: [] })] },
       ctx,
     );
-    expect(sink.published).toEqual([[succeeded]]);
+    expect(sink.published).toEqual([[atVersion(succeeded, 2)]]);
     expect(result.batchItemFailures).toEqual([]);
   });
 
@@ -89,7 +89,7 @@ describe('outbox publisher', () => {
       ctx,
     );
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '11' }]);
-    expect(sink.published).toEqual([[succeeded]]);
+    expect(sink.published).toEqual([[atVersion(succeeded, 2)]]);
   });
 
   it('counts publishing failures in its metrics, not each publication', async () => {
@@ -122,3 +122,8 @@ describe('outbox publisher', () => {
     expect(counts).toEqual([['EventPublishFailures', 1]]);
   });
 });
+
+/** An event as the publisher sends it: stamped with the item's revision (metadata.stateVersion). */
+function atVersion(event: EventEnvelope, stateVersion: number): EventEnvelope {
+  return { ...event, metadata: { ...event.metadata, stateVersion } };
+}
