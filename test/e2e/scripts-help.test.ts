@@ -16,8 +16,9 @@ const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'pack
 /** Scripts that run another project's tool (which has its own --help) or that npm runs itself. */
 const NOT_OURS: Record<string, string> = {
   build: 'tsc',
-  lint: 'eslint, prettier and dependency-cruiser',
+  lint: 'eslint, prettier, dependency-cruiser and knip',
   'lint:deps': 'dependency-cruiser',
+  'lint:unused': 'knip',
   format: 'prettier and eslint',
   test: 'vitest',
   'test:watch': 'vitest',
