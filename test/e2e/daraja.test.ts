@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
@@ -329,7 +329,15 @@ describe('Daraja end to end through the local HTTP server', () => {
       // Act
       const res = await post('/v1/daraja/slow/c2b/validation', body);
       const elapsed = performance.now() - started;
-      const events = await decided(body.TransID);
+      // The decision is recorded after the answer left at the deadline: wait for its event, not for time.
+      const events = await vi.waitFor(
+        async () => {
+          const found = await decided(body.TransID);
+          if (found.length === 0) throw new Error('C2BValidationDecided not published yet');
+          return found;
+        },
+        { timeout: 30_000, interval: 50 },
+      );
       // Assess
       expect(res.body).toEqual({ ResultCode: 'C2B00016', ResultDesc: 'Rejected' });
       expect(events).toHaveLength(1);

@@ -100,7 +100,7 @@ describe('a flood of made-up hints, then MTN’s genuine early callback (issue 2
     await register(reference, externalId);
     const story = await view(reference);
     // Assess: every request answered 200; the genuine hint was kept and adopted by the registration.
-    expect(forged.every((s) => s === 200)).toBe(true);
+    expect(forged.filter((s) => s !== 200)).toEqual([]);
     expect(genuine.status, genuine.text).toBe(200);
     expect(JSON.stringify(story.transaction.evidence ?? story.evidence)).toContain('SUCCEEDED');
     // 1,001 requests in a row: the safety net for a hung relay, not a speed check (the bench measures).
