@@ -12,6 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchChromium } from '../helpers/chromium';
 import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import { BACKOFF } from '../../console/connection';
 
 const WAIT_MS = 30_000;
 const CONFIG = { accounts: { momo: { demo: { currency: 'EUR' } } } };
@@ -108,12 +109,15 @@ describe('honest liveness in the console', () => {
 
     // Assess: the banner goes by itself, the view shows the new relay's transaction, live again, and it
     // is the same document (no reload).
-    await banner.waitFor({ state: 'hidden' });
-    await page.locator(`[data-testid=tx-row][data-reference="${reference}"]`).waitFor();
-    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    // The stream retries on its back-off (capped at BACKOFF.maxMs, 30 s): a slow restart can put its
+    // next try up to 30 s away, so the waits allow the cap and more (conditions, not a speed check).
+    const afterBackoff = { timeout: BACKOFF.maxMs * 2 };
+    await banner.waitFor({ state: 'hidden', ...afterBackoff });
+    await page.locator(`[data-testid=tx-row][data-reference="${reference}"]`).waitFor(afterBackoff);
+    await page.locator('[data-testid=live][data-state=live]').waitFor(afterBackoff);
     expect(await page.evaluate('window.__sameDocument === true')).toBe(true);
     await openStreams(1);
-  });
+  }, 240_000);
 
   it('shows a banner, not a bare "Failed to fetch", on another view while the relay is away, and draws it when back', async () => {
     // Prepare
