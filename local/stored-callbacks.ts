@@ -6,6 +6,7 @@ import {
   type StoredReceiptSource,
 } from '../shared/app/callbacks/recover-stored-callbacks';
 import type { RelayServices } from '../shared/app/services';
+import { widenReceiptItem } from '../shared/adapters/dynamodb/receipt-item';
 import { resolveRoute } from '../shared/http/router';
 
 /** How far back `npm start` looks for callbacks stored but not applied by the previous run. */
@@ -30,7 +31,7 @@ function scannedReceipts(doc: DynamoDBDocumentClient, tableName: string): Stored
       const items = (page.Items ?? []).sort((a, b) =>
         String(a.lastReceivedAt).localeCompare(String(b.lastReceivedAt)),
       );
-      for (const item of items) yield receiptOf(item);
+      for (const item of items) yield receiptOf(widenReceiptItem(item));
       cursor = page.LastEvaluatedKey;
     } while (cursor);
   };

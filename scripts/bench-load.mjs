@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { URL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { url, references, concurrency, body } = workerData;
+const { url, references, concurrency, body, headers = {} } = workerData;
 const target = new URL(url);
 const payload = Buffer.from(body);
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -18,10 +18,16 @@ const latencies = [];
 let failures = 0;
 let next = 0;
 
+/** The headers a deployed callback arrives with (bench.ts GATEWAY_HEADERS), so its receipt is the deployed one. */
+const extraHeaders = Object.entries(headers)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
+
 function requestBytes(reference) {
   const head =
     `PUT /v1/momo/demo/requesttopay/${reference} HTTP/1.1\r\n` +
     `host: ${target.host}\r\n` +
+    extraHeaders +
     'content-type: application/json\r\n' +
     `content-length: ${payload.length}\r\n` +
     'connection: keep-alive\r\n\r\n';

@@ -141,19 +141,20 @@ export const MEASURED = {
   publisherLogBytes: 162 + LOG_EVENT_OVERHEAD_BYTES,
   callbackDurationMs: 76,
   publisherDurationMs: 40,
-  // The dearer of the bench's two first callbacks: one for a transaction nobody registered (it creates
-  // the transaction, its byDay and its byAccountDay entries); a registered one's takes as many units
-  // (its due entry deleted, its byAccountDay entry moved), with a smaller item.
-  /** The receipt item a first callback creates. */
-  receiptBytes: 880,
+  // The dearer of the bench's two first callbacks, both with the headers API Gateway passes on: one for
+  // a transaction registered as the registration writes it (its due entry deleted, its byAccountDay entry
+  // moved: a delete and a put), one for a transaction nobody registered (it creates the transaction, its
+  // byDay and its byAccountDay entries: one unit less).
+  /** The receipt item a first callback creates, compact (shared/adapters/dynamodb/receipt-item.ts). */
+  receiptBytes: 655,
   /**
-   * The transaction before the callback (none: the callback creates it), and after it, in the compact
-   * layout (shared/adapters/dynamodb/transaction-item.ts).
+   * The registered transaction before the callback and after it, in the compact layout
+   * (shared/adapters/dynamodb/transaction-item.ts).
    */
-  transactionBeforeBytes: 0,
-  transactionAfterBytes: 668,
-  /** Index write units of that write (by the GSI rules: entries put, changed or deleted): byDay and byAccountDay. */
-  indexWriteUnitsPerCallback: 2,
+  transactionBeforeBytes: 417,
+  transactionAfterBytes: 667,
+  /** Index write units of that write (by the GSI rules: entries put, changed or deleted): due out, byAccountDay moved. */
+  indexWriteUnitsPerCallback: 3,
   /** The byDay index entry each transaction keeps (keys only). */
   dayIndexEntryBytes: 108,
   /** Its byAccountDay entry: the table and index keys, status, amount and providerTransactionId. */
@@ -233,6 +234,18 @@ export function callbackWriteUnits(m: Measured = MEASURED) {
 }
 
 /**
+ * Changes the outbox publisher gets per invocation at `callbacksPerMonth` from the template's stream mapping:
+ * the first change opens the batching window and every change within it joins (Poisson arrivals at the mean
+ * rate: 1 + rate × window), up to the batch size; no window, one each.
+ */
+export function changesPerPublisherInvocation(stack: Stack, callbacksPerMonth: number): number {
+  const mapping = stack.counts.streamMapping;
+  if (!mapping) return 1;
+  const rate = callbacksPerMonth / SECONDS_PER_MONTH;
+  return Math.min(mapping.batchSize, 1 + rate * mapping.windowSeconds);
+}
+
+/**
  * Per million first callbacks that end their transaction (API → callback function → DynamoDB → stream →
  * publisher → one event), at `callbacksPerMonth` (the volume decides how much Lambda traces).
  */
@@ -245,8 +258,11 @@ export function perMillionCallbacks(
   const callback = fn(stack, 'relay-callback');
   const publisher = fn(stack, 'relay-outbox-publisher');
   const memory = callback?.memoryMb ?? 512;
-  const gbs =
-    gbSeconds(m.callbackDurationMs, memory) + gbSeconds(m.publisherDurationMs, publisher?.memoryMb ?? memory);
+  const publisherMemory = publisher?.memoryMb ?? memory;
+  // The publisher puts each change's events with a PutEvents of their own (in order): its time grows with
+  // the changes it gets; its invocation and its START/END/REPORT lines are shared by the batch.
+  const batch = changesPerPublisherInvocation(stack, callbacksPerMonth);
+  const gbs = gbSeconds(m.callbackDurationMs, memory) + gbSeconds(m.publisherDurationMs, publisherMemory);
   const wcu = callbackWriteUnits(m);
   // An eventually consistent read: half a unit per started 4 KB, half a unit for an item not there.
   const rcu = Math.max(1, Math.ceil(m.transactionBeforeBytes / READ_UNIT_BYTES)) / 2;
@@ -254,7 +270,7 @@ export function perMillionCallbacks(
   const archived = stack.counts.archives.length;
   const accessLog = Math.max(0, ...stack.counts.accessLogFormats.map(accessLogLineBytes));
   const traced = [callback, publisher].filter((f) => f?.tracing === 'Active');
-  const platform = 2 * PLATFORM_LOG_BYTES + traced.length * XRAY_REPORT_LINE_BYTES;
+  const platform = Math.round(PLATFORM_LOG_BYTES * (1 + 1 / batch) + traced.length * XRAY_REPORT_LINE_BYTES);
   const logBytes = m.callbackLogBytes + m.publisherLogBytes + platform;
   const share = lambdaTracedShare(callbacksPerMonth);
   return [
@@ -265,18 +281,18 @@ export function perMillionCallbacks(
     },
     {
       item: 'Lambda requests',
-      dollars: 2 * prices.lambdaPerMillionRequests,
-      formula: `2 invocations (callback, outbox publisher) × $${prices.lambdaPerMillionRequests}/M`,
+      dollars: (1 + 1 / batch) * prices.lambdaPerMillionRequests,
+      formula: `1 callback + 1/${batch.toFixed(2)} outbox publisher invocations (${batch.toFixed(2)} changes each: ${stack.counts.streamMapping ? `the stream mapping's ${stack.counts.streamMapping.windowSeconds} s window × ${(callbacksPerMonth / SECONDS_PER_MONTH).toFixed(2)}/s + 1, batches ≤ ${stack.counts.streamMapping.batchSize}; template` : 'no stream mapping'}) × $${prices.lambdaPerMillionRequests}/M`,
     },
     {
       item: 'Lambda duration (Arm)',
       dollars: gbs * MILLION * prices.lambdaArmPerGbSecond,
-      formula: `(${m.callbackDurationMs} + ${m.publisherDurationMs} ms) × ${memory} MB = ${gbs.toFixed(4)} GB-s × $${prices.lambdaArmPerGbSecond}/GB-s`,
+      formula: `${m.callbackDurationMs} ms × ${memory} MB + ${m.publisherDurationMs} ms (one PutEvents a change) × ${publisherMemory} MB = ${gbs.toFixed(4)} GB-s × $${prices.lambdaArmPerGbSecond}/GB-s`,
     },
     {
       item: 'DynamoDB writes (1 KB rule)',
       dollars: wcu.total * prices.dynamoPerMillionWrites,
-      formula: `${wcu.total} WRU (receipt ${m.receiptBytes} B → ${wcu.receipt}; transaction ${m.transactionBeforeBytes} → ${m.transactionAfterBytes} B → ${wcu.transaction}; indexes ${wcu.indexes}; npm run bench) × $${prices.dynamoPerMillionWrites}/M`,
+      formula: `${wcu.total} WRU (receipt ${m.receiptBytes} B → ${wcu.receipt}; transaction ${m.transactionBeforeBytes} → ${m.transactionAfterBytes} B → ${wcu.transaction}; indexes ${wcu.indexes}: a registered transaction's due entry out and byAccountDay entry moved, the dearer first callback; npm run bench) × $${prices.dynamoPerMillionWrites}/M`,
     },
     {
       item: 'DynamoDB reads',
@@ -296,7 +312,7 @@ export function perMillionCallbacks(
     {
       item: 'CloudWatch Logs: functions (and EMF metrics)',
       dollars: (logBytes * MILLION * prices.logsIngestionPerGb) / GB,
-      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}, Lambda's START/END/REPORT ${platform}${traced.length ? ` with ${traced.length} X-Ray line` : ', no X-Ray line: not traced'}) × $${prices.logsIngestionPerGb}/GB`,
+      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}, Lambda's START/END/REPORT ${platform}: the publisher's shared by ${batch.toFixed(2)} changes${traced.length ? ` with ${traced.length} X-Ray line` : ', no X-Ray line: not traced'}) × $${prices.logsIngestionPerGb}/GB`,
     },
     {
       item: 'CloudWatch Logs: API access log',

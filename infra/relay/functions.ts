@@ -89,6 +89,9 @@ const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFunctionId
  * The six relay functions, each with its own log group and role (log writes to that group only), the
  * shared tracing layer, and the environment it needs; no access to anything else yet.
  */
+/** The outbox publisher's memory unless `memorySize` sets every function's. */
+const PUBLISHER_MEMORY_MB = 256;
+
 export function createRelayFunctions(
   scope: Construct,
   props: Pick<
@@ -137,11 +140,12 @@ export function createRelayFunctions(
       role?: iam.Role;
       serviceName?: string;
       reservedConcurrency?: number;
+      memorySize?: number;
     },
   ) =>
     createRelayFunction(scope, id, {
       ...fn,
-      memorySize,
+      memorySize: fn.memorySize ?? memorySize,
       reservedConcurrency:
         fn.reservedConcurrency ??
         // The callback function's: its routes' throttles on the degraded path (limits.ts, the bulkhead).
@@ -215,6 +219,9 @@ export function createRelayFunctions(
       description: 'Publishes outbox events from the table stream to EventBridge',
       timeout: Duration.seconds(60),
       environment: { EVENT_BUS_NAME: eventBus.eventBusName, EVENT_SOURCE: eventSource, LOG_LEVEL: logLevel },
+      // Waits on PutEvents, not on CPU, and off the ack path (a cold start delays an event, not an answer):
+      // half the callback's memory halves its GB-seconds.
+      memorySize: props.memorySize ?? PUBLISHER_MEMORY_MB,
     }),
     poller: relayFunction('poller', {
       description: 'Reconciliation: one poll cycle (due transactions leased, checked with the status APIs)',

@@ -18,6 +18,16 @@ export const OUTBOX_FILTER_PATTERN = {
   },
 };
 
+/**
+ * How long the stream mapping gathers records before it invokes the publisher (MaximumBatchingWindowInSeconds;
+ * it invokes sooner when a batch of 100 is full). Without a window each change is an invocation of its own at
+ * a small partner's rate (~0.4 changes a second at 1 M a month), each billed as a request and its START/END/
+ * REPORT log lines. With 3 s, an invocation carries 1 + 0.39 × 3 ≈ 2.2 changes at that rate and one per
+ * second or more when busy. The price: an event reaches the bus up to 3 s later than it could (its write is
+ * acknowledged to the provider as before; webhook deliveries and rules see it later). docs/deploy.md#cost-notes.
+ */
+export const OUTBOX_BATCHING_WINDOW_SECONDS = 3;
+
 /** The outbox: table stream → publisher → EventBridge; returns the DLQ of batches it gave up on. */
 export function connectOutbox(
   scope: Construct,
@@ -36,6 +46,7 @@ export function connectOutbox(
     new DynamoEventSource(table, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       batchSize: 100,
+      maxBatchingWindow: Duration.seconds(OUTBOX_BATCHING_WINDOW_SECONDS),
       bisectBatchOnError: true,
       retryAttempts: 10,
       // Give up (to the DLQ) well before the stream's 24 h retention trims the records.

@@ -131,7 +131,10 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
    * the arithmetic); C2B validation: its throttle × 7.5 s; the others none
    */
   readonly reservedConcurrency?: Partial<Record<RelayFunctionId, number | false>>;
-  /** @default 512 MB for every function (more memory = more CPU = faster cold start) */
+  /**
+   * Memory of every function when set. @default 512 MB (more memory = more CPU = faster cold start), the
+   * outbox publisher 256 MB (it waits on PutEvents, off the ack path)
+   */
   readonly memorySize?: number;
   /** LOG_LEVEL of the functions. @default INFO */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

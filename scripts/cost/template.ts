@@ -44,6 +44,8 @@ export interface TemplateCounts {
   readonly plusTierUserPools: number;
   /** Event rules delivering to an event bus (each delivery to another account's bus is billed as an event). */
   readonly busTargets: number;
+  /** The table stream's mapping to the outbox publisher: its batch size and batching window. */
+  readonly streamMapping: { readonly batchSize: number; readonly windowSeconds: number } | undefined;
 }
 
 const MINUTES_PER_MONTH = 30 * 24 * 60;
@@ -99,6 +101,12 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
       .filter((id) => template.Resources?.[id]?.Type === 'AWS::SQS::Queue'),
   );
   const table = of('AWS::DynamoDB::Table')[0]?.[1].Properties ?? {};
+  const stream = of('AWS::Lambda::EventSourceMapping').find(
+    ([, m]) =>
+      (m.Properties?.EventSourceArn as { 'Fn::GetAtt'?: [string, string] } | undefined)?.[
+        'Fn::GetAtt'
+      ]?.[1] === 'StreamArn',
+  )?.[1].Properties;
   return {
     alarms: of('AWS::CloudWatch::Alarm').length,
     alarmMetrics,
@@ -146,6 +154,11 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
         ).length,
       0,
     ),
+    // Lambda's defaults for a stream: 100 records, no window.
+    streamMapping: stream && {
+      batchSize: Number(stream.BatchSize ?? 100),
+      windowSeconds: Number(stream.MaximumBatchingWindowInSeconds ?? 0),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../../shared/adapters/dynamodb/relay-store';
 import { widenTransactionItem } from '../../shared/adapters/dynamodb/transaction-item';
+import { widenReceiptItem } from '../../shared/adapters/dynamodb/receipt-item';
 import { ensureTable } from '../../shared/adapters/dynamodb/setup';
 
 export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transactionDays: 400 };
@@ -39,12 +40,12 @@ export async function createTestTable(options: Partial<RelayStoreOptions> = {}) 
     tableName,
     store,
     /**
-     * Every item of the table (small test tables only), transaction items in their plain layout (the
-     * compact one packs all but the keys into one compressed attribute: a test reads the content).
+     * Every item of the table (small test tables only), transaction and receipt items in their plain
+     * layout (the compact ones pack most of them into one compressed attribute: a test reads the content).
      */
     async listAll(): Promise<Record<string, unknown>[]> {
       const page = await doc.send(new ScanCommand({ TableName: tableName }));
-      return (page.Items ?? []).map((item) => widenTransactionItem(item));
+      return (page.Items ?? []).map((item) => widenReceiptItem(widenTransactionItem(item)));
     },
     async drop() {
       await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);

@@ -57,6 +57,7 @@ import {
   transactionPk,
 } from './table';
 import { compactTransactionItem, keyOfPk, widenTransactionItem } from './transaction-item';
+import { packedReceiptOf, packReceipt, RECEIPT_PACKED_ATTRIBUTE, widenReceiptItem } from './receipt-item';
 
 export interface RelayStoreOptions {
   tableName: string;
@@ -206,13 +207,9 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
 
   async recordReceipt(input: ReceiptInput, options: WriteOptions = {}): Promise<ReceiptResult> {
     const receiptId = input.dedupeKey.slice(0, 32);
+    // Stored compact (receipt-item.ts): the receipt id is the sk's, provider, account and reference the pk's.
     const always: Record<string, unknown> = {
       itemType: 'receipt',
-      receiptId,
-      dedupeKey: input.dedupeKey,
-      provider: input.key.provider,
-      account: input.key.account,
-      reference: input.key.reference,
       routeName: input.routeName,
       bodyBytes: Buffer.byteLength(input.body),
       lastReceivedAt: input.receivedAt,
@@ -221,12 +218,15 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     // What the first delivery saw is kept; repeats only move lastReceivedAt and the counter.
     const firstOnly: Record<string, unknown> = {
       method: input.method,
-      path: input.path,
-      headers: input.headers,
       sourceIp: input.sourceIp,
-      body: input.body,
       verification: input.verification,
       firstReceivedAt: input.receivedAt,
+      [RECEIPT_PACKED_ATTRIBUTE]: packReceipt({
+        dedupeKey: input.dedupeKey,
+        path: input.path,
+        headers: input.headers,
+        body: input.body,
+      }),
     };
     const names: Record<string, string> = { '#deliveries': 'deliveries' };
     const values: Record<string, unknown> = { ':one': 1 };
@@ -582,7 +582,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
 
   async listReceipts(key: TransactionKey, page: { limit: number; after?: string }): Promise<ReceiptPage> {
     const summary = [
-      'receiptId',
+      'sk',
       'routeName',
       'method',
       'sourceIp',
@@ -612,7 +612,8 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     );
     this.report('listReceipts', result.ConsumedCapacity);
     const receipts = (result.Items ?? []).map((item) => ({
-      receiptId: String(item.receiptId),
+      // A compact receipt's id is its sk's (receipt-item.ts); one in the plain layout also has it plain.
+      receiptId: String(item.sk).slice(RECEIPT_SK_PREFIX.length),
       routeName: String(item.routeName),
       method: String(item.method),
       sourceIp: String(item.sourceIp),
@@ -628,15 +629,33 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
   }
 
   async dropReceiptBody(key: TransactionKey, receiptId: string, options: WriteOptions = {}): Promise<void> {
+    const itemKey = { pk: transactionPk(key), sk: `${RECEIPT_SK_PREFIX}${receiptId}` };
+    // A compact receipt's body is inside `r` (receipt-item.ts): rewritten without it. Rare (a transaction
+    // over its receipt budget), so the read first costs little; a repeat delivery never rewrites `r`.
+    const { Item } = await guard('dropReceiptBody', () =>
+      this.doc.send(
+        new GetCommand({ TableName: this.options.tableName, Key: itemKey, ConsistentRead: true }),
+        {
+          abortSignal: options.signal,
+        },
+      ),
+    );
+    const packed = packedReceiptOf(Item);
     const result = await guard('dropReceiptBody', () =>
       this.doc.send(
         new UpdateCommand({
           TableName: this.options.tableName,
-          Key: { pk: transactionPk(key), sk: `${RECEIPT_SK_PREFIX}${receiptId}` },
+          Key: itemKey,
           UpdateExpression: 'SET #body = :none, #dropped = :yes',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#body': 'body', '#dropped': 'bodyDropped' },
-          ExpressionAttributeValues: { ':none': '', ':yes': true },
+          ExpressionAttributeNames: {
+            '#body': packed ? RECEIPT_PACKED_ATTRIBUTE : 'body',
+            '#dropped': 'bodyDropped',
+          },
+          ExpressionAttributeValues: {
+            ':none': packed ? packReceipt({ ...packed, body: '' }) : '',
+            ':yes': true,
+          },
           ReturnConsumedCapacity: this.capacity,
         }),
         { abortSignal: options.signal },
@@ -1069,7 +1088,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
         }),
       ),
     );
-    const item = result.Item;
+    const item = widenReceiptItem(result.Item);
     if (!item) return undefined;
     return {
       receiptId: String(item.receiptId),
@@ -1138,7 +1157,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
           }),
         ),
       );
-      items.push(...(page.Items ?? []).map(widenTransactionItem));
+      items.push(...(page.Items ?? []).map((item) => widenReceiptItem(widenTransactionItem(item))));
       cursor = page.LastEvaluatedKey;
     } while (cursor);
     return items;

@@ -1,0 +1,135 @@
+/**
+ * What a first callback costs in DynamoDB write units by AWS's item-size rule (1 unit per started KB of the
+ * larger of each item's before and after images, plus every index entry the write puts, changes or
+ * deletes), measured on the items it leaves in DynamoDB Local, against what `npm run cost` prices
+ * (scripts/cost.ts callbackWriteUnits): the cost may not price less than the table takes. The callback is
+ * MoMo's requesttopay success with the headers API Gateway passes on, for a transaction registered as the
+ * registration writes it (its first check due) and for one nobody registered.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/bundling';
+import { createTableInput, transactionPk, TX_SK } from '../../shared/adapters/dynamodb/table';
+import { storableHeaders } from '../../shared/app/callbacks/receipts';
+import { applyReport } from '../../shared/domain/apply-report';
+import type { TransactionRecord } from '../../shared/domain/transaction';
+import { callbackWriteUnits } from '../../scripts/cost';
+import { indexShapes, writeUnits } from '../../scripts/cost/dynamo-units';
+import { createTestTable } from '../helpers/dynamo';
+import { KEY, registered, report } from '../helpers/reports';
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+beforeAll(async () => {
+  table = await createTestTable();
+});
+afterAll(async () => {
+  await table.drop();
+});
+
+const BODY = readFileSync(join(PROJECT_ROOT, 'test/fixtures/momo/requesttopay-successful.json'), 'utf8');
+const AT = '2026-11-21T10:00:00.000Z';
+/** What API Gateway's HTTP API hands the function besides the body (payload format 2.0). */
+const GATEWAY_HEADERS = {
+  accept: '*/*',
+  'accept-encoding': 'gzip, deflate',
+  'content-length': String(Buffer.byteLength(BODY)),
+  'content-type': 'application/json',
+  host: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+  'user-agent': 'Apache-HttpClient/4.5.13 (Java/1.8.0_292)',
+  'x-amzn-trace-id': 'Root=1-6745a1b2-0123456789abcdef01234567',
+  'x-forwarded-for': '196.201.214.200',
+  'x-forwarded-port': '443',
+  'x-forwarded-proto': 'https',
+};
+
+async function collection(reference: string): Promise<Record<string, AttributeValue>[]> {
+  const { Items = [] } = await table.client.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: transactionPk({ ...KEY, reference }) } },
+    }),
+  );
+  return Items;
+}
+
+/** The first callback as the relay makes it: its receipt stored, then the report applied to what was read. */
+async function firstCallback(reference: string, before: TransactionRecord | undefined) {
+  const key = { ...KEY, reference };
+  const dedupeKey = `${'e'.repeat(32)}${'f'.repeat(32)}`;
+  const { receiptId } = await table.store.recordReceipt({
+    key,
+    routeName: 'requesttopay',
+    method: 'PUT',
+    path: `/v1/momo/demo/requesttopay/${reference}`,
+    headers: storableHeaders(GATEWAY_HEADERS),
+    sourceIp: '196.201.214.200',
+    body: BODY,
+    receivedAt: AT,
+    verification: { pathSecret: 'not-configured' },
+    dedupeKey,
+  });
+  const outcome = applyReport(before, report({ key, receiptId, receivedAt: AT }), {
+    now: AT,
+    reconcileWindowSeconds: 3600,
+  });
+  if (outcome.kind !== 'write') throw new Error(`expected a write, got ${outcome.kind}`);
+  if (before) expect(await table.store.replaceTransaction(outcome.next, before.revision)).toBe(true);
+  else expect(await table.store.createTransaction(outcome.next)).toBe(true);
+}
+
+/** Write units of the callback by the rule: the receipt put, the transaction's write and its index entries. */
+function unitsOf(
+  beforeItems: Record<string, AttributeValue>[],
+  afterItems: Record<string, AttributeValue>[],
+) {
+  const indexes = indexShapes(createTableInput(table.tableName));
+  const tx = (items: typeof afterItems) => items.find((item) => item.sk?.S === TX_SK);
+  const receipts = afterItems.filter((item) => item.sk?.S !== TX_SK);
+  const receipt = receipts.reduce((n, item) => n + writeUnits(undefined, item, indexes).total, 0);
+  const transaction = writeUnits(tx(beforeItems), tx(afterItems), indexes);
+  return {
+    receipt,
+    transaction: transaction.table,
+    indexes: transaction.indexes,
+    total: receipt + transaction.total,
+  };
+}
+
+describe('write units of a first callback by AWS’s item-size rule', () => {
+  it('a registered transaction’s: the receipt, the transaction, its due entry out and its day entry moved: what the cost prices', async () => {
+    // Prepare: registered with its first check due (domain/registration.ts).
+    const reference = 'units-registered';
+    const tx = registered({
+      key: { ...KEY, reference },
+      reconcile: { dueAt: '2026-11-21T10:01:00.000Z', checks: 0, recent: [] },
+    });
+    await table.store.createTransaction(tx);
+    const before = await collection(reference);
+
+    // Act
+    await firstCallback(reference, tx);
+
+    // Assess: one unit for the receipt with the gateway's headers (compact), one for the transaction.
+    // The index: the due entry deleted, the byAccountDay entry moved (a delete and a put). The dearer
+    // first callback: what the cost prices.
+    const units = unitsOf(before, await collection(reference));
+    expect(units).toMatchObject({ receipt: 1, transaction: 1, indexes: 3 });
+    expect(units.total).toBe(callbackWriteUnits().total);
+  });
+
+  it('an unregistered transaction’s: the receipt, the transaction and its two index entries, no more than the cost prices', async () => {
+    // Prepare
+    const reference = 'units-orphan';
+
+    // Act
+    await firstCallback(reference, undefined);
+
+    // Assess
+    const units = unitsOf([], await collection(reference));
+    expect(units).toMatchObject({ receipt: 1, transaction: 1 });
+    expect(units.total).toBeLessThanOrEqual(callbackWriteUnits().total);
+  });
+});
