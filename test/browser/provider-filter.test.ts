@@ -55,7 +55,7 @@ describe('the transactions list’s provider filter', () => {
     await filter.locator('option[value="fakepay"]').waitFor({ state: 'attached' });
     const offered = await filter
       .locator('option')
-      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      .evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? ''));
     await filter.selectOption('fakepay');
     await page.getByRole('button', { name: 'Filter' }).click();
     // Assess

@@ -34,7 +34,7 @@ beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), 'relay-callback-bundle-'));
   file = join(outdir, 'index.mjs');
   const built = await build(relayBuildOptions('callback', file));
-  const output = Object.values(built.metafile.outputs).find((o) => o.entryPoint);
+  const output = Object.values(built.metafile?.outputs ?? {}).find((o) => o.entryPoint);
   inputs = Object.entries(output?.inputs ?? {}).flatMap(([path, input]) =>
     input.bytesInOutput > 0 ? [path] : [],
   );
