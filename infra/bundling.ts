@@ -91,12 +91,15 @@ export const BUNDLE_OPTIONS = {
 export const BUNDLE_BUDGET = { maxBytes: 500 * 1024, maxColdInitMs: 150 } as const;
 
 /**
- * Size budget per function. Issue 19 wants the callback function, the one on the providers' ack path,
- * under 450 KB so later features cannot creep it back to the limit (docs/development.md, bundle row:
- * zod/mini, registration rules apart from the provider definitions, the Secrets Manager shim).
+ * Size budget per function. Issue 32 holds the callback function, the one on the providers' ack path, to
+ * 400 KB (issue 19 had 450 KB): `npm run bench` and `scripts/bundle-size.ts --check` read it from here. Its
+ * composition root is the core one (shared/runtime/lambda-core.ts: no statement or webhook delivery
+ * adapters). The SDK stays bundled even so (see BUNDLE_OPTIONS): leaving it to the runtime's copy would
+ * meet the budget at once, but costs cold start (hundreds of files resolved instead of one) and runs an SDK
+ * version no test ran, without the shims above (Powertools' and AWS's advice: bundle to pin the version).
  */
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
-  callback: 450 * 1024,
+  callback: 400 * 1024,
   management: BUNDLE_BUDGET.maxBytes,
   'outbox-publisher': BUNDLE_BUDGET.maxBytes,
   poller: BUNDLE_BUDGET.maxBytes,

@@ -13,6 +13,8 @@ import {
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
 // The values the API's status filter accepts, from the one list the server checks against.
 import { STATUS_FILTERS } from '../../shared/app/management-answers';
+import { currentToken } from '../auth';
+import { whoAmI } from '../me';
 import { COUNTS_REFRESH_MS, followStream, type LiveState, type StreamFollower } from '../live';
 import { backoffMs } from '../connection';
 import { EVENT_STREAM_STALE_MS } from '../../shared/app/management-answers';
@@ -23,7 +25,6 @@ const LIVE_TEXT: Record<LiveState, string> = {
   polling: '● every 5 s',
   offline: '○ not live: reconnecting',
 };
-const PROVIDERS = ['momo', 'airtel', 'daraja'];
 const POLL_MS = 5000;
 
 export function storyHash(
@@ -120,10 +121,20 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
   };
   const q = params.get('q') ?? '';
 
+  // The providers come from the relay's registry (GET /v1/me), so a new provider needs no console change.
+  const providerSelect = select('provider', filters.provider ? [filters.provider] : [], filters.provider);
+  void whoAmI(currentToken()).then(
+    (me) => {
+      const more = me.providers.map((p) => p.id).filter((id) => id !== filters.provider);
+      providerSelect.append(...more.map((id) => h('option', { value: id }, id)));
+    },
+    () => undefined,
+  );
+
   const form = h(
     'form',
     { class: 'filters', 'data-testid': 'filters' },
-    select('provider', PROVIDERS, filters.provider),
+    providerSelect,
     h('input', { name: 'account', placeholder: 'account', value: filters.account, size: 10 }),
     h('input', { name: 'kind', placeholder: 'kind', value: filters.kind, size: 10 }),
     select('status', STATUS_FILTERS, filters.status),

@@ -1,9 +1,10 @@
 import { bufferRetryLaterFromEnv, bufferSealKeyFromEnv } from '../../shared/runtime/ingress-buffer';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
-import { lambdaServices } from '../../shared/runtime/lambda';
+import { lambdaCoreServices } from '../../shared/runtime/lambda-core';
 import { createBufferConsumer } from './handler';
 
-const { services } = await lambdaServices('relay-buffer-consumer');
+// The callback's services, as it applies what the callback function buffered (no statements, no deliveries).
+const { services } = await lambdaCoreServices('relay-buffer-consumer');
 const sealKey = await bufferSealKeyFromEnv(services.log);
 const retryLater = bufferRetryLaterFromEnv();
 export const handler = createBufferConsumer(services, {

@@ -1,9 +1,10 @@
 import { ingressBufferFromEnv } from '../../shared/runtime/ingress-buffer';
-import { lambdaServices } from '../../shared/runtime/lambda';
+import { lambdaCoreServices } from '../../shared/runtime/lambda-core';
 import { createCallbackHandler } from './handler';
 import { INGRESS_BUFFER_OFF_METRIC } from '../../shared/config/metric-names';
 
-const { services } = await lambdaServices('relay-callback');
+// The core services only: the callback never reads statements or webhook deliveries (a smaller bundle).
+const { services } = await lambdaCoreServices('relay-callback');
 const ingressBuffer = await ingressBufferFromEnv(services.log);
 const handle = createCallbackHandler({ ...services, ingressBuffer });
 

@@ -10,7 +10,7 @@ import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
 
 /** Providers whose accounts may pull their own record of money moved (their infra declares a `pullApi`). */
 const PULL_PROVIDERS = PROVIDER_INFRA.flatMap((d) =>
-  'pullApi' in d ? [{ id: d.id, name: d.name, pullApi: d.pullApi }] : [],
+  d.pullApi ? [{ id: d.id, name: d.name, pullApi: d.pullApi }] : [],
 );
 
 /**

@@ -229,6 +229,8 @@ export interface MeAnswer {
   };
   /** The zones the console shows times in by default (shared/app/console/time-zones.ts). */
   timeZones: TimeZonesView;
+  /** The providers the relay speaks, in registry order (the console's provider filter). */
+  providers: Array<{ id: string; name: string }>;
 }
 
 /** Each account's business time zone (`provider/account` → IANA zone), and the one most of them share. */

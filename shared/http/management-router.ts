@@ -7,6 +7,7 @@ import { auditCsv, listAudit, MAX_CSV_ROWS, recordAuditAfter } from '../app/oper
 import { approve, listApprovals, reject, resolveOrRequest } from '../app/operations/approvals';
 import { acceptQuarantined, dismissQuarantined } from '../app/operations/quarantine-decisions';
 import type { MeAnswer } from '../app/management-answers';
+import { PROVIDERS } from '../providers/registry';
 import { type Actor, hasRole } from '../domain/actor';
 import { registerTransaction } from '../app/transactions/register-transaction';
 import type { RelayServices } from '../app/services';
@@ -326,6 +327,7 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
       actor,
       can: { operate: hasRole(actor, 'operator'), administer: hasRole(actor, 'admin') },
       timeZones: businessTimeZones(services.config),
+      providers: PROVIDERS.map((p) => ({ id: p.id, name: p.displayName })),
     };
     return json(200, me);
   },

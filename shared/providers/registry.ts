@@ -1,16 +1,15 @@
 import { airtelProvider } from './airtel';
-import { airtelInfra } from './airtel/infra';
 import { darajaProvider } from './daraja';
-import { darajaInfra } from './daraja/infra';
 import { momoProvider } from './momo';
-import { momoInfra } from './momo/infra';
-import type { ProviderModule } from './types';
+import type { ProviderInfraDeclaration, ProviderModule } from './types';
 
 /**
- * Every provider dialect the relay speaks. Adding one = a folder under providers/ and a line here (its
- * `infra.ts` in PROVIDER_INFRA below, and when it has them, its status API and registration rules in
- * status-api-registry.ts and registration-registry.ts). Everything else (routing, config, timings, phone
- * fields, acks, decisions) reads the provider through this list.
+ * Every provider dialect the relay speaks. Adding one = a folder under providers/ and a line here. Its
+ * module declares everything the relay derives from this list: routing, config, timings, phone fields,
+ * acks, decisions, registration rules, infra facts (PROVIDER_INFRA), operators' and the console's name
+ * (GET /v1/me), events' `provider` (EVENT_PROVIDERS, checked equal by a test). The one part kept apart is
+ * a status API client (status-api-registry.ts, one line more for a provider that has one): the callback
+ * bundles must not carry the clients (test/unit/providers/registry-derived.test.ts ties the two lists).
  */
 const REGISTERED: ProviderModule<never>[] = [
   momoProvider as ProviderModule<never>,
@@ -19,8 +18,12 @@ const REGISTERED: ProviderModule<never>[] = [
 ];
 export const PROVIDERS: readonly ProviderModule<never>[] = REGISTERED;
 
-/** What infra/ needs from each provider (callback deadlines, ack limits), in the same order. */
-export const PROVIDER_INFRA = [momoInfra, airtelInfra, darajaInfra] as const;
+const INFRA: ProviderInfraDeclaration[] = [];
+/**
+ * What infra/ needs from each provider (callback deadlines, ack limits, alarms, operators' words), in
+ * registry order: each module's `infra`, kept in step with registerProvider (the same array, refilled).
+ */
+export const PROVIDER_INFRA: readonly ProviderInfraDeclaration[] = INFRA;
 
 export function findProvider(id: string): ProviderModule<unknown> | undefined {
   return PROVIDERS.find((p) => p.id === id) as ProviderModule<unknown> | undefined;
@@ -29,7 +32,9 @@ export function findProvider(id: string): ProviderModule<unknown> | undefined {
 const phoneFieldSets = new Map<string, ReadonlySet<string>>();
 /** Every provider's phone-number fields: for a payload whose provider is not known (a refused request). */
 const ANY_PHONE_FIELDS = new Set<string>();
-function indexPhoneFields(): void {
+/** Refills what is derived from the registered modules (infra declarations, phone fields). */
+function reindex(): void {
+  INFRA.splice(0, INFRA.length, ...PROVIDERS.map((p) => p.infra));
   phoneFieldSets.clear();
   ANY_PHONE_FIELDS.clear();
   for (const p of PROVIDERS) {
@@ -37,7 +42,7 @@ function indexPhoneFields(): void {
     for (const field of p.phoneFields) ANY_PHONE_FIELDS.add(field);
   }
 }
-indexPhoneFields();
+reindex();
 
 /**
  * Adds a provider without a line above: the injection point the fake-provider test uses to show that a
@@ -47,11 +52,11 @@ indexPhoneFields();
 export function registerProvider<S>(module: ProviderModule<S>): () => void {
   if (findProvider(module.id)) throw new Error(`provider ${module.id} is registered already`);
   REGISTERED.push(module as ProviderModule<never>);
-  indexPhoneFields();
+  reindex();
   return () => {
     const at = REGISTERED.indexOf(module as ProviderModule<never>);
     if (at >= 0) REGISTERED.splice(at, 1);
-    indexPhoneFields();
+    reindex();
   };
 }
 

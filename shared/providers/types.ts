@@ -404,6 +404,13 @@ export interface ProviderModule<S = unknown> {
   countryOf?(settings: S): string | undefined;
   /** The provider's own timing (its `timings.ts`): when to check a status, when a silence starts. */
   timings: ProviderTimings;
+  /** What infra/ builds for it (its `infra.ts`): alarms, limits, decision functions, operators' words. */
+  infra: ProviderInfraDeclaration;
+  /**
+   * How its transactions are registered (its `registration.ts`): kinds, reference checks, the callback URL
+   * handed out. Absent: the provider takes no registrations.
+   */
+  registration?: RegistrationRules<S>;
 }
 
 /**
@@ -480,4 +487,61 @@ export interface AckBudget {
   storeMs: number;
   /** When the ack must be on its way: the buffer gets what is left of it after the store. */
   ackMs: number;
+}
+
+/**
+ * What infra needs from a provider, declared by the provider module (its `infra.ts`, carried as its
+ * `infra`) and gathered by the registry (PROVIDER_INFRA), so no construct names a provider. Plain data:
+ * no AWS SDK or CDK import, since the registry carries it into every function bundle.
+ */
+export interface ProviderInfraDeclaration {
+  readonly id: string;
+  /** How operators' texts (alarm descriptions, nag reasons) name the provider. */
+  readonly name: string;
+  /** Whether the provider delivers a callback again when it was not acknowledged. */
+  readonly retriesCallbacks: boolean;
+  /**
+   * What authenticates its callbacks besides the path secret (`name`), what a refused one usually points
+   * at (`misconfigured`), and whether it is the request's source address (`checksSourceIp`: behind
+   * CloudFront the relay must be told the viewer's address).
+   */
+  readonly callbackCheck?: {
+    readonly name: string;
+    readonly misconfigured: string;
+    readonly checksSourceIp?: boolean;
+  };
+  /** The provider keeps the callback URLs registered with it (named when an account falls silent). */
+  readonly urlRegistration?: string;
+  /**
+   * The provider's own limit for answering a callback: drawn on the ack latency graph (`label`) and
+   * named in the callback latency alarm (`phrase`, e.g. "X's 2 s").
+   */
+  readonly ackLimit?: { readonly ms: number; readonly label: string; readonly phrase: string };
+  /** Account settings (dotted keys) holding a deadline in ms for answering a callback, and its cap. */
+  readonly callbackDeadlines?: ReadonlyArray<{ readonly setting: string; readonly capMs: number }>;
+  /** AckLatency p99 (ms, provider dimension) above which the relay pages. @default no such alarm */
+  readonly ackLatencyAlarmMs?: number;
+  /** Published source addresses/CIDRs of the provider's callbacks (the WAF rate rule spares them). */
+  readonly callbackSources?: readonly string[];
+  /**
+   * The API the poller pulls the provider's own records from, and how far back it answers: the pull-age
+   * page must come before that (infra/relay/statements.ts).
+   */
+  readonly pullApi?: { readonly name: string; readonly lookBackSeconds: number };
+  /**
+   * Routes that wait on a decision (`/v1/<provider>/{account}[/{secret}]/<path>`): served by a function
+   * of their own with their own reserved concurrency (`ceil(rate × worstCaseMs)`) and throttle.
+   */
+  readonly decisionRoutes?: ReadonlyArray<ProviderDecisionRoute>;
+}
+
+export interface ProviderDecisionRoute {
+  /** Names the function (`<id>Function`), the route settings and the props (`decisionThrottles`). */
+  readonly id: string;
+  readonly method: string;
+  /** The route after `/v1/<provider>/{account}/[{secret}/]`, e.g. `c2b/validation`. */
+  readonly path: string;
+  /** Longest the handler may take to answer (the decision deadline's cap). */
+  readonly worstCaseMs: number;
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
 }

@@ -26,12 +26,18 @@ const INVOKE =
 
 let outdir: string;
 let file: string;
+/** The bundle's inputs (our files and packages) that left bytes in it. */
+let inputs: string[];
 let table: Awaited<ReturnType<typeof createTestTable>>;
 
 beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), 'relay-callback-bundle-'));
   file = join(outdir, 'index.mjs');
-  await build(relayBuildOptions('callback', file));
+  const built = await build(relayBuildOptions('callback', file));
+  const output = Object.values(built.metafile?.outputs ?? {}).find((o) => o.entryPoint);
+  inputs = Object.entries(output?.inputs ?? {}).flatMap(([path, input]) =>
+    input.bytesInOutput > 0 ? [path] : [],
+  );
   table = await createTestTable();
 });
 
@@ -101,5 +107,17 @@ describe('callback bundle', () => {
     const items = await table.listAll();
     expect(JSON.stringify(items)).toContain(REFERENCE);
     expect(JSON.stringify(items)).toContain('363440463');
+  });
+
+  it('leaves out what the callback path never runs: statements, webhook deliveries, status API clients', () => {
+    // Act
+    const unneeded = inputs.filter((path) =>
+      /shared\/adapters\/dynamodb\/(statement-store|delivery-log|destination-state-store)|shared\/adapters\/sqs\/sqs-delivery-queue|shared\/app\/delivery\/|shared\/providers\/[^/]+\/api-client|shared\/app\/statements\/statement-sink/.test(
+        path,
+      ),
+    );
+    // Assess
+    expect(unneeded).toEqual([]);
+    expect(inputs).toContain('functions/callback/index.ts');
   });
 });

@@ -12,6 +12,8 @@ import {
   airtelReferenceProblem,
 } from './schema';
 import { airtelTimings } from './timings';
+import { airtelInfra } from './infra';
+import { airtelRegistration } from './registration';
 
 /** Recipes that sign only part of the body, and that part: the rest is ignored when such a recipe matched. */
 const SIGNED_PART: Partial<
@@ -74,6 +76,8 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   displayName: 'Airtel Money',
   // Airtel's callbacks carry no number; its payment requests name the subscriber's `msisdn`.
   timings: airtelTimings,
+  infra: airtelInfra,
+  registration: airtelRegistration,
   phoneFields: ['msisdn'],
   countryOf: (settings) => settings.country ?? settings.api?.country,
   accountSchema: airtelAccountSchema,

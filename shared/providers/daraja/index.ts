@@ -31,6 +31,10 @@ import {
   darajaAccountSchema,
 } from './schema';
 import { darajaTimings } from './timings';
+import { darajaInfra } from './infra';
+import { darajaRegistration } from './registration';
+
+export { darajaRouteUrl, darajaRouteUrls } from './route-url';
 
 const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['parse']> = {
   stk: parseStk,
@@ -65,28 +69,6 @@ function validationAnswer(resultCode: string): ProviderAck {
     : { statusCode: 200, body: { ResultCode: resultCode, ResultDesc: 'Rejected' } };
 }
 
-/** The URL of one Daraja route of an account (path secret included): what the partner registers with Daraja. */
-export function darajaRouteUrl(
-  baseUrl: string,
-  accountId: string,
-  pathSecret: string | undefined,
-  route: DarajaRouteName,
-): string {
-  return `${baseUrl.replace(/\/$/, '')}/v1/daraja/${accountId}${pathSecret ? `/${pathSecret}` : ''}/${DARAJA_ROUTES[route]}`;
-}
-
-export function darajaRouteUrls(
-  baseUrl: string,
-  accountId: string,
-  pathSecret: string | undefined,
-): Record<DarajaRouteName, string> {
-  const urls = {} as Record<DarajaRouteName, string>;
-  for (const route of Object.keys(DARAJA_ROUTES) as DarajaRouteName[]) {
-    urls[route] = darajaRouteUrl(baseUrl, accountId, pathSecret, route);
-  }
-  return urls;
-}
-
 /** Bad input a validation request can carry; Daraja gets its own rejection for it (see formatError). */
 const BAD_INPUT = [
   SchemaValidationError,
@@ -103,6 +85,8 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   // Members and Key/Value items that carry a number, alone or as "254708374149 - Name" (PartyA/B may be a
   // short code, which is no phone number and stays).
   timings: darajaTimings,
+  infra: darajaInfra,
+  registration: darajaRegistration,
   phoneFields: [
     'PhoneNumber',
     'MSISDN',

@@ -1,5 +1,5 @@
 import type { RegistrationRules } from '../types';
-import { darajaRouteUrl } from './index';
+import { darajaRouteUrl } from './route-url';
 import { DARAJA_KINDS, type DarajaAccountSettings, type DarajaRouteName } from './schema';
 
 /** The route a registration's callbackUrl names, by kind (STK's CallBackURL otherwise). */

@@ -5,6 +5,8 @@ import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 import { momoTimings } from './timings';
+import { momoInfra } from './infra';
+import { momoRegistration } from './registration';
 
 function kindOf(input: CallbackInput<MomoAccountSettings>): string {
   const kind = input.params.kind!.toLowerCase();
@@ -92,6 +94,8 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   displayName: 'MTN MoMo',
   // payer/payee {partyIdType, partyId}: an id of type EMAIL or PARTY_CODE has no number and stays.
   timings: momoTimings,
+  infra: momoInfra,
+  registration: momoRegistration,
   phoneFields: ['partyId', 'msisdn'],
   countryOf: (settings) =>
     Object.hasOwn(MOMO_ENVIRONMENT_COUNTRIES, settings.targetEnvironment)

@@ -111,6 +111,11 @@ describe('the management API names who acts and enforces roles', () => {
       actor: { id: 'vic', name: 'vic', email: null, role: 'viewer', via: 'token' },
       can: { operate: false, administer: false },
       timeZones: { business: 'UTC', accounts: { 'momo/demo': 'UTC' } },
+      providers: [
+        { id: 'momo', name: 'MTN MoMo' },
+        { id: 'airtel', name: 'Airtel Money' },
+        { id: 'daraja', name: 'Safaricom Daraja' },
+      ],
     });
     expect((admin.body as MeAnswer).can).toEqual({ operate: true, administer: true });
   });

@@ -15,10 +15,14 @@ import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { InboundRequest } from '../../../shared/http/types';
-import { registerProvider } from '../../../shared/providers/registry';
+import { handleManagementRequest } from '../../../shared/http/management-router';
+import { findRegistrationRules } from '../../../shared/providers/registration-registry';
+import { PROVIDER_INFRA, registerProvider } from '../../../shared/providers/registry';
+import { providerAckLimits, providerCallbackSources, providerWords } from '../../../infra/relay/providers';
 import { fakeProvider } from '../../fixtures/providers/fake';
 
 const KEY = 'fakepay-signing-key-0123456789';
+const TOKEN = 'management-token-0123456789';
 const SECRET = 'fakepay-path-secret-0123456789';
 let unregister: () => void;
 let services: RelayServices;
@@ -27,7 +31,7 @@ let store: MemoryStore;
 beforeAll(() => {
   unregister = registerProvider(fakeProvider);
   const config = parseConfig({
-    management: { bearerToken: 'management-token-0123456789' },
+    management: { bearerToken: TOKEN },
     accounts: { fakepay: { shop: { pathSecret: SECRET, signingKey: KEY } } },
   });
   store = new MemoryStore();
@@ -134,5 +138,76 @@ describe('a provider added as one folder and one registry line', () => {
       1200 * services.config.reconciliation.timeScale,
     );
     expect(services.scrub(`key ${KEY}`)).not.toContain(KEY);
+  });
+});
+
+function management(method: string, path: string, body?: object): InboundRequest {
+  return {
+    requestId: `mgmt-${method}-${path}`,
+    method,
+    path,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    query: {},
+    rawBody: Buffer.from(body ? JSON.stringify(body) : ''),
+    sourceIp: '192.0.2.10',
+    receivedAt: new Date('2026-11-29T10:00:00.000Z'),
+  };
+}
+
+describe('every list derived from the provider registry names the provider added as one folder and one line', () => {
+  it('gives infra its declaration: ack limit, latency alarm, callback check, sources and operators’ words', () => {
+    // Act, Assess
+    expect(PROVIDER_INFRA.map((d) => d.id)).toContain('fakepay');
+    expect(providerAckLimits()).toContainEqual({
+      ms: 3000,
+      label: 'FakePay limit (3 s)',
+      phrase: "FakePay's 3 s",
+    });
+    expect(providerCallbackSources()).toMatchObject({ fakepay: ['203.0.113.0/24'] });
+    expect(providerWords.all()).toContain('FakePay');
+    expect(providerWords.nonRetrying()).toContain('FakePay');
+    expect(providerWords.callbackChecks()).toContain('FakePay HMAC signature');
+  });
+
+  it('registers its transactions by its own rules: canonical reference, its kinds, its refusal', async () => {
+    // Act
+    const rules = findRegistrationRules('fakepay');
+    const registered = await handleManagementRequest(
+      services,
+      management('POST', '/v1/transactions', {
+        provider: 'fakepay',
+        account: 'shop',
+        reference: 'ORDER-9',
+        kind: 'payment',
+        amount: '40',
+        currency: 'KES',
+      }),
+    );
+    const refused = await handleManagementRequest(
+      services,
+      management('POST', '/v1/transactions', {
+        provider: 'fakepay',
+        account: 'shop',
+        reference: 'not a reference!',
+        kind: 'payment',
+      }),
+    );
+    // Assess
+    expect(rules?.normalizeReference?.('ORDER-9')).toBe('order-9');
+    expect(registered.statusCode).toBe(201);
+    expect(await store.getTransaction(key('order-9'))).toMatchObject({ kind: 'payment' });
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('1 to 40 letters');
+  });
+
+  it('offers it in the console’s provider filter (GET /v1/me), under its display name', async () => {
+    // Act
+    const me = await handleManagementRequest(services, management('GET', '/v1/me'));
+    // Assess
+    expect(me.statusCode).toBe(200);
+    expect((me.body as { providers: unknown[] }).providers).toContainEqual({
+      id: 'fakepay',
+      name: 'FakePay',
+    });
   });
 });
