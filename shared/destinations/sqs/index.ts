@@ -40,6 +40,8 @@ const PERMANENT_ERRORS = new Set([
   'AWS.SimpleQueueService.NonExistentQueue',
   'QueueDoesNotExist',
   'KmsAccessDenied',
+  'KmsDisabled',
+  'KmsNotFound',
   'KMS.AccessDeniedException',
 ]);
 
