@@ -24,7 +24,7 @@ import type {
 } from './ports';
 
 /** The ports of the destination types beyond HTTP (sqs: its queue sender and STS), when this process has them. */
-export type ExtraDestinationIo = Pick<DestinationIo, 'queues' | 'roles'>;
+type ExtraDestinationIo = Pick<DestinationIo, 'queues' | 'roles'>;
 
 /** Each type's sender, built once (its caches live as long as the process). */
 export type Deliverers = (type: string) => Deliverer<unknown>;

@@ -1,7 +1,7 @@
 import type { RoleAssumer, RoleCredentials } from '../ports';
 
 /** The session asked of STS: an hour, the most a role assumed from the function's own role may last. */
-export const ROLE_SESSION_SECONDS = 3600;
+const ROLE_SESSION_SECONDS = 3600;
 /** Credentials are renewed this long before they expire, so no attempt starts with a session about to end. */
 export const CREDENTIALS_RENEW_BEFORE_MS = 5 * 60_000;
 
