@@ -125,6 +125,24 @@ export default tseslint.config(
     },
   },
   {
+    files: ['shared/destinations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(app|adapters|http|runtime|config|providers)(/|$)',
+              message:
+                'A destination type is pure code: it reaches the world through its ports (shared/destinations/ports.ts).',
+            },
+            { regex: '^@aws-sdk/', message: 'Only adapters import the AWS SDK.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['shared/config/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -149,6 +167,7 @@ export default tseslint.config(
       'shared/domain/**',
       'shared/app/**',
       'shared/providers/**',
+      'shared/destinations/**',
       'shared/config/**',
     ],
     rules: {

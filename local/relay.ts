@@ -29,6 +29,7 @@ import { consoleEventStream, TransactionChangeFeed } from './console-events';
 import { DynamoDeliveryLog } from '../shared/adapters/dynamodb/delivery-log';
 import { DynamoDestinationStateStore } from '../shared/adapters/dynamodb/destination-state-store';
 import { type DeliveryAdmin, secretRefResolver } from '../shared/app/delivery/destinations-admin';
+import { sqsPartnerQueues } from '../shared/adapters/sqs/partner-queue';
 import { HttpWebhookSender } from '../shared/adapters/webhooks/http-sender';
 import { DeliveryEngine } from '../shared/app/delivery/engine';
 import { timerScheduler } from '../shared/app/delivery/ports';
@@ -217,6 +218,8 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
         destinations: config.destinations,
         secretsOf: (name) => config.destinations[name]!.signingSecrets,
         sender: new HttpWebhookSender(),
+        // An sqs destination under npm start goes to its endpointUrl (an emulator), or is refused at start.
+        io: { queues: sqsPartnerQueues() },
         log: deliveryLog,
         states: destinationStates,
         resolveSecret,

@@ -15,6 +15,7 @@ import type { Construct } from 'constructs';
 import { OPERATOR_EVENT_TYPES } from '../../shared/domain/event-envelope';
 import { deliveryConcurrency } from '../../shared/config/limits';
 import type { DestinationConfig, RelayConfig } from '../../shared/config/schema';
+import { assumedRoles, destinationProblems as typeProblems } from '../../shared/destinations/registry';
 import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
 import { secretArns } from './secrets';
 import { TABLE_DATA_ACTIONS, TABLE_KEY_ACTIONS } from './storage';
@@ -37,14 +38,44 @@ export interface RelayDelivery {
   readonly alarms: cloudwatch.Alarm[];
 }
 
-/** Synth-time checks of the destinations for AWS: https, no local-only flag, signing secrets by reference. */
+/**
+ * Characters of role ARNs in one managed policy of the delivery function's `sts:AssumeRole` grants: a
+ * managed policy holds 6,144 (whitespace not counted), the rest is the statement around them. Kept out of
+ * the role's inline policy (10,240 for all of them), which the queues, table and secrets already use.
+ */
+const ROLE_ARN_CHARS_PER_POLICY = 5_000;
+/** Managed policies a role may have (IAM's default quota is 10; two are left for the account's own). */
+const MAX_ASSUME_ROLE_POLICIES = 8;
+
+/** The role ARNs in groups that each fit one managed policy, in order. */
+export function roleArnChunks(roleArns: readonly string[], budget = ROLE_ARN_CHARS_PER_POLICY): string[][] {
+  const chunks: string[][] = [];
+  let size = budget;
+  for (const arn of roleArns) {
+    // An ARN costs its characters, two quotes and a comma in the policy's JSON.
+    const cost = arn.length + 3;
+    if (size + cost > budget) {
+      chunks.push([]);
+      size = 0;
+    }
+    chunks.at(-1)!.push(arn);
+    size += cost;
+  }
+  return chunks;
+}
+
+/**
+ * Synth-time checks of the destinations for AWS: each type's own (https only, no local-only flag, an SQS
+ * queue and role of the accepted forms), signing secrets by reference, the partner roles within IAM's limits.
+ */
 export function destinationProblems(config: RelayConfig, secretNamePrefix: string): string[] {
-  const problems: string[] = [];
+  const problems = typeProblems(config.destinations, { runtime: 'aws' });
+  const policies = roleArnChunks(assumedRoles(config.destinations)).length;
+  if (policies > MAX_ASSUME_ROLE_POLICIES)
+    problems.push(
+      `destinations: the partner roles (roleArn) need ${policies} managed policies of sts:AssumeRole grants, more than ${MAX_ASSUME_ROLE_POLICIES}: split the destinations over two relays`,
+    );
   for (const [name, d] of Object.entries(config.destinations)) {
-    if (new URL(d.url).protocol !== 'https:')
-      problems.push(`destinations.${name}.url: https is required in AWS (http is for npm start only)`);
-    if (d.allowPrivateAddresses)
-      problems.push(`destinations.${name}.allowPrivateAddresses: the local simulator's flag, refused in AWS`);
     if (d.signingSecretId === undefined && d.signingSecrets.length === 0)
       problems.push(`destinations.${name}: no signing secret (signingSecretId)`);
     if (
@@ -169,6 +200,16 @@ export function createDelivery(
       ),
     );
   }
+  // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
+  // in managed policies sized to IAM's limit, however many destinations name one.
+  roleArnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
+    new iam.ManagedPolicy(scope, `DeliveryAssumePartnerRoles${index}`, {
+      description:
+        'The webhook delivery function assumes the partner roles of the sqs destinations, these only',
+      statements: [new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: roleArns })],
+      roles: [fn.role!],
+    });
+  });
   // The delivery log and the destination states (item reads and writes, Query for the dead letters).
   fn.addToRolePolicy(
     new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [parts.table.tableArn] }),

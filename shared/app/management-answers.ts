@@ -366,7 +366,10 @@ export interface DeliveryAttempt {
 
 export interface DestinationView {
   id: string;
-  /** Scheme, host and path only: a query string or user info may carry a credential, never shown. */
+  /**
+   * Where it delivers, by its type: an https URL's scheme, host and path only (a query string or user info
+   * may carry a credential, never shown); an sqs destination's queue ARN.
+   */
   url: string;
   filter: { eventTypes: string[]; providers: string[]; accounts: string[] };
   ratePerSecond: number;

@@ -3,6 +3,7 @@ import * as z from '../util/zod';
 import { STATEMENT_SOURCES } from '../domain/statement';
 import { TIME_FORMATS } from '../domain/statement-layouts';
 import { isTimeZone } from '../util/time-zone';
+import { DEFAULT_DESTINATION_TYPE, destinationTypeIds, findDestinationType } from '../destinations/registry';
 
 const positiveInt = z.int().check(z.positive());
 
@@ -311,12 +312,10 @@ export const webhookSecretSchema = z
 /** The Standard Webhooks specification's example retry schedule, in seconds after the first attempt's turn. */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400];
 
-/**
- * `destinations.<name>`: an HTTPS endpoint of a partner that is not on AWS, receiving the normalized events
- * as signed Standard Webhooks (docs/webhooks.md). http is refused in AWS and allowed by `npm start`.
- */
-export const destinationSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }),
+/** The fields every destination has, whatever its type; the others are its type's (shared/destinations/). */
+const destinationCommonShape = {
+  /** Its destination type (shared/destinations/registry.ts): `https` (the default) or `sqs`. */
+  type: z._default(z.string(), DEFAULT_DESTINATION_TYPE),
   /** Empty or absent: every value. An event is delivered when it passes all three. */
   filter: z._default(
     z.strictObject({
@@ -343,12 +342,40 @@ export const destinationSchema = z.strictObject({
   ),
   /** Consecutive failed attempts (across events) after which the destination is disabled. */
   disableAfterFailures: z._default(positiveInt.check(z.lte(10_000)), 20),
-  /**
-   * Local simulator only: lets the destination resolve to a loopback or private address. Refused in AWS,
-   * where such hosts are always refused (docs/webhooks.md#safety).
-   */
-  allowPrivateAddresses: z._default(z.boolean(), false),
-});
+};
+type DestinationCommon = z.infer<z.ZodMiniObject<typeof destinationCommonShape, z.core.$strict>>;
+const COMMON_DESTINATION_KEYS = new Set(Object.keys(destinationCommonShape));
+
+/**
+ * `destinations.<name>`: where the normalized events go as signed Standard Webhooks (docs/webhooks.md):
+ * the common fields above, and its type's own fields beside them (`url` for https; `queue`, `roleArn`,
+ * `externalId` for sqs), validated by the type's schema and kept as `settings`.
+ */
+export const destinationSchema = z.pipe(
+  z.looseObject(destinationCommonShape),
+  z.transform((value, ctx) => {
+    const type = findDestinationType(value.type);
+    if (!type) {
+      ctx.issues.push({
+        code: 'custom',
+        input: value.type,
+        path: ['type'],
+        message: `unknown destination type "${value.type}" (known: ${destinationTypeIds().join(', ')})`,
+      });
+      return z.NEVER;
+    }
+    const common: Record<string, unknown> = {};
+    const own: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value))
+      (COMMON_DESTINATION_KEYS.has(key) ? common : own)[key] = field;
+    const settings = z.safeParse(type.settingsSchema, own);
+    if (!settings.success) {
+      for (const issue of settings.error.issues) ctx.issues.push({ ...issue, input: undefined });
+      return z.NEVER;
+    }
+    return { ...(common as DestinationCommon), settings: settings.data };
+  }),
+);
 
 export type DestinationConfig = z.infer<typeof destinationSchema>;
 

@@ -10,6 +10,9 @@ import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { createSqsBufferClient } from '../adapters/sqs/sqs-ingress-buffer';
 import { sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
+import { sqsPartnerQueues } from '../adapters/sqs/partner-queue';
+import type { DestinationIo } from '../destinations/ports';
+import { createDeliverers, destinationProblems } from '../destinations/registry';
 import { startTracing } from '../adapters/tracing/xray';
 import { HttpWebhookSender } from '../adapters/webhooks/http-sender';
 import { secretRefResolver } from '../app/delivery/destinations-admin';
@@ -17,6 +20,7 @@ import { signingSecretsOf } from '../app/delivery/signing-secrets';
 import { systemClock } from '../app/ports';
 import { scrubbingLogger } from '../app/services';
 import { loadConfig } from '../config/load';
+import { ConfigError } from '../domain/errors';
 import { FUNCTION_SECRET_KINDS } from '../config/secret-reader';
 import { secretScrubber } from '../config/secrets';
 import { createScrubber } from '../util/redact';
@@ -54,6 +58,12 @@ export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'rem
   const resolveRef = secretRefResolver({ runtime: 'aws', readSecret });
   const metrics = new PowertoolsRelayMetrics();
   useInvocationMetrics(metrics);
+  // The destination types' ports. STS waits for @aws-sdk/client-sts: until then an sqs destination is
+  // refused here, at load, naming it (docs/webhooks.md#sqs-destinations).
+  const sender = new HttpWebhookSender();
+  const io: DestinationIo = { http: sender, queues: sqsPartnerQueues(), now: () => systemClock.now() };
+  const problems = destinationProblems(config.destinations, { runtime: 'aws', io });
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
 
   return {
     destinations: config.destinations,
@@ -65,7 +75,8 @@ export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'rem
       }
       return secrets;
     },
-    sender: new HttpWebhookSender(),
+    sender,
+    deliverers: createDeliverers(io),
     log: new DynamoDeliveryLog(doc, { tableName, retentionDays: config.retention.transactionDays }),
     // The management API's store (pause, resume, rotation), read through a 5-second cache per function.
     states: new DynamoDestinationStateStore(doc, { tableName, cacheMs: DESTINATION_STATE_CACHE_MS }),

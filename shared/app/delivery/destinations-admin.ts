@@ -7,6 +7,7 @@ import {
   DestinationNotFoundError,
   SchemaValidationError,
 } from '../../domain/errors';
+import { shownTarget } from '../../destinations/registry';
 import type { Clock } from '../ports';
 import type {
   DestinationDeliveriesAnswer,
@@ -85,12 +86,6 @@ function configOf(admin: DeliveryAdmin, id: string): DestinationConfig {
   return config;
 }
 
-/** Scheme, host and path: user info and the query string may hold a credential. */
-function shownUrl(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
-}
-
 function view(
   id: string,
   config: DestinationConfig,
@@ -99,7 +94,8 @@ function view(
 ): DestinationView {
   return {
     id,
-    url: shownUrl(config.url),
+    // Its type's safe form: an https URL's scheme, host and path (user info and query may hold a credential), an SQS queue's ARN.
+    url: shownTarget(config),
     filter: config.filter,
     ratePerSecond: config.ratePerSecond,
     concurrency: config.concurrency,

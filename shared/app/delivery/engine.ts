@@ -1,8 +1,12 @@
 import type { DestinationConfig } from '../../config/schema';
 import type { EventEnvelope } from '../../domain/event-envelope';
+import { ConfigError } from '../../domain/errors';
 import { scrubThenTruncate, type Scrubber } from '../../util/redact';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { Clock } from '../ports';
+import type { DeliveryAnswer, DestinationIo } from '../../destinations/ports';
+import { createDeliverers, destinationProblems } from '../../destinations/registry';
+import type { Deliverer } from '../../destinations/types';
 import { webhookHeaders } from './signing';
 import {
   type DestinationDisabledData,
@@ -16,9 +20,14 @@ import type {
   DestinationState,
   DestinationStateStore,
   Scheduler,
-  WebhookResponse,
   WebhookSender,
 } from './ports';
+
+/** The ports of the destination types beyond HTTP (sqs: its queue sender and STS), when this process has them. */
+type ExtraDestinationIo = Pick<DestinationIo, 'queues' | 'roles'>;
+
+/** Each type's sender, built once (its caches live as long as the process). */
+export type Deliverers = (type: string) => Deliverer<unknown>;
 
 /** The Standard Webhooks example's time-out; a destination that needs longer should answer 2xx first and work after. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -68,6 +77,8 @@ export interface DeliveryEngineDeps {
   /** The destination's signing secrets, current first (from the config or its `signingSecretId`). */
   secretsOf: (destination: string) => readonly string[];
   sender: WebhookSender;
+  /** The other types' ports (sqs). */
+  io?: ExtraDestinationIo;
   log: DeliveryLog;
   /** Pause, disabling, failure streak and secret rotation: read before every attempt (one store, every path). */
   states: DestinationStateStore;
@@ -115,16 +126,16 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
 export class DeliveryEngine {
   private readonly lanes = new Map<string, Lane>();
   private readonly pending = new Set<Promise<void>>();
+  private readonly deliverers: Deliverers;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
-    for (const [name, destination] of Object.entries(deps.destinations)) {
-      const url = new URL(destination.url);
-      if (deps.runtime === 'aws' && url.protocol !== 'https:')
-        throw new Error(`destinations.${name}.url: https is required in AWS (http is for npm start only)`);
-      if (deps.runtime === 'aws' && destination.allowPrivateAddresses)
-        throw new Error(
-          `destinations.${name}.allowPrivateAddresses: the local simulator's flag, refused in AWS`,
-        );
+    const io: DestinationIo = { http: deps.sender, now: () => deps.clock.now(), ...deps.io };
+    // Refused at start, each problem naming its destination and field (an sqs destination without an
+    // emulator's endpointUrl under npm start, http in AWS…), rather than failing attempt after attempt.
+    const problems = destinationProblems(deps.destinations, { runtime: deps.runtime, io });
+    if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
+    this.deliverers = createDeliverers(io);
+    for (const name of Object.keys(deps.destinations)) {
       if (deps.secretsOf(name).length === 0)
         throw new Error(`destinations.${name}: no signing secret (signingSecrets or signingSecretId)`);
       this.lanes.set(name, {
@@ -263,6 +274,7 @@ export class DeliveryEngine {
         secrets: this.deps.secretsOf(destination),
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
         sender: this.deps.sender,
+        deliverers: this.deliverers,
         log: this.deps.log,
         clock: this.deps.clock,
         scrub: this.deps.scrub,
@@ -314,6 +326,8 @@ export interface AttemptContext {
   /** The destination's signing secrets, current first. */
   secrets: readonly string[];
   sender: WebhookSender;
+  /** Each destination type's sender (built once by the caller); absent: built here from `sender` (https only). */
+  deliverers?: Deliverers;
   log: DeliveryLog;
   clock: Clock;
   scrub: Scrubber;
@@ -366,23 +380,20 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
     return { outcome: 'dead-letter' };
   }
   const timestamp = Math.floor(started.getTime() / 1000);
-  let response: WebhookResponse;
+  let response: DeliveryAnswer;
   let secrets: readonly string[] = ctx.secrets;
   try {
-    // Synth refuses http destinations in AWS already; a config changed behind its back is not sent either.
-    if (ctx.runtime === 'aws' && new URL(config.url).protocol !== 'https:')
-      throw new Error('not sent: https is required in AWS');
     secrets = await signingSecretsNow(ctx, current, started.getTime());
-    response = await ctx.sender.send({
-      url: config.url,
-      headers: {
-        ...webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
-        'content-type': 'application/json',
-        'user-agent': 'mobile-money-callback-relay',
-      },
+    const deliverers = ctx.deliverers ?? createDeliverers({ http: ctx.sender, now: () => ctx.clock.now() });
+    response = await deliverers(config.type).deliver({
+      destination,
+      settings: config.settings,
       body: job.event.body,
+      eventId: job.event.eventId,
+      correlationId: job.event.correlationId,
+      signature: webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
       timeoutMs: DELIVERY_TIMEOUT_MS,
-      allowPrivateAddresses: ctx.runtime === 'local' && config.allowPrivateAddresses,
+      runtime: ctx.runtime,
     });
   } catch (error) {
     response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
@@ -390,17 +401,20 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
   const finished = ctx.clock.now();
   const latencyMs = finished.getTime() - started.getTime();
   const status = response.kind === 'answered' ? response.status : null;
+  const delivered = response.kind === 'accepted' || (status !== null && status >= 200 && status < 300);
   // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
   const scrub = (text: string) =>
     secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), ctx.scrub(text));
   const excerpt = scrubThenTruncate(
-    maskMsisdnsIn(response.kind === 'answered' ? response.excerpt : response.error),
+    maskMsisdnsIn(
+      response.kind === 'answered' || response.kind === 'accepted' ? response.excerpt : response.error,
+    ),
     EXCERPT_CHARS,
     scrub,
   );
   const record = { ...base, status, latencyMs, excerpt };
   const at = finished.toISOString();
-  if (status !== null && status >= 200 && status < 300) {
+  if (delivered) {
     await ctx.states.recordAttempt(destination, { at, status, outcome: 'delivered', failed: false });
     await ctx.log.recordAttempt({ ...record, outcome: 'delivered' });
     return { outcome: 'delivered' };
@@ -411,13 +425,19 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
     outcome: 'retrying',
     failed: true,
   });
-  const reason =
-    status === 410 ? 'gone' : failures >= config.disableAfterFailures ? 'consecutive-failures' : undefined;
+  // Gone: a 410, or a type's answer that retrying cannot change (an SQS queue that does not exist or refuses).
+  const gone = status === 410 || response.kind === 'rejected';
+  const reason = gone ? 'gone' : failures >= config.disableAfterFailures ? 'consecutive-failures' : undefined;
   if (reason) {
     const event = destinationDisabledEvent({
       destination,
       reason,
-      detail: reason === 'gone' ? '410 Gone' : `${failures} consecutive failed attempts`,
+      detail:
+        response.kind === 'rejected'
+          ? response.detail
+          : reason === 'gone'
+            ? '410 Gone'
+            : `${failures} consecutive failed attempts`,
       lastStatus: status,
       consecutiveFailures: failures,
       disabledAt: at,

@@ -2,38 +2,15 @@ import type { EventEnvelope } from '../../domain/event-envelope';
 import type { DestinationDisabledData } from './disabled-event';
 
 /**
- * The ports of webhook delivery (docs/webhooks.md): the engine (engine.ts) sends through a WebhookSender
- * (node http/https with a connect-time address guard: shared/adapters/webhooks/http-sender.ts), waits
+ * The ports of webhook delivery (docs/webhooks.md): the engine (engine.ts) sends through each destination
+ * type's sender (shared/destinations/registry.ts; https: a WebhookSender, node http/https with a
+ * connect-time address guard, shared/adapters/webhooks/http-sender.ts), waits
  * through a Scheduler (timers, or a test's driven clock) and records every attempt in a DeliveryLog.
  */
 
-export interface WebhookRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  timeoutMs: number;
-  /** Local simulator only: the destination may resolve to loopback / private addresses. */
-  allowPrivateAddresses: boolean;
-}
-
-export type WebhookResponse =
-  | {
-      kind: 'answered';
-      status: number;
-      /** Seconds from `Retry-After` (delta-seconds or an HTTP date), when the destination sent one. */
-      retryAfterSeconds?: number;
-      /** The first bytes of the body (bounded by the sender), not yet scrubbed. */
-      excerpt: string;
-    }
-  | {
-      /** No HTTP answer: refused address, DNS, connection, TLS or time-out. Never carries a secret. */
-      kind: 'failed';
-      error: string;
-    };
-
-export interface WebhookSender {
-  send(request: WebhookRequest): Promise<WebhookResponse>;
-}
+// The senders' ports belong to the destination types (shared/destinations/), re-exported for the adapters.
+import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../destinations/ports';
+export type { WebhookRequest, WebhookResponse, WebhookSender };
 
 /** Runs a task after a delay: timers in a process, a driven clock in tests. */
 export interface Scheduler {

@@ -4,7 +4,7 @@ import type { EventEnvelope } from '../../domain/event-envelope';
 import { DeliveryPathUnavailableError } from '../../domain/errors';
 import type { Scrubber } from '../../util/redact';
 import type { Clock, RelayLogger, RelayMetrics } from '../ports';
-import { attemptDelivery, DELIVERY_TIMEOUT_MS } from './engine';
+import { attemptDelivery, type Deliverers, DELIVERY_TIMEOUT_MS } from './engine';
 
 import type {
   DeliveredEvent,
@@ -77,6 +77,8 @@ export interface QueueDeliveryDeps {
   /** The destination's signing secrets, current first (Secrets Manager behind a cache, or the config). */
   secretsOf: (destination: string) => Promise<readonly string[]>;
   sender: WebhookSender;
+  /** Each destination type's sender, built once per function (the sqs type's STS credential cache); absent: https only. */
+  deliverers?: Deliverers;
   log: DeliveryLog;
   /** The one destination state store (pause, rotation, disabling), the management API's too. */
   states: DestinationStateStore;
@@ -193,6 +195,7 @@ export async function deliverQueueBatch(
           config,
           secrets: await deps.secretsOf(message.destination),
           sender: deps.sender,
+          ...(deps.deliverers ? { deliverers: deps.deliverers } : {}),
           log: deps.log,
           clock: deps.clock,
           scrub: deps.scrub,
