@@ -11,6 +11,7 @@ import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { createSqsBufferClient } from '../adapters/sqs/sqs-ingress-buffer';
 import { sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
 import { sqsPartnerQueues } from '../adapters/sqs/partner-queue';
+import { stsRoleAssumer } from '../adapters/sqs/partner-role';
 import type { DestinationIo } from '../destinations/ports';
 import { createDeliverers, destinationProblems } from '../destinations/registry';
 import { startTracing } from '../adapters/tracing/xray';
@@ -58,10 +59,14 @@ export async function lambdaDeliveryDeps(): Promise<Omit<QueueDeliveryDeps, 'rem
   const resolveRef = secretRefResolver({ runtime: 'aws', readSecret });
   const metrics = new PowertoolsRelayMetrics();
   useInvocationMetrics(metrics);
-  // The destination types' ports. STS waits for @aws-sdk/client-sts: until then an sqs destination is
-  // refused here, at load, naming it (docs/webhooks.md#sqs-destinations).
+  // The destination types' ports: HTTP for webhooks, SQS and STS for queues in partners' accounts.
   const sender = new HttpWebhookSender();
-  const io: DestinationIo = { http: sender, queues: sqsPartnerQueues(), now: () => systemClock.now() };
+  const io: DestinationIo = {
+    http: sender,
+    queues: sqsPartnerQueues(),
+    roles: stsRoleAssumer(),
+    now: () => systemClock.now(),
+  };
   const problems = destinationProblems(config.destinations, { runtime: 'aws', io });
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
 

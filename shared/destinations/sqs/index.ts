@@ -80,7 +80,7 @@ export const sqsDestination: DestinationTypeModule<SqsDestinationSettings> = {
     if (io && !io.queues) problems.push(`destinations.${name}: this process has no SQS sender`);
     if (io && runtime === 'aws' && !io.roles)
       problems.push(
-        `destinations.${name}.roleArn: this build has no STS client to assume the role (install @aws-sdk/client-sts)`,
+        `destinations.${name}.roleArn: this process has no STS client to assume the role`,
       );
     return problems;
   },
@@ -95,7 +95,7 @@ export const sqsDestination: DestinationTypeModule<SqsDestinationSettings> = {
         if (!queues) return { kind: 'failed', error: 'not sent: no SQS sender in this process' };
         let session;
         if (runtime === 'aws') {
-          if (!credentials) return { kind: 'failed', error: 'not sent: no STS client in this build' };
+          if (!credentials) return { kind: 'failed', error: 'not sent: no STS client in this process' };
           try {
             session = await credentials.get({
               roleArn: settings.roleArn,

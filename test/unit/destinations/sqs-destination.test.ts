@@ -28,7 +28,7 @@ const FIFO_ARN = 'arn:aws:sqs:af-south-1:210987654321:momo-events.fifo';
 
 const sqs = mockClient(SQSClient);
 
-/** STS behind its port (@aws-sdk/client-sts is not installed yet): an hour's session per call, counted. */
+/** STS behind its port (its adapter is tested in test/unit/adapters/sts-role-assumer.test.ts): an hour's session per call, counted. */
 class CountingAssumer implements RoleAssumer {
   readonly calls: Parameters<RoleAssumer['assumeRole']>[0][] = [];
   constructor(
