@@ -16,6 +16,7 @@
 import { perMillionStatementRows, statementIdleFloor } from './cost/statements';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseSecretRef } from '../shared/config/secret-reader';
 import { parseCli } from './cli';
 import { deliveryCostPerMillion } from './cost/deliveries';
 import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
@@ -507,14 +508,17 @@ export function month(
   return { floor, trafficFixed: fixed, perMillion, storage: stored, xrayFree, total: sum };
 }
 
-/** Every string value under a key ending in `SecretId`, anywhere in the config: the secrets it names. */
+/**
+ * Every string value under a key ending in `SecretId`, anywhere in the config: the secrets it names (a
+ * keyed reference, `<secret>#<member>`, names its secret: the accounts sharing one secret pay for one).
+ */
 export function configSecretIds(config: unknown): string[] {
   const ids = new Set<string>();
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);
     else if (value && typeof value === 'object')
       for (const [key, inner] of Object.entries(value)) {
-        if (key.endsWith('SecretId') && typeof inner === 'string') ids.add(inner);
+        if (key.endsWith('SecretId') && typeof inner === 'string') ids.add(parseSecretRef(inner).secretId);
         else walk(inner);
       }
   };
@@ -522,7 +526,10 @@ export function configSecretIds(config: unknown): string[] {
   return [...ids];
 }
 
-/** The config with a second account beside each one (same settings, its own secrets and ids). */
+/**
+ * The config with a second account beside each one (same settings, its own secrets and ids; a keyed
+ * reference, `<secret>#<member>`, gets its own member of the same shared secret).
+ */
 export function doubledAccounts(config: { accounts?: Record<string, Record<string, unknown>> }): unknown {
   const accounts: Record<string, Record<string, unknown>> = {};
   for (const [provider, byId] of Object.entries(config.accounts ?? {})) {
