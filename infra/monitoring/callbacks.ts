@@ -87,13 +87,13 @@ export function monitorApi(kit: MonitoringKit, targets: RelayMonitoringTargets):
 
 /**
  * The Logs Insights query of the per-provider ack time: the callback function's "callback handled" lines
- * carry the provider and `ackMs` (shared/app/callbacks/receive-callback.ts). Run when the dashboard is
+ * carry the provider and `ackedInMs` (shared/app/callbacks/receive-callback.ts). Run when the dashboard is
  * viewed (Logs Insights bills the bytes scanned, $0.005 per GB, in the free 5 GB for a small relay), where
  * a metric series per provider billed $0.30 a month each whether anyone looked or not.
  */
 export const ACK_BY_PROVIDER_QUERY = [
-  'filter message = "callback handled" and ispresent(ackMs)',
-  'stats pct(ackMs, 50) as p50, pct(ackMs, 99) as p99, count(*) as callbacks by provider, bin(5m)',
+  'filter message = "callback handled" and ispresent(ackedInMs)',
+  'stats pct(ackedInMs, 50) as p50, pct(ackedInMs, 99) as p99, count(*) as callbacks by provider, bin(5m)',
 ];
 
 /**

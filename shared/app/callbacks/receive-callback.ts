@@ -82,7 +82,7 @@ export async function acceptCallback(
     account: account.id,
     route: route.name,
     statusCode: ack.statusCode,
-    ackMs: Math.round(performance.now() - started),
+    ackedInMs: Math.round(performance.now() - started),
     ...(buffered ? { buffered } : {}),
   });
   // An answer to the relay's own status query is not the account's callback: counted, it would keep the

@@ -235,16 +235,16 @@ describe('callback metrics', () => {
       value: 1,
       dimensions: { provider: 'momo' },
     });
-    // The ack time per provider is the log line's ackMs (the dashboard's Logs Insights query); the alarm
+    // The ack time per provider is the log line's ackedInMs (the dashboard's Logs Insights query); the alarm
     // watches the callback function's own duration, so no metric series is written for it.
     expect(metrics.timings).toEqual([]);
     const handled = lines.find((l) => l.message === 'callback handled');
     expect(handled?.fields[0]).toMatchObject({
       provider: 'momo',
       account: 'demo',
-      ackMs: expect.any(Number),
+      ackedInMs: expect.any(Number),
     });
-    expect((handled?.fields[0] as { ackMs: number }).ackMs).toBeGreaterThanOrEqual(0);
+    expect((handled?.fields[0] as { ackedInMs: number }).ackedInMs).toBeGreaterThanOrEqual(0);
     expect(metrics.total('CallbacksBuffered')).toBe(0);
   });
 
