@@ -82,7 +82,7 @@ export class RelayMonitoring extends Construct {
     this.facade = kit.facade;
     this.dashboard = kit.dashboard;
     monitorApi(kit, targets);
-    monitorAcks(kit);
+    monitorAcks(kit, targets);
     monitorIngress(kit);
     monitorFunctions(kit, targets);
     this.storageOutage = monitorStorage(kit, targets);

@@ -16,6 +16,8 @@
 import { perMillionStatementRows, statementIdleFloor } from './cost/statements';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { METRICS_WITHOUT_ROLL_UP } from '../shared/config/metric-names';
+import { parseSecretRef } from '../shared/config/secret-reader';
 import { parseCli } from './cli';
 import { deliveryCostPerMillion } from './cost/deliveries';
 import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
@@ -335,6 +337,36 @@ export function perMillionCallbacks(
   ];
 }
 
+/**
+ * Metrics a Metrics Insights alarm's query analyses in a normal month: AWS bills such an alarm per metric
+ * its query matches (each hour; not in the free 10 alarm metrics), not one metric per alarm. Its metric's
+ * series with data all month (activity `cycle` or `traffic`) that the query's SCHEMA and WHERE select;
+ * a query over a metric with data only in incidents is priced at 1 metric all month (AWS does not say that
+ * a query matching nothing is free).
+ */
+export function insightsAlarmMetrics(stack: Stack, query: string): number {
+  const match =
+    /SELECT\s+\w+\((\w+)\)\s+FROM\s+(?:SCHEMA\(\s*"[^"]*"\s*((?:,\s*\w+\s*)*)\)|"[^"]*")(.*)$/is.exec(query);
+  const series = match ? stack.series.find((s) => s.name === match[1]) : undefined;
+  if (!match || !series || (series.activity !== 'cycle' && series.activity !== 'traffic')) return 1;
+  const schemaKeys =
+    match[2] === undefined
+      ? undefined
+      : match[2]
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean);
+  // FROM "namespace": every series of the metric, the roll-up included.
+  if (schemaKeys === undefined) return Math.max(1, series.series);
+  // SCHEMA(ns): the roll-up only; SCHEMA(ns, keys…): the series with exactly those dimensions, and
+  // a WHERE on each key picks one of them.
+  if (schemaKeys.length === 0) return 1;
+  const pinned = schemaKeys.every((key) => new RegExp(`\\b${key}\\s*=\\s*'`).test(match[3] ?? ''));
+  if (pinned) return 1;
+  const rollUp = series.dimensionSets.includes('') || !METRICS_WITHOUT_ROLL_UP.includes(series.name) ? 1 : 0;
+  return Math.max(1, series.series - rollUp);
+}
+
 /** What the stack costs with no traffic. */
 export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED): CostLine[] {
   const c = stack.counts;
@@ -346,13 +378,14 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
   const sqsRequests = c.polledQueues * SQS_POLLERS * SQS_REQUESTS_PER_POLLER_MINUTE * MINUTES_PER_MONTH;
   const secrets = c.secrets + stack.configSecrets;
   const billedDashboards = Math.max(0, c.dashboards - prices.dashboardsFree);
+  const insights = c.insightsQueries.reduce((n, query) => n + insightsAlarmMetrics(stack, query), 0);
   return [
     {
       item: 'CloudWatch alarms',
       dollars:
-        c.alarmMetrics * prices.alarmPerMonth +
+        (c.alarmMetrics + insights) * prices.alarmPerMonth +
         c.highResolutionAlarmMetrics * prices.highResolutionAlarmPerMonth,
-      formula: `${c.alarms} alarms reading ${c.alarmMetrics} metrics × $${prices.alarmPerMonth} + ${c.highResolutionAlarmMetrics} high-resolution × $${prices.highResolutionAlarmPerMonth} (template)`,
+      formula: `${c.alarms} alarms: ${c.alarms - c.insightsQueries.length} reading ${c.alarmMetrics} metrics + ${c.insightsQueries.length} on Metrics Insights queries analysing ${insights} (the series they match) × $${prices.alarmPerMonth} + ${c.highResolutionAlarmMetrics} high-resolution × $${prices.highResolutionAlarmPerMonth} (template)`,
     },
     {
       item: 'CloudWatch composite alarms',
@@ -523,14 +556,17 @@ export function month(
   return { floor, trafficFixed: fixed, perMillion, storage: stored, xrayFree, total: sum };
 }
 
-/** Every string value under a key ending in `SecretId`, anywhere in the config: the secrets it names. */
+/**
+ * Every string value under a key ending in `SecretId`, anywhere in the config: the secrets it names (a
+ * keyed reference, `<secret>#<member>`, names its secret: the accounts sharing one secret pay for one).
+ */
 export function configSecretIds(config: unknown): string[] {
   const ids = new Set<string>();
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);
     else if (value && typeof value === 'object')
       for (const [key, inner] of Object.entries(value)) {
-        if (key.endsWith('SecretId') && typeof inner === 'string') ids.add(inner);
+        if (key.endsWith('SecretId') && typeof inner === 'string') ids.add(parseSecretRef(inner).secretId);
         else walk(inner);
       }
   };
@@ -538,7 +574,10 @@ export function configSecretIds(config: unknown): string[] {
   return [...ids];
 }
 
-/** The config with a second account beside each one (same settings, its own secrets and ids). */
+/**
+ * The config with a second account beside each one (same settings, its own secrets and ids; a keyed
+ * reference, `<secret>#<member>`, gets its own member of the same shared secret).
+ */
 export function doubledAccounts(config: { accounts?: Record<string, Record<string, unknown>> }): unknown {
   const accounts: Record<string, Record<string, unknown>> = {};
   for (const [provider, byId] of Object.entries(config.accounts ?? {})) {

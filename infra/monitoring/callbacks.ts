@@ -1,8 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import {
-  ACK_LATENCY_METRIC,
   BUFFERED_APPLIED_METRIC,
   BUFFERED_FAILED_METRIC,
   CALLBACKS_BUFFERED_METRIC,
@@ -86,11 +86,23 @@ export function monitorApi(kit: MonitoringKit, targets: RelayMonitoringTargets):
 }
 
 /**
- * How fast callbacks are acked: one alarm on the relay-wide p99 (AckLatency, inside the handler) at the
- * tightest budget a provider declares. Slow acks come from the table, cold starts or a full reservation,
- * which every provider shares; the per-provider p99 is graphed against each provider's limit.
+ * The Logs Insights query of the per-provider ack time: the callback function's "callback handled" lines
+ * carry the provider and `ackedInMs` (shared/app/callbacks/receive-callback.ts). Run when the dashboard is
+ * viewed (Logs Insights bills the bytes scanned, $0.005 per GB, in the free 5 GB for a small relay), where
+ * a metric series per provider billed $0.30 a month each whether anyone looked or not.
  */
-export function monitorAcks(kit: MonitoringKit): void {
+export const ACK_BY_PROVIDER_QUERY = [
+  'filter message = "callback handled" and ispresent(ackedInMs)',
+  'stats pct(ackedInMs, 50) as p50, pct(ackedInMs, 99) as p99, count(*) as callbacks by provider, bin(5m)',
+];
+
+/**
+ * How fast callbacks are acked: one alarm on the callback function's own Duration p99 (AWS's free Lambda
+ * metric: the whole handler, the ack included) at the tightest budget a provider declares. Slow acks come
+ * from the table, cold starts or a full reservation, which every provider shares; the per-provider p50 and
+ * p99 are a Logs Insights query on the dashboard (ACK_BY_PROVIDER_QUERY).
+ */
+export function monitorAcks(kit: MonitoringKit, targets: RelayMonitoringTargets): void {
   const { settings } = kit;
   const declared = settings.ackLatencyAlarms.map((a) => a.ms);
   const threshold = Math.min(...declared, settings.callbackLatencyThreshold.toMilliseconds());
@@ -98,35 +110,44 @@ export function monitorAcks(kit: MonitoringKit): void {
   const budget = tightest?.limit
     ? `close to ${tightest.limit} budget, past which the provider counts the callback as failed${tightest.retries === false ? ' (it may not retry)' : ''}`
     : `close to ${ackLimitsPhrase()}`;
-  kit.graphs('AckLatency', 'Ack latency (inside the handler)', [
+  const duration = (statistic: string) =>
+    targets.callbackFunction.metricDuration({
+      statistic,
+      period: Duration.minutes(1),
+      label: `Callback function duration (${statistic})`,
+    });
+  kit.graphs('AckLatency', "Ack time (the callback function's duration)", [
     {
-      title: 'AckLatency p50 / p99 (ms)',
+      title: 'Callback function duration p50 / p99 (ms)',
       metrics: [
-        kit.relayMetric(ACK_LATENCY_METRIC, 'p50'),
+        duration('p50'),
         {
           name: 'P99',
-          metric: kit.relayMetric(ACK_LATENCY_METRIC, 'p99'),
+          metric: duration('p99'),
           threshold,
           comparison: '>',
           persist: [3, 5],
           route: 'degraded',
-          description: `Callbacks' ack p99 (AckLatency, inside the handler, every provider) was above ${threshold} ms in 3 of the last 5 minutes: ${budget}. The per-provider graph says whose. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency against its reservation.`,
+          description: `The callback function's duration p99 (the time to ack, every provider) was above ${threshold} ms in 3 of the last 5 minutes: ${budget}. The dashboard's "Ack time per provider" query says whose. Look at DynamoDB latency (StorageOutage), cold starts, the callback function's concurrency against its reservation.`,
         },
       ],
       lines: providerAckLimits().map(({ ms, label }) => ({ value: ms, label })),
     },
-    ...(settings.ackLatencyAlarms.length
-      ? [
-          {
-            title: 'AckLatency p99 per provider (ms)',
-            metrics: settings.ackLatencyAlarms.map(({ provider }) =>
-              kit.relayMetricBy(ACK_LATENCY_METRIC, { provider }, 'p99'),
-            ),
-            lines: settings.ackLatencyAlarms.map(({ provider, ms }) => ({ value: ms, label: provider })),
-          },
-        ]
-      : []),
   ]);
+  // The function's own log group (the relay gives each function one); an imported function has none here.
+  const fn = targets.callbackFunction;
+  const logGroup = fn instanceof lambda.Function ? fn.logGroup : undefined;
+  if (!kit.dashboard || !logGroup) return;
+  kit.facade.addWidget(
+    new cloudwatch.LogQueryWidget({
+      title: 'Ack time per provider (ms; Logs Insights over the callback function logs)',
+      logGroupNames: [logGroup.logGroupName],
+      queryLines: ACK_BY_PROVIDER_QUERY,
+      view: cloudwatch.LogQueryVisualizationType.TABLE,
+      width: 24,
+      height: 6,
+    }),
+  );
 }
 
 /** Callbacks in: received, rejected, buffered, the buffer off, refusals counted instead of stored. */
@@ -136,7 +157,13 @@ export function monitorIngress(kit: MonitoringKit): void {
     {
       title: 'Ingress',
       metrics: [
-        kit.relayMetric(CALLBACKS_RECEIVED_METRIC, 'Sum'),
+        // Written per provider only (METRICS_WITHOUT_ROLL_UP): summed over the providers by a query.
+        new cloudwatch.MathExpression({
+          expression: `SELECT SUM(${CALLBACKS_RECEIVED_METRIC}) FROM SCHEMA("${settings.metricsNamespace}", provider)`,
+          usingMetrics: {},
+          period: Duration.minutes(1),
+          label: `${CALLBACKS_RECEIVED_METRIC} (Sum, every provider)`,
+        }),
         kit.relayMetric(CALLBACKS_BUFFERED_METRIC, 'Sum'),
         kit.relayMetric(BUFFERED_APPLIED_METRIC, 'Sum'),
         kit.relayMetric(BUFFERED_FAILED_METRIC, 'Sum'),

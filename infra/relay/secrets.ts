@@ -8,6 +8,7 @@ import { accountSecretIds } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import {
   FUNCTION_SECRET_KINDS,
+  parseSecretRef,
   SECRET_ID_KEYS,
   SECRET_KINDS,
   type SecretKind,
@@ -93,10 +94,17 @@ export interface RelaySecretGrants {
 function namedSecrets(config: RelayConfig): Array<{ key: string; id: string; kind: SecretKind }> {
   const named = [...config.accounts.values()].flatMap((account) =>
     SECRET_KINDS.flatMap((kind) => {
-      const id = accountSecretIds(account)[kind];
-      return id === undefined
+      const ref = accountSecretIds(account)[kind];
+      // A keyed reference (`<secret>#<member>`) is granted as its secret: the accounts sharing it, one grant.
+      return ref === undefined
         ? []
-        : [{ key: `accounts.${account.provider}.${account.id}.${SECRET_ID_KEYS[kind]}`, id, kind }];
+        : [
+            {
+              key: `accounts.${account.provider}.${account.id}.${SECRET_ID_KEYS[kind]}`,
+              id: parseSecretRef(ref).secretId,
+              kind,
+            },
+          ];
     }),
   );
   if (config.edge.originVerifySecretId)

@@ -20,8 +20,9 @@ const PULL_PROVIDERS = PROVIDER_INFRA.flatMap((d) =>
  * than `pullPageAfterSeconds` (default 36 h): the pull API reaches back only so far (its declared
  * `lookBackSeconds`), so past that the payments of the gap can no longer be pulled. With per-account
  * overrides the provider's alarm uses the smallest of its accounts' thresholds (the earliest warning).
- * The poller writes the age every tick for every account it pulls (StatementPullAgeSeconds{provider}, the
- * maximum over its accounts); a failure answered HTTP 200 does not reset it. One Metrics Insights query takes the maximum
+ * The poller writes the age every tick for every account it pulls once it is half the ticket threshold
+ * (StatementPullAgeSeconds{provider}, the maximum over its accounts, no roll-up); a failure answered
+ * HTTP 200 does not reset it. One Metrics Insights query takes the maximum
  * over the provider's accounts; the poller's log line "pull failed" names the account. An account that
  * never pulls writes no age (missing data is not breaching; the poller's own heartbeat pages when the
  * poller stops).

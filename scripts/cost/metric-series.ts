@@ -3,10 +3,12 @@
  * every `metrics.count('Name', …, { dimensions })` and `metrics.timing(…)` under shared/ and functions/.
  * CloudWatch bills each metric name × dimension value set with data in a month ($0.30, prorated by the
  * hour), and PowertoolsRelayMetrics publishes a metric with dimensions twice: the roll-up without
- * dimensions and the dimensioned series (shared/adapters/metrics/powertools-metrics.ts).
+ * dimensions and the dimensioned series (shared/adapters/metrics/powertools-metrics.ts), except those in
+ * METRICS_WITHOUT_ROLL_UP (the dimensioned series only).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { METRICS_WITHOUT_ROLL_UP } from '../../shared/config/metric-names';
 
 export interface Emitter {
   readonly name: string;
@@ -34,7 +36,6 @@ export const METRIC_ACTIVITY: Readonly<
   // Written only while an account is silent (the heartbeat reads the poller's Lambda metrics instead).
   SilentAccounts: 'incident',
   CallbacksReceived: 'traffic',
-  AckLatency: 'traffic',
   // Scanners and misconfigured senders reach any public URL: some rejections every month.
   CallbacksRejected: 'traffic',
   TransactionsFinalized: 'lifecycle',
@@ -65,8 +66,9 @@ export const METRIC_ACTIVITY: Readonly<
   BadgeListInconsistent: 'incident',
   // With the edge on: a refused origin header is an attack or a half-done rotation.
   OriginVerifyRefusals: 'incident',
-  // The provider's own records (issue 29): per provider, every poller tick that pulls or snapshots.
-  StatementPullAgeSeconds: 'cycle',
+  // The provider's own records (issue 29): per provider, written only while a pull is half its ticket
+  // threshold late (shared/app/provider-records/pull-cycle.ts).
+  StatementPullAgeSeconds: 'incident',
   StatementPullFailures: 'incident',
   BalanceSnapshotFailures: 'incident',
   // Webhook deliveries (issue 31): only with destinations configured; priced per delivery apart.
@@ -186,8 +188,9 @@ export interface MetricSeries {
 }
 
 /**
- * Series per metric name: 1 roll-up, plus for each distinct dimension set the product of its
- * dimensions' values ({provider, account} counts the pairs, not providers × accounts).
+ * Series per metric name: 1 roll-up (none for a METRICS_WITHOUT_ROLL_UP metric written with dimensions),
+ * plus for each distinct dimension set the product of its dimensions' values ({provider, account} counts
+ * the pairs, not providers × accounts).
  */
 export function countSeries(
   emitters: readonly Emitter[],
@@ -221,7 +224,9 @@ export function countSeries(
       name,
       activity: METRIC_ACTIVITY[name]!,
       dimensionSets: [...sets],
-      series: 1 + [...sets].reduce((n, set) => n + valuesOf(set, name), 0),
+      series:
+        (METRICS_WITHOUT_ROLL_UP.includes(name) && ![...sets].includes('') ? 0 : 1) +
+        [...sets].reduce((n, set) => n + valuesOf(set, name), 0),
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -14,8 +14,13 @@ export interface CfnTemplate {
 }
 
 export interface TemplateCounts {
-  /** Metrics read by standard-resolution alarms (a metric-math alarm bills each metric it reads). */
+  /**
+   * Metrics read by standard-resolution alarms (a metric-math alarm bills each metric it reads); alarms
+   * on a Metrics Insights query are apart (`insightsQueries`): AWS bills those per metric the query analyses.
+   */
   readonly alarmMetrics: number;
+  /** The query of each alarm on a Metrics Insights query (`SELECT …`), priced by the series it matches. */
+  readonly insightsQueries: readonly string[];
   /** The same for alarms whose period is under a minute (billed as high resolution). */
   readonly highResolutionAlarmMetrics: number;
   readonly alarms: number;
@@ -68,9 +73,18 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
   const of = (type: string) => all.filter(([, r]) => r.Type === type);
   let alarmMetrics = 0;
   let highResolutionAlarmMetrics = 0;
+  const insightsQueries: string[] = [];
   for (const [, alarm] of of('AWS::CloudWatch::Alarm')) {
     const p = alarm.Properties ?? {};
-    const metrics = p.Metrics as Array<{ MetricStat?: { Period?: number } }> | undefined;
+    const metrics = p.Metrics as
+      Array<{ MetricStat?: { Period?: number }; Expression?: unknown }> | undefined;
+    const query = metrics?.find(
+      (m) => typeof m.Expression === 'string' && /^\s*SELECT\s/i.test(m.Expression),
+    )?.Expression;
+    if (typeof query === 'string') {
+      insightsQueries.push(query);
+      continue;
+    }
     const periods = metrics
       ? metrics.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Period ?? 60)
       : [Number(p.Period ?? 60)];
@@ -110,6 +124,7 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
   return {
     alarms: of('AWS::CloudWatch::Alarm').length,
     alarmMetrics,
+    insightsQueries,
     highResolutionAlarmMetrics,
     compositeAlarms: of('AWS::CloudWatch::CompositeAlarm').length,
     dashboards: of('AWS::CloudWatch::Dashboard').length,

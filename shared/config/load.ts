@@ -13,8 +13,10 @@ import {
 } from './schema';
 import {
   DEFAULT_SECRET_REFRESH_MS,
+  parseSecretRef,
   SECRET_ID_KEYS,
   SECRET_KINDS,
+  SECRET_REF_PATTERN,
   type SecretKind,
   type SecretReader,
 } from './secret-reader';
@@ -41,6 +43,19 @@ const secretIdSchema = z
     z.regex(
       /^[A-Za-z0-9/_+=.@:-]{1,2048}$/,
       'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -)',
+    ),
+  );
+
+/**
+ * `accounts.<provider>.<id>.callbackSecretId` / `.apiSecretId`: a secret id, or `<secret id>#<member>`
+ * when several accounts share one secret (parseSecretRef).
+ */
+const accountSecretRefSchema = z
+  .string()
+  .check(
+    z.regex(
+      SECRET_REF_PATTERN,
+      "a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -), optionally followed by #<member> (the member of the secret's JSON object that holds this account's settings)",
     ),
   );
 
@@ -113,8 +128,8 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): R
         pathSecret: z.optional(pathSecretSchema),
         previousPathSecret: z.optional(pathSecretSchema),
         allowNoPathSecret: z.optional(allowNoPathSecretSchema),
-        callbackSecretId: z.optional(secretIdSchema),
-        apiSecretId: z.optional(secretIdSchema),
+        callbackSecretId: z.optional(accountSecretRefSchema),
+        apiSecretId: z.optional(accountSecretRefSchema),
       }),
       z.never(), // strict: an unknown key is an error
     );
@@ -314,6 +329,8 @@ export async function resolveSecrets(
     index?: number;
     key: string;
     secretId: string;
+    /** The member of the secret's JSON object that is this account's (a keyed reference). */
+    member?: string;
     provider?: string;
     id?: string;
   };
@@ -327,12 +344,12 @@ export async function resolveSecrets(
     for (const [id, raw] of Object.entries(byId)) {
       if (!isPlainObject(raw)) continue;
       for (const kind of kinds) {
-        const secretId = raw[SECRET_ID_KEYS[kind]];
-        if (valid(secretId))
+        const ref = raw[SECRET_ID_KEYS[kind]];
+        if (typeof ref === 'string' && SECRET_REF_PATTERN.test(ref))
           wanted.push({
             kind,
             key: `accounts.${provider}.${id}.${SECRET_ID_KEYS[kind]}`,
-            secretId,
+            ...parseSecretRef(ref),
             provider,
             id,
           });
@@ -388,7 +405,7 @@ export async function resolveSecrets(
         if (isPlainObject(account) && 'apiSecretId' in account) delete account.api;
   }
   await Promise.all(
-    wanted.map(async ({ kind, key, secretId, provider, id, index }) => {
+    wanted.map(async ({ kind, key, secretId, member, provider, id, index }) => {
       let text: string;
       try {
         text = await read!(secretId);
@@ -400,9 +417,9 @@ export async function resolveSecrets(
         return;
       }
       texts.set(secretId, text);
-      let secret: unknown;
+      let document: unknown;
       try {
-        secret = JSON.parse(text);
+        document = JSON.parse(text);
       } catch {
         // Not JSON.parse's message: it quotes the text, which is the secret.
         problems.push(
@@ -410,13 +427,25 @@ export async function resolveSecrets(
         );
         return;
       }
-      if (!isPlainObject(secret)) {
+      if (!isPlainObject(document)) {
         problems.push(
-          `${key}: secret "${secretId}" must hold a JSON object (e.g. {"pathSecret": "…"}), not ${Array.isArray(secret) ? 'an array' : secret === null ? 'null' : `a ${typeof secret}`}`,
+          `${key}: secret "${secretId}" must hold a JSON object (e.g. {"pathSecret": "…"}), not ${Array.isArray(document) ? 'an array' : document === null ? 'null' : `a ${typeof document}`}`,
         );
         return;
       }
-      const shape = secretShapeProblem(kind, secretId, secret);
+      // A secret shared by several accounts (a keyed reference): this account's settings are one member.
+      const secret = member === undefined ? document : document[member];
+      if (!isPlainObject(secret)) {
+        problems.push(
+          `${key}: secret "${secretId}" has no JSON object under "${member}" (a shared secret holds one object per account: {"${member}": {…}, …})`,
+        );
+        return;
+      }
+      const shape = secretShapeProblem(
+        kind,
+        member === undefined ? secretId : `${secretId}#${member}`,
+        secret,
+      );
       if (shape) {
         problems.push(`${key}: ${shape}`);
         return;

@@ -14,8 +14,6 @@ export const DEFAULT_METRICS_NAMESPACE = 'MobileMoneyRelay';
 // ---- callbacks (shared/app/callbacks, shared/http, functions/callback) ----------------------------
 /** Callbacks received per provider (answers to the relay's own status queries excluded): the silence alarms. */
 export const CALLBACKS_RECEIVED_METRIC = 'CallbacksReceived';
-/** Time from a callback's arrival to its ack, inside the handler, per provider. */
-export const ACK_LATENCY_METRIC = 'AckLatency';
 /** Callbacks refused (authentication or format). */
 export const CALLBACKS_REJECTED_METRIC = 'CallbacksRejected';
 /** Refusals counted instead of stored (quarantine flood limits). */
@@ -91,3 +89,13 @@ export const IMPORTS_DONE_METRIC = 'StatementImportsDone';
 /** Written by every scheduled-close run: account-days whose SLA passed and are still open after it. */
 export const DAYS_OVERDUE_METRIC = 'StatementDaysOverdue';
 export const DAYS_CLOSED_METRIC = 'StatementDaysClosed';
+
+// ---- published without their roll-up ---------------------------------------------------------------
+/**
+ * Metrics published with their dimensions only, without the roll-up every other metric gets
+ * (shared/adapters/metrics/powertools-metrics.ts): each alarm and graph on them reads the dimensioned
+ * series (per provider, or summed / maximised over the providers by metric math or a Metrics Insights
+ * query), so a roll-up would bill $0.30 a month for nothing (issue 28). test/infra/metric-names.test.ts
+ * fails when an alarm or a graph reads the roll-up of one of these.
+ */
+export const METRICS_WITHOUT_ROLL_UP: readonly string[] = [CALLBACKS_RECEIVED_METRIC, PULL_AGE_METRIC];

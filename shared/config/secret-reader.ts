@@ -6,6 +6,28 @@
 export type SecretReader = (secretId: string) => Promise<string>;
 
 /**
+ * An account's secret reference (`callbackSecretId`, `apiSecretId`): a Secrets Manager secret id (ARN or
+ * name), optionally followed by `#<member>`, the member of the secret's JSON object that holds this
+ * account's settings, so that several accounts share one secret (each secret bills $0.40 a month,
+ * issue 28; docs/configuration.md#secrets). `#` is in no secret name or ARN, so the split is unambiguous.
+ */
+export interface SecretRef {
+  /** The secret to read and to grant (the part before `#`). */
+  readonly secretId: string;
+  /** The member of its JSON object that is this account's; absent: the whole object is. */
+  readonly member?: string;
+}
+
+/** The one place a secret reference is split (loading, grants and `npm run cost` all read it here). */
+export function parseSecretRef(ref: string): SecretRef {
+  const hash = ref.indexOf('#');
+  return hash < 0 ? { secretId: ref } : { secretId: ref.slice(0, hash), member: ref.slice(hash + 1) };
+}
+
+/** What an account's secret reference may be: a secret id, and optionally `#` and a member name. */
+export const SECRET_REF_PATTERN = /^[A-Za-z0-9/_+=.@:-]{1,2048}(#[A-Za-z0-9/_+=.@-]{1,256})?$/;
+
+/**
  * The two kinds of account secret, kept apart so that each function can read only what it needs:
  * - `callback`: what authenticates callbacks and builds their URLs (`pathSecret`, `previousPathSecret`,
  *   Airtel's `callbackKey`, Daraja's `c2b.partner.bearerToken`, the edge's origin secrets);

@@ -54,12 +54,15 @@ describe('what the example stack costs (npm run cost, from the synthesized templ
     // Assess
     expect(stack.counts.kmsKeys).toBe(0);
     expect(line('KMS customer-managed keys')).toBe(0);
-    // Only the pull's age of the one provider with a pull API (and its roll-up) is written every poll
-    // cycle, and the scheduled close's count of overdue days (one series) every hour.
+    // Only the scheduled close's count of overdue days (one series) is written every hour; the pull's age
+    // only while a pull is late, per provider, without a roll-up.
     expect(stack.series.filter((s) => s.activity === 'cycle').map((s) => [s.name, s.series])).toEqual([
       ['StatementDaysOverdue', 1],
-      ['StatementPullAgeSeconds', 2],
     ]);
+    expect(stack.series.find((s) => s.name === 'StatementPullAgeSeconds')).toMatchObject({
+      activity: 'incident',
+      series: 1,
+    });
   });
 
   it('prices the outbox publisher by the stream mapping’s batching window: one invocation for several changes at 1 M a month', () => {
@@ -101,10 +104,27 @@ describe('what the example stack costs (npm run cost, from the synthesized templ
     expect(stack.retention.transactionDays).toBe(90);
   });
 
-  // Not reached yet: the alarms still bill one metric each, and a first callback still takes 5 write units
-  // (a registered transaction's due entry out and its byAccountDay entry moved). `npm run cost` prints
-  // where each stands.
-  it.todo(`costs at most $${TARGETS.idleFloor} a month idle (3 accounts)`);
+  it(`costs at most $${TARGETS.idleFloor} a month idle (3 accounts), the example's accounts sharing one secret`, () => {
+    // Act
+    const { idleFloor: floor } = headline(stack, doubled, US, MILLION);
+    const secrets = idleFloor(stack, US).find((l) => l.item === 'Secrets Manager secrets')!;
+
+    // Assess: the seal key and the one shared callback secret (keyed references), whatever the accounts.
+    expect(floor).toBeLessThanOrEqual(TARGETS.idleFloor);
+    expect(stack.counts.secrets + stack.configSecrets).toBe(2);
+    expect(doubled.configSecrets).toBe(stack.configSecrets);
+    expect(secrets.dollars).toBeCloseTo(2 * US.secretPerMonth, 10);
+  });
+
+  it('feeds per callback only the series an alarm or the dashboard reads: received per provider, rejections', () => {
+    expect(stack.series.filter((s) => s.activity === 'traffic').map((s) => [s.name, s.series])).toEqual([
+      ['CallbacksReceived', 3],
+      ['CallbacksRejected', 1],
+    ]);
+  });
+
+  // Not reached yet: a first callback still takes 5 write units (a registered transaction's due entry out
+  // and its byAccountDay entry moved). `npm run cost` prints where it stands.
   it.todo(
     `costs at most $${TARGETS.perMillionSteady} per million callbacks all in at 1 M a month, steady state`,
   );

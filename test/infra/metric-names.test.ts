@@ -104,11 +104,57 @@ function unwritten(resources: Record<string, Resource>, namespace: string, emitt
 
 const emitters = emittedNames(emitterSources());
 
+/**
+ * Where a template reads the roll-up (no dimensions) of a metric published without one
+ * (METRICS_WITHOUT_ROLL_UP): an alarm or graph on a series that is never written.
+ */
+function rollUpReads(resources: Record<string, Resource>, namespace: string): string[] {
+  const bare = new Set(METRIC_NAMES.METRICS_WITHOUT_ROLL_UP);
+  const found: string[] = [];
+  const walk = (value: unknown, where: string): void => {
+    if (typeof value === 'string') {
+      for (const m of value.matchAll(/SELECT\s+\w+\((\w+)\)\s+FROM\s+(SCHEMA\(\s*"([^"]+)"\s*\)|"([^"]+)")/g))
+        if (bare.has(m[1]!) && (m[3] ?? m[4]) === namespace) found.push(`${m[1]} (query, ${where})`);
+    } else if (Array.isArray(value)) {
+      // A dashboard metric: [namespace, name, dimension name, dimension value, …, {options}].
+      if (value[0] === namespace && bare.has(value[1]) && typeof value[2] !== 'string')
+        found.push(`${value[1]} (graph, ${where})`);
+      for (const inner of value) walk(inner, where);
+    } else if (value && typeof value === 'object') {
+      const o = value as Record<string, unknown>;
+      if (
+        o.Namespace === namespace &&
+        bare.has(o.MetricName as string) &&
+        !(o.Dimensions as unknown[])?.length
+      )
+        found.push(`${String(o.MetricName)} (alarm, ${where})`);
+      for (const inner of Object.values(o)) walk(inner, where);
+    }
+  };
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type === 'AWS::CloudWatch::Alarm') walk(r.Properties, id);
+    if (r.Type === 'AWS::CloudWatch::Dashboard') {
+      const body = r.Properties.DashboardBody as string | { 'Fn::Join': [string, unknown[]] };
+      const text =
+        typeof body === 'string'
+          ? body
+          : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
+      walk(JSON.parse(text), id);
+    }
+  }
+  return found;
+}
+
 describe('metric names, declared once', () => {
   it('has every emitter name its metric by a constant declared in shared/config/metric-names.ts', () => {
     expect(emitters.problems).toEqual([]);
     // The scan finds the emitters of every part: callbacks, reconciliation, the buffer, the edge, statements.
-    for (const name of ['AckLatency', 'TransactionsExpired', 'BufferedCallbacksFailed', 'EdgeProbeFailures'])
+    for (const name of [
+      'CallbacksReceived',
+      'TransactionsExpired',
+      'BufferedCallbacksFailed',
+      'EdgeProbeFailures',
+    ])
       expect(emitters.names, name).toContain(name);
   });
 
@@ -151,6 +197,32 @@ describe('metric names, declared once', () => {
       expect([...read.keys()], name).toContain(name);
   });
 
+  it('has no alarm or graph read the roll-up of a metric published without one, and names one that does', () => {
+    // Prepare
+    const { resources, relay } = sharedRelay();
+    const namespace = relay.metricsNamespace;
+    const probe: Record<string, Resource> = {
+      Rolled: {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: { Namespace: namespace, MetricName: 'CallbacksReceived' },
+      },
+      Query: {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: { Metrics: [{ Expression: `SELECT SUM(StatementPullAgeSeconds) FROM "${namespace}"` }] },
+      },
+    };
+    // Act / Assess: the example relay reads them per provider only; the probe's two reads are named.
+    expect(rollUpReads(resources, namespace)).toEqual([]);
+    expect(rollUpReads(probe, namespace)).toEqual([
+      'CallbacksReceived (alarm, Rolled)',
+      'StatementPullAgeSeconds (query, Query)',
+    ]);
+    // And the check did see the per-provider reads (the silence alarms, the ingress graph's query).
+    expect(JSON.stringify(Object.values(resources))).toContain(
+      'FROM SCHEMA(\\"' + namespace + '\\", provider)',
+    );
+  });
+
   it('names a watched metric that no emitter writes, and an emitter that names its metric by a string', () => {
     // Prepare: an alarm on a name nobody writes, a graph of one, and a literal-named emitter.
     const namespace = 'MobileMoneyRelay/Probe/Relay';
@@ -166,7 +238,7 @@ describe('metric names, declared once', () => {
             'Fn::Join': [
               '',
               [
-                `{"widgets":[{"properties":{"metrics":[["${namespace}","AckLatency"],["${namespace}","NorThis","x","`,
+                `{"widgets":[{"properties":{"metrics":[["${namespace}","CallbacksRejected"],["${namespace}","NorThis","x","`,
                 { Ref: 'X' },
                 '"]]}}]}',
               ],

@@ -182,6 +182,27 @@ describe('secrets granted by the naming convention (one statement per kind, what
     ]);
   });
 
+  it('grants a shared secret (keyed references, <secret>#<member>) as its secret: by the pattern, or once outside it', () => {
+    // Prepare: every account's callback settings in one shared secret, the API credentials in another
+    // shared secret outside the convention.
+    const config = conventionalConfig();
+    for (const [provider, accounts] of Object.entries<any>(config.accounts))
+      for (const [id, account] of Object.entries<any>(accounts)) {
+        account.callbackSecretId = `mobile-money-relay/accounts/callback#${provider}/${id}`;
+        account.apiSecretId = `partner-credentials#${provider}/${id}`;
+      }
+    // Act
+    const { resources } = synth(config);
+    // Assess: the callback-facing functions get the callback pattern only; the API secret one ARN, once.
+    expect(secretReads(resources, 'Callback')).toEqual([patternOf('mobile-money-relay/', 'callback')]);
+    const poller = secretReads(resources, 'Poller');
+    expect(poller[0]).toBe(patternOf('mobile-money-relay/', 'callback'));
+    expect(poller.slice(1).map((r) => r.match(/:secret:([^"]*)"/)![1])).toEqual([
+      'partner-credentials-??????',
+    ]);
+    for (const read of [...poller, ...secretReads(resources, 'Callback')]) expect(read).not.toContain('#');
+  });
+
   it('fails synth on an API credential named like a callback secret, naming the key and the id', () => {
     const config = conventionalConfig();
     config.accounts.daraja.demo.apiSecretId = 'mobile-money-relay/daraja/demo/callback';

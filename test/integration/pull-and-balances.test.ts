@@ -235,6 +235,8 @@ describe('the Daraja pull', () => {
     const s = services('pull-e');
     await runPullCycle(s);
     const good = (await readPullState(table.store, 'daraja', 'pull-e')).lastGoodPullAt;
+    // A healthy pull writes no age: the series is billed only while a pull is late (issue 28).
+    expect(metrics.last(PULL_AGE_METRIC)).toBeUndefined();
     await payWithoutCallback(99, 'LOST');
     await call(sim, 'PUT', '/_sim/books/faults', { body: { pullFailure: true } });
     now += 13 * 3600_000;

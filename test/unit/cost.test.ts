@@ -5,6 +5,7 @@ import {
   configSecretIds,
   doubledAccounts,
   idleFloor,
+  insightsAlarmMetrics,
   lambdaTracedShare,
   month,
   perMillionCallbacks,
@@ -144,11 +145,11 @@ describe('metric series from the code', () => {
     );
   });
 
-  it('counts a roll-up plus each dimension value set, accounts as provider/account pairs', () => {
+  it('counts a roll-up plus each dimension value set, accounts as provider/account pairs, no roll-up for a metric published without one', () => {
     // Prepare
     const emitters = [
       { name: 'CallbacksReceived', dimensions: ['account', 'provider'], at: 'a' },
-      { name: 'AckLatency', dimensions: ['provider'], at: 'b' },
+      { name: 'PickupDelay', dimensions: ['provider'], at: 'b' },
       { name: 'CallbacksRejected', dimensions: [], at: 'c' },
     ];
 
@@ -157,9 +158,10 @@ describe('metric series from the code', () => {
 
     // Assess
     expect(Object.fromEntries(series.map((s) => [s.name, s.series]))).toEqual({
-      AckLatency: 4,
-      CallbacksReceived: 6,
+      // In METRICS_WITHOUT_ROLL_UP: the 5 account series only.
+      CallbacksReceived: 5,
       CallbacksRejected: 1,
+      PickupDelay: 4,
     });
   });
 
@@ -240,6 +242,51 @@ const stackFrom = (template: object, overrides: Partial<Stack> = {}): Stack => (
   ],
   consoleUsers: 0,
   ...overrides,
+});
+
+describe('Metrics Insights alarms (billed per metric their query analyses)', () => {
+  const INSIGHTS = {
+    Resources: {
+      ByProvider: {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: {
+          Metrics: [{ Expression: 'SELECT SUM(CallbacksReceived) FROM SCHEMA("Ns", provider)', Period: 300 }],
+        },
+      },
+      OneProvider: {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: {
+          Metrics: [
+            {
+              Expression: `SELECT MAX(CallbacksReceived) FROM SCHEMA("Ns", provider) WHERE provider = 'momo'`,
+            },
+          ],
+        },
+      },
+      Everything: {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: { Metrics: [{ Expression: 'SELECT SUM(StatusCallErrors) FROM "Ns"' }] },
+      },
+    },
+  };
+
+  it('prices an alarm on a query by the series it matches with data all month, at least one', () => {
+    // Prepare
+    const stack = stackFrom(INSIGHTS, {
+      series: [
+        { name: 'CallbacksReceived', activity: 'traffic', series: 3, dimensionSets: ['provider'] },
+        { name: 'StatusCallErrors', activity: 'incident', series: 13, dimensionSets: ['account,error'] },
+      ],
+    });
+    // Act
+    const counts = countTemplate(INSIGHTS);
+    const [alarms] = idleFloor(stack, US);
+    // Assess: 3 providers' series (no roll-up), 1 for the pinned provider, 1 for the incident-only metric.
+    expect(counts).toMatchObject({ alarms: 3, alarmMetrics: 0 });
+    expect(counts.insightsQueries.map((q) => insightsAlarmMetrics(stack, q))).toEqual([3, 1, 1]);
+    expect(alarms!.dollars).toBeCloseTo(5 * US.alarmPerMonth, 10);
+    expect(alarms!.formula).toContain('3 on Metrics Insights queries analysing 5');
+  });
 });
 
 describe('what the template bills', () => {
@@ -340,6 +387,18 @@ describe('the config', () => {
 
     // Assess
     expect(ids.sort()).toEqual(['s1', 's2', 's3']);
+  });
+
+  it('counts a secret shared by keyed references (<secret>#<member>) once', () => {
+    // Act
+    const ids = configSecretIds({
+      accounts: {
+        momo: { a: { callbackSecretId: 'shared/callback#momo/a' } },
+        airtel: { b: { callbackSecretId: 'shared/callback#airtel/b', apiSecretId: 'shared/api#airtel/b' } },
+      },
+    });
+    // Assess
+    expect(ids.sort()).toEqual(['shared/api', 'shared/callback']);
   });
 
   it('doubles each account with its own secrets and Daraja short code', () => {

@@ -2,7 +2,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RelayMetrics } from '../../app/ports';
 import { type CollectedSeries, dimensionsKey, MetricsCollector } from './collect';
 
-import { DEFAULT_METRICS_NAMESPACE } from '../../config/metric-names';
+import { DEFAULT_METRICS_NAMESPACE, METRICS_WITHOUT_ROLL_UP } from '../../config/metric-names';
 export { DEFAULT_METRICS_NAMESPACE };
 
 /** EMF limits: at most 100 metrics per document and 100 values per metric. */
@@ -23,7 +23,8 @@ export interface PowertoolsMetricsOptions {
  *
  * Every metric is published twice, in one EMF document: without dimensions (the roll-up the
  * alarms watch: "TransactionsExpired > 0 anywhere in this relay") and with the dimensions the use case
- * gave (provider/account, origin, error) for dashboards. No `service` default dimension: the alarms
+ * gave (provider/account, origin, error) for dashboards; those in METRICS_WITHOUT_ROLL_UP (read only per
+ * dimension, a roll-up would be a series billed for nothing) with their dimensions only. No `service` default dimension: the alarms
  * must see a metric the same way whichever function emitted it (the poller, or the management API's
  * "check now"). An EMF document carries one value per dimension, so each distinct set of dimension
  * values gets its own document; counts are summed before they are written.
@@ -71,8 +72,18 @@ export class PowertoolsRelayMetrics implements RelayMetrics {
     }
   }
 
-  /** One or more EMF documents for series sharing their dimension values. */
+  /** The documents of series sharing their dimension values: with the roll-up, and those without it. */
   private publish(group: CollectedSeries[]): void {
+    const dimensioned = Object.keys(group[0]!.dimensions).length > 0;
+    const bare = (s: CollectedSeries) => dimensioned && METRICS_WITHOUT_ROLL_UP.includes(s.name);
+    const rolledUp = group.filter((s) => !bare(s));
+    const dimensionedOnly = group.filter(bare);
+    if (rolledUp.length) this.publishDocuments(rolledUp, true);
+    if (dimensionedOnly.length) this.publishDocuments(dimensionedOnly, false);
+  }
+
+  /** One or more EMF documents for series sharing their dimension values. */
+  private publishDocuments(group: CollectedSeries[], rollUp: boolean): void {
     const dimensions = group[0]!.dimensions;
     // Split values over documents: each document holds ≤ 100 metrics with ≤ 100 values each.
     const chunks: Array<Array<{ series: CollectedSeries; values: number[] }>> = [[]];
@@ -90,7 +101,7 @@ export class PowertoolsRelayMetrics implements RelayMetrics {
     }
     for (const chunk of chunks) {
       if (chunk.length === 0) continue;
-      this.metrics.addDimensions({});
+      if (rollUp) this.metrics.addDimensions({});
       if (Object.keys(dimensions).length > 0) this.metrics.addDimensions(dimensions);
       for (const { series, values } of chunk) {
         const unit = series.kind === 'count' ? MetricUnit.Count : MetricUnit.Milliseconds;

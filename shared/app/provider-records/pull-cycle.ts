@@ -118,6 +118,25 @@ export async function runPullCycle(services: PullServices): Promise<PullAccountR
   return results;
 }
 
+/**
+ * The age of an account's last good pull, written once it reaches half the provider's earliest ticket
+ * threshold (the smallest `pullTicketAfterSeconds` of its accounts, what its alarms compare with; scaled
+ * like every timing): written every tick, the series billed $0.30 a month per provider for a graph of
+ * small numbers (issue 28). No data is OK for the pull alarms; the poller's heartbeat pages when the
+ * poller stops. One series per provider, not per account: the alarm takes the maximum over the
+ * provider's accounts and the log lines name the account.
+ */
+function reportAge(services: PullServices, provider: string, age: number): void {
+  const { config } = services;
+  const ticketAfter = Math.min(
+    ...[...config.accounts.values()]
+      .filter((a) => a.provider === provider)
+      .map((a) => providerRecordTimings(config.providerRecords, provider, a.id).pullTicketAfterSeconds),
+  );
+  if (age >= (ticketAfter * config.reconciliation.timeScale) / 2)
+    services.metrics.count(PULL_AGE_METRIC, age, { provider });
+}
+
 /** A failed pull: the last good pull stands; the failure is kept, counted and logged. */
 async function pullFailed(
   services: PullServices,
@@ -136,7 +155,7 @@ async function pullFailed(
   await save(services, provider, account, failed, at);
   const age = ageSeconds(failed, now);
   services.metrics.count(PULL_FAILURES_METRIC, 1, dims);
-  services.metrics.count(PULL_AGE_METRIC, age, dims);
+  reportAge(services, provider, age);
   services.log.warn('pull failed; the last good pull stands', {
     provider,
     account,
@@ -185,9 +204,6 @@ async function pullAccount(
   target: { provider: string; account: string; pull: PullTransactionsApi },
 ): Promise<PullAccountResult> {
   const { provider, account, pull } = target;
-  // One series per provider, not per account ($0.30 a month each, issue 28): the alarm takes the
-  // maximum over the provider's accounts and the log lines name the account.
-  const dims = { provider };
   const timings = providerRecordTimings(services.config.providerRecords, provider, account);
   const scale = services.config.reconciliation.timeScale;
   const nowDate = services.clock.now();
@@ -197,7 +213,7 @@ async function pullAccount(
   const interval = timings.pullIntervalSeconds * scale * 1000;
   if (state.lastAttemptAt && now - Date.parse(state.lastAttemptAt) < interval) {
     const age = ageSeconds(state, now);
-    services.metrics.count(PULL_AGE_METRIC, age, dims);
+    reportAge(services, provider, age);
     return { provider, account, outcome: 'skipped', rows: 0, pages: 0, ageSeconds: age };
   }
   const next: PullState = { ...state, firstAttemptAt: state.firstAttemptAt ?? at, lastAttemptAt: at };
@@ -242,7 +258,6 @@ async function pullAccount(
     consecutiveFailures: 0,
   };
   await save(services, provider, account, good, at);
-  services.metrics.count(PULL_AGE_METRIC, 0, dims);
   // A log line, not a metric: rows per pull are read when asked, and each series is $0.30 a month.
   services.log.info('pull good', { provider, account, rows: rowsTaken, pages });
   return { provider, account, outcome: 'pulled', rows: rowsTaken, pages, ageSeconds: 0 };

@@ -327,3 +327,114 @@ describe('callbackSecretId and apiSecretId: synth (secrets not read)', () => {
     );
   });
 });
+
+describe('a keyed reference: several accounts in one secret (<secret>#<member>)', () => {
+  const SHARED_CALLBACK_ID = 'mobile-money-relay/accounts/callback';
+  const SHARED_API_ID = 'mobile-money-relay/accounts/api';
+  const AIRTEL_KEY = 'airtel-callback-key-from-the-shared-secret';
+  /** The cloud config with every account's secrets in two shared secrets, one per kind. */
+  function sharedConfig() {
+    const config = cloudConfig();
+    config.accounts.momo.demo.callbackSecretId = `${SHARED_CALLBACK_ID}#momo/demo`;
+    config.accounts.daraja.ke.callbackSecretId = `${SHARED_CALLBACK_ID}#daraja/ke`;
+    config.accounts.daraja.ke.apiSecretId = `${SHARED_API_ID}#daraja/ke`;
+    config.accounts.airtel.ug = {
+      callbackSecretId: `${SHARED_CALLBACK_ID}#airtel/ug`,
+      country: 'UG',
+      currency: 'UGX',
+    };
+    return config;
+  }
+  const SHARED: Record<string, string> = {
+    [SHARED_CALLBACK_ID]: JSON.stringify({
+      'momo/demo': { pathSecret: PATH_SECRET },
+      'daraja/ke': { pathSecret: DARAJA_PATH_SECRET, c2b: { partner: { bearerToken: PARTNER_TOKEN } } },
+      'airtel/ug': { callbackKey: AIRTEL_KEY },
+    }),
+    [SHARED_API_ID]: JSON.stringify({
+      'daraja/ke': { api: { consumerKey: 'daraja-consumer-key-value', consumerSecret: CONSUMER_SECRET } },
+    }),
+  };
+
+  it("merges each account's member of the shared secret into that account, and only that member", async () => {
+    // Act
+    const config = await load(sharedConfig(), fromMap(SHARED));
+    // Assess
+    expect(config.accounts.get('momo/demo')!.pathSecret).toBe(PATH_SECRET);
+    expect(config.accounts.get('momo/demo')!.settings).not.toHaveProperty('callbackKey');
+    const daraja = config.accounts.get('daraja/ke')!;
+    expect(daraja.pathSecret).toBe(DARAJA_PATH_SECRET);
+    expect(daraja.settings.api).toMatchObject({ consumerSecret: CONSUMER_SECRET, stkQueriesPerMinute: 5 });
+    expect(config.accounts.get('airtel/ug')!.settings).toMatchObject({ callbackKey: AIRTEL_KEY });
+    // No account's settings carry another account's member name.
+    expect(daraja.settings).not.toHaveProperty('momo/demo');
+    expect(secretScrubber(config)(`key ${AIRTEL_KEY} token ${PARTNER_TOKEN}`)).not.toMatch(
+      new RegExp(`${AIRTEL_KEY}|${PARTNER_TOKEN}`),
+    );
+  });
+
+  it('reads a shared secret once for all its accounts through the Secrets Manager adapter', async () => {
+    // Prepare
+    const secretsManager = mockClient(SecretsManagerClient);
+    try {
+      secretsManager.on(GetSecretValueCommand).callsFake((input: { SecretId: string }) => ({
+        SecretString: SHARED[input.SecretId],
+      }));
+      const reader = new SecretsManagerSecretReader({
+        client: new SecretsManagerClient({ region: 'eu-west-1' }),
+      });
+      // Act
+      await load(sharedConfig(), reader.read);
+      // Assess: two secrets, two calls, whatever the number of accounts in them.
+      expect(
+        secretsManager
+          .commandCalls(GetSecretValueCommand)
+          .map((c) => c.args[0].input.SecretId)
+          .sort(),
+      ).toEqual([SHARED_API_ID, SHARED_CALLBACK_ID]);
+    } finally {
+      secretsManager.restore();
+    }
+  });
+
+  it('keeps the kinds apart: the callback function never reads the shared API secret', async () => {
+    const reads: string[] = [];
+    const config = await load(sharedConfig(), fromMap(SHARED, reads), ['callback']);
+    expect([...new Set(reads)]).toEqual([SHARED_CALLBACK_ID]);
+    expect(config.accounts.get('daraja/ke')!.settings.api).toBeUndefined();
+  });
+
+  it('names the key, the secret and the member when the member is missing, never a value', async () => {
+    // Prepare
+    const config = sharedConfig();
+    config.accounts.momo.demo.callbackSecretId = `${SHARED_CALLBACK_ID}#momo/other`;
+    // Act
+    const message = await loadError(config, fromMap(SHARED));
+    // Assess
+    expect(message).toContain(
+      `accounts.momo.demo.callbackSecretId: secret "${SHARED_CALLBACK_ID}" has no JSON object under "momo/other"`,
+    );
+    expect(message).not.toContain(PATH_SECRET);
+    expect(message).not.toContain(AIRTEL_KEY);
+  });
+
+  it("checks a member's shape like a whole secret's: no API credentials in a shared callback secret", async () => {
+    const secrets = {
+      ...SHARED,
+      [SHARED_CALLBACK_ID]: JSON.stringify({ 'momo/demo': { pathSecret: PATH_SECRET, api: { key: 'k' } } }),
+    };
+    const config = sharedConfig();
+    delete config.accounts.daraja.ke.callbackSecretId;
+    config.accounts.airtel.ug = { callbackKey: 'airtel-inline-callback-key', country: 'UG', currency: 'UGX' };
+    const message = await loadError(config, fromMap(secrets));
+    expect(message).toContain(`secret "${SHARED_CALLBACK_ID}#momo/demo" may not set api`);
+  });
+
+  it('refuses a malformed member at synth, naming the key', () => {
+    const config = sharedConfig();
+    config.accounts.momo.demo.callbackSecretId = `${SHARED_CALLBACK_ID}#momo demo`;
+    expect(() => parseConfig(config, { secretsUnresolved: true })).toThrow(
+      /accounts\.momo\.demo\.callbackSecretId: .*#<member>/,
+    );
+  });
+});
