@@ -1,0 +1,36 @@
+import { afterEach, vi } from 'vitest';
+
+/**
+ * Fake `setTimeout` and `performance.now()` for the tests of this file: the deadlines of the request path
+ * (`within()`, the ack budgets, the decision deadline) then run on a clock the test moves with
+ * `vi.advanceTimersByTimeAsync`, so "answered by the deadline" is asserted on that clock, never on the
+ * machine's speed. `AbortSignal.timeout` stays real (Node's timers are not faked): a test waits for its
+ * `abort` event. Call it at the top of a describe block.
+ */
+export function useDrivenTimers(): void {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+}
+
+/** Starts driving the timers (see `useDrivenTimers`). */
+export function driveTimers(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+}
+
+/** A promise whose settling the test can look at without awaiting it. */
+export function watched<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  return { promise, settled: () => settled };
+}
+
+/** Resolves when `signal` aborts (at once if it has): an event, not a length of time. */
+export function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return Promise.reject(new Error('no signal was given'));
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
