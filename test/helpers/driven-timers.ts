@@ -34,3 +34,29 @@ export function aborted(signal: AbortSignal | undefined): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
+
+/**
+ * `AbortSignal.timeout` on a clock the test drives: every signal it makes waits until the test calls
+ * `expire(ms)`, which aborts (with a TimeoutError, as Node does) the ones made with that delay. Restore
+ * it in a `finally`.
+ */
+export function drivenSignalTimeouts(): {
+  expire(ms: number): void;
+  delays(): number[];
+  restore(): void;
+} {
+  const made: { ms: number; controller: AbortController }[] = [];
+  const spy = vi.spyOn(AbortSignal, 'timeout').mockImplementation((ms: number) => {
+    const controller = new AbortController();
+    made.push({ ms, controller });
+    return controller.signal;
+  });
+  return {
+    expire: (ms) => {
+      for (const m of made.filter((entry) => entry.ms === ms))
+        m.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    },
+    delays: () => made.map((m) => m.ms),
+    restore: () => spy.mockRestore(),
+  };
+}
