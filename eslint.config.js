@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   // No test depends on the machine's speed (issue 32): no wall-clock measurement to compare, and no
   // fixed sleep before an assertion. Drive an injected clock or fake timers, or wait for an event that
-  // proves the input was processed (docs/development.md#timing-in-tests). Probed in
+  // proves the input was processed (docs/development.md#testing-on-a-busy-machine). Probed in
   // test/unit/architecture/test-timing-rules.test.ts.
   {
     files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],

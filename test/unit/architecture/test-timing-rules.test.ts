@@ -19,7 +19,7 @@ ${body}
   return result!.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
 }
 
-describe('the timing rules of the tests (docs/development.md#timing-in-tests) are lint rules', () => {
+describe('the timing rules of the tests (docs/development.md#testing-on-a-busy-machine) are lint rules', () => {
   it.each([
     [
       'a fixed sleep before an assertion of absence',
