@@ -42,7 +42,6 @@ export function aborted(signal: AbortSignal | undefined): Promise<void> {
  */
 export function drivenSignalTimeouts(): {
   expire(ms: number): void;
-  delays(): number[];
   restore(): void;
 } {
   const made: { ms: number; controller: AbortController }[] = [];
@@ -56,7 +55,6 @@ export function drivenSignalTimeouts(): {
       for (const m of made.filter((entry) => entry.ms === ms))
         m.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     },
-    delays: () => made.map((m) => m.ms),
     restore: () => spy.mockRestore(),
   };
 }
