@@ -121,6 +121,8 @@ describe('npm start with DynamoDB Local stalled mid-traffic', () => {
       async () => {
         await relay.pump.poll();
         expect(refs.filter((ref) => finalsOf(ref).length === 0)).toEqual([]);
+        // The drain's own summary: it has finished, not just emptied the list.
+        expect(printed.some((l) => l.includes('ingress buffer drained'))).toBe(true);
       },
       { timeout: 45_000, interval: 100 },
     );
