@@ -22,6 +22,41 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // No test depends on the machine's speed (issue 32): no wall-clock measurement to compare, and no
+  // fixed sleep before an assertion. Drive an injected clock or fake timers, or wait for an event that
+  // proves the input was processed (docs/development.md#testing-on-a-busy-machine). Probed in
+  // test/unit/architecture/test-timing-rules.test.ts.
+  {
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
+    ignores: ['test/helpers/cpu-meter.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='performance'][callee.property.name='now']",
+          message:
+            'No wall-clock measurement in a test: assert the mechanism (the budget on an injected clock, a deadline timer on fake timers, the outcome it gives), not how long it took.',
+        },
+        {
+          selector: "MemberExpression[object.name='process'][property.name='hrtime']",
+          message:
+            'No wall-clock measurement in a test: assert the mechanism (the budget on an injected clock, a deadline timer on fake timers, the outcome it gives), not how long it took.',
+        },
+        {
+          selector:
+            "BinaryExpression[operator='-'][left.callee.object.name='Date'][left.callee.property.name='now']:matches([right.type='Identifier'], [right.type='MemberExpression'])",
+          message:
+            'No elapsed wall-clock time in a test: assert the mechanism (the budget on an injected clock, a deadline timer on fake timers, the outcome it gives), not how long it took.',
+        },
+        {
+          selector:
+            "ExpressionStatement[expression.type='AwaitExpression']:matches([expression.argument.callee.name=/^(sleep|delay|wait|pause|setTimeout)$/], [expression.argument.callee.name='Promise']:has(CallExpression[callee.name='setTimeout'])) ~ ExpressionStatement:has(CallExpression[callee.name='expect'])",
+          message:
+            'No fixed sleep before an assertion: drive the clock past the deadline, or wait for an event that proves the input was processed (vi.waitFor on a positive condition), then assert.',
+        },
+      ],
+    },
+  },
   // Functions short enough to read in one screen (issue 32): over 80 lines, split along the seams.
   {
     files: ['shared/**/*.ts', 'infra/**/*.ts'],

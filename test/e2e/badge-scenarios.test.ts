@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runBadgeScenario } from '../../scripts/sim/badges';
 import { type EventFeed, eventLine } from '../../scripts/sim/events';
 import { createSimulator, type Simulator } from '../../simulator/server';
@@ -75,7 +75,17 @@ describe('npm run sim -- badge …', () => {
 
   it('delete → BadgeDeleted, exactly once', async () => {
     const result = await runBadgeScenario(context(), 'delete');
-    await new Promise((r) => setTimeout(r, 1500));
+    // A whole read of the shop that started after the deletion was seen: a second BadgeDeleted would
+    // have been published by then.
+    const seen = new Date().toISOString();
+    await vi.waitFor(
+      async () => {
+        const shops = (await relay.admin('GET', '/v1/badges')).body.shops as { lastReadAt: string | null }[];
+        expect(shops[0]!.lastReadAt! > seen).toBe(true);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    await relay.flush();
 
     expect(result.ok).toBe(true);
     const deletions = relay.sink.events.filter(

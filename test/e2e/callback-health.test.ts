@@ -230,9 +230,12 @@ describe('callback health, end to end', () => {
           .join(', ')} s`,
     );
 
-    // Every waiting transaction settled by a poll, yet no callback came: the account is still silent.
-    await sleep(1000);
-    await relay.flush();
+    // Every waiting transaction settled by a poll, yet no callback came: the account is still silent. A
+    // health cycle after the settlements says so (it counts the silent accounts only while one is).
+    const mark = counted.length;
+    await until('a health cycle after the settlements', async () =>
+      counted.slice(mark).find((m) => m.name === 'SilentAccounts'),
+    );
     expect(ofType('CallbacksResumed')).toEqual([]);
 
     // Act: callbacks are back; a normal payment's callback reaches the relay.

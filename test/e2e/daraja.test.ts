@@ -325,10 +325,8 @@ describe('Daraja end to end through the local HTTP server', () => {
     it('answers with the default within the deadline when the partner endpoint never answers, and records it', async () => {
       // Prepare
       const body = validation();
-      const started = performance.now();
-      // Act
+      // Act: without the deadline the answer would never come (the partner endpoint never answers).
       const res = await post('/v1/daraja/slow/c2b/validation', body);
-      const elapsed = performance.now() - started;
       // The decision is recorded after the answer left at the deadline: wait for its event, not for time.
       const events = await vi.waitFor(
         async () => {
@@ -346,8 +344,8 @@ describe('Daraja end to end through the local HTTP server', () => {
         rule: 'default',
         deadlineApplied: true,
         defaultApplied: true,
+        deadlineMs: 300,
       });
-      expect(elapsed).toBeLessThan(5000); // sanity bound only; latency is measured by the bench
     });
 
     it("answers with the partner endpoint's own rejection code and sends it the payload", async () => {

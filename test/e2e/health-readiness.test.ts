@@ -55,9 +55,7 @@ describe('health routes against a real DynamoDB Local', () => {
     await dynamo.stop();
 
     // Assess: not ready, and says what is down; alive all the same.
-    const started = Date.now();
     const readyDown = await get('/health/ready');
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(readyDown.status).toBe(503);
     expect(readyDown.body).toMatchObject({
       status: 'unavailable',

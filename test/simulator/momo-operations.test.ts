@@ -374,19 +374,23 @@ describe('MoMo request-to-pay delivery notification (MoMo Open API docs)', () =>
   });
 
   it('answers 410 NOTIFICATION_EXPIRED once the 24-hour window (provider time) has passed', async () => {
-    // 24 h at this time scale is about 9 ms of real time.
-    const fast = await startSim({ timeScale: 1e-7 });
+    // The window is counted on the simulator's clock, which moves only when the test moves it.
+    const { sim: held, clock } = await startHeldSim();
     try {
-      const token = await momoToken(fast);
-      const ref = await paid(fast, token);
-      await new Promise((r) => setTimeout(r, 50));
-      const r = await call(fast, 'POST', `/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
-        headers: momoHeaders(token, 'collection', { notificationMessage: 'late' }),
+      const token = await momoToken(held);
+      const { ref } = await create(held, token, '/collection/v1_0/requesttopay', rtpBody('46700000001'));
+      await clock.advance(held.options.approvalDelayMs);
+      await held.whenIdle();
+      // 24 h of provider time, and a millisecond.
+      await clock.advance(24 * 3600_000 * held.options.timeScale + 1);
+      const late = await momoToken(held);
+      const r = await call(held, 'POST', `/collection/v1_0/requesttopay/${ref}/deliverynotification`, {
+        headers: momoHeaders(late, 'collection', { notificationMessage: 'late' }),
       });
       expect(r.status).toBe(410);
       expect(r.json.code).toBe('NOTIFICATION_EXPIRED');
     } finally {
-      await fast.close();
+      await held.close();
     }
   });
 

@@ -7,7 +7,10 @@ import { PICKUP_DELAY_METRIC, POLL_CYCLE_FAILURES_METRIC } from '../../config/me
 export interface PollCycleOptions {
   /** Who holds the leases of this cycle (the Lambda request id, the local process id). */
   owner: string;
-  /** Stop claiming new items after this many milliseconds (the Lambda's remaining time minus a margin). */
+  /**
+   * Stop claiming new items after this many milliseconds (the Lambda's remaining time minus a margin),
+   * counted on the services' clock, so a test drives the budget by moving its clock.
+   */
   budgetMs?: number;
   /** At most this many items per cycle. */
   maxItems?: number;
@@ -55,8 +58,9 @@ export async function runPollCycle(
   services: ReconcileServices,
   options: PollCycleOptions,
 ): Promise<PollCycleResult> {
-  const started = Date.now();
   const { store, clock, config, log, metrics } = services;
+  const started = clock.now().getTime();
+  const elapsedMs = () => clock.now().getTime() - started;
   const settings = config.reconciliation;
   const result: PollCycleResult = {
     due: 0,
@@ -71,7 +75,7 @@ export async function runPollCycle(
   result.due = listed.items.length;
   result.readItems = listed.readItems;
   const held = new Map<string, string>();
-  const overBudget = () => options.budgetMs !== undefined && Date.now() - started > options.budgetMs;
+  const overBudget = () => options.budgetMs !== undefined && elapsedMs() > options.budgetMs;
 
   const process = async (item: DueItem, account: string) => {
     const claimedAt = clock.now();
@@ -130,7 +134,7 @@ export async function runPollCycle(
   await Promise.all([...lanes].map(([account, items]) => runLane(account, items)));
   for (const [account, why] of held)
     log.warn('status checks held for the rest of the cycle', { account, why });
-  if (result.due > 0) log.info('poll cycle', { ...result, ms: Date.now() - started });
+  if (result.due > 0) log.info('poll cycle', { ...result, ms: elapsedMs() });
   return result;
 }
 

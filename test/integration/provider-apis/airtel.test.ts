@@ -124,13 +124,23 @@ describe('Airtel status API against the simulator', () => {
     });
   });
 
-  it('keeps TIP pending', async () => {
-    const id = await partnerPays('752123904');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await client().c.check(statusQuery('payment', id))).toMatchObject({
-      type: 'pending',
-      providerCode: 'TIP:DP00800001006',
-    });
+  it('keeps TIP pending after the moment a payer answers', async () => {
+    // The payer's moment is counted on the simulator's clock, which moves only when the test moves it.
+    const shared = sim;
+    const held = await startHeldSim({ timeScale: 0.1 });
+    sim = held.sim;
+    try {
+      // Prepare
+      const id = await partnerPays('752123904');
+      // Act: the clock passes the moment a payer answers (a paying MSISDN is settled by then).
+      await held.clock.advance(sim.options.approvalDelayMs);
+      const answer = await client().c.check(statusQuery('payment', id));
+      // Assess
+      expect(answer).toMatchObject({ type: 'pending', providerCode: 'TIP:DP00800001006' });
+    } finally {
+      await held.sim.close();
+      sim = shared;
+    }
   });
 
   it('answers not-found (DP00800001025) for an id the simulator never saw', async () => {

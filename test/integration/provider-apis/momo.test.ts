@@ -145,16 +145,26 @@ describe('MoMo status API against the simulator', () => {
   });
 
   it('keeps an unanswered request (Ongoing) pending while the approval window runs', async () => {
-    // Prepare
-    const ref = await partnerCreates('/collection/v1_0/requesttopay', rtp(msisdn(3)));
+    // The payer's moment is counted on the simulator's clock, which moves only when the test moves it.
+    const shared = sim;
+    const held = await startHeldSim();
+    sim = held.sim;
+    try {
+      // Prepare
+      const ref = await partnerCreates('/collection/v1_0/requesttopay', rtp(msisdn(3)));
 
-    // Act
-    await new Promise((r) => setTimeout(r, 50));
-    const answer = await client().c.check(statusQuery('requesttopay', ref));
+      // Act: the clock passes the moment a payer answers (a paying MSISDN is settled by then), still
+      // inside the approval window.
+      await held.clock.advance(sim.options.approvalDelayMs);
+      const answer = await client().c.check(statusQuery('requesttopay', ref));
 
-    // Assess
-    expect(simTransaction(sim, 'momo', ref)?.status).toBe('PENDING');
-    expect(answer).toMatchObject({ type: 'pending', providerCode: 'PENDING' });
+      // Assess
+      expect(simTransaction(sim, 'momo', ref)?.status).toBe('PENDING');
+      expect(answer).toMatchObject({ type: 'pending', providerCode: 'PENDING' });
+    } finally {
+      await held.sim.close();
+      sim = shared;
+    }
   });
 
   it('answers not-found for a reference the simulator never accepted', async () => {

@@ -147,11 +147,9 @@ describe('SqsIngressBuffer', () => {
         ),
       )) as never;
     const slow = new SqsIngressBuffer(client, { queueUrl: QUEUE_URL, timeoutMs: 50 });
-    const started = performance.now();
 
-    // Act / Assess
+    // Act / Assess: cut by the buffer's own timeout (the mock never answers otherwise).
     await expect(slow.accept(message())).rejects.toThrow(/aborted \(out of time\)/);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('gives up when the caller aborts (the ack budget ran out)', async () => {

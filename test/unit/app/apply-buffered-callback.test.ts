@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { applyBufferedCallback } from '../../../shared/app/buffer/apply-buffered-callback';
@@ -156,7 +156,8 @@ describe('a callback through the ingress buffer', () => {
 
     // Act
     const ack = await receiveCallback(services, momoCallback());
-    await sleep(1000); // the direct write lands
+    // The direct write goes on after the ack and lands: its final event is the proof.
+    await vi.waitFor(() => expect(finals(store)).toHaveLength(1), { timeout: 30_000 });
     store.delayMs = 0;
     const answer = await consumer(buffer.asSqsEvent(), {} as never);
 

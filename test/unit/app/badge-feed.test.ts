@@ -1,5 +1,5 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import {
   type WordPressBadgeApiDeps,
@@ -11,6 +11,7 @@ import { parseConfig } from '../../../shared/config/load';
 import type { EventEnvelope } from '../../../shared/domain/event-envelope';
 import { EVENT_DETAIL_SCHEMAS } from '../../../shared/domain/event-schemas';
 import { createSimulator, type Simulator } from '../../../simulator/server';
+import { drivenSignalTimeouts, watched } from '../../helpers/driven-timers';
 
 const START = Date.parse('2026-11-23T10:00:00.000Z');
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -645,17 +646,25 @@ describe('badge feed', () => {
     expect(w.types()).toEqual(['BadgeCreated', 'BadgeExpired']);
   });
 
-  it('gives up a badge call that outlasts the cycle budget, within the budget', async () => {
-    // Prepare: a list that never answers, a per-call timeout far longer than the budget
+  it('gives up a badge call that outlasts the cycle budget when the budget runs out', async () => {
+    // Prepare: a list that never answers, a per-call timeout far longer than the budget; the timeouts
+    // expire only when the test says so.
     const api = fakeApi();
     const w = world(api.fetchImpl, { timeoutMs: 30_000 });
     api.listAnswer = () => 'timeout';
-    // Act
-    const started = Date.now();
-    const result = await runBadgeCycle(w.services, { budgetMs: 100 });
-    // Assess
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(result.shops[0]!.error).toMatch(/^timeout:/);
+    const timeouts = drivenSignalTimeouts();
+    try {
+      // Act: the cycle is waiting on the list when the budget (100 ms) runs out; the call's own 30 s never does.
+      const cycle = watched(runBadgeCycle(w.services, { budgetMs: 100 }));
+      await vi.waitFor(() => expect(api.calls).toHaveLength(1));
+      expect(cycle.settled()).toBe(false);
+      timeouts.expire(100);
+      const result = await cycle.promise;
+      // Assess: cut by the budget, not by the call's timeout.
+      expect(result.shops[0]!.error).toBe("timeout: the cycle's time budget ran out");
+    } finally {
+      timeouts.restore();
+    }
   });
 
   it('fails a shop with a secretId as an auth failure when no secret reader is wired, calling nobody', async () => {
@@ -671,22 +680,35 @@ describe('badge feed', () => {
     expect(api.calls).toEqual([]);
   });
 
-  it('gives up a secret read that outlasts the cycle budget, within the budget', async () => {
-    // Prepare
+  it('gives up a secret read that outlasts the cycle budget when the budget runs out', async () => {
+    // Prepare: a secret read that never answers, a per-call timeout far longer than the budget; the
+    // timeouts expire only when the test says so.
     const api = fakeApi();
     const w = world(api.fetchImpl, {
       timeoutMs: 30_000,
       auth: { type: 'bearer' },
       secretId: 'relay/badges/demo',
     });
-    w.deps.readSecret = () => new Promise<string>(() => {});
-    // Act
-    const started = Date.now();
-    const result = await runBadgeCycle(w.services, { budgetMs: 100 });
-    // Assess
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(result.shops[0]!.ok).toBe(false);
-    expect(api.calls).toEqual([]);
+    let asked = false;
+    w.deps.readSecret = () => {
+      asked = true;
+      return new Promise<string>(() => {});
+    };
+    const timeouts = drivenSignalTimeouts();
+    try {
+      // Act: the cycle is waiting on the secret when the budget (100 ms) runs out; the call's own 30 s never does.
+      const cycle = watched(runBadgeCycle(w.services, { budgetMs: 100 }));
+      await vi.waitFor(() => expect(asked).toBe(true));
+      expect(cycle.settled()).toBe(false);
+      timeouts.expire(100);
+      const result = await cycle.promise;
+      // Assess
+      expect(result.shops[0]!.ok).toBe(false);
+      expect(result.shops[0]!.error).toMatch(/^timeout: secret "relay\/badges\/demo": no answer in time/);
+      expect(api.calls).toEqual([]);
+    } finally {
+      timeouts.restore();
+    }
   });
 
   it('refuses an answer over 2 MB as too large without publishing', async () => {

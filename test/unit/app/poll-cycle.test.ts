@@ -216,3 +216,39 @@ describe('runPollCycle: concurrency', () => {
     expect(new Set(succeeded.map((e) => e.data.reference)).size).toBe(12);
   });
 });
+
+describe('runPollCycle: time budget', () => {
+  /** Runs a cycle with `budgetMs` on a clock the test moves; `onCall` runs as each status call starts. */
+  async function budgeted(budgetMs: number, onCall: (clock: { advance(ms: number): void }) => void) {
+    const s = setup();
+    await registerMany(s.services, 'a', 4);
+    let now = START + 300_000;
+    const clock = { now: () => new Date(now), advance: (ms: number) => void (now += ms) };
+    let done = false;
+    const cycle = runPollCycle({ ...s.services, clock }, { owner: 'p1', budgetMs }).finally(
+      () => (done = true),
+    );
+    while (!done) {
+      await until(() => done || s.provider.waiting() > 0, 'a call or the end of the cycle');
+      if (s.provider.waiting() > 0) onCall(clock);
+      s.provider.releaseAll();
+    }
+    return { result: await cycle, calls: s.provider.calls };
+  }
+
+  it("stops claiming items once the budget has passed on the services' clock", async () => {
+    // Act: the first call (the account's probe) takes 1,001 ms of the cycle's clock; the budget is 1,000.
+    const { result, calls } = await budgeted(1_000, (clock) => clock.advance(1_001));
+    // Assess: the probe was checked; the other three stay due for the next cycle.
+    expect(calls).toHaveLength(1);
+    expect(result).toMatchObject({ due: 4, claimed: 1, checked: 1 });
+  });
+
+  it('claims every item while the clock stays within the budget', async () => {
+    // Act: each call takes 100 ms of the cycle's clock; four of them fit in a budget of 1,000.
+    const { result, calls } = await budgeted(1_000, (clock) => clock.advance(100));
+    // Assess
+    expect(calls).toHaveLength(4);
+    expect(result).toMatchObject({ due: 4, claimed: 4, checked: 4 });
+  });
+});

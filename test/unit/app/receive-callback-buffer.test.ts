@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../../shared/app/buffer/ingress-buffer';
 import type { RelayLogger } from '../../../shared/app/ports';
+import { ANSWER_MARGIN_MS } from '../../../shared/app/callbacks/receive-callback';
 import { BUFFERED_HEADER, receiveCallback } from '../../../shared/http/callback-endpoint';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { secretScrubber } from '../../../shared/config/secrets';
 import type { InboundRequest } from '../../../shared/http/types';
 import { sha256Hex } from '../../../shared/util/ids';
+import { aborted, driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
 import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
 import { registered } from '../../helpers/reports';
 
@@ -64,6 +66,8 @@ function momoCallback(body = BODY, path = `/v1/momo/demo/${MOMO_SECRET}/requestt
   };
   return request;
 }
+
+useDrivenTimers();
 
 describe('receiveCallback with an ingress buffer', () => {
   it('buffers a callback the store refuses and answers the provider its normal ack', async () => {
@@ -135,21 +139,21 @@ describe('receiveCallback with an ingress buffer', () => {
     expect(JSON.stringify(logged?.fields)).toContain('ingress buffer failed');
   });
 
-  it('answers 503 within the ack budget when the store stalls and the buffer hangs', async () => {
+  it('answers 503 at the ack budget when the store stalls and the buffer hangs', async () => {
     // Prepare
     const { store, buffer, services } = setup();
     store.failure = 'hang';
     buffer.failure = 'hang';
-    const started = performance.now();
+    driveTimers();
 
-    // Act
-    const response = await receiveCallback(services, momoCallback());
+    // Act: the request's clock runs to MoMo's ack budget (600 ms) less the answer's margin.
+    const answer = watched(receiveCallback(services, momoCallback()));
+    await vi.advanceTimersByTimeAsync(600 - ANSWER_MARGIN_MS);
 
-    // Assess
-    expect(response.statusCode).toBe(503);
-    expect(buffer.signals[0]?.aborted).toBe(true);
-    // Generous bound: the budget is 600 ms; without it the answer would never come.
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // Assess: answered then (without the budget the answer would never come), the buffer's call cut.
+    expect(answer.settled()).toBe(true);
+    expect((await answer.promise).statusCode).toBe(503);
+    await aborted(buffer.signals[0]);
   });
 
   it('cuts a stalled store with its abort signal at the store budget, then buffers and acks', async () => {
@@ -330,15 +334,16 @@ describe('ack budgets', () => {
     store.failure = 'hang';
     const waited = { ...momoCallback(), waitedMs: 700 };
 
-    // Act
-    const t0 = performance.now();
-    const response = await receiveCallback(services, waited);
-    const elapsed = performance.now() - t0;
+    driveTimers();
+
+    // Act: the request's clock runs 300 ms.
+    const answer = watched(receiveCallback(services, waited));
+    await vi.advanceTimersByTimeAsync(300);
 
     // Assess: buffered after what was left of the store budget (300 ms), not a full 1000 ms of its own.
-    expect(response.statusCode).toBe(200);
+    expect(answer.settled()).toBe(true);
+    expect((await answer.promise).statusCode).toBe(200);
     expect(buffer.messages).toHaveLength(1);
-    expect(elapsed).toBeLessThan(700);
   });
 
   it('still stores a callback in a healthy store when a long cold start used up the whole budget', async () => {
@@ -361,13 +366,14 @@ describe('ack budgets', () => {
     store.failure = 'hang';
     const refused = { ...momoCallback('{not json'), waitedMs: 450 };
 
-    // Act
-    const t0 = performance.now();
-    const response = await receiveCallback(services, refused);
-    const elapsed = performance.now() - t0;
+    driveTimers();
 
-    // Assess: not the quarantine's own 1 s wait.
-    expect(response.statusCode).toBe(400);
-    expect(elapsed).toBeLessThan(600);
+    // Act: the request's clock runs to what is left of the ack budget (600 - 20 - 450 = 130 ms).
+    const answer = watched(receiveCallback(services, refused));
+    await vi.advanceTimersByTimeAsync(600 - ANSWER_MARGIN_MS - 450);
+
+    // Assess: answered then, not after the quarantine's own 1 s wait.
+    expect(answer.settled()).toBe(true);
+    expect((await answer.promise).statusCode).toBe(400);
   });
 });

@@ -82,10 +82,18 @@ describe('local server health routes', () => {
 
   it('does not let a hanging readiness function hang the probes', async () => {
     const get = await serve(() => new Promise<Readiness>(() => undefined));
-    const started = Date.now();
     const ready = await get('/health/ready');
+    // Answered by the readiness guard's own timer (never by the probe's), which the answer names.
     expect(ready.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(8000);
+    expect(await ready.json()).toMatchObject({
+      down: ['readiness'],
+      checks: {
+        readiness: {
+          ok: false,
+          error: `readiness check gave no answer within ${READY_CHECK_TIMEOUT_MS * 2} ms`,
+        },
+      },
+    });
     expect((await get('/health')).status).toBe(200);
   }, 20_000);
 
@@ -113,7 +121,6 @@ describe('readinessOf', () => {
 
   it('times a stalled check out and aborts its signal', async () => {
     let aborted: AbortSignal | undefined;
-    const started = Date.now();
     const readiness = await readinessOf(
       {
         dynamodb: (signal) => {
@@ -124,8 +131,10 @@ describe('readinessOf', () => {
       100,
     )();
     expect(readiness).toMatchObject({ ready: false, checks: { dynamodb: { ok: false } } });
-    expect(String((readiness.checks.dynamodb as { error: string }).error)).toMatch(/TimeoutError/);
+    // Cut by the check's own timeout (100 ms here), which the answer names.
+    expect((readiness.checks.dynamodb as { error: string }).error).toBe(
+      'TimeoutError: no answer within 100 ms',
+    );
     expect(aborted?.aborted).toBe(true);
-    expect(Date.now() - started).toBeLessThan(READY_CHECK_TIMEOUT_MS * 5);
   });
 });

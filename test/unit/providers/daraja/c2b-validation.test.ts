@@ -270,6 +270,8 @@ describe('deciding within the deadline', () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
+    let rejected!: () => void;
+    const lateRejection = new Promise<void>((resolve) => (rejected = resolve));
     // Act
     const outcome = await decideC2BValidation(
       input(),
@@ -277,12 +279,19 @@ describe('deciding within the deadline', () => {
       {
         partner: (signal) =>
           new Promise((_, reject) =>
-            signal.addEventListener('abort', () => setTimeout(() => reject(new Error('late')), 5)),
+            signal.addEventListener('abort', () =>
+              setTimeout(() => {
+                reject(new Error('late'));
+                rejected();
+              }, 5),
+            ),
           ),
       },
       { budgetMs: 10 },
     );
-    await new Promise((r) => setTimeout(r, 50));
+    // The late rejection has happened; Node reports an unhandled one before the next turn of the loop.
+    await lateRejection;
+    await new Promise((r) => setImmediate(r));
     process.off('unhandledRejection', onUnhandled);
     // Assess
     expect(outcome.deadlineApplied).toBe(true);
