@@ -15,6 +15,16 @@ import { CDK_FOLDERS, FAST_FOLDERS, laneOf, testsUnder } from './test/helpers/la
  */
 const ISOLATED = Object.keys(NEEDS_ISOLATION);
 const DYNAMODB_LOCAL = { globalSetup: ['test/helpers/global-setup.ts'] };
+const ENV = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+/**
+ * aws-cdk-lib (2.27x) validates every synthesized template with a built-in CloudFormation engine (WASM):
+ * starting it costs about 14 s of CPU in each process that synthesizes (each cdk-lane worker, each
+ * `cdk synth` a test runs) and each template 0.5 s more. Without the validation feature flag it only
+ * prints warnings, never fails a synth, so no test reads it: cfn-lint checks the same schemas and fails
+ * on an error (test/infra/cfn-lint.ts). `CDK_VALIDATION=false` (the CDK's own switch) turns it off in the
+ * lane's workers and the `cdk synth` processes they start.
+ */
+const CDK = { env: { ...ENV, CDK_VALIDATION: 'false' } };
 
 function lane(
   name: ReturnType<typeof laneOf>,
@@ -40,7 +50,7 @@ export default defineConfig({
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // TEST_CPU_LOG=<file>: each test file logs the CPU it took (test/helpers/cpu-meter.ts).
     setupFiles: process.env.TEST_CPU_LOG ? ['test/helpers/cpu-meter.ts'] : [],
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: ENV,
     // Timeouts are a safety net for a hung test, not a speed check: the e2e tests wait on conditions (a
     // child process started, an event published) and CDK synth with asset bundling takes 30-50 s when the
     // cores are busy. Speed is measured by `npm run bench`, never asserted (docs/development.md).
@@ -51,7 +61,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       ...lane('fast', testsUnder(FAST_FOLDERS), []),
-      ...lane('cdk', testsUnder(CDK_FOLDERS), []),
+      ...lane('cdk', testsUnder(CDK_FOLDERS), [], CDK),
       ...lane(
         'dynamodb',
         ['test/**/*.test.ts'],

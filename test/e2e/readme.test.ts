@@ -21,6 +21,7 @@ import {
   isSim,
   limiter,
   readings,
+  type Result,
   rewrite,
   runAlone,
   Shell,
@@ -97,6 +98,25 @@ interface Running {
 }
 
 const relays = new Map<Relay, Running>();
+
+/**
+ * An idle `npm start` costs CPU the whole time it runs (its stream pump polls DynamoDB Local's stream every
+ * 100 ms: about 0.15 s of CPU a second, relay and JVM together), so each relay lives only as long as its
+ * checks need it: the `npm run sim` examples start as soon as the simulator relay answers, beside the blocks
+ * (which run one after another), and the plain relay stops after its last block.
+ */
+const blocksLeft = new Map<Relay, number>();
+
+async function onRelay(relay: Relay, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } finally {
+    const left = blocksLeft.get(relay)! - 1;
+    blocksLeft.set(relay, left);
+    // The simulator relay also serves the `npm run sim` examples: afterAll stops it.
+    if (left === 0 && relay === 'plain') await stopRelay(relays.get(relay)!.relay);
+  }
+}
 
 /** npm start, again if it gave up at startup (its DynamoDB Local calls time out after 1.5 s on a busy machine). */
 async function startRelay(kind: Relay): Promise<Running> {
@@ -221,37 +241,49 @@ describe('the docs, executed against npm start', () => {
     );
   });
 
+  const examples = simExamples().map((example) => ({
+    ...example,
+    run: undefined as Promise<{ text: string; result: Result }> | undefined,
+  }));
   beforeAll(async () => {
-    const [plain, simulator] = await Promise.all([startRelay('plain'), startRelay('simulator')]);
-    relays.set('plain', plain);
-    relays.set('simulator', simulator);
+    const six = limiter(6);
+    const simulator = startRelay('simulator').then((running) => {
+      relays.set('simulator', running);
+      // Started here, checked by their tests below (after the blocks, which run meanwhile).
+      for (const example of examples) {
+        const text = rewrite(example.command.text, running.target);
+        example.run = six(() => runAlone(text, 150_000)).then((result) => ({ text, result }));
+      }
+    });
+    const plain = startRelay('plain').then((running) => void relays.set('plain', running));
+    await Promise.all([simulator, plain]);
   }, 180_000);
 
   for (const file of MARKED)
     for (const block of blocksOf(file)) {
       const m = block.marker;
+      if (m?.kind === 'run' || m?.kind === 'console')
+        blocksLeft.set(m.relay, (blocksLeft.get(m.relay) ?? 0) + 1);
       if (m?.kind === 'run')
         it(
           `${where(block)} runs on npm start${m.relay === 'simulator' ? ' -- --simulator' : ''}`,
-          () => runBlock(block, m.relay, m.events),
+          () => onRelay(m.relay, () => runBlock(block, m.relay, m.events)),
           180_000,
         );
       if (m?.kind === 'console')
         it(
           `${where(block)} shows on the console of npm start${m.relay === 'simulator' ? ' -- --simulator' : ''}`,
-          () => consoleBlock(block, m.relay),
+          () => onRelay(m.relay, () => consoleBlock(block, m.relay)),
           30_000,
         );
     }
 
-  const six = limiter(6);
-  for (const { where: at, command, stale } of simExamples()) {
+  for (const example of examples) {
+    const { where: at, command, stale } = example;
     const test = stale ? it.concurrent.fails : it.concurrent;
     test(`${at.join(', ')} ${command.text}${stale ? ` (stale in the doc: ${stale})` : ''}`, async () => {
-      const t = relays.get('simulator')!.target;
-      const text = rewrite(command.text, t);
-      const result = await six(() => runAlone(text, 150_000));
-      const problems = broken(command, result, t);
+      const { text, result } = await example.run!;
+      const problems = broken(command, result, relays.get('simulator')!.target);
       expect(problems, `ran: ${text}\n${result.output}`).toEqual([]);
     }, 400_000);
   }
