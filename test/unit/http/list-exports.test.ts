@@ -201,6 +201,33 @@ describe('CSV exports of the approvals and callback health lists', () => {
     ).toEqual(['vic', 'vic']);
   });
 
+  it('exports the search matches and the badge feed, each audited under its own action', async () => {
+    // Prepare
+    const w = world();
+    const reference = 'dddddddd-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+    await w.call('ana', 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      amount: '5',
+      currency: 'EUR',
+      msisdn: '256772123456',
+    });
+    // Act
+    const search = await w.call('vic', 'GET', `/v1/transactions/search?q=${reference}&format=csv`);
+    const badges = await w.call('vic', 'GET', '/v1/badges?format=csv');
+    // Assess
+    const rows = csvLines(search.body).slice(1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain(`,momo,demo,requesttopay,${reference},`);
+    expect(search.body).not.toContain('256772123456');
+    expect(csvLines(badges.body)).toEqual(['shop,id,rev,deleted,activated,expired,badge']);
+    expect(w.store.audit.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['transactions.search.export', 'badges.export']),
+    );
+  });
+
   it('exports the audit log through the same answer: rows counted, completeness said', async () => {
     // Prepare
     const w = world();
