@@ -235,12 +235,18 @@ module.exports = {
     ),
     forbid(
       'console-reads-only-answer-types',
-      'The browser console imports nothing of the server but the management API answer types.',
+      'The browser console imports nothing of the server but the management API answer types and the time-zone arithmetic.',
       F.console,
       [
-        '^(shared/(?!app/management-answers\\.ts$)|functions/|infra/|local/|simulator/|scripts/|test/)',
+        '^(shared/(?!app/management-answers\\.ts$|util/time-zone\\.ts$)|functions/|infra/|local/|simulator/|scripts/|test/)',
         '^node_modules/(?!axe-core/)',
       ],
+    ),
+    forbid(
+      'console-shared-code-imports-nothing',
+      'The server modules the browser console bundles import nothing: no Node built-in or relay code reaches the browser through them.',
+      '^shared/(app/management-answers|util/time-zone)\\.ts$',
+      ['.*'],
     ),
     forbid(
       'simulator-is-the-provider',

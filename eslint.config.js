@@ -247,9 +247,9 @@ export default tseslint.config(
           patterns: [
             {
               regex:
-                '^(\\.\\./)+(shared|local|functions|infra|simulator|scripts)/(?!app/management-answers$)',
+                '^(\\.\\./)+(shared|local|functions|infra|simulator|scripts)/(?!app/management-answers$|util/time-zone$)',
               message:
-                'The console runs in a browser: of the server code it reads only the API answer types (shared/app/management-answers.ts).',
+                'The console runs in a browser: of the server code it reads only the API answer types (shared/app/management-answers.ts) and the import-free time-zone arithmetic (shared/util/time-zone.ts).',
             },
           ],
         },

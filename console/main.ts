@@ -110,11 +110,11 @@ function route(): void {
     const [provider, account, reference] = parts.slice(1).map(decodeURIComponent) as [string, string, string];
     leave = storyView(main, { provider, account, reference });
   } else if (parts[0] === 'report') leave = reportView(main, params);
-  else if (parts[0] === 'health') leave = healthView(main);
+  else if (parts[0] === 'health') leave = healthView(main, params);
   else if (parts[0] === 'quarantine') leave = quarantineView(main, params);
   else if (parts[0] === 'badges') leave = badgesView(main);
   else if (parts[0] === 'statements') leave = statementsView(main, params);
-  else if (parts[0] === 'approvals') leave = approvalsView(main);
+  else if (parts[0] === 'approvals') leave = approvalsView(main, params);
   else if (parts[0] === 'audit') leave = auditView(main, params);
   else if (parts[0] === 'destinations') leave = destinationsView(main);
   else leave = transactionsView(main, params);

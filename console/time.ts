@@ -1,4 +1,6 @@
 import type { TimeZonesView } from './api';
+// The relay's own zone arithmetic (import-free, so it bundles into the browser): one implementation.
+import { dayOf, zonedAt } from '../shared/util/time-zone';
 
 /**
  * The time zone every time on screen is shown in (docs/console.md#time-zone): the provider's business
@@ -47,26 +49,6 @@ export function zoneLabel(choice: ZoneChoice): string {
   return `Business (${zones.business})`;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function parts(ms: number, timeZone: string): Record<string, string> {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, f);
-  }
-  return Object.fromEntries(f.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-}
-
 /**
  * "2026-11-29 10:02:03Z" in UTC, "2026-11-29 13:02:03 +03:00" elsewhere: the offset is always written,
  * so a time copied out of the console says which zone it is in.
@@ -80,11 +62,11 @@ export function formatInstant(iso: string, account?: string): string {
       .toISOString()
       .replace('T', ' ')
       .replace(/\.\d+Z$/, 'Z');
-  const p = parts(ms, zone);
-  const wall = Date.UTC(+p.year!, +p.month! - 1, +p.day!, +p.hour!, +p.minute!, +p.second!);
-  const offset = Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);
+  const { wall, offsetMs } = zonedAt(ms, zone);
+  const offset = Math.round(offsetMs / 60_000);
   const sign = offset < 0 ? '-' : '+';
   const abs = Math.abs(offset);
-  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${sign}${hhmm}`;
+  return `${dayOf(wall)} ${two(wall.hour)}:${two(wall.minute)}:${two(wall.second)} ${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }
+
+const two = (n: number) => String(n).padStart(2, '0');

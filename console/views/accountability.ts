@@ -1,28 +1,63 @@
-import { api, apiUrl, authHeaders, type ApprovalView, type ApprovalsAnswer, type AuditPage } from '../api';
+import { api, type ApprovalView, type ApprovalsAnswer, type AuditPage } from '../api';
 import { currentToken } from '../auth';
 import { errorBox, h, replace, when } from '../dom';
 import { whoAmI } from '../me';
+import { exportButton } from '../export';
 
 const who = (a: { name: string; role: string } | null) => (a ? `${a.name} (${a.role})` : 'nobody signed in');
 
-/** The resolutions above an account's limit (docs/roles-and-audit.md#four-eyes); admins decide them. */
-export function approvalsView(root: HTMLElement): () => void {
+/** The states a request can be in, as GET /v1/approvals?state= filters them. */
+const APPROVAL_STATES = ['pending', 'approved', 'rejected', 'failed', 'expired'] as const;
+
+/**
+ * The resolutions above an account's limit (docs/roles-and-audit.md#four-eyes); admins decide them. The
+ * list filters by state and exports as CSV with the same filter.
+ */
+export function approvalsView(root: HTMLElement, params: URLSearchParams): () => void {
+  const state = params.get('state') ?? '';
+  const filters = h(
+    'form',
+    { class: 'filters', 'data-testid': 'approval-filters' },
+    h(
+      'select',
+      { name: 'state', 'aria-label': 'state' },
+      h('option', { value: '' }, 'any state'),
+      APPROVAL_STATES.map((s) => h('option', { value: s, selected: s === state }, s)),
+    ),
+    ' ',
+    h('button', { type: 'submit' }, 'Filter'),
+    ' ',
+    exportButton('approvals-csv', '/v1/approvals', () => ({ state })),
+  );
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const chosen = String(new FormData(filters).get('state') ?? '');
+    location.hash = chosen ? `#/approvals?${new URLSearchParams({ state: chosen })}` : '#/approvals';
+  });
   const out = h('div', { 'data-testid': 'approvals' });
-  replace(root, h('h1', {}, 'Approvals'), out);
+  replace(root, h('h1', {}, 'Approvals'), filters, out);
   const load = async () => {
-    let list: ApprovalView[];
+    let answer: ApprovalsAnswer;
     let administer = false;
     try {
-      [list, administer] = await Promise.all([
-        api<ApprovalsAnswer>('/v1/approvals').then((a) => a.approvals),
+      [answer, administer] = await Promise.all([
+        api<ApprovalsAnswer>('/v1/approvals', { query: { state } }),
         whoAmI(currentToken()).then((me) => me.can.administer),
       ]);
     } catch (error) {
       replace(out, errorBox(error));
       return;
     }
+    const list: ApprovalView[] = answer.approvals;
     if (!list.length) {
-      replace(out, h('p', { 'data-testid': 'no-approvals' }, 'No resolution waits for approval.'));
+      replace(
+        out,
+        h(
+          'p',
+          { 'data-testid': 'no-approvals' },
+          state ? `No request is ${state}.` : 'No resolution waits for approval.',
+        ),
+      );
       return;
     }
     replace(
@@ -96,6 +131,9 @@ export function approvalsView(root: HTMLElement): () => void {
           }),
         ),
       ),
+      answer.complete
+        ? null
+        : h('p', { class: 'muted' }, 'Only the newest requests were read: older ones are not listed.'),
     );
   };
   void load();
@@ -118,7 +156,7 @@ export function auditView(root: HTMLElement, params: URLSearchParams): () => voi
     ),
     h('button', { type: 'submit' }, 'Filter'),
     ' ',
-    h('button', { type: 'button', class: 'secondary', 'data-testid': 'audit-csv' }, 'Export CSV'),
+    exportButton('audit-csv', '/v1/audit', () => query()),
   );
   const out = h('div', {});
   replace(root, h('h1', {}, 'Audit log'), filters, out);
@@ -130,16 +168,6 @@ export function auditView(root: HTMLElement, params: URLSearchParams): () => voi
   filters.addEventListener('submit', (e) => {
     e.preventDefault();
     location.hash = `#/audit?${new URLSearchParams(query())}`;
-  });
-  filters.querySelector('[data-testid=audit-csv]')!.addEventListener('click', async () => {
-    // Fetched with the sign-in header (a link could not carry it), then saved from memory.
-    const response = await fetch(apiUrl('/v1/audit', { ...query(), format: 'csv' }), {
-      headers: authHeaders(),
-    });
-    const url = URL.createObjectURL(await response.blob());
-    const a = h('a', { href: url, download: 'relay-audit.csv' });
-    a.click();
-    URL.revokeObjectURL(url);
   });
   void (async () => {
     try {

@@ -8,6 +8,7 @@ import {
 import { currentToken } from '../auth';
 import { errorBox, h, replace, statusPill, when } from '../dom';
 import { whoAmI } from '../me';
+import { exportButton } from '../export';
 
 const path = (id: string, verb: string) => `/v1/destinations/${encodeURIComponent(id)}/${verb}`;
 
@@ -19,7 +20,17 @@ const path = (id: string, verb: string) => `/v1/destinations/${encodeURIComponen
 export function destinationsView(root: HTMLElement): () => void {
   const out = h('div', { 'data-testid': 'destinations' });
   const detail = h('div', { 'data-testid': 'destination-detail' });
-  replace(root, h('h1', {}, 'Destinations'), out, detail);
+  replace(
+    root,
+    h('h1', {}, 'Destinations'),
+    h(
+      'p',
+      { class: 'filters' },
+      exportButton('destinations-csv', '/v1/destinations', () => ({})),
+    ),
+    out,
+    detail,
+  );
   const load = async () => {
     let list: DestinationView[];
     let can = { operate: false, administer: false };
@@ -121,6 +132,12 @@ export function destinationsView(root: HTMLElement): () => void {
     replace(
       detail,
       h('h2', {}, `${d.id}: delivery log`),
+      // The log's default range (the last day), as CSV: every attempt of it, not only the 50 shown.
+      h(
+        'p',
+        {},
+        exportButton('deliveries-csv', path(d.id, 'deliveries'), () => ({})),
+      ),
       log,
       can.operate ? replayForm(d) : null,
       can.administer ? rotateForm(d) : null,

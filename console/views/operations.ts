@@ -1,8 +1,9 @@
-import { api, downloadCsv, NotAvailableError, type QuarantinePage, type QuarantineView } from '../api';
+import { api, NotAvailableError, type QuarantinePage, type QuarantineView } from '../api';
 import { sparkline } from '../charts';
 import { append, errorBox, h, isoDay, notAvailable, replace, when } from '../dom';
 import { currentToken } from '../auth';
 import { whoAmI } from '../me';
+import { exportButton } from '../export';
 
 type Row = Record<string, unknown>;
 
@@ -72,11 +73,43 @@ function arrayIn(answer: Row, ...names: string[]): Row[] {
   return [];
 }
 
-/** Per-account callback health: last callback, callbacks per hour (24 h), silence periods. */
-export function healthView(root: HTMLElement): () => void {
+/**
+ * Per-account callback health: last callback, callbacks per hour (24 h), silence periods; filtered by
+ * provider and account, and exported as CSV with the same filters.
+ */
+export function healthView(root: HTMLElement, params: URLSearchParams): () => void {
+  const filters = { provider: params.get('provider') ?? '', account: params.get('account') ?? '' };
+  const form = h(
+    'form',
+    { class: 'filters', 'data-testid': 'health-filters' },
+    h('input', {
+      name: 'provider',
+      placeholder: 'provider',
+      value: filters.provider,
+      size: 10,
+      'aria-label': 'provider',
+    }),
+    h('input', {
+      name: 'account',
+      placeholder: 'account',
+      value: filters.account,
+      size: 10,
+      'aria-label': 'account',
+    }),
+    h('button', { type: 'submit' }, 'Filter'),
+    ' ',
+    exportButton('health-csv', '/v1/callback-health', () => filters),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const data = Object.entries(Object.fromEntries(new FormData(form)) as Record<string, string>).filter(
+      ([, v]) => v,
+    );
+    location.hash = `#/health?${new URLSearchParams(data).toString()}`;
+  });
   const body = h('div', {});
-  replace(root, h('h1', {}, 'Callback health'), body);
-  void load(body, 'Callback health', '/v1/callback-health', {}, (answer) => {
+  replace(root, h('h1', {}, 'Callback health'), form, body);
+  void load(body, 'Callback health', '/v1/callback-health', filters, (answer) => {
     const rows = arrayIn(answer, 'accounts', 'health');
     return [
       answer.countedComplete === false
@@ -246,22 +279,13 @@ export function quarantineView(root: HTMLElement, params: URLSearchParams): () =
     h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
     h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
     h('button', { type: 'submit' }, 'Filter'),
+    ' ',
     // The list as CSV with the filters shown (without the bodies): GET /v1/quarantine?format=csv.
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        'data-testid': 'quarantine-csv',
-        onclick: () =>
-          void downloadCsv('/v1/quarantine', {
-            ...filters,
-            from: `${filters.from}T00:00:00.000Z`,
-            to: `${filters.to}T23:59:59.999Z`,
-          }).catch(() => undefined),
-      },
-      'Export CSV',
-    ),
+    exportButton('quarantine-csv', '/v1/quarantine', () => ({
+      ...filters,
+      from: `${filters.from}T00:00:00.000Z`,
+      to: `${filters.to}T23:59:59.999Z`,
+    })),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -352,7 +376,16 @@ function badgeSummary(badge: unknown): string | null {
 /** The badge feed per shop (the relay's view of each shop's badges). */
 export function badgesView(root: HTMLElement): () => void {
   const body = h('div', {});
-  replace(root, h('h1', {}, 'Badge feed'), body);
+  replace(
+    root,
+    h('h1', {}, 'Badge feed'),
+    h(
+      'p',
+      { class: 'filters' },
+      exportButton('badges-csv', '/v1/badges', () => ({})),
+    ),
+    body,
+  );
   void load(body, 'The badge feed', '/v1/badges', {}, (answer) => {
     const shops = arrayIn(answer, 'shops');
     if (!shops.length)

@@ -1,8 +1,9 @@
-import { api, downloadCsv, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
+import { api, NotAvailableError, type TransactionPage, type TransactionSummary } from '../api';
 import type { ReconciliationReport, ReportCharts, ReportLine } from '../../shared/app/management-answers';
 import { barChart } from '../charts';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
 import { storyHash } from './transactions';
+import { exportButton } from '../export';
 
 /**
  * The report as `GET /v1/report` answers it (with its chart series) or, from a relay without that route,
@@ -91,17 +92,9 @@ export function reportView(root: HTMLElement, params: URLSearchParams): () => vo
   const body = h('div', {}, h('p', {}, 'Loading…'));
   replace(root, h('h1', {}, 'Reconciliation'), form, body);
   const range = { from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z` };
-  form.appendChild(
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        'data-testid': 'report-csv',
-        onclick: () => void downloadCsv('/v1/report', range).catch(() => undefined),
-      },
-      'Export CSV',
-    ),
+  form.append(
+    ' ',
+    exportButton('report-csv', '/v1/report', () => range),
   );
   void (async () => {
     try {

@@ -1,11 +1,10 @@
 import {
   api,
-  apiUrl,
-  authHeaders,
   type StatementDayAnswer as DailyCloseReport,
   type StatementDaysAnswer as DaysAnswer,
 } from '../api';
 import { errorBox, h, replace, when } from '../dom';
+import { exportButton } from '../export';
 
 const rate = (r: { rate: number | null }) => (r.rate === null ? '—' : `${(r.rate * 100).toFixed(1)} %`);
 
@@ -65,7 +64,11 @@ export function statementsView(root: HTMLElement, params: URLSearchParams): () =
   void (async () => {
     try {
       const answer = await api<DaysAnswer>(base);
-      replace(daysOut, daysTable(answer, chosen, day));
+      replace(
+        daysOut,
+        daysTable(answer, chosen, day),
+        exportButton('days-csv', base, () => ({})),
+      );
     } catch (error) {
       replace(daysOut, errorBox(error));
     }
@@ -128,14 +131,7 @@ function daysTable(answer: DaysAnswer, chosen: string, selected: string): HTMLEl
 }
 
 function dayDetail(report: DailyCloseReport, path: string): HTMLElement {
-  const csv = h('button', { type: 'button', class: 'secondary', 'data-testid': 'day-csv' }, 'Export CSV');
-  csv.addEventListener('click', async () => {
-    // Fetched with the sign-in header (a link could not carry it), then saved from memory.
-    const response = await fetch(apiUrl(path, { format: 'csv' }), { headers: authHeaders() });
-    const url = URL.createObjectURL(await response.blob());
-    h('a', { href: url, download: `${report.provider}-${report.account}-${report.day}.csv` }).click();
-    URL.revokeObjectURL(url);
-  });
+  const csv = exportButton('day-csv', path, () => ({}));
   const verdicts = Object.entries(report.verdicts)
     .map(([status, v]) => `${status} ${v.count} (${v.amount})`)
     .join(', ');

@@ -2,7 +2,6 @@ import {
   api,
   apiUrl,
   authHeaders,
-  downloadCsv,
   type CountsAnswer,
   NotAvailableError,
   relayFetch,
@@ -11,6 +10,7 @@ import {
   type TransactionSummary,
 } from '../api';
 import { errorBox, h, isoDay, notAvailable, replace, statusPill, when } from '../dom';
+import { exportButton } from '../export';
 // The values the API's status filter accepts, from the one list the server checks against.
 import { STATUS_FILTERS } from '../../shared/app/management-answers';
 import { currentToken } from '../auth';
@@ -141,21 +141,8 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
     h('label', {}, 'from ', h('input', { type: 'date', name: 'from', value: filters.from })),
     h('label', {}, 'to ', h('input', { type: 'date', name: 'to', value: filters.to })),
     h('button', { type: 'submit' }, 'Filter'),
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        'data-testid': 'tx-csv',
-        onclick: () =>
-          void downloadCsv('/v1/transactions', {
-            ...filters,
-            from: filters.from,
-            to: `${filters.to}T23:59:59.999Z`,
-          }).catch(() => undefined),
-      },
-      'Export CSV',
-    ),
+    ' ',
+    exportButton('tx-csv', '/v1/transactions', () => ({ ...filters, to: `${filters.to}T23:59:59.999Z` })),
   );
   const searchForm = h(
     'form',
@@ -357,6 +344,10 @@ export function transactionsView(root: HTMLElement, params: URLSearchParams): ()
               : `Nothing matches “${q}”.`,
           ),
           answer.transactions.length ? table(answer.transactions) : null,
+          // The matches as CSV: the same search (GET /v1/transactions/search?format=csv).
+          answer.transactions.length
+            ? exportButton('search-csv', '/v1/transactions/search', () => ({ q, limit: 50 }))
+            : null,
         );
       } catch (error) {
         replace(results, error instanceof NotAvailableError ? notAvailable('Search') : errorBox(error));

@@ -285,6 +285,8 @@ export interface ApprovalView {
 
 export interface ApprovalsAnswer {
   approvals: ApprovalView[];
+  /** False when the bounded read may have left older requests out. */
+  complete: boolean;
 }
 
 /** One business day in GET /v1/statements/{provider}/{account}/days (docs/statements.md#the-close). */

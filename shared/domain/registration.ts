@@ -205,6 +205,7 @@ function conflictingOrphan(
   };
   const event = conflictEvent(next, report, {
     kind: mismatch.kind,
+    reportedStatus: report.status,
     detail,
     currentStatus: next.status,
     discriminator: `${mismatch.kind}:registration:${report.status}`,

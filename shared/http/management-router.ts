@@ -3,7 +3,7 @@ import { forceCheck } from '../app/transactions/operate-transaction';
 import { noMetrics } from '../app/ports';
 import type { ReconcileServices } from '../app/reconciliation/reconcile';
 import { reconciliationReport, reportRange } from '../app/reconciliation/reconciliation-report';
-import { auditCsv, listAudit, MAX_CSV_ROWS, recordAuditAfter } from '../app/operations/audit';
+import { listAudit, recordAuditAfter } from '../app/operations/audit';
 import { approve, listApprovals, reject, resolveOrRequest } from '../app/operations/approvals';
 import { acceptQuarantined, dismissQuarantined } from '../app/operations/quarantine-decisions';
 import type { MeAnswer } from '../app/management-answers';
@@ -31,8 +31,15 @@ import { listQuarantine } from '../app/console/list-quarantine';
 import { consoleReport } from '../app/console/console-report';
 import {
   type CsvExport,
+  exportApprovals,
+  exportAudit,
+  exportBadges,
+  exportCallbackHealth,
+  exportDeliveries,
+  exportDestinations,
   exportQuarantine,
   exportReport,
+  exportSearch,
   exportTransactions,
 } from '../app/console/export-csv';
 import { callbackHealthView } from '../app/console/account-health';
@@ -212,28 +219,40 @@ const optionalBody = (c: RouteContext) =>
   c.request.rawBody.length ? parseJsonObjectBody(c.request, c.services.config.limits.maxBodyBytes) : {};
 
 /**
- * A console read; with `?format=csv` (or `json`) the lists that have a CSV form (the same filters:
- * shared/app/console/export-csv.ts) export it, and the export is audited.
+ * A list read; with `?format=csv` (or `json`) the list as CSV with the same filters
+ * (shared/app/console/export-csv.ts), and the export is audited under `<area>.export`.
  */
+function listRead(
+  answer: (c: RouteContext) => Promise<unknown>,
+  exporter: (c: RouteContext) => Promise<CsvExport>,
+  action: string,
+): (c: RouteContext) => Promise<HttpResponse> {
+  return async (c) => {
+    const format = c.request.query.format;
+    if (format === 'csv') return csvAnswer(await exporter(c), c.audit, action);
+    if (format !== undefined && format !== 'json')
+      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
+    return json(200, await answer(c));
+  };
+}
+
+/** A console read of the store, with its CSV form when it has one (the action names the path: `transactions.export`). */
 function consoleRead(
   answer: (deps: ReturnType<typeof depsOf>, query: InboundRequest['query']) => Promise<unknown>,
   exporter?: (
     deps: Pick<RelayServices, 'config' | 'store' | 'clock'>,
     query: Record<string, string | undefined>,
   ) => Promise<CsvExport>,
+  action?: string,
 ): (c: RouteContext) => Promise<HttpResponse> {
-  return async ({ services, request, audit }) => {
-    const query = request.query;
-    if (exporter && query.format !== undefined) {
-      if (query.format === 'csv') {
-        const path = request.path.split('/').filter(Boolean).slice(1).join('/');
-        return csvAnswer(await exporter(depsOf(services), query), audit, `${path}.export`);
-      }
-      if (query.format !== 'json')
-        throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
-    }
-    return json(200, await answer(depsOf(services), query));
-  };
+  const read = ({ services, request }: RouteContext) => answer(depsOf(services), request.query);
+  if (!exporter) return async (c) => json(200, await read(c));
+  return async (c) =>
+    listRead(
+      read,
+      ({ services, request }) => exporter(depsOf(services), request.query),
+      action ?? `${c.request.path.split('/').filter(Boolean).slice(1).join('/')}.export`,
+    )(c);
 }
 
 /** The statement routes' answers (shared/http/statement-routes.ts); an import or a close is audited. */
@@ -242,6 +261,14 @@ function statementHandler(useCase: StatementUseCase): (c: RouteContext) => Promi
     const answer = await statementRoute(services, request, useCase, params, actor);
     if (request.method === 'POST')
       await audit('ok', answer.statusCode, request.query.dryRun === 'true' ? 'dry run' : null);
+    // An export is an action, as every list's (csvAnswer): who took which rows out.
+    else if (request.query.format === 'csv')
+      await audit(
+        'ok',
+        answer.statusCode,
+        `${answer.headers?.['x-export-rows'] ?? '?'} rows of ${params.provider}/${params.account}${params.day ? ` ${params.day}` : ' days'}`,
+        'statements.export',
+      );
     return answer;
   };
 }
@@ -308,7 +335,7 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
   },
   listTransactions: consoleRead(listTransactions, exportTransactions),
   countTransactions: consoleRead(countTransactions),
-  searchTransactions: consoleRead(searchTransactions),
+  searchTransactions: consoleRead(searchTransactions, exportSearch, 'transactions.search.export'),
   async receiptBody({ services, params }) {
     return json(200, await receiptBody(services.store, keyOf(params), params.receiptId!));
   },
@@ -316,8 +343,8 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
   acceptQuarantined: quarantineDecision('accept'),
   dismissQuarantined: quarantineDecision('dismiss'),
   consoleReport: consoleRead(consoleReport, exportReport),
-  callbackHealth: consoleRead((deps) => callbackHealthView(deps)),
-  badgeShops: consoleRead((deps) => badgeShops(deps)),
+  callbackHealth: consoleRead(callbackHealthView, exportCallbackHealth),
+  badgeShops: consoleRead((deps) => badgeShops(deps), exportBadges),
   importStatement: statementHandler('importStatement'),
   listStatementDays: statementHandler('listStatementDays'),
   readStatementDay: statementHandler('readStatementDay'),
@@ -331,9 +358,11 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
     };
     return json(200, me);
   },
-  async listApprovals({ services, request }) {
-    return json(200, await listApprovals(services, request.query));
-  },
+  listApprovals: listRead(
+    ({ services, request }) => listApprovals(services, request.query),
+    ({ services, request }) => exportApprovals(services, request.query),
+    'approvals.export',
+  ),
   async approve(c) {
     const answer = await approve(reconcileOf(c.services), c.params.id!, optionalBody(c), c.actor);
     const a = answer.approval;
@@ -354,37 +383,23 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
     );
     return json(200, answer);
   },
-  async listAudit({ services, request, audit }) {
-    if (request.query.format === 'csv') {
-      const page = await listAudit(services, request.query, MAX_CSV_ROWS);
-      await audit(
-        'ok',
-        200,
-        `${page.entries.length} entries${page.next ? ' (more in range)' : ''}`,
-        'audit.export',
-      );
-      return {
-        statusCode: 200,
-        body: auditCsv(page.entries),
-        headers: {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': 'attachment; filename="relay-audit.csv"',
-        },
-      };
-    }
-    if (request.query.format !== undefined && request.query.format !== 'json')
-      throw new SchemaValidationError('format must be csv or json', { details: { parameter: 'format' } });
-    return json(200, await listAudit(services, request.query));
-  },
-  async listDestinations({ services }) {
-    return json(200, await listDestinations(deliveriesOf(services), services.clock));
-  },
-  async destinationDeliveries({ services, request, params }) {
-    return json(
-      200,
-      await destinationDeliveries(deliveriesOf(services), services.clock, params.id!, request.query),
-    );
-  },
+  listAudit: listRead(
+    ({ services, request }) => listAudit(services, request.query),
+    ({ services, request }) => exportAudit(services, request.query),
+    'audit.export',
+  ),
+  listDestinations: listRead(
+    ({ services }) => listDestinations(deliveriesOf(services), services.clock),
+    ({ services }) => exportDestinations(deliveriesOf(services), services.clock),
+    'destinations.export',
+  ),
+  destinationDeliveries: listRead(
+    ({ services, request, params }) =>
+      destinationDeliveries(deliveriesOf(services), services.clock, params.id!, withoutFormat(request.query)),
+    ({ services, request, params }) =>
+      exportDeliveries(deliveriesOf(services), services.clock, params.id!, request.query),
+    'deliveries.export',
+  ),
   async pauseDestination({ services, params, actor, audit }) {
     const answer = await pauseDestination(deliveriesOf(services), services.clock, params.id!, actor);
     await audit('ok', 200, `paused ${params.id}`);
@@ -422,6 +437,12 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
     return json(200, await transactionDeliveries(deliveriesOf(services), keyOf(params)));
   },
 };
+
+/** The query without `format=json` (a read that checks its parameters would refuse it). */
+function withoutFormat(query: InboundRequest['query']): InboundRequest['query'] {
+  const { format: _format, ...rest } = query;
+  return rest;
+}
 
 /** Accepting or dismissing a refused callback (docs/roles-and-audit.md): the note is required. */
 function quarantineDecision(kind: 'accept' | 'dismiss'): (c: RouteContext) => Promise<HttpResponse> {

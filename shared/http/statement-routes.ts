@@ -11,6 +11,8 @@ import type { StatementActor } from '../domain/statement';
 import { type Actor, actorRef } from '../domain/actor';
 import { accountKey } from '../config/schema';
 import { hasControlCharacters } from '../util/text';
+import { toCsv } from '../util/csv';
+import type { StatementDaysAnswer } from '../app/management-answers';
 import { type HttpResponse, type InboundRequest, json } from './types';
 
 /** A statement upload's body limit: a Lambda request carries at most 6 MB; the CLI sends larger files in parts. */
@@ -34,7 +36,7 @@ export type StatementUseCase =
  * The statement routes (docs/management-api.md#statements), matched by the management router from the
  * route table with the caller signed in (operator to import or close, viewer to read):
  *   POST /v1/statements/{provider}/{account}/import?file=&template=&dryRun=true   body: the CSV text
- *   GET  /v1/statements/{provider}/{account}/days[?from=&to=]                        the days, newest first
+ *   GET  /v1/statements/{provider}/{account}/days[?from=&to=&format=csv]             the days, newest first
  *   GET  /v1/statements/{provider}/{account}/days/{day}[?format=csv]                  the day as it adds up
  *   POST /v1/statements/{provider}/{account}/days/{day}/close                          closes it when due
  */
@@ -84,28 +86,71 @@ export async function statementRoute(
     for (const bound of [request.query.from, request.query.to])
       if (bound !== undefined && !DAY.test(bound))
         throw new SchemaValidationError('from and to must be YYYY-MM-DD');
-    return json(
-      200,
-      await listDays(deps, {
-        provider: provider!,
-        account: account!,
-        ...(request.query.from ? { from: request.query.from } : {}),
-        ...(request.query.to ? { to: request.query.to } : {}),
-      }),
-    );
+    const days = await listDays(deps, {
+      provider: provider!,
+      account: account!,
+      ...(request.query.from ? { from: request.query.from } : {}),
+      ...(request.query.to ? { to: request.query.to } : {}),
+    });
+    if (request.query.format === 'csv') return daysCsv(days);
+    return json(200, days);
   }
   if (!DAY.test(day ?? '')) throw new SchemaValidationError('The day must be YYYY-MM-DD');
   const at = { provider: provider!, account: account!, day: day! };
   if (closing) return json(200, await closeDay(deps, at, { actor: personOf(actor) }));
   const report = await closeDay(deps, at, { actor: { kind: 'system', name: 'read' }, close: false });
   if (request.query.format === 'csv')
-    return {
-      statusCode: 200,
-      body: closeCsv(report),
-      headers: {
-        'content-type': 'text/csv; charset=utf-8',
-        'content-disposition': `attachment; filename="${provider}-${account}-${day}.csv"`,
-      },
-    };
+    return csvFile(`${provider}-${account}-${day}.csv`, closeCsv(report), report.breaks.length);
   return json(200, report);
+}
+
+/** The business days as CSV (the days list's filters applied: from, to). */
+function daysCsv(days: StatementDaysAnswer): HttpResponse {
+  return csvFile(
+    `${days.provider}-${days.account}-days.csv`,
+    toCsv(
+      [
+        'day',
+        'state',
+        'closedAt',
+        'payments',
+        'matched',
+        'toMatch',
+        'matchRate',
+        'fees',
+        'lateResolutions',
+        'breaks',
+      ],
+      days.days.map((d) => [
+        d.day,
+        d.state,
+        d.closedAt,
+        d.payments,
+        d.matched,
+        d.matchRate.toMatch,
+        d.matchRate.rate,
+        d.fees,
+        d.lateResolutions,
+        d.breaks,
+      ]),
+    ),
+    days.days.length,
+  );
+}
+
+/**
+ * A statement CSV as the console's exports answer (shared/http/management-router.ts csvAnswer): its rows
+ * counted (a day's: its breaks), and always complete (a day, or the days of a bounded range).
+ */
+function csvFile(filename: string, csv: string, rows: number): HttpResponse {
+  return {
+    statusCode: 200,
+    body: csv,
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${filename}"`,
+      'x-export-rows': String(rows),
+      'x-export-complete': 'true',
+    },
+  };
 }

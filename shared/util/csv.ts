@@ -119,7 +119,7 @@ export async function* readCsv(
  * return) is prefixed with ' so that a spreadsheet opening the file never runs it as a formula (CSV
  * injection: a reference or a provider's message is text someone else chose).
  */
-export function csvCell(value: string | number | null | undefined): string {
+function csvCell(value: string | number | null | undefined): string {
   let text = value === null || value === undefined ? '' : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

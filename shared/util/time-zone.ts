@@ -1,6 +1,9 @@
 /**
  * Wall-clock times in a named IANA time zone (Africa/Nairobi…) and back, with the platform's Intl data
  * only: a statement states local times, the relay stores UTC, and a business day is the provider's.
+ *
+ * The browser console shows its times with this same code (console/time.ts): this module imports
+ * nothing, so it bundles into the browser as it is (.dependency-cruiser.cjs keeps it so).
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -61,9 +64,15 @@ export function wallTimeAt(epochMs: number, timeZone: string): WallTime {
 
 const asUtc = (w: WallTime) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
 
+/** The wall-clock time in `timeZone` at an instant and the zone's offset from UTC then, in ms. */
+export function zonedAt(epochMs: number, timeZone: string): { wall: WallTime; offsetMs: number } {
+  const wall = wallTimeAt(epochMs, timeZone);
+  return { wall, offsetMs: asUtc(wall) - Math.floor(epochMs / 1000) * 1000 };
+}
+
 /** The zone's offset from UTC at an instant, in ms. */
 function offsetAt(epochMs: number, timeZone: string): number {
-  return asUtc(wallTimeAt(epochMs, timeZone)) - Math.floor(epochMs / 1000) * 1000;
+  return zonedAt(epochMs, timeZone).offsetMs;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   STATE_ID,
 } from '../callbacks/callback-health';
 import type { Clock, ConsoleStore, CreatedEntry, ProviderRecordStore } from '../ports';
+import { parseText } from './console-query';
 
 /** Index entries one answer counts at most (a day of a very busy relay is counted in part). */
 const MAX_COUNTED = 20_000;
@@ -30,11 +31,16 @@ export interface AccountHealth {
  * transactions per hour of the last 24 hours from the `byDay` index (keys only, no item read). Callbacks
  * themselves are not counted per hour: the relay notes only the latest.
  */
-export async function callbackHealthView(deps: {
-  config: RelayConfig;
-  store: ProviderRecordStore & ConsoleStore;
-  clock: Clock;
-}): Promise<{ at: string; accounts: AccountHealth[]; countedComplete: boolean }> {
+export async function callbackHealthView(
+  deps: {
+    config: RelayConfig;
+    store: ProviderRecordStore & ConsoleStore;
+    clock: Clock;
+  },
+  query: Record<string, string | undefined> = {},
+): Promise<{ at: string; accounts: AccountHealth[]; countedComplete: boolean }> {
+  const provider = parseText(query.provider, 'provider', 40);
+  const account = parseText(query.account, 'account', 64);
   const now = deps.clock.now();
   const hours = Array.from({ length: 24 }, (_, i) =>
     new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 - (23 - i) * 3_600_000).toISOString(),
@@ -58,29 +64,31 @@ export async function callbackHealthView(deps: {
     more = page.more;
   }
   const accounts = await Promise.all(
-    [...deps.config.accounts.values()].map(async (a): Promise<AccountHealth> => {
-      const ref = (id: string) => ({
-        provider: a.provider,
-        account: a.id,
-        namespace: CALLBACK_HEALTH_NAMESPACE,
-        id,
-      });
-      const [last, state] = await Promise.all([
-        deps.store.getRecord(ref(LAST_CALLBACK_ID)),
-        deps.store.getRecord(ref(STATE_ID)),
-      ]);
-      const episode = state?.data.episode as { silentSince?: string } | null | undefined;
-      const byHour = perAccount.get(`${a.provider}/${a.id}`);
-      return {
-        provider: a.provider,
-        account: a.id,
-        lastCallbackAt: (last?.data.lastCallbackAt as string | undefined) ?? null,
-        silenceSeconds: callbackSilenceSeconds(deps.config.reconciliation, a.provider, a.id),
-        silent: !!episode,
-        silentSince: episode?.silentSince ?? null,
-        transactionsPerHour: hours.map((hour) => ({ hour, count: byHour?.get(hour) ?? 0 })),
-      };
-    }),
+    [...deps.config.accounts.values()]
+      .filter((a) => (!provider || a.provider === provider) && (!account || a.id === account))
+      .map(async (a): Promise<AccountHealth> => {
+        const ref = (id: string) => ({
+          provider: a.provider,
+          account: a.id,
+          namespace: CALLBACK_HEALTH_NAMESPACE,
+          id,
+        });
+        const [last, state] = await Promise.all([
+          deps.store.getRecord(ref(LAST_CALLBACK_ID)),
+          deps.store.getRecord(ref(STATE_ID)),
+        ]);
+        const episode = state?.data.episode as { silentSince?: string } | null | undefined;
+        const byHour = perAccount.get(`${a.provider}/${a.id}`);
+        return {
+          provider: a.provider,
+          account: a.id,
+          lastCallbackAt: (last?.data.lastCallbackAt as string | undefined) ?? null,
+          silenceSeconds: callbackSilenceSeconds(deps.config.reconciliation, a.provider, a.id),
+          silent: !!episode,
+          silentSince: episode?.silentSince ?? null,
+          transactionsPerHour: hours.map((hour) => ({ hour, count: byHour?.get(hour) ?? 0 })),
+        };
+      }),
   );
   return { at: now.toISOString(), accounts, countedComplete: !more };
 }

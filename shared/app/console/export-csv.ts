@@ -1,17 +1,26 @@
 import { toCsv } from '../../util/csv';
-import { MAX_CSV_ROWS } from '../operations/audit';
-import type { QuarantineView, TransactionSummary } from '../management-answers';
-import type { Clock, ConsoleStore, RelayStore } from '../ports';
+import { maskMsisdnsIn } from '../../util/mask';
+import { auditCsvRows, AUDIT_CSV_COLUMNS, listAudit, MAX_CSV_ROWS } from '../operations/audit';
+import { listApprovals } from '../operations/approvals';
+import { destinationDeliveries, type DeliveryAdmin, listDestinations } from '../delivery/destinations-admin';
+import type { ApprovalView, QuarantineView, TransactionSummary } from '../management-answers';
+import type { Clock, ConsoleStore, OperationsStore, ProviderRecordStore, RelayStore } from '../ports';
+import type { RelayConfig } from '../../config/schema';
+import { callbackHealthView } from './account-health';
+import { badgeShops } from './badge-shops';
 import { consoleReport } from './console-report';
 import { type ConsoleDeps, listTransactions } from './list-transactions';
 import { listQuarantine } from './list-quarantine';
+import { searchTransactions } from './search-transactions';
 
 /**
- * CSV exports of the console's lists (issue 30 item 8): `?format=csv` on GET /v1/transactions,
- * /v1/quarantine and /v1/report, with the same filters as the view. The list is read a page at a time, as
- * the view reads it, up to MAX_CSV_ROWS rows and MAX_EXPORT_PAGES requests' worth of reads; past that the
- * answer says it is partial (`complete: false`, the `x-export-complete` header) and the filters narrow
- * it. Phone numbers are masked as in every answer; every cell is guarded against spreadsheet formulas.
+ * CSV exports of the console's lists (issue 30 item 8): `?format=csv` on every list the console shows
+ * (docs/management-api.md#csv-exports), with the same filters as the view. A list is read a page at a
+ * time, as the view reads it, up to MAX_CSV_ROWS rows and MAX_EXPORT_PAGES requests' worth of reads (an
+ * export costs a bounded number of reads per request, like any read: it cannot starve the ack path); past
+ * that the answer says it is partial (`complete: false`, the `x-export-complete` header) and the filters
+ * narrow it. Phone numbers are masked as in every answer (and again in free text: a note or a provider's
+ * message); every cell is guarded against spreadsheet formulas (shared/util/csv.ts toCsv).
  */
 const MAX_EXPORT_PAGES = 20;
 
@@ -20,6 +29,17 @@ export interface CsvExport {
   csv: string;
   rows: number;
   complete: boolean;
+}
+
+/** Free text someone typed or a provider sent: a phone number in it is masked, as in every answer. */
+const text = (value: string | null | undefined) => (value ? maskMsisdnsIn(value) : value);
+
+const who = (a: ApprovalView['decidedBy']) => (a ? a.name : null);
+
+/** The query as the list reads it: the export's own parameters left out. */
+function filtersOf(query: Record<string, string | undefined>): Record<string, string | undefined> {
+  const { cursor: _cursor, format: _format, ...filters } = query;
+  return filters;
 }
 
 const TRANSACTION_COLUMNS = [
@@ -55,11 +75,29 @@ async function pages<T>(
   return { items, complete: false };
 }
 
+const transactionRow = (t: TransactionSummary) => [
+  t.createdAt,
+  t.updatedAt,
+  t.provider,
+  t.account,
+  t.kind,
+  t.reference,
+  t.status,
+  t.reversal?.state ?? null,
+  t.amount,
+  t.currency,
+  t.msisdnMasked,
+  t.externalId,
+  t.providerTransactionId,
+  t.origin,
+  t.reason?.code ?? null,
+];
+
 export async function exportTransactions(
   deps: ConsoleDeps,
   query: Record<string, string | undefined>,
 ): Promise<CsvExport> {
-  const { cursor: _cursor, format: _format, ...filters } = query;
+  const filters = filtersOf(query);
   const { items, complete } = await pages<TransactionSummary>(async (cursor) => {
     const page = await listTransactions(deps, { ...filters, limit: '200', ...(cursor ? { cursor } : {}) });
     return { items: page.transactions, next: page.next };
@@ -68,26 +106,22 @@ export async function exportTransactions(
     filename: 'relay-transactions.csv',
     rows: items.length,
     complete,
-    csv: toCsv(
-      TRANSACTION_COLUMNS,
-      items.map((t) => [
-        t.createdAt,
-        t.updatedAt,
-        t.provider,
-        t.account,
-        t.kind,
-        t.reference,
-        t.status,
-        t.reversal?.state ?? null,
-        t.amount,
-        t.currency,
-        t.msisdnMasked,
-        t.externalId,
-        t.providerTransactionId,
-        t.origin,
-        t.reason?.code ?? null,
-      ]),
-    ),
+    csv: toCsv(TRANSACTION_COLUMNS, items.map(transactionRow)),
+  };
+}
+
+/** The search's matches (GET /v1/transactions/search?q=…&format=csv): one bounded search, as the view's. */
+export async function exportSearch(
+  deps: ConsoleDeps,
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const answer = await searchTransactions(deps, filtersOf(query));
+  return {
+    filename: 'relay-search.csv',
+    rows: answer.transactions.length,
+    // A receipt search over a range says whether it went through all of it.
+    complete: answer.receiptSearch?.complete !== false,
+    csv: toCsv(TRANSACTION_COLUMNS, answer.transactions.map(transactionRow)),
   };
 }
 
@@ -95,7 +129,7 @@ export async function exportQuarantine(
   deps: { store: ConsoleStore; clock: Clock },
   query: Record<string, string | undefined>,
 ): Promise<CsvExport> {
-  const { cursor: _cursor, format: _format, ...filters } = query;
+  const filters = filtersOf(query);
   const { items, complete } = await pages<QuarantineView>(async (cursor) => {
     const page = await listQuarantine(deps, { ...filters, limit: '200', ...(cursor ? { cursor } : {}) });
     return { items: page.entries, next: page.next };
@@ -128,7 +162,7 @@ export async function exportQuarantine(
         e.sourceIp,
         e.httpStatus,
         e.reason,
-        e.message,
+        text(e.message),
       ]),
     ),
   };
@@ -188,6 +222,239 @@ export async function exportReport(
     csv: toCsv(
       ['section', 'provider', 'account', 'reference', 'kind', 'status', 'amount', 'createdAt', 'detail'],
       rows,
+    ),
+  };
+}
+
+/** The audit log (GET /v1/audit?format=csv): the same filters, at most MAX_CSV_ROWS entries. */
+export async function exportAudit(
+  deps: { store: OperationsStore; clock: Clock },
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const page = await listAudit(deps, filtersOf(query), MAX_CSV_ROWS);
+  return {
+    filename: 'relay-audit.csv',
+    rows: page.entries.length,
+    complete: !page.next,
+    csv: toCsv(AUDIT_CSV_COLUMNS, auditCsvRows(page.entries)),
+  };
+}
+
+/** The four-eyes requests (GET /v1/approvals?format=csv&state=…): both people named on each. */
+export async function exportApprovals(
+  deps: { store: RelayStore; clock: Clock },
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const answer = await listApprovals(deps, filtersOf(query));
+  return {
+    filename: 'relay-approvals.csv',
+    rows: answer.approvals.length,
+    complete: answer.complete,
+    csv: toCsv(
+      [
+        'createdAt',
+        'expiresAt',
+        'state',
+        'provider',
+        'account',
+        'reference',
+        'status',
+        'amount',
+        'currency',
+        'limit',
+        'note',
+        'requestedBy',
+        'requestedByRole',
+        'decidedBy',
+        'decidedByRole',
+        'decidedAt',
+        'decisionNote',
+        'id',
+      ],
+      answer.approvals.map((a) => [
+        a.createdAt,
+        a.expiresAt,
+        a.state,
+        a.provider,
+        a.account,
+        a.reference,
+        a.status,
+        a.amount,
+        a.currency,
+        a.limit,
+        text(a.note),
+        who(a.requestedBy),
+        a.requestedBy.role,
+        who(a.decidedBy),
+        a.decidedBy?.role ?? null,
+        a.decidedAt,
+        text(a.decisionNote),
+        a.id,
+      ]),
+    ),
+  };
+}
+
+/**
+ * Callback health per account (GET /v1/callback-health?format=csv&provider=&account=): the last callback,
+ * the silence watch, and the 24 hours' transactions, one column per hour (UTC, oldest first).
+ */
+export async function exportCallbackHealth(
+  deps: { config: RelayConfig; store: ProviderRecordStore & ConsoleStore; clock: Clock },
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const health = await callbackHealthView(deps, filtersOf(query));
+  const hours = health.accounts[0]?.transactionsPerHour.map((h) => h.hour) ?? [];
+  return {
+    filename: 'relay-callback-health.csv',
+    rows: health.accounts.length,
+    complete: health.countedComplete,
+    csv: toCsv(
+      [
+        'provider',
+        'account',
+        'lastCallbackAt',
+        'silenceSeconds',
+        'silent',
+        'silentSince',
+        'transactions24h',
+        ...hours,
+      ],
+      health.accounts.map((a) => [
+        a.provider,
+        a.account,
+        a.lastCallbackAt,
+        a.silenceSeconds,
+        String(a.silent),
+        a.silentSince,
+        a.transactionsPerHour.reduce((sum, h) => sum + h.count, 0),
+        ...a.transactionsPerHour.map((h) => h.count),
+      ]),
+    ),
+  };
+}
+
+/** The badge feed (GET /v1/badges?format=csv): one row per badge of each shop's last good read. */
+export async function exportBadges(
+  deps: { config: Pick<RelayConfig, 'badges'>; store: ProviderRecordStore },
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const shop = filtersOf(query).shop || undefined;
+  const shops = (await badgeShops(deps)).shops.filter((s) => !shop || s.shop === shop);
+  const rows = shops.flatMap((s) =>
+    s.badges.map((b) => [
+      s.shop,
+      b.id,
+      b.rev,
+      String(b.deleted),
+      b.activated,
+      b.expired,
+      b.badge ? text(JSON.stringify(b.badge)) : null,
+    ]),
+  );
+  return {
+    filename: 'relay-badges.csv',
+    rows: rows.length,
+    complete: true,
+    csv: toCsv(['shop', 'id', 'rev', 'deleted', 'activated', 'expired', 'badge'], rows),
+  };
+}
+
+/** The webhook destinations (GET /v1/destinations?format=csv): state, failures, rotation; never a secret. */
+export async function exportDestinations(admin: DeliveryAdmin, clock: Clock): Promise<CsvExport> {
+  const { destinations } = await listDestinations(admin, clock);
+  return {
+    filename: 'relay-destinations.csv',
+    rows: destinations.length,
+    complete: true,
+    csv: toCsv(
+      [
+        'id',
+        'url',
+        'eventTypes',
+        'providers',
+        'accounts',
+        'state',
+        'pausedBy',
+        'pausedAt',
+        'disabledReason',
+        'disabledAt',
+        'failureStreak',
+        'lastAttemptAt',
+        'lastAttemptStatus',
+        'lastAttemptOutcome',
+        'rotatedBy',
+        'rotatedAt',
+        'bothSigningUntil',
+      ],
+      destinations.map((d) => [
+        d.id,
+        d.url,
+        d.filter.eventTypes.join(' '),
+        d.filter.providers.join(' '),
+        d.filter.accounts.join(' '),
+        d.state,
+        d.pausedBy,
+        d.pausedAt,
+        d.disabledReason,
+        d.disabledAt,
+        d.failureStreak,
+        d.lastAttempt?.at ?? null,
+        d.lastAttempt?.status ?? null,
+        d.lastAttempt?.outcome ?? null,
+        d.rotation?.rotatedBy ?? null,
+        d.rotation?.rotatedAt ?? null,
+        d.rotation?.bothSigning ? d.rotation.windowEndsAt : null,
+      ]),
+    ),
+  };
+}
+
+/** A destination's delivery log (GET /v1/destinations/{id}/deliveries?format=csv&from=&to=&outcome=). */
+export async function exportDeliveries(
+  admin: DeliveryAdmin,
+  clock: Clock,
+  id: string,
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const { limit: _limit, ...filters } = filtersOf(query);
+  const { items, complete } = await pages(async (cursor) => {
+    const page = await destinationDeliveries(admin, clock, id, {
+      ...filters,
+      limit: '200',
+      ...(cursor ? { cursor } : {}),
+    });
+    return { items: page.attempts, next: page.next ?? null };
+  });
+  return {
+    filename: `relay-deliveries-${id}.csv`,
+    rows: items.length,
+    complete,
+    csv: toCsv(
+      [
+        'at',
+        'webhookId',
+        'transaction',
+        'attempt',
+        'status',
+        'latencyMs',
+        'outcome',
+        'nextAttemptAt',
+        'replayedBy',
+        'answer',
+      ],
+      items.map((a) => [
+        a.at,
+        a.eventId,
+        a.correlationId,
+        a.attempt + 1,
+        a.status,
+        a.latencyMs,
+        a.outcome,
+        a.nextAttemptAt ?? null,
+        a.replayedBy ?? null,
+        text(a.excerpt),
+      ]),
     ),
   };
 }

@@ -99,6 +99,8 @@ function approvalView(request: ApprovalRequest, now: Date): ApprovalView {
 }
 
 const STATES = ['pending', 'approved', 'rejected', 'failed', 'expired'] as const;
+/** Requests one list reads at most (newest first): a bounded read per request. */
+const APPROVALS_READ = 200;
 
 /** GET /v1/approvals: the newest requests first (at most 200), `?state=` one of STATES. */
 export async function listApprovals(
@@ -111,8 +113,13 @@ export async function listApprovals(
       details: { parameter: 'state' },
     });
   const now = services.clock.now();
-  const views = (await services.store.listApprovals(200)).map((r) => approvalView(r, now));
-  return { approvals: state ? views.filter((v) => v.state === state) : views };
+  const read = await services.store.listApprovals(APPROVALS_READ);
+  const views = read.map((r) => approvalView(r, now));
+  return {
+    approvals: state ? views.filter((v) => v.state === state) : views,
+    // A full read may have left older requests out: the list (and its CSV) says so.
+    complete: read.length < APPROVALS_READ,
+  };
 }
 
 const decisionNote = (input: unknown): string | null => {

@@ -2,7 +2,6 @@ import type { Actor } from '../../domain/actor';
 import { actorRef } from '../../domain/actor';
 import { newId } from '../../util/ids';
 import { maskMsisdnsIn } from '../../util/mask';
-import { csvCell as cell } from '../../util/csv';
 import type { AuditEntry, Clock, OperationsStore, RelayLogger } from '../ports';
 import type { AuditPage, AuditView } from '../management-answers';
 import type { Scrubber } from '../../util/redact';
@@ -167,7 +166,8 @@ export async function listAudit(
   return { entries, next, examined, range };
 }
 
-const CSV_COLUMNS = [
+/** The audit log's CSV columns (GET /v1/audit?format=csv, shared/app/console/export-csv.ts). */
+export const AUDIT_CSV_COLUMNS = [
   'at',
   'actor',
   'actorId',
@@ -183,26 +183,21 @@ const CSV_COLUMNS = [
   'sourceIp',
 ] as const;
 
-/** The audit log as CSV (GET /v1/audit?format=csv): the same filters, at most MAX_CSV_ROWS rows. */
-export function auditCsv(entries: readonly AuditView[]): string {
-  const rows = entries.map((e) =>
-    [
-      e.at,
-      e.actor?.name ?? null,
-      e.actor?.id ?? null,
-      e.actor?.role ?? null,
-      e.actor?.via ?? null,
-      e.action,
-      e.target,
-      e.outcome,
-      e.httpStatus,
-      e.detail,
-      e.method,
-      e.path,
-      e.sourceIp,
-    ]
-      .map(cell)
-      .join(','),
-  );
-  return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
+/** The entries as CSV rows, in AUDIT_CSV_COLUMNS' order (toCsv quotes them and defuses formulas). */
+export function auditCsvRows(entries: readonly AuditView[]): Array<Array<string | number | null>> {
+  return entries.map((e) => [
+    e.at,
+    e.actor?.name ?? null,
+    e.actor?.id ?? null,
+    e.actor?.role ?? null,
+    e.actor?.via ?? null,
+    e.action,
+    e.target,
+    e.outcome,
+    e.httpStatus,
+    e.detail,
+    e.method,
+    e.path,
+    e.sourceIp,
+  ]);
 }

@@ -34,39 +34,84 @@ export function conflictDetail(kind: ConflictRecord['kind'], known: Evidence, in
   return `${describeEvidence(known)}; then ${describeEvidence(incoming)}`;
 }
 
+/**
+ * One disagreement, described once: the transaction keeps it (keptConflict: a ConflictRecord) and
+ * TransactionConflict publishes it (conflictEvent), both from this and the report that brought it.
+ */
+export interface ConflictSaid {
+  kind: ConflictRecord['kind'];
+  /** What the disagreeing claim said (the record's and the event's `reportedStatus`). */
+  reportedStatus: NormalizedReport['status'];
+  detail: string;
+  evidence: Evidence[];
+  /** The transaction's status once the conflict is said. */
+  currentStatus: TransactionRecord['status'];
+  /** The event's identity within the transaction: one event per distinct contradiction. */
+  discriminator: string;
+  /** When the event happened; the report's receipt time unless said. */
+  occurredAt?: string;
+  /** The receipt the conflict is about, when not the report's own (an earlier claim's; may be none). */
+  receiptId?: string | undefined;
+  /** The amount the disagreeing claim stated, when not the report's. */
+  reportedAmount?: NormalizedReport['amount'];
+}
+
+/** The conflict on the transaction's list (withConflict: a repeat is counted on the record it repeats). */
+export function keptConflict(
+  conflicts: readonly ConflictRecord[],
+  report: NormalizedReport,
+  said: ConflictSaid,
+): ReturnType<typeof withConflict> {
+  return withConflict(conflicts, {
+    kind: said.kind,
+    reportedStatus: said.reportedStatus,
+    at: report.receivedAt,
+    origin: report.origin,
+    receiptId: 'receiptId' in said ? said.receiptId : report.receiptId,
+    detail: said.detail,
+    evidence: said.evidence,
+  });
+}
+
 /** TransactionConflict: what the transaction says and what the report said instead. */
 export function conflictEvent(
   tx: TransactionRecord,
   report: NormalizedReport,
-  conflict: {
-    kind: ConflictRecord['kind'];
-    detail: string;
-    currentStatus: TransactionRecord['status'];
-    discriminator: string;
-    occurredAt: string;
-    evidence: Evidence[];
-  },
+  said: ConflictSaid,
 ): EventEnvelope {
   return buildEvent(
     'TransactionConflict',
     correlationIdOf(tx),
-    conflict.discriminator,
+    said.discriminator,
     report.origin,
-    conflict.occurredAt,
+    said.occurredAt ?? report.receivedAt,
     {
       ...transactionEventData(tx, report.receivedAt),
       conflict: {
-        kind: conflict.kind,
-        detail: conflict.detail,
-        currentStatus: conflict.currentStatus,
-        reportedStatus: report.status,
+        kind: said.kind,
+        detail: said.detail,
+        currentStatus: said.currentStatus,
+        reportedStatus: said.reportedStatus,
         reportedReason: report.reason ?? null,
-        reportedAmount: report.amount ?? null,
+        reportedAmount: ('reportedAmount' in said ? said.reportedAmount : report.amount) ?? null,
         reportedProviderTransactionId: report.providerTransactionId ?? null,
-        evidence: conflict.evidence,
+        evidence: said.evidence,
       },
     },
   );
+}
+
+/**
+ * The conflict kept on `tx` and its event, whether or not it repeats one already kept (a status settled
+ * over weaker evidence is said every time it is settled).
+ */
+export function sayConflict(
+  tx: TransactionRecord,
+  report: NormalizedReport,
+  said: ConflictSaid,
+): { next: TransactionRecord; event: EventEnvelope } {
+  const next = { ...tx, conflicts: keptConflict(tx.conflicts, report, said).conflicts };
+  return { next, event: conflictEvent(next, report, said) };
 }
 
 /** A report that contradicts the transaction without changing its status: the conflict is recorded and said. */
@@ -85,15 +130,16 @@ export function conflict(
   // must see.
   const strength = evidence.at(-1) ? rankOf(evidence.at(-1)!) : 0;
   const confirmed = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
-  const kept = withConflict(base.conflicts, {
+  const said: ConflictSaid = {
     kind,
     reportedStatus: report.status,
-    at: report.receivedAt,
-    origin: report.origin,
-    receiptId: report.receiptId,
     detail,
     evidence,
-  });
+    currentStatus: base.status,
+    // A stronger restatement of a recorded conflict is its own event (its own id).
+    discriminator: `${kind}:${base.status}:${report.status}${confirmed ? `:rank${strength}` : ''}`,
+  };
+  const kept = keptConflict(base.conflicts, report, said);
   if (!kept.changed && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
   // A success for another amount or payer is not evidence about this transaction's status: it stays in
   // the conflict record only.
@@ -106,16 +152,7 @@ export function conflict(
   };
   if (!kept.fresh && !isNew)
     return { kind: 'write', effect: 'recorded', next: withEvents(next, []), events: [] };
-  const event = conflictEvent(next, report, {
-    kind,
-    detail,
-    currentStatus: base.status,
-    // A stronger restatement of a recorded conflict is its own event (its own id).
-    discriminator: `${kind}:${base.status}:${report.status}${confirmed ? `:rank${strength}` : ''}`,
-    occurredAt: report.receivedAt,
-    evidence,
-  });
-  const events = [...preEvents, event];
+  const events = [...preEvents, conflictEvent(next, report, said)];
   return {
     kind: 'write',
     effect: isNew ? 'orphan-created' : 'conflict',
@@ -133,27 +170,18 @@ export function statusConflict(
   report: NormalizedReport,
   said: { detail: string; evidence: Evidence[]; discriminator: string },
 ): { next: TransactionRecord; events: EventEnvelope[]; changed: boolean; fresh: boolean } {
-  const kept = withConflict(base.conflicts, {
+  const conflict: ConflictSaid = {
+    ...said,
     kind: 'STATUS',
     reportedStatus: report.status,
-    at: report.receivedAt,
-    origin: report.origin,
-    receiptId: report.receiptId,
-    detail: said.detail,
-    evidence: said.evidence,
-  });
+    currentStatus: base.status,
+  };
+  const kept = keptConflict(base.conflicts, report, conflict);
   if (!kept.changed) return { next: base, events: [], changed: false, fresh: false };
   const next = { ...base, conflicts: kept.conflicts };
+  // A repeat is counted on its record without an event (a flood of forged bodies builds none).
   if (!kept.fresh) return { next, events: [], changed: true, fresh: false };
-  const event = conflictEvent(next, report, {
-    kind: 'STATUS',
-    detail: said.detail,
-    currentStatus: base.status,
-    discriminator: said.discriminator,
-    occurredAt: report.receivedAt,
-    evidence: said.evidence,
-  });
-  return { next, events: [event], changed: true, fresh: true };
+  return { next, events: [conflictEvent(next, report, conflict)], changed: true, fresh: true };
 }
 
 /**

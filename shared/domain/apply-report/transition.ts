@@ -1,4 +1,3 @@
-import { withConflict } from '../bounded-history';
 import {
   buildEvent,
   correlationIdOf,
@@ -10,7 +9,7 @@ import { type Evidence, isEndToEnd } from '../evidence';
 import { decideTransition, isFinal, type Transition } from '../status';
 import { sameAmount } from '../../util/money';
 import type { NormalizedReport, TransactionRecord } from '../transaction';
-import { conflict, conflictDetail, conflictEvent, conflictKindOf, describeEvidence } from './conflict';
+import { conflict, conflictDetail, conflictKindOf, describeEvidence, sayConflict } from './conflict';
 import { withEvidence } from './intake';
 import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
 import { reconcileAfter } from './schedule';
@@ -152,32 +151,15 @@ function overrule(
   to: TransactionRecord['status'],
 ): { next: TransactionRecord; event: EventEnvelope } {
   const kind = conflictKindOf(against, incoming);
-  const detail = conflictDetail(kind, against, incoming);
-  const reportedStatus = against.claim === 'NOT_FOUND' ? 'FAILED' : against.claim;
-  const kept = withConflict(settled.conflicts, {
+  return sayConflict(settled, report, {
     kind,
-    reportedStatus,
-    at: report.receivedAt,
-    origin: report.origin,
-    receiptId: report.receiptId,
-    detail,
+    reportedStatus: against.claim === 'NOT_FOUND' ? 'FAILED' : against.claim,
+    detail: conflictDetail(kind, against, incoming),
     evidence: [against, incoming],
+    currentStatus: to,
+    discriminator:
+      kind === 'UNVERIFIED_SUCCESS' ? 'UNVERIFIED_SUCCESS:FAILED' : `${kind}:${against.claim}:${to}`,
   });
-  const next = { ...settled, conflicts: kept.conflicts };
-  const event = conflictEvent(
-    next,
-    { ...report, status: reportedStatus },
-    {
-      kind,
-      detail,
-      currentStatus: to,
-      discriminator:
-        kind === 'UNVERIFIED_SUCCESS' ? 'UNVERIFIED_SUCCESS:FAILED' : `${kind}:${against.claim}:${to}`,
-      occurredAt: report.receivedAt,
-      evidence: [against, incoming],
-    },
-  );
-  return { next, event };
 }
 
 /**
@@ -204,30 +186,15 @@ function amountClaimContradicted(
   const detail =
     `an unconfirmed success claimed ${claimedOther.amount!.value} ${claimedOther.amount!.currency ?? ''}`.trimEnd() +
     `; ${describeEvidence(incoming)} with ${amount.value} ${amount.currency ?? ''}`.trimEnd();
-  const evidencePair = [claimedOther, incoming];
-  const next = {
-    ...settled,
-    conflicts: withConflict(settled.conflicts, {
-      kind: 'AMOUNT_MISMATCH',
-      reportedStatus: 'SUCCEEDED',
-      at: report.receivedAt,
-      origin: report.origin,
-      receiptId: claimedOther.receiptId ?? undefined,
-      detail,
-      evidence: evidencePair,
-    }).conflicts,
-  };
-  const event = conflictEvent(
-    next,
-    { ...report, amount: claimedOther.amount ?? undefined },
-    {
-      kind: 'AMOUNT_MISMATCH',
-      detail,
-      currentStatus: 'SUCCEEDED',
-      discriminator: 'AMOUNT_MISMATCH:unconfirmed:SUCCEEDED',
-      occurredAt: report.receivedAt,
-      evidence: evidencePair,
-    },
-  );
-  return { next, event };
+  return sayConflict(settled, report, {
+    kind: 'AMOUNT_MISMATCH',
+    reportedStatus: 'SUCCEEDED',
+    detail,
+    evidence: [claimedOther, incoming],
+    currentStatus: 'SUCCEEDED',
+    discriminator: 'AMOUNT_MISMATCH:unconfirmed:SUCCEEDED',
+    // The conflict is about the earlier claim: its receipt and the amount it stated.
+    receiptId: claimedOther.receiptId ?? undefined,
+    reportedAmount: claimedOther.amount ?? undefined,
+  });
 }

@@ -26,37 +26,49 @@ export function applyUnconfirmed(
   preEvents: EventEnvelope[],
   isNew: boolean,
 ): ApplyOutcome {
-  if (!isFinal(base.status)) return unconfirmedWhileOpen(base, report, incoming, ctx, preEvents, isNew);
-  return unconfirmedAfterVerdict(base, report, incoming, ctx, preEvents, isNew);
+  const claim: Claim = {
+    base,
+    report,
+    incoming,
+    ctx,
+    state: base.reconcile ?? { checks: 0, recent: [] },
+    keep: (next, reconcile, events, changed = false) =>
+      record(next, incoming, ctx, reconcile, events, isNew, preEvents, changed),
+    preEvents,
+    isNew,
+  };
+  return isFinal(base.status) ? unconfirmedAfterVerdict(claim) : unconfirmedWhileOpen(claim);
 }
 
-function unconfirmedWhileOpen(
-  base: TransactionRecord,
-  report: NormalizedReport,
-  incoming: Evidence,
-  ctx: ApplyContext,
-  preEvents: EventEnvelope[],
-  isNew: boolean,
-): ApplyOutcome {
-  const state = base.reconcile ?? { checks: 0, recent: [] };
+/** The claim being applied, with what both of its cases use. */
+interface Claim {
+  base: TransactionRecord;
+  report: NormalizedReport;
+  incoming: Evidence;
+  ctx: ApplyContext;
+  /** The transaction's status-check schedule as it stands. */
+  state: NonNullable<TransactionRecord['reconcile']>;
+  /** The evidence kept on `next` with this schedule and these events (record.ts), no status change. */
+  keep: (
+    next: TransactionRecord,
+    reconcile: TransactionRecord['reconcile'],
+    events: EventEnvelope[],
+    changed?: boolean,
+  ) => ApplyOutcome;
+  preEvents: EventEnvelope[];
+  isNew: boolean;
+}
+
+function unconfirmedWhileOpen(claim: Claim): ApplyOutcome {
+  const { base, report, incoming, ctx, state, keep, preEvents, isNew } = claim;
   // A hint, or an unsigned failure: kept as evidence, the transaction due for its check at once. (A
   // failure held this way publishes nothing: the status check's answer is the first event.)
-  if (report.hint) return record(base, incoming, ctx, hintDue(state, ctx), [], isNew, preEvents);
+  if (report.hint) return keep(base, hintDue(state, ctx), []);
   // Two claims of opposite outcomes, neither confirmed: the status check decides, but the disagreement
   // is said now, whatever the account's trust settings (one of them may be forged).
   const claimed = claimConflict(base, report, incoming);
   const changed = claimed.next !== base;
-  if (report.status === 'FAILED')
-    return record(
-      claimed.next,
-      incoming,
-      ctx,
-      dueNow(state, ctx.now),
-      claimed.events,
-      isNew,
-      preEvents,
-      changed,
-    );
+  if (report.status === 'FAILED') return keep(claimed.next, dueNow(state, ctx.now), claimed.events, changed);
   const held = unconfirmedSuccess(base, report) ?? report;
   const transition = decideTransition(base.status, 'AMBIGUOUS');
   if (transition.kind === 'advance')
@@ -69,18 +81,11 @@ function unconfirmedWhileOpen(
     ...claimed.next,
     reason: base.reason?.code === 'UNCONFIRMED' || !base.reason ? held.reason : base.reason,
   };
-  return record(next, incoming, ctx, dueNow(state, ctx.now), claimed.events, isNew, preEvents, changed);
+  return keep(next, dueNow(state, ctx.now), claimed.events, changed);
 }
 
-function unconfirmedAfterVerdict(
-  base: TransactionRecord,
-  report: NormalizedReport,
-  incoming: Evidence,
-  ctx: ApplyContext,
-  preEvents: EventEnvelope[],
-  isNew: boolean,
-): ApplyOutcome {
-  const state = base.reconcile ?? { checks: 0, recent: [] };
+function unconfirmedAfterVerdict(claim: Claim): ApplyOutcome {
+  const { base, report, incoming, ctx, state, keep } = claim;
   if (base.status === report.status) return { kind: 'noop', why: 'same-status' };
   if (base.evidence?.some((e) => sameEvidence(e, incoming))) return { kind: 'noop', why: 'same-status' };
   const recheck = {
@@ -88,7 +93,7 @@ function unconfirmedAfterVerdict(
     dueAt: state.leaseOwner ? state.dueAt : ctx.now,
     recheckUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
   };
-  if (base.status === 'EXPIRED') return record(base, incoming, ctx, recheck, [], isNew, preEvents);
+  if (base.status === 'EXPIRED') return keep(base, recheck, []);
   const settled = [...(base.evidence ?? [])].reverse().find((e) => e.claim === base.status);
   const detail = `unconfirmed ${report.status} reported after ${base.status}${settled ? ` (${describeEvidence(settled)})` : ''}; a status check follows`;
   const said = statusConflict(base, report, {
@@ -98,6 +103,6 @@ function unconfirmedAfterVerdict(
   });
   if (!said.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
   // The same claim again (a flood of forged bodies): counted on its conflict, no event, no new check.
-  if (!said.fresh) return record(said.next, incoming, ctx, base.reconcile, [], isNew, preEvents, true);
-  return record(said.next, incoming, ctx, recheck, said.events, isNew, preEvents);
+  if (!said.fresh) return keep(said.next, base.reconcile, [], true);
+  return keep(said.next, recheck, said.events);
 }

@@ -1,9 +1,15 @@
-import { withConflict } from '../bounded-history';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
 import type { Evidence } from '../evidence';
 import { decideTransition, isFinal } from '../status';
 import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
-import { conflict, conflictDetail, conflictEvent, conflictKindOf } from './conflict';
+import {
+  conflict,
+  conflictDetail,
+  conflictEvent,
+  conflictKindOf,
+  type ConflictSaid,
+  keptConflict,
+} from './conflict';
 import { MAX_EVIDENCE_TEXT, withEvidence } from './intake';
 import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
 import { record } from './record';
@@ -23,21 +29,19 @@ export function unsettled(
   const kind = conflictKindOf(against, incoming);
   const detail = conflictDetail(kind, against, incoming);
   if (isFinal(base.status)) return conflict(base, report, ctx, kind, detail, [], false, [against, incoming]);
-  const reportedStatus = incoming.claim === 'NOT_FOUND' ? 'FAILED' : report.status;
-  const kept = withConflict(base.conflicts, {
+  const said: ConflictSaid = {
     kind,
-    reportedStatus,
-    at: report.receivedAt,
-    origin: report.origin,
-    receiptId: report.receiptId,
+    reportedStatus: incoming.claim === 'NOT_FOUND' ? 'FAILED' : report.status,
     detail,
     evidence: [against, incoming],
-  });
+    currentStatus: 'AMBIGUOUS',
+    discriminator: `${kind}:${against.claim}:${incoming.claim}`,
+  };
+  const kept = keptConflict(base.conflicts, report, said);
   if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
   if (!kept.fresh)
     return record({ ...base, conflicts: kept.conflicts }, incoming, ctx, base.reconcile, [], false, [], true);
-  const said = { kind, detail, reportedStatus, against, conflicts: kept.conflicts };
-  return escalateAmbiguous(base, report, incoming, ctx, said);
+  return escalateAmbiguous(base, report, incoming, ctx, said, kept.conflicts);
 }
 
 /** The open transaction made AMBIGUOUS (CONFLICTING_REPORTS), the conflict said, a person called. */
@@ -46,13 +50,8 @@ function escalateAmbiguous(
   report: NormalizedReport,
   incoming: Evidence,
   ctx: ApplyContext,
-  said: {
-    kind: ConflictRecord['kind'];
-    detail: string;
-    reportedStatus: NormalizedReport['status'];
-    against: Evidence;
-    conflicts: ConflictRecord[];
-  },
+  said: ConflictSaid,
+  conflicts: ConflictRecord[],
 ): ApplyOutcome {
   const reason = {
     code: 'CONFLICTING_REPORTS' as const,
@@ -68,7 +67,7 @@ function escalateAmbiguous(
     updatedAt: ctx.now,
     evidence: withEvidence(base.evidence, incoming),
     reconcile: { ...state, dueAt: state.dueAt ?? ctx.now, escalatedAt: state.escalatedAt ?? ctx.now },
-    conflicts: said.conflicts,
+    conflicts,
     transitions:
       transition.kind === 'advance'
         ? [
@@ -98,20 +97,7 @@ function escalateAmbiguous(
         },
       ),
     );
-  events.push(
-    conflictEvent(
-      next,
-      { ...report, status: said.reportedStatus },
-      {
-        kind: said.kind,
-        detail: said.detail,
-        currentStatus: 'AMBIGUOUS',
-        discriminator: `${said.kind}:${said.against.claim}:${incoming.claim}`,
-        occurredAt: report.receivedAt,
-        evidence: [said.against, incoming],
-      },
-    ),
-  );
+  events.push(conflictEvent(next, report, said));
   if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, report.origin));
   next = withEvents(next, events);
   return { kind: 'write', effect: 'conflict', next, events };

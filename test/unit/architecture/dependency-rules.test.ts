@@ -51,6 +51,11 @@ describe('the dependency rules of docs/architecture.md are lint rules', () => {
       "import type { TransactionSummary } from '../../shared/app/console/console-query';",
     ],
     [
+      'the browser console importing another utility',
+      'console/probe.ts',
+      "import { maskMsisdn } from '../shared/util/mask';",
+    ],
+    [
       'the API answer types importing anything',
       'shared/app/management-answers.ts',
       "import type { TransactionRecord } from './../domain/transaction';",
@@ -80,6 +85,11 @@ describe('the dependency rules of docs/architecture.md are lint rules', () => {
       'the browser console reading the API answer types',
       'console/views/probe.ts',
       "import type { ConsoleReport } from '../../shared/app/management-answers';",
+    ],
+    [
+      'the browser console using the relay’s time-zone arithmetic',
+      'console/probe.ts',
+      "import { zonedAt } from '../shared/util/time-zone';",
     ],
     ['the domain importing a utility', 'shared/domain/probe.ts', "import '../util/ids';"],
     [

@@ -1,0 +1,242 @@
+/**
+ * Issue 30 item 8 through the management router (the one the Lambda and `npm start` run), on the memory
+ * store: the lists that had no CSV (the four-eyes approvals, callback health) export with the view's
+ * filters, numbers masked and formulas defused, bounded with a completeness header, and each export is
+ * an audited action naming who took it. Viewers export what they may read, as the other lists.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
+import { parseConfig } from '../../../shared/config/load';
+import { handleManagementRequest } from '../../../shared/http/management-router';
+import type { InboundRequest } from '../../../shared/http/types';
+import type { StatusApi } from '../../../shared/providers/types';
+
+const START = Date.parse('2026-11-23T10:00:00.000Z');
+const TOKENS = {
+  vic: 'viewer-token-0123456789',
+  ana: 'operator-token-0123456789',
+  bo: 'admin-token-0123456789ab',
+};
+const config = parseConfig({
+  management: {
+    auth: 'bearer',
+    tokens: [
+      { name: 'vic', role: 'viewer', token: TOKENS.vic },
+      { name: 'ana', role: 'operator', token: TOKENS.ana },
+      { name: 'bo', role: 'admin', token: TOKENS.bo },
+    ],
+    resolveLimits: { 'momo/demo': '500' },
+    approvalTtlSeconds: 3600,
+  },
+  reconciliation: { windowSeconds: 600 },
+  accounts: {
+    momo: {
+      demo: { pathSecret: 'momo-path-secret-0123' },
+      other: { pathSecret: 'momo-path-secret-4567' },
+    },
+  },
+});
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const pendingApi = {
+  query: async () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' }),
+} as unknown as StatusApi;
+
+function world() {
+  const store = new MemoryStore();
+  let now = START;
+  const clock = { now: () => new Date(now) };
+  const services: ReconcileServices = {
+    config,
+    store,
+    clock,
+    log: silent,
+    scrub: (s) => s,
+    statusApi: () => pendingApi,
+    metrics: { count() {}, timing() {}, flush() {} },
+  };
+  let n = 0;
+  const call = async (who: keyof typeof TOKENS, method: string, path: string, body?: unknown) => {
+    const [pathname, search = ''] = path.split('?');
+    const request: InboundRequest = {
+      requestId: `req-${++n}`,
+      method,
+      path: pathname!,
+      headers: {
+        authorization: `Bearer ${TOKENS[who]}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      query: Object.fromEntries(new URLSearchParams(search)),
+      rawBody: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
+      sourceIp: '192.0.2.10',
+      receivedAt: clock.now(),
+    };
+    const res = await handleManagementRequest(services, request);
+    return { status: res.statusCode, body: res.body as any, headers: res.headers ?? {} };
+  };
+  /** A MoMo payment of `amount` left to expire (the provider says PENDING until its window ends). */
+  const expired = async (reference: string, amount: string) => {
+    const registered = await call('ana', 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      amount,
+      currency: 'EUR',
+    });
+    expect(registered.status).toBe(201);
+    for (let i = 0; i < 40; i++) {
+      const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference });
+      if (tx?.status === 'EXPIRED') return;
+      now += 120_000;
+      await runPollCycle(services, { owner: 'p1' });
+    }
+    throw new Error(`${reference} never expired`);
+  };
+  return { store, call, expired };
+}
+
+const csvLines = (body: unknown) => String(body).trimEnd().split('\r\n');
+
+describe('CSV exports of the approvals and callback health lists', () => {
+  it('exports the approvals in the state filtered, with both names, masked numbers and defused formulas, audited with who took it', async () => {
+    // Prepare: two resolutions above the 500 limit wait; the admin rejects one with a note that starts
+    // with a formula sign and names a phone number.
+    const w = world();
+    await w.expired('aaaaaaaa-4b7d-4e2a-9c3b-1a2b3c4d5e6f', '600');
+    await w.expired('bbbbbbbb-4b7d-4e2a-9c3b-1a2b3c4d5e6f', '700');
+    const first = await w.call(
+      'ana',
+      'POST',
+      '/v1/transactions/momo/demo/aaaaaaaa-4b7d-4e2a-9c3b-1a2b3c4d5e6f/resolve',
+      {
+        status: 'FAILED',
+        note: 'ticket 1',
+      },
+    );
+    await w.call('ana', 'POST', '/v1/transactions/momo/demo/bbbbbbbb-4b7d-4e2a-9c3b-1a2b3c4d5e6f/resolve', {
+      status: 'FAILED',
+      note: 'ticket 2',
+    });
+    expect(first.status).toBe(202);
+    const rejected = await w.call('bo', 'POST', `/v1/approvals/${first.body.approval.id}/reject`, {
+      note: '-1+1 payer 256772123456 says paid',
+    });
+    expect(rejected.status).toBe(200);
+
+    // Act: a viewer exports the pending ones, then the rejected ones.
+    const pending = await w.call('vic', 'GET', '/v1/approvals?format=csv&state=pending');
+    const refusedOnes = await w.call('vic', 'GET', '/v1/approvals?format=csv&state=rejected');
+    const unknown = await w.call('vic', 'GET', '/v1/approvals?format=xml');
+
+    // Assess
+    expect(pending.status).toBe(200);
+    expect(pending.headers['content-type']).toContain('text/csv');
+    expect(pending.headers['content-disposition']).toContain('relay-approvals.csv');
+    expect(pending.headers['x-export-complete']).toBe('true');
+    const [header, ...rows] = csvLines(pending.body);
+    expect(header).toMatch(/^createdAt,expiresAt,state,provider,account,reference,status,amount/);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain(',pending,momo,demo,bbbbbbbb-4b7d-4e2a-9c3b-1a2b3c4d5e6f,FAILED,700,');
+    expect(rows[0]).toContain(',ana,operator,');
+    const rejectedRows = csvLines(refusedOnes.body).slice(1);
+    expect(rejectedRows).toHaveLength(1);
+    expect(rejectedRows[0]).toContain(',bo,admin,');
+    expect(refusedOnes.body).not.toContain('256772123456');
+    expect(rejectedRows[0]).toContain(",'-1+1 payer 2567*****456 says paid,");
+    expect(unknown.status).toBe(400);
+    const exports = w.store.audit.filter((e) => e.action === 'approvals.export');
+    expect(exports.map((e) => [e.actor?.name, e.outcome, e.detail])).toEqual([
+      ['vic', 'ok', '1 rows'],
+      ['vic', 'ok', '1 rows'],
+    ]);
+  });
+
+  it('exports callback health for the account filtered, one column per hour, audited', async () => {
+    // Prepare: a payment on momo/demo this hour; momo/other has none.
+    const w = world();
+    await w.call('ana', 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: 'cccccccc-4b7d-4e2a-9c3b-1a2b3c4d5e6f',
+      amount: '5',
+      currency: 'EUR',
+    });
+
+    // Act
+    const all = await w.call('vic', 'GET', '/v1/callback-health?format=csv');
+    const demo = await w.call('vic', 'GET', '/v1/callback-health?format=csv&account=demo');
+    const json = await w.call('vic', 'GET', '/v1/callback-health?account=other');
+
+    // Assess
+    expect(
+      csvLines(all.body)
+        .slice(1)
+        .map((l) => l.split(',').slice(0, 2).join('/')),
+    ).toEqual(['momo/demo', 'momo/other']);
+    const [header, ...rows] = csvLines(demo.body);
+    const columns = header!.split(',');
+    expect(columns.slice(0, 7)).toEqual([
+      'provider',
+      'account',
+      'lastCallbackAt',
+      'silenceSeconds',
+      'silent',
+      'silentSince',
+      'transactions24h',
+    ]);
+    expect(columns.slice(7)).toHaveLength(24);
+    expect(columns.at(-1)).toBe('2026-11-23T10:00:00.000Z');
+    expect(rows).toHaveLength(1);
+    const cells = rows[0]!.split(',');
+    expect(cells.slice(0, 2)).toEqual(['momo', 'demo']);
+    expect(cells[6]).toBe('1');
+    expect(cells.at(-1)).toBe('1');
+    expect(demo.headers['x-export-rows']).toBe('1');
+    expect(json.body.accounts.map((a: { account: string }) => a.account)).toEqual(['other']);
+    expect(
+      w.store.audit.filter((e) => e.action === 'callback-health.export').map((e) => e.actor?.name),
+    ).toEqual(['vic', 'vic']);
+  });
+
+  it('exports the search matches and the badge feed, each audited under its own action', async () => {
+    // Prepare
+    const w = world();
+    const reference = 'dddddddd-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+    await w.call('ana', 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference,
+      amount: '5',
+      currency: 'EUR',
+      msisdn: '256772123456',
+    });
+    // Act
+    const search = await w.call('vic', 'GET', `/v1/transactions/search?q=${reference}&format=csv`);
+    const badges = await w.call('vic', 'GET', '/v1/badges?format=csv');
+    // Assess
+    const rows = csvLines(search.body).slice(1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain(`,momo,demo,requesttopay,${reference},`);
+    expect(search.body).not.toContain('256772123456');
+    expect(csvLines(badges.body)).toEqual(['shop,id,rev,deleted,activated,expired,badge']);
+    expect(w.store.audit.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['transactions.search.export', 'badges.export']),
+    );
+  });
+
+  it('exports the audit log through the same answer: rows counted, completeness said', async () => {
+    // Prepare
+    const w = world();
+    await w.call('vic', 'GET', '/v1/approvals?format=csv');
+    // Act
+    const audit = await w.call('bo', 'GET', '/v1/audit?format=csv&action=approvals.export');
+    // Assess
+    expect(audit.headers['x-export-rows']).toBe('1');
+    expect(audit.headers['x-export-complete']).toBe('true');
+    expect(csvLines(audit.body)[1]).toContain(',vic,vic,viewer,token,approvals.export,');
+  });
+});
