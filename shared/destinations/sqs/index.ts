@@ -79,9 +79,7 @@ export const sqsDestination: DestinationTypeModule<SqsDestinationSettings> = {
       );
     if (io && !io.queues) problems.push(`destinations.${name}: this process has no SQS sender`);
     if (io && runtime === 'aws' && !io.roles)
-      problems.push(
-        `destinations.${name}.roleArn: this process has no STS client to assume the role`,
-      );
+      problems.push(`destinations.${name}.roleArn: this process has no STS client to assume the role`);
     return problems;
   },
   shown: (settings) => settings.address.arn,
