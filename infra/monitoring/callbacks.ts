@@ -91,7 +91,7 @@ export function monitorApi(kit: MonitoringKit, targets: RelayMonitoringTargets):
  * viewed (Logs Insights bills the bytes scanned, $0.005 per GB, in the free 5 GB for a small relay), where
  * a metric series per provider billed $0.30 a month each whether anyone looked or not.
  */
-export const ACK_BY_PROVIDER_QUERY = [
+const ACK_BY_PROVIDER_QUERY = [
   'filter message = "callback handled" and ispresent(ackedInMs)',
   'stats pct(ackedInMs, 50) as p50, pct(ackedInMs, 99) as p99, count(*) as callbacks by provider, bin(5m)',
 ];
