@@ -7,6 +7,7 @@ import {
   SelfApprovalError,
 } from '../../domain/errors';
 import type { TransactionKey } from '../../domain/transaction';
+import { maskMsisdnsIn } from '../../util/mask';
 import { compareAmounts } from '../../util/money';
 import { randomBytes } from 'node:crypto';
 import type { ApprovalView, ApprovalsAnswer } from '../management-answers';
@@ -87,14 +88,15 @@ function approvalView(request: ApprovalRequest, now: Date): ApprovalView {
     account: request.key.account,
     reference: request.key.reference,
     status: String(request.resolution.status),
-    note: String(request.resolution.note),
+    // Notes are free text a person typed: a phone number in them is masked in every answer.
+    note: maskMsisdnsIn(String(request.resolution.note)),
     amount: request.amount,
     currency: request.currency,
     limit: request.limit,
     requestedBy: request.requestedBy,
     decidedBy: request.decidedBy,
     decidedAt: request.decidedAt,
-    decisionNote: request.decisionNote,
+    decisionNote: request.decisionNote === null ? null : maskMsisdnsIn(request.decisionNote),
   };
 }
 
@@ -127,7 +129,7 @@ const decisionNote = (input: unknown): string | null => {
   if (note === undefined) return null;
   if (typeof note !== 'string' || note.trim().length > 500)
     throw new SchemaValidationError('note must be text of at most 500 characters');
-  return note.trim() || null;
+  return maskMsisdnsIn(note.trim()) || null;
 };
 
 async function pendingRequest(services: ReconcileServices, id: string, actor: Actor) {

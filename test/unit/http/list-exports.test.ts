@@ -153,6 +153,37 @@ describe('CSV exports of the approvals and callback health lists', () => {
     ]);
   });
 
+  it('masks phone numbers in both notes of an approval request in the JSON answers too', async () => {
+    // Prepare: a resolution above the limit whose note names a phone number waits; the admin rejects it
+    // with a note that names another.
+    const w = world();
+    await w.expired('cccccccc-4b7d-4e2a-9c3b-1a2b3c4d5e6f', '600');
+    const asked = await w.call(
+      'ana',
+      'POST',
+      '/v1/transactions/momo/demo/cccccccc-4b7d-4e2a-9c3b-1a2b3c4d5e6f/resolve',
+      {
+        status: 'FAILED',
+        note: 'payer 256772123456 called',
+      },
+    );
+
+    // Act
+    const rejected = await w.call('bo', 'POST', `/v1/approvals/${asked.body.approval.id}/reject`, {
+      note: 'payer 256772654321 says paid',
+    });
+    const listed = await w.call('vic', 'GET', '/v1/approvals');
+
+    // Assess
+    for (const answer of [asked, rejected, listed]) {
+      expect(JSON.stringify(answer.body)).not.toMatch(/256772123456|256772654321/);
+    }
+    expect(listed.body.approvals[0]).toMatchObject({
+      note: 'payer 2567*****456 called',
+      decisionNote: 'payer 2567*****321 says paid',
+    });
+  });
+
   it('exports callback health for the account filtered, one column per hour, audited', async () => {
     // Prepare: a payment on momo/demo this hour; momo/other has none.
     const w = world();
