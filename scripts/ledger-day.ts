@@ -28,6 +28,8 @@ Options:
   --duplicate-every <n> every Nth row served twice (default 7)
   --late-every <n>     every Nth row dated past the next midnight (default 11)
   --fee-percent <p>    fee row on every payment in, percent (default 1)
+  --balance-every <s>  seconds between two balance snapshots, provider time (default 300: every
+                       6 s at the simulator's time scale, so the balance is checked while money moves)
   --seed <n>           random seed (default: random, printed)
   --write <file>       write the measured numbers into this file's ledger:day section (docs/results.md)
 `;
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
       'late-every': { type: 'string' },
       'fee-percent': { type: 'string' },
       seed: { type: 'string' },
+      'balance-every': { type: 'string' },
       write: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -142,6 +145,7 @@ async function main(): Promise<void> {
       lateEvery: whole('late-every', values['late-every'], 11),
       feePercent: percent(values['fee-percent'], 1),
     },
+    balanceIntervalSeconds: whole('balance-every', values['balance-every'], 300),
     concurrency: 10,
     seed,
     maxWaitMs: 600_000,

@@ -34,6 +34,12 @@ export interface DayRunOptions extends Omit<
   /** C2B payments into the short code (their confirmations dropped with probability `drop`). */
   c2b: number;
   books: DayFaults;
+  /**
+   * Seconds between two balance snapshots (providerRecords.balanceIntervalSeconds, provider time; the
+   * simulator's time scale shortens it): default the config's. Short, the day's balance is checked in
+   * many intervals, while payments move.
+   */
+  balanceIntervalSeconds?: number;
 }
 
 /** The fault kinds a break can be explained by (the proof's vocabulary; docs/statements.md#proof). */
@@ -82,6 +88,8 @@ interface BookRow {
   time: number;
   amountIn: number;
   amountOut: number;
+  /** The payment a fee row belongs to. */
+  linkedId?: string;
   fault?: 'duplicate' | 'late' | 'fee';
 }
 
@@ -98,7 +106,12 @@ async function json<T>(url: string, init: RequestInit = {}): Promise<T> {
 export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult> {
   const note = options.onNote ?? (() => {});
   note('starting DynamoDB Local, the relay and the simulator (as npm start -- --simulator) …');
-  const stack = await startStack({ dynamoEndpoint: options.dynamoEndpoint });
+  const stack = await startStack({
+    dynamoEndpoint: options.dynamoEndpoint,
+    ...(options.balanceIntervalSeconds !== undefined
+      ? { balanceIntervalSeconds: options.balanceIntervalSeconds }
+      : {}),
+  });
   try {
     const sim = stack.simUrl;
     const faults = { ...options.books };
@@ -250,10 +263,21 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
       rowsLeft: receiptless.length,
       late: new Set(books.served.filter((e) => e.fault === 'late').map((e) => e.id)),
     };
+    // The balance asked is the short code's (api.partyA): its movements as they moved and as served.
+    const balanceBook = {
+      entries: books.entries.filter((e) => e.account === shortCode),
+      servedAt: new Map<string, number>(),
+    };
+    for (const e of books.served)
+      if (e.account === shortCode && e.fault !== 'duplicate' && !balanceBook.servedAt.has(e.id))
+        balanceBook.servedAt.set(e.id, e.time);
     const breaks: ExplainedBreak[] = [];
     for (const report of days)
       for (const b of report.breaks) {
-        const explained = explain(b, { missing, dropped, byId, stkDropped });
+        const explained =
+          b.category === 'balance-drift'
+            ? explainDrift(b, { ...balanceBook, missing, dropped })
+            : explain(b, { missing, dropped, byId, stkDropped });
         if (explained.fault) counts[explained.fault].breaks++;
         breaks.push({
           day: report.day,
@@ -349,6 +373,94 @@ function explain(
     return { why: `money moved (${b.providerId}${entry ? `, ${entry.kind}` : ''}) that no fault hid` };
   }
   return { why: b.detail };
+}
+
+/** Money in cents (the books' amounts have two decimals). */
+const cents = (value: number | string) => Math.round(Number(value) * 100);
+
+/**
+ * A balance-drift break, explained from the books: the balance counts each movement of its short code
+ * when it moved; the relay counts it when the provider's records date it (a row) or, with no row, at its
+ * verdict, or never when it never heard of it. The drift is explained when the movements the injected
+ * faults shaped (a row left out, a row posted late) add up to it exactly, to the cent; a movement left
+ * out whose payment the relay knew (by its callback) counts at a verdict the books do not know, so it
+ * may fall either side of a snapshot: both are tried.
+ */
+export function explainDrift(
+  b: StatementBreak,
+  known: {
+    entries: BookRow[];
+    servedAt: Map<string, number>;
+    missing: Set<string>;
+    dropped: Set<string>;
+  },
+): { fault?: FaultKind; why: string } {
+  const interval = /between (\S+) and (\S+);/.exec(b.detail);
+  if (!interval || b.actual === undefined || b.expected === undefined) return { why: b.detail };
+  const [from, to] = [Date.parse(interval[1]!), Date.parse(interval[2]!)];
+  // The statements and the balance name whole seconds: a movement is in the interval by its second.
+  const inside = (ms: number) => {
+    const second = Math.floor(ms / 1000) * 1000;
+    return second > from && second <= to;
+  };
+  const drift = cents(b.actual) - cents(b.expected);
+  // A charge the relay counts with its payment: with the payment unknown and its row left out, the
+  // balance has it, the relay not (shared/app/statements/statement-sink.ts balanceDrift).
+  const feeOf = (id: string) =>
+    known.entries
+      .filter((f) => f.kind === 'fee' && f.linkedId === id && inside(f.time))
+      .reduce((n, f) => n + cents(f.amountIn) - cents(f.amountOut), 0);
+  const fixed: { cents: number; fault: FaultKind; why: string }[] = [];
+  // Its charge the relay links by the receipt the callback brought: counted where it moved.
+  const either: { net: number; trueIn: number; entry: BookRow }[] = [];
+  for (const e of known.entries) {
+    if (e.kind === 'fee') continue; // served where it moved, always (simulator/core/books.ts)
+    const net = cents(e.amountIn) - cents(e.amountOut);
+    const trueIn = inside(e.time) ? 1 : 0;
+    const served = known.servedAt.get(e.id);
+    const amount = `${Math.abs(net) / 100} KES`;
+    if (served !== undefined) {
+      const share = net * (trueIn - (inside(served) ? 1 : 0));
+      if (share !== 0)
+        fixed.push({
+          cents: share,
+          fault: 'late-row',
+          why: `${e.id} (${amount}) moved at ${new Date(e.time).toISOString()}, its row was posted late, dated ${new Date(served).toISOString()}`,
+        });
+    } else if (known.missing.has(e.id)) {
+      if (known.dropped.has(e.id)) {
+        if (trueIn || feeOf(e.id))
+          fixed.push({
+            cents: net * trueIn + feeOf(e.id),
+            fault: 'missing-row',
+            why: `${e.id} (${amount}): its confirmation was dropped and its row left out, the relay never heard of it`,
+          });
+      } else either.push({ net, trueIn, entry: e });
+    }
+  }
+  const base = fixed.reduce((n, f) => n + f.cents, 0);
+  // The left-out rows of payments the relay knew: each counted at its verdict, inside or not.
+  for (let mask = 0; mask < 2 ** Math.min(either.length, 12); mask++) {
+    const chosen = either
+      .map((x, i) => ({ ...x, seenIn: (mask >> i) & 1 }))
+      .filter((x) => x.trueIn !== x.seenIn);
+    const total = base + chosen.reduce((n, x) => n + x.net * (x.trueIn - x.seenIn), 0);
+    if (total !== drift || (fixed.length === 0 && chosen.length === 0)) continue;
+    const parts = [
+      ...fixed,
+      ...chosen.map((x) => ({
+        fault: 'missing-row' as const,
+        why: `${x.entry.id} (${Math.abs(x.net) / 100} KES): its row was left out, the relay counted it at its verdict, ${x.seenIn ? 'inside' : 'outside'} the interval the money moved ${x.trueIn ? 'in' : 'out of'}`,
+      })),
+    ];
+    return {
+      fault: parts[0]!.fault,
+      why: `the balance moved ${b.actual}, the relay counted ${b.expected}: ${parts.map((p) => p.why).join('; ')}`,
+    };
+  }
+  return {
+    why: `${b.detail}; the faults the books show add up to ${(base / 100).toFixed(2)}, not the drift`,
+  };
 }
 
 export function formatDay(

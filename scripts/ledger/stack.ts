@@ -53,6 +53,8 @@ export interface StackOptions {
   dynamoEndpoint?: string;
   /** The relay config (default RELAY_CONFIG or the demo config), as `npm start --config`. */
   configPath?: string;
+  /** Seconds between two balance snapshots (providerRecords.balanceIntervalSeconds), over the config's. */
+  balanceIntervalSeconds?: number;
 }
 
 function quietLogger(): { log: RelayLogger; logged: Stack['logged'] } {
@@ -94,6 +96,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     local: { ...config.local, eventsFile },
   };
   config = withSimulatorReconciliation(pointPartnerUrlsAtSimulator(config, simUrl));
+  if (options.balanceIntervalSeconds !== undefined)
+    config = {
+      ...config,
+      providerRecords: { ...config.providerRecords, balanceIntervalSeconds: options.balanceIntervalSeconds },
+    };
 
   const { log, logged } = quietLogger();
   const dynamo = options.dynamoEndpoint ? undefined : await startDynamoDbLocal({});

@@ -75,6 +75,8 @@ const WORKING = 481000;
 const CHARGES_PAID = -1540;
 
 const money = (n: number) => n.toFixed(2);
+/** The whole second (epoch ms) `ms` falls in. */
+const secondOf = (ms: number) => Math.floor(ms / 1000) * 1000;
 const account = (name: string, amount: number) => `${name}|KES|${money(amount)}|${money(amount)}|0.00|0.00`;
 
 /** Daraja's `AccountBalance` value: accounts joined by `&`, each `name|currency|amount|available|reserved|uncleared`. */
@@ -143,7 +145,12 @@ export function registerBalanceReversal(
     operations.set(op.originatorConversationId, op);
     const faults = effectiveCallbackFaults(sim.faults, 'daraja', op.faults);
     const forced = op.party.endsWith(BALANCE_REVERSAL_TRIGGERS.queueTimeout);
-    if (!queueTimeout(op, faults, forced)) sim.later(sim.opts.approvalDelayMs, () => sendResult(op, false));
+    // A balance is answered once the second it names has ended (decide): never sooner.
+    const wait =
+      op.kind === 'balance'
+        ? Math.max(sim.opts.approvalDelayMs, secondOf(op.createdAt) + 1000 - Date.now())
+        : sim.opts.approvalDelayMs;
+    if (!queueTimeout(op, faults, forced)) sim.later(wait, () => sendResult(op, false));
     return json(200, {
       OriginatorConversationID: op.originatorConversationId,
       ConversationID: op.conversationId,
@@ -196,11 +203,20 @@ export function registerBalanceReversal(
     if (op.party.endsWith(BALANCE_REVERSAL_TRIGGERS.initiatorInvalid))
       return { ok: false, code: INITIATOR_INVALID.code, desc: INITIATOR_INVALID.desc };
     if (op.kind === 'balance') {
+      // BOCompletedTime names a whole second (the request's): the balance is the one at that second's
+      // end, every movement dated in it in and none after (the answer leaves once it has ended). Read
+      // at any instant under the truncated time, it held movements of the same second dated after the
+      // instant it named, and a reconciliation that counts each movement by its time put them in the
+      // next interval: a drift nothing explains.
+      const second = secondOf(op.createdAt);
       return {
         ok: true,
         params: [
-          { Key: 'AccountBalance', Value: accountBalanceString(core.balanceOf(op.party)) },
-          { Key: 'BOCompletedTime', Value: Number(darajaTimestamp()) },
+          {
+            Key: 'AccountBalance',
+            Value: accountBalanceString(core.balanceBefore(op.party, second + 1000)),
+          },
+          { Key: 'BOCompletedTime', Value: Number(darajaTimestamp(new Date(second))) },
         ],
       };
     }

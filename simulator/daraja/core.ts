@@ -196,6 +196,18 @@ export class DarajaCore {
     );
   }
 
+  /**
+   * The short code's balance as it stood just before `ms` (epoch ms): the movements the books dated at or
+   * after it taken back out.
+   */
+  balanceBefore(shortCode: string, ms: number): number {
+    const later = this.sim.books
+      .all('daraja', shortCode)
+      .filter((e) => e.time >= ms)
+      .reduce((sum, e) => sum + e.amountIn - e.amountOut, 0);
+    return Math.round((this.balanceOf(shortCode) - later) * 100) / 100;
+  }
+
   adjustBalance(shortCode: string, delta: number): number {
     const next = this.balanceOf(shortCode) + delta;
     this.balances.set(shortCode, next);

@@ -11,7 +11,7 @@ import type { StatementDayAnswer, StatementDaySummary, StatementDaysAnswer } fro
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { StatementActor } from '../../domain/statement';
-import { type StatementDeps, statementSettings } from './statement-sink';
+import { balanceDriftsOfDay, type StatementDeps, statementSettings } from './statement-sink';
 import type { AccountDay } from './statement-store';
 
 /** Breaks a DailyClosed event carries at most (breakCount says how many in all; the endpoint lists all). */
@@ -102,6 +102,11 @@ export async function closeDay(
           detail: `${credits.length} payment rows (${credits.map((r) => r.providerId).join(', ')}) for one transaction`,
         }),
       );
+  // The balance is judged once the day's records are in (its fee rows, the rows that date each payment).
+  const sourcesIn =
+    settings.expectedSources.length > 0 &&
+    settings.expectedSources.every((s) => rows.some((r) => r.source === s));
+  if (slaPassed || sourcesIn) found.push(...(await balanceDriftsOfDay(deps, at, span)));
   for (const b of found) await deps.statements.putBreak(b);
   const breaks = (await deps.statements.listBreaks(at)).sort((a, b) =>
     a.detectedAt.localeCompare(b.detectedAt),
@@ -121,8 +126,6 @@ export async function closeDay(
     };
   }
   const sources = [...new Set(rows.map((r) => r.source))].sort() as StatementSource[];
-  const sourcesIn =
-    settings.expectedSources.length > 0 && settings.expectedSources.every((s) => sources.includes(s));
   const closedBecause = sourcesIn ? 'sources-in' : slaPassed ? 'sla-passed' : null;
   const report: DailyCloseReport = {
     provider: at.provider,

@@ -32,6 +32,7 @@ import type { RelayConfig } from '../../config/schema';
 import { accountKey } from '../../config/schema';
 import { decimalSum } from '../../util/money';
 import { idProblem } from '../../util/text';
+import { nextDay, previousDay } from '../../util/time-zone';
 import type { Clock, RelayLogger, RelayStore } from '../ports';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { ALIAS_NAMESPACE_PREFIX, ingestReport } from '../transactions/ingest-report';
@@ -248,6 +249,22 @@ export class StatementLedger implements StatementSink {
     // "Attempted", or a word the relay does not know: no money moved that the row vouches for.
     if (!claim) return { effect: 'not-a-payment' };
     const amount = rowAmount(row);
+    // The row's money has no one transaction (several could be it, or none is): one break per row.
+    const missingInRelay = (
+      fields: Pick<StatementBreak, 'detail' | 'expected' | 'resolution' | 'reference'>,
+    ) =>
+      this.recordBreak(
+        newBreak({
+          ...base,
+          subject: row.providerId,
+          category: 'missing-in-relay',
+          providerId: row.providerId,
+          amount,
+          ...fields,
+        }),
+        options,
+        result,
+      );
     let tx = await findTransaction(this.deps.store, row, row.providerId);
     // No key names it: a payment the relay knows without its receipt may be this one (pairing).
     const candidates =
@@ -264,19 +281,10 @@ export class StatementLedger implements StatementSink {
         candidates.paired.length > 1
           ? `${doubt.length} ${doubt[0]!.kind} transactions with no receipt could each be`
           : `${doubt.length} ${doubt[0]!.kind} transaction(s) with no receipt could be, had the row been posted late (dated outside the ${settings.timeToleranceSeconds} s tolerance)`;
-      await this.recordBreak(
-        newBreak({
-          ...base,
-          subject: row.providerId,
-          category: 'missing-in-relay',
-          providerId: row.providerId,
-          amount,
-          expected: `one of ${references.join(', ')}`,
-          detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${why} (${references.join(', ')}): not paired, not opened; a person pairs it`,
-        }),
-        options,
-        result,
-      );
+      await missingInRelay({
+        expected: `one of ${references.join(', ')}`,
+        detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${why} (${references.join(', ')}): not paired, not opened; a person pairs it`,
+      });
       return { effect: 'unmatched' };
     }
     const pairedWith = candidates.paired[0];
@@ -284,21 +292,12 @@ export class StatementLedger implements StatementSink {
     if (!tx) {
       if (claim === 'FAILED') return { effect: 'not-a-payment' };
       const opens = settings.opensKind !== undefined && row.amountIn !== '0';
-      await this.recordBreak(
-        newBreak({
-          ...base,
-          subject: row.providerId,
-          category: 'missing-in-relay',
-          providerId: row.providerId,
-          amount,
-          detail: opens
-            ? `money moved (${row.providerId}) and no callback ever came; the row opened the transaction`
-            : `money moved (${row.providerId}) that the relay has no transaction for`,
-          ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
-        }),
-        options,
-        result,
-      );
+      await missingInRelay({
+        detail: opens
+          ? `money moved (${row.providerId}) and no callback ever came; the row opened the transaction`
+          : `money moved (${row.providerId}) that the relay has no transaction for`,
+        ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
+      });
       if (!opens) return { effect: 'unmatched' };
       if (!options.dryRun)
         await ingestReport(
@@ -533,9 +532,10 @@ function balanceLeavesOut(config: RelayConfig, provider: string, account: string
 const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
 
 /**
- * A balance snapshot: stored once; against the one before it, the balance's move is compared with the
- * relay's finals in between (money in minus money out, reversals back out) and the known fees (fee rows
- * and fee columns of the provider's records). A difference is a balance-drift break with its amount.
+ * A balance snapshot: stored once. Against the one before it, the balance's move is compared with what
+ * the relay knows now ({@link balanceDrift}); the answer is provisional, logged, not stored: the fee rows
+ * and the rows that date each payment come with the day's statements and pulls, later than the snapshot,
+ * so a drift is judged (and stored as a break) by the day's close, when the day's records are in.
  */
 export async function recordBalance(
   deps: StatementDeps,
@@ -543,22 +543,93 @@ export async function recordBalance(
   options: StatementIngestOptions,
 ): Promise<StatementBreak | undefined> {
   const { provider, account } = snapshot;
-  const now = deps.clock.now().toISOString();
   const previous = await deps.statements.balanceBefore(provider, account, snapshot.at);
   if (!options.dryRun) {
-    const written = await deps.statements.putBalance({ ...snapshot, recordedAt: now, actor: options.actor });
+    const written = await deps.statements.putBalance({
+      ...snapshot,
+      recordedAt: deps.clock.now().toISOString(),
+      actor: options.actor,
+    });
     if (!written) return undefined;
   }
   if (!previous) return undefined;
+  const found = await balanceDrift(deps, previous, snapshot);
+  if (found)
+    deps.log.info("balance drift so far (judged at the day's close)", {
+      provider,
+      account,
+      from: previous.at,
+      to: snapshot.at,
+      drift: found.detail,
+    });
+  return found;
+}
+
+/**
+ * The balance-drift breaks of a business day: each interval between two snapshots that ends in the day,
+ * judged with the day's records in (docs/statements.md#breaks). Read newest first from the day's end.
+ */
+export async function balanceDriftsOfDay(
+  deps: StatementDeps,
+  at: { provider: string; account: string },
+  span: { start: number; end: number },
+): Promise<StatementBreak[]> {
+  const found: StatementBreak[] = [];
+  let snapshot = await deps.statements.balanceBefore(
+    at.provider,
+    at.account,
+    new Date(span.end).toISOString(),
+  );
+  while (snapshot && Date.parse(snapshot.at) >= span.start) {
+    const previous = await deps.statements.balanceBefore(at.provider, at.account, snapshot.at);
+    if (!previous) break;
+    const drift = await balanceDrift(deps, previous, snapshot);
+    if (drift) found.push(drift);
+    snapshot = previous;
+  }
+  return found.reverse();
+}
+
+/**
+ * Between two snapshots, the balance's move against the relay's finals in between (money in minus money
+ * out, reversals back out) and the known fees (fee rows and fee columns of the provider's records). A
+ * payment counts when its money moved: the time of the provider's own row for it (a statement or pull
+ * row dates the move; the verdict comes later, after the callback or a status query, and a snapshot
+ * taken between the two would put it in the wrong interval), else the row that opened it, else its
+ * verdict. A difference is a balance-drift break with its amount.
+ */
+export async function balanceDrift(
+  deps: StatementDeps,
+  previous: BalanceSnapshot,
+  snapshot: BalanceSnapshot,
+): Promise<StatementBreak | undefined> {
+  const { provider, account } = snapshot;
   const from = previous.at;
   const to = snapshot.at;
   const inside = (time: string | undefined) => time !== undefined && time > from && time <= to;
+  const settings = statementSettings(deps.config, provider, account);
+  // The rows of the interval's days, and of the days either side: a payment's row may be dated there.
+  const days = new Set<string>();
+  for (const day of [businessDayOf(from, settings), businessDayOf(to, settings)])
+    for (const d of [previousDay(day), day, nextDay(day)]) days.add(d);
+  const rows = (
+    await Promise.all([...days].map((day) => deps.statements.listRows({ provider, account, day })))
+  ).flat();
+  const rowTime = new Map<string, string>();
+  for (const row of rows)
+    if (row.kind === 'payment' && row.reference && MOVED_EFFECTS.has(row.effect)) {
+      const time = new Date(row.time).toISOString();
+      const known = rowTime.get(row.reference);
+      if (!known || time < known) rowTime.set(row.reference, time);
+    }
   const terms: { value: string; sign: 1 | -1 }[] = [];
   const leavesOut = balanceLeavesOut(deps.config, provider, account);
   const leftOut = new Set<string>();
+  // Up to now, not to the snapshot: a payment a later row opened (a confirmation that never came) was
+  // created after the interval its money moved in.
   const keys = await deps.store.listCreated(
     new Date(Date.parse(from) - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
-    to,
+    deps.clock.now().toISOString(),
   );
   for (const key of keys) {
     if (key.provider !== provider || key.account !== account) continue;
@@ -569,45 +640,43 @@ export async function recordBalance(
       continue;
     }
     const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
-    // When the money moved: the row's time for a payment a row opened, else the verdict's.
-    if (tx.status === 'SUCCEEDED' && inside(dayTimeOf(tx))) terms.push({ value: tx.amount.value, sign });
+    const moved = rowTime.get(tx.key.reference) ?? dayTimeOf(tx);
+    if (tx.status === 'SUCCEEDED' && inside(moved)) terms.push({ value: tx.amount.value, sign });
     for (const reversal of tx.reversals ?? [])
       if (inside(reversal.at))
         terms.push({ value: reversal.amount?.value ?? tx.amount.value, sign: sign === 1 ? -1 : 1 });
   }
-  const settings = statementSettings(deps.config, provider, account);
-  const days = new Set([businessDayOf(from, settings), businessDayOf(to, settings)]);
-  const rows = (
-    await Promise.all([...days].map((day) => deps.statements.listRows({ provider, account, day })))
-  ).flat();
-  // A charge on a payment that moved another short code's balance is not this balance's either.
-  const leftOutReceipts = new Set(
-    rows.filter((r) => r.reference && leftOut.has(r.reference)).map((r) => r.providerId),
-  );
+  // A charge is counted with its payment: when the payment it names (linked at import, or through its
+  // payment's row since) is a transaction this balance counts. One on a payment that moved another short code's balance is not this balance's; one on a row
+  // no transaction holds (its money a missing-in-relay break) or on a row the records lack: nobody can
+  // say which balance it moved, it waits with its payment. A charge that names no payment is counted.
+  const paymentRows = new Map(rows.filter((r) => r.kind === 'payment').map((r) => [r.providerId, r]));
+  const counted = (reference: string | undefined) => reference !== undefined && !leftOut.has(reference);
   for (const row of rows) {
-    if (!inside(row.time)) continue;
-    if (row.reference && leftOut.has(row.reference)) continue;
-    if (row.linkedProviderId && leftOutReceipts.has(row.linkedProviderId)) continue;
-    if (row.kind === 'fee') terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
-    else if (row.fee) terms.push({ value: row.fee, sign: -1 });
+    if (!inside(new Date(row.time).toISOString())) continue;
+    if (row.kind === 'fee') {
+      const payment = row.linkedProviderId ? paymentRows.get(row.linkedProviderId) : undefined;
+      if (row.linkedProviderId && !counted(row.reference) && !counted(payment?.reference)) continue;
+      terms.push({ value: rowAmount(row), sign: row.amountIn !== '0' ? 1 : -1 });
+    } else if (row.fee && counted(row.reference)) terms.push({ value: row.fee, sign: -1 });
   }
   const expected = terms.length ? decimalSum(...terms) : '0';
   const actual = decimalSum({ value: snapshot.balance, sign: 1 }, { value: previous.balance, sign: -1 });
   const drift = decimalSum({ value: actual, sign: 1 }, { value: expected, sign: -1 });
   if (drift === '0') return undefined;
-  const found = newBreak({
+  return newBreak({
     subject: `${from}..${to}`,
     provider,
     account,
     day: businessDayOf(to, settings),
     category: 'balance-drift',
-    detectedAt: now,
+    detectedAt: deps.clock.now().toISOString(),
     amount: drift.replace(/^-/, ''),
     expected,
     actual,
     detail: `the balance moved ${actual} between ${from} and ${to}; the relay's finals and known fees say ${expected} (drift ${drift})`,
   });
-  if (!options.dryRun) await deps.statements.putBreak(found);
-  deps.log.warn('balance drift', { provider, account, from, to, drift });
-  return found;
 }
+
+/** Row effects that say the row's money is its transaction's: the row's time is when that money moved. */
+const MOVED_EFFECTS: ReadonlySet<string> = new Set(['matched', 'settled', 'opened', 'conflict']);

@@ -661,6 +661,51 @@ describe('the daily close', () => {
   });
 });
 
+describe('the balance judged at the close', () => {
+  it('counts a payment when its row dates the move, not at a verdict that came after the snapshot', async () => {
+    // Prepare: the money moved at 06:59:50, the callback's verdict came at 07:00:30, after the 07:00 snapshot.
+    const t = setup();
+    await t.store.createTransaction(succeeded('SKP0000001', '2026-11-21T07:00:30.000Z'));
+    const snapshot = { provider: 'daraja', account: 'ke', source: 'balance-api' as const, currency: 'KES' };
+    await recordBalance(t.deps, { ...snapshot, at: '2026-11-21T06:00:00.000Z', balance: '10000' }, SYSTEM);
+    const soFar = await recordBalance(
+      t.deps,
+      { ...snapshot, at: '2026-11-21T07:00:00.000Z', balance: '11500' },
+      SYSTEM,
+    );
+    await new StatementLedger(t.deps).ingestRows([row({ time: '2026-11-21T06:59:50.000Z' })], SYSTEM);
+    t.at('2026-11-23T00:00:00.000Z');
+    // Act
+    const report = await closeDay(
+      t.deps,
+      { provider: 'daraja', account: 'ke', day: '2026-11-21' },
+      { actor: OPERATOR, close: false },
+    );
+    // Assess: before the row came, the snapshot saw a drift so far; the close, with the row in, none.
+    expect(soFar).toMatchObject({ category: 'balance-drift', amount: '1500' });
+    expect(report.breaks.filter((b) => b.category === 'balance-drift')).toEqual([]);
+  });
+
+  it("stores a drift the day's records leave unexplained as a break of the day", async () => {
+    // Prepare: 100 left the balance and no final, fee or row says why.
+    const t = setup();
+    const snapshot = { provider: 'daraja', account: 'ke', source: 'balance-api' as const, currency: 'KES' };
+    await recordBalance(t.deps, { ...snapshot, at: '2026-11-21T06:00:00.000Z', balance: '10000' }, SYSTEM);
+    await recordBalance(t.deps, { ...snapshot, at: '2026-11-21T07:00:00.000Z', balance: '9900' }, SYSTEM);
+    t.at('2026-11-23T00:00:00.000Z');
+    // Act
+    const report = await closeDay(
+      t.deps,
+      { provider: 'daraja', account: 'ke', day: '2026-11-21' },
+      { actor: OPERATOR, close: false },
+    );
+    // Assess
+    expect(report.breaks.map((b) => [b.category, b.amount, b.actual, b.expected])).toEqual([
+      ['balance-drift', '100', '-100', '0'],
+    ]);
+  });
+});
+
 describe('one payment from two sources', () => {
   it('a pull row and the same payment in an uploaded file are one row, not a change', async () => {
     // Prepare
