@@ -59,14 +59,14 @@ export interface RelayMonitoringSettings {
   readonly namePrefix: string;
   readonly dashboard: boolean;
   readonly iteratorAgeThreshold: Duration;
-  /** The AckLatency p99 alarm pages at the lowest of this and the providers' `ackLatencyAlarms`. */
+  /** The AckLatency-P99 alarm (the callback function's duration) pages at the lowest of this and the providers' `ackLatencyAlarms`. */
   readonly callbackLatencyThreshold: Duration;
   /** Per `provider/account`: the silence period, or false (no alarm). */
   readonly callbackSilence: (provider: string, account: string) => Duration | false;
   readonly rejectedCallbacksThreshold: number;
   readonly bufferMaxAge: Duration;
   /**
-   * Per provider: the AckLatency p99 that pages (from the providers' declarations), and for its
+   * Per provider: the ack p99 that pages (from the providers' declarations), and for its
    * description the provider's own answer limit (`limit`, e.g. "X's 2 s"; absent when it documents
    * none) and whether it delivers a callback again (`retries`).
    */

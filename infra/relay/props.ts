@@ -165,7 +165,7 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
   /** Stream lag (publisher IteratorAge) that raises the alarm. @default 2 minutes */
   readonly iteratorAgeAlarmThreshold?: Duration;
   /**
-   * Ack p99 (`AckLatency`, every provider, 3 of 5 minutes) that raises the latency alarm when it is lower
+   * Ack p99 (the callback function's duration, alarm `AckLatency-P99`, 3 of 5 minutes) that raises the latency alarm when it is lower
    * than the tightest provider's declared `ackLatencyAlarmMs` (1.8 s): one alarm, whichever is lower.
    * @default 6 seconds
    */

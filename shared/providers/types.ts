@@ -519,7 +519,7 @@ export interface ProviderInfraDeclaration {
   readonly ackLimit?: { readonly ms: number; readonly label: string; readonly phrase: string };
   /** Account settings (dotted keys) holding a deadline in ms for answering a callback, and its cap. */
   readonly callbackDeadlines?: ReadonlyArray<{ readonly setting: string; readonly capMs: number }>;
-  /** AckLatency p99 (ms, provider dimension) above which the relay pages. @default no such alarm */
+  /** Ack p99 (ms; the callback function's duration, the AckLatency-P99 alarm) above which the relay pages. @default no such alarm */
   readonly ackLatencyAlarmMs?: number;
   /** Published source addresses/CIDRs of the provider's callbacks (the WAF rate rule spares them). */
   readonly callbackSources?: readonly string[];

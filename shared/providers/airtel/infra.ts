@@ -9,6 +9,6 @@ export const airtelInfra = {
   retriesCallbacks: true,
   /** What authenticates a callback besides the path secret, and what a refused one usually points at. */
   callbackCheck: { name: 'Airtel HMAC hash', misconfigured: 'Airtel key' },
-  /** AckLatency p99 above this pages: no documented limit, so MoMo's 2 s budget is the yardstick. */
+  /** The ack p99 (the callback function's duration) above this pages: no documented limit, so MoMo's 2 s budget is the yardstick. */
   ackLatencyAlarmMs: 1800,
 } as const;

@@ -10,6 +10,6 @@ export const momoInfra = {
   retriesCallbacks: false,
   /** MTN's callback page: a callback times out after 2 s (drawn on the ack latency graph). */
   ackLimit: { ms: 2000, label: 'MoMo budget (2 s)', phrase: "MoMo's 2 s" },
-  /** AckLatency p99 above this pages: 200 ms short of the 2 s budget, and MoMo may not retry. */
+  /** The ack p99 (the callback function's duration) above this pages: 200 ms short of the 2 s budget, and MoMo may not retry. */
   ackLatencyAlarmMs: 1800,
 } as const;
