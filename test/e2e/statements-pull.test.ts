@@ -295,7 +295,12 @@ describe('statement files over HTTP against the running relay (issue 29)', () =>
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.result).toMatchObject({ rows: first.body.result.rows, ...nothing });
     await relay.flush();
-    expect(relay.sink.events.length).toBe(eventsBefore);
+    // Named, so a failure says what was published (type, origin, about what).
+    expect(
+      relay.sink.events
+        .slice(eventsBefore)
+        .map((e) => `${e.metadata.type} ${e.metadata.origin} ${e.metadata.correlationId}`),
+    ).toEqual([]);
     expect(await listed()).toEqual(itemsBefore);
     expect(await day()).toEqual(dayBefore);
   });
