@@ -598,7 +598,7 @@ export async function balanceDriftsOfDay(
  * taken between the two would put it in the wrong interval), else the row that opened it, else its
  * verdict. A difference is a balance-drift break with its amount.
  */
-export async function balanceDrift(
+async function balanceDrift(
   deps: StatementDeps,
   previous: BalanceSnapshot,
   snapshot: BalanceSnapshot,
