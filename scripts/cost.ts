@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { METRICS_WITHOUT_ROLL_UP } from '../shared/config/metric-names';
 import { parseSecretRef } from '../shared/config/secret-reader';
 import { parseCli } from './cli';
-import { deliveryCostPerMillion } from './cost/deliveries';
+import { deliveryCostPerMillion, sqsDeliveryCostPerMillion } from './cost/deliveries';
 import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
 import { countSeries, type DimensionValues, findEmitters, type MetricSeries } from './cost/metric-series';
 import { accessLogLineBytes, type CfnTemplate, countTemplate, type TemplateCounts } from './cost/template';
@@ -758,6 +758,13 @@ async function main() {
     renderTable(
       'Per million deliveries (webhooks, 2xx at the first attempt)',
       deliveryCostPerMillion(prices),
+    ),
+  );
+  out();
+  out(
+    renderTable(
+      'Per million deliveries to an SQS destination (accepted at the first send)',
+      sqsDeliveryCostPerMillion(prices),
     ),
   );
   out();

@@ -89,7 +89,16 @@ export function destinationsView(root: HTMLElement): () => void {
             h(
               'tr',
               { 'data-testid': 'destination-row', 'data-destination': d.id },
-              h('td', {}, h('strong', {}, d.id), h('br', {}), h('span', { class: 'mono muted' }, d.url)),
+              // The type beside the name, the target under it: an https URL and an SQS queue ARN look alike at a glance.
+              h(
+                'td',
+                {},
+                h('strong', {}, d.id),
+                ' ',
+                h('span', { class: 'muted', 'data-testid': 'destination-type' }, d.type),
+                h('br', {}),
+                h('span', { class: 'mono muted', 'data-testid': 'destination-target' }, d.url),
+              ),
               h('td', {}, d.filter.eventTypes.join(', ') || 'every event'),
               h(
                 'td',

@@ -1,8 +1,10 @@
 /**
  * `npm run cost`: a million webhook deliveries on the AWS path (docs/webhooks.md#in-aws), each answered
- * 2xx at the first attempt (a retry repeats the SQS, Lambda and attempt-log lines). Kept apart from
+ * 2xx at the first attempt (a retry repeats the SQS, Lambda and attempt-log lines), and a million to an
+ * `sqs` destination (docs/webhooks.md#sqs-destinations), each accepted at the first send. Kept apart from
  * scripts/cost.ts: it only needs the unit prices.
  */
+import type { CostLine } from '../cost';
 
 export interface DeliveryPrices {
   sqsPerMillionRequests: number;
@@ -30,9 +32,7 @@ export const DELIVERY_UNITS = {
   eventBridgeEvents: 0,
 } as const;
 
-export function deliveryCostPerMillion(
-  prices: DeliveryPrices,
-): Array<{ item: string; dollars: number; formula: string }> {
+export function deliveryCostPerMillion(prices: DeliveryPrices): CostLine[] {
   const u = DELIVERY_UNITS;
   const m = 1_000_000;
   return [
@@ -57,6 +57,29 @@ export function deliveryCostPerMillion(
       item: 'EventBridge rule matches',
       dollars: u.eventBridgeEvents * prices.eventBridgePerMillionEvents,
       formula: 'matches to an SQS target are not billed (the PutEvents is, in the callback line)',
+    },
+  ];
+}
+
+/**
+ * A million deliveries to an `sqs` destination: the relay's own path is the https one (its queue, the
+ * delivery function, the log writes, the rule match). The function time stays the https assumption: one
+ * SendMessage round trip to another region instead of an HTTPS one. Two lines cost the relay nothing and
+ * are printed so no one looks for them: the partner's queue bills the SendMessage to its owner, and STS
+ * does not bill AssumeRole (kept an hour per role and warm function: shared/destinations/sqs/role-credentials.ts).
+ */
+export function sqsDeliveryCostPerMillion(prices: DeliveryPrices): CostLine[] {
+  return [
+    ...deliveryCostPerMillion(prices),
+    {
+      item: "SQS SendMessage to the partner's queue",
+      dollars: 0,
+      formula: "billed to the partner's account (the queue's owner), not the relay's",
+    },
+    {
+      item: 'STS AssumeRole (partner role)',
+      dollars: 0,
+      formula: 'free; about once an hour per destination per warm function container, not per delivery',
     },
   ];
 }

@@ -368,6 +368,8 @@ export interface DeliveryAttempt {
 
 export interface DestinationView {
   id: string;
+  /** How it delivers (docs/webhooks.md#destination-types): `https` or `sqs`, the registry's type id. */
+  type: string;
   /**
    * Where it delivers, by its type: an https URL's scheme, host and path only (a query string or user info
    * may carry a credential, never shown); an sqs destination's queue ARN.

@@ -121,8 +121,11 @@ describe('the destinations view', () => {
     const listed = await relay.request('GET', '/v1/destinations', undefined, {
       authorization: `Bearer ${TOKENS.viv}`,
     });
+    expect(await row.getByTestId('destination-type').innerText()).toBe('https');
+    expect(await row.getByTestId('destination-target').innerText()).toBe(listed.body.destinations[0].url);
     expect(listed.body.destinations[0]).toMatchObject({
       id: 'sample-partner',
+      type: 'https',
       state: 'paused',
       pausedBy: 'ops',
     });

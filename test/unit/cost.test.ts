@@ -14,6 +14,7 @@ import {
   storage,
   total,
 } from '../../scripts/cost';
+import { deliveryCostPerMillion, sqsDeliveryCostPerMillion } from '../../scripts/cost/deliveries';
 import {
   indexShapes,
   indexWriteUnits,
@@ -412,5 +413,31 @@ describe('the config', () => {
       demo: { shortCode: '600638', callbackSecretId: 'd/cb' },
       demo2: { shortCode: '600639', callbackSecretId: 'd/cb-2' },
     });
+  });
+});
+
+describe('a million deliveries to an sqs destination', () => {
+  it('costs the relay what an https delivery costs: the partner pays the SendMessage and STS is free', () => {
+    // Prepare
+    const prices = PRICES['us-east-1'];
+
+    // Act
+    const https = deliveryCostPerMillion(prices);
+    const sqs = sqsDeliveryCostPerMillion(prices);
+
+    // Assess
+    expect(total(sqs)).toBeCloseTo(total(https), 9);
+    expect(total(sqs)).toBeGreaterThan(0);
+    expect(sqs.map((l) => l.item)).toEqual([
+      ...https.map((l) => l.item),
+      "SQS SendMessage to the partner's queue",
+      'STS AssumeRole (partner role)',
+    ]);
+    const send = sqs.find((l) => l.item.startsWith('SQS SendMessage'))!;
+    expect(send).toMatchObject({ dollars: 0 });
+    expect(send.formula).toMatch(/billed to the partner's account/);
+    const sts = sqs.find((l) => l.item.startsWith('STS'))!;
+    expect(sts).toMatchObject({ dollars: 0 });
+    expect(sts.formula).toMatch(/^free; about once an hour per destination .*not per delivery/);
   });
 });

@@ -370,6 +370,7 @@ export async function exportDestinations(admin: DeliveryAdmin, clock: Clock): Pr
     csv: toCsv(
       [
         'id',
+        'type',
         'url',
         'eventTypes',
         'providers',
@@ -389,6 +390,7 @@ export async function exportDestinations(admin: DeliveryAdmin, clock: Clock): Pr
       ],
       destinations.map((d) => [
         d.id,
+        d.type,
         d.url,
         d.filter.eventTypes.join(' '),
         d.filter.providers.join(' '),

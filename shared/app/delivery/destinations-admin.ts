@@ -94,6 +94,7 @@ function view(
 ): DestinationView {
   return {
     id,
+    type: config.type,
     // Its type's safe form: an https URL's scheme, host and path (user info and query may hold a credential), an SQS queue's ARN.
     url: shownTarget(config),
     filter: config.filter,
