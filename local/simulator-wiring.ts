@@ -3,30 +3,31 @@
  * configured accounts: used by `npm start -- --simulator`, by `npm run sim` (to find the Airtel app of an
  * account) and by the relay + simulator end-to-end tests.
  *
- * - MoMo: the simulator's API user gets `providerCallbackHost` = the host of the relay's public base URL,
- *   so the `X-Callback-Url` the relay hands out at registration is accepted; its target environment and
- *   currency are those of the first MoMo account.
- * - Airtel: one simulator app per relay Airtel account, whose callback URL is that account's callback
- *   route, signed with the account's `callbackKey` and a hash recipe the account accepts.
- * - Daraja: every account with a `shortCode` gets its C2B validation and confirmation URLs registered
- *   through the simulator's own Daraja API (`c2b/v2/registerurl`, ResponseType Completed), as a partner
- *   does on the portal, then its external validation turned on (`PUT /_sim/daraja/c2b/{shortCode}`), as the
- *   short code's owner must (Daraja API docs: off by default); callbacks come from 196.201.214.200
- *   (X-Forwarded-For), in the default allow-list.
+ * Each provider in the relay's registry (shared/providers/registry.ts) is looked up in the simulator's
+ * registry (simulator/relay-wirings.ts), which declares how that provider's simulator is pointed at a relay
+ * (simulator/<provider>/relay-wiring.ts: MoMo's callback host, Airtel's apps, Daraja's C2B registrations);
+ * a provider the simulator does not play is skipped, with a banner line saying so.
  *
  * - Status APIs (`pointPartnerUrlsAtSimulator`): every account without its own `api` settings gets `api`
- *   settings pointing at the simulator with the simulator's default credentials (MoMo API user and
- *   subscription keys, the account's Airtel app, Daraja consumer key, the sandbox STK passkey and an
- *   initiator), so the relay's reconciliation poller checks status against the simulator. The partner's
+ *   settings pointing at the simulator with the simulator's default credentials (its provider's
+ *   `apiSettings`), so the relay's reconciliation poller checks status against the simulator. The partner's
  *   side (`npm run sim`) uses the simulator as the provider API too.
  */
 import type { RelayConfig, ResolvedAccount } from '../shared/config/schema';
-import { darajaRouteUrl } from '../shared/providers/daraja';
-import { type AirtelAccountSettings, airtelApiSettingsSchema } from '../shared/providers/airtel/schema';
-import { type DarajaAccountSettings, darajaApiSettingsSchema } from '../shared/providers/daraja/schema';
-import { type MomoAccountSettings, momoApiSettingsSchema } from '../shared/providers/momo/schema';
-import type { AirtelHashRecipe } from '../simulator/airtel/hash';
-import { type AirtelAppSeed, DEFAULTS, type SimulatorOptions } from '../simulator/options';
+import type { DarajaAccountSettings } from '../shared/providers/daraja/schema';
+import { PROVIDERS } from '../shared/providers/registry';
+import type { SimulatorOptions } from '../simulator/options';
+import {
+  accountsOf,
+  hidePathSecrets,
+  PATH_SECRET_PLACEHOLDER,
+  trimSlash,
+  type WiredC2bRegistration,
+} from '../simulator/relay-wiring';
+import { findSimulatorWiring } from '../simulator/relay-wirings';
+
+export { airtelClientIdFor } from '../simulator/airtel/relay-wiring';
+export { hidePathSecrets } from '../simulator/relay-wiring';
 
 export const DEFAULT_SIM_PORT = 4010;
 /** `npm start`'s port when neither --port nor PORT says otherwise. */
@@ -70,119 +71,17 @@ export function localRelayAndSimulator(
 /** Path prefix of the simulator's own endpoints; a partner URL under it follows the simulator's port. */
 const SIM_PATH_PREFIX = '/_sim/';
 
-/** Hash recipes the simulator can sign with, in the order the wiring prefers them. */
-const SIM_RECIPES: readonly AirtelHashRecipe[] = [
-  'stringify-without-hash',
-  'stringify-transaction',
-  'raw-without-hash',
-  'header-hex',
-];
-
-function accountsOf<S>(config: RelayConfig, provider: string): (ResolvedAccount & { settings: S })[] {
-  return [...config.accounts.values()].filter((a) => a.provider === provider) as (ResolvedAccount & {
-    settings: S;
-  })[];
-}
-
-const trimSlash = (url: string) => url.replace(/\/$/, '');
-
-/**
- * The simulator app (client id) that stands for a relay Airtel account: the simulator's default app for
- * the first account, `sim-airtel-<account>` for the others.
- */
-export function airtelClientIdFor(config: RelayConfig, accountId: string): string {
-  const first = accountsOf(config, 'airtel')[0];
-  return !first || first.id === accountId ? DEFAULTS.airtel.apps[0].clientId : `sim-airtel-${accountId}`;
-}
-
-/** The callback route of one relay account, path secret included. */
-function relayRouteUrl(relayUrl: string, account: ResolvedAccount, routePath: string): string {
-  return `${trimSlash(relayUrl)}/v1/${account.provider}/${account.id}${account.pathSecret ? `/${account.pathSecret}` : ''}/${routePath}`;
-}
-
-/** What a banner or a log line shows instead of a path secret. */
-const PATH_SECRET_PLACEHOLDER = '{pathSecret}';
-
-/**
- * Replaces every account's path secret (raw or percent-encoded) with {pathSecret}: the banner and the
- * simulator's log lines say where a callback goes without printing the secret that authorises it
- * (the secret is in the config file, `accounts.<provider>.<id>.pathSecret`).
- */
-export function hidePathSecrets(config: RelayConfig): (text: string) => string {
-  const needles = new Set<string>();
-  for (const account of config.accounts.values()) {
-    if (!account.pathSecret) continue;
-    needles.add(account.pathSecret);
-    needles.add(encodeURIComponent(account.pathSecret));
-  }
-  const list = [...needles].sort((a, b) => b.length - a.length);
-  return (text) => list.reduce((out, needle) => out.split(needle).join(PATH_SECRET_PLACEHOLDER), text);
-}
-
-/** The Daraja short code the simulator's STK passkey belongs to (the public sandbox's, as `npm run sim` uses). */
-const SIM_STK_SHORT_CODE = Object.keys(DEFAULTS.daraja.passkeys)[0]!;
-/** Initiator of the simulated transaction status queries (the simulator checks presence, not value). */
-const SIM_INITIATOR = 'testapi';
-/** The Daraja sandbox's test MSISDN, nominated for the simulator's Pull Transactions registrations. */
-const SIM_PULL_NOMINATED_NUMBER = '254708374149';
-const SIM_SECURITY_CREDENTIAL = Buffer.from('sim-initiator-credential').toString('base64');
-
 /**
  * Status API settings that point one account at the simulator at `simUrl`, with the simulator's default
- * credentials: parsed by the provider's schema, so every default (timeouts, rates) is in place.
+ * credentials: parsed by the provider's schema, so every default (timeouts, rates) is in place. Undefined
+ * for a provider the simulator does not play.
  */
 export function simulatorApiSettings(
   config: RelayConfig,
   account: ResolvedAccount,
   simUrl: string,
 ): Record<string, unknown> | undefined {
-  const baseUrl = trimSlash(simUrl);
-  switch (account.provider) {
-    case 'momo': {
-      const user = DEFAULTS.momo.apiUsers[0];
-      return momoApiSettingsSchema.parse({
-        baseUrl,
-        apiUser: user.id,
-        apiKey: user.apiKey,
-        collectionSubscriptionKey: DEFAULTS.momo.collectionSubscriptionKeys.primary,
-        disbursementSubscriptionKey: DEFAULTS.momo.disbursementSubscriptionKeys.primary,
-      });
-    }
-    case 'airtel': {
-      const settings = account.settings as Partial<AirtelAccountSettings>;
-      const defaults = DEFAULTS.airtel.apps[0];
-      const clientId = airtelClientIdFor(config, account.id);
-      return airtelApiSettingsSchema.parse({
-        baseUrl,
-        clientId,
-        // The same secret simulatorWiring gives the account's app.
-        clientSecret: clientId === defaults.clientId ? defaults.clientSecret : `${clientId}-secret`,
-        country: settings.country ?? 'UG',
-        currency: settings.currency ?? 'UGX',
-      });
-    }
-    case 'daraja': {
-      const settings = account.settings as Partial<DarajaAccountSettings>;
-      return darajaApiSettingsSchema.parse({
-        baseUrl,
-        consumerKey: DEFAULTS.daraja.consumerKey,
-        consumerSecret: DEFAULTS.daraja.consumerSecret,
-        pathPrefix: '/mpesa',
-        passkey: DEFAULTS.daraja.passkeys[SIM_STK_SHORT_CODE as keyof typeof DEFAULTS.daraja.passkeys],
-        stkShortCode: SIM_STK_SHORT_CODE,
-        initiator: SIM_INITIATOR,
-        securityCredential: SIM_SECURITY_CREDENTIAL,
-        partyA: settings.shortCode ?? '600638',
-        // The real sandbox allows about 5 STK queries a minute; the local simulator has no such limit,
-        // and on simulated time (× 0.02) 5 a minute would hold a ledger run for minutes.
-        stkQueriesPerMinute: 600,
-        // The simulator serves the Pull Transactions API from its books (docs/pull-and-balances.md).
-        pull: { nominatedNumber: SIM_PULL_NOMINATED_NUMBER },
-      });
-    }
-    default:
-      return undefined;
-  }
+  return findSimulatorWiring(account.provider)?.apiSettings(config, account, simUrl);
 }
 
 /**
@@ -212,132 +111,48 @@ export function pointPartnerUrlsAtSimulator(config: RelayConfig, simUrl: string)
   return { ...config, accounts };
 }
 
-interface WiredC2bRegistration {
-  account: string;
-  shortCode: string;
-  validationUrl: string;
-  confirmationUrl: string;
-}
-
 export interface SimulatorWiring {
   /** Options for `createSimulator`; add port, host, timeScale and log as needed. */
   options: SimulatorOptions;
   /**
-   * Runs once the simulator listens: registers each Daraja account's C2B URLs for its short code through
-   * the simulator's Daraja API, exactly as a partner registers them, and turns external validation on for
-   * that short code. Throws when a registration is refused.
+   * Runs once the simulator listens: each wired provider's setup, in registry order (Daraja registers its
+   * accounts' C2B URLs and turns external validation on). Throws when the simulator refuses a step.
    */
   setup(simUrl: string): Promise<WiredC2bRegistration[]>;
   /** One line per wired account, for a banner. */
   describe(): string[];
 }
 
+/** The banner line of a registered provider the simulator does not play, when the config has accounts of it. */
+export function noSimulatorLine(providerId: string, accountIds: readonly string[]): string {
+  return `${providerId.padEnd(8)} no simulator for this provider: ${accountIds.map((id) => `${providerId}/${id}`).join(', ')} get no simulated callbacks`;
+}
+
 /** What the simulator needs so that its callbacks reach the accounts of the relay listening at `relayUrl`. */
 export function simulatorWiring(relayUrl: string, config: RelayConfig): SimulatorWiring {
-  const momoAccounts = accountsOf<MomoAccountSettings>(config, 'momo');
-  const airtelAccounts = accountsOf<AirtelAccountSettings>(config, 'airtel');
-  const darajaAccounts = accountsOf<DarajaAccountSettings>(config, 'daraja').filter(
-    (a) => a.settings.shortCode,
-  );
-  const callbackHost = new URL(config.publicBaseUrl).hostname;
-  const firstMomo = momoAccounts[0]?.settings;
-
-  const airtelApps: AirtelAppSeed[] = airtelAccounts.map((account) => {
-    const s = account.settings;
-    const recipe = SIM_RECIPES.find((r) => s.hashRecipes.includes(r)) ?? 'stringify-without-hash';
-    const defaults = DEFAULTS.airtel.apps[0];
-    const clientId = airtelClientIdFor(config, account.id);
-    return {
-      clientId,
-      clientSecret: clientId === defaults.clientId ? defaults.clientSecret : `${clientId}-secret`,
-      callbackUrl: relayRouteUrl(relayUrl, account, 'callback'),
-      callbackAuth: s.hashMode !== 'off',
-      callbackKey: s.callbackKey ?? defaults.callbackKey,
-      hashRecipe: recipe,
-      messageSigning: true,
-    };
+  // Registry order: the banner lists the providers as the registry does.
+  const wired = PROVIDERS.map((provider) => {
+    const wiring = findSimulatorWiring(provider.id);
+    return { id: provider.id, part: wiring?.wire(relayUrl, config) };
   });
-
-  const options: SimulatorOptions = {
-    momo: {
-      apiUsers: DEFAULTS.momo.apiUsers.map((u) => ({ ...u, providerCallbackHost: callbackHost })),
-      ...(firstMomo?.targetEnvironment ? { targetEnvironment: firstMomo.targetEnvironment } : {}),
-      ...(firstMomo?.currency ? { currency: firstMomo.currency } : {}),
-    },
-    // Without an Airtel account the simulator keeps its default app (callbacks then go nowhere).
-    ...(airtelApps.length ? { airtel: { apps: airtelApps } } : {}),
-  };
-
-  const registrations: WiredC2bRegistration[] = darajaAccounts.map((account) => ({
-    account: account.id,
-    shortCode: account.settings.shortCode!,
-    validationUrl: darajaRouteUrl(relayUrl, account.id, account.pathSecret, 'c2b-validation'),
-    confirmationUrl: darajaRouteUrl(relayUrl, account.id, account.pathSecret, 'c2b-confirmation'),
-  }));
+  const options: SimulatorOptions = Object.assign({}, ...wired.map((w) => w.part?.options ?? {}));
 
   async function setup(simUrl: string): Promise<WiredC2bRegistration[]> {
-    if (registrations.length === 0) return [];
-    const base = trimSlash(simUrl);
-    const basic = Buffer.from(`${DEFAULTS.daraja.consumerKey}:${DEFAULTS.daraja.consumerSecret}`).toString(
-      'base64',
-    );
-    const tokenResponse = await fetch(`${base}/oauth/v1/generate?grant_type=client_credentials`, {
-      headers: { authorization: `Basic ${basic}` },
-    });
-    const token = ((await tokenResponse.json()) as { access_token?: string }).access_token;
-    if (!tokenResponse.ok || !token)
-      throw new Error(`simulator refused the Daraja token request (HTTP ${tokenResponse.status})`);
-    for (const r of registrations) {
-      const response = await fetch(`${base}/mpesa/c2b/v2/registerurl`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          ShortCode: r.shortCode,
-          ResponseType: 'Completed',
-          ConfirmationURL: r.confirmationUrl,
-          ValidationURL: r.validationUrl,
-        }),
-      });
-      if (!response.ok) {
-        throw new Error(
-          `simulator refused the C2B URLs of daraja/${r.account} (HTTP ${response.status}): ${await response.text()}`,
-        );
-      }
-      // External validation is off on a short code until its owner turns it on (Daraja API docs).
-      const validation = await fetch(`${base}/_sim/daraja/c2b/${r.shortCode}`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ externalValidation: true }),
-      });
-      if (!validation.ok) {
-        throw new Error(
-          `simulator refused to turn on C2B validation for daraja/${r.account} (HTTP ${validation.status}): ${await validation.text()}`,
-        );
-      }
-    }
-    return registrations;
+    const done: WiredC2bRegistration[] = [];
+    for (const { part } of wired) if (part?.setup) done.push(...(await part.setup(simUrl)));
+    return done;
   }
 
   function describe(): string[] {
     const lines: string[] = [];
     const hide = hidePathSecrets(config);
-    if (momoAccounts.length) {
-      lines.push(
-        `MoMo     API user ${DEFAULTS.momo.apiUsers[0].id}, providerCallbackHost ${callbackHost}: callbacks go to the X-Callback-Url the relay hands out (momo/${momoAccounts.map((a) => a.id).join(', momo/')})`,
-      );
-    }
-    for (const app of airtelApps) {
-      lines.push(`Airtel   app ${app.clientId} → ${hide(app.callbackUrl ?? '')} (hash ${app.hashRecipe})`);
-    }
-    for (const r of registrations) {
-      lines.push(
-        `Daraja   C2B short code ${r.shortCode} → daraja/${r.account} (${hide(trimSlash(r.validationUrl)).replace(/\/c2b\/validation$/, '/c2b/…')})`,
-      );
-    }
-    if (darajaAccounts.length || accountsOf(config, 'daraja').length) {
-      lines.push(
-        `Daraja   STK, B2C and status callbacks go to the URLs in each request; source IP ${DEFAULTS.daraja.callbackSourceIp}`,
-      );
+    for (const { id, part } of wired) {
+      if (part) {
+        lines.push(...part.describe(hide));
+        continue;
+      }
+      const unplayed = accountsOf(config, id).map((a) => a.id);
+      if (unplayed.length) lines.push(noSimulatorLine(id, unplayed));
     }
     const polled = [...config.accounts.values()].filter(
       (a) => (a.settings as { api?: { baseUrl?: string } }).api?.baseUrl,
