@@ -87,6 +87,14 @@ export interface ReportIntent {
    * query: the query timed out, not the payment): its receipt joins the transaction's, nothing is applied.
    */
   saysNothing?: boolean;
+  /**
+   * The report is a provider's answer to a status query (Daraja's asynchronous transaction-status result),
+   * not a callback about the payment. Unless it comes through the stored record of the relay's own query, the
+   * relay did not ask it (a partner's query, a forgery, or the relay's answer arriving before its record was
+   * written): where the account has a status API, its final claim is held AMBIGUOUS (UNCONFIRMED) and the
+   * relay asks itself, whatever the account's `confirmSuccess` says.
+   */
+  answersQuery?: boolean;
   ownQuery?: {
     reference: string;
     claims: { providerTransactionId: string | undefined; amount: Money | undefined };

@@ -6,6 +6,7 @@ import { decisionHandlerFor } from '../decisions/decisions';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
+  hasStatusApi,
   confirmsUnsignedSuccess,
   type IngestBatchResult,
   ingestIntents,
@@ -95,6 +96,7 @@ export async function applyBufferedCallback(
         authenticated: message.authenticated,
         authentication: authenticationFrom(message.verification, message.authenticated),
         confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
+        confirmUnaskedAnswers: hasStatusApi(account.settings),
         // Stricter of the two: the account's setting now (turned on since) or when the callback came.
         confirmUnsignedSuccess: message.confirmUnsignedSuccess || confirmsUnsignedSuccess(account.settings),
         intents: parsed.reports,

@@ -11,6 +11,7 @@ import { decisionHandlerFor } from '../decisions/decisions';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
+  hasStatusApi,
   confirmsUnsignedSuccess,
   type IngestBatch,
   type IngestBatchResult,
@@ -208,6 +209,7 @@ async function ingestCallback(
     authentication: authenticationFrom(facts, verification.authenticated),
     confirmUnsignedSuccess: confirmsUnsignedSuccess(account.settings),
     confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
+    confirmUnaskedAnswers: hasStatusApi(account.settings),
     intents: result.reports,
     facts: result.facts,
     receipt,

@@ -5,6 +5,7 @@ import { sha256Hex } from '../../util/ids';
 import {
   authenticationFrom,
   confirmsUnsignedFailure,
+  hasStatusApi,
   confirmsUnsignedSuccess,
   ingestIntents,
 } from '../transactions/ingest-report';
@@ -142,6 +143,7 @@ export async function applyStoredCallbacks(
           authentication: authenticationFrom(receipt.verification, verification.authenticated),
           confirmUnsignedSuccess: confirmsUnsignedSuccess(resolved.account.settings),
           confirmUnsignedFailure: confirmsUnsignedFailure(resolved.account.settings),
+          confirmUnaskedAnswers: hasStatusApi(resolved.account.settings),
           intents: parsed.reports,
           facts: parsed.facts,
           receipt: draft,

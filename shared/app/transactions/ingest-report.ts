@@ -284,7 +284,12 @@ export function confirmsUnsignedSuccess(settings: unknown): boolean {
  * unsigned FAILED on such an account is held for one status check (a forged failure cannot fail a payment).
  */
 export function confirmsUnsignedFailure(settings: unknown): boolean {
-  return confirmsUnsignedSuccess(settings) && (settings as { api?: unknown }).api !== undefined;
+  return confirmsUnsignedSuccess(settings) && hasStatusApi(settings);
+}
+
+/** The account has a status API the relay can ask (a confirmation is possible at all). */
+export function hasStatusApi(settings: unknown): boolean {
+  return (settings as { api?: unknown } | undefined)?.api !== undefined;
 }
 
 /** The checks a callback passed on arrival, from its receipt's verification facts. */
@@ -308,6 +313,8 @@ export interface IngestBatch {
   confirmUnsignedSuccess?: boolean;
   /** …and unsigned failures (see NormalizedReport.confirmFailure). */
   confirmUnsignedFailure?: boolean;
+  /** The account has a status API: a status answer nobody here asked for is confirmed with it (answersQuery). */
+  confirmUnaskedAnswers?: boolean;
   /** The checks the delivery passed on arrival (path secret, source IP, signature): its evidence. */
   authentication?: AuthenticationMethod[];
   intents: readonly ReportIntent[];
@@ -462,6 +469,8 @@ export async function ingestIntents(
     // The answer to the relay's own status query (found through the alias it recorded before asking):
     // a status answer, not a callback claim. A timeout of that query says nothing about the payment.
     const ownQuery = origin === 'poll' && batch.origin !== 'poll';
+    // A status answer that did not come through that record: nobody here asked it (or it beat the record).
+    const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
     const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
     if (intent.saysNothing || (ownQuery && !final)) {
       outcomes.push({ kind: 'noop', why: 'stale' });
@@ -476,8 +485,8 @@ export async function ingestIntents(
       receiptId: receipt?.receiptId,
       authenticated: batch.authenticated || ownQuery,
       ...(batch.authentication ? { authentication: batch.authentication } : {}),
-      ...(batch.confirmUnsignedSuccess && !ownQuery ? { needsConfirmation: true } : {}),
-      ...(batch.confirmUnsignedFailure && !ownQuery ? { confirmFailure: true } : {}),
+      ...((batch.confirmUnsignedSuccess || unasked) && !ownQuery ? { needsConfirmation: true } : {}),
+      ...((batch.confirmUnsignedFailure || unasked) && !ownQuery ? { confirmFailure: true } : {}),
       ...(ownQuery ? { viaOwnQuery: true } : {}),
       ...(intent.hint ? { hint: true } : {}),
     };

@@ -248,6 +248,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
       draft: { ...draft, attributes: { ...draft.attributes, StatusQueryReference: asked } },
       correlate: [...ownQuery, { via: 'reference', value: asked }],
       aliases: [...conversationAlias(original), ...receiptAlias(draft)],
+      answersQuery: true,
       ownQuery: {
         reference: asked,
         claims: { providerTransactionId: draft.providerTransactionId, amount: draft.amount },
@@ -268,6 +269,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
       { via: CONVERSATION_ID, value: Result.ConversationID },
     ],
     aliases: [...conversationAlias(original), ...receiptAlias(draft)],
+    answersQuery: true,
   });
 }
 
