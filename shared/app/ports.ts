@@ -205,10 +205,14 @@ interface TimelineStore {
   listCreated(from: string, to: string): Promise<TransactionKey[]>;
 }
 
-/** A transaction as the account-day index holds it: enough for a daily close, no item read. */
+/** A transaction as the account-day index holds it: enough for a daily close, without its item. */
 export interface AccountDayEntry {
   key: TransactionKey;
-  /** Its day time (domain/statement-match.ts dayTimeOf). */
+  /**
+   * Its day time (domain/statement-match.ts dayTimeOf); from the DynamoDB index, a verdict reached soon
+   * after the creation may give the creation instead (at most ACCOUNT_DAY_SLACK_SECONDS before the day
+   * time, shared/adapters/dynamodb/table.ts), always inside the range asked for.
+   */
   at: string;
   status: TransactionStatus;
   amount: Money | undefined;

@@ -4,7 +4,8 @@
  * deletes), measured on the items it leaves in DynamoDB Local, against what `npm run cost` prices
  * (scripts/cost.ts callbackWriteUnits): the cost may not price less than the table takes. The callback is
  * MoMo's requesttopay success with the headers API Gateway passes on, for a transaction registered as the
- * registration writes it (its first check due) and for one nobody registered.
+ * registration writes it (its first check due) and for one nobody registered, and for a registered one
+ * whose first callback comes after the account-day slack (its byAccountDay entry moves).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,12 +100,13 @@ function unitsOf(
 }
 
 describe('write units of a first callback by AWS’s item-size rule', () => {
-  it('a registered transaction’s: the receipt, the transaction, its due entry out and its day entry moved: what the cost prices', async () => {
-    // Prepare: registered with its first check due (domain/registration.ts).
+  it('a registered transaction’s: the receipt, the transaction, its due entry out and its day entry rewritten in place, 4 units: what the cost prices', async () => {
+    // Prepare: registered a minute before its callback, its first check due (domain/registration.ts).
     const reference = 'units-registered';
     const tx = registered({
       key: { ...KEY, reference },
-      reconcile: { dueAt: '2026-11-21T10:01:00.000Z', checks: 0, recent: [] },
+      createdAt: '2026-11-21T09:59:00.000Z',
+      reconcile: { dueAt: '2026-11-21T10:04:00.000Z', checks: 0, recent: [] },
     });
     await table.store.createTransaction(tx);
     const before = await collection(reference);
@@ -113,11 +115,36 @@ describe('write units of a first callback by AWS’s item-size rule', () => {
     await firstCallback(reference, tx);
 
     // Assess: one unit for the receipt with the gateway's headers (compact), one for the transaction.
-    // The index: the due entry deleted, the byAccountDay entry moved (a delete and a put). The dearer
-    // first callback: what the cost prices.
-    const units = unitsOf(before, await collection(reference));
-    expect(units).toMatchObject({ receipt: 1, transaction: 1, indexes: 3 });
+    // The index: the due entry deleted, the byAccountDay entry's status changed under the key the
+    // registration wrote (one put, not a delete and a put). The dearer first callback: what the cost prices.
+    const after = await collection(reference);
+    const units = unitsOf(before, after);
+    expect(units).toMatchObject({ receipt: 1, transaction: 1, indexes: 2 });
+    expect(units.total).toBe(4);
     expect(units.total).toBe(callbackWriteUnits().total);
+    const tx0 = before.find((item) => item.sk?.S === TX_SK)!;
+    const tx1 = after.find((item) => item.sk?.S === TX_SK)!;
+    expect([tx1.accountDay, tx1.dayAt]).toEqual([tx0.accountDay, tx0.dayAt]);
+  });
+
+  it('a registered transaction’s first callback after the slack moves its day entry: one unit more than the cost prices', async () => {
+    // Prepare: registered an hour before its callback (a prompt long expired; the poller kept it open).
+    const reference = 'units-late';
+    const tx = registered({
+      key: { ...KEY, reference },
+      createdAt: '2026-11-21T09:00:00.000Z',
+      reconcile: { dueAt: '2026-11-21T10:05:00.000Z', checks: 3, recent: [] },
+    });
+    await table.store.createTransaction(tx);
+    const before = await collection(reference);
+
+    // Act
+    await firstCallback(reference, tx);
+
+    // Assess: the key becomes the verdict's time (a delete and a put in the index).
+    const after = await collection(reference);
+    expect(unitsOf(before, after)).toMatchObject({ receipt: 1, transaction: 1, indexes: 3, total: 5 });
+    expect(after.find((item) => item.sk?.S === TX_SK)?.dayAt).toEqual({ S: AT });
   });
 
   it('an unregistered transaction’s: the receipt, the transaction and its two index entries, no more than the cost prices', async () => {

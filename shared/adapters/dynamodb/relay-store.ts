@@ -38,12 +38,13 @@ import type {
 import { StorageUnavailableError, UnstorableInputError } from '../../domain/errors';
 import { dueAtOf } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
-import { dayTimeOf } from '../../domain/statement-match';
+import { dayTimeOf, MOVED_AT_ATTRIBUTE } from '../../domain/statement-match';
 import { compactOutbox, expandOutbox, type StoredOutboxEntry } from '../../domain/outbox';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
 import {
   ACCOUNT_DAY_INDEX,
+  ACCOUNT_DAY_SLACK_SECONDS,
   accountDayPartition,
   APPROVAL_PK,
   AUDIT_PK_PREFIX,
@@ -138,6 +139,19 @@ export function toRecord(stored: Record<string, unknown>): TransactionRecord {
   return { key: { provider, account, reference }, ...rest, outbox } as unknown as TransactionRecord;
 }
 
+/**
+ * The account-day index's sort key (`dayAt`) of a transaction: its day time (dayTimeOf), or its creation
+ * when that day time is its verdict, reached within ACCOUNT_DAY_SLACK_SECONDS after it (table.ts). Either
+ * way key ≤ day time ≤ key + slack: entries written before the slack (key = day time) hold that too, so
+ * listAccountDay reads both alike.
+ */
+function accountDayKeyTime(tx: Parameters<typeof dayTimeOf>[0]): string {
+  const dayAt = dayTimeOf(tx);
+  if (tx.attributes?.[MOVED_AT_ATTRIBUTE]) return dayAt;
+  const lag = Date.parse(dayAt) - Date.parse(tx.createdAt);
+  return lag >= 0 && lag <= ACCOUNT_DAY_SLACK_SECONDS * 1000 ? tx.createdAt : dayAt;
+}
+
 /** The shard of a transaction in the indexes: stable, spread by a hash of its key. */
 function shardOf(pk: string, shards: number): number {
   return parseInt(sha256Hex(pk).slice(0, 8), 16) % shards;
@@ -173,11 +187,12 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     const shard = shardOf(pk, this.shards);
     // Sparse: only a transaction with a next check is in the due index (dueAtOf says which).
     const dueAt = dueAtOf(tx);
-    const dayAt = dayTimeOf(tx);
+    const dayAt = accountDayKeyTime(tx);
     const item: Record<string, unknown> = {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
-      // Moves once, when the verdict is reached (its day is then the verdict's): a close reads its day only.
+      // The creation's while open; kept by a verdict within the slack (a first callback rewrites the entry
+      // in place), else moved once to the verdict's: a close reads its day and the slack before it only.
       [ACCOUNT_DAY_INDEX.partitionKey]: accountDayPartition(key.provider, key.account, dayAt),
       [ACCOUNT_DAY_INDEX.sortKey]: dayAt,
       pk,
@@ -940,9 +955,16 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     from: string,
     to: string,
   ): Promise<AccountDayEntry[]> {
+    // An entry's key is at most the slack before its day time (table.ts accountDayKeyTime): the range
+    // starts that much earlier, and a final entry keyed within the slack of either edge may have its day
+    // time on the other side, so its item says (an open entry's key is its day time).
+    const slack = ACCOUNT_DAY_SLACK_SECONDS * 1000;
+    const lower = new Date(Date.parse(from) - slack).toISOString();
+    const sure = new Date(Date.parse(to) - slack).toISOString();
     const entries: AccountDayEntry[] = [];
-    // A business day spans at most two UTC days (one or two partitions), each read by key range.
-    for (const day of daysBetween(from, to)) {
+    const unsure: TransactionKey[] = [];
+    // A business day spans at most two UTC days (two or three partitions with the slack), each by key range.
+    for (const day of daysBetween(lower, to)) {
       let cursor: Record<string, unknown> | undefined;
       do {
         const page = await guard('listAccountDay', () =>
@@ -958,7 +980,7 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
               },
               ExpressionAttributeValues: {
                 ':part': accountDayPartition(provider, account, day),
-                ':from': from,
+                ':from': lower,
                 ':to': to,
               },
               ExclusiveStartKey: cursor,
@@ -969,19 +991,38 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
         this.report('listAccountDay', page.ConsumedCapacity);
         for (const item of page.Items ?? []) {
           const key = keyOfPk(String(item.pk));
-          if (!key || String(item[ACCOUNT_DAY_INDEX.sortKey]) >= to) continue;
-          entries.push({
-            key,
-            at: String(item[ACCOUNT_DAY_INDEX.sortKey]),
-            status: item.status as AccountDayEntry['status'],
-            amount: item.amount as AccountDayEntry['amount'],
-            providerTransactionId: item.providerTransactionId as string | undefined,
-          });
+          const at = String(item[ACCOUNT_DAY_INDEX.sortKey]);
+          if (!key || at >= to) continue;
+          const status = item.status as AccountDayEntry['status'];
+          if (isFinal(status) && (at < from || at >= sure)) unsure.push(key);
+          else if (at >= from)
+            entries.push({
+              key,
+              at,
+              status,
+              amount: item.amount as AccountDayEntry['amount'],
+              providerTransactionId: item.providerTransactionId as string | undefined,
+            });
         }
         cursor = page.LastEvaluatedKey;
       } while (cursor);
     }
-    return entries;
+    // A few at a time, as listCreated's partitions.
+    for (let i = 0; i < unsure.length; i += 8) {
+      const read = await Promise.all(unsure.slice(i, i + 8).map((key) => this.getTransaction(key)));
+      for (const tx of read) {
+        const at = tx && dayTimeOf(tx);
+        if (!tx || !at || at < from || at >= to) continue;
+        entries.push({
+          key: tx.key,
+          at,
+          status: tx.status,
+          amount: tx.amount,
+          providerTransactionId: tx.providerTransactionId,
+        });
+      }
+    }
+    return entries.sort((a, b) => a.at.localeCompare(b.at));
   }
 
   async listCreatedPage(

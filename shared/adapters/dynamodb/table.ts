@@ -24,7 +24,11 @@ export const DAY_INDEX = { name: 'byDay', partitionKey: 'dayShard', sortKey: 'cr
 /**
  * Every transaction by account and day time (domain/statement-match.ts dayTimeOf: when the money moved by
  * the record that opened it, its final verdict, or its creation while open): a daily close queries its
- * account's one or two UTC days, and reads what it adds up from the index itself (no item reads).
+ * account's one or two UTC days, and reads what it adds up from the index itself. The key is the day
+ * time, except for a verdict reached within ACCOUNT_DAY_SLACK_SECONDS of the creation: then it stays the
+ * creation (relay-store.ts accountDayKeyTime), so a first callback rewrites the entry in place (1 write
+ * unit: its status) instead of moving it (a delete and a put); the reader settles the few entries keyed
+ * near the edges of what it is asked (docs/table-design.md#the-account-day-slack).
  */
 export const ACCOUNT_DAY_INDEX = {
   name: 'byAccountDay',
@@ -33,9 +37,19 @@ export const ACCOUNT_DAY_INDEX = {
   projected: ['status', 'amount', 'providerTransactionId'],
 } as const;
 
-/** The account-day index's partition: `<provider>#<account>#<UTC yyyy-mm-dd of the day time>`. */
+/** The account-day index's partition: `<provider>#<account>#<UTC yyyy-mm-dd of the key time>`. */
 export const accountDayPartition = (provider: string, account: string, at: string) =>
   `${provider}#${account}#${at.slice(0, 10)}`;
+
+/**
+ * How long after its creation a transaction's verdict keeps the account-day key of its creation: longer
+ * than a provider's prompt lives (Daraja's STK push about a minute, MoMo's and Airtel's USSD approvals a
+ * few) and than the poller's first check (reconcile-schedule.ts firstCheckSeconds, 300 by default), so a
+ * first callback and the first check's verdict leave the key as the registration wrote it. The reader
+ * reads the item of a final entry keyed this close to either edge of its range (a share of 2 × 15 min of
+ * a day's entries at a close): a longer one would spare only the rare later verdict its move.
+ */
+export const ACCOUNT_DAY_SLACK_SECONDS = 900;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keysOnlyIndex = (index: typeof DUE_INDEX | typeof DAY_INDEX) => ({
