@@ -204,7 +204,8 @@ export class DynamoStatementStore implements StatementStore {
       } catch (error) {
         // A condition failed: another reading retired it first (nothing written). Any other cancellation
         // (a transaction conflict) is a failure the caller's next run takes up again.
-        const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+        const reasons =
+          error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
         if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return undefined;
         throw error;
       }

@@ -67,7 +67,9 @@ export class MemoryStatementStore implements StatementStore {
   }
 
   async listBalances(provider: string, account: string, from: string, to: string) {
-    return (this.balances.get(`${provider}#${account}`) ?? []).filter((b) => b.at >= from && b.at < to).map(clone);
+    return (this.balances.get(`${provider}#${account}`) ?? [])
+      .filter((b) => b.at >= from && b.at < to)
+      .map(clone);
   }
 
   async putBalance(snapshot: StoredBalance) {

@@ -667,7 +667,9 @@ async function readBooks(
     if (tx) transactions.push(tx);
   }
   const leavesOut = balanceLeavesOut(deps.config, provider, account);
-  const leftOut = new Set(transactions.filter((tx) => leavesOut.includes(tx.kind)).map((tx) => tx.key.reference));
+  const leftOut = new Set(
+    transactions.filter((tx) => leavesOut.includes(tx.kind)).map((tx) => tx.key.reference),
+  );
   return { rows, rowTime, transactions, leftOut };
 }
 
