@@ -13,6 +13,7 @@ import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
 import { CallbackTracker, trackingCallbacks } from '../shared/app/callbacks/callback-health';
 import { DynamoStatementStore } from '../shared/adapters/dynamodb/statement-store';
+import type { StatementStore } from '../shared/app/statements/statement-store';
 import type { RelayConfig } from '../shared/config/schema';
 import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/ports';
 import { noMetrics, systemClock } from '../shared/app/ports';
@@ -128,6 +129,8 @@ export interface LocalRelay {
   poller: LocalPoller;
   /** Closes the due business days on a timer (started with the poller). */
   dayCloser: LocalDayCloser;
+  /** The provider's own records (docs/statements.md): what a close on another clock reads. */
+  statements: StatementStore;
   /** Present when ingressBufferDir was given. */
   buffer?: { store: FileIngressBuffer; drainer: LocalBufferDrainer };
   /** Console event streams open right now (a browser test checks a view it left closed its own). */
@@ -343,6 +346,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     pump,
     poller,
     dayCloser,
+    statements: statementStore,
     ...(fileBuffer && drainer ? { buffer: { store: fileBuffer, drainer } } : {}),
     openEventStreams: () => feed.streams,
     async stop() {

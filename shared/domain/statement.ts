@@ -168,6 +168,17 @@ export interface StatementBreak {
   resolution?: 'opened';
 }
 
+/**
+ * A break a later reading of its day no longer found (docs/statements.md#a-break-that-no-longer-holds): moved
+ * out of the day's breaks, never deleted, with when, who read the day and why it no longer holds.
+ */
+export interface RetiredBreak extends StatementBreak {
+  retiredAt: string;
+  /** Who read or closed the day when it no longer held: a named person, the scheduled close, a read. */
+  retiredBy: StatementActor;
+  because: string;
+}
+
 /** One balance snapshot as stored. */
 export interface StoredBalance extends BalanceSnapshot {
   recordedAt: string;
@@ -201,4 +212,6 @@ export interface DailyCloseReport {
   /** Auto-match rate (docs/statements.md#match-rate): matched pairs ÷ (matched pairs + lone sides). */
   matchRate: { matched: number; toMatch: number; rate: number | null };
   breaks: (StatementBreak & { ageSeconds: number })[];
+  /** Breaks an earlier reading found that no longer hold, oldest retirement first (the audit). */
+  retired: RetiredBreak[];
 }

@@ -1,8 +1,19 @@
-import { ConditionalCheckFailedException, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  type ConsumedCapacity,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
 import type {
   DailyCloseReport,
+  RetiredBreak,
   StatementBreak,
   StoredBalance,
   StoredStatementRow,
@@ -14,6 +25,7 @@ import { STATEMENT_BALANCE_PK_PREFIX, STATEMENT_CLOSED_PK_PREFIX, STATEMENT_DAY_
  * The provider's own records in the relay's one table (docs/table-design.md#statements):
  *   pk STMT#<provider>#<account>#<day>   sk ROW#<providerId>#<kind>   a statement row, what it matched
  *   pk STMT#<provider>#<account>#<day>   sk BREAK#<id>                 a break
+ *   pk STMT#<provider>#<account>#<day>   sk RETIRED#<at>#<id>          a break that no longer held (the audit)
  *   pk STMT#<provider>#<account>#<day>   sk CLOSE                      the closed day; its outbox is DailyClosed
  *   pk STMTBAL#<provider>#<account>      sk <at>                       a balance snapshot
  *   pk STMTCLOSED#<provider>#<account>   sk <day>                      the account's closed days
@@ -33,6 +45,7 @@ const balancePk = (provider: string, account: string) =>
 const closedPk = (provider: string, account: string) => `${STATEMENT_CLOSED_PK_PREFIX}${provider}#${account}`;
 const ROW = 'ROW#';
 const BREAK = 'BREAK#';
+const RETIRED = 'RETIRED#';
 const CLOSE = 'CLOSE';
 
 const TABLE_ATTRIBUTES = ['pk', 'sk', 'expiresAt', 'itemType', 'revision', 'outbox'] as const;
@@ -89,7 +102,7 @@ export class DynamoStatementStore implements StatementStore {
     operation: string,
     pk: string,
     prefix: string,
-    page: { limit?: number; newestFirst?: boolean; before?: string } = {},
+    page: { limit?: number; newestFirst?: boolean; before?: string; from?: string } = {},
   ): Promise<Record<string, unknown>[]> {
     const items: Record<string, unknown>[] = [];
     let cursor: Record<string, unknown> | undefined;
@@ -98,13 +111,16 @@ export class DynamoStatementStore implements StatementStore {
         this.doc.send(
           new QueryCommand({
             TableName: this.options.tableName,
-            KeyConditionExpression: page.before
-              ? 'pk = :pk AND sk < :before'
-              : prefix
-                ? 'pk = :pk AND begins_with(sk, :prefix)'
-                : 'pk = :pk',
+            KeyConditionExpression:
+              page.before && page.from
+                ? 'pk = :pk AND sk BETWEEN :from AND :before'
+                : page.before
+                  ? 'pk = :pk AND sk < :before'
+                  : prefix
+                    ? 'pk = :pk AND begins_with(sk, :prefix)'
+                    : 'pk = :pk',
             ExpressionAttributeValues: page.before
-              ? { ':pk': pk, ':before': page.before }
+              ? { ':pk': pk, ':before': page.before, ...(page.from ? { ':from': page.from } : {}) }
               : prefix
                 ? { ':pk': pk, ':prefix': prefix }
                 : { ':pk': pk },
@@ -153,6 +169,57 @@ export class DynamoStatementStore implements StatementStore {
     return (await this.query('listStatementBreaks', dayPk(at), BREAK)).map((i) => strip<StatementBreak>(i));
   }
 
+  async retireBreak(retired: RetiredBreak): Promise<boolean> {
+    const pk = dayPk(retired);
+    // One write: the break leaves the day's breaks exactly when its audit item is written.
+    const result = await guard('retireStatementBreak', async () => {
+      try {
+        return await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: this.options.tableName,
+                  Key: { pk, sk: `${BREAK}${retired.id}` },
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+              {
+                Put: {
+                  TableName: this.options.tableName,
+                  Item: {
+                    pk,
+                    sk: `${RETIRED}${retired.retiredAt}#${retired.id}`,
+                    itemType: 'statement-break-retired',
+                    ...retired,
+                    expiresAt: this.expiresAt(),
+                  },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+            ...this.capacity,
+          }),
+        );
+      } catch (error) {
+        // A condition failed: another reading retired it first (nothing written). Any other cancellation
+        // (a transaction conflict) is a failure the caller's next run takes up again.
+        const reasons =
+          error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+        if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return undefined;
+        throw error;
+      }
+    });
+    if (!result) return false;
+    for (const capacity of result.ConsumedCapacity ?? [])
+      this.options.onConsumedCapacity?.('retireStatementBreak', capacity);
+    return true;
+  }
+
+  async listRetiredBreaks(at: AccountDay): Promise<RetiredBreak[]> {
+    return (await this.query('listRetiredBreaks', dayPk(at), RETIRED)).map((i) => strip<RetiredBreak>(i));
+  }
+
   putBalance(snapshot: StoredBalance): Promise<boolean> {
     return this.putIfAbsent('putBalance', {
       pk: balancePk(snapshot.provider, snapshot.account),
@@ -169,6 +236,12 @@ export class DynamoStatementStore implements StatementStore {
       limit: 1,
     });
     return item ? strip<StoredBalance>(item) : undefined;
+  }
+
+  async listBalances(provider: string, account: string, from: string, to: string): Promise<StoredBalance[]> {
+    // BETWEEN is inclusive: `to` itself is left out here ([from, to)).
+    const items = await this.query('listBalances', balancePk(provider, account), '', { from, before: to });
+    return items.filter((i) => String(i.sk) < to).map((i) => strip<StoredBalance>(i));
   }
 
   async putClose(at: AccountDay, close: StoredClose): Promise<boolean> {

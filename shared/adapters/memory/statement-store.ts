@@ -1,6 +1,7 @@
 import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
 import type {
   DailyCloseReport,
+  RetiredBreak,
   StatementBreak,
   StoredBalance,
   StoredStatementRow,
@@ -14,6 +15,7 @@ const clone = <T>(value: T): T => structuredClone(value);
 export class MemoryStatementStore implements StatementStore {
   readonly rows = new Map<string, Map<string, StoredStatementRow>>();
   readonly breaks = new Map<string, Map<string, StatementBreak>>();
+  readonly retired = new Map<string, RetiredBreak[]>();
   readonly balances = new Map<string, StoredBalance[]>();
   readonly closes = new Map<string, DailyCloseReport>();
   /** Every DailyClosed written, in order (what the stream would publish). */
@@ -49,6 +51,25 @@ export class MemoryStatementStore implements StatementStore {
 
   async listBreaks(at: AccountDay) {
     return [...(this.breaks.get(dayKey(at))?.values() ?? [])].map(clone);
+  }
+
+  async retireBreak(retired: RetiredBreak) {
+    const day = this.breaks.get(dayKey(retired));
+    if (!day?.delete(retired.id)) return false;
+    this.retired.set(dayKey(retired), [...(this.retired.get(dayKey(retired)) ?? []), clone(retired)]);
+    return true;
+  }
+
+  async listRetiredBreaks(at: AccountDay) {
+    return [...(this.retired.get(dayKey(at)) ?? [])]
+      .sort((a, b) => a.retiredAt.localeCompare(b.retiredAt))
+      .map(clone);
+  }
+
+  async listBalances(provider: string, account: string, from: string, to: string) {
+    return (this.balances.get(`${provider}#${account}`) ?? [])
+      .filter((b) => b.at >= from && b.at < to)
+      .map(clone);
   }
 
   async putBalance(snapshot: StoredBalance) {

@@ -1,5 +1,6 @@
 import { buildEvent } from '../../domain/events';
 import type {
+  BreakCategory,
   DailyCloseReport,
   StatementBreak,
   StatementSource,
@@ -56,12 +57,13 @@ export async function closeDay(
   const span = businessDaySpan(at.day, settings);
   const now = deps.clock.now();
   const nowIso = now.toISOString();
-  const rows = await deps.statements.listRows(at);
+  // The day's rows and its neighbours', read once: the balance's intervals reuse them.
+  const rowsOfDays = new Map<string, StoredStatementRow[]>();
+  for (const day of [previousDay(at.day), at.day, nextDay(at.day)])
+    rowsOfDays.set(day, await deps.statements.listRows({ ...at, day }));
+  const rows = rowsOfDays.get(at.day)!;
   // A row and its transaction on either side of midnight are a pair (time tolerance): the neighbours' rows count.
-  const neighbours = [
-    ...(await deps.statements.listRows({ ...at, day: previousDay(at.day) })),
-    ...(await deps.statements.listRows({ ...at, day: nextDay(at.day) })),
-  ];
+  const neighbours = [...rowsOfDays.get(previousDay(at.day))!, ...rowsOfDays.get(nextDay(at.day))!];
   const paired = new Set(
     [...rows, ...neighbours].filter((r) => r.reference && r.kind === 'payment').map((r) => r.reference!),
   );
@@ -106,11 +108,13 @@ export async function closeDay(
   const sourcesIn =
     settings.expectedSources.length > 0 &&
     settings.expectedSources.every((s) => rows.some((r) => r.source === s));
-  if (slaPassed || sourcesIn) found.push(...(await balanceDriftsOfDay(deps, at, span)));
-  for (const b of found) await deps.statements.putBreak(b);
-  const breaks = (await deps.statements.listBreaks(at)).sort((a, b) =>
-    a.detectedAt.localeCompare(b.detectedAt),
-  );
+  if (slaPassed || sourcesIn) found.push(...(await balanceDriftsOfDay(deps, at, span, rowsOfDays)));
+  // What this reading judged: a stored break of these categories it no longer finds is retired.
+  const judged = new Set<BreakCategory>(['duplicate-credit']);
+  if (slaPassed) judged.add('missing-at-provider');
+  if (slaPassed || sourcesIn) judged.add('balance-drift');
+  const breaks = await reconcileBreaks(deps, at, found, judged, options.actor);
+  const retired = await deps.statements.listRetiredBreaks(at);
   const payments = rows.filter((r) => r.kind === 'payment' && r.effect !== 'not-a-payment');
   const matched = payments.filter((r) => PAIRED.has(r.effect)).length;
   const fees = rows.filter((r) => r.kind === 'fee');
@@ -153,6 +157,7 @@ export async function closeDay(
       ...b,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - Date.parse(b.detectedAt)) / 1000)),
     })),
+    retired,
   };
   const stored = await deps.statements.getClose(at);
   if (stored)
@@ -185,6 +190,68 @@ export async function closeDay(
     by: options.actor.name,
   });
   return closed;
+}
+
+/** Why a break this reading no longer finds no longer holds, by what the reading looked at. */
+const NO_LONGER: Partial<Record<BreakCategory, (b: StatementBreak) => string>> = {
+  'missing-at-provider': (b) =>
+    `the provider's records show a row for ${b.reference ?? b.providerId ?? 'it'} now, or it is no longer a success of this day`,
+  'duplicate-credit': () => 'no longer two payment rows for one transaction',
+  'balance-drift': () =>
+    "the interval adds up now: the records that explain it came in, or the relay's finals changed",
+};
+
+/** The same difference found again with the same money: the stored break still holds as it is. */
+const sameBreak = (a: StatementBreak, b: StatementBreak) =>
+  a.amount === b.amount &&
+  a.expected === b.expected &&
+  a.actual === b.actual &&
+  a.providerId === b.providerId &&
+  a.reference === b.reference;
+
+/**
+ * The day's stored breaks brought in line with this reading (docs/statements.md#a-break-that-no-longer-holds):
+ * a break of a category it judged that it no longer finds, or finds with other money (a drift of another
+ * amount), is retired: moved to the day's retired breaks with who read the day and why, never deleted. A
+ * break found again as it is stays as it is (its age counts from when it was first found); one found for
+ * the first time, or anew with other money, is stored. Answers the breaks that hold, oldest first.
+ */
+async function reconcileBreaks(
+  deps: StatementDeps,
+  at: AccountDay,
+  found: readonly StatementBreak[],
+  judged: ReadonlySet<BreakCategory>,
+  actor: StatementActor,
+): Promise<StatementBreak[]> {
+  const retiredAt = deps.clock.now().toISOString();
+  const foundNow = new Map(found.map((b) => [b.id, b]));
+  const holding = new Map<string, StatementBreak>();
+  for (const stored of await deps.statements.listBreaks(at)) {
+    const again = foundNow.get(stored.id);
+    if (!judged.has(stored.category) || (again && sameBreak(stored, again))) {
+      holding.set(stored.id, stored);
+      continue;
+    }
+    const because = again
+      ? `found again with other money: ${again.detail}`
+      : (NO_LONGER[stored.category]?.(stored) ?? 'no longer found');
+    if (await deps.statements.retireBreak({ ...stored, retiredAt, retiredBy: actor, because }))
+      deps.log.info('break retired', {
+        provider: at.provider,
+        account: at.account,
+        day: at.day,
+        break: stored.id,
+        category: stored.category,
+        because,
+        by: actor.name,
+      });
+  }
+  for (const b of found) {
+    if (holding.has(b.id)) continue;
+    await deps.statements.putBreak(b);
+    holding.set(b.id, b);
+  }
+  return [...holding.values()].sort((a, b) => a.detectedAt.localeCompare(b.detectedAt));
 }
 
 /** Business days a list reads at most (a month). */

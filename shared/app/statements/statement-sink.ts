@@ -528,12 +528,15 @@ function balanceLeavesOut(config: RelayConfig, provider: string, account: string
   return balanceOf && stkPays && balanceOf !== stkPays ? ['stk'] : [];
 }
 
-/** Days the relay looks back for transactions that settled in an interval (their reconciliation window). */
-const SETTLED_LOOKBACK_SECONDS = 3 * 86_400;
+/**
+ * How far before an interval the relay looks for payments whose reversal may fall in it: their
+ * reconciliation window (a reversal the relay knows of a payment older than this is not counted).
+ */
+const REVERSAL_LOOKBACK_SECONDS = 3 * 86_400;
 
 /**
  * A balance snapshot: stored once. Against the one before it, the balance's move is compared with what
- * the relay knows now ({@link balanceDrift}); the answer is provisional, logged, not stored: the fee rows
+ * the relay knows now ({@link intervalDrift}); the answer is provisional, logged, not stored: the fee rows
  * and the rows that date each payment come with the day's statements and pulls, later than the snapshot,
  * so a drift is judged (and stored as a break) by the day's close, when the day's records are in.
  */
@@ -553,7 +556,8 @@ export async function recordBalance(
     if (!written) return undefined;
   }
   if (!previous) return undefined;
-  const found = await balanceDrift(deps, previous, snapshot);
+  const books = await readBooks(deps, snapshot, previous.at, snapshot.at, new Map());
+  const found = intervalDrift(deps, books, previous, snapshot);
   if (found)
     deps.log.info("balance drift so far (judged at the day's close)", {
       provider,
@@ -567,27 +571,106 @@ export async function recordBalance(
 
 /**
  * The balance-drift breaks of a business day: each interval between two snapshots that ends in the day,
- * judged with the day's records in (docs/statements.md#breaks). Read newest first from the day's end.
+ * judged with the day's records in (docs/statements.md#breaks). Every read is made once for all the
+ * day's intervals and bounded by the account and the intervals' span: the day's snapshots (one query and
+ * the one before them), the rows of the span's days and one either side (`rowsOfDays`: the ones the
+ * caller already read are not read again), and the account's transactions from the account-day index.
  */
 export async function balanceDriftsOfDay(
   deps: StatementDeps,
   at: { provider: string; account: string },
   span: { start: number; end: number },
+  rowsOfDays: ReadonlyMap<string, StoredStatementRow[]> = new Map(),
 ): Promise<StatementBreak[]> {
-  const found: StatementBreak[] = [];
-  let snapshot = await deps.statements.balanceBefore(
+  const inDay = await deps.statements.listBalances(
     at.provider,
     at.account,
+    new Date(span.start).toISOString(),
     new Date(span.end).toISOString(),
   );
-  while (snapshot && Date.parse(snapshot.at) >= span.start) {
-    const previous = await deps.statements.balanceBefore(at.provider, at.account, snapshot.at);
-    if (!previous) break;
-    const drift = await balanceDrift(deps, previous, snapshot);
+  if (inDay.length === 0) return [];
+  const before = await deps.statements.balanceBefore(at.provider, at.account, inDay[0]!.at);
+  const snapshots = before ? [before, ...inDay] : inDay;
+  if (snapshots.length < 2) return [];
+  const books = await readBooks(deps, at, snapshots[0]!.at, snapshots.at(-1)!.at, rowsOfDays);
+  const found: StatementBreak[] = [];
+  for (let i = 1; i < snapshots.length; i++) {
+    const drift = intervalDrift(deps, books, snapshots[i - 1]!, snapshots[i]!);
     if (drift) found.push(drift);
-    snapshot = previous;
   }
-  return found.reverse();
+  return found;
+}
+
+/** What the relay knows of an account's money between two instants, read once for every interval in it. */
+interface Books {
+  rows: StoredStatementRow[];
+  /** When each transaction's money moved by the provider's own row for it (its earliest). */
+  rowTime: Map<string, string>;
+  transactions: TransactionRecord[];
+  /** Transactions whose money moves another balance (balanceLeavesOut). */
+  leftOut: Set<string>;
+}
+
+/**
+ * The rows and transactions that may add to the balance's move between `from` and `to`:
+ * - the rows of the business days of `from` to `to` and one either side (a payment's row may be dated
+ *   there), each day read once (`known` days not at all);
+ * - the transactions whose day time is in the span (the account-day index, whose key is when a payment
+ *   without a row moved: its verdict, or the row that opened it), and, back to the reversal look-back,
+ *   the successes a reversal may have reached since; only successes are read, each once;
+ * - the transactions the span's rows name (a row dates its payment's move; its verdict may be days later).
+ */
+async function readBooks(
+  deps: StatementDeps,
+  at: { provider: string; account: string },
+  from: string,
+  to: string,
+  known: ReadonlyMap<string, StoredStatementRow[]>,
+): Promise<Books> {
+  const { provider, account } = at;
+  const settings = statementSettings(deps.config, provider, account);
+  const days: string[] = [];
+  const last = nextDay(businessDayOf(to, settings));
+  for (let day = previousDay(businessDayOf(from, settings)); day <= last; day = nextDay(day)) days.push(day);
+  const rows = (
+    await Promise.all(
+      days.map((day) => known.get(day) ?? deps.statements.listRows({ provider, account, day })),
+    )
+  ).flat();
+  const rowTime = new Map<string, string>();
+  for (const row of rows)
+    if (row.kind === 'payment' && row.reference && MOVED_EFFECTS.has(row.effect)) {
+      const time = new Date(row.time).toISOString();
+      const seen = rowTime.get(row.reference);
+      if (!seen || time < seen) rowTime.set(row.reference, time);
+    }
+  const entries = await deps.store.listAccountDay(
+    provider,
+    account,
+    new Date(Date.parse(from) - REVERSAL_LOOKBACK_SECONDS * 1000).toISOString(),
+    // The index's range leaves its end out: the last instant of the span is in.
+    new Date(Date.parse(to) + 1).toISOString(),
+  );
+  const references = new Set(entries.filter((e) => e.status === 'SUCCEEDED').map((e) => e.key.reference));
+  // A charge in the span counts with its payment: the payment its row names is read too.
+  const paymentRows = new Map(rows.filter((r) => r.kind === 'payment').map((r) => [r.providerId, r]));
+  for (const row of rows) {
+    const time = new Date(row.time).toISOString();
+    if (time <= from || time > to) continue;
+    if (row.reference) references.add(row.reference);
+    const payment = row.linkedProviderId ? paymentRows.get(row.linkedProviderId) : undefined;
+    if (row.kind === 'fee' && payment?.reference) references.add(payment.reference);
+  }
+  const transactions: TransactionRecord[] = [];
+  for (const reference of references) {
+    const tx = await deps.store.getTransaction({ provider, account, reference });
+    if (tx) transactions.push(tx);
+  }
+  const leavesOut = balanceLeavesOut(deps.config, provider, account);
+  const leftOut = new Set(
+    transactions.filter((tx) => leavesOut.includes(tx.kind)).map((tx) => tx.key.reference),
+  );
+  return { rows, rowTime, transactions, leftOut };
 }
 
 /**
@@ -598,47 +681,21 @@ export async function balanceDriftsOfDay(
  * taken between the two would put it in the wrong interval), else the row that opened it, else its
  * verdict. A difference is a balance-drift break with its amount.
  */
-async function balanceDrift(
+function intervalDrift(
   deps: StatementDeps,
+  books: Books,
   previous: BalanceSnapshot,
   snapshot: BalanceSnapshot,
-): Promise<StatementBreak | undefined> {
+): StatementBreak | undefined {
   const { provider, account } = snapshot;
   const from = previous.at;
   const to = snapshot.at;
   const inside = (time: string | undefined) => time !== undefined && time > from && time <= to;
   const settings = statementSettings(deps.config, provider, account);
-  // The rows of the interval's days, and of the days either side: a payment's row may be dated there.
-  const days = new Set<string>();
-  for (const day of [businessDayOf(from, settings), businessDayOf(to, settings)])
-    for (const d of [previousDay(day), day, nextDay(day)]) days.add(d);
-  const rows = (
-    await Promise.all([...days].map((day) => deps.statements.listRows({ provider, account, day })))
-  ).flat();
-  const rowTime = new Map<string, string>();
-  for (const row of rows)
-    if (row.kind === 'payment' && row.reference && MOVED_EFFECTS.has(row.effect)) {
-      const time = new Date(row.time).toISOString();
-      const known = rowTime.get(row.reference);
-      if (!known || time < known) rowTime.set(row.reference, time);
-    }
+  const { rows, rowTime, leftOut } = books;
   const terms: { value: string; sign: 1 | -1 }[] = [];
-  const leavesOut = balanceLeavesOut(deps.config, provider, account);
-  const leftOut = new Set<string>();
-  // Up to now, not to the snapshot: a payment a later row opened (a confirmation that never came) was
-  // created after the interval its money moved in.
-  const keys = await deps.store.listCreated(
-    new Date(Date.parse(from) - SETTLED_LOOKBACK_SECONDS * 1000).toISOString(),
-    deps.clock.now().toISOString(),
-  );
-  for (const key of keys) {
-    if (key.provider !== provider || key.account !== account) continue;
-    const tx = await deps.store.getTransaction(key);
-    if (!tx?.amount) continue;
-    if (leavesOut.includes(tx.kind)) {
-      leftOut.add(tx.key.reference);
-      continue;
-    }
+  for (const tx of books.transactions) {
+    if (!tx.amount || leftOut.has(tx.key.reference)) continue;
     const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
     const moved = rowTime.get(tx.key.reference) ?? dayTimeOf(tx);
     if (tx.status === 'SUCCEEDED' && inside(moved)) terms.push({ value: tx.amount.value, sign });

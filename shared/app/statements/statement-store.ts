@@ -1,4 +1,4 @@
-import type { StatementBreak, StoredBalance, StoredStatementRow } from '../../domain/statement';
+import type { RetiredBreak, StatementBreak, StoredBalance, StoredStatementRow } from '../../domain/statement';
 import type { EventEnvelope } from '../../domain/event-envelope';
 import type { DailyCloseReport } from '../../domain/statement';
 
@@ -30,8 +30,17 @@ export interface StatementStore {
   /** Stores a break unless the same one (its id) exists; false when it did. */
   putBreak(found: StatementBreak): Promise<boolean>;
   listBreaks(at: AccountDay): Promise<StatementBreak[]>;
+  /**
+   * Moves a break that no longer holds out of the day's breaks into its retired breaks (kept as the audit,
+   * never deleted), in one write; false when it is no longer among the breaks (another reading retired it).
+   */
+  retireBreak(retired: RetiredBreak): Promise<boolean>;
+  /** The day's retired breaks, in the order they were retired. */
+  listRetiredBreaks(at: AccountDay): Promise<RetiredBreak[]>;
   /** Stores a snapshot unless one for the same instant exists; false when it did. */
   putBalance(snapshot: StoredBalance): Promise<boolean>;
+  /** The snapshots taken in [from, to), oldest first. */
+  listBalances(provider: string, account: string, from: string, to: string): Promise<StoredBalance[]>;
   /** The latest snapshot strictly before `at`. */
   balanceBefore(provider: string, account: string, at: string): Promise<StoredBalance | undefined>;
   /** Stores the close once (its outbox published by the table's stream); false when the day was closed. */

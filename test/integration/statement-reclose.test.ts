@@ -1,0 +1,194 @@
+/**
+ * Issue 29: a day closed again (docs/statements.md#a-break-that-no-longer-holds), on DynamoDB Local. A
+ * break an earlier close found that the records no longer show (a missing row a later statement supplied,
+ * a drift the charges imported since explain) is retired: it leaves the day's breaks, and its audit item
+ * keeps it with who closed the day and why. A break that still holds is kept once, its age from when it
+ * was first found; DailyClosed stays published once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
+import { closeDay } from '../../shared/app/statements/close-day';
+import { importStatement } from '../../shared/app/statements/import-statement';
+import { recordBalance } from '../../shared/app/statements/statement-sink';
+import type { RelayLogger } from '../../shared/app/ports';
+import { parseConfig } from '../../shared/config/load';
+import { eventsFromChange } from '../../shared/domain/outbox';
+import { registered } from '../helpers/reports';
+import { createTestTable } from '../helpers/dynamo';
+
+const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const config = parseConfig({
+  management: { bearerToken: 'a-long-enough-token' },
+  reconciliation: { windowSeconds: 3600 },
+  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
+});
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let now = '2026-11-21T12:00:00.000Z';
+let deps: Parameters<typeof importStatement>[0];
+beforeAll(async () => {
+  table = await createTestTable();
+  deps = {
+    config,
+    store: table.store,
+    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
+    clock: { now: () => new Date(now) },
+    log: silent,
+  };
+});
+afterAll(async () => {
+  await table.drop();
+});
+
+const HEADER =
+  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
+/** A payment in at `time` (Nairobi), as the merchant export lists it. */
+const payment = (receipt: string, time: string) =>
+  `Main Store,${receipt},Merchant Account,Pay Merchant,${time},254708374149 - JANE DOE,1500.00,0.00,0,`;
+/** A charge naming no payment (counted against the balance as it is). */
+const charge = (receipt: string, time: string, amount: string) =>
+  `Main Store,${receipt},Merchant Account,Pay merchant Charge,${time},,0.00,${amount},0,`;
+const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
+const CLOSER = { kind: 'person' as const, name: 'amos.kiprop' };
+const importRows = (...lines: string[]) =>
+  importStatement(deps, {
+    provider: 'daraja',
+    account: 'ke',
+    ref: 'Mpesa_600638_reclose.csv',
+    actor: OPERATOR,
+    open: () => [[HEADER, ...lines].join('\n')],
+  });
+
+/** A C2B payment the relay published SUCCEEDED at `at` (its receipt is its reference). */
+async function success(receipt: string, at: string) {
+  await table.store.createTransaction(
+    registered({
+      key: { provider: 'daraja', account: 'ke', reference: receipt },
+      kind: 'c2b',
+      status: 'SUCCEEDED',
+      providerTransactionId: receipt,
+      amount: { value: '1500', currency: 'KES' },
+      createdAt: at,
+      transitions: [{ from: 'PENDING', to: 'SUCCEEDED', at, origin: 'callback', receiptId: undefined }],
+    }),
+  );
+}
+
+async function itemsOfDay(day: string) {
+  const items = await table.listAll();
+  return items.filter((i) => String(i.pk) === `STMT#daraja#ke#${day}`).map((i) => String(i.sk));
+}
+
+async function dailyClosedPublished(): Promise<number> {
+  const items = await table.listAll();
+  return items
+    .flatMap((item) => eventsFromChange(undefined, item))
+    .filter((e) => e.metadata.type === 'DailyClosed').length;
+}
+
+describe('a day closed again', () => {
+  it('retires a missing-at-provider break whose row a later statement supplied, keeping its audit, and keeps the one that still holds once', async () => {
+    // Prepare: two successes of the 21st (Nairobi), no row for either; the day closed past its SLA.
+    await success('SKR0000001', '2026-11-21T07:00:00.000Z');
+    await success('SKR0000002', '2026-11-21T08:00:00.000Z');
+    const at = { provider: 'daraja', account: 'ke', day: '2026-11-21' };
+    now = '2026-11-23T00:00:00.000Z';
+    const first = await closeDay(deps, at, { actor: CLOSER });
+    const kept = first.breaks.find((b) => b.reference === 'SKR0000002')!;
+    now = '2026-11-23T06:00:00.000Z';
+    await importRows(payment('SKR0000001', '2026-11-21 10:00:00'));
+
+    // Act
+    now = '2026-11-23T07:00:00.000Z';
+    const again = await closeDay(deps, at, { actor: CLOSER });
+    now = '2026-11-23T08:00:00.000Z';
+    const third = await closeDay(deps, at, { actor: CLOSER });
+
+    // Assess
+    expect(first.breaks.map((b) => [b.category, b.reference])).toEqual([
+      ['missing-at-provider', 'SKR0000001'],
+      ['missing-at-provider', 'SKR0000002'],
+    ]);
+    expect(again.breaks.map((b) => [b.id, b.detectedAt])).toEqual([[kept.id, kept.detectedAt]]);
+    expect(again.retired).toEqual([
+      expect.objectContaining({
+        category: 'missing-at-provider',
+        reference: 'SKR0000001',
+        detectedAt: '2026-11-23T00:00:00.000Z',
+        retiredAt: '2026-11-23T07:00:00.000Z',
+        retiredBy: CLOSER,
+        because: expect.stringContaining("the provider's records show a row for SKR0000001"),
+      }),
+    ]);
+    // Closed once: the re-closes answer the first close; the third changes nothing.
+    expect(again).toMatchObject({ state: 'closed', closedAt: first.closedAt });
+    expect(third.breaks).toEqual(again.breaks.map((b) => ({ ...b, ageSeconds: b.ageSeconds + 3600 })));
+    expect(third.retired).toEqual(again.retired);
+    expect(again.matchRate).toMatchObject({ matched: 1, toMatch: 2 });
+    const items = await itemsOfDay('2026-11-21');
+    expect(items.filter((sk) => sk.startsWith('BREAK#'))).toEqual([`BREAK#${kept.id}`]);
+    expect(items.filter((sk) => sk.startsWith('RETIRED#'))).toHaveLength(1);
+    expect(await dailyClosedPublished()).toBe(1);
+  });
+
+  it('replaces a balance drift found again with other money, and retires it once the charges explain it all', async () => {
+    // Prepare: the balance fell 15 between two snapshots of the 10th with nothing the relay knows.
+    const at = { provider: 'daraja', account: 'ke', day: '2026-11-10' };
+    const snapshot = (time: string, balance: string) =>
+      recordBalance(
+        deps,
+        { provider: 'daraja', account: 'ke', source: 'balance-api', at: time, balance, currency: 'KES' },
+        { actor: { kind: 'system', name: 'balance-snapshot' } },
+      );
+    now = '2026-11-10T12:00:00.000Z';
+    await snapshot('2026-11-10T06:00:00.000Z', '1000');
+    await snapshot('2026-11-10T12:00:00.000Z', '985');
+    now = '2026-11-12T00:00:00.000Z';
+    const first = await closeDay(deps, at, { actor: CLOSER });
+
+    // Act: a charge of 10 comes in (the drift is 5 now), then one of 5 (it adds up).
+    await importRows(charge('SKC0000001', '2026-11-10 11:00:00', '10.00'));
+    now = '2026-11-12T01:00:00.000Z';
+    const partly = await closeDay(deps, at, { actor: CLOSER });
+    await importRows(charge('SKC0000002', '2026-11-10 12:00:00', '5.00'));
+    now = '2026-11-12T02:00:00.000Z';
+    const explained = await closeDay(deps, at, { actor: CLOSER });
+
+    // Assess
+    expect(first.breaks.map((b) => [b.category, b.amount])).toEqual([['balance-drift', '15']]);
+    expect(partly.breaks.map((b) => [b.category, b.amount, b.detectedAt])).toEqual([
+      ['balance-drift', '5', '2026-11-12T01:00:00.000Z'],
+    ]);
+    expect(partly.retired).toEqual([
+      expect.objectContaining({
+        amount: '15',
+        retiredBy: CLOSER,
+        because: expect.stringContaining('found again with other money'),
+      }),
+    ]);
+    expect(explained.breaks).toEqual([]);
+    expect(explained.retired.map((b) => [b.amount, b.retiredAt])).toEqual([
+      ['15', '2026-11-12T01:00:00.000Z'],
+      ['5', '2026-11-12T02:00:00.000Z'],
+    ]);
+    expect(explained.retired[1]!.because).toContain('the interval adds up now');
+    const items = await itemsOfDay('2026-11-10');
+    expect(items.filter((sk) => sk.startsWith('BREAK#'))).toEqual([]);
+    expect(items.filter((sk) => sk.startsWith('RETIRED#'))).toHaveLength(2);
+  });
+
+  it('a read of the day retires nothing it did not judge: before the SLA a stored missing-at-provider break stays', async () => {
+    // Prepare: the 21st's remaining break; a read on a clock before the SLA passed does not judge it.
+    const at = { provider: 'daraja', account: 'ke', day: '2026-11-21' };
+    now = '2026-11-21T22:00:00.000Z';
+
+    // Act
+    const read = await closeDay(deps, at, { actor: { kind: 'system', name: 'read' }, close: false });
+
+    // Assess
+    expect(read.breaks.map((b) => [b.category, b.reference])).toEqual([
+      ['missing-at-provider', 'SKR0000002'],
+    ]);
+    expect(read.retired).toHaveLength(1);
+  });
+});
