@@ -46,6 +46,10 @@ describe('webhook sender address guard', () => {
     'fd00:ec2::254',
     'fe80::1',
     '100.64.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '0.0.0.0',
+    '224.0.0.1',
+    'ff02::1',
   ])('refuses %s', (address) => {
     // Assess
     expect(isForbiddenAddress(address)).toBe(true);
