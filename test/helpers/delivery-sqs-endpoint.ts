@@ -21,13 +21,13 @@ import type { AddressInfo } from 'node:net';
  * What it does not do: IAM beyond "this key may sign", queue policies, KMS, receive/delete.
  */
 
-export interface KnownCredentials {
+interface KnownCredentials {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
 }
 
-export interface ReceivedMessage {
+interface ReceivedMessage {
   queue: string;
   body: string;
   attributes: Record<string, { DataType: string; StringValue?: string }>;
@@ -39,9 +39,9 @@ export interface ReceivedMessage {
 }
 
 /** A scripted answer to the next SendMessage calls (then the queue answers normally again). */
-export type SqsFault = 'throttled' | 'access-denied';
+type SqsFault = 'throttled' | 'access-denied';
 
-export interface AssumeRoleTrust {
+interface AssumeRoleTrust {
   roleArn: string;
   externalId?: string;
 }
@@ -73,7 +73,7 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
 
 /** AWS's MD5 of message attributes: per name in order, length-prefixed name, type, transport byte, value. */
-export function md5OfMessageAttributes(
+function md5OfMessageAttributes(
   attributes: Record<string, { DataType: string; StringValue?: string }>,
 ): string {
   const hash = createHash('md5');
