@@ -13,6 +13,15 @@ import { exportButton } from '../export';
 const path = (id: string, verb: string) => `/v1/destinations/${encodeURIComponent(id)}/${verb}`;
 
 /**
+ * An attempt's answer as shown: its HTTP status; without one, an SQS queue that took the message
+ * ("queued", an sqs destination's delivered attempt) or no answer at all (refused address, time-out, TLS).
+ */
+export function attemptAnswer(attempt: { status: number | null; outcome: string }): string {
+  if (attempt.status !== null) return String(attempt.status);
+  return attempt.outcome === 'delivered' ? 'queued' : 'no answer';
+}
+
+/**
  * Webhook destinations (docs/console.md#destinations): their state, the delivery log, and the operator's
  * pause, resume and replay (a dry-run count first) and the admin's secret rotation; the buttons a role
  * cannot use are not shown (the API refuses them anyway, 403 FORBIDDEN_ROLE).
@@ -98,6 +107,16 @@ export function destinationsView(root: HTMLElement): () => void {
                 h('span', { class: 'muted', 'data-testid': 'destination-type' }, d.type),
                 h('br', {}),
                 h('span', { class: 'mono muted', 'data-testid': 'destination-target' }, d.url),
+                // The partner's role the relay assumes (sqs): what their trust policy must name.
+                d.role
+                  ? h(
+                      'span',
+                      {},
+                      h('br', {}),
+                      'as ',
+                      h('span', { class: 'mono muted', 'data-testid': 'destination-role' }, d.role),
+                    )
+                  : null,
               ),
               h('td', {}, d.filter.eventTypes.join(', ') || 'every event'),
               h(
@@ -112,7 +131,7 @@ export function destinationsView(root: HTMLElement): () => void {
                 'td',
                 {},
                 d.lastAttempt
-                  ? `${when(d.lastAttempt.at)} ${d.lastAttempt.status ?? 'no answer'} ${d.lastAttempt.outcome}`
+                  ? `${when(d.lastAttempt.at)} ${attemptAnswer(d.lastAttempt)} ${d.lastAttempt.outcome}`
                   : '—',
               ),
               h(
@@ -180,7 +199,7 @@ export function destinationsView(root: HTMLElement): () => void {
                     h('td', {}, when(a.at)),
                     h('td', { class: 'mono' }, a.eventId),
                     h('td', {}, String(a.attempt + 1), a.replayedBy ? ` (replay by ${a.replayedBy})` : ''),
-                    h('td', {}, a.status === null ? 'no answer' : String(a.status)),
+                    h('td', {}, attemptAnswer(a)),
                     h('td', {}, `${a.latencyMs} ms`),
                     h('td', {}, a.outcome),
                     h('td', { class: 'mono' }, a.excerpt),

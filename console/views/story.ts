@@ -2,6 +2,7 @@ import { api, ApiError, NotAvailableError, storyPath } from '../api';
 import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
 import { currentToken } from '../auth';
 import { whoAmI } from '../me';
+import { attemptAnswer } from './destinations';
 import { shownZone } from '../time';
 
 type Entry = { at: string; type: string } & Record<string, unknown>;
@@ -486,7 +487,7 @@ function deliveriesView(deliveries: Delivery[] | undefined): HTMLElement | null 
             'li',
             {},
             `${when(a.at)} · ${d.eventType} → ${d.destination} · attempt ${a.attempt + 1}: `,
-            `${a.status ?? 'no answer'} ${a.outcome} (${a.latencyMs} ms)`,
+            `${attemptAnswer(a)} ${a.outcome} (${a.latencyMs} ms)`,
           ),
         ),
       ),

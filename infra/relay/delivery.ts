@@ -14,6 +14,10 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { OPERATOR_EVENT_TYPES } from '../../shared/domain/event-envelope';
 import { deliveryConcurrency } from '../../shared/config/limits';
+import {
+  DELIVERIES_DEAD_LETTERED_METRIC,
+  DESTINATIONS_DISABLED_METRIC,
+} from '../../shared/config/metric-names';
 import type { DestinationConfig, RelayConfig } from '../../shared/config/schema';
 import { assumedRoles, destinationProblems as typeProblems } from '../../shared/destinations/registry';
 import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
@@ -328,14 +332,15 @@ export function deliveryAlarms(
   return [
     make(
       'DestinationsDisabled',
-      relayMetric('DestinationsDisabled'),
+      // The delivery function's own counts (queue-delivery.ts): one name for the emitter and the alarm.
+      relayMetric(DESTINATIONS_DISABLED_METRIC),
       'A webhook destination was disabled (410 Gone, or disableAfterFailures failures in a row): its partner receives nothing; its events are dead-lettered. The DestinationDisabled event names it; fix with the partner, resume it, replay its dead letters (docs/webhooks.md).',
       parts.pageTopic,
       PAGE_TAG,
     ),
     make(
       'DeadLettered',
-      relayMetric('DeliveriesDeadLettered'),
+      relayMetric(DELIVERIES_DEAD_LETTERED_METRIC),
       'A webhook delivery was dead-lettered: the retry schedule ended (or its destination is disabled). It is kept in the delivery log (DLVDEAD#<destination>); replay it once the destination answers (docs/webhooks.md).',
       parts.ticketTopic,
       TICKET_TAG,

@@ -375,6 +375,11 @@ export interface DestinationView {
    * may carry a credential, never shown); an sqs destination's queue ARN.
    */
   url: string;
+  /**
+   * The IAM role the relay assumes to deliver (an sqs destination: the partner's role in their account);
+   * null when it assumes none (https). An ARN, never a credential.
+   */
+  role: string | null;
   filter: { eventTypes: string[]; providers: string[]; accounts: string[] };
   ratePerSecond: number;
   concurrency: number;

@@ -66,7 +66,7 @@ export interface RoleAssumer {
 export interface PartnerQueueMessage {
   queueUrl: string;
   region: string;
-  /** Absent: the process's own credentials (a local emulator behind `endpoint`). */
+  /** Absent behind an emulator's `endpoint` (npm start): placeholder credentials, as an emulator checks none. */
   credentials?: RoleCredentials;
   /** An emulator's URL (npm start only). */
   endpoint?: string;

@@ -1,6 +1,10 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { exampleConfig, ofType, synthRelay } from './relay-synth';
+import {
+  DELIVERIES_DEAD_LETTERED_METRIC,
+  DESTINATIONS_DISABLED_METRIC,
+} from '../../shared/config/metric-names';
 
 /** The example config with two webhook destinations, secrets by reference (docs/webhooks.md#in-aws). */
 export const deliveringConfig = {
@@ -172,11 +176,11 @@ describe('relay stack: webhook deliveries in AWS', () => {
     );
     const byName = Object.fromEntries(alarms.map(([, a]) => [a.Properties.AlarmName, a.Properties]));
     expect(byName['Delivering-Relay-Delivery-DestinationsDisabled']).toMatchObject({
-      MetricName: 'DestinationsDisabled',
+      MetricName: DESTINATIONS_DISABLED_METRIC,
       AlarmActions: [{ Ref: expect.stringMatching(/^RelayAlarmTopic/) }],
     });
     expect(byName['Delivering-Relay-Delivery-DeadLettered']).toMatchObject({
-      MetricName: 'DeliveriesDeadLettered',
+      MetricName: DELIVERIES_DEAD_LETTERED_METRIC,
       AlarmActions: [{ Ref: expect.stringMatching(/^RelayTicketTopic/) }],
     });
     expect(byName['Delivering-Relay-Delivery-Dlq']).toMatchObject({

@@ -281,6 +281,39 @@ describe('delivery function (SQS → signed webhook)', () => {
     await new DynamoDestinationStateStore(table.doc, { tableName: table.tableName }).resume('shop');
   });
 
+  it('disables the destination after disableAfterFailures failures in a row, with one DestinationDisabled and one alarm count', async () => {
+    // Prepare
+    const { handler, counted } = world({ disableAfterFailures: 2, retryScheduleSeconds: [0, 5, 5] }, 'flaky');
+    answers = [
+      { status: 500, body: 'down' },
+      { status: 502, body: 'down' },
+    ];
+
+    // Act: two events fail once each (the streak is the destination's, not the event's), then a third comes
+    for (const event of [paymentEvent(), paymentEvent(), paymentEvent()])
+      await handler({ Records: [record({ destination: 'flaky', attempt: 0, event })] }, {} as never);
+
+    // Assess
+    expect(received).toHaveLength(2);
+    const item = (await table.listAll()).find((i) => i.pk === 'DST#flaky')!;
+    expect(eventsFromChange(undefined, item).map((e) => [e.metadata.type, e.data])).toEqual([
+      [
+        'DestinationDisabled',
+        expect.objectContaining({
+          destination: 'flaky',
+          reason: 'consecutive-failures',
+          detail: '2 consecutive failed attempts',
+          lastStatus: 502,
+          consecutiveFailures: 2,
+        }),
+      ],
+    ]);
+    expect(counted.filter((n) => n === 'DestinationsDisabled')).toHaveLength(1);
+    // Only the first failure was queued for a retry; the third event was dead-lettered unsent.
+    expect(queued().map((m) => m.attempt)).toEqual([1]);
+    expect(counted.filter((n) => n === 'DeliveriesDeadLettered')).toHaveLength(1);
+  });
+
   it('dead-letters an event when its schedule ends, queryable in the dead-letter store', async () => {
     // Prepare
     const { handler, log, counted } = world({ retryScheduleSeconds: [0, 5] });

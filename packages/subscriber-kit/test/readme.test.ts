@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,14 @@ const KIT = resolve(import.meta.dirname, '..');
 const ROOT = resolve(KIT, '../..');
 const ENTRY = join(KIT, 'src/index.ts');
 
+/**
+ * Express is not a dependency of the relay: the Express snippet is checked where it is installed
+ * (`npm install --save-dev express@5 @types/express@5`), and its tests say they were skipped otherwise.
+ */
+const EXPRESS = join(ROOT, 'node_modules/express/index.js');
+const EXPRESS_TYPES = join(ROOT, 'node_modules/@types/express/index.d.ts');
+const hasExpress = existsSync(EXPRESS) && existsSync(EXPRESS_TYPES);
+
 /** The ```ts block after `<!-- kit-snippet: <name> -->` in the README. */
 async function snippet(name: string): Promise<string> {
   const readme = await readFile(join(KIT, 'README.md'), 'utf8');
@@ -25,7 +34,10 @@ async function snippet(name: string): Promise<string> {
 }
 
 /** The snippet as a reader's file, the package name pointing at this repository's source. */
-const runnable = (code: string) => code.replaceAll("'mobile-money-relay-subscriber'", JSON.stringify(ENTRY));
+const runnable = (code: string) =>
+  code
+    .replaceAll("'mobile-money-relay-subscriber'", JSON.stringify(ENTRY))
+    .replaceAll("from 'express'", `from ${JSON.stringify(EXPRESS)}`);
 
 let scratch: string | undefined;
 afterEach(async () => {
@@ -51,6 +63,66 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((done) => server.close(done));
   return port;
+}
+
+/**
+ * Runs a receiver snippet as a reader would (PORT, WEBHOOK_SECRETS) and has the relay's own engine deliver
+ * to it: handled once, its replay a duplicate, a forged request 400.
+ */
+async function deliversOnceToReceiver(name: string): Promise<void> {
+  // Prepare
+  scratch = await mkdtemp(join(tmpdir(), 'kit-readme-'));
+  const file = join(scratch, 'receiver.ts');
+  await writeFile(file, runnable(await snippet(name)));
+  const secret = newSecret();
+  const port = await freePort();
+  const receiver = runTs(file, [], { PORT: String(port), WEBHOOK_SECRETS: `${newSecret()},${secret}` });
+  const url = `http://localhost:${port}/webhooks`;
+  // Up once it answers; an unsigned POST is refused with 400.
+  await until(() =>
+    fetch(url, { method: 'POST' }).then(
+      (r) => r.status === 400,
+      () => false,
+    ),
+  );
+  const { engine, log } = relayEngine(
+    {
+      url,
+      signingSecrets: [secret],
+      allowPrivateAddresses: true,
+    },
+    { sender: new HttpWebhookSender(), clock: systemClock, scheduler: timerScheduler },
+  );
+
+  // Act
+  await engine.submit(succeeded as unknown as EventEnvelope);
+  await engine.settled();
+  await engine.replay(
+    'partner',
+    { correlationId: succeeded.metadata.correlationId },
+    { dryRun: false, actor: 'test' },
+  );
+  // The replay may wait for the destination's rate (a timer settled() does not hold): await its attempt.
+  await vi.waitFor(() => expect(log.attemptList).toHaveLength(2), { timeout: 10_000 });
+  await engine.settled();
+  const forged = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'webhook-id': 'x',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,AAAA',
+    },
+    body: JSON.stringify(succeeded),
+  });
+
+  // Assess
+  expect(log.attemptList.map((a) => [a.status, a.outcome])).toEqual([
+    [204, 'delivered'],
+    [204, 'delivered'],
+  ]);
+  expect(forged.status).toBe(400);
+  await waitFor(() => receiver.output().includes('paid'), 60_000, receiver.output);
+  expect(receiver.output().match(/^paid order-8841/gm)).toHaveLength(1);
 }
 
 describe('the README of the subscriber kit', () => {
@@ -88,59 +160,7 @@ describe('the README of the subscriber kit', () => {
   });
 
   it("runs the receiver: the relay's delivery is handled once, its replay is a duplicate, a forged one gets 400", async () => {
-    // Prepare
-    scratch = await mkdtemp(join(tmpdir(), 'kit-readme-'));
-    const file = join(scratch, 'receiver.ts');
-    await writeFile(file, runnable(await snippet('receiver')));
-    const secret = newSecret();
-    const port = await freePort();
-    const receiver = runTs(file, [], { PORT: String(port), WEBHOOK_SECRETS: `${newSecret()},${secret}` });
-    const url = `http://localhost:${port}/webhooks`;
-    // Up once it answers; an unsigned POST is refused with 400.
-    await until(() =>
-      fetch(url, { method: 'POST' }).then(
-        (r) => r.status === 400,
-        () => false,
-      ),
-    );
-    const { engine, log } = relayEngine(
-      {
-        url,
-        signingSecrets: [secret],
-        allowPrivateAddresses: true,
-      },
-      { sender: new HttpWebhookSender(), clock: systemClock, scheduler: timerScheduler },
-    );
-
-    // Act
-    await engine.submit(succeeded as unknown as EventEnvelope);
-    await engine.settled();
-    await engine.replay(
-      'partner',
-      { correlationId: succeeded.metadata.correlationId },
-      { dryRun: false, actor: 'test' },
-    );
-    // The replay may wait for the destination's rate (a timer settled() does not hold): await its attempt.
-    await vi.waitFor(() => expect(log.attemptList).toHaveLength(2), { timeout: 10_000 });
-    await engine.settled();
-    const forged = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'webhook-id': 'x',
-        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-        'webhook-signature': 'v1,AAAA',
-      },
-      body: JSON.stringify(succeeded),
-    });
-
-    // Assess
-    expect(log.attemptList.map((a) => [a.status, a.outcome])).toEqual([
-      [204, 'delivered'],
-      [204, 'delivered'],
-    ]);
-    expect(forged.status).toBe(400);
-    await waitFor(() => receiver.output().includes('paid'), 60_000, receiver.output);
-    expect(receiver.output().match(/^paid order-8841/gm)).toHaveLength(1);
+    await deliversOnceToReceiver('receiver');
   });
 
   it('runs the Lambda: an EventBridge event is handled, the same event again is a duplicate', async () => {
@@ -168,3 +188,41 @@ describe('the README of the subscriber kit', () => {
     expect(outcomes).toEqual(['handled', 'duplicate']);
   });
 });
+
+describe.skipIf(!hasExpress)(
+  `the README's Express receiver${hasExpress ? '' : ' (skipped: express is not installed; npm install --save-dev express@5 @types/express@5)'}`,
+  () => {
+    it('type-checks as written, strict, in at most 22 lines', async () => {
+      // Prepare
+      scratch = await mkdtemp(join(tmpdir(), 'kit-readme-'));
+      const file = join(scratch, 'express.ts');
+      await writeFile(file, await snippet('express'));
+      const program = ts.createProgram([file], {
+        strict: true,
+        noEmit: true,
+        esModuleInterop: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules/@types')],
+        baseUrl: ROOT,
+        paths: { 'mobile-money-relay-subscriber': [ENTRY], express: [EXPRESS_TYPES] },
+      });
+
+      // Act
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+
+      // Assess
+      expect(problems).toEqual([]);
+      expect((await readFile(file, 'utf8')).split('\n').length).toBeLessThanOrEqual(22);
+    });
+
+    it("runs: the relay's delivery is handled once, its replay is a duplicate, a forged one gets 400", async () => {
+      await deliversOnceToReceiver('express');
+    });
+  },
+);

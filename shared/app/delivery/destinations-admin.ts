@@ -7,7 +7,7 @@ import {
   DestinationNotFoundError,
   SchemaValidationError,
 } from '../../domain/errors';
-import { shownTarget } from '../../destinations/registry';
+import { assumedRoles, shownTarget } from '../../destinations/registry';
 import type { Clock } from '../ports';
 import type {
   DestinationDeliveriesAnswer,
@@ -97,6 +97,8 @@ function view(
     type: config.type,
     // Its type's safe form: an https URL's scheme, host and path (user info and query may hold a credential), an SQS queue's ARN.
     url: shownTarget(config),
+    // Who the relay acts as at the partner (their trust policy names it): one role per destination at most.
+    role: assumedRoles({ [id]: config })[0] ?? null,
     filter: config.filter,
     ratePerSecond: config.ratePerSecond,
     concurrency: config.concurrency,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isForbiddenAddress } from '../../../../shared/adapters/webhooks/address-guard';
 import { HttpWebhookSender, MAX_RESPONSE_BYTES } from '../../../../shared/adapters/webhooks/http-sender';
 import type { WebhookRequest } from '../../../../shared/app/delivery/ports';
@@ -46,6 +46,10 @@ describe('webhook sender address guard', () => {
     'fd00:ec2::254',
     'fe80::1',
     '100.64.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '0.0.0.0',
+    '224.0.0.1',
+    'ff02::1',
   ])('refuses %s', (address) => {
     // Assess
     expect(isForbiddenAddress(address)).toBe(true);
@@ -130,5 +134,37 @@ describe('webhook sender address guard', () => {
     // Assess
     expect(response).toMatchObject({ kind: 'answered', status: 503, retryAfterSeconds: 30 });
     expect(response.kind === 'answered' && response.excerpt.length).toBe(MAX_RESPONSE_BYTES);
+  });
+
+  it('gives up on a receiver that starts answering but never finishes, at the request time-out, not before', async () => {
+    // Prepare: the status line and one byte, then nothing (a slow drip holds no attempt past its time-out)
+    let reached: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const { port } = await receiver((_, res) => {
+      res.writeHead(200);
+      res.write('x');
+      reached();
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let result: unknown;
+      const sending = new HttpWebhookSender()
+        .send(request(`http://127.0.0.1:${port}/hook`, true))
+        .then((response) => (result = response));
+      await arrived;
+
+      // Act
+      vi.advanceTimersByTime(14_999);
+      await new Promise((resolve) => setImmediate(resolve));
+      const beforeTimeOut = result;
+      vi.advanceTimersByTime(1);
+      await sending;
+
+      // Assess
+      expect(beforeTimeOut).toBeUndefined();
+      expect(result).toEqual({ kind: 'failed', error: 'no answer within 15000 ms' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -42,6 +42,17 @@ describe('the destinations answer (GET /v1/destinations)', () => {
     ]);
   });
 
+  it('shows the partner role an sqs destination is delivered as, and none for an https one', async () => {
+    // Act
+    const { destinations } = await listDestinations(admin(), clock);
+
+    // Assess
+    expect(destinations.map((d) => [d.id, d.role])).toEqual([
+      ['erp', 'arn:aws:iam::210987654321:role/momo-relay-deliveries'],
+      ['shop', null],
+    ]);
+  });
+
   it('exports each destination’s type beside its target in the CSV, never a secret', async () => {
     // Act
     const exported = await exportDestinations(admin(), clock);

@@ -123,10 +123,10 @@ describe('webhook delivery engine', () => {
     expect(await engine.state('partner')).toMatchObject({ disabled: true });
   });
 
-  it('waits at least the Retry-After of a 429 before the next attempt', async () => {
+  it.each([429, 503])('waits at least the Retry-After of a %i before the next attempt', async (status) => {
     // Prepare
     const sender = new ScriptedSender((_, n) =>
-      n === 1 ? answer(429, { retryAfterSeconds: 120 }) : answer(200),
+      n === 1 ? answer(status, { retryAfterSeconds: 120 }) : answer(200),
     );
     const { time, log, engine } = setup(sender);
 
@@ -143,6 +143,43 @@ describe('webhook delivery engine', () => {
     expect(beforeRetryAfter).toBe(1);
     expect(sender.requests).toHaveLength(2);
     expect(log.attemptList.map((a) => a.outcome)).toEqual(['retrying', 'delivered']);
+  });
+
+  it('ignores a Retry-After on other failures: a 500 is retried on the schedule', async () => {
+    // Prepare
+    const sender = new ScriptedSender((_, n) =>
+      n === 1 ? answer(500, { retryAfterSeconds: 120 }) : answer(200),
+    );
+    const { time, log, engine } = setup(sender);
+
+    // Act
+    await engine.submit(event());
+    await engine.settled();
+    time.advance(5_000);
+    await engine.settled();
+
+    // Assess
+    expect(log.attemptList.map((a) => [a.status, a.outcome])).toEqual([
+      [500, 'retrying'],
+      [200, 'delivered'],
+    ]);
+  });
+
+  it('gives every attempt, a retry included, 15 seconds to answer', async () => {
+    // Prepare
+    const sender = new ScriptedSender((_, n) =>
+      n === 1 ? { kind: 'failed', error: 'no answer' } : answer(200),
+    );
+    const { time, engine } = setup(sender);
+
+    // Act
+    await engine.submit(event());
+    await engine.settled();
+    time.advance(5_000);
+    await engine.settled();
+
+    // Assess
+    expect(sender.requests.map((r) => r.timeoutMs)).toEqual([15_000, 15_000]);
   });
 
   it('counts a 3xx as a failure and retries the same URL, never the Location', async () => {
