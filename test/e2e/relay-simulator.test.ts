@@ -35,7 +35,9 @@ const demoConfig = (relayUrl: string, simUrl: string) =>
   simulatedDemoConfig(relayUrl, simUrl, {
     eventsFile,
     // Reconciliation on simulated time with a fast cycle; every account's status API is the simulator.
-    reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
+    // Each cycle reads every account's state (about 11 store calls for the demo accounts) even when
+    // nothing is due: every 0.2 s, that was most of what the idle pair cost (its worker and DynamoDB Local).
+    reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.5 },
     edit: (demo, sim) => {
       const slow = demo.accounts.daraja['demo-slow'];
       slow.c2b.deadlineMs = SLOW_PARTNER_DEADLINE_MS;
