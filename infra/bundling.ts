@@ -84,6 +84,22 @@ export const BUNDLE_OPTIONS = {
 } as const;
 
 /**
+ * Module replacements of one function's bundle only, on top of BUNDLE_OPTIONS.alias: a slim client where
+ * the function sends fewer commands than the others that share the package. The callback function sends
+ * one SQS command (SendMessage, the ingress buffer): infra/lambda-shims/sqs-send-message.ts gives it the
+ * client without the error classes and schemas of SQS's other operations (~18 KB; the buffer consumer
+ * and the delivery function, which send more, keep the package).
+ */
+export const FUNCTION_ALIASES: Partial<Record<RelayFunctionId, Record<string, string>>> = {
+  callback: { '@aws-sdk/client-sqs': './infra/lambda-shims/sqs-send-message.ts' },
+};
+
+/** The module replacements of `name`'s bundle: the shared ones and its own. */
+export function bundleAliases(name: RelayFunctionId): Record<string, string> {
+  return { ...BUNDLE_OPTIONS.alias, ...FUNCTION_ALIASES[name] };
+}
+
+/**
  * Budget from the design contract ("Performance targets"). tsconfig.json sets `alwaysStrict: false`
  * for this: every file is an ES module, strict by definition, and with `strict` alone esbuild repeats a
  * "use strict" directive in each of the ~340 modules of a bundle (4 KB of each function's budget).
@@ -128,7 +144,7 @@ export function relayBuildOptions(name: RelayFunctionId, outfile: string) {
     sourcesContent: BUNDLE_OPTIONS.sourcesContent,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     external: [...BUNDLE_OPTIONS.external],
-    alias: { ...BUNDLE_OPTIONS.alias },
+    alias: bundleAliases(name),
     banner: { js: BUNDLE_OPTIONS.banner },
     tsconfig: `${PROJECT_ROOT}tsconfig.json`,
     metafile: true,
