@@ -90,7 +90,7 @@ export const BUNDLE_OPTIONS = {
  * client without the error classes and schemas of SQS's other operations (~18 KB; the buffer consumer
  * and the delivery function, which send more, keep the package).
  */
-export const FUNCTION_ALIASES: Partial<Record<RelayFunctionId, Record<string, string>>> = {
+const FUNCTION_ALIASES: Partial<Record<RelayFunctionId, Record<string, string>>> = {
   callback: { '@aws-sdk/client-sqs': './infra/lambda-shims/sqs-send-message.ts' },
 };
 
