@@ -39,7 +39,7 @@ import { callbackWriteUnits, MEASURED } from './cost';
 import { indexEntry, indexShapes, itemBytes, writeUnits as ruleWriteUnits } from './cost/dynamo-units';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { parseConfig } from '../shared/config/load';
-import { BUNDLE_MAX_BYTES } from '../infra/bundling';
+import { CALLBACK_BUNDLE_TARGET_BYTES } from '../infra/bundling';
 import { applyReport } from '../shared/domain/apply-report';
 import type { RelayLogger } from '../shared/app/ports';
 import { runPollCycle } from '../shared/app/reconciliation/poll-cycle';
@@ -495,9 +495,6 @@ async function measureAll(results: ResultsRecorder) {
 
 /** Issue 32's throughput target: the relay end to end at ≥ 90% of the raw DynamoDB calls (median round). */
 const RELAY_RAW_TARGET = 0.9;
-/** The size budget of the function on the providers' ack path (minified bundle): infra/bundling.ts. */
-const CALLBACK_BUNDLE_TARGET_BYTES = BUNDLE_MAX_BYTES.callback;
-
 /**
  * The callback function's bundle as deployed (scripts/bundle-size.ts: built as the construct builds it)
  * and its cold init (a fresh process importing it with the deployed environment), beside the throughput

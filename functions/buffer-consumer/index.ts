@@ -1,4 +1,5 @@
-import { bufferRetryLaterFromEnv, bufferSealKeyFromEnv } from '../../shared/runtime/ingress-buffer';
+import { bufferRetryLaterFromEnv } from '../../shared/runtime/buffer-retry-later';
+import { bufferSealKeyFromEnv } from '../../shared/runtime/ingress-buffer';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaCoreServices } from '../../shared/runtime/lambda-core';
 import { createBufferConsumer } from './handler';

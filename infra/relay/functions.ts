@@ -7,7 +7,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BUNDLE_OPTIONS, PROJECT_ROOT, RELAY_FUNCTIONS, type RelayFunctionId } from '../bundling';
+import {
+  BUNDLE_OPTIONS,
+  bundleAliases,
+  PROJECT_ROOT,
+  RELAY_FUNCTIONS,
+  type RelayFunctionId,
+} from '../bundling';
 import { RUNTIME_CONFIG_PATH, writeRuntimeConfigLayer } from '../runtime-config';
 import { buildTracingLayer } from '../tracing-layer';
 import { prebuiltFunctionCode } from '../prebuilt-assets';
@@ -385,7 +391,7 @@ function createRelayFunction(
       banner: BUNDLE_OPTIONS.banner,
       tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
       logLevel: nodejs.LogLevel.WARNING,
-      esbuildArgs: { '--alias': Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => `${from}=${to}`) },
+      esbuildArgs: { '--alias': Object.entries(bundleAliases(id)).map(([from, to]) => `${from}=${to}`) },
     },
   });
 }

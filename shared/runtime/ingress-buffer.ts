@@ -1,6 +1,5 @@
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { createSqsBufferClient, SqsIngressBuffer } from '../adapters/sqs/sqs-ingress-buffer';
-import { sqsRetryLater } from '../adapters/sqs/sqs-retry-later';
 import type { IngressBuffer, RelayLogger } from '../app/ports';
 
 /**
@@ -54,14 +53,4 @@ export async function ingressBufferFromEnv(
     return undefined;
   }
   return new SqsIngressBuffer(createSqsBufferClient(), { queueUrl, ...(sealKey ? { sealKey } : {}) });
-}
-
-/**
- * The buffer consumer's back-off: records failing on the store are made visible again later through the
- * queue named by INGRESS_BUFFER_QUEUE_URL (the construct sets it; shared/app/buffer/retry-backoff.ts).
- * Undefined without it: SQS's own visibility time-out paces the retries.
- */
-export function bufferRetryLaterFromEnv(env: NodeJS.ProcessEnv = process.env) {
-  const queueUrl = env.INGRESS_BUFFER_QUEUE_URL;
-  return queueUrl ? sqsRetryLater(createSqsBufferClient(), queueUrl) : undefined;
 }
