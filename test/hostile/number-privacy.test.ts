@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  airtelHash,
   b2cResultBody,
+  momoSuccessBody,
   type RawResponse,
   rawRequest,
   SAFARICOM_IP,
@@ -138,6 +140,141 @@ describe('the transaction read and its receipts', () => {
     expect(read.text).not.toContain(TAIL);
     expect(receipt.json.receipt.body).toContain(CONVERSATION_ID);
     expect(receipt.text).not.toContain(TAIL);
+  });
+});
+
+/** The ids of the receipts a transaction read names anywhere (history, timeline, reversals), each once. */
+function receiptIdsOf(read: RawResponse): string[] {
+  return [...new Set([...read.text.matchAll(/"receiptId":"([0-9a-f]{32})"/g)].map((m) => m[1]!))];
+}
+
+/** Every receipt body of a transaction, as the console's receipt view answers it. */
+async function receiptBodies(provider: string, account: string, reference: string): Promise<RawResponse[]> {
+  const read = await admin('GET', `/v1/transactions/${provider}/${account}/${reference}`);
+  expect(read.status, read.text).toBe(200);
+  return Promise.all(
+    receiptIdsOf(read).map((id) =>
+      admin('GET', `/v1/transactions/${provider}/${account}/${reference}/receipts/${id}`),
+    ),
+  );
+}
+
+describe('numbers in the members the providers fill with names and free text', () => {
+  /** Daraja's Reversal documentation: the customer is "<number> - <name>" in one of the two party names. */
+  function reversalResult(parameters: { Key: string; Value?: unknown }[]) {
+    return {
+      Result: {
+        ResultType: 0,
+        ResultCode: 0,
+        ResultDesc: 'The service request is processed successfully.',
+        OriginatorConversationID: `8521-${uuid().slice(0, 8)}-1`,
+        ConversationID: CONVERSATION_ID,
+        TransactionID: 'MJ561H6X5O',
+        ResultParameters: { ResultParameter: parameters },
+        ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: 'https://example.com/timeout' } },
+      },
+    };
+  }
+  const partyNames = [
+    { Key: 'CreditPartyPublicName', Value: `${NUMBER} - John Doe` },
+    { Key: 'DebitPartyPublicName', Value: `${NUMBER} - John Doe` },
+  ];
+
+  it("masks the customer's number in a Daraja reversal result's party names, in its receipt and in the quarantine", async () => {
+    // Prepare: a paid STK push with a receipt of its own, then Daraja's reversal of it.
+    const reference = `ws_CO_${uuid().replace(/-/g, '')}`;
+    const receipt = `RV${uuid().replace(/-/g, '').slice(0, 8).toUpperCase()}`;
+    await registerStk(reference);
+    const paid = await call(
+      'POST',
+      '/v1/daraja/open/stk',
+      JSON.parse(JSON.stringify(stkBody(reference)).replace('NLJ7RT61SV', receipt)),
+      { from: SAFARICOM_IP },
+    );
+    expect(paid.status, paid.text).toBe(200);
+    const reversal = reversalResult([
+      { Key: 'DebitAccountBalance', Value: 'Utility Account|KES|51661.00|51661.00|0.00|0.00' },
+      { Key: 'Amount', Value: 1 },
+      { Key: 'TransCompletedTime', Value: 20181005153225 },
+      { Key: 'OriginalTransactionID', Value: receipt },
+      { Key: 'Charge', Value: 0 },
+      ...partyNames,
+    ]);
+    const applied = await call('POST', '/v1/daraja/open/reversal/result', reversal, { from: SAFARICOM_IP });
+    // A success without OriginalTransactionID is refused (400) and quarantined, party names and all.
+    const refused = await call(
+      'POST',
+      '/v1/daraja/open/reversal/result',
+      reversalResult([{ Key: 'Amount', Value: 1 }, ...partyNames]),
+      { from: SAFARICOM_IP },
+    );
+    expect(applied.status, applied.text).toBe(200);
+    expect(refused.status, refused.text).toBe(400);
+
+    // The reversal is kept on the payment once its fact is recorded: wait for the read to show it.
+    await expect
+      .poll(
+        async () =>
+          (await admin('GET', `/v1/transactions/daraja/open/${reference}`)).json.transaction.reversal,
+        {
+          timeout: 20_000,
+        },
+      )
+      .not.toBeNull();
+
+    // Act
+    const receipts = await receiptBodies('daraja', 'open', reference);
+    const quarantined = await admin('GET', `/v1/quarantine?source=${SAFARICOM_IP}&limit=200`);
+
+    // Assess
+    const reversalReceipt = receipts.find((r) => r.text.includes('CreditPartyPublicName'));
+    expect(reversalReceipt?.json.receipt.body).toContain('2547*****149 - John Doe');
+    for (const receipt of receipts) expect(receipt.text).not.toContain(TAIL);
+    expect(quarantined.status, quarantined.text).toBe(200);
+    expect(quarantined.text).toContain('DebitPartyPublicName');
+    expect(quarantined.text).not.toContain(TAIL);
+  });
+
+  it('masks numbers in the free text of an Airtel message and of MoMo payer and payee notes in their receipts', async () => {
+    // Prepare: a signed Airtel success whose message names the payer, a MoMo success whose notes do.
+    const airtelId = `AT-${uuid().slice(0, 8)}`;
+    const transaction = {
+      id: airtelId,
+      message: `Transaction of UGX 5000 from ${NUMBER} successful`,
+      status_code: 'TS',
+      airtel_money_id: 'MP210603.1234.A00001',
+    };
+    const airtel = await call('POST', '/v1/airtel/demo/callback', {
+      transaction,
+      hash: airtelHash(transaction),
+    });
+    const momoRef = uuid();
+    const momo = await call(
+      'PUT',
+      `/v1/momo/open/requesttopay/${momoRef}`,
+      momoSuccessBody({ payerMessage: `Refund to ${NUMBER}`, payeeNote: 'call 0708 374 149' }),
+    );
+    expect(airtel.status, airtel.text).toBe(200);
+    expect(momo.status, momo.text).toBe(200);
+
+    // Act
+    const airtelReceipts = await receiptBodies('airtel', 'demo', airtelId);
+    const momoReceipts = await receiptBodies('momo', 'open', momoRef);
+
+    // Assess: the numbers are masked, the ids and amounts beside them are not.
+    expect(airtelReceipts.map((r) => r.json.receipt.body).join()).toContain(
+      'Transaction of UGX 5000 from 2547*****149 successful',
+    );
+    expect(airtelReceipts.map((r) => r.json.receipt.body).join()).toContain('MP210603.1234.A00001');
+    expect(momoReceipts.map((r) => r.json.receipt.body).join()).toContain('Refund to 2547*****149');
+    expect(momoReceipts.map((r) => r.json.receipt.body).join()).toContain(
+      '"financialTransactionId":"363440463"',
+    );
+    for (const receipt of [...airtelReceipts, ...momoReceipts]) {
+      expect(receipt.status, receipt.text).toBe(200);
+      expect(receipt.text).not.toContain(TAIL);
+      expect(receipt.text).not.toContain('374 149');
+    }
   });
 });
 

@@ -673,3 +673,84 @@ describe('health endpoints tell liveness from readiness', () => {
     expect(live.status, describeResponse(live)).toBe(200);
   }, 60_000);
 });
+
+describe('null members a serializer writes for absent ones are not a reason to refuse a final callback', () => {
+  /** Registers a transaction of the hostile relay and answers its read after a callback. */
+  async function register(provider: string, account: string, kind: string, reference: string) {
+    const res = await relay.admin('POST', '/v1/transactions', {
+      provider,
+      account,
+      kind,
+      reference,
+      currency: provider === 'momo' ? 'EUR' : 'KES',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  }
+  const read = async (provider: string, account: string, reference: string) =>
+    (await relay.admin('GET', `/v1/transactions/${provider}/${account}/${reference}`)).body.transaction;
+
+  it('a MoMo failure whose reason object has a null message fails the payment with its reason', async () => {
+    // Prepare: MoMo sends a callback once; a 400 here would lose the only word of this failure.
+    const reference = uuid();
+    await register('momo', 'open', 'requesttopay', reference);
+    const body = momoSuccessBody({
+      status: 'FAILED',
+      financialTransactionId: null,
+      reason: { code: 'PAYER_NOT_FOUND', message: null },
+    });
+
+    // Act
+    const { res } = await send('PUT', `/v1/momo/open/requesttopay/${reference}`, body);
+
+    // Assess
+    expect(res.status, describeResponse(res)).toBe(200);
+    expect(await read('momo', 'open', reference)).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'PAYER_NOT_FOUND', providerCode: 'PAYER_NOT_FOUND' },
+    });
+  });
+
+  it('Daraja results with a null ResultParameter, ReferenceItem, Item or MerchantRequestID are applied', async () => {
+    // Prepare: a B2C failure and an STK cancellation, each with null where the documentation omits a member.
+    const ocid = `29112-${uuid().slice(0, 8)}-1`;
+    await register('daraja', 'open', 'b2c', ocid);
+    const b2c = b2cResultBody(ocid);
+    const payout = {
+      Result: {
+        ...b2c.Result,
+        ResultCode: 2001,
+        ResultDesc: 'The initiator information is invalid.',
+        ResultParameters: { ResultParameter: null },
+        ReferenceData: { ReferenceItem: null },
+      },
+    };
+    const checkout = `ws_CO_${uuid().replace(/-/g, '')}`;
+    await register('daraja', 'open', 'stk', checkout);
+    const stk = stkBody(checkout, { resultCode: 1032 });
+    const prompt = {
+      Body: {
+        stkCallback: {
+          ...stk.Body.stkCallback,
+          MerchantRequestID: null,
+          CallbackMetadata: { Item: null },
+        },
+      },
+    };
+
+    // Act
+    const paidOut = await send('POST', '/v1/daraja/open/b2c/result', payout);
+    const prompted = await send('POST', '/v1/daraja/open/stk', prompt);
+
+    // Assess
+    expect(paidOut.res.status, describeResponse(paidOut.res)).toBe(200);
+    expect(prompted.res.status, describeResponse(prompted.res)).toBe(200);
+    expect(await read('daraja', 'open', ocid)).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'INVALID_INITIATOR' },
+    });
+    expect(await read('daraja', 'open', checkout)).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'REJECTED_BY_CUSTOMER' },
+    });
+  });
+});

@@ -74,11 +74,12 @@ function parseCallback(input: CallbackInput<AirtelAccountSettings>): ParsedCallb
 export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   id: 'airtel',
   displayName: 'Airtel Money',
-  // Airtel's callbacks carry no number; its payment requests name the subscriber's `msisdn`.
+  // Airtel's callbacks carry no number field; its payment requests name the subscriber's `msisdn`. The
+  // callback's `message` is free text that may name one: its numbers are masked, the ids beside them stay.
   timings: airtelTimings,
   infra: airtelInfra,
   registration: airtelRegistration,
-  phoneFields: ['msisdn'],
+  phoneFields: ['msisdn', 'message'],
   countryOf: (settings) => settings.country ?? settings.api?.country,
   accountSchema: airtelAccountSchema,
   routes: [{ name: 'callback', methods: ['POST'], path: 'callback', parse: parseCallback }],

@@ -83,7 +83,8 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   id: 'daraja',
   displayName: 'Safaricom Daraja',
   // Members and Key/Value items that carry a number, alone or as "254708374149 - Name" (PartyA/B may be a
-  // short code, which is no phone number and stays).
+  // short code, which is no phone number and stays). A reversal result names the customer in
+  // CreditPartyPublicName or DebitPartyPublicName (the original movement runs backwards).
   timings: darajaTimings,
   infra: darajaInfra,
   registration: darajaRegistration,
@@ -95,6 +96,8 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     'ReceiverPartyPublicName',
     'DebitPartyName',
     'CreditPartyName',
+    'CreditPartyPublicName',
+    'DebitPartyPublicName',
   ],
   // M-Pesa on Daraja is Kenya's.
   countryOf: () => 'KE',

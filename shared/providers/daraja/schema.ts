@@ -15,11 +15,17 @@ const requiredText = z.pipe(
   z.transform(String),
 );
 
-/** A single object or an array of them, always an array afterwards. */
-function oneOrMany<T extends z.ZodMiniType>(item: T) {
-  return z.pipe(
-    z.union([z.array(item), item]),
-    z.transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]),
+/**
+ * An optional list member (`Item`, `ResultParameter`, `ReferenceItem`): absent, null (as its parent may be:
+ * a serializer writing every member) or one or many; absent afterwards when it was null. Refusing a
+ * result over a null list would lose a callback Daraja does not send again.
+ */
+function optionalOneOrMany<T extends z.ZodMiniType>(item: T) {
+  return z.optional(
+    z.pipe(
+      z.union([z.null(), z.array(item), item]),
+      z.transform((v) => (v === null ? undefined : Array.isArray(v) ? v : [v]) as z.output<T>[] | undefined),
+    ),
   );
 }
 
@@ -31,11 +37,11 @@ const keyValueSchema = z.looseObject({ Key: z.string(), Value: z.optional(z.unkn
 export const stkCallbackSchema = z.looseObject({
   Body: z.looseObject({
     stkCallback: z.looseObject({
-      MerchantRequestID: z.optional(text),
+      MerchantRequestID: z.nullish(text),
       CheckoutRequestID: requiredText,
       ResultCode: requiredText,
       ResultDesc: z.nullish(z.string()),
-      CallbackMetadata: z.nullish(z.looseObject({ Item: z.optional(oneOrMany(nameValueSchema)) })),
+      CallbackMetadata: z.nullish(z.looseObject({ Item: optionalOneOrMany(nameValueSchema) })),
     }),
   }),
 });
@@ -47,8 +53,8 @@ const resultCore = {
   OriginatorConversationID: z.nullish(text),
   ConversationID: z.nullish(text),
   TransactionID: z.nullish(text),
-  ResultParameters: z.nullish(z.looseObject({ ResultParameter: z.optional(oneOrMany(keyValueSchema)) })),
-  ReferenceData: z.nullish(z.looseObject({ ReferenceItem: z.optional(oneOrMany(keyValueSchema)) })),
+  ResultParameters: z.nullish(z.looseObject({ ResultParameter: optionalOneOrMany(keyValueSchema) })),
+  ReferenceData: z.nullish(z.looseObject({ ReferenceItem: optionalOneOrMany(keyValueSchema) })),
 };
 
 /** B2C and transaction-status results posted to ResultURL: `{Result:{...}}`. */

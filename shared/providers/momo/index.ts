@@ -93,10 +93,11 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   id: 'momo',
   displayName: 'MTN MoMo',
   // payer/payee {partyIdType, partyId}: an id of type EMAIL or PARTY_CODE has no number and stays.
+  // payerMessage/payeeNote are the partner's free text, echoed back: numbers written there are masked too.
   timings: momoTimings,
   infra: momoInfra,
   registration: momoRegistration,
-  phoneFields: ['partyId', 'msisdn'],
+  phoneFields: ['partyId', 'msisdn', 'payerMessage', 'payeeNote'],
   countryOf: (settings) =>
     Object.hasOwn(MOMO_ENVIRONMENT_COUNTRIES, settings.targetEnvironment)
       ? MOMO_ENVIRONMENT_COUNTRIES[settings.targetEnvironment]

@@ -16,8 +16,8 @@ function reasonOf(body: MomoCallback, kind: string): Reason | undefined {
     if (implied) return { code: implied, message: undefined, providerCode: body.status };
     return mapped === 'FAILED' ? { code: 'UNKNOWN', message: undefined, providerCode: undefined } : undefined;
   }
-  const providerCode = typeof raw === 'string' ? raw : raw.code;
-  const message = typeof raw === 'string' ? undefined : raw.message;
+  const providerCode = typeof raw === 'string' ? raw : (raw.code ?? undefined);
+  const message = typeof raw === 'string' ? undefined : (raw.message ?? undefined);
   return { code: providerCode ? mapMomoReason(providerCode, kind) : 'UNKNOWN', message, providerCode };
 }
 

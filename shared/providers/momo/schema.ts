@@ -8,10 +8,14 @@ const momoPartySchema = z.looseObject({
   partyId: z.optional(text),
 });
 
-/** `reason` is a bare code string on some APIs and an ErrorReason object on others. */
+/**
+ * `reason` is a bare code string on some APIs and an ErrorReason object on others. Its members may be
+ * null (a serializer writing every field): a failure callback is sent once, and refusing it over a null
+ * message would lose it.
+ */
 const momoReasonSchema = z.union([
   z.string(),
-  z.looseObject({ code: z.optional(z.string()), message: z.optional(z.string()) }),
+  z.looseObject({ code: z.nullish(z.string()), message: z.nullish(z.string()) }),
 ]);
 
 /**
