@@ -114,6 +114,9 @@ async function main(): Promise<void> {
     metrics: new ConsoleRelayMetrics({ write: (line) => process.stdout.write(`${line}\n`) }),
     ingressBufferDir: bufferDir,
     printBuffer: (line) => process.stdout.write(`${line}\n`),
+    // With the simulator, the poller (status checks, pulls, badge reads) starts once the simulator listens:
+    // a first cycle before it would only print "fetch failed" warnings to a new user.
+    poller: !sim,
   }).catch(async (error) => {
     await dynamo.stop();
     const code = (error as NodeJS.ErrnoException).code;
@@ -164,6 +167,8 @@ async function main(): Promise<void> {
       relay.url,
       sim.timeScale,
     );
+    relay.poller.start();
+    relay.dayCloser.start();
   }
 
   const accounts = [...config.accounts.values()].map(

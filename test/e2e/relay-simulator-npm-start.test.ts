@@ -58,6 +58,8 @@ describe('npm start -- --simulator', () => {
     expect(banner).toContain(`Airtel   app sim-airtel-client-id → ${relayUrl}/v1/airtel/demo/callback`);
     expect(banner).toContain(`C2B short code 600638 → daraja/demo`);
     expect(banner).toContain(`npm run sim -- --relay ${relayUrl} --sim ${simUrl} momo pay`);
+    // The poller starts once the simulator listens: a new user sees no warning about a provider unreachable.
+    expect(banner).not.toMatch(/fetch failed|ECONNREFUSED/);
     expect(simExit, sim.output()).toBe(0);
     expect(byEnvExit, byEnv.output()).toBe(0);
     expect(byEnv.output()).toContain(`${relayUrl}/v1/transactions`);
