@@ -39,6 +39,9 @@ import {
 export const CALLBACK_HEALTH_NAMESPACE = 'callback-health';
 export const LAST_CALLBACK_ID = 'last-callback';
 export const STATE_ID = 'state';
+/** The provider's own record (no account): when the poller first looked at it with no callback noted. */
+const PROVIDER_RECORD_ACCOUNT = '-';
+const FIRST_LOOK_ID = 'provider-first-look';
 /** One record per silence episode and per recovery, first writer wins: each publishes its event once. */
 const SILENCE_NAMESPACE = 'callback-silence';
 const RESUMED_NAMESPACE = 'callbacks-resumed';
@@ -365,9 +368,28 @@ async function silentProviders(
       (max, at) => (at !== null && (max === null || at > max) ? at : max),
       null,
     );
-    if (newest === null || Date.parse(now) - Date.parse(newest) >= seconds * 1000) silent.push(provider);
+    // No callback noted yet: counted from when the poller first looked (a record written once), so a
+    // new deployment is ticketed after the period, not at its first cycle.
+    const since = newest ?? (await firstLook(services, provider, now, result));
+    if (Date.parse(now) - Date.parse(since) >= seconds * 1000) silent.push(provider);
   }
   return silent;
+}
+
+/** When the poller first looked at a provider none of whose accounts has called back (first writer wins). */
+async function firstLook(
+  services: CallbackHealthServices,
+  provider: string,
+  now: string,
+  result: CallbackHealthResult,
+): Promise<string> {
+  const stood = await services.store.putRecordIfAbsent({
+    ...ref(provider, PROVIDER_RECORD_ACCOUNT, CALLBACK_HEALTH_NAMESPACE, FIRST_LOOK_ID),
+    data: { firstLookAt: now },
+    createdAt: now,
+  });
+  result.readItems += 1;
+  return (stood.record.data.firstLookAt as string | undefined) ?? now;
 }
 
 /** Whether the account's latest status call (the newest check among its waiting transactions) failed. */

@@ -233,8 +233,11 @@ describe('callback health', () => {
     const ticket = { providerSilenceSeconds: { momo: 3600 } };
     const look = () => runCallbackHealthCycle(s.services, ticket);
 
-    // Act / Assess: nobody has called back since the deployment: silent at once (as the alarm that read
-    // no data as breaching was).
+    // Act / Assess: nobody has called back since the deployment: silent an hour after the first look.
+    expect((await look()).silentProviders).toEqual([]);
+    s.advance(3599);
+    expect((await look()).silentProviders).toEqual([]);
+    s.advance(1);
     expect((await look()).silentProviders).toEqual(['momo']);
     expect(s.counts.SilentProviders).toBe(1);
 
