@@ -405,7 +405,7 @@ function createRelayFunction(
  * same filter would drop the EMF documents, and with them every custom metric and its alarm: those
  * levels keep Lambda's text format and its lines.
  */
-export function platformLogging(
+function platformLogging(
   logLevel: NonNullable<MobileMoneyRelayProps['logLevel']>,
 ): Pick<lambda.FunctionProps, 'loggingFormat' | 'systemLogLevelV2' | 'applicationLogLevelV2'> {
   if (logLevel !== 'DEBUG' && logLevel !== 'INFO') return {};

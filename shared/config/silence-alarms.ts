@@ -8,7 +8,7 @@
 export const SILENCE_ALARMS_ENV = 'CALLBACK_SILENCE_ALARMS';
 
 /** The environment variable is not the JSON the construct writes (a hand-edited function configuration). */
-export class SilenceAlarmsConfigError extends Error {
+class SilenceAlarmsConfigError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SilenceAlarmsConfigError';
