@@ -27,7 +27,7 @@ export {
 } from './relay-construct';
 export {
   ALARMED_RELAY_METRICS,
-  CALLBACKS_RECEIVED_METRIC,
+  SILENT_PROVIDERS_METRIC,
   PROVIDER_ACK_LIMIT,
   RelayMonitoring,
 } from './monitoring';

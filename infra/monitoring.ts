@@ -4,7 +4,7 @@ import type { MonitoringFacade } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
 import {
   AMBIGUOUS_ESCALATED_METRIC,
-  CALLBACKS_RECEIVED_METRIC,
+  SILENT_PROVIDERS_METRIC,
   CALLBACKS_REJECTED_METRIC,
   INGRESS_BUFFER_OFF_METRIC,
   SILENT_ACCOUNTS_METRIC,
@@ -26,7 +26,7 @@ export { PAGE_TAG, SERVICE_DEGRADED_TAG, TICKET_TAG } from './monitoring/kit';
 export { POLL_CYCLES_COMPLETED_EXPRESSION } from './monitoring/polling';
 export type { RelayMonitoringSettings, RelayMonitoringTargets } from './monitoring/types';
 export {
-  CALLBACKS_RECEIVED_METRIC,
+  SILENT_PROVIDERS_METRIC,
   INGRESS_BUFFER_OFF_METRIC,
   SILENT_ACCOUNTS_METRIC,
   STATUS_CREDENTIAL_FAILURES_METRIC,
@@ -83,7 +83,7 @@ export class RelayMonitoring extends Construct {
     this.dashboard = kit.dashboard;
     monitorApi(kit, targets);
     monitorAcks(kit, targets);
-    monitorIngress(kit);
+    monitorIngress(kit, targets);
     monitorFunctions(kit, targets);
     this.storageOutage = monitorStorage(kit, targets);
     monitorReconciliation(kit, targets);

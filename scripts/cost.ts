@@ -120,7 +120,8 @@ export const PRICES: Readonly<Record<Region, Prices>> = {
 /**
  * Bytes CloudWatch Logs bills per log event beyond its message. Lambda's platform lines per
  * invocation: START (~70 B), END (~50 B), REPORT (~140 B), and ~90 B more on REPORT when the function
- * is actively traced (its XRAY TraceId line); a function that passes tracing through has none.
+ * is actively traced (its XRAY TraceId line); a function that passes tracing through has none. A function
+ * whose LoggingConfig sets SystemLogLevel WARN (infra/relay/functions.ts, platformLogging) has none of them.
  */
 export const LOG_EVENT_OVERHEAD_BYTES = 26;
 export const PLATFORM_LOG_BYTES = 70 + 50 + 140 + 3 * LOG_EVENT_OVERHEAD_BYTES;
@@ -130,17 +131,18 @@ export const XRAY_REPORT_LINE_BYTES = 90;
  * Measured by `npm run bench` (section "Write units by AWS's item-size rule", the items a first callback
  * left in DynamoDB Local, sized by DynamoDB's rules) and the callback bundle's log lines at LOG_LEVEL=INFO
  * (test/integration/callback-bundle.test.ts with BUNDLE_TEST_LOG_LEVEL=INFO, shared/runtime/log-format.ts):
- * "callback handled" 219 B there, 244 B with Lambda's 36-character request id; its one EMF document
- * (CallbacksReceived and AckLatency by provider, with their roll-up) 287 B. The deployed callback function
- * has its ingress buffer, so no IngressBufferOff document. The publisher's "events published" 162 B and no
- * EMF document (it counts only failures). Durations are upper bounds: the local ack p50 at concurrency 16
+ * "callback handled" 226 B there (request id "bundle-test", ackedInMs 4 digits), 251 B with Lambda's
+ * 36-character request id, and no EMF document: a callback counts no metric (the silence tickets read
+ * the poller's SilentProviders); the deployed callback function has its ingress buffer, so no
+ * IngressBufferOff document either. The publisher's "events published" 162 B and no EMF document (it
+ * counts only failures). Durations are upper bounds: the local ack p50 at concurrency 16
  * (76 ms, HTTP server included), the publisher's one PutEvents ~40 ms. The event: the TransactionSucceeded
  * line the bench's sink wrote, plus EventBridge's envelope (version, id, detail-type, source, account,
  * time, region, resources).
  */
 export const MEASURED = {
-  /** Application lines (message + per-event overhead); the platform lines are added by tracing mode. */
-  callbackLogBytes: 244 + 287 + 2 * LOG_EVENT_OVERHEAD_BYTES,
+  /** Application lines (message + per-event overhead); the platform lines are added by the template's logging config. */
+  callbackLogBytes: 251 + LOG_EVENT_OVERHEAD_BYTES,
   publisherLogBytes: 162 + LOG_EVENT_OVERHEAD_BYTES,
   callbackDurationMs: 76,
   publisherDurationMs: 40,
@@ -274,8 +276,15 @@ export function perMillionCallbacks(
   const crossAccount = stack.counts.busTargets;
   const archived = stack.counts.archives.length;
   const accessLog = Math.max(0, ...stack.counts.accessLogFormats.map(accessLogLineBytes));
+  // Lambda's START/END/REPORT lines (an X-Ray line on REPORT when traced), unless its LoggingConfig drops
+  // them: the callback's own, and the publisher's shared by its batch.
+  const linesOf = (f: typeof callback, share: number) =>
+    f?.platformLines === false
+      ? 0
+      : share * (PLATFORM_LOG_BYTES + (f?.tracing === 'Active' ? XRAY_REPORT_LINE_BYTES : 0));
   const traced = [callback, publisher].filter((f) => f?.tracing === 'Active');
-  const platform = Math.round(PLATFORM_LOG_BYTES * (1 + 1 / batch) + traced.length * XRAY_REPORT_LINE_BYTES);
+  const platform = Math.round(linesOf(callback, 1) + linesOf(publisher, 1 / batch));
+  const platformKept = [callback, publisher].filter((f) => f?.platformLines !== false).length;
   const logBytes = m.callbackLogBytes + m.publisherLogBytes + platform;
   const share = lambdaTracedShare(callbacksPerMonth);
   return [
@@ -315,9 +324,9 @@ export function perMillionCallbacks(
       formula: `${archived} archive × ${m.eventBytes} B × $${prices.archivePerGbProcessed}/GB`,
     },
     {
-      item: 'CloudWatch Logs: functions (and EMF metrics)',
+      item: 'CloudWatch Logs: functions',
       dollars: (logBytes * MILLION * prices.logsIngestionPerGb) / GB,
-      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}, Lambda's START/END/REPORT ${platform}: the publisher's shared by ${batch.toFixed(2)} changes${traced.length ? ` with ${traced.length} X-Ray line` : ', no X-Ray line: not traced'}) × $${prices.logsIngestionPerGb}/GB`,
+      formula: `${logBytes} B (callback ${m.callbackLogBytes}, publisher ${m.publisherLogBytes}, Lambda's START/END/REPORT ${platform}: ${platformKept ? `kept by ${platformKept} of the 2 functions, the publisher's shared by ${batch.toFixed(2)} changes${traced.length ? `, X-Ray lines of ${traced.length} traced` : ''}` : "dropped by both functions' logging config (JSON, system logs at WARN; template)"}) × $${prices.logsIngestionPerGb}/GB`,
     },
     {
       item: 'CloudWatch Logs: API access log',

@@ -4,8 +4,11 @@ import { runProviderRecordsTick } from '../../shared/app/provider-records/tick';
 import { runBadgeTick, runReconciliationTick } from '../../shared/app/reconciliation/reconciliation-tick';
 import { lambdaMiddlewares } from '../../shared/runtime/lambda-middleware';
 import { lambdaReconcileServices } from '../../shared/runtime/lambda';
+import { parseSilenceAlarms, SILENCE_ALARMS_ENV } from '../../shared/config/silence-alarms';
 
 const { services } = await lambdaReconcileServices('relay-poller');
+/** The provider silence tickets' periods, set by the construct beside the alarms that read the metric. */
+const providerSilenceSeconds = parseSilenceAlarms(process.env[SILENCE_ALARMS_ENV]);
 
 /**
  * Invoked by EventBridge Scheduler: one poll cycle, stopping to claim work well before the timeout, and
@@ -18,7 +21,7 @@ export const handler = middy(async (_event: unknown, context: Context) => {
   // The pulls and balance snapshots (docs/pull-and-balances.md) ride the same schedule: each account is
   // asked only when its own interval has passed; their tick never throws.
   const [poll, badges] = await Promise.allSettled([
-    runReconciliationTick(services, { owner: context.awsRequestId, budgetMs }),
+    runReconciliationTick(services, { owner: context.awsRequestId, budgetMs, providerSilenceSeconds }),
     runBadgeTick(services, { budgetMs }),
     runProviderRecordsTick(services),
   ]);

@@ -6,7 +6,6 @@ import {
   BUFFERED_APPLIED_METRIC,
   BUFFERED_FAILED_METRIC,
   CALLBACKS_BUFFERED_METRIC,
-  CALLBACKS_RECEIVED_METRIC,
   CALLBACKS_REJECTED_METRIC,
   INGRESS_BUFFER_OFF_METRIC,
   PREVIOUS_PATH_SECRET_METRIC,
@@ -151,18 +150,18 @@ export function monitorAcks(kit: MonitoringKit, targets: RelayMonitoringTargets)
 }
 
 /** Callbacks in: received, rejected, buffered, the buffer off, refusals counted instead of stored. */
-export function monitorIngress(kit: MonitoringKit): void {
+export function monitorIngress(kit: MonitoringKit, targets: RelayMonitoringTargets): void {
   const { settings } = kit;
   kit.graphs('Relay', 'Callbacks in', [
     {
       title: 'Ingress',
       metrics: [
-        // Written per provider only (METRICS_WITHOUT_ROLL_UP): summed over the providers by a query.
-        new cloudwatch.MathExpression({
-          expression: `SELECT SUM(${CALLBACKS_RECEIVED_METRIC}) FROM SCHEMA("${settings.metricsNamespace}", provider)`,
-          usingMetrics: {},
+        // The callback function's own invocations (free): no custom series on every callback (issue 28).
+        // Per provider: the dashboard's "Ack time per provider" query counts the "callback handled" lines.
+        targets.callbackFunction.metricInvocations({
+          statistic: 'Sum',
           period: Duration.minutes(1),
-          label: `${CALLBACKS_RECEIVED_METRIC} (Sum, every provider)`,
+          label: 'Callback function invocations (Sum)',
         }),
         kit.relayMetric(CALLBACKS_BUFFERED_METRIC, 'Sum'),
         kit.relayMetric(BUFFERED_APPLIED_METRIC, 'Sum'),

@@ -1,17 +1,19 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { formatSilenceAlarms, SILENCE_ALARMS_ENV } from '../../shared/config/silence-alarms';
 import {
   AMBIGUOUS_ESCALATED_METRIC,
   BADGE_EVENTS_METRIC,
   BADGE_LIST_INCONSISTENT_METRIC,
   BADGE_READ_FAILURES_METRIC,
   BADGE_READS_METRIC,
-  CALLBACKS_RECEIVED_METRIC,
   CALLBACKS_RESUMED_METRIC,
   NOT_FOUND_CONFLICTS_METRIC,
   POLL_CYCLE_FAILURES_METRIC,
   SILENCE_STARTED_METRIC,
   SILENT_ACCOUNTS_METRIC,
+  SILENT_PROVIDERS_METRIC,
   STATUS_CALL_ERRORS_METRIC,
   STATUS_CREDENTIAL_FAILURES_METRIC,
   TRANSACTIONS_EXPIRED_METRIC,
@@ -174,9 +176,12 @@ function monitorBadges(kit: MonitoringKit): void {
 }
 
 /**
- * Callback health: one silence ticket per provider (CallbacksReceived{provider}, never per account: an
- * account's series and alarm metric were $0.40 a month each) and SilentAccounts, written by the poller
- * while an account whose transactions wait has gone quiet.
+ * Callback health: one silence ticket per provider (never per account: an account's alarm metric was
+ * $0.10 a month each) and SilentAccounts, written by the poller while an account whose transactions wait
+ * has gone quiet. The provider ticket reads SilentProviders{provider}, written by the same poller look
+ * while no account of the provider has called back for the ticket's period (the accounts' last-callback
+ * records): the period is handed to the poller here, beside the alarm. A count of callbacks per provider
+ * on every callback billed $0.30 a month a series whether anyone was silent or not (issue 28).
  */
 export function monitorSilence(kit: MonitoringKit, targets: RelayMonitoringTargets): void {
   const silences = silencePeriodsByProvider(targets.accounts, kit.settings.callbackSilence);
@@ -200,17 +205,29 @@ export function monitorSilence(kit: MonitoringKit, targets: RelayMonitoringTarge
       ],
     },
   ]);
-  if (!silences.length) return;
-  kit.graphs('CallbackSilence', 'Callbacks received per provider', [
+  // The poller writes the metric: without it (polling off on purpose, or a poller this construct did not
+  // make and cannot configure) an alarm would never fire, so there is none.
+  const poller = targets.pollerFunction;
+  if (
+    !silences.length ||
+    kit.settings.pollerHeartbeatPeriod === false ||
+    !(poller instanceof lambda.Function)
+  )
+    return;
+  poller.addEnvironment(
+    SILENCE_ALARMS_ENV,
+    formatSilenceAlarms(Object.fromEntries(silences.map((s) => [s.provider, s.period.toSeconds()]))),
+  );
+  kit.graphs('CallbackSilence', 'Silent providers', [
     {
-      title: 'CallbacksReceived per provider (sum over the silence period)',
+      title: 'SilentProviders per provider (written by the poller while no account of it calls back)',
       metrics: silences.map(({ provider, period, accounts }): AlarmSpec => ({
         name: `Silence-${provider}`,
-        metric: kit.relayMetricBy(CALLBACKS_RECEIVED_METRIC, { provider }, 'Sum', period),
+        metric: kit.relayMetricBy(SILENT_PROVIDERS_METRIC, { provider }, 'Maximum', silentPeriod),
         threshold: 1,
-        comparison: '<',
-        // No datapoint is exactly what a provider that stopped calling back looks like.
-        missing: cloudwatch.TreatMissingData.BREACHING,
+        // No data is no silence: the poller writes the metric each cycle while the provider is silent;
+        // a poller that stops is PollerHeartbeat's page.
+        missing: cloudwatch.TreatMissingData.NOT_BREACHING,
         route: 'ticket',
         description: silenceDescription(provider, period, accounts),
       })),
@@ -242,7 +259,7 @@ function silencePeriodsByProvider(
 
 /** What the ticket says: the provider, its watched accounts (cut short past 1,024 characters), the causes. */
 function silenceDescription(provider: string, period: Duration, accounts: readonly string[]): string {
-  const head = `No callback for ${period.toHumanString()} from any account of ${provider}: the provider may have stopped calling back (${['callback URLs', 'path secrets', ...providerWords.urlRegistrations()].join(', ')}) or nobody paid. An account silent while its siblings call back is named by SilentAccounts (its transactions waiting) and the poller's log. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods (the shortest of the provider's accounts is used). Accounts: `;
+  const head = `No callback for ${period.toHumanString()} from any account of ${provider} (the poller's look at the accounts' last callbacks, each cycle; none since the deployment counts): the provider may have stopped calling back (${['callback URLs', 'path secrets', ...providerWords.urlRegistrations()].join(', ')}) or nobody paid. An account silent while its siblings call back is named by SilentAccounts (its transactions waiting) and the poller's log. Tune or turn off with callbackSilencePeriod / callbackSilencePeriods (the shortest of the provider's accounts is used). OK again within 5 minutes of the next callback. Accounts: `;
   const list = accounts.join(', ');
   const room = 1024 - head.length;
   return head + (list.length <= room ? list : `${list.slice(0, Math.max(0, room - 2))}…`);

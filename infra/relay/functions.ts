@@ -163,6 +163,7 @@ export function createRelayFunctions(
       metricsNamespace: options.metricsNamespace,
       logRetention: options.logRetention,
       removalPolicy: options.removalPolicy,
+      logLevel,
     });
   const { table, eventBus, eventSource } = options;
   const httpEnvironment = {
@@ -329,6 +330,8 @@ function createRelayFunction(
     role?: iam.Role;
     /** POWERTOOLS_SERVICE_NAME. @default the function id's */
     serviceName?: string;
+    /** The relay's LOG_LEVEL: decides Lambda's own log filtering too (platformLogging). */
+    logLevel: NonNullable<MobileMoneyRelayProps['logLevel']>;
   },
 ): nodejs.NodejsFunction {
   const { entry } = RELAY_FUNCTIONS[id];
@@ -366,6 +369,7 @@ function createRelayFunction(
     reservedConcurrentExecutions: options.reservedConcurrency,
     role,
     logGroup,
+    ...platformLogging(options.logLevel),
     tracing: options.traced ? lambda.Tracing.ACTIVE : lambda.Tracing.PASS_THROUGH,
     layers: [options.tracingLayer, ...(options.configLayer ? [options.configLayer] : [])],
     environment: {
@@ -394,6 +398,29 @@ function createRelayFunction(
       esbuildArgs: { '--alias': Object.entries(bundleAliases(id)).map(([from, to]) => `${from}=${to}`) },
     },
   });
+}
+
+/**
+ * Lambda's own lines (START, END, REPORT: ~500 B an invocation, as much as the callback's own line) are
+ * dropped by its advanced logging controls: JSON format with system logs at WARN (what is left: dropped
+ * log records and the like). Nothing reads them: the alarms read Lambda's free metrics (Duration,
+ * Errors, Throttles), the ack-time query reads the functions' own "callback handled" lines.
+ * The application filter then passes the relay's LOG_LEVEL and every line with no level at or above it
+ * (Lambda counts a line without a level, such as an EMF metric document, as INFO); Powertools takes that
+ * level as its own (AWS_LAMBDA_LOG_LEVEL wins over LOG_LEVEL), so the two agree. At WARN or ERROR the
+ * same filter would drop the EMF documents, and with them every custom metric and its alarm: those
+ * levels keep Lambda's text format and its lines.
+ */
+function platformLogging(
+  logLevel: NonNullable<MobileMoneyRelayProps['logLevel']>,
+): Pick<lambda.FunctionProps, 'loggingFormat' | 'systemLogLevelV2' | 'applicationLogLevelV2'> {
+  if (logLevel !== 'DEBUG' && logLevel !== 'INFO') return {};
+  return {
+    loggingFormat: lambda.LoggingFormat.JSON,
+    systemLogLevelV2: lambda.SystemLogLevel.WARN,
+    applicationLogLevelV2:
+      logLevel === 'DEBUG' ? lambda.ApplicationLogLevel.DEBUG : lambda.ApplicationLogLevel.INFO,
+  };
 }
 
 function constructName(id: RelayFunctionId): string {

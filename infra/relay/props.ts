@@ -171,9 +171,9 @@ export interface MobileMoneyRelayProps extends RelayIsolationProps {
    */
   readonly callbackLatencyAlarmThreshold?: Duration;
   /**
-   * Alarm (one per provider) when no account of a provider received a callback
-   * (`CallbacksReceived{provider}`) for this long (5 minutes to 24 hours), or `false` for no silence
-   * alarms. @default 6 hours
+   * Alarm (one per provider) when no account of a provider received a callback for this long (5 minutes
+   * to 24 hours; the poller writes `SilentProviders{provider}` past it), or `false` for no silence
+   * alarms. None while `pollingEnabled` is false (nothing writes the metric). @default 6 hours
    */
   readonly callbackSilencePeriod?: Duration | false;
   /**

@@ -35,7 +35,8 @@ export const METRIC_ACTIVITY: Readonly<
   PollCycleFailures: 'incident',
   // Written only while an account is silent (the heartbeat reads the poller's Lambda metrics instead).
   SilentAccounts: 'incident',
-  CallbacksReceived: 'traffic',
+  // Per provider, only while no account of it has called back for its ticket's period.
+  SilentProviders: 'incident',
   // Scanners and misconfigured senders reach any public URL: some rejections every month.
   CallbacksRejected: 'traffic',
   TransactionsFinalized: 'lifecycle',

@@ -36,11 +36,13 @@ export interface TemplateCounts {
   readonly polledQueues: number;
   /** Scheduled invocations a month, from each schedule's rate(). */
   readonly scheduledInvocationsPerMonth: number;
-  /** Functions by their POWERTOOLS_SERVICE_NAME (or logical id): memory and tracing mode. */
+  /** Functions by their POWERTOOLS_SERVICE_NAME (or logical id): memory, tracing mode, Lambda's own lines. */
   readonly functions: ReadonlyArray<{
     readonly name: string;
     readonly memoryMb: number;
     readonly tracing: 'Active' | 'PassThrough';
+    /** Lambda writes its START/END/REPORT lines (not when LoggingConfig's SystemLogLevel is WARN). */
+    readonly platformLines: boolean;
   }>;
   /** Stages with access logging on, and an access log line's format. */
   readonly accessLogFormats: readonly string[];
@@ -102,6 +104,7 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
       tracing: ((p.TracingConfig as { Mode?: string } | undefined)?.Mode === 'Active'
         ? 'Active'
         : 'PassThrough') as 'Active' | 'PassThrough',
+      platformLines: (p.LoggingConfig as { SystemLogLevel?: string } | undefined)?.SystemLogLevel !== 'WARN',
     };
   });
   const queueIds = new Set(

@@ -28,7 +28,7 @@ export interface RelayServices {
    * a store failure is answered 503, as before the buffer existed.
    */
   ingressBuffer?: IngressBuffer;
-  /** Callback metrics (CallbacksReceived, CallbacksRejected…); absent: noMetrics. */
+  /** Callback metrics (CallbacksRejected, CallbacksBuffered…); absent: noMetrics. */
   metrics?: RelayMetrics;
   /** Reads secrets by id at run time (badge shops' `secretId`): Secrets Manager, wired by the runtime. */
   readSecret?: SecretReader;

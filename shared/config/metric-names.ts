@@ -12,8 +12,6 @@
 export const DEFAULT_METRICS_NAMESPACE = 'MobileMoneyRelay';
 
 // ---- callbacks (shared/app/callbacks, shared/http, functions/callback) ----------------------------
-/** Callbacks received per provider (answers to the relay's own status queries excluded): the silence alarms. */
-export const CALLBACKS_RECEIVED_METRIC = 'CallbacksReceived';
 /** Callbacks refused (authentication or format). */
 export const CALLBACKS_REJECTED_METRIC = 'CallbacksRejected';
 /** Refusals counted instead of stored (quarantine flood limits). */
@@ -40,6 +38,12 @@ export const SILENT_ACCOUNTS_METRIC = 'SilentAccounts';
 export const SILENCE_STARTED_METRIC = 'CallbackSilenceStarted';
 export const CALLBACKS_RESUMED_METRIC = 'CallbacksResumed';
 export const SILENT_HASTENED_METRIC = 'SilentTransactionsHastened';
+/**
+ * Per provider, written by the poller's callback-health look only while no account of the provider has
+ * called back for the provider's silence alarm period: the silence tickets. Not a count of callbacks per
+ * provider (a series on every callback billed $0.30 a month each, issue 28): no data is no silence.
+ */
+export const SILENT_PROVIDERS_METRIC = 'SilentProviders';
 
 // ---- reconciliation (shared/app/reconciliation) ----------------------------------------------------
 /** Poll cycles that could not read the due index: the table is unreachable from the poller. */
@@ -98,4 +102,4 @@ export const DAYS_CLOSED_METRIC = 'StatementDaysClosed';
  * query), so a roll-up would bill $0.30 a month for nothing (issue 28). test/infra/metric-names.test.ts
  * fails when an alarm or a graph reads the roll-up of one of these.
  */
-export const METRICS_WITHOUT_ROLL_UP: readonly string[] = [CALLBACKS_RECEIVED_METRIC, PULL_AGE_METRIC];
+export const METRICS_WITHOUT_ROLL_UP: readonly string[] = [SILENT_PROVIDERS_METRIC, PULL_AGE_METRIC];

@@ -25,6 +25,7 @@ import {
 } from '../../infra';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
+import { SILENCE_ALARMS_ENV } from '../../shared/config/silence-alarms';
 import { checkAwsLimits } from './aws-limits';
 import { cfnLint, cfnLintSkipReason, cfnLintVersion, describeFindings } from './cfn-lint';
 
@@ -498,14 +499,24 @@ describe('the construct used from another CDK app', () => {
       Object.values(built.resources)
         .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
         .flatMap((a) => (a.Properties.Metrics ?? []).filter((m: any) => m.MetricStat))
-        .filter((m: any) => m.MetricStat.Metric.MetricName === 'CallbacksReceived')
+        .filter((m: any) => m.MetricStat.Metric.MetricName === 'SilentProviders')
         .map(({ MetricStat: stat }: any) => {
           const dim = (n: string) => stat.Metric.Dimensions.find((d: any) => d.Name === n).Value;
           return [dim('provider'), stat.Period];
         }),
     );
-    // One alarm per provider, with its accounts' shortest period; momo's only account is off.
-    expect(periods).toEqual({ airtel: 6 * 3600, daraja: 12 * 3600 });
+    const poller = Object.values(built.resources).find(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'relay-poller',
+    )!;
+    // One alarm per provider (momo's only account is off: none), each told to the poller with its
+    // accounts' shortest period: the poller writes SilentProviders{provider} past it.
+    expect(Object.keys(periods).sort()).toEqual(['airtel', 'daraja']);
+    expect(JSON.parse(poller.Properties.Environment.Variables[SILENCE_ALARMS_ENV])).toEqual({
+      airtel: 6 * 3600,
+      daraja: 12 * 3600,
+    });
     for (const fn of Object.values(built.resources).filter((r) => r.Type === 'AWS::Lambda::Function'))
       expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
@@ -603,7 +614,9 @@ describe('props validation', () => {
       dashboard: false,
     }));
     const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    expect(alarms.some((a) => JSON.stringify(a).includes('CallbacksReceived'))).toBe(false);
+    expect(alarms.some((a) => JSON.stringify(a).includes('SilentProviders'))).toBe(false);
+    // Nor is the poller asked to write the metric.
+    expect(JSON.stringify(resources)).not.toContain(SILENCE_ALARMS_ENV);
     expect(Object.values(resources).some((r) => r.Type === 'AWS::CloudWatch::Dashboard')).toBe(false);
   });
 });

@@ -150,7 +150,8 @@ describe('metric names, declared once', () => {
     expect(emitters.problems).toEqual([]);
     // The scan finds the emitters of every part: callbacks, reconciliation, the buffer, the edge, statements.
     for (const name of [
-      'CallbacksReceived',
+      'CallbacksRejected',
+      'SilentProviders',
       'TransactionsExpired',
       'BufferedCallbacksFailed',
       'EdgeProbeFailures',
@@ -204,7 +205,7 @@ describe('metric names, declared once', () => {
     const probe: Record<string, Resource> = {
       Rolled: {
         Type: 'AWS::CloudWatch::Alarm',
-        Properties: { Namespace: namespace, MetricName: 'CallbacksReceived' },
+        Properties: { Namespace: namespace, MetricName: 'SilentProviders' },
       },
       Query: {
         Type: 'AWS::CloudWatch::Alarm',
@@ -214,13 +215,21 @@ describe('metric names, declared once', () => {
     // Act / Assess: the example relay reads them per provider only; the probe's two reads are named.
     expect(rollUpReads(resources, namespace)).toEqual([]);
     expect(rollUpReads(probe, namespace)).toEqual([
-      'CallbacksReceived (alarm, Rolled)',
+      'SilentProviders (alarm, Rolled)',
       'StatementPullAgeSeconds (query, Query)',
     ]);
-    // And the check did see the per-provider reads (the silence alarms, the ingress graph's query).
+    // And the check did see the per-provider reads (the pull-age alarms' query, the silence alarms).
     expect(JSON.stringify(Object.values(resources))).toContain(
       'FROM SCHEMA(\\"' + namespace + '\\", provider)',
     );
+    expect(
+      Object.values(resources).filter((r) =>
+        (r.Properties?.Metrics as any[] | undefined)?.some(
+          (m) =>
+            m.MetricStat?.Metric?.MetricName === 'SilentProviders' && m.MetricStat.Metric.Dimensions?.length,
+        ),
+      ),
+    ).toHaveLength(3);
   });
 
   it('names a watched metric that no emitter writes, and an emitter that names its metric by a string', () => {

@@ -13,7 +13,7 @@ import { MANAGEMENT_ROUTES } from '../../infra/relay/api';
 import { FUNCTION_FAILURES_COVERED_BY } from '../../infra/monitoring/functions';
 import {
   ALARMED_RELAY_METRICS,
-  CALLBACKS_RECEIVED_METRIC,
+  SILENT_PROVIDERS_METRIC,
   PROVIDER_ACK_LIMIT,
   SILENT_ACCOUNTS_METRIC,
 } from '../../infra/monitoring';
@@ -25,6 +25,7 @@ import {
   POLLER_TABLE_ACTIONS,
   TABLE_DATA_ACTIONS,
 } from '../../infra/relay-construct';
+import { SILENCE_ALARMS_ENV } from '../../shared/config/silence-alarms';
 import { C2B_DEADLINE_CAP_MS } from '../../shared/providers/daraja/schema';
 import { RelayStack } from '../../infra/relay-stack';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
@@ -1062,8 +1063,9 @@ describe('relay stack: alarms and dashboard', () => {
     });
   });
 
-  it('alarms when no account of a provider sends a callback for 6 hours (CallbacksReceived{provider}), one alarm per provider', () => {
-    const silence = alarmsOn(CALLBACKS_RECEIVED_METRIC, RELAY_NAMESPACE);
+  it('tickets when no account of a provider sends a callback for 6 hours (SilentProviders{provider}, the poller told the period), one alarm per provider', () => {
+    // Act
+    const silence = alarmsOn(SILENT_PROVIDERS_METRIC, RELAY_NAMESPACE);
     const providers = silence
       .map((a) =>
         statsOf(a)[0]
@@ -1071,18 +1073,30 @@ describe('relay stack: alarms and dashboard', () => {
           .join(','),
       )
       .sort();
-    // Per provider, never per account: no series or alarm metric grows with the accounts.
+    const poller = Object.values(template.findResources('AWS::Lambda::Function')).find(
+      (f: any) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'relay-poller',
+    ) as any;
+
+    // Assess: per provider, never per account: no series or alarm metric grows with the accounts.
     expect(providers).toEqual(['provider=airtel', 'provider=daraja', 'provider=momo']);
     for (const alarm of silence) {
-      expect(statsOf(alarm)[0]).toMatchObject({ Stat: 'Sum', Period: 6 * 3600 });
+      // Written by the poller each cycle while the provider is silent: no data is no silence.
+      expect(statsOf(alarm)[0]).toMatchObject({ Stat: 'Maximum', Period: 300 });
       expect(alarm.props).toMatchObject({
-        ComparisonOperator: 'LessThanThreshold',
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         Threshold: 1,
         EvaluationPeriods: 1,
-        TreatMissingData: 'breaching',
+        TreatMissingData: 'notBreaching',
       });
+      expect(String(alarm.props.AlarmDescription)).toMatch(/No callback for 6 hours from any account of/);
       expect(String(alarm.props.AlarmDescription)).toMatch(/Accounts: demo$/);
     }
+    // The poller that writes the metric knows each ticket's period.
+    expect(JSON.parse(poller.Properties.Environment.Variables[SILENCE_ALARMS_ENV])).toEqual({
+      momo: 6 * 3600,
+      airtel: 6 * 3600,
+      daraja: 6 * 3600,
+    });
   });
 
   it('creates a dashboard and outputs its name', () => {

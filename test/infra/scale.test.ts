@@ -82,10 +82,10 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
     const silence = Object.values(resources).filter(
       (r) =>
         r.Type === 'AWS::CloudWatch::Alarm' &&
-        JSON.stringify(r.Properties.Metrics ?? r.Properties.MetricName ?? '').includes('CallbacksReceived'),
+        JSON.stringify(r.Properties.Metrics ?? r.Properties.MetricName ?? '').includes('SilentProviders'),
     );
 
-    // Assess: three providers, three alarms, each on CallbacksReceived{provider}, a ticket inside 1,024 characters.
+    // Assess: three providers, three alarms, each on SilentProviders{provider}, a ticket inside 1,024 characters.
     expect(silence).toHaveLength(3);
     for (const alarm of silence) {
       const stats = (alarm.Properties.Metrics ?? []).filter((m: any) => m.MetricStat);
@@ -93,7 +93,8 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
       expect(stats[0].MetricStat.Metric.Dimensions.map((d: any) => d.Name)).toEqual(['provider']);
       expect(JSON.stringify(alarm.Properties.AlarmActions)).toMatch(/TicketTopic/);
       expect(String(alarm.Properties.AlarmDescription).length).toBeLessThanOrEqual(1024);
-      expect(alarm.Properties.TreatMissingData).toBe('breaching');
+      // The poller writes it only while the provider is silent: no data is no silence.
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
     }
   });
 

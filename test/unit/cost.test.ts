@@ -149,7 +149,7 @@ describe('metric series from the code', () => {
   it('counts a roll-up plus each dimension value set, accounts as provider/account pairs, no roll-up for a metric published without one', () => {
     // Prepare
     const emitters = [
-      { name: 'CallbacksReceived', dimensions: ['account', 'provider'], at: 'a' },
+      { name: 'StatementPullAgeSeconds', dimensions: ['account', 'provider'], at: 'a' },
       { name: 'PickupDelay', dimensions: ['provider'], at: 'b' },
       { name: 'CallbacksRejected', dimensions: [], at: 'c' },
     ];
@@ -160,7 +160,7 @@ describe('metric series from the code', () => {
     // Assess
     expect(Object.fromEntries(series.map((s) => [s.name, s.series]))).toEqual({
       // In METRICS_WITHOUT_ROLL_UP: the 5 account series only.
-      CallbacksReceived: 5,
+      StatementPullAgeSeconds: 5,
       CallbacksRejected: 1,
       PickupDelay: 4,
     });
@@ -251,7 +251,7 @@ describe('Metrics Insights alarms (billed per metric their query analyses)', () 
       ByProvider: {
         Type: 'AWS::CloudWatch::Alarm',
         Properties: {
-          Metrics: [{ Expression: 'SELECT SUM(CallbacksReceived) FROM SCHEMA("Ns", provider)', Period: 300 }],
+          Metrics: [{ Expression: 'SELECT SUM(SilentProviders) FROM SCHEMA("Ns", provider)', Period: 300 }],
         },
       },
       OneProvider: {
@@ -259,7 +259,7 @@ describe('Metrics Insights alarms (billed per metric their query analyses)', () 
         Properties: {
           Metrics: [
             {
-              Expression: `SELECT MAX(CallbacksReceived) FROM SCHEMA("Ns", provider) WHERE provider = 'momo'`,
+              Expression: `SELECT MAX(SilentProviders) FROM SCHEMA("Ns", provider) WHERE provider = 'momo'`,
             },
           ],
         },
@@ -275,7 +275,8 @@ describe('Metrics Insights alarms (billed per metric their query analyses)', () 
     // Prepare
     const stack = stackFrom(INSIGHTS, {
       series: [
-        { name: 'CallbacksReceived', activity: 'traffic', series: 3, dimensionSets: ['provider'] },
+        // As if written all month (a metric published without its roll-up, per provider).
+        { name: 'SilentProviders', activity: 'traffic', series: 3, dimensionSets: ['provider'] },
         { name: 'StatusCallErrors', activity: 'incident', series: 13, dimensionSets: ['account,error'] },
       ],
     });

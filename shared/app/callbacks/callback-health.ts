@@ -21,6 +21,7 @@ import {
   SILENCE_STARTED_METRIC,
   SILENT_ACCOUNTS_METRIC,
   SILENT_HASTENED_METRIC,
+  SILENT_PROVIDERS_METRIC,
 } from '../../config/metric-names';
 
 /**
@@ -38,6 +39,9 @@ import {
 export const CALLBACK_HEALTH_NAMESPACE = 'callback-health';
 export const LAST_CALLBACK_ID = 'last-callback';
 export const STATE_ID = 'state';
+/** The provider's own record (no account): when the poller first looked at it with no callback noted. */
+const PROVIDER_RECORD_ACCOUNT = '-';
+const FIRST_LOOK_ID = 'provider-first-look';
 /** One record per silence episode and per recovery, first writer wins: each publishes its event once. */
 const SILENCE_NAMESPACE = 'callback-silence';
 const RESUMED_NAMESPACE = 'callbacks-resumed';
@@ -66,12 +70,14 @@ export function callbackSilenceSeconds(settings: Settings, provider: string, acc
   return seconds * settings.timeScale;
 }
 
-/** How often one process writes an account's last callback: well inside the silence time. */
+/**
+ * How often one process writes an account's last callback: well inside the silence time. An account whose
+ * own silence is off is still noted (once a minute): its provider's silence ticket reads the record.
+ */
 function noteIntervalSeconds(settings: Settings, provider: string, account: string): number {
-  return Math.min(
-    NOTE_EVERY_SECONDS * settings.timeScale,
-    callbackSilenceSeconds(settings, provider, account) / 4,
-  );
+  const silence = callbackSilenceSeconds(settings, provider, account);
+  const every = NOTE_EVERY_SECONDS * settings.timeScale;
+  return silence > 0 ? Math.min(every, silence / 4) : every;
 }
 
 const ref = (provider: string, account: string, namespace: string, id: string) => ({
@@ -101,7 +107,6 @@ export class CallbackTracker {
 
   async noteCallback(provider: string, account: string, receivedAt: string): Promise<void> {
     const settings = this.config.reconciliation;
-    if (callbackSilenceSeconds(settings, provider, account) <= 0) return;
     const at = Date.parse(receivedAt);
     const key = `${provider}/${account}`;
     const last = this.noted.get(key);
@@ -163,9 +168,20 @@ export interface CallbackHealthServices {
   metrics: RelayMetrics;
 }
 
+export interface CallbackHealthOptions {
+  /**
+   * The provider silence tickets' periods in seconds (shared/config/silence-alarms.ts): a provider none of
+   * whose accounts called back for that long is written in `SilentProviders{provider}` each cycle.
+   * Absent: no provider ticket to feed (npm start, or monitoring off).
+   */
+  readonly providerSilenceSeconds?: Readonly<Record<string, number>>;
+}
+
 export interface CallbackHealthResult {
   /** Accounts silent after this cycle (`provider/account`). */
   silent: string[];
+  /** Providers none of whose accounts called back for their silence ticket's period. */
+  silentProviders: string[];
   started: string[];
   resumed: string[];
   /** Waiting transactions whose next check this cycle brought forward. */
@@ -262,12 +278,14 @@ async function resumeEpisodes(
  */
 export async function runCallbackHealthCycle(
   services: CallbackHealthServices,
+  options: CallbackHealthOptions = {},
 ): Promise<CallbackHealthResult> {
   const { store, clock, config, metrics } = services;
   const settings = config.reconciliation;
   const now = clock.now().toISOString();
   const result: CallbackHealthResult = {
     silent: [],
+    silentProviders: [],
     started: [],
     resumed: [],
     hastened: 0,
@@ -307,9 +325,71 @@ export async function runCallbackHealthCycle(
   // Only while an account is silent: a series written every cycle would bill all month for zeros; the
   // ticket alarm reads no data as OK (treatMissingData notBreaching), so it clears when this stops.
   if (result.silent.length > 0) metrics.count(SILENT_ACCOUNTS_METRIC, result.silent.length);
+  result.silentProviders = await silentProviders(services, options, accounts, now, result);
+  // The same for the provider tickets: written only while the provider is silent, per provider.
+  for (const provider of result.silentProviders) metrics.count(SILENT_PROVIDERS_METRIC, 1, { provider });
   // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
   if (result.hastened > 0) metrics.count(SILENT_HASTENED_METRIC, result.hastened);
   return result;
+}
+
+/**
+ * Providers with a silence ticket (`providerSilenceSeconds`) none of whose accounts has called back for the
+ * ticket's period: their newest last-callback record, over every configured account of the provider (an
+ * account left out of the ticket still calls back for its provider, as its callbacks counted before), is
+ * older than that, or there is none (nobody has called back since the deployment). Reads the records of
+ * the accounts the per-account look did not read.
+ */
+async function silentProviders(
+  services: CallbackHealthServices,
+  options: CallbackHealthOptions,
+  watched: readonly WatchedAccount[],
+  now: string,
+  result: CallbackHealthResult,
+): Promise<string[]> {
+  const periods = options.providerSilenceSeconds ?? {};
+  const known = new Map(watched.map((a) => [`${a.provider}/${a.account}`, a.lastCallbackAt]));
+  const silent: string[] = [];
+  for (const [provider, seconds] of Object.entries(periods)) {
+    const lasts = await Promise.all(
+      [...services.config.accounts.values()]
+        .filter((a) => a.provider === provider)
+        .map(async (a) => {
+          const key = `${provider}/${a.id}`;
+          if (known.has(key)) return known.get(key) ?? null;
+          const last = await services.store.getRecord(
+            ref(provider, a.id, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID),
+          );
+          result.readItems += 1;
+          return (last?.data.lastCallbackAt as string | undefined) ?? null;
+        }),
+    );
+    const newest = lasts.reduce<string | null>(
+      (max, at) => (at !== null && (max === null || at > max) ? at : max),
+      null,
+    );
+    // No callback noted yet: counted from when the poller first looked (a record written once), so a
+    // new deployment is ticketed after the period, not at its first cycle.
+    const since = newest ?? (await firstLook(services, provider, now, result));
+    if (Date.parse(now) - Date.parse(since) >= seconds * 1000) silent.push(provider);
+  }
+  return silent;
+}
+
+/** When the poller first looked at a provider none of whose accounts has called back (first writer wins). */
+async function firstLook(
+  services: CallbackHealthServices,
+  provider: string,
+  now: string,
+  result: CallbackHealthResult,
+): Promise<string> {
+  const stood = await services.store.putRecordIfAbsent({
+    ...ref(provider, PROVIDER_RECORD_ACCOUNT, CALLBACK_HEALTH_NAMESPACE, FIRST_LOOK_ID),
+    data: { firstLookAt: now },
+    createdAt: now,
+  });
+  result.readItems += 1;
+  return (stood.record.data.firstLookAt as string | undefined) ?? now;
 }
 
 /** Whether the account's latest status call (the newest check among its waiting transactions) failed. */

@@ -21,7 +21,7 @@ import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '.
 import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
 import type { RelayServices } from '../services';
-import { CALLBACKS_BUFFERED_METRIC, CALLBACKS_RECEIVED_METRIC } from '../../config/metric-names';
+import { CALLBACKS_BUFFERED_METRIC } from '../../config/metric-names';
 
 /** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
 export const ANSWER_MARGIN_MS = 20;
@@ -86,10 +86,9 @@ export async function acceptCallback(
     ackedInMs: Math.round(performance.now() - started),
     ...(buffered ? { buffered } : {}),
   });
-  // An answer to the relay's own status query is not the account's callback: counted, it would keep the
-  // provider's silence alarm (CallbacksReceived{provider}) quiet while the poller keeps asking. Per
-  // provider, not per account: a series per account bills $0.30 a month each (the log line names it).
-  if (!route.answersRelayQuery) metrics.count(CALLBACKS_RECEIVED_METRIC, 1, { provider: provider.id });
+  // No metric per callback: the provider's silence ticket reads SilentProviders{provider}, written by the
+  // poller from the accounts' last-callback records (callback-health.ts), which the store notes here; a
+  // count per provider on every callback billed $0.30 a month a series (issue 28). The line above counts.
   return { ack, buffered };
 }
 

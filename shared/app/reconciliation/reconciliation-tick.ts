@@ -1,5 +1,5 @@
 import { runBadgeCycle } from '../badges/badge-feed';
-import { runCallbackHealthCycle } from '../callbacks/callback-health';
+import { type CallbackHealthOptions, runCallbackHealthCycle } from '../callbacks/callback-health';
 import { type PollCycleOptions, type PollCycleResult, runPollCycle } from './poll-cycle';
 import type { ReconcileServices } from './reconcile';
 
@@ -10,9 +10,9 @@ import type { ReconcileServices } from './reconcile';
  */
 export async function runReconciliationTick(
   services: ReconcileServices,
-  options: PollCycleOptions,
+  options: PollCycleOptions & CallbackHealthOptions,
 ): Promise<PollCycleResult> {
-  await runCallbackHealthCycle(services).catch((error: Error) =>
+  await runCallbackHealthCycle(services, options).catch((error: Error) =>
     services.log.error('callback health cycle failed', { error: error.message }),
   );
   return runPollCycle(services, options);

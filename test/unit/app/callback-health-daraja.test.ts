@@ -35,6 +35,8 @@ const SAFARICOM_IP = '196.201.214.200';
 /** Daraja's defaults: silent after 600 s without a callback; while silent, waiting payouts are asked every 60 s. */
 const SILENCE_SECONDS = 600;
 const SILENCE_POLL_SECONDS = 60;
+/** The provider's silence ticket period the construct hands the poller (callbackSilencePeriod). */
+const PROVIDER_SILENCE_SECONDS = 3600;
 const silentLog = { debug() {}, info() {}, warn() {}, error() {} };
 
 type DarajaMode = 'accept' | 'unavailable';
@@ -209,7 +211,9 @@ function setup() {
     events: (type: string) => raw.published.filter((e) => e.metadata.type === type),
     transaction: (reference: string) => raw.transactions.get(`daraja#demo#${reference}`)!,
     cycle: async () => {
-      const health = await runCallbackHealthCycle(services);
+      const health = await runCallbackHealthCycle(services, {
+        providerSilenceSeconds: { daraja: PROVIDER_SILENCE_SECONDS },
+      });
       await runPollCycle(services, { owner: 'p1' });
       return health;
     },
@@ -268,8 +272,9 @@ describe('callback health on a Daraja account', () => {
     expect(s.transaction('29112-00000001-0').status).toBe('PENDING');
     expect(s.counts.CallbackSilenceStarted).toBe(1);
     expect(s.counts.CallbacksResumed).toBeUndefined();
-    // Nor do they count as the account's callbacks for its silence alarm: only the first payout's result.
-    expect(s.counts.CallbacksReceived).toBe(1);
+    // Nor do they count as the provider's callbacks for its silence ticket: SilentProviders{daraja} is
+    // written every cycle from an hour after the first payout's result (minutes 60 to 240).
+    expect(s.counts.SilentProviders).toBe(240 - PROVIDER_SILENCE_SECONDS / 60 + 1);
 
     // Act: the payout's own result arrives at last: a callback Daraja made by itself.
     s.advance(30);
@@ -285,6 +290,8 @@ describe('callback health on a Daraja account', () => {
     expect(back).toHaveLength(1);
     expect(back[0]!.data).toMatchObject({ silentFrom: iso(START), silentTo: iso(backAt) });
     expect(s.events('CallbackSilence')).toHaveLength(1);
+    // And the provider's ticket clears: nothing written once a callback of its own came.
+    expect(s.counts.SilentProviders).toBe(240 - PROVIDER_SILENCE_SECONDS / 60 + 1);
   });
 
   it('does not ask sooner while the status API answers 503: checks stay on the normal schedule', async () => {

@@ -211,17 +211,63 @@ describe('callback health', () => {
     expect(s.events('CallbackSilence')).toHaveLength(0);
   });
 
-  it('is off for an account (or provider) set to 0', async () => {
+  it('is off for an account (or provider) set to 0: never silent, its callbacks still noted for its provider’s ticket', async () => {
     // Prepare
     const s = setup({ callbackSilenceSeconds: { momo: 600, 'momo/demo': 0 } });
     await s.register('demo', 'a-demo');
     s.advance(3600);
-    // Act
+    // Act: a busy minute of callbacks, then a look.
+    for (let i = 0; i < 60; i++) {
+      await s.callback('demo');
+      s.advance(1);
+    }
+    const result = await runCallbackHealthCycle(s.services);
+    // Assess: not silent; one write (the first callback), not one per callback.
+    expect(result.silent).toEqual([]);
+    expect(s.tracker.writes).toBe(1);
+  });
+
+  it('tickets a provider none of whose accounts called back for its period (SilentProviders{provider}), only while it lasts', async () => {
+    // Prepare: the provider ticket at an hour; "demo" left out of the per-account look (0).
+    const s = setup({ callbackSilenceSeconds: { momo: 600, 'momo/demo': 0 } });
+    const ticket = { providerSilenceSeconds: { momo: 3600 } };
+    const look = () => runCallbackHealthCycle(s.services, ticket);
+
+    // Act / Assess: nobody has called back since the deployment: silent an hour after the first look.
+    expect((await look()).silentProviders).toEqual([]);
+    s.advance(3599);
+    expect((await look()).silentProviders).toEqual([]);
+    s.advance(1);
+    expect((await look()).silentProviders).toEqual(['momo']);
+    expect(s.counts.SilentProviders).toBe(1);
+
+    // Act / Assess: "demo" calls back (its own look is off, its provider's is not): not silent for an hour.
     await s.callback('demo');
+    s.advance(3599);
+    expect((await look()).silentProviders).toEqual([]);
+
+    // Act / Assess: an hour without a callback from any account: silent, every look.
+    s.advance(1);
+    expect((await look()).silentProviders).toEqual(['momo']);
+    s.advance(60);
+    expect((await look()).silentProviders).toEqual(['momo']);
+    expect(s.counts.SilentProviders).toBe(3);
+
+    // Act / Assess: another account of the provider calls back: the provider is not silent any more.
+    await s.callback('other');
+    s.advance(60);
+    expect((await look()).silentProviders).toEqual([]);
+    expect(s.counts.SilentProviders).toBe(3);
+  });
+
+  it('writes no provider ticket metric without the periods the construct hands the poller (npm start)', async () => {
+    // Prepare: nobody has called back.
+    const s = setup();
+    // Act
     const result = await runCallbackHealthCycle(s.services);
     // Assess
-    expect(result.silent).toEqual([]);
-    expect(s.tracker.writes).toBe(0);
+    expect(result.silentProviders).toEqual([]);
+    expect(s.counts.SilentProviders).toBeUndefined();
   });
 
   it('costs one write per account per minute, not one per callback', async () => {

@@ -79,18 +79,18 @@ describe('PowertoolsRelayMetrics', () => {
   it('publishes a metric in METRICS_WITHOUT_ROLL_UP with its dimensions only, the others beside it with their roll-up', () => {
     // Prepare
     const metrics = new PowertoolsRelayMetrics({ namespace: 'Relay/Test' });
-    metrics.count('CallbacksReceived', 1, { provider: 'momo' });
+    metrics.count('SilentProviders', 1, { provider: 'momo' });
     metrics.count('CallbacksBuffered', 1, { provider: 'momo' });
     // Act
     const docs = emitted(() => metrics.flush());
-    // Assess: no series without dimensions for CallbacksReceived (nothing reads it: $0.30 a month saved).
+    // Assess: no series without dimensions for SilentProviders (nothing reads it: $0.30 a month saved).
     const directives = docs.flatMap((d) => d._aws.CloudWatchMetrics);
     const of = (name: string) => directives.filter((c) => c.Metrics.some((m) => m.Name === name));
-    expect(of('CallbacksReceived').map((c) => c.Dimensions)).toEqual([[['provider']]]);
+    expect(of('SilentProviders').map((c) => c.Dimensions)).toEqual([[['provider']]]);
     expect(of('CallbacksBuffered').map((c) => c.Dimensions)).toEqual([[[], ['provider']]]);
-    expect(docs.find((d) => 'CallbacksReceived' in d)).toMatchObject({
+    expect(docs.find((d) => 'SilentProviders' in d)).toMatchObject({
       provider: 'momo',
-      CallbacksReceived: 1,
+      SilentProviders: 1,
     });
   });
 
