@@ -98,4 +98,34 @@ describe('CSV exports of every list in the console', () => {
     expect(rows.some((r) => r.includes(',vic,vic,viewer,'))).toBe(true);
     await bo.getByTestId('audit-csv-said').getByText(`${rows.length} rows saved.`).waitFor();
   });
+
+  it("exports the story's timeline and evidence from the story view, the rows it shows", async () => {
+    // Prepare: a payment expired by the poller, then resolved by ana under the limit.
+    const reference = await expiredPayment(t, '100');
+    const resolved = await t.relay.request(
+      'POST',
+      `/v1/transactions/momo/open/${reference}/resolve`,
+      { status: 'FAILED', note: 'ticket 12' },
+      t.as('ana'),
+    );
+    expect(resolved.status).toBe(200);
+    const vic = await t.signedIn('vic');
+
+    // Act
+    await vic.goto(`${t.relay.url}/console/#/tx/momo/open/${reference}`);
+    await vic.getByTestId('story-title').getByText('FAILED').waitFor();
+    const entries = await vic.getByTestId('timeline').locator(':scope > li').count();
+    const timeline = await exported(vic, 'story-timeline-csv');
+    await vic.getByTestId('story-timeline-csv-said').getByText('rows saved').waitFor();
+    const evidence = await exported(vic, 'story-evidence-csv');
+
+    // Assess: one row per timeline entry shown, the resolution naming ana; the evidence names her too.
+    expect(timeline.name).toBe(`relay-story-momo-open-${reference}-timeline.csv`);
+    expect(timeline.lines[0]).toBe('at,until,type,count,what,said,receiptId,eventId');
+    expect(timeline.lines.slice(1)).toHaveLength(entries);
+    expect(timeline.lines.some((l) => /,transition,.*ana \(operator\)/.test(l))).toBe(true);
+    expect(evidence.name).toBe(`relay-story-momo-open-${reference}-evidence.csv`);
+    expect(evidence.lines.some((l) => l.includes(',operator,FAILED,') && l.includes(',ana,'))).toBe(true);
+    expect(await vic.getByTestId('story-timeline-csv-said').textContent()).toBe(` ${entries} rows saved.`);
+  });
 });

@@ -183,4 +183,56 @@ describe('CSV exports of the approvals and callback health lists', () => {
     expect(audit.headers['x-export-complete']).toBe('true');
     expect(csvLines(audit.body)[1]).toContain(',vic,vic,viewer,token,approvals.export,');
   });
+
+  it("exports each list of a transaction's story (timeline, evidence, refused callbacks), bounded, masked and audited", async () => {
+    // Prepare: a payment the poller expired, then resolved by ana with a note naming a phone number.
+    const w = world();
+    const reference = 'eeeeeeee-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+    const path = `/v1/transactions/momo/demo/${reference}`;
+    await w.expired(reference, '100');
+    const resolved = await w.call('ana', 'POST', `${path}/resolve`, {
+      status: 'FAILED',
+      note: '-1+1 payer 256772123456 never paid',
+    });
+    expect(resolved.status).toBe(200);
+
+    // Act
+    const timeline = await w.call('vic', 'GET', `${path}?format=csv&list=timeline`);
+    const evidence = await w.call('vic', 'GET', `${path}?format=csv&list=evidence`);
+    const refused = await w.call('vic', 'GET', `${path}?format=csv&list=refused`);
+    const noList = await w.call('vic', 'GET', `${path}?format=csv`);
+    const story = await w.call('vic', 'GET', path);
+
+    // Assess: the timeline as the story tells it, one row per entry (the run of checks as one), the
+    // person who resolved it named, the number masked.
+    const [header, ...rows] = csvLines(timeline.body);
+    expect(header).toBe('at,until,type,count,what,said,receiptId,eventId');
+    expect(rows).toHaveLength(story.body.story.timeline.length);
+    expect(rows[0]).toMatch(/^2026-11-23T10:00:00\.000Z,,registered,/);
+    expect(rows.some((r) => r.includes(',status-checks,'))).toBe(true);
+    expect(rows.some((r) => /,transition,.*ana \(operator\)/.test(r))).toBe(true);
+    expect(timeline.headers).toMatchObject({
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="relay-story-momo-demo-${reference}-timeline.csv"`,
+      'x-export-rows': String(rows.length),
+      'x-export-complete': 'true',
+    });
+    const evidenceRows = csvLines(evidence.body).slice(1);
+    expect(evidenceRows).toHaveLength(story.body.evidence.length);
+    expect(evidenceRows.at(-1)).toContain(',ana,,');
+    expect(evidence.body).toContain('resolved by hand: -1+1 payer 2567*****456 never paid');
+    for (const answer of [timeline, evidence]) expect(String(answer.body)).not.toContain('256772123456');
+    expect(csvLines(refused.body)).toEqual(['receivedAt,errorCode,httpStatus,quarantineId']);
+    expect(noList.status).toBe(400);
+    expect(noList.body.error.message).toContain('timeline, evidence, deliveries, refused');
+    expect(
+      w.store.audit
+        .filter((e) => e.action === 'transaction.story.export')
+        .map((e) => [e.actor?.name, e.detail]),
+    ).toEqual([
+      ['vic', `${rows.length} rows`],
+      ['vic', `${evidenceRows.length} rows`],
+      ['vic', '0 rows'],
+    ]);
+  });
 });
