@@ -35,14 +35,28 @@ const AWS_SDK = '^node_modules/@aws-sdk/';
  */
 const OUTSIDE_PRODUCT = ['^scripts/(?!cli\\.ts$|build-console\\.ts$)', F.test];
 
-/** @param {string} name @param {string} comment @param {string} from @param {string[]} to @param {{ fromNot?: string, toNot?: string }} [except] */
-const forbid = (name, comment, from, to, except = {}) => ({
-  name,
-  comment,
-  severity: /** @type {const} */ ('error'),
-  from: except.fromNot ? { path: from, pathNot: except.fromNot } : { path: from },
-  to: except.toNot ? { path: to.join('|'), pathNot: except.toNot } : { path: to.join('|') },
-});
+/** The transport and the adapters, with the SDK only adapters import: the I/O the inner layers stay clear of. */
+const IO = [F.http, F.adapters, AWS_SDK];
+/** What runs the relay or plays around it: entry points, the CDK app, npm start, the console, the simulator. */
+const APPS = [F.functions, F.infra, F.local, F.console, F.simulator];
+/** The Lambda composition root and the apps: the wiring no layer beneath it may reach. */
+const WIRING = [F.runtime, ...APPS];
+
+/**
+ * A rule that `from` imports none of `to`. A folder's own path is dropped from `to` (a layer may import
+ * itself), so the shared lists above serve every layer they sit beneath.
+ * @param {string} name @param {string} comment @param {string} from @param {string[]} to @param {{ fromNot?: string, toNot?: string }} [except]
+ */
+const forbid = (name, comment, from, to, except = {}) => {
+  const path = to.filter((folder) => folder !== from).join('|');
+  return {
+    name,
+    comment,
+    severity: /** @type {const} */ ('error'),
+    from: except.fromNot ? { path: from, pathNot: except.fromNot } : { path: from },
+    to: except.toNot ? { path, pathNot: except.toNot } : { path },
+  };
+};
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -53,17 +67,10 @@ module.exports = {
       F.domain,
       [
         F.app,
-        F.http,
         F.providers,
-        F.adapters,
         F.config,
-        F.runtime,
-        F.functions,
-        F.infra,
-        F.local,
-        F.console,
-        F.simulator,
-        AWS_SDK,
+        ...IO,
+        ...WIRING,
         '^node_modules/@aws-lambda-powertools/',
         '^node_modules/@middy/',
         ...OUTSIDE_PRODUCT,
@@ -73,18 +80,7 @@ module.exports = {
       'use-cases-depend-on-ports',
       'Use cases depend on ports: no adapter, transport, composition root, entry point or AWS SDK.',
       F.app,
-      [
-        F.http,
-        F.adapters,
-        F.runtime,
-        F.functions,
-        F.infra,
-        F.local,
-        F.console,
-        F.simulator,
-        AWS_SDK,
-        ...OUTSIDE_PRODUCT,
-      ],
+      [...IO, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid(
       'use-cases-name-no-provider',
@@ -98,39 +94,13 @@ module.exports = {
       'providers-are-pure',
       'A provider folder is pure code: no use case, transport, adapter, composition root or AWS SDK.',
       F.providers,
-      [
-        F.app,
-        F.http,
-        F.adapters,
-        F.runtime,
-        F.functions,
-        F.infra,
-        F.local,
-        F.console,
-        F.simulator,
-        AWS_SDK,
-        ...OUTSIDE_PRODUCT,
-      ],
+      [F.app, ...IO, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid(
       'destination-types-are-pure',
       'A destination type folder is pure code reaching the world through its ports: no use case, config, provider, transport, adapter, composition root or AWS SDK.',
       F.destinations,
-      [
-        F.app,
-        F.config,
-        F.providers,
-        F.http,
-        F.adapters,
-        F.runtime,
-        F.functions,
-        F.infra,
-        F.local,
-        F.console,
-        F.simulator,
-        AWS_SDK,
-        ...OUTSIDE_PRODUCT,
-      ],
+      [F.app, F.config, F.providers, ...IO, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid(
       'use-cases-reach-destination-types-through-the-registry',
@@ -142,89 +112,46 @@ module.exports = {
       'config-reads-no-adapter',
       'Config loading has its secret reader injected: no adapter, transport, use case or composition root.',
       F.config,
-      [
-        F.app,
-        F.http,
-        F.adapters,
-        F.runtime,
-        F.functions,
-        F.infra,
-        F.local,
-        F.console,
-        F.simulator,
-        AWS_SDK,
-        ...OUTSIDE_PRODUCT,
-      ],
+      [F.app, ...IO, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid('util-imports-nothing-of-the-relay', 'shared/util is the bottom layer.', F.util, [
       F.domain,
       F.app,
-      F.http,
       F.providers,
-      F.adapters,
       F.config,
-      F.runtime,
-      F.functions,
-      F.infra,
-      F.local,
-      F.console,
-      F.simulator,
-      AWS_SDK,
+      ...IO,
+      ...WIRING,
       ...OUTSIDE_PRODUCT,
     ]),
     forbid(
       'http-is-a-transport',
       'The HTTP layer adapts requests to use cases: it does not wire adapters or reach a composition root.',
       F.http,
-      [
-        F.adapters,
-        F.runtime,
-        F.functions,
-        F.infra,
-        F.local,
-        F.console,
-        F.simulator,
-        AWS_SDK,
-        ...OUTSIDE_PRODUCT,
-      ],
+      [...IO, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid(
       'adapters-serve-ports',
       'Adapters implement ports: no transport, composition root or entry point.',
       F.adapters,
-      [F.http, F.runtime, F.functions, F.infra, F.local, F.console, F.simulator, ...OUTSIDE_PRODUCT],
+      [F.http, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid('runtime-is-the-lambda-root', 'The Lambda composition root wires shared/ only.', F.runtime, [
-      F.functions,
-      F.infra,
-      F.local,
-      F.console,
-      F.simulator,
+      ...WIRING,
       ...OUTSIDE_PRODUCT,
     ]),
     forbid(
       'functions-are-thin',
       'An entry point is a middy chain and one use case: the composition root (shared/runtime) wires the adapters.',
       F.functions,
-      [F.adapters, F.domain, F.infra, F.local, F.console, F.simulator, AWS_SDK, ...OUTSIDE_PRODUCT],
+      [F.adapters, F.domain, AWS_SDK, ...APPS, ...OUTSIDE_PRODUCT],
     ),
     forbid(
       'infra-runs-no-use-case',
       'The construct describes resources: it reads config, provider declarations and the domain, never a use case, adapter, transport or entry point.',
       F.infra,
-      [
-        F.app,
-        F.adapters,
-        F.http,
-        F.runtime,
-        F.functions,
-        F.local,
-        F.console,
-        F.simulator,
-        ...OUTSIDE_PRODUCT,
-        // The table's keys and indexes are one fact, owned by the adapter that reads and writes them; the
-        // construct creates the table from it (the file imports only the SDK's types).
-      ],
+      // The table's keys and indexes are one fact, owned by the adapter that reads and writes them; the
+      // construct creates the table from it (the file imports only the SDK's types).
+      [F.app, F.http, F.adapters, ...WIRING, ...OUTSIDE_PRODUCT],
       { fromNot: '^infra/lambda-shims/', toNot: '^shared/adapters/dynamodb/table\\.ts$' },
     ),
     forbid(
@@ -252,7 +179,7 @@ module.exports = {
       'simulator-is-the-provider',
       "The simulator plays the providers: it does not use the relay's use cases, adapters, transport or wiring.",
       F.simulator,
-      [F.app, F.adapters, F.http, F.runtime, F.functions, F.infra, F.local, F.console, ...OUTSIDE_PRODUCT],
+      [F.app, F.http, F.adapters, ...WIRING, ...OUTSIDE_PRODUCT],
     ),
     forbid(
       'scripts-use-no-test',

@@ -1,6 +1,7 @@
 import { api, ApiError, NotAvailableError, storyPath } from '../api';
 import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
 import { currentToken } from '../auth';
+import { exportButton } from '../export';
 import { whoAmI } from '../me';
 import { attemptAnswer } from './destinations';
 import { shownZone } from '../time';
@@ -412,6 +413,8 @@ export function storyView(
                 `${r.errorCode} at ${when(r.receivedAt, account)}`,
               ),
             ]),
+            ' ',
+            storyExport(path, 'refused'),
           )
         : null,
       h('div', { class: 'actions' }, canOperate ? [check, ' ', resolveButton, ' '] : null, copy),
@@ -445,18 +448,21 @@ export function storyView(
             ['receipts', story.receipts],
           ]),
           h('h2', {}, 'Evidence'),
+          storyExport(path, 'evidence'),
           story.evidence?.length ? rawToggle(story.evidence) : h('p', {}, 'None yet.'),
         ),
         h(
           'section',
           {},
+          // The timeline's times in the zone shown, as the sentence's.
           h('h2', {}, 'Timeline'),
+          storyExport(path, 'timeline', { timeZone: shownZone(account) }),
           h(
             'ol',
             { class: 'timeline', 'data-testid': 'timeline' },
             withEscalation(story).map((s) => storyEntryView(s, path, account)),
           ),
-          deliveriesView(story.deliveries),
+          deliveriesView(story.deliveries, path),
         ),
       ),
     );
@@ -472,12 +478,13 @@ interface Delivery {
 }
 
 /** The transaction's deliveries beside its timeline: one line per attempt, per event and destination. */
-function deliveriesView(deliveries: Delivery[] | undefined): HTMLElement | null {
+function deliveriesView(deliveries: Delivery[] | undefined, path: string): HTMLElement | null {
   if (!deliveries?.length) return null;
   return h(
     'div',
     { 'data-testid': 'story-deliveries' },
     h('h2', {}, 'Deliveries'),
+    storyExport(path, 'deliveries'),
     deliveries.map((d) =>
       h(
         'ol',
@@ -493,4 +500,13 @@ function deliveriesView(deliveries: Delivery[] | undefined): HTMLElement | null 
       ),
     ),
   );
+}
+
+/** One list of the story as CSV (GET …?format=csv&list=…), as every list's Export CSV (docs/console.md#exports). */
+function storyExport(
+  path: string,
+  list: 'timeline' | 'evidence' | 'deliveries' | 'refused',
+  query: Record<string, string> = {},
+): HTMLElement {
+  return exportButton(`story-${list}-csv`, path, () => ({ ...query, list }));
 }

@@ -40,6 +40,7 @@ import {
   exportQuarantine,
   exportReport,
   exportSearch,
+  exportStory,
   exportTransactions,
 } from '../app/console/export-csv';
 import { callbackHealthView } from '../app/console/account-health';
@@ -214,6 +215,12 @@ const depsOf = (services: ManagementServices) => ({
   clock: services.clock,
 });
 
+/** What a transaction's story reads: the store, and the delivery log where this runtime has one. */
+const storyDepsOf = (services: ManagementServices) => ({
+  ...depsOf(services),
+  ...(services.deliveries ? { deliveries: services.deliveries } : {}),
+});
+
 /** A body that may be left out: none is `{}`. */
 const optionalBody = (c: RouteContext) =>
   c.request.rawBody.length ? parseJsonObjectBody(c.request, c.services.config.limits.maxBodyBytes) : {};
@@ -296,18 +303,18 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
       ...(result.callbackUrl ? { callbackUrl: result.callbackUrl } : {}),
     });
   },
-  async getTransaction({ services, request, params }) {
-    const deps = depsOf(services);
-    return json(
-      200,
-      await getTransaction(
-        { ...deps, ...(services.deliveries ? { deliveries: services.deliveries } : {}) },
+  // The story's lists (timeline, evidence, deliveries, refused callbacks) export as every list does.
+  getTransaction: listRead(
+    ({ services, request, params }) =>
+      getTransaction(
+        storyDepsOf(services),
         keyOf(params),
         receiptPaging(request.query),
         storyTimeZone(request.query),
       ),
-    );
-  },
+    ({ services, request, params }) => exportStory(storyDepsOf(services), keyOf(params), request.query),
+    'transaction.story.export',
+  ),
   async checkNow({ services, params, actor, audit }) {
     const checked = await forceCheck(reconcileOf(services), keyOf(params), actor);
     await audit('ok', 200, `answer ${checked.answer.type}`);

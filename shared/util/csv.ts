@@ -114,20 +114,24 @@ export async function* readCsv(
   }
 }
 
+/** A plain decimal number, negative included ("-100", "12.50"): a spreadsheet reads it as a value, never a formula. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
 /**
  * One cell of a CSV we write (RFC 4180 quoting). A cell starting with = + - @ (or a tab or carriage
  * return) is prefixed with ' so that a spreadsheet opening the file never runs it as a formula (CSV
- * injection: a reference or a provider's message is text someone else chose).
+ * injection: a reference or a provider's message is text someone else chose). A plain negative number
+ * ("-100", a balance drift) is left a number: it runs nothing, and a prefix would turn it into text.
  */
 function csvCell(value: string | number | null | undefined): string {
   let text = value === null || value === undefined ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if (/^[=+\-@\t\r]/.test(text) && !PLAIN_NUMBER.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** A whole CSV file: the header row, then one row per record, CRLF line ends (as spreadsheets expect). */
 export function toCsv(
-  columns: readonly string[],
+  columns: ReadonlyArray<string | number | null | undefined>,
   rows: ReadonlyArray<ReadonlyArray<string | number | null | undefined>>,
 ): string {
   return (

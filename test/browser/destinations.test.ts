@@ -3,38 +3,28 @@
  * webhook destination and counts a replay (the dry run) in the console; a viewer is offered neither.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningReceiver, startReceiver } from '../../simulator/receiver/receiver';
-import { launchChromium } from '../helpers/chromium';
-import { ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
+import { useConsoleOnRelay, WAIT_MS } from './harness';
 
-const WAIT_MS = 30_000;
 const KEY = 'browser-destinations-airtel-key';
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-const TOKENS = { ops: 'ops-operator-token-0123456789', viv: 'viv-viewer-token-0123456789' };
-let relay: TestRelay;
+const PEOPLE = {
+  ops: { role: 'operator', token: 'ops-operator-token-0123456789' },
+  viv: { role: 'viewer', token: 'viv-viewer-token-0123456789' },
+} as const;
 let receiver: RunningReceiver;
-let browser: BrowserContext;
-let profile: string;
 
+// The receiver first: the relay's destination names its URL.
 beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'destinations-chromium-'));
-  browser = await launchChromium(profile);
   receiver = await startReceiver({ port: 0, secret: SECRET, fault: 'none', print: () => undefined });
-  relay = await startTestRelay({
-    management: {
-      auth: 'bearer',
-      bearerToken: ADMIN_TOKEN,
-      searchKey: TEST_SEARCH_KEY,
-      tokens: [
-        { name: 'ops', role: 'operator', token: TOKENS.ops },
-        { name: 'viv', role: 'viewer', token: TOKENS.viv },
-      ],
-    },
+});
+afterAll(async () => receiver?.stop());
+
+const t = useConsoleOnRelay(
+  'destinations',
+  () => ({
     accounts: { airtel: { demo: { callbackKey: KEY, hashMode: 'enforce', country: 'UG', currency: 'UGX' } } },
     destinations: {
       'sample-partner': {
@@ -44,20 +34,14 @@ beforeAll(async () => {
         filter: { eventTypes: ['TransactionSucceeded'] },
       },
     },
-  });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await relay?.stop();
-  await receiver?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+  }),
+  PEOPLE,
+);
 
 /** An Airtel payment that succeeds by its signed callback: one TransactionSucceeded delivered. */
 async function paidAndDelivered(): Promise<string> {
   const reference = `BR-${randomUUID().slice(0, 8)}`;
-  const registered = await relay.admin('POST', '/v1/transactions', {
+  const registered = await t.relay.admin('POST', '/v1/transactions', {
     provider: 'airtel',
     account: 'demo',
     kind: 'payment',
@@ -71,8 +55,8 @@ async function paidAndDelivered(): Promise<string> {
   ).transaction;
   const transaction = { ...fixture, id: reference };
   const hash = createHmac('sha256', KEY).update(JSON.stringify({ transaction })).digest('base64');
-  await relay.request('POST', '/v1/airtel/demo/callback', JSON.stringify({ transaction, hash }));
-  await relay.flush();
+  await t.relay.request('POST', '/v1/airtel/demo/callback', JSON.stringify({ transaction, hash }));
+  await t.relay.flush();
   await vi.waitFor(() => expect(receiver.received.filter((r) => r.verified)).toHaveLength(1), {
     timeout: WAIT_MS,
     interval: 100,
@@ -80,28 +64,15 @@ async function paidAndDelivered(): Promise<string> {
   return reference;
 }
 
-async function signedIn(who: keyof typeof TOKENS): Promise<Page> {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
-  // The sign-in page itself: a tab opened elsewhere would take the sign-in of the person already signed
-  // in in this browser (docs/console.md#a-transaction-in-a-new-tab); this is another person.
-  await page.goto(`${relay.url}/console/#/signin`);
-  await page.getByLabel('bearer token').fill(TOKENS[who]);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('who').getByText(who).waitFor();
-  return page;
-}
-
 describe('the destinations view', () => {
   it('lets an operator pause a destination and count a replay before sending; a viewer sees no buttons', async () => {
     // Prepare
     const reference = await paidAndDelivered();
-    const ops = await signedIn('ops');
-    const viv = await signedIn('viv');
+    const ops = await t.signedIn('ops');
+    const viv = await t.signedIn('viv');
 
     // Act
-    await ops.goto(`${relay.url}/console/#/destinations`);
+    await ops.goto(`${t.relay.url}/console/#/destinations`);
     const row = ops.getByTestId('destination-row').filter({ hasText: 'sample-partner' });
     await row.getByTestId('destination-pause').click();
     await row.getByTestId('destination-state').getByText('by ops').waitFor();
@@ -111,16 +82,14 @@ describe('the destinations view', () => {
     await form.getByLabel(/Transaction/).fill(`airtel/demo/${reference}`);
     await form.getByRole('button', { name: 'Count' }).click();
     const count = await ops.getByTestId('replay-count').innerText();
-    await viv.goto(`${relay.url}/console/#/destinations`);
+    await viv.goto(`${t.relay.url}/console/#/destinations`);
     await viv.getByTestId('destination-row').waitFor();
 
     // Assess
     expect(count).toContain('1 events would be re-sent');
     expect(await ops.getByTestId('replay-send').innerText()).toBe('Replay 1');
     expect(await ops.getByTestId('deliveries-table').innerText()).toContain('delivered');
-    const listed = await relay.request('GET', '/v1/destinations', undefined, {
-      authorization: `Bearer ${TOKENS.viv}`,
-    });
+    const listed = await t.relay.request('GET', '/v1/destinations', undefined, t.as('viv'));
     expect(await row.getByTestId('destination-type').innerText()).toBe('https');
     expect(await row.getByTestId('destination-target').innerText()).toBe(listed.body.destinations[0].url);
     expect(listed.body.destinations[0]).toMatchObject({

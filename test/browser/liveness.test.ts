@@ -4,37 +4,25 @@
  * back-off; when the relay is back, the banner goes and the view is current again without a reload; a
  * view that is left closes its stream (counted by the relay itself, the connections it holds open).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { launchChromium } from '../helpers/chromium';
 import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
 import { BACKOFF } from '../../console/connection';
+import { useChromium, WAIT_MS } from './harness';
 
-const WAIT_MS = 30_000;
 const CONFIG = { accounts: { momo: { demo: { currency: 'EUR' } } } };
+// The relay is this file's own (not the harness's): a test stops it and starts another on its port.
 let relay: TestRelay;
-let browser: BrowserContext;
 let page: Page;
-let profile: string;
+const chromium = useChromium('liveness');
 
 beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'liveness-chromium-'));
-  browser = await launchChromium(profile);
   relay = await startTestRelay(CONFIG);
-  page = await browser.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
+  page = await chromium.newPage({ forTheFile: true });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await relay?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+afterAll(async () => relay?.stop());
 
 async function register(): Promise<string> {
   const reference = randomUUID();

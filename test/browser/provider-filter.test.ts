@@ -4,52 +4,31 @@
  * folder and one registry line (the fake provider of test/fixtures/providers/fake, registered through
  * the registry's injection point) is offered with no console change, and filtering by it keeps the URL.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerProvider } from '../../shared/providers/registry';
 import { fakeProvider } from '../fixtures/providers/fake';
-import { launchChromium } from '../helpers/chromium';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import { useConsoleOnRelay } from './harness';
 
-const WAIT_MS = 30_000;
-let relay: TestRelay;
-let browser: BrowserContext;
-let profile: string;
 let unregister: (() => void) | undefined;
-
-beforeAll(async () => {
+// Registered before the relay starts: the relay's registry is the one the console's filter lists.
+beforeAll(() => {
   unregister = registerProvider(fakeProvider);
-  profile = mkdtempSync(join(tmpdir(), 'provider-filter-chromium-'));
-  browser = await launchChromium(profile);
-  relay = await startTestRelay({
-    accounts: {
-      momo: { open: { currency: 'EUR' } },
-      fakepay: {
-        shop: { pathSecret: 'fakepay-path-secret-0123456789', signingKey: 'fakepay-signing-key-0123' },
-      },
-    },
-  });
 });
+afterAll(() => unregister?.());
 
-afterAll(async () => {
-  await browser?.close();
-  await relay?.stop();
-  unregister?.();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+const t = useConsoleOnRelay('provider-filter', () => ({
+  accounts: {
+    momo: { open: { currency: 'EUR' } },
+    fakepay: {
+      shop: { pathSecret: 'fakepay-path-secret-0123456789', signingKey: 'fakepay-signing-key-0123' },
+    },
+  },
+}));
 
 describe('the transactions list’s provider filter', () => {
   it('offers every registered provider, the one added as a folder and a registry line included', async () => {
     // Prepare
-    const page = await browser.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    await page.goto(`${relay.url}/console/`);
-    await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: /Transactions/ }).waitFor();
+    const page = await t.signedIn();
     const filter = page.locator('select[name="provider"]');
     // Act
     await filter.locator('option[value="fakepay"]').waitFor({ state: 'attached' });

@@ -3,48 +3,18 @@
  * statement whose payment the relay never heard of; the Statements view lists the account's business day
  * with its match rate and the break, tells the break's story and links to the transaction the row opened.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN } from '../helpers/relay';
+import { useConsoleOnRelay } from './harness';
 
-const WAIT_MS = 30_000;
-let relay: TestRelay;
-let browser: BrowserContext;
-let profile: string;
-
-beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'statements-chromium-'));
-  browser = await launchChromium(profile);
-  relay = await startTestRelay({
-    accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
-  });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await relay?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+const t = useConsoleOnRelay('statements', () => ({
+  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
+}));
 
 /** Nairobi's wall clock (UTC+3, no summer time) as the merchant export writes it, and its day. */
 function nairobi(date: Date): { stamp: string; day: string } {
   const local = new Date(date.getTime() + 3 * 3600_000).toISOString();
   return { stamp: `${local.slice(0, 10)} ${local.slice(11, 19)}`, day: local.slice(0, 10) };
-}
-
-async function signedIn(): Promise<Page> {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
-  await page.goto(`${relay.url}/console/`);
-  await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: /Transactions/ }).waitFor();
-  return page;
 }
 
 describe('the Statements view in a real Chromium', () => {
@@ -55,7 +25,7 @@ describe('the Statements view in a real Chromium', () => {
       'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID',
       `Main Store,SKB0000001,Merchant Account,Pay Merchant,${stamp},254708374149 - JANE DOE,1500.00,0.00,1500.00,`,
     ].join('\n');
-    const imported = await relay.request(
+    const imported = await t.relay.request(
       'POST',
       '/v1/statements/daraja/ke/import?file=Mpesa_600638.csv',
       file,
@@ -63,7 +33,7 @@ describe('the Statements view in a real Chromium', () => {
     );
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     expect(imported.body.result).toMatchObject({ opened: 1, breaks: 1 });
-    const page = await signedIn();
+    const page = await t.signedIn();
 
     // Act: the nav entry, the account, then the day.
     await page.getByRole('link', { name: 'Statements' }).click();

@@ -4,34 +4,30 @@
  * run of identical status checks as one line ("13 checks, 10:02–10:40, all 'not found'") with the
  * question and MoMo's answer inline, instead of one long entry per check behind "Show body" clicks.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { launchChromium } from '../helpers/chromium';
 import { ADMIN_TOKEN } from '../helpers/relay';
 import {
   type RelayWithSimulator,
   simulatedDemoConfig,
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
+import { useChromium, WAIT_MS } from './harness';
 
-const WAIT_MS = 30_000;
 const CHECKS = 13;
 /** MoMo's own callback for a successful transfer (a payout), as the provider sends it: unsigned. */
 const TRANSFER_CALLBACK = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../fixtures/momo/transfer-successful.json'), 'utf8'),
 );
 let pair: RelayWithSimulator;
-let browser: BrowserContext;
 let page: Page;
-let profile: string;
+const chromium = useChromium('story-checks');
 
 beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'story-checks-chromium-'));
-  browser = await launchChromium(profile);
   const eventsFile = join(mkdtempSync(join(tmpdir(), 'story-checks-')), 'events.ndjson');
   pair = await startRelayWithSimulator({
     eventsFile,
@@ -45,16 +41,12 @@ beforeAll(async () => {
         },
       }),
   });
-  page = await browser.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
+  page = await chromium.newPage({ forTheFile: true });
 });
 
 afterAll(async () => {
-  await browser?.close();
   await pair?.sim.close();
   await pair?.relay.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe("an ambiguous payout's status checks in the story", () => {

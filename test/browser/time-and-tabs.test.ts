@@ -5,65 +5,22 @@
  * signed in by the tab already open (no second sign-in), and a sign-out signs every tab out; the
  * quarantine's list exports as CSV with its filters.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { launchChromium } from '../helpers/chromium';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import { describe, expect, it, vi } from 'vitest';
+import { ADMIN_TOKEN } from '../helpers/relay';
+import { exported, useConsoleOnRelay, WAIT_MS } from './harness';
 
-const WAIT_MS = 30_000;
-let relay: TestRelay;
-let browser: BrowserContext;
-let profile: string;
-
-beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'time-and-tabs-chromium-'));
-  browser = await launchChromium(profile);
-  relay = await startTestRelay({
-    accounts: { momo: { open: { currency: 'EUR' } } },
-    reconciliation: { pollIntervalSeconds: 0.2 },
-    // The account's business day is Nairobi's: the console's default zone follows it.
-    statements: { accounts: { 'momo/open': { timeZone: 'Africa/Nairobi' } } },
-  });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await relay?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
-
-/** Each test's tabs: closed after it, so that no signed-in tab of one test hands its sign-in to the next. */
-let open: Page[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((p) => p.close()));
-  open = [];
-});
-
-async function newPage(): Promise<Page> {
-  const page = await browser.newPage();
-  open.push(page);
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
-  return page;
-}
-
-async function signedIn(): Promise<Page> {
-  const page = await newPage();
-  await page.goto(`${relay.url}/console/`);
-  await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: /Transactions/ }).waitFor();
-  return page;
-}
+const t = useConsoleOnRelay('time-and-tabs', () => ({
+  accounts: { momo: { open: { currency: 'EUR' } } },
+  reconciliation: { pollIntervalSeconds: 0.2 },
+  // The account's business day is Nairobi's: the console's default zone follows it.
+  statements: { accounts: { 'momo/open': { timeZone: 'Africa/Nairobi' } } },
+}));
 
 /** A payment that expired and was then resolved by hand: its story's sentence names a time. */
 async function resolvedPayment(): Promise<{ reference: string; resolvedAt: string; createdAt: string }> {
   const reference = randomUUID();
-  const registered = await relay.admin('POST', '/v1/transactions', {
+  const registered = await t.relay.admin('POST', '/v1/transactions', {
     provider: 'momo',
     account: 'open',
     kind: 'requesttopay',
@@ -75,12 +32,12 @@ async function resolvedPayment(): Promise<{ reference: string; resolvedAt: strin
   expect(registered.status).toBe(201);
   const path = `/v1/transactions/momo/open/${reference}`;
   await vi.waitFor(
-    async () => expect((await relay.admin('GET', path)).body.transaction.status).toBe('EXPIRED'),
+    async () => expect((await t.relay.admin('GET', path)).body.transaction.status).toBe('EXPIRED'),
     { timeout: WAIT_MS, interval: 200 },
   );
-  const resolved = await relay.admin('POST', `${path}/resolve`, { status: 'FAILED', note: 'ticket 9' });
+  const resolved = await t.relay.admin('POST', `${path}/resolve`, { status: 'FAILED', note: 'ticket 9' });
   expect(resolved.status).toBe(200);
-  const story = (await relay.admin('GET', path)).body;
+  const story = (await t.relay.admin('GET', path)).body;
   const manual = story.history.find((e: any) => e.type === 'transition' && e.origin === 'manual');
   return { reference, resolvedAt: manual.evidence.at, createdAt: story.transaction.createdAt };
 }
@@ -96,8 +53,8 @@ describe('time zones, tabs and exports in the console', () => {
   it('shows every time in the business time zone by default, in UTC once switched, and remembers the choice', async () => {
     // Prepare
     const { reference, resolvedAt, createdAt } = await resolvedPayment();
-    const page = await signedIn();
-    const story = `${relay.url}/console/#/tx/momo/open/${reference}`;
+    const page = await t.signedIn();
+    const story = `${t.relay.url}/console/#/tx/momo/open/${reference}`;
 
     // Act: the story as it opens (the default), then with UTC chosen, then after a reload.
     await page.goto(story);
@@ -117,7 +74,7 @@ describe('time zones, tabs and exports in the console', () => {
       choice: await page.getByTestId('zone').inputValue(),
       sentence: await sentence.textContent(),
     };
-    await page.goto(`${relay.url}/console/#/transactions`);
+    await page.goto(`${t.relay.url}/console/#/transactions`);
     const row = page.locator(`[data-testid=tx-row][data-reference="${reference}"]`);
     await row.waitFor();
     const utcRow = await row.innerText();
@@ -139,12 +96,12 @@ describe('time zones, tabs and exports in the console', () => {
   it("opens a transaction's link in a new tab signed in by the open tab, and a sign-out signs both out", async () => {
     // Prepare
     const { reference } = await resolvedPayment();
-    const first = await signedIn();
+    const first = await t.signedIn();
 
     // Act: the story's link opened in a new tab (a new page of the same browser: nothing shared but the
     // origin; sessionStorage is per tab).
-    const second = await newPage();
-    await second.goto(`${relay.url}/console/#/tx/momo/open/${reference}`);
+    const second = await t.newPage();
+    await second.goto(`${t.relay.url}/console/#/tx/momo/open/${reference}`);
     await second.getByTestId('story-title').getByText('FAILED').waitFor();
     const secondToken = await second.evaluate("sessionStorage.getItem('relay-console.token')");
     const onDisk = await second.evaluate('localStorage.length');
@@ -166,7 +123,7 @@ describe('time zones, tabs and exports in the console', () => {
   it('exports the quarantine as CSV with the filters shown', async () => {
     // Prepare: a refused provider callback (a body that is not JSON) on the account.
     const reference = randomUUID();
-    const registered = await relay.admin('POST', '/v1/transactions', {
+    const registered = await t.relay.admin('POST', '/v1/transactions', {
       provider: 'momo',
       account: 'open',
       kind: 'requesttopay',
@@ -175,26 +132,22 @@ describe('time zones, tabs and exports in the console', () => {
       currency: 'EUR',
     });
     // The callback URL's path on this relay (its public base URL is the config's, not the test's port).
-    const refused = await fetch(`${relay.url}${new URL(registered.body.callbackUrl).pathname}`, {
+    const refused = await fetch(`${t.relay.url}${new URL(registered.body.callbackUrl).pathname}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: '{"status": "SUCCESSFUL"',
     });
     expect(refused.status).toBeGreaterThanOrEqual(400);
-    const page = await signedIn();
+    const page = await t.signedIn();
 
     // Act
-    await page.goto(`${relay.url}/console/#/quarantine?account=open`);
+    await page.goto(`${t.relay.url}/console/#/quarantine?account=open`);
     await page.getByTestId('quarantine-entry').first().waitFor();
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByTestId('quarantine-csv').click(),
-    ]);
-    const csv = readFileSync((await download.path())!, 'utf8');
+    const file = await exported(page, 'quarantine-csv');
 
     // Assess: the CSV of the list as filtered, one refused callback of momo/open.
-    expect(download.suggestedFilename()).toBe('relay-quarantine.csv');
-    const [header, ...rows] = csv.trim().split(/\r?\n/);
+    expect(file.name).toBe('relay-quarantine.csv');
+    const [header, ...rows] = file.lines;
     expect(header).toContain('receivedAt');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('momo');

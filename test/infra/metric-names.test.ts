@@ -57,6 +57,26 @@ function emittedNames(sources: ReadonlyArray<{ path: string; text: string }>) {
 }
 
 /**
+ * What each alarm and dashboard of a template reads, by logical id: an alarm's properties, a dashboard's
+ * body parsed (its tokens, such as a function's name, stand as 'TOKEN').
+ */
+function readers(resources: Record<string, Resource>): Array<[string, unknown]> {
+  const found: Array<[string, unknown]> = [];
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type === 'AWS::CloudWatch::Alarm') found.push([id, r.Properties]);
+    if (r.Type === 'AWS::CloudWatch::Dashboard') {
+      const body = r.Properties.DashboardBody as string | { 'Fn::Join': [string, unknown[]] };
+      const text =
+        typeof body === 'string'
+          ? body
+          : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
+      found.push([id, JSON.parse(text)]);
+    }
+  }
+  return found;
+}
+
+/**
  * Every metric name of `namespace` a template's alarms and dashboards read (with where), and those its
  * metric filters write (the stage's 429s are counted from the access logs, not by code).
  */
@@ -77,16 +97,8 @@ function templateMetrics(resources: Record<string, Resource>, namespace: string)
       for (const inner of Object.values(o)) walk(inner, where);
     }
   };
-  for (const [id, r] of Object.entries(resources)) {
-    if (r.Type === 'AWS::CloudWatch::Alarm') walk(r.Properties, id);
-    if (r.Type === 'AWS::CloudWatch::Dashboard') {
-      const body = r.Properties.DashboardBody as string | { 'Fn::Join': [string, unknown[]] };
-      const text =
-        typeof body === 'string'
-          ? body
-          : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
-      walk(JSON.parse(text), id);
-    }
+  for (const [id, what] of readers(resources)) walk(what, id);
+  for (const r of Object.values(resources)) {
     if (r.Type === 'AWS::Logs::MetricFilter')
       for (const t of r.Properties.MetricTransformations as Array<Record<string, string>>)
         if (t.MetricNamespace === namespace) written.add(t.MetricName!);
@@ -131,17 +143,7 @@ function rollUpReads(resources: Record<string, Resource>, namespace: string): st
       for (const inner of Object.values(o)) walk(inner, where);
     }
   };
-  for (const [id, r] of Object.entries(resources)) {
-    if (r.Type === 'AWS::CloudWatch::Alarm') walk(r.Properties, id);
-    if (r.Type === 'AWS::CloudWatch::Dashboard') {
-      const body = r.Properties.DashboardBody as string | { 'Fn::Join': [string, unknown[]] };
-      const text =
-        typeof body === 'string'
-          ? body
-          : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
-      walk(JSON.parse(text), id);
-    }
-  }
+  for (const [id, what] of readers(resources)) walk(what, id);
   return found;
 }
 

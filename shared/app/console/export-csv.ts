@@ -1,3 +1,5 @@
+import { SchemaValidationError } from '../../domain/errors';
+import type { TransactionKey } from '../../domain/transaction';
 import { toCsv } from '../../util/csv';
 import { maskMsisdnsIn } from '../../util/mask';
 import { auditCsvRows, AUDIT_CSV_COLUMNS, listAudit, MAX_CSV_ROWS } from '../operations/audit';
@@ -12,6 +14,8 @@ import { consoleReport } from './console-report';
 import { type ConsoleDeps, listTransactions } from './list-transactions';
 import { listQuarantine } from './list-quarantine';
 import { searchTransactions } from './search-transactions';
+import { storyTimeZone } from './time-zones';
+import { getTransaction, MAX_RECEIPTS_PER_PAGE } from '../transactions/get-transaction';
 
 /**
  * CSV exports of the console's lists (issue 30 item 8): `?format=csv` on every list the console shows
@@ -459,4 +463,130 @@ export async function exportDeliveries(
       ]),
     ),
   };
+}
+
+/** The lists of a transaction's story (GET /v1/transactions/{p}/{a}/{ref}?format=csv&list=…). */
+const STORY_LISTS = ['timeline', 'evidence', 'deliveries', 'refused'] as const;
+type StoryList = (typeof STORY_LISTS)[number];
+
+/**
+ * One list of a transaction's story as CSV, read as the story view reads it (getTransaction): `timeline`
+ * the history as a person reads it (a run of identical checks one row, each entry in words, what a callback
+ * said), `evidence` every report the status rests on, `deliveries` each webhook attempt, `refused` the
+ * refused callbacks aimed at it. The callbacks are read a bounded page (the largest the story serves): with
+ * more stored, the file says it is partial. `list` is required: a wrong one is a 400 naming the choices.
+ */
+export async function exportStory(
+  deps: Parameters<typeof getTransaction>[0],
+  key: TransactionKey,
+  query: Record<string, string | undefined>,
+): Promise<CsvExport> {
+  const list = query.list as StoryList;
+  if (!STORY_LISTS.includes(list))
+    throw new SchemaValidationError(`list must be one of ${STORY_LISTS.join(', ')}`, {
+      details: { parameter: 'list' },
+    });
+  const story = await getTransaction(deps, key, { limit: MAX_RECEIPTS_PER_PAGE }, storyTimeZone(query));
+  const rows = storyRows(story, list);
+  const file = `${key.provider}-${key.account}-${key.reference}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  return {
+    filename: `relay-story-${file}-${list}.csv`,
+    rows: Math.min(rows.length, MAX_CSV_ROWS),
+    complete: rows.length <= MAX_CSV_ROWS && (list !== 'timeline' || !story.receipts.next),
+    csv: toCsv(STORY_COLUMNS[list], rows.slice(0, MAX_CSV_ROWS)),
+  };
+}
+
+const STORY_COLUMNS: Record<StoryList, readonly string[]> = {
+  timeline: ['at', 'until', 'type', 'count', 'what', 'said', 'receiptId', 'eventId'],
+  evidence: [
+    'at',
+    'source',
+    'claim',
+    'authenticated',
+    'authentication',
+    'conclusive',
+    'providerCode',
+    'description',
+    'amount',
+    'currency',
+    'receiptId',
+    'actor',
+    'approvedBy',
+    'requestedBy',
+  ],
+  deliveries: ['at', 'eventType', 'destination', 'attempt', 'status', 'latencyMs', 'outcome'],
+  refused: ['receivedAt', 'errorCode', 'httpStatus', 'quarantineId'],
+};
+
+type Story = Awaited<ReturnType<typeof getTransaction>>;
+type Cell = string | number | null | undefined;
+const nameOf = (a: { name: string } | undefined) => (a ? a.name : null);
+
+function storyRows(story: Story, list: StoryList): Cell[][] {
+  switch (list) {
+    case 'timeline': {
+      const rows: Cell[][] = story.story.timeline.map((s) =>
+        s.kind === 'checks'
+          ? [s.from, s.to, 'status-checks', s.count, text(s.summary), null, null, null]
+          : [
+              s.entry.at,
+              null,
+              s.entry.type,
+              null,
+              text(s.title),
+              text(s.said),
+              'receiptId' in s.entry ? s.entry.receiptId : null,
+              s.entry.type === 'event' ? s.entry.eventId : null,
+            ],
+      );
+      // The escalation (a reconciliation fact) at its time, as the story view places it.
+      const escalatedAt = story.reconciliation.escalatedAt;
+      if (escalatedAt) {
+        const i = rows.findIndex((r) => String(r[0]) > escalatedAt);
+        rows.splice(i < 0 ? rows.length : i, 0, [
+          escalatedAt,
+          null,
+          'escalation',
+          null,
+          'Escalated',
+          null,
+          null,
+          null,
+        ]);
+      }
+      return rows;
+    }
+    case 'evidence':
+      return story.evidence.map((e) => [
+        e.at,
+        e.source,
+        e.claim,
+        String(e.authenticated),
+        e.authentication.join(' '),
+        String(e.conclusive),
+        e.providerCode,
+        text(e.description),
+        e.amount?.value ?? null,
+        e.amount?.currency ?? null,
+        e.receiptId,
+        nameOf(e.actor),
+        nameOf(e.approvedBy),
+        nameOf(e.requestedBy),
+      ]);
+    case 'deliveries':
+      return story.deliveries.flatMap((d) =>
+        d.attempts.map((a) => [
+          a.at,
+          d.eventType,
+          d.destination,
+          a.attempt + 1,
+          a.status,
+          a.latencyMs,
+          a.outcome,
+        ]),
+      );
+    case 'refused':
+      return story.refused.map((r) => [r.receivedAt, r.errorCode, r.httpStatus, r.quarantineId]);
+  }
 }

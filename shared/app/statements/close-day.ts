@@ -9,6 +9,7 @@ import type {
 import { businessDayOf, businessDaySpan, matchRate, newBreak, rowAmount } from '../../domain/statement-match';
 import type { AccountDayEntry } from '../ports';
 import type { StatementDayAnswer, StatementDaySummary, StatementDaysAnswer } from '../management-answers';
+import { toCsv } from '../../util/csv';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { StatementActor } from '../../domain/statement';
@@ -339,13 +340,6 @@ function dailyClosedData(
   };
 }
 
-const csvCell = (value: unknown) => {
-  const text = value === undefined || value === null ? '' : String(value);
-  // A cell a spreadsheet would run as a formula is quoted with a leading apostrophe (CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-};
-
 /** The day as CSV (docs/statements.md#the-close): a summary line, then one line per break. */
 export function closeCsv(report: DailyCloseReport): string {
   const lines = [
@@ -391,5 +385,6 @@ export function closeCsv(report: DailyCloseReport): string {
       b.detail,
     ]),
   ];
-  return lines.map((l) => l.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  const [columns = [], ...rows] = lines;
+  return toCsv(columns, rows);
 }

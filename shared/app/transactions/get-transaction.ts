@@ -85,7 +85,7 @@ const REFUSED_SHOWN = 20;
 
 /** Receipts listed per GET: the history of a flooded transaction is read a page at a time. */
 const RECEIPTS_PER_PAGE = 50;
-const MAX_RECEIPTS_PER_PAGE = 200;
+export const MAX_RECEIPTS_PER_PAGE = 200;
 
 export interface ReceiptPaging {
   /** `receiptsAfter` of the previous answer's `receipts.next`. */

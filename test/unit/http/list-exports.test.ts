@@ -5,97 +5,10 @@
  * an audited action naming who took it. Viewers export what they may read, as the other lists.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
-import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
-import { parseConfig } from '../../../shared/config/load';
-import { handleManagementRequest } from '../../../shared/http/management-router';
-import type { InboundRequest } from '../../../shared/http/types';
-import type { StatusApi } from '../../../shared/providers/types';
+import { managementWorld } from './management-world';
 
-const START = Date.parse('2026-11-23T10:00:00.000Z');
-const TOKENS = {
-  vic: 'viewer-token-0123456789',
-  ana: 'operator-token-0123456789',
-  bo: 'admin-token-0123456789ab',
-};
-const config = parseConfig({
-  management: {
-    auth: 'bearer',
-    tokens: [
-      { name: 'vic', role: 'viewer', token: TOKENS.vic },
-      { name: 'ana', role: 'operator', token: TOKENS.ana },
-      { name: 'bo', role: 'admin', token: TOKENS.bo },
-    ],
-    resolveLimits: { 'momo/demo': '500' },
-    approvalTtlSeconds: 3600,
-  },
-  reconciliation: { windowSeconds: 600 },
-  accounts: {
-    momo: {
-      demo: { pathSecret: 'momo-path-secret-0123' },
-      other: { pathSecret: 'momo-path-secret-4567' },
-    },
-  },
-});
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const pendingApi = {
-  query: async () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' }),
-} as unknown as StatusApi;
-
-function world() {
-  const store = new MemoryStore();
-  let now = START;
-  const clock = { now: () => new Date(now) };
-  const services: ReconcileServices = {
-    config,
-    store,
-    clock,
-    log: silent,
-    scrub: (s) => s,
-    statusApi: () => pendingApi,
-    metrics: { count() {}, timing() {}, flush() {} },
-  };
-  let n = 0;
-  const call = async (who: keyof typeof TOKENS, method: string, path: string, body?: unknown) => {
-    const [pathname, search = ''] = path.split('?');
-    const request: InboundRequest = {
-      requestId: `req-${++n}`,
-      method,
-      path: pathname!,
-      headers: {
-        authorization: `Bearer ${TOKENS[who]}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      query: Object.fromEntries(new URLSearchParams(search)),
-      rawBody: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
-      sourceIp: '192.0.2.10',
-      receivedAt: clock.now(),
-    };
-    const res = await handleManagementRequest(services, request);
-    return { status: res.statusCode, body: res.body as any, headers: res.headers ?? {} };
-  };
-  /** A MoMo payment of `amount` left to expire (the provider says PENDING until its window ends). */
-  const expired = async (reference: string, amount: string) => {
-    const registered = await call('ana', 'POST', '/v1/transactions', {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference,
-      amount,
-      currency: 'EUR',
-    });
-    expect(registered.status).toBe(201);
-    for (let i = 0; i < 40; i++) {
-      const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference });
-      if (tx?.status === 'EXPIRED') return;
-      now += 120_000;
-      await runPollCycle(services, { owner: 'p1' });
-    }
-    throw new Error(`${reference} never expired`);
-  };
-  return { store, call, expired };
-}
+/** momo/demo and momo/other: a second account for the filters to leave out. */
+const world = () => managementWorld({ other: { pathSecret: 'momo-path-secret-4567' } });
 
 const csvLines = (body: unknown) => String(body).trimEnd().split('\r\n');
 
@@ -269,5 +182,57 @@ describe('CSV exports of the approvals and callback health lists', () => {
     expect(audit.headers['x-export-rows']).toBe('1');
     expect(audit.headers['x-export-complete']).toBe('true');
     expect(csvLines(audit.body)[1]).toContain(',vic,vic,viewer,token,approvals.export,');
+  });
+
+  it("exports each list of a transaction's story (timeline, evidence, refused callbacks), bounded, masked and audited", async () => {
+    // Prepare: a payment the poller expired, then resolved by ana with a note naming a phone number.
+    const w = world();
+    const reference = 'eeeeeeee-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+    const path = `/v1/transactions/momo/demo/${reference}`;
+    await w.expired(reference, '100');
+    const resolved = await w.call('ana', 'POST', `${path}/resolve`, {
+      status: 'FAILED',
+      note: '-1+1 payer 256772123456 never paid',
+    });
+    expect(resolved.status).toBe(200);
+
+    // Act
+    const timeline = await w.call('vic', 'GET', `${path}?format=csv&list=timeline`);
+    const evidence = await w.call('vic', 'GET', `${path}?format=csv&list=evidence`);
+    const refused = await w.call('vic', 'GET', `${path}?format=csv&list=refused`);
+    const noList = await w.call('vic', 'GET', `${path}?format=csv`);
+    const story = await w.call('vic', 'GET', path);
+
+    // Assess: the timeline as the story tells it, one row per entry (the run of checks as one), the
+    // person who resolved it named, the number masked.
+    const [header, ...rows] = csvLines(timeline.body);
+    expect(header).toBe('at,until,type,count,what,said,receiptId,eventId');
+    expect(rows).toHaveLength(story.body.story.timeline.length);
+    expect(rows[0]).toMatch(/^2026-11-23T10:00:00\.000Z,,registered,/);
+    expect(rows.some((r) => r.includes(',status-checks,'))).toBe(true);
+    expect(rows.some((r) => /,transition,.*ana \(operator\)/.test(r))).toBe(true);
+    expect(timeline.headers).toMatchObject({
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="relay-story-momo-demo-${reference}-timeline.csv"`,
+      'x-export-rows': String(rows.length),
+      'x-export-complete': 'true',
+    });
+    const evidenceRows = csvLines(evidence.body).slice(1);
+    expect(evidenceRows).toHaveLength(story.body.evidence.length);
+    expect(evidenceRows.at(-1)).toContain(',ana,,');
+    expect(evidence.body).toContain('resolved by hand: -1+1 payer 2567*****456 never paid');
+    for (const answer of [timeline, evidence]) expect(String(answer.body)).not.toContain('256772123456');
+    expect(csvLines(refused.body)).toEqual(['receivedAt,errorCode,httpStatus,quarantineId']);
+    expect(noList.status).toBe(400);
+    expect(noList.body.error.message).toContain('timeline, evidence, deliveries, refused');
+    expect(
+      w.store.audit
+        .filter((e) => e.action === 'transaction.story.export')
+        .map((e) => [e.actor?.name, e.detail]),
+    ).toEqual([
+      ['vic', `${rows.length} rows`],
+      ['vic', `${evidenceRows.length} rows`],
+      ['vic', '0 rows'],
+    ]);
   });
 });

@@ -4,96 +4,10 @@
  * a second person, and the audit log keeps every action and refusal (not the quarantine).
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import type { ApprovalView, AuditPage, MeAnswer } from '../../../shared/app/management-answers';
-import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
-import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
-import { parseConfig } from '../../../shared/config/load';
 import { handleManagementRequest } from '../../../shared/http/management-router';
 import { toInboundRequest } from '../../../shared/http/api-gateway';
-import type { InboundRequest } from '../../../shared/http/types';
-import type { StatusApi } from '../../../shared/providers/types';
-
-const START = Date.parse('2026-11-23T10:00:00.000Z');
-const TOKENS = {
-  vic: 'viewer-token-0123456789',
-  ana: 'operator-token-0123456789',
-  bo: 'admin-token-0123456789ab',
-  cy: 'admin-token-0123456789cd',
-};
-const config = parseConfig({
-  management: {
-    auth: 'bearer',
-    tokens: [
-      { name: 'vic', role: 'viewer', token: TOKENS.vic },
-      { name: 'ana', role: 'operator', token: TOKENS.ana },
-      { name: 'bo', role: 'admin', token: TOKENS.bo },
-      { name: 'cy', role: 'admin', token: TOKENS.cy },
-    ],
-    resolveLimits: { 'momo/demo': '500' },
-    approvalTtlSeconds: 3600,
-  },
-  reconciliation: { windowSeconds: 600 },
-  accounts: { momo: { demo: { pathSecret: 'momo-path-secret-0123' } } },
-});
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const pendingApi: StatusApi = {
-  query: async () => ({ type: 'pending', providerCode: 'PENDING', detail: 'PENDING' }),
-} as unknown as StatusApi;
-
-function world() {
-  const store = new MemoryStore();
-  let now = START;
-  const clock = { now: () => new Date(now) };
-  const services: ReconcileServices = {
-    config,
-    store,
-    clock,
-    log: silent,
-    scrub: (s) => s,
-    statusApi: () => pendingApi,
-    metrics: { count() {}, timing() {}, flush() {} },
-  };
-  let n = 0;
-  const call = async (who: keyof typeof TOKENS | null, method: string, path: string, body?: unknown) => {
-    const [pathname, search = ''] = path.split('?');
-    const request: InboundRequest = {
-      requestId: `req-${++n}`,
-      method,
-      path: pathname!,
-      headers: {
-        ...(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      query: Object.fromEntries(new URLSearchParams(search)),
-      rawBody: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
-      sourceIp: '192.0.2.10',
-      receivedAt: clock.now(),
-    };
-    const res = await handleManagementRequest(services, request);
-    return { status: res.statusCode, body: res.body as Record<string, any>, headers: res.headers ?? {} };
-  };
-  /** Registers a MoMo payment and lets its window pass with the provider saying PENDING: EXPIRED. */
-  const expired = async (reference: string, amount: string) => {
-    const registered = await call('ana', 'POST', '/v1/transactions', {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference,
-      amount,
-      currency: 'EUR',
-    });
-    expect(registered.status).toBe(201);
-    for (let i = 0; i < 40; i++) {
-      const tx = await store.getTransaction({ provider: 'momo', account: 'demo', reference });
-      if (tx?.status === 'EXPIRED') return;
-      now += 120_000;
-      await runPollCycle(services, { owner: 'p1' });
-    }
-    throw new Error(`${reference} never expired`);
-  };
-  return { store, services, call, expired, advance: (s: number) => void (now += s * 1000) };
-}
+import { managementWorld as world, START } from './management-world';
 
 const REF_SMALL = '11111111-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const REF_LARGE = '22222222-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
