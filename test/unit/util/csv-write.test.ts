@@ -76,6 +76,7 @@ describe('the one CSV writer', () => {
           ageSeconds: 0,
         },
       ],
+      retired: [],
     };
     // Act
     const lines = closeCsv(report).split('\r\n');
