@@ -104,7 +104,16 @@ describe('an sqs destination in the console', () => {
   it('is listed with its queue and the partner role, paused and resumed by an operator, its deliveries in the story, never a secret', async () => {
     // Prepare
     const first = await paid();
-    await vi.waitFor(() => expect(queued()).toEqual([first]), { timeout: WAIT_MS, interval: 100 });
+    await vi
+      .waitFor(() => expect(queued()).toEqual([first]), { timeout: WAIT_MS, interval: 100 })
+      .catch(async (error: Error) => {
+        // Say why: the destination's state and its delivery log, as the relay recorded them.
+        const states = await relay.admin('GET', '/v1/destinations');
+        const log = await relay.admin('GET', '/v1/destinations/partner-erp/deliveries');
+        throw new Error(
+          `${error.message}\ndestinations: ${JSON.stringify(states.body)}\ndeliveries: ${JSON.stringify(log.body)}`,
+        );
+      });
     const ops = await signedIn();
     await ops.goto(`${relay.url}/console/#/destinations`);
     const row = ops.getByTestId('destination-row').filter({ hasText: 'partner-erp' });
