@@ -57,6 +57,8 @@ let port: number;
 let answers: Array<{ status: number; body: string }> = [];
 const received: { headers: IncomingHttpHeaders; body: string }[] = [];
 const sqs = mockClient(SQSClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => sqs.restore());
 
 beforeAll(async () => {
   table = await createTestTable();

@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   batchEntries,
   EventBridgeSink,
@@ -12,6 +12,8 @@ import {
 import { buildEvent, type EventEnvelope } from '../../../shared/domain/events';
 
 const eventBridge = mockClient(EventBridgeClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => eventBridge.restore());
 afterEach(() => eventBridge.reset());
 
 function event(n: number, padding = 0): EventEnvelope {

@@ -19,6 +19,8 @@ import {
 import type { BufferedCallback } from '../../../shared/app/ports';
 
 const sqs = mockClient(SQSClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => sqs.restore());
 afterEach(() => sqs.reset());
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-ingress-buffer';

@@ -1,10 +1,12 @@
 import { AssumeRoleCommand, STSClient, STSServiceException } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { stsRoleAssumer } from '../../../shared/adapters/sqs/partner-role';
 
 const ROLE = 'arn:aws:iam::210987654321:role/relay-deliveries';
 const sts = mockClient(STSClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => sts.restore());
 
 afterEach(() => sts.reset());
 

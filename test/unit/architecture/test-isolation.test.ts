@@ -29,6 +29,20 @@ describe('test files that share a worker', () => {
     );
   });
 
+  it('undo every AWS SDK client mock they make: it patches a class every later file of the worker shares', () => {
+    // Prepare
+    const files = testFiles(join(ROOT, 'test')).filter((file) => !file.endsWith('test-isolation.test.ts'));
+    // Act: a file that mocks a client (aws-sdk-client-mock) restores it as often as it mocks one.
+    const leaking = files.filter((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      const mocks = text.match(/mockClient\(/g)?.length ?? 0;
+      const restores = text.match(/\.restore\(\)/g)?.length ?? 0;
+      return mocks > restores;
+    });
+    // Assess
+    expect(leaking, 'restore the mock, e.g. afterAll(() => sqs.restore())').toEqual([]);
+  });
+
   it('lists only files that exist', () => {
     const files = new Set(testFiles(join(ROOT, 'test')));
     expect(Object.keys(NEEDS_ISOLATION).filter((file) => !files.has(file))).toEqual([]);

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqsPartnerQueues } from '../../../shared/adapters/sqs/partner-queue';
 import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
 import { MemoryDestinationStates } from '../../../shared/adapters/memory/destination-states';
@@ -27,6 +27,8 @@ const QUEUE_URL = 'https://sqs.af-south-1.amazonaws.com/210987654321/momo-events
 const FIFO_ARN = 'arn:aws:sqs:af-south-1:210987654321:momo-events.fifo';
 
 const sqs = mockClient(SQSClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => sqs.restore());
 
 /** STS behind its port (its adapter is tested in test/unit/adapters/sts-role-assumer.test.ts): an hour's session per call, counted. */
 class CountingAssumer implements RoleAssumer {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ChangeMessageVisibilityBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { sqsRetryLater } from '../../../shared/adapters/sqs/sqs-retry-later';
@@ -27,6 +27,8 @@ const BODY = readFileSync(
   'utf8',
 );
 const sqs = mockClient(SQSClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => sqs.restore());
 
 afterEach(() => sqs.reset());
 

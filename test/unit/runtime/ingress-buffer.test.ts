@@ -1,11 +1,13 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SEAL_ATTRIBUTE, sealMatches } from '../../../shared/app/buffer/ingress-buffer';
 import type { BufferedCallback } from '../../../shared/app/ports';
 import { bufferSealKeyFromEnv, ingressBufferFromEnv } from '../../../shared/runtime/ingress-buffer';
 
 const sqs = mockClient(SQSClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => sqs.restore());
 afterEach(() => sqs.reset());
 
 const KEY = 'seal-key-0123456789abcdef0123456789abcdef';

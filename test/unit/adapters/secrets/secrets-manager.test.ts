@@ -4,7 +4,7 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_SECRET_TTL_MS,
   SecretReadError,
@@ -12,6 +12,8 @@ import {
 } from '../../../../shared/adapters/secrets/secrets-manager';
 
 const secretsManager = mockClient(SecretsManagerClient);
+// The mock patches the client class every later file of this worker shares: undo it.
+afterAll(() => secretsManager.restore());
 afterEach(() => secretsManager.reset());
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:relay/momo-demo-AbCdEf';
