@@ -4,6 +4,7 @@
  */
 import type { EventEnvelope } from '../../shared/domain/events';
 import { summarizeEvent } from '../../shared/domain/outbox';
+import { isFinal, type TransactionStatus } from '../../shared/domain/status';
 import { providerRecordTimings } from '../../shared/config/schema';
 import { DEFAULT_RELAY_PORT, DEFAULT_SIM_PORT } from '../../local/simulator-wiring';
 import { DEFAULTS } from '../../simulator/options';
@@ -11,6 +12,7 @@ import { AIRTEL_FAILING_MSISDN, AIRTEL_IN_PROGRESS_MSISDN, airtelPay } from './a
 import {
   eventsOfTransaction,
   expectedEventsArrived,
+  FINAL_EVENTS,
   judge,
   relayTransaction,
   type ScenarioOptions,
@@ -347,8 +349,15 @@ export async function runScenario(
     if (x.deliveries && allSent && !x.waitFor) {
       await ctx.events.settle();
       if (await arrived()) continue;
-      const next = (await relayView())?.reconciliation?.nextCheckAt;
-      if (!next || Date.parse(next) > deadline) break;
+      const view = await relayView();
+      const next = view?.reconciliation?.nextCheckAt;
+      // A verdict the relay has reached (its status check ran just now) is published from its stream a
+      // moment later: wait for that event rather than judge without it (until the deadline, as ever).
+      const verdictUnpublished =
+        view !== undefined &&
+        isFinal(view.status as TransactionStatus) &&
+        x.events.some((e) => FINAL_EVENTS.includes(e.type));
+      if (!verdictUnpublished && (!next || Date.parse(next) > deadline)) break;
     }
     if (Date.now() >= deadline) {
       timedOut = true;
