@@ -331,6 +331,8 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
       dynamodb: options.dynamoEndpoint,
       table: options.tableName,
       accounts: config.accounts.size,
+      // Not a secret, and what `npm run sim` waits on to read the events of what it just did.
+      stream: { caughtUpAt: pump.caughtUpAt ?? null },
     }),
   });
   await new Promise<void>((resolve, reject) => {

@@ -211,6 +211,12 @@ export class LocalStreamPump {
   private streamArn = '';
   /** Polls run one at a time (timer and explicit drains share shard iterators). */
   private chain: Promise<unknown> = Promise.resolve();
+  /**
+   * When the latest pass that read every open shard to its end (no failed batch, no full page) began:
+   * everything written to the table before that instant is published. `npm run sim` waits on it
+   * (`GET /health`, `stream.caughtUpAt`) instead of guessing how long publishing takes.
+   */
+  caughtUpAt: string | undefined;
   /** Who else reads what the pump reads (the console's change feed): no second reader of the stream. */
   private readonly watchers = new Set<(records: readonly DynamoDBRecord[]) => void>();
 
@@ -317,7 +323,9 @@ export class LocalStreamPump {
   }
 
   private async pollOnce(): Promise<number> {
+    const began = new Date().toISOString();
     let published = 0;
+    let drained = true;
     // DescribeStream is the costly call: repeat it only when a shard closed (its successor appears) or
     // now and then, not on every 100 ms poll.
     if (this.iterators.size === 0 || Date.now() - this.lastDiscovery > REDISCOVER_MS) {
@@ -326,6 +334,7 @@ export class LocalStreamPump {
     for (const [shardId, iterator] of [...this.iterators]) {
       const page = await this.getRecords(shardId, iterator);
       const records = page.Records ?? [];
+      if (records.length >= this.batchSize) drained = false;
       let next = page.NextShardIterator;
       if (records.length && this.watchers.size) {
         const shaped = records.map((r) => toLambdaRecord(r, this.streamArn));
@@ -350,6 +359,7 @@ export class LocalStreamPump {
         const last = done.at(-1)?.dynamodb?.SequenceNumber;
         if (last) await this.checkpoint(shardId, last);
         if (failed) {
+          drained = false;
           // Re-read from the failed record next time.
           const retry = await this.streams.send(
             new GetShardIteratorCommand({
@@ -370,6 +380,7 @@ export class LocalStreamPump {
         this.lastDiscovery = 0;
       }
     }
+    if (drained) this.caughtUpAt = began;
     return published;
   }
 

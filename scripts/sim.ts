@@ -11,7 +11,7 @@ import { FaultSpecError, parseFaults } from '../simulator/core/faults';
 import { type ReceiverFault, ReceiverOptionError, startReceiver } from '../simulator/receiver/receiver';
 import { BADGE_ACTIONS, isBadgeAction, runBadgeScenario } from './sim/badges';
 import { type ScenarioOptions, ScenarioError, type SimContext, type Step } from './sim/core';
-import { openEventsFile } from './sim/events';
+import { openEventsFile, relayStreamCaughtUp } from './sim/events';
 import { parseExpires } from './sim/expiry';
 import { findScenario, flagOf, formatSummary, helpText, runScenario } from './sim/run';
 
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const eventsPath = resolve(values.events ?? config.local.eventsFile);
-  const events = await openEventsFile(eventsPath);
+  const events = await openEventsFile(eventsPath, relayStreamCaughtUp(urls.relayUrl));
 
   let steps = 0;
   let dots = 0;

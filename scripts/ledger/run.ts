@@ -17,7 +17,7 @@ import {
   simulatorSettings,
   simUrl,
 } from '../sim/core';
-import { type EventFeed, openEventsFile } from '../sim/events';
+import { type EventFeed, openEventsFile, relayStreamCaughtUp } from '../sim/events';
 import { findScenario } from '../sim/run';
 import { account, type Ledger, type LedgerEntry } from './accounting';
 import { formatLedger, progressLine, type RunFacts } from './format';
@@ -127,7 +127,7 @@ async function drive(
   note: (line: string) => void,
 ): Promise<LedgerRunResult> {
   // Opened before anything starts: only events of this run are read.
-  const feed: EventFeed = await openEventsFile(target.eventsFile);
+  const feed: EventFeed = await openEventsFile(target.eventsFile, relayStreamCaughtUp(target.relayUrl));
   const ctx: SimContext = {
     relayUrl: target.relayUrl,
     simUrl: target.simulatorUrl,

@@ -16,7 +16,7 @@ export interface EventFeed {
   readonly label: string;
   /** Every event published since the feed was opened, oldest first. */
   read(): Promise<FeedEvent[]>;
-  /** Gives the relay time to publish what it has already written (its stream is polled). */
+  /** Resolves once the relay has published what it has already written (its stream is polled). */
   settle(): Promise<void>;
 }
 
@@ -33,11 +33,56 @@ export function eventLine(envelope: EventEnvelope, source = 'mobile-money.relay'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** How long `settle()` waits at most for the relay's stream to catch up before reading what is there. */
+const CATCH_UP_LIMIT_MS = 30_000;
+const CATCH_UP_POLL_MS = 250;
+/** A relay that does not say when its stream caught up (an older `npm start`): a fixed pause, as before. */
+const FALLBACK_SETTLE_MS = 600;
+
+/**
+ * When the relay's stream last caught up (`GET /health` → `stream.caughtUpAt`: everything written before
+ * it is published), null while it has not yet, undefined when the relay does not say (or does not answer).
+ */
+export function relayStreamCaughtUp(relayUrl: string): () => Promise<string | null | undefined> {
+  const url = `${relayUrl.replace(/\/+$/, '')}/health`;
+  return async () => {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      if (!response.ok) return undefined;
+      const body = (await response.json()) as { stream?: { caughtUpAt?: string | null } };
+      return body.stream ? (body.stream.caughtUpAt ?? null) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * Waits until the relay has published everything it wrote before this call: its stream caught up after
+ * now. Not a fixed pause: on a loaded machine publishing takes longer, and reading early would judge a
+ * scenario by an events file the relay has not finished writing.
+ */
+async function awaitCatchUp(caughtUp: () => Promise<string | null | undefined>): Promise<void> {
+  const since = new Date().toISOString();
+  const deadline = Date.now() + CATCH_UP_LIMIT_MS;
+  for (;;) {
+    const at = await caughtUp();
+    if (at === undefined) return sleep(FALLBACK_SETTLE_MS);
+    if (at !== null && at > since) return;
+    if (Date.now() > deadline) return;
+    await sleep(CATCH_UP_POLL_MS);
+  }
+}
+
 /**
  * Follows the events file from its current end. A line is read once it is complete (ends with a newline);
- * a file that shrank (deleted and recreated) is read again from its start.
+ * a file that shrank (deleted and recreated) is read again from its start. `caughtUp` tells when the relay
+ * writing it has published everything (relayStreamCaughtUp); without it, `settle()` is a fixed pause.
  */
-export async function openEventsFile(path: string, settleMs = 600): Promise<EventFeed> {
+export async function openEventsFile(
+  path: string,
+  caughtUp?: () => Promise<string | null | undefined>,
+): Promise<EventFeed> {
   const sizeOf = async () => (await stat(path).catch(() => undefined))?.size ?? 0;
   let offset = await sizeOf();
   let pending = '';
@@ -74,6 +119,6 @@ export async function openEventsFile(path: string, settleMs = 600): Promise<Even
       }
       return [...events];
     },
-    settle: () => sleep(settleMs),
+    settle: () => (caughtUp ? awaitCatchUp(caughtUp) : sleep(FALLBACK_SETTLE_MS)),
   };
 }

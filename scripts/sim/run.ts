@@ -276,6 +276,8 @@ export interface ScenarioResult {
   /** What the simulator sent for this reference. */
   callbacks: SimCallback[];
   waitedMs: number;
+  /** Set when the wait ended early, before its deadline, with the outcome not as expected. */
+  stoppedBecause?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -339,6 +341,10 @@ export async function runScenario(
   const delayMs = Number(/(?:^|,)delay=(\d+)/.exec(options.fault ?? '')?.[1] ?? 0);
   if (delayMs && ctx.extendTimeout) deadline = Math.max(deadline, begun + delayMs + ctx.timeoutMs);
   let timedOut = false;
+  /** Why the wait ended before its deadline with the outcome not as expected (printed with the summary). */
+  let stoppedBecause: string | undefined;
+  /** Consecutive looks at which the relay had nothing more to say (see below). */
+  let quietLooks = 0;
   while (x.refusedWith === undefined) {
     const allSent = (await sentSoFar()) >= (x.deliveries ?? 0);
     if (allSent && (await arrived())) break;
@@ -357,7 +363,15 @@ export async function runScenario(
         view !== undefined &&
         isFinal(view.status as TransactionStatus) &&
         x.events.some((e) => FINAL_EVENTS.includes(e.type));
-      if (!verdictUnpublished && (!next || Date.parse(next) > deadline)) break;
+      // One look can fall between two writes of a status check (its answer applied, its event not yet
+      // in the stream): judge only when two looks a poll interval apart agree.
+      if (!verdictUnpublished && (!next || Date.parse(next) > deadline)) {
+        quietLooks++;
+        if (quietLooks >= 2) {
+          stoppedBecause = `the relay had nothing due before the deadline (status ${view?.status ?? 'unknown'}, next check ${next ?? 'none'})`;
+          break;
+        }
+      } else quietLooks = 0;
     }
     if (Date.now() >= deadline) {
       timedOut = true;
@@ -389,7 +403,16 @@ export async function runScenario(
     const sent = x.deliveries ? `, ${callbacks.length}/${x.deliveries} simulator calls sent` : '';
     problems.unshift(`gave up after ${Math.round((Date.now() - begun) / 1000)} s (--timeout)${sent}`);
   }
-  return { started, ok: problems.length === 0, problems, events, transaction, callbacks, waitedMs };
+  return {
+    started,
+    ok: problems.length === 0,
+    problems,
+    events,
+    transaction,
+    callbacks,
+    waitedMs,
+    stoppedBecause: problems.length ? stoppedBecause : undefined,
+  };
 }
 
 // ---- printing ----------------------------------------------------------------------------------------
@@ -400,7 +423,9 @@ export function formatSummary(
 ): string {
   const { started, events, transaction, callbacks } = result;
   const lines: string[] = [];
-  lines.push(`  waited ${(result.waitedMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `  waited ${(result.waitedMs / 1000).toFixed(1)} s${result.stoppedBecause ? `: stopped, ${result.stoppedBecause}` : ''}`,
+  );
   lines.push('', `Simulator calls for ${started.simReference}:`);
   if (callbacks.length === 0) lines.push('  (none)');
   for (const c of callbacks) {

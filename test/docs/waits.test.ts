@@ -38,7 +38,7 @@ describe('reading the events file in the docs', () => {
     // Prepare
     const read = `grep "$REF" .relay/events.ndjson | grep -o '"detail-type":"[A-Za-z]*"'`;
     const wait =
-      'for i in $(seq 100); do grep -s "$REF" .relay/events.ndjson | grep -q TransactionAmbiguous && break; sleep 0.2; done';
+      'end=$((SECONDS + 60)); until grep -s "$REF" .relay/events.ndjson | grep -q TransactionAmbiguous || [ $SECONDS -ge $end ]; do sleep 0.5; done';
     const doc = (lines: string[]) => readBlocks('doc.md', ['```bash', ...lines, '```'].join('\n'));
     // Act
     const bare = unwaitedReads(doc(['curl -s -X PUT http://localhost:3000/v1/momo/demo/x', read]));

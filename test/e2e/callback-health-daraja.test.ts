@@ -132,6 +132,11 @@ describe('callback health on a Daraja account, end to end', () => {
     // Prepare: daraja/demo's callbacks work (a payout paid and reported).
     const paid = await runScenario(context(), 'daraja', 'b2c', {});
     expect(paid.problems).toEqual([]);
+    // The scenario ends at the relay's verdict, which its own status check may reach first: the payout's
+    // result callback can still be on its way, and arriving later it would end the silence this test
+    // starts. Wait until the simulator has sent everything it had scheduled.
+    await sim.whenIdle();
+    await relay.flush();
     // On a loaded machine the paid payout's own result can take longer than the (scaled) silence time: an
     // episode its callback then ends. Count from a closed book: every earlier silence resumed.
     await until('every earlier silence resumed', () =>
@@ -158,7 +163,19 @@ describe('callback health on a Daraja account, end to end', () => {
       `callback health e2e (Daraja): ${silences().length} CallbackSilence, ` +
         `${resumes().length} CallbacksResumed after ${statusAnswers().length - answeredBefore} status results while silent`,
     );
-    expect(silences()).toEqual([silence]);
+    // What reached the relay while silent, for a failure to name the callback that ended the silence.
+    const sentSince = sim
+      .callbacks()
+      .filter((c) => c.sentAt >= (dataOf(silence).silentSince as string))
+      .map(
+        (c) =>
+          `${c.sentAt} ${c.kind} ${new URL(c.url).pathname} → ${c.outcome} ${c.status ?? ''} [${c.tags}]`,
+      );
+    const sentOther = sentSince.filter((line) => !line.includes(' status-result '));
+    expect(
+      silences(),
+      `sent since the silence began, other than status results:\n${sentOther.join('\n')}`,
+    ).toEqual([silence]);
     expect(resumes()).toEqual([]);
     expect(view.transaction.status).toBe('PENDING');
 

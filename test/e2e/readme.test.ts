@@ -188,7 +188,15 @@ async function runBlock(block: Block, relay: Relay, events: string[]): Promise<v
       );
       continue;
     }
-    await check(shell, command, t, 20_000);
+    try {
+      await check(shell, command, t, 20_000);
+    } catch (error) {
+      // What the relay logged is what tells a slow status check from a lost callback.
+      const log = running.relay.output().slice(-6_000);
+      throw new Error(`${(error as Error).message}\n--- npm start's last output ---\n${log}`, {
+        cause: error,
+      });
+    }
   }
   await eventually(() => {
     const seen = eventTypes(readFileSync(t.eventsFile, 'utf8').slice(offset));

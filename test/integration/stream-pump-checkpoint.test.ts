@@ -136,6 +136,31 @@ describe('local stream pump: checkpoint and resume', () => {
     expect(second.seen).toEqual(expect.arrayContaining(whileDown));
   });
 
+  it('says it caught up only after a pass that read every record written before it to the end, none failing', async () => {
+    // Prepare: 12 records, batches of 5, the second batch fails once.
+    const endpoint = inject('dynamoEndpoint');
+    const { client, tableName } = await freshTable(endpoint);
+    cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
+    const rec = recorder();
+    rec.behaviour.failOnCall = 2;
+    const pump = pumpFor(endpoint, client, tableName, rec.handler, { batchSize: 5 });
+    await pump.start();
+    await drain(pump);
+    const idle = pump.caughtUpAt;
+    await writeItems(client, tableName, ids('tx', 12));
+    const written = new Date().toISOString();
+
+    // Act and assess: a full page, then a failed batch: not caught up with what was written.
+    expect(await pump.poll()).toBe(5);
+    expect(pump.caughtUpAt).toBe(idle);
+    await expect(pump.poll()).rejects.toThrow('killed mid-batch');
+    expect(pump.caughtUpAt).toBe(idle);
+    await drain(pump);
+    // Assess: caught up, at the start of a pass that began after the writes, with every record published.
+    expect(pump.caughtUpAt! > written).toBe(true);
+    expect(new Set(rec.seen)).toEqual(new Set(ids('tx', 12)));
+  });
+
   it('publishes what was written before the very first start (no checkpoint: from the horizon, not LATEST)', async () => {
     const endpoint = inject('dynamoEndpoint');
     const { client, tableName } = await freshTable(endpoint);
