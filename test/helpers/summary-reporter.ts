@@ -5,7 +5,7 @@ import { laneOf } from './lanes';
 /**
  * Ends the run with the slowest test files (where the suite's time goes: docs/development.md) and one
  * plain line ("Tests: N passed, N failed, N skipped") that CI systems and people can read without
- * parsing vitest's coloured summary. With TEST_CPU_LOG set (test/helpers/cpu-meter.ts), also the CPU
+ * parsing vitest's coloured summary, after the tests that passed only when run again (flaky). With TEST_CPU_LOG set (test/helpers/cpu-meter.ts), also the CPU
  * each lane and its costliest files took.
  */
 export default class SummaryReporter implements Reporter {
@@ -20,6 +20,11 @@ export default class SummaryReporter implements Reporter {
     }
     const log = process.env.TEST_CPU_LOG;
     if (log && existsSync(log)) process.stdout.write(cpuSummary(readFileSync(log, 'utf8')));
+    const flaky = flakyTests(testModules);
+    if (flaky.length) {
+      process.stdout.write('\nFlaky: failed, then passed when run again (retry: 1 in the dynamodb lane):\n');
+      for (const name of flaky) process.stdout.write(`  ${name}\n`);
+    }
     const { passed, failed, skipped } = countTests(testModules);
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
@@ -50,6 +55,21 @@ export function countTests(modules: ReadonlyArray<CountedModule>) {
     failed += module.state() === 'failed' ? Math.max(failedHere, 1) : failedHere;
   }
   return { passed, failed, skipped };
+}
+
+/** What flakyTests reads of vitest's TestModule. */
+interface RetriedModule {
+  relativeModuleId: string;
+  children: { allTests(): Iterable<{ fullName: string; diagnostic(): { flaky: boolean } | undefined }> };
+}
+
+/** Tests that failed and then passed on their retry, as `file > test`. */
+export function flakyTests(modules: ReadonlyArray<RetriedModule>): string[] {
+  return modules.flatMap((module) =>
+    [...module.children.allTests()]
+      .filter((test) => test.diagnostic()?.flaky === true)
+      .map((test) => `${module.relativeModuleId} > ${test.fullName}`),
+  );
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;

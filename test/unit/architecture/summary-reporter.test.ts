@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTests, cpuSummary } from '../../helpers/summary-reporter';
+import { countTests, cpuSummary, flakyTests } from '../../helpers/summary-reporter';
 
 /** A test file as the reporter sees it: its own state and its tests' states. */
 const file = (state: string, tests: string[]) => ({
@@ -46,5 +46,26 @@ describe('the CPU summary of TEST_CPU_LOG', () => {
     expect(lines.slice(1, 3)).toEqual(['     1.5 s  fast lane', '    10.0 s  dynamodb lane']);
     expect(lines[3]).toBe('    10.0 s  test/e2e/c.test.ts (child processes 8.0 s)');
     expect(lines.at(-1)).toBe('     0.5 s  test/clients/b.test.ts (child processes 0.0 s)');
+  });
+});
+
+describe('the flaky tests at the end of a run', () => {
+  it('lists the tests that passed only on their retry, and no other', () => {
+    // Prepare
+    const test = (fullName: string, flaky: boolean | undefined) => ({
+      fullName,
+      diagnostic: () => (flaky === undefined ? undefined : { flaky }),
+    });
+    const modules = [
+      {
+        relativeModuleId: 'test/e2e/a.test.ts',
+        children: { allTests: () => [test('waits', true), test('ok', false)] },
+      },
+      { relativeModuleId: 'test/e2e/b.test.ts', children: { allTests: () => [test('skipped', undefined)] } },
+    ];
+    // Act
+    const flaky = flakyTests(modules);
+    // Assess
+    expect(flaky).toEqual(['test/e2e/a.test.ts > waits']);
   });
 });
