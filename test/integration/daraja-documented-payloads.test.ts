@@ -226,4 +226,24 @@ describe("Daraja's documented C2B payments against the demo account's validation
       expect(receipts.map((r) => r.routeName).sort()).toEqual(['c2b-confirmation', 'c2b-validation']);
     },
   );
+
+  it('a payment whose MSISDN arrives hashed, as production sends it since 2025: validation Accepted', async () => {
+    // Prepare: the shape of a production C2B request quoted in Byte-Barn/mpesakit issue #103 (MSISDN the
+    // 64-hex SHA-256 of the number), with values of our own (test/fixtures/daraja/c2b-hashed-msisdn.json).
+    const payment = JSON.parse(
+      readFileSync(join(ROOT, 'test/fixtures/daraja/c2b-hashed-msisdn.json'), 'utf8'),
+    );
+    // Act: the demo account allows only the prefixes 2547 and 2541, which a hash never shows
+    const validation = await receiveCallback(
+      services,
+      post('c2b/validation', Buffer.from(JSON.stringify(payment))),
+    );
+    const events = await eventsFor(payment.TransID);
+    // Assess
+    expect({ status: validation.statusCode, body: validation.body }).toEqual({
+      status: 200,
+      body: { ResultCode: '0', ResultDesc: 'Accepted' },
+    });
+    expect(events[0]!.data).toMatchObject({ decision: 'accept', rule: 'all-rules-passed' });
+  });
 });

@@ -54,7 +54,7 @@ export interface C2BValidationInput {
   transAmount: string;
   businessShortCode: string;
   billRefNumber: string;
-  /** As received: masked like 25470****149. */
+  /** As received: masked like 25470****149, or hashed (64 hex characters, see isHashedMsisdn). */
   msisdn: string;
   firstName: string;
   lastName: string;
@@ -88,6 +88,17 @@ const reject = (resultCode: C2BRejectCode, rule: C2BRule, detail: string): C2BDe
   detail,
 });
 
+/**
+ * Daraja has sent the C2B `MSISDN` as the hex SHA-256 of the number instead of a masked number since
+ * about 2025 (a production confirmation carried `"MSISDN": "94c392c311d5…c68a88"`: Byte-Barn/mpesakit
+ * issue #103). Its hex digits are no phone number: no prefix of it can be read.
+ */
+const HASHED_MSISDN = /^[0-9a-f]{64}$/i;
+
+export function isHashedMsisdn(msisdn: string): boolean {
+  return HASHED_MSISDN.test(msisdn.trim());
+}
+
 /** The visible digits before the mask: "25470****149" → "25470"; an unmasked number is all visible. */
 export function visibleMsisdnPrefix(msisdn: string): string {
   return (
@@ -112,7 +123,9 @@ export function evaluateLocalRules(input: C2BValidationInput, rules: C2BRules): 
       `BusinessShortCode ${input.businessShortCode} is not ${rules.shortCode}`,
     );
   }
-  if (rules.msisdnPrefixes) {
+  // A hashed MSISDN hides every digit: like a mask longer than the prefix, only Daraja could check it,
+  // and refusing it would cancel every payment of an account whose numbers arrive hashed.
+  if (rules.msisdnPrefixes && !isHashedMsisdn(input.msisdn)) {
     const visible = visibleMsisdnPrefix(input.msisdn);
     // With a mask, only the visible part can be checked: it must start with a prefix, or be a start of one
     // that is longer than what is visible (then the hidden digits decide, and Daraja knows them, not us).

@@ -135,6 +135,13 @@ export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
     reason: undefined,
     meaning: 'platform: the transaction is being processed',
   },
+  // "The transaction is still under processing": an early answer before the real code (provider notes), as
+  // the STK query reads it (status-mapping.ts). A result carrying it has not ended, so it settles nothing.
+  '4999': {
+    status: 'PENDING',
+    reason: undefined,
+    meaning: 'the transaction is still under processing',
+  },
 };
 
 /** 500.001.1001 also comes back for wrong credentials; only the "being processed" message means pending. */

@@ -114,6 +114,33 @@ describe('C2B validation rules', () => {
     });
   });
 
+  it('passes the MSISDN prefix rule for an MSISDN Daraja sends hashed, whose digits it cannot read', () => {
+    // Prepare: the SHA-256 hex Daraja put in a production C2B confirmation (Byte-Barn/mpesakit issue #103);
+    // one starting with digits, one with a letter.
+    const hashes = [
+      '94c392c311d522da950619227b3361752a42042db7e1e699b26e628305c68a88',
+      'D4C392C311D522DA950619227B3361752A42042DB7E1E699B26E628305C68A88',
+    ];
+    // Act
+    const decisions = hashes.map((msisdn) =>
+      evaluateLocalRules(input({ msisdn }), rules({ msisdnPrefixes: ['2547', '2541'] })),
+    );
+    // Assess
+    expect(decisions).toEqual([undefined, undefined]);
+  });
+
+  it('still refuses a number, or a short hex run, outside the allowed prefixes', () => {
+    // Act
+    const number = evaluateLocalRules(input({ msisdn: '255712345678' }), rules({ msisdnPrefixes: ['2547'] }));
+    const shortHex = evaluateLocalRules(
+      input({ msisdn: '94c392c311d5' }),
+      rules({ msisdnPrefixes: ['2547'] }),
+    );
+    // Assess
+    expect(number).toMatchObject({ resultCode: 'C2B00011', rule: 'msisdn-prefix' });
+    expect(shortHex).toMatchObject({ resultCode: 'C2B00011', rule: 'msisdn-prefix' });
+  });
+
   it('canonicalizes account numbers for lookups (trimmed, upper case)', () => {
     expect(canonicalBillRef('  acc-001 ')).toBe('ACC-001');
   });

@@ -112,6 +112,8 @@ const CODE_ROWS: [string | number, TransactionStatus, ReasonCode | undefined][] 
   ['404.003.01', 'AMBIGUOUS', 'PROVIDER_ERROR'],
   ['404.001.04', 'AMBIGUOUS', 'NOT_ALLOWED'],
   ['400.002.05', 'AMBIGUOUS', 'PROVIDER_ERROR'],
+  // Transitional, not final: a callback or result saying "still under processing" must never fail a payment.
+  ['4999', 'PENDING', undefined],
 ];
 
 const STATUS_ROWS: [string, TransactionStatus, ReasonCode | undefined][] = [
