@@ -252,15 +252,19 @@ describe('the docs, executed against npm start', () => {
   const examples = simExamples().map((example) => ({
     ...example,
     run: undefined as Promise<{ text: string; result: Result }> | undefined,
+    attempts: 0,
   }));
   beforeAll(async () => {
-    const six = limiter(6);
+    // Each scenario is a node process driving the one relay and its DynamoDB Local: more at a time only
+    // makes each slower on two cores, and a slower relay changes which report wins a race (a status check
+    // before a late callback), not just how long the run takes.
+    const three = limiter(3);
     const simulator = startRelay('simulator').then((running) => {
       relays.set('simulator', running);
       // Started here, checked by their tests below (after the blocks, which run meanwhile).
       for (const example of examples) {
         const text = rewrite(example.command.text, running.target);
-        example.run = six(() => runAlone(text, 150_000)).then((result) => ({ text, result }));
+        example.run = three(() => runAlone(text, 150_000)).then((result) => ({ text, result }));
       }
     });
     const plain = startRelay('plain').then((running) => void relays.set('plain', running));
@@ -290,7 +294,16 @@ describe('the docs, executed against npm start', () => {
     const { where: at, command, stale } = example;
     const test = stale ? it.concurrent.fails : it.concurrent;
     test(`${at.join(', ')} ${command.text}${stale ? ` (stale in the doc: ${stale})` : ''}`, async () => {
-      const { text, result } = await example.run!;
+      // The first attempt reads the run started beside the blocks; a retry (the lane's retry: 1) runs the
+      // scenario again rather than judging the same output twice.
+      const first = example.attempts++ === 0;
+      const target = relays.get('simulator')!.target;
+      const { text, result } = first
+        ? await example.run!
+        : await (async () => {
+            const text = rewrite(example.command.text, target);
+            return { text, result: await runAlone(text, 150_000) };
+          })();
       const problems = broken(command, result, relays.get('simulator')!.target);
       expect(problems, `ran: ${text}\n${result.output}`).toEqual([]);
     }, 400_000);
