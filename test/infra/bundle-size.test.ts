@@ -81,4 +81,14 @@ describe('callback bundle size', () => {
     expect(Object.keys(inputs)).toContain('infra/lambda-shims/secrets-manager-client.ts');
     expect(Object.keys(inputs)).toContain('infra/lambda-shims/dynamodb-client.ts');
   });
+
+  it('writes its metrics through the EMF shim, without the rest of Powertools Metrics', () => {
+    // Act
+    const bundled = Object.keys(inputs).filter(
+      (path) => inputs[path]! > 0 && path.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'),
+    );
+    // Assess
+    expect(bundled).toEqual([]);
+    expect(Object.keys(inputs)).toContain('infra/lambda-shims/emf-metrics.ts');
+  });
 });
