@@ -5,7 +5,7 @@
  * discovery middleware that would read them (`getEndpointDiscoveryPlugin`: no DynamoDB command file
  * imports it), so the settings, the cache and its LRU are ~1.8 KB of every DynamoDB bundle that never
  * runs. Should a client's command ever take the plugin, it fails loudly here: remove the alias. Only the
- * Lambda bundles use this; local runs and tests keep the real module (test/unit/infra/lambda-shims.test.ts
+ * Lambda bundles use this; local runs and tests keep the real module (test/unit/infra/endpoint-discovery-shim.test.ts
  * checks this shim still covers what the SDK imports).
  */
 const unsupported = (): never => {

@@ -86,6 +86,9 @@ const GetSecretValue$ = [
   () => GetSecretValueResponse$,
 ];
 
+/** The schemas copied above, by name (test/unit/infra/slim-clients.test.ts compares them with the package's). */
+export const COPIED_SCHEMAS: Record<string, unknown> = { GetSecretValue$ };
+
 const command = slimCommandBuilder(commonParams, 'secretsmanager', 'SecretsManagerClient');
 
 export class GetSecretValueCommand extends command({}, () => [], 'GetSecretValue', GetSecretValue$) {}

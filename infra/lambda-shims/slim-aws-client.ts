@@ -1,21 +1,23 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the SDK's generated clients are typed by code generation; this rebuilds one from its parts */
 /**
  * A generated AWS SDK v3 client rebuilt from its parts, for the Lambda bundles' slim clients (esbuild
- * aliases, infra/bundling.ts; sqs-send-message.ts). It is the generated `<Service>Client` constructor and
- * runtime config line for line (same config resolvers, same middleware plugins in the same order, same
- * defaults: retries, timeouts, SigV4, endpoint rules, user agent), with two differences that are the
- * point: the error registry holds the service's base exception only, and the client version is read as
- * one field of its package.json. A generated client's `schemas/schemas_0.js` registers every operation's
- * error class in module scope (esbuild must keep them all), and its runtime config imports its whole
- * package.json for that version string. An error the registry does not hold comes back as the service's
- * base exception with the error code as its `name` and the service's message: what the generated client
- * does for a code it does not know, and all the relay's adapters read of an error.
+ * aliases, infra/bundling.ts; sqs-send-message.ts, secrets-manager-client.ts, dynamodb-client.ts). It is
+ * the generated `<Service>Client` constructor and runtime config line for line (same config resolvers,
+ * same middleware plugins in the same order, same defaults: retries, timeouts, SigV4, endpoint rules, user
+ * agent), with two differences that are the point: the error registry holds the service's base exception
+ * (and the few error classes a spec names) only, and the client version is read as one field of its
+ * package.json. A generated client's `schemas/schemas_0.js` registers every operation's error class in
+ * module scope (esbuild must keep them all), and its runtime config imports its whole package.json for
+ * that version string. An error the registry does not hold comes back as the service's base exception
+ * with the error code as its `name` and the service's message: what the generated client does for a code
+ * it does not know, and all the relay's adapters read of an error.
  *
  * The service's own small parts (endpoint rules, auth scheme, endpoint parameters, runtime extensions)
  * come from its package's ESM build; what every client shares comes from @smithy/core and @aws-sdk/core,
  * as in the generated client (so the bundle holds one copy). Only the Lambda bundles use this; local
- * runs and tests keep the packages' entries (test/unit/infra/slim-sqs-client.test.ts compares the two
- * on the wire).
+ * runs and tests keep the packages' entries. test/unit/infra/slim-clients.test.ts compares the two on
+ * the wire, compares their config and middleware, and fails when an SDK upgrade moves or renames a part
+ * imported here or changes a copied schema.
  */
 // @ts-expect-error -- the packages' ESM files have no declarations beside them (they live in dist-types)
 import * as awsClient from '../../node_modules/@aws-sdk/core/dist-es/submodules/client/index.js';
@@ -67,6 +69,8 @@ export interface SlimServiceSpec {
   /** The service's base exception class (`<Service>ServiceException`). */
   baseException: new (options: any) => Error;
   defaultSocketTimeoutMs: number;
+  /** The client checks message MD5s (SQS): its runtime config has an `md5` hash. */
+  md5?: boolean;
   /** From the package's ESM build: auth/httpAuthSchemeProvider.js, endpoint/*, runtimeExtensions.js. */
   httpAuthSchemeProvider: unknown;
   httpAuthSchemeParametersProvider: unknown;
@@ -77,15 +81,46 @@ export interface SlimServiceSpec {
   /** The service's own config resolvers and plugins, in the generated client's order (SQS: the queue URL). */
   resolveServiceConfig?: (config: any) => any;
   servicePlugins?: (config: any) => unknown[];
+  /**
+   * What some generated clients add (DynamoDB): a resolver right after the endpoint parameters (the
+   * account-id endpoint mode), one after the auth scheme config (endpoint discovery), the retry defaults
+   * passed to `resolveRetryConfig`, protocol settings made per client (a JSON codec instance), and runtime
+   * config entries of their own (set over the shared ones, as the generated runtimeConfig.js lists them).
+   */
+  resolveAfterEndpointParameters?: (config: any) => any;
+  resolveAfterHttpAuthScheme?: (config: any) => any;
+  retryDefaults?: Record<string, unknown>;
+  protocolSettingsPerClient?: () => Record<string, unknown>;
+  serviceRuntimeConfig?: (
+    config: Record<string, any>,
+    loaderConfig: { profile: unknown; logger: unknown },
+  ) => Record<string, unknown>;
+  /**
+   * Error classes the relay's code tells apart (`instanceof`) or that the SDK retries by their class's
+   * trait: registered under the service's namespace as the generated schemas do, each with its schema.
+   * Every other error comes back as the base exception named by its code.
+   */
+  errors?: ReadonlyArray<readonly [schema: unknown, ctor: new (options: any) => Error]>;
 }
 
-/** The error registry: the base exception only, under the synthetic namespace the protocol looks it up in. */
-function baseExceptionRegistry(spec: SlimServiceSpec): unknown {
+/**
+ * The error registries: the base exception under the synthetic namespace the protocol looks it up in, and
+ * the spec's own errors (if any) under the service's namespace.
+ */
+function errorRegistries(spec: SlimServiceSpec): unknown[] {
   const namespace = `smithy.ts.sdk.synthetic.${spec.protocolSettings.defaultNamespace}`;
   const registry = new TypeRegistry(namespace);
   const name = spec.baseException.name;
   registry.registerError([-3, namespace, name, 0, [], []], spec.baseException);
-  return registry;
+  if (!spec.errors?.length) return [registry];
+  const own = new TypeRegistry(spec.protocolSettings.defaultNamespace);
+  for (const [schema, ctor] of spec.errors) own.registerError(schema, ctor);
+  return [registry, own];
+}
+
+/** The protocol's settings: the service's, its error registries, and what each client gets its own of. */
+function protocolSettings(spec: SlimServiceSpec, errorTypeRegistries: unknown[]) {
+  return { ...spec.protocolSettings, errorTypeRegistries, ...spec.protocolSettingsPerClient?.() };
 }
 
 /** runtimeConfig.shared.js and runtimeConfig.js of a generated client, merged. */
@@ -109,9 +144,9 @@ function runtimeConfig(spec: SlimServiceSpec, config: Record<string, any>, error
       },
     ],
     logger: config.logger ?? new smithyClient.NoOpLogger(),
-    md5: config.md5 ?? Md5,
+    ...(spec.md5 ? { md5: config.md5 ?? Md5 } : {}),
     protocol: config.protocol ?? spec.protocol,
-    protocolSettings: config.protocolSettings ?? { ...spec.protocolSettings, errorTypeRegistries },
+    protocolSettings: config.protocolSettings ?? protocolSettings(spec, errorTypeRegistries),
     serviceId: config.serviceId ?? spec.serviceId,
     sha256: config.sha256 ?? Sha256,
     urlParser: config.urlParser ?? smithyProtocols.parseUrl,
@@ -164,12 +199,13 @@ function runtimeConfig(spec: SlimServiceSpec, config: Record<string, any>, error
     useFipsEndpoint:
       config.useFipsEndpoint ?? load(smithyConfig.NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
     userAgentAppId: config.userAgentAppId ?? load(awsClient.NODE_APP_ID_CONFIG_OPTIONS, loaderConfig),
+    ...spec.serviceRuntimeConfig?.(config, loaderConfig),
   };
 }
 
 /** The generated `<Service>Client` class for `spec`: same constructor, same plugins, same order. */
 export function slimClientClass(spec: SlimServiceSpec): new (configuration?: Record<string, any>) => any {
-  const errorTypeRegistries = [baseExceptionRegistry(spec)];
+  const errorTypeRegistries = errorRegistries(spec);
   const Client: new (config: any) => any = smithyClient.Client;
   return class SlimClient extends Client {
     constructor(configuration: Record<string, any> = {}) {
@@ -177,13 +213,17 @@ export function slimClientClass(spec: SlimServiceSpec): new (configuration?: Rec
       super(config0);
       this.initConfig = config0;
       let config = spec.resolveClientEndpointParameters(config0);
+      if (spec.resolveAfterEndpointParameters) config = spec.resolveAfterEndpointParameters(config);
       config = awsClient.resolveUserAgentConfig(config);
-      config = smithyRetry.resolveRetryConfig(config);
+      config = spec.retryDefaults
+        ? smithyRetry.resolveRetryConfig(config, spec.retryDefaults)
+        : smithyRetry.resolveRetryConfig(config);
       config = smithyConfig.resolveRegionConfig(config);
       config = awsClient.resolveHostHeaderConfig(config);
       config = smithyEndpoints.resolveEndpointConfig(config);
       if (spec.resolveServiceConfig) config = spec.resolveServiceConfig(config);
       config = spec.resolveHttpAuthSchemeConfig(config);
+      if (spec.resolveAfterHttpAuthScheme) config = spec.resolveAfterHttpAuthScheme(config);
       this.config = spec.resolveRuntimeExtensions(config, configuration.extensions || []);
       this.middlewareStack.use(getSchemaSerdePlugin(this.config));
       this.middlewareStack.use(awsClient.getUserAgentPlugin(this.config));

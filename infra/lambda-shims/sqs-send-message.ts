@@ -5,7 +5,7 @@
  * most of it the 28 error classes and schemas of every SQS operation, none of which a SendMessage
  * reads: slim-aws-client.ts rebuilds the client without them (same retries, timeouts, signing, queue-URL
  * endpoint and MD5 check of the body). SendMessage's schemas below are the package's own
- * (dist-es/schemas/schemas_0.js), copied; test/unit/infra/slim-sqs-client.test.ts sends through both
+ * (dist-es/schemas/schemas_0.js), copied; test/unit/infra/slim-clients.test.ts sends through both
  * clients and compares the requests on the wire and the answers. The other functions keep the package.
  */
 // @ts-expect-error -- the packages' ESM files have no declarations beside them (they live in dist-types)
@@ -52,6 +52,7 @@ export const SQSClient = slimClientClass({
   },
   baseException: SQSServiceException,
   defaultSocketTimeoutMs: 900_000,
+  md5: true,
   httpAuthSchemeProvider: defaultSQSHttpAuthSchemeProvider,
   httpAuthSchemeParametersProvider: defaultSQSHttpAuthSchemeParametersProvider,
   resolveHttpAuthSchemeConfig,
@@ -131,6 +132,9 @@ const SendMessageResult$ = [
   [0, 0, 0, 0, 0],
 ];
 const SendMessage$ = [9, n0, 'SendMessage', 0, () => SendMessageRequest$, () => SendMessageResult$];
+
+/** The schemas copied above, by name (test/unit/infra/slim-clients.test.ts compares them with the package's). */
+export const COPIED_SCHEMAS: Record<string, unknown> = { SendMessage$ };
 
 const command = slimCommandBuilder(commonParams, 'AmazonSQS', 'SQSClient');
 

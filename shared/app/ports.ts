@@ -234,11 +234,6 @@ export interface UnscheduledScan {
   scanUnscheduled(cursor?: string): Promise<{ keys: TransactionKey[]; cursor?: string }>;
 }
 
-/** Readiness: storage answers a cheap call. */
-export interface StoreHealth {
-  ping(signal?: AbortSignal): Promise<void>;
-}
-
 /** A transaction's place in the by-day index, newest first by (createdAt, key): where a console page stops. */
 export interface CreatedEntry {
   key: TransactionKey;

@@ -104,6 +104,10 @@ describe('callback bundle', () => {
     if (process.env.BUNDLE_TEST_LOG_LEVEL) console.log(stdout, stderr);
     const response = JSON.parse(stdout.slice(stdout.lastIndexOf('{"statusCode"'))) as { statusCode: number };
     expect(response.statusCode).toBe(200);
+    // Its metrics flushed after the invocation, as one EMF document per dimension set.
+    expect(stdout).toMatch(
+      /^\{"_aws":\{"Timestamp":\d+,"CloudWatchMetrics":\[\{"Namespace":"MobileMoneyRelay"/m,
+    );
     const items = await table.listAll();
     expect(JSON.stringify(items)).toContain(REFERENCE);
     expect(JSON.stringify(items)).toContain('363440463');

@@ -2,7 +2,6 @@ import {
   type AttributeValue,
   ConditionalCheckFailedException,
   type ConsumedCapacity,
-  DescribeTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -31,7 +30,6 @@ import type {
   ReceiptPage,
   RefusedCallbackRef,
   RelayStore,
-  StoreHealth,
   StoredReceiptView,
   WriteOptions,
 } from '../../app/ports';
@@ -163,7 +161,7 @@ function* daysBetween(from: string, to: string): Generator<string> {
     yield new Date(day).toISOString().slice(0, 10);
 }
 
-export class DynamoRelayStore implements RelayStore, StoreHealth {
+export class DynamoRelayStore implements RelayStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly options: RelayStoreOptions,
@@ -212,12 +210,6 @@ export class DynamoRelayStore implements RelayStore, StoreHealth {
     item.outbox = compactOutbox(rest.outbox ?? [], item);
     // Stored compact (transaction-item.ts): under 1 KB, one write unit, for a first callback.
     return compactTransactionItem(item);
-  }
-
-  async ping(signal?: AbortSignal): Promise<void> {
-    await guard('ping', () =>
-      this.doc.send(new DescribeTableCommand({ TableName: this.options.tableName }), { abortSignal: signal }),
-    );
   }
 
   async recordReceipt(input: ReceiptInput, options: WriteOptions = {}): Promise<ReceiptResult> {

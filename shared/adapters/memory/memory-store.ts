@@ -16,7 +16,6 @@ import type {
   RefusedCallbackRef,
   ReceiptResult,
   RelayStore,
-  StoreHealth,
   StoredReceiptView,
   UnscheduledScan,
   WriteOptions,
@@ -46,7 +45,7 @@ interface StoredReceipt extends ReceiptInput {
  * collects every outbox the way the table's stream would publish it. Not a substitute for the
  * DynamoDB Local tests of the adapter.
  */
-export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
+export class MemoryStore implements RelayStore, UnscheduledScan {
   /** `now` decides when a record's own lifetime ends (tests with a fixed clock pass theirs). */
   constructor(private readonly clock: { now(): Date } = { now: () => new Date() }) {}
 
@@ -74,10 +73,6 @@ export class MemoryStore implements RelayStore, StoreHealth, UnscheduledScan {
         );
       });
     }
-  }
-
-  async ping(signal?: AbortSignal): Promise<void> {
-    await this.gate(signal);
   }
 
   async recordReceipt(input: ReceiptInput, options: { signal?: AbortSignal } = {}): Promise<ReceiptResult> {

@@ -1,19 +1,32 @@
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as slimDynamo from '../../../infra/lambda-shims/dynamodb-client';
 import * as slimSecrets from '../../../infra/lambda-shims/secrets-manager-client';
 import * as slimSqs from '../../../infra/lambda-shims/sqs-send-message';
 
 /*
- * The Lambda bundles send SQS SendMessage (callback function) and Secrets Manager GetSecretValue (every
- * function) through slim clients rebuilt from the SDK's parts (infra/lambda-shims/slim-aws-client.ts),
- * without the error classes and schemas of the services' other operations. Here both clients, the
- * package's and the slim one, send the same command to the same local HTTP endpoint: the requests must be
- * the same on the wire (target, body, signed headers, signature scope, retries), and the answers and
- * errors the same to the adapters (shared/adapters/sqs/sqs-ingress-buffer.ts, secrets/secrets-manager.ts).
+ * The Lambda bundles send SQS SendMessage and DynamoDB's item commands (callback function) and Secrets
+ * Manager GetSecretValue (every function) through slim clients rebuilt from the SDK's parts
+ * (infra/lambda-shims/slim-aws-client.ts), without the error classes and schemas of the services' other
+ * operations. Here both clients, the package's and the slim one, send the same command to the same local
+ * HTTP endpoint: the requests must be the same on the wire (target, body, signed headers, signature scope,
+ * retries), and the answers and errors the same to the adapters (shared/adapters/sqs/sqs-ingress-buffer.ts,
+ * secrets/secrets-manager.ts, dynamodb/relay-store.ts). The slim clients import the packages' ESM files
+ * by path and copy their schemas: the last part fails when an SDK upgrade moves or renames such a file or
+ * export, changes a copied schema, or changes what a generated client's constructor sets up.
  */
 
 interface Recorded {
@@ -234,5 +247,290 @@ describe('slim Secrets Manager client (every function)', () => {
     });
     expect(slim).toEqual(real);
     expect(slimRequests).toEqual(realRequests);
+  });
+});
+
+describe('slim DynamoDB client (callback function)', () => {
+  const key = { pk: { S: 'TX#momo#demo#r-1' }, sk: { S: 'TX' } };
+  const getItem = (slim: boolean) => {
+    const Client = slim ? slimDynamo.DynamoDBClient : DynamoDBClient;
+    const Command = slim ? slimDynamo.GetItemCommand : GetItemCommand;
+    return new Client(clientConfig())
+      .send(new Command({ TableName: 'relay', Key: key, ConsistentRead: true }))
+      .then((out: { Item?: unknown; ConsumedCapacity?: unknown }) => ({
+        Item: out.Item,
+        ConsumedCapacity: out.ConsumedCapacity,
+      }));
+  };
+  const putItem = (slim: boolean) => {
+    const Client = slim ? slimDynamo.DynamoDBClient : DynamoDBClient;
+    const Command = slim ? slimDynamo.PutItemCommand : PutItemCommand;
+    const Conditional = slim ? slimDynamo.ConditionalCheckFailedException : ConditionalCheckFailedException;
+    return new Client(clientConfig())
+      .send(
+        new Command({
+          TableName: 'relay',
+          Item: { ...key, amount: { N: '1500' }, tags: { SS: ['a', 'b'] }, body: { B: Buffer.from('é') } },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      )
+      .then(
+        () => ({ stored: true }),
+        (error: Error & { Item?: unknown; $fault?: string }) => {
+          // What the store reads of an error: its class (a condition that failed), name, item and fault.
+          throw Object.assign(new Error(error.message), {
+            name: `${error.name}${error instanceof Conditional ? ' (conditional)' : ''}`,
+            message: JSON.stringify({ message: error.message, item: error.Item, fault: error.$fault }),
+          });
+        },
+      );
+  };
+
+  it('reads an item as the package client does', async () => {
+    // Prepare
+    const arrange = () =>
+      answers.set('DynamoDB_20120810.GetItem', [
+        {
+          status: 200,
+          body: {
+            Item: { ...key, amount: { N: '1500' }, parties: { L: [{ M: { msisdn: { S: '2567…89' } } }] } },
+            ConsumedCapacity: { TableName: 'relay', CapacityUnits: 1 },
+          },
+        },
+      ]);
+
+    // Act
+    const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, getItem);
+
+    // Assess
+    expect(real).toEqual({
+      value: {
+        Item: { ...key, amount: { N: '1500' }, parties: { L: [{ M: { msisdn: { S: '2567…89' } } }] } },
+        ConsumedCapacity: { TableName: 'relay', CapacityUnits: 1 },
+      },
+    });
+    expect(slim).toEqual(real);
+    expect(slimRequests).toEqual(realRequests);
+    expect(slimRequests[0]!.scope).toBe('eu-west-1/dynamodb/aws4_request');
+  });
+
+  it('fails a write whose condition failed with the same error class, item and fault', async () => {
+    // Prepare
+    const arrange = () =>
+      answers.set('DynamoDB_20120810.PutItem', [
+        {
+          status: 400,
+          body: {
+            __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException',
+            message: 'The conditional request failed',
+            Item: { ...key, amount: { N: '900' } },
+          },
+        },
+      ]);
+
+    // Act
+    const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, putItem);
+
+    // Assess
+    expect(real).toEqual({
+      error: {
+        name: 'ConditionalCheckFailedException (conditional)',
+        message: JSON.stringify({
+          message: 'The conditional request failed',
+          item: { ...key, amount: { N: '900' } },
+          fault: 'client',
+        }),
+      },
+    });
+    expect(slim).toEqual(real);
+    expect(slimRequests).toEqual(realRequests);
+  });
+
+  it('retries a throttled write and names an error it has no class for as the package client does', async () => {
+    // Prepare: throttled once, then a validation error (no class in the slim client: named by its code).
+    const arrange = () =>
+      answers.set('DynamoDB_20120810.PutItem', [
+        {
+          status: 400,
+          body: {
+            __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+            message: 'Rate of requests exceeds the allowed throughput.',
+          },
+        },
+        {
+          status: 400,
+          body: {
+            __type: 'com.amazon.coral.validate#ValidationException',
+            message: 'Item size has exceeded the maximum allowed size',
+          },
+        },
+      ]);
+
+    // Act
+    const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, putItem);
+
+    // Assess
+    expect(real).toEqual({
+      error: {
+        name: 'ValidationException',
+        message: JSON.stringify({
+          message: 'Item size has exceeded the maximum allowed size',
+          fault: 'client',
+        }),
+      },
+    });
+    expect(slim).toEqual(real);
+    expect(realRequests.map((r) => r.attempts)).toEqual(['attempt=1; max=3', 'attempt=2; max=3']);
+    expect(slimRequests).toEqual(realRequests);
+  });
+});
+
+/** Files of the slim clients, and the packages' ESM files each imports by path. */
+const ROOT = resolve(import.meta.dirname, '../../..');
+const SHIMS = ['slim-aws-client', 'sqs-send-message', 'secrets-manager-client', 'dynamodb-client'].map(
+  (name) => join(ROOT, 'infra/lambda-shims', `${name}.ts`),
+);
+
+interface PathImport {
+  shim: string;
+  file: string;
+  /** Names imported by name, or read from a namespace import (`ns.name`). */
+  names: string[];
+}
+
+function pathImports(): PathImport[] {
+  const found: PathImport[] = [];
+  for (const shim of SHIMS) {
+    const text = readFileSync(shim, 'utf8');
+    for (const m of text.matchAll(
+      /import\s+(\*\s+as\s+(\w+)|\{([^}]*)\})\s+from\s+'(\.\.\/\.\.\/node_modules\/[^']+\.js)'/g,
+    )) {
+      const names = m[2]
+        ? [
+            ...new Set(
+              [...text.matchAll(new RegExp(`(?<![\\w.'"\`])${m[2]}\\.(\\w+)`, 'g'))].map((use) => use[1]!),
+            ),
+          ]
+        : m[3]!
+            .replace(/\/\/.*$/gm, '')
+            .split(',')
+            .map((part) => part.trim().split(/\s+as\s+/)[0]!)
+            .filter(Boolean);
+      found.push({ shim, file: resolve(dirname(shim), m[4]!), names });
+    }
+  }
+  return found;
+}
+
+/**
+ * A schema as data: each reference (`() => X$`, the generated files' lazy form) replaced by the name of
+ * the schema it points to, each schema named once with its own value listed beside it.
+ */
+function schemaGraph(root: unknown): Record<string, unknown> {
+  const named: Record<string, unknown> = {};
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'function') {
+      const target = (value as () => unknown)();
+      const name = Array.isArray(target) ? `${String(target[1])}#${String(target[2])}` : String(target);
+      if (!(name in named)) {
+        named[name] = null;
+        named[name] = walk(target);
+      }
+      return { ref: name };
+    }
+    if (Array.isArray(value)) return value.map(walk);
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    return value;
+  };
+  named.root = walk(root);
+  return named;
+}
+
+/** What a client sets up: its middleware, in order, and its resolved config (values that are data). */
+function setUp(client: { middlewareStack: { identify(): string[] }; config: Record<string, unknown> }) {
+  const config = Object.fromEntries(
+    Object.entries(client.config)
+      .filter(([name]) => !['protocol', 'protocolSettings'].includes(name))
+      .map(([name, value]) => [
+        name,
+        typeof value === 'function'
+          ? 'function'
+          : value && typeof value === 'object'
+            ? `object ${value.constructor?.name}`
+            : value,
+      ]),
+  );
+  return { middleware: client.middlewareStack.identify(), config };
+}
+
+describe('slim clients against the SDK they are built from', () => {
+  it('import only ESM files and exports the installed SDK still has', async () => {
+    // Prepare
+    const imports = pathImports();
+    expect(imports.length).toBeGreaterThan(15);
+
+    // Act: each file loaded as the bundles load it, each name read.
+    const missing: string[] = [];
+    for (const { shim, file, names } of imports) {
+      const where = `${shim.slice(ROOT.length + 1)}: ${file.slice(file.indexOf('node_modules/') + 13)}`;
+      if (!existsSync(file)) {
+        missing.push(`${where} (no such file)`);
+        continue;
+      }
+      const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      for (const name of names) if (module[name] === undefined) missing.push(`${where} has no ${name}`);
+    }
+
+    // Assess
+    expect(missing).toEqual([]);
+  });
+
+  it('copy the schemas the packages hold, unchanged', async () => {
+    // Prepare
+    const copies = {
+      'client-sqs': (await import('../../../infra/lambda-shims/sqs-send-message')).COPIED_SCHEMAS,
+      'client-secrets-manager': slimSecrets.COPIED_SCHEMAS,
+      'client-dynamodb': slimDynamo.COPIED_SCHEMAS,
+    };
+
+    for (const [pkg, copied] of Object.entries(copies)) {
+      // Act
+      const packaged = (await import(
+        pathToFileURL(join(ROOT, 'node_modules/@aws-sdk', pkg, 'dist-es/schemas/schemas_0.js')).href
+      )) as Record<string, unknown>;
+
+      // Assess
+      expect(Object.keys(copied).length, pkg).toBeGreaterThan(0);
+      for (const [name, schema] of Object.entries(copied))
+        expect(schemaGraph(schema), `${pkg} ${name}`).toEqual(schemaGraph(packaged[name]));
+    }
+  });
+
+  it('set up the middleware and config the generated clients do', () => {
+    // Prepare
+    const pairs = [
+      ['SQS', new SQSClient(clientConfig()), new slimSqs.SQSClient(clientConfig())],
+      [
+        'Secrets Manager',
+        new SecretsManagerClient(clientConfig()),
+        new slimSecrets.SecretsManagerClient(clientConfig()),
+      ],
+      ['DynamoDB', new DynamoDBClient(clientConfig()), new slimDynamo.DynamoDBClient(clientConfig())],
+    ] as const;
+
+    for (const [service, real, slim] of pairs) {
+      // Act
+      const expected = setUp(real as never);
+      const actual = setUp(slim as never);
+
+      // Assess
+      expect(actual.middleware, service).toEqual(expected.middleware);
+      expect(actual.config, service).toEqual(expected.config);
+      expect(Object.keys(slim.config.protocolSettings).sort(), service).toEqual(
+        Object.keys(real.config.protocolSettings).sort(),
+      );
+    }
   });
 });
