@@ -95,7 +95,7 @@ const reject = (resultCode: C2BRejectCode, rule: C2BRule, detail: string): C2BDe
  */
 const HASHED_MSISDN = /^[0-9a-f]{64}$/i;
 
-export function isHashedMsisdn(msisdn: string): boolean {
+function isHashedMsisdn(msisdn: string): boolean {
   return HASHED_MSISDN.test(msisdn.trim());
 }
 
