@@ -118,6 +118,11 @@ export interface LocalRelayOptions {
   bufferDrainMs?: number;
   /** Lines about buffering and draining (npm start prints them). */
   printBuffer?: (line: string) => void;
+  /**
+   * Unmatched hints an account may take a day. @default HINTS_PER_ACCOUNT_PER_DAY. A test of what happens
+   * past the budget spends a lower one instead of sending a thousand hints.
+   */
+  hintsPerAccountPerDay?: number;
 }
 
 export interface LocalRelay {
@@ -184,6 +189,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     log: relayLog,
     scrub,
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+    ...(options.hintsPerAccountPerDay ? { hintsPerAccountPerDay: options.hintsPerAccountPerDay } : {}),
   };
   const fileBuffer = options.ingressBufferDir
     ? new FileIngressBuffer(options.ingressBufferDir, options.printBuffer)

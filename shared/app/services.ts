@@ -38,6 +38,8 @@ export interface RelayServices {
   statements?: StatementStore;
   /** Webhook destinations for the management API (docs/webhooks.md): wired by the runtime. */
   deliveries?: DeliveryAdmin;
+  /** Unmatched hints an account may take a day (IngestDeps); absent: HINTS_PER_ACCOUNT_PER_DAY. */
+  hintsPerAccountPerDay?: number;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

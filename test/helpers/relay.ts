@@ -42,6 +42,8 @@ export interface TestRelayOptions {
   port?: number;
   /** Also append the events to this JSON-lines file, as `npm start` does. */
   eventsFile?: string;
+  /** Unmatched hints an account may take a day (LocalRelayOptions): a flood test spends a lower budget. */
+  hintsPerAccountPerDay?: number;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function startTestRelay(
         }
       : sink,
     streamPollMs: PUMP_OWN_TIMER_MS,
+    hintsPerAccountPerDay: options.hintsPerAccountPerDay,
   });
   const driver = drivePump(relay.pump);
   const request: TestRelay['request'] = async (method, path, body, headers = {}) => {
