@@ -23,7 +23,7 @@ beforeAll(async () => {
   // machine (the whole suite beside a browser test) answered some forged hints 503 after a slow store.
   relay = await startHostileRelay(
     { ackBudgets: { momo: { storeMs: 20_000, ackMs: 25_000 } } },
-    { hintsPerAccountPerDay: HINTS_BUDGET },
+    { limits: { hintsPerAccountPerDay: HINTS_BUDGET } },
   );
 });
 

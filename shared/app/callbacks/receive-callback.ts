@@ -273,7 +273,7 @@ async function storeOrBuffer(
       clock: services.clock,
       log,
       reconciliation: config.reconciliation,
-      hintsPerAccountPerDay: services.hintsPerAccountPerDay,
+      hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
     },
     batch,
     { signal: abort.signal },

@@ -138,7 +138,7 @@ export async function applyStoredCallbacks(
           clock: services.clock,
           log,
           reconciliation: config.reconciliation,
-          hintsPerAccountPerDay: services.hintsPerAccountPerDay,
+          hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
         },
         {
           provider: resolved.provider.id,
