@@ -49,7 +49,7 @@ export interface RelayServices {
 export interface RelayLimits {
   /** Unmatched hints an account may take a day (IngestDeps). @default HINTS_PER_ACCOUNT_PER_DAY */
   hintsPerAccountPerDay?: number;
-  /** Quarantine entries one page request looks at (listQuarantine). @default 2000 */
+  /** Quarantine entries one page request looks at. @default MAX_EXAMINED (list-quarantine.ts) */
   quarantineExamined?: number;
 }
 
