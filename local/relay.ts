@@ -19,7 +19,7 @@ import type { Clock, EventSink, RelayLogger, RelayMetrics } from '../shared/app/
 import { noMetrics, systemClock } from '../shared/app/ports';
 import type { ReconcileServices } from '../shared/app/reconciliation/reconcile';
 import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
-import { type RelayServices, scrubbingLogger } from '../shared/app/services';
+import { type RelayLimits, type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { recordAuditAfter } from '../shared/app/operations/audit';
 import { toInboundRequest } from '../shared/http/api-gateway';
@@ -118,6 +118,8 @@ export interface LocalRelayOptions {
   bufferDrainMs?: number;
   /** Lines about buffering and draining (npm start prints them). */
   printBuffer?: (line: string) => void;
+  /** Limits a test lowers (RelayServices.limits); absent: the production values. */
+  limits?: RelayLimits;
 }
 
 export interface LocalRelay {
@@ -184,6 +186,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     log: relayLog,
     scrub,
     ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   };
   const fileBuffer = options.ingressBufferDir
     ? new FileIngressBuffer(options.ingressBufferDir, options.printBuffer)

@@ -38,6 +38,19 @@ export interface RelayServices {
   statements?: StatementStore;
   /** Webhook destinations for the management API (docs/webhooks.md): wired by the runtime. */
   deliveries?: DeliveryAdmin;
+  /** Limits lowered by a test; absent: the production values. */
+  limits?: RelayLimits;
+}
+
+/**
+ * Limits a test lowers to reach what lies past them with a few dozen requests instead of thousands
+ * (every one absent in production: each use case's own constant).
+ */
+export interface RelayLimits {
+  /** Unmatched hints an account may take a day (IngestDeps). @default HINTS_PER_ACCOUNT_PER_DAY */
+  hintsPerAccountPerDay?: number;
+  /** Quarantine entries one page request looks at. @default MAX_EXAMINED (list-quarantine.ts) */
+  quarantineExamined?: number;
 }
 
 /** A logger that removes every configured secret value from messages and fields before they are written. */

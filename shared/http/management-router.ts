@@ -213,6 +213,7 @@ const depsOf = (services: ManagementServices) => ({
   config: services.config,
   store: services.store,
   clock: services.clock,
+  ...(services.limits ? { limits: services.limits } : {}),
 });
 
 /** What a transaction's story reads: the store, and the delivery log where this runtime has one. */

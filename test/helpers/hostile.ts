@@ -11,7 +11,14 @@ import { request as httpRequest } from 'node:http';
 import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
-import { ADMIN_TOKEN, CollectingSink, silentLogger, startTestRelay, type TestRelay } from './relay';
+import {
+  ADMIN_TOKEN,
+  CollectingSink,
+  silentLogger,
+  startTestRelay,
+  type TestRelay,
+  type TestRelayOptions,
+} from './relay';
 
 /** The envelope flush() returns (derived, so this file does not depend on where the type lives). */
 export type EventEnvelope = Awaited<ReturnType<TestRelay['flush']>>[number];
@@ -79,8 +86,11 @@ export function hostileConfig(extra: Record<string, unknown> = {}): Record<strin
   };
 }
 
-export function startHostileRelay(extra: Record<string, unknown> = {}): Promise<TestRelay> {
-  return startTestRelay(hostileConfig(extra));
+export function startHostileRelay(
+  extra: Record<string, unknown> = {},
+  options: TestRelayOptions = {},
+): Promise<TestRelay> {
+  return startTestRelay(hostileConfig(extra), options);
 }
 
 // ---------------------------------------------------------------------------------------------

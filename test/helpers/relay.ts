@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type LocalRelay, startLocalRelay } from '../../local/relay';
+import { type LocalRelay, type LocalRelayOptions, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { FileEventSink } from '../../shared/adapters/events/file-sink';
@@ -42,6 +42,8 @@ export interface TestRelayOptions {
   port?: number;
   /** Also append the events to this JSON-lines file, as `npm start` does. */
   eventsFile?: string;
+  /** Limits lowered (LocalRelayOptions.limits): a flood test reaches past one with a few dozen requests. */
+  limits?: LocalRelayOptions['limits'];
 }
 
 /**
@@ -118,6 +120,7 @@ export async function startTestRelay(
         }
       : sink,
     streamPollMs: PUMP_OWN_TIMER_MS,
+    limits: options.limits,
   });
   const driver = drivePump(relay.pump);
   const request: TestRelay['request'] = async (method, path, body, headers = {}) => {

@@ -87,6 +87,7 @@ export async function applyBufferedCallback(
         clock: services.clock,
         log: services.log,
         reconciliation: services.config.reconciliation,
+        hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
       },
       {
         provider: message.provider,

@@ -268,7 +268,13 @@ async function storeOrBuffer(
   );
   const abort = new AbortController();
   const direct = ingestIntents(
-    { store, clock: services.clock, log, reconciliation: config.reconciliation },
+    {
+      store,
+      clock: services.clock,
+      log,
+      reconciliation: config.reconciliation,
+      hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
+    },
     batch,
     { signal: abort.signal },
   );

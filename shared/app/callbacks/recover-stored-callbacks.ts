@@ -133,7 +133,13 @@ export async function applyStoredCallbacks(
         dedupeKey: receipt.dedupeKey,
       };
       const ingested = await ingestIntents(
-        { store, clock: services.clock, log, reconciliation: config.reconciliation },
+        {
+          store,
+          clock: services.clock,
+          log,
+          reconciliation: config.reconciliation,
+          hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
+        },
         {
           provider: resolved.provider.id,
           account: resolved.account.id,

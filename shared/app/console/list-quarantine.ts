@@ -2,6 +2,7 @@ import { phoneFieldsOf } from '../../providers/registry';
 import { maskPhoneFieldsInText } from '../../util/mask';
 import type { QuarantinePage, QuarantineView } from '../management-answers';
 import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
+import type { RelayLimits } from '../services';
 import { MANAGEMENT_ROUTE_NAME } from '../operations/quarantine-decisions';
 import { badParameter, decodeCursor, encodeCursor, parseLimit, parseRange, parseText } from './console-query';
 
@@ -75,9 +76,10 @@ function* daysNewestFirst(from: string, to: string): Generator<string> {
  * codes only; the pages after it do not count again.
  */
 export async function listQuarantine(
-  deps: { store: ConsoleStore; clock: Clock },
+  deps: { store: ConsoleStore; clock: Clock; limits?: RelayLimits },
   query: Record<string, string | undefined>,
 ): Promise<QuarantinePage> {
+  const maxExamined = deps.limits?.quarantineExamined ?? MAX_EXAMINED;
   const range = parseRange(query, deps.clock.now(), QUARANTINE_RANGE);
   const limit = parseLimit(query.limit);
   const reason = parseText(query.reason, 'reason', 64);
@@ -108,7 +110,7 @@ export async function listQuarantine(
     if (cursor && day > cursor.day) continue;
     let after = cursor && day === cursor.day ? cursor.after : undefined;
     do {
-      const batch = filtered ? Math.min(FILTERED_BATCH, MAX_EXAMINED - examined) : limit + 1;
+      const batch = filtered ? Math.min(FILTERED_BATCH, maxExamined - examined) : limit + 1;
       const page = await deps.store.listQuarantineDay(day, { limit: batch, ...(after ? { after } : {}) });
       for (const entry of page.entries) {
         examined++;
@@ -122,7 +124,7 @@ export async function listQuarantine(
           entries.push(view(entry));
           lastShown = position;
         }
-        if (examined >= MAX_EXAMINED) {
+        if (examined >= maxExamined) {
           next = encodeCursor(position);
           break pages;
         }

@@ -20,6 +20,8 @@ export interface IngestDeps {
   log: RelayLogger;
   /** Window and first check of transactions a report creates (orphans, C2B payments). */
   reconciliation: ReconciliationSettings;
+  /** Unmatched hints an account may take a day. @default HINTS_PER_ACCOUNT_PER_DAY (tests spend a lower one) */
+  hintsPerAccountPerDay?: number;
 }
 
 const MAX_ATTRIBUTES = 100;
@@ -203,9 +205,10 @@ async function spendHintBudget(
   options: WriteOptions,
 ): Promise<boolean> {
   const day = batch.receivedAt.slice(0, 10);
+  const limit = deps.hintsPerAccountPerDay ?? HINTS_PER_ACCOUNT_PER_DAY;
   const budget = await deps.store.countRecord(
     { provider: batch.provider, account: batch.account, namespace: 'hint-budget', id: day },
-    { limit: HINTS_PER_ACCOUNT_PER_DAY, at: batch.receivedAt, lifetimeSeconds: 2 * 86_400 },
+    { limit, at: batch.receivedAt, lifetimeSeconds: 2 * 86_400 },
     options,
   );
   if (budget.counted) return true;
@@ -214,7 +217,7 @@ async function spendHintBudget(
       provider: batch.provider,
       account: batch.account,
       day,
-      limit: HINTS_PER_ACCOUNT_PER_DAY,
+      limit,
     });
   return false;
 }
