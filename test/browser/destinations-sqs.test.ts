@@ -5,12 +5,13 @@
  * and the partner's role, pauses and resumes it, and finds its deliveries in the transaction's story. No
  * signing secret reaches a page or an answer.
  */
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { paidByAirtelCallback } from '../helpers/airtel-payment';
 import { launchChromium } from '../helpers/chromium';
 import { LocalAwsEndpoint } from '../helpers/delivery-sqs-endpoint';
 import { ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
@@ -68,26 +69,7 @@ const queued = () =>
   endpoint.messages.map((m) => (JSON.parse(m.body) as { data: { reference: string } }).data.reference);
 
 /** An Airtel payment that succeeds by its signed callback: one TransactionSucceeded published. */
-async function paid(): Promise<string> {
-  const reference = `SQ-${randomUUID().slice(0, 8)}`;
-  const registered = await relay.admin('POST', '/v1/transactions', {
-    provider: 'airtel',
-    account: 'demo',
-    kind: 'payment',
-    reference,
-    amount: '5000',
-    currency: 'UGX',
-  });
-  expect(registered.status).toBe(201);
-  const fixture = JSON.parse(
-    readFileSync(new URL('../fixtures/airtel/callback-ts.json', import.meta.url), 'utf8'),
-  ).transaction;
-  const transaction = { ...fixture, id: reference };
-  const hash = createHmac('sha256', KEY).update(JSON.stringify({ transaction })).digest('base64');
-  await relay.request('POST', '/v1/airtel/demo/callback', JSON.stringify({ transaction, hash }));
-  await relay.flush();
-  return reference;
-}
+const paid = () => paidByAirtelCallback(relay, KEY, 'SQ');
 
 async function signedIn(): Promise<Page> {
   const page = await browser.newPage();

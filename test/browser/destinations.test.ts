@@ -2,10 +2,10 @@
  * Issue 31 items 1 and 5 in a real Chromium on the real local relay (DynamoDB Local): an operator pauses a
  * webhook destination and counts a replay (the dry run) in the console; a viewer is offered neither.
  */
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningReceiver, startReceiver } from '../../simulator/receiver/receiver';
+import { paidByAirtelCallback } from '../helpers/airtel-payment';
 import { useConsoleOnRelay, WAIT_MS } from './harness';
 
 const KEY = 'browser-destinations-airtel-key';
@@ -40,23 +40,7 @@ const t = useConsoleOnRelay(
 
 /** An Airtel payment that succeeds by its signed callback: one TransactionSucceeded delivered. */
 async function paidAndDelivered(): Promise<string> {
-  const reference = `BR-${randomUUID().slice(0, 8)}`;
-  const registered = await t.relay.admin('POST', '/v1/transactions', {
-    provider: 'airtel',
-    account: 'demo',
-    kind: 'payment',
-    reference,
-    amount: '5000',
-    currency: 'UGX',
-  });
-  expect(registered.status).toBe(201);
-  const fixture = JSON.parse(
-    readFileSync(new URL('../fixtures/airtel/callback-ts.json', import.meta.url), 'utf8'),
-  ).transaction;
-  const transaction = { ...fixture, id: reference };
-  const hash = createHmac('sha256', KEY).update(JSON.stringify({ transaction })).digest('base64');
-  await t.relay.request('POST', '/v1/airtel/demo/callback', JSON.stringify({ transaction, hash }));
-  await t.relay.flush();
+  const reference = await paidByAirtelCallback(t.relay, KEY, 'BR');
   await vi.waitFor(() => expect(receiver.received.filter((r) => r.verified)).toHaveLength(1), {
     timeout: WAIT_MS,
     interval: 100,

@@ -1,9 +1,9 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { postAirtelSuccess, registerAirtelPayment } from '../helpers/airtel-payment';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 const KEY = 'e2e-webhook-airtel-callback-key';
@@ -45,28 +45,10 @@ afterAll(async () => {
 describe('npm start delivers webhooks from its event stream', () => {
   it('delivers a TransactionSucceeded to the configured destination, signed so the reference library verifies it', async () => {
     // Prepare
-    const reference = `WH-${randomUUID().slice(0, 8)}`;
-    const registered = await relay.admin('POST', '/v1/transactions', {
-      provider: 'airtel',
-      account: 'demo',
-      kind: 'payment',
-      reference,
-      amount: '5000',
-      currency: 'UGX',
-    });
-    expect(registered.status).toBe(201);
-    const fixture = JSON.parse(
-      readFileSync(new URL('../fixtures/airtel/callback-ts.json', import.meta.url), 'utf8'),
-    ).transaction;
-    const transaction = { ...fixture, id: reference };
-    const hash = createHmac('sha256', KEY).update(JSON.stringify({ transaction })).digest('base64');
+    const reference = await registerAirtelPayment(relay, 'WH');
 
     // Act
-    const response = await relay.request(
-      'POST',
-      '/v1/airtel/demo/callback',
-      JSON.stringify({ transaction, hash }),
-    );
+    const response = await postAirtelSuccess(relay, KEY, reference);
     const events = await relay.flush();
 
     // Assess

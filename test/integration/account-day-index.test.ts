@@ -7,7 +7,6 @@
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import {
   ACCOUNT_DAY_SLACK_SECONDS,
   accountDayPartition,
@@ -16,37 +15,24 @@ import {
 } from '../../shared/adapters/dynamodb/table';
 import { MemoryStore } from '../../shared/adapters/memory/memory-store';
 import { closeDay } from '../../shared/app/statements/close-day';
-import type { RelayLogger } from '../../shared/app/ports';
-import { parseConfig } from '../../shared/config/load';
 import { dayTimeOf } from '../../shared/domain/statement-match';
 import type { TransactionRecord } from '../../shared/domain/transaction';
-import { createTestTable } from '../helpers/dynamo';
 import { registered } from '../helpers/reports';
+import {
+  openStatementWorld,
+  OPERATOR,
+  type StatementDeps,
+  type StatementTable,
+} from '../helpers/statement-world';
 
-const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-const config = parseConfig({
-  management: { bearerToken: 'a-long-enough-token' },
-  reconciliation: { windowSeconds: 3600 },
-  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
-});
+let table: StatementTable;
+let deps: StatementDeps;
+beforeAll(async () => ({ table, deps } = await openStatementWorld(() => '2026-11-26T09:00:00.000Z')));
+afterAll(() => table.drop());
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let deps: Parameters<typeof closeDay>[0];
-beforeAll(async () => {
-  table = await createTestTable();
-  deps = {
-    config,
-    store: table.store,
-    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
-    clock: { now: () => new Date('2026-11-26T09:00:00.000Z') },
-    log: silent,
-  };
-});
-afterAll(async () => {
-  await table.drop();
-});
-
-const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
+/** The report of `ke`'s business day `day`, read without closing it. */
+const dayOf = (day: string) =>
+  closeDay(deps, { provider: 'daraja', account: 'ke', day }, { actor: OPERATOR, close: false });
 const SLACK_MS = ACCOUNT_DAY_SLACK_SECONDS * 1000;
 const plus = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
 
@@ -107,22 +93,8 @@ describe('the account-day index with its slack, in DynamoDB Local', () => {
     await table.store.createTransaction(tx);
 
     // Act
-    const day24 = await closeDay(
-      deps,
-      { provider: 'daraja', account: 'ke', day: '2026-11-24' },
-      {
-        actor: OPERATOR,
-        close: false,
-      },
-    );
-    const day25 = await closeDay(
-      deps,
-      { provider: 'daraja', account: 'ke', day: '2026-11-25' },
-      {
-        actor: OPERATOR,
-        close: false,
-      },
-    );
+    const day24 = await dayOf('2026-11-24');
+    const day25 = await dayOf('2026-11-25');
 
     // Assess
     expect(await storedKey(tx)).toBe('2026-11-24T20:55:00.000Z');
@@ -140,22 +112,8 @@ describe('the account-day index with its slack, in DynamoDB Local', () => {
     await keyAsBeforeTheSlack(inside);
 
     // Act
-    const day26 = await closeDay(
-      deps,
-      { provider: 'daraja', account: 'ke', day: '2026-11-26' },
-      {
-        actor: OPERATOR,
-        close: false,
-      },
-    );
-    const day27 = await closeDay(
-      deps,
-      { provider: 'daraja', account: 'ke', day: '2026-11-27' },
-      {
-        actor: OPERATOR,
-        close: false,
-      },
-    );
+    const day26 = await dayOf('2026-11-26');
+    const day27 = await dayOf('2026-11-27');
 
     // Assess
     expect(await storedKey(old)).toBe('2026-11-26T21:05:00.000Z');
@@ -169,22 +127,8 @@ describe('the account-day index with its slack, in DynamoDB Local', () => {
     await table.store.createTransaction(tx);
 
     // Act
-    const day28 = await closeDay(
-      deps,
-      { provider: 'daraja', account: 'ke', day: '2026-11-28' },
-      {
-        actor: OPERATOR,
-        close: false,
-      },
-    );
-    const day29 = await closeDay(
-      deps,
-      { provider: 'daraja', account: 'ke', day: '2026-11-29' },
-      {
-        actor: OPERATOR,
-        close: false,
-      },
-    );
+    const day28 = await dayOf('2026-11-28');
+    const day29 = await dayOf('2026-11-29');
 
     // Assess
     expect(day28.verdicts).toEqual({ PENDING: { count: 1, amount: '100' } });

@@ -3,19 +3,10 @@ import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/c
 import { STSClient } from '@aws-sdk/client-sts';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryDeliveryLog } from '../../shared/adapters/memory/delivery-log';
-import { MemoryDestinationStates } from '../../shared/adapters/memory/destination-states';
 import { sqsPartnerQueues } from '../../shared/adapters/sqs/partner-queue';
 import { stsRoleAssumer } from '../../shared/adapters/sqs/partner-role';
-import { DeliveryEngine } from '../../shared/app/delivery/engine';
-import type { WebhookSender } from '../../shared/app/delivery/ports';
-import { destinationSchema } from '../../shared/config/schema';
-import type { DestinationIo } from '../../shared/destinations/ports';
-import type { DestinationRuntime } from '../../shared/destinations/types';
-import { buildEvent } from '../../shared/domain/events';
-import { createScrubber } from '../../shared/util/redact';
 import { LocalAwsEndpoint } from '../helpers/delivery-sqs-endpoint';
-import { DrivenTime } from '../helpers/driven-time';
+import { succeededEvent as event, sqsDeliveries } from '../helpers/sqs-deliveries';
 
 /**
  * An sqs destination delivering through the real @aws-sdk/client-sqs and @aws-sdk/client-sts over HTTP:
@@ -49,57 +40,9 @@ interface Fauxqs {
 }
 const fauxqs = (await import(/* @vite-ignore */ FAUXQS).catch(() => undefined)) as Fauxqs | undefined;
 
-const noHttp: WebhookSender = {
-  send: () => Promise.reject(new Error('an sqs destination never sends HTTP')),
-};
-
-function event(reference: string) {
-  return buildEvent(
-    'TransactionSucceeded',
-    `momo:acct:${reference}`,
-    'SUCCEEDED',
-    'callback',
-    '2026-11-29T05:00:00.000Z',
-    { provider: 'momo', account: 'acct', reference },
-  );
-}
-
-function deliveries(options: {
-  runtime: DestinationRuntime;
-  io: Omit<DestinationIo, 'http' | 'now'>;
-  destination: Record<string, unknown>;
-}) {
-  // From now: the reference library checks the signature's timestamp against the real clock (5 minutes).
-  const time = new DrivenTime();
-  const log = new MemoryDeliveryLog();
-  const states = new MemoryDestinationStates();
-  const partner = destinationSchema.parse({
-    type: 'sqs',
-    roleArn: ROLE,
-    signingSecrets: [secret],
-    ...options.destination,
-  });
-  const disabled: string[] = [];
-  const engine = new DeliveryEngine({
-    destinations: { partner },
-    secretsOf: () => partner.signingSecrets,
-    sender: noHttp,
-    io: options.io,
-    log,
-    states,
-    clock: time,
-    scheduler: time,
-    scrub: createScrubber([secret]),
-    runtime: options.runtime,
-    onDisabled: (_destination, reason) => disabled.push(reason),
-  });
-  const deliver = async (published: ReturnType<typeof event>) => {
-    await engine.submit(published);
-    await engine.settled();
-    return log.attempts({ correlationId: published.metadata.correlationId });
-  };
-  return { engine, time, log, states, disabled, deliver };
-}
+/** The partner destination under test: the relay's role in the partner account, the shared signing secret. */
+const deliveries = (options: Omit<Parameters<typeof sqsDeliveries>[0], 'secret'>) =>
+  sqsDeliveries({ secret, ...options, destination: { roleArn: ROLE, ...options.destination } });
 
 const headersOf = (attributes: Record<string, { StringValue?: string }>) =>
   Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, value.StringValue ?? '']));

@@ -6,17 +6,23 @@
  * (requests sent), so a read repeated per interval, or one over other accounts, shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { closeDay } from '../../shared/app/statements/close-day';
 import { importStatement } from '../../shared/app/statements/import-statement';
 import { recordBalance } from '../../shared/app/statements/statement-sink';
 import type { StatementStore } from '../../shared/app/statements/statement-store';
-import type { RelayLogger, RelayStore } from '../../shared/app/ports';
+import type { RelayStore } from '../../shared/app/ports';
 import { parseConfig } from '../../shared/config/load';
-import { registered } from '../helpers/reports';
-import { createTestTable } from '../helpers/dynamo';
+import {
+  finalC2b,
+  merchantExport,
+  merchantRow,
+  openStatementWorld,
+  OPERATOR,
+  silentLog as silent,
+  type StatementDeps,
+  type StatementTable,
+} from '../helpers/statement-world';
 
-const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const config = parseConfig({
   management: { bearerToken: 'a-long-enough-token' },
   accounts: { daraja: { rd: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
@@ -28,10 +34,9 @@ const PAYMENTS = 20;
 const DAY = '2026-11-14';
 const DAY_START = Date.parse('2026-11-13T21:00:00.000Z');
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let statements: DynamoStatementStore;
+let table: StatementTable;
+let deps: StatementDeps;
 let now = '2026-11-14T22:00:00.000Z';
-const clock = { now: () => new Date(now) };
 
 /** Every call of a port's methods, by name and arguments. */
 function counting<T extends object>(target: T, calls: { name: string; args: unknown[] }[]): T {
@@ -47,47 +52,34 @@ function counting<T extends object>(target: T, calls: { name: string; args: unkn
   });
 }
 
-const HEADER =
-  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
 const nairobi = (ms: number) => new Date(ms + 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
 
 beforeAll(async () => {
-  table = await createTestTable();
-  statements = new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 });
-  const deps = { config, store: table.store, statements, clock, log: silent };
+  ({ table, deps } = await openStatementWorld(() => now, config));
   // Prepare the day: a payment of 100 at every hour's half, its row in the merchant export, and the
   // balance every hour from an hour before the day (the first interval ends in it).
-  const lines = [HEADER];
+  const lines: string[] = [];
   for (let n = 0; n < PAYMENTS; n++) {
     const at = DAY_START + n * 3600_000 + 1800_000;
     const receipt = `SRD${String(n).padStart(7, '0')}`;
     await table.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'rd', reference: receipt },
-        kind: 'c2b',
-        status: 'SUCCEEDED',
-        providerTransactionId: receipt,
-        amount: { value: '100', currency: 'KES' },
+      finalC2b({
+        account: 'rd',
+        reference: receipt,
+        receipt,
+        amount: '100',
         createdAt: new Date(at).toISOString(),
-        transitions: [
-          {
-            from: 'PENDING',
-            to: 'SUCCEEDED',
-            at: new Date(at + 5000).toISOString(),
-            origin: 'callback',
-            receiptId: undefined,
-          },
-        ],
+        at: new Date(at + 5000).toISOString(),
       }),
     );
-    lines.push(`Main Store,${receipt},Merchant Account,Pay Merchant,${nairobi(at)},,100.00,0.00,0,`);
+    lines.push(merchantRow({ receipt, time: nairobi(at), party: '', credit: '100.00' }));
   }
   await importStatement(deps, {
     provider: 'daraja',
     account: 'rd',
     ref: 'Mpesa_600638_reads.csv',
-    actor: { kind: 'person', name: 'jane.doe' },
-    open: () => [lines.join('\n')],
+    actor: OPERATOR,
+    open: () => [merchantExport(...lines)],
   });
   for (let s = 0; s < SNAPSHOTS; s++) {
     const at = DAY_START + (s - 1) * 3600_000;
@@ -130,8 +122,8 @@ describe('what a close reads', () => {
       {
         config,
         store: counting<RelayStore>(table.store, storeCalls),
-        statements: counting<StatementStore>(statements, statementCalls),
-        clock,
+        statements: counting<StatementStore>(deps.statements, statementCalls),
+        clock: deps.clock,
         log: silent,
       },
       { provider: 'daraja', account: 'rd', day: DAY },

@@ -1,57 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { closeDay } from '../../shared/app/statements/close-day';
-import { importStatement } from '../../shared/app/statements/import-statement';
-import type { RelayLogger } from '../../shared/app/ports';
 import { ingestReport } from '../../shared/app/transactions/ingest-report';
-import { parseConfig } from '../../shared/config/load';
 import type { TransactionKey } from '../../shared/domain/transaction';
 import { registered, report } from '../helpers/reports';
-import { createTestTable } from '../helpers/dynamo';
+import {
+  importMerchantFile,
+  merchantExport,
+  merchantRow,
+  openStatementWorld,
+  OPERATOR,
+  type StatementDeps,
+  type StatementTable,
+} from '../helpers/statement-world';
 
 /**
  * An STK push whose callback was dropped is settled by the STK query, whose answer carries no receipt
  * (docs/statements.md#pairing). Its row on the till names a receipt no key finds: it is paired with the
  * one payment it can be, never opened as a second payment beside it.
  */
-const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-const config = parseConfig({
-  management: { bearerToken: 'a-long-enough-token' },
-  reconciliation: { windowSeconds: 3600 },
-  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
-});
-
-let table: Awaited<ReturnType<typeof createTestTable>>;
 let now = '2026-11-21T07:05:00.000Z';
-let deps: Parameters<typeof importStatement>[0];
-beforeAll(async () => {
-  table = await createTestTable();
-  deps = {
-    config,
-    store: table.store,
-    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
-    clock: { now: () => new Date(now) },
-    log: silent,
-  };
-});
-afterAll(async () => {
-  await table.drop();
-});
+let table: StatementTable;
+let deps: StatementDeps;
+beforeAll(async () => ({ table, deps } = await openStatementWorld(() => now)));
+afterAll(() => table.drop());
 
-const HEADER =
-  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
 /** A till row of the merchant export: the time is Nairobi's (UTC+3). */
 const tillRow = (receipt: string, amount: string, nairobiTime: string, payer = '254708374149') =>
-  `Till 174379,${receipt},Merchant Account,Pay Bill Online,2026-11-21 ${nairobiTime},${payer} - JOHN DOE,${amount},0.00,0,`;
-const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
-const importTill = (lines: string[], ref = 'Mpesa_174379_20261121.csv') =>
-  importStatement(deps, {
-    provider: 'daraja',
-    account: 'ke',
-    ref,
-    actor: OPERATOR,
-    open: () => [[HEADER, ...lines].join('\n')],
+  merchantRow({
+    store: 'Till 174379',
+    receipt,
+    type: 'Pay Bill Online',
+    time: `2026-11-21 ${nairobiTime}`,
+    party: `${payer} - JOHN DOE`,
+    credit: amount,
   });
+const importTill = (lines: string[], ref = 'Mpesa_174379_20261121.csv') =>
+  importMerchantFile(deps, ref, merchantExport(...lines));
 
 /** An STK push registered at `createdAt` whose callback never came; the STK query settled it (no receipt). */
 async function stkSettledByQuery(
@@ -74,7 +58,11 @@ async function stkSettledByQuery(
   );
   const answeredAt = new Date(Date.parse(createdAt) + 150_000).toISOString();
   await ingestReport(
-    { store: table.store, clock: { now: () => new Date(answeredAt) }, reconciliation: config.reconciliation },
+    {
+      store: table.store,
+      clock: { now: () => new Date(answeredAt) },
+      reconciliation: deps.config.reconciliation,
+    },
     report({
       key,
       kind: 'stk',

@@ -6,71 +6,38 @@
  * was first found; DailyClosed stays published once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { closeDay } from '../../shared/app/statements/close-day';
-import { importStatement } from '../../shared/app/statements/import-statement';
 import { recordBalance } from '../../shared/app/statements/statement-sink';
-import type { RelayLogger } from '../../shared/app/ports';
-import { parseConfig } from '../../shared/config/load';
 import { eventsFromChange } from '../../shared/domain/outbox';
-import { registered } from '../helpers/reports';
-import { createTestTable } from '../helpers/dynamo';
+import {
+  finalC2b,
+  importMerchantFile,
+  merchantExport,
+  merchantRow,
+  openStatementWorld,
+  type StatementDeps,
+  type StatementTable,
+} from '../helpers/statement-world';
 
-const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-const config = parseConfig({
-  management: { bearerToken: 'a-long-enough-token' },
-  reconciliation: { windowSeconds: 3600 },
-  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
-});
-
-let table: Awaited<ReturnType<typeof createTestTable>>;
 let now = '2026-11-21T12:00:00.000Z';
-let deps: Parameters<typeof importStatement>[0];
-beforeAll(async () => {
-  table = await createTestTable();
-  deps = {
-    config,
-    store: table.store,
-    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
-    clock: { now: () => new Date(now) },
-    log: silent,
-  };
-});
-afterAll(async () => {
-  await table.drop();
-});
+let table: StatementTable;
+let deps: StatementDeps;
+beforeAll(async () => ({ table, deps } = await openStatementWorld(() => now)));
+afterAll(() => table.drop());
 
-const HEADER =
-  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
 /** A payment in at `time` (Nairobi), as the merchant export lists it. */
-const payment = (receipt: string, time: string) =>
-  `Main Store,${receipt},Merchant Account,Pay Merchant,${time},254708374149 - JANE DOE,1500.00,0.00,0,`;
+const payment = (receipt: string, time: string) => merchantRow({ receipt, time });
 /** A charge naming no payment (counted against the balance as it is). */
 const charge = (receipt: string, time: string, amount: string) =>
-  `Main Store,${receipt},Merchant Account,Pay merchant Charge,${time},,0.00,${amount},0,`;
-const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
+  merchantRow({ receipt, time, type: 'Pay merchant Charge', party: '', credit: '0.00', debit: amount });
 const CLOSER = { kind: 'person' as const, name: 'amos.kiprop' };
 const importRows = (...lines: string[]) =>
-  importStatement(deps, {
-    provider: 'daraja',
-    account: 'ke',
-    ref: 'Mpesa_600638_reclose.csv',
-    actor: OPERATOR,
-    open: () => [[HEADER, ...lines].join('\n')],
-  });
+  importMerchantFile(deps, 'Mpesa_600638_reclose.csv', merchantExport(...lines));
 
 /** A C2B payment the relay published SUCCEEDED at `at` (its receipt is its reference). */
 async function success(receipt: string, at: string) {
   await table.store.createTransaction(
-    registered({
-      key: { provider: 'daraja', account: 'ke', reference: receipt },
-      kind: 'c2b',
-      status: 'SUCCEEDED',
-      providerTransactionId: receipt,
-      amount: { value: '1500', currency: 'KES' },
-      createdAt: at,
-      transitions: [{ from: 'PENDING', to: 'SUCCEEDED', at, origin: 'callback', receiptId: undefined }],
-    }),
+    finalC2b({ reference: receipt, receipt, amount: '1500', createdAt: at, at }),
   );
 }
 

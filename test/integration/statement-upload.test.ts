@@ -5,8 +5,12 @@ import { createStatementsHandler } from '../../functions/statements/handler';
 import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { S3StatementObjects } from '../../shared/adapters/s3/statement-objects';
 import type { RelayLogger, RelayMetrics } from '../../shared/app/ports';
-import { parseConfig } from '../../shared/config/load';
 import { createTestTable } from '../helpers/dynamo';
+import {
+  MERCHANT_HEADER as HEADER,
+  merchantRow,
+  statementConfig as config,
+} from '../helpers/statement-world';
 
 /**
  * The statements function's import path end to end: a real S3 event notification (the "event message
@@ -16,16 +20,7 @@ import { createTestTable } from '../helpers/dynamo';
 
 const BUCKET = 'relay-statements-123456789012';
 const PRINCIPAL = 'AWS:AROAEXAMPLEROLEID:jane.doe@example.com';
-const HEADER =
-  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
-const line = (receipt: string, amount = '1500.00', time = '2026-11-21 10:00:00') =>
-  `Main Store,${receipt},Merchant Account,Pay Merchant,${time},254708374149 - JANE DOE,${amount},0.00,0,`;
-
-const config = parseConfig({
-  management: { bearerToken: 'a-long-enough-token' },
-  reconciliation: { windowSeconds: 3600 },
-  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
-});
+const line = (receipt: string, amount = '1500.00') => merchantRow({ receipt, credit: amount });
 
 /** An S3 ObjectCreated:Put notification as S3 sends it (keys URL-encoded, spaces as `+`). */
 function s3Event(key: string, size: number) {

@@ -1,51 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { closeDay } from '../../shared/app/statements/close-day';
-import { importStatement } from '../../shared/app/statements/import-statement';
-import type { RelayLogger } from '../../shared/app/ports';
-import { parseConfig } from '../../shared/config/load';
 import { eventsFromChange } from '../../shared/domain/outbox';
-import { registered } from '../helpers/reports';
-import { createTestTable } from '../helpers/dynamo';
+import {
+  finalC2b,
+  importMerchantFile,
+  MERCHANT_HEADER as HEADER,
+  merchantRow,
+  openStatementWorld,
+  OPERATOR,
+  type StatementDeps,
+  type StatementTable,
+} from '../helpers/statement-world';
 
-const silent: RelayLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-const config = parseConfig({
-  management: { bearerToken: 'a-long-enough-token' },
-  reconciliation: { windowSeconds: 3600 },
-  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
-});
-
-let table: Awaited<ReturnType<typeof createTestTable>>;
 let now = '2026-11-21T12:00:00.000Z';
-let deps: Parameters<typeof importStatement>[0];
-beforeAll(async () => {
-  table = await createTestTable();
-  deps = {
-    config,
-    store: table.store,
-    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
-    clock: { now: () => new Date(now) },
-    log: silent,
-  };
-});
-afterAll(async () => {
-  await table.drop();
-});
+let table: StatementTable;
+let deps: StatementDeps;
+beforeAll(async () => ({ table, deps } = await openStatementWorld(() => now)));
+afterAll(() => table.drop());
 
-const HEADER =
-  'STORE_NAME,RECEIPT_NUMBER,ACCOUNT_TYPE_NAME,TRANSACTION_TYPE,START_TIMESTAMP,TRANSACTION_PARTY_DETAILS,CREDIT_AMOUNT,DEBIT_AMOUNT,BALANCE,LINKED_TRANSACTION_ID';
 const line = (receipt: string, amount = '1500.00', type = 'Pay Merchant', linked = '') =>
-  `Main Store,${receipt},Merchant Account,${type},2026-11-21 10:00:00,254708374149 - JANE DOE,${amount},0.00,0,${linked}`;
-const OPERATOR = { kind: 'person' as const, name: 'jane.doe' };
+  merchantRow({ receipt, credit: amount, type, linked });
 const importText = (text: string, dryRun = false) =>
-  importStatement(deps, {
-    provider: 'daraja',
-    account: 'ke',
-    ref: 'Mpesa_600638_20261121.csv',
-    actor: OPERATOR,
-    open: () => [text],
-    ...(dryRun ? { dryRun: true } : {}),
-  });
+  importMerchantFile(deps, 'Mpesa_600638_20261121.csv', text, dryRun);
 
 /** Every event the table's stream would publish for what is stored now (each item's outbox, first write). */
 async function published(): Promise<string[]> {
@@ -72,20 +48,12 @@ describe('statements in DynamoDB Local', () => {
   it('a row contradicting a final verdict is a conflict; the verdict stays FAILED', async () => {
     // Prepare
     await table.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'ke', reference: 'SKI0000010' },
-        kind: 'c2b',
+      finalC2b({
+        reference: 'SKI0000010',
+        amount: '1500',
         status: 'FAILED',
-        amount: { value: '1500', currency: 'KES' },
-        transitions: [
-          {
-            from: 'PENDING',
-            to: 'FAILED',
-            at: '2026-11-21T07:00:00.000Z',
-            origin: 'poll',
-            receiptId: undefined,
-          },
-        ],
+        at: '2026-11-21T07:00:00.000Z',
+        origin: 'poll',
       }),
     );
     // Act
@@ -139,21 +107,13 @@ describe('statements in DynamoDB Local', () => {
       [HEADER, line('SKI0000030').replace('2026-11-21 10:00:00', '2026-11-25 23:30:00')].join('\n'),
     );
     await table.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'other', reference: 'SKI0000031' },
-        kind: 'c2b',
-        status: 'SUCCEEDED',
-        amount: { value: '99', currency: 'KES' },
+      finalC2b({
+        account: 'other',
+        reference: 'SKI0000031',
+        amount: '99',
         createdAt: '2026-11-25T10:00:00.000Z',
-        transitions: [
-          {
-            from: 'PENDING',
-            to: 'SUCCEEDED',
-            at: '2026-11-25T10:00:01.000Z',
-            origin: 'poll',
-            receiptId: undefined,
-          },
-        ],
+        at: '2026-11-25T10:00:01.000Z',
+        origin: 'poll',
       }),
     );
     // Act

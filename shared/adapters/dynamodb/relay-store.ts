@@ -42,8 +42,10 @@ import type { TransactionKey, TransactionRecord } from '../../domain/transaction
 import { sha256Hex } from '../../util/ids';
 import {
   ACCOUNT_DAY_INDEX,
-  ACCOUNT_DAY_SLACK_SECONDS,
+  accountDayEntryIn,
+  accountDayKeyTime,
   accountDayPartition,
+  accountDayRangeStart,
   APPROVAL_PK,
   AUDIT_PK_PREFIX,
   DAY_INDEX,
@@ -137,17 +139,9 @@ export function toRecord(stored: Record<string, unknown>): TransactionRecord {
   return { key: { provider, account, reference }, ...rest, outbox } as unknown as TransactionRecord;
 }
 
-/**
- * The account-day index's sort key (`dayAt`) of a transaction: its day time (dayTimeOf), or its creation
- * when that day time is its verdict, reached within ACCOUNT_DAY_SLACK_SECONDS after it (table.ts). Either
- * way key ≤ day time ≤ key + slack: entries written before the slack (key = day time) hold that too, so
- * listAccountDay reads both alike.
- */
-function accountDayKeyTime(tx: Parameters<typeof dayTimeOf>[0]): string {
-  const dayAt = dayTimeOf(tx);
-  if (tx.attributes?.[MOVED_AT_ATTRIBUTE]) return dayAt;
-  const lag = Date.parse(dayAt) - Date.parse(tx.createdAt);
-  return lag >= 0 && lag <= ACCOUNT_DAY_SLACK_SECONDS * 1000 ? tx.createdAt : dayAt;
+/** The account-day index's sort key (`dayAt`) of a transaction, by the slack's rule (table.ts). */
+function accountDayKeyOf(tx: Parameters<typeof dayTimeOf>[0]): string {
+  return accountDayKeyTime(dayTimeOf(tx), tx.createdAt, Boolean(tx.attributes?.[MOVED_AT_ATTRIBUTE]));
 }
 
 /** The shard of a transaction in the indexes: stable, spread by a hash of its key. */
@@ -185,7 +179,7 @@ export class DynamoRelayStore implements RelayStore {
     const shard = shardOf(pk, this.shards);
     // Sparse: only a transaction with a next check is in the due index (dueAtOf says which).
     const dueAt = dueAtOf(tx);
-    const dayAt = accountDayKeyTime(tx);
+    const dayAt = accountDayKeyOf(tx);
     const item: Record<string, unknown> = {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
@@ -947,12 +941,9 @@ export class DynamoRelayStore implements RelayStore {
     from: string,
     to: string,
   ): Promise<AccountDayEntry[]> {
-    // An entry's key is at most the slack before its day time (table.ts accountDayKeyTime): the range
-    // starts that much earlier, and a final entry keyed within the slack of either edge may have its day
-    // time on the other side, so its item says (an open entry's key is its day time).
-    const slack = ACCOUNT_DAY_SLACK_SECONDS * 1000;
-    const lower = new Date(Date.parse(from) - slack).toISOString();
-    const sure = new Date(Date.parse(to) - slack).toISOString();
+    // The slack's reading half (table.ts): the range starts the slack early, and a final entry keyed within
+    // the slack of either edge may have its day time on the other side, so its item says.
+    const lower = accountDayRangeStart(from);
     const entries: AccountDayEntry[] = [];
     const unsure: TransactionKey[] = [];
     // A business day spans at most two UTC days (two or three partitions with the slack), each by key range.
@@ -984,10 +975,11 @@ export class DynamoRelayStore implements RelayStore {
         for (const item of page.Items ?? []) {
           const key = keyOfPk(String(item.pk));
           const at = String(item[ACCOUNT_DAY_INDEX.sortKey]);
-          if (!key || at >= to) continue;
+          if (!key) continue;
           const status = item.status as AccountDayEntry['status'];
-          if (isFinal(status) && (at < from || at >= sure)) unsure.push(key);
-          else if (at >= from)
+          const found = accountDayEntryIn(at, isFinal(status), from, to);
+          if (found === 'ask') unsure.push(key);
+          else if (found === 'in')
             entries.push({
               key,
               at,

@@ -26,7 +26,7 @@ export const DAY_INDEX = { name: 'byDay', partitionKey: 'dayShard', sortKey: 'cr
  * the record that opened it, its final verdict, or its creation while open): a daily close queries its
  * account's one or two UTC days, and reads what it adds up from the index itself. The key is the day
  * time, except for a verdict reached within ACCOUNT_DAY_SLACK_SECONDS of the creation: then it stays the
- * creation (relay-store.ts accountDayKeyTime), so a first callback rewrites the entry in place (1 write
+ * creation (accountDayKeyTime below), so a first callback rewrites the entry in place (1 write
  * unit: its status) instead of moving it (a delete and a put); the reader settles the few entries keyed
  * near the edges of what it is asked (docs/table-design.md#the-account-day-slack).
  */
@@ -50,6 +50,46 @@ export const accountDayPartition = (provider: string, account: string, at: strin
  * a day's entries at a close): a longer one would spare only the rare later verdict its move.
  */
 export const ACCOUNT_DAY_SLACK_SECONDS = 900;
+
+/*
+ * The slack is one rule with two halves, both here so they cannot drift apart: the writer keys an entry at
+ * most the slack before its day time (accountDayKeyTime), so the reader of [from, to) starts its key range
+ * the slack early (accountDayRangeStart) and settles by the item only the final entries keyed within the
+ * slack of either edge (accountDayEntryIn). Entries written before the slack (key = day time) obey it too.
+ */
+const ACCOUNT_DAY_SLACK_MS = ACCOUNT_DAY_SLACK_SECONDS * 1000;
+
+/**
+ * The account-day sort key (`dayAt`) of a transaction whose day time is `dayAt`: its creation when that day
+ * time is a verdict reached within the slack after it, else the day time itself. A day time taken from the
+ * provider's records (`fromProviderRecords`: a statement row's movement time) is never replaced.
+ */
+export function accountDayKeyTime(dayAt: string, createdAt: string, fromProviderRecords: boolean): string {
+  if (fromProviderRecords) return dayAt;
+  const lag = Date.parse(dayAt) - Date.parse(createdAt);
+  return lag >= 0 && lag <= ACCOUNT_DAY_SLACK_MS ? createdAt : dayAt;
+}
+
+/** The first key the reader of [from, to) queries: an entry's key is at most the slack before its day time. */
+export const accountDayRangeStart = (from: string): string =>
+  new Date(Date.parse(from) - ACCOUNT_DAY_SLACK_MS).toISOString();
+
+/**
+ * Whether an entry keyed `key` is in [from, to) by its day time: `in`, `out`, or `ask` (a final entry
+ * keyed before `from` or within the slack before `to`: its day time may be on the other side of the edge,
+ * so its item says). An open entry's key is its day time; no entry's key is after its day time.
+ */
+export function accountDayEntryIn(
+  key: string,
+  final: boolean,
+  from: string,
+  to: string,
+): 'in' | 'out' | 'ask' {
+  if (key >= to) return 'out';
+  if (final && (key < from || key >= new Date(Date.parse(to) - ACCOUNT_DAY_SLACK_MS).toISOString()))
+    return 'ask';
+  return key >= from ? 'in' : 'out';
+}
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keysOnlyIndex = (index: typeof DUE_INDEX | typeof DAY_INDEX) => ({

@@ -10,16 +10,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqsPartnerQueues } from '../../../shared/adapters/sqs/partner-queue';
-import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
-import { MemoryDestinationStates } from '../../../shared/adapters/memory/destination-states';
-import { DeliveryEngine } from '../../../shared/app/delivery/engine';
-import type { WebhookSender } from '../../../shared/app/delivery/ports';
 import { destinationSchema } from '../../../shared/config/schema';
-import { buildEvent } from '../../../shared/domain/events';
 import type { RoleAssumer, RoleCredentials } from '../../../shared/destinations/ports';
 import { CREDENTIALS_RENEW_BEFORE_MS } from '../../../shared/destinations/sqs/role-credentials';
-import { createScrubber } from '../../../shared/util/redact';
 import { DrivenTime } from '../../helpers/driven-time';
+import { succeededEvent as event, sqsDeliveries } from '../../helpers/sqs-deliveries';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const ROLE = 'arn:aws:iam::210987654321:role/relay-deliveries';
@@ -50,54 +45,17 @@ class CountingAssumer implements RoleAssumer {
   }
 }
 
-const noHttp: WebhookSender = {
-  send: () => Promise.reject(new Error('an sqs destination never sends HTTP')),
-};
-
-function event(reference: string) {
-  return buildEvent(
-    'TransactionSucceeded',
-    `momo:acct:${reference}`,
-    'SUCCEEDED',
-    'callback',
-    '2026-11-29T05:00:00.000Z',
-    {
-      provider: 'momo',
-      account: 'acct',
-      reference,
-    },
-  );
-}
-
 function setup(destination: Record<string, unknown> = {}, failAssume?: Error) {
-  // From now: the reference library checks the signature's timestamp against the real clock (5 minutes).
   const time = new DrivenTime();
-  const log = new MemoryDeliveryLog();
-  const states = new MemoryDestinationStates();
   const roles = new CountingAssumer(time, failAssume);
-  const partner = destinationSchema.parse({
-    type: 'sqs',
-    queue: QUEUE_URL,
-    roleArn: ROLE,
-    externalId: 'relay-7f3a9c',
-    signingSecrets: [secret],
-    ...destination,
-  });
-  const disabled: string[] = [];
-  const engine = new DeliveryEngine({
-    destinations: { partner },
-    secretsOf: () => partner.signingSecrets,
-    sender: noHttp,
-    io: { queues: sqsPartnerQueues(), roles },
-    log,
-    states,
-    clock: time,
-    scheduler: time,
-    scrub: createScrubber([secret]),
+  const deliveries = sqsDeliveries({
+    secret,
+    time,
     runtime: 'aws',
-    onDisabled: (_destination, reason) => disabled.push(reason),
+    io: { queues: sqsPartnerQueues(), roles },
+    destination: { queue: QUEUE_URL, roleArn: ROLE, externalId: 'relay-7f3a9c', ...destination },
   });
-  return { time, log, states, roles, engine, disabled };
+  return { ...deliveries, roles };
 }
 
 const sent = (): SendMessageCommandInput[] =>
@@ -302,37 +260,17 @@ describe('sqs destination config', () => {
   });
 
   it('is refused at npm start without an emulator endpoint, naming the destination', () => {
-    const partner = destinationSchema.parse({
-      type: 'sqs',
-      queue: QUEUE_URL,
-      roleArn: ROLE,
-      signingSecrets: [secret],
-    });
-    const time = new DrivenTime();
-    const start = (destination: typeof partner) =>
-      new DeliveryEngine({
-        destinations: { partner: destination },
-        secretsOf: () => [secret],
-        sender: noHttp,
-        io: { queues: sqsPartnerQueues() },
-        log: new MemoryDeliveryLog(),
-        states: new MemoryDestinationStates(),
-        clock: time,
-        scheduler: time,
-        scrub: createScrubber([secret]),
+    const start = (destination: Record<string, unknown>) =>
+      sqsDeliveries({
+        secret,
         runtime: 'local',
+        io: { queues: sqsPartnerQueues() },
+        destination: { queue: QUEUE_URL, roleArn: ROLE, ...destination },
       });
 
-    expect(() => start(partner)).toThrow(
+    expect(() => start({})).toThrow(
       /destinations\.partner: an sqs destination needs endpointUrl under npm start/,
     );
-    const emulated = destinationSchema.parse({
-      type: 'sqs',
-      queue: QUEUE_URL,
-      roleArn: ROLE,
-      endpointUrl: 'http://127.0.0.1:9324',
-      signingSecrets: [secret],
-    });
-    expect(() => start(emulated)).not.toThrow();
+    expect(() => start({ endpointUrl: 'http://127.0.0.1:9324' })).not.toThrow();
   });
 });

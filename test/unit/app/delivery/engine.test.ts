@@ -58,7 +58,14 @@ function setup(
     runtime: 'aws',
     ...(onDisabled ? { onDisabled } : {}),
   });
-  return { time, log, engine };
+  /** Submits an event, lets its first attempt run, then the retry the schedule sets 5 s later. */
+  const attemptAndRetry = async () => {
+    await engine.submit(event());
+    await engine.settled();
+    time.advance(DEFAULT_RETRY_SCHEDULE_SECONDS[1]! * 1000);
+    await engine.settled();
+  };
+  return { time, log, engine, attemptAndRetry };
 }
 
 describe('webhook delivery engine', () => {
@@ -150,13 +157,10 @@ describe('webhook delivery engine', () => {
     const sender = new ScriptedSender((_, n) =>
       n === 1 ? answer(500, { retryAfterSeconds: 120 }) : answer(200),
     );
-    const { time, log, engine } = setup(sender);
+    const { log, attemptAndRetry } = setup(sender);
 
     // Act
-    await engine.submit(event());
-    await engine.settled();
-    time.advance(5_000);
-    await engine.settled();
+    await attemptAndRetry();
 
     // Assess
     expect(log.attemptList.map((a) => [a.status, a.outcome])).toEqual([
@@ -170,13 +174,10 @@ describe('webhook delivery engine', () => {
     const sender = new ScriptedSender((_, n) =>
       n === 1 ? { kind: 'failed', error: 'no answer' } : answer(200),
     );
-    const { time, engine } = setup(sender);
+    const { attemptAndRetry } = setup(sender);
 
     // Act
-    await engine.submit(event());
-    await engine.settled();
-    time.advance(5_000);
-    await engine.settled();
+    await attemptAndRetry();
 
     // Assess
     expect(sender.requests.map((r) => r.timeoutMs)).toEqual([15_000, 15_000]);
@@ -185,13 +186,10 @@ describe('webhook delivery engine', () => {
   it('counts a 3xx as a failure and retries the same URL, never the Location', async () => {
     // Prepare
     const sender = new ScriptedSender((_, n) => (n === 1 ? answer(302) : answer(200)));
-    const { time, log, engine } = setup(sender);
+    const { log, attemptAndRetry } = setup(sender);
 
     // Act
-    await engine.submit(event());
-    await engine.settled();
-    time.advance(5_000);
-    await engine.settled();
+    await attemptAndRetry();
 
     // Assess
     expect(log.attemptList.map((a) => [a.status, a.outcome])).toEqual([
