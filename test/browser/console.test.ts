@@ -26,7 +26,7 @@ const SHOTS =
     ? resolve(import.meta.dirname, '../../docs/img')
     : mkdtempSync(join(tmpdir(), 'console-shots-'));
 /** Waits on conditions only; this bounds a hang on a saturated machine. */
-const WAIT_MS = 30_000;
+const WAIT_MS = 60_000;
 
 let pair: RelayWithSimulator;
 let browser: BrowserContext;

@@ -16,7 +16,7 @@ import { launchChromium } from '../helpers/chromium';
 import { LocalAwsEndpoint } from '../helpers/delivery-sqs-endpoint';
 import { ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
 
-const WAIT_MS = 30_000;
+const WAIT_MS = 60_000;
 const KEY = 'browser-destinations-sqs-airtel-key';
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const ROLE = 'arn:aws:iam::210987654321:role/momo-relay-deliveries';
