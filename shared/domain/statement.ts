@@ -174,7 +174,10 @@ export interface StatementBreak {
  */
 export interface RetiredBreak extends StatementBreak {
   retiredAt: string;
-  /** Who read or closed the day when it no longer held: a named person, the scheduled close, a read. */
+  /**
+   * The person whose close retired it. (Retirements stored before only a person's close retired breaks may
+   * name the scheduled close or `read`.)
+   */
   retiredBy: StatementActor;
   because: string;
 }
@@ -211,7 +214,11 @@ export interface DailyCloseReport {
   lateResolutions: number;
   /** Auto-match rate (docs/statements.md#match-rate): matched pairs ÷ (matched pairs + lone sides). */
   matchRate: { matched: number; toMatch: number; rate: number | null };
-  breaks: (StatementBreak & { ageSeconds: number })[];
+  /**
+   * The day's breaks, oldest first. One a reading no longer finds stays here, marked `noLongerHolds` (why),
+   * until a person's close retires it (docs/statements.md#a-break-that-no-longer-holds).
+   */
+  breaks: (StatementBreak & { ageSeconds: number; noLongerHolds?: string })[];
   /** Breaks an earlier reading found that no longer hold, oldest retirement first (the audit). */
   retired: RetiredBreak[];
 }
