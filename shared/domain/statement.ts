@@ -59,6 +59,15 @@ export interface BalanceSnapshot {
   subAccount?: string;
 }
 
+/**
+ * Whether two balances (or a balance and an amount) are of one currency: an account that holds several
+ * reports one snapshot per currency at one instant, and each currency's series is compared on its own.
+ * A balance without a currency is a series of its own.
+ */
+export function sameCurrency(a: unknown, b: unknown): boolean {
+  return String(a ?? '') === String(b ?? '');
+}
+
 /** Who brought the rows: the relay's own scheduled pull (`system`) or a named person (upload). */
 export interface StatementActor {
   kind: 'system' | 'person';
