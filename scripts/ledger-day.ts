@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ScenarioError } from './sim/core';
+import { hasControlCharacters } from '../shared/util/text';
 import { DEFAULT_PLAN } from './ledger/plan';
 import { type DayRunResult, runLedgerDay } from './ledger/day';
 
@@ -32,6 +33,7 @@ Options:
                        6 s at the simulator's time scale, so the balance is checked while money moves)
   --seed <n>           random seed (default: random, printed)
   --write <file>       write the measured numbers into this file's ledger:day section (docs/results.md)
+  --by <name>          the person recorded as closing the days (default: your login name)
 `;
 
 function fail(message: string): never {
@@ -60,6 +62,13 @@ function percent(raw: string | undefined, fallback: number): number {
   if (raw.trim() === '' || !(n >= 0 && n <= 100))
     fail(`--fee-percent must be between 0 and 100, got "${raw}"`);
   return n;
+}
+
+function closer(raw: string): string {
+  const name = raw.trim();
+  if (!name || name.length > 128 || hasControlCharacters(name))
+    fail(`--by must name a person (1 to 128 printable characters), got "${raw}"`);
+  return name;
 }
 
 const BEGIN = '<!-- ledger:day begin (written by npm run ledger:day -- --write docs/results.md) -->';
@@ -121,6 +130,7 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       'balance-every': { type: 'string' },
       write: { type: 'string' },
+      by: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -152,6 +162,7 @@ async function main(): Promise<void> {
     marginMs: 15_000,
     lingerMs: 3000,
     adminToken: 'demo-admin-token',
+    ...(values.by !== undefined ? { closedBy: closer(values.by) } : {}),
     onNote: out,
     onProgress: (line) => out(`  ${line}`),
   });

@@ -3,8 +3,10 @@ import {
   type StatementDayAnswer as DailyCloseReport,
   type StatementDaysAnswer as DaysAnswer,
 } from '../api';
+import { currentToken } from '../auth';
 import { errorBox, h, replace, when } from '../dom';
 import { exportButton } from '../export';
+import { whoAmI } from '../me';
 
 const rate = (r: { rate: number | null }) => (r.rate === null ? '—' : `${(r.rate * 100).toFixed(1)} %`);
 
@@ -20,7 +22,8 @@ const segment = (s: string) => encodeURIComponent(s);
 /**
  * The daily close (docs/console.md#statements): an account's business days with their match rate and
  * breaks; a day's breaks to act on, oldest first, each with its story (what was expected, what the
- * provider's records show, where) and a link to its transaction; the day as CSV.
+ * provider's records show, where) and a link to its transaction; the breaks a person's close retired (who,
+ * when, why); the day as CSV. An operator closes the day here, as themself: reading it retires nothing.
  */
 export function statementsView(root: HTMLElement, params: URLSearchParams): () => void {
   const chosen = params.get('account') ?? '';
@@ -73,15 +76,22 @@ export function statementsView(root: HTMLElement, params: URLSearchParams): () =
       replace(daysOut, errorBox(error));
     }
   })();
-  if (day)
+  if (day) {
+    const path = `${base}/${segment(day)}`;
+    const show = (report: DailyCloseReport, operate: boolean) =>
+      replace(
+        dayOut,
+        dayDetail(report, path, operate ? closeButton(path, (closed) => show(closed, operate)) : null),
+      );
     void (async () => {
       try {
-        const report = await api<DailyCloseReport>(`${base}/${segment(day)}`);
-        replace(dayOut, dayDetail(report, `${base}/${segment(day)}`));
+        const [report, me] = await Promise.all([api<DailyCloseReport>(path), whoAmI(currentToken())]);
+        show(report, me.can.operate);
       } catch (error) {
         replace(dayOut, errorBox(error));
       }
     })();
+  }
   return () => undefined;
 }
 
@@ -130,7 +140,68 @@ function daysTable(answer: DaysAnswer, chosen: string, selected: string): HTMLEl
   );
 }
 
-function dayDetail(report: DailyCloseReport, path: string): HTMLElement {
+/**
+ * Closes the day as the signed-in operator (POST …/close): the one act that retires the breaks that no
+ * longer hold, recorded with their name. Shows the day as the close answers it.
+ */
+function closeButton(path: string, shown: (report: DailyCloseReport) => void): HTMLElement {
+  const button = h(
+    'button',
+    { class: 'secondary', 'data-testid': 'close-day' },
+    'Close the day',
+  ) as HTMLButtonElement;
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      shown(await api<DailyCloseReport>(`${path}/close`, { method: 'POST' }));
+    } catch (error) {
+      button.replaceWith(errorBox(error));
+    }
+  });
+  return button;
+}
+
+/** The breaks a person's close retired: the audit of what earlier readings showed. */
+function retiredTable(report: DailyCloseReport): HTMLElement | null {
+  if (!report.retired.length) return null;
+  return h(
+    'table',
+    { class: 'grid', 'data-testid': 'retired-table' },
+    h('caption', { class: 'muted' }, 'Retired breaks: no longer holding, retired by a close'),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...['category', 'amount', 'transaction', 'found', 'retired', 'by', 'why'].map((t) => h('th', {}, t)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...report.retired.map((b) =>
+        h(
+          'tr',
+          { 'data-testid': 'retired-row' },
+          h('td', { class: 'mono' }, b.category),
+          h('td', {}, b.amount ?? '—'),
+          h('td', { class: 'mono' }, b.reference ?? b.providerId ?? '—'),
+          h('td', {}, when(b.detectedAt)),
+          h('td', { 'data-testid': 'retired-at' }, when(b.retiredAt)),
+          h(
+            'td',
+            { 'data-testid': 'retired-by' },
+            b.retiredBy.kind === 'person' ? b.retiredBy.name : `${b.retiredBy.name} (system)`,
+          ),
+          h('td', { 'data-testid': 'retired-because' }, b.because, h('div', { class: 'muted' }, b.detail)),
+        ),
+      ),
+    ),
+  );
+}
+
+function dayDetail(report: DailyCloseReport, path: string, close: HTMLElement | null): HTMLElement {
   const csv = exportButton('day-csv', path, () => ({}));
   const verdicts = Object.entries(report.verdicts)
     .map(([status, v]) => `${status} ${v.count} (${v.amount})`)
@@ -145,6 +216,8 @@ function dayDetail(report: DailyCloseReport, path: string): HTMLElement {
       `${report.state === 'closed' ? `Closed ${when(report.closedAt)} (${report.closedBecause})` : 'Open'} · match rate ${rate(report.matchRate)} (${report.matchRate.matched} of ${report.matchRate.toMatch}) · payments ${report.rows.payments}, matched ${report.rows.matched}, fees ${report.rows.fees.count} (${report.rows.fees.amount}) · late resolutions ${report.lateResolutions} · verdicts ${verdicts || 'none'} · sources ${report.sources.join(', ') || 'none'}`,
       ' ',
       csv,
+      close ? ' ' : null,
+      close,
     ),
     report.breaks.length
       ? h(
@@ -197,11 +270,19 @@ function dayDetail(report: DailyCloseReport, path: string): HTMLElement {
                   b.resolution
                     ? h('div', { class: 'muted' }, `the relay ${b.resolution} the transaction`)
                     : null,
+                  b.noLongerHolds
+                    ? h(
+                        'div',
+                        { class: 'warn', 'data-testid': 'no-longer-holds' },
+                        `no longer holds: ${b.noLongerHolds} (a close by a person retires it)`,
+                      )
+                    : null,
                 ),
               ),
             ),
           ),
         )
       : h('p', { 'data-testid': 'no-breaks' }, 'No break on this day.'),
+    retiredTable(report),
   );
 }

@@ -8,6 +8,7 @@
  * explains it, found in the simulator's books (the money moved and the rows as served, each marked with its
  * fault) and the run's own plan; a break nothing explains is unexplained, and the run fails.
  */
+import { userInfo } from 'node:os';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { runPullCycle } from '../../shared/app/provider-records/pull-cycle';
@@ -40,6 +41,11 @@ export interface DayRunOptions extends Omit<
    * many intervals, while payments move.
    */
   balanceIntervalSeconds?: number;
+  /**
+   * The person recorded as closing the days (default: the login name of whoever runs it): a close is a
+   * person's act, and only a person's close retires a break (docs/statements.md#a-break-that-no-longer-holds).
+   */
+  closedBy?: string;
 }
 
 /** The fault kinds a break can be explained by (the proof's vocabulary; docs/statements.md#proof). */
@@ -226,7 +232,7 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
             log: stack.relay.services.log,
           },
           { provider: 'daraja', account, day },
-          { actor: { kind: 'system', name: 'ledger-day' } },
+          { actor: { kind: 'person', name: options.closedBy ?? userInfo().username } },
         ),
       );
     }

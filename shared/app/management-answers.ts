@@ -338,6 +338,21 @@ export interface StatementDayAnswer {
     detail: string;
     origin?: { ref: string; row?: number };
     resolution?: string;
+    /** Why a reading no longer finds it: a person's close retires it (docs/statements.md). */
+    noLongerHolds?: string;
+  }[];
+  /** Breaks a person's close retired (who, when, why), oldest retirement first. */
+  retired: {
+    id: string;
+    category: string;
+    detectedAt: string;
+    providerId?: string;
+    reference?: string;
+    amount?: string;
+    detail: string;
+    retiredAt: string;
+    retiredBy: { kind: string; name: string };
+    because: string;
   }[];
 }
 

@@ -123,6 +123,8 @@ export const MANAGEMENT_ROUTE_TABLE = [
     'closeStatementDay',
     'operator',
     'Closing a statement day',
+    // The console's Close the day: the one act that retires breaks, in the operator's name.
+    { console: true },
   ),
   // Who am I, the four-eyes approvals and the audit log (docs/roles-and-audit.md); IAM callers are admins.
   r('GET', '/v1/me', 'me', 'viewer', 'Signing in', { console: true }),

@@ -243,34 +243,53 @@ const statementAccountSchema = z.strictObject({
 });
 
 /** `statements.templates.<name>`: a declarative column template for any other file (docs/statements.md#templates). */
-const columnTemplateSchema = z.strictObject({
-  columns: z.strictObject({
-    providerId: headerSchema,
-    time: headerSchema,
-    externalId: z.optional(headerSchema),
-    amountIn: z.optional(headerSchema),
-    amountOut: z.optional(headerSchema),
-    amount: z.optional(headerSchema),
-    fee: z.optional(headerSchema),
-    status: z.optional(headerSchema),
-    counterparty: z.optional(headerSchema),
-    kind: z.optional(headerSchema),
-    linkedProviderId: z.optional(headerSchema),
-    balance: z.optional(headerSchema),
-    currency: z.optional(headerSchema),
-  }),
-  timeFormat: z.enum(TIME_FORMATS),
-  timeZone: z.optional(timeZoneSchema),
-  kinds: z.optional(
-    z.strictObject({
-      fee: z.optional(z.array(headerSchema)),
-      reversal: z.optional(z.array(headerSchema)),
-      other: z.optional(z.array(headerSchema)),
+const columnTemplateSchema = z
+  .strictObject({
+    columns: z.strictObject({
+      providerId: headerSchema,
+      time: headerSchema,
+      externalId: z.optional(headerSchema),
+      amountIn: z.optional(headerSchema),
+      amountOut: z.optional(headerSchema),
+      amount: z.optional(headerSchema),
+      direction: z.optional(headerSchema),
+      fee: z.optional(headerSchema),
+      status: z.optional(headerSchema),
+      counterparty: z.optional(headerSchema),
+      kind: z.optional(headerSchema),
+      linkedProviderId: z.optional(headerSchema),
+      balance: z.optional(headerSchema),
+      currency: z.optional(headerSchema),
     }),
-  ),
-  currency: z.optional(z.string().check(z.regex(/^[A-Z]{3}$/))),
-  delimiter: z.optional(z.enum([',', ';', '\t', '|'])),
-});
+    timeFormat: z.enum(TIME_FORMATS),
+    timeZone: z.optional(timeZoneSchema),
+    kinds: z.optional(
+      z.strictObject({
+        fee: z.optional(z.array(headerSchema)),
+        reversal: z.optional(z.array(headerSchema)),
+        other: z.optional(z.array(headerSchema)),
+      }),
+    ),
+    directions: z.optional(
+      z.strictObject({
+        in: z.array(headerSchema).check(z.minLength(1)),
+        out: z.array(headerSchema).check(z.minLength(1)),
+      }),
+    ),
+    currency: z.optional(z.string().check(z.regex(/^[A-Z]{3}$/))),
+    delimiter: z.optional(z.enum([',', ';', '\t', '|'])),
+  })
+  .check(
+    // An unsigned amount needs its direction column and that column's words, or nothing says in from out.
+    z.refine((t) => (t.columns.direction === undefined) === (t.directions === undefined), {
+      message: 'columns.direction and directions go together: the column, and its words for in and out',
+      path: ['directions'],
+    }),
+    z.refine((t) => t.columns.direction === undefined || t.columns.amount !== undefined, {
+      message: 'columns.direction decides the sign of columns.amount: name the amount column',
+      path: ['columns', 'amount'],
+    }),
+  );
 
 const statementsSchema = z.strictObject({
   accounts: z._default(

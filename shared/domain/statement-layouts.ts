@@ -32,8 +32,17 @@ export interface ColumnTemplate {
     externalId?: string;
     amountIn?: string;
     amountOut?: string;
-    /** One signed amount column instead of in/out (negative: money out). */
+    /**
+     * One amount column instead of in/out: signed (negative: money out), or, with `direction`, unsigned
+     * and the direction column's words decide in or out.
+     */
     amount?: string;
+    /**
+     * The column whose words say whether `amount` came in or went out, for files that write amounts
+     * unsigned (MoMo and Airtel partner portals): a sign or direction column (`CR`/`DR`, `+`/`-`), or the
+     * status or type column (`Payment received` / `Transfer sent`). Its words are in `directions`.
+     */
+    direction?: string;
     fee?: string;
     status?: string;
     counterparty?: string;
@@ -48,6 +57,11 @@ export interface ColumnTemplate {
   timeZone?: string;
   /** Words in the `kind` column (case-insensitive substrings) that make a row a fee or a reversal, or no payment. */
   kinds?: { fee?: string[]; reversal?: string[]; other?: string[] };
+  /**
+   * With the `direction` column: its words (case-insensitive; a cell equal to one, else containing one)
+   * for money in and money out. A row whose cell says neither, or both, is an error naming its line.
+   */
+  directions?: { in: string[]; out: string[] };
   currency?: string;
   delimiter?: string;
 }
@@ -250,6 +264,61 @@ function kindOf(
 }
 
 /**
+ * In or out, by the words of a template's direction column: a cell equal to one of the words (trimmed,
+ * case-insensitive) decides; else one containing words of only one side. Neither, or both: an error
+ * naming the line and column, never a guess (a wrong sign is money counted the wrong way).
+ */
+function directionOf(
+  template: ColumnTemplate,
+  raw: string | undefined,
+  line: number,
+  column: string,
+): 'in' | 'out' {
+  const text = (raw ?? '').trim().toLowerCase();
+  const words = template.directions ?? { in: [], out: [] };
+  const lower = (list: string[]) => list.map((w) => w.trim().toLowerCase()).filter(Boolean);
+  const [ins, outs] = [lower(words.in), lower(words.out)];
+  if (text && ins.includes(text) !== outs.includes(text)) return ins.includes(text) ? 'in' : 'out';
+  const isIn = text !== '' && ins.some((w) => text.includes(w));
+  const isOut = text !== '' && outs.some((w) => text.includes(w));
+  if (isIn !== isOut) return isIn ? 'in' : 'out';
+  return fail(
+    line,
+    column,
+    `"${text.slice(0, 40)}" says ${isIn ? 'both in and out' : 'neither in'} (${words.in.join(', ')}) ${isIn ? 'and' : 'nor'} out (${words.out.join(', ')})`,
+  );
+}
+
+/** A row's money in and out: in/out columns, one signed amount, or an unsigned one and its direction column. */
+function amountsOf(
+  t: ColumnTemplate,
+  cell: (header: string | undefined) => string | undefined,
+  line: number,
+): { amountIn: string; amountOut: string } {
+  let amountIn = t.columns.amountIn
+    ? abs(amountOf(cell(t.columns.amountIn), line, t.columns.amountIn) ?? '0')
+    : '0';
+  let amountOut = t.columns.amountOut
+    ? abs(amountOf(cell(t.columns.amountOut), line, t.columns.amountOut) ?? '0')
+    : '0';
+  if (t.columns.amount) {
+    const signed = amountOf(cell(t.columns.amount), line, t.columns.amount);
+    if (signed === undefined) fail(line, t.columns.amount, 'the amount is missing');
+    const way = t.columns.direction
+      ? directionOf(t, cell(t.columns.direction), line, t.columns.direction)
+      : signed.startsWith('-')
+        ? 'out'
+        : 'in';
+    // An unsigned file's direction decides; a minus sign that contradicts it is no guess to make.
+    if (way === 'in' && signed.startsWith('-'))
+      fail(line, t.columns.amount, `a negative amount on a row whose ${t.columns.direction} says in`);
+    if (way === 'out') amountOut = abs(signed);
+    else amountIn = signed;
+  }
+  return { amountIn, amountOut };
+}
+
+/**
  * Reads a file's records as a template says. The header row is found within the first lines (a preamble
  * is skipped); every later record becomes one StatementRow or a StatementFileError naming its line and
  * column. Pure per record: the caller streams.
@@ -304,18 +373,7 @@ export class TemplateReader {
         t.columns.time,
         `"${rawTime.trim().slice(0, 40)}" is not a time in the format ${t.timeFormat}`,
       );
-    let amountIn = t.columns.amountIn
-      ? abs(amountOf(cell(t.columns.amountIn), record.line, t.columns.amountIn) ?? '0')
-      : '0';
-    let amountOut = t.columns.amountOut
-      ? abs(amountOf(cell(t.columns.amountOut), record.line, t.columns.amountOut) ?? '0')
-      : '0';
-    if (t.columns.amount) {
-      const signed = amountOf(cell(t.columns.amount), record.line, t.columns.amount);
-      if (signed === undefined) fail(record.line, t.columns.amount, 'the amount is missing');
-      if (signed.startsWith('-')) amountOut = abs(signed);
-      else amountIn = signed;
-    }
+    const { amountIn, amountOut } = amountsOf(t, cell, record.line);
     const fee = t.columns.fee ? amountOf(cell(t.columns.fee), record.line, t.columns.fee) : undefined;
     const balance = t.columns.balance
       ? amountOf(cell(t.columns.balance), record.line, t.columns.balance)

@@ -59,6 +59,15 @@ export interface BalanceSnapshot {
   subAccount?: string;
 }
 
+/**
+ * Whether two balances (or a balance and an amount) are of one currency: an account that holds several
+ * reports one snapshot per currency at one instant, and each currency's series is compared on its own.
+ * A balance without a currency is a series of its own.
+ */
+export function sameCurrency(a: unknown, b: unknown): boolean {
+  return String(a ?? '') === String(b ?? '');
+}
+
 /** Who brought the rows: the relay's own scheduled pull (`system`) or a named person (upload). */
 export interface StatementActor {
   kind: 'system' | 'person';
@@ -174,7 +183,10 @@ export interface StatementBreak {
  */
 export interface RetiredBreak extends StatementBreak {
   retiredAt: string;
-  /** Who read or closed the day when it no longer held: a named person, the scheduled close, a read. */
+  /**
+   * The person whose close retired it. (Retirements stored before only a person's close retired breaks may
+   * name the scheduled close or `read`.)
+   */
   retiredBy: StatementActor;
   because: string;
 }
@@ -211,7 +223,11 @@ export interface DailyCloseReport {
   lateResolutions: number;
   /** Auto-match rate (docs/statements.md#match-rate): matched pairs ÷ (matched pairs + lone sides). */
   matchRate: { matched: number; toMatch: number; rate: number | null };
-  breaks: (StatementBreak & { ageSeconds: number })[];
+  /**
+   * The day's breaks, oldest first. One a reading no longer finds stays here, marked `noLongerHolds` (why),
+   * until a person's close retires it (docs/statements.md#a-break-that-no-longer-holds).
+   */
+  breaks: (StatementBreak & { ageSeconds: number; noLongerHolds?: string })[];
   /** Breaks an earlier reading found that no longer hold, oldest retirement first (the audit). */
   retired: RetiredBreak[];
 }

@@ -1,13 +1,15 @@
 /**
  * Issue 29: a day closed again (docs/statements.md#a-break-that-no-longer-holds), on DynamoDB Local. A
  * break an earlier close found that the records no longer show (a missing row a later statement supplied,
- * a drift the charges imported since explain) is retired: it leaves the day's breaks, and its audit item
- * keeps it with who closed the day and why. A break that still holds is kept once, its age from when it
- * was first found; DailyClosed stays published once.
+ * a drift the charges imported since explain) is retired by a person's close: it leaves the day's breaks,
+ * and its audit item keeps it with who closed the day and why. A read of the day and the scheduled close
+ * retire nothing: they mark the break as no longer holding. A break that still holds is kept once, its age
+ * from when it was first found; DailyClosed stays published once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDay } from '../../shared/app/statements/close-day';
+import { closeDay, listDays } from '../../shared/app/statements/close-day';
 import { recordBalance } from '../../shared/app/statements/statement-sink';
+import { closeDueDays } from '../../shared/app/statements/scheduled-close';
 import { eventsFromChange } from '../../shared/domain/outbox';
 import {
   finalC2b,
@@ -157,5 +159,50 @@ describe('a day closed again', () => {
       ['missing-at-provider', 'SKR0000002'],
     ]);
     expect(read.retired).toHaveLength(1);
+  });
+
+  it('a read of the day, the days list and the scheduled close retire nothing: the break that no longer holds waits, marked, for a person to close the day', async () => {
+    // Prepare: a success of the 15th with no row, read past the SLA (the reading stores the break), then
+    // the statement that shows its row.
+    await success('SKR0000015', '2026-11-15T07:00:00.000Z');
+    const at = { provider: 'daraja', account: 'ke', day: '2026-11-15' };
+    const READ = { kind: 'system' as const, name: 'read' };
+    now = '2026-11-17T00:00:00.000Z';
+    const before = await closeDay(deps, at, { actor: READ, close: false });
+    await importRows(payment('SKR0000015', '2026-11-15 10:00:00'));
+
+    // Act: a read, the days list, the scheduled close (which closes the day), then a person's close.
+    now = '2026-11-17T01:00:00.000Z';
+    const read = await closeDay(deps, at, { actor: READ, close: false });
+    const listed = await listDays(deps, { provider: 'daraja', account: 'ke', from: at.day, to: at.day });
+    const scheduled = await closeDueDays(deps);
+    const afterScheduled = await closeDay(deps, at, { actor: READ, close: false });
+    const itemsBeforeThePerson = await itemsOfDay(at.day);
+    now = '2026-11-17T02:00:00.000Z';
+    const closed = await closeDay(deps, at, { actor: CLOSER });
+
+    // Assess: until the person's close the break stays among the day's breaks, saying why it no longer holds.
+    expect(before.breaks.map((b) => [b.category, b.reference, b.noLongerHolds])).toEqual([
+      ['missing-at-provider', 'SKR0000015', undefined],
+    ]);
+    for (const report of [read, afterScheduled]) {
+      expect(report.breaks.map((b) => [b.reference, b.noLongerHolds])).toEqual([
+        ['SKR0000015', expect.stringContaining("the provider's records show a row for SKR0000015")],
+      ]);
+      expect(report.retired).toEqual([]);
+    }
+    expect(listed.days).toEqual([expect.objectContaining({ day: at.day, breaks: 1 })]);
+    expect(scheduled.days).toContainEqual(expect.objectContaining({ day: at.day, outcome: 'closed' }));
+    expect(itemsBeforeThePerson.filter((sk) => sk.startsWith('BREAK#'))).toHaveLength(1);
+    expect(itemsBeforeThePerson.filter((sk) => sk.startsWith('RETIRED#'))).toEqual([]);
+    expect(closed.breaks).toEqual([]);
+    expect(closed.retired).toEqual([
+      expect.objectContaining({
+        reference: 'SKR0000015',
+        retiredAt: '2026-11-17T02:00:00.000Z',
+        retiredBy: CLOSER,
+        because: expect.stringContaining("the provider's records show a row for SKR0000015"),
+      }),
+    ]);
   });
 });

@@ -18,6 +18,7 @@ import type {
   StoredBalance,
   StoredStatementRow,
 } from '../../domain/statement';
+import { sameCurrency } from '../../domain/statement';
 import { guard } from './relay-store';
 import { STATEMENT_BALANCE_PK_PREFIX, STATEMENT_CLOSED_PK_PREFIX, STATEMENT_DAY_PK_PREFIX } from './table';
 
@@ -27,7 +28,7 @@ import { STATEMENT_BALANCE_PK_PREFIX, STATEMENT_CLOSED_PK_PREFIX, STATEMENT_DAY_
  *   pk STMT#<provider>#<account>#<day>   sk BREAK#<id>                 a break
  *   pk STMT#<provider>#<account>#<day>   sk RETIRED#<at>#<id>          a break that no longer held (the audit)
  *   pk STMT#<provider>#<account>#<day>   sk CLOSE                      the closed day; its outbox is DailyClosed
- *   pk STMTBAL#<provider>#<account>      sk <at>                       a balance snapshot
+ *   pk STMTBAL#<provider>#<account>      sk <at>[#<currency>]          a balance snapshot (one per currency)
  *   pk STMTCLOSED#<provider>#<account>   sk <day>                      the account's closed days
  * A day's items share a partition: the close reads it with one query. Every put is conditional.
  */
@@ -38,6 +39,9 @@ export interface StatementStoreOptions {
   /** Bench hook (npm run bench -- --only statements): capacity consumed by every operation. */
   onConsumedCapacity?: (operation: string, capacity: ConsumedCapacity | undefined) => void;
 }
+
+/** Snapshots read per request when looking back for one currency's previous snapshot. */
+const BALANCE_PAGE = 8;
 
 const dayPk = (at: AccountDay) => `${STATEMENT_DAY_PK_PREFIX}${at.provider}#${at.account}#${at.day}`;
 const balancePk = (provider: string, account: string) =>
@@ -102,7 +106,15 @@ export class DynamoStatementStore implements StatementStore {
     operation: string,
     pk: string,
     prefix: string,
-    page: { limit?: number; newestFirst?: boolean; before?: string; from?: string } = {},
+    page: {
+      limit?: number;
+      newestFirst?: boolean;
+      before?: string;
+      from?: string;
+      /** Keeps only the items it accepts (`limit` counts those); each request reads `pageSize` items. */
+      match?: (item: Record<string, unknown>) => boolean;
+      pageSize?: number;
+    } = {},
   ): Promise<Record<string, unknown>[]> {
     const items: Record<string, unknown>[] = [];
     let cursor: Record<string, unknown> | undefined;
@@ -125,16 +137,19 @@ export class DynamoStatementStore implements StatementStore {
                 ? { ':pk': pk, ':prefix': prefix }
                 : { ':pk': pk },
             ScanIndexForward: !page.newestFirst,
-            ...(page.limit ? { Limit: page.limit } : {}),
+            ...((page.pageSize ?? page.limit) ? { Limit: page.pageSize ?? page.limit } : {}),
             ExclusiveStartKey: cursor,
             ...this.capacity,
           }),
         ),
       );
       this.options.onConsumedCapacity?.(operation, result.ConsumedCapacity);
-      items.push(...(result.Items ?? []));
+      items.push(...(result.Items ?? []).filter((item) => page.match?.(item) ?? true));
       cursor = result.LastEvaluatedKey;
-      if (page.limit && items.length >= page.limit) break;
+      if (page.limit && items.length >= page.limit) {
+        items.length = page.limit;
+        break;
+      }
     } while (cursor);
     return items;
   }
@@ -223,17 +238,28 @@ export class DynamoStatementStore implements StatementStore {
   putBalance(snapshot: StoredBalance): Promise<boolean> {
     return this.putIfAbsent('putBalance', {
       pk: balancePk(snapshot.provider, snapshot.account),
-      sk: snapshot.at,
+      // A multi-currency account reports one balance per currency at one instant: each is its own item.
+      // (After the instant, so a day's snapshots of every currency are still one key range.)
+      sk: snapshot.currency ? `${snapshot.at}#${snapshot.currency}` : snapshot.at,
       itemType: 'balance',
       ...snapshot,
     });
   }
 
-  async balanceBefore(provider: string, account: string, at: string): Promise<StoredBalance | undefined> {
+  async balanceBefore(
+    provider: string,
+    account: string,
+    at: string,
+    currency?: string,
+  ): Promise<StoredBalance | undefined> {
+    // Newest first, skipping the other currencies' snapshots: an account has a few, so a page of
+    // BALANCE_PAGE items almost always holds the one wanted.
     const [item] = await this.query('balanceBefore', balancePk(provider, account), '', {
       before: at,
       newestFirst: true,
       limit: 1,
+      pageSize: BALANCE_PAGE,
+      match: (i) => sameCurrency(i.currency, currency),
     });
     return item ? strip<StoredBalance>(item) : undefined;
   }

@@ -7,6 +7,7 @@ import type {
   StoredStatementRow,
 } from '../../domain/statement';
 import type { EventEnvelope } from '../../domain/event-envelope';
+import { sameCurrency } from '../../domain/statement';
 
 const dayKey = (at: AccountDay) => `${at.provider}#${at.account}#${at.day}`;
 const clone = <T>(value: T): T => structuredClone(value);
@@ -75,7 +76,7 @@ export class MemoryStatementStore implements StatementStore {
   async putBalance(snapshot: StoredBalance) {
     const key = `${snapshot.provider}#${snapshot.account}`;
     const list = this.balances.get(key) ?? [];
-    if (list.some((b) => b.at === snapshot.at)) return false;
+    if (list.some((b) => b.at === snapshot.at && sameCurrency(b.currency, snapshot.currency))) return false;
     this.balances.set(
       key,
       [...list, clone(snapshot)].sort((a, b) => a.at.localeCompare(b.at)),
@@ -83,9 +84,9 @@ export class MemoryStatementStore implements StatementStore {
     return true;
   }
 
-  async balanceBefore(provider: string, account: string, at: string) {
+  async balanceBefore(provider: string, account: string, at: string, currency?: string) {
     const list = this.balances.get(`${provider}#${account}`) ?? [];
-    const found = [...list].reverse().find((b) => b.at < at);
+    const found = [...list].reverse().find((b) => b.at < at && sameCurrency(b.currency, currency));
     return found && clone(found);
   }
 

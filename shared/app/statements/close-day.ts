@@ -47,13 +47,16 @@ function transactionsOfDay(
  * counts and amounts by verdict, rows matched and not, fees, late resolutions, the match rate, and every
  * break with its age. Breaks this reading finds (missing at the provider after the SLA, a payment credited
  * twice) are stored. When every expected source is in, or the SLA passed, the day closes: DailyClosed is
- * published once (`close`: false only reads).
+ * published once (`close`: false only reads). Only a close by a named person retires a stored break that
+ * no longer holds (docs/statements.md#a-break-that-no-longer-holds): retiring is a judgement someone
+ * answers for, so a read or the scheduled close only marks it (`noLongerHolds`).
  */
 export async function closeDay(
   deps: StatementDeps,
   at: AccountDay,
   options: { actor: StatementActor; close?: boolean },
 ): Promise<DailyCloseReport> {
+  const retiring = options.close !== false && options.actor.kind === 'person';
   const settings = statementSettings(deps.config, at.provider, at.account);
   const span = businessDaySpan(at.day, settings);
   const now = deps.clock.now();
@@ -114,7 +117,7 @@ export async function closeDay(
   const judged = new Set<BreakCategory>(['duplicate-credit']);
   if (slaPassed) judged.add('missing-at-provider');
   if (slaPassed || sourcesIn) judged.add('balance-drift');
-  const breaks = await reconcileBreaks(deps, at, found, judged, options.actor);
+  const breaks = await reconcileBreaks(deps, at, found, judged, options.actor, retiring);
   const retired = await deps.statements.listRetiredBreaks(at);
   const payments = rows.filter((r) => r.kind === 'payment' && r.effect !== 'not-a-payment');
   const matched = payments.filter((r) => PAIRED.has(r.effect)).length;
@@ -213,9 +216,12 @@ const sameBreak = (a: StatementBreak, b: StatementBreak) =>
 /**
  * The day's stored breaks brought in line with this reading (docs/statements.md#a-break-that-no-longer-holds):
  * a break of a category it judged that it no longer finds, or finds with other money (a drift of another
- * amount), is retired: moved to the day's retired breaks with who read the day and why, never deleted. A
+ * amount), no longer holds. A close by a named person (`retiring`) retires it: moves it to the day's retired
+ * breaks with who closed the day and why, never deleted. Any other reading (a GET of the day, the days
+ * list, the scheduled close) keeps it and marks it `noLongerHolds` with why, for that person to confirm. A
  * break found again as it is stays as it is (its age counts from when it was first found); one found for
- * the first time, or anew with other money, is stored. Answers the breaks that hold, oldest first.
+ * the first time, or anew with other money once the old one is retired, is stored. Answers the day's
+ * breaks, oldest first.
  */
 async function reconcileBreaks(
   deps: StatementDeps,
@@ -223,10 +229,11 @@ async function reconcileBreaks(
   found: readonly StatementBreak[],
   judged: ReadonlySet<BreakCategory>,
   actor: StatementActor,
-): Promise<StatementBreak[]> {
+  retiring: boolean,
+): Promise<(StatementBreak & { noLongerHolds?: string })[]> {
   const retiredAt = deps.clock.now().toISOString();
   const foundNow = new Map(found.map((b) => [b.id, b]));
-  const holding = new Map<string, StatementBreak>();
+  const holding = new Map<string, StatementBreak & { noLongerHolds?: string }>();
   for (const stored of await deps.statements.listBreaks(at)) {
     const again = foundNow.get(stored.id);
     if (!judged.has(stored.category) || (again && sameBreak(stored, again))) {
@@ -236,6 +243,10 @@ async function reconcileBreaks(
     const because = again
       ? `found again with other money: ${again.detail}`
       : (NO_LONGER[stored.category]?.(stored) ?? 'no longer found');
+    if (!retiring) {
+      holding.set(stored.id, { ...stored, noLongerHolds: because });
+      continue;
+    }
     if (await deps.statements.retireBreak({ ...stored, retiredAt, retiredBy: actor, because }))
       deps.log.info('break retired', {
         provider: at.provider,

@@ -6,9 +6,11 @@ import type {
   StatementIngestResult,
   StatementRow,
   StatementSink,
+  StoredBalance,
   StoredStatementRow,
   RowEffect,
 } from '../../domain/statement';
+import { sameCurrency } from '../../domain/statement';
 import { rowFingerprint } from '../../domain/statement-layouts';
 import {
   type StatementSettings,
@@ -546,7 +548,7 @@ export async function recordBalance(
   options: StatementIngestOptions,
 ): Promise<StatementBreak | undefined> {
   const { provider, account } = snapshot;
-  const previous = await deps.statements.balanceBefore(provider, account, snapshot.at);
+  const previous = await deps.statements.balanceBefore(provider, account, snapshot.at, snapshot.currency);
   if (!options.dryRun) {
     const written = await deps.statements.putBalance({
       ...snapshot,
@@ -589,15 +591,32 @@ export async function balanceDriftsOfDay(
     new Date(span.end).toISOString(),
   );
   if (inDay.length === 0) return [];
-  const before = await deps.statements.balanceBefore(at.provider, at.account, inDay[0]!.at);
-  const snapshots = before ? [before, ...inDay] : inDay;
-  if (snapshots.length < 2) return [];
-  const books = await readBooks(deps, at, snapshots[0]!.at, snapshots.at(-1)!.at, rowsOfDays);
-  const found: StatementBreak[] = [];
-  for (let i = 1; i < snapshots.length; i++) {
-    const drift = intervalDrift(deps, books, snapshots[i - 1]!, snapshots[i]!);
-    if (drift) found.push(drift);
+  // Each currency's snapshots are a series of their own (a multi-currency account: one per instant each).
+  const series: StoredBalance[][] = [];
+  for (const currency of new Set(inDay.map((b) => b.currency ?? ''))) {
+    const ofCurrency = inDay.filter((b) => sameCurrency(b.currency, currency));
+    const before = await deps.statements.balanceBefore(
+      at.provider,
+      at.account,
+      ofCurrency[0]!.at,
+      ofCurrency[0]!.currency,
+    );
+    const snapshots = before ? [before, ...ofCurrency] : ofCurrency;
+    if (snapshots.length >= 2) series.push(snapshots);
   }
+  if (series.length === 0) return [];
+  const from = series.map((s) => s[0]!.at).sort()[0]!;
+  const to = series
+    .map((s) => s.at(-1)!.at)
+    .sort()
+    .at(-1)!;
+  const books = await readBooks(deps, at, from, to, rowsOfDays);
+  const found: StatementBreak[] = [];
+  for (const snapshots of series)
+    for (let i = 1; i < snapshots.length; i++) {
+      const drift = intervalDrift(deps, books, snapshots[i - 1]!, snapshots[i]!);
+      if (drift) found.push(drift);
+    }
   return found;
 }
 
@@ -694,8 +713,12 @@ function intervalDrift(
   const settings = statementSettings(deps.config, provider, account);
   const { rows, rowTime, leftOut } = books;
   const terms: { value: string; sign: 1 | -1 }[] = [];
+  // Money of another currency moved another balance (a multi-currency account); an amount or a row
+  // that names no currency is counted, as before accounts held several.
+  const ofThisBalance = (currency: string | undefined) =>
+    !currency || !snapshot.currency || sameCurrency(currency, snapshot.currency);
   for (const tx of books.transactions) {
-    if (!tx.amount || leftOut.has(tx.key.reference)) continue;
+    if (!tx.amount || leftOut.has(tx.key.reference) || !ofThisBalance(tx.amount.currency)) continue;
     const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
     const moved = rowTime.get(tx.key.reference) ?? dayTimeOf(tx);
     if (tx.status === 'SUCCEEDED' && inside(moved)) terms.push({ value: tx.amount.value, sign });
@@ -710,7 +733,7 @@ function intervalDrift(
   const paymentRows = new Map(rows.filter((r) => r.kind === 'payment').map((r) => [r.providerId, r]));
   const counted = (reference: string | undefined) => reference !== undefined && !leftOut.has(reference);
   for (const row of rows) {
-    if (!inside(new Date(row.time).toISOString())) continue;
+    if (!inside(new Date(row.time).toISOString()) || !ofThisBalance(row.currency)) continue;
     if (row.kind === 'fee') {
       const payment = row.linkedProviderId ? paymentRows.get(row.linkedProviderId) : undefined;
       if (row.linkedProviderId && !counted(row.reference) && !counted(payment?.reference)) continue;
@@ -721,8 +744,10 @@ function intervalDrift(
   const actual = decimalSum({ value: snapshot.balance, sign: 1 }, { value: previous.balance, sign: -1 });
   const drift = decimalSum({ value: actual, sign: 1 }, { value: expected, sign: -1 });
   if (drift === '0') return undefined;
+  const currency = snapshot.currency ? ` ${snapshot.currency}` : '';
   return newBreak({
-    subject: `${from}..${to}`,
+    // The currency names the series: two currencies' drifts over one interval are two breaks.
+    subject: `${from}..${to}${currency}`,
     provider,
     account,
     day: businessDayOf(to, settings),
@@ -731,7 +756,7 @@ function intervalDrift(
     amount: drift.replace(/^-/, ''),
     expected,
     actual,
-    detail: `the balance moved ${actual} between ${from} and ${to}; the relay's finals and known fees say ${expected} (drift ${drift})`,
+    detail: `the${currency} balance moved ${actual} between ${from} and ${to}; the relay's finals and known fees say ${expected} (drift ${drift})`,
   });
 }
 

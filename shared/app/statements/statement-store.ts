@@ -37,12 +37,20 @@ export interface StatementStore {
   retireBreak(retired: RetiredBreak): Promise<boolean>;
   /** The day's retired breaks, in the order they were retired. */
   listRetiredBreaks(at: AccountDay): Promise<RetiredBreak[]>;
-  /** Stores a snapshot unless one for the same instant exists; false when it did. */
+  /**
+   * Stores a snapshot unless one for the same instant and currency exists; false when it did (a
+   * multi-currency account's balances at one instant are one snapshot each).
+   */
   putBalance(snapshot: StoredBalance): Promise<boolean>;
-  /** The snapshots taken in [from, to), oldest first. */
+  /** The snapshots taken in [from, to), every currency, oldest first. */
   listBalances(provider: string, account: string, from: string, to: string): Promise<StoredBalance[]>;
-  /** The latest snapshot strictly before `at`. */
-  balanceBefore(provider: string, account: string, at: string): Promise<StoredBalance | undefined>;
+  /** The latest snapshot of `currency` (none: of no currency) strictly before `at`. */
+  balanceBefore(
+    provider: string,
+    account: string,
+    at: string,
+    currency?: string,
+  ): Promise<StoredBalance | undefined>;
   /** Stores the close once (its outbox published by the table's stream); false when the day was closed. */
   putClose(at: AccountDay, close: StoredClose): Promise<boolean>;
   getClose(at: AccountDay): Promise<DailyCloseReport | undefined>;

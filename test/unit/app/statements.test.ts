@@ -37,6 +37,35 @@ const config = parseConfig({
         timeZone: 'Africa/Kampala',
         currency: 'UGX',
       },
+      // Unsigned amounts: a Dr/Cr column says in or out.
+      'airtel-portal': {
+        columns: {
+          providerId: 'TXN ID',
+          time: 'TXN Date',
+          amount: 'Amount',
+          direction: 'Dr/Cr',
+          counterparty: 'Sender MSISDN',
+        },
+        timeFormat: 'DD-MM-YYYY HH:mm:ss',
+        timeZone: 'Africa/Kampala',
+        currency: 'UGX',
+        directions: { in: ['CR'], out: ['DR'] },
+      },
+      // Unsigned amounts: the type column says in or out (and what a row is).
+      'momo-typed': {
+        columns: {
+          providerId: 'Id',
+          time: 'Date',
+          amount: 'Amount',
+          direction: 'Type',
+          kind: 'Type',
+        },
+        timeFormat: 'YYYY-MM-DD HH:mm:ss',
+        timeZone: 'Africa/Kampala',
+        currency: 'UGX',
+        kinds: { fee: ['fee'] },
+        directions: { in: ['payment received', 'cash in'], out: ['transfer sent', 'fee'] },
+      },
     },
   },
 });
@@ -200,6 +229,78 @@ describe('statement files', () => {
     });
     const [found] = await t.statements.listBreaks({ provider: 'momo', account: 'demo', day: '2026-11-21' });
     expect(found).toMatchObject({ category: 'missing-in-relay', providerId: '9876543210', amount: '25000' });
+  });
+
+  it('reads a portal file with unsigned amounts: its Dr/Cr column decides money in or out', async () => {
+    // Prepare
+    const t = setup();
+    const file = [
+      'TXN ID,TXN Date,Sender MSISDN,Amount,Dr/Cr',
+      'AP1000001,21-11-2026 09:00:00,256752123456,25000,CR',
+      'AP1000002,21-11-2026 10:00:00,256752123457,4000, dr ',
+    ].join('\n');
+    // Act
+    const answer = await t.importText(file, { provider: 'momo', account: 'demo', template: 'airtel-portal' });
+    // Assess
+    expect(answer.result).toMatchObject({ rows: 2 });
+    const rows = await t.statements.listRows({ provider: 'momo', account: 'demo', day: '2026-11-21' });
+    expect(rows.map((r) => [r.providerId, r.amountIn, r.amountOut, r.kind])).toEqual([
+      ['AP1000001', '25000', '0', 'payment'],
+      ['AP1000002', '0', '4000', 'payment'],
+    ]);
+  });
+
+  it('lets a type column decide in or out of unsigned amounts, and refuses a row whose type says neither, naming its line', async () => {
+    // Prepare
+    const t = setup();
+    const header = 'Id,Date,Type,Amount';
+    const good = [
+      header,
+      '9000001,2026-11-21 09:00:00,Payment Received,15000',
+      '9000002,2026-11-21 09:05:00,Transfer Sent,7000',
+      '9000003,2026-11-21 09:05:00,Transfer Fee,70',
+    ].join('\n');
+    const bad = `${good}\n9000004,2026-11-21 09:10:00,Adjustment,100`;
+    // Act
+    const refused = await t
+      .importText(bad, { provider: 'momo', account: 'demo', template: 'momo-typed' })
+      .catch((e: unknown) => e);
+    const rowsAfterRefusal = await t.statements.listRows({
+      provider: 'momo',
+      account: 'demo',
+      day: '2026-11-21',
+    });
+    await t.importText(good, { provider: 'momo', account: 'demo', template: 'momo-typed' });
+    // Assess
+    expect(refused).toBeInstanceOf(StatementFileError);
+    expect((refused as StatementFileError).details).toEqual({ line: 5, column: 'Type' });
+    expect((refused as Error).message).toContain('"adjustment" says neither in');
+    expect(rowsAfterRefusal).toEqual([]);
+    const rows = await t.statements.listRows({ provider: 'momo', account: 'demo', day: '2026-11-21' });
+    expect(rows.map((r) => [r.providerId, r.amountIn, r.amountOut, r.kind])).toEqual([
+      ['9000001', '15000', '0', 'payment'],
+      ['9000002', '0', '7000', 'payment'],
+      ['9000003', '0', '70', 'fee'],
+    ]);
+  });
+
+  it('refuses a template whose direction column has no words for in and out, or no amount column', () => {
+    // Prepare
+    const columns = { providerId: 'Id', time: 'Date', amount: 'Amount', direction: 'Dr/Cr' };
+    const template = (t: Record<string, unknown>) => () =>
+      parseConfig({
+        management: { bearerToken: 'a-long-enough-token' },
+        statements: { templates: { portal: { timeFormat: 'ISO', ...t } } },
+      });
+    // Act / Assess
+    expect(template({ columns })).toThrow(/columns.direction and directions go together/);
+    expect(
+      template({
+        columns: { providerId: 'Id', time: 'Date', direction: 'Dr/Cr' },
+        directions: { in: ['CR'], out: ['DR'] },
+      }),
+    ).toThrow(/name the amount column/);
+    expect(template({ columns, directions: { in: ['CR'], out: ['DR'] } })).not.toThrow();
   });
 
   it('refuses a malformed file naming the line and the column, and imports nothing of it', async () => {
