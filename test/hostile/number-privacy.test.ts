@@ -278,6 +278,68 @@ describe('numbers in the members the providers fill with names and free text', (
   });
 });
 
+describe('the list, the search and the live stream', () => {
+  /** Airtel's words on a failure, naming the payer's national number. */
+  const AIRTEL_NUMBER = '0752123904';
+  const AIRTEL_DIGITS = '752123904';
+
+  /** The console's live stream, and the text read from it so far. */
+  async function openStream() {
+    const abort = new AbortController();
+    const response = await fetch(`${relay.url}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    const stream = { response, text: '', close: () => abort.abort() };
+    if (response.ok)
+      void (async () => {
+        try {
+          for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) stream.text += chunk;
+        } catch {
+          // aborted at the end
+        }
+      })();
+    return stream;
+  }
+
+  it("masks the number in an Airtel failure's message in the list, the search and the stream", async () => {
+    // Prepare: the stream open before a signed Airtel TF callback whose message names the payer.
+    const stream = await openStream();
+    const airtelId = `AT-${uuid().slice(0, 8)}`;
+    const transaction = {
+      id: airtelId,
+      message: `insufficient balance for ${AIRTEL_NUMBER}`,
+      status_code: 'TF',
+      airtel_money_id: 'MP210603.1234.A00002',
+    };
+    const posted = await call('POST', '/v1/airtel/demo/callback', {
+      transaction,
+      hash: airtelHash(transaction),
+    });
+    expect(posted.status, posted.text).toBe(200);
+
+    // Act: the stream shows the change once the relay's change feed has read it.
+    const shown = new RegExp(`"reference":"${airtelId}"[^\n]*"status":"FAILED"`);
+    const deadline = Date.now() + 60_000;
+    while (!shown.test(stream.text) && Date.now() < deadline) await relay.flush();
+    stream.close();
+    const listed = await admin('GET', '/v1/transactions?provider=airtel&limit=200');
+    const searched = await admin('GET', `/v1/transactions/search?q=${airtelId}`);
+
+    // Assess
+    expect(stream.text).toMatch(shown);
+    expect(listed.status, listed.text).toBe(200);
+    expect(searched.status, searched.text).toBe(200);
+    const summaries = [
+      listed.json.transactions.find((t: { reference: string }) => t.reference === airtelId),
+      searched.json.transactions.find((t: { reference: string }) => t.reference === airtelId),
+    ];
+    for (const summary of summaries)
+      expect(summary?.reason).toMatchObject({ message: 'insufficient balance for 075****904' });
+    for (const text of [stream.text, listed.text, searched.text]) expect(text).not.toContain(AIRTEL_DIGITS);
+  });
+});
+
 describe('the quarantine', () => {
   it('answers refused bodies with their numbers masked, whatever route they were sent to', async () => {
     // Prepare: a Daraja body from an address that is not Safaricom's, and a MoMo body on a wrong secret.
