@@ -4,10 +4,13 @@
  * number in any common spelling through its keyed hash, never a customer who only shares its mask, and
  * never confirms a number that only a provider attribute holds. Real local relay on DynamoDB Local.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MASKED_HASHED_MSISDN } from '../../shared/util/mask';
 import {
   airtelHash,
   b2cResultBody,
+  c2bBody,
   momoSuccessBody,
   type RawResponse,
   rawRequest,
@@ -140,6 +143,39 @@ describe('the transaction read and its receipts', () => {
     expect(read.text).not.toContain(TAIL);
     expect(receipt.json.receipt.body).toContain(CONVERSATION_ID);
     expect(receipt.text).not.toContain(TAIL);
+  });
+});
+
+describe('a hashed number (Daraja C2B since 2025 sends MSISDN as the SHA-256 hex of the number)', () => {
+  it('shows no piece of the hash in the read, its receipts or the C2BValidationDecided event', async () => {
+    // Prepare: a validation and a confirmation carrying the hashed number, from Safaricom's address.
+    const hashed = createHash('sha256').update(NUMBER).digest('hex');
+    const transId = `RK${uuid().replace(/-/g, '').slice(0, 8).toUpperCase()}`;
+    const body = c2bBody(transId, { MSISDN: hashed });
+    const validated = await call('POST', '/v1/daraja/open/c2b/validation', body, { from: SAFARICOM_IP });
+    const confirmed = await call('POST', '/v1/daraja/open/c2b/confirmation', body, { from: SAFARICOM_IP });
+    expect(validated.status, validated.text).toBe(200);
+    expect(confirmed.status, confirmed.text).toBe(200);
+
+    // Act
+    const events = await relay.flush();
+    const read = await admin('GET', `/v1/transactions/daraja/open/${transId}`);
+    const receipts = await receiptBodies('daraja', 'open', transId);
+
+    // Assess: neither the hash nor a 'number' made of its digits (4392****…888) is shown.
+    const decided = events.find(
+      (e) => e.metadata.type === 'C2BValidationDecided' && JSON.stringify(e.data).includes(transId),
+    );
+    expect((decided?.data as { msisdn: string }).msisdn).toBe(MASKED_HASHED_MSISDN);
+    expect(read.json.transaction.msisdn).toBe(MASKED_HASHED_MSISDN);
+    expect(receipts.length).toBeGreaterThan(0);
+    expect(receipts.map((r) => r.json.receipt.body).join()).toContain(`"MSISDN":"${MASKED_HASHED_MSISDN}"`);
+    const hashDigits = hashed.replace(/\D/g, '');
+    for (const text of [read.text, ...receipts.map((r) => r.text), JSON.stringify(decided)]) {
+      expect(text).not.toContain(hashed.slice(0, 16));
+      expect(text).not.toContain(hashed.slice(-16));
+      expect(text).not.toContain(hashDigits.slice(-6));
+    }
   });
 });
 
