@@ -376,6 +376,27 @@ describe('the list, the search and the live stream', () => {
   });
 });
 
+describe('the reconciliation report', () => {
+  it("masks the number in the provider's words of an unknown Daraja code, held AMBIGUOUS, in the report's lines", async () => {
+    // Prepare: an STK result with a code no table lists (AMBIGUOUS/UNKNOWN), whose words name the payer.
+    const reference = `ws_CO_${uuid().replace(/-/g, '')}`;
+    await registerStk(reference);
+    const body = stkBody(reference, { resultCode: 4242 });
+    body.Body.stkCallback.ResultDesc = `No answer from ${NUMBER}`;
+    const posted = await call('POST', '/v1/daraja/open/stk', body, { from: SAFARICOM_IP });
+    expect(posted.status, posted.text).toBe(200);
+
+    // Act
+    const report = await admin('GET', '/v1/reconciliation/report');
+
+    // Assess
+    expect(report.status, report.text).toBe(200);
+    const ambiguous = report.json.act.ambiguous.find((l: { reference: string }) => l.reference === reference);
+    expect(ambiguous?.detail).toBe('UNKNOWN: No answer from 2547*****149');
+    expect(report.text).not.toContain(TAIL);
+  });
+});
+
 describe('the quarantine', () => {
   it('answers refused bodies with their numbers masked, whatever route they were sent to', async () => {
     // Prepare: a Daraja body from an address that is not Safaricom's, and a MoMo body on a wrong secret.
