@@ -40,10 +40,18 @@ export interface SourceIpOptions {
   trustForwardedFor: boolean;
 }
 
+/**
+ * The source IP under `npm start`: with `trustForwardedFor`, the LAST X-Forwarded-For entry, the one the
+ * proxy or tunnel in front of the local server appended (the address it saw). The entries before it are
+ * whatever the client wrote: `x-forwarded-for: 196.201.214.200` sent through a tunnel arrives as
+ * `196.201.214.200, <caller>`, and the first entry would pass Safaricom's allow-list. The tests and the
+ * simulator, with no proxy, send one entry. In AWS, API Gateway's sourceIp is used and this header never is.
+ */
 export function sourceIpOf(request: IncomingMessage, options: SourceIpOptions): string {
   const forwarded = request.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  if (options.trustForwardedFor && first) return first;
+  const entries = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',');
+  const last = entries?.at(-1)?.trim();
+  if (options.trustForwardedFor && last) return last;
   return (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 }
 

@@ -1,14 +1,33 @@
 /**
+ * Daraja's C2B callbacks (since 2025) carry MSISDN as the SHA-256 of the number, 64 hex digits (a production
+ * confirmation carried `"MSISDN": "94c392c311d5…c68a88"`: Byte-Barn/mpesakit issue #103). It is no
+ * safer than the number: hashing the ~2e8 numbers of a country finds it in seconds. This is the one
+ * recogniser of that form.
+ */
+export function isHashedMsisdn(value: string): boolean {
+  return /^[0-9a-f]{64}$/i.test(value.trim());
+}
+
+/**
+ * How a hashed number is shown: not one hex digit of it. Even 4 would narrow the ~2e8 numbers it may be
+ * to ~3,000, a far closer guess than a masked number's 100,000; and its digits shown the way a number's are
+ * ("4392****…888") would pass for a phone number.
+ */
+export const MASKED_HASHED_MSISDN = 'sha256:(masked)';
+
+/**
  * The one way the relay shows a phone number: its digits (a leading +, spaces and dashes dropped) with the
  * first up to 4 and the last 3 kept and at least 4 hidden, so a short national number keeps fewer at the
  * start: 46733123459 → 4673****459, 254708374149 → 2547*****149, 0708374149 → 070****149, 752123904 →
  * 75****904. Six digits or fewer are hidden entirely. A value already masked (Daraja sends 25470****149) is
- * kept as it is; a value without digits has nothing to hide.
+ * kept as it is; a value without digits has nothing to hide; a hashed number (isHashedMsisdn) is shown as
+ * MASKED_HASHED_MSISDN.
  */
 export function maskMsisdn(value: string | number | undefined | null): string | undefined {
   if (value === undefined || value === null) return undefined;
   const text = String(value);
   if (text.includes('*')) return text;
+  if (isHashedMsisdn(text)) return MASKED_HASHED_MSISDN;
   const digits = text.replace(/\D/g, '');
   if (!digits) return text;
   if (digits.length <= 6) return '*'.repeat(digits.length);
@@ -36,12 +55,14 @@ export function maskMsisdnsIn(text: string): string {
 
 /**
  * The value of a phone-number field: masked whole when it is a number however it is grouped (07 08 37 41
- * 49, +254-708-374149), else the numbers in it ("254708374149 - Jane Doe"); a short code (600310), a name
- * or an id of another type stays.
+ * 49, +254-708-374149) or a hashed number, else the numbers in it ("254708374149 - Jane Doe"); a short
+ * code (600310), a name or an id of another type stays.
  */
 function maskPhoneValue(text: string): string {
   const digits = text.replace(/[\s().\-/]/g, '');
-  return /^(?:\+|00)?\d{9,15}$/.test(digits) ? maskMsisdn(text)! : maskMsisdnsIn(text);
+  return /^(?:\+|00)?\d{9,15}$/.test(digits) || isHashedMsisdn(text)
+    ? maskMsisdn(text)!
+    : maskMsisdnsIn(text);
 }
 
 /** A scalar of a phone-number field (a JSON number too: Daraja's PhoneNumber 254708374149). */

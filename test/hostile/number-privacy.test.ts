@@ -4,10 +4,13 @@
  * number in any common spelling through its keyed hash, never a customer who only shares its mask, and
  * never confirms a number that only a provider attribute holds. Real local relay on DynamoDB Local.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MASKED_HASHED_MSISDN } from '../../shared/util/mask';
 import {
   airtelHash,
   b2cResultBody,
+  c2bBody,
   momoSuccessBody,
   type RawResponse,
   rawRequest,
@@ -143,6 +146,39 @@ describe('the transaction read and its receipts', () => {
   });
 });
 
+describe('a hashed number (Daraja C2B since 2025 sends MSISDN as the SHA-256 hex of the number)', () => {
+  it('shows no piece of the hash in the read, its receipts or the C2BValidationDecided event', async () => {
+    // Prepare: a validation and a confirmation carrying the hashed number, from Safaricom's address.
+    const hashed = createHash('sha256').update(NUMBER).digest('hex');
+    const transId = `RK${uuid().replace(/-/g, '').slice(0, 8).toUpperCase()}`;
+    const body = c2bBody(transId, { MSISDN: hashed });
+    const validated = await call('POST', '/v1/daraja/open/c2b/validation', body, { from: SAFARICOM_IP });
+    const confirmed = await call('POST', '/v1/daraja/open/c2b/confirmation', body, { from: SAFARICOM_IP });
+    expect(validated.status, validated.text).toBe(200);
+    expect(confirmed.status, confirmed.text).toBe(200);
+
+    // Act
+    const events = await relay.flush();
+    const read = await admin('GET', `/v1/transactions/daraja/open/${transId}`);
+    const receipts = await receiptBodies('daraja', 'open', transId);
+
+    // Assess: neither the hash nor a 'number' made of its digits (4392****…888) is shown.
+    const decided = events.find(
+      (e) => e.metadata.type === 'C2BValidationDecided' && JSON.stringify(e.data).includes(transId),
+    );
+    expect((decided?.data as { msisdn: string }).msisdn).toBe(MASKED_HASHED_MSISDN);
+    expect(read.json.transaction.msisdn).toBe(MASKED_HASHED_MSISDN);
+    expect(receipts.length).toBeGreaterThan(0);
+    expect(receipts.map((r) => r.json.receipt.body).join()).toContain(`"MSISDN":"${MASKED_HASHED_MSISDN}"`);
+    const hashDigits = hashed.replace(/\D/g, '');
+    for (const text of [read.text, ...receipts.map((r) => r.text), JSON.stringify(decided)]) {
+      expect(text).not.toContain(hashed.slice(0, 16));
+      expect(text).not.toContain(hashed.slice(-16));
+      expect(text).not.toContain(hashDigits.slice(-6));
+    }
+  });
+});
+
 /** The ids of the receipts a transaction read names anywhere (history, timeline, reversals), each once. */
 function receiptIdsOf(read: RawResponse): string[] {
   return [...new Set([...read.text.matchAll(/"receiptId":"([0-9a-f]{32})"/g)].map((m) => m[1]!))];
@@ -275,6 +311,89 @@ describe('numbers in the members the providers fill with names and free text', (
       expect(receipt.text).not.toContain(TAIL);
       expect(receipt.text).not.toContain('374 149');
     }
+  });
+});
+
+describe('the list, the search and the live stream', () => {
+  /** Airtel's words on a failure, naming the payer's national number. */
+  const AIRTEL_NUMBER = '0752123904';
+  const AIRTEL_DIGITS = '752123904';
+
+  /** The console's live stream, and the text read from it so far. */
+  async function openStream() {
+    const abort = new AbortController();
+    const response = await fetch(`${relay.url}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    const stream = { response, text: '', close: () => abort.abort() };
+    if (response.ok)
+      void (async () => {
+        try {
+          for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) stream.text += chunk;
+        } catch {
+          // aborted at the end
+        }
+      })();
+    return stream;
+  }
+
+  it("masks the number in an Airtel failure's message in the list, the search and the stream", async () => {
+    // Prepare: the stream open before a signed Airtel TF callback whose message names the payer.
+    const stream = await openStream();
+    const airtelId = `AT-${uuid().slice(0, 8)}`;
+    const transaction = {
+      id: airtelId,
+      message: `insufficient balance for ${AIRTEL_NUMBER}`,
+      status_code: 'TF',
+      airtel_money_id: 'MP210603.1234.A00002',
+    };
+    const posted = await call('POST', '/v1/airtel/demo/callback', {
+      transaction,
+      hash: airtelHash(transaction),
+    });
+    expect(posted.status, posted.text).toBe(200);
+
+    // Act: the stream shows the change once the relay's change feed has read it.
+    const shown = new RegExp(`"reference":"${airtelId}"[^\n]*"status":"FAILED"`);
+    const deadline = Date.now() + 60_000;
+    while (!shown.test(stream.text) && Date.now() < deadline) await relay.flush();
+    stream.close();
+    const listed = await admin('GET', '/v1/transactions?provider=airtel&limit=200');
+    const searched = await admin('GET', `/v1/transactions/search?q=${airtelId}`);
+
+    // Assess
+    expect(stream.text).toMatch(shown);
+    expect(listed.status, listed.text).toBe(200);
+    expect(searched.status, searched.text).toBe(200);
+    const summaries = [
+      listed.json.transactions.find((t: { reference: string }) => t.reference === airtelId),
+      searched.json.transactions.find((t: { reference: string }) => t.reference === airtelId),
+    ];
+    for (const summary of summaries)
+      expect(summary?.reason).toMatchObject({ message: 'insufficient balance for 075****904' });
+    for (const text of [stream.text, listed.text, searched.text]) expect(text).not.toContain(AIRTEL_DIGITS);
+  });
+});
+
+describe('the reconciliation report', () => {
+  it("masks the number in the provider's words of an unknown Daraja code, held AMBIGUOUS, in the report's lines", async () => {
+    // Prepare: an STK result with a code no table lists (AMBIGUOUS/UNKNOWN), whose words name the payer.
+    const reference = `ws_CO_${uuid().replace(/-/g, '')}`;
+    await registerStk(reference);
+    const body = stkBody(reference, { resultCode: 4242 });
+    body.Body.stkCallback.ResultDesc = `No answer from ${NUMBER}`;
+    const posted = await call('POST', '/v1/daraja/open/stk', body, { from: SAFARICOM_IP });
+    expect(posted.status, posted.text).toBe(200);
+
+    // Act
+    const report = await admin('GET', '/v1/reconciliation/report');
+
+    // Assess
+    expect(report.status, report.text).toBe(200);
+    const ambiguous = report.json.act.ambiguous.find((l: { reference: string }) => l.reference === reference);
+    expect(ambiguous?.detail).toBe('UNKNOWN: No answer from 2547*****149');
+    expect(report.text).not.toContain(TAIL);
   });
 });
 

@@ -754,3 +754,18 @@ describe('null members a serializer writes for absent ones are not a reason to r
     });
   });
 });
+
+describe('a forged X-Forwarded-For entry under npm start', () => {
+  it("refuses a Daraja callback whose X-Forwarded-For names Safaricom's address before the caller's own", async () => {
+    // Prepare: the caller (the entry a local proxy appends, last) is a stranger that wrote Safaricom's address first.
+    const body = stkBody(`ws_CO_${uuid().replace(/-/g, '')}`);
+
+    // Act
+    const sent = await send('POST', '/v1/daraja/open/stk', body, { ip: `${SAFARICOM_IP}, ${STRANGER_IP}` });
+
+    // Assess
+    expect(sent.res.status, describeResponse(sent.res)).toBe(403);
+    const { quarantined } = await expectRefused(sent);
+    expect(JSON.stringify(quarantined)).toContain(STRANGER_IP);
+  });
+});

@@ -4,7 +4,7 @@ import { SchemaValidationError } from '../../domain/errors';
 import { reversalStateOf } from '../../domain/reversal';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findProvider } from '../../providers/registry';
-import { maskMsisdn } from '../../util/mask';
+import { maskMsisdn, maskMsisdnsIn } from '../../util/mask';
 import { callingCodeOf, msisdnSearchHash, normalizeMsisdn } from '../../util/msisdn';
 import type { TransactionSummary } from '../management-answers';
 import type { ConsoleStore, CreatedEntry, TransactionStore } from '../ports';
@@ -73,6 +73,12 @@ export async function noteLookups(
   ]);
 }
 
+/**
+ * A transaction as the list, the search, the live stream and the CSV show it. The provider's free text (a
+ * failure's message, "insufficient balance for 0752123904") and its code have their numbers masked, as in
+ * the single read (toView); the other members are the relay's own values, the partner's externalId and
+ * the provider's transaction id (an id: a 9-digit MoMo financialTransactionId is no phone number).
+ */
 export function toSummary(tx: TransactionRecord): TransactionSummary {
   return {
     provider: tx.key.provider,
@@ -83,8 +89,8 @@ export function toSummary(tx: TransactionRecord): TransactionSummary {
     reason: tx.reason
       ? {
           code: tx.reason.code,
-          message: tx.reason.message ?? null,
-          providerCode: tx.reason.providerCode ?? null,
+          message: tx.reason.message ? maskMsisdnsIn(tx.reason.message) : null,
+          providerCode: tx.reason.providerCode ? maskMsisdnsIn(tx.reason.providerCode) : null,
         }
       : null,
     amount: tx.amount?.value ?? null,

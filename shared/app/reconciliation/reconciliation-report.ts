@@ -1,6 +1,7 @@
 import { SchemaValidationError } from '../../domain/errors';
 import { TRANSACTION_STATUSES } from '../../domain/status';
 import type { TransactionRecord } from '../../domain/transaction';
+import { maskMsisdnsIn } from '../../util/mask';
 import {
   decodeCursor,
   encodeCursor,
@@ -23,6 +24,7 @@ function percentile(sorted: number[], p: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** A line of the report; its detail quotes the provider's words (a reason, a conflict), numbers masked. */
 function line(tx: TransactionRecord, detail: string): ReportLine {
   return {
     provider: tx.key.provider,
@@ -32,7 +34,7 @@ function line(tx: TransactionRecord, detail: string): ReportLine {
     status: tx.status,
     amount: tx.amount ? `${tx.amount.value}${tx.amount.currency ? ` ${tx.amount.currency}` : ''}` : null,
     createdAt: tx.createdAt,
-    detail,
+    detail: maskMsisdnsIn(detail),
   };
 }
 

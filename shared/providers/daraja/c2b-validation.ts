@@ -1,3 +1,4 @@
+import { isHashedMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import { C2B_REJECT_CODES, type C2BRejectCode, type DarajaC2bSettings } from './schema';
 
@@ -87,17 +88,6 @@ const reject = (resultCode: C2BRejectCode, rule: C2BRule, detail: string): C2BDe
   rule,
   detail,
 });
-
-/**
- * Daraja has sent the C2B `MSISDN` as the hex SHA-256 of the number instead of a masked number since
- * about 2025 (a production confirmation carried `"MSISDN": "94c392c311d5…c68a88"`: Byte-Barn/mpesakit
- * issue #103). Its hex digits are no phone number: no prefix of it can be read.
- */
-const HASHED_MSISDN = /^[0-9a-f]{64}$/i;
-
-function isHashedMsisdn(msisdn: string): boolean {
-  return HASHED_MSISDN.test(msisdn.trim());
-}
 
 /** The visible digits before the mask: "25470****149" → "25470"; an unmasked number is all visible. */
 export function visibleMsisdnPrefix(msisdn: string): string {

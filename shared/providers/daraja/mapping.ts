@@ -94,7 +94,8 @@ export const DARAJA_STK_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
 /**
  * Every Daraja code in the Daraja API documentation and the provider notes that means the same on every
  * result: the STK table above, the C2B validation codes and the platform errors. `ResultCode` 0 is the only
- * success; "any other value means error or failure" (docs), so unknown codes are FAILED/UNKNOWN. Platform
+ * success; a code no table lists is UNKNOWN_CODE (docs/reconciliation.md: unknown codes never fail a
+ * payment). Platform
  * errors (`errorCode` of a refused API call, also what a status query answers) describe the call,
  * not the payment: its outcome is unclear, so they are AMBIGUOUS and reconciliation keeps asking.
  */
@@ -142,6 +143,18 @@ export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
     reason: undefined,
     meaning: 'the transaction is still under processing',
   },
+};
+
+/**
+ * A non-zero code no table lists. The docs say "any other value means error or failure", but a code the
+ * relay does not know may as well be a new transitional one, and only known final codes settle a payment
+ * (docs/reconciliation.md): AMBIGUOUS, so the status API is asked, with the code and the provider's words
+ * kept on the reason as evidence.
+ */
+export const UNKNOWN_CODE: DarajaCodeMapping = {
+  status: 'AMBIGUOUS',
+  reason: 'UNKNOWN',
+  meaning: 'unknown non-zero result code: the status API decides',
 };
 
 /** 500.001.1001 also comes back for wrong credentials; only the "being processed" message means pending. */
@@ -274,13 +287,7 @@ export function mapDarajaCode(
       meaning: 'platform: 500.001.1001 without "being processed" (wrong credentials)',
     };
   }
-  return (
-    DARAJA_CODE_TABLE[canonical] ?? {
-      status: 'FAILED',
-      reason: 'UNKNOWN',
-      meaning: 'unknown non-zero result code',
-    }
-  );
+  return DARAJA_CODE_TABLE[canonical] ?? UNKNOWN_CODE;
 }
 
 export interface DarajaStatusMapping {

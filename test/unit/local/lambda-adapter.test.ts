@@ -56,9 +56,19 @@ describe('Node HTTP → API Gateway v2 event', () => {
     expect(Buffer.from(event.body!, 'base64')).toEqual(body);
   });
 
-  it('takes the first X-Forwarded-For entry as source IP when trusted, the socket address otherwise', () => {
-    const request = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, 10.0.0.1' });
-    expect(sourceIpOf(request, { trustForwardedFor: true })).toBe('196.201.214.200');
-    expect(sourceIpOf(request, { trustForwardedFor: false })).toBe('10.1.2.3');
+  it('takes the last X-Forwarded-For entry (the local proxy’s) as source IP when trusted, the socket address otherwise', () => {
+    // Prepare: a caller at 10.0.0.1 that wrote Safaricom's address itself, through a proxy that appended its own.
+    const forged = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, 10.0.0.1' });
+    const direct = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200' });
+
+    // Act
+    const trusted = sourceIpOf(forged, { trustForwardedFor: true });
+    const untrusted = sourceIpOf(forged, { trustForwardedFor: false });
+    const single = sourceIpOf(direct, { trustForwardedFor: true });
+
+    // Assess
+    expect(trusted).toBe('10.0.0.1');
+    expect(untrusted).toBe('10.1.2.3');
+    expect(single).toBe('196.201.214.200');
   });
 });

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  isHashedMsisdn,
+  MASKED_HASHED_MSISDN,
   maskMsisdn,
   maskMsisdnsIn,
   maskPhoneAttributes,
@@ -87,6 +90,40 @@ describe('one mask format', () => {
         }
       }),
     );
+  });
+});
+
+describe('a hashed number (Daraja C2B since 2025)', () => {
+  /** Daraja's MSISDN as the SHA-256 hex of the number: as revealing as the number itself. */
+  const HASHED = createHash('sha256').update('254708374149').digest('hex');
+
+  it('shows no hex digit of a hashed MSISDN, in a number field, a JSON body and an attribute', () => {
+    // Act
+    const masked = [
+      maskMsisdn(HASHED),
+      maskMsisdn(HASHED.toUpperCase()),
+      JSON.stringify(maskPhoneFields({ MSISDN: HASHED, TransID: 'RKL51ZDR4F' }, DARAJA)),
+      maskPhoneFieldsInText(JSON.stringify({ MSISDN: HASHED }), DARAJA),
+      maskPhoneAttributes({ MSISDN: HASHED }, DARAJA).MSISDN,
+    ];
+
+    // Assess
+    expect(masked[0]).toBe(MASKED_HASHED_MSISDN);
+    expect(masked[1]).toBe(MASKED_HASHED_MSISDN);
+    expect(masked[2]).toBe(`{"MSISDN":"${MASKED_HASHED_MSISDN}","TransID":"RKL51ZDR4F"}`);
+    expect(masked[3]).toBe(`{"MSISDN":"${MASKED_HASHED_MSISDN}"}`);
+    expect(masked[4]).toBe(MASKED_HASHED_MSISDN);
+    // No piece of the hash, and not a phone number's mask (25470****149) either.
+    expect(MASKED_HASHED_MSISDN).not.toMatch(/[0-9a-f]{5}|\*/i);
+  });
+
+  it('recognises exactly 64 hex digits as a hashed number, not a shorter hex id or a number', () => {
+    // Assess
+    expect(isHashedMsisdn(HASHED)).toBe(true);
+    expect(isHashedMsisdn(HASHED.slice(1))).toBe(false);
+    expect(isHashedMsisdn(`${HASHED}0`)).toBe(false);
+    expect(isHashedMsisdn('254708374149')).toBe(false);
+    expect(isHashedMsisdn(`g${HASHED.slice(1)}`)).toBe(false);
   });
 });
 

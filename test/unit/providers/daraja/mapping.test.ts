@@ -236,8 +236,14 @@ describe('Daraja result-code mapping', () => {
     });
   });
 
-  it('treats an unknown non-zero code as a failure with reason UNKNOWN (docs: any other value is a failure)', () => {
-    expect(mapDarajaCode(4242, undefined, 'stk')).toMatchObject({ status: 'FAILED', reason: 'UNKNOWN' });
+  it('never fails a payment on an unknown non-zero code: AMBIGUOUS with reason UNKNOWN, on every result', () => {
+    // Act
+    const mapped = (['stk', 'b2c', 'status', 'balance', 'reversal'] as const).map((context) =>
+      mapDarajaCode(4242, 'Something new', context),
+    );
+
+    // Assess
+    for (const mapping of mapped) expect(mapping).toMatchObject({ status: 'AMBIGUOUS', reason: 'UNKNOWN' });
   });
 });
 

@@ -51,6 +51,24 @@ describe('Daraja normalization', () => {
     expect(draft.amount).toBeUndefined();
   });
 
+  it('holds an STK result with a code no table lists as AMBIGUOUS/UNKNOWN, keeping the code and text as evidence', () => {
+    // Prepare: Daraja's cancelled sample with a code the relay does not know.
+    const body = fixture('stk-cancelled.json');
+    body.Body.stkCallback.ResultCode = 4242;
+    body.Body.stkCallback.ResultDesc = 'A reason Daraja added later';
+
+    // Act
+    const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(body));
+
+    // Assess
+    expect(draft.status).toBe('AMBIGUOUS');
+    expect(draft.reason).toEqual({
+      code: 'UNKNOWN',
+      message: 'A reason Daraja added later',
+      providerCode: '4242',
+    });
+  });
+
   it('maps a string STK ResultCode (SFC_IC0003, "the operator does not exist": PartyB) to FAILED/PAYEE_NOT_FOUND', () => {
     const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(fixture('stk-string-resultcode.json')));
     expect(draft.reason).toMatchObject({ code: 'PAYEE_NOT_FOUND', providerCode: 'SFC_IC0003' });
