@@ -201,7 +201,7 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
  * after QUARANTINE_WRITE_BUDGET_MS (1 s), whichever comes first (shared/app/callbacks/quarantine.ts): on
  * two loaded cores DynamoDB Local can take longer, and the entry lands after the answer.
  */
-export const RECORD_WAIT_MS = 60_000;
+const RECORD_WAIT_MS = 60_000;
 const RECORD_POLL_MS = 100;
 
 /** The first defined answer of `read`, polled until RECORD_WAIT_MS have passed; undefined then. */
