@@ -50,6 +50,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * How long the JVM may take to serve its port. A JVM that fails exits, and that is reported at once; this
+ * only bounds one that hangs. On two cores loaded by a whole test run (load average 22) it took over
+ * 30 s, which failed every test of the DynamoDB lane from its global setup.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 async function waitUntilListening(
   port: number,
   timeoutMs: number,
@@ -175,7 +182,7 @@ export async function startDynamoDbLocal(
   };
 
   try {
-    await waitUntilListening(port, 30_000, () => exitReason);
+    await waitUntilListening(port, START_TIMEOUT_MS, () => exitReason);
   } catch (error) {
     await stop();
     throw error;

@@ -13,6 +13,7 @@ import {
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN } from '../helpers/relay';
+import { WAIT_MS } from './harness';
 import type { QuarantineInput } from '../../shared/app/ports';
 import { chromiumPath, ChromiumMissingError, launchChromium } from '../helpers/chromium';
 import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
@@ -25,8 +26,6 @@ const SHOTS =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? resolve(import.meta.dirname, '../../docs/img')
     : mkdtempSync(join(tmpdir(), 'console-shots-'));
-/** Waits on conditions only; this bounds a hang on a saturated machine. */
-const WAIT_MS = 60_000;
 
 let pair: RelayWithSimulator;
 let browser: BrowserContext;

@@ -13,7 +13,10 @@ import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { launchChromium } from '../helpers/chromium';
 import { ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
 
-/** Waits on conditions only; this bounds a hang on a saturated machine. */
+/**
+ * Waits on conditions only; this bounds a hang on a saturated machine (the whole suite on two loaded
+ * cores: a wait that normally takes a second can take tens).
+ */
 export const WAIT_MS = 60_000;
 
 type Role = 'viewer' | 'operator' | 'admin';

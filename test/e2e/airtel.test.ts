@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../shared/domain/events';
+import { awaitRecord } from '../helpers/hostile';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 const KEY = 'e2e-airtel-callback-key';
@@ -119,11 +120,15 @@ describe('Airtel callbacks through the local relay', () => {
 
     expect(response.status).toBe(401);
     expect(response.body.error).toMatchObject({ code: 'UNAUTHORIZED' });
+    // A refusal waits at most 1 s for its quarantine write (and the CallbackRejected in it): on a loaded
+    // machine it lands after the answer.
+    const entry = await awaitRecord(async () => {
+      const days = [...new Set([dayBefore, new Date().toISOString().slice(0, 10)])];
+      const quarantined = (await Promise.all(days.map((d) => relay.store.listQuarantine(d)))).flat();
+      return quarantined.find((q) => String(q.body).includes(reference));
+    });
     const events = await relay.flush();
     const rejected = events.filter((e) => e.metadata.type === 'CallbackRejected');
-    const days = [...new Set([dayBefore, new Date().toISOString().slice(0, 10)])];
-    const quarantined = (await Promise.all(days.map((d) => relay.store.listQuarantine(d)))).flat();
-    const entry = quarantined.find((q) => String(q.body).includes(reference));
     expect(entry).toMatchObject({
       provider: 'airtel',
       account: 'demo',

@@ -40,7 +40,7 @@ const SILENCE_POLL_SECONDS = 30;
  */
 const APPROVAL_WINDOW_MS = 20 * 60_000;
 /** Generous: the machine is small and busy; every wait below ends as soon as its condition holds. */
-const DEADLINE_MS = 45_000;
+const DEADLINE_MS = 60_000;
 
 let pair: RelayWithSimulator;
 let relay: TestRelay;
@@ -109,6 +109,7 @@ async function until<T>(
 const ofType = (type: string): EventEnvelope[] => relay.sink.ofType(type);
 const dataOf = (e: EventEnvelope) => e.data as Record<string, any>;
 const momoDemo = (e: EventEnvelope) => dataOf(e).provider === 'momo' && dataOf(e).account === 'demo';
+const momoDemoOf = (type: string): EventEnvelope[] => ofType(type).filter(momoDemo);
 
 async function view(started: Started) {
   const path = `/v1/transactions/${started.provider}/${started.account}/${started.reference}`;
@@ -157,6 +158,16 @@ describe('callback health, end to end', () => {
     expect(before.problems).toEqual([]);
     const airtel = await runScenario(context(), 'airtel', 'pay', {});
     expect(airtel.problems).toEqual([]);
+    // On a loaded machine the first payment's own callback can take longer than the (scaled) 3 s silence
+    // time: an episode its callback then ends. Count from a closed book: every earlier silence resumed.
+    await until('every earlier silence resumed', async () =>
+      momoDemoOf('CallbacksResumed').length >= momoDemoOf('CallbackSilence').length ? true : undefined,
+    );
+    const silencesBefore = momoDemoOf('CallbackSilence').length;
+    const resumedBefore = momoDemoOf('CallbacksResumed').length;
+    const silences = () => momoDemoOf('CallbackSilence').slice(silencesBefore);
+    const resumes = () => momoDemoOf('CallbacksResumed').slice(resumedBefore);
+    const countedBefore = counted.length;
     const firstCallbackAt = new Date(Date.now()).toISOString();
 
     // Act: momo/demo's callbacks stop. Two payments the payer leaves unanswered, callbacks dropped.
@@ -167,7 +178,7 @@ describe('callback health, end to end', () => {
     const [watched] = waiting;
 
     // Assess: the relay says so once, about momo/demo.
-    const silence = await until('CallbackSilence', async () => ofType('CallbackSilence').find(momoDemo));
+    const silence = await until('CallbackSilence', async () => silences()[0]);
     expect(silence.metadata).toMatchObject({ origin: 'poll', correlationId: 'momo:demo:callbacks' });
     const created = (await view(watched!)).transaction.createdAt as string;
     expect(dataOf(silence)).toMatchObject({
@@ -236,7 +247,7 @@ describe('callback health, end to end', () => {
     await until('a health cycle after the settlements', async () =>
       counted.slice(mark).find((m) => m.name === 'SilentAccounts'),
     );
-    expect(ofType('CallbacksResumed')).toEqual([]);
+    expect(resumes()).toEqual([]);
 
     // Act: callbacks are back; a normal payment's callback reaches the relay.
     const after = await runScenario(context(), 'momo', 'pay', {});
@@ -244,7 +255,7 @@ describe('callback health, end to end', () => {
     expect(after.callbacks.map((c) => c.status)).toEqual([200]);
 
     // Assess: one recovery event for the episode.
-    const resumed = await until('CallbacksResumed', async () => ofType('CallbacksResumed').find(momoDemo));
+    const resumed = await until('CallbacksResumed', async () => resumes()[0]);
     expect(resumed.metadata).toMatchObject({ origin: 'poll', correlationId: 'momo:demo:callbacks' });
     expect(dataOf(resumed)).toMatchObject({
       provider: 'momo',
@@ -261,19 +272,34 @@ describe('callback health, end to end', () => {
       relay.poller.totals.cycles >= cycles + 5 ? true : undefined,
     );
     await relay.flush();
-    expect(ofType('CallbackSilence')).toEqual([silence]);
-    expect(ofType('CallbacksResumed')).toEqual([resumed]);
-    const healthMetrics = counted.filter((m) =>
+    expect(silences()).toEqual([silence]);
+    expect(resumes()).toEqual([resumed]);
+    expect(ofType('CallbackSilence').filter((e) => !momoDemo(e))).toEqual([]);
+    expect(ofType('CallbacksResumed').filter((e) => !momoDemo(e))).toEqual([]);
+    const since = counted.slice(countedBefore);
+    const healthMetrics = since.filter((m) =>
       ['CallbackSilenceStarted', 'CallbacksResumed'].includes(m.name),
     );
     expect(healthMetrics).toEqual([
       { name: 'CallbackSilenceStarted', value: 1, dimensions: { provider: 'momo', account: 'demo' } },
       { name: 'CallbacksResumed', value: 1, dimensions: { provider: 'momo', account: 'demo' } },
     ]);
-    const withoutCallback = counted.filter((m) => m.name === 'FinalizedWithoutCallback');
-    expect(withoutCallback.map((m) => m.dimensions)).toEqual([
-      { provider: 'momo', account: 'demo' },
-      { provider: 'momo', account: 'demo' },
-    ]);
-  }, 120_000);
+    // Counted once for each payment a poll settled while no callback had come: the two the payer left
+    // unanswered, and any later normal payment (Airtel's during the outage, MoMo's after it) whose callback
+    // a loaded machine delayed past its first status check (settled by the poll, its callback then a
+    // duplicate; seen in a run at load average 22): which ones is read from their views.
+    const noCallback = async (started: Started) =>
+      !((await view(started)).history as { type: string; origin?: string }[]).some(
+        (h) => h.type === 'transition' && (h.origin === 'callback' || h.origin === 'buffer'),
+      );
+    expect(await Promise.all(waiting.map(noCallback))).toEqual([true, true]);
+    const others = [airtelDuring.started, after.started, more.started];
+    const late = await Promise.all(others.map(noCallback));
+    const settledByPoll = others.filter((_, i) => late[i]);
+    const where = (m: { provider?: string; account?: string }) => `${m.provider}/${m.account}`;
+    const withoutCallback = since.filter((m) => m.name === 'FinalizedWithoutCallback');
+    expect(withoutCallback.map((m) => where(m.dimensions)).sort()).toEqual(
+      [...waiting, ...settledByPoll].map(where).sort(),
+    );
+  }, 240_000);
 });

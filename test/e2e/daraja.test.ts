@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventEnvelope } from '../../shared/domain/events';
+import { awaitRecord } from '../helpers/hostile';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 
 const SAFARICOM_IP = '196.201.214.200';
@@ -420,8 +421,14 @@ describe('Daraja end to end through the local HTTP server', () => {
       const timeout = { ...fixture('b2c-timeout-echo.json'), OriginatorConversationID: ocid };
       // Act
       const res = await post('/v1/daraja/demo/b2c/timeout', timeout, STRANGER_IP);
+      // A refusal waits at most 1 s for its quarantine write (and the CallbackRejected in it): on a loaded
+      // machine it lands after the answer.
+      const entry = await awaitRecord(async () =>
+        (await relay.store.listQuarantine(new Date().toISOString().slice(0, 10), 200)).find((q) =>
+          String(q.body).includes(ocid),
+        ),
+      );
       const events = await relay.flush();
-      const quarantined = await relay.store.listQuarantine(new Date().toISOString().slice(0, 10), 200);
       // Assess
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN_SOURCE');
@@ -430,7 +437,6 @@ describe('Daraja end to end through the local HTTP server', () => {
           e.metadata.type === 'CallbackRejected' && (e.data as { sourceIp: string }).sourceIp === STRANGER_IP,
       );
       expect(rejected?.data).toMatchObject({ account: 'demo', route: 'b2c-timeout', httpStatus: 403 });
-      const entry = quarantined.find((q) => String(q.body).includes(ocid));
       expect(entry).toBeDefined();
       expect(String(entry!.body)).not.toContain('REDACT-ME');
     });

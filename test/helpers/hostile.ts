@@ -207,10 +207,37 @@ export const newMarker = () => `h-${randomUUID()}`;
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
- * The quarantine entry of the request that carried `marker` in MARKER_HEADER (newest first; today's
- * UTC day and, around midnight, the day before). Undefined when there is none.
+ * How long a refusal's record is waited for. A refusal is answered once its quarantine write landed or
+ * after QUARANTINE_WRITE_BUDGET_MS (1 s), whichever comes first (shared/app/callbacks/quarantine.ts): on
+ * two loaded cores DynamoDB Local can take longer, and the entry lands after the answer.
  */
-export async function findQuarantined(
+const RECORD_WAIT_MS = 60_000;
+const RECORD_POLL_MS = 100;
+
+/** The first defined answer of `read`, polled until RECORD_WAIT_MS have passed; undefined then. */
+export async function awaitRecord<T>(read: () => Promise<T | undefined>): Promise<T | undefined> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  for (;;) {
+    const found = await read();
+    if (found !== undefined || Date.now() >= deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS));
+  }
+}
+
+/**
+ * The quarantine entry of the request that carried `marker` in MARKER_HEADER (newest first; today's
+ * UTC day and, around midnight, the day before), waited for (RECORD_WAIT_MS). Undefined when none came.
+ */
+export function findQuarantined(
+  relay: TestRelay,
+  marker: string,
+  limit = 25,
+): Promise<Record<string, unknown> | undefined> {
+  return awaitRecord(() => quarantinedNow(relay, marker, limit));
+}
+
+/** The quarantine entry of the request that carried `marker`, as the store holds it right now. */
+export async function quarantinedNow(
   relay: TestRelay,
   marker: string,
   limit = 25,
@@ -232,9 +259,34 @@ export async function findQuarantined(
 }
 
 /**
+ * The quarantine entry of the request that carried `marker`, sent at `since` (ISO), however many entries
+ * came after it: the days from `since` to today, newest first, page by page down to `since`. For an
+ * entry that landed late, behind the entries of the requests sent after it.
+ */
+export async function quarantinedSince(
+  relay: TestRelay,
+  marker: string,
+  since: string,
+): Promise<Record<string, unknown> | undefined> {
+  const today = utcDay(new Date());
+  for (const day of [...new Set([today, since.slice(0, 10)])]) {
+    let after: string | undefined;
+    do {
+      const page = await relay.store.listQuarantineDay(day, { limit: 200, ...(after ? { after } : {}) });
+      const hit = page.entries.find((entry) => entry.headers?.[MARKER_HEADER] === marker);
+      if (hit) return hit as unknown as Record<string, unknown>;
+      if (page.entries.some((entry) => entry.receivedAt < since)) break;
+      after = page.next;
+    } while (after);
+  }
+  return undefined;
+}
+
+/**
  * The audit log entry of a refused management request (issue 30: management refusals go to the audit
  * log, never into the provider-callback quarantine): the newest with the probe's method and status at or
- * after `since` (an audit entry keeps no headers or body to mark).
+ * after `since` (an audit entry keeps no headers or body to mark). Not waited for: the management API
+ * answers only once its audit entry is written (shared/http/management-router.ts).
  */
 export async function findAudited(
   relay: TestRelay,

@@ -4,6 +4,8 @@ import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { FileEventSink } from '../../shared/adapters/events/file-sink';
 import type { EventSink, RelayLogger } from '../../shared/app/ports';
+import type { AckBudget } from '../../shared/providers/types';
+import { PROVIDERS } from '../../shared/providers/registry';
 import { dynamoEndpoint } from './dynamo';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -19,6 +21,22 @@ export class CollectingSink implements EventSink {
 }
 
 export const silentLogger: RelayLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Every provider's ack budget in a test's relay. Without an ingress buffer (a test relay has none), a
+ * callback the store has not written within its provider's `ackMs` (MoMo's and Airtel's 1.8 s) is cut
+ * and answered 503 STORAGE_UNAVAILABLE, as documented (docs/ingress-buffer.md): DynamoDB Local on two
+ * loaded cores took that long, and a signed Airtel callback in test/hostile/hostile-input was answered
+ * 503. Tests of what the relay does, not of how fast DynamoDB Local answers (like the store's request
+ * timeout below), get a budget a busy machine does not reach (the schema's ceiling is 30 s); a test of
+ * the budget itself names its provider's in the config, and that one wins.
+ */
+const PATIENT_ACK_BUDGET: AckBudget = { storeMs: 25_000, ackMs: 29_000 };
+
+/** `ackBudgets` with PATIENT_ACK_BUDGET for each provider `given` (raw or parsed config) does not name. */
+export function patientAckBudgets<T>(given: Record<string, T> = {}): Record<string, AckBudget | T> {
+  return { ...Object.fromEntries(PROVIDERS.map((p) => [p.id, PATIENT_ACK_BUDGET])), ...given };
+}
 
 export interface TestRelay extends LocalRelay {
   sink: CollectingSink;
@@ -101,6 +119,7 @@ export async function startTestRelay(
   const config = parseConfig({
     management: { auth: 'bearer', bearerToken: ADMIN_TOKEN, searchKey: TEST_SEARCH_KEY },
     ...rawConfig,
+    ackBudgets: patientAckBudgets(rawConfig.ackBudgets as Record<string, unknown> | undefined),
   });
   const sink = new CollectingSink();
   const file = options.eventsFile ? new FileEventSink(options.eventsFile, config.events.source) : undefined;

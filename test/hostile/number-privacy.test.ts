@@ -252,9 +252,8 @@ describe('numbers in the members the providers fill with names and free text', (
       .poll(
         async () =>
           (await admin('GET', `/v1/transactions/daraja/open/${reference}`)).json.transaction.reversal,
-        {
-          timeout: 20_000,
-        },
+        // A bound on a hang, not a speed check: DynamoDB Local on two loaded cores is slow.
+        { timeout: 60_000 },
       )
       .not.toBeNull();
 

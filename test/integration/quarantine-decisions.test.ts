@@ -15,6 +15,7 @@ import type { RelayServices } from '../../shared/app/services';
 import { eventsFromChange } from '../../shared/domain/outbox';
 import { registered } from '../helpers/reports';
 import { createTestTable } from '../helpers/dynamo';
+import { awaitRecord } from '../helpers/hostile';
 
 const SECRET = 'daraja-path-secret-0123456789';
 const SAFARICOM_IP = '196.201.214.200';
@@ -84,7 +85,10 @@ async function refuseForgedSuccess(reference: string, at: string) {
     request('POST', `/v1/daraja/ke/${SECRET}/stk`, body, { receivedAt: new Date(at) }),
   );
   expect(answer.statusCode).toBe(403);
-  const [refused] = await table.store.listRefusedFor({ ...KEY, reference }, 5);
+  // A refusal waits at most 1 s for its quarantine write: on a loaded machine it lands after the answer.
+  const refused = await awaitRecord(
+    async () => (await table.store.listRefusedFor({ ...KEY, reference }, 5))[0],
+  );
   return refused!;
 }
 
