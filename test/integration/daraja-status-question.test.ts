@@ -222,4 +222,50 @@ describe("Daraja in AWS: a status result counts as the relay's answer only when 
     });
     expect(receiptAlias?.data.reference).not.toBe(reference);
   });
+
+  it('holds a result nobody here asked for (no query record) UNCONFIRMED, though the callback function reads no API secret', async () => {
+    // Prepare: the documented payout's result arrives with no query of the relay behind it (a partner's
+    // query, a forgery): the account can still be asked, by the poller that holds its API secret.
+    const reference = DOCUMENTED_PAYOUT.replace('-3', '-4');
+    await registerPayout(reference);
+    const body = {
+      Result: {
+        ...DOCUMENTED.Result,
+        ConversationID: 'AG_20261129_0000unasked0001',
+        ResultParameters: {
+          ResultParameter: DOCUMENTED.Result.ResultParameters.ResultParameter.map((p) =>
+            p.Key === 'OriginatorConversationID'
+              ? { ...p, Value: reference }
+              : p.Key === 'ReceiptNo'
+                ? { ...p, Value: 'MBN31H462P' }
+                : p,
+          ),
+        },
+      },
+    };
+    const account = callbackConfig.accounts.get('daraja/ke')!;
+    const url = new URL(
+      darajaRouteUrl('https://relay.example.org', 'ke', account.pathSecret, 'status-result'),
+    );
+
+    // Act
+    const answer = await receiveCallback(relay.services, {
+      requestId: 'unasked',
+      method: 'POST',
+      path: url.pathname,
+      headers: { 'content-type': 'application/json' },
+      query: {},
+      rawBody: Buffer.from(JSON.stringify(body)),
+      sourceIp: SAFARICOM_IP,
+      receivedAt: new Date(),
+    });
+    const tx = await relay.table.store.getTransaction({ provider: 'daraja', account: 'ke', reference });
+    const events = await eventsOf(reference);
+
+    // Assess: a claim the relay will ask about, never a success on its word.
+    expect(answer.statusCode).toBe(200);
+    expect(account.settings).not.toHaveProperty('confirmSuccess', true);
+    expect(tx).toMatchObject({ status: 'AMBIGUOUS', reason: { code: 'UNCONFIRMED' } });
+    expect(events.map((e) => e.metadata.type)).not.toContain('TransactionSucceeded');
+  });
 });

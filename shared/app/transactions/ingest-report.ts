@@ -9,6 +9,8 @@ import {
   unansweredQuestion,
 } from '../../domain/status-question';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { accountSecretIds } from '../../config/load';
+import type { ResolvedAccount } from '../../config/schema';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
 import { hasControlCharacters, idProblem } from '../../util/text';
@@ -293,21 +295,28 @@ async function keepHint(
  * Whether an account confirms unsigned successes with the status API (`confirmSuccess`): each provider's
  * account schema sets the default (MoMo: on, its callbacks are never signed).
  */
-export function confirmsUnsignedSuccess(settings: unknown): boolean {
+function confirmsUnsignedSuccess(settings: unknown): boolean {
   return (settings as { confirmSuccess?: unknown } | undefined)?.confirmSuccess === true;
 }
 
 /**
- * Unauthenticated failures are checked too where successes are and a status API can check them: an
- * unsigned FAILED on such an account is held for one status check (a forged failure cannot fail a payment).
+ * What a batch of an account's callbacks is confirmed with: derived here once for every builder (a
+ * callback on arrival, a recovered one, a buffered one). Unauthenticated failures are checked too where
+ * successes are and a status API can check them (a forged failure cannot fail a payment); a status answer
+ * nobody here asked for is confirmed wherever the account can be asked. The account can be asked where its settings carry
+ * `api` or its API credentials come from a secret (`apiSecretId`): a process that does not read that
+ * secret (the callback function in AWS) drops the account's `api` block, yet the poller holds it and asks.
  */
-export function confirmsUnsignedFailure(settings: unknown): boolean {
-  return confirmsUnsignedSuccess(settings) && hasStatusApi(settings);
-}
-
-/** The account has a status API the relay can ask (a confirmation is possible at all). */
-export function hasStatusApi(settings: unknown): boolean {
-  return (settings as { api?: unknown } | undefined)?.api !== undefined;
+export function confirmationsOf(
+  account: ResolvedAccount,
+): Pick<IngestBatch, 'confirmUnsignedSuccess' | 'confirmUnsignedFailure' | 'confirmUnaskedAnswers'> {
+  const askable = account.settings.api !== undefined || accountSecretIds(account).api !== undefined;
+  const confirmUnsignedSuccess = confirmsUnsignedSuccess(account.settings);
+  return {
+    confirmUnsignedSuccess,
+    confirmUnsignedFailure: confirmUnsignedSuccess && askable,
+    confirmUnaskedAnswers: askable,
+  };
 }
 
 /** The checks a callback passed on arrival, from its receipt's verification facts. */
