@@ -163,6 +163,20 @@ const VERDICT_STATUS: Record<string, string> = {
 };
 
 /**
+ * The relay's transaction is in a verdict the expectation names an event for, and no such event has been
+ * read: the write is there, its event is published from the stream a moment later.
+ */
+export function verdictUnpublished(
+  expectation: Expectation,
+  events: EventEnvelope[],
+  status: string | undefined,
+): boolean {
+  if (status === undefined) return false;
+  const named = (type: string) => VERDICT_STATUS[type] === status;
+  return expectation.events.some((e) => named(e.type)) && !events.some((e) => named(e.metadata.type));
+}
+
+/**
  * The status expected at the end: the expectation's, or, where the relay's own status check may decide
  * (Expectation.pollMayDecide), the status its last verdict left.
  */

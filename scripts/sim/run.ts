@@ -13,6 +13,7 @@ import {
   eventsOfTransaction,
   expectedEventsArrived,
   expectedStatus,
+  verdictUnpublished,
   FINAL_EVENTS,
   judge,
   relayTransaction,
@@ -378,13 +379,13 @@ export async function runScenario(
     transaction = x.noTransaction
       ? undefined
       : await relayTransaction(ctx, started.provider, started.account, started.reference);
-    // Where the relay's own status check may decide, it can settle the transaction between the two reads:
-    // its event is published a moment later. Waited for (never judged half-seen), until the deadline.
-    const seen = expectedStatus(
-      x,
-      events.map((e) => e.envelope),
-    );
-    if (!x.pollMayDecide || !transaction || transaction.status === seen || Date.now() >= settleBy) break;
+    // The relay can reach a verdict between the two reads (its status check, where it may decide): its
+    // event is published a moment later. Waited for (never judged half-seen), until the deadline.
+    const envelopes = events.map((e) => e.envelope);
+    const halfSeen =
+      (x.pollMayDecide && transaction !== undefined && transaction.status !== expectedStatus(x, envelopes)) ||
+      verdictUnpublished(x, envelopes, transaction?.status);
+    if (!halfSeen || Date.now() >= settleBy) break;
     await sleep(ctx.pollMs);
   }
   const callbacks = await simCallbacks(ctx, started.provider, started.simReference);

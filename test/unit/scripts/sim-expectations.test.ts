@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalExpectation, judge } from '../../../scripts/sim/core';
+import { finalExpectation, judge, verdictUnpublished } from '../../../scripts/sim/core';
 import { parseExpires, withExpiry } from '../../../scripts/sim/expiry';
 import { withFaults } from '../../../scripts/sim/faults';
 import type { EventEnvelope } from '../../../shared/domain/events';
@@ -216,5 +216,17 @@ describe('npm run sim: a fault that makes the callback unusable is judged by wha
     // Act + Assess
     expect(judge(x, [event('TransactionFailed', 'poll')], 'FAILED')).toEqual([]);
     expect(judge(x, [event('TransactionFailed', 'callback')], 'FAILED')).toHaveLength(2);
+  });
+});
+
+describe('npm run sim: a verdict written but not published yet', () => {
+  it('is told apart from a judged outcome, so the run waits for its event', () => {
+    // Prepare
+    const x = finalExpectation('TransactionSucceeded', 'payer 1', 1);
+    // Act + Assess
+    expect(verdictUnpublished(x, [event('TransactionAmbiguous', 'callback')], 'SUCCEEDED')).toBe(true);
+    expect(verdictUnpublished(x, [event('TransactionSucceeded', 'poll')], 'SUCCEEDED')).toBe(false);
+    expect(verdictUnpublished(x, [], 'PENDING')).toBe(false);
+    expect(verdictUnpublished(x, [], 'FAILED')).toBe(false);
   });
 });
