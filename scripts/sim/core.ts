@@ -94,6 +94,13 @@ export interface Expectation {
   events: ExpectedEvent[];
   /** Event types that must not be published for this transaction. */
   forbid?: string[];
+  /**
+   * `forbid` and `status` speak of what the faulted callback does (forged, from outside the allow-list,
+   * dropped): a verdict from it is what the fault tests. The relay's own status check keeps running
+   * meanwhile and may reach a verdict first (origin `poll`): that is reconciliation working, not the fault
+   * getting through, so it is accepted and the expected status becomes its status.
+   */
+  pollMayDecide?: true;
   /** Exactly one event of one of these types (the outcome is the provider's to tell, e.g. any reversal result). */
   oneOf?: string[];
   /** The relay's status of the transaction at the end; undefined: not checked. */
@@ -146,6 +153,39 @@ export interface SimCallback {
 }
 
 export const FINAL_EVENTS = ['TransactionSucceeded', 'TransactionFailed', 'TransactionExpired'];
+
+/** The status each verdict event leaves its transaction in. */
+const VERDICT_STATUS: Record<string, string> = {
+  TransactionSucceeded: 'SUCCEEDED',
+  TransactionFailed: 'FAILED',
+  TransactionExpired: 'EXPIRED',
+  TransactionAmbiguous: 'AMBIGUOUS',
+};
+
+/**
+ * The relay's transaction is in a verdict the expectation names an event for, and no such event has been
+ * read: the write is there, its event is published from the stream a moment later.
+ */
+export function verdictUnpublished(
+  expectation: Expectation,
+  events: EventEnvelope[],
+  status: string | undefined,
+): boolean {
+  if (status === undefined) return false;
+  const named = (type: string) => VERDICT_STATUS[type] === status;
+  return expectation.events.some((e) => named(e.type)) && !events.some((e) => named(e.metadata.type));
+}
+
+/**
+ * The status expected at the end: the expectation's, or, where the relay's own status check may decide
+ * (Expectation.pollMayDecide), the status its last verdict left.
+ */
+export function expectedStatus(expectation: Expectation, events: EventEnvelope[]): string | undefined {
+  if (!expectation.pollMayDecide) return expectation.status;
+  const polled = events.filter((e) => e.metadata.origin === 'poll' && VERDICT_STATUS[e.metadata.type]);
+  const last = polled.at(-1);
+  return last ? VERDICT_STATUS[last.metadata.type] : expectation.status;
+}
 
 const trim = (url: string) => url.replace(/\/$/, '');
 
@@ -471,8 +511,11 @@ export function judge(
       );
   }
   for (const type of expectation.forbid ?? []) {
-    const n = events.filter((e) => e.metadata.type === type).length;
-    if (n) problems.push(`unexpected ${type}${n > 1 ? ` (×${n})` : ''}`);
+    const n = events.filter(
+      (e) => e.metadata.type === type && !(expectation.pollMayDecide && e.metadata.origin === 'poll'),
+    ).length;
+    const from = expectation.pollMayDecide ? " not from the relay's status check" : '';
+    if (n) problems.push(`unexpected ${type}${from}${n > 1 ? ` (×${n})` : ''}`);
   }
   // TransactionExpired then a provider's final answer flagged lateResolution is one verdict, resolved late.
   const resolvedLate = events.some((e) => (e.data as { lateResolution?: unknown }).lateResolution === true);
@@ -485,8 +528,9 @@ export function judge(
       `${finals.length} final events (${finals.map((e) => e.metadata.type).join(', ')}), expected at most one`,
     );
   }
-  if (expectation.status !== undefined && status !== expectation.status) {
-    problems.push(`the relay's transaction is ${status ?? 'unknown'}, expected ${expectation.status}`);
+  const expected = expectedStatus(expectation, events);
+  if (expected !== undefined && status !== expected) {
+    problems.push(`the relay's transaction is ${status ?? 'unknown'}, expected ${expected}`);
   }
   return problems;
 }

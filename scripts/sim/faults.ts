@@ -6,6 +6,11 @@
  * `drop`: the callback never comes, so a final outcome (succeeded, failed) reaches the relay through
  * reconciliation: its status check after the first scheduled delay publishes the same event with origin
  * `poll`. Other outcomes (a B2C queue-timeout notice) are not recovered by a poll: no event, PENDING.
+ *
+ * A fault that makes the callback unusable (forged hash, foreign address, dropped) is judged by what the
+ * callback does: no verdict from it, the transaction left PENDING by it. The relay's own status check keeps
+ * running and may settle the transaction before the scenario is judged (origin `poll`): accepted
+ * (Expectation.pollMayDecide), so the scenario never races the poller.
  */
 import { FACT_EVENT_TYPES } from '../../shared/providers/types';
 import type { FaultSet } from '../../simulator/core/faults';
@@ -51,27 +56,30 @@ export function withFaults(
       };
     }
     return {
-      summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped: no event, the transaction stays PENDING`,
+      summary: `${x.summary.replace(/ →.*$/, '')} → callback dropped: no event, the transaction stays PENDING unless the relay's status check settles it`,
       events: [],
       forbid: NO_OUTCOME,
+      pollMayDecide: true,
       status: 'PENDING',
       deliveries: 1,
     };
   }
   if (faults.corruptHash && provider === 'airtel') {
     x = {
-      summary: `${x.summary.replace(/ →.*$/, '')} with a forged hash → 401, CallbackRejected, the transaction stays PENDING`,
+      summary: `${x.summary.replace(/ →.*$/, '')} with a forged hash → 401, CallbackRejected, no verdict from the callback (PENDING until the relay's status check settles it)`,
       events: [{ type: 'CallbackRejected', data: { errorCode: 'UNAUTHORIZED', httpStatus: 401 } }],
       forbid: NO_OUTCOME,
+      pollMayDecide: true,
       status: 'PENDING',
       deliveries: x.deliveries,
     };
   }
   if (faults.foreignIp && provider === 'daraja' && kind !== 'c2b') {
     x = {
-      summary: `${x.summary.replace(/ →.*$/, '')} from an address outside the allow-list → 403, CallbackRejected, stays PENDING`,
+      summary: `${x.summary.replace(/ →.*$/, '')} from an address outside the allow-list → 403, CallbackRejected, no verdict from the callback (PENDING until the relay's status check settles it)`,
       events: [{ type: 'CallbackRejected', data: { errorCode: 'FORBIDDEN_SOURCE', httpStatus: 403 } }],
       forbid: NO_OUTCOME,
+      pollMayDecide: true,
       status: 'PENDING',
       deliveries: x.deliveries,
     };

@@ -75,14 +75,6 @@ export interface ReportIntent {
    */
   hint?: boolean;
   /**
-   * The report says it answers the relay's own asynchronous status query about `reference` (Daraja's MAC'd
-   * `Occasion` token). A body proves nothing by itself: the ingest counts it as a status answer (origin
-   * poll) only when it also comes through the stored record of that query (an alias written with origin
-   * `poll`) for the same reference; otherwise it is a callback's claim. `claims`: what the answer says it
-   * is about; one that disagrees with the transaction's trusted receipt is never counted as its answer
-   * (AMBIGUOUS, CONFLICTING_REPORTS). Amounts meet the usual business check.
-   */
-  /**
    * The report says nothing about its transaction's outcome (a queue timeout of a transaction status
    * query: the query timed out, not the payment): its receipt joins the transaction's, nothing is applied.
    */
@@ -95,6 +87,22 @@ export interface ReportIntent {
    * relay asks itself, whatever the account's `confirmSuccess` says.
    */
   answersQuery?: boolean;
+  /**
+   * What a status answer says it is about, under the names the relay's query asks with (Daraja: the
+   * original's `OriginatorConversationID`, its receipt as `TransactionID`). Through the stored record of
+   * the relay's own query, a final answer counts as that query's answer only when it names every id the
+   * record says was asked (shared/domain/status-question.ts); otherwise it is a claim held AMBIGUOUS
+   * (CONFLICTING_REPORTS). An answer without it never counts as the relay's own.
+   */
+  answersAbout?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The report says it answers the relay's own asynchronous status query about `reference` (Daraja's MAC'd
+   * `Occasion` token). A body proves nothing by itself: the ingest counts it as a status answer (origin
+   * poll) only when it also comes through the stored record of that query (an alias written with origin
+   * `poll`) for the same reference; otherwise it is a callback's claim. `claims`: what the answer says it
+   * is about; one that disagrees with the transaction's trusted receipt is never counted as its answer
+   * (AMBIGUOUS, CONFLICTING_REPORTS). Amounts meet the usual business check.
+   */
   ownQuery?: {
     reference: string;
     claims: { providerTransactionId: string | undefined; amount: Money | undefined };
@@ -279,7 +287,15 @@ type StatusAnswerBody =
    * Asynchronous status call accepted (Daraja transaction status query): the result arrives later on a
    * callback route. `alias` is recorded before anything else so that result is applied to this transaction.
    */
-  | { type: 'requested'; detail: string; alias?: { namespace: string; id: string } }
+  | {
+      type: 'requested';
+      detail: string;
+      /**
+       * `asked`: the ids the query named (e.g. `{ OriginatorConversationID }`), stored with the record so
+       * the result is compared with the question wherever it is applied (ReportIntent.answersAbout).
+       */
+      alias?: { namespace: string; id: string; asked?: Readonly<Record<string, string>> };
+    }
   /** No answer worth trusting. Never settles anything; the poller backs off. */
   | {
       type: 'error';

@@ -15,6 +15,7 @@ import type { RelayConfig } from '../../shared/config/schema';
 import { darajaRouteUrl } from '../../shared/providers/daraja';
 import { statusQueryOccasion } from '../../shared/providers/daraja/correlation';
 import type { Simulator } from '../../simulator/server';
+import { darajaStatusResult } from '../helpers/daraja-status-result';
 import type { TestRelay } from '../helpers/relay';
 import {
   type RelayWithSimulator,
@@ -170,25 +171,12 @@ describe('Daraja: no status query built on unverified data (issue 17)', () => {
     const forged = await relay.request(
       'POST',
       routePath('status-result'),
-      {
-        Result: {
-          ResultType: 0,
-          ResultCode: 0,
-          ResultDesc: 'The service request is processed successfully.',
-          OriginatorConversationID: '5118-111210482-1',
-          ConversationID: 'AG_20260101_forged0000000002',
-          TransactionID: 'SBX0000000',
-          ResultParameters: {
-            ResultParameter: [
-              { Key: 'OriginatorConversationID', Value: reference },
-              { Key: 'TransactionStatus', Value: 'Completed' },
-              { Key: 'Amount', Value: 10 },
-              { Key: 'ReceiptNo', Value: 'SBX0FORGED' },
-            ],
-          },
-          ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: occasion } },
-        },
-      },
+      darajaStatusResult({
+        query: { oc: '5118-111210482-1', c: 'AG_20260101_forged0000000002' },
+        about: reference,
+        receipt: 'SBX0FORGED',
+        occasion,
+      }),
       { 'x-forwarded-for': SAFARICOM_IP },
     );
     const { view, types, events } = await settled(reference);

@@ -13,6 +13,7 @@ import { darajaB2c } from '../../scripts/sim/daraja';
 import type { RelayConfig } from '../../shared/config/schema';
 import { darajaRouteUrl } from '../../shared/providers/daraja';
 import { statusQueryKeys, statusQueryOccasion } from '../../shared/providers/daraja/correlation';
+import { darajaStatusResult } from '../helpers/daraja-status-result';
 import type { TestRelay } from '../helpers/relay';
 import {
   type RelayWithSimulator,
@@ -81,25 +82,12 @@ describe("Daraja: a status result that beats the poller's query record", () => {
     const early = await relay.request(
       'POST',
       path,
-      {
-        Result: {
-          ResultType: 0,
-          ResultCode: 0,
-          ResultDesc: 'The service request is processed successfully.',
-          OriginatorConversationID: '5118-111210482-9',
-          ConversationID: 'AG_20261129_race000000000001',
-          TransactionID: 'SBX0000000',
-          ResultParameters: {
-            ResultParameter: [
-              { Key: 'OriginatorConversationID', Value: reference },
-              { Key: 'TransactionStatus', Value: 'Completed' },
-              { Key: 'Amount', Value: 10 },
-              { Key: 'ReceiptNo', Value: 'SBX0RACE01' },
-            ],
-          },
-          ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: occasion } },
-        },
-      },
+      darajaStatusResult({
+        query: { oc: '5118-111210482-9', c: 'AG_20261129_race000000000001' },
+        about: reference,
+        receipt: 'SBX0RACE01',
+        occasion,
+      }),
       { 'x-forwarded-for': SAFARICOM_IP },
     );
     const held = await transaction(reference);

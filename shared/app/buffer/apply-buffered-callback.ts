@@ -5,9 +5,7 @@ import type { CallbackInput } from '../../providers/types';
 import { decisionHandlerFor } from '../decisions/decisions';
 import {
   authenticationFrom,
-  confirmsUnsignedFailure,
-  hasStatusApi,
-  confirmsUnsignedSuccess,
+  confirmationsOf,
   type IngestBatchResult,
   ingestIntents,
 } from '../transactions/ingest-report';
@@ -80,6 +78,7 @@ export async function applyBufferedCallback(
   }
   if (parsed.type !== 'reports') throw unappliable(message, 'the route answers a question, not a report');
 
+  const confirmations = confirmationsOf(account);
   try {
     const result = await ingestIntents(
       {
@@ -96,10 +95,10 @@ export async function applyBufferedCallback(
         receivedAt: message.receivedAt,
         authenticated: message.authenticated,
         authentication: authenticationFrom(message.verification, message.authenticated),
-        confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
-        confirmUnaskedAnswers: hasStatusApi(account.settings),
+        ...confirmations,
         // Stricter of the two: the account's setting now (turned on since) or when the callback came.
-        confirmUnsignedSuccess: message.confirmUnsignedSuccess || confirmsUnsignedSuccess(account.settings),
+        confirmUnsignedSuccess:
+          message.confirmUnsignedSuccess || confirmations.confirmUnsignedSuccess === true,
         intents: parsed.reports,
         facts: parsed.facts,
         receipt: receiptOf(message),

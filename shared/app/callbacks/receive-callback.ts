@@ -10,9 +10,7 @@ import { answerQuestion } from '../decisions/answer-question';
 import { decisionHandlerFor } from '../decisions/decisions';
 import {
   authenticationFrom,
-  confirmsUnsignedFailure,
-  hasStatusApi,
-  confirmsUnsignedSuccess,
+  confirmationsOf,
   type IngestBatch,
   type IngestBatchResult,
   ingestIntents,
@@ -206,9 +204,7 @@ async function ingestCallback(
     receivedAt: receipt.receivedAt,
     authenticated: verification.authenticated,
     authentication: authenticationFrom(facts, verification.authenticated),
-    confirmUnsignedSuccess: confirmsUnsignedSuccess(account.settings),
-    confirmUnsignedFailure: confirmsUnsignedFailure(account.settings),
-    confirmUnaskedAnswers: hasStatusApi(account.settings),
+    ...confirmationsOf(account),
     intents: result.reports,
     facts: result.facts,
     receipt,

@@ -2,13 +2,7 @@ import { accountKey, type ResolvedAccount } from '../../config/schema';
 import type { TransactionRecord } from '../../domain/transaction';
 import type { ProviderModule, ProviderRoute } from '../../providers/types';
 import { sha256Hex } from '../../util/ids';
-import {
-  authenticationFrom,
-  confirmsUnsignedFailure,
-  hasStatusApi,
-  confirmsUnsignedSuccess,
-  ingestIntents,
-} from '../transactions/ingest-report';
+import { authenticationFrom, confirmationsOf, ingestIntents } from '../transactions/ingest-report';
 import type { ReceiptInput, ReceivedRequest } from '../ports';
 import type { KeyedReceiptDraft } from './receipts';
 import type { RelayServices } from '../services';
@@ -147,9 +141,7 @@ export async function applyStoredCallbacks(
           receivedAt: receipt.lastReceivedAt,
           authenticated: verification.authenticated,
           authentication: authenticationFrom(receipt.verification, verification.authenticated),
-          confirmUnsignedSuccess: confirmsUnsignedSuccess(resolved.account.settings),
-          confirmUnsignedFailure: confirmsUnsignedFailure(resolved.account.settings),
-          confirmUnaskedAnswers: hasStatusApi(resolved.account.settings),
+          ...confirmationsOf(resolved.account),
           intents: parsed.reports,
           facts: parsed.facts,
           receipt: draft,

@@ -361,11 +361,14 @@ export async function checkTransaction(
   };
 }
 
-/** The alias an asynchronous status answer will name, pointing at the transaction that asked. */
+/**
+ * The alias an asynchronous status answer will name, pointing at the transaction that asked, with what
+ * the query asked: its result counts as this query's answer only where it answers that question.
+ */
 async function putAlias(
   services: ReconcileServices,
   claimed: TransactionRecord,
-  alias: { namespace: string; id: string },
+  alias: NonNullable<Extract<StatusAnswer, { type: 'requested' }>['alias']>,
   now: string,
 ): Promise<void> {
   await services.store.putRecordIfAbsent({
@@ -373,7 +376,11 @@ async function putAlias(
     account: claimed.key.account,
     namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
     id: alias.id,
-    data: { reference: claimed.key.reference, origin: 'poll' },
+    data: {
+      reference: claimed.key.reference,
+      origin: 'poll',
+      ...(alias.asked ? { asked: alias.asked } : {}),
+    },
     createdAt: now,
   });
 }

@@ -2,7 +2,15 @@ import type { ApplyOutcome } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import { InvalidReferenceError, SchemaValidationError } from '../../domain/errors';
 import type { AuthenticationMethod } from '../../domain/evidence';
+import {
+  heldAsOtherAnswer,
+  readStatusQuestion,
+  type StatusQuestion,
+  unansweredQuestion,
+} from '../../domain/status-question';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { accountSecretIds } from '../../config/load';
+import type { ResolvedAccount } from '../../config/schema';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
 import { hasControlCharacters, idProblem } from '../../util/text';
@@ -130,7 +138,8 @@ export const ALIAS_NAMESPACE_PREFIX = 'alias:';
  * The first candidate that names a stored transaction, directly or through an alias. When none does,
  * the first direct candidate (else the first id at all) becomes the reference, and the report records
  * an orphan under it. An alias the poller recorded for its own asynchronous status query also says the
- * report is that poll's answer (origin `poll`).
+ * report may be that poll's answer (origin `poll`), and what the query asked (`asked`): the ingest
+ * compares the answer with it.
  */
 export async function resolveCorrelation(
   store: RelayStore,
@@ -139,7 +148,14 @@ export async function resolveCorrelation(
   candidates: readonly CorrelationCandidate[],
   options: { signal?: AbortSignal; consistent?: boolean } = {},
 ): Promise<
-  { reference: string; origin?: EventOrigin; matched: boolean; transaction?: TransactionRecord } | undefined
+  | {
+      reference: string;
+      origin?: EventOrigin;
+      asked?: StatusQuestion;
+      matched: boolean;
+      transaction?: TransactionRecord;
+    }
+  | undefined
 > {
   const present = candidates.filter((c): c is { via: string; value: string } => Boolean(c.value));
   for (const candidate of present) {
@@ -164,12 +180,15 @@ export async function resolveCorrelation(
       options,
     );
     const reference = alias?.data.reference;
-    if (typeof reference === 'string' && alias?.data.ambiguous !== true)
+    if (typeof reference === 'string' && alias?.data.ambiguous !== true) {
+      const asked = alias?.data.origin === 'poll' ? readStatusQuestion(alias.data.asked) : undefined;
       return {
         reference,
         matched: true,
         ...(alias?.data.origin === 'poll' ? { origin: 'poll' as const } : {}),
+        ...(asked ? { asked } : {}),
       };
+    }
   }
   const fallback = (present.find((c) => c.via === 'reference') ?? present[0])?.value;
   return fallback ? { reference: fallback, matched: false } : undefined;
@@ -177,19 +196,20 @@ export async function resolveCorrelation(
 
 /**
  * What a report counts as. Only the stored record of the relay's own query (an alias written with origin
- * `poll` from the ids the provider returned when it accepted the query) makes a report the answer to that
- * query: nothing a sender writes in the body can. When the body names another reference as the one asked
- * about (ReportIntent.ownQuery) than the record does, it is not that answer either: a claim like any
- * callback.
+ * `poll` from the ids the provider returned when it accepted the query, with what the query asked) makes a
+ * report the answer to that query: nothing a sender writes in the body can. When the body names another
+ * reference as the one asked about (ReportIntent.ownQuery) than the record does, or the record says
+ * nothing of what was asked (written before records carried it), it is not that answer either: a claim
+ * like any callback. Whether the answer answers the question is compared where it is applied.
  */
 function placedOrigin(
   intent: ReportIntent,
-  resolved: { reference: string; origin?: EventOrigin },
+  resolved: { reference: string; origin?: EventOrigin; asked?: StatusQuestion },
   delivered: EventOrigin,
 ): EventOrigin {
   if (resolved.origin !== 'poll') return resolved.origin ?? delivered;
   const disagrees = intent.ownQuery !== undefined && intent.ownQuery.reference !== resolved.reference;
-  return disagrees ? delivered : 'poll';
+  return disagrees || !resolved.asked ? delivered : 'poll';
 }
 
 /**
@@ -278,21 +298,28 @@ async function keepHint(
  * Whether an account confirms unsigned successes with the status API (`confirmSuccess`): each provider's
  * account schema sets the default (MoMo: on, its callbacks are never signed).
  */
-export function confirmsUnsignedSuccess(settings: unknown): boolean {
+function confirmsUnsignedSuccess(settings: unknown): boolean {
   return (settings as { confirmSuccess?: unknown } | undefined)?.confirmSuccess === true;
 }
 
 /**
- * Unauthenticated failures are checked too where successes are and a status API can check them: an
- * unsigned FAILED on such an account is held for one status check (a forged failure cannot fail a payment).
+ * What a batch of an account's callbacks is confirmed with: derived here once for every builder (a
+ * callback on arrival, a recovered one, a buffered one). Unauthenticated failures are checked too where
+ * successes are and a status API can check them (a forged failure cannot fail a payment); a status answer
+ * nobody here asked for is confirmed wherever the account can be asked. The account can be asked where its settings carry
+ * `api` or its API credentials come from a secret (`apiSecretId`): a process that does not read that
+ * secret (the callback function in AWS) drops the account's `api` block, yet the poller holds it and asks.
  */
-export function confirmsUnsignedFailure(settings: unknown): boolean {
-  return confirmsUnsignedSuccess(settings) && hasStatusApi(settings);
-}
-
-/** The account has a status API the relay can ask (a confirmation is possible at all). */
-export function hasStatusApi(settings: unknown): boolean {
-  return (settings as { api?: unknown } | undefined)?.api !== undefined;
+export function confirmationsOf(
+  account: ResolvedAccount,
+): Pick<IngestBatch, 'confirmUnsignedSuccess' | 'confirmUnsignedFailure' | 'confirmUnaskedAnswers'> {
+  const askable = account.settings.api !== undefined || accountSecretIds(account).api !== undefined;
+  const confirmUnsignedSuccess = confirmsUnsignedSuccess(account.settings);
+  return {
+    confirmUnsignedSuccess,
+    confirmUnsignedFailure: confirmUnsignedSuccess && askable,
+    confirmUnaskedAnswers: askable,
+  };
 }
 
 /** The checks a callback passed on arrival, from its receipt's verification facts. */
@@ -385,7 +412,13 @@ export async function ingestIntents(
   options: WriteOptions = {},
 ): Promise<IngestBatchResult> {
   const { store, log } = deps;
-  const placed: { intent: ReportIntent; key: TransactionKey; origin: EventOrigin; matched: boolean }[] = [];
+  const placed: {
+    intent: ReportIntent;
+    key: TransactionKey;
+    origin: EventOrigin;
+    matched: boolean;
+    asked?: StatusQuestion;
+  }[] = [];
   for (const intent of batch.intents) {
     const resolved = intent.correlate
       ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate, options)
@@ -398,11 +431,13 @@ export async function ingestIntents(
       intent.hint && !resolved.matched ? `externalId:${resolved.reference}` : resolved.reference;
     const key = { provider: batch.provider, account: batch.account, reference };
     checkReportLimits({ ...intent.draft, key });
+    const origin = placedOrigin(intent, resolved, batch.origin);
     placed.push({
       intent,
       key,
-      origin: placedOrigin(intent, resolved, batch.origin),
+      origin,
       matched: resolved.matched,
+      ...(origin === 'poll' && resolved.asked ? { asked: resolved.asked } : {}),
     });
   }
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
@@ -428,7 +463,7 @@ export async function ingestIntents(
     ? await recordFacts(deps, batch, facts, receipt?.receiptId, options)
     : undefined;
   const outcomes: ApplyOutcome[] = [];
-  for (const { intent, key, origin, matched } of placed) {
+  for (const { intent, key, origin: placedAs, matched, asked } of placed) {
     if (intent.hint && !matched) {
       outcomes.push(
         await keepHint(deps, {
@@ -469,20 +504,29 @@ export async function ingestIntents(
         )
       : undefined;
     const link = linkedAttributes(linked?.data);
-    // The answer to the relay's own status query (found through the alias it recorded before asking):
-    // a status answer, not a callback claim. A timeout of that query says nothing about the payment.
-    const ownQuery = origin === 'poll' && batch.origin !== 'poll';
-    // A status answer that did not come through that record: nobody here asked it (or it beat the record).
-    const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
+    // Found through the record the relay wrote of its own status query before asking. A timeout of that
+    // query, or an answer still in progress, says nothing about the payment.
+    const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
     const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
-    if (intent.saysNothing || (ownQuery && !final)) {
+    if (intent.saysNothing || (viaRecord && !final)) {
       outcomes.push({ kind: 'noop', why: 'stale' });
       continue;
     }
+    // A final answer is the provider's answer to the relay only when it answers the question the record
+    // says was asked (same receipt / OriginatorConversationID): else it is about another transaction, a
+    // claim held AMBIGUOUS with the disagreement on record. Compared here, where every process applies it
+    // (the callback function in AWS holds no key to verify the query's Occasion token).
+    const mismatch = viaRecord ? unansweredQuestion(asked ?? {}, intent.answersAbout) : undefined;
+    // The answer to the relay's own status query: a status answer, not a callback claim.
+    const ownQuery = viaRecord && !mismatch;
+    const origin = mismatch ? batch.origin : placedAs;
+    const draft = mismatch ? heldAsOtherAnswer(intent.draft, mismatch, key.reference) : intent.draft;
+    // A status answer that did not come through that record: nobody here asked it (or it beat the record).
+    const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
     const report: NormalizedReport = {
-      ...intent.draft,
+      ...draft,
       key,
-      attributes: { ...intent.draft.attributes, ...link },
+      attributes: { ...draft.attributes, ...link },
       receivedAt: batch.receivedAt,
       origin,
       receiptId: receipt?.receiptId,
@@ -505,11 +549,19 @@ export async function ingestIntents(
       ...options,
       ...(newReceipt ? { newReceipt } : {}),
       born: intent.born ? { amount: expectedAmount(linked?.data), attributes: link } : undefined,
-      ...(ownQuery && intent.ownQuery ? { ownQueryClaims: intent.ownQuery.claims } : {}),
+      ...(ownQuery
+        ? {
+            ownQueryClaims: intent.ownQuery?.claims ?? {
+              providerTransactionId: draft.providerTransactionId,
+              amount: draft.amount,
+            },
+          }
+        : {}),
       ...(samePaymentAs ? { samePaymentAs } : {}),
     });
     outcomes.push(outcome);
-    if (outcome.kind !== 'write') continue;
+    // An answer about another transaction teaches no alias (its ids are that other transaction's).
+    if (outcome.kind !== 'write' || mismatch) continue;
     for (const alias of intent.aliases ?? []) {
       if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
       try {

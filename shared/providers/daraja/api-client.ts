@@ -227,13 +227,14 @@ export function createDarajaStatusApi(
     }
     const base = query.callbackBase.replace(/\/+$/, '');
     const tokenKey = statusQueryKeys(account)[0];
+    const target = statusQueryTarget(query);
     const result = await post(
       '/transactionstatus/v1/query',
       {
         Initiator: api!.initiator,
         SecurityCredential: api!.securityCredential,
         CommandID: 'TransactionStatusQuery',
-        ...statusQueryTarget(query),
+        ...target,
         PartyA: partyA,
         IdentifierType: api!.identifierType,
         ResultURL: `${base}/status/result`,
@@ -260,7 +261,7 @@ export function createDarajaStatusApi(
     const request = requestLine(
       'POST',
       joinUrl(api!.baseUrl, `${api!.pathPrefix}/transactionstatus/v1/query`),
-      statusQueryTarget(query),
+      target,
     );
     if (!result.ok) return { ...result.error, request };
     return {
@@ -268,6 +269,7 @@ export function createDarajaStatusApi(
         httpStatus: result.response.status,
         json: result.response.json,
         garbage: result.response.garbage,
+        asked: target,
       }),
       request,
     };

@@ -1,5 +1,6 @@
 import * as z from '../../util/zod';
 import { SchemaValidationError } from '../../domain/errors';
+import { heldAsOtherAnswer } from '../../domain/status-question';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
@@ -185,7 +186,9 @@ export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status'
  * holding the account's API credentials), it names the reference asked about: the result is placed there
  * and marked `ownQuery` (with what it claims: receipt, amount). That is a correlation aid, not evidence:
  * the ingest counts a result as the relay's status answer (origin poll) only when it comes through the
- * stored query record (`alias:StatusQuery`) of that same reference; anything else is a callback's claim.
+ * stored query record (`alias:StatusQuery`) of that same reference and names what that record says the
+ * query asked (`answersAbout`: the original OriginatorConversationID, the receipt as TransactionID);
+ * anything else is a callback's claim, with or without a token.
  * A final answer whose ids name another transaction (statusAnswerMismatch) is not the transaction's
  * answer: it is placed on the reference as AMBIGUOUS (CONFLICTING_REPORTS, `StatusResultMismatch`),
  * without its receipt, and never as the relay's own answer.
@@ -217,6 +220,12 @@ export function parseStatusResult(input: Input): ParsedCallback {
     { via: STATUS_QUERY, value: Result.ConversationID },
     { via: STATUS_QUERY, value: Result.OriginatorConversationID },
   ];
+  // What the result is about, under the names the query asks with (api-client.ts statusQueryTarget): the
+  // ingest compares them with what the query record says was asked before it counts as the relay's answer.
+  const answersAbout = {
+    OriginatorConversationID: original.OriginatorConversationID,
+    TransactionID: draft.providerTransactionId,
+  };
   if (token && asked) {
     const final = draft.status === 'SUCCEEDED' || draft.status === 'FAILED';
     const mismatch = final
@@ -230,17 +239,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
       : undefined;
     if (mismatch) {
       return reports({
-        draft: {
-          ...draft,
-          status: 'AMBIGUOUS',
-          reason: {
-            code: 'CONFLICTING_REPORTS',
-            message: `the status result of the relay's query is about another transaction: ${mismatch}`,
-            providerCode: 'STATUS_RESULT_MISMATCH',
-          },
-          providerTransactionId: undefined,
-          attributes: { ...draft.attributes, StatusResultMismatch: mismatch, StatusQueryReference: asked },
-        },
+        draft: heldAsOtherAnswer(draft, mismatch, asked),
         correlate: [{ via: 'reference', value: asked }],
       });
     }
@@ -249,6 +248,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
       correlate: [...ownQuery, { via: 'reference', value: asked }],
       aliases: [...conversationAlias(original), ...receiptAlias(draft)],
       answersQuery: true,
+      answersAbout,
       ownQuery: {
         reference: asked,
         claims: { providerTransactionId: draft.providerTransactionId, amount: draft.amount },
@@ -270,6 +270,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
     ],
     aliases: [...conversationAlias(original), ...receiptAlias(draft)],
     answersQuery: true,
+    answersAbout,
   });
 }
 

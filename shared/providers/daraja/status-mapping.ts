@@ -168,10 +168,15 @@ export function classifyStkQuery(input: Input): StatusAnswer {
 
 /**
  * Transaction status query answer: accepted (ResponseCode 0) → `requested`, with the alias the result
- * will carry (its ConversationID, else its OriginatorConversationID, under STATUS_QUERY). The result
- * itself arrives on `status/result`.
+ * will carry (its ConversationID, else its OriginatorConversationID, under STATUS_QUERY) and what the
+ * query asked about. The result itself arrives on `status/result`.
  */
-export function classifyStatusQuery(input: Omit<Input, 'accountId' | 'reference'>): StatusAnswer {
+export function classifyStatusQuery(
+  input: Omit<Input, 'accountId' | 'reference'> & {
+    /** The ids the query named (statusQueryTarget): recorded with the alias, the result compared with them. */
+    asked: Readonly<Record<string, string>>;
+  },
+): StatusAnswer {
   const what = 'Daraja transaction status query';
   if (input.garbage)
     return statusError('garbage', `${what}: the answer is not JSON`, { httpStatus: input.httpStatus });
@@ -195,6 +200,6 @@ export function classifyStatusQuery(input: Omit<Input, 'accountId' | 'reference'
   return {
     type: 'requested',
     detail: `${what} accepted (ConversationID ${clip(id, 60)}); the result arrives on status/result`,
-    alias: { namespace: STATUS_QUERY, id },
+    alias: { namespace: STATUS_QUERY, id, asked: input.asked },
   };
 }

@@ -781,7 +781,7 @@ describe("the answer to the relay's own asynchronous status query", () => {
       account: 'demo',
       namespace: 'alias:StatusQuery',
       id: 'AG_1',
-      data: { reference: REF, origin: 'poll' },
+      data: { reference: REF, origin: 'poll', asked: { OriginatorConversationID: REF } },
       createdAt: new Date(START).toISOString(),
     });
     await ingestIntents(ingestDeps(s), {
@@ -793,7 +793,11 @@ describe("the answer to the relay's own asynchronous status query", () => {
       confirmUnsignedSuccess: true,
       // No amount in it: only an authenticated answer may settle a transaction registered with one.
       intents: [
-        { draft: draft(status, { amount: undefined }), correlate: [{ via: 'StatusQuery', value: 'AG_1' }] },
+        {
+          draft: draft(status, { amount: undefined }),
+          correlate: [{ via: 'StatusQuery', value: 'AG_1' }],
+          answersAbout: { OriginatorConversationID: REF },
+        },
       ],
     });
     return s;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalExpectation, judge } from '../../../scripts/sim/core';
+import { finalExpectation, judge, verdictUnpublished } from '../../../scripts/sim/core';
 import { parseExpires, withExpiry } from '../../../scripts/sim/expiry';
 import { withFaults } from '../../../scripts/sim/faults';
 import type { EventEnvelope } from '../../../shared/domain/events';
@@ -123,5 +123,110 @@ describe('npm run sim: an outcome the provider decides (oneOf)', () => {
     expect(dropped).toMatchObject({ events: [], noTransaction: true, deliveries: 1 });
     expect(dropped.forbid).toContain('AccountBalanceReported');
     expect(dropped.status).toBeUndefined();
+  });
+});
+
+describe('npm run sim: a fault that makes the callback unusable is judged by what the callback does', () => {
+  const rejected = (errorCode: string, httpStatus: number): EventEnvelope =>
+    ({
+      metadata: {
+        id: 'rejected',
+        version: '1',
+        type: 'CallbackRejected',
+        occurredAt: '',
+        correlationId: 'c',
+        origin: 'callback',
+      },
+      data: { provider: 'airtel', account: 'demo', reference: 'r', errorCode, httpStatus },
+    }) as unknown as EventEnvelope;
+  const cases = [
+    ['a forged Airtel hash', 'corrupt-hash', 'airtel', 'pay', rejected('UNAUTHORIZED', 401)],
+    [
+      'a Daraja STK result from outside the allow-list',
+      'foreign-ip',
+      'daraja',
+      'stk',
+      rejected('FORBIDDEN_SOURCE', 403),
+    ],
+  ] as const;
+
+  it.each(cases)('%s: PENDING with no verdict is as expected', (_what, fault, provider, kind, refusal) => {
+    // Prepare
+    const x = withFaults(
+      finalExpectation('TransactionSucceeded', 'payer 1', 1),
+      parseFaults(fault),
+      provider,
+      kind,
+    );
+    // Act + Assess
+    expect(judge(x, [refusal], 'PENDING')).toEqual([]);
+  });
+
+  it.each(cases)(
+    "%s: a verdict of the relay's own status check (origin poll) is accepted, its status expected",
+    (_what, fault, provider, kind, refusal) => {
+      // Prepare
+      const x = withFaults(
+        finalExpectation('TransactionSucceeded', 'payer 1', 1),
+        parseFaults(fault),
+        provider,
+        kind,
+      );
+      // Act
+      const problems = judge(x, [refusal, event('TransactionSucceeded', 'poll')], 'SUCCEEDED');
+      // Assess
+      expect(problems).toEqual([]);
+      expect(judge(x, [refusal, event('TransactionSucceeded', 'poll')], 'PENDING')).toEqual([
+        "the relay's transaction is PENDING, expected SUCCEEDED",
+      ]);
+    },
+  );
+
+  it.each(cases)(
+    '%s: a verdict from the callback still fails the scenario',
+    (_what, fault, provider, kind, refusal) => {
+      // Prepare
+      const x = withFaults(
+        finalExpectation('TransactionSucceeded', 'payer 1', 1),
+        parseFaults(fault),
+        provider,
+        kind,
+      );
+      // Act
+      const problems = judge(x, [refusal, event('TransactionSucceeded', 'callback')], 'SUCCEEDED');
+      // Assess
+      expect(problems).toEqual([
+        "unexpected TransactionSucceeded not from the relay's status check",
+        "the relay's transaction is SUCCEEDED, expected PENDING",
+      ]);
+      expect(judge(x, [refusal, event('TransactionAmbiguous', 'buffer')], 'AMBIGUOUS')).toContain(
+        "unexpected TransactionAmbiguous not from the relay's status check",
+      );
+    },
+  );
+
+  it('a dropped queue-timeout notice: the relay’s own verdict is accepted, a callback one is not', () => {
+    // Prepare
+    const x = withFaults(
+      finalExpectation('TransactionAmbiguous', 'PartyB 0408', 1, 'TIMED_OUT'),
+      parseFaults('drop'),
+      'daraja',
+      'b2c',
+    );
+    // Act + Assess
+    expect(judge(x, [event('TransactionFailed', 'poll')], 'FAILED')).toEqual([]);
+    expect(judge(x, [event('TransactionFailed', 'callback')], 'FAILED')).toHaveLength(2);
+  });
+});
+
+describe('npm run sim: a verdict written but not published yet', () => {
+  it('is told apart from a judged outcome, so the run waits for its event', () => {
+    // Prepare
+    const x = finalExpectation('TransactionSucceeded', 'payer 1', 1);
+    // Act + Assess
+    expect(verdictUnpublished(x, [event('TransactionAmbiguous', 'callback')], 'SUCCEEDED')).toBe(true);
+    expect(verdictUnpublished(x, [event('TransactionSucceeded', 'poll')], 'SUCCEEDED')).toBe(false);
+    expect(verdictUnpublished(x, [], 'PENDING')).toBe(false);
+    expect(verdictUnpublished(x, [], 'FAILED')).toBe(false);
   });
 });

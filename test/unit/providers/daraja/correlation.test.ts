@@ -30,7 +30,8 @@ const CORE_READS_DARAJA_INTENTS = true;
 
 const API = { baseUrl: 'https://daraja.test', consumerKey: 'ck', consumerSecret: 'cs' };
 
-function setup() {
+/** `callbackFunction`: the account as the callback function in AWS loads it, without the API credentials. */
+function setup(options: { callbackFunction?: boolean } = {}) {
   const store = new MemoryStore();
   const deps: IngestDeps = {
     store,
@@ -38,7 +39,10 @@ function setup() {
     log: { debug() {}, info() {}, warn() {}, error() {} },
     reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }),
   };
-  const settings = darajaAccountSchema.parse({ shortCode: '600638', api: API });
+  const settings = darajaAccountSchema.parse({
+    shortCode: '600638',
+    ...(options.callbackFunction ? {} : { api: API }),
+  });
   const parse = (route: string, body: Record<string, unknown>): readonly ReportIntent[] => {
     const input: CallbackInput<typeof settings> = {
       account: { provider: 'daraja', id: 'demo', pathSecret: undefined, settings },
@@ -264,7 +268,8 @@ describe('Daraja correlation', () => {
       account: 'demo',
       namespace: `alias:${STATUS_QUERY}`,
       id: 'AG_Q',
-      data: { reference: CHECKOUT, origin: 'poll' },
+      // What the poller recorded of its query: the receipt it asked about.
+      data: { reference: CHECKOUT, origin: 'poll', asked: { TransactionID: 'OTHER12345' } },
       createdAt: NOW,
     });
 
@@ -387,7 +392,7 @@ describe('Daraja correlation', () => {
         account: 'demo',
         namespace: `alias:${STATUS_QUERY}`,
         id: 'AG_Q',
-        data: { reference: PAYOUT, origin: 'poll' },
+        data: { reference: PAYOUT, origin: 'poll', asked: { OriginatorConversationID: PAYOUT } },
         createdAt: NOW,
       });
       const body = statusResult({
@@ -518,7 +523,7 @@ describe('Daraja correlation', () => {
         account: 'demo',
         namespace: `alias:${STATUS_QUERY}`,
         id: 'AG_ASKED',
-        data: { reference, origin: 'poll' },
+        data: { reference, origin: 'poll', asked: { OriginatorConversationID: reference } },
         createdAt: NOW,
       });
 
@@ -556,7 +561,7 @@ describe('Daraja correlation', () => {
         account: 'demo',
         namespace: `alias:${STATUS_QUERY}`,
         id: 'AG_ASKED',
-        data: { reference: asked, origin: 'poll' },
+        data: { reference: asked, origin: 'poll', asked: { OriginatorConversationID: asked } },
         createdAt: NOW,
       });
 
@@ -603,6 +608,141 @@ describe('Daraja correlation', () => {
       expect(stk).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: RECEIPT_NO });
       expect(stk?.attributes?.SamePaymentAs).toBe(`c2b/${RECEIPT_NO}`);
     });
+  });
+});
+
+describe("the question the relay's status query asked, where no key verifies its token (the callback function in AWS)", () => {
+  const PAYOUT = '10571-7910404-2';
+  const OTHER_PAYOUT = '29112-34801843-1';
+
+  async function asked(s: ReturnType<typeof setup>, question: Record<string, string> | undefined) {
+    await s.store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'demo', reference: PAYOUT },
+        kind: 'b2c',
+        amount: { value: '10', currency: 'KES' },
+        externalId: undefined,
+      }),
+    );
+    // The record the poller writes from Daraja's synchronous answer to its query (reconcile.ts putAlias).
+    await s.store.putRecordIfAbsent({
+      provider: 'daraja',
+      account: 'demo',
+      namespace: `alias:${STATUS_QUERY}`,
+      id: 'AG_20261129_question0001',
+      data: { reference: PAYOUT, origin: 'poll', ...(question ? { asked: question } : {}) },
+      createdAt: NOW,
+    });
+  }
+  const payout = (s: ReturnType<typeof setup>) =>
+    s.store.getTransaction({ provider: 'daraja', account: 'demo', reference: PAYOUT });
+
+  it('counts a result naming the OriginatorConversationID it asked about as its answer (origin poll)', async () => {
+    // Prepare
+    const s = setup({ callbackFunction: true });
+    await asked(s, { OriginatorConversationID: PAYOUT });
+
+    // Act
+    await s.ingest(
+      'status-result',
+      statusResult({
+        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
+        original: { oc: PAYOUT },
+        receipt: 'SBX0PAID01',
+        amount: 10,
+      }),
+    );
+
+    // Assess
+    expect(await payout(s)).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: 'SBX0PAID01' });
+    expect(s.success().map((e) => e.metadata.origin)).toEqual(['poll']);
+  });
+
+  it('counts a result naming the receipt it asked about (TransactionID) as its answer', async () => {
+    // Prepare: the query went by the payout's trusted receipt.
+    const s = setup({ callbackFunction: true });
+    await asked(s, { TransactionID: 'SBX0PAID02' });
+
+    // Act
+    await s.ingest(
+      'status-result',
+      statusResult({
+        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
+        original: { oc: PAYOUT },
+        receipt: 'SBX0PAID02',
+        amount: 10,
+      }),
+    );
+
+    // Assess
+    expect(s.success().map((e) => e.metadata.origin)).toEqual(['poll']);
+  });
+
+  it.each([
+    [
+      'another OriginatorConversationID',
+      { OriginatorConversationID: PAYOUT },
+      { oc: OTHER_PAYOUT },
+      'SBX0OTHER1',
+    ],
+    ['another receipt', { TransactionID: 'SBX0ASKED1' }, { oc: PAYOUT }, 'SBX0OTHER2'],
+    ['no original ids at all', { OriginatorConversationID: PAYOUT }, undefined, 'SBX0OTHER3'],
+  ])(
+    'holds a result naming %s AMBIGUOUS (CONFLICTING_REPORTS): never the payout’s success, nor its receipt',
+    async (_what, question, original, receipt) => {
+      // Prepare
+      const s = setup({ callbackFunction: true });
+      await asked(s, question);
+
+      // Act
+      await s.ingest(
+        'status-result',
+        statusResult({
+          query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
+          ...(original ? { original } : {}),
+          receipt,
+          amount: 10,
+        }),
+      );
+
+      // Assess
+      const tx = await payout(s);
+      expect(tx).toMatchObject({
+        status: 'AMBIGUOUS',
+        reason: { code: 'CONFLICTING_REPORTS', providerCode: 'STATUS_RESULT_MISMATCH' },
+      });
+      expect(tx?.providerTransactionId).toBeUndefined();
+      expect(s.success()).toHaveLength(0);
+      expect(s.store.published.map((e) => e.metadata.origin)).not.toContain('poll');
+      const alias = await s.store.getRecord({
+        provider: 'daraja',
+        account: 'demo',
+        namespace: `alias:${RECEIPT}`,
+        id: receipt,
+      });
+      expect(alias).toBeUndefined();
+    },
+  );
+
+  it('takes a record that says nothing of what was asked (written before records carried it) for no answer: a claim', async () => {
+    // Prepare
+    const s = setup({ callbackFunction: true });
+    await asked(s, undefined);
+
+    // Act
+    await s.ingest(
+      'status-result',
+      statusResult({
+        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
+        original: { oc: PAYOUT },
+        receipt: 'SBX0PAID03',
+        amount: 10,
+      }),
+    );
+
+    // Assess: placed on the payout, as what a callback said.
+    expect(s.store.published.length).toBeGreaterThan(0);
+    expect(s.store.published.map((e) => e.metadata.origin)).not.toContain('poll');
   });
 });
 

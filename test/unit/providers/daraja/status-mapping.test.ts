@@ -123,7 +123,7 @@ describe('Daraja STK query classification', () => {
 });
 
 describe('Daraja transaction status query classification', () => {
-  it('answers requested with the query ConversationID as the StatusQuery alias', () => {
+  it('answers requested with the query ConversationID as the StatusQuery alias, recording what it asked', () => {
     const a = classifyStatusQuery({
       httpStatus: 200,
       json: {
@@ -133,11 +133,16 @@ describe('Daraja transaction status query classification', () => {
         ResponseDescription: 'Accept the service request successfully.',
       },
       garbage: false,
+      asked: { OriginatorConversationID: '5118-111210482-1' },
     });
     expect(a).toEqual({
       type: 'requested',
       detail: expect.stringContaining('AG_20191219_00004e48cf7e3533f581'),
-      alias: { namespace: 'StatusQuery', id: 'AG_20191219_00004e48cf7e3533f581' },
+      alias: {
+        namespace: 'StatusQuery',
+        id: 'AG_20191219_00004e48cf7e3533f581',
+        asked: { OriginatorConversationID: '5118-111210482-1' },
+      },
     });
   });
 
@@ -146,6 +151,7 @@ describe('Daraja transaction status query classification', () => {
       httpStatus: 200,
       json: { OriginatorConversationID: '1-2-3', ResponseCode: 0 },
       garbage: false,
+      asked: { TransactionID: 'SBX0RECEIPT' },
     });
     expect(a).toMatchObject({ type: 'requested', alias: { namespace: 'StatusQuery', id: '1-2-3' } });
   });
@@ -156,6 +162,7 @@ describe('Daraja transaction status query classification', () => {
         httpStatus: 200,
         json: { ResponseCode: '1', ResponseDescription: 'no' },
         garbage: false,
+        asked: {},
       }),
     ).toMatchObject({ error: 'rejected' });
     expect(
@@ -163,6 +170,7 @@ describe('Daraja transaction status query classification', () => {
         httpStatus: 400,
         json: { errorCode: '400.002.02', errorMessage: 'Bad Request - Invalid PartyA' },
         garbage: false,
+        asked: {},
       }),
     ).toMatchObject({ error: 'rejected' });
     expect(
@@ -170,6 +178,7 @@ describe('Daraja transaction status query classification', () => {
         httpStatus: 500,
         json: { errorCode: '500.001.1001', errorMessage: 'The transaction is being processed' },
         garbage: false,
+        asked: {},
       }),
     ).toMatchObject({ error: 'credentials' });
   });
