@@ -232,7 +232,7 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
             log: stack.relay.services.log,
           },
           { provider: 'daraja', account, day },
-          { actor: { kind: 'person', name: options.closedBy ?? userInfo().username } },
+          { actor: { kind: 'person', name: options.closedBy ?? loginName() } },
         ),
       );
     }
@@ -508,4 +508,19 @@ export function formatDay(
     ...(result.verdictsBalanced ? [] : result.verdictProblems.map((p) => `    ${p}`)),
   ];
   return lines.join('\n');
+}
+
+/**
+ * Who runs the close when `--by` does not say: the login name. A container user with no passwd entry has
+ * none to look up (userInfo throws), so the environment's name comes first, then a plain label that still
+ * says the close was a person's, run from this machine.
+ */
+export function loginName(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env.USER?.trim() || env.LOGNAME?.trim();
+  if (named) return named;
+  try {
+    return userInfo().username || 'local operator';
+  } catch {
+    return 'local operator';
+  }
 }
