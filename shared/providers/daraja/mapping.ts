@@ -151,7 +151,7 @@ export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
  * (docs/reconciliation.md): AMBIGUOUS, so the status API is asked, with the code and the provider's words
  * kept on the reason as evidence.
  */
-export const UNKNOWN_CODE: DarajaCodeMapping = {
+const UNKNOWN_CODE: DarajaCodeMapping = {
   status: 'AMBIGUOUS',
   reason: 'UNKNOWN',
   meaning: 'unknown non-zero result code: the status API decides',
