@@ -114,8 +114,11 @@ export class MobileMoneyRelay extends Construct {
   readonly ingressBuffer: sqs.Queue;
   /** Buffered callbacks the consumer could not apply after 5 receives. */
   readonly ingressBufferDlq: sqs.Queue;
-  /** The HMAC key that seals every buffered message (Secrets Manager, generated). */
-  readonly ingressBufferSealKey: secretsmanager.Secret;
+  /**
+   * The HMAC key that seals every buffered message (Secrets Manager, generated); undefined when the
+   * config's `ingressBuffer.sealSecretId` names a secret member for it.
+   */
+  readonly ingressBufferSealKey: secretsmanager.Secret | undefined;
   /** On-failure destination of the outbox stream mapping. */
   readonly outboxDlq: sqs.Queue;
   /** Starts a poll cycle every `pollInterval`. */
@@ -257,6 +260,7 @@ export class MobileMoneyRelay extends Construct {
         tableEncryptionKey: props.tableEncryptionKey,
         secretsEncryptionKey: props.secretsEncryptionKey,
         consumerMaxConcurrency: props.bufferConsumerMaxConcurrency ?? 5,
+        ...(this.config.ingressBuffer ? { sealSecretId: this.config.ingressBuffer.sealSecretId } : {}),
       },
     );
     this.ingressBuffer = buffer.queue;

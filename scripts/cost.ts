@@ -174,6 +174,15 @@ export const MEASURED = {
   pollLogBytes: 600,
 } as const;
 
+/**
+ * An idle drain of the ingress buffer (the buffer consumer on its schedule, nothing waiting): one
+ * GetQueueAttributes and the handler's own work. Assumed, not measured: an upper bound for an SQS call
+ * from Lambda in the same region (tens of ms). It writes no line then (its platform lines are dropped).
+ */
+export const DRAIN_IDLE_MS = 100;
+/** SQS requests of an idle drain: GetQueueAttributes (it receives only when messages wait). */
+export const DRAIN_IDLE_SQS_REQUESTS = 1;
+
 /** Lambda polls an SQS event source with 5 long-polling connections, each one request per 20 s at most. */
 export const SQS_POLLERS = 5;
 export const SQS_REQUESTS_PER_POLLER_MINUTE = 3;
@@ -379,13 +388,30 @@ export function insightsAlarmMetrics(stack: Stack, query: string): number {
   return Math.max(1, series.series - rollUp);
 }
 
+/**
+ * Traces a month of the actively traced functions a schedule invokes (the poller, the buffer drain):
+ * Lambda records the first request each second, so every run of a schedule of a minute or more.
+ */
+export function tracesOfSchedules(stack: Stack): number {
+  return Object.entries(stack.counts.scheduledInvocationsOf)
+    .filter(([name]) => name === 'relay-poller' || name === 'relay-buffer-consumer')
+    .filter(([name]) => fn(stack, name)?.tracing === 'Active')
+    .reduce((n, [, runs]) => n + runs * lambdaTracedShare(runs), 0);
+}
+
 /** What the stack costs with no traffic. */
 export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED): CostLine[] {
   const c = stack.counts;
   const poller = fn(stack, 'relay-poller');
-  const cycles = c.scheduledInvocationsPerMonth;
+  const cycles = c.scheduledInvocationsOf['relay-poller'] ?? 0;
   const pollGbSeconds = cycles * gbSeconds(m.pollDurationMs, poller?.memoryMb ?? 512);
-  const pollerTraces = poller?.tracing === 'Active' ? cycles * lambdaTracedShare(cycles) : 0;
+  const consumer = fn(stack, 'relay-buffer-consumer');
+  const drains = c.scheduledInvocationsOf['relay-buffer-consumer'] ?? 0;
+  const drainLogBytes =
+    consumer?.platformLines === false
+      ? 0
+      : PLATFORM_LOG_BYTES + (consumer?.tracing === 'Active' ? XRAY_REPORT_LINE_BYTES : 0);
+  const scheduledTraces = tracesOfSchedules(stack);
   const cycleSeries = seriesOf(stack, 'cycle') + c.metricFilters.filter((f) => f.always).length;
   const sqsRequests = c.polledQueues * SQS_POLLERS * SQS_REQUESTS_PER_POLLER_MINUTE * MINUTES_PER_MONTH;
   const secrets = c.secrets + stack.configSecrets;
@@ -434,6 +460,15 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
       formula: `${cycles} cycles (schedule) × (${m.pollDurationMs} ms, ${m.pollReadUnits} RRU, ${m.pollLogBytes} B); EventBridge Scheduler inside its free 14 M invocations`,
     },
     {
+      item: 'Buffer drain (scheduled buffer consumer)',
+      dollars:
+        (drains / MILLION) * prices.lambdaPerMillionRequests +
+        drains * gbSeconds(DRAIN_IDLE_MS, consumer?.memoryMb ?? 512) * prices.lambdaArmPerGbSecond +
+        ((drains * DRAIN_IDLE_SQS_REQUESTS) / MILLION) * prices.sqsPerMillionRequests +
+        ((drains * drainLogBytes) / GB) * (prices.logsIngestionPerGb + prices.logsStoragePerGbMonth),
+      formula: `${drains} drains (schedule) × (1 invocation, ${DRAIN_IDLE_MS} ms × ${consumer?.memoryMb ?? 512} MB assumed, ${DRAIN_IDLE_SQS_REQUESTS} SQS request: GetQueueAttributes, ${drainLogBytes} B of logs${drainLogBytes ? '' : ': no line while nothing waits, platform lines dropped'}); no secret read while idle`,
+    },
+    {
       item: 'SQS: Lambda polling the ingress buffer',
       dollars: (sqsRequests / MILLION) * prices.sqsPerMillionRequests,
       formula: `${c.polledQueues} queue × ${SQS_POLLERS} pollers × ${SQS_REQUESTS_PER_POLLER_MINUTE}/min = ${sqsRequests.toLocaleString('en')} requests × $${prices.sqsPerMillionRequests}/M (SQS's free million a month not taken off)`,
@@ -441,8 +476,9 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
     {
       item: 'X-Ray: poller traces',
       dollars:
-        Math.max(0, pollerTraces - prices.xrayFreeTracesPerMonth) * (prices.xrayPerMillionTraces / MILLION),
-      formula: `${Math.round(pollerTraces).toLocaleString('en')} traces (every cycle: Lambda's 1/s reservoir) inside the free ${prices.xrayFreeTracesPerMonth.toLocaleString('en')}`,
+        Math.max(0, scheduledTraces - prices.xrayFreeTracesPerMonth) *
+        (prices.xrayPerMillionTraces / MILLION),
+      formula: `${Math.round(scheduledTraces).toLocaleString('en')} traces of the actively traced scheduled functions (poller, buffer drain: every run, Lambda's 1/s reservoir) ${scheduledTraces > prices.xrayFreeTracesPerMonth ? 'beyond' : 'inside'} the free ${prices.xrayFreeTracesPerMonth.toLocaleString('en')}`,
     },
     {
       item: 'Cognito (console, Plus tier)',
@@ -553,11 +589,8 @@ export function month(
   const perMillion = perMillionCallbacks(stack, prices, callbacksPerMonth, m);
   const stored = storage(stack, prices, callbacksPerMonth, months, m);
   const xray = perMillion.find((l) => l.item.startsWith('X-Ray'))!.dollars * (callbacksPerMonth / MILLION);
-  const poller = fn(stack, 'relay-poller');
-  const cycles = stack.counts.scheduledInvocationsPerMonth;
-  const pollerTraces = poller?.tracing === 'Active' ? cycles * lambdaTracedShare(cycles) : 0;
-  // The poller's traces fill the free tier first (its floor line bills only what exceeds it).
-  const freeLeft = Math.max(0, prices.xrayFreeTracesPerMonth - pollerTraces);
+  // The scheduled functions' traces fill the free tier first (their floor line bills only what exceeds it).
+  const freeLeft = Math.max(0, prices.xrayFreeTracesPerMonth - tracesOfSchedules(stack));
   const xrayFree = -Math.min(xray, (freeLeft / MILLION) * prices.xrayPerMillionTraces);
   const sum =
     total(floor) +

@@ -159,3 +159,112 @@ export function createBufferConsumer(services: RelayServices, options: BufferCon
     return { batchItemFailures: failures };
   });
 }
+
+/** The ingress buffer queue as the scheduled drain reads it (shared/adapters/sqs/sqs-buffer-queue.ts). */
+export interface BufferQueue {
+  /** Messages ready to be received now (SQS's ApproximateNumberOfMessages: one request, no receive). */
+  waiting(): Promise<number>;
+  /** Up to `max` messages, as the records of an SQS event (receipt handle, receive count, seal attribute). */
+  receive(max: number): Promise<SqsEvent['Records']>;
+  /** Deletes applied messages by their receipt handles. */
+  delete(receiptHandles: readonly string[]): Promise<void>;
+}
+
+export interface BufferDrainOptions extends Omit<BufferConsumerOptions, 'sealKey'> {
+  readonly queue: BufferQueue;
+  /**
+   * The seal key, read only once a message has been received: an idle drain (the queue empty, nearly
+   * every minute) reads no secret. A failure fails the invocation; the received messages come back
+   * after the queue's visibility timeout. Absent: records are not checked.
+   */
+  readonly sealKey?: () => Promise<Buffer | undefined>;
+  /** Batches applied at once while a backlog lasts (the old event source's maximum concurrency). @default 5 */
+  readonly lanes?: number;
+}
+
+/** SQS's largest receive. */
+const BATCH = 10;
+
+/**
+ * The scheduled drain of the ingress buffer (EventBridge Scheduler, every minute; docs/ingress-buffer.md):
+ * it asks SQS how many messages wait (one request: all an idle minute costs) and, only when some do,
+ * receives them in batches of 10 and applies each batch as the SQS-event consumer above would
+ * (same seal check, deadline, back-off and reasons), deleting the applied records itself. A full batch
+ * means a backlog: `lanes` batches are then applied at once. A lane stops when the queue gives nothing,
+ * when a batch applied nothing (the store is down, or the deadline came: the records back off) or when
+ * too little time is left. An SQS event (an event source mapping someone wired) is still applied as before.
+ */
+export function createBufferDrain(services: RelayServices, options: BufferDrainOptions) {
+  const {
+    queue,
+    lanes = 5,
+    safetyMarginMs = 5_000,
+    minStartMs = 2_000,
+    fallbackRemainingMs = 30_000,
+  } = options;
+  let sealKey: Promise<Buffer | undefined> | undefined;
+  let consumer: ReturnType<typeof createBufferConsumer> | undefined;
+  const consumerFor = async () => {
+    sealKey ??= (options.sealKey?.() ?? Promise.resolve(undefined)).catch((error: unknown) => {
+      sealKey = undefined;
+      throw error;
+    });
+    const key = await sealKey;
+    const { sealKey: _loader, ...rest } = options;
+    consumer ??= createBufferConsumer(services, { ...rest, ...(key ? { sealKey: key } : {}) });
+    return consumer;
+  };
+  return middy<SqsEvent | Record<string, unknown>, SqsBatchResponse | BufferDrainResult>().handler(
+    async (event, context: ConsumerContext) => {
+      if (Array.isArray((event as SqsEvent)?.Records))
+        return (await consumerFor())(event as SqsEvent, context as never);
+      const remaining = () =>
+        typeof context?.getRemainingTimeInMillis === 'function'
+          ? context.getRemainingTimeInMillis()
+          : fallbackRemainingMs;
+      const result = { received: 0, applied: 0 };
+      if ((await queue.waiting()) === 0) return result;
+      let stop = false;
+      const lane = async (first?: SqsEvent['Records']) => {
+        let records = first;
+        while (!stop) {
+          if (!records) {
+            if (remaining() - safetyMarginMs < minStartMs) return;
+            records = await queue.receive(BATCH);
+          }
+          if (records.length === 0) return;
+          result.received += records.length;
+          const answer = await (await consumerFor())({ Records: records }, context as never);
+          const failed = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
+          const applied = records.filter((r) => !failed.has(r.messageId) && r.receiptHandle);
+          if (applied.length) {
+            result.applied += applied.length;
+            await queue.delete(applied.map((r) => r.receiptHandle!)).catch((error: Error) =>
+              // Received again after the visibility timeout and applied again: dedupe makes it harmless.
+              services.log.warn('applied buffered callbacks not deleted; they will be applied again', {
+                records: applied.length,
+                error: error.message,
+              }),
+            );
+          } else {
+            // Nothing applied: the store is down or the deadline came; the next minute tries again.
+            stop = true;
+          }
+          records = undefined;
+        }
+      };
+      const first = await queue.receive(BATCH);
+      if (first.length === BATCH)
+        await Promise.all([lane(first), ...Array.from({ length: lanes - 1 }, () => lane())]);
+      else await lane(first);
+      services.log.info('ingress buffer drained', result);
+      return result;
+    },
+  );
+}
+
+/** What one scheduled drain did. */
+export interface BufferDrainResult {
+  received: number;
+  applied: number;
+}

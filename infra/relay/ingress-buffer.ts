@@ -2,24 +2,38 @@ import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS } from '../../shared/config/limits';
+import { parseSecretRef } from '../../shared/config/secret-reader';
 import { BUFFER_CONSUMER_TIMEOUT } from './limits';
+import { secretArns } from './secrets';
 
 export interface RelayIngressBuffer {
   /** Raw callbacks the callback function could not store in time (guarantee 1). */
   readonly queue: sqs.Queue;
   /** Buffered callbacks the consumer could not apply after `BUFFER_MAX_RECEIVE_COUNT` receives (≈ 3.5 days). */
   readonly dlq: sqs.Queue;
-  /** The HMAC key that seals every buffered message (Secrets Manager, generated). */
-  readonly sealKey: secretsmanager.Secret;
+  /**
+   * The HMAC key that seals every buffered message (Secrets Manager, generated); undefined when the
+   * config names a secret member for it (`ingressBuffer.sealSecretId`).
+   */
+  readonly sealKey: secretsmanager.Secret | undefined;
+  /** Starts the buffer consumer's drain every minute (EventBridge Scheduler). */
+  readonly drainSchedule: scheduler.Schedule;
 }
 
+/** How often the buffer consumer drains the queue: a buffered callback waits at most this long (plus the drain). */
+export const BUFFER_DRAIN_INTERVAL = Duration.minutes(1);
+
 /**
- * The ingress buffer: callbacks DynamoDB could not take in time → SQS → the buffer consumer. The
+ * The ingress buffer: callbacks DynamoDB could not take in time → SQS → the buffer consumer, which
+ * EventBridge Scheduler starts every minute to drain the queue (no event source mapping: its pollers
+ * bill ~648,000 SQS requests a month on an empty queue; the drain asks once a minute). The
  * callback is acked once SQS has it (guarantee 1). The messages are the raw callbacks (redacted by the
  * provider module before they are written): encrypted with the table's customer-managed key when there
  * is one (they hold what the table holds), else SQS-managed. The buffer keeps a message 4 days (a
@@ -40,6 +54,8 @@ export function createIngressBuffer(
     tableEncryptionKey: kms.IKey | undefined;
     secretsEncryptionKey: kms.IKey | undefined;
     consumerMaxConcurrency: number;
+    /** `ingressBuffer.sealSecretId` of the config: a secret (member) that holds the seal key. */
+    sealSecretId?: string;
   },
 ): RelayIngressBuffer {
   const { tableEncryptionKey, secretsEncryptionKey } = options;
@@ -75,18 +91,25 @@ export function createIngressBuffer(
     }),
   );
   // The consumer applies a message as the callback function judged it (authenticated, verification
-  // facts), so every message is sealed (HMAC) with this key, readable by those two functions only: a
-  // principal allowed to send to the queue cannot make up a callback (docs/ingress-buffer.md).
-  const sealKey = new secretsmanager.Secret(scope, 'IngressBufferSealKey', {
-    description: 'Seals the ingress buffer messages of the mobile-money relay (HMAC key)',
-    generateSecretString: { passwordLength: 64, excludePunctuation: true },
-    encryptionKey: secretsEncryptionKey,
-  });
+  // facts), so every message is sealed (HMAC) with a key readable by those functions: a principal
+  // allowed to send to the queue cannot make up a callback (docs/ingress-buffer.md). A generated
+  // secret of its own, or a member of a secret the config names (no $0.40 a month more).
+  const sealKey = options.sealSecretId
+    ? undefined
+    : new secretsmanager.Secret(scope, 'IngressBufferSealKey', {
+        description: 'Seals the ingress buffer messages of the mobile-money relay (HMAC key)',
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+        encryptionKey: secretsEncryptionKey,
+      });
+  const sealRef = options.sealSecretId ?? sealKey!.secretArn;
+  const sealResources = options.sealSecretId
+    ? secretArns(Stack.of(scope), parseSecretRef(options.sealSecretId).secretId)
+    : [sealKey!.secretArn];
   const callbacks = [fns.callback, ...(fns.callbackSiblings ?? [])];
   for (const fn of [...callbacks, fns.consumer]) {
-    fn.addEnvironment('INGRESS_BUFFER_SEAL_SECRET_ID', sealKey.secretArn);
+    fn.addEnvironment('INGRESS_BUFFER_SEAL_SECRET_ID', sealRef);
     fn.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [sealKey.secretArn] }),
+      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: sealResources }),
     );
     if (secretsEncryptionKey) secretsEncryptionKey.grantDecrypt(fn);
   }
@@ -108,13 +131,52 @@ export function createIngressBuffer(
       }),
     );
   }
-  fns.consumer.addEventSource(
-    new SqsEventSource(queue, {
-      batchSize: 10,
-      reportBatchItemFailures: true,
-      // A recovering table is not stampeded by the backlog.
-      maxConcurrency: options.consumerMaxConcurrency,
+  const drainSchedule = scheduleDrain(scope, queue, fns.consumer, options.consumerMaxConcurrency);
+  return { queue, dlq, sealKey, drainSchedule };
+}
+
+/**
+ * The buffer consumer drains the queue every minute (EventBridge Scheduler): it asks how many messages
+ * wait and only then receives, applies and deletes them, `lanes` batches at once while a backlog lasts.
+ */
+function scheduleDrain(
+  scope: Construct,
+  queue: sqs.Queue,
+  consumer: lambda.Function,
+  lanes: number,
+): scheduler.Schedule {
+  // The drain receives, deletes and backs off itself (and asks how many wait: GetQueueAttributes).
+  queue.grantConsumeMessages(consumer);
+  consumer.addEnvironment('INGRESS_BUFFER_DRAIN_LANES', String(lanes));
+  // A missed minute is the next minute's: no retry, no DLQ.
+  consumer.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: BUFFER_DRAIN_INTERVAL });
+  const scheduleRole = new iam.Role(scope, 'BufferDrainScheduleRole', {
+    description: 'EventBridge Scheduler: starts the relay buffer consumer drain',
+    assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('scheduler.amazonaws.com'), {
+      StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
     }),
+  });
+  const drainSchedule = new scheduler.Schedule(scope, 'BufferDrainSchedule', {
+    description: 'Drains the ingress buffer of the mobile-money relay (callbacks stored later)',
+    schedule: scheduler.ScheduleExpression.rate(BUFFER_DRAIN_INTERVAL),
+    target: new schedulerTargets.LambdaInvoke(consumer, {
+      role: scheduleRole,
+      retryAttempts: 0,
+      maxEventAge: BUFFER_DRAIN_INTERVAL,
+    }),
+    timeWindow: scheduler.TimeWindow.off(),
+  });
+  NagSuppressions.addResourceSuppressions(
+    scheduleRole,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'lambda:InvokeFunction is granted on the buffer consumer function and its qualified ARNs (<function ARN>:*, versions and aliases of this one function), as Function.grantInvoke does; no other function or action.',
+        appliesTo: [{ regex: '/^Resource::<.*BufferConsumerFunction.*\\.Arn>:\\*$/g' }],
+      },
+    ],
+    true,
   );
-  return { queue, dlq, sealKey };
+  return drainSchedule;
 }

@@ -14,7 +14,8 @@ export function suppressRelayFindings(parts: {
   api: apigwv2.HttpApi;
   /** The per-provider and decision routes: public like `$default`. */
   publicRoutes: apigwv2.HttpRoute[];
-  ingressBufferSealKey: secretsmanager.Secret;
+  /** Absent when the config names a secret member for the seal key (nothing generated). */
+  ingressBufferSealKey: secretsmanager.Secret | undefined;
   outboxDlq: sqs.Queue;
   pollScheduleDlq: sqs.Queue;
   transactionInitiatedDlq: sqs.Queue;
@@ -22,13 +23,14 @@ export function suppressRelayFindings(parts: {
   pollScheduleRole: iam.Role;
 }): void {
   const fns = parts.functions;
-  NagSuppressions.addResourceSuppressions(parts.ingressBufferSealKey, [
-    {
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The ingress buffer seal key is an HMAC key between two functions of this stack, never given to a person or a provider. Rotating it would make the messages sealed with the old key, still in the queue or its DLQ (up to 14 days), unappliable; replace it by hand after the queues are empty (docs/ingress-buffer.md).',
-    },
-  ]);
+  if (parts.ingressBufferSealKey)
+    NagSuppressions.addResourceSuppressions(parts.ingressBufferSealKey, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The ingress buffer seal key is an HMAC key between two functions of this stack, never given to a person or a provider. Rotating it would make the messages sealed with the old key, still in the queue or its DLQ (up to 14 days), unappliable; replace it by hand after the queues are empty (docs/ingress-buffer.md).',
+      },
+    ]);
   const defaultRoute = parts.api.node.findChild('DefaultRoute');
   NagSuppressions.addResourceSuppressions(
     [defaultRoute, ...parts.publicRoutes],

@@ -1,8 +1,8 @@
 /**
  * What a synthesized relay template bills by itself, read from its resources: alarms (by metric,
  * standard or high resolution), composite alarms, dashboards, customer-managed KMS keys, secrets, log
- * groups and their retention, the event archive, queues polled by Lambda, the poll schedule, and how
- * each function is traced.
+ * groups and their retention, the event archive, queues polled by Lambda, the schedules (by the
+ * function each invokes), and how each function is traced.
  */
 
 export interface CfnResource {
@@ -36,6 +36,8 @@ export interface TemplateCounts {
   readonly polledQueues: number;
   /** Scheduled invocations a month, from each schedule's rate(). */
   readonly scheduledInvocationsPerMonth: number;
+  /** The same by the function each schedule invokes (its name as in `functions`). */
+  readonly scheduledInvocationsOf: Readonly<Record<string, number>>;
   /** Functions by their POWERTOOLS_SERVICE_NAME (or logical id): memory, tracing mode, Lambda's own lines. */
   readonly functions: ReadonlyArray<{
     readonly name: string;
@@ -95,11 +97,14 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
     if (periods.some((period) => period < 60)) highResolutionAlarmMetrics += count;
     else alarmMetrics += count;
   }
+  const nameOf = new Map<string, string>();
   const functions = of('AWS::Lambda::Function').map(([id, fn]) => {
     const p = fn.Properties ?? {};
     const env = (p.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const name = typeof env.POWERTOOLS_SERVICE_NAME === 'string' ? env.POWERTOOLS_SERVICE_NAME : id;
+    nameOf.set(id, name);
     return {
-      name: typeof env.POWERTOOLS_SERVICE_NAME === 'string' ? env.POWERTOOLS_SERVICE_NAME : id,
+      name,
       memoryMb: Number(p.MemorySize ?? 128),
       tracing: ((p.TracingConfig as { Mode?: string } | undefined)?.Mode === 'Active'
         ? 'Active'
@@ -152,6 +157,12 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
       (n, [, s]) => n + ratePerMonth(String(s.Properties?.ScheduleExpression ?? '')),
       0,
     ),
+    scheduledInvocationsOf: of('AWS::Scheduler::Schedule').reduce<Record<string, number>>((by, [, s]) => {
+      const arn = (s.Properties?.Target as { Arn?: { 'Fn::GetAtt'?: [string, string] } } | undefined)?.Arn;
+      const target = nameOf.get(arn?.['Fn::GetAtt']?.[0] ?? '') ?? 'unknown';
+      by[target] = (by[target] ?? 0) + ratePerMonth(String(s.Properties?.ScheduleExpression ?? ''));
+      return by;
+    }, {}),
     functions,
     accessLogFormats: of('AWS::ApiGatewayV2::Stage')
       .map(([, s]) => (s.Properties?.AccessLogSettings as { Format?: string } | undefined)?.Format)

@@ -4,6 +4,7 @@ import { STATEMENT_SOURCES } from '../domain/statement';
 import { TIME_FORMATS } from '../domain/statement-layouts';
 import { isTimeZone } from '../util/time-zone';
 import { DEFAULT_DESTINATION_TYPE, destinationTypeIds, findDestinationType } from '../destinations/registry';
+import { SECRET_REF_PATTERN } from './secret-reader';
 
 const positiveInt = z.int().check(z.positive());
 
@@ -469,6 +470,19 @@ export const relayConfigCoreSchema = z.strictObject({
     { eventsFile: '.relay/events.ndjson', trustForwardedFor: true },
   ),
   ackBudgets: z._default(z.record(z.string(), ackBudgetSchema), {}),
+  /**
+   * Where the ingress buffer's seal key lives (docs/ingress-buffer.md#trust-the-seal): a secret the
+   * config already names, as `<secret>#<member>` (its member holds 64 random characters), so that no
+   * secret of its own bills $0.40 a month; absent, the construct generates one. Never read at runtime
+   * from here: the construct hands the reference to the callback and buffer-consumer functions.
+   */
+  ingressBuffer: z.optional(
+    z.strictObject({
+      sealSecretId: z
+        .string()
+        .check(z.regex(SECRET_REF_PATTERN, 'a secret id, optionally "#" and a member name')),
+    }),
+  ),
   edge: z._default(edgeSchema, { mode: 'direct', originVerifySecrets: [] }),
   /** The badge change feed: badges.shops.<shopId> (docs/badges.md). */
   badges: z._default(

@@ -1,10 +1,12 @@
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { createSqsBufferClient, SqsIngressBuffer } from '../adapters/sqs/sqs-ingress-buffer';
 import type { IngressBuffer, RelayLogger } from '../app/ports';
+import { parseSecretRef } from '../config/secret-reader';
 
 /**
- * The buffer's seal key, from the Secrets Manager secret named by INGRESS_BUFFER_SEAL_SECRET_ID (the
- * construct creates it and gives it to the callback and buffer-consumer functions only). Undefined
+ * The buffer's seal key, from the Secrets Manager secret named by INGRESS_BUFFER_SEAL_SECRET_ID: the one
+ * the construct generates, or a member of a secret the config names (`ingressBuffer.sealSecretId`,
+ * `<secret>#<member>`: the member's string value is the key). Undefined
  * when the variable is not set: messages are then neither sealed nor checked, and the function says
  * so once at cold start.
  */
@@ -20,7 +22,8 @@ export async function bufferSealKeyFromEnv(
     );
     return undefined;
   }
-  const value = await read(secretId);
+  const ref = parseSecretRef(secretId);
+  const value = ref.member === undefined ? await read(ref.secretId) : memberOf(await read(ref.secretId), ref);
   if (value.length < 32)
     throw new Error(`the ingress buffer seal key (${secretId}) is shorter than 32 characters`);
   return Buffer.from(value, 'utf8');
@@ -53,4 +56,29 @@ export async function ingressBufferFromEnv(
     return undefined;
   }
   return new SqsIngressBuffer(createSqsBufferClient(), { queueUrl, ...(sealKey ? { sealKey } : {}) });
+}
+
+/** The seal key's secret holds no usable key (its text is never in the message). */
+export class BufferSealKeyError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BufferSealKeyError';
+  }
+}
+
+/** A keyed reference's member: a string in the secret's JSON object (never the secret's text in an error). */
+function memberOf(text: string, ref: { secretId: string; member?: string }): string {
+  let value: unknown;
+  try {
+    value = (JSON.parse(text) as Record<string, unknown>)[ref.member!];
+  } catch (cause) {
+    throw new BufferSealKeyError(`the ingress buffer seal secret ${ref.secretId} is not a JSON object`, {
+      cause,
+    });
+  }
+  if (typeof value !== 'string')
+    throw new BufferSealKeyError(
+      `the ingress buffer seal secret ${ref.secretId} has no string member "${ref.member}"`,
+    );
+  return value;
 }

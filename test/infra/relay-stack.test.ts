@@ -31,6 +31,7 @@ import { RelayStack } from '../../infra/relay-stack';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
 import { buildEvent } from '../../shared/domain/events';
 import { matchesFilterPattern } from './filter-pattern';
+import { ofType, synthRelay } from './relay-synth';
 
 const run = promisify(execFile);
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
@@ -377,7 +378,8 @@ describe('relay stack: HTTP API', () => {
 
 describe('relay stack: outbox', () => {
   it('maps the table stream to the publisher with bisect, partial batch failures, retries, a DLQ and the outbox filter', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // The stream's only: the ingress buffer is drained on a schedule.
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: functionId('relay-outbox-publisher') },
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Table'), 'StreamArn'] },
@@ -435,8 +437,8 @@ describe('relay stack: outbox', () => {
 
 describe('relay stack: reconciliation schedule', () => {
   it('starts a poll cycle every minute with EventBridge Scheduler, on the poller, no retries, a DLQ', () => {
-    // The poll schedule and the day-close schedule (test/infra/statement-files.test.ts).
-    template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    // The poll schedule, the day-close schedule (test/infra/statement-files.test.ts) and the buffer drain.
+    template.resourceCountIs('AWS::Scheduler::Schedule', 3);
     const schedule = Object.entries(resources).find(
       ([id, r]) => r.Type === 'AWS::Scheduler::Schedule' && id.includes('PollSchedule'),
     )![1].Properties;
@@ -715,32 +717,62 @@ describe('relay stack: ingress buffer', () => {
     return { id: found[0]![0], props: found[0]![1].Properties };
   };
 
-  it('seals buffered messages with a generated key only the callback and buffer-consumer functions can read', () => {
-    const keys = Object.entries(resources).filter(
-      ([id, r]) => r.Type === 'AWS::SecretsManager::Secret' && /IngressBufferSealKey/.test(id),
+  /** The functions told where the seal key is, and the roles granted to read `resource`. */
+  const sealReaders = (all: Record<string, Resource>, resource: string) => ({
+    readers: Object.entries(all)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+      .filter(([, r]) => r.Properties.Environment?.Variables?.INGRESS_BUFFER_SEAL_SECRET_ID)
+      .map(([id]) => id.replace(/Function[0-9A-F]{8}$/, ''))
+      .sort(),
+    granted: Object.values(all)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .filter((r) =>
+        r.Properties.PolicyDocument.Statement.some((st: any) =>
+          JSON.stringify(st.Resource).includes(resource),
+        ),
+      )
+      .map((r) => JSON.stringify(r.Properties.Roles))
+      .join(' '),
+  });
+
+  it('seals buffered messages with the member of a callback secret the example config names: no secret of its own', () => {
+    // Assess: no generated secret; the callback functions and the consumer get the keyed reference.
+    expect(exampleConfig.ingressBuffer.sealSecretId).toBe(
+      'mobile-money-relay/accounts/callback#ingress-buffer/seal',
     );
+    expect(ofType(resources, 'AWS::SecretsManager::Secret')).toEqual([]);
+    const env = (name: string) =>
+      resources[functionId(name)]!.Properties.Environment.Variables.INGRESS_BUFFER_SEAL_SECRET_ID;
+    expect(env('relay-callback')).toBe(exampleConfig.ingressBuffer.sealSecretId);
+    expect(env('relay-buffer-consumer')).toBe(exampleConfig.ingressBuffer.sealSecretId);
+    const { readers, granted } = sealReaders(resources, 'secret:mobile-money-relay/accounts/callback-??????');
+    // C2B validation runs the callback code on the callback role, with its own concurrency.
+    expect(readers).toEqual(['RelayBufferConsumer', 'RelayC2bValidation', 'RelayCallback']);
+    expect(granted).toMatch(/CallbackRole/);
+    expect(granted).toMatch(/BufferConsumerRole/);
+  });
+
+  it('generates a seal key only the callback and buffer-consumer functions can read when the config names none', () => {
+    // Prepare
+    const { ingressBuffer: _named, ...config } = exampleConfig;
+
+    // Act
+    const { resources: own } = synthRelay('RelayOwnSealKey', () => ({}), config);
+
+    // Assess
+    const keys = ofType(own, 'AWS::SecretsManager::Secret').filter(([id]) => /IngressBufferSealKey/.test(id));
     expect(keys).toHaveLength(1);
     const [keyId, key] = keys[0]!;
     expect(key.Properties.GenerateSecretString).toMatchObject({
       PasswordLength: 64,
       ExcludePunctuation: true,
     });
-    const readers = Object.entries(resources)
-      .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
-      .filter(([, r]) => r.Properties.Environment?.Variables?.INGRESS_BUFFER_SEAL_SECRET_ID)
-      .map(([id]) => id.replace(/Function[0-9A-F]{8}$/, ''));
-    // C2B validation runs the callback code on the callback role, with its own concurrency.
-    expect(readers.sort()).toEqual(['RelayBufferConsumer', 'RelayC2bValidation', 'RelayCallback']);
-    const granted = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy')
-      .filter((r) =>
-        r.Properties.PolicyDocument.Statement.some((st: any) => JSON.stringify(st.Resource).includes(keyId)),
-      )
-      .map((r) => JSON.stringify(r.Properties.Roles));
-    expect(granted).toHaveLength(2);
-    expect(granted.join(' ')).toMatch(/CallbackRole/);
-    expect(granted.join(' ')).toMatch(/BufferConsumerRole/);
-  });
+    const { readers, granted } = sealReaders(own, keyId);
+    expect(readers).toEqual(['RelayBufferConsumer', 'RelayC2bValidation', 'RelayCallback']);
+    expect(granted.split(' ')).toHaveLength(2);
+    expect(granted).toMatch(/CallbackRole/);
+    expect(granted).toMatch(/BufferConsumerRole/);
+  }, 300_000);
 
   it('creates the IngressBuffer queue (SSE-SQS, 4 days, visibility 6× the consumer timeout) with a DLQ after 340 receives (14 days), both retained', () => {
     const buffer = queue(/^RelayIngressBuffer[0-9A-F]{8}$/);
@@ -776,15 +808,22 @@ describe('relay stack: ingress buffer', () => {
     ]);
   });
 
-  it('runs the buffer consumer from the queue: batches of 10, partial batch failures, capped concurrency', () => {
+  it('drains the buffer with the consumer every minute from EventBridge Scheduler: no event source mapping polling the queue', () => {
     const buffer = queue(/^RelayIngressBuffer[0-9A-F]{8}$/);
     const consumerId = functionId('relay-buffer-consumer');
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: consumerId },
-      EventSourceArn: { 'Fn::GetAtt': [buffer.id, 'Arn'] },
-      BatchSize: 10,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 5 },
+    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping');
+    expect(mappings.map(([, m]) => JSON.stringify(m.Properties.EventSourceArn))).not.toContainEqual(
+      expect.stringContaining(buffer.id),
+    );
+    const drain = ofType(resources, 'AWS::Scheduler::Schedule').find(([id]) => id.includes('BufferDrain'))!;
+    expect(drain[1].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { 'Fn::GetAtt': [consumerId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+      },
     });
     const env = resources[consumerId]!.Properties.Environment.Variables;
     expect(Object.keys(env).sort()).toEqual(
@@ -793,8 +832,9 @@ describe('relay stack: ingress buffer', () => {
         'RELAY_CONFIG',
         'LOG_LEVEL',
         'INGRESS_BUFFER_SEAL_SECRET_ID',
-        // For its backoff (ChangeMessageVisibility).
+        // The queue it drains (and backs off on: ChangeMessageVisibility), with this many batches at once.
         'INGRESS_BUFFER_QUEUE_URL',
+        'INGRESS_BUFFER_DRAIN_LANES',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_SERVICE_NAME',
         'POWERTOOLS_TRACER_CAPTURE_RESPONSE',
@@ -809,6 +849,9 @@ describe('relay stack: ingress buffer', () => {
     const sqsActions = statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:'));
     expect(sqsActions).not.toContain('sqs:SendMessage');
     expect(sqsActions).toContain('sqs:DeleteMessage');
+    expect(sqsActions).toContain('sqs:ReceiveMessage');
+    expect(sqsActions).toContain('sqs:GetQueueAttributes');
+    expect(env.INGRESS_BUFFER_DRAIN_LANES).toBe('5');
   });
 
   it('outputs the buffer and DLQ URLs and ARNs (the redrive command needs the ARNs)', () => {
@@ -1156,7 +1199,7 @@ describe('relay stack: cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5',
         'AwsSolutions-S1',
         'AwsSolutions-SQS3',
-        'AwsSolutions-SMG4',
+        // No SMG4: the example keeps the buffer's seal key in its callback secret (none generated).
         // The alarm topics: no customer key (alarm mail holds no payment data; docs/deploy.md#cdk-nag).
         'AwsSolutions-SNS2',
       ]),

@@ -198,7 +198,13 @@ const TEMPLATE = {
       Type: 'AWS::Lambda::EventSourceMapping',
       Properties: { EventSourceArn: { 'Fn::GetAtt': ['Buffer', 'Arn'] } },
     },
-    Schedule: { Type: 'AWS::Scheduler::Schedule', Properties: { ScheduleExpression: 'rate(1 minute)' } },
+    Schedule: {
+      Type: 'AWS::Scheduler::Schedule',
+      Properties: {
+        ScheduleExpression: 'rate(1 minute)',
+        Target: { Arn: { 'Fn::GetAtt': ['Poller', 'Arn'] } },
+      },
+    },
     Callback: {
       Type: 'AWS::Lambda::Function',
       Properties: {
@@ -307,6 +313,8 @@ describe('what the template bills', () => {
       secrets: 1,
       polledQueues: 1,
       scheduledInvocationsPerMonth: 43_200,
+      // By the function each schedule invokes: the poller's cycles are not the other schedules' runs.
+      scheduledInvocationsOf: { 'relay-poller': 43_200 },
       pointInTimeRecovery: true,
     });
     expect(ratePerMonth('rate(5 minutes)')).toBe(8_640);

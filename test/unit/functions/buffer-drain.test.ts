@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  type BufferDrainResult,
+  type BufferQueue,
+  createBufferDrain,
+  type SqsEvent,
+} from '../../../functions/buffer-consumer/handler';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/buffer/ingress-buffer';
+import type { RelayServices } from '../../../shared/app/services';
+import { parseConfig } from '../../../shared/config/load';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
+import { createScrubber } from '../../../shared/util/redact';
+import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
+import { silentLogger } from '../../helpers/relay';
+import { registered } from '../../helpers/reports';
+
+const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
+const BODY = readFileSync(
+  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
+  'utf8',
+);
+const KEY = Buffer.from('seal-key-0123456789abcdef0123456789abcdef');
+
+/**
+ * An SQS queue in memory as the drain sees it: what waits, receives that make a message invisible until
+ * it is deleted or its visibility is changed, the requests made.
+ */
+class MemoryQueue implements BufferQueue {
+  readonly requests: string[] = [];
+  private readonly visible: SqsEvent['Records'] = [];
+  readonly inFlight = new Map<string, SqsEvent['Records'][number]>();
+  readonly deleted: string[] = [];
+  constructor(records: SqsEvent['Records'] = []) {
+    this.visible.push(...records.map((r, i) => ({ ...r, receiptHandle: `rh-${i}` })));
+  }
+  async waiting() {
+    this.requests.push('GetQueueAttributes');
+    return this.visible.length;
+  }
+  async receive(max: number) {
+    this.requests.push('ReceiveMessage');
+    const taken = this.visible.splice(0, max);
+    for (const record of taken) this.inFlight.set(record.receiptHandle!, record);
+    return taken;
+  }
+  async delete(handles: readonly string[]) {
+    this.requests.push('DeleteMessageBatch');
+    for (const handle of handles) {
+      this.inFlight.delete(handle);
+      this.deleted.push(handle);
+    }
+  }
+}
+
+/** `count` MoMo callbacks for one registered transaction, buffered while the store was down, sealed. */
+async function bufferedWorld(count: number) {
+  const store = new MemoryStore();
+  const buffer = new MemoryIngressBuffer();
+  const metrics = new RecordingMetrics();
+  const services: RelayServices = {
+    config: parseConfig({
+      management: { bearerToken: 'management-token-0123456789' },
+      accounts: {
+        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'unit tests' } },
+      },
+    }),
+    store,
+    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
+    log: silentLogger,
+    scrub: createScrubber([]),
+    ingressBuffer: buffer,
+    metrics,
+  };
+  await store.createTransaction(registered());
+  store.failure = 'error';
+  for (let i = 0; i < count; i++)
+    await receiveCallback(services, {
+      requestId: `req-${i}`,
+      method: 'PUT',
+      path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
+      headers: { 'content-type': 'application/json' },
+      query: {},
+      rawBody: Buffer.from(BODY.replace('"100"', `"${100 + i}"`)),
+      sourceIp: '127.0.0.1',
+      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
+    });
+  store.failure = 'none';
+  const records = buffer.asSqsEvent().Records.map((r) => ({
+    ...r,
+    messageAttributes: { [SEAL_ATTRIBUTE]: { stringValue: sealOf(r.body, KEY) } },
+  }));
+  expect(records).toHaveLength(count);
+  return { store, metrics, services, records };
+}
+
+const thirtySeconds = { getRemainingTimeInMillis: () => 30_000 } as never;
+
+describe('the scheduled drain of the ingress buffer', () => {
+  it('asks SQS once and reads no secret when nothing waits (an idle minute)', async () => {
+    // Prepare
+    const { services } = await bufferedWorld(0);
+    const queue = new MemoryQueue();
+    let keyReads = 0;
+    const drain = createBufferDrain(services, {
+      queue,
+      sealKey: async () => {
+        keyReads++;
+        return KEY;
+      },
+    });
+
+    // Act
+    const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
+
+    // Assess
+    expect(result).toEqual({ received: 0, applied: 0 });
+    expect(queue.requests).toEqual(['GetQueueAttributes']);
+    expect(keyReads).toBe(0);
+  });
+
+  it('applies every waiting sealed callback, deletes each applied message and reads the seal key once', async () => {
+    // Prepare: more than one batch of 10.
+    const { services, store, records } = await bufferedWorld(23);
+    const queue = new MemoryQueue(records);
+    let keyReads = 0;
+    const drain = createBufferDrain(services, {
+      queue,
+      lanes: 3,
+      sealKey: async () => {
+        keyReads++;
+        return KEY;
+      },
+    });
+
+    // Act
+    const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
+
+    // Assess: all 23 applied and deleted; the transaction ended once, by a buffered callback.
+    expect(result).toEqual({ received: 23, applied: 23 });
+    expect(queue.deleted).toHaveLength(23);
+    expect(queue.inFlight.size).toBe(0);
+    expect(keyReads).toBe(1);
+    const transaction = await store.getTransaction(registered().key);
+    expect(transaction?.status).toBe('SUCCEEDED');
+  });
+
+  it('keeps a message whose seal does not match: not deleted, backed off towards the DLQ', async () => {
+    // Prepare: the second message edited after it was sealed.
+    const { services, records } = await bufferedWorld(2);
+    const forged = [records[0]!, { ...records[1]!, body: `${records[1]!.body} ` }];
+    const queue = new MemoryQueue(forged);
+    const delays: { receiptHandle: string; seconds: number }[] = [];
+    const drain = createBufferDrain(services, {
+      queue,
+      sealKey: async () => KEY,
+      retryLater: async (records) => void delays.push(...records),
+    });
+
+    // Act
+    const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
+
+    // Assess
+    expect(result).toEqual({ received: 2, applied: 1 });
+    expect(queue.deleted).toEqual(['rh-0']);
+    expect([...queue.inFlight.keys()]).toEqual(['rh-1']);
+    expect(delays).toEqual([{ receiptHandle: 'rh-1', seconds: 5 }]);
+  });
+
+  it('stops draining while the store is still down: nothing deleted, every received record backed off', async () => {
+    // Prepare
+    const { services, store, records, metrics } = await bufferedWorld(12);
+    store.failure = 'error';
+    const queue = new MemoryQueue(records);
+    const delays: { receiptHandle: string; seconds: number }[] = [];
+    const drain = createBufferDrain(services, {
+      queue,
+      sealKey: async () => KEY,
+      retryLater: async (records) => void delays.push(...records),
+    });
+
+    // Act
+    const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
+
+    // Assess: the lanes stop at their first batch; the rest stays in the queue for the next minute.
+    expect(result.applied).toBe(0);
+    expect(queue.deleted).toEqual([]);
+    expect(delays).toHaveLength(result.received);
+    expect(metrics.total('BufferedCallbacksFailed')).toBe(result.received);
+    expect(queue.requests.filter((r) => r === 'ReceiveMessage').length).toBeLessThanOrEqual(5);
+  });
+
+  it('fails the invocation when the seal key cannot be read, deleting nothing (the messages come back)', async () => {
+    // Prepare
+    const { services, records } = await bufferedWorld(1);
+    const queue = new MemoryQueue(records);
+    const drain = createBufferDrain(services, {
+      queue,
+      sealKey: async () => {
+        throw new Error('AccessDeniedException');
+      },
+    });
+
+    // Act / Assess
+    await expect(drain({}, thirtySeconds)).rejects.toThrow('AccessDeniedException');
+    expect(queue.deleted).toEqual([]);
+  });
+});
