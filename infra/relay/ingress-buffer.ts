@@ -28,7 +28,7 @@ export interface RelayIngressBuffer {
 }
 
 /** How often the buffer consumer drains the queue: a buffered callback waits at most this long (plus the drain). */
-export const BUFFER_DRAIN_INTERVAL = Duration.minutes(1);
+const BUFFER_DRAIN_INTERVAL = Duration.minutes(1);
 
 /**
  * The ingress buffer: callbacks DynamoDB could not take in time → SQS → the buffer consumer, which

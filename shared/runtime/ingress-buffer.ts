@@ -59,7 +59,7 @@ export async function ingressBufferFromEnv(
 }
 
 /** The seal key's secret holds no usable key (its text is never in the message). */
-export class BufferSealKeyError extends Error {
+class BufferSealKeyError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BufferSealKeyError';
