@@ -26,7 +26,21 @@ function personOf(actor: Actor): StatementActor {
   return { kind: 'person', name: actor.name, ref: actorRef(actor) };
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Days the relay keeps books for: a real calendar day, and far enough from year 9999 to step past it. */
+const FIRST_YEAR = 2000;
+const LAST_YEAR = 2199;
+
+/** A real calendar day (`2026-02-30` is not; `9999-12-31` is out of range): anything else is a 400. */
+function isBookDay(text: string | undefined): boolean {
+  const m = DAY.exec(text ?? '');
+  if (!m) return false;
+  const [year, month, date] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < FIRST_YEAR || year > LAST_YEAR) return false;
+  const at = new Date(Date.UTC(year, month - 1, date));
+  return at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === date;
+}
+const DAY_RULE = `a calendar day YYYY-MM-DD between ${FIRST_YEAR} and ${LAST_YEAR}`;
 
 /** The statement use cases of the route table (shared/config/management-routes.ts). */
 export type StatementUseCase =
@@ -84,8 +98,8 @@ export async function statementRoute(
   }
   if (listing) {
     for (const bound of [request.query.from, request.query.to])
-      if (bound !== undefined && !DAY.test(bound))
-        throw new SchemaValidationError('from and to must be YYYY-MM-DD');
+      if (bound !== undefined && !isBookDay(bound))
+        throw new SchemaValidationError(`from and to must each be ${DAY_RULE}`);
     const days = await listDays(deps, {
       provider: provider!,
       account: account!,
@@ -95,7 +109,7 @@ export async function statementRoute(
     if (request.query.format === 'csv') return daysCsv(days);
     return json(200, days);
   }
-  if (!DAY.test(day ?? '')) throw new SchemaValidationError('The day must be YYYY-MM-DD');
+  if (!isBookDay(day)) throw new SchemaValidationError(`The day must be ${DAY_RULE}`);
   const at = { provider: provider!, account: account!, day: day! };
   if (closing) return json(200, await closeDay(deps, at, { actor: personOf(actor) }));
   const report = await closeDay(deps, at, { actor: { kind: 'system', name: 'read' }, close: false });
