@@ -236,6 +236,8 @@ describe('numbers in the members the providers fill with names and free text', (
       { Key: 'Charge', Value: 0 },
       ...partyNames,
     ]);
+    // Daraja's words may name the customer too: the evidence the reversal rests on keeps them.
+    reversal.Result.ResultDesc = `Reversal of ${receipt} for ${NUMBER} processed successfully.`;
     const applied = await call('POST', '/v1/daraja/open/reversal/result', reversal, { from: SAFARICOM_IP });
     // A success without OriginalTransactionID is refused (400) and quarantined, party names and all.
     const refused = await call(
@@ -260,8 +262,11 @@ describe('numbers in the members the providers fill with names and free text', (
     // Act
     const receipts = await receiptBodies('daraja', 'open', reference);
     const quarantined = await admin('GET', `/v1/quarantine?source=${SAFARICOM_IP}&limit=200`);
+    const read = await admin('GET', `/v1/transactions/daraja/open/${reference}`);
 
-    // Assess
+    // Assess: the payment's read (its reversals and their history entries) shows the words, masked.
+    expect(read.text).toContain('2547*****149 processed successfully');
+    expect(read.text).not.toContain(TAIL);
     const reversalReceipt = receipts.find((r) => r.text.includes('CreditPartyPublicName'));
     expect(reversalReceipt?.json.receipt.body).toContain('2547*****149 - John Doe');
     for (const receipt of receipts) expect(receipt.text).not.toContain(TAIL);

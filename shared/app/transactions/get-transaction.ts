@@ -8,7 +8,7 @@ import type { ActorRef } from '../../domain/actor';
 import { findProvider } from '../../providers/registry';
 import { type StoryModel, storyOf } from '../console/story';
 import { maskMsisdnsIn } from '../../util/mask';
-import { type ManagementDeps, type TransactionView, toView } from './register-transaction';
+import { type ManagementDeps, maskedEvidence, type TransactionView, toView } from './register-transaction';
 import { type DeliveryAdmin, transactionDeliveries } from '../delivery/destinations-admin';
 import type { TransactionDeliveriesAnswer } from '../management-answers';
 
@@ -105,11 +105,6 @@ export function receiptPaging(query: Record<string, string | undefined>): Receip
   return { ...(after ? { after } : {}), ...(limit ? { limit } : {}) };
 }
 
-/** Evidence as answered: the provider's words with any phone number in them masked. */
-function maskedEvidence(evidence: Evidence): Evidence {
-  return evidence.description ? { ...evidence, description: maskMsisdnsIn(evidence.description) } : evidence;
-}
-
 export async function getTransaction(
   deps: ManagementDeps & { deliveries?: DeliveryAdmin },
   key: TransactionKey,
@@ -196,7 +191,7 @@ export async function getTransaction(
       type: 'conflict' as const,
       kind: c.kind,
       reportedStatus: c.reportedStatus,
-      detail: c.detail,
+      detail: maskMsisdnsIn(c.detail),
       origin: c.origin,
       receiptId: c.receiptId ?? null,
       evidence: (c.evidence ?? []).map(maskedEvidence),
@@ -209,7 +204,7 @@ export async function getTransaction(
       amount: r.amount,
       reversalReceipt: r.reversalReceipt,
       receiptId: r.evidence.receiptId,
-      evidence: r.evidence,
+      evidence: maskedEvidence(r.evidence),
     })),
     ...tx.events.map((e) => ({ at: e.at, type: 'event' as const, eventId: e.id, eventType: e.type })),
   ];

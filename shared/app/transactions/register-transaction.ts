@@ -111,6 +111,11 @@ export interface TransactionView {
   reversals: ReversalRecord[];
 }
 
+/** Evidence as answered: the provider's words with any phone number in them masked. */
+export function maskedEvidence(evidence: Evidence): Evidence {
+  return evidence.description ? { ...evidence, description: maskMsisdnsIn(evidence.description) } : evidence;
+}
+
 /** The party as answered: an MSISDN masked, any other id (an email, a party code) with its numbers masked. */
 function maskedParty(party: TransactionRecord['party']): TransactionRecord['party'] | null {
   if (!party) return null;
@@ -134,7 +139,11 @@ export function toView(tx: TransactionRecord): TransactionView {
     externalId: tx.externalId ?? null,
     providerTransactionId: tx.providerTransactionId ?? null,
     reason: tx.reason
-      ? { ...tx.reason, ...(tx.reason.message ? { message: maskMsisdnsIn(tx.reason.message) } : {}) }
+      ? {
+          ...tx.reason,
+          ...(tx.reason.message ? { message: maskMsisdnsIn(tx.reason.message) } : {}),
+          ...(tx.reason.providerCode ? { providerCode: maskMsisdnsIn(tx.reason.providerCode) } : {}),
+        }
       : null,
     party: maskedParty(tx.party),
     metadata: tx.metadata ?? null,
@@ -144,7 +153,7 @@ export function toView(tx: TransactionRecord): TransactionView {
     reconcileUntil: tx.reconcileUntil,
     revision: tx.revision,
     reversal: reversalStateOf(tx) ?? null,
-    reversals: tx.reversals ?? [],
+    reversals: (tx.reversals ?? []).map((r) => ({ ...r, evidence: maskedEvidence(r.evidence) })),
   };
 }
 

@@ -84,7 +84,8 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   displayName: 'Safaricom Daraja',
   // Members and Key/Value items that carry a number, alone or as "254708374149 - Name" (PartyA/B may be a
   // short code, which is no phone number and stays). A reversal result names the customer in
-  // CreditPartyPublicName or DebitPartyPublicName (the original movement runs backwards).
+  // CreditPartyPublicName or DebitPartyPublicName (the original movement runs backwards). ResultDesc is
+  // Daraja's own words, which may name the customer ("No response from user 2547…").
   timings: darajaTimings,
   infra: darajaInfra,
   registration: darajaRegistration,
@@ -98,6 +99,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     'CreditPartyName',
     'CreditPartyPublicName',
     'DebitPartyPublicName',
+    'ResultDesc',
   ],
   // M-Pesa on Daraja is Kenya's.
   countryOf: () => 'KE',
