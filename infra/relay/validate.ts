@@ -333,15 +333,10 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
       );
     }
   }
-  // The event source polls with up to maxConcurrency invocations; reserved concurrency below it throttles
-  // them, and a throttled poll still counts as a receive towards the DLQ.
-  const consumerReserved = props.reservedConcurrency?.['buffer-consumer'];
-  const consumerMax = props.bufferConsumerMaxConcurrency ?? 5;
-  if (typeof consumerReserved === 'number' && consumerReserved < consumerMax) {
-    problems.push(
-      `reservedConcurrency.buffer-consumer: ${consumerReserved} is below bufferConsumerMaxConcurrency (${consumerMax}); throttled polls count as receives and send buffered callbacks to the DLQ`,
-    );
-  }
+  // No reserved-concurrency floor for the buffer consumer beyond 1: the schedule starts one drain a
+  // minute, which applies its batches itself (bufferConsumerMaxConcurrency lanes in one invocation); a
+  // throttled start is the next minute's drain and has received nothing, so it cannot push callbacks to
+  // the DLQ (no event source mapping polls the queue any more).
   // A callback deadline a provider's account sets longer than the integration timeout could never be kept.
   for (const account of config.accounts.values()) {
     for (const deadline of callbackDeadlineSettings(account)) {
