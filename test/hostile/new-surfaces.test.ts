@@ -65,6 +65,16 @@ describe('a flood of distinct hints about one transaction', () => {
     expect(first.transaction.status).toBe('PENDING');
   });
 
+  it('refuses a reference-less callback whose externalId is too long with a 400 naming the externalId', async () => {
+    // Act
+    const body = { externalId: 'x'.repeat(201), status: 'SUCCESSFUL' };
+    const answer = await call('POST', '/v1/momo/open/requesttopay', body);
+    // Assess
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('its externalId must be 1 to 200 characters (got 201)');
+    expect(answer.text).not.toContain('the reference must');
+  });
+
   it('refuses a receipts cursor or page size it did not hand out with a 400 naming the parameter', async () => {
     // Prepare
     const reference = uuid();

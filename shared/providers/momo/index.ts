@@ -1,6 +1,7 @@
 import * as z from '../../util/zod';
 import { InvalidReferenceError, SchemaValidationError, UnknownKindError } from '../../domain/errors';
 import { isUuid } from '../../util/ids';
+import { idProblem } from '../../util/text';
 import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
@@ -43,6 +44,10 @@ function parseReferenceless(input: CallbackInput<MomoAccountSettings>): ParsedCa
     throw new SchemaValidationError(
       `MoMo ${kind} callback on the reference-less route carries no externalId to correlate it with`,
     );
+  // Checked here, under its own name: on this route the externalId also stands in as the report's key.
+  const problem = idProblem('its externalId', externalId);
+  if (problem)
+    throw new SchemaValidationError(`MoMo ${kind} callback on the reference-less route: ${problem}`);
   const draft = normalizeMomoCallback(input.account.id, kind, externalId, body);
   return {
     type: 'reports',
