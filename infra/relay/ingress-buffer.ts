@@ -8,6 +8,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { newScheduleRole } from './schedule-role';
 import { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS } from '../../shared/config/limits';
 import { parseSecretRef } from '../../shared/config/secret-reader';
 import { BUFFER_CONSUMER_TIMEOUT } from './limits';
@@ -150,12 +151,11 @@ function scheduleDrain(
   consumer.addEnvironment('INGRESS_BUFFER_DRAIN_LANES', String(lanes));
   // A missed minute is the next minute's: no retry, no DLQ.
   consumer.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: BUFFER_DRAIN_INTERVAL });
-  const scheduleRole = new iam.Role(scope, 'BufferDrainScheduleRole', {
-    description: 'EventBridge Scheduler: starts the relay buffer consumer drain',
-    assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('scheduler.amazonaws.com'), {
-      StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
-    }),
-  });
+  const scheduleRole = newScheduleRole(
+    scope,
+    'BufferDrainScheduleRole',
+    'EventBridge Scheduler: starts the relay buffer consumer drain',
+  );
   const drainSchedule = new scheduler.Schedule(scope, 'BufferDrainSchedule', {
     description: 'Drains the ingress buffer of the mobile-money relay (callbacks stored later)',
     schedule: scheduler.ScheduleExpression.rate(BUFFER_DRAIN_INTERVAL),

@@ -1,10 +1,11 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { newScheduleRole } from './schedule-role';
 import type { MobileMoneyRelayProps } from './props';
 
 export interface RelayReconciliation {
@@ -32,12 +33,11 @@ export function schedulePolling(
     retentionPeriod: Duration.days(4),
   });
   // An own role (not the stack-wide one the target would create): invoke this function, send to this DLQ.
-  const scheduleRole = new iam.Role(scope, 'PollScheduleRole', {
-    description: 'EventBridge Scheduler: invokes the relay poller',
-    assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('scheduler.amazonaws.com'), {
-      StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
-    }),
-  });
+  const scheduleRole = newScheduleRole(
+    scope,
+    'PollScheduleRole',
+    'EventBridge Scheduler: invokes the relay poller',
+  );
   const schedule = new scheduler.Schedule(scope, 'PollSchedule', {
     description: 'Starts a reconciliation poll cycle of the mobile-money relay',
     schedule: scheduler.ScheduleExpression.rate(props.pollInterval ?? Duration.minutes(1)),

@@ -10,6 +10,7 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { newScheduleRole } from './schedule-role';
 import { DAYS_OVERDUE_METRIC, IMPORTS_REFUSED_METRIC } from '../../shared/config/metric-names';
 import {
   CLOSE_DAYS_INPUT,
@@ -92,12 +93,11 @@ export function createStatementFiles(
   );
 
   const interval = props.dayCloseInterval ?? DEFAULT_DAY_CLOSE_INTERVAL;
-  const scheduleRole = new iam.Role(scope, 'DayCloseScheduleRole', {
-    description: 'EventBridge Scheduler: invokes the relay statements function to close the due days',
-    assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('scheduler.amazonaws.com'), {
-      StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
-    }),
-  });
+  const scheduleRole = newScheduleRole(
+    scope,
+    'DayCloseScheduleRole',
+    'EventBridge Scheduler: invokes the relay statements function to close the due days',
+  );
   const closeSchedule = new scheduler.Schedule(scope, 'DayCloseSchedule', {
     description:
       'Closes the business days of the relay accounts once their sources are in or their SLA passed',
