@@ -234,7 +234,12 @@ describe('badge feed against the simulator', () => {
   });
 
   it('records a refused credential as a failed read', async () => {
-    const w = world(undefined, { baseUrl: sim.url, auth: { type: 'bearer', token: 'wrong-token-1234' } });
+    // A real HTTP round trip: the world's 200 ms timeout (for the fake API) is outlasted on loaded cores.
+    const w = world(undefined, {
+      baseUrl: sim.url,
+      auth: { type: 'bearer', token: 'wrong-token-1234' },
+      timeoutMs: 10_000,
+    });
     const result = await w.cycle();
     expect(result.shops[0]!.error).toMatch(/^http: HTTP 401 rest_invalid_credentials/);
     expect(w.store.published).toEqual([]);
