@@ -99,10 +99,11 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   displayName: 'MTN MoMo',
   // payer/payee {partyIdType, partyId}: an id of type EMAIL or PARTY_CODE has no number and stays.
   // payerMessage/payeeNote are the partner's free text, echoed back: numbers written there are masked too.
+  // payerMsisdn: the sender's number a cash transfer (Remittance) carries and its callback echoes.
   timings: momoTimings,
   infra: momoInfra,
   registration: momoRegistration,
-  phoneFields: ['partyId', 'msisdn', 'payerMessage', 'payeeNote'],
+  phoneFields: ['partyId', 'msisdn', 'payerMsisdn', 'payerMessage', 'payeeNote'],
   countryOf: (settings) =>
     Object.hasOwn(MOMO_ENVIRONMENT_COUNTRIES, settings.targetEnvironment)
       ? MOMO_ENVIRONMENT_COUNTRIES[settings.targetEnvironment]
