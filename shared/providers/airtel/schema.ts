@@ -28,6 +28,11 @@ export function airtelReferenceProblem(reference: string): string | undefined {
     return `Airtel references (transaction.id) are at most ${AIRTEL_REFERENCE_MAX} characters`;
   }
   if (reference.includes('/')) return 'Airtel references (transaction.id) must not contain "/"';
+  // A path segment "." or ".." is resolved away by every URL parser (browsers, curl, the local server):
+  // the transaction could never be read, checked or resolved at /v1/transactions/airtel/{account}/{reference}.
+  if (reference === '.' || reference === '..') {
+    return 'Airtel references (transaction.id) must not be "." or ".." (a URL path cannot name them)';
+  }
   return undefined;
 }
 

@@ -95,6 +95,8 @@ describe('Airtel callback route', () => {
   it.each([
     ['contains "/"', 'order/1'],
     ['is longer than 64 characters', 'A'.repeat(65)],
+    ['is "..", a path segment no URL can name', '..'],
+    ['is "."', '.'],
   ])('rejects a transaction.id that %s as an invalid reference', (_name, id) => {
     // Prepare
     const transaction = { ...fixture('callback-ts').transaction, id };
@@ -123,6 +125,8 @@ describe('Airtel callback route', () => {
   it('registers Airtel references verbatim and refuses those that cannot be a transaction.id', () => {
     expect(airtelRegistration.validateReference('AT-ORDER-1001')).toBeUndefined();
     expect(airtelRegistration.validateReference('a/b')).toMatch(/"\/"/);
+    expect(airtelRegistration.validateReference('..')).toMatch(/"\.\."/);
+    expect(airtelRegistration.validateReference('...')).toBeUndefined();
     expect(airtelRegistration.normalizeReference).toBeUndefined();
     expect(airtelRegistration.callbackUrl).toBeUndefined();
   });
