@@ -22,7 +22,7 @@ export function consoleSite(): (path: string, response: ServerResponse) => Promi
   let files: Promise<Map<string, ConsoleFile>> | undefined;
   return async (path, response) => {
     if (path === '/console') {
-      response.writeHead(301, { location: CONSOLE_PATH, 'content-length': '0' });
+      response.writeHead(301, { ...HEADERS, location: CONSOLE_PATH, 'content-length': '0' });
       response.end();
       return true;
     }
@@ -46,6 +46,7 @@ export function consoleSite(): (path: string, response: ServerResponse) => Promi
       files = undefined;
       const body = `console build failed: ${(error as Error).message}`;
       response.writeHead(500, {
+        ...HEADERS,
         'content-type': 'text/plain; charset=utf-8',
         'content-length': String(Buffer.byteLength(body)),
       });
@@ -53,7 +54,7 @@ export function consoleSite(): (path: string, response: ServerResponse) => Promi
       return true;
     }
     if (!file) {
-      response.writeHead(404, { 'content-type': 'text/plain', 'content-length': '9' });
+      response.writeHead(404, { ...HEADERS, 'content-type': 'text/plain', 'content-length': '9' });
       response.end('not found');
       return true;
     }
