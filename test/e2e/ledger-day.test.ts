@@ -5,9 +5,7 @@ import { runLedgerDay } from '../../scripts/ledger/day';
 describe('npm run ledger:day (self-starting)', () => {
   // Two seeds: two days of other draws. A balance snapshot every 6 s (300 s × the simulator's 0.02) checks
   // the balance while money moves: the drifts the faults leave must each be explained from the books.
-  // The two days run at once, each on a stack of its own (relay, simulator, table): most of a day is spent
-  // waiting on its relay and simulator (windows, deliveries, polls), and one day's waits overlap the other's.
-  it.concurrent.each([7, 29])(
+  it.each([7, 29])(
     'closes a faulty day (seed %i) from the statements and the pull with every break explained by an injected fault',
     async (seed) => {
       // Prepare: a small day; every 3rd row missing so the few rows still lose some, the seed fixes the draws.
