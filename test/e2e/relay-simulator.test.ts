@@ -235,19 +235,6 @@ describe('relay + simulator: Airtel', () => {
       relay.poller.start();
     }
   });
-
-  it('waits for an ambiguous payment (…903) to settle, however longer than --timeout that takes: TransactionSucceeded', async () => {
-    // Prepare: the CLI's default timeout, shorter than the simulator's settling time (issue 27: "not as
-    // expected" after the fixed timeout, the TS callback still to come).
-    const ctx = { ...context(), timeoutMs: AIRTEL_AMBIGUOUS_REAL_MS / 2, extendTimeout: true };
-    // Act
-    const result = await runScenario(ctx, 'airtel', 'pay', { msisdn: '752123903' });
-    // Assess
-    expect(result.problems).toEqual([]);
-    expect(result.started.expectation.settlesAfterMs).toBeGreaterThanOrEqual(AIRTEL_AMBIGUOUS_REAL_MS);
-    expect(types(result)).toContain('TransactionSucceeded');
-    expect(result.transaction?.status).toBe('SUCCEEDED');
-  });
 });
 
 describe('relay + simulator: Daraja STK push', () => {
@@ -577,7 +564,27 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
 });
 
 describe('npm run sim', () => {
-  it('reports an outcome that is not the expected one and fails', async () => {
+  // The scenarios of this block are independent (their own references, no simulator-wide fault, the
+  // poller left running) and mostly wait: on the simulator's settling time, on the CLI's child processes
+  // (tsx loading the scenario code). They run at once; the check that every documented example ran
+  // stays last, after them.
+  it.concurrent(
+    'waits for an ambiguous payment (…903) to settle, however longer than --timeout that takes: TransactionSucceeded',
+    async () => {
+      // Prepare: the CLI's default timeout, shorter than the simulator's settling time (issue 27: "not as
+      // expected" after the fixed timeout, the TS callback still to come).
+      const ctx = { ...context(), timeoutMs: AIRTEL_AMBIGUOUS_REAL_MS / 2, extendTimeout: true };
+      // Act
+      const result = await runScenario(ctx, 'airtel', 'pay', { msisdn: '752123903' });
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(result.started.expectation.settlesAfterMs).toBeGreaterThanOrEqual(AIRTEL_AMBIGUOUS_REAL_MS);
+      expect(types(result)).toContain('TransactionSucceeded');
+      expect(result.transaction?.status).toBe('SUCCEEDED');
+    },
+  );
+
+  it.concurrent('reports an outcome that is not the expected one and fails', async () => {
     // Prepare: the CLI believes the account takes at most 50 KES; the relay's account takes 250000.
     const believed = structuredClone(rawConfig) as any;
     believed.accounts.daraja.demo.c2b.maxAmount = 50;
@@ -595,7 +602,7 @@ describe('npm run sim', () => {
     ]);
   });
 
-  it('runs a scenario as a child process, prints the event line and exits 0', async () => {
+  it.concurrent('runs a scenario as a child process, prints the event line and exits 0', async () => {
     // Prepare
     const cliConfig = join(mkdtempSync(join(tmpdir(), 'relay-sim-cli-')), 'relay.json');
     writeFileSync(cliConfig, JSON.stringify(rawConfig));
@@ -618,7 +625,7 @@ describe('npm run sim', () => {
     expect(run.output).toContain('✔ as expected');
   });
 
-  it('exits 1 with a clear message when the relay does not answer', async () => {
+  it.concurrent('exits 1 with a clear message when the relay does not answer', async () => {
     const run = await cli([
       'momo',
       'pay',
@@ -657,7 +664,9 @@ describe('relay + simulator: reconciliation', () => {
     r.events.find((e) => ['TransactionSucceeded', 'TransactionFailed'].includes(e.envelope.metadata.type))
       ?.envelope.metadata.origin;
 
-  it.each([
+  // Each waits for the poller's status checks (on simulated time, a cycle every 0.5 s) of its own
+  // transaction, with no simulator-wide fault: they share the cycles instead of waiting for them in turn.
+  it.concurrent.each([
     ['momo', 'pay'],
     ['airtel', 'pay'],
     ['daraja', 'stk'],
@@ -674,14 +683,17 @@ describe('relay + simulator: reconciliation', () => {
     },
   );
 
-  it('ends a transaction the provider never finalizes with TransactionExpired and the last answer', async () => {
-    // Act: Airtel's 904 stays TIP; a 3 s window.
-    const result = await runScenario(context(), 'airtel', 'pay', { msisdn: '752123904', expires: '3' });
-    // Assess
-    expect(result.problems).toEqual([]);
-    expect(types(result)).toEqual(['TransactionExpired']);
-    expect(data(result, 'TransactionExpired').lastProviderAnswer).toMatchObject({ answer: 'pending' });
-  });
+  it.concurrent(
+    'ends a transaction the provider never finalizes with TransactionExpired and the last answer',
+    async () => {
+      // Act: Airtel's 904 stays TIP; a 3 s window.
+      const result = await runScenario(context(), 'airtel', 'pay', { msisdn: '752123904', expires: '3' });
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(types(result)).toEqual(['TransactionExpired']);
+      expect(data(result, 'TransactionExpired').lastProviderAnswer).toMatchObject({ answer: 'pending' });
+    },
+  );
 
   it('gives one final event when the callback and the first status check race', async () => {
     // Act: the callback is delayed to about the first check (MoMo 300 s × 0.01).

@@ -33,8 +33,36 @@ const fileOf = (command: string) =>
 
 const OURS = Object.keys(SCRIPTS).filter((name) => fileOf(SCRIPTS[name]!));
 
+/**
+ * The scripts' runs are independent, and each is a process loading tsx and the script's imports (1 to 3 s
+ * of CPU, most of a run's time): their tests run at once, two processes at a time, so a run uses a core the
+ * other test worker leaves idle while it waits. More at once would only stretch each run toward its 60 s
+ * limit on two cores. A test's time includes its wait for a turn: RUN_TIMEOUT_MS leaves room for it.
+ */
+const AT_ONCE = 2;
+const RUN_TIMEOUT_MS = 240_000;
+let running = 0;
+const queued: (() => void)[] = [];
+
+async function twoAtATime<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= AT_ONCE) await new Promise<void>((start) => queued.push(start));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    // The slot passes to the next queued run (the count stays), or is freed.
+    const next = queued.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 /** The script's command as npm runs it (node_modules/.bin on the PATH), in a process group of its own. */
 function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return twoAtATime(() => spawnRun(command));
+}
+
+function spawnRun(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['--noprofile', '--norc', '-c', command], {
       cwd: ROOT,
@@ -97,26 +125,34 @@ describe('--help of the scripts in package.json', () => {
   });
 
   for (const name of OURS)
-    it(`npm run ${name} -- --help prints its usage and exits 0, and every doc section it names exists`, async () => {
-      // Act
-      const { code, stdout, stderr } = await run(`${SCRIPTS[name]} --help`);
-      // Assess
-      const output = `${stdout}${stderr}`;
-      expect(code, output).toBe(0);
-      expect(stdout, output).toMatch(/^Usage: /m);
-      expect(output).not.toMatch(STACK_FRAME);
-      expect(brokenReferences(output), output).toEqual([]);
-    });
+    it.concurrent(
+      `npm run ${name} -- --help prints its usage and exits 0, and every doc section it names exists`,
+      async () => {
+        // Act
+        const { code, stdout, stderr } = await run(`${SCRIPTS[name]} --help`);
+        // Assess
+        const output = `${stdout}${stderr}`;
+        expect(code, output).toBe(0);
+        expect(stdout, output).toMatch(/^Usage: /m);
+        expect(output).not.toMatch(STACK_FRAME);
+        expect(brokenReferences(output), output).toEqual([]);
+      },
+      RUN_TIMEOUT_MS,
+    );
 
-  it('an unknown option is a one-line message and the usage, exit code 2, no stack trace', async () => {
-    // Act
-    const { code, stdout, stderr } = await run(`${SCRIPTS.cost} --no-such-option`);
-    // Assess
-    expect(code, stderr).toBe(2);
-    expect(stderr).toContain("✖ Unknown option '--no-such-option'");
-    expect(stderr).toMatch(/^Usage: npm run cost/m);
-    expect(`${stdout}${stderr}`).not.toMatch(STACK_FRAME);
-  });
+  it.concurrent(
+    'an unknown option is a one-line message and the usage, exit code 2, no stack trace',
+    async () => {
+      // Act
+      const { code, stdout, stderr } = await run(`${SCRIPTS.cost} --no-such-option`);
+      // Assess
+      expect(code, stderr).toBe(2);
+      expect(stderr).toContain("✖ Unknown option '--no-such-option'");
+      expect(stderr).toMatch(/^Usage: npm run cost/m);
+      expect(`${stdout}${stderr}`).not.toMatch(STACK_FRAME);
+    },
+    RUN_TIMEOUT_MS,
+  );
 });
 
 describe('doc references in a usage text', () => {
