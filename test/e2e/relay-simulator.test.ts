@@ -17,7 +17,13 @@ import { call } from '../simulator/helpers';
 import { momoHeaders, momoToken } from '../simulator/momo-helpers';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+/**
+ * `npm run sim` as package.json runs it (`node --import tsx scripts/sim.ts`): one Node.js process, where
+ * tsx's own CLI would start a second one to run the script in.
+ */
+const SIM_COMMAND: string[] = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.sim.split(
+  ' ',
+);
 /** Short enough to keep the file fast, long enough that a loaded machine still answers well inside it. */
 const SLOW_PARTNER_DEADLINE_MS = 1000;
 
@@ -648,7 +654,9 @@ describe('npm run sim', () => {
 
 function cli(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [TSX, 'scripts/sim.ts', ...args], {
+    const [node, ...nodeArgs] = SIM_COMMAND;
+    if (node !== 'node') throw new Error(`npm run sim no longer runs node: ${SIM_COMMAND.join(' ')}`);
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
