@@ -37,6 +37,7 @@ function setup(
   sender: WebhookSender,
   destinations: Record<string, Record<string, unknown>> = { partner: {} },
   onDisabled?: (d: string, reason: string) => void,
+  otherSecrets: string[] = [],
 ) {
   const time = new DrivenTime();
   const log = new MemoryDeliveryLog();
@@ -54,7 +55,7 @@ function setup(
     states: new MemoryDestinationStates(),
     clock: time,
     scheduler: time,
-    scrub: createScrubber([secret]),
+    scrub: createScrubber([secret, ...otherSecrets]),
     runtime: 'aws',
     ...(onDisabled ? { onDisabled } : {}),
   });
@@ -306,6 +307,21 @@ describe('webhook delivery engine', () => {
     const [attempt] = log.attemptList;
     expect(attempt!.excerpt).not.toContain(secret);
     expect(attempt!.excerpt).not.toContain('256772123456');
+  });
+
+  it('scrubs a configured secret holding a phone-number-like run of digits before masking numbers', async () => {
+    // Prepare: a provider API key the endpoint echoes; masking its digits first hid it from the scrubber.
+    const apiKey = 'sk_live_Zq8x-254712345678-Tr9w';
+    const sender = new ScriptedSender(() => answer(400, { excerpt: `unexpected key ${apiKey}` }));
+    const { log, engine } = setup(sender, { partner: {} }, undefined, [apiKey]);
+
+    // Act
+    await engine.submit(event());
+    await engine.settled();
+
+    // Assess
+    const [attempt] = log.attemptList;
+    expect(attempt!.excerpt).toBe('unexpected key [REDACTED]');
   });
 
   it('refuses an http destination in AWS', () => {
