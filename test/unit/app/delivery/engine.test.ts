@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DeliveryEngine } from '../../../../shared/app/delivery/engine';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../../../shared/app/delivery/ports';
 import { MemoryDeliveryLog } from '../../../../shared/adapters/memory/delivery-log';
@@ -243,6 +243,65 @@ describe('webhook delivery engine', () => {
       log.attemptList.filter((a) => a.destination === 'healthy' && a.outcome === 'delivered'),
     ).toHaveLength(3);
     expect(sender.requests.filter((r) => r.url.includes('dead'))).toHaveLength(1);
+  });
+
+  it('keeps at most the destination concurrency of attempts in flight', async () => {
+    // Prepare: each answer takes a second of driven time.
+    let inFlight = 0;
+    let most = 0;
+    const { time, log, engine } = setup(
+      new ScriptedSender(() => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        return new Promise<WebhookResponse>((resolve) =>
+          time.after(1000, () => {
+            inFlight -= 1;
+            resolve(answer(200));
+          }),
+        );
+      }),
+      { partner: { concurrency: 2, ratePerSecond: 1000 } },
+    );
+
+    // Act
+    for (const reference of ['a', 'b', 'c', 'd', 'e', 'f']) await engine.submit(event(reference));
+    await vi.waitFor(
+      () => {
+        time.advance(250);
+        expect(log.attemptList.filter((a) => a.outcome === 'delivered')).toHaveLength(6);
+      },
+      { timeout: 60_000, interval: 5 },
+    );
+
+    // Assess
+    expect(most).toBe(2);
+  });
+
+  it('starts at most ratePerSecond attempts a second', async () => {
+    // Prepare
+    const starts: number[] = [];
+    const { time, log, engine } = setup(
+      new ScriptedSender(() => {
+        starts.push(time.now().getTime());
+        return answer(200);
+      }),
+      { partner: { concurrency: 10, ratePerSecond: 2 } },
+    );
+
+    // Act
+    for (const reference of ['a', 'b', 'c', 'd', 'e']) await engine.submit(event(reference));
+    await vi.waitFor(
+      () => {
+        time.advance(100);
+        expect(log.attemptList.filter((a) => a.outcome === 'delivered')).toHaveLength(5);
+      },
+      { timeout: 60_000, interval: 5 },
+    );
+
+    // Assess: 500 ms apart at least.
+    const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+    expect(gaps).toHaveLength(4);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(500);
   });
 
   it('delivers only the events a destination filter accepts', async () => {
