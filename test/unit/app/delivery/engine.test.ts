@@ -15,7 +15,12 @@ const secret = `whsec_${randomBytes(32).toString('base64')}`;
 /** Answers from a script, one per request, and keeps what it was sent. */
 class ScriptedSender implements WebhookSender {
   readonly requests: WebhookRequest[] = [];
-  constructor(private readonly script: (request: WebhookRequest, n: number) => WebhookResponse) {}
+  constructor(
+    private readonly script: (
+      request: WebhookRequest,
+      n: number,
+    ) => WebhookResponse | Promise<WebhookResponse>,
+  ) {}
   async send(request: WebhookRequest): Promise<WebhookResponse> {
     this.requests.push(request);
     return this.script(request, this.requests.length);
