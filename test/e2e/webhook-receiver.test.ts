@@ -179,6 +179,13 @@ describe('webhook destinations against the simulator receiver', () => {
     expect(receivers.throttled!.received.map((r) => r.answered)).toEqual([429, 200]);
     expect(receivers.gone!.received.map((r) => r.answered)).toEqual([410]);
     expect(list.gone).toMatchObject({ state: 'disabled', disabledReason: '410 Gone', failureStreak: 1 });
+    // The 410 told the operator: one DestinationDisabled on the relay's event stream, naming no URL.
+    await relay.flush();
+    const disabled = relay.sink.events.filter((e) => e.metadata.type === 'DestinationDisabled');
+    expect(disabled.map((e) => e.data)).toEqual([
+      expect.objectContaining({ destination: 'gone', reason: 'gone', detail: '410 Gone', lastStatus: 410 }),
+    ]);
+    expect(JSON.stringify(disabled)).not.toContain(receivers.gone!.url);
     expect(list.healthy).toMatchObject({ state: 'active', failureStreak: 0, lastAttempt: { status: 200 } });
     expect(list['wrong-tls']).toMatchObject({ state: 'active', lastAttempt: { status: null } });
     expect(receivers['wrong-tls']!.received).toEqual([]);

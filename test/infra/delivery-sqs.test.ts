@@ -1,5 +1,7 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { roleArnChunks } from '../../infra/relay/delivery';
+import { cfnLint, cfnLintSkipReason, cfnLintVersion, describeFindings } from './cfn-lint';
 import { exampleConfig, ofType, synthRelay } from './relay-synth';
 
 const SHOP_ROLE = 'arn:aws:iam::210987654321:role/relay-deliveries';
@@ -35,7 +37,7 @@ const sqsConfig = {
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 describe('relay stack: sqs destinations in partners accounts', () => {
-  const { resources, nagErrors } = synthRelay('SqsDelivering', () => ({}), sqsConfig);
+  const { stack, template, resources, nagErrors } = synthRelay('SqsDelivering', () => ({}), sqsConfig);
   const statements = (type: string) =>
     ofType(resources, type).flatMap(([, r]) => (r.Properties.PolicyDocument.Statement as Statement[]) ?? []);
   const assumes = (s: Statement) => [s.Action].flat().includes('sts:AssumeRole');
@@ -54,9 +56,30 @@ describe('relay stack: sqs destinations in partners accounts', () => {
     expect(statements('AWS::IAM::Policy').filter(assumes)).toEqual([]);
   });
 
-  it('is cdk-nag clean', () => {
+  it('is cdk-nag clean: no error and no warning', () => {
+    const nagWarnings = Annotations.fromStack(stack)
+      .findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))
+      .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
     expect(nagErrors).toEqual([]);
+    expect(nagWarnings).toEqual([]);
   });
+
+  // The only template with the delivery path (https and sqs destinations) that cfn-lint reads: the
+  // configurations' templates have no destinations.
+  const skip = cfnLintSkipReason();
+  it.skipIf(skip !== undefined)(
+    `passes cfn-lint with 0 errors with https and sqs destinations${skip ? ` (skipped: ${skip})` : ''}`,
+    { timeout: 900_000 },
+    () => {
+      // Act
+      const { errors, warnings } = cfnLint({ 'sqs-delivering': template.toJSON() });
+
+      // Assess (warnings are reported, not failed)
+      if (warnings.length)
+        console.info(`${cfnLintVersion} warnings:\n${describeFindings(warnings).join('\n')}`);
+      expect(describeFindings(errors)).toEqual([]);
+    },
+  );
 
   it('refuses an emulator endpoint at synth, naming the destination and field', () => {
     expect(() =>

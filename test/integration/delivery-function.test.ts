@@ -88,7 +88,11 @@ afterEach(() => {
 /** Secrets Manager as the functions read it: the destination's secret, and any rotated-in one by its id. */
 const secretStore = new Map<string, string>();
 
-function world(destinationOverrides: Record<string, unknown> = {}, name = 'shop') {
+function world(
+  destinationOverrides: Record<string, unknown> = {},
+  name = 'shop',
+  wait: (ms: number) => Promise<void> = async () => {},
+) {
   const now = { ms: START };
   const clock = { now: () => new Date(now.ms) };
   const destinations: Record<string, ReturnType<typeof destinationSchema.parse>> = {
@@ -140,7 +144,7 @@ function world(destinationOverrides: Record<string, unknown> = {}, name = 'shop'
     scrub: createScrubber([SECRET]),
     logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     metrics: { count: (name) => void counted.push(name), timing: () => {}, flush: () => {} },
-    wait: async () => {},
+    wait,
   });
   return { now, clock, handler, log, counted, admin };
 }
@@ -314,6 +318,26 @@ describe('delivery function (SQS → signed webhook)', () => {
     // Only the first failure was queued for a retry; the third event was dead-lettered unsent.
     expect(queued().map((m) => m.attempt)).toEqual([1]);
     expect(counted.filter((n) => n === 'DeliveriesDeadLettered')).toHaveLength(1);
+  });
+
+  it('spaces the attempts of a batch by concurrency / ratePerSecond, so the destination gets at most its rate', async () => {
+    // Prepare: 4 a second over at most 2 invocations at once: one every 500 ms in each.
+    const waits: number[] = [];
+    const { handler, now } = world({ ratePerSecond: 4, concurrency: 2 }, 'rated-shop', async (ms) => {
+      waits.push(ms);
+      now.ms += ms;
+    });
+    const messages = [paymentEvent(), paymentEvent(), paymentEvent()].map((event) =>
+      record({ destination: 'rated-shop', attempt: 0, event }),
+    );
+
+    // Act
+    const answer = await handler({ Records: messages }, {} as never);
+
+    // Assess
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(received).toHaveLength(3);
+    expect(waits).toEqual([500, 500]);
   });
 
   it('dead-letters an event when its schedule ends, queryable in the dead-letter store', async () => {

@@ -27,6 +27,14 @@ for (const [network, prefix] of [
   ['ff00::', 8], // multicast
   ['fd00:ec2::', 32], // the metadata service over IPv6 (inside fc00::/7 already; named for the reader)
   ['64:ff9b::', 96], // NAT64 can carry any IPv4 address
+  ['64:ff9b:1::', 48], // NAT64 for local use (RFC 8215): the same
+  // Forms that embed an IPv4 address, which a tunnel or translator may deliver to it (::127.0.0.1, a
+  // 6to4 2002:7f00:1::, a Teredo address); deprecated, never a partner's endpoint.
+  ['::', 96], // IPv4-compatible (::a.b.c.d)
+  ['::ffff:0:0:0', 96], // IPv4-translated (RFC 6145)
+  ['2002::', 16], // 6to4
+  ['2001::', 32], // Teredo
+  ['100::', 64], // discard-only
 ] as const)
   refused.addSubnet(network, prefix, 'ipv6');
 

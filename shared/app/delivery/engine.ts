@@ -405,12 +405,12 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
   // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
   const scrub = (text: string) =>
     secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), ctx.scrub(text));
+  // Scrubbed before masking: masking first would alter a secret holding a run of digits (an API key
+  // with a phone-number-like run), so the scrubber no longer recognised it and the rest of it was logged.
   const excerpt = scrubThenTruncate(
-    maskMsisdnsIn(
-      response.kind === 'answered' || response.kind === 'accepted' ? response.excerpt : response.error,
-    ),
+    response.kind === 'answered' || response.kind === 'accepted' ? response.excerpt : response.error,
     EXCERPT_CHARS,
-    scrub,
+    (text) => maskMsisdnsIn(scrub(text)),
   );
   const record = { ...base, status, latencyMs, excerpt };
   const at = finished.toISOString();

@@ -50,6 +50,13 @@ describe('webhook sender address guard', () => {
     '0.0.0.0',
     '224.0.0.1',
     'ff02::1',
+    '::127.0.0.1',
+    '::a9fe:a9fe',
+    '::ffff:0:7f00:1',
+    '64:ff9b:1::a9fe:a9fe',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
   ])('refuses %s', (address) => {
     // Assess
     expect(isForbiddenAddress(address)).toBe(true);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DeliveryEngine } from '../../../../shared/app/delivery/engine';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../../../shared/app/delivery/ports';
 import { MemoryDeliveryLog } from '../../../../shared/adapters/memory/delivery-log';
@@ -15,7 +15,12 @@ const secret = `whsec_${randomBytes(32).toString('base64')}`;
 /** Answers from a script, one per request, and keeps what it was sent. */
 class ScriptedSender implements WebhookSender {
   readonly requests: WebhookRequest[] = [];
-  constructor(private readonly script: (request: WebhookRequest, n: number) => WebhookResponse) {}
+  constructor(
+    private readonly script: (
+      request: WebhookRequest,
+      n: number,
+    ) => WebhookResponse | Promise<WebhookResponse>,
+  ) {}
   async send(request: WebhookRequest): Promise<WebhookResponse> {
     this.requests.push(request);
     return this.script(request, this.requests.length);
@@ -37,6 +42,7 @@ function setup(
   sender: WebhookSender,
   destinations: Record<string, Record<string, unknown>> = { partner: {} },
   onDisabled?: (d: string, reason: string) => void,
+  otherSecrets: string[] = [],
 ) {
   const time = new DrivenTime();
   const log = new MemoryDeliveryLog();
@@ -54,7 +60,7 @@ function setup(
     states: new MemoryDestinationStates(),
     clock: time,
     scheduler: time,
-    scrub: createScrubber([secret]),
+    scrub: createScrubber([secret, ...otherSecrets]),
     runtime: 'aws',
     ...(onDisabled ? { onDisabled } : {}),
   });
@@ -244,6 +250,65 @@ describe('webhook delivery engine', () => {
     expect(sender.requests.filter((r) => r.url.includes('dead'))).toHaveLength(1);
   });
 
+  it('keeps at most the destination concurrency of attempts in flight', async () => {
+    // Prepare: each answer takes a second of driven time.
+    let inFlight = 0;
+    let most = 0;
+    const { time, log, engine } = setup(
+      new ScriptedSender(() => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        return new Promise<WebhookResponse>((resolve) =>
+          time.after(1000, () => {
+            inFlight -= 1;
+            resolve(answer(200));
+          }),
+        );
+      }),
+      { partner: { concurrency: 2, ratePerSecond: 1000 } },
+    );
+
+    // Act
+    for (const reference of ['a', 'b', 'c', 'd', 'e', 'f']) await engine.submit(event(reference));
+    await vi.waitFor(
+      () => {
+        time.advance(250);
+        expect(log.attemptList.filter((a) => a.outcome === 'delivered')).toHaveLength(6);
+      },
+      { timeout: 60_000, interval: 5 },
+    );
+
+    // Assess
+    expect(most).toBe(2);
+  });
+
+  it('starts at most ratePerSecond attempts a second', async () => {
+    // Prepare
+    const starts: number[] = [];
+    const { time, log, engine } = setup(
+      new ScriptedSender(() => {
+        starts.push(time.now().getTime());
+        return answer(200);
+      }),
+      { partner: { concurrency: 10, ratePerSecond: 2 } },
+    );
+
+    // Act
+    for (const reference of ['a', 'b', 'c', 'd', 'e']) await engine.submit(event(reference));
+    await vi.waitFor(
+      () => {
+        time.advance(100);
+        expect(log.attemptList.filter((a) => a.outcome === 'delivered')).toHaveLength(5);
+      },
+      { timeout: 60_000, interval: 5 },
+    );
+
+    // Assess: 500 ms apart at least.
+    const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+    expect(gaps).toHaveLength(4);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(500);
+  });
+
   it('delivers only the events a destination filter accepts', async () => {
     // Prepare
     const sender = new ScriptedSender(() => answer(200));
@@ -306,6 +371,21 @@ describe('webhook delivery engine', () => {
     const [attempt] = log.attemptList;
     expect(attempt!.excerpt).not.toContain(secret);
     expect(attempt!.excerpt).not.toContain('256772123456');
+  });
+
+  it('scrubs a configured secret holding a phone-number-like run of digits before masking numbers', async () => {
+    // Prepare: a provider API key the endpoint echoes; masking its digits first hid it from the scrubber.
+    const apiKey = 'sk_live_Zq8x-254712345678-Tr9w';
+    const sender = new ScriptedSender(() => answer(400, { excerpt: `unexpected key ${apiKey}` }));
+    const { log, engine } = setup(sender, { partner: {} }, undefined, [apiKey]);
+
+    // Act
+    await engine.submit(event());
+    await engine.settled();
+
+    // Assess
+    const [attempt] = log.attemptList;
+    expect(attempt!.excerpt).toBe('unexpected key [REDACTED]');
   });
 
   it('refuses an http destination in AWS', () => {
