@@ -98,6 +98,21 @@ const devConfig = (() => {
   return { ...config, edge: { mode: 'cloudfront-or-direct', originVerifySecrets: [EDGE_SECRET] } };
 })();
 
+/** Webhook and cross-account SQS destinations (docs/webhooks.md): the delivery path in the templates linted below. */
+const deliveringConfig = {
+  ...exampleConfig,
+  destinations: {
+    hooks: { url: 'https://hooks.example.com/momo', signingSecretId: 'mobile-money-relay/webhooks/hooks' },
+    shop: {
+      type: 'sqs',
+      queue: 'https://sqs.af-south-1.amazonaws.com/210987654321/momo-events',
+      roleArn: 'arn:aws:iam::210987654321:role/relay-deliveries',
+      externalId: 'relay-7f3a9c',
+      signingSecretId: 'mobile-money-relay/webhooks/shop',
+    },
+  },
+};
+
 // Every supported configuration, synthesized once.
 const configurations = {
   default: () => configuration('Default', () => ({ alarmEmail: 'oncall@example.org' })),
@@ -160,7 +175,9 @@ const configurations = {
       'InlineSecretsDev',
       () => ({ alarmEmail: 'oncall@example.org', allowInlineSecrets: 'development' }),
       devConfig,
-    ),
+    ), // The delivery path (issue 31): an https destination and an sqs one in a partner's account, by role.
+  deliveringToPartners: () =>
+    configuration('DeliveringToPartners', () => ({ alarmEmail: 'oncall@example.org' }), deliveringConfig),
 };
 const synthesized = new Map<string, ReturnType<typeof configuration>>();
 const get = (name: keyof typeof configurations) => {

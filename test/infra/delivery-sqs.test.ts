@@ -1,7 +1,6 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { roleArnChunks } from '../../infra/relay/delivery';
-import { cfnLint, cfnLintSkipReason, cfnLintVersion, describeFindings } from './cfn-lint';
 import { exampleConfig, ofType, synthRelay } from './relay-synth';
 
 const SHOP_ROLE = 'arn:aws:iam::210987654321:role/relay-deliveries';
@@ -37,7 +36,7 @@ const sqsConfig = {
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 describe('relay stack: sqs destinations in partners accounts', () => {
-  const { stack, template, resources, nagErrors } = synthRelay('SqsDelivering', () => ({}), sqsConfig);
+  const { stack, resources, nagErrors } = synthRelay('SqsDelivering', () => ({}), sqsConfig);
   const statements = (type: string) =>
     ofType(resources, type).flatMap(([, r]) => (r.Properties.PolicyDocument.Statement as Statement[]) ?? []);
   const assumes = (s: Statement) => [s.Action].flat().includes('sts:AssumeRole');
@@ -64,22 +63,8 @@ describe('relay stack: sqs destinations in partners accounts', () => {
     expect(nagWarnings).toEqual([]);
   });
 
-  // The only template with the delivery path (https and sqs destinations) that cfn-lint reads: the
-  // configurations' templates have no destinations.
-  const skip = cfnLintSkipReason();
-  it.skipIf(skip !== undefined)(
-    `passes cfn-lint with 0 errors with https and sqs destinations${skip ? ` (skipped: ${skip})` : ''}`,
-    { timeout: 900_000 },
-    () => {
-      // Act
-      const { errors, warnings } = cfnLint({ 'sqs-delivering': template.toJSON() });
-
-      // Assess (warnings are reported, not failed)
-      if (warnings.length)
-        console.info(`${cfnLintVersion} warnings:\n${describeFindings(warnings).join('\n')}`);
-      expect(describeFindings(errors)).toEqual([]);
-    },
-  );
+  // cfn-lint reads the delivery path in test/infra/configurations.test.ts (deliveringToPartners): one
+  // cfn-lint run for every template, since starting it costs 20-60 s.
 
   it('refuses an emulator endpoint at synth, naming the destination and field', () => {
     expect(() =>
