@@ -79,6 +79,9 @@ export const BUNDLE_OPTIONS = {
     // Secrets Manager's client and GetSecretValue without the aggregated client, its 22 other commands and
     // their schemas (~11.6 KB per bundle; see the shim).
     '@aws-sdk/client-secrets-manager': './infra/lambda-shims/secrets-manager-client.ts',
+    // Powertools Metrics as the metrics adapter uses it, EMF lines and nothing more (~7-9 KB per bundle;
+    // see the shim): every function runs one invocation per instance, which is what its stores assume.
+    '@aws-lambda-powertools/metrics': './infra/lambda-shims/emf-metrics.ts',
   } as Record<string, string>,
   banner: ESM_REQUIRE_BANNER,
 } as const;
@@ -97,7 +100,6 @@ const FUNCTION_ALIASES: Partial<Record<RelayFunctionId, Record<string, string>>>
     '@aws-sdk/client-sqs': './infra/lambda-shims/sqs-send-message.ts',
     '@aws-sdk/client-dynamodb': './infra/lambda-shims/dynamodb-client.ts',
     '@aws-sdk/lib-dynamodb': './infra/lambda-shims/dynamodb-document-client.ts',
-    '@aws-lambda-powertools/metrics': './infra/lambda-shims/emf-metrics.ts',
   },
 };
 
@@ -121,18 +123,20 @@ export const BUNDLE_BUDGET = { maxBytes: 500 * 1024, maxColdInitMs: 150 } as con
 export const CALLBACK_BUNDLE_TARGET_BYTES = 400 * 1024;
 
 /**
- * Size ceiling per function, enforced by test/infra/bundle-size.test.ts (the callback) and
- * `scripts/bundle-size.ts --check` (every function). The callback's is its size when last measured
- * with room for a small change, on the way to CALLBACK_BUNDLE_TARGET_BYTES. Its composition root is the
- * core one (shared/runtime/lambda-core.ts: no statement or webhook delivery adapters), and its SQS,
+ * Size ceiling per function, enforced by test/infra/bundle-size.test.ts and `scripts/bundle-size.ts
+ * --check` (every function). The callback's is its size when last measured (418 KB) with room for a small
+ * change, on the way to CALLBACK_BUNDLE_TARGET_BYTES. Its composition root is the callback one
+ * (shared/runtime/lambda-callback.ts: the callback path's store, DynamoTransactionStore, without the other
+ * ports' reads and writes; no statement or webhook delivery adapters), and its SQS,
  * DynamoDB and Secrets Manager clients are the slim ones (infra/lambda-shims/). The SDK stays bundled even so (see
  * BUNDLE_OPTIONS): leaving it to the runtime's copy would meet the target at once, but runs an SDK version
  * no test ran (the runtime's, older than the one this code is written against, and changed by AWS without
  * a deploy), without the shims above (Powertools' and AWS's advice: bundle to pin the version).
  */
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
-  callback: 430 * 1024,
-  management: BUNDLE_BUDGET.maxBytes,
+  callback: 420 * 1024,
+  // Still over the 500 KB budget: held to its last measured size (605 KB) so it can only shrink.
+  management: 610 * 1024,
   'outbox-publisher': BUNDLE_BUDGET.maxBytes,
   poller: BUNDLE_BUDGET.maxBytes,
   'transaction-initiated': BUNDLE_BUDGET.maxBytes,

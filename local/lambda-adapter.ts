@@ -1,20 +1,55 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { normalizeIp } from '../shared/util/ip-allowlist';
 
 const TEXT_TYPES = /^(application\/([\w.+-]+\+)?(json|xml|x-www-form-urlencoded)|text\/.*)$/i;
 
+/** The parts of a request target the local server routes by, as API Gateway passes them on. */
+export interface RequestTarget {
+  /** The path as sent: percent-encoding kept, only literal `.` and `..` segments resolved. */
+  pathname: string;
+  /** The query as sent, without its `?` (API Gateway's rawQueryString). */
+  rawQuery: string;
+  searchParams: URLSearchParams;
+}
+
 /**
- * The request target as a URL. Appended to the origin rather than resolved against it, so that a
- * target like `//x` stays a path (API Gateway passes it as rawPath) instead of becoming a host.
+ * RFC 3986's remove_dot_segments, for literal `.` and `..` only. A WHATWG URL also resolves their
+ * percent-encoded forms (`%2e%2e`), which API Gateway passes on as a segment like any other: the local
+ * server resolving them would route `/v1/transactions/airtel/demo/%2e%2e/check` where AWS does not.
  */
-export function requestUrl(target: string | undefined): URL {
-  const raw = target ?? '/';
-  try {
-    return new URL(`http://localhost${raw.startsWith('/') ? raw : `/${raw}`}`);
-  } catch {
-    return new URL('http://localhost/');
-  }
+function withoutDotSegments(path: string): string {
+  const out: string[] = [];
+  const segments = path.split('/').slice(1);
+  segments.forEach((segment, i) => {
+    const last = i === segments.length - 1;
+    if (segment === '.' || segment === '..') {
+      if (segment === '..' && out.length > 0) out.pop();
+      // A trailing dot segment leaves the directory it names: `/a/b/..` is `/a/`.
+      if (last) out.push('');
+      return;
+    }
+    out.push(segment);
+  });
+  return `/${out.join('/')}`;
+}
+
+/**
+ * The request target, split by hand rather than parsed as a URL, so that it reaches the handlers as API
+ * Gateway passes it: a target like `//x` stays a path (it is not a host), a backslash is not a slash, and
+ * encoded dots are not dot segments.
+ */
+export function requestUrl(target: string | undefined): RequestTarget {
+  const raw = (target ?? '/').split('#')[0]!;
+  const queryAt = raw.indexOf('?');
+  const path = queryAt < 0 ? raw : raw.slice(0, queryAt);
+  const rawQuery = queryAt < 0 ? '' : raw.slice(queryAt + 1);
+  return {
+    pathname: withoutDotSegments(path.startsWith('/') ? path : `/${path}`),
+    rawQuery,
+    searchParams: new URLSearchParams(rawQuery),
+  };
 }
 
 export function lambdaContext(functionName: string): Context {
@@ -44,13 +79,15 @@ export interface SourceIpOptions {
  * The source IP under `npm start`: with `trustForwardedFor`, the LAST X-Forwarded-For entry, the one the
  * proxy or tunnel in front of the local server appended (the address it saw). The entries before it are
  * whatever the client wrote: `x-forwarded-for: 196.201.214.200` sent through a tunnel arrives as
- * `196.201.214.200, <caller>`, and the first entry would pass Safaricom's allow-list. The tests and the
+ * `196.201.214.200, <caller>`, and the first entry would pass Safaricom's allow-list. A last entry that
+ * is not an IP address is ignored: the socket's address is the source IP then. The tests and the
  * simulator, with no proxy, send one entry. In AWS, API Gateway's sourceIp is used and this header never is.
  */
 export function sourceIpOf(request: IncomingMessage, options: SourceIpOptions): string {
   const forwarded = request.headers['x-forwarded-for'];
   const entries = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',');
-  const last = entries?.at(-1)?.trim();
+  // Only an address counts: `=1+1` or a script is no source IP, and would be echoed in a 403 and stored.
+  const last = normalizeIp(entries?.at(-1) ?? '');
   if (options.trustForwardedFor && last) return last;
   return (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 }
@@ -83,7 +120,7 @@ export function toApiGatewayEvent(
     version: '2.0',
     routeKey: '$default',
     rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
+    rawQueryString: url.rawQuery,
     cookies,
     headers,
     queryStringParameters: Object.keys(query).length ? query : undefined,

@@ -1,8 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routesAt } from '../shared/config/management-routes';
-import { API_ANSWER_HEADERS } from '../shared/http/types';
+import { RequestHeadersTooLargeError } from '../shared/domain/errors';
+import { errorResponse } from '../shared/http/error-mapping';
+import { API_ANSWER_HEADERS, type HttpResponse } from '../shared/http/types';
 import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
 
 type HttpLambda = (
@@ -160,6 +169,73 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
+/**
+ * API Gateway's quota for HTTP APIs: the request line and the header values together, at most 10,240
+ * bytes; it refuses a larger request before any Lambda runs. The local server refuses it too, so a long
+ * search query fails the same way under `npm start` as in AWS.
+ */
+export const MAX_REQUEST_LINE_AND_HEADER_BYTES = 10_240;
+
+function requestLineAndHeaderBytes(request: IncomingMessage): number {
+  let bytes = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  for (let i = 1; i < request.rawHeaders.length; i += 2) bytes += Buffer.byteLength(request.rawHeaders[i]!);
+  return bytes;
+}
+
+/** The relay's answer to a request line and headers over the quota (`bytes`: when Node counted them). */
+function headersTooLarge(bytes?: number): HttpResponse {
+  const size = bytes === undefined ? 'over the limit' : `${bytes} bytes`;
+  return errorResponse(
+    new RequestHeadersTooLargeError(
+      `The request line and header values are ${size}; the limit is ${MAX_REQUEST_LINE_AND_HEADER_BYTES} (a query that long: send fewer or shorter filters)`,
+      { details: { limit: MAX_REQUEST_LINE_AND_HEADER_BYTES } },
+    ),
+  );
+}
+
+/**
+ * There is no relay store behind the local server's own refusals (as API Gateway's own refusals never reach
+ * the relay): they are noted on its standard error, one line each, never echoing what was sent.
+ */
+function noteRefusal(answer: HttpResponse): void {
+  const { code } = (answer.body as { error: { code: string } }).error;
+  process.stderr.write(`local server refused a request: ${answer.statusCode} ${code}\n`);
+}
+
+function sendAnswer(response: ServerResponse, answer: HttpResponse): void {
+  send(response, answer.statusCode, answer.headers ?? {}, JSON.stringify(answer.body));
+}
+
+/**
+ * Node's HTTP parser refuses headers over its own limit (16 KB) before a request exists, with a bare 431
+ * and no headers: that answer is written here in the relay's shape instead. Other parse errors keep Node's
+ * own answer (400, or 408 on a header timeout).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const answer = headersTooLarge();
+    noteRefusal(answer);
+    const body = JSON.stringify(answer.body);
+    const headers = {
+      ...API_ANSWER_HEADERS,
+      ...answer.headers,
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    };
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(
+      `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode]}\r\n${lines.join('')}\r\n${body}`,
+    );
+    return;
+  }
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+}
+
 function send(
   response: ServerResponse,
   statusCode: number,
@@ -181,8 +257,15 @@ function send(
  * $default route, to the callback function).
  */
 export function createLocalServer(options: LocalServerOptions): Server {
-  return createServer(async (request, response) => {
+  const server = createServer(async (request, response) => {
     try {
+      const headerBytes = requestLineAndHeaderBytes(request);
+      if (headerBytes > MAX_REQUEST_LINE_AND_HEADER_BYTES) {
+        const answer = headersTooLarge(headerBytes);
+        noteRefusal(answer);
+        sendAnswer(response, answer);
+        return;
+      }
       const path = requestUrl(request.url).pathname;
       if (HEALTH_PATHS.has(path) && request.method === 'GET') {
         await answerHealth(path, options, response);
@@ -219,4 +302,6 @@ export function createLocalServer(options: LocalServerOptions): Server {
         send(response, 500, { 'content-type': 'application/json' }, '{"error":{"code":"INTERNAL_ERROR"}}');
     }
   });
+  server.on('clientError', answerClientError);
+  return server;
 }

@@ -5,7 +5,7 @@ import {
   BUFFER_UNAPPLIABLE_RETRY_SECONDS,
   bufferRetryDelaySeconds,
 } from '../../shared/app/buffer/retry-backoff';
-import type { RelayServices } from '../../shared/app/services';
+import type { CallbackServices } from '../../shared/app/services';
 import { BUFFERED_APPLIED_METRIC, BUFFERED_FAILED_METRIC } from '../../shared/config/metric-names';
 
 /** The parts of an SQS event this function reads (hand-written: no aws-lambda types dependency needed). */
@@ -67,7 +67,7 @@ type Stop = 'storage' | 'deadline';
  * started when too little time is left. Whatever was not applied (not started, cut, failed) is reported
  * back, so the records applied before the deadline stay applied and are not received again.
  */
-export function createBufferConsumer(services: RelayServices, options: BufferConsumerOptions = {}) {
+export function createBufferConsumer(services: CallbackServices, options: BufferConsumerOptions = {}) {
   const { safetyMarginMs = 5_000, minStartMs = 2_000, fallbackRemainingMs = 30_000 } = options;
   return middy<SqsEvent, SqsBatchResponse>().handler(async (event, context: ConsumerContext) => {
     const remainingMs =
@@ -194,7 +194,7 @@ const BATCH = 10;
  * when a batch applied nothing (the store is down, or the deadline came: the records back off) or when
  * too little time is left. An SQS event (an event source mapping someone wired) is still applied as before.
  */
-export function createBufferDrain(services: RelayServices, options: BufferDrainOptions) {
+export function createBufferDrain(services: CallbackServices, options: BufferDrainOptions) {
   const {
     queue,
     lanes = 5,

@@ -1,10 +1,11 @@
 import { ingressBufferFromEnv } from '../../shared/runtime/ingress-buffer';
-import { lambdaCoreServices } from '../../shared/runtime/lambda-core';
+import { lambdaCallbackServices } from '../../shared/runtime/lambda-callback';
 import { createCallbackHandler } from './handler';
 import { INGRESS_BUFFER_OFF_METRIC } from '../../shared/config/metric-names';
 
-// The core services only: the callback never reads statements or webhook deliveries (a smaller bundle).
-const { services } = await lambdaCoreServices('relay-callback');
+// The core services on the callback path's store only: the callback never reads the console's, the
+// poller's or the operators' items, statements or webhook deliveries (a smaller bundle).
+const { services } = await lambdaCallbackServices('relay-callback');
 const ingressBuffer = await ingressBufferFromEnv(services.log);
 const handle = createCallbackHandler({ ...services, ingressBuffer });
 

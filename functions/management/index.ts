@@ -1,5 +1,5 @@
-import { lambdaReconcileServices } from '../../shared/runtime/lambda';
+import { lambdaManagementServices } from '../../shared/runtime/lambda-management';
 import { createManagementHandler } from './handler';
 
-const { services } = await lambdaReconcileServices('relay-management');
+const { services } = await lambdaManagementServices('relay-management');
 export const handler = createManagementHandler(services);

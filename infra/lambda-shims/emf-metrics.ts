@@ -18,19 +18,19 @@ import {
 } from '../../node_modules/@aws-lambda-powertools/metrics/lib/esm/constants.js';
 
 /**
- * Bundled in place of `@aws-lambda-powertools/metrics` in the callback function only (esbuild alias,
- * infra/bundling.ts FUNCTION_ALIASES): Powertools Metrics as the relay's EMF adapter uses it
+ * Bundled in place of `@aws-lambda-powertools/metrics` in every Lambda function (esbuild alias,
+ * infra/bundling.ts BUNDLE_OPTIONS.alias): Powertools Metrics as the relay's EMF adapter uses it
  * (shared/adapters/metrics/powertools-metrics.ts: standard-resolution metrics in dimension sets, published
  * by hand, the default `service` dimension cleared) and nothing more: no decorators, middleware, cold-start
- * metric, metadata, timestamps or high resolution (~9 KB of the callback's bundle). Same EMF document,
+ * metric, metadata, timestamps or high resolution (~6-9 KB of each bundle). Same EMF document,
  * same checks and errors, same limits (a publish at 100 metrics or 100 values), same environment
  * (POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_DISABLED, POWERTOOLS_DEV),
  * same stdout writer. The package's stores are per invocation for Lambda's multi-concurrency mode; these
- * are per instance, which is what the callback (one invocation per instance at a time) gets either way.
+ * are per instance, which is what every function (one invocation per instance at a time) gets either way.
  * test/unit/infra/emf-metrics-shim.test.ts drives both with the same calls and compares what they write;
- * the other functions, local runs and tests keep the package. Should the adapter call another method,
- * add it here and a case to that test: the type check sees the package's class, so only the callback's
- * bundle would fail, at run time (test/integration/callback-bundle.test.ts runs its metrics flush).
+ * local runs and tests keep the package. Should the adapter call another method, add it here and a case
+ * to that test: the type check sees the package's class, so only the bundles would fail, at run time
+ * (test/integration/callback-bundle.test.ts runs the callback's metrics flush).
  */
 
 export { MetricUnit };

@@ -373,8 +373,14 @@ export interface OperationsStore {
   listApprovals(limit: number): Promise<ApprovalRequest[]>;
 }
 
-export type RelayStore = TransactionStore &
-  ProviderRecordStore &
+/**
+ * What the callback path stores and reads (receive-callback.ts and the ingest pipeline): the callback
+ * function is wired with this much (shared/adapters/dynamodb/transaction-store.ts), so its bundle leaves
+ * the other ports' code out.
+ */
+export type CallbackStore = TransactionStore & ProviderRecordStore;
+
+export type RelayStore = CallbackStore &
   DueWorkStore &
   TimelineStore &
   AccountDayStore &

@@ -4,6 +4,7 @@ import type { StatementStore } from './statements/statement-store';
 import type { DeliveryAdmin } from './delivery/destinations-admin';
 import type {
   BadgeApiSource,
+  CallbackStore,
   Clock,
   FetchLike,
   IngressBuffer,
@@ -41,6 +42,12 @@ export interface RelayServices {
   /** Limits lowered by a test; absent: the production values. */
   limits?: RelayLimits;
 }
+
+/**
+ * What the callback path (receive-callback.ts) depends on: the services with the callback path's store
+ * only, which is all the callback function is wired with (shared/runtime/lambda-callback.ts).
+ */
+export type CallbackServices = Omit<RelayServices, 'store'> & { store: CallbackStore };
 
 /**
  * Limits a test lowers to reach what lies past them with a few dozen requests instead of thousands

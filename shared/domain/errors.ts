@@ -35,6 +35,10 @@ export class MethodNotAllowedError extends RelayError {
 export class PayloadTooLargeError extends RelayError {
   readonly code = 'PAYLOAD_TOO_LARGE';
 }
+/** The request line and headers over what API Gateway takes (the local server refuses them the same way). */
+export class RequestHeadersTooLargeError extends RelayError {
+  readonly code = 'REQUEST_HEADERS_TOO_LARGE';
+}
 export class UnsupportedMediaTypeError extends RelayError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }

@@ -2,7 +2,7 @@ import { ANSWER_MARGIN_MS, acceptCallback } from '../app/callbacks/receive-callb
 import { ackBudgetFor } from '../app/buffer/ingress-buffer';
 import { noMetrics } from '../app/ports';
 import { recordRejection } from '../app/callbacks/quarantine';
-import type { RelayServices } from '../app/services';
+import type { CallbackServices } from '../app/services';
 import { RelayError, StorageUnavailableError } from '../domain/errors';
 import type { ProviderAck } from '../providers/types';
 import { errorResponse, internalErrorResponse, statusFor } from './error-mapping';
@@ -33,7 +33,7 @@ function toHttp(ack: ProviderAck): HttpResponse {
  * unexpected failure, is quarantined (secrets scrubbed) before the answer.
  */
 export async function receiveCallback(
-  services: RelayServices,
+  services: CallbackServices,
   received: InboundRequest,
 ): Promise<HttpResponse> {
   // The provider's clock started when API Gateway got the request (a cold start included).

@@ -45,6 +45,8 @@ import {
 } from '../app/console/export-csv';
 import { callbackHealthView } from '../app/console/account-health';
 import { badgeShops } from '../app/console/badge-shops';
+import { badParameter } from '../app/console/console-query';
+import { idProblem } from '../util/text';
 import { businessTimeZones, storyTimeZone } from '../app/console/time-zones';
 import type { TransactionKey } from '../domain/transaction';
 import { statementRoute, type StatementUseCase } from './statement-routes';
@@ -79,6 +81,55 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new InvalidReferenceError('A path segment is not valid percent-encoding');
   }
+}
+
+/**
+ * A reference in the path is checked as registration and every report are (`idProblem`, one rule for the
+ * ids the relay keeps as keys): one over the limit names no transaction, so reading, checking or resolving
+ * it is a 400 INVALID_REFERENCE, never a 404 or the store's refusal of a key that long.
+ */
+function checkPathReference(params: Record<string, string>): void {
+  const problem = idProblem('the reference', params.reference);
+  if (problem) throw new InvalidReferenceError(problem);
+}
+
+/** The query parameters of the routes that take a fixed few (others read theirs themselves). */
+const QUERY_PARAMETERS: Partial<Record<ManagementUseCase, readonly string[]>> = {
+  consoleReport: ['from', 'to', 'cursor', 'format'],
+  callbackHealth: ['provider', 'account', 'format'],
+  badgeShops: ['shop', 'format'],
+};
+
+/** 400 naming the parameter and what it may be: a filter is never ignored or matched against nothing. */
+function checkQueryValue(name: string, value: string | undefined, allowed: readonly string[]): void {
+  if (value === undefined || value === '' || allowed.includes(value)) return;
+  throw new SchemaValidationError(
+    `${name}: must be one of ${allowed.join(', ') || '(none configured)'}`.slice(0, 1000),
+    { details: { parameter: name, allowed } },
+  );
+}
+
+/**
+ * Filters are refused when they cannot mean anything: a provider that is not one of the registry's, on
+ * every route; on the routes of QUERY_PARAMETERS, a parameter they do not take (the report has no
+ * provider filter), an account that is not configured (callback health lists configured accounts only)
+ * and a badge shop that is not configured.
+ */
+function checkFilters(config: RelayConfig, useCase: ManagementUseCase, query: InboundRequest['query']): void {
+  const providers = PROVIDERS.map((p) => p.id);
+  checkQueryValue('provider', query.provider, providers);
+  const taken = QUERY_PARAMETERS[useCase];
+  if (!taken) return;
+  const unknown = Object.keys(query).find((name) => !taken.includes(name));
+  if (unknown !== undefined)
+    throw badParameter(unknown.slice(0, 40), `not a parameter of this route; it takes ${taken.join(', ')}`);
+  if (useCase === 'callbackHealth') {
+    const accounts = [...config.accounts.values()]
+      .filter((a) => !query.provider || a.provider === query.provider)
+      .map((a) => a.id);
+    checkQueryValue('account', query.account, [...new Set(accounts)]);
+  }
+  if (useCase === 'badgeShops') checkQueryValue('shop', query.shop, Object.keys(config.badges.shops));
 }
 
 const ROUTES_HINT =
@@ -165,6 +216,9 @@ export async function handleManagementRequest(
     const params = Object.fromEntries(
       Object.entries(match.params).map(([name, value]) => [name, decodeSegment(value)]),
     );
+    checkPathReference(params);
+    if (request.method === 'GET')
+      checkFilters(services.config, route.useCase as ManagementUseCase, request.query);
     return await HANDLERS[route.useCase as ManagementUseCase]({ services, request, params, actor, audit });
   } catch (caught) {
     // Asking for a transaction (or receipt) that does not exist is an answer, not a rejected request; an
@@ -352,7 +406,11 @@ const HANDLERS: Record<ManagementUseCase, (c: RouteContext) => Promise<HttpRespo
   dismissQuarantined: quarantineDecision('dismiss'),
   consoleReport: consoleRead(consoleReport, exportReport),
   callbackHealth: consoleRead(callbackHealthView, exportCallbackHealth),
-  badgeShops: consoleRead((deps) => badgeShops(deps), exportBadges),
+  // `shop` (checked against the configured shops) narrows the answer as it narrows the export.
+  badgeShops: consoleRead(async (deps, query) => {
+    const answer = await badgeShops(deps);
+    return query.shop ? { shops: answer.shops.filter((s) => s.shop === query.shop) } : answer;
+  }, exportBadges),
   importStatement: statementHandler('importStatement'),
   listStatementDays: statementHandler('listStatementDays'),
   readStatementDay: statementHandler('readStatementDay'),

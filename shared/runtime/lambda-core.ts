@@ -1,11 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createDynamoClients } from '../adapters/dynamodb/client';
-import { DynamoRelayStore } from '../adapters/dynamodb/relay-store';
+import type { RelayStoreOptions } from '../adapters/dynamodb/transaction-store';
 import { PowertoolsRelayMetrics } from '../adapters/metrics/powertools-metrics';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import { startTracing } from '../adapters/tracing/xray';
 import { CallbackTracker, trackingCallbacks } from '../app/callbacks/callback-health';
-import { systemClock } from '../app/ports';
+import { type CallbackStore, systemClock } from '../app/ports';
 import { RefusalSampler } from '../app/callbacks/refusal-sampler';
 import { type RelayServices, scrubbingLogger } from '../app/services';
 import { loadRefreshingConfig } from '../config/load';
@@ -19,16 +19,26 @@ import { RelayLogFormatter } from './log-format';
 /** The DynamoDB document client the core services were wired with (for the adapters lambda.ts adds). */
 export type DynamoDoc = ReturnType<typeof createDynamoClients>['doc'];
 
-/** What the Lambda wiring adds: metrics for every function, the quarantine's flood limits. */
-export type LambdaRelayServices = RelayServices & {
+/**
+ * What the Lambda wiring adds: metrics for every function, the quarantine's flood limits. `S` is the store
+ * the function is wired with: the whole RelayStore, or the callback path's CallbackStore (lambda-callback.ts).
+ */
+export type LambdaServicesWith<S extends CallbackStore> = Omit<RelayServices, 'store'> & {
+  store: S;
   metrics: PowertoolsRelayMetrics;
   refusalSampler: RefusalSampler;
 };
 
+export type LambdaRelayServices = LambdaServicesWith<RelayServices['store']>;
+
+/** Opens the function's store on the table (the composition roots pass the adapter they bundle). */
+export type StoreOpener<S extends CallbackStore> = (doc: DynamoDoc, options: RelayStoreOptions) => S;
+
 /**
- * What every Lambda function is wired with, once per cold start (the callback function takes only this:
- * lambda.ts adds the statements and webhook deliveries the others read, whose adapters stay out of the
- * callback's bundle):
+ * What every Lambda function is wired with, once per cold start, on the store `openStore` opens (the
+ * callback function takes only this, with the callback path's store, lambda-callback.ts; lambda.ts adds the
+ * rest of the store, the statements and the other functions' adapters, which stay out of the callback's
+ * bundle):
  * tracing started first (so every SDK client created after it, the secrets reader's included, is
  * captured), config loaded (asynchronously: the secrets this function may read come from Secrets
  * Manager, refreshed while warm) and validated,
@@ -36,9 +46,10 @@ export type LambdaRelayServices = RelayServices & {
  * configured secret; Powertools Metrics (EMF; namespace from POWERTOOLS_METRICS_NAMESPACE, which the
  * construct sets) flushed after every invocation by the handlers' middy chain.
  */
-export async function lambdaCoreServices(
+export async function lambdaCoreServices<S extends CallbackStore>(
   serviceName: string,
-): Promise<{ services: LambdaRelayServices; logger: Logger; doc: DynamoDoc }> {
+  openStore: StoreOpener<S>,
+): Promise<{ services: LambdaServicesWith<S>; logger: Logger; doc: DynamoDoc }> {
   const logger = new Logger({
     serviceName,
     logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO',
@@ -66,7 +77,7 @@ export async function lambdaCoreServices(
   // Every invocation starts a refresh of the secrets when they are older than the refresh interval (not awaited).
   useInvocationRefresh(refresh);
   const { doc } = createDynamoClients();
-  const table = new DynamoRelayStore(doc, {
+  const table = openStore(doc, {
     tableName: requireEnv('TABLE_NAME'),
     retention: config.retention,
   });

@@ -12,7 +12,7 @@ import {
 import { type DigestedReceiptDraft, storeReceipt } from '../callbacks/receipts';
 import { decodeBufferedMessage, describeBuffered, UnappliableBufferedCallbackError } from './ingress-buffer';
 import type { BufferedCallback, BufferedDecision, BufferedMessage } from '../ports';
-import type { RelayServices } from '../services';
+import type { CallbackServices } from '../services';
 
 export interface AppliedBufferedCallback {
   message: BufferedMessage;
@@ -42,7 +42,7 @@ function unappliable(
  * UnappliableBufferedCallbackError when no retry can help (dead-letter queue).
  */
 export async function applyBufferedCallback(
-  services: RelayServices,
+  services: CallbackServices,
   raw: unknown,
   options: { signal?: AbortSignal } = {},
 ): Promise<AppliedBufferedCallback> {
@@ -125,7 +125,7 @@ export async function applyBufferedCallback(
  * an applied buffered message.
  */
 async function applyBufferedDecision(
-  services: RelayServices,
+  services: CallbackServices,
   message: BufferedDecision,
   options: { signal?: AbortSignal },
 ): Promise<AppliedBufferedCallback> {

@@ -1,7 +1,7 @@
 import { StorageUnavailableError } from '../../domain/errors';
 import { untilAborted } from '../../util/deadline';
 import type { BufferedMessage } from '../ports';
-import type { RelayServices } from '../services';
+import type { CallbackServices } from '../services';
 import { type AppliedBufferedCallback, applyBufferedCallback } from './apply-buffered-callback';
 import { UnappliableBufferedCallbackError } from './ingress-buffer';
 
@@ -21,7 +21,7 @@ export type BufferedSettlement =
 
 /** Applies one buffered message (read by `read`, which may refuse it) and says what became of it. */
 export async function settleBuffered(
-  services: RelayServices,
+  services: CallbackServices,
   read: () => unknown,
   options: { signal?: AbortSignal; unappliable?: (error: unknown) => boolean } = {},
 ): Promise<BufferedSettlement> {

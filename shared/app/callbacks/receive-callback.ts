@@ -18,7 +18,7 @@ import {
 import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '../buffer/ingress-buffer';
 import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
-import type { RelayServices } from '../services';
+import type { CallbackServices } from '../services';
 import { CALLBACKS_BUFFERED_METRIC } from '../../config/metric-names';
 
 /** How long the ack may still wait for a late buffer, so the answer itself can leave in time. */
@@ -62,7 +62,7 @@ export interface CallbackOutcome {
  * errors; the inbound endpoint (shared/http/callback-endpoint.ts) records them and answers.
  */
 export async function acceptCallback(
-  services: RelayServices,
+  services: CallbackServices,
   delivery: CallbackDelivery,
 ): Promise<CallbackOutcome> {
   const { log } = services;
@@ -103,7 +103,7 @@ interface CheckedCallback {
 }
 
 /** Redaction, the provider's verification (refusals thrown), its parse, and the receipt to keep. */
-function verifyAndParse(services: RelayServices, delivery: CallbackDelivery): CheckedCallback {
+function verifyAndParse(services: CallbackServices, delivery: CallbackDelivery): CheckedCallback {
   const { provider, account, route } = delivery;
   const parsed = delivery.body;
   const redaction = redactJson(parsed);
@@ -158,7 +158,7 @@ function verifyAndParse(services: RelayServices, delivery: CallbackDelivery): Ch
 
 /** A question the provider asks (a C2B validation): its decision handler answers, the ack carries it. */
 async function answerDecision(
-  services: RelayServices,
+  services: CallbackServices,
   delivery: CallbackDelivery,
   result: Extract<ParseResult, { type: 'decision' }>,
   receipt: ReceiptDraft,
@@ -190,7 +190,7 @@ async function answerDecision(
 
 /** Reports (and facts): the one ingest pipeline, or the ingress buffer when the store cannot answer in time. */
 async function ingestCallback(
-  services: RelayServices,
+  services: CallbackServices,
   delivery: CallbackDelivery,
   checked: CheckedCallback,
   result: Exclude<ParseResult, { type: 'decision' }>,
@@ -247,7 +247,7 @@ async function ingestCallback(
  * transaction's decision sees a duplicate, so there is still one final event.
  */
 async function storeOrBuffer(
-  services: RelayServices,
+  services: CallbackServices,
   batch: IngestBatch,
   started: number,
   message: () => BufferedCallback,

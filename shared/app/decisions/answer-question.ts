@@ -3,11 +3,11 @@ import type { DeadlineQuestion, DecisionFacts, DecisionHandler } from '../../pro
 import { type Late, isLate, within } from '../../util/deadline';
 import { sha256Hex } from '../../util/ids';
 import { type ReceiptDraft, storableHeaders, storeReceipt } from '../callbacks/receipts';
-import type { BufferedDecision, Clock, FetchLike, IngressBuffer, RelayLogger, RelayStore } from '../ports';
+import type { BufferedDecision, Clock, FetchLike, IngressBuffer, RelayLogger, CallbackStore } from '../ports';
 import { checkReportLimits } from '../transactions/ingest-report';
 
 export interface QuestionDeps {
-  store: RelayStore;
+  store: CallbackStore;
   clock: Clock;
   log: RelayLogger;
   fetchImpl?: FetchLike;

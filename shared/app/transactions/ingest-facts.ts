@@ -5,7 +5,7 @@ import { withFactNoted } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
 import { decimalSum, sameAmount } from '../../util/money';
-import type { ProviderRecord, ProviderRecordRef, RelayLogger, RelayStore, WriteOptions } from '../ports';
+import type { ProviderRecord, ProviderRecordRef, RelayLogger, CallbackStore, WriteOptions } from '../ports';
 import { writeWithRetry } from './write-with-retry';
 
 /** ingest-report's resolveCorrelation (passed in: that module calls this one). */
@@ -24,7 +24,7 @@ export interface PlacedFact {
 
 /** Finds the transaction each fact is about: only a real match counts, never a made-up reference. */
 export async function placeFacts(
-  store: RelayStore,
+  store: CallbackStore,
   resolve: Resolve,
   key: { provider: string; account: string },
   facts: readonly FactIntent[],
@@ -106,7 +106,7 @@ type RecordRefOf = (namespace: string, id: string) => ProviderRecordRef;
  * wins" silently. One TransactionConflict per request id and outcome names both results.
  */
 async function raiseContradiction(
-  store: RelayStore,
+  store: CallbackStore,
   ref: RecordRefOf,
   tx: TransactionRecord,
   fact: FactIntent,
@@ -152,7 +152,7 @@ async function raiseContradiction(
  * conditional on the revision read, idempotent (withFactNoted changes nothing the second time).
  */
 async function noteOnTransaction(
-  store: RelayStore,
+  store: CallbackStore,
   tx: TransactionRecord,
   event: EventEnvelope,
   reversal: ReversalRecord | undefined,
@@ -194,7 +194,7 @@ function withNetAmount(
 
 /** The transaction an earlier fact record was placed on (its `reference`), if any. */
 async function recordedAbout(
-  store: RelayStore,
+  store: CallbackStore,
   batch: { provider: string; account: string },
   record: { data: Record<string, unknown> },
   options: WriteOptions,
@@ -212,7 +212,7 @@ const MAX_REVERSALS = 20;
  * amounts of the earlier slots plus this one may not exceed the payment. Returns why not, or undefined.
  */
 async function claimReversal(
-  store: RelayStore,
+  store: CallbackStore,
   ref: RecordRefOf,
   tx: TransactionRecord,
   fact: FactIntent,
@@ -322,7 +322,7 @@ function factEvidence(
  * Returns how many facts were newly written.
  */
 export async function recordFacts(
-  deps: { store: RelayStore; log: RelayLogger },
+  deps: { store: CallbackStore; log: RelayLogger },
   batch: {
     provider: string;
     account: string;

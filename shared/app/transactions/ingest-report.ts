@@ -14,7 +14,7 @@ import type { ResolvedAccount } from '../../config/schema';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
 import { hasControlCharacters, idProblem } from '../../util/text';
-import type { Clock, ReceiptResult, RelayLogger, RelayStore, WriteOptions } from '../ports';
+import type { Clock, ReceiptResult, RelayLogger, CallbackStore, WriteOptions } from '../ports';
 import { type DigestedReceiptDraft, type ReceiptDraft, storeReceipt } from '../callbacks/receipts';
 import { type ReconciliationSettings } from '../reconciliation/reconcile-timing';
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
@@ -23,7 +23,7 @@ import { type DecideOptions, decideReport, decisionContext } from './decide-repo
 import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
 
 export interface IngestDeps {
-  store: RelayStore;
+  store: CallbackStore;
   clock: Clock;
   log: RelayLogger;
   /** Window and first check of transactions a report creates (orphans, C2B payments). */
@@ -142,7 +142,7 @@ export const ALIAS_NAMESPACE_PREFIX = 'alias:';
  * compares the answer with it.
  */
 export async function resolveCorrelation(
-  store: RelayStore,
+  store: CallbackStore,
   provider: string,
   account: string,
   candidates: readonly CorrelationCandidate[],
@@ -244,7 +244,7 @@ async function spendHintBudget(
 
 /** resolveCorrelation's reference alone. */
 export async function resolveReference(
-  store: RelayStore,
+  store: CallbackStore,
   provider: string,
   account: string,
   candidates: readonly CorrelationCandidate[],
@@ -380,7 +380,7 @@ function expectedAmount(data: Record<string, unknown> | undefined): Money | unde
  * transaction id.
  */
 async function samePaymentRecordedAs(
-  store: RelayStore,
+  store: CallbackStore,
   key: TransactionKey,
   providerTransactionId: string,
   candidates: readonly CorrelationCandidate[],

@@ -30,10 +30,14 @@ const pendingApi = {
 
 /**
  * A fresh world. momo/demo resolves up to 500 by an operator; `accounts` are MoMo's accounts (momo/demo
- * alone unless more are named).
+ * alone unless more are named); `more` is the rest of the configuration (badge shops…).
  */
-export function managementWorld(accounts: Record<string, Record<string, unknown>> = {}) {
+export function managementWorld(
+  accounts: Record<string, Record<string, unknown>> = {},
+  more: Record<string, unknown> = {},
+) {
   const config = parseConfig({
+    ...more,
     management: {
       auth: 'bearer',
       tokens: Object.entries(TOKENS).map(([name, token]) => ({

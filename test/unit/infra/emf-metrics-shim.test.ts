@@ -4,7 +4,7 @@ import { PowertoolsRelayMetrics } from '../../../shared/adapters/metrics/powerto
 import * as shim from '../../../infra/lambda-shims/emf-metrics';
 
 /*
- * The callback's bundle replaces Powertools Metrics with infra/lambda-shims/emf-metrics.ts (esbuild alias,
+ * Every Lambda bundle replaces Powertools Metrics with infra/lambda-shims/emf-metrics.ts (esbuild alias,
  * infra/bundling.ts). Here the package's class and the shim are driven with the same calls, through the
  * relay's adapter and directly: what they write on stdout and stderr, and what they throw, must be the same.
  */
@@ -51,7 +51,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-describe('emf-metrics shim (callback bundle) against Powertools Metrics', () => {
+describe('emf-metrics shim (every Lambda bundle) against Powertools Metrics', () => {
   it('writes the same EMF documents through the relay’s adapter: roll-ups, dimensions, value splits', () => {
     // Act
     const { real, slim } = both((Class) => {

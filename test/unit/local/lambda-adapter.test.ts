@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { sourceIpOf, toApiGatewayEvent } from '../../../local/lambda-adapter';
+import { requestUrl, sourceIpOf, toApiGatewayEvent } from '../../../local/lambda-adapter';
 
 function incoming(
   method: string,
@@ -70,5 +70,54 @@ describe('Node HTTP → API Gateway v2 event', () => {
     expect(trusted).toBe('10.0.0.1');
     expect(untrusted).toBe('10.1.2.3');
     expect(single).toBe('196.201.214.200');
+  });
+});
+
+describe('the local server routes the request target as API Gateway passes it', () => {
+  it('keeps percent-encoded dots as a segment instead of resolving them as ..', () => {
+    // Prepare: `%2e%2e` that a WHATWG URL parser would resolve, taking the path one segment up.
+    const request = incoming('POST', '/v1/transactions/airtel/demo/%2e%2e/check?x=%2e%2e', {});
+
+    // Act
+    const event = toApiGatewayEvent(request, Buffer.alloc(0), { trustForwardedFor: false });
+    const target = requestUrl('/v1/transactions/airtel/demo/%2E./%2e/resolve');
+
+    // Assess
+    expect(event.rawPath).toBe('/v1/transactions/airtel/demo/%2e%2e/check');
+    expect(event.requestContext.http.path).toBe('/v1/transactions/airtel/demo/%2e%2e/check');
+    expect(event.rawQueryString).toBe('x=%2e%2e');
+    expect(event.queryStringParameters).toEqual({ x: '..' });
+    expect(target.pathname).toBe('/v1/transactions/airtel/demo/%2E./%2e/resolve');
+  });
+
+  it('still resolves literal dot segments and keeps `//x` a path', () => {
+    // Act
+    const literal = requestUrl('/v1/a/../b/./c');
+    const trailing = requestUrl('/v1/a/..');
+    const doubled = requestUrl('//x?y=1');
+
+    // Assess
+    expect(literal.pathname).toBe('/v1/b/c');
+    expect(trailing.pathname).toBe('/v1/');
+    expect(doubled).toMatchObject({ pathname: '//x', rawQuery: 'y=1' });
+  });
+});
+
+describe('X-Forwarded-For under the local server', () => {
+  it('does not take a value that is not an IP address as the source IP', () => {
+    // Prepare: attacker text where the proxy's address would be.
+    const formula = incoming('POST', '/x', { 'x-forwarded-for': '=1+1' });
+    const script = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, <script>' });
+    const bracketed = incoming('POST', '/x', { 'x-forwarded-for': '[2001:db8::7]' });
+
+    // Act
+    const formulaIp = sourceIpOf(formula, { trustForwardedFor: true });
+    const scriptIp = sourceIpOf(script, { trustForwardedFor: true });
+    const bracketedIp = sourceIpOf(bracketed, { trustForwardedFor: true });
+
+    // Assess: the socket's address, never the text sent.
+    expect(formulaIp).toBe('10.1.2.3');
+    expect(scriptIp).toBe('10.1.2.3');
+    expect(bracketedIp).toBe('2001:db8::7');
   });
 });
