@@ -42,7 +42,6 @@ import type { TransactionKey, TransactionRecord } from '../../domain/transaction
 import { sha256Hex } from '../../util/ids';
 import {
   ACCOUNT_DAY_INDEX,
-  accountDayEntryIn,
   accountDayKeyTime,
   accountDayPartition,
   accountDayRangeStart,
@@ -50,6 +49,7 @@ import {
   AUDIT_PK_PREFIX,
   DAY_INDEX,
   DUE_INDEX,
+  inAccountDayIndex,
   LOOKUP_PK_PREFIX,
   QUARANTINE_PK_PREFIX,
   RECEIPT_SK_PREFIX,
@@ -155,6 +155,19 @@ function* daysBetween(from: string, to: string): Generator<string> {
     yield new Date(day).toISOString().slice(0, 10);
 }
 
+/** Reads of one listAccountDay in flight at once (queries, then items). */
+const ACCOUNT_DAY_READS_IN_FLIGHT = 16;
+
+/** Runs `work` on every element, at most `width` at a time. */
+async function inParallel<T>(all: readonly T[], width: number, work: (one: T) => Promise<void>) {
+  const queue = [...all];
+  await Promise.all(
+    Array.from({ length: Math.min(width, queue.length) }, async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
+    }),
+  );
+}
+
 export class DynamoRelayStore implements RelayStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -183,10 +196,15 @@ export class DynamoRelayStore implements RelayStore {
     const item: Record<string, unknown> = {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
-      // The creation's while open; kept by a verdict within the slack (a first callback rewrites the entry
-      // in place), else moved once to the verdict's: a close reads its day and the slack before it only.
-      [ACCOUNT_DAY_INDEX.partitionKey]: accountDayPartition(key.provider, key.account, dayAt),
-      [ACCOUNT_DAY_INDEX.sortKey]: dayAt,
+      // Sparse: the creation's key while open and after a verdict within the slack, which the byDay entry
+      // places (no account-day entry to put or rewrite at registration, orphan or first callback); a later
+      // verdict or a movement time from the provider's records puts one, once.
+      ...(inAccountDayIndex(dayAt, tx.createdAt)
+        ? {
+            [ACCOUNT_DAY_INDEX.partitionKey]: accountDayPartition(key.provider, key.account, dayAt),
+            [ACCOUNT_DAY_INDEX.sortKey]: dayAt,
+          }
+        : {}),
       pk,
       sk: TX_SK,
       itemType: 'transaction',
@@ -941,72 +959,82 @@ export class DynamoRelayStore implements RelayStore {
     from: string,
     to: string,
   ): Promise<AccountDayEntry[]> {
-    // The slack's reading half (table.ts): the range starts the slack early, and a final entry keyed within
-    // the slack of either edge may have its day time on the other side, so its item says.
+    // The slack's reading half (table.ts): a transaction's day time is at most the slack after its key,
+    // which is its creation (byDay) or its account-day entry (byAccountDay, sparse): both key ranges start
+    // the slack early, and each transaction found is settled by its item (its status, amount and day time
+    // are not in the entries: a first callback rewrites none).
     const lower = accountDayRangeStart(from);
-    const entries: AccountDayEntry[] = [];
-    const unsure: TransactionKey[] = [];
-    // A business day spans at most two UTC days (two or three partitions with the slack), each by key range.
+    const found = new Map<string, TransactionKey>();
+    const note = (items: Record<string, unknown>[] | undefined) => {
+      for (const item of items ?? []) {
+        const key = keyOfPk(String(item.pk));
+        if (key && key.provider === provider && key.account === account) found.set(String(item.pk), key);
+      }
+    };
+    const prefix = transactionPk({ provider, account, reference: '' });
+    const queries: Array<(cursor: Record<string, unknown> | undefined) => QueryCommand> = [];
     for (const day of daysBetween(lower, to)) {
-      let cursor: Record<string, unknown> | undefined;
-      do {
-        const page = await guard('listAccountDay', () =>
-          this.doc.send(
+      // Every account's creations of the day are in its by-day shards: keys only, the account's kept by
+      // a filter on the table key (read units count the entries read, ~100 B each).
+      for (let shard = 0; shard < this.shards; shard++) {
+        const created = this.dayShardQuery(day, shard, lower, to);
+        queries.push(
+          (cursor) =>
             new QueryCommand({
-              TableName: this.options.tableName,
-              IndexName: ACCOUNT_DAY_INDEX.name,
-              // One condition per sort key: BETWEEN is inclusive, the end is left out below.
-              KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
-              ExpressionAttributeNames: {
-                '#part': ACCOUNT_DAY_INDEX.partitionKey,
-                '#at': ACCOUNT_DAY_INDEX.sortKey,
-              },
-              ExpressionAttributeValues: {
-                ':part': accountDayPartition(provider, account, day),
-                ':from': lower,
-                ':to': to,
-              },
+              ...created,
+              FilterExpression: 'begins_with(pk, :prefix)',
+              ExpressionAttributeValues: { ...created.ExpressionAttributeValues, ':prefix': prefix },
               ExclusiveStartKey: cursor,
               ReturnConsumedCapacity: this.capacity,
             }),
-          ),
         );
+      }
+      queries.push(
+        (cursor) =>
+          new QueryCommand({
+            TableName: this.options.tableName,
+            IndexName: ACCOUNT_DAY_INDEX.name,
+            // One condition per sort key: BETWEEN is inclusive, the item decides the end.
+            KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
+            ExpressionAttributeNames: {
+              '#part': ACCOUNT_DAY_INDEX.partitionKey,
+              '#at': ACCOUNT_DAY_INDEX.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':part': accountDayPartition(provider, account, day),
+              ':from': lower,
+              ':to': to,
+            },
+            ExclusiveStartKey: cursor,
+            ReturnConsumedCapacity: this.capacity,
+          }),
+      );
+    }
+    await inParallel(queries, ACCOUNT_DAY_READS_IN_FLIGHT, async (query) => {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await guard('listAccountDay', () => this.doc.send(query(cursor)));
         this.report('listAccountDay', page.ConsumedCapacity);
-        for (const item of page.Items ?? []) {
-          const key = keyOfPk(String(item.pk));
-          const at = String(item[ACCOUNT_DAY_INDEX.sortKey]);
-          if (!key) continue;
-          const status = item.status as AccountDayEntry['status'];
-          const found = accountDayEntryIn(at, isFinal(status), from, to);
-          if (found === 'ask') unsure.push(key);
-          else if (found === 'in')
-            entries.push({
-              key,
-              at,
-              status,
-              amount: item.amount as AccountDayEntry['amount'],
-              providerTransactionId: item.providerTransactionId as string | undefined,
-            });
-        }
+        note(page.Items);
         cursor = page.LastEvaluatedKey;
       } while (cursor);
-    }
-    // A few at a time, as listCreated's partitions.
-    for (let i = 0; i < unsure.length; i += 8) {
-      const read = await Promise.all(unsure.slice(i, i + 8).map((key) => this.getTransaction(key)));
-      for (const tx of read) {
-        const at = tx && dayTimeOf(tx);
-        if (!tx || !at || at < from || at >= to) continue;
-        entries.push({
-          key: tx.key,
-          at,
-          status: tx.status,
-          amount: tx.amount,
-          providerTransactionId: tx.providerTransactionId,
-        });
-      }
-    }
-    return entries.sort((a, b) => a.at.localeCompare(b.at));
+    });
+    // Each transaction's item (eventually consistent, half a unit each under 4 KB, as BatchGetItem would
+    // bill it), a bounded number in flight: a busy day's close reads its transactions once.
+    const entries: AccountDayEntry[] = [];
+    await inParallel([...found.values()], ACCOUNT_DAY_READS_IN_FLIGHT, async (key) => {
+      const tx = await this.getTransaction(key);
+      const at = tx && dayTimeOf(tx);
+      if (!tx || !at || at < from || at >= to) return;
+      entries.push({
+        key: tx.key,
+        at,
+        status: tx.status,
+        amount: tx.amount,
+        providerTransactionId: tx.providerTransactionId,
+      });
+    });
+    return entries.sort((a, b) => a.at.localeCompare(b.at) || a.key.reference.localeCompare(b.key.reference));
   }
 
   async listCreatedPage(
