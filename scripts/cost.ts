@@ -259,7 +259,12 @@ export const FIRST_CALLBACKS: Readonly<Record<'registered' | 'unregistered', Ite
   },
 };
 
-/** The largest index entry of each index the bench saw a first callback put or delete (keys and projection). */
+/**
+ * Index entries a first callback puts or deletes (keys and projection), an upper bound: byDay and
+ * byAccountDay as the bench measured them, due from the test's items (77 B) with the bench's longer
+ * references (+24 B, as byDay's); first-callback-write-units.test.ts checks each entry against it and
+ * `npm run bench -- --only callbacks` prints the ones it sees.
+ */
 export const INDEX_ENTRY_BYTES = { due: 101, byDay: 108, byAccountDay: 189 } as const;
 
 /**
