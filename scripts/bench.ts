@@ -35,7 +35,7 @@ import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
 import { createTableInput, transactionPk, TX_SK } from '../shared/adapters/dynamodb/table';
-import { callbackWriteUnits, MEASURED } from './cost';
+import { callbackWriteUnits, INDEX_ENTRY_BYTES, MEASURED } from './cost';
 import { indexEntry, indexShapes, itemBytes, writeUnits as ruleWriteUnits } from './cost/dynamo-units';
 import { FileEventSink } from '../shared/adapters/events/file-sink';
 import { parseConfig } from '../shared/config/load';
@@ -563,6 +563,7 @@ async function itemSizeRows(
     beforeBytes: number;
     afterBytes: number;
     outboxBytes: number;
+    dueEntryBytes: number;
     dayEntryBytes: number;
     accountDayEntryBytes: number;
     units: number;
@@ -581,23 +582,28 @@ async function itemSizeRows(
       const receipts = Items.filter((item) => item.sk?.S !== TX_SK);
       const transaction = ruleWriteUnits(before, after, indexes);
       const receipt = receipts.reduce((n, item) => n + ruleWriteUnits(undefined, item, indexes).total, 0);
-      const dayEntry = indexEntry(
-        after,
-        indexes.find((i) => i.name === 'byDay')!,
-      );
+      // The largest entry of each index the write put or deleted (what the cost's INDEX_ENTRY_BYTES bounds).
+      const entryOf = (name: string) =>
+        Math.max(
+          0,
+          ...[before, after].map((item) =>
+            itemBytes(
+              indexEntry(
+                item,
+                indexes.find((i) => i.name === name)!,
+              ),
+            ),
+          ),
+        );
       rows.push({
         kind,
         receiptBytes: Math.max(0, ...receipts.map(itemBytes)),
         beforeBytes: itemBytes(before),
         afterBytes: itemBytes(after),
         outboxBytes: after?.outbox ? itemBytes({ outbox: after.outbox }) : 0,
-        dayEntryBytes: itemBytes(dayEntry),
-        accountDayEntryBytes: itemBytes(
-          indexEntry(
-            after,
-            indexes.find((i) => i.name === 'byAccountDay')!,
-          ),
-        ),
+        dueEntryBytes: entryOf('due'),
+        dayEntryBytes: entryOf('byDay'),
+        accountDayEntryBytes: entryOf('byAccountDay'),
         units: receipt + transaction.total,
         indexUnits: transaction.indexes,
       });
@@ -608,12 +614,15 @@ async function itemSizeRows(
   const event = (existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '')
     .split('\n')
     .find((line) => line.includes('"TransactionSucceeded"'));
-  const priced = callbackWriteUnits();
+  const priced = callbackWriteUnits(indexes);
   out(
-    `| item sizes by DynamoDB's rules, largest of ${rows.length} first callbacks: receipt / transaction before → after (of it the outbox) / byDay entry / byAccountDay entry | ${max('receiptBytes')} B / ${max('beforeBytes')} → ${max('afterBytes')} B (${max('outboxBytes')} B) / ${max('dayEntryBytes')} B / ${max('accountDayEntryBytes')} B | cost prices ${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${MEASURED.dayIndexEntryBytes} / ${MEASURED.accountDayIndexEntryBytes} B |`,
+    `| item sizes by DynamoDB's rules, largest of ${rows.length} first callbacks: receipt / transaction before → after (of it the outbox) / due, byDay, byAccountDay entry (none: not in it) | ${max('receiptBytes')} B / ${max('beforeBytes')} → ${max('afterBytes')} B (${max('outboxBytes')} B) / ${max('dueEntryBytes')}, ${max('dayEntryBytes')}, ${max('accountDayEntryBytes')} B | cost prices ${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${INDEX_ENTRY_BYTES.due}, ${INDEX_ENTRY_BYTES.byDay}, ${INDEX_ENTRY_BYTES.byAccountDay} B |`,
   );
+  const same =
+    max('units', 'registered') === priced.byKind.registered &&
+    max('units', 'unregistered') === priced.byKind.unregistered;
   out(
-    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries): registered / unregistered | ${max('units', 'registered')} / ${max('units', 'unregistered')} WCU (${max('indexUnits', 'registered')} / ${max('indexUnits', 'unregistered')} of them index writes; DynamoDB Local counted ${localUnits.toFixed(2)} for a registered one) | cost prices ${priced.total} ${max('units') === priced.total ? '✔' : '✘ update MEASURED in scripts/cost.ts'} |`,
+    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries): registered / unregistered | ${max('units', 'registered')} / ${max('units', 'unregistered')} WRU (${max('indexUnits', 'registered')} / ${max('indexUnits', 'unregistered')} of them index writes; DynamoDB Local counted ${localUnits.toFixed(2)} for a registered one) | cost prices ${priced.byKind.registered} / ${priced.byKind.unregistered}, the dearer ${priced.total} ${same ? '✔' : '✘ update FIRST_CALLBACKS / MEASURED in scripts/cost.ts'} |`,
   );
   if (event)
     out(`| event as the sink wrote it (TransactionSucceeded) | ${Buffer.byteLength(event)} B | reported |`);

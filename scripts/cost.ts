@@ -21,7 +21,14 @@ import { parseSecretRef } from '../shared/config/secret-reader';
 import { parseCli } from './cli';
 import { deliveryCostPerMillion, sqsDeliveryCostPerMillion } from './cost/deliveries';
 import { ACCOUNT_DAY_SLACK_SECONDS } from '../shared/adapters/dynamodb/table';
-import { READ_UNIT_BYTES, STORAGE_OVERHEAD_BYTES, writeUnitsOf } from './cost/dynamo-units';
+import {
+  type IndexShape,
+  indexWriteUnitsOfChange,
+  type ItemChange,
+  READ_UNIT_BYTES,
+  STORAGE_OVERHEAD_BYTES,
+  writeUnitsOf,
+} from './cost/dynamo-units';
 import { countSeries, type DimensionValues, findEmitters, type MetricSeries } from './cost/metric-series';
 import { accessLogLineBytes, type CfnTemplate, countTemplate, type TemplateCounts } from './cost/template';
 
@@ -146,12 +153,10 @@ export const MEASURED = {
   publisherLogBytes: 162 + LOG_EVENT_OVERHEAD_BYTES,
   callbackDurationMs: 76,
   publisherDurationMs: 40,
-  // The dearer of the bench's two first callbacks, both with the headers API Gateway passes on (4 units
-  // each): one for a transaction registered as the registration writes it (its due entry deleted, its
-  // byAccountDay entry's status rewritten under the key the registration wrote: the verdict came within
-  // the slack, shared/adapters/dynamodb/table.ts ACCOUNT_DAY_SLACK_SECONDS), one for a transaction nobody
-  // registered (it creates the transaction, its byDay and its byAccountDay entries). A first callback
-  // after the slack (a prompt long expired) moves the entry: one unit more, and rare.
+  // The bench's two first callbacks, both with the headers API Gateway passes on: one for a transaction
+  // registered as the registration writes it (its verdict within the account-day slack,
+  // shared/adapters/dynamodb/table.ts ACCOUNT_DAY_SLACK_SECONDS), one for a transaction nobody registered.
+  // Their index writes are not here: they follow from FIRST_CALLBACKS and the synthesized indexes.
   /** The receipt item a first callback creates, compact (shared/adapters/dynamodb/receipt-item.ts). */
   receiptBytes: 655,
   /**
@@ -160,12 +165,6 @@ export const MEASURED = {
    */
   transactionBeforeBytes: 417,
   transactionAfterBytes: 667,
-  /** Index write units of that write (by the GSI rules: entries put, changed or deleted): due out, byAccountDay rewritten. */
-  indexWriteUnitsPerCallback: 2,
-  /** The byDay index entry each transaction keeps (keys only). */
-  dayIndexEntryBytes: 108,
-  /** Its byAccountDay entry: the table and index keys, status, amount and providerTransactionId. */
-  accountDayIndexEntryBytes: 189,
   /** The sink's TransactionSucceeded line (1,001 B) and EventBridge's own envelope fields (~150 B). */
   eventBytes: 1001 + 150,
   /** A poll cycle with nothing due: its duration, the due-index queries (one per shard), its log bytes. */
@@ -173,6 +172,100 @@ export const MEASURED = {
   pollReadUnits: 2,
   pollLogBytes: 600,
 } as const;
+
+/**
+ * The transaction item a first callback writes, by attribute (test/integration/first-callback-write-units.test.ts
+ * reads them off the items in DynamoDB Local and checks them here): what it had, has, and changed. With
+ * the template's index definitions they give the index writes (scripts/cost/dynamo-units.ts
+ * indexWriteUnitsOfChange): an index whose keys appear puts an entry, whose keys go deletes it, whose
+ * projected attributes change rewrites it.
+ */
+export const FIRST_CALLBACKS: Readonly<Record<'registered' | 'unregistered', ItemChange>> = {
+  registered: {
+    before: [
+      'amount',
+      'createdAt',
+      'dayShard',
+      'dueAt',
+      'dueShard',
+      'h',
+      'outbox',
+      'pk',
+      'reconcile',
+      'revision',
+      'sk',
+      'status',
+      'updatedAt',
+    ],
+    after: [
+      'amount',
+      'createdAt',
+      'dayShard',
+      'expiresAt',
+      'h',
+      'outbox',
+      'pk',
+      'providerTransactionId',
+      'reconcile',
+      'revision',
+      'sk',
+      'status',
+      'updatedAt',
+    ],
+    changed: [
+      'dueAt',
+      'dueShard',
+      'expiresAt',
+      'h',
+      'outbox',
+      'providerTransactionId',
+      'reconcile',
+      'status',
+      'updatedAt',
+    ],
+  },
+  unregistered: {
+    before: [],
+    after: [
+      'amount',
+      'createdAt',
+      'dayShard',
+      'expiresAt',
+      'h',
+      'outbox',
+      'pk',
+      'providerTransactionId',
+      'reconcile',
+      'revision',
+      'sk',
+      'status',
+      'updatedAt',
+    ],
+    changed: [
+      'amount',
+      'createdAt',
+      'dayShard',
+      'expiresAt',
+      'h',
+      'outbox',
+      'pk',
+      'providerTransactionId',
+      'reconcile',
+      'revision',
+      'sk',
+      'status',
+      'updatedAt',
+    ],
+  },
+};
+
+/**
+ * Index entries a first callback puts or deletes (keys and projection), an upper bound: byDay and
+ * byAccountDay as the bench measured them, due from the test's items (77 B) with the bench's longer
+ * references (+24 B, as byDay's); first-callback-write-units.test.ts checks each entry against it and
+ * `npm run bench -- --only callbacks` prints the ones it sees.
+ */
+export const INDEX_ENTRY_BYTES = { due: 101, byDay: 108, byAccountDay: 189 } as const;
 
 /**
  * An idle drain of the ingress buffer (the buffer consumer on its schedule, nothing waiting): one
@@ -237,17 +330,52 @@ const namesOf = (stack: Stack, activity: string) =>
     .map((s) => `${s.name} ${s.series}`)
     .join(', ');
 
-/** Write units of a first callback, by the 1 KB rule: the receipt, the transaction (larger image), its indexes. */
-export function callbackWriteUnits(m: Measured = MEASURED) {
+/**
+ * Write units of a first callback, by the 1 KB rule: the receipt, the transaction (larger image), and the
+ * index entries the template's indexes take for its change; the dearer of a registered and an unregistered
+ * transaction's is priced.
+ */
+export function callbackWriteUnits(indexes: readonly IndexShape[], m: Measured = MEASURED) {
   const receipt = writeUnitsOf(m.receiptBytes);
   const transaction = writeUnitsOf(Math.max(m.transactionBeforeBytes, m.transactionAfterBytes));
+  const indexWrites = (change: ItemChange) =>
+    indexes.map((index) => ({
+      name: index.name,
+      units: indexWriteUnitsOfChange(change, index, entryBytesOf(index)),
+    }));
+  const registered = indexWrites(FIRST_CALLBACKS.registered);
+  const unregistered = indexWrites(FIRST_CALLBACKS.unregistered);
+  const sum = (writes: typeof registered) => writes.reduce((n, w) => n + w.units, 0);
+  const kind = sum(unregistered) > sum(registered) ? 'unregistered' : 'registered';
+  const priced = kind === 'registered' ? registered : unregistered;
   return {
     receipt,
     transaction,
-    indexes: m.indexWriteUnitsPerCallback,
-    total: receipt + transaction + m.indexWriteUnitsPerCallback,
-  };
+    indexes: sum(priced),
+    /** The index writes priced, by index (none listed: none). */
+    indexWrites: priced.filter((w) => w.units > 0),
+    kind,
+    byKind: {
+      registered: receipt + transaction + sum(registered),
+      unregistered: receipt + transaction + sum(unregistered),
+    },
+    total: receipt + transaction + sum(priced),
+  } as const;
 }
+
+const entryBytesOf = (index: IndexShape) => (INDEX_ENTRY_BYTES as Record<string, number>)[index.name] ?? 0;
+
+/** Bytes of index entries a stored transaction keeps: the indexes the priced first callback leaves it in. */
+export function indexBytesPerTransaction(indexes: readonly IndexShape[]): number {
+  const after = FIRST_CALLBACKS[callbackWriteUnits(indexes).kind].after;
+  return indexes
+    .filter((index) => index.keys.every((key) => after.includes(key)))
+    .reduce((n, index) => n + entryBytesOf(index) + STORAGE_OVERHEAD_BYTES, 0);
+}
+
+/** An index as the cost line names it: its name and what it projects. */
+const describeIndex = (index: IndexShape) =>
+  `${index.name} ${typeof index.projection === 'string' ? index.projection.toLowerCase().replace('_', ' ') : `keys + ${index.projection.include.join(', ')}`}`;
 
 /**
  * Changes the outbox publisher gets per invocation at `callbacksPerMonth` from the template's stream mapping:
@@ -279,9 +407,12 @@ export function perMillionCallbacks(
   // the changes it gets; its invocation and its START/END/REPORT lines are shared by the batch.
   const batch = changesPerPublisherInvocation(stack, callbacksPerMonth);
   const gbs = gbSeconds(m.callbackDurationMs, memory) + gbSeconds(m.publisherDurationMs, publisherMemory);
-  const wcu = callbackWriteUnits(m);
+  const wcu = callbackWriteUnits(stack.counts.tableIndexes, m);
   // An eventually consistent read: half a unit per started 4 KB, half a unit for an item not there.
-  const rcu = Math.max(1, Math.ceil(m.transactionBeforeBytes / READ_UNIT_BYTES)) / 2;
+  // The callback's read, and the daily close's read of the item (the account-day reader settles each
+  // transaction by its item: the indexes carry no verdict, so a first callback rewrites no entry).
+  const itemRead = Math.max(1, Math.ceil(m.transactionAfterBytes / READ_UNIT_BYTES)) / 2;
+  const rcu = Math.max(1, Math.ceil(m.transactionBeforeBytes / READ_UNIT_BYTES)) / 2 + itemRead;
   const crossAccount = stack.counts.busTargets;
   const archived = stack.counts.archives.length;
   const accessLog = Math.max(0, ...stack.counts.accessLogFormats.map(accessLogLineBytes));
@@ -315,12 +446,12 @@ export function perMillionCallbacks(
     {
       item: 'DynamoDB writes (1 KB rule)',
       dollars: wcu.total * prices.dynamoPerMillionWrites,
-      formula: `${wcu.total} WRU (receipt ${m.receiptBytes} B → ${wcu.receipt}; transaction ${m.transactionBeforeBytes} → ${m.transactionAfterBytes} B → ${wcu.transaction}; indexes ${wcu.indexes}: a registered transaction's due entry out and byAccountDay entry rewritten in place (its verdict within ${ACCOUNT_DAY_SLACK_SECONDS / 60} min of its registration keeps the key; after that it moves: +1), or an unregistered one's byDay and byAccountDay entries put; npm run bench) × $${prices.dynamoPerMillionWrites}/M`,
+      formula: `${wcu.total} WRU (receipt ${m.receiptBytes} B → ${wcu.receipt}; transaction ${m.transactionBeforeBytes} → ${m.transactionAfterBytes} B → ${wcu.transaction}; index entries ${wcu.indexes}${wcu.indexWrites.length ? ` (${wcu.indexWrites.map((w) => `${w.name} ${w.units}`).join(', ')})` : ''} by the template's indexes (${stack.counts.tableIndexes.map(describeIndex).join('; ')}) for the dearer first callback, ${wcu.kind === 'registered' ? 'a registered' : 'an unregistered'} transaction's (registered ${wcu.byKind.registered}, unregistered ${wcu.byKind.unregistered}; a verdict more than ${ACCOUNT_DAY_SLACK_SECONDS / 60} min after the registration puts a byAccountDay entry: +1); npm run bench) × $${prices.dynamoPerMillionWrites}/M`,
     },
     {
       item: 'DynamoDB reads',
       dollars: rcu * prices.dynamoPerMillionReads,
-      formula: `${rcu} RRU (one eventually consistent read ≤ 4 KB) × $${prices.dynamoPerMillionReads}/M`,
+      formula: `${rcu} RRU (eventually consistent reads ≤ 4 KB: the callback's of the transaction, the daily close's of its item; docs/table-design.md#the-account-day-slack) × $${prices.dynamoPerMillionReads}/M`,
     },
     {
       item: 'EventBridge events',
@@ -541,8 +672,8 @@ export function storage(
   const tableBytes =
     transactions * (m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES) +
     receipts * (m.receiptBytes + STORAGE_OVERHEAD_BYTES);
-  const indexBytes =
-    transactions * (m.dayIndexEntryBytes + m.accountDayIndexEntryBytes + 2 * STORAGE_OVERHEAD_BYTES);
+  const entryBytes = indexBytesPerTransaction(stack.counts.tableIndexes);
+  const indexBytes = transactions * entryBytes;
   const pitr = stack.counts.pointInTimeRecovery ? prices.dynamoPitrPerGbMonth : 0;
   const archiveDays = Math.max(0, ...stack.counts.archives.map((a) => a.retentionDays ?? 3650));
   const archived = stack.counts.archives.length ? callbacksPerMonth * keptMonths(archiveDays) : 0;
@@ -551,7 +682,7 @@ export function storage(
     {
       item: 'DynamoDB storage',
       dollars: ((tableBytes + indexBytes) / GB) * prices.dynamoStoragePerGbMonth,
-      formula: `${(transactions / MILLION).toFixed(2)} M transactions (${stack.retention.transactionDays} d) × ${m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES} B + byDay entries ${m.dayIndexEntryBytes + STORAGE_OVERHEAD_BYTES} B + byAccountDay entries ${m.accountDayIndexEntryBytes + STORAGE_OVERHEAD_BYTES} B, ${(receipts / MILLION).toFixed(2)} M receipts (${stack.retention.receiptDays} d) × ${m.receiptBytes + STORAGE_OVERHEAD_BYTES} B = ${gb(tableBytes + indexBytes)} GB × $${prices.dynamoStoragePerGbMonth}/GB-month`,
+      formula: `${(transactions / MILLION).toFixed(2)} M transactions (${stack.retention.transactionDays} d) × (${m.transactionAfterBytes + STORAGE_OVERHEAD_BYTES} B + ${entryBytes} B of index entries: the template's indexes a final transaction is in), ${(receipts / MILLION).toFixed(2)} M receipts (${stack.retention.receiptDays} d) × ${m.receiptBytes + STORAGE_OVERHEAD_BYTES} B = ${gb(tableBytes + indexBytes)} GB × $${prices.dynamoStoragePerGbMonth}/GB-month`,
     },
     {
       item: 'DynamoDB point-in-time recovery',

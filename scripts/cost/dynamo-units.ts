@@ -144,3 +144,53 @@ export function indexShapes(input: CreateTableCommandInput): IndexShape[] {
           : 'KEYS_ONLY',
   }));
 }
+
+/**
+ * What a write did to an item, by attribute name: the attributes it had before (none when the write created
+ * it), those it has after, and those whose value the write set, changed or removed. Enough to apply the
+ * GSI rules to any index definition without the values (`npm run cost` prices a template's indexes this way).
+ */
+export interface ItemChange {
+  readonly before: readonly string[];
+  readonly after: readonly string[];
+  readonly changed: readonly string[];
+}
+
+/** The change a write made, read from the item's images. */
+export function itemChange(
+  before: Record<string, AttributeValue> | undefined,
+  after: Record<string, AttributeValue> | undefined,
+): ItemChange {
+  const names = (item: typeof before) => Object.keys(item ?? {}).sort();
+  return {
+    before: names(before),
+    after: names(after),
+    changed: [...new Set([...names(before), ...names(after)])]
+      .filter((name) => !sameValue(before?.[name], after?.[name]))
+      .sort(),
+  };
+}
+
+/**
+ * indexWriteUnits by attribute names: an entry put when the item gets the index's keys, deleted when it
+ * loses them, deleted and put when a key changes, rewritten when a projected attribute changes; each
+ * entry of `entryBytes` (the index's measured entry; 1 unit below 1 KB).
+ */
+export function indexWriteUnitsOfChange(change: ItemChange, index: IndexShape, entryBytes: number): number {
+  const has = (names: readonly string[]) => index.keys.every((key) => names.includes(key));
+  const was = has(change.before);
+  const is = has(change.after);
+  const entry = writeUnitsOf(entryBytes);
+  if (!was && !is) return 0;
+  if (was !== is) return entry;
+  if (index.keys.some((key) => change.changed.includes(key))) return 2 * entry;
+  const projected =
+    index.projection === 'ALL'
+      ? change.changed
+      : index.projection === 'KEYS_ONLY'
+        ? []
+        : change.changed.filter((name) =>
+            (index.projection as { include: readonly string[] }).include.includes(name),
+          );
+  return projected.length > 0 ? entry : 0;
+}

@@ -4,6 +4,8 @@
  * groups and their retention, the event archive, queues polled by Lambda, the schedules (by the
  * function each invokes), and how each function is traced.
  */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { type IndexShape, indexShapes } from './dynamo-units';
 
 export interface CfnResource {
   readonly Type: string;
@@ -49,6 +51,8 @@ export interface TemplateCounts {
   /** Stages with access logging on, and an access log line's format. */
   readonly accessLogFormats: readonly string[];
   readonly pointInTimeRecovery: boolean;
+  /** The table's global secondary indexes as synthesized: their keys and projections (what a write puts in each). */
+  readonly tableIndexes: readonly IndexShape[];
   /** Cognito user pools on the Plus tier (threat protection enforced: billed per monthly active user). */
   readonly plusTierUserPools: number;
   /** Event rules delivering to an event bus (each delivery to another account's bus is billed as an event). */
@@ -167,6 +171,8 @@ export function countTemplate(template: CfnTemplate): TemplateCounts {
     accessLogFormats: of('AWS::ApiGatewayV2::Stage')
       .map(([, s]) => (s.Properties?.AccessLogSettings as { Format?: string } | undefined)?.Format)
       .filter((f): f is string => typeof f === 'string'),
+    // CloudFormation spells the table the way CreateTable does (KeySchema, GlobalSecondaryIndexes, Projection).
+    tableIndexes: indexShapes(table as unknown as CreateTableCommandInput),
     pointInTimeRecovery:
       (table.PointInTimeRecoverySpecification as { PointInTimeRecoveryEnabled?: boolean } | undefined)
         ?.PointInTimeRecoveryEnabled === true,

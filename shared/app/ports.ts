@@ -205,14 +205,10 @@ interface TimelineStore {
   listCreated(from: string, to: string): Promise<TransactionKey[]>;
 }
 
-/** A transaction as the account-day index holds it: enough for a daily close, without its item. */
+/** A transaction as a daily close adds it up (the DynamoDB store reads it from its item). */
 export interface AccountDayEntry {
   key: TransactionKey;
-  /**
-   * Its day time (domain/statement-match.ts dayTimeOf); from the DynamoDB index, a verdict reached soon
-   * after the creation may give the creation instead (at most ACCOUNT_DAY_SLACK_SECONDS before the day
-   * time, shared/adapters/dynamodb/table.ts), always inside the range asked for.
-   */
+  /** Its day time (domain/statement-match.ts dayTimeOf), inside the range asked for. */
   at: string;
   status: TransactionStatus;
   amount: Money | undefined;

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import { OUTBOX_BATCHING_WINDOW_SECONDS } from '../../infra/relay/outbox';
 import {
+  callbackWriteUnits,
   changesPerPublisherInvocation,
   doubledAccounts,
   headline,
@@ -145,15 +146,6 @@ describe('what the example stack costs (npm run cost, from the synthesized templ
     );
   });
 
-  it('costs at most $12.31 per million callbacks all in at 1 M a month, steady state (where it stands)', () => {
-    // Act
-    const { perMillionSteady } = headline(stack, doubled, US, MILLION);
-
-    // Assess: $12.91 before the buffer was drained on a schedule and its seal key moved into the
-    // example's callback secret; $14.83 before the provider silence moved to the poller.
-    expect(perMillionSteady).toBeLessThanOrEqual(12.31);
-  });
-
   it('bills no SQS polling on an idle ingress buffer and no secret of its own for the seal key', () => {
     // Act
     const floor = idleFloor(stack, US);
@@ -167,10 +159,38 @@ describe('what the example stack costs (npm run cost, from the synthesized templ
     expect(stack.counts.secrets).toBe(0);
   });
 
-  // Not reached yet: $12.30 here. What is left is not in the buffer: a first callback's 4 write units
-  // ($2.50: its due entry out and its byAccountDay entry rewritten), storage and PITR at 90 days ($1.65),
-  // 29 alarm metrics and a composite ($3.40). `npm run cost` prints where it stands.
-  it.todo(
-    `costs at most $${TARGETS.perMillionSteady} per million callbacks all in at 1 M a month, steady state`,
-  );
+  it(`costs at most $${TARGETS.perMillionSteady} per million callbacks all in at 1 M a month, steady state`, () => {
+    // Act
+    const { perMillionSteady } = headline(stack, doubled, US, MILLION);
+
+    // Assess: $12.30 while a first callback took 4 write units (its byAccountDay entry rewritten, or put).
+    expect(perMillionSteady).toBeLessThanOrEqual(TARGETS.perMillionSteady);
+  });
+
+  it('prices a first callback’s index writes from the synthesized indexes: 3 write units, registered or not', () => {
+    // Act
+    const units = callbackWriteUnits(stack.counts.tableIndexes);
+    const writes = perMillionCallbacks(stack, US, MILLION).find(
+      (l) => l.item === 'DynamoDB writes (1 KB rule)',
+    )!;
+
+    // Assess: the receipt, the transaction, and one index entry (the due entry out, or the byDay entry in).
+    expect(stack.counts.tableIndexes.map((i) => i.name)).toEqual(['due', 'byDay', 'byAccountDay']);
+    expect(units.byKind).toEqual({ registered: 3, unregistered: 3 });
+    expect(writes.dollars).toBeCloseTo(3 * US.dynamoPerMillionWrites, 10);
+  });
+
+  it('would price a byAccountDay entry rewritten at every verdict were the index to project all attributes', () => {
+    // Prepare: the same template with the account-day index projecting everything (a key change apart,
+    // only then does a verdict within the slack touch it) and every transaction in it.
+    const all = stack.counts.tableIndexes.map((i) =>
+      i.name === 'byAccountDay' ? { ...i, projection: 'ALL' as const, keys: ['dayShard', 'createdAt'] } : i,
+    );
+
+    // Act
+    const units = callbackWriteUnits(all);
+
+    // Assess: the registered one's entry rewritten, the unregistered one's put.
+    expect(units.byKind).toEqual({ registered: 4, unregistered: 4 });
+  });
 });

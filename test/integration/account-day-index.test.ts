@@ -1,7 +1,7 @@
 /**
- * The byAccountDay index keeps a transaction's creation as its key when the verdict comes within the slack
- * (shared/adapters/dynamodb/table.ts accountDayKeyTime: a first callback rewrites the entry in place rather
- * than moving it), and the store still answers "the account's transactions whose day time is in [from, to)"
+ * The byAccountDay index holds only the transactions the byDay index cannot place: a verdict within the
+ * slack of the creation keeps the creation's key (shared/adapters/dynamodb/table.ts accountDayKeyTime), and
+ * such a transaction has no account-day entry (a first callback writes none), and the store still answers "the account's transactions whose day time is in [from, to)"
  * exactly: a daily close counts a verdict on the day it was reached, an open transaction on the day it was
  * created, and entries written before the slack existed (keyed by the verdict's time) the same way.
  */
@@ -87,7 +87,7 @@ async function storedKey(tx: TransactionRecord) {
 }
 
 describe('the account-day index with its slack, in DynamoDB Local', () => {
-  it('a verdict reached just after midnight counts on its own day, though its key stays the creation’s', async () => {
+  it('a verdict reached just after midnight counts on its own day, though it has no account-day entry', async () => {
     // Prepare: created 23:55 Nairobi on the 24th (20:55 UTC), succeeded 10 minutes later, on the 25th.
     const tx = payment('SLACK-MIDNIGHT', '2026-11-24T20:55:00.000Z', 10 * 60_000);
     await table.store.createTransaction(tx);
@@ -97,7 +97,7 @@ describe('the account-day index with its slack, in DynamoDB Local', () => {
     const day25 = await dayOf('2026-11-25');
 
     // Assess
-    expect(await storedKey(tx)).toBe('2026-11-24T20:55:00.000Z');
+    expect(await storedKey(tx)).toBeUndefined();
     expect(day24.verdicts).toEqual({});
     expect(day25.verdicts).toEqual({ SUCCEEDED: { count: 1, amount: '100' } });
   });

@@ -2,10 +2,11 @@
  * What a first callback costs in DynamoDB write units by AWS's item-size rule (1 unit per started KB of the
  * larger of each item's before and after images, plus every index entry the write puts, changes or
  * deletes), measured on the items it leaves in DynamoDB Local, against what `npm run cost` prices
- * (scripts/cost.ts callbackWriteUnits): the cost may not price less than the table takes. The callback is
- * MoMo's requesttopay success with the headers API Gateway passes on, for a transaction registered as the
+ * (scripts/cost.ts callbackWriteUnits, from the attributes the write changed, FIRST_CALLBACKS, and the
+ * synthesized indexes): the cost may not price less than the table takes. The callback is MoMo's
+ * requesttopay success with the headers API Gateway passes on, for a transaction registered as the
  * registration writes it (its first check due) and for one nobody registered, and for a registered one
- * whose first callback comes after the account-day slack (its byAccountDay entry moves).
+ * whose first callback comes after the account-day slack (it enters the byAccountDay index).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,8 +17,15 @@ import { createTableInput, transactionPk, TX_SK } from '../../shared/adapters/dy
 import { storableHeaders } from '../../shared/app/callbacks/receipts';
 import { applyReport } from '../../shared/domain/apply-report';
 import type { TransactionRecord } from '../../shared/domain/transaction';
-import { callbackWriteUnits } from '../../scripts/cost';
-import { indexShapes, writeUnits } from '../../scripts/cost/dynamo-units';
+import { callbackWriteUnits, FIRST_CALLBACKS, INDEX_ENTRY_BYTES } from '../../scripts/cost';
+import {
+  indexEntry,
+  indexShapes,
+  indexWriteUnitsOfChange,
+  itemBytes,
+  itemChange,
+  writeUnits,
+} from '../../scripts/cost/dynamo-units';
 import { createTestTable } from '../helpers/dynamo';
 import { KEY, registered, report } from '../helpers/reports';
 
@@ -100,7 +108,7 @@ function unitsOf(
 }
 
 describe('write units of a first callback by AWS’s item-size rule', () => {
-  it('a registered transaction’s: the receipt, the transaction, its due entry out and its day entry rewritten in place, 4 units: what the cost prices', async () => {
+  it('a registered transaction’s: the receipt, the transaction and its due entry out, 3 units: what the cost prices, from the attributes the write changed', async () => {
     // Prepare: registered a minute before its callback, its first check due (domain/registration.ts).
     const reference = 'units-registered';
     const tx = registered({
@@ -114,17 +122,21 @@ describe('write units of a first callback by AWS’s item-size rule', () => {
     // Act
     await firstCallback(reference, tx);
 
-    // Assess: one unit for the receipt with the gateway's headers (compact), one for the transaction.
-    // The index: the due entry deleted, the byAccountDay entry's status changed under the key the
-    // registration wrote (one put, not a delete and a put). The dearer first callback: what the cost prices.
+    // Assess: one unit for the receipt with the gateway's headers (compact), one for the transaction,
+    // one for its due entry deleted. Its verdict within the slack leaves it out of byAccountDay (its byDay
+    // entry places it), so nothing there to rewrite. The cost's measured change gives the same units.
     const after = await collection(reference);
     const units = unitsOf(before, after);
-    expect(units).toMatchObject({ receipt: 1, transaction: 1, indexes: 2 });
-    expect(units.total).toBe(4);
-    expect(units.total).toBe(callbackWriteUnits().total);
+    expect(units).toMatchObject({ receipt: 1, transaction: 1, indexes: 1 });
+    expect(units.total).toBe(3);
     const tx0 = before.find((item) => item.sk?.S === TX_SK)!;
     const tx1 = after.find((item) => item.sk?.S === TX_SK)!;
-    expect([tx1.accountDay, tx1.dayAt]).toEqual([tx0.accountDay, tx0.dayAt]);
+    expect([tx0.accountDay, tx1.accountDay]).toEqual([undefined, undefined]);
+    expect(itemChange(tx0, tx1)).toEqual(FIRST_CALLBACKS.registered);
+    expectPricedAsMeasured(tx0, tx1);
+    expect(callbackWriteUnits(indexShapes(createTableInput(table.tableName))).byKind.registered).toBe(
+      units.total,
+    );
   });
 
   it('a registered transaction’s first callback after the slack moves its day entry: one unit more than the cost prices', async () => {
@@ -141,22 +153,46 @@ describe('write units of a first callback by AWS’s item-size rule', () => {
     // Act
     await firstCallback(reference, tx);
 
-    // Assess: the key becomes the verdict's time (a delete and a put in the index).
+    // Assess: the key becomes the verdict's time, which the byDay entry cannot place: an entry put.
     const after = await collection(reference);
-    expect(unitsOf(before, after)).toMatchObject({ receipt: 1, transaction: 1, indexes: 3, total: 5 });
+    expect(unitsOf(before, after)).toMatchObject({ receipt: 1, transaction: 1, indexes: 2, total: 4 });
     expect(after.find((item) => item.sk?.S === TX_SK)?.dayAt).toEqual({ S: AT });
   });
 
-  it('an unregistered transaction’s: the receipt, the transaction and its two index entries, no more than the cost prices', async () => {
+  it('an unregistered transaction’s: the receipt, the transaction and its byDay entry, 3 units: what the cost prices', async () => {
     // Prepare
     const reference = 'units-orphan';
 
     // Act
     await firstCallback(reference, undefined);
 
-    // Assess
-    const units = unitsOf([], await collection(reference));
-    expect(units).toMatchObject({ receipt: 1, transaction: 1 });
-    expect(units.total).toBeLessThanOrEqual(callbackWriteUnits().total);
+    // Assess: created final within the slack of its creation, it has no byAccountDay entry.
+    const after = await collection(reference);
+    const units = unitsOf([], after);
+    expect(units).toEqual({ receipt: 1, transaction: 1, indexes: 1, total: 3 });
+    const tx1 = after.find((item) => item.sk?.S === TX_SK)!;
+    expect(itemChange(undefined, tx1)).toEqual(FIRST_CALLBACKS.unregistered);
+    expectPricedAsMeasured(undefined, tx1);
+    const priced = callbackWriteUnits(indexShapes(createTableInput(table.tableName)));
+    expect(priced.byKind.unregistered).toBe(units.total);
+    expect(priced.total).toBe(Math.max(priced.byKind.registered, units.total));
   });
 });
+
+/**
+ * The cost's reading of a write (its attribute names and the measured entry sizes) gives each index the
+ * units the rule gives the items themselves, and the entries are no larger than the sizes it prices.
+ */
+function expectPricedAsMeasured(
+  before: Record<string, AttributeValue> | undefined,
+  after: Record<string, AttributeValue>,
+) {
+  for (const index of indexShapes(createTableInput(table.tableName))) {
+    const measured = INDEX_ENTRY_BYTES[index.name as keyof typeof INDEX_ENTRY_BYTES];
+    const entries = [indexEntry(before, index), indexEntry(after, index)].filter(Boolean);
+    for (const entry of entries) expect(itemBytes(entry), index.name).toBeLessThanOrEqual(measured);
+    expect(indexWriteUnitsOfChange(itemChange(before, after), index, measured), index.name).toBe(
+      writeUnits(before, after, [index]).indexes,
+    );
+  }
+}

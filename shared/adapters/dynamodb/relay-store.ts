@@ -1,5 +1,5 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   AccountDayEntry,
@@ -17,12 +17,10 @@ import type {
   StoredReceiptView,
 } from '../../app/ports';
 import { StorageUnavailableError } from '../../domain/errors';
-import { isFinal } from '../../domain/status';
 import { dayTimeOf } from '../../domain/statement-match';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import {
   ACCOUNT_DAY_INDEX,
-  accountDayEntryIn,
   accountDayPartition,
   accountDayRangeStart,
   APPROVAL_PK,
@@ -46,6 +44,25 @@ function* daysBetween(from: string, to: string): Generator<string> {
   const end = Date.parse(to.slice(0, 10));
   for (let day = Date.parse(from.slice(0, 10)); day <= end; day += DAY * 1000)
     yield new Date(day).toISOString().slice(0, 10);
+}
+
+/** Queries of one listAccountDay in flight at once. */
+const ACCOUNT_DAY_READS_IN_FLIGHT = 16;
+/** BatchGetItem's limit: keys a request. */
+const BATCH_GET_KEYS = 100;
+/** BatchGetItem requests of one listAccountDay in flight at once. */
+const BATCH_GETS_IN_FLIGHT = 4;
+/** Requests for one batch's keys, the first included, before unprocessed keys fail the read. */
+const BATCH_GET_ATTEMPTS = 5;
+
+/** Runs `work` on every element, at most `width` at a time. */
+async function inParallel<T>(all: readonly T[], width: number, work: (one: T) => Promise<void>) {
+  const queue = [...all];
+  await Promise.all(
+    Array.from({ length: Math.min(width, queue.length) }, async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
+    }),
+  );
 }
 
 /** Every port of the relay's store (RelayStore): the callback path's (DynamoTransactionStore) and the rest. */
@@ -396,62 +413,78 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
     from: string,
     to: string,
   ): Promise<AccountDayEntry[]> {
-    // The slack's reading half (table.ts): the range starts the slack early, and a final entry keyed within
-    // the slack of either edge may have its day time on the other side, so its item says.
+    // The slack's reading half (table.ts): a transaction's day time is at most the slack after its key,
+    // which is its creation (byDay) or its account-day entry (byAccountDay, sparse): both key ranges start
+    // the slack early, and each transaction found is settled by its item (its status, amount and day time
+    // are not in the entries: a first callback rewrites none).
     const lower = accountDayRangeStart(from);
-    const entries: AccountDayEntry[] = [];
-    const unsure: TransactionKey[] = [];
-    // A business day spans at most two UTC days (two or three partitions with the slack), each by key range.
+    const found = new Map<string, TransactionKey>();
+    const note = (items: Record<string, unknown>[] | undefined) => {
+      for (const item of items ?? []) {
+        const key = keyOfPk(String(item.pk));
+        if (key && key.provider === provider && key.account === account) found.set(String(item.pk), key);
+      }
+    };
+    const prefix = transactionPk({ provider, account, reference: '' });
+    const queries: Array<(cursor: Record<string, unknown> | undefined) => QueryCommand> = [];
     for (const day of daysBetween(lower, to)) {
-      let cursor: Record<string, unknown> | undefined;
-      do {
-        const page = await guard('listAccountDay', () =>
-          this.doc.send(
+      // Every account's creations of the day are in its by-day shards: keys only, the account's kept by
+      // a filter on the table key (read units count the entries read, ~100 B each).
+      for (let shard = 0; shard < this.shards; shard++) {
+        const created = this.dayShardQuery(day, shard, lower, to);
+        queries.push(
+          (cursor) =>
             new QueryCommand({
-              TableName: this.options.tableName,
-              IndexName: ACCOUNT_DAY_INDEX.name,
-              // One condition per sort key: BETWEEN is inclusive, the end is left out below.
-              KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
-              ExpressionAttributeNames: {
-                '#part': ACCOUNT_DAY_INDEX.partitionKey,
-                '#at': ACCOUNT_DAY_INDEX.sortKey,
-              },
-              ExpressionAttributeValues: {
-                ':part': accountDayPartition(provider, account, day),
-                ':from': lower,
-                ':to': to,
-              },
+              ...created,
+              FilterExpression: 'begins_with(pk, :prefix)',
+              ExpressionAttributeValues: { ...created.ExpressionAttributeValues, ':prefix': prefix },
               ExclusiveStartKey: cursor,
               ReturnConsumedCapacity: this.capacity,
             }),
-          ),
         );
+      }
+      queries.push(
+        (cursor) =>
+          new QueryCommand({
+            TableName: this.options.tableName,
+            IndexName: ACCOUNT_DAY_INDEX.name,
+            // One condition per sort key: BETWEEN is inclusive, the item decides the end.
+            KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
+            ExpressionAttributeNames: {
+              '#part': ACCOUNT_DAY_INDEX.partitionKey,
+              '#at': ACCOUNT_DAY_INDEX.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':part': accountDayPartition(provider, account, day),
+              ':from': lower,
+              ':to': to,
+            },
+            ExclusiveStartKey: cursor,
+            ReturnConsumedCapacity: this.capacity,
+          }),
+      );
+    }
+    await inParallel(queries, ACCOUNT_DAY_READS_IN_FLIGHT, async (query) => {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await guard('listAccountDay', () => this.doc.send(query(cursor)));
         this.report('listAccountDay', page.ConsumedCapacity);
-        for (const item of page.Items ?? []) {
-          const key = keyOfPk(String(item.pk));
-          const at = String(item[ACCOUNT_DAY_INDEX.sortKey]);
-          if (!key) continue;
-          const status = item.status as AccountDayEntry['status'];
-          const found = accountDayEntryIn(at, isFinal(status), from, to);
-          if (found === 'ask') unsure.push(key);
-          else if (found === 'in')
-            entries.push({
-              key,
-              at,
-              status,
-              amount: item.amount as AccountDayEntry['amount'],
-              providerTransactionId: item.providerTransactionId as string | undefined,
-            });
-        }
+        note(page.Items);
         cursor = page.LastEvaluatedKey;
       } while (cursor);
-    }
-    // A few at a time, as listCreated's partitions.
-    for (let i = 0; i < unsure.length; i += 8) {
-      const read = await Promise.all(unsure.slice(i, i + 8).map((key) => this.getTransaction(key)));
-      for (const tx of read) {
-        const at = tx && dayTimeOf(tx);
-        if (!tx || !at || at < from || at >= to) continue;
+    });
+    // Each transaction's item, read by BatchGetItem (100 keys a request, eventually consistent: half a unit
+    // each under 4 KB), a few requests in flight: a busy day's close reads its transactions once, in
+    // hundreds of round trips rather than tens of thousands.
+    const entries: AccountDayEntry[] = [];
+    const keys = [...found.values()];
+    const batches = Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, (_, i) =>
+      keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
+    );
+    await inParallel(batches, BATCH_GETS_IN_FLIGHT, async (batch) => {
+      for (const tx of await this.batchGetTransactions(batch)) {
+        const at = dayTimeOf(tx);
+        if (!at || at < from || at >= to) continue;
         entries.push({
           key: tx.key,
           at,
@@ -460,8 +493,38 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
           providerTransactionId: tx.providerTransactionId,
         });
       }
+    });
+    return entries.sort((a, b) => a.at.localeCompare(b.at) || a.key.reference.localeCompare(b.key.reference));
+  }
+
+  /**
+   * The transactions of up to 100 keys (absent ones left out). DynamoDB may leave keys unprocessed when it
+   * throttles: they are asked again, with a growing pause, a bounded number of times; then the read fails
+   * as an outage rather than answering a day without some of its transactions.
+   */
+  private async batchGetTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]> {
+    const read: TransactionRecord[] = [];
+    let pending: Record<string, unknown>[] = keys.map((key) => ({ pk: transactionPk(key), sk: TX_SK }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === BATCH_GET_ATTEMPTS)
+        throw new StorageUnavailableError(
+          `DynamoDB batchGetTransactions left ${pending.length} keys unprocessed after ${attempt} attempts`,
+        );
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const keysNow = pending;
+      const result = await guard('batchGetTransactions', () =>
+        this.doc.send(
+          new BatchGetCommand({
+            RequestItems: { [this.options.tableName]: { Keys: keysNow } },
+            ReturnConsumedCapacity: this.capacity,
+          }),
+        ),
+      );
+      for (const capacity of result.ConsumedCapacity ?? []) this.report('batchGetTransactions', capacity);
+      for (const item of result.Responses?.[this.options.tableName] ?? []) read.push(toRecord(item));
+      pending = (result.UnprocessedKeys?.[this.options.tableName]?.Keys as Record<string, unknown>[]) ?? [];
     }
-    return entries.sort((a, b) => a.at.localeCompare(b.at));
+    return read;
   }
 
   async listCreatedPage(

@@ -22,13 +22,15 @@ export const DUE_INDEX = { name: 'due', partitionKey: 'dueShard', sortKey: 'dueA
 export const DAY_INDEX = { name: 'byDay', partitionKey: 'dayShard', sortKey: 'createdAt' } as const;
 
 /**
- * Every transaction by account and day time (domain/statement-match.ts dayTimeOf: when the money moved by
- * the record that opened it, its final verdict, or its creation while open): a daily close queries its
- * account's one or two UTC days, and reads what it adds up from the index itself. The key is the day
- * time, except for a verdict reached within ACCOUNT_DAY_SLACK_SECONDS of the creation: then it stays the
- * creation (accountDayKeyTime below), so a first callback rewrites the entry in place (1 write
- * unit: its status) instead of moving it (a delete and a put); the reader settles the few entries keyed
- * near the edges of what it is asked (docs/table-design.md#the-account-day-slack).
+ * The transactions the by-day index cannot place by account and day time (domain/statement-match.ts
+ * dayTimeOf: when the money moved by the record that opened it, its final verdict, or its creation while
+ * open): sparse, only a transaction whose account-day key (accountDayKeyTime below) is not its creation,
+ * i.e. a verdict reached more than ACCOUNT_DAY_SLACK_SECONDS after the creation or a movement time from the
+ * provider's records. Every other transaction's day time is within the slack after its creation, so the
+ * `byDay` entry it has anyway places it: a registration, an orphan callback and a first callback within the
+ * slack write no entry here (one index write less each); a late verdict puts one (docs/table-design.md#the-
+ * account-day-slack). The projection is the one deployed stacks have (CloudFormation cannot change it in
+ * place); the reader reads the items and uses only the keys.
  */
 export const ACCOUNT_DAY_INDEX = {
   name: 'byAccountDay',
@@ -45,17 +47,18 @@ export const accountDayPartition = (provider: string, account: string, at: strin
  * How long after its creation a transaction's verdict keeps the account-day key of its creation: longer
  * than a provider's prompt lives (Daraja's STK push about a minute, MoMo's and Airtel's USSD approvals a
  * few) and than the poller's first check (reconcile-schedule.ts firstCheckSeconds, 300 by default), so a
- * first callback and the first check's verdict leave the key as the registration wrote it. The reader
- * reads the item of a final entry keyed this close to either edge of its range (a share of 2 × 15 min of
- * a day's entries at a close): a longer one would spare only the rare later verdict its move.
+ * first callback and the first check's verdict keep the transaction out of the account-day index. The
+ * reader queries this much before its range (a share of 15 min of a day's entries at a close): a longer
+ * one would spare only the rare later verdict its entry.
  */
 export const ACCOUNT_DAY_SLACK_SECONDS = 900;
 
 /*
- * The slack is one rule with two halves, both here so they cannot drift apart: the writer keys an entry at
- * most the slack before its day time (accountDayKeyTime), so the reader of [from, to) starts its key range
- * the slack early (accountDayRangeStart) and settles by the item only the final entries keyed within the
- * slack of either edge (accountDayEntryIn). Entries written before the slack (key = day time) obey it too.
+ * The slack is one rule with two halves, both here so they cannot drift apart: the writer keys a
+ * transaction at most the slack before its day time (accountDayKeyTime; its creation, in the by-day index,
+ * or an account-day entry), so the reader of [from, to) starts both key ranges the slack early
+ * (accountDayRangeStart) and settles each transaction by its item. Entries written before the index was
+ * sparse (every transaction, key = its day time or its creation) obey it too.
  */
 const ACCOUNT_DAY_SLACK_MS = ACCOUNT_DAY_SLACK_SECONDS * 1000;
 
@@ -75,21 +78,10 @@ export const accountDayRangeStart = (from: string): string =>
   new Date(Date.parse(from) - ACCOUNT_DAY_SLACK_MS).toISOString();
 
 /**
- * Whether an entry keyed `key` is in [from, to) by its day time: `in`, `out`, or `ask` (a final entry
- * keyed before `from` or within the slack before `to`: its day time may be on the other side of the edge,
- * so its item says). An open entry's key is its day time; no entry's key is after its day time.
+ * Whether a transaction keyed `keyTime` has an entry in the account-day index: only when the by-day index
+ * (keyed by the creation) cannot place it within the slack.
  */
-export function accountDayEntryIn(
-  key: string,
-  final: boolean,
-  from: string,
-  to: string,
-): 'in' | 'out' | 'ask' {
-  if (key >= to) return 'out';
-  if (final && (key < from || key >= new Date(Date.parse(to) - ACCOUNT_DAY_SLACK_MS).toISOString()))
-    return 'ask';
-  return key >= from ? 'in' : 'out';
-}
+export const inAccountDayIndex = (keyTime: string, createdAt: string): boolean => keyTime !== createdAt;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keysOnlyIndex = (index: typeof DUE_INDEX | typeof DAY_INDEX) => ({

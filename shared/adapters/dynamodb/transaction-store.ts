@@ -31,6 +31,7 @@ import {
   accountDayPartition,
   DAY_INDEX,
   DUE_INDEX,
+  inAccountDayIndex,
   QUARANTINE_PK_PREFIX,
   RECEIPT_SK_PREFIX,
   refusedPk,
@@ -163,10 +164,15 @@ export class DynamoTransactionStore implements CallbackStore {
     const item: Record<string, unknown> = {
       ...(dueAt ? { [DUE_INDEX.partitionKey]: `DUE#${shard}`, [DUE_INDEX.sortKey]: dueAt } : {}),
       [DAY_INDEX.partitionKey]: `${tx.createdAt.slice(0, 10)}#${shard}`,
-      // The creation's while open; kept by a verdict within the slack (a first callback rewrites the entry
-      // in place), else moved once to the verdict's: a close reads its day and the slack before it only.
-      [ACCOUNT_DAY_INDEX.partitionKey]: accountDayPartition(key.provider, key.account, dayAt),
-      [ACCOUNT_DAY_INDEX.sortKey]: dayAt,
+      // Sparse: the creation's key while open and after a verdict within the slack, which the byDay entry
+      // places (no account-day entry to put or rewrite at registration, orphan or first callback); a later
+      // verdict or a movement time from the provider's records puts one, once.
+      ...(inAccountDayIndex(dayAt, tx.createdAt)
+        ? {
+            [ACCOUNT_DAY_INDEX.partitionKey]: accountDayPartition(key.provider, key.account, dayAt),
+            [ACCOUNT_DAY_INDEX.sortKey]: dayAt,
+          }
+        : {}),
       pk,
       sk: TX_SK,
       itemType: 'transaction',

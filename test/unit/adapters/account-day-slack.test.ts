@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACCOUNT_DAY_SLACK_SECONDS,
-  accountDayEntryIn,
   accountDayKeyTime,
   accountDayRangeStart,
+  inAccountDayIndex,
 } from '../../../shared/adapters/dynamodb/table';
 
 /**
@@ -40,19 +40,7 @@ describe('the reader of a range of day times', () => {
     expect(accountDayRangeStart(from)).toBe(plus(from, -SLACK_MS));
   });
 
-  it('takes open entries by their key, and asks the item of a final entry keyed within the slack of an edge', () => {
-    expect(accountDayEntryIn(plus(from, -1000), false, from, to)).toBe('out');
-    expect(accountDayEntryIn(from, false, from, to)).toBe('in');
-    expect(accountDayEntryIn(plus(to, -1000), false, from, to)).toBe('in');
-    expect(accountDayEntryIn(to, false, from, to)).toBe('out');
-    expect(accountDayEntryIn(plus(from, -1000), true, from, to)).toBe('ask');
-    expect(accountDayEntryIn(from, true, from, to)).toBe('in');
-    expect(accountDayEntryIn(plus(to, -SLACK_MS - 1000), true, from, to)).toBe('in');
-    expect(accountDayEntryIn(plus(to, -SLACK_MS), true, from, to)).toBe('ask');
-    expect(accountDayEntryIn(to, true, from, to)).toBe('out');
-  });
-
-  it('answers, for every key the writer gives, whether the day time is in the range: never wrong, asking only near an edge', () => {
+  it('answers, for every key the writer gives, whether the day time is in the range: each transaction it must find is in a key range it queries', () => {
     // Prepare: creations around both edges, verdicts at every lag around the slack, open ones, and day
     // times from the provider's records before and after the creation.
     const edges = [from, to];
@@ -69,34 +57,39 @@ describe('the reader of a range of day times', () => {
       SLACK_MS,
     ];
     const lags = [0, 1000, SLACK_MS - 1000, SLACK_MS, SLACK_MS + 1000, 2 * SLACK_MS, -60_000];
-    const cases: { createdAt: string; dayAt: string; final: boolean; fromRecords: boolean }[] = [];
+    const cases: { createdAt: string; dayAt: string; fromRecords: boolean }[] = [];
     for (const edge of edges)
       for (const offset of offsets) {
         const createdAt = plus(edge, offset);
-        cases.push({ createdAt, dayAt: createdAt, final: false, fromRecords: false });
+        cases.push({ createdAt, dayAt: createdAt, fromRecords: false });
         for (const lag of lags)
           for (const fromRecords of [false, true])
-            cases.push({ createdAt, dayAt: plus(createdAt, lag), final: true, fromRecords });
+            cases.push({ createdAt, dayAt: plus(createdAt, lag), fromRecords });
       }
+    const queried = (at: string) => at >= accountDayRangeStart(from) && at <= to;
 
     for (const c of cases) {
-      // Act
+      // Act: the keys it has, its creation in byDay and, when it has one, its account-day entry.
       const key = accountDayKeyTime(c.dayAt, c.createdAt, c.fromRecords);
+      const indexed = inAccountDayIndex(key, c.createdAt);
       const inRange = c.dayAt >= from && c.dayAt < to;
-      const answer =
-        key < accountDayRangeStart(from) ? 'not queried' : accountDayEntryIn(key, c.final, from, to);
 
-      // Assess
-      const what = JSON.stringify({ ...c, key, answer });
+      // Assess: a key is at most the slack before the day time; one in the range is in a queried range.
+      const what = JSON.stringify({ ...c, key, indexed });
       expect(Date.parse(c.dayAt) - Date.parse(key), what).toBeGreaterThanOrEqual(0);
       expect(Date.parse(c.dayAt) - Date.parse(key), what).toBeLessThanOrEqual(SLACK_MS);
-      if (answer === 'not queried' || answer === 'out') expect(inRange, what).toBe(false);
-      else if (answer === 'in') expect(inRange, what).toBe(true);
-      else {
-        expect(c.final, what).toBe(true);
-        const nearEdge = edges.some((edge) => Math.abs(Date.parse(key) - Date.parse(edge)) <= SLACK_MS);
-        expect(nearEdge, what).toBe(true);
-      }
+      if (inRange) expect(queried(indexed ? key : c.createdAt), what).toBe(true);
     }
+  });
+
+  it('keeps out of the account-day index a transaction its creation places: open, or a verdict within the slack', () => {
+    expect(inAccountDayIndex(CREATED, CREATED)).toBe(false);
+    expect(inAccountDayIndex(accountDayKeyTime(plus(CREATED, 10 * 60_000), CREATED, false), CREATED)).toBe(
+      false,
+    );
+    expect(
+      inAccountDayIndex(accountDayKeyTime(plus(CREATED, SLACK_MS + 1000), CREATED, false), CREATED),
+    ).toBe(true);
+    expect(inAccountDayIndex(accountDayKeyTime(plus(CREATED, 60_000), CREATED, true), CREATED)).toBe(true);
   });
 });
