@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   type BufferDrainResult,
@@ -6,21 +5,10 @@ import {
   createBufferDrain,
   type SqsEvent,
 } from '../../../functions/buffer-consumer/handler';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/buffer/ingress-buffer';
-import type { RelayServices } from '../../../shared/app/services';
-import { parseConfig } from '../../../shared/config/load';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import { createScrubber } from '../../../shared/util/redact';
-import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
-import { silentLogger } from '../../helpers/relay';
+import { bufferServices, bufferWhileStoreDown } from '../../helpers/buffer-world';
 import { registered } from '../../helpers/reports';
 
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const BODY = readFileSync(
-  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
-  'utf8',
-);
 const KEY = Buffer.from('seal-key-0123456789abcdef0123456789abcdef');
 
 /**
@@ -56,43 +44,18 @@ class MemoryQueue implements BufferQueue {
 
 /** `count` MoMo callbacks for one registered transaction, buffered while the store was down, sealed. */
 async function bufferedWorld(count: number) {
-  const store = new MemoryStore();
-  const buffer = new MemoryIngressBuffer();
-  const metrics = new RecordingMetrics();
-  const services: RelayServices = {
-    config: parseConfig({
-      management: { bearerToken: 'management-token-0123456789' },
-      accounts: {
-        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'unit tests' } },
-      },
-    }),
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics,
-  };
-  await store.createTransaction(registered());
-  store.failure = 'error';
-  for (let i = 0; i < count; i++)
-    await receiveCallback(services, {
-      requestId: `req-${i}`,
-      method: 'PUT',
-      path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
-      headers: { 'content-type': 'application/json' },
-      query: {},
-      rawBody: Buffer.from(BODY.replace('"100"', `"${100 + i}"`)),
-      sourceIp: '127.0.0.1',
-      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-    });
-  store.failure = 'none';
-  const records = buffer.asSqsEvent().Records.map((r) => ({
+  const world = bufferServices();
+  await bufferWhileStoreDown(
+    world,
+    Array.from({ length: count }, (_, i) => String(100 + i)),
+  );
+  world.store.failure = 'none';
+  const records = world.buffer.asSqsEvent().Records.map((r) => ({
     ...r,
     messageAttributes: { [SEAL_ATTRIBUTE]: { stringValue: sealOf(r.body, KEY) } },
   }));
   expect(records).toHaveLength(count);
-  return { store, metrics, services, records };
+  return { ...world, records };
 }
 
 const thirtySeconds = { getRemainingTimeInMillis: () => 30_000 } as never;
