@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type BufferDrainOptions,
   type BufferDrainResult,
   type BufferQueue,
   createBufferDrain,
   type SqsEvent,
 } from '../../../functions/buffer-consumer/handler';
 import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/buffer/ingress-buffer';
+import type { RelayServices } from '../../../shared/app/services';
 import { bufferServices, bufferWhileStoreDown } from '../../helpers/buffer-world';
 import { registered } from '../../helpers/reports';
 
@@ -58,21 +60,37 @@ async function bufferedWorld(count: number) {
   return { ...world, records };
 }
 
+/**
+ * A drain of `records` through a MemoryQueue, counting its seal key reads and recording the delays it asks
+ * for; `options` replace any of it.
+ */
+function drainOf(
+  services: RelayServices,
+  records: SqsEvent['Records'] = [],
+  options: Partial<BufferDrainOptions> = {},
+) {
+  const queue = new MemoryQueue(records);
+  const delays: { receiptHandle: string; seconds: number }[] = [];
+  const reads = { key: 0 };
+  const drain = createBufferDrain(services, {
+    queue,
+    sealKey: async () => {
+      reads.key++;
+      return KEY;
+    },
+    retryLater: async (records) => void delays.push(...records),
+    ...options,
+  });
+  return { queue, delays, reads, drain };
+}
+
 const thirtySeconds = { getRemainingTimeInMillis: () => 30_000 } as never;
 
 describe('the scheduled drain of the ingress buffer', () => {
   it('asks SQS once and reads no secret when nothing waits (an idle minute)', async () => {
     // Prepare
     const { services } = await bufferedWorld(0);
-    const queue = new MemoryQueue();
-    let keyReads = 0;
-    const drain = createBufferDrain(services, {
-      queue,
-      sealKey: async () => {
-        keyReads++;
-        return KEY;
-      },
-    });
+    const { queue, reads, drain } = drainOf(services);
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -80,22 +98,13 @@ describe('the scheduled drain of the ingress buffer', () => {
     // Assess
     expect(result).toEqual({ received: 0, applied: 0 });
     expect(queue.requests).toEqual(['GetQueueAttributes']);
-    expect(keyReads).toBe(0);
+    expect(reads.key).toBe(0);
   });
 
   it('applies every waiting sealed callback, deletes each applied message and reads the seal key once', async () => {
     // Prepare: more than one batch of 10.
     const { services, store, records } = await bufferedWorld(23);
-    const queue = new MemoryQueue(records);
-    let keyReads = 0;
-    const drain = createBufferDrain(services, {
-      queue,
-      lanes: 3,
-      sealKey: async () => {
-        keyReads++;
-        return KEY;
-      },
-    });
+    const { queue, reads, drain } = drainOf(services, records, { lanes: 3 });
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -104,7 +113,7 @@ describe('the scheduled drain of the ingress buffer', () => {
     expect(result).toEqual({ received: 23, applied: 23 });
     expect(queue.deleted).toHaveLength(23);
     expect(queue.inFlight.size).toBe(0);
-    expect(keyReads).toBe(1);
+    expect(reads.key).toBe(1);
     const transaction = await store.getTransaction(registered().key);
     expect(transaction?.status).toBe('SUCCEEDED');
   });
@@ -113,13 +122,7 @@ describe('the scheduled drain of the ingress buffer', () => {
     // Prepare: the second message edited after it was sealed.
     const { services, records } = await bufferedWorld(2);
     const forged = [records[0]!, { ...records[1]!, body: `${records[1]!.body} ` }];
-    const queue = new MemoryQueue(forged);
-    const delays: { receiptHandle: string; seconds: number }[] = [];
-    const drain = createBufferDrain(services, {
-      queue,
-      sealKey: async () => KEY,
-      retryLater: async (records) => void delays.push(...records),
-    });
+    const { queue, delays, drain } = drainOf(services, forged);
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -135,13 +138,7 @@ describe('the scheduled drain of the ingress buffer', () => {
     // Prepare
     const { services, store, records, metrics } = await bufferedWorld(12);
     store.failure = 'error';
-    const queue = new MemoryQueue(records);
-    const delays: { receiptHandle: string; seconds: number }[] = [];
-    const drain = createBufferDrain(services, {
-      queue,
-      sealKey: async () => KEY,
-      retryLater: async (records) => void delays.push(...records),
-    });
+    const { queue, delays, drain } = drainOf(services, records);
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -157,9 +154,7 @@ describe('the scheduled drain of the ingress buffer', () => {
   it('fails the invocation when the seal key cannot be read, deleting nothing (the messages come back)', async () => {
     // Prepare
     const { services, records } = await bufferedWorld(1);
-    const queue = new MemoryQueue(records);
-    const drain = createBufferDrain(services, {
-      queue,
+    const { queue, drain } = drainOf(services, records, {
       sealKey: async () => {
         throw new Error('AccessDeniedException');
       },
