@@ -564,6 +564,17 @@ describe("the question the relay's status query asked, where no key verifies its
       ...(question ? { asked: question } : {}),
     });
   }
+  /** Daraja's result of that query: about the payout `about` names (or none), with the receipt `receipt`. */
+  const answer = (s: ReturnType<typeof setup>, about: string | undefined, receipt: string) =>
+    s.ingest(
+      'status-result',
+      darajaStatusResult({
+        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
+        about,
+        receipt,
+        amount: 10,
+      }),
+    );
   const payout = (s: ReturnType<typeof setup>) =>
     s.store.getTransaction({ provider: 'daraja', account: 'demo', reference: PAYOUT });
 
@@ -573,15 +584,7 @@ describe("the question the relay's status query asked, where no key verifies its
     await asked(s, { OriginatorConversationID: PAYOUT });
 
     // Act
-    await s.ingest(
-      'status-result',
-      darajaStatusResult({
-        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-        about: PAYOUT,
-        receipt: 'SBX0PAID01',
-        amount: 10,
-      }),
-    );
+    await answer(s, PAYOUT, 'SBX0PAID01');
 
     // Assess
     expect(await payout(s)).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: 'SBX0PAID01' });
@@ -594,15 +597,7 @@ describe("the question the relay's status query asked, where no key verifies its
     await asked(s, { TransactionID: 'SBX0PAID02' });
 
     // Act
-    await s.ingest(
-      'status-result',
-      darajaStatusResult({
-        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-        about: PAYOUT,
-        receipt: 'SBX0PAID02',
-        amount: 10,
-      }),
-    );
+    await answer(s, PAYOUT, 'SBX0PAID02');
 
     // Assess
     expect(s.success().map((e) => e.metadata.origin)).toEqual(['poll']);
@@ -620,15 +615,7 @@ describe("the question the relay's status query asked, where no key verifies its
       await asked(s, question);
 
       // Act
-      await s.ingest(
-        'status-result',
-        darajaStatusResult({
-          query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-          about,
-          receipt,
-          amount: 10,
-        }),
-      );
+      await answer(s, about, receipt);
 
       // Assess
       const tx = await payout(s);
@@ -655,15 +642,7 @@ describe("the question the relay's status query asked, where no key verifies its
     await asked(s, undefined);
 
     // Act
-    await s.ingest(
-      'status-result',
-      darajaStatusResult({
-        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-        about: PAYOUT,
-        receipt: 'SBX0PAID03',
-        amount: 10,
-      }),
-    );
+    await answer(s, PAYOUT, 'SBX0PAID03');
 
     // Assess: placed on the payout, as what a callback said.
     expect(s.store.published.length).toBeGreaterThan(0);
