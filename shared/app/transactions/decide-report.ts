@@ -104,7 +104,7 @@ function withReceiptRecorded(
     return adoptReceipt(current, report, incoming, ctx);
   }
   if (!confirmable || current.providerTransactionId) return outcome;
-  return claimReceipt(current, report, ctx);
+  return claimReceipt(current, report, ctx, outcome);
 }
 
 /** The receipt the provider's word names, adopted by a payment that had none (no event: nothing new happened). */
@@ -124,13 +124,9 @@ function adoptReceipt(
     outbox: [],
   };
   // A statement row is the provider's record, not an answer a status query may be built on.
-  if (report.origin !== 'statement' && isEndToEnd(incoming.authentication))
-    next.trusted = {
-      attributes: { ...current.trusted?.attributes },
-      ...current.trusted,
-      providerTransactionId: receipt,
-    };
-  if (current.receiptClaims?.length && next.reconcile?.recheckUntil) {
+  if (report.origin !== 'statement')
+    next.trusted = { attributes: {}, ...current.trusted, providerTransactionId: receipt };
+  if (current.receiptClaims && next.reconcile?.recheckUntil) {
     // The claims are answered: the payment leaves the due index (a poller's lease ends on its own).
     const { recheckUntil: _until, dueAt, ...schedule } = next.reconcile;
     next.reconcile = schedule.leaseOwner ? { ...schedule, dueAt } : schedule;
@@ -147,9 +143,7 @@ function receiptConflict(
 ): ApplyOutcome {
   const held = [...(current.evidence ?? [])].reverse().find((e) => e.claim === 'SUCCEEDED');
   const said = statusConflict(current, report, {
-    detail:
-      `the payment's receipt is ${current.providerTransactionId}; ${describeEvidence(incoming)} naming receipt ` +
-      `${report.providerTransactionId}. Not changed: a person must look`,
+    detail: `receipt ${current.providerTransactionId} kept; ${describeEvidence(incoming)}, receipt ${report.providerTransactionId}`,
     evidence: held ? [held, incoming] : [incoming],
     discriminator: `STATUS:receipt:${current.providerTransactionId}:${report.providerTransactionId}`,
   });
@@ -165,10 +159,15 @@ function receiptConflict(
  * An unauthenticated report's receipt for a payment without one: kept as evidence and as a claim (asked
  * first, at most MAX_RECEIPT_CLAIMS), the payment due for a status check about it, for at most one window.
  */
-function claimReceipt(current: TransactionRecord, report: NormalizedReport, ctx: ApplyContext): ApplyOutcome {
+function claimReceipt(
+  current: TransactionRecord,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+  unchanged: ApplyOutcome,
+): ApplyOutcome {
   const receipt = report.providerTransactionId!;
   const claims = current.receiptClaims ?? [];
-  if (claims.includes(receipt)) return { kind: 'noop', why: 'same-status' };
+  if (claims.includes(receipt)) return unchanged;
   const state = current.reconcile ?? { checks: 0, recent: [] };
   const next: TransactionRecord = {
     ...current,
