@@ -68,7 +68,29 @@ export { ConditionalCheckFailedException, DynamoDBServiceException, ReplicatedWr
 const n0 = 'com.amazonaws.dynamodb';
 /** A schema in the generated files' array form (references to others are thunks: some are recursive). */
 type Schema = readonly unknown[];
-const MapAttributeValue: Schema = [2, n0, 'MapAttributeValue', 0, 0, () => AttributeValue];
+// The package's generated file writes these shapes out once per name; here one function builds each
+// family (slim-clients.test.ts still compares every schema below with the package's).
+/** A map of attribute values (`AttributeValue` is defined below: the thunk resolves it when read). */
+const attributeValueMap = (name: string): Schema => [2, n0, name, 0, 0, () => AttributeValue];
+/** An operation: its input and output structures. */
+const operation = (name: string, input: Schema, output: Schema): Schema => [
+  9,
+  n0,
+  name,
+  0,
+  () => input,
+  () => output,
+];
+/** The output of PutItem and UpdateItem: the item's attributes as asked, the capacity used, the metrics. */
+const itemWriteOutput = (name: string): Schema => [
+  3,
+  n0,
+  name,
+  0,
+  ['Attributes', 'ConsumedCapacity', 'ItemCollectionMetrics'],
+  [() => AttributeMap, () => ConsumedCapacity$, () => ItemCollectionMetrics$],
+];
+const MapAttributeValue = attributeValueMap('MapAttributeValue');
 const ListAttributeValue: Schema = [1, n0, 'ListAttributeValue', 0, () => AttributeValue];
 const AttributeValue: Schema = [
   4,
@@ -78,7 +100,7 @@ const AttributeValue: Schema = [
   ['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL'],
   [0, 0, 21, 64, 64, 85, () => MapAttributeValue, () => ListAttributeValue, 2, 2],
 ];
-const Key: Schema = [2, n0, 'Key', 0, 0, () => AttributeValue];
+const Key = attributeValueMap('Key');
 const GetItemInput$: Schema = [
   3,
   n0,
@@ -96,7 +118,7 @@ const GetItemInput$: Schema = [
   [0, () => Key, 64, 2, 0, 0, 128],
   2,
 ];
-const AttributeMap: Schema = [2, n0, 'AttributeMap', 0, 0, () => AttributeValue];
+const AttributeMap = attributeValueMap('AttributeMap');
 const Capacity$: Schema = [
   3,
   n0,
@@ -149,8 +171,8 @@ const GetItemOutput$: Schema = [
   ['Item', 'ConsumedCapacity'],
   [() => AttributeMap, () => ConsumedCapacity$],
 ];
-const GetItem$: Schema = [9, n0, 'GetItem', 0, () => GetItemInput$, () => GetItemOutput$];
-const PutItemInputAttributeMap: Schema = [2, n0, 'PutItemInputAttributeMap', 0, 0, () => AttributeValue];
+const GetItem$ = operation('GetItem', GetItemInput$, GetItemOutput$);
+const PutItemInputAttributeMap = attributeValueMap('PutItemInputAttributeMap');
 const AttributeValueList: Schema = [1, n0, 'AttributeValueList', 0, () => AttributeValue];
 const ExpectedAttributeValue$: Schema = [
   3,
@@ -161,14 +183,7 @@ const ExpectedAttributeValue$: Schema = [
   [() => AttributeValue, 2, 0, () => AttributeValueList],
 ];
 const ExpectedAttributeMap: Schema = [2, n0, 'ExpectedAttributeMap', 0, 0, () => ExpectedAttributeValue$];
-const ExpressionAttributeValueMap: Schema = [
-  2,
-  n0,
-  'ExpressionAttributeValueMap',
-  0,
-  0,
-  () => AttributeValue,
-];
+const ExpressionAttributeValueMap = attributeValueMap('ExpressionAttributeValueMap');
 const PutItemInput$: Schema = [
   3,
   n0,
@@ -202,14 +217,7 @@ const PutItemInput$: Schema = [
   ],
   2,
 ];
-const ItemCollectionKeyAttributeMap: Schema = [
-  2,
-  n0,
-  'ItemCollectionKeyAttributeMap',
-  0,
-  0,
-  () => AttributeValue,
-];
+const ItemCollectionKeyAttributeMap = attributeValueMap('ItemCollectionKeyAttributeMap');
 const ItemCollectionMetrics$: Schema = [
   3,
   n0,
@@ -218,15 +226,8 @@ const ItemCollectionMetrics$: Schema = [
   ['ItemCollectionKey', 'SizeEstimateRangeGB'],
   [() => ItemCollectionKeyAttributeMap, 65],
 ];
-const PutItemOutput$: Schema = [
-  3,
-  n0,
-  'PutItemOutput',
-  0,
-  ['Attributes', 'ConsumedCapacity', 'ItemCollectionMetrics'],
-  [() => AttributeMap, () => ConsumedCapacity$, () => ItemCollectionMetrics$],
-];
-const PutItem$: Schema = [9, n0, 'PutItem', 0, () => PutItemInput$, () => PutItemOutput$];
+const PutItemOutput$ = itemWriteOutput('PutItemOutput');
+const PutItem$ = operation('PutItem', PutItemInput$, PutItemOutput$);
 const Condition$: Schema = [
   3,
   n0,
@@ -292,7 +293,7 @@ const QueryOutput$: Schema = [
   ['Items', 'Count', 'ScannedCount', 'LastEvaluatedKey', 'ConsumedCapacity'],
   [() => ItemList, 1, 1, () => Key, () => ConsumedCapacity$],
 ];
-const Query$: Schema = [9, n0, 'Query', 0, () => QueryInput$, () => QueryOutput$];
+const Query$ = operation('Query', QueryInput$, QueryOutput$);
 const AttributeValueUpdate$: Schema = [
   3,
   n0,
@@ -339,15 +340,8 @@ const UpdateItemInput$: Schema = [
   ],
   2,
 ];
-const UpdateItemOutput$: Schema = [
-  3,
-  n0,
-  'UpdateItemOutput',
-  0,
-  ['Attributes', 'ConsumedCapacity', 'ItemCollectionMetrics'],
-  [() => AttributeMap, () => ConsumedCapacity$, () => ItemCollectionMetrics$],
-];
-const UpdateItem$: Schema = [9, n0, 'UpdateItem', 0, () => UpdateItemInput$, () => UpdateItemOutput$];
+const UpdateItemOutput$ = itemWriteOutput('UpdateItemOutput');
+const UpdateItem$ = operation('UpdateItem', UpdateItemInput$, UpdateItemOutput$);
 const DescribeEndpointsRequest$: Schema = [3, n0, 'DescribeEndpointsRequest', 0, [], []];
 const Endpoint$: Schema = [3, n0, 'Endpoint', 0, ['Address', 'CachePeriodInMinutes'], [0, 1], 2];
 const Endpoints: Schema = [1, n0, 'Endpoints', 0, () => Endpoint$];
@@ -360,14 +354,11 @@ const DescribeEndpointsResponse$: Schema = [
   [() => Endpoints],
   1,
 ];
-const DescribeEndpoints$: Schema = [
-  9,
-  n0,
+const DescribeEndpoints$ = operation(
   'DescribeEndpoints',
-  0,
-  () => DescribeEndpointsRequest$,
-  () => DescribeEndpointsResponse$,
-];
+  DescribeEndpointsRequest$,
+  DescribeEndpointsResponse$,
+);
 const ConditionalCheckFailedException$: Schema = [
   -3,
   n0,
@@ -396,10 +387,12 @@ export const COPIED_SCHEMAS: Record<string, unknown> = {
   ReplicatedWriteConflictException$,
 };
 
-export class GetItemCommand extends command(_ep3, _mw0, 'GetItem', GetItem$) {}
-export class PutItemCommand extends command(_ep3, _mw0, 'PutItem', PutItem$) {}
-export class QueryCommand extends command(_ep3, _mw0, 'Query', Query$) {}
-export class UpdateItemCommand extends command(_ep3, _mw0, 'UpdateItem', UpdateItem$) {}
+/** An item command as the package builds it (its endpoint parameters and middleware: commandBuilder.js). */
+const itemCommand = (name: string, schema: Schema) => command(_ep3, _mw0, name, schema);
+export class GetItemCommand extends itemCommand('GetItem', GetItem$) {}
+export class PutItemCommand extends itemCommand('PutItem', PutItem$) {}
+export class QueryCommand extends itemCommand('Query', Query$) {}
+export class UpdateItemCommand extends itemCommand('UpdateItem', UpdateItem$) {}
 /** The command endpoint discovery would send: the generated client hands it to its config (never sent here). */
 export class DescribeEndpointsCommand extends command(_ep0, _mw0, 'DescribeEndpoints', DescribeEndpoints$) {}
 

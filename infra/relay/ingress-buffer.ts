@@ -3,12 +3,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { newScheduleRole } from './schedule-role';
+import { scheduleFunction } from './schedule-role';
 import { BUFFER_MAX_RECEIVE_COUNT, BUFFER_RETENTION_DAYS } from '../../shared/config/limits';
 import { parseSecretRef } from '../../shared/config/secret-reader';
 import { BUFFER_CONSUMER_TIMEOUT } from './limits';
@@ -151,20 +150,12 @@ function scheduleDrain(
   consumer.addEnvironment('INGRESS_BUFFER_DRAIN_LANES', String(lanes));
   // A missed minute is the next minute's: no retry, no DLQ.
   consumer.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: BUFFER_DRAIN_INTERVAL });
-  const scheduleRole = newScheduleRole(
-    scope,
-    'BufferDrainScheduleRole',
-    'EventBridge Scheduler: starts the relay buffer consumer drain',
-  );
-  const drainSchedule = new scheduler.Schedule(scope, 'BufferDrainSchedule', {
+  const { schedule: drainSchedule, role: scheduleRole } = scheduleFunction(scope, 'BufferDrainSchedule', {
+    fn: consumer,
+    rate: BUFFER_DRAIN_INTERVAL,
     description: 'Drains the ingress buffer of the mobile-money relay (callbacks stored later)',
-    schedule: scheduler.ScheduleExpression.rate(BUFFER_DRAIN_INTERVAL),
-    target: new schedulerTargets.LambdaInvoke(consumer, {
-      role: scheduleRole,
-      retryAttempts: 0,
-      maxEventAge: BUFFER_DRAIN_INTERVAL,
-    }),
-    timeWindow: scheduler.TimeWindow.off(),
+    roleDescription: 'EventBridge Scheduler: starts the relay buffer consumer drain',
+    target: { retryAttempts: 0, maxEventAge: BUFFER_DRAIN_INTERVAL },
   });
   NagSuppressions.addResourceSuppressions(
     scheduleRole,

@@ -2,10 +2,9 @@ import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { newScheduleRole } from './schedule-role';
+import { scheduleFunction } from './schedule-role';
 import type { MobileMoneyRelayProps } from './props';
 
 export interface RelayReconciliation {
@@ -33,23 +32,13 @@ export function schedulePolling(
     retentionPeriod: Duration.days(4),
   });
   // An own role (not the stack-wide one the target would create): invoke this function, send to this DLQ.
-  const scheduleRole = newScheduleRole(
-    scope,
-    'PollScheduleRole',
-    'EventBridge Scheduler: invokes the relay poller',
-  );
-  const schedule = new scheduler.Schedule(scope, 'PollSchedule', {
+  const { schedule, role: scheduleRole } = scheduleFunction(scope, 'PollSchedule', {
+    fn: poller,
+    rate: props.pollInterval ?? Duration.minutes(1),
     description: 'Starts a reconciliation poll cycle of the mobile-money relay',
-    schedule: scheduler.ScheduleExpression.rate(props.pollInterval ?? Duration.minutes(1)),
-    target: new schedulerTargets.LambdaInvoke(poller, {
-      role: scheduleRole,
-      retryAttempts: 0,
-      maxEventAge: Duration.minutes(1),
-      deadLetterQueue: dlq,
-    }),
-    timeWindow: props.pollFlexibleWindow
-      ? scheduler.TimeWindow.flexible(props.pollFlexibleWindow)
-      : scheduler.TimeWindow.off(),
+    roleDescription: 'EventBridge Scheduler: invokes the relay poller',
+    target: { retryAttempts: 0, maxEventAge: Duration.minutes(1), deadLetterQueue: dlq },
+    flexibleWindow: props.pollFlexibleWindow,
     enabled: props.pollingEnabled ?? true,
   });
   return { schedule, dlq, scheduleRole };

@@ -584,10 +584,16 @@ export async function darajaReversal(ctx: SimContext, options: ScenarioOptions):
         receipt = tx.providerTransactionId;
         break;
       }
-      if (tx && tx.status !== 'PENDING' && tx.status !== 'AMBIGUOUS')
+      // SUCCEEDED without a receipt: the STK query settled it before the callback came (its answer has no
+      // receipt); the relay learns it once Daraja confirms the callback's one (docs/reconciliation.md).
+      if (tx && tx.status !== 'PENDING' && tx.status !== 'AMBIGUOUS' && tx.status !== 'SUCCEEDED')
         throw new ScenarioError(`the payment to reverse ended ${tx.status}; nothing to reverse`);
       if (Date.now() > deadline)
-        throw new ScenarioError(`the payment to reverse (${paid.reference}) did not succeed in time`);
+        throw new ScenarioError(
+          tx?.status === 'SUCCEEDED'
+            ? `the payment to reverse (${paid.reference}) succeeded, but its M-Pesa receipt was not confirmed in time`
+            : `the payment to reverse (${paid.reference}) did not succeed in time`,
+        );
       await sleep(ctx.pollMs);
     }
   }

@@ -10,6 +10,8 @@ import { applyByPrecedence } from './apply-report/precedence';
 export type { ApplyContext, ApplyOptions, ApplyOutcome } from './apply-report/outcome';
 export { escalationEvent } from './apply-report/unsettled';
 export { evidenceOf, withEvidence } from './apply-report/intake';
+export { describeEvidence, statusConflict } from './apply-report/conflict';
+export { withEvents } from './apply-report/outcome';
 
 /**
  * Pure decision: given what is stored and a new report, what to write and which events that write

@@ -257,6 +257,12 @@ export interface TransactionRecord {
    */
   trusted?: { providerTransactionId?: string; attributes: Record<string, string> };
   conflicts: ConflictRecord[];
+  /**
+   * Receipts unauthenticated reports claimed for this SUCCEEDED transaction while it had none (an STK push
+   * settled by the STK query, then its callback): each is asked about with the provider's status API and
+   * adopted only from its answer (app/transactions/decide-report.ts). Next to ask first, at most 3.
+   */
+  receiptClaims?: string[];
   /** Money that went back after the payment succeeded (absent: none), oldest first (domain/reversal.ts). */
   reversals?: ReversalRecord[];
   /** Ids and types of every event this transaction produced, for GET history. */

@@ -115,6 +115,13 @@ export interface ReportIntent {
    * records the link (`attributes.SamePaymentAs`).
    */
   samePaymentAs?: readonly CorrelationCandidate[];
+  /**
+   * The provider's status API can confirm this report's receipt by a query about that receipt (Daraja: a
+   * transaction status query by TransactionID). A success naming a receipt its already SUCCEEDED
+   * transaction lacks (an STK push settled by the STK query, whose answer carries none) is then kept as a
+   * claim and asked about; the receipt is adopted only from the provider's answer, never from the report.
+   */
+  receiptConfirmable?: boolean;
 }
 
 /** The event types a FactIntent may publish (shared/domain/event-envelope.ts has them all). */
@@ -256,6 +263,13 @@ export interface StatusQuery {
    */
   trusted?: { providerTransactionId: string | undefined; attributes: Record<string, string> };
   createdAt: string;
+  /**
+   * A receipt some unauthenticated report claimed for this transaction, already SUCCEEDED without one
+   * (ReportIntent.receiptConfirmable): the status call asks about that receipt instead. Its answer cannot
+   * change the status (SUCCEEDED is final); it only names the receipt, which is adopted once the business
+   * check (amount, payer) passes. Absent: the usual status call.
+   */
+  confirmReceipt?: string;
   /**
    * Base of this account's callback routes: `<publicBaseUrl>/v1/<provider>/<account>[/<pathSecret>]`.
    * Daraja's transaction status query needs a ResultURL and QueueTimeOutURL under it.

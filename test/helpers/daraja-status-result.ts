@@ -6,8 +6,8 @@
 export function darajaStatusResult(input: {
   /** The status query's own ids. */
   query: { oc: string; c: string };
-  /** The OriginatorConversationID of the transaction the result is about. */
-  about: string;
+  /** The OriginatorConversationID of the transaction the result is about (absent: the result names none). */
+  about?: string;
   receipt: string;
   amount?: number;
   /** The Occasion the query sent, echoed in ReferenceData. */
@@ -23,7 +23,7 @@ export function darajaStatusResult(input: {
       TransactionID: 'SBX0000000',
       ResultParameters: {
         ResultParameter: [
-          { Key: 'OriginatorConversationID', Value: input.about },
+          ...(input.about ? [{ Key: 'OriginatorConversationID', Value: input.about }] : []),
           { Key: 'TransactionStatus', Value: 'Completed' },
           { Key: 'Amount', Value: input.amount ?? 10 },
           { Key: 'ReceiptNo', Value: input.receipt },

@@ -61,10 +61,27 @@ export interface CheckResult {
   holdAccount?: string;
 }
 
+/**
+ * The receipt to ask about instead of the status: one an unauthenticated report claimed for a payment
+ * already SUCCEEDED without one (decide-report.ts), the first of the claims (each check moves it last).
+ */
+function receiptToConfirm(tx: TransactionRecord): string | undefined {
+  return tx.status === 'SUCCEEDED' && !tx.providerTransactionId ? tx.receiptClaims?.[0] : undefined;
+}
+
+/** The claims after a check that asked about `asked`: it goes last, so every claim is asked in turn. */
+function claimsAfterCheck(tx: TransactionRecord, asked: string | undefined): TransactionRecord {
+  const claims = tx.receiptClaims;
+  if (!asked || !claims || claims[0] !== asked || claims.length < 2) return tx;
+  return { ...tx, receiptClaims: [...claims.slice(1), asked] };
+}
+
 function statusQueryOf(services: RelayServices, tx: TransactionRecord): StatusQuery {
   const account = services.config.accounts.get(`${tx.key.provider}/${tx.key.account}`);
   const base = services.config.publicBaseUrl.replace(/\/$/, '');
+  const confirmReceipt = receiptToConfirm(tx);
   return {
+    ...(confirmReceipt ? { confirmReceipt } : {}),
     kind: tx.kind,
     reference: tx.key.reference,
     amount: tx.amount,
@@ -316,7 +333,9 @@ export async function checkTransaction(
       if (!current) return { result: { outcome: undefined, tx: claimed, events: [] } };
       const ctx = decisionContext(settings, current, now);
       const statusReport = reportFrom(services, current, answer, now, origin, requestedBy);
-      const { outcome, base } = decideAnswer(services, current, statusReport, ctx, check, now, origin);
+      const decided = decideAnswer(services, current, statusReport, ctx, check, now, origin);
+      const { outcome } = decided;
+      const base = claimsAfterCheck(decided.base, receiptToConfirm(claimed));
       const reconcile = checkedSchedule(base, answer, check, now, timing);
       const caused: EventEnvelope[] = [...base.outbox];
       if (!isFinal(base.status)) {

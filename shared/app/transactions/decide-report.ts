@@ -3,9 +3,13 @@ import {
   type ApplyOptions,
   type ApplyOutcome,
   applyReport,
+  describeEvidence,
   evidenceOf,
+  statusConflict,
   withEvidence,
+  withEvents,
 } from '../../domain/apply-report';
+import { isEndToEnd } from '../../domain/evidence';
 import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { ReportIntent } from '../../providers/types';
 import { reconcileTiming, type ReconciliationSettings } from '../reconciliation/reconcile-timing';
@@ -36,7 +40,12 @@ export interface DecideOptions extends ApplyOptions {
   ownQueryClaims?: NonNullable<ReportIntent['ownQuery']>['claims'];
   /** The payment's success is already published under this transaction (ReportIntent.samePaymentAs). */
   samePaymentAs?: TransactionKey & { kind: string };
+  /** The provider's status API can confirm the report's receipt (ReportIntent.receiptConfirmable). */
+  receiptConfirmable?: boolean;
 }
+
+/** Receipts claimed for one transaction that are kept to ask about: a flood of forged ones stays bounded. */
+export const MAX_RECEIPT_CLAIMS = 3;
 
 /**
  * The one entry every report reaches the decision through, whatever its origin: a callback (and a
@@ -57,29 +66,119 @@ export function decideReport(
       report,
       ctx,
       applyReport(current, ownQueryMismatch(current, report, options.ownQueryClaims), ctx, options),
+      options.receiptConfirmable === true,
     ),
     options.samePaymentAs,
   );
 }
 
 /**
- * The provider's own record of a payment the relay already settled without its receipt (an STK push
- * settled by the STK query, docs/statements.md#pairing) agrees with the verdict: nothing is published, and
- * the row is kept as evidence with the receipt it names, which the transaction lacked.
+ * A success reported again on a payment already SUCCEEDED, naming a receipt: the same status changes
+ * nothing, but the receipt matters (reversals, statement matching and partners name the payment by it).
+ * - From the provider's own word (a statement row, docs/statements.md#pairing) or evidence authenticated
+ *   end to end (the answer to the relay's own status query about that receipt, a signature): a payment
+ *   without a receipt adopts it, kept as evidence; nothing is published (the success is out already). One
+ *   that names another receipt than the payment's is a TransactionConflict, never a silent rewrite.
+ * - From an unauthenticated callback the provider can be asked about (receiptConfirmable: Daraja's STK
+ *   result after the STK query settled the push, docs/reconciliation.md#receipts-learnt-after-the-verdict):
+ *   kept as evidence and as a claim, and the payment is due for a status check that asks about that
+ *   receipt. The claim is never adopted on the callback's word.
  */
 function withReceiptRecorded(
   current: TransactionRecord | undefined,
   report: NormalizedReport,
   ctx: ApplyContext,
   outcome: ApplyOutcome,
+  confirmable: boolean,
 ): ApplyOutcome {
   if (outcome.kind !== 'noop' || outcome.why !== 'same-status' || !current) return outcome;
-  if (report.origin !== 'statement' || current.status !== report.status) return outcome;
-  if (!report.providerTransactionId || current.providerTransactionId) return outcome;
+  const receipt = report.providerTransactionId;
+  if (current.status !== 'SUCCEEDED' || report.status !== 'SUCCEEDED' || !receipt) return outcome;
+  const incoming = evidenceOf(report, true);
+  const providersWord = report.origin === 'statement' || isEndToEnd(incoming.authentication);
+  if (providersWord) {
+    if (current.providerTransactionId === receipt) return outcome;
+    // A row naming another receipt is another payment's (matched by externalId): the close's breaks say it.
+    if (current.providerTransactionId)
+      return report.origin === 'statement' ? outcome : receiptConflict(current, report, incoming, ctx);
+    return adoptReceipt(current, report, incoming, ctx);
+  }
+  if (!confirmable || current.providerTransactionId) return outcome;
+  return claimReceipt(current, report, ctx, outcome);
+}
+
+/** The receipt the provider's word names, adopted by a payment that had none (no event: nothing new happened). */
+function adoptReceipt(
+  current: TransactionRecord,
+  report: NormalizedReport,
+  incoming: ReturnType<typeof evidenceOf>,
+  ctx: ApplyContext,
+): ApplyOutcome {
+  const receipt = report.providerTransactionId!;
+  const { receiptClaims: _claims, ...rest } = current;
+  const next: TransactionRecord = {
+    ...rest,
+    providerTransactionId: receipt,
+    evidence: withEvidence(current.evidence, incoming),
+    updatedAt: ctx.now,
+    outbox: [],
+  };
+  // A statement row is the provider's record, not an answer a status query may be built on.
+  if (report.origin !== 'statement')
+    next.trusted = { attributes: {}, ...current.trusted, providerTransactionId: receipt };
+  if (current.receiptClaims && next.reconcile?.recheckUntil) {
+    // The claims are answered: the payment leaves the due index (a poller's lease ends on its own).
+    const { recheckUntil: _until, dueAt, ...schedule } = next.reconcile;
+    next.reconcile = schedule.leaseOwner ? { ...schedule, dueAt } : schedule;
+  }
+  return { kind: 'write', effect: 'recorded', next, events: [] };
+}
+
+/** The provider's word names another receipt than the one the payment holds: said, never settled silently. */
+function receiptConflict(
+  current: TransactionRecord,
+  report: NormalizedReport,
+  incoming: ReturnType<typeof evidenceOf>,
+  ctx: ApplyContext,
+): ApplyOutcome {
+  const held = [...(current.evidence ?? [])].reverse().find((e) => e.claim === 'SUCCEEDED');
+  const said = statusConflict(current, report, {
+    detail: `receipt ${current.providerTransactionId} kept; ${describeEvidence(incoming)}, receipt ${report.providerTransactionId}`,
+    evidence: held ? [held, incoming] : [incoming],
+    discriminator: `STATUS:receipt:${current.providerTransactionId}:${report.providerTransactionId}`,
+  });
+  if (!said.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+  const next = withEvents(
+    { ...said.next, evidence: withEvidence(current.evidence, incoming), updatedAt: ctx.now },
+    said.events,
+  );
+  return { kind: 'write', effect: said.fresh ? 'conflict' : 'recorded', next, events: said.events };
+}
+
+/**
+ * An unauthenticated report's receipt for a payment without one: kept as evidence and as a claim (asked
+ * first, at most MAX_RECEIPT_CLAIMS), the payment due for a status check about it, for at most one window.
+ */
+function claimReceipt(
+  current: TransactionRecord,
+  report: NormalizedReport,
+  ctx: ApplyContext,
+  unchanged: ApplyOutcome,
+): ApplyOutcome {
+  const receipt = report.providerTransactionId!;
+  const claims = current.receiptClaims ?? [];
+  if (claims.includes(receipt)) return unchanged;
+  const state = current.reconcile ?? { checks: 0, recent: [] };
   const next: TransactionRecord = {
     ...current,
-    providerTransactionId: report.providerTransactionId,
-    evidence: withEvidence(current.evidence, evidenceOf(report, true)),
+    receiptClaims: [receipt, ...claims].slice(0, MAX_RECEIPT_CLAIMS),
+    evidence: withEvidence(current.evidence, evidenceOf(report, false)),
+    reconcile: {
+      ...state,
+      // Due at once, unless a poller holds the item (dueAt is its lease then; it checks anyway).
+      dueAt: state.leaseOwner ? state.dueAt : ctx.now,
+      recheckUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
+    },
     updatedAt: ctx.now,
     outbox: [],
   };

@@ -558,12 +558,17 @@ export async function ingestIntents(
           }
         : {}),
       ...(samePaymentAs ? { samePaymentAs } : {}),
+      ...(intent.receiptConfirmable ? { receiptConfirmable: true } : {}),
     });
     outcomes.push(outcome);
     // An answer about another transaction teaches no alias (its ids are that other transaction's).
     if (outcome.kind !== 'write' || mismatch) continue;
+    // Nor does a receipt the transaction only holds as a claim, not yet confirmed (decide-report.ts).
+    const claimedOnly = (value: string) =>
+      outcome.next.receiptClaims?.includes(value) === true && outcome.next.providerTransactionId !== value;
     for (const alias of intent.aliases ?? []) {
       if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
+      if (claimedOnly(alias.value)) continue;
       try {
         await store.putRecordIfAbsent(
           {

@@ -2,8 +2,9 @@
  * Daraja status API client (reconciliation). Token: `GET /oauth/v1/generate?grant_type=client_credentials`
  * with Basic consumerKey:consumerSecret (`expires_in` "3599"). Kind `stk`: STK push query
  * (`POST {prefix}/stkpushquery/v1/query`, Password = base64(shortCode + passkey + timestamp)), answered at
- * once. Other kinds: transaction status query (`POST {prefix}/transactionstatus/v1/query`), answered on
- * the account's `status/result` route; the check answers `requested` with the alias that result carries.
+ * once. Other kinds, and a receipt to confirm (StatusQuery.confirmReceipt): transaction status query
+ * (`POST {prefix}/transactionstatus/v1/query`), answered on the account's `status/result` route; the check
+ * answers `requested` with the alias that result carries.
  */
 import {
   accountGuards,
@@ -77,6 +78,9 @@ export function statusQueryTarget(query: StatusQuery): {
   TransactionID?: string;
   OriginatorConversationID?: string;
 } {
+  // A receipt a callback claimed for a payment already SUCCEEDED without one: the answer cannot settle
+  // anything (SUCCEEDED is final), it only says whether that receipt is this payment's (amount, payer).
+  if (query.confirmReceipt) return { TransactionID: query.confirmReceipt };
   // Until the poller fills it, `trusted` may be missing: nothing is trusted then.
   const trusted: Partial<StatusQuery['trusted']> = query.trusted ?? {};
   const receipt = [
@@ -275,8 +279,11 @@ export function createDarajaStatusApi(
     };
   }
 
+  // The STK query answers no receipt: a receipt to confirm is asked with the transaction status query.
   const check = (query: StatusQuery, signal?: AbortSignal) =>
-    DARAJA_STK_KINDS.includes(query.kind) ? stkQuery(query, signal) : transactionStatus(query, signal);
+    DARAJA_STK_KINDS.includes(query.kind) && !query.confirmReceipt
+      ? stkQuery(query, signal)
+      : transactionStatus(query, signal);
 
   /** Balance and pull calls share the account's concurrency cap and credentials gate with `check`. */
   const guarded = <T extends { type: string }>(task: () => Promise<T>): Promise<T> =>

@@ -123,6 +123,10 @@ export function statusAnswerMismatch(
       ? undefined
       : `it names receipt ${receipt ?? '(none)'}; the query asked about TransID ${asked.reference}`;
   }
+  // An STK push is asked about with a transaction status query only to confirm a receipt a callback
+  // claimed (the STK query answers its status): the answer names that receipt, not the CheckoutRequestID,
+  // and the ingest compares it with the receipt the query record says was asked (status-question.ts).
+  if (asked.kind === 'stk') return undefined;
   if (asked.kind === 'b2c' || asked.kind === 'b2b') {
     return oc === asked.reference
       ? undefined

@@ -76,7 +76,8 @@ function receiptAlias(draft: { status: string; providerTransactionId: string | u
  * STK result, keyed by its CheckoutRequestID (the registered transaction). A success names the `c2b`
  * transaction its receipt may already have been born as (`samePaymentAs`: a C2B confirmation of this
  * payment that arrived first is keyed by TransID = MpesaReceiptNumber), so the ingest settles the STK
- * transaction without a second TransactionSucceeded for one payment.
+ * transaction without a second TransactionSucceeded for one payment. Its receipt is `receiptConfirmable`:
+ * a push the STK query settled first learns it from Daraja's answer about it, never from this body.
  */
 export function parseStk(input: Input): ParsedCallback {
   const body = parse(stkCallbackSchema, input.body, 'STK callback');
@@ -85,7 +86,13 @@ export function parseStk(input: Input): ParsedCallback {
   const intent: DarajaReportIntent = {
     draft,
     aliases,
-    ...(aliases.length ? { samePaymentAs: [{ via: 'reference', value: draft.providerTransactionId }] } : {}),
+    ...(aliases.length
+      ? {
+          samePaymentAs: [{ via: 'reference', value: draft.providerTransactionId }],
+          // The STK query that may have settled the push first answers no receipt: this one is asked about.
+          receiptConfirmable: true,
+        }
+      : {}),
   };
   return reports(intent);
 }

@@ -3,24 +3,18 @@ import { describe, expect, it, vi } from 'vitest';
 import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import type { InboundRequest } from '../../../shared/http/types';
-import { createScrubber } from '../../../shared/util/redact';
 import { ANSWER_MARGIN_MS } from '../../../shared/app/callbacks/receive-callback';
 import { driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
-import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
-import { silentLogger } from '../../helpers/relay';
+import { bufferServices } from '../../helpers/buffer-world';
 
 const SAFARICOM_IP = '196.201.214.200';
 const BODY = readFileSync(new URL('../../fixtures/daraja/c2b-validation.json', import.meta.url), 'utf8');
 const DEADLINE_MS = 600;
 
 function setup() {
-  const store = new MemoryStore();
-  const buffer = new MemoryIngressBuffer();
-  const metrics = new RecordingMetrics();
-  const services: RelayServices = {
+  return bufferServices({
     config: parseConfig({
       management: { bearerToken: 'management-token-0123456789' },
       accounts: {
@@ -34,14 +28,7 @@ function setup() {
         },
       },
     }),
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics,
-  };
-  return { store, buffer, metrics, services };
+  });
 }
 
 const validation = (): InboundRequest => ({

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { createBufferConsumer } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
@@ -8,21 +7,12 @@ import { UnappliableBufferedCallbackError } from '../../../shared/app/buffer/ing
 import type { ReceiptInput, WriteOptions } from '../../../shared/app/ports';
 import { BUFFERED_HEADER, receiveCallback } from '../../../shared/http/callback-endpoint';
 import { storeReceipt } from '../../../shared/app/callbacks/receipts';
-import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { StorageUnavailableError } from '../../../shared/domain/errors';
 import type { InboundRequest } from '../../../shared/http/types';
-import { createScrubber } from '../../../shared/util/redact';
-import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
-import { silentLogger } from '../../helpers/relay';
-import { registered } from '../../helpers/reports';
+import { bufferServices, MOMO_BODY, momoCallback } from '../../helpers/buffer-world';
+import { KEY, registered } from '../../helpers/reports';
 
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const KEY = { provider: 'momo', account: 'demo', reference: REFERENCE };
-const BODY = readFileSync(
-  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
-  'utf8',
-);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const rawConfig = {
@@ -36,32 +26,12 @@ const rawConfig = {
 };
 
 function setup(store = new MemoryStore(), config = parseConfig(rawConfig)) {
-  const buffer = new MemoryIngressBuffer();
-  const metrics = new RecordingMetrics();
-  const services: RelayServices = {
-    config,
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics,
-  };
-  return { store, buffer, metrics, services, consumer: createBufferConsumer(services) };
+  const world = bufferServices({ store, config });
+  return { ...world, consumer: createBufferConsumer(world.services) };
 }
 
-function momoCallback(body = BODY): InboundRequest {
-  return {
-    requestId: 'req-1',
-    method: 'PUT',
-    path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
-    headers: { 'content-type': 'application/json' },
-    query: {},
-    rawBody: Buffer.from(body, 'utf8'),
-    sourceIp: '198.51.100.7',
-    receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-  };
-}
+/** MTN's callback, from a documentation address. */
+const callback = (body = MOMO_BODY): InboundRequest => momoCallback({ body, sourceIp: '198.51.100.7' });
 
 const finals = (store: MemoryStore) =>
   store.published.filter((e) => ['TransactionSucceeded', 'TransactionFailed'].includes(e.metadata.type));
@@ -87,7 +57,7 @@ describe('a callback through the ingress buffer', () => {
     store.failure = 'error';
 
     // Act
-    const ack = await receiveCallback(services, momoCallback());
+    const ack = await receiveCallback(services, callback());
     store.failure = 'none';
     const answer = await consumer(buffer.asSqsEvent(), {} as never);
 
@@ -111,7 +81,7 @@ describe('a callback through the ingress buffer', () => {
     const { store, buffer, services } = setup();
     await store.createTransaction(registered());
     store.failure = 'error';
-    await receiveCallback(services, momoCallback());
+    await receiveCallback(services, callback());
     store.failure = 'none';
     const stricter = setup(
       store,
@@ -135,7 +105,7 @@ describe('a callback through the ingress buffer', () => {
     const { store, buffer, services, consumer } = setup();
     await store.createTransaction(registered());
     store.failure = 'error';
-    await receiveCallback(services, momoCallback());
+    await receiveCallback(services, callback());
     store.failure = 'none';
 
     // Act
@@ -155,7 +125,7 @@ describe('a callback through the ingress buffer', () => {
     const { buffer, services, consumer } = setup(store);
 
     // Act
-    const ack = await receiveCallback(services, momoCallback());
+    const ack = await receiveCallback(services, callback());
     // The direct write goes on after the ack and lands: its final event is the proof.
     await vi.waitFor(() => expect(finals(store)).toHaveLength(1), { timeout: 30_000 });
     store.delayMs = 0;
@@ -179,8 +149,8 @@ describe('a callback through the ingress buffer', () => {
       path: '/p',
       headers: {},
       sourceIp: '198.51.100.7',
-      body: BODY,
-      rawBody: Buffer.from(BODY),
+      body: MOMO_BODY,
+      rawBody: Buffer.from(MOMO_BODY),
       receivedAt: '2026-11-21T10:00:00.000Z',
       verification: {},
     };
@@ -191,7 +161,7 @@ describe('a callback through the ingress buffer', () => {
 
     // Assess
     const { createHash } = await import('node:crypto');
-    const digest = createHash('sha256').update(BODY).digest('hex');
+    const digest = createHash('sha256').update(MOMO_BODY).digest('hex');
     expect(receiptDedupeKey(KEY, 'callback', digest)).toBe(stored.dedupeKey);
   });
 
@@ -199,8 +169,8 @@ describe('a callback through the ingress buffer', () => {
     // Prepare
     const { store, buffer, services, consumer, metrics } = setup();
     store.failure = 'error';
-    await receiveCallback(services, momoCallback());
-    await receiveCallback(services, momoCallback(BODY.replace('100', '101')));
+    await receiveCallback(services, callback());
+    await receiveCallback(services, callback(MOMO_BODY.replace('100', '101')));
 
     // Act
     const answer = await consumer(buffer.asSqsEvent(), {} as never);
@@ -216,7 +186,7 @@ describe('a callback through the ingress buffer', () => {
     // Prepare
     const { store, buffer, services } = setup();
     store.failure = 'error';
-    await receiveCallback(services, momoCallback());
+    await receiveCallback(services, callback());
 
     // Act / Assess
     await expect(applyBufferedCallback(services, buffer.messages[0]!.body)).rejects.toBeInstanceOf(
@@ -229,7 +199,7 @@ describe('a buffered message that can never be applied', () => {
   async function buffered() {
     const { store, buffer, services } = setup();
     store.failure = 'error';
-    await receiveCallback(services, momoCallback());
+    await receiveCallback(services, callback());
     return JSON.parse(buffer.messages[0]!.body) as Record<string, unknown>;
   }
 

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { ChangeMessageVisibilityBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-consumer/handler';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { sqsRetryLater } from '../../../shared/adapters/sqs/sqs-retry-later';
 import {
   BUFFER_MAX_RECEIVE_COUNT,
@@ -12,20 +10,9 @@ import {
   bufferBackoffTotalSeconds,
   bufferRetryDelaySeconds,
 } from '../../../shared/app/buffer/retry-backoff';
-import type { RelayServices } from '../../../shared/app/services';
-import { parseConfig } from '../../../shared/config/load';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import { createScrubber } from '../../../shared/util/redact';
-import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
-import { silentLogger } from '../../helpers/relay';
-import { registered } from '../../helpers/reports';
+import { bufferServices, bufferWhileStoreDown } from '../../helpers/buffer-world';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/IngressBuffer';
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const BODY = readFileSync(
-  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
-  'utf8',
-);
 const sqs = mockClient(SQSClient);
 // The mock patches the client class every later file of this worker shares: undo it.
 afterAll(() => sqs.restore());
@@ -34,35 +21,8 @@ afterEach(() => sqs.reset());
 
 /** Two buffered MoMo callbacks (the store failed when they came), received `receives` times each. */
 async function bufferedWorld(receives: number) {
-  const store = new MemoryStore();
-  const buffer = new MemoryIngressBuffer();
-  const services: RelayServices = {
-    config: parseConfig({
-      management: { bearerToken: 'management-token-0123456789' },
-      accounts: {
-        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'unit tests' } },
-      },
-    }),
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics: new RecordingMetrics(),
-  };
-  await store.createTransaction(registered());
-  store.failure = 'error';
-  for (const amount of ['100', '101'])
-    await receiveCallback(services, {
-      requestId: `req-${amount}`,
-      method: 'PUT',
-      path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
-      headers: { 'content-type': 'application/json' },
-      query: {},
-      rawBody: Buffer.from(BODY.replace('100', amount)),
-      sourceIp: '127.0.0.1',
-      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-    });
+  const { store, buffer, services } = bufferServices();
+  await bufferWhileStoreDown({ store, services }, ['100', '101']);
   const event: SqsEvent = buffer.asSqsEvent();
   event.Records = event.Records.map((record, i) => ({
     ...record,

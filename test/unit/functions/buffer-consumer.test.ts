@@ -1,16 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createBufferConsumer, type SqsEvent } from '../../../functions/buffer-consumer/handler';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/buffer/ingress-buffer';
 import type { ReceiptInput, ReceiptResult, WriteOptions } from '../../../shared/app/ports';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { createScrubber } from '../../../shared/util/redact';
-import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
+import { bufferServices, bufferWhileStoreDown } from '../../helpers/buffer-world';
+import { RecordingMetrics } from '../../helpers/ingress-buffer';
 import { silentLogger } from '../../helpers/relay';
-import { registered } from '../../helpers/reports';
 
 function services(metrics?: RecordingMetrics): RelayServices {
   return {
@@ -72,11 +70,6 @@ describe('buffer-consumer handler', () => {
   });
 });
 
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const BODY = readFileSync(
-  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
-  'utf8',
-);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A DynamoDB that answers, slowly (`delayMs` per receipt write), or never (`stalled`), whatever the signal says. */
@@ -94,41 +87,13 @@ class SlowStore extends MemoryStore {
 
 /** Three buffered MoMo callbacks for one registered transaction, and a consumer on a slow store. */
 async function slowWorld() {
-  const store = new SlowStore();
-  const buffer = new MemoryIngressBuffer();
-  const metrics = new RecordingMetrics();
-  const services: RelayServices = {
-    config: parseConfig({
-      management: { bearerToken: 'management-token-0123456789' },
-      accounts: {
-        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'unit tests' } },
-      },
-    }),
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics,
-  };
-  await store.createTransaction(registered());
-  store.failure = 'error';
-  for (const amount of ['100', '101', '102'])
-    await receiveCallback(services, {
-      requestId: `req-${amount}`,
-      method: 'PUT',
-      path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
-      headers: { 'content-type': 'application/json' },
-      query: {},
-      rawBody: Buffer.from(BODY.replace('100', amount)),
-      sourceIp: '127.0.0.1',
-      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-    });
-  store.failure = 'none';
-  store.receiptWrites = 0;
-  const event: SqsEvent = buffer.asSqsEvent();
+  const world = bufferServices({ store: new SlowStore() });
+  await bufferWhileStoreDown(world, ['100', '101', '102']);
+  world.store.failure = 'none';
+  world.store.receiptWrites = 0;
+  const event: SqsEvent = world.buffer.asSqsEvent();
   expect(event.Records).toHaveLength(3);
-  return { store, metrics, services, event };
+  return { ...world, event };
 }
 
 /** The Lambda context with `ms` left of the function's timeout. */

@@ -1,26 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  type BufferDrainOptions,
   type BufferDrainResult,
   type BufferQueue,
   createBufferDrain,
   type SqsEvent,
 } from '../../../functions/buffer-consumer/handler';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { SEAL_ATTRIBUTE, sealOf } from '../../../shared/app/buffer/ingress-buffer';
 import type { RelayServices } from '../../../shared/app/services';
-import { parseConfig } from '../../../shared/config/load';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import { createScrubber } from '../../../shared/util/redact';
-import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
-import { silentLogger } from '../../helpers/relay';
+import { bufferServices, bufferWhileStoreDown } from '../../helpers/buffer-world';
 import { registered } from '../../helpers/reports';
 
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const BODY = readFileSync(
-  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
-  'utf8',
-);
 const KEY = Buffer.from('seal-key-0123456789abcdef0123456789abcdef');
 
 /**
@@ -56,43 +46,42 @@ class MemoryQueue implements BufferQueue {
 
 /** `count` MoMo callbacks for one registered transaction, buffered while the store was down, sealed. */
 async function bufferedWorld(count: number) {
-  const store = new MemoryStore();
-  const buffer = new MemoryIngressBuffer();
-  const metrics = new RecordingMetrics();
-  const services: RelayServices = {
-    config: parseConfig({
-      management: { bearerToken: 'management-token-0123456789' },
-      accounts: {
-        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'unit tests' } },
-      },
-    }),
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: silentLogger,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics,
-  };
-  await store.createTransaction(registered());
-  store.failure = 'error';
-  for (let i = 0; i < count; i++)
-    await receiveCallback(services, {
-      requestId: `req-${i}`,
-      method: 'PUT',
-      path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
-      headers: { 'content-type': 'application/json' },
-      query: {},
-      rawBody: Buffer.from(BODY.replace('"100"', `"${100 + i}"`)),
-      sourceIp: '127.0.0.1',
-      receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-    });
-  store.failure = 'none';
-  const records = buffer.asSqsEvent().Records.map((r) => ({
+  const world = bufferServices();
+  await bufferWhileStoreDown(
+    world,
+    Array.from({ length: count }, (_, i) => String(100 + i)),
+  );
+  world.store.failure = 'none';
+  const records = world.buffer.asSqsEvent().Records.map((r) => ({
     ...r,
     messageAttributes: { [SEAL_ATTRIBUTE]: { stringValue: sealOf(r.body, KEY) } },
   }));
   expect(records).toHaveLength(count);
-  return { store, metrics, services, records };
+  return { ...world, records };
+}
+
+/**
+ * A drain of `records` through a MemoryQueue, counting its seal key reads and recording the delays it asks
+ * for; `options` replace any of it.
+ */
+function drainOf(
+  services: RelayServices,
+  records: SqsEvent['Records'] = [],
+  options: Partial<BufferDrainOptions> = {},
+) {
+  const queue = new MemoryQueue(records);
+  const delays: { receiptHandle: string; seconds: number }[] = [];
+  const reads = { key: 0 };
+  const drain = createBufferDrain(services, {
+    queue,
+    sealKey: async () => {
+      reads.key++;
+      return KEY;
+    },
+    retryLater: async (records) => void delays.push(...records),
+    ...options,
+  });
+  return { queue, delays, reads, drain };
 }
 
 const thirtySeconds = { getRemainingTimeInMillis: () => 30_000 } as never;
@@ -101,15 +90,7 @@ describe('the scheduled drain of the ingress buffer', () => {
   it('asks SQS once and reads no secret when nothing waits (an idle minute)', async () => {
     // Prepare
     const { services } = await bufferedWorld(0);
-    const queue = new MemoryQueue();
-    let keyReads = 0;
-    const drain = createBufferDrain(services, {
-      queue,
-      sealKey: async () => {
-        keyReads++;
-        return KEY;
-      },
-    });
+    const { queue, reads, drain } = drainOf(services);
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -117,22 +98,13 @@ describe('the scheduled drain of the ingress buffer', () => {
     // Assess
     expect(result).toEqual({ received: 0, applied: 0 });
     expect(queue.requests).toEqual(['GetQueueAttributes']);
-    expect(keyReads).toBe(0);
+    expect(reads.key).toBe(0);
   });
 
   it('applies every waiting sealed callback, deletes each applied message and reads the seal key once', async () => {
     // Prepare: more than one batch of 10.
     const { services, store, records } = await bufferedWorld(23);
-    const queue = new MemoryQueue(records);
-    let keyReads = 0;
-    const drain = createBufferDrain(services, {
-      queue,
-      lanes: 3,
-      sealKey: async () => {
-        keyReads++;
-        return KEY;
-      },
-    });
+    const { queue, reads, drain } = drainOf(services, records, { lanes: 3 });
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -141,7 +113,7 @@ describe('the scheduled drain of the ingress buffer', () => {
     expect(result).toEqual({ received: 23, applied: 23 });
     expect(queue.deleted).toHaveLength(23);
     expect(queue.inFlight.size).toBe(0);
-    expect(keyReads).toBe(1);
+    expect(reads.key).toBe(1);
     const transaction = await store.getTransaction(registered().key);
     expect(transaction?.status).toBe('SUCCEEDED');
   });
@@ -150,13 +122,7 @@ describe('the scheduled drain of the ingress buffer', () => {
     // Prepare: the second message edited after it was sealed.
     const { services, records } = await bufferedWorld(2);
     const forged = [records[0]!, { ...records[1]!, body: `${records[1]!.body} ` }];
-    const queue = new MemoryQueue(forged);
-    const delays: { receiptHandle: string; seconds: number }[] = [];
-    const drain = createBufferDrain(services, {
-      queue,
-      sealKey: async () => KEY,
-      retryLater: async (records) => void delays.push(...records),
-    });
+    const { queue, delays, drain } = drainOf(services, forged);
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -172,13 +138,7 @@ describe('the scheduled drain of the ingress buffer', () => {
     // Prepare
     const { services, store, records, metrics } = await bufferedWorld(12);
     store.failure = 'error';
-    const queue = new MemoryQueue(records);
-    const delays: { receiptHandle: string; seconds: number }[] = [];
-    const drain = createBufferDrain(services, {
-      queue,
-      sealKey: async () => KEY,
-      retryLater: async (records) => void delays.push(...records),
-    });
+    const { queue, delays, drain } = drainOf(services, records);
 
     // Act
     const result = (await drain({}, thirtySeconds)) as BufferDrainResult;
@@ -194,9 +154,7 @@ describe('the scheduled drain of the ingress buffer', () => {
   it('fails the invocation when the seal key cannot be read, deleting nothing (the messages come back)', async () => {
     // Prepare
     const { services, records } = await bufferedWorld(1);
-    const queue = new MemoryQueue(records);
-    const drain = createBufferDrain(services, {
-      queue,
+    const { queue, drain } = drainOf(services, records, {
       sealKey: async () => {
         throw new Error('AccessDeniedException');
       },

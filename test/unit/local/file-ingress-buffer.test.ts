@@ -14,10 +14,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileIngressBuffer, LocalBufferDrainer, SEAL_KEY_FILE } from '../../../local/file-ingress-buffer';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import type { RelayServices } from '../../../shared/app/services';
-import { parseConfig } from '../../../shared/config/load';
-import { createScrubber } from '../../../shared/util/redact';
-import { RecordingMetrics } from '../../helpers/ingress-buffer';
+import { bufferServices, momoCallback } from '../../helpers/buffer-world';
 import { silentLogger } from '../../helpers/relay';
 import { registered } from '../../helpers/reports';
 
@@ -48,11 +45,6 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...actual, open, rename, default: { ...actual, open, rename } };
 });
 
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const BODY = readFileSync(
-  new URL('../../fixtures/momo/requesttopay-successful.json', import.meta.url),
-  'utf8',
-);
 const dirs: string[] = [];
 afterEach(() => {
   Object.assign(faults, { diskFull: false, renameFails: false, opened: [] });
@@ -76,36 +68,10 @@ function setup() {
   const lines: string[] = [];
   const logged = recordingLogger();
   const buffer = new FileIngressBuffer(dir, (line) => lines.push(line));
-  const store = new MemoryStore();
-  const metrics = new RecordingMetrics();
-  const services: RelayServices = {
-    config: parseConfig({
-      management: { bearerToken: 'management-token-0123456789' },
-      accounts: {
-        momo: { demo: { currency: 'EUR', confirmSuccess: false, allowNoPathSecret: 'local tests only' } },
-      },
-    }),
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: logged.log,
-    scrub: createScrubber([]),
-    ingressBuffer: buffer,
-    metrics,
-  };
+  const { store, metrics, services } = bufferServices({ buffer, log: logged.log });
   const drainer = new LocalBufferDrainer(services, buffer, 60_000, (line) => lines.push(line));
   return { dir, lines, buffer, store, metrics, services, drainer, errors: logged.errors };
 }
-
-const callback = (body = BODY) => ({
-  requestId: 'req-1',
-  method: 'PUT',
-  path: `/v1/momo/demo/requesttopay/${REFERENCE}`,
-  headers: { 'content-type': 'application/json' },
-  query: {},
-  rawBody: Buffer.from(body),
-  sourceIp: '127.0.0.1',
-  receivedAt: new Date('2026-11-21T10:00:00.000Z'),
-});
 
 const finals = (store: MemoryStore) =>
   store.published.filter((e) => e.metadata.type === 'TransactionSucceeded');
@@ -117,7 +83,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     store.failure = 'error';
 
     // Act
-    const response = await receiveCallback(services, callback());
+    const response = await receiveCallback(services, momoCallback());
 
     // Assess
     expect(response.statusCode).toBe(200);
@@ -140,7 +106,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     const { buffer, lines, store, services, drainer, metrics } = setup();
     await store.createTransaction(registered());
     store.failure = 'error';
-    await receiveCallback(services, callback());
+    await receiveCallback(services, momoCallback());
     store.failure = 'none';
 
     // Act
@@ -158,8 +124,8 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     // Prepare
     const { buffer, store, services, drainer } = setup();
     store.failure = 'error';
-    await receiveCallback(services, callback());
-    await receiveCallback(services, callback(BODY.replace('100', '101')));
+    await receiveCallback(services, momoCallback());
+    await receiveCallback(services, momoCallback({ amount: '101' }));
 
     // Act
     const result = await drainer.runOnce();
@@ -174,7 +140,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     const { buffer, store, services, drainer } = setup();
     await store.createTransaction(registered());
     store.failure = 'error';
-    await receiveCallback(services, callback());
+    await receiveCallback(services, momoCallback());
     store.failure = 'none';
     const remove = buffer.remove.bind(buffer);
     buffer.remove = async () => {
@@ -196,7 +162,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     // Prepare
     const { dir, buffer, store, services, drainer, lines } = setup();
     store.failure = 'error';
-    await receiveCallback(services, callback());
+    await receiveCallback(services, momoCallback());
     store.failure = 'none';
     const [name] = await buffer.pending();
     writeFileSync(join(dir, name!), await buffer.seal(JSON.stringify({ version: 7 })));
@@ -225,7 +191,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     await store.createTransaction(registered());
     mkdirSync(join(dir, '000000000000000-poison.json'));
     store.failure = 'error';
-    await receiveCallback(services, callback());
+    await receiveCallback(services, momoCallback());
     store.failure = 'none';
 
     // Act
@@ -263,7 +229,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     // Prepare
     const { dir, buffer, store, services, drainer, errors } = setup();
     store.failure = 'error';
-    await receiveCallback(services, callback());
+    await receiveCallback(services, momoCallback());
     store.failure = 'none';
     const [name] = await buffer.pending();
     writeFileSync(join(dir, name!), await buffer.seal(JSON.stringify({ version: 7 })));
@@ -305,7 +271,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     const { dir, store, services, drainer, errors } = setup();
     mkdirSync(join(dir, '999999999999999-poison.json'));
     store.failure = 'error';
-    await receiveCallback(services, callback());
+    await receiveCallback(services, momoCallback());
 
     // Act
     const result = await drainer.runOnce();
@@ -323,7 +289,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     faults.diskFull = true;
 
     // Act
-    const response = await receiveCallback(services, callback());
+    const response = await receiveCallback(services, momoCallback());
 
     // Assess
     expect(response.statusCode).toBe(503);
@@ -366,7 +332,7 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
     async function buffered(ctx: ReturnType<typeof setup>) {
       await ctx.store.createTransaction(registered());
       ctx.store.failure = 'error';
-      await receiveCallback(ctx.services, callback());
+      await receiveCallback(ctx.services, momoCallback());
       ctx.store.failure = 'none';
       const [name] = await ctx.buffer.pending();
       return name!;

@@ -150,60 +150,56 @@ describe('npm run sim: a fault that makes the callback unusable is judged by wha
     ],
   ] as const;
 
-  it.each(cases)('%s: PENDING with no verdict is as expected', (_what, fault, provider, kind, refusal) => {
-    // Prepare
-    const x = withFaults(
-      finalExpectation('TransactionSucceeded', 'payer 1', 1),
-      parseFaults(fault),
-      provider,
-      kind,
-    );
-    // Act + Assess
-    expect(judge(x, [refusal], 'PENDING')).toEqual([]);
-  });
-
-  it.each(cases)(
-    "%s: a verdict of the relay's own status check (origin poll) is accepted, its status expected",
-    (_what, fault, provider, kind, refusal) => {
-      // Prepare
-      const x = withFaults(
-        finalExpectation('TransactionSucceeded', 'payer 1', 1),
-        parseFaults(fault),
-        provider,
-        kind,
-      );
-      // Act
-      const problems = judge(x, [refusal, event('TransactionSucceeded', 'poll')], 'SUCCEEDED');
-      // Assess
-      expect(problems).toEqual([]);
-      expect(judge(x, [refusal, event('TransactionSucceeded', 'poll')], 'PENDING')).toEqual([
-        "the relay's transaction is PENDING, expected SUCCEEDED",
-      ]);
-    },
-  );
-
-  it.each(cases)(
-    '%s: a verdict from the callback still fails the scenario',
-    (_what, fault, provider, kind, refusal) => {
-      // Prepare
-      const x = withFaults(
-        finalExpectation('TransactionSucceeded', 'payer 1', 1),
-        parseFaults(fault),
-        provider,
-        kind,
-      );
-      // Act
-      const problems = judge(x, [refusal, event('TransactionSucceeded', 'callback')], 'SUCCEEDED');
-      // Assess
-      expect(problems).toEqual([
+  /** What reached the relay besides the refusal, the transaction's status, and the problems judged. */
+  const verdicts = [
+    ['PENDING with no verdict is as expected', [], 'PENDING', []],
+    [
+      "a verdict of the relay's own status check (origin poll) is accepted",
+      [event('TransactionSucceeded', 'poll')],
+      'SUCCEEDED',
+      [],
+    ],
+    [
+      "a verdict of the relay's own status check still has its status expected",
+      [event('TransactionSucceeded', 'poll')],
+      'PENDING',
+      ["the relay's transaction is PENDING, expected SUCCEEDED"],
+    ],
+    [
+      'a verdict from the callback still fails the scenario',
+      [event('TransactionSucceeded', 'callback')],
+      'SUCCEEDED',
+      [
         "unexpected TransactionSucceeded not from the relay's status check",
         "the relay's transaction is SUCCEEDED, expected PENDING",
-      ]);
-      expect(judge(x, [refusal, event('TransactionAmbiguous', 'buffer')], 'AMBIGUOUS')).toContain(
+      ],
+    ],
+    [
+      'a verdict from the buffer still fails the scenario',
+      [event('TransactionAmbiguous', 'buffer')],
+      'AMBIGUOUS',
+      [
         "unexpected TransactionAmbiguous not from the relay's status check",
+        "the relay's transaction is AMBIGUOUS, expected PENDING",
+      ],
+    ],
+  ] as const;
+
+  describe.each(cases)('%s', (_what, fault, provider, kind, refusal) => {
+    it.each(verdicts)('%s', (_verdict, events, status, expected) => {
+      // Prepare
+      const x = withFaults(
+        finalExpectation('TransactionSucceeded', 'payer 1', 1),
+        parseFaults(fault),
+        provider,
+        kind,
       );
-    },
-  );
+      // Act
+      const problems = judge(x, [refusal, ...events], status);
+      // Assess
+      expect(problems).toEqual(expected);
+    });
+  });
 
   it('a dropped queue-timeout notice: the relay’s own verdict is accepted, a callback one is not', () => {
     // Prepare

@@ -19,6 +19,7 @@ import {
 import type { DarajaReportIntent } from '../../../../shared/providers/daraja/parse';
 import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
 import type { CallbackInput, ReportIntent } from '../../../../shared/providers/types';
+import { darajaStatusResult } from '../../../helpers/daraja-status-result';
 import { registered } from '../../../helpers/reports';
 
 const NOW = '2026-11-23T10:00:00.000Z';
@@ -70,6 +71,28 @@ function setup(options: { callbackFunction?: boolean } = {}) {
   return { store, parse, ingest, success };
 }
 
+/** A registered Daraja transaction of the account, still PENDING. */
+const registerPending = (s: ReturnType<typeof setup>, kind: string, reference: string, amount: string) =>
+  s.store.createTransaction(
+    registered({
+      key: { provider: 'daraja', account: 'demo', reference },
+      kind,
+      amount: { value: amount, currency: 'KES' },
+      externalId: undefined,
+    }),
+  );
+
+/** The record the poller writes from Daraja's synchronous answer to its status query `id` (reconcile.ts putAlias). */
+const recordStatusQuery = (s: ReturnType<typeof setup>, id: string, data: Record<string, unknown>) =>
+  s.store.putRecordIfAbsent({
+    provider: 'daraja',
+    account: 'demo',
+    namespace: `alias:${STATUS_QUERY}`,
+    id,
+    data,
+    createdAt: NOW,
+  });
+
 const stkSuccess = {
   Body: {
     stkCallback: {
@@ -100,37 +123,6 @@ const c2bConfirmation = {
   MSISDN: '25470****149',
   FirstName: 'John',
 };
-
-function statusResult(ids: {
-  query: { oc: string; c: string };
-  original?: { oc?: string; c?: string };
-  receipt: string;
-  occasion?: string;
-  amount?: number;
-}) {
-  const params = [
-    { Key: 'DebitPartyName', Value: '254708374149 - John Doe' },
-    { Key: 'TransactionStatus', Value: 'Completed' },
-    { Key: 'Amount', Value: ids.amount ?? 1 },
-    { Key: 'ReceiptNo', Value: ids.receipt },
-    ...(ids.original?.oc ? [{ Key: 'OriginatorConversationID', Value: ids.original.oc }] : []),
-    ...(ids.original?.c ? [{ Key: 'ConversationID', Value: ids.original.c }] : []),
-  ];
-  return {
-    Result: {
-      ConversationID: ids.query.c,
-      OriginatorConversationID: ids.query.oc,
-      ReferenceData: {
-        ReferenceItem: ids.occasion ? { Key: 'Occasion', Value: ids.occasion } : { Key: 'Occasion' },
-      },
-      ResultCode: 0,
-      ResultDesc: 'The service request is processed successfully.',
-      ResultParameters: { ResultParameter: params },
-      ResultType: 0,
-      TransactionID: ids.receipt,
-    },
-  };
-}
 
 describe('Daraja correlation', () => {
   it('records the STK receipt as an alias of the CheckoutRequestID', async () => {
@@ -242,7 +234,7 @@ describe('Daraja correlation', () => {
     const s = setup();
     const [intent] = s.parse(
       'status-result',
-      statusResult({ query: { oc: '1-2-3', c: 'AG_Q' }, receipt: RECEIPT_NO }),
+      darajaStatusResult({ query: { oc: '1-2-3', c: 'AG_Q' }, receipt: RECEIPT_NO, amount: 1 }),
     );
     expect(intent!.correlate!.slice(0, 3)).toEqual([
       { via: STATUS_QUERY, value: 'AG_Q' },
@@ -254,29 +246,19 @@ describe('Daraja correlation', () => {
   it('applies a status result to the transaction the poller queried (alias recorded first), not to an orphan', async () => {
     // Prepare: a registered STK transaction still PENDING, and the alias the poller recorded for its query.
     const s = setup();
-    await s.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'demo', reference: CHECKOUT },
-        kind: 'stk',
-        amount: { value: '1', currency: 'KES' },
-        externalId: undefined,
-      }),
-    );
+    await registerPending(s, 'stk', CHECKOUT, '1');
     const before = s.store.transactions.size;
-    await s.store.putRecordIfAbsent({
-      provider: 'daraja',
-      account: 'demo',
-      namespace: `alias:${STATUS_QUERY}`,
-      id: 'AG_Q',
-      // What the poller recorded of its query: the receipt it asked about.
-      data: { reference: CHECKOUT, origin: 'poll', asked: { TransactionID: 'OTHER12345' } },
-      createdAt: NOW,
+    // What the poller recorded of its query: the receipt it asked about.
+    await recordStatusQuery(s, 'AG_Q', {
+      reference: CHECKOUT,
+      origin: 'poll',
+      asked: { TransactionID: 'OTHER12345' },
     });
 
     // Act
     const result = await s.ingest(
       'status-result',
-      statusResult({ query: { oc: '1-2-3', c: 'AG_Q' }, receipt: 'OTHER12345' }),
+      darajaStatusResult({ query: { oc: '1-2-3', c: 'AG_Q' }, receipt: 'OTHER12345', amount: 1 }),
     );
 
     // Assess
@@ -294,7 +276,7 @@ describe('Daraja correlation', () => {
     // Act
     const result = await s.ingest(
       'status-result',
-      statusResult({ query: { oc: '9-9-9', c: 'AG_PARTNER' }, receipt: RECEIPT_NO }),
+      darajaStatusResult({ query: { oc: '9-9-9', c: 'AG_PARTNER' }, receipt: RECEIPT_NO, amount: 1 }),
     );
 
     // Assess
@@ -322,15 +304,6 @@ describe('Daraja correlation', () => {
     const PAYOUT = '10571-7910404-1';
     const token = (reference: string, kind = 'b2c', secret = API.consumerSecret) =>
       statusQueryOccasion({ secret, account: 'demo', kind, reference });
-    const registerPayout = (s: ReturnType<typeof setup>) =>
-      s.store.createTransaction(
-        registered({
-          key: { provider: 'daraja', account: 'demo', reference: PAYOUT },
-          kind: 'b2c',
-          amount: { value: '10', currency: 'KES' },
-          externalId: undefined,
-        }),
-      );
 
     it('reads back what it wrote, and leaves out a reference that would pass 100 characters', () => {
       expect(readStatusQueryOccasion(token(PAYOUT))).toEqual({
@@ -348,9 +321,9 @@ describe('Daraja correlation', () => {
       const s = setup();
       const [intent] = s.parse(
         'status-result',
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1-2-3', c: 'AG_Q' },
-          original: { oc: PAYOUT },
+          about: PAYOUT,
           receipt: 'NLJ41HAY6Q',
           occasion: token(PAYOUT),
           amount: 10,
@@ -373,10 +346,11 @@ describe('Daraja correlation', () => {
       const long = `${'x'.repeat(80)}-1`;
       const [intent] = s.parse(
         'status-result',
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1', c: 'AG' },
-          original: { oc: long },
+          about: long,
           receipt: 'R1',
+          amount: 1,
           occasion: token(long),
         }),
       ) as DarajaReportIntent[];
@@ -386,18 +360,15 @@ describe('Daraja correlation', () => {
     it("never counts a status result of the relay's query that names another payout: AMBIGUOUS conflict, without its receipt", async () => {
       // Prepare: the relay asked about PAYOUT; the result names another payout's ids and receipt.
       const s = setup();
-      await registerPayout(s);
-      await s.store.putRecordIfAbsent({
-        provider: 'daraja',
-        account: 'demo',
-        namespace: `alias:${STATUS_QUERY}`,
-        id: 'AG_Q',
-        data: { reference: PAYOUT, origin: 'poll', asked: { OriginatorConversationID: PAYOUT } },
-        createdAt: NOW,
+      await registerPending(s, 'b2c', PAYOUT, '10');
+      await recordStatusQuery(s, 'AG_Q', {
+        reference: PAYOUT,
+        origin: 'poll',
+        asked: { OriginatorConversationID: PAYOUT },
       });
-      const body = statusResult({
+      const body = darajaStatusResult({
         query: { oc: '1-2-3', c: 'AG_Q' },
-        original: { oc: '29112-34801843-1' },
+        about: '29112-34801843-1',
         receipt: 'OTHERPAY01',
         occasion: token(PAYOUT),
         amount: 10,
@@ -425,9 +396,10 @@ describe('Daraja correlation', () => {
       const s = setup();
       const [intent] = s.parse(
         'status-result',
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1', c: 'AG' },
           receipt: 'OTHERPAY01',
+          amount: 1,
           occasion: token(RECEIPT_NO, 'c2b'),
         }),
       ) as DarajaReportIntent[];
@@ -439,10 +411,11 @@ describe('Daraja correlation', () => {
       const s = setup();
       const [intent] = s.parse(
         'status-result',
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1-2-3', c: 'AG_Q' },
-          original: { oc: PAYOUT },
+          about: PAYOUT,
           receipt: 'NLJ41HAY6Q',
+          amount: 1,
           occasion: token(PAYOUT, 'b2c', 'guessed-secret'),
         }),
       ) as DarajaReportIntent[];
@@ -476,19 +449,13 @@ describe('Daraja correlation', () => {
       // relay never asked: a token echoed once can be replayed, so the token alone proves nothing).
       const s = setup();
       const reference = '10571-7910404-9';
-      await s.store.createTransaction(
-        registered({
-          key: { provider: 'daraja', account: 'demo', reference },
-          kind: 'b2c',
-          amount: { value: '1', currency: 'KES' },
-          externalId: undefined,
-        }),
-      );
+      await registerPending(s, 'b2c', reference, '1');
       const body = (c: string) =>
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1-2-3', c },
-          original: { oc: reference },
+          about: reference,
           receipt: 'NLJ41HAY6Q',
+          amount: 1,
           occasion: statusQueryOccasion({
             secret: API.consumerSecret,
             account: 'demo',
@@ -510,30 +477,21 @@ describe('Daraja correlation', () => {
       // Prepare: the record the poller writes from the query's synchronous answer.
       const s = setup();
       const reference = '10571-7910404-8';
-      await s.store.createTransaction(
-        registered({
-          key: { provider: 'daraja', account: 'demo', reference },
-          kind: 'b2c',
-          amount: { value: '1', currency: 'KES' },
-          externalId: undefined,
-        }),
-      );
-      await s.store.putRecordIfAbsent({
-        provider: 'daraja',
-        account: 'demo',
-        namespace: `alias:${STATUS_QUERY}`,
-        id: 'AG_ASKED',
-        data: { reference, origin: 'poll', asked: { OriginatorConversationID: reference } },
-        createdAt: NOW,
+      await registerPending(s, 'b2c', reference, '1');
+      await recordStatusQuery(s, 'AG_ASKED', {
+        reference,
+        origin: 'poll',
+        asked: { OriginatorConversationID: reference },
       });
 
       // Act
       await s.ingest(
         'status-result',
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1-2-3', c: 'AG_ASKED' },
-          original: { oc: reference },
+          about: reference,
           receipt: 'NLJ41HAY6R',
+          amount: 1,
         }),
       );
 
@@ -547,31 +505,21 @@ describe('Daraja correlation', () => {
       const s = setup();
       const asked = '10571-7910404-6';
       const other = '10571-7910404-7';
-      for (const reference of [asked, other])
-        await s.store.createTransaction(
-          registered({
-            key: { provider: 'daraja', account: 'demo', reference },
-            kind: 'b2c',
-            amount: { value: '1', currency: 'KES' },
-            externalId: undefined,
-          }),
-        );
-      await s.store.putRecordIfAbsent({
-        provider: 'daraja',
-        account: 'demo',
-        namespace: `alias:${STATUS_QUERY}`,
-        id: 'AG_ASKED',
-        data: { reference: asked, origin: 'poll', asked: { OriginatorConversationID: asked } },
-        createdAt: NOW,
+      for (const reference of [asked, other]) await registerPending(s, 'b2c', reference, '1');
+      await recordStatusQuery(s, 'AG_ASKED', {
+        reference: asked,
+        origin: 'poll',
+        asked: { OriginatorConversationID: asked },
       });
 
       // Act
       await s.ingest(
         'status-result',
-        statusResult({
+        darajaStatusResult({
           query: { oc: '1-2-3', c: 'AG_ASKED' },
-          original: { oc: other },
+          about: other,
           receipt: 'NLJ41HAY6S',
+          amount: 1,
           occasion: statusQueryOccasion({
             secret: API.consumerSecret,
             account: 'demo',
@@ -588,14 +536,7 @@ describe('Daraja correlation', () => {
     it('ends a C2B confirmation that came before its STK result and that result as one success', async () => {
       // Prepare: the registered STK push; the C2B confirmation of its payment comes first.
       const s = setup();
-      await s.store.createTransaction(
-        registered({
-          key: { provider: 'daraja', account: 'demo', reference: CHECKOUT },
-          kind: 'stk',
-          amount: { value: '1', currency: 'KES' },
-          externalId: undefined,
-        }),
-      );
+      await registerPending(s, 'stk', CHECKOUT, '1');
       await s.ingest('c2b-confirmation', c2bConfirmation);
 
       // Act
@@ -616,24 +557,24 @@ describe("the question the relay's status query asked, where no key verifies its
   const OTHER_PAYOUT = '29112-34801843-1';
 
   async function asked(s: ReturnType<typeof setup>, question: Record<string, string> | undefined) {
-    await s.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'demo', reference: PAYOUT },
-        kind: 'b2c',
-        amount: { value: '10', currency: 'KES' },
-        externalId: undefined,
-      }),
-    );
-    // The record the poller writes from Daraja's synchronous answer to its query (reconcile.ts putAlias).
-    await s.store.putRecordIfAbsent({
-      provider: 'daraja',
-      account: 'demo',
-      namespace: `alias:${STATUS_QUERY}`,
-      id: 'AG_20261129_question0001',
-      data: { reference: PAYOUT, origin: 'poll', ...(question ? { asked: question } : {}) },
-      createdAt: NOW,
+    await registerPending(s, 'b2c', PAYOUT, '10');
+    await recordStatusQuery(s, 'AG_20261129_question0001', {
+      reference: PAYOUT,
+      origin: 'poll',
+      ...(question ? { asked: question } : {}),
     });
   }
+  /** Daraja's result of that query: about the payout `about` names (or none), with the receipt `receipt`. */
+  const answer = (s: ReturnType<typeof setup>, about: string | undefined, receipt: string) =>
+    s.ingest(
+      'status-result',
+      darajaStatusResult({
+        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
+        about,
+        receipt,
+        amount: 10,
+      }),
+    );
   const payout = (s: ReturnType<typeof setup>) =>
     s.store.getTransaction({ provider: 'daraja', account: 'demo', reference: PAYOUT });
 
@@ -643,15 +584,7 @@ describe("the question the relay's status query asked, where no key verifies its
     await asked(s, { OriginatorConversationID: PAYOUT });
 
     // Act
-    await s.ingest(
-      'status-result',
-      statusResult({
-        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-        original: { oc: PAYOUT },
-        receipt: 'SBX0PAID01',
-        amount: 10,
-      }),
-    );
+    await answer(s, PAYOUT, 'SBX0PAID01');
 
     // Assess
     expect(await payout(s)).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: 'SBX0PAID01' });
@@ -664,46 +597,25 @@ describe("the question the relay's status query asked, where no key verifies its
     await asked(s, { TransactionID: 'SBX0PAID02' });
 
     // Act
-    await s.ingest(
-      'status-result',
-      statusResult({
-        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-        original: { oc: PAYOUT },
-        receipt: 'SBX0PAID02',
-        amount: 10,
-      }),
-    );
+    await answer(s, PAYOUT, 'SBX0PAID02');
 
     // Assess
     expect(s.success().map((e) => e.metadata.origin)).toEqual(['poll']);
   });
 
   it.each([
-    [
-      'another OriginatorConversationID',
-      { OriginatorConversationID: PAYOUT },
-      { oc: OTHER_PAYOUT },
-      'SBX0OTHER1',
-    ],
-    ['another receipt', { TransactionID: 'SBX0ASKED1' }, { oc: PAYOUT }, 'SBX0OTHER2'],
+    ['another OriginatorConversationID', { OriginatorConversationID: PAYOUT }, OTHER_PAYOUT, 'SBX0OTHER1'],
+    ['another receipt', { TransactionID: 'SBX0ASKED1' }, PAYOUT, 'SBX0OTHER2'],
     ['no original ids at all', { OriginatorConversationID: PAYOUT }, undefined, 'SBX0OTHER3'],
   ])(
     'holds a result naming %s AMBIGUOUS (CONFLICTING_REPORTS): never the payout’s success, nor its receipt',
-    async (_what, question, original, receipt) => {
+    async (_what, question, about, receipt) => {
       // Prepare
       const s = setup({ callbackFunction: true });
       await asked(s, question);
 
       // Act
-      await s.ingest(
-        'status-result',
-        statusResult({
-          query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-          ...(original ? { original } : {}),
-          receipt,
-          amount: 10,
-        }),
-      );
+      await answer(s, about, receipt);
 
       // Assess
       const tx = await payout(s);
@@ -730,15 +642,7 @@ describe("the question the relay's status query asked, where no key verifies its
     await asked(s, undefined);
 
     // Act
-    await s.ingest(
-      'status-result',
-      statusResult({
-        query: { oc: '5118-111210482-1', c: 'AG_20261129_question0001' },
-        original: { oc: PAYOUT },
-        receipt: 'SBX0PAID03',
-        amount: 10,
-      }),
-    );
+    await answer(s, PAYOUT, 'SBX0PAID03');
 
     // Assess: placed on the payout, as what a callback said.
     expect(s.store.published.length).toBeGreaterThan(0);
