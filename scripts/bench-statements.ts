@@ -79,7 +79,9 @@ function discardingStores(): { store: RelayStore; statements: StatementStore } {
   });
   const statements: StatementStore = {
     getRow: async () => undefined,
+    getRows: async () => [],
     putRow: async () => true,
+    putRows: async (rows) => rows.map(() => true),
     listRows: async () => [],
     putBreak: async () => true,
     listBreaks: async () => [],

@@ -141,6 +141,12 @@ export interface WriteOptions {
 export interface TransactionStore {
   recordReceipt(input: ReceiptInput, options?: WriteOptions): Promise<ReceiptResult>;
   getTransaction(key: TransactionKey, options?: ReadOptions): Promise<TransactionRecord | undefined>;
+  /**
+   * The transactions of these keys that exist, eventually consistent (every write after it is conditional
+   * on what was read), in bounded requests (DynamoDB: BatchGetItem, 100 keys each): a statement import
+   * reads a batch of rows' transactions at once instead of one request a row.
+   */
+  getTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]>;
   /** Conditional on the item not existing; false when someone else created it first. */
   createTransaction(tx: TransactionRecord, options?: WriteOptions): Promise<boolean>;
   /** Conditional on the stored revision still being `expectedRevision`; false when it moved on. */
@@ -164,6 +170,8 @@ export type { ProviderRecord, ProviderRecordRef } from '../domain/provider-recor
  */
 export interface ProviderRecordStore {
   getRecord(ref: ProviderRecordRef, options?: ReadOptions): Promise<ProviderRecord | undefined>;
+  /** The records of these refs that exist (live), eventually consistent, in bounded requests (getTransactions). */
+  getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]>;
   /** First writer wins: returns the record that stands (the stored one when `written` is false). */
   putRecordIfAbsent(
     record: ProviderRecord,

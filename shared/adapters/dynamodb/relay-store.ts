@@ -58,6 +58,7 @@ import {
   transactionPk,
 } from './table';
 import { compactTransactionItem, keyOfPk, widenTransactionItem } from './transaction-item';
+import { batchGetItems } from './batch-get';
 import { packedReceiptOf, packReceipt, RECEIPT_PACKED_ATTRIBUTE, widenReceiptItem } from './receipt-item';
 
 export interface RelayStoreOptions {
@@ -80,6 +81,20 @@ const RECORD_SK = 'REC';
 
 function providerRecordPk(ref: ProviderRecordRef): string {
   return `REC#${ref.provider}#${ref.account}#${ref.namespace}#${ref.id}`;
+}
+
+/** A record item as the port answers it; undefined once its own lifetime ended. */
+function recordOf(ref: ProviderRecordRef, item: Record<string, unknown>): ProviderRecord | undefined {
+  // DynamoDB's TTL deletes lazily (up to days later): a record with its own lifetime ends on time.
+  if (item.lifetimeSeconds && Number(item.expiresAt) * 1000 <= Date.now()) return undefined;
+  return {
+    provider: ref.provider,
+    account: ref.account,
+    namespace: ref.namespace,
+    id: ref.id,
+    data: (item.data as Record<string, unknown>) ?? {},
+    createdAt: String(item.createdAt ?? ''),
+  };
 }
 
 function epochSeconds(iso: string, plusDays: number): number {
@@ -280,6 +295,19 @@ export class DynamoRelayStore implements RelayStore {
     );
     this.report('getTransaction', result.ConsumedCapacity);
     return result.Item ? toRecord(result.Item) : undefined;
+  }
+
+  async getTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]> {
+    const items = await batchGetItems(
+      this.doc,
+      keys.map((key) => ({ pk: transactionPk(key), sk: TX_SK })),
+      {
+        tableName: this.options.tableName,
+        operation: 'getTransactions',
+        onConsumedCapacity: this.options.onConsumedCapacity,
+      },
+    );
+    return items.map((item) => toRecord(item));
   }
 
   async createTransaction(tx: TransactionRecord, options: WriteOptions = {}): Promise<boolean> {
@@ -710,18 +738,25 @@ export class DynamoRelayStore implements RelayStore {
       ),
     );
     this.report('getRecord', result.ConsumedCapacity);
-    if (!result.Item) return undefined;
-    const item = result.Item;
-    // DynamoDB's TTL deletes lazily (up to days later): a record with its own lifetime ends on time.
-    if (item.lifetimeSeconds && Number(item.expiresAt) * 1000 <= Date.now()) return undefined;
-    return {
-      provider: ref.provider,
-      account: ref.account,
-      namespace: ref.namespace,
-      id: ref.id,
-      data: (item.data as Record<string, unknown>) ?? {},
-      createdAt: String(item.createdAt ?? ''),
-    };
+    return result.Item ? recordOf(ref, result.Item) : undefined;
+  }
+
+  async getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]> {
+    const byPk = new Map(refs.map((ref) => [providerRecordPk(ref), ref]));
+    const items = await batchGetItems(
+      this.doc,
+      [...byPk.keys()].map((pk) => ({ pk, sk: RECORD_SK })),
+      {
+        tableName: this.options.tableName,
+        operation: 'getRecords',
+        onConsumedCapacity: this.options.onConsumedCapacity,
+      },
+    );
+    return items.flatMap((item) => {
+      const ref = byPk.get(String(item.pk));
+      const record = ref && recordOf(ref, item);
+      return record ? [record] : [];
+    });
   }
 
   async putRecordIfAbsent(
