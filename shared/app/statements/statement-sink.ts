@@ -104,15 +104,15 @@ export class StatementLedger implements StatementSink {
    * One batch of rows (at most INGEST_BATCH): the rows already stored read at once (a key-range query
    * per business day), the transactions the new rows name read at once (TransactionFinder), then each
    * row placed in the file's order (a row may name the transaction an earlier one opened or settled),
-   * and the new rows written together, each conditional. `stop` is asked before each row: when it says
-   * so, the rows placed so far are written and the count of rows taken is answered (the rest is the
-   * caller's to send again: docs/statements.md#files).
+   * and the new rows written together, each conditional. `stop` is asked before each row (with the
+   * rows taken so far): when it says so, the rows placed so far are written and the count of rows taken
+   * is answered (the rest is the caller's to send again: docs/statements.md#files).
    */
   async ingestBatch(
     rows: readonly StatementRow[],
     options: StatementIngestOptions,
     result: StatementIngestResult,
-    stop: () => boolean = () => false,
+    stop: (taken: number) => boolean = () => false,
   ): Promise<number> {
     const { statements } = this.deps;
     const keyed = rows.map((row) => {
@@ -154,7 +154,7 @@ export class StatementLedger implements StatementSink {
     const fresh: StoredStatementRow[] = [];
     let taken = 0;
     for (const { row, settings, day, fingerprint, id } of keyed) {
-      if (stop()) break;
+      if (stop(taken)) break;
       taken++;
       result.rows++;
       const known = stored.get(id);
