@@ -1121,9 +1121,11 @@ export class DynamoRelayStore implements RelayStore {
           ExpressionAttributeValues: { ':pk': `${LOOKUP_PK_PREFIX}${by}#${value}` },
           ScanIndexForward: false,
           Limit: limit,
+          ReturnConsumedCapacity: this.capacity,
         }),
       ),
     );
+    this.report('findLookups', result.ConsumedCapacity);
     const entries: LookupEntry[] = [];
     for (const item of result.Items ?? []) {
       const sk = String(item.sk);
