@@ -28,6 +28,7 @@ import type { StatementStore } from '../shared/app/statements/statement-store';
 import { parseConfig } from '../shared/config/load';
 import type { TransactionRecord } from '../shared/domain/transaction';
 import { indexShapes, writeUnits } from './cost/dynamo-units';
+import { MEASURED_STATEMENT_UNITS } from './cost/statements';
 
 const quiet: RelayLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const HEADER = 'Transaction ID,Partner Transaction ID,Datestamp,Amount,Transaction_Status';
@@ -80,7 +81,7 @@ const importer = (deps: Parameters<typeof importStatement>[0], path: string) =>
 function discardingStores(): { store: RelayStore; statements: StatementStore } {
   const store = new Proxy({} as RelayStore, {
     get: (_t, name) => async () =>
-      String(name).startsWith('find') || String(name).startsWith('list') ? [] : undefined,
+      /^(find|list|getTransactions|getRecords)/.test(String(name)) ? [] : undefined,
   });
   const statements: StatementStore = {
     getRow: async () => undefined,
@@ -282,6 +283,13 @@ export async function statementsBench(
     `| write units per matched row (items written, AWS's 1 KB rule and index entries; Local counted ${units.localWrite.toFixed(3)}) | ${units.write.toFixed(3)} | ≤ 1 |`,
   );
   out(`| units per matched row by operation (DynamoDB Local's count) | ${units.byOperation} | |`);
+  const priced = MEASURED_STATEMENT_UNITS;
+  const same =
+    priced.readUnitsPerRow.toFixed(2) === units.read.toFixed(2) &&
+    priced.writeUnitsPerRow.toFixed(2) === units.write.toFixed(2);
+  out(
+    `| units per row npm run cost prices (write / read) | ${priced.writeUnitsPerRow} / ${priced.readUnitsPerRow} | ${same ? '✔ as measured' : '✘ update MEASURED_STATEMENT_UNITS in scripts/cost/statements.ts'} |`,
+  );
 }
 
 if (process.argv[2] === 'child') {
