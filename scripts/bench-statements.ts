@@ -6,9 +6,12 @@
  *    twice-read as the importer does (checked whole, then imported), through stores that keep nothing, so
  *    the memory measured is the importer's (CSV reader, template, matcher, batches), not a store's.
  * 2. Read and write units per matched row on DynamoDB Local: transactions seeded, then a statement whose
- *    every row matches one, imported with ReturnConsumedCapacity on every call of both stores.
+ *    every row matches one, imported with ReturnConsumedCapacity on every call of both stores (reads), and
+ *    the items it left sized by AWS's rules (writes: 1 unit per KB of the larger image, index entries too:
+ *    scripts/cost/dynamo-units.ts; DynamoDB Local's own count knows neither). The import's rows/s there.
  */
 import { execFileSync } from 'node:child_process';
+import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -17,12 +20,15 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
+import { createTableInput } from '../shared/adapters/dynamodb/table';
 import { DynamoStatementStore } from '../shared/adapters/dynamodb/statement-store';
 import type { RelayLogger, RelayStore } from '../shared/app/ports';
 import { importStatement } from '../shared/app/statements/import-statement';
 import type { StatementStore } from '../shared/app/statements/statement-store';
 import { parseConfig } from '../shared/config/load';
 import type { TransactionRecord } from '../shared/domain/transaction';
+import { indexShapes, writeUnits } from './cost/dynamo-units';
+import { MEASURED_STATEMENT_UNITS } from './cost/statements';
 
 const quiet: RelayLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const HEADER = 'Transaction ID,Partner Transaction ID,Datestamp,Amount,Transaction_Status';
@@ -75,11 +81,13 @@ const importer = (deps: Parameters<typeof importStatement>[0], path: string) =>
 function discardingStores(): { store: RelayStore; statements: StatementStore } {
   const store = new Proxy({} as RelayStore, {
     get: (_t, name) => async () =>
-      String(name).startsWith('find') || String(name).startsWith('list') ? [] : undefined,
+      /^(find|list|getTransactions|getRecords)/.test(String(name)) ? [] : undefined,
   });
   const statements: StatementStore = {
     getRow: async () => undefined,
+    getRows: async () => [],
     putRow: async () => true,
+    putRows: async (rows) => rows.map(() => true),
     listRows: async () => [],
     putBreak: async () => true,
     listBreaks: async () => [],
@@ -127,8 +135,35 @@ function measureInChild(rows: number): { rows: number; seconds: number; maxRssMb
   return JSON.parse(output.trim().split('\n').pop()!);
 }
 
-/** Read and write units per matched row on DynamoDB Local (both stores report every call's capacity). */
-async function unitsPerRow(rows: number): Promise<{ read: number; write: number; byOperation: string }> {
+/** Every item of the table, by key (a bench table: one scan's pages). */
+async function itemsOf(
+  client: ReturnType<typeof createDynamoClients>['client'],
+  tableName: string,
+): Promise<Map<string, Record<string, AttributeValue>>> {
+  const items = new Map<string, Record<string, AttributeValue>>();
+  let cursor: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: cursor }));
+    for (const item of page.Items ?? []) items.set(`${item.pk?.S}\u0000${item.sk?.S}`, item);
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return items;
+}
+
+const sameItem = (a: Record<string, AttributeValue>, b: Record<string, AttributeValue>) =>
+  JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+
+/**
+ * Read and write units per matched row on DynamoDB Local: reads as both stores report every call's
+ * capacity; writes by AWS's rules over the items the import changed (scripts/cost/dynamo-units.ts).
+ */
+export async function unitsPerRow(rows: number): Promise<{
+  read: number;
+  write: number;
+  localWrite: number;
+  rowsPerSecond: number;
+  byOperation: string;
+}> {
   const dynamo = await startDynamoDbLocal();
   const dir = mkdtempSync(join(tmpdir(), 'bench-statements-'));
   try {
@@ -144,7 +179,7 @@ async function unitsPerRow(rows: number): Promise<{ read: number; write: number;
       if (!counting.on || !capacity) return;
       // DynamoDB Local reports CapacityUnits; reads and writes are told apart by the operation.
       const units = capacity.CapacityUnits ?? 0;
-      const isWrite = /^(put|create|replace|record|claim|update)/i.test(operation);
+      const isWrite = /^(put|create|replace|record|claim|update|retire)/i.test(operation);
       if (isWrite) counting.write += units;
       else counting.read += units;
       counting.ops.set(operation, (counting.ops.get(operation) ?? 0) + units);
@@ -180,15 +215,26 @@ async function unitsPerRow(rows: number): Promise<{ read: number; write: number;
     }
     const path = join(dir, 'matched.csv');
     await writeFile(path, rows, true);
+    const before = await itemsOf(client, tableName);
     counting.on = true;
     const clock = { now: () => new Date('2026-11-22T12:00:00.000Z') };
+    const started = process.hrtime.bigint();
     const answer = await importer({ config, store, statements, clock, log: quiet }, path);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     counting.on = false;
+    const indexes = indexShapes(createTableInput(tableName));
+    let ruleWrites = 0;
+    for (const [key, item] of await itemsOf(client, tableName)) {
+      const was = before.get(key);
+      if (!was || !sameItem(was, item)) ruleWrites += writeUnits(was, item, indexes).total;
+    }
     doc.destroy();
     const matched = answer.result.matched + answer.result.settled;
     return {
       read: counting.read / matched,
-      write: counting.write / matched,
+      write: ruleWrites / matched,
+      localWrite: counting.write / matched,
+      rowsPerSecond: answer.result.rows / seconds,
       byOperation: [...counting.ops.entries()]
         .map(([op, units]) => `${op} ${(units / matched).toFixed(2)}`)
         .join(', '),
@@ -198,6 +244,9 @@ async function unitsPerRow(rows: number): Promise<{ read: number; write: number;
     await dynamo.stop();
   }
 }
+
+/** Rows of the matched statement whose units are measured (a thousand: several batches). */
+const UNITS_ROWS = 1000;
 
 export async function statementsBench(
   out: (line?: string) => void,
@@ -223,10 +272,24 @@ export async function statementsBench(
       `| peak RSS ${large.rows.toLocaleString('en')} ÷ ${small.rows.toLocaleString('en')} rows | ${(large.maxRssMb / small.maxRssMb).toFixed(2)}× for ${(large.rows / small.rows).toFixed(0)}× the rows | ≈ 1× |`,
     );
   }
-  const units = await unitsPerRow(500);
-  out(`| read units per matched row (DynamoDB Local, 500 rows) | ${units.read.toFixed(2)} | ≤ 1 |`);
-  out(`| write units per matched row (DynamoDB Local, 500 rows) | ${units.write.toFixed(2)} | ≤ 1 |`);
-  out(`| units per matched row by operation | ${units.byOperation} | |`);
+  const units = await unitsPerRow(UNITS_ROWS);
+  out(
+    `| rows/s, ${UNITS_ROWS.toLocaleString('en')} matched rows into DynamoDB Local (batched reads and writes) | ${Math.round(units.rowsPerSecond).toLocaleString('en')} | reported |`,
+  );
+  out(
+    `| read units per matched row (DynamoDB Local's ConsumedCapacity, ${UNITS_ROWS.toLocaleString('en')} rows) | ${units.read.toFixed(3)} | ≤ 1 |`,
+  );
+  out(
+    `| write units per matched row (items written, AWS's 1 KB rule and index entries; Local counted ${units.localWrite.toFixed(3)}) | ${units.write.toFixed(3)} | ≤ 1 |`,
+  );
+  out(`| units per matched row by operation (DynamoDB Local's count) | ${units.byOperation} | |`);
+  const priced = MEASURED_STATEMENT_UNITS;
+  const same =
+    priced.readUnitsPerRow.toFixed(2) === units.read.toFixed(2) &&
+    priced.writeUnitsPerRow.toFixed(2) === units.write.toFixed(2);
+  out(
+    `| units per row npm run cost prices (write / read) | ${priced.writeUnitsPerRow} / ${priced.readUnitsPerRow} | ${same ? '✔ as measured' : '✘ update MEASURED_STATEMENT_UNITS in scripts/cost/statements.ts'} |`,
+  );
 }
 
 if (process.argv[2] === 'child') {

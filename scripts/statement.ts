@@ -3,7 +3,8 @@
  * [--relay URL] [--token T] [--json]`: imports a statement file into a running relay (`npm start`, or a
  * deployed management API) through POST /v1/statements/{provider}/{account}/import (docs/statements.md).
  * A file over the request limit is sent in parts at line boundaries (each with the file's header lines);
- * every part is first sent as a dry run, so a malformed line anywhere imports nothing.
+ * every part is first sent as a dry run, so a malformed line anywhere imports nothing. A part the relay
+ * took only in part in the time a request has (202, `next.from`) is sent again from there until done.
  *
  * `npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]`: the day as it
  * adds up (or closes it).
@@ -53,6 +54,15 @@ function accountPath(value: string | undefined): string {
 }
 
 async function call(method: string, path: string, body?: string, contentType = 'text/csv'): Promise<unknown> {
+  return (await send(method, path, body, contentType)).answer;
+}
+
+async function send(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'text/csv',
+): Promise<{ status: number; answer: unknown }> {
   let response: Response;
   try {
     response = await fetch(`${base}${path}`, {
@@ -68,7 +78,30 @@ async function call(method: string, path: string, body?: string, contentType = '
     process.stderr.write(`${response.status} ${text}\n`);
     process.exit(1);
   }
-  return response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text;
+  const answer = response.headers.get('content-type')?.startsWith('application/json')
+    ? JSON.parse(text)
+    : text;
+  return { status: response.status, answer };
+}
+
+interface ImportAnswer {
+  layout: string;
+  result: Record<string, number>;
+  done?: boolean;
+  next?: { from: number };
+}
+
+/** One part, sent again from where the relay stopped (202 `next.from`) until every row is taken. */
+async function importPart(path: string, query: URLSearchParams, part: string): Promise<ImportAnswer> {
+  const total: ImportAnswer = { layout: '', result: {} };
+  for (let from = 0; ;) {
+    const { status, answer } = await send('POST', `${path}?${query}${from ? `&from=${from}` : ''}`, part);
+    const taken = answer as ImportAnswer;
+    total.layout = taken.layout;
+    for (const [k, v] of Object.entries(taken.result)) total.result[k] = (total.result[k] ?? 0) + v;
+    if (status !== 202 || !taken.next) return total;
+    from = taken.next.from;
+  }
 }
 
 /** The file's lines up to its header row (repeated at the start of every part). */
@@ -134,10 +167,10 @@ async function importFile(): Promise<void> {
   const path = `/v1/statements/${accountPath(values.account)}/import`;
   const answers: unknown[] = [];
   // Every part as a dry run first: a bad line anywhere and nothing is imported.
-  for await (const part of parts(file)) answers.push(await call('POST', `${path}?${query(true)}`, part));
+  for await (const part of parts(file)) answers.push(await importPart(path, query(true), part));
   if (!values['dry-run']) {
     answers.length = 0;
-    for await (const part of parts(file)) answers.push(await call('POST', `${path}?${query(false)}`, part));
+    for await (const part of parts(file)) answers.push(await importPart(path, query(false), part));
   }
   const results = answers as { layout: string; result: Record<string, number> }[];
   const total: Record<string, number> = {};

@@ -9,17 +9,22 @@ import type { CostLine, Prices } from '../cost';
 export const S3_PRICES = { putPerThousand: 0.005, getPerThousand: 0.0004, storagePerGbMonth: 0.023 } as const;
 
 /**
- * The assumptions the lines name. Units per row are the issue's target (≤ 1 write, ≤ 1 read per matched
- * row), not yet a measurement here; `npm run bench` measures them and should replace these.
+ * Measured by `npm run bench -- --only statements` (docs/results.md#statement-import): the read units per
+ * matched row by DynamoDB Local's ConsumedCapacity (the range query of the day's rows, the lookup queries,
+ * the BatchGetItems of a batch), and the write units per matched row by AWS's 1 KB rule over the items the
+ * import changed (index entries too). The bench prints whether these still match.
  */
+export const MEASURED_STATEMENT_UNITS = { writeUnitsPerRow: 1, readUnitsPerRow: 0.51 } as const;
+
+/** The assumptions the lines name; the DynamoDB units per row are the bench's (MEASURED_STATEMENT_UNITS). */
 export const STATEMENT_ASSUMPTIONS = {
   rowsPerFile: 10_000,
   /** GETs per file: the layout detection reads the first lines, then the file is read twice (checked, imported). */
   getsPerFile: 3,
   /** PUTs per file: the upload and its report. */
   putsPerFile: 2,
-  writeUnitsPerRow: 1,
-  readUnitsPerRow: 1,
+  writeUnitsPerRow: MEASURED_STATEMENT_UNITS.writeUnitsPerRow,
+  readUnitsPerRow: MEASURED_STATEMENT_UNITS.readUnitsPerRow,
   lambdaMsPerRow: 2,
   memoryMb: 512,
   bytesPerRow: 150,
@@ -52,12 +57,12 @@ export function perMillionStatementRows(prices: Prices, a = STATEMENT_ASSUMPTION
     {
       item: 'DynamoDB writes',
       dollars: a.writeUnitsPerRow * prices.dynamoPerMillionWrites,
-      formula: `${a.writeUnitsPerRow} WRU/row (target, not measured) × $${prices.dynamoPerMillionWrites}/M`,
+      formula: `${a.writeUnitsPerRow} WRU/row (measured: npm run bench -- --only statements, AWS's 1 KB rule) × $${prices.dynamoPerMillionWrites}/M`,
     },
     {
       item: 'DynamoDB reads',
       dollars: a.readUnitsPerRow * prices.dynamoPerMillionReads,
-      formula: `${a.readUnitsPerRow} RRU/row (target, not measured) × $${prices.dynamoPerMillionReads}/M`,
+      formula: `${a.readUnitsPerRow} RRU/row (measured: npm run bench -- --only statements) × $${prices.dynamoPerMillionReads}/M`,
     },
     {
       item: 'S3 storage of the files (a month)',

@@ -195,15 +195,20 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
       const statement = await fetch(
         `${sim}/_sim/statements/daraja/${code}?layout=mpesa-merchant&from=${started.toISOString()}&to=${to.toISOString()}`,
       ).then((r) => r.text());
-      const answer = await json<{ result: Record<string, number> }>(
-        `${stack.relayUrl}/v1/statements/daraja/${account}/import?file=Mpesa_${code}.csv`,
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${options.adminToken}`, 'content-type': 'text/csv' },
-          body: statement,
-        },
-      );
-      for (const [k, v] of Object.entries(answer.result)) imported[k] = (imported[k] ?? 0) + v;
+      // A file the relay took only in part in a request's time (202) is sent again from `next.from`.
+      for (let from = 0, more = true; more;) {
+        const answer = await json<{ result: Record<string, number>; next?: { from: number } }>(
+          `${stack.relayUrl}/v1/statements/daraja/${account}/import?file=Mpesa_${code}.csv${from ? `&from=${from}` : ''}`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${options.adminToken}`, 'content-type': 'text/csv' },
+            body: statement,
+          },
+        );
+        for (const [k, v] of Object.entries(answer.result)) imported[k] = (imported[k] ?? 0) + v;
+        more = answer.next !== undefined;
+        if (answer.next) from = answer.next.from;
+      }
       const book = await json<{ entries: BookRow[]; served: BookRow[] }>(`${sim}/_sim/books/daraja/${code}`);
       books.entries.push(...book.entries);
       books.served.push(...book.served);

@@ -376,7 +376,23 @@ export interface OperationsStore {
  */
 export type CallbackStore = TransactionStore & ProviderRecordStore;
 
+/**
+ * Reads of many items at once, for the statement import and the account-day reader: not on the callback
+ * path (its bundle carries no batch command).
+ */
+export interface BatchReadStore {
+  /**
+   * The transactions of these keys that exist, eventually consistent (every write after it is conditional
+   * on what was read), in bounded requests (DynamoDB: BatchGetItem, 100 keys each): a statement import
+   * reads a batch of rows' transactions at once instead of one request a row.
+   */
+  getTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]>;
+  /** The records of these refs that exist (live), eventually consistent, in bounded requests (getTransactions). */
+  getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]>;
+}
+
 export type RelayStore = CallbackStore &
+  BatchReadStore &
   DueWorkStore &
   TimelineStore &
   AccountDayStore &

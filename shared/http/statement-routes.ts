@@ -19,6 +19,17 @@ import { type HttpResponse, type InboundRequest, json } from './types';
 export const MAX_STATEMENT_BYTES = 5 * 1024 * 1024;
 
 /**
+ * How long an import request may import before it answers (docs/statements.md#files): API Gateway ends a
+ * request at 29 s, so the import stops between rows at 20 s (a batch in flight, 200 rows' reads and
+ * writes, has the rest) and answers 202 with where to go on from; never a 5xx for a large file.
+ */
+export const IMPORT_ANSWER_BUDGET_MS = 20_000;
+/** Kept of a Lambda's remaining time for the batch in flight and the answer (the function's own timeout). */
+export const IMPORT_ANSWER_MARGIN_MS = 3_000;
+
+const ROW_INDEX = /^\d{1,9}$/;
+
+/**
  * The person on every statement action (docs/statements.md#who) is the signed-in caller (a Cognito user,
  * a named token, an IAM principal: docs/roles-and-audit.md), never a name the request states.
  */
@@ -85,6 +96,9 @@ export async function statementRoute(
       );
     const text = request.rawBody.toString('utf8');
     const file = (request.query.file ?? 'upload.csv').replace(/^.*[\\/]/, '').slice(0, 200);
+    if (request.query.from !== undefined && !ROW_INDEX.test(request.query.from))
+      throw new SchemaValidationError("from must be a row count (the answer's next.from)");
+    const started = performance.now();
     const answer = await importStatement(deps, {
       provider: provider!,
       account: account!,
@@ -93,8 +107,17 @@ export async function statementRoute(
       actor: personOf(actor),
       dryRun: request.query.dryRun === 'true',
       open: () => [text],
+      ...(request.query.from ? { from: Number(request.query.from) } : {}),
+      budget: {
+        ms: Math.min(
+          IMPORT_ANSWER_BUDGET_MS,
+          request.remainingMs === undefined ? Infinity : request.remainingMs - IMPORT_ANSWER_MARGIN_MS,
+        ),
+        elapsed: () => performance.now() - started,
+      },
     });
-    return json(200, answer);
+    // Part of the file taken in the time a request has: 202, and where the same file goes on from.
+    return json(answer.done ? 200 : 202, answer);
   }
   if (listing) {
     for (const bound of [request.query.from, request.query.to])

@@ -16,6 +16,11 @@ export interface InboundRequest {
    */
   waitedMs?: number;
   /**
+   * How long the function has left to answer (Lambda's remaining time when the request reached the
+   * handler): long work answers in time (a statement import stops and says where to go on). Absent locally.
+   */
+  remainingMs?: number;
+  /**
    * Who API Gateway's authorizer let through (the management API in AWS): a Cognito JWT's claims (the
    * console API) or the IAM principal. Absent locally and on the public routes.
    */

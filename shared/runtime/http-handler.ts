@@ -36,7 +36,11 @@ export function httpHandler(logger: RelayLogger, handle: (request: InboundReques
   chain.use(lambdaMiddlewares<HttpEvent, HttpResult>());
   const powertools = logger instanceof Logger ? logger : (logger as { inner?: unknown }).inner;
   if (powertools instanceof Logger) chain.use(injectLambdaContext(powertools, { resetKeys: true }));
-  return chain
-    .use(errorBoundary(logger))
-    .handler(async (event) => toApiGatewayResult(await handle(toInboundRequest(event))));
+  return chain.use(errorBoundary(logger)).handler(async (event, context) => {
+    const request = toInboundRequest(event);
+    const remainingMs = context?.getRemainingTimeInMillis?.();
+    return toApiGatewayResult(
+      await handle(typeof remainingMs === 'number' ? { ...request, remainingMs } : request),
+    );
+  });
 }

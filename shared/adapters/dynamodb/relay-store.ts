@@ -1,5 +1,5 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   AccountDayEntry,
@@ -9,6 +9,8 @@ import type {
   DueItem,
   LookupBy,
   LookupEntry,
+  ProviderRecord,
+  ProviderRecordRef,
   QuarantineDecision,
   QuarantineEntry,
   ReadOptions,
@@ -36,7 +38,17 @@ import {
 } from './table';
 import { keyOfPk, widenTransactionItem } from './transaction-item';
 import { widenReceiptItem } from './receipt-item';
-import { DAY, DynamoTransactionStore, epochSeconds, guard, toRecord } from './transaction-store';
+import { BATCH_GET_KEYS, batchGetItems } from './batch-get';
+import {
+  DAY,
+  DynamoTransactionStore,
+  epochSeconds,
+  guard,
+  providerRecordPk,
+  RECORD_SK,
+  recordOf,
+  toRecord,
+} from './transaction-store';
 
 export { guard, toRecord, type RelayStoreOptions } from './transaction-store';
 
@@ -48,12 +60,8 @@ function* daysBetween(from: string, to: string): Generator<string> {
 
 /** Queries of one listAccountDay in flight at once. */
 const ACCOUNT_DAY_READS_IN_FLIGHT = 16;
-/** BatchGetItem's limit: keys a request. */
-const BATCH_GET_KEYS = 100;
 /** BatchGetItem requests of one listAccountDay in flight at once. */
 const BATCH_GETS_IN_FLIGHT = 4;
-/** Requests for one batch's keys, the first included, before unprocessed keys fail the read. */
-const BATCH_GET_ATTEMPTS = 5;
 
 /** Runs `work` on every element, at most `width` at a time. */
 async function inParallel<T>(all: readonly T[], width: number, work: (one: T) => Promise<void>) {
@@ -482,7 +490,7 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
       keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
     );
     await inParallel(batches, BATCH_GETS_IN_FLIGHT, async (batch) => {
-      for (const tx of await this.batchGetTransactions(batch)) {
+      for (const tx of await this.getTransactions(batch)) {
         const at = dayTimeOf(tx);
         if (!at || at < from || at >= to) continue;
         entries.push({
@@ -497,34 +505,35 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
     return entries.sort((a, b) => a.at.localeCompare(b.at) || a.key.reference.localeCompare(b.key.reference));
   }
 
-  /**
-   * The transactions of up to 100 keys (absent ones left out). DynamoDB may leave keys unprocessed when it
-   * throttles: they are asked again, with a growing pause, a bounded number of times; then the read fails
-   * as an outage rather than answering a day without some of its transactions.
-   */
-  private async batchGetTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]> {
-    const read: TransactionRecord[] = [];
-    let pending: Record<string, unknown>[] = keys.map((key) => ({ pk: transactionPk(key), sk: TX_SK }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === BATCH_GET_ATTEMPTS)
-        throw new StorageUnavailableError(
-          `DynamoDB batchGetTransactions left ${pending.length} keys unprocessed after ${attempt} attempts`,
-        );
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-      const keysNow = pending;
-      const result = await guard('batchGetTransactions', () =>
-        this.doc.send(
-          new BatchGetCommand({
-            RequestItems: { [this.options.tableName]: { Keys: keysNow } },
-            ReturnConsumedCapacity: this.capacity,
-          }),
-        ),
-      );
-      for (const capacity of result.ConsumedCapacity ?? []) this.report('batchGetTransactions', capacity);
-      for (const item of result.Responses?.[this.options.tableName] ?? []) read.push(toRecord(item));
-      pending = (result.UnprocessedKeys?.[this.options.tableName]?.Keys as Record<string, unknown>[]) ?? [];
-    }
-    return read;
+  async getTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]> {
+    const items = await batchGetItems(
+      this.doc,
+      keys.map((key) => ({ pk: transactionPk(key), sk: TX_SK })),
+      {
+        tableName: this.options.tableName,
+        operation: 'getTransactions',
+        onConsumedCapacity: this.options.onConsumedCapacity,
+      },
+    );
+    return items.map((item) => toRecord(item));
+  }
+
+  async getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]> {
+    const byPk = new Map(refs.map((ref) => [providerRecordPk(ref), ref]));
+    const items = await batchGetItems(
+      this.doc,
+      [...byPk.keys()].map((pk) => ({ pk, sk: RECORD_SK })),
+      {
+        tableName: this.options.tableName,
+        operation: 'getRecords',
+        onConsumedCapacity: this.options.onConsumedCapacity,
+      },
+    );
+    return items.flatMap((item) => {
+      const ref = byPk.get(String(item.pk));
+      const record = ref && recordOf(ref, item);
+      return record ? [record] : [];
+    });
   }
 
   async listCreatedPage(
@@ -604,9 +613,11 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
           ExpressionAttributeValues: { ':pk': `${LOOKUP_PK_PREFIX}${by}#${value}` },
           ScanIndexForward: false,
           Limit: limit,
+          ReturnConsumedCapacity: this.capacity,
         }),
       ),
     );
+    this.report('findLookups', result.ConsumedCapacity);
     const entries: LookupEntry[] = [];
     for (const item of result.Items ?? []) {
       const sk = String(item.sk);

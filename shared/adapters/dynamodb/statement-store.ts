@@ -10,7 +10,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
+import type { AccountDay, RowKey, StatementStore, StoredClose } from '../../app/statements/statement-store';
 import type {
   DailyCloseReport,
   RetiredBreak,
@@ -19,6 +19,7 @@ import type {
   StoredStatementRow,
 } from '../../domain/statement';
 import { sameCurrency } from '../../domain/statement';
+import { batchGetItems } from './batch-get';
 import { guard } from './relay-store';
 import { STATEMENT_BALANCE_PK_PREFIX, STATEMENT_CLOSED_PK_PREFIX, STATEMENT_DAY_PK_PREFIX } from './table';
 
@@ -39,6 +40,13 @@ export interface StatementStoreOptions {
   /** Bench hook (npm run bench -- --only statements): capacity consumed by every operation. */
   onConsumedCapacity?: (operation: string, capacity: ConsumedCapacity | undefined) => void;
 }
+
+/** A row asked by getRows asks to read at most this many of its day's items in the range query. */
+const ROW_RANGE_READS = 4;
+/** Items a range query's request reads at most (a page well under DynamoDB's 1 MB). */
+const ROW_RANGE_PAGE = 400;
+/** Row puts of one batch in flight at once: bounded, so a large batch does not flood the table. */
+const ROW_PUTS_IN_FLIGHT = 16;
 
 /** Snapshots read per request when looking back for one currency's previous snapshot. */
 const BALANCE_PAGE = 8;
@@ -165,6 +173,80 @@ export class DynamoStatementStore implements StatementStore {
       itemType: 'statement-row',
       ...row,
     });
+  }
+
+  /**
+   * A batch's rows of one day that are stored: first one query over the key range the batch spans (a file
+   * is mostly its day's rows in receipt order, so a range of new rows reads nothing and costs half a unit,
+   * and a file imported again reads its rows ~10 to a unit), read until it has read ROW_RANGE_READS times
+   * the keys asked (a range crowded with other rows); the keys past where it stopped by BatchGetItem.
+   */
+  async getRows(at: AccountDay, keys: readonly RowKey[]): Promise<StoredStatementRow[]> {
+    const wanted = [...new Set(keys.map((k) => `${ROW}${k.providerId}#${k.kind}`))].sort();
+    if (wanted.length === 0) return [];
+    const pk = dayPk(at);
+    const found: Record<string, unknown>[] = [];
+    const first = wanted[0]!;
+    const last = wanted.at(-1)!;
+    const budget = wanted.length * ROW_RANGE_READS;
+    let read = 0;
+    let cursor: Record<string, unknown> | undefined;
+    let coveredTo = '';
+    do {
+      const result = await guard('getStatementRows', () =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.options.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+            ExpressionAttributeValues: { ':pk': pk, ':first': first, ':last': last },
+            Limit: Math.min(ROW_RANGE_PAGE, budget - read),
+            ExclusiveStartKey: cursor,
+            ...this.capacity,
+          }),
+        ),
+      );
+      this.options.onConsumedCapacity?.('getStatementRows', result.ConsumedCapacity);
+      const items = result.Items ?? [];
+      read += items.length;
+      found.push(...items);
+      cursor = result.LastEvaluatedKey;
+      coveredTo = cursor ? String(cursor.sk) : last;
+    } while (cursor && read < budget);
+    // The range read up to `coveredTo` (inclusive): the keys after it are read one by one, 100 a request.
+    const rest = wanted.filter((sk) => sk > coveredTo);
+    if (rest.length)
+      found.push(
+        ...(await batchGetItems(
+          this.doc,
+          rest.map((sk) => ({ pk, sk })),
+          {
+            tableName: this.options.tableName,
+            operation: 'getStatementRows',
+            ...(this.options.onConsumedCapacity
+              ? { onConsumedCapacity: this.options.onConsumedCapacity }
+              : {}),
+          },
+        )),
+      );
+    const asked = new Set(wanted);
+    return found.filter((item) => asked.has(String(item.sk))).map((item) => strip<StoredStatementRow>(item));
+  }
+
+  /**
+   * Each row unless one with its key exists (conditional puts: BatchWriteItem takes no condition, and a
+   * transaction of puts bills twice the units), at most ROW_PUTS_IN_FLIGHT at a time.
+   */
+  async putRows(rows: readonly StoredStatementRow[]): Promise<boolean[]> {
+    const written: boolean[] = new Array<boolean>(rows.length).fill(false);
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length) {
+        const at = next++;
+        written[at] = await this.putRow(rows[at]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ROW_PUTS_IN_FLIGHT, rows.length) }, worker));
+    return written;
   }
 
   async listRows(at: AccountDay): Promise<StoredStatementRow[]> {

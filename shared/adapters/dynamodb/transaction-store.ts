@@ -57,10 +57,24 @@ export const DAY = 86_400;
  *   pk REC#<provider>#<account>#<namespace>#<id>   sk REC   a C2B decision, a known C2B account number,
  *                                                           a reference alias… (namespaces are the provider's)
  */
-const RECORD_SK = 'REC';
+export const RECORD_SK = 'REC';
 
-function providerRecordPk(ref: ProviderRecordRef): string {
+export function providerRecordPk(ref: ProviderRecordRef): string {
   return `REC#${ref.provider}#${ref.account}#${ref.namespace}#${ref.id}`;
+}
+
+/** A record item as the port answers it; undefined once its own lifetime ended. */
+export function recordOf(ref: ProviderRecordRef, item: Record<string, unknown>): ProviderRecord | undefined {
+  // DynamoDB's TTL deletes lazily (up to days later): a record with its own lifetime ends on time.
+  if (item.lifetimeSeconds && Number(item.expiresAt) * 1000 <= Date.now()) return undefined;
+  return {
+    provider: ref.provider,
+    account: ref.account,
+    namespace: ref.namespace,
+    id: ref.id,
+    data: (item.data as Record<string, unknown>) ?? {},
+    createdAt: String(item.createdAt ?? ''),
+  };
 }
 
 export function epochSeconds(iso: string, plusDays: number): number {
@@ -476,18 +490,7 @@ export class DynamoTransactionStore implements CallbackStore {
       ),
     );
     this.report('getRecord', result.ConsumedCapacity);
-    if (!result.Item) return undefined;
-    const item = result.Item;
-    // DynamoDB's TTL deletes lazily (up to days later): a record with its own lifetime ends on time.
-    if (item.lifetimeSeconds && Number(item.expiresAt) * 1000 <= Date.now()) return undefined;
-    return {
-      provider: ref.provider,
-      account: ref.account,
-      namespace: ref.namespace,
-      id: ref.id,
-      data: (item.data as Record<string, unknown>) ?? {},
-      createdAt: String(item.createdAt ?? ''),
-    };
+    return result.Item ? recordOf(ref, result.Item) : undefined;
   }
 
   async putRecordIfAbsent(

@@ -104,6 +104,15 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
     return tx ? copy(tx) : undefined;
   }
 
+  async getTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]> {
+    const found: TransactionRecord[] = [];
+    for (const key of keys) {
+      const tx = await this.getTransaction(key);
+      if (tx) found.push(tx);
+    }
+    return found;
+  }
+
   async createTransaction(tx: TransactionRecord, options: { signal?: AbortSignal } = {}): Promise<boolean> {
     await this.gate(options.signal);
     if (this.transactions.has(keyOf(tx.key))) return false;
@@ -177,6 +186,15 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
     )
       return undefined;
     return record ? copy(record) : undefined;
+  }
+
+  async getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]> {
+    const found: ProviderRecord[] = [];
+    for (const ref of refs) {
+      const record = await this.getRecord(ref);
+      if (record) found.push(record);
+    }
+    return found;
   }
 
   async putRecordIfAbsent(

@@ -1,4 +1,4 @@
-import type { AccountDay, StatementStore, StoredClose } from '../../app/statements/statement-store';
+import type { AccountDay, RowKey, StatementStore, StoredClose } from '../../app/statements/statement-store';
 import type {
   DailyCloseReport,
   RetiredBreak,
@@ -25,6 +25,21 @@ export class MemoryStatementStore implements StatementStore {
   async getRow(at: AccountDay, providerId: string, kind: string) {
     const row = this.rows.get(dayKey(at))?.get(`${providerId}#${kind}`);
     return row && clone(row);
+  }
+
+  async getRows(at: AccountDay, keys: readonly RowKey[]) {
+    const day = this.rows.get(dayKey(at));
+    const keyed = new Set(keys.map((k) => `${k.providerId}#${k.kind}`));
+    return [...keyed].flatMap((key) => {
+      const row = day?.get(key);
+      return row ? [clone(row)] : [];
+    });
+  }
+
+  async putRows(rows: readonly StoredStatementRow[]) {
+    const written: boolean[] = [];
+    for (const row of rows) written.push(await this.putRow(row));
+    return written;
   }
 
   async putRow(row: StoredStatementRow) {

@@ -9,10 +9,7 @@ import {
 } from '../../domain/statement-layouts';
 import { accountKey } from '../../config/schema';
 import { CsvFormatError, readCsv } from '../../util/csv';
-import { type StatementDeps, StatementLedger, statementSettings } from './statement-sink';
-
-/** Rows handed to the matcher at a time: memory holds a batch, never the file. */
-const BATCH = 200;
+import { INGEST_BATCH, type StatementDeps, StatementLedger, statementSettings } from './statement-sink';
 
 export interface StatementImport {
   provider: string;
@@ -25,12 +22,26 @@ export interface StatementImport {
   dryRun?: boolean;
   /** Opens the file from its start (it is read twice: validated whole, then imported). */
   open: () => AsyncIterable<string> | Iterable<string>;
+  /** Rows of the file an earlier, bounded call already took (its answer's `next.from`): skipped. */
+  from?: number;
+  /**
+   * How long the call may take: once `elapsed()` reaches `ms` it stops between rows (having taken at
+   * least one) and answers where to go on from (`next`). Absent: the whole file.
+   */
+  budget?: { ms: number; elapsed: () => number };
 }
 
 export interface StatementImportAnswer {
   layout: string;
   dryRun: boolean;
+  /** What this call changed (or would change): the rows from `from` to `next.from`, or to the end. */
   result: StatementIngestResult;
+  /** Rows the file holds (every one checked, whatever part was imported). */
+  rowsInFile: number;
+  /** Every row from `from` on was taken. */
+  done: boolean;
+  /** The budget ran out: the rows from here on are still to take (the same file again, with `from`). */
+  next?: { from: number };
 }
 
 function templateNamed(deps: StatementDeps, name: string): ColumnTemplate {
@@ -115,6 +126,11 @@ export async function importStatement(
   let count = 0;
   for await (const _row of rowsOf(input, template, timeZone)) count++;
   if (count === 0) throw new StatementFileError('The file holds no rows', { details: { line: 1 } });
+  const from = input.from ?? 0;
+  if (!Number.isSafeInteger(from) || from < 0 || from >= count)
+    throw new SchemaValidationError(
+      `from must be a row of the file: 0 to ${count - 1} (it holds ${count} rows)`,
+    );
   const ledger = new StatementLedger(deps);
   const options = { actor: input.actor, ...(input.dryRun ? { dryRun: true } : {}) };
   const total: StatementIngestResult = {
@@ -127,17 +143,34 @@ export async function importStatement(
     breaks: 0,
     feesLinked: 0,
   };
+  // Pass 2, from `from` on, a batch at a time; within a budget, it stops between rows once it is spent
+  // (after one row at least: every call moves on), and says where the next call goes on from.
+  let taken = from;
+  let seen = 0;
+  let stopped = false;
+  /** The budget is spent, `more` rows taken since the last count (none taken yet: never, so each call moves on). */
+  const spent = (more = 0) =>
+    input.budget !== undefined && taken + more > from && input.budget.elapsed() >= input.budget.ms;
   let batch: StatementRow[] = [];
   const flush = async () => {
-    const result = await ledger.ingestRows(batch, options);
-    for (const k of Object.keys(total) as (keyof StatementIngestResult)[]) total[k] += result[k];
+    const size = batch.length;
+    const took = await ledger.ingestBatch(batch, options, total, spent);
+    taken += took;
+    stopped = took < size;
     batch = [];
   };
   for await (const row of rowsOf(input, template, timeZone)) {
+    if (seen++ < from) continue;
+    if (spent()) {
+      stopped = true;
+      break;
+    }
     batch.push(row);
-    if (batch.length >= BATCH) await flush();
+    if (batch.length >= INGEST_BATCH) await flush();
+    if (stopped) break;
   }
-  if (batch.length) await flush();
+  if (!stopped && batch.length) await flush();
+  const done = taken >= count;
   deps.log.info('statement imported', {
     provider: input.provider,
     account: input.account,
@@ -145,7 +178,16 @@ export async function importStatement(
     layout,
     dryRun: input.dryRun === true,
     by: input.actor.name,
+    from,
+    ...(done ? {} : { next: taken }),
     ...total,
   });
-  return { layout, dryRun: input.dryRun === true, result: total };
+  return {
+    layout,
+    dryRun: input.dryRun === true,
+    result: total,
+    rowsInFile: count,
+    done,
+    ...(done ? {} : { next: { from: taken } }),
+  };
 }

@@ -20,7 +20,6 @@ import {
   dayTimeOf,
   defaultStatementSettings,
   MOVED_AT_ATTRIBUTE,
-  matchKeys,
   newBreak,
   PAIRING_LOOKAHEAD_SECONDS,
   PAIRING_LOOKBACK_SECONDS,
@@ -33,12 +32,19 @@ import type { NormalizedReport, TransactionRecord } from '../../domain/transacti
 import type { RelayConfig } from '../../config/schema';
 import { accountKey } from '../../config/schema';
 import { decimalSum } from '../../util/money';
-import { idProblem } from '../../util/text';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { Clock, RelayLogger, RelayStore } from '../ports';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { ALIAS_NAMESPACE_PREFIX, ingestReport } from '../transactions/ingest-report';
 import type { StatementStore } from './statement-store';
+import { TransactionFinder } from './transaction-finder';
+
+/** Rows taken at a time: their stored rows and transactions read together, their new rows written together. */
+export const INGEST_BATCH = 200;
+
+/** A row's key within its day (its store key: provider, account, day, providerId, kind). */
+const rowId = (row: Pick<StatementRow, 'provider' | 'account' | 'providerId' | 'kind'>, day: string) =>
+  `${row.provider}#${row.account}#${day}#${row.providerId}#${row.kind}`;
 
 export interface StatementDeps {
   config: RelayConfig;
@@ -89,62 +95,123 @@ export class StatementLedger implements StatementSink {
     options: StatementIngestOptions,
   ): Promise<StatementIngestResult> {
     const result = emptyResult();
-    for (const row of rows) {
-      result.rows++;
-      await this.ingestRow(row, options, result);
-    }
+    for (let at = 0; at < rows.length; at += INGEST_BATCH)
+      await this.ingestBatch(rows.slice(at, at + INGEST_BATCH), options, result);
     return result;
   }
 
-  private async ingestRow(
+  /**
+   * One batch of rows (at most INGEST_BATCH): the rows already stored read at once (a key-range query
+   * per business day), the transactions the new rows name read at once (TransactionFinder), then each
+   * row placed in the file's order (a row may name the transaction an earlier one opened or settled),
+   * and the new rows written together, each conditional. `stop` is asked before each row (with the
+   * rows taken so far): when it says so, the rows placed so far are written and the count of rows taken
+   * is answered (the rest is the caller's to send again: docs/statements.md#files).
+   */
+  async ingestBatch(
+    rows: readonly StatementRow[],
+    options: StatementIngestOptions,
+    result: StatementIngestResult,
+    stop: (taken: number) => boolean = () => false,
+  ): Promise<number> {
+    const { statements } = this.deps;
+    const keyed = rows.map((row) => {
+      const settings = statementSettings(this.deps.config, row.provider, row.account);
+      const day = businessDayOf(row.time, settings);
+      return { row, settings, day, fingerprint: rowFingerprint(row), id: rowId(row, day) };
+    });
+    const stored = new Map<string, StoredStatementRow>();
+    const days = new Map<string, typeof keyed>();
+    for (const k of keyed) {
+      const dayId = `${k.row.provider}#${k.row.account}#${k.day}`;
+      days.set(dayId, [...(days.get(dayId) ?? []), k]);
+    }
+    for (const ofDay of days.values()) {
+      const { row, day } = ofDay[0]!;
+      const at = { provider: row.provider, account: row.account, day };
+      for (const known of await statements.getRows(
+        at,
+        ofDay.map((k) => k.row),
+      ))
+        stored.set(rowId(known, known.day), known);
+    }
+    const finder = new TransactionFinder(this.deps.store);
+    await finder.prefetch(
+      keyed
+        .filter((k) => !stored.has(k.id))
+        .flatMap(({ row }) => {
+          const id =
+            row.kind === 'fee'
+              ? (row.linkedProviderId ?? row.providerId)
+              : row.kind === 'reversal'
+                ? row.linkedProviderId
+                : row.kind === 'payment'
+                  ? row.providerId
+                  : undefined;
+          return id ? [{ owner: row, id }] : [];
+        }),
+    );
+    const fresh: StoredStatementRow[] = [];
+    let taken = 0;
+    for (const { row, settings, day, fingerprint, id } of keyed) {
+      if (stop(taken)) break;
+      taken++;
+      result.rows++;
+      const known = stored.get(id);
+      if (known) {
+        await this.knownAgain(row, day, known, fingerprint, options, result);
+        continue;
+      }
+      const placed = await this.place(row, day, settings, options, result, finder);
+      const storedRow: StoredStatementRow = {
+        ...row,
+        day,
+        fingerprint,
+        effect: placed.effect,
+        ...(placed.reference ? { reference: placed.reference } : {}),
+        importedAt: this.now(),
+        actor: options.actor,
+      };
+      // A row twice in one batch is known the second time, as it would be in the next batch.
+      stored.set(id, storedRow);
+      if (!options.dryRun) fresh.push(storedRow);
+    }
+    if (fresh.length) await statements.putRows(fresh);
+    return taken;
+  }
+
+  /** A row whose key is stored: the same content changes nothing; other content is a row-changed break. */
+  private async knownAgain(
     row: StatementRow,
+    day: string,
+    known: StoredStatementRow,
+    fingerprint: string,
     options: StatementIngestOptions,
     result: StatementIngestResult,
   ): Promise<void> {
-    const { statements } = this.deps;
-    const settings = statementSettings(this.deps.config, row.provider, row.account);
-    const day = businessDayOf(row.time, settings);
-    const at = { provider: row.provider, account: row.account, day };
-    const fingerprint = rowFingerprint(row);
-    const known = await statements.getRow(at, row.providerId, row.kind);
-    if (known) {
-      if (known.fingerprint === fingerprint) {
-        result.alreadyKnown++;
-        return;
-      }
-      // The first version stands; the other one is shown to a person, never written over it.
-      await this.recordBreak(
-        newBreak({
-          subject: `${row.providerId}#${row.kind}#${fingerprint}`,
-          provider: row.provider,
-          account: row.account,
-          day,
-          category: 'row-changed',
-          detectedAt: this.now(),
-          providerId: row.providerId,
-          ...(known.reference ? { reference: known.reference } : {}),
-          expected: `${known.kind} in ${known.amountIn} out ${known.amountOut} ${known.status ?? ''}`.trim(),
-          actual: `${row.kind} in ${row.amountIn} out ${row.amountOut} ${row.status ?? ''}`.trim(),
-          detail: `row ${row.providerId} came again with other content (${row.origin.ref}${row.origin.row ? ` line ${row.origin.row}` : ''}); the first import stands`,
-          origin: row.origin,
-        }),
-        options,
-        result,
-      );
+    if (known.fingerprint === fingerprint) {
+      result.alreadyKnown++;
       return;
     }
-    const placed = await this.place(row, day, settings, options, result);
-    if (options.dryRun) return;
-    const stored: StoredStatementRow = {
-      ...row,
-      day,
-      fingerprint,
-      effect: placed.effect,
-      ...(placed.reference ? { reference: placed.reference } : {}),
-      importedAt: this.now(),
-      actor: options.actor,
-    };
-    await statements.putRow(stored);
+    // The first version stands; the other one is shown to a person, never written over it.
+    await this.recordBreak(
+      newBreak({
+        subject: `${row.providerId}#${row.kind}#${fingerprint}`,
+        provider: row.provider,
+        account: row.account,
+        day,
+        category: 'row-changed',
+        detectedAt: this.now(),
+        providerId: row.providerId,
+        ...(known.reference ? { reference: known.reference } : {}),
+        expected: `${known.kind} in ${known.amountIn} out ${known.amountOut} ${known.status ?? ''}`.trim(),
+        actual: `${row.kind} in ${row.amountIn} out ${row.amountOut} ${row.status ?? ''}`.trim(),
+        detail: `row ${row.providerId} came again with other content (${row.origin.ref}${row.origin.row ? ` line ${row.origin.row}` : ''}); the first import stands`,
+        origin: row.origin,
+      }),
+      options,
+      result,
+    );
   }
 
   private get ingestDeps() {
@@ -177,6 +244,7 @@ export class StatementLedger implements StatementSink {
     settings: StatementSettings,
     options: StatementIngestOptions,
     result: StatementIngestResult,
+    finder: TransactionFinder,
   ): Promise<{ effect: RowEffect; reference?: string }> {
     const base = {
       provider: row.provider,
@@ -187,14 +255,12 @@ export class StatementLedger implements StatementSink {
     };
     if (row.kind === 'other') return { effect: 'not-a-payment' };
     if (row.kind === 'fee') {
-      const tx = await findTransaction(this.deps.store, row, row.linkedProviderId ?? row.providerId);
+      const tx = await finder.find(row, row.linkedProviderId ?? row.providerId);
       result.feesLinked++;
       return { effect: 'fee-linked', ...(tx ? { reference: tx.key.reference } : {}) };
     }
     if (row.kind === 'reversal') {
-      const tx = row.linkedProviderId
-        ? await findTransaction(this.deps.store, row, row.linkedProviderId)
-        : undefined;
+      const tx = row.linkedProviderId ? await finder.find(row, row.linkedProviderId) : undefined;
       if (!tx) {
         await this.recordBreak(
           newBreak({
@@ -230,7 +296,7 @@ export class StatementLedger implements StatementSink {
         );
       return { effect: 'reversal-linked', reference: tx.key.reference };
     }
-    return this.placePayment(row, day, settings, options, result);
+    return this.placePayment(row, day, settings, options, result, finder);
   }
 
   private async placePayment(
@@ -239,6 +305,7 @@ export class StatementLedger implements StatementSink {
     settings: StatementSettings,
     options: StatementIngestOptions,
     result: StatementIngestResult,
+    finder: TransactionFinder,
   ): Promise<{ effect: RowEffect; reference?: string }> {
     const base = {
       provider: row.provider,
@@ -267,7 +334,7 @@ export class StatementLedger implements StatementSink {
         options,
         result,
       );
-    let tx = await findTransaction(this.deps.store, row, row.providerId);
+    let tx = await finder.find(row, row.providerId);
     // No key names it: a payment the relay knows without its receipt may be this one (pairing).
     const candidates =
       !tx && claim === 'SUCCEEDED' && row.amountIn !== '0'
@@ -301,13 +368,16 @@ export class StatementLedger implements StatementSink {
         ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
       });
       if (!opens) return { effect: 'unmatched' };
-      if (!options.dryRun)
+      if (!options.dryRun) {
         await ingestReport(
           this.ingestDeps,
           this.report(row, undefined, settings.opensKind!, claim, amount, row.providerId, options.actor),
           // Its business day is the row's (when the money moved), not the day the row was imported.
           { born: { attributes: { [MOVED_AT_ATTRIBUTE]: row.time } } },
         );
+        // A later row of the batch (its charge, a copy) reads the transaction it opened.
+        finder.forget(row, [row.providerId, row.externalId]);
+      }
       result.opened++;
       return { effect: 'opened', reference: row.providerId };
     }
@@ -351,6 +421,9 @@ export class StatementLedger implements StatementSink {
         data: { reference: tx.key.reference, pairedBy: 'statement' },
         createdAt: this.now(),
       });
+    // A later row of the batch naming this transaction reads it as this write left it.
+    if (!options.dryRun && outcome.kind === 'write')
+      finder.forget(row, [tx.key.reference, row.providerId, row.externalId]);
     const conflict =
       outcome.kind === 'write' && outcome.events.some((e) => e.metadata.type === 'TransactionConflict');
     if (conflict) {
@@ -478,42 +551,6 @@ export class StatementLedger implements StatementSink {
 /** The outcome settled the transaction to what the row claims (it was PENDING, AMBIGUOUS or EXPIRED). */
 function settled(outcome: ApplyOutcome, claim: string): boolean {
   return outcome.kind === 'write' && outcome.effect === 'advanced' && outcome.next.status === claim;
-}
-
-/** The transaction a row (or the payment a fee or reversal row names) belongs to, by the provider's keys. */
-async function findTransaction(
-  store: RelayStore,
-  row: Pick<StatementRow, 'provider' | 'account' | 'providerId' | 'externalId'>,
-  id: string,
-): Promise<TransactionRecord | undefined> {
-  const { provider, account } = row;
-  for (const key of matchKeys(row, id)) {
-    if (idProblem('', key.value)) continue;
-    if (key.via === 'reference') {
-      const tx = await store.getTransaction({ provider, account, reference: key.value });
-      if (tx) return tx;
-    } else if (key.via === 'alias') {
-      const alias = await store.getRecord({
-        provider,
-        account,
-        namespace: `${ALIAS_NAMESPACE_PREFIX}${key.namespace}`,
-        id: key.value,
-      });
-      const reference = alias?.data.reference;
-      if (typeof reference === 'string' && alias?.data.ambiguous !== true) {
-        const tx = await store.getTransaction({ provider, account, reference });
-        if (tx) return tx;
-      }
-    } else {
-      const entries = await store.findLookups('externalId', key.value, 5);
-      for (const entry of entries) {
-        if (entry.key.provider !== provider || entry.key.account !== account) continue;
-        const tx = await store.getTransaction(entry.key);
-        if (tx) return tx;
-      }
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -9,6 +9,12 @@ export interface AccountDay {
   day: string;
 }
 
+/** A row's key within its day. */
+export interface RowKey {
+  providerId: string;
+  kind: string;
+}
+
 /** A closed day as stored: the report it closed with, and its DailyClosed event (published once). */
 export interface StoredClose {
   report: DailyCloseReport;
@@ -23,8 +29,15 @@ export interface StoredClose {
 export interface StatementStore {
   /** A row by its key (provider, account, day, providerId, kind). */
   getRow(at: AccountDay, providerId: string, kind: string): Promise<StoredStatementRow | undefined>;
+  /**
+   * The rows of one day with these keys that are stored, read in bounded requests (not one a row): a
+   * statement import asks for a batch's rows at once.
+   */
+  getRows(at: AccountDay, keys: readonly RowKey[]): Promise<StoredStatementRow[]>;
   /** Stores a row unless one with its key exists; false when it did. */
   putRow(row: StoredStatementRow): Promise<boolean>;
+  /** Each row unless one with its key exists (first writer wins each), a bounded number at a time. */
+  putRows(rows: readonly StoredStatementRow[]): Promise<boolean[]>;
   /** The day's rows, in key order. */
   listRows(at: AccountDay): Promise<StoredStatementRow[]>;
   /** Stores a break unless the same one (its id) exists; false when it did. */
