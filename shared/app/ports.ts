@@ -380,7 +380,7 @@ export type CallbackStore = TransactionStore & ProviderRecordStore;
  * Reads of many items at once, for the statement import and the account-day reader: not on the callback
  * path (its bundle carries no batch command).
  */
-export interface BatchReadStore {
+interface BatchReadStore {
   /**
    * The transactions of these keys that exist, eventually consistent (every write after it is conditional
    * on what was read), in bounded requests (DynamoDB: BatchGetItem, 100 keys each): a statement import

@@ -23,7 +23,7 @@ export const MAX_STATEMENT_BYTES = 5 * 1024 * 1024;
  * request at 29 s, so the import stops between rows at 20 s (a batch in flight, 200 rows' reads and
  * writes, has the rest) and answers 202 with where to go on from; never a 5xx for a large file.
  */
-export const IMPORT_ANSWER_BUDGET_MS = 20_000;
+const IMPORT_ANSWER_BUDGET_MS = 20_000;
 /** Kept of a Lambda's remaining time for the batch in flight and the answer (the function's own timeout). */
 export const IMPORT_ANSWER_MARGIN_MS = 3_000;
 
