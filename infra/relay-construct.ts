@@ -223,7 +223,7 @@ export class MobileMoneyRelay extends Construct {
           fns.bufferConsumer,
           fns.statements,
         ],
-        reporter: fns.management,
+        reporters: [fns.management, fns.statements],
         poller: fns.poller,
         keyUsers: configReaders,
       },

@@ -8,13 +8,14 @@ import { ACCOUNT_DAY_INDEX, DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../share
 
 /**
  * DynamoDB actions the HTTP functions need: exactly the commands
- * `shared/adapters/dynamodb/relay-store.ts` sends (Get, Put, Update, Query, and DescribeTable for the
+ * `shared/adapters/dynamodb/` sends (Get, BatchGet, Put, Update, Query, and DescribeTable for the
  * readiness ping) plus ConditionCheckItem for transactional writes. No Scan, no table management.
  * test/infra checks this list against the store's source, so a new command there fails the tests
  * until it is granted here.
  */
 export const TABLE_DATA_ACTIONS = [
   'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -29,6 +30,7 @@ export const TABLE_DATA_ACTIONS = [
  */
 export const POLLER_TABLE_ACTIONS = [
   'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:Query',
@@ -98,8 +100,12 @@ export function grantTableAccess(
   fns: {
     /** Item reads and writes on the table itself. */
     itemReaders: lambda.IFunction[];
-    /** Also queries the `byDay` index (the reconciliation report). */
-    reporter: lambda.IFunction;
+    /**
+     * Also query the `byDay` and `byAccountDay` indexes: the reconciliation report, and the account-day
+     * reader of a daily close and a statement import (management over HTTP, statements from S3 and its
+     * scheduled close).
+     */
+    reporters: lambda.IFunction[];
     /** Claims due items: both indexes. */
     poller: lambda.IFunction;
     /** Every function that reads the table (and so needs its key). */
@@ -114,12 +120,14 @@ export function grantTableAccess(
     );
   }
   // The reconciliation report lists transactions by creation day; the daily close reads its account's day.
-  fns.reporter.addToRolePolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [indexArn(DAY_INDEX), indexArn(ACCOUNT_DAY_INDEX)],
-    }),
-  );
+  for (const fn of fns.reporters) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [indexArn(DAY_INDEX), indexArn(ACCOUNT_DAY_INDEX)],
+      }),
+    );
+  }
   fns.poller.addToRolePolicy(
     new iam.PolicyStatement({
       actions: [...POLLER_TABLE_ACTIONS],

@@ -595,6 +595,7 @@ describe('relay stack: least privilege', () => {
       'relay-management',
       'relay-transaction-initiated',
       'relay-buffer-consumer',
+      'relay-statements',
     ]) {
       const statements = statementsOfFunction(functionId(serviceName));
       const actions = statements.flatMap(actionsOf);
@@ -608,8 +609,10 @@ describe('relay stack: least privilege', () => {
       expect(new Set(actionsOf(onTable[0]!))).toEqual(new Set(TABLE_DATA_ACTIONS));
       expect(onTable[0]!.Resource).toEqual(tableArn);
       const onIndexes = table.filter((s) => s !== onTable[0]);
-      if (serviceName === 'relay-management') {
-        // The reconciliation report (byDay) and the daily close (byAccountDay): Query, nothing else.
+      if (serviceName === 'relay-management' || serviceName === 'relay-statements') {
+        // The reconciliation report (byDay) and the account-day reader of a daily close and a statement
+        // import (byDay and byAccountDay): Query, nothing else. The statements function imports files
+        // from S3 and runs the scheduled close.
         expect(onIndexes.map((s) => [actionsOf(s), s.Resource])).toEqual([
           [['dynamodb:Query'], [indexArn('byDay'), indexArn('byAccountDay')]],
         ]);
@@ -625,13 +628,14 @@ describe('relay stack: least privilege', () => {
     }
   });
 
-  it('gives the poller Get/Put/Update/Query/DescribeTable on the table and its two indexes, no Scan, nothing else', () => {
+  it('gives the poller Get/BatchGet/Put/Update/Query/DescribeTable on the table and its two indexes, no Scan, nothing else', () => {
     const statements = statementsOfFunction(functionId('relay-poller'));
     const table = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     expect(table).toHaveLength(1);
     expect(new Set(actionsOf(table[0]!))).toEqual(
       new Set([
         'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         'dynamodb:Query',
