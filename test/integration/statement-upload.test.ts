@@ -266,6 +266,24 @@ describe('the statements function imports an upload to the statement bucket', ()
     expect(reportOf(unknown).error.message).toMatch(/No statement template "nosuch"/);
   });
 
+  it('refuses a template named like an object’s own property as one nobody declared (was a 500)', async () => {
+    // Prepare
+    const keys = ['__proto__', 'toString', 'constructor'].map(
+      (name) => `statements/daraja/ke/template=${name}/file.csv`,
+    );
+    const { handler } = handlerWith();
+    // Act
+    for (const key of keys) await handler(upload(key, [HEADER, line('SKU0000008')].join('\n')), {} as never);
+    // Assess
+    for (const key of keys) {
+      expect(reportOf(key), key).toMatchObject({
+        status: 'refused',
+        error: { code: 'SCHEMA_VALIDATION_FAILED' },
+      });
+      expect(reportOf(key).error.message).toMatch(/No statement template/);
+    }
+  });
+
   it('answers an S3 error as a thrown failure (the invocation is retried), not as a refusal', async () => {
     // Prepare: a notification for an object that is not there (deleted meanwhile).
     const { handler, counted } = handlerWith();

@@ -45,7 +45,9 @@ export interface StatementImportAnswer {
 }
 
 function templateNamed(deps: StatementDeps, name: string): ColumnTemplate {
-  const configured = deps.config.statements.templates[name];
+  // Own members only: "__proto__" or "toString" names no template (they were a 500).
+  const templates = deps.config.statements.templates;
+  const configured = Object.hasOwn(templates, name) ? templates[name] : undefined;
   if (configured) return configured as ColumnTemplate;
   const builtIn = Object.hasOwn(BUILT_IN_LAYOUTS, name) ? BUILT_IN_LAYOUTS[name] : undefined;
   if (builtIn) return builtIn;

@@ -16,7 +16,7 @@ import { reversalStateOf, type ReversalState } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { findProvider, phoneFieldsOf } from '../../providers/registry';
-import { maskMsisdn, maskMsisdnsIn, maskPhoneAttributes } from '../../util/mask';
+import { maskMsisdn, maskMsisdnsIn, maskPhoneAttributes, maskPhoneFields } from '../../util/mask';
 import { jsonLimitProblem } from '../../util/json-limits';
 import { toDecimalString } from '../../util/money';
 import { checkUrlRules, describeViolations } from '../../util/url-rules';
@@ -146,7 +146,10 @@ export function toView(tx: TransactionRecord): TransactionView {
         }
       : null,
     party: maskedParty(tx.party),
-    metadata: tx.metadata ?? null,
+    // The partner's own JSON: a member named as any provider names a phone number is masked too.
+    metadata: tx.metadata
+      ? (maskPhoneFields(tx.metadata, phoneFieldsOf(null)) as Record<string, unknown>)
+      : null,
     attributes: maskPhoneAttributes(tx.attributes ?? {}, phoneFieldsOf(tx.key.provider)),
     createdAt: tx.createdAt,
     updatedAt: tx.updatedAt,

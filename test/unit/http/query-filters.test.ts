@@ -129,3 +129,31 @@ describe('a filter value that names nothing is a 400 naming the parameter and th
     expect(all.body.shops.map((s: { shop: string }) => s.shop)).toEqual(['north', 'south']);
   });
 });
+
+describe('what the probe found in answers (B)', () => {
+  it('masks a phone number the partner put in metadata under a provider’s phone member name', async () => {
+    // Prepare
+    const w = world();
+    const reference = '5d2f0c1e-8b7a-4f6e-9c3d-2a1b0e9f8d7c';
+
+    // Act
+    const created = await w.call('ana', 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'payment',
+      reference,
+      amount: '5',
+      currency: 'EUR',
+      metadata: { orderId: 8841, customer: { msisdn: '254708374149' }, note: 'kept' },
+    });
+    const read = await w.call('vic', 'GET', `/v1/transactions/momo/demo/${reference}`);
+
+    // Assess: the number is masked in both answers; the partner's other members are shown as given
+    for (const answer of [created, read]) {
+      expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+      expect(JSON.stringify(answer.body)).not.toContain('254708374149');
+      const { metadata } = answer.body.transaction ?? answer.body;
+      expect(metadata).toEqual({ orderId: 8841, customer: { msisdn: '2547*****149' }, note: 'kept' });
+    }
+  });
+});
