@@ -23,5 +23,8 @@ export function idProblem(what: string, value: string | undefined): string | und
   if (value.length === 0 || value.length > MAX_ID_LENGTH)
     return `${what} must be 1 to ${MAX_ID_LENGTH} characters (got ${value.length})`;
   if (hasControlCharacters(value)) return `${what} contains control characters`;
+  // Every URL parser (browsers, curl, the local server) resolves a "." or ".." path segment away: a
+  // transaction with such an id could never be read, checked or resolved.
+  if (value === '.' || value === '..') return `${what} cannot be "${value}" (a URL path resolves it away)`;
   return undefined;
 }

@@ -275,6 +275,9 @@ describe('checkReportLimits: every report is storable whatever its origin', () =
     ['with a newline', 'abc\ndef'],
     ['with a NUL', 'abc\u0000'],
     ['with DEL', 'abc\u007f'],
+    // A Daraja TransID or STK id "..": a URL path resolves it away, so the transaction could never be read.
+    ['that is a dot segment "."', '.'],
+    ['that is a dot segment ".."', '..'],
   ])('refuses a reference %s with InvalidReferenceError', (_name, reference) => {
     expect(limits({ key: { ...KEY, reference } })).toThrow(InvalidReferenceError);
   });

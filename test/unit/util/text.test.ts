@@ -52,3 +52,13 @@ describe('the control-character rule', () => {
     expect(badgeIdProblem('shop-42é')).toBeUndefined();
   });
 });
+
+describe('the id rule', () => {
+  it('refuses "." and "..", which a URL path resolves away, and keeps ids that only contain dots', () => {
+    // Act, Assess
+    expect(idProblem('the reference', '.')).toMatch(/cannot be "\."/);
+    expect(idProblem('the reference', '..')).toMatch(/cannot be "\.\."/);
+    for (const kept of ['...', '.a', 'a..b', 'INV.2026.11'])
+      expect(idProblem('the reference', kept), kept).toBeUndefined();
+  });
+});
