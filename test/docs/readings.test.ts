@@ -34,4 +34,28 @@ describe('the readings of a promised output', () => {
       ['evidence=buffer(unauthenticated)+status-api (buffer)'],
     ]);
   });
+
+  it('accepts a transaction whose evidence is the status check alone, its history still listing the callback', () => {
+    // Prepare: the README's promised read of the transaction, in order
+    const promised = [
+      '"status":"SUCCEEDED"',
+      '"evidence":[',
+      '"source":"callback"',
+      '"source":"status-api"',
+      '"history":[',
+      '"type":"callback"',
+      '"type":"status-check"',
+    ];
+    const checkedFirst =
+      '"status":"SUCCEEDED" "evidence":[{"source":"status-api"}] "history":[{"type":"callback"},{"type":"status-check"}]';
+    const noCallback =
+      '"status":"SUCCEEDED" "evidence":[{"source":"status-api"}] "history":[{"type":"status-check"}]';
+    const noCheck =
+      '"status":"SUCCEEDED" "evidence":[{"source":"callback"}] "history":[{"type":"callback"},{"type":"status-check"}]';
+
+    // Act and assess: the evidence may lack the callback; the history may not, nor the status check
+    expect(accepts(promised, checkedFirst)).toBe(true);
+    expect(accepts(promised, noCallback)).toBe(false);
+    expect(accepts(promised, noCheck)).toBe(false);
+  });
 });

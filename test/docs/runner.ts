@@ -60,7 +60,8 @@ export function perRun(line: string): string[] {
  * The fragments as written, and as they read when the callback was acked from the ingress buffer (DynamoDB
  * Local too slow on a busy machine): the README says so, docs/ingress-buffer.md (origin `buffer`). A
  * buffered success is applied a moment later; when the relay's status check settles the transaction first,
- * the held success is never published (the README says that too): the events read without it.
+ * the held success is never published and the verdict's evidence is the status check's alone (the README
+ * says that too): the events, and the transaction's evidence, read without it.
  */
 export function readings(fragments: string[]): string[][] {
   const buffered = fragments.map((f) =>
@@ -73,6 +74,12 @@ export function readings(fragments: string[]): string[][] {
   const held = fragments.findIndex((f) => f.includes('"detail-type":"TransactionAmbiguous"'));
   const settled = fragments.findIndex((f) => f.includes('"detail-type":"TransactionSucceeded"'));
   if (held >= 0 && settled > held) all.push(fragments.filter((_, i) => i !== held));
+  // The same race read from the transaction: its verdict rests on the status check alone (the buffered
+  // callback, applied after it, agrees and adds nothing), while its history still lists the callback.
+  const heldEvidence = fragments.findIndex((f) => f === '"source":"callback"');
+  const checkEvidence = fragments.findIndex((f) => f === '"source":"status-api"');
+  if (heldEvidence >= 0 && checkEvidence > heldEvidence)
+    all.push(fragments.filter((_, i) => i !== heldEvidence));
   return all;
 }
 
