@@ -3,6 +3,7 @@ import { type ApplyOutcome, escalationEvent } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
 import type { StatementSink } from '../../domain/statement';
+import { heldClaimOf, holdForAPerson } from '../../domain/apply-report/unconfirmable';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
 import {
@@ -333,21 +334,24 @@ export async function checkTransaction(
       if (!current) return { result: { outcome: undefined, tx: claimed, events: [] } };
       const ctx = decisionContext(settings, current, now);
       const statusReport = reportFrom(services, current, answer, now, origin, requestedBy);
-      const decided = decideAnswer(services, current, statusReport, ctx, check, now, origin);
+      // No status call can be made for it: a claim held for one is handed to a person now.
+      const unaskable = answer.type === 'error' && answer.error === 'unsupported';
+      const held = unaskable && !statusReport ? heldClaimOf(current) : undefined;
+      const decided = decideAnswer(services, current, statusReport, ctx, check, now, origin, !!held);
       const { outcome } = decided;
       const base = claimsAfterCheck(decided.base, receiptToConfirm(claimed));
       const reconcile = checkedSchedule(base, answer, check, now, timing);
       const caused: EventEnvelope[] = [...base.outbox];
       if (!isFinal(base.status)) {
-        reconcile.dueAt = nextDueOpen(base, reconcile, answer, now, timing, settings);
         if (
           base.status === 'AMBIGUOUS' &&
           !reconcile.escalatedAt &&
-          now >= ambiguousMoments(base, settings).escalateAt
+          (held || now >= ambiguousMoments(base, settings).escalateAt)
         ) {
           reconcile.escalatedAt = now;
           caused.push(escalationEvent({ ...base, reconcile }, now, origin));
         }
+        reconcile.dueAt = nextDueOpen(base, reconcile, answer, now, timing, settings);
       }
       // A check someone asked for: every event it caused names them (docs/roles-and-audit.md).
       const events = requestedBy
@@ -408,8 +412,8 @@ type Timing = ReturnType<typeof reconcileTiming>;
 type ReconcileState = NonNullable<TransactionRecord['reconcile']>;
 
 /**
- * What the answer decides (decideReport), then the expiry the check may bring in the same write: the
- * events of both are published together.
+ * What the answer decides (decideReport, or holdForAPerson when no check can be made for a held claim),
+ * then the expiry the check may bring in the same write: the events of both are published together.
  */
 function decideAnswer(
   services: ReconcileServices,
@@ -419,8 +423,14 @@ function decideAnswer(
   check: CheckRecord,
   now: string,
   origin: EventOrigin,
+  /** The check cannot be made and a claim waits for it (heldClaimOf): it is handed to a person. */
+  handToPerson: boolean,
 ): { outcome: ApplyOutcome | undefined; base: TransactionRecord } {
-  let outcome = statusReport ? decideReport(current, statusReport, ctx) : undefined;
+  let outcome = statusReport
+    ? decideReport(current, statusReport, ctx)
+    : handToPerson
+      ? holdForAPerson(current, check.detail, now, origin)
+      : undefined;
   let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
   const expiry = expiryFrom(services, base, check, now, origin);
   if (expiry) {

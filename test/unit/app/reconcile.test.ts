@@ -582,6 +582,95 @@ describe('transactions nobody can ask about (no status API)', () => {
   });
 });
 
+describe('a claim held for a status check that cannot be made (the kind cannot be asked)', () => {
+  const unsupported = (): StatusAnswer => ({
+    type: 'error',
+    error: 'unsupported',
+    detail: 'MoMo has no known status path for kind requesttopay; set accounts.momo.demo.api.paths.requesttopay',
+  });
+
+  it('hands an unsigned FAILED held for confirmation to a person at the first look: AMBIGUOUS, escalated, never NO_FINAL_ANSWER', async () => {
+    // Prepare
+    const s = setup(unsupported);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('FAILED', { confirmFailure: true, needsConfirmation: true }));
+    const held = { status: s.tx().status, types: s.types() };
+    // Act
+    const result = await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(held).toEqual({ status: 'PENDING', types: [] });
+    expect(result.claimed).toBe(1);
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    expect(s.tx().reason).toMatchObject({ code: 'UNCONFIRMED', providerCode: 'APPROVAL_REJECTED' });
+    expect(s.tx().reason!.message).toMatch(/callback \(unauthenticated\) said FAILED in receipt r1/);
+    expect(s.tx().reason!.message).toMatch(/cannot be confirmed: MoMo has no known status path/);
+    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
+    expect(s.tx().transitions.at(-1)).toMatchObject({ from: 'PENDING', to: 'AMBIGUOUS', origin: 'poll' });
+    expect(s.tx().transitions.at(-1)!.evidence).toMatchObject({ source: 'callback', claim: 'FAILED' });
+    expect(s.counts.AmbiguousEscalated).toBe(1);
+  });
+
+  it('keeps it AMBIGUOUS past the window (one escalation), and settles it when the status call becomes possible', async () => {
+    // Prepare
+    let answer = unsupported;
+    const s = setup(() => answer());
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('FAILED', { confirmFailure: true, needsConfirmation: true }));
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Act: looks past the window (1 h here); then the account is configured with the status call.
+    for (let i = 0; i < 3; i++) {
+      s.advance(UNSUPPORTED_RECHECK_SECONDS);
+      await runPollCycle(s.services, { owner: 'p1' });
+    }
+    const pastWindow = { status: s.tx().status, types: s.types() };
+    answer = answers.failed;
+    s.advance(UNSUPPORTED_RECHECK_SECONDS);
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(pastWindow).toEqual({ status: 'AMBIGUOUS', types: ['TransactionAmbiguous', 'TransactionEscalated'] });
+    expect(s.tx().status).toBe('FAILED');
+    expect(s.types().at(-1)).toBe('TransactionFailed');
+  });
+
+  it('escalates an unconfirmed success at once rather than after escalateAmbiguousAfterSeconds', async () => {
+    // Prepare
+    const s = setup(unsupported);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('SUCCEEDED', { needsConfirmation: true }));
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    expect(s.tx().reason?.code).toBe('UNCONFIRMED');
+    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
+    expect(s.types()).not.toContain('TransactionSucceeded');
+  });
+
+  it('leaves a held FAILED alone when the status call could be made but failed (an outage is not "cannot ask")', async () => {
+    // Prepare
+    const s = setup(answers.down);
+    await register(s.services);
+    await ingestReport(ingestDeps(s), callback('FAILED', { confirmFailure: true, needsConfirmation: true }));
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(s.tx().status).toBe('PENDING');
+    expect(s.types()).toEqual([]);
+  });
+
+  it('leaves a transaction with no claim alone: nothing to hand over until its window ends', async () => {
+    // Prepare
+    const s = setup(unsupported);
+    await register(s.services);
+    s.advance(300);
+    // Act
+    await runPollCycle(s.services, { owner: 'p1' });
+    // Assess
+    expect(s.tx().status).toBe('PENDING');
+    expect(s.types()).toEqual([]);
+  });
+});
+
 describe('operator actions', () => {
   it('resolves an EXPIRED transaction by hand with origin manual, recorded in its history', async () => {
     // Prepare
