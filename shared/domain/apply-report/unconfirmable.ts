@@ -49,7 +49,14 @@ export function holdForAPerson(
     updatedAt: now,
     transitions: [
       ...tx.transitions,
-      { from: 'PENDING', to: 'AMBIGUOUS', at: now, origin, receiptId: held.receiptId ?? undefined, evidence: held },
+      {
+        from: 'PENDING',
+        to: 'AMBIGUOUS',
+        at: now,
+        origin,
+        receiptId: held.receiptId ?? undefined,
+        evidence: held,
+      },
     ],
   };
   const events = [

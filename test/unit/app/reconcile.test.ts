@@ -586,7 +586,8 @@ describe('a claim held for a status check that cannot be made (the kind cannot b
   const unsupported = (): StatusAnswer => ({
     type: 'error',
     error: 'unsupported',
-    detail: 'MoMo has no known status path for kind requesttopay; set accounts.momo.demo.api.paths.requesttopay',
+    detail:
+      'MoMo has no known status path for kind requesttopay; set accounts.momo.demo.api.paths.requesttopay',
   });
 
   it('hands an unsigned FAILED held for confirmation to a person at the first look: AMBIGUOUS, escalated, never NO_FINAL_ANSWER', async () => {
@@ -627,7 +628,10 @@ describe('a claim held for a status check that cannot be made (the kind cannot b
     s.advance(UNSUPPORTED_RECHECK_SECONDS);
     await runPollCycle(s.services, { owner: 'p1' });
     // Assess
-    expect(pastWindow).toEqual({ status: 'AMBIGUOUS', types: ['TransactionAmbiguous', 'TransactionEscalated'] });
+    expect(pastWindow).toEqual({
+      status: 'AMBIGUOUS',
+      types: ['TransactionAmbiguous', 'TransactionEscalated'],
+    });
     expect(s.tx().status).toBe('FAILED');
     expect(s.types().at(-1)).toBe('TransactionFailed');
   });

@@ -96,8 +96,7 @@ function post(path: string, body: string, at: number): InboundRequest {
   };
 }
 
-const fixture = (path: string) =>
-  readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
+const fixture = (path: string) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
 
 /** Poll cycles a minute apart (the deployed schedule) for `minutes`, then as long again past the window. */
 async function pollFor(s: ReturnType<typeof setup>, minutes: number) {
