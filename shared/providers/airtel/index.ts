@@ -86,7 +86,7 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   verify: verifyCallback,
   // Airtel reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
-  // Every kind: refund and disbursement answer `unsupported` unless `api.paths` names their enquiry.
+  // Every kind: disbursement answers `unsupported` unless `api.paths.disbursement` names its enquiry.
   statusKinds: AIRTEL_KINDS,
   // Airtel documents no callback timeout: assumed as short as MoMo's.
   ackBudget: { storeMs: 1200, ackMs: 1800 },

@@ -85,9 +85,10 @@ export const airtelApiSettingsSchema = z.strictObject({
   maxRequestsPerSecond: z._default(z.number().check(z.positive(), z.lte(1000)), 5),
   concurrency: z._default(z.int().check(z.gte(1), z.lte(64)), 4),
   /**
-   * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: the Airtel Money Open API documentation has
-   * the payment enquiry only (`/standard/v1/payments/{id}`), so refund and disbursement are checked
-   * only when a path is given here.
+   * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: payment has the
+   * Airtel Money Open API documentation's enquiry (`/standard/v1/payments/{id}`), refund Airtel's refund
+   * enquiry (`/standard/v1/payments/refund/{id}`); disbursement has none, and is checked only when a path
+   * is given here (docs/reconciliation.md#verify-before-trusting).
    */
   paths: z.optional(
     z.partialRecord(

@@ -117,7 +117,7 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   ],
   // MoMo reads only the status code; the body helps people debugging with curl.
   ack: ({ duplicate, receiptId }) => ({ statusCode: 200, body: { received: true, duplicate, receiptId } }),
-  // Every kind: refund and cash transfer answer `unsupported` unless `api.paths` names their status GET.
+  // Every kind: cash transfer answers `unsupported` unless `api.paths.cashtransfer` names its status GET.
   statusKinds: MOMO_KINDS,
   // MTN's callback page: a callback times out after 2 s.
   ackBudget: { storeMs: 1200, ackMs: 1800 },

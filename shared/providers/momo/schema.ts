@@ -91,7 +91,8 @@ export const momoApiSettingsSchema = z
     /**
      * Status path per kind, overriding the built-in table (`{ref}` is replaced by the reference), e.g.
      * `{"transfer": "/remittance/v1_0/transfer/{ref}"}`. The path's first segment picks the product (token
-     * and subscription key). Refund and cash transfer default to MTN's Disbursement paths.
+     * and subscription key). Refund defaults to MTN's Disbursement path; cash transfer has no default: until
+     * it is set here, a cash transfer cannot be checked (docs/reconciliation.md#verify-before-trusting).
      */
     paths: z.optional(
       z.partialRecord(
