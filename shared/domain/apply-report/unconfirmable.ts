@@ -37,7 +37,8 @@ export function holdForAPerson(
   const held = heldClaimOf(tx);
   if (!held || tx.status !== 'PENDING') return undefined;
   const said = held.providerCode ? ` (${held.providerCode})` : '';
-  const message = `${describeEvidence(held)}${said}; it cannot be confirmed: ${why}. A person must look`;
+  // A person must look: what was claimed, then why it cannot be checked (cut at the end, if at all).
+  const message = `a person must look: ${describeEvidence(held)}${said}; it cannot be confirmed: ${why}`;
   let next: TransactionRecord = {
     ...tx,
     status: 'AMBIGUOUS',

@@ -40,8 +40,10 @@ const AIRTEL_ENQUIRY_PATHS: Readonly<Record<string, string | undefined>> = {
   refund: '/standard/v1/payments/refund/{id}',
 };
 
+/** The kind's enquiry: `api.paths` first (`null`: none on this account), else the default. */
 function airtelEnquiryPath(api: Pick<AirtelApiSettings, 'paths'>, kind: string): string | undefined {
-  return api.paths?.[kind as keyof NonNullable<AirtelApiSettings['paths']>] ?? AIRTEL_ENQUIRY_PATHS[kind];
+  const configured = api.paths?.[kind as keyof NonNullable<AirtelApiSettings['paths']>];
+  return configured === null ? undefined : (configured ?? AIRTEL_ENQUIRY_PATHS[kind]);
 }
 
 export interface AirtelStatusApiOptions {

@@ -88,16 +88,22 @@ export const airtelApiSettingsSchema = z.strictObject({
    * Enquiry path per kind (`{id}` is the partner transaction id), overriding the default: payment has the
    * Airtel Money Open API documentation's enquiry (`/standard/v1/payments/{id}`), refund Airtel's refund
    * enquiry (`/standard/v1/payments/refund/{id}`); disbursement has none, and is checked only when a path
-   * is given here (docs/reconciliation.md#verify-before-trusting).
+   * is given here (docs/reconciliation.md#verify-before-trusting). `null`: the account's deployment has
+   * no enquiry for that kind (its default answers nothing useful): never asked.
    */
   paths: z.optional(
     z.partialRecord(
       z.enum(AIRTEL_KINDS),
-      z
-        .string()
-        .check(
-          z.regex(/^\/[A-Za-z0-9_/.-]*\{id\}[A-Za-z0-9_/.-]*$/, 'a path starting with / and containing {id}'),
-        ),
+      z.nullable(
+        z
+          .string()
+          .check(
+            z.regex(
+              /^\/[A-Za-z0-9_/.-]*\{id\}[A-Za-z0-9_/.-]*$/,
+              'a path starting with / and containing {id}',
+            ),
+          ),
+      ),
     ),
   ),
 });

@@ -52,14 +52,14 @@ export interface MomoStatusApi extends StatusApi {
   tokenRequests(product: MomoProduct): number;
 }
 
-/** The status path and product of one kind, `api.paths` first. */
+/** The status path and product of one kind, `api.paths` first (`null`: none on this account). */
 function momoStatusTarget(
   api: Pick<MomoApiSettings, 'paths'>,
   kind: string,
 ): { product: MomoProduct; path: string } | undefined {
   const known = MOMO_STATUS_PATHS[kind as MomoKind];
-  if (!known) return undefined;
   const configured = api.paths?.[kind as MomoKind];
+  if (!known || configured === null) return undefined;
   if (configured) return { product: productOfPath(configured, known.product), path: configured };
   return known.path ? { product: known.product, path: known.path } : undefined;
 }

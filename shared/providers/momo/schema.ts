@@ -93,18 +93,22 @@ export const momoApiSettingsSchema = z
      * `{"transfer": "/remittance/v1_0/transfer/{ref}"}`. The path's first segment picks the product (token
      * and subscription key). Refund defaults to MTN's Disbursement path; cash transfer has no default: until
      * it is set here, a cash transfer cannot be checked (docs/reconciliation.md#verify-before-trusting).
+     * `null`: the account's deployment has no status GET for that kind (its default answers nothing useful):
+     * never asked.
      */
     paths: z.optional(
       z.partialRecord(
         z.enum(MOMO_KINDS),
-        z
-          .string()
-          .check(
-            z.regex(
-              /^\/[A-Za-z0-9_/.-]*\{ref\}[A-Za-z0-9_/.-]*$/,
-              'a path starting with / and containing {ref}',
+        z.nullable(
+          z
+            .string()
+            .check(
+              z.regex(
+                /^\/[A-Za-z0-9_/.-]*\{ref\}[A-Za-z0-9_/.-]*$/,
+                'a path starting with / and containing {ref}',
+              ),
             ),
-          ),
+        ),
       ),
     ),
   })

@@ -48,6 +48,20 @@ const config = parseConfig({
         currency: 'UGX',
         api: { baseUrl: 'http://airtel.invalid', clientId: 'client-id', clientSecret: 'client-secret' },
       },
+      // The same, on a deployment without the refund enquiry the relay asks by default.
+      ugr: {
+        pathSecret: AIRTEL_SECRET,
+        hashMode: 'off',
+        confirmSuccess: true,
+        country: 'UG',
+        currency: 'UGX',
+        api: {
+          baseUrl: 'http://airtel.invalid',
+          clientId: 'client-id',
+          clientSecret: 'client-secret',
+          paths: { refund: null },
+        },
+      },
     },
   },
 });
@@ -170,6 +184,37 @@ describe('an unsigned FAILED for a kind the status API cannot check', () => {
     expect(tx.status).toBe('AMBIGUOUS');
     expect(tx.reason?.code).toBe('UNCONFIRMED');
     expect(tx.reason!.message).toMatch(/said FAILED.*cannot be confirmed: .*disbursement/);
+    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
+    expect(s.calls).toEqual([]);
+  });
+
+  it('Airtel refund (api.paths.refund null): AMBIGUOUS and escalated at the first look', async () => {
+    // Prepare
+    const s = setup();
+    const reference = 'AT-REFUND-7';
+    await registerTransaction(s.services, {
+      provider: 'airtel',
+      account: 'ugr',
+      kind: 'refund',
+      reference,
+      amount: '1000',
+      currency: 'UGX',
+    });
+    const body = JSON.parse(fixture('airtel/callback-tf.json'));
+    body.transaction.id = reference;
+    body.transaction.message = 'Refund failed: original transaction not refundable';
+    await receiveCallback(
+      s.services,
+      post(`/v1/airtel/ugr/${AIRTEL_SECRET}/callback`, JSON.stringify(body), START),
+    );
+    const held = { status: s.tx('airtel', 'ugr', reference).status, types: s.types() };
+    // Act
+    await pollFor(s, 120);
+    // Assess
+    expect(held).toEqual({ status: 'PENDING', types: [] });
+    const tx = s.tx('airtel', 'ugr', reference);
+    expect(tx.status).toBe('AMBIGUOUS');
+    expect(tx.reason!.message).toMatch(/said FAILED.*cannot be confirmed: .*paths\.refund/);
     expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
     expect(s.calls).toEqual([]);
   });

@@ -139,6 +139,12 @@ describe('Airtel status API client', () => {
     });
   });
 
+  it('answers unsupported, asking nothing, for refund when api.paths.refund is null (no refund enquiry on this account)', async () => {
+    const { c, fake } = client([TOKEN], [TS], settings({ ...API, paths: { refund: null } }));
+    expect(await c.check(query('refund'))).toMatchObject({ type: 'error', error: 'unsupported' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('answers unsupported for disbursement unless api.paths names its enquiry', async () => {
     const plain = client([TOKEN], [TS]);
     expect(await plain.c.check(query('disbursement'))).toMatchObject({ type: 'error', error: 'unsupported' });

@@ -190,6 +190,12 @@ describe('MoMo status API client', () => {
     expect(c.tokenRequests('remittance')).toBe(1);
   });
 
+  it('answers unsupported, asking nothing, for a kind whose api.paths entry is null (no status GET on this account)', async () => {
+    const { c, fake } = client([json(200, { status: 'SUCCESSFUL' })], { ...API, paths: { refund: null } });
+    expect(await c.check(query('refund'))).toMatchObject({ type: 'error', error: 'unsupported' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('answers unsupported for a product whose subscription key is not configured', async () => {
     const { c, fake } = client([json(200, {})], { ...API, disbursementSubscriptionKey: undefined });
     expect(await c.check(query('transfer'))).toMatchObject({ type: 'error', error: 'unsupported' });
