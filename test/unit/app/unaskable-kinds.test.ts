@@ -159,63 +159,54 @@ describe('an unsigned FAILED for a kind the status API cannot check', () => {
     expect(s.calls).toEqual([]);
   });
 
-  it('Airtel disbursement (no paths.disbursement): AMBIGUOUS and escalated at the first look', async () => {
-    // Prepare
-    const s = setup();
-    const reference = 'AT-ORDER-1002';
-    await registerTransaction(s.services, {
-      provider: 'airtel',
+  it.each([
+    {
+      what: 'Airtel disbursement (no paths.disbursement)',
       account: 'ug',
       kind: 'disbursement',
-      reference,
-      amount: '1000',
-      currency: 'UGX',
-    });
-    await receiveCallback(
-      s.services,
-      post(`/v1/airtel/ug/${AIRTEL_SECRET}/callback`, fixture('airtel/callback-tf.json'), START),
-    );
-    const held = { status: s.tx('airtel', 'ug', reference).status, types: s.types() };
-    // Act
-    await pollFor(s, 120);
-    // Assess
-    expect(held).toEqual({ status: 'PENDING', types: [] });
-    const tx = s.tx('airtel', 'ug', reference);
-    expect(tx.status).toBe('AMBIGUOUS');
-    expect(tx.reason?.code).toBe('UNCONFIRMED');
-    expect(tx.reason!.message).toMatch(/said FAILED.*cannot be confirmed: .*disbursement/);
-    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
-    expect(s.calls).toEqual([]);
-  });
-
-  it('Airtel refund (api.paths.refund null): AMBIGUOUS and escalated at the first look', async () => {
-    // Prepare
-    const s = setup();
-    const reference = 'AT-REFUND-7';
-    await registerTransaction(s.services, {
-      provider: 'airtel',
+      reference: 'AT-ORDER-1002',
+      message: 'Transaction failed: insufficient balance',
+      why: /disbursement/,
+    },
+    {
+      what: 'Airtel refund (api.paths.refund null)',
       account: 'ugr',
       kind: 'refund',
-      reference,
-      amount: '1000',
-      currency: 'UGX',
-    });
-    const body = JSON.parse(fixture('airtel/callback-tf.json'));
-    body.transaction.id = reference;
-    body.transaction.message = 'Refund failed: original transaction not refundable';
-    await receiveCallback(
-      s.services,
-      post(`/v1/airtel/ugr/${AIRTEL_SECRET}/callback`, JSON.stringify(body), START),
-    );
-    const held = { status: s.tx('airtel', 'ugr', reference).status, types: s.types() };
-    // Act
-    await pollFor(s, 120);
-    // Assess
-    expect(held).toEqual({ status: 'PENDING', types: [] });
-    const tx = s.tx('airtel', 'ugr', reference);
-    expect(tx.status).toBe('AMBIGUOUS');
-    expect(tx.reason!.message).toMatch(/said FAILED.*cannot be confirmed: .*paths\.refund/);
-    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
-    expect(s.calls).toEqual([]);
-  });
+      reference: 'AT-REFUND-7',
+      message: 'Refund failed: original transaction not refundable',
+      why: /paths\.refund/,
+    },
+  ])(
+    '$what: AMBIGUOUS and escalated at the first look',
+    async ({ account, kind, reference, message, why }) => {
+      // Prepare: the TF callback of Airtel's shape (test/fixtures/airtel/callback-tf.json) for this transaction.
+      const s = setup();
+      await registerTransaction(s.services, {
+        provider: 'airtel',
+        account,
+        kind,
+        reference,
+        amount: '1000',
+        currency: 'UGX',
+      });
+      const body = JSON.parse(fixture('airtel/callback-tf.json'));
+      body.transaction = { ...body.transaction, id: reference, message };
+      await receiveCallback(
+        s.services,
+        post(`/v1/airtel/${account}/${AIRTEL_SECRET}/callback`, JSON.stringify(body), START),
+      );
+      const held = { status: s.tx('airtel', account, reference).status, types: s.types() };
+      // Act
+      await pollFor(s, 120);
+      // Assess
+      expect(held).toEqual({ status: 'PENDING', types: [] });
+      const tx = s.tx('airtel', account, reference);
+      expect(tx.status).toBe('AMBIGUOUS');
+      expect(tx.reason?.code).toBe('UNCONFIRMED');
+      expect(tx.reason!.message).toMatch(/said FAILED.*cannot be confirmed: /);
+      expect(tx.reason!.message).toMatch(why);
+      expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
+      expect(s.calls).toEqual([]);
+    },
+  );
 });
