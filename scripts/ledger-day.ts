@@ -34,6 +34,8 @@ Options:
   --seed <n>           random seed (default: random, printed)
   --write <file>       write the measured numbers into this file's ledger:day section (docs/results.md)
   --by <name>          the person recorded as closing the days (default: your login name)
+  --data-dir <dir>     keep DynamoDB Local's data in <dir>: \`npm start -- --simulator --data-dir <dir>\`
+                       then shows the closed days in the console (Statements, daraja/demo)
 `;
 
 function fail(message: string): never {
@@ -131,6 +133,7 @@ async function main(): Promise<void> {
       'balance-every': { type: 'string' },
       write: { type: 'string' },
       by: { type: 'string' },
+      'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -163,6 +166,7 @@ async function main(): Promise<void> {
     lingerMs: 3000,
     adminToken: 'demo-admin-token',
     ...(values.by !== undefined ? { closedBy: closer(values.by) } : {}),
+    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
     onNote: out,
     onProgress: (line) => out(`  ${line}`),
   });

@@ -46,6 +46,8 @@ export interface DayRunOptions extends Omit<
    * person's act, and only a person's close retires a break (docs/statements.md#a-break-that-no-longer-holds).
    */
   closedBy?: string;
+  /** Keep the data in this folder (`npm start -- --simulator --data-dir` then shows the closed days). */
+  dataDir?: string;
 }
 
 /** The fault kinds a break can be explained by (the proof's vocabulary; docs/statements.md#proof). */
@@ -117,6 +119,7 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
     ...(options.balanceIntervalSeconds !== undefined
       ? { balanceIntervalSeconds: options.balanceIntervalSeconds }
       : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
   try {
     const sim = stack.simUrl;
@@ -319,7 +322,14 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
         ...ledger.facts.notStarted.map((n) => `not started: ${n}`),
       ],
     };
-    return { ...result, text: formatDay(result, imported, pulls) };
+    // A break nothing explains comes with what the relay logged (a write that timed out under load, such
+    // as a receipt alias not written, leaves a row no key can find): the run names its own suspect.
+    const { warnings, errors, first } = stack.logged;
+    const logged =
+      unexplained > 0 && warnings + errors > 0
+        ? `\n  the relay logged ${warnings} warning(s) and ${errors} error(s); the first:\n${first.map((l) => `    ${l}`).join('\n')}`
+        : '';
+    return { ...result, text: formatDay(result, imported, pulls) + logged };
   } finally {
     await stack.stop();
   }

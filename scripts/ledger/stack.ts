@@ -55,6 +55,8 @@ export interface StackOptions {
   configPath?: string;
   /** Seconds between two balance snapshots (providerRecords.balanceIntervalSeconds), over the config's. */
   balanceIntervalSeconds?: number;
+  /** Keep the DynamoDB Local it starts in this folder, as `npm start --data-dir`: a later `npm start` reads it. */
+  dataDir?: string;
 }
 
 function quietLogger(): { log: RelayLogger; logged: Stack['logged'] } {
@@ -103,7 +105,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     };
 
   const { log, logged } = quietLogger();
-  const dynamo = options.dynamoEndpoint ? undefined : await startDynamoDbLocal({});
+  const dynamo = options.dynamoEndpoint
+    ? undefined
+    : await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
   let relay: LocalRelay | undefined;
   let simulator: Simulator | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? dynamo!.endpoint;

@@ -367,24 +367,42 @@ export interface Registration {
   expiresInSeconds?: number;
 }
 
+/**
+ * Times a partner sends a request again that the relay answered 503 ("could not store the request right
+ * now … send it again later": a loaded DynamoDB), waiting `pollMs` × 2, 4, 8 between: the money may
+ * already have moved at the provider, and a partner that gave up would leave the relay without the payment.
+ */
+const RELAY_BUSY_RETRIES = 3;
+
+async function untilStored<A extends { status: number }>(ctx: SimContext, ask: () => Promise<A>): Promise<A> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await ask();
+    if (answer.status !== 503 || attempt > RELAY_BUSY_RETRIES) return answer;
+    await new Promise((resolve) => setTimeout(resolve, ctx.pollMs * 2 ** attempt));
+  }
+}
+
 /** `POST /v1/transactions`: what the partner does right after initiating an operation with the provider. */
 export async function registerWithRelay(
   ctx: SimContext,
   registration: Registration,
 ): Promise<{ callbackUrl?: string; status: string }> {
-  const answer = await httpStep<{ transaction: { status: string }; callbackUrl?: string }>(
-    ctx,
-    'register with the relay',
-    'POST',
-    relayUrl(ctx, '/v1/transactions'),
-    {
-      headers: { authorization: `Bearer ${ctx.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(registration),
-      note: (a) =>
-        a.body?.transaction
-          ? `${a.body.transaction.status}${a.body.callbackUrl ? `, callbackUrl ${a.body.callbackUrl}` : ''}`
-          : a.text,
-    },
+  // An identical registration again is answered 200 (docs/management-api.md): safe to send again.
+  const answer = await untilStored(ctx, () =>
+    httpStep<{ transaction: { status: string }; callbackUrl?: string }>(
+      ctx,
+      'register with the relay',
+      'POST',
+      relayUrl(ctx, '/v1/transactions'),
+      {
+        headers: { authorization: `Bearer ${ctx.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(registration),
+        note: (a) =>
+          a.body?.transaction
+            ? `${a.body.transaction.status}${a.body.callbackUrl ? `, callbackUrl ${a.body.callbackUrl}` : ''}`
+            : a.text,
+      },
+    ),
   );
   expectStatus(answer, [200, 201], 'the relay registration');
   return { callbackUrl: answer.body?.callbackUrl, status: answer.body?.transaction?.status ?? 'unknown' };
@@ -407,9 +425,9 @@ export async function relayTransaction(
   reference: string,
 ): Promise<RelayTransactionView | undefined> {
   const path = `/v1/transactions/${provider}/${encodeURIComponent(account)}/${encodeURIComponent(reference)}`;
-  const response = await fetch(relayUrl(ctx, path), {
-    headers: { authorization: `Bearer ${ctx.adminToken}` },
-  });
+  const response = await untilStored(ctx, () =>
+    fetch(relayUrl(ctx, path), { headers: { authorization: `Bearer ${ctx.adminToken}` } }),
+  );
   if (response.status === 404) return undefined;
   if (!response.ok) throw new ScenarioError(`GET ${path} answered HTTP ${response.status}`);
   const body = (await response.json()) as {

@@ -109,7 +109,9 @@ export async function closeDay(
         }),
       );
   // The balance is judged once the day's records are in (its fee rows, the rows that date each payment).
+  // Only an ended day's can be: the morning's first pull row is not the day's record of money moved.
   const sourcesIn =
+    now.getTime() >= span.end &&
     settings.expectedSources.length > 0 &&
     settings.expectedSources.every((s) => rows.some((r) => r.source === s));
   if (slaPassed || sourcesIn) found.push(...(await balanceDriftsOfDay(deps, at, span, rowsOfDays)));

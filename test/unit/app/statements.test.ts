@@ -574,6 +574,28 @@ describe('a statement row is evidence through the one decision', () => {
 });
 
 describe('the daily close', () => {
+  it('closes a day before its SLA once its expected sources are in, but never before the day has ended', async () => {
+    // Prepare: the account expects the pull; its first row of the day comes in the morning.
+    const expecting = parseConfig({
+      management: { bearerToken: 'a-long-enough-token' },
+      accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
+      statements: { accounts: { 'daraja/ke': { expectedSources: ['pull-api'] } } },
+    });
+    const t = setup('2026-11-21T07:30:00.000Z');
+    const deps = { ...t.deps, config: expecting };
+    await new StatementLedger(deps).ingestRows([row()], SYSTEM);
+    const at = { provider: 'daraja', account: 'ke', day: '2026-11-21' };
+    // Act: a person closes the day at 10:30 Nairobi time, then again once it ended (21:00 UTC).
+    const during = await closeDay(deps, at, { actor: OPERATOR });
+    const storedDuring = await t.statements.getClose(at);
+    t.at('2026-11-21T21:00:00.000Z');
+    const ended = await closeDay(deps, at, { actor: OPERATOR });
+    // Assess
+    expect(during).toMatchObject({ state: 'open', closedBecause: null, closedAt: null });
+    expect(storedDuring).toBeUndefined();
+    expect(ended).toMatchObject({ state: 'closed', closedBecause: 'sources-in' });
+  });
+
   it('closes a day after its SLA: missing at provider, duplicate credit, match rate, DailyClosed once', async () => {
     // Prepare
     const t = setup('2026-11-21T20:00:00.000Z');

@@ -233,3 +233,47 @@ describe('Daraja status API client', () => {
     expect(darajaProvider.statusKinds).toEqual(['stk', 'b2c', 'b2b', 'c2b']);
   });
 });
+
+describe('Daraja pull client', () => {
+  const PULL_API = { ...API, timeoutMs: 100, pull: { nominatedNumber: '254708374149' } };
+  const WINDOW = { from: '2026-11-23T08:00:00Z', to: '2026-11-23T10:00:00Z', offset: 0 };
+  const NOTHING = json(200, { ResponseCode: '1001', ResponseMessage: 'No transactions', Response: [[]] });
+
+  it('asks a timed-out query again, at most twice more: a pull is a read the poller waits for', async () => {
+    // Prepare: the first two queries never answer (100 ms each), the third says "no transactions".
+    const late = client([{ hang: true }, { hang: true }, NOTHING], PULL_API);
+    const never = client([{ hang: true }], PULL_API);
+
+    // Act
+    const answered = await late.c.pull!.query(WINDOW);
+    const given = await never.c.pull!.query(WINDOW);
+
+    // Assess
+    expect(answered).toEqual({ type: 'empty', detail: 'No transactions' });
+    expect(late.calls()).toHaveLength(3);
+    expect(given).toMatchObject({ type: 'error', error: 'timeout' });
+    expect(never.calls()).toHaveLength(3);
+  });
+
+  it('asks a timed-out registration again; a failure that is no time-out is not repeated', async () => {
+    // Prepare
+    const late = client(
+      [{ hang: true }, json(200, { ResponseCode: '1001', ResponseDescription: 'exists' })],
+      PULL_API,
+    );
+    const refused = client(
+      [json(200, { ResponseCode: '1002', ResponseDescription: 'invalid' }), NOTHING],
+      PULL_API,
+    );
+
+    // Act
+    const registered = await late.c.pull!.register('https://relay.test/v1/daraja/demo/pull/callback');
+    const failed = await refused.c.pull!.register('https://relay.test/v1/daraja/demo/pull/callback');
+
+    // Assess
+    expect(registered.type).not.toBe('error');
+    expect(late.calls()).toHaveLength(2);
+    expect(failed).toMatchObject({ type: 'error' });
+    expect(refused.calls()).toHaveLength(1);
+  });
+});
