@@ -198,9 +198,11 @@ describe('the probes cover the rules and the folders', () => {
   });
 
   it('plants a probe in every folder `npm run lint:deps` reads, and in each layer of shared/', () => {
-    const lintDeps = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      scripts: Record<string, string>;
-    }).scripts['lint:deps']!;
+    const lintDeps = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts['lint:deps']!;
     // The command's arguments that are folders of the checkout: the folders it reads.
     const folders = lintDeps
       .split(' ')
