@@ -96,8 +96,6 @@ export default tseslint.config(
       'shared/app/transactions/ingest-report.ts',
       'shared/app/transactions/register-transaction.ts',
       'shared/config/load.ts',
-      'shared/http/callback-endpoint.ts',
-      'shared/util/csv.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },
