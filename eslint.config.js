@@ -88,7 +88,6 @@ export default tseslint.config(
       'shared/app/callbacks/recover-stored-callbacks.ts',
       'shared/app/delivery/engine.ts',
       'shared/app/delivery/queue-delivery.ts',
-      'shared/app/provider-records/balance-cycle.ts',
       'shared/app/statements/close-day.ts',
       'shared/app/statements/statement-sink.ts',
       'shared/app/transactions/get-transaction.ts',
