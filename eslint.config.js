@@ -85,7 +85,6 @@ export default tseslint.config(
       'infra/relay/functions.ts',
       'shared/app/badges/badge-feed.ts',
       'shared/app/callbacks/quarantine.ts',
-      'shared/app/callbacks/recover-stored-callbacks.ts',
       'shared/app/delivery/engine.ts',
       'shared/app/delivery/queue-delivery.ts',
       'shared/app/statements/close-day.ts',
