@@ -76,28 +76,29 @@ export default tseslint.config(
       'infra/relay/validate.ts',
       'infra/relay/nag-suppressions.ts',
       'infra/edge-web-acl.ts',
-      // Not split yet (issue 32 item 4 left over; each still has one function over 80 lines):
+      // Not split yet (issue 32 item 4 left over; each still has one function over 80 lines). The CDK
+      // construct and its parts: being changed for issue 28 (deploy sizes) and the bundles.
       'infra/relay-construct.ts',
       'infra/relay-stack.ts',
       'infra/relay/api.ts',
       'infra/relay/console.ts',
-      'infra/relay/delivery.ts',
       'infra/relay/functions.ts',
-      'shared/app/badges/badge-feed.ts',
-      'shared/app/callbacks/quarantine.ts',
-      'shared/app/callbacks/recover-stored-callbacks.ts',
+      // Webhook delivery: being changed for issue 31.
+      'infra/relay/delivery.ts',
       'shared/app/delivery/engine.ts',
       'shared/app/delivery/queue-delivery.ts',
-      'shared/app/provider-records/balance-cycle.ts',
+      // Statements and the ledger: being changed for issue 29.
       'shared/app/statements/close-day.ts',
       'shared/app/statements/statement-sink.ts',
-      'shared/app/transactions/get-transaction.ts',
+      // The one ingest pipeline: being changed for the confirmation of unsigned reports (probe C).
       'shared/app/transactions/ingest-facts.ts',
       'shared/app/transactions/ingest-report.ts',
+      // Not taken up yet: one function each to split along its steps.
+      'shared/app/badges/badge-feed.ts',
+      'shared/app/callbacks/quarantine.ts',
+      'shared/app/transactions/get-transaction.ts',
       'shared/app/transactions/register-transaction.ts',
       'shared/config/load.ts',
-      'shared/http/callback-endpoint.ts',
-      'shared/util/csv.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },

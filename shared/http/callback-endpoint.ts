@@ -85,44 +85,59 @@ export async function receiveCallback(
     if (buffered) answer.headers = { ...answer.headers, [BUFFERED_HEADER]: 'true' };
     return answer;
   } catch (caught) {
-    if (caught instanceof StorageUnavailableError) {
-      log.error('callback not stored: storage unavailable', {
-        error: caught.message,
-        path: known.storedPath,
-      });
-      return errorResponse(caught, services.scrub);
-    }
-    const unexpected = !(caught instanceof RelayError);
-    const error = unexpected
-      ? new UnexpectedCallbackError('Unexpected error while handling the callback; it has been logged', {
-          cause: caught,
-        })
-      : caught;
-    if (unexpected)
-      log.error('unexpected error while handling a callback', {
-        error: caught as Error,
-        path: known.storedPath,
-      });
-    const httpStatus = unexpected ? 500 : statusFor(error);
-    // One series, no provider dimension: the alarm reads the total, and each refusal's provider is in
-    // its quarantined record and CallbackRejected event; a series per provider adds $0.30 a month each.
-    metrics.count(CALLBACKS_REJECTED_METRIC);
-    await recordRejection(services, request, error, {
-      provider: known.provider?.id,
-      account: known.account?.id,
-      routeName: known.routeName,
-      storedPath: known.storedPath,
-      ...(aimedAt.reference ? { reference: aimedAt.reference } : {}),
-      // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
-      emitEvent: Boolean(known.provider && known.account),
-      httpStatus,
-      // A refusal is answered inside the provider's budget too, whatever the quarantine write does.
-      budgetMs: known.provider
-        ? ackBudgetFor(config, known.provider.id).ackMs - ANSWER_MARGIN_MS - (performance.now() - started)
-        : undefined,
-    });
-    if (unexpected) return internalErrorResponse(request.requestId);
-    const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
-    return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
+    return refused(services, request, caught, { known, aimedAt, started });
   }
+}
+
+/**
+ * A callback that was not taken: a storage outage is answered 503 (not quarantined: nothing was wrong
+ * with it); any other refusal, and any unexpected failure, is counted, quarantined and answered.
+ */
+async function refused(
+  services: CallbackServices,
+  request: InboundRequest,
+  caught: unknown,
+  { known, aimedAt, started }: { known: RouteKnowledge; aimedAt: { reference?: string }; started: number },
+): Promise<HttpResponse> {
+  const { config, log } = services;
+  const metrics = services.metrics ?? noMetrics;
+  if (caught instanceof StorageUnavailableError) {
+    log.error('callback not stored: storage unavailable', {
+      error: caught.message,
+      path: known.storedPath,
+    });
+    return errorResponse(caught, services.scrub);
+  }
+  const unexpected = !(caught instanceof RelayError);
+  const error = unexpected
+    ? new UnexpectedCallbackError('Unexpected error while handling the callback; it has been logged', {
+        cause: caught,
+      })
+    : caught;
+  if (unexpected)
+    log.error('unexpected error while handling a callback', {
+      error: caught as Error,
+      path: known.storedPath,
+    });
+  const httpStatus = unexpected ? 500 : statusFor(error);
+  // One series, no provider dimension: the alarm reads the total, and each refusal's provider is in
+  // its quarantined record and CallbackRejected event; a series per provider adds $0.30 a month each.
+  metrics.count(CALLBACKS_REJECTED_METRIC);
+  await recordRejection(services, request, error, {
+    provider: known.provider?.id,
+    account: known.account?.id,
+    routeName: known.routeName,
+    storedPath: known.storedPath,
+    ...(aimedAt.reference ? { reference: aimedAt.reference } : {}),
+    // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
+    emitEvent: Boolean(known.provider && known.account),
+    httpStatus,
+    // A refusal is answered inside the provider's budget too, whatever the quarantine write does.
+    budgetMs: known.provider
+      ? ackBudgetFor(config, known.provider.id).ackMs - ANSWER_MARGIN_MS - (performance.now() - started)
+      : undefined,
+  });
+  if (unexpected) return internalErrorResponse(request.requestId);
+  const formatted = known.provider?.formatError?.(error, httpStatus, known.routeName);
+  return formatted ? toHttp(formatted) : errorResponse(error, services.scrub);
 }

@@ -341,6 +341,8 @@ export interface StatusApi {
    * (`requested`, with the request id the result will carry). Absent: the provider has no balance API.
    */
   balance?(request: BalanceRequest, signal?: AbortSignal): Promise<BalanceAnswer>;
+  /** How a `requested` balance's result is read back, for a provider whose balance answers later. */
+  balanceResult?: BalanceResultReader;
   /** The provider's pull API of money moved (Daraja Pull Transactions), when the account is set up for it. */
   pull?: PullTransactionsApi;
 }
@@ -355,6 +357,19 @@ export interface ReportedBalance {
   balance: string;
   currency?: string;
   subAccount?: string;
+}
+
+/**
+ * Where an asynchronous balance's result is kept and what it says: the fact its callback recorded (a
+ * provider record under `fact:<factNamespace>`, its id the request id), read into balances and their
+ * instant, or why there are none.
+ */
+export interface BalanceResultReader {
+  factNamespace: string;
+  read(fact: {
+    data: Record<string, unknown>;
+    createdAt: string;
+  }): { balances: ReportedBalance[]; at: string } | { failed: string };
 }
 
 export type BalanceAnswer =

@@ -23,6 +23,15 @@ export class CsvFormatError extends Error {
 /** Longest field accepted: a statement cell is short; a runaway quote must not eat the memory. */
 const MAX_FIELD_CHARS = 64 * 1024;
 
+/** A field past MAX_FIELD_CHARS stops the file (kept out of readCsv's loop, which holds its state in locals for speed). */
+function checkLength(field: string, recordLine: number, hint: string): void {
+  if (field.length > MAX_FIELD_CHARS)
+    throw new CsvFormatError(`a field is over ${MAX_FIELD_CHARS} characters${hint}`, recordLine);
+}
+
+/** An empty line: one empty field. */
+const isBlank = (fields: readonly string[]) => fields.length === 1 && fields[0] === '';
+
 export async function* readCsv(
   chunks: AsyncIterable<string> | Iterable<string>,
   options: { delimiter?: string } = {},
@@ -44,11 +53,8 @@ export async function* readCsv(
     fieldStarted = false;
   };
   for await (const chunk of chunks) {
-    let text = chunk;
-    if (first) {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.length > 0) first = false;
-    }
+    const text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+    if (text.length > 0) first = false;
     for (let i = 0; i < text.length; i++) {
       const c = text[i]!;
       if (pendingCr) {
@@ -72,11 +78,7 @@ export async function* readCsv(
         } else {
           if (c === '\n') line++;
           field += c;
-          if (field.length > MAX_FIELD_CHARS)
-            throw new CsvFormatError(
-              `a field is over ${MAX_FIELD_CHARS} characters (an unclosed quote?)`,
-              recordLine,
-            );
+          checkLength(field, recordLine, ' (an unclosed quote?)');
           continue;
         }
       }
@@ -98,19 +100,18 @@ export async function* readCsv(
         line++;
         recordLine = line;
         if (c === '\r') pendingCr = true;
-        if (!(record.fields.length === 1 && record.fields[0] === '')) yield record;
+        if (!isBlank(record.fields)) yield record;
         continue;
       }
       fieldStarted = true;
       field += c;
-      if (field.length > MAX_FIELD_CHARS)
-        throw new CsvFormatError(`a field is over ${MAX_FIELD_CHARS} characters`, recordLine);
+      checkLength(field, recordLine, '');
     }
   }
   if (quoted && !quoteSeen) throw new CsvFormatError('a quoted field is never closed', recordLine);
   if (fieldStarted || fields.length > 0) {
     endField();
-    if (!(fields.length === 1 && fields[0] === '')) yield { line: recordLine, fields };
+    if (!isBlank(fields)) yield { line: recordLine, fields };
   }
 }
 

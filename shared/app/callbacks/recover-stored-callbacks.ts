@@ -66,7 +66,7 @@ export async function applyStoredCallbacks(
   receipts: StoredReceiptSource,
   options: { since: string; routeOf: StoredCallbackRouter },
 ): Promise<RecoveryResult> {
-  const { store, config, log } = services;
+  const { store, log } = services;
   const result: RecoveryResult = { looked: 0, applied: 0, skipped: 0 };
   const transactions = new Map<string, TransactionRecord | undefined>();
   for await (const receipt of receipts(options.since)) {
@@ -87,66 +87,10 @@ export async function applyStoredCallbacks(
       };
       if (await store.getRecord(marker, { consistent: true })) continue;
 
-      const account = config.accounts.get(accountKey(receipt.key.provider, receipt.key.account));
-      const body = receipt.body;
-      const resolved = options.routeOf({
-        requestId: `recovery-${receipt.receiptId}`,
-        method: receipt.method,
-        path: receipt.path.replace(SECRET_PLACEHOLDER, account?.pathSecret ?? SECRET_PLACEHOLDER),
-        headers: receipt.headers,
-        rawBody: Buffer.from(body, 'utf8'),
-        sourceIp: receipt.sourceIp,
-        receivedAt: new Date(receipt.lastReceivedAt),
-      });
-      if (resolved.route.name !== receipt.routeName) throw new Error('the path now leads to another route');
-      const parsedBody = JSON.parse(body) as Record<string, unknown>;
-      const input = {
-        account: resolved.account,
-        route: resolved.route.name,
-        params: resolved.params,
-        body: parsedBody,
-        rawBody: Buffer.from(body, 'utf8'),
-        headers: receipt.headers,
-        sourceIp: receipt.sourceIp,
-      };
-      const verification = resolved.provider.verify?.(input) ?? { facts: {}, authenticated: false };
-      if (verification.refusal) throw verification.refusal;
-      const parsed = resolved.route.parse({ ...input, body: verification.trustedBody ?? parsedBody });
+      const again = readAgain(services, receipt, options.routeOf);
       // A C2B validation is a question answered on arrival (its decision is recorded then), not a report.
-      if (parsed.type !== 'reports') continue;
-      const draft: KeyedReceiptDraft = {
-        routeName: receipt.routeName,
-        method: receipt.method,
-        path: receipt.path,
-        headers: receipt.headers,
-        sourceIp: receipt.sourceIp,
-        body,
-        receivedAt: receipt.lastReceivedAt,
-        verification: receipt.verification,
-        rawBodySha256: sha256Hex(body),
-        dedupeKey: receipt.dedupeKey,
-      };
-      const ingested = await ingestIntents(
-        {
-          store,
-          clock: services.clock,
-          log,
-          reconciliation: config.reconciliation,
-          hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
-        },
-        {
-          provider: resolved.provider.id,
-          account: resolved.account.id,
-          origin: 'callback',
-          receivedAt: receipt.lastReceivedAt,
-          authenticated: verification.authenticated,
-          authentication: authenticationFrom(receipt.verification, verification.authenticated),
-          ...confirmationsOf(resolved.account),
-          intents: parsed.reports,
-          facts: parsed.facts,
-          receipt: draft,
-        },
-      );
+      if (again.parsed.type !== 'reports') continue;
+      const ingested = await ingestStored(services, receipt, { ...again, parsed: again.parsed });
       await store.putRecordIfAbsent({
         ...marker,
         data: { reference: receipt.key.reference, outcomes: ingested.outcomes.map((o) => o.kind) },
@@ -167,4 +111,84 @@ export async function applyStoredCallbacks(
     }
   }
   return result;
+}
+
+/**
+ * A stored callback read again the way it was on arrival: its route resolved from the stored path (path
+ * secret put back), the provider's verification run on the stored body (a refusal is thrown), its parse.
+ */
+function readAgain(services: RelayServices, receipt: StoredReceipt, routeOf: StoredCallbackRouter) {
+  const account = services.config.accounts.get(accountKey(receipt.key.provider, receipt.key.account));
+  const body = receipt.body;
+  const resolved = routeOf({
+    requestId: `recovery-${receipt.receiptId}`,
+    method: receipt.method,
+    path: receipt.path.replace(SECRET_PLACEHOLDER, account?.pathSecret ?? SECRET_PLACEHOLDER),
+    headers: receipt.headers,
+    rawBody: Buffer.from(body, 'utf8'),
+    sourceIp: receipt.sourceIp,
+    receivedAt: new Date(receipt.lastReceivedAt),
+  });
+  if (resolved.route.name !== receipt.routeName) throw new Error('the path now leads to another route');
+  const parsedBody = JSON.parse(body) as Record<string, unknown>;
+  const input = {
+    account: resolved.account,
+    route: resolved.route.name,
+    params: resolved.params,
+    body: parsedBody,
+    rawBody: Buffer.from(body, 'utf8'),
+    headers: receipt.headers,
+    sourceIp: receipt.sourceIp,
+  };
+  const verification = resolved.provider.verify?.(input) ?? { facts: {}, authenticated: false };
+  if (verification.refusal) throw verification.refusal;
+  const parsed = resolved.route.parse({ ...input, body: verification.trustedBody ?? parsedBody });
+  return { resolved, verification, parsed };
+}
+
+type ReadAgain = ReturnType<typeof readAgain>;
+
+/** The stored callback's reports through the one ingest pipeline (origin `callback`, the receipt's own dedupe key). */
+function ingestStored(
+  services: RelayServices,
+  receipt: StoredReceipt,
+  {
+    resolved,
+    verification,
+    parsed,
+  }: ReadAgain & { parsed: Extract<ReadAgain['parsed'], { type: 'reports' }> },
+) {
+  const draft: KeyedReceiptDraft = {
+    routeName: receipt.routeName,
+    method: receipt.method,
+    path: receipt.path,
+    headers: receipt.headers,
+    sourceIp: receipt.sourceIp,
+    body: receipt.body,
+    receivedAt: receipt.lastReceivedAt,
+    verification: receipt.verification,
+    rawBodySha256: sha256Hex(receipt.body),
+    dedupeKey: receipt.dedupeKey,
+  };
+  return ingestIntents(
+    {
+      store: services.store,
+      clock: services.clock,
+      log: services.log,
+      reconciliation: services.config.reconciliation,
+      hintsPerAccountPerDay: services.limits?.hintsPerAccountPerDay,
+    },
+    {
+      provider: resolved.provider.id,
+      account: resolved.account.id,
+      origin: 'callback',
+      receivedAt: receipt.lastReceivedAt,
+      authenticated: verification.authenticated,
+      authentication: authenticationFrom(receipt.verification, verification.authenticated),
+      ...confirmationsOf(resolved.account),
+      intents: parsed.reports,
+      facts: parsed.facts,
+      receipt: draft,
+    },
+  );
 }

@@ -1,8 +1,9 @@
 import { BALANCE_FAILURES_METRIC } from '../../config/metric-names';
 import { providerRecordTimings } from '../../config/schema';
 import type { BalanceSnapshot } from '../../domain/statement';
-import type { BalanceAnswer, BalanceRequest, ReportedBalance } from '../../providers/types';
-import { decimalSum, toDecimalString } from '../../util/money';
+import type { ReportedBalance, StatusApi } from '../../providers/types';
+import { decimalSum } from '../../util/money';
+import { factNamespace } from '../transactions/ingest-facts';
 import { callbackBaseOf, type PullServices } from './pull-cycle';
 
 /**
@@ -13,15 +14,13 @@ import { callbackBaseOf, type PullServices } from './pull-cycle';
  *
  * MoMo and Airtel answer at once. Daraja's Account Balance answers later, on the account's
  * `balance/result` route, where the relay's fact machinery already records it (AccountBalanceReported,
- * its balances kept on the fact's record): the request's OriginatorConversationID is stored here, and
- * a later tick reads that record and takes the snapshot from it. A result that never comes (a queue
- * timeout, a lost callback) is given up after two intervals and counted, never guessed.
+ * its balances kept on the fact's record): the request's id is stored here, and a later tick reads that
+ * record through the provider's `balanceResult` reader and takes the snapshot from it. A result that
+ * never comes (a queue timeout, a lost callback) is given up after two intervals and counted, never guessed.
  */
 
 const BALANCE_STATE_NAMESPACE = 'balance-state';
 const STATE_ID = 'state';
-/** Daraja's balance results are facts under this namespace (shared/providers/daraja/facts.ts). */
-const DARAJA_BALANCE_FACT_NAMESPACE = 'fact:account-balance';
 
 const BALANCE_ACTOR = { kind: 'system', name: 'balance-snapshot' } as const;
 
@@ -46,14 +45,6 @@ const stateRef = (provider: string, account: string) => ({
   namespace: BALANCE_STATE_NAMESPACE,
   id: STATE_ID,
 });
-
-/** Daraja's BOCompletedTime (yyyyMMddHHmmss, East Africa Time) as ISO 8601; undefined when it is not one. */
-function darajaCompletedTime(value: unknown): string | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(String(value ?? ''));
-  if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  return new Date(Date.UTC(y, mo - 1, d, h, mi, s) - 3 * 3600_000).toISOString();
-}
 
 /**
  * The account's balance per currency: the sum of the wallets it reports. Daraja answers a short code's
@@ -85,9 +76,7 @@ export async function runBalanceCycle(services: PullServices): Promise<BalanceAc
     if (timings.balanceIntervalSeconds <= 0) continue;
     try {
       results.push(
-        await balanceOf(services, resolved.provider, resolved.id, timings.balanceIntervalSeconds, (r) =>
-          api.balance!(r),
-        ),
+        await balanceOf(services, resolved.provider, resolved.id, timings.balanceIntervalSeconds, api),
       );
     } catch (error) {
       services.log.error('balance snapshot failed', {
@@ -105,24 +94,29 @@ export async function runBalanceCycle(services: PullServices): Promise<BalanceAc
   return results;
 }
 
-async function balanceOf(
-  services: PullServices,
-  provider: string,
-  account: string,
-  intervalSeconds: number,
-  ask: (request: BalanceRequest) => Promise<BalanceAnswer>,
-): Promise<BalanceAccountResult> {
+/** One account's turn of the cycle: its stored state, and the ways the turn can end. */
+interface AccountTurn {
+  provider: string;
+  account: string;
+  at: string;
+  now: number;
+  state: BalanceState;
+  save(): Promise<void>;
+  recordAll(reported: ReportedBalance[], when: string): Promise<void>;
+  failed(detail: string): Promise<BalanceAccountResult>;
+}
+
+async function accountTurn(services: PullServices, provider: string, account: string): Promise<AccountTurn> {
   // One series per provider, not per account ($0.30 a month each, issue 28): the alarm takes the
   // maximum over the provider's accounts and the log lines name the account.
   const dims = { provider };
   const nowDate = services.clock.now();
-  const now = nowDate.getTime();
   const at = nowDate.toISOString();
-  const interval = intervalSeconds * services.config.reconciliation.timeScale * 1000;
   const record = await services.store.getRecord(stateRef(provider, account), { consistent: true });
   const state: BalanceState = { ...((record?.data as BalanceState | undefined) ?? {}) };
-  const save = () =>
-    services.store.putRecord({ ...stateRef(provider, account), data: { ...state }, createdAt: at });
+  const save = async () => {
+    await services.store.putRecord({ ...stateRef(provider, account), data: { ...state }, createdAt: at });
+  };
   const recordAll = async (reported: ReportedBalance[], when: string) => {
     for (const b of totals(reported)) {
       const snapshot: BalanceSnapshot = {
@@ -146,55 +140,74 @@ async function balanceOf(
     services.log.warn('balance snapshot failed', { provider, account, detail: services.scrub(detail) });
     return { provider, account, outcome: 'failed', snapshots: 0, detail };
   };
+  return { provider, account, at, now: nowDate.getTime(), state, save, recordAll, failed };
+}
 
+async function balanceOf(
+  services: PullServices,
+  provider: string,
+  account: string,
+  intervalSeconds: number,
+  api: StatusApi,
+): Promise<BalanceAccountResult> {
+  const turn = await accountTurn(services, provider, account);
+  const { state, at, now } = turn;
+  const interval = intervalSeconds * services.config.reconciliation.timeScale * 1000;
   if (state.pending) {
-    const pending = state.pending;
-    const fact = await services.store.getRecord({
-      provider,
-      account,
-      namespace: DARAJA_BALANCE_FACT_NAMESPACE,
-      id: pending.requestId,
-    });
-    const kept = fact?.data.kept as { accounts?: unknown; completedTime?: unknown } | undefined;
-    if (fact && fact.data.event === 'AccountBalanceReported' && Array.isArray(kept?.accounts)) {
-      const balances = (kept.accounts as { name?: unknown; currency?: unknown; current?: unknown }[]).flatMap(
-        (a) => {
-          const balance = toDecimalString(String(a.current ?? ''));
-          return balance === undefined
-            ? []
-            : [{ balance, currency: String(a.currency ?? ''), subAccount: String(a.name ?? '') }];
-        },
-      );
-      const when = darajaCompletedTime(kept.completedTime) ?? fact.createdAt;
-      await recordAll(balances, when);
-      delete state.pending;
-      state.lastSnapshotAt = when;
-      await save();
-      return { provider, account, outcome: 'recorded', snapshots: totals(balances).length };
-    }
-    if (fact) {
-      delete state.pending;
-      return failed(`the balance request ${pending.requestId} was answered ${String(fact.data.event)}`);
-    }
-    if (now - Date.parse(pending.at) < 2 * interval)
-      return { provider, account, outcome: 'waiting', snapshots: 0 };
-    delete state.pending;
-    await failed(`no result for the balance request ${pending.requestId} since ${pending.at}`);
+    const ended = await pendingBalance(services, turn, api, interval);
+    if (ended) return ended;
   }
-
   if (state.lastRequestedAt && now - Date.parse(state.lastRequestedAt) < interval)
     return { provider, account, outcome: 'skipped', snapshots: 0 };
   state.lastRequestedAt = at;
-  const answer = await ask({ callbackBase: callbackBaseOf(services, provider, account) });
-  if (answer.type === 'error') return failed(answer.detail);
+  const answer = await api.balance!({ callbackBase: callbackBaseOf(services, provider, account) });
+  if (answer.type === 'error') return turn.failed(answer.detail);
   if (answer.type === 'requested') {
     state.pending = { requestId: answer.requestId, at };
-    await save();
+    await turn.save();
     return { provider, account, outcome: 'requested', snapshots: 0 };
   }
-  await recordAll(answer.balances, at);
+  await turn.recordAll(answer.balances, at);
   state.lastSnapshotAt = at;
   delete state.lastError;
-  await save();
+  await turn.save();
   return { provider, account, outcome: 'recorded', snapshots: totals(answer.balances).length };
+}
+
+/**
+ * A balance asked earlier that answers later: its result read from the fact its callback recorded (the
+ * provider's `balanceResult`), still awaited, or given up after two intervals (then asked again).
+ */
+async function pendingBalance(
+  services: PullServices,
+  turn: AccountTurn,
+  api: StatusApi,
+  interval: number,
+): Promise<BalanceAccountResult | undefined> {
+  const { provider, account, state } = turn;
+  const pending = state.pending!;
+  const reader = api.balanceResult;
+  const fact = reader
+    ? await services.store.getRecord({
+        provider,
+        account,
+        namespace: factNamespace(reader.factNamespace),
+        id: pending.requestId,
+      })
+    : undefined;
+  if (fact && reader) {
+    delete state.pending;
+    const result = reader.read(fact);
+    if ('failed' in result)
+      return turn.failed(`the balance request ${pending.requestId} was ${result.failed}`);
+    await turn.recordAll(result.balances, result.at);
+    state.lastSnapshotAt = result.at;
+    await turn.save();
+    return { provider, account, outcome: 'recorded', snapshots: totals(result.balances).length };
+  }
+  if (turn.now - Date.parse(pending.at) < 2 * interval)
+    return { provider, account, outcome: 'waiting', snapshots: 0 };
+  delete state.pending;
+  await turn.failed(`no result for the balance request ${pending.requestId} since ${pending.at}`);
+  return undefined;
 }

@@ -16,6 +16,9 @@ type Resolve = (
 /** Facts are provider records under this namespace prefix (`fact:reversal`, `fact:account-balance`…). */
 const FACT_NAMESPACE_PREFIX = 'fact:';
 
+/** The provider-record namespace a provider's fact namespace is kept under. */
+export const factNamespace = (namespace: string) => `${FACT_NAMESPACE_PREFIX}${namespace}`;
+
 export interface PlacedFact {
   fact: FactIntent;
   /** The transaction the fact is about, when one matched. */
@@ -342,7 +345,7 @@ export async function recordFacts(
     const ref = (namespace: string, id: string) => ({
       provider: batch.provider,
       account: batch.account,
-      namespace: `${FACT_NAMESPACE_PREFIX}${namespace}`,
+      namespace: factNamespace(namespace),
       id,
     });
     // Stale: superseded (a later fact recorded), or recorded before under its other id (a repeat that

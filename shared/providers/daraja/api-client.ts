@@ -40,6 +40,7 @@ import {
   pullRegisterBody,
 } from './pull-mapping';
 import { statusQueryKeys, statusQueryOccasion } from './correlation';
+import { DARAJA_BALANCE_RESULT } from './facts';
 import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
 import {
   classifyStatusQuery,
@@ -383,6 +384,7 @@ export function createDarajaStatusApi(
   return guardedStatusApi({ gate, limit }, check, {
     tokenRequests: () => tokens.requests,
     balance: (request: BalanceRequest, signal?: AbortSignal) => guarded(() => balance(request, signal)),
+    balanceResult: DARAJA_BALANCE_RESULT,
     ...(pull ? { pull } : {}),
   });
 }

@@ -4,7 +4,13 @@ import { SchemaValidationError } from '../../domain/errors';
 import type { Reason } from '../../domain/reasons';
 import { sha256Hex } from '../../util/ids';
 import { toDecimalString } from '../../util/money';
-import type { CallbackInput, CorrelationCandidate, FactIntent, ParsedCallback } from '../types';
+import type {
+  BalanceResultReader,
+  CallbackInput,
+  CorrelationCandidate,
+  FactIntent,
+  ParsedCallback,
+} from '../types';
 import { RECEIPT } from './correlation';
 import { canonicalDarajaCode, mapDarajaCode } from './mapping';
 import { parse } from './parse';
@@ -172,10 +178,40 @@ export function parseBalanceResult(input: Input): ParsedCallback {
     event: 'AccountBalanceReported',
     ...identity,
     data: { ...ids(Result), accounts, completedTime },
-    // Read back by the poller's balance snapshots (shared/app/statements/balance-cycle.ts).
+    // Read back by the poller's balance snapshots (DARAJA_BALANCE_RESULT).
     keep: { accounts, completedTime },
   });
 }
+
+/** Daraja's BOCompletedTime (yyyyMMddHHmmss, East Africa Time) as ISO 8601; undefined when it is not one. */
+function completedTimeOf(value: unknown): string | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(String(value ?? ''));
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return new Date(Date.UTC(y, mo - 1, d, h, mi, s) - 3 * 3600_000).toISOString();
+}
+
+/**
+ * An Account Balance result read back by the balance snapshots (shared/app/provider-records/balance-cycle.ts)
+ * from the fact parseBalanceResult kept: every account of the short code, at BOCompletedTime.
+ */
+export const DARAJA_BALANCE_RESULT: BalanceResultReader = {
+  factNamespace: BALANCE_FACT,
+  read(fact) {
+    const kept = fact.data.kept as { accounts?: unknown; completedTime?: unknown } | undefined;
+    if (fact.data.event !== 'AccountBalanceReported' || !Array.isArray(kept?.accounts))
+      return { failed: `answered ${String(fact.data.event)}` };
+    const balances = (kept.accounts as { name?: unknown; currency?: unknown; current?: unknown }[]).flatMap(
+      (a) => {
+        const balance = toDecimalString(String(a.current ?? ''));
+        return balance === undefined
+          ? []
+          : [{ balance, currency: String(a.currency ?? ''), subAccount: String(a.name ?? '') }];
+      },
+    );
+    return { balances, at: completedTimeOf(kept.completedTime) ?? fact.createdAt };
+  },
+};
 
 export function parseReversalResult(input: Input): ParsedCallback {
   const { Result, code, params, identity } = parseResult(input, 'reversal result', REVERSAL_FACT);

@@ -1,84 +1,32 @@
-import { readFileSync } from 'node:fs';
+/**
+ * The HTTP adapter of callbacks (shared/http/callback-endpoint.ts): routing, path secret, guards, the
+ * status of each refusal, quarantine, the provider's budget for the answer. What a callback becomes is the
+ * use case's, tested directly in accept-callback.test.ts.
+ */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import type { RelayLogger } from '../../../shared/app/ports';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
-import { parseConfig } from '../../../shared/config/load';
-import { secretScrubber } from '../../../shared/config/secrets';
 import type { InboundRequest } from '../../../shared/http/types';
 import { darajaProvider } from '../../../shared/providers/daraja';
 import { momoProvider } from '../../../shared/providers/momo';
 import { REDACTED } from '../../../shared/util/redact';
 import { ANSWER_MARGIN_MS } from '../../../shared/app/callbacks/receive-callback';
+import {
+  AIRTEL_KEY,
+  c2bRules,
+  callbackWorld,
+  DARAJA_SECRET,
+  fixture,
+  MOMO_KEY,
+  MOMO_SECRET,
+  REFERENCE,
+  SAFARICOM_IP,
+  typesOf,
+} from '../../helpers/callback-world';
 import { driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
 import { registered } from '../../helpers/reports';
 import { hmacB64 } from '../providers/airtel/support';
 
-const MOMO_SECRET = 'momo-path-secret-0123456789';
-const DARAJA_SECRET = 'daraja-path-secret-0123456789';
-const AIRTEL_KEY = 'airtel-callback-key-0123456789';
-const REFERENCE = '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
-const MOMO_KEY = { provider: 'momo', account: 'demo', reference: REFERENCE };
-const SAFARICOM_IP = '196.201.214.200';
-
-const c2bRules = (defaultDecision: 'accept' | 'reject') => ({
-  deadlineMs: 300,
-  defaultDecision,
-  defaultRejectCode: 'C2B00016',
-  knownAccounts: true,
-});
-
-const config = parseConfig({
-  management: { bearerToken: 'management-token-0123456789' },
-  accounts: {
-    momo: { demo: { pathSecret: MOMO_SECRET, currency: 'EUR', confirmSuccess: false } },
-    daraja: {
-      ke: {
-        pathSecret: DARAJA_SECRET,
-        shortCode: '600638',
-        c2b: c2bRules('reject'),
-        sourceIp: { allow: [`${SAFARICOM_IP}/32`] },
-      },
-      kea: {
-        pathSecret: DARAJA_SECRET,
-        shortCode: '600638',
-        c2b: c2bRules('accept'),
-        sourceIp: { allow: [`${SAFARICOM_IP}/32`] },
-      },
-    },
-    airtel: { ug: { callbackKey: AIRTEL_KEY } },
-  },
-});
-
-function fixture(path: string): string {
-  return readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
-}
-
-interface Line {
-  level: string;
-  message: string;
-  fields: unknown[];
-}
-
-function setup() {
-  const store = new MemoryStore();
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (message: string, ...fields: Record<string, unknown>[]) =>
-      lines.push({ level, message, fields });
-  const inner: RelayLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  const scrub = secretScrubber(config);
-  const services: RelayServices = {
-    config,
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: scrubbingLogger(inner, scrub),
-    scrub,
-  };
-  return { store, lines, services };
-}
+const setup = callbackWorld;
 
 function request(
   method: string,
@@ -101,8 +49,6 @@ function request(
 
 const momoCallback = (body = fixture('momo/requesttopay-successful.json')) =>
   request('PUT', `/v1/momo/demo/${MOMO_SECRET}/requesttopay/${REFERENCE}`, body);
-
-const typesOf = (store: MemoryStore) => store.published.map((e) => e.metadata.type);
 
 useDrivenTimers();
 
@@ -132,22 +78,6 @@ describe('receiveCallback', () => {
       verification: { pathSecret: 'verified' },
     });
     expect((await store.getTransaction(MOMO_KEY))!.status).toBe('SUCCEEDED');
-    expect(typesOf(store)).toEqual(['TransactionSucceeded']);
-  });
-
-  it('acknowledges a repeated delivery as a duplicate without a second event', async () => {
-    // Prepare
-    const { store, services } = setup();
-    await store.createTransaction(registered());
-    await receiveCallback(services, momoCallback());
-
-    // Act
-    const response = await receiveCallback(services, momoCallback());
-
-    // Assess
-    expect(response.statusCode).toBe(200);
-    expect(response.body).toMatchObject({ duplicate: true });
-    expect(store.receiptsOf(MOMO_KEY)[0]!.deliveries).toBe(2);
     expect(typesOf(store)).toEqual(['TransactionSucceeded']);
   });
 
@@ -340,34 +270,6 @@ describe('receiveCallback', () => {
     expect(store.quarantined).toHaveLength(1);
   });
 
-  it('records a Daraja C2B validation decision when the store answers', async () => {
-    // Prepare
-    const { store, services } = setup();
-    await store.putRecord({
-      provider: 'daraja',
-      account: 'ke',
-      namespace: 'c2b-account',
-      id: 'ACC-001',
-      data: { active: true },
-      createdAt: '2026-11-21T09:00:00.000Z',
-    });
-    const req = request(
-      'POST',
-      `/v1/daraja/ke/${DARAJA_SECRET}/c2b/validation`,
-      fixture('daraja/c2b-validation.json'),
-      {
-        sourceIp: SAFARICOM_IP,
-      },
-    );
-
-    // Act
-    const response = await receiveCallback(services, req);
-
-    // Assess
-    expect(response.body).toEqual({ ResultCode: '0', ResultDesc: 'Accepted' });
-    expect(typesOf(store)).toEqual(['C2BValidationDecided']);
-  });
-
   it('refuses a Daraja body from outside the allow-list with 403 and keeps its SecurityCredential out of quarantine', async () => {
     // Prepare
     const { store, lines, services } = setup();
@@ -394,75 +296,6 @@ describe('receiveCallback', () => {
     expect(everything).not.toContain('REDACT-ME-c2VjcmV0');
     expect(everything).not.toContain(DARAJA_SECRET);
     expect(typesOf(store)).toEqual(['CallbackRejected']);
-  });
-
-  it('stores an accepted Daraja timeout echo with its SecurityCredential redacted', async () => {
-    // Prepare
-    const { store, services } = setup();
-    const req = request(
-      'POST',
-      `/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`,
-      fixture('daraja/b2c-timeout-echo.json'),
-      {
-        sourceIp: SAFARICOM_IP,
-      },
-    );
-
-    // Act
-    const response = await receiveCallback(services, req);
-
-    // Assess
-    expect(response.statusCode).toBe(200);
-    const [receipt] = store.receiptsOf({ provider: 'daraja', account: 'ke', reference: '10571-7910404-9' });
-    expect(receipt!.body).not.toContain('REDACT-ME-c2VjcmV0');
-    expect([...(receipt!.verification as { redacted: string[] }).redacted].sort()).toEqual([
-      'QueueTimeOutURL',
-      'ResultURL',
-      'SecurityCredential',
-    ]);
-  });
-
-  it('never stores the path secret Daraja echoes in a queue-timeout body’s ResultURL and QueueTimeOutURL', async () => {
-    // Prepare: the echo carries the relay's own URLs, path secret inside.
-    const { store, services } = setup();
-    const echo = JSON.parse(fixture('daraja/b2c-timeout-echo.json')) as Record<string, string>;
-    echo.QueueTimeOutURL = `https://relay.example.com/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`;
-    echo.ResultURL = `https://relay.example.com/v1/daraja/ke/${DARAJA_SECRET}/b2c/result`;
-    const req = request('POST', `/v1/daraja/ke/${DARAJA_SECRET}/b2c/timeout`, JSON.stringify(echo), {
-      sourceIp: SAFARICOM_IP,
-    });
-
-    // Act
-    const response = await receiveCallback(services, req);
-
-    // Assess
-    expect(response.statusCode).toBe(200);
-    const [receipt] = store.receiptsOf({ provider: 'daraja', account: 'ke', reference: '10571-7910404-9' });
-    expect(receipt!.body).not.toContain(DARAJA_SECRET);
-    expect(JSON.stringify(store)).not.toContain(DARAJA_SECRET);
-  });
-
-  it('parses only the signed part of an Airtel callback: an unsigned success code leaves a TA callback AMBIGUOUS', async () => {
-    // Prepare
-    const { store, services } = setup();
-    const transaction = { id: 'AT-ORDER-7', message: 'Ambiguous', status_code: 'TA', airtel_money_id: 'MP1' };
-    const hash = hmacB64(AIRTEL_KEY, JSON.stringify({ transaction }));
-    const body = JSON.stringify({ transaction, status: { result_code: 'DP00800001001' }, hash });
-
-    // Act
-    const response = await receiveCallback(services, request('POST', '/v1/airtel/ug/callback', body));
-
-    // Assess
-    expect(response.statusCode).toBe(200);
-    const key = { provider: 'airtel', account: 'ug', reference: 'AT-ORDER-7' };
-    const tx = (await store.getTransaction(key))!;
-    expect(tx.status).toBe('AMBIGUOUS');
-    expect(tx.attributes.airtelResultCode).toBeUndefined();
-    expect(store.receiptsOf(key)[0]!.verification).toMatchObject({
-      hash: 'matched',
-      recipe: 'stringify-transaction',
-      ignoredUnsigned: ['status'],
-    });
   });
 
   it('refuses an Airtel callback with a bad hash with 401 and never shows the key', async () => {

@@ -1,6 +1,19 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,9 +25,10 @@ const run = promisify(execFile);
 /**
  * One probe per folder, each breaking the rule that folder must keep (a static, type-only or dynamic
  * import), planted as a real file for dependency-cruiser to resolve, in a copy of the source folders:
- * never in the checkout, where a type-check or lint running beside this test would trip over it.
+ * never in the checkout, where a type-check or lint running beside this test would trip over it. A rule
+ * about named files (`file`) has its probe appended to that file's copy.
  */
-const PROBES: Array<{ folder: string; code: string; rule: string }> = [
+const PROBES: Array<{ folder: string; code: string; rule: string; file?: string }> = [
   { folder: 'shared/domain', code: "import '../adapters/dynamodb/table';", rule: 'domain-is-pure' },
   {
     folder: 'shared/app/callbacks',
@@ -36,7 +50,23 @@ const PROBES: Array<{ folder: string; code: string; rule: string }> = [
     code: "import '../adapters/secrets/secrets-manager';",
     rule: 'config-reads-no-adapter',
   },
+  {
+    folder: 'shared/destinations/https',
+    code: "import type { RelayConfig } from '../../config/schema';\nexport type C = RelayConfig;",
+    rule: 'destination-types-are-pure',
+  },
+  {
+    folder: 'shared/app/delivery',
+    code: "export const load = () => import('../../destinations/sqs/address');",
+    rule: 'use-cases-reach-destination-types-through-the-registry',
+  },
   { folder: 'shared/util', code: "import '../domain/errors';", rule: 'util-imports-nothing-of-the-relay' },
+  {
+    folder: 'shared/util',
+    file: 'time-zone.ts',
+    code: "import './text';",
+    rule: 'console-shared-code-imports-nothing',
+  },
   { folder: 'shared/http', code: "import '../runtime/lambda-middleware';", rule: 'http-is-a-transport' },
   { folder: 'shared/adapters', code: "import '../http/types';", rule: 'adapters-serve-ports' },
   { folder: 'shared/runtime', code: "import '../../local/relay';", rule: 'runtime-is-the-lambda-root' },
@@ -82,6 +112,10 @@ const SOURCE_FOLDERS = [
   'test/helpers',
 ];
 
+/** Where a probe is planted: a new file in its folder, or the named file it is appended to. */
+const probeFile = (probe: (typeof PROBES)[number], id: string, i: number) =>
+  `${probe.folder}/${probe.file ?? `import-probe-${id}-${i}.ts`}`;
+
 let copy: string | undefined;
 afterAll(() => {
   if (copy) rmSync(copy, { recursive: true, force: true });
@@ -116,10 +150,11 @@ describe('the import-graph rules (dependency-cruiser) cover every folder', () =>
       // Prepare
       copy = sourceCopy();
       const id = randomUUID().slice(0, 8);
-      const files = PROBES.map(({ folder, code }, i) => {
-        const file = join(folder, `import-probe-${id}-${i}.ts`);
+      const files = PROBES.map((probe, i) => {
+        const file = probeFile(probe, id, i);
         mkdirSync(dirname(join(copy!, file)), { recursive: true });
-        writeFileSync(join(copy!, file), `${code}\n`);
+        if (probe.file) appendFileSync(join(copy!, file), `\n${probe.code}\n`);
+        else writeFileSync(join(copy!, file), `${probe.code}\n`);
         return file;
       });
 
@@ -142,7 +177,7 @@ describe('the import-graph rules (dependency-cruiser) cover every folder', () =>
       // Assess
       const violations = JSON.parse(stdout).summary.violations as Violation[];
       for (const [i, probe] of PROBES.entries()) {
-        const from = `${probe.folder}/import-probe-${id}-${i}.ts`;
+        const from = probeFile(probe, id, i);
         expect(
           violations.filter((v) => v.from === from).map((v) => v.rule.name),
           `${from}: ${probe.code}`,
@@ -150,4 +185,36 @@ describe('the import-graph rules (dependency-cruiser) cover every folder', () =>
       }
     },
   );
+});
+
+describe('the probes cover the rules and the folders', () => {
+  const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as {
+    forbidden: Array<{ name: string }>;
+  };
+
+  it('has a probe for every rule of .dependency-cruiser.cjs', () => {
+    const probed = new Set(PROBES.map((probe) => probe.rule));
+    expect(config.forbidden.map((rule) => rule.name).filter((name) => !probed.has(name))).toEqual([]);
+  });
+
+  it('plants a probe in every folder `npm run lint:deps` reads, and in each layer of shared/', () => {
+    const lintDeps = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts['lint:deps']!;
+    // The command's arguments that are folders of the checkout: the folders it reads.
+    const folders = lintDeps
+      .split(' ')
+      .filter((word) => existsSync(join(ROOT, word)) && statSync(join(ROOT, word)).isDirectory());
+    const layers = readdirSync(join(ROOT, 'shared'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `shared/${entry.name}`);
+    const probed = PROBES.map((probe) => probe.folder);
+    const unprobed = [...folders.filter((f) => f !== 'shared'), ...layers].filter(
+      (folder) => !probed.some((p) => p === folder || p.startsWith(`${folder}/`)),
+    );
+    expect(folders).toEqual(expect.arrayContaining(['functions', 'shared', 'packages']));
+    expect(unprobed).toEqual([]);
+  });
 });
