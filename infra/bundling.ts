@@ -82,6 +82,10 @@ export const BUNDLE_OPTIONS = {
     // Powertools Metrics as the metrics adapter uses it, EMF lines and nothing more (~7-9 KB per bundle;
     // see the shim): every function runs one invocation per instance, which is what its stores assume.
     '@aws-lambda-powertools/metrics': './infra/lambda-shims/emf-metrics.ts',
+    // Powertools Logger as the functions use it: the relay's line, level and Lambda context, without log
+    // buffering, debug sampling, event logging or child loggers (~20 KB per bundle; see the shim).
+    '@aws-lambda-powertools/logger': './infra/lambda-shims/powertools-logger.ts',
+    '@aws-lambda-powertools/logger/middleware': './infra/lambda-shims/powertools-logger-middleware.ts',
   } as Record<string, string>,
   banner: ESM_REQUIRE_BANNER,
 } as const;

@@ -114,6 +114,20 @@ describe('callback bundle size', () => {
     expect(bundled).toEqual([]);
     expect(Object.keys(inputs)).toContain('infra/lambda-shims/emf-metrics.ts');
   });
+
+  it('logs through the Logger shim, without the rest of Powertools Logger', () => {
+    // Act: the package's own files bundled, but for the formatter base and constants the shim reuses.
+    const bundled = Object.keys(inputs).filter(
+      (path) =>
+        inputs[path]! > 0 &&
+        path.includes('@aws-lambda-powertools/logger/') &&
+        !/logger\/lib\/esm\/(formatter\/LogFormatter|constants)\.js$/.test(path),
+    );
+    // Assess
+    expect(bundled).toEqual([]);
+    expect(Object.keys(inputs)).toContain('infra/lambda-shims/powertools-logger.ts');
+    expect(Object.keys(inputs)).toContain('infra/lambda-shims/powertools-logger-middleware.ts');
+  });
 });
 
 /** A build takes seconds; on loaded cores it may take many. */
