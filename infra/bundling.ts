@@ -82,6 +82,10 @@ export const BUNDLE_OPTIONS = {
     // Powertools Metrics as the metrics adapter uses it, EMF lines and nothing more (~7-9 KB per bundle;
     // see the shim): every function runs one invocation per instance, which is what its stores assume.
     '@aws-lambda-powertools/metrics': './infra/lambda-shims/emf-metrics.ts',
+    // Powertools Logger as the functions use it: the relay's line, level and Lambda context, without log
+    // buffering, debug sampling, event logging or child loggers (~20 KB per bundle; see the shim).
+    '@aws-lambda-powertools/logger': './infra/lambda-shims/powertools-logger.ts',
+    '@aws-lambda-powertools/logger/middleware': './infra/lambda-shims/powertools-logger-middleware.ts',
   } as Record<string, string>,
   banner: ESM_REQUIRE_BANNER,
 } as const;
@@ -117,33 +121,35 @@ export const BUNDLE_BUDGET = { maxBytes: 500 * 1024, maxColdInitMs: 150 } as con
 
 /**
  * Issue 32's size target for the callback function, the one on the providers' ack path: 400 KB (issue 19
- * had 450 KB). `npm run bench` prints the callback bundle against it. Not met yet: BUNDLE_MAX_BYTES holds
- * the callback to what it weighs now, so it can only shrink; lower that ceiling as bytes come out.
+ * had 450 KB). `npm run bench` prints the callback bundle against it. Not met yet (405.8 KB on 2026-11-30,
+ * after the Logger shim): BUNDLE_MAX_BYTES holds the callback to what it weighs now, so it can only shrink;
+ * lower that ceiling as bytes come out. What is left to take out is the config schema (docs/results.md).
  */
 export const CALLBACK_BUNDLE_TARGET_BYTES = 400 * 1024;
 
 /**
  * Size ceiling per function, enforced by test/infra/bundle-size.test.ts and `scripts/bundle-size.ts
- * --check` (every function). The callback's is its size when last measured (418 KB) with room for a small
- * change, on the way to CALLBACK_BUNDLE_TARGET_BYTES. Its composition root is the callback one
- * (shared/runtime/lambda-callback.ts: the callback path's store, DynamoTransactionStore, without the other
- * ports' reads and writes; no statement or webhook delivery adapters), and its SQS,
- * DynamoDB and Secrets Manager clients are the slim ones (infra/lambda-shims/). The SDK stays bundled even so (see
- * BUNDLE_OPTIONS): leaving it to the runtime's copy would meet the target at once, but runs an SDK version
- * no test ran (the runtime's, older than the one this code is written against, and changed by AWS without
- * a deploy), without the shims above (Powertools' and AWS's advice: bundle to pin the version).
+ * --check` (every function): each function's size when last measured (docs/results.md, "bundles"),
+ * rounded up to the next KB, so a change that adds bytes fails and one that removes some lowers the
+ * ceiling with it. Never above BUNDLE_BUDGET.maxBytes but for the management API, still over the budget.
+ * The callback's composition root is the callback one (shared/runtime/lambda-callback.ts: the callback
+ * path's store, DynamoTransactionStore, without the other ports' reads and writes; no statement or webhook
+ * delivery adapters), and its SQS, DynamoDB and Secrets Manager clients are the slim ones
+ * (infra/lambda-shims/). The SDK stays bundled even so (see BUNDLE_OPTIONS): leaving it to the runtime's
+ * copy would meet the target at once, but runs an SDK version no test ran (the runtime's, older than the
+ * one this code is written against, and changed by AWS without a deploy), without the shims above
+ * (Powertools' and AWS's advice: bundle to pin the version).
  */
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
-  callback: 420 * 1024,
-  // Still over the 500 KB budget: held to their last measured sizes (management 616 KB, poller 504 KB
-  // once the batched statement import and the receipt confirmation landed) so they can only shrink.
-  management: 620 * 1024,
-  'outbox-publisher': BUNDLE_BUDGET.maxBytes,
-  poller: 505 * 1024,
-  'transaction-initiated': BUNDLE_BUDGET.maxBytes,
-  'buffer-consumer': BUNDLE_BUDGET.maxBytes,
-  statements: BUNDLE_BUDGET.maxBytes,
-  delivery: BUNDLE_BUDGET.maxBytes,
+  callback: 406 * 1024,
+  // Over the 500 KB budget: its routes all in one function (issue 32 item 7 left open).
+  management: 603 * 1024,
+  'outbox-publisher': 219 * 1024,
+  poller: 491 * 1024,
+  'transaction-initiated': 416 * 1024,
+  'buffer-consumer': 431 * 1024,
+  statements: 441 * 1024,
+  delivery: 423 * 1024,
 };
 
 /**

@@ -2,7 +2,7 @@
  * npm run bench — measures the design's performance targets on this machine and prints the numbers.
  * It never fails on a slow result: speed is reported, not asserted (see docs/development.md, Performance).
  *
- *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles|deliveries|statements] [--rows N] [--no-results]
+ *   npm run bench -- --callbacks 4400 --concurrency 16 [--rounds 10] [--publish-during] [--only poller|callbacks|consoles|deliveries|statements|bundles] [--rows N] [--no-results]
  *
  * Throughput compares, in the same run and against the same DynamoDB Local, the relay end to end
  * (HTTP → API Gateway adapter → middy → domain → DynamoDB) with the raw DynamoDB calls a callback needs
@@ -58,7 +58,7 @@ Options:
   --concurrency <n>   callbacks in flight at once (default 16)
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
-  --only <section>    poller | callbacks | consoles | deliveries | statements: only that section
+  --only <section>    poller | callbacks | consoles | deliveries | statements | bundles: only that section
   --rows <n>          statements: rows of the large file (default 1000000; a 100,000-row file beside it)
   --no-results        print only: do not write the numbers into docs/results.md
   --help              this text`;
@@ -72,7 +72,7 @@ const { values } = parseCli(USAGE, {
     /**
      * `poller`: only the "Poller under load" section; `callbacks`: only the callback throughput and cost
      * table; `consoles`: only the "Acks with consoles open" section; `deliveries`: only the webhook
-     * "Deliveries" section (no DynamoDB Local).
+     * "Deliveries" section (no DynamoDB Local); `bundles`: only the Lambda bundles and their cold init.
      */
     only: { type: 'string' },
     'no-results': { type: 'boolean', default: false },
@@ -276,6 +276,10 @@ async function measureAll(results: ResultsRecorder) {
   }
   if (values.only === 'deliveries') {
     await deliveriesSection(results);
+    return;
+  }
+  if (values.only === 'bundles') {
+    bundlesSection(results);
     return;
   }
   if (values.only === 'statements') {
@@ -482,15 +486,19 @@ async function measureAll(results: ResultsRecorder) {
 
   await deliveriesSection(results);
 
+  bundlesSection(results);
+}
+
+/** Every function's bundle size and cold init (scripts/bundle-size.ts), the full run's last section. */
+function bundlesSection(results: ResultsRecorder) {
   const bundles = join(ROOT, 'scripts/bundle-size.ts');
-  if (existsSync(bundles)) {
-    out();
-    results.section('bundles');
-    const printed = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), bundles], {
-      encoding: 'utf8',
-    });
-    for (const line of printed.trimEnd().split('\n')) out(line);
-  }
+  if (!existsSync(bundles)) return;
+  results.out();
+  results.section('bundles');
+  const printed = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), bundles], {
+    encoding: 'utf8',
+  });
+  for (const line of printed.trimEnd().split('\n')) results.out(line);
 }
 
 /** Issue 32's throughput target: the relay end to end at ≥ 90% of the raw DynamoDB calls (median round). */

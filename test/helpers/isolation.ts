@@ -8,6 +8,7 @@ export const NEEDS_ISOLATION: Record<string, string> = {
   'test/unit/local/file-ingress-buffer.test.ts': "vi.mock('node:fs/promises')",
   'test/unit/adapters/metrics/metrics.test.ts': 'vi.stubEnv, a process.stdout spy',
   'test/unit/infra/emf-metrics-shim.test.ts': 'vi.stubEnv, process.stdout/stderr and console spies',
+  'test/unit/infra/powertools-logger-shim.test.ts': 'vi.stubEnv, process.stdout/stderr and console spies',
   'test/unit/adapters/tracing.test.ts': 'vi.stubEnv of the Lambda environment',
   'test/unit/runtime/log-format.test.ts': 'vi.stubEnv of the trace id, a process.stdout spy',
   'test/unit/domain/badges.test.ts': 'process.env.TZ',

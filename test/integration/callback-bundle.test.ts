@@ -97,13 +97,26 @@ describe('callback bundle', () => {
           RELAY_CONFIG_JSON: JSON.stringify(config),
           POWERTOOLS_SERVICE_NAME: 'relay-callback',
           POWERTOOLS_METRICS_NAMESPACE: 'MobileMoneyRelay',
-          LOG_LEVEL: process.env.BUNDLE_TEST_LOG_LEVEL ?? 'ERROR',
+          LOG_LEVEL: process.env.BUNDLE_TEST_LOG_LEVEL ?? 'INFO',
         },
       },
     );
     if (process.env.BUNDLE_TEST_LOG_LEVEL) console.log(stdout, stderr);
     const response = JSON.parse(stdout.slice(stdout.lastIndexOf('{"statusCode"'))) as { statusCode: number };
     expect(response.statusCode).toBe(200);
+    // Its log line written through the bundle's Logger shim, with the invocation's request id.
+    const handled = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"level"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.message === 'callback handled');
+    expect(handled).toMatchObject({
+      level: 'INFO',
+      service: 'relay-callback',
+      request_id: 'bundle-test',
+      provider: 'momo',
+      statusCode: 200,
+    });
     // Its metrics flushed after the invocation, as one EMF document per dimension set.
     expect(stdout).toMatch(
       /^\{"_aws":\{"Timestamp":\d+,"CloudWatchMetrics":\[\{"Namespace":"MobileMoneyRelay"/m,
