@@ -685,24 +685,35 @@ async function itemSizeRows(
   const event = (existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '')
     .split('\n')
     .find((line) => line.includes('"TransactionSucceeded"'));
-  const priced = callbackWriteUnits(indexes);
+  const units = callbackWriteUnits(indexes);
   const sizes = (kind: FirstCallbackKind) =>
     `${max('receiptBytes', kind)} B / ${max('beforeBytes', kind)} → ${max('afterBytes', kind)} B (${max('outboxBytes', kind)} B) / ${max('dueEntryBytes', kind)}, ${max('dayEntryBytes', kind)}, ${max('accountDayEntryBytes', kind)} B`;
+  // The cost prices one size per item for every first callback: no kind may be larger.
+  const covered = (kind: FirstCallbackKind) =>
+    max('receiptBytes', kind) <= MEASURED.receiptBytes &&
+    max('beforeBytes', kind) <= MEASURED.transactionBeforeBytes &&
+    max('afterBytes', kind) <= MEASURED.transactionAfterBytes &&
+    max('dueEntryBytes', kind) <= INDEX_ENTRY_BYTES.due &&
+    max('dayEntryBytes', kind) <= INDEX_ENTRY_BYTES.byDay &&
+    max('accountDayEntryBytes', kind) <= INDEX_ENTRY_BYTES.byAccountDay
+      ? '✔'
+      : '✘ update MEASURED / INDEX_ENTRY_BYTES in scripts/cost.ts';
+  const priced = `${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${INDEX_ENTRY_BYTES.due}, ${INDEX_ENTRY_BYTES.byDay}, ${INDEX_ENTRY_BYTES.byAccountDay} B`;
   out(
-    `| item sizes by DynamoDB's rules, largest of ${count('registered')} registered first callbacks: receipt / transaction before → after (of it the outbox) / due, byDay, byAccountDay entry (0: not in it) | ${sizes('registered')} | cost prices ${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${INDEX_ENTRY_BYTES.due}, ${INDEX_ENTRY_BYTES.byDay}, ${INDEX_ENTRY_BYTES.byAccountDay} B |`,
+    `| item sizes by DynamoDB's rules, largest of ${count('registered')} registered first callbacks (MoMo successes): receipt / transaction before → after (of it the outbox) / due, byDay, byAccountDay entry (0: not in it) | ${sizes('registered')} | cost prices ${priced}, at least these ${covered('registered')} |`,
   );
   out(
-    `| the same, largest of ${count('c2b-settled')} Daraja C2B confirmations nobody registered (settled on arrival) | ${sizes('c2b-settled')} | reported (units below) |`,
+    `| the same, largest of ${count('c2b-settled')} Daraja C2B confirmations nobody registered (settled on arrival) | ${sizes('c2b-settled')} | at least these ${covered('c2b-settled')} |`,
   );
   const verdict = (measured: number, cost: number, what: string) =>
     measured === cost ? '✔' : `✘ update ${what} in scripts/cost.ts`;
   const registered = max('units', 'registered');
   out(
-    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries), registered (a MoMo success) | ${registered} WRU (${max('indexUnits', 'registered')} of them index writes; DynamoDB Local counted ${local.registered.toFixed(2)}) | cost prices ${priced.byKind.registered} ${verdict(registered, priced.byKind.registered, 'FIRST_CALLBACKS.registered / MEASURED')} |`,
+    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries), registered (a MoMo success) | ${registered} WRU (${max('indexUnits', 'registered')} of them index writes; DynamoDB Local counted ${local.registered.toFixed(2)}) | cost prices ${units.byKind.registered} ${verdict(registered, units.byKind.registered, 'FIRST_CALLBACKS.registered / MEASURED')} |`,
   );
   const settled = max('units', 'c2b-settled');
   out(
-    `| the same, unregistered and settled on arrival (a Daraja C2B confirmation) | ${settled} WRU (${max('indexUnits', 'c2b-settled')} of them index writes; DynamoDB Local counted ${local.c2bSettled.toFixed(2)}: ${local.c2bOperations}) | cost prices ${priced.byKind.unregistered} ${verdict(settled, priced.byKind.unregistered, 'FIRST_CALLBACKS.unregistered / MEASURED')}; the dearer, ${priced.total}, is the per-million line's |`,
+    `| the same, unregistered and settled on arrival (a Daraja C2B confirmation) | ${settled} WRU (${max('indexUnits', 'c2b-settled')} of them index writes; DynamoDB Local counted ${local.c2bSettled.toFixed(2)}: ${local.c2bOperations}) | cost prices ${units.byKind.unregistered} ${verdict(settled, units.byKind.unregistered, 'FIRST_CALLBACKS.unregistered / MEASURED')}; the dearer, ${units.total}, is the per-million line's |`,
   );
   out(
     `| the same, a MoMo callback nobody registered (unsigned, no registered amount: held for a status check, not settled) | ${max('units', 'momo-held')} WRU (${max('indexUnits', 'momo-held')} of them index writes: its byDay entry and a due entry) | reported (a status check settles it later; not the cost's kind) |`,
