@@ -95,6 +95,10 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** The one results file: docs/results.md (scripts/bench-results.ts). */
 const RESULTS_FILE = join(ROOT, 'docs', 'results.md');
 const BODY = readFileSync(join(ROOT, 'test/fixtures/momo/requesttopay-successful.json'), 'utf8');
+/** Daraja's C2B confirmation as Safaricom sends it (its TransID is the transaction's reference). */
+const C2B_CONFIRMATION = JSON.parse(
+  readFileSync(join(ROOT, 'test/fixtures/daraja/c2b-confirmation.json'), 'utf8'),
+) as Record<string, string>;
 const quiet: RelayLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const retention = { receiptDays: 30, quarantineDays: 30, transactionDays: 400 };
 
@@ -318,7 +322,11 @@ async function measureAll(results: ResultsRecorder) {
         local: { eventsFile },
         // The throughput and per-callback cost rows measure the callback path; MoMo's confirmation of
         // unsigned successes (a status call) is measured apart in the reconciliation rows.
-        accounts: { momo: { demo: { currency: 'EUR', confirmSuccess: false } } },
+        // The Daraja account takes C2B confirmations: a transaction nobody registered, settled on arrival.
+        accounts: {
+          momo: { demo: { currency: 'EUR', confirmSuccess: false } },
+          daraja: { demo: { shortCode: C2B_CONFIRMATION.BusinessShortCode!, currency: 'KES' } },
+        },
       }),
       // Driven by hand below (reconciliation section), not on a timer during the throughput rounds.
       poller: false,
@@ -446,15 +454,28 @@ async function measureAll(results: ResultsRecorder) {
     out(
       `| read units per callback | ${readsPerCallback.toFixed(2)} RCU | ≤ 0.5 ${readsPerCallback <= 0.5 ? '✔' : '✘'} |`,
     );
-    // A callback for a transaction nobody registered creates it (and its byDay index entry).
-    const unregistered = refs(20);
-    await runLoad(relay.url, unregistered);
+    // A MoMo callback for a transaction nobody registered creates it, held for a status check.
+    const orphans = refs(20);
+    await runLoad(relay.url, orphans);
+    // Daraja C2B confirmations: transactions nobody registered, settled on arrival (the cost's kind).
+    capacity.clear();
+    measuring = true;
+    const c2b = await sendC2bConfirmations(relay.url, 20);
+    measuring = false;
     while ((await relay.pump.poll()) > 0);
     await itemSizeRows(
       client,
       relayTable,
-      { registered: sampled, unregistered: unregistered.map((reference) => ({ reference })) },
-      writes / relayPhase.count,
+      {
+        registered: sampled.map(({ reference, before }) => ({ key: momoKey(reference), before })),
+        'momo-held': orphans.map((reference) => ({ key: momoKey(reference) })),
+        'c2b-settled': c2b.map((reference) => ({ key: darajaKey(reference) })),
+      },
+      {
+        registered: writes / relayPhase.count,
+        c2bSettled: writeUnits(capacity) / c2b.length,
+        c2bOperations: operationsPerCall(capacity, c2b.length),
+      },
       eventsFile,
       out,
     );
@@ -536,6 +557,8 @@ function callbackBundleRows(out: (line?: string) => void) {
 }
 
 const momoKey = (reference: string) => ({ provider: 'momo', account: 'demo', reference });
+const darajaKey = (reference: string) => ({ provider: 'daraja', account: 'demo', reference });
+type TxKey = ReturnType<typeof momoKey>;
 
 async function transactionItem(client: Clients['client'], tableName: string, reference: string) {
   const result = await client.send(
@@ -548,25 +571,68 @@ async function transactionItem(client: Clients['client'], tableName: string, ref
 }
 
 /**
+ * `count` Daraja C2B confirmations for payments nobody registered, one after another, each with its own
+ * TransID (10 characters, as Safaricom's), from Safaricom's documented source address; their TransIDs.
+ */
+async function sendC2bConfirmations(url: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) =>
+    `BNC${String(i).padStart(2, '0')}${randomUUID().slice(0, 5)}`.toUpperCase(),
+  );
+  for (const id of ids) {
+    const body = JSON.stringify({ ...C2B_CONFIRMATION, TransID: id });
+    const answer = await fetch(`${url}/v1/daraja/demo/c2b/confirmation`, {
+      method: 'POST',
+      headers: {
+        ...GATEWAY_HEADERS,
+        host: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
+      body,
+    });
+    await answer.arrayBuffer();
+    if (answer.status !== 200) throw new Error(`C2B confirmation ${id}: HTTP ${answer.status}`);
+  }
+  return ids;
+}
+
+/** DynamoDB Local's units per call of each operation the calls made, e.g. "recordReceipt 1.00, …". */
+function operationsPerCall(capacity: Map<string, number>, calls: number): string {
+  return [...capacity.entries()]
+    .filter(([op]) => !op.includes('#'))
+    .map(([op, units]) => `${op} ${(units / calls).toFixed(2)}`)
+    .join(', ');
+}
+
+/** The kinds of first callback the bench sizes (bench rows), and what DynamoDB Local counted for them. */
+type FirstCallbackKind = 'registered' | 'momo-held' | 'c2b-settled';
+interface LocalCounts {
+  readonly registered: number;
+  readonly c2bSettled: number;
+  /** The operations a C2B confirmation made, by DynamoDB Local's count. */
+  readonly c2bOperations: string;
+}
+
+/**
  * Write units of a first callback by AWS's rules, from the items it left in DynamoDB Local: 1 per KB
  * (rounded up) of the larger of each item's before and after images, plus every index entry the write
  * puts, changes or deletes. DynamoDB Local's ConsumedCapacity counts neither the index writes nor the
- * larger image. These are the sizes `npm run cost` prices (scripts/cost.ts, MEASURED).
+ * larger image. These are the sizes `npm run cost` prices (scripts/cost.ts, MEASURED): the registered
+ * kind against its registered first callback, a Daraja C2B confirmation (nobody registered it, settled
+ * on arrival) against its unregistered one. A MoMo callback nobody registered is shown apart: unsigned
+ * and without a registered amount, it is held for a status check (a due entry more), not the cost's kind.
  */
 async function itemSizeRows(
   client: Clients['client'],
   tableName: string,
-  samples: Record<
-    'registered' | 'unregistered',
-    ReadonlyArray<{ reference: string; before?: Record<string, AttributeValue> }>
-  >,
-  localUnits: number,
+  samples: Record<FirstCallbackKind, ReadonlyArray<{ key: TxKey; before?: Record<string, AttributeValue> }>>,
+  local: LocalCounts,
   eventsFile: string,
   out: (line?: string) => void,
 ) {
   const indexes = indexShapes(createTableInput(tableName));
   const rows: Array<{
-    kind: string;
+    kind: FirstCallbackKind;
     receiptBytes: number;
     beforeBytes: number;
     afterBytes: number;
@@ -577,16 +643,20 @@ async function itemSizeRows(
     units: number;
     indexUnits: number;
   }> = [];
-  for (const [kind, sampled] of Object.entries(samples))
-    for (const { reference, before } of sampled) {
+  for (const [kind, sampled] of Object.entries(samples) as Array<
+    [FirstCallbackKind, (typeof samples)[FirstCallbackKind]]
+  >)
+    for (const { key, before } of sampled) {
       const { Items = [] } = await client.send(
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: transactionPk(momoKey(reference)) } },
+          ExpressionAttributeValues: { ':pk': { S: transactionPk(key) } },
         }),
       );
       const after = Items.find((item) => item.sk?.S === TX_SK);
+      if (after?.status?.S !== 'SUCCEEDED' && kind !== 'momo-held')
+        throw new Error(`${kind} ${key.reference}: ${after?.status?.S ?? 'no transaction'}, not SUCCEEDED`);
       const receipts = Items.filter((item) => item.sk?.S !== TX_SK);
       const transaction = ruleWriteUnits(before, after, indexes);
       const receipt = receipts.reduce((n, item) => n + ruleWriteUnits(undefined, item, indexes).total, 0);
@@ -617,22 +687,44 @@ async function itemSizeRows(
       });
     }
   type Row = (typeof rows)[number];
-  const max = (key: Exclude<keyof Row, 'kind'>, kind?: string) =>
+  const max = (key: Exclude<keyof Row, 'kind'>, kind?: FirstCallbackKind) =>
     Math.max(0, ...rows.filter((r) => !kind || r.kind === kind).map((r) => r[key]));
+  const count = (kind: FirstCallbackKind) => rows.filter((r) => r.kind === kind).length;
   const event = (existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '')
     .split('\n')
     .find((line) => line.includes('"TransactionSucceeded"'));
-  const priced = callbackWriteUnits(indexes);
+  const units = callbackWriteUnits(indexes);
+  const sizes = (kind: FirstCallbackKind) =>
+    `${max('receiptBytes', kind)} B / ${max('beforeBytes', kind)} → ${max('afterBytes', kind)} B (${max('outboxBytes', kind)} B) / ${max('dueEntryBytes', kind)}, ${max('dayEntryBytes', kind)}, ${max('accountDayEntryBytes', kind)} B`;
+  // The cost prices one size per item for every first callback: no kind may be larger.
+  const covered = (kind: FirstCallbackKind) =>
+    max('receiptBytes', kind) <= MEASURED.receiptBytes &&
+    max('beforeBytes', kind) <= MEASURED.transactionBeforeBytes &&
+    max('afterBytes', kind) <= MEASURED.transactionAfterBytes &&
+    max('dueEntryBytes', kind) <= INDEX_ENTRY_BYTES.due &&
+    max('dayEntryBytes', kind) <= INDEX_ENTRY_BYTES.byDay &&
+    max('accountDayEntryBytes', kind) <= INDEX_ENTRY_BYTES.byAccountDay
+      ? '✔'
+      : '✘ update MEASURED / INDEX_ENTRY_BYTES in scripts/cost.ts';
+  const priced = `${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${INDEX_ENTRY_BYTES.due}, ${INDEX_ENTRY_BYTES.byDay}, ${INDEX_ENTRY_BYTES.byAccountDay} B`;
   out(
-    `| item sizes by DynamoDB's rules, largest of ${rows.length} first callbacks: receipt / transaction before → after (of it the outbox) / due, byDay, byAccountDay entry (none: not in it) | ${max('receiptBytes')} B / ${max('beforeBytes')} → ${max('afterBytes')} B (${max('outboxBytes')} B) / ${max('dueEntryBytes')}, ${max('dayEntryBytes')}, ${max('accountDayEntryBytes')} B | cost prices ${MEASURED.receiptBytes} / ${MEASURED.transactionBeforeBytes} → ${MEASURED.transactionAfterBytes} / ${INDEX_ENTRY_BYTES.due}, ${INDEX_ENTRY_BYTES.byDay}, ${INDEX_ENTRY_BYTES.byAccountDay} B |`,
+    `| item sizes by DynamoDB's rules, largest of ${count('registered')} registered first callbacks (MoMo successes): receipt / transaction before → after (of it the outbox) / due, byDay, byAccountDay entry (0: not in it) | ${sizes('registered')} | cost prices ${priced}, at least these ${covered('registered')} |`,
   );
-  // The bench's unregistered callbacks are MoMo's for references nobody registered: unsigned and without
-  // a registered amount, each is held for a status check (a due entry: one more index write). The cost's
-  // unregistered kind is one that settles on arrival, as a Daraja C2B confirmation does, measured on its
-  // items by test/integration/first-callback-write-units.test.ts; only the registered kind is compared here.
-  const same = max('units', 'registered') === priced.byKind.registered;
   out(
-    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries): registered / a MoMo callback nobody registered (held for a status check) | ${max('units', 'registered')} / ${max('units', 'unregistered')} WRU (${max('indexUnits', 'registered')} / ${max('indexUnits', 'unregistered')} of them index writes; DynamoDB Local counted ${localUnits.toFixed(2)} for a registered one) | cost prices registered ${priced.byKind.registered} ${same ? '✔' : '✘ update FIRST_CALLBACKS / MEASURED in scripts/cost.ts'}, unregistered settled on arrival ${priced.byKind.unregistered} (the integration test's), the dearer ${priced.total} |`,
+    `| the same, largest of ${count('c2b-settled')} Daraja C2B confirmations nobody registered (settled on arrival) | ${sizes('c2b-settled')} | at least these ${covered('c2b-settled')} |`,
+  );
+  const verdict = (measured: number, cost: number, what: string) =>
+    measured === cost ? '✔' : `✘ update ${what} in scripts/cost.ts`;
+  const registered = max('units', 'registered');
+  out(
+    `| write units per first callback by the 1 KB rule (receipt + transaction + index entries), registered (a MoMo success) | ${registered} WRU (${max('indexUnits', 'registered')} of them index writes; DynamoDB Local counted ${local.registered.toFixed(2)}) | cost prices ${units.byKind.registered} ${verdict(registered, units.byKind.registered, 'FIRST_CALLBACKS.registered / MEASURED')} |`,
+  );
+  const settled = max('units', 'c2b-settled');
+  out(
+    `| the same, unregistered and settled on arrival (a Daraja C2B confirmation) | ${settled} WRU (${max('indexUnits', 'c2b-settled')} of them index writes; DynamoDB Local counted ${local.c2bSettled.toFixed(2)}: ${local.c2bOperations}) | cost prices ${units.byKind.unregistered} ${verdict(settled, units.byKind.unregistered, 'FIRST_CALLBACKS.unregistered / MEASURED')}; the dearer, ${units.total}, is the per-million line's |`,
+  );
+  out(
+    `| the same, a MoMo callback nobody registered (unsigned, no registered amount: held for a status check, not settled) | ${max('units', 'momo-held')} WRU (${max('indexUnits', 'momo-held')} of them index writes: its byDay entry and a due entry) | reported (a status check settles it later; not the cost's kind) |`,
   );
   if (event)
     out(`| event as the sink wrote it (TransactionSucceeded) | ${Buffer.byteLength(event)} B | reported |`);

@@ -153,18 +153,19 @@ export const MEASURED = {
   publisherLogBytes: 162 + LOG_EVENT_OVERHEAD_BYTES,
   callbackDurationMs: 76,
   publisherDurationMs: 40,
-  // The bench's two first callbacks, both with the headers API Gateway passes on: one for a transaction
-  // registered as the registration writes it (its verdict within the account-day slack,
-  // shared/adapters/dynamodb/table.ts ACCOUNT_DAY_SLACK_SECONDS), one for a transaction nobody registered.
-  // Their index writes are not here: they follow from FIRST_CALLBACKS and the synthesized indexes.
-  /** The receipt item a first callback creates, compact (shared/adapters/dynamodb/receipt-item.ts). */
-  receiptBytes: 655,
+  // The bench's two kinds of first callback, both with the headers API Gateway passes on: a MoMo success
+  // for a transaction registered as the registration writes it (its verdict within the account-day slack,
+  // shared/adapters/dynamodb/table.ts ACCOUNT_DAY_SLACK_SECONDS), and a Daraja C2B confirmation nobody
+  // registered, settled on arrival; each size is the larger of the two. Their index writes are not here:
+  // they follow from FIRST_CALLBACKS and the synthesized indexes.
+  /** The receipt item a first callback creates, compact (shared/adapters/dynamodb/receipt-item.ts): the C2B confirmation's (MoMo's 655 B). */
+  receiptBytes: 750,
   /**
-   * The registered transaction before the callback and after it, in the compact layout
-   * (shared/adapters/dynamodb/transaction-item.ts).
+   * The transaction before the callback (the registered one) and after it (the C2B confirmation's; the
+   * registered MoMo one 523 B), in the compact layout (shared/adapters/dynamodb/transaction-item.ts).
    */
   transactionBeforeBytes: 417,
-  transactionAfterBytes: 667,
+  transactionAfterBytes: 675,
   /** The sink's TransactionSucceeded line (1,001 B) and EventBridge's own envelope fields (~150 B). */
   eventBytes: 1001 + 150,
   /** A poll cycle with nothing due: its duration, the due-index queries (one per shard), its log bytes. */

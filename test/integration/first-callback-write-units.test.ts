@@ -39,6 +39,8 @@ afterAll(async () => {
 
 const BODY = readFileSync(join(PROJECT_ROOT, 'test/fixtures/momo/requesttopay-successful.json'), 'utf8');
 const AT = '2026-11-21T10:00:00.000Z';
+/** When the relay applies the report: after the receipt is stored, a few milliseconds after its arrival. */
+const APPLIED_AT = '2026-11-21T10:00:00.042Z';
 /** What API Gateway's HTTP API hands the function besides the body (payload format 2.0). */
 const GATEWAY_HEADERS = {
   accept: '*/*',
@@ -81,7 +83,7 @@ async function firstCallback(reference: string, before: TransactionRecord | unde
     dedupeKey,
   });
   const outcome = applyReport(before, report({ key, receiptId, receivedAt: AT }), {
-    now: AT,
+    now: APPLIED_AT,
     reconcileWindowSeconds: 3600,
   });
   if (outcome.kind !== 'write') throw new Error(`expected a write, got ${outcome.kind}`);
@@ -166,11 +168,13 @@ describe('write units of a first callback by AWS’s item-size rule', () => {
     // Act
     await firstCallback(reference, undefined);
 
-    // Assess: created final within the slack of its creation, it has no byAccountDay entry.
+    // Assess: created at its arrival, final at it, it has no byAccountDay entry (applied 42 ms after the
+    // arrival, a creation at the apply would have put its verdict before its creation: an entry, 4 units).
     const after = await collection(reference);
     const units = unitsOf([], after);
     expect(units).toEqual({ receipt: 1, transaction: 1, indexes: 1, total: 3 });
     const tx1 = after.find((item) => item.sk?.S === TX_SK)!;
+    expect([tx1.createdAt, tx1.accountDay]).toEqual([{ S: AT }, undefined]);
     expect(itemChange(undefined, tx1)).toEqual(FIRST_CALLBACKS.unregistered);
     expectPricedAsMeasured(undefined, tx1);
     const priced = callbackWriteUnits(indexShapes(createTableInput(table.tableName)));

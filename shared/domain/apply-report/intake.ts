@@ -62,6 +62,17 @@ export function takeIn(
   return { base, incoming, preEvents, isNew: current === undefined, orphan, born };
 }
 
+/**
+ * A transaction born of a report was created when that report arrived, not when it is applied (a few
+ * milliseconds later on the ack path, hours later from the ingress buffer): its verdict, at the arrival,
+ * is then no earlier than its creation, so the by-day entry places it and a first callback that settles
+ * on arrival puts no account-day entry (adapters/dynamodb/table.ts accountDayKeyTime: a verdict before the
+ * creation would need one).
+ */
+function createdAtOf(report: NormalizedReport, ctx: ApplyContext): string {
+  return Date.parse(report.receivedAt) < Date.parse(ctx.now) ? report.receivedAt : ctx.now;
+}
+
 function newTransactionFromReport(report: NormalizedReport, ctx: ApplyContext): TransactionRecord {
   return {
     key: report.key,
@@ -76,7 +87,7 @@ function newTransactionFromReport(report: NormalizedReport, ctx: ApplyContext): 
     party: report.party,
     metadata: undefined,
     attributes: {},
-    createdAt: ctx.now,
+    createdAt: createdAtOf(report, ctx),
     updatedAt: ctx.now,
     reconcileUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
     reconcile: {
