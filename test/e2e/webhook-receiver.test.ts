@@ -3,7 +3,8 @@
  * simulator's receiver (`npm run sim -- receiver`), which verifies every delivery with the Standard
  * Webhooks reference library: `momo pay` gives one verified delivery; 500 then 200 gives the same
  * webhook-id twice; 410 disables the destination (seen in GET /v1/destinations); a replay re-sends with the
- * same id after a dry-run count; a rotation sends both signatures; wrong TLS and 429 are logged as such.
+ * same id after a dry-run count; a rotation sends both signatures; wrong TLS and 429 are logged as such;
+ * a slow receiver times out (at a short injected `timeoutMs`) and is retried without delaying another.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -24,13 +25,17 @@ const TOKENS = { ops: 'ops-operator-token-0123456789', viv: 'viv-viewer-token-01
 const ROTATED_ENV = `E2E_ROTATED_SECRET_${randomBytes(4).toString('hex')}`;
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
+/** `slow`'s time-out, injected short; its receiver answers long after it (never within the test). */
+const SLOW_TIMEOUT_MS = 1000;
+
 /** One receiver per behaviour, each with its own secret and destination. */
-const PLAN: Record<string, { fault: ReceiverFault; schedule: number[] }> = {
+const PLAN: Record<string, { fault: ReceiverFault; schedule: number[]; timeoutMs?: number }> = {
   healthy: { fault: 'none', schedule: [0] },
   flaky: { fault: '500', schedule: [0, 1] },
   gone: { fault: '410', schedule: [0, 1] },
   throttled: { fault: '429', schedule: [0, 0] },
   'wrong-tls': { fault: 'tls', schedule: [0] },
+  slow: { fault: 'slow', schedule: [0, 1], timeoutMs: SLOW_TIMEOUT_MS },
 };
 const receivers: Record<string, RunningReceiver> = {};
 const secrets: Record<string, string> = {};
@@ -46,6 +51,7 @@ beforeAll(async () => {
       secret: secrets[name]!,
       fault: plan.fault,
       retryAfterSeconds: 1,
+      delayMs: 600_000,
       print: () => undefined,
     });
   }
@@ -69,6 +75,7 @@ beforeAll(async () => {
                 signingSecrets: [secrets[name]],
                 allowPrivateAddresses: true,
                 retryScheduleSeconds: plan.schedule,
+                ...(plan.timeoutMs ? { timeoutMs: plan.timeoutMs } : {}),
                 filter: { eventTypes: ['TransactionSucceeded'] },
               },
             ]),
@@ -344,5 +351,61 @@ describe('webhook destinations against the simulator receiver', () => {
       ]),
     );
     expect(JSON.stringify(audit.body)).not.toContain(rotated);
+  });
+
+  it('times out a slow receiver at its timeoutMs, retries it on the schedule, and delivers to another meanwhile', async () => {
+    // Prepare: a payment both `healthy` and `slow` take.
+    const paid = await momoPay();
+    expect(paid.problems).toEqual([]);
+    const succeeded = paid.events.find((e) => e.envelope.metadata.type === 'TransactionSucceeded')!.envelope;
+    const id = succeeded.metadata.id;
+    const { provider, account, reference } = succeeded.data as Record<string, string>;
+
+    // Act: wait until `slow` has used its whole schedule (two attempts, then the dead-letter store).
+    type Attempt = { eventId: string; at: string; latencyMs: number; status: number | null } & Record<
+      string,
+      unknown
+    >;
+    const story = await vi.waitFor(
+      async () => {
+        const answer = await relay.request(
+          'GET',
+          `/v1/transactions/${provider}/${account}/${reference}/deliveries`,
+          undefined,
+          as('viv'),
+        );
+        const byDestination = Object.fromEntries(
+          answer.body.deliveries.map((d: { destination: string; attempts: Attempt[] }) => [
+            d.destination,
+            d.attempts.filter((a) => a.eventId === id),
+          ]),
+        ) as Record<string, Attempt[]>;
+        expect(byDestination.slow?.map((a) => a.outcome)).toEqual(['retrying', 'dead-letter']);
+        expect(byDestination.healthy?.map((a) => a.outcome)).toEqual(['delivered']);
+        return byDestination;
+      },
+      { timeout: WAIT_MS, interval: 200 },
+    );
+
+    // Assess: each attempt reached the receiver and was cut at the injected time-out, logged as such.
+    const [first, second] = story.slow!;
+    for (const attempt of [first!, second!])
+      expect(attempt).toMatchObject({
+        status: null,
+        excerpt: `no answer within ${SLOW_TIMEOUT_MS} ms`,
+        latencyMs: expect.any(Number),
+      });
+    expect(first!.latencyMs).toBeGreaterThanOrEqual(SLOW_TIMEOUT_MS);
+    expect(receivers.slow!.received.filter((r) => r.id === id).map((r) => r.verified)).toEqual([true, true]);
+    // Retried on the schedule: the second attempt at (not before) the time the first one named.
+    expect(Date.parse(first!.nextAttemptAt as string) - (Date.parse(first!.at) + first!.latencyMs)).toBe(
+      1000,
+    );
+    expect(Date.parse(second!.at)).toBeGreaterThanOrEqual(Date.parse(first!.nextAttemptAt as string));
+    // No head-of-line blocking: healthy's attempt started while slow's first one was still waiting.
+    const [delivered] = story.healthy!;
+    expect(delivered).toMatchObject({ status: 200, outcome: 'delivered' });
+    expect(Date.parse(delivered!.at)).toBeLessThan(Date.parse(first!.at) + first!.latencyMs);
+    expect(receivers.healthy!.received.filter((r) => r.id === id)).toHaveLength(1);
   });
 });
