@@ -18,7 +18,7 @@ import type { RelayConfig } from '../../shared/config/schema';
 import type { Simulator } from '../../simulator/server';
 import { type ReceiverFault, type RunningReceiver, startReceiver } from '../../simulator/receiver/receiver';
 import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 
 const WAIT_MS = 60_000;
 const TOKENS = { ops: 'ops-operator-token-0123456789', viv: 'viv-viewer-token-0123456789' };
@@ -92,9 +92,11 @@ afterAll(async () => {
   delete process.env[ROTATED_ENV];
 });
 
-const as = (who: keyof typeof TOKENS | 'admin') => ({
-  authorization: `Bearer ${who === 'admin' ? ADMIN_TOKEN : TOKENS[who]}`,
-});
+/** `admin`: the shared token with the person acting named; `nobody`: the shared token alone. */
+const as = (who: keyof typeof TOKENS | 'admin' | 'nobody') =>
+  who === 'admin'
+    ? ADMIN_HEADERS
+    : { authorization: `Bearer ${who === 'nobody' ? ADMIN_TOKEN : TOKENS[who]}` };
 
 async function momoPay() {
   const from = relay.sink.events.length;
@@ -266,6 +268,12 @@ describe('webhook destinations against the simulator receiver', () => {
       { secretRef: 'env:NO_SUCH_VARIABLE_FOR_E2E' },
       as('admin'),
     );
+    const unnamedRotate = await relay.request(
+      'POST',
+      '/v1/destinations/healthy/rotate',
+      { secretRef: `env:${ROTATED_ENV}`, windowHours: 2 },
+      as('nobody'),
+    );
     const rotate = await relay.request(
       'POST',
       '/v1/destinations/healthy/rotate',
@@ -311,8 +319,10 @@ describe('webhook destinations against the simulator receiver', () => {
     expect(operatorRotate.status).toBe(403);
     expect(unsetRotate.status).toBe(400);
     expect(unsetRotate.body.error.code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(unnamedRotate.status).toBe(400);
+    expect(unnamedRotate.body.error.code).toBe('ACTOR_REQUIRED');
     expect(rotate.body.rotation).toMatchObject({
-      rotatedBy: 'bearer-token (shared)',
+      rotatedBy: 'ada (shared token)',
       bothSigning: true,
     });
     expect(JSON.stringify(rotate.body)).not.toContain(rotated);
@@ -345,8 +355,9 @@ describe('webhook destinations against the simulator receiver', () => {
         'destination.pause ok ops',
         'destination.resume ok ops',
         'destination.rotate refused ops',
+        'destination.rotate refused ada (shared token)',
         'destination.rotate refused bearer-token (shared)',
-        'destination.rotate ok bearer-token (shared)',
+        'destination.rotate ok ada (shared token)',
         'destination.replay refused ops',
       ]),
     );
