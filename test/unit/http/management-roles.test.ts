@@ -297,7 +297,7 @@ describe('the shared bearer token names the person acting', () => {
       status: 'FAILED',
       note: 'confirmed by phone',
     });
-    const notAName = await w.callWith(shared('<script>'), 'GET', '/v1/me');
+    const notAName = await w.callWith(shared('-- . --'), 'GET', '/v1/me');
     // Assess
     expect(resolved.status).toBe(200);
     expect(w.store.audit.find((e) => e.action === 'transaction.resolve')).toMatchObject({
