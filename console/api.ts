@@ -1,4 +1,4 @@
-import { currentToken } from './auth';
+import { currentActorName, currentToken } from './auth';
 import { RelayUnreachableError, reportAnswered, reportUnreachable } from './connection';
 
 /** The endpoint is not served by this relay (404 ROUTE_NOT_FOUND): the view says "not available". */
@@ -39,9 +39,11 @@ export function apiUrl(path: string, query: Record<string, string | number | und
   return `${apiBase}${path}${qs ? `?${qs}` : ''}`;
 }
 
+/** The sign-in, and the person acting when they named themselves (the shared token names nobody). */
 export function authHeaders(): Record<string, string> {
   const token = currentToken();
-  return token ? { authorization: `Bearer ${token}` } : {};
+  const actor = currentActorName();
+  return token ? { authorization: `Bearer ${token}`, ...(actor ? { 'x-relay-actor': actor } : {}) } : {};
 }
 
 /** A gateway's answer with no relay behind it (CloudFront or API Gateway while the function is away). */

@@ -24,6 +24,8 @@ export interface CognitoSettings {
 export type ConsoleSettings = LocalSettings | CognitoSettings;
 
 const TOKEN_KEY = 'relay-console.token';
+/** Who is at the keyboard, as typed at a local sign-in: sent as X-Relay-Actor (the shared token names nobody). */
+const ACTOR_KEY = 'relay-console.actor';
 const PKCE_KEY = 'relay-console.pkce';
 
 /** `config.json` beside the page: written by the construct in AWS, served as `{mode:"local"}` by npm start. */
@@ -41,13 +43,21 @@ export function currentToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
-export function signInLocally(token: string): void {
+/** The name typed at a local sign-in; null when none was (a named token, Cognito). */
+export function currentActorName(): string | null {
+  return sessionStorage.getItem(ACTOR_KEY);
+}
+
+export function signInLocally(token: string, actor = ''): void {
   sessionStorage.setItem(TOKEN_KEY, token.trim());
+  if (actor.trim()) sessionStorage.setItem(ACTOR_KEY, actor.trim());
+  else sessionStorage.removeItem(ACTOR_KEY);
 }
 
 /** A refused token: this tab forgets it (other tabs keep theirs: they may hold another). */
 export function signOut(): void {
   sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(ACTOR_KEY);
 }
 
 /**
@@ -58,7 +68,9 @@ export function signOut(): void {
  */
 const HANDOFF_CHANNEL = 'relay-console.sign-in';
 type HandoffMessage =
-  { type: 'ask'; id: string } | { type: 'token'; to: string; token: string } | { type: 'signed-out' };
+  | { type: 'ask'; id: string }
+  | { type: 'token'; to: string; token: string; actor?: string | null }
+  | { type: 'signed-out' };
 
 let channel: BroadcastChannel | null = null;
 let asking: string | null = null;
@@ -73,13 +85,14 @@ export function startHandoff(hooks: { handedOver: () => void; signedOutElsewhere
   channel.onmessage = (message: MessageEvent<HandoffMessage>) => {
     const m = message.data;
     const token = currentToken();
-    if (m?.type === 'ask' && token) channel?.postMessage({ type: 'token', to: m.id, token });
+    if (m?.type === 'ask' && token)
+      channel?.postMessage({ type: 'token', to: m.id, token, actor: currentActorName() });
     else if (m?.type === 'token' && m.to === asking && !token && typeof m.token === 'string') {
       asking = null;
-      sessionStorage.setItem(TOKEN_KEY, m.token);
+      signInLocally(m.token, typeof m.actor === 'string' ? m.actor : '');
       onHandedOver();
     } else if (m?.type === 'signed-out' && token) {
-      sessionStorage.removeItem(TOKEN_KEY);
+      signOut();
       onSignedOutElsewhere();
     }
   };

@@ -77,12 +77,26 @@ function signInPage(main: HTMLElement, message?: string): void {
       required: true,
       size: 40,
     }),
+    h(
+      'p',
+      {},
+      'Your name: recorded on every action you take. The shared token names nobody, so with it an action needs your name; a named token names you already.',
+    ),
+    h('input', {
+      type: 'text',
+      name: 'actor',
+      'aria-label': 'your name',
+      autocomplete: 'name',
+      maxlength: 64,
+      size: 24,
+    }),
     ' ',
     h('button', { type: 'submit' }, 'Sign in'),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    signInLocally(String(new FormData(form).get('token') ?? ''));
+    const typed = new FormData(form);
+    signInLocally(String(typed.get('token') ?? ''), String(typed.get('actor') ?? ''));
     reportSignedIn();
     location.hash = '#/transactions';
     route();

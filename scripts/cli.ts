@@ -5,6 +5,7 @@
  * Imports only node: scripts/build-console.ts uses it and ships in the packed construct library.
  */
 import { writeSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** `--help` or `-h` among the arguments before a `--`. */
@@ -41,5 +42,20 @@ export function parseCli<T extends ParseArgsConfig>(
     if (!code.startsWith('ERR_PARSE_ARGS_')) throw error;
     print(2, `✖ ${(error as Error).message}\n\n${usage}`);
     process.exit(2);
+  }
+}
+
+/**
+ * Who runs a script's manual action (a close, an import) when `--by` does not say: the login name. A container user with no passwd entry has
+ * none to look up (userInfo throws), so the environment's name comes first, then a plain label that still
+ * says the close was a person's, run from this machine.
+ */
+export function loginName(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env.USER?.trim() || env.LOGNAME?.trim();
+  if (named) return named;
+  try {
+    return userInfo().username || 'local operator';
+  } catch {
+    return 'local operator';
   }
 }

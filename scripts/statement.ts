@@ -1,6 +1,6 @@
 /**
  * `npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run]
- * [--relay URL] [--token T] [--json]`: imports a statement file into a running relay (`npm start`, or a
+ * [--relay URL] [--token T] [--by NAME] [--json]`: imports a statement file into a running relay (`npm start`, or a
  * deployed management API) through POST /v1/statements/{provider}/{account}/import (docs/statements.md).
  * A file over the request limit is sent in parts at line boundaries (each with the file's header lines);
  * every part is first sent as a dry run, so a malformed line anywhere imports nothing. A part the relay
@@ -9,7 +9,8 @@
  * `npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]`: the day as it
  * adds up (or closes it).
  *
- * The person recorded on an import or a close is the one the token names (docs/roles-and-audit.md).
+ * The person recorded on an import or a close is the one the token names, or with the shared token the one
+ * `--by` names (default: your login name), sent as X-Relay-Actor (docs/roles-and-audit.md#the-shared-token).
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { detectLayout, MAX_PREAMBLE_LINES } from '../shared/domain/statement-layouts';
 import { MAX_STATEMENT_BYTES } from '../shared/http/statement-routes';
 import { readCsv } from '../shared/util/csv';
+import { loginName } from './cli';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -30,12 +32,13 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     relay: { type: 'string', default: process.env.RELAY_URL ?? 'http://localhost:3000' },
     token: { type: 'string', default: process.env.RELAY_TOKEN ?? 'demo-admin-token' },
+    by: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 
 const USAGE =
-  'Usage: npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run] [--relay URL] [--token T] [--json]\n' +
+  'Usage: npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run] [--relay URL] [--token T] [--by NAME] [--json]\n' +
   '       npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]\n';
 
 function fail(message: string): never {
@@ -44,7 +47,8 @@ function fail(message: string): never {
 }
 
 const base = values.relay!.replace(/\/$/, '');
-const headers = { authorization: `Bearer ${values.token}` };
+// The person acting (docs/roles-and-audit.md#the-shared-token): the shared token names nobody itself.
+const headers = { authorization: `Bearer ${values.token}`, 'x-relay-actor': values.by ?? loginName() };
 
 function accountPath(value: string | undefined): string {
   const [provider, account, extra] = (value ?? '').split('/');

@@ -8,7 +8,7 @@
  * explains it, found in the simulator's books (the money moved and the rows as served, each marked with its
  * fault) and the run's own plan; a break nothing explains is unexplained, and the run fails.
  */
-import { userInfo } from 'node:os';
+import { loginName } from '../cli';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { runPullCycle } from '../../shared/app/provider-records/pull-cycle';
@@ -204,7 +204,11 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
           `${stack.relayUrl}/v1/statements/daraja/${account}/import?file=Mpesa_${code}.csv${from ? `&from=${from}` : ''}`,
           {
             method: 'POST',
-            headers: { authorization: `Bearer ${options.adminToken}`, 'content-type': 'text/csv' },
+            headers: {
+              authorization: `Bearer ${options.adminToken}`,
+              'x-relay-actor': options.closedBy ?? loginName(),
+              'content-type': 'text/csv',
+            },
             body: statement,
           },
         );
@@ -523,19 +527,4 @@ export function formatDay(
     ...(result.verdictsBalanced ? [] : result.verdictProblems.map((p) => `    ${p}`)),
   ];
   return lines.join('\n');
-}
-
-/**
- * Who runs the close when `--by` does not say: the login name. A container user with no passwd entry has
- * none to look up (userInfo throws), so the environment's name comes first, then a plain label that still
- * says the close was a person's, run from this machine.
- */
-export function loginName(env: NodeJS.ProcessEnv = process.env): string {
-  const named = env.USER?.trim() || env.LOGNAME?.trim();
-  if (named) return named;
-  try {
-    return userInfo().username || 'local operator';
-  } catch {
-    return 'local operator';
-  }
 }

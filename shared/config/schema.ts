@@ -329,6 +329,9 @@ export const webhookSecretSchema = z
     z.maxLength(6 + 88),
   );
 
+/** The Standard Webhooks example's time-out, and the longest a destination may set (`timeoutMs`). */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+
 /** The Standard Webhooks specification's example retry schedule, in seconds after the first attempt's turn. */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400];
 
@@ -362,6 +365,12 @@ const destinationCommonShape = {
   ),
   /** Consecutive failed attempts (across events) after which the destination is disabled. */
   disableAfterFailures: z._default(positiveInt.check(z.lte(10_000)), 20),
+  /**
+   * Milliseconds one attempt may take, the whole exchange: the Standard Webhooks example's 15 s by default
+   * and at most (the AWS delivery function's timeout and visibility are sized for it); shorter suits a
+   * partner that answers at once, and a test that must see a time-out without waiting 15 s.
+   */
+  timeoutMs: z._default(positiveInt.check(z.gte(100), z.lte(DELIVERY_TIMEOUT_MS)), DELIVERY_TIMEOUT_MS),
 };
 type DestinationCommon = z.infer<z.ZodMiniObject<typeof destinationCommonShape, z.core.$strict>>;
 const COMMON_DESTINATION_KEYS = new Set(Object.keys(destinationCommonShape));

@@ -68,6 +68,13 @@ export class UnauthorizedError extends RelayError {
     this.challenge = options.challenge;
   }
 }
+/**
+ * A person's action taken with the shared bearer token without naming the person (or with a name that is
+ * not one): the message says how to name them (docs/roles-and-audit.md#the-shared-token).
+ */
+export class ActorRequiredError extends RelayError {
+  readonly code = 'ACTOR_REQUIRED';
+}
 /** The caller is signed in but their role does not allow the action; the message names the role needed. */
 export class ForbiddenRoleError extends RelayError {
   readonly code = 'FORBIDDEN_ROLE';

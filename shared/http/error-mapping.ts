@@ -1,4 +1,5 @@
 import {
+  ActorRequiredError,
   ApprovalNotFoundError,
   ApprovalStateError,
   ConfigError,
@@ -44,6 +45,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [InvalidReferenceError, 400],
   [InvalidCallbackUrlError, 400],
   [UnstorableInputError, 400],
+  [ActorRequiredError, 400],
   [UnauthorizedError, 401],
   [ForbiddenSourceError, 403],
   [ForbiddenRoleError, 403],

@@ -1,12 +1,14 @@
 import type { RelayConfig } from '../config/schema';
 import { type Actor, hasRole, highestRole, type Role } from '../domain/actor';
-import { ForbiddenRoleError, UnauthorizedError } from '../domain/errors';
+import type { ManagementRoute } from '../config/management-routes';
+import { ActorRequiredError, ForbiddenRoleError, UnauthorizedError } from '../domain/errors';
 import { secretMatches } from './router';
 import type { InboundRequest } from './types';
 
 /**
- * The shared `management.bearerToken` names nobody: it acts as this admin (kept so existing scripts keep
- * working; named tokens are how people sign in, docs/roles-and-audit.md#named-tokens).
+ * The shared `management.bearerToken` names nobody: it reads as this admin (kept so existing scripts keep
+ * working; named tokens are how people sign in, docs/roles-and-audit.md#named-tokens). A person's action
+ * with it must name the person (ACTOR_HEADER).
  */
 const SHARED_TOKEN_ACTOR: Actor = {
   id: 'bearer-token',
@@ -15,6 +17,49 @@ const SHARED_TOKEN_ACTOR: Actor = {
   role: 'admin',
   via: 'token',
 };
+
+/** The header that names the person acting with the shared bearer token (docs/roles-and-audit.md#the-shared-token). */
+export const ACTOR_HEADER = 'x-relay-actor';
+/** A person's name as the audit log shows it: 1 to 64 printable characters, a letter or digit among them. */
+const isPersonName = (name: string) =>
+  name.length <= 64 && !/[\p{Cc}\p{Cf}]/u.test(name) && /[\p{L}\p{N}]/u.test(name);
+
+/**
+ * The shared token's actor: the person its `X-Relay-Actor` names (`<name> (shared token)`: said by the
+ * caller, not proven, as anyone holding the token may say any name), else the token itself.
+ */
+function sharedTokenActor(headers: Record<string, string>): Actor {
+  const given = headers[ACTOR_HEADER]?.trim();
+  if (!given) return SHARED_TOKEN_ACTOR;
+  if (!isPersonName(given))
+    throw new ActorRequiredError(
+      `${ACTOR_HEADER} must be a person's name: 1 to 64 printable characters, a letter or digit among them`,
+      { details: { header: ACTOR_HEADER } },
+    );
+  return {
+    id: `${SHARED_TOKEN_ACTOR.id}:${given}`,
+    name: `${given} (shared token)`,
+    email: null,
+    role: SHARED_TOKEN_ACTOR.role,
+    via: 'token',
+  };
+}
+
+/**
+ * A person's action (every POST but a partner's registration, which a system makes) names the person: the
+ * shared token without `X-Relay-Actor` is refused (400 ACTOR_REQUIRED) before anything changes. Reads may
+ * stay anonymous; every other sign-in names someone already.
+ */
+export function requireNamedPerson(
+  actor: Actor,
+  route: Pick<ManagementRoute, 'method' | 'partner' | 'what'>,
+): void {
+  if (actor !== SHARED_TOKEN_ACTOR || route.method === 'GET' || route.partner) return;
+  throw new ActorRequiredError(
+    `${route.what} is a person's action and the shared bearer token names nobody: send ${ACTOR_HEADER}: <your name>, or sign in with a named token (docs/roles-and-audit.md#the-shared-token)`,
+    { details: { header: ACTOR_HEADER } },
+  );
+}
 
 /** Claims of a Cognito token as API Gateway passes them: arrays arrive as "[a b]" strings. */
 function groupsOf(claim: unknown): string[] {
@@ -33,7 +78,8 @@ const text = (value: unknown): string | undefined =>
  * Who is calling the management API (docs/roles-and-audit.md): a Cognito user (the console API's JWT
  * authorizer: subject, e-mail, the highest of their groups viewer/operator/admin, viewer without one),
  * an IAM principal (admin: IAM policy already decided what it may call), or locally a named token (its
- * name and role) or the shared bearer token. Throws UnauthorizedError when nobody is signed in.
+ * name and role) or the shared bearer token (the person its X-Relay-Actor names, if any). Throws
+ * UnauthorizedError when nobody is signed in.
  */
 export function authenticate(
   config: RelayConfig,
@@ -74,10 +120,10 @@ export function authenticate(
       found = { id: token.name, name: token.name, email: null, role: token.role, via: 'token' };
   }
   const shared = config.management.bearerToken;
-  if (shared !== undefined && secretMatches(shared, given) && !found) found = SHARED_TOKEN_ACTOR;
-  if (!found)
+  const isShared = shared !== undefined && secretMatches(shared, given);
+  if (!found && !isShared)
     throw new UnauthorizedError('Bearer token is not valid', { challenge: 'Bearer error="invalid_token"' });
-  return found;
+  return found ?? sharedTokenActor(request.headers);
 }
 
 /** Refuses (403, naming the role needed) an actor whose role is below `role`. */

@@ -23,7 +23,7 @@ import {
   TransactionNotFoundError,
   UnauthorizedError,
 } from '../domain/errors';
-import { authenticate, requireRole } from './management-auth';
+import { authenticate, requireNamedPerson, requireRole } from './management-auth';
 import { countTransactions, listTransactions } from '../app/console/list-transactions';
 import { searchTransactions } from '../app/console/search-transactions';
 import { receiptBody } from '../app/console/receipt-body';
@@ -213,6 +213,7 @@ export async function handleManagementRequest(
     const { route } = match;
     actor = authenticate(services.config, request);
     requireRole(actor, route.role, route.what);
+    requireNamedPerson(actor, route);
     const params = Object.fromEntries(
       Object.entries(match.params).map(([name, value]) => [name, decodeSegment(value)]),
     );

@@ -12,7 +12,7 @@ import {
   simulatedDemoConfig,
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
-import { ADMIN_TOKEN } from '../helpers/relay';
+import { ADMIN_ACTOR, ADMIN_TOKEN } from '../helpers/relay';
 import { WAIT_MS } from './harness';
 import type { QuarantineInput } from '../../shared/app/ports';
 import { chromiumPath, ChromiumMissingError, launchChromium } from '../helpers/chromium';
@@ -139,10 +139,14 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('The relay refused the token').waitFor();
     await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
+    await page.getByLabel('your name').fill(ADMIN_ACTOR);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: /Transactions/ }).waitFor();
-    // Kept in the tab's sessionStorage (evaluated in the page: this file's types have no DOM).
+    // Kept in the tab's sessionStorage (evaluated in the page: this file's types have no DOM), the person
+    // with the shared token: every action of this tab names them.
     expect(await page.evaluate("sessionStorage.getItem('relay-console.token')")).toBe(ADMIN_TOKEN);
+    expect(await page.evaluate("sessionStorage.getItem('relay-console.actor')")).toBe(ADMIN_ACTOR);
+    await page.getByTestId('who').getByText(`${ADMIN_ACTOR} (shared token)`).waitFor();
   });
 
   it('runs simulator scenarios: a paid MoMo request, a forged Airtel callback, an Airtel payment left to expire', async () => {

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { launchChromium } from '../helpers/chromium';
-import { ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
+import { ADMIN_ACTOR, ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
 
 /**
  * Waits on conditions only; this bounds a hang on a saturated machine (the whole suite on two loaded
@@ -134,6 +134,8 @@ export function useConsoleOnRelay(
       const page = await chromium.newPage();
       await page.goto(`${this.relay.url}/console/${who ? '#/signin' : ''}`);
       await page.getByLabel('bearer token').fill(who ? token(who) : ADMIN_TOKEN);
+      // The shared token names nobody: its person is typed at sign-in (docs/roles-and-audit.md#the-shared-token).
+      if (!who) await page.getByLabel('your name').fill(ADMIN_ACTOR);
       await page.getByRole('button', { name: 'Sign in' }).click();
       if (who) await page.getByTestId('who').getByText(who).waitFor();
       else await page.getByRole('heading', { name: /Transactions/ }).waitFor();

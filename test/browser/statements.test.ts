@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { recordBalance } from '../../shared/app/statements/statement-sink';
-import { ADMIN_TOKEN, silentLogger } from '../helpers/relay';
+import { ADMIN_HEADERS, silentLogger } from '../helpers/relay';
 import { TEAM, useConsoleOnRelay } from './harness';
 
 const t = useConsoleOnRelay(
@@ -39,7 +39,7 @@ describe('the Statements view in a real Chromium', () => {
       'POST',
       '/v1/statements/daraja/ke/import?file=Mpesa_600638.csv',
       file,
-      { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' },
+      { ...ADMIN_HEADERS, 'content-type': 'text/csv' },
     );
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     expect(imported.body.result).toMatchObject({ opened: 1, breaks: 1 });

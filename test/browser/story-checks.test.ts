@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN_TOKEN } from '../helpers/relay';
+import { ADMIN_ACTOR, ADMIN_TOKEN } from '../helpers/relay';
 import {
   type RelayWithSimulator,
   simulatedDemoConfig,
@@ -89,6 +89,7 @@ describe("an ambiguous payout's status checks in the story", () => {
     // Act
     await page.goto(`${relay.url}/console/`);
     await page.getByLabel('bearer token').fill(ADMIN_TOKEN);
+    await page.getByLabel('your name').fill(ADMIN_ACTOR);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: /Transactions/ }).waitFor();
     await page.goto(`${relay.url}/console/#/tx/momo/demo/${reference}`);

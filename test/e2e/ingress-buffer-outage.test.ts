@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
-import { ADMIN_TOKEN, CollectingSink, silentLogger } from '../helpers/relay';
+import { ADMIN_HEADERS, ADMIN_TOKEN, CollectingSink, silentLogger } from '../helpers/relay';
 
 const BODY = readFileSync(join(import.meta.dirname, '../fixtures/momo/requesttopay-successful.json'), 'utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,7 +65,7 @@ const reference = (n: number) => `5d0c1b2a-3e4f-4a5b-8c9d-${String(n).padStart(1
 async function register(ref: string): Promise<void> {
   const response = await fetch(`${relay.url}/v1/transactions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    headers: { ...ADMIN_HEADERS, 'content-type': 'application/json' },
     body: JSON.stringify({
       provider: 'momo',
       account: 'demo',
@@ -202,7 +202,7 @@ describe('npm start with DynamoDB Local killed mid-traffic and restarted on its 
           amount: '100',
           currency: 'EUR',
         }),
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
+        ADMIN_HEADERS,
       );
       expect(registered.status).toBe(201);
     }

@@ -26,7 +26,7 @@ import type { RelayMetrics } from '../../shared/app/ports';
 import type { EventEnvelope } from '../../shared/domain/events';
 import type { Simulator } from '../../simulator/server';
 import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, type TestRelay } from '../helpers/relay';
 
 const SHORT_CODE = '600638';
 const eventsFile = join(mkdtempSync(join(tmpdir(), 'statements-pull-')), 'events.ndjson');
@@ -208,7 +208,7 @@ describe('the Daraja pull against the simulator (issue 29)', () => {
 /** POST /v1/statements/daraja/demo/import as the management token's operator, the file's text as the body. */
 async function importFile(text: string, file: string) {
   return relay.request('POST', `/v1/statements/daraja/demo/import?file=${encodeURIComponent(file)}`, text, {
-    authorization: `Bearer ${ADMIN_TOKEN}`,
+    ...ADMIN_HEADERS,
     'content-type': 'text/csv',
   });
 }
@@ -286,7 +286,7 @@ describe('statement files over HTTP against the running relay (issue 29)', () =>
       'POST',
       '/v1/statements/daraja/demo/import?file=merchant-again.csv&dryRun=true',
       file,
-      { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' },
+      { ...ADMIN_HEADERS, 'content-type': 'text/csv' },
     );
     const again = await importFile(file, 'merchant-again.csv');
 

@@ -3,7 +3,8 @@
  * simulator's receiver (`npm run sim -- receiver`), which verifies every delivery with the Standard
  * Webhooks reference library: `momo pay` gives one verified delivery; 500 then 200 gives the same
  * webhook-id twice; 410 disables the destination (seen in GET /v1/destinations); a replay re-sends with the
- * same id after a dry-run count; a rotation sends both signatures; wrong TLS and 429 are logged as such.
+ * same id after a dry-run count; a rotation sends both signatures; wrong TLS and 429 are logged as such;
+ * a slow receiver times out (at a short injected `timeoutMs`) and is retried without delaying another.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -17,20 +18,24 @@ import type { RelayConfig } from '../../shared/config/schema';
 import type { Simulator } from '../../simulator/server';
 import { type ReceiverFault, type RunningReceiver, startReceiver } from '../../simulator/receiver/receiver';
 import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 
 const WAIT_MS = 60_000;
 const TOKENS = { ops: 'ops-operator-token-0123456789', viv: 'viv-viewer-token-0123456789' };
 const ROTATED_ENV = `E2E_ROTATED_SECRET_${randomBytes(4).toString('hex')}`;
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
+/** `slow`'s time-out, injected short; its receiver answers long after it (never within the test). */
+const SLOW_TIMEOUT_MS = 1000;
+
 /** One receiver per behaviour, each with its own secret and destination. */
-const PLAN: Record<string, { fault: ReceiverFault; schedule: number[] }> = {
+const PLAN: Record<string, { fault: ReceiverFault; schedule: number[]; timeoutMs?: number }> = {
   healthy: { fault: 'none', schedule: [0] },
   flaky: { fault: '500', schedule: [0, 1] },
   gone: { fault: '410', schedule: [0, 1] },
   throttled: { fault: '429', schedule: [0, 0] },
   'wrong-tls': { fault: 'tls', schedule: [0] },
+  slow: { fault: 'slow', schedule: [0, 1], timeoutMs: SLOW_TIMEOUT_MS },
 };
 const receivers: Record<string, RunningReceiver> = {};
 const secrets: Record<string, string> = {};
@@ -46,6 +51,7 @@ beforeAll(async () => {
       secret: secrets[name]!,
       fault: plan.fault,
       retryAfterSeconds: 1,
+      delayMs: 600_000,
       print: () => undefined,
     });
   }
@@ -69,6 +75,7 @@ beforeAll(async () => {
                 signingSecrets: [secrets[name]],
                 allowPrivateAddresses: true,
                 retryScheduleSeconds: plan.schedule,
+                ...(plan.timeoutMs ? { timeoutMs: plan.timeoutMs } : {}),
                 filter: { eventTypes: ['TransactionSucceeded'] },
               },
             ]),
@@ -85,9 +92,11 @@ afterAll(async () => {
   delete process.env[ROTATED_ENV];
 });
 
-const as = (who: keyof typeof TOKENS | 'admin') => ({
-  authorization: `Bearer ${who === 'admin' ? ADMIN_TOKEN : TOKENS[who]}`,
-});
+/** `admin`: the shared token with the person acting named; `nobody`: the shared token alone. */
+const as = (who: keyof typeof TOKENS | 'admin' | 'nobody') =>
+  who === 'admin'
+    ? ADMIN_HEADERS
+    : { authorization: `Bearer ${who === 'nobody' ? ADMIN_TOKEN : TOKENS[who]}` };
 
 async function momoPay() {
   const from = relay.sink.events.length;
@@ -259,6 +268,12 @@ describe('webhook destinations against the simulator receiver', () => {
       { secretRef: 'env:NO_SUCH_VARIABLE_FOR_E2E' },
       as('admin'),
     );
+    const unnamedRotate = await relay.request(
+      'POST',
+      '/v1/destinations/healthy/rotate',
+      { secretRef: `env:${ROTATED_ENV}`, windowHours: 2 },
+      as('nobody'),
+    );
     const rotate = await relay.request(
       'POST',
       '/v1/destinations/healthy/rotate',
@@ -304,8 +319,10 @@ describe('webhook destinations against the simulator receiver', () => {
     expect(operatorRotate.status).toBe(403);
     expect(unsetRotate.status).toBe(400);
     expect(unsetRotate.body.error.code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(unnamedRotate.status).toBe(400);
+    expect(unnamedRotate.body.error.code).toBe('ACTOR_REQUIRED');
     expect(rotate.body.rotation).toMatchObject({
-      rotatedBy: 'bearer-token (shared)',
+      rotatedBy: 'ada (shared token)',
       bothSigning: true,
     });
     expect(JSON.stringify(rotate.body)).not.toContain(rotated);
@@ -338,11 +355,68 @@ describe('webhook destinations against the simulator receiver', () => {
         'destination.pause ok ops',
         'destination.resume ok ops',
         'destination.rotate refused ops',
+        'destination.rotate refused ada (shared token)',
         'destination.rotate refused bearer-token (shared)',
-        'destination.rotate ok bearer-token (shared)',
+        'destination.rotate ok ada (shared token)',
         'destination.replay refused ops',
       ]),
     );
     expect(JSON.stringify(audit.body)).not.toContain(rotated);
+  });
+
+  it('times out a slow receiver at its timeoutMs, retries it on the schedule, and delivers to another meanwhile', async () => {
+    // Prepare: a payment both `healthy` and `slow` take.
+    const paid = await momoPay();
+    expect(paid.problems).toEqual([]);
+    const succeeded = paid.events.find((e) => e.envelope.metadata.type === 'TransactionSucceeded')!.envelope;
+    const id = succeeded.metadata.id;
+    const { provider, account, reference } = succeeded.data as Record<string, string>;
+
+    // Act: wait until `slow` has used its whole schedule (two attempts, then the dead-letter store).
+    type Attempt = { eventId: string; at: string; latencyMs: number; status: number | null } & Record<
+      string,
+      unknown
+    >;
+    const story = await vi.waitFor(
+      async () => {
+        const answer = await relay.request(
+          'GET',
+          `/v1/transactions/${provider}/${account}/${reference}/deliveries`,
+          undefined,
+          as('viv'),
+        );
+        const byDestination = Object.fromEntries(
+          answer.body.deliveries.map((d: { destination: string; attempts: Attempt[] }) => [
+            d.destination,
+            d.attempts.filter((a) => a.eventId === id),
+          ]),
+        ) as Record<string, Attempt[]>;
+        expect(byDestination.slow?.map((a) => a.outcome)).toEqual(['retrying', 'dead-letter']);
+        expect(byDestination.healthy?.map((a) => a.outcome)).toEqual(['delivered']);
+        return byDestination;
+      },
+      { timeout: WAIT_MS, interval: 200 },
+    );
+
+    // Assess: each attempt reached the receiver and was cut at the injected time-out, logged as such.
+    const [first, second] = story.slow!;
+    for (const attempt of [first!, second!])
+      expect(attempt).toMatchObject({
+        status: null,
+        excerpt: `no answer within ${SLOW_TIMEOUT_MS} ms`,
+        latencyMs: expect.any(Number),
+      });
+    expect(first!.latencyMs).toBeGreaterThanOrEqual(SLOW_TIMEOUT_MS);
+    expect(receivers.slow!.received.filter((r) => r.id === id).map((r) => r.verified)).toEqual([true, true]);
+    // Retried on the schedule: the second attempt at (not before) the time the first one named.
+    expect(Date.parse(first!.nextAttemptAt as string) - (Date.parse(first!.at) + first!.latencyMs)).toBe(
+      1000,
+    );
+    expect(Date.parse(second!.at)).toBeGreaterThanOrEqual(Date.parse(first!.nextAttemptAt as string));
+    // No head-of-line blocking: healthy's attempt started while slow's first one was still waiting.
+    const [delivered] = story.healthy!;
+    expect(delivered).toMatchObject({ status: 200, outcome: 'delivered' });
+    expect(Date.parse(delivered!.at)).toBeLessThan(Date.parse(first!.at) + first!.latencyMs);
+    expect(receivers.healthy!.received.filter((r) => r.id === id)).toHaveLength(1);
   });
 });

@@ -12,6 +12,7 @@ import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamo
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
 import {
+  ADMIN_HEADERS,
   ADMIN_TOKEN,
   CollectingSink,
   silentLogger,
@@ -171,7 +172,7 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
 export function momoOpenClient(relay: { url: string }, expect: (actual: unknown, message?: string) => any) {
   async function call(method: string, path: string, body?: unknown, admin = false): Promise<RawResponse> {
     const headers: [string, string][] = [['content-type', 'application/json']];
-    if (admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+    if (admin) headers.push(...Object.entries(ADMIN_HEADERS));
     return rawRequest(relay.url, {
       method,
       path,

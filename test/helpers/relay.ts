@@ -9,6 +9,13 @@ import { PROVIDERS } from '../../shared/providers/registry';
 import { dynamoEndpoint } from './dynamo';
 
 export const ADMIN_TOKEN = 'test-admin-token';
+/** Who acts with the shared ADMIN_TOKEN: a person's action with it names them (X-Relay-Actor). */
+export const ADMIN_ACTOR = 'ada';
+/** The shared admin token with the person acting (docs/roles-and-audit.md#the-shared-token). */
+export const ADMIN_HEADERS: Readonly<Record<string, string>> = {
+  authorization: `Bearer ${ADMIN_TOKEN}`,
+  'x-relay-actor': ADMIN_ACTOR,
+};
 
 export class CollectingSink implements EventSink {
   readonly events: EventEnvelope[] = [];
@@ -173,6 +180,6 @@ export async function startTestRelay(
       return sink.events;
     },
     request,
-    admin: (method, path, body) => request(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    admin: (method, path, body) => request(method, path, body, ADMIN_HEADERS),
   };
 }

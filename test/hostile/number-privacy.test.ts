@@ -19,7 +19,7 @@ import {
   stkBody,
   uuid,
 } from '../helpers/hostile';
-import { ADMIN_TOKEN, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, ADMIN_TOKEN, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
 
 /** The paying customer, and the 9 digits that identify them: never in an answer. */
 const NUMBER = '254708374149';
@@ -44,7 +44,7 @@ async function call(
   options: { admin?: boolean; from?: string } = {},
 ): Promise<RawResponse> {
   const headers: [string, string][] = [['content-type', 'application/json']];
-  if (options.admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+  if (options.admin) headers.push(...Object.entries(ADMIN_HEADERS));
   if (options.from) headers.push(['x-forwarded-for', options.from]);
   return rawRequest(relay.url, {
     method,

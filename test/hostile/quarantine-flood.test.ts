@@ -21,7 +21,7 @@ import {
   startHostileRelay,
   uuid,
 } from '../helpers/hostile';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, type TestRelay } from '../helpers/relay';
 
 const ATTEMPT_IP = '198.51.100.23';
 const JUNK_IP = '203.0.113.66';
@@ -58,7 +58,7 @@ function send(
     ['content-type', options.raw === undefined ? 'application/json' : 'text/csv'],
     ...(options.headers ?? []),
   ];
-  if (options.admin) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+  if (options.admin) headers.push(...Object.entries(ADMIN_HEADERS));
   if (options.ip) headers.push(['x-forwarded-for', options.ip]);
   return rawRequest(relay.url, {
     method,
@@ -330,7 +330,7 @@ describe('every management and callback answer', () => {
     const refused = await send('GET', '/v1/events/stream', { headers: [['authorization', 'Bearer nope']] });
     const controller = new AbortController();
     const accepted = await fetch(`${relay.url}/v1/events/stream`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      headers: ADMIN_HEADERS,
       signal: controller.signal,
     });
     controller.abort();

@@ -37,7 +37,7 @@ import {
   timeoutEchoBody,
   uuid,
 } from '../helpers/hostile';
-import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, type TestRelay } from '../helpers/relay';
 
 /** Small enough that a 413 is cheap to provoke, large enough for the 10,000-level bodies below. */
 const MAX_BODY_BYTES = 100_000;
@@ -69,7 +69,7 @@ async function send(
     ['x-forwarded-for', options.ip ?? SAFARICOM_IP],
   ];
   if (body !== undefined) headers.push(['content-type', options.contentType ?? 'application/json']);
-  if (options.auth) headers.push(['authorization', `Bearer ${ADMIN_TOKEN}`]);
+  if (options.auth) headers.push(...Object.entries(ADMIN_HEADERS));
   const text = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
   const res = await rawRequest(relay.url, { method, path, headers, body: text });
   return { res, marker };

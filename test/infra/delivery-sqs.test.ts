@@ -1,6 +1,14 @@
-import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Aspects, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/bundling';
 import { roleArnChunks } from '../../infra/relay/delivery';
+import { cfnLint, cfnLintSkipReason } from './cfn-lint';
 import { exampleConfig, ofType, synthRelay } from './relay-synth';
 
 const SHOP_ROLE = 'arn:aws:iam::210987654321:role/relay-deliveries';
@@ -55,6 +63,28 @@ describe('relay stack: sqs destinations in partners accounts', () => {
     expect(statements('AWS::IAM::Policy').filter(assumes)).toEqual([]);
   });
 
+  it('lets EventBridge put on each destination queue only from that destination’s own rule (aws:SourceArn)', () => {
+    const rules = ofType(resources, 'AWS::Events::Rule').filter(([id]) =>
+      /^RelayDelivery(shop|erp)/.test(id),
+    );
+    expect(rules.length).toBeGreaterThanOrEqual(2);
+    const fromEvents = ofType(resources, 'AWS::SQS::QueuePolicy').flatMap(([, p]) =>
+      (p.Properties.PolicyDocument.Statement as (Statement & Record<string, any>)[]).filter(
+        (st) => st.Principal?.Service === 'events.amazonaws.com',
+      ),
+    );
+    for (const [ruleId] of rules)
+      expect(fromEvents).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+          Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+        }),
+      );
+    // Never a statement for EventBridge without the rule's condition.
+    expect(fromEvents.filter((st) => !st.Condition?.ArnEquals?.['aws:SourceArn'])).toEqual([]);
+  });
+
   it('is cdk-nag clean: no error and no warning', () => {
     const nagWarnings = Annotations.fromStack(stack)
       .findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))
@@ -95,4 +125,105 @@ describe('partner role grants within IAM limits', () => {
       expect(policy.length).toBeLessThanOrEqual(6144);
     }
   });
+});
+
+/**
+ * The partner's side lives in their account, so no relay template holds it and only a deployment proves it
+ * works end to end (test/integration/delivery-sqs-endpoint.test.ts plays STS and SQS locally). What can be
+ * proven here is the policies docs/webhooks.md#sqs-destinations tells the partner to create: read from the
+ * page itself, checked for least privilege, and deployed as a partner stack that cdk-nag and cfn-lint pass.
+ */
+describe('the partner account side of an sqs destination, as docs/webhooks.md gives it', () => {
+  const page = readFileSync(join(PROJECT_ROOT, 'docs/webhooks.md'), 'utf8');
+  const section = page.slice(page.indexOf('## SQS destinations'), page.indexOf('**Locally** (`npm start`)'));
+  const [example, trust, permissions, queuePolicy] = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map(
+    (m) => JSON.parse(m[1]!),
+  );
+  const erp = example.destinations.erp;
+  const RELAY_ACCOUNT = '111122223333';
+  const DELIVERY_ROLE = `arn:aws:iam::${RELAY_ACCOUNT}:role/relay-RelayDeliveryRole-1A2B3C`;
+  const QUEUE_KEY = 'arn:aws:kms:af-south-1:210987654321:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+  const concrete = (document: unknown) =>
+    JSON.parse(
+      JSON.stringify(document)
+        .replace(`arn:aws:iam::${RELAY_ACCOUNT}:role/<the delivery function's role>`, DELIVERY_ROLE)
+        .replace(/arn:aws:kms:[^"]*<their queue's key>/, QUEUE_KEY),
+    );
+
+  it("trusts only the relay account's delivery role, with the partner's external id", () => {
+    expect(trust.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { AWS: `arn:aws:iam::${RELAY_ACCOUNT}:root` },
+        Action: 'sts:AssumeRole',
+        Condition: {
+          StringEquals: { 'sts:ExternalId': erp.externalId },
+          ArnEquals: {
+            'aws:PrincipalArn': `arn:aws:iam::${RELAY_ACCOUNT}:role/<the delivery function's role>`,
+          },
+        },
+      },
+    ]);
+  });
+
+  it('lets the role send to the one queue and nothing else; the queue takes sends from that role alone', () => {
+    expect(permissions.Statement).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: erp.queue },
+      {
+        Effect: 'Allow',
+        Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        Resource: expect.stringMatching(/^arn:aws:kms:af-south-1:210987654321:key\//),
+      },
+    ]);
+    const statements = queuePolicy.Statement as Record<string, any>[];
+    expect(statements.filter((st) => st.Effect === 'Allow')).toEqual([
+      { Effect: 'Allow', Principal: { AWS: erp.roleArn }, Action: 'sqs:SendMessage', Resource: erp.queue },
+    ]);
+    // No wildcard in what is allowed: every action and resource is named (the TLS deny is for everyone).
+    expect(
+      JSON.stringify([trust, permissions, statements.filter((st) => st.Effect === 'Allow')]),
+    ).not.toMatch(/"\*"|:\*"/);
+    expect(statements.filter((st) => st.Effect === 'Deny')).toEqual([
+      expect.objectContaining({ Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    ]);
+  });
+
+  it('deploys in the partner account as written: cdk-nag and cfn-lint clean', () => {
+    const app = new App();
+    const stack = new Stack(app, 'PartnerQueue', { env: { account: '210987654321', region: 'af-south-1' } });
+    const dlq = new sqs.CfnQueue(stack, 'EventsDlq', {
+      queueName: 'momo-events-dlq.fifo',
+      fifoQueue: true,
+      kmsMasterKeyId: QUEUE_KEY,
+    });
+    const queue = new sqs.CfnQueue(stack, 'Events', {
+      queueName: 'momo-events.fifo',
+      fifoQueue: true,
+      kmsMasterKeyId: QUEUE_KEY,
+      redrivePolicy: { deadLetterTargetArn: dlq.attrArn, maxReceiveCount: 5 },
+    });
+    new sqs.CfnQueuePolicy(stack, 'EventsPolicy', { queues: [queue.ref], policyDocument: queuePolicy });
+    new sqs.CfnQueuePolicy(stack, 'EventsDlqPolicy', {
+      queues: [dlq.ref],
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [queuePolicy.Statement.find((st: { Effect: string }) => st.Effect === 'Deny')],
+      },
+    });
+    new iam.CfnRole(stack, 'RelayDeliveries', {
+      roleName: 'momo-relay-deliveries',
+      assumeRolePolicyDocument: concrete(trust),
+      policies: [{ policyName: 'send-momo-events', policyDocument: concrete(permissions) }],
+    });
+    Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+    const template = Template.fromStack(stack).toJSON();
+    const annotations = Annotations.fromStack(stack);
+    const nag = (found: ReturnType<typeof annotations.findError>) =>
+      found.map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
+    const pattern = Match.stringLikeRegexp('AwsSolutions-.*');
+    expect(nag(annotations.findError('*', pattern))).toEqual([]);
+    expect(nag(annotations.findWarning('*', pattern))).toEqual([]);
+    if (cfnLintSkipReason()) return;
+    expect(cfnLint({ PartnerQueue: template }).errors).toEqual([]);
+  }, 120_000);
 });

@@ -75,7 +75,11 @@ describe('sqs destination under npm start, through the real SQS client to a loca
     // Act
     const attempts = await deliver(published);
 
-    // Assess
+    // Assess: the attempt first, so a failure shows what the relay logged (a time-out, a refused
+    // signature, a connection reset) rather than only an empty queue.
+    expect(attempts.map((a) => [a.outcome, a.excerpt])).toEqual([
+      ['delivered', expect.stringMatching(/^SQS MessageId /)],
+    ]);
     expect(endpoint.messages).toHaveLength(1);
     const [message] = endpoint.messages;
     expect(message!.queue).toBe('momo-events');

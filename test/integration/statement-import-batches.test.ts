@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RelayServices } from '../../shared/app/services';
 import { IMPORT_ANSWER_MARGIN_MS, statementRoute } from '../../shared/http/statement-routes';
 import type { InboundRequest } from '../../shared/http/types';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from '../helpers/relay';
+import { ADMIN_HEADERS, startTestRelay, type TestRelay } from '../helpers/relay';
 import {
   finalC2b,
   MERCHANT_HEADER,
@@ -75,7 +75,7 @@ describe('a 1,000-row statement over HTTP on DynamoDB Local', () => {
         'POST',
         `/v1/statements/daraja/demo/import?file=Mpesa_600638.csv${from ? `&from=${from}` : ''}`,
         text,
-        { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' },
+        { ...ADMIN_HEADERS, 'content-type': 'text/csv' },
       );
       statuses.push(status);
       if (status !== 200 && status !== 202) return { statuses, answers };

@@ -29,8 +29,6 @@ type ExtraDestinationIo = Pick<DestinationIo, 'queues' | 'roles'>;
 /** Each type's sender, built once (its caches live as long as the process). */
 export type Deliverers = (type: string) => Deliverer<unknown>;
 
-/** The Standard Webhooks example's time-out; a destination that needs longer should answer 2xx first and work after. */
-export const DELIVERY_TIMEOUT_MS = 15_000;
 /** Characters of a response kept in the delivery log, after scrubbing. */
 const EXCERPT_CHARS = 512;
 /** A Retry-After longer than a day is read as a day: the schedule's longest wait. */
@@ -392,7 +390,7 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
       eventId: job.event.eventId,
       correlationId: job.event.correlationId,
       signature: webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
-      timeoutMs: DELIVERY_TIMEOUT_MS,
+      timeoutMs: config.timeoutMs,
       runtime: ctx.runtime,
     });
   } catch (error) {

@@ -4,7 +4,7 @@ import type { EventEnvelope } from '../../domain/event-envelope';
 import { DeliveryPathUnavailableError } from '../../domain/errors';
 import type { Scrubber } from '../../util/redact';
 import type { Clock, RelayLogger, RelayMetrics } from '../ports';
-import { attemptDelivery, type Deliverers, DELIVERY_TIMEOUT_MS } from './engine';
+import { attemptDelivery, type Deliverers } from './engine';
 
 import type {
   DeliveredEvent,
@@ -176,7 +176,7 @@ export async function deliverQueueBatch(
       await handBack(record, Math.ceil((dueMs - nowMs) / 1000));
       continue;
     }
-    if (deps.remainingMs() < DELIVERY_TIMEOUT_MS + DEADLINE_MARGIN_MS) {
+    if (deps.remainingMs() < config.timeoutMs + DEADLINE_MARGIN_MS) {
       await handBack(record, 0);
       continue;
     }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalView, AuditPage, MeAnswer } from '../../../shared/app/management-answers';
 import { handleManagementRequest } from '../../../shared/http/management-router';
 import { toInboundRequest } from '../../../shared/http/api-gateway';
-import { managementWorld as world, START } from './management-world';
+import { managementWorld as world, SHARED_TOKEN, START } from './management-world';
 
 const REF_SMALL = '11111111-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
 const REF_LARGE = '22222222-4b7d-4e2a-9c3b-1a2b3c4d5e6f';
@@ -245,5 +245,66 @@ describe('the audit log API', () => {
     expect(bad.status).toBe(400);
     expect(w.store.audit.at(-1)).toMatchObject({ action: 'audit.read', outcome: 'refused' });
     expect(w.store.audit.some((e) => e.action === 'audit.export' && e.actor?.name === 'bo')).toBe(true);
+  });
+});
+
+describe('the shared bearer token names the person acting', () => {
+  const shared = (actor?: string) => ({
+    authorization: `Bearer ${SHARED_TOKEN}`,
+    ...(actor === undefined ? {} : { 'x-relay-actor': actor }),
+  });
+
+  it('refuses a manual action without X-Relay-Actor (400, nothing changed, audited), reads and registrations still pass', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_SMALL, '100');
+    // Act
+    const refused = await w.callWith(shared(), 'POST', resolvePath(REF_SMALL), {
+      status: 'FAILED',
+      note: 'x',
+    });
+    const me = await w.callWith(shared(), 'GET', '/v1/me');
+    const registered = await w.callWith(shared(), 'POST', '/v1/transactions', {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF_LARGE,
+      amount: '100',
+      currency: 'EUR',
+    });
+    // Assess
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('ACTOR_REQUIRED');
+    expect(refused.body.error.message).toContain('x-relay-actor');
+    const tx = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_SMALL });
+    expect(tx!.status).toBe('EXPIRED');
+    expect(w.store.audit.find((e) => e.action === 'transaction.resolve')).toMatchObject({
+      actor: { name: 'bearer-token (shared)' },
+      outcome: 'refused',
+      httpStatus: 400,
+    });
+    expect(me.status).toBe(200);
+    expect((me.body as MeAnswer).actor.name).toBe('bearer-token (shared)');
+    expect(registered.status).toBe(201);
+  });
+
+  it('records the named person on the action and in the audit log, and refuses a header that is no name', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_SMALL, '100');
+    // Act
+    const resolved = await w.callWith(shared('Ada Lovelace'), 'POST', resolvePath(REF_SMALL), {
+      status: 'FAILED',
+      note: 'confirmed by phone',
+    });
+    const notAName = await w.callWith(shared('-- . --'), 'GET', '/v1/me');
+    // Assess
+    expect(resolved.status).toBe(200);
+    expect(w.store.audit.find((e) => e.action === 'transaction.resolve')).toMatchObject({
+      actor: { id: 'bearer-token:Ada Lovelace', name: 'Ada Lovelace (shared token)', role: 'admin' },
+      outcome: 'ok',
+    });
+    expect(notAName.status).toBe(400);
+    expect(notAName.body.error.code).toBe('ACTOR_REQUIRED');
   });
 });

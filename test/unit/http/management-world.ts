@@ -22,6 +22,8 @@ const TOKENS = {
   cy: 'admin-token-0123456789cd',
 };
 const ROLES = { vic: 'viewer', ana: 'operator', bo: 'admin', cy: 'admin' } as const;
+/** The shared `management.bearerToken`: it names nobody unless X-Relay-Actor does. */
+export const SHARED_TOKEN = 'shared-token-0123456789';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const pendingApi = {
@@ -40,6 +42,7 @@ export function managementWorld(
     ...more,
     management: {
       auth: 'bearer',
+      bearerToken: SHARED_TOKEN,
       tokens: Object.entries(TOKENS).map(([name, token]) => ({
         name,
         role: ROLES[name as keyof typeof ROLES],
@@ -64,15 +67,15 @@ export function managementWorld(
     metrics: { count() {}, timing() {}, flush() {} },
   };
   let n = 0;
-  /** A request through the router as `who` (null: no authorization header at all). */
-  const call = async (who: keyof typeof TOKENS | null, method: string, path: string, body?: unknown) => {
+  /** A request through the router with these headers (and a JSON body's content type). */
+  const callWith = async (headers: Record<string, string>, method: string, path: string, body?: unknown) => {
     const [pathname, search = ''] = path.split('?');
     const request: InboundRequest = {
       requestId: `req-${++n}`,
       method,
       path: pathname!,
       headers: {
-        ...(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}),
+        ...headers,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       query: Object.fromEntries(new URLSearchParams(search)),
@@ -83,6 +86,9 @@ export function managementWorld(
     const res = await handleManagementRequest(services, request);
     return { status: res.statusCode, body: res.body as any, headers: res.headers ?? {} };
   };
+  /** A request through the router as `who` (null: no authorization header at all). */
+  const call = (who: keyof typeof TOKENS | null, method: string, path: string, body?: unknown) =>
+    callWith(who ? { authorization: `Bearer ${TOKENS[who]}` } : {}, method, path, body);
   /** Registers a MoMo payment and lets its window pass with the provider saying PENDING: EXPIRED. */
   const expired = async (reference: string, amount: string, account = 'demo') => {
     const registered = await call('ana', 'POST', '/v1/transactions', {
@@ -102,5 +108,5 @@ export function managementWorld(
     }
     throw new Error(`${reference} never expired`);
   };
-  return { store, services, call, expired, advance: (s: number) => void (now += s * 1000) };
+  return { store, services, call, callWith, expired, advance: (s: number) => void (now += s * 1000) };
 }

@@ -3,7 +3,7 @@
  * login name; a container user with no passwd entry still gets a name instead of a crash mid-run.
  */
 import { describe, expect, it } from 'vitest';
-import { loginName } from '../../../scripts/ledger/day';
+import { loginName } from '../../../scripts/cli';
 
 describe('the closer of npm run ledger:day without --by', () => {
   it("is the environment's login name when it has one", () => {

@@ -189,6 +189,24 @@ describe('webhook delivery engine', () => {
     expect(sender.requests.map((r) => r.timeoutMs)).toEqual([15_000, 15_000]);
   });
 
+  it("gives each attempt the destination's own timeoutMs, 100 ms to 15 s, and no other", async () => {
+    // Prepare
+    const sender = new ScriptedSender((_, n) =>
+      n === 1 ? { kind: 'failed', error: 'no answer within 250 ms' } : answer(200),
+    );
+    const { attemptAndRetry } = setup(sender, { partner: { timeoutMs: 250 } });
+
+    // Act
+    await attemptAndRetry();
+    const refused = [99, 15_001, 1.5].map(
+      (timeoutMs) => destinationSchema.safeParse({ url: 'https://p.example.com', timeoutMs }).success,
+    );
+
+    // Assess
+    expect(sender.requests.map((r) => r.timeoutMs)).toEqual([250, 250]);
+    expect(refused).toEqual([false, false, false]);
+  });
+
   it('counts a 3xx as a failure and retries the same URL, never the Location', async () => {
     // Prepare
     const sender = new ScriptedSender((_, n) => (n === 1 ? answer(302) : answer(200)));
