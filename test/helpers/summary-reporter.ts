@@ -23,7 +23,7 @@ export default class SummaryReporter implements Reporter {
     const flaky = flakyTests(testModules);
     if (flaky.length) {
       process.stdout.write('\nFlaky: failed, then passed when run again (retry: 1 in the dynamodb lane):\n');
-      for (const name of flaky) process.stdout.write(`  ${name}\n`);
+      for (const { name, firstFailure } of flaky) process.stdout.write(`  ${name}\n${indent(firstFailure)}`);
     }
     const { passed, failed, skipped } = countTests(testModules);
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
@@ -60,17 +60,41 @@ export function countTests(modules: ReadonlyArray<CountedModule>) {
 /** What flakyTests reads of vitest's TestModule. */
 interface RetriedModule {
   relativeModuleId: string;
-  children: { allTests(): Iterable<{ fullName: string; diagnostic(): { flaky: boolean } | undefined }> };
+  children: {
+    allTests(): Iterable<{
+      fullName: string;
+      diagnostic(): { flaky: boolean } | undefined;
+      result(): { errors?: ReadonlyArray<{ message?: string }> };
+    }>;
+  };
 }
 
-/** Tests that failed and then passed on their retry, as `file > test`. */
-export function flakyTests(modules: ReadonlyArray<RetriedModule>): string[] {
+/** How much of a flaky test's first failure the summary keeps: a `npm run sim` transcript fits. */
+const FIRST_FAILURE_CHARS = 6_000;
+
+/**
+ * Tests that failed and then passed on their retry, as `file > test`, each with what its first try
+ * failed with (vitest keeps that try's errors on the passed test): a flake seen once in CI is then
+ * explained by its log, not lost with the retry's pass.
+ */
+export function flakyTests(
+  modules: ReadonlyArray<RetriedModule>,
+): Array<{ name: string; firstFailure: string }> {
   return modules.flatMap((module) =>
     [...module.children.allTests()]
       .filter((test) => test.diagnostic()?.flaky === true)
-      .map((test) => `${module.relativeModuleId} > ${test.fullName}`),
+      .map((test) => ({
+        name: `${module.relativeModuleId} > ${test.fullName}`,
+        firstFailure: (test.result().errors?.[0]?.message ?? '(no error kept)').slice(0, FIRST_FAILURE_CHARS),
+      })),
   );
 }
+
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `      ${line}\n`)
+    .join('');
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 

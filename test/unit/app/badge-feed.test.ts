@@ -146,7 +146,12 @@ describe('badge feed against the simulator', () => {
   afterAll(() => sim.close());
   beforeEach(() => sim.reset());
 
-  /** The simulator dates badges in real time: the relay's clock starts now. */
+  /**
+   * The simulator dates badges in real time: the relay's clock starts a second after now. A test creates
+   * its badge before its world, so the badge is valid when the relay first reads it however long the
+   * machine took between the two (a world made first, then a POST more than a second later on a loaded
+   * machine, dated the badge after the relay's clock: a BadgeActivated the test did not expect).
+   */
   const simWorld = () =>
     world(
       undefined,
@@ -165,8 +170,8 @@ describe('badge feed against the simulator', () => {
 
   it('publishes BadgeCreated, BadgeUpdated (with the changed fields) and BadgeDeleted for real changes', async () => {
     // Prepare
-    const w = simWorld();
     const { id } = await send('POST', '', CREATE);
+    const w = simWorld();
     // Act
     await w.cycle();
     await send('PUT', `/${id}`, { badge_name: 'Big sale' });
@@ -188,8 +193,8 @@ describe('badge feed against the simulator', () => {
 
   it('publishes nothing when a read finds the badges unchanged', async () => {
     // Prepare
-    const w = simWorld();
     await send('POST', '', CREATE);
+    const w = simWorld();
     await w.cycle();
     // Act
     for (let i = 0; i < 3; i++) {
@@ -203,8 +208,8 @@ describe('badge feed against the simulator', () => {
 
   it('changes nothing on a 500 or a garbage answer, and records the failure', async () => {
     // Prepare
-    const w = simWorld();
     const { id } = await send('POST', '', CREATE);
+    const w = simWorld();
     await w.cycle();
     const before = await w.snapshot();
     await send('DELETE', `/${id}`);
@@ -247,8 +252,8 @@ describe('badge feed against the simulator', () => {
 
   it('publishes BadgeExpired at the tick after the valid_to the simulator set', async () => {
     // Prepare
-    const w = simWorld();
     const { id } = await send('POST', '', CREATE);
+    const w = simWorld();
     await w.cycle();
     await admin('POST', `/_sim/badges/${id}/expire`, { inSeconds: 90 });
     // Act: the read sees the new valid_to; ticks every 20 s follow

@@ -50,22 +50,47 @@ describe('the CPU summary of TEST_CPU_LOG', () => {
 });
 
 describe('the flaky tests at the end of a run', () => {
+  const test = (fullName: string, flaky: boolean | undefined, errors?: Array<{ message: string }>) => ({
+    fullName,
+    diagnostic: () => (flaky === undefined ? undefined : { flaky }),
+    result: () => ({ errors }),
+  });
+
   it('lists the tests that passed only on their retry, and no other', () => {
     // Prepare
-    const test = (fullName: string, flaky: boolean | undefined) => ({
-      fullName,
-      diagnostic: () => (flaky === undefined ? undefined : { flaky }),
-    });
     const modules = [
       {
         relativeModuleId: 'test/e2e/a.test.ts',
-        children: { allTests: () => [test('waits', true), test('ok', false)] },
+        children: {
+          allTests: () => [
+            test('waits', true, [{ message: 'gave up after 21 s (--timeout)' }]),
+            test('ok', false),
+          ],
+        },
       },
       { relativeModuleId: 'test/e2e/b.test.ts', children: { allTests: () => [test('skipped', undefined)] } },
     ];
     // Act
     const flaky = flakyTests(modules);
     // Assess
-    expect(flaky).toEqual(['test/e2e/a.test.ts > waits']);
+    expect(flaky.map((f) => f.name)).toEqual(['test/e2e/a.test.ts > waits']);
+  });
+
+  it("keeps what the first try failed with, cut to a transcript's length", () => {
+    // Prepare
+    const long = `ran: npm run sim -- momo pay\n${'x'.repeat(10_000)}`;
+    const modules = [
+      {
+        relativeModuleId: 'test/e2e/a.test.ts',
+        children: { allTests: () => [test('sim', true, [{ message: long }])] },
+      },
+      { relativeModuleId: 'test/e2e/b.test.ts', children: { allTests: () => [test('none kept', true)] } },
+    ];
+    // Act
+    const [sim, none] = flakyTests(modules);
+    // Assess
+    expect(sim!.firstFailure.startsWith('ran: npm run sim -- momo pay\n')).toBe(true);
+    expect(sim!.firstFailure.length).toBe(6_000);
+    expect(none!.firstFailure).toBe('(no error kept)');
   });
 });
