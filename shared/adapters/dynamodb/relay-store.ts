@@ -38,7 +38,7 @@ import {
   transactionPk,
 } from './table';
 import { keyOfPk, widenTransactionItem } from './transaction-item';
-import { widenReceiptItem } from './receipt-item';
+import { receiptViewOf, widenReceiptItem } from './receipt-item';
 import { BATCH_GET_KEYS, batchGetItems } from './batch-get';
 import {
   DAY,
@@ -629,22 +629,7 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
       ),
     );
     const item = widenReceiptItem(result.Item);
-    if (!item) return undefined;
-    return {
-      receiptId: String(item.receiptId),
-      routeName: String(item.routeName),
-      method: String(item.method),
-      path: String(item.path ?? ''),
-      headers: (item.headers as Record<string, string>) ?? {},
-      sourceIp: String(item.sourceIp),
-      firstReceivedAt: String(item.firstReceivedAt),
-      lastReceivedAt: String(item.lastReceivedAt),
-      deliveries: Number(item.deliveries ?? 1),
-      verification: (item.verification as Record<string, unknown>) ?? {},
-      bodyBytes: Number(item.bodyBytes ?? 0),
-      ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
-      body: String(item.body ?? ''),
-    };
+    return item && receiptViewOf(item, 'whole');
   }
 
   async listQuarantineDay(
