@@ -1,4 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { ReceiptSummary, StoredReceiptView } from '../../app/ports';
 import { RECEIPT_SK_PREFIX } from './table';
 import { keyOfPk } from './transaction-item';
 
@@ -107,4 +108,36 @@ export function widenReceiptItem<T extends Record<string, unknown> | undefined>(
     ...unpacked,
     ...plain,
   } as unknown as T;
+}
+
+/**
+ * The receipt as the store's readers answer it, from its plain item (widened, or read with a projection
+ * of the summary's attributes): the summary a history page lists, or with `whole` the receipt itself (its
+ * path, headers and body too). The key order is the documented answer's (docs/management-api.md), the
+ * summary's keys in the same order as the whole receipt's.
+ */
+export function receiptViewOf(item: Record<string, unknown>, part: 'summary'): ReceiptSummary;
+export function receiptViewOf(item: Record<string, unknown>, part: 'whole'): StoredReceiptView;
+export function receiptViewOf(
+  item: Record<string, unknown>,
+  part: 'summary' | 'whole',
+): ReceiptSummary | StoredReceiptView {
+  const whole = part === 'whole';
+  return {
+    // A compact receipt's id is its sk's; one in the plain layout also has it plain.
+    receiptId: String(item.receiptId ?? String(item.sk).slice(RECEIPT_SK_PREFIX.length)),
+    routeName: String(item.routeName),
+    method: String(item.method),
+    ...(whole
+      ? { path: String(item.path ?? ''), headers: (item.headers as Record<string, string>) ?? {} }
+      : {}),
+    sourceIp: String(item.sourceIp),
+    firstReceivedAt: String(item.firstReceivedAt),
+    lastReceivedAt: String(item.lastReceivedAt),
+    deliveries: Number(item.deliveries ?? 1),
+    verification: (item.verification as Record<string, unknown>) ?? {},
+    bodyBytes: Number(item.bodyBytes ?? 0),
+    ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
+    ...(whole ? { body: String(item.body ?? '') } : {}),
+  };
 }

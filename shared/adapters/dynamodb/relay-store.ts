@@ -21,6 +21,7 @@ import type {
 import { StorageUnavailableError } from '../../domain/errors';
 import { dayTimeOf } from '../../domain/statement-match';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { inParallel } from '../../util/in-parallel';
 import {
   ACCOUNT_DAY_INDEX,
   accountDayPartition,
@@ -37,7 +38,7 @@ import {
   transactionPk,
 } from './table';
 import { keyOfPk, widenTransactionItem } from './transaction-item';
-import { widenReceiptItem } from './receipt-item';
+import { receiptViewOf, widenReceiptItem } from './receipt-item';
 import { BATCH_GET_KEYS, batchGetItems } from './batch-get';
 import {
   DAY,
@@ -58,20 +59,12 @@ function* daysBetween(from: string, to: string): Generator<string> {
     yield new Date(day).toISOString().slice(0, 10);
 }
 
+/** Queries of one listCreated in flight at once. */
+const CREATED_READS_IN_FLIGHT = 8;
 /** Queries of one listAccountDay in flight at once. */
 const ACCOUNT_DAY_READS_IN_FLIGHT = 16;
 /** BatchGetItem requests of one listAccountDay in flight at once. */
 const BATCH_GETS_IN_FLIGHT = 4;
-
-/** Runs `work` on every element, at most `width` at a time. */
-async function inParallel<T>(all: readonly T[], width: number, work: (one: T) => Promise<void>) {
-  const queue = [...all];
-  await Promise.all(
-    Array.from({ length: Math.min(width, queue.length) }, async () => {
-      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
-    }),
-  );
-}
 
 /** Every port of the relay's store (RelayStore): the callback path's (DynamoTransactionStore) and the rest. */
 export class DynamoRelayStore extends DynamoTransactionStore implements RelayStore {
@@ -379,28 +372,21 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
     for (const day of daysBetween(from, to))
       for (let shard = 0; shard < this.shards; shard++) queries.push({ day, shard });
     // Partitions in parallel (a few at a time): a month is 31 × shards queries.
-    const width = 8;
-    const queue = [...queries];
-    await Promise.all(
-      Array.from({ length: width }, async () => {
-        for (let q = queue.shift(); q; q = queue.shift()) {
-          const { day, shard } = q;
-          let cursor: Record<string, unknown> | undefined;
-          do {
-            const page = await guard('listCreated', () =>
-              this.doc.send(
-                new QueryCommand({ ...this.dayShardQuery(day, shard, from, to), ExclusiveStartKey: cursor }),
-              ),
-            );
-            for (const item of page.Items ?? []) {
-              const key = keyOfPk(String(item.pk));
-              if (key) keys.push(key);
-            }
-            cursor = page.LastEvaluatedKey;
-          } while (cursor);
+    await inParallel(queries, CREATED_READS_IN_FLIGHT, async ({ day, shard }) => {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await guard('listCreated', () =>
+          this.doc.send(
+            new QueryCommand({ ...this.dayShardQuery(day, shard, from, to), ExclusiveStartKey: cursor }),
+          ),
+        );
+        for (const item of page.Items ?? []) {
+          const key = keyOfPk(String(item.pk));
+          if (key) keys.push(key);
         }
-      }),
-    );
+        cursor = page.LastEvaluatedKey;
+      } while (cursor);
+    });
     return keys;
   }
 
@@ -643,22 +629,7 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
       ),
     );
     const item = widenReceiptItem(result.Item);
-    if (!item) return undefined;
-    return {
-      receiptId: String(item.receiptId),
-      routeName: String(item.routeName),
-      method: String(item.method),
-      path: String(item.path ?? ''),
-      headers: (item.headers as Record<string, string>) ?? {},
-      sourceIp: String(item.sourceIp),
-      firstReceivedAt: String(item.firstReceivedAt),
-      lastReceivedAt: String(item.lastReceivedAt),
-      deliveries: Number(item.deliveries ?? 1),
-      verification: (item.verification as Record<string, unknown>) ?? {},
-      bodyBytes: Number(item.bodyBytes ?? 0),
-      ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
-      body: String(item.body ?? ''),
-    };
+    return item && receiptViewOf(item, 'whole');
   }
 
   async listQuarantineDay(

@@ -19,6 +19,7 @@ import type {
   StoredStatementRow,
 } from '../../domain/statement';
 import { sameCurrency } from '../../domain/statement';
+import { inParallel } from '../../util/in-parallel';
 import { batchGetItems } from './batch-get';
 import { guard } from './relay-store';
 import { STATEMENT_BALANCE_PK_PREFIX, STATEMENT_CLOSED_PK_PREFIX, STATEMENT_DAY_PK_PREFIX } from './table';
@@ -237,16 +238,7 @@ export class DynamoStatementStore implements StatementStore {
    * transaction of puts bills twice the units), at most ROW_PUTS_IN_FLIGHT at a time.
    */
   async putRows(rows: readonly StoredStatementRow[]): Promise<boolean[]> {
-    const written: boolean[] = new Array<boolean>(rows.length).fill(false);
-    let next = 0;
-    const worker = async () => {
-      while (next < rows.length) {
-        const at = next++;
-        written[at] = await this.putRow(rows[at]!);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(ROW_PUTS_IN_FLIGHT, rows.length) }, worker));
-    return written;
+    return inParallel(rows, ROW_PUTS_IN_FLIGHT, (row) => this.putRow(row));
   }
 
   async listRows(at: AccountDay): Promise<StoredStatementRow[]> {

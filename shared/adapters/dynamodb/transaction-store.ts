@@ -39,7 +39,7 @@ import {
   transactionPk,
 } from './table';
 import { compactTransactionItem, widenTransactionItem } from './transaction-item';
-import { packedReceiptOf, packReceipt, RECEIPT_PACKED_ATTRIBUTE } from './receipt-item';
+import { packedReceiptOf, packReceipt, RECEIPT_PACKED_ATTRIBUTE, receiptViewOf } from './receipt-item';
 
 export interface RelayStoreOptions {
   tableName: string;
@@ -407,19 +407,7 @@ export class DynamoTransactionStore implements CallbackStore {
       ),
     );
     this.report('listReceipts', result.ConsumedCapacity);
-    const receipts = (result.Items ?? []).map((item) => ({
-      // A compact receipt's id is its sk's (receipt-item.ts); one in the plain layout also has it plain.
-      receiptId: String(item.sk).slice(RECEIPT_SK_PREFIX.length),
-      routeName: String(item.routeName),
-      method: String(item.method),
-      sourceIp: String(item.sourceIp),
-      firstReceivedAt: String(item.firstReceivedAt),
-      lastReceivedAt: String(item.lastReceivedAt),
-      deliveries: Number(item.deliveries ?? 1),
-      verification: (item.verification as Record<string, unknown>) ?? {},
-      bodyBytes: Number(item.bodyBytes ?? 0),
-      ...(item.bodyDropped === true ? { bodyDropped: true } : {}),
-    }));
+    const receipts = (result.Items ?? []).map((item) => receiptViewOf(item, 'summary'));
     const last = receipts.at(-1);
     return { receipts, ...(result.LastEvaluatedKey && last ? { next: last.receiptId } : {}) };
   }

@@ -1,6 +1,7 @@
 import type { StatementRow } from '../../domain/statement';
 import { type MatchKey, matchKeys } from '../../domain/statement-match';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
+import { inParallel } from '../../util/in-parallel';
 import { idProblem } from '../../util/text';
 import type { RelayStore } from '../ports';
 import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
@@ -133,20 +134,15 @@ export class TransactionFinder {
         ),
       ).values(),
     ];
-    let next = 0;
-    const worker = async () => {
-      while (next < asks.length) {
-        const { owner, value } = asks[next++]!;
-        const entries = await this.store.findLookups('externalId', value, 5);
-        this.lookups.set(
-          lookupId(owner, value),
-          entries
-            .filter((e) => e.key.provider === owner.provider && e.key.account === owner.account)
-            .map((e) => e.key),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(LOOKUPS_IN_FLIGHT, asks.length) }, worker));
+    await inParallel(asks, LOOKUPS_IN_FLIGHT, async ({ owner, value }) => {
+      const entries = await this.store.findLookups('externalId', value, 5);
+      this.lookups.set(
+        lookupId(owner, value),
+        entries
+          .filter((e) => e.key.provider === owner.provider && e.key.account === owner.account)
+          .map((e) => e.key),
+      );
+    });
   }
 
   private async readTransactions(keys: readonly TransactionKey[]): Promise<void> {
