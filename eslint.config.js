@@ -95,7 +95,6 @@ export default tseslint.config(
       'shared/app/transactions/ingest-report.ts',
       // Not taken up yet: one function each to split along its steps.
       'shared/app/badges/badge-feed.ts',
-      'shared/app/callbacks/quarantine.ts',
       'shared/app/transactions/get-transaction.ts',
       'shared/app/transactions/register-transaction.ts',
       'shared/config/load.ts',

@@ -100,44 +100,11 @@ export async function recordRejection(
     return id;
   }
   const bodyLimit = sampler && !knownAccount ? sampler.limits.unknownRouteBodyBytes : QUARANTINE_BODY_LIMIT;
-  const kept = request.rawBody.subarray(0, bodyLimit);
-  const isUtf8 = Buffer.from(kept.toString('utf8'), 'utf8').equals(kept);
-  // Scrubbed before it is cut: a secret straddling the cut is redacted whole, never kept in part.
-  const window = request.rawBody.subarray(0, bodyLimit + SCRUB_MARGIN).toString('utf8');
-  const body = isUtf8
-    ? scrubThenTruncateBytes(window, bodyLimit, (text) => scrub(redactRefusedBody(text)))
-    : kept.toString('base64');
-  const path = scrubThenTruncate(context.storedPath ?? request.path, MAX_PATH, scrub);
-  const message = scrubThenTruncate(error.message, MAX_MESSAGE, scrub);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(storableHeaders(request.headers)))
-    headers[scrub(name)] = scrub(value);
-  const sourceIp = clip(request.sourceIp, 64);
-  const outbox: EventEnvelope[] = [];
-  if (context.emitEvent && context.provider && context.account) {
-    outbox.push(
-      buildEvent(
-        'CallbackRejected',
-        `${context.provider}:${context.account}:quarantine`,
-        id,
-        'callback',
-        receivedAt,
-        {
-          provider: context.provider,
-          account: context.account,
-          route: context.routeName ?? null,
-          method: clip(request.method, 16),
-          path,
-          sourceIp,
-          httpStatus,
-          errorCode: error.code,
-          message,
-          quarantineId: id,
-          receivedAt,
-        },
-      ),
-    );
-  }
+  const { body, isUtf8, path, message, headers, sourceIp } = scrubbedParts(scrub, request, error, {
+    bodyLimit,
+    storedPath: context.storedPath,
+  });
+  const outbox = rejectedEvent(id, receivedAt, { request, error, context, path, message, sourceIp });
   const entry: QuarantineInput = {
     id,
     receivedAt,
@@ -159,22 +126,7 @@ export async function recordRejection(
     ...(context.reference && knownAccount ? { reference: clip(context.reference, 256) } : {}),
     outbox,
   };
-  // Bounded: a refusal is answered promptly even when storage stalls (the write goes on, and is logged).
-  const write = deps.store
-    .quarantine(entry)
-    .then(() => 'stored' as const)
-    .catch((storeError: unknown) => {
-      deps.log.error('quarantine write failed', {
-        errorCode: error.code,
-        path,
-        error: (storeError as Error).message,
-      });
-      return 'failed' as const;
-    });
-  const result = await within(
-    summaryWritten ? Promise.all([write, summaryWritten]).then(([stored]) => stored) : write,
-    waitBudgetMs,
-  );
+  const result = await boundedWrite(deps, entry, summaryWritten, waitBudgetMs);
   if (isLate(result)) {
     deps.log.warn('quarantine write still pending; answering the refusal anyway', {
       errorCode: error.code,
@@ -196,6 +148,90 @@ export async function recordRejection(
   return id;
 }
 
+/** What is kept of the refused request: scrubbed of secrets, then cut to its limits. */
+function scrubbedParts(
+  scrub: (text: string) => string,
+  request: ReceivedRequest,
+  error: RelayError,
+  { bodyLimit, storedPath }: { bodyLimit: number; storedPath: string | undefined },
+) {
+  const kept = request.rawBody.subarray(0, bodyLimit);
+  const isUtf8 = Buffer.from(kept.toString('utf8'), 'utf8').equals(kept);
+  // Scrubbed before it is cut: a secret straddling the cut is redacted whole, never kept in part.
+  const window = request.rawBody.subarray(0, bodyLimit + SCRUB_MARGIN).toString('utf8');
+  const body = isUtf8
+    ? scrubThenTruncateBytes(window, bodyLimit, (text) => scrub(redactRefusedBody(text)))
+    : kept.toString('base64');
+  const path = scrubThenTruncate(storedPath ?? request.path, MAX_PATH, scrub);
+  const message = scrubThenTruncate(error.message, MAX_MESSAGE, scrub);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(storableHeaders(request.headers)))
+    headers[scrub(name)] = scrub(value);
+  return { body, isUtf8, path, message, headers, sourceIp: clip(request.sourceIp, 64) };
+}
+
+/** CallbackRejected, for a refusal aimed at a configured account (its quarantine entry's outbox). */
+function rejectedEvent(
+  id: string,
+  receivedAt: string,
+  refused: {
+    request: ReceivedRequest;
+    error: RelayError;
+    context: RejectionContext;
+    path: string;
+    message: string;
+    sourceIp: string;
+  },
+): EventEnvelope[] {
+  const { request, error, context } = refused;
+  if (!context.emitEvent || !context.provider || !context.account) return [];
+  return [
+    buildEvent(
+      'CallbackRejected',
+      `${context.provider}:${context.account}:quarantine`,
+      id,
+      'callback',
+      receivedAt,
+      {
+        provider: context.provider,
+        account: context.account,
+        route: context.routeName ?? null,
+        method: clip(request.method, 16),
+        path: refused.path,
+        sourceIp: refused.sourceIp,
+        httpStatus: context.httpStatus,
+        errorCode: error.code,
+        message: refused.message,
+        quarantineId: id,
+        receivedAt,
+      },
+    ),
+  ];
+}
+
+/** The entry's write (and the summary's), waited for at most the budget: a refusal is answered promptly even when storage stalls (the write goes on, and is logged). */
+function boundedWrite(
+  deps: RejectionDeps,
+  entry: QuarantineInput,
+  summaryWritten: Promise<unknown> | undefined,
+  waitBudgetMs: number,
+) {
+  const write = deps.store
+    .quarantine(entry)
+    .then(() => 'stored' as const)
+    .catch((storeError: unknown) => {
+      deps.log.error('quarantine write failed', {
+        errorCode: entry.errorCode,
+        path: entry.path,
+        error: (storeError as Error).message,
+      });
+      return 'failed' as const;
+    });
+  return within(
+    summaryWritten ? Promise.all([write, summaryWritten]).then(([stored]) => stored) : write,
+    waitBudgetMs,
+  );
+}
 /**
  * One quarantine item with the counts of the refusals a finished minute did not store individually,
  * so a flood stays visible where the refusals are (and in the RefusalsNotStored metric).
