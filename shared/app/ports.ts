@@ -216,9 +216,19 @@ export interface AccountDayEntry {
 }
 
 /** Transactions of one account by their day time (docs/table-design.md#statements): what a close reads. */
-interface AccountDayStore {
+export interface AccountDayReader {
   /** The account's transactions whose day time is in [from, to), in time order. */
   listAccountDay(provider: string, account: string, from: string, to: string): Promise<AccountDayEntry[]>;
+}
+
+interface AccountDayStore extends AccountDayReader {
+  /**
+   * A reader of the same answers for one run over many accounts (the scheduled close): every account's
+   * creations of a day are read once and kept for the run, so its reads grow with the days it spans, not
+   * with accounts × days. Only for ended days, within one run: a transaction created after the first
+   * read of its day is not seen. A store without the by-day index's account filter need not have it.
+   */
+  accountDayReaderForRun?(): AccountDayReader;
 }
 
 /**

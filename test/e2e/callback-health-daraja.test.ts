@@ -13,9 +13,6 @@
  * The wait is on conditions (events published, answers delivered, poll cycles run), never on a fixed sleep:
  * a slow machine only makes the run longer. Deterministic numbers: test/unit/app/callback-health-daraja.test.ts.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimContext } from '../../scripts/sim/core';
 import { runScenario } from '../../scripts/sim/run';
@@ -24,12 +21,7 @@ import { nextCheckAt } from '../../shared/domain/reconcile-schedule';
 import { scheduleFor } from '../../shared/app/reconciliation/reconcile-timing';
 import type { Simulator } from '../../simulator/server';
 import type { TestRelay } from '../helpers/relay';
-import {
-  type RelayWithSimulator,
-  simContext,
-  simulatedDemoConfig,
-  startRelayWithSimulator,
-} from '../helpers/relay-simulator';
+import { type DemoWithSimulator, simContext, startDemoWithSimulator } from '../helpers/relay-simulator';
 
 const TIME_SCALE = 0.01;
 /** Payouts registered with the relay that Daraja never reports: it does not know their ids (R000001). */
@@ -41,32 +33,22 @@ const CYCLES_WHILE_DOWN = 60;
 const ANSWERS_WHILE_SILENT = 15;
 const DEADLINE_MS = 60_000;
 
-let pair: RelayWithSimulator;
+let pair: DemoWithSimulator;
 let relay: TestRelay;
 let sim: Simulator;
-const eventsFile = join(mkdtempSync(join(tmpdir(), 'callback-health-daraja-')), 'events.ndjson');
 
 beforeAll(async () => {
-  pair = await startRelayWithSimulator({
-    eventsFile,
-    configFor: (relayUrl, simUrl) =>
-      simulatedDemoConfig(relayUrl, simUrl, {
-        eventsFile,
-        reconciliation: {
-          timeScale: TIME_SCALE,
-          pollIntervalSeconds: 0.2,
-          // Daraja's defaults, written out: silent after 600 s, then checked every 60 s (scaled).
-          callbackSilenceSeconds: { daraja: 600 },
-          silencePollSeconds: 60,
-        },
-      }),
+  pair = await startDemoWithSimulator('callback-health-daraja', {
+    reconciliation: {
+      timeScale: TIME_SCALE,
+      // Daraja's defaults, written out: silent after 600 s, then checked every 60 s (scaled).
+      callbackSilenceSeconds: { daraja: 600 },
+      silencePollSeconds: 60,
+    },
   });
   ({ relay, sim } = pair);
 });
-afterAll(async () => {
-  await sim?.close();
-  await relay?.stop();
-});
+afterAll(() => pair?.stop());
 
 const context = (): SimContext => simContext(pair);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

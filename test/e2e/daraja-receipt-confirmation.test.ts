@@ -6,44 +6,25 @@
  * asked about too and never adopted. The in-process relay on DynamoDB Local and the simulator (its STK and
  * transaction status APIs, real payload shapes); the poller runs on its own (scaled) schedule.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { darajaStk } from '../../scripts/sim/daraja';
 import { runScenario } from '../../scripts/sim/run';
 import type { TestRelay } from '../helpers/relay';
-import {
-  type RelayWithSimulator,
-  simContext,
-  simulatedDemoConfig,
-  startRelayWithSimulator,
-} from '../helpers/relay-simulator';
+import { type DemoWithSimulator, simContext, startDemoWithSimulator } from '../helpers/relay-simulator';
 
 const SAFARICOM_IP = '196.201.214.200';
 const FORGED_RECEIPT = 'SBX0FORGED';
 /** Generous: the machine may be loaded; every wait ends as soon as its condition holds. */
 const WAIT = { timeout: 60_000, interval: 100 };
 
-let pair: RelayWithSimulator;
+let pair: DemoWithSimulator;
 let relay: TestRelay;
-const eventsFile = join(mkdtempSync(join(tmpdir(), 'daraja-receipt-')), 'events.ndjson');
 
 beforeAll(async () => {
-  pair = await startRelayWithSimulator({
-    eventsFile,
-    configFor: (relayUrl, simUrl) =>
-      simulatedDemoConfig(relayUrl, simUrl, {
-        eventsFile,
-        reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
-      }),
-  });
+  pair = await startDemoWithSimulator('daraja-receipt');
   ({ relay } = pair);
 });
-afterAll(async () => {
-  await pair?.sim.close();
-  await relay?.stop();
-});
+afterAll(() => pair?.stop());
 
 interface SimCallback {
   url: string;

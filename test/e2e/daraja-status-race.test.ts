@@ -5,9 +5,6 @@
  * settle the payout as a callback's claim; now it is held (AMBIGUOUS, UNCONFIRMED) and the relay's own
  * question settles it (origin poll). The in-process relay on DynamoDB Local and the simulator.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { darajaB2c } from '../../scripts/sim/daraja';
 import type { RelayConfig } from '../../shared/config/schema';
@@ -15,39 +12,24 @@ import { darajaRouteUrl } from '../../shared/providers/daraja';
 import { statusQueryKeys, statusQueryOccasion } from '../../shared/providers/daraja/correlation';
 import { darajaStatusResult } from '../helpers/daraja-status-result';
 import type { TestRelay } from '../helpers/relay';
-import {
-  type RelayWithSimulator,
-  simContext,
-  simulatedDemoConfig,
-  startRelayWithSimulator,
-} from '../helpers/relay-simulator';
+import { type DemoWithSimulator, simContext, startDemoWithSimulator } from '../helpers/relay-simulator';
 
 const SAFARICOM_IP = '196.201.214.200';
 
-let pair: RelayWithSimulator;
+let pair: DemoWithSimulator;
 let relay: TestRelay;
 let config: RelayConfig;
-const eventsFile = join(mkdtempSync(join(tmpdir(), 'daraja-race-')), 'events.ndjson');
 
 beforeAll(async () => {
-  pair = await startRelayWithSimulator({
-    eventsFile,
-    configFor: (relayUrl, simUrl) =>
-      simulatedDemoConfig(relayUrl, simUrl, {
-        eventsFile,
-        reconciliation: { timeScale: 0.01, pollIntervalSeconds: 0.2 },
-        edit: (demo) => {
-          // The ledger run's account: it trusts its sender, so a callback's success settles on its own.
-          delete demo.accounts.daraja.demo.confirmSuccess;
-        },
-      }),
+  pair = await startDemoWithSimulator('daraja-race', {
+    edit: (demo) => {
+      // The ledger run's account: it trusts its sender, so a callback's success settles on its own.
+      delete demo.accounts.daraja.demo.confirmSuccess;
+    },
   });
   ({ relay, config } = pair);
 });
-afterAll(async () => {
-  await pair?.sim.close();
-  await relay?.stop();
-});
+afterAll(() => pair?.stop());
 
 async function darajaFaults(spec: string) {
   const response = await fetch(`${pair.sim.url}/_sim/faults`, {

@@ -12,9 +12,6 @@
  * Time: the balance interval is 1 s of provider time (10 ms at timeScale 0.01); each snapshot is taken
  * here on the relay's own clock once the payment's final event has arrived, never after a sleep.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScenario } from '../../scripts/sim/run';
 import { runBalanceCycle } from '../../shared/app/provider-records/balance-cycle';
@@ -24,41 +21,27 @@ import { businessDayOf, businessDaySpan } from '../../shared/domain/statement-ma
 import type { StatementBreak } from '../../shared/domain/statement';
 import type { Simulator } from '../../simulator/server';
 import type { TestRelay } from '../helpers/relay';
-import {
-  type RelayWithSimulator,
-  simContext,
-  simulatedDemoConfig,
-  startRelayWithSimulator,
-} from '../helpers/relay-simulator';
+import { type DemoWithSimulator, simContext, startDemoWithSimulator } from '../helpers/relay-simulator';
 
-const eventsFile = join(mkdtempSync(join(tmpdir(), 'momo-airtel-balances-')), 'events.ndjson');
 const FEE_PERCENT = 2;
 
-let pair: RelayWithSimulator;
+let pair: DemoWithSimulator;
 let relay: TestRelay;
 let sim: Simulator;
 
 beforeAll(async () => {
-  pair = await startRelayWithSimulator({
-    eventsFile,
-    configFor: (relayUrl, simUrl) =>
-      simulatedDemoConfig(relayUrl, simUrl, {
-        eventsFile,
-        // The relay's own poller stays out of the way (one tick an hour): this file takes the snapshots.
-        reconciliation: { timeScale: 0.01, pollIntervalSeconds: 3600 },
-        edit: (demo) => {
-          demo.providerRecords = { balanceIntervalSeconds: 1 };
-          // A MoMo success is final on its callback: no confirming status query (the poller is held back).
-          demo.accounts.momo.demo.confirmSuccess = false;
-        },
-      }),
+  pair = await startDemoWithSimulator('momo-airtel-balances', {
+    // The relay's own poller stays out of the way (one tick an hour): this file takes the snapshots.
+    reconciliation: { pollIntervalSeconds: 3600 },
+    edit: (demo) => {
+      demo.providerRecords = { balanceIntervalSeconds: 1 };
+      // A MoMo success is final on its callback: no confirming status query (the poller is held back).
+      demo.accounts.momo.demo.confirmSuccess = false;
+    },
   });
   ({ relay, sim } = pair);
 });
-afterAll(async () => {
-  await sim?.close();
-  await relay?.stop();
-});
+afterAll(() => pair?.stop());
 
 async function simFaults(body: Record<string, unknown> | undefined) {
   const response = await fetch(`${sim.url}/_sim/books/faults`, {

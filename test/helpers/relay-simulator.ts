@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../local/dynamodb-local';
 import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
@@ -80,6 +81,44 @@ export async function startRelayWithSimulator(options: {
     await wiring.setup(sim.url);
     return { relay, sim, config: parseConfig(raw), raw };
   }
+}
+
+/** The poller on simulated time: a hundredth of real time, a poll cycle every 0.2 s. */
+const SCALED_POLLER = { timeScale: 0.01, pollIntervalSeconds: 0.2 };
+
+export interface DemoWithSimulator extends RelayWithSimulator {
+  eventsFile: string;
+  /** Closes the simulator, then stops the relay. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The demo relay (simulatedDemoConfig) and the simulator wired to it, its events file in a fresh temporary
+ * folder named after `name`, its poller on simulated time (SCALED_POLLER; `reconciliation` adds to it or
+ * replaces its settings); `edit` changes the demo accounts first.
+ */
+export async function startDemoWithSimulator(
+  name: string,
+  options: { reconciliation?: Record<string, unknown>; edit?: (demo: any, simUrl: string) => void } = {},
+): Promise<DemoWithSimulator> {
+  const eventsFile = join(mkdtempSync(join(tmpdir(), `${name}-`)), 'events.ndjson');
+  const pair = await startRelayWithSimulator({
+    eventsFile,
+    configFor: (relayUrl, simUrl) =>
+      simulatedDemoConfig(relayUrl, simUrl, {
+        eventsFile,
+        reconciliation: { ...SCALED_POLLER, ...options.reconciliation },
+        ...(options.edit ? { edit: options.edit } : {}),
+      }),
+  });
+  return {
+    ...pair,
+    eventsFile,
+    stop: async () => {
+      await pair.sim.close();
+      await pair.relay.stop();
+    },
+  };
 }
 
 /** What `npm run sim` scenarios need, on this pair: every event the relay published, flushed on demand. */

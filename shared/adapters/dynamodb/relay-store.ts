@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   AccountDayEntry,
+  AccountDayReader,
   ApprovalRequest,
   AuditEntry,
   CreatedEntry,
@@ -22,6 +23,7 @@ import { StorageUnavailableError } from '../../domain/errors';
 import { dayTimeOf } from '../../domain/statement-match';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { inParallel } from '../../util/in-parallel';
+import { DayEntries } from './day-entries';
 import {
   ACCOUNT_DAY_INDEX,
   accountDayPartition,
@@ -401,11 +403,65 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
     };
   }
 
-  async listAccountDay(
+  listAccountDay(provider: string, account: string, from: string, to: string): Promise<AccountDayEntry[]> {
+    return this.readAccountDay(provider, account, from, to);
+  }
+
+  accountDayReaderForRun(): AccountDayReader {
+    const created = new DayEntries((day, shard, from, to) => this.dayShardKeys(day, shard, from, to));
+    return {
+      listAccountDay: (provider, account, from, to) =>
+        this.readAccountDay(provider, account, from, to, created),
+    };
+  }
+
+  /** Every transaction key of one by-day shard created in [from, to] (inclusive), each account's. */
+  private async dayShardKeys(day: string, shard: number, from: string, to: string) {
+    const found: { pk: string; createdAt: string }[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await guard('listAccountDay', () =>
+        this.doc.send(
+          new QueryCommand({
+            ...this.dayShardQuery(day, shard, from, to),
+            ExclusiveStartKey: cursor,
+            ReturnConsumedCapacity: this.capacity,
+          }),
+        ),
+      );
+      this.report('listAccountDay', page.ConsumedCapacity);
+      for (const item of page.Items ?? [])
+        found.push({ pk: String(item.pk), createdAt: String(item[DAY_INDEX.sortKey]) });
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return found;
+  }
+
+  /** The account-day index's entries of one partition keyed in [from, to] (inclusive). */
+  private accountDayQuery(partition: string, from: string, to: string, cursor?: Record<string, unknown>) {
+    return new QueryCommand({
+      TableName: this.options.tableName,
+      IndexName: ACCOUNT_DAY_INDEX.name,
+      // One condition per sort key: BETWEEN is inclusive, the item decides the end.
+      KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#part': ACCOUNT_DAY_INDEX.partitionKey, '#at': ACCOUNT_DAY_INDEX.sortKey },
+      ExpressionAttributeValues: { ':part': partition, ':from': from, ':to': to },
+      ExclusiveStartKey: cursor,
+      ReturnConsumedCapacity: this.capacity,
+    });
+  }
+
+  /**
+   * The account's transactions whose day time is in [from, to): its creations in the by-day index (every
+   * account's entries of the day, read for this account alone, or from `created`, read once for all) and
+   * its account-day entries, each transaction then settled by its item.
+   */
+  private async readAccountDay(
     provider: string,
     account: string,
     from: string,
     to: string,
+    created?: DayEntries,
   ): Promise<AccountDayEntry[]> {
     // The slack's reading half (table.ts): a transaction's day time is at most the slack after its key,
     // which is its creation (byDay) or its account-day entry (byAccountDay, sparse): both key ranges start
@@ -420,45 +476,8 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
       }
     };
     const prefix = transactionPk({ provider, account, reference: '' });
-    const queries: Array<(cursor: Record<string, unknown> | undefined) => QueryCommand> = [];
-    for (const day of daysBetween(lower, to)) {
-      // Every account's creations of the day are in its by-day shards: keys only, the account's kept by
-      // a filter on the table key (read units count the entries read, ~100 B each).
-      for (let shard = 0; shard < this.shards; shard++) {
-        const created = this.dayShardQuery(day, shard, lower, to);
-        queries.push(
-          (cursor) =>
-            new QueryCommand({
-              ...created,
-              FilterExpression: 'begins_with(pk, :prefix)',
-              ExpressionAttributeValues: { ...created.ExpressionAttributeValues, ':prefix': prefix },
-              ExclusiveStartKey: cursor,
-              ReturnConsumedCapacity: this.capacity,
-            }),
-        );
-      }
-      queries.push(
-        (cursor) =>
-          new QueryCommand({
-            TableName: this.options.tableName,
-            IndexName: ACCOUNT_DAY_INDEX.name,
-            // One condition per sort key: BETWEEN is inclusive, the item decides the end.
-            KeyConditionExpression: '#part = :part AND #at BETWEEN :from AND :to',
-            ExpressionAttributeNames: {
-              '#part': ACCOUNT_DAY_INDEX.partitionKey,
-              '#at': ACCOUNT_DAY_INDEX.sortKey,
-            },
-            ExpressionAttributeValues: {
-              ':part': accountDayPartition(provider, account, day),
-              ':from': lower,
-              ':to': to,
-            },
-            ExclusiveStartKey: cursor,
-            ReturnConsumedCapacity: this.capacity,
-          }),
-      );
-    }
-    await inParallel(queries, ACCOUNT_DAY_READS_IN_FLIGHT, async (query) => {
+    const queries: Array<() => Promise<void>> = [];
+    const paged = (query: (cursor: Record<string, unknown> | undefined) => QueryCommand) => async () => {
       let cursor: Record<string, unknown> | undefined;
       do {
         const page = await guard('listAccountDay', () => this.doc.send(query(cursor)));
@@ -466,7 +485,39 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
         note(page.Items);
         cursor = page.LastEvaluatedKey;
       } while (cursor);
-    });
+    };
+    for (const day of daysBetween(lower, to)) {
+      // Every account's creations of the day are in its by-day shards: keys only, the account's kept by
+      // a filter on the table key (read units count the entries read, ~100 B each), or read once for all
+      // accounts of a run (DayEntries).
+      for (let shard = 0; shard < this.shards; shard++) {
+        if (created) {
+          queries.push(async () =>
+            note((await created.of(day, shard, lower, to, prefix)).map((pk) => ({ pk }))),
+          );
+          continue;
+        }
+        const query = this.dayShardQuery(day, shard, lower, to);
+        queries.push(
+          paged(
+            (cursor) =>
+              new QueryCommand({
+                ...query,
+                FilterExpression: 'begins_with(pk, :prefix)',
+                ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ':prefix': prefix },
+                ExclusiveStartKey: cursor,
+                ReturnConsumedCapacity: this.capacity,
+              }),
+          ),
+        );
+      }
+      queries.push(
+        paged((cursor) =>
+          this.accountDayQuery(accountDayPartition(provider, account, day), lower, to, cursor),
+        ),
+      );
+    }
+    await inParallel(queries, ACCOUNT_DAY_READS_IN_FLIGHT, (read) => read());
     // Each transaction's item, read by BatchGetItem (100 keys a request, eventually consistent: half a unit
     // each under 4 KB), a few requests in flight: a busy day's close reads its transactions once, in
     // hundreds of round trips rather than tens of thousands.

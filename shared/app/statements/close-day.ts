@@ -34,7 +34,7 @@ function transactionsOfDay(
   at: AccountDay,
   span: { start: number; end: number },
 ): Promise<AccountDayEntry[]> {
-  return deps.store.listAccountDay(
+  return (deps.accountDays ?? deps.store).listAccountDay(
     at.provider,
     at.account,
     new Date(span.start).toISOString(),

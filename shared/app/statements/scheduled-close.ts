@@ -84,6 +84,9 @@ export async function closeDueDays(
 ): Promise<ScheduledCloseResult> {
   const now = deps.clock.now();
   const days: DayCloseResult[] = [];
+  // Every account's closes read each day's by-day index entries once (AccountDayStore).
+  const accountDays = deps.store.accountDayReaderForRun?.();
+  const closing: StatementDeps = accountDays ? { ...deps, accountDays } : deps;
   const outOfTime = () =>
     options.budgetMs !== undefined &&
     options.elapsedMs !== undefined &&
@@ -106,7 +109,7 @@ export async function closeDueDays(
           days.push({ ...at, outcome: 'waiting', overdue: false });
           continue;
         }
-        const report = await closeDay(deps, at, { actor: SCHEDULED_CLOSE_ACTOR });
+        const report = await closeDay(closing, at, { actor: SCHEDULED_CLOSE_ACTOR });
         // closeDay answers a day closed before this run as closed too (its closedAt is older).
         const outcome: DayCloseOutcome =
           report.state !== 'closed'

@@ -33,7 +33,7 @@ import type { RelayConfig } from '../../config/schema';
 import { accountKey } from '../../config/schema';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
-import type { Clock, RelayLogger, RelayStore } from '../ports';
+import type { AccountDayReader, Clock, RelayLogger, RelayStore } from '../ports';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { ALIAS_NAMESPACE_PREFIX, ingestReport } from '../transactions/ingest-report';
 import type { StatementStore } from './statement-store';
@@ -49,6 +49,8 @@ const rowId = (row: Pick<StatementRow, 'provider' | 'account' | 'providerId' | '
 export interface StatementDeps {
   config: RelayConfig;
   store: RelayStore;
+  /** Where a close reads its account-days when not from `store` (the scheduled close's run reader). */
+  accountDays?: AccountDayReader;
   statements: StatementStore;
   clock: Clock;
   log: RelayLogger;
@@ -700,7 +702,7 @@ async function readBooks(
       const seen = rowTime.get(row.reference);
       if (!seen || time < seen) rowTime.set(row.reference, time);
     }
-  const entries = await deps.store.listAccountDay(
+  const entries = await (deps.accountDays ?? deps.store).listAccountDay(
     provider,
     account,
     new Date(Date.parse(from) - REVERSAL_LOOKBACK_SECONDS * 1000).toISOString(),
