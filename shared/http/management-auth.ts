@@ -19,7 +19,7 @@ const SHARED_TOKEN_ACTOR: Actor = {
 };
 
 /** The header that names the person acting with the shared bearer token (docs/roles-and-audit.md#the-shared-token). */
-export const ACTOR_HEADER = 'x-relay-actor';
+const ACTOR_HEADER = 'x-relay-actor';
 /** A person's name as the audit log shows it: 1 to 64 printable characters, a letter or digit among them. */
 const isPersonName = (name: string) =>
   name.length <= 64 && !/[\p{Cc}\p{Cf}]/u.test(name) && /[\p{L}\p{N}]/u.test(name);
