@@ -680,7 +680,7 @@ async function itemSizeRows(
       });
     }
   type Row = (typeof rows)[number];
-  const max = (key: Exclude<keyof Row, 'kind'>, kind?: FirstCallbackKind) =>
+  const max = (key: Exclude<keyof Row, 'kind' | 'status'>, kind?: FirstCallbackKind) =>
     Math.max(0, ...rows.filter((r) => !kind || r.kind === kind).map((r) => r[key]));
   const count = (kind: FirstCallbackKind) => rows.filter((r) => r.kind === kind).length;
   const event = (existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '')
