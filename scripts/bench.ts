@@ -454,7 +454,7 @@ async function measureAll(results: ResultsRecorder) {
     out(
       `| read units per callback | ${readsPerCallback.toFixed(2)} RCU | ≤ 0.5 ${readsPerCallback <= 0.5 ? '✔' : '✘'} |`,
     );
-    // A MoMo callback for a transaction nobody registered creates it, held for a status check.
+    // A MoMo callback for a transaction nobody registered creates it.
     const orphans = refs(20);
     await runLoad(relay.url, orphans);
     // Daraja C2B confirmations: transactions nobody registered, settled on arrival (the cost's kind).
@@ -468,7 +468,7 @@ async function measureAll(results: ResultsRecorder) {
       relayTable,
       {
         registered: sampled.map(({ reference, before }) => ({ key: momoKey(reference), before })),
-        'momo-held': orphans.map((reference) => ({ key: momoKey(reference) })),
+        'momo-orphan': orphans.map((reference) => ({ key: momoKey(reference) })),
         'c2b-settled': c2b.map((reference) => ({ key: darajaKey(reference) })),
       },
       {
@@ -605,7 +605,7 @@ function operationsPerCall(capacity: Map<string, number>, calls: number): string
 }
 
 /** The kinds of first callback the bench sizes (bench rows), and what DynamoDB Local counted for them. */
-type FirstCallbackKind = 'registered' | 'momo-held' | 'c2b-settled';
+type FirstCallbackKind = 'registered' | 'momo-orphan' | 'c2b-settled';
 interface LocalCounts {
   readonly registered: number;
   readonly c2bSettled: number;
@@ -619,8 +619,7 @@ interface LocalCounts {
  * puts, changes or deletes. DynamoDB Local's ConsumedCapacity counts neither the index writes nor the
  * larger image. These are the sizes `npm run cost` prices (scripts/cost.ts, MEASURED): the registered
  * kind against its registered first callback, a Daraja C2B confirmation (nobody registered it, settled
- * on arrival) against its unregistered one. A MoMo callback nobody registered is shown apart: unsigned
- * and without a registered amount, it is held for a status check (a due entry more), not the cost's kind.
+ * on arrival) against its unregistered one. A MoMo callback nobody registered is shown beside them.
  */
 async function itemSizeRows(
   client: Clients['client'],
@@ -633,6 +632,7 @@ async function itemSizeRows(
   const indexes = indexShapes(createTableInput(tableName));
   const rows: Array<{
     kind: FirstCallbackKind;
+    status: string;
     receiptBytes: number;
     beforeBytes: number;
     afterBytes: number;
@@ -655,7 +655,7 @@ async function itemSizeRows(
         }),
       );
       const after = Items.find((item) => item.sk?.S === TX_SK);
-      if (after?.status?.S !== 'SUCCEEDED' && kind !== 'momo-held')
+      if (after?.status?.S !== 'SUCCEEDED' && kind === 'c2b-settled')
         throw new Error(`${kind} ${key.reference}: ${after?.status?.S ?? 'no transaction'}, not SUCCEEDED`);
       const receipts = Items.filter((item) => item.sk?.S !== TX_SK);
       const transaction = ruleWriteUnits(before, after, indexes);
@@ -675,6 +675,7 @@ async function itemSizeRows(
         );
       rows.push({
         kind,
+        status: after?.status?.S ?? 'none',
         receiptBytes: Math.max(0, ...receipts.map(itemBytes)),
         beforeBytes: itemBytes(before),
         afterBytes: itemBytes(after),
@@ -687,7 +688,7 @@ async function itemSizeRows(
       });
     }
   type Row = (typeof rows)[number];
-  const max = (key: Exclude<keyof Row, 'kind'>, kind?: FirstCallbackKind) =>
+  const max = (key: Exclude<keyof Row, 'kind' | 'status'>, kind?: FirstCallbackKind) =>
     Math.max(0, ...rows.filter((r) => !kind || r.kind === kind).map((r) => r[key]));
   const count = (kind: FirstCallbackKind) => rows.filter((r) => r.kind === kind).length;
   const event = (existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '')
@@ -723,8 +724,9 @@ async function itemSizeRows(
   out(
     `| the same, unregistered and settled on arrival (a Daraja C2B confirmation) | ${settled} WRU (${max('indexUnits', 'c2b-settled')} of them index writes; DynamoDB Local counted ${local.c2bSettled.toFixed(2)}: ${local.c2bOperations}) | cost prices ${units.byKind.unregistered} ${verdict(settled, units.byKind.unregistered, 'FIRST_CALLBACKS.unregistered / MEASURED')}; the dearer, ${units.total}, is the per-million line's |`,
   );
+  const statuses = [...new Set(rows.filter((r) => r.kind === 'momo-orphan').map((r) => r.status))].join(', ');
   out(
-    `| the same, a MoMo callback nobody registered (unsigned, no registered amount: held for a status check, not settled) | ${max('units', 'momo-held')} WRU (${max('indexUnits', 'momo-held')} of them index writes: its byDay entry and a due entry) | reported (a status check settles it later; not the cost's kind) |`,
+    `| the same, a MoMo callback nobody registered (ends ${statuses}; the bench's account has confirmSuccess off) | ${max('units', 'momo-orphan')} WRU (${max('indexUnits', 'momo-orphan')} of them index writes) | reported |`,
   );
   if (event)
     out(`| event as the sink wrote it (TransactionSucceeded) | ${Buffer.byteLength(event)} B | reported |`);

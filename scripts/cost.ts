@@ -158,8 +158,11 @@ export const MEASURED = {
   // shared/adapters/dynamodb/table.ts ACCOUNT_DAY_SLACK_SECONDS), and a Daraja C2B confirmation nobody
   // registered, settled on arrival; each size is the larger of the two. Their index writes are not here:
   // they follow from FIRST_CALLBACKS and the synthesized indexes.
-  /** The receipt item a first callback creates, compact (shared/adapters/dynamodb/receipt-item.ts): the C2B confirmation's (MoMo's 655 B). */
-  receiptBytes: 750,
+  /**
+   * The receipt item a first callback creates, compact (shared/adapters/dynamodb/receipt-item.ts): the C2B
+   * confirmation's, 750–751 B (its times and ids vary by a few bytes; MoMo's 655–656 B).
+   */
+  receiptBytes: 760,
   /**
    * The transaction before the callback (the registered one) and after it (the C2B confirmation's; the
    * registered MoMo one 523 B), in the compact layout (shared/adapters/dynamodb/transaction-item.ts).
