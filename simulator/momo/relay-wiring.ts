@@ -1,7 +1,8 @@
 /**
  * MoMo: the simulator's API user gets `providerCallbackHost` = the host of the relay's public base URL, so
  * the `X-Callback-Url` the relay hands out at registration is accepted; its target environment and currency
- * are those of the first MoMo account. Status API: the simulator's API user and subscription keys.
+ * are those of the first MoMo account. Status API: the simulator's API user and subscription keys, and the
+ * cash transfer's status path the simulator serves.
  */
 import type { MomoAccountSettings } from '../../shared/providers/momo/schema';
 import { momoApiSettingsSchema } from '../../shared/providers/momo/schema';
@@ -17,6 +18,10 @@ export const momoSimulatorWiring: ProviderSimulatorWiring = {
       apiKey: user.apiKey,
       collectionSubscriptionKey: DEFAULTS.momo.collectionSubscriptionKeys.primary,
       disbursementSubscriptionKey: DEFAULTS.momo.disbursementSubscriptionKeys.primary,
+      // MoMo's docs give a cash transfer no status GET, so the relay asks none by default and hands an
+      // unsigned FAILED to a person (docs/reconciliation.md#verify-before-trusting). The simulator serves
+      // one: a deployment that has it configures it the same way.
+      paths: { cashtransfer: '/disbursement/v2_0/cashtransfer/{ref}' },
     });
   },
   wire(_relayUrl, config) {
