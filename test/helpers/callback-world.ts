@@ -3,6 +3,7 @@ import { MemoryStore } from '../../shared/adapters/memory/memory-store';
 import type { RelayLogger } from '../../shared/app/ports';
 import { type RelayServices, scrubbingLogger } from '../../shared/app/services';
 import { parseConfig } from '../../shared/config/load';
+import type { RelayConfig } from '../../shared/config/schema';
 import { secretScrubber } from '../../shared/config/secrets';
 
 /**
@@ -57,22 +58,28 @@ export interface Line {
   fields: unknown[];
 }
 
-/** The store, the log lines and the services (a fixed clock, the scrubbing logger) of one test. */
-export function callbackWorld() {
-  const store = new MemoryStore();
+/**
+ * The store, the log lines and the services (a fixed clock, the scrubbing logger) of one test; another
+ * relay's config, store or services (metrics, an ingress buffer) where the test needs them.
+ */
+export function callbackWorld(
+  options: { config?: RelayConfig; store?: MemoryStore; services?: Partial<RelayServices> } = {},
+) {
+  const { config: relay = config, store = new MemoryStore() } = options;
   const lines: Line[] = [];
   const at =
     (level: string) =>
     (message: string, ...fields: Record<string, unknown>[]) =>
       lines.push({ level, message, fields });
   const inner: RelayLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  const scrub = secretScrubber(config);
+  const scrub = secretScrubber(relay);
   const services: RelayServices = {
-    config,
+    config: relay,
     store,
     clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
     log: scrubbingLogger(inner, scrub),
     scrub,
+    ...options.services,
   };
   return { store, lines, services };
 }

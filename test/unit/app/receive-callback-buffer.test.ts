@@ -2,14 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { ackBudgetFor, DEFAULT_ACK_BUDGETS } from '../../../shared/app/buffer/ingress-buffer';
-import type { RelayLogger } from '../../../shared/app/ports';
 import { ANSWER_MARGIN_MS } from '../../../shared/app/callbacks/receive-callback';
 import { BUFFERED_HEADER, receiveCallback } from '../../../shared/http/callback-endpoint';
-import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
-import { secretScrubber } from '../../../shared/config/secrets';
 import type { InboundRequest } from '../../../shared/http/types';
 import { sha256Hex } from '../../../shared/util/ids';
+import { callbackWorld } from '../../helpers/callback-world';
 import { aborted, driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
 import { MemoryIngressBuffer, RecordingMetrics } from '../../helpers/ingress-buffer';
 import { registered } from '../../helpers/reports';
@@ -30,27 +28,14 @@ function configWith(ackBudgets: Record<string, unknown> = { momo: { storeMs: 150
 }
 
 function setup(options: { buffer?: boolean; store?: MemoryStore } = {}) {
-  const config = configWith();
-  const store = options.store ?? new MemoryStore();
   const buffer = new MemoryIngressBuffer();
   const metrics = new RecordingMetrics();
-  const lines: { level: string; message: string; fields: unknown[] }[] = [];
-  const at =
-    (level: string) =>
-    (message: string, ...fields: Record<string, unknown>[]) =>
-      lines.push({ level, message, fields });
-  const inner: RelayLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  const scrub = secretScrubber(config);
-  const services: RelayServices = {
-    config,
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: scrubbingLogger(inner, scrub),
-    scrub,
-    metrics,
-    ...(options.buffer === false ? {} : { ingressBuffer: buffer }),
-  };
-  return { store, buffer, metrics, lines, services };
+  const world = callbackWorld({
+    config: configWith(),
+    ...(options.store ? { store: options.store } : {}),
+    services: { metrics, ...(options.buffer === false ? {} : { ingressBuffer: buffer }) },
+  });
+  return { ...world, buffer, metrics };
 }
 
 function momoCallback(body = BODY, path = `/v1/momo/demo/${MOMO_SECRET}/requesttopay/${REFERENCE}`) {

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import type { RelayLogger } from '../../../shared/app/ports';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
-import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { ORIGIN_VERIFY_HEADER } from '../../../shared/config/schema';
 import { secretScrubber } from '../../../shared/config/secrets';
 import { viewerIpOf } from '../../../shared/http/guards';
 import type { InboundRequest } from '../../../shared/http/types';
+import { callbackWorld, type Line } from '../../helpers/callback-world';
 import { registered } from '../../helpers/reports';
 
 const CURRENT = 'edge-current-secret-0123456789abcdefghij';
@@ -38,24 +37,7 @@ const cloudfront = parseConfig({
 
 const fixture = (path: string) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
 
-function setup(config = cloudfront) {
-  const store = new MemoryStore();
-  const lines: string[] = [];
-  const at =
-    (level: string) =>
-    (message: string, ...fields: Record<string, unknown>[]) =>
-      lines.push(JSON.stringify({ level, message, fields }));
-  const inner: RelayLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  const scrub = secretScrubber(config);
-  const services: RelayServices = {
-    config,
-    store,
-    clock: { now: () => new Date('2026-11-21T10:00:01.000Z') },
-    log: scrubbingLogger(inner, scrub),
-    scrub,
-  };
-  return { store, lines, services };
-}
+const setup = (config = cloudfront) => callbackWorld({ config });
 
 function request(path: string, body: string, headers: Record<string, string>): InboundRequest {
   return {
@@ -84,7 +66,7 @@ const darajaConfirmation = (headers: Record<string, string>) =>
     headers,
   );
 
-const everythingStored = (store: MemoryStore, lines: string[]) =>
+const everythingStored = (store: MemoryStore, lines: Line[]) =>
   JSON.stringify({
     quarantined: store.quarantined,
     receipts: [...store.receipts.values()],
