@@ -3,6 +3,7 @@ import { type Actor, hasRole, highestRole, type Role } from '../domain/actor';
 import type { ManagementRoute } from '../config/management-routes';
 import { ActorRequiredError, ForbiddenRoleError, UnauthorizedError } from '../domain/errors';
 import { secretMatches } from './router';
+import { hasControlCharacters } from '../util/text';
 import type { InboundRequest } from './types';
 
 /**
@@ -20,9 +21,12 @@ const SHARED_TOKEN_ACTOR: Actor = {
 
 /** The header that names the person acting with the shared bearer token (docs/roles-and-audit.md#the-shared-token). */
 const ACTOR_HEADER = 'x-relay-actor';
-/** A person's name as the audit log shows it: 1 to 64 printable characters, a letter or digit among them. */
+/**
+ * A person's name as the audit log shows it: 1 to 64 printable characters, a letter or digit among them.
+ * The one control-character rule, and no format characters on top (a bidi override would disguise a name).
+ */
 const isPersonName = (name: string) =>
-  name.length <= 64 && !/[\p{Cc}\p{Cf}]/u.test(name) && /[\p{L}\p{N}]/u.test(name);
+  name.length <= 64 && !hasControlCharacters(name) && !/\p{Cf}/u.test(name) && /[\p{L}\p{N}]/u.test(name);
 
 /**
  * The shared token's actor: the person its `X-Relay-Actor` names (`<name> (shared token)`: said by the

@@ -307,4 +307,19 @@ describe('the shared bearer token names the person acting', () => {
     expect(notAName.status).toBe(400);
     expect(notAName.body.error.code).toBe('ACTOR_REQUIRED');
   });
+
+  it('refuses a name that would break or disguise an audit line (the one control-character rule, format characters)', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    const answers = await Promise.all(
+      ['Ada\u2028admin', 'Ada\u0085x', 'Ada\u202eecilA'].map((name) =>
+        w.callWith(shared(name), 'GET', '/v1/me'),
+      ),
+    );
+    // Assess
+    expect(answers.map((a) => [a.status, a.body.error?.code])).toEqual(
+      answers.map(() => [400, 'ACTOR_REQUIRED']),
+    );
+  });
 });
