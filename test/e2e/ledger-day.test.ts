@@ -1,5 +1,5 @@
-import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../helpers/dynamo';
 import { runLedgerDay } from '../../scripts/ledger/day';
 
 describe('npm run ledger:day (self-starting)', () => {
@@ -29,7 +29,7 @@ describe('npm run ledger:day (self-starting)', () => {
         marginMs: 10_000,
         lingerMs: 2000,
         adminToken: 'demo-admin-token',
-        dynamoEndpoint: inject('dynamoEndpoint'),
+        dynamoEndpoint: dynamoEndpoint(),
         onNote: (line) => notes.push(line),
       });
 

@@ -1,5 +1,5 @@
-import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../helpers/dynamo';
 import { runLedger } from '../../scripts/ledger/run';
 
 describe('npm run ledger (self-starting)', () => {
@@ -23,7 +23,7 @@ describe('npm run ledger (self-starting)', () => {
       marginMs: 10_000,
       lingerMs: 2000,
       adminToken: 'demo-admin-token',
-      dynamoEndpoint: inject('dynamoEndpoint'),
+      dynamoEndpoint: dynamoEndpoint(),
       onNote: (line) => notes.push(line),
       onProgress: (line) => notes.push(line),
     });

@@ -15,7 +15,11 @@ export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transaction
  * lane that asks fails here, naming where it belongs, instead of reaching for a real AWS endpoint.
  */
 export function dynamoEndpoint(): string {
-  const endpoint = inject('dynamoEndpoint');
+  const endpoints = inject('dynamoEndpoints');
+  // A worker (VITEST_POOL_ID: 1 to maxWorkers) always uses the same instance, so a file's relays, tables
+  // and clients all meet in one database.
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  const endpoint = endpoints?.[(worker - 1) % endpoints.length];
   if (!endpoint)
     throw new Error(
       'This test file uses DynamoDB Local, which only the dynamodb lane starts: move it under test/integration ' +

@@ -10,7 +10,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../helpers/dynamo';
 import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { LocalStreamPump, type StreamCheckpointStore, type StreamPumpOptions } from '../../local/stream-pump';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
@@ -85,7 +86,7 @@ async function drain(pump: LocalStreamPump): Promise<void> {
 describe('local stream pump: checkpoint and resume', () => {
   it('hands the publisher only records that carry outbox events, like the cloud stream filter, and still moves past the others', async () => {
     // Prepare: a receipt-like item (no outbox) between two transaction-like items.
-    const endpoint = inject('dynamoEndpoint');
+    const endpoint = dynamoEndpoint();
     const { client, tableName } = await freshTable(endpoint);
     cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
     await writeItems(client, tableName, ['tx-1']);
@@ -105,7 +106,7 @@ describe('local stream pump: checkpoint and resume', () => {
 
   it('publishes, after a crash and restart, everything written but not yet published', async () => {
     // Prepare: 12 callbacks stored; the first pump publishes one batch of 5, then dies publishing the next.
-    const endpoint = inject('dynamoEndpoint');
+    const endpoint = dynamoEndpoint();
     const { client, tableName } = await freshTable(endpoint);
     cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
     const written = ids('before', 12);
@@ -138,7 +139,7 @@ describe('local stream pump: checkpoint and resume', () => {
 
   it('says it caught up only after a pass that read every record written before it to the end, none failing', async () => {
     // Prepare: 12 records, batches of 5, the second batch fails once.
-    const endpoint = inject('dynamoEndpoint');
+    const endpoint = dynamoEndpoint();
     const { client, tableName } = await freshTable(endpoint);
     cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
     const rec = recorder();
@@ -162,7 +163,7 @@ describe('local stream pump: checkpoint and resume', () => {
   });
 
   it('publishes what was written before the very first start (no checkpoint: from the horizon, not LATEST)', async () => {
-    const endpoint = inject('dynamoEndpoint');
+    const endpoint = dynamoEndpoint();
     const { client, tableName } = await freshTable(endpoint);
     cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
     await writeItems(client, tableName, ids('early', 3));
@@ -176,7 +177,7 @@ describe('local stream pump: checkpoint and resume', () => {
 
   it('reads a shard from its horizon when its checkpoint cannot be used, and checkpoints as it goes', async () => {
     // Prepare: a checkpoint store holding a position past the end of this stream (another database's).
-    const endpoint = inject('dynamoEndpoint');
+    const endpoint = dynamoEndpoint();
     const { client, tableName } = await freshTable(endpoint);
     cleanups.push(() => client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined));
     await writeItems(client, tableName, ids('x', 4));
