@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type LocalRelay, type LocalRelayOptions, startLocalRelay } from '../../local/relay';
+import { nextPollDelay } from '../../local/stream-pump';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { FileEventSink } from '../../shared/adapters/events/file-sink';
@@ -76,20 +77,18 @@ export interface TestRelayOptions {
  * which gets an interval no test outlives.
  */
 const PUMP_OWN_TIMER_MS = 3_600_000;
-/** Poll again this soon after a poll that read records ... */
-const PUMP_BUSY_MS = 50;
-/** ... and back off, doubling, to this while nothing is written. */
-const PUMP_IDLE_MS = 400;
+/** Poll again 50 ms after a poll that read records, and back off, doubling, to 400 ms while nothing is written. */
+const PUMP_PACE = { busyMs: 50, idleMs: 400 };
 
 /**
- * Polls `pump` until the returned stop() is called: PUMP_BUSY_MS after a poll that read records, doubling
- * up to PUMP_IDLE_MS while polls read nothing. Polling every 50 ms whatever happens cost an idle relay
+ * Polls `pump` until the returned stop() is called: 50 ms after a poll that read records, doubling
+ * up to 400 ms while polls read nothing. Polling every 50 ms whatever happens cost an idle relay
  * about 0.16 s of CPU a second (its process and DynamoDB Local's, measured), and a test file's relays are
  * idle most of their life; a test that needs what was written published now calls flush(), which polls at
- * once, and one that waits for an event (waitFor, eventually) sees it at most PUMP_IDLE_MS later.
+ * once, and one that waits for an event (waitFor, eventually) sees it at most 400 ms later.
  */
 function drivePump(pump: Pick<LocalRelay['pump'], 'poll'>): { stop(): Promise<void> } {
-  let delay = PUMP_BUSY_MS;
+  let delay = PUMP_PACE.busyMs;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
@@ -97,10 +96,10 @@ function drivePump(pump: Pick<LocalRelay['pump'], 'poll'>): { stop(): Promise<vo
     if (stopped) return;
     timer = setTimeout(() => {
       running = pump.poll().then(
-        (read) => (delay = read > 0 ? PUMP_BUSY_MS : Math.min(delay * 2, PUMP_IDLE_MS)),
+        (read) => (delay = nextPollDelay(delay, read, PUMP_PACE)),
         // A failed poll (the store unreachable) is retried like an empty one; the pump's callers that
         // wait on it (flush) see the error themselves.
-        () => (delay = Math.min(delay * 2, PUMP_IDLE_MS)),
+        () => (delay = nextPollDelay(delay, 0, PUMP_PACE)),
       );
       void running.finally(next);
     }, delay);
