@@ -214,7 +214,8 @@ export const callbackConfigShape = {
  * The callback path's sections of a config (other sections are dropped, not refused: they were checked
  * at synth, and the callback function reads the same config file as the others).
  */
-export const callbackConfigSchema = z.object(callbackConfigShape);
+// Pure: the bundles that parse the whole config leave this object schema out.
+export const callbackConfigSchema = /* @__PURE__ */ z.object(callbackConfigShape);
 
 export interface ResolvedAccount {
   provider: string;
