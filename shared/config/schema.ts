@@ -9,9 +9,7 @@ import { accountKey, callbackConfigShape, positiveInt, type ResolvedAccount } fr
 // The callback path's sections live in callback-config.ts (the callback bundles import only that file).
 export {
   accountKey,
-  allowNoPathSecretSchema,
   ORIGIN_VERIFY_HEADER,
-  pathSecretSchema,
   reconciliationSchema,
   type ResolvedAccount,
 } from './callback-config';
