@@ -97,7 +97,7 @@ export default tseslint.config(
       'shared/app/badges/badge-feed.ts',
       'shared/app/transactions/get-transaction.ts',
       'shared/app/transactions/register-transaction.ts',
-      'shared/config/load.ts',
+      'shared/config/loader.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },

@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { accountSecretIds } from '../../shared/config/load';
+import { accountSecretIds } from '../../shared/config/loader';
 import type { RelayConfig } from '../../shared/config/schema';
 import {
   FUNCTION_SECRET_KINDS,

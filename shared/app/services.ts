@@ -1,3 +1,4 @@
+import type { CallbackConfig } from '../config/callback-config';
 import type { RelayConfig } from '../config/schema';
 import { type Scrubber, scrubValue } from '../util/redact';
 import type { StatementStore } from './statements/statement-store';
@@ -45,9 +46,13 @@ export interface RelayServices {
 
 /**
  * What the callback path (receive-callback.ts) depends on: the services with the callback path's store
- * only, which is all the callback function is wired with (shared/runtime/lambda-callback.ts).
+ * and config sections only, which is all the callback function is wired with
+ * (shared/runtime/lambda-callback.ts).
  */
-export type CallbackServices = Omit<RelayServices, 'store'> & { store: CallbackStore };
+export type CallbackServices = Omit<RelayServices, 'store' | 'config'> & {
+  store: CallbackStore;
+  config: CallbackConfig;
+};
 
 /**
  * Limits a test lowers to reach what lies past them with a few dozen requests instead of thousands

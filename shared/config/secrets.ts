@@ -1,6 +1,7 @@
 import { findProvider } from '../providers/registry';
 import { createScrubber, type Scrubber } from '../util/redact';
-import type { RelayConfig, ResolvedAccount } from './schema';
+import type { CallbackConfig, ResolvedAccount } from './callback-config';
+import type { RelayConfig } from './schema';
 
 /**
  * Every value read from an account's secrets (`callbackSecretId`, `apiSecretId`), whatever its key: all of them are scrubbed,
@@ -15,10 +16,16 @@ export function registerSecretValues(account: ResolvedAccount, values: readonly 
 }
 
 /**
+ * A config whose secrets are scrubbed: the whole config, or the callback path's sections (its other
+ * sections' secrets, the webhook and badge credentials, are read only by the functions that parse them).
+ */
+type ScrubbedConfig = CallbackConfig & Partial<Pick<RelayConfig, 'destinations' | 'badges'>>;
+
+/**
  * Every secret value the config holds: path secrets, the bearer token, the edge's origin secrets,
  * providers' keys and tokens, and everything merged in from accounts' secrets.
  */
-export function configuredSecrets(config: RelayConfig): string[] {
+export function configuredSecrets(config: ScrubbedConfig): string[] {
   const secrets: (string | undefined)[] = [
     config.management.bearerToken,
     config.management.searchKey,
@@ -41,6 +48,6 @@ export function configuredSecrets(config: RelayConfig): string[] {
  * Removes every configured secret from messages, logs, events and quarantine. Built from the values the
  * config holds now: a process whose secrets are refreshed builds it again (shared/runtime/lambda.ts).
  */
-export function secretScrubber(config: RelayConfig): Scrubber {
+export function secretScrubber(config: ScrubbedConfig): Scrubber {
   return createScrubber(configuredSecrets(config));
 }

@@ -1,4 +1,4 @@
-import { ORIGIN_VERIFY_HEADER, type RelayConfig } from '../config/schema';
+import { type CallbackConfig, ORIGIN_VERIFY_HEADER } from '../config/callback-config';
 import {
   MalformedJsonError,
   OriginNotVerifiedError,
@@ -73,7 +73,7 @@ function matchesAny(candidates: readonly string[], given: string): boolean {
  * In `direct` mode, and without the header in `cloudfront-or-direct` mode, the request is unchanged.
  */
 export function verifyEdge(
-  edge: RelayConfig['edge'] | undefined,
+  edge: CallbackConfig['edge'] | undefined,
   request: InboundRequest,
 ): { request: InboundRequest; refusal?: OriginNotVerifiedError } {
   if (!edge || edge.mode === 'direct') return { request };

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { accountKey, type RelayConfig, type ResolvedAccount } from '../config/schema';
+import { accountKey, type CallbackConfig, type ResolvedAccount } from '../config/callback-config';
 import {
   MethodNotAllowedError,
   RouteNotFoundError,
@@ -75,7 +75,7 @@ function shown(text: string): string {
  * rotating, the previous one too, noted in `known.previousPathSecret`), route and method. Messages never repeat the raw path past the account: it may hold the path secret.
  */
 export function resolveRoute(
-  config: RelayConfig,
+  config: Pick<CallbackConfig, 'accounts'>,
   request: InboundRequest,
   known: RouteKnowledge,
 ): ResolvedRoute {

@@ -1,6 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoTransactionStore } from '../adapters/dynamodb/transaction-store';
 import type { CallbackStore } from '../app/ports';
+import type { CallbackConfig } from '../config/callback-config';
+import { parseCallbackConfig } from '../config/loader';
 import { type LambdaServicesWith, lambdaCoreServices } from './lambda-core';
 
 /**
@@ -10,10 +12,11 @@ import { type LambdaServicesWith, lambdaCoreServices } from './lambda-core';
  */
 export async function lambdaCallbackServices(
   serviceName: string,
-): Promise<{ services: LambdaServicesWith<CallbackStore>; logger: Logger }> {
+): Promise<{ services: LambdaServicesWith<CallbackStore, CallbackConfig>; logger: Logger }> {
   const { services, logger } = await lambdaCoreServices(
     serviceName,
     (doc, options): CallbackStore => new DynamoTransactionStore(doc, options),
+    parseCallbackConfig,
   );
   return { services, logger };
 }

@@ -8,7 +8,8 @@ import { CallbackTracker, trackingCallbacks } from '../app/callbacks/callback-he
 import { type CallbackStore, systemClock } from '../app/ports';
 import { RefusalSampler } from '../app/callbacks/refusal-sampler';
 import { type RelayServices, scrubbingLogger } from '../app/services';
-import { loadRefreshingConfig } from '../config/load';
+import type { CallbackConfig } from '../config/callback-config';
+import { type ConfigParser, loadRefreshingWith } from '../config/loader';
 import { FUNCTION_SECRET_KINDS } from '../config/secret-reader';
 import { secretScrubber } from '../config/secrets';
 import type { Scrubber } from '../util/redact';
@@ -23,8 +24,12 @@ export type DynamoDoc = ReturnType<typeof createDynamoClients>['doc'];
  * What the Lambda wiring adds: metrics for every function, the quarantine's flood limits. `S` is the store
  * the function is wired with: the whole RelayStore, or the callback path's CallbackStore (lambda-callback.ts).
  */
-export type LambdaServicesWith<S extends CallbackStore> = Omit<RelayServices, 'store'> & {
+export type LambdaServicesWith<
+  S extends CallbackStore,
+  C extends CallbackConfig = RelayServices['config'],
+> = Omit<RelayServices, 'store' | 'config'> & {
   store: S;
+  config: C;
   metrics: PowertoolsRelayMetrics;
   refusalSampler: RefusalSampler;
 };
@@ -46,10 +51,11 @@ export type StoreOpener<S extends CallbackStore> = (doc: DynamoDoc, options: Rel
  * configured secret; Powertools Metrics (EMF; namespace from POWERTOOLS_METRICS_NAMESPACE, which the
  * construct sets) flushed after every invocation by the handlers' middy chain.
  */
-export async function lambdaCoreServices<S extends CallbackStore>(
+export async function lambdaCoreServices<S extends CallbackStore, C extends CallbackConfig>(
   serviceName: string,
   openStore: StoreOpener<S>,
-): Promise<{ services: LambdaServicesWith<S>; logger: Logger; doc: DynamoDoc }> {
+  parseConfig: ConfigParser<C>,
+): Promise<{ services: LambdaServicesWith<S, C>; logger: Logger; doc: DynamoDoc }> {
   const logger = new Logger({
     serviceName,
     logLevel: (process.env.LOG_LEVEL as 'INFO') ?? 'INFO',
@@ -61,7 +67,7 @@ export async function lambdaCoreServices<S extends CallbackStore>(
   // start instead of leaving path secrets unset.
   const secretKinds = FUNCTION_SECRET_KINDS[serviceName.replace(/^relay-/, '')] ?? ['callback'];
   let scrubNow: Scrubber = (text) => text;
-  const { config, refresh } = await loadRefreshingConfig(process.env, undefined, {
+  const { config, refresh } = await loadRefreshingWith(parseConfig, process.env, undefined, {
     readSecret: sharedSecretReader(),
     secretKinds,
     onChange: (fresh) => {

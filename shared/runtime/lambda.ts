@@ -6,6 +6,7 @@ import { DynamoStatementStore } from '../adapters/dynamodb/statement-store';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
 import type { ReconcileServices } from '../app/reconciliation/reconcile';
 import { statusApiRegistry } from '../app/reconciliation/status-apis';
+import { parseConfig } from '../config/load';
 import { requireEnv } from './env';
 import { type DynamoDoc, type LambdaRelayServices, lambdaCoreServices } from './lambda-core';
 
@@ -21,6 +22,7 @@ export async function lambdaServices(
   const { services, logger, doc } = await lambdaCoreServices(
     serviceName,
     (doc, options) => new DynamoRelayStore(doc, options),
+    parseConfig,
   );
   const { config } = services;
   return {

@@ -71,6 +71,30 @@ function callbackEvent(body: string) {
   };
 }
 
+/** A fresh `node` loads the bundle with the Lambda's environment and `config`, and invokes it with `event`. */
+function invoke(config: unknown, event: unknown) {
+  return run(
+    process.execPath,
+    ['--input-type=module', '--no-warnings', '-e', INVOKE, file, JSON.stringify(event)],
+    {
+      cwd: outdir,
+      timeout: 60_000,
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
+        TABLE_NAME: table.tableName,
+        RELAY_CONFIG_JSON: JSON.stringify(config),
+        POWERTOOLS_SERVICE_NAME: 'relay-callback',
+        POWERTOOLS_METRICS_NAMESPACE: 'MobileMoneyRelay',
+        LOG_LEVEL: process.env.BUNDLE_TEST_LOG_LEVEL ?? 'INFO',
+      },
+    },
+  );
+}
+
 describe('callback bundle', () => {
   it('starts with the deployed environment and stores a real MoMo callback', async () => {
     const body = readFileSync(join(__dirname, '../fixtures/momo/requesttopay-successful.json'), 'utf8');
@@ -81,26 +105,7 @@ describe('callback bundle', () => {
       ackBudgets: { momo: { storeMs: 20_000, ackMs: 25_000 } },
       accounts: { momo: { demo: { pathSecret: PATH_SECRET, currency: 'EUR' } } },
     };
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--input-type=module', '--no-warnings', '-e', INVOKE, file, JSON.stringify(callbackEvent(body))],
-      {
-        cwd: outdir,
-        timeout: 60_000,
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_REGION: 'eu-west-1',
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-          TABLE_NAME: table.tableName,
-          RELAY_CONFIG_JSON: JSON.stringify(config),
-          POWERTOOLS_SERVICE_NAME: 'relay-callback',
-          POWERTOOLS_METRICS_NAMESPACE: 'MobileMoneyRelay',
-          LOG_LEVEL: process.env.BUNDLE_TEST_LOG_LEVEL ?? 'INFO',
-        },
-      },
-    );
+    const { stdout, stderr } = await invoke(config, callbackEvent(body));
     if (process.env.BUNDLE_TEST_LOG_LEVEL) console.log(stdout, stderr);
     const response = JSON.parse(stdout.slice(stdout.lastIndexOf('{"statusCode"'))) as { statusCode: number };
     expect(response.statusCode).toBe(200);
@@ -126,10 +131,29 @@ describe('callback bundle', () => {
     expect(JSON.stringify(items)).toContain('363440463');
   });
 
-  it('leaves out what the callback path never runs: statements, webhook deliveries, status API clients', () => {
+  it('fails its cold start on a malformed runtime config, naming the bad keys', async () => {
+    // Arrange
+    const config = {
+      management: { auth: 'iam' },
+      limits: { maxBodyBytes: 'big' },
+      edge: { mode: 'cloudfront' },
+      accounts: { momo: { demo: { pathSecret: PATH_SECRET, currency: 'EUR' } } },
+    };
+    // Act
+    const failed = await invoke(config, callbackEvent('{}')).then(
+      () => undefined,
+      (error: { stderr: string }) => error,
+    );
+    // Assess
+    expect(failed?.stderr).toContain('Invalid relay config:');
+    expect(failed?.stderr).toContain('limits.maxBodyBytes');
+    expect(failed?.stderr).toContain('edge.originVerifySecrets');
+  });
+
+  it('leaves out what the callback path never runs: statements, webhook deliveries, status API clients, the other config sections', () => {
     // Act
     const unneeded = inputs.filter((path) =>
-      /shared\/adapters\/dynamodb\/(statement-store|delivery-log|destination-state-store)|shared\/adapters\/sqs\/sqs-delivery-queue|shared\/app\/delivery\/|shared\/providers\/[^/]+\/api-client|shared\/app\/statements\/statement-sink/.test(
+      /shared\/adapters\/dynamodb\/(statement-store|delivery-log|destination-state-store)|shared\/adapters\/sqs\/sqs-delivery-queue|shared\/app\/delivery\/|shared\/providers\/[^/]+\/api-client|shared\/app\/statements\/statement-sink|shared\/config\/(schema|load)\.ts|shared\/destinations\//.test(
         path,
       ),
     );

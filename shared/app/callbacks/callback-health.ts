@@ -1,3 +1,4 @@
+import type { CallbackConfig } from '../../config/callback-config';
 import type { RelayConfig } from '../../config/schema';
 import { buildEvent } from '../../domain/events';
 import {
@@ -98,7 +99,7 @@ export class CallbackTracker {
 
   constructor(
     private readonly store: ProviderRecordStore,
-    private readonly config: RelayConfig,
+    private readonly config: Pick<CallbackConfig, 'reconciliation'>,
     private readonly log: RelayLogger,
   ) {}
 

@@ -1,4 +1,4 @@
-import { ORIGIN_VERIFY_HEADER } from '../../config/schema';
+import { ORIGIN_VERIFY_HEADER } from '../../config/callback-config';
 import type { TransactionKey } from '../../domain/transaction';
 import { sha256Hex } from '../../util/ids';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';

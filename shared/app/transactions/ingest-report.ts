@@ -9,7 +9,7 @@ import {
   unansweredQuestion,
 } from '../../domain/status-question';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
-import { accountSecretIds } from '../../config/load';
+import { accountSecretIds } from '../../config/loader';
 import type { ResolvedAccount } from '../../config/schema';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';

@@ -2,13 +2,8 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, vi } from 'vitest';
 import { SecretsManagerSecretReader } from '../../../shared/adapters/secrets/secrets-manager';
-import {
-  accountSecretIds,
-  accountsWithoutPathSecret,
-  loadConfig,
-  parseConfig,
-  resolveSecrets,
-} from '../../../shared/config/load';
+import { accountsWithoutPathSecret, loadConfig, parseConfig } from '../../../shared/config/load';
+import { accountSecretIds, resolveSecrets } from '../../../shared/config/loader';
 import type { SecretKind } from '../../../shared/config/secret-reader';
 import { configuredSecrets, secretScrubber } from '../../../shared/config/secrets';
 import { ConfigError } from '../../../shared/domain/errors';

@@ -1,0 +1,673 @@
+import { readFile } from 'node:fs/promises';
+import * as z from '../util/zod';
+import { ConfigError } from '../domain/errors';
+import { findProvider, PROVIDERS } from '../providers/registry';
+import type { ProviderModule } from '../providers/types';
+import {
+  accountKey,
+  allowNoPathSecretSchema,
+  type CallbackConfig,
+  callbackConfigSchema,
+  pathSecretSchema,
+  type ResolvedAccount,
+} from './callback-config';
+import {
+  DEFAULT_SECRET_REFRESH_MS,
+  parseSecretRef,
+  SECRET_ID_KEYS,
+  SECRET_KINDS,
+  SECRET_REF_PATTERN,
+  type SecretKind,
+  type SecretReader,
+} from './secret-reader';
+import { registerSecretValues } from './secrets';
+
+/**
+ * Reading a config, merging its secrets, validating its accounts and refreshing the secrets while warm,
+ * whatever sections it is parsed with: the whole config (load.ts, every function but the callback path's)
+ * or the callback path's sections (callback-config.ts, the callback function and the buffer consumer),
+ * so this file imports no section's schema.
+ */
+
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+      return `${path || '(root)'}: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+/**
+ * `accounts.<provider>.<id>.callbackSecretId` / `.apiSecretId`, `edge.originVerifySecretId`: a Secrets
+ * Manager secret (ARN or name) whose JSON object is merged into the config when it is loaded.
+ */
+const secretIdSchema = z
+  .string()
+  .check(
+    z.regex(
+      /^[A-Za-z0-9/_+=.@:-]{1,2048}$/,
+      'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -)',
+    ),
+  );
+
+/**
+ * `accounts.<provider>.<id>.callbackSecretId` / `.apiSecretId`: a secret id, or `<secret id>#<member>`
+ * when several accounts share one secret (parseSecretRef).
+ */
+const accountSecretRefSchema = z
+  .string()
+  .check(
+    z.regex(
+      SECRET_REF_PATTERN,
+      "a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -), optionally followed by #<member> (the member of the secret's JSON object that holds this account's settings)",
+    ),
+  );
+
+/** An account as parsed: a ResolvedAccount plus the secrets its settings come from, per kind. */
+type LoadedAccount = ResolvedAccount & { secretIds?: Partial<Record<SecretKind, string>> };
+
+/** The secrets an account's settings come (partly) from, per kind (`callbackSecretId`, `apiSecretId`). */
+export function accountSecretIds(account: ResolvedAccount): Partial<Record<SecretKind, string>> {
+  return (account as LoadedAccount).secretIds ?? {};
+}
+
+export interface ParseConfigOptions {
+  /**
+   * The secrets have not been read (cdk synth): a setting absent from an account that names a secret is
+   * assumed to come from it, so "required" problems about absent keys are not reported for that account
+   * (loadConfig validates the merged settings at cold start). Such an account keeps its settings as
+   * written (no defaults). Never for a config the relay runs with.
+   */
+  secretsUnresolved?: boolean;
+  /** Secret kinds not read by this process: an account naming such a secret is treated as above. */
+  unreadKinds?: readonly SecretKind[];
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The kinds of secret a raw account names (`callbackSecretId`, `apiSecretId`). */
+function namedKinds(raw: unknown): SecretKind[] {
+  if (!isPlainObject(raw)) return [];
+  return SECRET_KINDS.filter((kind) => typeof raw[SECRET_ID_KEYS[kind]] === 'string');
+}
+
+/** What `secretId` became: one secret per kind, so a function reads only the kind it needs. */
+const SECRET_ID_MIGRATION =
+  'replaced by two secrets: callbackSecretId (a JSON object of the callback settings: pathSecret, previousPathSecret, callbackKey, c2b.partner.bearerToken) and apiSecretId ({"api": {…the API credentials}}); split the secret in two (docs/configuration.md#secrets)';
+
+/** Validates a parsed config object. Every problem is reported with the dotted key that caused it. */
+
+/** What every config is parsed with: its accounts (raw, by provider and id) and its ack budgets by provider. */
+interface ConfigSections {
+  accounts: Record<string, Record<string, unknown>>;
+  ackBudgets: Record<string, unknown>;
+}
+
+/** A parsed config: its sections, with the accounts resolved. */
+export type ParsedConfig<C extends ConfigSections> = Omit<C, 'accounts'> & {
+  accounts: ReadonlyMap<string, ResolvedAccount>;
+};
+
+/** One account as its settings schema left it, for the checks beyond it (the whole config's URL rules). */
+export interface ParsedAccount {
+  /** Dotted key of the account: `accounts.<provider>.<id>`. */
+  prefix: string;
+  provider: ProviderModule;
+  id: string;
+  pathSecret: string | undefined;
+  settings: Record<string, unknown>;
+  /** False when the settings were checked only in part (secrets unresolved). */
+  checked: boolean;
+}
+
+/** Checks beyond the sections' schemas and the accounts' settings: each returns problems (dotted keys first). */
+export interface ConfigChecks<C> {
+  account?: (core: C, account: ParsedAccount) => string[];
+  config?: (core: C) => string[];
+}
+
+/** The schema one provider's accounts are parsed with: its settings and the relay's own account keys. */
+function accountSchema(provider: ProviderModule) {
+  return z.catchall(
+    z.extend(provider.accountSchema, {
+      pathSecret: z.optional(pathSecretSchema),
+      previousPathSecret: z.optional(pathSecretSchema),
+      allowNoPathSecret: z.optional(allowNoPathSecretSchema),
+      callbackSecretId: z.optional(accountSecretRefSchema),
+      apiSecretId: z.optional(accountSecretRefSchema),
+    }),
+    z.never(), // strict: an unknown key is an error
+  );
+}
+
+/** One account's settings checked (a key absent from an unread secret excused): the settings, or problems. */
+function checkedSettings(
+  schema: ReturnType<typeof accountSchema>,
+  prefix: string,
+  raw: unknown,
+  options: ParseConfigOptions,
+): { data: Record<string, unknown>; checked: boolean } | { problem: string } {
+  if (isPlainObject(raw) && 'secretId' in raw)
+    return { problem: `${prefix}.secretId: ${SECRET_ID_MIGRATION}` };
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { data: parsed.data as Record<string, unknown>, checked: true };
+  // A key absent from an account whose secret was not read may live in the secret.
+  const unread = namedKinds(raw).filter(
+    (kind) => options.secretsUnresolved || options.unreadKinds?.includes(kind),
+  );
+  const remaining = unread.length
+    ? parsed.error.issues.filter((issue) => valueAt(raw, issue.path) !== undefined)
+    : parsed.error.issues;
+  if (remaining.length) return { problem: formatIssues(prefix, remaining) };
+  return { data: { ...(raw as Record<string, unknown>) }, checked: false };
+}
+
+/** One account parsed: the resolved account, or the problems that refuse it. */
+function parseAccount(
+  provider: ProviderModule,
+  accountId: string,
+  raw: unknown,
+  options: ParseConfigOptions,
+  schema: ReturnType<typeof accountSchema>,
+): { account: LoadedAccount; parsed: ParsedAccount } | { problem: string } {
+  const prefix = `accounts.${provider.id}.${accountId}`;
+  if (!ACCOUNT_ID.test(accountId))
+    return { problem: `${prefix}: account ids may only use A-Z a-z 0-9 _ - (max 64)` };
+  const result = checkedSettings(schema, prefix, raw, options);
+  if ('problem' in result) return result;
+  const { pathSecret, previousPathSecret, allowNoPathSecret, callbackSecretId, apiSecretId, ...settings } =
+    result.data as Record<string, unknown> & {
+      pathSecret?: string;
+      previousPathSecret?: string;
+      allowNoPathSecret?: string;
+      callbackSecretId?: string;
+      apiSecretId?: string;
+    };
+  if (pathSecret && allowNoPathSecret !== undefined)
+    return { problem: `${prefix}.allowNoPathSecret: the account has a pathSecret; remove allowNoPathSecret` };
+  if (previousPathSecret && !pathSecret && result.checked)
+    return {
+      problem: `${prefix}.previousPathSecret: accepted only beside a pathSecret (the current one); rotate by moving the current value here and setting a new pathSecret`,
+    };
+  const account: LoadedAccount = { provider: provider.id, id: accountId, pathSecret, settings };
+  // The previous value is accepted only while it differs from the current one (docs/deploy.md rotation).
+  if (previousPathSecret && previousPathSecret !== pathSecret)
+    account.previousPathSecret = previousPathSecret;
+  if (allowNoPathSecret !== undefined) account.allowNoPathSecret = allowNoPathSecret;
+  const secretIds: Partial<Record<SecretKind, string>> = {};
+  if (callbackSecretId !== undefined) secretIds.callback = callbackSecretId;
+  if (apiSecretId !== undefined) secretIds.api = apiSecretId;
+  if (Object.keys(secretIds).length) account.secretIds = secretIds;
+  return {
+    account,
+    parsed: { prefix, provider, id: accountId, pathSecret, settings, checked: result.checked },
+  };
+}
+
+const knownProviders = () => PROVIDERS.map((p) => p.id).join(', ');
+
+/**
+ * Validates a parsed config object with `schema` (its sections), then each account with its provider's
+ * settings schema, then `checks`. Every problem is reported with the dotted key that caused it.
+ */
+export function parseConfigWith<C extends ConfigSections>(
+  schema: z.ZodMiniType<C>,
+  input: unknown,
+  options: ParseConfigOptions = {},
+  checks: ConfigChecks<C> = {},
+): ParsedConfig<C> {
+  const core = schema.safeParse(input);
+  if (!core.success) throw new ConfigError(`Invalid relay config:\n${formatIssues('', core.error.issues)}`);
+  const problems: string[] = [];
+  const accounts = new Map<string, ResolvedAccount>();
+  // A misspelt provider would silently leave the real one on its defaults.
+  for (const providerId of Object.keys(core.data.ackBudgets))
+    if (!findProvider(providerId))
+      problems.push(`ackBudgets.${providerId}: unknown provider (known: ${knownProviders()})`);
+  for (const [providerId, byId] of Object.entries(core.data.accounts)) {
+    const provider = findProvider(providerId);
+    if (!provider) {
+      problems.push(`accounts.${providerId}: unknown provider (known: ${knownProviders()})`);
+      continue;
+    }
+    const schemaOfAccount = accountSchema(provider);
+    for (const [accountId, raw] of Object.entries(byId)) {
+      const result = parseAccount(provider, accountId, raw, options, schemaOfAccount);
+      if ('problem' in result) {
+        problems.push(result.problem);
+        continue;
+      }
+      problems.push(...(checks.account?.(core.data, result.parsed) ?? []));
+      accounts.set(accountKey(providerId, accountId), result.account);
+    }
+  }
+  problems.push(...(checks.config?.(core.data) ?? []));
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
+  return { ...core.data, accounts };
+}
+
+export interface LoadConfigOptions {
+  /**
+   * Reads the secrets the config names (Secrets Manager, injected by the composition root). Required when
+   * the config names a secret of a kind in `secretKinds`.
+   */
+  readSecret?: SecretReader;
+  /**
+   * The kinds of secret this process reads (its role may read no other): accounts' secrets of other
+   * kinds are left unread, and their settings absent (an account's `api` is dropped when its `apiSecretId`
+   * is not read). @default every kind
+   */
+  secretKinds?: readonly SecretKind[];
+}
+
+/** What the secrets contributed: their string values (all of them scrubbed from logs) and their texts. */
+export interface ResolvedSecrets {
+  /** The config with every read secret merged in (the ids kept). */
+  config: unknown;
+  /** Per account key (`<provider>/<id>`): every string value that came from its secrets. */
+  values: Map<string, string[]>;
+  /** Every secret's text as read, by id: what tells a refresh whether anything changed. */
+  texts: Map<string, string>;
+}
+
+/** Objects merged member by member; anything else (strings, numbers, arrays) taken from the secret. */
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
+  }
+  return out;
+}
+
+function stringLeaves(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, into);
+  else if (isPlainObject(value)) for (const item of Object.values(value)) stringLeaves(item, into);
+  return into;
+}
+
+/** What a secret of each kind may hold; a problem (naming the secret, never a value) or undefined. */
+function secretShapeProblem(
+  kind: SecretKind | 'edge' | 'search' | 'token',
+  secretId: string,
+  secret: Record<string, unknown>,
+) {
+  const keys = Object.keys(secret);
+  if (kind === 'token') {
+    if (typeof secret.token !== 'string' || secret.token.length < 16 || keys.length !== 1)
+      return `secret "${secretId}" must hold exactly {"token": "…"} (at least 16 characters)`;
+    return undefined;
+  }
+  if (kind === 'search') {
+    if (typeof secret.searchKey !== 'string' || keys.length !== 1)
+      return `secret "${secretId}" must hold exactly {"searchKey": "…"} (at least 32 characters)`;
+    return undefined;
+  }
+  if (kind === 'api') {
+    if (keys.length !== 1 || !isPlainObject(secret.api))
+      return `secret "${secretId}" must hold exactly {"api": {…}} (the account's API credentials; callback settings belong in callbackSecretId)`;
+    return undefined;
+  }
+  if (kind === 'edge') {
+    const extra = keys.filter((k) => k !== 'originVerifySecret' && k !== 'previousOriginVerifySecret');
+    if (typeof secret.originVerifySecret !== 'string' || extra.length)
+      return `secret "${secretId}" must hold {"originVerifySecret": "…"} and optionally "previousOriginVerifySecret" while rotating`;
+    return undefined;
+  }
+  const misplaced = keys.filter((k) =>
+    ['api', 'secretId', 'callbackSecretId', 'apiSecretId', 'allowNoPathSecret'].includes(k),
+  );
+  if (misplaced.length)
+    return `secret "${secretId}" may not set ${misplaced.join(' or ')} (${misplaced.includes('api') ? 'API credentials belong in apiSecretId; ' : ''}ids and opt-outs belong in the config)`;
+  return undefined;
+}
+
+/**
+ * Reads the secrets the config names, of the kinds asked for, and merges each into its place, the secret
+ * winning: an account's `callbackSecretId` (a JSON object of callback settings, e.g.
+ * `{"pathSecret":"…","previousPathSecret":"…","callbackKey":"…"}`) and `apiSecretId` (`{"api":{…}}`)
+ * deep-merged into the account; `edge.originVerifySecretId` (`{"originVerifySecret":"…",
+ * "previousOriginVerifySecret":"…"}`) becoming `edge.originVerifySecrets`. Every problem names the key
+ * and the secret id, never a value. A config naming no secret comes back as it was.
+ */
+export async function resolveSecrets(
+  input: unknown,
+  options: LoadConfigOptions = {},
+): Promise<ResolvedSecrets> {
+  const kinds = options.secretKinds ?? SECRET_KINDS;
+  const values = new Map<string, string[]>();
+  const texts = new Map<string, string>();
+  type Wanted = {
+    kind: SecretKind | 'edge' | 'search' | 'token';
+    index?: number;
+    key: string;
+    secretId: string;
+    /** The member of the secret's JSON object that is this account's (a keyed reference). */
+    member?: string;
+    provider?: string;
+    id?: string;
+  };
+  const wanted: Wanted[] = [];
+  // A malformed id is left for parseConfig to report with its key.
+  const valid = (id: unknown): id is string => typeof id === 'string' && secretIdSchema.safeParse(id).success;
+  const root = isPlainObject(input) ? input : {};
+  const accounts = isPlainObject(root.accounts) ? root.accounts : {};
+  for (const [provider, byId] of Object.entries(accounts)) {
+    if (!isPlainObject(byId)) continue;
+    for (const [id, raw] of Object.entries(byId)) {
+      if (!isPlainObject(raw)) continue;
+      for (const kind of kinds) {
+        const ref = raw[SECRET_ID_KEYS[kind]];
+        if (typeof ref === 'string' && SECRET_REF_PATTERN.test(ref))
+          wanted.push({
+            kind,
+            key: `accounts.${provider}.${id}.${SECRET_ID_KEYS[kind]}`,
+            ...parseSecretRef(ref),
+            provider,
+            id,
+          });
+      }
+    }
+  }
+  const edge = isPlainObject(root.edge) ? root.edge : undefined;
+  if (kinds.includes('callback') && valid(edge?.originVerifySecretId))
+    wanted.push({ kind: 'edge', key: 'edge.originVerifySecretId', secretId: edge.originVerifySecretId });
+  // The search key is read with the callback secrets: the functions that register and search (management,
+  // transaction-initiated) read those, and so do the others that share their grants.
+  const management = isPlainObject(root.management) ? root.management : undefined;
+  if (kinds.includes('callback') && valid(management?.searchKeySecretId))
+    wanted.push({
+      kind: 'search',
+      key: 'management.searchKeySecretId',
+      secretId: management.searchKeySecretId,
+    });
+  // Named management tokens are read with the callback secrets too (the management function reads those).
+  if (kinds.includes('callback') && Array.isArray(management?.tokens))
+    management.tokens.forEach((token: unknown, index) => {
+      if (isPlainObject(token) && valid(token.secretId))
+        wanted.push({
+          kind: 'token',
+          key: `management.tokens.${index}.secretId`,
+          secretId: token.secretId,
+          index,
+        });
+    });
+  const unreadApi = !kinds.includes('api');
+  const namesUnreadApi = Object.values(accounts).some(
+    (byId) =>
+      isPlainObject(byId) && Object.values(byId).some((raw) => isPlainObject(raw) && 'apiSecretId' in raw),
+  );
+  if (wanted.length === 0 && !(unreadApi && namesUnreadApi)) return { config: input, values, texts };
+  const read = options.readSecret;
+  if (wanted.length && !read)
+    throw new ConfigError(
+      `${wanted[0]!.key}: the config names a secret but no secret reader was given (the composition root wires Secrets Manager)`,
+    );
+
+  const problems: string[] = [];
+  const merged = structuredClone(input) as {
+    accounts: Record<string, Record<string, Record<string, unknown>>>;
+    edge?: Record<string, unknown>;
+    management?: Record<string, unknown>;
+  };
+  if (unreadApi) {
+    // The API credentials are not this process's to read: the rest of `api` goes too, so the provider's
+    // schema does not ask for the credentials it lacks (nothing here calls the provider's API).
+    for (const byId of Object.values(merged.accounts ?? {}))
+      for (const account of Object.values(byId))
+        if (isPlainObject(account) && 'apiSecretId' in account) delete account.api;
+  }
+  await Promise.all(
+    wanted.map(async ({ kind, key, secretId, member, provider, id, index }) => {
+      let text: string;
+      try {
+        text = await read!(secretId);
+      } catch (error) {
+        const message = (error as Error).message;
+        problems.push(
+          `${key}: ${message.includes(secretId) ? message : `cannot read secret "${secretId}": ${message}`}`,
+        );
+        return;
+      }
+      texts.set(secretId, text);
+      let document: unknown;
+      try {
+        document = JSON.parse(text);
+      } catch {
+        // Not JSON.parse's message: it quotes the text, which is the secret.
+        problems.push(
+          `${key}: secret "${secretId}" is not valid JSON: it must hold a JSON object, e.g. {"pathSecret": "…"}`,
+        );
+        return;
+      }
+      if (!isPlainObject(document)) {
+        problems.push(
+          `${key}: secret "${secretId}" must hold a JSON object (e.g. {"pathSecret": "…"}), not ${Array.isArray(document) ? 'an array' : document === null ? 'null' : `a ${typeof document}`}`,
+        );
+        return;
+      }
+      // A secret shared by several accounts (a keyed reference): this account's settings are one member.
+      const secret = member === undefined ? document : document[member];
+      if (!isPlainObject(secret)) {
+        problems.push(
+          `${key}: secret "${secretId}" has no JSON object under "${member}" (a shared secret holds one object per account: {"${member}": {…}, …})`,
+        );
+        return;
+      }
+      const shape = secretShapeProblem(
+        kind,
+        member === undefined ? secretId : `${secretId}#${member}`,
+        secret,
+      );
+      if (shape) {
+        problems.push(`${key}: ${shape}`);
+        return;
+      }
+      if (kind === 'search') {
+        merged.management!.searchKey = secret.searchKey;
+        return;
+      }
+      if (kind === 'token') {
+        (merged.management!.tokens as Record<string, unknown>[])[index!]!.token = secret.token;
+        return;
+      }
+      if (kind === 'edge') {
+        const edgeConfig = merged.edge!;
+        edgeConfig.originVerifySecrets = [
+          secret.originVerifySecret,
+          secret.previousOriginVerifySecret,
+        ].filter((value) => value !== undefined);
+        return;
+      }
+      const account = merged.accounts[provider!]![id!]!;
+      merged.accounts[provider!]![id!] = deepMerge(account, secret);
+      const accountValues = values.get(accountKey(provider!, id!)) ?? [];
+      values.set(accountKey(provider!, id!), [...accountValues, ...stringLeaves(secret)]);
+    }),
+  );
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.sort().join('\n')}`);
+  return { config: merged, values, texts };
+}
+
+async function readConfigText(
+  env: NodeJS.ProcessEnv,
+  fallbackPath: string | undefined,
+): Promise<{ parsed: unknown; source: string }> {
+  let text: string;
+  let source: string;
+  if (env.RELAY_CONFIG_JSON) {
+    text = env.RELAY_CONFIG_JSON;
+    source = 'RELAY_CONFIG_JSON';
+  } else {
+    const path = env.RELAY_CONFIG ?? fallbackPath;
+    if (!path)
+      throw new ConfigError('No config: set RELAY_CONFIG (a file path) or RELAY_CONFIG_JSON (inline JSON)');
+    source = path;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (cause) {
+      throw new ConfigError(`RELAY_CONFIG: cannot read ${path}: ${(cause as Error).message}`, { cause });
+    }
+  }
+  try {
+    return { parsed: JSON.parse(text), source };
+  } catch (cause) {
+    throw new ConfigError(`${source}: not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
+ * Validates the callback path's sections of a config and its accounts (the callback function and the
+ * buffer consumer, shared/runtime/lambda-callback.ts): the rest of the config was validated by cdk synth
+ * and is not read by them.
+ */
+export function parseCallbackConfig(input: unknown, options: ParseConfigOptions = {}): CallbackConfig {
+  return parseConfigWith(callbackConfigSchema, input, options);
+}
+
+/** Validates a config with its secrets merged in (parseConfig in load.ts, or the callback path's sections). */
+export type ConfigParser<C extends CallbackConfig> = (input: unknown, options: ParseConfigOptions) => C;
+
+/** The config with its secrets read, validated, and every value from a secret registered with the scrubber. */
+async function resolveAndParse<C extends CallbackConfig>(
+  parsed: unknown,
+  options: LoadConfigOptions,
+  parse: ConfigParser<C>,
+): Promise<{ config: C; texts: Map<string, string>; values: Map<string, string[]> }> {
+  const kinds = options.secretKinds ?? SECRET_KINDS;
+  const resolved = await resolveSecrets(parsed, options);
+  const config = parse(resolved.config, {
+    unreadKinds: SECRET_KINDS.filter((k) => !kinds.includes(k)),
+  });
+  const problems: string[] = [];
+  for (const account of config.accounts.values()) {
+    const secretId = accountSecretIds(account).callback;
+    registerSecretValues(account, resolved.values.get(accountKey(account.provider, account.id)) ?? []);
+    // cdk synth accepted the account without a path secret because it names a secret: hold it to that.
+    if (
+      secretId !== undefined &&
+      kinds.includes('callback') &&
+      findProvider(account.provider)?.pathSecretRequired &&
+      !account.pathSecret &&
+      account.allowNoPathSecret === undefined
+    ) {
+      problems.push(
+        `accounts.${account.provider}.${account.id}.pathSecret: neither in the config nor in secret "${secretId}"; add "pathSecret" to the secret (or opt out with allowNoPathSecret: "<reason>")`,
+      );
+    }
+  }
+  if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
+  return { config, texts: resolved.texts, values: resolved.values };
+}
+
+function withSource(error: unknown, source: string): unknown {
+  return error instanceof ConfigError
+    ? new ConfigError(`${error.message}\n(config source: ${source})`, { cause: error })
+    : error;
+}
+
+export interface RefreshingConfigOptions<
+  C extends CallbackConfig = CallbackConfig,
+> extends LoadConfigOptions {
+  /**
+   * How often a warm process reads its secrets again (through the reader, whose own cache adds its
+   * TTL: Secrets Manager's reader, 5 minutes). @default DEFAULT_SECRET_REFRESH_MS (1 minute)
+   */
+  refreshMs?: number;
+  now?: () => number;
+  /** A failed refresh (the values in use stay): log it. */
+  onError?: (error: Error) => void;
+  /** The secrets changed and the config now holds the new values (e.g. rebuild the scrubber). */
+  onChange?: (config: C) => void;
+}
+
+export interface RefreshingConfig<C extends CallbackConfig = CallbackConfig> {
+  /** The config: the same object for the life of the process; a refresh updates its secret values in place. */
+  readonly config: C;
+  /**
+   * Reads the secrets again when the last read is older than `refreshMs` (concurrent callers share one
+   * read), and puts changed values into the config's accounts and edge. Never throws: a failure keeps
+   * the values in use and is reported to `onError`.
+   */
+  refresh(): Promise<void>;
+}
+
+/**
+ * Reads the config (Lambda cold start or `npm start`) and validates it with `parse`: inline JSON in
+ * RELAY_CONFIG_JSON wins, else the file named by RELAY_CONFIG (in Lambda, the config layer's file), else
+ * `fallbackPath`. The secrets it names, of the kinds this process reads, are merged in before validation,
+ * and every value from a secret is registered with the scrubber (shared/config/secrets.ts). For a process
+ * that lives on (a warm Lambda, `npm start`): secret rotation without a restart. The first load's failure
+ * is thrown.
+ */
+export async function loadRefreshingWith<C extends CallbackConfig>(
+  parse: ConfigParser<C>,
+  env: NodeJS.ProcessEnv = process.env,
+  fallbackPath?: string,
+  options: RefreshingConfigOptions<C> = {},
+): Promise<RefreshingConfig<C>> {
+  const { parsed, source } = await readConfigText(env, fallbackPath);
+  let first: Awaited<ReturnType<typeof resolveAndParse<C>>>;
+  try {
+    first = await resolveAndParse(parsed, options, parse);
+  } catch (error) {
+    throw withSource(error, source);
+  }
+  const { config } = first;
+  let texts = first.texts;
+  const refreshMs = options.refreshMs ?? DEFAULT_SECRET_REFRESH_MS;
+  const now = options.now ?? Date.now;
+  let nextAt = now() + refreshMs;
+  let running: Promise<void> | undefined;
+  const same = (a: Map<string, string>, b: Map<string, string>) =>
+    a.size === b.size && [...a].every(([id, text]) => b.get(id) === text);
+  const refresh = async () => {
+    try {
+      const fresh = await resolveAndParse(parsed, options, parse);
+      if (same(fresh.texts, texts)) return;
+      for (const [key, account] of fresh.config.accounts) {
+        const current = config.accounts.get(key);
+        if (!current) continue;
+        current.pathSecret = account.pathSecret;
+        if (account.previousPathSecret) current.previousPathSecret = account.previousPathSecret;
+        else delete current.previousPathSecret;
+        current.settings = account.settings;
+        // Added to what was registered: the old values stay scrubbed (a late callback may still carry them).
+        registerSecretValues(current, fresh.values.get(key) ?? []);
+      }
+      config.edge.originVerifySecrets = fresh.config.edge.originVerifySecrets;
+      texts = fresh.texts;
+      options.onChange?.(config);
+    } catch (error) {
+      options.onError?.(withSource(error, source) as Error);
+    }
+  };
+  return {
+    config,
+    refresh: () => {
+      if (running) return running;
+      if (now() < nextAt) return Promise.resolve();
+      nextAt = now() + refreshMs;
+      running = refresh().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+  };
+}
+
+/** An account of a provider whose callbacks carry no other authentication, running without a path secret. */
