@@ -35,23 +35,28 @@ export interface StatementSettings {
   pairsKinds: readonly string[];
 }
 
-/** Business time zones by provider: Safaricom's M-Pesa runs on Nairobi time; MoMo and Airtel by country. */
-const DEFAULT_TIME_ZONE: Record<string, string> = { daraja: 'Africa/Nairobi' };
-
 /**
- * Incoming payments a provider's records can show with no transaction behind them, and the kind the
- * relay opens for them: a Daraja C2B payment (keyed by its receipt, as its confirmation would be). MoMo
- * and Airtel payments are always initiated by the partner with a reference the statement does not carry:
- * a lone row there is a break for a person.
+ * What a provider declares about its records (its folder's `statements.ts`, on its definition): the matcher
+ * is given these and names no provider. Each member absent takes the default noted on it.
  */
-const OPENS_KIND: Record<string, string> = { daraja: 'c2b' };
-
-/**
- * Payments the relay can know succeeded without their receipt: a Daraja STK push whose callback was
- * dropped is settled by the STK query, whose answer carries no receipt, so its row on the till names
- * nothing the relay holds. Such a row is paired by amount, time and payer (pairingCandidate), not opened.
- */
-const PAIRS_KINDS: Record<string, readonly string[]> = { daraja: ['stk'] };
+export interface ProviderStatementFacts {
+  /** The provider's business time zone (default UTC: MoMo and Airtel run by country, set per account). */
+  timeZone?: string;
+  /**
+   * The kind the relay opens for a row with no transaction behind it (an incoming payment its records can
+   * show with none, keyed by its id as its callback would be). Absent: a lone row is a break for a person.
+   */
+  opensKind?: string;
+  /**
+   * Kinds whose success can be known without the receipt (docs/statements.md#pairing): a row no key finds
+   * is paired with the one such transaction of its amount and time (pairingCandidate), not opened.
+   */
+  pairsKinds?: readonly string[];
+  /** How its rows name a transaction, in the order tried (default: the row's id as the reference, then externalId). */
+  matchKeys?: readonly MatchKeySource[];
+  /** Kinds that bring money in (others pay out), for a balance's drift. Absent: none. */
+  moneyInKinds?: readonly string[];
+}
 
 /**
  * How long after the money moved the relay may have reached its verdict on a payment it pairs: the STK
@@ -68,16 +73,16 @@ export const PAIRING_LOOKAHEAD_SECONDS = 3600;
  */
 export const PAIRING_LOOKBACK_SECONDS = 86_400;
 
-export function defaultStatementSettings(provider: string): StatementSettings {
+export function defaultStatementSettings(facts: ProviderStatementFacts): StatementSettings {
   return {
-    timeZone: DEFAULT_TIME_ZONE[provider] ?? 'UTC',
+    timeZone: facts.timeZone ?? 'UTC',
     cutoff: '00:00',
     amountTolerance: '0',
     timeToleranceSeconds: 300,
     slaSeconds: 86_400,
     expectedSources: [],
-    opensKind: OPENS_KIND[provider],
-    pairsKinds: PAIRS_KINDS[provider] ?? [],
+    opensKind: facts.opensKind,
+    pairsKinds: facts.pairsKinds ?? [],
   };
 }
 
@@ -166,47 +171,38 @@ export type MatchKey =
 export const RECEIPT_ALIAS = 'receipt';
 
 /**
- * Each provider's keys: Daraja's receipt (TransID) is the C2B transaction's reference and every other
- * payment's receipt alias; MoMo's financialTransactionId is not a reference the partner chose, so its
- * rows are found by externalId; Airtel's partner-chosen transaction id is the reference, else externalId.
+ * Where a key comes from: the row's id as an alias under RECEIPT_ALIAS, the row's id as the reference, the
+ * row's externalId through the registration's lookup entry, or the row's externalId as the reference.
  */
+export type MatchKeySource = 'receiptAlias' | 'idAsReference' | 'externalId' | 'externalIdAsReference';
+
+/** A row's id is the reference the partner chose, else its externalId names the transaction. */
+const DEFAULT_MATCH_KEYS: readonly MatchKeySource[] = ['idAsReference', 'externalId'];
+
+/** A row's keys, in the order its provider declares (a key whose value the row lacks is left out). */
 export function matchKeys(
-  row: Pick<StatementRow, 'provider' | 'providerId' | 'externalId'>,
+  row: Pick<StatementRow, 'providerId' | 'externalId'>,
+  sources: readonly MatchKeySource[] = DEFAULT_MATCH_KEYS,
   id = row.providerId,
 ): MatchKey[] {
-  const byExternal: MatchKey[] = row.externalId ? [{ via: 'externalId', value: row.externalId }] : [];
-  switch (row.provider) {
-    case 'daraja':
-      return [
-        { via: 'alias', namespace: RECEIPT_ALIAS, value: id },
-        { via: 'reference', value: id },
-        ...byExternal,
-      ];
-    case 'momo':
-      return [
-        ...byExternal,
-        ...(row.externalId ? [{ via: 'reference' as const, value: row.externalId }] : []),
-      ];
-    default:
-      return [{ via: 'reference', value: id }, ...byExternal];
-  }
+  const external = row.externalId;
+  return sources.flatMap((source): MatchKey[] => {
+    switch (source) {
+      case 'receiptAlias':
+        return [{ via: 'alias', namespace: RECEIPT_ALIAS, value: id }];
+      case 'idAsReference':
+        return [{ via: 'reference', value: id }];
+      case 'externalId':
+        return external ? [{ via: 'externalId', value: external }] : [];
+      case 'externalIdAsReference':
+        return external ? [{ via: 'reference', value: external }] : [];
+    }
+  });
 }
 
-const MONEY_IN_KINDS = new Set([
-  'stk',
-  'c2b',
-  'requesttopay',
-  'requesttowithdraw',
-  'invoice',
-  'preapproval',
-  'payment',
-]);
-
-/** Whether a transaction of this provider and kind brings money in (else it pays out). */
-export function bringsMoneyIn(provider: string, kind: string): boolean {
-  // Airtel's and MoMo's "payment" is a collection; MoMo's transfer, deposit, refund and cash transfer pay out.
-  if (provider === 'airtel') return kind === 'payment';
-  return MONEY_IN_KINDS.has(kind);
+/** Whether a transaction of this kind brings money in (else it pays out), by its provider's declaration. */
+export function bringsMoneyIn(facts: ProviderStatementFacts, kind: string): boolean {
+  return facts.moneyInKinds?.includes(kind) ?? false;
 }
 
 const SUCCESS_WORDS = new Set(['COMPLETED', 'SUCCESS', 'SUCCESSFUL', 'SUCCEEDED', 'TS', 'OK']);

@@ -1,7 +1,7 @@
 import { airtelProvider } from './airtel';
 import { darajaProvider } from './daraja';
 import { momoProvider } from './momo';
-import type { ProviderInfraDeclaration, ProviderModule } from './types';
+import type { ProviderInfraDeclaration, ProviderModule, ProviderStatements } from './types';
 
 /**
  * Every provider dialect the relay speaks. Adding one = a folder under providers/ and a line here. Its
@@ -63,4 +63,9 @@ export function registerProvider<S>(module: ProviderModule<S>): () => void {
 /** The payload members and attributes of a provider that may carry a phone number (util/mask.ts). */
 export function phoneFieldsOf(providerId: string | null | undefined): ReadonlySet<string> {
   return (providerId ? phoneFieldSets.get(providerId) : undefined) ?? ANY_PHONE_FIELDS;
+}
+
+/** What a provider declares about its records (its `statements.ts`); {} (every default) when it declares none. */
+export function statementsOf(providerId: string): ProviderStatements<unknown> {
+  return findProvider(providerId)?.statements ?? {};
 }

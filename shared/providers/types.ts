@@ -5,6 +5,7 @@ import type { ProviderRecord } from '../domain/provider-record';
 import type { HttpMethod } from '../util/http-method';
 import type { StatementRow } from '../domain/statement';
 import type { CheckSchedule } from '../domain/reconcile-schedule';
+import type { ProviderStatementFacts } from '../domain/statement-match';
 
 export interface AccountContext<S> {
   provider: string;
@@ -464,6 +465,20 @@ export interface ProviderModule<S = unknown> {
    * handed out. Absent: the provider takes no registrations.
    */
   registration?: RegistrationRules<S>;
+  /**
+   * What its records say and how the matcher reads them (its `statements.ts`): time zone, keys, the kinds
+   * it opens, pairs and counts as money in. Absent: every default of ProviderStatementFacts.
+   */
+  statements?: ProviderStatements<S>;
+}
+
+/** A provider's statement facts, and what of an account's settings shapes its balance. */
+export interface ProviderStatements<S> extends ProviderStatementFacts {
+  /**
+   * Kinds whose money moves another balance than the one the balance API reports for this account: their
+   * finals and charges are left out of that balance's drift. Absent: none.
+   */
+  balanceLeavesOut?(settings: S): readonly string[];
 }
 
 /**

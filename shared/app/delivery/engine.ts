@@ -354,17 +354,16 @@ export type AttemptResult =
  * disabled destination's events are dead-lettered without being sent.
  */
 export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Promise<AttemptResult> {
-  const { config, destination } = ctx;
   const started = ctx.clock.now();
   const base = {
     eventId: job.event.eventId,
     correlationId: job.event.correlationId,
-    destination,
+    destination: ctx.destination,
     attempt: job.attempt,
     at: started.toISOString(),
     ...(job.replayedBy ? { replayedBy: job.replayedBy } : {}),
   };
-  const current = await ctx.states.get(destination);
+  const current = await ctx.states.get(ctx.destination);
   if (current.paused && !current.disabled) return { outcome: 'held' };
   if (current.disabled) {
     // Kept for a replay once the destination is resumed, never sent to an endpoint that said Gone.
@@ -377,46 +376,93 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
     });
     return { outcome: 'dead-letter' };
   }
-  const timestamp = Math.floor(started.getTime() / 1000);
-  let response: DeliveryAnswer;
+  const { response, secrets } = await send(ctx, job, current, started);
+  const finished = ctx.clock.now();
+  const status = response.kind === 'answered' ? response.status : null;
+  const attempt: Attempt = {
+    record: {
+      ...base,
+      status,
+      latencyMs: finished.getTime() - started.getTime(),
+      excerpt: excerptOf(ctx, response, secrets),
+    },
+    response,
+    status,
+    finished,
+  };
+  const delivered = response.kind === 'accepted' || (status !== null && status >= 200 && status < 300);
+  if (!delivered) return afterFailure(ctx, job, attempt);
+  await ctx.states.recordAttempt(ctx.destination, {
+    at: finished.toISOString(),
+    status,
+    outcome: 'delivered',
+    failed: false,
+  });
+  await ctx.log.recordAttempt({ ...attempt.record, outcome: 'delivered' });
+  return { outcome: 'delivered' };
+}
+
+/** One attempt's answer and what is logged of it, before its outcome is known. */
+interface Attempt {
+  record: Omit<Parameters<DeliveryLog['recordAttempt']>[0], 'outcome' | 'nextAttemptAt'>;
+  response: DeliveryAnswer;
+  status: number | null;
+  finished: Date;
+}
+
+/**
+ * Sends the event through its destination type, signed with the secrets valid now (a rotation's old and
+ * new). Any throw (the secret unreadable, the type failing) is a failed answer: retried like no answer.
+ */
+async function send(
+  ctx: AttemptContext,
+  job: AttemptJob,
+  current: DestinationState,
+  started: Date,
+): Promise<{ response: DeliveryAnswer; secrets: readonly string[] }> {
   let secrets: readonly string[] = ctx.secrets;
   try {
     secrets = await signingSecretsNow(ctx, current, started.getTime());
     const deliverers = ctx.deliverers ?? createDeliverers({ http: ctx.sender, now: () => ctx.clock.now() });
-    response = await deliverers(config.type).deliver({
-      destination,
-      settings: config.settings,
+    const timestamp = Math.floor(started.getTime() / 1000);
+    const response = await deliverers(ctx.config.type).deliver({
+      destination: ctx.destination,
+      settings: ctx.config.settings,
       body: job.event.body,
       eventId: job.event.eventId,
       correlationId: job.event.correlationId,
       signature: webhookHeaders(job.event.eventId, timestamp, job.event.body, secrets),
-      timeoutMs: config.timeoutMs,
+      timeoutMs: ctx.config.timeoutMs,
       runtime: ctx.runtime,
     });
+    return { response, secrets };
   } catch (error) {
-    response = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+    return {
+      response: { kind: 'failed', error: error instanceof Error ? error.message : String(error) },
+      secrets,
+    };
   }
-  const finished = ctx.clock.now();
-  const latencyMs = finished.getTime() - started.getTime();
-  const status = response.kind === 'answered' ? response.status : null;
-  const delivered = response.kind === 'accepted' || (status !== null && status >= 200 && status < 300);
+}
+
+/** What the delivery log keeps of an answer: secrets out, numbers masked, cut to EXCERPT_CHARS. */
+function excerptOf(ctx: AttemptContext, response: DeliveryAnswer, secrets: readonly string[]): string {
   // A rotated-in secret is not in the config's scrubber: removed here too, should an endpoint echo it.
   const scrub = (text: string) =>
     secrets.reduce((clean, secret) => clean.split(secret).join('[secret]'), ctx.scrub(text));
   // Scrubbed before masking: masking first would alter a secret holding a run of digits (an API key
   // with a phone-number-like run), so the scrubber no longer recognised it and the rest of it was logged.
-  const excerpt = scrubThenTruncate(
+  return scrubThenTruncate(
     response.kind === 'answered' || response.kind === 'accepted' ? response.excerpt : response.error,
     EXCERPT_CHARS,
     (text) => maskMsisdnsIn(scrub(text)),
   );
-  const record = { ...base, status, latencyMs, excerpt };
+}
+
+/** A failed attempt: counted, then the destination disabled, the event dead-lettered or retried later. */
+async function afterFailure(ctx: AttemptContext, job: AttemptJob, attempt: Attempt): Promise<AttemptResult> {
+  const { config, destination } = ctx;
+  const { record, response, status, finished } = attempt;
   const at = finished.toISOString();
-  if (delivered) {
-    await ctx.states.recordAttempt(destination, { at, status, outcome: 'delivered', failed: false });
-    await ctx.log.recordAttempt({ ...record, outcome: 'delivered' });
-    return { outcome: 'delivered' };
-  }
   const failures = await ctx.states.recordAttempt(destination, {
     at,
     status,
@@ -449,17 +495,23 @@ export async function attemptDelivery(ctx: AttemptContext, job: AttemptJob): Pro
     await ctx.log.recordAttempt({ ...record, outcome: 'dead-letter' });
     return { outcome: 'dead-letter' };
   }
-  let delaySeconds = config.retryScheduleSeconds[next]!;
-  if (
-    response.kind === 'answered' &&
-    (status === 429 || status === 503) &&
-    response.retryAfterSeconds !== undefined
-  )
-    delaySeconds = Math.max(delaySeconds, response.retryAfterSeconds);
+  const delaySeconds = retryDelaySeconds(config.retryScheduleSeconds[next]!, response);
   await ctx.log.recordAttempt({
     ...record,
     outcome: 'retrying',
     nextAttemptAt: new Date(finished.getTime() + delaySeconds * 1000).toISOString(),
   });
   return { outcome: 'retrying', delaySeconds };
+}
+
+/** The schedule's delay, or a 429/503's Retry-After when that is longer. */
+function retryDelaySeconds(scheduled: number, response: DeliveryAnswer): number {
+  const status = response.kind === 'answered' ? response.status : null;
+  if (
+    response.kind === 'answered' &&
+    (status === 429 || status === 503) &&
+    response.retryAfterSeconds !== undefined
+  )
+    return Math.max(scheduled, response.retryAfterSeconds);
+  return scheduled;
 }

@@ -4,7 +4,7 @@ import type { EventEnvelope } from '../../domain/event-envelope';
 import { DeliveryPathUnavailableError } from '../../domain/errors';
 import type { Scrubber } from '../../util/redact';
 import type { Clock, RelayLogger, RelayMetrics } from '../ports';
-import { attemptDelivery, type Deliverers } from './engine';
+import { attemptDelivery, type AttemptResult, type Deliverers } from './engine';
 
 import type {
   DeliveredEvent,
@@ -139,119 +139,154 @@ export async function deliverQueueBatch(
   deps: QueueDeliveryDeps,
   records: readonly DeliveryQueueRecord[],
 ): Promise<DeliveryBatchResponse> {
-  const failures: { itemIdentifier: string }[] = [];
-  const nextStartMs = new Map<string, number>();
-  const handBack = async (record: DeliveryQueueRecord, seconds: number | undefined) => {
-    failures.push({ itemIdentifier: record.messageId });
-    if (seconds === undefined) return;
-    await deps.queue
-      .hide(record.eventSourceARN, record.receiptHandle, Math.min(SQS_MAX_VISIBILITY_SECONDS, seconds))
-      .catch((error: Error) =>
-        deps.logger.warn('could not hide a delivery message; the queue visibility timeout applies', {
-          messageId: record.messageId,
-          error: deps.scrub(error.message),
-        }),
-      );
-  };
-  for (const record of records) {
-    const message = parseMessage(record.body);
-    const config = message && deps.destinations[message.destination];
-    if (!message || !config) {
-      // Never deliverable: after the queue's maxReceiveCount it rests in the delivery DLQ (an alarm).
-      deps.logger.error('delivery message refused: not a delivery message or an unknown destination', {
+  const batch: Batch = { failures: [], nextStartMs: new Map() };
+  for (const record of records) await deliverRecord(deps, batch, record);
+  return { batchItemFailures: batch.failures };
+}
+
+/** What one batch's records share: the records reported back, and when each destination may start next. */
+interface Batch {
+  failures: { itemIdentifier: string }[];
+  nextStartMs: Map<string, number>;
+}
+
+/** Reports a record back to the queue, hidden for `seconds` when given (else the queue's visibility timeout). */
+async function handBack(
+  deps: QueueDeliveryDeps,
+  batch: Batch,
+  record: DeliveryQueueRecord,
+  seconds: number | undefined,
+): Promise<void> {
+  batch.failures.push({ itemIdentifier: record.messageId });
+  if (seconds === undefined) return;
+  await deps.queue
+    .hide(record.eventSourceARN, record.receiptHandle, Math.min(SQS_MAX_VISIBILITY_SECONDS, seconds))
+    .catch((error: Error) =>
+      deps.logger.warn('could not hide a delivery message; the queue visibility timeout applies', {
         messageId: record.messageId,
-        destination: message?.destination,
-      });
-      deps.metrics.count(DELIVERY_MESSAGES_REFUSED_METRIC, 1);
-      await handBack(record, undefined);
-      continue;
-    }
-    const nowMs = deps.clock.now().getTime();
-    const dueMs =
-      message.dueAt !== undefined
-        ? Date.parse(message.dueAt)
-        : Number(record.attributes?.SentTimestamp ?? nowMs) + (config.retryScheduleSeconds[0] ?? 0) * 1000;
-    if (dueMs - nowMs >= 1000) {
-      // Early (a wait longer than SQS lets a message be delayed or hidden at once): hide it until due.
-      await handBack(record, Math.ceil((dueMs - nowMs) / 1000));
-      continue;
-    }
-    if (deps.remainingMs() < config.timeoutMs + DEADLINE_MARGIN_MS) {
-      await handBack(record, 0);
-      continue;
-    }
-    const spacingMs = (1000 * deliveryConcurrency(config)) / config.ratePerSecond;
-    const startAt = nextStartMs.get(message.destination) ?? 0;
-    if (startAt > nowMs) await deps.wait(startAt - nowMs);
-    nextStartMs.set(message.destination, Math.max(startAt, nowMs) + spacingMs);
-    try {
-      const event = deliveredEventOf(message.event);
-      // The rule's own message (a held one comes back with a dueAt): the event is logged once.
-      if (message.attempt === 0 && !message.replayedBy && message.dueAt === undefined)
-        await deps.log.recordEvent(event);
-      const result = await attemptDelivery(
-        {
-          destination: message.destination,
-          config,
-          secrets: await deps.secretsOf(message.destination),
-          sender: deps.sender,
-          ...(deps.deliverers ? { deliverers: deps.deliverers } : {}),
-          log: deps.log,
-          clock: deps.clock,
-          scrub: deps.scrub,
-          runtime: 'aws',
-          states: deps.states,
-          ...(deps.resolveSecret ? { resolveSecret: deps.resolveSecret } : {}),
-        },
-        {
-          event,
-          attempt: message.attempt,
-          ...(message.replayedBy ? { replayedBy: message.replayedBy } : {}),
-        },
-      );
-      const dimensions = { destination: message.destination };
-      if (result.outcome === 'delivered') deps.metrics.count(DELIVERIES_DELIVERED_METRIC, 1, dimensions);
-      if (result.outcome === 'dead-letter') deps.metrics.count(DELIVERIES_DEAD_LETTERED_METRIC, 1);
-      if (result.outcome === 'destination-disabled' && result.event) {
-        deps.metrics.count(DESTINATIONS_DISABLED_METRIC, 1);
-        deps.logger.warn('webhook destination disabled', {
-          destination: message.destination,
-          reason: result.event.data.detail,
-        });
-      }
-      if (result.outcome !== 'retrying' && result.outcome !== 'held') continue;
-      // Paused: the same attempt later, not a failure; failed: the next attempt after its delay.
-      const [attempt, delaySeconds] =
-        result.outcome === 'held'
-          ? [message.attempt, PAUSED_RECHECK_SECONDS]
-          : [message.attempt + 1, result.delaySeconds];
-      const dueAt = new Date(deps.clock.now().getTime() + delaySeconds * 1000).toISOString();
-      try {
-        await deps.queue.send(
-          record.eventSourceARN,
-          { ...message, attempt, dueAt },
-          Math.min(SQS_MAX_DELAY_SECONDS, delaySeconds),
-        );
-      } catch (error) {
-        // The attempt was made and logged; this one comes back after the delay and is attempted again.
-        deps.logger.warn('could not queue a delivery retry; the message is retried instead', {
-          destination: message.destination,
-          eventId: message.event.metadata.id,
-          error: deps.scrub((error as Error).message),
-        });
-        await handBack(record, delaySeconds);
-      }
-    } catch (error) {
-      deps.logger.error('delivery attempt not decided (store or secret unavailable); retried', {
-        destination: message.destination,
-        eventId: message.event.metadata.id,
-        error: deps.scrub((error as Error).message),
-      });
-      deps.metrics.count(DELIVERY_ERRORS_METRIC, 1);
-      await handBack(record, undefined);
-    }
+        error: deps.scrub(error.message),
+      }),
+    );
+}
+
+/** One record: refused, hidden until it is due, handed back for want of time, or attempted. */
+async function deliverRecord(
+  deps: QueueDeliveryDeps,
+  batch: Batch,
+  record: DeliveryQueueRecord,
+): Promise<void> {
+  const message = parseMessage(record.body);
+  const config = message && deps.destinations[message.destination];
+  if (!message || !config) {
+    // Never deliverable: after the queue's maxReceiveCount it rests in the delivery DLQ (an alarm).
+    deps.logger.error('delivery message refused: not a delivery message or an unknown destination', {
+      messageId: record.messageId,
+      destination: message?.destination,
+    });
+    deps.metrics.count(DELIVERY_MESSAGES_REFUSED_METRIC, 1);
+    return handBack(deps, batch, record, undefined);
   }
-  return { batchItemFailures: failures };
+  const nowMs = deps.clock.now().getTime();
+  const dueMs =
+    message.dueAt !== undefined
+      ? Date.parse(message.dueAt)
+      : Number(record.attributes?.SentTimestamp ?? nowMs) + (config.retryScheduleSeconds[0] ?? 0) * 1000;
+  // Early (a wait longer than SQS lets a message be delayed or hidden at once): hide it until due.
+  if (dueMs - nowMs >= 1000) return handBack(deps, batch, record, Math.ceil((dueMs - nowMs) / 1000));
+  if (deps.remainingMs() < config.timeoutMs + DEADLINE_MARGIN_MS) return handBack(deps, batch, record, 0);
+  const spacingMs = (1000 * deliveryConcurrency(config)) / config.ratePerSecond;
+  const startAt = batch.nextStartMs.get(message.destination) ?? 0;
+  if (startAt > nowMs) await deps.wait(startAt - nowMs);
+  batch.nextStartMs.set(message.destination, Math.max(startAt, nowMs) + spacingMs);
+  try {
+    const result = await attemptMessage(deps, message, config);
+    countOutcome(deps, message.destination, result);
+    if (result.outcome === 'retrying' || result.outcome === 'held')
+      await queueNextAttempt(deps, batch, record, message, result);
+  } catch (error) {
+    deps.logger.error('delivery attempt not decided (store or secret unavailable); retried', {
+      destination: message.destination,
+      eventId: message.event.metadata.id,
+      error: deps.scrub((error as Error).message),
+    });
+    deps.metrics.count(DELIVERY_ERRORS_METRIC, 1);
+    await handBack(deps, batch, record, undefined);
+  }
+}
+
+/** The message's attempt, through the one attempt code (engine.ts), the event logged with its first. */
+async function attemptMessage(
+  deps: QueueDeliveryDeps,
+  message: DeliveryMessage,
+  config: DestinationConfig,
+): Promise<AttemptResult> {
+  const event = deliveredEventOf(message.event);
+  // The rule's own message (a held one comes back with a dueAt): the event is logged once.
+  if (message.attempt === 0 && !message.replayedBy && message.dueAt === undefined)
+    await deps.log.recordEvent(event);
+  return attemptDelivery(
+    {
+      destination: message.destination,
+      config,
+      secrets: await deps.secretsOf(message.destination),
+      sender: deps.sender,
+      ...(deps.deliverers ? { deliverers: deps.deliverers } : {}),
+      log: deps.log,
+      clock: deps.clock,
+      scrub: deps.scrub,
+      runtime: 'aws',
+      states: deps.states,
+      ...(deps.resolveSecret ? { resolveSecret: deps.resolveSecret } : {}),
+    },
+    {
+      event,
+      attempt: message.attempt,
+      ...(message.replayedBy ? { replayedBy: message.replayedBy } : {}),
+    },
+  );
+}
+
+/** The outcome's metrics (and a warning the first time a destination is disabled). */
+function countOutcome(deps: QueueDeliveryDeps, destination: string, result: AttemptResult): void {
+  if (result.outcome === 'delivered') deps.metrics.count(DELIVERIES_DELIVERED_METRIC, 1, { destination });
+  if (result.outcome === 'dead-letter') deps.metrics.count(DELIVERIES_DEAD_LETTERED_METRIC, 1);
+  if (result.outcome === 'destination-disabled' && result.event) {
+    deps.metrics.count(DESTINATIONS_DISABLED_METRIC, 1);
+    deps.logger.warn('webhook destination disabled', { destination, reason: result.event.data.detail });
+  }
+}
+
+/**
+ * Paused: the same attempt later, not a failure; failed: the next attempt after its delay. Its message is
+ * queued before the record is acknowledged; when that fails the record itself comes back after the delay.
+ */
+async function queueNextAttempt(
+  deps: QueueDeliveryDeps,
+  batch: Batch,
+  record: DeliveryQueueRecord,
+  message: DeliveryMessage,
+  result: Extract<AttemptResult, { outcome: 'retrying' | 'held' }>,
+): Promise<void> {
+  const [attempt, delaySeconds] =
+    result.outcome === 'held'
+      ? [message.attempt, PAUSED_RECHECK_SECONDS]
+      : [message.attempt + 1, result.delaySeconds];
+  const dueAt = new Date(deps.clock.now().getTime() + delaySeconds * 1000).toISOString();
+  try {
+    await deps.queue.send(
+      record.eventSourceARN,
+      { ...message, attempt, dueAt },
+      Math.min(SQS_MAX_DELAY_SECONDS, delaySeconds),
+    );
+  } catch (error) {
+    // The attempt was made and logged; this one comes back after the delay and is attempted again.
+    deps.logger.warn('could not queue a delivery retry; the message is retried instead', {
+      destination: message.destination,
+      eventId: message.event.metadata.id,
+      error: deps.scrub((error as Error).message),
+    });
+    await handBack(deps, batch, record, delaySeconds);
+  }
 }
 
 export interface QueueReplayDeps {

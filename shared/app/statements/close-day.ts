@@ -60,54 +60,25 @@ export async function closeDay(
   const settings = statementSettings(deps.config, at.provider, at.account);
   const span = businessDaySpan(at.day, settings);
   const now = deps.clock.now();
-  const nowIso = now.toISOString();
-  // The day's rows and its neighbours', read once: the balance's intervals reuse them.
-  const rowsOfDays = new Map<string, StoredStatementRow[]>();
-  for (const day of [previousDay(at.day), at.day, nextDay(at.day)])
-    rowsOfDays.set(day, await deps.statements.listRows({ ...at, day }));
+  const rowsOfDays = await rowsAround(deps, at);
   const rows = rowsOfDays.get(at.day)!;
   // A row and its transaction on either side of midnight are a pair (time tolerance): the neighbours' rows count.
-  const neighbours = [...rowsOfDays.get(previousDay(at.day))!, ...rowsOfDays.get(nextDay(at.day))!];
   const paired = new Set(
-    [...rows, ...neighbours].filter((r) => r.reference && r.kind === 'payment').map((r) => r.reference!),
+    [...rowsOfDays.values()]
+      .flat()
+      .filter((r) => r.reference && r.kind === 'payment')
+      .map((r) => r.reference!),
   );
   const transactions = await transactionsOfDay(deps, at, span);
   const slaPassed = now.getTime() >= span.end + settings.slaSeconds * 1000;
-  const found: StatementBreak[] = [];
-  const base = { provider: at.provider, account: at.account, day: at.day, detectedAt: nowIso };
+  const base = { provider: at.provider, account: at.account, day: at.day, detectedAt: now.toISOString() };
   const loneSuccesses = transactions.filter(
     (tx) => tx.status === 'SUCCEEDED' && !paired.has(tx.key.reference),
   );
-  if (slaPassed)
-    for (const tx of loneSuccesses)
-      found.push(
-        newBreak({
-          ...base,
-          subject: tx.key.reference,
-          category: 'missing-at-provider',
-          reference: tx.key.reference,
-          ...(tx.providerTransactionId ? { providerId: tx.providerTransactionId } : {}),
-          ...(tx.amount ? { amount: tx.amount.value } : {}),
-          detail: `the relay published SUCCEEDED for ${tx.key.reference}; no row in the provider's records ${settings.slaSeconds} s after the day ended`,
-        }),
-      );
-  const byReference = new Map<string, StoredStatementRow[]>();
-  for (const row of rows)
-    if (row.kind === 'payment' && row.reference && (PAIRED.has(row.effect) || row.effect === 'conflict'))
-      byReference.set(row.reference, [...(byReference.get(row.reference) ?? []), row]);
-  for (const [reference, credits] of byReference)
-    if (new Set(credits.map((r) => r.providerId)).size > 1)
-      found.push(
-        newBreak({
-          ...base,
-          subject: `${reference}#duplicate`,
-          category: 'duplicate-credit',
-          reference,
-          providerId: credits.map((r) => r.providerId).join(' '),
-          amount: sum(credits.slice(1).map(rowAmount)),
-          detail: `${credits.length} payment rows (${credits.map((r) => r.providerId).join(', ')}) for one transaction`,
-        }),
-      );
+  const found = [
+    ...(slaPassed ? missingAtProvider(base, loneSuccesses, settings.slaSeconds) : []),
+    ...duplicateCredits(base, rows),
+  ];
   // The balance is judged once the day's records are in (its fee rows, the rows that date each payment).
   // Only an ended day's can be: the morning's first pull row is not the day's record of money moved.
   const sourcesIn =
@@ -120,7 +91,81 @@ export async function closeDay(
   if (slaPassed) judged.add('missing-at-provider');
   if (slaPassed || sourcesIn) judged.add('balance-drift');
   const breaks = await reconcileBreaks(deps, at, found, judged, options.actor, retiring);
-  const retired = await deps.statements.listRetiredBreaks(at);
+  const closedBecause = sourcesIn ? 'sources-in' : slaPassed ? 'sla-passed' : null;
+  const report: DailyCloseReport = {
+    provider: at.provider,
+    account: at.account,
+    day: at.day,
+    timeZone: settings.timeZone,
+    state: 'open',
+    closedAt: null,
+    closedBecause,
+    ...dayTally(rows, transactions, loneSuccesses.length),
+    breaks: breaks.map((b) => ({
+      ...b,
+      ageSeconds: Math.max(0, Math.floor((now.getTime() - Date.parse(b.detectedAt)) / 1000)),
+    })),
+    retired: await deps.statements.listRetiredBreaks(at),
+  };
+  return closeOnce(deps, at, report, { ...options, closedBecause, at: now.toISOString() });
+}
+
+/** The day's rows and its neighbours', read once: the balance's intervals reuse them. */
+async function rowsAround(deps: StatementDeps, at: AccountDay): Promise<Map<string, StoredStatementRow[]>> {
+  const rowsOfDays = new Map<string, StoredStatementRow[]>();
+  for (const day of [previousDay(at.day), at.day, nextDay(at.day)])
+    rowsOfDays.set(day, await deps.statements.listRows({ ...at, day }));
+  return rowsOfDays;
+}
+
+type BreakBase = Pick<StatementBreak, 'provider' | 'account' | 'day' | 'detectedAt'>;
+
+/** After the SLA: each success the relay published that no row of the provider's shows. */
+function missingAtProvider(
+  base: BreakBase,
+  loneSuccesses: readonly AccountDayEntry[],
+  slaSeconds: number,
+): StatementBreak[] {
+  return loneSuccesses.map((tx) =>
+    newBreak({
+      ...base,
+      subject: tx.key.reference,
+      category: 'missing-at-provider',
+      reference: tx.key.reference,
+      ...(tx.providerTransactionId ? { providerId: tx.providerTransactionId } : {}),
+      ...(tx.amount ? { amount: tx.amount.value } : {}),
+      detail: `the relay published SUCCEEDED for ${tx.key.reference}; no row in the provider's records ${slaSeconds} s after the day ended`,
+    }),
+  );
+}
+
+/** One transaction credited by more than one payment row of the day (the extra rows' amount). */
+function duplicateCredits(base: BreakBase, rows: readonly StoredStatementRow[]): StatementBreak[] {
+  const byReference = new Map<string, StoredStatementRow[]>();
+  for (const row of rows)
+    if (row.kind === 'payment' && row.reference && (PAIRED.has(row.effect) || row.effect === 'conflict'))
+      byReference.set(row.reference, [...(byReference.get(row.reference) ?? []), row]);
+  return [...byReference]
+    .filter(([, credits]) => new Set(credits.map((r) => r.providerId)).size > 1)
+    .map(([reference, credits]) =>
+      newBreak({
+        ...base,
+        subject: `${reference}#duplicate`,
+        category: 'duplicate-credit',
+        reference,
+        providerId: credits.map((r) => r.providerId).join(' '),
+        amount: sum(credits.slice(1).map(rowAmount)),
+        detail: `${credits.length} payment rows (${credits.map((r) => r.providerId).join(', ')}) for one transaction`,
+      }),
+    );
+}
+
+/** The day added up: its sources, the relay's verdicts, its rows by what they are, the match rate. */
+function dayTally(
+  rows: readonly StoredStatementRow[],
+  transactions: readonly AccountDayEntry[],
+  loneSuccesses: number,
+): Pick<DailyCloseReport, 'sources' | 'verdicts' | 'rows' | 'lateResolutions' | 'matchRate'> {
   const payments = rows.filter((r) => r.kind === 'payment' && r.effect !== 'not-a-payment');
   const matched = payments.filter((r) => PAIRED.has(r.effect)).length;
   const fees = rows.filter((r) => r.kind === 'fee');
@@ -135,17 +180,8 @@ export async function closeDay(
         : entry.amount,
     };
   }
-  const sources = [...new Set(rows.map((r) => r.source))].sort() as StatementSource[];
-  const closedBecause = sourcesIn ? 'sources-in' : slaPassed ? 'sla-passed' : null;
-  const report: DailyCloseReport = {
-    provider: at.provider,
-    account: at.account,
-    day: at.day,
-    timeZone: settings.timeZone,
-    state: 'open',
-    closedAt: null,
-    closedBecause,
-    sources,
+  return {
+    sources: [...new Set(rows.map((r) => r.source))].sort() as StatementSource[],
     verdicts,
     rows: {
       payments: payments.length,
@@ -158,13 +194,26 @@ export async function closeDay(
       amountOut: sum(rows.map((r) => r.amountOut)),
     },
     lateResolutions: rows.filter((r) => r.effect === 'settled').length,
-    matchRate: matchRate(matched, payments.length - matched, loneSuccesses.length),
-    breaks: breaks.map((b) => ({
-      ...b,
-      ageSeconds: Math.max(0, Math.floor((now.getTime() - Date.parse(b.detectedAt)) / 1000)),
-    })),
-    retired,
+    matchRate: matchRate(matched, payments.length - matched, loneSuccesses),
   };
+}
+
+/**
+ * A day closed already answers as closed; else, when it may close now, it is closed once: the close and
+ * its DailyClosed event written together, a concurrent close's answer taken when that one won.
+ */
+async function closeOnce(
+  deps: StatementDeps,
+  at: AccountDay,
+  report: DailyCloseReport,
+  options: {
+    actor: StatementActor;
+    close?: boolean;
+    closedBecause: DailyCloseReport['closedBecause'];
+    at: string;
+  },
+): Promise<DailyCloseReport> {
+  const { closedBecause, at: nowIso } = options;
   const stored = await deps.statements.getClose(at);
   if (stored)
     return { ...report, state: 'closed', closedAt: stored.closedAt, closedBecause: stored.closedBecause };

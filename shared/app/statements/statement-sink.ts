@@ -31,6 +31,7 @@ import {
 import type { NormalizedReport, TransactionRecord } from '../../domain/transaction';
 import type { RelayConfig } from '../../config/schema';
 import { accountKey } from '../../config/schema';
+import { statementsOf } from '../../providers/registry';
 import { decimalSum } from '../../util/money';
 import { nextDay, previousDay } from '../../util/time-zone';
 import type { AccountDayReader, Clock, RelayLogger, RelayStore } from '../ports';
@@ -59,7 +60,7 @@ export interface StatementDeps {
 /** An account's matching settings: its config over the provider's defaults. */
 export function statementSettings(config: RelayConfig, provider: string, account: string): StatementSettings {
   const set = config.statements.accounts[accountKey(provider, account)] ?? {};
-  const defaults = defaultStatementSettings(provider);
+  const defaults = defaultStatementSettings(statementsOf(provider));
   return {
     timeZone: set.timeZone ?? defaults.timeZone,
     cutoff: set.cutoff ?? defaults.cutoff,
@@ -555,18 +556,10 @@ function settled(outcome: ApplyOutcome, claim: string): boolean {
   return outcome.kind === 'write' && outcome.effect === 'advanced' && outcome.next.status === claim;
 }
 
-/**
- * Kinds whose money moves another short code than the one the balance API reports: a Daraja account
- * whose STK pushes pay a till of their own (`api.stkShortCode`) while its balance is asked of `api.partyA`
- * (or `shortCode`). Their finals and charges are left out of that balance's drift.
- */
-function balanceLeavesOut(config: RelayConfig, provider: string, account: string): string[] {
-  if (provider !== 'daraja') return [];
-  const settings = config.accounts.get(accountKey(provider, account))?.settings as
-    { shortCode?: string; api?: { stkShortCode?: string; partyA?: string } } | undefined;
-  const balanceOf = settings?.api?.partyA ?? settings?.shortCode;
-  const stkPays = settings?.api?.stkShortCode ?? settings?.shortCode;
-  return balanceOf && stkPays && balanceOf !== stkPays ? ['stk'] : [];
+/** Kinds whose money moves another balance than this account's balance API reports (its provider says). */
+function balanceLeavesOut(config: RelayConfig, provider: string, account: string): readonly string[] {
+  const settings = config.accounts.get(accountKey(provider, account))?.settings;
+  return settings === undefined ? [] : (statementsOf(provider).balanceLeavesOut?.(settings) ?? []);
 }
 
 /**
@@ -758,7 +751,7 @@ function intervalDrift(
     !currency || !snapshot.currency || sameCurrency(currency, snapshot.currency);
   for (const tx of books.transactions) {
     if (!tx.amount || leftOut.has(tx.key.reference) || !ofThisBalance(tx.amount.currency)) continue;
-    const sign = bringsMoneyIn(provider, tx.kind) ? 1 : -1;
+    const sign = bringsMoneyIn(statementsOf(provider), tx.kind) ? 1 : -1;
     const moved = rowTime.get(tx.key.reference) ?? dayTimeOf(tx);
     if (tx.status === 'SUCCEEDED' && inside(moved)) terms.push({ value: tx.amount.value, sign });
     for (const reversal of tx.reversals ?? [])

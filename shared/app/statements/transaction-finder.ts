@@ -4,6 +4,7 @@ import type { TransactionKey, TransactionRecord } from '../../domain/transaction
 import { inParallel } from '../../util/in-parallel';
 import { idProblem } from '../../util/text';
 import type { RelayStore } from '../ports';
+import { statementsOf } from '../../providers/registry';
 import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
 
 type Owner = Pick<StatementRow, 'provider' | 'account' | 'providerId' | 'externalId'>;
@@ -19,13 +20,13 @@ const lookupId = (owner: Account, value: string) => `${owner.provider}#${owner.a
 
 /** The keys worth asking (an id no key could hold is skipped, as a single read would refuse it). */
 const keysOf = (owner: Owner, id: string): MatchKey[] =>
-  matchKeys(owner, id).filter((key) => !idProblem('', key.value));
+  matchKeys(owner, statementsOf(owner.provider).matchKeys, id).filter((key) => !idProblem('', key.value));
 
 /**
- * The transaction each row of a batch belongs to, by the provider's keys in their order
- * (domain/statement-match.ts matchKeys), read for the whole batch at once: a round per key position, each
- * one BatchGetItem for the aliases and one for the transactions (the lookup entries a query each, a few
- * at a time), and only for the rows an earlier key did not find; then `find` answers each row from what
+ * The transaction each row of a batch belongs to, by the keys its provider declares, in their order
+ * (its `statements.ts`; domain/statement-match.ts matchKeys), read for the whole batch at once: a round
+ * per key position, each one BatchGetItem for the aliases and one for the transactions (the lookup
+ * entries a query each, a few at a time), and only for the rows an earlier key did not find; then `find` answers each row from what
  * was read, exactly as one row at a time would. What a row's placement writes (a transaction opened or
  * settled, an alias recorded) is `forget`-ed, so a later row of the batch reads it live.
  */

@@ -1,6 +1,6 @@
 import { SchemaValidationError, TransactionNotFoundError } from '../../domain/errors';
 import type { Evidence } from '../../domain/evidence';
-import type { Money, ReceiptTally, TransactionKey } from '../../domain/transaction';
+import type { Money, ReceiptTally, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { type AnsweredAck, answeredAck } from '../callbacks/answered-ack';
 import type { ReceiptSummary, RefusedCallbackRef } from '../ports';
@@ -105,13 +105,8 @@ export function receiptPaging(query: Record<string, string | undefined>): Receip
   return { ...(after ? { after } : {}), ...(limit ? { limit } : {}) };
 }
 
-export async function getTransaction(
-  deps: ManagementDeps & { deliveries?: DeliveryAdmin },
-  key: TransactionKey,
-  paging: ReceiptPaging = {},
-  /** The zone the story's sentence tells times in (`?timeZone=`, shared/app/console/time-zones.ts). */
-  timeZone = 'UTC',
-): Promise<{
+/** GET /v1/transactions/{provider}/{account}/{reference}: the transaction and all the relay knows of it. */
+interface TransactionAnswer {
   transaction: TransactionView;
   reconciliation: {
     statusChecks: number;
@@ -136,7 +131,15 @@ export async function getTransaction(
    * and number (docs/webhooks.md#delivery-log-and-replay); empty without destinations.
    */
   deliveries: TransactionDeliveriesAnswer['deliveries'];
-}> {
+}
+
+export async function getTransaction(
+  deps: ManagementDeps & { deliveries?: DeliveryAdmin },
+  key: TransactionKey,
+  paging: ReceiptPaging = {},
+  /** The zone the story's sentence tells times in (`?timeZone=`, shared/app/console/time-zones.ts). */
+  timeZone = 'UTC',
+): Promise<TransactionAnswer> {
   const reference = findRegistrationRules(key.provider)?.normalizeReference?.(key.reference) ?? key.reference;
   const normalizedKey = { ...key, reference };
   const tx = await deps.store.getTransaction(normalizedKey, { consistent: true });
@@ -147,6 +150,44 @@ export async function getTransaction(
     ...(paging.after ? { after: paging.after } : {}),
   });
   const receipts: ReceiptSummary[] = page.receipts;
+  const history = historyOf(tx, receipts);
+  const evidence = (tx.evidence ?? []).map(maskedEvidence);
+  const [refused, deliveries] = await Promise.all([
+    deps.store.listRefusedFor(normalizedKey, REFUSED_SHOWN),
+    deps.deliveries
+      ? transactionDeliveries(deps.deliveries, normalizedKey).then((answer) => answer.deliveries)
+      : [],
+  ]);
+  return {
+    transaction: toView(tx),
+    reconciliation: {
+      statusChecks: tx.reconcile?.checks ?? 0,
+      nextCheckAt: tx.reconcile?.dueAt ?? null,
+      reconcileUntil: tx.reconcileUntil,
+      escalatedAt: tx.reconcile?.escalatedAt ?? null,
+    },
+    evidence,
+    receipts: { tally: tx.receipts ?? null, listed: receipts.length, next: page.next ?? null },
+    history,
+    // After the raw facts: a reader of the API meets the transaction first (docs/management-api.md).
+    story: storyOf({
+      transaction: { status: tx.status, provider: tx.key.provider },
+      providerName: findProvider(key.provider)?.displayName ?? key.provider,
+      history,
+      evidence,
+      statusChecks: tx.reconcile?.checks ?? 0,
+      timeZone,
+    }),
+    refused,
+    deliveries,
+  };
+}
+
+/**
+ * What happened to it, oldest first: its registration (or first sighting), then its callbacks, status
+ * checks, transitions, conflicts, reversals and events.
+ */
+function historyOf(tx: TransactionRecord, receipts: readonly ReceiptSummary[]): HistoryEntry[] {
   const history: HistoryEntry[] = [
     {
       at: tx.createdAt,
@@ -165,7 +206,7 @@ export async function getTransaction(
       verification: r.verification,
       bodyBytes: r.bodyBytes,
       bodyDropped: r.bodyDropped === true,
-      ack: answeredAck(key.provider, r.routeName, r.receiptId),
+      ack: answeredAck(tx.key.provider, r.routeName, r.receiptId),
     })),
     ...(tx.reconcile?.recent ?? []).map((c) => ({
       at: c.at,
@@ -214,34 +255,5 @@ export async function getTransaction(
   const [opening, ...rest] = history;
   rest.sort((a, b) => a.at.localeCompare(b.at));
   history.splice(0, history.length, opening!, ...rest);
-  const evidence = (tx.evidence ?? []).map(maskedEvidence);
-  const [refused, deliveries] = await Promise.all([
-    deps.store.listRefusedFor(normalizedKey, REFUSED_SHOWN),
-    deps.deliveries
-      ? transactionDeliveries(deps.deliveries, normalizedKey).then((answer) => answer.deliveries)
-      : [],
-  ]);
-  return {
-    transaction: toView(tx),
-    reconciliation: {
-      statusChecks: tx.reconcile?.checks ?? 0,
-      nextCheckAt: tx.reconcile?.dueAt ?? null,
-      reconcileUntil: tx.reconcileUntil,
-      escalatedAt: tx.reconcile?.escalatedAt ?? null,
-    },
-    evidence,
-    receipts: { tally: tx.receipts ?? null, listed: receipts.length, next: page.next ?? null },
-    history,
-    // After the raw facts: a reader of the API meets the transaction first (docs/management-api.md).
-    story: storyOf({
-      transaction: { status: tx.status, provider: tx.key.provider },
-      providerName: findProvider(key.provider)?.displayName ?? key.provider,
-      history,
-      evidence,
-      statusChecks: tx.reconcile?.checks ?? 0,
-      timeZone,
-    }),
-    refused,
-    deliveries,
-  };
+  return history;
 }

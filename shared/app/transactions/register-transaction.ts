@@ -172,6 +172,46 @@ export interface RegistrationResult {
  * (domain/registration.ts). Read → decide → conditional write through the one write-with-retry loop.
  */
 export async function registerTransaction(deps: ManagementDeps, input: unknown): Promise<RegistrationResult> {
+  const r = parseRegistration(input);
+  const { provider, rules, account, key } = registrationTarget(deps.config, r);
+  const callbackUrl = generatedCallbackUrl(deps.config, rules, account, r.kind, key.reference);
+  const now = deps.clock.now().toISOString();
+  // A reference-less callback that came first left a hint under its externalId: check at once.
+  const correlateByExternalId = rules.externalIdAliases === true && r.externalId !== undefined;
+  const hint = correlateByExternalId
+    ? await deps.store.getRecord({
+        provider: provider.id,
+        account: account.id,
+        namespace: HINT_NAMESPACE,
+        id: r.externalId!,
+      })
+    : undefined;
+  const terms = registrationTerms(deps.config, r, key, now, hint);
+  const result = await writeRegistration(deps.store, key, terms, now);
+  if (result.different) {
+    throw new RegistrationConflictError(
+      `Transaction ${provider.id}/${account.id}/${key.reference} is already registered with different details`,
+      { details: { existing: toView(result.tx) } },
+    );
+  }
+  // The console finds it by externalId and by MSISDN (a repeat writes the same notes again).
+  await noteLookups(deps.store, key, result.tx.createdAt, result.tx, {
+    callingCode: accountCallingCode(deps.config, key, result.tx.amount?.currency),
+    searchKey: deps.config.management.searchKey,
+  });
+  if (correlateByExternalId) {
+    await recordExternalIdAlias(deps.store, key, r.externalId!, now);
+    // A reference-less callback that came while we registered found no alias and left a hint we did not
+    // read: look again now the alias is written (the callback side looks again after its hint too).
+    if (!hint) await adoptLateHint(deps, key, r.kind, r.externalId!);
+  }
+  return { created: result.created, transaction: toView(result.tx), callbackUrl };
+}
+
+type Registration = z.infer<typeof registrationSchema>;
+
+/** The request body, checked: metadata on the value as received (metadataProblem), then the schema. */
+function parseRegistration(input: unknown): Registration {
   const problem = metadataProblem((input as { metadata?: unknown } | null)?.metadata);
   if (problem) {
     throw new SchemaValidationError('Invalid transaction registration', {
@@ -184,11 +224,18 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
       details: { issues: z.treeifyError(parsed.error) },
     });
   }
-  const r = parsed.data;
+  return parsed.data;
+}
+
+/**
+ * The provider, account and key it registers under, by the provider's own rules: a known provider that
+ * takes registrations, a configured account, one of its kinds, its reference check and normal form.
+ */
+function registrationTarget(config: RelayConfig, r: Registration) {
   const provider = findProvider(r.provider);
   const rules = provider && findRegistrationRules(provider.id);
   if (!provider || !rules) throw new UnknownAccountError(`Unknown provider "${r.provider.slice(0, 40)}"`);
-  const account = deps.config.accounts.get(accountKey(r.provider, r.account));
+  const account = config.accounts.get(accountKey(r.provider, r.account));
   if (!account)
     throw new UnknownAccountError(
       `No ${provider.displayName} account "${r.account.slice(0, 64)}" is configured`,
@@ -208,35 +255,39 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     externalId: r.externalId,
     attributes: undefined,
   });
+  return { provider, rules, account, key };
+}
 
-  const callbackUrl = rules.callbackUrl?.({
-    baseUrl: deps.config.publicBaseUrl,
-    account,
-    kind: r.kind,
-    reference,
-  });
+/** The callback URL the provider's rules hand out for it, held to the URL rules like any configured URL. */
+function generatedCallbackUrl(
+  config: RelayConfig,
+  rules: ReturnType<typeof registrationTarget>['rules'],
+  account: ReturnType<typeof registrationTarget>['account'],
+  kind: string,
+  reference: string,
+): string | undefined {
+  const callbackUrl = rules.callbackUrl?.({ baseUrl: config.publicBaseUrl, account, kind, reference });
   if (callbackUrl) {
-    const violations = checkUrlRules(callbackUrl, deps.config.urlRules);
+    const violations = checkUrlRules(callbackUrl, config.urlRules);
     if (violations.length)
       throw new InvalidCallbackUrlError(
         `Generated callback URL breaks the URL rules: ${describeViolations(violations)}`,
       );
   }
+  return callbackUrl;
+}
 
-  const now = deps.clock.now().toISOString();
-  const timing = reconcileTiming(deps.config.reconciliation, provider.id, r.kind);
-  // A reference-less callback that came first left a hint under its externalId: check at once.
-  const correlateByExternalId = rules.externalIdAliases === true && r.externalId !== undefined;
-  const hint = correlateByExternalId
-    ? await deps.store.getRecord({
-        provider: provider.id,
-        account: account.id,
-        namespace: HINT_NAMESPACE,
-        id: r.externalId!,
-      })
-    : undefined;
+/** What the domain decides the registration on: its details, its window, its first check, a hint's evidence. */
+function registrationTerms(
+  config: RelayConfig,
+  r: Registration,
+  key: TransactionKey,
+  now: string,
+  hint: { data: Record<string, unknown> } | undefined,
+): RegistrationTerms {
+  const timing = reconcileTiming(config.reconciliation, key.provider, r.kind);
   const windowSeconds = r.expiresInSeconds ?? timing.windowSeconds;
-  const terms: RegistrationTerms = {
+  return {
     key,
     kind: r.kind,
     amount: r.amount ? { value: r.amount, currency: r.currency } : undefined,
@@ -250,8 +301,12 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
       Date.parse(now) + (hint ? 0 : Math.min(timing.firstCheckSeconds, windowSeconds)) * 1000,
     ).toISOString(),
   };
-  const result = await writeWithRetry<{ created: boolean; tx: TransactionRecord; different?: boolean }>(
-    deps.store,
+}
+
+/** Read → decide (domain/registration.ts) → conditional write, through the one write-with-retry loop. */
+function writeRegistration(store: RelayStore, key: TransactionKey, terms: RegistrationTerms, now: string) {
+  return writeWithRetry<{ created: boolean; tx: TransactionRecord; different?: boolean }>(
+    store,
     key,
     (current) => {
       const outcome = applyRegistration(current, terms, now);
@@ -271,24 +326,6 @@ export async function registerTransaction(deps: ManagementDeps, input: unknown):
     },
     { what: 'register the transaction' },
   );
-  if (result.different) {
-    throw new RegistrationConflictError(
-      `Transaction ${provider.id}/${account.id}/${reference} is already registered with different details`,
-      { details: { existing: toView(result.tx) } },
-    );
-  }
-  // The console finds it by externalId and by MSISDN (a repeat writes the same notes again).
-  await noteLookups(deps.store, key, result.tx.createdAt, result.tx, {
-    callingCode: accountCallingCode(deps.config, key, result.tx.amount?.currency),
-    searchKey: deps.config.management.searchKey,
-  });
-  if (correlateByExternalId) {
-    await recordExternalIdAlias(deps.store, key, r.externalId!, now);
-    // A reference-less callback that came while we registered found no alias and left a hint we did not
-    // read: look again now the alias is written (the callback side looks again after its hint too).
-    if (!hint) await adoptLateHint(deps, key, r.kind, r.externalId!);
-  }
-  return { created: result.created, transaction: toView(result.tx), callbackUrl };
 }
 
 async function adoptLateHint(deps: ManagementDeps, key: TransactionKey, kind: string, externalId: string) {

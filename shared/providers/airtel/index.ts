@@ -12,6 +12,7 @@ import {
   airtelReferenceProblem,
 } from './schema';
 import { airtelTimings } from './timings';
+import { airtelStatements } from './statements';
 import { airtelInfra } from './infra';
 import { airtelRegistration } from './registration';
 
@@ -77,6 +78,7 @@ export const airtelProvider: ProviderModule<AirtelAccountSettings> = {
   // Airtel's callbacks carry no number field; its payment requests name the subscriber's `msisdn`. The
   // callback's `message` is free text that may name one: its numbers are masked, the ids beside them stay.
   timings: airtelTimings,
+  statements: airtelStatements,
   infra: airtelInfra,
   registration: airtelRegistration,
   phoneFields: ['msisdn', 'message'],

@@ -31,6 +31,7 @@ import {
   darajaAccountSchema,
 } from './schema';
 import { darajaTimings } from './timings';
+import { darajaStatements } from './statements';
 import { darajaInfra } from './infra';
 import { darajaRegistration } from './registration';
 
@@ -87,6 +88,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
   // CreditPartyPublicName or DebitPartyPublicName (the original movement runs backwards). ResultDesc is
   // Daraja's own words, which may name the customer ("No response from user 2547…").
   timings: darajaTimings,
+  statements: darajaStatements,
   infra: darajaInfra,
   registration: darajaRegistration,
   phoneFields: [

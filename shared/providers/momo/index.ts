@@ -6,6 +6,7 @@ import type { CallbackInput, ParsedCallback, ProviderModule } from '../types';
 import { normalizeMomoCallback } from './normalize';
 import { MOMO_KINDS, type MomoAccountSettings, momoAccountSchema, momoCallbackSchema } from './schema';
 import { momoTimings } from './timings';
+import { momoStatements } from './statements';
 import { momoInfra } from './infra';
 import { momoRegistration } from './registration';
 
@@ -101,6 +102,7 @@ export const momoProvider: ProviderModule<MomoAccountSettings> = {
   // payerMessage/payeeNote are the partner's free text, echoed back: numbers written there are masked too.
   // payerMsisdn: the sender's number a cash transfer (Remittance) carries and its callback echoes.
   timings: momoTimings,
+  statements: momoStatements,
   infra: momoInfra,
   registration: momoRegistration,
   phoneFields: ['partyId', 'msisdn', 'payerMsisdn', 'payerMessage', 'payeeNote'],

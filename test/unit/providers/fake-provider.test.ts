@@ -12,6 +12,9 @@ import { callbackSilenceSeconds } from '../../../shared/app/callbacks/callback-h
 import { scheduleFor } from '../../../shared/app/reconciliation/reconcile-timing';
 import type { RelayServices } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
+import { MemoryStatementStore } from '../../../shared/adapters/memory/statement-store';
+import { StatementLedger } from '../../../shared/app/statements/statement-sink';
+import { registered } from '../../helpers/reports';
 import { secretScrubber } from '../../../shared/config/secrets';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import type { InboundRequest } from '../../../shared/http/types';
@@ -138,6 +141,52 @@ describe('a provider added as one folder and one registry line', () => {
       1200 * services.config.reconciliation.timeScale,
     );
     expect(services.scrub(`key ${KEY}`)).not.toContain(KEY);
+  });
+
+  it('matches its statement rows by the keys and on the business day its statements declaration names', async () => {
+    // Prepare: a payment registered late on 29 Nov; its row at 23:30 UTC is 00:30 on 30 Nov in Lagos.
+    const clock = { now: () => new Date('2026-11-30T08:00:00.000Z') };
+    const books = new MemoryStore(clock);
+    const statements = new MemoryStatementStore();
+    const key = { provider: 'fakepay', account: 'shop', reference: 'order-77' };
+    await books.createTransaction(
+      registered({
+        key,
+        kind: 'payment',
+        amount: { value: '1500', currency: 'NGN' },
+        createdAt: '2026-11-29T23:00:00.000Z',
+      }),
+    );
+    const ledger = new StatementLedger({
+      config: services.config,
+      store: books,
+      statements,
+      clock,
+      log: services.log,
+    });
+    // Act
+    const result = await ledger.ingestRows(
+      [
+        {
+          provider: 'fakepay',
+          account: 'shop',
+          source: 'pull-api',
+          providerId: 'FP-000001',
+          externalId: 'order-77',
+          time: '2026-11-29T23:30:00.000Z',
+          amountIn: '1500',
+          amountOut: '0',
+          kind: 'payment',
+          origin: { ref: 'pull', row: 1 },
+        },
+      ],
+      { actor: { kind: 'system', name: 'pull' } },
+    );
+    // Assess
+    expect(result).toMatchObject({ settled: 1, opened: 0, breaks: 0 });
+    expect(await books.getTransaction(key)).toMatchObject({ status: 'SUCCEEDED' });
+    const rows = await statements.listRows({ provider: 'fakepay', account: 'shop', day: '2026-11-30' });
+    expect(rows.map((r) => r.providerId)).toEqual(['FP-000001']);
   });
 });
 
