@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ScenarioOptions } from '../../scripts/sim/core';
 import { AIRTEL_IN_PROGRESS_MSISDN } from '../../scripts/sim/airtel';
@@ -13,9 +13,9 @@ import {
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
 import { ADMIN_ACTOR, ADMIN_TOKEN } from '../helpers/relay';
-import { WAIT_MS } from './harness';
+import { useChromium, WAIT_MS } from './harness';
 import type { QuarantineInput } from '../../shared/app/ports';
-import { chromiumPath, ChromiumMissingError, launchChromium } from '../helpers/chromium';
+import { chromiumPath, ChromiumMissingError } from '../helpers/chromium';
 import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
 
 /**
@@ -28,9 +28,9 @@ const SHOTS =
     : mkdtempSync(join(tmpdir(), 'console-shots-'));
 
 let pair: RelayWithSimulator;
-let browser: BrowserContext;
 let page: Page;
-let profile: string;
+// First, so that a missing Chromium fails at once with the command that installs it.
+const chromium = useChromium();
 const eventsFile = join(mkdtempSync(join(tmpdir(), 'console-')), 'events.ndjson');
 const run: Record<string, ScenarioResult> = {};
 
@@ -85,9 +85,6 @@ async function search(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
-  // A fresh profile each run; first, so that a missing Chromium fails at once with the command that installs it.
-  browser = await launchChromium(profile);
   pair = await startRelayWithSimulator({
     eventsFile,
     configFor: (relayUrl, simUrl) =>
@@ -111,10 +108,8 @@ beforeAll(async () => {
         },
       }),
   });
-  page = await browser.newPage();
-  page.setDefaultTimeout(WAIT_MS);
+  page = await chromium.newPage({ forTheFile: true });
   // What the page itself reports goes to the test output: a failed wait then says why.
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
   page.on('console', (message) => {
     if (message.type() === 'error') process.stderr.write(`console page: ${message.text()}\n`);
   });
@@ -122,10 +117,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await pair?.sim.close();
   await pair?.relay.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('the operator console in a real Chromium, on a relay and the simulator', () => {
