@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { expiredPayment, TEAM, useConsoleOnRelay } from './harness';
 
 const t = useConsoleOnRelay(
-  'accountability',
   () => ({
     management: { resolveLimits: { 'momo/open': '500' } },
     reconciliation: { pollIntervalSeconds: 0.2 },

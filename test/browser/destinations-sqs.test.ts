@@ -6,17 +6,13 @@
  * signing secret reaches a page or an answer.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paidByAirtelCallback } from '../helpers/airtel-payment';
-import { launchChromium } from '../helpers/chromium';
 import { LocalAwsEndpoint } from '../helpers/delivery-sqs-endpoint';
 import { ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
+import { useChromium, WAIT_MS } from './harness';
 
-const WAIT_MS = 60_000;
 const KEY = 'browser-destinations-sqs-airtel-key';
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const ROLE = 'arn:aws:iam::210987654321:role/momo-relay-deliveries';
@@ -24,12 +20,9 @@ const QUEUE_ARN = 'arn:aws:sqs:af-south-1:210987654321:momo-events';
 const OPS_TOKEN = 'ops-sqs-operator-token-0123456789';
 let relay: TestRelay;
 let endpoint: LocalAwsEndpoint;
-let browser: BrowserContext;
-let profile: string;
+const chromium = useChromium();
 
 beforeAll(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'destinations-sqs-chromium-'));
-  browser = await launchChromium(profile);
   // npm start signs emulator requests with the placeholder key the DynamoDB Local client uses.
   endpoint = await new LocalAwsEndpoint('emulator')
     .acceptCredentials({ accessKeyId: 'local', secretAccessKey: 'local' })
@@ -58,10 +51,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await relay?.stop();
   await endpoint?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 /** The references of the events on the partner's queue, in the order they arrived. */
@@ -72,9 +63,7 @@ const queued = () =>
 const paid = () => paidByAirtelCallback(relay, KEY, 'SQ');
 
 async function signedIn(): Promise<Page> {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (error) => process.stderr.write(`console page error: ${error.message}\n`));
+  const page = await chromium.newPage();
   await page.goto(`${relay.url}/console/#/signin`);
   await page.getByLabel('bearer token').fill(OPS_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -23,7 +23,6 @@ beforeAll(async () => {
 afterAll(async () => receiver?.stop());
 
 const t = useConsoleOnRelay(
-  'destinations',
   () => ({
     accounts: { airtel: { demo: { callbackKey: KEY, hashMode: 'enforce', country: 'UG', currency: 'UGX' } } },
     destinations: {

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { expiredPayment, exported, TEAM, useConsoleOnRelay } from './harness';
 
 const t = useConsoleOnRelay(
-  'exports',
   () => ({
     management: { resolveLimits: { 'momo/open': '500' } },
     reconciliation: { pollIntervalSeconds: 0.2 },

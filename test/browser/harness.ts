@@ -1,16 +1,15 @@
 /**
- * What the console's browser tests share: a real Chromium on a fresh profile for the file, tabs that say
+ * What the console's browser tests share: a real Chromium (a fresh browser context for the file in the
+ * worker's one Chromium), tabs that say
  * what went wrong in them, a real local relay (DynamoDB Local) signed into by named people, and the
  * waits that make the tests independent of the machine's speed (conditions only, bounded by WAIT_MS so a
  * hang on a saturated machine ends). Registering the hooks here keeps each file to what it tests.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
-import { launchChromium } from '../helpers/chromium';
+import { chromiumContext } from '../helpers/chromium';
 import { ADMIN_ACTOR, ADMIN_TOKEN, startTestRelay, TEST_SEARCH_KEY, type TestRelay } from '../helpers/relay';
 
 /**
@@ -50,24 +49,19 @@ export interface Chromium {
   newPage(options?: { forTheFile?: boolean }): Promise<Page>;
 }
 
-/** A headless Chromium for this test file, on a profile of its own removed afterwards. */
-export function useChromium(name: string): Chromium {
+/** A headless Chromium for this test file: a browser context of its own (a fresh profile), closed after. */
+export function useChromium(): Chromium {
   let browser: BrowserContext | undefined;
-  let profile: string | undefined;
   let ofTheTest: Page[] = [];
   // First, so that a missing Chromium fails at once with the command that installs it.
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), `${name}-chromium-`));
-    browser = await launchChromium(profile);
+    browser = await chromiumContext();
   });
   afterEach(async () => {
     await Promise.all(ofTheTest.map((p) => p.close()));
     ofTheTest = [];
   });
-  afterAll(async () => {
-    await browser?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  afterAll(async () => browser?.close());
   return {
     get browser() {
       if (!browser) throw new Error('Chromium is launched in beforeAll: use it inside a hook or a test');
@@ -100,11 +94,10 @@ export interface ConsoleOnRelay extends Chromium {
  * the hook, so it may name what another hook started) with `people` signing in by name, stopped after.
  */
 export function useConsoleOnRelay(
-  name: string,
   config: () => Record<string, unknown>,
   people: People = {},
 ): ConsoleOnRelay {
-  const chromium = useChromium(name);
+  const chromium = useChromium();
   let relay: TestRelay | undefined;
   beforeAll(async () => {
     const raw = config();

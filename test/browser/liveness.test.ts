@@ -15,7 +15,7 @@ const CONFIG = { accounts: { momo: { demo: { currency: 'EUR' } } } };
 // The relay is this file's own (not the harness's): a test stops it and starts another on its port.
 let relay: TestRelay;
 let page: Page;
-const chromium = useChromium('liveness');
+const chromium = useChromium();
 
 beforeAll(async () => {
   relay = await startTestRelay(CONFIG);

@@ -16,7 +16,7 @@ beforeAll(() => {
 });
 afterAll(() => unregister?.());
 
-const t = useConsoleOnRelay('provider-filter', () => ({
+const t = useConsoleOnRelay(() => ({
   accounts: {
     momo: { open: { currency: 'EUR' } },
     fakepay: {

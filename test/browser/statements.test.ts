@@ -11,7 +11,6 @@ import { ADMIN_HEADERS, silentLogger } from '../helpers/relay';
 import { TEAM, useConsoleOnRelay } from './harness';
 
 const t = useConsoleOnRelay(
-  'statements',
   () => ({
     accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
   }),

@@ -25,7 +25,7 @@ const TRANSFER_CALLBACK = JSON.parse(
 );
 let pair: RelayWithSimulator;
 let page: Page;
-const chromium = useChromium('story-checks');
+const chromium = useChromium();
 
 beforeAll(async () => {
   const eventsFile = join(mkdtempSync(join(tmpdir(), 'story-checks-')), 'events.ndjson');

@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN } from '../helpers/relay';
 import { exported, useConsoleOnRelay, WAIT_MS } from './harness';
 
-const t = useConsoleOnRelay('time-and-tabs', () => ({
+const t = useConsoleOnRelay(() => ({
   accounts: { momo: { open: { currency: 'EUR' } } },
   reconciliation: { pollIntervalSeconds: 0.2 },
   // The account's business day is Nairobi's: the console's default zone follows it.

@@ -4,7 +4,7 @@
  * "executable doesn't exist" names no fix: a missing one fails with the command that installs it.
  */
 import { existsSync } from 'node:fs';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 
@@ -24,6 +24,18 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   return env.CHROMIUM_PATH || DEFAULT_CHROMIUM;
 }
 
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const VIEWPORT = { width: 1280, height: 800 };
+
 /** A headless Chromium on a fresh profile directory (playwright passes it as --user-data-dir). */
 export async function launchChromium(
   profile: string,
@@ -34,16 +46,30 @@ export async function launchChromium(
   return chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    viewport: options.viewport ?? { width: 1280, height: 800 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    viewport: options.viewport ?? VIEWPORT,
+    args: ARGS,
   });
+}
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * A fresh browser context (its own cookies, storage, cache and downloads: a fresh profile) in the one
+ * headless Chromium of this process. Starting Chromium cost each browser test file about 1 s of CPU and,
+ * on two loaded cores, tens of seconds of wall time; the test files of a worker run one after another in
+ * one process (vitest.config.ts, isolate: false), so they share it. Nothing closes it: playwright kills
+ * the browsers it launched when the process exits, and Chromium ends with its pipe to the process. One
+ * that crashed or was closed is started again for the next file.
+ */
+export async function chromiumContext(): Promise<BrowserContext> {
+  const before = shared;
+  // Chained on the one before, so that two files asking at once share one launch.
+  shared = (async () => {
+    const running = await before?.catch(() => undefined);
+    if (running?.isConnected()) return running;
+    const executablePath = chromiumPath();
+    if (!existsSync(executablePath)) throw new ChromiumMissingError(executablePath);
+    return chromium.launch({ executablePath, headless: true, args: ARGS });
+  })();
+  return (await shared).newContext({ viewport: VIEWPORT, acceptDownloads: true });
 }

@@ -9,7 +9,7 @@ import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import { createSimulator, type Simulator } from '../../simulator/server';
 import { ROOT } from './child-process';
-import { ADMIN_TOKEN, startTestRelay, type TestRelay } from './relay';
+import { ADMIN_TOKEN, startTestRelay, type TestRelay, type TestRelayOptions } from './relay';
 
 type SimulatorOptions = NonNullable<Parameters<typeof createSimulator>[0]>;
 
@@ -56,6 +56,8 @@ export async function startRelayWithSimulator(options: {
   eventsFile: string;
   configFor: (relayUrl: string, simUrl: string) => Record<string, unknown>;
   simulator?: (wired: SimulatorOptions) => SimulatorOptions;
+  /** The relay's limits lowered (TestRelayOptions.limits). */
+  limits?: TestRelayOptions['limits'];
 }): Promise<RelayWithSimulator> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
@@ -72,7 +74,7 @@ export async function startRelayWithSimulator(options: {
     const raw = options.configFor(relayUrl, sim.url);
     let relay: TestRelay;
     try {
-      relay = await startTestRelay(raw, { port, eventsFile: options.eventsFile });
+      relay = await startTestRelay(raw, { port, eventsFile: options.eventsFile, limits: options.limits });
     } catch (error) {
       await sim.close();
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;
