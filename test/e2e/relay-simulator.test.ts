@@ -11,6 +11,7 @@ import type { RelayConfig } from '../../shared/config/schema';
 import { readPullState } from '../../shared/app/provider-records/pull-cycle';
 import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
+import { atMost } from '../helpers/at-most';
 import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 import { call } from '../simulator/helpers';
@@ -103,6 +104,14 @@ function context(): SimContext {
 }
 
 const exercised = new Set<string>();
+/**
+ * How many documented examples run at once: enough to overlap their settling times, few enough that on two
+ * busy cores each still ends well inside its 15 s (the rest wait for a turn, outside that deadline).
+ */
+const SCENARIOS_AT_ONCE = 4;
+const inTurn = atMost(SCENARIOS_AT_ONCE);
+/** A concurrent test's time includes its wait for a turn: room for the ones queued before it. */
+const IN_TURN = { timeout: 240_000 };
 
 /** Runs a documented example (`npm run sim -- <args>`) through the CLI's own scenario code. */
 async function example(command: string, ctx: SimContext = context()): Promise<ScenarioResult> {
@@ -115,7 +124,7 @@ async function example(command: string, ctx: SimContext = context()): Promise<Sc
     const key = flags[i]!.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     options[key] = flags[i + 1]!;
   }
-  return runScenario(ctx, provider!, name!, options as ScenarioOptions);
+  return inTurn(() => runScenario(ctx, provider!, name!, options as ScenarioOptions));
 }
 
 /**
@@ -161,39 +170,11 @@ const types = (r: ScenarioResult) => r.events.map((e) => e.envelope.metadata.typ
 const data = (r: ScenarioResult, type: string) =>
   r.events.find((e) => e.envelope.metadata.type === type)?.envelope.data as Record<string, any>;
 
-describe('relay + simulator: MoMo', () => {
-  it('turns a paid request-to-pay into one TransactionSucceeded with the amount and payer', async () => {
-    // Act
-    const result = await callbackBeforeStatusChecks((ctx) => example('momo pay', ctx));
-    // Assess: the unsigned success is held until the status GET confirms it.
-    expect(result.problems).toEqual([]);
-    expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
-    expect(data(result, 'TransactionAmbiguous').reason).toMatchObject({ code: 'UNCONFIRMED' });
-    expect(result.events.at(-1)!.envelope.metadata.origin).toBe('poll');
-    // Why the relay believes it: the unsigned callback (not conclusive alone) and the status answer.
-    const evidence = data(result, 'TransactionSucceeded').evidence as Record<string, unknown>[];
-    expect(evidence).toEqual([
-      expect.objectContaining({ source: 'callback', claim: 'SUCCEEDED', conclusive: false }),
-      expect.objectContaining({
-        source: 'status-api',
-        claim: 'SUCCEEDED',
-        authentication: ['status-api'],
-        conclusive: true,
-      }),
-    ]);
-    expect(data(result, 'TransactionSucceeded')).toMatchObject({
-      provider: 'momo',
-      account: 'demo',
-      status: 'SUCCEEDED',
-      amount: { value: '100', currency: 'EUR' },
-      party: { idType: 'MSISDN', id: '46733123499' },
-    });
-    expect(result.callbacks.map((c) => [c.method, c.status])).toEqual([['PUT', 200]]);
-    const history = result.transaction?.history.map((h) => h.type) ?? [];
-    expect(history.filter((t) => t === 'transition')).toHaveLength(2);
-    expect(history).toContain('status-check');
-  });
-
+// The scenarios of the blocks below run at once (describe.concurrent), a few at a time (SCENARIOS_AT_ONCE):
+// each has its own reference, sets no simulator-wide fault and leaves the poller running, and most of
+// their time is the simulator's settling time. The ones that pause the poller, wait for the account's
+// pull or count the account's transactions run alone, after them.
+describe.concurrent('relay + simulator: MoMo', IN_TURN, () => {
   it('turns a payer rejection into TransactionFailed REJECTED_BY_CUSTOMER', async () => {
     const result = await example('momo pay --msisdn 46733123451');
     expect(result.problems).toEqual([]);
@@ -213,25 +194,9 @@ describe('relay + simulator: MoMo', () => {
       providerCode: 'EXPIRED',
     });
   });
-
-  it('publishes one TransactionSucceeded for a callback the simulator sends three times', async () => {
-    // Act
-    const result = await callbackBeforeStatusChecks((ctx) => example('momo pay --fault repeat=3', ctx));
-    // Assess
-    expect(result.problems).toEqual([]);
-    expect(result.callbacks).toHaveLength(3);
-    expect(result.callbacks.every((c) => c.status === 200)).toBe(true);
-    expect(result.callbacks.map((c) => JSON.parse(c.responseBody!).duplicate)).toEqual([false, true, true]);
-    await relay.flush();
-    expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
-    const view = await relay.admin('GET', `/v1/transactions/momo/demo/${result.started.reference}`);
-    expect(view.body.history.find((h: { type: string }) => h.type === 'callback')).toMatchObject({
-      deliveries: 3,
-    });
-  });
 });
 
-describe('relay + simulator: Airtel', () => {
+describe.concurrent('relay + simulator: Airtel', IN_TURN, () => {
   it('turns a signed TS callback into TransactionSucceeded, verified by the hash recipe the wiring chose', async () => {
     const result = await example('airtel pay');
     expect(result.problems).toEqual([]);
@@ -251,38 +216,9 @@ describe('relay + simulator: Airtel', () => {
     expect(types(result)).toEqual(['TransactionFailed']);
     expect(data(result, 'TransactionFailed').reason).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
   });
-
-  it('rejects a callback with a forged hash: 401, CallbackRejected, no success, still PENDING', async () => {
-    // The poller would settle the payment from Airtel's status API once it is due (seconds later at this
-    // time scale), and a busy machine can take that long to run the scenario: what is checked here is what
-    // the forged callback does, so reconciliation is paused meanwhile instead of raced.
-    await relay.poller.stop();
-    try {
-      // Act
-      const result = await example('airtel pay --fault corrupt-hash');
-      // Assess
-      expect(result.problems).toEqual([]);
-      expect(result.callbacks.map((c) => [c.status, c.tags])).toEqual([[401, []]]);
-      expect(types(result)).toEqual(['CallbackRejected']);
-      expect(data(result, 'CallbackRejected')).toMatchObject({
-        provider: 'airtel',
-        account: 'demo',
-        errorCode: 'UNAUTHORIZED',
-        httpStatus: 401,
-      });
-      expect(
-        relay.sink.events.some(
-          (e) => (e.data as { reference?: string }).reference === result.started.reference,
-        ),
-      ).toBe(false);
-      expect(result.transaction).toMatchObject({ status: 'PENDING', history: [{ type: 'registered' }] });
-    } finally {
-      relay.poller.start();
-    }
-  });
 });
 
-describe('relay + simulator: Daraja STK push', () => {
+describe.concurrent('relay + simulator: Daraja STK push', IN_TURN, () => {
   it('turns a paid STK push into TransactionSucceeded with the M-Pesa receipt', async () => {
     const result = await example('daraja stk');
     expect(result.problems).toEqual([]);
@@ -313,7 +249,7 @@ describe('relay + simulator: Daraja STK push', () => {
   });
 });
 
-describe('relay + simulator: Daraja C2B', () => {
+describe.concurrent('relay + simulator: Daraja C2B', IN_TURN, () => {
   it('accepts a payment the rules allow, then records the confirmation as TransactionSucceeded', async () => {
     // Act
     const result = await example('daraja c2b --bill-ref ACC-001 --amount 100');
@@ -334,35 +270,6 @@ describe('relay + simulator: Daraja C2B', () => {
       ['c2b-validation', 200],
       ['c2b-confirmation', 200],
     ]);
-  });
-
-  it('finds a payment whose confirmation was dropped by the pull of the short code: one TransactionSucceeded, origin statement', async () => {
-    // Prepare: a pull of the short code has just been made, so the one that finds the payment is an interval away.
-    const asked = Date.now();
-    for (;;) {
-      const { lastAttemptAt } = await readPullState(relay.store, 'daraja', 'demo');
-      if (lastAttemptAt && Date.parse(lastAttemptAt) >= asked) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    // Act: `npm run sim -- daraja c2b --fault drop`, its timeout counted from the account's next pull.
-    const result = await runScenario({ ...context(), extendTimeout: true }, 'daraja', 'c2b', {
-      fault: 'drop',
-    });
-    // Assess
-    expect(result.problems).toEqual([]);
-    expect(result.callbacks.map((c) => [c.kind, c.outcome])).toEqual([
-      ['c2b-validation', 'delivered'],
-      ['c2b-confirmation', 'dropped'],
-    ]);
-    expect(result.events.map((e) => [e.envelope.metadata.type, e.envelope.metadata.origin])).toEqual([
-      ['C2BValidationDecided', 'callback'],
-      ['TransactionSucceeded', 'statement'],
-    ]);
-    expect(data(result, 'TransactionSucceeded')).toMatchObject({
-      kind: 'c2b',
-      reference: result.started.reference,
-      settledByStatement: { source: 'pull-api' },
-    });
   });
 
   it('rejects an amount above the account maximum with C2B00013, and the simulator sends no confirmation', async () => {
@@ -400,7 +307,7 @@ describe('relay + simulator: Daraja C2B', () => {
   });
 });
 
-describe('relay + simulator: Daraja B2C', () => {
+describe.concurrent('relay + simulator: Daraja B2C', IN_TURN, () => {
   it('turns a paid payout into TransactionSucceeded', async () => {
     const result = await example('daraja b2c');
     expect(result.problems).toEqual([]);
@@ -418,7 +325,7 @@ describe('relay + simulator: Daraja B2C', () => {
   });
 });
 
-describe('relay + simulator: MoMo refund', () => {
+describe.concurrent('relay + simulator: MoMo refund', IN_TURN, () => {
   it("turns a paid refund into TransactionSucceeded, confirmed by the refund's status GET at MTN's path", async () => {
     // Act
     const result = await example('momo refund');
@@ -439,7 +346,7 @@ describe('relay + simulator: MoMo refund', () => {
   });
 });
 
-describe('relay + simulator: Daraja B2B', () => {
+describe.concurrent('relay + simulator: Daraja B2B', IN_TURN, () => {
   it('turns a paid business payment into TransactionSucceeded of kind b2b with its receipt and amount', async () => {
     const result = await example('daraja b2b');
     expect(result.problems).toEqual([]);
@@ -449,7 +356,7 @@ describe('relay + simulator: Daraja B2B', () => {
   });
 });
 
-describe('relay + simulator: Daraja account balance and reversal', () => {
+describe.concurrent('relay + simulator: Daraja account balance and reversal', IN_TURN, () => {
   it("turns a balance query's result into AccountBalanceReported with the short code's accounts", async () => {
     // Act
     const result = await example('daraja balance');
@@ -509,6 +416,154 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
     expect(result.transaction?.history.filter((h) => h.type === 'callback')).toHaveLength(2);
   });
 
+  it('refuses a status filter the list does not know with 400 naming the values it takes, REVERSED among them', async () => {
+    // Act
+    const answer = await relay.admin('GET', '/v1/transactions?status=REVERSED_ISH');
+    // Assess
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain('PENDING, AMBIGUOUS, SUCCEEDED, FAILED, EXPIRED, REVERSED');
+  });
+
+  it('refuses a second reversal of the same receipt: ReversalFailed DUPLICATE (R000001) about the payment', async () => {
+    // Prepare
+    const first = await example('daraja reversal');
+    const receipt = data(first, 'TransactionReversed').originalReceipt as string;
+    // Act
+    const again = await runScenario(context(), 'daraja', 'reversal', { receipt });
+    // Assess
+    expect(again.problems).toEqual([]);
+    expect(types(again)).toEqual(['ReversalFailed']);
+    expect(data(again, 'ReversalFailed')).toMatchObject({
+      reference: first.started.reference,
+      transactionStatus: 'SUCCEEDED',
+      reason: { code: 'DUPLICATE', providerCode: 'R000001' },
+    });
+  });
+
+  it('turns the reversal of a receipt nobody issued into ReversalFailed INVALID_REQUEST (R000002)', async () => {
+    const result = await example('daraja reversal --receipt NOSUCHRCPT');
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['ReversalFailed']);
+    expect(data(result, 'ReversalFailed')).toMatchObject({
+      reference: null,
+      reason: { code: 'INVALID_REQUEST', providerCode: 'R000002' },
+    });
+  });
+});
+
+describe('relay + simulator: MoMo, its status checks held until the callback is answered', () => {
+  it('turns a paid request-to-pay into one TransactionSucceeded with the amount and payer', async () => {
+    // Act
+    const result = await callbackBeforeStatusChecks((ctx) => example('momo pay', ctx));
+    // Assess: the unsigned success is held until the status GET confirms it.
+    expect(result.problems).toEqual([]);
+    expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
+    expect(data(result, 'TransactionAmbiguous').reason).toMatchObject({ code: 'UNCONFIRMED' });
+    expect(result.events.at(-1)!.envelope.metadata.origin).toBe('poll');
+    // Why the relay believes it: the unsigned callback (not conclusive alone) and the status answer.
+    const evidence = data(result, 'TransactionSucceeded').evidence as Record<string, unknown>[];
+    expect(evidence).toEqual([
+      expect.objectContaining({ source: 'callback', claim: 'SUCCEEDED', conclusive: false }),
+      expect.objectContaining({
+        source: 'status-api',
+        claim: 'SUCCEEDED',
+        authentication: ['status-api'],
+        conclusive: true,
+      }),
+    ]);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({
+      provider: 'momo',
+      account: 'demo',
+      status: 'SUCCEEDED',
+      amount: { value: '100', currency: 'EUR' },
+      party: { idType: 'MSISDN', id: '46733123499' },
+    });
+    expect(result.callbacks.map((c) => [c.method, c.status])).toEqual([['PUT', 200]]);
+    const history = result.transaction?.history.map((h) => h.type) ?? [];
+    expect(history.filter((t) => t === 'transition')).toHaveLength(2);
+    expect(history).toContain('status-check');
+  });
+
+  it('publishes one TransactionSucceeded for a callback the simulator sends three times', async () => {
+    // Act
+    const result = await callbackBeforeStatusChecks((ctx) => example('momo pay --fault repeat=3', ctx));
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks).toHaveLength(3);
+    expect(result.callbacks.every((c) => c.status === 200)).toBe(true);
+    expect(result.callbacks.map((c) => JSON.parse(c.responseBody!).duplicate)).toEqual([false, true, true]);
+    await relay.flush();
+    expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
+    const view = await relay.admin('GET', `/v1/transactions/momo/demo/${result.started.reference}`);
+    expect(view.body.history.find((h: { type: string }) => h.type === 'callback')).toMatchObject({
+      deliveries: 3,
+    });
+  });
+});
+
+describe('relay + simulator: Airtel, reconciliation paused', () => {
+  it('rejects a callback with a forged hash: 401, CallbackRejected, no success, still PENDING', async () => {
+    // The poller would settle the payment from Airtel's status API once it is due (seconds later at this
+    // time scale), and a busy machine can take that long to run the scenario: what is checked here is what
+    // the forged callback does, so reconciliation is paused meanwhile instead of raced.
+    await relay.poller.stop();
+    try {
+      // Act
+      const result = await example('airtel pay --fault corrupt-hash');
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(result.callbacks.map((c) => [c.status, c.tags])).toEqual([[401, []]]);
+      expect(types(result)).toEqual(['CallbackRejected']);
+      expect(data(result, 'CallbackRejected')).toMatchObject({
+        provider: 'airtel',
+        account: 'demo',
+        errorCode: 'UNAUTHORIZED',
+        httpStatus: 401,
+      });
+      expect(
+        relay.sink.events.some(
+          (e) => (e.data as { reference?: string }).reference === result.started.reference,
+        ),
+      ).toBe(false);
+      expect(result.transaction).toMatchObject({ status: 'PENDING', history: [{ type: 'registered' }] });
+    } finally {
+      relay.poller.start();
+    }
+  });
+});
+
+describe('relay + simulator: Daraja C2B, the pull', () => {
+  it('finds a payment whose confirmation was dropped by the pull of the short code: one TransactionSucceeded, origin statement', async () => {
+    // Prepare: a pull of the short code has just been made, so the one that finds the payment is an interval away.
+    const asked = Date.now();
+    for (;;) {
+      const { lastAttemptAt } = await readPullState(relay.store, 'daraja', 'demo');
+      if (lastAttemptAt && Date.parse(lastAttemptAt) >= asked) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    // Act: `npm run sim -- daraja c2b --fault drop`, its timeout counted from the account's next pull.
+    const result = await runScenario({ ...context(), extendTimeout: true }, 'daraja', 'c2b', {
+      fault: 'drop',
+    });
+    // Assess
+    expect(result.problems).toEqual([]);
+    expect(result.callbacks.map((c) => [c.kind, c.outcome])).toEqual([
+      ['c2b-validation', 'delivered'],
+      ['c2b-confirmation', 'dropped'],
+    ]);
+    expect(result.events.map((e) => [e.envelope.metadata.type, e.envelope.metadata.origin])).toEqual([
+      ['C2BValidationDecided', 'callback'],
+      ['TransactionSucceeded', 'statement'],
+    ]);
+    expect(data(result, 'TransactionSucceeded')).toMatchObject({
+      kind: 'c2b',
+      reference: result.started.reference,
+      settledByStatement: { source: 'pull-api' },
+    });
+  });
+});
+
+describe('relay + simulator: Daraja reversal in the lists and counts', () => {
   it('shows the reversed payment as reversed in the list, the counts, the search and its read, with TransactionReversed on its timeline', async () => {
     // Prepare
     const countsOf = async () =>
@@ -534,7 +589,10 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
       }),
     ]);
     const history = read.body.history as { type: string; eventType?: string }[];
-    expect(history.filter((h) => h.type === 'event').map((h) => h.eventType)).toEqual([
+    // A CallbackOrphaned first is the STK callback beating the registration on a busy machine (see the
+    // reversal test above): still one success, one reversal.
+    const events = history.filter((h) => h.type === 'event').map((h) => h.eventType);
+    expect(events.filter((t) => t !== 'CallbackOrphaned')).toEqual([
       'TransactionSucceeded',
       'TransactionReversed',
     ]);
@@ -571,40 +629,6 @@ describe('relay + simulator: Daraja account balance and reversal', () => {
       `/v1/transactions/search?q=${encodeURIComponent(reversed.reversalReceipt)}`,
     );
     expect(byReversalReceipt.body.transactions).toEqual([expect.objectContaining({ reference })]);
-  });
-
-  it('refuses a status filter the list does not know with 400 naming the values it takes, REVERSED among them', async () => {
-    // Act
-    const answer = await relay.admin('GET', '/v1/transactions?status=REVERSED_ISH');
-    // Assess
-    expect(answer.status).toBe(400);
-    expect(answer.body.error.message).toContain('PENDING, AMBIGUOUS, SUCCEEDED, FAILED, EXPIRED, REVERSED');
-  });
-
-  it('refuses a second reversal of the same receipt: ReversalFailed DUPLICATE (R000001) about the payment', async () => {
-    // Prepare
-    const first = await example('daraja reversal');
-    const receipt = data(first, 'TransactionReversed').originalReceipt as string;
-    // Act
-    const again = await runScenario(context(), 'daraja', 'reversal', { receipt });
-    // Assess
-    expect(again.problems).toEqual([]);
-    expect(types(again)).toEqual(['ReversalFailed']);
-    expect(data(again, 'ReversalFailed')).toMatchObject({
-      reference: first.started.reference,
-      transactionStatus: 'SUCCEEDED',
-      reason: { code: 'DUPLICATE', providerCode: 'R000001' },
-    });
-  });
-
-  it('turns the reversal of a receipt nobody issued into ReversalFailed INVALID_REQUEST (R000002)', async () => {
-    const result = await example('daraja reversal --receipt NOSUCHRCPT');
-    expect(result.problems).toEqual([]);
-    expect(types(result)).toEqual(['ReversalFailed']);
-    expect(data(result, 'ReversalFailed')).toMatchObject({
-      reference: null,
-      reason: { code: 'INVALID_REQUEST', providerCode: 'R000002' },
-    });
   });
 });
 

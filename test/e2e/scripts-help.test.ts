@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { atMost } from '../helpers/at-most';
 import { ROOT } from '../helpers/child-process';
 import { anchorsOf } from '../docs/markdown';
 
@@ -39,23 +40,8 @@ const OURS = Object.keys(SCRIPTS).filter((name) => fileOf(SCRIPTS[name]!));
  * other test worker leaves idle while it waits. More at once would only stretch each run toward its 60 s
  * limit on two cores. A test's time includes its wait for a turn: RUN_TIMEOUT_MS leaves room for it.
  */
-const AT_ONCE = 2;
+const twoAtATime = atMost(2);
 const RUN_TIMEOUT_MS = 240_000;
-let running = 0;
-const queued: (() => void)[] = [];
-
-async function twoAtATime<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= AT_ONCE) await new Promise<void>((start) => queued.push(start));
-  else running++;
-  try {
-    return await work();
-  } finally {
-    // The slot passes to the next queued run (the count stays), or is freed.
-    const next = queued.shift();
-    if (next) next();
-    else running--;
-  }
-}
 
 /** The script's command as npm runs it (node_modules/.bin on the PATH), in a process group of its own. */
 function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
