@@ -544,7 +544,9 @@ function watchRelay(
     },
     props,
   );
-  monitoring.alarms.push(
+  // `alarms` is a getter that builds a new array: the relay keeps this one, with the pull alarms.
+  const alarms = monitoring.alarms;
+  alarms.push(
     ...pullAlarms(relay, {
       config: relay.config,
       metricsNamespace: relay.metricsNamespace,
@@ -552,7 +554,7 @@ function watchRelay(
       ticketTopic: relay.ticketTopic,
     }),
   );
-  return monitoring;
+  return { facade: monitoring.facade, dashboard: monitoring.dashboard, alarms };
 }
 
 /** The delivery alarms, with webhook delivery only. */
