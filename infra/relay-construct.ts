@@ -18,12 +18,17 @@ import { DEFAULT_METRICS_NAMESPACE } from '../shared/config/metric-names';
 import { defaultRelayNamespace } from './monitoring';
 import type { RelayConfig } from '../shared/config/schema';
 import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarms';
-import { addCustomDomainRecords, createHttpApi, grantManagementRoutes } from './relay/api';
+import { addCustomDomainRecords, createHttpApi, grantManagementRoutes, type RelayHttpApi } from './relay/api';
 import { createConsole, type RelayConsole } from './relay/console';
 import { createDistribution, createEdgeProbe, createOriginAuthorizer } from './relay/edge';
 import { createDelivery, deliveryAlarms, destinationProblems } from './relay/delivery';
 import { createRelayEvents, createSubscriberRule, restrictRelaySource } from './relay/events';
-import { createRelayFunctions, namedRelayFunctions, type RelayDecisionFunction } from './relay/functions';
+import {
+  createRelayFunctions,
+  namedRelayFunctions,
+  type RelayDecisionFunction,
+  type RelayFunctions,
+} from './relay/functions';
 import { createIngressBuffer } from './relay/ingress-buffer';
 import { suppressEdgeFindings, suppressRelayFindings } from './relay/nag-suppressions';
 import { connectOutbox } from './relay/outbox';
@@ -159,43 +164,26 @@ export class MobileMoneyRelay extends Construct {
 
   constructor(scope: Construct, id: string, props: MobileMoneyRelayProps) {
     super(scope, id);
-    // Validate before creating anything (and before bundling): a bad config or prop fails synth fast.
-    this.config = validateForCloud(props.config, { allowInlineSecrets: props.allowInlineSecrets });
-    // Secret ids that cannot be granted fail here, before anything is built (planned again at the grant).
-    planSecretGrants(Stack.of(this), this.config, props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX);
-    const destinationErrors = destinationProblems(
-      this.config,
-      props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX,
-    );
-    if (destinationErrors.length)
-      throw new Error(`Invalid relay config for AWS:\n${destinationErrors.join('\n')}`);
-    validateProps(props, this.config);
-    warnAboutConfig(this, this.config, props);
+    this.config = validateRelay(this, props);
     this.eventSource = this.config.events.source;
     // One namespace per relay: two relays in one account must not feed (and trip) each other's alarms.
     this.metricsNamespace = props.metricsNamespace ?? defaultRelayNamespace(this, DEFAULT_METRICS_NAMESPACE);
-    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const logging: RelayLogging = {
+      logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    };
 
     // The order below is the order the resources appear in the template (and in each role's policy).
-    this.table = createTable(this, { encryptionKey: props.tableEncryptionKey, removalPolicy });
+    this.table = createTable(this, {
+      encryptionKey: props.tableEncryptionKey,
+      removalPolicy: logging.removalPolicy,
+    });
     ({ eventBus: this.eventBus, eventArchive: this.eventArchive } = createRelayEvents(
       this,
       this.config,
       props,
     ));
-
-    const fns = createRelayFunctions(this, props, {
-      table: this.table,
-      eventBus: this.eventBus,
-      eventSource: this.eventSource,
-      runtimeConfigJson: runtimeConfigJson(props.config),
-      providers: configuredProviders(this.config),
-      config: this.config,
-      metricsNamespace: this.metricsNamespace,
-      logRetention,
-      removalPolicy,
-    });
+    const fns = createFunctions(this, props, logging);
     this.callbackFunction = fns.callback;
     this.decisionFunctions = fns.decisions;
     this.managementFunction = fns.management;
@@ -204,217 +192,54 @@ export class MobileMoneyRelay extends Construct {
     this.transactionInitiatedFunction = fns.transactionInitiated;
     this.bufferConsumerFunction = fns.bufferConsumer;
     this.statementsFunction = fns.statements;
-    // Every function but the outbox publisher loads the config (and so reads the table and the secrets).
-    const configReaders = [
-      fns.callback,
-      fns.management,
-      fns.poller,
-      fns.transactionInitiated,
-      fns.bufferConsumer,
-      fns.statements,
-    ];
-    grantTableAccess(
-      this.table,
-      {
-        itemReaders: [
-          fns.callback,
-          fns.management,
-          fns.transactionInitiated,
-          fns.bufferConsumer,
-          fns.statements,
-        ],
-        reporters: [fns.management, fns.statements],
-        poller: fns.poller,
-        keyUsers: configReaders,
-      },
-      props.tableEncryptionKey,
-    );
+    this.deliveryFunction = fns.delivery;
     ({ accountSecretArns: this.accountSecretArns, badgeShopSecretArns: this.badgeShopSecretArns } =
-      grantConfigSecrets(
-        this,
-        this.config,
-        {
-          // By function id: each reads only its kinds of secret (shared/config/secret-reader.ts).
-          readers: {
-            callback: fns.callback,
-            management: fns.management,
-            poller: fns.poller,
-            'transaction-initiated': fns.transactionInitiated,
-            'buffer-consumer': fns.bufferConsumer,
-          },
-          poller: fns.poller,
-        },
-        props.secretsEncryptionKey,
-        props.secretNamePrefix,
-      ));
+      grantFunctionAccess(this, fns, props));
 
-    const buffer = createIngressBuffer(
-      this,
-      {
-        callback: fns.callback,
-        consumer: fns.bufferConsumer,
-        callbackSiblings: fns.decisions.map((d) => d.fn),
-      },
-      {
-        senderArns: props.ingressBufferSenderArns,
-        tableEncryptionKey: props.tableEncryptionKey,
-        secretsEncryptionKey: props.secretsEncryptionKey,
-        consumerMaxConcurrency: props.bufferConsumerMaxConcurrency ?? 5,
-        ...(this.config.ingressBuffer ? { sealSecretId: this.config.ingressBuffer.sealSecretId } : {}),
-      },
-    );
-    this.ingressBuffer = buffer.queue;
-    this.ingressBufferDlq = buffer.dlq;
-    this.ingressBufferSealKey = buffer.sealKey;
+    ({
+      queue: this.ingressBuffer,
+      dlq: this.ingressBufferDlq,
+      sealKey: this.ingressBufferSealKey,
+    } = bufferCallbacks(this, fns, props));
     this.outboxDlq = connectOutbox(this, this.table, fns.outboxPublisher, this.eventBus);
     restrictRelaySource(this, this.eventBus, this.eventSource, fns.outboxPublisher.role as iam.IRole);
     const reconciliation = schedulePolling(this, fns.poller, props);
-    this.pollSchedule = reconciliation.schedule;
-    this.pollScheduleDlq = reconciliation.dlq;
-    const registration = registerInitiatedTransactions(this, fns.transactionInitiated, this.eventBus, {
-      eventSource: this.eventSource,
-      sources: props.transactionInitiatedSources,
-    });
-    this.transactionInitiatedRule = registration.rule;
-    this.transactionInitiatedDlq = registration.dlq;
-    this.deliveryFunction = fns.delivery;
-    const delivery = fns.delivery
-      ? createDelivery(this, {
-          config: this.config,
-          fn: fns.delivery,
-          eventBus: this.eventBus,
-          eventSource: this.eventSource,
-          table: this.table,
-          tableEncryptionKey: props.tableEncryptionKey,
-          secretsEncryptionKey: props.secretsEncryptionKey,
-          management: fns.management,
-          secretNamePrefix: props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX,
-        })
-      : undefined;
+    ({ schedule: this.pollSchedule, dlq: this.pollScheduleDlq } = reconciliation);
+    ({ rule: this.transactionInitiatedRule, dlq: this.transactionInitiatedDlq } = registerTransactions(
+      this,
+      fns,
+      props,
+    ));
+    const delivery = deliverWebhooks(this, fns, props);
     this.deliveryDestinations = delivery?.destinations ?? {};
     this.deliveryDlq = delivery?.dlq;
 
-    // With CloudFront in front and a custom domain, the execute-api URL (a way around the WAF) is off:
-    // CloudFront and the management API use the custom domain. Without one, it must stay on.
-    const executeApiOff = Boolean(props.cloudFront && props.customDomain);
-    // Whatever URL reaches the API, a public route refuses a request without CloudFront's origin header
-    // before any callback or decision function runs (the origin-check authorizer, infra/relay/edge.ts).
-    // Not in cloudfront-or-direct mode: direct callbacks are allowed there on purpose (validate.ts warns).
-    const originCheck =
-      props.cloudFront && this.config.edge.mode === 'cloudfront'
-        ? createOriginAuthorizer(this, this.config, {
-            metricsNamespace: this.metricsNamespace,
-            logRetention,
-            removalPolicy,
-            secretsEncryptionKey: props.secretsEncryptionKey,
-          })
-        : undefined;
-    const http = createHttpApi(
-      this,
-      fns,
-      {
-        ...props,
-        disableExecuteApiEndpoint: executeApiOff,
-        providers: configuredProviders(this.config),
-        originAuthorizer: originCheck?.authorizer,
-      },
-      { retention: logRetention, removalPolicy },
-    );
-    ({ api: this.api, stage: this.stage, domainName: this.domainName } = http);
-    this.apiUrl = executeApiOff ? `https://${props.customDomain!.domainName}/` : this.stage.url;
-    if (props.cloudFront) {
-      this.distribution = createDistribution(
-        this,
-        this.api,
-        props.cloudFront,
-        this.config,
-        executeApiOff ? props.customDomain!.domainName : undefined,
-      );
-      suppressEdgeFindings(this.distribution, props.cloudFront);
-    }
-    this.publicUrl = this.distribution
-      ? `https://${props.cloudFront?.domainNames?.[0] ?? this.distribution.distributionDomainName}/`
-      : props.customDomain
-        ? `https://${props.customDomain.domainName}/`
-        : this.apiUrl;
-    addCustomDomainRecords(this, props.customDomain, this.domainName);
-    // With the edge on, a synthetic check calls every provider route through it (EdgeOutage pages).
-    const edgeProbe = this.distribution
-      ? createEdgeProbe(this, {
-          publicUrl: this.publicUrl,
-          providers: configuredProviders(this.config),
-          metricsNamespace: this.metricsNamespace,
-          logRetention,
-          removalPolicy,
-        })
-      : undefined;
-    this.console = props.console
-      ? createConsole(this, fns.management, props.console, { removalPolicy, logRetention })
-      : undefined;
+    const exposed = exposeRelay(this, fns, props, logging);
+    ({ api: this.api, stage: this.stage, domainName: this.domainName } = exposed.http);
+    ({ apiUrl: this.apiUrl, distribution: this.distribution, publicUrl: this.publicUrl } = exposed);
+    this.console = props.console ? createConsole(this, fns.management, props.console, logging) : undefined;
 
     ({ page: this.alarmTopic, ticket: this.ticketTopic } = alarmTopicsFor(this, props));
-    const monitoring = monitorRelay(
-      this,
-      {
-        config: this.config,
-        functions: fns,
-        api: this.api,
-        table: this.table,
-        outboxDlq: this.outboxDlq,
-        pollScheduleDlq: this.pollScheduleDlq,
-        transactionInitiatedDlq: this.transactionInitiatedDlq,
-        ingressBuffer: this.ingressBuffer,
-        ingressBufferDlq: this.ingressBufferDlq,
-        accessLogs: http.accessLogs,
-        pageTopic: this.alarmTopic,
-        ticketTopic: this.ticketTopic,
-        metricsNamespace: this.metricsNamespace,
-        distribution: this.distribution,
-        edgeProbe,
-      },
-      props,
-    );
-    this.monitoring = monitoring.facade;
-    this.dashboard = monitoring.dashboard;
-    this.alarms = monitoring.alarms;
-    this.alarms.push(
-      ...pullAlarms(this, {
-        config: this.config,
-        metricsNamespace: this.metricsNamespace,
-        pageTopic: this.alarmTopic,
-        ticketTopic: this.ticketTopic,
-      }),
-    );
+    ({
+      facade: this.monitoring,
+      dashboard: this.dashboard,
+      alarms: this.alarms,
+    } = watchRelay(this, fns, exposed, props));
     const statementFiles = createStatementFiles(
       this,
       fns.statements,
-      { removalPolicy, metricsNamespace: this.metricsNamespace, ticketTopic: this.ticketTopic },
+      {
+        removalPolicy: logging.removalPolicy,
+        metricsNamespace: this.metricsNamespace,
+        ticketTopic: this.ticketTopic,
+      },
       props,
     );
     this.statementBucket = statementFiles.bucket;
     this.dayCloseSchedule = statementFiles.closeSchedule;
-    this.alarms.push(...statementFiles.alarms);
-    if (delivery)
-      this.alarms.push(
-        ...deliveryAlarms(this, {
-          metricsNamespace: this.metricsNamespace,
-          dlq: delivery.dlq,
-          pageTopic: this.alarmTopic,
-          ticketTopic: this.ticketTopic,
-        }),
-      );
+    this.alarms.push(...statementFiles.alarms, ...watchDelivery(this, delivery));
 
-    suppressRelayFindings({
-      functions: fns,
-      api: this.api,
-      publicRoutes: http.publicRoutes,
-      ingressBufferSealKey: this.ingressBufferSealKey,
-      outboxDlq: this.outboxDlq,
-      pollScheduleDlq: this.pollScheduleDlq,
-      transactionInitiatedDlq: this.transactionInitiatedDlq,
-      ingressBufferDlq: this.ingressBufferDlq,
-      pollScheduleRole: reconciliation.scheduleRole,
-    });
+    suppressFindings(this, fns, exposed.http, reconciliation.scheduleRole);
   }
 
   /** The relay's functions with the names their alarms use. */
@@ -470,4 +295,298 @@ export class MobileMoneyRelay extends Construct {
     this.alarms.push(alarm);
     return rule;
   }
+}
+
+// The constructor's steps. Each reads the relay fields set before it and creates its resources in the
+// relay itself (never a child scope: logical ids stay as they are), in the order of the template.
+
+/** Where the relay's functions and API log, and what happens to its data when the stack is deleted. */
+interface RelayLogging {
+  readonly logRetention: logs.RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/** The relay functions (infra/relay/functions.ts), with what they are configured with. */
+function createFunctions(
+  relay: MobileMoneyRelay,
+  props: MobileMoneyRelayProps,
+  logging: RelayLogging,
+): RelayFunctions {
+  return createRelayFunctions(relay, props, {
+    table: relay.table,
+    eventBus: relay.eventBus,
+    eventSource: relay.eventSource,
+    runtimeConfigJson: runtimeConfigJson(props.config),
+    providers: configuredProviders(relay.config),
+    config: relay.config,
+    metricsNamespace: relay.metricsNamespace,
+    ...logging,
+  });
+}
+
+/** The rule that hands the partner's `TransactionInitiated` events to the transaction-initiated function. */
+function registerTransactions(relay: MobileMoneyRelay, fns: RelayFunctions, props: MobileMoneyRelayProps) {
+  return registerInitiatedTransactions(relay, fns.transactionInitiated, relay.eventBus, {
+    eventSource: relay.eventSource,
+    sources: props.transactionInitiatedSources,
+  });
+}
+
+/**
+ * The config checked for AWS before anything is created (and before bundling): a bad config or prop
+ * fails synth fast. Returns the validated config.
+ */
+function validateRelay(relay: MobileMoneyRelay, props: MobileMoneyRelayProps): RelayConfig {
+  const config = validateForCloud(props.config, { allowInlineSecrets: props.allowInlineSecrets });
+  const secretNamePrefix = props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX;
+  // Secret ids that cannot be granted fail here, before anything is built (planned again at the grant).
+  planSecretGrants(Stack.of(relay), config, secretNamePrefix);
+  const destinationErrors = destinationProblems(config, secretNamePrefix);
+  if (destinationErrors.length)
+    throw new Error(`Invalid relay config for AWS:\n${destinationErrors.join('\n')}`);
+  validateProps(props, config);
+  warnAboutConfig(relay, config, props);
+  return config;
+}
+
+/**
+ * The functions' access to the table and to the config's secrets. Returns the secret ARNs granted
+ * (the accounts' and the badge shops').
+ */
+function grantFunctionAccess(
+  relay: MobileMoneyRelay,
+  fns: RelayFunctions,
+  props: MobileMoneyRelayProps,
+): { accountSecretArns: string[]; badgeShopSecretArns: string[] } {
+  // Every function but the outbox publisher loads the config (and so reads the table and the secrets).
+  const configReaders = [
+    fns.callback,
+    fns.management,
+    fns.poller,
+    fns.transactionInitiated,
+    fns.bufferConsumer,
+    fns.statements,
+  ];
+  grantTableAccess(
+    relay.table,
+    {
+      itemReaders: [
+        fns.callback,
+        fns.management,
+        fns.transactionInitiated,
+        fns.bufferConsumer,
+        fns.statements,
+      ],
+      reporters: [fns.management, fns.statements],
+      poller: fns.poller,
+      keyUsers: configReaders,
+    },
+    props.tableEncryptionKey,
+  );
+  return grantConfigSecrets(
+    relay,
+    relay.config,
+    {
+      // By function id: each reads only its kinds of secret (shared/config/secret-reader.ts).
+      readers: {
+        callback: fns.callback,
+        management: fns.management,
+        poller: fns.poller,
+        'transaction-initiated': fns.transactionInitiated,
+        'buffer-consumer': fns.bufferConsumer,
+      },
+      poller: fns.poller,
+    },
+    props.secretsEncryptionKey,
+    props.secretNamePrefix,
+  );
+}
+
+/** The ingress buffer: the callback code's queue for what it could not store, and its consumer. */
+function bufferCallbacks(relay: MobileMoneyRelay, fns: RelayFunctions, props: MobileMoneyRelayProps) {
+  return createIngressBuffer(
+    relay,
+    {
+      callback: fns.callback,
+      consumer: fns.bufferConsumer,
+      callbackSiblings: fns.decisions.map((d) => d.fn),
+    },
+    {
+      senderArns: props.ingressBufferSenderArns,
+      tableEncryptionKey: props.tableEncryptionKey,
+      secretsEncryptionKey: props.secretsEncryptionKey,
+      consumerMaxConcurrency: props.bufferConsumerMaxConcurrency ?? 5,
+      ...(relay.config.ingressBuffer ? { sealSecretId: relay.config.ingressBuffer.sealSecretId } : {}),
+    },
+  );
+}
+
+/** Webhook delivery, when the config has destinations (and so the delivery function exists). */
+function deliverWebhooks(relay: MobileMoneyRelay, fns: RelayFunctions, props: MobileMoneyRelayProps) {
+  if (!fns.delivery) return undefined;
+  return createDelivery(relay, {
+    config: relay.config,
+    fn: fns.delivery,
+    eventBus: relay.eventBus,
+    eventSource: relay.eventSource,
+    table: relay.table,
+    tableEncryptionKey: props.tableEncryptionKey,
+    secretsEncryptionKey: props.secretsEncryptionKey,
+    management: fns.management,
+    secretNamePrefix: props.secretNamePrefix ?? DEFAULT_SECRET_NAME_PREFIX,
+  });
+}
+
+/** How providers and partners reach the relay: the HTTP API, and the CloudFront edge when asked for. */
+interface ExposedRelay {
+  readonly http: RelayHttpApi;
+  readonly apiUrl: string;
+  readonly distribution: cloudfront.Distribution | undefined;
+  readonly publicUrl: string;
+  /** The synthetic check of every provider route through the edge (with the edge only). */
+  readonly edgeProbe: ReturnType<typeof createEdgeProbe> | undefined;
+}
+
+/**
+ * The HTTP API (behind the origin check when CloudFront must be the only way in), the CloudFront edge,
+ * the custom domain's records and the edge probe.
+ */
+function exposeRelay(
+  relay: MobileMoneyRelay,
+  fns: RelayFunctions,
+  props: MobileMoneyRelayProps,
+  logging: RelayLogging,
+): ExposedRelay {
+  const { config, metricsNamespace } = relay;
+  // With CloudFront in front and a custom domain, the execute-api URL (a way around the WAF) is off:
+  // CloudFront and the management API use the custom domain. Without one, it must stay on.
+  const executeApiOff = Boolean(props.cloudFront && props.customDomain);
+  // Whatever URL reaches the API, a public route refuses a request without CloudFront's origin header
+  // before any callback or decision function runs (the origin-check authorizer, infra/relay/edge.ts).
+  // Not in cloudfront-or-direct mode: direct callbacks are allowed there on purpose (validate.ts warns).
+  const originCheck =
+    props.cloudFront && config.edge.mode === 'cloudfront'
+      ? createOriginAuthorizer(relay, config, {
+          metricsNamespace,
+          ...logging,
+          secretsEncryptionKey: props.secretsEncryptionKey,
+        })
+      : undefined;
+  const http = createHttpApi(
+    relay,
+    fns,
+    {
+      ...props,
+      disableExecuteApiEndpoint: executeApiOff,
+      providers: configuredProviders(config),
+      originAuthorizer: originCheck?.authorizer,
+    },
+    { retention: logging.logRetention, removalPolicy: logging.removalPolicy },
+  );
+  const apiUrl = executeApiOff ? `https://${props.customDomain!.domainName}/` : http.stage.url;
+  let distribution: cloudfront.Distribution | undefined;
+  if (props.cloudFront) {
+    distribution = createDistribution(
+      relay,
+      http.api,
+      props.cloudFront,
+      config,
+      executeApiOff ? props.customDomain!.domainName : undefined,
+    );
+    suppressEdgeFindings(distribution, props.cloudFront);
+  }
+  const publicUrl = distribution
+    ? `https://${props.cloudFront?.domainNames?.[0] ?? distribution.distributionDomainName}/`
+    : props.customDomain
+      ? `https://${props.customDomain.domainName}/`
+      : apiUrl;
+  addCustomDomainRecords(relay, props.customDomain, http.domainName);
+  // With the edge on, a synthetic check calls every provider route through it (EdgeOutage pages).
+  const edgeProbe = distribution
+    ? createEdgeProbe(relay, {
+        publicUrl,
+        providers: configuredProviders(config),
+        metricsNamespace,
+        ...logging,
+      })
+    : undefined;
+  return { http, apiUrl, distribution, publicUrl, edgeProbe };
+}
+
+/**
+ * The dashboard and the alarms of the relay's parts (on the page and ticket topics, which the relay
+ * already has), and the statement pull alarms.
+ */
+function watchRelay(
+  relay: MobileMoneyRelay,
+  fns: RelayFunctions,
+  exposed: Pick<ExposedRelay, 'http' | 'edgeProbe'>,
+  props: MobileMoneyRelayProps,
+) {
+  const monitoring = monitorRelay(
+    relay,
+    {
+      config: relay.config,
+      functions: fns,
+      api: relay.api,
+      table: relay.table,
+      outboxDlq: relay.outboxDlq,
+      pollScheduleDlq: relay.pollScheduleDlq,
+      transactionInitiatedDlq: relay.transactionInitiatedDlq,
+      ingressBuffer: relay.ingressBuffer,
+      ingressBufferDlq: relay.ingressBufferDlq,
+      accessLogs: exposed.http.accessLogs,
+      pageTopic: relay.alarmTopic,
+      ticketTopic: relay.ticketTopic,
+      metricsNamespace: relay.metricsNamespace,
+      distribution: relay.distribution,
+      edgeProbe: exposed.edgeProbe,
+    },
+    props,
+  );
+  // `alarms` is a getter that builds a new array: the relay keeps this one, with the pull alarms.
+  const alarms = monitoring.alarms;
+  alarms.push(
+    ...pullAlarms(relay, {
+      config: relay.config,
+      metricsNamespace: relay.metricsNamespace,
+      pageTopic: relay.alarmTopic,
+      ticketTopic: relay.ticketTopic,
+    }),
+  );
+  return { facade: monitoring.facade, dashboard: monitoring.dashboard, alarms };
+}
+
+/** The delivery alarms, with webhook delivery only. */
+function watchDelivery(
+  relay: MobileMoneyRelay,
+  delivery: { dlq: sqs.Queue } | undefined,
+): cloudwatch.AlarmBase[] {
+  if (!delivery) return [];
+  return deliveryAlarms(relay, {
+    metricsNamespace: relay.metricsNamespace,
+    dlq: delivery.dlq,
+    pageTopic: relay.alarmTopic,
+    ticketTopic: relay.ticketTopic,
+  });
+}
+
+/** The cdk-nag findings the relay's resources answer by design, each with its reason (nag-suppressions.ts). */
+function suppressFindings(
+  relay: MobileMoneyRelay,
+  fns: RelayFunctions,
+  http: RelayHttpApi,
+  pollScheduleRole: iam.Role,
+): void {
+  suppressRelayFindings({
+    functions: fns,
+    api: relay.api,
+    publicRoutes: http.publicRoutes,
+    ingressBufferSealKey: relay.ingressBufferSealKey,
+    outboxDlq: relay.outboxDlq,
+    pollScheduleDlq: relay.pollScheduleDlq,
+    transactionInitiatedDlq: relay.transactionInitiatedDlq,
+    ingressBufferDlq: relay.ingressBufferDlq,
+    pollScheduleRole,
+  });
 }

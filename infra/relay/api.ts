@@ -50,6 +50,10 @@ function decisionRouteKeys(route: Pick<RelayDecisionFunction, 'method' | 'provid
   ];
 }
 
+type Throttle = { rateLimit: number; burstLimit: number };
+/** Route keys that share one throttle. */
+type ThrottledRoutes = { keys: string[]; throttle: Throttle };
+
 /**
  * The HTTP API: provider callbacks (public: providers cannot sign requests, so the handler
  * authenticates them) on one route per provider, each with its own throttle, and each decision route
@@ -93,33 +97,8 @@ export function createHttpApi(
     // Every route without its own authorizer ($default, the provider and decision routes).
     ...(props.originAuthorizer ? { defaultAuthorizer: props.originAuthorizer } : {}),
   });
-  // One route per provider, so each gets its own throttle (route settings) and one provider's flood
-  // cannot use another's share of the callback function's concurrency.
-  const throttled: Array<{ keys: string[]; throttle: { rateLimit: number; burstLimit: number } }> = [];
-  const providerRoutes = providerThrottles(props.providerThrottles, props.providers).flatMap(
-    ({ provider, throttle }) => {
-      throttled.push({ keys: [providerRouteKeys(provider)], throttle });
-      return api.addRoutes({
-        path: `/v1/${provider}/{proxy+}`,
-        methods: [apigwv2.HttpMethod.ANY],
-        integration: callbackIntegration,
-      });
-    },
-  );
-  const decisionRoutes = (fns.decisions ?? []).flatMap((decision) => {
-    const integration = new HttpLambdaIntegration(`${decision.id}Integration`, decision.fn, {
-      timeout: CALLBACK_INTEGRATION_TIMEOUT,
-    });
-    const keys = decisionRouteKeys(decision);
-    throttled.push({ keys, throttle: decision.throttle });
-    return keys.flatMap((key) =>
-      api.addRoutes({
-        path: key.slice(key.indexOf(' ') + 1),
-        methods: [decision.method as apigwv2.HttpMethod],
-        integration,
-      }),
-    );
-  });
+  const providers = addProviderRoutes(api, callbackIntegration, props);
+  const decisions = addDecisionRoutes(api, fns.decisions ?? []);
   const management = new HttpLambdaIntegration('ManagementIntegration', fns.management);
   const iamAuthorizer = new HttpIamAuthorizer();
   const managementRoutes = MANAGEMENT_ROUTES.flatMap((route) =>
@@ -137,40 +116,119 @@ export function createHttpApi(
         securityPolicy: apigwv2.SecurityPolicy.TLS_1_2,
       })
     : undefined;
-  const stage = api.addStage('DefaultStage', {
+  const stage = addDefaultStage(api, accessLogs, domainName, props.throttle ?? DEFAULT_CALLBACK_THROTTLE);
+  const publicRoutes = [...providers.routes, ...decisions.routes];
+  throttleRoutes(
+    stage,
+    props.managementThrottle ?? DEFAULT_MANAGEMENT_THROTTLE,
+    [...providers.throttled, ...decisions.throttled],
+    [...managementRoutes, ...publicRoutes],
+  );
+  return { api, stage, domainName, accessLogs, publicRoutes };
+}
+
+/** Routes, and the throttles their keys get (route settings). */
+type ThrottledRouteGroup = { routes: apigwv2.HttpRoute[]; throttled: ThrottledRoutes[] };
+
+/**
+ * One route per provider, so each gets its own throttle (route settings) and one provider's flood
+ * cannot use another's share of the callback function's concurrency.
+ */
+function addProviderRoutes(
+  api: apigwv2.HttpApi,
+  callbackIntegration: HttpLambdaIntegration,
+  props: Pick<MobileMoneyRelayProps, 'providerThrottles'> & { providers: readonly string[] },
+): ThrottledRouteGroup {
+  const throttled: ThrottledRoutes[] = [];
+  const routes = providerThrottles(props.providerThrottles, props.providers).flatMap(
+    ({ provider, throttle }) => {
+      throttled.push({ keys: [providerRouteKeys(provider)], throttle });
+      return api.addRoutes({
+        path: `/v1/${provider}/{proxy+}`,
+        methods: [apigwv2.HttpMethod.ANY],
+        integration: callbackIntegration,
+      });
+    },
+  );
+  return { routes, throttled };
+}
+
+/** Each decision route (with and without a path secret) on its own function, with its own throttle. */
+function addDecisionRoutes(
+  api: apigwv2.HttpApi,
+  decisions: ReadonlyArray<RelayDecisionFunction>,
+): ThrottledRouteGroup {
+  const throttled: ThrottledRoutes[] = [];
+  const routes = decisions.flatMap((decision) => {
+    const integration = new HttpLambdaIntegration(`${decision.id}Integration`, decision.fn, {
+      timeout: CALLBACK_INTEGRATION_TIMEOUT,
+    });
+    const keys = decisionRouteKeys(decision);
+    throttled.push({ keys, throttle: decision.throttle });
+    return keys.flatMap((key) =>
+      api.addRoutes({
+        path: key.slice(key.indexOf(' ') + 1),
+        methods: [decision.method as apigwv2.HttpMethod],
+        integration,
+      }),
+    );
+  });
+  return { routes, throttled };
+}
+
+/**
+ * What an access log line holds. No $context.path: callback paths can carry a per-account path secret.
+ * A line per callback is billed by the byte: what an operator reads (who, which route, what answer, how
+ * long, what failed) and no more: the time is the log event's own, the protocol and response length tell
+ * nothing, and responseLatency holds the integration's time (integrationStatus says whether the function
+ * failed).
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  caller: '$context.identity.userArn',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  error: '$context.error.message',
+};
+
+/** The `$default` stage: the stage throttle, the access logs, and the custom domain's mapping. */
+function addDefaultStage(
+  api: apigwv2.HttpApi,
+  accessLogs: logs.LogGroup,
+  domainName: apigwv2.DomainName | undefined,
+  throttle: Throttle,
+): apigwv2.HttpStage {
+  return api.addStage('DefaultStage', {
     stageName: '$default',
     autoDeploy: true,
-    throttle: props.throttle ?? DEFAULT_CALLBACK_THROTTLE,
+    throttle,
     domainMapping: domainName ? { domainName } : undefined,
     accessLogSettings: {
       destination: new apigwv2.LogGroupLogDestination(accessLogs),
-      // No $context.path: callback paths can carry a per-account path secret. A line per callback is
-      // billed by the byte: what an operator reads (who, which route, what answer, how long, what failed)
-      // and no more: the time is the log event's own, the protocol and response length tell nothing, and
-      // responseLatency holds the integration's time (integrationStatus says whether the function failed).
-      format: AccessLogFormat.custom(
-        JSON.stringify({
-          requestId: '$context.requestId',
-          sourceIp: '$context.identity.sourceIp',
-          userAgent: '$context.identity.userAgent',
-          caller: '$context.identity.userArn',
-          method: '$context.httpMethod',
-          routeKey: '$context.routeKey',
-          status: '$context.status',
-          responseLatency: '$context.responseLatency',
-          integrationStatus: '$context.integrationStatus',
-          integrationError: '$context.integrationErrorMessage',
-          authorizerError: '$context.authorizer.error',
-          error: '$context.error.message',
-        }),
-      ),
+      format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
     },
   });
-  // Per-route throttling: the management routes get their own (lower) limits; `$default` keeps the
-  // stage default. Route settings name route keys, so the stage waits for the routes.
-  const managementThrottle = props.managementThrottle ?? DEFAULT_MANAGEMENT_THROTTLE;
+}
+
+/**
+ * Per-route throttling: the management routes get their own (lower) limits; `$default` keeps the
+ * stage default. Route settings name route keys, so the stage waits for the routes.
+ */
+function throttleRoutes(
+  stage: apigwv2.HttpStage,
+  managementThrottle: Throttle,
+  throttled: ThrottledRoutes[],
+  routes: apigwv2.HttpRoute[],
+): void {
   const cfnStage = stage.node.defaultChild as apigwv2.CfnStage;
-  const settings = (throttle: { rateLimit: number; burstLimit: number }) => ({
+  const settings = (throttle: Throttle) => ({
     // RouteSettings is free-form JSON in CloudFormation's own (PascalCase) spelling.
     ThrottlingRateLimit: throttle.rateLimit,
     ThrottlingBurstLimit: throttle.burstLimit,
@@ -179,9 +237,7 @@ export function createHttpApi(
     ...MANAGEMENT_ROUTES.map((route) => [`${route.method} ${route.path}`, settings(managementThrottle)]),
     ...throttled.flatMap(({ keys, throttle }) => keys.map((key) => [key, settings(throttle)])),
   ]);
-  for (const route of [...managementRoutes, ...providerRoutes, ...decisionRoutes])
-    cfnStage.node.addDependency(route);
-  return { api, stage, domainName, accessLogs, publicRoutes: [...providerRoutes, ...decisionRoutes] };
+  for (const route of routes) cfnStage.node.addDependency(route);
 }
 
 /** A and AAAA alias records for the custom domain, when a hosted zone is given. */

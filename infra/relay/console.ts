@@ -172,45 +172,8 @@ export function createConsole(
   settings: { removalPolicy: RemovalPolicy; logRetention: logs.RetentionDays },
 ): RelayConsole {
   const region = Stack.of(scope).region;
-  const domainPrefix = options.domainPrefix ?? consoleDomainPrefix(Stack.of(scope));
-  const prefixProblem = Token.isUnresolved(domainPrefix) ? undefined : domainPrefixProblem(domainPrefix);
-  if (prefixProblem) throw new Error(`console.domainPrefix "${domainPrefix}": ${prefixProblem}`);
-  const certificateArn = options.domain?.certificate.certificateArn;
-  if (certificateArn && !Token.isUnresolved(certificateArn) && certificateArn.split(':')[3] !== 'us-east-1')
-    throw new Error(
-      `console.domain.certificate: CloudFront takes certificates from us-east-1 only (got ${certificateArn})`,
-    );
-  const userPool = new cognito.UserPool(scope, 'ConsoleUserPool', {
-    // Operators are invited by an administrator (docs/console.md), never signing themselves up.
-    selfSignUpEnabled: false,
-    signInAliases: { email: true },
-    autoVerify: { email: true },
-    mfa: cognito.Mfa.REQUIRED,
-    mfaSecondFactor: { otp: true, sms: false },
-    passwordPolicy: {
-      minLength: 12,
-      requireDigits: true,
-      requireLowercase: true,
-      requireUppercase: true,
-      requireSymbols: true,
-      tempPasswordValidity: Duration.days(3),
-    },
-    accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
-    featurePlan: cognito.FeaturePlan.PLUS,
-    standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
-    removalPolicy: settings.removalPolicy,
-  });
-  // The roles (docs/roles-and-audit.md): a user's highest group is their role; in none, a viewer.
-  for (const [role, description] of CONSOLE_GROUPS)
-    new cognito.CfnUserPoolGroup(scope, `ConsoleGroup${role[0]!.toUpperCase()}${role.slice(1)}`, {
-      userPoolId: userPool.userPoolId,
-      groupName: role,
-      description,
-    });
-  const userPoolDomain = userPool.addDomain('ConsoleUserPoolDomain', {
-    cognitoDomain: { domainPrefix },
-  });
-
+  const domainPrefix = checkedDomainPrefix(scope, options);
+  const { userPool, userPoolDomain } = createConsoleUserPool(scope, domainPrefix, settings.removalPolicy);
   const bucket = new s3.Bucket(scope, 'ConsoleBucket', {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     encryption: s3.BucketEncryption.S3_MANAGED,
@@ -231,7 +194,89 @@ export function createConsole(
   });
   const cognitoOrigin = `https://${domainPrefix}.auth.${region}.amazoncognito.com`;
   const apiDomain = `${api.apiId}.execute-api.${region}.${Stack.of(scope).urlSuffix}`;
+  const distribution = createConsoleDistribution(scope, { bucket, apiDomain, cognitoOrigin, options });
+  const url = `https://${options.domain?.domainName ?? distribution.distributionDomainName}/`;
+  pointConsoleDomain(scope, distribution, options.domain);
 
+  const userPoolClient = createConsoleClient(userPool, url, options);
+  addConsoleStage(api, apiLogs, options.rateLimit ?? 20);
+  addConsoleRoutes(api, { userPool, userPoolClient, management });
+  deployConsoleFiles(scope, { bucket, distribution, cognitoOrigin, userPoolClient, url });
+
+  new CfnOutput(scope, 'ConsoleUrl', { value: url, description: 'The operator console (Cognito sign-in)' });
+  new CfnOutput(scope, 'ConsoleUserPoolId', {
+    value: userPool.userPoolId,
+    description:
+      'Invite operators: aws cognito-idp admin-create-user --user-pool-id <this> --username <email>',
+  });
+  suppressConsoleFindings(scope, { bucket, distribution, options });
+  return { userPool, userPoolClient, userPoolDomain, api, bucket, distribution, url };
+}
+
+/**
+ * The Cognito domain prefix (given, else the default), refused at synth when Cognito would refuse it;
+ * and a console domain's certificate, refused unless it is in us-east-1.
+ */
+function checkedDomainPrefix(scope: Construct, options: RelayConsoleOptions): string {
+  const domainPrefix = options.domainPrefix ?? consoleDomainPrefix(Stack.of(scope));
+  const prefixProblem = Token.isUnresolved(domainPrefix) ? undefined : domainPrefixProblem(domainPrefix);
+  if (prefixProblem) throw new Error(`console.domainPrefix "${domainPrefix}": ${prefixProblem}`);
+  const certificateArn = options.domain?.certificate.certificateArn;
+  if (certificateArn && !Token.isUnresolved(certificateArn) && certificateArn.split(':')[3] !== 'us-east-1')
+    throw new Error(
+      `console.domain.certificate: CloudFront takes certificates from us-east-1 only (got ${certificateArn})`,
+    );
+  return domainPrefix;
+}
+
+/** The operators' user pool: invited users only, MFA required, a group per role, the hosted UI's domain. */
+function createConsoleUserPool(
+  scope: Construct,
+  domainPrefix: string,
+  removalPolicy: RemovalPolicy,
+): { userPool: cognito.UserPool; userPoolDomain: cognito.UserPoolDomain } {
+  const userPool = new cognito.UserPool(scope, 'ConsoleUserPool', {
+    // Operators are invited by an administrator (docs/console.md), never signing themselves up.
+    selfSignUpEnabled: false,
+    signInAliases: { email: true },
+    autoVerify: { email: true },
+    mfa: cognito.Mfa.REQUIRED,
+    mfaSecondFactor: { otp: true, sms: false },
+    passwordPolicy: {
+      minLength: 12,
+      requireDigits: true,
+      requireLowercase: true,
+      requireUppercase: true,
+      requireSymbols: true,
+      tempPasswordValidity: Duration.days(3),
+    },
+    accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
+    featurePlan: cognito.FeaturePlan.PLUS,
+    standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
+    removalPolicy,
+  });
+  // The roles (docs/roles-and-audit.md): a user's highest group is their role; in none, a viewer.
+  for (const [role, description] of CONSOLE_GROUPS)
+    new cognito.CfnUserPoolGroup(scope, `ConsoleGroup${role[0]!.toUpperCase()}${role.slice(1)}`, {
+      userPoolId: userPool.userPoolId,
+      groupName: role,
+      description,
+    });
+  const userPoolDomain = userPool.addDomain('ConsoleUserPoolDomain', {
+    cognitoDomain: { domainPrefix },
+  });
+  return { userPool, userPoolDomain };
+}
+
+/**
+ * The console's CloudFront distribution: the bucket's files, and the console API under /v1/* on the same
+ * origin, both with headers that let the page talk to its API and the hosted UI only.
+ */
+function createConsoleDistribution(
+  scope: Construct,
+  parts: { bucket: s3.Bucket; apiDomain: string; cognitoOrigin: string; options: RelayConsoleOptions },
+): cloudfront.Distribution {
+  const { cognitoOrigin, options } = parts;
   const headers = new cloudfront.ResponseHeadersPolicy(scope, 'ConsoleHeaders', {
     comment: 'Relay console: the page may talk to its API and the Cognito hosted UI only',
     securityHeadersBehavior: {
@@ -258,11 +303,11 @@ export function createConsole(
       },
     },
   });
-  const distribution = new cloudfront.Distribution(scope, 'ConsoleDistribution', {
+  return new cloudfront.Distribution(scope, 'ConsoleDistribution', {
     comment: 'Mobile-money relay operator console',
     defaultRootObject: 'index.html',
     defaultBehavior: {
-      origin: cloudfrontOrigins.S3BucketOrigin.withOriginAccessControl(bucket),
+      origin: cloudfrontOrigins.S3BucketOrigin.withOriginAccessControl(parts.bucket),
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       responseHeadersPolicy: headers,
       cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
@@ -270,7 +315,7 @@ export function createConsole(
     // The console API on the page's own origin: no CORS, and the web ACL (if any) in front of it too.
     additionalBehaviors: {
       '/v1/*': {
-        origin: new cloudfrontOrigins.HttpOrigin(apiDomain, {
+        origin: new cloudfrontOrigins.HttpOrigin(parts.apiDomain, {
           protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
           originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
         }),
@@ -291,20 +336,34 @@ export function createConsole(
         }
       : {}),
   });
-  const url = `https://${options.domain?.domainName ?? distribution.distributionDomainName}/`;
-  if (options.domain?.hostedZone) {
+}
+
+/** The console's own domain: alias records in its hosted zone, else an output naming the CNAME target. */
+function pointConsoleDomain(
+  scope: Construct,
+  distribution: cloudfront.Distribution,
+  domain: RelayConsoleDomain | undefined,
+): void {
+  if (domain?.hostedZone) {
     const target = route53.RecordTarget.fromAlias(new route53Targets.CloudFrontTarget(distribution));
-    const record = { zone: options.domain.hostedZone, recordName: options.domain.domainName, target };
+    const record = { zone: domain.hostedZone, recordName: domain.domainName, target };
     new route53.ARecord(scope, 'ConsoleDomainAlias', record);
     new route53.AaaaRecord(scope, 'ConsoleDomainAliasIpv6', record);
-  } else if (options.domain) {
+  } else if (domain) {
     new CfnOutput(scope, 'ConsoleDomainTarget', {
       value: distribution.distributionDomainName,
-      description: `Point ${options.domain.domainName} here (a CNAME)`,
+      description: `Point ${domain.domainName} here (a CNAME)`,
     });
   }
+}
 
-  const userPoolClient = userPool.addClient('ConsoleClient', {
+/** The page's app client: a public client (no secret), authorization code with PKCE, one-hour tokens. */
+function createConsoleClient(
+  userPool: cognito.UserPool,
+  url: string,
+  options: RelayConsoleOptions,
+): cognito.UserPoolClient {
+  return userPool.addClient('ConsoleClient', {
     generateSecret: false,
     preventUserExistenceErrors: true,
     authFlows: {},
@@ -323,11 +382,14 @@ export function createConsole(
     refreshTokenValidity: Duration.hours(8),
     enableTokenRevocation: true,
   });
+}
 
+/** The console API's `$default` stage: its throttle (burst twice the rate) and an access log naming the user. */
+function addConsoleStage(api: apigwv2.HttpApi, apiLogs: logs.LogGroup, rateLimit: number): void {
   api.addStage('ConsoleStage', {
     stageName: '$default',
     autoDeploy: true,
-    throttle: { rateLimit: options.rateLimit ?? 20, burstLimit: (options.rateLimit ?? 20) * 2 },
+    throttle: { rateLimit, burstLimit: rateLimit * 2 },
     accessLogSettings: {
       destination: new apigwv2.LogGroupLogDestination(apiLogs),
       format: AccessLogFormat.custom(
@@ -346,10 +408,17 @@ export function createConsole(
       ),
     },
   });
-  const authorizer = new HttpUserPoolAuthorizer('ConsoleAuthorizer', userPool, {
-    userPoolClients: [userPoolClient],
+}
+
+/** Every console route to the management function, each behind the user pool's JWT authorizer. */
+function addConsoleRoutes(
+  api: apigwv2.HttpApi,
+  parts: { userPool: cognito.UserPool; userPoolClient: cognito.UserPoolClient; management: lambda.IFunction },
+): void {
+  const authorizer = new HttpUserPoolAuthorizer('ConsoleAuthorizer', parts.userPool, {
+    userPoolClients: [parts.userPoolClient],
   });
-  const integration = new HttpLambdaIntegration('ConsoleIntegration', management);
+  const integration = new HttpLambdaIntegration('ConsoleIntegration', parts.management);
   for (const route of CONSOLE_ROUTES)
     api.addRoutes({
       path: route.path,
@@ -357,9 +426,21 @@ export function createConsole(
       integration,
       authorizer,
     });
+}
 
+/** The built page and its config.json (the hosted UI, the client) into the bucket, then the cache cleared. */
+function deployConsoleFiles(
+  scope: Construct,
+  parts: {
+    bucket: s3.Bucket;
+    distribution: cloudfront.Distribution;
+    cognitoOrigin: string;
+    userPoolClient: cognito.UserPoolClient;
+    url: string;
+  },
+): void {
   new s3deploy.BucketDeployment(scope, 'ConsoleDeployment', {
-    destinationBucket: bucket,
+    destinationBucket: parts.bucket,
     sources: [
       // Built at synth time by the project's esbuild (scripts/build-console.ts).
       s3deploy.Source.asset(consoleFiles(scope)),
@@ -367,25 +448,16 @@ export function createConsole(
         mode: 'cognito',
         // Same origin: CloudFront sends /v1/* to the console API.
         apiUrl: '',
-        cognitoDomain: cognitoOrigin,
-        clientId: userPoolClient.userPoolClientId,
-        redirectUri: url,
+        cognitoDomain: parts.cognitoOrigin,
+        clientId: parts.userPoolClient.userPoolClientId,
+        redirectUri: parts.url,
         scopes: ['openid', 'email'],
       }),
     ],
-    distribution,
+    distribution: parts.distribution,
     distributionPaths: ['/*'],
     memoryLimit: 256,
   });
-
-  new CfnOutput(scope, 'ConsoleUrl', { value: url, description: 'The operator console (Cognito sign-in)' });
-  new CfnOutput(scope, 'ConsoleUserPoolId', {
-    value: userPool.userPoolId,
-    description:
-      'Invite operators: aws cognito-idp admin-create-user --user-pool-id <this> --username <email>',
-  });
-  suppressConsoleFindings(scope, { bucket, distribution, options });
-  return { userPool, userPoolClient, userPoolDomain, api, bucket, distribution, url };
 }
 
 function suppressConsoleFindings(

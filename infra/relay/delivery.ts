@@ -139,6 +139,29 @@ export function createDelivery(
 ): Omit<RelayDelivery, 'alarms'> {
   const { config, fn } = parts;
   const stack = Stack.of(scope);
+  const dlq = createDeliveryDlq(scope);
+  const destinations: Record<string, { rule: events.Rule; queue: sqs.Queue }> = {};
+  for (const [name, destination] of Object.entries(config.destinations))
+    destinations[name] = createDestinationQueue(scope, name, destination, { ...parts, dlq });
+  grantQueueSends(stack, destinations, fn, parts.management);
+  // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
+  // in managed policies sized to IAM's limit, however many destinations name one.
+  roleArnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
+    new iam.ManagedPolicy(scope, `DeliveryAssumePartnerRoles${index}`, {
+      description:
+        'The webhook delivery function assumes the partner roles of the sqs destinations, these only',
+      statements: [new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: roleArns })],
+      roles: [fn.role!],
+    });
+  });
+  grantDeliveryTable(stack, fn, parts.table, parts.tableEncryptionKey);
+  grantSigningSecrets(stack, fn, config, parts);
+  suppressDeliveryFindings(fn);
+  return { destinations, dlq };
+}
+
+/** One DLQ for every destination queue and rule. */
+function createDeliveryDlq(scope: Construct): sqs.Queue {
   // SSE-SQS: EventBridge sends to it without a key policy (a customer key would need one for events.amazonaws.com).
   const dlq = new sqs.Queue(scope, 'DeliveryDlq', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -152,81 +175,108 @@ export function createDelivery(
         'This queue is itself a dead-letter queue: the webhook delivery messages that could not be processed',
     },
   ]);
-  const destinations: Record<string, { rule: events.Rule; queue: sqs.Queue }> = {};
-  for (const [name, destination] of Object.entries(config.destinations)) {
-    const queue = new sqs.Queue(scope, `Delivery${name}Queue`, {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // The schedule's 3.3 days and a disabled destination's backlog fit; each retry is a new message.
-      retentionPeriod: Duration.days(14),
-      // Lambda's advice: six times the function's timeout (a crashed batch comes back after it).
-      visibilityTimeout: Duration.seconds(DELIVERY_FUNCTION_TIMEOUT.toSeconds() * 6),
-      deadLetterQueue: { queue: dlq, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
-    });
-    const rule = new events.Rule(scope, `Delivery${name}Rule`, {
-      eventBus: parts.eventBus,
-      description: `Relay events for the webhook destination ${name} (its filter)`,
-      eventPattern: destinationEventPattern(destination, parts.eventSource),
-      targets: [
-        new eventTargets.SqsQueue(queue, {
-          message: events.RuleTargetInput.fromObject({
-            destination: name,
-            attempt: 0,
-            event: events.EventField.fromPath('$.detail'),
-          }),
-          retryAttempts: 185,
-          maxEventAge: Duration.hours(24),
-          deadLetterQueue: dlq,
-        }),
-      ],
-    });
-    fn.addEventSource(
-      new SqsEventSource(queue, {
-        batchSize: DELIVERY_BATCH_SIZE,
-        reportBatchItemFailures: true,
-        maxConcurrency: deliveryConcurrency(destination),
-      }),
-    );
-    destinations[name] = { rule, queue };
-  }
-  const queueArns = Object.values(destinations).map((d) => d.queue.queueArn);
-  // Retries (and held deliveries) are new messages on the record's own queue; replays are the management
-  // API's, which learns the queues from DELIVERY_QUEUE_ARNS (shared/runtime/lambda.ts).
-  if (queueArns.length) {
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
-    parts.management.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }),
-    );
-    parts.management.addEnvironment(
-      'DELIVERY_QUEUE_ARNS',
-      stack.toJsonString(
-        Object.fromEntries(Object.entries(destinations).map(([n, d]) => [n, d.queue.queueArn])),
-      ),
-    );
-  }
-  // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
-  // in managed policies sized to IAM's limit, however many destinations name one.
-  roleArnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
-    new iam.ManagedPolicy(scope, `DeliveryAssumePartnerRoles${index}`, {
-      description:
-        'The webhook delivery function assumes the partner roles of the sqs destinations, these only',
-      statements: [new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: roleArns })],
-      roles: [fn.role!],
-    });
+  return dlq;
+}
+
+/**
+ * A destination's queue, the rule that fills it from the relay bus (its filter), and the delivery
+ * function's mapping on it, at most the destination's concurrency.
+ */
+function createDestinationQueue(
+  scope: Construct,
+  name: string,
+  destination: DestinationConfig,
+  parts: { fn: lambda.Function; eventBus: events.IEventBus; eventSource: string; dlq: sqs.Queue },
+): { rule: events.Rule; queue: sqs.Queue } {
+  const { dlq } = parts;
+  const queue = new sqs.Queue(scope, `Delivery${name}Queue`, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    // The schedule's 3.3 days and a disabled destination's backlog fit; each retry is a new message.
+    retentionPeriod: Duration.days(14),
+    // Lambda's advice: six times the function's timeout (a crashed batch comes back after it).
+    visibilityTimeout: Duration.seconds(DELIVERY_FUNCTION_TIMEOUT.toSeconds() * 6),
+    deadLetterQueue: { queue: dlq, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
   });
-  // The delivery log and the destination states (item reads and writes, Query for the dead letters).
-  fn.addToRolePolicy(
-    new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [parts.table.tableArn] }),
+  const rule = new events.Rule(scope, `Delivery${name}Rule`, {
+    eventBus: parts.eventBus,
+    description: `Relay events for the webhook destination ${name} (its filter)`,
+    eventPattern: destinationEventPattern(destination, parts.eventSource),
+    targets: [
+      new eventTargets.SqsQueue(queue, {
+        message: events.RuleTargetInput.fromObject({
+          destination: name,
+          attempt: 0,
+          event: events.EventField.fromPath('$.detail'),
+        }),
+        retryAttempts: 185,
+        maxEventAge: Duration.hours(24),
+        deadLetterQueue: dlq,
+      }),
+    ],
+  });
+  parts.fn.addEventSource(
+    new SqsEventSource(queue, {
+      batchSize: DELIVERY_BATCH_SIZE,
+      reportBatchItemFailures: true,
+      maxConcurrency: deliveryConcurrency(destination),
+    }),
   );
-  if (parts.tableEncryptionKey)
+  return { rule, queue };
+}
+
+/**
+ * Retries (and held deliveries) are new messages on the record's own queue; replays are the management
+ * API's, which learns the queues from DELIVERY_QUEUE_ARNS (shared/runtime/lambda.ts).
+ */
+function grantQueueSends(
+  stack: Stack,
+  destinations: Record<string, { queue: sqs.Queue }>,
+  fn: lambda.Function,
+  management: lambda.Function,
+): void {
+  const queueArns = Object.values(destinations).map((d) => d.queue.queueArn);
+  if (!queueArns.length) return;
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
+  management.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
+  management.addEnvironment(
+    'DELIVERY_QUEUE_ARNS',
+    stack.toJsonString(
+      Object.fromEntries(Object.entries(destinations).map(([n, d]) => [n, d.queue.queueArn])),
+    ),
+  );
+}
+
+/** The delivery log and the destination states (item reads and writes, Query for the dead letters). */
+function grantDeliveryTable(
+  stack: Stack,
+  fn: lambda.Function,
+  table: dynamodb.ITable,
+  tableEncryptionKey: kms.IKey | undefined,
+): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({ actions: [...TABLE_DATA_ACTIONS], resources: [table.tableArn] }),
+  );
+  if (tableEncryptionKey)
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: [...TABLE_KEY_ACTIONS],
-        resources: [parts.tableEncryptionKey.keyArn],
+        resources: [tableEncryptionKey.keyArn],
         conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${stack.region}.${stack.urlSuffix}` } },
       }),
     );
-  // Each signing secret by its name (never a wider pattern): read at run time, never in the template.
+}
+
+/**
+ * The signing secrets: each configured one by its name (never a wider pattern), and the rotated-in ones
+ * under their destination; read at run time, never in the template.
+ */
+function grantSigningSecrets(
+  stack: Stack,
+  fn: lambda.Function,
+  config: RelayConfig,
+  parts: { secretNamePrefix: string; secretsEncryptionKey: kms.IKey | undefined },
+): void {
   const secretIds = [
     ...new Set(
       Object.values(config.destinations).flatMap((d) => (d.signingSecretId ? [d.signingSecretId] : [])),
@@ -257,18 +307,19 @@ export function createDelivery(
         ),
       }),
     );
-  if (secretIds.length || names.length) {
-    if (parts.secretsEncryptionKey)
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: ['kms:Decrypt'],
-          resources: [parts.secretsEncryptionKey.keyArn],
-          conditions: {
-            StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.${stack.urlSuffix}` },
-          },
-        }),
-      );
-  }
+  if ((secretIds.length || names.length) && parts.secretsEncryptionKey)
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [parts.secretsEncryptionKey.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.${stack.urlSuffix}` },
+        },
+      }),
+    );
+}
+
+function suppressDeliveryFindings(fn: lambda.Function): void {
   NagSuppressions.addResourceSuppressions(
     fn.role!,
     [
@@ -287,7 +338,6 @@ export function createDelivery(
     ],
     true,
   );
-  return { destinations, dlq };
 }
 
 /**

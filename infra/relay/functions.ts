@@ -91,33 +91,94 @@ const HOT_PATH_FUNCTIONS: ReadonlySet<RelayFunctionId> = new Set<RelayFunctionId
   'delivery',
 ]);
 
-/**
- * The six relay functions, each with its own log group and role (log writes to that group only), the
- * shared tracing layer, and the environment it needs; no access to anything else yet.
- */
 /** The outbox publisher's memory unless `memorySize` sets every function's. */
 const PUBLISHER_MEMORY_MB = 256;
 
+type RelayFunctionsProps = Pick<
+  MobileMoneyRelayProps,
+  | 'memorySize'
+  | 'logLevel'
+  | 'reservedConcurrency'
+  | 'providerThrottles'
+  | 'decisionThrottles'
+  | 'hotPathTracing'
+  | 'throttle'
+>;
+type LogLevel = NonNullable<MobileMoneyRelayProps['logLevel']>;
+
+/** What one relay function has of its own; the layers, logging and defaults are the relay's. */
+interface RelayFunctionSpec {
+  description: string;
+  timeout: Duration;
+  environment: Record<string, string>;
+  name?: string;
+  role?: iam.Role;
+  serviceName?: string;
+  reservedConcurrency?: number;
+  memorySize?: number;
+}
+type MakeRelayFunction = (id: RelayFunctionId, spec: RelayFunctionSpec) => nodejs.NodejsFunction;
+
+/**
+ * The environments the functions share: the HTTP functions load the config and publish events, the
+ * others load the config and read the table; the outbox publisher only publishes.
+ */
+interface RelayEnvironments {
+  readonly http: Record<string, string>;
+  readonly table: Record<string, string>;
+  readonly publisher: Record<string, string>;
+}
+
+/**
+ * The relay functions, each with its own log group and role (log writes to that group only), the
+ * shared tracing layer, and the environment it needs; no access to anything else yet.
+ */
 export function createRelayFunctions(
   scope: Construct,
-  props: Pick<
-    MobileMoneyRelayProps,
-    | 'memorySize'
-    | 'logLevel'
-    | 'reservedConcurrency'
-    | 'providerThrottles'
-    | 'decisionThrottles'
-    | 'hotPathTracing'
-    | 'throttle'
-  >,
+  props: RelayFunctionsProps,
   options: RelayFunctionsOptions,
 ): RelayFunctions {
-  const memorySize = props.memorySize ?? 512;
   const logLevel = props.logLevel ?? 'INFO';
-  const reserved = (id: RelayFunctionId, fallback?: number) => {
-    const value = props.reservedConcurrency?.[id];
-    return value === false ? undefined : (value ?? fallback);
+  const layers = createLayers(scope, options.runtimeConfigJson);
+  const bulkhead = callbackBulkhead({ ...props, providers: options.providers, config: options.config });
+  const callbackReservedConcurrency = reservedConcurrencyOf(props, 'callback', bulkhead.total);
+  announceBulkhead(scope, bulkhead, props.reservedConcurrency?.callback);
+  const relayFunction = relayFunctionMaker(scope, props, options, {
+    ...layers,
+    callbackReservedConcurrency,
+    logLevel,
+  });
+  const environments = functionEnvironments(options, logLevel);
+  const callback = relayFunction('callback', {
+    description: 'Provider callbacks: verify, store durably (or buffer), ack in the provider format',
+    // Above the integration timeout (7.5 s, below the strictest provider's 8 s): API Gateway decides
+    // what a provider sees, and a store write already under way may still land.
+    timeout: CALLBACK_FUNCTION_TIMEOUT,
+    environment: environments.http,
+  });
+  return {
+    callback,
+    decisions: createDecisionFunctions(relayFunction, props, options.providers, callback, environments.http),
+    callbackReservedConcurrency,
+    ...createOtherFunctions(relayFunction, props, options.config, environments),
   };
+}
+
+/** `reservedConcurrency[id]` of the props: `false` is none, unset is `fallback`. */
+function reservedConcurrencyOf(
+  props: RelayFunctionsProps,
+  id: RelayFunctionId,
+  fallback?: number,
+): number | undefined {
+  const value = props.reservedConcurrency?.[id];
+  return value === false ? undefined : (value ?? fallback);
+}
+
+/** The two layers every function may carry: the tracer, and the config as a file. */
+function createLayers(
+  scope: Construct,
+  runtimeConfigJson: string,
+): { tracingLayer: lambda.LayerVersion; configLayer: lambda.LayerVersion } {
   // Powertools Tracer and the X-Ray SDK, shared by every function (shared/adapters/tracing/xray.ts).
   const tracingLayer = new lambda.LayerVersion(scope, 'TracingLayer', {
     code: lambda.Code.fromAsset(buildTracingLayer()),
@@ -128,65 +189,59 @@ export function createRelayFunctions(
   // The config (no secret values, only their ids) as a file beside the code: out of the environment and
   // the template, and not capped by Lambda's 4 KB environment (infra/runtime-config.ts).
   const configLayer = new lambda.LayerVersion(scope, 'ConfigLayer', {
-    code: lambda.Code.fromAsset(writeRuntimeConfigLayer(options.runtimeConfigJson)),
+    code: lambda.Code.fromAsset(writeRuntimeConfigLayer(runtimeConfigJson)),
     compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
     compatibleArchitectures: [lambda.Architecture.ARM_64],
     description: `The relay config, read from ${RUNTIME_CONFIG_PATH}`,
   });
-  const bulkhead = callbackBulkhead({ ...props, providers: options.providers, config: options.config });
-  const callbackReservedConcurrency = reserved('callback', bulkhead.total);
-  announceBulkhead(scope, bulkhead, props.reservedConcurrency?.callback);
-  const relayFunction = (
-    id: RelayFunctionId,
-    fn: {
-      description: string;
-      timeout: Duration;
-      environment: Record<string, string>;
-      name?: string;
-      role?: iam.Role;
-      serviceName?: string;
-      reservedConcurrency?: number;
-      memorySize?: number;
-    },
-  ) =>
+  return { tracingLayer, configLayer };
+}
+
+/** Builds one relay function from its spec, with the relay's defaults for what the spec leaves out. */
+function relayFunctionMaker(
+  scope: Construct,
+  props: RelayFunctionsProps,
+  options: Pick<RelayFunctionsOptions, 'metricsNamespace' | 'logRetention' | 'removalPolicy'>,
+  shared: {
+    tracingLayer: lambda.ILayerVersion;
+    configLayer: lambda.ILayerVersion;
+    callbackReservedConcurrency: number | undefined;
+    logLevel: LogLevel;
+  },
+): MakeRelayFunction {
+  const memorySize = props.memorySize ?? 512;
+  return (id, fn) =>
     createRelayFunction(scope, id, {
       ...fn,
       memorySize: fn.memorySize ?? memorySize,
       reservedConcurrency:
         fn.reservedConcurrency ??
         // The callback function's: its routes' throttles on the degraded path (limits.ts, the bulkhead).
-        (id === 'callback' ? callbackReservedConcurrency : reserved(id)),
-      tracingLayer,
+        (id === 'callback' ? shared.callbackReservedConcurrency : reservedConcurrencyOf(props, id)),
+      tracingLayer: shared.tracingLayer,
       traced: props.hotPathTracing === true || !HOT_PATH_FUNCTIONS.has(id),
       // Only the functions that load the config get it (RELAY_CONFIG names its file).
-      configLayer: 'RELAY_CONFIG' in fn.environment ? configLayer : undefined,
+      configLayer: 'RELAY_CONFIG' in fn.environment ? shared.configLayer : undefined,
       metricsNamespace: options.metricsNamespace,
       logRetention: options.logRetention,
       removalPolicy: options.removalPolicy,
-      logLevel,
+      logLevel: shared.logLevel,
     });
-  const { table, eventBus, eventSource } = options;
-  const httpEnvironment = {
-    TABLE_NAME: table.tableName,
-    RELAY_CONFIG: RUNTIME_CONFIG_PATH,
-    EVENT_BUS_NAME: eventBus.eventBusName,
-    EVENT_SOURCE: eventSource,
-    LOG_LEVEL: logLevel,
-  };
-  const tableEnvironment = {
-    TABLE_NAME: table.tableName,
-    RELAY_CONFIG: RUNTIME_CONFIG_PATH,
-    LOG_LEVEL: logLevel,
-  };
-  const callback = relayFunction('callback', {
-    description: 'Provider callbacks: verify, store durably (or buffer), ack in the provider format',
-    // Above the integration timeout (7.5 s, below the strictest provider's 8 s): API Gateway decides
-    // what a provider sees, and a store write already under way may still land.
-    timeout: CALLBACK_FUNCTION_TIMEOUT,
-    environment: httpEnvironment,
-  });
-  const decisions = providerDecisionRoutes()
-    .filter((route) => options.providers.includes(route.provider))
+}
+
+/**
+ * The callback code again on each decision route of a configured provider, with the callback function's
+ * role and a reserved concurrency sized from the route's own throttle: a slow decision holds only these.
+ */
+function createDecisionFunctions(
+  relayFunction: MakeRelayFunction,
+  props: RelayFunctionsProps,
+  providers: readonly string[],
+  callback: nodejs.NodejsFunction,
+  environment: Record<string, string>,
+): RelayDecisionFunction[] {
+  return providerDecisionRoutes()
+    .filter((route) => providers.includes(route.provider))
     .map((route): RelayDecisionFunction => {
       const throttle = props.decisionThrottles?.[route.id] ?? route.throttle;
       const override = props.reservedConcurrency?.callback;
@@ -205,27 +260,50 @@ export function createRelayFunctions(
           serviceName: `relay-${route.id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`,
           description: `Provider callbacks, ${route.provider} ${route.path} only (its own concurrency: it waits on a decision)`,
           timeout: CALLBACK_FUNCTION_TIMEOUT,
-          environment: httpEnvironment,
+          environment,
           // The callback function's role: the same code needs the same grants (table, secrets, buffer).
           role: callback.role as iam.Role,
           reservedConcurrency,
         }),
       };
     });
+}
+
+function functionEnvironments(
+  { table, eventBus, eventSource }: Pick<RelayFunctionsOptions, 'table' | 'eventBus' | 'eventSource'>,
+  logLevel: LogLevel,
+): RelayEnvironments {
   return {
-    callback,
-    decisions,
-    callbackReservedConcurrency,
+    http: {
+      TABLE_NAME: table.tableName,
+      RELAY_CONFIG: RUNTIME_CONFIG_PATH,
+      EVENT_BUS_NAME: eventBus.eventBusName,
+      EVENT_SOURCE: eventSource,
+      LOG_LEVEL: logLevel,
+    },
+    table: { TABLE_NAME: table.tableName, RELAY_CONFIG: RUNTIME_CONFIG_PATH, LOG_LEVEL: logLevel },
+    publisher: { EVENT_BUS_NAME: eventBus.eventBusName, EVENT_SOURCE: eventSource, LOG_LEVEL: logLevel },
+  };
+}
+
+/** Every function but the callback code, in the order they appear in the template. */
+function createOtherFunctions(
+  relayFunction: MakeRelayFunction,
+  props: RelayFunctionsProps,
+  config: RelayFunctionsOptions['config'],
+  environments: RelayEnvironments,
+): Omit<RelayFunctions, 'callback' | 'decisions' | 'callbackReservedConcurrency'> {
+  return {
     management: relayFunction('management', {
       description:
         'Management API: register transactions, read state and history, check now, resolve, report (IAM-authorized)',
       timeout: Duration.seconds(10),
-      environment: httpEnvironment,
+      environment: environments.http,
     }),
     outboxPublisher: relayFunction('outbox-publisher', {
       description: 'Publishes outbox events from the table stream to EventBridge',
       timeout: Duration.seconds(60),
-      environment: { EVENT_BUS_NAME: eventBus.eventBusName, EVENT_SOURCE: eventSource, LOG_LEVEL: logLevel },
+      environment: environments.publisher,
       // Waits on PutEvents, not on CPU, and off the ack path (a cold start delays an event, not an answer):
       // half the callback's memory halves its GB-seconds.
       memorySize: props.memorySize ?? PUBLISHER_MEMORY_MB,
@@ -235,32 +313,32 @@ export function createRelayFunctions(
       // The cycle stops claiming 15 s before the timeout; a cycle ends before the next one starts
       // (two at once would still be safe: every item is leased).
       timeout: Duration.seconds(60),
-      environment: tableEnvironment,
+      environment: environments.table,
     }),
     transactionInitiated: relayFunction('transaction-initiated', {
       description: 'TransactionInitiated events from the partner: register the transaction',
       timeout: Duration.seconds(10),
-      environment: tableEnvironment,
+      environment: environments.table,
     }),
     bufferConsumer: relayFunction('buffer-consumer', {
       description: 'Applies the callbacks buffered in SQS when DynamoDB could not be written (origin buffer)',
       timeout: BUFFER_CONSUMER_TIMEOUT,
-      environment: tableEnvironment,
+      environment: environments.table,
     }),
     statements: relayFunction('statements', {
       description:
         'Statements: imports each file uploaded to the statement bucket; closes the due days on a schedule',
       // A file is read twice (checked whole, then imported in batches): a large one takes minutes.
       timeout: Duration.minutes(5),
-      environment: tableEnvironment,
+      environment: environments.table,
     }),
-    ...(Object.keys(options.config.destinations ?? {}).length
+    ...(Object.keys(config.destinations ?? {}).length
       ? {
           delivery: relayFunction('delivery', {
             description:
               'Webhook deliveries: one signed attempt per destination queue message (Standard Webhooks)',
             timeout: DELIVERY_FUNCTION_TIMEOUT,
-            environment: tableEnvironment,
+            environment: environments.table,
           }),
         }
       : {}),
@@ -331,29 +409,13 @@ function createRelayFunction(
     /** POWERTOOLS_SERVICE_NAME. @default the function id's */
     serviceName?: string;
     /** The relay's LOG_LEVEL: decides Lambda's own log filtering too (platformLogging). */
-    logLevel: NonNullable<MobileMoneyRelayProps['logLevel']>;
+    logLevel: LogLevel;
   },
 ): nodejs.NodejsFunction {
   const { entry } = RELAY_FUNCTIONS[id];
   const serviceName = options.serviceName ?? RELAY_FUNCTIONS[id].serviceName;
   const name = options.name ?? constructName(id);
-  const logGroup = new logs.LogGroup(scope, `${name}Logs`, {
-    retention: options.logRetention,
-    removalPolicy: options.removalPolicy,
-  });
-  // An own role instead of AWSLambdaBasicExecutionRole: log writes to this function's group only.
-  const role =
-    options.role ??
-    new iam.Role(scope, `${name}Role`, {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of the relay ${id} function`,
-    });
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroup.logGroupArn],
-    }),
-  );
+  const { logGroup, role } = createLogGroupAndRole(scope, id, name, options);
   return new nodejs.NodejsFunction(scope, `${name}Function`, {
     entry: join(PROJECT_ROOT, entry),
     handler: 'handler',
@@ -398,6 +460,36 @@ function createRelayFunction(
       esbuildArgs: { '--alias': Object.entries(bundleAliases(id)).map(([from, to]) => `${from}=${to}`) },
     },
   });
+}
+
+/**
+ * A function's log group, and the role that may write to it: its own, or the one it shares (the decision
+ * functions share the callback function's).
+ */
+function createLogGroupAndRole(
+  scope: Construct,
+  id: RelayFunctionId,
+  name: string,
+  options: { logRetention: logs.RetentionDays; removalPolicy: RemovalPolicy; role?: iam.Role },
+): { logGroup: logs.LogGroup; role: iam.Role } {
+  const logGroup = new logs.LogGroup(scope, `${name}Logs`, {
+    retention: options.logRetention,
+    removalPolicy: options.removalPolicy,
+  });
+  // An own role instead of AWSLambdaBasicExecutionRole: log writes to this function's group only.
+  const role =
+    options.role ??
+    new iam.Role(scope, `${name}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the relay ${id} function`,
+    });
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+  );
+  return { logGroup, role };
 }
 
 /**
