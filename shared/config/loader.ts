@@ -336,36 +336,33 @@ function secretShapeProblem(
   return undefined;
 }
 
-/**
- * Reads the secrets the config names, of the kinds asked for, and merges each into its place, the secret
- * winning: an account's `callbackSecretId` (a JSON object of callback settings, e.g.
- * `{"pathSecret":"…","previousPathSecret":"…","callbackKey":"…"}`) and `apiSecretId` (`{"api":{…}}`)
- * deep-merged into the account; `edge.originVerifySecretId` (`{"originVerifySecret":"…",
- * "previousOriginVerifySecret":"…"}`) becoming `edge.originVerifySecrets`. Every problem names the key
- * and the secret id, never a value. A config naming no secret comes back as it was.
- */
-export async function resolveSecrets(
-  input: unknown,
-  options: LoadConfigOptions = {},
-): Promise<ResolvedSecrets> {
-  const kinds = options.secretKinds ?? SECRET_KINDS;
-  const values = new Map<string, string[]>();
-  const texts = new Map<string, string>();
-  type Wanted = {
-    kind: SecretKind | 'edge' | 'search' | 'token';
-    index?: number;
-    key: string;
-    secretId: string;
-    /** The member of the secret's JSON object that is this account's (a keyed reference). */
-    member?: string;
-    provider?: string;
-    id?: string;
-  };
-  const wanted: Wanted[] = [];
-  // A malformed id is left for parseConfig to report with its key.
-  const valid = (id: unknown): id is string => typeof id === 'string' && secretIdSchema.safeParse(id).success;
-  const root = isPlainObject(input) ? input : {};
-  const accounts = isPlainObject(root.accounts) ? root.accounts : {};
+/** One secret the config names: where its id sits, and where its values go. */
+interface WantedSecret {
+  kind: SecretKind | 'edge' | 'search' | 'token';
+  /** The management token's position in `management.tokens`. */
+  index?: number;
+  key: string;
+  secretId: string;
+  /** The member of the secret's JSON object that is this account's (a keyed reference). */
+  member?: string;
+  provider?: string;
+  id?: string;
+}
+
+/** The config as resolveSecrets rewrites it (a clone: the input stays as given). */
+interface MergedConfig {
+  accounts: Record<string, Record<string, Record<string, unknown>>>;
+  edge?: Record<string, unknown>;
+  management?: Record<string, unknown>;
+}
+
+// A malformed id is left for parseConfig to report with its key.
+const validSecretId = (id: unknown): id is string =>
+  typeof id === 'string' && secretIdSchema.safeParse(id).success;
+
+/** The accounts' secret references of the kinds asked for, each keyed by where it sits in the config. */
+function accountSecretRefs(accounts: Record<string, unknown>, kinds: readonly SecretKind[]): WantedSecret[] {
+  const wanted: WantedSecret[] = [];
   for (const [provider, byId] of Object.entries(accounts)) {
     if (!isPlainObject(byId)) continue;
     for (const [id, raw] of Object.entries(byId)) {
@@ -383,22 +380,29 @@ export async function resolveSecrets(
       }
     }
   }
+  return wanted;
+}
+
+/** The secrets outside the accounts: the edge's origin-verify secret, the search key, the management tokens. */
+function relaySecretRefs(root: Record<string, unknown>, kinds: readonly SecretKind[]): WantedSecret[] {
+  if (!kinds.includes('callback')) return [];
+  const wanted: WantedSecret[] = [];
   const edge = isPlainObject(root.edge) ? root.edge : undefined;
-  if (kinds.includes('callback') && valid(edge?.originVerifySecretId))
+  if (validSecretId(edge?.originVerifySecretId))
     wanted.push({ kind: 'edge', key: 'edge.originVerifySecretId', secretId: edge.originVerifySecretId });
   // The search key is read with the callback secrets: the functions that register and search (management,
   // transaction-initiated) read those, and so do the others that share their grants.
   const management = isPlainObject(root.management) ? root.management : undefined;
-  if (kinds.includes('callback') && valid(management?.searchKeySecretId))
+  if (validSecretId(management?.searchKeySecretId))
     wanted.push({
       kind: 'search',
       key: 'management.searchKeySecretId',
       secretId: management.searchKeySecretId,
     });
   // Named management tokens are read with the callback secrets too (the management function reads those).
-  if (kinds.includes('callback') && Array.isArray(management?.tokens))
+  if (Array.isArray(management?.tokens))
     management.tokens.forEach((token: unknown, index) => {
-      if (isPlainObject(token) && valid(token.secretId))
+      if (isPlainObject(token) && validSecretId(token.secretId))
         wanted.push({
           kind: 'token',
           key: `management.tokens.${index}.secretId`,
@@ -406,12 +410,118 @@ export async function resolveSecrets(
           index,
         });
     });
-  const unreadApi = !kinds.includes('api');
-  const namesUnreadApi = Object.values(accounts).some(
+  return wanted;
+}
+
+function namesApiSecret(accounts: Record<string, unknown>): boolean {
+  return Object.values(accounts).some(
     (byId) =>
       isPlainObject(byId) && Object.values(byId).some((raw) => isPlainObject(raw) && 'apiSecretId' in raw),
   );
-  if (wanted.length === 0 && !(unreadApi && namesUnreadApi)) return { config: input, values, texts };
+}
+
+/**
+ * The API credentials are not this process's to read: the rest of `api` goes too, so the provider's
+ * schema does not ask for the credentials it lacks (nothing here calls the provider's API).
+ */
+function dropUnreadApi(merged: MergedConfig): void {
+  for (const byId of Object.values(merged.accounts ?? {}))
+    for (const account of Object.values(byId))
+      if (isPlainObject(account) && 'apiSecretId' in account) delete account.api;
+}
+
+/**
+ * Reads one secret and checks it holds an object of its kind's shape: the object, or a problem (naming the
+ * key and the secret id, never a value). Every text read is kept in `texts`, valid or not.
+ */
+async function readSecretObject(
+  read: SecretReader,
+  { kind, key, secretId, member }: WantedSecret,
+  texts: Map<string, string>,
+): Promise<{ secret: Record<string, unknown> } | { problem: string }> {
+  let text: string;
+  try {
+    text = await read(secretId);
+  } catch (error) {
+    const message = (error as Error).message;
+    return {
+      problem: `${key}: ${message.includes(secretId) ? message : `cannot read secret "${secretId}": ${message}`}`,
+    };
+  }
+  texts.set(secretId, text);
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    // Not JSON.parse's message: it quotes the text, which is the secret.
+    return {
+      problem: `${key}: secret "${secretId}" is not valid JSON: it must hold a JSON object, e.g. {"pathSecret": "…"}`,
+    };
+  }
+  if (!isPlainObject(document))
+    return {
+      problem: `${key}: secret "${secretId}" must hold a JSON object (e.g. {"pathSecret": "…"}), not ${Array.isArray(document) ? 'an array' : document === null ? 'null' : `a ${typeof document}`}`,
+    };
+  // A secret shared by several accounts (a keyed reference): this account's settings are one member.
+  const secret = member === undefined ? document : document[member];
+  if (!isPlainObject(secret))
+    return {
+      problem: `${key}: secret "${secretId}" has no JSON object under "${member}" (a shared secret holds one object per account: {"${member}": {…}, …})`,
+    };
+  const shape = secretShapeProblem(kind, member === undefined ? secretId : `${secretId}#${member}`, secret);
+  if (shape) return { problem: `${key}: ${shape}` };
+  return { secret };
+}
+
+/** Puts a secret's settings in their place in the config; an account's string values are noted for the scrubber. */
+function mergeSecret(
+  merged: MergedConfig,
+  values: Map<string, string[]>,
+  { kind, provider, id, index }: WantedSecret,
+  secret: Record<string, unknown>,
+): void {
+  if (kind === 'search') {
+    merged.management!.searchKey = secret.searchKey;
+    return;
+  }
+  if (kind === 'token') {
+    (merged.management!.tokens as Record<string, unknown>[])[index!]!.token = secret.token;
+    return;
+  }
+  if (kind === 'edge') {
+    const edgeConfig = merged.edge!;
+    edgeConfig.originVerifySecrets = [secret.originVerifySecret, secret.previousOriginVerifySecret].filter(
+      (value) => value !== undefined,
+    );
+    return;
+  }
+  const account = merged.accounts[provider!]![id!]!;
+  merged.accounts[provider!]![id!] = deepMerge(account, secret);
+  const accountValues = values.get(accountKey(provider!, id!)) ?? [];
+  values.set(accountKey(provider!, id!), [...accountValues, ...stringLeaves(secret)]);
+}
+
+/**
+ * Reads the secrets the config names, of the kinds asked for, and merges each into its place, the secret
+ * winning: an account's `callbackSecretId` (a JSON object of callback settings, e.g.
+ * `{"pathSecret":"…","previousPathSecret":"…","callbackKey":"…"}`) and `apiSecretId` (`{"api":{…}}`)
+ * deep-merged into the account; `edge.originVerifySecretId` (`{"originVerifySecret":"…",
+ * "previousOriginVerifySecret":"…"}`) becoming `edge.originVerifySecrets`. Every problem names the key
+ * and the secret id, never a value. A config naming no secret comes back as it was.
+ */
+export async function resolveSecrets(
+  input: unknown,
+  options: LoadConfigOptions = {},
+): Promise<ResolvedSecrets> {
+  const kinds = options.secretKinds ?? SECRET_KINDS;
+  const values = new Map<string, string[]>();
+  const texts = new Map<string, string>();
+  const root = isPlainObject(input) ? input : {};
+  const accounts = isPlainObject(root.accounts) ? root.accounts : {};
+  const wanted = [...accountSecretRefs(accounts, kinds), ...relaySecretRefs(root, kinds)];
+  const unreadApi = !kinds.includes('api');
+  if (wanted.length === 0 && !(unreadApi && namesApiSecret(accounts)))
+    return { config: input, values, texts };
   const read = options.readSecret;
   if (wanted.length && !read)
     throw new ConfigError(
@@ -419,84 +529,13 @@ export async function resolveSecrets(
     );
 
   const problems: string[] = [];
-  const merged = structuredClone(input) as {
-    accounts: Record<string, Record<string, Record<string, unknown>>>;
-    edge?: Record<string, unknown>;
-    management?: Record<string, unknown>;
-  };
-  if (unreadApi) {
-    // The API credentials are not this process's to read: the rest of `api` goes too, so the provider's
-    // schema does not ask for the credentials it lacks (nothing here calls the provider's API).
-    for (const byId of Object.values(merged.accounts ?? {}))
-      for (const account of Object.values(byId))
-        if (isPlainObject(account) && 'apiSecretId' in account) delete account.api;
-  }
+  const merged = structuredClone(input) as MergedConfig;
+  if (unreadApi) dropUnreadApi(merged);
   await Promise.all(
-    wanted.map(async ({ kind, key, secretId, member, provider, id, index }) => {
-      let text: string;
-      try {
-        text = await read!(secretId);
-      } catch (error) {
-        const message = (error as Error).message;
-        problems.push(
-          `${key}: ${message.includes(secretId) ? message : `cannot read secret "${secretId}": ${message}`}`,
-        );
-        return;
-      }
-      texts.set(secretId, text);
-      let document: unknown;
-      try {
-        document = JSON.parse(text);
-      } catch {
-        // Not JSON.parse's message: it quotes the text, which is the secret.
-        problems.push(
-          `${key}: secret "${secretId}" is not valid JSON: it must hold a JSON object, e.g. {"pathSecret": "…"}`,
-        );
-        return;
-      }
-      if (!isPlainObject(document)) {
-        problems.push(
-          `${key}: secret "${secretId}" must hold a JSON object (e.g. {"pathSecret": "…"}), not ${Array.isArray(document) ? 'an array' : document === null ? 'null' : `a ${typeof document}`}`,
-        );
-        return;
-      }
-      // A secret shared by several accounts (a keyed reference): this account's settings are one member.
-      const secret = member === undefined ? document : document[member];
-      if (!isPlainObject(secret)) {
-        problems.push(
-          `${key}: secret "${secretId}" has no JSON object under "${member}" (a shared secret holds one object per account: {"${member}": {…}, …})`,
-        );
-        return;
-      }
-      const shape = secretShapeProblem(
-        kind,
-        member === undefined ? secretId : `${secretId}#${member}`,
-        secret,
-      );
-      if (shape) {
-        problems.push(`${key}: ${shape}`);
-        return;
-      }
-      if (kind === 'search') {
-        merged.management!.searchKey = secret.searchKey;
-        return;
-      }
-      if (kind === 'token') {
-        (merged.management!.tokens as Record<string, unknown>[])[index!]!.token = secret.token;
-        return;
-      }
-      if (kind === 'edge') {
-        const edgeConfig = merged.edge!;
-        edgeConfig.originVerifySecrets = [
-          secret.originVerifySecret,
-          secret.previousOriginVerifySecret,
-        ].filter((value) => value !== undefined);
-        return;
-      }
-      const account = merged.accounts[provider!]![id!]!;
-      merged.accounts[provider!]![id!] = deepMerge(account, secret);
-      const accountValues = values.get(accountKey(provider!, id!)) ?? [];
-      values.set(accountKey(provider!, id!), [...accountValues, ...stringLeaves(secret)]);
+    wanted.map(async (want) => {
+      const outcome = await readSecretObject(read!, want, texts);
+      if ('problem' in outcome) problems.push(outcome.problem);
+      else mergeSecret(merged, values, want, outcome.secret);
     }),
   );
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.sort().join('\n')}`);
