@@ -20,6 +20,7 @@ import {
 import { buildEvent, type EventEnvelope } from '../../domain/events';
 import { createScrubber, type Scrubber, scrubThenTruncate } from '../../util/redact';
 import {
+  type BadgeApi,
   type BadgeApiSource,
   type Clock,
   noMetrics,
@@ -354,6 +355,258 @@ function earliestTransition(badges: Map<string, SnapshotEntry>, now: string): st
   return next;
 }
 
+/** One shop's cycle: what every step reads, and what they leave for the snapshot and the metrics. */
+interface ShopCycle {
+  services: BadgeFeedServices;
+  shopId: string;
+  now: string;
+  metrics: RelayMetrics;
+  /** The shop's snapshot, updated in place by the steps and saved at the end of the cycle. */
+  snapshot: SnapshotData;
+  /** Events of the facts this cycle wrote, pushed as each is written (so a later failure keeps them counted). */
+  published: EventEnvelope[];
+}
+
+/** The shop's list, its dates that are not dates reported (they are read as no bound). */
+async function listBadges(cycle: ShopCycle, api: BadgeApi): Promise<Awaited<ReturnType<BadgeApi['list']>>> {
+  const listed = await api.list();
+  const { invalidDates } = listed;
+  if (invalidDates.length) {
+    cycle.metrics.count(BADGE_INVALID_DATES_METRIC, invalidDates.length, { shop: cycle.shopId });
+    cycle.services.log.warn('badge validity dates that are not dates: read as no bound', {
+      shop: cycle.shopId,
+      invalidDates: invalidDates.slice(0, 20),
+    });
+  }
+  return listed;
+}
+
+/** Absent from the list is not deleted: only the badge's own 404 confirms it. */
+async function confirmDeletions(
+  api: BadgeApi,
+  missing: Iterable<string>,
+  known: Map<string, Badge>,
+  deadline: number,
+): Promise<{ deletions: BadgeChange[]; unconfirmed: string[] }> {
+  const deletions: BadgeChange[] = [];
+  const unconfirmed: string[] = [];
+  for (const id of missing) {
+    // Out of time (the Lambda's budget): the rest stay as they are until the next read.
+    if (Date.now() >= deadline) {
+      unconfirmed.push(id);
+      continue;
+    }
+    const single = await api.get(id);
+    if (single === null) deletions.push({ kind: 'deleted', badgeId: id, previous: known.get(id)! });
+    else unconfirmed.push(id);
+  }
+  return { deletions, unconfirmed };
+}
+
+/** Size first: a refused read writes (hence publishes) nothing. */
+function refuseOversizedSnapshot(
+  cycle: ShopCycle,
+  applied: BadgeChange[],
+  read: { listed: number; invalidDates: InvalidBadgeDate[]; refused: RefusedBadge[] },
+): void {
+  const { snapshot, now } = cycle;
+  const predicted = new Map(snapshot.badges);
+  for (const change of applied) {
+    const previous = snapshot.badges.get(change.badgeId);
+    const after = change.kind === 'deleted' ? null : change.badge;
+    predicted.set(
+      change.badgeId,
+      after
+        ? { rev: (previous?.rev ?? 0) + 1, badge: after, ...marksAfterRead(after, previous, now) }
+        : { rev: (previous?.rev ?? 0) + 1, badge: null, activated: null, expired: null },
+    );
+  }
+  const { invalidDates, refused } = read;
+  if (
+    JSON.stringify(toStored({ ...snapshot, badges: predicted, lastError: null, invalidDates, refused }))
+      .length > MAX_SNAPSHOT_CHARS
+  )
+    throw new BadgeReadError(
+      'too-large',
+      `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${read.listed} badges)`,
+    );
+}
+
+/**
+ * Before the facts: the badges about to be created (and those recovered, not yet in a snapshot), so a
+ * cycle dying before its snapshot leaves them findable by the next read.
+ */
+async function notePendingCreations(
+  cycle: ShopCycle,
+  recovered: PendingCreation[],
+  applied: BadgeChange[],
+): Promise<void> {
+  const creating = [
+    ...recovered,
+    ...applied.flatMap((change) =>
+      change.kind === 'created'
+        ? [{ id: change.badgeId, rev: (cycle.snapshot.badges.get(change.badgeId)?.rev ?? 0) + 1 }]
+        : [],
+    ),
+  ];
+  if (creating.length)
+    await cycle.services.store.putRecord({
+      ...pendingRef(cycle.shopId),
+      createdAt: cycle.now,
+      data: { badges: creating.slice(0, MAX_PENDING) },
+    });
+}
+
+/** Writes each change's fact; the badges as they stand after them (another reader's facts included). */
+async function recordChanges(cycle: ShopCycle, applied: BadgeChange[]): Promise<Map<string, SnapshotEntry>> {
+  const { snapshot } = cycle;
+  const next = new Map(snapshot.badges);
+  for (const change of applied) {
+    const previous = snapshot.badges.get(change.badgeId);
+    const after = change.kind === 'deleted' ? null : change.badge;
+    const {
+      rev,
+      badge: standing,
+      observedAt: factObservedAt,
+      published: event,
+    } = await recordChange(
+      cycle.services.store,
+      cycle.shopId,
+      change.badgeId,
+      { rev: previous?.rev ?? 0, badge: previous?.badge ?? null },
+      after,
+      cycle.now,
+    );
+    if (event) cycle.published.push(event);
+    // A fact written earlier (a crash before its snapshot, another reader): its bounds are judged
+    // from when it was observed, so one that passed since still fires.
+    next.set(
+      change.badgeId,
+      standing
+        ? { rev, badge: standing, ...marksAfterRead(standing, previous, factObservedAt) }
+        : { rev, badge: null, activated: null, expired: null },
+    );
+  }
+  return next;
+}
+
+function warnUnconfirmed(cycle: ShopCycle, unconfirmed: string[]): void {
+  if (!unconfirmed.length) return;
+  cycle.metrics.count(BADGE_LIST_INCONSISTENT_METRIC, unconfirmed.length, { shop: cycle.shopId });
+  cycle.services.log.warn(
+    'badge list left out badges not confirmed deleted (still there, or no time): kept',
+    {
+      shop: cycle.shopId,
+      badgeIds: unconfirmed.slice(0, 20),
+    },
+  );
+}
+
+/** Refused for their id: reported when first refused (not again while the list keeps them). */
+async function reportNewlyRefused(
+  cycle: ShopCycle,
+  refusedKept: RefusedBadge[],
+  refusedInRead: number,
+): Promise<void> {
+  const { services, shopId, now } = cycle;
+  const reported = new Set((cycle.snapshot.refused ?? []).map((badge) => badge.key));
+  const newlyRefused = refusedKept.filter((badge) => !reported.has(badge.key));
+  if (!newlyRefused.length) return;
+  for (const badge of newlyRefused)
+    cycle.metrics.count(BADGE_REFUSED_METRIC, 1, { shop: shopId, reason: badge.reason });
+  services.log.warn('badge refused: its id cannot be kept; the rest of the read goes on', {
+    shop: shopId,
+    refused: newlyRefused.slice(0, 20),
+  });
+  await services.store.putRecord({
+    provider: BADGE_PROVIDER,
+    account: shopId,
+    namespace: REFUSED_NAMESPACE,
+    id: 'last',
+    createdAt: now,
+    data: { at: now, badges: newlyRefused.slice(0, 20), refusedInRead },
+  });
+}
+
+/** One read of the shop's badges: each change a fact, the snapshot updated; any failure throws. */
+async function readShop(cycle: ShopCycle, api: BadgeApi, deadline: number): Promise<void> {
+  const { services, shopId, snapshot } = cycle;
+  const { badges: list, invalidDates, refused } = await listBadges(cycle, api);
+  const recovered = await recoverCreated(services.store, shopId, snapshot.badges);
+  const known = new Map(
+    [...snapshot.badges].flatMap(([id, entry]) => (entry.badge ? [[id, entry.badge] as const] : [])),
+  );
+  const { changes, missing } = diffBadges(known, list);
+  const { deletions, unconfirmed } = await confirmDeletions(api, missing, known, deadline);
+  const applied = [...changes, ...deletions];
+  const refusedKept = refused.slice(0, MAX_REFUSED);
+  refuseOversizedSnapshot(cycle, applied, { listed: list.length, invalidDates, refused: refusedKept });
+  await notePendingCreations(cycle, recovered, applied);
+  const next = await recordChanges(cycle, applied);
+  warnUnconfirmed(cycle, unconfirmed);
+  await reportNewlyRefused(cycle, refusedKept, refused.length);
+  const candidate: SnapshotData = {
+    ...snapshot,
+    badges: next,
+    refused: refusedKept,
+    lastReadOk: true,
+    lastError: null,
+    consecutiveFailures: 0,
+    invalidDates: invalidDates.slice(0, 20),
+  };
+  Object.assign(snapshot, candidate);
+  cycle.metrics.count(BADGE_READS_METRIC, 1, { shop: shopId });
+}
+
+/** A failed read changes no badge: the failure is kept on the snapshot and in its own record. */
+async function recordReadFailure(
+  cycle: ShopCycle,
+  result: ShopCycleResult,
+  error: unknown,
+  scrub: Scrubber,
+): Promise<void> {
+  const { services, shopId, now, snapshot } = cycle;
+  const reason = error instanceof BadgeReadError ? error.reason : 'store';
+  const message = scrubThenTruncate((error as Error).message, FAILURE_EXCERPT_CHARS, scrub);
+  result.ok = false;
+  result.error = `${reason}: ${message}`;
+  snapshot.lastReadOk = false;
+  snapshot.lastError = result.error;
+  snapshot.consecutiveFailures = (snapshot.consecutiveFailures ?? 0) + 1;
+  cycle.metrics.count(BADGE_READ_FAILURES_METRIC, 1, { shop: shopId, reason });
+  services.log.warn('badge read failed: nothing changed', { shop: shopId, reason, error: message });
+  await services.store.putRecord({
+    provider: BADGE_PROVIDER,
+    account: shopId,
+    namespace: READ_FAILURE_NAMESPACE,
+    id: 'last',
+    createdAt: now,
+    data: { at: now, reason, error: message, consecutiveFailures: snapshot.consecutiveFailures },
+  });
+}
+
+/**
+ * Validity bounds that passed since the last cycle, read or not: judged on the state after this cycle's
+ * read (a bound the read moved or a badge it deleted fires nothing).
+ */
+async function recordDueTransitions(cycle: ShopCycle): Promise<void> {
+  for (const entry of cycle.snapshot.badges.values()) {
+    if (!entry.badge) continue;
+    for (const transition of dueTransitions(entry.badge, entry, cycle.now)) {
+      const event = await recordTransition(
+        cycle.services.store,
+        cycle.shopId,
+        entry.badge,
+        transition,
+        cycle.now,
+      );
+      if (event) cycle.published.push(event);
+      if (transition.kind === 'activated') entry.activated = transition.at;
+      else entry.expired = transition.at;
+    }
+  }
+}
+
 async function runShop(
   services: BadgeFeedServices,
   shopId: string,
@@ -376,7 +629,7 @@ async function runShop(
   const readDue = snapshot.nextReadAt === undefined || snapshot.nextReadAt <= now;
   if (!transitionsDue && !readDue) return result;
 
-  const published: EventEnvelope[] = [];
+  const cycle: ShopCycle = { services, shopId, now, metrics, snapshot, published: [] };
   // Credentials, however short: a stored record is not scrubbed by the logger.
   const secretValues: string[] = [];
   const scrub: Scrubber = (text) => createScrubber(secretValues, 1)(text);
@@ -391,172 +644,12 @@ async function runShop(
         count: () => result.calls++,
         budget,
       });
-      const { badges: list, invalidDates, refused } = await api.list();
-      if (invalidDates.length) {
-        metrics.count(BADGE_INVALID_DATES_METRIC, invalidDates.length, { shop: shopId });
-        services.log.warn('badge validity dates that are not dates: read as no bound', {
-          shop: shopId,
-          invalidDates: invalidDates.slice(0, 20),
-        });
-      }
-      const recovered = await recoverCreated(services.store, shopId, snapshot.badges);
-      const known = new Map(
-        [...snapshot.badges].flatMap(([id, entry]) => (entry.badge ? [[id, entry.badge] as const] : [])),
-      );
-      const { changes, missing } = diffBadges(known, list);
-      // Absent from the list is not deleted: only the badge's own 404 confirms it.
-      const deletions: BadgeChange[] = [];
-      const unconfirmed: string[] = [];
-      for (const id of missing) {
-        // Out of time (the Lambda's budget): the rest stay as they are until the next read.
-        if (Date.now() >= deadline) {
-          unconfirmed.push(id);
-          continue;
-        }
-        const single = await api.get(id);
-        if (single === null) deletions.push({ kind: 'deleted', badgeId: id, previous: known.get(id)! });
-        else unconfirmed.push(id);
-      }
-      const next = new Map(snapshot.badges);
-      const applied = [...changes, ...deletions];
-      // Size first: a refused read writes (hence publishes) nothing.
-      const predicted = new Map(snapshot.badges);
-      for (const change of applied) {
-        const previous = snapshot.badges.get(change.badgeId);
-        const after = change.kind === 'deleted' ? null : change.badge;
-        predicted.set(
-          change.badgeId,
-          after
-            ? { rev: (previous?.rev ?? 0) + 1, badge: after, ...marksAfterRead(after, previous, now) }
-            : { rev: (previous?.rev ?? 0) + 1, badge: null, activated: null, expired: null },
-        );
-      }
-      const refusedKept = refused.slice(0, MAX_REFUSED);
-      if (
-        JSON.stringify(
-          toStored({ ...snapshot, badges: predicted, lastError: null, invalidDates, refused: refusedKept }),
-        ).length > MAX_SNAPSHOT_CHARS
-      )
-        throw new BadgeReadError(
-          'too-large',
-          `snapshot over ${MAX_SNAPSHOT_CHARS} characters (${list.length} badges)`,
-        );
-      // Before the facts: the badges about to be created (and those recovered, not yet in a snapshot), so
-      // a cycle dying before its snapshot leaves them findable by the next read.
-      const creating = [
-        ...recovered,
-        ...applied.flatMap((change) =>
-          change.kind === 'created'
-            ? [{ id: change.badgeId, rev: (snapshot.badges.get(change.badgeId)?.rev ?? 0) + 1 }]
-            : [],
-        ),
-      ];
-      if (creating.length)
-        await services.store.putRecord({
-          ...pendingRef(shopId),
-          createdAt: now,
-          data: { badges: creating.slice(0, MAX_PENDING) },
-        });
-      for (const change of applied) {
-        const previous = snapshot.badges.get(change.badgeId);
-        const after = change.kind === 'deleted' ? null : change.badge;
-        const {
-          rev,
-          badge: standing,
-          observedAt: factObservedAt,
-          published: event,
-        } = await recordChange(
-          services.store,
-          shopId,
-          change.badgeId,
-          { rev: previous?.rev ?? 0, badge: previous?.badge ?? null },
-          after,
-          now,
-        );
-        if (event) published.push(event);
-        // A fact written earlier (a crash before its snapshot, another reader): its bounds are judged
-        // from when it was observed, so one that passed since still fires.
-        next.set(
-          change.badgeId,
-          standing
-            ? { rev, badge: standing, ...marksAfterRead(standing, previous, factObservedAt) }
-            : { rev, badge: null, activated: null, expired: null },
-        );
-      }
-      if (unconfirmed.length) {
-        metrics.count(BADGE_LIST_INCONSISTENT_METRIC, unconfirmed.length, { shop: shopId });
-        services.log.warn(
-          'badge list left out badges not confirmed deleted (still there, or no time): kept',
-          {
-            shop: shopId,
-            badgeIds: unconfirmed.slice(0, 20),
-          },
-        );
-      }
-      // Refused for their id: reported when first refused (not again while the list keeps them).
-      const reported = new Set((snapshot.refused ?? []).map((badge) => badge.key));
-      const newlyRefused = refusedKept.filter((badge) => !reported.has(badge.key));
-      if (newlyRefused.length) {
-        for (const badge of newlyRefused)
-          metrics.count(BADGE_REFUSED_METRIC, 1, { shop: shopId, reason: badge.reason });
-        services.log.warn('badge refused: its id cannot be kept; the rest of the read goes on', {
-          shop: shopId,
-          refused: newlyRefused.slice(0, 20),
-        });
-        await services.store.putRecord({
-          provider: BADGE_PROVIDER,
-          account: shopId,
-          namespace: REFUSED_NAMESPACE,
-          id: 'last',
-          createdAt: now,
-          data: { at: now, badges: newlyRefused.slice(0, 20), refusedInRead: refused.length },
-        });
-      }
-      const candidate: SnapshotData = {
-        ...snapshot,
-        badges: next,
-        refused: refusedKept,
-        lastReadOk: true,
-        lastError: null,
-        consecutiveFailures: 0,
-        invalidDates: invalidDates.slice(0, 20),
-      };
-      Object.assign(snapshot, candidate);
-      metrics.count(BADGE_READS_METRIC, 1, { shop: shopId });
+      await readShop(cycle, api, deadline);
     } catch (error) {
-      const reason = error instanceof BadgeReadError ? error.reason : 'store';
-      const message = scrubThenTruncate((error as Error).message, FAILURE_EXCERPT_CHARS, scrub);
-      result.ok = false;
-      result.error = `${reason}: ${message}`;
-      snapshot.lastReadOk = false;
-      snapshot.lastError = result.error;
-      snapshot.consecutiveFailures = (snapshot.consecutiveFailures ?? 0) + 1;
-      metrics.count(BADGE_READ_FAILURES_METRIC, 1, { shop: shopId, reason });
-      services.log.warn('badge read failed: nothing changed', { shop: shopId, reason, error: message });
-      await services.store.putRecord({
-        provider: BADGE_PROVIDER,
-        account: shopId,
-        namespace: READ_FAILURE_NAMESPACE,
-        id: 'last',
-        createdAt: now,
-        data: { at: now, reason, error: message, consecutiveFailures: snapshot.consecutiveFailures },
-      });
+      await recordReadFailure(cycle, result, error, scrub);
     }
   }
-
-  // Validity bounds that passed since the last cycle, read or not: judged on the state after this cycle's
-  // read (a bound the read moved or a badge it deleted fires nothing).
-  if (transitionsDue || result.read) {
-    for (const entry of snapshot.badges.values()) {
-      if (!entry.badge) continue;
-      for (const transition of dueTransitions(entry.badge, entry, now)) {
-        const event = await recordTransition(services.store, shopId, entry.badge, transition, now);
-        if (event) published.push(event);
-        if (transition.kind === 'activated') entry.activated = transition.at;
-        else entry.expired = transition.at;
-      }
-    }
-  }
+  if (transitionsDue || result.read) await recordDueTransitions(cycle);
 
   snapshot.nextTransitionAt = earliestTransition(snapshot.badges, now);
   await services.store.putRecord({
@@ -564,9 +657,9 @@ async function runShop(
     createdAt: now,
     data: toStored(snapshot),
   });
-  for (const event of published)
+  for (const event of cycle.published)
     metrics.count(BADGE_EVENTS_METRIC, 1, { shop: shopId, type: event.metadata.type });
-  result.events = published.length;
+  result.events = cycle.published.length;
   return result;
 }
 
