@@ -47,6 +47,22 @@ export const INGEST_BATCH = 200;
 const rowId = (row: Pick<StatementRow, 'provider' | 'account' | 'providerId' | 'kind'>, day: string) =>
   `${row.provider}#${row.account}#${day}#${row.providerId}#${row.kind}`;
 
+/** Where a row ended up, and the transaction it names. */
+type Placed = { effect: RowEffect; reference?: string };
+
+/** A payment row being placed: its settings, and where its breaks and counts go. */
+interface PaymentPlacing {
+  row: StatementRow;
+  settings: StatementSettings;
+  options: StatementIngestOptions;
+  result: StatementIngestResult;
+  finder: TransactionFinder;
+  /** What every break of the row shares. */
+  base: Pick<StatementBreak, 'provider' | 'account' | 'day' | 'detectedAt' | 'origin'>;
+  claim: 'SUCCEEDED' | 'FAILED';
+  amount: string;
+}
+
 export interface StatementDeps {
   config: RelayConfig;
   store: RelayStore;
@@ -248,7 +264,7 @@ export class StatementLedger implements StatementSink {
     options: StatementIngestOptions,
     result: StatementIngestResult,
     finder: TransactionFinder,
-  ): Promise<{ effect: RowEffect; reference?: string }> {
+  ): Promise<Placed> {
     const base = {
       provider: row.provider,
       account: row.account,
@@ -309,7 +325,7 @@ export class StatementLedger implements StatementSink {
     options: StatementIngestOptions,
     result: StatementIngestResult,
     finder: TransactionFinder,
-  ): Promise<{ effect: RowEffect; reference?: string }> {
+  ): Promise<Placed> {
     const base = {
       provider: row.provider,
       account: row.account,
@@ -320,94 +336,106 @@ export class StatementLedger implements StatementSink {
     const claim = rowClaim(row);
     // "Attempted", or a word the relay does not know: no money moved that the row vouches for.
     if (!claim) return { effect: 'not-a-payment' };
-    const amount = rowAmount(row);
-    // The row's money has no one transaction (several could be it, or none is): one break per row.
-    const missingInRelay = (
-      fields: Pick<StatementBreak, 'detail' | 'expected' | 'resolution' | 'reference'>,
-    ) =>
-      this.recordBreak(
-        newBreak({
-          ...base,
-          subject: row.providerId,
-          category: 'missing-in-relay',
-          providerId: row.providerId,
-          amount,
-          ...fields,
-        }),
-        options,
-        result,
-      );
+    const placing: PaymentPlacing = {
+      row,
+      settings,
+      options,
+      result,
+      finder,
+      base,
+      claim,
+      amount: rowAmount(row),
+    };
     let tx = await finder.find(row, row.providerId);
     // No key names it: a payment the relay knows without its receipt may be this one (pairing).
     const candidates =
       !tx && claim === 'SUCCEEDED' && row.amountIn !== '0'
         ? await this.pairingCandidates(row, settings)
         : { paired: [], late: [] };
-    const doubt =
-      candidates.paired.length > 1 ? candidates.paired : candidates.paired.length ? [] : candidates.late;
-    if (doubt.length > 0) {
-      // More than one payment could be this money, or one could be if the row was posted late: the relay
-      // does not guess, nor opens another payment beside them; a person pairs it.
-      const references = doubt.map((c) => c.key.reference);
-      const why =
-        candidates.paired.length > 1
-          ? `${doubt.length} ${doubt[0]!.kind} transactions with no receipt could each be`
-          : `${doubt.length} ${doubt[0]!.kind} transaction(s) with no receipt could be, had the row been posted late (dated outside the ${settings.timeToleranceSeconds} s tolerance)`;
-      await missingInRelay({
-        expected: `one of ${references.join(', ')}`,
-        detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${why} (${references.join(', ')}): not paired, not opened; a person pairs it`,
-      });
-      return { effect: 'unmatched' };
-    }
+    if (await this.leftToAPerson(placing, candidates)) return { effect: 'unmatched' };
     const pairedWith = candidates.paired[0];
     if (pairedWith) tx = pairedWith;
-    if (!tx) {
-      if (claim === 'FAILED') return { effect: 'not-a-payment' };
-      const opens = settings.opensKind !== undefined && row.amountIn !== '0';
-      await missingInRelay({
-        detail: opens
-          ? `money moved (${row.providerId}) and no callback ever came; the row opened the transaction`
-          : `money moved (${row.providerId}) that the relay has no transaction for`,
-        ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
-      });
-      if (!opens) return { effect: 'unmatched' };
-      if (!options.dryRun) {
-        await ingestReport(
-          this.ingestDeps,
-          this.report(row, undefined, settings.opensKind!, claim, amount, row.providerId, options.actor),
-          // Its business day is the row's (when the money moved), not the day the row was imported.
-          { born: { attributes: { [MOVED_AT_ATTRIBUTE]: row.time } } },
-        );
-        // A later row of the batch (its charge, a copy) reads the transaction it opened.
-        finder.forget(row, [row.providerId, row.externalId]);
-      }
-      result.opened++;
-      return { effect: 'opened', reference: row.providerId };
+    if (!tx) return this.placeUnknownPayment(placing);
+    return this.applyToTransaction(placing, tx, pairedWith !== undefined);
+  }
+
+  /** The row's money has no one transaction (several could be it, or none is): one break per row. */
+  private missingInRelay(
+    { row, options, result, base, amount }: PaymentPlacing,
+    fields: Pick<StatementBreak, 'detail' | 'expected' | 'resolution' | 'reference'>,
+  ): Promise<void> {
+    return this.recordBreak(
+      newBreak({
+        ...base,
+        subject: row.providerId,
+        category: 'missing-in-relay',
+        providerId: row.providerId,
+        amount,
+        ...fields,
+      }),
+      options,
+      result,
+    );
+  }
+
+  /**
+   * More than one payment could be this money, or one could be if the row was posted late: the relay
+   * does not guess, nor opens another payment beside them; a person pairs it. True when it is so.
+   */
+  private async leftToAPerson(
+    placing: PaymentPlacing,
+    candidates: { paired: TransactionRecord[]; late: TransactionRecord[] },
+  ): Promise<boolean> {
+    const doubt =
+      candidates.paired.length > 1 ? candidates.paired : candidates.paired.length ? [] : candidates.late;
+    if (doubt.length === 0) return false;
+    const { row, settings, amount } = placing;
+    const references = doubt.map((c) => c.key.reference);
+    const why =
+      candidates.paired.length > 1
+        ? `${doubt.length} ${doubt[0]!.kind} transactions with no receipt could each be`
+        : `${doubt.length} ${doubt[0]!.kind} transaction(s) with no receipt could be, had the row been posted late (dated outside the ${settings.timeToleranceSeconds} s tolerance)`;
+    await this.missingInRelay(placing, {
+      expected: `one of ${references.join(', ')}`,
+      detail: `money moved (${row.providerId}, ${amount} at ${row.time}) that ${why} (${references.join(', ')}): not paired, not opened; a person pairs it`,
+    });
+    return true;
+  }
+
+  /** Money the relay has no transaction for: a break, and the transaction opened when the account says so. */
+  private async placeUnknownPayment(placing: PaymentPlacing): Promise<Placed> {
+    const { row, settings, options, result, finder, claim, amount } = placing;
+    if (claim === 'FAILED') return { effect: 'not-a-payment' };
+    const opens = settings.opensKind !== undefined && row.amountIn !== '0';
+    await this.missingInRelay(placing, {
+      detail: opens
+        ? `money moved (${row.providerId}) and no callback ever came; the row opened the transaction`
+        : `money moved (${row.providerId}) that the relay has no transaction for`,
+      ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
+    });
+    if (!opens) return { effect: 'unmatched' };
+    if (!options.dryRun) {
+      await ingestReport(
+        this.ingestDeps,
+        this.report(row, undefined, settings.opensKind!, claim, amount, row.providerId, options.actor),
+        // Its business day is the row's (when the money moved), not the day the row was imported.
+        { born: { attributes: { [MOVED_AT_ATTRIBUTE]: row.time } } },
+      );
+      // A later row of the batch (its charge, a copy) reads the transaction it opened.
+      finder.forget(row, [row.providerId, row.externalId]);
     }
-    let reported = amount;
-    let amountAgrees = true;
-    if (claim === 'SUCCEEDED' && tx.amount) {
-      const compared = compareAmounts(amount, tx.amount.value, settings.amountTolerance);
-      // Within the tolerance the row agrees with the transaction's amount (the decision compares exactly).
-      if (compared.within) reported = tx.amount.value;
-      else amountAgrees = false;
-      if (!compared.within)
-        await this.recordBreak(
-          newBreak({
-            ...base,
-            subject: `${row.providerId}#amount`,
-            category: compared.difference.startsWith('-') ? 'amount-under' : 'amount-over',
-            providerId: row.providerId,
-            reference: tx.key.reference,
-            amount: compared.difference.replace(/^-/, ''),
-            expected: tx.amount.value,
-            actual: amount,
-            detail: `the provider moved ${amount}; the transaction is for ${tx.amount.value} (tolerance ${settings.amountTolerance})`,
-          }),
-          options,
-          result,
-        );
-    }
+    result.opened++;
+    return { effect: 'opened', reference: row.providerId };
+  }
+
+  /** The row's report applied to its transaction (decided only, on a dry run), and what that made of the row. */
+  private async applyToTransaction(
+    placing: PaymentPlacing,
+    tx: TransactionRecord,
+    paired: boolean,
+  ): Promise<Placed> {
+    const { row, options, result, finder, claim } = placing;
+    const { reported, amountAgrees } = await this.checkAmount(placing, tx);
     const report = this.report(row, tx, tx.kind, claim, reported, tx.key.reference, options.actor);
     const outcome = options.dryRun
       ? decideReport(tx, report, this.applyContext(tx))
@@ -415,7 +443,7 @@ export class StatementLedger implements StatementSink {
         await ingestReport(this.ingestDeps, report, { initial: tx });
     // The receipt now names the paired payment, as a callback's would: the same row again (a late or
     // duplicated copy, the pull) is found by key, and the payment is no candidate for another row.
-    if (pairedWith && !options.dryRun && outcome.kind === 'write')
+    if (paired && !options.dryRun && outcome.kind === 'write')
       await this.deps.store.putRecordIfAbsent({
         provider: row.provider,
         account: row.account,
@@ -431,23 +459,9 @@ export class StatementLedger implements StatementSink {
       outcome.kind === 'write' && outcome.events.some((e) => e.metadata.type === 'TransactionConflict');
     if (conflict) {
       result.conflicts++;
-      // Another amount is its own break (above); a status break is a final verdict the row contradicts.
+      // Another amount is its own break (checkAmount); a status break is a final verdict the row contradicts.
       if (amountAgrees && (tx.status === 'SUCCEEDED' || tx.status === 'FAILED') && tx.status !== claim)
-        await this.recordBreak(
-          newBreak({
-            ...base,
-            subject: `${row.providerId}#status`,
-            category: 'status-mismatch',
-            providerId: row.providerId,
-            reference: tx.key.reference,
-            amount,
-            expected: tx.status,
-            actual: claim,
-            detail: `the relay's verdict is ${tx.status}; the provider's records say ${claim === 'SUCCEEDED' ? 'money moved' : 'it failed'} (${row.providerId}); a TransactionConflict asks a person`,
-          }),
-          options,
-          result,
-        );
+        await this.recordStatusMismatch(placing, tx, tx.status);
       return { effect: 'conflict', reference: tx.key.reference };
     }
     if (settled(outcome, claim)) {
@@ -456,6 +470,57 @@ export class StatementLedger implements StatementSink {
     }
     result.matched++;
     return { effect: 'matched', reference: tx.key.reference };
+  }
+
+  /**
+   * The amount the row reports: the transaction's when within the tolerance (the decision compares
+   * exactly), else the row's own, with an amount break.
+   */
+  private async checkAmount(
+    { row, settings, options, result, base, claim, amount }: PaymentPlacing,
+    tx: TransactionRecord,
+  ): Promise<{ reported: string; amountAgrees: boolean }> {
+    if (claim !== 'SUCCEEDED' || !tx.amount) return { reported: amount, amountAgrees: true };
+    const compared = compareAmounts(amount, tx.amount.value, settings.amountTolerance);
+    if (compared.within) return { reported: tx.amount.value, amountAgrees: true };
+    await this.recordBreak(
+      newBreak({
+        ...base,
+        subject: `${row.providerId}#amount`,
+        category: compared.difference.startsWith('-') ? 'amount-under' : 'amount-over',
+        providerId: row.providerId,
+        reference: tx.key.reference,
+        amount: compared.difference.replace(/^-/, ''),
+        expected: tx.amount.value,
+        actual: amount,
+        detail: `the provider moved ${amount}; the transaction is for ${tx.amount.value} (tolerance ${settings.amountTolerance})`,
+      }),
+      options,
+      result,
+    );
+    return { reported: amount, amountAgrees: false };
+  }
+
+  private recordStatusMismatch(
+    { row, options, result, base, claim, amount }: PaymentPlacing,
+    tx: TransactionRecord,
+    verdict: 'SUCCEEDED' | 'FAILED',
+  ): Promise<void> {
+    return this.recordBreak(
+      newBreak({
+        ...base,
+        subject: `${row.providerId}#status`,
+        category: 'status-mismatch',
+        providerId: row.providerId,
+        reference: tx.key.reference,
+        amount,
+        expected: verdict,
+        actual: claim,
+        detail: `the relay's verdict is ${verdict}; the provider's records say ${claim === 'SUCCEEDED' ? 'money moved' : 'it failed'} (${row.providerId}); a TransactionConflict asks a person`,
+      }),
+      options,
+      result,
+    );
   }
 
   /**
