@@ -319,6 +319,209 @@ function factEvidence(
   };
 }
 
+/** The delivery the facts came in: whose they are, where from, and how it was authenticated. */
+interface FactBatch {
+  provider: string;
+  account: string;
+  origin: EventOrigin;
+  receivedAt: string;
+  authentication?: AuthenticationMethod[];
+  authenticated?: boolean;
+}
+
+/** What recording each fact of a batch needs. */
+interface FactRecording {
+  store: CallbackStore;
+  log: RelayLogger;
+  batch: FactBatch;
+  receiptId: string | undefined;
+  options: WriteOptions;
+  ref: RecordRefOf;
+}
+
+/**
+ * Stale: superseded (a later fact recorded), or recorded before under its other id (a repeat that names
+ * the request by ConversationID only). A contradiction found on the way is raised, stale or not.
+ */
+async function staleOrContradicted(
+  recording: FactRecording,
+  { fact, transaction }: PlacedFact,
+): Promise<boolean> {
+  const { store, log, batch, receiptId, options, ref } = recording;
+  const read = { consistent: true, signal: options.signal };
+  const earlier = [
+    ...(fact.supersededBy ?? []),
+    ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id })),
+  ];
+  let stale = false;
+  let contradicted: ProviderRecord | undefined;
+  for (const other of earlier) {
+    const found = await store.getRecord(ref(other.namespace, other.id), read);
+    stale = Boolean(found);
+    // Recorded before under its other id: the same request; another outcome there contradicts it.
+    const first =
+      found && typeof found.data.aliasOf === 'string'
+        ? await store.getRecord(ref(fact.namespace, found.data.aliasOf), read)
+        : undefined;
+    if (first && first.data.event !== fact.event && !(fact.supersededBy ?? []).length) contradicted = first;
+    if (stale) break;
+  }
+  const contradictedAbout =
+    contradicted && (transaction ?? (await recordedAbout(store, batch, contradicted, options)));
+  if (contradicted && contradictedAbout)
+    await raiseContradiction(
+      store,
+      ref,
+      contradictedAbout,
+      fact,
+      contradicted,
+      factEvidence(fact, batch, receiptId),
+      batch,
+      log,
+      options,
+    );
+  return stale;
+}
+
+/** The fact's own event: what it says, the transaction it is about, and its amount checked against it. */
+function factEvent({ log, batch, receiptId }: FactRecording, item: PlacedFact): EventEnvelope {
+  const { fact, transaction } = item;
+  const about = transaction
+    ? {
+        kind: transaction.kind,
+        reference: transaction.key.reference,
+        transactionStatus: transaction.status,
+      }
+    : { kind: null, reference: null, transactionStatus: null };
+  // A fact that moves money (`amount` given, null when unsaid) is checked against its transaction.
+  const check = fact.amount !== undefined ? { amountCheck: amountCheck(item) } : {};
+  if (check.amountCheck === 'differs')
+    log.warn('reversal amount differs from the transaction it reverses', {
+      event: fact.event,
+      provider: batch.provider,
+      account: batch.account,
+      reference: transaction?.key.reference,
+      reversed: fact.amount?.value,
+      registered: transaction?.amount?.value,
+    });
+  const data: Record<string, unknown> = {
+    provider: batch.provider,
+    account: batch.account,
+    // A fact that can be about a transaction names it, or says it names none.
+    ...(fact.about ? about : {}),
+    ...fact.data,
+    ...check,
+    // netAmount: set once the reversal is counted against the payment it is about (withNetAmount).
+    ...(fact.event === 'TransactionReversed'
+      ? { evidence: [factEvidence(fact, batch, receiptId)], netAmount: null }
+      : {}),
+    receiptId: receiptId ?? null,
+    receivedAt: batch.receivedAt,
+  };
+  const correlationId = transaction
+    ? correlationIdOf(transaction)
+    : `${batch.provider}:${batch.account}:${fact.id}`;
+  return buildEvent(
+    fact.event,
+    correlationId,
+    `${fact.namespace}:${fact.id}`,
+    batch.origin,
+    batch.receivedAt,
+    data,
+  );
+}
+
+/**
+ * A payment is reversed for at most its amount, however many requests report reversals of it: what
+ * would go beyond is a conflict for a person, never another TransactionReversed.
+ */
+async function countReversal(
+  { store, batch, receiptId, options, ref }: FactRecording,
+  fact: FactIntent,
+  transaction: TransactionRecord,
+  event: EventEnvelope,
+  evidence: Evidence,
+): Promise<{ event: EventEnvelope; reversal?: ReversalRecord }> {
+  const { refused, before } = await claimReversal(
+    store,
+    ref,
+    transaction,
+    fact,
+    receiptId,
+    batch.receivedAt,
+    options,
+  );
+  if (refused)
+    return {
+      event: reversalConflict(
+        transaction,
+        fact,
+        {
+          kind: refused.earlier ? 'STATUS' : 'AMOUNT_MISMATCH',
+          detail: refused.detail,
+          evidence: refused.earlier ? [recordedEvidence(refused.earlier), evidence] : [evidence],
+        },
+        batch,
+      ),
+    };
+  const counted = withNetAmount(event, transaction, fact, before);
+  const reversal: ReversalRecord = {
+    id: fact.id,
+    amount: fact.amount ?? null,
+    at: batch.receivedAt,
+    reversalReceipt: typeof fact.data.reversalReceipt === 'string' ? fact.data.reversalReceipt : null,
+    eventId: counted.metadata.id,
+    evidence,
+  };
+  return { event: counted, reversal };
+}
+
+/** Records one fact (first delivery wins); true when this delivery wrote it. */
+async function recordFact(recording: FactRecording, item: PlacedFact): Promise<boolean> {
+  const { store, log, batch, receiptId, options, ref } = recording;
+  const { fact, transaction } = item;
+  if (await staleOrContradicted(recording, item)) return false;
+  let event = factEvent(recording, item);
+  const evidence = factEvidence(fact, batch, receiptId);
+  let reversal: ReversalRecord | undefined;
+  if (fact.event === 'TransactionReversed' && transaction)
+    ({ event, reversal } = await countReversal(recording, fact, transaction, event, evidence));
+  const stood = await store.putRecordIfAbsent(
+    {
+      ...ref(fact.namespace, fact.id),
+      data: {
+        event: fact.event,
+        ...(transaction ? { reference: transaction.key.reference } : {}),
+        receiptId: receiptId ?? null,
+        ...(fact.keep ? { kept: fact.keep } : {}),
+      },
+      createdAt: batch.receivedAt,
+      outbox: [event],
+    },
+    options,
+  );
+  // The transaction shows what is said about it: the event on its timeline, a reversal in its reversals.
+  // Noted on a repeat as well, so a crash between the fact's write and this one is mended by the retry.
+  if (transaction && (stood.written || stood.record.data.event === fact.event))
+    await noteOnTransaction(store, transaction, event, reversal, options);
+  if (!stood.written) {
+    // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
+    // never "first wins" silently. A failure often names no receipt: the payment is the one the first
+    // result was recorded about.
+    const about = transaction ?? (await recordedAbout(store, batch, stood.record, options));
+    if (about && stood.record.data.event !== fact.event)
+      await raiseContradiction(store, ref, about, fact, stood.record, evidence, batch, log, options);
+    return false;
+  }
+  // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.
+  for (const alias of fact.aliases ?? [])
+    await store.putRecordIfAbsent(
+      { ...ref(fact.namespace, alias), data: { aliasOf: fact.id }, createdAt: batch.receivedAt },
+      options,
+    );
+  return true;
+}
+
 /**
  * Records each fact once (first delivery wins) with its event in the record's outbox. A fact one of whose
  * `supersededBy` facts is already recorded (a queue timeout arriving after the result) publishes nothing.
@@ -326,176 +529,19 @@ function factEvidence(
  */
 export async function recordFacts(
   deps: { store: CallbackStore; log: RelayLogger },
-  batch: {
-    provider: string;
-    account: string;
-    origin: EventOrigin;
-    receivedAt: string;
-    authentication?: AuthenticationMethod[];
-    authenticated?: boolean;
-  },
+  batch: FactBatch,
   placed: readonly PlacedFact[],
   receiptId: string | undefined,
   options: WriteOptions = {},
 ): Promise<number> {
-  const { store, log } = deps;
+  const ref: RecordRefOf = (namespace, id) => ({
+    provider: batch.provider,
+    account: batch.account,
+    namespace: factNamespace(namespace),
+    id,
+  });
+  const recording: FactRecording = { store: deps.store, log: deps.log, batch, receiptId, options, ref };
   let written = 0;
-  for (const item of placed) {
-    const { fact, transaction } = item;
-    const ref = (namespace: string, id: string) => ({
-      provider: batch.provider,
-      account: batch.account,
-      namespace: factNamespace(namespace),
-      id,
-    });
-    // Stale: superseded (a later fact recorded), or recorded before under its other id (a repeat that
-    // names the request by ConversationID only).
-    const read = { consistent: true, signal: options.signal };
-    const earlier = [
-      ...(fact.supersededBy ?? []),
-      ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id })),
-    ];
-    let stale = false;
-    let contradicted: ProviderRecord | undefined;
-    for (const other of earlier) {
-      const found = await store.getRecord(ref(other.namespace, other.id), read);
-      stale = Boolean(found);
-      // Recorded before under its other id: the same request; another outcome there contradicts it.
-      const first =
-        found && typeof found.data.aliasOf === 'string'
-          ? await store.getRecord(ref(fact.namespace, found.data.aliasOf), read)
-          : undefined;
-      if (first && first.data.event !== fact.event && !(fact.supersededBy ?? []).length) contradicted = first;
-      if (stale) break;
-    }
-    const contradictedAbout =
-      contradicted && (transaction ?? (await recordedAbout(store, batch, contradicted, options)));
-    if (contradicted && contradictedAbout)
-      await raiseContradiction(
-        store,
-        ref,
-        contradictedAbout,
-        fact,
-        contradicted,
-        factEvidence(fact, batch, receiptId),
-        batch,
-        log,
-        options,
-      );
-    if (stale) continue;
-    const about = transaction
-      ? {
-          kind: transaction.kind,
-          reference: transaction.key.reference,
-          transactionStatus: transaction.status,
-        }
-      : { kind: null, reference: null, transactionStatus: null };
-    // A fact that moves money (`amount` given, null when unsaid) is checked against its transaction.
-    const check = fact.amount !== undefined ? { amountCheck: amountCheck(item) } : {};
-    if (check.amountCheck === 'differs')
-      log.warn('reversal amount differs from the transaction it reverses', {
-        event: fact.event,
-        provider: batch.provider,
-        account: batch.account,
-        reference: transaction?.key.reference,
-        reversed: fact.amount?.value,
-        registered: transaction?.amount?.value,
-      });
-    const data: Record<string, unknown> = {
-      provider: batch.provider,
-      account: batch.account,
-      // A fact that can be about a transaction names it, or says it names none.
-      ...(fact.about ? about : {}),
-      ...fact.data,
-      ...check,
-      // netAmount: set once the reversal is counted against the payment it is about (withNetAmount).
-      ...(fact.event === 'TransactionReversed'
-        ? { evidence: [factEvidence(fact, batch, receiptId)], netAmount: null }
-        : {}),
-      receiptId: receiptId ?? null,
-      receivedAt: batch.receivedAt,
-    };
-    const correlationId = transaction
-      ? correlationIdOf(transaction)
-      : `${batch.provider}:${batch.account}:${fact.id}`;
-    let event: EventEnvelope = buildEvent(
-      fact.event,
-      correlationId,
-      `${fact.namespace}:${fact.id}`,
-      batch.origin,
-      batch.receivedAt,
-      data,
-    );
-    const evidence = factEvidence(fact, batch, receiptId);
-    // A payment is reversed for at most its amount, however many requests report reversals of it:
-    // what would go beyond is a conflict for a person, never another TransactionReversed.
-    let reversal: ReversalRecord | undefined;
-    if (fact.event === 'TransactionReversed' && transaction) {
-      const { refused, before } = await claimReversal(
-        store,
-        ref,
-        transaction,
-        fact,
-        receiptId,
-        batch.receivedAt,
-        options,
-      );
-      if (!refused) {
-        event = withNetAmount(event, transaction, fact, before);
-        reversal = {
-          id: fact.id,
-          amount: fact.amount ?? null,
-          at: batch.receivedAt,
-          reversalReceipt: typeof fact.data.reversalReceipt === 'string' ? fact.data.reversalReceipt : null,
-          eventId: event.metadata.id,
-          evidence,
-        };
-      } else
-        event = reversalConflict(
-          transaction,
-          fact,
-          {
-            kind: refused.earlier ? 'STATUS' : 'AMOUNT_MISMATCH',
-            detail: refused.detail,
-            evidence: refused.earlier ? [recordedEvidence(refused.earlier), evidence] : [evidence],
-          },
-          batch,
-        );
-    }
-    const stood = await store.putRecordIfAbsent(
-      {
-        ...ref(fact.namespace, fact.id),
-        data: {
-          event: fact.event,
-          ...(transaction ? { reference: transaction.key.reference } : {}),
-          receiptId: receiptId ?? null,
-          ...(fact.keep ? { kept: fact.keep } : {}),
-        },
-        createdAt: batch.receivedAt,
-        outbox: [event],
-      },
-      options,
-    );
-    // The transaction shows what is said about it: the event on its timeline, a reversal in its reversals.
-    // Noted on a repeat as well, so a crash between the fact's write and this one is mended by the retry.
-    if (transaction && (stood.written || stood.record.data.event === fact.event))
-      await noteOnTransaction(store, transaction, event, reversal, options);
-    if (!stood.written) {
-      // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
-      // never "first wins" silently. A failure often names no receipt: the payment is the one the first
-      // result was recorded about.
-      const about = transaction ?? (await recordedAbout(store, batch, stood.record, options));
-      if (about && stood.record.data.event !== fact.event)
-        await raiseContradiction(store, ref, about, fact, stood.record, evidence, batch, log, options);
-      continue;
-    }
-    written += 1;
-    // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.
-    for (const alias of fact.aliases ?? [])
-      await store.putRecordIfAbsent(
-        { ...ref(fact.namespace, alias), data: { aliasOf: fact.id }, createdAt: batch.receivedAt },
-        options,
-      );
-  }
+  for (const item of placed) if (await recordFact(recording, item)) written += 1;
   return written;
 }
