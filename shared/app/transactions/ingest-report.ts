@@ -401,24 +401,22 @@ async function samePaymentRecordedAs(
   return undefined;
 }
 
-/**
- * Places what one delivery says: finds each report's transaction, stores the receipt (before any
- * report is applied, so nothing is acknowledged that is not stored), applies the reports, and records
- * the aliases the reports taught. A failed alias write never fails a delivery that is already applied.
- */
-export async function ingestIntents(
-  deps: IngestDeps,
+/** A report of the delivery, placed: the transaction it is about, and how it was found. */
+interface PlacedIntent {
+  intent: ReportIntent;
+  key: TransactionKey;
+  origin: EventOrigin;
+  matched: boolean;
+  asked?: StatusQuestion;
+}
+
+/** Finds each report's transaction (or files an unmatched hint apart), its limits checked. */
+async function placeIntents(
+  store: CallbackStore,
   batch: IngestBatch,
-  options: WriteOptions = {},
-): Promise<IngestBatchResult> {
-  const { store, log } = deps;
-  const placed: {
-    intent: ReportIntent;
-    key: TransactionKey;
-    origin: EventOrigin;
-    matched: boolean;
-    asked?: StatusQuestion;
-  }[] = [];
+  options: WriteOptions,
+): Promise<PlacedIntent[]> {
+  const placed: PlacedIntent[] = [];
   for (const intent of batch.intents) {
     const resolved = intent.correlate
       ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate, options)
@@ -440,6 +438,213 @@ export async function ingestIntents(
       ...(origin === 'poll' && resolved.asked ? { asked: resolved.asked } : {}),
     });
   }
+  return placed;
+}
+
+/**
+ * Stores the delivery's bytes under its first report's transaction (else its first fact's); a hint over
+ * its budget keeps no body.
+ */
+async function storeBatchReceipt(
+  store: CallbackStore,
+  batch: IngestBatch,
+  receiptKey: TransactionKey | undefined,
+  hintOverBudget: boolean,
+  options: WriteOptions,
+): Promise<ReceiptResult | undefined> {
+  const receipt =
+    batch.receipt && receiptKey ? await storeReceipt(store, receiptKey, batch.receipt, options) : undefined;
+  if (receipt && receiptKey && hintOverBudget && receipt.deliveries === 1)
+    await store.dropReceiptBody(receiptKey, receipt.receiptId, options);
+  return receipt;
+}
+
+/** What applying each placed report needs: the delivery, and the receipt stored for it. */
+interface IntentApplying {
+  deps: IngestDeps;
+  batch: IngestBatch;
+  options: WriteOptions;
+  receipt: ReceiptResult | undefined;
+  /** The key the receipt was stored under: the very object of the placed report it belongs to. */
+  receiptKey: TransactionKey | undefined;
+}
+
+/** A hint no transaction matched: kept, then applied after all if a registration matched it meanwhile. */
+async function applyUnmatchedHint(
+  { deps, batch, options, receipt }: IntentApplying,
+  { intent, key }: PlacedIntent,
+): Promise<ApplyOutcome[]> {
+  const { store } = deps;
+  const kept = await keepHint(deps, {
+    intent,
+    key,
+    receiptId: receipt?.receiptId,
+    at: batch.receivedAt,
+    authentication: batch.authentication ?? [],
+  });
+  // A registration may have written its externalId alias between our lookup and the hint: it read
+  // no hint then, so we look again (consistent read) and, found now, the hint is applied as matched.
+  const late = intent.correlate
+    ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate, {
+        ...options,
+        consistent: true,
+      })
+    : undefined;
+  if (!late?.matched) return [kept];
+  const applied = await ingestReport(deps, {
+    ...intent.draft,
+    key: { ...key, reference: late.reference },
+    receivedAt: batch.receivedAt,
+    origin: batch.origin,
+    receiptId: receipt?.receiptId,
+    authenticated: batch.authenticated,
+    ...(batch.authentication ? { authentication: batch.authentication } : {}),
+    hint: true,
+  });
+  return [kept, applied];
+}
+
+/**
+ * The report as applied: found through the record the relay wrote of its own status query (an answer
+ * to it, or to another question), or a callback's claim.
+ */
+function reportOf(
+  { batch, receipt }: IntentApplying,
+  { intent, key, origin: placedAs, asked }: PlacedIntent,
+  link: Record<string, string>,
+  viaRecord: boolean,
+): {
+  report: NormalizedReport;
+  draft: ReportIntent['draft'];
+  ownQuery: boolean;
+  mismatch: ReturnType<typeof unansweredQuestion>;
+} {
+  // A final answer is the provider's answer to the relay only when it answers the question the record
+  // says was asked (same receipt / OriginatorConversationID): else it is about another transaction, a
+  // claim held AMBIGUOUS with the disagreement on record. Compared here, where every process applies it
+  // (the callback function in AWS holds no key to verify the query's Occasion token).
+  const mismatch = viaRecord ? unansweredQuestion(asked ?? {}, intent.answersAbout) : undefined;
+  // The answer to the relay's own status query: a status answer, not a callback claim.
+  const ownQuery = viaRecord && !mismatch;
+  const origin = mismatch ? batch.origin : placedAs;
+  const draft = mismatch ? heldAsOtherAnswer(intent.draft, mismatch, key.reference) : intent.draft;
+  // A status answer that did not come through that record: nobody here asked it (or it beat the record).
+  const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
+  const report: NormalizedReport = {
+    ...draft,
+    key,
+    attributes: { ...draft.attributes, ...link },
+    receivedAt: batch.receivedAt,
+    origin,
+    receiptId: receipt?.receiptId,
+    authenticated: batch.authenticated || ownQuery,
+    ...(batch.authentication ? { authentication: batch.authentication } : {}),
+    ...((batch.confirmUnsignedSuccess || unasked) && !ownQuery ? { needsConfirmation: true } : {}),
+    ...((batch.confirmUnsignedFailure || unasked) && !ownQuery ? { confirmFailure: true } : {}),
+    ...(ownQuery ? { viaOwnQuery: true } : {}),
+    ...(intent.hint ? { hint: true } : {}),
+  };
+  return { report, draft, ownQuery, mismatch };
+}
+
+/** The ids a report taught, each pointing to its transaction; a failed write is logged, never thrown. */
+async function writeAliases(
+  { deps, batch, options }: IntentApplying,
+  { intent, key }: PlacedIntent,
+  written: Extract<ApplyOutcome, { kind: 'write' }>,
+): Promise<void> {
+  // A receipt the transaction only holds as a claim, not yet confirmed (decide-report.ts), teaches none.
+  const claimedOnly = (value: string) =>
+    written.next.receiptClaims?.includes(value) === true && written.next.providerTransactionId !== value;
+  for (const alias of intent.aliases ?? []) {
+    if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
+    if (claimedOnly(alias.value)) continue;
+    try {
+      await deps.store.putRecordIfAbsent(
+        {
+          provider: batch.provider,
+          account: batch.account,
+          namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
+          id: alias.value,
+          data: { reference: key.reference },
+          createdAt: batch.receivedAt,
+        },
+        options,
+      );
+    } catch (error) {
+      deps.log.warn('reference alias not written', {
+        provider: batch.provider,
+        account: batch.account,
+        namespace: alias.namespace,
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
+/** Applies one placed report to its transaction, then records the aliases it taught. */
+async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent): Promise<ApplyOutcome> {
+  const { deps, batch, options, receipt, receiptKey } = applying;
+  const { intent, key, origin: placedAs } = placed;
+  const linked = intent.link
+    ? await deps.store.getRecord(
+        { provider: batch.provider, account: batch.account, ...intent.link },
+        { consistent: true, signal: options.signal },
+      )
+    : undefined;
+  const link = linkedAttributes(linked?.data);
+  // Found through the record the relay wrote of its own status query before asking. A timeout of that
+  // query, or an answer still in progress, says nothing about the payment.
+  const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
+  const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
+  if (intent.saysNothing || (viaRecord && !final)) return { kind: 'noop', why: 'stale' };
+  const { report, draft, ownQuery, mismatch } = reportOf(applying, placed, link, viaRecord);
+  const samePaymentAs =
+    intent.samePaymentAs && report.status === 'SUCCEEDED' && report.providerTransactionId
+      ? await samePaymentRecordedAs(
+          deps.store,
+          key,
+          report.providerTransactionId,
+          intent.samePaymentAs,
+          options,
+        )
+      : undefined;
+  const newReceipt =
+    receipt && batch.receipt && receipt.deliveries === 1 && key === receiptKey
+      ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
+      : undefined;
+  const outcome = await ingestReport(deps, report, {
+    ...options,
+    ...(newReceipt ? { newReceipt } : {}),
+    born: intent.born ? { amount: expectedAmount(linked?.data), attributes: link } : undefined,
+    ...(ownQuery
+      ? {
+          ownQueryClaims: intent.ownQuery?.claims ?? {
+            providerTransactionId: draft.providerTransactionId,
+            amount: draft.amount,
+          },
+        }
+      : {}),
+    ...(samePaymentAs ? { samePaymentAs } : {}),
+    ...(intent.receiptConfirmable ? { receiptConfirmable: true } : {}),
+  });
+  // An answer about another transaction teaches no alias (its ids are that other transaction's).
+  if (outcome.kind === 'write' && !mismatch) await writeAliases(applying, placed, outcome);
+  return outcome;
+}
+
+/**
+ * Places what one delivery says: finds each report's transaction, stores the receipt (before any
+ * report is applied, so nothing is acknowledged that is not stored), applies the reports, and records
+ * the aliases the reports taught. A failed alias write never fails a delivery that is already applied.
+ */
+export async function ingestIntents(
+  deps: IngestDeps,
+  batch: IngestBatch,
+  options: WriteOptions = {},
+): Promise<IngestBatchResult> {
+  const { store } = deps;
+  const placed = await placeIntents(store, batch, options);
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
   const hintOverBudget =
     placed.some((p) => p.intent.hint && !p.matched) && !(await spendHintBudget(deps, batch, options));
@@ -455,141 +660,14 @@ export async function ingestIntents(
   const first = placed[0];
   const firstFact = facts[0];
   const receiptKey = first?.key ?? (firstFact && factReceiptKey(batch.provider, batch.account, firstFact));
-  const receipt =
-    batch.receipt && receiptKey ? await storeReceipt(store, receiptKey, batch.receipt, options) : undefined;
-  if (receipt && receiptKey && hintOverBudget && receipt.deliveries === 1)
-    await store.dropReceiptBody(receiptKey, receipt.receiptId, options);
+  const receipt = await storeBatchReceipt(store, batch, receiptKey, hintOverBudget, options);
   const factsRecorded = facts.length
     ? await recordFacts(deps, batch, facts, receipt?.receiptId, options)
     : undefined;
+  const applying: IntentApplying = { deps, batch, options, receipt, receiptKey };
   const outcomes: ApplyOutcome[] = [];
-  for (const { intent, key, origin: placedAs, matched, asked } of placed) {
-    if (intent.hint && !matched) {
-      outcomes.push(
-        await keepHint(deps, {
-          intent,
-          key,
-          receiptId: receipt?.receiptId,
-          at: batch.receivedAt,
-          authentication: batch.authentication ?? [],
-        }),
-      );
-      // A registration may have written its externalId alias between our lookup and the hint: it read
-      // no hint then, so we look again (consistent read) and, found now, the hint is applied as matched.
-      const late = intent.correlate
-        ? await resolveCorrelation(store, batch.provider, batch.account, intent.correlate, {
-            ...options,
-            consistent: true,
-          })
-        : undefined;
-      if (!late?.matched) continue;
-      outcomes.push(
-        await ingestReport(deps, {
-          ...intent.draft,
-          key: { ...key, reference: late.reference },
-          receivedAt: batch.receivedAt,
-          origin: batch.origin,
-          receiptId: receipt?.receiptId,
-          authenticated: batch.authenticated,
-          ...(batch.authentication ? { authentication: batch.authentication } : {}),
-          hint: true,
-        }),
-      );
-      continue;
-    }
-    const linked = intent.link
-      ? await store.getRecord(
-          { provider: batch.provider, account: batch.account, ...intent.link },
-          { consistent: true, signal: options.signal },
-        )
-      : undefined;
-    const link = linkedAttributes(linked?.data);
-    // Found through the record the relay wrote of its own status query before asking. A timeout of that
-    // query, or an answer still in progress, says nothing about the payment.
-    const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
-    const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
-    if (intent.saysNothing || (viaRecord && !final)) {
-      outcomes.push({ kind: 'noop', why: 'stale' });
-      continue;
-    }
-    // A final answer is the provider's answer to the relay only when it answers the question the record
-    // says was asked (same receipt / OriginatorConversationID): else it is about another transaction, a
-    // claim held AMBIGUOUS with the disagreement on record. Compared here, where every process applies it
-    // (the callback function in AWS holds no key to verify the query's Occasion token).
-    const mismatch = viaRecord ? unansweredQuestion(asked ?? {}, intent.answersAbout) : undefined;
-    // The answer to the relay's own status query: a status answer, not a callback claim.
-    const ownQuery = viaRecord && !mismatch;
-    const origin = mismatch ? batch.origin : placedAs;
-    const draft = mismatch ? heldAsOtherAnswer(intent.draft, mismatch, key.reference) : intent.draft;
-    // A status answer that did not come through that record: nobody here asked it (or it beat the record).
-    const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
-    const report: NormalizedReport = {
-      ...draft,
-      key,
-      attributes: { ...draft.attributes, ...link },
-      receivedAt: batch.receivedAt,
-      origin,
-      receiptId: receipt?.receiptId,
-      authenticated: batch.authenticated || ownQuery,
-      ...(batch.authentication ? { authentication: batch.authentication } : {}),
-      ...((batch.confirmUnsignedSuccess || unasked) && !ownQuery ? { needsConfirmation: true } : {}),
-      ...((batch.confirmUnsignedFailure || unasked) && !ownQuery ? { confirmFailure: true } : {}),
-      ...(ownQuery ? { viaOwnQuery: true } : {}),
-      ...(intent.hint ? { hint: true } : {}),
-    };
-    const samePaymentAs =
-      intent.samePaymentAs && report.status === 'SUCCEEDED' && report.providerTransactionId
-        ? await samePaymentRecordedAs(store, key, report.providerTransactionId, intent.samePaymentAs, options)
-        : undefined;
-    const newReceipt =
-      receipt && batch.receipt && receipt.deliveries === 1 && key === receiptKey
-        ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
-        : undefined;
-    const outcome = await ingestReport(deps, report, {
-      ...options,
-      ...(newReceipt ? { newReceipt } : {}),
-      born: intent.born ? { amount: expectedAmount(linked?.data), attributes: link } : undefined,
-      ...(ownQuery
-        ? {
-            ownQueryClaims: intent.ownQuery?.claims ?? {
-              providerTransactionId: draft.providerTransactionId,
-              amount: draft.amount,
-            },
-          }
-        : {}),
-      ...(samePaymentAs ? { samePaymentAs } : {}),
-      ...(intent.receiptConfirmable ? { receiptConfirmable: true } : {}),
-    });
-    outcomes.push(outcome);
-    // An answer about another transaction teaches no alias (its ids are that other transaction's).
-    if (outcome.kind !== 'write' || mismatch) continue;
-    // Nor does a receipt the transaction only holds as a claim, not yet confirmed (decide-report.ts).
-    const claimedOnly = (value: string) =>
-      outcome.next.receiptClaims?.includes(value) === true && outcome.next.providerTransactionId !== value;
-    for (const alias of intent.aliases ?? []) {
-      if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
-      if (claimedOnly(alias.value)) continue;
-      try {
-        await store.putRecordIfAbsent(
-          {
-            provider: batch.provider,
-            account: batch.account,
-            namespace: `${ALIAS_NAMESPACE_PREFIX}${alias.namespace}`,
-            id: alias.value,
-            data: { reference: key.reference },
-            createdAt: batch.receivedAt,
-          },
-          options,
-        );
-      } catch (error) {
-        log.warn('reference alias not written', {
-          provider: batch.provider,
-          account: batch.account,
-          namespace: alias.namespace,
-          error: (error as Error).message,
-        });
-      }
-    }
-  }
+  for (const item of placed)
+    if (item.intent.hint && !item.matched) outcomes.push(...(await applyUnmatchedHint(applying, item)));
+    else outcomes.push(await applyPlacedIntent(applying, item));
   return { receipt, outcomes, ...(factsRecorded === undefined ? {} : { factsRecorded }) };
 }
