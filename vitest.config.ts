@@ -63,10 +63,10 @@ export default defineConfig({
     // cores are busy. Speed is measured by `npm run bench`, never asserted (docs/development.md).
     testTimeout: 90_000,
     hookTimeout: 180_000,
-    // Three forks on two cores: most files of the dynamodb lane spend their time waiting (on a relay's poll
-    // cycle, a simulator's settling time, a child process, Chromium), so a third worker runs a file while
-    // two wait; the CPU-bound cdk files then share the cores, as they would with any other work.
-    maxWorkers: 3,
+    // Two cores: two forks (each test file may also start a relay, a simulator or child processes). A third
+    // was measured (two runs on a machine shared with other work): no faster, and the load-sensitive waits
+    // of the dynamodb lane failed more often.
+    maxWorkers: 2,
     pool: 'forks',
     projects: [
       ...lane('fast', testsUnder(FAST_FOLDERS), []),

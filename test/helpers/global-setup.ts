@@ -18,7 +18,7 @@ interface Shared {
  * Why two: DynamoDB Local runs every request to its database on one SQLite thread. With one instance for
  * the lane, that thread was the queue every test file waited in (measured on part of the lane: 41,000
  * requests, about 4.7 ms of CPU each on a loaded machine, nearly all of the JVM's CPU on that one thread),
- * while the other core could not help. Two instances, each serving half the workers, can use both cores;
+ * while the other core could not help. Two instances, one per worker, can use both cores;
  * a third would only add a JVM's start-up (about 3 s of CPU) on two cores.
  */
 const DYNAMODB_LOCAL_INSTANCES = 2;
