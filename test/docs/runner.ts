@@ -282,19 +282,3 @@ export async function eventually(what: () => string | undefined, ms: number): Pr
     await new Promise((r) => setTimeout(r, 200));
   }
 }
-
-/** Lets at most `n` callers run at once. */
-export function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const queue: (() => void)[] = [];
-  return async (task) => {
-    if (active >= n) await new Promise<void>((r) => queue.push(r));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      queue.shift()?.();
-    }
-  };
-}

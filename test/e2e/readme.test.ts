@@ -19,7 +19,6 @@ import {
   eventually,
   isRelayStart,
   isSim,
-  limiter,
   readings,
   type Result,
   rewrite,
@@ -28,6 +27,7 @@ import {
   type Target,
 } from '../docs/runner';
 import { inOrder } from '../docs/markdown';
+import { atMost } from '../helpers/at-most';
 
 /** Files whose every shell block says whether and how it runs. */
 const MARKED = [
@@ -258,7 +258,7 @@ describe('the docs, executed against npm start', () => {
     // Each scenario is a node process driving the one relay and its DynamoDB Local: more at a time only
     // makes each slower on two cores, and a slower relay changes which report wins a race (a status check
     // before a late callback), not just how long the run takes.
-    const three = limiter(3);
+    const three = atMost(3);
     const simulator = startRelay('simulator').then((running) => {
       relays.set('simulator', running);
       // Started here, checked by their tests below (after the blocks, which run meanwhile).
