@@ -1,5 +1,10 @@
+import { appendFileSync, readFileSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
+import {
+  type DynamoDbLocalHandle,
+  dynamoDbLocalProcesses,
+  startDynamoDbLocal,
+} from '../../local/dynamodb-local';
 
 /**
  * DynamoDB Local for the whole run, as DYNAMODB_LOCAL_INSTANCES instances (every test file creates its own
@@ -43,7 +48,38 @@ export async function teardown(): Promise<void> {
   delete registry[KEY];
   // A start that failed has already failed the setup; there is nothing to stop.
   await shared.started.then(
-    (handles) => Promise.all(handles.map((handle) => handle.stop())),
+    (handles) => {
+      logJvmCpu(handles);
+      return Promise.all(handles.map((handle) => handle.stop()));
+    },
     () => undefined,
   );
+}
+
+/**
+ * With TEST_CPU_LOG (test/helpers/cpu-meter.ts), each instance's CPU over the whole run, as one more line
+ * of the log: DynamoDB Local runs detached, so no test file's CPU counts it, and it is the lane's largest
+ * single consumer (docs/development.md#how-long-the-suite-takes).
+ */
+function logJvmCpu(handles: DynamoDbLocalHandle[]): void {
+  const log = process.env.TEST_CPU_LOG;
+  if (!log) return;
+  handles.forEach((handle, index) => {
+    const selfMs = dynamoDbLocalProcesses(handle).reduce((sum, pid) => sum + processCpuMs(pid), 0);
+    appendFileSync(
+      log,
+      `${JSON.stringify({ file: `dynamodb-local#${index + 1}`, wallMs: 0, selfMs, childrenMs: 0 })}\n`,
+    );
+  });
+}
+
+/** A live process's user + system CPU in ms (/proc/<pid>/stat fields 14 and 15, in 1/100 s ticks). */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
