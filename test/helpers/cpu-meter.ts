@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll, expect, inject } from 'vitest';
 
 /**
  * Where a lane's time goes, in CPU rather than wall time (a busy machine stretches wall time, not CPU):
@@ -21,9 +21,26 @@ function cpu(): { self: number; children: number } {
   return { self: at(14) + at(15), children: at(16) + at(17) };
 }
 
+/**
+ * The CPU of this worker's DynamoDB Local (the dynamodb lane gives each worker its own instance,
+ * test/helpers/dynamo.ts), in ms: what the file's requests cost the database. 0 in the other lanes.
+ */
+function jvmCpu(): number {
+  const pids = inject('dynamoPids');
+  if (!pids?.length) return 0;
+  const pid = pids[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % pids.length];
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
 if (LOG) {
   // A setup file runs again before each test file, shared workers included: the file's imports count.
-  const start = { wall: performance.now(), ...cpu() };
+  const start = { wall: performance.now(), ...cpu(), jvm: jvmCpu() };
   afterAll(() => {
     const end = cpu();
     appendFileSync(
@@ -33,6 +50,7 @@ if (LOG) {
         wallMs: Math.round(performance.now() - start.wall),
         selfMs: end.self - start.self,
         childrenMs: end.children - start.children,
+        dynamoMs: jvmCpu() - start.jvm,
       })}\n`,
     );
   });

@@ -36,9 +36,14 @@ export async function setup(project: TestProject): Promise<void> {
     users: 0,
   });
   shared.users++;
+  const handles = await shared.started;
   project.provide(
     'dynamoEndpoints',
-    (await shared.started).map((handle) => handle.endpoint),
+    handles.map((handle) => handle.endpoint),
+  );
+  project.provide(
+    'dynamoPids',
+    handles.map((handle) => handle.pid),
   );
 }
 

@@ -98,21 +98,32 @@ const indent = (text: string) =>
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 
-/** The CPU lines of a TEST_CPU_LOG (one JSON line per test file): per lane, then the ten costliest files. */
+/**
+ * The CPU lines of a TEST_CPU_LOG (one JSON line per test file, test/helpers/cpu-meter.ts, and one per
+ * DynamoDB Local instance, test/helpers/global-setup.ts): per lane, each instance's total, then the ten
+ * costliest files. A file's cost includes what its requests cost its worker's DynamoDB Local.
+ */
 export function cpuSummary(log: string): string {
   const rows = log
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { file: string; selfMs: number; childrenMs: number })
-    .map((row) => ({ ...row, cpuMs: row.selfMs + row.childrenMs }));
+    .map(
+      (line) => JSON.parse(line) as { file: string; selfMs: number; childrenMs: number; dynamoMs?: number },
+    )
+    .map((row) => ({ ...row, dynamoMs: row.dynamoMs ?? 0 }))
+    .map((row) => ({ ...row, cpuMs: row.selfMs + row.childrenMs + row.dynamoMs }));
+  const instances = rows.filter((row) => row.file.startsWith('dynamodb-local#'));
+  const files = rows.filter((row) => !instances.includes(row));
   const lanes = new Map<string, number>();
-  for (const row of rows) {
+  for (const row of files) {
     const lane = laneOf(row.file);
     lanes.set(lane, (lanes.get(lane) ?? 0) + row.cpuMs);
   }
-  let text = '\nCPU of the test files (their workers, and the child processes they reaped):\n';
+  let text =
+    '\nCPU of the test files (their workers, the child processes they reaped, their DynamoDB Local requests):\n';
   for (const [lane, ms] of lanes) text += `  ${seconds(ms)}  ${lane} lane\n`;
-  for (const row of rows.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10))
-    text += `  ${seconds(row.cpuMs)}  ${row.file} (child processes ${seconds(row.childrenMs).trim()})\n`;
+  for (const row of instances) text += `  ${seconds(row.cpuMs)}  ${row.file}, the whole run\n`;
+  for (const row of files.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10))
+    text += `  ${seconds(row.cpuMs)}  ${row.file} (child processes ${seconds(row.childrenMs).trim()}, DynamoDB Local ${seconds(row.dynamoMs).trim()})\n`;
   return text;
 }
