@@ -21,7 +21,13 @@ const ISOLATED = Object.keys(NEEDS_ISOLATION);
  * as flaky at the end of the run (test/helpers/summary-reporter.ts), to be fixed, not forgotten. The fast
  * and cdk lanes are deterministic: no retry.
  */
-const DYNAMODB_LOCAL = { globalSetup: ['test/helpers/global-setup.ts'], retry: 1 };
+const DYNAMODB_LOCAL = {
+  globalSetup: ['test/helpers/global-setup.ts'],
+  // After each file, the tables it made are deleted: DynamoDB Local gets slower with every table it holds.
+  // (A project's setupFiles come after the root's: the CPU meter's hooks stay outermost.)
+  setupFiles: ['test/helpers/drop-tables.ts'],
+  retry: 1,
+};
 const ENV = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 /**
  * aws-cdk-lib (2.27x) validates every synthesized template with a built-in CloudFormation engine (WASM):

@@ -40,13 +40,15 @@ function jvmCpu(): number {
 
 if (LOG) {
   // A setup file runs again before each test file, shared workers included: the file's imports count.
-  const start = { wall: performance.now(), ...cpu(), jvm: jvmCpu() };
+  const start = { at: Date.now(), wall: performance.now(), ...cpu(), jvm: jvmCpu() };
   afterAll(() => {
     const end = cpu();
     appendFileSync(
       LOG,
       `${JSON.stringify({
         file: relative(process.cwd(), expect.getState().testPath ?? '?'),
+        // When it started (epoch ms): the run's timeline, which file waited for which, can be drawn from the log.
+        startedAt: start.at,
         wallMs: Math.round(performance.now() - start.wall),
         selfMs: end.self - start.self,
         childrenMs: end.children - start.children,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type LocalRelay, type LocalRelayOptions, startLocalRelay } from '../../local/relay';
 import { nextPollDelay } from '../../local/stream-pump';
 import { parseConfig } from '../../shared/config/load';
@@ -7,7 +6,7 @@ import { FileEventSink } from '../../shared/adapters/events/file-sink';
 import type { EventSink, RelayLogger } from '../../shared/app/ports';
 import type { AckBudget } from '../../shared/providers/types';
 import { PROVIDERS } from '../../shared/providers/registry';
-import { dynamoEndpoint } from './dynamo';
+import { dynamoEndpoint, testTableName } from './dynamo';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 /** Who acts with the shared ADMIN_TOKEN: a person's action with it names them (X-Relay-Actor). */
@@ -133,7 +132,7 @@ export async function startTestRelay(
     config,
     dynamoEndpoint: dynamoEndpoint(),
     dynamoRequestTimeoutMs: 15_000,
-    tableName: `e2e-${randomUUID()}`,
+    tableName: testTableName('e2e'),
     port: options.port ?? 0,
     log: silentLogger,
     sink: file
