@@ -4,13 +4,19 @@
  * (plain, or `-- --simulator`) exactly as written, ports and the events file rewritten the same way for every
  * block (test/docs/runner.ts), and each outcome they promise is checked. Every `npm run sim` example in the
  * docs (README, docs/, the simulator's READMEs) runs against the simulator relay.
+ *
+ * Under tsx a process spends most of its CPU loading the code: the `npm run sim` examples but the first,
+ * and the simulator relay's `npm start`, run a bundle of the same entry point instead
+ * (test/helpers/bundled-script.ts, which refuses when the script is more than tsx running that file). The
+ * first example and the plain relay run package.json's own command, so that path stays checked.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
-import { killChildren, ROOT, runTs, type Started, waitFor } from '../helpers/child-process';
+import { killChildren, ROOT, runBundle, runTs, type Started, waitFor } from '../helpers/child-process';
+import { bundledScript } from '../helpers/bundled-script';
 import { type Block, type Command, isShell, readBlocks, readCommands, type Relay } from '../docs/markdown';
 import {
   broken,
@@ -120,16 +126,18 @@ async function onRelay(relay: Relay, check: () => Promise<void>): Promise<void> 
 
 /** npm start, again if it gave up at startup (its DynamoDB Local calls time out after 1.5 s on a busy machine). */
 async function startRelay(kind: Relay): Promise<Running> {
+  const bundle = kind === 'simulator' ? (await bundledScript('start')).file : undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startRelayOnce(kind);
+      return await startRelayOnce(kind, bundle);
     } catch (error) {
       if (attempt === 3) throw error;
     }
   }
 }
 
-async function startRelayOnce(kind: Relay): Promise<Running> {
+/** `bundle`: run in place of local/start.ts (package.json's `npm start`). */
+async function startRelayOnce(kind: Relay, bundle: string | undefined): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), `docs-check-${kind}-`));
   mkdirSync(join(dir, '.relay'));
   const eventsFile = join(dir, '.relay/events.ndjson');
@@ -140,11 +148,8 @@ async function startRelayOnce(kind: Relay): Promise<Running> {
   const simPort = kind === 'simulator' ? await freePort() : undefined;
   const args = ['--port', String(port), '--config', config];
   if (simPort) args.push('--simulator', '--sim-port', String(simPort));
-  const relay = runTs('local/start.ts', args, {
-    SIM_PORT: '',
-    SIM_TIME_SCALE: '',
-    SIM_APPROVAL_DELAY_MS: '',
-  });
+  const env = { SIM_PORT: '', SIM_TIME_SCALE: '', SIM_APPROVAL_DELAY_MS: '' };
+  const relay = bundle ? runBundle(bundle, args, env) : runTs('local/start.ts', args, env);
   try {
     await waitFor(
       () => relay.output().includes('Ctrl-C to stop') || relay.child.exitCode !== null,
@@ -249,21 +254,27 @@ describe('the docs, executed against npm start', () => {
     );
   });
 
-  const examples = simExamples().map((example) => ({
+  const examples = simExamples().map((example, i) => ({
     ...example,
     run: undefined as Promise<{ text: string; result: Result }> | undefined,
     attempts: 0,
+    /** What `npm run sim` stands for: package.json's script for the first example, its bundle for the rest. */
+    scripts: {} as Record<string, string>,
+    real: i === 0,
   }));
   beforeAll(async () => {
     // Each scenario is a node process driving the one relay and its DynamoDB Local: more at a time only
     // makes each slower on two cores, and a slower relay changes which report wins a race (a status check
     // before a late callback), not just how long the run takes.
     const three = atMost(3);
-    const simulator = startRelay('simulator').then((running) => {
+    const sim = bundledScript('sim');
+    const simulator = startRelay('simulator').then(async (running) => {
       relays.set('simulator', running);
+      const bundled = { sim: (await sim).command };
+      for (const example of examples) if (!example.real) example.scripts = bundled;
       // Started here, checked by their tests below (after the blocks, which run meanwhile).
       for (const example of examples) {
-        const text = rewrite(example.command.text, running.target);
+        const text = rewrite(example.command.text, running.target, example.scripts);
         example.run = three(() => runAlone(text, 150_000)).then((result) => ({ text, result }));
       }
     });
@@ -291,9 +302,10 @@ describe('the docs, executed against npm start', () => {
     }
 
   for (const example of examples) {
-    const { where: at, command, stale } = example;
+    const { where: at, command, stale, real } = example;
     const test = stale ? it.concurrent.fails : it.concurrent;
-    test(`${at.join(', ')} ${command.text}${stale ? ` (stale in the doc: ${stale})` : ''}`, async () => {
+    const as = real ? ' (as package.json runs it)' : '';
+    test(`${at.join(', ')} ${command.text}${as}${stale ? ` (stale in the doc: ${stale})` : ''}`, async () => {
       // The first attempt reads the run started beside the blocks; a retry (the lane's retry: 1) runs the
       // scenario again rather than judging the same output twice.
       const first = example.attempts++ === 0;
@@ -301,7 +313,7 @@ describe('the docs, executed against npm start', () => {
       const { text, result } = first
         ? await example.run!
         : await (async () => {
-            const text = rewrite(example.command.text, target);
+            const text = rewrite(example.command.text, target, example.scripts);
             return { text, result: await runAlone(text, 150_000) };
           })();
       const problems = broken(command, result, relays.get('simulator')!.target);
