@@ -54,8 +54,8 @@ export class ScriptNotBundlableError extends Error {
 }
 
 /** The repository file a script runs, when the script is exactly tsx running it. */
-export function entryOf(name: string): string {
-  const script = SCRIPTS[name];
+export function entryOf(name: string, scripts: Record<string, string> = SCRIPTS): string {
+  const script = scripts[name];
   const file = /^(?:node --import tsx|tsx) ([\w./-]+\.ts)$/.exec(script ?? '')?.[1];
   if (!file) throw new ScriptNotBundlableError(name, script);
   return file;
