@@ -18,7 +18,11 @@ export interface Target {
 
 const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
 
-export function rewrite(text: string, t: Target): string {
+/**
+ * `scripts` stands in for package.json's scripts by name (a bundle of the same entry point,
+ * test/helpers/bundled-script.ts).
+ */
+export function rewrite(text: string, t: Target, scripts: Record<string, string> = {}): string {
   let s = text
     .replaceAll('http://localhost:3000', t.relayUrl)
     .replace(/(?<![\w/.:-])localhost:3000\b/g, t.relayUrl.replace(/^http:\/\//, ''))
@@ -26,7 +30,7 @@ export function rewrite(text: string, t: Target): string {
     .replace(/(?<![\w/.-])\.relay\/events\.ndjson/g, t.eventsFile);
   if (t.simUrl) s = s.replaceAll('http://127.0.0.1:4010', t.simUrl);
   s = s.replace(/^npm run ([\w:-]+)(?: --)?(?=\s|$)/, (whole, name: string) => {
-    const script = SCRIPTS[name];
+    const script = scripts[name] ?? SCRIPTS[name];
     if (!script) throw new Error(`package.json has no script "${name}" (${whole})`);
     const flags = name === 'sim' ? ` --relay ${t.relayUrl} --sim ${t.simUrl} --config ${t.config}` : '';
     return `${script}${flags}`;

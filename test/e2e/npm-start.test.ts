@@ -3,11 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
-import { killChildren, ROOT, runTs, waitFor } from '../helpers/child-process';
+import { bundledScript } from '../helpers/bundled-script';
+import { killChildren, ROOT, runBundle, runTs, waitFor } from '../helpers/child-process';
 
 afterEach(killChildren);
 
 const start = (args: string[], env: NodeJS.ProcessEnv = {}) => runTs('local/start.ts', args, env);
+/**
+ * The refusals end before DynamoDB Local starts: most of their CPU would be tsx loading the relay (about
+ * 3 s), so they run a bundle of the same entry point (test/helpers/bundled-script.ts); the first test runs
+ * package.json's own command.
+ */
+const bundledStart = async (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runBundle((await bundledScript('start')).file, args, env);
 
 describe('npm start', () => {
   it('starts DynamoDB Local and the relay, answers /health, and stops both on SIGTERM', async () => {
@@ -43,13 +51,13 @@ describe('npm start', () => {
         accounts: { momo: { demo: { currency: 'EURO' } } },
       }),
     );
-    const relay = start(['--config', config]);
+    const relay = await bundledStart(['--config', config]);
     expect(await relay.exited).toBe(1);
     expect(relay.output()).toContain('accounts.momo.demo.currency');
   }, 30_000);
 
   it('explains that Java is needed when java is not on PATH', async () => {
-    const relay = start([], { PATH: mkdtempSync(join(tmpdir(), 'no-java-')) });
+    const relay = await bundledStart([], { PATH: mkdtempSync(join(tmpdir(), 'no-java-')) });
     expect(await relay.exited).toBe(1);
     expect(relay.output()).toMatch(/needs Java 17/);
   }, 30_000);

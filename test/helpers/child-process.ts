@@ -18,7 +18,16 @@ const running: ChildProcess[] = [];
  * SIGKILLs it unless it answers within 30 ms, so on a busy machine SIGTERM skipped the shutdown.
  */
 export function runTs(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  return runNode(['--import', 'tsx', script, ...args], env);
+}
+
+/** A bundle standing for a script (test/helpers/bundled-script.ts), run as runTs runs the script. */
+export function runBundle(bundle: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Started {
+  return runNode([bundle, ...args], env);
+}
+
+function runNode(args: string[], env: NodeJS.ProcessEnv): Started {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,
