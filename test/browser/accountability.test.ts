@@ -11,9 +11,7 @@ import { expiredPayment, TEAM, useConsoleOnRelay } from './harness';
 const t = useConsoleOnRelay(
   () => ({
     management: { resolveLimits: { 'momo/open': '500' } },
-    // The poller only expires the 1 s payments (expiredPayment): a cycle a second expires each within a
-    // second and costs a fifth of the CPU and DynamoDB Local requests of the 0.2 s cycles it had.
-    reconciliation: { pollIntervalSeconds: 1 },
+    reconciliation: { pollIntervalSeconds: 0.2 },
     accounts: { momo: { open: { currency: 'EUR' } } },
   }),
   TEAM,

@@ -12,9 +12,7 @@ import { exported, useConsoleOnRelay, WAIT_MS } from './harness';
 
 const t = useConsoleOnRelay(() => ({
   accounts: { momo: { open: { currency: 'EUR' } } },
-  // The poller only expires the 1 s payments (resolvedPayment): a cycle a second expires each within a
-  // second and costs a fifth of the CPU and DynamoDB Local requests of the 0.2 s cycles it had.
-  reconciliation: { pollIntervalSeconds: 1 },
+  reconciliation: { pollIntervalSeconds: 0.2 },
   // The account's business day is Nairobi's: the console's default zone follows it.
   statements: { accounts: { 'momo/open': { timeZone: 'Africa/Nairobi' } } },
 }));
