@@ -136,13 +136,15 @@ const FEED_FLUSH_MS = 250;
  * feed: read() flushes the stream at most every FEED_FLUSH_MS, settle() at once.
  */
 export function relayEventFeed(relay: TestRelay, from = relay.sink.events.length): EventFeed {
-  let flushed = 0;
+  // After a flush the feed rests FEED_FLUSH_MS (a timer, not a measured time) before the next.
+  let resting = false;
   let flushing: Promise<unknown> | undefined;
   const pacedFlush = async () => {
-    if (!flushing && Date.now() - flushed >= FEED_FLUSH_MS)
+    if (!flushing && !resting)
       flushing = relay.flush().finally(() => {
-        flushed = Date.now();
         flushing = undefined;
+        resting = true;
+        setTimeout(() => (resting = false), FEED_FLUSH_MS).unref();
       });
     await flushing;
   };
