@@ -21,12 +21,20 @@ import { nextCheckAt } from '../../shared/domain/reconcile-schedule';
 import { scheduleFor } from '../../shared/app/reconciliation/reconcile-timing';
 import type { Simulator } from '../../simulator/server';
 import type { TestRelay } from '../helpers/relay';
-import { type DemoWithSimulator, simContext, startDemoWithSimulator } from '../helpers/relay-simulator';
+import {
+  type DemoWithSimulator,
+  simContext,
+  startDemoWithSimulator,
+  until as untilProbed,
+} from '../helpers/relay-simulator';
 
 const TIME_SCALE = 0.01;
-/** Payouts registered with the relay that Daraja never reports: it does not know their ids (R000001). */
-const QUEUED = 'SIM-B2C-NEVER-REPORTED-1';
-const QUEUED_WHILE_DOWN = 'SIM-B2C-NEVER-REPORTED-2';
+/**
+ * A payout registered with the relay that Daraja never reports: it does not know its id (R000001). A new
+ * reference each time: a retried test registers its own (the same one again is answered 200, not 201).
+ */
+let neverReported = 0;
+const newNeverReported = () => `SIM-B2C-NEVER-REPORTED-${++neverReported}`;
 /** Poll cycles to watch once silent with the status API down: over 12 s, two silence times (0.2 s each at least). */
 const CYCLES_WHILE_DOWN = 60;
 /** Status answers to wait for once silent: more than a whole silence time's worth (6 s at 0.6 s each). */
@@ -51,18 +59,10 @@ beforeAll(async () => {
 afterAll(() => pair?.stop());
 
 const context = (): SimContext => simContext(pair);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    await relay.flush();
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${DEADLINE_MS} ms`);
-    await sleep(100);
-  }
-}
+/** Waits until `probe` returns a value (what the relay published or the simulator sent), at most DEADLINE_MS. */
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined) =>
+  untilProbed(what, probe, { timeoutMs: DEADLINE_MS, flush: () => relay.flush() });
 
 const dataOf = (e: EventEnvelope) => e.data as Record<string, unknown>;
 const darajaDemo = (type: string) =>
@@ -130,7 +130,8 @@ describe('callback health on a Daraja account, end to end', () => {
     const resumes = () => darajaDemo('CallbacksResumed').slice(resumedBefore);
 
     // Act: a payout Daraja never reports; the relay's status queries about it are answered.
-    await registerPayout(QUEUED);
+    const queued = newNeverReported();
+    await registerPayout(queued);
     const silence = await until('CallbackSilence', () => silences()[0]);
     const answeredBefore = statusAnswers().length;
     await until(`${ANSWERS_WHILE_SILENT} status results while silent`, () =>
@@ -140,7 +141,7 @@ describe('callback health on a Daraja account, end to end', () => {
     await until('two more poll cycles', () => (relay.poller.totals.cycles >= cycles + 2 ? true : undefined));
 
     // Assess: one silence, never "resumed"; the payout still waits.
-    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${QUEUED}`)).body;
+    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${queued}`)).body;
     console.info(
       `callback health e2e (Daraja): ${silences().length} CallbackSilence, ` +
         `${resumes().length} CallbacksResumed after ${statusAnswers().length - answeredBefore} status results while silent`,
@@ -182,7 +183,8 @@ describe('callback health on a Daraja account, end to end', () => {
     const episodes = darajaDemo('CallbackSilence').length;
 
     // Act: another payout Daraja never reports; the account goes silent again, the status API stays down.
-    await registerPayout(QUEUED_WHILE_DOWN);
+    const queued = newNeverReported();
+    await registerPayout(queued);
     await until('a new CallbackSilence', () =>
       darajaDemo('CallbackSilence').length > episodes ? true : undefined,
     );
@@ -190,7 +192,7 @@ describe('callback health on a Daraja account, end to end', () => {
     await until(`${CYCLES_WHILE_DOWN} poll cycles while silent`, () =>
       relay.poller.totals.cycles >= cycles + CYCLES_WHILE_DOWN ? true : undefined,
     );
-    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${QUEUED_WHILE_DOWN}`)).body;
+    const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${queued}`)).body;
     await darajaFaults('');
 
     // Assess: every check failed, and there were no more of them than the normal schedule makes.

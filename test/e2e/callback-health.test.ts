@@ -27,6 +27,7 @@ import {
   simContext,
   simulatedDemoConfig,
   startRelayWithSimulator,
+  until as untilProbed,
 } from '../helpers/relay-simulator';
 
 const TIME_SCALE = 0.01;
@@ -88,23 +89,9 @@ afterAll(async () => {
 
 const context = (): SimContext => simContext(pair);
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls `probe` (after flushing the relay's stream) until it returns a value, or fails at the deadline. */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = DEADLINE_MS,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await relay.flush();
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
+/** Waits until `probe` returns a value (what the relay published, counted or polled), at most DEADLINE_MS. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = DEADLINE_MS) =>
+  untilProbed(what, probe, { timeoutMs, flush: () => relay.flush() });
 
 const ofType = (type: string): EventEnvelope[] => relay.sink.ofType(type);
 const dataOf = (e: EventEnvelope) => e.data as Record<string, any>;

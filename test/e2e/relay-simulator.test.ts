@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type EventFeed, eventLine } from '../../scripts/sim/events';
 import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
 import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
 import { parseConfig } from '../../shared/config/load';
@@ -12,7 +11,7 @@ import { readPullState } from '../../shared/app/provider-records/pull-cycle';
 import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
 import { atMost } from '../helpers/at-most';
-import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
+import { relayEventFeed, simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 import { call } from '../simulator/helpers';
 import { momoHeaders, momoToken } from '../simulator/momo-helpers';
@@ -75,29 +74,13 @@ afterAll(async () => {
   await relay?.stop();
 });
 
-/** Events published by the in-process relay after the feed is opened, flushed from its stream on demand. */
-function relayFeed(): EventFeed {
-  const from = relay.sink.events.length;
-  const read = async () => {
-    await relay.flush();
-    return relay.sink.events.slice(from).map((envelope) => ({ envelope, line: eventLine(envelope) }));
-  };
-  return {
-    label: 'test relay',
-    read,
-    settle: async () => {
-      await relay.flush();
-    },
-  };
-}
-
 function context(): SimContext {
   return {
     relayUrl: relay.url,
     simUrl: sim.url,
     adminToken: ADMIN_TOKEN,
     config,
-    events: relayFeed(),
+    events: relayEventFeed(relay),
     timeoutMs: 15_000,
     pollMs: 25,
   };
@@ -539,7 +522,7 @@ describe('relay + simulator: Daraja C2B, the pull', () => {
     for (;;) {
       const { lastAttemptAt } = await readPullState(relay.store, 'daraja', 'demo');
       if (lastAttemptAt && Date.parse(lastAttemptAt) >= asked) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // Act: `npm run sim -- daraja c2b --fault drop`, its timeout counted from the account's next pull.
     const result = await runScenario({ ...context(), extendTimeout: true }, 'daraja', 'c2b', {

@@ -12,12 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventLine } from '../../scripts/sim/events';
 import { runScenario } from '../../scripts/sim/run';
 import type { RelayConfig } from '../../shared/config/schema';
 import type { Simulator } from '../../simulator/server';
 import { type ReceiverFault, type RunningReceiver, startReceiver } from '../../simulator/receiver/receiver';
-import { simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
+import { relayEventFeed, simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
 import { ADMIN_HEADERS, ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 
 const WAIT_MS = 60_000;
@@ -99,23 +98,13 @@ const as = (who: keyof typeof TOKENS | 'admin' | 'nobody') =>
     : { authorization: `Bearer ${who === 'nobody' ? ADMIN_TOKEN : TOKENS[who]}` };
 
 async function momoPay() {
-  const from = relay.sink.events.length;
   return runScenario(
     {
       relayUrl: relay.url,
       simUrl: sim.url,
       adminToken: ADMIN_TOKEN,
       config,
-      events: {
-        label: 'test relay',
-        read: async () => {
-          await relay.flush();
-          return relay.sink.events.slice(from).map((envelope) => ({ envelope, line: eventLine(envelope) }));
-        },
-        settle: async () => {
-          await relay.flush();
-        },
-      },
+      events: relayEventFeed(relay),
       // The scenario ends when its events arrive: this only bounds a hang on a loaded machine.
       timeoutMs: 60_000,
       pollMs: 25,

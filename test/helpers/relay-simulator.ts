@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { freePort } from '../../local/dynamodb-local';
 import { simulatorApiSettings, simulatorWiring } from '../../local/simulator-wiring';
 import type { SimContext } from '../../scripts/sim/core';
-import { eventLine } from '../../scripts/sim/events';
+import { type EventFeed, eventLine } from '../../scripts/sim/events';
 import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
 import { createSimulator, type Simulator } from '../../simulator/server';
@@ -123,6 +123,43 @@ export async function startDemoWithSimulator(
   };
 }
 
+/**
+ * How often a feed's read() polls the relay's stream at most. A scenario reads its events every pollMs
+ * (25 ms) while it waits; flushing (two stream polls) on every read cost each waiting scenario ~80 stream
+ * polls a second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (every 50 ms
+ * while busy, 400 ms idle) publishes too; settle() still flushes at once.
+ */
+const FEED_FLUSH_MS = 250;
+
+/**
+ * Every event `relay` publishes from now on (from: its sink's count then), as `npm run sim` reads its
+ * feed: read() flushes the stream at most every FEED_FLUSH_MS, settle() at once.
+ */
+export function relayEventFeed(relay: TestRelay, from = relay.sink.events.length): EventFeed {
+  // After a flush the feed rests FEED_FLUSH_MS (a timer, not a measured time) before the next.
+  let resting = false;
+  let flushing: Promise<unknown> | undefined;
+  const pacedFlush = async () => {
+    if (!flushing && !resting)
+      flushing = relay.flush().finally(() => {
+        flushing = undefined;
+        resting = true;
+        setTimeout(() => (resting = false), FEED_FLUSH_MS).unref();
+      });
+    await flushing;
+  };
+  return {
+    label: 'test relay',
+    read: async () => {
+      await pacedFlush();
+      return relay.sink.events.slice(from).map((envelope) => ({ envelope, line: eventLine(envelope) }));
+    },
+    settle: async () => {
+      await relay.flush();
+    },
+  };
+}
+
 /** What `npm run sim` scenarios need, on this pair: every event the relay published, flushed on demand. */
 export function simContext({ relay, sim, config }: RelayWithSimulator): SimContext {
   return {
@@ -130,17 +167,32 @@ export function simContext({ relay, sim, config }: RelayWithSimulator): SimConte
     simUrl: sim.url,
     adminToken: ADMIN_TOKEN,
     config,
-    events: {
-      label: 'test relay',
-      read: async () => {
-        await relay.flush();
-        return relay.sink.events.map((envelope) => ({ envelope, line: eventLine(envelope) }));
-      },
-      settle: async () => {
-        await relay.flush();
-      },
-    },
+    events: relayEventFeed(relay, 0),
     timeoutMs: 15_000,
     pollMs: 25,
   };
+}
+
+/**
+ * Probes `probe` every 100 ms until it returns a value, or fails after `timeoutMs`. A probe reads what the
+ * relay has published, which its pump publishes within 400 ms of a write (test/helpers/relay.ts drivePump):
+ * the wait flushes the stream (`flush`) only once the probe holds, and returns what the probe says after it
+ * (it waits on if that no longer holds), so the answer counts every write made before. Flushing before
+ * every probe polled the stream 20 times a second for the whole wait, ~2 ms of DynamoDB Local CPU a poll.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  options: { timeoutMs: number; flush: () => Promise<unknown> },
+): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    if ((await probe()) !== undefined) {
+      await options.flush();
+      const value = await probe();
+      if (value !== undefined) return value;
+    }
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${options.timeoutMs} ms`);
+    await new Promise<void>((r) => setTimeout(r, 100));
+  }
 }
