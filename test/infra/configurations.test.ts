@@ -951,7 +951,7 @@ describe('every configuration above deploys: AWS limits and the CloudFormation s
     () => {
       const { errors, warnings } = cfnLint(Object.fromEntries(all()));
       if (warnings.length)
-        console.info(`${cfnLintVersion} warnings:\n${describeFindings(warnings).join('\n')}`);
+        console.info(`${cfnLintVersion()} warnings:\n${describeFindings(warnings).join('\n')}`);
       expect(describeFindings(errors)).toEqual([]);
     },
   );

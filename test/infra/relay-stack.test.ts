@@ -31,6 +31,7 @@ import { RelayStack } from '../../infra/relay-stack';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
 import { buildEvent } from '../../shared/domain/events';
 import { matchesFilterPattern } from './filter-pattern';
+import { withEsbuildWithoutNpx } from './esbuild-direct';
 import { ofType, synthOnce, synthRelay } from './relay-synth';
 
 const run = promisify(execFile);
@@ -83,11 +84,13 @@ const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action)
 beforeAll(() => {
   // Prepare: ONE real synth (esbuild bundles of the three handlers + cdk-nag), shared by every test.
   app = new App({ outdir: mkdtempSync(join(tmpdir(), 'relay-cdk-')) });
-  stack = new RelayStack(app, 'RelayUnderTest', {
-    relay: { config: exampleConfig, alarmEmail: 'oncall@example.com' },
+  withEsbuildWithoutNpx(() => {
+    stack = new RelayStack(app, 'RelayUnderTest', {
+      relay: { config: exampleConfig, alarmEmail: 'oncall@example.com' },
+    });
+    Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+    ({ annotations, template } = synthOnce(stack));
   });
-  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  ({ annotations, template } = synthOnce(stack));
   resources = template.toJSON().Resources;
 }, 180_000);
 
