@@ -1,4 +1,4 @@
-import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { type Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ACK_BUDGETS } from '../../shared/app/buffer/ingress-buffer';
 import { QUARANTINE_WRITE_BUDGET_MS } from '../../shared/app/callbacks/quarantine';
@@ -37,10 +37,8 @@ function bulkheadOf(
   return { reserved: callback.Properties.ReservedConcurrentExecutions as number, needs };
 }
 
-const infos = (stack: Parameters<typeof Annotations.fromStack>[0]) =>
-  Annotations.fromStack(stack)
-    .findInfo('*', Match.stringLikeRegexp('Callback bulkhead'))
-    .map((m) => String(m.entry.data));
+const infos = (annotations: Annotations) =>
+  annotations.findInfo('*', Match.stringLikeRegexp('Callback bulkhead')).map((m) => String(m.entry.data));
 
 describe('the callback function’s bulkhead', () => {
   const plain = synthRelay('Bulkhead');
@@ -63,7 +61,7 @@ describe('the callback function’s bulkhead', () => {
 
   it('prints each share’s arithmetic and the total at synth', () => {
     // Act
-    const printed = infos(plain.stack);
+    const printed = infos(plain.annotations);
 
     // Assess
     expect(printed).toEqual([
@@ -123,15 +121,13 @@ describe('the callback function’s bulkhead', () => {
 
     // Assess
     expect(bulkheadOf(small.resources).reserved).toBe(100);
-    const warnings = Annotations.fromStack(small.stack)
+    const warnings = small.annotations
       .findWarning('*', Match.stringLikeRegexp('below the bulkhead'))
       .map((m) => String(m.entry.data));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(
       'reservedConcurrency.callback: 100 is below the bulkhead of the route throttles (252)',
     );
-    expect(
-      Annotations.fromStack(plain.stack).findWarning('*', Match.stringLikeRegexp('below the bulkhead')),
-    ).toHaveLength(0);
+    expect(plain.annotations.findWarning('*', Match.stringLikeRegexp('below the bulkhead'))).toHaveLength(0);
   });
 });

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 /**
  * cfn-lint (the CloudFormation resource schemas: property patterns, lengths, enums, required keys) over
@@ -11,16 +12,34 @@ import { join } from 'node:path';
  */
 export const CFN_LINT_INSTALL = 'python3 -m pip install --user cfn-lint';
 
-const version = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
-/** `cfn-lint 1.x.y`, or undefined when it is not on the PATH. */
-export const cfnLintVersion: string | undefined =
-  version.status === 0 ? version.stdout.trim() || version.stderr.trim() : undefined;
+/**
+ * Whether `cfn-lint` is on the PATH, found without running it: `cfn-lint --version` loads all of cfn-lint
+ * (about 2.5 s of CPU), and every test worker importing this file asked it.
+ */
+const cfnLintOnPath = (process.env.PATH ?? '').split(delimiter).some((dir) => {
+  try {
+    accessSync(join(dir, 'cfn-lint'), constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+});
+
+let version: string | undefined;
+/** `cfn-lint 1.x.y` for a test's log (asked once per process), or undefined when it is not on the PATH. */
+export function cfnLintVersion(): string | undefined {
+  if (version === undefined && cfnLintOnPath) {
+    const run = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+    if (run.status === 0) version = run.stdout.trim() || run.stderr.trim();
+  }
+  return version;
+}
 
 export const cfnLintRequired = process.env.REQUIRE_CFN_LINT === '1';
 
 /** Why the cfn-lint tests are skipped (a new user's `npm test` stays green), or undefined to run them. */
 export function cfnLintSkipReason(): string | undefined {
-  if (cfnLintVersion || cfnLintRequired) return undefined;
+  if (cfnLintOnPath || cfnLintRequired) return undefined;
   return `cfn-lint is not installed: install it with \`${CFN_LINT_INSTALL}\` to check the templates against the CloudFormation schemas (CI sets REQUIRE_CFN_LINT=1 and fails without it)`;
 }
 
@@ -34,25 +53,32 @@ export interface CfnLintFinding {
 
 /**
  * Lints the templates (by name) in one cfn-lint run (its start-up dominates), every region-independent
- * rule; returns the errors and the warnings. Throws when cfn-lint is missing or does not answer in JSON.
+ * rule; returns the errors and the warnings. Identical templates (the same stack synthesized by several
+ * tests) are linted once, their findings reported under each name: cfn-lint's cost is per template, and a
+ * template's findings depend on its content alone. Throws when cfn-lint is missing or does not answer in
+ * JSON.
  */
 export function cfnLint(templates: Record<string, unknown>): {
   errors: CfnLintFinding[];
   warnings: CfnLintFinding[];
 } {
-  if (!cfnLintVersion)
+  if (!cfnLintOnPath)
     throw new Error(`cfn-lint is required (REQUIRE_CFN_LINT=1) but not installed: ${CFN_LINT_INSTALL}`);
   const dir = mkdtempSync(join(tmpdir(), 'relay-cfn-lint-'));
   try {
-    const files = Object.entries(templates).map(([name, template]) => {
-      const file = join(dir, `${name.replace(/[^\w.-]/g, '_')}.json`);
-      writeFileSync(file, JSON.stringify(template, undefined, 1));
-      return file;
-    });
-    const run = spawnSync('cfn-lint', ['--format', 'json', '--non-zero-exit-code', 'none', '--', ...files], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    /** The names of each distinct template, by the file it is linted from. */
+    const namesOf = new Map<string, string[]>();
+    for (const [name, template] of Object.entries(templates)) {
+      const json = JSON.stringify(template, undefined, 1);
+      const file = join(dir, `${createHash('sha256').update(json).digest('hex')}.json`);
+      if (!namesOf.has(file)) writeFileSync(file, json);
+      namesOf.set(file, [...(namesOf.get(file) ?? []), name]);
+    }
+    const run = spawnSync(
+      'cfn-lint',
+      ['--format', 'json', '--non-zero-exit-code', 'none', '--', ...namesOf.keys()],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     if (run.status !== 0)
       throw new Error(`cfn-lint failed (exit ${run.status}): ${run.stderr.slice(0, 2000)}`);
     const matches = JSON.parse(run.stdout || '[]') as Array<{
@@ -62,13 +88,15 @@ export function cfnLint(templates: Record<string, unknown>): {
       Rule: { Id: string };
       Location?: { Path?: unknown[] };
     }>;
-    const findings = matches.map((m) => ({
-      template: m.Filename.slice(dir.length + 1).replace(/\.json$/, ''),
-      rule: m.Rule.Id,
-      level: m.Level,
-      message: m.Message,
-      path: (m.Location?.Path ?? []).join('/'),
-    }));
+    const findings = matches.flatMap((m) =>
+      (namesOf.get(m.Filename) ?? [m.Filename]).map((template) => ({
+        template,
+        rule: m.Rule.Id,
+        level: m.Level,
+        message: m.Message,
+        path: (m.Location?.Path ?? []).join('/'),
+      })),
+    );
     return {
       errors: findings.filter((f) => f.level === 'Error'),
       warnings: findings.filter((f) => f.level === 'Warning'),

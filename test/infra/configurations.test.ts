@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Aspects, Duration, Stack } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { type Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -28,6 +28,7 @@ import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
 import { SILENCE_ALARMS_ENV } from '../../shared/config/silence-alarms';
 import { checkAwsLimits } from './aws-limits';
 import { cfnLint, cfnLintSkipReason, cfnLintVersion, describeFindings } from './cfn-lint';
+import { synthOnce } from './relay-synth';
 
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
 
@@ -45,31 +46,32 @@ function configuration(
   const stack = new Stack(app, name);
   const relay = new MobileMoneyRelay(stack, 'Relay', { config, ...relayProps(stack) });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  const template = Template.fromStack(stack);
+  const { annotations, template } = synthOnce(stack);
   templates.set(name, template.toJSON());
-  return { stack, relay, template, resources: template.toJSON().Resources as Record<string, any> };
+  return {
+    stack,
+    relay,
+    template,
+    annotations,
+    resources: template.toJSON().Resources as Record<string, any>,
+  };
 }
 
 /** Every template this file synthesizes, by stack name: the limits check and cfn-lint read them all (last describe). */
 const templates = new Map<string, Record<string, any>>();
 
-function nagFindings(stack: Stack) {
+/** cdk-nag's findings in a stack's annotations (synthOnce: the synth its template came from). */
+function nagFindings(annotations: Annotations) {
   const format = (m: { id: string; entry: { data?: unknown } }) =>
     `${m.id}: ${String(m.entry.data).split('\n')[0]}`;
   return {
-    errors: Annotations.fromStack(stack)
-      .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
-      .map(format),
-    warnings: Annotations.fromStack(stack)
-      .findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))
-      .map(format),
+    errors: annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(format),
+    warnings: annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')).map(format),
   };
 }
 
-const warningsOf = (stack: Stack) =>
-  Annotations.fromStack(stack)
-    .findWarning('*', Match.anyValue())
-    .map((w) => String(w.entry.data));
+const warningsOf = (annotations: Annotations) =>
+  annotations.findWarning('*', Match.anyValue()).map((w) => String(w.entry.data));
 
 const CERT_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
 const domainConfig = { ...exampleConfig, publicBaseUrl: 'https://relay.payments.example.org' };
@@ -188,7 +190,7 @@ const get = (name: keyof typeof configurations) => {
 describe('every supported configuration is cdk-nag clean', () => {
   for (const name of Object.keys(configurations) as Array<keyof typeof configurations>) {
     it(`${name}: zero unsuppressed AwsSolutions errors and warnings`, () => {
-      expect(nagFindings(get(name).stack)).toEqual({ errors: [], warnings: [] });
+      expect(nagFindings(get(name).annotations)).toEqual({ errors: [], warnings: [] });
     }, 180_000);
   }
 
@@ -283,7 +285,7 @@ describe('imported bus', () => {
 
 describe('alarm topic', () => {
   it('uses a passed topic for every paging alarm, creates only the ticket topic, and does not warn about paging', () => {
-    const { template, resources, stack } = get('passedAlarmTopic');
+    const { template, resources, annotations } = get('passedAlarmTopic');
     template.resourceCountIs('AWS::SNS::Topic', 1);
     const paging = Object.values(resources).filter(
       (r) => r.Type === 'AWS::CloudWatch::Alarm' && typeof r.Properties.AlarmActions?.[0] === 'string',
@@ -295,27 +297,31 @@ describe('alarm topic', () => {
       (r) => r.Type === 'AWS::CloudWatch::Alarm' && typeof r.Properties.AlarmActions?.[0] === 'object',
     ))
       expect(alarm.Properties.AlarmActions[0].Ref).toMatch(/TicketTopic/);
-    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the page topic/.test(w))).toEqual([]);
+    expect(warningsOf(annotations).filter((w) => /Nobody is subscribed to the page topic/.test(w))).toEqual(
+      [],
+    );
   });
 
   it('always creates TLS-only page and ticket topics without a customer key when none is passed, and warns when nobody is subscribed', () => {
-    const { template, stack } = configuration('NoSubscriber', () => ({}));
+    const { template, annotations } = configuration('NoSubscriber', () => ({}));
     template.resourceCountIs('AWS::SNS::Topic', 2);
     for (const topic of Object.values(template.findResources('AWS::SNS::Topic')))
       expect(topic.Properties.KmsMasterKeyId).toBeUndefined();
     template.resourceCountIs('AWS::KMS::Key', 0);
     template.resourceCountIs('AWS::SNS::Subscription', 0);
-    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the page topic/.test(w))).toHaveLength(1);
-    expect(warningsOf(stack).filter((w) => /Nobody is subscribed to the ticket topic/.test(w))).toHaveLength(
-      1,
-    );
-    expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
+    expect(
+      warningsOf(annotations).filter((w) => /Nobody is subscribed to the page topic/.test(w)),
+    ).toHaveLength(1);
+    expect(
+      warningsOf(annotations).filter((w) => /Nobody is subscribed to the ticket topic/.test(w)),
+    ).toHaveLength(1);
+    expect(nagFindings(annotations)).toEqual({ errors: [], warnings: [] });
   });
 });
 
 describe('custom domain', () => {
   it('maps the domain to the stage with TLS 1.2, creates A and AAAA aliases, and knows the public URL', () => {
-    const { template, relay, stack } = get('customDomain');
+    const { template, relay, annotations } = get('customDomain');
     template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
       DomainName: 'relay.payments.example.org',
       DomainNameConfigurations: [
@@ -331,18 +337,18 @@ describe('custom domain', () => {
       });
     expect(relay.publicUrl).toBe('https://relay.payments.example.org/');
     // publicBaseUrl matches the domain: no placeholder or mismatch warning.
-    expect(warningsOf(stack).filter((w) => /publicBaseUrl/.test(w))).toEqual([]);
+    expect(warningsOf(annotations).filter((w) => /publicBaseUrl/.test(w))).toEqual([]);
   });
 
   it('warns when publicBaseUrl does not match the custom domain', () => {
-    const { stack } = configuration('DomainMismatch', (s) => ({
+    const { annotations } = configuration('DomainMismatch', (s) => ({
       customDomain: {
         domainName: 'relay.payments.example.org',
         certificate: acm.Certificate.fromCertificateArn(s, 'Certificate', CERT_ARN),
       },
     }));
     expect(
-      warningsOf(stack).filter((w) =>
+      warningsOf(annotations).filter((w) =>
         /does not match the custom domain relay\.payments\.example\.org/.test(w),
       ),
     ).toHaveLength(1);
@@ -388,8 +394,15 @@ describe('the construct used from another CDK app', () => {
       target: new eventTargets.SqsQueue(orders),
     });
     Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-    const template = Template.fromStack(stack);
-    return { stack, relay, template, rule, resources: template.toJSON().Resources as Record<string, any> };
+    const { annotations, template } = synthOnce(stack);
+    return {
+      stack,
+      relay,
+      template,
+      annotations,
+      rule,
+      resources: template.toJSON().Resources as Record<string, any>,
+    };
   };
   const built = consumer();
   const policyOf = (roleIdPattern: RegExp) =>
@@ -544,7 +557,7 @@ describe('the construct used from another CDK app', () => {
   });
 
   it('is cdk-nag clean with the subscriber rule, the bus policy and the grants', () => {
-    expect(nagFindings(built.stack)).toEqual({ errors: [], warnings: [] });
+    expect(nagFindings(built.annotations)).toEqual({ errors: [], warnings: [] });
   });
 });
 
@@ -696,7 +709,7 @@ describe('CloudFront edge', () => {
 
   it('knows its public URL, and does not warn when publicBaseUrl is the distribution and edge.mode is cloudfront', () => {
     // Act
-    const { relay, stack } = get('cloudFrontEdge');
+    const { relay, stack, annotations } = get('cloudFrontEdge');
 
     // Assess
     expect(relay.distribution).toBeDefined();
@@ -705,12 +718,12 @@ describe('CloudFront edge', () => {
     });
     // No bypass warning: without a customDomain the execute-api endpoint stays on (CloudFront's origin),
     // but the origin check refuses what goes around before any callback runs (edge-isolation.test.ts).
-    expect(warningsOf(stack).filter((w) => /edge|publicBaseUrl|webAclArn/i.test(w))).toEqual([]);
+    expect(warningsOf(annotations).filter((w) => /edge|publicBaseUrl|webAclArn/i.test(w))).toEqual([]);
   });
 
   it('with its own domain: TLS 1.2 for viewers, the domain as the public URL', () => {
     // Act
-    const { relay, resources, stack } = get('cloudFrontEdgeOwnDomain');
+    const { relay, resources, annotations } = get('cloudFrontEdgeOwnDomain');
 
     // Assess
     const config = distributionConfig(resources);
@@ -720,12 +733,12 @@ describe('CloudFront edge', () => {
       SslSupportMethod: 'sni-only',
     });
     expect(relay.publicUrl).toBe('https://pay.example.org/');
-    expect(warningsOf(stack).filter((w) => /publicBaseUrl/.test(w))).toEqual([]);
+    expect(warningsOf(annotations).filter((w) => /publicBaseUrl/.test(w))).toEqual([]);
   });
 
   it('warns when edge.mode is not cloudfront, publicBaseUrl goes around the distribution, or there is no web ACL', () => {
     // Act
-    const { stack, template } = configuration(
+    const { annotations, template } = configuration(
       'EdgeMisconfigured',
       () => ({ alarmEmail: 'oncall@example.org', cloudFront: {} }),
       {
@@ -736,14 +749,14 @@ describe('CloudFront edge', () => {
     );
 
     // Assess
-    const warnings = warningsOf(stack);
+    const warnings = warningsOf(annotations);
     expect(warnings.filter((w) => /edge\.mode is "direct"/.test(w))).toHaveLength(1);
     expect(warnings.filter((w) => /does not point at the CloudFront distribution/.test(w))).toHaveLength(1);
     expect(warnings.filter((w) => /cloudFront has no webAclArn/.test(w))).toHaveLength(1);
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({ WebACLId: Match.absent() }),
     });
-    expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
+    expect(nagFindings(annotations)).toEqual({ errors: [], warnings: [] });
   });
 
   it('refuses an origin secret the relay would not accept, a web ACL ARN of the wrong scope, a domain without a certificate', () => {
@@ -792,9 +805,9 @@ describe('the edge web ACL stack (us-east-1)', () => {
     const app = new App();
     const stack = new RelayEdgeWebAclStack(app, 'EdgeWebAcl', props);
     Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-    const template = Template.fromStack(stack);
+    const { annotations, template } = synthOnce(stack);
     templates.set(`EdgeWebAcl${templates.size}`, template.toJSON());
-    return { stack, template, resources: template.toJSON().Resources as Record<string, any> };
+    return { stack, template, annotations, resources: template.toJSON().Resources as Record<string, any> };
   };
   const ruleNamed = (resources: Record<string, any>, name: string) =>
     Object.values(resources)
@@ -876,15 +889,17 @@ describe('the edge web ACL stack (us-east-1)', () => {
   });
 
   it('is cdk-nag clean', () => {
-    expect(nagFindings(webAclStack({ webAcl: { exemptCidrs: ['196.201.214.200/32'] } }).stack)).toEqual({
-      errors: [],
-      warnings: [],
-    });
+    expect(nagFindings(webAclStack({ webAcl: { exemptCidrs: ['196.201.214.200/32'] } }).annotations)).toEqual(
+      {
+        errors: [],
+        warnings: [],
+      },
+    );
   });
 
   it('pages an ALARM_EMAIL through a topic of its own region when a provider source is blocked', () => {
     // Act
-    const { stack, template, resources } = webAclStack({
+    const { annotations, template, resources } = webAclStack({
       alarmEmail: 'on-call@example.com',
       webAcl: { exemptCidrs: ['196.201.214.200/32'] },
     });
@@ -898,7 +913,7 @@ describe('the edge web ACL stack (us-east-1)', () => {
     const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
     expect(alarms.length).toBeGreaterThan(0);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-    expect(nagFindings(stack)).toEqual({ errors: [], warnings: [] });
+    expect(nagFindings(annotations)).toEqual({ errors: [], warnings: [] });
   });
 
   it('refuses another region, a bad rate limit or window, and a CIDR that is not one', () => {
@@ -936,7 +951,7 @@ describe('every configuration above deploys: AWS limits and the CloudFormation s
     () => {
       const { errors, warnings } = cfnLint(Object.fromEntries(all()));
       if (warnings.length)
-        console.info(`${cfnLintVersion} warnings:\n${describeFindings(warnings).join('\n')}`);
+        console.info(`${cfnLintVersion()} warnings:\n${describeFindings(warnings).join('\n')}`);
       expect(describeFindings(errors)).toEqual([]);
     },
   );

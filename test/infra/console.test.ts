@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Aspects, Stack } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MobileMoneyRelay } from '../../infra';
@@ -10,6 +10,7 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
 import { CONSOLE_ROUTES, consoleDomainPrefix, domainPrefixProblem } from '../../infra/relay/console';
+import { synthOnce } from './relay-synth';
 
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
 
@@ -23,8 +24,14 @@ function synth(console: Record<string, unknown> | ((stack: Stack) => Record<stri
     ...(console ? { console: (typeof console === 'function' ? console(stack) : console) as never } : {}),
   });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  const template = Template.fromStack(stack);
-  return { stack, relay, template, resources: template.toJSON().Resources as Record<string, any> };
+  const { annotations, template } = synthOnce(stack);
+  return {
+    stack,
+    relay,
+    template,
+    annotations,
+    resources: template.toJSON().Resources as Record<string, any>,
+  };
 }
 
 const ofType = (resources: Record<string, any>, type: string) =>
@@ -146,7 +153,7 @@ describe('the operator console in the CDK construct', () => {
   });
 
   it('is cdk-nag clean (AwsSolutions: no unsuppressed errors)', () => {
-    const errors = Annotations.fromStack(withConsole.stack)
+    const errors = withConsole.annotations
       .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
       .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
     expect(errors).toEqual([]);
@@ -253,7 +260,7 @@ describe('the console on its own domain', () => {
       Domain: consoleDomainPrefix(onDomain.stack),
     });
     expect(consoleDomainPrefix(onDomain.stack)).toMatch(/^consolestack-console-[0-9a-f]{8}$/);
-    const errors = Annotations.fromStack(onDomain.stack)
+    const errors = onDomain.annotations
       .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
       .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
     expect(errors).toEqual([]);

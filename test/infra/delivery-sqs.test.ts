@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Aspects, Stack } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import { roleArnChunks } from '../../infra/relay/delivery';
 import { cfnLint, cfnLintSkipReason } from './cfn-lint';
-import { exampleConfig, ofType, synthRelay } from './relay-synth';
+import { exampleConfig, ofType, synthOnce, synthRelay } from './relay-synth';
 
 const SHOP_ROLE = 'arn:aws:iam::210987654321:role/relay-deliveries';
 const ERP_ROLE = 'arn:aws:iam::345678901234:role/partners/momo-relay';
@@ -44,7 +44,7 @@ const sqsConfig = {
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 describe('relay stack: sqs destinations in partners accounts', () => {
-  const { stack, resources, nagErrors } = synthRelay('SqsDelivering', () => ({}), sqsConfig);
+  const { resources, annotations, nagErrors } = synthRelay('SqsDelivering', () => ({}), sqsConfig);
   const statements = (type: string) =>
     ofType(resources, type).flatMap(([, r]) => (r.Properties.PolicyDocument.Statement as Statement[]) ?? []);
   const assumes = (s: Statement) => [s.Action].flat().includes('sts:AssumeRole');
@@ -86,7 +86,7 @@ describe('relay stack: sqs destinations in partners accounts', () => {
   });
 
   it('is cdk-nag clean: no error and no warning', () => {
-    const nagWarnings = Annotations.fromStack(stack)
+    const nagWarnings = annotations
       .findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))
       .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
     expect(nagErrors).toEqual([]);
@@ -216,8 +216,8 @@ describe('the partner account side of an sqs destination, as docs/webhooks.md gi
       policies: [{ policyName: 'send-momo-events', policyDocument: concrete(permissions) }],
     });
     Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-    const template = Template.fromStack(stack).toJSON();
-    const annotations = Annotations.fromStack(stack);
+    const { annotations, template: synthesized } = synthOnce(stack);
+    const template = synthesized.toJSON();
     const nag = (found: ReturnType<typeof annotations.findError>) =>
       found.map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
     const pattern = Match.stringLikeRegexp('AwsSolutions-.*');

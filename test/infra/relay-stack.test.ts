@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { App, Aspects, Duration } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { type Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, RELAY_FUNCTIONS } from '../../infra/bundling';
@@ -31,7 +31,8 @@ import { RelayStack } from '../../infra/relay-stack';
 import { DAY_INDEX, DUE_INDEX, TABLE_KEYS } from '../../shared/adapters/dynamodb/table';
 import { buildEvent } from '../../shared/domain/events';
 import { matchesFilterPattern } from './filter-pattern';
-import { ofType, synthRelay } from './relay-synth';
+import { withEsbuildWithoutNpx } from './esbuild-direct';
+import { ofType, synthOnce, synthRelay } from './relay-synth';
 
 const run = promisify(execFile);
 const exampleConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'infra/example-config.json'), 'utf8'));
@@ -44,6 +45,7 @@ const RELAY_NAMESPACE = 'MobileMoneyRelay/RelayUnderTest/Relay';
 let app: App;
 let stack: RelayStack;
 let template: Template;
+let annotations: Annotations;
 let resources: Record<string, Resource>;
 
 /** Logical id of the function whose POWERTOOLS_SERVICE_NAME is `serviceName`. */
@@ -82,11 +84,13 @@ const actionsOf = (s: { Action: string | string[] }) => (Array.isArray(s.Action)
 beforeAll(() => {
   // Prepare: ONE real synth (esbuild bundles of the three handlers + cdk-nag), shared by every test.
   app = new App({ outdir: mkdtempSync(join(tmpdir(), 'relay-cdk-')) });
-  stack = new RelayStack(app, 'RelayUnderTest', {
-    relay: { config: exampleConfig, alarmEmail: 'oncall@example.com' },
+  withEsbuildWithoutNpx(() => {
+    stack = new RelayStack(app, 'RelayUnderTest', {
+      relay: { config: exampleConfig, alarmEmail: 'oncall@example.com' },
+    });
+    Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+    ({ annotations, template } = synthOnce(stack));
   });
-  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  template = Template.fromStack(stack);
   resources = template.toJSON().Resources;
 }, 180_000);
 
@@ -1154,10 +1158,7 @@ describe('relay stack: alarms and dashboard', () => {
 
 describe('relay stack: warnings and outputs', () => {
   it('warns when publicBaseUrl is still a placeholder', () => {
-    Annotations.fromStack(stack).hasWarning(
-      '/RelayUnderTest/Relay',
-      Match.stringLikeRegexp('publicBaseUrl .* placeholder'),
-    );
+    annotations.hasWarning('/RelayUnderTest/Relay', Match.stringLikeRegexp('publicBaseUrl .* placeholder'));
   });
 
   it('outputs the API URL, the bus name, the table name, the TransactionInitiated DLQ and the schedule', () => {
@@ -1180,12 +1181,12 @@ describe('relay stack: warnings and outputs', () => {
 
 describe('relay stack: cdk-nag AwsSolutions', () => {
   it('has no unsuppressed errors', () => {
-    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    const errors = annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(errors.map((e) => `${e.id}: ${String(e.entry.data).split('\n')[0]}`)).toEqual([]);
   });
 
   it('has no unsuppressed warnings', () => {
-    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    const warnings = annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(warnings.map((w) => `${w.id}: ${String(w.entry.data).split('\n')[0]}`)).toEqual([]);
   });
 

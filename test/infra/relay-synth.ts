@@ -29,12 +29,23 @@ export function synthRelay(
   });
   extend(relay, stack);
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  const template = Template.fromStack(stack);
+  const { annotations, template } = synthOnce(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
-  const nagErrors = Annotations.fromStack(stack)
+  const nagErrors = annotations
     .findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))
     .map((m) => `${m.id}: ${String(m.entry.data).split('\n')[0]}`);
-  return { app, stack, relay, template, resources, nagErrors };
+  return { app, stack, relay, template, annotations, resources, nagErrors };
+}
+
+/**
+ * The stack's template and its annotations (cdk-nag's findings, the relay's warnings) from ONE synth of its
+ * app: Annotations.fromStack always synthesizes the app again (force), aspects and cdk-nag included, while
+ * Template.fromStack reuses the app's last synth. Annotations first, so the template reads that same
+ * synth. Only for a stack nothing is added to afterwards.
+ */
+export function synthOnce(stack: Stack) {
+  const annotations = Annotations.fromStack(stack);
+  return { annotations, template: Template.fromStack(stack) };
 }
 
 /**

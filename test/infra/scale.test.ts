@@ -109,7 +109,7 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
       );
       // Assess (warnings are reported, not failed)
       if (warnings.length)
-        console.info(`${cfnLintVersion} warnings:\n${describeFindings(warnings).join('\n')}`);
+        console.info(`${cfnLintVersion()} warnings:\n${describeFindings(warnings).join('\n')}`);
       expect(describeFindings(errors)).toEqual([]);
     },
   );

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Aspects, Stack } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { MobileMoneyRelay, type MobileMoneyRelayProps } from '../../infra';
 import { PROJECT_ROOT } from '../../infra/bundling';
+import { synthOnce } from './relay-synth';
 
 // Without its seal key member: these tests count the account secrets' grants (the seal's: relay-stack.test.ts).
 const { ingressBuffer: _seal, ...exampleConfig } = JSON.parse(
@@ -37,8 +38,8 @@ function synth(config: unknown, props: Partial<MobileMoneyRelayProps> = {}) {
   const stack = new Stack(app, 'Secrets');
   new MobileMoneyRelay(stack, 'Relay', { config, alarmEmail: 'oncall@example.org', ...props });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  const template = Template.fromStack(stack);
-  return { stack, template, resources: template.toJSON().Resources as Record<string, any> };
+  const { annotations, template } = synthOnce(stack);
+  return { stack, template, annotations, resources: template.toJSON().Resources as Record<string, any> };
 }
 
 function synthError(config: unknown, props: Partial<MobileMoneyRelayProps> = {}): string {
@@ -66,7 +67,7 @@ function secretReads(resources: Record<string, any>, name: string): string[] {
 }
 
 describe('least privilege per secret (IAM)', () => {
-  const { resources, stack } = synth(referencedConfig());
+  const { resources, annotations } = synth(referencedConfig());
   /** The airtel and daraja callback secrets follow the naming convention: one pattern grants both. */
   const CALLBACK_PATTERN = ':secret:mobile-money-relay/*/callback-??????';
   const isCallback = (r: string) =>
@@ -123,7 +124,7 @@ describe('least privilege per secret (IAM)', () => {
   });
 
   it('stays cdk-nag clean', () => {
-    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    const errors = annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(errors.map((e) => String(e.entry.data).split('\n')[0])).toEqual([]);
   });
 });
@@ -157,7 +158,7 @@ describe('secrets granted by the naming convention (one statement per kind, what
 
   it('grants the callback pattern to the callback-facing functions and both patterns to the poller and management, cdk-nag clean', () => {
     // Prepare / Act
-    const { resources, stack } = synth(conventionalConfig());
+    const { resources, annotations } = synth(conventionalConfig());
     // Assess
     for (const fn of ['Callback', 'BufferConsumer', 'TransactionInitiated'])
       expect(secretReads(resources, fn), fn).toEqual([patternOf('mobile-money-relay/', 'callback')]);
@@ -166,7 +167,7 @@ describe('secrets granted by the naming convention (one statement per kind, what
         patternOf('mobile-money-relay/', 'callback'),
         patternOf('mobile-money-relay/', 'api'),
       ]);
-    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    const errors = annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
     expect(errors.map((e) => String(e.entry.data).split('\n')[0])).toEqual([]);
   });
 
@@ -396,10 +397,8 @@ describe('secrets never in the template: synth refuses them inline', () => {
       c.accounts.momo.demo.pathSecret = 'REPLACE-with-openssl-rand-hex-16';
       delete c.accounts.momo.demo.callbackSecretId;
     });
-    const { stack } = synth(config, { allowInlineSecrets: 'development' });
-    const warnings = Annotations.fromStack(stack)
-      .findWarning('*', Match.anyValue())
-      .map((w) => String(w.entry.data));
+    const { annotations } = synth(config, { allowInlineSecrets: 'development' });
+    const warnings = annotations.findWarning('*', Match.anyValue()).map((w) => String(w.entry.data));
     expect(warnings.filter((w) => /allowInlineSecrets is "development"/.test(w))).toHaveLength(1);
   });
 
