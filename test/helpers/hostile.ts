@@ -8,9 +8,10 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
+import { dynamoEndpoint } from './dynamo';
 import {
   ADMIN_HEADERS,
   ADMIN_TOKEN,
@@ -238,7 +239,7 @@ export function findQuarantined(
 }
 
 /** The quarantine entry of the request that carried `marker`, as the store holds it right now. */
-export async function quarantinedNow(
+async function quarantinedNow(
   relay: TestRelay,
   marker: string,
   limit = 25,
@@ -259,28 +260,49 @@ export async function quarantinedNow(
   return undefined;
 }
 
+/** Every marker (MARKER_HEADER's value) a text carries: an entry's headers or, cut short, anywhere in it. */
+const MARKERS_IN = /h-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
 /**
- * The quarantine entry of the request that carried `marker`, sent at `since` (ISO), however many entries
- * came after it: the days from `since` to today, newest first, page by page down to `since`. For an
- * entry that landed late, behind the entries of the requests sent after it.
+ * The quarantine entries of the requests that carried `markers`, sent at or after `since` (ISO), by
+ * marker: the days from `since` to today, newest first, 200 entries a page down to `since`. One read
+ * for a batch of refusals instead of one per refusal (a query costs DynamoDB Local the same CPU
+ * whether it returns 3 entries or 200).
  */
-export async function quarantinedSince(
+export async function quarantinedByMarker(
   relay: TestRelay,
-  marker: string,
+  markers: ReadonlySet<string>,
   since: string,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
   const today = utcDay(new Date());
   for (const day of [...new Set([today, since.slice(0, 10)])]) {
     let after: string | undefined;
     do {
       const page = await relay.store.listQuarantineDay(day, { limit: 200, ...(after ? { after } : {}) });
-      const hit = page.entries.find((entry) => entry.headers?.[MARKER_HEADER] === marker);
-      if (hit) return hit as unknown as Record<string, unknown>;
-      if (page.entries.some((entry) => entry.receivedAt < since)) break;
+      for (const entry of page.entries)
+        for (const marker of JSON.stringify(entry).match(MARKERS_IN) ?? [])
+          if (markers.has(marker)) found.set(marker, entry as unknown as Record<string, unknown>);
+      if (found.size === markers.size || page.entries.some((entry) => entry.receivedAt < since)) break;
       after = page.next;
     } while (after);
   }
-  return undefined;
+  return found;
+}
+
+/** The audit log entries written at or after `since` (ISO), newest first, all pages. */
+export async function auditedSince(relay: TestRelay, since: string): Promise<Record<string, unknown>[]> {
+  const entries: Record<string, unknown>[] = [];
+  for (const day of [...new Set([utcDay(new Date()), since.slice(0, 10)])]) {
+    let after: string | undefined;
+    do {
+      const page = await relay.store.listAuditDay(day, { limit: 200, ...(after ? { after } : {}) });
+      entries.push(...(page.entries.filter((e) => e.at >= since) as unknown as Record<string, unknown>[]));
+      if (page.entries.some((e) => e.at < since)) break;
+      after = page.next;
+    } while (after);
+  }
+  return entries;
 }
 
 /**
@@ -501,24 +523,57 @@ export function airtelBody(
 }
 
 // ---------------------------------------------------------------------------------------------
-// A relay on its own DynamoDB Local (which a test may kill)
+// A relay whose connection to DynamoDB Local a test may cut
 // ---------------------------------------------------------------------------------------------
 
-export interface RelayOnOwnDynamo {
+export interface RelayWithCuttableDynamo {
   relay: LocalRelay;
-  dynamo: DynamoDbLocalHandle;
-  /** Stops the relay, then DynamoDB Local if it is still running. */
+  /** Refuses every connection to DynamoDB from now on, and ends the open ones: DynamoDB is unreachable. */
+  cutDynamo(): Promise<void>;
+  /** Stops the relay, then the cut. */
   stop(): Promise<void>;
 }
 
+/** A TCP forwarder to `endpoint` on a free port of 127.0.0.1, and the means to cut it. */
+async function cuttableForwarder(endpoint: string): Promise<{ endpoint: string; cut(): Promise<void> }> {
+  const target = new URL(endpoint);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const [socket, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(socket);
+      socket.pipe(other);
+      socket.on('error', () => other.destroy());
+      socket.on('close', () => {
+        sockets.delete(socket);
+        other.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    cut: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
 /**
- * The real local relay (startLocalRelay) on a DynamoDB Local of its own, started on a free port, so
- * that a test can kill DynamoDB (by its process group, as global-setup does) under a running relay.
+ * The real local relay (startLocalRelay) on the run's DynamoDB Local, reached through a forwarder the
+ * test can cut, so that DynamoDB becomes unreachable under a running relay (connections refused, as
+ * when DynamoDB Local is killed) without starting a JVM of its own.
  */
-export async function startRelayOnOwnDynamo(
+export async function startRelayWithCuttableDynamo(
   rawConfig: Record<string, unknown> = {},
-): Promise<RelayOnOwnDynamo> {
-  const dynamo = await startDynamoDbLocal();
+): Promise<RelayWithCuttableDynamo> {
+  const forwarder = await cuttableForwarder(dynamoEndpoint());
   try {
     const config = parseConfig({
       management: { auth: 'bearer', bearerToken: ADMIN_TOKEN },
@@ -527,7 +582,7 @@ export async function startRelayOnOwnDynamo(
     });
     const relay = await startLocalRelay({
       config,
-      dynamoEndpoint: dynamo.endpoint,
+      dynamoEndpoint: forwarder.endpoint,
       tableName: `hostile-${randomUUID()}`,
       port: 0,
       log: silentLogger,
@@ -536,14 +591,14 @@ export async function startRelayOnOwnDynamo(
     });
     return {
       relay,
-      dynamo,
+      cutDynamo: forwarder.cut,
       async stop() {
         await Promise.race([relay.stop(), new Promise((r) => setTimeout(r, 10_000))]);
-        await dynamo.stop();
+        await forwarder.cut();
       },
     };
   } catch (error) {
-    await dynamo.stop();
+    await forwarder.cut();
     throw error;
   }
 }

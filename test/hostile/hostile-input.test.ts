@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AIRTEL_KEY,
   airtelBody,
+  auditedSince,
   awaitRecord,
   BEARER,
   DARAJA_ROUTES,
@@ -29,14 +30,12 @@ import {
   type DarajaRoute,
   darajaBody,
   deepJson,
-  findAudited,
   MARKER_HEADER,
   MOMO_SECRET,
   momoSuccessBody,
   newMarker,
   PASSWORD,
-  quarantinedNow,
-  quarantinedSince,
+  quarantinedByMarker,
   type RawResponse,
   rawRequest,
   SAFARICOM_IP,
@@ -99,7 +98,9 @@ let eventsSeen = 0;
 interface PendingRefusal {
   probe: Probe;
   summary: string;
-  record: () => Promise<Record<string, unknown> | undefined>;
+  marker: string;
+  status: number;
+  sentAt: string;
 }
 
 class Checker {
@@ -147,17 +148,7 @@ class Checker {
     const refused =
       (res.status >= 400 && res.status < 500 && res.status !== 431 && !notFoundAnswer) ||
       res.headers['x-relay-error'] !== undefined;
-    if (refused) {
-      const audited = () => findAudited(relay, probe.method, res.status, sentAt);
-      const record = (await quarantinedNow(relay, marker)) ?? (await audited());
-      if (record) this.checkRecord(probe, record);
-      else
-        this.pending.push({
-          probe,
-          summary,
-          record: async () => (await quarantinedSince(relay, marker, sentAt)) ?? (await audited()),
-        });
-    }
+    if (refused) this.pending.push({ probe, summary, marker, status: res.status, sentAt });
     return res;
   }
 
@@ -172,23 +163,57 @@ class Checker {
   }
 
   /**
-   * Refusals whose record was not there when their answer came: a refusal waits at most 1 s for its
-   * quarantine write, which a loaded machine's DynamoDB Local can outlast. Waited for together, once
-   * (RECORD_WAIT_MS), so a real defect still lists every missing record instead of waiting for each.
+   * Every refusal's record, read in one pass over the quarantine (and the audit log) written since the
+   * first refusal, polled together (RECORD_WAIT_MS) because a refusal waits at most 1 s for its
+   * quarantine write, which a loaded machine's DynamoDB Local can outlast. One pass instead of a read
+   * per refusal: those reads were most of the DynamoDB Local CPU this file cost. A real defect still
+   * lists every missing record.
    */
   private async settlePending(): Promise<void> {
     let left = this.pending.splice(0);
+    const usedAudit = new Set<unknown>();
     await awaitRecord(async () => {
-      const still: PendingRefusal[] = [];
-      for (const pending of left) {
-        const record = await pending.record();
-        if (record) this.checkRecord(pending.probe, record);
-        else still.push(pending);
+      if (!left.length) return true;
+      const since = left.reduce((min, p) => (p.sentAt < min ? p.sentAt : min), left[0]!.sentAt);
+      const quarantined = await quarantinedByMarker(relay, new Set(left.map((p) => p.marker)), since);
+      for (const { probe, marker } of left) {
+        const record = quarantined.get(marker);
+        if (record) this.checkRecord(probe, record);
       }
-      left = still;
+      left = left.filter((p) => !quarantined.has(p.marker));
+      if (left.length) left = this.matchAudited(left, await auditedSince(relay, since), usedAudit);
       return left.length ? undefined : true;
     });
     for (const { probe, summary } of left) this.add('refusal not quarantined', probe, summary);
+  }
+
+  /**
+   * Refused management requests matched one to one with audit entries of their method and status written
+   * at or after they were sent (an audit entry keeps no headers to mark), earliest first, so each refusal
+   * needs an entry of its own. The refusals left unmatched.
+   */
+  private matchAudited(
+    refusals: PendingRefusal[],
+    audit: Record<string, unknown>[],
+    used: Set<unknown>,
+  ): PendingRefusal[] {
+    const entries = [...audit].sort((a, b) => String(a.at).localeCompare(String(b.at)));
+    const left: PendingRefusal[] = [];
+    for (const refusal of [...refusals].sort((a, b) => a.sentAt.localeCompare(b.sentAt))) {
+      const entry = entries.find(
+        (e) =>
+          !used.has(e.id) &&
+          String(e.at) >= refusal.sentAt &&
+          e.httpStatus === refusal.status &&
+          e.method === refusal.probe.method.slice(0, 16),
+      );
+      if (!entry) left.push(refusal);
+      else {
+        used.add(entry.id);
+        this.checkRecord(refusal.probe, entry);
+      }
+    }
+    return left;
   }
 
   /** Publishes what was written and checks every new event for secrets. */

@@ -25,13 +25,13 @@ import {
   PASSWORD,
   type RawResponse,
   rawRequest,
-  type RelayOnOwnDynamo,
+  type RelayWithCuttableDynamo,
   rejectionFor,
   SAFARICOM_IP,
   SECURITY_CREDENTIAL,
   secretsIn,
   startHostileRelay,
-  startRelayOnOwnDynamo,
+  startRelayWithCuttableDynamo,
   stkBody,
   STRANGER_IP,
   timeoutEchoBody,
@@ -648,11 +648,11 @@ describe('a malformed-JSON error never copies body text', () => {
 });
 
 describe('health endpoints tell liveness from readiness', () => {
-  let own: RelayOnOwnDynamo;
+  let own: RelayWithCuttableDynamo;
   const get = (path: string) => rawRequest(own.relay.url, { method: 'GET', path });
 
   beforeAll(async () => {
-    own = await startRelayOnOwnDynamo();
+    own = await startRelayWithCuttableDynamo();
   }, 90_000);
   afterAll(async () => {
     await own?.stop();
@@ -666,7 +666,7 @@ describe('health endpoints tell liveness from readiness', () => {
   });
 
   it('answers /health/ready 503 while /health/live still answers 200 when DynamoDB is unreachable', async () => {
-    await own.dynamo.stop();
+    await own.cutDynamo();
     const ready = await get('/health/ready');
     const live = await get('/health/live');
     expect(ready.status, describeResponse(ready)).toBe(503);
