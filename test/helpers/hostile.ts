@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
-import { dynamoEndpoint } from './dynamo';
+import { dynamoEndpoint, testTableName } from './dynamo';
 import {
   ADMIN_HEADERS,
   ADMIN_TOKEN,
@@ -583,7 +583,7 @@ export async function startRelayWithCuttableDynamo(
     const relay = await startLocalRelay({
       config,
       dynamoEndpoint: forwarder.endpoint,
-      tableName: `hostile-${randomUUID()}`,
+      tableName: testTableName('hostile'),
       port: 0,
       log: silentLogger,
       sink: new CollectingSink(),
