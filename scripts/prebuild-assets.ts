@@ -78,16 +78,23 @@ const declarations = run(
  * for byte as a run of its own would.
  */
 function bundleGroups(): BuildOptions[] {
-  const groups = new Map<string, BuildOptions & { entryPoints: Record<string, string> }>();
+  const groups = new Map<string, { options: BuildOptions; entryPoints: Record<string, string> }>();
   for (const id of Object.keys(RELAY_FUNCTIONS) as RelayFunctionId[]) {
     const { metafile: _metafile, entryPoints, outfile: _outfile, ...options } = relayBuildOptions(id, '');
     const key = JSON.stringify(options);
-    const group = groups.get(key) ?? { ...options, outdir: join(assets, 'functions'), entryPoints: {} };
+    const group = groups.get(key) ?? {
+      options: { ...options, outdir: join(assets, 'functions') },
+      entryPoints: {} as Record<string, string>,
+    };
     group.entryPoints[`${id}/index`] = entryPoints[0]!;
     groups.set(key, group);
   }
   // relayBuildOptions' outfile ends in .mjs: with an outdir, the extension is esbuild's outExtension.
-  return [...groups.values()].map((group) => ({ ...group, outExtension: { '.js': '.mjs' } }));
+  return [...groups.values()].map(({ options, entryPoints }) => ({
+    ...options,
+    entryPoints,
+    outExtension: { '.js': '.mjs' },
+  }));
 }
 await Promise.all(bundleGroups().map((options) => build(options)));
 const functions = Object.fromEntries(
