@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,8 +12,11 @@ import { newSecret, succeeded } from '../../packages/subscriber-kit/test/fixture
  * The subscriber kit as a user gets it (packages/subscriber-kit/README.md): `npm pack` in its folder (its
  * prepack builds dist/), then a CommonJS project and an ES module project that install the tarball and
  * verify a request the specification's reference library signed. The kit has no dependencies, so the
- * installs need no registry (`--offline`). Here rather than beside the kit's other tests: packing and
- * installing is this lane's work (test/helpers/lanes.ts).
+ * install needs no registry (`--offline`); it runs once, in the CommonJS project, and the ES module project
+ * gets a copy of its node_modules (what npm installs does not depend on the project's module type). Both
+ * projects' typed files are checked in one TypeScript program (same options; TypeScript's default
+ * libraries parsed once). Here rather than beside the kit's other tests: packing and installing is this
+ * lane's work (test/helpers/lanes.ts).
  */
 const run = promisify(execFile);
 const KIT = resolve(import.meta.dirname, '../../packages/subscriber-kit');
@@ -38,23 +41,35 @@ beforeAll(async () => {
     'webhook-signature': new Webhook(secret).sign(succeeded.metadata.id, SENT_AT, body),
   };
   await writeFile(join(scratch, 'request.json'), JSON.stringify({ headers, body, secret, sentAt: SENT_AT }));
+  await createProjects();
 }, 180_000);
 
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function project(kind: 'commonjs' | 'module'): Promise<string> {
-  const dir = join(scratch, kind);
-  await mkdir(dir);
-  await writeFile(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: `consumer-${kind}`, private: true, type: kind }),
-  );
+const KINDS = ['commonjs', 'module'] as const;
+type Kind = (typeof KINDS)[number];
+/** Each project's typed file: `import` from an ES module, `require` from a CommonJS one (node16 resolution). */
+const TYPED_FILE: Record<Kind, string> = { commonjs: 'typed.cts', module: 'typed.mts' };
+const projectDir = (kind: Kind) => join(scratch, kind);
+
+/** The two consumer projects: the tarball installed in the CommonJS one, its node_modules copied to the other. */
+async function createProjects(): Promise<void> {
+  for (const kind of KINDS) {
+    await mkdir(projectDir(kind));
+    await writeFile(
+      join(projectDir(kind), 'package.json'),
+      JSON.stringify({ name: `consumer-${kind}`, private: true, type: kind }),
+    );
+    await writeFile(join(projectDir(kind), TYPED_FILE[kind]), TYPED);
+  }
   await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
-    cwd: dir,
+    cwd: projectDir('commonjs'),
   });
-  return dir;
+  await cp(join(projectDir('commonjs'), 'node_modules'), join(projectDir('module'), 'node_modules'), {
+    recursive: true,
+  });
 }
 
 /** The consumer's program: verify the request, then hand the event to the idempotent consumer twice. */
@@ -70,17 +85,35 @@ catch (error) { refused = error instanceof kit.WebhookSignatureError ? error.nam
 console.log(JSON.stringify({ id: event.metadata.id, outcomes, refused, types: kit.RELAY_EVENT_TYPES.length }));
 `;
 
-/** Type-checks a consumer file as TypeScript's node16 resolution sees the installed package. */
-function typeErrors(file: string): string[] {
-  const checked = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.Node16,
-    moduleResolution: ts.ModuleResolutionKind.Node16,
-    target: ts.ScriptTarget.ES2022,
-    types: [],
-  });
-  return ts.getPreEmitDiagnostics(checked).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+let checked: Record<Kind, string[]> | undefined;
+
+/**
+ * The diagnostics of a project's typed file, as TypeScript's node16 resolution sees the installed package:
+ * those of the project's own files (its installed declarations included) and those of no file. One program
+ * checks both projects' files; each file resolves the package from its own project.
+ */
+function typeErrors(kind: Kind): string[] {
+  checked ??= (() => {
+    const program = ts.createProgram(
+      KINDS.map((k) => join(projectDir(k), TYPED_FILE[k])),
+      {
+        strict: true,
+        noEmit: true,
+        module: ts.ModuleKind.Node16,
+        moduleResolution: ts.ModuleResolutionKind.Node16,
+        target: ts.ScriptTarget.ES2022,
+        types: [],
+      },
+    );
+    const diagnostics = ts.getPreEmitDiagnostics(program);
+    const inProject = (k: Kind, file?: ts.SourceFile) => file?.fileName.startsWith(`${projectDir(k)}/`);
+    const of = (k: Kind) =>
+      diagnostics
+        .filter((d) => !KINDS.some((other) => other !== k && inProject(other, d.file)))
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    return { commonjs: of('commonjs'), module: of('module') };
+  })();
+  return checked[kind];
 }
 
 const TYPED = `import { verify, isRelayEvent, type RelayEvent } from '${NAME}';
@@ -114,12 +147,11 @@ describe('the subscriber kit, packed and installed', () => {
 
   it('verifies a reference-signed request from a CommonJS project (require), types included', async () => {
     // Prepare
-    const dir = await project('commonjs');
+    const dir = projectDir('commonjs');
     await writeFile(
       join(dir, 'main.js'),
       `(async () => {${program(`const kit = require('${NAME}'); const { readFileSync } = require('node:fs');`)}})();`,
     );
-    await writeFile(join(dir, 'typed.cts'), TYPED);
 
     // Act
     const { stdout } = await run(process.execPath, ['main.js'], { cwd: dir });
@@ -131,17 +163,16 @@ describe('the subscriber kit, packed and installed', () => {
       refused: 'WebhookSignatureError',
       types: expect.any(Number),
     });
-    expect(typeErrors(join(dir, 'typed.cts'))).toEqual([]);
+    expect(typeErrors('commonjs')).toEqual([]);
   });
 
   it('verifies a reference-signed request from an ES module project (import), types included', async () => {
     // Prepare
-    const dir = await project('module');
+    const dir = projectDir('module');
     await writeFile(
       join(dir, 'main.js'),
       program(`import * as kit from '${NAME}'; import { readFileSync } from 'node:fs';`),
     );
-    await writeFile(join(dir, 'typed.mts'), TYPED);
 
     // Act
     const { stdout } = await run(process.execPath, ['main.js'], { cwd: dir });
@@ -152,6 +183,6 @@ describe('the subscriber kit, packed and installed', () => {
       outcomes: ['handled', 'duplicate'],
       refused: 'WebhookSignatureError',
     });
-    expect(typeErrors(join(dir, 'typed.mts'))).toEqual([]);
+    expect(typeErrors('module')).toEqual([]);
   });
 });
