@@ -71,5 +71,5 @@ export async function chromiumContext(): Promise<BrowserContext> {
     if (!existsSync(executablePath)) throw new ChromiumMissingError(executablePath);
     return chromium.launch({ executablePath, headless: true, args: ARGS });
   })();
-  return (await shared).newContext({ viewport: VIEWPORT, acceptDownloads: true });
+  return (await shared).newContext({ viewport: VIEWPORT, acceptDownloads: true, reducedMotion: 'reduce' });
 }
