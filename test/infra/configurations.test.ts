@@ -46,15 +46,9 @@ function configuration(
   const stack = new Stack(app, name);
   const relay = new MobileMoneyRelay(stack, 'Relay', { config, ...relayProps(stack) });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  const { annotations, template } = synthOnce(stack);
-  templates.set(name, template.toJSON());
-  return {
-    stack,
-    relay,
-    template,
-    annotations,
-    resources: template.toJSON().Resources as Record<string, any>,
-  };
+  const synthesized = synthOnce(stack);
+  templates.set(name, synthesized.template.toJSON());
+  return { stack, relay, ...synthesized };
 }
 
 /** Every template this file synthesizes, by stack name: the limits check and cfn-lint read them all (last describe). */

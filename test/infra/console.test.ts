@@ -24,14 +24,7 @@ function synth(console: Record<string, unknown> | ((stack: Stack) => Record<stri
     ...(console ? { console: (typeof console === 'function' ? console(stack) : console) as never } : {}),
   });
   Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
-  const { annotations, template } = synthOnce(stack);
-  return {
-    stack,
-    relay,
-    template,
-    annotations,
-    resources: template.toJSON().Resources as Record<string, any>,
-  };
+  return { stack, relay, ...synthOnce(stack) };
 }
 
 const ofType = (resources: Record<string, any>, type: string) =>

@@ -45,7 +45,8 @@ export function synthRelay(
  */
 export function synthOnce(stack: Stack) {
   const annotations = Annotations.fromStack(stack);
-  return { annotations, template: Template.fromStack(stack) };
+  const template = Template.fromStack(stack);
+  return { annotations, template, resources: template.toJSON().Resources as Record<string, any> };
 }
 
 /**
