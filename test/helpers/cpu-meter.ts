@@ -1,6 +1,7 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { afterAll, expect, inject } from 'vitest';
+import { ofThisWorker, processCpu } from './proc-cpu';
 
 /**
  * Where a lane's time goes, in CPU rather than wall time (a busy machine stretches wall time, not CPU):
@@ -11,31 +12,16 @@ import { afterAll, expect, inject } from 'vitest';
  * (docs/development.md#how-long-the-suite-takes). Off by default.
  */
 const LOG = process.env.TEST_CPU_LOG;
-const TICK_MS = 10; // Linux reports /proc times in clock ticks of 1/100 s (getconf CLK_TCK).
-
-/** This process's own CPU and that of its reaped children, in ms (/proc/self/stat fields 14 to 17). */
-function cpu(): { self: number; children: number } {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const at = (field: number) => Number(fields[field - 3]) * TICK_MS;
-  return { self: at(14) + at(15), children: at(16) + at(17) };
-}
+/** This process's own CPU and that of its reaped children, in ms. */
+const cpu = () => processCpu('self');
 
 /**
  * The CPU of this worker's DynamoDB Local (the dynamodb lane gives each worker its own instance,
  * test/helpers/dynamo.ts), in ms: what the file's requests cost the database. 0 in the other lanes.
  */
 function jvmCpu(): number {
-  const pids = inject('dynamoPids');
-  if (!pids?.length) return 0;
-  const pid = pids[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % pids.length];
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
+  const pid = ofThisWorker(inject('dynamoPids'));
+  return pid === undefined ? 0 : processCpu(pid).self;
 }
 
 if (LOG) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { ofThisWorker } from './proc-cpu';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../../shared/adapters/dynamodb/relay-store';
 import { widenTransactionItem } from '../../shared/adapters/dynamodb/transaction-item';
@@ -15,11 +16,8 @@ export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transaction
  * lane that asks fails here, naming where it belongs, instead of reaching for a real AWS endpoint.
  */
 export function dynamoEndpoint(): string {
-  const endpoints = inject('dynamoEndpoints');
-  // A worker (VITEST_POOL_ID: 1 to maxWorkers) always uses the same instance, so a file's relays, tables
-  // and clients all meet in one database.
-  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
-  const endpoint = endpoints?.[(worker - 1) % endpoints.length];
+  // A worker always uses the same instance, so a file's relays, tables and clients all meet in one database.
+  const endpoint = ofThisWorker(inject('dynamoEndpoints'));
   if (!endpoint)
     throw new Error(
       'This test file uses DynamoDB Local, which only the dynamodb lane starts: move it under test/integration ' +

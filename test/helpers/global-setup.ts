@@ -1,10 +1,11 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import {
   type DynamoDbLocalHandle,
   dynamoDbLocalProcesses,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local';
+import { processCpu } from './proc-cpu';
 
 /**
  * DynamoDB Local for the whole run, as DYNAMODB_LOCAL_INSTANCES instances (every test file creates its own
@@ -70,21 +71,10 @@ function logJvmCpu(handles: DynamoDbLocalHandle[]): void {
   const log = process.env.TEST_CPU_LOG;
   if (!log) return;
   handles.forEach((handle, index) => {
-    const selfMs = dynamoDbLocalProcesses(handle).reduce((sum, pid) => sum + processCpuMs(pid), 0);
+    const selfMs = dynamoDbLocalProcesses(handle).reduce((sum, pid) => sum + processCpu(pid).self, 0);
     appendFileSync(
       log,
       `${JSON.stringify({ file: `dynamodb-local#${index + 1}`, wallMs: 0, selfMs, childrenMs: 0 })}\n`,
     );
   });
-}
-
-/** A live process's user + system CPU in ms (/proc/<pid>/stat fields 14 and 15, in 1/100 s ticks). */
-function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
 }
