@@ -8,9 +8,9 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
+import { cuttableForwarder } from './cuttable-forwarder';
 import { dynamoEndpoint, testTableName } from './dynamo';
 import {
   ADMIN_HEADERS,
@@ -532,37 +532,6 @@ export interface RelayWithCuttableDynamo {
   cutDynamo(): Promise<void>;
   /** Stops the relay, then the cut. */
   stop(): Promise<void>;
-}
-
-/** A TCP forwarder to `endpoint` on a free port of 127.0.0.1, and the means to cut it. */
-async function cuttableForwarder(endpoint: string): Promise<{ endpoint: string; cut(): Promise<void> }> {
-  const target = new URL(endpoint);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const [socket, other] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      sockets.add(socket);
-      socket.pipe(other);
-      socket.on('error', () => other.destroy());
-      socket.on('close', () => {
-        sockets.delete(socket);
-        other.destroy();
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    cut: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
-  };
 }
 
 /**

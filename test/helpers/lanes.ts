@@ -33,7 +33,7 @@ export function laneOf(file: string): 'fast' | 'cdk' | 'dynamodb' {
  * itself; test/unit/architecture/test-lanes.test.ts fails for such a file in the fast lane.
  */
 export const USES_DYNAMODB_LOCAL =
-  /\b(createTestTable|startTestRelay|startHostileRelay|startRelayWithCuttableDynamo|startDynamoDbLocal|startRelayWithSimulator|startDemoWithSimulator)\(|inject\('dynamoEndpoints'\)|local\/start\.ts/;
+  /\b(createTestTable|startTestRelay|startHostileRelay|startRelayWithCuttableDynamo|startDynamoDbLocal|startRelayWithSimulator|startDemoWithSimulator|dynamoEndpoint|cuttableForwarder)\(|inject\('dynamoEndpoints'\)|local\/start\.ts/;
 
 /**
  * A test file that builds CDK constructs: loading aws-cdk-lib alone costs seconds, so it runs in the cdk
