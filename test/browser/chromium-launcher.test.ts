@@ -12,11 +12,20 @@ const profile = mkdtempSync(join(tmpdir(), 'chromium-launcher-'));
 afterAll(() => rmSync(profile, { recursive: true, force: true }));
 
 describe('launching Chromium for the browser tests', () => {
-  it('looks in CHROMIUM_PATH when set, else at Debian’s /usr/bin/chromium', () => {
+  it('looks in CHROMIUM_PATH when set, else at Debian’s headless shell, else at Debian’s chromium', () => {
+    // Prepare
+    const only =
+      (...paths: string[]) =>
+      (path: string) =>
+        paths.includes(path);
     // Assess
-    expect(chromiumPath({ CHROMIUM_PATH: '/opt/chrome/chrome' })).toBe('/opt/chrome/chrome');
-    expect(chromiumPath({})).toBe('/usr/bin/chromium');
-    expect(chromiumPath({ CHROMIUM_PATH: '' })).toBe('/usr/bin/chromium');
+    expect(chromiumPath({ CHROMIUM_PATH: '/opt/chrome/chrome' }, only())).toBe('/opt/chrome/chrome');
+    expect(chromiumPath({}, only('/usr/bin/chromium-headless-shell', '/usr/bin/chromium'))).toBe(
+      '/usr/bin/chromium-headless-shell',
+    );
+    expect(chromiumPath({ CHROMIUM_PATH: '' }, only('/usr/bin/chromium'))).toBe('/usr/bin/chromium');
+    // Neither installed: the path the error names is the one the install command puts there.
+    expect(chromiumPath({}, only())).toBe('/usr/bin/chromium-headless-shell');
   });
 
   it('fails without Chromium with a message naming the path, the install command and CHROMIUM_PATH', async () => {
@@ -28,7 +37,8 @@ describe('launching Chromium for the browser tests', () => {
     await expect(launched).rejects.toThrow(ChromiumMissingError);
     await expect(launched).rejects.toThrow(
       `Chromium not found at ${missing}: the console's browser tests drive a real Chromium. ` +
-        'Install it (Debian/Ubuntu: sudo apt-get install chromium, which puts it at /usr/bin/chromium) ' +
+        'Install it (Debian/Ubuntu: sudo apt-get install chromium-headless-shell, which puts it at ' +
+        "/usr/bin/chromium-headless-shell; Debian's chromium at /usr/bin/chromium works too) " +
         'or point CHROMIUM_PATH at a Chromium or Chrome binary (README.md#quick-start).',
     );
   });
