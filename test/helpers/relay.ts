@@ -76,15 +76,18 @@ export interface TestRelayOptions {
  * which gets an interval no test outlives.
  */
 const PUMP_OWN_TIMER_MS = 3_600_000;
-/** Poll again 50 ms after a poll that read records, and back off, doubling, to 400 ms while nothing is written. */
-const PUMP_PACE = { busyMs: 50, idleMs: 400 };
+/** Poll again 200 ms after a poll that read records, and back off, doubling, to 400 ms while nothing is written. */
+const PUMP_PACE = { busyMs: 200, idleMs: 400 };
 
 /**
- * Polls `pump` until the returned stop() is called: 50 ms after a poll that read records, doubling
+ * Polls `pump` until the returned stop() is called: 200 ms after a poll that read records, doubling
  * up to 400 ms while polls read nothing. Polling every 50 ms whatever happens cost an idle relay
  * about 0.16 s of CPU a second (its process and DynamoDB Local's, measured), and a test file's relays are
- * idle most of their life; a test that needs what was written published now calls flush(), which polls at
- * once, and one that waits for an event (waitFor, eventually) sees it at most 400 ms later.
+ * idle most of their life; while a test writes, every poll that reads records also writes the pump's
+ * position, so a write-heavy file (hostile-input: 36 % of its DynamoDB requests were the pump's reads
+ * and position writes at 50 ms) pays per poll, not per record. A test that needs what was written
+ * published now calls flush(), which polls at once, and one that waits for an event (waitFor,
+ * eventually) sees it at most 400 ms later.
  */
 function drivePump(pump: Pick<LocalRelay['pump'], 'poll'>): { stop(): Promise<void> } {
   let delay = PUMP_PACE.busyMs;
