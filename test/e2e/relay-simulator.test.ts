@@ -11,7 +11,12 @@ import { readPullState } from '../../shared/app/provider-records/pull-cycle';
 import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
 import { atMost } from '../helpers/at-most';
-import { relayEventFeed, simulatedDemoConfig, startRelayWithSimulator } from '../helpers/relay-simulator';
+import {
+  relayEventFeed,
+  SCENARIO_POLL_MS,
+  simulatedDemoConfig,
+  startRelayWithSimulator,
+} from '../helpers/relay-simulator';
 import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 import { call } from '../simulator/helpers';
 import { momoHeaders, momoToken } from '../simulator/momo-helpers';
@@ -82,7 +87,7 @@ function context(): SimContext {
     config,
     events: relayEventFeed(relay),
     timeoutMs: 15_000,
-    pollMs: 25,
+    pollMs: SCENARIO_POLL_MS,
   };
 }
 
@@ -148,6 +153,24 @@ async function callbackBeforeStatusChecks(
     resume();
   }
 }
+
+/**
+ * Waits until the relay has published an event of `type` about `reference`: its own pump publishes within
+ * 400 ms of the write (test/helpers/relay.ts), so the wait reads the collected events, not DynamoDB. Waits
+ * that read the transaction every 100 ms until its status changed cost several DynamoDB Local requests a look
+ * (the transaction, its records, receipts and deliveries), for seconds of the poller's (scaled) schedule.
+ */
+async function publishedFor(reference: string, type: string): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const seen = relay.sink.events.some((e) => e.data.reference === reference && e.metadata.type === type);
+      if (!seen) throw new Error(`no ${type} of ${reference} published yet`);
+    },
+    { timeout: 60_000, interval: 50 },
+  );
+}
+/** How often a wait that must read the store (a transaction's status checks, an account's pull) reads it. */
+const READ_AGAIN_MS = 250;
 
 const types = (r: ScenarioResult) => r.events.map((e) => e.envelope.metadata.type);
 const data = (r: ScenarioResult, type: string) =>
@@ -522,7 +545,7 @@ describe('relay + simulator: Daraja C2B, the pull', () => {
     for (;;) {
       const { lastAttemptAt } = await readPullState(relay.store, 'daraja', 'demo');
       if (lastAttemptAt && Date.parse(lastAttemptAt) >= asked) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS));
     }
     // Act: `npm run sim -- daraja c2b --fault drop`, its timeout counted from the account's next pull.
     const result = await runScenario({ ...context(), extendTimeout: true }, 'daraja', 'c2b', {
@@ -774,11 +797,7 @@ describe('relay + simulator: reconciliation', () => {
       expires: '1',
     });
     const reference = result.started.reference;
-    let view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
-    for (let i = 0; i < 300 && view.body.transaction.status !== 'SUCCEEDED'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
-    }
+    await publishedFor(reference, 'TransactionSucceeded');
     await relay.flush();
     // Assess
     const mine = relay.sink.events.filter((e) => e.data.reference === reference);
@@ -828,20 +847,9 @@ describe('relay + simulator: reconciliation', () => {
         status: 'SUCCESSFUL',
       }),
     });
-    let status = '';
-    for (
-      let i = 0;
-      i < 100 &&
-      !relay.sink.events.some(
-        (e) => e.data.reference === reference && e.metadata.type === 'TransactionConflict',
-      );
-      i++
-    ) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction.status;
-    }
+    await publishedFor(reference, 'TransactionConflict');
     await relay.flush();
-    status = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction.status;
+    const { status } = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction;
     // Assess: a success claim and a status API that does not know the reference disagree; neither settles.
     expect(forged.status).toBe(200);
     expect(status).toBe('AMBIGUOUS');
@@ -913,16 +921,12 @@ describe('relay + simulator: the mtn-momo client library (reference-less callbac
     // Act: the client posts with its own reference and a fixed callback URL (no reference in it)…
     // …and only then registers, with the reference the client returned (the callback may be first).
     const { reference, registered } = await payThenRegister(collections, PayerType.MSISDN, externalId);
-    let view: { body: { transaction: { status: string } } } | undefined;
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
-      if (view.body.transaction.status === 'SUCCEEDED') break;
-    }
+    await publishedFor(reference, 'TransactionSucceeded');
     await relay.flush();
+    const view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
     // Assess
     expect(registered.status).toBe(201);
-    expect(view!.body.transaction.status).toBe('SUCCEEDED');
+    expect(view.body.transaction.status).toBe('SUCCEEDED');
     const events = relay.sink.events.slice(before);
     const succeeded = events.filter((e) => e.metadata.type === 'TransactionSucceeded');
     expect(succeeded).toHaveLength(1);
@@ -983,10 +987,8 @@ describe('relay + simulator: a payment made with another API user than the relay
     // Act: the payment succeeds at MTN and its success callback reaches the relay's reference-less route.
     const { reference } = await payThenRegister(collections, PayerType.MSISDN, externalId);
     const mine = () => relay.sink.events.filter((e) => e.data.reference === reference);
-    for (let i = 0; i < 150 && !mine().some((e) => e.metadata.type === 'TransactionEscalated'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      await relay.flush();
-    }
+    await publishedFor(reference, 'TransactionEscalated');
+    await relay.flush();
     // The poller keeps asking (and MTN keeps answering 404): wait for a check after the escalation, then
     // there is still no verdict.
     const path = `/v1/transactions/momo/demo/${reference}`;
@@ -996,7 +998,7 @@ describe('relay + simulator: a payment made with another API user than the relay
         const checks = (await relay.admin('GET', path)).body.reconciliation.statusChecks as number;
         expect(checks).toBeGreaterThan(checksAtEscalation);
       },
-      { timeout: 60_000, interval: 100 },
+      { timeout: 60_000, interval: READ_AGAIN_MS },
     );
     await relay.poller.runOnce();
     await relay.flush();

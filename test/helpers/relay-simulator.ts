@@ -124,41 +124,91 @@ export async function startDemoWithSimulator(
 }
 
 /**
- * How often a feed's read() polls the relay's stream at most. A scenario reads its events every pollMs
- * (25 ms) while it waits; flushing (two stream polls) on every read cost each waiting scenario ~80 stream
- * polls a second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (every 50 ms
- * while busy, 400 ms idle) publishes too; settle() still flushes at once.
+ * How often a relay's feeds flush its stream for read() at most. A scenario reads its events every pollMs
+ * while it waits; flushing (two stream polls) on every read cost each waiting scenario ~80 stream polls a
+ * second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (every 50 ms while
+ * busy, 400 ms idle) publishes too; settle() still flushes at once.
  */
 const FEED_FLUSH_MS = 250;
 
+/** How a relay's feeds flush its stream: one pacing and one flush at a time for all of them. */
+interface RelayFlusher {
+  /** Flushes unless a flush ran in the last FEED_FLUSH_MS (or runs now: then waits for that one). */
+  paced(): Promise<unknown>;
+  /** A flush that starts after this call: everything written before it is published when it ends. */
+  fresh(): Promise<unknown>;
+}
+
+/**
+ * Shared by every feed of a relay. Scenarios run several at once (relay-simulator.test runs four), each
+ * with its own feed: paced per feed, each flushed the stream on its own, four times the polls for the same
+ * events. fresh() joins a flush that starts after it was asked for (the one queued behind a running one)
+ * instead of starting its own: settles asked for while a flush runs share the next.
+ */
+const flushers = new WeakMap<TestRelay, RelayFlusher>();
+
+function flusherOf(relay: TestRelay): RelayFlusher {
+  const known = flushers.get(relay);
+  if (known) return known;
+  let running: Promise<unknown> | undefined;
+  let queued: Promise<unknown> | undefined;
+  // After a flush the relay's feeds rest FEED_FLUSH_MS (a timer, not a measured time) before a paced one.
+  let resting = false;
+  const start = () => {
+    running = relay.flush().finally(() => {
+      running = undefined;
+      resting = true;
+      setTimeout(() => (resting = false), FEED_FLUSH_MS).unref();
+    });
+    return running;
+  };
+  const flusher: RelayFlusher = {
+    paced: async () => {
+      if (running) return running;
+      if (!resting) await start();
+    },
+    fresh: () => {
+      if (!running) return start();
+      queued ??= running
+        .catch(() => undefined)
+        .then(() => {
+          queued = undefined;
+          return running ?? start();
+        });
+      return queued;
+    },
+  };
+  flushers.set(relay, flusher);
+  return flusher;
+}
+
 /**
  * Every event `relay` publishes from now on (from: its sink's count then), as `npm run sim` reads its
- * feed: read() flushes the stream at most every FEED_FLUSH_MS, settle() at once.
+ * feed: read() flushes the stream at most every FEED_FLUSH_MS, settle() at once (both shared by the
+ * relay's feeds, flusherOf).
  */
 export function relayEventFeed(relay: TestRelay, from = relay.sink.events.length): EventFeed {
-  // After a flush the feed rests FEED_FLUSH_MS (a timer, not a measured time) before the next.
-  let resting = false;
-  let flushing: Promise<unknown> | undefined;
-  const pacedFlush = async () => {
-    if (!flushing && !resting)
-      flushing = relay.flush().finally(() => {
-        flushing = undefined;
-        resting = true;
-        setTimeout(() => (resting = false), FEED_FLUSH_MS).unref();
-      });
-    await flushing;
-  };
+  const flusher = flusherOf(relay);
   return {
     label: 'test relay',
     read: async () => {
-      await pacedFlush();
+      await flusher.paced();
       return relay.sink.events.slice(from).map((envelope) => ({ envelope, line: eventLine(envelope) }));
     },
     settle: async () => {
-      await relay.flush();
+      await flusher.fresh();
     },
   };
 }
+
+/**
+ * How often a scenario looks again while it waits (SimContext.pollMs). Once the simulator has sent
+ * everything and the outcome is still to come (a status check due in seconds of simulated time), each look
+ * flushes the stream and reads the transaction (several DynamoDB Local requests: the transaction, its
+ * records, receipts and deliveries): every 25 ms, that was most of what a waiting scenario cost. A look
+ * every 100 ms sees the outcome at most 100 ms later.
+ */
+export const SCENARIO_POLL_MS = 100;
 
 /** What `npm run sim` scenarios need, on this pair: every event the relay published, flushed on demand. */
 export function simContext({ relay, sim, config }: RelayWithSimulator): SimContext {
@@ -169,7 +219,7 @@ export function simContext({ relay, sim, config }: RelayWithSimulator): SimConte
     config,
     events: relayEventFeed(relay, 0),
     timeoutMs: 15_000,
-    pollMs: 25,
+    pollMs: SCENARIO_POLL_MS,
   };
 }
 
