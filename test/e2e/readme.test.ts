@@ -244,6 +244,16 @@ afterAll(async () => {
   killChildren();
 }, 30_000);
 
+/**
+ * How long an example waits on the relay's own schedule, as its command says: `--expires <s>` waits out
+ * the window; `--fault drop` waits for the relay's next status check or pull. For the order they start in.
+ */
+function expectedWaitS(command: string): number {
+  const expires = /--expires\s+(\d+)/.exec(command);
+  if (expires) return Number(expires[1]);
+  return /--fault\s+drop\b/.test(command) ? 10 : 0;
+}
+
 describe('the docs, executed against npm start', () => {
   it('every shell block in the README and the provider READMEs says whether and how it runs', () => {
     const unmarked = MARKED.flatMap((file) =>
@@ -274,8 +284,11 @@ describe('the docs, executed against npm start', () => {
       relays.set('simulator', running);
       const bundled = { sim: (await sim).command };
       for (const example of examples) if (!example.real) example.scripts = bundled;
-      // Started here, checked by their tests below (after the blocks, which run meanwhile).
-      for (const example of examples) {
+      // Started here, checked by their tests below (after the blocks, which run meanwhile); those that wait
+      // longest first, so that the last to end is a short one and the relay is not kept for one long wait.
+      for (const example of [...examples].sort(
+        (a, b) => expectedWaitS(b.command.text) - expectedWaitS(a.command.text),
+      )) {
         const text = rewrite(example.command.text, running.target, example.scripts);
         example.run = three(() => runAlone(text, 150_000)).then((result) => ({ text, result }));
       }
