@@ -26,8 +26,12 @@ const cfnLintOnPath = (process.env.PATH ?? '').split(delimiter).some((dir) => {
 });
 
 let version: string | undefined;
-/** `cfn-lint 1.x.y` for a test's log (asked once per process), or undefined when it is not on the PATH. */
-export function cfnLintVersion(): string | undefined {
+/**
+ * `cfn-lint 1.x.y` (asked once per process), or undefined when it is not on the PATH. Asked only for a
+ * failure's message (errorsWithVersion): `cfn-lint --version` loads all of cfn-lint again, 2.5 to 4 s of
+ * CPU, more than linting a template, and the warnings every run reports do not need it.
+ */
+function cfnLintVersion(): string | undefined {
   if (version === undefined && cfnLintOnPath) {
     const run = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
     if (run.status === 0) version = run.stdout.trim() || run.stderr.trim();
@@ -109,3 +113,10 @@ export function cfnLint(templates: Record<string, unknown>): {
 /** One line per finding, for an assertion message or the test log. */
 export const describeFindings = (findings: readonly CfnLintFinding[]) =>
   findings.map((f) => `${f.template}: ${f.rule} ${f.path}: ${f.message}`);
+
+/**
+ * The errors, one line each, after the version of the cfn-lint that found them when there are any: what
+ * a failed `expect(errorsWithVersion(errors)).toEqual([])` shows (a new release can bring a new rule).
+ */
+export const errorsWithVersion = (errors: readonly CfnLintFinding[]) =>
+  errors.length ? [`${cfnLintVersion()}:`, ...describeFindings(errors)] : [];
