@@ -39,6 +39,39 @@ const runnable = (code: string) =>
     .replaceAll("'mobile-money-relay-subscriber'", JSON.stringify(ENTRY))
     .replaceAll("from 'express'", `from ${JSON.stringify(EXPRESS)}`);
 
+/**
+ * The files parsed by one check of snippets, for the next: both checks read TypeScript's libraries,
+ * @types/node and the kit's sources with the same target and resolution (tsc --build shares them the same
+ * way); a file's key holds what its parse depends on.
+ */
+const parsed = new Map<string, ts.SourceFile | undefined>();
+
+/** TypeScript's diagnostics of snippet files, strict, as a reader's editor would check them. */
+function typeProblems(files: string[], options: ts.CompilerOptions): string[] {
+  const compilerOptions: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots: [join(ROOT, 'node_modules/@types')],
+    baseUrl: ROOT,
+    ...options,
+  };
+  const host = ts.createCompilerHost(compilerOptions);
+  const parse = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, version, ...rest) => {
+    const key = `${fileName}\0${typeof version === 'object' ? `${version.languageVersion}/${version.impliedNodeFormat}` : version}`;
+    if (!parsed.has(key)) parsed.set(key, parse(fileName, version, ...rest));
+    return parsed.get(key);
+  };
+  return ts
+    .getPreEmitDiagnostics(ts.createProgram(files, compilerOptions, host))
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
 let scratch: string | undefined;
 afterEach(async () => {
   killChildren();
@@ -132,26 +165,14 @@ describe('the README of the subscriber kit', () => {
     const files = [join(scratch, 'receiver.ts'), join(scratch, 'lambda.ts')];
     await writeFile(files[0]!, await snippet('receiver'));
     await writeFile(files[1]!, await snippet('lambda'));
-    const program = ts.createProgram(files, {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      skipLibCheck: true,
-      types: ['node'],
-      typeRoots: [join(ROOT, 'node_modules/@types')],
-      baseUrl: ROOT,
+
+    // Act
+    const problems = typeProblems(files, {
       paths: {
         'mobile-money-relay-subscriber': [ENTRY],
         'aws-lambda': [join(ROOT, 'node_modules/@types/aws-lambda/index.d.ts')],
       },
     });
-
-    // Act
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 
     // Assess
     expect(problems).toEqual([]);
@@ -197,24 +218,12 @@ describe.skipIf(!hasExpress)(
       scratch = await mkdtemp(join(tmpdir(), 'kit-readme-'));
       const file = join(scratch, 'express.ts');
       await writeFile(file, await snippet('express'));
-      const program = ts.createProgram([file], {
-        strict: true,
-        noEmit: true,
-        esModuleInterop: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ESNext,
-        moduleResolution: ts.ModuleResolutionKind.Bundler,
-        skipLibCheck: true,
-        types: ['node'],
-        typeRoots: [join(ROOT, 'node_modules/@types')],
-        baseUrl: ROOT,
-        paths: { 'mobile-money-relay-subscriber': [ENTRY], express: [EXPRESS_TYPES] },
-      });
 
       // Act
-      const problems = ts
-        .getPreEmitDiagnostics(program)
-        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      const problems = typeProblems([file], {
+        esModuleInterop: true,
+        paths: { 'mobile-money-relay-subscriber': [ENTRY], express: [EXPRESS_TYPES] },
+      });
 
       // Assess
       expect(problems).toEqual([]);
