@@ -126,7 +126,7 @@ export async function startDemoWithSimulator(
 /**
  * How often a relay's feeds flush its stream for read() at most. A scenario reads its events every pollMs
  * while it waits; flushing (two stream polls) on every read cost each waiting scenario ~80 stream polls a
- * second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (every 50 ms while
+ * second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (every 200 ms while
  * busy, 400 ms idle) publishes too; settle() still flushes at once.
  */
 const FEED_FLUSH_MS = 250;
