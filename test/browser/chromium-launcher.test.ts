@@ -37,7 +37,7 @@ describe('launching Chromium for the browser tests', () => {
     await expect(launched).rejects.toThrow(ChromiumMissingError);
     await expect(launched).rejects.toThrow(
       `Chromium not found at ${missing}: the console's browser tests drive a real Chromium. ` +
-        'Install it (Debian/Ubuntu: sudo apt-get install chromium-headless-shell, which puts it at ' +
+        'Install it (Debian: sudo apt-get install chromium-headless-shell, which puts it at ' +
         "/usr/bin/chromium-headless-shell; Debian's chromium at /usr/bin/chromium works too) " +
         'or point CHROMIUM_PATH at a Chromium or Chrome binary (README.md#quick-start).',
     );

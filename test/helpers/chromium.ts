@@ -18,7 +18,7 @@ export class ChromiumMissingError extends Error {
   constructor(readonly path: string) {
     super(
       `Chromium not found at ${path}: the console's browser tests drive a real Chromium. ` +
-        `Install it (Debian/Ubuntu: sudo apt-get install chromium-headless-shell, which puts it at ` +
+        `Install it (Debian: sudo apt-get install chromium-headless-shell, which puts it at ` +
         `${DEBIAN_CHROMIUMS[0]}; Debian's chromium at ${DEBIAN_CHROMIUMS[1]} works too) ` +
         `or point CHROMIUM_PATH at a Chromium or Chrome binary (README.md#quick-start).`,
     );
