@@ -211,7 +211,8 @@ export function runAlone(command: string, timeoutMs: number): Promise<Result> {
         // already gone
       }
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the command's output can still be in its pipes when it exits.
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ output, code: code ?? -1 });
     });

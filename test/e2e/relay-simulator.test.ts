@@ -732,7 +732,8 @@ function cli(args: string[]): Promise<{ code: number | null; output: string }> {
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
-    child.on('exit', (code) => resolvePromise({ code, output }));
+    // 'close', not 'exit': the output can still be in the pipes when the process exits.
+    child.on('close', (code) => resolvePromise({ code, output }));
   });
 }
 

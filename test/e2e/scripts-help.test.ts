@@ -87,7 +87,9 @@ function spawnRun(command: string): Promise<{ code: number | null; stdout: strin
       stderr += '\n(still running after 60 s: killed)';
       process.kill(-child.pid!, 'SIGKILL');
     }, 60_000);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': a process's output can still be in its pipes when it exits (seen once in CI: a
+    // `--help` that printed its usage read as '' with exit code 0).
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
