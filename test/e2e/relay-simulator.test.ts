@@ -16,6 +16,7 @@ import {
   SCENARIO_POLL_MS,
   simulatedDemoConfig,
   startRelayWithSimulator,
+  until,
 } from '../helpers/relay-simulator';
 import { ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 import { call } from '../simulator/helpers';
@@ -155,20 +156,19 @@ async function callbackBeforeStatusChecks(
 }
 
 /**
- * Waits until the relay has published an event of `type` about `reference`: its own pump publishes within
- * 400 ms of the write (test/helpers/relay.ts), so the wait reads the collected events, not DynamoDB. Waits
- * that read the transaction every 100 ms until its status changed cost several DynamoDB Local requests a look
- * (the transaction, its records, receipts and deliveries), for seconds of the poller's (scaled) schedule.
+ * Waits until the relay has published an event of `type` about `reference`, then flushes its stream (until):
+ * its own pump publishes within 400 ms of the write (test/helpers/relay.ts), so the wait reads the collected
+ * events, not DynamoDB. Waits that read the transaction every 100 ms until its status changed cost several
+ * DynamoDB Local requests a look (the transaction, its records, receipts and deliveries), for seconds of the
+ * poller's (scaled) schedule.
  */
-async function publishedFor(reference: string, type: string): Promise<void> {
-  await vi.waitFor(
-    () => {
-      const seen = relay.sink.events.some((e) => e.data.reference === reference && e.metadata.type === type);
-      if (!seen) throw new Error(`no ${type} of ${reference} published yet`);
-    },
-    { timeout: 60_000, interval: 50 },
+const publishedFor = (reference: string, type: string) =>
+  until(
+    `${type} of ${reference}`,
+    () =>
+      relay.sink.events.some((e) => e.data.reference === reference && e.metadata.type === type) || undefined,
+    { timeoutMs: 60_000, flush: () => relay.flush() },
   );
-}
 /** How often a wait that must read the store (a transaction's status checks, an account's pull) reads it. */
 const READ_AGAIN_MS = 250;
 
@@ -799,7 +799,6 @@ describe('relay + simulator: reconciliation', () => {
     });
     const reference = result.started.reference;
     await publishedFor(reference, 'TransactionSucceeded');
-    await relay.flush();
     // Assess
     const mine = relay.sink.events.filter((e) => e.data.reference === reference);
     expect(mine.map((e) => e.metadata.type)).toEqual(['TransactionExpired', 'TransactionSucceeded']);
@@ -849,7 +848,6 @@ describe('relay + simulator: reconciliation', () => {
       }),
     });
     await publishedFor(reference, 'TransactionConflict');
-    await relay.flush();
     const { status } = (await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`)).body.transaction;
     // Assess: a success claim and a status API that does not know the reference disagree; neither settles.
     expect(forged.status).toBe(200);
@@ -923,7 +921,6 @@ describe('relay + simulator: the mtn-momo client library (reference-less callbac
     // …and only then registers, with the reference the client returned (the callback may be first).
     const { reference, registered } = await payThenRegister(collections, PayerType.MSISDN, externalId);
     await publishedFor(reference, 'TransactionSucceeded');
-    await relay.flush();
     const view = await relay.admin('GET', `/v1/transactions/momo/demo/${reference}`);
     // Assess
     expect(registered.status).toBe(201);
@@ -989,7 +986,6 @@ describe('relay + simulator: a payment made with another API user than the relay
     const { reference } = await payThenRegister(collections, PayerType.MSISDN, externalId);
     const mine = () => relay.sink.events.filter((e) => e.data.reference === reference);
     await publishedFor(reference, 'TransactionEscalated');
-    await relay.flush();
     // The poller keeps asking (and MTN keeps answering 404): wait for a check after the escalation, then
     // there is still no verdict.
     const path = `/v1/transactions/momo/demo/${reference}`;
