@@ -5,16 +5,19 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { type LocalRelay, startLocalRelay } from '../../local/relay';
 import { parseConfig } from '../../shared/config/load';
+import { cuttableForwarder } from '../helpers/cuttable-forwarder';
+import { dynamoEndpoint, testTableName } from '../helpers/dynamo';
 import { ADMIN_HEADERS, ADMIN_TOKEN, CollectingSink, silentLogger } from '../helpers/relay';
 
 const BODY = readFileSync(join(import.meta.dirname, '../fixtures/momo/requesttopay-successful.json'), 'utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The local relay on its own DynamoDB Local (the run's shared one must not be stalled), whose JVM is
- * stopped with SIGSTOP mid-traffic: calls then hang as they would on a stalled DynamoDB.
+ * The local relay reaches the run's DynamoDB Local through a forwarder that stalls mid-traffic: bytes stop
+ * moving both ways, so calls hang as they would on a stalled DynamoDB (a JVM stopped with SIGSTOP, which
+ * this test did to a DynamoDB Local of its own), and move again, in order, when the stall ends.
  */
-let dynamo: DynamoDbLocalHandle;
+let dynamo: Awaited<ReturnType<typeof cuttableForwarder>>;
 let relay: LocalRelay;
 let stateDir: string;
 const sink = new CollectingSink();
@@ -22,14 +25,13 @@ const printed: string[] = [];
 let stalled = false;
 
 function stall(on: boolean): void {
-  // The whole process group: DynamoDB Local's JVM was started as a group leader.
-  process.kill(-dynamo.pid, on ? 'SIGSTOP' : 'SIGCONT');
+  dynamo.stall(on);
   stalled = on;
 }
 
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'relay-outage-'));
-  dynamo = await startDynamoDbLocal();
+  dynamo = await cuttableForwarder(dynamoEndpoint());
   relay = await startLocalRelay({
     config: parseConfig({
       management: { auth: 'bearer', bearerToken: ADMIN_TOKEN },
@@ -41,7 +43,7 @@ beforeAll(async () => {
       },
     }),
     dynamoEndpoint: dynamo.endpoint,
-    tableName: 'relay-outage',
+    tableName: testTableName('relay-outage'),
     port: 0,
     log: silentLogger,
     sink,
@@ -56,7 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (stalled) stall(false);
   await relay?.stop();
-  await dynamo?.stop();
+  await dynamo?.cut();
   rmSync(stateDir, { recursive: true, force: true });
 });
 
