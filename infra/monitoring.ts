@@ -54,7 +54,9 @@ export const ALARMED_RELAY_METRICS: readonly [
  * The longest limit a provider gives the relay to answer a callback (declared by the provider modules):
  * the callback p99 alarm is set against it.
  */
-export const PROVIDER_ACK_LIMIT: Duration = Duration.millis(Math.max(...providerAckLimits().map((limit) => limit.ms)));
+export const PROVIDER_ACK_LIMIT: Duration = Duration.millis(
+  Math.max(...providerAckLimits().map((limit) => limit.ms)),
+);
 
 /**
  * The relay's dashboard and alarms, built with cdk-monitoring-constructs, one part per concern

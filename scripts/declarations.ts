@@ -39,8 +39,15 @@ function compilerOptions(root: string): ts.CompilerOptions {
   const { config, error } = ts.readConfigFile(file, ts.sys.readFile);
   if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
   const { options, errors } = ts.convertCompilerOptionsFromJson(config.compilerOptions, root, file);
-  if (errors.length) throw new Error(errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, '\n')).join('\n'));
-  return { ...options, noEmit: false, declaration: true, emitDeclarationOnly: true, isolatedDeclarations: true };
+  if (errors.length)
+    throw new Error(errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, '\n')).join('\n'));
+  return {
+    ...options,
+    noEmit: false,
+    declaration: true,
+    emitDeclarationOnly: true,
+    isolatedDeclarations: true,
+  };
 }
 
 /** The source file a relative import of `from` names (the sources import without extensions). */
@@ -82,7 +89,10 @@ export function packageDeclarations(root: string): Map<string, string> {
       if (!fileName.startsWith('.')) continue;
       const source = sourceOf(root, file, fileName);
       if (source) queue.push(source);
-      else problems.push(`${file}: its declarations import "${fileName}", which is no .ts file of the repository`);
+      else
+        problems.push(
+          `${file}: its declarations import "${fileName}", which is no .ts file of the repository`,
+        );
     }
   }
   if (problems.length) throw new DeclarationEmitError(problems);

@@ -156,7 +156,11 @@ export class MonitoringKit {
   }
 
   /** A relay metric's roll-up (no dimensions), as every alarm on it reads it. */
-  relayMetric(metricName: string, statistic: string, period: Duration = Duration.minutes(1)): cloudwatch.Metric {
+  relayMetric(
+    metricName: string,
+    statistic: string,
+    period: Duration = Duration.minutes(1),
+  ): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: this.settings.metricsNamespace,
       metricName,

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { ackBudgetFor, QUARANTINE_WRITE_BUDGET_MS } from '../../shared/config/limits';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import type { RelayThrottle } from './props';
 import { PROVIDER_INFRA_DECLARATIONS } from './providers';
 
