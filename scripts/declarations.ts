@@ -11,8 +11,15 @@
  * against the emitted files.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import type * as TypeScript from 'typescript';
+
+/**
+ * Required, not imported: run by tsx (prepack), an `import` of TypeScript's 9 MB CommonJS file goes through
+ * tsx's ESM hooks and costs about a second more CPU than the emit itself.
+ */
+const ts = createRequire(import.meta.url)('typescript') as typeof TypeScript;
 
 /** The package's one entry point (package.json `exports["."].types` is its declaration file). */
 const ENTRY = 'infra/index.ts';
@@ -34,7 +41,7 @@ export class DeclarationEmitError extends Error {
 }
 
 /** tsconfig.json's compiler options, as a declaration-only, file-by-file emit reads them. */
-function compilerOptions(root: string): ts.CompilerOptions {
+function compilerOptions(root: string): TypeScript.CompilerOptions {
   const file = join(root, 'tsconfig.json');
   const { config, error } = ts.readConfigFile(file, ts.sys.readFile);
   if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
@@ -58,7 +65,7 @@ function sourceOf(root: string, from: string, specifier: string): string | undef
     .find((candidate) => ts.sys.fileExists(join(root, candidate)));
 }
 
-function where(diagnostic: ts.Diagnostic): string {
+function where(diagnostic: TypeScript.Diagnostic): string {
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
   if (!diagnostic.file || diagnostic.start === undefined) return message;
   const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);

@@ -49,7 +49,6 @@ const PACK_INPUTS = [
   'package.json',
   'package-lock.json',
   'tsconfig.json',
-  'tsconfig.build.json',
   'README.md',
   'LICENSE',
 ];
