@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  */
 
 /** Repository root (this file is `<root>/infra/bundling.ts`). */
-export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const PROJECT_ROOT: string = fileURLToPath(new URL('..', import.meta.url));
 
 export type RelayFunctionId =
   | 'callback'
@@ -34,13 +34,6 @@ export const RELAY_FUNCTIONS: Record<RelayFunctionId, { entry: string; serviceNa
   // Only deployed when the config has webhook destinations (infra/relay/delivery.ts).
   delivery: { entry: 'functions/delivery/index.ts', serviceName: 'relay-delivery' },
 };
-
-/**
- * ESM output needs a real `require` for the few CommonJS dependencies that load Node built-ins
- * with `require()` at run time (esbuild's shim throws "Dynamic require is not supported" otherwise).
- */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);";
 
 /**
  * esbuild settings shared by the construct and the measurement script.
@@ -87,8 +80,14 @@ export const BUNDLE_OPTIONS = {
     '@aws-lambda-powertools/logger': './infra/lambda-shims/powertools-logger.ts',
     '@aws-lambda-powertools/logger/middleware': './infra/lambda-shims/powertools-logger-middleware.ts',
   } as Record<string, string>,
-  banner: ESM_REQUIRE_BANNER,
+  /**
+   * ESM output needs a real `require` for the few CommonJS dependencies that load Node built-ins
+   * with `require()` at run time (esbuild's shim throws "Dynamic require is not supported" otherwise).
+   */
+  banner:
+    "import { createRequire as __relayCreateRequire } from 'node:module'; const require = __relayCreateRequire(import.meta.url);",
 } as const;
+type BundleOptions = typeof BUNDLE_OPTIONS;
 
 /**
  * Module replacements of one function's bundle only, on top of BUNDLE_OPTIONS.alias: a slim client where
@@ -117,7 +116,10 @@ export function bundleAliases(name: RelayFunctionId): Record<string, string> {
  * for this: every file is an ES module, strict by definition, and with `strict` alone esbuild repeats a
  * "use strict" directive in each of the ~340 modules of a bundle (4 KB of each function's budget).
  */
-export const BUNDLE_BUDGET = { maxBytes: 500 * 1024, maxColdInitMs: 150 } as const;
+export const BUNDLE_BUDGET: { readonly maxBytes: number; readonly maxColdInitMs: 150 } = {
+  maxBytes: 500 * 1024,
+  maxColdInitMs: 150,
+};
 
 /**
  * Issue 32's size target for the callback function, the one on the providers' ack path: 400 KB (issue 19
@@ -125,7 +127,7 @@ export const BUNDLE_BUDGET = { maxBytes: 500 * 1024, maxColdInitMs: 150 } as con
  * the config sections it reads (shared/config/callback-config.ts); BUNDLE_MAX_BYTES holds it to what it
  * weighs now, below this target.
  */
-export const CALLBACK_BUNDLE_TARGET_BYTES = 400 * 1024;
+export const CALLBACK_BUNDLE_TARGET_BYTES: number = 400 * 1024;
 
 /**
  * Size ceiling per function, enforced by test/infra/bundle-size.test.ts and `scripts/bundle-size.ts
@@ -158,7 +160,28 @@ export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
  * measurement script and the tests that build and run the bundles (test/integration/callback-bundle.test.ts).
  * Plain data, so this file needs no esbuild import.
  */
-export function relayBuildOptions(name: RelayFunctionId, outfile: string) {
+export function relayBuildOptions(
+  name: RelayFunctionId,
+  outfile: string,
+): {
+  absWorkingDir: string;
+  entryPoints: string[];
+  outfile: string;
+  bundle: boolean;
+  platform: BundleOptions['platform'];
+  target: BundleOptions['target'];
+  format: BundleOptions['format'];
+  minify: BundleOptions['minify'];
+  sourcemap: BundleOptions['sourcemap'];
+  sourcesContent: BundleOptions['sourcesContent'];
+  mainFields: BundleOptions['mainFields'][number][];
+  external: string[];
+  alias: Record<string, string>;
+  banner: { js: BundleOptions['banner'] };
+  tsconfig: string;
+  metafile: boolean;
+  logLevel: 'warning';
+} {
   return {
     absWorkingDir: PROJECT_ROOT,
     entryPoints: [`${PROJECT_ROOT}${RELAY_FUNCTIONS[name].entry}`] as string[],
@@ -176,7 +199,7 @@ export function relayBuildOptions(name: RelayFunctionId, outfile: string) {
     banner: { js: BUNDLE_OPTIONS.banner },
     tsconfig: `${PROJECT_ROOT}tsconfig.json`,
     metafile: true,
-    logLevel: 'warning' as const,
+    logLevel: 'warning',
   };
 }
 
@@ -185,7 +208,7 @@ export function relayBuildOptions(name: RelayFunctionId, outfile: string) {
  * (`dist/infra/index.js`). From the sources (`infra/bundling.ts`) this is `<root>/assets/`, which never
  * exists, so the repository always bundles its own sources, even after an `npm pack` left a `dist/`.
  */
-export const PREBUILT_ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
+export const PREBUILT_ASSETS_DIR: string = fileURLToPath(new URL('../assets/', import.meta.url));
 
 /** The file in PREBUILT_ASSETS_DIR listing what scripts/prebuild-assets.ts built. */
 export const PREBUILT_MANIFEST = 'manifest.json';

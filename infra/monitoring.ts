@@ -36,7 +36,13 @@ export {
  * Relay metrics (Powertools Metrics, namespace `metricsNamespace`) with an alarm on their roll-up (no
  * dimensions), one event or a spike: the ones an emitter writes only when it happens.
  */
-export const ALARMED_RELAY_METRICS = [
+export const ALARMED_RELAY_METRICS: readonly [
+  typeof TRANSACTIONS_EXPIRED_METRIC,
+  typeof VERIFICATION_DISAGREEMENTS_METRIC,
+  typeof AMBIGUOUS_ESCALATED_METRIC,
+  typeof CALLBACKS_REJECTED_METRIC,
+  typeof INGRESS_BUFFER_OFF_METRIC,
+] = [
   TRANSACTIONS_EXPIRED_METRIC,
   VERIFICATION_DISAGREEMENTS_METRIC,
   AMBIGUOUS_ESCALATED_METRIC,
@@ -48,7 +54,9 @@ export const ALARMED_RELAY_METRICS = [
  * The longest limit a provider gives the relay to answer a callback (declared by the provider modules):
  * the callback p99 alarm is set against it.
  */
-export const PROVIDER_ACK_LIMIT = Duration.millis(Math.max(...providerAckLimits().map((limit) => limit.ms)));
+export const PROVIDER_ACK_LIMIT: Duration = Duration.millis(
+  Math.max(...providerAckLimits().map((limit) => limit.ms)),
+);
 
 /**
  * The relay's dashboard and alarms, built with cdk-monitoring-constructs, one part per concern

@@ -16,7 +16,7 @@ import type { MonitoringFacade } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
 import { DEFAULT_METRICS_NAMESPACE } from '../shared/config/metric-names';
 import { defaultRelayNamespace } from './monitoring';
-import type { RelayConfig } from '../shared/config/schema';
+import type { RelayConfig } from '../shared/config/relay-config';
 import { alarmTopicsFor, configuredProviders, monitorRelay } from './relay/alarms';
 import { addCustomDomainRecords, createHttpApi, grantManagementRoutes, type RelayHttpApi } from './relay/api';
 import { createConsole, type RelayConsole } from './relay/console';

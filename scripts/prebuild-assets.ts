@@ -8,14 +8,12 @@
  *   dist/assets/manifest.json              what is there (infra/prebuilt-assets.ts reads it)
  *   dist/infra/index.js                    the library: infra/index.ts as one ES module, peers external
  *   dist/infra/index.cjs                   the same as one CommonJS module (for `require`)
- *   dist/types/                            its declarations (tsconfig.build.json), read as CommonJS-format
+ *   dist/types/                            its declarations (scripts/declarations.ts), read as CommonJS-format
  *
  *   npx tsx scripts/prebuild-assets.ts [--out DIR]   (default: dist)
  */
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { build, type BuildOptions } from 'esbuild';
 import {
   PREBUILT_MANIFEST,
@@ -28,6 +26,7 @@ import {
 import { buildTracingLayer } from '../infra/tracing-layer';
 import { buildConsoleInto } from './build-console';
 import { parseCli } from './cli';
+import { emitPackageDeclarations } from './declarations';
 
 /**
  * Left to the consuming app (peerDependencies), so its constructs and the relay's are the same classes;
@@ -41,7 +40,6 @@ export const LIBRARY_EXTERNALS = [
   'esbuild',
 ];
 
-const run = promisify(execFile);
 const USAGE = `Usage: npx tsx scripts/prebuild-assets.ts [--out <dir>]   (npm pack runs it as prepack)
 
 Builds what an installed copy of the package needs to synthesize into <dir> (default dist): each function
@@ -52,25 +50,6 @@ const assets = join(out, 'assets');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'types'), { recursive: true });
-// The declarations take the longest (type-checking against aws-cdk-lib's types): started first, beside the bundling.
-const declarations = run(
-  process.execPath,
-  [
-    join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    'tsconfig.build.json',
-    // Declarations only: `npm run build` type-checks the same sources (and CI runs it before packing);
-    // the emitted .d.ts files are byte for byte the same, in three quarters of the CPU.
-    '--noCheck',
-    '--outDir',
-    join(out, 'types'),
-  ],
-  { cwd: PROJECT_ROOT },
-).catch((error: Error & { stdout?: string }) => {
-  throw new Error(`declarations (tsc -p tsconfig.build.json) failed:\n${error.stdout ?? error.message}`, {
-    cause: error,
-  });
-});
 /**
  * The functions whose bundles have the same options (all but the entry point and output file), each set
  * built by one esbuild run with an entry point per function: esbuild parses the modules they share (the
@@ -96,7 +75,10 @@ function bundleGroups(): BuildOptions[] {
     outExtension: { '.js': '.mjs' },
   }));
 }
-await Promise.all(bundleGroups().map((options) => build(options)));
+const bundles = Promise.all(bundleGroups().map((options) => build(options)));
+// The declarations, file by file without a type-check (about a second), while esbuild bundles in its process.
+emitPackageDeclarations(PROJECT_ROOT, join(out, 'types'));
+await bundles;
 const functions = Object.fromEntries(
   Object.keys(RELAY_FUNCTIONS).map((id) => [id, `functions/${id}`]),
 ) as Record<RelayFunctionId, string>;
@@ -138,7 +120,6 @@ await Promise.all([
     banner: { js: "const __relayModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),
 ]);
-await declarations;
 // The declarations import each other without file extensions (the sources do): as CommonJS-format
 // declarations, TypeScript resolves them under every moduleResolution, NodeNext included.
 writeFileSync(join(out, 'types', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);

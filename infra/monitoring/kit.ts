@@ -5,6 +5,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import {
   type CustomMetricGroup,
   DefaultDashboardFactory,
+  type IAlarmActionStrategy,
   MonitoringFacade,
   noopAction,
   SnsAlarmActionStrategy,
@@ -109,7 +110,7 @@ export class MonitoringKit {
   }
 
   /** The facade's action and tag for a route (ALARM and OK go to the same place). */
-  routing(route: Route) {
+  routing(route: Route): { actionOverride?: IAlarmActionStrategy; customTags: string[] } {
     if (route === 'page') return { customTags: [PAGE_TAG] };
     if (route === 'ticket') return { actionOverride: this.ticket, customTags: [TICKET_TAG] };
     return { actionOverride: noopAction(), customTags: [SERVICE_DEGRADED_TAG] };
@@ -155,7 +156,11 @@ export class MonitoringKit {
   }
 
   /** A relay metric's roll-up (no dimensions), as every alarm on it reads it. */
-  relayMetric(metricName: string, statistic: string, period = Duration.minutes(1)): cloudwatch.Metric {
+  relayMetric(
+    metricName: string,
+    statistic: string,
+    period: Duration = Duration.minutes(1),
+  ): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: this.settings.metricsNamespace,
       metricName,
@@ -170,7 +175,7 @@ export class MonitoringKit {
     metricName: string,
     dimensionsMap: Record<string, string>,
     statistic: string,
-    period = Duration.minutes(1),
+    period: Duration = Duration.minutes(1),
   ): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: this.settings.metricsNamespace,

@@ -10,7 +10,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { NagSuppressions } from 'cdk-nag';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import {
   monitoringNamePrefix,
   RelayMonitoring,

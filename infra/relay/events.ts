@@ -9,7 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { ConfigError } from '../../shared/domain/errors';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import type { MobileMoneyRelayProps, RelaySubscriberOptions } from './props';
 
 /** Actions a subscriber account may use on the relay bus for rules it created (EventBridge's documented policy). */

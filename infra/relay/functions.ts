@@ -17,7 +17,7 @@ import {
 import { RUNTIME_CONFIG_PATH, writeRuntimeConfigLayer } from '../runtime-config';
 import { buildTracingLayer } from '../tracing-layer';
 import { prebuiltFunctionCode } from '../prebuilt-assets';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import {
   BUFFER_CONSUMER_TIMEOUT,
   CALLBACK_FUNCTION_TIMEOUT,

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { ackBudgetFor, QUARANTINE_WRITE_BUDGET_MS } from '../../shared/config/limits';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import type { RelayThrottle } from './props';
 import { PROVIDER_INFRA_DECLARATIONS } from './providers';
 
@@ -13,11 +13,11 @@ import { PROVIDER_INFRA_DECLARATIONS } from './providers';
  * already under way still lands (the poller reconciles). Shorter provider budgets are kept in code (the
  * store budget, then the ingress buffer).
  */
-export const CALLBACK_INTEGRATION_TIMEOUT = Duration.millis(7500);
-export const CALLBACK_FUNCTION_TIMEOUT = Duration.seconds(8);
+export const CALLBACK_INTEGRATION_TIMEOUT: Duration = Duration.millis(7500);
+export const CALLBACK_FUNCTION_TIMEOUT: Duration = Duration.seconds(8);
 
 /** The buffer consumer's timeout; the ingress buffer's visibility timeout is 6× it (AWS's advice). */
-export const BUFFER_CONSUMER_TIMEOUT = Duration.seconds(30);
+export const BUFFER_CONSUMER_TIMEOUT: Duration = Duration.seconds(30);
 
 /**
  * Reserved concurrency for `rps` admitted requests a second that each take `worstCase`: Little's law,
@@ -135,4 +135,4 @@ export function describeShare(share: BulkheadShare): string {
  * Reserved concurrency of the callback function with the default throttles and every provider of the
  * registry (docs/deploy.md#the-bulkhead has the table: 252 with today's three providers). The construct sizes it from the throttles and the config it is given (`callbackBulkhead`).
  */
-export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY = callbackBulkhead({}).total;
+export const DEFAULT_CALLBACK_RESERVED_CONCURRENCY: number = callbackBulkhead({}).total;

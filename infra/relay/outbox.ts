@@ -6,6 +6,9 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
+/** A FilterRule.exists() leaf, by its declared type. */
+type FilterExists = ReturnType<typeof lambda.FilterRule.exists>;
+
 /**
  * Stream filter of the outbox publisher: only records whose new image carries at least one outbox
  * event (an `outbox` list whose entries have `metadata.id`). `exists` only works on leaf values, so
@@ -14,7 +17,10 @@ import type { Construct } from 'constructs';
  */
 export const OUTBOX_FILTER_PATTERN = {
   dynamodb: {
-    NewImage: { outbox: { L: { M: { metadata: { M: { id: { S: lambda.FilterRule.exists() } } } } } } },
+    NewImage: {
+      // The leaf's type spelled out: the package's declarations are emitted file by file (scripts/declarations.ts).
+      outbox: { L: { M: { metadata: { M: { id: { S: lambda.FilterRule.exists() as FilterExists } } } } } },
+    },
   },
 };
 

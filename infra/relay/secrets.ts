@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { accountSecretIds } from '../../shared/config/loader';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import {
   FUNCTION_SECRET_KINDS,
   parseSecretRef,

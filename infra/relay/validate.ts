@@ -1,7 +1,7 @@
 import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { accountsWithoutPathSecret, parseConfig } from '../../shared/config/load';
-import type { RelayConfig } from '../../shared/config/schema';
+import type { RelayConfig } from '../../shared/config/relay-config';
 import { ackBudgetFor } from '../../shared/config/limits';
 import { ConfigError } from '../../shared/domain/errors';
 import { PROVIDERS } from '../../shared/providers/registry';

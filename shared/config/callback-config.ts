@@ -1,5 +1,8 @@
 import { ROLES } from '../domain/actor';
 import * as z from '../util/zod';
+import type { ResolvedAccount } from './relay-config';
+
+export type { ResolvedAccount } from './relay-config';
 
 /**
  * The sections of the config the callback path reads (receive, verify, store, ack; callback health; the
@@ -216,20 +219,6 @@ export const callbackConfigShape = {
  */
 // Pure: the bundles that parse the whole config leave this object schema out.
 export const callbackConfigSchema = /* @__PURE__ */ z.object(callbackConfigShape);
-
-export interface ResolvedAccount {
-  provider: string;
-  id: string;
-  pathSecret: string | undefined;
-  /**
-   * While rotating: the path secret before `pathSecret`, still accepted (each use logged and counted as
-   * `PreviousPathSecretUsed`) until it is removed from the account's callback secret.
-   */
-  previousPathSecret?: string;
-  /** Why the account runs without a path secret (`allowNoPathSecret`), when it says so. */
-  allowNoPathSecret?: string;
-  settings: Record<string, unknown>;
-}
 
 /** The config the callback path reads: its sections, with the accounts resolved (load.ts). */
 export interface CallbackConfig extends Omit<z.infer<typeof callbackConfigSchema>, 'accounts'> {

@@ -4,15 +4,19 @@ import { TIME_FORMATS } from '../domain/statement-layouts';
 import { isTimeZone } from '../util/time-zone';
 import { DEFAULT_DESTINATION_TYPE, destinationTypeIds, findDestinationType } from '../destinations/registry';
 import { SECRET_REF_PATTERN } from './secret-reader';
-import { accountKey, callbackConfigShape, positiveInt, type ResolvedAccount } from './callback-config';
+import { accountKey, callbackConfigShape, positiveInt } from './callback-config';
+import type { ProviderRecordsConfig, RelayConfigSections } from './relay-config';
 
 // The callback path's sections live in callback-config.ts (the callback bundles import only that file).
-export {
-  accountKey,
-  ORIGIN_VERIFY_HEADER,
-  reconciliationSchema,
-  type ResolvedAccount,
-} from './callback-config';
+export { accountKey, ORIGIN_VERIFY_HEADER, reconciliationSchema } from './callback-config';
+// The config's types, written out for the package's declarations (relay-config.ts); checked below.
+export type {
+  BadgeShopConfig,
+  DestinationConfig,
+  ProviderRecordsConfig,
+  RelayConfig,
+  ResolvedAccount,
+} from './relay-config';
 
 /** Per-account timings of the pull and the balance snapshots (each key falls back to the section's own). */
 const providerRecordTimingsSchema = z.strictObject({
@@ -44,7 +48,6 @@ const providerRecordsSchema = z.strictObject({
   balanceIntervalSeconds: z._default(z.int().check(z.nonnegative(), z.lte(86_400)), 3600),
   accounts: z._default(z.record(z.string(), providerRecordTimingsSchema), {}),
 });
-export type ProviderRecordsConfig = z.infer<typeof providerRecordsSchema>;
 
 /** One account's timings: its own overrides over the section's values. */
 export function providerRecordTimings(
@@ -100,8 +103,6 @@ const badgeShopSchema = z
       { message: 'the password or token is required (or a secretId that holds it)', path: ['auth'] },
     ),
   );
-
-export type BadgeShopConfig = z.infer<typeof badgeShopSchema>;
 
 const timeZoneSchema = z.string().check(z.refine(isTimeZone, 'an IANA time zone, e.g. Africa/Nairobi'));
 const headerSchema = z.string().check(z.minLength(1), z.maxLength(200));
@@ -270,8 +271,6 @@ export const destinationSchema = z.pipe(
   }),
 );
 
-export type DestinationConfig = z.infer<typeof destinationSchema>;
-
 export const relayConfigCoreSchema = z.strictObject({
   /** Base of every URL the relay hands out (MoMo X-Callback-Url, Daraja registrations). */
   publicBaseUrl: z._default(z.url(), 'http://localhost:3000'),
@@ -333,9 +332,16 @@ export const relayConfigCoreSchema = z.strictObject({
   accounts: callbackConfigShape.accounts,
 });
 
-type RelayConfigCore = z.infer<typeof relayConfigCoreSchema>;
-
-export interface RelayConfig extends Omit<RelayConfigCore, 'accounts'> {
-  /** Keyed by `${provider}/${accountId}`. */
-  accounts: ReadonlyMap<string, ResolvedAccount>;
-}
+/**
+ * relay-config.ts writes the config's type out (the package's declarations need it without the schemas):
+ * this type fails to compile, saying so, when the schema's output and that type differ in any property's
+ * type, optionality or readonly.
+ */
+type _ConfigTypeIsTheSchemas = Expect<
+  (<T>() => T extends Omit<z.infer<typeof relayConfigCoreSchema>, 'accounts'> ? 1 : 2) extends <
+    T,
+  >() => T extends RelayConfigSections ? 1 : 2
+    ? 'same'
+    : 'relayConfigCoreSchema and RelayConfigSections (relay-config.ts) differ: change the type with the schema'
+>;
+type Expect<_T extends 'same'> = true;

@@ -25,7 +25,7 @@ export function parseSecretRef(ref: string): SecretRef {
 }
 
 /** What an account's secret reference may be: a secret id, and optionally `#` and a member name. */
-export const SECRET_REF_PATTERN = /^[A-Za-z0-9/_+=.@:-]{1,2048}(#[A-Za-z0-9/_+=.@-]{1,256})?$/;
+export const SECRET_REF_PATTERN: RegExp = /^[A-Za-z0-9/_+=.@:-]{1,2048}(#[A-Za-z0-9/_+=.@-]{1,256})?$/;
 
 /**
  * The two kinds of account secret, kept apart so that each function can read only what it needs:
@@ -38,10 +38,10 @@ export type SecretKind = 'callback' | 'api';
 export const SECRET_KINDS: readonly SecretKind[] = ['callback', 'api'];
 
 /** The account key naming each kind's secret: `accounts.<provider>.<id>.<key>`. */
-export const SECRET_ID_KEYS = { callback: 'callbackSecretId', api: 'apiSecretId' } as const satisfies Record<
-  SecretKind,
-  string
->;
+export const SECRET_ID_KEYS: { readonly [K in SecretKind]: `${K}SecretId` } = {
+  callback: 'callbackSecretId',
+  api: 'apiSecretId',
+};
 
 /**
  * Which secrets each relay function reads: the runtime loads only these (shared/runtime/lambda.ts) and

@@ -49,7 +49,6 @@ const PACK_INPUTS = [
   'package.json',
   'package-lock.json',
   'tsconfig.json',
-  'tsconfig.build.json',
   'README.md',
   'LICENSE',
 ];
@@ -95,6 +94,8 @@ const props: MobileMoneyRelayProps = { config: {}, alarmEmail: 'payments-oncall@
 const relay = new MobileMoneyRelay(new Stack(new App(), '${STACK}'), 'MobileMoney', props);
 // @ts-expect-error a function name is a string (unused, and so an error, if the types were any)
 export const wrong: number = relay.callbackFunction.functionName;
+// @ts-expect-error the config's types are the relay's own declarations (shared/config/relay-config.d.ts)
+export const wrongUrl: number = relay.config.publicBaseUrl;
 `;
 const TSCONFIG = {
   compilerOptions: {
