@@ -61,6 +61,15 @@ export interface CfnLintFinding {
  * tests) are linted once, their findings reported under each name: cfn-lint's cost is per template, and a
  * template's findings depend on its content alone. Throws when cfn-lint is missing or does not answer in
  * JSON.
+ *
+ * Not deduplicated below the template (each distinct resource linted once, in a reduced template holding
+ * what it references), though only a third of the resources are distinct: a resource's findings also
+ * depend on resources it does not contain. E3019 compares the primary identifiers (AlarmName, an
+ * EventInvokeConfig's FunctionName and Qualifier...) of every resource of a type, so a second
+ * EventInvokeConfig for a function, added in one template, would pass: the first is in an earlier
+ * template, not in the reduced one. E3502, E3505, E3705 and W3664 read the resources a queue, an event
+ * source mapping or a Lambda permission references. Keying each resource on all it reads saves a quarter
+ * at best, and ties this file to the rules of one cfn-lint release (CI installs the latest).
  */
 export function cfnLint(templates: Record<string, unknown>): {
   errors: CfnLintFinding[];
