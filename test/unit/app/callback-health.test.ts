@@ -7,6 +7,7 @@ import {
 } from '../../../shared/app/callbacks/callback-health';
 import type { RelayMetrics } from '../../../shared/app/ports';
 import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import { runReconciliationTick } from '../../../shared/app/reconciliation/reconciliation-tick';
 import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
 import { storeReceipt } from '../../../shared/app/callbacks/receipts';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
@@ -100,10 +101,11 @@ function setup(overrides: Record<string, unknown> = {}) {
         externalId: `order-${reference}`,
       }),
     events: (type: string) => raw.published.filter((e) => e.metadata.type === type),
-    cycle: async () => {
-      await runCallbackHealthCycle(services);
-      await runPollCycle(services, { owner: 'p1' });
-    },
+    /**
+     * One poller tick as functions/poller and npm start run it: callback health, then the poll cycle, which
+     * takes its due items from the due index as callback health read it (with the checks it hastened).
+     */
+    cycle: () => runReconciliationTick(services, { owner: 'p1' }),
   };
 }
 
