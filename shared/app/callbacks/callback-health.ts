@@ -238,9 +238,12 @@ async function readAccounts(
   }));
   const watched = all.filter((a) => a.silence > 0);
   const lastNeeded = all.filter((a) => a.silence > 0 || ticketed.has(a.provider));
+  const firstLookRef = (provider: string) =>
+    ref(provider, PROVIDER_RECORD_ACCOUNT, CALLBACK_HEALTH_NAMESPACE, FIRST_LOOK_ID);
   const refs = [
     ...lastNeeded.map((a) => ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID)),
     ...watched.map((a) => ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, STATE_ID)),
+    ...[...ticketed].map(firstLookRef),
   ];
   const records = new Map(
     (refs.length > 0 ? await store.getRecords(refs) : []).map((record) => [refId(record), record]),
@@ -258,7 +261,13 @@ async function readAccounts(
     const quietSince = new Date(Date.parse(now) - a.silence * 1000).toISOString();
     return { ...a, lastCallbackAt: lastOf(a.provider, a.account), episode, quietSince };
   });
-  return { accounts, lastCallbacks };
+  const firstLooks = new Map(
+    [...ticketed].flatMap((provider) => {
+      const at = records.get(refId(firstLookRef(provider)))?.data.firstLookAt as string | undefined;
+      return at === undefined ? [] : [[provider, at] as const];
+    }),
+  );
+  return { accounts, lastCallbacks, firstLooks };
 }
 
 type WatchedAccount = Awaited<ReturnType<typeof readAccounts>>['accounts'][number];
@@ -323,7 +332,7 @@ export async function runCallbackHealthCycle(
     readItems: 0,
   };
 
-  const { accounts, lastCallbacks } = await readAccounts(services, options, now, result);
+  const { accounts, ...read } = await readAccounts(services, options, now, result);
   await resumeEpisodes(services, accounts, now, result);
 
   // Silent or possibly silent: no callback for the silence time (or never).
@@ -334,7 +343,7 @@ export async function runCallbackHealthCycle(
   // Only while an account is silent: a series written every cycle would bill all month for zeros; the
   // ticket alarm reads no data as OK (treatMissingData notBreaching), so it clears when this stops.
   if (result.silent.length > 0) metrics.count(SILENT_ACCOUNTS_METRIC, result.silent.length);
-  result.silentProviders = await silentProviders(services, options, lastCallbacks, now, result);
+  result.silentProviders = await silentProviders(services, options, read, now, result);
   // The same for the provider tickets: written only while the provider is silent, per provider.
   for (const provider of result.silentProviders) metrics.count(SILENT_PROVIDERS_METRIC, 1, { provider });
   // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
@@ -405,12 +414,16 @@ async function lookAtCandidates(
  * ticket's period: their newest last-callback record, over every configured account of the provider (an
  * account left out of the ticket still calls back for its provider, as its callbacks counted before), is
  * older than that, or there is none (nobody has called back since the deployment). Reads the records of
- * the batch readAccounts made (every account of a ticketed provider is in it).
+ * the batch readAccounts made (every account of a ticketed provider is in it, and its first look): the
+ * first look is written only when that read did not find it, not tried again every cycle.
  */
 async function silentProviders(
   services: CallbackHealthServices,
   options: CallbackHealthOptions,
-  lastCallbacks: ReadonlyMap<string, string | null>,
+  {
+    lastCallbacks,
+    firstLooks,
+  }: { lastCallbacks: ReadonlyMap<string, string | null>; firstLooks: ReadonlyMap<string, string> },
   now: string,
   result: CallbackHealthResult,
 ): Promise<string[]> {
@@ -426,7 +439,7 @@ async function silentProviders(
     );
     // No callback noted yet: counted from when the poller first looked (a record written once), so a
     // new deployment is ticketed after the period, not at its first cycle.
-    const since = newest ?? (await firstLook(services, provider, now, result));
+    const since = newest ?? firstLooks.get(provider) ?? (await firstLook(services, provider, now, result));
     if (Date.parse(now) - Date.parse(since) >= seconds * 1000) silent.push(provider);
   }
   return silent;

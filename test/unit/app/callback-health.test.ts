@@ -234,6 +234,14 @@ describe('callback health', () => {
     const s = setup({ callbackSilenceSeconds: { momo: 600, 'momo/demo': 0 } });
     const ticket = { providerSilenceSeconds: { momo: 3600 } };
     const look = () => runCallbackHealthCycle(s.services, ticket);
+    // The first look is written once, not tried again (a conditional write billed) every cycle.
+    const firstLookWrites: string[] = [];
+    const store = s.services.store;
+    const putIfAbsent = store.putRecordIfAbsent.bind(store);
+    store.putRecordIfAbsent = (record, options) => {
+      if (record.id === 'provider-first-look') firstLookWrites.push(record.createdAt);
+      return putIfAbsent(record, options);
+    };
 
     // Act / Assess: nobody has called back since the deployment: silent an hour after the first look.
     expect((await look()).silentProviders).toEqual([]);
@@ -242,6 +250,7 @@ describe('callback health', () => {
     s.advance(1);
     expect((await look()).silentProviders).toEqual(['momo']);
     expect(s.counts.SilentProviders).toBe(1);
+    expect(firstLookWrites).toEqual([iso(START)]);
 
     // Act / Assess: "demo" calls back (its own look is off, its provider's is not): not silent for an hour.
     await s.callback('demo');
