@@ -1,4 +1,5 @@
 import type { CallbackConfig } from '../../config/callback-config';
+import { accountKey } from '../../config/callback-config';
 import type { RelayConfig } from '../../config/schema';
 import { buildEvent } from '../../domain/events';
 import {
@@ -213,7 +214,6 @@ function isWaiting(tx: TransactionRecord, olderThan: string): boolean {
   );
 }
 
-const accountId = (provider: string, account: string) => `${provider}/${account}`;
 const refId = (r: { provider: string; account: string; namespace: string; id: string }) =>
   `${r.provider}/${r.account}/${r.namespace}/${r.id}`;
 
@@ -253,7 +253,7 @@ async function readAccounts(
     (records.get(refId(ref(provider, account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID)))?.data
       .lastCallbackAt as string | undefined) ?? null;
   const lastCallbacks = new Map(
-    lastNeeded.map((a) => [accountId(a.provider, a.account), lastOf(a.provider, a.account)]),
+    lastNeeded.map((a) => [accountKey(a.provider, a.account), lastOf(a.provider, a.account)]),
   );
   const accounts = watched.map((a) => {
     const state = records.get(refId(ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, STATE_ID)));
@@ -368,7 +368,7 @@ async function lookAtCandidates(
   result.readItems += listed.readItems;
   const keysOf = new Map(
     candidates.map((a) => [
-      accountId(a.provider, a.account),
+      accountKey(a.provider, a.account),
       listed.items
         .filter((i) => i.key.provider === a.provider && i.key.account === a.account)
         .slice(0, MAX_WAITING_READ_PER_ACCOUNT)
@@ -378,18 +378,18 @@ async function lookAtCandidates(
   const transactions = await readAll(store, [...keysOf.values()].flat());
   const moved = new Map<string, string>();
   for (const a of candidates) {
-    const keys = keysOf.get(accountId(a.provider, a.account)) ?? [];
+    const keys = keysOf.get(accountKey(a.provider, a.account)) ?? [];
     result.readItems += keys.length;
     const waiting = keys
       .flatMap((key) => transactions.get(txId(key)) ?? [])
       .filter((tx) => isWaiting(tx, a.quietSince));
     if (!a.episode && waiting.length > 0) a.episode = await startEpisode(services, a, waiting, now, result);
     if (!a.episode) continue;
-    result.silent.push(accountId(a.provider, a.account));
+    result.silent.push(accountKey(a.provider, a.account));
     // Asking sooner a status API that just failed (5xx, timeout, throttled) only adds load to a struggling
     // API: each transaction keeps its own schedule (its backoff, any Retry-After) until a call succeeds.
     if (latestCheckFailed(waiting)) {
-      result.held.push(accountId(a.provider, a.account));
+      result.held.push(accountKey(a.provider, a.account));
       continue;
     }
     result.hastened += await hasten(
@@ -432,7 +432,7 @@ async function silentProviders(
   for (const [provider, seconds] of Object.entries(periods)) {
     const lasts = [...services.config.accounts.values()]
       .filter((a) => a.provider === provider)
-      .map((a) => lastCallbacks.get(accountId(provider, a.id)) ?? null);
+      .map((a) => lastCallbacks.get(accountKey(provider, a.id)) ?? null);
     const newest = lasts.reduce<string | null>(
       (max, at) => (at !== null && (max === null || at > max) ? at : max),
       null,

@@ -1,5 +1,5 @@
 import { BALANCE_FAILURES_METRIC } from '../../config/metric-names';
-import { providerRecordTimings } from '../../config/schema';
+import { accountKey, providerRecordTimings } from '../../config/schema';
 import type { BalanceSnapshot } from '../../domain/statement';
 import type { ReportedBalance, StatusApi } from '../../providers/types';
 import { decimalSum } from '../../util/money';
@@ -86,7 +86,7 @@ export async function runBalanceCycle(services: PullServices): Promise<BalanceAc
     try {
       // A failed read is each account's failure, logged and counted as its own read would have been.
       if (states instanceof Error) throw states;
-      const stored = states.get(`${provider}/${account}`) ?? {};
+      const stored = states.get(accountKey(provider, account)) ?? {};
       results.push(await balanceOf(services, { provider, account, stored }, seconds, api));
     } catch (error) {
       services.log.error('balance snapshot failed', {

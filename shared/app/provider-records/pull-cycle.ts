@@ -1,4 +1,4 @@
-import { providerRecordTimings } from '../../config/schema';
+import { accountKey, providerRecordTimings } from '../../config/schema';
 import type { StatementRow, StatementSink } from '../../domain/statement';
 import type { PullTransactionsApi, StatusApi } from '../../providers/types';
 import type { RelayLogger, RelayMetrics, RelayStore } from '../ports';
@@ -109,7 +109,7 @@ export async function readStates<T>(
   refs: readonly { provider: string; account: string; namespace: string; id: string }[],
 ): Promise<Map<string, T>> {
   const records = refs.length > 0 ? await store.getRecords(refs, { consistent: true }) : [];
-  return new Map(records.map((r) => [`${r.provider}/${r.account}`, r.data as T]));
+  return new Map(records.map((r) => [accountKey(r.provider, r.account), r.data as T]));
 }
 
 export async function runPullCycle(services: PullServices): Promise<PullAccountResult[]> {
@@ -124,7 +124,7 @@ export async function runPullCycle(services: PullServices): Promise<PullAccountR
       // A failed read is each account's failure, logged and counted as its own read would have been.
       if (states instanceof Error) throw states;
       results.push(
-        await pullAccount(services, target, states.get(`${target.provider}/${target.account}`) ?? {}),
+        await pullAccount(services, target, states.get(accountKey(target.provider, target.account)) ?? {}),
       );
     } catch (error) {
       // One account's storage or sink failure must not stop the others' pulls.
