@@ -171,10 +171,20 @@ export const MEASURED = {
   transactionAfterBytes: 675,
   /** The sink's TransactionSucceeded line (1,001 B) and EventBridge's own envelope fields (~150 B). */
   eventBytes: 1001 + 150,
-  /** A poll cycle with nothing due: its duration, the due-index queries (one per shard), its log bytes. */
+  /** A poll cycle with nothing due: its duration and its log bytes. */
   pollDurationMs: 200,
-  pollReadUnits: 2,
   pollLogBytes: 600,
+  /**
+   * Its reads, eventually consistent (0.5 RRU an item, a Query at least 0.5), as
+   * test/integration/idle-poll-cycle.test.ts counts them: the due index once, a keys-only Query per
+   * shard (4): callback health reads it whole while an account has had no callback for its silence time
+   * (every account, at idle) and the poll cycle takes its due items from that read; each account's two
+   * callback-health records (one BatchGetItem for all, billed by the item); each provider silence
+   * ticket's first-look record (read every cycle while none of its accounts has called back, written once).
+   */
+  pollIndexReadUnits: 2,
+  pollReadUnitsPerAccount: 1,
+  pollReadUnitsPerProvider: 0.5,
 } as const;
 
 /**
@@ -540,6 +550,10 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
   const poller = fn(stack, 'relay-poller');
   const cycles = c.scheduledInvocationsOf['relay-poller'] ?? 0;
   const pollGbSeconds = cycles * gbSeconds(m.pollDurationMs, poller?.memoryMb ?? 512);
+  const pollReadUnits =
+    m.pollIndexReadUnits +
+    stack.accounts * m.pollReadUnitsPerAccount +
+    stack.providers * m.pollReadUnitsPerProvider;
   const consumer = fn(stack, 'relay-buffer-consumer');
   const drains = c.scheduledInvocationsOf['relay-buffer-consumer'] ?? 0;
   const drainLogBytes =
@@ -590,9 +604,9 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
       dollars:
         (cycles / MILLION) * prices.lambdaPerMillionRequests +
         pollGbSeconds * prices.lambdaArmPerGbSecond +
-        ((cycles * m.pollReadUnits) / MILLION) * prices.dynamoPerMillionReads +
+        ((cycles * pollReadUnits) / MILLION) * prices.dynamoPerMillionReads +
         ((cycles * m.pollLogBytes) / GB) * (prices.logsIngestionPerGb + prices.logsStoragePerGbMonth),
-      formula: `${cycles} cycles (schedule) × (${m.pollDurationMs} ms, ${m.pollReadUnits} RRU, ${m.pollLogBytes} B); EventBridge Scheduler inside its free 14 M invocations`,
+      formula: `${cycles} cycles (schedule) × (${m.pollDurationMs} ms, ${pollReadUnits} RRU: due index ${m.pollIndexReadUnits} + ${stack.accounts} accounts' callback health × ${m.pollReadUnitsPerAccount} + ${stack.providers} providers' first look × ${m.pollReadUnitsPerProvider}, ${m.pollLogBytes} B); EventBridge Scheduler inside its free 14 M invocations`,
     },
     {
       item: 'Buffer drain (scheduled buffer consumer)',

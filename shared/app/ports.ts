@@ -387,8 +387,8 @@ export interface OperationsStore {
 export type CallbackStore = TransactionStore & ProviderRecordStore;
 
 /**
- * Reads of many items at once, for the statement import and the account-day reader: not on the callback
- * path (its bundle carries no batch command).
+ * Reads of many items at once, for the statement import, the account-day reader and the poller: not on
+ * the callback path (its bundle carries no batch command).
  */
 interface BatchReadStore {
   /**
@@ -397,8 +397,14 @@ interface BatchReadStore {
    * reads a batch of rows' transactions at once instead of one request a row.
    */
   getTransactions(keys: readonly TransactionKey[]): Promise<TransactionRecord[]>;
-  /** The records of these refs that exist (live), eventually consistent, in bounded requests (getTransactions). */
-  getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]>;
+  /**
+   * The records of these refs that exist (live), eventually consistent unless `consistent`, in bounded
+   * requests (getTransactions): the poller reads each account's records of a cycle at once.
+   */
+  getRecords(
+    refs: readonly ProviderRecordRef[],
+    options?: { consistent?: boolean },
+  ): Promise<ProviderRecord[]>;
 }
 
 export type RelayStore = CallbackStore &

@@ -41,10 +41,10 @@ const SILENCE_POLL_SECONDS = 30;
  */
 const APPROVAL_WINDOW_MS = 20 * 60_000;
 /**
- * A poll cycle every 0.3 s, the silent account's pace: each cycle reads every demo account's health, its
- * due transactions and its pull and balance turns whether anything is due or not (most of the file's
- * DynamoDB Local requests); every 0.2 s gave no check sooner than the 0.3 s pace allows, at half as many
- * cycles again.
+ * A poll cycle every 0.3 s, the silent account's pace: each cycle reads every demo account's health, the
+ * due index and the pull and balance turns whether anything is due or not (a few batched requests,
+ * test/integration/idle-poll-cycle.test.ts); every 0.2 s gave no check sooner than the 0.3 s pace allows,
+ * at half as many cycles again.
  */
 const POLL_INTERVAL_SECONDS = 0.3;
 /** Generous: the machine is small and busy; every wait below ends as soon as its condition holds. */

@@ -13,13 +13,15 @@ export interface BatchGetOptions {
   tableName: string;
   /** The operation's name, for errors and the bench's capacity hook. */
   operation: string;
+  /** Strongly consistent reads (twice the read units); eventually consistent by default. */
+  consistent?: boolean;
   onConsumedCapacity?: (operation: string, capacity: ConsumedCapacity | undefined) => void;
 }
 
 const keyId = (key: { pk: string; sk: string }) => `${key.pk}\u0000${key.sk}`;
 
 /**
- * The items of these keys that exist, eventually consistent, 100 keys a request (duplicates asked once).
+ * The items of these keys that exist, eventually consistent unless `consistent`, 100 keys a request (duplicates asked once).
  * Keys DynamoDB leaves unprocessed (throttled, or over 16 MB) are asked again a few times with a short
  * backoff; still unprocessed, the read fails as a store outage (StorageUnavailableError), never as
  * "absent": a row taken for absent would be imported twice.
@@ -42,7 +44,9 @@ export async function batchGetItems(
       const result = await guard(options.operation, () =>
         doc.send(
           new BatchGetCommand({
-            RequestItems: { [options.tableName]: { Keys: pending } },
+            RequestItems: {
+              [options.tableName]: { Keys: pending, ...(options.consistent ? { ConsistentRead: true } : {}) },
+            },
             ...(options.onConsumedCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
           }),
         ),

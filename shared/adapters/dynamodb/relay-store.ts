@@ -555,7 +555,10 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
     return items.map((item) => toRecord(item));
   }
 
-  async getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]> {
+  async getRecords(
+    refs: readonly ProviderRecordRef[],
+    options: { consistent?: boolean } = {},
+  ): Promise<ProviderRecord[]> {
     const byPk = new Map(refs.map((ref) => [providerRecordPk(ref), ref]));
     const items = await batchGetItems(
       this.doc,
@@ -563,6 +566,7 @@ export class DynamoRelayStore extends DynamoTransactionStore implements RelaySto
       {
         tableName: this.options.tableName,
         operation: 'getRecords',
+        consistent: options.consistent === true,
         onConsumedCapacity: this.options.onConsumedCapacity,
       },
     );

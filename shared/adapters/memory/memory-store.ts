@@ -188,7 +188,10 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
     return record ? copy(record) : undefined;
   }
 
-  async getRecords(refs: readonly ProviderRecordRef[]): Promise<ProviderRecord[]> {
+  async getRecords(
+    refs: readonly ProviderRecordRef[],
+    _options: { consistent?: boolean } = {},
+  ): Promise<ProviderRecord[]> {
     const found: ProviderRecord[] = [];
     for (const ref of refs) {
       const record = await this.getRecord(ref);

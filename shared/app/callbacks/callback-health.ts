@@ -1,4 +1,5 @@
 import type { CallbackConfig } from '../../config/callback-config';
+import { accountKey } from '../../config/callback-config';
 import type { RelayConfig } from '../../config/schema';
 import { buildEvent } from '../../domain/events';
 import {
@@ -10,6 +11,7 @@ import {
 import { findProvider } from '../../providers/registry';
 import type {
   Clock,
+  DueItem,
   ProviderRecord,
   ProviderRecordStore,
   RelayLogger,
@@ -191,6 +193,11 @@ export interface CallbackHealthResult {
   held: string[];
   /** Items read: health records, due-index entries and transactions. */
   readItems: number;
+  /**
+   * The due index as this cycle read it (every entry, due or not, at most `limit`, oldest first), with
+   * the new dueAt of each check it brought forward; absent when no account could be silent (not read).
+   */
+  dueIndex?: { items: DueItem[]; limit: number };
 }
 
 const FAR_FUTURE = '9999-12-31T23:59:59.999Z';
@@ -207,33 +214,63 @@ function isWaiting(tx: TransactionRecord, olderThan: string): boolean {
   );
 }
 
-/** Each watched account (silence time > 0) with its last callback and its open silence episode. */
-async function readAccounts(services: CallbackHealthServices, now: string, result: CallbackHealthResult) {
+const refId = (r: { provider: string; account: string; namespace: string; id: string }) =>
+  `${r.provider}/${r.account}/${r.namespace}/${r.id}`;
+
+/**
+ * Each watched account (silence time > 0) with its last callback and its open silence episode, and the
+ * last callback of every account a provider silence ticket looks at: one batch read (BatchGetItem, 100
+ * records a request) instead of a read per record, as eventually consistent as each read was.
+ */
+async function readAccounts(
+  services: CallbackHealthServices,
+  options: CallbackHealthOptions,
+  now: string,
+  result: CallbackHealthResult,
+) {
   const { store, config } = services;
   const settings = config.reconciliation;
-  return Promise.all(
-    [...config.accounts.values()]
-      .map((a) => ({
-        provider: a.provider,
-        account: a.id,
-        silence: callbackSilenceSeconds(settings, a.provider, a.id),
-      }))
-      .filter((a) => a.silence > 0)
-      .map(async (a) => {
-        const [last, state] = await Promise.all([
-          store.getRecord(ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID)),
-          store.getRecord(ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, STATE_ID)),
-        ]);
-        result.readItems += 2;
-        const lastCallbackAt = (last?.data.lastCallbackAt as string | undefined) ?? null;
-        const episode = (state?.data.episode as Episode | null | undefined) ?? null;
-        const quietSince = new Date(Date.parse(now) - a.silence * 1000).toISOString();
-        return { ...a, lastCallbackAt, episode, quietSince };
-      }),
+  const ticketed = new Set(Object.keys(options.providerSilenceSeconds ?? {}));
+  const all = [...config.accounts.values()].map((a) => ({
+    provider: a.provider,
+    account: a.id,
+    silence: callbackSilenceSeconds(settings, a.provider, a.id),
+  }));
+  const watched = all.filter((a) => a.silence > 0);
+  const lastNeeded = all.filter((a) => a.silence > 0 || ticketed.has(a.provider));
+  const firstLookRef = (provider: string) =>
+    ref(provider, PROVIDER_RECORD_ACCOUNT, CALLBACK_HEALTH_NAMESPACE, FIRST_LOOK_ID);
+  const refs = [
+    ...lastNeeded.map((a) => ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID)),
+    ...watched.map((a) => ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, STATE_ID)),
+    ...[...ticketed].map(firstLookRef),
+  ];
+  const records = new Map(
+    (refs.length > 0 ? await store.getRecords(refs) : []).map((record) => [refId(record), record]),
   );
+  result.readItems += refs.length;
+  const lastOf = (provider: string, account: string) =>
+    (records.get(refId(ref(provider, account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID)))?.data
+      .lastCallbackAt as string | undefined) ?? null;
+  const lastCallbacks = new Map(
+    lastNeeded.map((a) => [accountKey(a.provider, a.account), lastOf(a.provider, a.account)]),
+  );
+  const accounts = watched.map((a) => {
+    const state = records.get(refId(ref(a.provider, a.account, CALLBACK_HEALTH_NAMESPACE, STATE_ID)));
+    const episode = (state?.data.episode as Episode | null | undefined) ?? null;
+    const quietSince = new Date(Date.parse(now) - a.silence * 1000).toISOString();
+    return { ...a, lastCallbackAt: lastOf(a.provider, a.account), episode, quietSince };
+  });
+  const firstLooks = new Map(
+    [...ticketed].flatMap((provider) => {
+      const at = records.get(refId(firstLookRef(provider)))?.data.firstLookAt as string | undefined;
+      return at === undefined ? [] : [[provider, at] as const];
+    }),
+  );
+  return { accounts, lastCallbacks, firstLooks };
 }
 
-type WatchedAccount = Awaited<ReturnType<typeof readAccounts>>[number];
+type WatchedAccount = Awaited<ReturnType<typeof readAccounts>>['accounts'][number];
 
 /** Callbacks came back: one CallbacksResumed per episode, and the episode closed. */
 async function resumeEpisodes(
@@ -274,15 +311,16 @@ async function resumeEpisodes(
 
 /**
  * One look at every configured account's callbacks, run by the poller before each poll cycle. Reads two
- * small records per account; the due index (keys) and the account's in-flight transactions only when an
- * account has had no callback for its silence time.
+ * small records per account (in one batch); the due index (keys) and the account's in-flight transactions
+ * (in one batch) only when an account has had no callback for its silence time. The due index as it then
+ * read it, with the checks it brought forward, is in the result (`dueIndex`): the poll cycle after it
+ * takes its due items from there instead of reading the index again.
  */
 export async function runCallbackHealthCycle(
   services: CallbackHealthServices,
   options: CallbackHealthOptions = {},
 ): Promise<CallbackHealthResult> {
-  const { store, clock, config, metrics } = services;
-  const settings = config.reconciliation;
+  const { clock, metrics } = services;
   const now = clock.now().toISOString();
   const result: CallbackHealthResult = {
     silent: [],
@@ -294,39 +332,18 @@ export async function runCallbackHealthCycle(
     readItems: 0,
   };
 
-  const accounts = await readAccounts(services, now, result);
+  const { accounts, ...read } = await readAccounts(services, options, now, result);
   await resumeEpisodes(services, accounts, now, result);
 
   // Silent or possibly silent: no callback for the silence time (or never).
   const candidates = accounts.filter(
     (a) => a.episode !== null || a.lastCallbackAt === null || a.lastCallbackAt <= a.quietSince,
   );
-  if (candidates.length > 0) {
-    const listed = await store.listDue(FAR_FUTURE, settings.maxItemsPerCycle);
-    result.readItems += listed.readItems;
-    for (const a of candidates) {
-      const keys = listed.items
-        .filter((i) => i.key.provider === a.provider && i.key.account === a.account)
-        .slice(0, MAX_WAITING_READ_PER_ACCOUNT)
-        .map((i) => i.key);
-      const waiting = (await readAll(store, keys)).filter((tx) => isWaiting(tx, a.quietSince));
-      result.readItems += keys.length;
-      if (!a.episode && waiting.length > 0) a.episode = await startEpisode(services, a, waiting, now, result);
-      if (!a.episode) continue;
-      result.silent.push(`${a.provider}/${a.account}`);
-      // Asking sooner a status API that just failed (5xx, timeout, throttled) only adds load to a struggling
-      // API: each transaction keeps its own schedule (its backoff, any Retry-After) until a call succeeds.
-      if (latestCheckFailed(waiting)) {
-        result.held.push(`${a.provider}/${a.account}`);
-        continue;
-      }
-      result.hastened += await hasten(store, waiting, now, settings.silencePollSeconds * settings.timeScale);
-    }
-  }
+  if (candidates.length > 0) await lookAtCandidates(services, candidates, now, result);
   // Only while an account is silent: a series written every cycle would bill all month for zeros; the
   // ticket alarm reads no data as OK (treatMissingData notBreaching), so it clears when this stops.
   if (result.silent.length > 0) metrics.count(SILENT_ACCOUNTS_METRIC, result.silent.length);
-  result.silentProviders = await silentProviders(services, options, accounts, now, result);
+  result.silentProviders = await silentProviders(services, options, read, now, result);
   // The same for the provider tickets: written only while the provider is silent, per provider.
   for (const provider of result.silentProviders) metrics.count(SILENT_PROVIDERS_METRIC, 1, { provider });
   // How many checks silence brought forward this cycle: what "polls sooner" does, countable.
@@ -335,43 +352,94 @@ export async function runCallbackHealthCycle(
 }
 
 /**
+ * The accounts that may be silent: their waiting transactions (read from the due index's keys, all in
+ * one batch), a silence episode started when one waits, and the checks of a silent account's waiting
+ * transactions brought forward (unless its latest status call failed).
+ */
+async function lookAtCandidates(
+  services: CallbackHealthServices,
+  candidates: WatchedAccount[],
+  now: string,
+  result: CallbackHealthResult,
+): Promise<void> {
+  const { store, config } = services;
+  const settings = config.reconciliation;
+  const listed = await store.listDue(FAR_FUTURE, settings.maxItemsPerCycle);
+  result.readItems += listed.readItems;
+  const keysOf = new Map(
+    candidates.map((a) => [
+      accountKey(a.provider, a.account),
+      listed.items
+        .filter((i) => i.key.provider === a.provider && i.key.account === a.account)
+        .slice(0, MAX_WAITING_READ_PER_ACCOUNT)
+        .map((i) => i.key),
+    ]),
+  );
+  const transactions = await readAll(store, [...keysOf.values()].flat());
+  const moved = new Map<string, string>();
+  for (const a of candidates) {
+    const keys = keysOf.get(accountKey(a.provider, a.account)) ?? [];
+    result.readItems += keys.length;
+    const waiting = keys
+      .flatMap((key) => transactions.get(txId(key)) ?? [])
+      .filter((tx) => isWaiting(tx, a.quietSince));
+    if (!a.episode && waiting.length > 0) a.episode = await startEpisode(services, a, waiting, now, result);
+    if (!a.episode) continue;
+    result.silent.push(accountKey(a.provider, a.account));
+    // Asking sooner a status API that just failed (5xx, timeout, throttled) only adds load to a struggling
+    // API: each transaction keeps its own schedule (its backoff, any Retry-After) until a call succeeds.
+    if (latestCheckFailed(waiting)) {
+      result.held.push(accountKey(a.provider, a.account));
+      continue;
+    }
+    result.hastened += await hasten(
+      store,
+      waiting,
+      now,
+      settings.silencePollSeconds * settings.timeScale,
+      moved,
+    );
+  }
+  result.dueIndex = {
+    limit: settings.maxItemsPerCycle,
+    items: listed.items.map((i) => {
+      const dueAt = moved.get(txId(i.key));
+      return dueAt === undefined ? i : { key: i.key, dueAt };
+    }),
+  };
+}
+
+/**
  * Providers with a silence ticket (`providerSilenceSeconds`) none of whose accounts has called back for the
  * ticket's period: their newest last-callback record, over every configured account of the provider (an
  * account left out of the ticket still calls back for its provider, as its callbacks counted before), is
  * older than that, or there is none (nobody has called back since the deployment). Reads the records of
- * the accounts the per-account look did not read.
+ * the batch readAccounts made (every account of a ticketed provider is in it, and its first look): the
+ * first look is written only when that read did not find it, not tried again every cycle.
  */
 async function silentProviders(
   services: CallbackHealthServices,
   options: CallbackHealthOptions,
-  watched: readonly WatchedAccount[],
+  {
+    lastCallbacks,
+    firstLooks,
+  }: { lastCallbacks: ReadonlyMap<string, string | null>; firstLooks: ReadonlyMap<string, string> },
   now: string,
   result: CallbackHealthResult,
 ): Promise<string[]> {
   const periods = options.providerSilenceSeconds ?? {};
-  const known = new Map(watched.map((a) => [`${a.provider}/${a.account}`, a.lastCallbackAt]));
   const silent: string[] = [];
   for (const [provider, seconds] of Object.entries(periods)) {
-    const lasts = await Promise.all(
-      [...services.config.accounts.values()]
-        .filter((a) => a.provider === provider)
-        .map(async (a) => {
-          const key = `${provider}/${a.id}`;
-          if (known.has(key)) return known.get(key) ?? null;
-          const last = await services.store.getRecord(
-            ref(provider, a.id, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID),
-          );
-          result.readItems += 1;
-          return (last?.data.lastCallbackAt as string | undefined) ?? null;
-        }),
-    );
+    const lasts = [...services.config.accounts.values()]
+      .filter((a) => a.provider === provider)
+      .map((a) => lastCallbacks.get(accountKey(provider, a.id)) ?? null);
     const newest = lasts.reduce<string | null>(
       (max, at) => (at !== null && (max === null || at > max) ? at : max),
       null,
     );
     // No callback noted yet: counted from when the poller first looked (a record written once), so a
     // new deployment is ticketed after the period, not at its first cycle.
-    const since = newest ?? (await firstLook(services, provider, now, result));
+    const since = newest ?? firstLooks.get(provider) ?? (await firstLook(services, provider, now, result));
     if (Date.parse(now) - Date.parse(since) >= seconds * 1000) silent.push(provider);
   }
   return silent;
@@ -403,9 +471,12 @@ function latestCheckFailed(waiting: TransactionRecord[]): boolean {
   return latest !== undefined && isFailedCheck(latest);
 }
 
-async function readAll(store: RelayStore, keys: TransactionKey[]): Promise<TransactionRecord[]> {
-  const read = await Promise.all(keys.map((key) => store.getTransaction(key)));
-  return read.filter((tx): tx is TransactionRecord => tx !== undefined);
+const txId = (key: TransactionKey) => `${key.provider}/${key.account}/${key.reference}`;
+
+/** The transactions of these keys that exist, by txId: one batch read (as eventually consistent as one by one). */
+async function readAll(store: RelayStore, keys: TransactionKey[]): Promise<Map<string, TransactionRecord>> {
+  const read = keys.length > 0 ? await store.getTransactions(keys) : [];
+  return new Map(read.map((tx) => [txId(tx.key), tx]));
 }
 
 async function putState(
@@ -470,14 +541,16 @@ async function startEpisode(
 /**
  * Brings each waiting transaction's next check forward to `pollEvery` after its last look (never later
  * than it already is, never past a held lease): the poll cycle then checks it, through the same lease.
+ * Each one moved is noted in `moved` (txId → its new dueAt).
  */
 async function hasten(
   store: TransactionStore,
   waiting: TransactionRecord[],
   now: string,
   pollEverySeconds: number,
+  moved: Map<string, string>,
 ): Promise<number> {
-  let moved = 0;
+  let count = 0;
   for (const tx of waiting) {
     const state = tx.reconcile;
     if (!state?.dueAt || state.leaseOwner) continue;
@@ -493,7 +566,10 @@ async function hasten(
       outbox: [],
     };
     // A write that lost the race (a callback, a claim) is left alone; the next cycle looks again.
-    if (await store.replaceTransaction(next, tx.revision)) moved++;
+    if (await store.replaceTransaction(next, tx.revision)) {
+      moved.set(txId(tx.key), soon);
+      count++;
+    }
   }
-  return moved;
+  return count;
 }

@@ -1,10 +1,10 @@
 import { BALANCE_FAILURES_METRIC } from '../../config/metric-names';
-import { providerRecordTimings } from '../../config/schema';
+import { accountKey, providerRecordTimings } from '../../config/schema';
 import type { BalanceSnapshot } from '../../domain/statement';
 import type { ReportedBalance, StatusApi } from '../../providers/types';
 import { decimalSum } from '../../util/money';
 import { factNamespace } from '../transactions/ingest-facts';
-import { callbackBaseOf, type PullServices } from './pull-cycle';
+import { callbackBaseOf, type PullServices, readStates } from './pull-cycle';
 
 /**
  * Balance snapshots (issue 29; docs/pull-and-balances.md): every `balanceIntervalSeconds` each account
@@ -69,26 +69,33 @@ function totals(reported: readonly ReportedBalance[]): ReportedBalance[] {
 
 export async function runBalanceCycle(services: PullServices): Promise<BalanceAccountResult[]> {
   const results: BalanceAccountResult[] = [];
-  for (const resolved of services.config.accounts.values()) {
+  const targets = [...services.config.accounts.values()].flatMap((resolved) => {
     const api = services.statusApi(resolved.provider, resolved.id);
-    if (!api?.balance) continue;
+    if (!api?.balance) return [];
     const timings = providerRecordTimings(services.config.providerRecords, resolved.provider, resolved.id);
-    if (timings.balanceIntervalSeconds <= 0) continue;
+    if (timings.balanceIntervalSeconds <= 0) return [];
+    return [
+      { provider: resolved.provider, account: resolved.id, api, seconds: timings.balanceIntervalSeconds },
+    ];
+  });
+  const states = await readStates<BalanceState>(
+    services.store,
+    targets.map((t) => stateRef(t.provider, t.account)),
+  ).catch((error: Error) => error);
+  for (const { provider, account, api, seconds } of targets) {
     try {
-      results.push(
-        await balanceOf(services, resolved.provider, resolved.id, timings.balanceIntervalSeconds, api),
-      );
+      // A failed read is each account's failure, logged and counted as its own read would have been.
+      if (states instanceof Error) throw states;
+      const stored = states.get(accountKey(provider, account)) ?? {};
+      results.push(await balanceOf(services, { provider, account, stored }, seconds, api));
     } catch (error) {
       services.log.error('balance snapshot failed', {
-        provider: resolved.provider,
-        account: resolved.id,
+        provider,
+        account,
         error: services.scrub((error as Error).message),
       });
-      services.metrics.count(BALANCE_FAILURES_METRIC, 1, {
-        provider: resolved.provider,
-        account: resolved.id,
-      });
-      results.push({ provider: resolved.provider, account: resolved.id, outcome: 'failed', snapshots: 0 });
+      services.metrics.count(BALANCE_FAILURES_METRIC, 1, { provider, account });
+      results.push({ provider, account, outcome: 'failed', snapshots: 0 });
     }
   }
   return results;
@@ -106,14 +113,16 @@ interface AccountTurn {
   failed(detail: string): Promise<BalanceAccountResult>;
 }
 
-async function accountTurn(services: PullServices, provider: string, account: string): Promise<AccountTurn> {
+function accountTurn(
+  services: PullServices,
+  { provider, account, stored }: { provider: string; account: string; stored: BalanceState },
+): AccountTurn {
   // One series per provider, not per account ($0.30 a month each, issue 28): the alarm takes the
   // maximum over the provider's accounts and the log lines name the account.
   const dims = { provider };
   const nowDate = services.clock.now();
   const at = nowDate.toISOString();
-  const record = await services.store.getRecord(stateRef(provider, account), { consistent: true });
-  const state: BalanceState = { ...((record?.data as BalanceState | undefined) ?? {}) };
+  const state: BalanceState = { ...stored };
   const save = async () => {
     await services.store.putRecord({ ...stateRef(provider, account), data: { ...state }, createdAt: at });
   };
@@ -145,13 +154,12 @@ async function accountTurn(services: PullServices, provider: string, account: st
 
 async function balanceOf(
   services: PullServices,
-  provider: string,
-  account: string,
+  target: { provider: string; account: string; stored: BalanceState },
   intervalSeconds: number,
   api: StatusApi,
 ): Promise<BalanceAccountResult> {
-  const turn = await accountTurn(services, provider, account);
-  const { state, at, now } = turn;
+  const turn = accountTurn(services, target);
+  const { provider, account, state, at, now } = turn;
   const interval = intervalSeconds * services.config.reconciliation.timeScale * 1000;
   if (state.pending) {
     const ended = await pendingBalance(services, turn, api, interval);

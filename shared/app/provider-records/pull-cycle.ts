@@ -1,4 +1,4 @@
-import { providerRecordTimings } from '../../config/schema';
+import { accountKey, providerRecordTimings } from '../../config/schema';
 import type { StatementRow, StatementSink } from '../../domain/statement';
 import type { PullTransactionsApi, StatusApi } from '../../providers/types';
 import type { RelayLogger, RelayMetrics, RelayStore } from '../ports';
@@ -43,7 +43,7 @@ export interface PullState {
 }
 
 export interface PullServices extends Pick<RelayServices, 'config' | 'clock' | 'log' | 'scrub'> {
-  store: Pick<RelayStore, 'getRecord' | 'putRecord'>;
+  store: Pick<RelayStore, 'getRecord' | 'getRecords' | 'putRecord'>;
   statusApi(provider: string, account: string): StatusApi | undefined;
   metrics: RelayMetrics;
   statementSink: StatementSink;
@@ -99,11 +99,33 @@ function pullAccounts(services: Pick<PullServices, 'config' | 'statusApi'>) {
   return found;
 }
 
+/**
+ * The stored records of these refs by `provider/account` (each ref is one account's), read at once in
+ * one strongly consistent batch: a cycle's turn must see the previous cycle's write, or it would ask
+ * again. One request a cycle instead of one an account; a cycle that finds no account due writes nothing.
+ */
+export async function readStates<T>(
+  store: Pick<RelayStore, 'getRecords'>,
+  refs: readonly { provider: string; account: string; namespace: string; id: string }[],
+): Promise<Map<string, T>> {
+  const records = refs.length > 0 ? await store.getRecords(refs, { consistent: true }) : [];
+  return new Map(records.map((r) => [accountKey(r.provider, r.account), r.data as T]));
+}
+
 export async function runPullCycle(services: PullServices): Promise<PullAccountResult[]> {
   const results: PullAccountResult[] = [];
-  for (const target of pullAccounts(services)) {
+  const targets = pullAccounts(services);
+  const states = await readStates<PullState>(
+    services.store,
+    targets.map((t) => stateRef(t.provider, t.account)),
+  ).catch((error: Error) => error);
+  for (const target of targets) {
     try {
-      results.push(await pullAccount(services, target));
+      // A failed read is each account's failure, logged and counted as its own read would have been.
+      if (states instanceof Error) throw states;
+      results.push(
+        await pullAccount(services, target, states.get(accountKey(target.provider, target.account)) ?? {}),
+      );
     } catch (error) {
       // One account's storage or sink failure must not stop the others' pulls.
       services.log.error('pull failed', {
@@ -202,6 +224,7 @@ function statementRowsOf(
 async function pullAccount(
   services: PullServices,
   target: { provider: string; account: string; pull: PullTransactionsApi },
+  state: PullState,
 ): Promise<PullAccountResult> {
   const { provider, account, pull } = target;
   const timings = providerRecordTimings(services.config.providerRecords, provider, account);
@@ -209,7 +232,6 @@ async function pullAccount(
   const nowDate = services.clock.now();
   const now = nowDate.getTime();
   const at = nowDate.toISOString();
-  const state = await readPullState(services.store, provider, account);
   const interval = timings.pullIntervalSeconds * scale * 1000;
   if (state.lastAttemptAt && now - Date.parse(state.lastAttemptAt) < interval) {
     const age = ageSeconds(state, now);

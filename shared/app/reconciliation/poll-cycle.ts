@@ -30,8 +30,28 @@ export interface PollCycleResult {
   readItems: number;
 }
 
-/** The due index, read once per cycle; a cycle that cannot read it fails (counted and logged). */
-async function listDue(services: ReconcileServices, maxItems: number) {
+/**
+ * The due index as a step before this cycle read it: every entry, due or not, oldest first, at most
+ * `limit` (`listDue` with no upper bound), the dueAt of any entry that step moved already changed.
+ */
+export interface DueIndexRead {
+  items: readonly DueItem[];
+  limit: number;
+}
+
+/**
+ * The due index, read once per cycle; a cycle that cannot read it fails (counted and logged). When the
+ * callback health look just read it whole (`already`, at the same limit), the items due now are taken
+ * from that read: each shard's page is its oldest entries, so the ones due by now are exactly the page
+ * a read bounded by now returns. An entry written between the two reads is found by the next cycle, as
+ * one written just after this cycle's own read would be.
+ */
+async function listDue(services: ReconcileServices, maxItems: number, already?: DueIndexRead) {
+  if (already && already.limit === maxItems) {
+    const now = services.clock.now().toISOString();
+    const items = already.items.filter((i) => i.dueAt <= now).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+    return { items, readItems: 0 };
+  }
   try {
     return await services.store.listDue(services.clock.now().toISOString(), maxItems);
   } catch (error) {
@@ -57,6 +77,7 @@ function lanesOf(items: readonly DueItem[]): Map<string, DueItem[]> {
 export async function runPollCycle(
   services: ReconcileServices,
   options: PollCycleOptions,
+  dueIndex?: DueIndexRead,
 ): Promise<PollCycleResult> {
   const { store, clock, config, log, metrics } = services;
   const started = clock.now().getTime();
@@ -71,7 +92,7 @@ export async function runPollCycle(
     errors: 0,
     readItems: 0,
   };
-  const listed = await listDue(services, options.maxItems ?? settings.maxItemsPerCycle);
+  const listed = await listDue(services, options.maxItems ?? settings.maxItemsPerCycle, dueIndex);
   result.due = listed.items.length;
   result.readItems = listed.readItems;
   const held = new Map<string, string>();

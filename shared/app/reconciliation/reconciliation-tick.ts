@@ -6,16 +6,18 @@ import type { ReconcileServices } from './reconcile';
 /**
  * One reconciliation tick, the same under EventBridge Scheduler (functions/poller) and under `npm start`
  * (local/poller.ts): callback health first, so a silent account's waiting transactions are due for this
- * very cycle (its failure is logged, never fatal), then one poll cycle.
+ * very cycle (its failure is logged, never fatal), then one poll cycle, which takes its due items from
+ * the due index as callback health read it, when it did (one read of the index per tick, not two).
  */
 export async function runReconciliationTick(
   services: ReconcileServices,
   options: PollCycleOptions & CallbackHealthOptions,
 ): Promise<PollCycleResult> {
-  await runCallbackHealthCycle(services, options).catch((error: Error) =>
-    services.log.error('callback health cycle failed', { error: error.message }),
-  );
-  return runPollCycle(services, options);
+  const health = await runCallbackHealthCycle(services, options).catch((error: Error) => {
+    services.log.error('callback health cycle failed', { error: error.message });
+    return undefined;
+  });
+  return runPollCycle(services, options, health?.dueIndex);
 }
 
 /**

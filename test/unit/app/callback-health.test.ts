@@ -7,6 +7,7 @@ import {
 } from '../../../shared/app/callbacks/callback-health';
 import type { RelayMetrics } from '../../../shared/app/ports';
 import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import { runReconciliationTick } from '../../../shared/app/reconciliation/reconciliation-tick';
 import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
 import { storeReceipt } from '../../../shared/app/callbacks/receipts';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
@@ -100,10 +101,11 @@ function setup(overrides: Record<string, unknown> = {}) {
         externalId: `order-${reference}`,
       }),
     events: (type: string) => raw.published.filter((e) => e.metadata.type === type),
-    cycle: async () => {
-      await runCallbackHealthCycle(services);
-      await runPollCycle(services, { owner: 'p1' });
-    },
+    /**
+     * One poller tick as functions/poller and npm start run it: callback health, then the poll cycle, which
+     * takes its due items from the due index as callback health read it (with the checks it hastened).
+     */
+    cycle: () => runReconciliationTick(services, { owner: 'p1' }),
   };
 }
 
@@ -232,6 +234,14 @@ describe('callback health', () => {
     const s = setup({ callbackSilenceSeconds: { momo: 600, 'momo/demo': 0 } });
     const ticket = { providerSilenceSeconds: { momo: 3600 } };
     const look = () => runCallbackHealthCycle(s.services, ticket);
+    // The first look is written once, not tried again (a conditional write billed) every cycle.
+    const firstLookWrites: string[] = [];
+    const store = s.services.store;
+    const putIfAbsent = store.putRecordIfAbsent.bind(store);
+    store.putRecordIfAbsent = (record, options) => {
+      if (record.id === 'provider-first-look') firstLookWrites.push(record.createdAt);
+      return putIfAbsent(record, options);
+    };
 
     // Act / Assess: nobody has called back since the deployment: silent an hour after the first look.
     expect((await look()).silentProviders).toEqual([]);
@@ -240,6 +250,7 @@ describe('callback health', () => {
     s.advance(1);
     expect((await look()).silentProviders).toEqual(['momo']);
     expect(s.counts.SilentProviders).toBe(1);
+    expect(firstLookWrites).toEqual([iso(START)]);
 
     // Act / Assess: "demo" calls back (its own look is off, its provider's is not): not silent for an hour.
     await s.callback('demo');
