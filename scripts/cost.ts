@@ -180,10 +180,13 @@ export const MEASURED = {
    * shard (4): callback health reads it whole while an account has had no callback for its silence time
    * (every account, at idle) and the poll cycle takes its due items from that read; each account's two
    * callback-health records (one BatchGetItem for all, billed by the item); each provider silence
-   * ticket's first-look record (read every cycle while none of its accounts has called back, written once).
+   * ticket's first-look record (read every cycle while none of its accounts has called back, written once);
+   * and, strongly consistent (1 RRU an item under 4 KB), each account's balance state and each pulling
+   * account's pull state (shared/app/provider-records: one BatchGetItem each, every tick).
    */
   pollIndexReadUnits: 2,
-  pollReadUnitsPerAccount: 1,
+  pollReadUnitsPerAccount: 1 + 1,
+  pollReadUnitsPerPullingAccount: 1,
   pollReadUnitsPerProvider: 0.5,
 } as const;
 
@@ -328,6 +331,8 @@ export interface Stack {
   /** Secrets the config names (callback, API, edge and badge secrets), created by the operator. */
   readonly configSecrets: number;
   readonly accounts: number;
+  /** Accounts whose provider has a pull API (Daraja's Pull Transactions): each has a pull state. */
+  readonly pullingAccounts: number;
   readonly providers: number;
   readonly retention: { readonly receiptDays: number; readonly transactionDays: number };
   readonly series: readonly MetricSeries[];
@@ -553,6 +558,7 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
   const pollReadUnits =
     m.pollIndexReadUnits +
     stack.accounts * m.pollReadUnitsPerAccount +
+    stack.pullingAccounts * m.pollReadUnitsPerPullingAccount +
     stack.providers * m.pollReadUnitsPerProvider;
   const consumer = fn(stack, 'relay-buffer-consumer');
   const drains = c.scheduledInvocationsOf['relay-buffer-consumer'] ?? 0;
@@ -606,7 +612,7 @@ export function idleFloor(stack: Stack, prices: Prices, m: Measured = MEASURED):
         pollGbSeconds * prices.lambdaArmPerGbSecond +
         ((cycles * pollReadUnits) / MILLION) * prices.dynamoPerMillionReads +
         ((cycles * m.pollLogBytes) / GB) * (prices.logsIngestionPerGb + prices.logsStoragePerGbMonth),
-      formula: `${cycles} cycles (schedule) × (${m.pollDurationMs} ms, ${pollReadUnits} RRU: due index ${m.pollIndexReadUnits} + ${stack.accounts} accounts' callback health × ${m.pollReadUnitsPerAccount} + ${stack.providers} providers' first look × ${m.pollReadUnitsPerProvider}, ${m.pollLogBytes} B); EventBridge Scheduler inside its free 14 M invocations`,
+      formula: `${cycles} cycles (schedule) × (${m.pollDurationMs} ms, ${pollReadUnits} RRU: due index ${m.pollIndexReadUnits} + ${stack.accounts} accounts' callback health and balance state × ${m.pollReadUnitsPerAccount} + ${stack.pullingAccounts} pull states × ${m.pollReadUnitsPerPullingAccount} + ${stack.providers} providers' first look × ${m.pollReadUnitsPerProvider}, ${m.pollLogBytes} B); EventBridge Scheduler inside its free 14 M invocations`,
     },
     {
       item: 'Buffer drain (scheduled buffer consumer)',
@@ -894,11 +900,13 @@ export async function stackOf(template: CfnTemplate, config: unknown, consoleUse
   const { PROVIDER_INFRA } = await import('../shared/providers/registry');
   const configured = new Set(accounts.map((a) => a.provider));
   // The pull's age is written per provider with a pull API (shared/app/provider-records/pull-cycle.ts).
-  const pulling = PROVIDER_INFRA.filter((d) => 'pullApi' in d && configured.has(d.id)).length;
+  const pullers = new Set(PROVIDER_INFRA.filter((d) => 'pullApi' in d).map((d) => d.id));
+  const pulling = [...configured].filter((id) => pullers.has(id)).length;
   return {
     counts: countTemplate(template),
     configSecrets: configSecretIds(config).length,
     accounts: accounts.length,
+    pullingAccounts: accounts.filter((a) => pullers.has(a.provider)).length,
     providers,
     retention: parsed.retention,
     series: countSeries(findEmitters(ROOT), values, { StatementPullAgeSeconds: { provider: pulling } }),

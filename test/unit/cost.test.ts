@@ -241,6 +241,7 @@ const stackFrom = (template: object, overrides: Partial<Stack> = {}): Stack => (
   counts: countTemplate(template),
   configSecrets: 3,
   accounts: 3,
+  pullingAccounts: 1,
   providers: 3,
   retention: { receiptDays: 30, transactionDays: 90 },
   series: [
@@ -318,6 +319,17 @@ describe('what the template bills', () => {
       pointInTimeRecovery: true,
     });
     expect(ratePerMonth('rate(5 minutes)')).toBe(8_640);
+  });
+
+  it('prices an idle poller tick by what it reads: the due index, each account, each pull state, each provider', () => {
+    // Prepare: the template's poller runs 43,200 times a month; one more pulling account, one more pull state a tick.
+    const poller = (stack: Stack) => idleFloor(stack, US).find((l) => l.item.startsWith('Poller'))!;
+    const one = poller(stackFrom(TEMPLATE));
+    const two = poller(stackFrom(TEMPLATE, { pullingAccounts: 2 }));
+
+    // Assess: 2 (due index) + 3 accounts × 2 (callback health, balance state) + 1 pull state + 3 × 0.5
+    expect(one.formula).toContain('10.5 RRU');
+    expect(two.dollars - one.dollars).toBeCloseTo((43_200 / 1_000_000) * US.dynamoPerMillionReads, 9);
   });
 
   it('prices the idle floor from the template, the first three dashboards free', () => {
