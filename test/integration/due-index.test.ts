@@ -7,6 +7,7 @@ import type { StatusApi } from '../../shared/providers/types';
 import { createScrubber } from '../../shared/util/redact';
 import { createTestTable } from '../helpers/dynamo';
 import { silentLogger } from '../helpers/relay';
+import { storedTransaction } from '../helpers/stored-transaction';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -21,29 +22,11 @@ function pending(
   dueAt: string | undefined,
   status: TransactionRecord['status'] = 'PENDING',
 ): TransactionRecord {
-  return {
-    key: { provider: 'momo', account: 'demo', reference },
-    kind: 'requesttopay',
+  return storedTransaction({ provider: 'momo', account: 'demo', reference }, iso(NOW - 3600_000), {
     status,
-    registered: true,
-    amount: { value: '100', currency: 'EUR' },
-    msisdn: undefined,
-    externalId: undefined,
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: iso(NOW - 3600_000),
-    updatedAt: iso(NOW - 3600_000),
     reconcileUntil: iso(NOW + 86_400_000),
     reconcile: { ...(dueAt ? { dueAt } : {}), checks: 0, recent: [] },
-    revision: 1,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
-  };
+  });
 }
 
 const uuid = (i: number) => `${i.toString(16).padStart(8, '0')}-4b7d-4e2a-9c3b-1a2b3c4d5e6f`;

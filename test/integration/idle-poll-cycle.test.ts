@@ -17,6 +17,7 @@ import { createScrubber } from '../../shared/util/redact';
 import { createTestTable } from '../helpers/dynamo';
 import { ofThisWorker, processCpu } from '../helpers/proc-cpu';
 import { silentLogger } from '../helpers/relay';
+import { storedTransaction } from '../helpers/stored-transaction';
 
 const START = Date.parse('2026-11-30T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -121,30 +122,12 @@ function byKind(requests: string[]): Record<string, number> {
 
 /** A transaction in flight on an account, registered a minute ago, its first check due at `dueAt`. */
 function inFlight(provider: string, account: string, i: number, dueAt: string): TransactionRecord {
-  const created = iso(START - 60_000);
-  return {
-    key: { provider, account, reference: `${i.toString(16).padStart(8, '0')}-4b7d-4e2a-9c3b-1a2b3c4d5e6f` },
+  const reference = `${i.toString(16).padStart(8, '0')}-4b7d-4e2a-9c3b-1a2b3c4d5e6f`;
+  return storedTransaction({ provider, account, reference }, iso(START - 60_000), {
     kind: provider === 'daraja' ? 'stkpush' : 'requesttopay',
-    status: 'PENDING',
-    registered: true,
-    amount: { value: '100', currency: 'EUR' },
-    msisdn: undefined,
-    externalId: undefined,
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: created,
-    updatedAt: created,
     reconcileUntil: iso(START + 86_400_000),
     reconcile: { dueAt, checks: 0, recent: [] },
-    revision: 1,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
-  };
+  });
 }
 
 /** The due index's shards (reconciliation.shards, by default 4): each is one Query. */

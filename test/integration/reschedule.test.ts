@@ -5,6 +5,7 @@ import { parseConfig } from '../../shared/config/load';
 import type { TransactionRecord } from '../../shared/domain/transaction';
 import { killChildren, runTs } from '../helpers/child-process';
 import { createTestTable } from '../helpers/dynamo';
+import { storedTransaction } from '../helpers/stored-transaction';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -16,29 +17,10 @@ const config = parseConfig({
 
 /** A transaction as the relay stored it before reconciliation existed: no `reconcile` state. */
 function legacy(reference: string, overrides: Partial<TransactionRecord> = {}): TransactionRecord {
-  return {
-    key: { provider: 'momo', account: 'demo', reference },
-    kind: 'requesttopay',
-    status: 'PENDING',
-    registered: true,
-    amount: { value: '100', currency: 'EUR' },
-    msisdn: undefined,
-    externalId: undefined,
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: iso(NOW - 60_000),
-    updatedAt: iso(NOW - 60_000),
+  return storedTransaction({ provider: 'momo', account: 'demo', reference }, iso(NOW - 60_000), {
     reconcileUntil: iso(NOW + 86_400_000),
-    revision: 1,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
     ...overrides,
-  };
+  });
 }
 
 describe('npm run reschedule against DynamoDB Local', () => {

@@ -12,6 +12,7 @@ import { MAX_REPORTED, reconciliationReport } from '../../../shared/app/reconcil
 import { parseConfig } from '../../../shared/config/load';
 import { TooManyStreamsError } from '../../../shared/domain/errors';
 import type { TransactionRecord } from '../../../shared/domain/transaction';
+import { storedTransaction } from '../../helpers/stored-transaction';
 
 const config = parseConfig({
   management: { bearerToken: 'a-long-enough-token' },
@@ -21,28 +22,10 @@ const NOW = Date.parse('2026-11-26T12:00:00.000Z');
 
 function pending(i: number): TransactionRecord {
   const at = new Date(NOW - 1000 - i * 60_000).toISOString();
-  return {
-    key: { provider: 'momo', account: 'demo', reference: `ref-${String(i).padStart(5, '0')}` },
-    kind: 'requesttopay',
+  const reference = `ref-${String(i).padStart(5, '0')}`;
+  return storedTransaction({ provider: 'momo', account: 'demo', reference }, at, {
     status: i % 4 === 0 ? 'SUCCEEDED' : 'PENDING',
-    registered: true,
-    amount: { value: '100', currency: 'EUR' },
-    msisdn: undefined,
-    externalId: undefined,
-    providerTransactionId: undefined,
-    reason: undefined,
-    party: undefined,
-    metadata: undefined,
-    attributes: {},
-    createdAt: at,
-    updatedAt: at,
-    reconcileUntil: at,
-    revision: 1,
-    transitions: [],
-    conflicts: [],
-    events: [],
-    outbox: [],
-  } as TransactionRecord;
+  });
 }
 
 /** A memory store holding `n` transactions of the last days, counting the items read. */
