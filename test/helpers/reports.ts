@@ -1,4 +1,4 @@
-import type { NormalizedReport, TransactionRecord } from '../../shared/domain/transaction';
+import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../shared/domain/transaction';
 
 export const KEY = { provider: 'momo', account: 'demo', reference: '6f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f' };
 
@@ -21,22 +21,39 @@ export function report(overrides: Partial<NormalizedReport> = {}): NormalizedRep
 }
 
 export function registered(overrides: Partial<TransactionRecord> = {}): TransactionRecord {
+  return storedTransaction(KEY, '2026-11-21T09:59:00.000Z', {
+    externalId: 'order-8841',
+    reconcileUntil: '2026-11-22T09:59:00.000Z',
+    ...overrides,
+  });
+}
+
+/**
+ * A transaction as the relay stores it, for tests that seed a store directly: a registered PENDING
+ * request to pay of 100 EUR, created and last changed `at`, with no history. `overrides` says what the
+ * test's transaction has of its own (its kind, status, reconciliation state, reconcileUntil…).
+ */
+export function storedTransaction(
+  key: TransactionKey,
+  at: string,
+  overrides: Partial<TransactionRecord> = {},
+): TransactionRecord {
   return {
-    key: KEY,
+    key,
     kind: 'requesttopay',
     status: 'PENDING',
     registered: true,
     amount: { value: '100', currency: 'EUR' },
     msisdn: undefined,
-    externalId: 'order-8841',
+    externalId: undefined,
     providerTransactionId: undefined,
     reason: undefined,
     party: undefined,
     metadata: undefined,
     attributes: {},
-    createdAt: '2026-11-21T09:59:00.000Z',
-    updatedAt: '2026-11-21T09:59:00.000Z',
-    reconcileUntil: '2026-11-22T09:59:00.000Z',
+    createdAt: at,
+    updatedAt: at,
+    reconcileUntil: at,
     revision: 1,
     transitions: [],
     conflicts: [],

@@ -7,7 +7,7 @@ import type { StatusApi } from '../../shared/providers/types';
 import { createScrubber } from '../../shared/util/redact';
 import { createTestTable } from '../helpers/dynamo';
 import { silentLogger } from '../helpers/relay';
-import { storedTransaction } from '../helpers/stored-transaction';
+import { storedTransaction } from '../helpers/reports';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

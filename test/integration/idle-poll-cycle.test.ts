@@ -17,7 +17,7 @@ import { createScrubber } from '../../shared/util/redact';
 import { createTestTable } from '../helpers/dynamo';
 import { ofThisWorker, processCpu } from '../helpers/proc-cpu';
 import { silentLogger } from '../helpers/relay';
-import { storedTransaction } from '../helpers/stored-transaction';
+import { storedTransaction } from '../helpers/reports';
 
 const START = Date.parse('2026-11-30T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -5,7 +5,7 @@ import { parseConfig } from '../../shared/config/load';
 import type { TransactionRecord } from '../../shared/domain/transaction';
 import { killChildren, runTs } from '../helpers/child-process';
 import { createTestTable } from '../helpers/dynamo';
-import { storedTransaction } from '../helpers/stored-transaction';
+import { storedTransaction } from '../helpers/reports';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

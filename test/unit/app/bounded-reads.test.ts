@@ -12,7 +12,7 @@ import { MAX_REPORTED, reconciliationReport } from '../../../shared/app/reconcil
 import { parseConfig } from '../../../shared/config/load';
 import { TooManyStreamsError } from '../../../shared/domain/errors';
 import type { TransactionRecord } from '../../../shared/domain/transaction';
-import { storedTransaction } from '../../helpers/stored-transaction';
+import { storedTransaction } from '../../helpers/reports';
 
 const config = parseConfig({
   management: { bearerToken: 'a-long-enough-token' },
