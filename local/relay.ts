@@ -279,6 +279,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     log,
     options.streamPollMs,
   );
+  // Both clients that write the table wake the pump (docs/development.md#local-relay): an idle relay polls
+  // its stream every IDLE_POLL_MS, and what it writes is still read within streamPollMs.
+  pump.wakeOnWrites(client);
+  pump.wakeOnWrites(managementClients.client);
   // The console's live feed: what the pump reads, fanned out to every open event stream (no store read).
   const feed = new TransactionChangeFeed(options.maxEventStreams);
   pump.watch((records) => {

@@ -178,8 +178,13 @@ export interface StreamPumpOptions {
   batchSize?: number;
 }
 
-/** How far the pump's own timer backs off while nothing is written: this many times its interval. */
-const IDLE_BACKOFF = 4;
+/**
+ * The longest wait between two polls while nothing is written. Writes this process makes wake the pump
+ * (wakeOnWrites), so they are read within the busy interval; this bounds how late a write from another
+ * process (a script against the same table) is read. Polling an idle stream every 400 ms cost an idle
+ * relay about 39 ms of CPU a second, 28 of them DynamoDB Local's (each GetRecords scans its stream store).
+ */
+export const IDLE_POLL_MS = 2_000;
 
 /**
  * The wait before a stream poll: `busyMs` after a poll that read records, and doubling while polls read
@@ -193,6 +198,88 @@ export function nextPollDelay(
 ): number {
   return read > 0 ? busyMs : Math.min(Math.max(previousMs, busyMs) * 2, idleMs);
 }
+
+export interface PollPace {
+  /** The wait after a poll that read records, and after a wake(). */
+  busyMs: number;
+  /** The longest wait while polls read nothing. */
+  idleMs: number;
+}
+
+/**
+ * Runs `poll` on a timer, one poll at a time, at `pace` (nextPollDelay). wake() says something was just
+ * written: the next poll comes within busyMs instead of the idle back-off; a wake during a poll (whose
+ * read may have missed the write) makes the next wait busyMs too. Shared by the pump's own timer and
+ * the test relays' driver (test/helpers/relay.ts).
+ */
+export class PollPacer {
+  private delayMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private dueAt = 0;
+  private polling = false;
+  private woken = false;
+  private stopped = true;
+  private inFlight: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly poll: () => Promise<number>,
+    private readonly pace: PollPace,
+    /** A failed poll (the store unreachable) is paced like an empty one, after this is told. */
+    private readonly failed: (error: unknown) => void = () => {},
+  ) {
+    this.delayMs = pace.busyMs;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.arm(this.delayMs);
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.polling) {
+      this.woken = true;
+      return;
+    }
+    if (this.timer && this.dueAt - Date.now() > this.pace.busyMs) {
+      clearTimeout(this.timer);
+      this.delayMs = this.pace.busyMs;
+      this.arm(this.pace.busyMs);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight;
+  }
+
+  private arm(ms: number): void {
+    this.dueAt = Date.now() + ms;
+    this.timer = setTimeout(() => this.fire(), ms);
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    this.polling = true;
+    this.woken = false;
+    this.inFlight = this.poll()
+      .catch((error: unknown) => {
+        this.failed(error);
+        return 0;
+      })
+      .then((read) => {
+        this.polling = false;
+        this.delayMs = this.woken ? this.pace.busyMs : nextPollDelay(this.delayMs, read, this.pace);
+        if (!this.stopped) this.arm(this.delayMs);
+      });
+  }
+}
+
+/** The commands that write (the document client's and the low-level client's): a write wakes the pump. */
+const WRITE_COMMAND =
+  /^(Put|Update|Delete|BatchWrite|TransactWrite|ExecuteStatement|BatchExecuteStatement|ExecuteTransaction)/;
 
 /** Errors that mean "this iterator or position is no longer readable; take a fresh one". */
 const STALE_POSITION = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
@@ -222,8 +309,10 @@ export class LocalStreamPump {
   private readonly checkpoints: StreamCheckpointStore;
   private readonly batchSize: number;
   private lastDiscovery = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  /** Its own timer (start): intervalMs while records come, backing off to IDLE_POLL_MS while none do. */
+  private readonly pacer: PollPacer;
+  /** Who is told of each write this process makes (wakeOnWrites): the pacer, a test's driver. */
+  private readonly wakers = new Set<() => void>();
   private streamArn = '';
   /** Polls run one at a time (timer and explicit drains share shard iterators). */
   private chain: Promise<unknown> = Promise.resolve();
@@ -252,6 +341,11 @@ export class LocalStreamPump {
     });
     this.checkpoints = options.checkpoints ?? new DynamoCheckpointStore(client);
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.pacer = new PollPacer(
+      () => this.poll(),
+      { busyMs: intervalMs, idleMs: Math.max(intervalMs, IDLE_POLL_MS) },
+      (error) => this.log.error('stream pump poll failed', { error }),
+    );
   }
 
   async start(): Promise<void> {
@@ -261,38 +355,30 @@ export class LocalStreamPump {
     for (const [shard, sequence] of await this.checkpoints.load(this.streamArn))
       this.lastRead.set(shard, sequence);
     await this.discoverShards();
-    this.running = true;
-    this.schedule();
+    this.wakers.add(() => this.pacer.wake());
+    this.pacer.start();
   }
 
   /**
-   * The wait before the next poll (nextPollDelay): intervalMs while records come, up to IDLE_BACKOFF times
-   * that while none do. An idle `npm start` polling every 100 ms whatever happened cost about 0.15 s of CPU
-   * a second (its process and DynamoDB Local's); the first record after a quiet spell is now read at most
-   * 400 ms after it was written instead of 100.
+   * Wakes the pump whenever `client` (or the document client over it, which shares its middleware
+   * stack) writes: a write this process makes is read within the busy interval, however long the
+   * stream was idle. A read wakes nothing. Call it for every client of the relay that writes the table.
    */
-  private delayMs = 0;
+  wakeOnWrites(client: Pick<DynamoDBClient, 'middlewareStack'>): void {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const output = await next(args);
+        if (WRITE_COMMAND.test(context.commandName ?? '')) for (const wake of this.wakers) wake();
+        return output;
+      },
+      { step: 'initialize', name: 'wakeStreamPumpOnWrites', override: true },
+    );
+  }
 
-  private schedule(): void {
-    if (!this.running) return;
-    this.delayMs ||= this.intervalMs;
-    this.timer = setTimeout(() => {
-      this.poll()
-        .then(
-          (read) => read,
-          (error) => {
-            this.log.error('stream pump poll failed', { error });
-            return 0;
-          },
-        )
-        .then((read) => {
-          this.delayMs = nextPollDelay(this.delayMs, read, {
-            busyMs: this.intervalMs,
-            idleMs: this.intervalMs * IDLE_BACKOFF,
-          });
-        })
-        .finally(() => this.schedule());
-    }, this.delayMs);
+  /** Calls `wake` on every write wakeOnWrites sees (a driver pacing polls of its own); returns how to stop. */
+  onWrite(wake: () => void): () => void {
+    this.wakers.add(wake);
+    return () => this.wakers.delete(wake);
   }
 
   /**
@@ -453,8 +539,8 @@ export class LocalStreamPump {
 
   /** Stops polling (no final pass: what was not published yet is published by the next start). */
   async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.wakers.clear();
+    await this.pacer.stop();
     await this.chain;
     this.streams.destroy();
   }

@@ -1,5 +1,5 @@
 import { type LocalRelay, type LocalRelayOptions, startLocalRelay } from '../../local/relay';
-import { nextPollDelay } from '../../local/stream-pump';
+import { IDLE_POLL_MS, PollPacer } from '../../local/stream-pump';
 import { parseConfig } from '../../shared/config/load';
 import type { EventEnvelope } from '../../shared/domain/events';
 import { FileEventSink } from '../../shared/adapters/events/file-sink';
@@ -76,42 +76,27 @@ export interface TestRelayOptions {
  * which gets an interval no test outlives.
  */
 const PUMP_OWN_TIMER_MS = 3_600_000;
-/** Poll again 200 ms after a poll that read records, and back off, doubling, to 400 ms while nothing is written. */
-const PUMP_PACE = { busyMs: 200, idleMs: 400 };
-
 /**
- * Polls `pump` until the returned stop() is called: 200 ms after a poll that read records, doubling
- * up to 400 ms while polls read nothing. Polling every 50 ms whatever happens cost an idle relay
- * about 0.16 s of CPU a second (its process and DynamoDB Local's, measured), and a test file's relays are
- * idle most of their life; while a test writes, every poll that reads records also writes the pump's
- * position, so a write-heavy file (hostile-input: 36 % of its DynamoDB requests were the pump's reads
- * and position writes at 50 ms) pays per poll, not per record. A test that needs what was written
- * published now calls flush(), which polls at once, and one that waits for an event (waitFor,
- * eventually) sees it at most 400 ms later.
+ * The test relay's pump pace: 200 ms after a poll that read records or a write this process made
+ * (LocalStreamPump.onWrite), backing off, doubling, to the pump's IDLE_POLL_MS while nothing is written.
+ * Polling every 50 ms whatever happens cost an idle relay about 0.16 s of CPU a second (its process and
+ * DynamoDB Local's, measured), and every 400 ms still 39 ms: a test file's relays are idle most of their
+ * life. A test that needs what was written published now calls flush(), which polls at once; one that
+ * waits for an event (waitFor, eventually) sees what the relay wrote within 200 ms, and what another
+ * process wrote (a script) within IDLE_POLL_MS.
  */
-function drivePump(pump: Pick<LocalRelay['pump'], 'poll'>): { stop(): Promise<void> } {
-  let delay = PUMP_PACE.busyMs;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  const next = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = pump.poll().then(
-        (read) => (delay = nextPollDelay(delay, read, PUMP_PACE)),
-        // A failed poll (the store unreachable) is retried like an empty one; the pump's callers that
-        // wait on it (flush) see the error themselves.
-        () => (delay = nextPollDelay(delay, 0, PUMP_PACE)),
-      );
-      void running.finally(next);
-    }, delay);
-  };
-  next();
+const PUMP_PACE = { busyMs: 200, idleMs: IDLE_POLL_MS };
+
+/** Polls `pump` at PUMP_PACE, woken by its writes, until the returned stop() is called. */
+function drivePump(pump: Pick<LocalRelay['pump'], 'poll' | 'onWrite'>): { stop(): Promise<void> } {
+  // A failed poll (the store unreachable) is paced like an empty one; flush() callers see the error.
+  const pacer = new PollPacer(() => pump.poll(), PUMP_PACE);
+  const unsubscribe = pump.onWrite(() => pacer.wake());
+  pacer.start();
   return {
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      unsubscribe();
+      await pacer.stop();
     },
   };
 }
