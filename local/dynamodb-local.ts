@@ -85,8 +85,10 @@ async function waitUntilListening(
 const QUICK_COMPILER_ONLY = '-XX:TieredStopAtLevel=1';
 
 /**
- * The serial collector: on 2 cores G1's concurrent and parallel GC threads only add work for a heap this
- * small (about 250 MB live); SERIAL_GC_MEASURE.
+ * The serial collector: on 2 cores G1's parallel and concurrent GC threads only add work for a heap this
+ * small. Measured by thread (/proc/<pid>/task) over a start and 3,400 operations on a table with a stream
+ * and a GSI: collection took 0.25-0.29 s of CPU against G1's 0.40-0.62 s, the JVM 8% less CPU in the
+ * median of 15 alternated pairs (13 lower; the spread is load noise), and 230 MB of memory against 300.
  */
 const SERIAL_COLLECTOR = '-XX:+UseSerialGC';
 
@@ -106,7 +108,7 @@ function jvmOptions(operators: string | undefined): string {
 /**
  * DynamoDB Local's telemetry off (its documented switch, DDB_LOCAL_TELEMETRY=0) unless the operator set it:
  * a local test database has nothing to report to AWS, and setting its reporter up is over a third of its
- * start: TELEMETRY_MEASURE.
+ * start: 2.2 s of CPU to listening against 3.55 s (medians of 9 and 5 starts on 2 loaded cores).
  */
 const DYNAMODB_LOCAL_TELEMETRY = '0';
 
