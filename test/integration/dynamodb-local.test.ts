@@ -24,33 +24,41 @@ function jvmEnvironment(handle: Pick<DynamoDbLocalHandle, 'pid'>): Record<string
 
 describe('startDynamoDbLocal', () => {
   let handle: DynamoDbLocalHandle | undefined;
-  const before = process.env.JAVA_TOOL_OPTIONS;
+  const before = {
+    JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS,
+    DDB_LOCAL_TELEMETRY: process.env.DDB_LOCAL_TELEMETRY,
+  };
 
   afterEach(async () => {
     await handle?.stop();
     handle = undefined;
-    if (before === undefined) delete process.env.JAVA_TOOL_OPTIONS;
-    else process.env.JAVA_TOOL_OPTIONS = before;
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
 
-  it("puts an operator's JAVA_TOOL_OPTIONS after its own, so theirs win, and leaves this process environment as it was", async () => {
-    // Prepare
-    process.env.JAVA_TOOL_OPTIONS = '-XX:TieredStopAtLevel=4';
+  it("puts an operator's JAVA_TOOL_OPTIONS after its own and keeps their DDB_LOCAL_TELEMETRY, so theirs win, and leaves this process environment as it was", async () => {
+    // Prepare: an operator who wants the full JIT, G1 and DynamoDB Local's telemetry on.
+    process.env.JAVA_TOOL_OPTIONS = '-XX:TieredStopAtLevel=4 -XX:+UseG1GC';
+    process.env.DDB_LOCAL_TELEMETRY = '1';
     // Act
     handle = await startDynamoDbLocal();
     // Assess
-    expect(jvmEnvironment(handle).JAVA_TOOL_OPTIONS).toBe(
-      `${DYNAMODB_LOCAL_JVM_OPTIONS} -XX:TieredStopAtLevel=4`,
-    );
-    expect(process.env.JAVA_TOOL_OPTIONS).toBe('-XX:TieredStopAtLevel=4');
+    const jvm = jvmEnvironment(handle);
+    // Theirs after ours; their collector instead of ours (a JVM given two refuses to start).
+    expect(jvm.JAVA_TOOL_OPTIONS).toBe('-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 -XX:+UseG1GC');
+    expect(jvm.DDB_LOCAL_TELEMETRY).toBe('1');
+    expect(process.env.JAVA_TOOL_OPTIONS).toBe('-XX:TieredStopAtLevel=4 -XX:+UseG1GC');
+    expect(process.env.DDB_LOCAL_TELEMETRY).toBe('1');
     const answer = await fetch(handle.endpoint, { method: 'POST' });
     expect(answer.status).toBeLessThan(500);
   });
 
-  it('runs the JVM with the quick compiler only, and is stopped when the process that started it is killed and cannot run stop() (a worker killed on a time-out)', async () => {
+  it('runs the JVM with the quick compiler only, the serial collector and telemetry off, and is stopped when the process that started it is killed and cannot run stop() (a worker killed on a time-out)', async () => {
     // Prepare: a process without JAVA_TOOL_OPTIONS that starts DynamoDB Local, prints its pid, then waits
     // forever. (One JVM serves both checks: each start costs about 3 s of CPU.)
-    const { JAVA_TOOL_OPTIONS: _operators, ...env } = process.env;
+    const { JAVA_TOOL_OPTIONS: _operators, DDB_LOCAL_TELEMETRY: _operatorsTelemetry, ...env } = process.env;
     const owner = spawn(
       process.execPath,
       [
@@ -74,8 +82,12 @@ describe('startDynamoDbLocal', () => {
       }
     };
     expect(alive()).toBe(true);
-    expect(jvmEnvironment({ pid }).JAVA_TOOL_OPTIONS).toBe(DYNAMODB_LOCAL_JVM_OPTIONS);
-    expect(DYNAMODB_LOCAL_JVM_OPTIONS).toContain('-XX:TieredStopAtLevel=1');
+    const jvm = jvmEnvironment({ pid });
+    expect(jvm.JAVA_TOOL_OPTIONS).toBe(DYNAMODB_LOCAL_JVM_OPTIONS);
+    expect(DYNAMODB_LOCAL_JVM_OPTIONS.split(' ')).toEqual(
+      expect.arrayContaining(['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC']),
+    );
+    expect(jvm.DDB_LOCAL_TELEMETRY).toBe('0');
 
     // Act: the owner dies without a chance to clean up.
     owner.kill('SIGKILL');
