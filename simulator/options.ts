@@ -132,8 +132,9 @@ export interface SimulatorOptions {
   /** Real ms until a payer "answers" a prompt (not scaled). Default 300. */
   approvalDelayMs?: number;
   /**
-   * The clock behind the simulator's timers and MoMo's transaction times; default the real one. Tests pass
-   * a `ManualClock` (core/clock.ts) to decide when a payer answers or a window closes.
+   * The clock behind the simulator's timers and the times MoMo and Daraja date their operations and money
+   * movements by; default the real one. Tests pass a `ManualClock` (core/clock.ts) to decide when a payer
+   * answers, a window closes or the second a Daraja balance names ends.
    */
   clock?: SimClock;
   /** Timeout of each callback request. Default 10 000 ms. */

@@ -35,9 +35,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** How long `settle()` waits at most for the relay's stream to catch up before reading what is there. */
 const CATCH_UP_LIMIT_MS = 30_000;
-const CATCH_UP_POLL_MS = 250;
+export const CATCH_UP_POLL_MS = 250;
 /** A relay that does not say when its stream caught up (an older `npm start`): a fixed pause, as before. */
-const FALLBACK_SETTLE_MS = 600;
+export const FALLBACK_SETTLE_MS = 600;
 
 /**
  * When the relay's stream last caught up (`GET /health` → `stream.caughtUpAt`: everything written before
@@ -62,15 +62,18 @@ export function relayStreamCaughtUp(relayUrl: string): () => Promise<string | nu
  * now. Not a fixed pause: on a loaded machine publishing takes longer, and reading early would judge a
  * scenario by an events file the relay has not finished writing.
  */
-async function awaitCatchUp(caughtUp: () => Promise<string | null | undefined>): Promise<void> {
+async function awaitCatchUp(
+  caughtUp: () => Promise<string | null | undefined>,
+  pause: (ms: number) => Promise<void>,
+): Promise<void> {
   const since = new Date().toISOString();
   const deadline = Date.now() + CATCH_UP_LIMIT_MS;
   for (;;) {
     const at = await caughtUp();
-    if (at === undefined) return sleep(FALLBACK_SETTLE_MS);
+    if (at === undefined) return pause(FALLBACK_SETTLE_MS);
     if (at !== null && at > since) return;
     if (Date.now() > deadline) return;
-    await sleep(CATCH_UP_POLL_MS);
+    await pause(CATCH_UP_POLL_MS);
   }
 }
 
@@ -78,10 +81,12 @@ async function awaitCatchUp(caughtUp: () => Promise<string | null | undefined>):
  * Follows the events file from its current end. A line is read once it is complete (ends with a newline);
  * a file that shrank (deleted and recreated) is read again from its start. `caughtUp` tells when the relay
  * writing it has published everything (relayStreamCaughtUp); without it, `settle()` is a fixed pause.
+ * `pause` waits between looks (real time; a test passes one that only records what it was asked).
  */
 export async function openEventsFile(
   path: string,
   caughtUp?: () => Promise<string | null | undefined>,
+  pause: (ms: number) => Promise<void> = sleep,
 ): Promise<EventFeed> {
   const sizeOf = async () => (await stat(path).catch(() => undefined))?.size ?? 0;
   let offset = await sizeOf();
@@ -119,6 +124,6 @@ export async function openEventsFile(
       }
       return [...events];
     },
-    settle: () => (caughtUp ? awaitCatchUp(caughtUp) : sleep(FALLBACK_SETTLE_MS)),
+    settle: () => (caughtUp ? awaitCatchUp(caughtUp, pause) : pause(FALLBACK_SETTLE_MS)),
   };
 }

@@ -122,7 +122,7 @@ export function registerB2b(
       outcome: b2cOutcome(b.PartyB),
       state: 'pending',
       faults: new FaultHolder(ctx.faults),
-      createdAt: Date.now(),
+      createdAt: core.now(),
     };
     b2b.set(oc, txn);
     const faults = effectiveCallbackFaults(sim.faults, 'daraja', txn.faults);
@@ -169,7 +169,7 @@ export function registerB2b(
             Key: 'DebitPartyAffectedAccountBalance',
             Value: `Working Account|KES|${money(left)}|${money(left)}|0.00|0.00`,
           },
-          { Key: 'TransCompletedTime', Value: darajaTimestamp() },
+          { Key: 'TransCompletedTime', Value: darajaTimestamp(new Date(core.now())) },
           { Key: 'DebitPartyCharges', Value: '' },
           { Key: 'ReceiverPartyPublicName', Value: receiverName(txn) },
           { Key: 'Currency', Value: 'KES' },
@@ -221,7 +221,7 @@ export function registerB2b(
       status,
       reasonType: REASON_TYPE[txn.commandId],
       initiatedAt: new Date(txn.createdAt),
-      finalisedAt: new Date(),
+      finalisedAt: new Date(core.now()),
     });
   }
 

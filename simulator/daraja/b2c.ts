@@ -111,7 +111,7 @@ export function registerB2c(
         outcome: b2cOutcome(b.PartyB),
         state: 'pending',
         faults: new FaultHolder(ctx.faults),
-        createdAt: Date.now(),
+        createdAt: core.now(),
       };
       b2c.set(oc, txn);
       const faults = effectiveCallbackFaults(sim.faults, 'daraja', txn.faults);
@@ -205,7 +205,7 @@ export function registerB2c(
       status,
       reasonType: 'Business Payment to Customer via API',
       initiatedAt: new Date(txn.createdAt),
-      finalisedAt: new Date(),
+      finalisedAt: new Date(core.now()),
     });
   }
 

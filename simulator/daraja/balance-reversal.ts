@@ -148,7 +148,7 @@ export function registerBalanceReversal(
     // A balance is answered once the second it names has ended (decide): never sooner.
     const wait =
       op.kind === 'balance'
-        ? Math.max(sim.opts.approvalDelayMs, secondOf(op.createdAt) + 1000 - Date.now())
+        ? Math.max(sim.opts.approvalDelayMs, secondOf(op.createdAt) + 1000 - core.now())
         : sim.opts.approvalDelayMs;
     if (!queueTimeout(op, faults, forced)) sim.later(wait, () => sendResult(op, false));
     return json(200, {
@@ -176,7 +176,7 @@ export function registerBalanceReversal(
       queueTimeOutUrl: urls.QueueTimeOutURL,
       state: 'pending',
       faults: new FaultHolder(ctx.faults),
-      createdAt: Date.now(),
+      createdAt: core.now(),
     };
   }
 
@@ -259,7 +259,7 @@ export function registerBalanceReversal(
             Value: `Utility Account|KES|${money(left)}|${money(left)}|0.00|0.00`,
           },
           { Key: 'Amount', Value: amount },
-          { Key: 'TransCompletedTime', Value: Number(darajaTimestamp()) },
+          { Key: 'TransCompletedTime', Value: Number(darajaTimestamp(new Date(core.now()))) },
           { Key: 'OriginalTransactionID', Value: r.receipt },
           { Key: 'Charge', Value: 0 },
           // The original movement runs backwards: its credit party pays, its debit party is paid.

@@ -90,7 +90,7 @@ export function registerC2b(
       responseType: b.ResponseType,
       confirmationUrl,
       validationUrl,
-      registeredAt: new Date().toISOString(),
+      registeredAt: new Date(core.now()).toISOString(),
     });
     return json(200, {
       // Sic: the platform's spelling.
@@ -108,7 +108,7 @@ export function registerC2b(
     const payload = {
       TransactionType: payBill ? 'Pay Bill' : 'Buy Goods',
       TransID: transId,
-      TransTime: darajaTimestamp(),
+      TransTime: darajaTimestamp(new Date(core.now())),
       TransAmount: String(b.Amount),
       BusinessShortCode: b.ShortCode,
       BillRefNumber: payBill ? (b.BillRefNumber ?? '') : '',
@@ -127,7 +127,7 @@ export function registerC2b(
       defaultActionApplied: false,
       completed: true,
       confirmation: 'not-sent',
-      at: new Date().toISOString(),
+      at: new Date(core.now()).toISOString(),
     };
     outcomes.push(outcome);
     const reg = registrations.get(b.ShortCode);
@@ -168,7 +168,7 @@ export function registerC2b(
 
     if (outcome.completed) {
       const balance = core.adjustBalance(b.ShortCode, b.Amount);
-      const now = new Date();
+      const now = new Date(core.now());
       core.records.set(transId, {
         type: 'c2b',
         receipt: transId,

@@ -58,6 +58,14 @@ export class DarajaCore {
 
   constructor(readonly sim: SimContext) {}
 
+  /**
+   * The simulator's time (epoch ms), by which operations and movements are dated and balances read: its
+   * clock, as MoMo's, so a test's ManualClock decides it.
+   */
+  now(): number {
+    return this.sim.scheduler.now();
+  }
+
   reset(): void {
     this.records.clear();
     this.pullRegistrations.clear();
@@ -183,7 +191,7 @@ export class DarajaCore {
         provider: 'daraja',
         account: original.shortCode,
         id: receipt,
-        time: Date.now(),
+        time: this.now(),
         kind: 'reversal',
         amountIn: paidOut ? amount : 0,
         amountOut: paidOut ? 0 : amount,

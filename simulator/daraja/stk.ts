@@ -87,7 +87,7 @@ export function registerStk(
       outcome: stkOutcome(b.PhoneNumber),
       done: false,
       faults: new FaultHolder(ctx.faults),
-      createdAt: Date.now(),
+      createdAt: core.now(),
     };
     transactions.set(txn.checkoutRequestId, txn);
     sim.later(sim.opts.approvalDelayMs, () => complete(txn));
@@ -114,7 +114,7 @@ export function registerStk(
           { Name: 'MpesaReceiptNumber', Value: txn.receipt },
           // The platform sends Balance without a Value.
           { Name: 'Balance' },
-          { Name: 'TransactionDate', Value: Number(darajaTimestamp()) },
+          { Name: 'TransactionDate', Value: Number(darajaTimestamp(new Date(core.now()))) },
           { Name: 'PhoneNumber', Value: Number(txn.phoneNumber) },
         ],
       };
@@ -127,7 +127,7 @@ export function registerStk(
     if (txn.outcome.resultCode === 0) {
       txn.receipt = receipt(10);
       core.adjustBalance(txn.shortCode, txn.amount);
-      const now = new Date();
+      const now = new Date(core.now());
       core.records.set(txn.receipt, {
         type: 'stk',
         receipt: txn.receipt,

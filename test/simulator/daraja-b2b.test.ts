@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../simulator/options';
+import type { ManualClock } from '../../simulator/core/clock';
 import type { Simulator } from '../../simulator/server';
-import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
+import { call, parse, type Receiver, startHeldSim, startReceiver, startSim } from './helpers';
 
 const D = DEFAULTS.daraja;
 
@@ -23,15 +24,31 @@ interface DarajaResult {
 
 let sim: Simulator;
 let rx: Receiver;
+/** Set by `holdClock()`: the clock of `sim`, which then moves only when the test moves it. */
+let clock: ManualClock | undefined;
+const SIM_OPTIONS = { daraja: { queueTimeoutAfterMs: 10_000 } };
 
 beforeEach(async () => {
   rx = await startReceiver();
-  sim = await startSim({ daraja: { queueTimeoutAfterMs: 10_000 } });
+  sim = await startSim(SIM_OPTIONS);
 });
 afterEach(async () => {
   await sim.close();
   await rx.close();
+  clock = undefined;
 });
+
+/**
+ * A balance is answered once the second it names has ended (simulator/daraja/balance-reversal.ts): a test
+ * that reads one runs on a held clock and moves it past that second (`elapse`) rather than wait for it.
+ */
+async function holdClock(): Promise<void> {
+  await sim.close();
+  ({ sim, clock } = await startHeldSim(SIM_OPTIONS));
+}
+
+/** On a held clock, one second on: past the payer's delay and the end of the second a balance names. */
+const elapse = async () => clock?.advance(1000);
 
 async function token(): Promise<string> {
   const r = await call(sim, 'GET', '/oauth/v1/generate?grant_type=client_credentials', {
@@ -92,6 +109,7 @@ async function utilityOf(t: string, shortCode: string): Promise<number> {
       ResultURL: `${rx.url}/balance/result`,
     },
   });
+  await elapse();
   const all = await rx.waitFor(before + 1, (r) => r.path === '/balance/result');
   const value = param(resultOf(all[before]!), 'AccountBalance') as string;
   const utility = value.split('&').find((a) => a.startsWith('Utility Account|'))!;
@@ -160,11 +178,13 @@ describe('Daraja B2B payment request', () => {
 
   it('debits the sender short code and credits the receiving one by the amount', async () => {
     // Prepare
+    await holdClock();
     const t = await token();
     const senderBefore = await utilityOf(t, SENDER);
     const receiverBefore = await utilityOf(t, '600000');
     // Act
     await payB2b(t, { Amount: 190 });
+    await elapse();
     await rx.waitFor(1, (r) => r.path === '/b2b/result');
     const senderAfter = await utilityOf(t, SENDER);
     const receiverAfter = await utilityOf(t, '600000');
@@ -306,6 +326,7 @@ describe('Daraja B2B payment request', () => {
 describe('Daraja B2B with the transaction status query and the reversal', () => {
   async function paidB2b(t: string) {
     const r = await payB2b(t);
+    await elapse();
     const [cb] = await rx.waitFor(1, (x) => x.path === '/b2b/result');
     return { oc: r.json.OriginatorConversationID as string, receipt: resultOf(cb!).TransactionID };
   }
@@ -360,6 +381,7 @@ describe('Daraja B2B with the transaction status query and the reversal', () => 
 
   it('reverses a completed B2B once; a second reversal answers R000001', async () => {
     // Prepare
+    await holdClock();
     const t = await token();
     const paid = await paidB2b(t);
     const reverse = () =>
@@ -381,9 +403,11 @@ describe('Daraja B2B with the transaction status query and the reversal', () => 
     const senderPaid = await utilityOf(t, SENDER);
     // Act
     await reverse();
+    await elapse();
     await rx.waitFor(1, (x) => x.path === '/reversal/result');
     const senderRefunded = await utilityOf(t, SENDER);
     await reverse();
+    await elapse();
     const [first, second] = await rx.waitFor(2, (x) => x.path === '/reversal/result');
     // Assess
     expect(senderRefunded - senderPaid).toBe(190);

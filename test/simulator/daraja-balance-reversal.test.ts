@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../simulator/options';
+import type { ManualClock } from '../../simulator/core/clock';
 import type { Simulator } from '../../simulator/server';
-import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
+import { call, parse, type Receiver, startHeldSim, startReceiver, startSim } from './helpers';
 
 const D = DEFAULTS.daraja;
 
@@ -22,15 +23,31 @@ interface DarajaResult {
 
 let sim: Simulator;
 let rx: Receiver;
+/** Set by `holdClock()`: the clock of `sim`, which then moves only when the test moves it. */
+let clock: ManualClock | undefined;
+const SIM_OPTIONS = { daraja: { queueTimeoutAfterMs: 10_000 } };
 
 beforeEach(async () => {
   rx = await startReceiver();
-  sim = await startSim({ daraja: { queueTimeoutAfterMs: 10_000 } });
+  sim = await startSim(SIM_OPTIONS);
 });
 afterEach(async () => {
   await sim.close();
   await rx.close();
+  clock = undefined;
 });
+
+/**
+ * A balance is answered once the second it names has ended (simulator/daraja/balance-reversal.ts): a test
+ * that reads one runs on a held clock and moves it past that second (`elapse`) rather than wait for it.
+ */
+async function holdClock(): Promise<void> {
+  await sim.close();
+  ({ sim, clock } = await startHeldSim(SIM_OPTIONS));
+}
+
+/** On a held clock, one second on: past the payer's delay and the end of the second a balance names. */
+const elapse = async () => clock?.advance(1000);
 
 async function token(): Promise<string> {
   const r = await call(sim, 'GET', '/oauth/v1/generate?grant_type=client_credentials', {
@@ -89,6 +106,7 @@ async function paidB2c(t: string): Promise<string> {
       ResultURL: `${rx.url}/b2c/result`,
     },
   });
+  await elapse();
   const [cb] = await rx.waitFor(1, (r) => r.path === '/b2c/result');
   return parse<{ Result: { TransactionID: string } }>(cb!).Result.TransactionID;
 }
@@ -115,6 +133,7 @@ function parseBalance(value: string) {
 describe('Daraja account balance', () => {
   for (const prefix of PREFIXES) {
     it(`answers under ${prefix} and posts the balance string and BOCompletedTime to ResultURL`, async () => {
+      await holdClock();
       const t = await token();
       const r = await call(sim, 'POST', `${prefix}/accountbalance/v1/query`, {
         headers: auth(t),
@@ -127,6 +146,7 @@ describe('Daraja account balance', () => {
         ResponseCode: '0',
         ResponseDescription: 'Accept the service request successfully.',
       });
+      await elapse();
       const [cb] = await rx.waitFor(1);
       expect(cb!.path).toBe('/balance/result');
       expect(cb!.headers['x-forwarded-for']).toBe('196.201.214.200');
@@ -162,14 +182,17 @@ describe('Daraja account balance', () => {
   }
 
   it('reports the Utility Account after a B2C payout from the short code', async () => {
+    await holdClock();
     const t = await token();
     const before = await (async () => {
       await call(sim, 'POST', '/mpesa/accountbalance/v1/query', { headers: auth(t), body: balanceBody() });
+      await elapse();
       const [cb] = await rx.waitFor(1, (r) => r.path === '/balance/result');
       return parseBalance(param(resultOf(cb!), 'AccountBalance') as string);
     })();
     await paidB2c(t);
     await call(sim, 'POST', '/mpesa/accountbalance/v1/query', { headers: auth(t), body: balanceBody() });
+    await elapse();
     const [, cb] = await rx.waitFor(2, (r) => r.path === '/balance/result');
     const after = parseBalance(param(resultOf(cb!), 'AccountBalance') as string);
     const utility = (l: typeof after) => l.find((a) => a.name === 'Utility Account')!.amount;
@@ -221,11 +244,13 @@ describe('Daraja account balance', () => {
   });
 
   it('posts ResultCode 2001 without ResultParameters for PartyA …2001', async () => {
+    await holdClock();
     const t = await token();
     await call(sim, 'POST', '/mpesa/accountbalance/v1/query', {
       headers: auth(t),
       body: balanceBody(602001),
     });
+    await elapse();
     const [cb] = await rx.waitFor(1);
     const result = resultOf(cb!);
     expect(result).toMatchObject({ ResultCode: 2001, ResultDesc: 'The initiator information is invalid.' });
@@ -244,7 +269,7 @@ describe('Daraja account balance', () => {
     expect(rx.requests).toHaveLength(1);
   });
 
-  it('applies the fault knobs: queue-timeout=result with late-result, then drop', async () => {
+  it('applies the fault knobs: queue-timeout=result with late-result', async () => {
     const t = await token();
     const r = await call(sim, 'POST', '/mpesa/accountbalance/v1/query', {
       headers: { ...auth(t), 'X-Sim-Fault': 'queue-timeout=result,late-result=20' },
@@ -258,13 +283,18 @@ describe('Daraja account balance', () => {
     });
     expect(late!.path).toBe('/balance/result');
     expect(resultOf(late!).ResultCode).toBe(0);
+  });
 
+  it('applies the fault knobs: drop', async () => {
+    await holdClock();
+    const t = await token();
     await call(sim, 'POST', '/mpesa/accountbalance/v1/query', {
       headers: { ...auth(t), 'X-Sim-Fault': 'drop' },
       body: balanceBody(),
     });
+    await elapse();
     await sim.whenIdle();
-    expect(rx.requests).toHaveLength(2);
+    expect(rx.requests).toHaveLength(0);
     const log = await call(sim, 'GET', '/_sim/callbacks');
     expect(JSON.stringify(log.json)).toContain('"dropped"');
   });

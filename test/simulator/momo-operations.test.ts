@@ -159,37 +159,47 @@ for (const op of OPERATIONS) {
           ? `answers ${expected.sync.status} ${expected.sync.code}`
           : `ends FAILED ${expected.reason}`;
       it(`reference ${value} (${name}) ${what}`, async () => {
-        const path = `/cb/${slug(op.name)}/${value}`;
-        const { ref, res } = await create(sim, token, op.path, op.body(String(value)), {
-          product: 'disbursement',
-          callbackUrl: `${rx.url}${path}`,
-        });
-        if ('sync' in expected) {
-          expect(res.status).toBe(expected.sync.status);
-          expect(res.json.code).toBe(expected.sync.code);
-          const get = await call(sim, 'GET', `${op.status}/${ref}`, {
-            headers: momoHeaders(token, 'disbursement'),
+        // On a held clock, moved past the payer's answer and the approval window (Ongoing and Delayed end then).
+        const { sim: held, clock } = await startHeldSim();
+        try {
+          const heldToken = await momoToken(held, 'disbursement');
+          const path = `/cb/${slug(op.name)}/${value}`;
+          const { ref, res } = await create(held, heldToken, op.path, op.body(String(value)), {
+            product: 'disbursement',
+            callbackUrl: `${rx.url}${path}`,
           });
-          expect(get.status).toBe(404);
-          await sim.whenIdle();
-          expect(rx.requests).toHaveLength(0);
-          return;
+          if ('sync' in expected) {
+            expect(res.status).toBe(expected.sync.status);
+            expect(res.json.code).toBe(expected.sync.code);
+            const get = await call(held, 'GET', `${op.status}/${ref}`, {
+              headers: momoHeaders(heldToken, 'disbursement'),
+            });
+            expect(get.status).toBe(404);
+            await held.whenIdle();
+            expect(rx.requests).toHaveLength(0);
+            return;
+          }
+          expect(res.status).toBe(202);
+          await clock.advance(
+            held.options.approvalDelayMs + DEFAULTS.momo.approvalWindowMs * held.options.timeScale,
+          );
+          const [cb] = await rx.waitFor(1, (r) => r.path === path);
+          expect(cb!.method).toBe('PUT');
+          const body = parse(cb!);
+          expect(body.status).toBe('FAILED');
+          expect(body).not.toHaveProperty('financialTransactionId');
+          expect(body.reason).toEqual(
+            expected.format === 'string'
+              ? expected.reason
+              : { code: expected.reason, message: expect.any(String) },
+          );
+          const get = await call(held, 'GET', `${op.status}/${ref}`, {
+            headers: momoHeaders(heldToken, 'disbursement'),
+          });
+          expect(get.json).toEqual(body);
+        } finally {
+          await held.close();
         }
-        expect(res.status).toBe(202);
-        const [cb] = await rx.waitFor(1, (r) => r.path === path);
-        expect(cb!.method).toBe('PUT');
-        const body = parse(cb!);
-        expect(body.status).toBe('FAILED');
-        expect(body).not.toHaveProperty('financialTransactionId');
-        expect(body.reason).toEqual(
-          expected.format === 'string'
-            ? expected.reason
-            : { code: expected.reason, message: expect.any(String) },
-        );
-        const get = await call(sim, 'GET', `${op.status}/${ref}`, {
-          headers: momoHeaders(token, 'disbursement'),
-        });
-        expect(get.json).toEqual(body);
       });
     }
 

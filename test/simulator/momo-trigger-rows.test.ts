@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../simulator/core/clock';
+import { DEFAULTS } from '../../simulator/options';
 import type { Simulator } from '../../simulator/server';
-import { call, parse, type Receiver, startReceiver, startSim } from './helpers';
+import { call, parse, type Receiver, startHeldSim, startReceiver } from './helpers';
 import { create, momoHeaders, momoToken, msisdn, type Product, transferBody } from './momo-helpers';
 
 /**
@@ -9,10 +11,12 @@ import { create, momoHeaders, momoToken, msisdn, type Product, transferBody } fr
  */
 
 let sim: Simulator;
+/** The simulator's clock: the payer answers, and the approval window ends, when a row moves it. */
+let clock: ManualClock;
 let rx: Receiver;
 
 beforeEach(async () => {
-  sim = await startSim();
+  ({ sim, clock } = await startHeldSim());
   rx = await startReceiver();
 });
 afterEach(async () => {
@@ -46,6 +50,8 @@ async function expectRow(
     return;
   }
   expect(res.status).toBe(202);
+  // Past the payer's answer and the end of the approval window (Ongoing and Delayed fail only then).
+  await clock.advance(sim.options.approvalDelayMs + DEFAULTS.momo.approvalWindowMs * sim.options.timeScale);
   const [cb] = await rx.waitFor(1, (r) => r.path === '/cb');
   const result = parse<{ status: string; reason?: unknown }>(cb!);
   expect(cb!.method).toBe('PUT');

@@ -31,11 +31,11 @@ export interface DynamoClientOptions {
 }
 
 /**
- * `endpoint` set ⇒ DynamoDB Local, which accepts any credentials; the fixed dummy ones keep a
- * developer's real AWS profile out of local runs. Every call is bounded by the connection and request
- * timeouts (per attempt) times maxAttempts; a timeout is a retryable TimeoutError.
+ * The client's configuration. `endpoint` set ⇒ DynamoDB Local, which accepts any credentials; the fixed
+ * dummy ones keep a developer's real AWS profile out of local runs. Every call is bounded by the connection
+ * and request timeouts (per attempt) times maxAttempts; a timeout is a retryable TimeoutError.
  */
-export function createDynamoClients(options: DynamoClientOptions = {}) {
+export function dynamoClientConfig(options: DynamoClientOptions = {}): DynamoDBClientConfig {
   const config: DynamoDBClientConfig = {
     region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
     maxAttempts: options.maxAttempts ?? DYNAMO_TIMEOUT_DEFAULTS.maxAttempts,
@@ -54,8 +54,13 @@ export function createDynamoClients(options: DynamoClientOptions = {}) {
     config.endpoint = options.endpoint;
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   }
+  return config;
+}
+
+/** The DynamoDB client (configured by `dynamoClientConfig`) and the document client over it. */
+export function createDynamoClients(options: DynamoClientOptions = {}) {
   // Captured before the document client wraps it: both share its middleware stack (X-Ray subsegments).
-  const client = captureClient(new DynamoDBClient(config));
+  const client = captureClient(new DynamoDBClient(dynamoClientConfig(options)));
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

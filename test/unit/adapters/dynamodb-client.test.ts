@@ -1,7 +1,11 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDynamoClients, DYNAMO_TIMEOUT_DEFAULTS } from '../../../shared/adapters/dynamodb/client';
+import {
+  createDynamoClients,
+  DYNAMO_TIMEOUT_DEFAULTS,
+  dynamoClientConfig,
+} from '../../../shared/adapters/dynamodb/client';
 
 /** A TCP server that accepts connections and reads requests but never answers: a stalled DynamoDB. */
 async function blackHole(): Promise<{ endpoint: string; connections: () => number; close(): Promise<void> }> {
@@ -54,34 +58,34 @@ describe('DynamoDB client timeouts', () => {
     ).toBeLessThanOrEqual(3000);
   });
 
-  it('gives up on a DynamoDB that accepts connections but never answers (defaults)', async () => {
-    // Prepare
-    const hole = await blackHole();
-    cleanups.push(() => hole.close());
+  it('configures a client made without options with the default timeouts and attempts', () => {
     // Act
-    const error = await getItemError({ endpoint: hole.endpoint });
-    // Assess: rejected by the default request timeout, after the default attempts (whose product the
-    // test above keeps well inside the 8 s Daraja deadline).
-    expect(error).toBeDefined();
-    expect(error!.name).toBe('TimeoutError');
-    expect(error!.message).toContain(`${DYNAMO_TIMEOUT_DEFAULTS.requestTimeoutMs} ms requestTimeout`);
-    expect(error!.$metadata?.attempts).toBe(DYNAMO_TIMEOUT_DEFAULTS.maxAttempts);
-    expect(hole.connections()).toBeGreaterThanOrEqual(1);
-  }, 15_000);
+    const config = dynamoClientConfig({ endpoint: 'http://127.0.0.1:8000' });
+    // Assess: the values the stalled call below shows the SDK acting on (whose product the test above
+    // keeps well inside the 8 s Daraja deadline), the request timeout thrown, not only logged.
+    expect(config.maxAttempts).toBe(DYNAMO_TIMEOUT_DEFAULTS.maxAttempts);
+    expect(config.requestHandler).toEqual({
+      connectionTimeout: DYNAMO_TIMEOUT_DEFAULTS.connectionTimeoutMs,
+      requestTimeout: DYNAMO_TIMEOUT_DEFAULTS.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    });
+  });
 
-  it('takes the request timeout and the number of attempts from the options', async () => {
-    // Prepare
+  it('gives up on a DynamoDB that accepts connections but never answers, after the attempts it was given', async () => {
+    // Prepare: a request timeout short enough not to be waited out (the defaults' are set above).
     const hole = await blackHole();
     cleanups.push(() => hole.close());
     // Act
     const error = await getItemError({
       endpoint: hole.endpoint,
-      requestTimeoutMs: 200,
-      maxAttempts: 1,
+      requestTimeoutMs: 100,
+      maxAttempts: 2,
     });
-    // Assess
-    expect(error?.name).toBe('TimeoutError');
-    expect(error!.message).toContain('200 ms requestTimeout');
-    expect(error!.$metadata?.attempts).toBe(1);
+    // Assess: each attempt cut by the request timeout (a TimeoutError, retried), on a connection of its own.
+    expect(error).toBeDefined();
+    expect(error!.name).toBe('TimeoutError');
+    expect(error!.message).toContain('100 ms requestTimeout');
+    expect(error!.$metadata?.attempts).toBe(2);
+    expect(hole.connections()).toBe(2);
   }, 15_000);
 });

@@ -12,10 +12,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as slimDynamo from '../../../infra/lambda-shims/dynamodb-client';
 import * as slimSecrets from '../../../infra/lambda-shims/secrets-manager-client';
 import * as slimSqs from '../../../infra/lambda-shims/sqs-send-message';
+import { driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
 
 /*
  * The Lambda bundles send SQS SendMessage and DynamoDB's item commands (callback function) and Secrets
@@ -84,17 +85,34 @@ function wire(request: Recorded) {
   };
 }
 
+useDrivenTimers();
+
+/**
+ * Settles a send whose retry backoff (a `setTimeout` of up to a second after a throttled answer) runs on
+ * the driven clock: each timer the client sets is run as soon as it is set; the HTTP exchanges stay real
+ * (the sockets get a turn while no timer is waiting).
+ */
+async function settled<T>(sending: Promise<T>): Promise<T> {
+  const { settled: done } = watched(sending);
+  while (!done()) {
+    if (vi.getTimerCount() > 0) await vi.advanceTimersToNextTimerAsync();
+    else await new Promise((resolve) => setImmediate(resolve));
+  }
+  return sending;
+}
+
 /** Each client sends with the endpoint's answers set afresh by `arrange`. */
 async function sendBoth<T>(arrange: () => void, send: (slim: boolean) => Promise<T>) {
+  driveTimers();
   recorded.length = 0;
   arrange();
-  const real = await send(false).then(
+  const real = await settled(send(false)).then(
     (value) => ({ value }),
     (error: Error) => ({ error: { name: error.name, message: error.message } }),
   );
   const realRequests = recorded.splice(0).map(wire);
   arrange();
-  const slim = await send(true).then(
+  const slim = await settled(send(true)).then(
     (value) => ({ value }),
     (error: Error) => ({ error: { name: error.name, message: error.message } }),
   );

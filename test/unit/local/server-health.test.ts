@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createLocalServer,
   type LocalServerOptions,
@@ -8,6 +8,7 @@ import {
   type Readiness,
   readinessOf,
 } from '../../../local/server';
+import { driveTimers, useDrivenTimers } from '../../helpers/driven-timers';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -40,6 +41,8 @@ const down: Readiness = {
 const up: Readiness = { ready: true, checks: { dynamodb: { ok: true, latencyMs: 2 } } };
 
 describe('local server health routes', () => {
+  useDrivenTimers();
+
   it('answers readiness 503 naming what is down, while liveness stays 200', async () => {
     // Prepare
     const get = await serve(async () => down);
@@ -81,9 +84,25 @@ describe('local server health routes', () => {
   });
 
   it('does not let a hanging readiness function hang the probes', async () => {
-    const get = await serve(() => new Promise<Readiness>(() => undefined));
-    const ready = await get('/health/ready');
-    // Answered by the readiness guard's own timer (never by the probe's), which the answer names.
+    // Prepare: a readiness function that never answers, and says each time it is asked.
+    let asked: () => void = () => undefined;
+    const askedOnce = () => new Promise<void>((resolve) => (asked = resolve));
+    const get = await serve(() => {
+      asked();
+      return new Promise<Readiness>(() => undefined);
+    });
+    driveTimers();
+    // Act: the guard's timer, set as readiness is asked, runs out on the driven clock.
+    const probe = async (path: string) => {
+      const askedNow = askedOnce();
+      const answer = get(path);
+      await askedNow;
+      await vi.advanceTimersByTimeAsync(READY_CHECK_TIMEOUT_MS * 2);
+      return answer;
+    };
+    const ready = await probe('/health/ready');
+    const health = await probe('/health');
+    // Assess: answered by the readiness guard's own timer (never by the probe's), which the answer names.
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({
       down: ['readiness'],
@@ -94,8 +113,9 @@ describe('local server health routes', () => {
         },
       },
     });
-    expect((await get('/health')).status).toBe(200);
-  }, 20_000);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', ready: false });
+  });
 
   it('leaves other methods and paths to the handlers', async () => {
     const get = await serve(async () => up);
