@@ -70,8 +70,10 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 180_000,
     // Two cores: two forks (each test file may also start a relay, a simulator or child processes). A third
-    // was measured (two runs on a machine shared with other work): no faster, and the load-sensitive waits
-    // of the dynamodb lane failed more often.
+    // was measured twice: on a shared machine, no faster, and the load-sensitive waits of the dynamodb lane
+    // failed more often; on 2 idle cores (fresh clone, 2026-11-30), 475 s against 429-480 s with two: it
+    // burns more CPU (a third DynamoDB Local; scaled-clock files stretched by contention poll longer), though
+    // with two forks the cores sit idle about a fifth of the run while both files wait on clocks.
     maxWorkers: 2,
     pool: 'forks',
     projects: [
