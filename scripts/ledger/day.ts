@@ -120,6 +120,7 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
       ? { balanceIntervalSeconds: options.balanceIntervalSeconds }
       : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.reconciliation ? { reconciliation: options.reconciliation } : {}),
   });
   try {
     const sim = stack.simUrl;

@@ -22,7 +22,7 @@ import { findScenario } from '../sim/run';
 import { account, type Ledger, type LedgerEntry } from './accounting';
 import { formatLedger, progressLine, type RunFacts } from './format';
 import { type PlannedTransaction, type PlanOptions, planTransactions, seededRandom } from './plan';
-import { startStack, type Stack } from './stack';
+import { type Stack, type StackOptions, startStack } from './stack';
 
 const DEMO_CONFIG = resolve(import.meta.dirname, '../../local/demo-config.json');
 
@@ -44,6 +44,8 @@ export interface LedgerRunOptions extends PlanOptions {
   lingerMs: number;
   /** Self-starting mode: an existing DynamoDB Local. */
   dynamoEndpoint?: string;
+  /** Self-starting mode: the poller's time scale and cycle (StackOptions.reconciliation). */
+  reconciliation?: StackOptions['reconciliation'];
   /** A stack started by the caller (`npm run ledger:day`), used as is and left running. */
   stack?: Stack;
   /** Progress, for people (a line every few seconds). */
@@ -103,7 +105,11 @@ export async function runLedger(options: LedgerRunOptions): Promise<LedgerRunRes
     eventsFile = resolve(options.eventsFile ?? config.local.eventsFile);
   } else {
     note('starting DynamoDB Local, the relay and the simulator (as npm start -- --simulator) …');
-    stack = await startStack({ dynamoEndpoint: options.dynamoEndpoint, configPath: options.configPath });
+    stack = await startStack({
+      dynamoEndpoint: options.dynamoEndpoint,
+      configPath: options.configPath,
+      ...(options.reconciliation ? { reconciliation: options.reconciliation } : {}),
+    });
     ({ config, relayUrl, simUrl: simulatorUrl, eventsFile } = stack);
     note(`relay ${relayUrl}, simulator ${simulatorUrl}, events ${eventsFile}`);
   }

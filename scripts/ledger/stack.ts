@@ -57,6 +57,11 @@ export interface StackOptions {
   balanceIntervalSeconds?: number;
   /** Keep the DynamoDB Local it starts in this folder, as `npm start --data-dir`: a later `npm start` reads it. */
   dataDir?: string;
+  /**
+   * The poller's time scale and cycle, over npm start's with the simulator (withSimulatorReconciliation):
+   * a test that waits on the reconciliation schedule runs it faster.
+   */
+  reconciliation?: { timeScale: number; pollIntervalSeconds: number };
 }
 
 function quietLogger(): { log: RelayLogger; logged: Stack['logged'] } {
@@ -98,6 +103,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     local: { ...config.local, eventsFile },
   };
   config = withSimulatorReconciliation(pointPartnerUrlsAtSimulator(config, simUrl));
+  if (options.reconciliation)
+    config = { ...config, reconciliation: { ...config.reconciliation, ...options.reconciliation } };
   if (options.balanceIntervalSeconds !== undefined)
     config = {
       ...config,

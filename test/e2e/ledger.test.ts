@@ -2,6 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { dynamoEndpoint } from '../helpers/dynamo';
 import { runLedger } from '../../scripts/ledger/run';
 
+/**
+ * The run waits, idle, for the status checks that settle the dropped callbacks and for the never-final
+ * transactions' windows to end: the poller here runs twice as fast as npm start's with the simulator
+ * (0.02, a cycle every second), and the windows are 5 s (10 s before: the run's longest wait).
+ */
+const RECONCILIATION = { timeScale: 0.01, pollIntervalSeconds: 0.5 };
+const WINDOW_SECONDS = 5;
+
 describe('npm run ledger (self-starting)', () => {
   it('drives transactions of every provider with drops, duplicates and status 5xx, and the ledger balances', async () => {
     // Prepare: a small run; the seed fixes the draws (every flow, some dropped, repeated, 5xx, never final).
@@ -16,7 +24,7 @@ describe('npm run ledger (self-starting)', () => {
       status5xx: 0.3,
       neverFinal: 0.15,
       failure: 0.3,
-      expiresInSeconds: 10,
+      expiresInSeconds: WINDOW_SECONDS,
       concurrency: 6,
       seed: 2,
       maxWaitMs: 45_000,
@@ -24,6 +32,7 @@ describe('npm run ledger (self-starting)', () => {
       lingerMs: 2000,
       adminToken: 'demo-admin-token',
       dynamoEndpoint: dynamoEndpoint(),
+      reconciliation: RECONCILIATION,
       onNote: (line) => notes.push(line),
       onProgress: (line) => notes.push(line),
     });
