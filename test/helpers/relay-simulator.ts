@@ -126,8 +126,8 @@ export async function startDemoWithSimulator(
 /**
  * How often a relay's feeds flush its stream for read() at most. A scenario reads its events every pollMs
  * while it waits; flushing (two stream polls) on every read cost each waiting scenario ~80 stream polls a
- * second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (every 200 ms while
- * busy, 400 ms idle) publishes too; settle() still flushes at once.
+ * second, about 2 ms of DynamoDB Local CPU each. Between flushes the relay's own pump (200 ms after a
+ * write or a poll that read records, up to 2 s while idle) publishes too; settle() still flushes at once.
  */
 const FEED_FLUSH_MS = 250;
 
@@ -225,7 +225,7 @@ export function simContext({ relay, sim, config }: RelayWithSimulator): SimConte
 
 /**
  * Probes `probe` every 100 ms until it returns a value, or fails after `timeoutMs`. A probe reads what the
- * relay has published, which its pump publishes within 400 ms of a write (test/helpers/relay.ts drivePump):
+ * relay has published, which its pump publishes 200 ms after the relay's write (test/helpers/relay.ts drivePump):
  * the wait flushes the stream (`flush`) only once the probe holds, and returns what the probe says after it
  * (it waits on if that no longer holds), so the answer counts every write made before. Flushing before
  * every probe polled the stream 20 times a second for the whole wait, ~2 ms of DynamoDB Local CPU a poll.
