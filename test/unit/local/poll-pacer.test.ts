@@ -19,6 +19,21 @@ function scriptedPoll() {
   };
 }
 
+/**
+ * A started pacer whose polls read nothing, moved through `waits` (its back-off): each poll answered but
+ * the last, which is left in flight when `lastInFlight`.
+ */
+async function idlePacer(waits: number[], lastInFlight = false) {
+  const polls = scriptedPoll();
+  const pacer = new PollPacer(polls.poll, PACE);
+  pacer.start();
+  for (const [i, wait] of waits.entries()) {
+    await vi.advanceTimersByTimeAsync(wait);
+    if (!lastInFlight || i < waits.length - 1) await polls.answer(0);
+  }
+  return { polls, pacer };
+}
+
 describe('the stream pump pacer', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -53,13 +68,7 @@ describe('the stream pump pacer', () => {
 
   it('polls within the busy interval after a wake, however long it was idle', async () => {
     // Prepare: idle long enough to wait 2 s between polls
-    const polls = scriptedPoll();
-    const pacer = new PollPacer(polls.poll, PACE);
-    pacer.start();
-    for (const wait of [100, 200, 400, 800, 1600, 2000]) {
-      await vi.advanceTimersByTimeAsync(wait);
-      await polls.answer(0);
-    }
+    const { polls, pacer } = await idlePacer([100, 200, 400, 800, 1600, 2000]);
     const before = polls.count;
     await vi.advanceTimersByTimeAsync(300);
 
@@ -78,13 +87,7 @@ describe('the stream pump pacer', () => {
 
   it('keeps the busy pace after a poll that read nothing when a write came while it ran', async () => {
     // Prepare: a poll in flight after a long idle spell
-    const polls = scriptedPoll();
-    const pacer = new PollPacer(polls.poll, PACE);
-    pacer.start();
-    for (const wait of [100, 200, 400, 800, 1600]) {
-      await vi.advanceTimersByTimeAsync(wait);
-      if (wait < 1600) await polls.answer(0);
-    }
+    const { polls, pacer } = await idlePacer([100, 200, 400, 800, 1600], true);
     const during = polls.count;
 
     // Act: the write lands while that poll runs, which then reads nothing
