@@ -186,24 +186,20 @@ export interface StreamPumpOptions {
  */
 export const IDLE_POLL_MS = 2_000;
 
-/**
- * The wait before a stream poll: `busyMs` after a poll that read records, and doubling while polls read
- * nothing, up to `idleMs`. Polls cost CPU in the relay and in DynamoDB Local, and a relay is idle most
- * of its life.
- */
-export function nextPollDelay(
-  previousMs: number,
-  read: number,
-  { busyMs, idleMs }: { busyMs: number; idleMs: number },
-): number {
-  return read > 0 ? busyMs : Math.min(Math.max(previousMs, busyMs) * 2, idleMs);
-}
-
 export interface PollPace {
   /** The wait after a poll that read records, and after a wake(). */
   busyMs: number;
   /** The longest wait while polls read nothing. */
   idleMs: number;
+}
+
+/**
+ * The wait before a stream poll: `busyMs` after a poll that read records, and doubling while polls read
+ * nothing, up to `idleMs`. Polls cost CPU in the relay and in DynamoDB Local, and a relay is idle most
+ * of its life.
+ */
+export function nextPollDelay(previousMs: number, read: number, { busyMs, idleMs }: PollPace): number {
+  return read > 0 ? busyMs : Math.min(Math.max(previousMs, busyMs) * 2, idleMs);
 }
 
 /**
