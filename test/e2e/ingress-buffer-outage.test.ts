@@ -62,7 +62,19 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-const reference = (n: number) => `5d0c1b2a-3e4f-4a5b-8c9d-${String(n).padStart(12, '0')}`;
+/**
+ * References of this attempt of a test: the dynamodb lane runs a failed test once more, against the same
+ * relay and table, where the first attempt's transactions are already registered (a second registration
+ * answers 200, not 201) and their callbacks already applied: the retry gets references of its own.
+ */
+let attempts = 0;
+const referencesOf = (count: number) => {
+  const first = ++attempts * 1000;
+  return Array.from(
+    { length: count },
+    (_, i) => `5d0c1b2a-3e4f-4a5b-8c9d-${String(first + i).padStart(12, '0')}`,
+  );
+};
 
 async function register(ref: string): Promise<void> {
   const response = await fetch(`${relay.url}/v1/transactions`, {
@@ -97,7 +109,7 @@ async function callback(ref: string): Promise<{ status: number; buffered: boolea
 describe('npm start with DynamoDB Local stalled mid-traffic', () => {
   it('acks every callback and ends every transaction with exactly one TransactionSucceeded', async () => {
     // Prepare
-    const refs = Array.from({ length: 12 }, (_, i) => reference(i + 1));
+    const refs = referencesOf(12);
     for (const ref of refs) await register(ref);
     const acks: { ref: string; status: number; buffered: boolean }[] = [];
 
@@ -186,7 +198,7 @@ describe('npm start with DynamoDB Local killed mid-traffic and restarted on its 
 
   it('acks the callbacks sent while it is gone and applies each exactly once after the restart', async () => {
     // Prepare
-    const refs = Array.from({ length: 6 }, (_, i) => reference(100 + i));
+    const refs = referencesOf(6);
     const post = (path: string, body: string, headers: Record<string, string> = {}) =>
       fetch(`${dataRelay.url}${path}`, {
         method: path.startsWith('/v1/transactions') ? 'POST' : 'PUT',
