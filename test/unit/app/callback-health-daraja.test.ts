@@ -321,6 +321,25 @@ function normalChecksWithin(seconds: number): number {
   return checks;
 }
 
+/**
+ * Balance snapshots every 10 minutes; the account's callbacks worked at START (a payout's result), then a
+ * payout whose result never comes; then `minutes` one-minute cycles, Daraja answering every status query
+ * and balance request (on balance/result, the route the partner's are answered on too) before the next.
+ */
+async function silentWithSnapshots(minutes: number) {
+  const s = setup({ balanceIntervalSeconds: 600 });
+  await s.register('29112-00000000-0');
+  await s.payoutResult('29112-00000000-0', 'SKI0000001');
+  await s.register('29112-00000001-0');
+  for (let minute = 1; minute <= minutes; minute++) {
+    s.advance(60);
+    await s.answerQueries();
+    await s.answerBalances();
+    await s.cycle();
+  }
+  return s;
+}
+
 describe('callback health on a Daraja account', () => {
   it("answers to the relay's own status queries never end a silence: one CallbackSilence, no CallbacksResumed", async () => {
     // Prepare: the account's callbacks worked at START (a payout's result), then a payout whose result
@@ -382,21 +401,8 @@ describe('callback health on a Daraja account', () => {
   });
 
   it("answers to the relay's own balance requests never end a silence, repeated or timed out", async () => {
-    // Prepare: balance snapshots every 10 minutes; the account's callbacks worked at START (a payout's
-    // result), then a payout whose result never comes.
-    const s = setup({ balanceIntervalSeconds: 600 });
-    await s.register('29112-00000000-0');
-    await s.payoutResult('29112-00000000-0', 'SKI0000001');
-    await s.register('29112-00000001-0');
-
-    // Act: two hours of one-minute cycles; Daraja answers every status query and balance request (on
-    // balance/result, the route the partner's balance requests are answered on too) before the next cycle.
-    for (let minute = 1; minute <= 120; minute++) {
-      s.advance(60);
-      await s.answerQueries();
-      await s.answerBalances();
-      await s.cycle();
-    }
+    // Prepare, act: two hours, snapshots every 10 minutes, their answers on balance/result.
+    const s = await silentWithSnapshots(120);
 
     // Assess: snapshots were taken from those answers, and the account stayed silent throughout.
     console.info(
@@ -418,17 +424,8 @@ describe('callback health on a Daraja account', () => {
   });
 
   it("a partner's balance result on the same route still ends a silence, dated by its own arrival", async () => {
-    // Prepare: as above, half an hour into the silence; the relay's own balance requests answered all along.
-    const s = setup({ balanceIntervalSeconds: 600 });
-    await s.register('29112-00000000-0');
-    await s.payoutResult('29112-00000000-0', 'SKI0000001');
-    await s.register('29112-00000001-0');
-    for (let minute = 1; minute <= 30; minute++) {
-      s.advance(60);
-      await s.answerQueries();
-      await s.answerBalances();
-      await s.cycle();
-    }
+    // Prepare: half an hour, the relay's own balance requests answered all along.
+    const s = await silentWithSnapshots(30);
     expect(s.balances.length).toBeGreaterThan(0);
     expect(s.events('CallbackSilence')).toHaveLength(1);
     expect(s.events('CallbacksResumed')).toHaveLength(0);
