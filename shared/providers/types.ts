@@ -222,6 +222,13 @@ export interface ProviderRoute<S> {
    * (docs/reconciliation.md#callback-health), or the poller's checks would end every silence they answer.
    */
   answersRelayQuery?: boolean;
+  /**
+   * Set on a route that carries the answers to Account Balance requests, the relay's own (its balance
+   * snapshots, StatusApi.balance) and the partner's alike (Daraja's balance result and queue timeout). The
+   * receipt's reference is the id the answer names; the answer is the relay's own when the balance
+   * snapshots recorded that id as one they asked with. Callback health counts only the partner's.
+   */
+  answersBalanceRequests?: boolean;
 }
 
 export interface RegistrationRules<S> {

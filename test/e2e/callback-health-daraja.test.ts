@@ -7,9 +7,11 @@
  *
  * The outage: a payout registered with the relay whose result Daraja never sends: no callback of the
  * account comes. The poller's transaction status queries are answered, each by a result the simulator
- * posts to the account's `status/result` route ("could not be found": the payout stays PENDING). Those
- * answers come because the relay asked: they must not end the silence. A normal payout's result then does,
- * once. Then the simulator's status API answers 503 (fault `status-5xx=503`) during another silence.
+ * posts to the account's `status/result` route ("could not be found": the payout stays PENDING), and its
+ * balance snapshots' Account Balance requests by results on `balance/result` (the route partners' own
+ * balance requests are answered on). Those answers come because the relay asked: they must not end the
+ * silence. A normal payout's result then does, once. Then the simulator's status API answers 503 (fault
+ * `status-5xx=503`) during another silence.
  *
  * The wait is on conditions (events published, answers delivered, poll cycles run), never on a fixed sleep:
  * a slow machine only makes the run longer. Deterministic numbers: test/unit/app/callback-health-daraja.test.ts.
@@ -52,6 +54,13 @@ const POLL_INTERVAL_SECONDS = 30 * TIME_SCALE;
 const CYCLES_WHILE_DOWN = 40;
 /** Status answers to wait for once silent: more than a whole silence time's worth (600 s at 60 s each). */
 const ANSWERS_WHILE_SILENT = 15;
+/**
+ * Balance snapshots of daraja/demo every 300 s of simulated time (1.5 s): two or more of their results
+ * fall in the wait for the status answers above (15 at 60 s each).
+ */
+const BALANCE_INTERVAL_SECONDS = 300;
+/** Results of the relay's own balance requests to wait for once silent. */
+const BALANCES_WHILE_SILENT = 2;
 const DEADLINE_MS = 60_000;
 
 let pair: DemoWithSimulator;
@@ -67,12 +76,12 @@ beforeAll(async () => {
       callbackSilenceSeconds: { daraja: 600 },
       silencePollSeconds: 60,
     },
-    // No balance snapshots of daraja/demo: the poller's balance query is answered by a callback on the
-    // balance-result route, which ends a silence as any callback the provider makes does (only status
-    // results are declared answers to the relay's own queries). Hourly, every 18 s here: a loaded machine
-    // stretched the first test's silence over one, and it ended that silence.
+    // Balance snapshots of daraja/demo more often than hourly: their answers arrive on balance/result
+    // while the account is silent, and, the relay's own, must not end the silence.
     edit: (demo) => {
-      demo.providerRecords = { accounts: { 'daraja/demo': { balanceIntervalSeconds: 0 } } };
+      demo.providerRecords = {
+        accounts: { 'daraja/demo': { balanceIntervalSeconds: BALANCE_INTERVAL_SECONDS } },
+      };
     },
   });
   ({ relay, sim } = pair);
@@ -91,6 +100,17 @@ const darajaDemo = (type: string) =>
 /** Transaction status results the simulator delivered to the relay (answered 200). */
 const statusAnswers = () =>
   sim.callbacks().filter((c) => c.kind === 'status-result' && c.outcome === 'delivered' && c.status === 200);
+/** Account Balance results the simulator delivered to daraja/demo (the relay's own requests: nobody else asks here). */
+const balanceAnswers = () =>
+  sim
+    .callbacks()
+    .filter(
+      (c) =>
+        c.kind === 'balance-result' &&
+        c.outcome === 'delivered' &&
+        c.status === 200 &&
+        new URL(c.url).pathname.startsWith('/v1/daraja/demo/'),
+    );
 
 /** Registers a b2c payout with the relay, as the partner does before paying out. */
 async function registerPayout(reference: string) {
@@ -155,8 +175,12 @@ describe('callback health on a Daraja account, end to end', () => {
     await registerPayout(queued);
     const silence = await until('CallbackSilence', () => silences()[0]);
     const answeredBefore = statusAnswers().length;
+    const balancesBefore = balanceAnswers().length;
     await until(`${ANSWERS_WHILE_SILENT} status results while silent`, () =>
       statusAnswers().length >= answeredBefore + ANSWERS_WHILE_SILENT ? true : undefined,
+    );
+    await until(`${BALANCES_WHILE_SILENT} balance results while silent`, () =>
+      balanceAnswers().length >= balancesBefore + BALANCES_WHILE_SILENT ? true : undefined,
     );
     const cycles = relay.poller.totals.cycles;
     await until('two more poll cycles', () => (relay.poller.totals.cycles >= cycles + 2 ? true : undefined));
@@ -165,7 +189,8 @@ describe('callback health on a Daraja account, end to end', () => {
     const view = (await relay.admin('GET', `/v1/transactions/daraja/demo/${queued}`)).body;
     console.info(
       `callback health e2e (Daraja): ${silences().length} CallbackSilence, ` +
-        `${resumes().length} CallbacksResumed after ${statusAnswers().length - answeredBefore} status results while silent`,
+        `${resumes().length} CallbacksResumed after ${statusAnswers().length - answeredBefore} status results ` +
+        `and ${balanceAnswers().length - balancesBefore} balance results while silent`,
     );
     // What reached the relay while silent, for a failure to name the callback that ended the silence.
     const sentSince = sim

@@ -9,11 +9,14 @@ import {
   type TransactionRecord,
 } from '../../domain/transaction';
 import { findProvider } from '../../providers/registry';
+import { isOwnBalanceRequest } from '../provider-records/balance-requests';
 import type {
   Clock,
   DueItem,
   ProviderRecord,
   ProviderRecordStore,
+  ReadOptions,
+  ReceiptInput,
   RelayLogger,
   RelayMetrics,
   RelayStore,
@@ -34,8 +37,10 @@ import {
  * PENDING transaction older than that waits for one ⇒ `CallbackSilence` once, and the account's waiting
  * transactions are checked every `silencePollSeconds` until a callback arrives ⇒ `CallbacksResumed` once.
  * Only callbacks the provider makes on its own count: an answer to the relay's own status query (a route
- * declaring `answersRelayQuery`) would end every silence the poller's checks are answered in. Checking
- * sooner pauses while the account's latest status call failed (the status API is down or throttling).
+ * declaring `answersRelayQuery`) would end every silence the poller's checks are answered in, and one to
+ * its own balance request (a route declaring `answersBalanceRequests`, under an id the balance snapshots
+ * asked with) would end a silence once per snapshot interval. Checking sooner pauses while the account's
+ * latest status call failed (the status API is down or throttling).
  */
 
 /** Provider records of one account: its last noted callback, and the poller's view (silent or not). */
@@ -108,12 +113,53 @@ export class CallbackTracker {
   /** Writes stored by this process since it started (for measurements). */
   writes = 0;
 
-  async noteCallback(provider: string, account: string, receivedAt: string): Promise<void> {
-    const settings = this.config.reconciliation;
+  /**
+   * Notes a stored receipt as the account's callback, unless it answers a query the relay made. Whether
+   * a balance answer is the relay's own is read (one record) only when the receipt would be written.
+   */
+  async noteReceipt(
+    input: Pick<ReceiptInput, 'key' | 'routeName' | 'receivedAt'>,
+    options: ReadOptions = {},
+  ): Promise<void> {
+    const { provider, account } = input.key;
+    const route = findProvider(provider)?.routes.find((r) => r.name === input.routeName);
+    if (route?.answersRelayQuery === true || !this.due(provider, account, input.receivedAt)) return;
+    if (route?.answersBalanceRequests === true && (await this.ownBalanceAnswer(input.key, options))) return;
+    await this.noteCallback(provider, account, input.receivedAt);
+  }
+
+  /**
+   * The id the answer names (its receipt's reference) is one the balance snapshots asked with. A failed
+   * read counts the answer, as before the relay told them apart: a callback is never failed for it.
+   */
+  private async ownBalanceAnswer(key: TransactionKey, options: ReadOptions): Promise<boolean> {
+    try {
+      return await isOwnBalanceRequest(
+        this.store,
+        { provider: key.provider, account: key.account, requestId: key.reference },
+        { ...options, consistent: true },
+      );
+    } catch (error) {
+      this.log.warn('could not tell whose balance request a balance answer is for', {
+        provider: key.provider,
+        account: key.account,
+        error: (error as Error).message,
+      });
+      return false;
+    }
+  }
+
+  /** Whether a callback of the account received at `receivedAt` is written (not one of a busy minute). */
+  private due(provider: string, account: string, receivedAt: string): boolean {
+    const last = this.noted.get(`${provider}/${account}`);
+    const every = noteIntervalSeconds(this.config.reconciliation, provider, account) * 1000;
+    return last === undefined || Date.parse(receivedAt) - last >= every;
+  }
+
+  private async noteCallback(provider: string, account: string, receivedAt: string): Promise<void> {
     const at = Date.parse(receivedAt);
     const key = `${provider}/${account}`;
-    const last = this.noted.get(key);
-    if (last !== undefined && at - last < noteIntervalSeconds(settings, provider, account) * 1000) return;
+    if (!this.due(provider, account, receivedAt)) return;
     this.noted.set(key, at);
     try {
       this.writes++;
@@ -133,24 +179,18 @@ export class CallbackTracker {
   }
 }
 
-/** The provider declares this route as the answer to a query the relay made (ProviderRoute.answersRelayQuery). */
-function answersRelayQuery(provider: string, routeName: string): boolean {
-  return findProvider(provider)?.routes.find((r) => r.name === routeName)?.answersRelayQuery === true;
-}
-
 /**
  * The store every callback is received through, noting each stored receipt (every callback, direct or
- * buffered, stores one) with the tracker, except the answers to the relay's own queries: they come because
- * the poller asked, so they say nothing of whether the provider's own callbacks reach the relay. Wired by
- * the composition roots; the other calls are the store's.
+ * buffered, stores one) with the tracker, except the answers to the relay's own queries (status queries,
+ * balance snapshots): they come because the poller asked, so they say nothing of whether the provider's
+ * own callbacks reach the relay. Wired by the composition roots; the other calls are the store's.
  */
 export function trackingCallbacks<S extends TransactionStore>(store: S, tracker: CallbackTracker): S {
   const tracked = Object.create(store) as S;
   tracked.recordReceipt = async (input, options) => {
     const result = await store.recordReceipt(input, options);
-    if (answersRelayQuery(input.key.provider, input.routeName)) return result;
     // A repeated delivery counts too: the provider is calling back.
-    await tracker.noteCallback(input.key.provider, input.key.account, input.receivedAt);
+    await tracker.noteReceipt(input, options?.signal ? { signal: options.signal } : {});
     return result;
   };
   return tracked;

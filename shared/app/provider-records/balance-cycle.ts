@@ -4,6 +4,7 @@ import type { BalanceSnapshot } from '../../domain/statement';
 import type { ReportedBalance, StatusApi } from '../../providers/types';
 import { decimalSum } from '../../util/money';
 import { factNamespace } from '../transactions/ingest-facts';
+import { type BalanceState, balanceStateRef, noteOwnRequest } from './balance-requests';
 import { callbackBaseOf, type PullServices, readStates } from './pull-cycle';
 
 /**
@@ -15,21 +16,12 @@ import { callbackBaseOf, type PullServices, readStates } from './pull-cycle';
  * MoMo and Airtel answer at once. Daraja's Account Balance answers later, on the account's
  * `balance/result` route, where the relay's fact machinery already records it (AccountBalanceReported,
  * its balances kept on the fact's record): the request's id is stored here, and a later tick reads that
- * record through the provider's `balanceResult` reader and takes the snapshot from it. A result that
+ * record through the provider's `balanceResult` reader and takes the snapshot from it. The stored id is
+ * also what tells callback health that the result answers the relay, not the partner (balance-requests.ts). A result that
  * never comes (a queue timeout, a lost callback) is given up after two intervals and counted, never guessed.
  */
 
-const BALANCE_STATE_NAMESPACE = 'balance-state';
-const STATE_ID = 'state';
-
 const BALANCE_ACTOR = { kind: 'system', name: 'balance-snapshot' } as const;
-
-interface BalanceState {
-  lastRequestedAt?: string;
-  lastSnapshotAt?: string;
-  pending?: { requestId: string; at: string };
-  lastError?: { at: string; detail: string };
-}
 
 export interface BalanceAccountResult {
   provider: string;
@@ -38,13 +30,6 @@ export interface BalanceAccountResult {
   snapshots: number;
   detail?: string;
 }
-
-const stateRef = (provider: string, account: string) => ({
-  provider,
-  account,
-  namespace: BALANCE_STATE_NAMESPACE,
-  id: STATE_ID,
-});
 
 /**
  * The account's balance per currency: the sum of the wallets it reports. Daraja answers a short code's
@@ -80,7 +65,7 @@ export async function runBalanceCycle(services: PullServices): Promise<BalanceAc
   });
   const states = await readStates<BalanceState>(
     services.store,
-    targets.map((t) => stateRef(t.provider, t.account)),
+    targets.map((t) => balanceStateRef(t.provider, t.account)),
   ).catch((error: Error) => error);
   for (const { provider, account, api, seconds } of targets) {
     try {
@@ -124,7 +109,11 @@ function accountTurn(
   const at = nowDate.toISOString();
   const state: BalanceState = { ...stored };
   const save = async () => {
-    await services.store.putRecord({ ...stateRef(provider, account), data: { ...state }, createdAt: at });
+    await services.store.putRecord({
+      ...balanceStateRef(provider, account),
+      data: { ...state },
+      createdAt: at,
+    });
   };
   const recordAll = async (reported: ReportedBalance[], when: string) => {
     for (const b of totals(reported)) {
@@ -171,7 +160,7 @@ async function balanceOf(
   const answer = await api.balance!({ callbackBase: callbackBaseOf(services, provider, account) });
   if (answer.type === 'error') return turn.failed(answer.detail);
   if (answer.type === 'requested') {
-    state.pending = { requestId: answer.requestId, at };
+    noteOwnRequest(state, answer.requestId, at);
     await turn.save();
     return { provider, account, outcome: 'requested', snapshots: 0 };
   }

@@ -54,11 +54,18 @@ const PARSERS: Record<DarajaRouteName, ProviderRoute<DarajaAccountSettings>['par
 };
 
 /**
- * The routes that answer the relay's own transaction status query (api-client.ts names them as its
- * ResultURL and QueueTimeOutURL). Balance and reversal results answer the partner's requests, not the
- * relay's: they stay ordinary callbacks.
+ * The routes that answer only the relay's own transaction status query (api-client.ts names them as its
+ * ResultURL and QueueTimeOutURL). Reversal results answer the partner's requests: ordinary callbacks.
  */
 const RELAY_QUERY_ROUTES: readonly DarajaRouteName[] = ['status-result', 'status-timeout'];
+
+/**
+ * The routes of Account Balance answers: the partner's requests and the relay's balance snapshots
+ * (api-client.ts `balance`) name the same ResultURL and QueueTimeOutURL. Which request an answer is for is
+ * told by its id (the result's OriginatorConversationID, else ConversationID: the fact's id, facts.ts),
+ * never by the route.
+ */
+const BALANCE_ROUTES: readonly DarajaRouteName[] = ['balance-result', 'balance-timeout'];
 
 /** Daraja's acknowledgements (docs/routes.md). */
 const DARAJA_ACK = { ResultCode: 0, ResultDesc: 'Accepted' } as const;
@@ -114,6 +121,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     parse: PARSERS[name],
     ...(name === 'c2b-validation' ? { asks: C2B_VALIDATION_USE_CASE } : {}),
     ...(RELAY_QUERY_ROUTES.includes(name) ? { answersRelayQuery: true } : {}),
+    ...(BALANCE_ROUTES.includes(name) ? { answersBalanceRequests: true } : {}),
   })),
   verify: verifyDarajaSource,
   ack: ({ route, resultCode }) => {

@@ -7,7 +7,9 @@
  * test plays it (OAuth token, the transaction status query accepted with its ids, or HTTP 503), the poller
  * (runPollCycle) and the health cycle. The answers to the relay's status queries arrive the way Daraja
  * sends them: a result on the query's ResultURL (`status/result`) echoing its ids and Occasion, or the
- * request echoed to its QueueTimeOutURL (`status/timeout`).
+ * request echoed to its QueueTimeOutURL (`status/timeout`). With balance snapshots on, the balance cycle
+ * (runBalanceCycle) asks Daraja's Account Balance too, answered on `balance/result`, the route the
+ * partner's own balance requests are answered on.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
@@ -17,6 +19,7 @@ import {
   trackingCallbacks,
 } from '../../../shared/app/callbacks/callback-health';
 import type { RelayMetrics } from '../../../shared/app/ports';
+import { runBalanceCycle } from '../../../shared/app/provider-records/balance-cycle';
 import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
 import type { ReconcileServices } from '../../../shared/app/reconciliation/reconcile';
 import { registerTransaction } from '../../../shared/app/transactions/register-transaction';
@@ -26,6 +29,7 @@ import { scheduleFor } from '../../../shared/app/reconciliation/reconcile-timing
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { createDarajaStatusApi } from '../../../shared/providers/daraja/api-client';
 import type { DarajaAccountSettings } from '../../../shared/providers/daraja/schema';
+import type { BalanceSnapshot, StatementSink } from '../../../shared/domain/statement';
 
 const START = Date.parse('2026-11-23T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -40,11 +44,15 @@ const PROVIDER_SILENCE_SECONDS = 3600;
 const silentLog = { debug() {}, info() {}, warn() {}, error() {} };
 
 type DarajaMode = 'accept' | 'unavailable';
+/** The ids Daraja gave a balance request when it accepted it, and when that was. */
+type BalanceIds = { oc: string; c: string; at: number };
 
-function setup() {
+/** Balance snapshots every `balanceIntervalSeconds` (each cycle runs the balance cycle too); absent: none. */
+function setup(snapshots?: { balanceIntervalSeconds: number }) {
   const config = parseConfig({
     management: { bearerToken: 'a-long-enough-token' },
     publicBaseUrl: 'https://relay.example.com',
+    providerRecords: { balanceIntervalSeconds: snapshots?.balanceIntervalSeconds ?? 0 },
     accounts: {
       daraja: {
         demo: {
@@ -81,6 +89,7 @@ function setup() {
   let ids = 0;
   const unanswered: { query: Record<string, unknown>; ids: { oc: string; c: string } }[] = [];
   const calls = { accepted: 0, refused: 0 };
+  const balanceRequests: BalanceIds[] = [];
   const reply = (status: number, body: unknown) =>
     new Response(typeof body === 'string' ? body : JSON.stringify(body), {
       status,
@@ -89,6 +98,16 @@ function setup() {
   const network = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
     if (url.includes('/oauth/v1/generate')) return reply(200, { access_token: 'token', expires_in: '3599' });
+    if (url.endsWith('/accountbalance/v1/query')) {
+      const q = { oc: `29112-${String(++ids).padStart(8, '0')}-1`, c: `AG_20261123_B${ids}`, at: now };
+      balanceRequests.push(q);
+      return reply(200, {
+        OriginatorConversationID: q.oc,
+        ConversationID: q.c,
+        ResponseCode: '0',
+        ResponseDescription: 'Accept the service request successfully.',
+      });
+    }
     if (!url.endsWith('/transactionstatus/v1/query')) return reply(404, 'no such path');
     if (mode === 'unavailable') {
       calls.refused++;
@@ -143,7 +162,42 @@ function setup() {
     expect(response.statusCode).toBe(200);
   };
 
-  const answered = { results: 0, timeouts: 0 };
+  const answered = { results: 0, timeouts: 0, balances: 0, balanceTimeouts: 0 };
+  const balances: BalanceSnapshot[] = [];
+  const statementSink: StatementSink = {
+    ingestRows: () => Promise.reject(new Error('no rows in this test')),
+    recordBalance: async (snapshot) => void balances.push(snapshot),
+  };
+  let lastBalance: BalanceIds | undefined;
+  /** Daraja's Account Balance result for the request of these ids, the balance at the time it was asked. */
+  const balanceResult = (q: BalanceIds) => ({
+    Result: {
+      ResultType: 0,
+      ResultCode: 0,
+      ResultDesc: 'The service request is processed successfully.',
+      OriginatorConversationID: q.oc,
+      ConversationID: q.c,
+      TransactionID: 'NLJ41HAY6Q',
+      ResultParameters: {
+        ResultParameter: [
+          {
+            Key: 'AccountBalance',
+            Value:
+              'Working Account|KES|700000.00|700000.00|0.00|0.00&Utility Account|KES|228037.00|228037.00|0.00|0.00',
+          },
+          {
+            Key: 'BOCompletedTime',
+            Value: Number(
+              iso(q.at + 3 * 3600_000)
+                .replace(/\D/g, '')
+                .slice(0, 14),
+            ),
+          },
+        ],
+      },
+      ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: 'https://internalsandbox' } },
+    },
+  });
   return {
     raw,
     services,
@@ -208,6 +262,38 @@ function setup() {
         });
       }
     },
+    /**
+     * Daraja answers every balance request the relay made so far: a result on its ResultURL
+     * (`balance/result`), every fourth a queue timeout on its QueueTimeOutURL (`balance/timeout`); and the
+     * latest result before again: a repeated delivery, after the relay took the snapshot from the first.
+     */
+    answerBalances: async () => {
+      const earlier = lastBalance;
+      for (const q of balanceRequests.splice(0)) {
+        if ((answered.balances + answered.balanceTimeouts + 1) % 4 === 0) {
+          answered.balanceTimeouts++;
+          await post('balance/timeout', {
+            Result: {
+              ResultType: 1,
+              ResultCode: 1037,
+              ResultDesc: 'The request timed out in the queue.',
+              OriginatorConversationID: q.oc,
+              ConversationID: q.c,
+              TransactionID: 'NLJ0000000',
+            },
+          });
+          continue;
+        }
+        answered.balances++;
+        lastBalance = q;
+        await post('balance/result', balanceResult(q));
+      }
+      if (earlier) await post('balance/result', balanceResult(earlier));
+    },
+    /** A partner asked Daraja for the balance itself (ids the relay never saw): its result arrives. */
+    partnerBalanceResult: () =>
+      post('balance/result', balanceResult({ oc: '4431-9101-1', c: 'AG_20261123_P1', at: now })),
+    balances,
     events: (type: string) => raw.published.filter((e) => e.metadata.type === type),
     transaction: (reference: string) => raw.transactions.get(`daraja#demo#${reference}`)!,
     cycle: async () => {
@@ -215,6 +301,7 @@ function setup() {
         providerSilenceSeconds: { daraja: PROVIDER_SILENCE_SECONDS },
       });
       await runPollCycle(services, { owner: 'p1' });
+      if (snapshots) await runBalanceCycle({ ...services, statementSink });
       return health;
     },
   };
@@ -232,6 +319,25 @@ function normalChecksWithin(seconds: number): number {
     at = nextCheckAt({ schedule, createdAt, reconcileUntil, checksDone: checks, now: at, timeScale: 1 });
   }
   return checks;
+}
+
+/**
+ * Balance snapshots every 10 minutes; the account's callbacks worked at START (a payout's result), then a
+ * payout whose result never comes; then `minutes` one-minute cycles, Daraja answering every status query
+ * and balance request (on balance/result, the route the partner's are answered on too) before the next.
+ */
+async function silentWithSnapshots(minutes: number) {
+  const s = setup({ balanceIntervalSeconds: 600 });
+  await s.register('29112-00000000-0');
+  await s.payoutResult('29112-00000000-0', 'SKI0000001');
+  await s.register('29112-00000001-0');
+  for (let minute = 1; minute <= minutes; minute++) {
+    s.advance(60);
+    await s.answerQueries();
+    await s.answerBalances();
+    await s.cycle();
+  }
+  return s;
 }
 
 describe('callback health on a Daraja account', () => {
@@ -292,6 +398,49 @@ describe('callback health on a Daraja account', () => {
     expect(s.events('CallbackSilence')).toHaveLength(1);
     // And the provider's ticket clears: nothing written once a callback of its own came.
     expect(s.counts.SilentProviders).toBe(240 - PROVIDER_SILENCE_SECONDS / 60 + 1);
+  });
+
+  it("answers to the relay's own balance requests never end a silence, repeated or timed out", async () => {
+    // Prepare, act: two hours, snapshots every 10 minutes, their answers on balance/result.
+    const s = await silentWithSnapshots(120);
+
+    // Assess: snapshots were taken from those answers, and the account stayed silent throughout.
+    console.info(
+      `callback health (Daraja, 2 h, snapshots every 10 min): ${s.events('CallbackSilence').length} CallbackSilence, ` +
+        `${s.events('CallbacksResumed').length} CallbacksResumed; ${s.answered.balances} balance results, ` +
+        `${s.answered.balanceTimeouts} balance timeouts, ${s.balances.length} snapshots`,
+    );
+    expect(s.answered.balances).toBeGreaterThanOrEqual(8);
+    expect(s.answered.balanceTimeouts).toBeGreaterThanOrEqual(2);
+    expect(s.balances.length).toBe(s.answered.balances);
+    expect(s.events('CallbacksResumed')).toHaveLength(0);
+    expect(s.events('CallbackSilence')).toHaveLength(1);
+    expect(s.events('CallbackSilence')[0]!.data).toMatchObject({
+      lastCallbackAt: iso(START),
+      detectedAt: iso(START + SILENCE_SECONDS * 1000),
+    });
+    // Nor for the provider's ticket: written every cycle from an hour after the payout's result.
+    expect(s.counts.SilentProviders).toBe(120 - PROVIDER_SILENCE_SECONDS / 60 + 1);
+  });
+
+  it("a partner's balance result on the same route still ends a silence, dated by its own arrival", async () => {
+    // Prepare: half an hour, the relay's own balance requests answered all along.
+    const s = await silentWithSnapshots(30);
+    expect(s.balances.length).toBeGreaterThan(0);
+    expect(s.events('CallbackSilence')).toHaveLength(1);
+    expect(s.events('CallbacksResumed')).toHaveLength(0);
+
+    // Act: Daraja answers a balance request the partner made itself (ids the relay never asked with).
+    s.advance(30);
+    const backAt = s.at();
+    await s.partnerBalanceResult();
+    s.advance(30);
+    await s.cycle();
+
+    // Assess: a callback Daraja made to the account's URL: the silence ends, once, at its arrival.
+    const back = s.events('CallbacksResumed');
+    expect(back).toHaveLength(1);
+    expect(back[0]!.data).toMatchObject({ silentFrom: iso(START), silentTo: iso(backAt) });
   });
 
   it('does not ask sooner while the status API answers 503: checks stay on the normal schedule', async () => {

@@ -63,7 +63,7 @@ describe('Daraja provider module', () => {
     expect(darajaProvider.routes.filter((r) => r.asks).map((r) => r.name)).toEqual(['c2b-validation']);
   });
 
-  it("declares as answers to the relay's own query exactly the routes its status query names", async () => {
+  it("declares as answers to the relay's own queries exactly the routes its status and balance queries name", async () => {
     // Prepare: the status API client, its network playing Daraja's token and query endpoints.
     const sent: Record<string, unknown>[] = [];
     const network = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -107,6 +107,19 @@ describe('Daraja provider module', () => {
       String(url).slice(base.length + 1),
     );
     expect(darajaProvider.routes.filter((r) => r.answersRelayQuery).map((r) => r.path)).toEqual(named);
+
+    // Act: the balance snapshots' Account Balance request.
+    const balance = await api.balance!({ callbackBase: base });
+
+    // Assess: its answers arrive on the routes declared to carry balance answers (the partner's too),
+    // and it is recorded under the id its result's fact is known by (OriginatorConversationID first).
+    expect(balance).toMatchObject({ type: 'requested', requestId: 'oc-1' });
+    const balanceNamed = [sent[1]!.ResultURL, sent[1]!.QueueTimeOutURL].map((url) =>
+      String(url).slice(base.length + 1),
+    );
+    expect(darajaProvider.routes.filter((r) => r.answersBalanceRequests).map((r) => r.path)).toEqual(
+      balanceNamed,
+    );
   });
 
   it("answers bad input on the validation route in Daraja's format: 200 with C2B00016", () => {
