@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { dynamoEndpoint } from '../helpers/dynamo';
 import { runLedgerDay } from '../../scripts/ledger/day';
 
+/**
+ * The day's traffic waits, idle, for the status checks that settle the dropped callbacks and for the
+ * never-final transactions' windows to end: the poller here runs twice as fast as npm start's with the
+ * simulator (0.02, a cycle every second), and the windows are 5 s (10 s before: the longest wait). The
+ * pace no longer decides the close: after the traffic the run alone pulls (scripts/ledger/day.ts), where
+ * the relay's scheduled pull, twice as frequent here, once took a C2B row before its confirmation.
+ */
+const RECONCILIATION = { timeScale: 0.01, pollIntervalSeconds: 0.5 };
+const WINDOW_SECONDS = 5;
+
 describe('npm run ledger:day (self-starting)', () => {
-  // Two seeds: two days of other draws. A balance snapshot every 6 s (300 s × the simulator's 0.02) checks
+  // Two seeds: two days of other draws. A balance snapshot every 6 s (600 s × the poller's 0.01) checks
   // the balance while money moves: the drifts the faults leave must each be explained from the books.
   it.each([7, 29])(
     'closes a faulty day (seed %i) from the statements and the pull with every break explained by an injected fault',
@@ -20,16 +30,17 @@ describe('npm run ledger:day (self-starting)', () => {
         status5xx: 0.3,
         neverFinal: 0.1,
         failure: 0.3,
-        expiresInSeconds: 10,
+        expiresInSeconds: WINDOW_SECONDS,
         books: { missingEvery: 3, duplicateEvery: 4, lateEvery: 5, feePercent: 1 },
         concurrency: 6,
         seed,
-        balanceIntervalSeconds: 300,
+        balanceIntervalSeconds: 600,
         maxWaitMs: 60_000,
         marginMs: 10_000,
         lingerMs: 2000,
         adminToken: 'demo-admin-token',
         dynamoEndpoint: dynamoEndpoint(),
+        reconciliation: RECONCILIATION,
         onNote: (line) => notes.push(line),
       });
 
