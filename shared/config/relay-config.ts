@@ -148,6 +148,7 @@ export interface ProviderRecordsConfig {
   pullLookBackSeconds: number;
   pullTicketAfterSeconds: number;
   pullPageAfterSeconds: number;
+  pullGraceSeconds: number;
   pullMaxPages: number;
   balanceIntervalSeconds: number;
   accounts: Record<string, ProviderRecordTimingOverrides>;

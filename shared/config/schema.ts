@@ -38,16 +38,37 @@ const providerRecordTimingsSchema = z.strictObject({
  * 12 h without a good pull, a page after 36 h, before Daraja's 48 h look-back loses rows) and the balance
  * snapshots (hourly). `accounts.<provider>/<account>` overrides any timing for one account.
  */
-const providerRecordsSchema = z.strictObject({
-  pullIntervalSeconds: z._default(positiveInt.check(z.gte(60), z.lte(86_400)), 900),
-  pullLookBackSeconds: z._default(positiveInt.check(z.gte(60), z.lte(48 * 3600)), 7200),
-  pullTicketAfterSeconds: z._default(positiveInt, 12 * 3600),
-  pullPageAfterSeconds: z._default(positiveInt.check(z.lt(48 * 3600)), 36 * 3600),
-  /** Pages of one pull at most (OffSetValue paging); a window with more rows is pulled on, next time. */
-  pullMaxPages: z._default(positiveInt.check(z.lte(1000)), 50),
-  balanceIntervalSeconds: z._default(z.int().check(z.nonnegative(), z.lte(86_400)), 3600),
-  accounts: z._default(z.record(z.string(), providerRecordTimingsSchema), {}),
-});
+const providerRecordsSchema = z
+  .strictObject({
+    pullIntervalSeconds: z._default(positiveInt.check(z.gte(60), z.lte(86_400)), 900),
+    pullLookBackSeconds: z._default(positiveInt.check(z.gte(60), z.lte(48 * 3600)), 7200),
+    pullTicketAfterSeconds: z._default(positiveInt, 12 * 3600),
+    pullPageAfterSeconds: z._default(positiveInt.check(z.lt(48 * 3600)), 36 * 3600),
+    /**
+     * Each pull's window ends this long before now: Daraja lists a C2B payment before its confirmation
+     * reaches the relay (posted after completion, seconds later), and a row pulled in that gap would be
+     * recorded as "no callback ever came". Younger rows are read by the next pull, whose look-back overlaps.
+     */
+    pullGraceSeconds: z._default(z.int().check(z.nonnegative(), z.lte(3600)), 120),
+    /** Pages of one pull at most (OffSetValue paging); a window with more rows is pulled on, next time. */
+    pullMaxPages: z._default(positiveInt.check(z.lte(1000)), 50),
+    balanceIntervalSeconds: z._default(z.int().check(z.nonnegative(), z.lte(86_400)), 3600),
+    accounts: z._default(z.record(z.string(), providerRecordTimingsSchema), {}),
+  })
+  .check(
+    // A grace as long as the look-back leaves the window nothing to read.
+    z.refine(
+      (records) =>
+        [records, ...Object.values(records.accounts)].every(
+          (t) => (t.pullLookBackSeconds ?? records.pullLookBackSeconds) > records.pullGraceSeconds,
+        ),
+      {
+        message:
+          "pullGraceSeconds must be shorter than every pullLookBackSeconds (the section's and each account's)",
+        path: ['pullGraceSeconds'],
+      },
+    ),
+  );
 
 /** One account's timings: its own overrides over the section's values. */
 export function providerRecordTimings(

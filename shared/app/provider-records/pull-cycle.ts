@@ -9,7 +9,9 @@ import type { RelayServices } from '../services';
  * docs/pull-and-balances.md). Every poller tick looks at each account with a pull API; a due one is
  * registered once (`1000` registered and `1001` already registered both stand, stored), then asked for
  * the last `pullLookBackSeconds` (overlapping the previous pull, so a row the provider posts late is
- * still caught; the sink makes a row seen twice change nothing), page by page with OffSetValue, and the
+ * still caught; the sink makes a row seen twice change nothing) up to `pullGraceSeconds` before now (a
+ * C2B row is listed before its confirmation reaches the relay: pulled in that gap it would be a false
+ * "no callback ever came"; the next pull's overlap reads it), page by page with OffSetValue, and the
  * rows are handed to the StatementSink as source `pull-api`. A pull is good only when every page was
  * answered and the last said "no more": a failure answered HTTP 200 is a failure, never "nothing".
  *
@@ -189,12 +191,18 @@ async function pullFailed(
 }
 
 /**
- * Where a pull's window starts: after a gap, back to the last good pull's end (less the usual overlap),
- * within the provider's limit.
+ * A pull's window. It starts the look-back before now or, after a gap, before the last good window's
+ * end (so it always reaches back past that end: no row falls between two windows), within the
+ * provider's limit. It ends the grace before now: younger rows wait for the next pull.
  */
-function windowStart(state: PullState, now: number, maxBackMs: number, lookBackMs: number): string {
+function pullWindow(
+  state: PullState,
+  now: number,
+  ms: { maxBack: number; lookBack: number; grace: number },
+): { from: string; to: string } {
   const lastTo = state.lastGoodWindow ? Date.parse(state.lastGoodWindow.to) : now;
-  return new Date(Math.max(now - maxBackMs, Math.min(now - lookBackMs, lastTo - lookBackMs))).toISOString();
+  const from = Math.max(now - ms.maxBack, Math.min(now - ms.lookBack, lastTo - ms.lookBack));
+  return { from: new Date(from).toISOString(), to: new Date(now - ms.grace).toISOString() };
 }
 
 /** A page of pulled rows as statement rows; a row the provider's mapping cannot read is logged and left out. */
@@ -249,15 +257,18 @@ async function pullAccount(
     services.log.info('pull registered', { provider, account, code: answer.code });
   }
 
-  const maxBack = (pull.maxLookBackSeconds - WINDOW_EDGE_MARGIN_SECONDS) * scale * 1000;
-  const from = windowStart(state, now, maxBack, timings.pullLookBackSeconds * scale * 1000);
-  const window = { from, to: at };
+  const window = pullWindow(state, now, {
+    maxBack: (pull.maxLookBackSeconds - WINDOW_EDGE_MARGIN_SECONDS) * scale * 1000,
+    lookBack: timings.pullLookBackSeconds * scale * 1000,
+    grace: services.config.providerRecords.pullGraceSeconds * scale * 1000,
+  });
+  const { from, to } = window;
   let offset = 0;
   let pages = 0;
   let rowsTaken = 0;
   for (;;) {
     if (pages >= services.config.providerRecords.pullMaxPages)
-      return fail(`more than ${pages} pages in ${from}..${at}: the rest waits for the next pull`);
+      return fail(`more than ${pages} pages in ${from}..${to}: the rest waits for the next pull`);
     const answer = await pull.query({ ...window, offset });
     pages++;
     if (answer.type === 'error') return fail(answer.detail);
@@ -266,7 +277,7 @@ async function pullAccount(
       services,
       target,
       answer.rows,
-      `pull ${from}..${at} offset ${offset}`,
+      `pull ${from}..${to} offset ${offset}`,
       offset,
     );
     if (rows.length) await services.statementSink.ingestRows(rows, { actor: PULL_ACTOR });
