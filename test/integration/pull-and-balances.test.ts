@@ -156,11 +156,14 @@ async function payWithoutCallback(amount: number, billRef: string): Promise<stri
   );
 }
 
+/** `providerRecords.pullGraceSeconds`: a pull reads rows at least this old (their confirmation has had time). */
+const graceMs = (s: ReturnType<typeof services>) => s.config.providerRecords.pullGraceSeconds * 1000;
+
 describe('the Daraja pull', () => {
   it('registers once, then hands every C2B payment of the look-back to the sink as pull-api rows', async () => {
     const s = services('pull-a');
     const receipt = await payWithoutCallback(250, 'INV-7');
-    now = Date.now() + 1000;
+    now = Date.now() + graceMs(s) + 1000;
 
     const [first] = await runPullCycle(s);
 
@@ -185,6 +188,20 @@ describe('the Daraja pull', () => {
       registration: { code: '1000' },
       lastGoodPullAt: new Date(now).toISOString(),
     });
+  });
+
+  it('leaves a row younger than the grace to the next pull, whose window reaches back over it', async () => {
+    const s = services('pull-h');
+    await payWithoutCallback(75, 'YOUNG');
+    now = Date.now() + 1000;
+
+    const [early] = await runPullCycle(s);
+    now += 15 * 60_000;
+    const [next] = await runPullCycle(s);
+
+    expect(early).toMatchObject({ outcome: 'pulled', rows: 0 });
+    expect(next).toMatchObject({ outcome: 'pulled', rows: 1 });
+    expect(sink.rows.map((r) => r.externalId)).toEqual(['YOUNG']);
   });
 
   it('keeps "already registered" (1001) as registered and pulls on', async () => {
@@ -223,7 +240,7 @@ describe('the Daraja pull', () => {
     const s = services('pull-d');
     await call(sim, 'PUT', '/_sim/books/faults', { body: { pullPageSize: 2 } });
     for (let i = 1; i <= 5; i++) await payWithoutCallback(10 * i, `P-${i}`);
-    now = Date.now() + 1000;
+    now = Date.now() + graceMs(s) + 1000;
 
     const [result] = await runPullCycle(s);
 
