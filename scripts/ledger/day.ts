@@ -135,12 +135,12 @@ export async function runLedgerDay(options: DayRunOptions): Promise<DayRunResult
 
     // ---- the day's traffic: the ledger's flows, then C2B payments ----
     const ledger = await runLedger({ ...options, stack });
-    // From here the run alone asks the provider's records, so what they show is what it drove. The relay's
-    // scheduled pull (every pullIntervalSeconds × timeScale: 18 s on npm start's pace, 9 s at 0.01) raced
-    // it: a C2B row pulled after the books took the payment but before its confirmation reached the relay
-    // opened a payment whose confirmation then came (an unexplained break), and a scheduled query took
-    // the pull failure meant for the run's first pull. Stopping waits for a cycle in flight. Every
-    // verdict is in (the ledger waited for it); the balance snapshots of the traffic are kept.
+    // From here the run alone asks the provider's records, so what they show is what it drove: a scheduled
+    // query of the relay's poller (its pull every pullIntervalSeconds × timeScale: 9 s at 0.01) took the
+    // pull failure meant for the run's first pull. (It also pulled C2B rows whose confirmations were still
+    // on their way, an unexplained break, until the pull's window ended pullGraceSeconds before now.)
+    // Stopping waits for a cycle in flight. Every verdict is in (the ledger waited for it); the balance
+    // snapshots of the traffic are kept.
     await stack.relay.poller.stop();
     const dropped = new Set<string>();
     const refused: string[] = [];
