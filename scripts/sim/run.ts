@@ -320,15 +320,19 @@ export async function runScenario(
       ? Promise.resolve(undefined)
       : relayTransaction(ctx, started.provider, started.account, started.reference);
   if (x.waitFor === 'pull' && ctx.extendTimeout) {
-    // The next pull comes at most one (scaled) pull interval from now: the default timeout counts from then.
+    // A row is pulled once it is older than the pull's grace, by the next pull after that: at most one
+    // (scaled) pull interval plus the grace from now. The default timeout counts from then.
     const { pullIntervalSeconds } = providerRecordTimings(
       ctx.config.providerRecords,
       started.provider,
       started.account,
     );
+    const { pullGraceSeconds } = ctx.config.providerRecords;
     deadline = Math.max(
       deadline,
-      begun + pullIntervalSeconds * ctx.config.reconciliation.timeScale * 1000 + ctx.timeoutMs,
+      begun +
+        (pullIntervalSeconds + pullGraceSeconds) * ctx.config.reconciliation.timeScale * 1000 +
+        ctx.timeoutMs,
     );
   } else if (x.waitFor && ctx.extendTimeout) {
     // The default timeout counts from the relay's first status check (drop) or the window's end (expires).
