@@ -159,6 +159,7 @@ export class CallbackTracker {
   private async noteCallback(provider: string, account: string, receivedAt: string): Promise<void> {
     const at = Date.parse(receivedAt);
     const key = `${provider}/${account}`;
+    // Again: another receipt of the account may have been noted while a balance answer's owner was read.
     if (!this.due(provider, account, receivedAt)) return;
     this.noted.set(key, at);
     try {
