@@ -209,9 +209,10 @@ export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status'
 export function parseStatusResult(input: Input): ParsedCallback {
   const { Result } = parse(resultSchema, input.body, 'transaction-status result');
   const params = collectParams(Result.ResultParameters?.ResultParameter);
+  // Safaricom's v1 pages spell the original's ids with spaces ("Originator Conversation ID"): both are read.
   const original = {
-    OriginatorConversationID: first(params, 'OriginatorConversationID'),
-    ConversationID: first(params, 'ConversationID'),
+    OriginatorConversationID: first(params, 'OriginatorConversationID', 'Originator Conversation ID'),
+    ConversationID: first(params, 'ConversationID', 'Conversation ID'),
   };
   const receiptNo = first(params, 'ReceiptNo');
   const occasion = first(collectParams(Result.ReferenceData?.ReferenceItem), 'Occasion');
