@@ -235,6 +235,9 @@ const DARAJA_B2C_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
     reason: 'LIMIT_REACHED',
     meaning: "declined due to limit rule: would exceed the customer's maximum balance",
   },
+  // Not in the B2C table; Safaricom's Daraja tutorial shows it as the unsuccessful B2C result ("System internal
+  // error."). STK's 17 ("rule limited", a duplicate) does not apply: the partner's payout failed on Daraja's side.
+  '17': { status: 'FAILED', reason: 'PROVIDER_ERROR', meaning: 'system internal error: the payout failed' },
   ...OPERATOR_CODES,
   '2028': {
     status: 'FAILED',

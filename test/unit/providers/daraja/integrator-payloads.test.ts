@@ -89,11 +89,27 @@ describe('Daraja payloads from integrators and older Safaricom pages', () => {
     await ingest('status-result', body);
 
     // Assess: the answer names the payout it is about, and settles it as the poll's answer.
-    expect(intent!.answersAbout).toEqual({ OriginatorConversationID: reference, TransactionID: 'LGR919G2AV' });
+    expect(intent!.answersAbout).toEqual({
+      OriginatorConversationID: reference,
+      TransactionID: 'LGR919G2AV',
+    });
     const tx = await store.getTransaction({ provider: 'daraja', account: 'demo', reference });
     expect(tx?.status).toBe('SUCCEEDED');
     expect(tx?.providerTransactionId).toBe('LGR919G2AV');
     const succeeded = store.published.filter((e) => e.metadata.type === 'TransactionSucceeded');
     expect(succeeded.map((e) => e.metadata.origin)).toEqual(['poll']);
+  });
+
+  it('fails a B2C result with 17 "System internal error." as a provider error, not as a duplicate (17 means "rule limited" only on STK)', () => {
+    // Act
+    const [intent] = parse('b2c-result', fixture('b2c-result-system-internal-error.json'));
+
+    // Assess: an unsuccessful result (Safaricom's own words); its TransactionID names no payment.
+    expect(intent!.draft).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'PROVIDER_ERROR', message: 'System internal error.', providerCode: '17' },
+      providerTransactionId: undefined,
+    });
+    expect(intent!.correlate).toEqual([{ via: 'reference', value: '16940-3815719-3' }]);
   });
 });

@@ -133,6 +133,8 @@ const STATUS_ROWS: [string, TransactionStatus, ReasonCode | undefined][] = [
  * credential or role (Daraja API docs: Reversal result codes; B2C FAQ), 11 and 2006 its short code's state.
  */
 const CONTEXT_ROWS: [string | number, DarajaResultContext, TransactionStatus, ReasonCode | undefined][] = [
+  // Not in the B2C table: Safaricom's Daraja tutorial's unsuccessful B2C sample, "System internal error.".
+  ['17', 'b2c', 'FAILED', 'PROVIDER_ERROR'],
   ['2001', 'status', 'FAILED', 'INVALID_INITIATOR'],
   ['2001', 'balance', 'FAILED', 'INVALID_INITIATOR'],
   ['2001', 'reversal', 'FAILED', 'INVALID_INITIATOR'],
