@@ -12,6 +12,9 @@ export const MOMO_REASON_TABLE: Readonly<Record<string, ReasonCode>> = {
   PAYEE_NOT_FOUND: 'PAYEE_NOT_FOUND',
   ACCOUNT_HOLDER_NOT_FOUND: 'PAYER_NOT_FOUND',
   NOT_ENOUGH_FUNDS: 'INSUFFICIENT_FUNDS',
+  // Not in the MoMo Open API documentation: what MTN Congo, Cameroon and Benin answer where others say
+  // NOT_ENOUGH_FUNDS (integrators' records, README "Shapes from integrations"); the low balance is its usual cause.
+  LOW_BALANCE_OR_PAYEE_LIMIT_REACHED_OR_NOT_ALLOWED: 'INSUFFICIENT_FUNDS',
   PAYER_LIMIT_REACHED: 'LIMIT_REACHED',
   PAYEE_LIMIT_REACHED: 'LIMIT_REACHED',
   APPROVAL_REJECTED: 'REJECTED_BY_CUSTOMER',

@@ -27,6 +27,11 @@ function partyOf(body: MomoCallback): Party | undefined {
   return { idType: party.partyIdType ?? 'MSISDN', id: party.partyId };
 }
 
+/** An id as MoMo writes it; the sandbox answers `""` for an id it has not given (no id, not an id ""). */
+function idOf(value: string | null | undefined): string | undefined {
+  return value?.trim() ? value : undefined;
+}
+
 /** A MoMo callback body, for the transaction named by the callback URL, in relay vocabulary. */
 export function normalizeMomoCallback(
   accountId: string,
@@ -42,8 +47,8 @@ export function normalizeMomoCallback(
     kind,
     status: mapMomoStatus(body.status),
     reason: reasonOf(body, kind),
-    providerTransactionId: body.financialTransactionId ?? undefined,
-    externalId: body.externalId ?? undefined,
+    providerTransactionId: idOf(body.financialTransactionId),
+    externalId: idOf(body.externalId),
     amount: value === undefined ? undefined : { value, currency },
     party: partyOf(body),
     attributes: undefined,
