@@ -24,6 +24,82 @@ export interface AirtelResultCode {
 }
 
 /**
+ * Disbursement result codes (`DP009…`), from Airtel's disbursement error-code page
+ * (developers.airtel.ug/documentation/disbursement-apis/error-codes, as integrators transcribe it; see the
+ * README). Two of them tell the partner to ask the enquiry for "the exact status": a timeout (…014) and a
+ * duplicate transaction id (…017: the id is the original's, which may have gone through), so on their own
+ * they are AMBIGUOUS, never a failure of the transaction the id names.
+ */
+const AIRTEL_DISBURSEMENT_CODES: Readonly<Record<string, AirtelResultCode>> = {
+  DP00900001000: {
+    status: 'AMBIGUOUS',
+    reason: undefined,
+    description: 'Disbursement: ambiguous, still processing; do a transaction enquiry',
+  },
+  DP00900001001: { status: 'SUCCEEDED', reason: undefined, description: 'Disbursement: success' },
+  DP00900001003: {
+    status: 'FAILED',
+    reason: 'LIMIT_REACHED',
+    description: 'Disbursement: maximum transaction limit reached for the day',
+  },
+  DP00900001004: {
+    status: 'FAILED',
+    reason: 'AMOUNT_INVALID',
+    description: 'Disbursement: amount out of the defined limits',
+  },
+  // "Transaction failed": no cause named, so the message (else UNKNOWN) gives the reason.
+  DP00900001005: { status: 'FAILED', reason: undefined, description: 'Disbursement: transaction failed' },
+  DP00900001006: { status: 'PENDING', reason: undefined, description: 'Disbursement: in process' },
+  DP00900001007: {
+    status: 'FAILED',
+    reason: 'INSUFFICIENT_FUNDS',
+    description: "Disbursement: not enough funds in the partner's account",
+  },
+  DP00900001009: {
+    status: 'FAILED',
+    reason: 'INVALID_INITIATOR',
+    description: 'Disbursement: the initiatee of the transaction is invalid',
+  },
+  DP00900001010: {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    description: 'Disbursement: the payer is not an allowed user',
+  },
+  DP00900001011: {
+    status: 'FAILED',
+    reason: 'DUPLICATE',
+    description: 'Disbursement: a transaction with similar information already exists',
+  },
+  DP00900001012: {
+    status: 'FAILED',
+    reason: 'PAYEE_NOT_FOUND',
+    description: 'Disbursement: the mobile number is incorrect',
+  },
+  // "Refused"; what integrations see it for is the request's data (country, currency, MSISDN length, PIN).
+  DP00900001013: { status: 'FAILED', reason: 'INVALID_REQUEST', description: 'Disbursement: refused' },
+  DP00900001014: {
+    status: 'AMBIGUOUS',
+    reason: 'TIMED_OUT',
+    description: 'Disbursement: timed out, may be processed or failed; do a transaction enquiry',
+  },
+  DP00900001015: {
+    status: 'AMBIGUOUS',
+    reason: 'UNKNOWN',
+    description: 'Disbursement: transaction not found',
+  },
+  DP00900001016: {
+    status: 'FAILED',
+    reason: 'NOT_ALLOWED',
+    description: 'Disbursement: forbidden, x-signature and payload did not match',
+  },
+  DP00900001017: {
+    status: 'AMBIGUOUS',
+    reason: 'DUPLICATE',
+    description: 'Disbursement: duplicate transaction id; the enquiry tells the original',
+  },
+};
+
+/**
  * Every result code of the Airtel Money Open API documentation (`status.response_code`) and the disbursement codes of the
  * provider notes. Decisions (see docs/airtel.md):
  * - …005 "transaction id invalid (user did not enter the PIN)": TIMED_OUT. The prompt lapsed without an
@@ -80,11 +156,7 @@ export const AIRTEL_RESULT_CODES: Readonly<Record<string, AirtelResultCode>> = {
     description: 'Encryption key could not be fetched',
   },
   DP02010001001: { status: 'PENDING', reason: undefined, description: 'Encryption key fetched successfully' },
-  DP00900001017: {
-    status: 'FAILED',
-    reason: 'DUPLICATE',
-    description: 'Disbursement: duplicate transaction id',
-  },
+  ...AIRTEL_DISBURSEMENT_CODES,
   DP00900001018: { status: 'FAILED', reason: 'NOT_ALLOWED', description: 'Disbursement: signature mismatch' },
 };
 

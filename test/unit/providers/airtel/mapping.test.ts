@@ -39,7 +39,25 @@ const RESULT_ROWS: [code: string, alone: TransactionStatus, reasonWithTf: Reason
   ['DP00800001029', 'FAILED', 'TIMED_OUT'],
   ['DP02010001000', 'FAILED', 'PROVIDER_ERROR'],
   ['DP02010001001', 'PENDING', 'UNKNOWN'],
-  ['DP00900001017', 'FAILED', 'DUPLICATE'],
+  // Disbursement codes: Airtel's disbursement error-code page (README, "Disbursement result codes").
+  ['DP00900001000', 'AMBIGUOUS', 'UNKNOWN'],
+  ['DP00900001001', 'SUCCEEDED', 'UNKNOWN'],
+  ['DP00900001003', 'FAILED', 'LIMIT_REACHED'],
+  ['DP00900001004', 'FAILED', 'AMOUNT_INVALID'],
+  ['DP00900001005', 'FAILED', 'UNKNOWN'],
+  ['DP00900001006', 'PENDING', 'UNKNOWN'],
+  ['DP00900001007', 'FAILED', 'INSUFFICIENT_FUNDS'],
+  ['DP00900001009', 'FAILED', 'INVALID_INITIATOR'],
+  ['DP00900001010', 'FAILED', 'NOT_ALLOWED'],
+  ['DP00900001011', 'FAILED', 'DUPLICATE'],
+  ['DP00900001012', 'FAILED', 'PAYEE_NOT_FOUND'],
+  ['DP00900001013', 'FAILED', 'INVALID_REQUEST'],
+  // "May be processed or failed … do the transaction enquiry": never a failure on its own.
+  ['DP00900001014', 'AMBIGUOUS', 'TIMED_OUT'],
+  ['DP00900001015', 'AMBIGUOUS', 'UNKNOWN'],
+  ['DP00900001016', 'FAILED', 'NOT_ALLOWED'],
+  // A duplicate transaction id: the id is the original's, which may have gone through.
+  ['DP00900001017', 'AMBIGUOUS', 'DUPLICATE'],
   ['DP00900001018', 'FAILED', 'NOT_ALLOWED'],
 ];
 

@@ -1,0 +1,62 @@
+/**
+ * Airtel disbursement answers as an integration's Airtel mock serves them (global-121/121-platform,
+ * services/mock-service/src/fsp-integration/airtel/airtel.mock.service.ts), through the enquiry's
+ * classification, and the disbursement result codes of Airtel's error-code page through a signed callback.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { classifyAirtelEnquiry } from '../../../../shared/providers/airtel/status-mapping';
+import { callbackInput, onlyDraft, settings, signCallback, verifyThenParse } from './support';
+
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../../fixtures/airtel/integrators/${name}`, import.meta.url), 'utf8'));
+
+const enquiry = (json: unknown) =>
+  classifyAirtelEnquiry({
+    accountId: 'zm',
+    kind: 'disbursement',
+    reference: 'wxBOCniOBPLNfBnUPCLIDW0i4m48AXmTWAyB4gN8',
+    httpStatus: 200,
+    json,
+    garbage: false,
+  });
+
+describe('Airtel disbursement answers from integrations', () => {
+  it('settles a TS answer with DP00900001001 as a success with its airtel_money_id', () => {
+    expect(enquiry(fixture('disbursement-answer-ts.json'))).toMatchObject({
+      type: 'report',
+      providerCode: 'TS:DP00900001001',
+      draft: {
+        status: 'SUCCEEDED',
+        reason: undefined,
+        providerTransactionId: 'disbursement-Y79CTORHGI-wxBOCniOBPLNfBnUPCLIDW0i4m48AXmTWAyB4gN8',
+        attributes: { airtelStatusCode: 'TS', airtelResultCode: 'DP00900001001' },
+      },
+    });
+  });
+
+  it('never settles an HTTP 200 refusal without data.transaction (DP00900001004 in the envelope)', () => {
+    expect(enquiry(fixture('disbursement-answer-invalid-amount.json'))).toMatchObject({ type: 'error' });
+  });
+
+  it('gives a signed TF disbursement callback its reason from the DP009 code it carries', () => {
+    // Prepare: the message names no cause the phrases know; the code does.
+    const transaction = {
+      id: 'payout-1',
+      message: 'Transaction failed',
+      status_code: 'TF',
+      response_code: 'DP00900001007',
+    };
+    const signed = signCallback('stringify-without-hash', transaction);
+
+    // Act
+    const { verification, parsed } = verifyThenParse(callbackInput(signed.raw, signed.headers, settings()));
+
+    // Assess
+    expect(verification.authenticated).toBe(true);
+    expect(onlyDraft(parsed)).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'INSUFFICIENT_FUNDS', providerCode: 'DP00900001007' },
+    });
+  });
+});
