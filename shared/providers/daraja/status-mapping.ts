@@ -28,6 +28,8 @@ const DARAJA_ERROR_CODES: Readonly<
   '400.002.02': 'pending',
   '4999': 'pending',
   '400.003.01': 'token',
+  // "Invalid Access Token" with HTTP 404, as Daraja answers a token it does not accept (integrators' records).
+  '404.001.03': 'token',
   '500.003.03': 'throttled',
   '500.003.02': 'throttled',
   '500.003.1001': 'unavailable',
@@ -49,9 +51,10 @@ export function darajaErrorOf(json: unknown): DarajaError | undefined {
   return code ? { code: canonicalDarajaCode(code), message: textOf(json.errorMessage) } : undefined;
 }
 
-/** The token itself was refused (the platform's 400.003.01 "Invalid Access Token", any HTTP status). */
+/** The token itself was refused (400.003.01 or 404.001.03 "Invalid Access Token", any HTTP status). */
 export function darajaTokenRejected(httpStatus: number, json: unknown): boolean {
-  return httpStatus === 401 || darajaErrorOf(json)?.code === '400.003.01';
+  const code = darajaErrorOf(json)?.code;
+  return httpStatus === 401 || (code !== undefined && DARAJA_ERROR_CODES[code] === 'token');
 }
 
 /** Retry policy: throttling codes back off, "being processed"/credentials are answers, other 5xx are retried. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { STATUS_API_FACTORIES } from '../../../../shared/providers/status-api-registry';
 import { describe, expect, it } from 'vitest';
 import { darajaProvider } from '../../../../shared/providers/daraja';
@@ -194,6 +195,27 @@ describe('Daraja status API client', () => {
     expect(answer).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
     expect(c.tokenRequests()).toBe(2);
     expect(calls()).toHaveLength(2);
+  });
+
+  it('refreshes the token once on 404.001.03 "Invalid Access Token" (HTTP 404), and refuses a fresh token refused again', async () => {
+    // Prepare: Daraja's answer to a token it does not accept, as integrators record it.
+    const invalidToken = JSON.parse(
+      readFileSync(
+        new URL('../../../fixtures/daraja/integrators/error-invalid-access-token.json', import.meta.url),
+        'utf8',
+      ),
+    ) as Record<string, unknown>;
+    const renewed = client([json(404, invalidToken), json(200, { ResultCode: '0' })]);
+    const refused = client([json(404, invalidToken), json(404, invalidToken)]);
+
+    // Act
+    const answers = [await renewed.c.check(query('stk')), await refused.c.check(query('stk'))];
+
+    // Assess: never a "pending" answer that hides a token Daraja refuses.
+    expect(answers[0]).toMatchObject({ type: 'report', draft: { status: 'SUCCEEDED' } });
+    expect(renewed.c.tokenRequests()).toBe(2);
+    expect(answers[1]).toMatchObject({ type: 'error', error: 'rejected' });
+    expect(refused.calls()).toHaveLength(2);
   });
 
   it('holds the account on "Wrong credentials" (500.001.1001) without retrying it', async () => {
