@@ -34,6 +34,8 @@ const DARAJA_ERROR_CODES: Readonly<
   '500.003.02': 'throttled',
   '500.003.1001': 'unavailable',
   '404.003.01': 'rejected',
+  // "Resource not found": the wrong endpoint (check baseUrl), in integrators' error tables; never "pending".
+  '404.001.01': 'rejected',
   '404.001.04': 'rejected',
   '400.002.05': 'rejected',
   '400.003.02': 'rejected',

@@ -114,6 +114,8 @@ describe('Daraja STK query classification', () => {
       error: 'unavailable',
     });
     expect(platformError(404, '404.003.01', 'Resource not found')).toMatchObject({ error: 'rejected' });
+    // The wrong-endpoint code integrators' error tables list beside 404.001.03 (test/fixtures/daraja/integrators).
+    expect(platformError(404, '404.001.01', 'Resource not found')).toMatchObject({ error: 'rejected' });
   });
 
   it('answers garbage for a body that is not JSON or has no ResultCode', () => {
