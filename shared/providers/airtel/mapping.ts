@@ -137,6 +137,12 @@ export const AIRTEL_RESULT_CODES: Readonly<Record<string, AirtelResultCode>> = {
   DP00800001006: { status: 'PENDING', reason: undefined, description: 'In process: pending, check later' },
   DP00800001007: { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS', description: 'Not enough balance' },
   DP00800001008: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER', description: 'Refused' },
+  // On Airtel's collection error-code page, not in the provider notes: a final refusal, its cause unnamed.
+  DP00800001009: {
+    status: 'FAILED',
+    reason: undefined,
+    description: 'Do not honor: a generic refusal with several possible causes',
+  },
   DP00800001010: {
     status: 'FAILED',
     reason: 'NOT_ALLOWED',
@@ -181,10 +187,16 @@ export const AIRTEL_MESSAGE_PHRASES: ReadonlyArray<readonly [string, ReasonCode]
   ['invalid pin', 'WRONG_PIN'],
   ['wrong pin', 'WRONG_PIN'],
   ['did not enter', 'TIMED_OUT'],
+  // Airtel's own words for …005 and …007 (its error-code pages): "User didn't enter the pin.", "User wallet
+  // does not have enough money to cover the payable amount."
+  ["didn't enter", 'TIMED_OUT'],
+  ['enough money', 'INSUFFICIENT_FUNDS'],
   ['limit', 'LIMIT_REACHED'],
   ['invalid amount', 'AMOUNT_INVALID'],
   ['minimum', 'AMOUNT_INVALID'],
   ['duplicate', 'DUPLICATE'],
+  // …011: "Transaction with similar information already exists in this system."
+  ['already exists', 'DUPLICATE'],
   ['timed out', 'TIMED_OUT'],
   ['timeout', 'TIMED_OUT'],
   ['expired', 'TIMED_OUT'],

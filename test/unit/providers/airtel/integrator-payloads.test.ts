@@ -59,4 +59,18 @@ describe('Airtel disbursement answers from integrations', () => {
       reason: { code: 'INSUFFICIENT_FUNDS', providerCode: 'DP00900001007' },
     });
   });
+
+  it.each(fixture('failure-messages.json') as { message: string; reason: string }[])(
+    'gives a signed TF callback saying $message the reason $reason',
+    ({ message, reason }) => {
+      // Prepare: Airtel's own description of a result code, as the callback's message, without the code.
+      const signed = signCallback('stringify-without-hash', { id: 'pay-1', message, status_code: 'TF' });
+
+      // Act
+      const { parsed } = verifyThenParse(callbackInput(signed.raw, signed.headers, settings()));
+
+      // Assess
+      expect(onlyDraft(parsed)).toMatchObject({ status: 'FAILED', reason: { code: reason, message } });
+    },
+  );
 });

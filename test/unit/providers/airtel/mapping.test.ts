@@ -32,6 +32,8 @@ const RESULT_ROWS: [code: string, alone: TransactionStatus, reasonWithTf: Reason
   ['DP00800001006', 'PENDING', 'UNKNOWN'],
   ['DP00800001007', 'FAILED', 'INSUFFICIENT_FUNDS'],
   ['DP00800001008', 'FAILED', 'REJECTED_BY_CUSTOMER'],
+  // "Do not honor", Airtel's collection error-code page: a refusal whose cause the message may name.
+  ['DP00800001009', 'FAILED', 'UNKNOWN'],
   ['DP00800001010', 'FAILED', 'NOT_ALLOWED'],
   ['DP00800001024', 'FAILED', 'TIMED_OUT'],
   ['DP00800001025', 'AMBIGUOUS', 'UNKNOWN'],
@@ -171,6 +173,9 @@ describe('Airtel message phrases', () => {
     ['Invalid PIN', 'WRONG_PIN'],
     ['Wrong pin', 'WRONG_PIN'],
     ['User did not enter the PIN', 'TIMED_OUT'],
+    ["User didn't enter the pin.", 'TIMED_OUT'],
+    ['User wallet does not have enough money to cover the payable amount.', 'INSUFFICIENT_FUNDS'],
+    ['Transaction with similar information already exists in this system.', 'DUPLICATE'],
     ['Wallet transaction limit exceeded', 'LIMIT_REACHED'],
     ['Invalid amount', 'AMOUNT_INVALID'],
     ['Amount below the minimum allowed', 'AMOUNT_INVALID'],
