@@ -20,151 +20,88 @@ export interface AirtelResultCode {
   status: TransactionStatus;
   /** The failure reason the code names; undefined when it names none. */
   reason: ReasonCode | undefined;
-  description: string;
 }
 
-/**
- * Disbursement result codes (`DP009…`), from Airtel's disbursement error-code page
- * (developers.airtel.ug/documentation/disbursement-apis/error-codes, as integrators transcribe it; see the
- * README). Two of them tell the partner to ask the enquiry for "the exact status": a timeout (…014) and a
- * duplicate transaction id (…017: the id is the original's, which may have gone through), so on their own
- * they are AMBIGUOUS, never a failure of the transaction the id names.
- */
-const AIRTEL_DISBURSEMENT_CODES: Readonly<Record<string, AirtelResultCode>> = {
-  DP00900001000: {
-    status: 'AMBIGUOUS',
-    reason: undefined,
-    description: 'Disbursement: ambiguous, still processing; do a transaction enquiry',
-  },
-  DP00900001001: { status: 'SUCCEEDED', reason: undefined, description: 'Disbursement: success' },
-  DP00900001003: {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    description: 'Disbursement: maximum transaction limit reached for the day',
-  },
-  DP00900001004: {
-    status: 'FAILED',
-    reason: 'AMOUNT_INVALID',
-    description: 'Disbursement: amount out of the defined limits',
-  },
-  // "Transaction failed": no cause named, so the message (else UNKNOWN) gives the reason.
-  DP00900001005: { status: 'FAILED', reason: undefined, description: 'Disbursement: transaction failed' },
-  DP00900001006: { status: 'PENDING', reason: undefined, description: 'Disbursement: in process' },
-  DP00900001007: {
-    status: 'FAILED',
-    reason: 'INSUFFICIENT_FUNDS',
-    description: "Disbursement: not enough funds in the partner's account",
-  },
-  DP00900001009: {
-    status: 'FAILED',
-    reason: 'INVALID_INITIATOR',
-    description: 'Disbursement: the initiatee of the transaction is invalid',
-  },
-  DP00900001010: {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    description: 'Disbursement: the payer is not an allowed user',
-  },
-  DP00900001011: {
-    status: 'FAILED',
-    reason: 'DUPLICATE',
-    description: 'Disbursement: a transaction with similar information already exists',
-  },
-  DP00900001012: {
-    status: 'FAILED',
-    reason: 'PAYEE_NOT_FOUND',
-    description: 'Disbursement: the mobile number is incorrect',
-  },
-  // "Refused"; what integrations see it for is the request's data (country, currency, MSISDN length, PIN).
-  DP00900001013: { status: 'FAILED', reason: 'INVALID_REQUEST', description: 'Disbursement: refused' },
-  DP00900001014: {
-    status: 'AMBIGUOUS',
-    reason: 'TIMED_OUT',
-    description: 'Disbursement: timed out, may be processed or failed; do a transaction enquiry',
-  },
-  DP00900001015: {
-    status: 'AMBIGUOUS',
-    reason: 'UNKNOWN',
-    description: 'Disbursement: transaction not found',
-  },
-  DP00900001016: {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    description: 'Disbursement: forbidden, x-signature and payload did not match',
-  },
-  DP00900001017: {
-    status: 'AMBIGUOUS',
-    reason: 'DUPLICATE',
-    description: 'Disbursement: duplicate transaction id; the enquiry tells the original',
-  },
-};
+type Row = readonly [suffix: string, status: TransactionStatus, reason?: ReasonCode];
 
 /**
- * Every result code of the Airtel Money Open API documentation (`status.response_code`) and the disbursement codes of the
- * provider notes. Decisions (see docs/airtel.md):
+ * Collection result codes, `DP008000` + the suffix: every code of the Airtel Money Open API documentation
+ * (`status.response_code`) and of Airtel's collection error-code page (…009). Meanings in the README.
+ * Decisions (see the README):
  * - …005 "transaction id invalid (user did not enter the PIN)": TIMED_OUT. The prompt lapsed without an
  *   answer; an explicit "no" is …008.
  * - …008 "refused": REJECTED_BY_CUSTOMER. In a push payment the subscriber declining the prompt is the
  *   refusal not covered by a dedicated code (wrong PIN 002, no PIN 005, balance 007, limit 003, barred
  *   payee 010, signature 026). providerCode is kept, so consumers can still tell it apart.
+ * - …009 "do not honor", a generic refusal: FAILED, its reason from the message (else UNKNOWN).
  * - …025 "not found" alone is not a verdict (the enquiry can race the payment): AMBIGUOUS, so
  *   reconciliation keeps polling; with TF it is a failure with reason UNKNOWN.
- * - DP02010001001 "key fetched" says nothing about the transaction: PENDING (no change), no reason.
  */
-export const AIRTEL_RESULT_CODES: Readonly<Record<string, AirtelResultCode>> = {
-  DP00800001000: {
-    status: 'AMBIGUOUS',
-    reason: undefined,
-    description: 'Ambiguous: still processing; do a transaction enquiry',
-  },
-  DP00800001001: { status: 'SUCCEEDED', reason: undefined, description: 'Success' },
-  DP00800001002: { status: 'FAILED', reason: 'WRONG_PIN', description: 'Incorrect PIN entered' },
-  DP00800001003: {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    description: 'Wallet transaction limit exceeded',
-  },
-  DP00800001004: {
-    status: 'FAILED',
-    reason: 'AMOUNT_INVALID',
-    description: 'Invalid amount: below the minimum allowed',
-  },
-  DP00800001005: {
-    status: 'FAILED',
-    reason: 'TIMED_OUT',
-    description: 'Transaction id invalid (user did not enter the PIN)',
-  },
-  DP00800001006: { status: 'PENDING', reason: undefined, description: 'In process: pending, check later' },
-  DP00800001007: { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS', description: 'Not enough balance' },
-  DP00800001008: { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER', description: 'Refused' },
-  // On Airtel's collection error-code page, not in the provider notes: a final refusal, its cause unnamed.
-  DP00800001009: {
-    status: 'FAILED',
-    reason: undefined,
-    description: 'Do not honor: a generic refusal with several possible causes',
-  },
-  DP00800001010: {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    description: 'Transaction not permitted to payee: churned, barred or not registered',
-  },
-  DP00800001024: { status: 'FAILED', reason: 'TIMED_OUT', description: 'Transaction timed out' },
-  DP00800001025: { status: 'AMBIGUOUS', reason: 'UNKNOWN', description: 'Transaction not found' },
-  DP00800001026: {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    description: 'Forbidden: x-signature and payload did not match',
-  },
-  DP00800001029: { status: 'FAILED', reason: 'TIMED_OUT', description: 'Transaction expired' },
-  DP02010001000: {
-    status: 'FAILED',
-    reason: 'PROVIDER_ERROR',
-    description: 'Encryption key could not be fetched',
-  },
-  DP02010001001: { status: 'PENDING', reason: undefined, description: 'Encryption key fetched successfully' },
-  ...AIRTEL_DISBURSEMENT_CODES,
-  DP00900001018: { status: 'FAILED', reason: 'NOT_ALLOWED', description: 'Disbursement: signature mismatch' },
-};
+const COLLECTION: readonly Row[] = [
+  ['01000', 'AMBIGUOUS'], // ambiguous: still processing; do a transaction enquiry
+  ['01001', 'SUCCEEDED'], // success
+  ['01002', 'FAILED', 'WRONG_PIN'], // incorrect PIN entered
+  ['01003', 'FAILED', 'LIMIT_REACHED'], // wallet transaction limit exceeded
+  ['01004', 'FAILED', 'AMOUNT_INVALID'], // invalid amount: below the minimum allowed
+  ['01005', 'FAILED', 'TIMED_OUT'], // transaction id invalid (user did not enter the PIN)
+  ['01006', 'PENDING'], // in process: pending, check later
+  ['01007', 'FAILED', 'INSUFFICIENT_FUNDS'], // not enough balance
+  ['01008', 'FAILED', 'REJECTED_BY_CUSTOMER'], // refused
+  ['01009', 'FAILED'], // do not honor: a generic refusal with several possible causes
+  ['01010', 'FAILED', 'NOT_ALLOWED'], // not permitted to payee: churned, barred or not registered
+  ['01024', 'FAILED', 'TIMED_OUT'], // transaction timed out
+  ['01025', 'AMBIGUOUS', 'UNKNOWN'], // transaction not found
+  ['01026', 'FAILED', 'NOT_ALLOWED'], // forbidden: x-signature and payload did not match
+  ['01029', 'FAILED', 'TIMED_OUT'], // transaction expired
+];
+
+/**
+ * Disbursement result codes, `DP009000` + the suffix: Airtel's disbursement error-code page
+ * (developers.airtel.ug/documentation/disbursement-apis/error-codes, as integrators transcribe it; see the
+ * README) and the provider notes' …017 and …018. Two of them tell the partner to ask the enquiry for "the
+ * exact status": a timeout (…014, "may be processed or failed") and a duplicate transaction id (…017: the id
+ * is the original's, which may have gone through), so on their own they are AMBIGUOUS, never a failure of
+ * the transaction the id names.
+ */
+const DISBURSEMENT: readonly Row[] = [
+  ['01000', 'AMBIGUOUS'], // ambiguous: still processing; do a transaction enquiry
+  ['01001', 'SUCCEEDED'], // success
+  ['01003', 'FAILED', 'LIMIT_REACHED'], // maximum transaction limit reached for the day
+  ['01004', 'FAILED', 'AMOUNT_INVALID'], // amount out of the defined limits
+  ['01005', 'FAILED'], // "transaction failed": no cause named, the message (else UNKNOWN) gives it
+  ['01006', 'PENDING'], // in process
+  ['01007', 'FAILED', 'INSUFFICIENT_FUNDS'], // not enough funds in the partner's account
+  ['01009', 'FAILED', 'INVALID_INITIATOR'], // the initiatee of the transaction is invalid
+  ['01010', 'FAILED', 'NOT_ALLOWED'], // the payer is not an allowed user
+  ['01011', 'FAILED', 'DUPLICATE'], // a transaction with similar information already exists
+  ['01012', 'FAILED', 'PAYEE_NOT_FOUND'], // the mobile number is incorrect
+  // "Refused"; integrations see it for the request's data (country, currency, MSISDN length, PIN).
+  ['01013', 'FAILED', 'INVALID_REQUEST'],
+  ['01014', 'AMBIGUOUS', 'TIMED_OUT'], // timed out: may be processed or failed; do a transaction enquiry
+  ['01015', 'AMBIGUOUS', 'UNKNOWN'], // transaction not found
+  ['01016', 'FAILED', 'NOT_ALLOWED'], // forbidden: x-signature and payload did not match
+  ['01017', 'AMBIGUOUS', 'DUPLICATE'], // duplicate transaction id; the enquiry tells the original
+  ['01018', 'FAILED', 'NOT_ALLOWED'], // signature mismatch (provider notes)
+];
+
+/**
+ * Encryption key codes, `DP020100` + the suffix. "Key fetched" says nothing about the transaction: PENDING
+ * (no change), no reason.
+ */
+const ENCRYPTION_KEY: readonly Row[] = [
+  ['01000', 'FAILED', 'PROVIDER_ERROR'], // encryption key could not be fetched
+  ['01001', 'PENDING'], // encryption key fetched successfully
+];
+
+const rows = (prefix: string, table: readonly Row[]) =>
+  table.map(([suffix, status, reason]) => [`${prefix}${suffix}`, { status, reason }] as const);
+
+/** Every DP… result code the relay knows (the README's table, tested row by row). */
+export const AIRTEL_RESULT_CODES: Readonly<Record<string, AirtelResultCode>> = Object.fromEntries([
+  ...rows('DP008000', COLLECTION),
+  ...rows('DP009000', DISBURSEMENT),
+  ...rows('DP020100', ENCRYPTION_KEY),
+]);
 
 /** Result codes look like DP + 11 digits (DP00800001007). */
 const RESULT_CODE = /\bDP\d{11}\b/i;
