@@ -106,11 +106,18 @@ export class RelayMonitoring extends Construct {
   }
 }
 
+/**
+ * Characters of the alarm name prefix: CloudWatch takes alarm names of 255 characters, and the longest
+ * suffix an alarm adds is 57 (`-TransactionInitiatedDlq-Queue-Message-Count-Max-Critical`, from
+ * cdk-monitoring-constructs); test/infra/scale.test.ts checks them with the longest stack name.
+ */
+const NAME_PREFIX_CHARS = 190;
+
 /** Alarm and dashboard name prefix: the stack name and the construct path, safe characters only. */
 export function monitoringNamePrefix(scope: Construct): string {
   const stack = Stack.of(scope);
   const path = scope.node.path.slice(stack.node.path.length).replace(/^\//, '');
-  return `${stack.stackName}-${path}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 200);
+  return `${stack.stackName}-${path}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, NAME_PREFIX_CHARS);
 }
 
 /**

@@ -99,7 +99,12 @@ export function createHttpApi(
   });
   const providers = addProviderRoutes(api, callbackIntegration, props);
   const decisions = addDecisionRoutes(api, fns.decisions ?? []);
-  const management = new HttpLambdaIntegration('ManagementIntegration', fns.management);
+  // One permission for the API, not one per route: Lambda keeps a function's resource-based policy
+  // under 20 KB, and a statement per management route (about 600 bytes each) passes it with the console's.
+  // API Gateway invokes the function only from the routes integrated with it.
+  const management = new HttpLambdaIntegration('ManagementIntegration', fns.management, {
+    scopePermissionToRoute: false,
+  });
   const iamAuthorizer = new HttpIamAuthorizer();
   const managementRoutes = MANAGEMENT_ROUTES.flatMap((route) =>
     api.addRoutes({

@@ -418,7 +418,11 @@ function addConsoleRoutes(
   const authorizer = new HttpUserPoolAuthorizer('ConsoleAuthorizer', parts.userPool, {
     userPoolClients: [parts.userPoolClient],
   });
-  const integration = new HttpLambdaIntegration('ConsoleIntegration', parts.management);
+  // One permission for the console API (not one per route): the management function's resource-based
+  // policy stays under Lambda's 20 KB (infra/relay/api.ts, ManagementIntegration).
+  const integration = new HttpLambdaIntegration('ConsoleIntegration', parts.management, {
+    scopePermissionToRoute: false,
+  });
   for (const route of CONSOLE_ROUTES)
     api.addRoutes({
       path: route.path,

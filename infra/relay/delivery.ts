@@ -51,6 +51,14 @@ const ROLE_ARN_CHARS_PER_POLICY = 5_000;
 /** Managed policies a role may have (IAM's default quota is 10; two are left for the account's own). */
 const MAX_ASSUME_ROLE_POLICIES = 8;
 
+/**
+ * Destinations one relay takes. The binding limit is Lambda's 4 KB of environment: the management
+ * function learns each destination queue's ARN (DELIVERY_QUEUE_ARNS, up to 126 characters and a name of
+ * up to 64) for its replays, and 15 fit beside its other variables (test/infra/scale.test.ts synthesizes
+ * 15 with 64-character names and every option on, and checks the template against AWS's limits).
+ */
+export const MAX_DESTINATIONS = 15;
+
 /** The role ARNs in groups that each fit one managed policy, in order. */
 export function roleArnChunks(roleArns: readonly string[], budget = ROLE_ARN_CHARS_PER_POLICY): string[][] {
   const chunks: string[][] = [];
@@ -74,6 +82,11 @@ export function roleArnChunks(roleArns: readonly string[], budget = ROLE_ARN_CHA
  */
 export function destinationProblems(config: RelayConfig, secretNamePrefix: string): string[] {
   const problems = typeProblems(config.destinations, { runtime: 'aws' });
+  const count = Object.keys(config.destinations).length;
+  if (count > MAX_DESTINATIONS)
+    problems.push(
+      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the management function's environment would pass Lambda's 4 KB (DELIVERY_QUEUE_ARNS holds each destination queue's ARN): split the destinations over two relays`,
+    );
   const policies = roleArnChunks(assumedRoles(config.destinations)).length;
   if (policies > MAX_ASSUME_ROLE_POLICIES)
     problems.push(
@@ -140,9 +153,17 @@ export function createDelivery(
   const { config, fn } = parts;
   const stack = Stack.of(scope);
   const dlq = createDeliveryDlq(scope);
+  // The rules dead-letter through a reference to the DLQ: given the queue itself, CDK adds one statement
+  // per rule to its policy, and SQS caps a policy at 20 statements and 8,192 bytes (about 11
+  // destinations). One statement lists every rule instead (allowDeadLetteredRules).
+  const dlqRef = sqs.Queue.fromQueueArn(scope, 'DeliveryDlqRef', dlq.queueArn);
   const destinations: Record<string, { rule: events.Rule; queue: sqs.Queue }> = {};
   for (const [name, destination] of Object.entries(config.destinations))
-    destinations[name] = createDestinationQueue(scope, name, destination, { ...parts, dlq });
+    destinations[name] = createDestinationQueue(scope, name, destination, { ...parts, dlq, dlqRef });
+  allowDeadLetteredRules(
+    dlq,
+    Object.values(destinations).map((d) => d.rule),
+  );
   grantQueueSends(stack, destinations, fn, parts.management);
   // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
   // in managed policies sized to IAM's limit, however many destinations name one.
@@ -178,6 +199,20 @@ function createDeliveryDlq(scope: Construct): sqs.Queue {
   return dlq;
 }
 
+/** EventBridge may send the events these rules could not deliver to the DLQ: one statement for all of them. */
+function allowDeadLetteredRules(dlq: sqs.Queue, rules: events.Rule[]): void {
+  if (!rules.length) return;
+  dlq.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowDeliveryRules',
+      principals: [new iam.ServicePrincipal('events.amazonaws.com')],
+      actions: ['sqs:SendMessage'],
+      resources: [dlq.queueArn],
+      conditions: { ArnEquals: { 'aws:SourceArn': rules.map((rule) => rule.ruleArn) } },
+    }),
+  );
+}
+
 /**
  * A destination's queue, the rule that fills it from the relay bus (its filter), and the delivery
  * function's mapping on it, at most the destination's concurrency.
@@ -186,7 +221,14 @@ function createDestinationQueue(
   scope: Construct,
   name: string,
   destination: DestinationConfig,
-  parts: { fn: lambda.Function; eventBus: events.IEventBus; eventSource: string; dlq: sqs.Queue },
+  parts: {
+    fn: lambda.Function;
+    eventBus: events.IEventBus;
+    eventSource: string;
+    dlq: sqs.Queue;
+    /** The DLQ by reference, for the rule's target (no statement per rule: allowDeadLetteredRules). */
+    dlqRef: sqs.IQueue;
+  },
 ): { rule: events.Rule; queue: sqs.Queue } {
   const { dlq } = parts;
   const queue = new sqs.Queue(scope, `Delivery${name}Queue`, {
@@ -211,7 +253,7 @@ function createDestinationQueue(
         }),
         retryAttempts: 185,
         maxEventAge: Duration.hours(24),
-        deadLetterQueue: dlq,
+        deadLetterQueue: parts.dlqRef,
       }),
     ],
   });

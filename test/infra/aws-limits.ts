@@ -30,7 +30,66 @@ export const AWS_LIMITS = {
   dashboardWidgets: 500,
   dashboardWidgetMetrics: 500,
   dashboardMetrics: 2_500,
+  /**
+   * Lambda (docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): a function's resource-based
+   * policy, 20 KB, not adjustable (every AWS::Lambda::Permission adds a statement: API Gateway, EventBridge,
+   * S3); memory 128–10,240 MB; timeout 900 s; description 256; name 64; and the account's concurrency
+   * (1,000 by default) of which 100 must stay unreserved: at most 900 reserved by one stack.
+   */
+  lambdaResourcePolicyBytes: 20_480,
+  lambdaMemoryMb: [128, 10_240],
+  lambdaTimeoutSeconds: 900,
+  lambdaDescriptionChars: 256,
+  lambdaReservedConcurrencyTotal: 900,
+  /** SQS queue policy (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html). */
+  sqsPolicyBytes: 8_192,
+  sqsPolicyStatements: 20,
+  /** EventBridge (docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html): targets per rule, rules per bus, bus policy. */
+  eventRuleTargets: 5,
+  eventBusRules: 300,
+  eventBusPolicyChars: 10_240,
+  /** IAM (docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html): a role's trust policy (default quota). */
+  roleTrustPolicyChars: 2_048,
+  /** HTTP API, per API (docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html). */
+  httpApiRoutes: 300,
+  httpApiIntegrations: 300,
+  httpApiAuthorizers: 10,
+  httpApiStages: 10,
+  /** CloudWatch alarms (PutMetricAlarm): name 255, 5 actions per state. */
+  alarmNameChars: 255,
+  alarmActionsPerState: 5,
+  /** CloudWatch Logs: metric filters and subscription filters per log group. */
+  logGroupMetricFilters: 100,
+  logGroupSubscriptionFilters: 2,
+  /** S3 bucket policy 20 KB; SNS topic policy 30 KB. */
+  s3BucketPolicyBytes: 20_480,
+  snsTopicPolicyBytes: 30_720,
 } as const;
+
+/**
+ * Names a template sets explicitly (CloudFormation truncates the names it generates itself), by the
+ * property that holds them: each service's maximum length.
+ */
+const NAME_LIMITS: Record<string, [property: string, max: number]> = {
+  'AWS::IAM::Role': ['RoleName', 64],
+  'AWS::IAM::ManagedPolicy': ['ManagedPolicyName', 128],
+  'AWS::Lambda::Function': ['FunctionName', 64],
+  'AWS::SQS::Queue': ['QueueName', 80],
+  'AWS::SNS::Topic': ['TopicName', 256],
+  'AWS::Events::Rule': ['Name', 64],
+  'AWS::Events::EventBus': ['Name', 256],
+  'AWS::Events::Archive': ['ArchiveName', 48],
+  'AWS::Scheduler::Schedule': ['Name', 64],
+  'AWS::Logs::LogGroup': ['LogGroupName', 512],
+  'AWS::CloudWatch::Alarm': ['AlarmName', 255],
+  'AWS::CloudWatch::CompositeAlarm': ['AlarmName', 255],
+  'AWS::CloudWatch::Dashboard': ['DashboardName', 255],
+  'AWS::S3::Bucket': ['BucketName', 63],
+  'AWS::DynamoDB::Table': ['TableName', 255],
+};
+
+/** Lambda caps a permission's statement id at 100 characters; CloudFormation derives it from the stack name. */
+const LAMBDA_STATEMENT_ID = 'S'.repeat(100);
 
 type Template = {
   Resources?: Record<string, { Type: string; Properties?: Record<string, any> }>;
@@ -57,6 +116,26 @@ const PSEUDO: Record<string, string> = {
  */
 const RESOURCE_VALUE = 'r'.repeat(256);
 
+/** The longest ARN prefix: partition, region and account at their longest. */
+const ARN_PREFIX = (service: string) => `arn:aws-iso-b:${service}:ap-southeast-5:123456789012:`;
+/**
+ * Tighter bounds where the service caps the name: an SQS queue name is at most 80 characters, a Lambda
+ * function name 64, an HTTP API id 10 (by resource type and attribute; `Ref` is ''). Every other Ref or
+ * attribute takes RESOURCE_VALUE.
+ */
+const BOUNDED: Record<string, string> = {
+  'AWS::SQS::Queue|Arn': ARN_PREFIX('sqs') + 'q'.repeat(80),
+  'AWS::SQS::Queue|QueueName': 'q'.repeat(80),
+  'AWS::SQS::Queue|': 'https://sqs.ap-southeast-5.amazonaws.com.cn/123456789012/' + 'q'.repeat(80),
+  'AWS::Lambda::Function|Arn': ARN_PREFIX('lambda') + 'function:' + 'f'.repeat(64),
+  'AWS::Lambda::Function|': 'f'.repeat(64),
+  'AWS::ApiGatewayV2::Api|': 'a'.repeat(10),
+};
+/** The resource types of the template being checked, by logical id (checkAwsLimits sets them). */
+let resourceTypes: Record<string, string> = {};
+const valueOf = (id: unknown, attribute = '') =>
+  BOUNDED[`${resourceTypes[String(id)]}|${attribute}`] ?? RESOURCE_VALUE;
+
 /** The template value as deployed, every intrinsic replaced by its longest plausible value. */
 export function resolveIntrinsics(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(resolveIntrinsics);
@@ -64,8 +143,11 @@ export function resolveIntrinsics(value: unknown): unknown {
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 1) {
     const [key, arg] = entries[0]!;
-    if (key === 'Ref') return PSEUDO[arg as string] ?? RESOURCE_VALUE;
-    if (key === 'Fn::GetAtt') return RESOURCE_VALUE;
+    if (key === 'Ref') return PSEUDO[arg as string] ?? valueOf(arg);
+    if (key === 'Fn::GetAtt') {
+      const [id, attribute] = (Array.isArray(arg) ? arg : String(arg).split('.')) as [string, string];
+      return valueOf(id, attribute);
+    }
     if (key === 'Fn::ImportValue') return RESOURCE_VALUE;
     if (key === 'Fn::Join') {
       const [sep, parts] = arg as [string, unknown[]];
@@ -75,7 +157,9 @@ export function resolveIntrinsics(value: unknown): unknown {
     if (key === 'Fn::Sub') {
       const [text, vars] = (Array.isArray(arg) ? arg : [arg, {}]) as [string, Record<string, unknown>];
       return text.replace(/\$\{([^}!]+)\}/g, (_, name: string) =>
-        name in (vars ?? {}) ? String(resolveIntrinsics(vars[name])) : (PSEUDO[name] ?? RESOURCE_VALUE),
+        name in (vars ?? {})
+          ? String(resolveIntrinsics(vars[name]))
+          : (PSEUDO[name] ?? valueOf(...(name.split('.') as [string, string]))),
       );
     }
     if (key === 'Fn::Select') {
@@ -101,6 +185,162 @@ const policyChars = (document: unknown) =>
 const refsOf = (list: unknown): string[] =>
   (Array.isArray(list) ? list : []).flatMap((r) => (r && typeof r === 'object' && 'Ref' in r ? [r.Ref] : []));
 
+type Resources = NonNullable<Template['Resources']>;
+type Over = (what: string, size: number, limit: number) => void;
+const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(resolveIntrinsics(value)));
+/** The logical id a Ref or Fn::GetAtt points at, else the value as text (an imported name or ARN). */
+const targetOf = (value: unknown): string => {
+  if (value && typeof value === 'object') {
+    if ('Ref' in value) return String(value.Ref);
+    if ('Fn::GetAtt' in value) return String((value['Fn::GetAtt'] as unknown[])[0]);
+  }
+  return JSON.stringify(value);
+};
+const countBy = (keys: string[]) =>
+  keys.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>());
+
+/**
+ * Each function's resource-based policy as Lambda builds it from the template's AWS::Lambda::Permission
+ * resources (one statement each, its id CloudFormation's 100-character maximum), in bytes.
+ */
+export function lambdaResourcePolicies(resources: Resources): Map<string, number> {
+  const statements = new Map<string, unknown[]>();
+  for (const r of Object.values(resources)) {
+    if (r.Type !== 'AWS::Lambda::Permission') continue;
+    const p = r.Properties ?? {};
+    const condition: Record<string, unknown> = {};
+    if (p.SourceArn) condition.ArnLike = { 'AWS:SourceArn': p.SourceArn };
+    if (p.SourceAccount) condition.StringEquals = { 'AWS:SourceAccount': p.SourceAccount };
+    const principal = String(p.Principal ?? '').endsWith('.amazonaws.com')
+      ? { Service: p.Principal }
+      : { AWS: p.Principal };
+    const fn = targetOf(p.FunctionName);
+    statements.set(fn, [
+      ...(statements.get(fn) ?? []),
+      {
+        Sid: LAMBDA_STATEMENT_ID,
+        Effect: 'Allow',
+        Principal: principal,
+        Action: p.Action,
+        Resource: p.FunctionName,
+        ...(Object.keys(condition).length ? { Condition: condition } : {}),
+      },
+    ]);
+  }
+  return new Map(
+    [...statements].map(([fn, list]) => [
+      fn,
+      bytesOf({ Version: '2012-10-17', Id: 'default', Statement: list }),
+    ]),
+  );
+}
+
+/** Lambda: resource-based policies, memory, timeout, description, the stack's reserved concurrency. */
+function checkLambda(resources: Resources, over: Over) {
+  const L = AWS_LIMITS;
+  const policies = lambdaResourcePolicies(resources);
+  for (const [fn, bytes] of policies)
+    over(`resource-based policy of ${fn} (bytes)`, bytes, L.lambdaResourcePolicyBytes);
+  let reserved = 0;
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type !== 'AWS::Lambda::Function') continue;
+    const p = r.Properties ?? {};
+    reserved += Number(p.ReservedConcurrentExecutions ?? 0);
+    const memory = Number(p.MemorySize ?? 128);
+    if (memory < L.lambdaMemoryMb[0]) over(`memory of ${id} below ${L.lambdaMemoryMb[0]} (MB)`, 1, 0);
+    over(`memory of ${id} (MB)`, memory, L.lambdaMemoryMb[1]);
+    over(`timeout of ${id} (s)`, Number(p.Timeout ?? 3), L.lambdaTimeoutSeconds);
+    over(
+      `description of ${id}`,
+      String(resolveIntrinsics(p.Description ?? '')).length,
+      L.lambdaDescriptionChars,
+    );
+  }
+  over('reserved concurrency of the stack (executions)', reserved, L.lambdaReservedConcurrencyTotal);
+  return { maxLambdaResourcePolicyBytes: Math.max(0, ...policies.values()), reservedConcurrency: reserved };
+}
+
+/** Resource policies of queues, topics, buckets and the bus; role trust policies. */
+function checkResourcePolicies(resources: Resources, over: Over) {
+  const L = AWS_LIMITS;
+  let maxSqsPolicyBytes = 0;
+  let maxSqsPolicyStatements = 0;
+  let maxTrustPolicyChars = 0;
+  for (const [id, r] of Object.entries(resources)) {
+    const p = r.Properties ?? {};
+    if (r.Type === 'AWS::SQS::QueuePolicy') {
+      const bytes = bytesOf(p.PolicyDocument);
+      const statements = [p.PolicyDocument?.Statement ?? []].flat().length;
+      maxSqsPolicyBytes = Math.max(maxSqsPolicyBytes, bytes);
+      maxSqsPolicyStatements = Math.max(maxSqsPolicyStatements, statements);
+      over(`queue policy ${id} (bytes)`, bytes, L.sqsPolicyBytes);
+      over(`statements of queue policy ${id}`, statements, L.sqsPolicyStatements);
+    }
+    if (r.Type === 'AWS::S3::BucketPolicy')
+      over(`bucket policy ${id} (bytes)`, bytesOf(p.PolicyDocument), L.s3BucketPolicyBytes);
+    if (r.Type === 'AWS::SNS::TopicPolicy')
+      over(`topic policy ${id} (bytes)`, bytesOf(p.PolicyDocument), L.snsTopicPolicyBytes);
+    if (r.Type === 'AWS::Events::EventBusPolicy')
+      over(`bus policy ${id} (characters)`, bytesOf(p.Statement ?? p), L.eventBusPolicyChars);
+    if (r.Type === 'AWS::IAM::Role') {
+      const chars = policyChars(p.AssumeRolePolicyDocument);
+      maxTrustPolicyChars = Math.max(maxTrustPolicyChars, chars);
+      over(`trust policy of ${id} (characters)`, chars, L.roleTrustPolicyChars);
+    }
+  }
+  return { maxSqsPolicyBytes, maxSqsPolicyStatements, maxTrustPolicyChars };
+}
+
+/** EventBridge rules per bus and targets per rule; HTTP API routes, integrations, authorizers, stages per API. */
+function checkCounts(resources: Resources, over: Over) {
+  const L = AWS_LIMITS;
+  const all = Object.entries(resources);
+  const rules = all.filter(([, r]) => r.Type === 'AWS::Events::Rule');
+  for (const [id, r] of rules)
+    over(`targets of rule ${id}`, (r.Properties?.Targets ?? []).length, L.eventRuleTargets);
+  const perBus = countBy(rules.map(([, r]) => targetOf(r.Properties?.EventBusName ?? 'default')));
+  for (const [bus, n] of perBus) over(`rules on bus ${bus}`, n, L.eventBusRules);
+  const perApi = (type: string) =>
+    countBy(all.filter(([, r]) => r.Type === type).map(([, r]) => targetOf(r.Properties?.ApiId)));
+  const routes = perApi('AWS::ApiGatewayV2::Route');
+  for (const [api, n] of routes) over(`routes of ${api}`, n, L.httpApiRoutes);
+  for (const [api, n] of perApi('AWS::ApiGatewayV2::Integration'))
+    over(`integrations of ${api}`, n, L.httpApiIntegrations);
+  for (const [api, n] of perApi('AWS::ApiGatewayV2::Authorizer'))
+    over(`authorizers of ${api}`, n, L.httpApiAuthorizers);
+  for (const [api, n] of perApi('AWS::ApiGatewayV2::Stage')) over(`stages of ${api}`, n, L.httpApiStages);
+  const filters = (type: string) =>
+    countBy(all.filter(([, r]) => r.Type === type).map(([, r]) => targetOf(r.Properties?.LogGroupName)));
+  for (const [group, n] of filters('AWS::Logs::MetricFilter'))
+    over(`metric filters of ${group}`, n, L.logGroupMetricFilters);
+  for (const [group, n] of filters('AWS::Logs::SubscriptionFilter'))
+    over(`subscription filters of ${group}`, n, L.logGroupSubscriptionFilters);
+  return {
+    maxRulesPerBus: Math.max(0, ...perBus.values()),
+    maxRoutesPerApi: Math.max(0, ...routes.values()),
+  };
+}
+
+/** Explicit names within their services' lengths; alarm actions per state. */
+function checkNames(resources: Resources, over: Over) {
+  const L = AWS_LIMITS;
+  let maxAlarmNameChars = 0;
+  for (const [id, r] of Object.entries(resources)) {
+    const p = r.Properties ?? {};
+    const [property, max] = NAME_LIMITS[r.Type] ?? [];
+    if (property && p[property] !== undefined) {
+      const length = String(resolveIntrinsics(p[property])).length;
+      if (r.Type.startsWith('AWS::CloudWatch::') && r.Type.endsWith('Alarm'))
+        maxAlarmNameChars = Math.max(maxAlarmNameChars, length);
+      over(`${property} of ${id} (characters)`, length, max!);
+    }
+    if (r.Type === 'AWS::CloudWatch::Alarm' || r.Type === 'AWS::CloudWatch::CompositeAlarm')
+      for (const state of ['AlarmActions', 'OKActions', 'InsufficientDataActions'])
+        over(`${state} of ${id}`, (p[state] ?? []).length, L.alarmActionsPerState);
+  }
+  return { maxAlarmNameChars };
+}
+
 /** The measured sizes, for the report, and the broken limits (empty: deployable). */
 export interface LimitsReport {
   readonly sizes: {
@@ -113,6 +353,14 @@ export interface LimitsReport {
     maxManagedPolicyChars: number;
     maxLambdaEnvironmentBytes: number;
     alarms: number;
+    maxLambdaResourcePolicyBytes: number;
+    reservedConcurrency: number;
+    maxSqsPolicyBytes: number;
+    maxSqsPolicyStatements: number;
+    maxTrustPolicyChars: number;
+    maxRulesPerBus: number;
+    maxRoutesPerApi: number;
+    maxAlarmNameChars: number;
   };
   readonly problems: string[];
 }
@@ -128,6 +376,7 @@ export function checkAwsLimits(template: Template): LimitsReport {
     if (size > limit) problems.push(`${what}: ${size} > ${limit}`);
   };
   const resources = template.Resources ?? {};
+  resourceTypes = Object.fromEntries(Object.entries(resources).map(([id, r]) => [id, r.Type]));
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
   const templateBytes = Buffer.byteLength(JSON.stringify(template, undefined, 1));
@@ -224,6 +473,12 @@ export function checkAwsLimits(template: Template): LimitsReport {
     over(`metrics of dashboard ${id}`, metrics, L.dashboardMetrics);
   }
 
+  const more = {
+    ...checkLambda(resources, over),
+    ...checkResourcePolicies(resources, over),
+    ...checkCounts(resources, over),
+    ...checkNames(resources, over),
+  };
   return {
     sizes: {
       templateBytes,
@@ -234,6 +489,7 @@ export function checkAwsLimits(template: Template): LimitsReport {
       maxManagedPolicyChars,
       maxLambdaEnvironmentBytes,
       alarms: alarms.length,
+      ...more,
     },
     problems,
   };

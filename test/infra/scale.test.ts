@@ -1,8 +1,13 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MobileMoneyRelay } from '../../infra';
-import { checkAwsLimits, type LimitsReport } from './aws-limits';
+import { MAX_DESTINATIONS } from '../../infra/relay/delivery';
+import { checkAwsLimits, lambdaResourcePolicies, type LimitsReport } from './aws-limits';
 import { cfnLint, cfnLintSkipReason, describeFindings, errorsWithVersion } from './cfn-lint';
 import { exampleConfig } from './relay-synth';
 
@@ -38,6 +43,76 @@ function configOf(n: number) {
   return { ...exampleConfig, accounts };
 }
 
+/**
+ * `n` destinations with the longest names the config takes (64 characters), half https, half sqs in a
+ * partner's account by role: each adds a queue, a rule and grants.
+ */
+function destinationsOf(n: number) {
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => {
+      const name = `partner${String(i).padStart(3, '0')}`.padEnd(64, 'x');
+      const signingSecretId = `mobile-money-relay/webhooks/${name}`;
+      return [
+        name,
+        i % 2
+          ? { url: `https://hooks.example.com/${name}`, signingSecretId }
+          : {
+              type: 'sqs',
+              queue: `https://sqs.af-south-1.amazonaws.com/210987654321/q${i}`,
+              roleArn: `arn:aws:iam::210987654321:role/relay-deliveries-${i}`,
+              externalId: 'relay-7f3a9c',
+              signingSecretId,
+            },
+      ];
+    }),
+  );
+}
+
+/** The longest stack name CloudFormation takes; with LONG_ID the metrics namespace reaches its 255. */
+const LONG_STACK = `Relay${'S'.repeat(123)}`;
+const LONG_ID = `Relay${'R'.repeat(95)}`;
+
+/**
+ * The largest relay: 1,000 accounts, the most destinations, every option on (the console, the CloudFront
+ * edge, a custom domain, customer-managed keys, ten subscribers), the longest stack name and construct id.
+ */
+function largestRelay(destinations: number) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, LONG_STACK, { env: { account: '123456789012', region: 'eu-west-1' } });
+  const config = {
+    ...configOf(1000),
+    publicBaseUrl: 'https://d111111abcdef8.cloudfront.net',
+    edge: { mode: 'cloudfront', originVerifySecretId: 'mobile-money-relay/edge/origin' },
+    destinations: destinationsOf(destinations),
+  };
+  const relay = new MobileMoneyRelay(stack, LONG_ID, {
+    config,
+    alarmEmail: 'oncall@example.org',
+    ticketEmail: 'payments-team@example.org',
+    tableEncryptionKey: new kms.Key(stack, 'TableKey', { enableKeyRotation: true }),
+    secretsEncryptionKey: new kms.Key(stack, 'SecretsKey', { enableKeyRotation: true }),
+    console: {},
+    customDomain: {
+      domainName: 'relay.payments.example.org',
+      certificate: acm.Certificate.fromCertificateArn(
+        stack,
+        'Certificate',
+        'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+      ),
+    },
+    cloudFront: {
+      webAclArn:
+        'arn:aws:wafv2:us-east-1:123456789012:global/webacl/relay-edge/11111111-2222-3333-4444-555555555555',
+    },
+  });
+  for (let i = 0; i < 10; i++)
+    relay.addSubscriber(`Subscriber${i}`, {
+      detailTypes: ['TransactionSucceeded', 'TransactionFailed'],
+      target: new eventTargets.SqsQueue(new sqs.Queue(stack, `SubscriberQueue${i}`, { enforceSSL: true })),
+    });
+  return Template.fromStack(stack).toJSON();
+}
+
 type Built = { template: Record<string, any>; limits: LimitsReport };
 
 /** Each size synthesized once (bundling off: the template is under test). */
@@ -56,7 +131,11 @@ beforeAll(() => {
     const template = Template.fromStack(stack).toJSON();
     built.set(n, { template, limits: checkAwsLimits(template) });
   }
+  const template = largestRelay(MAX_DESTINATIONS);
+  built.set(LARGEST, { template, limits: checkAwsLimits(template) });
 });
+/** The key of the largest relay in `built`. */
+const LARGEST = -1;
 
 describe('every size deploys (1, 25, 100 and 500 accounts, each with both secrets and a status API)', () => {
   it.each(SIZES)('%i accounts: inside every AWS limit that applies at deploy', (n) => {
@@ -100,16 +179,67 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
 
   const skip = cfnLintSkipReason();
   it.skipIf(skip !== undefined)(
-    `passes cfn-lint with 0 errors at every size${skip ? ` (skipped: ${skip})` : ''}`,
+    `passes cfn-lint with 0 errors at every size and on the largest relay${skip ? ` (skipped: ${skip})` : ''}`,
     { timeout: 900_000 },
     () => {
       // Act
       const { errors, warnings } = cfnLint(
-        Object.fromEntries(SIZES.map((n) => [`${n}-accounts`, built.get(n)!.template])),
+        Object.fromEntries([
+          ...SIZES.map((n) => [`${n}-accounts`, built.get(n)!.template]),
+          ['largest', built.get(LARGEST)!.template],
+        ]),
       );
       // Assess (warnings are reported, not failed)
       if (warnings.length) console.info(`cfn-lint warnings:\n${describeFindings(warnings).join('\n')}`);
       expect(errorsWithVersion(errors)).toEqual([]);
     },
   );
+});
+
+describe('the largest relay deploys: 1,000 accounts, the most destinations, every option, the longest names', () => {
+  it('is inside every AWS limit that applies at deploy', () => {
+    const { limits } = built.get(LARGEST)!;
+    console.info(`largest relay: ${JSON.stringify(limits.sizes)}`);
+    expect(limits.problems).toEqual([]);
+  });
+
+  it('lets API Gateway invoke the management function with one statement per API, whatever its routes', () => {
+    // Prepare: the relay API's and the console API's routes all reach the management function.
+    const resources = built.get(LARGEST)!.template.Resources as Record<string, any>;
+    const management = Object.keys(resources).find(
+      (id) => resources[id].Type === 'AWS::Lambda::Function' && /ManagementFunction/.test(id),
+    )!;
+
+    // Act
+    const statements = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Permission' && r.Properties.FunctionName['Fn::GetAtt']?.[0] === management,
+    );
+
+    // Assess: two APIs, two statements (one per route was 60, 52 KB against Lambda's 20 KB).
+    expect(statements.map((r) => r.Properties.Principal)).toEqual([
+      'apigateway.amazonaws.com',
+      'apigateway.amazonaws.com',
+    ]);
+    expect(lambdaResourcePolicies(resources).get(management)).toBeLessThan(20_480);
+  });
+
+  it('lets every destination rule dead-letter into the delivery DLQ through one statement', () => {
+    const resources = built.get(LARGEST)!.template.Resources as Record<string, any>;
+    const [policy] = Object.entries(resources).filter(
+      ([id, r]) => r.Type === 'AWS::SQS::QueuePolicy' && /DeliveryDlqPolicy/.test(id),
+    );
+    const statements = policy![1].Properties.PolicyDocument.Statement as any[];
+    const fromRules = statements.filter((s) => s.Principal?.Service === 'events.amazonaws.com');
+    expect(fromRules).toHaveLength(1);
+    expect(fromRules[0].Condition.ArnEquals['aws:SourceArn']).toHaveLength(MAX_DESTINATIONS);
+  });
+
+  it(`refuses more than ${MAX_DESTINATIONS} destinations at synth, naming the limit and the maximum`, () => {
+    expect(() => largestRelay(MAX_DESTINATIONS + 1)).toThrow(
+      new RegExp(
+        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: .*Lambda's 4 KB`,
+      ),
+    );
+  });
 });
