@@ -54,7 +54,8 @@ const SCREEN_LINES = 24;
 function shortUsage(usage: string): string {
   const lines = usage.trimEnd().split('\n');
   if (lines.length <= SCREEN_LINES) return usage;
-  return `${lines[0]}\n(every option: the same command with --help)`;
+  const command = /^Usage: (npm (?:start|run [\w:-]+))/.exec(lines[0]!)?.[1];
+  return `${lines[0]}\n(every option: ${command ? `${command} -- --help` : '--help'})`;
 }
 
 /**
