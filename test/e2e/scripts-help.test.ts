@@ -151,12 +151,7 @@ describe('--help of the scripts in package.json', () => {
       RUN_TIMEOUT_MS,
     );
 
-  /** Scripts whose unknown options are not refused here, each with why. */
-  const OPTIONS_NOT_CHECKED: Record<string, string> = {
-    simulator:
-      "simulator/main.ts reads only its environment and starts on any argument (the simulator's owner: refuse them there)",
-  };
-  for (const name of OURS.filter((n) => !(n in OPTIONS_NOT_CHECKED)))
+  for (const name of OURS)
     it.concurrent(
       `npm run ${name} -- --no-such-option is a one-line message and the usage, exit code 2, no stack trace`,
       async () => {
