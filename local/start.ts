@@ -1,5 +1,5 @@
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig, pathSecretWarnings } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConsoleRelayMetrics } from '../shared/adapters/metrics/console-metrics';
@@ -7,6 +7,7 @@ import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
 import { reconcileTiming } from '../shared/app/reconciliation/reconcile-timing';
 import { ConfigError } from '../shared/domain/errors';
 import { createSimulator, type Simulator } from '../simulator/server';
+import { parseCli } from '../scripts/cli';
 import { ConsoleLogger } from './console-logger';
 import { CONSOLE_PATH } from './console-site';
 import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
@@ -28,13 +29,24 @@ const DEMO_CONFIG = resolve(import.meta.dirname, 'demo-config.json');
 // warning would bury the startup banner. The README states the Node requirements.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+const USAGE = [
+  'Usage: npm start [-- options]',
+  '  --config <file>    relay config JSON (default: RELAY_CONFIG or local/demo-config.json)',
+  `  --port <n>         HTTP port (default: PORT or ${DEFAULT_RELAY_PORT})`,
+  '  --data-dir <dir>   keep DynamoDB Local data in <dir> (default: in memory; env RELAY_DATA_DIR)',
+  '  --simulator        also start the provider simulator, wired to the demo accounts (README.md#try-every-provider-with-the-simulator)',
+  `  --sim-port <n>     simulator port (default: SIM_PORT or ${DEFAULT_SIM_PORT}; 0 picks a free one)`,
+  '                     env SIM_TIME_SCALE (default 0.1 here), SIM_APPROVAL_DELAY_MS (300), SIM_HOST (127.0.0.1)',
+  '',
+].join('\n');
+
 function fail(message: string): never {
   process.stderr.write(`\n✖ ${message}\n\n`);
   process.exit(1);
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli(USAGE, {
     options: {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
@@ -45,21 +57,6 @@ async function main(): Promise<void> {
     },
     allowPositionals: false,
   });
-  if (values.help) {
-    process.stdout.write(
-      [
-        'Usage: npm start [-- options]',
-        '  --config <file>    relay config JSON (default: RELAY_CONFIG or local/demo-config.json)',
-        `  --port <n>         HTTP port (default: PORT or ${DEFAULT_RELAY_PORT})`,
-        '  --data-dir <dir>   keep DynamoDB Local data in <dir> (default: in memory; env RELAY_DATA_DIR)',
-        '  --simulator        also start the provider simulator, wired to the demo accounts (README.md#try-every-provider-with-the-simulator)',
-        `  --sim-port <n>     simulator port (default: SIM_PORT or ${DEFAULT_SIM_PORT}; 0 picks a free one)`,
-        '                     env SIM_TIME_SCALE (default 0.1 here), SIM_APPROVAL_DELAY_MS (300), SIM_HOST (127.0.0.1)',
-        '',
-      ].join('\n'),
-    );
-    return;
-  }
   const port = Number(values.port ?? process.env.PORT ?? DEFAULT_RELAY_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port / PORT must be a port number, got "${values.port ?? process.env.PORT}"`);
@@ -91,6 +88,11 @@ async function main(): Promise<void> {
     config = withSimulatorBadgeShop(config, `http://${urlHost(sim.host)}:${sim.port}`);
   }
 
+  // Before DynamoDB Local's JVM takes its seconds to start: a second `npm start` is told at once.
+  const host = process.env.HOST ?? '127.0.0.1';
+  if (port !== 0 && (await inUse(port, host))) fail(relayPortInUse(port));
+  if (sim && sim.port !== 0 && (await inUse(sim.port, sim.host))) fail(simulatorPortInUse(sim.port));
+
   const log = new ConsoleLogger();
   const dataDir = values['data-dir'] ?? process.env.RELAY_DATA_DIR;
   let dynamo: Awaited<ReturnType<typeof startDynamoDbLocal>>;
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
     dynamoEndpoint: dynamo.endpoint,
     tableName: 'relay-local',
     port,
-    host: process.env.HOST ?? '127.0.0.1',
+    host,
     log,
     printEvent: (line) => process.stdout.write(`  ⇢ event ${line}\n`),
     metrics: new ConsoleRelayMetrics({ write: (line) => process.stdout.write(`${line}\n`) }),
@@ -120,11 +122,7 @@ async function main(): Promise<void> {
   }).catch(async (error) => {
     await dynamo.stop();
     const code = (error as NodeJS.ErrnoException).code;
-    fail(
-      code === 'EADDRINUSE'
-        ? `Port ${port} is in use; set PORT or --port`
-        : `Relay failed to start: ${(error as Error).stack}`,
-    );
+    fail(code === 'EADDRINUSE' ? relayPortInUse(port) : `Relay failed to start: ${(error as Error).stack}`);
   });
 
   let simulator: Simulator | undefined;
@@ -150,7 +148,7 @@ async function main(): Promise<void> {
       const code = (error as NodeJS.ErrnoException).code;
       fail(
         code === 'EADDRINUSE'
-          ? `Simulator port ${sim.port} is in use; set SIM_PORT or --sim-port`
+          ? simulatorPortInUse(sim.port)
           : `Simulator failed to start: ${(error as Error).message}`,
       );
     }
@@ -210,6 +208,29 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/** Whether something listens on the port already (the later listen still reports a race). */
+function inUse(port: number, host: string): Promise<boolean> {
+  return new Promise((answer) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => answer(error.code === 'EADDRINUSE'));
+    probe.listen(port, host, () => probe.close(() => answer(false)));
+  });
+}
+
+function relayPortInUse(port: number): string {
+  return [
+    `Port ${port} is in use: is another \`npm start\` still running? Stop it (Ctrl-C in its terminal), or start`,
+    `  this one on another port: npm start -- --port ${port + 1}   (then give npm run sim and the other scripts --relay http://localhost:${port + 1})`,
+  ].join('\n');
+}
+
+function simulatorPortInUse(port: number): string {
+  return [
+    `Simulator port ${port} is in use: is another \`npm start -- --simulator\` or \`npm run simulator\` running?`,
+    `  Stop it, or start this one with --sim-port ${port + 1}   (then: npm run sim -- --sim http://127.0.0.1:${port + 1} …)`,
+  ].join('\n');
 }
 
 interface SimulatorSettings {

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { BuildOptions } from 'esbuild';
-import { answerHelp } from './cli';
+import { parseCli } from './cli';
 
 /**
  * esbuild is loaded when a build runs, not when this module is: the packed construct library imports
@@ -67,15 +67,16 @@ export function buildConsoleInto(outdir: string): string {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  answerHelp(
+  const { positionals } = parseCli(
     [
       'Usage: npm run console:build [-- <outdir>]',
       '',
       'Builds the operator console (console/) into <outdir> (default .relay/console): one minified ES module,',
       'its stylesheet and the page. npm start serves the same files from memory (docs/console.md).',
     ].join('\n'),
+    { options: {}, allowPositionals: true },
   );
-  const outdir = buildConsoleInto(resolve(process.argv[2] ?? '.relay/console'));
+  const outdir = buildConsoleInto(resolve(positionals[0] ?? '.relay/console'));
   const files = staticFiles(readFileSync(join(outdir, 'console.js')));
   const total = [...files.values()].reduce((sum, f) => sum + f.body.length, 0);
   process.stdout.write(`console built into ${outdir}: ${(total / 1024).toFixed(1)} KB\n`);

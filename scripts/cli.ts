@@ -28,7 +28,8 @@ export function answerHelp(usage: string, args?: readonly string[]): void {
 
 /**
  * node:util's parseArgs, after `--help` is answered; an unknown option or a missing value exits 2 with the
- * message and the usage instead of a stack trace.
+ * message, the option meant when the name is a typo of one, and the usage, instead of a stack trace. A usage
+ * longer than a screen is cut to its first line: the message stays in sight, `--help` has the rest.
  */
 export function parseCli<T extends ParseArgsConfig>(
   usage: string,
@@ -40,9 +41,56 @@ export function parseCli<T extends ParseArgsConfig>(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (!code.startsWith('ERR_PARSE_ARGS_')) throw error;
-    print(2, `✖ ${(error as Error).message}\n\n${usage}`);
+    print(
+      2,
+      `✖ ${cliErrorMessage(error as Error, Object.keys(config.options ?? {}))}\n\n${shortUsage(usage)}`,
+    );
     process.exit(2);
   }
+}
+
+const SCREEN_LINES = 24;
+
+function shortUsage(usage: string): string {
+  const lines = usage.trimEnd().split('\n');
+  if (lines.length <= SCREEN_LINES) return usage;
+  const command = /^Usage: (npm (?:start|run [\w:-]+))/.exec(lines[0]!)?.[1];
+  return `${lines[0]}\n(every option: ${command ? `${command} -- --help` : '--help'})`;
+}
+
+/**
+ * parseArgs' message without its advice about positionals starting with '-', which is about a case nobody
+ * here has, plus the option meant when the unknown one is a typo of it (`--fualt` → `--fault`).
+ */
+export function cliErrorMessage(error: Error, options: readonly string[]): string {
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(error.message)?.[1];
+  if (unknown === undefined) return error.message;
+  const meant = closest(unknown.replace(/^-+/, '').split('=')[0]!, options);
+  return `Unknown option '${unknown}'${meant ? `; did you mean --${meant}?` : ''}`;
+}
+
+/** The option at most two edits away (the nearest), if any. */
+function closest(word: string, options: readonly string[]): string | undefined {
+  let best: { option: string; distance: number } | undefined;
+  for (const option of options) {
+    const distance = editDistance(word.toLowerCase(), option);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { option, distance };
+  }
+  return best?.option;
+}
+
+/** Levenshtein distance, with a swap of neighbours counting as one edit (`fualt` → `fault`). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
 }
 
 /**

@@ -15,7 +15,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
 import * as z from '../shared/util/zod';
-import { answerHelp } from './cli';
+import { parseCli } from './cli';
 import { EVENT_TYPES, type EventType } from '../shared/domain/event-envelope';
 import {
   EVENT_DESCRIPTIONS,
@@ -124,7 +124,7 @@ Writes the JSON Schema of every event detail-type the relay emits (docs/events.m
 Removes the files of detail-types that no longer exist. No options.`;
 
 async function main(): Promise<void> {
-  answerHelp(USAGE);
+  parseCli(USAGE, { options: {} });
   const files = await generateEventSchemaFiles();
   for (const stale of await committedEventSchemaFiles()) {
     if (!files.has(stale)) {

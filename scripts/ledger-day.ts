@@ -4,9 +4,9 @@
  * it. Exit 0 when every break is explained (and the verdicts balance), 1 otherwise. docs/statements.md#proof.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ScenarioError } from './sim/core';
 import { hasControlCharacters } from '../shared/util/text';
+import { parseCli } from './cli';
 import { DEFAULT_PLAN } from './ledger/plan';
 import { type DayRunResult, runLedgerDay } from './ledger/day';
 
@@ -118,7 +118,7 @@ export function writeSection(file: string, result: DayRunResult, command: string
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli(HELP, {
     options: {
       transactions: { type: 'string' },
       c2b: { type: 'string' },
@@ -137,10 +137,6 @@ async function main(): Promise<void> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
   const seed = whole('seed', values.seed, Math.floor(Math.random() * 2 ** 31), true);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const result = await runLedgerDay({
@@ -182,6 +178,5 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   if (error instanceof ScenarioError) fail(error.message);
-  if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail((error as Error).message);
   fail((error as Error).stack ?? String(error));
 });

@@ -3,8 +3,8 @@
  * drives N transactions through the simulator with faults drawn at random, waits for every outcome and
  * prints a ledger that must balance (exit 0) or names what breaks it (exit 1). docs/ledger.md.
  */
-import { parseArgs } from 'node:util';
 import { ScenarioError } from './sim/core';
+import { parseCli } from './cli';
 import { DEFAULT_PLAN } from './ledger/plan';
 import { runLedger } from './ledger/run';
 
@@ -64,7 +64,7 @@ const whole = (name: string, raw: string | undefined, fallback: number) =>
   number(name, raw, fallback, (n) => Number.isInteger(n) && n > 0, 'a positive whole number');
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCli(HELP, {
     options: {
       transactions: { type: 'string' },
       drop: { type: 'string' },
@@ -84,10 +84,6 @@ async function main(): Promise<void> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
   if (values.sim && !values.relay) fail('--sim needs --relay (without both, the ledger starts its own)');
   if (values.relay && !values.sim) fail('--relay needs --sim (the simulator that relay is wired to)');
   const seed = number(
@@ -127,6 +123,5 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   if (error instanceof ScenarioError) fail(error.message);
-  if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail((error as Error).message);
   fail((error as Error).stack ?? String(error));
 });

@@ -13,13 +13,13 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../infra/bundling';
-import { answerHelp } from './cli';
+import { parseCli } from './cli';
 
 const USAGE = `Usage: npx tsx scripts/pack.ts prepack|postpack   (npm pack runs them)
 
 prepack: builds dist/ (scripts/prebuild-assets.ts) and puts docs/package-readme.md in place of README.md
 for the tarball. postpack: puts the repository README.md back and removes dist/ (docs/construct.md).`;
-answerHelp(USAGE);
+const { positionals } = parseCli(USAGE, { options: {}, allowPositionals: true });
 
 const README = join(PROJECT_ROOT, 'README.md');
 const PACKAGE_README = join(PROJECT_ROOT, 'docs', 'package-readme.md');
@@ -33,7 +33,7 @@ function restoreReadme(): void {
   rmSync(SAVED, { recursive: true, force: true });
 }
 
-const step = process.argv[2];
+const step = positionals[0];
 if (step === 'prepack') {
   restoreReadme();
   const built = spawnSync(

@@ -2,10 +2,14 @@
  * `npm run report -- [--from ISO] [--to ISO] [--relay URL] [--token T] [--json]`: the reconciliation
  * report of a running relay (GET /v1/reconciliation/report), printed for a person on call.
  */
-import { parseArgs } from 'node:util';
 import type { ReconciliationReport as Report } from '../shared/app/management-answers';
+import { parseCli } from './cli';
 
-const { values } = parseArgs({
+const USAGE =
+  'Usage: npm run report -- [--from 2026-11-23T00:00:00Z] [--to …] [--relay http://localhost:3000] [--token demo-admin-token] [--json]\n' +
+  'Counts transactions created in the range by status and settling origin, and lists what a person must act on.\n';
+
+const { values } = parseCli(USAGE, {
   options: {
     from: { type: 'string' },
     to: { type: 'string' },
@@ -15,14 +19,6 @@ const { values } = parseArgs({
     help: { type: 'boolean', short: 'h' },
   },
 });
-
-if (values.help) {
-  process.stdout.write(
-    'Usage: npm run report -- [--from 2026-11-23T00:00:00Z] [--to …] [--relay http://localhost:3000] [--token demo-admin-token] [--json]\n' +
-      'Counts transactions created in the range by status and settling origin, and lists what a person must act on.\n',
-  );
-  process.exit(0);
-}
 
 const query = new URLSearchParams();
 if (values.from) query.set('from', values.from);
@@ -37,10 +33,12 @@ try {
   );
   process.exit(2);
 }
-const body = (await response.json().catch(() => undefined)) as Report | { message?: string } | undefined;
+const body = (await response.json().catch(() => undefined)) as
+  Report | { error?: { code?: string; message?: string } } | undefined;
 if (!response.ok) {
+  const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
   process.stderr.write(
-    `The relay answered ${response.status}: ${(body as { message?: string })?.message ?? ''}\n`,
+    `✖ The relay answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}\n`,
   );
   process.exit(1);
 }

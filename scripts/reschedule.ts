@@ -6,15 +6,23 @@
  * outputs. Locally: `--endpoint` of DynamoDB Local (`npm start -- --data-dir` keeps it), table `relay-local`.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore } from '../shared/adapters/dynamodb/relay-store';
 import { DynamoUnscheduledScan } from '../shared/adapters/dynamodb-admin/unscheduled-scan';
 import { systemClock } from '../shared/app/ports';
 import { rescheduleUnscheduled } from '../shared/app/reconciliation/reschedule';
 import { loadConfig } from '../shared/config/load';
+import { parseCli } from './cli';
 
-const { values } = parseArgs({
+// The SDK warns that its 2027 releases need Node 22 (Lambda runs 22); the README states the Node
+// requirements, and the multi-line warning would bury the one line this prints.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE =
+  'Usage: npm run reschedule -- --table <name> [--endpoint http://127.0.0.1:8000] [--config relay.json] [--dry-run]\n' +
+  'Gives every non-final transaction stored before reconciliation existed its status-check schedule (one scan of the table).\n';
+
+const { values } = parseCli(USAGE, {
   options: {
     table: { type: 'string', default: process.env.TABLE_NAME },
     endpoint: { type: 'string' },
@@ -24,12 +32,9 @@ const { values } = parseArgs({
   },
 });
 
-if (values.help || !values.table) {
-  process.stdout.write(
-    'Usage: npm run reschedule -- --table <name> [--endpoint http://127.0.0.1:8000] [--config relay.json] [--dry-run]\n' +
-      'Gives every non-final transaction stored before reconciliation existed its status-check schedule (one scan of the table).\n',
-  );
-  process.exit(values.help ? 0 : 2);
+if (!values.table) {
+  process.stderr.write(`✖ Name the table: --table <name> (relay-local under npm start)\n\n${USAGE}`);
+  process.exit(2);
 }
 
 const config = await loadConfig(

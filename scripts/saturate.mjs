@@ -25,6 +25,16 @@ if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
   process.exit(0);
 }
 
+// A mistyped option must not start 15 minutes of busy workers on a shared machine: only these are taken.
+const args = process.argv.slice(2);
+for (let i = 0; i < args.length; i += 2) {
+  if (args[i] !== '--seconds' && args[i] !== '--workers') {
+    const what = args[i].startsWith('-') ? 'Unknown option' : 'Unexpected argument';
+    console.error(`✖ ${what} '${args[i]}'\n\nUsage: npm run saturate -- [--seconds 900] [--workers <cores>]`);
+    process.exit(2);
+  }
+}
+
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   if (i === -1) return fallback;

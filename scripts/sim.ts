@@ -3,7 +3,6 @@
  * running `npm start -- --simulator`. See `npm run sim -- --help` and simulator/README.md.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { LocalPortError, localRelayAndSimulator } from '../local/simulator-wiring';
 import { loadConfig } from '../shared/config/load';
 import { ConfigError } from '../shared/domain/errors';
@@ -12,6 +11,7 @@ import { type ReceiverFault, ReceiverOptionError, startReceiver } from '../simul
 import { BADGE_ACTIONS, isBadgeAction, runBadgeScenario } from './sim/badges';
 import { type ScenarioOptions, ScenarioError, type SimContext, type Step } from './sim/core';
 import { openEventsFile, relayStreamCaughtUp } from './sim/events';
+import { parseCli } from './cli';
 import { parseExpires } from './sim/expiry';
 import { findScenario, flagOf, formatSummary, helpText, runScenario } from './sim/run';
 
@@ -33,7 +33,7 @@ function printStep(step: Step, n: number): void {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCli(helpText(), {
     allowPositionals: true,
     options: {
       relay: { type: 'string' },
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       'retry-after': { type: 'string' },
     },
   });
-  if (values.help || positionals.length === 0) {
+  if (positionals.length === 0) {
     process.stdout.write(helpText());
     return;
   }
@@ -113,7 +113,8 @@ async function main(): Promise<void> {
   try {
     parseFaults(options.fault);
   } catch (error) {
-    if (error instanceof FaultSpecError) fail(`--fault: ${error.message}`);
+    if (error instanceof FaultSpecError)
+      fail(`--fault: ${error.message} (every fault: simulator/README.md#faults)`);
     throw error;
   }
   try {
@@ -281,7 +282,5 @@ async function receiverMain(values: {
 
 main().catch((error) => {
   if (error instanceof ScenarioError) fail(error.message);
-  if ((error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-    fail((error as Error).message);
   fail((error as Error).stack ?? String(error));
 });

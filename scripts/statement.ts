@@ -15,13 +15,16 @@
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { detectLayout, MAX_PREAMBLE_LINES } from '../shared/domain/statement-layouts';
 import { MAX_STATEMENT_BYTES } from '../shared/http/statement-routes';
 import { readCsv } from '../shared/util/csv';
-import { loginName } from './cli';
+import { loginName, parseCli } from './cli';
 
-const { values, positionals } = parseArgs({
+const USAGE =
+  'Usage: npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run] [--relay URL] [--token T] [--by NAME] [--json]\n' +
+  '       npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]\n';
+
+const { values, positionals } = parseCli(USAGE, {
   allowPositionals: true,
   options: {
     account: { type: 'string' },
@@ -36,10 +39,6 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', default: false },
   },
 });
-
-const USAGE =
-  'Usage: npm run statement -- import FILE --account <provider>/<account> [--template NAME] [--dry-run] [--relay URL] [--token T] [--by NAME] [--json]\n' +
-  '       npm run statement -- day <provider>/<account> <YYYY-MM-DD> [--close] [--csv]\n';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}`);
@@ -209,9 +208,7 @@ async function day(): Promise<void> {
   process.stdout.write(typeof answer === 'string' ? answer : `${JSON.stringify(answer, null, 2)}\n`);
 }
 
-if (values.help) {
-  process.stdout.write(USAGE);
-} else if (positionals[0] === 'import') {
+if (positionals[0] === 'import') {
   await importFile();
 } else if (positionals[0] === 'day') {
   await day();

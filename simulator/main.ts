@@ -3,7 +3,7 @@
  * Env: SIM_PORT (default 4010), SIM_HOST (127.0.0.1), SIM_TIME_SCALE (1), SIM_APPROVAL_DELAY_MS (300),
  * SIM_MOMO_MSISDN_BASE (46733123450), SIM_AIRTEL_CALLBACK_URL (none), SIM_FAULTS (global faults for all providers).
  */
-import { answerHelp } from '../scripts/cli';
+import { parseCli } from '../scripts/cli';
 import { createSimulator } from './server';
 
 function numberFromEnv(name: string, fallback: number): number {
@@ -32,7 +32,7 @@ Settings come from the environment:
 With the relay: npm start -- --simulator (README.md#try-every-provider-with-the-simulator).`;
 
 async function main(): Promise<void> {
-  answerHelp(USAGE);
+  parseCli(USAGE, { options: {} });
   const airtelCallbackUrl = process.env.SIM_AIRTEL_CALLBACK_URL;
   const sim = await createSimulator({
     port: numberFromEnv('SIM_PORT', 4010),
@@ -101,6 +101,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  console.error(e instanceof Error ? e.message : e);
+  const port = process.env.SIM_PORT || 4010;
+  if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    console.error(
+      `✖ Port ${port} is in use: is \`npm start -- --simulator\` or another \`npm run simulator\` running? Stop it, or SIM_PORT=${Number(port) + 1} npm run simulator`,
+    );
+  else console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -60,5 +61,37 @@ describe('npm start', () => {
     const relay = await bundledStart([], { PATH: mkdtempSync(join(tmpdir(), 'no-java-')) });
     expect(await relay.exited).toBe(1);
     expect(relay.output()).toMatch(/needs Java 17/);
+  }, 30_000);
+});
+
+describe('npm start, the mistakes a new user makes', () => {
+  it('refuses a mistyped option with the option meant and the usage, exit code 2, no stack trace', async () => {
+    // Act
+    const relay = await bundledStart(['--simualtor']);
+    // Assess
+    expect(await relay.exited).toBe(2);
+    expect(relay.output()).toContain("✖ Unknown option '--simualtor'; did you mean --simulator?");
+    expect(relay.output()).toMatch(/^Usage: npm start/m);
+    expect(relay.output()).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+  }, 30_000);
+
+  it('says a second npm start is running before it starts DynamoDB Local, and how to start on another port', async () => {
+    // Prepare: the port taken, and no Java on PATH, so an answer about Java means the port came second.
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      // Act
+      const relay = await bundledStart(['--port', String(port)], {
+        PATH: mkdtempSync(join(tmpdir(), 'no-java-')),
+      });
+      // Assess
+      expect(await relay.exited).toBe(1);
+      expect(relay.output()).toContain(`Port ${port} is in use: is another \`npm start\` still running?`);
+      expect(relay.output()).toContain(`npm start -- --port ${port + 1}`);
+      expect(relay.output()).not.toMatch(/Java/);
+    } finally {
+      taken.close();
+    }
   }, 30_000);
 });

@@ -12,6 +12,7 @@ import { atMost } from '../helpers/at-most';
 import { bundledScript } from '../helpers/bundled-script';
 import { ROOT } from '../helpers/child-process';
 import { anchorsOf } from '../docs/markdown';
+import { cliErrorMessage } from '../../scripts/cli';
 
 const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
 
@@ -150,19 +151,34 @@ describe('--help of the scripts in package.json', () => {
       RUN_TIMEOUT_MS,
     );
 
-  it.concurrent(
-    'an unknown option is a one-line message and the usage, exit code 2, no stack trace',
-    async () => {
-      // Act
-      const { code, stdout, stderr } = await run(`${SCRIPTS.cost} --no-such-option`);
-      // Assess
-      expect(code, stderr).toBe(2);
-      expect(stderr).toContain("✖ Unknown option '--no-such-option'");
-      expect(stderr).toMatch(/^Usage: npm run cost/m);
-      expect(`${stdout}${stderr}`).not.toMatch(STACK_FRAME);
-    },
-    RUN_TIMEOUT_MS,
-  );
+  for (const name of OURS)
+    it.concurrent(
+      `npm run ${name} -- --no-such-option is a one-line message and the usage, exit code 2, no stack trace`,
+      async () => {
+        // Act
+        const { code, stdout, stderr } = await run(`${await commandOf(name)} --no-such-option`);
+        // Assess: refused before it does anything (a typo must not start a server, a build or busy workers).
+        expect(code, `${stdout}${stderr}`).toBe(2);
+        expect(stderr).toContain("✖ Unknown option '--no-such-option'");
+        expect(stderr).toMatch(/^Usage: /m);
+        expect(`${stdout}${stderr}`).not.toMatch(STACK_FRAME);
+      },
+      RUN_TIMEOUT_MS,
+    );
+
+  it('names the option meant when an unknown one is a typo of it', () => {
+    // Act
+    const message = (unknown: string) =>
+      cliErrorMessage(new Error(`Unknown option '${unknown}'. To specify a positional …`), [
+        'fault',
+        'data-dir',
+        'simulator',
+      ]);
+    // Assess
+    expect(message('--fualt')).toBe("Unknown option '--fualt'; did you mean --fault?");
+    expect(message('--datadir')).toBe("Unknown option '--datadir'; did you mean --data-dir?");
+    expect(message('--no-such-option')).toBe("Unknown option '--no-such-option'");
+  });
 });
 
 describe('doc references in a usage text', () => {
