@@ -88,6 +88,9 @@ const HOSTILE_STRINGS: Record<string, string> = {
   msisdn: `call ${MSISDN} now`,
 };
 
+/** The hostile strings a header can carry (Node's client refuses control characters in one). */
+const ACTOR_STRINGS = ['rtl', 'long', 'markup', 'javascriptUrl', 'formula', 'proto', 'msisdn'];
+
 /** Path parameter values: traversal, encoded slashes, double encoding, NUL, bad escapes, length. */
 const HOSTILE_SEGMENTS: Record<string, string> = {
   encodedSlash: 'a%2Fb',
@@ -117,6 +120,12 @@ const HOSTILE_NUMBERS = [
   '"1e309"',
   '0.1e-400',
 ];
+
+/**
+ * A partner's own identifiers and free JSON, kept as sent (docs/management-api.md: only a member named
+ * like a phone field is masked): a number in them is the partner's, not one the relay may rewrite.
+ */
+const KEPT_AS_SENT = new Set(['externalId', 'metadata']);
 
 /** Bodies that are not what any route takes. */
 function hostileBodies(limit: number): Record<string, string> {
@@ -352,6 +361,19 @@ export function managementProbes(route: ManagementRoute): Probe[] {
     headers: { authorization: `${TOKENS.viewer}, ${TOKENS.admin}`, ...json },
     body: good,
   });
+  // The person the shared token names (X-Relay-Actor) is free text the audit log and approvals show.
+  // A header carries bytes: the hostile strings a client can send as one, as their UTF-8 bytes.
+  for (const name of ACTOR_STRINGS)
+    add(`actor ${name}`, {
+      method: route.method,
+      path,
+      headers: {
+        authorization: `Bearer ${SECRETS.shared}`,
+        'x-relay-actor': Buffer.from(HOSTILE_STRINGS[name]!.slice(0, 2000), 'utf8').toString('latin1'),
+        ...json,
+      },
+      body: good,
+    });
   for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'].filter(
     (m) => m !== route.method,
   ))
@@ -408,7 +430,13 @@ function bodyProbes(family: string, route: ManagementRoute, path: string): Probe
     add(`content-type ${type ?? 'missing'}`, JSON.stringify(good), type);
   for (const field of Object.keys(good)) {
     for (const [name, value] of Object.entries(HOSTILE_STRINGS))
-      add(`${field} ${name}`, JSON.stringify({ ...good, [field]: value }));
+      if (!(name === 'msisdn' && KEPT_AS_SENT.has(field)))
+        add(`${field} ${name}`, JSON.stringify({ ...good, [field]: value }));
+    if (field === 'metadata')
+      add(
+        'metadata phone members',
+        JSON.stringify({ ...good, metadata: { msisdn: MSISDN, partyId: MSISDN } }),
+      );
     // Numbers where a number goes (an amount): elsewhere a number is one more wrong shape.
     for (const number of /amount|seconds/i.test(field) ? HOSTILE_NUMBERS : [])
       add(`${field} ${number}`, JSON.stringify({ ...good, [field]: '@@' }).replace('"@@"', number));

@@ -22,6 +22,7 @@ import { MANAGEMENT_ROUTE_TABLE } from '../../../shared/config/management-routes
 import { secretScrubber } from '../../../shared/config/secrets';
 import { statusFor } from '../../../shared/http/error-mapping';
 import { PROVIDERS } from '../../../shared/providers/registry';
+import { readCsv } from '../../../shared/util/csv';
 import {
   ACCOUNTS,
   asWho,
@@ -31,6 +32,7 @@ import {
   managementProbes,
   MSISDN,
   PROBE_CONFIG,
+  SECRETS,
   type ProbeTarget,
   runProbes,
   send,
@@ -38,6 +40,7 @@ import {
 } from '../../hostile/probe-battery';
 
 const config = parseConfig(PROBE_CONFIG);
+const DAY = '2026-11-29';
 
 interface World extends ProbeTarget {
   records: () => number;
@@ -179,6 +182,84 @@ describe('the probe battery over every route of the tables', () => {
   });
 });
 
+/** A cell a spreadsheet would run: = + - @ tab or CR first, unless a plain number (shared/util/csv.ts). */
+const isFormula = (cell: string) => /^[=+\-@\t\r]/.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell);
+
+describe('every CSV export of the console', () => {
+  it('defuses the formulas that senders, partners and operators stored, in every list that exports', async () => {
+    // Arrange: formulas where each party writes free text: a partner's registration, an operator's name
+    // and note, an anonymous sender's refused callback.
+    const formula = '=HYPERLINK("http://evil.example","x")';
+    const reference = '1c2d3e4f-1f2a-4b3c-9d8e-7f6a5b4c3d2e';
+    const operator = { authorization: `Bearer ${SECRETS.shared}`, 'x-relay-actor': '@SUM(1+1)' };
+    const json = { 'content-type': 'application/json' };
+    const steps = [
+      await send(world, {
+        family: 'csv',
+        what: 'register',
+        method: 'POST',
+        path: '/v1/transactions',
+        headers: { ...operator, ...json },
+        body: JSON.stringify({
+          ...GOOD_BODIES.registerTransaction,
+          reference,
+          externalId: formula,
+          metadata: { note: '+cmd|calc' },
+        }),
+      }),
+      await send(world, {
+        family: 'csv',
+        what: 'refused callback',
+        method: 'PUT',
+        path: `/v1/momo/demo/${SECRETS.momoPath}/requesttopay/${encodeURIComponent(formula)}`,
+        headers: json,
+        body: JSON.stringify({ status: formula }),
+      }),
+    ];
+    const refused = world.store.quarantined.at(-1)!;
+    const dismissed = await send(world, {
+      family: 'csv',
+      what: 'dismiss',
+      method: 'POST',
+      path: `/v1/quarantine/${refused.id}/dismiss`,
+      headers: { ...operator, ...json },
+      body: JSON.stringify({ receivedAt: refused.receivedAt, note: `-2+3 ${formula}` }),
+    });
+    expect([...steps, dismissed].map((a) => a.status)).toEqual([201, 400, 200]);
+    const lists = MANAGEMENT_ROUTE_TABLE.filter((r) => r.method === 'GET' && r.console);
+
+    // Act
+    const exports = new Map<string, string>();
+    for (const route of lists) {
+      const path = route.path
+        .replace('{reference}', reference)
+        .replace(
+          /\{(\w+)\}/g,
+          (_, name: string) => ({ provider: 'momo', account: 'demo', id: 'shop' })[name] ?? DAY,
+        );
+      const answer = await send(world, {
+        family: 'csv',
+        what: 'export',
+        method: 'GET',
+        path: `${path}?format=csv`,
+        headers: asWho('admin'),
+      });
+      if (answer.status === 200 && answer.headers['content-type']?.startsWith('text/csv'))
+        exports.set(route.path, answer.text);
+    }
+
+    // Assess: the formulas reached the exports, and no cell of any export runs.
+    expect(exports.size).toBeGreaterThanOrEqual(10);
+    const all = [...exports.values()].join('\n');
+    for (const stored of ['HYPERLINK', '@SUM(1+1)', '-2+3']) expect(all).toContain(stored);
+    const running: string[] = [];
+    for (const [path, csv] of exports)
+      for await (const record of readCsv([csv]))
+        for (const cell of record.fields) if (isFormula(cell)) running.push(`${path}: ${cell.slice(0, 60)}`);
+    expect(running).toEqual([]);
+  });
+});
+
 describe('defects the battery found', () => {
   it('masks a phone number a sender puts in a provider path: in the answer, the quarantine and the log line', async () => {
     // Arrange
@@ -202,5 +283,38 @@ describe('defects the battery found', () => {
     expect(entry).toHaveLength(1);
     const kept = JSON.stringify(entry) + world.lines.slice(linesBefore).join('\n') + answer.text;
     expect(kept).not.toContain(MSISDN);
+  });
+
+  it('masks a phone number in the name X-Relay-Actor gives: in who signed in and in what others read of their act', async () => {
+    // Arrange
+    const named = { authorization: `Bearer ${SECRETS.shared}`, 'x-relay-actor': `ops ${MSISDN}` };
+
+    // Act
+    const me = await send(world, {
+      family: 'regression',
+      what: 'me',
+      method: 'GET',
+      path: '/v1/me',
+      headers: named,
+    });
+    const paused = await send(world, {
+      family: 'regression',
+      what: 'pause',
+      method: 'POST',
+      path: '/v1/destinations/shop/pause',
+      headers: named,
+    });
+    const listed = await send(world, {
+      family: 'regression',
+      what: 'list',
+      method: 'GET',
+      path: '/v1/destinations',
+      headers: asWho('viewer'),
+    });
+
+    // Assess
+    expect([me.status, paused.status, listed.status]).toEqual([200, 200, 200]);
+    expect(JSON.parse(me.text).actor.name).toBe('ops 2567*****456 (shared token)');
+    expect(me.text + paused.text + listed.text).not.toContain(MSISDN);
   });
 });
