@@ -35,6 +35,7 @@ import {
   UnsupportedMediaTypeError,
   UnstorableInputError,
 } from '../domain/errors';
+import { maskMsisdnsIn } from '../util/mask';
 import { type HttpResponse, json } from './types';
 
 /** The one table from error class to HTTP status. Everything that answers HTTP goes through here. */
@@ -92,7 +93,10 @@ function errorBody(
 } {
   // An outage's message names AWS internals (account, role and queue ARNs, SDK error text): logged where
   // it happens, never answered.
-  const message = error instanceof StorageUnavailableError ? STORAGE_UNAVAILABLE_MESSAGE : error.message;
+  // A message may echo what was sent (an account, a kind or a reference that is a phone number): masked
+  // as in every answer.
+  const message =
+    error instanceof StorageUnavailableError ? STORAGE_UNAVAILABLE_MESSAGE : maskMsisdnsIn(error.message);
   const body = { error: { code: error.code, message, ...(error.details ?? {}) } };
   // Messages may echo what was sent (a path holding a path secret): scrubbed like logs and quarantine.
   return JSON.parse(scrub(JSON.stringify(body)));

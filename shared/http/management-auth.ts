@@ -1,3 +1,4 @@
+import { maskMsisdnsIn } from '../util/mask';
 import type { RelayConfig } from '../config/schema';
 import { type Actor, hasRole, highestRole, type Role } from '../domain/actor';
 import type { ManagementRoute } from '../config/management-routes';
@@ -40,9 +41,12 @@ function sharedTokenActor(headers: Record<string, string>): Actor {
       `${ACTOR_HEADER} must be a person's name: 1 to 64 printable characters, a letter or digit among them`,
       { details: { header: ACTOR_HEADER } },
     );
+  // Free text the caller typed, shown to everyone (the audit log, approvals, a destination's pause): a
+  // phone number in it is masked as in every answer.
+  const name = maskMsisdnsIn(given);
   return {
-    id: `${SHARED_TOKEN_ACTOR.id}:${given}`,
-    name: `${given} (shared token)`,
+    id: `${SHARED_TOKEN_ACTOR.id}:${name}`,
+    name: `${name} (shared token)`,
     email: null,
     role: SHARED_TOKEN_ACTOR.role,
     via: 'token',

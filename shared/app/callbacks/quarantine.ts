@@ -2,6 +2,7 @@ import type { RelayError } from '../../domain/errors';
 import { buildEvent, type EventEnvelope } from '../../domain/events';
 import { isLate, within } from '../../util/deadline';
 import { newId, sha256Hex } from '../../util/ids';
+import { maskMsisdnsIn } from '../../util/mask';
 import {
   redactRefusedBody,
   type Scrubber,
@@ -162,8 +163,10 @@ function scrubbedParts(
   const body = isUtf8
     ? scrubThenTruncateBytes(window, bodyLimit, (text) => scrub(redactRefusedBody(text)))
     : kept.toString('base64');
-  const path = scrubThenTruncate(storedPath ?? request.path, MAX_PATH, scrub);
-  const message = scrubThenTruncate(error.message, MAX_MESSAGE, scrub);
+  // A path and a message echo what the sender chose (an account or kind that is a phone number): numbers
+  // masked as in every answer and log line.
+  const path = scrubThenTruncate(storedPath ?? request.path, MAX_PATH, (text) => maskMsisdnsIn(scrub(text)));
+  const message = scrubThenTruncate(error.message, MAX_MESSAGE, (text) => maskMsisdnsIn(scrub(text)));
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(storableHeaders(request.headers)))
     headers[scrub(name)] = scrub(value);
