@@ -4,10 +4,6 @@
  * confirmation of an STK payment lands on the STK transaction instead of counting the payment twice.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../../shared/adapters/memory/memory-store';
-import { type IngestDeps, ingestIntents } from '../../../../shared/app/transactions/ingest-report';
-import { reconciliationSchema } from '../../../../shared/config/schema';
-import { darajaProvider } from '../../../../shared/providers/daraja';
 import {
   RECEIPT,
   readStatusQueryOccasion,
@@ -17,81 +13,14 @@ import {
   verifiedStatusQueryReference,
 } from '../../../../shared/providers/daraja/correlation';
 import type { DarajaReportIntent } from '../../../../shared/providers/daraja/parse';
-import { darajaAccountSchema } from '../../../../shared/providers/daraja/schema';
-import type { CallbackInput, ReportIntent } from '../../../../shared/providers/types';
 import { darajaStatusResult } from '../../../helpers/daraja-status-result';
-import { registered } from '../../../helpers/reports';
+import { API, recordStatusQuery, registerPending, setup } from './support';
 
-const NOW = '2026-11-23T10:00:00.000Z';
 const RECEIPT_NO = 'NLJ7RT61SV';
 const CHECKOUT = 'ws_CO_191220191020363925';
 
 /** Whether the ingest reads ReportIntent.ownQuery and samePaymentAs yet (/tmp/daraja-core.patch). */
 const CORE_READS_DARAJA_INTENTS = true;
-
-const API = { baseUrl: 'https://daraja.test', consumerKey: 'ck', consumerSecret: 'cs' };
-
-/** `callbackFunction`: the account as the callback function in AWS loads it, without the API credentials. */
-function setup(options: { callbackFunction?: boolean } = {}) {
-  const store = new MemoryStore();
-  const deps: IngestDeps = {
-    store,
-    clock: { now: () => new Date(NOW) },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    reconciliation: reconciliationSchema.parse({ windowSeconds: 3600 }),
-  };
-  const settings = darajaAccountSchema.parse({
-    shortCode: '600638',
-    ...(options.callbackFunction ? {} : { api: API }),
-  });
-  const parse = (route: string, body: Record<string, unknown>): readonly ReportIntent[] => {
-    const input: CallbackInput<typeof settings> = {
-      account: { provider: 'daraja', id: 'demo', pathSecret: undefined, settings },
-      route,
-      params: {},
-      body,
-      rawBody: Buffer.from(JSON.stringify(body)),
-      headers: {},
-      sourceIp: '196.201.214.200',
-    };
-    const parsed = darajaProvider.routes.find((r) => r.name === route)!.parse(input);
-    if (parsed.type !== 'reports') throw new Error('expected reports');
-    return parsed.reports;
-  };
-  const ingest = (route: string, body: Record<string, unknown>) =>
-    ingestIntents(deps, {
-      provider: 'daraja',
-      account: 'demo',
-      origin: 'callback',
-      receivedAt: NOW,
-      authenticated: false,
-      intents: parse(route, body),
-    });
-  const success = () => store.published.filter((e) => e.metadata.type === 'TransactionSucceeded');
-  return { store, parse, ingest, success };
-}
-
-/** A registered Daraja transaction of the account, still PENDING. */
-const registerPending = (s: ReturnType<typeof setup>, kind: string, reference: string, amount: string) =>
-  s.store.createTransaction(
-    registered({
-      key: { provider: 'daraja', account: 'demo', reference },
-      kind,
-      amount: { value: amount, currency: 'KES' },
-      externalId: undefined,
-    }),
-  );
-
-/** The record the poller writes from Daraja's synchronous answer to its status query `id` (reconcile.ts putAlias). */
-const recordStatusQuery = (s: ReturnType<typeof setup>, id: string, data: Record<string, unknown>) =>
-  s.store.putRecordIfAbsent({
-    provider: 'daraja',
-    account: 'demo',
-    namespace: `alias:${STATUS_QUERY}`,
-    id,
-    data,
-    createdAt: NOW,
-  });
 
 const stkSuccess = {
   Body: {
