@@ -17,7 +17,7 @@ import type { ActorRef } from '../../domain/actor';
 import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
-import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
+import { ALIAS_NAMESPACE_PREFIX, checkReportLimits } from '../transactions/ingest-report';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
@@ -120,7 +120,7 @@ async function askProvider(
       detail: `${provider?.displayName ?? tx.key.provider} has no status call for kind ${tx.kind}`,
     };
   try {
-    return await api.check(statusQueryOf(services, tx), signal);
+    return withinLimits(tx, await api.check(statusQueryOf(services, tx), signal));
   } catch (error) {
     // A client bug must not stop the cycle; it is an error answer like any other.
     return {
@@ -128,6 +128,22 @@ async function askProvider(
       error: 'unavailable',
       detail: services.scrub(`status call failed: ${(error as Error).message}`),
     };
+  }
+}
+
+/**
+ * A report answer holds a callback's limits (ids a storage key and an event can carry): an answer past
+ * them is garbage, never settled on, as the same body in a callback would be refused. Stored as it
+ * came, a long or control-character id would reach the events, or fail every write of an item that
+ * then never expires.
+ */
+function withinLimits(tx: TransactionRecord, answer: StatusAnswer): StatusAnswer {
+  if (answer.type !== 'report') return answer;
+  try {
+    checkReportLimits({ ...answer.draft, key: tx.key });
+    return answer;
+  } catch (error) {
+    return { type: 'error', error: 'garbage', detail: (error as Error).message };
   }
 }
 

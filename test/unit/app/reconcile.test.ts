@@ -960,3 +960,28 @@ describe('identical answers in a row', () => {
     expect(recent[1]!.at).toBe(new Date(START + 13 * 60_000).toISOString());
   });
 });
+
+describe('a status answer the relay cannot store', () => {
+  it('is not settled on: a success whose transaction id is not a storable id leaves the transaction to expire', async () => {
+    // Prepare: a provider answer carrying an id with control characters and over 200 characters
+    const s = setup(() => ({
+      ...answers.succeeded(),
+      draft: draft('SUCCEEDED', { providerTransactionId: `363\u0000${'9'.repeat(300)}` }),
+    }));
+    await register(s.services);
+
+    // Act: poll until past the window (1 h)
+    const cycles = [];
+    for (let i = 0; i < 40 && s.tx().status === 'PENDING'; i++) {
+      s.advance(300);
+      cycles.push(await runPollCycle(s.services, { owner: 'p1' }));
+    }
+
+    // Assess
+    expect(cycles.reduce((n, c) => n + c.errors, 0)).toBe(0);
+    expect(s.tx().status).toBe('EXPIRED');
+    expect(s.tx().providerTransactionId).toBeUndefined();
+    expect(s.tx().reconcile?.recent.at(-1)).toMatchObject({ answer: 'error:garbage' });
+    expect(s.types()).toEqual(['TransactionExpired']);
+  });
+});
