@@ -523,26 +523,39 @@ function nextDueOpen(
     // schedule would make it due again at once, a write every cycle. Look again now and then (a config
     // change may add the API), and at the next moment something is due without an answer: the
     // window's end (expiry), and for AMBIGUOUS its escalation and its own maximum age (expiry).
-    const moments = ambiguousMoments(base, settings);
-    const milestones = [base.reconcileUntil];
-    if (base.status === 'AMBIGUOUS') {
-      if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
-      milestones.push(moments.expireAt);
-    }
     const later = new Date(
       Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
     ).toISOString();
-    due = [later, ...milestones.filter((m) => m > now)].sort()[0]!;
+    due = firstOf(later, milestonesAfter(base, reconcile, settings, now));
   } else if (answer.type === 'error' && answer.error === 'throttled') {
     // Throttled (by the provider or the client's own limit): again when the limit allows, not a
-    // whole backoff step later.
-    due = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
+    // whole backoff step later; a provider's long Retry-After never moves the window's end.
+    const after = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
+    due = firstOf(after, milestonesAfter(base, reconcile, settings, now));
   } else if (answer.type === 'error' && answer.retryAfterMs) {
     const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
-    if (after > due) due = after;
+    if (after > due) due = firstOf(after, milestonesAfter(base, reconcile, settings, now));
   }
   return due;
 }
+
+/** What is due without an answer, still ahead: the window's end (expiry), and for AMBIGUOUS its escalation and maximum age. */
+function milestonesAfter(
+  base: TransactionRecord,
+  reconcile: ReconcileState,
+  settings: ReconcileServices['config']['reconciliation'],
+  now: string,
+): string[] {
+  const moments = ambiguousMoments(base, settings);
+  const milestones = [base.reconcileUntil];
+  if (base.status === 'AMBIGUOUS') {
+    if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
+    milestones.push(moments.expireAt);
+  }
+  return milestones.filter((m) => m > now);
+}
+
+const firstOf = (at: string, milestones: string[]): string => [at, ...milestones].sort()[0]!;
 
 function recordMetrics(
   metrics: RelayMetrics,

@@ -985,3 +985,27 @@ describe('a status answer the relay cannot store', () => {
     expect(s.types()).toEqual(['TransactionExpired']);
   });
 });
+
+describe('a provider asking for a long pause', () => {
+  it.each([
+    ['throttled', 'HTTP 429'],
+    ['unavailable', 'HTTP 503'],
+  ] as const)(
+    '(%s with a Retry-After of a day) still expires the transaction at its window end',
+    async (error, detail) => {
+      // Prepare
+      const s = setup(() => ({ type: 'error', error, detail, retryAfterMs: 86_400_000 }));
+      await register(s.services);
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+
+      // Act: the first cycle past the window (1 h)
+      s.advance(3600);
+      await runPollCycle(s.services, { owner: 'p1' });
+
+      // Assess
+      expect(s.tx().status).toBe('EXPIRED');
+      expect(s.types()).toEqual(['TransactionExpired']);
+    },
+  );
+});
