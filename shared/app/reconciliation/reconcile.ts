@@ -530,10 +530,10 @@ function nextDueOpen(
   } else if (answer.type === 'error' && answer.error === 'throttled') {
     // Throttled (by the provider or the client's own limit): again when the limit allows, not a
     // whole backoff step later; a provider's long Retry-After never moves the window's end.
-    const after = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
+    const after = pausedUntil(now, answer.retryAfterMs ?? 1000);
     due = firstOf(after, milestonesAfter(base, reconcile, settings, now));
   } else if (answer.type === 'error' && answer.retryAfterMs) {
-    const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
+    const after = pausedUntil(now, answer.retryAfterMs);
     if (after > due) due = firstOf(after, milestonesAfter(base, reconcile, settings, now));
   }
   return due;
@@ -556,6 +556,14 @@ function milestonesAfter(
 }
 
 const firstOf = (at: string, milestones: string[]): string => [at, ...milestones].sort()[0]!;
+
+/** A provider's pause is read as a day at most: a Retry-After no date can hold must not fail every check. */
+const MAX_PAUSE_MS = 86_400_000;
+
+function pausedUntil(now: string, pauseMs: number): string {
+  const ms = Number.isFinite(pauseMs) ? Math.min(Math.max(0, pauseMs), MAX_PAUSE_MS) : MAX_PAUSE_MS;
+  return new Date(Date.parse(now) + ms).toISOString();
+}
 
 function recordMetrics(
   metrics: RelayMetrics,

@@ -1009,3 +1009,25 @@ describe('a provider asking for a long pause', () => {
     },
   );
 });
+
+describe('a Retry-After no date can hold', () => {
+  it.each([
+    ['past the largest date', 1e16],
+    ['too many digits for a number', Infinity],
+  ])('(%s) is a check like another, not a failure of every cycle', async (_, retryAfterMs) => {
+    // Prepare
+    const s = setup(() => ({ type: 'error', error: 'throttled', detail: 'HTTP 429', retryAfterMs }));
+    await register(s.services);
+
+    // Act
+    const cycles = [];
+    for (const seconds of [300, 3600]) {
+      s.advance(seconds);
+      cycles.push(await runPollCycle(s.services, { owner: 'p1' }));
+    }
+
+    // Assess
+    expect(cycles.map((c) => c.errors)).toEqual([0, 0]);
+    expect(s.tx().status).toBe('EXPIRED');
+  });
+});
