@@ -109,12 +109,14 @@ export class EventBridgeSink implements EventSink {
       if (!result.FailedEntryCount) return;
       const results = result.Entries ?? [];
       lastErrors = results.filter((r) => r.ErrorCode);
-      pending = pending.filter((_, i) => results[i]?.ErrorCode);
-      if (pending.length === 0) return;
+      const named = pending.filter((_, i) => results[i]?.ErrorCode);
+      // Failures counted but not told apart (entries missing or not lined up with the request): all of
+      // them again, since a duplicate is allowed and a lost event is not.
+      if (results.length === pending.length && named.length > 0) pending = named;
       if (attempt < maxAttempts) await new Promise((r) => setTimeout(r, baseDelay * 2 ** (attempt - 1)));
     }
     const ids = pending.map((e) => (JSON.parse(e.Detail ?? '{}') as EventEnvelope).metadata?.id ?? 'unknown');
-    const codes = [...new Set(lastErrors.map((e) => e.ErrorCode))].join(', ');
+    const codes = [...new Set(lastErrors.map((e) => e.ErrorCode))].join(', ') || 'failures not named';
     throw new EventPublishError(
       `${pending.length} event(s) still failing after ${maxAttempts} attempts (${codes})`,
       ids,

@@ -17,7 +17,7 @@ import type { ActorRef } from '../../domain/actor';
 import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
-import { ALIAS_NAMESPACE_PREFIX } from '../transactions/ingest-report';
+import { ALIAS_NAMESPACE_PREFIX, checkReportLimits } from '../transactions/ingest-report';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
@@ -120,7 +120,7 @@ async function askProvider(
       detail: `${provider?.displayName ?? tx.key.provider} has no status call for kind ${tx.kind}`,
     };
   try {
-    return await api.check(statusQueryOf(services, tx), signal);
+    return withinLimits(tx, await api.check(statusQueryOf(services, tx), signal));
   } catch (error) {
     // A client bug must not stop the cycle; it is an error answer like any other.
     return {
@@ -128,6 +128,22 @@ async function askProvider(
       error: 'unavailable',
       detail: services.scrub(`status call failed: ${(error as Error).message}`),
     };
+  }
+}
+
+/**
+ * A report answer holds a callback's limits (ids a storage key and an event can carry): an answer past
+ * them is garbage, never settled on, as the same body in a callback would be refused. Stored as it
+ * came, a long or control-character id would reach the events, or fail every write of an item that
+ * then never expires.
+ */
+function withinLimits(tx: TransactionRecord, answer: StatusAnswer): StatusAnswer {
+  if (answer.type !== 'report') return answer;
+  try {
+    checkReportLimits({ ...answer.draft, key: tx.key });
+    return answer;
+  } catch (error) {
+    return { type: 'error', error: 'garbage', detail: (error as Error).message };
   }
 }
 
@@ -507,25 +523,46 @@ function nextDueOpen(
     // schedule would make it due again at once, a write every cycle. Look again now and then (a config
     // change may add the API), and at the next moment something is due without an answer: the
     // window's end (expiry), and for AMBIGUOUS its escalation and its own maximum age (expiry).
-    const moments = ambiguousMoments(base, settings);
-    const milestones = [base.reconcileUntil];
-    if (base.status === 'AMBIGUOUS') {
-      if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
-      milestones.push(moments.expireAt);
-    }
     const later = new Date(
       Date.parse(now) + UNSUPPORTED_RECHECK_SECONDS * 1000 * timing.timeScale,
     ).toISOString();
-    due = [later, ...milestones.filter((m) => m > now)].sort()[0]!;
+    due = firstOf(later, milestonesAfter(base, reconcile, settings, now));
   } else if (answer.type === 'error' && answer.error === 'throttled') {
     // Throttled (by the provider or the client's own limit): again when the limit allows, not a
-    // whole backoff step later.
-    due = new Date(Date.parse(now) + (answer.retryAfterMs ?? 1000)).toISOString();
+    // whole backoff step later; a provider's long Retry-After never moves the window's end.
+    const after = pausedUntil(now, answer.retryAfterMs ?? 1000);
+    due = firstOf(after, milestonesAfter(base, reconcile, settings, now));
   } else if (answer.type === 'error' && answer.retryAfterMs) {
-    const after = new Date(Date.parse(now) + answer.retryAfterMs).toISOString();
-    if (after > due) due = after;
+    const after = pausedUntil(now, answer.retryAfterMs);
+    if (after > due) due = firstOf(after, milestonesAfter(base, reconcile, settings, now));
   }
   return due;
+}
+
+/** What is due without an answer, still ahead: the window's end (expiry), and for AMBIGUOUS its escalation and maximum age. */
+function milestonesAfter(
+  base: TransactionRecord,
+  reconcile: ReconcileState,
+  settings: ReconcileServices['config']['reconciliation'],
+  now: string,
+): string[] {
+  const moments = ambiguousMoments(base, settings);
+  const milestones = [base.reconcileUntil];
+  if (base.status === 'AMBIGUOUS') {
+    if (!reconcile.escalatedAt) milestones.push(moments.escalateAt);
+    milestones.push(moments.expireAt);
+  }
+  return milestones.filter((m) => m > now);
+}
+
+const firstOf = (at: string, milestones: string[]): string => [at, ...milestones].sort()[0]!;
+
+/** A provider's pause is read as a day at most: a Retry-After no date can hold must not fail every check. */
+const MAX_PAUSE_MS = 86_400_000;
+
+function pausedUntil(now: string, pauseMs: number): string {
+  const ms = Number.isFinite(pauseMs) ? Math.min(Math.max(0, pauseMs), MAX_PAUSE_MS) : MAX_PAUSE_MS;
+  return new Date(Date.parse(now) + ms).toISOString();
 }
 
 function recordMetrics(

@@ -94,6 +94,36 @@ describe('EventBridgeSink', () => {
     expect(calls[1]!.args[0].input.Entries!.map((e) => JSON.parse(e.Detail!).data.reference)).toEqual(['2']);
   });
 
+  it('resends the whole call when PutEvents counts failures but names none, instead of dropping them', async () => {
+    // Prepare: an answer whose entries do not line up with the request (missing, or none with an ErrorCode)
+    eventBridge
+      .on(PutEventsCommand)
+      .resolvesOnce({ FailedEntryCount: 2 })
+      .resolvesOnce({ FailedEntryCount: 1, Entries: [{ EventId: 'a' }, { EventId: 'b' }] })
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'a' }, { EventId: 'b' }] });
+
+    // Act
+    await sink().publish([event(1), event(2)]);
+
+    // Assess
+    const sent = eventBridge
+      .commandCalls(PutEventsCommand)
+      .map((call) => call.args[0].input.Entries!.map((e) => JSON.parse(e.Detail!).data.reference));
+    expect(sent).toEqual([
+      ['1', '2'],
+      ['1', '2'],
+      ['1', '2'],
+    ]);
+  });
+
+  it('names every event of a call whose failures it could never tell apart', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [] });
+    const failure = sink(2).publish([event(4), event(5)]);
+    await expect(failure).rejects.toMatchObject({
+      failedEventIds: [event(4).metadata.id, event(5).metadata.id],
+    });
+  });
+
   it('gives up after the configured attempts and names the events that were not published', async () => {
     eventBridge
       .on(PutEventsCommand)

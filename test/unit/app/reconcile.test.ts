@@ -960,3 +960,74 @@ describe('identical answers in a row', () => {
     expect(recent[1]!.at).toBe(new Date(START + 13 * 60_000).toISOString());
   });
 });
+
+describe('a status answer the relay cannot store', () => {
+  it('is not settled on: a success whose transaction id is not a storable id leaves the transaction to expire', async () => {
+    // Prepare: a provider answer carrying an id with control characters and over 200 characters
+    const s = setup(() => ({
+      ...answers.succeeded(),
+      draft: draft('SUCCEEDED', { providerTransactionId: `363\u0000${'9'.repeat(300)}` }),
+    }));
+    await register(s.services);
+
+    // Act: poll until past the window (1 h)
+    const cycles = [];
+    for (let i = 0; i < 40 && s.tx().status === 'PENDING'; i++) {
+      s.advance(300);
+      cycles.push(await runPollCycle(s.services, { owner: 'p1' }));
+    }
+
+    // Assess
+    expect(cycles.reduce((n, c) => n + c.errors, 0)).toBe(0);
+    expect(s.tx().status).toBe('EXPIRED');
+    expect(s.tx().providerTransactionId).toBeUndefined();
+    expect(s.tx().reconcile?.recent.at(-1)).toMatchObject({ answer: 'error:garbage' });
+    expect(s.types()).toEqual(['TransactionExpired']);
+  });
+});
+
+describe('a provider asking for a long pause', () => {
+  it.each([
+    ['throttled', 'HTTP 429'],
+    ['unavailable', 'HTTP 503'],
+  ] as const)(
+    '(%s with a Retry-After of a day) still expires the transaction at its window end',
+    async (error, detail) => {
+      // Prepare
+      const s = setup(() => ({ type: 'error', error, detail, retryAfterMs: 86_400_000 }));
+      await register(s.services);
+      s.advance(300);
+      await runPollCycle(s.services, { owner: 'p1' });
+
+      // Act: the first cycle past the window (1 h)
+      s.advance(3600);
+      await runPollCycle(s.services, { owner: 'p1' });
+
+      // Assess
+      expect(s.tx().status).toBe('EXPIRED');
+      expect(s.types()).toEqual(['TransactionExpired']);
+    },
+  );
+});
+
+describe('a Retry-After no date can hold', () => {
+  it.each([
+    ['past the largest date', 1e16],
+    ['too many digits for a number', Infinity],
+  ])('(%s) is a check like another, not a failure of every cycle', async (_, retryAfterMs) => {
+    // Prepare
+    const s = setup(() => ({ type: 'error', error: 'throttled', detail: 'HTTP 429', retryAfterMs }));
+    await register(s.services);
+
+    // Act
+    const cycles = [];
+    for (const seconds of [300, 3600]) {
+      s.advance(seconds);
+      cycles.push(await runPollCycle(s.services, { owner: 'p1' }));
+    }
+
+    // Assess
+    expect(cycles.map((c) => c.errors)).toEqual([0, 0]);
+    expect(s.tx().status).toBe('EXPIRED');
+  });
+});
