@@ -46,7 +46,11 @@ function defaultVerdict(response: HttpResponse): ResponseVerdict {
 export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
   if (!value) return undefined;
   const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    // 400 nines is a valid delta-seconds that no number holds: no pause at all rather than Infinity.
+    const ms = Math.round(Number(text) * 1000);
+    return Number.isFinite(ms) ? ms : undefined;
+  }
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -195,6 +195,10 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
+
+  it('ignores a delta too large for a number rather than answer Infinity', () => {
+    expect(parseRetryAfter('9'.repeat(400), Date.parse('2026-11-23T10:00:00Z'))).toBeUndefined();
+  });
 });
 
 describe('backoffDelay', () => {
