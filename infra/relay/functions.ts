@@ -156,12 +156,37 @@ export function createRelayFunctions(
     timeout: CALLBACK_FUNCTION_TIMEOUT,
     environment: environments.http,
   });
-  return {
+  const fns: RelayFunctions = {
     callback,
     decisions: createDecisionFunctions(relayFunction, props, options.providers, callback, environments.http),
     callbackReservedConcurrency,
     ...createOtherFunctions(relayFunction, props, options.config, environments),
   };
+  warnAboutReservedTotal(scope, fns);
+  return fns;
+}
+
+/**
+ * Executions one relay may reserve on an account with Lambda's default concurrency quota (1,000): Lambda
+ * keeps 100 unreserved, and refuses a reservation that would leave fewer.
+ */
+const DEFAULT_QUOTA_RESERVABLE = 900;
+
+/** Warns when the functions' reservations together need more than Lambda's default concurrency quota. */
+function warnAboutReservedTotal(scope: Construct, fns: RelayFunctions): void {
+  const all = [
+    ...Object.values(fns).filter((f): f is nodejs.NodejsFunction => f instanceof lambda.Function),
+    ...fns.decisions.map((d) => d.fn),
+  ];
+  const total = all.reduce(
+    (sum, fn) => sum + ((fn.node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions ?? 0),
+    0,
+  );
+  if (total > DEFAULT_QUOTA_RESERVABLE)
+    Annotations.of(scope).addWarningV2(
+      'mobile-money-relay:reservedAboveDefaultQuota',
+      `The relay's functions reserve ${total} executions: Lambda keeps 100 of the account's concurrency unreserved, so the deploy needs a concurrency quota of at least ${total + 100} (the default is 1,000; docs/deploy.md, "The bulkhead"). Request the increase first, or lower reservedConcurrency / the throttles.`,
+    );
 }
 
 /** `reservedConcurrency[id]` of the props: `false` is none, unset is `fallback`. */

@@ -64,6 +64,8 @@ export const AWS_LIMITS = {
   /** S3 bucket policy 20 KB; SNS topic policy 30 KB. */
   s3BucketPolicyBytes: 20_480,
   snsTopicPolicyBytes: 30_720,
+  /** AWS WAF (docs.aws.amazon.com/waf/latest/developerguide/limits.html): addresses in one IP set. */
+  wafIpSetAddresses: 10_000,
 } as const;
 
 /**
@@ -276,6 +278,8 @@ function checkResourcePolicies(resources: Resources, over: Over) {
       over(`queue policy ${id} (bytes)`, bytes, L.sqsPolicyBytes);
       over(`statements of queue policy ${id}`, statements, L.sqsPolicyStatements);
     }
+    if (r.Type === 'AWS::WAFv2::IPSet')
+      over(`addresses of IP set ${id}`, (p.Addresses ?? []).length, L.wafIpSetAddresses);
     if (r.Type === 'AWS::S3::BucketPolicy')
       over(`bucket policy ${id} (bytes)`, bytesOf(p.PolicyDocument), L.s3BucketPolicyBytes);
     if (r.Type === 'AWS::SNS::TopicPolicy')

@@ -115,10 +115,10 @@ describe('the callback function’s bulkhead', () => {
     expect(reserved).toBe(56 + 20);
   });
 
-  it('warns when reservedConcurrency.callback is set below the bulkhead, and keeps the value given', () => {
-    // Act
-    const small = synthRelay('BulkheadSmall', () => ({ reservedConcurrency: { callback: 100 } }));
+  // The callback below its bulkhead; with the poller's 850 (and C2B validation's 38), 988 reserved.
+  const small = synthRelay('BulkheadSmall', () => ({ reservedConcurrency: { callback: 100, poller: 850 } }));
 
+  it('warns when reservedConcurrency.callback is set below the bulkhead, and keeps the value given', () => {
     // Assess
     expect(bulkheadOf(small.resources).reserved).toBe(100);
     const warnings = small.annotations
@@ -129,5 +129,19 @@ describe('the callback function’s bulkhead', () => {
       'reservedConcurrency.callback: 100 is below the bulkhead of the route throttles (252)',
     );
     expect(plain.annotations.findWarning('*', Match.stringLikeRegexp('below the bulkhead'))).toHaveLength(0);
+  });
+
+  it("warns when the functions' reservations together pass Lambda's default quota (900 of 1,000 reservable)", () => {
+    const warnings = (annotations: Annotations) =>
+      annotations
+        .findWarning('*', Match.stringLikeRegexp('reserve \\d+ executions'))
+        .map((m) => String(m.entry.data));
+    expect(warnings(small.annotations)).toEqual([
+      expect.stringContaining(
+        "The relay's functions reserve 988 executions: Lambda keeps 100 of the account's concurrency unreserved, so the deploy needs a concurrency quota of at least 1088",
+      ),
+    ]);
+    // The defaults reserve 290.
+    expect(warnings(plain.annotations)).toEqual([]);
   });
 });

@@ -13,6 +13,8 @@ import { exampleConfig } from './relay-synth';
 
 /** The partner sizes a relay must deploy at: a single till up to an aggregator's hundreds. */
 const SIZES = [1, 25, 100, 500] as const;
+/** The sizes cfn-lint reads (with the largest relay). */
+const LINTED_SIZES = [1, 25] as const;
 const PROVIDERS = ['momo', 'airtel', 'daraja'] as const;
 const API_BASE_URLS = {
   momo: 'https://sandbox.momodeveloper.mtn.com',
@@ -179,13 +181,15 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
 
   const skip = cfnLintSkipReason();
   it.skipIf(skip !== undefined)(
-    `passes cfn-lint with 0 errors at every size and on the largest relay${skip ? ` (skipped: ${skip})` : ''}`,
+    `passes cfn-lint with 0 errors at 1 and 25 accounts and on the largest relay (1,000)${skip ? ` (skipped: ${skip})` : ''}`,
     { timeout: 900_000 },
     () => {
       // Act
       const { errors, warnings } = cfnLint(
+        // 100 and 500 accounts differ from 25 only in the config layer's asset (nothing grows per
+        // account: the tests above), and the largest relay has 1,000: linting them again costs CPU only.
         Object.fromEntries([
-          ...SIZES.map((n) => [`${n}-accounts`, built.get(n)!.template]),
+          ...LINTED_SIZES.map((n) => [`${n}-accounts`, built.get(n)!.template]),
           ['largest', built.get(LARGEST)!.template],
         ]),
       );
