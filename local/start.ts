@@ -45,25 +45,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/**
- * `npm start --simulator` (no `--`) gives the option to npm, which sets npm_config_simulator and runs the
- * relay without it: refused with the command meant, rather than a plain relay `npm run sim` cannot use.
- */
-function refuseOptionsGivenToNpm(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.npm_lifecycle_event !== 'start') return;
-  const given = ['simulator', 'port', 'data-dir', 'sim-port', 'config'].filter(
-    (option) => env[`npm_config_${option.replace('-', '_')}`] !== undefined,
-  );
-  if (given.length === 0) return;
-  const flags = given.map((option) => `--${option}`).join(' ');
-  process.stderr.write(
-    `\n✖ npm took ${flags} for itself: the relay's options go after \`--\`, as in npm start -- ${given.includes('simulator') ? '--simulator' : `--${given[0]} …`}\n\n${USAGE}`,
-  );
-  process.exit(2);
-}
-
 async function main(): Promise<void> {
-  refuseOptionsGivenToNpm();
   const { values } = parseCli(USAGE, {
     options: {
       'data-dir': { type: 'string' },

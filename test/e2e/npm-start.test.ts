@@ -85,7 +85,7 @@ describe('npm start, the mistakes a new user makes', () => {
     // Assess
     expect(await relay.exited).toBe(2);
     expect(relay.output()).toContain(
-      "✖ npm took --simulator for itself: the relay's options go after `--`, as in npm start -- --simulator",
+      "✖ npm took --simulator for itself: the script's options go after `--`, as in npm start -- --simulator",
     );
   }, 30_000);
 
