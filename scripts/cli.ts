@@ -36,6 +36,7 @@ export function parseCli<T extends ParseArgsConfig>(
   config: T,
 ): ReturnType<typeof parseArgs<T>> {
   answerHelp(usage, config.args);
+  if (config.args === undefined) refuseOptionsGivenToNpm(usage, config);
   try {
     return parseArgs(config);
   } catch (error) {
@@ -47,6 +48,29 @@ export function parseCli<T extends ParseArgsConfig>(
     );
     process.exit(2);
   }
+}
+
+/**
+ * `npm start --simulator` or `npm run sim momo pay --fault drop` (no `--`): npm keeps the options for itself
+ * (npm_config_simulator, npm_config_fault) and runs the script without them, or with their values as
+ * stray arguments. Refused with the command meant, exit 2.
+ */
+function refuseOptionsGivenToNpm(usage: string, config: ParseArgsConfig, env = process.env): void {
+  const script = env.npm_lifecycle_event;
+  if (!script) return;
+  const options = config.options ?? {};
+  const given = Object.keys(options).filter(
+    (option) => option !== 'help' && env[`npm_config_${option.replaceAll('-', '_')}`] !== undefined,
+  );
+  if (given.length === 0) return;
+  const first = given[0]!;
+  const example = `--${first}${options[first]!.type === 'string' ? ' <value>' : ''}`;
+  const command = script === 'start' ? 'npm start' : `npm run ${script}`;
+  print(
+    2,
+    `✖ npm took ${given.map((o) => `--${o}`).join(' ')} for itself: the script's options go after \`--\`, as in ${command} -- ${example}\n\n${shortUsage(usage)}`,
+  );
+  process.exit(2);
 }
 
 const SCREEN_LINES = 24;

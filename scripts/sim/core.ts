@@ -224,7 +224,7 @@ export async function httpStep<T = Record<string, unknown>>(
     };
     ctx.onStep?.(step);
     throw new ScenarioError(
-      `${title}: ${method} ${url} got no answer (${cause ?? (error as Error).message}). Is \`npm start -- --simulator\` running? (--relay / --sim to point elsewhere)`,
+      `${title}: ${method} ${url} got no answer (${cause ?? (error as Error).message}). ${await whatRuns(ctx, url)}`,
     );
   }
   const text = await response.text();
@@ -280,6 +280,23 @@ export function expectStatus(answer: HttpAnswer<unknown>, statuses: number[], wh
   if (!statuses.includes(answer.status)) {
     throw new ScenarioError(`${what} answered HTTP ${answer.status}: ${shorten(answer.text, 300)}`);
   }
+}
+
+/**
+ * What to do when a call got no answer: a relay started without `--simulator` answers while the simulator
+ * does not, the mistake a new user makes after a plain `npm start`.
+ */
+async function whatRuns(ctx: SimContext, unanswered: string): Promise<string> {
+  const elsewhere = '(--relay / --sim to point elsewhere)';
+  if (!unanswered.startsWith(trim(ctx.simUrl)))
+    return `Is \`npm start -- --simulator\` running? ${elsewhere}`;
+  const relayAnswers = await fetch(relayUrl(ctx, '/health'), { signal: AbortSignal.timeout(2000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
+  return relayAnswers
+    ? `The relay at ${ctx.relayUrl} answers, but no simulator: it was started without --simulator. Stop it (Ctrl-C) and start \`npm start -- --simulator\`. ${elsewhere}`
+    : `Is \`npm start -- --simulator\` running? ${elsewhere}`;
 }
 
 export function simUrl(ctx: SimContext, path: string): string {

@@ -75,6 +75,20 @@ describe('npm start, the mistakes a new user makes', () => {
     expect(relay.output()).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
   }, 30_000);
 
+  it('says that npm took the options given without `--` (npm start --simulator) and what to type', async () => {
+    // Act: what npm passes on for `npm start --simulator`: the option in its own config, none to the relay.
+    const relay = await bundledStart([], {
+      npm_lifecycle_event: 'start',
+      npm_config_simulator: 'true',
+      PATH: mkdtempSync(join(tmpdir(), 'no-java-')),
+    });
+    // Assess
+    expect(await relay.exited).toBe(2);
+    expect(relay.output()).toContain(
+      "✖ npm took --simulator for itself: the script's options go after `--`, as in npm start -- --simulator",
+    );
+  }, 30_000);
+
   it('says a second npm start is running before it starts DynamoDB Local, and how to start on another port', async () => {
     // Prepare: the port taken, and no Java on PATH, so an answer about Java means the port came second.
     const taken = createServer();

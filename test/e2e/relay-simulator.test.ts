@@ -728,6 +728,27 @@ describe('npm run sim', () => {
     expect(run.output).toMatch(/got no answer .*npm start -- --simulator/);
   });
 
+  it.concurrent(
+    'says the relay was started without --simulator when only the simulator does not answer',
+    async () => {
+      // Act: a running relay, no simulator where npm run sim looks for it (a plain npm start).
+      const run = await cli([
+        'momo',
+        'pay',
+        '--relay',
+        relay.url,
+        '--sim',
+        'http://127.0.0.1:9',
+        '--timeout',
+        '2',
+      ]);
+      // Assess
+      expect(run.code).toBe(1);
+      expect(run.output).toContain(`The relay at ${relay.url} answers, but no simulator`);
+      expect(run.output).toContain('start `npm start -- --simulator`');
+    },
+  );
+
   it('covers every documented example', () => {
     expect(EXAMPLES.map((e) => e.args.join(' ')).filter((c) => !exercised.has(c))).toEqual([]);
   });
