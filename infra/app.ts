@@ -98,35 +98,52 @@ function operatorConsole(): { domainPrefix?: string } | undefined {
   return { domainPrefix: process.env.RELAY_CONSOLE_DOMAIN_PREFIX || undefined };
 }
 
-const callbackConcurrency = reservedConcurrency(process.env.CALLBACK_RESERVED_CONCURRENCY);
-const config = readConfig(configPath);
-const stackName = process.env.RELAY_STACK_NAME ?? 'MobileMoneyRelay';
-const webAclArn = process.env.RELAY_WEB_ACL_ARN || undefined;
-const cloudFront = flag('RELAY_CLOUDFRONT');
-if (webAclArn && !cloudFront) throw new Error('RELAY_WEB_ACL_ARN: needs RELAY_CLOUDFRONT=on');
-const app = new App();
-if (flag('RELAY_WEB_ACL_STACK')) {
-  new RelayEdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
-    alarmEmail: process.env.ALARM_EMAIL || undefined,
-    description: 'Mobile-money callback relay: AWS WAF web ACL (CLOUDFRONT scope) for its CloudFront edge',
-    webAcl: {
-      rateLimit: rateLimit(process.env.RELAY_WAF_RATE_LIMIT),
-      exemptCidrs: exemptCidrs(config),
+/** The app: every problem it finds in the config or the environment is thrown as an Error naming the key. */
+function synthesize(): void {
+  const callbackConcurrency = reservedConcurrency(process.env.CALLBACK_RESERVED_CONCURRENCY);
+  const config = readConfig(configPath);
+  const stackName = process.env.RELAY_STACK_NAME ?? 'MobileMoneyRelay';
+  const webAclArn = process.env.RELAY_WEB_ACL_ARN || undefined;
+  const cloudFront = flag('RELAY_CLOUDFRONT');
+  if (webAclArn && !cloudFront) throw new Error('RELAY_WEB_ACL_ARN: needs RELAY_CLOUDFRONT=on');
+  const app = new App();
+  if (flag('RELAY_WEB_ACL_STACK')) {
+    new RelayEdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
+      alarmEmail: process.env.ALARM_EMAIL || undefined,
+      description: 'Mobile-money callback relay: AWS WAF web ACL (CLOUDFRONT scope) for its CloudFront edge',
+      webAcl: {
+        rateLimit: rateLimit(process.env.RELAY_WAF_RATE_LIMIT),
+        exemptCidrs: exemptCidrs(config),
+      },
+    });
+  }
+  new RelayStack(app, stackName, {
+    description: `Mobile-money callback relay (${providerWords.all()}): callbacks, management API, events`,
+    relay: {
+      config,
+      alarmEmail: process.env.ALARM_EMAIL || undefined,
+      ticketEmail: process.env.TICKET_EMAIL || undefined,
+      allowInlineSecrets: allowInlineSecrets(process.env.RELAY_ALLOW_INLINE_SECRETS),
+      secretNamePrefix: process.env.RELAY_SECRET_NAME_PREFIX || undefined,
+      cloudFront: cloudFront ? { webAclArn } : undefined,
+      reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
+      console: operatorConsole(),
     },
   });
+  Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+  app.synth();
 }
-new RelayStack(app, stackName, {
-  description: `Mobile-money callback relay (${providerWords.all()}): callbacks, management API, events`,
-  relay: {
-    config,
-    alarmEmail: process.env.ALARM_EMAIL || undefined,
-    ticketEmail: process.env.TICKET_EMAIL || undefined,
-    allowInlineSecrets: allowInlineSecrets(process.env.RELAY_ALLOW_INLINE_SECRETS),
-    secretNamePrefix: process.env.RELAY_SECRET_NAME_PREFIX || undefined,
-    cloudFront: cloudFront ? { webAclArn } : undefined,
-    reservedConcurrency: callbackConcurrency === undefined ? undefined : { callback: callbackConcurrency },
-    console: operatorConsole(),
-  },
-});
-Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
-app.synth();
+
+/**
+ * A config or environment problem is the user's to fix, so it is one line naming the key and where to read
+ * more, not a stack trace (`cdk synth` prints whatever the app writes); `cdk --debug` (CDK_DEBUG) keeps
+ * the stack for a bug of ours.
+ */
+try {
+  synthesize();
+} catch (error) {
+  if (process.env.CDK_DEBUG) throw error;
+  console.error(`Cannot synthesize the relay: ${(error as Error).message}`);
+  console.error('Configuration: docs/deploy.md#configure (`cdk --debug synth` shows where it was thrown)');
+  process.exit(1);
+}
