@@ -525,6 +525,14 @@ export function serverProbes(): Probe[] {
     });
   for (const [name, value] of Object.entries(HOSTILE_SEGMENTS))
     add(`path ${name}`, { method: 'GET', path: `/v1/${value}` });
+  // API Gateway's payload quota (10 MB), which the local server stands in for: refused before the relay runs.
+  add("body over the API's quota", {
+    method: 'PUT',
+    path: `/v1/momo/demo/${SECRETS.momoPath}/requesttopay/${REFERENCE}`,
+    headers: { 'content-type': 'application/json' },
+    body: 'x'.repeat(10 * 1024 * 1024 + 1),
+    recorded: 'none',
+  });
   add('request line over the quota', {
     method: 'GET',
     path: `/v1/transactions?q=${'q'.repeat(11_000)}`,
