@@ -551,6 +551,19 @@ export function serverProbes(): Probe[] {
   return probes;
 }
 
+/** Registers the transaction the routes under /v1/transactions/{…} find (their probes reach its use cases). */
+export async function registerProbeTransaction(on: Pick<ProbeTarget, 'url'>): Promise<number> {
+  const answer = await send(on, {
+    family: 'arrange',
+    what: 'register',
+    method: 'POST',
+    path: '/v1/transactions',
+    headers: asWho('admin', { 'content-type': 'application/json' }),
+    body: JSON.stringify({ ...GOOD_BODIES.registerTransaction, msisdn: undefined }),
+  });
+  return answer.status;
+}
+
 /** Closes the kept-alive connection (after a file's probes). */
 export function closeProbes(): void {
   agent.destroy();

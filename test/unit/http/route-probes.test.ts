@@ -32,6 +32,7 @@ import {
   managementProbes,
   MSISDN,
   PROBE_CONFIG,
+  registerProbeTransaction,
   SECRETS,
   type ProbeTarget,
   runProbes,
@@ -142,16 +143,8 @@ afterAll(async () => {
 
 describe('the probe battery over every route of the tables', () => {
   it('probes every route of the management route table as every caller, with hostile methods, paths, queries and bodies', async () => {
-    // Arrange: a transaction the routes under /v1/transactions/{…} find.
-    const registered = await send(world, {
-      family: 'arrange',
-      what: 'register',
-      method: 'POST',
-      path: '/v1/transactions',
-      headers: asWho('admin', { 'content-type': 'application/json' }),
-      body: JSON.stringify({ ...GOOD_BODIES.registerTransaction, msisdn: undefined }),
-    });
-    expect(registered.status).toBe(201);
+    // Arrange
+    expect(await registerProbeTransaction(world)).toBe(201);
     const probes = MANAGEMENT_ROUTE_TABLE.flatMap(managementProbes);
 
     // Act
