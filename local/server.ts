@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routesAt } from '../shared/config/management-routes';
-import { RequestHeadersTooLargeError } from '../shared/domain/errors';
+import { PayloadTooLargeError, RequestHeadersTooLargeError } from '../shared/domain/errors';
 import { errorResponse } from '../shared/http/error-mapping';
 import { API_ANSWER_HEADERS, type HttpResponse } from '../shared/http/types';
 import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
@@ -193,6 +193,15 @@ function headersTooLarge(bytes?: number): HttpResponse {
   );
 }
 
+/** The relay's answer to a body over API Gateway's payload quota (the handlers check the relay's own, smaller limit). */
+function bodyTooLarge(): HttpResponse {
+  return errorResponse(
+    new PayloadTooLargeError(`The body is over ${MAX_REQUEST_BYTES} bytes, the most the API takes`, {
+      details: { limit: MAX_REQUEST_BYTES },
+    }),
+  );
+}
+
 /**
  * There is no relay store behind the local server's own refusals (as API Gateway's own refusals never reach
  * the relay): they are noted on its standard error, one line each, never echoing what was sent.
@@ -275,12 +284,9 @@ export function createLocalServer(options: LocalServerOptions): Server {
       if (request.method === 'GET' && options.site && (await options.site(path, response))) return;
       const body = await readBody(request);
       if (body === 'too-large') {
-        send(
-          response,
-          413,
-          { 'content-type': 'application/json' },
-          JSON.stringify({ message: 'Request Entity Too Large' }),
-        );
+        const answer = bodyTooLarge();
+        noteRefusal(answer);
+        sendAnswer(response, answer);
         return;
       }
       // The paths of the management route table, whatever the method: a wrong one is the management

@@ -13,7 +13,7 @@ import {
   startRelayWithSimulator,
 } from '../helpers/relay-simulator';
 import { ADMIN_ACTOR, ADMIN_TOKEN } from '../helpers/relay';
-import { useChromium, WAIT_MS } from './harness';
+import { useChromium, viewSettled, WAIT_MS } from './harness';
 import type { QuarantineInput } from '../../shared/app/ports';
 import { chromiumPath, ChromiumMissingError } from '../helpers/chromium';
 import { SIMULATOR_BADGE_SHOP } from '../../local/simulator-wiring';
@@ -58,19 +58,8 @@ const QUARANTINE_EXAMINED = 150;
 const FLOOD = 250;
 const AXE = readFileSync(resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
 
-/** A view is drawn: its heading is there, no API call is in flight (main's aria-busy) and nothing says Loading. */
-async function settled(): Promise<void> {
-  // Polled with evaluate: waitForFunction compiles its predicate with eval, which the page's CSP refuses.
-  await vi.waitFor(
-    async () =>
-      expect(
-        await page.evaluate(
-          "(() => { const m = document.getElementById('main'); return !!m && !!m.querySelector('h1') && m.getAttribute('aria-busy') !== 'true' && !m.textContent.includes('Loading…'); })()",
-        ),
-      ).toBe(true),
-    { timeout: WAIT_MS, interval: 100 },
-  );
-}
+/** A view is drawn (harness.ts viewSettled). */
+const settled = () => viewSettled(page);
 
 /** axe-core's serious and critical violations on the page as it is (evaluated in the page: CSP allows it). */
 async function axeViolations(): Promise<string[]> {

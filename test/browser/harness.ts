@@ -188,3 +188,17 @@ export async function exported(page: Page, testId: string): Promise<{ name: stri
   const csv = readFileSync((await download.path())!, 'utf8');
   return { name: download.suggestedFilename(), lines: csv.trimEnd().split('\r\n') };
 }
+
+/** A view is drawn: its heading is there, no API call is in flight (main's aria-busy) and nothing says Loading. */
+export async function viewSettled(page: Page): Promise<void> {
+  // Polled with evaluate: waitForFunction compiles its predicate with eval, which the page's CSP refuses.
+  await vi.waitFor(
+    async () =>
+      expect(
+        await page.evaluate(
+          "(() => { const m = document.getElementById('main'); return !!m && !!m.querySelector('h1') && m.getAttribute('aria-busy') !== 'true' && !m.textContent.includes('Loading…'); })()",
+        ),
+      ).toBe(true),
+    { timeout: WAIT_MS, interval: 100 },
+  );
+}

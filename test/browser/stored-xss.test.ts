@@ -10,9 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../helpers/relay';
-import { expiredPayment, TEAM, useConsoleOnRelay, WAIT_MS } from './harness';
+import { expiredPayment, TEAM, useConsoleOnRelay, viewSettled } from './harness';
 
 /** Each marks what it injects with data-xss, so that an element that got in is found. */
 const PAYLOADS = [
@@ -90,19 +90,6 @@ async function storeEverywhere(): Promise<{ failed: string; pending: string }> {
   return { failed, pending };
 }
 
-/** A view is drawn: its heading is there and no API call is in flight (console.test.ts's settled). */
-async function settled(page: Page): Promise<void> {
-  await vi.waitFor(
-    async () =>
-      expect(
-        await page.evaluate(
-          "(() => { const m = document.getElementById('main'); return !!m && !!m.querySelector('h1') && m.getAttribute('aria-busy') !== 'true' && !m.textContent.includes('Loading…'); })()",
-        ),
-      ).toBe(true),
-    { timeout: WAIT_MS, interval: 100 },
-  );
-}
-
 /** What got in on the page as it is: injected elements, script URLs, a handler that ran, CSP reports. */
 async function injected(
   page: Page,
@@ -150,7 +137,7 @@ describe('stored markup in every console view', () => {
     const text: Record<string, string> = {};
     for (const view of views) {
       await page.goto(`${t.relay.url}/console/${view}`);
-      await settled(page);
+      await viewSettled(page);
       found[view] = await injected(page);
       text[view] = await page.locator('#main').innerText();
     }

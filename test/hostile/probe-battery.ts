@@ -525,6 +525,14 @@ export function serverProbes(): Probe[] {
     });
   for (const [name, value] of Object.entries(HOSTILE_SEGMENTS))
     add(`path ${name}`, { method: 'GET', path: `/v1/${value}` });
+  // API Gateway's payload quota (10 MB), which the local server stands in for: refused before the relay runs.
+  add("body over the API's quota", {
+    method: 'PUT',
+    path: `/v1/momo/demo/${SECRETS.momoPath}/requesttopay/${REFERENCE}`,
+    headers: { 'content-type': 'application/json' },
+    body: 'x'.repeat(10 * 1024 * 1024 + 1),
+    recorded: 'none',
+  });
   add('request line over the quota', {
     method: 'GET',
     path: `/v1/transactions?q=${'q'.repeat(11_000)}`,
@@ -541,6 +549,19 @@ export function serverProbes(): Probe[] {
   ])
     add(path, { method: 'GET', path, headers: asWho('admin') });
   return probes;
+}
+
+/** Registers the transaction the routes under /v1/transactions/{…} find (their probes reach its use cases). */
+export async function registerProbeTransaction(on: Pick<ProbeTarget, 'url'>): Promise<number> {
+  const answer = await send(on, {
+    family: 'arrange',
+    what: 'register',
+    method: 'POST',
+    path: '/v1/transactions',
+    headers: asWho('admin', { 'content-type': 'application/json' }),
+    body: JSON.stringify({ ...GOOD_BODIES.registerTransaction, msisdn: undefined }),
+  });
+  return answer.status;
 }
 
 /** Closes the kept-alive connection (after a file's probes). */

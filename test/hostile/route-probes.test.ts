@@ -9,15 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANAGEMENT_ROUTE_TABLE } from '../../shared/config/management-routes';
 import { startTestRelay, type TestRelay } from '../helpers/relay';
 import {
-  asWho,
   callbackProbes,
   closeProbes,
-  GOOD_BODIES,
   managementProbes,
   PROBE_CONFIG,
+  registerProbeTransaction,
   type Probe,
   runProbes,
-  send,
 } from './probe-battery';
 
 let relay: TestRelay;
@@ -38,16 +36,8 @@ const sensitive = (probe: Probe) => STORE_SENSITIVE.test(probe.what);
 
 describe('the probe battery on DynamoDB Local', () => {
   it('answers the store-sensitive probes of every management route without a 5xx or a leak', async () => {
-    // Arrange: the transaction the routes under /v1/transactions/{…} find.
-    const registered = await send(relay, {
-      family: 'arrange',
-      what: 'register',
-      method: 'POST',
-      path: '/v1/transactions',
-      headers: asWho('admin', { 'content-type': 'application/json' }),
-      body: JSON.stringify({ ...GOOD_BODIES.registerTransaction, msisdn: undefined }),
-    });
-    expect(registered.status).toBe(201);
+    // Arrange
+    expect(await registerProbeTransaction(relay)).toBe(201);
     const probes = MANAGEMENT_ROUTE_TABLE.flatMap(managementProbes).filter(sensitive);
 
     // Act

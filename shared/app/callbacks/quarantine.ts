@@ -105,7 +105,10 @@ export async function recordRejection(
     bodyLimit,
     storedPath: context.storedPath,
   });
-  const outbox = rejectedEvent(id, receivedAt, { request, error, context, path, message, sourceIp });
+  // The entry keeps the path as sent (accepting it later reads its parameters from it); its event and log
+  // lines, like every answer, mask a phone number the sender put in it (an account, a kind) or the message.
+  const shown = { path: maskMsisdnsIn(path), message: maskMsisdnsIn(message) };
+  const outbox = rejectedEvent(id, receivedAt, { request, error, context, ...shown, sourceIp });
   const entry: QuarantineInput = {
     id,
     receivedAt,
@@ -131,7 +134,7 @@ export async function recordRejection(
   if (isLate(result)) {
     deps.log.warn('quarantine write still pending; answering the refusal anyway', {
       errorCode: error.code,
-      path,
+      path: shown.path,
       quarantineId: id,
     });
   }
@@ -141,8 +144,8 @@ export async function recordRejection(
     route: context.routeName,
     httpStatus,
     errorCode: error.code,
-    reason: message,
-    path,
+    reason: shown.message,
+    path: shown.path,
     sourceIp,
     quarantineId: id,
   });
@@ -163,10 +166,8 @@ function scrubbedParts(
   const body = isUtf8
     ? scrubThenTruncateBytes(window, bodyLimit, (text) => scrub(redactRefusedBody(text)))
     : kept.toString('base64');
-  // A path and a message echo what the sender chose (an account or kind that is a phone number): numbers
-  // masked as in every answer and log line.
-  const path = scrubThenTruncate(storedPath ?? request.path, MAX_PATH, (text) => maskMsisdnsIn(scrub(text)));
-  const message = scrubThenTruncate(error.message, MAX_MESSAGE, (text) => maskMsisdnsIn(scrub(text)));
+  const path = scrubThenTruncate(storedPath ?? request.path, MAX_PATH, scrub);
+  const message = scrubThenTruncate(error.message, MAX_MESSAGE, scrub);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(storableHeaders(request.headers)))
     headers[scrub(name)] = scrub(value);
@@ -225,7 +226,7 @@ function boundedWrite(
     .catch((storeError: unknown) => {
       deps.log.error('quarantine write failed', {
         errorCode: entry.errorCode,
-        path: entry.path,
+        path: maskMsisdnsIn(entry.path),
         error: (storeError as Error).message,
       });
       return 'failed' as const;

@@ -1,5 +1,5 @@
 import { phoneFieldsOf } from '../../providers/registry';
-import { maskPhoneFieldsInText } from '../../util/mask';
+import { maskMsisdnsIn, maskPhoneFieldsInText } from '../../util/mask';
 import type { QuarantinePage, QuarantineView } from '../management-answers';
 import type { Clock, ConsoleStore, QuarantineEntry } from '../ports';
 import type { RelayLimits } from '../services';
@@ -47,11 +47,12 @@ function view(entry: QuarantineEntry): QuarantineView {
     account: entry.account ?? null,
     route: entry.routeName ?? null,
     method: entry.method,
-    path: entry.path,
+    // As sent, so a number the sender put in the path or that the refusal's message repeats is masked here.
+    path: maskMsisdnsIn(entry.path),
     sourceIp: entry.sourceIp,
     httpStatus: entry.httpStatus,
     reason: entry.errorCode,
-    message: entry.message,
+    message: maskMsisdnsIn(entry.message),
     body: body.body,
     bodyEncoding: entry.bodyEncoding,
     bodyBytes: entry.bodyBytes,

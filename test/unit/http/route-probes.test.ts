@@ -32,6 +32,8 @@ import {
   managementProbes,
   MSISDN,
   PROBE_CONFIG,
+  REFERENCE,
+  registerProbeTransaction,
   SECRETS,
   type ProbeTarget,
   runProbes,
@@ -142,16 +144,8 @@ afterAll(async () => {
 
 describe('the probe battery over every route of the tables', () => {
   it('probes every route of the management route table as every caller, with hostile methods, paths, queries and bodies', async () => {
-    // Arrange: a transaction the routes under /v1/transactions/{…} find.
-    const registered = await send(world, {
-      family: 'arrange',
-      what: 'register',
-      method: 'POST',
-      path: '/v1/transactions',
-      headers: asWho('admin', { 'content-type': 'application/json' }),
-      body: JSON.stringify({ ...GOOD_BODIES.registerTransaction, msisdn: undefined }),
-    });
-    expect(registered.status).toBe(201);
+    // Arrange
+    expect(await registerProbeTransaction(world)).toBe(201);
     const probes = MANAGEMENT_ROUTE_TABLE.flatMap(managementProbes);
 
     // Act
@@ -261,28 +255,42 @@ describe('every CSV export of the console', () => {
 });
 
 describe('defects the battery found', () => {
-  it('masks a phone number a sender puts in a provider path: in the answer, the quarantine and the log line', async () => {
+  it('masks a phone number a sender puts in a provider path: in the answer, the quarantine list, the event and the log line', async () => {
     // Arrange
     const linesBefore = world.lines.length;
     const quarantinedBefore = world.store.quarantined.length;
+    const path = `/v1/momo/demo/${SECRETS.momoPath}/${MSISDN}/${REFERENCE}`;
 
     // Act
     const answer = await send(world, {
       family: 'regression',
-      what: 'msisdn account',
-      method: 'POST',
-      path: `/v1/momo/${MSISDN}/requesttopay`,
+      what: 'msisdn kind',
+      method: 'PUT',
+      path,
       headers: { 'content-type': 'application/json' },
       body: '{}',
     });
+    const listed = await send(world, {
+      family: 'regression',
+      what: 'quarantine',
+      method: 'GET',
+      path: '/v1/quarantine?limit=5',
+      headers: asWho('viewer'),
+    });
 
-    // Assess
+    // Assess: the entry keeps the path as sent (accepting it reads it); nothing shown or sent out has it.
     expect(answer.status).toBe(404);
-    expect(JSON.parse(answer.text).error.message).toContain('2567');
-    const entry = world.store.quarantined.slice(quarantinedBefore);
-    expect(entry).toHaveLength(1);
-    const kept = JSON.stringify(entry) + world.lines.slice(linesBefore).join('\n') + answer.text;
-    expect(kept).not.toContain(MSISDN);
+    expect(JSON.parse(answer.text).error.message).toContain('2567*****456');
+    const [entry] = world.store.quarantined.slice(quarantinedBefore);
+    expect(entry?.path).toContain(MSISDN);
+    expect(JSON.parse(listed.text).entries[0].path).toContain('2567*****456');
+    const shown = [
+      answer.text,
+      listed.text,
+      JSON.stringify(entry?.outbox),
+      ...world.lines.slice(linesBefore),
+    ];
+    expect(shown.join('\n')).not.toContain(MSISDN);
   });
 
   it('masks a phone number in the name X-Relay-Actor gives: in who signed in and in what others read of their act', async () => {
