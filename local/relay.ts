@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { StatementLedger } from '../shared/app/statements/statement-sink';
 import { wordPressBadgeApi } from '../shared/adapters/badges/wordpress-badge-api';
@@ -22,6 +22,7 @@ import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
 import { type RelayLimits, type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { recordAuditAfter } from '../shared/app/operations/audit';
+import type { RelayError } from '../shared/domain/errors';
 import { toInboundRequest } from '../shared/http/api-gateway';
 import { statusFor } from '../shared/http/error-mapping';
 import { lambdaContext, toApiGatewayEvent } from './lambda-adapter';
@@ -120,6 +121,28 @@ export interface LocalRelayOptions {
   printBuffer?: (line: string) => void;
   /** Limits a test lowers (RelayServices.limits); absent: the production values. */
   limits?: RelayLimits;
+}
+
+/**
+ * A wrong token on the console's event stream is recorded as on any management route: an audit log entry
+ * (a refused sign-in), without the token (the query string and Authorization are not kept).
+ */
+export function streamRefusalRecorder(
+  services: RelayServices,
+  trustForwardedFor: boolean,
+): (request: IncomingMessage, error: RelayError) => Promise<void> {
+  return async (request, error) => {
+    const inbound = toInboundRequest(toApiGatewayEvent(request, Buffer.alloc(0), { trustForwardedFor }));
+    await recordAuditAfter(services, {
+      actor: null,
+      action: 'sign-in',
+      target: null,
+      outcome: 'refused',
+      httpStatus: statusFor(error),
+      detail: `${error.code}: ${error.message}`,
+      request: inbound,
+    });
+  };
 }
 
 export interface LocalRelay {
@@ -316,22 +339,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     events: consoleEventStream({
       config,
       feed,
-      // A wrong token on the stream is recorded as on any management route: an audit log entry (a
-      // refused sign-in), without the token (the query string and Authorization are not kept).
-      refused: async (request, error) => {
-        const inbound = toInboundRequest(
-          toApiGatewayEvent(request, Buffer.alloc(0), { trustForwardedFor: config.local.trustForwardedFor }),
-        );
-        await recordAuditAfter(services, {
-          actor: null,
-          action: 'sign-in',
-          target: null,
-          outcome: 'refused',
-          httpStatus: statusFor(error),
-          detail: `${error.code}: ${error.message}`,
-          request: inbound,
-        });
-      },
+      refused: streamRefusalRecorder(services, config.local.trustForwardedFor),
     }),
     health: async () => ({
       status: 'ok',

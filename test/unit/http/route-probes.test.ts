@@ -9,18 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCallbackHandler } from '../../../functions/callback/handler';
 import { createManagementHandler } from '../../../functions/management/handler';
 import { consoleEventStream, TransactionChangeFeed } from '../../../local/console-events';
+import { streamRefusalRecorder } from '../../../local/relay';
 import { createLocalServer } from '../../../local/server';
 import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
 import { MemoryDestinationStates } from '../../../shared/adapters/memory/destination-states';
 import { MemoryStatementStore } from '../../../shared/adapters/memory/statement-store';
 import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { secretRefResolver } from '../../../shared/app/delivery/destinations-admin';
-import { recordAuditAfter } from '../../../shared/app/operations/audit';
 import { type RelayServices, scrubbingLogger } from '../../../shared/app/services';
 import { parseConfig } from '../../../shared/config/load';
 import { MANAGEMENT_ROUTE_TABLE } from '../../../shared/config/management-routes';
 import { secretScrubber } from '../../../shared/config/secrets';
-import { statusFor } from '../../../shared/http/error-mapping';
 import { PROVIDERS } from '../../../shared/providers/registry';
 import { readCsv } from '../../../shared/util/csv';
 import {
@@ -94,22 +93,7 @@ function startWorld(): Promise<World> {
     events: consoleEventStream({
       config,
       feed: new TransactionChangeFeed(),
-      refused: async (request, error) => {
-        await recordAuditAfter(services, {
-          actor: null,
-          action: 'sign-in',
-          target: null,
-          outcome: 'refused',
-          httpStatus: statusFor(error),
-          detail: `${error.code}: ${error.message}`,
-          request: {
-            method: request.method ?? 'GET',
-            path: '/v1/events/stream',
-            sourceIp: '127.0.0.1',
-            receivedAt: clock.now(),
-          },
-        });
-      },
+      refused: streamRefusalRecorder(services, false),
     }),
   });
   return new Promise((resolve) =>
