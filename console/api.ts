@@ -157,8 +157,11 @@ async function call<T>(
   }
   if (response.ok) return body as T;
   const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-  // A role's refusal (403 FORBIDDEN_ROLE, SELF_APPROVAL) is an answer about the action, not the sign-in.
-  const roleRefusal = error?.code === 'FORBIDDEN_ROLE' || error?.code === 'SELF_APPROVAL';
+  // A role's refusal (403 FORBIDDEN_ROLE, SELF_APPROVAL, NAMED_SIGN_IN_REQUIRED: four eyes with the shared
+  // token) is an answer about the action, not the sign-in.
+  const roleRefusal = ['FORBIDDEN_ROLE', 'SELF_APPROVAL', 'NAMED_SIGN_IN_REQUIRED'].includes(
+    error?.code ?? '',
+  );
   if (response.status === 401 || (response.status === 403 && !roleRefusal)) {
     // A refusal of a token the operator has meanwhile replaced says nothing about the new one.
     if (token === currentToken()) onSignInRequired();

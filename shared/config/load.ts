@@ -1,5 +1,6 @@
 import { findProvider } from '../providers/registry';
 import { checkUrlRules, describeViolations } from '../util/url-rules';
+import { SHARED_TOKEN_ID } from '../domain/actor';
 import {
   accountSecretIds,
   type LoadConfigOptions,
@@ -53,6 +54,9 @@ function configProblems(core: UrlSections & Pick<RelayConfig, 'management'>): st
   const names = tokens.map((t) => t.name);
   const twice = names.filter((name, i) => names.indexOf(name) !== i);
   if (twice.length) problems.push(`management.tokens: each name once (${[...new Set(twice)].join(', ')})`);
+  // The shared token's own id: a named token called so would pass for it (and fail four eyes).
+  if (names.includes(SHARED_TOKEN_ID))
+    problems.push(`management.tokens: "${SHARED_TOKEN_ID}" is the shared bearer token's name; pick another`);
   return problems;
 }
 

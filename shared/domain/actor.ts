@@ -42,6 +42,23 @@ export function highestRole(names: readonly string[]): Role | undefined {
   return best;
 }
 
+/**
+ * The id of the shared `management.bearerToken` (locally), alone or as `bearer-token:<typed name>`: one
+ * secret many people may hold, so the name is the caller's word, never proven.
+ */
+export const SHARED_TOKEN_ID = 'bearer-token';
+
+/**
+ * The relay vouches for who this is: a Cognito user, an IAM principal or a named token. Not the shared
+ * token, whatever name its caller types (a four-eyes decision needs two people the relay can tell apart).
+ */
+export function vouchedFor(actor: Pick<Actor, 'id' | 'via'>): boolean {
+  return !(
+    actor.via === 'token' &&
+    (actor.id === SHARED_TOKEN_ID || actor.id.startsWith(`${SHARED_TOKEN_ID}:`))
+  );
+}
+
 /** The same person: the same id by the same way of signing in. */
 export function sameActor(a: Pick<Actor, 'id' | 'via'>, b: Pick<Actor, 'id' | 'via'>): boolean {
   return a.id === b.id && a.via === b.via;

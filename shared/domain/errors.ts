@@ -83,6 +83,13 @@ export class ForbiddenRoleError extends RelayError {
 export class SelfApprovalError extends RelayError {
   readonly code = 'SELF_APPROVAL';
 }
+/**
+ * A four-eyes step (asking for a resolution above the limit, approving, rejecting) by, or of a request
+ * made with, the shared bearer token: its typed name proves nobody, so one person could be both pairs of eyes.
+ */
+export class NamedSignInRequiredError extends RelayError {
+  readonly code = 'NAMED_SIGN_IN_REQUIRED';
+}
 /** No approval request with that id (never made, or past its retention). */
 export class ApprovalNotFoundError extends RelayError {
   readonly code = 'APPROVAL_NOT_FOUND';

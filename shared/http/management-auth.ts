@@ -1,6 +1,6 @@
 import { maskMsisdnsIn } from '../util/mask';
 import type { RelayConfig } from '../config/schema';
-import { type Actor, hasRole, highestRole, type Role } from '../domain/actor';
+import { type Actor, hasRole, highestRole, type Role, SHARED_TOKEN_ID } from '../domain/actor';
 import type { ManagementRoute } from '../config/management-routes';
 import { ActorRequiredError, ForbiddenRoleError, UnauthorizedError } from '../domain/errors';
 import { secretMatches } from './router';
@@ -13,7 +13,7 @@ import type { InboundRequest } from './types';
  * with it must name the person (ACTOR_HEADER).
  */
 const SHARED_TOKEN_ACTOR: Actor = {
-  id: 'bearer-token',
+  id: SHARED_TOKEN_ID,
   name: 'bearer-token (shared)',
   email: null,
   role: 'admin',
@@ -54,17 +54,19 @@ function sharedTokenActor(headers: Record<string, string>): Actor {
 }
 
 /**
- * A person's action (every POST but a partner's registration, which a system makes) names the person: the
- * shared token without `X-Relay-Actor` is refused (400 ACTOR_REQUIRED) before anything changes. Reads may
- * stay anonymous; every other sign-in names someone already.
+ * A person's action (every POST but a partner's registration, which a system makes, and every export: who
+ * took which rows out) names the person: the shared token without `X-Relay-Actor` is refused (400
+ * ACTOR_REQUIRED) before anything changes. Reads may stay anonymous; every other sign-in names someone already.
  */
 export function requireNamedPerson(
   actor: Actor,
   route: Pick<ManagementRoute, 'method' | 'partner' | 'what'>,
+  query: Readonly<Record<string, string | undefined>> = {},
 ): void {
-  if (actor !== SHARED_TOKEN_ACTOR || route.method === 'GET' || route.partner) return;
+  const isExport = route.method === 'GET' && query.format === 'csv';
+  if (actor !== SHARED_TOKEN_ACTOR || route.partner || (route.method === 'GET' && !isExport)) return;
   throw new ActorRequiredError(
-    `${route.what} is a person's action and the shared bearer token names nobody: send ${ACTOR_HEADER}: <your name>, or sign in with a named token (docs/roles-and-audit.md#the-shared-token)`,
+    `${isExport ? `An export (${route.what}, format=csv)` : route.what} is a person's action and the shared bearer token names nobody: send ${ACTOR_HEADER}: <your name>, or sign in with a named token (docs/roles-and-audit.md#the-shared-token)`,
     { details: { header: ACTOR_HEADER } },
   );
 }

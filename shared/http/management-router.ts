@@ -213,7 +213,7 @@ export async function handleManagementRequest(
     const { route } = match;
     actor = authenticate(services.config, request);
     requireRole(actor, route.role, route.what);
-    requireNamedPerson(actor, route);
+    requireNamedPerson(actor, route, request.query);
     const params = Object.fromEntries(
       Object.entries(match.params).map(([name, value]) => [name, decodeSegment(value)]),
     );

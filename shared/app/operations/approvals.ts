@@ -1,7 +1,8 @@
-import { type Actor, actorRef, sameActor } from '../../domain/actor';
+import { type Actor, actorRef, sameActor, vouchedFor } from '../../domain/actor';
 import {
   ApprovalNotFoundError,
   ApprovalStateError,
+  NamedSignInRequiredError,
   RelayError,
   SchemaValidationError,
   SelfApprovalError,
@@ -52,6 +53,10 @@ export async function resolveOrRequest(
   const amount = resolution.amount ?? current.amount?.value ?? null;
   if (limit === undefined || (amount !== null && compareAmounts(amount, limit) <= 0))
     return { resolved: true, ...(await resolveByHand(services, key, resolution, { actor })) };
+  if (!vouchedFor(actor))
+    throw new NamedSignInRequiredError(
+      `${amount ?? 'An unknown amount'} is above the limit ${limit}, so a second person must approve, and the shared bearer token cannot tell two people apart: ask with a named token, Cognito or IAM (docs/roles-and-audit.md#four-eyes)`,
+    );
   const now = services.clock.now();
   const createdAt = now.toISOString();
   const request: ApprovalRequest = {
@@ -132,13 +137,26 @@ const decisionNote = (input: unknown): string | null => {
   return maskMsisdnsIn(note.trim()) || null;
 };
 
-async function pendingRequest(services: ReconcileServices, id: string, actor: Actor) {
+async function pendingRequest(
+  services: ReconcileServices,
+  id: string,
+  actor: Actor,
+  decision: 'approve' | 'reject',
+) {
   if (!/^[\w-]{1,64}$/.test(id)) throw new ApprovalNotFoundError(`No approval request ${id.slice(0, 64)}`);
   const request = await services.store.getApproval(id, { consistent: true });
   if (!request) throw new ApprovalNotFoundError(`No approval request ${id}`);
   const view = approvalView(request, services.clock.now());
   if (view.state !== 'pending')
     throw new ApprovalStateError(`The request is ${view.state}; only a pending one can be decided`);
+  if (!vouchedFor(actor))
+    throw new NamedSignInRequiredError(
+      'Deciding a request above the limit is the second pair of eyes, and the shared bearer token cannot tell two people apart: sign in with a named token, Cognito or IAM (docs/roles-and-audit.md#four-eyes)',
+    );
+  if (decision === 'approve' && !vouchedFor(request.requestedBy))
+    throw new NamedSignInRequiredError(
+      'This request was made with the shared bearer token, which cannot tell two people apart: reject it with a named sign-in and ask again with one (docs/roles-and-audit.md#four-eyes)',
+    );
   if (sameActor(request.requestedBy, actor))
     throw new SelfApprovalError('A second person must decide: nobody approves or rejects their own request');
   return request;
@@ -155,7 +173,7 @@ export async function approve(
   input: unknown,
   actor: Actor,
 ): Promise<{ approval: ApprovalView; events: string[]; transaction: TransactionView }> {
-  const request = await pendingRequest(services, id, actor);
+  const request = await pendingRequest(services, id, actor, 'approve');
   const note = decisionNote(input);
   const decided: ApprovalRequest = {
     ...request,
@@ -193,7 +211,7 @@ export async function reject(
   input: unknown,
   actor: Actor,
 ): Promise<{ approval: ApprovalView }> {
-  const request = await pendingRequest(services, id, actor);
+  const request = await pendingRequest(services, id, actor, 'reject');
   const decided: ApprovalRequest = {
     ...request,
     state: 'rejected',

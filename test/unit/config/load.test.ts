@@ -53,6 +53,20 @@ describe('relay config', () => {
     );
   });
 
+  it('refuses a named token called as the shared token is, which would pass for it', () => {
+    // Act
+    const message = errorOf(() =>
+      parseConfig({
+        management: {
+          bearerToken: 'a-long-enough-token',
+          tokens: [{ name: 'bearer-token', role: 'admin', token: 'another-long-enough-token' }],
+        },
+      }),
+    );
+    // Assess
+    expect(message).toContain('management.tokens: "bearer-token" is the shared bearer token\'s name');
+  });
+
   it('names an unknown top-level key', () => {
     expect(errorOf(() => parseConfig({ ...minimal, publicBaseURL: 'x' }))).toMatch(/publicBaseURL/);
   });

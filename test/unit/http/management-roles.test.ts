@@ -323,3 +323,107 @@ describe('the shared bearer token names the person acting', () => {
     );
   });
 });
+
+describe('four eyes are two people the relay can tell apart', () => {
+  const shared = (actor?: string) => ({
+    authorization: `Bearer ${SHARED_TOKEN}`,
+    ...(actor === undefined ? {} : { 'x-relay-actor': actor }),
+  });
+  const momoLarge = { provider: 'momo', account: 'demo', reference: REF_LARGE };
+
+  it('refuses to open a request above the limit with the shared token, whatever name it types (403, nothing pending, audited)', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    // Act
+    const asked = await w.callWith(shared('Mallory'), 'POST', resolvePath(REF_LARGE), {
+      status: 'SUCCEEDED',
+      note: 'paid, trust me',
+    });
+    const pending = await w.call('bo', 'GET', '/v1/approvals');
+    // Assess
+    expect(asked.status).toBe(403);
+    expect(asked.body.error.code).toBe('NAMED_SIGN_IN_REQUIRED');
+    expect(asked.body.error.message).toContain('named token');
+    expect((pending.body.approvals as ApprovalView[]).length).toBe(0);
+    expect((await w.store.getTransaction(momoLarge))!.status).toBe('EXPIRED');
+    expect(w.store.audit.find((e) => e.action === 'transaction.resolve')).toMatchObject({
+      actor: { name: 'Mallory (shared token)' },
+      outcome: 'refused',
+      httpStatus: 403,
+    });
+  });
+
+  it('refuses the shared token’s approval or rejection of a named person’s request: nothing applied, no event', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    const asked = await w.call('ana', 'POST', resolvePath(REF_LARGE), {
+      status: 'SUCCEEDED',
+      note: 'line 18',
+    });
+    const id = (asked.body.approval as ApprovalView).id;
+    const eventsBefore = w.store.published.length;
+    // Act
+    const approved = await w.callWith(shared('Mallory Two'), 'POST', `/v1/approvals/${id}/approve`);
+    const rejected = await w.callWith(shared('Mallory Two'), 'POST', `/v1/approvals/${id}/reject`);
+    const byAdmin = await w.call('bo', 'POST', `/v1/approvals/${id}/approve`);
+    // Assess
+    expect([approved.status, approved.body.error.code]).toEqual([403, 'NAMED_SIGN_IN_REQUIRED']);
+    expect([rejected.status, rejected.body.error.code]).toEqual([403, 'NAMED_SIGN_IN_REQUIRED']);
+    expect(w.store.published.length).toBe(eventsBefore + 1);
+    expect(byAdmin.status).toBe(200);
+    expect((await w.store.getTransaction(momoLarge))!.status).toBe('SUCCEEDED');
+  });
+
+  it('lets a named admin reject, never approve, a request the shared token opened before this rule', async () => {
+    // Prepare: a pending request as an older relay stored it.
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    const asked = await w.call('ana', 'POST', resolvePath(REF_LARGE), {
+      status: 'SUCCEEDED',
+      note: 'line 18',
+    });
+    const stored = (await w.store.getApproval((asked.body.approval as ApprovalView).id))!;
+    const old = {
+      ...stored,
+      id: `${stored.id.slice(0, -1)}0`,
+      requestedBy: {
+        id: 'bearer-token:Mallory',
+        name: 'Mallory (shared token)',
+        email: null,
+        role: 'admin' as const,
+        via: 'token' as const,
+      },
+    };
+    await w.store.createApproval(old);
+    // Act
+    const approved = await w.call('bo', 'POST', `/v1/approvals/${old.id}/approve`);
+    const rejected = await w.call('bo', 'POST', `/v1/approvals/${old.id}/reject`, {
+      note: 'ask again, signed in',
+    });
+    // Assess
+    expect([approved.status, approved.body.error.code]).toEqual([403, 'NAMED_SIGN_IN_REQUIRED']);
+    expect(rejected.status).toBe(200);
+    expect((await w.store.getTransaction(momoLarge))!.status).toBe('EXPIRED');
+  });
+
+  it('names the person behind every export: a CSV with the shared token needs X-Relay-Actor, a JSON read does not', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_SMALL, '100');
+    // Act
+    const anonymous = await w.callWith(shared(), 'GET', '/v1/transactions?format=csv');
+    const named = await w.callWith(shared('Ada Lovelace'), 'GET', '/v1/transactions?format=csv');
+    const read = await w.callWith(shared(), 'GET', '/v1/transactions');
+    // Assess
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([400, 'ACTOR_REQUIRED']);
+    expect(anonymous.body.error.message).toContain('export');
+    expect(named.status).toBe(200);
+    expect(read.status).toBe(200);
+    expect(w.store.audit.map((e) => [e.actor?.name, e.outcome, e.httpStatus, e.action])).toEqual([
+      ['bearer-token (shared)', 'refused', 400, 'read'],
+      ['Ada Lovelace (shared token)', 'ok', 200, 'transactions.export'],
+    ]);
+  });
+});
