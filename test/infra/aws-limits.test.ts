@@ -196,3 +196,79 @@ describe("AWS WAF web ACLs: capacity (WCUs) by AWS's published costs, and the we
     expect(problemsOf(regional)).toEqual(['Acl (CLOUDFRONT) references an IP set of scope REGIONAL']);
   });
 });
+
+describe('more deploy-time limits: alarm ranges, composite alarms, event patterns, key policies, SQS event sources', () => {
+  it("an alarm's period (10, 20, 30 s or minutes) and evaluation range (1 day under an hour's period, else 7 days)", () => {
+    const alarm = (Period: number, EvaluationPeriods: number) => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { Period, EvaluationPeriods },
+    });
+    const math = (Period: number, EvaluationPeriods: number) => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { EvaluationPeriods, Metrics: [{ MetricStat: { Period } }, { Expression: 'm1' }] },
+    });
+    expect(problemsOf({ A: alarm(300, 288), B: math(3600, 168), C: alarm(30, 2_880) })).toEqual([]);
+    expect(problemsOf({ A: alarm(300, 289), B: math(3600, 169), C: alarm(45, 1) })).toEqual([
+      'evaluation range of A (s): 86700 > 86400',
+      'evaluation range of B (s): 608400 > 604800',
+      'period of C: 45 s (10, 20, 30 or a multiple of 60)',
+    ]);
+  });
+
+  it('a composite alarm: 100 underlying alarms; one alarm in at most 150 composite alarms', () => {
+    const composite = (rule: unknown) => ({
+      Type: 'AWS::CloudWatch::CompositeAlarm',
+      Properties: { AlarmRule: rule },
+    });
+    // By name (short): 100 ARNs of 256 characters would pass the rule's 10,240 characters first.
+    const byName = (n: number) => Array.from({ length: n }, (_, i) => `ALARM("a${i}")`).join(' OR ');
+    expect(problemsOf({ C: composite(byName(100)) })).toEqual([]);
+    expect(problemsOf({ C: composite(byName(101)) })).toEqual(['underlying alarms of C: 101 > 100']);
+    const shared = { 'Fn::Join': ['', ['ALARM("', { 'Fn::GetAtt': ['Shared', 'Arn'] }, '")']] };
+    expect(problemsOf(times(150, (i) => [`C${i}`, composite(shared)]))).toEqual([]);
+    expect(problemsOf(times(151, (i) => [`C${i}`, composite(shared)]))).toEqual([
+      'composite alarms over "Fn::GetAtt":["Shared","Arn"]: 151 > 150',
+    ]);
+  });
+
+  it('an event pattern (2,048 characters) and a key policy (32 KiB)', () => {
+    /** A value of `size` characters in all: the pattern or policy around it, padded. */
+    const sized = (size: number, shape: (pad: string) => unknown) =>
+      shape('x'.repeat(size - JSON.stringify(shape('')).length));
+    const rule = (chars: number) => ({
+      Type: 'AWS::Events::Rule',
+      Properties: { EventPattern: sized(chars, (pad) => ({ detail: { account: [pad] } })) },
+    });
+    const key = (bytes: number) => ({
+      Type: 'AWS::KMS::Key',
+      Properties: { KeyPolicy: sized(bytes, (pad) => ({ Statement: [{ Sid: pad }] })) },
+    });
+    expect(problemsOf({ R: rule(2_048), K: key(32_768) })).toEqual([]);
+    expect(problemsOf({ R: rule(2_049), K: key(32_769) })).toEqual([
+      'event pattern of R (characters): 2049 > 2048',
+      'key policy of K (bytes): 32769 > 32768',
+    ]);
+  });
+
+  it("an SQS event source: the queue's visibility timeout at least the function's timeout", () => {
+    const resources = (visibility: number | undefined, timeout: number) => ({
+      Q: {
+        Type: 'AWS::SQS::Queue',
+        Properties: visibility === undefined ? {} : { VisibilityTimeout: visibility },
+      },
+      F: { Type: 'AWS::Lambda::Function', Properties: { Timeout: timeout } },
+      M: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: { EventSourceArn: { 'Fn::GetAtt': ['Q', 'Arn'] }, FunctionName: { Ref: 'F' } },
+      },
+    });
+    expect(problemsOf(resources(60, 60))).toEqual([]);
+    expect(problemsOf(resources(undefined, 30))).toEqual([]);
+    expect(problemsOf(resources(59, 60))).toEqual([
+      "M: queue visibility timeout 59 s below its function's timeout 60 s",
+    ]);
+    expect(problemsOf(resources(undefined, 31))).toEqual([
+      "M: queue visibility timeout 30 s below its function's timeout 31 s",
+    ]);
+  });
+});

@@ -65,6 +65,20 @@ export const AWS_LIMITS = {
   s3BucketPolicyBytes: 20_480,
   snsTopicPolicyBytes: 30_720,
   /**
+   * CloudWatch alarms (PutMetricAlarm, docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html):
+   * a period of 10, 20, 30 s or a multiple of 60; period x evaluation periods at most 7 days, and at most
+   * 1 day for a period under an hour. Composite alarms (API_PutCompositeAlarm.html): 100 underlying alarms
+   * in one rule; one alarm in the rules of at most 150 composite alarms.
+   */
+  alarmEvaluationSeconds: 604_800,
+  alarmShortPeriodEvaluationSeconds: 86_400,
+  compositeAlarmUnderlying: 100,
+  compositeAlarmsPerAlarm: 150,
+  /** EventBridge (docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html): event pattern size, characters (adjustable). */
+  eventPatternChars: 2_048,
+  /** KMS (PutKeyPolicy, docs.aws.amazon.com/kms/latest/APIReference/API_PutKeyPolicy.html): a key policy, 32 KiB, not adjustable. */
+  kmsKeyPolicyBytes: 32_768,
+  /**
    * AWS WAF (docs.aws.amazon.com/waf/latest/developerguide/limits.html): addresses in one IP set; IP sets
    * per account and region (default quota: one template's count is a lower bound); reference statements
    * (to IP sets, regex pattern sets, rule groups) per web ACL; rate-based rules per web ACL and their
@@ -369,6 +383,56 @@ function checkNames(resources: Resources, over: Over) {
         over(`${state} of ${id}`, (p[state] ?? []).length, L.alarmActionsPerState);
   }
   return { maxAlarmNameChars };
+}
+
+/**
+ * Alarms' evaluation ranges and periods, composite alarms' underlying alarms; event patterns; key
+ * policies; an SQS event source's queue visibility timeout, never below its function's timeout (Lambda
+ * refuses the mapping: docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html).
+ */
+function checkEvaluation(resources: Resources, over: Over, problems: string[]) {
+  const L = AWS_LIMITS;
+  const inComposites = new Map<string, number>();
+  for (const [id, r] of Object.entries(resources)) {
+    const p = r.Properties ?? {};
+    if (r.Type === 'AWS::CloudWatch::Alarm') {
+      const periods = [p.Period, ...(p.Metrics ?? []).map((m: any) => m.MetricStat?.Period ?? m.Period)]
+        .filter((x) => x !== undefined)
+        .map(Number);
+      for (const period of periods) {
+        if (![10, 20, 30].includes(period) && period % 60 !== 0)
+          problems.push(`period of ${id}: ${period} s (10, 20, 30 or a multiple of 60)`);
+        const limit = period < 3600 ? L.alarmShortPeriodEvaluationSeconds : L.alarmEvaluationSeconds;
+        over(`evaluation range of ${id} (s)`, period * Number(p.EvaluationPeriods ?? 1), limit);
+      }
+    }
+    if (r.Type === 'AWS::CloudWatch::CompositeAlarm') {
+      const rule = String(resolveIntrinsics(p.AlarmRule));
+      // Each ALARM(), OK() or INSUFFICIENT_DATA() names one alarm (every resolved ARN looks the same here).
+      const underlying = (rule.match(/\b(?:ALARM|OK|INSUFFICIENT_DATA)\(/g) ?? []).length;
+      over(`underlying alarms of ${id}`, underlying, L.compositeAlarmUnderlying);
+      const targets = JSON.stringify(p.AlarmRule).match(/"Fn::GetAtt":\["[^"]+","Arn"\]/g) ?? [];
+      for (const target of new Set(targets)) inComposites.set(target, (inComposites.get(target) ?? 0) + 1);
+    }
+    if (r.Type === 'AWS::Events::Rule' && p.EventPattern)
+      over(
+        `event pattern of ${id} (characters)`,
+        JSON.stringify(resolveIntrinsics(p.EventPattern)).length,
+        L.eventPatternChars,
+      );
+    if (r.Type === 'AWS::KMS::Key')
+      over(`key policy of ${id} (bytes)`, bytesOf(p.KeyPolicy), L.kmsKeyPolicyBytes);
+    const queue = resources[targetOf(p.EventSourceArn)];
+    if (r.Type === 'AWS::Lambda::EventSourceMapping' && queue?.Type === 'AWS::SQS::Queue') {
+      const timeout = Number(resources[targetOf(p.FunctionName)]?.Properties?.Timeout ?? 3);
+      const visibility = Number(queue.Properties?.VisibilityTimeout ?? 30);
+      if (visibility < timeout)
+        problems.push(
+          `${id}: queue visibility timeout ${visibility} s below its function's timeout ${timeout} s`,
+        );
+    }
+  }
+  for (const [alarm, n] of inComposites) over(`composite alarms over ${alarm}`, n, L.compositeAlarmsPerAlarm);
 }
 
 /**
@@ -727,6 +791,7 @@ export function checkAwsLimits(template: Template): LimitsReport {
     ...checkNames(resources, over),
     ...checkWaf(resources, over, problems),
   };
+  checkEvaluation(resources, over, problems);
   return {
     sizes: {
       templateBytes,
