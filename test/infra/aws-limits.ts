@@ -393,6 +393,8 @@ function checkNames(resources: Resources, over: Over) {
 function checkEvaluation(resources: Resources, over: Over, problems: string[]) {
   const L = AWS_LIMITS;
   const inComposites = new Map<string, number>();
+  let maxEventPatternChars = 0;
+  let maxCompositeUnderlying = 0;
   for (const [id, r] of Object.entries(resources)) {
     const p = r.Properties ?? {};
     if (r.Type === 'AWS::CloudWatch::Alarm') {
@@ -410,16 +412,16 @@ function checkEvaluation(resources: Resources, over: Over, problems: string[]) {
       const rule = String(resolveIntrinsics(p.AlarmRule));
       // Each ALARM(), OK() or INSUFFICIENT_DATA() names one alarm (every resolved ARN looks the same here).
       const underlying = (rule.match(/\b(?:ALARM|OK|INSUFFICIENT_DATA)\(/g) ?? []).length;
+      maxCompositeUnderlying = Math.max(maxCompositeUnderlying, underlying);
       over(`underlying alarms of ${id}`, underlying, L.compositeAlarmUnderlying);
       const targets = JSON.stringify(p.AlarmRule).match(/"Fn::GetAtt":\["[^"]+","Arn"\]/g) ?? [];
       for (const target of new Set(targets)) inComposites.set(target, (inComposites.get(target) ?? 0) + 1);
     }
-    if (r.Type === 'AWS::Events::Rule' && p.EventPattern)
-      over(
-        `event pattern of ${id} (characters)`,
-        JSON.stringify(resolveIntrinsics(p.EventPattern)).length,
-        L.eventPatternChars,
-      );
+    if (r.Type === 'AWS::Events::Rule' && p.EventPattern) {
+      const chars = JSON.stringify(resolveIntrinsics(p.EventPattern)).length;
+      maxEventPatternChars = Math.max(maxEventPatternChars, chars);
+      over(`event pattern of ${id} (characters)`, chars, L.eventPatternChars);
+    }
     if (r.Type === 'AWS::KMS::Key')
       over(`key policy of ${id} (bytes)`, bytesOf(p.KeyPolicy), L.kmsKeyPolicyBytes);
     const queue = resources[targetOf(p.EventSourceArn)];
@@ -433,6 +435,7 @@ function checkEvaluation(resources: Resources, over: Over, problems: string[]) {
     }
   }
   for (const [alarm, n] of inComposites) over(`composite alarms over ${alarm}`, n, L.compositeAlarmsPerAlarm);
+  return { maxEventPatternChars, maxCompositeUnderlying };
 }
 
 /**
@@ -672,6 +675,8 @@ export interface LimitsReport {
     /** The largest web ACL's capacity (WCUs) and reference statements; 0 without one. */
     maxWebAclWcus: number;
     maxWafReferences: number;
+    maxEventPatternChars: number;
+    maxCompositeUnderlying: number;
   };
   readonly problems: string[];
 }
@@ -790,8 +795,8 @@ export function checkAwsLimits(template: Template): LimitsReport {
     ...checkCounts(resources, over),
     ...checkNames(resources, over),
     ...checkWaf(resources, over, problems),
+    ...checkEvaluation(resources, over, problems),
   };
-  checkEvaluation(resources, over, problems);
   return {
     sizes: {
       templateBytes,
