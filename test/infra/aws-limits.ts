@@ -564,7 +564,7 @@ type WafRule = {
  * One web ACL's capacity in WCUs and its reference statements, every rule and its statements counted by
  * AWS WAF's published costs; a statement kind without a published cost here is a problem, not zero.
  */
-export function webAclCapacity(properties: Record<string, any>, id = 'WebACL', over: Over = () => {}) {
+function webAclCapacity(properties: Record<string, any>, id: string, over: Over) {
   const problems: string[] = [];
   const t: WafTally = {
     references: 0,
