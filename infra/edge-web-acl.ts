@@ -23,6 +23,16 @@ export const DEFAULT_EDGE_RATE_LIMIT = 2000;
 /** The evaluation windows AWS WAF supports for rate-based rules. */
 const EVALUATION_WINDOWS_SECONDS = [60, 120, 300, 600];
 
+/**
+ * AWS WAF's fixed quotas this web ACL could pass as providers, exempt CIDRs and enforced source ranges
+ * grow (docs.aws.amazon.com/waf/latest/developerguide/limits.html): addresses in one IP set, and
+ * reference statements (to IP sets and rule groups) in one web ACL. Its capacity reaches the 1,500 WCUs
+ * of the base price only past the 50 references (besides the managed rule groups, a reference costs at
+ * most 13 WCUs here): test/infra/edge-limits.test.ts builds the largest web ACL inside them.
+ */
+const WAF_IP_SET_ADDRESSES = 10_000;
+const WAF_REFERENCE_STATEMENTS = 50;
+
 export interface RelayEdgeWebAclProps {
   /** Requests per source IP per `evaluationWindow` above which the IP is blocked. @default 2,000 */
   readonly rateLimit?: number;
@@ -128,18 +138,34 @@ export class RelayEdgeWebAcl extends Construct {
       sampledRequestsEnabled: true,
       metricName,
     });
+    /** An IP set of these addresses (once each) and the statement that references it. */
+    const ipSet = (id: string, family: 'ipv4' | 'ipv6', addresses: string[], description: string) => {
+      const unique = [...new Set(addresses)];
+      if (unique.length > WAF_IP_SET_ADDRESSES)
+        throw new ConfigError(
+          `Invalid RelayEdgeWebAcl props:\nIP set ${id}: ${unique.length} ${family} addresses, more than the ${WAF_IP_SET_ADDRESSES.toLocaleString('en')} an AWS WAF IP set holds (a fixed quota): merge them into wider CIDRs`,
+        );
+      const set = new wafv2.CfnIPSet(this, id, {
+        scope: 'CLOUDFRONT',
+        ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
+        addresses: unique,
+        description,
+      });
+      return { ipSetReferenceStatement: { arn: set.attrArn } } as wafv2.CfnWebACL.StatementProperty;
+    };
 
     // Providers' sources are not rate-limited: all of a provider's callbacks come from a few IPs.
     const exemptions: wafv2.CfnWebACL.StatementProperty[] = [];
     for (const family of ['ipv4', 'ipv6'] as const) {
       if (!exempt[family].length) continue;
-      const set = new wafv2.CfnIPSet(this, family === 'ipv4' ? 'ExemptIpv4' : 'ExemptIpv6', {
-        scope: 'CLOUDFRONT',
-        ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
-        addresses: [...new Set(exempt[family])],
-        description: 'Provider callback sources the relay edge rate rule does not count',
-      });
-      exemptions.push({ ipSetReferenceStatement: { arn: set.attrArn } });
+      exemptions.push(
+        ipSet(
+          family === 'ipv4' ? 'ExemptIpv4' : 'ExemptIpv6',
+          family,
+          exempt[family],
+          'Provider callback sources the relay edge rate rule does not count',
+        ),
+      );
     }
     const exempted: wafv2.CfnWebACL.StatementProperty | undefined =
       exemptions.length === 0
@@ -156,16 +182,15 @@ export class RelayEdgeWebAcl extends Construct {
       const cidrs = split(`providerSources.${provider}`, allowed[provider] ?? []);
       const sets = (['ipv4', 'ipv6'] as const)
         .filter((family) => cidrs[family].length)
-        .map((family) => {
-          const set = new wafv2.CfnIPSet(this, `${provider}Sources${family === 'ipv4' ? 'Ipv4' : 'Ipv6'}`, {
-            scope: 'CLOUDFRONT',
-            ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
-            addresses: [...new Set(cidrs[family])],
+        .map((family) =>
+          ipSet(
+            `${provider}Sources${family === 'ipv4' ? 'Ipv4' : 'Ipv6'}`,
+            family,
+            cidrs[family],
             // AWS::WAFv2::IPSet's schema allows letters, digits, spaces and + = : # @ / - , . only.
-            description: `Where ${provider} callbacks may come from, the relay edge refuses the rest on its paths`,
-          });
-          return { ipSetReferenceStatement: { arn: set.attrArn } } as wafv2.CfnWebACL.StatementProperty;
-        });
+            `Where ${provider} callbacks may come from, the relay edge refuses the rest on its paths`,
+          ),
+        );
       return {
         name: `${provider}SourcesOnly`,
         priority: 0,
@@ -211,19 +236,14 @@ export class RelayEdgeWebAcl extends Construct {
         const cidrs = split(`providerSources.${provider}`, texts);
         const sets = (['ipv4', 'ipv6'] as const)
           .filter((family) => cidrs[family].length)
-          .map((family) => {
-            const set = new wafv2.CfnIPSet(
-              this,
+          .map((family) =>
+            ipSet(
               `${provider}Declared${family === 'ipv4' ? 'Ipv4' : 'Ipv6'}`,
-              {
-                scope: 'CLOUDFRONT',
-                ipAddressVersion: family === 'ipv4' ? 'IPV4' : 'IPV6',
-                addresses: [...new Set(cidrs[family])],
-                description: `The sources ${provider} declares for its callbacks, labelled by the relay edge`,
-              },
-            );
-            return { ipSetReferenceStatement: { arn: set.attrArn } } as wafv2.CfnWebACL.StatementProperty;
-          });
+              family,
+              cidrs[family],
+              `The sources ${provider} declares for its callbacks, labelled by the relay edge`,
+            ),
+          );
         return { provider, sets };
       });
     const rules: wafv2.CfnWebACL.RuleProperty[] = [
@@ -265,6 +285,14 @@ export class RelayEdgeWebAcl extends Construct {
         });
       }
     }
+    // Each IP set and rule group a rule references is a reference statement: deploying past 50 fails.
+    const references = (
+      JSON.stringify(rules).match(/"(ipSetReferenceStatement|managedRuleGroupStatement)"/g) ?? []
+    ).length;
+    if (references > WAF_REFERENCE_STATEMENTS)
+      throw new ConfigError(
+        `Invalid RelayEdgeWebAcl props:\nenforceSourceRanges: the web ACL would reference ${references} IP sets and rule groups, more than the ${WAF_REFERENCE_STATEMENTS} reference statements AWS WAF allows in one web ACL (a fixed quota): each enforced provider adds one per address family of its sources; enforce fewer providers or give them fewer address families`,
+      );
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },

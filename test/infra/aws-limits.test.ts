@@ -72,3 +72,203 @@ describe('the deploy-time limits aws-limits.ts adds (each over by one: named; at
     ]);
   });
 });
+
+describe("AWS WAF web ACLs: capacity (WCUs) by AWS's published costs, and the web ACL quotas", () => {
+  /** A web ACL of these rules (priorities in order) and the IP sets they name, in one template. */
+  const webAcl = (statements: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}) => ({
+    Acl: {
+      Type: 'AWS::WAFv2::WebACL',
+      Properties: {
+        Scope: 'CLOUDFRONT',
+        DefaultAction: { Allow: {} },
+        Rules: statements.map((statement, i) => ({
+          Name: `Rule${i}`,
+          Priority: i,
+          Statement: statement,
+          Action: { Count: {} },
+          VisibilityConfig: { MetricName: `Rule${i}` },
+        })),
+        ...extra,
+      },
+    },
+    Set: { Type: 'AWS::WAFv2::IPSet', Properties: { Scope: 'CLOUDFRONT', Addresses: [] } },
+  });
+  const wcusOf = (resources: Resources) => checkAwsLimits({ Resources: resources }).sizes.maxWebAclWcus;
+  /** 20 WCUs: a "contains" string match (10) with one text transformation (10). */
+  const contains = {
+    ByteMatchStatement: {
+      FieldToMatch: { UriPath: {} },
+      PositionalConstraint: 'CONTAINS',
+      SearchString: '/v1/',
+      TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }],
+    },
+  };
+  const ipSet = { IPSetReferenceStatement: { Arn: { 'Fn::GetAtt': ['Set', 'Arn'] } } };
+  const label = { LabelMatchStatement: { Scope: 'LABEL', Key: 'relay:x' } };
+
+  it('counts the capacity: 1,500 WCUs pass, 1,501 do not', () => {
+    const at = webAcl(Array.from({ length: 75 }, () => contains));
+    expect(wcusOf(at)).toBe(1_500);
+    expect(problemsOf(at)).toEqual([]);
+    expect(problemsOf(webAcl([...Array.from({ length: 75 }, () => contains), label]))).toEqual([
+      'capacity of Acl (WCUs): 1501 > 1500',
+    ]);
+  });
+
+  it('prices the statements the relay uses: rate-based with a NOT/OR scope-down, AND, managed groups, labels', () => {
+    const rate = {
+      RateBasedStatement: {
+        Limit: 2000,
+        AggregateKeyType: 'IP',
+        EvaluationWindowSec: 300,
+        ScopeDownStatement: { NotStatement: { Statement: { OrStatement: { Statements: [ipSet, ipSet] } } } },
+      },
+    };
+    const startsWith = {
+      ByteMatchStatement: { ...contains.ByteMatchStatement, PositionalConstraint: 'STARTS_WITH' },
+    };
+    const managed = (Name: string) => ({ ManagedRuleGroupStatement: { VendorName: 'AWS', Name } });
+    const resources = webAcl([
+      rate, // 2 + 1 + 1
+      { AndStatement: { Statements: [startsWith, { NotStatement: { Statement: ipSet } }] } }, // 2 + 10 + 1
+      managed('AWSManagedRulesCommonRuleSet'), // 700
+      managed('AWSManagedRulesAmazonIpReputationList'), // 25
+      managed('AWSManagedRulesKnownBadInputsRuleSet'), // 200
+    ]);
+    const rules = (resources.Acl.Properties.Rules as Array<Record<string, unknown>>).map((rule, i) =>
+      i < 2 ? { ...rule, RuleLabels: Array.from({ length: 6 }, (_, j) => ({ Name: `l${j}` })) } : rule,
+    );
+    // 12 labels: 3 WCUs (1 per 5 or part of 5).
+    const labelled = {
+      ...resources,
+      Acl: { ...resources.Acl, Properties: { ...resources.Acl.Properties, Rules: rules } },
+    };
+    expect(wcusOf(labelled)).toBe(4 + 13 + 700 + 25 + 200 + 3);
+    expect(problemsOf(labelled)).toEqual([]);
+  });
+
+  it('refuses a statement kind or a managed group it has no published cost for, by name', () => {
+    expect(
+      problemsOf(
+        webAcl([
+          { SqliMatchStatement: { FieldToMatch: { Body: {} }, TextTransformations: [] } },
+          { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesBotControlRuleSet' } },
+        ]),
+      ),
+    ).toEqual([
+      'Acl rule Rule0: SqliMatchStatement has no known WCU cost (add it to aws-limits.ts from the AWS WAF docs)',
+      'Acl rule Rule1: managed rule group AWS/AWSManagedRulesBotControlRuleSet has no known WCU cost (add it to aws-limits.ts from the AWS WAF docs)',
+    ]);
+  });
+
+  it('50 reference statements and 10 rate-based rules per web ACL', () => {
+    const rate = { RateBasedStatement: { Limit: 100, AggregateKeyType: 'IP' } };
+    expect(
+      problemsOf(
+        webAcl([...Array.from({ length: 50 }, () => ipSet), ...Array.from({ length: 10 }, () => rate)]),
+      ),
+    ).toEqual([]);
+    expect(
+      problemsOf(
+        webAcl([...Array.from({ length: 51 }, () => ipSet), ...Array.from({ length: 11 }, () => rate)]),
+      ),
+    ).toEqual(['reference statements of Acl: 51 > 50', 'rate-based rules of Acl: 11 > 10']);
+  });
+
+  it('custom response bodies (4 KB each, 50 KB together, 50) and an IP set of another scope', () => {
+    const bodies = (n: number, bytes: number) => ({
+      CustomResponseBodies: Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `b${i}`,
+          { ContentType: 'TEXT_PLAIN', Content: 'x'.repeat(bytes) },
+        ]),
+      ),
+    });
+    expect(problemsOf(webAcl([label], bodies(12, 4_096)))).toEqual([]);
+    expect(problemsOf(webAcl([label], bodies(1, 4_097)))).toEqual([
+      'custom response body b0 of Acl (bytes): 4097 > 4096',
+    ]);
+    expect(problemsOf(webAcl([label], bodies(13, 4_000)))).toEqual([
+      'custom response bodies of Acl together (bytes): 52000 > 51200',
+    ]);
+    const regional = webAcl([ipSet]);
+    regional.Set.Properties.Scope = 'REGIONAL';
+    expect(problemsOf(regional)).toEqual(['Acl (CLOUDFRONT) references an IP set of scope REGIONAL']);
+  });
+});
+
+describe('more deploy-time limits: alarm ranges, composite alarms, event patterns, key policies, SQS event sources', () => {
+  it("an alarm's period (10, 20, 30 s or minutes) and evaluation range (1 day under an hour's period, else 7 days)", () => {
+    const alarm = (Period: number, EvaluationPeriods: number) => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { Period, EvaluationPeriods },
+    });
+    const math = (Period: number, EvaluationPeriods: number) => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { EvaluationPeriods, Metrics: [{ MetricStat: { Period } }, { Expression: 'm1' }] },
+    });
+    expect(problemsOf({ A: alarm(300, 288), B: math(3600, 168), C: alarm(30, 2_880) })).toEqual([]);
+    expect(problemsOf({ A: alarm(300, 289), B: math(3600, 169), C: alarm(45, 1) })).toEqual([
+      'evaluation range of A (s): 86700 > 86400',
+      'evaluation range of B (s): 608400 > 604800',
+      'period of C: 45 s (10, 20, 30 or a multiple of 60)',
+    ]);
+  });
+
+  it('a composite alarm: 100 underlying alarms; one alarm in at most 150 composite alarms', () => {
+    const composite = (rule: unknown) => ({
+      Type: 'AWS::CloudWatch::CompositeAlarm',
+      Properties: { AlarmRule: rule },
+    });
+    // By name (short): 100 ARNs of 256 characters would pass the rule's 10,240 characters first.
+    const byName = (n: number) => Array.from({ length: n }, (_, i) => `ALARM("a${i}")`).join(' OR ');
+    expect(problemsOf({ C: composite(byName(100)) })).toEqual([]);
+    expect(problemsOf({ C: composite(byName(101)) })).toEqual(['underlying alarms of C: 101 > 100']);
+    const shared = { 'Fn::Join': ['', ['ALARM("', { 'Fn::GetAtt': ['Shared', 'Arn'] }, '")']] };
+    expect(problemsOf(times(150, (i) => [`C${i}`, composite(shared)]))).toEqual([]);
+    expect(problemsOf(times(151, (i) => [`C${i}`, composite(shared)]))).toEqual([
+      'composite alarms over "Fn::GetAtt":["Shared","Arn"]: 151 > 150',
+    ]);
+  });
+
+  it('an event pattern (2,048 characters) and a key policy (32 KiB)', () => {
+    /** A value of `size` characters in all: the pattern or policy around it, padded. */
+    const sized = (size: number, shape: (pad: string) => unknown) =>
+      shape('x'.repeat(size - JSON.stringify(shape('')).length));
+    const rule = (chars: number) => ({
+      Type: 'AWS::Events::Rule',
+      Properties: { EventPattern: sized(chars, (pad) => ({ detail: { account: [pad] } })) },
+    });
+    const key = (bytes: number) => ({
+      Type: 'AWS::KMS::Key',
+      Properties: { KeyPolicy: sized(bytes, (pad) => ({ Statement: [{ Sid: pad }] })) },
+    });
+    expect(problemsOf({ R: rule(2_048), K: key(32_768) })).toEqual([]);
+    expect(problemsOf({ R: rule(2_049), K: key(32_769) })).toEqual([
+      'event pattern of R (characters): 2049 > 2048',
+      'key policy of K (bytes): 32769 > 32768',
+    ]);
+  });
+
+  it("an SQS event source: the queue's visibility timeout at least the function's timeout", () => {
+    const resources = (visibility: number | undefined, timeout: number) => ({
+      Q: {
+        Type: 'AWS::SQS::Queue',
+        Properties: visibility === undefined ? {} : { VisibilityTimeout: visibility },
+      },
+      F: { Type: 'AWS::Lambda::Function', Properties: { Timeout: timeout } },
+      M: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: { EventSourceArn: { 'Fn::GetAtt': ['Q', 'Arn'] }, FunctionName: { Ref: 'F' } },
+      },
+    });
+    expect(problemsOf(resources(60, 60))).toEqual([]);
+    expect(problemsOf(resources(undefined, 30))).toEqual([]);
+    expect(problemsOf(resources(59, 60))).toEqual([
+      "M: queue visibility timeout 59 s below its function's timeout 60 s",
+    ]);
+    expect(problemsOf(resources(undefined, 31))).toEqual([
+      "M: queue visibility timeout 30 s below its function's timeout 31 s",
+    ]);
+  });
+});

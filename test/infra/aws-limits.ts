@@ -64,8 +64,48 @@ export const AWS_LIMITS = {
   /** S3 bucket policy 20 KB; SNS topic policy 30 KB. */
   s3BucketPolicyBytes: 20_480,
   snsTopicPolicyBytes: 30_720,
-  /** AWS WAF (docs.aws.amazon.com/waf/latest/developerguide/limits.html): addresses in one IP set. */
+  /**
+   * CloudWatch alarms (PutMetricAlarm, docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html):
+   * a period of 10, 20, 30 s or a multiple of 60; period x evaluation periods at most 7 days, and at most
+   * 1 day for a period under an hour. Composite alarms (API_PutCompositeAlarm.html): 100 underlying alarms
+   * in one rule; one alarm in the rules of at most 150 composite alarms.
+   */
+  alarmEvaluationSeconds: 604_800,
+  alarmShortPeriodEvaluationSeconds: 86_400,
+  compositeAlarmUnderlying: 100,
+  compositeAlarmsPerAlarm: 150,
+  /** EventBridge (docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html): event pattern size, characters (adjustable). */
+  eventPatternChars: 2_048,
+  /** KMS (PutKeyPolicy, docs.aws.amazon.com/kms/latest/APIReference/API_PutKeyPolicy.html): a key policy, 32 KiB, not adjustable. */
+  kmsKeyPolicyBytes: 32_768,
+  /**
+   * AWS WAF (docs.aws.amazon.com/waf/latest/developerguide/limits.html): addresses in one IP set; IP sets
+   * per account and region (default quota: one template's count is a lower bound); reference statements
+   * (to IP sets, regex pattern sets, rule groups) per web ACL; rate-based rules per web ACL and their
+   * limit; text transformations per statement; a string match's search string; custom response bodies
+   * per web ACL (default quota), each 4 KB and 50 KB together; custom headers per custom response and
+   * per web ACL (default quota). Fixed quotas unless noted.
+   */
   wafIpSetAddresses: 10_000,
+  wafIpSets: 100,
+  wafReferenceStatements: 50,
+  wafRateBasedRules: 10,
+  wafRateLimit: [10, 2_000_000_000],
+  wafTextTransformations: 10,
+  wafSearchStringChars: 200,
+  wafCustomResponseBodies: 50,
+  wafCustomResponseBodyBytes: 4_096,
+  wafCustomResponseBodiesBytes: 51_200,
+  wafCustomResponseHeaders: 10,
+  wafWebAclCustomResponseHeaders: 100,
+  /**
+   * A web ACL's capacity (docs.aws.amazon.com/waf/latest/developerguide/aws-waf-capacity-units.html):
+   * 1,500 WCUs at the base price; up to 5,000 (not adjustable), each 500 over 1,500 billed per request.
+   * The relay stays inside the base price. Rule names 128 characters, metric names 255 (AWS::WAFv2::WebACL).
+   */
+  wafWebAclWcus: 1_500,
+  wafRuleNameChars: 128,
+  wafMetricNameChars: 255,
 } as const;
 
 /**
@@ -345,6 +385,273 @@ function checkNames(resources: Resources, over: Over) {
   return { maxAlarmNameChars };
 }
 
+/**
+ * Alarms' evaluation ranges and periods, composite alarms' underlying alarms; event patterns; key
+ * policies; an SQS event source's queue visibility timeout, never below its function's timeout (Lambda
+ * refuses the mapping: docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html).
+ */
+function checkEvaluation(resources: Resources, over: Over, problems: string[]) {
+  const L = AWS_LIMITS;
+  const inComposites = new Map<string, number>();
+  let maxEventPatternChars = 0;
+  let maxCompositeUnderlying = 0;
+  for (const [id, r] of Object.entries(resources)) {
+    const p = r.Properties ?? {};
+    if (r.Type === 'AWS::CloudWatch::Alarm') {
+      const periods = [p.Period, ...(p.Metrics ?? []).map((m: any) => m.MetricStat?.Period ?? m.Period)]
+        .filter((x) => x !== undefined)
+        .map(Number);
+      for (const period of periods) {
+        if (![10, 20, 30].includes(period) && period % 60 !== 0)
+          problems.push(`period of ${id}: ${period} s (10, 20, 30 or a multiple of 60)`);
+        const limit = period < 3600 ? L.alarmShortPeriodEvaluationSeconds : L.alarmEvaluationSeconds;
+        over(`evaluation range of ${id} (s)`, period * Number(p.EvaluationPeriods ?? 1), limit);
+      }
+    }
+    if (r.Type === 'AWS::CloudWatch::CompositeAlarm') {
+      const rule = String(resolveIntrinsics(p.AlarmRule));
+      // Each ALARM(), OK() or INSUFFICIENT_DATA() names one alarm (every resolved ARN looks the same here).
+      const underlying = (rule.match(/\b(?:ALARM|OK|INSUFFICIENT_DATA)\(/g) ?? []).length;
+      maxCompositeUnderlying = Math.max(maxCompositeUnderlying, underlying);
+      over(`underlying alarms of ${id}`, underlying, L.compositeAlarmUnderlying);
+      const targets = JSON.stringify(p.AlarmRule).match(/"Fn::GetAtt":\["[^"]+","Arn"\]/g) ?? [];
+      for (const target of new Set(targets)) inComposites.set(target, (inComposites.get(target) ?? 0) + 1);
+    }
+    if (r.Type === 'AWS::Events::Rule' && p.EventPattern) {
+      const chars = JSON.stringify(resolveIntrinsics(p.EventPattern)).length;
+      maxEventPatternChars = Math.max(maxEventPatternChars, chars);
+      over(`event pattern of ${id} (characters)`, chars, L.eventPatternChars);
+    }
+    if (r.Type === 'AWS::KMS::Key')
+      over(`key policy of ${id} (bytes)`, bytesOf(p.KeyPolicy), L.kmsKeyPolicyBytes);
+    const queue = resources[targetOf(p.EventSourceArn)];
+    if (r.Type === 'AWS::Lambda::EventSourceMapping' && queue?.Type === 'AWS::SQS::Queue') {
+      const timeout = Number(resources[targetOf(p.FunctionName)]?.Properties?.Timeout ?? 3);
+      const visibility = Number(queue.Properties?.VisibilityTimeout ?? 30);
+      if (visibility < timeout)
+        problems.push(
+          `${id}: queue visibility timeout ${visibility} s below its function's timeout ${timeout} s`,
+        );
+    }
+  }
+  for (const [alarm, n] of inComposites) over(`composite alarms over ${alarm}`, n, L.compositeAlarmsPerAlarm);
+  return { maxEventPatternChars, maxCompositeUnderlying };
+}
+
+/**
+ * AWS WAF's published capacity of each statement kind the relay's web ACLs use, in WCUs
+ * (docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statements-match.html and the pages it links):
+ * an IP set match 1 (5 with a forwarded IP at position ANY), a geo or label match 1, a string match 2
+ * (exactly, starts with, ends with) or 10 (contains, contains word), a size constraint 1, a regex 3, a
+ * regex pattern set 25; on an inspected component, +10 per text transformation (NONE applies none),
+ * +10 for all query arguments, twice the base for the JSON body (waf-rule-statement-fields-list.html).
+ * AND, OR and NOT cost their statements (waf-rule-statements-logical.html); a rate-based statement 2
+ * plus its scope-down (waf-rule-statement-type-rate-based.html); a managed rule group its published
+ * capacity plus its scope-down; labels 1 per 5 defined in the web ACL (waf-rule-label-add.html). Any
+ * other kind or setting is refused by name, so a new rule cannot slip past uncounted: add its cost here.
+ */
+const WAF_MATCH_WCUS: Record<string, number> = {
+  IPSetReferenceStatement: 1,
+  GeoMatchStatement: 1,
+  LabelMatchStatement: 1,
+  SizeConstraintStatement: 1,
+  RegexMatchStatement: 3,
+  RegexPatternSetReferenceStatement: 25,
+};
+const WAF_STRING_MATCH_WCUS: Record<string, number> = {
+  EXACTLY: 2,
+  STARTS_WITH: 2,
+  ENDS_WITH: 2,
+  CONTAINS: 10,
+  CONTAINS_WORD: 10,
+};
+/** Components that add nothing to the base cost; AllQueryArguments adds 10, JsonBody doubles it. */
+const WAF_PLAIN_FIELDS = ['UriPath', 'QueryString', 'Method', 'SingleHeader', 'SingleQueryArgument', 'Body'];
+/**
+ * AWS managed rule groups' capacities as published (aws-managed-rule-groups-baseline.html,
+ * aws-managed-rule-groups-ip-rep.html), by vendor/name.
+ */
+const MANAGED_RULE_GROUP_WCUS: Record<string, number> = {
+  'AWS/AWSManagedRulesCommonRuleSet': 700,
+  'AWS/AWSManagedRulesKnownBadInputsRuleSet': 200,
+  'AWS/AWSManagedRulesAmazonIpReputationList': 25,
+};
+const WAF_REFERENCES = ['IPSetReferenceStatement', 'RegexPatternSetReferenceStatement'];
+
+/** What one web ACL's statements add up to, and what they may not be. */
+interface WafTally {
+  references: number;
+  rateBased: number;
+  over: Over;
+  unknown: (at: string, what: string) => number;
+}
+
+/** The cost of an inspected component: base, the component's surcharge, its text transformations. */
+function inspectionWcus(base: number | undefined, s: Record<string, any>, at: string, t: WafTally) {
+  const fields = Object.keys(s.FieldToMatch ?? {});
+  const field = fields[0] ?? '';
+  if (base === undefined) return t.unknown(at, `positional constraint ${s.PositionalConstraint}`);
+  if (fields.length !== 1 || ![...WAF_PLAIN_FIELDS, 'AllQueryArguments', 'JsonBody'].includes(field))
+    return t.unknown(at, `field to match ${fields.join('+') || 'none'}`);
+  const transformations = (s.TextTransformations ?? []) as Array<{ Type: string }>;
+  t.over(`text transformations of ${at}`, transformations.length, AWS_LIMITS.wafTextTransformations);
+  const applied = transformations.filter((x) => x.Type !== 'NONE').length;
+  return (field === 'JsonBody' ? 2 * base : base) + (field === 'AllQueryArguments' ? 10 : 0) + 10 * applied;
+}
+
+/** A nestable statement's WCUs (match and logical statements). */
+function statementWcus(statement: unknown, at: string, t: WafTally): number {
+  const kinds = Object.keys((statement ?? {}) as object);
+  const kind = kinds[0] ?? '';
+  const s = ((statement as Record<string, any>)?.[kind] ?? {}) as Record<string, any>;
+  if (kinds.length !== 1) return t.unknown(at, `a statement of ${kinds.join('+') || 'nothing'}`);
+  if (WAF_REFERENCES.includes(kind)) t.references++;
+  if (kind === 'AndStatement' || kind === 'OrStatement')
+    return (s.Statements as unknown[]).reduce<number>(
+      (sum, nested, i) => sum + statementWcus(nested, `${at}.${kind}[${i}]`, t),
+      0,
+    );
+  if (kind === 'NotStatement') return statementWcus(s.Statement, `${at}.NotStatement`, t);
+  if (kind === 'IPSetReferenceStatement') return 1 + (s.IPSetForwardedIPConfig?.Position === 'ANY' ? 4 : 0);
+  if (kind === 'ByteMatchStatement') {
+    const search = String(resolveIntrinsics(s.SearchString ?? ''));
+    t.over(`search string of ${at} (characters)`, search.length, AWS_LIMITS.wafSearchStringChars);
+    return inspectionWcus(WAF_STRING_MATCH_WCUS[s.PositionalConstraint], s, at, t);
+  }
+  if (kind === 'GeoMatchStatement' || kind === 'LabelMatchStatement') return WAF_MATCH_WCUS[kind]!;
+  if (kind in WAF_MATCH_WCUS) return inspectionWcus(WAF_MATCH_WCUS[kind], s, at, t);
+  return t.unknown(at, kind);
+}
+
+/** A rule's WCUs: the non-nestable statements (rate-based, managed rule group) or a nestable one. */
+function ruleWcus(statement: Record<string, any>, at: string, t: WafTally): number {
+  const L = AWS_LIMITS;
+  const rate = statement?.RateBasedStatement;
+  const managed = statement?.ManagedRuleGroupStatement;
+  const scopeDown = (s: Record<string, any>, kind: string) =>
+    s.ScopeDownStatement ? statementWcus(s.ScopeDownStatement, `${at}.${kind}.ScopeDown`, t) : 0;
+  if (rate) {
+    t.rateBased++;
+    const limit = Number(rate.Limit);
+    if (limit < L.wafRateLimit[0]) t.over(`rate limit of ${at} below ${L.wafRateLimit[0]}`, 1, 0);
+    t.over(`rate limit of ${at}`, limit, L.wafRateLimit[1]);
+    if (![60, 120, 300, 600].includes(Number(rate.EvaluationWindowSec ?? 300)))
+      t.unknown(at, `evaluation window ${rate.EvaluationWindowSec} s (60, 120, 300 or 600)`);
+    if (rate.AggregateKeyType !== 'IP' || rate.CustomKeys)
+      return t.unknown(at, `rate-based aggregation ${rate.AggregateKeyType}`);
+    return 2 + scopeDown(rate, 'RateBasedStatement');
+  }
+  if (managed) {
+    // Counted as a reference statement too (the quota names rule groups): an upper bound.
+    t.references++;
+    const wcus = MANAGED_RULE_GROUP_WCUS[`${managed.VendorName}/${managed.Name}`];
+    if (wcus === undefined) return t.unknown(at, `managed rule group ${managed.VendorName}/${managed.Name}`);
+    return wcus + scopeDown(managed, 'ManagedRuleGroupStatement');
+  }
+  return statementWcus(statement, at, t);
+}
+
+type WafRule = {
+  Name: string;
+  Priority: number;
+  Statement: Record<string, any>;
+  Action?: Record<string, any>;
+  RuleLabels?: unknown[];
+  VisibilityConfig?: { MetricName?: string };
+};
+
+/**
+ * One web ACL's capacity in WCUs and its reference statements, every rule and its statements counted by
+ * AWS WAF's published costs; a statement kind without a published cost here is a problem, not zero.
+ */
+function webAclCapacity(properties: Record<string, any>, id: string, over: Over) {
+  const problems: string[] = [];
+  const t: WafTally = {
+    references: 0,
+    rateBased: 0,
+    over,
+    unknown: (at, what) => {
+      problems.push(`${at}: ${what} has no known WCU cost (add it to aws-limits.ts from the AWS WAF docs)`);
+      return 0;
+    },
+  };
+  const rules = (properties.Rules ?? []) as WafRule[];
+  let wcus = 0;
+  let labels = 0;
+  for (const rule of rules) {
+    wcus += ruleWcus(rule.Statement, `${id} rule ${rule.Name}`, t);
+    labels += (rule.RuleLabels ?? []).length;
+  }
+  wcus += Math.ceil(labels / 5);
+  return { wcus, references: t.references, rateBased: t.rateBased, problems };
+}
+
+/** A web ACL's rules: unique names and priorities, name lengths, custom responses. */
+function checkWebAclRules(id: string, p: Record<string, any>, over: Over, problems: string[]) {
+  const L = AWS_LIMITS;
+  const rules = (p.Rules ?? []) as WafRule[];
+  for (const [key, values] of [
+    ['names', rules.map((r) => r.Name)],
+    ['priorities', rules.map((r) => String(r.Priority))],
+  ] as const)
+    for (const [value, n] of countBy([...values]))
+      if (n > 1) problems.push(`${id}: rule ${key} repeat ${value}`);
+  for (const rule of rules) {
+    over(`name of ${id} rule ${rule.Name} (characters)`, rule.Name.length, L.wafRuleNameChars);
+    const metric = String(rule.VisibilityConfig?.MetricName ?? '');
+    over(`metric name of ${id} rule ${rule.Name} (characters)`, metric.length, L.wafMetricNameChars);
+  }
+  const responses = [p.DefaultAction, ...rules.map((r) => r.Action)].flatMap((action) =>
+    action?.Block?.CustomResponse ? [action.Block.CustomResponse] : [],
+  ) as Array<{ ResponseHeaders?: unknown[] }>;
+  for (const [i, response] of responses.entries())
+    over(
+      `headers of custom response ${i} of ${id}`,
+      (response.ResponseHeaders ?? []).length,
+      L.wafCustomResponseHeaders,
+    );
+  const headers = responses.reduce((sum, r) => sum + (r.ResponseHeaders ?? []).length, 0);
+  over(`custom response headers of ${id}`, headers, L.wafWebAclCustomResponseHeaders);
+  const bodies = Object.entries((p.CustomResponseBodies ?? {}) as Record<string, { Content: string }>);
+  over(`custom response bodies of ${id}`, bodies.length, L.wafCustomResponseBodies);
+  for (const [key, body] of bodies)
+    over(
+      `custom response body ${key} of ${id} (bytes)`,
+      Buffer.byteLength(body.Content),
+      L.wafCustomResponseBodyBytes,
+    );
+  const total = bodies.reduce((sum, [, body]) => sum + Buffer.byteLength(body.Content), 0);
+  over(`custom response bodies of ${id} together (bytes)`, total, L.wafCustomResponseBodiesBytes);
+}
+
+/**
+ * Every web ACL: its capacity, reference statements, rate-based rules and rules; the IP sets it references
+ * in its own scope (a CLOUDFRONT web ACL cannot use a REGIONAL IP set); the template's IP sets.
+ */
+function checkWaf(resources: Resources, over: Over, problems: string[]) {
+  const L = AWS_LIMITS;
+  let maxWebAclWcus = 0;
+  let maxWafReferences = 0;
+  const ipSets = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::WAFv2::IPSet');
+  over('IP sets (account quota per region)', ipSets.length, L.wafIpSets);
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type !== 'AWS::WAFv2::WebACL') continue;
+    const p = r.Properties ?? {};
+    const capacity = webAclCapacity(p, id, over);
+    problems.push(...capacity.problems);
+    maxWebAclWcus = Math.max(maxWebAclWcus, capacity.wcus);
+    maxWafReferences = Math.max(maxWafReferences, capacity.references);
+    over(`capacity of ${id} (WCUs)`, capacity.wcus, L.wafWebAclWcus);
+    over(`reference statements of ${id}`, capacity.references, L.wafReferenceStatements);
+    over(`rate-based rules of ${id}`, capacity.rateBased, L.wafRateBasedRules);
+    checkWebAclRules(id, p, over, problems);
+    for (const [, set] of ipSets.filter(([setId]) => JSON.stringify(p).includes(`"${setId}"`)))
+      if (set.Properties?.Scope !== p.Scope)
+        problems.push(`${id} (${p.Scope}) references an IP set of scope ${set.Properties?.Scope}`);
+  }
+  return { maxWebAclWcus, maxWafReferences };
+}
+
 /** The measured sizes, for the report, and the broken limits (empty: deployable). */
 export interface LimitsReport {
   readonly sizes: {
@@ -365,6 +672,11 @@ export interface LimitsReport {
     maxRulesPerBus: number;
     maxRoutesPerApi: number;
     maxAlarmNameChars: number;
+    /** The largest web ACL's capacity (WCUs) and reference statements; 0 without one. */
+    maxWebAclWcus: number;
+    maxWafReferences: number;
+    maxEventPatternChars: number;
+    maxCompositeUnderlying: number;
   };
   readonly problems: string[];
 }
@@ -482,6 +794,8 @@ export function checkAwsLimits(template: Template): LimitsReport {
     ...checkResourcePolicies(resources, over),
     ...checkCounts(resources, over),
     ...checkNames(resources, over),
+    ...checkWaf(resources, over, problems),
+    ...checkEvaluation(resources, over, problems),
   };
   return {
     sizes: {
