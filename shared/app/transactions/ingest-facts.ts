@@ -1,9 +1,10 @@
-import type { AuthenticationMethod, Evidence } from '../../domain/evidence';
+import { type AuthenticationMethod, type Evidence, isEndToEnd } from '../../domain/evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
 import type { EventOrigin } from '../../domain/event-envelope';
 import { withFactNoted } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
+import { sha256Hex } from '../../util/ids';
 import { decimalSum, sameAmount } from '../../util/money';
 import type { ProviderRecord, ProviderRecordRef, RelayLogger, CallbackStore, WriteOptions } from '../ports';
 import { writeWithRetry } from './write-with-retry';
@@ -295,15 +296,15 @@ function factEvidence(
   },
   receiptId: string | undefined,
 ): Evidence {
-  const authentication = [...(batch.authentication ?? (batch.authenticated ? ['signature' as const] : []))];
+  const authentication = deliveryAuthentication(batch);
   const receipt = typeof fact.data.originalReceipt === 'string' ? fact.data.originalReceipt : fact.receipt;
   return {
     source: batch.origin === 'buffer' ? 'buffer' : 'callback',
     claim: claimOf(fact.event),
     authenticated: authentication.length > 0,
     authentication,
-    // A reversal result is the provider's word about money moving back, as authenticated as its callback.
-    conclusive: authentication.length > 0,
+    // The one rule (evidence.ts): a sender check (path secret, source IP) vouches for no content.
+    conclusive: isEndToEnd(authentication),
     at: batch.receivedAt,
     providerCode: fact.said?.providerCode ?? null,
     // The provider's words first, then what the relay made of them.
@@ -476,6 +477,95 @@ async function countReversal(
   return { event: counted, reversal };
 }
 
+/** The checks the delivery passed (path secret, source IP, signature), as its evidence names them. */
+function deliveryAuthentication(
+  batch: Pick<FactBatch, 'authentication' | 'authenticated'>,
+): AuthenticationMethod[] {
+  return [...(batch.authentication ?? (batch.authenticated ? ['signature' as const] : []))];
+}
+
+/**
+ * What a fact says, without the ids it names its request by (a repeat may name it by one of them only):
+ * two deliveries for one request that differ here say different things.
+ */
+function factDigest(fact: FactIntent): string {
+  const { originatorConversationId: _oc, conversationId: _c, ...said } = fact.data;
+  return sha256Hex(
+    JSON.stringify({ said: fact.keep ?? said, amount: fact.amount ?? null, receipt: fact.receipt ?? null }),
+  );
+}
+
+/** Another outcome, or (recorded with its digest) the same outcome with other content. */
+function contradicts(first: ProviderRecord, fact: FactIntent): boolean {
+  if (first.data.event !== fact.event) return true;
+  return typeof first.data.digest === 'string' && first.data.digest !== factDigest(fact);
+}
+
+/** Where the contradiction of a fact about no transaction is kept (its event in the record's outbox). */
+const contradictionRef = (ref: RecordRefOf, namespace: string, id: string) =>
+  ref('conflict', `${namespace}:${id}`);
+
+/**
+ * Two deliveries name one request of a fact about no transaction (an account balance) and say different
+ * things: one of them is not the provider's, and nobody can tell which from unsigned callbacks. The
+ * contradiction is published once (the fact's `contradicted` event) and kept, so what reads the fact back
+ * takes neither (factContradiction).
+ */
+async function contradictFact(recording: FactRecording, fact: FactIntent, first: ProviderRecord) {
+  const { store, log, batch, receiptId, options, ref } = recording;
+  const spec = fact.contradicted!;
+  const then = first.data.event === fact.event ? `${fact.event} with other content` : fact.event;
+  const detail = `request ${fact.id}: ${String(first.data.event)} recorded first (${first.createdAt}), then ${then} (${batch.receivedAt}); neither is taken`;
+  log.warn('contradicting results for one request', {
+    provider: batch.provider,
+    account: batch.account,
+    namespace: fact.namespace,
+    first: first.data.event,
+    then: fact.event,
+  });
+  const reason = spec.data.reason as { message?: unknown } | undefined;
+  const data = {
+    provider: batch.provider,
+    account: batch.account,
+    ...spec.data,
+    ...(reason ? { reason: { ...reason, message: `${String(reason.message)}: ${detail}`.slice(0, 1024) } } : {}),
+    receiptId: receiptId ?? null,
+    receivedAt: batch.receivedAt,
+  };
+  const event = buildEvent(
+    spec.event,
+    `${batch.provider}:${batch.account}:${fact.id}`,
+    `contradicted:${fact.namespace}:${first.id}`,
+    batch.origin,
+    batch.receivedAt,
+    data,
+  );
+  await store.putRecordIfAbsent(
+    {
+      ...contradictionRef(ref, fact.namespace, fact.id),
+      data: { first: first.data.event ?? null, then: fact.event, detail },
+      createdAt: batch.receivedAt,
+      outbox: [event],
+    },
+    options,
+  );
+}
+
+/** Why a fact about no transaction is contradicted (contradictFact), if it is. */
+export async function factContradiction(
+  store: Pick<CallbackStore, 'getRecord'>,
+  key: { provider: string; account: string },
+  fact: { namespace: string; id: string },
+  options: WriteOptions = {},
+): Promise<string | undefined> {
+  const ref: RecordRefOf = (namespace, id) => ({ ...key, namespace: factNamespace(namespace), id });
+  const found = await store.getRecord(contradictionRef(ref, fact.namespace, fact.id), {
+    consistent: true,
+    signal: options.signal,
+  });
+  return found ? String(found.data.detail) : undefined;
+}
+
 /** Records one fact (first delivery wins); true when this delivery wrote it. */
 async function recordFact(recording: FactRecording, item: PlacedFact): Promise<boolean> {
   const { store, log, batch, receiptId, options, ref } = recording;
@@ -494,6 +584,9 @@ async function recordFact(recording: FactRecording, item: PlacedFact): Promise<b
         ...(transaction ? { reference: transaction.key.reference } : {}),
         receiptId: receiptId ?? null,
         ...(fact.keep ? { kept: fact.keep } : {}),
+        // How the delivery was authenticated: what reads the fact back (a balance snapshot) says so.
+        authentication: deliveryAuthentication(batch),
+        digest: factDigest(fact),
       },
       createdAt: batch.receivedAt,
       outbox: [event],
@@ -511,6 +604,15 @@ async function recordFact(recording: FactRecording, item: PlacedFact): Promise<b
     const about = transaction ?? (await recordedAbout(store, batch, stood.record, options));
     if (about && stood.record.data.event !== fact.event)
       await raiseContradiction(store, ref, about, fact, stood.record, evidence, batch, log, options);
+    else if (!about && fact.contradicted) {
+      // A repeat naming the request by its other id only meets the alias: it is compared with the fact.
+      const aliasOf = stood.record.data.aliasOf;
+      const first =
+        typeof aliasOf === 'string'
+          ? await store.getRecord(ref(fact.namespace, aliasOf), { consistent: true, signal: options.signal })
+          : stood.record;
+      if (first && contradicts(first, fact)) await contradictFact(recording, fact, first);
+    }
     return false;
   }
   // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.

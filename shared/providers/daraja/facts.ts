@@ -162,13 +162,33 @@ function parseResult(input: Input, what: string, namespace: string) {
   };
 }
 
+/**
+ * Two results name one balance request and differ (one carries a forged balance: Daraja's callbacks are
+ * unsigned, the request's ids are all a forger needs): the request failed to give a balance anyone can
+ * trust, and the snapshot takes neither (docs/pull-and-balances.md).
+ */
+function balanceContradicted(Result: Ids): FactIntent['contradicted'] {
+  return {
+    event: 'AccountBalanceFailed',
+    data: {
+      ...ids(Result),
+      reason: {
+        code: 'CONFLICTING_REPORTS',
+        message: 'two results for one balance request disagree',
+      },
+    },
+  };
+}
+
 export function parseBalanceResult(input: Input): ParsedCallback {
   const { Result, code, params, identity } = parseResult(input, 'account balance result', BALANCE_FACT);
+  const contradicted = balanceContradicted(Result);
   if (code !== '0')
     return facts({
       event: 'AccountBalanceFailed',
       ...identity,
       data: { ...ids(Result), reason: reasonOf(code, Result.ResultDesc, 'balance') },
+      contradicted,
     });
   const balance = first(params, 'AccountBalance');
   if (!balance) throw new SchemaValidationError('Daraja account balance result carries no AccountBalance');
@@ -180,6 +200,7 @@ export function parseBalanceResult(input: Input): ParsedCallback {
     data: { ...ids(Result), accounts, completedTime },
     // Read back by the poller's balance snapshots (DARAJA_BALANCE_RESULT).
     keep: { accounts, completedTime },
+    contradicted,
   });
 }
 
