@@ -344,44 +344,54 @@ interface FactRecording {
  * Stale: superseded (a later fact recorded), or recorded before under its other id (a repeat that names
  * the request by ConversationID only). A contradiction found on the way is raised, stale or not.
  */
-async function staleOrContradicted(
-  recording: FactRecording,
-  { fact, transaction }: PlacedFact,
-): Promise<boolean> {
-  const { store, log, batch, receiptId, options, ref } = recording;
+async function staleOrContradicted(recording: FactRecording, item: PlacedFact): Promise<boolean> {
+  const { store, options, ref } = recording;
+  const { fact } = item;
   const read = { consistent: true, signal: options.signal };
-  const earlier = [
-    ...(fact.supersededBy ?? []),
-    ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id })),
-  ];
-  let stale = false;
-  let contradicted: ProviderRecord | undefined;
+  const superseding = fact.supersededBy ?? [];
+  const earlier = [...superseding, ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id }))];
   for (const other of earlier) {
     const found = await store.getRecord(ref(other.namespace, other.id), read);
-    stale = Boolean(found);
+    if (!found) continue;
     // Recorded before under its other id: the same request; another outcome there contradicts it.
     const first =
-      found && typeof found.data.aliasOf === 'string'
+      typeof found.data.aliasOf === 'string'
         ? await store.getRecord(ref(fact.namespace, found.data.aliasOf), read)
-        : undefined;
-    if (first && first.data.event !== fact.event && !(fact.supersededBy ?? []).length) contradicted = first;
-    if (stale) break;
+        : other.namespace === fact.namespace
+          ? found
+          : undefined;
+    if (first && !superseding.length) await surfaceContradiction(recording, item, first);
+    return true;
   }
-  const contradictedAbout =
-    contradicted && (transaction ?? (await recordedAbout(store, batch, contradicted, options)));
-  if (contradicted && contradictedAbout)
+  return false;
+}
+
+/**
+ * A fact recorded first for the request (`first`) and this delivery say different things: never "first
+ * wins" silently. About a transaction (named now, or by the first record), a TransactionConflict on it;
+ * about none (an account balance), the fact's `contradicted` event (contradictFact).
+ */
+async function surfaceContradiction(
+  recording: FactRecording,
+  { fact, transaction }: PlacedFact,
+  first: ProviderRecord,
+): Promise<void> {
+  const { store, log, batch, receiptId, options, ref } = recording;
+  if (!contradicts(first, fact)) return;
+  const about = transaction ?? (await recordedAbout(store, batch, first, options));
+  if (about)
     await raiseContradiction(
       store,
       ref,
-      contradictedAbout,
+      about,
       fact,
-      contradicted,
+      first,
       factEvidence(fact, batch, receiptId),
       batch,
       log,
       options,
     );
-  return stale;
+  else if (fact.contradicted) await contradictFact(recording, fact, first);
 }
 
 /** The fact's own event: what it says, the transaction it is about, and its amount checked against it. */
@@ -528,7 +538,9 @@ async function contradictFact(recording: FactRecording, fact: FactIntent, first:
     provider: batch.provider,
     account: batch.account,
     ...spec.data,
-    ...(reason ? { reason: { ...reason, message: `${String(reason.message)}: ${detail}`.slice(0, 1024) } } : {}),
+    ...(reason
+      ? { reason: { ...reason, message: `${String(reason.message)}: ${detail}`.slice(0, 1024) } }
+      : {}),
     receiptId: receiptId ?? null,
     receivedAt: batch.receivedAt,
   };
@@ -568,7 +580,7 @@ export async function factContradiction(
 
 /** Records one fact (first delivery wins); true when this delivery wrote it. */
 async function recordFact(recording: FactRecording, item: PlacedFact): Promise<boolean> {
-  const { store, log, batch, receiptId, options, ref } = recording;
+  const { store, batch, receiptId, options, ref } = recording;
   const { fact, transaction } = item;
   if (await staleOrContradicted(recording, item)) return false;
   let event = factEvent(recording, item);
@@ -598,21 +610,16 @@ async function recordFact(recording: FactRecording, item: PlacedFact): Promise<b
   if (transaction && (stood.written || stood.record.data.event === fact.event))
     await noteOnTransaction(store, transaction, event, reversal, options);
   if (!stood.written) {
-    // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
-    // never "first wins" silently. A failure often names no receipt: the payment is the one the first
-    // result was recorded about.
-    const about = transaction ?? (await recordedAbout(store, batch, stood.record, options));
-    if (about && stood.record.data.event !== fact.event)
-      await raiseContradiction(store, ref, about, fact, stood.record, evidence, batch, log, options);
-    else if (!about && fact.contradicted) {
-      // A repeat naming the request by its other id only meets the alias: it is compared with the fact.
-      const aliasOf = stood.record.data.aliasOf;
-      const first =
-        typeof aliasOf === 'string'
-          ? await store.getRecord(ref(fact.namespace, aliasOf), { consistent: true, signal: options.signal })
-          : stood.record;
-      if (first && contradicts(first, fact)) await contradictFact(recording, fact, first);
-    }
+    // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse) or
+    // other content (a forged balance): never "first wins" silently. A failure often names no receipt:
+    // the payment is the one the first result was recorded about. A repeat naming the request by its
+    // other id only meets the alias, and is compared with the fact it points to.
+    const aliasOf = stood.record.data.aliasOf;
+    const first =
+      typeof aliasOf === 'string'
+        ? await store.getRecord(ref(fact.namespace, aliasOf), { consistent: true, signal: options.signal })
+        : stood.record;
+    if (first) await surfaceContradiction(recording, item, first);
     return false;
   }
   // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.
