@@ -253,7 +253,15 @@ export function parseReversalResult(input: Input): ParsedCallback {
         reason: reasonOf(code, Result.ResultDesc, 'reversal'),
       },
     });
-  if (!original) throw new SchemaValidationError('Daraja reversal result carries no OriginalTransactionID');
+  // Daraja's v1 sample has none. The relay sends no reversal of its own (no request id it stored could name
+  // the payment), and an Occasion is anyone's words: refused, quarantined, with what a person needs to look.
+  if (!original)
+    throw new SchemaValidationError(
+      `Daraja reversal success carries no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal. Find the payment by this reversal's ids in your own reversal requests (OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}) and check it with Safaricom`.slice(
+        0,
+        MAX_DESCRIPTION,
+      ),
+    );
   const amount = amountOf(first(params, 'Amount'), input.account.settings.currency);
   // Daraja names the reversed receipt: nothing else (an Occasion) may point the reversal elsewhere.
   return facts({
