@@ -106,35 +106,24 @@ function reversalConflict(
 type RecordRefOf = (namespace: string, id: string) => ProviderRecordRef;
 
 /**
- * One request id, two outcomes (a ReversalFailed hiding a real reversal, or the reverse): never "first
- * wins" silently. One TransactionConflict per request id and outcome names both results.
+ * One request id, two outcomes (a ReversalFailed hiding a real reversal, or the reverse), or one outcome
+ * with other content: never "first wins" silently. One TransactionConflict per request id and outcome
+ * names both results.
  */
 async function raiseContradiction(
-  store: CallbackStore,
-  ref: RecordRefOf,
+  { store, ref, batch, options }: FactRecording,
   tx: TransactionRecord,
   fact: FactIntent,
   first: { data: Record<string, unknown>; createdAt: string },
   evidence: Evidence,
-  batch: { provider: string; account: string; origin: EventOrigin; receivedAt: string },
-  log: RelayLogger,
-  options: WriteOptions,
+  detail: string,
 ): Promise<void> {
-  // "Not known yet" (a queue timeout) contradicts nothing.
-  if (first.data.event === 'ReversalAmbiguous' || fact.event === 'ReversalAmbiguous') return;
-  log.warn('contradicting results for one request', {
-    provider: batch.provider,
-    account: batch.account,
-    namespace: fact.namespace,
-    first: first.data.event,
-    then: fact.event,
-  });
   const conflict = reversalConflict(
     tx,
     fact,
     {
       kind: 'STATUS',
-      detail: `request ${fact.id}: ${String(first.data.event)} recorded first, then ${fact.event}`,
+      detail,
       evidence: [recordedEvidence(first), evidence],
     },
     batch,
@@ -376,22 +365,23 @@ async function surfaceContradiction(
   { fact, transaction }: PlacedFact,
   first: ProviderRecord,
 ): Promise<void> {
-  const { store, log, batch, receiptId, options, ref } = recording;
+  const { store, log, batch, receiptId, options } = recording;
+  // "Not known yet" (a queue timeout) contradicts nothing.
+  if (first.data.event === 'ReversalAmbiguous' || fact.event === 'ReversalAmbiguous') return;
   if (!contradicts(first, fact)) return;
+  log.warn('contradicting results for one request', {
+    provider: batch.provider,
+    account: batch.account,
+    namespace: fact.namespace,
+    first: first.data.event,
+    then: fact.event,
+  });
+  const then = first.data.event === fact.event ? `${fact.event} with other content` : fact.event;
+  const detail = `request ${fact.id}: ${String(first.data.event)} recorded first, then ${then}`;
   const about = transaction ?? (await recordedAbout(store, batch, first, options));
   if (about)
-    await raiseContradiction(
-      store,
-      ref,
-      about,
-      fact,
-      first,
-      factEvidence(fact, batch, receiptId),
-      batch,
-      log,
-      options,
-    );
-  else if (fact.contradicted) await contradictFact(recording, fact, first);
+    await raiseContradiction(recording, about, fact, first, factEvidence(fact, batch, receiptId), detail);
+  else if (fact.contradicted) await contradictFact(recording, fact, first, detail);
 }
 
 /** The fact's own event: what it says, the transaction it is about, and its amount checked against it. */
@@ -521,18 +511,15 @@ const contradictionRef = (ref: RecordRefOf, namespace: string, id: string) =>
  * contradiction is published once (the fact's `contradicted` event) and kept, so what reads the fact back
  * takes neither (factContradiction).
  */
-async function contradictFact(recording: FactRecording, fact: FactIntent, first: ProviderRecord) {
-  const { store, log, batch, receiptId, options, ref } = recording;
+async function contradictFact(
+  recording: FactRecording,
+  fact: FactIntent,
+  first: ProviderRecord,
+  said: string,
+): Promise<void> {
+  const { store, batch, receiptId, options, ref } = recording;
   const spec = fact.contradicted!;
-  const then = first.data.event === fact.event ? `${fact.event} with other content` : fact.event;
-  const detail = `request ${fact.id}: ${String(first.data.event)} recorded first (${first.createdAt}), then ${then} (${batch.receivedAt}); neither is taken`;
-  log.warn('contradicting results for one request', {
-    provider: batch.provider,
-    account: batch.account,
-    namespace: fact.namespace,
-    first: first.data.event,
-    then: fact.event,
-  });
+  const detail = `${said} (${first.createdAt}, then ${batch.receivedAt}); neither is taken`;
   const reason = spec.data.reason as { message?: unknown } | undefined;
   const data = {
     provider: batch.provider,
