@@ -121,8 +121,23 @@ function setup() {
     });
     return answer.statusCode;
   };
+  /** A queue-timeout notice naming the request: it says the outcome is unknown, nothing more. */
+  const timeout = () =>
+    receiveCallback(services, {
+      requestId: 'req-timeout',
+      method: 'POST',
+      path: `/v1/daraja/demo/${SECRET}/balance/timeout`,
+      headers: { 'content-type': 'application/json' },
+      query: {},
+      rawBody: Buffer.from(
+        JSON.stringify({ Result: { ResultCode: 1, OriginatorConversationID: REQUEST.oc } }),
+      ),
+      sourceIp: '203.0.113.9',
+      receivedAt: new Date(now),
+    });
   return {
     store,
+    timeout,
     post,
     balances,
     failures,
@@ -176,6 +191,18 @@ describe("a forged Daraja balance result carrying the relay's own request ids", 
     expect(s.balances).toEqual([]);
     expect(s.events('AccountBalanceFailed')).toHaveLength(1);
     expect(s.events('AccountBalanceReported')).toHaveLength(1);
+  });
+
+  it('a forged queue timeout naming the request neither suppresses the result nor counts as one', async () => {
+    const s = setup();
+    await s.ask();
+    expect((await s.timeout()).statusCode).toBe(200);
+    await s.post('700000.00');
+
+    const [turn] = await s.next();
+
+    expect(turn).toMatchObject({ outcome: 'recorded', snapshots: 1 });
+    expect(s.balances.map((b) => b.balance)).toEqual(['700000']);
   });
 
   it('alone, it is taken as an unconfirmed snapshot naming how it was delivered; a repeat is no conflict', async () => {
