@@ -1,4 +1,5 @@
 import type { ActorRef } from './actor';
+import { type AuthenticationMethod, isEndToEnd } from './evidence';
 
 /**
  * The provider's own records of money moved (issue 29): a row of a statement file or of a pull API
@@ -57,6 +58,20 @@ export interface BalanceSnapshot {
   currency?: string;
   /** Which of the account's wallets: Daraja's "Utility Account", "Working Account"…; MoMo's product. */
   subAccount?: string;
+  /**
+   * How the balance reached the relay: `provider-api` when the provider answered the relay's own call
+   * (MoMo, Airtel); Daraja's answer comes later on an unsigned callback, with that delivery's sender checks
+   * (path secret, source IP) or none. Absent on snapshots stored before it was recorded.
+   */
+  authentication?: AuthenticationMethod[];
+}
+
+/**
+ * A balance only a callback vouches for (Daraja's result: unsigned, its request's ids all a forger needs):
+ * the same rule as a transaction's evidence (isEndToEnd), so a drift it shows, or hides, is said to rest on it.
+ */
+export function unconfirmedBalance(snapshot: Pick<BalanceSnapshot, 'authentication'>): boolean {
+  return snapshot.authentication !== undefined && !isEndToEnd(snapshot.authentication);
 }
 
 /**

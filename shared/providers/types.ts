@@ -171,6 +171,12 @@ export interface FactIntent {
    * the relay reads back later, e.g. the balances of an AccountBalanceReported for the balance snapshots.
    */
   keep?: Record<string, unknown>;
+  /**
+   * What a fact about no transaction (an account balance) publishes when another delivery names the same
+   * request with another outcome or content: nobody can tell which one is the provider's (its callbacks
+   * are unsigned), so neither is taken. The event's `data.reason.message` gets both deliveries' words.
+   */
+  contradicted?: { event: FactEventType; data: Record<string, unknown> };
 }
 
 export type ParsedCallback =

@@ -1,9 +1,10 @@
 import { BALANCE_FAILURES_METRIC } from '../../config/metric-names';
 import { accountKey, providerRecordTimings } from '../../config/schema';
+import { AUTHENTICATION_METHODS, type AuthenticationMethod } from '../../domain/evidence';
 import type { BalanceSnapshot } from '../../domain/statement';
 import type { ReportedBalance, StatusApi } from '../../providers/types';
 import { decimalSum } from '../../util/money';
-import { factNamespace } from '../transactions/ingest-facts';
+import { factContradiction, factNamespace } from '../transactions/ingest-facts';
 import { type BalanceState, balanceStateRef, noteOwnRequest } from './balance-requests';
 import { callbackBaseOf, type PullServices, readStates } from './pull-cycle';
 
@@ -94,7 +95,7 @@ interface AccountTurn {
   now: number;
   state: BalanceState;
   save(): Promise<void>;
-  recordAll(reported: ReportedBalance[], when: string): Promise<void>;
+  recordAll(reported: ReportedBalance[], when: string, authentication: AuthenticationMethod[]): Promise<void>;
   failed(detail: string): Promise<BalanceAccountResult>;
 }
 
@@ -115,7 +116,11 @@ function accountTurn(
       createdAt: at,
     });
   };
-  const recordAll = async (reported: ReportedBalance[], when: string) => {
+  const recordAll = async (
+    reported: ReportedBalance[],
+    when: string,
+    authentication: AuthenticationMethod[],
+  ) => {
     for (const b of totals(reported)) {
       const snapshot: BalanceSnapshot = {
         provider,
@@ -125,6 +130,7 @@ function accountTurn(
         balance: b.balance,
         ...(b.currency ? { currency: b.currency } : {}),
         ...(b.subAccount ? { subAccount: b.subAccount } : {}),
+        authentication,
       };
       await services.statementSink.recordBalance(snapshot, { actor: BALANCE_ACTOR });
     }
@@ -164,11 +170,17 @@ async function balanceOf(
     await turn.save();
     return { provider, account, outcome: 'requested', snapshots: 0 };
   }
-  await turn.recordAll(answer.balances, at);
+  await turn.recordAll(answer.balances, at, ['provider-api']);
   state.lastSnapshotAt = at;
   delete state.lastError;
   await turn.save();
   return { provider, account, outcome: 'recorded', snapshots: totals(answer.balances).length };
+}
+
+/** The sender checks a fact's delivery passed, as recorded (none on a record written before they were). */
+function authenticationOf(recorded: unknown): AuthenticationMethod[] {
+  if (!Array.isArray(recorded)) return [];
+  return recorded.filter((m): m is AuthenticationMethod => AUTHENTICATION_METHODS.includes(m as never));
 }
 
 /**
@@ -197,7 +209,14 @@ async function pendingBalance(
     const result = reader.read(fact);
     if ('failed' in result)
       return turn.failed(`the balance request ${pending.requestId} was ${result.failed}`);
-    await turn.recordAll(result.balances, result.at);
+    // Two results for the request that disagree: one is forged, and nothing tells which (ingest-facts.ts).
+    const contradicted = await factContradiction(services.store, turn, {
+      namespace: reader.factNamespace,
+      id: pending.requestId,
+    });
+    if (contradicted) return turn.failed(`the balance request's results disagree: ${contradicted}`);
+    // Daraja's result came on an unsigned callback: the snapshot says how it was delivered (unconfirmedBalance).
+    await turn.recordAll(result.balances, result.at, authenticationOf(fact.data.authentication));
     state.lastSnapshotAt = result.at;
     await turn.save();
     return { provider, account, outcome: 'recorded', snapshots: totals(result.balances).length };

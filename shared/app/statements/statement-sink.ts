@@ -10,7 +10,7 @@ import type {
   StoredStatementRow,
   RowEffect,
 } from '../../domain/statement';
-import { sameCurrency } from '../../domain/statement';
+import { sameCurrency, unconfirmedBalance } from '../../domain/statement';
 import { rowFingerprint } from '../../domain/statement-layouts';
 import {
   type StatementSettings,
@@ -842,6 +842,10 @@ function intervalDrift(
   const drift = decimalSum({ value: actual, sign: 1 }, { value: expected, sign: -1 });
   if (drift === '0') return undefined;
   const currency = snapshot.currency ? ` ${snapshot.currency}` : '';
+  const unconfirmed = [previous, snapshot].filter(unconfirmedBalance).map((b) => b.at);
+  const caveat = unconfirmed.length
+    ? `; the balance at ${unconfirmed.join(' and ')} is unconfirmed (an unsigned callback's)`
+    : '';
   return newBreak({
     // The currency names the series: two currencies' drifts over one interval are two breaks.
     subject: `${from}..${to}${currency}`,
@@ -853,7 +857,7 @@ function intervalDrift(
     amount: drift.replace(/^-/, ''),
     expected,
     actual,
-    detail: `the${currency} balance moved ${actual} between ${from} and ${to}; the relay's finals and known fees say ${expected} (drift ${drift})`,
+    detail: `the${currency} balance moved ${actual} between ${from} and ${to}; the relay's finals and known fees say ${expected} (drift ${drift})${caveat}`,
   });
 }
 

@@ -1,9 +1,10 @@
-import type { AuthenticationMethod, Evidence } from '../../domain/evidence';
+import { type AuthenticationMethod, type Evidence, isEndToEnd } from '../../domain/evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
 import type { EventOrigin } from '../../domain/event-envelope';
 import { withFactNoted } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
+import { sha256Hex } from '../../util/ids';
 import { decimalSum, sameAmount } from '../../util/money';
 import type { ProviderRecord, ProviderRecordRef, RelayLogger, CallbackStore, WriteOptions } from '../ports';
 import { writeWithRetry } from './write-with-retry';
@@ -105,35 +106,24 @@ function reversalConflict(
 type RecordRefOf = (namespace: string, id: string) => ProviderRecordRef;
 
 /**
- * One request id, two outcomes (a ReversalFailed hiding a real reversal, or the reverse): never "first
- * wins" silently. One TransactionConflict per request id and outcome names both results.
+ * One request id, two outcomes (a ReversalFailed hiding a real reversal, or the reverse), or one outcome
+ * with other content: never "first wins" silently. One TransactionConflict per request id and outcome
+ * names both results.
  */
 async function raiseContradiction(
-  store: CallbackStore,
-  ref: RecordRefOf,
+  { store, ref, batch, options }: FactRecording,
   tx: TransactionRecord,
   fact: FactIntent,
   first: { data: Record<string, unknown>; createdAt: string },
   evidence: Evidence,
-  batch: { provider: string; account: string; origin: EventOrigin; receivedAt: string },
-  log: RelayLogger,
-  options: WriteOptions,
+  detail: string,
 ): Promise<void> {
-  // "Not known yet" (a queue timeout) contradicts nothing.
-  if (first.data.event === 'ReversalAmbiguous' || fact.event === 'ReversalAmbiguous') return;
-  log.warn('contradicting results for one request', {
-    provider: batch.provider,
-    account: batch.account,
-    namespace: fact.namespace,
-    first: first.data.event,
-    then: fact.event,
-  });
   const conflict = reversalConflict(
     tx,
     fact,
     {
       kind: 'STATUS',
-      detail: `request ${fact.id}: ${String(first.data.event)} recorded first, then ${fact.event}`,
+      detail,
       evidence: [recordedEvidence(first), evidence],
     },
     batch,
@@ -295,15 +285,15 @@ function factEvidence(
   },
   receiptId: string | undefined,
 ): Evidence {
-  const authentication = [...(batch.authentication ?? (batch.authenticated ? ['signature' as const] : []))];
+  const authentication = deliveryAuthentication(batch);
   const receipt = typeof fact.data.originalReceipt === 'string' ? fact.data.originalReceipt : fact.receipt;
   return {
     source: batch.origin === 'buffer' ? 'buffer' : 'callback',
     claim: claimOf(fact.event),
     authenticated: authentication.length > 0,
     authentication,
-    // A reversal result is the provider's word about money moving back, as authenticated as its callback.
-    conclusive: authentication.length > 0,
+    // The one rule (evidence.ts): a sender check (path secret, source IP) vouches for no content.
+    conclusive: isEndToEnd(authentication),
     at: batch.receivedAt,
     providerCode: fact.said?.providerCode ?? null,
     // The provider's words first, then what the relay made of them.
@@ -343,44 +333,55 @@ interface FactRecording {
  * Stale: superseded (a later fact recorded), or recorded before under its other id (a repeat that names
  * the request by ConversationID only). A contradiction found on the way is raised, stale or not.
  */
-async function staleOrContradicted(
-  recording: FactRecording,
-  { fact, transaction }: PlacedFact,
-): Promise<boolean> {
-  const { store, log, batch, receiptId, options, ref } = recording;
+async function staleOrContradicted(recording: FactRecording, item: PlacedFact): Promise<boolean> {
+  const { store, options, ref } = recording;
+  const { fact } = item;
   const read = { consistent: true, signal: options.signal };
-  const earlier = [
-    ...(fact.supersededBy ?? []),
-    ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id })),
-  ];
-  let stale = false;
-  let contradicted: ProviderRecord | undefined;
+  const superseding = fact.supersededBy ?? [];
+  const earlier = [...superseding, ...(fact.aliases ?? []).map((id) => ({ namespace: fact.namespace, id }))];
   for (const other of earlier) {
     const found = await store.getRecord(ref(other.namespace, other.id), read);
-    stale = Boolean(found);
+    if (!found) continue;
     // Recorded before under its other id: the same request; another outcome there contradicts it.
     const first =
-      found && typeof found.data.aliasOf === 'string'
+      typeof found.data.aliasOf === 'string'
         ? await store.getRecord(ref(fact.namespace, found.data.aliasOf), read)
-        : undefined;
-    if (first && first.data.event !== fact.event && !(fact.supersededBy ?? []).length) contradicted = first;
-    if (stale) break;
+        : other.namespace === fact.namespace
+          ? found
+          : undefined;
+    if (first && !superseding.length) await surfaceContradiction(recording, item, first);
+    return true;
   }
-  const contradictedAbout =
-    contradicted && (transaction ?? (await recordedAbout(store, batch, contradicted, options)));
-  if (contradicted && contradictedAbout)
-    await raiseContradiction(
-      store,
-      ref,
-      contradictedAbout,
-      fact,
-      contradicted,
-      factEvidence(fact, batch, receiptId),
-      batch,
-      log,
-      options,
-    );
-  return stale;
+  return false;
+}
+
+/**
+ * A fact recorded first for the request (`first`) and this delivery say different things: never "first
+ * wins" silently. About a transaction (named now, or by the first record), a TransactionConflict on it;
+ * about none (an account balance), the fact's `contradicted` event (contradictFact).
+ */
+async function surfaceContradiction(
+  recording: FactRecording,
+  { fact, transaction }: PlacedFact,
+  first: ProviderRecord,
+): Promise<void> {
+  const { store, log, batch, receiptId, options } = recording;
+  // "Not known yet" (a queue timeout) contradicts nothing.
+  if (first.data.event === 'ReversalAmbiguous' || fact.event === 'ReversalAmbiguous') return;
+  if (!contradicts(first, fact)) return;
+  log.warn('contradicting results for one request', {
+    provider: batch.provider,
+    account: batch.account,
+    namespace: fact.namespace,
+    first: first.data.event,
+    then: fact.event,
+  });
+  const then = first.data.event === fact.event ? `${fact.event} with other content` : fact.event;
+  const detail = `request ${fact.id}: ${String(first.data.event)} recorded first, then ${then}`;
+  const about = transaction ?? (await recordedAbout(store, batch, first, options));
+  if (about)
+    await raiseContradiction(recording, about, fact, first, factEvidence(fact, batch, receiptId), detail);
+  else if (fact.contradicted) await contradictFact(recording, fact, first, detail);
 }
 
 /** The fact's own event: what it says, the transaction it is about, and its amount checked against it. */
@@ -476,9 +477,97 @@ async function countReversal(
   return { event: counted, reversal };
 }
 
+/** The checks the delivery passed (path secret, source IP, signature), as its evidence names them. */
+function deliveryAuthentication(
+  batch: Pick<FactBatch, 'authentication' | 'authenticated'>,
+): AuthenticationMethod[] {
+  return [...(batch.authentication ?? (batch.authenticated ? ['signature' as const] : []))];
+}
+
+/**
+ * What a fact says, without the ids it names its request by (a repeat may name it by one of them only):
+ * two deliveries for one request that differ here say different things.
+ */
+function factDigest(fact: FactIntent): string {
+  const { originatorConversationId: _oc, conversationId: _c, ...said } = fact.data;
+  return sha256Hex(
+    JSON.stringify({ said: fact.keep ?? said, amount: fact.amount ?? null, receipt: fact.receipt ?? null }),
+  );
+}
+
+/** Another outcome, or (recorded with its digest) the same outcome with other content. */
+function contradicts(first: ProviderRecord, fact: FactIntent): boolean {
+  if (first.data.event !== fact.event) return true;
+  return typeof first.data.digest === 'string' && first.data.digest !== factDigest(fact);
+}
+
+/** Where the contradiction of a fact about no transaction is kept (its event in the record's outbox). */
+const contradictionRef = (ref: RecordRefOf, namespace: string, id: string) =>
+  ref('conflict', `${namespace}:${id}`);
+
+/**
+ * Two deliveries name one request of a fact about no transaction (an account balance) and say different
+ * things: one of them is not the provider's, and nobody can tell which from unsigned callbacks. The
+ * contradiction is published once (the fact's `contradicted` event) and kept, so what reads the fact back
+ * takes neither (factContradiction).
+ */
+async function contradictFact(
+  recording: FactRecording,
+  fact: FactIntent,
+  first: ProviderRecord,
+  said: string,
+): Promise<void> {
+  const { store, batch, receiptId, options, ref } = recording;
+  const spec = fact.contradicted!;
+  const detail = `${said} (${first.createdAt}, then ${batch.receivedAt}); neither is taken`;
+  const reason = spec.data.reason as { message?: unknown } | undefined;
+  const data = {
+    provider: batch.provider,
+    account: batch.account,
+    ...spec.data,
+    ...(reason
+      ? { reason: { ...reason, message: `${String(reason.message)}: ${detail}`.slice(0, 1024) } }
+      : {}),
+    receiptId: receiptId ?? null,
+    receivedAt: batch.receivedAt,
+  };
+  const event = buildEvent(
+    spec.event,
+    `${batch.provider}:${batch.account}:${fact.id}`,
+    `contradicted:${fact.namespace}:${first.id}`,
+    batch.origin,
+    batch.receivedAt,
+    data,
+  );
+  await store.putRecordIfAbsent(
+    {
+      ...contradictionRef(ref, fact.namespace, fact.id),
+      data: { first: first.data.event ?? null, then: fact.event, detail },
+      createdAt: batch.receivedAt,
+      outbox: [event],
+    },
+    options,
+  );
+}
+
+/** Why a fact about no transaction is contradicted (contradictFact), if it is. */
+export async function factContradiction(
+  store: Pick<CallbackStore, 'getRecord'>,
+  key: { provider: string; account: string },
+  fact: { namespace: string; id: string },
+  options: WriteOptions = {},
+): Promise<string | undefined> {
+  const ref: RecordRefOf = (namespace, id) => ({ ...key, namespace: factNamespace(namespace), id });
+  const found = await store.getRecord(contradictionRef(ref, fact.namespace, fact.id), {
+    consistent: true,
+    signal: options.signal,
+  });
+  return found ? String(found.data.detail) : undefined;
+}
+
 /** Records one fact (first delivery wins); true when this delivery wrote it. */
 async function recordFact(recording: FactRecording, item: PlacedFact): Promise<boolean> {
-  const { store, log, batch, receiptId, options, ref } = recording;
+  const { store, batch, receiptId, options, ref } = recording;
   const { fact, transaction } = item;
   if (await staleOrContradicted(recording, item)) return false;
   let event = factEvent(recording, item);
@@ -494,6 +583,9 @@ async function recordFact(recording: FactRecording, item: PlacedFact): Promise<b
         ...(transaction ? { reference: transaction.key.reference } : {}),
         receiptId: receiptId ?? null,
         ...(fact.keep ? { kept: fact.keep } : {}),
+        // How the delivery was authenticated: what reads the fact back (a balance snapshot) says so.
+        authentication: deliveryAuthentication(batch),
+        digest: factDigest(fact),
       },
       createdAt: batch.receivedAt,
       outbox: [event],
@@ -505,12 +597,16 @@ async function recordFact(recording: FactRecording, item: PlacedFact): Promise<b
   if (transaction && (stood.written || stood.record.data.event === fact.event))
     await noteOnTransaction(store, transaction, event, reversal, options);
   if (!stood.written) {
-    // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse):
-    // never "first wins" silently. A failure often names no receipt: the payment is the one the first
-    // result was recorded about.
-    const about = transaction ?? (await recordedAbout(store, batch, stood.record, options));
-    if (about && stood.record.data.event !== fact.event)
-      await raiseContradiction(store, ref, about, fact, stood.record, evidence, batch, log, options);
+    // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse) or
+    // other content (a forged balance): never "first wins" silently. A failure often names no receipt:
+    // the payment is the one the first result was recorded about. A repeat naming the request by its
+    // other id only meets the alias, and is compared with the fact it points to.
+    const aliasOf = stood.record.data.aliasOf;
+    const first =
+      typeof aliasOf === 'string'
+        ? await store.getRecord(ref(fact.namespace, aliasOf), { consistent: true, signal: options.signal })
+        : stood.record;
+    if (first) await surfaceContradiction(recording, item, first);
     return false;
   }
   // Its other ids point to it, so a repeat or a queue timeout naming the request by them finds it.

@@ -162,13 +162,33 @@ function parseResult(input: Input, what: string, namespace: string) {
   };
 }
 
+/**
+ * Two results name one balance request and differ (one carries a forged balance: Daraja's callbacks are
+ * unsigned, the request's ids are all a forger needs): the request failed to give a balance anyone can
+ * trust, and the snapshot takes neither (docs/pull-and-balances.md).
+ */
+function balanceContradicted(Result: Ids): FactIntent['contradicted'] {
+  return {
+    event: 'AccountBalanceFailed',
+    data: {
+      ...ids(Result),
+      reason: {
+        code: 'CONFLICTING_REPORTS',
+        message: 'two results for one balance request disagree',
+      },
+    },
+  };
+}
+
 export function parseBalanceResult(input: Input): ParsedCallback {
   const { Result, code, params, identity } = parseResult(input, 'account balance result', BALANCE_FACT);
+  const contradicted = balanceContradicted(Result);
   if (code !== '0')
     return facts({
       event: 'AccountBalanceFailed',
       ...identity,
       data: { ...ids(Result), reason: reasonOf(code, Result.ResultDesc, 'balance') },
+      contradicted,
     });
   const balance = first(params, 'AccountBalance');
   if (!balance) throw new SchemaValidationError('Daraja account balance result carries no AccountBalance');
@@ -180,6 +200,7 @@ export function parseBalanceResult(input: Input): ParsedCallback {
     data: { ...ids(Result), accounts, completedTime },
     // Read back by the poller's balance snapshots (DARAJA_BALANCE_RESULT).
     keep: { accounts, completedTime },
+    contradicted,
   });
 }
 
@@ -232,7 +253,15 @@ export function parseReversalResult(input: Input): ParsedCallback {
         reason: reasonOf(code, Result.ResultDesc, 'reversal'),
       },
     });
-  if (!original) throw new SchemaValidationError('Daraja reversal result carries no OriginalTransactionID');
+  // Daraja's v1 sample has none. The relay sends no reversal of its own (no request id it stored could name
+  // the payment), and an Occasion is anyone's words: refused, quarantined, with what a person needs to look.
+  if (!original)
+    throw new SchemaValidationError(
+      `Daraja reversal success carries no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal. Find the payment by this reversal's ids in your own reversal requests (OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}) and check it with Safaricom`.slice(
+        0,
+        MAX_DESCRIPTION,
+      ),
+    );
   const amount = amountOf(first(params, 'Amount'), input.account.settings.currency);
   // Daraja names the reversed receipt: nothing else (an Occasion) may point the reversal elsewhere.
   return facts({

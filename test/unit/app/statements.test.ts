@@ -781,6 +781,28 @@ describe('the daily close', () => {
     // Assess
     expect(exact).toBeUndefined();
     expect(drift).toMatchObject({ category: 'balance-drift', amount: '100', expected: '0', actual: '-100' });
+    expect(drift?.detail).not.toContain('unconfirmed');
+  });
+
+  it("a drift resting on a balance only an unsigned callback vouches for says so (Daraja's result)", async () => {
+    // Prepare: the provider's own answer, then a balance Daraja's result callback carried (path secret only).
+    const t = setup();
+    const snapshot = { provider: 'daraja', account: 'ke', source: 'balance-api' as const, currency: 'KES' };
+    await recordBalance(
+      t.deps,
+      { ...snapshot, at: '2026-11-21T06:00:00.000Z', balance: '10000', authentication: ['provider-api'] },
+      SYSTEM,
+    );
+    // Act
+    const drift = await recordBalance(
+      t.deps,
+      { ...snapshot, at: '2026-11-21T07:00:00.000Z', balance: '9900', authentication: ['path-secret'] },
+      SYSTEM,
+    );
+    // Assess
+    expect(drift?.detail).toContain(
+      "the balance at 2026-11-21T07:00:00.000Z is unconfirmed (an unsigned callback's)",
+    );
   });
 });
 
