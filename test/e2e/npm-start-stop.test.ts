@@ -1,0 +1,107 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/dynamodb-local';
+import { killChildren, ROOT, runTs, waitFor } from '../helpers/child-process';
+import { airtelHash } from '../helpers/hostile';
+
+afterEach(killChildren);
+
+const AIRTEL_KEY = 'demo-airtel-callback-key';
+
+/** A webhook endpoint that never answers: the attempt at it is in flight while npm start stops. */
+async function holdingEndpoint() {
+  const held: ServerResponse[] = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    held.push(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://localhost:${(server.address() as AddressInfo).port}/hooks`,
+    held,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A payment on the demo's airtel/demo account, succeeded by its signed callback: one TransactionSucceeded. */
+async function airtelPayment(relayUrl: string): Promise<void> {
+  const reference = `STOP-${randomUUID().slice(0, 8)}`;
+  const registered = await fetch(`${relayUrl}/v1/transactions`, {
+    method: 'POST',
+    headers: {
+      authorization: 'Bearer demo-admin-token',
+      'x-relay-actor': 'ada',
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      provider: 'airtel',
+      account: 'demo',
+      kind: 'payment',
+      reference,
+      amount: '5000',
+      currency: 'UGX',
+    }),
+  });
+  expect(registered.status).toBe(201);
+  const fixture = JSON.parse(
+    readFileSync(join(ROOT, 'test/fixtures/airtel/callback-ts.json'), 'utf8'),
+  ).transaction;
+  const transaction = { ...fixture, id: reference };
+  const callback = await fetch(`${relayUrl}/v1/airtel/demo/callback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ transaction, hash: airtelHash(transaction, AIRTEL_KEY) }),
+  });
+  expect(callback.status).toBe(200);
+}
+
+describe('npm start, stopped', () => {
+  it('SIGINT twice: one stop, hurried by the second; exit 0, DynamoDB Local gone, nothing unhandled', async () => {
+    // Prepare: a webhook attempt is in flight at an endpoint that never answers.
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'relay-stop-twice-'));
+    const config = join(dir, 'relay.json');
+    const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
+    const endpoint = await holdingEndpoint();
+    const destinations = {
+      partner: {
+        url: endpoint.url,
+        signingSecrets: [`whsec_${randomBytes(32).toString('base64')}`],
+        allowPrivateAddresses: true,
+        filter: { eventTypes: ['TransactionSucceeded'] },
+      },
+    };
+    const eventsFile = join(dir, 'events.ndjson');
+    writeFileSync(config, JSON.stringify({ ...demo, destinations, local: { ...demo.local, eventsFile } }));
+    const relay = runTs('local/start.ts', ['--port', String(port), '--config', config]);
+    try {
+      await waitFor(() => relay.output().includes('listening on'), 45_000, relay.output);
+      const dynamo = /DynamoDB Local (http:\/\/127\.0\.0\.1:\d+)/.exec(relay.output())?.[1];
+      expect(dynamo).toBeDefined();
+      await airtelPayment(`http://localhost:${port}`);
+      await waitFor(() => endpoint.held.length > 0, 30_000, relay.output);
+
+      // Act: Ctrl-C (the stop waits for the attempt the endpoint holds), and again once it is stopping.
+      relay.child.kill('SIGINT');
+      await waitFor(() => relay.output().includes('SIGINT: stopping'), 30_000, relay.output);
+      relay.child.kill('SIGINT');
+
+      // Assess
+      expect(await relay.exited).toBe(0);
+      expect(relay.output()).toContain('SIGINT again: not waiting for the work in flight');
+      expect(relay.output()).not.toMatch(/Unhandled|UnhandledPromiseRejection|ResourceNotFound/);
+      await expect(fetch(dynamo!, { signal: AbortSignal.timeout(1000) })).rejects.toThrow();
+    } finally {
+      await endpoint.close();
+    }
+  }, 90_000);
+});
