@@ -172,7 +172,7 @@ export interface LocalRelay {
 }
 
 /** Thrown by a DynamoDB call made after the relay's stop closed the store (a write after stop is a bug). */
-export class RelayStoppedError extends Error {
+class RelayStoppedError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'RelayStoppedError';
