@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { stopOnSignals, untilDone } from '../../../local/shutdown';
 
-/** npm start's signal handling (local/start.ts) with a test's emitter for the process. */
+/** npm start's signal handling (stopOnSignals, as its entry point wires it) with a test's emitter for the process. */
 function started() {
   const signals = new EventEmitter();
   const exits: number[] = [];
