@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamodb-local';
 import { killChildren, ROOT, runTs, waitFor } from '../helpers/child-process';
-import { airtelHash } from '../helpers/hostile';
+import { postAirtelSuccess, registerAirtelPayment } from '../helpers/airtel-payment';
 
 afterEach(killChildren);
 
@@ -34,34 +34,21 @@ async function holdingEndpoint() {
 
 /** A payment on the demo's airtel/demo account, succeeded by its signed callback: one TransactionSucceeded. */
 async function airtelPayment(relayUrl: string): Promise<void> {
-  const reference = `STOP-${randomUUID().slice(0, 8)}`;
-  const registered = await fetch(`${relayUrl}/v1/transactions`, {
-    method: 'POST',
-    headers: {
-      authorization: 'Bearer demo-admin-token',
-      'x-relay-actor': 'ada',
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      provider: 'airtel',
-      account: 'demo',
-      kind: 'payment',
-      reference,
-      amount: '5000',
-      currency: 'UGX',
-    }),
-  });
-  expect(registered.status).toBe(201);
-  const fixture = JSON.parse(
-    readFileSync(join(ROOT, 'test/fixtures/airtel/callback-ts.json'), 'utf8'),
-  ).transaction;
-  const transaction = { ...fixture, id: reference };
-  const callback = await fetch(`${relayUrl}/v1/airtel/demo/callback`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ transaction, hash: airtelHash(transaction, AIRTEL_KEY) }),
-  });
-  expect(callback.status).toBe(200);
+  const request = async (method: string, path: string, body?: unknown, headers = {}) => {
+    const response = await fetch(`${relayUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.text(), headers: response.headers };
+  };
+  const demoAdmin = { authorization: 'Bearer demo-admin-token', 'x-relay-actor': 'ada' };
+  const relay = {
+    request,
+    admin: (method: string, path: string, body?: unknown) => request(method, path, body, demoAdmin),
+  };
+  const reference = await registerAirtelPayment(relay, 'STOP');
+  expect((await postAirtelSuccess(relay, AIRTEL_KEY, reference)).status).toBe(200);
 }
 
 describe('npm start, stopped', () => {
