@@ -276,7 +276,11 @@ export class LocalBufferDrainer {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      void this.runOnce().finally(() => this.schedule());
+      void this.runOnce()
+        .catch((error: unknown) =>
+          this.services.log.error('ingress buffer drain failed', { error: (error as Error).message }),
+        )
+        .finally(() => this.schedule());
     }, this.intervalMs);
     this.timer.unref?.();
   }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { StatementLedger } from '../shared/app/statements/statement-sink';
 import { wordPressBadgeApi } from '../shared/adapters/badges/wordpress-badge-api';
@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createCallbackHandler } from '../functions/callback/handler';
 import { createManagementHandler } from '../functions/management/handler';
 import { createOutboxPublisher } from '../functions/outbox-publisher/handler';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoClients } from '../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../shared/adapters/dynamodb/relay-store';
 import { ensureTable } from '../shared/adapters/dynamodb/setup';
@@ -38,7 +39,8 @@ import { timerScheduler } from '../shared/app/delivery/ports';
 import { deliveringSink } from '../shared/app/delivery/sink';
 import { changedTransaction } from '../shared/adapters/dynamodb/stream';
 import { toSummary } from '../shared/app/console/console-query';
-import { createLocalServer, describeTableCheck, readinessOf } from './server';
+import { createLocalServer, describeTableCheck, type LocalServer, readinessOf } from './server';
+import { STOP_WAIT_MS, untilDone } from './shutdown';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalDayCloser } from './day-closer';
 import { LocalPoller } from './poller';
@@ -160,7 +162,33 @@ export interface LocalRelay {
   buffer?: { store: FileIngressBuffer; drainer: LocalBufferDrainer };
   /** Console event streams open right now (a browser test checks a view it left closed its own). */
   openEventStreams(): number;
-  stop(): Promise<void>;
+  /**
+   * Stops in order (docs/configuration.md#stopping): no new request; the poller, the day closer and the
+   * buffer drainer stopped; the requests, the cycle, the stream pump's batch and the webhook attempts in
+   * flight awaited (at most STOP_WAIT_MS, less when `hurry` aborts); then DynamoDB is closed: from then on
+   * no call of the relay's reaches it. Called again, it is the same stop (its `hurry` still hurries it).
+   */
+  stop(options?: { hurry?: AbortSignal }): Promise<void>;
+}
+
+/** Thrown by a DynamoDB call made after the relay's stop closed the store (a write after stop is a bug). */
+class RelayStoppedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RelayStoppedError';
+  }
+}
+
+/** Makes every call of `client` (and of the document clients over it) fail once `closed()` says so. */
+function refuseOnceClosed(client: Pick<DynamoDBClient, 'middlewareStack'>, closed: () => boolean): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (closed())
+        throw new RelayStoppedError(`relay stopped: DynamoDB ${context.commandName ?? 'call'} not made`);
+      return next(args);
+    },
+    { step: 'initialize', name: 'refuseOnceRelayStopped', override: true },
+  );
 }
 
 /**
@@ -190,6 +218,10 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     requestTimeoutMs: options.dynamoRequestTimeoutMs ?? MANAGEMENT_REQUEST_TIMEOUT_MS,
     maxSockets: MANAGEMENT_SOCKETS,
   });
+  // Set by stop() once the work in flight is over (or no longer waited for): nothing reaches DynamoDB after it.
+  let closed = false;
+  refuseOnceClosed(client, () => closed);
+  refuseOnceClosed(managementClients.client, () => closed);
   const clock = options.clock ?? systemClock;
   const storeOptions: RelayStoreOptions = {
     tableName: options.tableName,
@@ -261,6 +293,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
         onDisabled: (destination, reason) => {
           relayLog.warn('webhook destination disabled', { destination, reason });
         },
+        logger: relayLog,
       })
     : undefined;
   const deliveryAdmin: DeliveryAdmin = {
@@ -330,7 +363,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     : undefined;
   drainer?.start();
 
-  const server: Server = createLocalServer({
+  const server: LocalServer = createLocalServer({
     callback,
     management,
     trustForwardedFor: config.local.trustForwardedFor,
@@ -355,6 +388,25 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const hurry = new AbortController();
+  let stopping: Promise<void> | undefined;
+  const stopInOrder = async () => {
+    const deadline = setTimeout(() => hurry.abort(), STOP_WAIT_MS);
+    deadline.unref();
+    try {
+      // Loops first told to stop (each awaits its own work in flight), beside the requests being answered.
+      const loops = Promise.all([poller.stop(), dayCloser.stop(), drainer?.stop()]);
+      await Promise.all([server.shutdown(hurry.signal), untilDone(loops, hurry.signal)]);
+      // The pump after them (their writes are its records), the engine after the pump (it feeds the engine).
+      await untilDone(pump.stop(), hurry.signal);
+      await deliveries?.stop(hurry.signal);
+    } finally {
+      clearTimeout(deadline);
+      closed = true;
+      client.destroy();
+      managementClients.client.destroy();
+    }
+  };
   return {
     url: `http://localhost:${port}`,
     port,
@@ -366,17 +418,11 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     statements: statementStore,
     ...(fileBuffer && drainer ? { buffer: { store: fileBuffer, drainer } } : {}),
     openEventStreams: () => feed.streams,
-    async stop() {
-      await poller.stop();
-      await dayCloser.stop();
-      await drainer?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await pump.stop();
-      client.destroy();
-      managementClients.client.destroy();
+    stop: (stopOptions = {}) => {
+      if (stopOptions.hurry) stopOptions.hurry.addEventListener('abort', () => hurry.abort(), { once: true });
+      if (stopOptions.hurry?.aborted) hurry.abort();
+      stopping ??= stopInOrder();
+      return stopping;
     },
   };
 }

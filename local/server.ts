@@ -13,6 +13,7 @@ import { PayloadTooLargeError, RequestHeadersTooLargeError } from '../shared/dom
 import { errorResponse } from '../shared/http/error-mapping';
 import { API_ANSWER_HEADERS, type HttpResponse } from '../shared/http/types';
 import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
+import { untilDone } from './shutdown';
 
 type HttpLambda = (
   event: APIGatewayProxyEventV2,
@@ -260,54 +261,104 @@ function send(
   response.end(body);
 }
 
+/** The local server, with the first step of npm start's stop. */
+export interface LocalServer extends Server {
+  /**
+   * Stops taking requests (new connections are refused; a request on a kept-alive one is answered 503 with
+   * `connection: close`), waits until the requests being handled are answered or `hurry` aborts, then closes
+   * every connection (the console's event streams too).
+   */
+  shutdown(hurry: AbortSignal): Promise<void>;
+}
+
+/** The answer to a request that arrives on a kept-alive connection while the relay stops. */
+function answerStopping(response: ServerResponse): void {
+  send(
+    response,
+    503,
+    { 'content-type': 'application/json', connection: 'close', 'retry-after': '5' },
+    JSON.stringify({ error: { code: 'SHUTTING_DOWN', message: 'The relay is stopping' } }),
+  );
+}
+
 /**
  * The local stand-in for API Gateway: the same routes as the cloud (the management route table,
  * shared/config/management-routes.ts, to the management function; everything else, as under the
  * $default route, to the callback function).
  */
-export function createLocalServer(options: LocalServerOptions): Server {
-  const server = createServer(async (request, response) => {
-    try {
-      const headerBytes = requestLineAndHeaderBytes(request);
-      if (headerBytes > MAX_REQUEST_LINE_AND_HEADER_BYTES) {
-        const answer = headersTooLarge(headerBytes);
-        noteRefusal(answer);
-        sendAnswer(response, answer);
-        return;
-      }
-      const path = requestUrl(request.url).pathname;
-      if (HEALTH_PATHS.has(path) && request.method === 'GET') {
-        await answerHealth(path, options, response);
-        return;
-      }
-      if (options.events && (await options.events(path, request, response))) return;
-      if (request.method === 'GET' && options.site && (await options.site(path, response))) return;
-      const body = await readBody(request);
-      if (body === 'too-large') {
-        const answer = bodyTooLarge();
-        noteRefusal(answer);
-        sendAnswer(response, answer);
-        return;
-      }
-      // The paths of the management route table, whatever the method: a wrong one is the management
-      // function's 405 naming the allowed methods (API Gateway would send it to $default).
-      const isManagement = routesAt(path).length > 0;
-      const lambda = isManagement ? options.management : options.callback;
-      const event = toApiGatewayEvent(request, body, options);
-      const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
-      const text = result.isBase64Encoded
-        ? Buffer.from(result.body ?? '', 'base64').toString()
-        : (result.body ?? '');
-      send(response, result.statusCode ?? 200, headers, text);
-    } catch (error) {
-      // The handlers already turn every error into an answer; reaching here is a bug in the local adapter.
-      process.stderr.write(`local server error: ${(error as Error).stack ?? String(error)}\n`);
-      if (!response.headersSent)
-        send(response, 500, { 'content-type': 'application/json' }, '{"error":{"code":"INTERNAL_ERROR"}}');
+export function createLocalServer(options: LocalServerOptions): LocalServer {
+  const handling = new Set<Promise<void>>();
+  let stopping = false;
+  const server = createServer((request, response) => {
+    if (stopping) {
+      answerStopping(response);
+      return;
     }
+    const handled = answerRequest(options, request, response)
+      .catch((error: unknown) => {
+        process.stderr.write(`local server error: ${(error as Error).stack ?? String(error)}\n`);
+        response.destroy();
+      })
+      .finally(() => handling.delete(handled));
+    handling.add(handled);
   });
   server.on('clientError', answerClientError);
-  return server;
+  return Object.assign(server, {
+    async shutdown(hurry: AbortSignal): Promise<void> {
+      stopping = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // A request answered may be followed by another on its connection: answered 503, and waited for too.
+      while (handling.size > 0 && !hurry.aborted) await untilDone(Promise.all(handling), hurry);
+      server.closeAllConnections();
+      await closed;
+    },
+  });
+}
+
+async function answerRequest(
+  options: LocalServerOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  try {
+    const headerBytes = requestLineAndHeaderBytes(request);
+    if (headerBytes > MAX_REQUEST_LINE_AND_HEADER_BYTES) {
+      const answer = headersTooLarge(headerBytes);
+      noteRefusal(answer);
+      sendAnswer(response, answer);
+      return;
+    }
+    const path = requestUrl(request.url).pathname;
+    if (HEALTH_PATHS.has(path) && request.method === 'GET') {
+      await answerHealth(path, options, response);
+      return;
+    }
+    if (options.events && (await options.events(path, request, response))) return;
+    if (request.method === 'GET' && options.site && (await options.site(path, response))) return;
+    const body = await readBody(request);
+    if (body === 'too-large') {
+      const answer = bodyTooLarge();
+      noteRefusal(answer);
+      sendAnswer(response, answer);
+      return;
+    }
+    // The paths of the management route table, whatever the method: a wrong one is the management
+    // function's 405 naming the allowed methods (API Gateway would send it to $default).
+    const isManagement = routesAt(path).length > 0;
+    const lambda = isManagement ? options.management : options.callback;
+    const event = toApiGatewayEvent(request, body, options);
+    const result = await lambda(event, lambdaContext(isManagement ? 'relay-management' : 'relay-callback'));
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+    const text = result.isBase64Encoded
+      ? Buffer.from(result.body ?? '', 'base64').toString()
+      : (result.body ?? '');
+    send(response, result.statusCode ?? 200, headers, text);
+  } catch (error) {
+    // The handlers already turn every error into an answer; reaching here is a bug in the local adapter.
+    process.stderr.write(`local server error: ${(error as Error).stack ?? String(error)}\n`);
+    if (!response.headersSent)
+      send(response, 500, { 'content-type': 'application/json' }, '{"error":{"code":"INTERNAL_ERROR"}}');
+  }
 }

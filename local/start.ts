@@ -12,6 +12,7 @@ import { ConsoleLogger } from './console-logger';
 import { CONSOLE_PATH } from './console-site';
 import { freePort, JavaMissingError, startDynamoDbLocal } from './dynamodb-local';
 import { startLocalRelay } from './relay';
+import { stopOnSignals } from './shutdown';
 import {
   DEFAULT_RELAY_PORT,
   DEFAULT_SIM_PORT,
@@ -194,20 +195,24 @@ async function main(): Promise<void> {
   const warnings = pathSecretWarnings(config);
   if (warnings.length) process.stderr.write(`${warnings.join('\n')}\n\n`);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(
-      `\n${signal}: stopping ${simulator ? 'the simulator, ' : ''}relay and DynamoDB Local…\n`,
-    );
-    await simulator?.close().catch(() => undefined);
-    await relay.stop().catch(() => undefined);
-    await dynamo.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  stopOnSignals({
+    // In order (docs/configuration.md#stopping): what calls the relay, the relay (its work in flight
+    // awaited, then its store closed), and DynamoDB Local last, whatever failed before it.
+    stop: async (signal, hurry) => {
+      process.stdout.write(
+        `\n${signal}: stopping ${simulator ? 'the simulator, ' : ''}relay and DynamoDB Local… (again to stop waiting for the work in flight)\n`,
+      );
+      try {
+        await simulator?.close().catch((error: unknown) => log.warn('simulator stop failed', { error }));
+        await relay.stop({ hurry });
+      } finally {
+        await dynamo.stop();
+      }
+    },
+    exit: (code) => process.exit(code),
+    write: (line) => process.stdout.write(line),
+    on: (signal, listener) => process.on(signal, listener),
+  });
 }
 
 /** Whether something listens on the port already (the later listen still reports a race). */

@@ -169,8 +169,11 @@ export interface ProviderRecordStore {
     record: ProviderRecord,
     options?: WriteOptions,
   ): Promise<{ written: boolean; record: ProviderRecord }>;
-  /** Loads or replaces a record (operators' loaders, e.g. known C2B account numbers). */
-  putRecord(record: ProviderRecord): Promise<void>;
+  /**
+   * Loads or replaces a record (operators' loaders, e.g. known C2B account numbers). A write on a callback's
+   * ack path passes the ack budget's signal: cut there, it is abandoned, not left running after the ack.
+   */
+  putRecord(record: ProviderRecord, options?: WriteOptions): Promise<void>;
   /**
    * One atomic count against a budget (a record of its own): counted while under `limit`, else the
    * refusal is counted beside it. Lives `lifetimeSeconds` from its first count.

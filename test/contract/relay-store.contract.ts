@@ -110,6 +110,22 @@ export function describeRelayStoreContract(name: string, storeOf: () => RelaySto
       expect((await store.getRecord(ref, { consistent: true }))?.data).toEqual({ n: 3 });
     });
 
+    it('abandons a provider record write whose signal aborted (the ack budget cut it): nothing is written', async () => {
+      // Prepare
+      const store = storeOf();
+      const ref = { provider: 'momo', account: 'demo', namespace: 'callback-health', id: randomUUID() };
+      const cut = new AbortController();
+      cut.abort();
+      // Act
+      const write = store.putRecord(
+        { ...ref, data: { n: 1 }, createdAt: new Date().toISOString() },
+        { signal: cut.signal },
+      );
+      // Assess
+      await expect(write).rejects.toThrow();
+      expect(await store.getRecord(ref, { consistent: true })).toBeUndefined();
+    });
+
     it('reads a provider record past its own lifetime as absent', async () => {
       // Prepare: written an hour ago with a minute to live.
       const store = storeOf();

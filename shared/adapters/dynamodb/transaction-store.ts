@@ -567,9 +567,11 @@ export class DynamoTransactionStore implements CallbackStore {
     };
   }
 
-  async putRecord(record: ProviderRecord): Promise<void> {
+  async putRecord(record: ProviderRecord, options: WriteOptions = {}): Promise<void> {
     await guard('putRecord', () =>
-      this.doc.send(new PutCommand({ TableName: this.options.tableName, Item: this.recordItem(record) })),
+      this.doc.send(new PutCommand({ TableName: this.options.tableName, Item: this.recordItem(record) }), {
+        abortSignal: options.signal,
+      }),
     );
   }
 }

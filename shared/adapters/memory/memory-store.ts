@@ -61,6 +61,8 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
   failure: 'none' | 'error' | 'hang' = 'none';
 
   private async gate(signal?: AbortSignal): Promise<void> {
+    // As the SDK does: a call whose signal already aborted is not made.
+    if (signal?.aborted) throw new StorageUnavailableError('memory store: aborted');
     if (this.failure === 'error') throw new StorageUnavailableError('memory store: simulated outage');
     if (this.failure === 'hang') {
       await new Promise<void>((_, reject) => {
@@ -228,8 +230,8 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
     return { counted, count: counter.counted, refused: counter.refused };
   }
 
-  async putRecord(record: ProviderRecord): Promise<void> {
-    await this.gate();
+  async putRecord(record: ProviderRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.gate(options.signal);
     this.records.set(refOf(record), copy(record));
   }
 

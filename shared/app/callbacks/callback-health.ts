@@ -125,7 +125,7 @@ export class CallbackTracker {
     const route = findProvider(provider)?.routes.find((r) => r.name === input.routeName);
     if (route?.answersRelayQuery === true || !this.due(provider, account, input.receivedAt)) return;
     if (route?.answersBalanceRequests === true && (await this.ownBalanceAnswer(input.key, options))) return;
-    await this.noteCallback(provider, account, input.receivedAt);
+    await this.noteCallback(provider, account, input.receivedAt, options);
   }
 
   /**
@@ -156,7 +156,13 @@ export class CallbackTracker {
     return last === undefined || Date.parse(receivedAt) - last >= every;
   }
 
-  private async noteCallback(provider: string, account: string, receivedAt: string): Promise<void> {
+  /** `options.signal`: the ack budget's, so a stalled write is abandoned when the budget cuts the callback. */
+  private async noteCallback(
+    provider: string,
+    account: string,
+    receivedAt: string,
+    options: ReadOptions,
+  ): Promise<void> {
     const at = Date.parse(receivedAt);
     const key = `${provider}/${account}`;
     // Again: another receipt of the account may have been noted while a balance answer's owner was read.
@@ -164,11 +170,14 @@ export class CallbackTracker {
     this.noted.set(key, at);
     try {
       this.writes++;
-      await this.store.putRecord({
-        ...ref(provider, account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID),
-        data: { lastCallbackAt: receivedAt },
-        createdAt: receivedAt,
-      });
+      await this.store.putRecord(
+        {
+          ...ref(provider, account, CALLBACK_HEALTH_NAMESPACE, LAST_CALLBACK_ID),
+          data: { lastCallbackAt: receivedAt },
+          createdAt: receivedAt,
+        },
+        options.signal ? { signal: options.signal } : {},
+      );
     } catch (error) {
       this.noted.delete(key);
       this.log.warn('could not note the callback for callback health', {

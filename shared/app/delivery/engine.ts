@@ -3,7 +3,7 @@ import type { EventEnvelope } from '../../domain/event-envelope';
 import { ConfigError } from '../../domain/errors';
 import { scrubThenTruncate, type Scrubber } from '../../util/redact';
 import { maskMsisdnsIn } from '../../util/mask';
-import type { Clock } from '../ports';
+import type { Clock, RelayLogger } from '../ports';
 import type { DeliveryAnswer, DestinationIo } from '../../destinations/ports';
 import { createDeliverers, destinationProblems } from '../../destinations/registry';
 import type { Deliverer } from '../../destinations/types';
@@ -39,6 +39,24 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
  * (the management API in AWS) is seen within this time; the local API wakes the engine at once.
  */
 const PAUSE_RECHECK_MS = 5000;
+
+/**
+ * How long after an attempt whose log or state write failed (the store unreachable) the same attempt is made
+ * again: the store's failure is not the destination's, so it counts no attempt and no failure.
+ */
+const STORE_RETRY_MS = 5000;
+
+/**
+ * Refused by a stopped engine (DeliveryEngine.stop): a submit after the stop (the publisher then reports the
+ * batch failed and it is published again by the next start), or a write of an attempt that was still running
+ * when the stop stopped waiting for it (not made: the stores are closing).
+ */
+export class DeliveryEngineStoppedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DeliveryEngineStoppedError';
+  }
+}
 
 /**
  * The operator's signal that a destination stopped receiving: `event` is the `DestinationDisabled` to
@@ -88,6 +106,8 @@ export interface DeliveryEngineDeps {
   /** In AWS http destinations and private addresses are refused whatever the config says. */
   runtime: 'local' | 'aws';
   onDisabled?: DestinationDisabledListener;
+  /** Where an attempt that failed for the store's sake (not the destination's) is logged. */
+  logger?: Pick<RelayLogger, 'warn'>;
 }
 
 /**
@@ -125,8 +145,17 @@ export class DeliveryEngine {
   private readonly lanes = new Map<string, Lane>();
   private readonly pending = new Set<Promise<void>>();
   private readonly deliverers: Deliverers;
+  /** stop() was called: no new attempt starts, no scheduled one runs. */
+  private stopping = false;
+  /** stop() stopped waiting: what still runs writes nothing (the stores are being closed). */
+  private closed = false;
+  /** The log and the states as attempts see them: refused once closed. */
+  private readonly log: DeliveryLog;
+  private readonly states: DestinationStateStore;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
+    this.log = this.refusedOnceClosed(deps.log);
+    this.states = this.refusedOnceClosed(deps.states);
     const io: DestinationIo = { http: deps.sender, now: () => deps.clock.now(), ...deps.io };
     // Refused at start, each problem naming its destination and field (an sqs destination without an
     // emulator's endpointUrl under npm start, http in AWS…), rather than failing attempt after attempt.
@@ -151,8 +180,43 @@ export class DeliveryEngine {
     return this.deps.states.get(destination);
   }
 
+  /** `port` whose every call throws DeliveryEngineStoppedError once the engine is closed. */
+  private refusedOnceClosed<T extends object>(port: T): T {
+    return new Proxy(port, {
+      get: (target, name, receiver) => {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (this.closed)
+            return Promise.reject(
+              new DeliveryEngineStoppedError(`delivery engine stopped: ${String(name)} not made`),
+            );
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+
+  /**
+   * Stops delivering, in the order a process stops (npm start's shutdown): no new attempt starts and no
+   * scheduled retry or recheck runs from now on (pending retries are kept in memory only, docs/webhooks.md);
+   * the attempts in flight are waited for until they end or `hurry` aborts, after which whatever still runs
+   * writes nothing, so the log and the states can be closed (and their table dropped) after it resolves.
+   */
+  async stop(hurry?: AbortSignal): Promise<void> {
+    this.stopping = true;
+    if (!hurry?.aborted) {
+      const hurried = new Promise<void>((resolve) =>
+        hurry?.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await Promise.race([this.settled(), hurried]);
+    }
+    this.closed = true;
+  }
+
   /** Takes one published event: each destination whose filter accepts it gets its own delivery. */
   async submit(event: EventEnvelope): Promise<string[]> {
+    if (this.stopping) throw new DeliveryEngineStoppedError('delivery engine stopped: event not taken');
     const targets = Object.entries(this.deps.destinations)
       .filter(([, destination]) => destinationAccepts(destination, event))
       .map(([name]) => name);
@@ -164,7 +228,7 @@ export class DeliveryEngine {
       occurredAt: event.metadata.occurredAt,
       body: JSON.stringify(event),
     };
-    await this.deps.log.recordEvent(delivered);
+    await this.log.recordEvent(delivered);
     for (const name of targets) this.enqueue(name, { event: delivered, attempt: 0 });
     return targets;
   }
@@ -179,9 +243,9 @@ export class DeliveryEngine {
     options: { dryRun: boolean; actor: string },
   ): Promise<{ count: number }> {
     if (!this.deps.destinations[destination]) throw new Error(`no destination "${destination}"`);
-    const events = await this.deps.log.events(selector);
+    const events = await this.log.events(selector);
     if (options.dryRun) return { count: events.length };
-    await this.deps.log.recordReplay({
+    await this.log.recordReplay({
       destination,
       selector,
       count: events.length,
@@ -194,7 +258,7 @@ export class DeliveryEngine {
 
   /** Re-enables a paused or disabled destination (an operator's decision, after the partner fixed their endpoint). */
   async resume(destination: string): Promise<void> {
-    await this.deps.states.resume(destination);
+    await this.states.resume(destination);
     this.wake(destination);
   }
 
@@ -212,10 +276,17 @@ export class DeliveryEngine {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
+  /** The scheduler's `after`, except that nothing it was given runs once the engine is stopping. */
+  private after(delayMs: number, task: () => void): void {
+    this.deps.scheduler.after(delayMs, () => {
+      if (!this.stopping) task();
+    });
+  }
+
   private enqueue(destination: string, job: Job): void {
     const schedule = this.deps.destinations[destination]!.retryScheduleSeconds;
     const delaySeconds = schedule[job.attempt] ?? 0;
-    if (delaySeconds > 0) this.deps.scheduler.after(delaySeconds * 1000, () => this.ready(destination, job));
+    if (delaySeconds > 0) this.after(delaySeconds * 1000, () => this.ready(destination, job));
     else this.ready(destination, job);
   }
 
@@ -227,12 +298,12 @@ export class DeliveryEngine {
   private pump(destination: string): void {
     const lane = this.lanes.get(destination)!;
     const config = this.deps.destinations[destination]!;
-    while (lane.ready.length > 0 && lane.inFlight < config.concurrency) {
+    while (!this.stopping && lane.ready.length > 0 && lane.inFlight < config.concurrency) {
       const nowMs = this.deps.clock.now().getTime();
       if (nowMs < lane.nextStartMs) {
         if (!lane.wakeScheduled) {
           lane.wakeScheduled = true;
-          this.deps.scheduler.after(lane.nextStartMs - nowMs, () => {
+          this.after(lane.nextStartMs - nowMs, () => {
             lane.wakeScheduled = false;
             this.pump(destination);
           });
@@ -242,11 +313,13 @@ export class DeliveryEngine {
       lane.nextStartMs = Math.max(nowMs, lane.nextStartMs) + 1000 / config.ratePerSecond;
       const job = lane.ready.shift()!;
       lane.inFlight += 1;
-      const running = this.attempt(destination, job).finally(() => {
-        lane.inFlight -= 1;
-        this.pending.delete(running);
-        this.pump(destination);
-      });
+      const running = this.attempt(destination, job)
+        .catch((error: unknown) => this.attemptNotRecorded(destination, job, error))
+        .finally(() => {
+          lane.inFlight -= 1;
+          this.pending.delete(running);
+          this.pump(destination);
+        });
       this.pending.add(running);
     }
   }
@@ -257,10 +330,27 @@ export class DeliveryEngine {
     lane.held.push(job);
     if (lane.recheckScheduled) return;
     lane.recheckScheduled = true;
-    this.deps.scheduler.after(PAUSE_RECHECK_MS, () => {
+    this.after(PAUSE_RECHECK_MS, () => {
       lane.recheckScheduled = false;
       this.wake(destination);
     });
+  }
+
+  /**
+   * An attempt that threw: its state or log write failed (the store unreachable, or the engine stopped).
+   * Made again after STORE_RETRY_MS with the same attempt number while the engine runs (at least once: the
+   * endpoint may get it twice, with the same webhook-id); a stopped engine keeps it no more than its retries.
+   */
+  private attemptNotRecorded(destination: string, job: Job, error: unknown): void {
+    // Cut by stop(): its retries are forgotten with the others (in memory only).
+    if (error instanceof DeliveryEngineStoppedError) return;
+    this.deps.logger?.warn('webhook attempt not recorded (the store failed); made again later', {
+      destination,
+      eventId: job.event.eventId,
+      attempt: job.attempt,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    this.after(STORE_RETRY_MS, () => this.ready(destination, job));
   }
 
   /** One attempt through attemptDelivery (the AWS delivery function's code too); the lane does what comes next. */
@@ -273,11 +363,11 @@ export class DeliveryEngine {
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
         sender: this.deps.sender,
         deliverers: this.deliverers,
-        log: this.deps.log,
+        log: this.log,
         clock: this.deps.clock,
         scrub: this.deps.scrub,
         runtime: this.deps.runtime,
-        states: this.deps.states,
+        states: this.states,
       },
       job,
     );
@@ -292,7 +382,7 @@ export class DeliveryEngine {
     else if (result.outcome === 'retrying') {
       const retry: Job = { ...job, attempt: job.attempt + 1 };
       if (result.delaySeconds > 0)
-        this.deps.scheduler.after(result.delaySeconds * 1000, () => this.ready(destination, retry));
+        this.after(result.delaySeconds * 1000, () => this.ready(destination, retry));
       else this.ready(destination, retry);
     }
   }

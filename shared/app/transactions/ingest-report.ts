@@ -271,26 +271,30 @@ async function keepHint(
     at: string;
     authentication: AuthenticationMethod[];
   },
+  options: WriteOptions,
 ): Promise<ApplyOutcome> {
   const externalId = hint.intent.draft.externalId;
   if (externalId && !idProblem('', externalId))
-    await deps.store.putRecord({
-      provider: hint.key.provider,
-      account: hint.key.account,
-      namespace: HINT_NAMESPACE,
-      id: externalId,
-      data: {
-        receiptId: hint.receiptId ?? null,
-        kind: hint.intent.draft.kind,
-        status: hint.intent.draft.status,
-        at: hint.at,
-        // The registration that adopts it records it as evidence (a callback reported on the reference).
-        authentication: hint.authentication,
-        amount: hint.intent.draft.amount ?? null,
+    await deps.store.putRecord(
+      {
+        provider: hint.key.provider,
+        account: hint.key.account,
+        namespace: HINT_NAMESPACE,
+        id: externalId,
+        data: {
+          receiptId: hint.receiptId ?? null,
+          kind: hint.intent.draft.kind,
+          status: hint.intent.draft.status,
+          at: hint.at,
+          // The registration that adopts it records it as evidence (a callback reported on the reference).
+          authentication: hint.authentication,
+          amount: hint.intent.draft.amount ?? null,
+        },
+        createdAt: deps.clock.now().toISOString(),
+        lifetimeSeconds: HINT_LIFETIME_SECONDS,
       },
-      createdAt: deps.clock.now().toISOString(),
-      lifetimeSeconds: HINT_LIFETIME_SECONDS,
-    });
+      options,
+    );
   return { kind: 'noop', why: 'hint' };
 }
 
@@ -475,13 +479,17 @@ async function applyUnmatchedHint(
   { intent, key }: PlacedIntent,
 ): Promise<ApplyOutcome[]> {
   const { store } = deps;
-  const kept = await keepHint(deps, {
-    intent,
-    key,
-    receiptId: receipt?.receiptId,
-    at: batch.receivedAt,
-    authentication: batch.authentication ?? [],
-  });
+  const kept = await keepHint(
+    deps,
+    {
+      intent,
+      key,
+      receiptId: receipt?.receiptId,
+      at: batch.receivedAt,
+      authentication: batch.authentication ?? [],
+    },
+    options,
+  );
   // A registration may have written its externalId alias between our lookup and the hint: it read
   // no hint then, so we look again (consistent read) and, found now, the hint is applied as matched.
   const late = intent.correlate

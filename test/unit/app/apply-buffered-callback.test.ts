@@ -37,8 +37,12 @@ const finals = (store: MemoryStore) =>
   store.published.filter((e) => ['TransactionSucceeded', 'TransactionFailed'].includes(e.metadata.type));
 
 /** Writes that land after `delayMs` whatever the caller's signal says: a slow DynamoDB that did write. */
+/** A store that ignores the ack budget's abort (a request already on its way lands): its calls run on. */
 class SlowStore extends MemoryStore {
   delayMs = 0;
+  override async getTransaction(key: Parameters<MemoryStore['getTransaction']>[0]) {
+    return super.getTransaction(key, {});
+  }
   override async recordReceipt(input: ReceiptInput, _options?: WriteOptions) {
     await sleep(this.delayMs);
     return super.recordReceipt(input, {});
