@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Tags } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -13,6 +13,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { OPERATOR_EVENT_TYPES } from '../../shared/domain/event-envelope';
+import { DESTINATION_QUEUE_TAG } from '../../shared/config/delivery-queues';
 import { deliveryConcurrency } from '../../shared/config/limits';
 import {
   DELIVERIES_DEAD_LETTERED_METRIC,
@@ -52,12 +53,12 @@ const ROLE_ARN_CHARS_PER_POLICY = 5_000;
 const MAX_ASSUME_ROLE_POLICIES = 8;
 
 /**
- * Destinations one relay takes. The binding limit is Lambda's 4 KB of environment: the management
- * function learns each destination queue's ARN (DELIVERY_QUEUE_ARNS, up to 126 characters and a name of
- * up to 64) for its replays, and 15 fit beside its other variables (test/infra/scale.test.ts synthesizes
- * 15 with 64-character names and every option on, and checks the template against AWS's limits).
+ * Destinations one relay takes. The binding limit is the delivery DLQ's queue policy, 8,192 bytes: it lets
+ * each destination's rule dead-letter into the DLQ by the rule's ARN (allowDeadLetteredRules, up to 259
+ * bytes each), and 29 fit (test/infra/scale.test.ts synthesizes 29 with 64-character names, 1,000
+ * accounts and every option on, and checks the template against AWS's limits; 30 pass the policy).
  */
-export const MAX_DESTINATIONS = 15;
+export const MAX_DESTINATIONS = 29;
 
 /** The role ARNs in groups that each fit one managed policy, in order. */
 export function roleArnChunks(roleArns: readonly string[], budget = ROLE_ARN_CHARS_PER_POLICY): string[][] {
@@ -85,7 +86,7 @@ export function destinationProblems(config: RelayConfig, secretNamePrefix: strin
   const count = Object.keys(config.destinations).length;
   if (count > MAX_DESTINATIONS)
     problems.push(
-      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the management function's environment would pass Lambda's 4 KB (DELIVERY_QUEUE_ARNS holds each destination queue's ARN): split the destinations over two relays`,
+      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the delivery DLQ's queue policy would pass SQS's 8,192 bytes (it names each destination's rule, so that the rule may dead-letter into it): split the destinations over two relays`,
     );
   const policies = roleArnChunks(assumedRoles(config.destinations)).length;
   if (policies > MAX_ASSUME_ROLE_POLICIES)
@@ -164,7 +165,7 @@ export function createDelivery(
     dlq,
     Object.values(destinations).map((d) => d.rule),
   );
-  grantQueueSends(stack, destinations, fn, parts.management);
+  grantQueueSends(destinations, dlq, fn, parts.management);
   // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
   // in managed policies sized to IAM's limit, however many destinations name one.
   roleArnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
@@ -240,6 +241,8 @@ function createDestinationQueue(
     visibilityTimeout: Duration.seconds(DELIVERY_FUNCTION_TIMEOUT.toSeconds() * 6),
     deadLetterQueue: { queue: dlq, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
   });
+  // How the management function finds this queue for a replay (grantQueueSends): a tag, updated in place.
+  Tags.of(queue).add(DESTINATION_QUEUE_TAG, name);
   const rule = new events.Rule(scope, `Delivery${name}Rule`, {
     eventBus: parts.eventBus,
     description: `Relay events for the webhook destination ${name} (its filter)`,
@@ -269,24 +272,26 @@ function createDestinationQueue(
 
 /**
  * Retries (and held deliveries) are new messages on the record's own queue; replays are the management
- * API's, which learns the queues from DELIVERY_QUEUE_ARNS (shared/runtime/lambda.ts).
+ * API's. It finds the queues at run time (shared/runtime/lambda-management.ts): the DLQ's source queues
+ * (DELIVERY_DLQ_ARN, a fixed size whatever the number of destinations), each by its destination tag. It
+ * may list the DLQ's sources, and read the tags of and send to the destination queues, no other queue.
  */
 function grantQueueSends(
-  stack: Stack,
   destinations: Record<string, { queue: sqs.Queue }>,
+  dlq: sqs.Queue,
   fn: lambda.Function,
   management: lambda.Function,
 ): void {
   const queueArns = Object.values(destinations).map((d) => d.queue.queueArn);
   if (!queueArns.length) return;
   fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
-  management.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
-  management.addEnvironment(
-    'DELIVERY_QUEUE_ARNS',
-    stack.toJsonString(
-      Object.fromEntries(Object.entries(destinations).map(([n, d]) => [n, d.queue.queueArn])),
-    ),
+  management.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:ListQueueTags'], resources: queueArns }),
   );
+  management.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:ListDeadLetterSourceQueues'], resources: [dlq.queueArn] }),
+  );
+  management.addEnvironment('DELIVERY_DLQ_ARN', dlq.queueArn);
 }
 
 /** The delivery log and the destination states (item reads and writes, Query for the dead letters). */

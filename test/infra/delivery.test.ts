@@ -149,25 +149,39 @@ describe('relay stack: webhook deliveries in AWS', () => {
     });
   });
 
-  it('lets the management API put replays on the destination queues, which it learns from DELIVERY_QUEUE_ARNS', () => {
+  it('lets the management API find the destination queues from the DLQ and their tags, and put replays on them', () => {
     const queueArn = (name: string) => ({
       'Fn::GetAtt': [Match.stringLikeRegexp(`^RelayDelivery${name}Queue`), 'Arn'],
     });
+    const dlqArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('^RelayDeliveryDlq'), 'Arn'] };
+    // The DLQ's sources, then each one's tags: these queues and this DLQ only.
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Action: 'sqs:SendMessage', Resource: [queueArn('shop'), queueArn('erp')] }),
+          Match.objectLike({
+            Action: ['sqs:SendMessage', 'sqs:ListQueueTags'],
+            Resource: [queueArn('shop'), queueArn('erp')],
+          }),
+          Match.objectLike({ Action: 'sqs:ListDeadLetterSourceQueues', Resource: dlqArn }),
         ]),
       },
-      Roles: [{ Ref: Match.stringLikeRegexp('^RelayManagementFunctionServiceRole|^RelayManagement') }],
+      Roles: [{ Ref: Match.stringLikeRegexp('^RelayManagement') }],
     });
-    const management = ofType(resources, 'AWS::Lambda::Function').find(
-      ([, f]) => f.Properties.Environment?.Variables?.DELIVERY_QUEUE_ARNS,
-    );
-    expect(management?.[0]).toMatch(/^RelayManagement/);
-    expect(JSON.stringify(management![1].Properties.Environment.Variables.DELIVERY_QUEUE_ARNS)).toMatch(
-      /RelayDeliveryshopQueue[\s\S]*RelayDeliveryerpQueue/,
-    );
+    for (const name of ['shop', 'erp']) {
+      const [, queue] = ofType(resources, 'AWS::SQS::Queue').find(([id]) =>
+        id.startsWith(`RelayDelivery${name}Queue`),
+      )!;
+      expect(queue.Properties.Tags).toContainEqual({ Key: 'mobile-money-relay:destination', Value: name });
+    }
+    // The environment names the DLQ alone: its size does not grow with the destinations (Lambda's 4 KB).
+    const [id, management] = ofType(resources, 'AWS::Lambda::Function').find(
+      ([, f]) => f.Properties.Environment?.Variables?.DELIVERY_DLQ_ARN,
+    )!;
+    expect(id).toMatch(/^RelayManagement/);
+    expect(management.Properties.Environment.Variables.DELIVERY_DLQ_ARN).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^RelayDeliveryDlq/), 'Arn'],
+    });
+    expect(JSON.stringify(management.Properties.Environment)).not.toMatch(/RelayDelivery(shop|erp)Queue/);
   });
 
   it('alarms on a disabled destination (page), a dead letter (ticket) and the delivery DLQ (page)', () => {

@@ -201,6 +201,13 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
 });
 
 describe('the largest relay deploys: 1,000 accounts, the most destinations, every option, the longest names', () => {
+  it('takes 29 destinations (the delivery DLQ policy limit), each with its queue and rule', () => {
+    const resources = Object.keys(built.get(LARGEST)!.template.Resources as Record<string, any>);
+    expect(MAX_DESTINATIONS).toBe(29);
+    expect(resources.filter((id) => /Deliverypartner\d+x+Queue[0-9A-F]{8}$/.test(id))).toHaveLength(29);
+    expect(resources.filter((id) => /Deliverypartner\d+x+Rule[0-9A-F]{8}$/.test(id))).toHaveLength(29);
+  });
+
   it('is inside every AWS limit that applies at deploy', () => {
     const { limits } = built.get(LARGEST)!;
     console.info(`largest relay: ${JSON.stringify(limits.sizes)}`);
@@ -239,10 +246,24 @@ describe('the largest relay deploys: 1,000 accounts, the most destinations, ever
     expect(fromRules[0].Condition.ArnEquals['aws:SourceArn']).toHaveLength(MAX_DESTINATIONS);
   });
 
+  it('keeps the management function environment the same size whatever the destinations', () => {
+    // Prepare: the largest relay's management function against the 500-account relay's (no destination).
+    const environmentOf = (template: Record<string, any>) =>
+      Object.entries(template.Resources as Record<string, any>).find(
+        ([id, r]) => r.Type === 'AWS::Lambda::Function' && /ManagementFunction/.test(id),
+      )![1].Properties.Environment.Variables as Record<string, unknown>;
+    const largest = environmentOf(built.get(LARGEST)!.template);
+    // Act
+    const added = Object.keys(largest).filter((k) => !(k in environmentOf(built.get(500)!.template)));
+    // Assess: the DLQ's ARN only (the destination queues are found from it at run time), no queue list.
+    expect(added).toEqual(['DELIVERY_DLQ_ARN']);
+    expect(JSON.stringify(largest)).not.toMatch(/Deliverypartner/);
+  });
+
   it(`refuses more than ${MAX_DESTINATIONS} destinations at synth, naming the limit and the maximum`, () => {
     expect(() => largestRelay(MAX_DESTINATIONS + 1)).toThrow(
       new RegExp(
-        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: .*Lambda's 4 KB`,
+        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: the delivery DLQ's queue policy would pass SQS's 8,192 bytes`,
       ),
     );
   });
