@@ -99,54 +99,52 @@ describe('relay stack: webhook deliveries in AWS', () => {
     });
   });
 
+  /** The delivery role's signing-secret grants: managed policies of their own (sized to IAM's limit). */
+  const secretPolicies = () =>
+    ofType(resources, 'AWS::IAM::ManagedPolicy').filter(([id]) => /^RelayDeliverySigningSecrets/.test(id));
+  const joined = (pattern: string) =>
+    Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(pattern)])] });
+
   it('lets the delivery function read only the named signing secrets, never their values in the template', () => {
     const json = JSON.stringify(template.toJSON());
     expect(json).not.toMatch(/whsec_/);
-    template.hasResourceProperties('AWS::IAM::Policy', {
+    expect(secretPolicies()).toHaveLength(1);
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([
+        Statement: [
           Match.objectLike({
             Action: 'secretsmanager:GetSecretValue',
-            Resource: [
-              Match.objectLike({
-                'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('webhooks/shop-\\?{6}$')])],
-              }),
-              Match.objectLike({
-                'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('webhooks/erp-\\?{6}$')])],
-              }),
-            ],
+            Resource: Match.arrayWith([joined('webhooks/shop-\\?{6}$'), joined('webhooks/erp-\\?{6}$')]),
           }),
-        ]),
+        ],
       },
       Roles: [{ Ref: Match.stringLikeRegexp('^RelayDeliveryRole') }],
     });
+    // None in the role's inline policies.
+    const inline = ofType(resources, 'AWS::IAM::Policy').filter(([id]) => /^RelayDeliveryRole/.test(id));
+    expect(JSON.stringify(inline)).not.toMatch(/secretsmanager:GetSecretValue/);
   });
 
   it('lets the delivery function read rotated-in secrets only under each destination’s own name', () => {
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: 'secretsmanager:GetSecretValue',
-            Resource: [
-              Match.objectLike({
-                'Fn::Join': [
-                  '',
-                  Match.arrayWith([Match.stringLikeRegexp(':mobile-money-relay/webhooks/shop/\\*$')]),
-                ],
-              }),
-              Match.objectLike({
-                'Fn::Join': [
-                  '',
-                  Match.arrayWith([Match.stringLikeRegexp(':mobile-money-relay/webhooks/erp/\\*$')]),
-                ],
-              }),
-            ],
-          }),
-        ]),
-      },
-      Roles: [{ Ref: Match.stringLikeRegexp('^RelayDeliveryRole') }],
-    });
+    const [, policy] = secretPolicies()[0]!;
+    const [statement] = policy.Properties.PolicyDocument.Statement;
+    expect(statement.Resource).toHaveLength(4);
+    expect(statement.Resource).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          'Fn::Join': [
+            '',
+            expect.arrayContaining([expect.stringMatching(/:mobile-money-relay\/webhooks\/shop\/\*$/)]),
+          ],
+        }),
+        expect.objectContaining({
+          'Fn::Join': [
+            '',
+            expect.arrayContaining([expect.stringMatching(/:mobile-money-relay\/webhooks\/erp\/\*$/)]),
+          ],
+        }),
+      ]),
+    );
   });
 
   it('lets the management API find the destination queues from the DLQ and their tags, and put replays on them', () => {
