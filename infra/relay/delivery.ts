@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, Stack, Tags } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -7,12 +7,12 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { OPERATOR_EVENT_TYPES } from '../../shared/domain/event-envelope';
+import { DESTINATION_QUEUE_TAG } from '../../shared/config/delivery-queues';
 import { deliveryConcurrency } from '../../shared/config/limits';
 import {
   DELIVERIES_DEAD_LETTERED_METRIC,
@@ -21,7 +21,6 @@ import {
 import type { DestinationConfig, RelayConfig } from '../../shared/config/schema';
 import { assumedRoles, destinationProblems as typeProblems } from '../../shared/destinations/registry';
 import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
-import { secretArns } from './secrets';
 import { TABLE_DATA_ACTIONS, TABLE_KEY_ACTIONS } from './storage';
 
 /** The delivery function's timeout: a batch of 10 attempts of at most 15 s each, and the margins. */
@@ -43,29 +42,39 @@ export interface RelayDelivery {
 }
 
 /**
- * Characters of role ARNs in one managed policy of the delivery function's `sts:AssumeRole` grants: a
- * managed policy holds 6,144 (whitespace not counted), the rest is the statement around them. Kept out of
- * the role's inline policy (10,240 for all of them), which the queues, table and secrets already use.
+ * Characters of ARNs in one managed policy of the delivery function's grants that grow with the
+ * destinations (the partner roles it assumes, the signing secrets it reads): a managed policy holds 6,144
+ * (whitespace not counted), the rest is the statement around them. Kept out of the role's inline policy
+ * (10,240 for all of them), which the queues, table and keys already use.
  */
-const ROLE_ARN_CHARS_PER_POLICY = 5_000;
-/** Managed policies a role may have (IAM's default quota is 10; two are left for the account's own). */
-const MAX_ASSUME_ROLE_POLICIES = 8;
+const ARN_CHARS_PER_POLICY = 5_000;
+/** Managed policies the delivery role may have (IAM's default quota is 10; two are left for the account's own). */
+const MAX_DELIVERY_POLICIES = 8;
+/**
+ * The longest a secret's ARN is before its name, deployed (the partition, region and account at their
+ * longest): a secret granted by its name costs this and the name.
+ */
+const SECRET_ARN_PREFIX_CHARS = 'arn:aws-iso-b:secretsmanager:ap-southeast-5:123456789012:secret:'.length;
 
 /**
- * Destinations one relay takes. The binding limit is Lambda's 4 KB of environment: the management
- * function learns each destination queue's ARN (DELIVERY_QUEUE_ARNS, up to 126 characters and a name of
- * up to 64) for its replays, and 15 fit beside its other variables (test/infra/scale.test.ts synthesizes
- * 15 with 64-character names and every option on, and checks the template against AWS's limits).
+ * Destinations one relay takes, measured on the largest relay (test/infra/scale.test.ts: 1,000 accounts,
+ * every option, 64-character names, checked against AWS's limits): 49 fit. At 50 the management function's
+ * grant on the destination queues (about 130 characters a queue) leaves its inline policy for a managed
+ * one past IAM's 6,144 characters, and at 51 the stack passes CloudFormation's 500 resources (each
+ * destination adds four: its queue, queue policy, rule and event source mapping).
  */
-export const MAX_DESTINATIONS = 15;
+export const MAX_DESTINATIONS = 49;
 
-/** The role ARNs in groups that each fit one managed policy, in order. */
-export function roleArnChunks(roleArns: readonly string[], budget = ROLE_ARN_CHARS_PER_POLICY): string[][] {
+/**
+ * The ARNs (or secret names, `name-??????`, that a secret ARN ends with) in groups that each fit one
+ * managed policy, in order.
+ */
+export function arnChunks(arns: readonly string[], budget = ARN_CHARS_PER_POLICY): string[][] {
   const chunks: string[][] = [];
   let size = budget;
-  for (const arn of roleArns) {
-    // An ARN costs its characters, two quotes and a comma in the policy's JSON.
-    const cost = arn.length + 3;
+  for (const arn of arns) {
+    // An ARN costs its characters, two quotes and a comma in the policy's JSON; a name, its ARN's too.
+    const cost = arn.length + 3 + (arn.startsWith('arn:') ? 0 : SECRET_ARN_PREFIX_CHARS);
     if (size + cost > budget) {
       chunks.push([]);
       size = 0;
@@ -85,12 +94,13 @@ export function destinationProblems(config: RelayConfig, secretNamePrefix: strin
   const count = Object.keys(config.destinations).length;
   if (count > MAX_DESTINATIONS)
     problems.push(
-      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the management function's environment would pass Lambda's 4 KB (DELIVERY_QUEUE_ARNS holds each destination queue's ARN): split the destinations over two relays`,
+      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the management function's grant on the destination queues would pass IAM's 6,144 characters of a managed policy, and the stack CloudFormation's 500 resources (each destination adds four): split the destinations over two relays`,
     );
-  const policies = roleArnChunks(assumedRoles(config.destinations)).length;
-  if (policies > MAX_ASSUME_ROLE_POLICIES)
+  const roles = arnChunks(assumedRoles(config.destinations)).length;
+  const secrets = arnChunks(signingSecretResources(config, secretNamePrefix)).length;
+  if (roles + secrets > MAX_DELIVERY_POLICIES)
     problems.push(
-      `destinations: the partner roles (roleArn) need ${policies} managed policies of sts:AssumeRole grants, more than ${MAX_ASSUME_ROLE_POLICIES}: split the destinations over two relays`,
+      `destinations: the delivery function's grants need ${roles + secrets} managed policies (${roles} of partner roles, roleArn; ${secrets} of signing secrets), more than ${MAX_DELIVERY_POLICIES}: split the destinations over two relays`,
     );
   for (const [name, d] of Object.entries(config.destinations)) {
     if (d.signingSecretId === undefined && d.signingSecrets.length === 0)
@@ -155,19 +165,16 @@ export function createDelivery(
   const dlq = createDeliveryDlq(scope);
   // The rules dead-letter through a reference to the DLQ: given the queue itself, CDK adds one statement
   // per rule to its policy, and SQS caps a policy at 20 statements and 8,192 bytes (about 11
-  // destinations). One statement lists every rule instead (allowDeadLetteredRules).
+  // destinations). One statement of a fixed size allows the relay bus's rules instead (allowDeadLetteredRules).
   const dlqRef = sqs.Queue.fromQueueArn(scope, 'DeliveryDlqRef', dlq.queueArn);
   const destinations: Record<string, { rule: events.Rule; queue: sqs.Queue }> = {};
   for (const [name, destination] of Object.entries(config.destinations))
     destinations[name] = createDestinationQueue(scope, name, destination, { ...parts, dlq, dlqRef });
-  allowDeadLetteredRules(
-    dlq,
-    Object.values(destinations).map((d) => d.rule),
-  );
-  grantQueueSends(stack, destinations, fn, parts.management);
+  if (Object.keys(destinations).length) allowDeadLetteredRules(stack, dlq, parts.eventBus);
+  grantQueueSends(destinations, dlq, fn, parts.management);
   // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
   // in managed policies sized to IAM's limit, however many destinations name one.
-  roleArnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
+  arnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
     new iam.ManagedPolicy(scope, `DeliveryAssumePartnerRoles${index}`, {
       description:
         'The webhook delivery function assumes the partner roles of the sqs destinations, these only',
@@ -176,7 +183,7 @@ export function createDelivery(
     });
   });
   grantDeliveryTable(stack, fn, parts.table, parts.tableEncryptionKey);
-  grantSigningSecrets(stack, fn, config, parts);
+  grantSigningSecrets(scope, fn, config, parts);
   suppressDeliveryFindings(fn);
   return { destinations, dlq };
 }
@@ -199,16 +206,30 @@ function createDeliveryDlq(scope: Construct): sqs.Queue {
   return dlq;
 }
 
-/** EventBridge may send the events these rules could not deliver to the DLQ: one statement for all of them. */
-function allowDeadLetteredRules(dlq: sqs.Queue, rules: events.Rule[]): void {
-  if (!rules.length) return;
+/**
+ * EventBridge may send the events the rules of the relay bus could not deliver to the DLQ: one statement
+ * of a fixed size, by the pattern of the bus's rule ARNs in this account. A list of the destination rules'
+ * ARNs (up to 259 bytes each) passed SQS's 8,192 bytes of queue policy at 30 destinations.
+ */
+function allowDeadLetteredRules(stack: Stack, dlq: sqs.Queue, eventBus: events.IEventBus): void {
+  // A rule on the default bus is `rule/<name>`; on any other `rule/<bus>/<name>`.
+  const busName = eventBus.eventBusName;
   dlq.addToResourcePolicy(
     new iam.PolicyStatement({
       sid: 'AllowDeliveryRules',
       principals: [new iam.ServicePrincipal('events.amazonaws.com')],
       actions: ['sqs:SendMessage'],
       resources: [dlq.queueArn],
-      conditions: { ArnEquals: { 'aws:SourceArn': rules.map((rule) => rule.ruleArn) } },
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: {
+          'aws:SourceArn': stack.formatArn({
+            service: 'events',
+            resource: 'rule',
+            resourceName: busName === 'default' ? '*' : `${busName}/*`,
+          }),
+        },
+      },
     }),
   );
 }
@@ -240,6 +261,8 @@ function createDestinationQueue(
     visibilityTimeout: Duration.seconds(DELIVERY_FUNCTION_TIMEOUT.toSeconds() * 6),
     deadLetterQueue: { queue: dlq, maxReceiveCount: DELIVERY_MAX_RECEIVE_COUNT },
   });
+  // How the management function finds this queue for a replay (grantQueueSends): a tag, updated in place.
+  Tags.of(queue).add(DESTINATION_QUEUE_TAG, name);
   const rule = new events.Rule(scope, `Delivery${name}Rule`, {
     eventBus: parts.eventBus,
     description: `Relay events for the webhook destination ${name} (its filter)`,
@@ -257,36 +280,51 @@ function createDestinationQueue(
       }),
     ],
   });
-  parts.fn.addEventSource(
-    new SqsEventSource(queue, {
-      batchSize: DELIVERY_BATCH_SIZE,
-      reportBatchItemFailures: true,
-      maxConcurrency: deliveryConcurrency(destination),
-    }),
-  );
+  // The mapping SqsEventSource would add (its id too, so an upgrade keeps it), without its statement per
+  // queue: the function consumes every destination queue through one statement (grantQueueSends).
+  parts.fn.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, {
+    eventSourceArn: queue.queueArn,
+    batchSize: DELIVERY_BATCH_SIZE,
+    reportBatchItemFailures: true,
+    maxConcurrency: deliveryConcurrency(destination),
+  });
   return { rule, queue };
 }
 
+/** What an SQS event source mapping needs of its queue (those of Queue.grantConsumeMessages). */
+const CONSUME_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+] as const;
+
 /**
- * Retries (and held deliveries) are new messages on the record's own queue; replays are the management
- * API's, which learns the queues from DELIVERY_QUEUE_ARNS (shared/runtime/lambda.ts).
+ * The delivery function consumes every destination queue and puts its retries on them, in one statement
+ * whatever the number of destinations. Retries (and held deliveries) are new messages on the record's own queue; replays are the management
+ * API's. It finds the queues at run time (shared/runtime/lambda-management.ts): the DLQ's source queues
+ * (DELIVERY_DLQ_ARN, a fixed size whatever the number of destinations), each by its destination tag. It
+ * may list the DLQ's sources, and read the tags of and send to the destination queues, no other queue.
  */
 function grantQueueSends(
-  stack: Stack,
   destinations: Record<string, { queue: sqs.Queue }>,
+  dlq: sqs.Queue,
   fn: lambda.Function,
   management: lambda.Function,
 ): void {
   const queueArns = Object.values(destinations).map((d) => d.queue.queueArn);
   if (!queueArns.length) return;
-  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
-  management.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: queueArns }));
-  management.addEnvironment(
-    'DELIVERY_QUEUE_ARNS',
-    stack.toJsonString(
-      Object.fromEntries(Object.entries(destinations).map(([n, d]) => [n, d.queue.queueArn])),
-    ),
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({ actions: [...CONSUME_ACTIONS, 'sqs:SendMessage'], resources: queueArns }),
   );
+  management.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:ListQueueTags'], resources: queueArns }),
+  );
+  management.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:ListDeadLetterSourceQueues'], resources: [dlq.queueArn] }),
+  );
+  management.addEnvironment('DELIVERY_DLQ_ARN', dlq.queueArn);
 }
 
 /** The delivery log and the destination states (item reads and writes, Query for the dead letters). */
@@ -310,46 +348,64 @@ function grantDeliveryTable(
 }
 
 /**
- * The signing secrets: each configured one by its name (never a wider pattern), and the rotated-in ones
- * under their destination; read at run time, never in the template.
+ * What the delivery function reads of Secrets Manager: each configured signing secret by its name (its ARN
+ * ends `<name>-??????`) or its ARN, never a wider pattern; and the rotated-in ones under their destination,
+ * <secretNamePrefix>webhooks/<destination>/<anything> (POST /v1/destinations/{id}/rotate).
+ */
+function signingSecretResources(config: RelayConfig, secretNamePrefix: string): string[] {
+  const ids = new Set(
+    Object.values(config.destinations).flatMap((d) => (d.signingSecretId ? [d.signingSecretId] : [])),
+  );
+  return [
+    ...[...ids].flatMap((id) => (id.startsWith('arn:') ? [id, `${id}-??????`] : [`${id}-??????`])),
+    ...Object.keys(config.destinations).map((name) => `${secretNamePrefix}webhooks/${name}/*`),
+  ];
+}
+
+/** The rotated-in secrets' pattern, one per destination (cdk-nag's IAM5 finds a wildcard). */
+const ROTATED_SECRETS_SUPPRESSION = {
+  id: 'AwsSolutions-IAM5',
+  reason:
+    'A rotated-in signing secret is read by its reference, named <secretNamePrefix>webhooks/<destination>/<anything> (docs/webhooks.md#rotating-a-secret): one pattern per configured destination, no wider.',
+  appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*webhooks\\/.*\\/\\*$/g' }],
+};
+
+/**
+ * The signing secrets (signingSecretResources), read at run time, never in the template: in managed
+ * policies sized to IAM's limit, however many destinations (one statement of them all passed a managed
+ * policy's 6,144 characters at 40 destinations).
  */
 function grantSigningSecrets(
-  stack: Stack,
+  scope: Construct,
   fn: lambda.Function,
   config: RelayConfig,
   parts: { secretNamePrefix: string; secretsEncryptionKey: kms.IKey | undefined },
 ): void {
-  const secretIds = [
-    ...new Set(
-      Object.values(config.destinations).flatMap((d) => (d.signingSecretId ? [d.signingSecretId] : [])),
-    ),
-  ];
-  if (secretIds.length) {
-    fn.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: secretIds.flatMap((id) => secretArns(stack, id)),
-      }),
-    );
-  }
-  // A rotated-in secret (POST /v1/destinations/{id}/rotate) is named under its destination:
-  // <secretNamePrefix>webhooks/<destination>/<anything>; the function reads those and no others.
-  const names = Object.keys(config.destinations);
-  if (names.length)
-    fn.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: names.map((name) =>
-          stack.formatArn({
-            service: 'secretsmanager',
-            resource: 'secret',
-            resourceName: `${parts.secretNamePrefix}webhooks/${name}/*`,
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ),
-      }),
-    );
-  if ((secretIds.length || names.length) && parts.secretsEncryptionKey)
+  const stack = Stack.of(scope);
+  const chunks = arnChunks(signingSecretResources(config, parts.secretNamePrefix));
+  chunks.forEach((resources, index) => {
+    const policy = new iam.ManagedPolicy(scope, `DeliverySigningSecrets${index}`, {
+      description: 'The webhook delivery function reads the signing secrets of its destinations, these only',
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: resources.map((r) =>
+            r.startsWith('arn:')
+              ? r
+              : stack.formatArn({
+                  service: 'secretsmanager',
+                  resource: 'secret',
+                  resourceName: r,
+                  arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+                }),
+          ),
+        }),
+      ],
+      roles: [fn.role!],
+    });
+    NagSuppressions.addResourceSuppressions(policy, [ROTATED_SECRETS_SUPPRESSION]);
+  });
+  if (chunks.length && parts.secretsEncryptionKey)
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['kms:Decrypt'],
@@ -370,12 +426,6 @@ function suppressDeliveryFindings(fn: lambda.Function): void {
         reason:
           'X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (Resource "*"). Table access is limited to item actions on the relay table ARN, SQS to the destination queues, Secrets Manager to the named signing secrets and the rotated-in ones under <secretNamePrefix>webhooks/<destination>/.',
         appliesTo: ['Resource::*'],
-      },
-      {
-        id: 'AwsSolutions-IAM5',
-        reason:
-          'A rotated-in signing secret is read by its reference, named <secretNamePrefix>webhooks/<destination>/<anything> (docs/webhooks.md#rotating-a-secret): one pattern per configured destination, no wider.',
-        appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:secretsmanager:.*webhooks\\/.*\\/\\*$/g' }],
       },
     ],
     true,

@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDeliveryLog } from '../adapters/dynamodb/delivery-log';
 import { DynamoDestinationStateStore } from '../adapters/dynamodb/destination-state-store';
 import { sharedSecretReader } from '../adapters/secrets/secrets-manager';
-import { sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
+import { destinationQueueArns, sqsDeliveryQueue } from '../adapters/sqs/sqs-delivery-queue';
 import { createSqsBufferClient } from '../adapters/sqs/sqs-ingress-buffer';
 import { type DeliveryAdmin, secretRefResolver } from '../app/delivery/destinations-admin';
 import { replayToQueue } from '../app/delivery/queue-delivery';
@@ -43,19 +43,31 @@ export async function lambdaManagementServices(
 }
 
 /**
- * Replays in AWS: the destination queues' ARNs come from DELIVERY_QUEUE_ARNS (the construct sets it on the
- * management function with the destinations, and grants sqs:SendMessage on those queues only). Without it
- * (no destinations) a replay answers 503 and its dry run still counts.
+ * Replays in AWS: the destination queues are found at the first replay from the delivery DLQ named by
+ * DELIVERY_DLQ_ARN (its source queues, each tagged with its destination: destinationQueueArns), and kept
+ * for the life of the execution environment (a new destination is a new config, so new environments).
+ * The construct grants sqs:ListDeadLetterSourceQueues on that DLQ, and sqs:ListQueueTags and
+ * sqs:SendMessage on the destination queues only. Without it (no destinations) a replay answers 503 and
+ * its dry run still counts.
  */
 function deliveryReplay(doc: DynamoDoc, retentionDays: number): Pick<DeliveryAdmin, 'replay'> {
-  const json = process.env.DELIVERY_QUEUE_ARNS;
-  if (!json) return {};
-  const queueArns = JSON.parse(json) as Record<string, string>;
+  const dlqArn = process.env.DELIVERY_DLQ_ARN;
+  if (!dlqArn) return {};
+  const client = createSqsBufferClient();
+  let found: Promise<Record<string, string>> | undefined;
+  // A failed look-up is not kept: the next replay asks SQS again.
+  const queueArns = () =>
+    (found ??= destinationQueueArns(client, dlqArn).catch((error: unknown) => {
+      found = undefined;
+      throw error;
+    }));
   const deps = {
     log: new DynamoDeliveryLog(doc, { tableName: requireEnv('TABLE_NAME'), retentionDays }),
-    queue: sqsDeliveryQueue(createSqsBufferClient()),
-    queueArns,
+    queue: sqsDeliveryQueue(client),
     clock: systemClock,
   };
-  return { replay: (destination, selector, options) => replayToQueue(deps, destination, selector, options) };
+  return {
+    replay: async (destination, selector, options) =>
+      replayToQueue({ ...deps, queueArns: await queueArns() }, destination, selector, options),
+  };
 }

@@ -7,7 +7,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling';
-import { roleArnChunks } from '../../infra/relay/delivery';
+import { arnChunks, destinationProblems } from '../../infra/relay/delivery';
+import { destinationSchema, type RelayConfig } from '../../shared/config/schema';
 import { cfnLint, cfnLintSkipReason } from './cfn-lint';
 import { exampleConfig, ofType, synthOnce, synthRelay } from './relay-synth';
 
@@ -81,8 +82,31 @@ describe('relay stack: sqs destinations in partners accounts', () => {
           Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
         }),
       );
-    // Never a statement for EventBridge without the rule's condition.
-    expect(fromEvents.filter((st) => !st.Condition?.ArnEquals?.['aws:SourceArn'])).toEqual([]);
+    // Never a statement for EventBridge without the rule's condition, but the delivery DLQ's: the rules of
+    // the relay bus in this account (a list of every rule would pass SQS's 8,192 bytes of policy).
+    const [dlq, ...others] = fromEvents.filter((st) => !st.Condition?.ArnEquals?.['aws:SourceArn']);
+    expect(others).toEqual([]);
+    expect(dlq).toMatchObject({
+      Sid: 'AllowDeliveryRules',
+      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^RelayDeliveryDlq/), 'Arn'] },
+    });
+    expect(dlq!.Condition).toEqual({
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':events:eu-west-1:123456789012:rule/',
+              { Ref: expect.stringMatching(/^RelayBus/) },
+              '/*',
+            ],
+          ],
+        },
+      },
+      StringEquals: { 'aws:SourceAccount': '123456789012' },
+    });
   });
 
   it('is cdk-nag clean: no error and no warning', () => {
@@ -108,13 +132,43 @@ describe('relay stack: sqs destinations in partners accounts', () => {
   });
 });
 
-describe('partner role grants within IAM limits', () => {
+describe('partner role and signing secret grants within IAM limits', () => {
+  it('refuses destinations whose grants need more managed policies than the delivery role may have', () => {
+    // Prepare: 40 destinations, each signing with a secret by a long ARN (two grants each, ~1 KB).
+    const long = 'x'.repeat(480);
+    const config = {
+      destinations: Object.fromEntries(
+        Array.from({ length: 40 }, (_, i) => [
+          `d${i}`,
+          destinationSchema.parse({
+            url: `https://hooks.example.com/${i}`,
+            signingSecretId: `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${long}${i}`,
+          }),
+        ]),
+      ),
+    } as RelayConfig;
+    // Act
+    const problems = destinationProblems(config, 'mobile-money-relay/');
+    // Assess: named with both counts; half as many destinations fit.
+    expect(problems).toContainEqual(
+      expect.stringMatching(
+        /^destinations: the delivery function's grants need \d+ managed policies \(0 of partner roles, roleArn; \d+ of signing secrets\), more than 8: split/,
+      ),
+    );
+    expect(
+      destinationProblems(
+        { ...config, destinations: Object.fromEntries(Object.entries(config.destinations).slice(0, 20)) },
+        'mobile-money-relay/',
+      ),
+    ).toEqual([]);
+  });
+
   it('splits many role ARNs into managed policies that each fit 6,144 characters', () => {
     const arns = Array.from(
       { length: 300 },
       (_, i) => `arn:aws:iam::${String(100000000000 + i)}:role/partners/relay-deliveries-${i}`,
     );
-    const chunks = roleArnChunks(arns);
+    const chunks = arnChunks(arns);
     expect(chunks.flat()).toEqual(arns);
     expect(chunks.length).toBeGreaterThan(1);
     for (const chunk of chunks) {

@@ -99,75 +99,87 @@ describe('relay stack: webhook deliveries in AWS', () => {
     });
   });
 
+  /** The delivery role's signing-secret grants: managed policies of their own (sized to IAM's limit). */
+  const secretPolicies = () =>
+    ofType(resources, 'AWS::IAM::ManagedPolicy').filter(([id]) => /^RelayDeliverySigningSecrets/.test(id));
+  const joined = (pattern: string) =>
+    Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(pattern)])] });
+
   it('lets the delivery function read only the named signing secrets, never their values in the template', () => {
     const json = JSON.stringify(template.toJSON());
     expect(json).not.toMatch(/whsec_/);
-    template.hasResourceProperties('AWS::IAM::Policy', {
+    expect(secretPolicies()).toHaveLength(1);
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([
+        Statement: [
           Match.objectLike({
             Action: 'secretsmanager:GetSecretValue',
-            Resource: [
-              Match.objectLike({
-                'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('webhooks/shop-\\?{6}$')])],
-              }),
-              Match.objectLike({
-                'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('webhooks/erp-\\?{6}$')])],
-              }),
-            ],
+            Resource: Match.arrayWith([joined('webhooks/shop-\\?{6}$'), joined('webhooks/erp-\\?{6}$')]),
           }),
-        ]),
+        ],
       },
       Roles: [{ Ref: Match.stringLikeRegexp('^RelayDeliveryRole') }],
     });
+    // None in the role's inline policies.
+    const inline = ofType(resources, 'AWS::IAM::Policy').filter(([id]) => /^RelayDeliveryRole/.test(id));
+    expect(JSON.stringify(inline)).not.toMatch(/secretsmanager:GetSecretValue/);
   });
 
   it('lets the delivery function read rotated-in secrets only under each destination’s own name', () => {
+    const [, policy] = secretPolicies()[0]!;
+    const [statement] = policy.Properties.PolicyDocument.Statement;
+    expect(statement.Resource).toHaveLength(4);
+    expect(statement.Resource).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          'Fn::Join': [
+            '',
+            expect.arrayContaining([expect.stringMatching(/:mobile-money-relay\/webhooks\/shop\/\*$/)]),
+          ],
+        }),
+        expect.objectContaining({
+          'Fn::Join': [
+            '',
+            expect.arrayContaining([expect.stringMatching(/:mobile-money-relay\/webhooks\/erp\/\*$/)]),
+          ],
+        }),
+      ]),
+    );
+  });
+
+  it('lets the management API find the destination queues from the DLQ and their tags, and put replays on them', () => {
+    const queueArn = (name: string) => ({
+      'Fn::GetAtt': [Match.stringLikeRegexp(`^RelayDelivery${name}Queue`), 'Arn'],
+    });
+    const dlqArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('^RelayDeliveryDlq'), 'Arn'] };
+    // The DLQ's sources, then each one's tags: these queues and this DLQ only.
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Action: 'secretsmanager:GetSecretValue',
-            Resource: [
-              Match.objectLike({
-                'Fn::Join': [
-                  '',
-                  Match.arrayWith([Match.stringLikeRegexp(':mobile-money-relay/webhooks/shop/\\*$')]),
-                ],
-              }),
-              Match.objectLike({
-                'Fn::Join': [
-                  '',
-                  Match.arrayWith([Match.stringLikeRegexp(':mobile-money-relay/webhooks/erp/\\*$')]),
-                ],
-              }),
-            ],
+            Action: ['sqs:SendMessage', 'sqs:ListQueueTags'],
+            Resource: [queueArn('shop'), queueArn('erp')],
           }),
+          Match.objectLike({ Action: 'sqs:ListDeadLetterSourceQueues', Resource: dlqArn }),
         ]),
       },
-      Roles: [{ Ref: Match.stringLikeRegexp('^RelayDeliveryRole') }],
+      Roles: [{ Ref: Match.stringLikeRegexp('^RelayManagement') }],
     });
-  });
-
-  it('lets the management API put replays on the destination queues, which it learns from DELIVERY_QUEUE_ARNS', () => {
-    const queueArn = (name: string) => ({
-      'Fn::GetAtt': [Match.stringLikeRegexp(`^RelayDelivery${name}Queue`), 'Arn'],
+    for (const name of ['shop', 'erp']) {
+      const [, queue] = ofType(resources, 'AWS::SQS::Queue').find(([id]) =>
+        id.startsWith(`RelayDelivery${name}Queue`),
+      )!;
+      expect(queue.Properties.Tags).toContainEqual({ Key: 'mobile-money-relay:destination', Value: name });
+    }
+    // The environment names the DLQ alone: its size does not grow with the destinations (Lambda's 4 KB).
+    const [id, management] = ofType(resources, 'AWS::Lambda::Function').find(
+      ([, f]) => f.Properties.Environment?.Variables?.DELIVERY_DLQ_ARN,
+    )!;
+    expect(id).toMatch(/^RelayManagement/);
+    expect(management.Properties.Environment.Variables.DELIVERY_DLQ_ARN).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^RelayDeliveryDlq/), 'Arn'],
     });
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Action: 'sqs:SendMessage', Resource: [queueArn('shop'), queueArn('erp')] }),
-        ]),
-      },
-      Roles: [{ Ref: Match.stringLikeRegexp('^RelayManagementFunctionServiceRole|^RelayManagement') }],
-    });
-    const management = ofType(resources, 'AWS::Lambda::Function').find(
-      ([, f]) => f.Properties.Environment?.Variables?.DELIVERY_QUEUE_ARNS,
-    );
-    expect(management?.[0]).toMatch(/^RelayManagement/);
-    expect(JSON.stringify(management![1].Properties.Environment.Variables.DELIVERY_QUEUE_ARNS)).toMatch(
-      /RelayDeliveryshopQueue[\s\S]*RelayDeliveryerpQueue/,
-    );
+    expect(JSON.stringify(management.Properties.Environment)).not.toMatch(/RelayDelivery(shop|erp)Queue/);
   });
 
   it('alarms on a disabled destination (page), a dead letter (ticket) and the delivery DLQ (page)', () => {

@@ -7,7 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MobileMoneyRelay } from '../../infra';
 import { MAX_DESTINATIONS } from '../../infra/relay/delivery';
-import { checkAwsLimits, lambdaResourcePolicies, type LimitsReport } from './aws-limits';
+import { checkAwsLimits, lambdaResourcePolicies, type LimitsReport, resolveIntrinsics } from './aws-limits';
 import { cfnLint, cfnLintSkipReason, describeFindings, errorsWithVersion } from './cfn-lint';
 import { exampleConfig } from './relay-synth';
 
@@ -201,6 +201,13 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
 });
 
 describe('the largest relay deploys: 1,000 accounts, the most destinations, every option, the longest names', () => {
+  it('takes 49 destinations (IAM policy size, then 500 resources), each with its queue and rule', () => {
+    const resources = Object.keys(built.get(LARGEST)!.template.Resources as Record<string, any>);
+    expect(MAX_DESTINATIONS).toBe(49);
+    expect(resources.filter((id) => /Deliverypartner\d+x+Queue[0-9A-F]{8}$/.test(id))).toHaveLength(49);
+    expect(resources.filter((id) => /Deliverypartner\d+x+Rule[0-9A-F]{8}$/.test(id))).toHaveLength(49);
+  });
+
   it('is inside every AWS limit that applies at deploy', () => {
     const { limits } = built.get(LARGEST)!;
     console.info(`largest relay: ${JSON.stringify(limits.sizes)}`);
@@ -228,7 +235,7 @@ describe('the largest relay deploys: 1,000 accounts, the most destinations, ever
     expect(lambdaResourcePolicies(resources).get(management)).toBeLessThan(20_480);
   });
 
-  it('lets every destination rule dead-letter into the delivery DLQ through one statement', () => {
+  it('lets every destination rule dead-letter into the delivery DLQ through one statement of a fixed size', () => {
     const resources = built.get(LARGEST)!.template.Resources as Record<string, any>;
     const [policy] = Object.entries(resources).filter(
       ([id, r]) => r.Type === 'AWS::SQS::QueuePolicy' && /DeliveryDlqPolicy/.test(id),
@@ -236,13 +243,43 @@ describe('the largest relay deploys: 1,000 accounts, the most destinations, ever
     const statements = policy![1].Properties.PolicyDocument.Statement as any[];
     const fromRules = statements.filter((s) => s.Principal?.Service === 'events.amazonaws.com');
     expect(fromRules).toHaveLength(1);
-    expect(fromRules[0].Condition.ArnEquals['aws:SourceArn']).toHaveLength(MAX_DESTINATIONS);
+    // The relay bus's rules in this account, by pattern: no list of rule ARNs (259 bytes each; 8,192 in all).
+    expect(resolveIntrinsics(fromRules[0].Condition.ArnLike['aws:SourceArn'])).toMatch(
+      /^arn:[\w-]+:events:eu-west-1:123456789012:rule\/r+\/\*$/,
+    );
+    expect(fromRules[0].Condition.StringEquals).toEqual({ 'aws:SourceAccount': '123456789012' });
+    expect(Object.keys(fromRules[0].Condition).sort()).toEqual(['ArnLike', 'StringEquals']);
+  });
+
+  it('lets the delivery function consume every destination queue through one statement', () => {
+    const resources = built.get(LARGEST)!.template.Resources as Record<string, any>;
+    const statements = Object.values(resources)
+      .filter((r) => /Policy$/.test(r.Type) && JSON.stringify(r).includes('sqs:ReceiveMessage'))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as any[])
+      .filter((s) => [s.Action].flat().includes('sqs:ReceiveMessage'))
+      .filter((s) => JSON.stringify(s.Resource).includes('Deliverypartner'));
+    expect(statements).toHaveLength(1);
+    expect(statements[0].Resource).toHaveLength(49);
+  });
+
+  it('keeps the management function environment the same size whatever the destinations', () => {
+    // Prepare: the largest relay's management function against the 500-account relay's (no destination).
+    const environmentOf = (template: Record<string, any>) =>
+      Object.entries(template.Resources as Record<string, any>).find(
+        ([id, r]) => r.Type === 'AWS::Lambda::Function' && /ManagementFunction/.test(id),
+      )![1].Properties.Environment.Variables as Record<string, unknown>;
+    const largest = environmentOf(built.get(LARGEST)!.template);
+    // Act
+    const added = Object.keys(largest).filter((k) => !(k in environmentOf(built.get(500)!.template)));
+    // Assess: the DLQ's ARN only (the destination queues are found from it at run time), no queue list.
+    expect(added).toEqual(['DELIVERY_DLQ_ARN']);
+    expect(JSON.stringify(largest)).not.toMatch(/Deliverypartner/);
   });
 
   it(`refuses more than ${MAX_DESTINATIONS} destinations at synth, naming the limit and the maximum`, () => {
     expect(() => largestRelay(MAX_DESTINATIONS + 1)).toThrow(
       new RegExp(
-        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: .*Lambda's 4 KB`,
+        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: the management function's grant on the destination queues would pass IAM's 6,144 characters of a managed policy, and the stack CloudFormation's 500 resources`,
       ),
     );
   });

@@ -1,10 +1,17 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  ListDeadLetterSourceQueuesCommand,
+  ListQueueTagsCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import {
   type DeliveryMessage,
   type DeliveryQueue,
   SQS_MAX_DELAY_SECONDS,
   SQS_MAX_VISIBILITY_SECONDS,
 } from '../../app/delivery/queue-delivery';
+import { DESTINATION_QUEUE_TAG } from '../../config/delivery-queues';
 
 /** A queue's URL from its ARN (`arn:<partition>:sqs:<region>:<account>:<name>`), as SQS forms it. */
 function queueUrlOf(queueArn: string): string {
@@ -12,6 +19,40 @@ function queueUrlOf(queueArn: string): string {
   if (!partition || !region || !account || !name) throw new Error(`not an SQS queue ARN: ${queueArn}`);
   const suffix = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
   return `https://sqs.${region}.${suffix}/${account}/${name}`;
+}
+
+/**
+ * Each destination's queue ARN, found at run time from the delivery DLQ: every destination queue
+ * dead-letters into it (SQS lists them, ListDeadLetterSourceQueues), and each carries its destination's
+ * name in a tag (DESTINATION_QUEUE_TAG). Queues without the tag are not destination queues and are left out.
+ * A source queue is in the DLQ's account and region (SQS allows no other), so its ARN is the DLQ's with its name.
+ */
+export async function destinationQueueArns(
+  client: SQSClient,
+  dlqArn: string,
+): Promise<Record<string, string>> {
+  const arnPrefix = dlqArn.slice(0, dlqArn.lastIndexOf(':') + 1);
+  const urls: string[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await client.send(
+      new ListDeadLetterSourceQueuesCommand({
+        QueueUrl: queueUrlOf(dlqArn),
+        MaxResults: 1000,
+        NextToken: nextToken,
+      }),
+    );
+    urls.push(...(page.queueUrls ?? []));
+    nextToken = page.NextToken;
+  } while (nextToken);
+  const tagged = await Promise.all(
+    urls.map(async (url) => {
+      const { Tags } = await client.send(new ListQueueTagsCommand({ QueueUrl: url }));
+      const destination = Tags?.[DESTINATION_QUEUE_TAG];
+      return destination ? [[destination, arnPrefix + url.slice(url.lastIndexOf('/') + 1)] as const] : [];
+    }),
+  );
+  return Object.fromEntries(tagged.flat());
 }
 
 /**
