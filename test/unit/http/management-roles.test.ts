@@ -387,7 +387,7 @@ describe('four eyes are two people the relay can tell apart', () => {
     const stored = (await w.store.getApproval((asked.body.approval as ApprovalView).id))!;
     const old = {
       ...stored,
-      id: `${stored.id.slice(0, -1)}0`,
+      id: `${stored.id}-old`,
       requestedBy: {
         id: 'bearer-token:Mallory',
         name: 'Mallory (shared token)',
