@@ -16,6 +16,8 @@ import { registered } from '../../helpers/reports';
 const SECRET = 'daraja-path-secret-0123456789';
 const STK_REFERENCE = 'ws_CO_191220191020363925';
 const FORGER_IP = '203.0.113.9';
+/** One of Safaricom's documented callback addresses (the account's default allow-list). */
+const DARAJA_IP = '196.201.214.200';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
@@ -37,7 +39,7 @@ function setup() {
     scrub: (s: string) => s,
   };
   let n = 0;
-  const post = async (route: string, body: string) =>
+  const post = async (route: string, body: string, sourceIp = FORGER_IP) =>
     (
       await receiveCallback(services, {
         requestId: `req-${++n}`,
@@ -46,7 +48,7 @@ function setup() {
         headers: { 'content-type': 'application/json' },
         query: {},
         rawBody: Buffer.from(body, 'utf8'),
-        sourceIp: FORGER_IP,
+        sourceIp,
         receivedAt: new Date('2026-11-23T10:00:00.000Z'),
       })
     ).statusCode;
@@ -61,7 +63,7 @@ function setup() {
         externalId: undefined,
       }),
     );
-    expect(await post('stk', fixture('stk-success'))).toBe(200);
+    expect(await post('stk', fixture('stk-success'), DARAJA_IP)).toBe(200);
   };
   return { store, post, events, paid };
 }
