@@ -20,7 +20,7 @@ import { type ReconciliationSettings } from '../reconciliation/reconcile-timing'
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
 import { type DecideOptions, decideReport, decisionContext } from './decide-report';
-import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
+import { factReceiptKey, placeFacts, recordFacts, unvouched } from './ingest-facts';
 
 export interface IngestDeps {
   store: CallbackStore;
@@ -542,8 +542,7 @@ function reportOf(
   const draft = mismatch ? heldAsOtherAnswer(intent.draft, mismatch, key.reference) : intent.draft;
   // A status answer that did not come through that record: nobody here asked it (or it beat the record).
   const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
-  const unvouched =
-    !batch.authenticated && !!batch.senderCheck && !batch.authentication?.includes(batch.senderCheck);
+  const unchecked = unvouched(batch);
   const report: NormalizedReport = {
     ...draft,
     key,
@@ -553,10 +552,10 @@ function reportOf(
     receiptId: receipt?.receiptId,
     authenticated: batch.authenticated || ownQuery,
     ...(batch.authentication ? { authentication: batch.authentication } : {}),
-    ...((batch.confirmUnsignedSuccess || unasked || unvouched) && !ownQuery
+    ...((batch.confirmUnsignedSuccess || unasked || unchecked) && !ownQuery
       ? { needsConfirmation: true }
       : {}),
-    ...((batch.confirmUnsignedFailure || unasked || (unvouched && batch.confirmUnaskedAnswers)) && !ownQuery
+    ...((batch.confirmUnsignedFailure || unasked || (unchecked && batch.confirmUnaskedAnswers)) && !ownQuery
       ? { confirmFailure: true }
       : {}),
     ...(ownQuery ? { viaOwnQuery: true } : {}),
