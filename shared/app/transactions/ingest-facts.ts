@@ -338,24 +338,21 @@ export const unvouched = (batch: Pick<FactBatch, 'authenticated' | 'authenticati
  */
 function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
   const { originatorConversationId, conversationId, originalReceipt } = fact.data;
-  const reversed = fact.amount ? ` of ${fact.amount.value}` : '';
+  const { namespace, id } = fact;
+  // Its amount and receipts stay in the stored callback (receiptId): a person reads them there.
   return {
     transaction,
     fact: {
       ...fact,
       event: 'ReversalAmbiguous',
-      namespace: `${fact.namespace}-unconfirmed`,
-      supersededBy: [fact.id, ...(fact.aliases ?? [])].map((id) => ({ namespace: fact.namespace, id })),
+      namespace: `${namespace}-unconfirmed`,
+      supersededBy: [id, ...(fact.aliases ?? [])].map((id) => ({ namespace, id })),
       amount: undefined,
       data: {
         originatorConversationId,
         conversationId,
         originalReceipt,
-        reason: {
-          code: 'UNCONFIRMED',
-          message: `reversal${reversed} (${String(fact.data.reversalReceipt)}) reported by a sender no check admitted: not counted until Daraja's own result, its records or a person confirm it`,
-          ...(fact.said?.providerCode ? { providerCode: fact.said.providerCode } : {}),
-        },
+        reason: { code: 'UNCONFIRMED', message: 'not counted: its sender passed no check' },
       },
     },
   };
