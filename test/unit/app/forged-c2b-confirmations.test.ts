@@ -13,6 +13,7 @@ import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
 import { statusApiRegistry } from '../../../shared/app/reconciliation/status-apis';
 import { parseConfig } from '../../../shared/config/load';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
+import { registered } from '../../helpers/reports';
 
 const SECRET = 'daraja-path-secret-0123456789';
 const FORGER_IP = '203.0.113.9';
@@ -27,10 +28,9 @@ const API = {
   securityCredential: 'c2VjcmV0',
 };
 
-const confirmation = readFileSync(
-  new URL('../../fixtures/daraja/c2b-confirmation.json', import.meta.url),
-  'utf8',
-);
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
+const confirmation = fixture('c2b-confirmation');
 
 function setup(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean }) {
   const config = parseConfig({
@@ -70,15 +70,15 @@ function setup(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean })
       { owner: 'p1' },
     );
   };
-  const post = async (sourceIp: string) =>
+  const post = async (sourceIp: string, route = 'c2b/confirmation', body = confirmation) =>
     (
       await receiveCallback(services, {
         requestId: 'req-1',
         method: 'POST',
-        path: `/v1/daraja/ke/${SECRET}/c2b/confirmation`,
+        path: `/v1/daraja/ke/${SECRET}/${route}`,
         headers: { 'content-type': 'application/json' },
         query: {},
-        rawBody: Buffer.from(confirmation, 'utf8'),
+        rawBody: Buffer.from(body, 'utf8'),
         sourceIp,
         receivedAt: new Date('2026-11-23T10:00:00.000Z'),
       })
@@ -143,4 +143,31 @@ describe('a Daraja C2B confirmation from an address the allow-list admits', () =
     expect(s.types()).toContain('TransactionSucceeded');
     expect((await s.transaction())?.status).toBe('SUCCEEDED');
   });
+});
+
+describe('a Daraja STK failure from an address the allow-list did not admit', () => {
+  const STK = 'ws_CO_191220191020363925';
+  it.each([
+    [true, 'PENDING'],
+    [false, 'FAILED'],
+  ] as const)(
+    'api %s: the payment is %s (a forged failure cannot fail it where Daraja can be asked)',
+    async (api, status) => {
+      // Prepare
+      const s = setup({ mode: 'log-only', api });
+      await s.store.createTransaction(
+        registered({
+          key: { provider: 'daraja', account: 'ke', reference: STK },
+          kind: 'stk',
+          amount: { value: '1', currency: 'KES' },
+          externalId: undefined,
+        }),
+      );
+      // Act
+      expect(await s.post(FORGER_IP, 'stk', fixture('stk-cancelled').replace(/ws_CO_\w+/, STK))).toBe(200);
+      // Assess
+      const tx = await s.store.getTransaction({ provider: 'daraja', account: 'ke', reference: STK });
+      expect(tx?.status).toBe(status);
+    },
+  );
 });
