@@ -5,87 +5,21 @@
  * on its own word. Where the account can ask Daraja (`api`) the transaction waits AMBIGUOUS (UNCONFIRMED) for
  * the status query; where it cannot, it is held for a person. Daraja's own address still settles at once.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import type { RelayMetrics } from '../../../shared/app/ports';
-import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
-import { statusApiRegistry } from '../../../shared/app/reconciliation/status-apis';
-import { parseConfig } from '../../../shared/config/load';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { registered } from '../../helpers/reports';
+import { DARAJA_IP, darajaWorld, FORGER_IP, fixture } from './forged-daraja-world';
 
-const SECRET = 'daraja-path-secret-0123456789';
-const FORGER_IP = '203.0.113.9';
-const DARAJA_IP = '196.201.214.200';
 const TRANS_ID = 'RKTQDM7W6S';
-
-const API = {
-  baseUrl: 'https://daraja.example.com',
-  consumerKey: 'consumer-key',
-  consumerSecret: 'consumer-secret',
-  initiator: 'testapi',
-  securityCredential: 'c2VjcmV0',
-};
-
-const fixture = (name: string) =>
-  readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
 const confirmation = fixture('c2b-confirmation');
 
 function setup(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean }) {
-  const config = parseConfig({
-    management: { bearerToken: 'management-token-0123456789' },
-    accounts: {
-      daraja: {
-        ke: {
-          pathSecret: SECRET,
-          shortCode: '600638',
-          sourceIp: { mode: account.mode },
-          ...(account.api ? { api: API } : {}),
-        },
-      },
-    },
-  });
-  const store = new MemoryStore();
-  let now = Date.parse('2026-11-23T10:00:01.000Z');
-  const asked: string[] = [];
-  const services = {
-    config,
-    store,
-    clock: { now: () => new Date(now) },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    scrub: (s: string) => s,
-    // No provider here: a question the relay asks is recorded, and answered by an outage.
-    fetchImpl: (async (url: string) => {
-      asked.push(String(url));
-      throw new Error('no provider here');
-    }) as unknown as typeof fetch,
+  const world = darajaWorld(account);
+  return {
+    ...world,
+    post: (sourceIp: string, route = 'c2b/confirmation', body = confirmation) =>
+      world.post(route, body, sourceIp),
+    transaction: () => world.transaction(TRANS_ID),
   };
-  const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () => {} };
-  /** One poll cycle a minute later (the deployed schedule). */
-  const poll = async () => {
-    now += 60_000;
-    await runPollCycle(
-      { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics },
-      { owner: 'p1' },
-    );
-  };
-  const post = async (sourceIp: string, route = 'c2b/confirmation', body = confirmation) =>
-    (
-      await receiveCallback(services, {
-        requestId: 'req-1',
-        method: 'POST',
-        path: `/v1/daraja/ke/${SECRET}/${route}`,
-        headers: { 'content-type': 'application/json' },
-        query: {},
-        rawBody: Buffer.from(body, 'utf8'),
-        sourceIp,
-        receivedAt: new Date('2026-11-23T10:00:00.000Z'),
-      })
-    ).statusCode;
-  const types = () => store.published.map((e) => e.metadata.type);
-  const transaction = () => store.getTransaction({ provider: 'daraja', account: 'ke', reference: TRANS_ID });
-  return { store, post, types, transaction, poll, asked };
 }
 
 describe('a Daraja C2B confirmation from an address the allow-list did not admit', () => {

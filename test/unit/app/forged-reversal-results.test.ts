@@ -6,55 +6,18 @@
  * counts no reversal against the payment, so Daraja's own result still applies. Two results from Daraja's
  * addresses for one request that disagree are a conflict, never "first wins" silently.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { parseConfig } from '../../../shared/config/load';
 import type { Evidence } from '../../../shared/domain/evidence';
 import { EVENT_DATA_SCHEMAS } from '../../../shared/domain/event-schemas';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { registered } from '../../helpers/reports';
+import { DARAJA_IP, darajaWorld, FORGER_IP, fixture } from './forged-daraja-world';
 
-const SECRET = 'daraja-path-secret-0123456789';
 const STK_REFERENCE = 'ws_CO_191220191020363925';
-const FORGER_IP = '203.0.113.9';
-/** One of Safaricom's documented callback addresses (the account's default allow-list). */
-const DARAJA_IP = '196.201.214.200';
-
-const fixture = (name: string) =>
-  readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
 
 function setup() {
-  const config = parseConfig({
-    management: { bearerToken: 'management-token-0123456789' },
-    accounts: {
-      // Safaricom's addresses are not all known (provider notes): the list only logs, as many run it.
-      daraja: { ke: { pathSecret: SECRET, shortCode: '600638', sourceIp: { mode: 'log-only' } } },
-    },
-  });
-  const store = new MemoryStore();
-  const services = {
-    config,
-    store,
-    clock: { now: () => new Date('2026-11-23T10:00:01.000Z') },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    scrub: (s: string) => s,
-  };
-  let n = 0;
-  const post = async (route: string, body: string, sourceIp = FORGER_IP) =>
-    (
-      await receiveCallback(services, {
-        requestId: `req-${++n}`,
-        method: 'POST',
-        path: `/v1/daraja/ke/${SECRET}/${route}`,
-        headers: { 'content-type': 'application/json' },
-        query: {},
-        rawBody: Buffer.from(body, 'utf8'),
-        sourceIp,
-        receivedAt: new Date('2026-11-23T10:00:00.000Z'),
-      })
-    ).statusCode;
-  const events = (type: string) => store.published.filter((e) => e.metadata.type === type);
+  // Safaricom's addresses are not all known (provider notes): the list only logs, as many run it.
+  const { store, events, post: postFrom } = darajaWorld({ mode: 'log-only' });
+  const post = (route: string, body: string, sourceIp = FORGER_IP) => postFrom(route, body, sourceIp);
   /** A paid 1 KES STK payment whose receipt (NLJ7RT61SV, on the customer's SMS) the relay learnt. */
   const paid = async () => {
     await store.createTransaction(
