@@ -505,7 +505,9 @@ export const EVENT_DATA_SCHEMAS = {
       .nullable(z.string())
       .check(z.describe('From the echoed request, when the notice echoes it.')),
     reason: reasonSchema.check(
-      z.describe('TIMED_OUT: the request timed out in the queue; the result may still come.'),
+      z.describe(
+        "TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies.",
+      ),
     ),
   }),
   AccountBalanceReported: z.strictObject({
@@ -640,7 +642,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   ReversalFailed: 'Daraja refused a reversal (the payment stands). Once per reversal request.',
   ReversalAmbiguous:
     'A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; ' +
-    'check with the transaction status query).',
+    'check with the transaction status query). Or (reason UNCONFIRMED) a reversal success from a sender the ' +
+    "source-IP list did not admit: held, not counted against the payment; Daraja's own result still applies.",
   AccountBalanceReported: "A Daraja account balance result: the short code's accounts, parsed.",
   AccountBalanceFailed: 'A Daraja account balance request failed or timed out in the queue.',
   BadgeCreated:

@@ -282,6 +282,7 @@ function factEvidence(
     receivedAt: string;
     authentication?: AuthenticationMethod[];
     authenticated?: boolean;
+    senderCheck?: AuthenticationMethod;
   },
   receiptId: string | undefined,
 ): Evidence {
@@ -292,8 +293,9 @@ function factEvidence(
     claim: claimOf(fact.event),
     authenticated: authentication.length > 0,
     authentication,
-    // The one rule (evidence.ts): a sender check (path secret, source IP) vouches for no content.
-    conclusive: isEndToEnd(authentication),
+    // The one rule (evidence.ts): a path secret vouches for no content; the check the design names the
+    // sender's authentication (Daraja's source-IP list) does, as for a payment's callback (rank 2).
+    conclusive: isEndToEnd(authentication) || authentication.some((m) => m === batch.senderCheck),
     at: batch.receivedAt,
     providerCode: fact.said?.providerCode ?? null,
     // The provider's words first, then what the relay made of them.
@@ -317,6 +319,43 @@ interface FactBatch {
   receivedAt: string;
   authentication?: AuthenticationMethod[];
   authenticated?: boolean;
+  /** The check that alone vouches for the account's unsigned sender (IngestBatch.senderCheck). */
+  senderCheck?: AuthenticationMethod;
+}
+
+/**
+ * The delivery is an unauthenticated callback: unsigned, from a sender the account's own check did not
+ * admit (Daraja: a log-only miss of the source-IP list, or the list off). A path secret is no such check.
+ */
+export const unvouched = (batch: Pick<FactBatch, 'authenticated' | 'authentication' | 'senderCheck'>) =>
+  !batch.authenticated && !!batch.senderCheck && !batch.authentication?.includes(batch.senderCheck);
+
+/**
+ * An unvouched reversal success is anyone's claim (a receipt is on the customer's SMS): held as a
+ * ReversalAmbiguous (UNCONFIRMED) on the payment's timeline, apart from the results (its own namespace), so
+ * it counts no reversal against the payment and the genuine result for the request still records. A
+ * genuine result recorded first makes it stale.
+ */
+function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
+  const { originatorConversationId, conversationId, originalReceipt } = fact.data;
+  const { namespace, id } = fact;
+  // Its amount and receipts stay in the stored callback (receiptId): a person reads them there.
+  return {
+    transaction,
+    fact: {
+      ...fact,
+      event: 'ReversalAmbiguous',
+      namespace: `${namespace}-unconfirmed`,
+      supersededBy: [id, ...(fact.aliases ?? [])].map((id) => ({ namespace, id })),
+      amount: undefined,
+      data: {
+        originatorConversationId,
+        conversationId,
+        originalReceipt,
+        reason: { code: 'UNCONFIRMED', message: 'not counted: its sender passed no check' },
+      },
+    },
+  };
 }
 
 /** What recording each fact of a batch needs. */
@@ -566,8 +605,10 @@ export async function factContradiction(
 }
 
 /** Records one fact (first delivery wins); true when this delivery wrote it. */
-async function recordFact(recording: FactRecording, item: PlacedFact): Promise<boolean> {
+async function recordFact(recording: FactRecording, placed: PlacedFact): Promise<boolean> {
   const { store, batch, receiptId, options, ref } = recording;
+  const item =
+    placed.fact.event === 'TransactionReversed' && unvouched(batch) ? heldReversal(placed) : placed;
   const { fact, transaction } = item;
   if (await staleOrContradicted(recording, item)) return false;
   let event = factEvent(recording, item);

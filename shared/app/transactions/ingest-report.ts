@@ -20,7 +20,7 @@ import { type ReconciliationSettings } from '../reconciliation/reconcile-timing'
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
 import { type DecideOptions, decideReport, decisionContext } from './decide-report';
-import { factReceiptKey, placeFacts, recordFacts } from './ingest-facts';
+import { factReceiptKey, placeFacts, recordFacts, unvouched } from './ingest-facts';
 
 export interface IngestDeps {
   store: CallbackStore;
@@ -316,13 +316,18 @@ function confirmsUnsignedSuccess(settings: unknown): boolean {
  */
 export function confirmationsOf(
   account: ResolvedAccount,
-): Pick<IngestBatch, 'confirmUnsignedSuccess' | 'confirmUnsignedFailure' | 'confirmUnaskedAnswers'> {
+): Pick<
+  IngestBatch,
+  'confirmUnsignedSuccess' | 'confirmUnsignedFailure' | 'confirmUnaskedAnswers' | 'senderCheck'
+> {
   const askable = account.settings.api !== undefined || accountSecretIds(account).api !== undefined;
   const confirmUnsignedSuccess = confirmsUnsignedSuccess(account.settings);
   return {
     confirmUnsignedSuccess,
     confirmUnsignedFailure: confirmUnsignedSuccess && askable,
     confirmUnaskedAnswers: askable,
+    // Daraja's only sender check: its settings carry the list (a path secret is in every URL it was shown).
+    ...((account.settings as { sourceIp?: unknown }).sourceIp ? { senderCheck: 'source-ip' as const } : {}),
   };
 }
 
@@ -351,6 +356,13 @@ export interface IngestBatch {
   confirmUnaskedAnswers?: boolean;
   /** The checks the delivery passed on arrival (path secret, source IP, signature): its evidence. */
   authentication?: AuthenticationMethod[];
+  /**
+   * The check that alone vouches for the account's unsigned sender (Daraja: `source-ip`). A delivery that
+   * did not pass it (a log-only miss, the list off) is an unauthenticated callback: its success is
+   * confirmed like one the account confirms (`confirmUnsignedSuccess`), and so is its failure where the
+   * account can be asked.
+   */
+  senderCheck?: AuthenticationMethod;
   intents: readonly ReportIntent[];
   /** Facts the delivery states beside its reports (a reversal, a balance): one event each, once. */
   facts?: readonly FactIntent[];
@@ -538,6 +550,7 @@ function reportOf(
   const draft = mismatch ? heldAsOtherAnswer(intent.draft, mismatch, key.reference) : intent.draft;
   // A status answer that did not come through that record: nobody here asked it (or it beat the record).
   const unasked = intent.answersQuery === true && !ownQuery && batch.confirmUnaskedAnswers === true;
+  const unchecked = unvouched(batch);
   const report: NormalizedReport = {
     ...draft,
     key,
@@ -547,8 +560,12 @@ function reportOf(
     receiptId: receipt?.receiptId,
     authenticated: batch.authenticated || ownQuery,
     ...(batch.authentication ? { authentication: batch.authentication } : {}),
-    ...((batch.confirmUnsignedSuccess || unasked) && !ownQuery ? { needsConfirmation: true } : {}),
-    ...((batch.confirmUnsignedFailure || unasked) && !ownQuery ? { confirmFailure: true } : {}),
+    ...((batch.confirmUnsignedSuccess || unasked || unchecked) && !ownQuery
+      ? { needsConfirmation: true }
+      : {}),
+    ...((batch.confirmUnsignedFailure || unasked || (unchecked && batch.confirmUnaskedAnswers)) && !ownQuery
+      ? { confirmFailure: true }
+      : {}),
     ...(ownQuery ? { viaOwnQuery: true } : {}),
     ...(intent.hint ? { hint: true } : {}),
   };

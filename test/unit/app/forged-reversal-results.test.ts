@@ -1,56 +1,23 @@
 /**
  * Forged Daraja reversal results: what an anonymous sender who knows the account's path (a path secret is in
  * every URL it was ever shown) and a receipt number (it is on the customer's SMS) can make the relay do, through
- * the callback endpoint with Daraja's routes and parsers (in-memory store). The relay does not ask Daraja about
- * a reversal: its event carries the evidence it rests on, which is never conclusive on a sender check alone,
- * and two results for one request that disagree are a conflict, never "first wins" silently.
+ * the callback endpoint with Daraja's routes and parsers (in-memory store). On an account whose source-IP
+ * list only logs, a result from an address it did not admit is held (ReversalAmbiguous, UNCONFIRMED): it
+ * counts no reversal against the payment, so Daraja's own result still applies. Two results from Daraja's
+ * addresses for one request that disagree are a conflict, never "first wins" silently.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
-import { parseConfig } from '../../../shared/config/load';
 import type { Evidence } from '../../../shared/domain/evidence';
-import { receiveCallback } from '../../../shared/http/callback-endpoint';
+import { EVENT_DATA_SCHEMAS } from '../../../shared/domain/event-schemas';
 import { registered } from '../../helpers/reports';
+import { DARAJA_IP, darajaWorld, FORGER_IP, fixture } from './forged-daraja-world';
 
-const SECRET = 'daraja-path-secret-0123456789';
 const STK_REFERENCE = 'ws_CO_191220191020363925';
-const FORGER_IP = '203.0.113.9';
-
-const fixture = (name: string) =>
-  readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
 
 function setup() {
-  const config = parseConfig({
-    management: { bearerToken: 'management-token-0123456789' },
-    accounts: {
-      // Safaricom's addresses are not all known (provider notes): the list only logs, as many run it.
-      daraja: { ke: { pathSecret: SECRET, shortCode: '600638', sourceIp: { mode: 'log-only' } } },
-    },
-  });
-  const store = new MemoryStore();
-  const services = {
-    config,
-    store,
-    clock: { now: () => new Date('2026-11-23T10:00:01.000Z') },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    scrub: (s: string) => s,
-  };
-  let n = 0;
-  const post = async (route: string, body: string) =>
-    (
-      await receiveCallback(services, {
-        requestId: `req-${++n}`,
-        method: 'POST',
-        path: `/v1/daraja/ke/${SECRET}/${route}`,
-        headers: { 'content-type': 'application/json' },
-        query: {},
-        rawBody: Buffer.from(body, 'utf8'),
-        sourceIp: FORGER_IP,
-        receivedAt: new Date('2026-11-23T10:00:00.000Z'),
-      })
-    ).statusCode;
-  const events = (type: string) => store.published.filter((e) => e.metadata.type === type);
+  // Safaricom's addresses are not all known (provider notes): the list only logs, as many run it.
+  const { store, events, post: postFrom } = darajaWorld({ mode: 'log-only' });
+  const post = (route: string, body: string, sourceIp = FORGER_IP) => postFrom(route, body, sourceIp);
   /** A paid 1 KES STK payment whose receipt (NLJ7RT61SV, on the customer's SMS) the relay learnt. */
   const paid = async () => {
     await store.createTransaction(
@@ -61,41 +28,102 @@ function setup() {
         externalId: undefined,
       }),
     );
-    expect(await post('stk', fixture('stk-success'))).toBe(200);
+    expect(await post('stk', fixture('stk-success'), DARAJA_IP)).toBe(200);
   };
   return { store, post, events, paid };
 }
 
+const REVERSED = fixture('reversal-result-success');
+/** The same reversal reported under another request id (a forger's invention, or another request). */
+const OTHER_REQUEST = REVERSED.replace('8521-4298025-1', '8521-4298025-9').replace(
+  'AG_20191219_00005797af5d7d75f652',
+  'AG_20191219_0000forgedforged0009',
+);
+
 describe('a forged Daraja reversal result naming a receipt from an SMS', () => {
-  it('is published with evidence that is not conclusive: a path secret vouches for no content', async () => {
+  it('is held as ReversalAmbiguous (UNCONFIRMED) on the payment: no TransactionReversed, no reversal counted', async () => {
     // Prepare
     const s = setup();
     await s.paid();
     // Act
-    expect(await s.post('reversal/result', fixture('reversal-result-success'))).toBe(200);
+    expect(await s.post('reversal/result', REVERSED)).toBe(200);
+    // Assess
+    expect(s.events('TransactionReversed')).toEqual([]);
+    const [held] = s.events('ReversalAmbiguous');
+    expect(held?.data).toMatchObject({
+      reference: STK_REFERENCE,
+      originalReceipt: 'NLJ7RT61SV',
+      reason: { code: 'UNCONFIRMED', message: expect.stringContaining('not counted') },
+    });
+    // What a subscriber validates it with (docs/events.md).
+    expect(EVENT_DATA_SCHEMAS.ReversalAmbiguous.safeParse(held?.data).error).toBeUndefined();
+    const tx = await s.store.getTransaction({ provider: 'daraja', account: 'ke', reference: STK_REFERENCE });
+    expect(tx?.reversals ?? []).toEqual([]);
+  });
+
+  it.each([
+    ['under the same request id', REVERSED],
+    ['under another request id', OTHER_REQUEST],
+  ])(
+    "spends no allowance: Daraja's own result afterwards (%s) is TransactionReversed, no conflict",
+    async (_, forged) => {
+      // Prepare: a forger reports the whole payment reversed first.
+      const s = setup();
+      await s.paid();
+      await s.post('reversal/result', forged);
+      // Act
+      expect(await s.post('reversal/result', REVERSED, DARAJA_IP)).toBe(200);
+      // Assess
+      expect(s.events('TransactionConflict')).toEqual([]);
+      const [reversed] = s.events('TransactionReversed');
+      expect(reversed?.data).toMatchObject({ netAmount: { value: '0' } });
+      const tx = await s.store.getTransaction({
+        provider: 'daraja',
+        account: 'ke',
+        reference: STK_REFERENCE,
+      });
+      expect(tx?.reversals).toHaveLength(1);
+    },
+  );
+
+  it("arriving after Daraja's own result for the request is stale: it publishes nothing", async () => {
+    const s = setup();
+    await s.paid();
+    await s.post('reversal/result', REVERSED, DARAJA_IP);
+    await s.post('reversal/result', REVERSED);
+    expect(s.events('ReversalAmbiguous')).toEqual([]);
+    expect(s.events('TransactionReversed')).toHaveLength(1);
+  });
+});
+
+describe("a Daraja reversal result from Daraja's address", () => {
+  it('is TransactionReversed with evidence the source-IP list vouches for (conclusive)', async () => {
+    // Prepare
+    const s = setup();
+    await s.paid();
+    // Act
+    expect(await s.post('reversal/result', REVERSED, DARAJA_IP)).toBe(200);
     // Assess
     const [reversed] = s.events('TransactionReversed');
     const [evidence] = reversed?.data.evidence as Evidence[];
     expect(evidence).toMatchObject({
       source: 'callback',
       authenticated: true,
-      authentication: ['path-secret'],
-      conclusive: false,
+      authentication: ['path-secret', 'source-ip'],
+      conclusive: true,
     });
   });
 
   it('a second result under the same request id for another amount is a TransactionConflict, not a silent first win', async () => {
-    // Prepare: the first result (a forger's, or Daraja's) counted.
+    // Prepare: the first result counted.
     const s = setup();
     await s.paid();
-    await s.post('reversal/result', fixture('reversal-result-success'));
+    await s.post('reversal/result', REVERSED, DARAJA_IP);
     // Act: another body under the same request id, for 0.5 KES.
     await s.post(
       'reversal/result',
-      fixture('reversal-result-success').replace(
-        '"Key":"Amount","Value":1.00',
-        '"Key":"Amount","Value":0.50',
-      ),
+      REVERSED.replace('"Key":"Amount","Value":1.00', '"Key":"Amount","Value":0.50'),
+      DARAJA_IP,
     );
     // Assess
     expect(s.events('TransactionReversed')).toHaveLength(1);
@@ -113,8 +141,8 @@ describe('a forged Daraja reversal result naming a receipt from an SMS', () => {
   it('the same body again is a repeat: no conflict', async () => {
     const s = setup();
     await s.paid();
-    await s.post('reversal/result', fixture('reversal-result-success'));
-    await s.post('reversal/result', fixture('reversal-result-success'));
+    await s.post('reversal/result', REVERSED, DARAJA_IP);
+    await s.post('reversal/result', REVERSED, DARAJA_IP);
     expect(s.events('TransactionReversed')).toHaveLength(1);
     expect(s.events('TransactionConflict')).toEqual([]);
   });

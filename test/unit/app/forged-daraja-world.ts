@@ -1,0 +1,88 @@
+/**
+ * One Daraja account reached through the callback endpoint (its routes, parsers and the one ingest) on an
+ * in-memory store, for the forged-callback tests: a sender posts from any address; a poll cycle a minute
+ * later asks Daraja, which is out (every question is recorded, none answered).
+ */
+import { readFileSync } from 'node:fs';
+import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
+import type { RelayMetrics } from '../../../shared/app/ports';
+import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
+import { statusApiRegistry } from '../../../shared/app/reconciliation/status-apis';
+import { parseConfig } from '../../../shared/config/load';
+import { receiveCallback } from '../../../shared/http/callback-endpoint';
+
+const SECRET = 'daraja-path-secret-0123456789';
+export const FORGER_IP = '203.0.113.9';
+/** One of Safaricom's documented callback addresses (the account's default allow-list). */
+export const DARAJA_IP = '196.201.214.200';
+
+const API = {
+  baseUrl: 'https://daraja.example.com',
+  consumerKey: 'consumer-key',
+  consumerSecret: 'consumer-secret',
+  initiator: 'testapi',
+  securityCredential: 'c2VjcmV0',
+};
+
+export const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
+
+const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () => {} };
+
+/** Account `daraja/ke` with its source-IP list in `mode`, and a status API when `api`. */
+export function darajaWorld(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean }) {
+  const config = parseConfig({
+    management: { bearerToken: 'management-token-0123456789' },
+    accounts: {
+      daraja: {
+        ke: {
+          pathSecret: SECRET,
+          shortCode: '600638',
+          sourceIp: { mode: account.mode },
+          ...(account.api ? { api: API } : {}),
+        },
+      },
+    },
+  });
+  const store = new MemoryStore();
+  let now = Date.parse('2026-11-23T10:00:01.000Z');
+  const asked: string[] = [];
+  const services = {
+    config,
+    store,
+    clock: { now: () => new Date(now) },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    scrub: (s: string) => s,
+    fetchImpl: (async (url: string) => {
+      asked.push(String(url));
+      throw new Error('no provider here');
+    }) as unknown as typeof fetch,
+  };
+  let n = 0;
+  const post = async (route: string, body: string, sourceIp: string) =>
+    (
+      await receiveCallback(services, {
+        requestId: `req-${++n}`,
+        method: 'POST',
+        path: `/v1/daraja/ke/${SECRET}/${route}`,
+        headers: { 'content-type': 'application/json' },
+        query: {},
+        rawBody: Buffer.from(body, 'utf8'),
+        sourceIp,
+        receivedAt: new Date('2026-11-23T10:00:00.000Z'),
+      })
+    ).statusCode;
+  /** One poll cycle a minute later (the deployed schedule). */
+  const poll = async () => {
+    now += 60_000;
+    await runPollCycle(
+      { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics },
+      { owner: 'p1' },
+    );
+  };
+  const events = (type: string) => store.published.filter((e) => e.metadata.type === type);
+  const types = () => store.published.map((e) => e.metadata.type);
+  const transaction = (reference: string) =>
+    store.getTransaction({ provider: 'daraja', account: 'ke', reference });
+  return { store, post, poll, asked, events, types, transaction };
+}
