@@ -280,6 +280,14 @@ function generatedCallbackUrl(
   return callbackUrl;
 }
 
+/** The currency the account's settings name (`accounts.<provider>.<id>.currency`), if any. */
+function configuredCurrency(config: RelayConfig, key: TransactionKey): string | undefined {
+  const settings = config.accounts.get(accountKey(key.provider, key.account))?.settings as
+    | { currency?: unknown }
+    | undefined;
+  return typeof settings?.currency === 'string' ? settings.currency : undefined;
+}
+
 /** What the domain decides the registration on: its details, its window, its first check, a hint's evidence. */
 function registrationTerms(
   config: RelayConfig,
@@ -293,7 +301,10 @@ function registrationTerms(
   return {
     key,
     kind: r.kind,
-    amount: r.amount ? { value: r.amount, currency: r.currency } : undefined,
+    // The contract's amount is {value, currency}: a registration that names no currency is in its account's.
+    amount: r.amount
+      ? { value: r.amount, currency: r.currency ?? configuredCurrency(config, key) }
+      : undefined,
     msisdn: r.msisdn,
     externalId: r.externalId,
     metadata: r.metadata,
