@@ -20,6 +20,35 @@ const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'scheduled
  */
 const CLOSE_CATCH_UP_DAYS = 3;
 
+/**
+ * Where the relay notes, per account, when its scheduled close first looked at it (its createdAt): the
+ * days that ended before are not the relay's to close (a fresh start published DailyClosed, match rate
+ * null, for the catch-up days before the relay or the account existed). Kept for good (the record's own
+ * lifetime, not the transactions' retention): a marker written again later would skip the days missed
+ * while the relay was down, which the catch-up is for. Same rule under EventBridge Scheduler and npm start.
+ */
+const CLOSE_SINCE_REF = { namespace: 'close-since', id: 'first-run' } as const;
+const CLOSE_SINCE_LIFETIME_SECONDS = 100 * 365 * 86_400;
+
+/** When the scheduled close first looked at the account: now on its first run (the first writer wins). */
+async function closingSince(
+  deps: StatementDeps,
+  provider: string,
+  account: string,
+  now: Date,
+): Promise<number> {
+  const ref = { provider, account, ...CLOSE_SINCE_REF };
+  const found = await deps.store.getRecord(ref);
+  if (found) return Date.parse(found.createdAt);
+  const { record } = await deps.store.putRecordIfAbsent({
+    ...ref,
+    data: {},
+    createdAt: now.toISOString(),
+    lifetimeSeconds: CLOSE_SINCE_LIFETIME_SECONDS,
+  });
+  return Date.parse(record.createdAt);
+}
+
 type DayCloseOutcome =
   /** Closed by this run: DailyClosed is in the table's outbox (published once by the stream). */
   | 'closed'
@@ -47,13 +76,15 @@ export interface ScheduledCloseResult {
 
 /**
  * The days an account may close now: every business day that has ended, from the latest back to the
- * first whose SLA passed `CLOSE_CATCH_UP_DAYS` days ago. Oldest first.
+ * first whose SLA passed `CLOSE_CATCH_UP_DAYS` days ago, none that ended before `since` (when the relay
+ * first looked at the account). Oldest first.
  */
 export function closableDays(
   deps: Pick<StatementDeps, 'config'>,
   provider: string,
   account: string,
   now: Date,
+  since = Number.NEGATIVE_INFINITY,
 ): AccountDay[] {
   const settings = statementSettings(deps.config, provider, account);
   const today = businessDayOf(now.toISOString(), settings);
@@ -62,7 +93,7 @@ export function closableDays(
   const catchUpMs = CLOSE_CATCH_UP_DAYS * 86_400_000;
   for (let day = previousDay(today); ; day = previousDay(day)) {
     const { end } = businessDaySpan(day, settings);
-    if (end + slaMs + catchUpMs < now.getTime()) break;
+    if (end + slaMs + catchUpMs < now.getTime() || end < since) break;
     if (end <= now.getTime()) days.unshift({ provider, account, day });
   }
   return days;
@@ -93,7 +124,19 @@ export async function closeDueDays(
     options.elapsedMs() >= options.budgetMs;
   for (const account of deps.config.accounts.values()) {
     const settings = statementSettings(deps.config, account.provider, account.id);
-    for (const at of closableDays(deps, account.provider, account.id, now)) {
+    let since: number;
+    try {
+      since = await closingSince(deps, account.provider, account.id, now);
+    } catch (error) {
+      // Nothing is closed without knowing since when the account is the relay's; the next run asks again.
+      deps.log.error('day close failed', {
+        provider: account.provider,
+        account: account.id,
+        error: (error as Error).message,
+      });
+      continue;
+    }
+    for (const at of closableDays(deps, account.provider, account.id, now, since)) {
       const overdue = now.getTime() >= businessDaySpan(at.day, settings).end + settings.slaSeconds * 1000;
       if (outOfTime()) {
         days.push({ ...at, outcome: 'not-reached', overdue });
