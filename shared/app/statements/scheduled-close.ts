@@ -49,6 +49,31 @@ async function closingSince(
   return Date.parse(record.createdAt);
 }
 
+/**
+ * The days that are the relay's to close: those that ended after it first looked at the account, and an
+ * earlier one only where it holds the account's transactions of that day (a relay that ran before this
+ * marker existed, or whose marker is newer than its data). A fresh start has neither: no DailyClosed for
+ * the days before it existed.
+ */
+async function relaysDays(deps: StatementDeps, days: AccountDay[], now: Date): Promise<AccountDay[]> {
+  const first = days[0];
+  if (!first) return [];
+  const settings = statementSettings(deps.config, first.provider, first.account);
+  const since = await closingSince(deps, first.provider, first.account, now);
+  const kept: AccountDay[] = [];
+  for (const at of days) {
+    const { start, end } = businessDaySpan(at.day, settings);
+    if (end >= since) kept.push(at);
+    else {
+      const reader = deps.accountDays ?? deps.store;
+      const from = new Date(start).toISOString();
+      const seen = await reader.listAccountDay(at.provider, at.account, from, new Date(end).toISOString());
+      if (seen.length) kept.push(at);
+    }
+  }
+  return kept;
+}
+
 type DayCloseOutcome =
   /** Closed by this run: DailyClosed is in the table's outbox (published once by the stream). */
   | 'closed'
@@ -76,15 +101,13 @@ export interface ScheduledCloseResult {
 
 /**
  * The days an account may close now: every business day that has ended, from the latest back to the
- * first whose SLA passed `CLOSE_CATCH_UP_DAYS` days ago, none that ended before `since` (when the relay
- * first looked at the account). Oldest first.
+ * first whose SLA passed `CLOSE_CATCH_UP_DAYS` days ago. Oldest first.
  */
 export function closableDays(
   deps: Pick<StatementDeps, 'config'>,
   provider: string,
   account: string,
   now: Date,
-  since = Number.NEGATIVE_INFINITY,
 ): AccountDay[] {
   const settings = statementSettings(deps.config, provider, account);
   const today = businessDayOf(now.toISOString(), settings);
@@ -93,7 +116,7 @@ export function closableDays(
   const catchUpMs = CLOSE_CATCH_UP_DAYS * 86_400_000;
   for (let day = previousDay(today); ; day = previousDay(day)) {
     const { end } = businessDaySpan(day, settings);
-    if (end + slaMs + catchUpMs < now.getTime() || end < since) break;
+    if (end + slaMs + catchUpMs < now.getTime()) break;
     if (end <= now.getTime()) days.unshift({ provider, account, day });
   }
   return days;
@@ -124,9 +147,9 @@ export async function closeDueDays(
     options.elapsedMs() >= options.budgetMs;
   for (const account of deps.config.accounts.values()) {
     const settings = statementSettings(deps.config, account.provider, account.id);
-    let since: number;
+    let theRelays: AccountDay[];
     try {
-      since = await closingSince(deps, account.provider, account.id, now);
+      theRelays = await relaysDays(closing, closableDays(deps, account.provider, account.id, now), now);
     } catch (error) {
       // Nothing is closed without knowing since when the account is the relay's; the next run asks again.
       deps.log.error('day close failed', {
@@ -136,7 +159,7 @@ export async function closeDueDays(
       });
       continue;
     }
-    for (const at of closableDays(deps, account.provider, account.id, now, since)) {
+    for (const at of theRelays) {
       const overdue = now.getTime() >= businessDaySpan(at.day, settings).end + settings.slaSeconds * 1000;
       if (outOfTime()) {
         days.push({ ...at, outcome: 'not-reached', overdue });
