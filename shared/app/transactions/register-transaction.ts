@@ -283,8 +283,7 @@ function generatedCallbackUrl(
 /** The currency the account's settings name (`accounts.<provider>.<id>.currency`), if any. */
 function configuredCurrency(config: RelayConfig, key: TransactionKey): string | undefined {
   const settings = config.accounts.get(accountKey(key.provider, key.account))?.settings as
-    | { currency?: unknown }
-    | undefined;
+    { currency?: unknown } | undefined;
   return typeof settings?.currency === 'string' ? settings.currency : undefined;
 }
 

@@ -129,6 +129,8 @@ export function classifyMomoStatus(input: MomoStatusInput): StatusAnswer {
     return statusError('credentials', `${what}: HTTP ${httpStatus}${named}`, { httpStatus });
   if (httpStatus === 429) return statusError('throttled', `${what}: HTTP 429${named}`, { httpStatus });
   if (httpStatus >= 500)
-    return unclearWhenServerError(statusError('unavailable', `${what}: HTTP ${httpStatus}${named}`, { httpStatus }));
+    return unclearWhenServerError(
+      statusError('unavailable', `${what}: HTTP ${httpStatus}${named}`, { httpStatus }),
+    );
   return statusError('rejected', `${what}: HTTP ${httpStatus}${named}`, { httpStatus });
 }

@@ -217,7 +217,7 @@ describe('MoMo status API client', () => {
     expect(none).not.toHaveProperty('unclear');
   });
 
-    it('does not retry NOT_ALLOWED_TARGET_ENVIRONMENT and holds the account with one warning', async () => {
+  it('does not retry NOT_ALLOWED_TARGET_ENVIRONMENT and holds the account with one warning', async () => {
     // Prepare
     const { c, fake, t } = client([
       json(500, { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT', message: 'forbidden' }),
