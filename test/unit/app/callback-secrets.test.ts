@@ -38,14 +38,7 @@ function stkCallback(checkoutRequestId: string, resultDesc: string): InboundRequ
 
 async function registeredWorld() {
   const world = callbackWorld();
-  await registerTransaction(world.services, {
-    provider: 'daraja',
-    account: 'ke',
-    kind: 'stk',
-    reference: REFERENCE,
-    amount: '100',
-    currency: 'KES',
-  });
+  await registerTransaction(world.services, { ...KEY, kind: 'stk', amount: '100', currency: 'KES' });
   return world;
 }
 
