@@ -58,6 +58,7 @@ export const METRIC_ACTIVITY: Readonly<
   IngressBufferOff: 'incident',
   EventPublishFailures: 'incident',
   RefusalsNotStored: 'incident',
+  RegistrationEventsRefused: 'incident',
   PreviousPathSecretUsed: 'incident',
   BadgeReads: 'badges',
   BadgeEvents: 'badges',

@@ -63,6 +63,10 @@ export const VERIFICATION_DISAGREEMENTS_METRIC = 'VerificationDisagreements';
 /** The status API does not know a reference a callback reported on (NOT_FOUND conflict). */
 export const NOT_FOUND_CONFLICTS_METRIC = 'StatusNotFoundConflicts';
 
+// ---- registrations (shared/app/transactions/register-transaction.ts) ------------------------------
+/** TransactionInitiated events refused (bad input): no HTTP answer tells the partner, this and the audit do. */
+export const REGISTRATION_EVENTS_REFUSED_METRIC = 'RegistrationEventsRefused';
+
 // ---- outbox ----------------------------------------------------------------------------------------
 export const EVENT_PUBLISH_FAILURES_METRIC = 'EventPublishFailures';
 

@@ -333,6 +333,11 @@ type StatusAnswerBody =
       retryAfterMs?: number;
       /** HTTP status, when there was one. */
       httpStatus?: number;
+      /**
+       * The provider's own answer says the outcome is unclear (MoMo: a 5xx on the status call), as its status
+       * mapping decides: reconciliation holds a PENDING transaction AMBIGUOUS (PROVIDER_ERROR) and goes on asking.
+       */
+      unclear?: boolean;
     };
 
 export interface StatusApiDeps {

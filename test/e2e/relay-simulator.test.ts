@@ -824,8 +824,9 @@ describe('relay + simulator: reconciliation', () => {
     expect(view.body.transaction.status).toBe('SUCCEEDED');
   });
 
-  it('resolves a MoMo success that arrives after EXPIRED once the status API confirms it (lateResolution)', async () => {
-    // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while.
+  it('holds a MoMo payment AMBIGUOUS when its status call answers 503, and settles it once the status API confirms the late success', async () => {
+    // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while:
+    // MoMo's 5xx on status says the outcome is unclear (TransactionAmbiguous), so the window does not expire it.
     const result = await runScenario(context(), 'momo', 'pay', {
       fault: 'delay=2500,status-5xx=503,status-5xx-times=4',
       expires: '1',
@@ -834,9 +835,12 @@ describe('relay + simulator: reconciliation', () => {
     await publishedFor(reference, 'TransactionSucceeded');
     // Assess
     const mine = relay.sink.events.filter((e) => e.data.reference === reference);
-    expect(mine.map((e) => e.metadata.type)).toEqual(['TransactionExpired', 'TransactionSucceeded']);
-    expect(mine[1]!.data).toMatchObject({ lateResolution: true, status: 'SUCCEEDED' });
+    expect(mine.map((e) => e.metadata.type)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
+    expect(mine[0]!.data).toMatchObject({ reason: { code: 'PROVIDER_ERROR', providerCode: '503' } });
+    expect(mine[1]!.data).toMatchObject({ status: 'SUCCEEDED' });
+    // The 503 is evidence too (inconclusive), before the callback and the status API's confirmation.
     expect((mine[1]!.data.evidence as { source: string }[]).map((e) => e.source)).toEqual([
+      'status-api',
       'callback',
       'status-api',
     ]);

@@ -57,6 +57,15 @@ async function dayOfPayments(): Promise<Table> {
 
 /** The scheduled close on the table, with its by-day index queries counted (requests, entries read). */
 async function scheduledClose(table: Table, shareDays: boolean) {
+  const statements = new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 });
+  // The relay ran as the day began (its first close run notes since when the accounts are its own).
+  await closeDueDays({
+    config,
+    store: table.store,
+    statements,
+    clock: { now: () => new Date(DAY_START) },
+    log: silentLog,
+  });
   const byDay = { requests: 0, entries: 0, units: 0 };
   table.doc.middlewareStack.add(
     (next) => async (args) => {
@@ -81,7 +90,7 @@ async function scheduledClose(table: Table, shareDays: boolean) {
   const result: ScheduledCloseResult = await closeDueDays({
     config,
     store: store as RelayStore,
-    statements: new DynamoStatementStore(table.doc, { tableName: table.tableName, retentionDays: 400 }),
+    statements,
     clock: { now: () => NOW },
     log: silentLog,
   });

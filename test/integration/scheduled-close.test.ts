@@ -59,7 +59,9 @@ const outcomes = (result: Awaited<ReturnType<typeof closeDueDays>>, accountId: s
 
 describe('the scheduled close', () => {
   it('closes a day once its SLA passed, publishing DailyClosed exactly once over re-runs', async () => {
-    // Prepare: the day ended, its SLA not passed.
+    // Prepare: the relay first looks at the accounts on 2026-11-21 (before it ends); then the day ended,
+    // its SLA not passed.
+    const start = await closeDueDays(depsWith());
     now = '2026-11-22T08:00:00.000Z';
     const early = await closeDueDays(depsWith());
     // Act: past the SLA, then again, then again an hour later.
@@ -81,13 +83,11 @@ describe('the scheduled close', () => {
       'ke/2026-11-21',
       'tz/2026-11-21',
     ]);
-    // The first run also closed the days before, back to CLOSE_CATCH_UP_DAYS past their SLA.
-    expect(outcomes(early, 'ke', '2026-11-18')).toEqual([
-      '2026-11-18:closed',
-      '2026-11-19:closed',
-      '2026-11-20:closed',
-      '2026-11-21:waiting',
-    ]);
+    // The days that ended before the relay first looked at the accounts are not its to close: a fresh
+    // start publishes no DailyClosed for the catch-up days before it existed.
+    expect(start.days).toEqual([]);
+    expect(outcomes(early, 'ke', '2026-11-01')).toEqual(['2026-11-21:waiting']);
+    expect((await dailyClosed()).filter((s) => /\/2026-11-(18|19|20)$/.test(s))).toEqual([]);
     expect(
       (await statements.getClose({ provider: 'daraja', account: 'ke', day: '2026-11-21' }))?.closedBecause,
     ).toBe('sla-passed');

@@ -18,6 +18,7 @@ import {
 import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '../buffer/ingress-buffer';
 import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
+import { scrubbedDeep, withoutSecrets } from './secret-guard';
 import type { CallbackServices } from '../services';
 import { CALLBACKS_BUFFERED_METRIC } from '../../config/metric-names';
 
@@ -139,7 +140,8 @@ function verifyAndParse(services: CallbackServices, delivery: CallbackDelivery):
   const trusted = verification.trustedBody
     ? (redactJson(verification.trustedBody).value as Record<string, unknown>)
     : body;
-  const result = route.parse({ ...input, body: trusted });
+  const said = route.parse({ ...input, body: trusted });
+  const result = said.type === 'reports' ? withoutSecrets(said, services.scrub) : said;
   const receipt: ReceiptDraft = {
     routeName: route.name,
     method: delivery.method,
@@ -196,7 +198,9 @@ async function ingestCallback(
   result: Exclude<ParseResult, { type: 'decision' }>,
 ): Promise<CallbackOutcome> {
   const { provider, account, route } = delivery;
-  const { verification, facts, trusted, receipt } = checked;
+  const { verification, facts, receipt } = checked;
+  // Replayed from the buffer, the body is parsed again: it carries no secret either (the receipt's is scrubbed).
+  const trusted = scrubbedDeep(checked.trusted, services.scrub);
   const batch: IngestBatch = {
     provider: provider.id,
     account: account.id,

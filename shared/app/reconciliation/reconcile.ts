@@ -242,6 +242,7 @@ function reportFrom(
         : reason,
     };
   }
+  if (answer.type === 'error') return answer.unclear ? unclearReport(services, tx, answer, base) : undefined;
   if (answer.type === 'not-found') {
     // Weighed every time (a callback that reported on the reference makes it a conflict at once); it
     // settles FAILED only when old enough and after several answers spread over time.
@@ -270,6 +271,33 @@ function reportFrom(
     };
   }
   return undefined;
+}
+
+/**
+ * A status call whose failure the provider's mapping calls unclear (MoMo's 5xx): the contract's
+ * TransactionAmbiguous. Only a PENDING transaction becomes AMBIGUOUS (once: it never goes back), so a final
+ * or EXPIRED status is never downgraded; the poller goes on asking and a later final answer settles it.
+ */
+function unclearReport(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  answer: Extract<StatusAnswer, { type: 'error' }>,
+  base: Pick<NormalizedReport, 'key' | 'kind' | 'receivedAt' | 'origin' | 'receiptId' | 'authenticated'>,
+): NormalizedReport | undefined {
+  if (tx.status !== 'PENDING') return undefined;
+  const providerCode = answer.httpStatus === undefined ? undefined : String(answer.httpStatus);
+  const description = maskMsisdnsIn(services.scrub(answer.detail)).slice(0, MAX_DETAIL);
+  return {
+    ...base,
+    status: 'AMBIGUOUS',
+    reason: { code: 'PROVIDER_ERROR', message: description, providerCode },
+    said: { providerCode, description },
+    providerTransactionId: undefined,
+    externalId: undefined,
+    amount: undefined,
+    party: undefined,
+    attributes: undefined,
+  };
 }
 
 /** EXPIRED (or nothing): the window ended with no final answer. AMBIGUOUS keeps being checked longer. */

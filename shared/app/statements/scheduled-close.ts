@@ -20,6 +20,60 @@ const SCHEDULED_CLOSE_ACTOR: StatementActor = { kind: 'system', name: 'scheduled
  */
 const CLOSE_CATCH_UP_DAYS = 3;
 
+/**
+ * Where the relay notes, per account, when its scheduled close first looked at it (its createdAt): the
+ * days that ended before are not the relay's to close (a fresh start published DailyClosed, match rate
+ * null, for the catch-up days before the relay or the account existed). Kept for good (the record's own
+ * lifetime, not the transactions' retention): a marker written again later would skip the days missed
+ * while the relay was down, which the catch-up is for. Same rule under EventBridge Scheduler and npm start.
+ */
+const CLOSE_SINCE_REF = { namespace: 'close-since', id: 'first-run' } as const;
+const CLOSE_SINCE_LIFETIME_SECONDS = 100 * 365 * 86_400;
+
+/** When the scheduled close first looked at the account: now on its first run (the first writer wins). */
+async function closingSince(
+  deps: StatementDeps,
+  provider: string,
+  account: string,
+  now: Date,
+): Promise<number> {
+  const ref = { provider, account, ...CLOSE_SINCE_REF };
+  const found = await deps.store.getRecord(ref);
+  if (found) return Date.parse(found.createdAt);
+  const { record } = await deps.store.putRecordIfAbsent({
+    ...ref,
+    data: {},
+    createdAt: now.toISOString(),
+    lifetimeSeconds: CLOSE_SINCE_LIFETIME_SECONDS,
+  });
+  return Date.parse(record.createdAt);
+}
+
+/**
+ * The days that are the relay's to close: those that ended after it first looked at the account, and an
+ * earlier one only where it holds the account's transactions of that day (a relay that ran before this
+ * marker existed, or whose marker is newer than its data). A fresh start has neither: no DailyClosed for
+ * the days before it existed.
+ */
+async function relaysDays(deps: StatementDeps, days: AccountDay[], now: Date): Promise<AccountDay[]> {
+  const first = days[0];
+  if (!first) return [];
+  const settings = statementSettings(deps.config, first.provider, first.account);
+  const since = await closingSince(deps, first.provider, first.account, now);
+  const kept: AccountDay[] = [];
+  for (const at of days) {
+    const { start, end } = businessDaySpan(at.day, settings);
+    if (end >= since) kept.push(at);
+    else {
+      const reader = deps.accountDays ?? deps.store;
+      const from = new Date(start).toISOString();
+      const seen = await reader.listAccountDay(at.provider, at.account, from, new Date(end).toISOString());
+      if (seen.length) kept.push(at);
+    }
+  }
+  return kept;
+}
+
 type DayCloseOutcome =
   /** Closed by this run: DailyClosed is in the table's outbox (published once by the stream). */
   | 'closed'
@@ -93,7 +147,19 @@ export async function closeDueDays(
     options.elapsedMs() >= options.budgetMs;
   for (const account of deps.config.accounts.values()) {
     const settings = statementSettings(deps.config, account.provider, account.id);
-    for (const at of closableDays(deps, account.provider, account.id, now)) {
+    let theRelays: AccountDay[];
+    try {
+      theRelays = await relaysDays(closing, closableDays(deps, account.provider, account.id, now), now);
+    } catch (error) {
+      // Nothing is closed without knowing since when the account is the relay's; the next run asks again.
+      deps.log.error('day close failed', {
+        provider: account.provider,
+        account: account.id,
+        error: (error as Error).message,
+      });
+      continue;
+    }
+    for (const at of theRelays) {
       const overdue = now.getTime() >= businessDaySpan(at.day, settings).end + settings.slaSeconds * 1000;
       if (outOfTime()) {
         days.push({ ...at, outcome: 'not-reached', overdue });

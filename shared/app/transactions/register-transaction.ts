@@ -21,7 +21,10 @@ import { jsonLimitProblem } from '../../util/json-limits';
 import { toDecimalString } from '../../util/money';
 import { checkUrlRules, describeViolations } from '../../util/url-rules';
 import { checkReportLimits } from './ingest-report';
-import type { Clock, RelayStore } from '../ports';
+import { type Clock, noMetrics, type RelayLogger, type RelayMetrics, type RelayStore } from '../ports';
+import { recordAuditAfter } from '../operations/audit';
+import type { Scrubber } from '../../util/redact';
+import { REGISTRATION_EVENTS_REFUSED_METRIC } from '../../config/metric-names';
 import { AUTHENTICATION_METHODS, type Evidence } from '../../domain/evidence';
 import { TRANSACTION_STATUSES } from '../../domain/status';
 import { ALIAS_NAMESPACE_PREFIX, HINT_NAMESPACE, ingestReport } from './ingest-report';
@@ -277,6 +280,13 @@ function generatedCallbackUrl(
   return callbackUrl;
 }
 
+/** The currency the account's settings name (`accounts.<provider>.<id>.currency`), if any. */
+function configuredCurrency(config: RelayConfig, key: TransactionKey): string | undefined {
+  const settings = config.accounts.get(accountKey(key.provider, key.account))?.settings as
+    { currency?: unknown } | undefined;
+  return typeof settings?.currency === 'string' ? settings.currency : undefined;
+}
+
 /** What the domain decides the registration on: its details, its window, its first check, a hint's evidence. */
 function registrationTerms(
   config: RelayConfig,
@@ -290,7 +300,10 @@ function registrationTerms(
   return {
     key,
     kind: r.kind,
-    amount: r.amount ? { value: r.amount, currency: r.currency } : undefined,
+    // The contract's amount is {value, currency}: a registration that names no currency is in its account's.
+    amount: r.amount
+      ? { value: r.amount, currency: r.currency ?? configuredCurrency(config, key) }
+      : undefined,
     msisdn: r.msisdn,
     externalId: r.externalId,
     metadata: r.metadata,
@@ -407,14 +420,26 @@ async function recordExternalIdAlias(
   });
 }
 
+/** What the event path records a refusal with: the audit log, the metric, and the HTTP status it would get. */
+export interface EventRegistrationDeps extends ManagementDeps {
+  store: RelayStore;
+  log: RelayLogger;
+  scrub: Scrubber;
+  metrics?: RelayMetrics;
+  /** The status `POST /v1/transactions` answers the same refusal with (shared/http/error-mapping.ts). */
+  statusOf: (error: RelayError) => number;
+}
+
 /**
  * A `TransactionInitiated` event on the bus: `detail.data` (the envelope the relay's own events use) or
- * `detail` itself is the registration body. Bad input is logged and reported, never thrown: EventBridge
- * would retry it for a day without a chance of success.
+ * `detail` itself is the registration body. Bad input is never thrown (EventBridge would retry it for a
+ * day without a chance of success): it is recorded like a refused `POST /v1/transactions` (the audit log's
+ * `transaction.register`, outcome refused, with no actor: a partner's system sent it), counted
+ * (RegistrationEventsRefused, nobody is answered) and logged.
  */
 export async function registerFromEvent(
-  deps: ManagementDeps & { log: { warn(message: string, ...extra: Record<string, unknown>[]): void } },
-  event: { detail?: unknown; id?: string },
+  deps: EventRegistrationDeps,
+  event: { detail?: unknown; id?: string; source?: string },
 ): Promise<{ registered: boolean; created?: boolean; error?: string }> {
   const detail = event.detail as { data?: unknown } | undefined;
   const body = detail && typeof detail === 'object' && 'data' in detail ? detail.data : detail;
@@ -423,13 +448,36 @@ export async function registerFromEvent(
     return { registered: true, created: result.created };
   } catch (error) {
     if (error instanceof RelayError && !(error instanceof StorageUnavailableError)) {
-      deps.log.warn('TransactionInitiated event refused', {
-        eventId: event.id,
-        code: error.code,
-        error: error.message,
-      });
-      return { registered: false, error: error.message };
+      await recordEventRefusal(deps, event, error);
+      return { registered: false, error: deps.scrub(error.message) };
     }
     throw error;
   }
+}
+
+async function recordEventRefusal(
+  deps: EventRegistrationDeps,
+  event: { id?: string; source?: string },
+  error: RelayError,
+): Promise<void> {
+  (deps.metrics ?? noMetrics).count(REGISTRATION_EVENTS_REFUSED_METRIC);
+  deps.log.warn('TransactionInitiated event refused', {
+    eventId: event.id,
+    code: error.code,
+    error: error.message,
+  });
+  await recordAuditAfter(deps, {
+    actor: null,
+    action: 'transaction.register',
+    target: null,
+    outcome: 'refused',
+    httpStatus: deps.statusOf(error),
+    detail: `${error.code}: ${error.message}`,
+    request: {
+      method: 'EVENT',
+      path: `TransactionInitiated/${(event.id ?? 'no-id').slice(0, 100)}`,
+      sourceIp: (event.source ?? 'eventbridge').slice(0, 64),
+      receivedAt: deps.clock.now(),
+    },
+  });
 }

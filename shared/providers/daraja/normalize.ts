@@ -134,7 +134,7 @@ function reasonFor(
 ): Reason | undefined {
   const mapped = mapDarajaCode(code, message, context);
   return mapped.reason
-    ? { code: mapped.reason, message: message ?? undefined, providerCode: canonicalDarajaCode(code) }
+    ? { code: mapped.reason, message: message ?? undefined, providerCode: String(code) }
     : undefined;
 }
 

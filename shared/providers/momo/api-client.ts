@@ -30,6 +30,7 @@ import type {
 import type { MomoAccountSettings, MomoApiSettings, MomoKind } from './schema';
 import {
   classifyMomoStatus,
+  unclearWhenServerError,
   MOMO_ACCOUNT_ERRORS,
   MOMO_STATUS_PATHS,
   type MomoProduct,
@@ -227,7 +228,7 @@ export function createMomoStatusApi(
       call: { ...callOptions(`MoMo ${query.kind} status`), ...(signal ? { signal } : {}) },
     });
     const request = requestLine('GET', url);
-    if (!result.ok) return { ...result.error, request };
+    if (!result.ok) return { ...unclearWhenServerError(result.error), request };
     return {
       ...classifyMomoStatus({
         accountId: account.id,

@@ -2,7 +2,7 @@
  * MoMo status GET answers in relay vocabulary (pure). The 200 body has the callback's shape, so the draft
  * comes from the callback normalizer (amount, currency, party, financialTransactionId, reason mapping).
  */
-import { clip, isRecord, statusError, textOf } from '../outbound-http/types';
+import { clip, isRecord, type StatusError, statusError, textOf } from '../outbound-http/types';
 import type { StatusAnswer } from '../types';
 import { canonicalMomoCode, MOMO_STATUS_TABLE } from './mapping';
 import { normalizeMomoCallback } from './normalize';
@@ -77,6 +77,14 @@ export interface MomoStatusInput {
  * - 400 → `rejected`; 403 and 5xx NOT_ALLOWED / NOT_ALLOWED_TARGET_ENVIRONMENT → `credentials`;
  * - other 5xx → `unavailable`; a body that is not JSON or has no status → `garbage`.
  */
+/**
+ * MoMo's status endpoint failing with a 5xx (after the call's retries) says the outcome is unclear (the
+ * contract's TransactionAmbiguous): the request may or may not have gone through.
+ */
+export function unclearWhenServerError(error: StatusError): StatusError {
+  return error.httpStatus !== undefined && error.httpStatus >= 500 ? { ...error, unclear: true } : error;
+}
+
 export function classifyMomoStatus(input: MomoStatusInput): StatusAnswer {
   const { httpStatus, json } = input;
   const what = `MoMo ${input.kind} status`;
@@ -121,6 +129,8 @@ export function classifyMomoStatus(input: MomoStatusInput): StatusAnswer {
     return statusError('credentials', `${what}: HTTP ${httpStatus}${named}`, { httpStatus });
   if (httpStatus === 429) return statusError('throttled', `${what}: HTTP 429${named}`, { httpStatus });
   if (httpStatus >= 500)
-    return statusError('unavailable', `${what}: HTTP ${httpStatus}${named}`, { httpStatus });
+    return unclearWhenServerError(
+      statusError('unavailable', `${what}: HTTP ${httpStatus}${named}`, { httpStatus }),
+    );
   return statusError('rejected', `${what}: HTTP ${httpStatus}${named}`, { httpStatus });
 }

@@ -81,6 +81,13 @@ const answers = {
     detail: 'HTTP 500 after 3 attempts',
     httpStatus: 500,
   }),
+  unclear: (): StatusAnswer => ({
+    type: 'error',
+    error: 'unavailable',
+    detail: 'MoMo requesttopay status: HTTP 503 SERVICE_UNAVAILABLE after 3 attempts',
+    httpStatus: 503,
+    unclear: true,
+  }),
   notFound: (): StatusAnswer => ({ type: 'not-found', providerCode: '404', detail: 'RESOURCE_NOT_FOUND' }),
   credentials: (): StatusAnswer => ({ type: 'error', error: 'credentials', detail: 'token refused (401)' }),
 };
@@ -549,6 +556,61 @@ describe('runPollCycle', () => {
       await runPollCycle(s.services, { owner: 'p1' });
     }
     expect(s.tx().status).toBe('EXPIRED');
+  });
+});
+
+describe('a status call the provider says is unclear (MoMo 5xx on status)', () => {
+  it('holds a PENDING transaction AMBIGUOUS (PROVIDER_ERROR, the HTTP status as its code) once, and a later final answer settles it', async () => {
+    // Prepare
+    let answer = answers.unclear;
+    const s = setup(() => answer());
+    await register(s.services);
+
+    // Act
+    s.advance(300);
+    await runPollCycle(s.services, { owner: 'p1' });
+    s.advance(300);
+    await runPollCycle(s.services, { owner: 'p1' });
+    const held = s.tx();
+    answer = answers.succeeded;
+    s.advance(300);
+    await runPollCycle(s.services, { owner: 'p1' });
+
+    // Assess
+    expect(held.status).toBe('AMBIGUOUS');
+    expect(held.reconcile?.checks).toBe(2);
+    const ambiguous = s.events.filter((e) => e.metadata.type === 'TransactionAmbiguous');
+    expect(ambiguous).toHaveLength(1);
+    expect(ambiguous[0]!.metadata.origin).toBe('poll');
+    expect(ambiguous[0]!.data).toMatchObject({
+      status: 'AMBIGUOUS',
+      reason: { code: 'PROVIDER_ERROR', providerCode: '503' },
+    });
+    // Held AMBIGUOUS past escalateAmbiguousAfterSeconds (600 s here) it is escalated, like any AMBIGUOUS.
+    expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated', 'TransactionSucceeded']);
+    expect(s.tx().status).toBe('SUCCEEDED');
+  });
+
+  it('never downgrades a final status, and leaves an outage the provider does not call unclear alone', async () => {
+    // Prepare
+    let answer = answers.failed;
+    const s = setup(() => answer());
+    await register(s.services);
+    await register(s.services, '7f1c2a9e-4b7d-4e2a-9c3b-1a2b3c4d5e6f');
+    s.advance(300);
+    await runPollCycle(s.services, { owner: 'p1' });
+    const settled = s.tx();
+    answer = answers.down;
+
+    // Act
+    await forceCheck(s.services, KEY, OPERATOR);
+    answer = answers.unclear;
+    await forceCheck(s.services, KEY, OPERATOR);
+
+    // Assess
+    expect(settled.status).toBe('FAILED');
+    expect(s.tx().status).toBe('FAILED');
+    expect(s.types().filter((t) => t === 'TransactionAmbiguous')).toEqual([]);
   });
 });
 

@@ -3,6 +3,9 @@ import { MemoryStore } from '../../../shared/adapters/memory/memory-store';
 import { registerFromEvent } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
 import { StorageUnavailableError } from '../../../shared/domain/errors';
+import { REGISTRATION_EVENTS_REFUSED_METRIC } from '../../../shared/config/metric-names';
+import { secretScrubber } from '../../../shared/config/secrets';
+import { statusFor } from '../../../shared/http/error-mapping';
 
 const config = parseConfig({
   management: { bearerToken: 'a-long-enough-token' },
@@ -21,13 +24,26 @@ const body = {
 function setup() {
   const store = new MemoryStore();
   const warnings: string[] = [];
+  const counts: Record<string, number> = {};
   const deps = {
     config,
     store,
     clock: { now: () => new Date('2026-11-23T10:00:00.000Z') },
-    log: { warn: (message: string) => void warnings.push(message) },
+    log: {
+      debug() {},
+      info() {},
+      warn: (message: string) => void warnings.push(message),
+      error() {},
+    },
+    scrub: secretScrubber(config),
+    metrics: {
+      count: (name: string, value = 1) => void (counts[name] = (counts[name] ?? 0) + value),
+      timing: () => {},
+      flush: () => {},
+    },
+    statusOf: statusFor,
   };
-  return { store, deps, warnings };
+  return { store, deps, warnings, counts };
 }
 
 describe('registerFromEvent', () => {
@@ -63,6 +79,45 @@ describe('registerFromEvent', () => {
     // Assess
     expect(result.registered).toBe(false);
     expect(warnings).toEqual(['TransactionInitiated event refused']);
+  });
+
+  it('records a refused event where a refused POST /v1/transactions is recorded (the audit log), and counts it', async () => {
+    // Prepare
+    const { store, deps, counts } = setup();
+
+    // Act
+    const result = await registerFromEvent(deps, {
+      id: 'e5',
+      source: 'partner.orders',
+      detail: { ...body, account: 'nowhere' },
+    });
+
+    // Assess
+    expect(result.registered).toBe(false);
+    expect(store.audit).toHaveLength(1);
+    expect(store.audit[0]).toMatchObject({
+      actor: null,
+      action: 'transaction.register',
+      outcome: 'refused',
+      httpStatus: 404,
+      method: 'EVENT',
+      path: 'TransactionInitiated/e5',
+      sourceIp: 'partner.orders',
+    });
+    expect(store.audit[0]!.detail).toMatch(/^UNKNOWN_ACCOUNT: /);
+    expect(counts[REGISTRATION_EVENTS_REFUSED_METRIC]).toBe(1);
+  });
+
+  it('audits and counts nothing for an event it registers', async () => {
+    // Prepare
+    const { store, deps, counts } = setup();
+
+    // Act
+    await registerFromEvent(deps, { id: 'e6', detail: body });
+
+    // Assess
+    expect(store.audit).toEqual([]);
+    expect(counts).toEqual({});
   });
 
   it('throws on a storage outage so EventBridge retries', async () => {

@@ -79,6 +79,20 @@ function orphanSuccess(amount: string, overrides: Partial<NormalizedReport> = {}
 const typesOf = (store: MemoryStore) => store.published.map((e) => e.metadata.type);
 
 describe('registerTransaction', () => {
+  it("takes the account's configured currency when the registration names none, so the amount is {value, currency}", async () => {
+    // Prepare
+    const { store, deps, ingestDeps } = setup();
+
+    // Act
+    const result = await registerTransaction(deps, registration({ currency: undefined }));
+    await ingestReport(ingestDeps, { ...orphanSuccess('1000'), receiptId: 'r-late', receivedAt: NOW });
+
+    // Assess
+    expect(result.transaction.amount).toEqual({ value: '1000', currency: 'KES' });
+    const succeeded = store.published.find((e) => e.metadata.type === 'TransactionSucceeded');
+    expect(succeeded?.data.amount).toEqual({ value: '1000', currency: 'KES' });
+  });
+
   it('creates a PENDING registered transaction and hands out its callback URL', async () => {
     // Prepare
     const { store, deps } = setup();

@@ -202,6 +202,21 @@ describe('MoMo status API client', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('calls a 5xx that outlives the retries unclear (TransactionAmbiguous), and a network failure not', async () => {
+    // Prepare
+    const down = client([json(503, { code: 'SERVICE_UNAVAILABLE' })]);
+    const unreachable = client([{ network: 'ECONNREFUSED' }]);
+
+    // Act
+    const answer = await down.c.check(query('requesttopay'));
+    const none = await unreachable.c.check(query('requesttopay'));
+
+    // Assess
+    expect(answer).toMatchObject({ type: 'error', error: 'unavailable', httpStatus: 503, unclear: true });
+    expect(none).toMatchObject({ type: 'error' });
+    expect(none).not.toHaveProperty('unclear');
+  });
+
   it('does not retry NOT_ALLOWED_TARGET_ENVIRONMENT and holds the account with one warning', async () => {
     // Prepare
     const { c, fake, t } = client([

@@ -167,7 +167,11 @@ describe('MoMo status GET classification', () => {
       error: 'unavailable',
       httpStatus: 500,
     });
-    expect(answer(503, { code: 'SERVICE_UNAVAILABLE' })).toMatchObject({ error: 'unavailable' });
+    expect(answer(503, { code: 'SERVICE_UNAVAILABLE' })).toMatchObject({
+      error: 'unavailable',
+      unclear: true,
+    });
+    expect(answer(429, {})).not.toHaveProperty('unclear');
     expect(answer(429, {})).toMatchObject({ error: 'throttled' });
     expect(answer(400, { code: 'BAD_REQUEST' })).toMatchObject({ error: 'rejected' });
   });

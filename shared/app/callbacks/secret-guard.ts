@@ -1,0 +1,66 @@
+import { InvalidReferenceError } from '../../domain/errors';
+import type { CorrelationCandidate, FactIntent, ParsedCallback, ReportIntent } from '../../providers/types';
+import type { Scrubber } from '../../util/redact';
+
+type Reports = Extract<ParsedCallback, { type: 'reports' }>;
+
+/**
+ * Every callback's reports pass here once parsed, whatever the provider: a configured secret a provider
+ * echoes in its words (Daraja's ResultDesc) is scrubbed out of everything the reports and facts carry, so
+ * no event, evidence, transaction or log line built from them holds it (status answers are scrubbed the
+ * same way by reconciliation). An id cannot be scrubbed: "[REDACTED]" would name another transaction, or
+ * merge two. A callback whose ids carry a secret is refused instead (400, quarantined like any refusal).
+ */
+export function withoutSecrets(parsed: Reports, scrub: Scrubber): Reports {
+  if (idsOf(parsed).some((id) => scrub(id) !== id))
+    throw new InvalidReferenceError(
+      'The callback names an id that contains a configured secret: refused, so that the secret is never stored or published',
+    );
+  return scrubbedDeep(parsed, scrub);
+}
+
+const values = (candidates: readonly CorrelationCandidate[] | undefined) =>
+  (candidates ?? []).map((c) => c.value);
+
+function reportIds(intent: ReportIntent): (string | null | undefined)[] {
+  const { draft } = intent;
+  return [
+    draft.key.reference,
+    draft.providerTransactionId,
+    draft.externalId,
+    ...values(intent.correlate),
+    ...values(intent.samePaymentAs),
+    ...(intent.aliases ?? []).map((a) => a.value),
+    intent.link?.id,
+    intent.ownQuery?.reference,
+    intent.ownQuery?.claims.providerTransactionId,
+    ...Object.values(intent.answersAbout ?? {}),
+  ];
+}
+
+function factIds(fact: FactIntent): (string | null | undefined)[] {
+  return [
+    fact.id,
+    ...(fact.aliases ?? []),
+    ...values(fact.about),
+    fact.receipt,
+    ...(fact.supersededBy ?? []).map((s) => s.id),
+  ];
+}
+
+/** The identities the reports and facts name (references, receipts, aliases): never rewritten. */
+function idsOf(parsed: Reports): string[] {
+  const ids = [...parsed.reports.flatMap(reportIds), ...(parsed.facts ?? []).flatMap(factIds)];
+  return ids.filter((id): id is string => typeof id === 'string' && id.length > 0);
+}
+
+/** A copy with every string scrubbed; arrays and plain objects walked, anything else kept as is. */
+export function scrubbedDeep<T>(value: T, scrub: Scrubber): T {
+  if (typeof value === 'string') return scrub(value) as T;
+  if (Array.isArray(value)) return value.map((member: unknown) => scrubbedDeep(member, scrub)) as T;
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype)
+    return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) out[name] = scrubbedDeep(member, scrub);
+  return out as T;
+}
