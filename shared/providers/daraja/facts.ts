@@ -111,7 +111,8 @@ function reasonOf(code: string, message: string | null | undefined, context: 'ba
   const mapped = mapDarajaCode(code, message, context);
   return {
     code: mapped.reason ?? 'UNKNOWN',
-    message: message ? message.slice(0, MAX_DESCRIPTION) : mapped.meaning,
+    // The table's meanings are comments (mapping.ts): without Daraja's words the code says it.
+    message: message ? message.slice(0, MAX_DESCRIPTION) : `Daraja ResultCode ${canonicalDarajaCode(code)}`,
     providerCode: canonicalDarajaCode(code),
   };
 }

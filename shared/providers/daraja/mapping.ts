@@ -5,8 +5,6 @@ export interface DarajaCodeMapping {
   status: TransactionStatus;
   /** Undefined for success. */
   reason: ReasonCode | undefined;
-  /** What the code means, for docs and people reading the table. */
-  meaning: string;
 }
 
 /**
@@ -18,77 +16,42 @@ export interface DarajaCodeMapping {
  * These are also the final codes of the STK push query (status-mapping.ts).
  */
 export const DARAJA_STK_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
-  '0': { status: 'SUCCEEDED', reason: undefined, meaning: 'processed successfully' },
-  '1': {
-    status: 'FAILED',
-    reason: 'INSUFFICIENT_FUNDS',
-    meaning: "insufficient balance: the customer's M-PESA balance is too low",
-  },
-  '2': {
-    status: 'FAILED',
-    reason: 'AMOUNT_INVALID',
-    meaning: 'declined due to limit rule: below the minimum C2B transaction amount',
-  },
-  '3': {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    meaning: 'declined due to limit rule: above the maximum transaction amount',
-  },
-  '4': {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    meaning: "declined due to limit rule: would exceed the customer's daily transfer limit",
-  },
-  '8': {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    meaning: "declined due to limit rule: would exceed the pay bill or till's maximum balance",
-  },
-  '17': {
-    status: 'FAILED',
-    reason: 'DUPLICATE',
-    meaning: 'rule limited: same amount to the same customer within 2 minutes',
-  },
-  '1001': {
-    status: 'FAILED',
-    reason: 'SUBSCRIBER_BUSY',
-    meaning: 'subscriber locked: another transaction or USSD session',
-  },
-  '1019': { status: 'FAILED', reason: 'TIMED_OUT', meaning: 'transaction expired before processing' },
+  // processed successfully
+  '0': { status: 'SUCCEEDED', reason: undefined },
+  // insufficient balance: the customer's M-PESA balance is too low
+  '1': { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS' },
+  // declined due to limit rule: below the minimum C2B transaction amount
+  '2': { status: 'FAILED', reason: 'AMOUNT_INVALID' },
+  // declined due to limit rule: above the maximum transaction amount
+  '3': { status: 'FAILED', reason: 'LIMIT_REACHED' },
+  // declined due to limit rule: would exceed the customer's daily transfer limit
+  '4': { status: 'FAILED', reason: 'LIMIT_REACHED' },
+  // declined due to limit rule: would exceed the pay bill or till's maximum balance
+  '8': { status: 'FAILED', reason: 'LIMIT_REACHED' },
+  // rule limited: same amount to the same customer within 2 minutes
+  '17': { status: 'FAILED', reason: 'DUPLICATE' },
+  // subscriber locked: another transaction or USSD session
+  '1001': { status: 'FAILED', reason: 'SUBSCRIBER_BUSY' },
+  // transaction expired before processing
+  '1019': { status: 'FAILED', reason: 'TIMED_OUT' },
   // The docs' only explanation is a prompt over 182 characters (shorten AccountReference): the request's data.
-  '1025': {
-    status: 'FAILED',
-    reason: 'INVALID_REQUEST',
-    meaning: 'error sending the push request: the prompt is too long (AccountReference)',
-  },
-  '1032': { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER', meaning: 'request cancelled by the user' },
-  '1037': {
-    status: 'FAILED',
-    reason: 'UNREACHABLE',
-    meaning: "DS timeout: the customer's phone could not be reached",
-  },
+  // error sending the push request: the prompt is too long (AccountReference)
+  '1025': { status: 'FAILED', reason: 'INVALID_REQUEST' },
+  // request cancelled by the user
+  '1032': { status: 'FAILED', reason: 'REJECTED_BY_CUSTOMER' },
+  // DS timeout: the customer's phone could not be reached
+  '1037': { status: 'FAILED', reason: 'UNREACHABLE' },
   // On STK the customer enters the PIN; on results the partner's API operator initiates, see DARAJA_CONTEXT_CODES.
-  '2001': {
-    status: 'FAILED',
-    reason: 'WRONG_PIN',
-    meaning: 'invalid initiator information: on STK, the customer entered a wrong PIN',
-  },
-  '2028': {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    meaning: 'not permitted according to product assignment (TransactionType or PartyB)',
-  },
-  '8006': {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    meaning: "the customer's security credential is locked (customer care)",
-  },
-  '9999': { status: 'FAILED', reason: 'PROVIDER_ERROR', meaning: 'error sending the push request' },
-  SFC_IC0003: {
-    status: 'FAILED',
-    reason: 'PAYEE_NOT_FOUND',
-    meaning: 'the operator does not exist: PartyB (or TransactionType) is wrong',
-  },
+  // invalid initiator information: on STK, the customer entered a wrong PIN
+  '2001': { status: 'FAILED', reason: 'WRONG_PIN' },
+  // not permitted according to product assignment (TransactionType or PartyB)
+  '2028': { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // the customer's security credential is locked (customer care)
+  '8006': { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // error sending the push request
+  '9999': { status: 'FAILED', reason: 'PROVIDER_ERROR' },
+  // the operator does not exist: PartyB (or TransactionType) is wrong
+  SFC_IC0003: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' },
 };
 
 /**
@@ -101,48 +64,40 @@ export const DARAJA_STK_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
  */
 export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
   ...DARAJA_STK_CODES,
-  C2B00011: { status: 'FAILED', reason: 'PAYER_NOT_FOUND', meaning: 'C2B validation: invalid MSISDN' },
-  C2B00012: {
-    status: 'FAILED',
-    reason: 'PAYEE_NOT_FOUND',
-    meaning: 'C2B validation: invalid account number',
-  },
-  C2B00013: { status: 'FAILED', reason: 'AMOUNT_INVALID', meaning: 'C2B validation: invalid amount' },
-  C2B00014: { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'C2B validation: invalid KYC details' },
-  C2B00015: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND', meaning: 'C2B validation: invalid short code' },
-  C2B00016: { status: 'FAILED', reason: 'NOT_ALLOWED', meaning: 'C2B validation: other error (rejected)' },
-  '500.003.1001': {
-    status: 'AMBIGUOUS',
-    reason: 'PROVIDER_ERROR',
-    meaning: 'platform: internal server error',
-  },
-  '400.003.01': { status: 'AMBIGUOUS', reason: 'NOT_ALLOWED', meaning: 'platform: invalid access token' },
-  '400.003.02': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR', meaning: 'platform: bad request' },
-  '500.003.03': { status: 'AMBIGUOUS', reason: 'LIMIT_REACHED', meaning: 'platform: quota violation' },
-  '500.003.02': { status: 'AMBIGUOUS', reason: 'LIMIT_REACHED', meaning: 'platform: spike arrest violation' },
-  '404.003.01': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR', meaning: 'platform: resource not found' },
-  '404.001.04': {
-    status: 'AMBIGUOUS',
-    reason: 'NOT_ALLOWED',
-    meaning: 'platform: invalid authentication header',
-  },
-  '400.002.05': {
-    status: 'AMBIGUOUS',
-    reason: 'PROVIDER_ERROR',
-    meaning: 'platform: invalid request payload',
-  },
-  '500.001.1001': {
-    status: 'PENDING',
-    reason: undefined,
-    meaning: 'platform: the transaction is being processed',
-  },
+  // C2B validation: invalid MSISDN
+  C2B00011: { status: 'FAILED', reason: 'PAYER_NOT_FOUND' },
+  // C2B validation: invalid account number
+  C2B00012: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' },
+  // C2B validation: invalid amount
+  C2B00013: { status: 'FAILED', reason: 'AMOUNT_INVALID' },
+  // C2B validation: invalid KYC details
+  C2B00014: { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // C2B validation: invalid short code
+  C2B00015: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' },
+  // C2B validation: other error (rejected)
+  C2B00016: { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // platform: internal server error
+  '500.003.1001': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR' },
+  // platform: invalid access token
+  '400.003.01': { status: 'AMBIGUOUS', reason: 'NOT_ALLOWED' },
+  // platform: bad request
+  '400.003.02': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR' },
+  // platform: quota violation
+  '500.003.03': { status: 'AMBIGUOUS', reason: 'LIMIT_REACHED' },
+  // platform: spike arrest violation
+  '500.003.02': { status: 'AMBIGUOUS', reason: 'LIMIT_REACHED' },
+  // platform: resource not found
+  '404.003.01': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR' },
+  // platform: invalid authentication header
+  '404.001.04': { status: 'AMBIGUOUS', reason: 'NOT_ALLOWED' },
+  // platform: invalid request payload
+  '400.002.05': { status: 'AMBIGUOUS', reason: 'PROVIDER_ERROR' },
+  // platform: the transaction is being processed
+  '500.001.1001': { status: 'PENDING', reason: undefined },
   // "The transaction is still under processing": an early answer before the real code (provider notes), as
   // the STK query reads it (status-mapping.ts). A result carrying it has not ended, so it settles nothing.
-  '4999': {
-    status: 'PENDING',
-    reason: undefined,
-    meaning: 'the transaction is still under processing',
-  },
+  // the transaction is still under processing
+  '4999': { status: 'PENDING', reason: undefined },
 };
 
 /**
@@ -151,11 +106,7 @@ export const DARAJA_CODE_TABLE: Readonly<Record<string, DarajaCodeMapping>> = {
  * (docs/reconciliation.md): AMBIGUOUS, so the status API is asked, with the code and the provider's words
  * kept on the reason as evidence.
  */
-const UNKNOWN_CODE: DarajaCodeMapping = {
-  status: 'AMBIGUOUS',
-  reason: 'UNKNOWN',
-  meaning: 'unknown non-zero result code: the status API decides',
-};
+const UNKNOWN_CODE: DarajaCodeMapping = { status: 'AMBIGUOUS', reason: 'UNKNOWN' };
 
 /** 500.001.1001 also comes back for wrong credentials; only the "being processed" message means pending. */
 const STILL_PROCESSING = /being processed|under processing|still processing/i;
@@ -175,32 +126,16 @@ export type DarajaResultContext = 'stk' | 'b2c' | 'status' | 'balance' | 'revers
  * configuration, not the customer's; every request fails until it is fixed.
  */
 const OPERATOR_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
-  '2001': {
-    status: 'FAILED',
-    reason: 'INVALID_INITIATOR',
-    meaning: "invalid initiator information: the partner's Initiator or SecurityCredential",
-  },
-  '21': {
-    status: 'FAILED',
-    reason: 'INVALID_INITIATOR',
-    meaning:
-      "the initiator is not allowed to initiate this request: the partner's API operator lacks the role",
-  },
-  '8006': {
-    status: 'FAILED',
-    reason: 'INVALID_INITIATOR',
-    meaning: "the security credential is locked: the partner's API operator password",
-  },
-  '11': {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    meaning: "the DebitParty is in an invalid state: the partner's short code account is not active",
-  },
-  '2006': {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    meaning: "declined due to account rule: the partner's short code account is not active",
-  },
+  // invalid initiator information: the partner's Initiator or SecurityCredential
+  '2001': { status: 'FAILED', reason: 'INVALID_INITIATOR' },
+  // the initiator is not allowed to initiate this request: the partner's API operator lacks the role
+  '21': { status: 'FAILED', reason: 'INVALID_INITIATOR' },
+  // the security credential is locked: the partner's API operator password
+  '8006': { status: 'FAILED', reason: 'INVALID_INITIATOR' },
+  // the DebitParty is in an invalid state: the partner's short code account is not active
+  '11': { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // declined due to account rule: the partner's short code account is not active
+  '2006': { status: 'FAILED', reason: 'NOT_ALLOWED' },
 };
 
 /**
@@ -209,51 +144,29 @@ const OPERATOR_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
  * (its utility account), the payee the customer's phone number (PartyB).
  */
 const DARAJA_B2C_CODES: Readonly<Record<string, DarajaCodeMapping>> = {
-  '0': { status: 'SUCCEEDED', reason: undefined, meaning: 'processed successfully' },
-  '1': {
-    status: 'FAILED',
-    reason: 'INSUFFICIENT_FUNDS',
-    meaning: "insufficient balance: the partner's B2C utility account",
-  },
-  '2': {
-    status: 'FAILED',
-    reason: 'AMOUNT_INVALID',
-    meaning: 'declined due to limit rule: below the minimum B2C amount',
-  },
-  '3': {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    meaning: 'declined due to limit rule: above the maximum B2C transaction amount',
-  },
-  '4': {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    meaning: "declined due to limit rule: would exceed the customer's daily transfer limit",
-  },
-  '8': {
-    status: 'FAILED',
-    reason: 'LIMIT_REACHED',
-    meaning: "declined due to limit rule: would exceed the customer's maximum balance",
-  },
+  // processed successfully
+  '0': { status: 'SUCCEEDED', reason: undefined },
+  // insufficient balance: the partner's B2C utility account
+  '1': { status: 'FAILED', reason: 'INSUFFICIENT_FUNDS' },
+  // declined due to limit rule: below the minimum B2C amount
+  '2': { status: 'FAILED', reason: 'AMOUNT_INVALID' },
+  // declined due to limit rule: above the maximum B2C transaction amount
+  '3': { status: 'FAILED', reason: 'LIMIT_REACHED' },
+  // declined due to limit rule: would exceed the customer's daily transfer limit
+  '4': { status: 'FAILED', reason: 'LIMIT_REACHED' },
+  // declined due to limit rule: would exceed the customer's maximum balance
+  '8': { status: 'FAILED', reason: 'LIMIT_REACHED' },
   // Not in the B2C table; Safaricom's Daraja tutorial shows it as the unsuccessful B2C result ("System internal
   // error."). STK's 17 ("rule limited", a duplicate) does not apply: the partner's payout failed on Daraja's side.
-  '17': { status: 'FAILED', reason: 'PROVIDER_ERROR', meaning: 'system internal error: the payout failed' },
+  // system internal error: the payout failed
+  '17': { status: 'FAILED', reason: 'PROVIDER_ERROR' },
   ...OPERATOR_CODES,
-  '2028': {
-    status: 'FAILED',
-    reason: 'NOT_ALLOWED',
-    meaning: 'not permitted according to product assignment: PartyA may not make B2C payments',
-  },
-  '2040': {
-    status: 'FAILED',
-    reason: 'PAYEE_NOT_FOUND',
-    meaning: 'credit party customer type not supported: the customer is not registered on M-PESA',
-  },
-  SFC_IC0003: {
-    status: 'FAILED',
-    reason: 'PAYEE_NOT_FOUND',
-    meaning: "the operator does not exist: the customer's number is invalid or not on M-PESA",
-  },
+  // not permitted according to product assignment: PartyA may not make B2C payments
+  '2028': { status: 'FAILED', reason: 'NOT_ALLOWED' },
+  // credit party customer type not supported: the customer is not registered on M-PESA
+  '2040': { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' },
+  // the operator does not exist: the customer's number is invalid or not on M-PESA
+  SFC_IC0003: { status: 'FAILED', reason: 'PAYEE_NOT_FOUND' },
 };
 
 export const DARAJA_CONTEXT_CODES: Readonly<
@@ -266,12 +179,10 @@ export const DARAJA_CONTEXT_CODES: Readonly<
   // Reversal codes from Daraja's Reversal documentation: the statuses describe the reversal.
   reversal: {
     ...OPERATOR_CODES,
-    R000001: { status: 'FAILED', reason: 'DUPLICATE', meaning: 'the transaction has already been reversed' },
-    R000002: {
-      status: 'FAILED',
-      reason: 'INVALID_REQUEST',
-      meaning: 'the OriginalTransID is invalid (no such completed transaction)',
-    },
+    // the transaction has already been reversed
+    R000001: { status: 'FAILED', reason: 'DUPLICATE' },
+    // the OriginalTransID is invalid (no such completed transaction)
+    R000002: { status: 'FAILED', reason: 'INVALID_REQUEST' },
   },
 };
 
@@ -284,11 +195,8 @@ export function mapDarajaCode(
   const contextual = DARAJA_CONTEXT_CODES[context][canonical];
   if (contextual) return contextual;
   if (canonical === '500.001.1001' && !(message && STILL_PROCESSING.test(message))) {
-    return {
-      status: 'AMBIGUOUS',
-      reason: 'NOT_ALLOWED',
-      meaning: 'platform: 500.001.1001 without "being processed" (wrong credentials)',
-    };
+    // Without "being processed" it is the platform's answer to wrong credentials.
+    return { status: 'AMBIGUOUS', reason: 'NOT_ALLOWED' };
   }
   return DARAJA_CODE_TABLE[canonical] ?? UNKNOWN_CODE;
 }
