@@ -16,6 +16,7 @@ const read = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8')
 interface Locked {
   engines?: { node?: string } | string[];
   optional?: boolean;
+  hasInstallScript?: boolean;
 }
 
 /** Locked packages whose Node.js range leaves out a version `promised` includes. */
@@ -53,5 +54,20 @@ describe('the Node.js versions package.json promises', () => {
     });
     // Assess
     expect(unsupported).toEqual(['node_modules/b/node_modules/cookie wants node >=22']);
+  });
+});
+
+describe('install scripts of the locked packages', () => {
+  it('are each approved in package.json allowScripts, so npm ci lists none unreviewed (npm 12 blocks them)', () => {
+    // Prepare
+    const allowed = (read('package.json').allowScripts ?? {}) as Record<string, boolean>;
+    const packages = read('package-lock.json').packages as Record<string, Locked>;
+    // Act
+    const unreviewed = Object.entries(packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.replace(/^.*node_modules\//, ''))
+      .filter((name) => allowed[name] === undefined);
+    // Assess
+    expect(unreviewed).toEqual([]);
   });
 });
