@@ -6,6 +6,8 @@ import { takeIn } from './apply-report/intake';
 import { applyNotFound } from './apply-report/not-found';
 import type { ApplyContext, ApplyOptions, ApplyOutcome } from './apply-report/outcome';
 import { applyByPrecedence } from './apply-report/precedence';
+import { mismatched } from './apply-report/unsettled';
+import { isFinal } from './status';
 
 export type { ApplyContext, ApplyOptions, ApplyOutcome } from './apply-report/outcome';
 export { escalationEvent } from './apply-report/unsettled';
@@ -43,6 +45,9 @@ export function applyReport(
   const { base, incoming, preEvents, isNew } = intake;
   // Checked on the claim as made: an unsigned success for another amount is a conflict, not a hint.
   const mismatch = businessMismatch(base, reported);
+  // An open transaction a mismatching success contradicts is AMBIGUOUS and escalated; a final one (or
+  // one this report creates) keeps its status.
+  if (mismatch && !isNew && !isFinal(base.status)) return mismatched(base, reported, incoming, ctx, mismatch);
   if (mismatch)
     return conflict(base, reported, ctx, mismatch.kind, mismatch.detail, preEvents, isNew, [incoming]);
   if (reported.notFound) return applyNotFound(base, reported, incoming, ctx);

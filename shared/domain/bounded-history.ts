@@ -37,6 +37,7 @@ export function withConflict(
     (c) =>
       c.kind === record.kind &&
       c.reportedStatus === record.reportedStatus &&
+      c.subject === record.subject &&
       (c.evidence?.[0]?.claim === against || c.evidence === undefined || against === undefined) &&
       strengthOf(c) >= strength,
   );

@@ -187,6 +187,11 @@ export interface ConflictRecord {
   /** The two pieces of evidence that disagree: what was known, and what came (absent on older records). */
   evidence?: Evidence[];
   /**
+   * What a business-check conflict is about (the reported amount and provider receipt): part of its
+   * identity, so another mismatching success is its own conflict, not a repeat of the first.
+   */
+  subject?: string;
+  /**
    * The same contradiction reported again since (another body saying the same thing): counted here, never
    * a new record or event, so a flood of one claim cannot push earlier conflicts out.
    */

@@ -54,6 +54,18 @@ export interface ConflictSaid {
   receiptId?: string | undefined;
   /** The amount the disagreeing claim stated, when not the report's. */
   reportedAmount?: NormalizedReport['amount'];
+  /** What a business-check conflict is about (ConflictRecord.subject). */
+  subject?: string;
+}
+
+/**
+ * What a success for another amount or payer is about: its amount and provider receipt, so a second,
+ * different one is its own conflict (and event) while the same one again is a repeat. Bounded: both
+ * come from the provider.
+ */
+export function mismatchSubject(report: NormalizedReport): string {
+  const amount = report.amount ? `${report.amount.value} ${report.amount.currency ?? ''}`.trim() : 'no amount';
+  return `${amount} / ${report.providerTransactionId ?? 'no receipt'}`.slice(0, 160);
 }
 
 /** The conflict on the transaction's list (withConflict: a repeat is counted on the record it repeats). */
@@ -70,6 +82,7 @@ export function keptConflict(
     receiptId: 'receiptId' in said ? said.receiptId : report.receiptId,
     detail: said.detail,
     evidence: said.evidence,
+    ...(said.subject !== undefined ? { subject: said.subject } : {}),
   });
 }
 
@@ -129,7 +142,11 @@ export function conflict(
   // it: the status API confirming a late success that only a callback had claimed is news an operator
   // must see.
   const strength = evidence.at(-1) ? rankOf(evidence.at(-1)!) : 0;
-  const confirmed = base.conflicts.some((c) => c.kind === kind && c.reportedStatus === report.status);
+  const business = kind === 'AMOUNT_MISMATCH' || kind === 'MSISDN_MISMATCH';
+  const subject = business ? mismatchSubject(report) : undefined;
+  const confirmed = base.conflicts.some(
+    (c) => c.kind === kind && c.reportedStatus === report.status && c.subject === subject,
+  );
   const said: ConflictSaid = {
     kind,
     reportedStatus: report.status,
@@ -137,13 +154,14 @@ export function conflict(
     evidence,
     currentStatus: base.status,
     // A stronger restatement of a recorded conflict is its own event (its own id).
-    discriminator: `${kind}:${base.status}:${report.status}${confirmed ? `:rank${strength}` : ''}`,
+    discriminator: `${kind}:${base.status}:${report.status}${subject ? `:${subject}` : ''}${confirmed ? `:rank${strength}` : ''}`,
+    ...(subject ? { subject } : {}),
   };
   const kept = keptConflict(base.conflicts, report, said);
   if (!kept.changed && !isNew) return { kind: 'noop', why: 'conflict-already-recorded' };
   // A success for another amount or payer is not evidence about this transaction's status: it stays in
   // the conflict record only.
-  const incoming = kind === 'AMOUNT_MISMATCH' || kind === 'MSISDN_MISMATCH' ? undefined : evidence.at(-1);
+  const incoming = business ? undefined : evidence.at(-1);
   const next: TransactionRecord = {
     ...base,
     updatedAt: ctx.now,

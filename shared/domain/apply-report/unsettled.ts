@@ -9,7 +9,9 @@ import {
   conflictKindOf,
   type ConflictSaid,
   keptConflict,
+  mismatchSubject,
 } from './conflict';
+import type { BusinessMismatch } from './business-check';
 import { MAX_EVIDENCE_TEXT, withEvidence } from './intake';
 import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
 import { record } from './record';
@@ -44,7 +46,42 @@ export function unsettled(
   return escalateAmbiguous(base, report, incoming, ctx, said, kept.conflicts);
 }
 
-/** The open transaction made AMBIGUOUS (CONFLICTING_REPORTS), the conflict said, a person called. */
+/**
+ * A success for another amount, currency or payer on an open transaction: the sources disagree, so it
+ * becomes AMBIGUOUS and is escalated like any other conflict (escalateAmbiguous); the claim stays in the
+ * conflict record only, never in the status evidence. One conflict per amount and receipt reported (an
+ * identical repeat is counted on its record); a final transaction keeps its status (conflict).
+ */
+export function mismatched(
+  base: TransactionRecord,
+  report: NormalizedReport,
+  incoming: Evidence,
+  ctx: ApplyContext,
+  mismatch: BusinessMismatch,
+): ApplyOutcome {
+  const subject = mismatchSubject(report);
+  const said: ConflictSaid = {
+    kind: mismatch.kind,
+    reportedStatus: report.status,
+    detail: mismatch.detail,
+    evidence: [incoming],
+    currentStatus: 'AMBIGUOUS',
+    discriminator: `${mismatch.kind}:${subject}`,
+    subject,
+  };
+  const kept = keptConflict(base.conflicts, report, said);
+  if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
+  if (!kept.fresh) {
+    const next = withEvents({ ...base, updatedAt: ctx.now, conflicts: kept.conflicts }, []);
+    return { kind: 'write', effect: 'recorded', next, events: [] };
+  }
+  return escalateAmbiguous(base, report, incoming, ctx, said, kept.conflicts, false);
+}
+
+/**
+ * The open transaction made AMBIGUOUS (CONFLICTING_REPORTS), the conflict said, a person called. The
+ * incoming claim joins the status evidence unless it is not about the status (`asEvidence` false).
+ */
 function escalateAmbiguous(
   base: TransactionRecord,
   report: NormalizedReport,
@@ -52,6 +89,7 @@ function escalateAmbiguous(
   ctx: ApplyContext,
   said: ConflictSaid,
   conflicts: ConflictRecord[],
+  asEvidence = true,
 ): ApplyOutcome {
   const reason = {
     code: 'CONFLICTING_REPORTS' as const,
@@ -65,7 +103,7 @@ function escalateAmbiguous(
     status: 'AMBIGUOUS',
     reason,
     updatedAt: ctx.now,
-    evidence: withEvidence(base.evidence, incoming),
+    evidence: asEvidence ? withEvidence(base.evidence, incoming) : base.evidence,
     reconcile: { ...state, dueAt: state.dueAt ?? ctx.now, escalatedAt: state.escalatedAt ?? ctx.now },
     conflicts,
     transitions:

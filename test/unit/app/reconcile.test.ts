@@ -880,8 +880,9 @@ describe('review findings', () => {
       ingestDeps(s),
       callback('SUCCEEDED', { needsConfirmation: true, amount: { value: '1', currency: 'EUR' } }),
     );
-    // Assess
-    expect(s.tx().status).toBe('PENDING');
+    // Assess: the sources disagree, so a person is called (never a hint left PENDING for an hour)
+    expect(s.tx().status).toBe('AMBIGUOUS');
+    expect(s.tx().reconcile?.escalatedAt).toBeDefined();
     expect(s.tx().conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
   });
 

@@ -105,12 +105,82 @@ describe('applyReport', () => {
     expect(again).toEqual({ kind: 'noop', why: 'conflict-already-recorded' });
   });
 
-  it('never reports success when the amount differs from the registered one', () => {
+  it('never reports success when the amount differs from the registered one: AMBIGUOUS and escalated', () => {
     const outcome = applyReport(registered(), report({ amount: { value: '10', currency: 'EUR' } }), ctx);
     if (outcome.kind !== 'write') throw new Error('expected write');
-    expect(outcome.next.status).toBe('PENDING');
-    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['TransactionConflict']);
+    expect(outcome.next.status).toBe('AMBIGUOUS');
+    expect(outcome.next.reason).toMatchObject({
+      code: 'CONFLICTING_REPORTS',
+      message: expect.stringContaining('amount 10'),
+    });
+    expect(outcome.next.reconcile?.escalatedAt).toBe(ctx.now);
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual([
+      'TransactionAmbiguous',
+      'TransactionConflict',
+      'TransactionEscalated',
+    ]);
     expect(outcome.next.conflicts[0]).toMatchObject({ kind: 'AMOUNT_MISMATCH', reportedStatus: 'SUCCEEDED' });
+    // The claim is about another payment: it is kept in the conflict, never as evidence for the status.
+    expect(outcome.next.evidence ?? []).toEqual(registered().evidence ?? []);
+  });
+
+  it('makes a second, different mismatching success its own conflict; an identical repeat only counts', () => {
+    // Prepare: a success for another amount has made the transaction AMBIGUOUS
+    const first = applyReport(
+      registered(),
+      report({
+        amount: { value: '100.004', currency: 'EUR' },
+        providerTransactionId: 'RCPTAMT1',
+        receiptId: 'r1',
+      }),
+      ctx,
+    );
+    if (first.kind !== 'write') throw new Error('expected write');
+    // Act: another success, another amount and receipt; then the first one again in another delivery
+    const second = applyReport(
+      first.next,
+      report({
+        amount: { value: '7000', currency: 'EUR' },
+        providerTransactionId: 'RCPTAMT2',
+        receiptId: 'r2',
+      }),
+      ctx,
+    );
+    if (second.kind !== 'write') throw new Error('expected write');
+    const repeat = applyReport(
+      second.next,
+      report({
+        amount: { value: '100.004', currency: 'EUR' },
+        providerTransactionId: 'RCPTAMT1',
+        receiptId: 'r3',
+      }),
+      ctx,
+    );
+    if (repeat.kind !== 'write') throw new Error('expected write');
+    // Assess
+    expect(second.next.status).toBe('AMBIGUOUS');
+    expect(second.events.map((e) => e.metadata.type)).toEqual(['TransactionConflict']);
+    expect(second.events[0]!.metadata.id).not.toBe(first.events[1]!.metadata.id);
+    expect(second.events[0]!.data).toMatchObject({
+      conflict: { reportedAmount: { value: '7000' }, reportedProviderTransactionId: 'RCPTAMT2' },
+    });
+    expect(repeat.events).toEqual([]);
+    expect(repeat.next.conflicts).toMatchObject([
+      { kind: 'AMOUNT_MISMATCH', receiptId: 'r1', repeats: 1, lastReceiptId: 'r3' },
+      { kind: 'AMOUNT_MISMATCH', receiptId: 'r2', detail: expect.stringContaining('7000') },
+    ]);
+    expect(repeat.next.conflicts[1]!.repeats).toBeUndefined();
+  });
+
+  it('never downgrades a final status for a mismatching success: the conflict is said, the status kept', () => {
+    const outcome = applyReport(
+      registered({ status: 'FAILED' }),
+      report({ amount: { value: '10', currency: 'EUR' } }),
+      ctx,
+    );
+    if (outcome.kind !== 'write') throw new Error('expected write');
+    expect(outcome.next.status).toBe('FAILED');
+    expect(outcome.events.map((e) => e.metadata.type)).toEqual(['TransactionConflict']);
   });
 
   it('treats 100 and 100.00 as the same amount but a different currency as a mismatch', () => {
@@ -121,14 +191,14 @@ describe('applyReport', () => {
       report({ amount: { value: '100', currency: 'UGX' } }),
       ctx,
     );
-    expect(otherCurrency.kind === 'write' && otherCurrency.next.status).toBe('PENDING');
+    expect(otherCurrency.kind === 'write' && otherCurrency.next.status).toBe('AMBIGUOUS');
   });
 
   it('never reports success when another MSISDN paid than the one registered', () => {
     const tx = registered({ msisdn: '254708374149' });
     const other = applyReport(tx, report({ party: { idType: 'MSISDN', id: '254700000001' } }), ctx);
     if (other.kind !== 'write') throw new Error('expected write');
-    expect(other.next.status).toBe('PENDING');
+    expect(other.next.status).toBe('AMBIGUOUS');
     expect(other.next.conflicts[0]).toMatchObject({ kind: 'MSISDN_MISMATCH' });
     // The event and the record carry masked numbers only.
     expect(JSON.stringify(other.events)).not.toContain('254700000001');
