@@ -64,7 +64,9 @@ export interface ConflictSaid {
  * come from the provider.
  */
 export function mismatchSubject(report: NormalizedReport): string {
-  const amount = report.amount ? `${report.amount.value} ${report.amount.currency ?? ''}`.trim() : 'no amount';
+  const amount = report.amount
+    ? `${report.amount.value} ${report.amount.currency ?? ''}`.trim()
+    : 'no amount';
   return `${amount} / ${report.providerTransactionId ?? 'no receipt'}`.slice(0, 160);
 }
 
