@@ -153,16 +153,16 @@ describe('Daraja end to end through the local HTTP server', () => {
       });
     });
 
-    it('never reports a success whose amount differs from the registered one: TransactionConflict, still PENDING', async () => {
+    it('never reports a success whose amount differs from the registered one: TransactionConflict, AMBIGUOUS, escalated', async () => {
       const ref = unique('ws_CO_');
       await register({ kind: 'stk', reference: ref, amount: '500' });
       const res = await post('/v1/daraja/demo/stk', stk('stk-success.json', ref));
       const events = await eventsFor(ref);
       const view = await relay.admin('GET', `/v1/transactions/daraja/demo/${ref}`);
       expect(res.status).toBe(200);
-      expect(types(events)).toEqual(['TransactionConflict']);
-      expect(events[0]!.data).toMatchObject({ conflict: { kind: 'AMOUNT_MISMATCH' } });
-      expect(view.body.transaction.status).toBe('PENDING');
+      expect(types(events)).toEqual(['TransactionAmbiguous', 'TransactionConflict', 'TransactionEscalated']);
+      expect(events[1]!.data).toMatchObject({ conflict: { kind: 'AMOUNT_MISMATCH' } });
+      expect(view.body.transaction.status).toBe('AMBIGUOUS');
     });
 
     it('never reports a success paid from another phone than the registered msisdn: TransactionConflict', async () => {
@@ -171,9 +171,9 @@ describe('Daraja end to end through the local HTTP server', () => {
       await post('/v1/daraja/demo/stk', stk('stk-success.json', ref));
       const events = await eventsFor(ref);
       const view = await relay.admin('GET', `/v1/transactions/daraja/demo/${ref}`);
-      expect(types(events)).toEqual(['TransactionConflict']);
-      expect(events[0]!.data).toMatchObject({ conflict: { kind: 'MSISDN_MISMATCH' } });
-      expect(view.body.transaction.status).toBe('PENDING');
+      expect(types(events)).toEqual(['TransactionAmbiguous', 'TransactionConflict', 'TransactionEscalated']);
+      expect(events[1]!.data).toMatchObject({ conflict: { kind: 'MSISDN_MISMATCH' } });
+      expect(view.body.transaction.status).toBe('AMBIGUOUS');
     });
   });
 
