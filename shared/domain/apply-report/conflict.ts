@@ -64,10 +64,8 @@ export interface ConflictSaid {
  * come from the provider.
  */
 export function mismatchSubject(report: NormalizedReport): string {
-  const amount = report.amount
-    ? `${report.amount.value} ${report.amount.currency ?? ''}`.trim()
-    : 'no amount';
-  return `${amount} / ${report.providerTransactionId ?? 'no receipt'}`.slice(0, 160);
+  const a = report.amount;
+  return `${a?.value} ${a?.currency} ${report.providerTransactionId}`.slice(0, 160);
 }
 
 /** The conflict on the transaction's list (withConflict: a repeat is counted on the record it repeats). */

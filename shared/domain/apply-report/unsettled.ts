@@ -70,11 +70,8 @@ export function mismatched(
     subject,
   };
   const kept = keptConflict(base.conflicts, report, said);
-  if (!kept.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
-  if (!kept.fresh) {
-    const next = withEvents({ ...base, updatedAt: ctx.now, conflicts: kept.conflicts }, []);
-    return { kind: 'write', effect: 'recorded', next, events: [] };
-  }
+  // A repeat (or the same delivery again) is what conflict() does with any conflict: counted, or a noop.
+  if (!kept.fresh) return conflict(base, report, ctx, said.kind, said.detail, [], false, said.evidence);
   return escalateAmbiguous(base, report, incoming, ctx, said, kept.conflicts, false);
 }
 
