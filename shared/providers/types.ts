@@ -467,6 +467,11 @@ export interface ProviderModule<S = unknown> {
   /** How the questions its routes ask (ParsedCallback `decision`) are recorded, by `useCase`. */
   decisions?: Readonly<Record<string, DecisionHandler>>;
   /**
+   * The check that alone vouches for an unsigned sender (Daraja: `source-ip`; a path secret is in every URL
+   * it was shown). A delivery that did not pass it is an unauthenticated callback (ingest-report.ts).
+   */
+  senderCheck?: 'source-ip';
+  /**
    * Names of the payload members (object keys, or the Key/Name of a Key/Value item) and report attributes
    * that may carry a phone number: their numbers are masked in every answer (util/mask.ts). Ids in other
    * members are never taken for numbers.

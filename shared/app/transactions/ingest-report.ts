@@ -10,6 +10,7 @@ import {
 } from '../../domain/status-question';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { accountSecretIds } from '../../config/loader';
+import { findProvider } from '../../providers/registry';
 import type { ResolvedAccount } from '../../config/schema';
 import type { CorrelationCandidate, FactIntent, ReportIntent } from '../../providers/types';
 import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
@@ -321,13 +322,14 @@ export function confirmationsOf(
   'confirmUnsignedSuccess' | 'confirmUnsignedFailure' | 'confirmUnaskedAnswers' | 'senderCheck'
 > {
   const askable = account.settings.api !== undefined || accountSecretIds(account).api !== undefined;
+  const senderCheck = findProvider(account.provider)?.senderCheck;
   const confirmUnsignedSuccess = confirmsUnsignedSuccess(account.settings);
   return {
     confirmUnsignedSuccess,
     confirmUnsignedFailure: confirmUnsignedSuccess && askable,
     confirmUnaskedAnswers: askable,
-    // Daraja's only sender check: its settings carry the list (a path secret is in every URL it was shown).
-    ...((account.settings as { sourceIp?: unknown }).sourceIp ? { senderCheck: 'source-ip' as const } : {}),
+    // The provider's own sender check, if it declares one (ProviderModule.senderCheck).
+    ...(senderCheck ? { senderCheck } : {}),
   };
 }
 

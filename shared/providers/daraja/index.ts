@@ -160,6 +160,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     ].filter(Boolean),
   callbackSourceCidrs: (settings) => settings.sourceIp.allow,
   decisions: { [C2B_VALIDATION_USE_CASE]: C2B_VALIDATION_DECISIONS },
+  senderCheck: 'source-ip',
   configuredUrls: (settings) =>
     settings.c2b.partner ? [{ key: 'c2b.partner.url', url: settings.c2b.partner.url }] : [],
 };
