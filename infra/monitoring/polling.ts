@@ -11,6 +11,7 @@ import {
   CALLBACKS_RESUMED_METRIC,
   NOT_FOUND_CONFLICTS_METRIC,
   POLL_CYCLE_FAILURES_METRIC,
+  REGISTRATION_EVENTS_REFUSED_METRIC,
   SILENCE_STARTED_METRIC,
   SILENT_ACCOUNTS_METRIC,
   SILENT_PROVIDERS_METRIC,
@@ -31,7 +32,8 @@ export const POLL_CYCLES_COMPLETED_EXPRESSION = 'FILL(invocations, 0) - FILL(err
 
 /**
  * Reconciliation: the poller's heartbeat, credentials refused, a provider's status API down, and the
- * transactions a person must look at (expired, escalated, a success contradicted).
+ * transactions a person must look at (expired, escalated, a success contradicted, a registration event
+ * refused).
  */
 export function monitorReconciliation(kit: MonitoringKit, targets: RelayMonitoringTargets): void {
   kit.facade.addLargeHeader('Reconciliation');
@@ -75,6 +77,15 @@ export function monitorReconciliation(kit: MonitoringKit, targets: RelayMonitori
             'A status check contradicted a success callback (UNVERIFIED_SUCCESS conflict): possibly a forged callback. Check the transaction history and the quarantine.',
         },
         kit.relayMetric(NOT_FOUND_CONFLICTS_METRIC, 'Sum'),
+        {
+          // Like StatementImportRefused: a partner's system sent it, nobody is answered, one is enough.
+          name: REGISTRATION_EVENTS_REFUSED_METRIC,
+          metric: kit.relayMetric(REGISTRATION_EVENTS_REFUSED_METRIC, 'Sum', Duration.minutes(5)),
+          threshold: 1,
+          route: 'ticket',
+          description:
+            'A TransactionInitiated event from the partner was refused (bad input) in the last 5 minutes: the transaction is not registered and no HTTP answer told the partner. The audit log (transaction.register, outcome refused, path TransactionInitiated/<event id>) and the transaction-initiated function\'s "TransactionInitiated event refused" log line name the event and the error code; the partner fixes its event and sends it again (docs/management-api.md).',
+        },
       ],
     },
   ]);

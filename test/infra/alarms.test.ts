@@ -88,9 +88,10 @@ describe('paging that means something', () => {
     expect(relay.relay.monitoring.createdAlarmsWithTag('storage-outage')).toEqual([]);
   });
 
-  it('sends expiries, escalations, silences and scanner-driven rejections to tickets', () => {
+  it('sends expiries, escalations, silences, scanner-driven rejections and refused registration events to tickets', () => {
     for (const name of [
       /TransactionsExpired/,
+      /-Relay-RegistrationEventsRefused-Critical$/,
       /AmbiguousEscalated/,
       /SilentAccounts/,
       /CallbackSilence-Silence-momo-/,

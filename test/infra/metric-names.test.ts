@@ -157,6 +157,7 @@ describe('metric names, declared once', () => {
       'TransactionsExpired',
       'BufferedCallbacksFailed',
       'EdgeProbeFailures',
+      'RegistrationEventsRefused',
     ])
       expect(emitters.names, name).toContain(name);
   });

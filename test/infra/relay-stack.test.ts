@@ -1059,6 +1059,12 @@ describe('relay stack: alarms and dashboard', () => {
   });
 
   it('alarms on the relay metrics (roll-ups without dimensions): one event pages, rejections on a spike', () => {
+    // Threshold and period (seconds) where not one event in a minute.
+    const expected: Record<string, { threshold: number; period: number }> = {
+      CallbacksRejected: { threshold: 20, period: 300 },
+      RegistrationEventsRefused: { threshold: 1, period: 300 },
+    };
+    expect(ALARMED_RELAY_METRICS).toContain('RegistrationEventsRefused');
     for (const metricName of ALARMED_RELAY_METRICS) {
       // CallbacksBuffered is also read, persisting, by a StorageOutage member (no action of its own).
       const found = alarmsOn(metricName, RELAY_NAMESPACE).filter(
@@ -1071,9 +1077,9 @@ describe('relay stack: alarms and dashboard', () => {
       expect(found[0]!.props).toMatchObject({
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
-        Threshold: metricName === 'CallbacksRejected' ? 20 : 1,
+        Threshold: expected[metricName]?.threshold ?? 1,
       });
-      expect(stat.Period).toBe(metricName === 'CallbacksRejected' ? 300 : 60);
+      expect(stat.Period, metricName).toBe(expected[metricName]?.period ?? 60);
     }
   });
 

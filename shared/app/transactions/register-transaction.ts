@@ -460,7 +460,9 @@ async function recordEventRefusal(
   event: { id?: string; source?: string },
   error: RelayError,
 ): Promise<void> {
-  (deps.metrics ?? noMetrics).count(REGISTRATION_EVENTS_REFUSED_METRIC);
+  // Named `metrics` so test/infra/metric-names.test.ts finds the emitter of the alarm's metric.
+  const metrics = deps.metrics ?? noMetrics;
+  metrics.count(REGISTRATION_EVENTS_REFUSED_METRIC, 1);
   deps.log.warn('TransactionInitiated event refused', {
     eventId: event.id,
     code: error.code,
