@@ -18,7 +18,7 @@ import {
 import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '../buffer/ingress-buffer';
 import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
-import { scrubbedDeep, withoutSecrets } from './secret-guard';
+import { parsedWithoutSecrets, scrubbedDeep } from './secret-guard';
 import type { CallbackServices } from '../services';
 import { CALLBACKS_BUFFERED_METRIC } from '../../config/metric-names';
 
@@ -141,7 +141,7 @@ function verifyAndParse(services: CallbackServices, delivery: CallbackDelivery):
     ? (redactJson(verification.trustedBody).value as Record<string, unknown>)
     : body;
   const said = route.parse({ ...input, body: trusted });
-  const result = said.type === 'reports' ? withoutSecrets(said, services.scrub) : said;
+  const result = parsedWithoutSecrets(said, services.scrub);
   const receipt: ReceiptDraft = {
     routeName: route.name,
     method: delivery.method,

@@ -1,8 +1,26 @@
 import { InvalidReferenceError } from '../../domain/errors';
-import type { CorrelationCandidate, FactIntent, ParsedCallback, ReportIntent } from '../../providers/types';
+import type {
+  CorrelationCandidate,
+  DeadlineQuestion,
+  FactIntent,
+  ParsedCallback,
+  ReportIntent,
+} from '../../providers/types';
 import type { Scrubber } from '../../util/redact';
 
 type Reports = Extract<ParsedCallback, { type: 'reports' }>;
+
+const ID_REFUSAL =
+  'The callback names an id that contains a configured secret: refused, so that the secret is never stored or published';
+
+/**
+ * Every parsed callback passes here, whatever it says: reports and facts (withoutSecrets), or a question
+ * the relay answers within a deadline (questionWithoutSecrets).
+ */
+export function parsedWithoutSecrets(parsed: ParsedCallback, scrub: Scrubber): ParsedCallback {
+  if (parsed.type === 'reports') return withoutSecrets(parsed, scrub);
+  return { ...parsed, question: questionWithoutSecrets(parsed.question, scrub) };
+}
 
 /**
  * Every callback's reports pass here once parsed, whatever the provider: a configured secret a provider
@@ -11,12 +29,28 @@ type Reports = Extract<ParsedCallback, { type: 'reports' }>;
  * same way by reconciliation). An id cannot be scrubbed: "[REDACTED]" would name another transaction, or
  * merge two. A callback whose ids carry a secret is refused instead (400, quarantined like any refusal).
  */
-export function withoutSecrets(parsed: Reports, scrub: Scrubber): Reports {
-  if (idsOf(parsed).some((id) => scrub(id) !== id))
-    throw new InvalidReferenceError(
-      'The callback names an id that contains a configured secret: refused, so that the secret is never stored or published',
-    );
+function withoutSecrets(parsed: Reports, scrub: Scrubber): Reports {
+  if (idsOf(parsed).some((id) => scrub(id) !== id)) throw new InvalidReferenceError(ID_REFUSAL);
   return scrubbedDeep(parsed, scrub);
+}
+
+/**
+ * A question (Daraja's C2B validation) under the same guard: its reference (the TransID, which keys its
+ * receipt, decision record and event) is refused when it carries a configured secret; its log fields and
+ * everything its decision records (the BillRefNumber, the rule's detail, a source's error: the record, the
+ * C2BValidationDecided event, the buffered copy, the log lines) are scrubbed as the decision comes back.
+ * It is decided on what the provider sent (a scrubbed BillRefNumber would name another account): only
+ * what leaves the decision is scrubbed, a few short strings, well within the question's deadline.
+ */
+function questionWithoutSecrets(question: DeadlineQuestion, scrub: Scrubber): DeadlineQuestion {
+  const { reference } = question.key;
+  if (scrub(reference) !== reference) throw new InvalidReferenceError(ID_REFUSAL);
+  return {
+    key: question.key,
+    deadlineMs: question.deadlineMs,
+    logFields: scrubbedDeep(question.logFields, scrub),
+    decide: async (tools, budgetMs) => scrubbedDeep(await question.decide(tools, budgetMs), scrub),
+  };
 }
 
 const values = (candidates: readonly CorrelationCandidate[] | undefined) =>
