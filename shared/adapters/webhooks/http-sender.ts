@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { parseRetryAfter } from '../../app/delivery/engine';
+import { retryAfterSeconds as readRetryAfter } from '../../app/delivery/engine';
 import type { WebhookRequest, WebhookResponse, WebhookSender } from '../../app/delivery/ports';
 import { ForbiddenDestinationAddressError, isForbiddenAddress } from './address-guard';
 
@@ -70,7 +70,7 @@ export class HttpWebhookSender implements WebhookSender {
           let bytes = 0;
           const answered = () => {
             const header = res.headers['retry-after'];
-            const retryAfterSeconds = parseRetryAfter(
+            const retryAfterSeconds = readRetryAfter(
               typeof header === 'string' ? header : undefined,
               new Date(),
             );

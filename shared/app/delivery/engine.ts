@@ -2,6 +2,7 @@ import type { DestinationConfig } from '../../config/schema';
 import type { EventEnvelope } from '../../domain/event-envelope';
 import { ConfigError } from '../../domain/errors';
 import { scrubThenTruncate, type Scrubber } from '../../util/redact';
+import { retryAfterMs } from '../../util/retry-after';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { Clock, RelayLogger } from '../ports';
 import type { DeliveryAnswer, DestinationIo } from '../../destinations/ports';
@@ -123,14 +124,13 @@ function destinationAccepts(destination: DestinationConfig, event: EventEnvelope
   return has(eventTypes, event.metadata.type) && has(providers, data.provider) && has(accounts, data.account);
 }
 
-/** Seconds from a Retry-After value: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER_SECONDS);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.min(Math.max(0, Math.ceil((date - now.getTime()) / 1000)), MAX_RETRY_AFTER_SECONDS);
+/**
+ * Whole seconds to wait from a Retry-After value (shared/util/retry-after.ts reads it: delta-seconds or an
+ * HTTP-date, anything else ignored), a day at most.
+ */
+export function retryAfterSeconds(value: string | undefined, now: Date): number | undefined {
+  const ms = retryAfterMs(value, now.getTime());
+  return ms === undefined ? undefined : Math.min(Math.ceil(ms / 1000), MAX_RETRY_AFTER_SECONDS);
 }
 
 /**

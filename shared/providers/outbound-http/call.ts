@@ -1,3 +1,4 @@
+import { retryAfterMs as readRetryAfter } from '../../util/retry-after';
 import type { StatusApiDeps } from '../types';
 import type { TokenBucket } from './limits';
 import { type HttpRequest, type HttpResponse, type StatusError, statusError } from './types';
@@ -40,19 +41,6 @@ function defaultVerdict(response: HttpResponse): ResponseVerdict {
   if (response.status === 429) return 'throttled';
   if (response.status >= 500) return 'retry';
   return 'ok';
-}
-
-/** Retry-After as milliseconds: delta-seconds or an HTTP date (relative to `now`). */
-export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
-  if (!value) return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    // 400 nines is a valid delta-seconds that no number holds: no pause at all rather than Infinity.
-    const ms = Math.round(Number(text) * 1000);
-    return Number.isFinite(ms) ? ms : undefined;
-  }
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** Full jitter (AWS architecture blog): uniform in [0, min(cap, base × 2^retry)]. */
@@ -153,7 +141,7 @@ export async function callJson(
       const verdict = classify(result.response);
       if (verdict === 'ok') return { ok: true, response: result.response, attempts };
       const status = result.response.status;
-      const retryAfterMs = parseRetryAfter(result.response.headers.get('retry-after'), deps.now());
+      const retryAfterMs = readRetryAfter(result.response.headers.get('retry-after'), deps.now());
       if (verdict === 'throttled') {
         last = statusError('throttled', `${options.what}: throttled (HTTP ${status})`, {
           httpStatus: status,

@@ -5,7 +5,7 @@
  * Node's fetch only (deps.fetch); no dependency.
  */
 export { authorizedCall, requestToken } from './authorized';
-export { backoffDelay, callJson, parseRetryAfter } from './call';
+export { backoffDelay, callJson } from './call';
 export { CredentialsGate } from './credentials-gate';
 export { accountGuards, ConcurrencyLimit, TokenBucket } from './limits';
 export { guardedStatusApi } from './status-api';

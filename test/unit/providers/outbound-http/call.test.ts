@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, callJson, parseRetryAfter } from '../../../../shared/providers/outbound-http';
+import { backoffDelay, callJson } from '../../../../shared/providers/outbound-http';
 import { json, scriptedFetch, testDeps } from './support';
 
 const REQUEST = { method: 'GET' as const, url: 'https://provider.test/status/1', headers: {} };
@@ -183,21 +183,6 @@ describe('callJson', () => {
     // Assess
     expect(fake.requests).toHaveLength(2);
     expect(result).toMatchObject({ ok: false, error: { error: 'throttled', detail: 'limit' } });
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('reads delta seconds and HTTP dates, and ignores nonsense', () => {
-    const now = Date.parse('2026-11-23T10:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('1.5', now)).toBe(1500);
-    expect(parseRetryAfter('Mon, 23 Nov 2026 10:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
-  });
-
-  it('ignores a delta too large for a number rather than answer Infinity', () => {
-    expect(parseRetryAfter('9'.repeat(400), Date.parse('2026-11-23T10:00:00Z'))).toBeUndefined();
   });
 });
 
