@@ -26,7 +26,10 @@ function normalizedName(name: string): string {
   return name.toLowerCase().replace(/[_\-\s.]/g, '');
 }
 
-const SECRET_MEMBERS = new Set<string>(SECRET_MEMBER_NAMES.map(normalizedName));
+// Marked pure: a bundle that never redacts a body (the poller) leaves these tables out.
+const SECRET_MEMBERS = /* @__PURE__ */ new Set<string>(
+  /* @__PURE__ */ SECRET_MEMBER_NAMES.map(normalizedName),
+);
 
 /**
  * Members that echo the relay's own callback URLs (Daraja puts ResultURL/QueueTimeOutURL in ReferenceData
@@ -39,26 +42,33 @@ const ECHOED_URL_MEMBER_NAMES = [
   'confirmationurl',
   'validationurl',
 ] as const;
-const ECHOED_URL_MEMBERS = new Set<string>(ECHOED_URL_MEMBER_NAMES);
+const ECHOED_URL_MEMBERS = /* @__PURE__ */ new Set<string>(ECHOED_URL_MEMBER_NAMES);
 
 /** A name pattern that also matches the name with `_` or `-` between any of its letters. */
 function spelledAnyWay(name: string): string {
   return name.split('').join('[_-]?');
 }
 
-const MEMBER_NAME_PATTERN = [...SECRET_MEMBER_NAMES, ...ECHOED_URL_MEMBER_NAMES]
-  .map((name) => spelledAnyWay(normalizedName(name)))
-  .join('|');
+let secretMemberInText: RegExp | undefined;
 
 /**
  * A credential name followed by its value in any syntax a refused body may use: JSON (`"Password": "…"`),
  * single quotes, form encoding (`Password=…`), a name/value pair flattened into an array
  * (`"Password", "…"`), a `{"Key": "Password", "Value": "…"}` item, or JSON inside a JSON string (`"{\\"Password\\":\\"…\\"}"`, quotes escaped).
+ * Built on first use, so a bundle that never redacts text (the poller) leaves it out.
  */
-const SECRET_MEMBER_IN_TEXT = new RegExp(
-  String.raw`(^|[^A-Za-z0-9_])(${MEMBER_NAME_PATTERN})(\\*["']?\s*,\s*\\*"(?:Value|value)\\*"\s*:\s*|\\*["']?\s*[:=,]\s*)(\\+"(?:[^"\\]|\\+[^"\\])*?\\+"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,&}\]"'\\]+)`,
-  'gi',
-);
+function secretMemberInTextPattern(): RegExp {
+  if (!secretMemberInText) {
+    const names = [...SECRET_MEMBER_NAMES, ...ECHOED_URL_MEMBER_NAMES]
+      .map((name) => spelledAnyWay(normalizedName(name)))
+      .join('|');
+    secretMemberInText = new RegExp(
+      String.raw`(^|[^A-Za-z0-9_])(${names})(\\*["']?\s*,\s*\\*"(?:Value|value)\\*"\s*:\s*|\\*["']?\s*[:=,]\s*)(\\+"(?:[^"\\]|\\+[^"\\])*?\\+"|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,&}\]"'\\]+)`,
+      'gi',
+    );
+  }
+  return secretMemberInText;
+}
 
 function isSecretMember(name: string): boolean {
   return SECRET_MEMBERS.has(normalizedName(name));
@@ -179,7 +189,7 @@ export function redactJson(value: unknown): Redaction {
 /** The same redaction on text that may not even parse (quarantined bodies): `"Password":"…"` → `"Password":"[REDACTED]"`. */
 export function redactJsonText(text: string): string {
   return text.replace(
-    SECRET_MEMBER_IN_TEXT,
+    secretMemberInTextPattern(),
     (_match, before: string, name: string, separator: string, value: string) => {
       const quote = /^(\\*"|')/.exec(value)?.[0] ?? '';
       return `${before}${name}${separator}${quote}${REDACTED}${quote}`;
@@ -190,7 +200,7 @@ export function redactJsonText(text: string): string {
 /** The credential values a text carries under a credential name, in any of the syntaxes above. */
 function credentialValuesIn(text: string): string[] {
   const values: string[] = [];
-  for (const match of text.matchAll(SECRET_MEMBER_IN_TEXT)) {
+  for (const match of text.matchAll(secretMemberInTextPattern())) {
     const value = match[4] ?? '';
     const quote = /^(\\*"|')/.exec(value)?.[0] ?? '';
     const bare = quote ? value.slice(quote.length, -quote.length) : value;
@@ -252,22 +262,55 @@ export function createScrubber(secrets: readonly (string | undefined)[], minLeng
   };
 }
 
-/** Scrubs a log/event payload: strings scrubbed, errors reduced to name and message, anything else via JSON. */
-export function scrubValue(value: unknown, scrub: Scrubber, depth = 0): unknown {
+/**
+ * The one walk of a value for configured secrets: strings scrubbed, other primitives kept, and each
+ * object what `visit` makes of it at its depth (0 for the value itself): undefined to copy it member by
+ * member (an array stays an array; undefined members are kept), else the value to put in its place.
+ */
+function scrubWalk(
+  value: unknown,
+  scrub: Scrubber,
+  visit: (value: object, depth: number) => unknown,
+  depth = 0,
+): unknown {
   if (typeof value === 'string') return scrub(value);
-  if (value instanceof Error) return { name: value.name, message: scrub(value.message) };
   if (value === null || typeof value !== 'object') return value;
-  // Log fields are mostly flat: scrub member by member, and only nested values through JSON.
-  if (depth === 0 && !Array.isArray(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [name, member] of Object.entries(value)) out[name] = scrubValue(member, scrub, 1);
-    return out;
-  }
-  try {
-    return JSON.parse(scrub(JSON.stringify(value)));
-  } catch {
-    return '[unserializable]';
-  }
+  const replaced = visit(value, depth);
+  if (replaced !== undefined) return replaced;
+  const walk = (member: unknown) => scrubWalk(member, scrub, visit, depth + 1);
+  if (Array.isArray(value)) return value.map(walk);
+  const out: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) out[name] = walk(member);
+  return out;
+}
+
+/**
+ * A parsed value (a callback's reports and facts, a decision) with every string scrubbed, at any depth:
+ * arrays and plain objects walked, undefined members kept; anything else (a Date, a Map, an Error, a
+ * class instance) kept as is, the same instance.
+ */
+export function scrubbedDeep<T>(value: T, scrub: Scrubber): T {
+  return scrubWalk(value, scrub, (object) =>
+    Array.isArray(object) || Object.getPrototypeOf(object) === Object.prototype ? undefined : object,
+  ) as T;
+}
+
+/**
+ * Scrubs a log/event payload: strings scrubbed, errors reduced to name and message. Log fields are
+ * mostly flat: the first level is walked member by member (whatever the object; undefined members kept),
+ * anything below it (and an array at the top) is copied through JSON, scrubbed as text: undefined
+ * members dropped, a Date its ISO string, a Map `{}`, a cycle "[unserializable]".
+ */
+export function scrubValue(value: unknown, scrub: Scrubber): unknown {
+  return scrubWalk(value, scrub, (object, depth) => {
+    if (object instanceof Error) return { name: object.name, message: scrub(object.message) };
+    if (depth === 0 && !Array.isArray(object)) return undefined;
+    try {
+      return JSON.parse(scrub(JSON.stringify(object)));
+    } catch {
+      return '[unserializable]';
+    }
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { StorageUnavailableError } from '../../domain/errors';
 import type { ResolvedAccount } from '../../config/schema';
 import type { CallbackInput, ProviderAck, ProviderModule, ProviderRoute } from '../../providers/types';
-import { redactJson } from '../../util/redact';
+import { redactJson, scrubbedDeep } from '../../util/redact';
 import { idProblem } from '../../util/text';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { sha256Hex } from '../../util/ids';
@@ -18,7 +18,7 @@ import {
 import { ackBudgetFor, describeBuffered, IngressBufferUnavailableError } from '../buffer/ingress-buffer';
 import { type BufferedCallback, noMetrics } from '../ports';
 import { type ReceiptDraft, storableHeaders } from './receipts';
-import { parsedWithoutSecrets, scrubbedDeep } from './secret-guard';
+import { parsedWithoutSecrets } from './secret-guard';
 import type { CallbackServices } from '../services';
 import { CALLBACKS_BUFFERED_METRIC } from '../../config/metric-names';
 

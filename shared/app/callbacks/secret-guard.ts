@@ -6,7 +6,7 @@ import type {
   ParsedCallback,
   ReportIntent,
 } from '../../providers/types';
-import type { Scrubber } from '../../util/redact';
+import { type Scrubber, scrubbedDeep } from '../../util/redact';
 
 type Reports = Extract<ParsedCallback, { type: 'reports' }>;
 
@@ -86,15 +86,4 @@ function factIds(fact: FactIntent): (string | null | undefined)[] {
 function idsOf(parsed: Reports): string[] {
   const ids = [...parsed.reports.flatMap(reportIds), ...(parsed.facts ?? []).flatMap(factIds)];
   return ids.filter((id): id is string => typeof id === 'string' && id.length > 0);
-}
-
-/** A copy with every string scrubbed; arrays and plain objects walked, anything else kept as is. */
-export function scrubbedDeep<T>(value: T, scrub: Scrubber): T {
-  if (typeof value === 'string') return scrub(value) as T;
-  if (Array.isArray(value)) return value.map((member: unknown) => scrubbedDeep(member, scrub)) as T;
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype)
-    return value;
-  const out: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(value)) out[name] = scrubbedDeep(member, scrub);
-  return out as T;
 }

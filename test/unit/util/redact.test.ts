@@ -6,7 +6,9 @@ import {
   redactJson as redactSecrets,
   redactJsonText,
   redactRefusedBody,
+  scrubbedDeep,
   scrubThenTruncate,
+  scrubValue,
 } from '../../../shared/util/redact';
 
 describe('Daraja credential redaction', () => {
@@ -278,5 +280,64 @@ describe('issue 18: secrets never survive a truncation, an echo or a note', () =
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('one walk for secrets, two callers (scrubbedDeep: parsed callbacks; scrubValue: log fields)', () => {
+  const SECRET = 'walker-secret-0123456789';
+  const scrub = createScrubber([SECRET]);
+
+  it('keeps undefined members and non-plain values as they are in a parsed callback, at any depth', () => {
+    // Prepare
+    const when = new Date('2026-11-21T10:00:00.000Z');
+    const error = new Error(`failed ${SECRET}`);
+    const map = new Map([['k', SECRET]]);
+    const parsed = {
+      a: undefined,
+      said: `x ${SECRET}`,
+      deep: { list: [SECRET, undefined, when], error, map },
+    };
+
+    // Act
+    const out = scrubbedDeep(parsed, scrub);
+
+    // Assess: strings scrubbed in arrays and plain objects; the rest untouched, the same instances.
+    expect(Object.keys(out)).toEqual(['a', 'said', 'deep']);
+    expect(out.said).toBe(`x ${REDACTED}`);
+    expect(out.deep.list).toEqual([REDACTED, undefined, when]);
+    expect(out.deep.list[2]).toBe(when);
+    expect(out.deep.error).toBe(error);
+    expect(out.deep.map).toBe(map);
+    expect(parsed.said).toBe(`x ${SECRET}`);
+  });
+
+  it('walks the first level of log fields and copies what is below it through JSON, as it always did', () => {
+    // Prepare
+    const when = new Date('2026-11-21T10:00:00.000Z');
+    const cycle: Record<string, unknown> = { name: SECRET };
+    cycle.self = cycle;
+    const fields = {
+      gone: undefined,
+      at: when,
+      error: new Error(`failed ${SECRET}`),
+      nested: { gone: undefined, at: when, map: new Map([['k', 'v']]), said: SECRET },
+      list: [SECRET, undefined],
+      cycle,
+    };
+
+    // Act
+    const out = scrubValue(fields, scrub) as Record<string, unknown>;
+
+    // Assess: the first level keeps undefined members and reduces errors; below it, JSON's copy.
+    expect(Object.keys(out)).toEqual(['gone', 'at', 'error', 'nested', 'list', 'cycle']);
+    expect(out.gone).toBeUndefined();
+    expect(out.at).toBe('2026-11-21T10:00:00.000Z');
+    expect(out.error).toEqual({ name: 'Error', message: `failed ${REDACTED}` });
+    expect(out.nested).toEqual({ at: '2026-11-21T10:00:00.000Z', map: {}, said: REDACTED });
+    expect(Object.keys(out.nested as object)).not.toContain('gone');
+    expect(out.list).toEqual([REDACTED, null]);
+    expect(out.cycle).toBe('[unserializable]');
+    expect(scrubValue([SECRET, { gone: undefined }], scrub)).toEqual([REDACTED, {}]);
+    expect(scrubValue(new Error(SECRET), scrub)).toEqual({ name: 'Error', message: REDACTED });
   });
 });
