@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ReasonCode } from '../../../../shared/domain/reasons';
 import type { TransactionStatus } from '../../../../shared/domain/status';
@@ -98,6 +99,61 @@ describe('Airtel result codes', () => {
 
   it('has a test row for every result code in the table', () => {
     expect(Object.keys(AIRTEL_RESULT_CODES).sort()).toEqual(RESULT_ROWS.map((r) => r[0]).sort());
+  });
+
+  it('leaves ESB000045 non-final: the sources do not define it (README, note 6)', () => {
+    // On its own: AMBIGUOUS, so the enquiry is asked; no DP… code is read from it.
+    expect(outcome('ESB000045')).toEqual({ status: 'AMBIGUOUS', reason: undefined, resultCode: undefined });
+    expect(outcome('SUCCESS', 'ESB000045', ['ESB000045']).status).toBe('AMBIGUOUS');
+    // With TF the status decides, the reason from the message or UNKNOWN.
+    expect(outcome('TF', undefined, ['ESB000045'])).toEqual({
+      status: 'FAILED',
+      reason: 'UNKNOWN',
+      resultCode: undefined,
+    });
+  });
+});
+
+/** The README's result code table: code, status on its own, reason when FAILED (first word of each cell). */
+function readmeResultRows(): Array<{ code: string; alone: string; reason: string }> {
+  const readme = readFileSync(
+    new URL('../../../../shared/providers/airtel/README.md', import.meta.url),
+    'utf8',
+  );
+  return readme
+    .split('\n')
+    .filter((line) => /^\| (DP|ESB)\d+ /.test(line))
+    .map((line) => {
+      const [code, , alone, reason] = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      return { code: code!, alone: alone!.split(' ')[0]!, reason: reason!.split(' ')[0]! };
+    });
+}
+
+describe("the Airtel README's result code table", () => {
+  it('says what the mapping does, row by row, ESB000045 included', () => {
+    // Prepare
+    const rows = readmeResultRows();
+
+    // Act: each code on its own, and under TF ("none" and "from the message" are UNKNOWN without a message).
+    const found = rows.map(({ code }) => ({
+      code,
+      alone: outcome(code).status,
+      reason: outcome('TF', undefined, [code]).reason,
+    }));
+
+    // Assess
+    expect(rows.map((r) => r.code)).toContain('ESB000045');
+    expect(rows.map((r) => r.code).sort()).toEqual([...Object.keys(AIRTEL_RESULT_CODES), 'ESB000045'].sort());
+    expect(found).toEqual(
+      rows.map(({ code, alone, reason }) => ({
+        code,
+        alone,
+        reason: /^[A-Z_]+$/.test(reason) ? reason : 'UNKNOWN',
+      })),
+    );
   });
 });
 

@@ -126,6 +126,26 @@ describe('Airtel enquiry classification', () => {
     });
   });
 
+  it('never reads ESB000045 as a verdict (README, note 6): no draft without a status, the status decides with one', () => {
+    const esb = { code: '200', message: 'No transaction found', result_code: 'ESB000045', success: false };
+    // Without data.transaction.status: an error of the call, the transaction unchanged.
+    expect(classify(200, { status: esb })).toMatchObject({ type: 'error', error: 'garbage' });
+    expect(classify(404, { status: { ...esb, code: '404' } })).toMatchObject({
+      type: 'error',
+      error: 'rejected',
+    });
+    // With TIP it stays pending; with TF the status (not the code) makes it FAILED.
+    const withStatus = (status: string) => ({
+      ...enquiry(status, 'ESB000045', 'No transaction found'),
+      status: esb,
+    });
+    expect(classify(200, withStatus('TIP'))).toMatchObject({ type: 'pending' });
+    expect(classify(200, withStatus('TF'))).toMatchObject({
+      type: 'report',
+      draft: { status: 'FAILED', reason: { code: 'UNKNOWN', providerCode: 'TF' } },
+    });
+  });
+
   it('answers garbage for a body that is not JSON or has no data.transaction.status', () => {
     expect(classify(200, undefined, { garbage: true })).toMatchObject({ error: 'garbage' });
     expect(classify(200, { data: {} })).toMatchObject({ error: 'garbage' });
