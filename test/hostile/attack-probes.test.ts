@@ -1,11 +1,14 @@
 /**
  * Attack probes of session 17 that found holes, black-box over HTTP to the real local relay on DynamoDB
  * Local: provider-controlled text in CSV exports that a spreadsheet splitting on semicolons would have
- * run as a formula. (The answers' security headers are checked route by route in quarantine-flood.)
+ * run as a formula; registered references that look like another one (a direction override, a zero-width
+ * space, full-width letters). (The answers' security headers are checked route by route in
+ * quarantine-flood.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   airtelHash,
+  auditedSince,
   c2bBody,
   type RawResponse,
   rawRequest,
@@ -122,5 +125,55 @@ describe('provider text in CSV exports opened by a spreadsheet that splits on se
     // The amount stays a number a spreadsheet adds up.
     const row = exports[0]!.res.text.split('\r\n').find((line) => line.includes(transId))!;
     expect(cellsSplitOn(row, ',')[8]).toBe('10');
+  });
+});
+
+describe('a registered reference or externalId that would look like another one', () => {
+  it('is refused with 400 naming what is wrong and recorded in the audit log, while its plain twin registers', async () => {
+    // Prepare
+    const tail = uuid().slice(0, 6);
+    const since = new Date().toISOString();
+    const registration = (fields: Record<string, string>) => ({
+      provider: 'airtel',
+      account: 'demo',
+      kind: 'payment',
+      amount: '500',
+      currency: 'UGX',
+      ...fields,
+    });
+    const lookalikes = {
+      'a right-to-left override (INV‮4321 reads INV1234)': { reference: `INV\u202E4321-${tail}` },
+      'a zero-width space': { reference: `INV\u200B1234-${tail}` },
+      'a left-to-right isolate': { reference: `INV\u20661234-${tail}` },
+      'full-width letters and digits': { reference: `ＩＮＶ１２３４-${tail}` },
+      'an accent as a separate mark': { reference: `CAFE\u0301-${tail}` },
+      'an externalId with a right-to-left override': {
+        reference: `INV-A-${tail}`,
+        externalId: 'order\u202E99',
+      },
+    };
+
+    // Act
+    const refused = await Promise.all(
+      Object.entries(lookalikes).map(async ([what, fields]) => ({
+        what,
+        res: await send('POST', '/v1/transactions', { admin: true, body: registration(fields) }),
+      })),
+    );
+    const plain = await send('POST', '/v1/transactions', {
+      admin: true,
+      body: registration({ reference: `INV1234-${tail}`, externalId: 'order99' }),
+    });
+
+    // Assess
+    for (const { what, res } of refused) {
+      expect(res.status, `${what}: ${res.text}`).toBe(400);
+      expect(res.json.error.message, what).toMatch(/U\+(202E|200B|2066)|NFKC/);
+    }
+    expect(plain.status, plain.text).toBe(201);
+    const audited = (await auditedSince(relay, since)).filter(
+      (e) => e.action === 'transaction.register' && e.outcome === 'refused' && e.httpStatus === 400,
+    );
+    expect(audited).toHaveLength(Object.keys(lookalikes).length);
   });
 });
