@@ -17,7 +17,7 @@ export function hasControlCharacters(value: string): boolean {
 /**
  * Unicode format characters (`\p{Cf}`): direction overrides and isolates (U+202A–U+202E, U+2066–U+2069),
  * zero-width spaces and joiners, the byte-order mark, the soft hyphen. Invisible, or they change how the
- * text around them is shown: `INV‮4321` reads as `INV1234`.
+ * text around them is shown: `INV<U+202E>4321` reads as `INV1234`.
  */
 const FORMAT_CHARACTER = /\p{Cf}/u;
 
@@ -26,19 +26,15 @@ export function hasFormatCharacters(value: string): boolean {
 }
 
 /**
- * What makes an id look like another one (`what` names it), if anything: a format character, or a form
- * other than Unicode's NFKC (full-width `ＩＮＶ１` for `INV1`, an accent as a separate mark): two
- * transactions an operator would read as one. For what a partner registers; ids a provider sends are kept
- * as sent (refusing a confirmation for its customer-typed account number would lose the payment).
+ * What a partner registers (its reference and externalId, given joined) that would look like another id:
+ * a format character, or a form other than Unicode's NFKC (full-width `ＩＮＶ１` for `INV1`, an accent as a
+ * separate mark): two transactions an operator would read as one. Ids a provider sends are kept as sent
+ * (refusing a confirmation for its customer-typed account number would lose the payment).
  */
-export function lookalikeProblem(what: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const format = FORMAT_CHARACTER.exec(value)?.[0];
-  if (format !== undefined)
-    return `${what} holds the invisible or direction-changing character U+${format.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}: it would look like another one`;
-  if (value.normalize('NFKC') !== value)
-    return `${what} is not in Unicode normal form NFKC (full-width letters or digits, a separate accent mark): it would look like "${value.normalize('NFKC').slice(0, 200)}"`;
-  return undefined;
+export function lookalikeProblem(ids: string): string | undefined {
+  return FORMAT_CHARACTER.test(ids) || ids.normalize('NFKC') !== ids
+    ? 'bidi, invisible or full-width characters'
+    : undefined;
 }
 
 /** References and ids become storage keys: bounded, without control characters. */

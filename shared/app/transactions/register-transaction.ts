@@ -250,11 +250,8 @@ function registrationTarget(config: RelayConfig, r: Registration) {
     );
   }
   const referenceProblem =
-    rules.validateReference(r.reference) ?? lookalikeProblem('the reference', r.reference);
+    rules.validateReference(r.reference) ?? lookalikeProblem(r.reference + (r.externalId ?? ''));
   if (referenceProblem) throw new InvalidReferenceError(referenceProblem);
-  const externalIdProblem = lookalikeProblem('externalId', r.externalId);
-  if (externalIdProblem)
-    throw new SchemaValidationError(externalIdProblem, { details: { field: 'externalId' } });
   const reference = rules.normalizeReference?.(r.reference) ?? r.reference;
   const key: TransactionKey = { provider: provider.id, account: account.id, reference };
   checkReportLimits({
