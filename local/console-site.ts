@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { buildConsole, type ConsoleFile } from '../scripts/build-console';
+import { API_ANSWER_HEADERS } from '../shared/http/types';
 
 /** Where `npm start` serves the operator console. */
 export const CONSOLE_PATH = '/console/';
 
+/** The API's headers (no-store, nosniff, DENY, no-referrer), with the page's own policy. */
 const HEADERS = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  ...API_ANSWER_HEADERS,
   // The page talks only to this relay; the token typed on its sign-in page never leaves for elsewhere.
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",

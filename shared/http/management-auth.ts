@@ -4,7 +4,7 @@ import { type Actor, hasRole, highestRole, type Role, SHARED_TOKEN_ID } from '..
 import type { ManagementRoute } from '../config/management-routes';
 import { ActorRequiredError, ForbiddenRoleError, UnauthorizedError } from '../domain/errors';
 import { secretMatches } from './router';
-import { hasControlCharacters } from '../util/text';
+import { hasControlCharacters, hasFormatCharacters } from '../util/text';
 import type { InboundRequest } from './types';
 
 /**
@@ -27,7 +27,10 @@ const ACTOR_HEADER = 'x-relay-actor';
  * The one control-character rule, and no format characters on top (a bidi override would disguise a name).
  */
 const isPersonName = (name: string) =>
-  name.length <= 64 && !hasControlCharacters(name) && !/\p{Cf}/u.test(name) && /[\p{L}\p{N}]/u.test(name);
+  name.length <= 64 &&
+  !hasControlCharacters(name) &&
+  !hasFormatCharacters(name) &&
+  /[\p{L}\p{N}]/u.test(name);
 
 /**
  * The shared token's actor: the person its `X-Relay-Actor` names (`<name> (shared token)`: said by the

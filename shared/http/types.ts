@@ -39,11 +39,17 @@ export interface HttpResponse {
  * Headers of every answer the relay's API gives (management, console reads, callbacks, errors alike),
  * added where an answer leaves: `toApiGatewayResult` (every Lambda HTTP answer) and the local server.
  * `no-store`: answers carry transactions and verdicts that no browser or proxy should keep; `nosniff`: a
- * body is only ever the type it is declared as (a refused request's echo never runs as a script).
+ * body is only ever the type it is declared as (a refused request's echo never runs as a script); the
+ * policy, `DENY` and `no-referrer`: an answer opened in a browser (the execute-api URL, a CSV, an error
+ * echoing what was sent) runs nothing, loads nothing, is framed by no page and names no URL onwards.
  */
 export const API_ANSWER_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
+  'content-security-policy':
+    "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
 };
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {

@@ -123,11 +123,14 @@ const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
  * return) is prefixed with ' so that a spreadsheet opening the file never runs it as a formula (CSV
  * injection: a reference or a provider's message is text someone else chose). A plain negative number
  * ("-100", a balance drift) is left a number: it runs nothing, and a prefix would turn it into text.
+ * A cell holding a semicolon or a tab is quoted too: a spreadsheet set to split on them (Excel where the
+ * decimal separator is a comma, a paste as tab-separated text) would otherwise start a new cell there, and
+ * `ACC-1;=HYPERLINK(…)` would be a formula in the next cell.
  */
 function csvCell(value: string | number | null | undefined): string {
   let text = value === null || value === undefined ? '' : String(value);
   if (/^[=+\-@\t\r]/.test(text) && !PLAIN_NUMBER.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return /[",;\t\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** A whole CSV file: the header row, then one row per record, CRLF line ends (as spreadsheets expect). */

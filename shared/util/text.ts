@@ -14,6 +14,29 @@ export function hasControlCharacters(value: string): boolean {
   return CONTROL_CHARACTERS.test(value);
 }
 
+/**
+ * Unicode format characters (`\p{Cf}`): direction overrides and isolates (U+202A–U+202E, U+2066–U+2069),
+ * zero-width spaces and joiners, the byte-order mark, the soft hyphen. Invisible, or they change how the
+ * text around them is shown: `INV<U+202E>4321` reads as `INV1234`.
+ */
+const FORMAT_CHARACTER = /\p{Cf}/u;
+
+export function hasFormatCharacters(value: string): boolean {
+  return FORMAT_CHARACTER.test(value);
+}
+
+/**
+ * What a partner registers (its reference and externalId, given joined) that would look like another id:
+ * a format character, or a form other than Unicode's NFKC (full-width `ＩＮＶ１` for `INV1`, an accent as a
+ * separate mark): two transactions an operator would read as one. Ids a provider sends are kept as sent
+ * (refusing a confirmation for its customer-typed account number would lose the payment).
+ */
+export function lookalikeProblem(ids: string): string | undefined {
+  return FORMAT_CHARACTER.test(ids) || ids.normalize('NFKC') !== ids
+    ? 'bidi, invisible or full-width characters'
+    : undefined;
+}
+
 /** References and ids become storage keys: bounded, without control characters. */
 export const MAX_ID_LENGTH = 200;
 

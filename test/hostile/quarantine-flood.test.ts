@@ -3,8 +3,9 @@
  * newer than a forged attempt does not hide the attempt from the quarantine's filters; a wrong token on
  * the console's event stream leaves an audit log entry as on every other management route (issue 30:
  * management refusals go to the audit log, not the provider-callback quarantine); every
- * management answer, success or error, and the callback answers say `Cache-Control: no-store` and
- * `X-Content-Type-Options: nosniff`.
+ * management answer, success or error, and the callback answers say `Cache-Control: no-store`,
+ * `X-Content-Type-Options: nosniff`, a deny-all Content-Security-Policy, `X-Frame-Options: DENY` and
+ * `Referrer-Policy: no-referrer`; the console's files say them with the page's own policy.
  *
  * The local relay stores every refusal (its recordRejection has no RefusalSampler; the Lambda wiring
  * samples a flood per source and per second, docs/guarantees.md): the junk requests are as many
@@ -166,13 +167,19 @@ describe('a wrong token on the console event stream', () => {
 });
 
 describe('every management and callback answer', () => {
-  const SECURITY_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
-  const headersOf = (res: { headers: Record<string, unknown> }) => ({
-    'cache-control': res.headers['cache-control'],
-    'x-content-type-options': res.headers['x-content-type-options'],
-  });
+  /** What an answer opened in a browser must never do: be kept, sniffed, run or load anything, be framed, name its URL. */
+  const SECURITY_HEADERS = {
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy':
+      "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  };
+  const headersOf = (res: { headers: Record<string, unknown> }) =>
+    Object.fromEntries(Object.keys(SECURITY_HEADERS).map((name) => [name, res.headers[name]]));
 
-  it('says no-store and nosniff on success and on error, route by route', async () => {
+  it('says no-store, nosniff, a deny-all policy, DENY and no-referrer on success and on error, route by route', async () => {
     // Prepare: a transaction with a stored callback (a receipt to read).
     const reference = uuid();
     const registration = {
@@ -325,7 +332,7 @@ describe('every management and callback answer', () => {
     expect([unknown.status, refusedCallback.status]).toEqual([404, 401]);
   });
 
-  it('says no-store and nosniff on the event stream, accepted or refused', async () => {
+  it('says no-store, nosniff, a deny-all policy, DENY and no-referrer on the event stream, accepted or refused', async () => {
     // Act
     const refused = await send('GET', '/v1/events/stream', { headers: [['authorization', 'Bearer nope']] });
     const controller = new AbortController();
@@ -338,9 +345,28 @@ describe('every management and callback answer', () => {
     expect(refused.status).toBe(401);
     expect(headersOf(refused)).toEqual(SECURITY_HEADERS);
     expect(accepted.status).toBe(200);
-    expect({
-      'cache-control': accepted.headers.get('cache-control'),
-      'x-content-type-options': accepted.headers.get('x-content-type-options'),
-    }).toEqual(SECURITY_HEADERS);
+    expect(
+      Object.fromEntries(Object.keys(SECURITY_HEADERS).map((name) => [name, accepted.headers.get(name)])),
+    ).toEqual(SECURITY_HEADERS);
+  });
+
+  it("serves the console's page, scripts, config, 404 and redirect with its own policy, DENY, no-referrer and no-store", async () => {
+    // Act
+    const answers = await Promise.all(
+      ['/console', '/console/', '/console/console.js', '/console/config.json', '/console/no-such-file'].map(
+        async (path) => ({ path, res: await send('GET', path) }),
+      ),
+    );
+    // Assess
+    expect(answers.map(({ res }) => res.status)).toEqual([301, 200, 200, 200, 404]);
+    for (const { path, res } of answers) {
+      const { 'content-security-policy': policy, ...rest } = headersOf(res);
+      const { 'content-security-policy': _apiPolicy, ...expected } = SECURITY_HEADERS;
+      expect(rest, path).toEqual(expected);
+      // The page's policy: its own scripts only (no inline script), framed by nobody.
+      expect(policy, path).toMatch(/^default-src 'none'; script-src 'self';/);
+      expect(policy, path).toContain("frame-ancestors 'none'");
+      expect(policy, path).not.toMatch(/unsafe-inline|unsafe-eval/);
+    }
   });
 });

@@ -19,6 +19,7 @@ import { findProvider, phoneFieldsOf } from '../../providers/registry';
 import { maskMsisdn, maskMsisdnsIn, maskPhoneAttributes, maskPhoneFields } from '../../util/mask';
 import { jsonLimitProblem } from '../../util/json-limits';
 import { toDecimalString } from '../../util/money';
+import { lookalikeProblem } from '../../util/text';
 import { checkUrlRules, describeViolations } from '../../util/url-rules';
 import { checkReportLimits } from './ingest-report';
 import { type Clock, noMetrics, type RelayLogger, type RelayMetrics, type RelayStore } from '../ports';
@@ -248,7 +249,8 @@ function registrationTarget(config: RelayConfig, r: Registration) {
       `Unknown ${provider.displayName} kind "${r.kind.slice(0, 40)}"; expected one of ${rules.kinds.join(', ')}`,
     );
   }
-  const referenceProblem = rules.validateReference(r.reference);
+  const referenceProblem =
+    rules.validateReference(r.reference) ?? lookalikeProblem(r.reference + (r.externalId ?? ''));
   if (referenceProblem) throw new InvalidReferenceError(referenceProblem);
   const reference = rules.normalizeReference?.(r.reference) ?? r.reference;
   const key: TransactionKey = { provider: provider.id, account: account.id, reference };

@@ -24,6 +24,13 @@ describe('the one CSV writer', () => {
     );
   });
 
+  it('quotes a cell holding a semicolon or a tab, so that no spreadsheet splitting on them starts a formula cell there', () => {
+    // Act
+    const csv = toCsv(['a'], [['ACC-1;=1+1'], ['x\t@SUM(A1)']]);
+    // Assess
+    expect(csv).toBe('a\r\n"ACC-1;=1+1"\r\n"x\t@SUM(A1)"\r\n');
+  });
+
   it('leaves a plain number a number, a negative one included', () => {
     // Act
     const csv = toCsv(

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { badgeIdProblem } from '../../../shared/domain/badges';
-import { hasControlCharacters, idProblem } from '../../../shared/util/text';
+import { hasControlCharacters, idProblem, lookalikeProblem } from '../../../shared/util/text';
 
 const hex = (c: string) => `U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}`;
 
@@ -60,5 +60,25 @@ describe('the id rule', () => {
     expect(idProblem('the reference', '..')).toMatch(/cannot be "\.\."/);
     for (const kept of ['...', '.a', 'a..b', 'INV.2026.11'])
       expect(idProblem('the reference', kept), kept).toBeUndefined();
+  });
+});
+
+describe('the lookalike rule for what a partner registers', () => {
+  it('refuses direction overrides, zero-width characters, full-width letters and separate accents', () => {
+    // Act
+    const refused = ['INV\u202E4321', 'INV\u200B1', 'INV\u20661', 'ＩＮＶ１', 'CAFE\u0301', '\uFEFFINV1'].map(
+      lookalikeProblem,
+    );
+    // Assess
+    expect(new Set(refused)).toEqual(new Set(['bidi, invisible or full-width characters']));
+  });
+
+  it('keeps plain, accented and non-Latin ids', () => {
+    // Act
+    const kept = ['INV-1234', 'ws_CO_191220191020363925', 'CAFÉ-é', 'ገበያ-12', '注文-7', 'Zahlung ß'].map(
+      lookalikeProblem,
+    );
+    // Assess
+    expect(kept).toEqual(kept.map(() => undefined));
   });
 });
