@@ -35,7 +35,6 @@ const BALANCE_FACT = 'account-balance';
 const BALANCE_TIMEOUT_FACT = 'account-balance-timeout';
 const REVERSAL_FACT = 'reversal';
 const REVERSAL_TIMEOUT_FACT = 'reversal-timeout';
-const REVERSAL_CONTRADICTED_FACT = 'reversal-contradicted';
 
 /** One account of Daraja's AccountBalance string. */
 interface DarajaBalanceAccount {
@@ -236,73 +235,46 @@ export const DARAJA_BALANCE_RESULT: BalanceResultReader = {
   },
 };
 
-/** Daraja's words for a request it completed (the ResultDesc of ResultCode 0). */
-const COMPLETED_WORDS = /\bprocessed successfully\b/i;
-
-/**
- * A result whose code says the reversal failed while its words say it was processed and its parameters name
- * the reversed receipt: Daraja's older Reversal page printed its success sample so ("ResultCode": 21, "The
- * service request is processed successfully", OriginalTransactionID, Charge, TransCompletedTime), and SDKs
- * still carry it as the success (RafaelJohn9/mpesakit, mpesakit/reversal/schemas.py). Neither reading is
- * safe to publish: a ReversalFailed would tell the partner the payment stands when the money may be back with
- * the customer, a TransactionReversed would count a reversal on a code that says no. A ReversalAmbiguous
- * (CONFLICTING_REPORTS) about the receipt it names, for a person to check; in its own namespace, so Daraja's
- * genuine result for the request still records after it, and makes it stale when recorded first.
- */
-function contradictedReversal(
-  Result: Ids & { ResultDesc?: string | null },
-  code: string,
-  original: string,
-  identity: { id: string; aliases: string[] },
-): FactIntent {
-  const words = (Result.ResultDesc ?? '').slice(0, 200);
-  return {
-    event: 'ReversalAmbiguous',
-    namespace: REVERSAL_CONTRADICTED_FACT,
-    id: identity.id,
-    aliases: identity.aliases,
-    supersededBy: [identity.id, ...identity.aliases].map((id) => ({ namespace: REVERSAL_FACT, id })),
-    about: originalCandidates(original),
-    receipt: original,
-    said: { providerCode: code, description: Result.ResultDesc?.slice(0, MAX_DESCRIPTION) ?? undefined },
-    data: {
-      ...ids(Result),
-      originalReceipt: original,
-      reason: {
-        code: 'CONFLICTING_REPORTS',
-        message: `ResultCode ${code} says the reversal failed; its words ("${words}") and its OriginalTransactionID say it was processed`,
-        providerCode: code,
-      },
-    },
-  };
-}
-
 export function parseReversalResult(input: Input): ParsedCallback {
   const { Result, code, params, identity } = parseResult(input, 'reversal result', REVERSAL_FACT);
   const occasion = first(referenceItems(Result), 'Occasion');
   const original = first(params, 'OriginalTransactionID');
   const named = original ? { receipt: original } : {};
   const said = { providerCode: code, description: Result.ResultDesc?.slice(0, MAX_DESCRIPTION) ?? undefined };
-  if (code !== '0' && original && COMPLETED_WORDS.test(Result.ResultDesc ?? ''))
-    return facts(contradictedReversal(Result, code, original, identity));
+  // A failure code with Daraja's words for a completed request and a reversed receipt: Daraja's older
+  // Reversal page printed its success sample so ("ResultCode": 21, "The service request is processed
+  // successfully", OriginalTransactionID), and SDKs still carry it (RafaelJohn9/mpesakit,
+  // mpesakit/reversal/schemas.py). A ReversalFailed would say the payment stands when the money may be back
+  // with the customer; a TransactionReversed would count a reversal on a code that says no. So neither: a
+  // ReversalAmbiguous (CONFLICTING_REPORTS) for a person, recorded apart so that Daraja's genuine result for
+  // the request still records after it (and, recorded first, makes it stale).
+  const contradicted = original && /processed successfully/i.test(Result.ResultDesc ?? '');
   if (code !== '0')
     return facts({
-      event: 'ReversalFailed',
+      event: contradicted ? 'ReversalAmbiguous' : 'ReversalFailed',
       ...identity,
+      ...(contradicted
+        ? {
+            namespace: `${REVERSAL_FACT}-contradicted`,
+            supersededBy: [identity.id, ...identity.aliases].map((id) => ({ namespace: REVERSAL_FACT, id })),
+          }
+        : {}),
       said,
       about: originalCandidates(original, occasion),
       ...named,
       data: {
         ...ids(Result),
         originalReceipt: original ?? null,
-        reason: reasonOf(code, Result.ResultDesc, 'reversal'),
+        reason: contradicted
+          ? { code: 'CONFLICTING_REPORTS', message: said.description, providerCode: code }
+          : reasonOf(code, Result.ResultDesc, 'reversal'),
       },
     });
   // Daraja's v1 sample has none. The relay sends no reversal of its own (no request id it stored could name
   // the payment), and an Occasion is anyone's words: refused, quarantined, with what a person needs to look.
   if (!original)
     throw new SchemaValidationError(
-      `Daraja reversal success carries no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal. Find the payment by this reversal's ids in your own reversal requests (OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}) and check it with Safaricom`.slice(
+      `Daraja reversal success names no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal; look it up by OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}`.slice(
         0,
         MAX_DESCRIPTION,
       ),
@@ -333,7 +305,7 @@ export function parseReversalResult(input: Input): ParsedCallback {
  * the same fact). A notice arriving after the request's result is stale and publishes nothing.
  */
 function parseFactTimeout(input: Input, what: 'balance' | 'reversal'): ParsedCallback {
-  const label = what === 'balance' ? 'account balance queue-timeout notice' : 'reversal queue-timeout notice';
+  const label = `${what === 'balance' ? 'account balance' : what} queue-timeout notice`;
   const result =
     input.body.Result !== null && typeof input.body.Result === 'object'
       ? parse(timeoutResultShapeSchema, input.body, label).Result
