@@ -506,7 +506,7 @@ export const EVENT_DATA_SCHEMAS = {
       .check(z.describe('From the echoed request, when the notice echoes it.')),
     reason: reasonSchema.check(
       z.describe(
-        "TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies.",
+        "TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. CONFLICTING_REPORTS: code and words disagree.",
       ),
     ),
   }),

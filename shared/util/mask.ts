@@ -9,6 +9,12 @@ export function isHashedMsisdn(value: string): boolean {
 }
 
 /**
+ * The party `idType` of a hashed number: a consumer may match it against the SHA-256 of its own customers'
+ * numbers, never dial or text it (an `MSISDN` party is a number to notify).
+ */
+export const HASHED_MSISDN_ID_TYPE = 'MSISDN_SHA256';
+
+/**
  * How a hashed number is shown: not one hex digit of it. Even 4 would narrow the ~2e8 numbers it may be
  * to ~3,000, a far closer guess than a masked number's 100,000; and its digits shown the way a number's are
  * ("4392****…888") would pass for a phone number.

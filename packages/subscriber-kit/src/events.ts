@@ -878,7 +878,7 @@ export interface ReversalAmbiguous {
     transactionStatus: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | null;
     /** From the echoed request, when the notice echoes it. */
     originalReceipt: string | null;
-    /** TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. */
+    /** TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. CONFLICTING_REPORTS: code and words disagree. */
     reason: {
       /** Normalized reason code (docs/events.md#reason-codes). */
       code:

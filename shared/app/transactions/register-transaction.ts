@@ -16,7 +16,13 @@ import { reversalStateOf, type ReversalState } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findRegistrationRules } from '../../providers/registration-registry';
 import { findProvider, phoneFieldsOf } from '../../providers/registry';
-import { maskMsisdn, maskMsisdnsIn, maskPhoneAttributes, maskPhoneFields } from '../../util/mask';
+import {
+  HASHED_MSISDN_ID_TYPE,
+  maskMsisdn,
+  maskMsisdnsIn,
+  maskPhoneAttributes,
+  maskPhoneFields,
+} from '../../util/mask';
 import { jsonLimitProblem } from '../../util/json-limits';
 import { toDecimalString } from '../../util/money';
 import { lookalikeProblem } from '../../util/text';
@@ -120,10 +126,14 @@ export function maskedEvidence(evidence: Evidence): Evidence {
   return evidence.description ? { ...evidence, description: maskMsisdnsIn(evidence.description) } : evidence;
 }
 
-/** The party as answered: an MSISDN masked, any other id (an email, a party code) with its numbers masked. */
+/**
+ * The party as answered: an MSISDN or a hashed one (no safer than the number) masked, any other id (an
+ * email, a party code) with its numbers masked.
+ */
 function maskedParty(party: TransactionRecord['party']): TransactionRecord['party'] | null {
   if (!party) return null;
-  return { ...party, id: party.idType === 'MSISDN' ? maskMsisdn(party.id)! : maskMsisdnsIn(party.id) };
+  const whole = party.idType === 'MSISDN' || party.idType === HASHED_MSISDN_ID_TYPE;
+  return { ...party, id: whole ? maskMsisdn(party.id)! : maskMsisdnsIn(party.id) };
 }
 
 /**

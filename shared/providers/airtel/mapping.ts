@@ -2,8 +2,11 @@ import type { ReasonCode } from '../../domain/reasons';
 import type { TransactionStatus } from '../../domain/status';
 
 /**
- * Transaction status codes (Airtel Money Open API docs: enquiry `TF TS TA TIP TE`; callbacks `TS`/`TF`).
- * Keyed upper case; the callback's `status_code` is compared case-insensitively.
+ * Transaction status codes (Airtel Money Open API docs: enquiry `TF TS TA TIP TE`; callbacks `TS`/`TF`),
+ * plus `TI`, "transaction initiated", which production enquiries answer for a payment not settled yet
+ * (lepresk/momo-api-node, src/models/AirtelTransaction.ts, found against a production integration): in
+ * progress like TIP, never a reason to doubt the payment. Keyed upper case; the callback's `status_code` is
+ * compared case-insensitively.
  */
 export const AIRTEL_STATUS_TABLE: Readonly<
   Record<string, { status: TransactionStatus; reason?: ReasonCode }>
@@ -12,11 +15,12 @@ export const AIRTEL_STATUS_TABLE: Readonly<
   TF: { status: 'FAILED' },
   TA: { status: 'AMBIGUOUS' },
   TIP: { status: 'PENDING' },
+  TI: { status: 'PENDING' },
   TE: { status: 'FAILED', reason: 'TIMED_OUT' },
 };
 
 export interface AirtelResultCode {
-  /** What the code says about the transaction when no TS/TF/TA/TIP/TE status accompanies it. */
+  /** What the code says about the transaction when no TS/TF/TA/TIP/TI/TE status accompanies it. */
   status: TransactionStatus;
   /** The failure reason the code names; undefined when it names none. */
   reason: ReasonCode | undefined;
@@ -166,7 +170,7 @@ export interface AirtelOutcome {
 
 /**
  * Status and reason of one callback.
- * 1. A transaction status code (TS/TF/TA/TIP/TE, any case) decides the status.
+ * 1. A transaction status code (TS/TF/TA/TIP/TI/TE, any case) decides the status.
  * 2. Otherwise a DP… result code decides it, so `SUCCESS` + DP00800001006 is PENDING (in progress, NOT
  *    paid), never a success. A bare `SUCCESS` (the push response's "request accepted") or an unknown
  *    code without a known result code is AMBIGUOUS: reconciliation asks the enquiry API.

@@ -1,7 +1,7 @@
 /**
  * Airtel transaction enquiry answers (`GET /standard/v1/payments/{id}`) in relay vocabulary (pure).
  * Airtel Money Open API docs: `data.transaction.status` TS (success), TF (failed), TA (ambiguous), TIP (in
- * progress), TE (expired); `status.response_code` a DP… result code.
+ * progress), TE (expired); TI (initiated) from production answers; `status.response_code` a DP… result code.
  */
 import type { ReportDraft } from '../../domain/transaction';
 import { clip, isRecord, statusError, textOf } from '../outbound-http/types';
@@ -20,6 +20,8 @@ const AIRTEL_ENQUIRY_STATUSES = {
   TA: 'ambiguous',
   /** In progress: nothing changes. */
   TIP: 'pending',
+  /** Initiated, not settled yet (mapping.ts AIRTEL_STATUS_TABLE): in progress like TIP. */
+  TI: 'pending',
 } as const;
 
 /** Airtel Money Open API docs: DP00800001025 "Transaction not found". */

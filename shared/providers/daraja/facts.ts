@@ -241,24 +241,40 @@ export function parseReversalResult(input: Input): ParsedCallback {
   const original = first(params, 'OriginalTransactionID');
   const named = original ? { receipt: original } : {};
   const said = { providerCode: code, description: Result.ResultDesc?.slice(0, MAX_DESCRIPTION) ?? undefined };
+  // A failure code with Daraja's words for a completed request and a reversed receipt: Daraja's older
+  // Reversal page printed its success sample so ("ResultCode": 21, "The service request is processed
+  // successfully", OriginalTransactionID), and SDKs still carry it (RafaelJohn9/mpesakit,
+  // mpesakit/reversal/schemas.py). A ReversalFailed would say the payment stands when the money may be back
+  // with the customer; a TransactionReversed would count a reversal on a code that says no. So neither: a
+  // ReversalAmbiguous (CONFLICTING_REPORTS) for a person, recorded apart so that Daraja's genuine result for
+  // the request still records after it (and, recorded first, makes it stale).
+  const contradicted = original && /processed successfully/i.test(Result.ResultDesc ?? '');
   if (code !== '0')
     return facts({
-      event: 'ReversalFailed',
+      event: contradicted ? 'ReversalAmbiguous' : 'ReversalFailed',
       ...identity,
+      ...(contradicted
+        ? {
+            namespace: `${REVERSAL_FACT}-contradicted`,
+            supersededBy: [identity.id, ...identity.aliases].map((id) => ({ namespace: REVERSAL_FACT, id })),
+          }
+        : {}),
       said,
       about: originalCandidates(original, occasion),
       ...named,
       data: {
         ...ids(Result),
         originalReceipt: original ?? null,
-        reason: reasonOf(code, Result.ResultDesc, 'reversal'),
+        reason: contradicted
+          ? { code: 'CONFLICTING_REPORTS', message: said.description, providerCode: code }
+          : reasonOf(code, Result.ResultDesc, 'reversal'),
       },
     });
   // Daraja's v1 sample has none. The relay sends no reversal of its own (no request id it stored could name
   // the payment), and an Occasion is anyone's words: refused, quarantined, with what a person needs to look.
   if (!original)
     throw new SchemaValidationError(
-      `Daraja reversal success carries no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal. Find the payment by this reversal's ids in your own reversal requests (OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}) and check it with Safaricom`.slice(
+      `Daraja reversal success names no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal; look it up by OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}`.slice(
         0,
         MAX_DESCRIPTION,
       ),
@@ -289,7 +305,7 @@ export function parseReversalResult(input: Input): ParsedCallback {
  * the same fact). A notice arriving after the request's result is stale and publishes nothing.
  */
 function parseFactTimeout(input: Input, what: 'balance' | 'reversal'): ParsedCallback {
-  const label = what === 'balance' ? 'account balance queue-timeout notice' : 'reversal queue-timeout notice';
+  const label = `${what === 'balance' ? 'account balance' : what} queue-timeout notice`;
   const result =
     input.body.Result !== null && typeof input.body.Result === 'object'
       ? parse(timeoutResultShapeSchema, input.body, label).Result

@@ -2,7 +2,7 @@ import type { ReportDraft } from '../../domain/transaction';
 import type { Reason } from '../../domain/reasons';
 import type { TransactionStatus } from '../../domain/status';
 import type { Money, Party } from '../../domain/transaction';
-import { maskMsisdn } from '../../util/mask';
+import { HASHED_MSISDN_ID_TYPE, isHashedMsisdn, maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
 import {
   canonicalDarajaCode,
@@ -315,8 +315,11 @@ export function normalizeC2bConfirmation(
     providerTransactionId: payload.TransID,
     externalId: payload.BillRefNumber?.trim() || undefined,
     amount: money(payload.TransAmount, currency),
-    // Daraja masks the MSISDN (25470****149); it is kept as it arrived.
-    party: payload.MSISDN ? { idType: 'MSISDN', id: payload.MSISDN } : undefined,
+    // Daraja masks the MSISDN (25470****149) or, since 2025, sends its SHA-256 (HASHED_MSISDN_ID_TYPE): kept
+    // as it arrived, a hash under its own idType, never as a number to notify.
+    party: payload.MSISDN
+      ? { idType: isHashedMsisdn(payload.MSISDN) ? HASHED_MSISDN_ID_TYPE : 'MSISDN', id: payload.MSISDN }
+      : undefined,
     attributes: compact({
       TransactionType: payload.TransactionType,
       TransTime: payload.TransTime,

@@ -67,17 +67,24 @@ export const resultSchema = z.looseObject({
 });
 export type DarajaResult = z.infer<typeof resultSchema>['Result'];
 
+/** Any id naming the request (one check for both timeout shapes): a notice may carry only the TransactionID. */
+type RequestIds = {
+  OriginatorConversationID?: string | null;
+  ConversationID?: string | null;
+  TransactionID?: string | null;
+};
+const namesTheRequest = z.refine<RequestIds>(
+  (r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID),
+  { message: 'must carry OriginatorConversationID, ConversationID or TransactionID' },
+);
+
 /**
  * Queue-timeout notices. Their body is undocumented (provider notes "(!)"), and two shapes are seen:
  * `{Result:{...}}` like a result, and an echo of the original request with a top-level
  * OriginatorConversationID (and the SecurityCredential, which must be redacted).
  */
 export const timeoutResultShapeSchema = z.looseObject({
-  Result: z.looseObject({ ...resultCore, ResultCode: z.nullish(text) }).check(
-    z.refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
-      message: 'Result must carry OriginatorConversationID, ConversationID or TransactionID',
-    }),
-  ),
+  Result: z.looseObject({ ...resultCore, ResultCode: z.nullish(text) }).check(namesTheRequest),
 });
 export const timeoutEchoShapeSchema = z
   .looseObject({
@@ -89,11 +96,7 @@ export const timeoutEchoShapeSchema = z
     PartyA: z.nullish(text),
     PartyB: z.nullish(text),
   })
-  .check(
-    z.refine((r) => Boolean(r.OriginatorConversationID || r.ConversationID || r.TransactionID), {
-      message: 'a timeout notice must carry OriginatorConversationID, ConversationID or TransactionID',
-    }),
-  );
+  .check(namesTheRequest);
 export type TimeoutEcho = z.infer<typeof timeoutEchoShapeSchema>;
 export type TimeoutResult = z.infer<typeof timeoutResultShapeSchema>['Result'];
 

@@ -2,6 +2,8 @@
  * Airtel disbursement answers as an integration's Airtel mock serves them (global-121/121-platform,
  * services/mock-service/src/fsp-integration/airtel/airtel.mock.service.ts), through the enquiry's
  * classification, and the disbursement result codes of Airtel's error-code page through a signed callback.
+ * The `TI` status as a client checked against a production integration reads it (lepresk/momo-api-node,
+ * tests/airtel_transaction.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -73,4 +75,37 @@ describe('Airtel disbursement answers from integrations', () => {
       expect(onlyDraft(parsed)).toMatchObject({ status: 'FAILED', reason: { code: reason, message } });
     },
   );
+});
+
+describe('Airtel "TI" (transaction initiated) from a production integration', () => {
+  it('reads an enquiry answering TI as still in progress, like TIP', () => {
+    expect(enquiry(fixture('enquiry-answer-ti.json'))).toMatchObject({
+      type: 'pending',
+      providerCode: 'TI',
+      detail: expect.stringContaining('(in progress)'),
+    });
+  });
+
+  it('leaves a transaction PENDING on a signed TI callback: no doubt raised, no reason', () => {
+    // Prepare: the transaction the answer names, as its callback would carry it.
+    const answer = fixture('enquiry-answer-ti.json') as { data: { transaction: { id: string } } };
+    const signed = signCallback('stringify-without-hash', {
+      id: answer.data.transaction.id,
+      message: 'Transaction initiated',
+      status_code: 'TI',
+      airtel_money_id: '',
+    });
+
+    // Act
+    const { verification, parsed } = verifyThenParse(callbackInput(signed.raw, signed.headers, settings()));
+
+    // Assess: not AMBIGUOUS (which would publish TransactionAmbiguous for a payment merely under way).
+    expect(verification.authenticated).toBe(true);
+    expect(onlyDraft(parsed)).toMatchObject({
+      status: 'PENDING',
+      reason: undefined,
+      providerTransactionId: undefined,
+      attributes: { airtelStatusCode: 'TI' },
+    });
+  });
 });

@@ -19,6 +19,8 @@ const STATUS_ROWS: Row[] = [
   ['TF', 'FAILED', 'UNKNOWN'],
   ['TA', 'AMBIGUOUS', undefined],
   ['TIP', 'PENDING', undefined],
+  // "Transaction initiated": what production enquiries answer before TS/TF (README, "Status and reason mapping").
+  ['TI', 'PENDING', undefined],
   ['TE', 'FAILED', 'TIMED_OUT'],
 ];
 
