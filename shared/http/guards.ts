@@ -36,7 +36,10 @@ export function parseJsonObjectBody(request: InboundRequest, maxBodyBytes: numbe
   }
   let body: unknown;
   try {
-    body = JSON.parse(request.rawBody.toString('utf8'));
+    // TextDecoder drops a UTF-8 byte-order mark first (.NET's and some Java stacks' default writers send
+    // one): RFC 8259 §8.1 lets a parser ignore it, and refusing it would quarantine a genuine callback. The
+    // stored and hashed bytes stay as sent.
+    body = JSON.parse(new TextDecoder().decode(request.rawBody));
   } catch (cause) {
     throw new MalformedJsonError(`Body is not valid JSON${parseErrorPosition(cause)}`);
   }
