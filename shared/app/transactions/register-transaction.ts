@@ -65,8 +65,14 @@ export const amountSchema = z.pipe(
   z.union([z.string(), z.number()]),
   z.transform((v, ctx) => {
     const decimal = toDecimalString(v);
-    if (decimal === undefined || decimal.startsWith('-') || decimal === '0') {
-      ctx.issues.push({ code: 'custom', input: v, message: 'amount must be a positive decimal number' });
+    // Canonical (no sign, no padding zeros) and within what a wallet moves: a 190-digit amount or 150
+    // decimals is a caller's mistake, refused here rather than carried into events and ledgers.
+    if (!decimal || !/^\d{1,15}(\.\d{1,4})?$/.test(decimal) || decimal === '0') {
+      ctx.issues.push({
+        code: 'custom',
+        input: v,
+        message: 'amount must be a positive decimal number, at most 15 digits before the point and 4 after',
+      });
       return z.NEVER;
     }
     return decimal;

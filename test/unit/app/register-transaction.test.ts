@@ -361,6 +361,39 @@ describe('registerTransaction', () => {
     );
   });
 
+  it.each([
+    ['190 digits', '9'.repeat(190)],
+    ['16 digits before the point', '1234567890123456'],
+    ['150 decimals', `1.${'1'.repeat(150)}`],
+    ['5 decimals', '10.12345'],
+    ['an exponent', '1e3'],
+  ])('refuses an amount no wallet moves (%s) with a clear 400, storing nothing', async (_label, amount) => {
+    // Prepare
+    const { deps, store } = setup();
+
+    // Act
+    const refused = registerTransaction(deps, registration({ amount }));
+
+    // Assess
+    const error = await refused.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SchemaValidationError);
+    expect(JSON.stringify((error as SchemaValidationError).details)).toContain(
+      'at most 15 digits before the point and 4 after',
+    );
+    expect(await store.getTransaction(KEY)).toBeUndefined();
+  });
+
+  it.each([
+    ['15 digits', '999999999999999', '999999999999999'],
+    ['4 decimals', '10.1234', '10.1234'],
+    ['padding zeros past 4 decimals', '10.500000', '10.5'],
+    ['a number', 250.5, '250.5'],
+  ])('keeps an amount within bounds (%s), canonical', async (_label, amount, canonical) => {
+    const { deps } = setup();
+    const result = await registerTransaction(deps, registration({ amount }));
+    expect(result.transaction.amount?.value).toBe(canonical);
+  });
+
   it('normalizes a MoMo reference to lower case so registration and callbacks agree', async () => {
     // Prepare
     const { deps } = setup();
