@@ -63,13 +63,13 @@ function sharedTokenActor(headers: Record<string, string>): Actor {
  */
 export function requireNamedPerson(
   actor: Actor,
-  route: Pick<ManagementRoute, 'method' | 'partner' | 'what'>,
+  route: Pick<ManagementRoute, 'method' | 'partner' | 'what' | 'path'>,
   query: Readonly<Record<string, string | undefined>> = {},
 ): void {
   const isExport = route.method === 'GET' && query.format === 'csv';
   if (actor !== SHARED_TOKEN_ACTOR || route.partner || (route.method === 'GET' && !isExport)) return;
   throw new ActorRequiredError(
-    `${isExport ? `An export (${route.what}, format=csv)` : route.what} is a person's action and the shared bearer token names nobody: send ${ACTOR_HEADER}: <your name>, or sign in with a named token (docs/roles-and-audit.md#the-shared-token)`,
+    `${isExport ? `An export (GET ${route.path}?format=csv)` : route.what} is a person's action and the shared bearer token names nobody: send ${ACTOR_HEADER}: <your name>, or sign in with a named token (docs/roles-and-audit.md#the-shared-token)`,
     { details: { header: ACTOR_HEADER } },
   );
 }

@@ -418,7 +418,7 @@ describe('four eyes are two people the relay can tell apart', () => {
     const read = await w.callWith(shared(), 'GET', '/v1/transactions');
     // Assess
     expect([anonymous.status, anonymous.body.error.code]).toEqual([400, 'ACTOR_REQUIRED']);
-    expect(anonymous.body.error.message).toContain('export');
+    expect(anonymous.body.error.message).toContain('An export (GET /v1/transactions?format=csv) is a person');
     expect(named.status).toBe(200);
     expect(read.status).toBe(200);
     expect(w.store.audit.map((e) => [e.actor?.name, e.outcome, e.httpStatus, e.action])).toEqual([
