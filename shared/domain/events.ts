@@ -1,9 +1,9 @@
 import { deterministicUuid } from '../util/ids';
 import type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
 export type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
-import type { Reason } from './reasons';
+import { publishedReason, type PublishedReason, type ReasonDetail } from './reasons';
 import type { TransactionStatus } from './status';
-import type { Money, Party, TransactionRecord } from './transaction';
+import type { Money, NormalizedReport, Party, TransactionRecord } from './transaction';
 
 export interface TransactionEventData extends Record<string, unknown> {
   provider: string;
@@ -13,7 +13,9 @@ export interface TransactionEventData extends Record<string, unknown> {
   providerTransactionId: string | null;
   externalId: string | null;
   status: TransactionStatus;
-  reason: Reason | null;
+  /** The contract's code (docs/events.md#reason-codes); the relay's finer one, if any, in `reasonDetail`. */
+  reason: PublishedReason | null;
+  reasonDetail?: ReasonDetail;
   amount: Money | null;
   party: Party | null;
   receivedAt: string;
@@ -25,6 +27,16 @@ export const STATUS_EVENT: Partial<Record<TransactionStatus, EventType>> = {
   AMBIGUOUS: 'TransactionAmbiguous',
   EXPIRED: 'TransactionExpired',
 };
+
+/**
+ * The published origin of a report's events (`metadata.origin`, the contract's list): a row of the
+ * provider's own records is `poll` when the relay pulled it (pull or balance API) and `manual` when a
+ * person brought the file; its evidence keeps the precise source (`statement`).
+ */
+export function eventOriginOf(report: Pick<NormalizedReport, 'origin' | 'statement'>): EventOrigin {
+  if (report.origin !== 'statement') return report.origin;
+  return report.statement?.source === 'statement-file' ? 'manual' : 'poll';
+}
 
 export function correlationIdOf(tx: Pick<TransactionRecord, 'key'>): string {
   return `${tx.key.provider}:${tx.key.account}:${tx.key.reference}`;
@@ -64,7 +76,7 @@ export function transactionEventData(tx: TransactionRecord, receivedAt: string):
     providerTransactionId: tx.providerTransactionId ?? null,
     externalId: tx.externalId ?? null,
     status: tx.status,
-    reason: tx.reason ?? null,
+    ...publishedReason(tx.reason),
     amount: tx.amount ?? null,
     party: tx.party ?? null,
     receivedAt,

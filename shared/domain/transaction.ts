@@ -1,4 +1,4 @@
-import type { EventEnvelope, EventOrigin } from './event-envelope';
+import type { EventEnvelope, ReportOrigin } from './event-envelope';
 import type { ActorRef } from './actor';
 import type { AuthenticationMethod, Evidence } from './evidence';
 import type { Reason } from './reasons';
@@ -34,7 +34,7 @@ export interface NormalizedReport {
   party: Party | undefined;
   /** When the relay received it (ISO 8601). */
   receivedAt: string;
-  origin: EventOrigin;
+  origin: ReportOrigin;
   /** The stored receipt that carried the report, for history and conflict dedupe. */
   receiptId: string | undefined;
   /** Provider-specific facts worth keeping on the transaction (receipt numbers, balances…). */
@@ -93,7 +93,7 @@ interface TransitionRecord {
   from: TransactionStatus;
   to: TransactionStatus;
   at: string;
-  origin: EventOrigin;
+  origin: ReportOrigin;
   receiptId: string | undefined;
   /** The report behind it was signed end to end (see NormalizedReport.authenticated). */
   authenticated?: boolean;
@@ -181,7 +181,7 @@ export interface ConflictRecord {
   kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH' | 'UNVERIFIED_SUCCESS' | 'NOT_FOUND';
   reportedStatus: TransactionStatus;
   at: string;
-  origin: EventOrigin;
+  origin: ReportOrigin;
   receiptId: string | undefined;
   detail: string;
   /** The two pieces of evidence that disagree: what was known, and what came (absent on older records). */

@@ -1,5 +1,12 @@
 import { withConflict } from '../bounded-history';
-import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
+import {
+  buildEvent,
+  correlationIdOf,
+  eventOriginOf,
+  type EventEnvelope,
+  transactionEventData,
+} from '../events';
+import { publishedReason } from '../reasons';
 import { type Evidence, rankOf } from '../evidence';
 import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
 import { isOutcome, withEvidence } from './intake';
@@ -86,6 +93,12 @@ export function keptConflict(
   });
 }
 
+/** The report's reason as events publish it: the contract's code, the finer one as `reportedReasonDetail`. */
+function reportedReasonOf(report: NormalizedReport) {
+  const { reason, reasonDetail } = publishedReason(report.reason);
+  return { reportedReason: reason, ...(reasonDetail ? { reportedReasonDetail: reasonDetail } : {}) };
+}
+
 /** TransactionConflict: what the transaction says and what the report said instead. */
 export function conflictEvent(
   tx: TransactionRecord,
@@ -96,7 +109,7 @@ export function conflictEvent(
     'TransactionConflict',
     correlationIdOf(tx),
     said.discriminator,
-    report.origin,
+    eventOriginOf(report),
     said.occurredAt ?? report.receivedAt,
     {
       ...transactionEventData(tx, report.receivedAt),
@@ -105,7 +118,7 @@ export function conflictEvent(
         detail: said.detail,
         currentStatus: said.currentStatus,
         reportedStatus: said.reportedStatus,
-        reportedReason: report.reason ?? null,
+        ...reportedReasonOf(report),
         reportedAmount: ('reportedAmount' in said ? said.reportedAmount : report.amount) ?? null,
         reportedProviderTransactionId: report.providerTransactionId ?? null,
         evidence: said.evidence,

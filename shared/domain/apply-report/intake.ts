@@ -1,4 +1,10 @@
-import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
+import {
+  buildEvent,
+  correlationIdOf,
+  eventOriginOf,
+  type EventEnvelope,
+  transactionEventData,
+} from '../events';
 import { type AuthenticationMethod, type Evidence, type EvidenceSource, isEndToEnd } from '../evidence';
 import type { NormalizedReport, TransactionRecord } from '../transaction';
 import { unconfirmedSuccess } from './business-check';
@@ -53,10 +59,17 @@ export function takeIn(
   const preEvents: EventEnvelope[] = [];
   if (orphan) {
     preEvents.push(
-      buildEvent('CallbackOrphaned', correlationIdOf(base), 'orphan', reported.origin, reported.receivedAt, {
-        ...transactionEventData(base, reported.receivedAt),
-        note: 'callback for a transaction nobody registered; stored and applied',
-      }),
+      buildEvent(
+        'CallbackOrphaned',
+        correlationIdOf(base),
+        'orphan',
+        eventOriginOf(reported),
+        reported.receivedAt,
+        {
+          ...transactionEventData(base, reported.receivedAt),
+          note: 'callback for a transaction nobody registered; stored and applied',
+        },
+      ),
     );
   }
   return { base, incoming, preEvents, isNew: current === undefined, orphan, born };

@@ -1,6 +1,7 @@
 import {
   buildEvent,
   correlationIdOf,
+  eventOriginOf,
   type EventEnvelope,
   STATUS_EVENT,
   transactionEventData,
@@ -130,7 +131,7 @@ function statusEvents(
   const statusEvent = STATUS_EVENT[transition.to];
   if (!statusEvent) return [];
   return [
-    buildEvent(statusEvent, correlationIdOf(next), transition.to, report.origin, report.receivedAt, {
+    buildEvent(statusEvent, correlationIdOf(next), transition.to, eventOriginOf(report), report.receivedAt, {
       ...transactionEventData(next, report.receivedAt),
       ...report.eventDetail,
       ...(isFinal(transition.to) ? { evidence: next.evidence } : {}),

@@ -1,4 +1,10 @@
-import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
+import {
+  buildEvent,
+  correlationIdOf,
+  eventOriginOf,
+  type EventEnvelope,
+  transactionEventData,
+} from '../events';
 import type { Evidence } from '../evidence';
 import { decideTransition, isFinal } from '../status';
 import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
@@ -125,7 +131,7 @@ function escalateAmbiguous(
         'TransactionAmbiguous',
         correlationIdOf(next),
         'AMBIGUOUS',
-        report.origin,
+        eventOriginOf(report),
         report.receivedAt,
         {
           ...transactionEventData(next, report.receivedAt),
@@ -133,7 +139,7 @@ function escalateAmbiguous(
       ),
     );
   events.push(conflictEvent(next, report, said));
-  if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, report.origin));
+  if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, eventOriginOf(report)));
   next = withEvents(next, events);
   return { kind: 'write', effect: 'conflict', next, events };
 }
