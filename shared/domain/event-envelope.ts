@@ -39,17 +39,12 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * How the fact behind an event reached the relay (`metadata.origin`): the contract's list, nothing else
- * (docs/events.md#origins). The precise source of a report is on its evidence (`source`).
+ * (docs/events.md#origins); every origin goes through the same ingest pipeline. The precise source of a
+ * report is on its evidence (`source`): a row of the provider's own records is `statement` there, and
+ * `poll` (the relay's own pull) or `manual` (a file a person brought) here.
  */
 export const EVENT_ORIGINS = ['callback', 'poll', 'registration', 'buffer', 'manual'] as const;
 export type EventOrigin = (typeof EVENT_ORIGINS)[number];
-
-/**
- * Where a report came from, finer than an event's origin; every origin goes through the same ingest
- * pipeline. `statement`: the provider's own record of money moved (a pull or an uploaded file,
- * docs/statements.md), published as `poll` (the relay's own pull) or `manual` (a file a person brought).
- */
-export type ReportOrigin = EventOrigin | 'statement';
 
 export interface EventEnvelope<T = Record<string, unknown>> {
   metadata: {

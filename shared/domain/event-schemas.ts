@@ -413,7 +413,6 @@ export const EVENT_DATA_SCHEMAS = {
         currentStatus: statusSchema.check(z.describe("The transaction's status, unchanged by the report.")),
         reportedStatus: statusSchema,
         reportedReason: z.nullable(reasonSchema),
-        reportedReasonDetail: z.optional(reasonDetailSchema),
         reportedAmount: z.nullable(moneySchema),
         reportedProviderTransactionId: z.nullable(z.string()),
         evidence: z

@@ -3,7 +3,7 @@ import type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
 export type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
 import { publishedReason, type PublishedReason, type ReasonDetail } from './reasons';
 import type { TransactionStatus } from './status';
-import type { Money, NormalizedReport, Party, TransactionRecord } from './transaction';
+import type { Money, Party, TransactionRecord } from './transaction';
 
 export interface TransactionEventData extends Record<string, unknown> {
   provider: string;
@@ -27,16 +27,6 @@ export const STATUS_EVENT: Partial<Record<TransactionStatus, EventType>> = {
   AMBIGUOUS: 'TransactionAmbiguous',
   EXPIRED: 'TransactionExpired',
 };
-
-/**
- * The published origin of a report's events (`metadata.origin`, the contract's list): a row of the
- * provider's own records is `poll` when the relay pulled it (pull or balance API) and `manual` when a
- * person brought the file; its evidence keeps the precise source (`statement`).
- */
-export function eventOriginOf(report: Pick<NormalizedReport, 'origin' | 'statement'>): EventOrigin {
-  if (report.origin !== 'statement') return report.origin;
-  return report.statement?.source === 'statement-file' ? 'manual' : 'poll';
-}
 
 export function correlationIdOf(tx: Pick<TransactionRecord, 'key'>): string {
   return `${tx.key.provider}:${tx.key.account}:${tx.key.reference}`;

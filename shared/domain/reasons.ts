@@ -77,8 +77,6 @@ export interface PublishedReason extends Omit<Reason, 'code'> {
   code: NormalizedReasonCode;
 }
 
-const isDetail = (code: ReasonCode): code is ReasonDetail => code in REASON_DETAILS;
-
 /**
  * The one place a recorded reason becomes a published one: `reason` with the contract's code, and the
  * finer code, when there was one, as `reasonDetail`. Nothing is dropped: message and provider code stay.
@@ -87,7 +85,8 @@ export function publishedReason(reason: Reason | null | undefined): {
   reason: PublishedReason | null;
   reasonDetail?: ReasonDetail;
 } {
-  if (!reason) return { reason: null };
-  if (!isDetail(reason.code)) return { reason: { ...reason, code: reason.code } };
-  return { reason: { ...reason, code: REASON_DETAILS[reason.code] }, reasonDetail: reason.code };
+  const detail = reason && reason.code in REASON_DETAILS ? (reason.code as ReasonDetail) : undefined;
+  return detail
+    ? { reason: { ...reason!, code: REASON_DETAILS[detail] }, reasonDetail: detail }
+    : { reason: (reason ?? null) as PublishedReason | null };
 }

@@ -1,4 +1,4 @@
-import type { EventEnvelope, ReportOrigin } from './event-envelope';
+import type { EventEnvelope, EventOrigin } from './event-envelope';
 import type { ActorRef } from './actor';
 import type { AuthenticationMethod, Evidence } from './evidence';
 import type { Reason } from './reasons';
@@ -34,7 +34,7 @@ export interface NormalizedReport {
   party: Party | undefined;
   /** When the relay received it (ISO 8601). */
   receivedAt: string;
-  origin: ReportOrigin;
+  origin: EventOrigin;
   /** The stored receipt that carried the report, for history and conflict dedupe. */
   receiptId: string | undefined;
   /** Provider-specific facts worth keeping on the transaction (receipt numbers, balances…). */
@@ -59,7 +59,7 @@ export interface NormalizedReport {
    */
   confirmFailure?: boolean;
   /** The provider's own code and words for the evidence (a status answer's code and detail, scrubbed). */
-  said?: { providerCode: string | undefined; description: string | undefined };
+  said?: { providerCode: string | undefined; description?: string | undefined };
   /**
    * The kind comes from the callback's path (MoMo `/{kind}/{reference}`): it must be the registered
    * transaction's kind, or the callback is refused (a FAILED on `/deposit/{ref}` never fails a requesttopay).
@@ -80,8 +80,8 @@ export interface NormalizedReport {
    */
   notFound?: { settles: boolean; answers: number; since: string };
   /**
-   * The report is a row of the provider's own records (origin `statement`): where it came from and who
-   * brought it (the relay's own pull, or the operator who uploaded the file).
+   * The report is a row of the provider's own records (evidence source `statement`; origin `poll` for the
+   * relay's own pull, `manual` for a file): where it came from and who brought it (the pull, or the operator).
    */
   statement?: { source: StatementSource; ref: string; row?: number; actor: StatementActor };
 }
@@ -93,7 +93,7 @@ interface TransitionRecord {
   from: TransactionStatus;
   to: TransactionStatus;
   at: string;
-  origin: ReportOrigin;
+  origin: EventOrigin;
   receiptId: string | undefined;
   /** The report behind it was signed end to end (see NormalizedReport.authenticated). */
   authenticated?: boolean;
@@ -181,7 +181,7 @@ export interface ConflictRecord {
   kind: 'STATUS' | 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH' | 'UNVERIFIED_SUCCESS' | 'NOT_FOUND';
   reportedStatus: TransactionStatus;
   at: string;
-  origin: ReportOrigin;
+  origin: EventOrigin;
   receiptId: string | undefined;
   detail: string;
   /** The two pieces of evidence that disagree: what was known, and what came (absent on older records). */

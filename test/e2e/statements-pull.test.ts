@@ -165,7 +165,7 @@ describe('the Daraja pull against the simulator (issue 29)', () => {
       }),
     ]);
     expect(tx.body.history).toContainEqual(
-      expect.objectContaining({ type: 'transition', to: 'SUCCEEDED', origin: 'statement' }),
+      expect.objectContaining({ type: 'transition', to: 'SUCCEEDED', origin: 'poll' }),
     );
   });
 

@@ -1203,16 +1203,6 @@ export interface TransactionConflict {
         /** The provider's own code, verbatim, when it gave one. */
         providerCode?: string;
       } | null;
-      /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
-      reportedReasonDetail?:
-        | 'CANCELLED_BY_PAYEE'
-        | 'ORIGINAL_NOT_FOUND'
-        | 'INVALID_INITIATOR'
-        | 'INVALID_REQUEST'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER';
       reportedAmount: {
         /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
         value: string;

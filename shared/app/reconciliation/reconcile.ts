@@ -3,7 +3,7 @@ import { type ApplyOutcome, escalationEvent } from '../../domain/apply-report';
 import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
 import type { StatementSink } from '../../domain/statement';
-import { heldClaimOf, holdForAPerson, lateClaimForAPerson } from '../../domain/apply-report/unconfirmable';
+import { heldClaimOf, holdForAPerson } from '../../domain/apply-report/unconfirmable';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
 import {
@@ -381,7 +381,7 @@ export async function checkTransaction(
       // No status call can be made for it: a claim held for one is handed to a person now.
       const unaskable = answer.type === 'error' && answer.error === 'unsupported';
       const held = unaskable && !statusReport ? heldClaimOf(current) : undefined;
-      const decided = decideAnswer(services, current, statusReport, ctx, check, now, origin, unaskable);
+      const decided = decideAnswer(services, current, statusReport, ctx, check, now, origin, !!held);
       const { outcome } = decided;
       const base = claimsAfterCheck(decided.base, receiptToConfirm(claimed));
       const reconcile = checkedSchedule(base, answer, check, now, timing);
@@ -456,8 +456,7 @@ type Timing = ReturnType<typeof reconcileTiming>;
 type ReconcileState = NonNullable<TransactionRecord['reconcile']>;
 
 /**
- * What the answer decides (decideReport, or holdForAPerson / lateClaimForAPerson when no check can be
- * made for a held claim),
+ * What the answer decides (decideReport, or holdForAPerson when no check can be made for a held claim),
  * then the expiry the check may bring in the same write: the events of both are published together.
  */
 function decideAnswer(
@@ -468,17 +467,13 @@ function decideAnswer(
   check: CheckRecord,
   now: string,
   origin: EventOrigin,
-  /**
-   * The check cannot be made: a claim that waits for it (heldClaimOf, or lateClaimOf after EXPIRED) is
-   * handed to a person.
-   */
-  unaskable: boolean,
+  /** The check cannot be made and a claim waits for it (heldClaimOf): it is handed to a person. */
+  handToPerson: boolean,
 ): { outcome: ApplyOutcome | undefined; base: TransactionRecord } {
   let outcome = statusReport
     ? decideReport(current, statusReport, ctx)
-    : unaskable
-      ? (holdForAPerson(current, check.detail, now, origin) ??
-        lateClaimForAPerson(current, check.detail, now, origin))
+    : handToPerson
+      ? holdForAPerson(current, check.detail, now, origin)
       : undefined;
   let base = outcome?.kind === 'write' ? outcome.next : { ...current, outbox: [] };
   const expiry = expiryFrom(services, base, check, now, origin);

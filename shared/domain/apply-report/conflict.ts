@@ -1,11 +1,5 @@
 import { withConflict } from '../bounded-history';
-import {
-  buildEvent,
-  correlationIdOf,
-  eventOriginOf,
-  type EventEnvelope,
-  transactionEventData,
-} from '../events';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
 import { publishedReason } from '../reasons';
 import { type Evidence, rankOf } from '../evidence';
 import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
@@ -93,12 +87,6 @@ export function keptConflict(
   });
 }
 
-/** The report's reason as events publish it: the contract's code, the finer one as `reportedReasonDetail`. */
-function reportedReasonOf(report: NormalizedReport) {
-  const { reason, reasonDetail } = publishedReason(report.reason);
-  return { reportedReason: reason, ...(reasonDetail ? { reportedReasonDetail: reasonDetail } : {}) };
-}
-
 /** TransactionConflict: what the transaction says and what the report said instead. */
 export function conflictEvent(
   tx: TransactionRecord,
@@ -109,7 +97,7 @@ export function conflictEvent(
     'TransactionConflict',
     correlationIdOf(tx),
     said.discriminator,
-    eventOriginOf(report),
+    report.origin,
     said.occurredAt ?? report.receivedAt,
     {
       ...transactionEventData(tx, report.receivedAt),
@@ -118,7 +106,8 @@ export function conflictEvent(
         detail: said.detail,
         currentStatus: said.currentStatus,
         reportedStatus: said.reportedStatus,
-        ...reportedReasonOf(report),
+        // The contract's code; the provider's code and words stay in it (the conflict's kind and detail say the rest).
+        reportedReason: publishedReason(report.reason).reason,
         reportedAmount: ('reportedAmount' in said ? said.reportedAmount : report.amount) ?? null,
         reportedProviderTransactionId: report.providerTransactionId ?? null,
         evidence: said.evidence,

@@ -1,10 +1,4 @@
-import {
-  buildEvent,
-  correlationIdOf,
-  eventOriginOf,
-  type EventEnvelope,
-  transactionEventData,
-} from '../events';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
 import { type AuthenticationMethod, type Evidence, type EvidenceSource, isEndToEnd } from '../evidence';
 import type { NormalizedReport, TransactionRecord } from '../transaction';
 import { unconfirmedSuccess } from './business-check';
@@ -59,17 +53,10 @@ export function takeIn(
   const preEvents: EventEnvelope[] = [];
   if (orphan) {
     preEvents.push(
-      buildEvent(
-        'CallbackOrphaned',
-        correlationIdOf(base),
-        'orphan',
-        eventOriginOf(reported),
-        reported.receivedAt,
-        {
-          ...transactionEventData(base, reported.receivedAt),
-          note: 'callback for a transaction nobody registered; stored and applied',
-        },
-      ),
+      buildEvent('CallbackOrphaned', correlationIdOf(base), 'orphan', reported.origin, reported.receivedAt, {
+        ...transactionEventData(base, reported.receivedAt),
+        note: 'callback for a transaction nobody registered; stored and applied',
+      }),
     );
   }
   return { base, incoming, preEvents, isNew: current === undefined, orphan, born };
@@ -117,6 +104,8 @@ function newTransactionFromReport(report: NormalizedReport, ctx: ApplyContext): 
 }
 
 function sourceOf(report: NormalizedReport): EvidenceSource {
+  // A row of the provider's own records, whether the relay pulled it (poll) or a person brought the file (manual).
+  if (report.statement) return 'statement';
   switch (report.origin) {
     case 'manual':
       return 'operator';
@@ -128,8 +117,6 @@ function sourceOf(report: NormalizedReport): EvidenceSource {
       return 'buffer';
     case 'callback':
       return 'callback';
-    case 'statement':
-      return 'statement';
   }
 }
 
@@ -156,7 +143,7 @@ export const isOutcome = (status: string): status is 'SUCCEEDED' | 'FAILED' =>
  */
 function isConclusive(tx: TransactionRecord, report: NormalizedReport): boolean {
   if (report.hint) return false;
-  if (report.origin === 'manual' || report.origin === 'poll' || report.origin === 'statement') return true;
+  if (report.origin === 'manual' || report.origin === 'poll') return true;
   if (report.status === 'SUCCEEDED') return unconfirmedSuccess(tx, report) === undefined;
   if (report.status === 'FAILED') return report.authenticated === true || report.confirmFailure !== true;
   return true;

@@ -1,7 +1,6 @@
 import {
   buildEvent,
   correlationIdOf,
-  eventOriginOf,
   type EventEnvelope,
   STATUS_EVENT,
   transactionEventData,
@@ -131,7 +130,7 @@ function statusEvents(
   const statusEvent = STATUS_EVENT[transition.to];
   if (!statusEvent) return [];
   return [
-    buildEvent(statusEvent, correlationIdOf(next), transition.to, eventOriginOf(report), report.receivedAt, {
+    buildEvent(statusEvent, correlationIdOf(next), transition.to, report.origin, report.receivedAt, {
       ...transactionEventData(next, report.receivedAt),
       ...report.eventDetail,
       ...(isFinal(transition.to) ? { evidence: next.evidence } : {}),

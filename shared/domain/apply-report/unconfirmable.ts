@@ -1,9 +1,9 @@
 import type { EventOrigin } from '../event-envelope';
 import { buildEvent, correlationIdOf, transactionEventData } from '../events';
 import type { Evidence } from '../evidence';
-import type { NormalizedReport, TransactionRecord } from '../transaction';
-import { describeEvidence, statusConflict } from './conflict';
-import { isOutcome, MAX_EVIDENCE_TEXT } from './intake';
+import type { TransactionRecord } from '../transaction';
+import { describeEvidence } from './conflict';
+import { MAX_EVIDENCE_TEXT } from './intake';
 import { type ApplyOutcome, withEvents } from './outcome';
 
 /**
@@ -67,59 +67,4 @@ export function holdForAPerson(
   ];
   next = withEvents(next, events);
   return { kind: 'write', effect: 'advanced', next, events };
-}
-
-/**
- * The outcome an EXPIRED transaction holds for its recheck: the latest claim reported after the expiry
- * that could not settle on its own (an unsigned success on an account that confirms them).
- */
-function lateClaimOf(tx: TransactionRecord): Evidence | undefined {
-  if (tx.status !== 'EXPIRED') return undefined;
-  const expiredAt = [...tx.transitions].reverse().find((t) => t.to === 'EXPIRED')?.at ?? '';
-  return [...(tx.evidence ?? [])]
-    .reverse()
-    .find((e) => !e.conclusive && isOutcome(e.claim) && e.at >= expiredAt);
-}
-
-/**
- * The late claim's recheck cannot be made (`why`: no status API, or no call for the kind). EXPIRED
- * already asks a person to look, and an unsigned claim never settles on its own word where the account
- * confirms, so it does not resolve the transaction; but a provider's late answer is never dropped: as an
- * unconfirmed claim after SUCCEEDED or FAILED is, it is said as a TransactionConflict (STATUS) naming the
- * claim and why it cannot be checked, once. The status stays EXPIRED; a person resolves it, or configures
- * the status call and the next recheck settles it (a late resolution).
- */
-export function lateClaimForAPerson(
-  tx: TransactionRecord,
-  why: string,
-  now: string,
-  origin: EventOrigin,
-): ApplyOutcome | undefined {
-  const held = lateClaimOf(tx);
-  if (!held || !isOutcome(held.claim)) return undefined;
-  const said = held.providerCode ? ` (${held.providerCode})` : '';
-  const claim: NormalizedReport = {
-    key: tx.key,
-    kind: tx.kind,
-    status: held.claim,
-    reason: undefined,
-    providerTransactionId: undefined,
-    externalId: undefined,
-    amount: held.amount ?? undefined,
-    party: undefined,
-    receivedAt: now,
-    origin,
-    receiptId: held.receiptId ?? undefined,
-    attributes: undefined,
-  };
-  const detail = `a person must look: unconfirmed ${held.claim} reported after EXPIRED: ${describeEvidence(held)}${said}; it cannot be confirmed: ${why}`;
-  const conflict = statusConflict(tx, claim, {
-    detail: detail.slice(0, MAX_EVIDENCE_TEXT),
-    evidence: [held],
-    discriminator: `STATUS:EXPIRED:${held.claim}:unconfirmable`,
-  });
-  // Said once: a repeat (the next look) changes nothing.
-  if (!conflict.fresh) return undefined;
-  const next = withEvents({ ...conflict.next, updatedAt: now }, conflict.events);
-  return { kind: 'write', effect: 'conflict', next, events: conflict.events };
 }

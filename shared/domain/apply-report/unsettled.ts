@@ -1,10 +1,4 @@
-import {
-  buildEvent,
-  correlationIdOf,
-  eventOriginOf,
-  type EventEnvelope,
-  transactionEventData,
-} from '../events';
+import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
 import type { Evidence } from '../evidence';
 import { decideTransition, isFinal } from '../status';
 import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
@@ -131,7 +125,7 @@ function escalateAmbiguous(
         'TransactionAmbiguous',
         correlationIdOf(next),
         'AMBIGUOUS',
-        eventOriginOf(report),
+        report.origin,
         report.receivedAt,
         {
           ...transactionEventData(next, report.receivedAt),
@@ -139,7 +133,7 @@ function escalateAmbiguous(
       ),
     );
   events.push(conflictEvent(next, report, said));
-  if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, eventOriginOf(report)));
+  if (!state.escalatedAt) events.push(escalationEvent(next, ctx.now, report.origin));
   next = withEvents(next, events);
   return { kind: 'write', effect: 'conflict', next, events };
 }

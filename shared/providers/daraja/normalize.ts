@@ -248,14 +248,10 @@ export function normalizeStatusResult(
     kind: 'status',
     status,
     reason,
+    // A success's own words, its TransactionStatus as its code (as a failure's reason has it).
     ...(reason
       ? {}
-      : {
-          said: {
-            providerCode: transactionStatus ? `${code}:${transactionStatus}` : code,
-            description: result.ResultDesc ?? undefined,
-          },
-        }),
+      : { said: { providerCode: transactionStatus ?? code, description: result.ResultDesc ?? undefined } }),
     providerTransactionId: first(params, 'ReceiptNo') ?? realTransactionId(result.TransactionID),
     externalId: undefined,
     amount: money(first(params, 'Amount'), currency),

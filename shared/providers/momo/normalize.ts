@@ -49,7 +49,7 @@ export function normalizeMomoCallback(
     status: mapMomoStatus(body.status),
     reason,
     // The provider's own word for the evidence when no failure reason carries it (a success: SUCCESSFUL).
-    ...(reason ? {} : { said: { providerCode: body.status, description: undefined } }),
+    ...(reason ? {} : { said: { providerCode: body.status } }),
     providerTransactionId: idOf(body.financialTransactionId),
     externalId: idOf(body.externalId),
     amount: value === undefined ? undefined : { value, currency },

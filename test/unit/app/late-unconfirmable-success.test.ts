@@ -16,8 +16,9 @@ import type { InboundRequest } from '../../../shared/http/types';
  * account with no status API: nothing can ever confirm it. On a PENDING transaction it is held AMBIGUOUS
  * and escalated at the first look. After EXPIRED (design: a provider's final answer that arrives later is
  * never dropped; an unsigned success is confirmed before it is published) it must not settle the
- * transaction, and it must not vanish either: the first look says it, once, as a TransactionConflict for
- * a person. Real callback path (route, path secret, MoMo's parser, the one ingest) and real poll cycle.
+ * transaction, and it must not vanish either: it is said at once, once, as a TransactionConflict for a
+ * person (as after SUCCEEDED or FAILED). Real callback path (route, path secret, MoMo's parser, the one
+ * ingest) and real poll cycle.
  */
 const SECRET = 'momo-noapi-path-secret-0123';
 const START = Date.parse('2026-11-23T10:00:00.000Z');
@@ -105,16 +106,17 @@ describe('an unsigned MoMo success that no status API can confirm', () => {
     expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);
   });
 
-  it('after EXPIRED: recorded, said once as a TransactionConflict for a person at the first look, the transaction stays EXPIRED', async () => {
+  it('after EXPIRED: recorded and said at once as a TransactionConflict, never TransactionSucceeded; it stays EXPIRED', async () => {
     // Prepare: the window (one hour) ends with no answer.
     const s = setup();
     const reference = '5f0a4a52-2c1e-4d8b-9a63-5e2b1c7d9f02';
     await s.register(reference);
     await s.pollFor(70);
     const expired = { status: s.tx(reference).status, types: s.types() };
-    // Act: MoMo's success comes late, unsigned; then the poller looks (and looks again).
+    // Act: MoMo's success comes late, unsigned; then the poller looks, for half an hour (nothing to ask).
     const answer = await s.succeed(reference);
     const recorded = s.tx(reference);
+    const said = s.types();
     await s.pollFor(30);
     // Assess
     expect(expired).toEqual({ status: 'EXPIRED', types: ['TransactionExpired'] });
@@ -124,11 +126,12 @@ describe('an unsigned MoMo success that no status API can confirm', () => {
       claim: 'SUCCEEDED',
       conclusive: false,
     });
+    expect(said).toEqual(['TransactionExpired', 'TransactionConflict']);
     const tx = s.tx(reference);
     expect(tx.status).toBe('EXPIRED');
     expect(s.types()).toEqual(['TransactionExpired', 'TransactionConflict']);
     const conflict = s.store.published.at(-1)!;
-    expect(conflict.metadata.origin).toBe('poll');
+    expect(conflict.metadata.origin).toBe('callback');
     expect(conflict.data).toMatchObject({
       status: 'EXPIRED',
       conflict: {
@@ -140,8 +143,9 @@ describe('an unsigned MoMo success that no status API can confirm', () => {
       },
     });
     const detail = (conflict.data as { conflict: { detail: string } }).conflict.detail;
-    expect(detail).toMatch(/a person must look: unconfirmed SUCCEEDED reported after EXPIRED/);
-    expect(detail).toMatch(/cannot be confirmed: no status API configured for momo\/noapi/);
+    expect(detail).toBe(
+      'unconfirmed SUCCEEDED reported after EXPIRED; a status check follows, if one can be made',
+    );
     expect(EVENT_DETAIL_SCHEMAS.TransactionConflict.safeParse(conflict).error).toBeUndefined();
     expect(tx.conflicts).toHaveLength(1);
   });

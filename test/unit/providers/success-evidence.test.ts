@@ -69,7 +69,7 @@ describe("a success callback's evidence carries the provider's code and words", 
           '3213-416199-2',
           resultSchema.parse(fixture('daraja', 'status-result.json')).Result,
         ),
-      providerCode: '0:Completed',
+      providerCode: 'Completed',
       description: 'The service request is processed successfully.',
     },
     {
