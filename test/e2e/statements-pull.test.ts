@@ -252,7 +252,8 @@ describe('statement files over HTTP against the running relay (issue 29)', () =>
       `TransactionConflict for ${receipt}`,
     );
     expect(conflicts).toHaveLength(1);
-    expect(conflicts[0]!.metadata.origin).toBe('poll');
+    // A statement file: origin manual (the contract's list); the evidence names the statement.
+    expect(conflicts[0]!.metadata.origin).toBe('manual');
     const types = (await eventsAbout(receipt)).map((e) => e.metadata.type);
     expect(types.filter((t) => t.startsWith('Transaction') && t !== 'TransactionConflict')).toEqual([
       'TransactionSucceeded',
