@@ -144,13 +144,15 @@ export const CALLBACK_BUNDLE_TARGET_BYTES: number = 400 * 1024;
  * (Powertools' and AWS's advice: bundle to pin the version).
  */
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
-  callback: 399 * 1024,
+  // +0.6 KB on every path that applies a report: reasons published in the contract's vocabulary
+  // (reasonDetail beside), a success's own code and words on its evidence. Still within issue 32's 400 KB.
+  callback: 400 * 1024,
   // Over the 500 KB budget: its routes all in one function (issue 32 item 7 left open: docs/results.md).
   management: 611 * 1024,
   'outbox-publisher': 219 * 1024,
-  poller: 498 * 1024,
-  'transaction-initiated': 420 * 1024,
-  'buffer-consumer': 432 * 1024,
+  poller: 499 * 1024,
+  'transaction-initiated': 421 * 1024,
+  'buffer-consumer': 433 * 1024,
   statements: 445 * 1024,
   delivery: 423 * 1024,
 };

@@ -600,8 +600,13 @@ export function finalExpectation(
   };
 }
 
-/** What is wrong with an event's reason, or undefined when it is `reason`. */
+/**
+ * What is wrong with an event's reason, or undefined when it is `reason`: the contract's code, or the
+ * relay's finer one the event carries beside it (`reasonDetail`, docs/events.md#reason-codes).
+ */
 export function reasonProblem(data: Record<string, unknown>, reason: string): string | undefined {
   const code = (data.reason as { code?: string } | null)?.code;
-  return code === reason ? undefined : `reason ${code ?? 'none'}, expected ${reason}`;
+  const detail = typeof data.reasonDetail === 'string' ? data.reasonDetail : undefined;
+  if (code === reason || detail === reason) return undefined;
+  return `reason ${code ?? 'none'}${detail ? ` (${detail})` : ''}, expected ${reason}`;
 }

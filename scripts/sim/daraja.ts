@@ -321,13 +321,14 @@ function c2bExpectation(prediction: C2bPrediction | undefined, what: string): Ex
 /**
  * `--fault drop` on a C2B payment: the confirmation never comes (the money moved all the same), and no status
  * check looks for a payment the relay never heard of; the relay's pull of the short code finds it
- * (docs/pull-and-balances.md): the row opens the transaction, TransactionSucceeded with origin `statement`.
+ * (docs/pull-and-balances.md): the row opens the transaction, TransactionSucceeded with origin `poll` (the
+ * relay's own pull; its evidence names the statement).
  */
 function withDroppedConfirmation(x: Expectation): Expectation {
   if (x.status !== 'SUCCEEDED') return x;
   return {
-    summary: `${x.summary.replace(/, then the confirmation →.*$/, '')}, the confirmation dropped; the relay's pull of the short code finds the payment → TransactionSucceeded (c2b), origin statement`,
-    events: x.events.map((e) => (e.type === 'TransactionSucceeded' ? { ...e, origin: 'statement' } : e)),
+    summary: `${x.summary.replace(/, then the confirmation →.*$/, '')}, the confirmation dropped; the relay's pull of the short code finds the payment → TransactionSucceeded (c2b), origin poll (evidence: statement)`,
+    events: x.events.map((e) => (e.type === 'TransactionSucceeded' ? { ...e, origin: 'poll' } : e)),
     status: 'SUCCEEDED',
     deliveries: x.deliveries,
     waitFor: 'pull',
@@ -505,7 +506,7 @@ function reversalExpectation(receiverParty: string, receipt: string, known: bool
   const reasonCheck = (reason: string) => (d: Record<string, unknown>) => reasonProblem(d, reason);
   if (receiverParty.endsWith('2001'))
     return {
-      summary: `${what} (ResultCode 2001) → ReversalFailed (reason INVALID_INITIATOR), the payment stays SUCCEEDED`,
+      summary: `${what} (ResultCode 2001) → ReversalFailed (reason NOT_ALLOWED, INVALID_INITIATOR), the payment stays SUCCEEDED`,
       events: [{ type: 'ReversalFailed', check: reasonCheck('INVALID_INITIATOR') }],
       forbid: ['TransactionReversed'],
       ...(known

@@ -66,7 +66,7 @@ function behaviourExpectation(behaviour: OutcomeBehaviour, what: string, confirm
       if (!confirms) return paid;
       return {
         ...paid,
-        summary: `${what} → TransactionAmbiguous (UNCONFIRMED), confirmed by a status call → TransactionSucceeded, origin poll`,
+        summary: `${what} → TransactionAmbiguous (UNKNOWN, UNCONFIRMED), confirmed by a status call → TransactionSucceeded, origin poll`,
         events: [{ type: 'TransactionSucceeded', origin: 'poll' }],
       };
     }

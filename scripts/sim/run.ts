@@ -211,7 +211,7 @@ export const EXAMPLES: readonly Example[] = [
   {
     args: ['daraja', 'balance', '--short-code', BALANCE_INITIATOR_INVALID_SHORT_CODE],
     what: 'invalid initiator (…2001)',
-    produces: 'AccountBalanceFailed, reason INVALID_INITIATOR',
+    produces: 'AccountBalanceFailed, reason NOT_ALLOWED (reasonDetail INVALID_INITIATOR)',
   },
   {
     args: ['daraja', 'balance', '--short-code', BALANCE_QUEUE_TIMEOUT_SHORT_CODE],
@@ -226,7 +226,7 @@ export const EXAMPLES: readonly Example[] = [
   {
     args: ['daraja', 'reversal', '--receipt', 'NOSUCHRCPT'],
     what: 'a receipt nobody issued',
-    produces: 'ReversalFailed, reason INVALID_REQUEST (R000002)',
+    produces: 'ReversalFailed, reason NOT_ALLOWED (R000002, reasonDetail INVALID_REQUEST)',
   },
 ];
 

@@ -37,9 +37,13 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Where the fact behind an event came from; every origin goes through the same ingest pipeline. */
-/** `statement`: the provider's own record of money moved (a pull or an uploaded file, docs/statements.md). */
-export const EVENT_ORIGINS = ['callback', 'poll', 'registration', 'buffer', 'manual', 'statement'] as const;
+/**
+ * How the fact behind an event reached the relay (`metadata.origin`): the contract's list, nothing else
+ * (docs/events.md#origins); every origin goes through the same ingest pipeline. The precise source of a
+ * report is on its evidence (`source`): a row of the provider's own records is `statement` there, and
+ * `poll` (the relay's own pull) or `manual` (a file a person brought) here.
+ */
+export const EVENT_ORIGINS = ['callback', 'poll', 'registration', 'buffer', 'manual'] as const;
 export type EventOrigin = (typeof EVENT_ORIGINS)[number];
 
 export interface EventEnvelope<T = Record<string, unknown>> {

@@ -3,7 +3,7 @@ import { ROLES } from './actor';
 import { EVENT_ORIGINS, EVENT_TYPES, type EventType } from './event-envelope';
 import { BADGE_FIELDS, type Badge, type BadgeField } from './badges';
 import type { TransactionEventData } from './events';
-import { REASON_CODES, type Reason } from './reasons';
+import { REASON_CODES, REASON_DETAIL_CODES, type PublishedReason } from './reasons';
 import { AUTHENTICATION_METHODS, EVIDENCE_SOURCES, type Evidence } from './evidence';
 import { TRANSACTION_STATUSES } from './status';
 import { BREAK_CATEGORIES, STATEMENT_SOURCES } from './statement';
@@ -47,6 +47,16 @@ const reasonSchema = z
   })
   .check(z.describe('Why the transaction has its status.'));
 
+/** The relay's finer reason beside a published one (shared/domain/reasons.ts REASON_DETAILS). */
+const reasonDetailSchema = z
+  .enum(REASON_DETAIL_CODES)
+  .check(
+    z.describe(
+      "The relay's finer reason, present when reason.code is the contract's nearer code for it " +
+        '(docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED).',
+    ),
+  );
+
 const moneySchema = z
   .strictObject({
     value: decimalStringSchema,
@@ -88,6 +98,7 @@ const transactionDataShape = {
     .check(z.describe("The registrant's id (or the provider's externalId), or null.")),
   status: statusSchema.check(z.describe('The status after the fact.')),
   reason: z.nullable(reasonSchema),
+  reasonDetail: z.optional(reasonDetailSchema),
   amount: z.nullable(moneySchema),
   party: z.nullable(partySchema),
   receivedAt: timestamp('When the report behind the event was received.'),
@@ -149,7 +160,8 @@ const evidenceSchema = z
       .check(
         z.describe(
           'callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the ' +
-            "relay's own asynchronous status query), operator or registration.",
+            "relay's own asynchronous status query), operator, registration or statement (a row of the provider's " +
+            'own records: its pull API, or a statement file a person uploaded).',
         ),
       ),
     claim: z
@@ -233,7 +245,8 @@ const settledByStatementSchema = z
   })
   .check(
     z.describe(
-      "Present when a row of the provider's own records settled the transaction (origin statement): a late " +
+      "Present when a row of the provider's own records settled the transaction (evidence source statement; " +
+        "origin poll for the relay's own pull, manual for a file a person uploaded): a late " +
         'resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md).',
     ),
   );
@@ -353,7 +366,8 @@ export const EVENT_DATA_SCHEMAS = {
     ...transactionDataShape,
     status: z.literal('EXPIRED'),
     // reasonSchema's members, not its description (z.extend refuses an object with a describe check).
-    reason: z.strictObject({ ...reasonSchema.shape, code: z.literal('NO_FINAL_ANSWER') }),
+    reason: z.strictObject({ ...reasonSchema.shape, code: z.literal('UNKNOWN') }),
+    reasonDetail: z.literal('NO_FINAL_ANSWER'),
     lastProviderAnswer: z
       .strictObject({
         ...checkShape,
@@ -498,6 +512,7 @@ export const EVENT_DATA_SCHEMAS = {
     ...reversalShape,
     originalReceipt: z.nullable(z.string()),
     reason: reasonSchema,
+    reasonDetail: z.optional(reasonDetailSchema),
   }),
   ReversalAmbiguous: z.strictObject({
     ...reversalShape,
@@ -506,9 +521,10 @@ export const EVENT_DATA_SCHEMAS = {
       .check(z.describe('From the echoed request, when the notice echoes it.')),
     reason: reasonSchema.check(
       z.describe(
-        "TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. CONFLICTING_REPORTS: code and words disagree.",
+        "TIMED_OUT: the request timed out in the queue; the result may still come. UNKNOWN with reasonDetail UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. UNKNOWN with reasonDetail CONFLICTING_REPORTS: code and words disagree.",
       ),
     ),
+    reasonDetail: z.optional(reasonDetailSchema),
   }),
   AccountBalanceReported: z.strictObject({
     ...factShape,
@@ -534,6 +550,7 @@ export const EVENT_DATA_SCHEMAS = {
   AccountBalanceFailed: z.strictObject({
     ...factShape,
     reason: reasonSchema.check(z.describe('The result code, or TIMED_OUT for a queue-timeout notice.')),
+    reasonDetail: z.optional(reasonDetailSchema),
   }),
   BadgeCreated: z.strictObject({
     ...badgeShape,
@@ -619,7 +636,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     'A transaction reached FAILED, with a reason. Published once per transaction. lateResolution: true when it ' +
     'had been EXPIRED.',
   TransactionAmbiguous:
-    'The provider said the outcome is unclear, or an unsigned success awaits confirmation (reason UNCONFIRMED); ' +
+    'The provider said the outcome is unclear, or an unsigned success awaits confirmation (reason UNKNOWN, ' +
+    'reasonDetail UNCONFIRMED); ' +
     'reconciliation continues.',
   TransactionExpired:
     'The reconciliation window ended with no final answer: a person must look. Carries the last provider answer.',
@@ -642,7 +660,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   ReversalFailed: 'Daraja refused a reversal (the payment stands). Once per reversal request.',
   ReversalAmbiguous:
     'A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; ' +
-    'check with the transaction status query). Or (reason UNCONFIRMED) a reversal success from a sender the ' +
+    'check with the transaction status query). Or (reasonDetail UNCONFIRMED) a reversal success from a sender the ' +
     "source-IP list did not admit: held, not counted against the payment; Daraja's own result still applies.",
   AccountBalanceReported: "A Daraja account balance result: the short code's accounts, parsed.",
   AccountBalanceFailed: 'A Daraja account balance request failed or timed out in the queue.',
@@ -724,7 +742,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Expect<_T extends true> = true;
 type TransactionData = z.infer<typeof transactionDataSchema>;
 type _BuilderTypesMatchSchemas = [
-  Expect<Assignable<Reason, z.infer<typeof reasonSchema>>>,
+  Expect<Assignable<PublishedReason, z.infer<typeof reasonSchema>>>,
   Expect<Assignable<Money, z.infer<typeof moneySchema>>>,
   Expect<Assignable<Party, z.infer<typeof partySchema>>>,
   Expect<Same<TransactionData['status'], TransactionEventData['status']>>,

@@ -1,7 +1,7 @@
 import { deterministicUuid } from '../util/ids';
 import type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
 export type { EventEnvelope, EventOrigin, EventType } from './event-envelope';
-import type { Reason } from './reasons';
+import { publishedReason, type PublishedReason, type ReasonDetail } from './reasons';
 import type { TransactionStatus } from './status';
 import type { Money, Party, TransactionRecord } from './transaction';
 
@@ -13,7 +13,9 @@ export interface TransactionEventData extends Record<string, unknown> {
   providerTransactionId: string | null;
   externalId: string | null;
   status: TransactionStatus;
-  reason: Reason | null;
+  /** The contract's code (docs/events.md#reason-codes); the relay's finer one, if any, in `reasonDetail`. */
+  reason: PublishedReason | null;
+  reasonDetail?: ReasonDetail;
   amount: Money | null;
   party: Party | null;
   receivedAt: string;
@@ -64,7 +66,7 @@ export function transactionEventData(tx: TransactionRecord, receivedAt: string):
     providerTransactionId: tx.providerTransactionId ?? null,
     externalId: tx.externalId ?? null,
     status: tx.status,
-    reason: tx.reason ?? null,
+    ...publishedReason(tx.reason),
     amount: tx.amount ?? null,
     party: tx.party ?? null,
     receivedAt,

@@ -120,7 +120,8 @@ export function summarizeEvent(event: EventEnvelope): string {
     subject,
     d.status ? String(d.status) : undefined,
     amount?.value ? `${amount.value}${amount.currency ? ` ${amount.currency}` : ''}` : undefined,
-    reason?.code ? `reason=${reason.code}` : undefined,
+    // The contract's code, and the relay's finer one when there is one: reason=UNKNOWN/UNCONFIRMED.
+    reason?.code ? `reason=${reason.code}${d.reasonDetail ? `/${String(d.reasonDetail)}` : ''}` : undefined,
     d.errorCode ? `error=${d.errorCode}` : undefined,
     d.decision ? `decision=${d.decision}` : undefined,
     Array.isArray(d.accounts) ? `accounts=${d.accounts.length}` : undefined,

@@ -59,7 +59,7 @@ export interface NormalizedReport {
    */
   confirmFailure?: boolean;
   /** The provider's own code and words for the evidence (a status answer's code and detail, scrubbed). */
-  said?: { providerCode: string | undefined; description: string | undefined };
+  said?: { providerCode: string | undefined; description?: string | undefined };
   /**
    * The kind comes from the callback's path (MoMo `/{kind}/{reference}`): it must be the registered
    * transaction's kind, or the callback is refused (a FAILED on `/deposit/{ref}` never fails a requesttopay).
@@ -80,8 +80,8 @@ export interface NormalizedReport {
    */
   notFound?: { settles: boolean; answers: number; since: string };
   /**
-   * The report is a row of the provider's own records (origin `statement`): where it came from and who
-   * brought it (the relay's own pull, or the operator who uploaded the file).
+   * The report is a row of the provider's own records (evidence source `statement`; origin `poll` for the
+   * relay's own pull, `manual` for a file): where it came from and who brought it (the pull, or the operator).
    */
   statement?: { source: StatementSource; ref: string; row?: number; actor: StatementActor };
 }

@@ -229,7 +229,7 @@ describe('Daraja end to end through the local HTTP server', () => {
       expect(types(events)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
     });
 
-    it('turns a failed B2C result (2001, the initiator credential) into TransactionFailed with INVALID_INITIATOR', async () => {
+    it('turns a failed B2C result (2001, the initiator credential) into TransactionFailed NOT_ALLOWED (INVALID_INITIATOR)', async () => {
       const ocid = unique('29112-');
       await register({ kind: 'b2c', reference: ocid });
       const result = fixture('b2c-result-failure.json');
@@ -237,7 +237,10 @@ describe('Daraja end to end through the local HTTP server', () => {
       await post('/v1/daraja/demo/b2c/result', result);
       const events = await eventsFor(ocid);
       expect(types(events)).toEqual(['TransactionFailed']);
-      expect(events[0]!.data).toMatchObject({ reason: { code: 'INVALID_INITIATOR', providerCode: '2001' } });
+      expect(events[0]!.data).toMatchObject({
+        reason: { code: 'NOT_ALLOWED', providerCode: '2001' },
+        reasonDetail: 'INVALID_INITIATOR',
+      });
     });
   });
 

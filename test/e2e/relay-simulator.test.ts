@@ -392,11 +392,14 @@ describe.concurrent('relay + simulator: Daraja account balance and reversal', IN
     expect(accounts.find((a) => a.name === 'Charges Paid Account')?.current).toBe('-1540');
   });
 
-  it('turns a refused balance query (…2001) into AccountBalanceFailed INVALID_INITIATOR', async () => {
+  it('turns a refused balance query (…2001) into AccountBalanceFailed NOT_ALLOWED (INVALID_INITIATOR)', async () => {
     const result = await example('daraja balance --short-code 602001');
     expect(result.problems).toEqual([]);
     expect(types(result)).toEqual(['AccountBalanceFailed']);
-    expect(data(result, 'AccountBalanceFailed').reason).toMatchObject({ code: 'INVALID_INITIATOR' });
+    expect(data(result, 'AccountBalanceFailed')).toMatchObject({
+      reason: { code: 'NOT_ALLOWED' },
+      reasonDetail: 'INVALID_INITIATOR',
+    });
   });
 
   it('turns a balance queue timeout (…0408) into AccountBalanceFailed TIMED_OUT', async () => {
@@ -457,13 +460,14 @@ describe.concurrent('relay + simulator: Daraja account balance and reversal', IN
     });
   });
 
-  it('turns the reversal of a receipt nobody issued into ReversalFailed INVALID_REQUEST (R000002)', async () => {
+  it('turns the reversal of a receipt nobody issued into ReversalFailed NOT_ALLOWED (R000002, INVALID_REQUEST)', async () => {
     const result = await example('daraja reversal --receipt NOSUCHRCPT');
     expect(result.problems).toEqual([]);
     expect(types(result)).toEqual(['ReversalFailed']);
     expect(data(result, 'ReversalFailed')).toMatchObject({
       reference: null,
-      reason: { code: 'INVALID_REQUEST', providerCode: 'R000002' },
+      reason: { code: 'NOT_ALLOWED', providerCode: 'R000002' },
+      reasonDetail: 'INVALID_REQUEST',
     });
   });
 });
@@ -475,7 +479,10 @@ describe('relay + simulator: MoMo, its status checks held until the callback is 
     // Assess: the unsigned success is held until the status GET confirms it.
     expect(result.problems).toEqual([]);
     expect(types(result)).toEqual(['TransactionAmbiguous', 'TransactionSucceeded']);
-    expect(data(result, 'TransactionAmbiguous').reason).toMatchObject({ code: 'UNCONFIRMED' });
+    expect(data(result, 'TransactionAmbiguous')).toMatchObject({
+      reason: { code: 'UNKNOWN' },
+      reasonDetail: 'UNCONFIRMED',
+    });
     expect(result.events.at(-1)!.envelope.metadata.origin).toBe('poll');
     // Why the relay believes it: the unsigned callback (not conclusive alone) and the status answer.
     const evidence = data(result, 'TransactionSucceeded').evidence as Record<string, unknown>[];
@@ -570,7 +577,8 @@ describe('relay + simulator: Daraja C2B, the pull', () => {
     ]);
     expect(result.events.map((e) => [e.envelope.metadata.type, e.envelope.metadata.origin])).toEqual([
       ['C2BValidationDecided', 'callback'],
-      ['TransactionSucceeded', 'statement'],
+      // The relay's own pull of the short code: origin poll; the evidence names the statement.
+      ['TransactionSucceeded', 'poll'],
     ]);
     expect(data(result, 'TransactionSucceeded')).toMatchObject({
       kind: 'c2b',

@@ -146,7 +146,8 @@ describe('the Daraja pull against the simulator (issue 29)', () => {
     expect(
       (await eventsAbout(receipt)).filter((e) => e.metadata.type === 'TransactionSucceeded'),
     ).toHaveLength(1);
-    expect(succeeded[0]!.metadata.origin).toBe('statement');
+    // The relay's own pull: origin poll (the contract's list); the evidence says statement.
+    expect(succeeded[0]!.metadata.origin).toBe('poll');
     expect(succeeded[0]!.data).toMatchObject({
       reference: receipt,
       providerTransactionId: receipt,
@@ -164,7 +165,7 @@ describe('the Daraja pull against the simulator (issue 29)', () => {
       }),
     ]);
     expect(tx.body.history).toContainEqual(
-      expect.objectContaining({ type: 'transition', to: 'SUCCEEDED', origin: 'statement' }),
+      expect.objectContaining({ type: 'transition', to: 'SUCCEEDED', origin: 'poll' }),
     );
   });
 
@@ -251,7 +252,8 @@ describe('statement files over HTTP against the running relay (issue 29)', () =>
       `TransactionConflict for ${receipt}`,
     );
     expect(conflicts).toHaveLength(1);
-    expect(conflicts[0]!.metadata.origin).toBe('statement');
+    // A statement file: origin manual (the contract's list); the evidence names the statement.
+    expect(conflicts[0]!.metadata.origin).toBe('manual');
     const types = (await eventsAbout(receipt)).map((e) => e.metadata.type);
     expect(types.filter((t) => t.startsWith('Transaction') && t !== 'TransactionConflict')).toEqual([
       'TransactionSucceeded',

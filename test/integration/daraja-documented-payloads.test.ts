@@ -126,7 +126,7 @@ describe("Daraja's documented sample payloads, replayed against the demo configu
     expect(tx?.attributes?.ReceiverPartyPublicName).toBe('2547*****645 - NICHOLAS JOHN SONGOK');
   });
 
-  it('B2C 2001 failure: acked, TransactionFailed with INVALID_INITIATOR and no receipt, though its TransactionID looks like one', async () => {
+  it('B2C 2001 failure: acked, TransactionFailed NOT_ALLOWED (INVALID_INITIATOR) and no receipt, though its TransactionID looks like one', async () => {
     // Prepare
     const reference = documented('b2c-result-failure.json').Result.OriginatorConversationID;
     await register('b2c', reference, '10');
@@ -142,7 +142,8 @@ describe("Daraja's documented sample payloads, replayed against the demo configu
     expect(events.map((e) => e.metadata.type)).toEqual(['TransactionFailed']);
     expect(events[0]!.data).toMatchObject({
       status: 'FAILED',
-      reason: { code: 'INVALID_INITIATOR', providerCode: '2001' },
+      reason: { code: 'NOT_ALLOWED', providerCode: '2001' },
+      reasonDetail: 'INVALID_INITIATOR',
     });
     expect((events[0]!.data as { providerTransactionId?: unknown }).providerTransactionId ?? null).toBeNull();
     expect(tx?.providerTransactionId ?? null).toBeNull();

@@ -218,7 +218,8 @@ describe("Daraja in AWS: a status result counts as the relay's answer only when 
       ['TransactionAmbiguous', 'callback'],
     ]);
     expect(events[0]!.data).toMatchObject({
-      reason: { code: 'CONFLICTING_REPORTS', providerCode: 'STATUS_RESULT_MISMATCH' },
+      reason: { code: 'UNKNOWN', providerCode: 'STATUS_RESULT_MISMATCH' },
+      reasonDetail: 'CONFLICTING_REPORTS',
     });
     expect(receiptAlias?.data.reference).not.toBe(reference);
   });

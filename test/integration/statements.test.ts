@@ -67,7 +67,8 @@ describe('statements in DynamoDB Local', () => {
     });
     expect(tx?.status).toBe('FAILED');
     expect(tx?.outbox.map((e) => [e.metadata.type, e.metadata.origin])).toEqual([
-      ['TransactionConflict', 'statement'],
+      // A statement file: origin manual (the contract's list); the evidence names the statement.
+      ['TransactionConflict', 'manual'],
     ]);
   });
 

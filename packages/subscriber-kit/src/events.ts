@@ -12,7 +12,7 @@ export interface AccountBalanceFailed {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -34,31 +34,33 @@ export interface AccountBalanceFailed {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     };
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
   };
 }
 
@@ -74,7 +76,7 @@ export interface AccountBalanceReported {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -118,7 +120,7 @@ export interface BadgeActivated {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -178,7 +180,7 @@ export interface BadgeCreated {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -239,7 +241,7 @@ export interface BadgeDeleted {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -298,7 +300,7 @@ export interface BadgeExpired {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -358,7 +360,7 @@ export interface BadgeUpdated {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -465,7 +467,7 @@ export interface C2BValidationDecided {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -532,7 +534,7 @@ export interface CallbackOrphaned {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -555,31 +557,33 @@ export interface CallbackOrphaned {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     } | null;
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -625,7 +629,7 @@ export interface CallbackRejected {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -662,7 +666,7 @@ export interface CallbackSilence {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -695,7 +699,7 @@ export interface CallbacksResumed {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -725,7 +729,7 @@ export interface DailyClosed {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -822,7 +826,7 @@ export interface DestinationDisabled {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -842,7 +846,7 @@ export interface DestinationDisabled {
   };
 }
 
-/** A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; check with the transaction status query). Or (reason UNCONFIRMED) a reversal success from a sender the source-IP list did not admit: held, not counted against the payment; Daraja's own result still applies. This schema describes the EventBridge event's `detail` (detail-type ReversalAmbiguous); generated by `npm run schemas` from shared/domain/event-schemas.ts. */
+/** A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; check with the transaction status query). Or (reasonDetail UNCONFIRMED) a reversal success from a sender the source-IP list did not admit: held, not counted against the payment; Daraja's own result still applies. This schema describes the EventBridge event's `detail` (detail-type ReversalAmbiguous); generated by `npm run schemas` from shared/domain/event-schemas.ts. */
 export interface ReversalAmbiguous {
   metadata: {
     /** Deterministic for the same fact: dedupe on it. (format: uuid) */
@@ -854,7 +858,7 @@ export interface ReversalAmbiguous {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -878,37 +882,39 @@ export interface ReversalAmbiguous {
     transactionStatus: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | null;
     /** From the echoed request, when the notice echoes it. */
     originalReceipt: string | null;
-    /** TIMED_OUT: the request timed out in the queue; the result may still come. UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. CONFLICTING_REPORTS: code and words disagree. */
+    /** TIMED_OUT: the request timed out in the queue; the result may still come. UNKNOWN with reasonDetail UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. UNKNOWN with reasonDetail CONFLICTING_REPORTS: code and words disagree. */
     reason: {
       /** Normalized reason code (docs/events.md#reason-codes). */
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     };
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
   };
 }
 
@@ -924,7 +930,7 @@ export interface ReversalFailed {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -953,35 +959,37 @@ export interface ReversalFailed {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     };
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
   };
 }
 
-/** The provider said the outcome is unclear, or an unsigned success awaits confirmation (reason UNCONFIRMED); reconciliation continues. This schema describes the EventBridge event's `detail` (detail-type TransactionAmbiguous); generated by `npm run schemas` from shared/domain/event-schemas.ts. */
+/** The provider said the outcome is unclear, or an unsigned success awaits confirmation (reason UNKNOWN, reasonDetail UNCONFIRMED); reconciliation continues. This schema describes the EventBridge event's `detail` (detail-type TransactionAmbiguous); generated by `npm run schemas` from shared/domain/event-schemas.ts. */
 export interface TransactionAmbiguous {
   metadata: {
     /** Deterministic for the same fact: dedupe on it. (format: uuid) */
@@ -993,7 +1001,7 @@ export interface TransactionAmbiguous {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1015,31 +1023,33 @@ export interface TransactionAmbiguous {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     } | null;
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -1084,7 +1094,7 @@ export interface TransactionConflict {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1107,31 +1117,33 @@ export interface TransactionConflict {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     } | null;
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -1174,25 +1186,17 @@ export interface TransactionConflict {
         code:
           | 'INSUFFICIENT_FUNDS'
           | 'REJECTED_BY_CUSTOMER'
-          | 'CANCELLED_BY_PAYEE'
           | 'TIMED_OUT'
           | 'WRONG_PIN'
           | 'LIMIT_REACHED'
           | 'PAYER_NOT_FOUND'
           | 'PAYEE_NOT_FOUND'
-          | 'ORIGINAL_NOT_FOUND'
           | 'NOT_ALLOWED'
-          | 'INVALID_INITIATOR'
           | 'SUBSCRIBER_BUSY'
           | 'UNREACHABLE'
           | 'DUPLICATE'
           | 'AMOUNT_INVALID'
-          | 'INVALID_REQUEST'
           | 'PROVIDER_ERROR'
-          | 'UNCONFIRMED'
-          | 'NOT_ACCEPTED'
-          | 'CONFLICTING_REPORTS'
-          | 'NO_FINAL_ANSWER'
           | 'UNKNOWN';
         /** Human-readable text, when there is one. */
         message?: string;
@@ -1208,7 +1212,7 @@ export interface TransactionConflict {
       reportedProviderTransactionId: string | null;
       /** The pieces of evidence that disagree: what was known first, then what came. */
       evidence: Array<{
-        /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
+        /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator, registration or statement (a row of the provider's own records: its pull API, or a statement file a person uploaded). */
         source: 'callback' | 'status-api' | 'receipt' | 'buffer' | 'operator' | 'registration' | 'statement';
         /** What it said: a status, or NOT_FOUND (the status API does not know the reference). */
         claim: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'NOT_FOUND';
@@ -1291,7 +1295,7 @@ export interface TransactionEscalated {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1313,31 +1317,33 @@ export interface TransactionEscalated {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     } | null;
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -1395,7 +1401,7 @@ export interface TransactionExpired {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1413,12 +1419,13 @@ export interface TransactionExpired {
     externalId: string | null;
     status: 'EXPIRED';
     reason: {
-      code: 'NO_FINAL_ANSWER';
+      code: 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     };
+    reasonDetail: 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -1463,7 +1470,7 @@ export interface TransactionExpired {
     statusChecks: number;
     /** Every report recorded before the window ended (may be empty). */
     evidence: Array<{
-      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
+      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator, registration or statement (a row of the provider's own records: its pull API, or a statement file a person uploaded). */
       source: 'callback' | 'status-api' | 'receipt' | 'buffer' | 'operator' | 'registration' | 'statement';
       /** What it said: a status, or NOT_FOUND (the status API does not know the reference). */
       claim: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'NOT_FOUND';
@@ -1545,7 +1552,7 @@ export interface TransactionFailed {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1567,31 +1574,33 @@ export interface TransactionFailed {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     } | null;
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -1623,7 +1632,7 @@ export interface TransactionFailed {
     };
     /** The reports the verdict rests on, oldest first; the one that settled it is included. */
     evidence: Array<{
-      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
+      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator, registration or statement (a row of the provider's own records: its pull API, or a statement file a person uploaded). */
       source: 'callback' | 'status-api' | 'receipt' | 'buffer' | 'operator' | 'registration' | 'statement';
       /** What it said: a status, or NOT_FOUND (the status API does not know the reference). */
       claim: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'NOT_FOUND';
@@ -1747,7 +1756,7 @@ export interface TransactionFailed {
         via: 'token' | 'cognito' | 'iam';
       };
     };
-    /** Present when a row of the provider's own records settled the transaction (origin statement): a late resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md). */
+    /** Present when a row of the provider's own records settled the transaction (evidence source statement; origin poll for the relay's own pull, manual for a file a person uploaded): a late resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md). */
     settledByStatement?: {
       source: 'pull-api' | 'statement-file' | 'balance-api';
       /** The file name, or the pull query that returned the row. */
@@ -1772,7 +1781,7 @@ export interface TransactionReversed {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1824,7 +1833,7 @@ export interface TransactionReversed {
     amountCheck: 'matches' | 'differs' | 'unknown';
     /** The reversal result the fact rests on. */
     evidence: Array<{
-      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
+      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator, registration or statement (a row of the provider's own records: its pull API, or a statement file a person uploaded). */
       source: 'callback' | 'status-api' | 'receipt' | 'buffer' | 'operator' | 'registration' | 'statement';
       /** What it said: a status, or NOT_FOUND (the status API does not know the reference). */
       claim: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'NOT_FOUND';
@@ -1906,7 +1915,7 @@ export interface TransactionSucceeded {
     /** <provider>:<account>:<reference> (Badge…: badges:<shop>:<badgeId>; DestinationDisabled: destinations:<destination>) */
     correlationId: string;
     /** How the fact reached the relay (docs/events.md#origins). */
-    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual' | 'statement';
+    origin: 'callback' | 'poll' | 'registration' | 'buffer' | 'manual';
     /** The version (revision) of the correlated state that published the event; on every published event. Events of one change share it; an event with a lower stateVersion than one handled for the same correlationId is stale. (minimum: 0) */
     stateVersion?: number;
   };
@@ -1928,31 +1937,33 @@ export interface TransactionSucceeded {
       code:
         | 'INSUFFICIENT_FUNDS'
         | 'REJECTED_BY_CUSTOMER'
-        | 'CANCELLED_BY_PAYEE'
         | 'TIMED_OUT'
         | 'WRONG_PIN'
         | 'LIMIT_REACHED'
         | 'PAYER_NOT_FOUND'
         | 'PAYEE_NOT_FOUND'
-        | 'ORIGINAL_NOT_FOUND'
         | 'NOT_ALLOWED'
-        | 'INVALID_INITIATOR'
         | 'SUBSCRIBER_BUSY'
         | 'UNREACHABLE'
         | 'DUPLICATE'
         | 'AMOUNT_INVALID'
-        | 'INVALID_REQUEST'
         | 'PROVIDER_ERROR'
-        | 'UNCONFIRMED'
-        | 'NOT_ACCEPTED'
-        | 'CONFLICTING_REPORTS'
-        | 'NO_FINAL_ANSWER'
         | 'UNKNOWN';
       /** Human-readable text, when there is one. */
       message?: string;
       /** The provider's own code, verbatim, when it gave one. */
       providerCode?: string;
     } | null;
+    /** The relay's finer reason, present when reason.code is the contract's nearer code for it (docs/events.md#finer-reasons): e.g. UNCONFIRMED (UNKNOWN), INVALID_INITIATOR (NOT_ALLOWED). */
+    reasonDetail?:
+      | 'CANCELLED_BY_PAYEE'
+      | 'ORIGINAL_NOT_FOUND'
+      | 'INVALID_INITIATOR'
+      | 'INVALID_REQUEST'
+      | 'UNCONFIRMED'
+      | 'NOT_ACCEPTED'
+      | 'CONFLICTING_REPORTS'
+      | 'NO_FINAL_ANSWER';
     amount: {
       /** Canonical decimal string: "100", "1.5" (never "100.00", never a JSON number). (pattern: ^-?(0|[1-9]\d*)(\.\d*[1-9])?$) */
       value: string;
@@ -1984,7 +1995,7 @@ export interface TransactionSucceeded {
     };
     /** The reports the verdict rests on, oldest first; the one that settled it is included. */
     evidence: Array<{
-      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator or registration. */
+      /** callback, buffer (a callback applied from the ingress buffer), status-api, receipt (the result of the relay's own asynchronous status query), operator, registration or statement (a row of the provider's own records: its pull API, or a statement file a person uploaded). */
       source: 'callback' | 'status-api' | 'receipt' | 'buffer' | 'operator' | 'registration' | 'statement';
       /** What it said: a status, or NOT_FOUND (the status API does not know the reference). */
       claim: 'PENDING' | 'AMBIGUOUS' | 'SUCCEEDED' | 'FAILED' | 'EXPIRED' | 'NOT_FOUND';
@@ -2108,7 +2119,7 @@ export interface TransactionSucceeded {
         via: 'token' | 'cognito' | 'iam';
       };
     };
-    /** Present when a row of the provider's own records settled the transaction (origin statement): a late resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md). */
+    /** Present when a row of the provider's own records settled the transaction (evidence source statement; origin poll for the relay's own pull, manual for a file a person uploaded): a late resolution of a PENDING, AMBIGUOUS or EXPIRED transaction, or one the row opened (docs/statements.md). */
     settledByStatement?: {
       source: 'pull-api' | 'statement-file' | 'balance-api';
       /** The file name, or the pull query that returned the row. */

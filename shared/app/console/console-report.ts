@@ -37,8 +37,10 @@ export function chartsOf(
   for (const tx of records) {
     const settled = tx.transitions.find((t) => FINAL.has(t.to));
     if (settled) {
-      // A person's resolution says how long it took someone to look, not how long the provider took.
-      const into = settled.origin === 'manual' ? manual : durations;
+      // A person's resolution says how long it took someone to look, not how long the provider took (a
+      // statement file a person uploaded is manual too, but the provider's word).
+      const byHand = settled.origin === 'manual' && settled.evidence?.source !== 'statement';
+      const into = byHand ? manual : durations;
       const list = into.get(tx.key.provider) ?? [];
       list.push(Date.parse(settled.at) - Date.parse(tx.createdAt));
       into.set(tx.key.provider, list);

@@ -223,7 +223,8 @@ async function closeOnce(
     'DailyClosed',
     `${at.provider}:${at.account}:day-${at.day}`,
     'closed',
-    'statement',
+    // The contract's origins: a person's close is manual; the scheduled close is the relay's own (poll).
+    options.actor.kind === 'person' ? 'manual' : 'poll',
     nowIso,
     dailyClosedData(closed, closedBecause, nowIso),
   );

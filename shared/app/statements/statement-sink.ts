@@ -592,7 +592,9 @@ export class StatementLedger implements StatementSink {
       amount: { value: amount, currency: row.currency ?? tx?.amount?.currency },
       party: undefined,
       receivedAt: this.now(),
-      origin: 'statement',
+      // The contract's origins: the relay's own pull is `poll`, a file a person brought is `manual`; the
+      // evidence names the statement (source `statement`, docs/events.md#origins).
+      origin: row.source === 'statement-file' ? 'manual' : 'poll',
       receiptId: undefined,
       attributes: undefined,
       said: {

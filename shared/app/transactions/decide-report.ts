@@ -95,12 +95,12 @@ function withReceiptRecorded(
   const receipt = report.providerTransactionId;
   if (current.status !== 'SUCCEEDED' || report.status !== 'SUCCEEDED' || !receipt) return outcome;
   const incoming = evidenceOf(report, true);
-  const providersWord = report.origin === 'statement' || isEndToEnd(incoming.authentication);
+  const providersWord = !!report.statement || isEndToEnd(incoming.authentication);
   if (providersWord) {
     if (current.providerTransactionId === receipt) return outcome;
     // A row naming another receipt is another payment's (matched by externalId): the close's breaks say it.
     if (current.providerTransactionId)
-      return report.origin === 'statement' ? outcome : receiptConflict(current, report, incoming, ctx);
+      return report.statement ? outcome : receiptConflict(current, report, incoming, ctx);
     return adoptReceipt(current, report, incoming, ctx);
   }
   if (!confirmable || current.providerTransactionId) return outcome;
@@ -124,7 +124,7 @@ function adoptReceipt(
     outbox: [],
   };
   // A statement row is the provider's record, not an answer a status query may be built on.
-  if (report.origin !== 'statement')
+  if (!report.statement)
     next.trusted = { attributes: {}, ...current.trusted, providerTransactionId: receipt };
   if (current.receiptClaims && next.reconcile?.recheckUntil) {
     // The claims are answered: the payment leaves the due index (a poller's lease ends on its own).

@@ -1,6 +1,7 @@
 import { type AuthenticationMethod, type Evidence, isEndToEnd } from '../../domain/evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
 import type { EventOrigin } from '../../domain/event-envelope';
+import { publishedReason, type Reason } from '../../domain/reasons';
 import { withFactNoted } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
@@ -62,6 +63,11 @@ function amountCheck(placed: PlacedFact): 'matches' | 'differs' | 'unknown' {
   if (!reported || !expected) return 'unknown';
   const sameCurrency = !reported.currency || !expected.currency || reported.currency === expected.currency;
   return sameCurrency && sameAmount(reported.value, expected.value) ? 'matches' : 'differs';
+}
+
+/** A fact's data as events publish it: its reason's contract code, the finer one as `reasonDetail`. */
+function publishedFactReason(data: Record<string, unknown>): Record<string, unknown> {
+  return data.reason ? { ...data, ...publishedReason(data.reason as Reason) } : data;
 }
 
 /** What a reversal result says about the reversal: done, refused, or not known yet. */
@@ -449,7 +455,7 @@ function factEvent({ log, batch, receiptId }: FactRecording, item: PlacedFact): 
     account: batch.account,
     // A fact that can be about a transaction names it, or says it names none.
     ...(fact.about ? about : {}),
-    ...fact.data,
+    ...publishedFactReason(fact.data),
     ...check,
     // netAmount: set once the reversal is counted against the payment it is about (withNetAmount).
     ...(fact.event === 'TransactionReversed'
@@ -559,14 +565,18 @@ async function contradictFact(
   const { store, batch, receiptId, options, ref } = recording;
   const spec = fact.contradicted!;
   const detail = `${said} (${first.createdAt}, then ${batch.receivedAt}); neither is taken`;
-  const reason = spec.data.reason as { message?: unknown } | undefined;
+  const reason = spec.data.reason as Reason | undefined;
   const data = {
     provider: batch.provider,
     account: batch.account,
-    ...spec.data,
-    ...(reason
-      ? { reason: { ...reason, message: `${String(reason.message)}: ${detail}`.slice(0, 1024) } }
-      : {}),
+    ...publishedFactReason(
+      reason
+        ? {
+            ...spec.data,
+            reason: { ...reason, message: `${String(reason.message)}: ${detail}`.slice(0, 1024) },
+          }
+        : spec.data,
+    ),
     receiptId: receiptId ?? null,
     receivedAt: batch.receivedAt,
   };

@@ -1,5 +1,6 @@
 import { withConflict } from '../bounded-history';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../events';
+import { publishedReason } from '../reasons';
 import { type Evidence, rankOf } from '../evidence';
 import type { ConflictRecord, NormalizedReport, TransactionRecord } from '../transaction';
 import { isOutcome, withEvidence } from './intake';
@@ -105,7 +106,8 @@ export function conflictEvent(
         detail: said.detail,
         currentStatus: said.currentStatus,
         reportedStatus: said.reportedStatus,
-        reportedReason: report.reason ?? null,
+        // The contract's code; the provider's code and words stay in it (the conflict's kind and detail say the rest).
+        reportedReason: publishedReason(report.reason).reason,
         reportedAmount: ('reportedAmount' in said ? said.reportedAmount : report.amount) ?? null,
         reportedProviderTransactionId: report.providerTransactionId ?? null,
         evidence: said.evidence,

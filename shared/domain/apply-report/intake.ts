@@ -104,6 +104,8 @@ function newTransactionFromReport(report: NormalizedReport, ctx: ApplyContext): 
 }
 
 function sourceOf(report: NormalizedReport): EvidenceSource {
+  // A row of the provider's own records, whether the relay pulled it (poll) or a person brought the file (manual).
+  if (report.statement) return 'statement';
   switch (report.origin) {
     case 'manual':
       return 'operator';
@@ -115,8 +117,6 @@ function sourceOf(report: NormalizedReport): EvidenceSource {
       return 'buffer';
     case 'callback':
       return 'callback';
-    case 'statement':
-      return 'statement';
   }
 }
 
@@ -143,7 +143,7 @@ export const isOutcome = (status: string): status is 'SUCCEEDED' | 'FAILED' =>
  */
 function isConclusive(tx: TransactionRecord, report: NormalizedReport): boolean {
   if (report.hint) return false;
-  if (report.origin === 'manual' || report.origin === 'poll' || report.origin === 'statement') return true;
+  if (report.origin === 'manual' || report.origin === 'poll') return true;
   if (report.status === 'SUCCEEDED') return unconfirmedSuccess(tx, report) === undefined;
   if (report.status === 'FAILED') return report.authenticated === true || report.confirmFailure !== true;
   return true;

@@ -15,8 +15,8 @@ import { advance } from './transition';
  * an unsigned failure on an account that confirms failures): kept as evidence and checked with the
  * status API. Open, an unconfirmed success makes the transaction AMBIGUOUS (UNCONFIRMED) meanwhile; a
  * hint or a held failure changes no status;
- * after the verdict, a contradicting claim is surfaced as a conflict and a status check is asked for, and
- * after EXPIRED the check can still resolve it (a late resolution).
+ * after the verdict (EXPIRED included), a contradicting claim is surfaced as a conflict and a status check
+ * is asked for; after EXPIRED the check can still resolve it (a late resolution).
  */
 export function applyUnconfirmed(
   base: TransactionRecord,
@@ -93,9 +93,10 @@ function unconfirmedAfterVerdict(claim: Claim): ApplyOutcome {
     dueAt: state.leaseOwner ? state.dueAt : ctx.now,
     recheckUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
   };
-  if (base.status === 'EXPIRED') return keep(base, recheck, []);
+  // After EXPIRED as after SUCCEEDED or FAILED: said at once (a late answer is never kept silently), then
+  // checked; a status answer may still resolve an EXPIRED one (a late resolution), else a person does.
   const settled = [...(base.evidence ?? [])].reverse().find((e) => e.claim === base.status);
-  const detail = `unconfirmed ${report.status} reported after ${base.status}${settled ? ` (${describeEvidence(settled)})` : ''}; a status check follows`;
+  const detail = `unconfirmed ${report.status} reported after ${base.status}${settled ? ` (${describeEvidence(settled)})` : ''}; a status check follows, if one can be made`;
   const said = statusConflict(base, report, {
     detail,
     evidence: settled ? [settled, incoming] : [incoming],

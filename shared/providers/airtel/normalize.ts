@@ -32,13 +32,15 @@ export function normalizeAirtelCallback(accountId: string, body: AirtelCallback)
   });
   const attributes: Record<string, string> = { airtelStatusCode: tx.status_code.trim() };
   if (outcome.resultCode) attributes.airtelResultCode = outcome.resultCode;
+  const providerCode = outcome.resultCode ?? tx.status_code.trim();
   return {
     key: { provider: 'airtel', account: accountId, reference: tx.id },
     kind: airtelCallbackKind(message),
     status: outcome.status,
-    reason: outcome.reason
-      ? { code: outcome.reason, message, providerCode: outcome.resultCode ?? tx.status_code.trim() }
-      : undefined,
+    // A failure's reason carries the provider's code and words; anything else (TS) says them for the evidence.
+    ...(outcome.reason
+      ? { reason: { code: outcome.reason, message, providerCode } }
+      : { reason: undefined, said: { providerCode, description: message } }),
     providerTransactionId: present(tx.airtel_money_id) ?? present(tx.wallet_money_id),
     externalId: undefined,
     amount: undefined,

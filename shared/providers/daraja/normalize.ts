@@ -127,15 +127,19 @@ function realTransactionId(value: string | null | undefined): string | undefined
   return value && !/0{7}$/.test(value) ? value : undefined;
 }
 
+/**
+ * A result's reason when its code maps to one (a failure, a timeout), else the provider's code and words
+ * for the evidence all the same (a success: ResultCode 0 and its ResultDesc).
+ */
 function reasonFor(
   code: string,
   message: string | null | undefined,
   context: DarajaResultContext,
-): Reason | undefined {
+): Pick<ReportDraft, 'reason' | 'said'> {
   const mapped = mapDarajaCode(code, message, context);
   return mapped.reason
-    ? { code: mapped.reason, message: message ?? undefined, providerCode: String(code) }
-    : undefined;
+    ? { reason: { code: mapped.reason, message: message ?? undefined, providerCode: String(code) } }
+    : { reason: undefined, said: { providerCode: String(code), description: message ?? undefined } };
 }
 
 /** STK push result (`Body.stkCallback`), correlated by CheckoutRequestID. */
@@ -148,7 +152,7 @@ export function normalizeStk(accountId: string, currency: string, body: StkCallb
     key: { provider: DARAJA, account: accountId, reference: cb.CheckoutRequestID },
     kind: 'stk',
     status: mapped.status,
-    reason: reasonFor(cb.ResultCode, cb.ResultDesc, 'stk'),
+    ...reasonFor(cb.ResultCode, cb.ResultDesc, 'stk'),
     providerTransactionId: receipt,
     externalId: undefined,
     amount: money(first(items, 'Amount'), currency),
@@ -188,7 +192,7 @@ export function normalizeB2cResult(
     key: { provider: DARAJA, account: accountId, reference },
     kind,
     status,
-    reason: reasonFor(result.ResultCode, result.ResultDesc, 'b2c'),
+    ...reasonFor(result.ResultCode, result.ResultDesc, 'b2c'),
     // Only a success moved money: a failed result's TransactionID can look like a receipt (Daraja's own
     // failure sample carries "SG722NMVXQ") but names no payment, so it stays an attribute only.
     providerTransactionId:
@@ -244,6 +248,10 @@ export function normalizeStatusResult(
     kind: 'status',
     status,
     reason,
+    // A success's own words, its TransactionStatus as its code (as a failure's reason has it).
+    ...(reason
+      ? {}
+      : { said: { providerCode: transactionStatus ?? code, description: result.ResultDesc ?? undefined } }),
     providerTransactionId: first(params, 'ReceiptNo') ?? realTransactionId(result.TransactionID),
     externalId: undefined,
     amount: money(first(params, 'Amount'), currency),

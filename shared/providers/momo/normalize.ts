@@ -42,11 +42,14 @@ export function normalizeMomoCallback(
   const amountText = body.amount ?? body.money?.amount;
   const value = amountText === undefined || amountText === null ? undefined : toDecimalString(amountText);
   const currency = body.currency ?? body.payerCurrency ?? body.money?.currency ?? undefined;
+  const reason = reasonOf(body, kind);
   return {
     key: { provider: 'momo', account: accountId, reference },
     kind,
     status: mapMomoStatus(body.status),
-    reason: reasonOf(body, kind),
+    reason,
+    // The provider's own word for the evidence when no failure reason carries it (a success: SUCCESSFUL).
+    ...(reason ? {} : { said: { providerCode: body.status } }),
     providerTransactionId: idOf(body.financialTransactionId),
     externalId: idOf(body.externalId),
     amount: value === undefined ? undefined : { value, currency },

@@ -71,7 +71,9 @@ describe('A Daraja reversal result whose code says failed and whose words say pr
       transactionStatus: 'SUCCEEDED',
       originalReceipt: RECEIPT,
       originatorConversationId: '8521-4298025-1',
-      reason: { code: 'CONFLICTING_REPORTS', providerCode: '21' },
+      // The contract's vocabulary: UNKNOWN, the relay's finer reason beside it.
+      reason: { code: 'UNKNOWN', providerCode: '21' },
+      reasonDetail: 'CONFLICTING_REPORTS',
     });
     expect((await store.getTransaction(PAYMENT))!.status).toBe('SUCCEEDED');
   });

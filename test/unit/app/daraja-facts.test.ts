@@ -675,8 +675,12 @@ describe('Daraja account balance results', () => {
     await w.post('balance/timeout', fixture('balance-timeout-echo'));
     // Assess
     const failed = w.events('AccountBalanceFailed').map((e) => e.data.reason);
+    expect(w.events('AccountBalanceFailed').map((e) => e.data.reasonDetail)).toEqual([
+      'INVALID_INITIATOR',
+      undefined,
+    ]);
     expect(failed).toEqual([
-      { code: 'INVALID_INITIATOR', message: 'The initiator information is invalid.', providerCode: '2001' },
+      { code: 'NOT_ALLOWED', message: 'The initiator information is invalid.', providerCode: '2001' },
       {
         code: 'TIMED_OUT',
         message: 'the request timed out in the Daraja queue',

@@ -168,7 +168,8 @@ describe("a forged Daraja balance result carrying the relay's own request ids", 
     expect(s.events('AccountBalanceFailed')).toHaveLength(1);
     expect(conflict?.data).toMatchObject({
       originatorConversationId: REQUEST.oc,
-      reason: { code: 'CONFLICTING_REPORTS' },
+      reason: { code: 'UNKNOWN' },
+      reasonDetail: 'CONFLICTING_REPORTS',
     });
     expect((conflict?.data.reason as { message: string }).message).toContain(
       'AccountBalanceReported with other content',

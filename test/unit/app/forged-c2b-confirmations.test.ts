@@ -58,7 +58,7 @@ describe('a Daraja C2B confirmation from an address the allow-list did not admit
     const tx = await s.transaction();
     expect(tx).toMatchObject({ status: 'AMBIGUOUS', reason: { code: 'UNCONFIRMED' } });
     const ambiguous = s.store.published.find((e) => e.metadata.type === 'TransactionAmbiguous');
-    expect(ambiguous?.data).toMatchObject({ reason: { code: 'UNCONFIRMED' } });
+    expect(ambiguous?.data).toMatchObject({ reason: { code: 'UNKNOWN' }, reasonDetail: 'UNCONFIRMED' });
     // Nothing can confirm it: the first look hands it to a person (a statement row or their resolve settles it).
     await s.poll();
     expect(s.types()).toEqual(['TransactionAmbiguous', 'TransactionEscalated']);

@@ -53,7 +53,8 @@ describe('a forged Daraja reversal result naming a receipt from an SMS', () => {
     expect(held?.data).toMatchObject({
       reference: STK_REFERENCE,
       originalReceipt: 'NLJ7RT61SV',
-      reason: { code: 'UNCONFIRMED', message: expect.stringContaining('not counted') },
+      reason: { code: 'UNKNOWN', message: expect.stringContaining('not counted') },
+      reasonDetail: 'UNCONFIRMED',
     });
     // What a subscriber validates it with (docs/events.md).
     expect(EVENT_DATA_SCHEMAS.ReversalAmbiguous.safeParse(held?.data).error).toBeUndefined();

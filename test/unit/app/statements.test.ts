@@ -408,7 +408,8 @@ describe('a statement row is evidence through the one decision', () => {
     expect(tx?.status).toBe('FAILED');
     expect(result).toMatchObject({ conflicts: 1, settled: 0, breaks: 1 });
     const conflict = t.store.published.find((e) => e.metadata.type === 'TransactionConflict')!;
-    expect(conflict.metadata.origin).toBe('statement');
+    // The relay's own pull: origin poll (the contract's list); the evidence names the statement.
+    expect(conflict.metadata.origin).toBe('poll');
     expect(
       (conflict.data as { conflict: { evidence: { source: string }[] } }).conflict.evidence.map(
         (e) => e.source,
@@ -442,7 +443,8 @@ describe('a statement row is evidence through the one decision', () => {
     // Assess
     expect(result).toMatchObject({ settled: 1, conflicts: 0 });
     const event = t.store.published.find((e) => e.metadata.type === 'TransactionSucceeded')!;
-    expect(event.metadata.origin).toBe('statement');
+    // A file a person uploaded: origin manual (the contract's list); the evidence names the statement.
+    expect(event.metadata.origin).toBe('manual');
     expect(event.data).toMatchObject({
       settledByStatement: { source: 'statement-file', actor: 'jane.doe' },
     });

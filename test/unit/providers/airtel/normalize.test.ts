@@ -12,6 +12,8 @@ describe('normalizeAirtelCallback', () => {
       kind: 'payment',
       status: 'SUCCEEDED',
       reason: undefined,
+      // Airtel's own code and words, for the success's evidence (docs/events.md#evidence).
+      said: { providerCode: 'TS', description: 'Paid UGX 5,000 to MERCHANT, Trans ID MP210603.1234.A00001' },
       providerTransactionId: 'MP210603.1234.A00001',
       externalId: undefined,
       amount: undefined,
