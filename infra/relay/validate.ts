@@ -7,6 +7,7 @@ import { ConfigError } from '../../shared/domain/errors';
 import { PROVIDERS } from '../../shared/providers/registry';
 import { RELAY_FUNCTIONS } from '../bundling';
 import { findProvider } from '../../shared/providers/registry';
+import { MAX_SUBSCRIBER_ACCOUNTS } from './events';
 import { CALLBACK_FUNCTION_TIMEOUT, CALLBACK_INTEGRATION_TIMEOUT } from './limits';
 import type { MobileMoneyRelayProps, RelayCloudFrontEdge } from './props';
 import { callbackDeadlineSettings, providerWords } from './providers';
@@ -267,6 +268,7 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
         problems.push(`subscriberAccounts: "${account}" is not a 12-digit AWS account id`);
     }
   }
+  problems.push(...resourcePolicyProblems(props));
   const domain = props.customDomain;
   if (domain) {
     if (!domain.certificate)
@@ -348,6 +350,34 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
     }
   }
   if (problems.length) throw new ConfigError(`Invalid MobileMoneyRelay props:\n${problems.join('\n')}`);
+}
+
+/**
+ * Characters the ingress buffer's queue policy gives `ingressBufferSenderArns`: SQS takes 8,192 bytes of
+ * policy (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html) and
+ * the relay's own statements take about 1,100 of them, so the ARNs and their quotes get 6,500, each
+ * unresolved one (a role created in your app) counted as 256.
+ */
+const SENDER_ARN_CHARS = 6_500;
+
+/**
+ * Props listed in one resource policy each: the subscriber accounts in the bus's (EventBridge's 10,240
+ * characters), the ingress buffer's other senders in its queue's (SQS's 8,192 bytes).
+ */
+function resourcePolicyProblems(props: MobileMoneyRelayProps): string[] {
+  const problems: string[] = [];
+  const accounts = props.subscriberAccounts ?? [];
+  if (accounts.length > MAX_SUBSCRIBER_ACCOUNTS)
+    problems.push(
+      `subscriberAccounts: ${accounts.length} accounts, more than ${MAX_SUBSCRIBER_ACCOUNTS}: the bus's resource policy names each one and would pass EventBridge's 10,240 characters (its default quota); subscribe the other accounts through a bus of their own`,
+    );
+  const senders = props.ingressBufferSenderArns ?? [];
+  const chars = senders.reduce((sum, arn) => sum + (Token.isUnresolved(arn) ? 256 : arn.length) + 3, 0);
+  if (chars > SENDER_ARN_CHARS)
+    problems.push(
+      `ingressBufferSenderArns: ${senders.length} ARNs take ${chars} characters of the ingress buffer's queue policy, more than ${SENDER_ARN_CHARS}: with the relay's own statements it would pass SQS's 8,192 bytes; let fewer principals redrive (one role that operators assume)`,
+    );
+  return problems;
 }
 
 /**
