@@ -30,7 +30,7 @@ export const SUBSCRIBER_RULE_ACTIONS = [
  * only with a destination's or subscriber's lists, its accounts above all: an account costs its name and
  * three characters, so about 180 accounts of 8 characters fit one pattern.
  */
-export const EVENT_PATTERN_CHARS = 2_048;
+const EVENT_PATTERN_CHARS = 2_048;
 
 /** The characters of a pattern as EventBridge gets it (CDK writes `detailType` as `detail-type`). */
 function eventPatternChars(pattern: events.EventPattern): number {

@@ -54,7 +54,7 @@ export const SECRET_ARN_PREFIX_CHARS = 'arn:aws-iso-b:secretsmanager:ap-southeas
  * management function the account ones, in inline policies that already take about 3,000 of the 10,240
  * characters IAM allows all of a role's inline policies (test/infra/scale.test.ts measures them).
  */
-export const EXPLICIT_SECRET_GRANT_CHARS = 6_000;
+const EXPLICIT_SECRET_GRANT_CHARS = 6_000;
 
 /** What granting a secret id costs in a policy: its ARN (and the suffixed form of a given ARN), quoted. */
 const grantChars = (id: string) =>
