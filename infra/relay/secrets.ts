@@ -45,8 +45,8 @@ const MAX_EXPLICIT_SECRET_IDS = 20;
  * The longest a secret's ARN is before its name, deployed (the partition, region and account at their
  * longest): a secret granted by its name costs this and the name.
  */
-export const SECRET_ARN_PREFIX_CHARS = 'arn:aws-iso-b:secretsmanager:ap-southeast-5:123456789012:secret:'
-  .length;
+export const SECRET_ARN_PREFIX_CHARS: number =
+  'arn:aws-iso-b:secretsmanager:ap-southeast-5:123456789012:secret:'.length;
 
 /**
  * Characters of IAM policy the secrets granted one by one (the ids outside the naming convention, the badge
