@@ -52,6 +52,31 @@ describe('the deploy-time limits aws-limits.ts adds (each over by one: named; at
     expect(problemsOf({ Q: fix(policy(21)) })).toEqual(['statements of queue policy Q: 21 > 20']);
   });
 
+  it('a queue policy: 50 principals together, 7 actions a statement', () => {
+    const policy = (principals: number, actions: number) => ({
+      Type: 'AWS::SQS::QueuePolicy',
+      Properties: {
+        PolicyDocument: {
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: {
+                AWS: Array.from({ length: principals - 1 }, (_, i) => `arn:aws:iam::1234567890${i}:root`),
+              },
+              Action: Array.from({ length: actions }, (_, i) => `sqs:Action${i}`),
+            },
+            { Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage' },
+          ],
+        },
+      },
+    });
+    expect(problemsOf({ Q: policy(50, 7) })).toEqual([]);
+    expect(problemsOf({ Q: policy(51, 8) })).toEqual([
+      'principals of queue policy Q: 51 > 50',
+      'actions of statement 0 of queue policy Q: 8 > 7',
+    ]);
+  });
+
   it('rules per bus (300), an alarm name (255 characters), the reserved concurrency of a stack (900)', () => {
     const rules = times(301, (i) => [
       `Rule${i}`,

@@ -44,6 +44,9 @@ export const AWS_LIMITS = {
   /** SQS queue policy (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html). */
   sqsPolicyBytes: 8_192,
   sqsPolicyStatements: 20,
+  /** The same page: principals in one policy (every statement's together), actions in one statement. */
+  sqsPolicyPrincipals: 50,
+  sqsPolicyStatementActions: 7,
   /** EventBridge (docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html): targets per rule, rules per bus, bus policy. */
   eventRuleTargets: 5,
   eventBusRules: 300,
@@ -315,6 +318,17 @@ function checkLambda(resources: Resources, over: Over) {
   return { maxLambdaResourcePolicyBytes: Math.max(0, ...policies.values()), reservedConcurrency: reserved };
 }
 
+/** The principals a statement names: "*" one, else every AWS, Service or Federated entry. */
+const principalsOf = (principal: unknown): number =>
+  principal === undefined
+    ? 0
+    : typeof principal === 'string'
+      ? 1
+      : Object.values(principal as Record<string, unknown>).reduce<number>(
+          (n, v) => n + [v].flat().length,
+          0,
+        );
+
 /** Resource policies of queues, topics, buckets and the bus; role trust policies. */
 function checkResourcePolicies(resources: Resources, over: Over) {
   const L = AWS_LIMITS;
@@ -330,6 +344,16 @@ function checkResourcePolicies(resources: Resources, over: Over) {
       maxSqsPolicyStatements = Math.max(maxSqsPolicyStatements, statements);
       over(`queue policy ${id} (bytes)`, bytes, L.sqsPolicyBytes);
       over(`statements of queue policy ${id}`, statements, L.sqsPolicyStatements);
+      const list = [p.PolicyDocument?.Statement ?? []].flat() as Array<Record<string, unknown>>;
+      const principals = list.reduce((sum, st) => sum + principalsOf(st.Principal), 0);
+      over(`principals of queue policy ${id}`, principals, L.sqsPolicyPrincipals);
+      list.forEach((st, i) =>
+        over(
+          `actions of statement ${i} of queue policy ${id}`,
+          [st.Action ?? []].flat().length,
+          L.sqsPolicyStatementActions,
+        ),
+      );
     }
     if (r.Type === 'AWS::WAFv2::IPSet')
       over(`addresses of IP set ${id}`, (p.Addresses ?? []).length, L.wafIpSetAddresses);
