@@ -353,16 +353,18 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
 }
 
 /**
- * Characters the ingress buffer's queue policy gives `ingressBufferSenderArns`: SQS takes 8,192 bytes of
- * policy (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html) and
- * the relay's own statements take about 1,100 of them, so the ARNs and their quotes get 6,500, each
- * unresolved one (a role created in your app) counted as 256.
+ * Principals `ingressBufferSenderArns` may name. They sit in one condition of the ingress buffer's queue
+ * policy (the statement that keeps every other sender out, beside the callback role), and SQS takes at most
+ * 10 conditions and 8,192 bytes in a queue policy
+ * (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html), without
+ * saying whether a condition's values count apart: counted apart, 9 senders and the callback role fill
+ * them; 9 IAM role ARNs of the longest (about 615 characters) stay inside the bytes.
  */
-const SENDER_ARN_CHARS = 6_500;
+const MAX_SENDER_ARNS = 9;
 
 /**
  * Props listed in one resource policy each: the subscriber accounts in the bus's (EventBridge's 10,240
- * characters), the ingress buffer's other senders in its queue's (SQS's 8,192 bytes).
+ * characters), the ingress buffer's other senders in its queue's (SQS's conditions and 8,192 bytes).
  */
 function resourcePolicyProblems(props: MobileMoneyRelayProps): string[] {
   const problems: string[] = [];
@@ -372,10 +374,9 @@ function resourcePolicyProblems(props: MobileMoneyRelayProps): string[] {
       `subscriberAccounts: ${accounts.length} accounts, more than ${MAX_SUBSCRIBER_ACCOUNTS}: the bus's resource policy names each one and would pass EventBridge's 10,240 characters (its default quota); subscribe the other accounts through a bus of their own`,
     );
   const senders = props.ingressBufferSenderArns ?? [];
-  const chars = senders.reduce((sum, arn) => sum + (Token.isUnresolved(arn) ? 256 : arn.length) + 3, 0);
-  if (chars > SENDER_ARN_CHARS)
+  if (senders.length > MAX_SENDER_ARNS)
     problems.push(
-      `ingressBufferSenderArns: ${senders.length} ARNs take ${chars} characters of the ingress buffer's queue policy, more than ${SENDER_ARN_CHARS}: with the relay's own statements it would pass SQS's 8,192 bytes; let fewer principals redrive (one role that operators assume)`,
+      `ingressBufferSenderArns: ${senders.length} ARNs, more than ${MAX_SENDER_ARNS}: each is a value of a condition of the ingress buffer's queue policy, and SQS takes 10 conditions (the callback role is the tenth) and 8,192 bytes; let one role that operators assume redrive`,
     );
   return problems;
 }
