@@ -21,6 +21,8 @@ import {
 import type { DestinationConfig, RelayConfig } from '../../shared/config/schema';
 import { assumedRoles, destinationProblems as typeProblems } from '../../shared/destinations/registry';
 import { monitoringNamePrefix, PAGE_TAG, TICKET_TAG } from '../monitoring';
+import { eventPatternProblem } from './events';
+import { SECRET_ARN_PREFIX_CHARS } from './secrets';
 import { TABLE_DATA_ACTIONS, TABLE_KEY_ACTIONS } from './storage';
 
 /** The delivery function's timeout: a batch of 10 attempts of at most 15 s each, and the margins. */
@@ -50,20 +52,20 @@ export interface RelayDelivery {
 const ARN_CHARS_PER_POLICY = 5_000;
 /** Managed policies the delivery role may have (IAM's default quota is 10; two are left for the account's own). */
 const MAX_DELIVERY_POLICIES = 8;
-/**
- * The longest a secret's ARN is before its name, deployed (the partition, region and account at their
- * longest): a secret granted by its name costs this and the name.
- */
-const SECRET_ARN_PREFIX_CHARS = 'arn:aws-iso-b:secretsmanager:ap-southeast-5:123456789012:secret:'.length;
 
 /**
  * Destinations one relay takes, measured on the largest relay (test/infra/scale.test.ts: 1,000 accounts,
- * every option, 64-character names, checked against AWS's limits): 49 fit. At 50 the management function's
- * grant on the destination queues (about 130 characters a queue) leaves its inline policy for a managed
- * one past IAM's 6,144 characters, and at 51 the stack passes CloudFormation's 500 resources (each
- * destination adds four: its queue, queue policy, rule and event source mapping).
+ * every option, 64-character names, checked against AWS's limits): 49 fit (498 resources). At 50 the stack
+ * passes CloudFormation's 500 resources: each destination adds four (its queue, queue policy, rule and
+ * event source mapping), and every QUEUES_PER_POLICY of them a managed policy of the replay grant.
  */
 export const MAX_DESTINATIONS = 49;
+/**
+ * Destination queues per managed policy of the management function's replay grant: an SQS queue ARN is
+ * at most about 133 characters deployed (an 80-character name, the longest partition and region), so 25
+ * and their statement stay inside IAM's 6,144 characters of a managed policy.
+ */
+const QUEUES_PER_POLICY = 25;
 
 /**
  * The ARNs (or secret names, `name-??????`, that a secret ARN ends with) in groups that each fit one
@@ -94,7 +96,7 @@ export function destinationProblems(config: RelayConfig, secretNamePrefix: strin
   const count = Object.keys(config.destinations).length;
   if (count > MAX_DESTINATIONS)
     problems.push(
-      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the management function's grant on the destination queues would pass IAM's 6,144 characters of a managed policy, and the stack CloudFormation's 500 resources (each destination adds four): split the destinations over two relays`,
+      `destinations: ${count} destinations, more than ${MAX_DESTINATIONS}: the stack would pass CloudFormation's 500 resources (each destination adds four: its queue, queue policy, rule and event source mapping): split the destinations over two relays`,
     );
   const roles = arnChunks(assumedRoles(config.destinations)).length;
   const secrets = arnChunks(signingSecretResources(config, secretNamePrefix)).length;
@@ -103,6 +105,11 @@ export function destinationProblems(config: RelayConfig, secretNamePrefix: strin
       `destinations: the delivery function's grants need ${roles + secrets} managed policies (${roles} of partner roles, roleArn; ${secrets} of signing secrets), more than ${MAX_DELIVERY_POLICIES}: split the destinations over two relays`,
     );
   for (const [name, d] of Object.entries(config.destinations)) {
+    const tooLong = eventPatternProblem(
+      `destinations.${name}.filter`,
+      destinationEventPattern(d, config.events.source),
+    );
+    if (tooLong) problems.push(tooLong);
     if (d.signingSecretId === undefined && d.signingSecrets.length === 0)
       problems.push(`destinations.${name}: no signing secret (signingSecretId)`);
     if (
@@ -171,7 +178,7 @@ export function createDelivery(
   for (const [name, destination] of Object.entries(config.destinations))
     destinations[name] = createDestinationQueue(scope, name, destination, { ...parts, dlq, dlqRef });
   if (Object.keys(destinations).length) allowDeadLetteredRules(stack, dlq, parts.eventBus);
-  grantQueueSends(destinations, dlq, fn, parts.management);
+  grantQueueSends(scope, destinations, dlq, fn, parts.management);
   // sqs destinations: the partners' roles, each by its ARN and no other (docs/webhooks.md#sqs-destinations),
   // in managed policies sized to IAM's limit, however many destinations name one.
   arnChunks(assumedRoles(config.destinations)).forEach((roleArns, index) => {
@@ -308,6 +315,7 @@ const CONSUME_ACTIONS = [
  * may list the DLQ's sources, and read the tags of and send to the destination queues, no other queue.
  */
 function grantQueueSends(
+  scope: Construct,
   destinations: Record<string, { queue: sqs.Queue }>,
   dlq: sqs.Queue,
   fn: lambda.Function,
@@ -318,9 +326,22 @@ function grantQueueSends(
   fn.addToRolePolicy(
     new iam.PolicyStatement({ actions: [...CONSUME_ACTIONS, 'sqs:SendMessage'], resources: queueArns }),
   );
-  management.addToRolePolicy(
-    new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:ListQueueTags'], resources: queueArns }),
-  );
+  // The replay grant grows with the destinations (about 133 characters a queue): in the management
+  // role's inline policy it took 6,400 of the 10,240 characters IAM allows all of that policy at 49
+  // destinations, and the secret ids outside the naming convention pushed it past. Managed policies of
+  // its own, QUEUES_PER_POLICY queues each, leave the inline policy to the rest.
+  for (let i = 0; i * QUEUES_PER_POLICY < queueArns.length; i++)
+    new iam.ManagedPolicy(scope, `DeliveryReplayQueues${i}`, {
+      description:
+        'The management function puts replays on the webhook destination queues and reads their tags',
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['sqs:SendMessage', 'sqs:ListQueueTags'],
+          resources: queueArns.slice(i * QUEUES_PER_POLICY, (i + 1) * QUEUES_PER_POLICY),
+        }),
+      ],
+      roles: [management.role!],
+    });
   management.addToRolePolicy(
     new iam.PolicyStatement({ actions: ['sqs:ListDeadLetterSourceQueues'], resources: [dlq.queueArn] }),
   );

@@ -24,6 +24,35 @@ export const SUBSCRIBER_RULE_ACTIONS = [
   'events:ListTargetsByRule',
 ] as const;
 
+/**
+ * An EventBridge rule's event pattern: at most 2,048 characters by EventBridge's default quota (adjustable
+ * to 4,096; docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html). The relay's patterns grow
+ * only with a destination's or subscriber's lists, its accounts above all: an account costs its name and
+ * three characters, so about 180 accounts of 8 characters fit one pattern.
+ */
+const EVENT_PATTERN_CHARS = 2_048;
+
+/** The characters of a pattern as EventBridge gets it (CDK writes `detailType` as `detail-type`). */
+function eventPatternChars(pattern: events.EventPattern): number {
+  const { detailType, ...rest } = new Stack().resolve(pattern) as Record<string, unknown>;
+  return JSON.stringify(detailType === undefined ? rest : { ...rest, 'detail-type': detailType }).length;
+}
+
+/** Why a rule of this pattern would not deploy (past EVENT_PATTERN_CHARS), naming `key` and its lists. */
+export function eventPatternProblem(key: string, pattern: events.EventPattern): string | undefined {
+  const chars = eventPatternChars(pattern);
+  if (chars <= EVENT_PATTERN_CHARS) return undefined;
+  return `${key}: its EventBridge rule's event pattern would be ${chars} characters, more than the ${EVENT_PATTERN_CHARS} EventBridge takes (its default quota): name fewer accounts (split them over two, or filter by provider)`;
+}
+
+/**
+ * Accounts `subscriberAccounts` may name. The bus has one resource policy, at most 10,240 characters
+ * (EventBridge's default quota, adjustable; eb-quota.html): the relay's own statement takes about 800 of
+ * them, the subscribers' statement about 700 and 39 an account (its root ARN in the longest partition),
+ * so 224 fit; 200 leaves room for a statement of your own.
+ */
+export const MAX_SUBSCRIBER_ACCOUNTS = 200;
+
 export interface RelayEvents {
   readonly eventBus: events.IEventBus;
   readonly eventArchive: events.Archive | undefined;
@@ -140,6 +169,13 @@ export function createSubscriberRule(
   const data: Record<string, string[]> = {};
   if (options.providers?.length) data.provider = options.providers;
   if (options.accounts?.length) data.account = options.accounts;
+  const eventPattern: events.EventPattern = {
+    source: [eventSource],
+    detailType: options.detailTypes,
+    ...(Object.keys(data).length ? { detail: { data } } : {}),
+  };
+  const tooLong = eventPatternProblem(`addSubscriber(${id})`, eventPattern);
+  if (tooLong) throw new ConfigError(tooLong);
   const subscribers = relay.node.tryFindChild('Subscribers') ?? new Construct(relay, 'Subscribers');
   const dlq = new sqs.Queue(subscribers, `${id}Dlq`, {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -156,11 +192,7 @@ export function createSubscriberRule(
   const rule = new events.Rule(subscribers, id, {
     eventBus,
     description: options.description ?? `Relay events (${options.detailTypes.join(', ')}) for ${id}`,
-    eventPattern: {
-      source: [eventSource],
-      detailType: options.detailTypes,
-      ...(Object.keys(data).length ? { detail: { data } } : {}),
-    },
+    eventPattern,
     targets: [
       {
         bind: (rule, targetId) => {

@@ -42,6 +42,25 @@ export const DEFAULT_SECRET_NAME_PREFIX = 'mobile-money-relay/';
 const MAX_EXPLICIT_SECRET_IDS = 20;
 
 /**
+ * The longest a secret's ARN is before its name, deployed (the partition, region and account at their
+ * longest): a secret granted by its name costs this and the name.
+ */
+export const SECRET_ARN_PREFIX_CHARS: number =
+  'arn:aws-iso-b:secretsmanager:ap-southeast-5:123456789012:secret:'.length;
+
+/**
+ * Characters of IAM policy the secrets granted one by one (the ids outside the naming convention, the badge
+ * shops' secrets) may take together, at their longest deployed: the poller holds all of them, and the
+ * management function the account ones, in inline policies that already take about 3,000 of the 10,240
+ * characters IAM allows all of a role's inline policies (test/infra/scale.test.ts measures them).
+ */
+const EXPLICIT_SECRET_GRANT_CHARS = 6_000;
+
+/** What granting a secret id costs in a policy: its ARN (and the suffixed form of a given ARN), quoted. */
+const grantChars = (id: string) =>
+  id.startsWith('arn:') ? 2 * (id.length + 3) + '-??????'.length : SECRET_ARN_PREFIX_CHARS + id.length + 10;
+
+/**
  * The IAM resource granting every secret of one kind named by the convention
  * `<secretNamePrefix><anything>/<kind>` (e.g. `mobile-money-relay/<provider>/<account>/callback`), with Secrets
  * Manager's random suffix: one statement whatever the number of accounts, and still one kind only (a
@@ -160,6 +179,14 @@ export function planSecretGrants(
       `${outside.length} secret ids are outside the naming convention "${prefix}<anything>/callback" / "${prefix}<anything>/api" (at most ${MAX_EXPLICIT_SECRET_IDS}: each is granted one by one, and the IAM policies would outgrow their size limit): rename them (or set secretNamePrefix): ${outside.join(', ')}`,
     );
   }
+  const badgeIds = new Set(Object.values(config.badges.shops).flatMap((shop) => shop.secretId ?? []));
+  const chars = [...new Set([...explicit.keys()].map((k) => k.slice(k.indexOf(' ') + 1))), ...badgeIds]
+    .map(grantChars)
+    .reduce((sum, n) => sum + n, 0);
+  if (chars > EXPLICIT_SECRET_GRANT_CHARS)
+    problems.push(
+      `the secrets granted one by one (${explicit.size} outside the naming convention, ${badgeIds.size} of badge shops) take ${chars} characters of IAM policy at their longest deployed, more than ${EXPLICIT_SECRET_GRANT_CHARS}: with the poller's own grants they would pass IAM's 10,240 characters of a role's inline policies. Name the accounts' secrets by the convention ("${prefix}<provider>/<account>/callback", "…/api"), let badge shops share a secret, or use shorter names`,
+    );
   if (problems.length)
     throw new Error(`The config's secret ids cannot be granted:\n- ${problems.join('\n- ')}`);
   const byKind = Object.fromEntries(

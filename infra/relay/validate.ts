@@ -7,6 +7,7 @@ import { ConfigError } from '../../shared/domain/errors';
 import { PROVIDERS } from '../../shared/providers/registry';
 import { RELAY_FUNCTIONS } from '../bundling';
 import { findProvider } from '../../shared/providers/registry';
+import { MAX_SUBSCRIBER_ACCOUNTS } from './events';
 import { CALLBACK_FUNCTION_TIMEOUT, CALLBACK_INTEGRATION_TIMEOUT } from './limits';
 import type { MobileMoneyRelayProps, RelayCloudFrontEdge } from './props';
 import { callbackDeadlineSettings, providerWords } from './providers';
@@ -267,6 +268,7 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
         problems.push(`subscriberAccounts: "${account}" is not a 12-digit AWS account id`);
     }
   }
+  problems.push(...resourcePolicyProblems(props));
   const domain = props.customDomain;
   if (domain) {
     if (!domain.certificate)
@@ -348,6 +350,35 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
     }
   }
   if (problems.length) throw new ConfigError(`Invalid MobileMoneyRelay props:\n${problems.join('\n')}`);
+}
+
+/**
+ * Principals `ingressBufferSenderArns` may name. They sit in one condition of the ingress buffer's queue
+ * policy (the statement that keeps every other sender out, beside the callback role), and SQS takes at most
+ * 10 conditions and 8,192 bytes in a queue policy
+ * (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html), without
+ * saying whether a condition's values count apart: counted apart, 9 senders and the callback role fill
+ * them; 9 IAM role ARNs of the longest (about 615 characters) stay inside the bytes.
+ */
+const MAX_SENDER_ARNS = 9;
+
+/**
+ * Props listed in one resource policy each: the subscriber accounts in the bus's (EventBridge's 10,240
+ * characters), the ingress buffer's other senders in its queue's (SQS's conditions and 8,192 bytes).
+ */
+function resourcePolicyProblems(props: MobileMoneyRelayProps): string[] {
+  const problems: string[] = [];
+  const accounts = props.subscriberAccounts ?? [];
+  if (accounts.length > MAX_SUBSCRIBER_ACCOUNTS)
+    problems.push(
+      `subscriberAccounts: ${accounts.length} accounts, more than ${MAX_SUBSCRIBER_ACCOUNTS}: the bus's resource policy names each one and would pass EventBridge's 10,240 characters (its default quota); subscribe the other accounts through a bus of their own`,
+    );
+  const senders = props.ingressBufferSenderArns ?? [];
+  if (senders.length > MAX_SENDER_ARNS)
+    problems.push(
+      `ingressBufferSenderArns: ${senders.length} ARNs, more than ${MAX_SENDER_ARNS}: each is a value of a condition of the ingress buffer's queue policy, and SQS takes 10 conditions (the callback role is the tenth) and 8,192 bytes; let one role that operators assume redrive`,
+    );
+  return problems;
 }
 
 /**

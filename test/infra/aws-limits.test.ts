@@ -52,6 +52,31 @@ describe('the deploy-time limits aws-limits.ts adds (each over by one: named; at
     expect(problemsOf({ Q: fix(policy(21)) })).toEqual(['statements of queue policy Q: 21 > 20']);
   });
 
+  it('a queue policy: 50 principals together, 7 actions a statement', () => {
+    const policy = (principals: number, actions: number) => ({
+      Type: 'AWS::SQS::QueuePolicy',
+      Properties: {
+        PolicyDocument: {
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: {
+                AWS: Array.from({ length: principals - 1 }, (_, i) => `arn:aws:iam::1234567890${i}:root`),
+              },
+              Action: Array.from({ length: actions }, (_, i) => `sqs:Action${i}`),
+            },
+            { Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage' },
+          ],
+        },
+      },
+    });
+    expect(problemsOf({ Q: policy(50, 7) })).toEqual([]);
+    expect(problemsOf({ Q: policy(51, 8) })).toEqual([
+      'principals of queue policy Q: 51 > 50',
+      'actions of statement 0 of queue policy Q: 8 > 7',
+    ]);
+  });
+
   it('rules per bus (300), an alarm name (255 characters), the reserved concurrency of a stack (900)', () => {
     const rules = times(301, (i) => [
       `Rule${i}`,
@@ -269,6 +294,95 @@ describe('more deploy-time limits: alarm ranges, composite alarms, event pattern
     ]);
     expect(problemsOf(resources(undefined, 31))).toEqual([
       "M: queue visibility timeout 30 s below its function's timeout 31 s",
+    ]);
+  });
+});
+
+describe("a bus's one resource policy, and the metrics alarms, dashboards and metric filters name", () => {
+  it('counts every statement of a bus together against its 10,240 characters (one policy per bus)', () => {
+    // Prepare: two statements of about 6,000 characters each, on one bus or on two.
+    const statement = (bus: string, sid: string) => ({
+      Type: 'AWS::Events::EventBusPolicy',
+      Properties: {
+        EventBusName: { Ref: bus },
+        StatementId: sid,
+        Statement: {
+          Sid: sid,
+          Effect: 'Allow',
+          Principal: '*',
+          Action: 'events:PutEvents',
+          Resource: 'x'.repeat(6_000),
+        },
+      },
+    });
+    // Act + Assess
+    expect(problemsOf({ A: statement('Bus', 'a'), B: statement('Other', 'b') })).toEqual([]);
+    expect(problemsOf({ A: statement('Bus', 'a'), B: statement('Bus', 'b') })).toEqual([
+      expect.stringMatching(/^resource policy of bus Bus \(characters\): 12\d{3} > 10240$/),
+    ]);
+  });
+
+  it('a metric: namespace and name 255 characters, 30 dimensions, a dimension value 1,024', () => {
+    const alarm = (namespace: string, dimensions: number) => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        Period: 60,
+        Metrics: [
+          {
+            Id: 'm1',
+            MetricStat: {
+              Metric: {
+                Namespace: namespace,
+                MetricName: 'Errors',
+                Dimensions: Array.from({ length: dimensions }, (_, i) => ({ Name: `d${i}`, Value: 'v' })),
+              },
+              Period: 60,
+              Stat: 'Sum',
+            },
+          },
+        ],
+      },
+    });
+    const dashboard = (value: string) => ({
+      Type: 'AWS::CloudWatch::Dashboard',
+      Properties: {
+        DashboardBody: JSON.stringify({
+          widgets: [
+            {
+              type: 'metric',
+              properties: {
+                metrics: [
+                  ['Ns', 'Calls', 'account', 'a'],
+                  ['.', '.', '.', value, { stat: 'Sum' }],
+                ],
+              },
+            },
+          ],
+        }),
+      },
+    });
+    const filter = (dimensions: number) => ({
+      Type: 'AWS::Logs::MetricFilter',
+      Properties: {
+        MetricTransformations: [
+          {
+            MetricNamespace: 'Ns',
+            MetricName: 'Refused',
+            Dimensions: Array.from({ length: dimensions }, (_, i) => ({ Key: `k${i}`, Value: `$.k${i}` })),
+          },
+        ],
+      },
+    });
+    expect(
+      problemsOf({ A: alarm('n'.repeat(255), 30), D: dashboard('v'.repeat(1_024)), F: filter(3) }),
+    ).toEqual([]);
+    expect(
+      problemsOf({ A: alarm('n'.repeat(256), 31), D: dashboard('v'.repeat(1_025)), F: filter(4) }),
+    ).toEqual([
+      'metric namespace of A (characters): 256 > 255',
+      'dimensions of a metric of A: 31 > 30',
+      'dimension value of widget 0 of dashboard D (characters): 1025 > 1024',
+      'dimensions of metric filter F: 4 > 3',
     ]);
   });
 });

@@ -44,6 +44,9 @@ export const AWS_LIMITS = {
   /** SQS queue policy (docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html). */
   sqsPolicyBytes: 8_192,
   sqsPolicyStatements: 20,
+  /** The same page: principals in one policy (every statement's together), actions in one statement. */
+  sqsPolicyPrincipals: 50,
+  sqsPolicyStatementActions: 7,
   /** EventBridge (docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html): targets per rule, rules per bus, bus policy. */
   eventRuleTargets: 5,
   eventBusRules: 300,
@@ -106,6 +109,19 @@ export const AWS_LIMITS = {
   wafWebAclWcus: 1_500,
   wafRuleNameChars: 128,
   wafMetricNameChars: 255,
+  /**
+   * A CloudWatch metric (docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_Metric.html and
+   * API_Dimension.html), wherever a template names one (an alarm, a metric math alarm's queries, a
+   * dashboard graph, a log metric filter): namespace and metric name 255 characters, at most 30
+   * dimensions, a dimension's name 255 and value 1,024; a metric filter at most 3 dimensions
+   * (AWS::Logs::MetricFilter MetricTransformation).
+   */
+  metricNamespaceChars: 255,
+  metricNameChars: 255,
+  metricDimensions: 30,
+  dimensionNameChars: 255,
+  dimensionValueChars: 1_024,
+  metricFilterDimensions: 3,
 } as const;
 
 /**
@@ -302,6 +318,17 @@ function checkLambda(resources: Resources, over: Over) {
   return { maxLambdaResourcePolicyBytes: Math.max(0, ...policies.values()), reservedConcurrency: reserved };
 }
 
+/** The principals a statement names: "*" one, else every AWS, Service or Federated entry. */
+const principalsOf = (principal: unknown): number =>
+  principal === undefined
+    ? 0
+    : typeof principal === 'string'
+      ? 1
+      : Object.values(principal as Record<string, unknown>).reduce<number>(
+          (n, v) => n + [v].flat().length,
+          0,
+        );
+
 /** Resource policies of queues, topics, buckets and the bus; role trust policies. */
 function checkResourcePolicies(resources: Resources, over: Over) {
   const L = AWS_LIMITS;
@@ -317,6 +344,16 @@ function checkResourcePolicies(resources: Resources, over: Over) {
       maxSqsPolicyStatements = Math.max(maxSqsPolicyStatements, statements);
       over(`queue policy ${id} (bytes)`, bytes, L.sqsPolicyBytes);
       over(`statements of queue policy ${id}`, statements, L.sqsPolicyStatements);
+      const list = [p.PolicyDocument?.Statement ?? []].flat() as Array<Record<string, unknown>>;
+      const principals = list.reduce((sum, st) => sum + principalsOf(st.Principal), 0);
+      over(`principals of queue policy ${id}`, principals, L.sqsPolicyPrincipals);
+      list.forEach((st, i) =>
+        over(
+          `actions of statement ${i} of queue policy ${id}`,
+          [st.Action ?? []].flat().length,
+          L.sqsPolicyStatementActions,
+        ),
+      );
     }
     if (r.Type === 'AWS::WAFv2::IPSet')
       over(`addresses of IP set ${id}`, (p.Addresses ?? []).length, L.wafIpSetAddresses);
@@ -324,15 +361,132 @@ function checkResourcePolicies(resources: Resources, over: Over) {
       over(`bucket policy ${id} (bytes)`, bytesOf(p.PolicyDocument), L.s3BucketPolicyBytes);
     if (r.Type === 'AWS::SNS::TopicPolicy')
       over(`topic policy ${id} (bytes)`, bytesOf(p.PolicyDocument), L.snsTopicPolicyBytes);
-    if (r.Type === 'AWS::Events::EventBusPolicy')
-      over(`bus policy ${id} (characters)`, bytesOf(p.Statement ?? p), L.eventBusPolicyChars);
     if (r.Type === 'AWS::IAM::Role') {
       const chars = policyChars(p.AssumeRolePolicyDocument);
       maxTrustPolicyChars = Math.max(maxTrustPolicyChars, chars);
       over(`trust policy of ${id} (characters)`, chars, L.roleTrustPolicyChars);
     }
   }
-  return { maxSqsPolicyBytes, maxSqsPolicyStatements, maxTrustPolicyChars };
+  return {
+    maxSqsPolicyBytes,
+    maxSqsPolicyStatements,
+    maxTrustPolicyChars,
+    ...checkBusPolicies(resources, over),
+  };
+}
+
+/**
+ * A bus has ONE resource policy: each AWS::Events::EventBusPolicy of a bus adds its statement to it (by
+ * StatementId), so its 10,240 characters hold every statement together, counted as EventBridge stores them.
+ */
+function checkBusPolicies(resources: Resources, over: Over) {
+  const statements = new Map<string, unknown[]>();
+  for (const r of Object.values(resources)) {
+    if (r.Type !== 'AWS::Events::EventBusPolicy') continue;
+    const p = r.Properties ?? {};
+    const bus = targetOf(p.EventBusName ?? 'default');
+    const own = p.Statement ?? {
+      Sid: p.StatementId,
+      Effect: 'Allow',
+      Principal: { AWS: p.Principal },
+      Action: p.Action,
+      ...(p.Condition ? { Condition: p.Condition } : {}),
+    };
+    statements.set(bus, [...(statements.get(bus) ?? []), own]);
+  }
+  let maxBusPolicyChars = 0;
+  for (const [bus, list] of statements) {
+    const chars = bytesOf({ Version: '2012-10-17', Statement: list });
+    maxBusPolicyChars = Math.max(maxBusPolicyChars, chars);
+    over(`resource policy of bus ${bus} (characters)`, chars, AWS_LIMITS.eventBusPolicyChars);
+  }
+  return { maxBusPolicyChars };
+}
+
+/** A metric's identity: namespace, name, dimensions (name and value), each within CloudWatch's lengths. */
+function checkMetric(
+  at: string,
+  metric: { namespace: unknown; name: unknown; dimensions: Array<[unknown, unknown]> },
+  over: Over,
+) {
+  const L = AWS_LIMITS;
+  const text = (v: unknown) => String(resolveIntrinsics(v ?? ''));
+  over(`metric namespace of ${at} (characters)`, text(metric.namespace).length, L.metricNamespaceChars);
+  over(`metric name of ${at} (characters)`, text(metric.name).length, L.metricNameChars);
+  over(`dimensions of a metric of ${at}`, metric.dimensions.length, L.metricDimensions);
+  for (const [name, value] of metric.dimensions) {
+    over(`dimension name of ${at} (characters)`, text(name).length, L.dimensionNameChars);
+    over(`dimension value of ${at} (characters)`, text(value).length, L.dimensionValueChars);
+  }
+}
+
+type CfnDimensions = Array<{ Name: unknown; Value: unknown }> | undefined;
+const pairs = (dimensions: CfnDimensions) =>
+  (dimensions ?? []).map((d): [unknown, unknown] => [d.Name, d.Value]);
+
+/**
+ * The metrics a dashboard graph names: each row `[namespace, name, dimension, value, …, {options}]`, where
+ * "." repeats the previous row's value at that place; an expression row (`[{expression}]`) names none.
+ */
+function dashboardMetrics(rows: unknown[]) {
+  const found: Array<{ namespace: unknown; name: unknown; dimensions: Array<[unknown, unknown]> }> = [];
+  let previous: unknown[] = [];
+  for (const row of rows) {
+    if (!Array.isArray(row)) continue;
+    const values = row.filter((v) => typeof v === 'string').map((v, i) => (v === '.' ? previous[i] : v));
+    if (values.length < 2) continue;
+    previous = values;
+    const dimensions: Array<[unknown, unknown]> = [];
+    for (let i = 2; i + 1 < values.length; i += 2) dimensions.push([values[i], values[i + 1]]);
+    found.push({ namespace: values[0], name: values[1], dimensions });
+  }
+  return found;
+}
+
+/** Every metric the alarms, dashboards and log metric filters name (API_Metric's lengths and counts). */
+function checkMetrics(resources: Resources, over: Over) {
+  for (const [id, r] of Object.entries(resources)) {
+    const p = r.Properties ?? {};
+    if (r.Type === 'AWS::CloudWatch::Alarm') {
+      if (p.MetricName !== undefined)
+        checkMetric(
+          id,
+          { namespace: p.Namespace, name: p.MetricName, dimensions: pairs(p.Dimensions) },
+          over,
+        );
+      for (const query of (p.Metrics ?? []) as Array<{ MetricStat?: { Metric?: Record<string, any> } }>) {
+        const m = query.MetricStat?.Metric;
+        if (m)
+          checkMetric(
+            id,
+            { namespace: m.Namespace, name: m.MetricName, dimensions: pairs(m.Dimensions) },
+            over,
+          );
+      }
+    }
+    if (r.Type === 'AWS::Logs::MetricFilter')
+      for (const t of (p.MetricTransformations ?? []) as Array<Record<string, any>>) {
+        const dimensions = Object.entries((t.Dimensions ?? {}) as Record<string, unknown>);
+        // CloudFormation takes them as a list of {Key, Value}; CDK writes that list.
+        const list = Array.isArray(t.Dimensions)
+          ? (t.Dimensions as Array<{ Key: unknown; Value: unknown }>).map((d): [unknown, unknown] => [
+              d.Key,
+              d.Value,
+            ])
+          : dimensions;
+        over(`dimensions of metric filter ${id}`, list.length, AWS_LIMITS.metricFilterDimensions);
+        checkMetric(id, { namespace: t.MetricNamespace, name: t.MetricName, dimensions: list }, over);
+      }
+    if (r.Type === 'AWS::CloudWatch::Dashboard') {
+      const body = JSON.parse(String(resolveIntrinsics(p.DashboardBody))) as {
+        widgets?: Array<{ properties?: { metrics?: unknown[] } }>;
+      };
+      (body.widgets ?? []).forEach((widget, i) => {
+        for (const metric of dashboardMetrics(widget.properties?.metrics ?? []))
+          checkMetric(`widget ${i} of dashboard ${id}`, metric, over);
+      });
+    }
+  }
 }
 
 /** EventBridge rules per bus and targets per rule; HTTP API routes, integrations, authorizers, stages per API. */
@@ -677,6 +831,8 @@ export interface LimitsReport {
     maxWafReferences: number;
     maxEventPatternChars: number;
     maxCompositeUnderlying: number;
+    /** The largest resource policy of a bus, every statement of it together (characters). */
+    maxBusPolicyChars: number;
   };
   readonly problems: string[];
 }
@@ -797,6 +953,7 @@ export function checkAwsLimits(template: Template): LimitsReport {
     ...checkWaf(resources, over, problems),
     ...checkEvaluation(resources, over, problems),
   };
+  checkMetrics(resources, over);
   return {
     sizes: {
       templateBytes,

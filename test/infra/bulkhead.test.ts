@@ -116,7 +116,14 @@ describe('the callback function’s bulkhead', () => {
   });
 
   // The callback below its bulkhead; with the poller's 850 (and C2B validation's 38), 988 reserved.
-  const small = synthRelay('BulkheadSmall', () => ({ reservedConcurrency: { callback: 100, poller: 850 } }));
+  const small = synthRelay(
+    'BulkheadSmall',
+    () => ({ reservedConcurrency: { callback: 100, poller: 850 } }),
+    exampleConfig,
+    undefined,
+    // The account quota synth warns about (asserted below); the template itself deploys with a raised quota.
+    { overLimits: /^reserved concurrency of the stack/ },
+  );
 
   it('warns when reservedConcurrency.callback is set below the bulkhead, and keeps the value given', () => {
     // Assess

@@ -137,6 +137,7 @@ describe('partner role and signing secret grants within IAM limits', () => {
     // Prepare: 40 destinations, each signing with a secret by a long ARN (two grants each, ~1 KB).
     const long = 'x'.repeat(480);
     const config = {
+      events: { source: 'mobile-money.relay', busName: 'default' },
       destinations: Object.fromEntries(
         Array.from({ length: 40 }, (_, i) => [
           `d${i}`,

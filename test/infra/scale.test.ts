@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
@@ -7,6 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MobileMoneyRelay } from '../../infra';
 import { MAX_DESTINATIONS } from '../../infra/relay/delivery';
+import { MAX_SUBSCRIBER_ACCOUNTS } from '../../infra/relay/events';
 import { checkAwsLimits, lambdaResourcePolicies, type LimitsReport, resolveIntrinsics } from './aws-limits';
 import { cfnLint, cfnLintSkipReason, describeFindings, errorsWithVersion } from './cfn-lint';
 import { exampleConfig } from './relay-synth';
@@ -74,18 +75,91 @@ function destinationsOf(n: number) {
 const LONG_STACK = `Relay${'S'.repeat(123)}`;
 const LONG_ID = `Relay${'R'.repeat(95)}`;
 
+/** Account ids of the accounts configOf(n) makes, `<provider>/<id>` keys, in order. */
+const accountKeys = (n: number) =>
+  Array.from({ length: n }, (_, i) => `${PROVIDERS[i % PROVIDERS.length]}/till${String(i).padStart(3, '0')}`);
+
 /**
- * The largest relay: 1,000 accounts, the most destinations, every option on (the console, the CloudFront
- * edge, a custom domain, customer-managed keys, ten subscribers), the longest stack name and construct id.
+ * Accounts a destination's or subscriber's filter names on the largest relay: 185 of 7 characters make a
+ * pattern of about 1,980 characters, under EventBridge's 2,048 (FILTER_OVER makes it pass them).
  */
-function largestRelay(destinations: number) {
+const FILTER_ACCOUNTS = 185;
+const FILTER_OVER = 200;
+/**
+ * Secret ids outside the naming convention: 19 callback secrets by an ARN of 140 characters (with
+ * edge.originVerifySecretId, the 20 the construct takes) and a badge shop's secret, together 5,762 of the
+ * 6,000 characters the construct gives them.
+ */
+const EXPLICIT_ARN = (i: number) =>
+  `arn:aws:secretsmanager:eu-west-1:123456789012:secret:partners/${String(i).padStart(2, '0')}/`.padEnd(
+    140,
+    'c',
+  );
+/** Other senders to the ingress buffer: the 9 the construct takes, role ARNs of 100 characters. */
+const SENDER_ARNS = Array.from({ length: 9 }, (_, i) =>
+  `arn:aws:iam::123456789012:role/buffer-redrive-${String(i).padStart(2, '0')}-`.padEnd(100, 'r'),
+);
+
+interface LargestOptions {
+  destinations?: number;
+  filterAccounts?: number;
+  subscriberAccounts?: number;
+  senders?: string[];
+  /** Secret ids outside the convention (the callback secrets of the first accounts, by ARN). */
+  explicitSecrets?: number;
+}
+
+/**
+ * The largest relay: 1,000 accounts, the most destinations, every option on at its largest (the console,
+ * the CloudFront edge, a custom domain, customer-managed keys, hot-path tracing, ten subscribers, 200
+ * subscriber accounts, the ingress buffer's senders, secret ids outside the convention, a badge shop,
+ * statement and pull settings per account, a destination and a subscriber filtering by account), the
+ * longest stack name and construct id.
+ */
+function largestRelay(options: LargestOptions = {}) {
+  const {
+    destinations = MAX_DESTINATIONS,
+    filterAccounts = FILTER_ACCOUNTS,
+    subscriberAccounts = MAX_SUBSCRIBER_ACCOUNTS,
+    senders = SENDER_ARNS,
+    explicitSecrets = 19,
+  } = options;
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, LONG_STACK, { env: { account: '123456789012', region: 'eu-west-1' } });
+  const base = configOf(1000);
+  const keys = accountKeys(1000);
+  keys.slice(0, explicitSecrets).forEach((key, i) => {
+    const [provider, id] = key.split('/') as [(typeof PROVIDERS)[number], string];
+    (base.accounts[provider]![id] as Record<string, unknown>).callbackSecretId = EXPLICIT_ARN(i);
+  });
+  const filtered = keys.slice(0, filterAccounts).map((key) => key.split('/')[1]!);
+  const targets: Record<string, Record<string, unknown>> = destinationsOf(destinations);
+  const [first] = Object.keys(targets);
+  if (first) targets[first] = { ...targets[first], filter: { accounts: filtered } };
   const config = {
-    ...configOf(1000),
+    ...base,
     publicBaseUrl: 'https://d111111abcdef8.cloudfront.net',
     edge: { mode: 'cloudfront', originVerifySecretId: 'mobile-money-relay/edge/origin' },
-    destinations: destinationsOf(destinations),
+    destinations: targets,
+    badges: {
+      shops: {
+        shop0: {
+          baseUrl: 'https://shop.example.org',
+          auth: { type: 'bearer' },
+          secretId: 'badge-shops/shop0',
+        },
+      },
+    },
+    statements: {
+      accounts: Object.fromEntries(
+        keys.map((key) => [key, { timeZone: 'Africa/Nairobi', slaSeconds: 7200 }]),
+      ),
+    },
+    providerRecords: {
+      accounts: Object.fromEntries(
+        keys.filter((key) => key.startsWith('daraja/')).map((key) => [key, { pullIntervalSeconds: 600 }]),
+      ),
+    },
   };
   const relay = new MobileMoneyRelay(stack, LONG_ID, {
     config,
@@ -93,6 +167,10 @@ function largestRelay(destinations: number) {
     ticketEmail: 'payments-team@example.org',
     tableEncryptionKey: new kms.Key(stack, 'TableKey', { enableKeyRotation: true }),
     secretsEncryptionKey: new kms.Key(stack, 'SecretsKey', { enableKeyRotation: true }),
+    hotPathTracing: true,
+    subscriberAccounts: Array.from({ length: subscriberAccounts }, (_, i) => String(100_000_000_000 + i)),
+    ingressBufferSenderArns: senders,
+    callbackSilencePeriods: Object.fromEntries(keys.slice(0, 30).map((key) => [key, Duration.hours(1)])),
     console: {},
     customDomain: {
       domainName: 'relay.payments.example.org',
@@ -110,9 +188,22 @@ function largestRelay(destinations: number) {
   for (let i = 0; i < 10; i++)
     relay.addSubscriber(`Subscriber${i}`, {
       detailTypes: ['TransactionSucceeded', 'TransactionFailed'],
+      ...(i === 0 ? { accounts: filtered } : {}),
       target: new eventTargets.SqsQueue(new sqs.Queue(stack, `SubscriberQueue${i}`, { enforceSSL: true })),
     });
-  return Template.fromStack(stack).toJSON();
+  const template = Template.fromStack(stack).toJSON();
+  // After the synth: a subscriber naming more accounts than a pattern holds is refused, naming the limit.
+  let tooManyAccounts: unknown;
+  try {
+    relay.addSubscriber('TooManyAccounts', {
+      detailTypes: ['TransactionSucceeded'],
+      accounts: accountKeys(FILTER_OVER).map((key) => key.split('/')[1]!),
+      target: new eventTargets.SqsQueue(new sqs.Queue(stack, 'TooManyAccountsQueue', { enforceSSL: true })),
+    });
+  } catch (error) {
+    tooManyAccounts = error;
+  }
+  return { template, tooManyAccounts };
 }
 
 type Built = { template: Record<string, any>; limits: LimitsReport };
@@ -133,9 +224,12 @@ beforeAll(() => {
     const template = Template.fromStack(stack).toJSON();
     built.set(n, { template, limits: checkAwsLimits(template) });
   }
-  const template = largestRelay(MAX_DESTINATIONS);
-  built.set(LARGEST, { template, limits: checkAwsLimits(template) });
+  const largest = largestRelay();
+  built.set(LARGEST, { template: largest.template, limits: checkAwsLimits(largest.template) });
+  subscriberRefusal = largest.tooManyAccounts;
 });
+/** What addSubscriber threw on the largest relay for a subscriber naming FILTER_OVER accounts. */
+let subscriberRefusal: unknown;
 /** The key of the largest relay in `built`. */
 const LARGEST = -1;
 
@@ -201,7 +295,7 @@ describe('every size deploys (1, 25, 100 and 500 accounts, each with both secret
 });
 
 describe('the largest relay deploys: 1,000 accounts, the most destinations, every option, the longest names', () => {
-  it('takes 49 destinations (IAM policy size, then 500 resources), each with its queue and rule', () => {
+  it('takes 49 destinations (500 resources), each with its queue and rule', () => {
     const resources = Object.keys(built.get(LARGEST)!.template.Resources as Record<string, any>);
     expect(MAX_DESTINATIONS).toBe(49);
     expect(resources.filter((id) => /Deliverypartner\d+x+Queue[0-9A-F]{8}$/.test(id))).toHaveLength(49);
@@ -277,10 +371,47 @@ describe('the largest relay deploys: 1,000 accounts, the most destinations, ever
   });
 
   it(`refuses more than ${MAX_DESTINATIONS} destinations at synth, naming the limit and the maximum`, () => {
-    expect(() => largestRelay(MAX_DESTINATIONS + 1)).toThrow(
+    expect(() => largestRelay({ destinations: MAX_DESTINATIONS + 1 })).toThrow(
       new RegExp(
-        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: the management function's grant on the destination queues would pass IAM's 6,144 characters of a managed policy, and the stack CloudFormation's 500 resources`,
+        `destinations: ${MAX_DESTINATIONS + 1} destinations, more than ${MAX_DESTINATIONS}: the stack would pass CloudFormation's 500 resources`,
       ),
     );
+  });
+
+  it('refuses at synth, naming the limit, the lists that would pass a pattern or a resource policy', () => {
+    // A destination or subscriber filtering by more accounts than an event pattern holds (2,048 characters).
+    expect(() => largestRelay({ filterAccounts: FILTER_OVER })).toThrow(
+      /destinations\.partner000x+\.filter: its EventBridge rule's event pattern would be 21\d\d characters, more than the 2048 EventBridge takes/,
+    );
+    expect(String(subscriberRefusal)).toMatch(
+      /addSubscriber\(TooManyAccounts\): its EventBridge rule's event pattern would be 21\d\d characters, more than the 2048/,
+    );
+    // More subscriber accounts than the bus's one resource policy holds (10,240 characters).
+    expect(() => largestRelay({ subscriberAccounts: MAX_SUBSCRIBER_ACCOUNTS + 1 })).toThrow(
+      /subscriberAccounts: 201 accounts, more than 200: the bus's resource policy names each one and would pass EventBridge's 10,240 characters/,
+    );
+    // More senders than the ingress buffer's queue policy holds (SQS's 10 conditions).
+    expect(() => largestRelay({ senders: [...SENDER_ARNS, SENDER_ARNS[0]!] })).toThrow(
+      /ingressBufferSenderArns: 10 ARNs, more than 9: each is a value of a condition of the ingress buffer's queue policy, and SQS takes 10 conditions/,
+    );
+  });
+
+  it('grants the secret ids outside the convention and the replays where IAM has room for them', () => {
+    // Prepare: 19 secrets by ARN and 49 destination queues, both on the management role.
+    const resources = built.get(LARGEST)!.template.Resources as Record<string, any>;
+    const managed = Object.entries(resources).filter(
+      ([id, r]) =>
+        r.Type === 'AWS::IAM::ManagedPolicy' &&
+        /DeliveryReplayQueues\d$/.test(id.replace(/[0-9A-F]{8}$/, '')),
+    );
+    // Assess: the replay grant in managed policies of 25 queues (IAM's 6,144 characters each), none of
+    // it inline, where the secrets are (10,240 for all of the role's inline policies).
+    expect(managed.map(([, r]) => r.Properties.PolicyDocument.Statement[0].Resource.length)).toEqual([
+      25, 24,
+    ]);
+    const { sizes } = built.get(LARGEST)!.limits;
+    expect(sizes.maxRoleInlinePolicyChars).toBeLessThanOrEqual(10_240);
+    expect(sizes.maxBusPolicyChars).toBeLessThanOrEqual(10_240);
+    expect(sizes.maxEventPatternChars).toBeGreaterThan(1_900);
   });
 });

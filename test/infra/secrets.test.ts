@@ -250,6 +250,27 @@ describe('secrets granted by the naming convention (one statement per kind, what
     expect(message).toContain('accounts.momo.till20.callbackSecretId ("partner/till20")');
   });
 
+  it("fails synth when the secrets granted one by one pass the poller's room in IAM's inline policy, naming the limit", () => {
+    // Prepare: 50 badge shops, each with its own secret of about 60 characters (6,750 characters granted).
+    const shops = (n: number) =>
+      Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `shop${i}`,
+          {
+            baseUrl: 'https://badges.example.org',
+            auth: { type: 'basic', username: 'relay' },
+            secretId: `badge-feeds/${'corner-shop-'.repeat(4)}${i}`,
+          },
+        ]),
+      );
+    // Act
+    const message = synthError({ ...conventionalConfig(), badges: { shops: shops(50) } });
+    // Assess
+    expect(message).toMatch(
+      /the secrets granted one by one \(0 outside the naming convention, 50 of badge shops\) take \d+ characters of IAM policy at their longest deployed, more than 6000: with the poller's own grants they would pass IAM's 10,240 characters of a role's inline policies/,
+    );
+  });
+
   it('refuses a secretNamePrefix with a wildcard', () => {
     expect(synthError(conventionalConfig(), { secretNamePrefix: 'relay/*' })).toContain(
       'secretNamePrefix: "relay/*" is not a secret name prefix',
