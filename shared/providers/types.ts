@@ -97,6 +97,12 @@ export interface ReportIntent {
    */
   answersAbout?: Readonly<Record<string, string | undefined>>;
   /**
+   * What a status answer says of the movement it is about, in the provider's words (Daraja: ReasonType,
+   * TransactionStatus, else the ResultDesc of a query that failed): what a held reversal's answer is read by
+   * (domain/held-reversal.ts judgeReversalAnswer).
+   */
+  describes?: { movementType: string | undefined; words: string; providerCode: string };
+  /**
    * The report says it answers the relay's own asynchronous status query about `reference` (Daraja's MAC'd
    * `Occasion` token). A body proves nothing by itself: the ingest counts it as a status answer (origin
    * poll) only when it also comes through the stored record of that query (an alias written with origin
@@ -284,6 +290,12 @@ export interface StatusQuery {
    * check (amount, payer) passes. Absent: the usual status call.
    */
   confirmReceipt?: string;
+  /**
+   * The own receipt of a reversal held UNCONFIRMED on this payment (domain/held-reversal.ts): the status call
+   * asks about that transaction instead (Daraja: the transaction status query, TransactionID = it). Its
+   * answer says whether it is a completed reversal of that amount; it never changes the payment's status.
+   */
+  confirmReversal?: string;
   /**
    * Base of this account's callback routes: `<publicBaseUrl>/v1/<provider>/<account>[/<pathSecret>]`.
    * Daraja's transaction status query needs a ResultURL and QueueTimeOutURL under it.

@@ -1,6 +1,15 @@
 import { type AuthenticationMethod, type Evidence, isEndToEnd } from '../../domain/evidence';
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
 import type { EventOrigin } from '../../domain/event-envelope';
+import {
+  type HeldReversal,
+  type HeldReversalClaim,
+  judgeReversalAnswer,
+  type ReversalAnswer,
+  type ReversalVerdict,
+  withHeldReversal,
+  withReversalHeld,
+} from '../../domain/held-reversal';
 import { withFactNoted } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
@@ -150,17 +159,61 @@ async function noteOnTransaction(
   event: EventEnvelope,
   reversal: ReversalRecord | undefined,
   options: WriteOptions,
+  /** A held reversal the poller is to ask the provider about (askAboutHeld). */
+  held?: HeldReversalClaim,
 ): Promise<void> {
   await writeWithRetry(
     store,
     tx.key,
     (current) => {
-      const next = current && withFactNoted(current, event, reversal);
+      if (!current) return { result: undefined };
+      const noted = withFactNoted(current, event, reversal);
+      const asked = held && withReversalHeld(noted ?? current, held, event.metadata.occurredAt);
+      const next = settledHeld(asked ?? noted, reversal);
       return next ? { next, result: undefined } : { result: undefined };
     },
     // The record just read to place the fact saves a read; a lost race re-reads it (consistently).
     { ...options, what: `note ${event.metadata.type} on its transaction`, initial: tx },
   );
+}
+
+/**
+ * A reversal counted (Daraja's own result, or a held one its status query confirmed) answers the held
+ * reversals of the same request or receipt: nothing is left to ask about them.
+ */
+function settledHeld(
+  tx: TransactionRecord | undefined,
+  reversal: ReversalRecord | undefined,
+): TransactionRecord | undefined {
+  const answered = (h: HeldReversal) =>
+    h.state === 'asking' && (h.id === reversal?.id || h.receipt === reversal?.reversalReceipt);
+  if (!tx || !reversal || !tx.heldReversals?.some(answered)) return tx;
+  const at = reversal.at;
+  return {
+    ...tx,
+    heldReversals: tx.heldReversals.map((h) =>
+      answered(h)
+        ? { ...h, state: 'confirmed' as const, endedAt: at, detail: `counted: ${reversal.evidence.source} ${reversal.id}` }
+        : h,
+    ),
+  };
+}
+
+/** The held reversal the poller may ask about: on an account with a status API, with a receipt to ask. */
+function askAboutHeld(batch: FactBatch, fact: FactIntent): HeldReversalClaim | undefined {
+  const original = (fact.keep?.original ?? {}) as Partial<FactIntent>;
+  const receipt = original.data?.reversalReceipt;
+  if (!batch.confirmUnaskedAnswers || typeof receipt !== 'string' || !receipt) return undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    id: fact.id,
+    namespace: fact.namespace,
+    receipt,
+    amount: original.amount ?? null,
+    originatorConversationId: text(fact.data.originatorConversationId),
+    conversationId: text(fact.data.conversationId),
+    originalReceipt: text(fact.data.originalReceipt),
+  };
 }
 
 /** TransactionReversed says what is left of the payment after it and the reversals before it. */
@@ -289,7 +342,8 @@ function factEvidence(
   const authentication = deliveryAuthentication(batch);
   const receipt = typeof fact.data.originalReceipt === 'string' ? fact.data.originalReceipt : fact.receipt;
   return {
-    source: batch.origin === 'buffer' ? 'buffer' : 'callback',
+    // A result Daraja's status query confirmed (confirmHeldReversal) is its answer's word.
+    source: batch.origin === 'buffer' ? 'buffer' : batch.origin === 'poll' ? 'status-api' : 'callback',
     claim: claimOf(fact.event),
     authenticated: authentication.length > 0,
     authentication,
@@ -321,6 +375,8 @@ interface FactBatch {
   authenticated?: boolean;
   /** The check that alone vouches for the account's unsigned sender (IngestBatch.senderCheck). */
   senderCheck?: AuthenticationMethod;
+  /** The account has a status API (IngestBatch.confirmUnaskedAnswers): a held reversal is asked about. */
+  confirmUnaskedAnswers?: boolean;
 }
 
 /**
@@ -339,7 +395,9 @@ export const unvouched = (batch: Pick<FactBatch, 'authenticated' | 'authenticati
 function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
   const { originatorConversationId, conversationId, originalReceipt } = fact.data;
   const { namespace, id } = fact;
-  // Its amount and receipts stay in the stored callback (receiptId): a person reads them there.
+  // Its amount and receipts stay in the stored callback (receiptId): a person reads them there. The
+  // result as parsed is kept on its record: a status answer that confirms it applies it (confirmHeldReversal).
+  const { event: _event, keep: _keep, contradicted: _contradicted, ...original } = fact;
   return {
     transaction,
     fact: {
@@ -348,6 +406,7 @@ function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
       namespace: `${namespace}-unconfirmed`,
       supersededBy: [id, ...(fact.aliases ?? [])].map((id) => ({ namespace, id })),
       amount: undefined,
+      keep: { original },
       data: {
         originatorConversationId,
         conversationId,
@@ -635,8 +694,10 @@ async function recordFact(recording: FactRecording, placed: PlacedFact): Promise
   );
   // The transaction shows what is said about it: the event on its timeline, a reversal in its reversals.
   // Noted on a repeat as well, so a crash between the fact's write and this one is mended by the retry.
-  if (transaction && (stood.written || stood.record.data.event === fact.event))
-    await noteOnTransaction(store, transaction, event, reversal, options);
+  if (transaction && (stood.written || stood.record.data.event === fact.event)) {
+    const held = fact.event === 'ReversalAmbiguous' ? askAboutHeld(batch, fact) : undefined;
+    await noteOnTransaction(store, transaction, event, reversal, options, held);
+  }
   if (!stood.written) {
     // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse) or
     // other content (a forged balance): never "first wins" silently. A failure often names no receipt:
@@ -681,4 +742,155 @@ export async function recordFacts(
   let written = 0;
   for (const item of placed) if (await recordFact(recording, item)) written += 1;
   return written;
+}
+
+/** What the provider's status answer about a held reversal's receipt says (parsed by the provider). */
+export interface HeldReversalAnswer extends ReversalAnswer {
+  providerCode: string | null;
+  description: string;
+}
+
+/** The held reversal's own callback, as the evidence it was (unconfirmed). */
+function heldEvidence(held: HeldReversal, record: ProviderRecord | undefined): Evidence {
+  return {
+    source: 'callback',
+    claim: 'SUCCEEDED',
+    authenticated: false,
+    authentication: Array.isArray(record?.data.authentication)
+      ? (record.data.authentication as AuthenticationMethod[])
+      : [],
+    conclusive: false,
+    at: held.heldAt,
+    providerCode: null,
+    description: `TransactionReversed held (UNCONFIRMED): request ${held.id}, reversal receipt ${held.receipt}`,
+    amount: held.amount,
+    receiptId: typeof record?.data.receiptId === 'string' ? record.data.receiptId : null,
+  };
+}
+
+/** The status answer about the held reversal's receipt, as evidence (the provider's own word). */
+function answerEvidence(answer: HeldReversalAnswer, at: string, receiptId: string | undefined): Evidence {
+  return {
+    source: 'status-api',
+    claim: answer.status,
+    authenticated: true,
+    authentication: ['status-api'],
+    conclusive: true,
+    at,
+    providerCode: answer.providerCode,
+    description: answer.description.slice(0, 300),
+    amount: answer.amount ?? null,
+    receiptId: receiptId ?? null,
+  };
+}
+
+/** Ends (or notes the answer on) a held reversal still asking; a conflict, if any, on the timeline too. */
+async function endHeld(
+  store: CallbackStore,
+  key: TransactionKey,
+  id: string,
+  change: Pick<HeldReversal, 'lastAnswer'> & Partial<Pick<HeldReversal, 'state' | 'detail' | 'endedAt'>>,
+  conflict: EventEnvelope | undefined,
+  options: WriteOptions,
+): Promise<void> {
+  await writeWithRetry(
+    store,
+    key,
+    (current) => {
+      if (!current?.heldReversals?.some((h) => h.id === id && h.state === 'asking')) return { result: undefined };
+      const noted = conflict ? (withFactNoted(current, conflict, undefined) ?? current) : current;
+      const next = withHeldReversal(noted, id, (h) => ({ ...h, ...change }));
+      return { next: { ...next, outbox: [] }, result: undefined };
+    },
+    { ...options, what: `record the answer about held reversal ${id}` },
+  );
+}
+
+/**
+ * The provider's answer to the relay's own status query about a held reversal's receipt (the query record
+ * names the held reversal): a completed reversal for the amount claimed applies the held result as Daraja's
+ * word (TransactionReversed, counted against the payment once, evidence `status-api`); a final answer that
+ * says otherwise refuses it (TransactionConflict naming both, the reason on the held reversal); no final
+ * answer is noted, and the poller's next ask or its escalation follows.
+ */
+export async function answerHeldReversal(
+  deps: { store: CallbackStore; log: RelayLogger },
+  batch: FactBatch,
+  about: { key: TransactionKey; heldId: string },
+  answer: HeldReversalAnswer,
+  receiptId: string | undefined,
+  options: WriteOptions = {},
+): Promise<ReversalVerdict['verdict'] | 'stale'> {
+  const { store } = deps;
+  const read = { consistent: true, signal: options.signal };
+  const tx = await store.getTransaction(about.key, read);
+  const held = tx?.heldReversals?.find((h) => h.id === about.heldId && h.state === 'asking');
+  if (!tx || !held) return 'stale';
+  const ref: RecordRefOf = (namespace, id) => ({
+    provider: batch.provider,
+    account: batch.account,
+    namespace: factNamespace(namespace),
+    id,
+  });
+  const record = await store.getRecord(ref(held.namespace, held.id), read);
+  const judged = judgeReversalAnswer(held, tx, answer);
+  const said = `${answer.providerCode ?? ''} ${answer.description}`.trim().slice(0, 300);
+  const original = (record?.data.kept as { original?: Omit<FactIntent, 'event'> } | undefined)?.original;
+  if (judged.verdict === 'confirms' && original) {
+    const fact: FactIntent = {
+      ...original,
+      event: 'TransactionReversed',
+      said: { providerCode: answer.providerCode ?? '', description: answer.description },
+    };
+    const recording: FactRecording = { store, log: deps.log, batch, receiptId, options, ref };
+    await recordFact(recording, { fact, transaction: tx });
+    // Counted, it is settled (settledHeld); refused (beyond the payment: a conflict), it ends here.
+    await endHeld(store, tx.key, held.id, {
+      lastAnswer: said,
+      state: 'refused',
+      detail: 'confirmed by the status query, but not counted: the payment has no room for it (TransactionConflict)',
+      endedAt: batch.receivedAt,
+    }, undefined, options);
+    return 'confirms';
+  }
+  if (judged.verdict !== 'contradicts') {
+    const detail = judged.verdict === 'says-nothing' ? judged.detail : 'the held result is not on record';
+    await endHeld(store, tx.key, held.id, { lastAnswer: `${said} (${detail})`.slice(0, 300) }, undefined, options);
+    return 'says-nothing';
+  }
+  const pseudo: FactIntent = {
+    event: 'ReversalAmbiguous',
+    namespace: held.namespace,
+    id: held.id,
+    amount: held.amount,
+    data: {},
+  };
+  const conflict = reversalConflict(
+    tx,
+    pseudo,
+    {
+      kind: judged.kind,
+      detail: `held reversal ${held.id} refused: ${judged.detail}`.slice(0, 1024),
+      evidence: [heldEvidence(held, record), answerEvidence(answer, batch.receivedAt, receiptId)],
+    },
+    batch,
+  );
+  const stood = await store.putRecordIfAbsent(
+    {
+      ...ref('conflict', `${held.namespace}:${held.id}:status-query`),
+      data: { first: 'ReversalAmbiguous', then: answer.said, detail: judged.detail },
+      createdAt: batch.receivedAt,
+      outbox: [conflict],
+    },
+    options,
+  );
+  await endHeld(
+    store,
+    tx.key,
+    held.id,
+    { lastAnswer: said, state: 'refused', detail: judged.detail, endedAt: batch.receivedAt },
+    stood.written ? conflict : undefined,
+    options,
+  );
+  return 'contradicts';
 }

@@ -3,6 +3,7 @@ import { SchemaValidationError } from '../../domain/errors';
 import { heldAsOtherAnswer } from '../../domain/status-question';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
+import { canonicalDarajaCode } from './mapping';
 import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
 import {
   C2B_VALIDATION_NAMESPACE,
@@ -234,6 +235,16 @@ export function parseStatusResult(input: Input): ParsedCallback {
     OriginatorConversationID: original.OriginatorConversationID,
     TransactionID: draft.providerTransactionId,
   };
+  // What it says of that movement: a held reversal's answer is read by it (kind and status, or why not).
+  const resultCode = canonicalDarajaCode(Result.ResultCode);
+  const describes = {
+    movementType: first(params, 'ReasonType'),
+    words: (resultCode === '0'
+      ? `TransactionStatus ${first(params, 'TransactionStatus') ?? '(none)'}, ReasonType ${first(params, 'ReasonType') ?? '(none)'}`
+      : (Result.ResultDesc ?? 'the query failed')
+    ).slice(0, 200),
+    providerCode: resultCode,
+  };
   if (token && asked) {
     const final = draft.status === 'SUCCEEDED' || draft.status === 'FAILED';
     const mismatch = final
@@ -257,6 +268,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
       aliases: [...conversationAlias(original), ...receiptAlias(draft)],
       answersQuery: true,
       answersAbout,
+      describes,
       ownQuery: {
         reference: asked,
         claims: { providerTransactionId: draft.providerTransactionId, amount: draft.amount },
@@ -279,6 +291,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
     aliases: [...conversationAlias(original), ...receiptAlias(draft)],
     answersQuery: true,
     answersAbout,
+    describes,
   });
 }
 
