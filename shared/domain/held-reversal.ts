@@ -75,7 +75,13 @@ export function reversalDue(
  */
 export type HeldReversalClaim = Pick<
   HeldReversal,
-  'id' | 'namespace' | 'receipt' | 'amount' | 'originatorConversationId' | 'conversationId' | 'originalReceipt'
+  | 'id'
+  | 'namespace'
+  | 'receipt'
+  | 'amount'
+  | 'originatorConversationId'
+  | 'conversationId'
+  | 'originalReceipt'
 >;
 
 export function withReversalHeld(
@@ -162,7 +168,11 @@ export function judgeReversalAnswer(
   if (answer.status !== 'SUCCEEDED' && answer.status !== 'FAILED')
     return { verdict: 'says-nothing', detail: `no final answer about ${about}: ${answer.said}` };
   if (answer.status === 'FAILED')
-    return { verdict: 'contradicts', kind: 'STATUS', detail: `the status query says ${about} is ${answer.said}` };
+    return {
+      verdict: 'contradicts',
+      kind: 'STATUS',
+      detail: `the status query says ${about} is ${answer.said}`,
+    };
   const isReversal =
     A_REVERSAL.test(answer.reasonType ?? '') && answer.receipt !== payment.providerTransactionId;
   if (!isReversal)
@@ -174,12 +184,14 @@ export function judgeReversalAnswer(
   const claimed = held.amount ?? payment.amount;
   if (!claimed || !answer.amount)
     return { verdict: 'says-nothing', detail: `the answer about ${about} names no amount to compare` };
-  const sameCurrency = !claimed.currency || !answer.amount.currency || claimed.currency === answer.amount.currency;
+  const sameCurrency =
+    !claimed.currency || !answer.amount.currency || claimed.currency === answer.amount.currency;
   if (!sameCurrency || !sameAmount(claimed.value, answer.amount.value))
     return {
       verdict: 'contradicts',
       kind: 'AMOUNT_MISMATCH',
-      detail: `the status query says ${about} reversed ${answer.amount.value} ${answer.amount.currency ?? ''}; the held result claimed ${claimed.value} ${claimed.currency ?? ''}`.trim(),
+      detail:
+        `the status query says ${about} reversed ${answer.amount.value} ${answer.amount.currency ?? ''}; the held result claimed ${claimed.value} ${claimed.currency ?? ''}`.trim(),
     };
   return { verdict: 'confirms' };
 }

@@ -485,13 +485,16 @@ async function checkHeldReversal(
   const origin = options.origin ?? 'poll';
   const now = services.clock.now().toISOString();
   const held = reversalDue(claimed, now);
-  const answer = held && !asksSpent(held) ? await askAboutReversal(services, claimed, held, options.signal) : undefined;
+  const answer =
+    held && !asksSpent(held) ? await askAboutReversal(services, claimed, held, options.signal) : undefined;
   if (held && answer?.type === 'requested' && answer.alias)
     await putAlias(services, claimed, answer.alias, now, held.id);
   const check: CheckRecord | undefined = answer && {
     ...describe(answer),
     at: now,
-    detail: maskMsisdnsIn(services.scrub(`held reversal ${held!.id}, receipt ${held!.receipt}: ${answer.detail}`)).slice(0, MAX_DETAIL),
+    detail: maskMsisdnsIn(
+      services.scrub(`held reversal ${held!.id}, receipt ${held!.receipt}: ${answer.detail}`),
+    ).slice(0, MAX_DETAIL),
   };
   const written = await writeWithRetry<{ tx: TransactionRecord; events: EventEnvelope[] }>(
     services.store,
@@ -501,7 +504,11 @@ async function checkHeldReversal(
       const { next, events } = heldReversalLooked(services, current, held?.id, answer, check, now, origin);
       return { next, result: { tx: next, events } };
     },
-    { what: `ask about a held reversal of ${claimed.key.reference}`, initial: claimed, signal: options.signal },
+    {
+      what: `ask about a held reversal of ${claimed.key.reference}`,
+      initial: claimed,
+      signal: options.signal,
+    },
   );
   for (const event of written.events)
     if (event.metadata.type === 'ReversalAmbiguous')
@@ -510,7 +517,11 @@ async function checkHeldReversal(
         account: claimed.key.account,
       });
   return {
-    answer: answer ?? { type: 'error', error: 'unsupported', detail: 'no status query made (held reversal escalated or not due)' },
+    answer: answer ?? {
+      type: 'error',
+      error: 'unsupported',
+      detail: 'no status query made (held reversal escalated or not due)',
+    },
     outcome: undefined,
     transaction: written.tx,
     events: written.events,

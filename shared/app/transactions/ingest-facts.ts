@@ -193,7 +193,12 @@ function settledHeld(
     ...tx,
     heldReversals: tx.heldReversals.map((h) =>
       answered(h)
-        ? { ...h, state: 'confirmed' as const, endedAt: at, detail: `counted: ${reversal.evidence.source} ${reversal.id}` }
+        ? {
+            ...h,
+            state: 'confirmed' as const,
+            endedAt: at,
+            detail: `counted: ${reversal.evidence.source} ${reversal.id}`,
+          }
         : h,
     ),
   };
@@ -797,7 +802,8 @@ async function endHeld(
     store,
     key,
     (current) => {
-      if (!current?.heldReversals?.some((h) => h.id === id && h.state === 'asking')) return { result: undefined };
+      if (!current?.heldReversals?.some((h) => h.id === id && h.state === 'asking'))
+        return { result: undefined };
       const noted = conflict ? (withFactNoted(current, conflict, undefined) ?? current) : current;
       const next = withHeldReversal(noted, id, (h) => ({ ...h, ...change }));
       return { next: { ...next, outbox: [] }, result: undefined };
@@ -845,17 +851,32 @@ export async function answerHeldReversal(
     const recording: FactRecording = { store, log: deps.log, batch, receiptId, options, ref };
     await recordFact(recording, { fact, transaction: tx });
     // Counted, it is settled (settledHeld); refused (beyond the payment: a conflict), it ends here.
-    await endHeld(store, tx.key, held.id, {
-      lastAnswer: said,
-      state: 'refused',
-      detail: 'confirmed by the status query, but not counted: the payment has no room for it (TransactionConflict)',
-      endedAt: batch.receivedAt,
-    }, undefined, options);
+    await endHeld(
+      store,
+      tx.key,
+      held.id,
+      {
+        lastAnswer: said,
+        state: 'refused',
+        detail:
+          'confirmed by the status query, but not counted: the payment has no room for it (TransactionConflict)',
+        endedAt: batch.receivedAt,
+      },
+      undefined,
+      options,
+    );
     return 'confirms';
   }
   if (judged.verdict !== 'contradicts') {
     const detail = judged.verdict === 'says-nothing' ? judged.detail : 'the held result is not on record';
-    await endHeld(store, tx.key, held.id, { lastAnswer: `${said} (${detail})`.slice(0, 300) }, undefined, options);
+    await endHeld(
+      store,
+      tx.key,
+      held.id,
+      { lastAnswer: `${said} (${detail})`.slice(0, 300) },
+      undefined,
+      options,
+    );
     return 'says-nothing';
   }
   const pseudo: FactIntent = {
