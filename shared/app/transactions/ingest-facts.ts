@@ -812,6 +812,87 @@ async function endHeld(
   );
 }
 
+/** What answering a held reversal needs: the payment, the held reversal, its record, the answer. */
+interface HeldAnswering {
+  recording: FactRecording;
+  tx: TransactionRecord;
+  held: HeldReversal;
+  record: ProviderRecord | undefined;
+  answer: HeldReversalAnswer;
+  said: string;
+}
+
+/** Daraja confirmed it: the held result applied on Daraja's word (counted once, or a conflict beyond the payment). */
+async function confirmHeld(
+  { recording, tx, held, answer, said }: HeldAnswering,
+  original: Omit<FactIntent, 'event'>,
+): Promise<void> {
+  const { store, batch, options } = recording;
+  const fact: FactIntent = {
+    ...original,
+    event: 'TransactionReversed',
+    said: { providerCode: answer.providerCode ?? '', description: answer.description },
+  };
+  await recordFact(recording, { fact, transaction: tx });
+  // Counted, it is settled (settledHeld); refused (beyond the payment: a conflict), it ends here.
+  await endHeld(
+    store,
+    tx.key,
+    held.id,
+    {
+      lastAnswer: said,
+      state: 'refused',
+      detail:
+        'confirmed by the status query, but not counted: the payment has no room for it (TransactionConflict)',
+      endedAt: batch.receivedAt,
+    },
+    undefined,
+    options,
+  );
+}
+
+/** Daraja contradicted it: refused, a TransactionConflict naming the held result and Daraja's answer. */
+async function refuseHeld(
+  { recording, tx, held, record, answer, said }: HeldAnswering,
+  judged: Extract<ReversalVerdict, { verdict: 'contradicts' }>,
+): Promise<void> {
+  const { store, batch, receiptId, options, ref } = recording;
+  const about: FactIntent = {
+    event: 'ReversalAmbiguous',
+    namespace: held.namespace,
+    id: held.id,
+    amount: held.amount,
+    data: {},
+  };
+  const conflict = reversalConflict(
+    tx,
+    about,
+    {
+      kind: judged.kind,
+      detail: `held reversal ${held.id} refused: ${judged.detail}`.slice(0, 1024),
+      evidence: [heldEvidence(held, record), answerEvidence(answer, batch.receivedAt, receiptId)],
+    },
+    batch,
+  );
+  const stood = await store.putRecordIfAbsent(
+    {
+      ...ref('conflict', `${held.namespace}:${held.id}:status-query`),
+      data: { first: 'ReversalAmbiguous', then: answer.said, detail: judged.detail },
+      createdAt: batch.receivedAt,
+      outbox: [conflict],
+    },
+    options,
+  );
+  await endHeld(
+    store,
+    tx.key,
+    held.id,
+    { lastAnswer: said, state: 'refused', detail: judged.detail, endedAt: batch.receivedAt },
+    stood.written ? conflict : undefined,
+    options,
+  );
+}
+
 /**
  * The provider's answer to the relay's own status query about a held reversal's receipt (the query record
  * names the held reversal): a completed reversal for the amount claimed applies the held result as Daraja's
@@ -838,36 +919,15 @@ export async function answerHeldReversal(
     namespace: factNamespace(namespace),
     id,
   });
+  const recording: FactRecording = { store, log: deps.log, batch, receiptId, options, ref };
   const record = await store.getRecord(ref(held.namespace, held.id), read);
-  const judged = judgeReversalAnswer(held, tx, answer);
   const said = `${answer.providerCode ?? ''} ${answer.description}`.trim().slice(0, 300);
+  const answering: HeldAnswering = { recording, tx, held, record, answer, said };
+  const judged = judgeReversalAnswer(held, tx, answer);
   const original = (record?.data.kept as { original?: Omit<FactIntent, 'event'> } | undefined)?.original;
-  if (judged.verdict === 'confirms' && original) {
-    const fact: FactIntent = {
-      ...original,
-      event: 'TransactionReversed',
-      said: { providerCode: answer.providerCode ?? '', description: answer.description },
-    };
-    const recording: FactRecording = { store, log: deps.log, batch, receiptId, options, ref };
-    await recordFact(recording, { fact, transaction: tx });
-    // Counted, it is settled (settledHeld); refused (beyond the payment: a conflict), it ends here.
-    await endHeld(
-      store,
-      tx.key,
-      held.id,
-      {
-        lastAnswer: said,
-        state: 'refused',
-        detail:
-          'confirmed by the status query, but not counted: the payment has no room for it (TransactionConflict)',
-        endedAt: batch.receivedAt,
-      },
-      undefined,
-      options,
-    );
-    return 'confirms';
-  }
-  if (judged.verdict !== 'contradicts') {
+  if (judged.verdict === 'confirms' && original) await confirmHeld(answering, original);
+  else if (judged.verdict === 'contradicts') await refuseHeld(answering, judged);
+  else {
     const detail = judged.verdict === 'says-nothing' ? judged.detail : 'the held result is not on record';
     await endHeld(
       store,
@@ -879,39 +939,5 @@ export async function answerHeldReversal(
     );
     return 'says-nothing';
   }
-  const pseudo: FactIntent = {
-    event: 'ReversalAmbiguous',
-    namespace: held.namespace,
-    id: held.id,
-    amount: held.amount,
-    data: {},
-  };
-  const conflict = reversalConflict(
-    tx,
-    pseudo,
-    {
-      kind: judged.kind,
-      detail: `held reversal ${held.id} refused: ${judged.detail}`.slice(0, 1024),
-      evidence: [heldEvidence(held, record), answerEvidence(answer, batch.receivedAt, receiptId)],
-    },
-    batch,
-  );
-  const stood = await store.putRecordIfAbsent(
-    {
-      ...ref('conflict', `${held.namespace}:${held.id}:status-query`),
-      data: { first: 'ReversalAmbiguous', then: answer.said, detail: judged.detail },
-      createdAt: batch.receivedAt,
-      outbox: [conflict],
-    },
-    options,
-  );
-  await endHeld(
-    store,
-    tx.key,
-    held.id,
-    { lastAnswer: said, state: 'refused', detail: judged.detail, endedAt: batch.receivedAt },
-    stood.written ? conflict : undefined,
-    options,
-  );
-  return 'contradicts';
+  return judged.verdict;
 }

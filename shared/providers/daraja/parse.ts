@@ -186,6 +186,22 @@ export const parseB2bTimeout = (input: Input) => parseTimeout(input, 'b2b');
 export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status');
 
 /**
+ * What a status result says of the movement it is about: a held reversal's answer is read by it (its kind
+ * and status, or why the query failed).
+ */
+function describedMovement(
+  result: { ResultCode: string | number; ResultDesc?: string | null },
+  params: ReturnType<typeof collectParams>,
+): NonNullable<ReportIntent['describes']> {
+  const providerCode = canonicalDarajaCode(result.ResultCode);
+  const words =
+    providerCode === '0'
+      ? `TransactionStatus ${first(params, 'TransactionStatus') ?? '(none)'}, ReasonType ${first(params, 'ReasonType') ?? '(none)'}`
+      : (result.ResultDesc ?? 'the query failed');
+  return { movementType: first(params, 'ReasonType'), words: words.slice(0, 200), providerCode };
+}
+
+/**
  * A status result is about the queried transaction, not about the query: its ResultParameters carry the
  * original OriginatorConversationID / ConversationID / ReceiptNo, the top level the query's own ids.
  *
@@ -235,16 +251,7 @@ export function parseStatusResult(input: Input): ParsedCallback {
     OriginatorConversationID: original.OriginatorConversationID,
     TransactionID: draft.providerTransactionId,
   };
-  // What it says of that movement: a held reversal's answer is read by it (kind and status, or why not).
-  const resultCode = canonicalDarajaCode(Result.ResultCode);
-  const describes = {
-    movementType: first(params, 'ReasonType'),
-    words: (resultCode === '0'
-      ? `TransactionStatus ${first(params, 'TransactionStatus') ?? '(none)'}, ReasonType ${first(params, 'ReasonType') ?? '(none)'}`
-      : (Result.ResultDesc ?? 'the query failed')
-    ).slice(0, 200),
-    providerCode: resultCode,
-  };
+  const describes = describedMovement(Result, params);
   if (token && asked) {
     const final = draft.status === 'SUCCEEDED' || draft.status === 'FAILED';
     const mismatch = final
