@@ -39,11 +39,11 @@ export interface HeldReversal {
 /** Queries per held reversal: the first at once, then after each gap; never more. */
 export const REVERSAL_ASKS = 3;
 /** Seconds between the asks (before the time scale): a minute, then ten. */
-export const REVERSAL_ASK_GAPS_SECONDS: readonly number[] = [60, 600];
+const REVERSAL_ASK_GAPS_SECONDS: readonly number[] = [60, 600];
 /** After the last ask, how long its answer may take before the reversal goes to a person. */
-export const REVERSAL_ANSWER_WAIT_SECONDS = 1800;
+const REVERSAL_ANSWER_WAIT_SECONDS = 1800;
 /** Held reversals asked about per payment: a flood of forged results costs a bounded number of queries. */
-export const MAX_HELD_REVERSALS = 5;
+const MAX_HELD_REVERSALS = 5;
 
 const later = (now: string, seconds: number, timeScale: number) =>
   new Date(Date.parse(now) + Math.max(1, seconds * timeScale * 1000)).toISOString();
