@@ -103,6 +103,30 @@ export function withReversalHeld(
   };
 }
 
+/**
+ * A reversal the payment counts (Daraja's own result, or a held one its status query confirmed) answers the
+ * held reversals of the same request or receipt: nothing is left to ask about them.
+ */
+export function withCountedSettled(tx: TransactionRecord): TransactionRecord {
+  const counted = (h: HeldReversal) =>
+    (tx.reversals ?? []).find((r) => r.id === h.id || r.reversalReceipt === h.receipt);
+  if (!pendingReversals(tx).some(counted)) return tx;
+  return {
+    ...tx,
+    heldReversals: tx.heldReversals!.map((h) => {
+      const reversal = h.state === 'asking' ? counted(h) : undefined;
+      return reversal
+        ? {
+            ...h,
+            state: 'confirmed',
+            endedAt: reversal.at,
+            detail: `counted: ${reversal.evidence.source} ${reversal.id}`,
+          }
+        : h;
+    }),
+  };
+}
+
 /** One held reversal changed. */
 export function withHeldReversal(
   tx: TransactionRecord,

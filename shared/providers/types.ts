@@ -97,12 +97,6 @@ export interface ReportIntent {
    */
   answersAbout?: Readonly<Record<string, string | undefined>>;
   /**
-   * What a status answer says of the movement it is about, in the provider's words (Daraja: ReasonType,
-   * TransactionStatus, else the ResultDesc of a query that failed): what a held reversal's answer is read by
-   * (domain/held-reversal.ts judgeReversalAnswer).
-   */
-  describes?: { movementType: string | undefined; words: string; providerCode: string };
-  /**
    * The report says it answers the relay's own asynchronous status query about `reference` (Daraja's MAC'd
    * `Occasion` token). A body proves nothing by itself: the ingest counts it as a status answer (origin
    * poll) only when it also comes through the stored record of that query (an alias written with origin
@@ -376,6 +370,18 @@ export interface StatusApi {
   balanceResult?: BalanceResultReader;
   /** The provider's pull API of money moved (Daraja Pull Transactions), when the account is set up for it. */
   pull?: PullTransactionsApi;
+  /**
+   * What the status answer about a held reversal's receipt (StatusQuery.confirmReversal) says of that movement,
+   * in the provider's words (Daraja: ReasonType, TransactionStatus, else why the query failed): what
+   * domain/held-reversal.ts judgeReversalAnswer reads. Absent: the provider's answers cannot confirm one.
+   */
+  describeMovement?(draft: ReportDraft): MovementDescription;
+}
+
+export interface MovementDescription {
+  movementType: string | undefined;
+  words: string;
+  providerCode: string;
 }
 
 export interface BalanceRequest {

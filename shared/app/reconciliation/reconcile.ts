@@ -12,6 +12,7 @@ import {
   nextReversalDue,
   pendingReversals,
   reversalDue,
+  withCountedSettled,
   withHeldReversal,
 } from '../../domain/held-reversal';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
@@ -20,6 +21,7 @@ import {
   type CheckRecord,
   failedCheckAnswer,
   type NormalizedReport,
+  type ReportDraft,
   type TransactionRecord,
   withCheck,
 } from '../../domain/transaction';
@@ -28,6 +30,7 @@ import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
 import { ALIAS_NAMESPACE_PREFIX, checkReportLimits } from '../transactions/ingest-report';
+import { answerHeldReversal, heldAnswerRef } from '../transactions/ingest-facts';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
@@ -484,11 +487,14 @@ async function checkHeldReversal(
 ): Promise<CheckResult> {
   const origin = options.origin ?? 'poll';
   const now = services.clock.now().toISOString();
-  const held = reversalDue(claimed, now);
+  const due = reversalDue(withCountedSettled(claimed), now);
+  // Daraja's answers to the asks made so far first: one that settles it makes another ask pointless.
+  const settled = due && (await answeredAlready(services, claimed, due));
+  const held = settled ? undefined : due;
   const answer =
     held && !asksSpent(held) ? await askAboutReversal(services, claimed, held, options.signal) : undefined;
   if (held && answer?.type === 'requested' && answer.alias)
-    await putAlias(services, claimed, answer.alias, now, held.id);
+    await putAlias(services, claimed, answer.alias, now, `${held.id}#${held.asks + 1}`);
   const check: CheckRecord | undefined = answer && {
     ...describe(answer),
     at: now,
@@ -532,6 +538,49 @@ async function checkHeldReversal(
   };
 }
 
+/**
+ * Reads the answers kept for the asks made about a held reversal (newest first: ingest-report.ts keeps them)
+ * as the provider describes them, and applies them (ingest-facts.ts answerHeldReversal) until one settles it.
+ */
+async function answeredAlready(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  held: HeldReversal,
+): Promise<boolean> {
+  const describe = services.statusApi(tx.key.provider, tx.key.account)?.describeMovement;
+  for (let ask = held.asks; ask >= 1 && describe; ask--) {
+    const kept = await services.store.getRecord(heldAnswerRef(tx.key, `${held.id}#${ask}`), {
+      consistent: true,
+    });
+    const draft = kept?.data.draft as ReportDraft | undefined;
+    if (!kept || !draft) continue;
+    const said = describe(draft);
+    const verdict = await answerHeldReversal(
+      services,
+      {
+        ...tx.key,
+        origin: 'poll',
+        receivedAt: kept.createdAt,
+        authenticated: true,
+        authentication: ['status-api'],
+      },
+      { key: tx.key, heldId: held.id },
+      {
+        status: draft.status,
+        receipt: draft.providerTransactionId,
+        amount: draft.amount,
+        reasonType: said.movementType,
+        said: said.words,
+        providerCode: said.providerCode,
+        description: said.words,
+      },
+      typeof kept.data.receiptId === 'string' ? kept.data.receiptId : undefined,
+    );
+    if (verdict !== 'says-nothing') return true;
+  }
+  return false;
+}
+
 /** The status query about a held reversal's receipt; undefined when the account has no status API. */
 async function askAboutReversal(
   services: ReconcileServices,
@@ -566,9 +615,10 @@ function heldReversalLooked(
   origin: EventOrigin,
 ): { next: TransactionRecord; events: EventEnvelope[] } {
   const { timeScale } = services.config.reconciliation;
-  const entry = current.heldReversals?.find((h) => h.id === heldId && h.state === 'asking');
+  // Counted meanwhile (Daraja's own result, a confirmed answer): settled, not asked about.
+  let base = withCountedSettled(current);
+  const entry = base.heldReversals?.find((h) => h.id === heldId && h.state === 'asking');
   const events: EventEnvelope[] = [];
-  let base = current;
   if (entry && answer && check)
     base = withHeldReversal(base, entry.id, (h) =>
       afterReversalAsk(h, now, timeScale, `${check.answer}: ${check.detail}`.slice(0, MAX_DETAIL)),

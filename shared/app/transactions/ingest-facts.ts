@@ -7,6 +7,7 @@ import {
   judgeReversalAnswer,
   type ReversalAnswer,
   type ReversalVerdict,
+  withCountedSettled,
   withHeldReversal,
   withReversalHeld,
 } from '../../domain/held-reversal';
@@ -168,40 +169,12 @@ async function noteOnTransaction(
     (current) => {
       if (!current) return { result: undefined };
       const noted = withFactNoted(current, event, reversal);
-      const asked = held && withReversalHeld(noted ?? current, held, event.metadata.occurredAt);
-      const next = settledHeld(asked ?? noted, reversal);
+      const next = (held && withReversalHeld(noted ?? current, held, event.metadata.occurredAt)) ?? noted;
       return next ? { next, result: undefined } : { result: undefined };
     },
     // The record just read to place the fact saves a read; a lost race re-reads it (consistently).
     { ...options, what: `note ${event.metadata.type} on its transaction`, initial: tx },
   );
-}
-
-/**
- * A reversal counted (Daraja's own result, or a held one its status query confirmed) answers the held
- * reversals of the same request or receipt: nothing is left to ask about them.
- */
-function settledHeld(
-  tx: TransactionRecord | undefined,
-  reversal: ReversalRecord | undefined,
-): TransactionRecord | undefined {
-  const answered = (h: HeldReversal) =>
-    h.state === 'asking' && (h.id === reversal?.id || h.receipt === reversal?.reversalReceipt);
-  if (!tx || !reversal || !tx.heldReversals?.some(answered)) return tx;
-  const at = reversal.at;
-  return {
-    ...tx,
-    heldReversals: tx.heldReversals.map((h) =>
-      answered(h)
-        ? {
-            ...h,
-            state: 'confirmed' as const,
-            endedAt: at,
-            detail: `counted: ${reversal.evidence.source} ${reversal.id}`,
-          }
-        : h,
-    ),
-  };
 }
 
 /** The held reversal the poller may ask about: on an account with a status API, with a receipt to ask. */
@@ -749,6 +722,17 @@ export async function recordFacts(
   return written;
 }
 
+/**
+ * Where the answer to one ask about a held reversal is kept (`<held id>#<ask>`, as the query record names
+ * it): the callback keeps it, the poller reads it (answerHeldReversal).
+ */
+export const heldAnswerRef = (key: { provider: string; account: string }, ask: string) => ({
+  provider: key.provider,
+  account: key.account,
+  namespace: 'fact:reversal-answer',
+  id: ask,
+});
+
 /** What the provider's status answer about a held reversal's receipt says (parsed by the provider). */
 export interface HeldReversalAnswer extends ReversalAnswer {
   providerCode: string | null;
@@ -805,7 +789,10 @@ async function endHeld(
       if (!current?.heldReversals?.some((h) => h.id === id && h.state === 'asking'))
         return { result: undefined };
       const noted = conflict ? (withFactNoted(current, conflict, undefined) ?? current) : current;
-      const next = withHeldReversal(noted, id, (h) => ({ ...h, ...change }));
+      // Counted (a confirmed answer just recorded, or Daraja's own result): settled, not changed here.
+      const next = withHeldReversal(withCountedSettled(noted), id, (h) =>
+        h.state === 'asking' ? { ...h, ...change } : h,
+      );
       return { next: { ...next, outbox: [] }, result: undefined };
     },
     { ...options, what: `record the answer about held reversal ${id}` },

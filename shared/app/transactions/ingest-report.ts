@@ -21,7 +21,7 @@ import { type ReconciliationSettings } from '../reconciliation/reconcile-timing'
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
 import { type DecideOptions, decideReport, decisionContext } from './decide-report';
-import { answerHeldReversal, factReceiptKey, placeFacts, recordFacts, unvouched } from './ingest-facts';
+import { factReceiptKey, heldAnswerRef, placeFacts, recordFacts, unvouched } from './ingest-facts';
 
 export interface IngestDeps {
   store: CallbackStore;
@@ -618,36 +618,20 @@ async function writeAliases(
 }
 
 /**
- * The provider's answer to the relay's query about a held reversal's own receipt (the query record names
- * it): read as that reversal's confirmation or refusal (ingest-facts.ts answerHeldReversal), the provider's
- * word (origin poll, status-api). It teaches no alias and changes no status.
+ * The provider's answer to the relay's query about a held reversal's own receipt (the query record names it
+ * and the ask): kept for the poller, which reads it as that reversal's confirmation or refusal
+ * (reconcile.ts). Never the payment's status, no alias taught.
  */
-async function answerAboutHeldReversal(
+async function keepHeldAnswer(
   { deps, batch, options, receipt }: IntentApplying,
-  { intent, key, heldReversal }: PlacedIntent,
+  { intent, heldReversal }: PlacedIntent,
 ): Promise<ApplyOutcome> {
-  const { draft, describes } = intent;
-  await answerHeldReversal(
-    deps,
+  await deps.store.putRecord(
     {
-      provider: batch.provider,
-      account: batch.account,
-      origin: 'poll',
-      receivedAt: batch.receivedAt,
-      authenticated: true,
-      authentication: ['status-api'],
+      ...heldAnswerRef(batch, heldReversal!),
+      data: { draft: intent.draft, receiptId: receipt?.receiptId ?? null },
+      createdAt: batch.receivedAt,
     },
-    { key, heldId: heldReversal! },
-    {
-      status: draft.status,
-      receipt: draft.providerTransactionId,
-      amount: draft.amount,
-      reasonType: describes?.movementType,
-      said: describes?.words ?? draft.status,
-      providerCode: describes?.providerCode ?? null,
-      description: describes?.words ?? draft.status,
-    },
-    receipt?.receiptId,
     options,
   );
   return { kind: 'noop', why: 'same-status' };
@@ -670,7 +654,7 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
   const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
   if (intent.saysNothing) return { kind: 'noop', why: 'stale' };
   // The answer about a held reversal's receipt is about that reversal, never the payment's status.
-  if (viaRecord && placed.heldReversal) return answerAboutHeldReversal(applying, placed);
+  if (viaRecord && placed.heldReversal) return keepHeldAnswer(applying, placed);
   if (viaRecord && !final) return { kind: 'noop', why: 'stale' };
   const { report, draft, ownQuery, mismatch } = reportOf(applying, placed, link, viaRecord);
   const samePaymentAs =

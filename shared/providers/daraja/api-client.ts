@@ -49,6 +49,7 @@ import {
   darajaTimestamp,
   darajaTokenRejected,
   darajaVerdict,
+  describeDarajaMovement,
   stkPassword,
 } from './status-mapping';
 
@@ -388,6 +389,7 @@ export function createDarajaStatusApi(
     tokenRequests: () => tokens.requests,
     balance: (request: BalanceRequest, signal?: AbortSignal) => guarded(() => balance(request, signal)),
     balanceResult: DARAJA_BALANCE_RESULT,
+    describeMovement: describeDarajaMovement,
     ...(pull ? { pull } : {}),
   });
 }

@@ -3,7 +3,6 @@ import { SchemaValidationError } from '../../domain/errors';
 import { heldAsOtherAnswer } from '../../domain/status-question';
 import { maskMsisdn } from '../../util/mask';
 import { toDecimalString } from '../../util/money';
-import { canonicalDarajaCode } from './mapping';
 import type { CallbackInput, CorrelationCandidate, ParsedCallback, ReportIntent } from '../types';
 import {
   C2B_VALIDATION_NAMESPACE,
@@ -186,22 +185,6 @@ export const parseB2bTimeout = (input: Input) => parseTimeout(input, 'b2b');
 export const parseStatusTimeout = (input: Input) => parseTimeout(input, 'status');
 
 /**
- * What a status result says of the movement it is about: a held reversal's answer is read by it (its kind
- * and status, or why the query failed).
- */
-function describedMovement(
-  result: { ResultCode: string | number; ResultDesc?: string | null },
-  params: ReturnType<typeof collectParams>,
-): NonNullable<ReportIntent['describes']> {
-  const providerCode = canonicalDarajaCode(result.ResultCode);
-  const words =
-    providerCode === '0'
-      ? `TransactionStatus ${first(params, 'TransactionStatus') ?? '(none)'}, ReasonType ${first(params, 'ReasonType') ?? '(none)'}`
-      : (result.ResultDesc ?? 'the query failed');
-  return { movementType: first(params, 'ReasonType'), words: words.slice(0, 200), providerCode };
-}
-
-/**
  * A status result is about the queried transaction, not about the query: its ResultParameters carry the
  * original OriginatorConversationID / ConversationID / ReceiptNo, the top level the query's own ids.
  *
@@ -251,7 +234,6 @@ export function parseStatusResult(input: Input): ParsedCallback {
     OriginatorConversationID: original.OriginatorConversationID,
     TransactionID: draft.providerTransactionId,
   };
-  const describes = describedMovement(Result, params);
   if (token && asked) {
     const final = draft.status === 'SUCCEEDED' || draft.status === 'FAILED';
     const mismatch = final
@@ -275,7 +257,6 @@ export function parseStatusResult(input: Input): ParsedCallback {
       aliases: [...conversationAlias(original), ...receiptAlias(draft)],
       answersQuery: true,
       answersAbout,
-      describes,
       ownQuery: {
         reference: asked,
         claims: { providerTransactionId: draft.providerTransactionId, amount: draft.amount },
@@ -298,7 +279,6 @@ export function parseStatusResult(input: Input): ParsedCallback {
     aliases: [...conversationAlias(original), ...receiptAlias(draft)],
     answersQuery: true,
     answersAbout,
-    describes,
   });
 }
 

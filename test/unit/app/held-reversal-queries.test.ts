@@ -116,6 +116,8 @@ describe('a held Daraja reversal on an account with a status API', () => {
       reasonType: 'Reversal',
     });
     expect(await s.post('status/result', answer, DARAJA_IP)).toBe(200);
+    // The poller reads it at its next look, before asking again.
+    await s.poll();
     // Daraja's own result comes from its address later: the same reversal, not a second one.
     expect(await s.post('reversal/result', REVERSED, DARAJA_IP)).toBe(200);
     // Assess
@@ -157,6 +159,7 @@ describe('a held Daraja reversal on an account with a status API', () => {
           DARAJA_IP,
         ),
       ).toBe(200);
+      await s.poll();
       // Assess
       expect(s.events('TransactionReversed')).toEqual([]);
       const conflicts = s.events('TransactionConflict');
