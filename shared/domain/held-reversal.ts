@@ -15,10 +15,6 @@ export interface HeldReversal {
   id: string;
   /** Where the held result is recorded (its fact namespace: `reversal-unconfirmed`). */
   namespace: string;
-  /** The request's ids and the reversed receipt, as the held result named them (for its events). */
-  originatorConversationId: string | null;
-  conversationId: string | null;
-  originalReceipt: string | null;
   /** The reversal's own receipt (Daraja's Result.TransactionID): what the status query asks about. */
   receipt: string;
   /** What the result said went back; null when it did not say (then it claims the whole payment). */
@@ -70,19 +66,10 @@ export function reversalDue(
 }
 
 /**
- * The payment with a held reversal to ask about (due at once), unless it is known already, the payment holds
- * MAX_HELD_REVERSALS, or the payment already counts a reversal with that receipt (nothing left to ask).
+ * The payment with a held reversal to ask about (due at once), unless it is known already or the payment holds
+ * MAX_HELD_REVERSALS (one the payment counts already is settled at the poller's look: withCountedSettled).
  */
-export type HeldReversalClaim = Pick<
-  HeldReversal,
-  | 'id'
-  | 'namespace'
-  | 'receipt'
-  | 'amount'
-  | 'originatorConversationId'
-  | 'conversationId'
-  | 'originalReceipt'
->;
+export type HeldReversalClaim = Pick<HeldReversal, 'id' | 'namespace' | 'receipt' | 'amount'>;
 
 export function withReversalHeld(
   tx: TransactionRecord,
@@ -92,7 +79,6 @@ export function withReversalHeld(
   const all = tx.heldReversals ?? [];
   if (all.some((h) => h.id === held.id || h.receipt === held.receipt)) return undefined;
   if (all.length >= MAX_HELD_REVERSALS) return undefined;
-  if ((tx.reversals ?? []).some((r) => r.reversalReceipt === held.receipt)) return undefined;
   const state = tx.reconcile ?? { checks: 0, recent: [] };
   const entry: HeldReversal = { ...held, heldAt: now, asks: 0, dueAt: now, state: 'asking' };
   return {
@@ -220,6 +206,8 @@ export function judgeReversalAnswer(
   return { verdict: 'confirms' };
 }
 
+const text = (value: unknown) => (typeof value === 'string' ? value : null);
+
 /**
  * The held reversal goes to a person: every ask made and no answer that settles it (or no status API left
  * to ask). A ReversalAmbiguous (reason NO_FINAL_ANSWER) on the payment, naming the request, the receipt
@@ -228,6 +216,8 @@ export function judgeReversalAnswer(
 export function heldReversalEscalation(
   tx: TransactionRecord,
   held: HeldReversal,
+  /** The request's ids and the reversed receipt, as the held result named them. */
+  request: Readonly<Record<string, unknown>>,
   now: string,
   origin: EventOrigin,
   why: string,
@@ -245,9 +235,9 @@ export function heldReversalEscalation(
       kind: tx.kind,
       reference: tx.key.reference,
       transactionStatus: tx.status,
-      originatorConversationId: held.originatorConversationId,
-      conversationId: held.conversationId,
-      originalReceipt: held.originalReceipt,
+      originatorConversationId: text(request.originatorConversationId),
+      conversationId: text(request.conversationId),
+      originalReceipt: text(request.originalReceipt),
       reason: { code: 'NO_FINAL_ANSWER', message: message.slice(0, 1024) },
       receiptId: null,
       receivedAt: now,

@@ -30,7 +30,7 @@ import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
 import { ALIAS_NAMESPACE_PREFIX, checkReportLimits } from '../transactions/ingest-report';
-import { answerHeldReversal, heldAnswerRef } from '../transactions/ingest-facts';
+import { answerHeldReversal, factNamespace, heldAnswerRef, heldOriginal } from '../transactions/ingest-facts';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
@@ -502,12 +502,15 @@ async function checkHeldReversal(
       services.scrub(`held reversal ${held!.id}, receipt ${held!.receipt}: ${answer.detail}`),
     ).slice(0, MAX_DETAIL),
   };
+  // Escalated, it names the request as the held result did (kept on its record).
+  const request = held && !answer ? await heldRequest(services, claimed, held) : {};
   const written = await writeWithRetry<{ tx: TransactionRecord; events: EventEnvelope[] }>(
     services.store,
     claimed.key,
     (current) => {
       if (!current) return { result: { tx: claimed, events: [] } };
-      const { next, events } = heldReversalLooked(services, current, held?.id, answer, check, now, origin);
+      const looked = { heldId: held?.id, answer, check, request };
+      const { next, events } = heldReversalLooked(services, current, looked, now, origin);
       return { next, result: { tx: next, events } };
     },
     {
@@ -581,6 +584,20 @@ async function answeredAlready(
   return false;
 }
 
+/** The ids the held result named its request and the reversed payment by (its record keeps them). */
+async function heldRequest(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  held: HeldReversal,
+): Promise<Record<string, unknown>> {
+  const record = await services.store.getRecord({
+    ...tx.key,
+    namespace: factNamespace(held.namespace),
+    id: held.id,
+  });
+  return heldOriginal(record)?.data ?? {};
+}
+
 /** The status query about a held reversal's receipt; undefined when the account has no status API. */
 async function askAboutReversal(
   services: ReconcileServices,
@@ -608,12 +625,16 @@ async function askAboutReversal(
 function heldReversalLooked(
   services: ReconcileServices,
   current: TransactionRecord,
-  heldId: string | undefined,
-  answer: StatusAnswer | undefined,
-  check: CheckRecord | undefined,
+  looked: {
+    heldId: string | undefined;
+    answer: StatusAnswer | undefined;
+    check: CheckRecord | undefined;
+    request: Record<string, unknown>;
+  },
   now: string,
   origin: EventOrigin,
 ): { next: TransactionRecord; events: EventEnvelope[] } {
+  const { heldId, answer, check, request } = looked;
   const { timeScale } = services.config.reconciliation;
   // Counted meanwhile (Daraja's own result, a confirmed answer): settled, not asked about.
   let base = withCountedSettled(current);
@@ -627,7 +648,7 @@ function heldReversalLooked(
     const why = asksSpent(entry)
       ? `no answer settled it after ${entry.asks} status queries`
       : `no status API to ask (accounts.${current.key.provider}.${current.key.account}.api)`;
-    events.push(heldReversalEscalation(current, entry, now, origin, why));
+    events.push(heldReversalEscalation(current, entry, request, now, origin, why));
     base = withHeldReversal(base, entry.id, (h) => ({ ...h, state: 'escalated', endedAt: now, detail: why }));
   }
   const state = base.reconcile ?? { checks: 0, recent: [] };

@@ -179,19 +179,10 @@ async function noteOnTransaction(
 
 /** The held reversal the poller may ask about: on an account with a status API, with a receipt to ask. */
 function askAboutHeld(batch: FactBatch, fact: FactIntent): HeldReversalClaim | undefined {
-  const original = (fact.keep?.original ?? {}) as Partial<FactIntent>;
-  const receipt = original.data?.reversalReceipt;
-  if (!batch.confirmUnaskedAnswers || typeof receipt !== 'string' || !receipt) return undefined;
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  return {
-    id: fact.id,
-    namespace: fact.namespace,
-    receipt,
-    amount: original.amount ?? null,
-    originatorConversationId: text(fact.data.originatorConversationId),
-    conversationId: text(fact.data.conversationId),
-    originalReceipt: text(fact.data.originalReceipt),
-  };
+  const original = fact.keep?.original as FactIntent;
+  const receipt = original.data.reversalReceipt;
+  if (!batch.confirmUnaskedAnswers || typeof receipt !== 'string') return undefined;
+  return { id: fact.id, namespace: fact.namespace, receipt, amount: original.amount ?? null };
 }
 
 /** TransactionReversed says what is left of the payment after it and the reversals before it. */
@@ -375,7 +366,6 @@ function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
   const { namespace, id } = fact;
   // Its amount and receipts stay in the stored callback (receiptId): a person reads them there. The
   // result as parsed is kept on its record: a status answer that confirms it applies it (confirmHeldReversal).
-  const { event: _event, keep: _keep, contradicted: _contradicted, ...original } = fact;
   return {
     transaction,
     fact: {
@@ -384,7 +374,7 @@ function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
       namespace: `${namespace}-unconfirmed`,
       supersededBy: [id, ...(fact.aliases ?? [])].map((id) => ({ namespace, id })),
       amount: undefined,
-      keep: { original },
+      keep: { original: fact },
       data: {
         originatorConversationId,
         conversationId,
@@ -733,6 +723,10 @@ export const heldAnswerRef = (key: { provider: string; account: string }, ask: s
   id: ask,
 });
 
+/** The reversal result a held one was, as parsed (heldReversal keeps it on its record). */
+export const heldOriginal = (record: ProviderRecord | undefined) =>
+  (record?.data.kept as { original?: FactIntent } | undefined)?.original;
+
 /** What the provider's status answer about a held reversal's receipt says (parsed by the provider). */
 export interface HeldReversalAnswer extends ReversalAnswer {
   providerCode: string | null;
@@ -812,7 +806,7 @@ interface HeldAnswering {
 /** Daraja confirmed it: the held result applied on Daraja's word (counted once, or a conflict beyond the payment). */
 async function confirmHeld(
   { recording, tx, held, answer, said }: HeldAnswering,
-  original: Omit<FactIntent, 'event'>,
+  original: FactIntent,
 ): Promise<void> {
   const { store, batch, options } = recording;
   const fact: FactIntent = {
@@ -911,7 +905,7 @@ export async function answerHeldReversal(
   const said = `${answer.providerCode ?? ''} ${answer.description}`.trim().slice(0, 300);
   const answering: HeldAnswering = { recording, tx, held, record, answer, said };
   const judged = judgeReversalAnswer(held, tx, answer);
-  const original = (record?.data.kept as { original?: Omit<FactIntent, 'event'> } | undefined)?.original;
+  const original = heldOriginal(record);
   if (judged.verdict === 'confirms' && original) await confirmHeld(answering, original);
   else if (judged.verdict === 'contradicts') await refuseHeld(answering, judged);
   else {

@@ -11,6 +11,7 @@ import {
   nextReversalDue,
   REVERSAL_ASKS,
   type ReversalAnswer,
+  withCountedSettled,
   withReversalHeld,
 } from '../../../shared/domain/held-reversal';
 import { dueAtOf } from '../../../shared/domain/reconcile-schedule';
@@ -65,15 +66,7 @@ describe('the status answer about a held reversal', () => {
 
 describe('the asks about a held reversal', () => {
   const NOW = '2026-12-01T04:00:00.000Z';
-  const claim = {
-    id: 'req-1',
-    namespace: 'reversal-unconfirmed',
-    receipt: 'REVERSAL01',
-    amount: KES('40'),
-    originatorConversationId: 'req-1',
-    conversationId: null,
-    originalReceipt: 'PAYMENT001',
-  };
+  const claim = { id: 'req-1', namespace: 'reversal-unconfirmed', receipt: 'REVERSAL01', amount: KES('40') };
   const paid = () => ({
     ...registered({ key: { provider: 'daraja', account: 'ke', reference: 'ws_CO_1' }, kind: 'stk' }),
     status: 'SUCCEEDED' as const,
@@ -91,24 +84,24 @@ describe('the asks about a held reversal', () => {
     expect(dueAtOf(ended)).toBeUndefined();
   });
 
-  it('is one per request and receipt, and none for a reversal the payment already counts', () => {
+  it('is one per request and receipt; settled once the payment counts a reversal of that receipt', () => {
+    // Prepare
     const held = withReversalHeld(paid(), claim, NOW)!;
     expect(withReversalHeld(held, claim, NOW)).toBeUndefined();
     expect(withReversalHeld(held, { ...claim, id: 'req-2' }, NOW)).toBeUndefined();
-    const counted = {
-      ...paid(),
-      reversals: [
-        {
-          id: 'req-9',
-          amount: KES('40'),
-          at: NOW,
-          reversalReceipt: 'REVERSAL01',
-          eventId: 'e',
-          evidence: {} as never,
-        },
-      ],
+    const reversal = {
+      id: 'req-9',
+      amount: KES('40'),
+      at: NOW,
+      reversalReceipt: 'REVERSAL01',
+      eventId: 'e',
+      evidence: { source: 'callback' } as never,
     };
-    expect(withReversalHeld(counted, claim, NOW)).toBeUndefined();
+    // Act
+    const counted = withCountedSettled({ ...held, reversals: [reversal] });
+    // Assess
+    expect(counted.heldReversals?.[0]?.state).toBe('confirmed');
+    expect(dueAtOf(counted)).toBeUndefined();
   });
 
   it('backs off between a fixed number of asks, then waits once for the last answer', () => {
