@@ -144,7 +144,7 @@ export const CALLBACK_BUNDLE_TARGET_BYTES: number = 400 * 1024;
  * (Powertools' and AWS's advice: bundle to pin the version).
  */
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
-  // At issue 32's target: a held Daraja reversal's hold and the keeping of Daraja's answer about it.
+  // At issue 32’s target: a held reversal’s hold and the keeping of the status answer about it.
   callback: 400 * 1024,
   // Over the 500 KB budget: its routes all in one function (issue 32 item 7 left open: docs/results.md).
   // Its check now reaches the poller's held-reversal look, which applies a reversal through the fact path.

@@ -138,7 +138,7 @@ export function afterReversalAsk(
 }
 
 /** Whether the look due now is the escalation (every ask made, no answer that settles it). */
-export const asksSpent = (held: HeldReversal) => held.asks >= REVERSAL_ASKS;
+export const asksSpent = (held: HeldReversal): boolean => held.asks >= REVERSAL_ASKS;
 
 /** What the provider's status answer about the reversal's receipt says, as the relay reads it. */
 export interface ReversalAnswer {

@@ -179,10 +179,11 @@ async function noteOnTransaction(
 
 /** The held reversal the poller may ask about: on an account with a status API, with a receipt to ask. */
 function askAboutHeld(batch: FactBatch, fact: FactIntent): HeldReversalClaim | undefined {
-  const original = fact.keep?.original as FactIntent;
-  const receipt = original.data.reversalReceipt;
+  // A held result keeps the one it was (heldReversal); a queue timeout's ReversalAmbiguous keeps none.
+  const original = fact.keep?.original as FactIntent | undefined;
+  const receipt = original?.data.reversalReceipt;
   if (!batch.confirmUnaskedAnswers || typeof receipt !== 'string') return undefined;
-  return { id: fact.id, namespace: fact.namespace, receipt, amount: original.amount ?? null };
+  return { id: fact.id, namespace: fact.namespace, receipt, amount: original!.amount ?? null };
 }
 
 /** TransactionReversed says what is left of the payment after it and the reversals before it. */
