@@ -146,11 +146,14 @@ export const CALLBACK_BUNDLE_TARGET_BYTES: number = 400 * 1024;
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   // +0.6 KB on every path that applies a report: reasons published in the contract's vocabulary
   // (reasonDetail beside), a success's own code and words on its evidence. Still within issue 32's 400 KB.
+  // Then a held reversal's hold and the keeping of the status answer about it.
   callback: 400 * 1024,
   // Over the 500 KB budget: its routes all in one function (issue 32 item 7 left open: docs/results.md).
-  management: 611 * 1024,
+  // Its check now reaches the poller's held-reversal look, which applies a reversal through the fact path.
+  management: 628 * 1024,
   'outbox-publisher': 219 * 1024,
-  poller: 499 * 1024,
+  // The held-reversal look applies a confirmed reversal through the fact path (ingest-facts.ts).
+  poller: 516 * 1024,
   'transaction-initiated': 421 * 1024,
   'buffer-consumer': 433 * 1024,
   statements: 445 * 1024,

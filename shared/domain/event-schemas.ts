@@ -521,7 +521,7 @@ export const EVENT_DATA_SCHEMAS = {
       .check(z.describe('From the echoed request, when the notice echoes it.')),
     reason: reasonSchema.check(
       z.describe(
-        "TIMED_OUT: the request timed out in the queue; the result may still come. UNKNOWN with reasonDetail UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. UNKNOWN with reasonDetail CONFLICTING_REPORTS: code and words disagree.",
+        "TIMED_OUT: the request timed out in the queue; the result may still come. UNKNOWN with reasonDetail UNCONFIRMED: a success from an address the source-IP list did not admit, not counted as a reversal; Daraja's own result still applies. UNKNOWN with reasonDetail CONFLICTING_REPORTS: code and words disagree. UNKNOWN with reasonDetail NO_FINAL_ANSWER: such a held success that the transaction status query did not settle after its asks, for a person.",
       ),
     ),
     reasonDetail: z.optional(reasonDetailSchema),
@@ -661,7 +661,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   ReversalAmbiguous:
     'A reversal request timed out in the Daraja queue: its outcome is unknown (a result may still come; ' +
     'check with the transaction status query). Or (reasonDetail UNCONFIRMED) a reversal success from a sender the ' +
-    "source-IP list did not admit: held, not counted against the payment; Daraja's own result still applies.",
+    "source-IP list did not admit: held, not counted against the payment; Daraja's own result still applies. " +
+    'Or (reasonDetail NO_FINAL_ANSWER) such a held success the transaction status query did not settle: for a person.',
   AccountBalanceReported: "A Daraja account balance result: the short code's accounts, parsed.",
   AccountBalanceFailed: 'A Daraja account balance request failed or timed out in the queue.',
   BadgeCreated:

@@ -80,12 +80,15 @@ export function nextCheckAt(input: {
 
 /**
  * Whether a transaction belongs in the due index: open with a next check, or final but asked to be
- * checked again (a report after the verdict: `reconcile.recheckUntil`).
+ * checked again (a report after the verdict: `reconcile.recheckUntil`; a held reversal to ask about:
+ * `heldReversals`, domain/held-reversal.ts).
  */
 export function dueAtOf(tx: {
   status: string;
   reconcile?: { dueAt?: string; recheckUntil?: string };
+  heldReversals?: readonly { state: string }[];
 }): string | undefined {
   const final = tx.status === 'SUCCEEDED' || tx.status === 'FAILED' || tx.status === 'EXPIRED';
-  return !final || tx.reconcile?.recheckUntil ? tx.reconcile?.dueAt : undefined;
+  const asking = tx.heldReversals?.some((h) => h.state === 'asking') === true;
+  return !final || tx.reconcile?.recheckUntil || asking ? tx.reconcile?.dueAt : undefined;
 }

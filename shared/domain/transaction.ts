@@ -1,3 +1,4 @@
+import type { HeldReversal } from './held-reversal';
 import type { EventEnvelope, EventOrigin } from './event-envelope';
 import type { ActorRef } from './actor';
 import type { AuthenticationMethod, Evidence } from './evidence';
@@ -270,6 +271,11 @@ export interface TransactionRecord {
   receiptClaims?: string[];
   /** Money that went back after the payment succeeded (absent: none), oldest first (domain/reversal.ts). */
   reversals?: ReversalRecord[];
+  /**
+   * Reversal successes held UNCONFIRMED (their sender passed no check) that the poller asks the provider
+   * about, on an account with a status API (domain/held-reversal.ts); absent: none.
+   */
+  heldReversals?: HeldReversal[];
   /** Ids and types of every event this transaction produced, for GET history. */
   events: { id: string; type: string; at: string }[];
   /** Callbacks stored about it, and those whose bodies were not kept (over the per-transaction budget). */

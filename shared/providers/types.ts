@@ -285,6 +285,12 @@ export interface StatusQuery {
    */
   confirmReceipt?: string;
   /**
+   * The own receipt of a reversal held UNCONFIRMED on this payment (domain/held-reversal.ts): the status call
+   * asks about that transaction instead (Daraja: the transaction status query, TransactionID = it). Its
+   * answer says whether it is a completed reversal of that amount; it never changes the payment's status.
+   */
+  confirmReversal?: string;
+  /**
    * Base of this account's callback routes: `<publicBaseUrl>/v1/<provider>/<account>[/<pathSecret>]`.
    * Daraja's transaction status query needs a ResultURL and QueueTimeOutURL under it.
    */
@@ -364,6 +370,18 @@ export interface StatusApi {
   balanceResult?: BalanceResultReader;
   /** The provider's pull API of money moved (Daraja Pull Transactions), when the account is set up for it. */
   pull?: PullTransactionsApi;
+  /**
+   * What the status answer about a held reversal's receipt (StatusQuery.confirmReversal) says of that movement,
+   * in the provider's words (Daraja: ReasonType, TransactionStatus, else why the query failed): what
+   * domain/held-reversal.ts judgeReversalAnswer reads. Absent: the provider's answers cannot confirm one.
+   */
+  describeMovement?(draft: ReportDraft): MovementDescription;
+}
+
+export interface MovementDescription {
+  movementType: string | undefined;
+  words: string;
+  providerCode: string;
 }
 
 export interface BalanceRequest {

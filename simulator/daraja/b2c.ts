@@ -257,7 +257,7 @@ export function registerB2c(
 
   function findRecord(transactionId?: string, oc?: string): DarajaRecord | undefined {
     if (transactionId) {
-      const r = core.records.get(transactionId);
+      const r = core.records.get(transactionId) ?? core.reversals.get(transactionId);
       if (r) return r;
     }
     if (oc) return [...core.records.values()].find((r) => r.originatorConversationId === oc);

@@ -60,6 +60,9 @@ const BALANCE_REVERSAL_TRIGGERS = {
 } as const;
 
 const INITIATOR_INVALID = { code: 2001, desc: 'The initiator information is invalid.' } as const;
+/** The status query's `ReasonType` of a reversal (descriptive: Daraja documents no list). */
+const REVERSAL_REASON_TYPE = 'Reversal of a transaction via API';
+
 /** Daraja's reversal codes (Daraja's Reversal documentation). */
 const REVERSAL_ALREADY_REVERSED = {
   code: 'R000001',
@@ -253,6 +256,21 @@ export function registerBalanceReversal(
         const left = core.adjustBalance(r.shortCode, paidOut ? amount : -amount);
         if (r.counterpartShortCode) core.adjustBalance(r.counterpartShortCode, -amount);
         core.bookReversal(r, amount, op.transactionId);
+        // The money moves back: the original's credit party pays, its debit party is paid.
+        core.reversals.set(op.transactionId, {
+          type: 'reversal',
+          receipt: op.transactionId,
+          originatorConversationId: op.originatorConversationId,
+          conversationId: op.conversationId,
+          amount,
+          shortCode: r.shortCode,
+          debitPartyName: r.creditPartyName,
+          creditPartyName: r.debitPartyName,
+          status: 'Completed',
+          reasonType: REVERSAL_REASON_TYPE,
+          initiatedAt: new Date(op.createdAt),
+          finalisedAt: new Date(core.now()),
+        });
         params = [
           {
             Key: 'DebitAccountBalance',

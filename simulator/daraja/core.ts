@@ -8,7 +8,8 @@ import { DarajaThrottle } from './throttle';
 
 /** A completed (or declined) money movement that the transaction status query can report on. */
 export interface DarajaRecord {
-  type: 'stk' | 'c2b' | 'b2c' | 'b2b';
+  /** `reversal`: a completed reversal (DarajaCore.reversals), under its own receipt. */
+  type: 'stk' | 'c2b' | 'b2c' | 'b2b' | 'reversal';
   receipt: string;
   originatorConversationId?: string;
   conversationId?: string;
@@ -51,6 +52,11 @@ class BookedRecords extends Map<string, DarajaRecord> {
 export class DarajaCore {
   readonly tokens = new TokenStore<Record<string, never>>(() => this.sim.scheduler.now());
   readonly records: Map<string, DarajaRecord> = new BookedRecords(this);
+  /**
+   * Completed reversals by their own receipt: the transaction status query reports on them too (its
+   * documentation lists reversals among what it checks). Booked by bookReversal, not by this map.
+   */
+  readonly reversals = new Map<string, DarajaRecord>();
   private readonly balances = new Map<string, number>();
   /** Short codes registered for the Pull Transactions API (NominatedNumber, CallBackURL). */
   readonly pullRegistrations = new Map<string, { nominatedNumber: string; callbackUrl: string }>();
@@ -68,6 +74,7 @@ export class DarajaCore {
 
   reset(): void {
     this.records.clear();
+    this.reversals.clear();
     this.pullRegistrations.clear();
     this.balances.clear();
     this.throttle.reset();

@@ -4,12 +4,24 @@ import type { EventOrigin } from '../../domain/event-envelope';
 import type { EventEnvelope } from '../../domain/events';
 import type { StatementSink } from '../../domain/statement';
 import { heldClaimOf, holdForAPerson } from '../../domain/apply-report/unconfirmable';
+import {
+  afterReversalAsk,
+  asksSpent,
+  type HeldReversal,
+  heldReversalEscalation,
+  nextReversalDue,
+  pendingReversals,
+  reversalDue,
+  withCountedSettled,
+  withHeldReversal,
+} from '../../domain/held-reversal';
 import { nextCheckAt } from '../../domain/reconcile-schedule';
 import { isFinal } from '../../domain/status';
 import {
   type CheckRecord,
   failedCheckAnswer,
   type NormalizedReport,
+  type ReportDraft,
   type TransactionRecord,
   withCheck,
 } from '../../domain/transaction';
@@ -18,6 +30,7 @@ import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
 import { ALIAS_NAMESPACE_PREFIX, checkReportLimits } from '../transactions/ingest-report';
+import { answerHeldReversal, factNamespace, heldAnswerRef, heldOriginal } from '../transactions/ingest-facts';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
@@ -353,6 +366,7 @@ export async function checkTransaction(
     requestedBy?: ActorRef;
   } = {},
 ): Promise<CheckResult> {
+  if (dueForHeldReversal(claimed)) return checkHeldReversal(services, claimed, options);
   const origin = options.origin ?? 'poll';
   const { store, clock, config } = services;
   const answer = await askProvider(services, claimed, options.signal);
@@ -437,6 +451,8 @@ async function putAlias(
   claimed: TransactionRecord,
   alias: NonNullable<Extract<StatusAnswer, { type: 'requested' }>['alias']>,
   now: string,
+  /** The held reversal the query asks about (its answer is that reversal's: answerHeldReversal). */
+  heldReversal?: string,
 ): Promise<void> {
   await services.store.putRecordIfAbsent({
     provider: claimed.key.provider,
@@ -447,9 +463,214 @@ async function putAlias(
       reference: claimed.key.reference,
       origin: 'poll',
       ...(alias.asked ? { asked: alias.asked } : {}),
+      ...(heldReversal ? { heldReversal } : {}),
     },
     createdAt: now,
   });
+}
+
+/** A final payment due only for its held reversals (domain/held-reversal.ts), not for a status check. */
+const dueForHeldReversal = (tx: TransactionRecord) =>
+  isFinal(tx.status) && !tx.reconcile?.recheckUntil && pendingReversals(tx).length > 0;
+
+/**
+ * Asks the provider's status query about a held reversal's own receipt (StatusQuery.confirmReversal): its
+ * answer comes on the status route, through the query record naming the held reversal
+ * (app/transactions/ingest-facts.ts answerHeldReversal). A fixed number of asks with backoff; then, or
+ * when there is no status API to ask, the held reversal goes to a person (ReversalAmbiguous, reason
+ * NO_FINAL_ANSWER). Never a status check of the payment itself: its status is final.
+ */
+async function checkHeldReversal(
+  services: ReconcileServices,
+  claimed: TransactionRecord,
+  options: { origin?: EventOrigin; signal?: AbortSignal },
+): Promise<CheckResult> {
+  const origin = options.origin ?? 'poll';
+  const now = services.clock.now().toISOString();
+  const due = reversalDue(withCountedSettled(claimed), now);
+  // Daraja's answers to the asks made so far first: one that settles it makes another ask pointless.
+  const settled = due && (await answeredAlready(services, claimed, due));
+  const held = settled ? undefined : due;
+  const answer =
+    held && !asksSpent(held) ? await askAboutReversal(services, claimed, held, options.signal) : undefined;
+  if (held && answer?.type === 'requested' && answer.alias)
+    await putAlias(services, claimed, answer.alias, now, `${held.id}#${held.asks + 1}`);
+  const check: CheckRecord | undefined = answer && {
+    ...describe(answer),
+    at: now,
+    detail: maskMsisdnsIn(
+      services.scrub(`held reversal ${held!.id}, receipt ${held!.receipt}: ${answer.detail}`),
+    ).slice(0, MAX_DETAIL),
+  };
+  // Escalated, it names the request as the held result did (kept on its record).
+  const request = held && !answer ? await heldRequest(services, claimed, held) : {};
+  const written = await writeWithRetry<{ tx: TransactionRecord; events: EventEnvelope[] }>(
+    services.store,
+    claimed.key,
+    (current) => {
+      if (!current) return { result: { tx: claimed, events: [] } };
+      const looked = { heldId: held?.id, answer, check, request };
+      const { next, events } = heldReversalLooked(services, current, looked, now, origin);
+      return { next, result: { tx: next, events } };
+    },
+    {
+      what: `ask about a held reversal of ${claimed.key.reference}`,
+      initial: claimed,
+      signal: options.signal,
+    },
+  );
+  for (const event of written.events)
+    if (event.metadata.type === 'ReversalAmbiguous')
+      services.metrics.count(AMBIGUOUS_ESCALATED_METRIC, 1, {
+        provider: claimed.key.provider,
+        account: claimed.key.account,
+      });
+  return {
+    answer: answer ?? {
+      type: 'error',
+      error: 'unsupported',
+      detail: 'no status query made (held reversal escalated or not due)',
+    },
+    outcome: undefined,
+    transaction: written.tx,
+    events: written.events,
+    holdAccount:
+      answer?.type === 'error' && (answer.error === 'credentials' || answer.error === 'throttled')
+        ? answer.error
+        : undefined,
+  };
+}
+
+/**
+ * Reads the answers kept for the asks made about a held reversal (newest first: ingest-report.ts keeps them)
+ * as the provider describes them, and applies them (ingest-facts.ts answerHeldReversal) until one settles it.
+ */
+async function answeredAlready(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  held: HeldReversal,
+): Promise<boolean> {
+  const describe = services.statusApi(tx.key.provider, tx.key.account)?.describeMovement;
+  for (let ask = held.asks; ask >= 1 && describe; ask--) {
+    const kept = await services.store.getRecord(heldAnswerRef(tx.key, `${held.id}#${ask}`), {
+      consistent: true,
+    });
+    const draft = kept?.data.draft as ReportDraft | undefined;
+    if (!kept || !draft) continue;
+    const said = describe(draft);
+    const verdict = await answerHeldReversal(
+      services,
+      {
+        ...tx.key,
+        origin: 'poll',
+        receivedAt: kept.createdAt,
+        authenticated: true,
+        authentication: ['status-api'],
+      },
+      { key: tx.key, heldId: held.id },
+      {
+        status: draft.status,
+        receipt: draft.providerTransactionId,
+        amount: draft.amount,
+        reasonType: said.movementType,
+        said: said.words,
+        providerCode: said.providerCode,
+        description: said.words,
+      },
+      typeof kept.data.receiptId === 'string' ? kept.data.receiptId : undefined,
+    );
+    if (verdict !== 'says-nothing') return true;
+  }
+  return false;
+}
+
+/** The ids the held result named its request and the reversed payment by (its record keeps them). */
+async function heldRequest(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  held: HeldReversal,
+): Promise<Record<string, unknown>> {
+  const record = await services.store.getRecord({
+    ...tx.key,
+    namespace: factNamespace(held.namespace),
+    id: held.id,
+  });
+  return heldOriginal(record)?.data ?? {};
+}
+
+/** The status query about a held reversal's receipt; undefined when the account has no status API. */
+async function askAboutReversal(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  held: HeldReversal,
+  signal: AbortSignal | undefined,
+): Promise<StatusAnswer | undefined> {
+  const api = services.statusApi(tx.key.provider, tx.key.account);
+  if (!api) return undefined;
+  try {
+    return await api.check({ ...statusQueryOf(services, tx), confirmReversal: held.receipt }, signal);
+  } catch (error) {
+    return {
+      type: 'error',
+      error: 'unavailable',
+      detail: services.scrub(`status call failed: ${(error as Error).message}`),
+    };
+  }
+}
+
+/**
+ * The payment after a look at its held reversal: the ask counted (next ask or escalation due after its
+ * backoff), or the held reversal escalated for a person; due again for the next held reversal, if any.
+ */
+function heldReversalLooked(
+  services: ReconcileServices,
+  current: TransactionRecord,
+  looked: {
+    heldId: string | undefined;
+    answer: StatusAnswer | undefined;
+    check: CheckRecord | undefined;
+    request: Record<string, unknown>;
+  },
+  now: string,
+  origin: EventOrigin,
+): { next: TransactionRecord; events: EventEnvelope[] } {
+  const { heldId, answer, check, request } = looked;
+  const { timeScale } = services.config.reconciliation;
+  // Counted meanwhile (Daraja's own result, a confirmed answer): settled, not asked about.
+  let base = withCountedSettled(current);
+  const entry = base.heldReversals?.find((h) => h.id === heldId && h.state === 'asking');
+  const events: EventEnvelope[] = [];
+  if (entry && answer && check)
+    base = withHeldReversal(base, entry.id, (h) =>
+      afterReversalAsk(h, now, timeScale, `${check.answer}: ${check.detail}`.slice(0, MAX_DETAIL)),
+    );
+  else if (entry) {
+    const why = asksSpent(entry)
+      ? `no answer settled it after ${entry.asks} status queries`
+      : `no status API to ask (accounts.${current.key.provider}.${current.key.account}.api)`;
+    events.push(heldReversalEscalation(current, entry, request, now, origin, why));
+    base = withHeldReversal(base, entry.id, (h) => ({ ...h, state: 'escalated', endedAt: now, detail: why }));
+  }
+  const state = base.reconcile ?? { checks: 0, recent: [] };
+  const { dueAt: _due, leaseOwner: _owner, ...rest } = state;
+  const reconcile: ReconcileState = {
+    ...rest,
+    checks: rest.checks + (answer && !notMade(answer) ? 1 : 0),
+    recent: check ? withCheck(rest.recent, check, RECENT_CHECKS) : rest.recent,
+  };
+  const due = nextReversalDue(base);
+  if (due) reconcile.dueAt = due;
+  const next: TransactionRecord = {
+    ...base,
+    reconcile,
+    updatedAt: now,
+    events: withEventIds(
+      base.events,
+      events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
+    ),
+    outbox: events,
+  };
+  return { next, events };
 }
 
 type Timing = ReturnType<typeof reconcileTiming>;
@@ -526,6 +747,9 @@ function checkedSchedule(
         timeScale: timing.timeScale,
       });
   }
+  // Held reversals waiting for their asks keep a final payment due (domain/held-reversal.ts).
+  const heldDue = isFinal(base.status) ? nextReversalDue(base) : undefined;
+  if (heldDue && (!reconcile.dueAt || heldDue < reconcile.dueAt)) reconcile.dueAt = heldDue;
   return reconcile;
 }
 

@@ -2,6 +2,16 @@ import { type AuthenticationMethod, type Evidence, isEndToEnd } from '../../doma
 import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from '../../domain/events';
 import type { EventOrigin } from '../../domain/event-envelope';
 import { publishedReason, type Reason } from '../../domain/reasons';
+import {
+  type HeldReversal,
+  type HeldReversalClaim,
+  judgeReversalAnswer,
+  type ReversalAnswer,
+  type ReversalVerdict,
+  withCountedSettled,
+  withHeldReversal,
+  withReversalHeld,
+} from '../../domain/held-reversal';
 import { withFactNoted } from '../../domain/reversal';
 import type { ReversalRecord, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { CorrelationCandidate, FactIntent } from '../../providers/types';
@@ -156,17 +166,30 @@ async function noteOnTransaction(
   event: EventEnvelope,
   reversal: ReversalRecord | undefined,
   options: WriteOptions,
+  /** A held reversal the poller is to ask the provider about (askAboutHeld). */
+  held?: HeldReversalClaim,
 ): Promise<void> {
   await writeWithRetry(
     store,
     tx.key,
     (current) => {
-      const next = current && withFactNoted(current, event, reversal);
+      if (!current) return { result: undefined };
+      const noted = withFactNoted(current, event, reversal);
+      const next = (held && withReversalHeld(noted ?? current, held, event.metadata.occurredAt)) ?? noted;
       return next ? { next, result: undefined } : { result: undefined };
     },
     // The record just read to place the fact saves a read; a lost race re-reads it (consistently).
     { ...options, what: `note ${event.metadata.type} on its transaction`, initial: tx },
   );
+}
+
+/** The held reversal the poller may ask about: on an account with a status API, with a receipt to ask. */
+function askAboutHeld(batch: FactBatch, fact: FactIntent): HeldReversalClaim | undefined {
+  // A held result keeps the one it was (heldReversal); a queue timeout's ReversalAmbiguous keeps none.
+  const original = fact.keep?.original as FactIntent | undefined;
+  const receipt = original?.data.reversalReceipt;
+  if (!batch.confirmUnaskedAnswers || typeof receipt !== 'string') return undefined;
+  return { id: fact.id, namespace: fact.namespace, receipt, amount: original!.amount ?? null };
 }
 
 /** TransactionReversed says what is left of the payment after it and the reversals before it. */
@@ -295,7 +318,8 @@ function factEvidence(
   const authentication = deliveryAuthentication(batch);
   const receipt = typeof fact.data.originalReceipt === 'string' ? fact.data.originalReceipt : fact.receipt;
   return {
-    source: batch.origin === 'buffer' ? 'buffer' : 'callback',
+    // A result Daraja's status query confirmed (confirmHeldReversal) is its answer's word.
+    source: batch.origin === 'buffer' ? 'buffer' : batch.origin === 'poll' ? 'status-api' : 'callback',
     claim: claimOf(fact.event),
     authenticated: authentication.length > 0,
     authentication,
@@ -327,6 +351,8 @@ interface FactBatch {
   authenticated?: boolean;
   /** The check that alone vouches for the account's unsigned sender (IngestBatch.senderCheck). */
   senderCheck?: AuthenticationMethod;
+  /** The account has a status API (IngestBatch.confirmUnaskedAnswers): a held reversal is asked about. */
+  confirmUnaskedAnswers?: boolean;
 }
 
 /**
@@ -345,7 +371,8 @@ export const unvouched = (batch: Pick<FactBatch, 'authenticated' | 'authenticati
 function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
   const { originatorConversationId, conversationId, originalReceipt } = fact.data;
   const { namespace, id } = fact;
-  // Its amount and receipts stay in the stored callback (receiptId): a person reads them there.
+  // Its amount and receipts stay in the stored callback (receiptId): a person reads them there. The
+  // result as parsed is kept on its record: a status answer that confirms it applies it (confirmHeldReversal).
   return {
     transaction,
     fact: {
@@ -354,6 +381,7 @@ function heldReversal({ fact, transaction }: PlacedFact): PlacedFact {
       namespace: `${namespace}-unconfirmed`,
       supersededBy: [id, ...(fact.aliases ?? [])].map((id) => ({ namespace, id })),
       amount: undefined,
+      keep: { original: fact },
       data: {
         originatorConversationId,
         conversationId,
@@ -645,8 +673,10 @@ async function recordFact(recording: FactRecording, placed: PlacedFact): Promise
   );
   // The transaction shows what is said about it: the event on its timeline, a reversal in its reversals.
   // Noted on a repeat as well, so a crash between the fact's write and this one is mended by the retry.
-  if (transaction && (stood.written || stood.record.data.event === fact.event))
-    await noteOnTransaction(store, transaction, event, reversal, options);
+  if (transaction && (stood.written || stood.record.data.event === fact.event)) {
+    const held = fact.event === 'ReversalAmbiguous' ? askAboutHeld(batch, fact) : undefined;
+    await noteOnTransaction(store, transaction, event, reversal, options, held);
+  }
   if (!stood.written) {
     // The same request id, another outcome (a ReversalFailed hiding a real reversal, or the reverse) or
     // other content (a forged balance): never "first wins" silently. A failure often names no receipt:
@@ -691,4 +721,215 @@ export async function recordFacts(
   let written = 0;
   for (const item of placed) if (await recordFact(recording, item)) written += 1;
   return written;
+}
+
+/**
+ * Where the answer to one ask about a held reversal is kept (`<held id>#<ask>`, as the query record names
+ * it): the callback keeps it, the poller reads it (answerHeldReversal).
+ */
+export const heldAnswerRef = (key: { provider: string; account: string }, ask: string) => ({
+  provider: key.provider,
+  account: key.account,
+  namespace: 'fact:reversal-answer',
+  id: ask,
+});
+
+/** The reversal result a held one was, as parsed (heldReversal keeps it on its record). */
+export const heldOriginal = (record: ProviderRecord | undefined) =>
+  (record?.data.kept as { original?: FactIntent } | undefined)?.original;
+
+/** What the provider's status answer about a held reversal's receipt says (parsed by the provider). */
+export interface HeldReversalAnswer extends ReversalAnswer {
+  providerCode: string | null;
+  description: string;
+}
+
+/** The held reversal's own callback, as the evidence it was (unconfirmed). */
+function heldEvidence(held: HeldReversal, record: ProviderRecord | undefined): Evidence {
+  return {
+    source: 'callback',
+    claim: 'SUCCEEDED',
+    authenticated: false,
+    authentication: Array.isArray(record?.data.authentication)
+      ? (record.data.authentication as AuthenticationMethod[])
+      : [],
+    conclusive: false,
+    at: held.heldAt,
+    providerCode: null,
+    description: `TransactionReversed held (UNCONFIRMED): request ${held.id}, reversal receipt ${held.receipt}`,
+    amount: held.amount,
+    receiptId: typeof record?.data.receiptId === 'string' ? record.data.receiptId : null,
+  };
+}
+
+/** The status answer about the held reversal's receipt, as evidence (the provider's own word). */
+function answerEvidence(answer: HeldReversalAnswer, at: string, receiptId: string | undefined): Evidence {
+  return {
+    source: 'status-api',
+    claim: answer.status,
+    authenticated: true,
+    authentication: ['status-api'],
+    conclusive: true,
+    at,
+    providerCode: answer.providerCode,
+    description: answer.description.slice(0, 300),
+    amount: answer.amount ?? null,
+    receiptId: receiptId ?? null,
+  };
+}
+
+/** Ends (or notes the answer on) a held reversal still asking; a conflict, if any, on the timeline too. */
+async function endHeld(
+  store: CallbackStore,
+  key: TransactionKey,
+  id: string,
+  change: Pick<HeldReversal, 'lastAnswer'> & Partial<Pick<HeldReversal, 'state' | 'detail' | 'endedAt'>>,
+  conflict: EventEnvelope | undefined,
+  options: WriteOptions,
+): Promise<void> {
+  await writeWithRetry(
+    store,
+    key,
+    (current) => {
+      if (!current?.heldReversals?.some((h) => h.id === id && h.state === 'asking'))
+        return { result: undefined };
+      const noted = conflict ? (withFactNoted(current, conflict, undefined) ?? current) : current;
+      // Counted (a confirmed answer just recorded, or Daraja's own result): settled, not changed here.
+      const next = withHeldReversal(withCountedSettled(noted), id, (h) =>
+        h.state === 'asking' ? { ...h, ...change } : h,
+      );
+      return { next: { ...next, outbox: [] }, result: undefined };
+    },
+    { ...options, what: `record the answer about held reversal ${id}` },
+  );
+}
+
+/** What answering a held reversal needs: the payment, the held reversal, its record, the answer. */
+interface HeldAnswering {
+  recording: FactRecording;
+  tx: TransactionRecord;
+  held: HeldReversal;
+  record: ProviderRecord | undefined;
+  answer: HeldReversalAnswer;
+  said: string;
+}
+
+/** Daraja confirmed it: the held result applied on Daraja's word (counted once, or a conflict beyond the payment). */
+async function confirmHeld(
+  { recording, tx, held, answer, said }: HeldAnswering,
+  original: FactIntent,
+): Promise<void> {
+  const { store, batch, options } = recording;
+  const fact: FactIntent = {
+    ...original,
+    event: 'TransactionReversed',
+    said: { providerCode: answer.providerCode ?? '', description: answer.description },
+  };
+  await recordFact(recording, { fact, transaction: tx });
+  // Counted, it is settled (settledHeld); refused (beyond the payment: a conflict), it ends here.
+  await endHeld(
+    store,
+    tx.key,
+    held.id,
+    {
+      lastAnswer: said,
+      state: 'refused',
+      detail:
+        'confirmed by the status query, but not counted: the payment has no room for it (TransactionConflict)',
+      endedAt: batch.receivedAt,
+    },
+    undefined,
+    options,
+  );
+}
+
+/** Daraja contradicted it: refused, a TransactionConflict naming the held result and Daraja's answer. */
+async function refuseHeld(
+  { recording, tx, held, record, answer, said }: HeldAnswering,
+  judged: Extract<ReversalVerdict, { verdict: 'contradicts' }>,
+): Promise<void> {
+  const { store, batch, receiptId, options, ref } = recording;
+  const about: FactIntent = {
+    event: 'ReversalAmbiguous',
+    namespace: held.namespace,
+    id: held.id,
+    amount: held.amount,
+    data: {},
+  };
+  const conflict = reversalConflict(
+    tx,
+    about,
+    {
+      kind: judged.kind,
+      detail: `held reversal ${held.id} refused: ${judged.detail}`.slice(0, 1024),
+      evidence: [heldEvidence(held, record), answerEvidence(answer, batch.receivedAt, receiptId)],
+    },
+    batch,
+  );
+  const stood = await store.putRecordIfAbsent(
+    {
+      ...ref('conflict', `${held.namespace}:${held.id}:status-query`),
+      data: { first: 'ReversalAmbiguous', then: answer.said, detail: judged.detail },
+      createdAt: batch.receivedAt,
+      outbox: [conflict],
+    },
+    options,
+  );
+  await endHeld(
+    store,
+    tx.key,
+    held.id,
+    { lastAnswer: said, state: 'refused', detail: judged.detail, endedAt: batch.receivedAt },
+    stood.written ? conflict : undefined,
+    options,
+  );
+}
+
+/**
+ * The provider's answer to the relay's own status query about a held reversal's receipt (the query record
+ * names the held reversal): a completed reversal for the amount claimed applies the held result as Daraja's
+ * word (TransactionReversed, counted against the payment once, evidence `status-api`); a final answer that
+ * says otherwise refuses it (TransactionConflict naming both, the reason on the held reversal); no final
+ * answer is noted, and the poller's next ask or its escalation follows.
+ */
+export async function answerHeldReversal(
+  deps: { store: CallbackStore; log: RelayLogger },
+  batch: FactBatch,
+  about: { key: TransactionKey; heldId: string },
+  answer: HeldReversalAnswer,
+  receiptId: string | undefined,
+  options: WriteOptions = {},
+): Promise<ReversalVerdict['verdict'] | 'stale'> {
+  const { store } = deps;
+  const read = { consistent: true, signal: options.signal };
+  const tx = await store.getTransaction(about.key, read);
+  const held = tx?.heldReversals?.find((h) => h.id === about.heldId && h.state === 'asking');
+  if (!tx || !held) return 'stale';
+  const ref: RecordRefOf = (namespace, id) => ({
+    provider: batch.provider,
+    account: batch.account,
+    namespace: factNamespace(namespace),
+    id,
+  });
+  const recording: FactRecording = { store, log: deps.log, batch, receiptId, options, ref };
+  const record = await store.getRecord(ref(held.namespace, held.id), read);
+  const said = `${answer.providerCode ?? ''} ${answer.description}`.trim().slice(0, 300);
+  const answering: HeldAnswering = { recording, tx, held, record, answer, said };
+  const judged = judgeReversalAnswer(held, tx, answer);
+  const original = heldOriginal(record);
+  if (judged.verdict === 'confirms' && original) await confirmHeld(answering, original);
+  else if (judged.verdict === 'contradicts') await refuseHeld(answering, judged);
+  else {
+    const detail = judged.verdict === 'says-nothing' ? judged.detail : 'the held result is not on record';
+    await endHeld(
+      store,
+      tx.key,
+      held.id,
+      { lastAnswer: `${said} (${detail})`.slice(0, 300) },
+      undefined,
+      options,
+    );
+    return 'says-nothing';
+  }
+  return judged.verdict;
 }

@@ -21,7 +21,7 @@ import { type ReconciliationSettings } from '../reconciliation/reconcile-timing'
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
 import { type DecideOptions, decideReport, decisionContext } from './decide-report';
-import { factReceiptKey, placeFacts, recordFacts, unvouched } from './ingest-facts';
+import { factReceiptKey, heldAnswerRef, placeFacts, recordFacts, unvouched } from './ingest-facts';
 
 export interface IngestDeps {
   store: CallbackStore;
@@ -153,6 +153,8 @@ export async function resolveCorrelation(
       reference: string;
       origin?: EventOrigin;
       asked?: StatusQuestion;
+      /** The record's query asked about a held reversal (ingest-facts.ts answerHeldReversal). */
+      heldReversal?: string;
       matched: boolean;
       transaction?: TransactionRecord;
     }
@@ -182,12 +184,15 @@ export async function resolveCorrelation(
     );
     const reference = alias?.data.reference;
     if (typeof reference === 'string' && alias?.data.ambiguous !== true) {
-      const asked = alias?.data.origin === 'poll' ? readStatusQuestion(alias.data.asked) : undefined;
+      const poll = alias?.data.origin === 'poll';
+      const asked = poll ? readStatusQuestion(alias.data.asked) : undefined;
+      const heldReversal = poll ? alias.data.heldReversal : undefined;
       return {
         reference,
         matched: true,
-        ...(alias?.data.origin === 'poll' ? { origin: 'poll' as const } : {}),
+        ...(poll ? { origin: 'poll' as const } : {}),
         ...(asked ? { asked } : {}),
+        ...(typeof heldReversal === 'string' ? { heldReversal } : {}),
       };
     }
   }
@@ -426,6 +431,8 @@ interface PlacedIntent {
   origin: EventOrigin;
   matched: boolean;
   asked?: StatusQuestion;
+  /** Placed through the record of the relay's query about this held reversal of the payment. */
+  heldReversal?: string;
 }
 
 /** Finds each report's transaction (or files an unmatched hint apart), its limits checked. */
@@ -454,6 +461,7 @@ async function placeIntents(
       origin,
       matched: resolved.matched,
       ...(origin === 'poll' && resolved.asked ? { asked: resolved.asked } : {}),
+      ...(origin === 'poll' && resolved.heldReversal ? { heldReversal: resolved.heldReversal } : {}),
     });
   }
   return placed;
@@ -609,6 +617,26 @@ async function writeAliases(
   }
 }
 
+/**
+ * The provider's answer to the relay's query about a held reversal's own receipt (the query record names it
+ * and the ask): kept for the poller, which reads it as that reversal's confirmation or refusal
+ * (reconcile.ts). Never the payment's status, no alias taught.
+ */
+async function keepHeldAnswer(
+  { deps, batch, options, receipt }: IntentApplying,
+  { intent, heldReversal }: PlacedIntent,
+): Promise<ApplyOutcome> {
+  await deps.store.putRecord(
+    {
+      ...heldAnswerRef(batch, heldReversal!),
+      data: { draft: intent.draft, receiptId: receipt?.receiptId ?? null },
+      createdAt: batch.receivedAt,
+    },
+    options,
+  );
+  return { kind: 'noop', why: 'same-status' };
+}
+
 /** Applies one placed report to its transaction, then records the aliases it taught. */
 async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent): Promise<ApplyOutcome> {
   const { deps, batch, options, receipt, receiptKey } = applying;
@@ -624,7 +652,10 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
   // query, or an answer still in progress, says nothing about the payment.
   const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
   const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
-  if (intent.saysNothing || (viaRecord && !final)) return { kind: 'noop', why: 'stale' };
+  if (intent.saysNothing) return { kind: 'noop', why: 'stale' };
+  // The answer about a held reversal's receipt is about that reversal, never the payment's status.
+  if (viaRecord && placed.heldReversal) return keepHeldAnswer(applying, placed);
+  if (viaRecord && !final) return { kind: 'noop', why: 'stale' };
   const { report, draft, ownQuery, mismatch } = reportOf(applying, placed, link, viaRecord);
   const samePaymentAs =
     intent.samePaymentAs && report.status === 'SUCCEEDED' && report.providerTransactionId

@@ -39,7 +39,7 @@ import {
   pullQueryBody,
   pullRegisterBody,
 } from './pull-mapping';
-import { statusQueryKeys, statusQueryOccasion } from './correlation';
+import { REVERSAL_QUESTION, statusQueryKeys, statusQueryOccasion } from './correlation';
 import { DARAJA_BALANCE_RESULT } from './facts';
 import type { DarajaAccountSettings, DarajaApiSettings } from './schema';
 import {
@@ -49,6 +49,7 @@ import {
   darajaTimestamp,
   darajaTokenRejected,
   darajaVerdict,
+  describeDarajaMovement,
   stkPassword,
 } from './status-mapping';
 
@@ -82,6 +83,8 @@ export function statusQueryTarget(query: StatusQuery): {
   // A receipt a callback claimed for a payment already SUCCEEDED without one: the answer cannot settle
   // anything (SUCCEEDED is final), it only says whether that receipt is this payment's (amount, payer).
   if (query.confirmReceipt) return { TransactionID: query.confirmReceipt };
+  // A held reversal's own receipt: the answer says whether that transaction is a completed reversal.
+  if (query.confirmReversal) return { TransactionID: query.confirmReversal };
   // Until the poller fills it, `trusted` may be missing: nothing is trusted then.
   const trusted: Partial<StatusQuery['trusted']> = query.trusted ?? {};
   const receipt = [
@@ -253,7 +256,8 @@ export function createDarajaStatusApi(
               Occasion: statusQueryOccasion({
                 secret: tokenKey,
                 account: account.id,
-                kind: query.kind,
+                // Kind `reversal`: the answer names the reversal's receipt, not the payment's ids.
+                kind: query.confirmReversal ? REVERSAL_QUESTION : query.kind,
                 reference: query.reference,
               }),
             }
@@ -282,7 +286,7 @@ export function createDarajaStatusApi(
 
   // The STK query answers no receipt: a receipt to confirm is asked with the transaction status query.
   const check = (query: StatusQuery, signal?: AbortSignal) =>
-    DARAJA_STK_KINDS.includes(query.kind) && !query.confirmReceipt
+    DARAJA_STK_KINDS.includes(query.kind) && !query.confirmReceipt && !query.confirmReversal
       ? stkQuery(query, signal)
       : transactionStatus(query, signal);
 
@@ -385,6 +389,7 @@ export function createDarajaStatusApi(
     tokenRequests: () => tokens.requests,
     balance: (request: BalanceRequest, signal?: AbortSignal) => guarded(() => balance(request, signal)),
     balanceResult: DARAJA_BALANCE_RESULT,
+    describeMovement: describeDarajaMovement,
     ...(pull ? { pull } : {}),
   });
 }

@@ -26,6 +26,12 @@ export const STATUS_QUERY = 'StatusQuery';
 export const RECEIPT = 'receipt';
 
 /**
+ * The token kind of the relay's status query about a held reversal's own receipt (StatusQuery.confirmReversal):
+ * its answer is about that receipt, placed on the payment the reversal names through the query record.
+ */
+export const REVERSAL_QUESTION = 'reversal';
+
+/**
  * The relay's own transaction status query carries a token in its `Occasion` (Daraja echoes it in the
  * result's `ReferenceData`): `rq1.<kind>.<mac>.<reference>` (the reference left out when the whole would
  * pass Daraja's 100 characters), where mac is HMAC-SHA256 over the account, kind and reference, truncated
@@ -127,6 +133,8 @@ export function statusAnswerMismatch(
   // claimed (the STK query answers its status): the answer names that receipt, not the CheckoutRequestID,
   // and the ingest compares it with the receipt the query record says was asked (status-question.ts).
   if (asked.kind === 'stk') return undefined;
+  // A held reversal's receipt (REVERSAL_QUESTION): the answer names that receipt, compared likewise.
+  if (asked.kind === REVERSAL_QUESTION) return undefined;
   if (asked.kind === 'b2c' || asked.kind === 'b2b') {
     return oc === asked.reference
       ? undefined

@@ -6,7 +6,7 @@
  */
 import type { ReportDraft } from '../../domain/transaction';
 import { clip, isRecord, type StatusError, statusError, textOf } from '../outbound-http/types';
-import type { StatusAnswer } from '../types';
+import type { MovementDescription, StatusAnswer } from '../types';
 import { STATUS_QUERY } from './correlation';
 import { canonicalDarajaCode, DARAJA_STK_CODES, mapDarajaCode } from './mapping';
 import { DARAJA } from './normalize';
@@ -207,4 +207,19 @@ export function classifyStatusQuery(
     detail: `${what} accepted (ConversationID ${clip(id, 60)}); the result arrives on status/result`,
     alias: { namespace: STATUS_QUERY, id, asked: input.asked },
   };
+}
+
+/**
+ * What a transaction status result (normalize.ts normalizeStatusResult) says of the movement it is about,
+ * for a held reversal's answer (StatusApi.describeMovement): its ReasonType and TransactionStatus, or the
+ * ResultDesc of a query that failed. Daraja documents no ReasonType list: the judge looks for "reversal".
+ */
+export function describeDarajaMovement(draft: ReportDraft): MovementDescription {
+  const { ReasonType, TransactionStatus, StatusQueryResultCode } = draft.attributes ?? {};
+  const providerCode = StatusQueryResultCode ?? '';
+  const words =
+    providerCode === '0'
+      ? `TransactionStatus ${TransactionStatus ?? '(none)'}, ReasonType ${ReasonType ?? '(none)'}`
+      : (draft.reason?.message ?? 'the query failed');
+  return { movementType: ReasonType, words: words.slice(0, 200), providerCode };
 }

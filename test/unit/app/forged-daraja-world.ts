@@ -29,8 +29,15 @@ export const fixture = (name: string) =>
 
 const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () => {} };
 
-/** Account `daraja/ke` with its source-IP list in `mode`, and a status API when `api`. */
-export function darajaWorld(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean }) {
+/**
+ * Account `daraja/ke` with its source-IP list in `mode`, and a status API when `api`; `daraja` answers
+ * the status API's calls (each asked URL is recorded either way), else Daraja is out.
+ */
+export function darajaWorld(account: {
+  mode: 'log-only' | 'off' | 'enforce';
+  api?: boolean;
+  daraja?: (url: string, body: Record<string, unknown>) => Response;
+}) {
   const config = parseConfig({
     management: { bearerToken: 'management-token-0123456789' },
     accounts: {
@@ -53,9 +60,11 @@ export function darajaWorld(account: { mode: 'log-only' | 'off' | 'enforce'; api
     clock: { now: () => new Date(now) },
     log: { debug() {}, info() {}, warn() {}, error() {} },
     scrub: (s: string) => s,
-    fetchImpl: (async (url: string) => {
+    fetchImpl: (async (url: string, init?: { body?: unknown }) => {
       asked.push(String(url));
-      throw new Error('no provider here');
+      if (!account.daraja) throw new Error('no provider here');
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : {};
+      return account.daraja(String(url), body);
     }) as unknown as typeof fetch,
   };
   let n = 0;
@@ -72,9 +81,9 @@ export function darajaWorld(account: { mode: 'log-only' | 'off' | 'enforce'; api
         receivedAt: new Date('2026-11-23T10:00:00.000Z'),
       })
     ).statusCode;
-  /** One poll cycle a minute later (the deployed schedule). */
-  const poll = async () => {
-    now += 60_000;
+  /** One poll cycle a minute later (the deployed schedule), or `ms` later. */
+  const poll = async (ms = 60_000) => {
+    now += ms;
     await runPollCycle(
       { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics },
       { owner: 'p1' },
