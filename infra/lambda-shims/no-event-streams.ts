@@ -8,7 +8,7 @@
  */
 const unsupported = (): never => {
   throw new Error(
-    'Event streams are not bundled in the relay Lambdas (infra/lambda-shims/no-event-streams.ts): remove the alias in infra/bundling.ts',
+    'Event streams are shimmed out of the relay Lambdas (infra/lambda-shims/no-event-streams.ts)',
   );
 };
 

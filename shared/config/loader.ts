@@ -62,7 +62,7 @@ const accountSecretRefSchema = z
   .check(
     z.regex(
       SECRET_REF_PATTERN,
-      "a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -), optionally followed by #<member> (the member of the secret's JSON object that holds this account's settings)",
+      'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -), then optionally #<member of its JSON object>',
     ),
   );
 
@@ -106,7 +106,7 @@ function namedKinds(raw: unknown): SecretKind[] {
 
 /** What `secretId` became: one secret per kind, so a function reads only the kind it needs. */
 const SECRET_ID_MIGRATION =
-  'replaced by two secrets: callbackSecretId (a JSON object of the callback settings: pathSecret, previousPathSecret, callbackKey, c2b.partner.bearerToken) and apiSecretId ({"api": {…the API credentials}}); split the secret in two (docs/configuration.md#secrets)';
+  'replaced by two secrets: callbackSecretId (the callback settings) and apiSecretId ({"api": {…}}): split it (docs/configuration.md#secrets)';
 
 /** Validates a parsed config object. Every problem is reported with the dotted key that caused it. */
 
@@ -200,7 +200,7 @@ function parseAccount(
     return { problem: `${prefix}.allowNoPathSecret: the account has a pathSecret; remove allowNoPathSecret` };
   if (previousPathSecret && !pathSecret && result.checked)
     return {
-      problem: `${prefix}.previousPathSecret: accepted only beside a pathSecret (the current one); rotate by moving the current value here and setting a new pathSecret`,
+      problem: `${prefix}.previousPathSecret: accepted only beside a pathSecret (to rotate: move the current one here, set a new one)`,
     };
   const account: LoadedAccount = { provider: provider.id, id: accountId, pathSecret, settings };
   // The previous value is accepted only while it differs from the current one (docs/deploy.md rotation).
@@ -319,7 +319,7 @@ function secretShapeProblem(
   }
   if (kind === 'api') {
     if (keys.length !== 1 || !isPlainObject(secret.api))
-      return `secret "${secretId}" must hold exactly {"api": {…}} (the account's API credentials; callback settings belong in callbackSecretId)`;
+      return `secret "${secretId}" must hold exactly {"api": {…}} (callback settings go in callbackSecretId)`;
     return undefined;
   }
   if (kind === 'edge') {
@@ -524,9 +524,7 @@ export async function resolveSecrets(
     return { config: input, values, texts };
   const read = options.readSecret;
   if (wanted.length && !read)
-    throw new ConfigError(
-      `${wanted[0]!.key}: the config names a secret but no secret reader was given (the composition root wires Secrets Manager)`,
-    );
+    throw new ConfigError(`${wanted[0]!.key}: the config names a secret but no secret reader was given`);
 
   const problems: string[] = [];
   const merged = structuredClone(input) as MergedConfig;

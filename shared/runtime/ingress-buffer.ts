@@ -18,7 +18,7 @@ export async function bufferSealKeyFromEnv(
   const secretId = env.INGRESS_BUFFER_SEAL_SECRET_ID;
   if (!secretId) {
     log.warn(
-      'INGRESS_BUFFER_SEAL_SECRET_ID is not set: buffered callbacks are not sealed, so any principal allowed to send to the queue could make one up',
+      'INGRESS_BUFFER_SEAL_SECRET_ID is not set: buffered callbacks are not sealed (a queue sender could forge one)',
     );
     return undefined;
   }

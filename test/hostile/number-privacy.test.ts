@@ -167,7 +167,9 @@ describe('a hashed number (Daraja C2B since 2025 sends MSISDN as the SHA-256 hex
       (e) => e.metadata.type === 'C2BValidationDecided' && JSON.stringify(e.data).includes(transId),
     );
     expect((decided?.data as { msisdn: string }).msisdn).toBe(MASKED_HASHED_MSISDN);
-    expect(read.json.transaction.msisdn).toBe(MASKED_HASHED_MSISDN);
+    // A hash is no number to call (test/unit/app/daraja-hashed-msisdn.test.ts): it names the party, masked.
+    expect(read.json.transaction.msisdn).toBeNull();
+    expect(read.json.transaction.party).toEqual({ idType: 'MSISDN_SHA256', id: MASKED_HASHED_MSISDN });
     expect(receipts.length).toBeGreaterThan(0);
     expect(receipts.map((r) => r.json.receipt.body).join()).toContain(`"MSISDN":"${MASKED_HASHED_MSISDN}"`);
     const hashDigits = hashed.replace(/\D/g, '');

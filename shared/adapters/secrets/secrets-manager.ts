@@ -90,7 +90,7 @@ export class SecretsManagerSecretReader {
     if (typeof output.SecretString !== 'string') {
       throw new SecretReadError(
         secretId,
-        `secret "${secretId}" has no text value (SecretString); store the account's settings as JSON text, not as a binary secret`,
+        `secret "${secretId}" has no text value (SecretString): store JSON text, not a binary secret`,
       );
     }
     return output.SecretString;

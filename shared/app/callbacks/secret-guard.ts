@@ -10,8 +10,7 @@ import { type Scrubber, scrubbedDeep } from '../../util/redact';
 
 type Reports = Extract<ParsedCallback, { type: 'reports' }>;
 
-const ID_REFUSAL =
-  'The callback names an id that contains a configured secret: refused, so that the secret is never stored or published';
+const ID_REFUSAL = 'The callback names an id that contains a configured secret: refused, never stored';
 
 /**
  * Every parsed callback passes here, whatever it says: reports and facts (withoutSecrets), or a question

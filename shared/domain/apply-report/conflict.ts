@@ -26,8 +26,7 @@ export function conflictDetail(kind: ConflictRecord['kind'], known: Evidence, in
   if (kind === 'NOT_FOUND' && notFound)
     return (
       `the status API does not know this reference, yet a ${describeEvidence(reported)}. ` +
-      'Check that the API user (or client credentials) that made the request is the one this account is ' +
-      'configured with (accounts.<provider>.<account>.api): the provider answers "not found" to any other. ' +
+      'Did the API user in accounts.<provider>.<account>.api make the request? Any other gets "not found". ' +
       'Not settled: a person must look.'
     );
   if (kind === 'UNVERIFIED_SUCCESS')

@@ -31,7 +31,7 @@ export function airtelReferenceProblem(reference: string): string | undefined {
   // A path segment "." or ".." is resolved away by every URL parser (browsers, curl, the local server):
   // the transaction could never be read, checked or resolved at /v1/transactions/airtel/{account}/{reference}.
   if (reference === '.' || reference === '..') {
-    return 'Airtel references (transaction.id) must not be "." or ".." (a URL path cannot name them)';
+    return 'Airtel references (transaction.id) cannot be "." or ".." (no URL path names them)';
   }
   return undefined;
 }

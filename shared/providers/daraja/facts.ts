@@ -274,7 +274,7 @@ export function parseReversalResult(input: Input): ParsedCallback {
   // the payment), and an Occasion is anyone's words: refused, quarantined, with what a person needs to look.
   if (!original)
     throw new SchemaValidationError(
-      `Daraja reversal success names no OriginalTransactionID: the relay cannot tell which payment was reversed, so it records no reversal; look it up by OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}`.slice(
+      `Daraja reversal success names no OriginalTransactionID (which payment?): no reversal recorded; OriginatorConversationID ${Result.OriginatorConversationID ?? '(none)'}, reversal receipt ${Result.TransactionID ?? '(none)'}`.slice(
         0,
         MAX_DESCRIPTION,
       ),

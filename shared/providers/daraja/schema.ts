@@ -324,7 +324,7 @@ function initiatorPasswordProblem(password: string): string | undefined {
   const refused = [...password].filter((c) => !INITIATOR_PASSWORD_ALLOWED.test(c));
   if (!refused.length) return undefined;
   const parentheses = refused.some((c) => c === '(' || c === ')') ? ' (parentheses among them)' : '';
-  return `${refused.length} character(s) Daraja refuses in an initiator password${parentheses}: use letters, digits, @ and only the special characters # & % $ (Daraja API docs)`;
+  return `${refused.length} character(s) Daraja refuses in an initiator password${parentheses}: letters, digits and @ # & % $ only (Daraja API docs)`;
 }
 
 /** SecurityCredential: the password encrypted with the certificate's RSA key (PKCS#1 v1.5), base64. */

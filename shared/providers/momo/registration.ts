@@ -18,18 +18,18 @@ function checkMomoCallbackUrl(url: string, account: AccountContext<MomoAccountSe
   const where = `accounts.momo.${account.id}`;
   if (isIP(host.replace(/^\[|\]$/g, ''))) {
     throw new InvalidCallbackUrlError(
-      `MoMo refuses callback URLs on an IP address (${host}); set publicBaseUrl to a host name (the API user's providerCallbackHost)`,
+      `MoMo refuses a callback URL on an IP address (${host}): publicBaseUrl needs a host name`,
     );
   }
   const expected = account.settings.providerCallbackHost?.toLowerCase();
   if (expected !== undefined && host !== expected) {
     throw new InvalidCallbackUrlError(
-      `The callback URL's host ${host} is not ${where}.providerCallbackHost (${expected}): MoMo would refuse it (INVALID_CALLBACK_URL_HOST); make publicBaseUrl use ${expected}, or correct providerCallbackHost`,
+      `Callback host ${host} is not ${where}.providerCallbackHost (${expected}): MoMo would refuse it (INVALID_CALLBACK_URL_HOST)`,
     );
   }
   if (account.settings.targetEnvironment !== MOMO_SANDBOX_ENVIRONMENT && parsed.protocol !== 'https:') {
     throw new InvalidCallbackUrlError(
-      `${where} is a production account (targetEnvironment "${account.settings.targetEnvironment}"): MoMo calls back over https only, and the callback URL is ${parsed.protocol.replace(':', '')}; set publicBaseUrl to an https URL`,
+      `${where} is a production account (targetEnvironment "${account.settings.targetEnvironment}"): MoMo calls back over https only; publicBaseUrl needs https`,
     );
   }
   return url;

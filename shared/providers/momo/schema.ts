@@ -158,7 +158,7 @@ export const momoAccountSchema = z.object({
       .check(
         z.regex(
           /^(?=.{1,253}$)(?!\d+(\.\d+){3}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
-          'providerCallbackHost is a host name as registered for the API user (no scheme, port, path or IP address), e.g. relay.example.com',
+          "providerCallbackHost is the API user's host name only (no scheme, port, path or IP), e.g. relay.example.com",
         ),
       ),
   ),
