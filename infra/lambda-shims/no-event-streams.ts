@@ -7,9 +7,7 @@
  * alias. Only the Lambda bundles use this; local runs and tests keep the real module.
  */
 const unsupported = (): never => {
-  throw new Error(
-    'Event streams are shimmed out of the relay Lambdas (infra/lambda-shims/no-event-streams.ts)',
-  );
+  throw new Error('Event streams shimmed out: remove the alias (infra/lambda-shims/no-event-streams.ts)');
 };
 
 export const eventStreamSerdeProvider = unsupported;

@@ -62,7 +62,7 @@ const accountSecretRefSchema = z
   .check(
     z.regex(
       SECRET_REF_PATTERN,
-      'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -), then optionally #<member of its JSON object>',
+      'a Secrets Manager secret ARN or name (A-Z a-z 0-9 / _ + = . @ -), then optionally #<member> (of its JSON object)',
     ),
   );
 

@@ -306,7 +306,7 @@ describe('Daraja reversal results', () => {
     expect(w.store.quarantined).toHaveLength(1);
     // The operator reads why in the quarantine, and the ids to find the payment by.
     expect(w.store.quarantined[0]?.message).toContain(
-      'the relay cannot tell which payment was reversed, so it records no reversal',
+      'names no OriginalTransactionID (which payment?): no reversal recorded',
     );
     expect(w.store.quarantined[0]?.message).toContain('OriginatorConversationID 8521-4298025-1');
     expect(w.events('TransactionReversed')).toEqual([]);
