@@ -36,6 +36,11 @@ export interface BarChartOptions {
   integer?: boolean;
   /** Said under the chart (what is shown apart from it). */
   note?: Node | string | null;
+  /**
+   * A value of 0 is a measurement, drawn as a sliver with its label (time to final: a payment final when
+   * the relay first heard of it took 0 s); elsewhere 0 means nothing to draw.
+   */
+  zeroIsValue?: boolean;
 }
 
 function fmt(n: number, unit = ''): string {
@@ -82,7 +87,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
     let stackBase = 0;
     series.forEach((s, k) => {
       const v = s.values[i] ?? 0;
-      if (v <= 0) return;
+      if (v < 0 || (v === 0 && !options.zeroIsValue)) return;
       const x = options.stacked ? x0 + (band - barW) / 2 : x0 + band * 0.1 + k * barW;
       const top = options.stacked ? y(stackBase + v) : y(v);
       const bottom = options.stacked ? y(stackBase) : y(0);

@@ -143,7 +143,7 @@ function render(
       // Provider evidence only: a resolution by hand measures when someone looked.
       if (FINAL.has(t.status) && t.status !== 'EXPIRED' && t.origin !== 'manual') {
         const list = byProvider.get(t.provider) ?? [];
-        list.push((Date.parse(t.updatedAt) - Date.parse(t.createdAt)) / 1000);
+        list.push(Math.max(0, Date.parse(t.updatedAt) - Date.parse(t.createdAt)) / 1000);
         byProvider.set(t.provider, list);
       }
     providers = [...byProvider.keys()].sort();
@@ -250,6 +250,7 @@ function render(
         title: 'Time to final by provider (provider evidence)',
         testId: 'chart-time-to-final',
         unit: 's',
+        zeroIsValue: true,
         labels: providers,
         series: [
           { name: 'p50', values: p50 },

@@ -42,7 +42,9 @@ export function chartsOf(
       const byHand = settled.origin === 'manual' && settled.evidence?.source !== 'statement';
       const into = byHand ? manual : durations;
       const list = into.get(tx.key.provider) ?? [];
-      list.push(Date.parse(settled.at) - Date.parse(tx.createdAt));
+      // A payment final when the relay first heard of it (a callback before its registration) took 0 s;
+      // never less, whatever clock wrote the two times.
+      list.push(Math.max(0, Date.parse(settled.at) - Date.parse(tx.createdAt)));
       into.set(tx.key.provider, list);
       const byOrigin = finals.get(settled.at.slice(0, 10));
       if (byOrigin) byOrigin[settled.origin] = (byOrigin[settled.origin] ?? 0) + 1;

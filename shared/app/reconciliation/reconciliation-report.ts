@@ -142,7 +142,7 @@ export function summarizeReport(
     const settled = tx.transitions.find((t) => FINAL.has(t.to));
     if (settled) {
       finalizedBy[settled.origin] = (finalizedBy[settled.origin] ?? 0) + 1;
-      durations.push(Date.parse(settled.at) - Date.parse(tx.createdAt));
+      durations.push(Math.max(0, Date.parse(settled.at) - Date.parse(tx.createdAt))); // never less than 0 s (chartsOf)
     }
     const last = tx.reconcile?.recent.at(-1);
     if (tx.status === 'EXPIRED')

@@ -115,4 +115,20 @@ describe('the console report charts', () => {
       '10+': 2,
     });
   });
+
+  it('counts a payment final when first heard of as 0 s to final, never a negative time', () => {
+    // Prepare: a Daraja STK callback that beat its registration (the orphan, created and settled at once,
+    // adopted later), and one whose final report carries a time a moment before its creation (another clock).
+    const records = [
+      record('daraja', '2026-11-25T10:00:00.000Z', [{ to: 'SUCCEEDED', at: '2026-11-25T10:00:00.000Z' }]),
+      record('momo', '2026-11-25T10:00:00.500Z', [{ to: 'SUCCEEDED', at: '2026-11-25T10:00:00.000Z' }]),
+    ];
+    // Act
+    const charts = chartsOf(records, RANGE);
+    // Assess: both providers are in the chart, at 0 s (the console draws a 0 there, not nothing).
+    expect(charts.timeToFinalByProvider).toEqual({
+      daraja: { count: 1, p50Ms: 0, p90Ms: 0 },
+      momo: { count: 1, p50Ms: 0, p90Ms: 0 },
+    });
+  });
 });
