@@ -415,16 +415,7 @@ export async function checkTransaction(
       const events = requestedBy
         ? caused.map((e) => ({ ...e, data: { ...e.data, checkedByHand: { by: requestedBy } } }))
         : caused;
-      const next: TransactionRecord = {
-        ...base,
-        reconcile,
-        updatedAt: now,
-        events: withEventIds(
-          base.events,
-          events.map((e) => ({ id: e.metadata.id, type: e.metadata.type, at: e.metadata.occurredAt })),
-        ),
-        outbox: events,
-      };
+      const next = lookedAt(base, reconcile, now, events);
       return { next, result: { outcome, tx: next, events } };
     },
     { what: `record a status check of ${claimed.key.reference}`, initial: claimed, signal: options.signal },
@@ -660,7 +651,17 @@ function heldReversalLooked(
   };
   const due = nextReversalDue(base);
   if (due) reconcile.dueAt = due;
-  const next: TransactionRecord = {
+  return { next: lookedAt(base, reconcile, now, events), events };
+}
+
+/** The record after a look: its reconcile state, the events the look caused on its list and in its outbox. */
+function lookedAt(
+  base: TransactionRecord,
+  reconcile: ReconcileState,
+  now: string,
+  events: EventEnvelope[],
+): TransactionRecord {
+  return {
     ...base,
     reconcile,
     updatedAt: now,
@@ -670,7 +671,6 @@ function heldReversalLooked(
     ),
     outbox: events,
   };
-  return { next, events };
 }
 
 type Timing = ReturnType<typeof reconcileTiming>;
