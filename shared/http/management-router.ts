@@ -96,6 +96,10 @@ function checkPathReference(params: Record<string, string>): void {
 /** The query parameters of the routes that take a fixed few (others read theirs themselves). */
 const QUERY_PARAMETERS: Partial<Record<ManagementUseCase, readonly string[]>> = {
   consoleReport: ['from', 'to', 'cursor', 'format'],
+  // Lists read whole (no pages): a `cursor` there would silently answer the first page again.
+  searchTransactions: ['q', 'limit', 'from', 'to', 'format'],
+  listApprovals: ['state', 'format'],
+  listStatementDays: ['from', 'to', 'format'],
   callbackHealth: ['provider', 'account', 'format'],
   badgeShops: ['shop', 'format'],
 };

@@ -92,6 +92,27 @@ describe('a filter value that names nothing is a 400 naming the parameter and th
     expect(plain.status).toBe(200);
   });
 
+  it.each([
+    ['search', '/v1/transactions/search?q=order-1', 'q, limit, from, to, format'],
+    ['approvals', '/v1/approvals?state=pending', 'state, format'],
+  ])(
+    'refuses a cursor on the %s list, which answers in one read, instead of answering its first page again',
+    async (_label, path, takes) => {
+      // Prepare
+      const w = world();
+
+      // Act
+      const paged = await w.call('vic', 'GET', `${path}&cursor=eyJrIjoxfQ`);
+      const plain = await w.call('vic', 'GET', path);
+
+      // Assess
+      expect(paged.status).toBe(400);
+      expect(paged.body.error).toMatchObject({ code: 'SCHEMA_VALIDATION_FAILED', parameter: 'cursor' });
+      expect(paged.body.error.message).toContain(takes);
+      expect(plain.status).toBe(200);
+    },
+  );
+
   it('refuses an account of callback health that is not configured, and filters by one that is', async () => {
     // Prepare
     const w = world({ other: {} });
