@@ -149,6 +149,8 @@ export interface ReversalAnswer {
   amount: Money | undefined;
   /** What kind of movement it is, in the provider's words (Daraja's ReasonType). */
   reasonType: string | undefined;
+  /** Whether the provider calls it a reversal (StatusApi.describeMovement decides, in its own words). */
+  isReversal: boolean;
   /** The provider's status of it, in its words (Daraja's TransactionStatus), or its ResultDesc. */
   said: string;
 }
@@ -157,9 +159,6 @@ export type ReversalVerdict =
   | { verdict: 'confirms' }
   | { verdict: 'contradicts'; kind: 'STATUS' | 'AMOUNT_MISMATCH'; detail: string }
   | { verdict: 'says-nothing'; detail: string };
-
-/** A movement the provider calls a reversal (Daraja's ReasonType; no list is documented, so the word). */
-const A_REVERSAL = /revers/i;
 
 /**
  * Whether the status answer about a held reversal's receipt confirms it: that transaction is a completed
@@ -183,8 +182,7 @@ export function judgeReversalAnswer(
       kind: 'STATUS',
       detail: `the status query says ${about} is ${answer.said}`,
     };
-  const isReversal =
-    A_REVERSAL.test(answer.reasonType ?? '') && answer.receipt !== payment.providerTransactionId;
+  const isReversal = answer.isReversal && answer.receipt !== payment.providerTransactionId;
   if (!isReversal)
     return {
       verdict: 'contradicts',

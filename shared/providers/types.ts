@@ -380,6 +380,8 @@ export interface StatusApi {
 
 export interface MovementDescription {
   movementType: string | undefined;
+  /** Whether the provider calls that movement a reversal (its own vocabulary, read in its folder). */
+  isReversal: boolean;
   words: string;
   providerCode: string;
 }

@@ -564,6 +564,7 @@ async function answeredAlready(
         receipt: draft.providerTransactionId,
         amount: draft.amount,
         reasonType: said.movementType,
+        isReversal: said.isReversal,
         said: said.words,
         providerCode: said.providerCode,
         description: said.words,

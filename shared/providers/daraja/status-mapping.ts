@@ -212,7 +212,8 @@ export function classifyStatusQuery(
 /**
  * What a transaction status result (normalize.ts normalizeStatusResult) says of the movement it is about,
  * for a held reversal's answer (StatusApi.describeMovement): its ReasonType and TransactionStatus, or the
- * ResultDesc of a query that failed. Daraja documents no ReasonType list: the judge looks for "reversal".
+ * ResultDesc of a query that failed. Daraja documents no ReasonType list: a reversal is a ReasonType with
+ * the word in it.
  */
 export function describeDarajaMovement(draft: ReportDraft): MovementDescription {
   const { ReasonType, TransactionStatus, StatusQueryResultCode } = draft.attributes ?? {};
@@ -221,5 +222,10 @@ export function describeDarajaMovement(draft: ReportDraft): MovementDescription 
     providerCode === '0'
       ? `TransactionStatus ${TransactionStatus ?? '(none)'}, ReasonType ${ReasonType ?? '(none)'}`
       : (draft.reason?.message ?? 'the query failed');
-  return { movementType: ReasonType, words: words.slice(0, 200), providerCode };
+  return {
+    movementType: ReasonType,
+    isReversal: /revers/i.test(ReasonType ?? ''),
+    words: words.slice(0, 200),
+    providerCode,
+  };
 }

@@ -27,6 +27,7 @@ function answer(overrides: Partial<ReversalAnswer> = {}): ReversalAnswer {
     receipt: 'REVERSAL01',
     amount: KES('40'),
     reasonType: 'Reversal',
+    isReversal: true,
     said: 'TransactionStatus Completed, ReasonType Reversal',
     ...overrides,
   };
@@ -46,8 +47,12 @@ describe('the status answer about a held reversal', () => {
   it.each([
     ['another amount', answer({ amount: KES('41') }), 'AMOUNT_MISMATCH'],
     ['another currency', answer({ amount: { value: '40', currency: 'UGX' } }), 'AMOUNT_MISMATCH'],
-    ['a movement that is no reversal', answer({ reasonType: 'Pay Bill Online' }), 'STATUS'],
-    ['no type at all', answer({ reasonType: undefined }), 'STATUS'],
+    [
+      'a movement that is no reversal',
+      answer({ reasonType: 'Pay Bill Online', isReversal: false }),
+      'STATUS',
+    ],
+    ['no type at all', answer({ reasonType: undefined, isReversal: false }), 'STATUS'],
     ['the payment itself', answer({ receipt: 'PAYMENT001' }), 'STATUS'],
     ['a failed transaction', answer({ status: 'FAILED', said: 'TransactionStatus Failed' }), 'STATUS'],
   ])('contradicts it when Daraja names %s', (_, said, kind) => {
