@@ -1,6 +1,7 @@
 import { sameAmount } from '../util/money';
 import type { EventOrigin } from './event-envelope';
 import { buildEvent, correlationIdOf, type EventEnvelope } from './events';
+import { publishedReason } from './reasons';
 import type { Money, TransactionRecord } from './transaction';
 
 /**
@@ -236,9 +237,12 @@ export function heldReversalEscalation(
       originatorConversationId: text(request.originatorConversationId),
       conversationId: text(request.conversationId),
       originalReceipt: text(request.originalReceipt),
-      // The contract's vocabulary: UNKNOWN, the relay's finer reason beside it.
-      reason: { code: 'UNKNOWN', message: message.slice(0, 1024) },
-      reasonDetail: 'NO_FINAL_ANSWER',
+      // The contract's vocabulary (UNKNOWN, the finer reason beside it), by the one table of reasons.ts.
+      ...publishedReason({
+        code: 'NO_FINAL_ANSWER',
+        message: message.slice(0, 1024),
+        providerCode: undefined,
+      }),
       receiptId: null,
       receivedAt: now,
     },
