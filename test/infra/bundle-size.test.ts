@@ -175,6 +175,26 @@ describe('the other functions’ bundle sizes', () => {
   );
 
   it(
+    'sends DynamoDB through the slim store client in the other functions, without every operation’s errors and schemas',
+    async () => {
+      // Act
+      const { inputs: poller } = await buildFunction('poller');
+      const generated = Object.keys(poller).filter(
+        (path) =>
+          poller[path]! > 0 && /@aws-sdk\/client-dynamodb\/dist-es\/(schemas|[A-Za-z]+Client\.js)/.test(path),
+      );
+      // Assess: of the error classes, the three the stores tell apart or the SDK retries by class.
+      expect(generated).toEqual([]);
+      const errors = Object.entries(poller).find(([path]) =>
+        path.endsWith('client-dynamodb/dist-es/models/errors.js'),
+      );
+      expect(errors?.[1] ?? 0).toBeLessThan(1536);
+      expect(Object.keys(poller)).toContain('infra/lambda-shims/dynamodb-store-client.ts');
+    },
+    BUILD_TIMEOUT_MS,
+  );
+
+  it(
     'writes every function’s metrics through the EMF shim',
     async () => {
       // Act
