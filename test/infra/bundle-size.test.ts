@@ -76,6 +76,15 @@ describe('callback bundle size', () => {
     expect(BUNDLE_MAX_BYTES.callback).toBeLessThanOrEqual(CALLBACK_BUNDLE_TARGET_BYTES);
   });
 
+  it('keeps of zod’s util module only what its schemas call, not the whole module', () => {
+    // Act: zod/mini's own `catch` reads a util helper as `core.util.constantCatch`, a namespace inside a
+    // namespace, which made esbuild keep every util function (13.3 KB; shared/util/zod.ts has its own).
+    const util = Object.entries(inputs).find(([path]) => path.endsWith('zod/v4/core/util.js'));
+    // Assess
+    expect(util?.[1]).toBeGreaterThan(0);
+    expect(util![1]).toBeLessThan(8 * 1024);
+  });
+
   it('bundles the callback path’s store alone, without the other ports’ reads and writes', () => {
     // Assess
     expect(Object.keys(inputs)).toContain('shared/adapters/dynamodb/transaction-store.ts');
