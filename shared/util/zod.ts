@@ -6,20 +6,32 @@
  * row). zod/mini leaves messages to the caller, so this module installs zod's English locale, as classic
  * `zod` does on import: import `z` from here, never from 'zod/mini' directly.
  */
-import { type catch as miniCatch, config, ZodMiniCatch } from 'zod/mini';
+import {
+  type catch as miniCatch,
+  config,
+  type iso as miniIso,
+  ZodMiniCatch,
+  ZodMiniISODateTime,
+} from 'zod/mini';
 import { en } from 'zod/locales';
-import { _catch } from 'zod/v4/core';
+import { _catch, _isoDateTime } from 'zod/v4/core';
 
 config(en());
 
 export * from 'zod/mini';
 
-/**
- * zod/mini's `catch`, made the way mini's own is (its schema class through zod's core API: the same
- * schema, the same constant catch value). Mini's reaches that core helper as `core.util.constantCatch`, a
- * namespace inside a namespace, which makes esbuild keep the whole of zod's util module in a bundle that
- * uses `z.catch` (~7 KB; test/unit/util/zod.test.ts compares the two).
+/*
+ * Two of zod/mini's functions, made here the way mini makes them (its schema class through zod's core
+ * API: the same schema, the same parse). Mini's `catch` reaches a core helper as
+ * `core.util.constantCatch`, and `z.iso.datetime` is a function inside a namespace inside the `z`
+ * namespace: esbuild cannot resolve either statically, so it kept the whole of zod's util module and of
+ * mini's iso module in every bundle that used them (~8 KB; test/unit/util/zod.test.ts compares them with
+ * mini's, test/infra/bundle-size.test.ts holds the util module down).
  */
 const catchValue = ((innerType: never, value: never) =>
   _catch(ZodMiniCatch, innerType, value)) as unknown as typeof miniCatch;
-export { catchValue as catch };
+/** `z.iso` as the relay uses it: ISO datetimes. */
+const iso: Pick<typeof miniIso, 'datetime'> = {
+  datetime: ((params?: never) => _isoDateTime(ZodMiniISODateTime, params)) as typeof miniIso.datetime,
+};
+export { catchValue as catch, iso };

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import * as z from '../../../shared/util/zod';
 
 /*
- * shared/util/zod.ts gives the relay zod/mini with one function of its own: `catch`, built through zod's
- * core API so that a bundle using it does not keep the whole of zod's util module. It must make the schema
- * zod/mini's `catch` makes.
+ * shared/util/zod.ts gives the relay zod/mini with two functions of its own, `catch` and `iso.datetime`,
+ * built through zod's core API so that a bundle using them does not keep the whole of zod's util and iso
+ * modules. They must make the schemas zod/mini's make.
  */
 
 const inner = () => z.nullish(z.looseObject({ response_code: z.nullish(z.string()) }));
@@ -62,5 +62,34 @@ describe('the relay’s z.catch', () => {
     // Assess
     expect(ours._zod.def.catchValue).toBe(fallback);
     expect(ours.parse('x')).toEqual(mini.catch(inner(), fallback).parse('x'));
+  });
+});
+
+describe('the relay’s z.iso.datetime', () => {
+  it('makes the schema zod/mini’s iso.datetime makes, and parses as it does', () => {
+    // Prepare
+    const inputs = [
+      '2026-12-01T06:58:39.123Z',
+      '2026-12-01T06:58:39Z',
+      '2026-12-01T09:58:39+03:00',
+      '2026-12-01',
+      7,
+    ];
+
+    for (const params of [undefined, { offset: true }] as const) {
+      // Act
+      const ours = z.iso.datetime(params);
+      const theirs = mini.iso.datetime(params);
+
+      // Assess
+      expect(ours).toBeInstanceOf(mini.ZodMiniISODateTime);
+      expect(ours._zod.def).toEqual(theirs._zod.def);
+      expect(inputs.map((input) => ours.safeParse(input).success)).toEqual(
+        inputs.map((input) => theirs.safeParse(input).success),
+      );
+      expect(ours.safeParse('2026-12-01').error?.issues).toEqual(
+        theirs.safeParse('2026-12-01').error?.issues,
+      );
+    }
   });
 });
