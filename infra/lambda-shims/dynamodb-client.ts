@@ -1,7 +1,9 @@
 /**
- * Bundled in place of `@aws-sdk/client-dynamodb` in the callback function only (esbuild alias,
- * infra/bundling.ts FUNCTION_ALIASES): the client and the four item commands the callback's store sends
- * through the document client (GetItem, PutItem, Query, UpdateItem: shared/adapters/dynamodb/relay-store.ts).
+ * Bundled in place of `@aws-sdk/client-dynamodb` in the callback and buffer consumer functions (esbuild
+ * alias, infra/bundling.ts FUNCTION_ALIASES): the client and the four item commands the callback path's
+ * store sends through the document client (GetItem, PutItem, Query, UpdateItem:
+ * shared/adapters/dynamodb/transaction-store.ts). The other functions' bundles use
+ * dynamodb-store-client.ts, which adds the commands and the error their stores send and tell apart.
  * The package's schemas module registers the error class and schema of every DynamoDB error in module
  * scope, and its runtime config imports its whole package.json: ~23 KB of the callback's bundle that no
  * item call reads. slim-aws-client.ts rebuilds the generated DynamoDBClient without them (same config
@@ -14,8 +16,8 @@
  * The schemas below are the package's own (dist-es/schemas/schemas_0.js), copied;
  * test/unit/infra/slim-clients.test.ts compares them with the package's, builds both clients and compares
  * their config and middleware, and sends through both to compare the requests on the wire and the answers.
- * Only the callback's bundle uses this; the other functions, local runs and tests keep the package. Should
- * the callback send another DynamoDB command, export it here too (the bundle fails to build until then).
+ * Local runs and tests keep the package. Should the callback path send another DynamoDB command, export it
+ * here too (the bundle fails to build until then).
  */
 // @ts-expect-error -- the packages' ESM files have no declarations beside them (they live in dist-types)
 import * as accountIdEndpoint from '../../node_modules/@aws-sdk/core/dist-es/submodules/account-id-endpoint/index.js';
@@ -60,20 +62,20 @@ import {
   NODE_ENDPOINT_DISCOVERY_CONFIG_OPTIONS,
   resolveEndpointDiscoveryConfig,
 } from '@aws-sdk/middleware-endpoint-discovery';
-import { slimClientClass } from './slim-aws-client';
+import { type SlimServiceSpec, slimClientClass } from './slim-aws-client';
 
 export { ConditionalCheckFailedException, DynamoDBServiceException, ReplicatedWriteConflictException };
 
 // The schemas, from the package's dist-es/schemas/schemas_0.js (same shapes, same traits).
-const n0 = 'com.amazonaws.dynamodb';
+export const n0 = 'com.amazonaws.dynamodb';
 /** A schema in the generated files' array form (references to others are thunks: some are recursive). */
-type Schema = readonly unknown[];
+export type Schema = readonly unknown[];
 // The package's generated file writes these shapes out once per name; here one function builds each
 // family (slim-clients.test.ts still compares every schema below with the package's).
 /** A map of attribute values (`AttributeValue` is defined below: the thunk resolves it when read). */
-const attributeValueMap = (name: string): Schema => [2, n0, name, 0, 0, () => AttributeValue];
+export const attributeValueMap = (name: string): Schema => [2, n0, name, 0, 0, () => AttributeValue];
 /** An operation: its input and output structures. */
-const operation = (name: string, input: Schema, output: Schema): Schema => [
+export const operation = (name: string, input: Schema, output: Schema): Schema => [
   9,
   n0,
   name,
@@ -100,7 +102,7 @@ const AttributeValue: Schema = [
   ['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL'],
   [0, 0, 21, 64, 64, 85, () => MapAttributeValue, () => ListAttributeValue, 2, 2],
 ];
-const Key = attributeValueMap('Key');
+export const Key = attributeValueMap('Key');
 const GetItemInput$: Schema = [
   3,
   n0,
@@ -118,7 +120,7 @@ const GetItemInput$: Schema = [
   [0, () => Key, 64, 2, 0, 0, 128],
   2,
 ];
-const AttributeMap = attributeValueMap('AttributeMap');
+export const AttributeMap = attributeValueMap('AttributeMap');
 const Capacity$: Schema = [
   3,
   n0,
@@ -137,7 +139,7 @@ const VectorCapacity$: Schema = [
   [1, 1],
 ];
 const VectorIndexesCapacityMap: Schema = [2, n0, 'VectorIndexesCapacityMap', 0, 0, () => VectorCapacity$];
-const ConsumedCapacity$: Schema = [
+export const ConsumedCapacity$: Schema = [
   3,
   n0,
   'ConsumedCapacity',
@@ -172,7 +174,7 @@ const GetItemOutput$: Schema = [
   [() => AttributeMap, () => ConsumedCapacity$],
 ];
 const GetItem$ = operation('GetItem', GetItemInput$, GetItemOutput$);
-const PutItemInputAttributeMap = attributeValueMap('PutItemInputAttributeMap');
+export const PutItemInputAttributeMap = attributeValueMap('PutItemInputAttributeMap');
 const AttributeValueList: Schema = [1, n0, 'AttributeValueList', 0, () => AttributeValue];
 const ExpectedAttributeValue$: Schema = [
   3,
@@ -183,7 +185,7 @@ const ExpectedAttributeValue$: Schema = [
   [() => AttributeValue, 2, 0, () => AttributeValueList],
 ];
 const ExpectedAttributeMap: Schema = [2, n0, 'ExpectedAttributeMap', 0, 0, () => ExpectedAttributeValue$];
-const ExpressionAttributeValueMap = attributeValueMap('ExpressionAttributeValueMap');
+export const ExpressionAttributeValueMap = attributeValueMap('ExpressionAttributeValueMap');
 const PutItemInput$: Schema = [
   3,
   n0,
@@ -218,7 +220,7 @@ const PutItemInput$: Schema = [
   2,
 ];
 const ItemCollectionKeyAttributeMap = attributeValueMap('ItemCollectionKeyAttributeMap');
-const ItemCollectionMetrics$: Schema = [
+export const ItemCollectionMetrics$: Schema = [
   3,
   n0,
   'ItemCollectionMetrics',
@@ -238,7 +240,7 @@ const Condition$: Schema = [
   1,
 ];
 const KeyConditions: Schema = [2, n0, 'KeyConditions', 0, 0, () => Condition$];
-const FilterConditionMap: Schema = [2, n0, 'FilterConditionMap', 0, 0, () => Condition$];
+export const FilterConditionMap: Schema = [2, n0, 'FilterConditionMap', 0, 0, () => Condition$];
 const QueryInput$: Schema = [
   3,
   n0,
@@ -284,7 +286,7 @@ const QueryInput$: Schema = [
   ],
   1,
 ];
-const ItemList: Schema = [1, n0, 'ItemList', 0, () => AttributeMap];
+export const ItemList: Schema = [1, n0, 'ItemList', 0, () => AttributeMap];
 const QueryOutput$: Schema = [
   3,
   n0,
@@ -396,7 +398,8 @@ export class UpdateItemCommand extends itemCommand('UpdateItem', UpdateItem$) {}
 /** The command endpoint discovery would send: the generated client hands it to its config (never sent here). */
 export class DescribeEndpointsCommand extends command(_ep0, _mw0, 'DescribeEndpoints', DescribeEndpoints$) {}
 
-export const DynamoDBClient = slimClientClass({
+/** DynamoDB's generated client as a slim client's spec (dynamodb-store-client.ts adds an error to it). */
+export const DYNAMODB_SPEC: SlimServiceSpec = {
   serviceId: 'DynamoDB',
   apiVersion: '2012-08-10',
   clientVersion: version,
@@ -443,4 +446,7 @@ export const DynamoDBClient = slimClientClass({
         config,
       ),
   }),
-});
+};
+
+// Pure: a bundle that takes the store client instead (dynamodb-store-client.ts) builds only that one.
+export const DynamoDBClient = /* @__PURE__ */ slimClientClass(DYNAMODB_SPEC);

@@ -1,10 +1,10 @@
 /**
- * Bundled in place of `@aws-sdk/lib-dynamodb` in the callback function only (esbuild alias,
+ * Bundled in place of `@aws-sdk/lib-dynamodb` in the callback and buffer consumer functions (esbuild alias,
  * infra/bundling.ts FUNCTION_ALIASES), beside dynamodb-client.ts: the document client and the four
- * commands the callback's store sends. The package's entry re-exports every document command, and each
- * imports its DynamoDB command by name, which the slim DynamoDB client does not have; the bundle keeps
- * only what it uses either way, so this shim changes no byte of the document client, only what esbuild is
- * asked to link. Should the callback send another document command, export it here and its DynamoDB
+ * commands the callback path's store sends (dynamodb-store-document-client.ts adds the other functions').
+ * The package's entry re-exports every document command, and each imports its DynamoDB command by name,
+ * which the slim DynamoDB client does not have; the bundle keeps only what it uses either way, so this
+ * shim changes no byte of the document client, only what esbuild is asked to link. Should the callback path send another document command, export it here and its DynamoDB
  * command in dynamodb-client.ts (the bundle fails to build until then).
  */
 // @ts-expect-error -- the packages' ESM files have no declarations beside them (they live in dist-types)

@@ -76,6 +76,15 @@ describe('callback bundle size', () => {
     expect(BUNDLE_MAX_BYTES.callback).toBeLessThanOrEqual(CALLBACK_BUNDLE_TARGET_BYTES);
   });
 
+  it('keeps of zod’s util module only what its schemas call, not the whole module', () => {
+    // Act: zod/mini's own `catch` reads a util helper as `core.util.constantCatch`, a namespace inside a
+    // namespace, which made esbuild keep every util function (13.3 KB; shared/util/zod.ts has its own).
+    const util = Object.entries(inputs).find(([path]) => path.endsWith('zod/v4/core/util.js'));
+    // Assess
+    expect(util?.[1]).toBeGreaterThan(0);
+    expect(util![1]).toBeLessThan(8 * 1024);
+  });
+
   it('bundles the callback path’s store alone, without the other ports’ reads and writes', () => {
     // Assess
     expect(Object.keys(inputs)).toContain('shared/adapters/dynamodb/transaction-store.ts');
@@ -170,6 +179,26 @@ describe('the other functions’ bundle sizes', () => {
           ),
       );
       expect(loaded).toEqual([]);
+    },
+    BUILD_TIMEOUT_MS,
+  );
+
+  it(
+    'sends DynamoDB through the slim store client in the other functions, without every operation’s errors and schemas',
+    async () => {
+      // Act
+      const { inputs: poller } = await buildFunction('poller');
+      const generated = Object.keys(poller).filter(
+        (path) =>
+          poller[path]! > 0 && /@aws-sdk\/client-dynamodb\/dist-es\/(schemas|[A-Za-z]+Client\.js)/.test(path),
+      );
+      // Assess: of the error classes, the three the stores tell apart or the SDK retries by class.
+      expect(generated).toEqual([]);
+      const errors = Object.entries(poller).find(([path]) =>
+        path.endsWith('client-dynamodb/dist-es/models/errors.js'),
+      );
+      expect(errors?.[1] ?? 0).toBeLessThan(1536);
+      expect(Object.keys(poller)).toContain('infra/lambda-shims/dynamodb-store-client.ts');
     },
     BUILD_TIMEOUT_MS,
   );

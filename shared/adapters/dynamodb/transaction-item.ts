@@ -26,25 +26,26 @@ const HISTORY_ATTRIBUTE = 'h';
  * names, statuses, event types, the orphan note), so a first callback's history costs its own values
  * only (~300 B instead of ~670 B deflated without it). Frozen: `h`'s first byte names the dictionary
  * it was written with, and an item keeps that one forever. A better dictionary is a new version beside
- * this one, never an edit of it.
+ * this one, never an edit of it. Kept deflated (raw deflate, level 9, base64: 1.2 KB less in every bundle
+ * that stores transactions); its text is in test/unit/adapters/item-dictionaries.test.ts, which holds these
+ * bytes to it.
  */
-const DICTIONARIES: Readonly<Record<number, Buffer>> = {
-  1: Buffer.from(
-    '"status-api","statement","poll","manual","buffer","registration","authenticated":true,"authentication":["path-secret","source-ip","signature"],' +
-      '"TransactionAmbiguous","TransactionFailed","TransactionExpired","TransactionEscalated","TransactionConflict","TransactionReversed","C2BValidationDecided",' +
-      '"AMBIGUOUS","FAILED","EXPIRED","reason":{"code":"","message":"","providerCode":""},"metadata":{},"trusted":{"providerTransactionId":"","attributes":{}},' +
-      '"reconcile":{"checks":0,"recent":[]},"reversals":[],"transfer","b2c","stk","c2b","disbursement","collection",' +
-      '{"kind":"requesttopay","registered":false,"msisdn":"","externalId":"","party":{"idType":"MSISDN","id":""},"attributes":{},"reconcileUntil":"2026-01-01T00:00:00.000Z",' +
-      '"transitions":[{"from":"PENDING","to":"SUCCEEDED","at":"2026-01-01T00:00:00.000Z","origin":"callback","receiptId":"","evidence":' +
-      '{"source":"callback","claim":"SUCCEEDED","authenticated":false,"authentication":[],"conclusive":true,"at":"2026-01-01T00:00:00.000Z","providerCode":null,"description":null,"amount":{"value":"","currency":""},"receiptId":""}}],' +
-      '"conflicts":[],"events":[{"id":"","type":"CallbackOrphaned","at":"2026-01-01T00:00:00.000Z"},{"id":"","type":"TransactionSucceeded","at":"2026-01-01T00:00:00.000Z"}],' +
-      '"evidence":[{"source":"callback","claim":"SUCCEEDED","authenticated":false,"authentication":[],"conclusive":true,"at":"2026-01-01T00:00:00.000Z","providerCode":null,"description":null,"amount":{"value":"","currency":""},"receiptId":""}],' +
-      '"receipts":{"kept":1,"bytes":0,"dropped":0,"droppedBytes":0},' +
-      '"outbox":[{"data":{"status":"PENDING","reason":null,"receivedAt":"2026-01-01T00:00:00.000Z","note":"callback for a transaction nobody registered; stored and applied"},' +
-      '"fromItem":"@correlationId,provider,account,kind,reference,providerTransactionId,externalId,amount,party","metadata":{"version":"1","type":"CallbackOrphaned","occurredAt":"2026-01-01T00:00:00.000Z","origin":"callback"}},' +
-      '{"data":{"reason":null,"receivedAt":"2026-01-01T00:00:00.000Z"},"fromItem":"@correlationId,provider,account,kind,reference,providerTransactionId,externalId,status,amount,party,evidence",' +
-      '"metadata":{"version":"1","type":"TransactionSucceeded","occurredAt":"2026-01-01T00:00:00.000Z","origin":"callback"}}]}',
-    'utf8',
+export const TRANSACTION_DICTIONARIES: Readonly<Record<number, Buffer>> = {
+  1: inflateRawSync(
+    Buffer.from(
+      '3VVNbxs3EP0rwpypYq1DD5tLbUkJBCROENlFEUOHWXIkE6LILT8EC8L+92LIlaytWztokEsBHcjh7My892ZGECLGFMbYahDA' +
+        'F9qRjSCgdcaAgB3ahHxo0npNHgR42ugQPUbtLAjAFB/JRi0xkoI6+kQDI3vVD9BifBwHkp44eHDJSxrrls96YzEmT7AScOfR' +
+        'BpT81fWu0ZvkUoCB+T1qQ2pomz+12r8wBokmFzUwT51dGy3j0PqV9uRD9p1Obn5Ho1UufUZSq2y+/nSz+HD/+X4JAt5fLz7O' +
+        'ZyBg/seXxdd88oSBkR5BOkVQA3NHIeCmv7Te7bUiP+2fO36PqDAi1MdOQPQpZAqPZ9+LAheqhMEYvW5SpMBfdZxYOiu1oZz7' +
+        'keQ2QF1lOwtZP6yyE8NDE/jOqdCGomYzkVn4LQiQkwYEKB2a5MOpD6QzhmQR+whbbbkQT38mCjG6Fg/nliCWoF6jCSRgF3RQ' +
+        'ttRMT5G8RXPC0KKPBy5Xq7tDy2x8Wi6Ws1sQoFXPzRDnBcx7G7WBGibV5NdxdTWuru6qqs6/X6qq+gY9PM0lM94jrL3bQQ1f' +
+        '5rezxe0HdnBQw/J+Op3PZ1k9jK9HdF5vNKORaEyDcguFYN3GEyhixazMMpT2HrpLg3r397TD2empezE8K1bBSpOC3tN5xN4o' +
+        'edhvNhkjQFGQXrclbDHhziVukyPs0aS+V2Xynqw89FoMkHZdKScPUd9PtCcbC9e6pyMWYac9AZ99+4g2D9LrhXfiRYyLKVgm' +
+        'KYnU98RZXUry8D/XZHU28LjAltoI9ZWA5pAHqBKgvGtbBvR8vukfOwEuxcY9ZZ76hQTlj2EwNqcdV6rMCfekrt8AbV28pH20' +
+        'dn6Eo/gs6si6xqnD6HmLvBuF6DypEVo1wrY1mhSD5kFeRGLJfpPOezJYdqM4MStQSiZP8KISntbEpJH4x40qnheTKJyLspoG' +
+        'qxl4dWZ14OrVxnYya/QmIS+XScddf0r3X1j+udyUVhhQJM6z9R1c/csA/whfq+4v',
+      'base64',
+    ),
   ),
 };
 /** The dictionary new items are written with. */
@@ -107,7 +108,7 @@ export function compactTransactionItem(wide: Record<string, unknown>): Record<st
     });
   const deflated = deflateRawSync(Buffer.from(JSON.stringify(history), 'utf8'), {
     level: 9,
-    dictionary: DICTIONARIES[DICTIONARY_VERSION],
+    dictionary: TRANSACTION_DICTIONARIES[DICTIONARY_VERSION],
   });
   item[HISTORY_ATTRIBUTE] = new Uint8Array(Buffer.concat([Buffer.of(DICTIONARY_VERSION), deflated]));
   return item;
@@ -133,7 +134,7 @@ export function widenTransactionItem<T extends Record<string, unknown> | undefin
   const packed = packedHistory(item);
   if (!packed) return item;
   const { [HISTORY_ATTRIBUTE]: _packed, outbox: ids, ...plain } = item as Record<string, unknown>;
-  const dictionary = DICTIONARIES[packed[0]!];
+  const dictionary = TRANSACTION_DICTIONARIES[packed[0]!];
   if (!dictionary)
     throw new Error(`transaction item ${String(plain.pk)}: unknown history dictionary ${packed[0]}`);
   const history = JSON.parse(inflateRawSync(packed.subarray(1), { dictionary }).toString('utf8')) as Record<

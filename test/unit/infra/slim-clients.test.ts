@@ -1,8 +1,11 @@
 import {
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -15,12 +18,14 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as slimDynamo from '../../../infra/lambda-shims/dynamodb-client';
 import * as slimSecrets from '../../../infra/lambda-shims/secrets-manager-client';
+import * as slimStore from '../../../infra/lambda-shims/dynamodb-store-client';
 import * as slimSqs from '../../../infra/lambda-shims/sqs-send-message';
 import { driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
 
 /*
  * The Lambda bundles send SQS SendMessage and DynamoDB's item commands (callback function) and Secrets
- * Manager GetSecretValue (every function) through slim clients rebuilt from the SDK's parts
+ * Manager GetSecretValue (every function), and the whole store's DynamoDB commands (the other functions)
+ * through slim clients rebuilt from the SDK's parts
  * (infra/lambda-shims/slim-aws-client.ts), without the error classes and schemas of the services' other
  * operations. Here both clients, the package's and the slim one, send the same command to the same local
  * HTTP endpoint: the requests must be the same on the wire (target, body, signed headers, signature scope,
@@ -404,11 +409,174 @@ describe('slim DynamoDB client (callback function)', () => {
   });
 });
 
+describe('slim DynamoDB store client (every function but the callback and the buffer consumer)', () => {
+  const key = { pk: { S: 'STMT#daraja#demo#2026-11-30' }, sk: { S: 'ROW#QK1#c2b' } };
+  /** The request's idempotency token is a fresh UUID per call: compared by its form. */
+  const tokenless = (requests: ReturnType<typeof wire>[]) =>
+    requests.map((request) => ({
+      ...request,
+      body: {
+        ...request.body,
+        ClientRequestToken: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(
+          request.body.ClientRequestToken,
+        )
+          ? 'a UUID v4'
+          : request.body.ClientRequestToken,
+      },
+    }));
+  const batchGet = (slim: boolean) => {
+    const Client = slim ? slimStore.DynamoDBClient : DynamoDBClient;
+    const Command = slim ? slimStore.BatchGetItemCommand : BatchGetItemCommand;
+    return new Client(clientConfig()).send(
+      new Command({
+        RequestItems: { relay: { Keys: [key, { ...key, sk: { S: 'ROW#QK2#c2b' } }], ConsistentRead: true } },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    ) as Promise<Record<string, unknown>>;
+  };
+  const transactWrite = (slim: boolean) => {
+    const Client = slim ? slimStore.DynamoDBClient : DynamoDBClient;
+    const Command = slim ? slimStore.TransactWriteItemsCommand : TransactWriteItemsCommand;
+    const Canceled = slim ? slimStore.TransactionCanceledException : TransactionCanceledException;
+    return new Client(clientConfig())
+      .send(
+        new Command({
+          TransactItems: [
+            { Delete: { TableName: 'relay', Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Put: {
+                TableName: 'relay',
+                Item: { ...key, sk: { S: 'RETIRED#2026-11-30T10:00:00Z#b-1' }, amount: { N: '1500' } },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      )
+      .then(
+        (out: Record<string, unknown>) => ({ ConsumedCapacity: out.ConsumedCapacity }),
+        (error: Error & { CancellationReasons?: unknown; $fault?: string }) => {
+          // What the statement store reads of an error: its class (a cancellation) and the reasons.
+          throw Object.assign(new Error(error.message), {
+            name: `${error.name}${error instanceof Canceled ? ' (canceled)' : ''}`,
+            message: JSON.stringify({ reasons: error.CancellationReasons, fault: error.$fault }),
+          });
+        },
+      );
+  };
+
+  it('reads a batch as the package client does, unprocessed keys included', async () => {
+    // Prepare
+    const answer = {
+      Responses: { relay: [{ ...key, amount: { N: '1500' } }] },
+      UnprocessedKeys: { relay: { Keys: [{ ...key, sk: { S: 'ROW#QK2#c2b' } }], ConsistentRead: true } },
+      ConsumedCapacity: [{ TableName: 'relay', CapacityUnits: 1 }],
+    };
+    const arrange = () => answers.set('DynamoDB_20120810.BatchGetItem', [{ status: 200, body: answer }]);
+
+    // Act
+    const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, batchGet);
+
+    // Assess
+    expect(real).toEqual({ value: expect.objectContaining(answer) });
+    expect(slim).toEqual(real);
+    expect(slimRequests).toEqual(realRequests);
+    expect(slimRequests[0]!.scope).toBe('eu-west-1/dynamodb/aws4_request');
+  });
+
+  it('writes a transaction as the package client does, with a fresh idempotency token', async () => {
+    // Prepare
+    const arrange = () =>
+      answers.set('DynamoDB_20120810.TransactWriteItems', [
+        { status: 200, body: { ConsumedCapacity: [{ TableName: 'relay', CapacityUnits: 4 }] } },
+      ]);
+
+    // Act
+    const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, transactWrite);
+
+    // Assess
+    expect(real).toEqual({ value: { ConsumedCapacity: [{ TableName: 'relay', CapacityUnits: 4 }] } });
+    expect(slim).toEqual(real);
+    expect(tokenless(slimRequests)).toEqual(tokenless(realRequests));
+    expect(tokenless(slimRequests)[0]!.body.ClientRequestToken).toBe('a UUID v4');
+  });
+
+  it('fails a canceled transaction with the same error class and cancellation reasons', async () => {
+    // Prepare
+    const arrange = () =>
+      answers.set('DynamoDB_20120810.TransactWriteItems', [
+        {
+          status: 400,
+          body: {
+            __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+            Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons',
+            CancellationReasons: [
+              { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' },
+              { Code: 'None' },
+            ],
+          },
+        },
+      ]);
+
+    // Act
+    const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, transactWrite);
+
+    // Assess
+    expect(real).toEqual({
+      error: {
+        name: 'TransactionCanceledException (canceled)',
+        message: JSON.stringify({
+          reasons: [
+            { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' },
+            { Code: 'None' },
+          ],
+          fault: 'client',
+        }),
+      },
+    });
+    expect(slim).toEqual(real);
+    expect(tokenless(slimRequests)).toEqual(tokenless(realRequests));
+  });
+});
+
+describe('slim DynamoDB clients’ error classes', () => {
+  /** The errors a client's own registries hold: each by its schema's id and the class it comes back as. */
+  const registered = (client: { config: Record<string, unknown> }) =>
+    (
+      client.config.protocolSettings as {
+        errorTypeRegistries: Array<{ exceptions: Map<readonly unknown[], { name: string }> }>;
+      }
+    ).errorTypeRegistries.flatMap((registry) =>
+      [...registry.exceptions].map(([schema, ctor]) => `${String(schema[2])}: ${ctor.name}`),
+    );
+
+  it('hold the classes the stores tell apart (or the SDK retries by class), each under its schema', () => {
+    // Act: in a bundle these registries are all there is. In this process the SDK's static registry of
+    // DynamoDB's namespace (the first registry made for it: the callback path's, and beside it whatever
+    // the package loaded) fills in what a client lacks, so the answers above cannot show a class missing.
+    const callbackPath = registered(new slimDynamo.DynamoDBClient(clientConfig()));
+    const store = registered(new slimStore.DynamoDBClient(clientConfig()));
+
+    // Assess
+    const itemErrors = [
+      'DynamoDBServiceException: DynamoDBServiceException',
+      'ConditionalCheckFailedException: ConditionalCheckFailedException',
+      'ReplicatedWriteConflictException: ReplicatedWriteConflictException',
+    ];
+    expect(callbackPath).toEqual(expect.arrayContaining(itemErrors));
+    expect(store).toEqual([...itemErrors, 'TransactionCanceledException: TransactionCanceledException']);
+  });
+});
+
 /** Files of the slim clients, and the packages' ESM files each imports by path. */
 const ROOT = resolve(import.meta.dirname, '../../..');
-const SHIMS = ['slim-aws-client', 'sqs-send-message', 'secrets-manager-client', 'dynamodb-client'].map(
-  (name) => join(ROOT, 'infra/lambda-shims', `${name}.ts`),
-);
+const SHIMS = [
+  'slim-aws-client',
+  'sqs-send-message',
+  'secrets-manager-client',
+  'dynamodb-client',
+  'dynamodb-store-client',
+].map((name) => join(ROOT, 'infra/lambda-shims', `${name}.ts`));
 
 interface PathImport {
   shim: string;
@@ -507,13 +675,14 @@ describe('slim clients against the SDK they are built from', () => {
 
   it('copy the schemas the packages hold, unchanged', async () => {
     // Prepare
-    const copies = {
-      'client-sqs': (await import('../../../infra/lambda-shims/sqs-send-message')).COPIED_SCHEMAS,
-      'client-secrets-manager': slimSecrets.COPIED_SCHEMAS,
-      'client-dynamodb': slimDynamo.COPIED_SCHEMAS,
-    };
+    const copies = [
+      ['client-sqs', (await import('../../../infra/lambda-shims/sqs-send-message')).COPIED_SCHEMAS],
+      ['client-secrets-manager', slimSecrets.COPIED_SCHEMAS],
+      ['client-dynamodb', slimDynamo.COPIED_SCHEMAS],
+      ['client-dynamodb', slimStore.COPIED_SCHEMAS],
+    ] as const;
 
-    for (const [pkg, copied] of Object.entries(copies)) {
+    for (const [pkg, copied] of copies) {
       // Act
       const packaged = (await import(
         pathToFileURL(join(ROOT, 'node_modules/@aws-sdk', pkg, 'dist-es/schemas/schemas_0.js')).href
@@ -536,6 +705,7 @@ describe('slim clients against the SDK they are built from', () => {
         new slimSecrets.SecretsManagerClient(clientConfig()),
       ],
       ['DynamoDB', new DynamoDBClient(clientConfig()), new slimDynamo.DynamoDBClient(clientConfig())],
+      ['DynamoDB (store)', new DynamoDBClient(clientConfig()), new slimStore.DynamoDBClient(clientConfig())],
     ] as const;
 
     for (const [service, real, slim] of pairs) {
