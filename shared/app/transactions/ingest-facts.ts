@@ -734,6 +734,18 @@ export const heldAnswerRef = (key: { provider: string; account: string }, ask: s
   id: ask,
 });
 
+/**
+ * Where an answer about a held reversal waits when it came before the poller's record of its query
+ * (`<alias namespace>:<query id>`, the ids the record will be written under), for a day at most.
+ */
+export const earlyAnswerRef = (key: { provider: string; account: string }, id: string) => ({
+  provider: key.provider,
+  account: key.account,
+  namespace: 'fact:reversal-early',
+  id,
+  lifetimeSeconds: 86_400,
+});
+
 /** The reversal result a held one was, as parsed (heldReversal keeps it on its record). */
 export const heldOriginal = (record: ProviderRecord | undefined) =>
   (record?.data.kept as { original?: FactIntent } | undefined)?.original;
