@@ -252,11 +252,11 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
   ): Promise<TransactionRecord | undefined> {
     await this.gate();
     const tx = this.transactions.get(keyOf(item.key));
-    if (!tx || dueAtOf(tx) === undefined || dueAtOf(tx) !== item.dueAt) return undefined;
+    if (!tx || dueAtOf(tx) !== item.dueAt) return undefined;
     const next: TransactionRecord = {
       ...tx,
       revision: tx.revision + 1,
-      reconcile: { ...tx.reconcile, dueAt: lease.until, leaseOwner: lease.owner },
+      reconcile: { checks: 0, recent: [], ...tx.reconcile, dueAt: lease.until, leaseOwner: lease.owner },
       outbox: [],
     };
     this.transactions.set(keyOf(item.key), next);

@@ -527,6 +527,8 @@ interface IntentApplying {
   receipt: ReceiptResult | undefined;
   /** The key the receipt was stored under: the very object of the placed report it belongs to. */
   receiptKey: TransactionKey | undefined;
+  /** The receipt was stored for the first time: it counts against its transaction's budget. */
+  newReceipt: { receiptId: string; bytes: number } | undefined;
 }
 
 /** A hint no transaction matched: kept, then applied after all if a registration matched it meanwhile. */
@@ -688,7 +690,7 @@ async function keepHeldAnswer(
 
 /** Applies one placed report to its transaction, then records the aliases it taught. */
 async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent): Promise<ApplyOutcome> {
-  const { deps, batch, options, receipt, receiptKey } = applying;
+  const { deps, batch, options, receiptKey } = applying;
   const { intent, key, origin: placedAs } = placed;
   const linked = intent.link
     ? await deps.store.getRecord(
@@ -702,10 +704,7 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
   const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
   const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
   if (intent.saysNothing) return { kind: 'noop', why: 'stale' };
-  const newReceipt =
-    receipt && batch.receipt && receipt.deliveries === 1 && key === receiptKey
-      ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
-      : undefined;
+  const newReceipt = key === receiptKey ? applying.newReceipt : undefined;
   // The answer about a held reversal's receipt is about that reversal, never the payment's status.
   const heldReversal = viaRecord ? placed.heldReversal : undefined;
   if (intent.aboutHeld || heldReversal) return keepHeldAnswer(applying, placed, heldReversal, newReceipt);
@@ -769,10 +768,17 @@ export async function ingestIntents(
   const firstFact = facts[0];
   const receiptKey = first?.key ?? (firstFact && factReceiptKey(batch.provider, batch.account, firstFact));
   const receipt = await storeBatchReceipt(store, batch, receiptKey, hintOverBudget, options);
+  const newReceipt =
+    receipt && batch.receipt && receipt.deliveries === 1
+      ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
+      : undefined;
   const factsRecorded = facts.length
     ? await recordFacts(deps, batch, facts, receipt?.receiptId, options)
     : undefined;
-  const applying: IntentApplying = { deps, batch, options, receipt, receiptKey };
+  // A delivery of facts alone (a reversal result) spends its transaction's budget as a report would.
+  if (!first && newReceipt && firstFact?.transaction)
+    await spendReceiptBudget(deps, receiptKey!, newReceipt, options);
+  const applying: IntentApplying = { deps, batch, options, receipt, receiptKey, newReceipt };
   const outcomes: ApplyOutcome[] = [];
   for (const item of placed)
     if (item.intent.hint && !item.matched) outcomes.push(...(await applyUnmatchedHint(applying, item)));

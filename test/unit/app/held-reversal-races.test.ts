@@ -229,3 +229,57 @@ describe('a receipt confirmation for the payment while a reversal is held on it'
     expect(held?.asks).toBeGreaterThan(0);
   });
 });
+
+describe('answers about a held reversal sent in a flood', () => {
+  const PAYMENT = { provider: 'daraja', account: 'ke', reference: STK_REFERENCE };
+  /** A token naming the payment that no key made (anyone can write one: the callback cannot check it). */
+  const madeUp = `rq1.reversal.xxxxxxxxxxxxxxxx.${STK_REFERENCE}`;
+
+  it.each([
+    ["through the query's record (its ConversationID)", (_i: number) => ['AG_QUERY_1', undefined] as const],
+    ['before any record, each under new query ids', (i: number) => [`AG_FORGED_${i}`, madeUp] as const],
+  ])(
+    "spend the payment's receipt budget: past it no body and no waiting answer is kept (%s)",
+    async (_, ids) => {
+      // Prepare: a held reversal asked about once.
+      const s = setup();
+      await s.held();
+      await s.poll();
+      const waitingBefore = [...s.store.records.keys()].filter((k) => k.includes('reversal-early')).length;
+      // Act: 100 distinct bodies (the budget is 64 a payment).
+      for (let i = 0; i < 100; i++) {
+        const [conversationId, occasion] = ids(i);
+        const body = statusResult(conversationId, { ...CONFIRMING, occasion, pad: ` ${i}` });
+        expect(await s.post('status/result', body, FORGER_IP)).toBe(200);
+      }
+      // Assess: the tally says so, bodies past it are dropped, waiting answers stay bounded.
+      const tx = await s.payment();
+      expect(tx?.receipts?.kept).toBeLessThanOrEqual(64);
+      expect(tx?.receipts?.dropped).toBeGreaterThanOrEqual(100 - 64);
+      const kept = s.store.receiptsOf(PAYMENT).filter((r) => !r.bodyDropped);
+      expect(kept.length).toBeLessThanOrEqual(64);
+      const waiting = [...s.store.records.keys()].filter((k) => k.includes('reversal-early')).length;
+      expect(waiting - waitingBefore).toBeLessThanOrEqual(2 * 64);
+      expect(s.events('TransactionReversed')).toEqual([]);
+    },
+  );
+
+  it("forged reversal results themselves spend the payment's receipt budget (a delivery of facts alone)", async () => {
+    // Prepare
+    const s = setup();
+    await s.held();
+    // Act: 100 distinct results naming the payment's receipt, each under its own request id.
+    for (let i = 0; i < 100; i++) {
+      const body = REVERSED.replace('8521-4298025-1', `8521-4298025-F${i}`).replace(
+        'AG_20191219_00005797af5d7d75f652',
+        `AG_20191219_0000forged${String(i).padStart(8, '0')}`,
+      );
+      expect(await s.post('reversal/result', body, FORGER_IP)).toBe(200);
+    }
+    // Assess
+    const tx = await s.payment();
+    expect(tx?.receipts?.kept).toBeLessThanOrEqual(64);
+    expect(s.store.receiptsOf(PAYMENT).filter((r) => !r.bodyDropped).length).toBeLessThanOrEqual(64);
+    expect(s.events('TransactionReversed')).toEqual([]);
+  });
+});
