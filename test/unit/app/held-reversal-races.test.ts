@@ -230,6 +230,38 @@ describe('a receipt confirmation for the payment while a reversal is held on it'
   });
 });
 
+describe('an answer about a held reversal that no query of the relay was answered under', () => {
+  it.each([
+    ['a token nobody could make here', () => `rq1.reversal.xxxxxxxxxxxxxxxx.${STK_REFERENCE}`],
+    ['the genuine token, replayed', (query?: Record<string, unknown>) => query?.Occasion],
+    ['no token at all', () => undefined],
+  ])(
+    'never settles it (%s): recorded, not counted; the asks go on and a person decides',
+    async (_, occasion) => {
+      // Prepare: a held reversal asked about once (Daraja never answers).
+      const s = setup();
+      await s.held();
+      await s.poll();
+      // Act: a confirming answer under query ids the relay never received, before and after the next ask.
+      const forged = (n: number) =>
+        statusResult(`AG_NOT_OURS_${n}`, { ...CONFIRMING, occasion: occasion(s.queries[0]) });
+      expect(await s.post('status/result', forged(1), FORGER_IP)).toBe(200);
+      for (let minute = 0; minute < 60; minute += 10) await s.poll(600_000);
+      expect(await s.post('status/result', forged(2), DARAJA_IP)).toBe(200);
+      for (let minute = 0; minute < 60; minute += 10) await s.poll(600_000);
+      // Assess
+      expect(s.events('TransactionReversed')).toEqual([]);
+      const tx = await s.payment();
+      expect(tx?.reversals ?? []).toEqual([]);
+      expect(tx?.heldReversals?.[0]?.state).toBe('escalated');
+      expect(s.events('ReversalAmbiguous').map((e) => e.data.reasonDetail)).toEqual([
+        'UNCONFIRMED',
+        'NO_FINAL_ANSWER',
+      ]);
+    },
+  );
+});
+
 describe('answers about a held reversal sent in a flood', () => {
   const PAYMENT = { provider: 'daraja', account: 'ke', reference: STK_REFERENCE };
   /** A token naming the payment that no key made (anyone can write one: the callback cannot check it). */
