@@ -179,6 +179,31 @@ describe('the callback and the poller crossing over the record of a query about 
 });
 
 describe('a receipt confirmation for the payment while a reversal is held on it', () => {
+  it('settling the payment (Daraja’s own STK result after an unsigned one) leaves the held reversal due', async () => {
+    // Prepare: an unsigned STK success (held for confirmation), then a reversal of its receipt, held too.
+    const s = setup();
+    await s.store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
+        kind: 'stk',
+        amount: { value: '1', currency: 'KES' },
+        externalId: undefined,
+      }),
+    );
+    expect(await s.post('stk', fixture('stk-success'), FORGER_IP)).toBe(200);
+    expect(await s.post('reversal/result', REVERSED, FORGER_IP)).toBe(200);
+    const before = await s.payment();
+    // Act: Daraja's own result (from its address) settles the payment; then the poller runs on.
+    expect(await s.post('stk', `${fixture('stk-success')}\n`, DARAJA_IP)).toBe(200);
+    const settled = await s.payment();
+    for (let i = 0; i < 4; i++) await s.poll(300_000);
+    // Assess
+    expect(before?.status).toBe('AMBIGUOUS');
+    expect(before?.heldReversals).toHaveLength(1);
+    expect(settled?.status).toBe('SUCCEEDED');
+    expect(s.queries).toContainEqual(expect.objectContaining({ TransactionID: REVERSAL_RECEIPT }));
+  });
+
   it('leaves the held reversal due: it is still asked about', async () => {
     // Prepare: a push settled without a receipt (the STK query names none), a receipt claimed for it and due
     // for a check, and a reversal held on it, due for its first ask in ten minutes.
