@@ -30,13 +30,7 @@ import { findProvider } from '../../providers/registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import type { StatusAnswer, StatusApi, StatusQuery } from '../../providers/types';
 import { ALIAS_NAMESPACE_PREFIX, checkReportLimits } from '../transactions/ingest-report';
-import {
-  answerHeldReversal,
-  earlyAnswerRef,
-  factNamespace,
-  heldAnswerRef,
-  heldOriginal,
-} from '../transactions/ingest-facts';
+import { answerHeldReversal, factNamespace, heldAnswerRef, heldOriginal } from '../transactions/ingest-facts';
 import type { RelayMetrics } from '../ports';
 import { reconcileTiming } from './reconcile-timing';
 import type { RelayServices } from '../services';
@@ -540,7 +534,7 @@ async function checkHeldReversal(
 
 /**
  * The record of an ask about a held reversal, then the answer that came before it, if any (Daraja answered
- * before the record was written: the callback left it under the query's id, earlyAnswerRef), kept as this
+ * before the record was written: the callback left it under the query's id, heldAnswerRef early), kept as this
  * ask's. Written, then read: the callback writes, then reads the record, so one of the two finds the other.
  */
 async function recordHeldAsk(
@@ -551,9 +545,12 @@ async function recordHeldAsk(
   ask: string,
 ): Promise<void> {
   await putAlias(services, tx, alias, now, ask);
-  const early = await services.store.getRecord(earlyAnswerRef(tx.key, `${alias.namespace}:${alias.id}`), {
-    consistent: true,
-  });
+  const early = await services.store.getRecord(
+    heldAnswerRef(tx.key, `${alias.namespace}:${alias.id}`, true),
+    {
+      consistent: true,
+    },
+  );
   if (early)
     await services.store.putRecord({
       ...heldAnswerRef(tx.key, ask),

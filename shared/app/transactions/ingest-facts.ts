@@ -725,23 +725,14 @@ export async function recordFacts(
 
 /**
  * Where the answer to one ask about a held reversal is kept (`<held id>#<ask>`, as the query record names
- * it): the callback keeps it, the poller reads it (answerHeldReversal).
+ * it): the callback keeps it, the poller reads it (answerHeldReversal). An answer that came before the
+ * poller's record of its query waits under the query's id (`<alias namespace>:<query id>`) in `early`. Kept
+ * a day: the poller reads them within the hour.
  */
-export const heldAnswerRef = (key: { provider: string; account: string }, ask: string) => ({
+export const heldAnswerRef = (key: { provider: string; account: string }, id: string, early?: boolean) => ({
   provider: key.provider,
   account: key.account,
-  namespace: 'fact:reversal-answer',
-  id: ask,
-});
-
-/**
- * Where an answer about a held reversal waits when it came before the poller's record of its query
- * (`<alias namespace>:<query id>`, the ids the record will be written under), for a day at most.
- */
-export const earlyAnswerRef = (key: { provider: string; account: string }, id: string) => ({
-  provider: key.provider,
-  account: key.account,
-  namespace: 'fact:reversal-early',
+  namespace: `fact:reversal-${early ? 'early' : 'answer'}`,
   id,
   lifetimeSeconds: 86_400,
 });

@@ -21,14 +21,7 @@ import { type ReconciliationSettings } from '../reconciliation/reconcile-timing'
 import { HINTS_PER_ACCOUNT_PER_DAY, RECEIPT_BUDGET, tallyReceipt } from './receipt-budget';
 import { writeWithRetry } from './write-with-retry';
 import { type DecideOptions, decideReport, decisionContext } from './decide-report';
-import {
-  earlyAnswerRef,
-  factReceiptKey,
-  heldAnswerRef,
-  placeFacts,
-  recordFacts,
-  unvouched,
-} from './ingest-facts';
+import { factReceiptKey, heldAnswerRef, placeFacts, recordFacts, unvouched } from './ingest-facts';
 
 export interface IngestDeps {
   store: CallbackStore;
@@ -161,7 +154,7 @@ async function spendReceiptBudget(
       const tallied = tallyReceipt(current.receipts, newReceipt.bytes);
       return { next: { ...current, receipts: tallied.tally, outbox: [] }, result: tallied.keep };
     },
-    { ...options, what: `count a receipt of ${key.reference}` },
+    { ...options, what: 'count a receipt' },
   );
   if (!keep) await dropOverBudget(deps, key, newReceipt, options);
   return keep;
@@ -657,7 +650,7 @@ async function writeAliases(
  * The provider's answer to the relay's query about a held reversal's own receipt: never the payment's status,
  * no alias taught. Through the query record (naming the held reversal and the ask) it is kept for the poller,
  * which judges it (reconcile.ts). Before that record exists (Daraja answered before the poller wrote it) it
- * waits under the query's ids (earlyAnswerRef), then looks for the record again: the poller looks for it
+ * waits under the query's ids (heldAnswerRef early), then looks for the record again: the poller looks for it
  * after writing the record, so one of the two finds the other. Its receipt counts in the payment's budget;
  * past it, no answer waits (its keys are the sender's to choose).
  */
@@ -674,7 +667,7 @@ async function keepHeldAnswer(
   if (!ask && keep && matched) {
     for (const c of ids)
       await deps.store.putRecord(
-        { ...earlyAnswerRef(batch, `${c.via}:${c.value}`), data, createdAt: batch.receivedAt },
+        { ...heldAnswerRef(batch, `${c.via}:${c.value}`, true), data, createdAt: batch.receivedAt },
         options,
       );
     const late = await resolveCorrelation(deps.store, batch.provider, batch.account, ids, {
