@@ -81,14 +81,16 @@ export function nextCheckAt(input: {
 /**
  * Whether a transaction belongs in the due index: open with a next check, or final but asked to be
  * checked again (a report after the verdict: `reconcile.recheckUntil`; a held reversal to ask about:
- * `heldReversals`, domain/held-reversal.ts).
+ * `heldReversals`, domain/held-reversal.ts). A held reversal waiting for its ask keeps the payment due at
+ * its own time when a write dropped the schedule's (a receipt adopted ends the recheck it was due for).
  */
 export function dueAtOf(tx: {
   status: string;
   reconcile?: { dueAt?: string; recheckUntil?: string };
-  heldReversals?: readonly { state: string }[];
+  heldReversals?: readonly { state: string; dueAt: string }[];
 }): string | undefined {
   const final = tx.status === 'SUCCEEDED' || tx.status === 'FAILED' || tx.status === 'EXPIRED';
-  const asking = tx.heldReversals?.some((h) => h.state === 'asking') === true;
-  return !final || tx.reconcile?.recheckUntil || asking ? tx.reconcile?.dueAt : undefined;
+  const held = tx.heldReversals?.filter((h) => h.state === 'asking').map((h) => h.dueAt);
+  const due = tx.reconcile?.dueAt;
+  return !final || tx.reconcile?.recheckUntil ? due : held?.length ? (due ?? held.sort()[0]) : undefined;
 }

@@ -89,6 +89,12 @@ export interface ReportIntent {
    */
   answersQuery?: boolean;
   /**
+   * The answer to the relay's status query about a held reversal (Daraja: its Occasion token's kind, verified
+   * or not): never applied to a payment. Through the query's record it is kept for the poller; before that
+   * record is written it waits under the query's ids (its alias candidates) until the poller writes it.
+   */
+  aboutHeld?: boolean;
+  /**
    * What a status answer says it is about, under the names the relay's query asks with (Daraja: the
    * original's `OriginatorConversationID`, its receipt as `TransactionID`). Through the stored record of
    * the relay's own query, a final answer counts as that query's answer only when it names every id the

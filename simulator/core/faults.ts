@@ -30,6 +30,8 @@ export interface FaultSet {
   queueTimeout?: 'configured' | 'echo' | 'result';
   /** With a queue timeout: the real result still arrives, this many ms after the notice. */
   lateResultMs?: number;
+  /** Daraja transaction status: post the result before answering the query (the caller's record comes late). */
+  resultFirst?: true;
   /** Daraja, any operation: refuse with 500.003.03 quota violation (`true` = always, N = the first N calls). */
   quota?: RefusalBudget;
   /** Daraja, any operation: refuse with 500.003.02 spike arrest violation. */
@@ -130,6 +132,9 @@ export function parseFaults(spec: string | undefined): FaultSet {
       case 'late-result':
         out.lateResultMs = intValue(name, value, 0);
         break;
+      case 'result-first':
+        out.resultFirst = true;
+        break;
       default:
         throw new FaultSpecError(`unknown fault "${name}"`);
     }
@@ -153,6 +158,7 @@ export function formatFaults(set: FaultSet): string {
     parts.push(set.queueTimeout === 'configured' ? 'queue-timeout' : `queue-timeout=${set.queueTimeout}`);
   }
   if (set.lateResultMs !== undefined) parts.push(`late-result=${set.lateResultMs}`);
+  if (set.resultFirst) parts.push('result-first');
   for (const [member, token] of Object.entries(REFUSAL_FAULTS) as [RefusalFault, string][]) {
     const budget = set[member];
     if (budget !== undefined) parts.push(budget === true ? token : `${token}=${budget}`);

@@ -246,7 +246,9 @@ export function registerB2c(
       }),
       send,
     );
-    if (!timedOut) sim.later(sim.opts.approvalDelayMs, send);
+    // `result-first`: the result is posted (and answered) before the query's own answer leaves.
+    if (!timedOut && faults.resultFirst) await send();
+    else if (!timedOut) sim.later(sim.opts.approvalDelayMs, send);
     return json(200, {
       OriginatorConversationID: oc,
       ConversationID: c,

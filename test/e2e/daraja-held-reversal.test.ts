@@ -93,23 +93,38 @@ function forgedReversal(original: string, reversal: string, id: string) {
 const reasonOf = (e: { data: Record<string, unknown> }) =>
   (e.data.reasonDetail as string | undefined) ?? (e.data.reason as { code?: string } | undefined)?.code;
 
+/** Sets the simulator's global Daraja faults ('' clears them). */
+async function darajaFaults(spec: string) {
+  const response = await fetch(`${pair.sim.url}/_sim/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(spec ? { daraja: spec } : {}),
+  });
+  expect(response.status).toBe(200);
+}
+
+/** A real reversal whose result the simulator holds back (dropped): its payment and the result's body. */
+async function droppedReversal() {
+  const started = await darajaReversal(simContext(pair), { fault: 'drop' });
+  const dropped = await vi.waitFor(async () => {
+    const response = await fetch(
+      `${pair.sim.url}/_sim/callbacks?provider=daraja&kind=reversal-result&reference=${started.simReference}`,
+    );
+    const log = (await response.json()) as SimCallback[] | { callbacks: SimCallback[] };
+    const [entry] = (Array.isArray(log) ? log : log.callbacks).filter((c) => c.outcome === 'dropped');
+    expect(entry).toBeDefined();
+    return entry!;
+  }, WAIT);
+  return { reference: started.reference, body: dropped.body };
+}
+
 describe('Daraja: a held reversal on an account with a status API', () => {
   it("is applied on Daraja's word when its status query confirms the reversal's receipt", async () => {
     // Prepare: a real reversal whose result the simulator holds back (dropped), then sends from elsewhere.
-    const started = await darajaReversal(simContext(pair), { fault: 'drop' });
-    const reference = started.reference;
-    const dropped = await vi.waitFor(async () => {
-      const response = await fetch(
-        `${pair.sim.url}/_sim/callbacks?provider=daraja&kind=reversal-result&reference=${started.simReference}`,
-      );
-      const log = (await response.json()) as SimCallback[] | { callbacks: SimCallback[] };
-      const [entry] = (Array.isArray(log) ? log : log.callbacks).filter((c) => c.outcome === 'dropped');
-      expect(entry).toBeDefined();
-      return entry!;
-    }, WAIT);
+    const { reference, body } = await droppedReversal();
 
     // Act: the result arrives from an address the list does not admit.
-    const ack = await postReversalFromForger(dropped.body);
+    const ack = await postReversalFromForger(body);
 
     // Assess: held first, then confirmed by the status query's answer: one reversal, Daraja's word.
     expect(ack.status).toBe(200);
@@ -178,5 +193,31 @@ describe('Daraja: a held reversal on an account with a status API', () => {
     );
     expect(statusAnswers.length).toBeGreaterThan(0);
     expect(statusAnswers.length).toBeLessThanOrEqual(3);
+  }, 180_000);
+
+  it("is applied once when Daraja's answer beats the poller's record of its query (it waits for it)", async () => {
+    // Prepare: Daraja posts every status result before it answers the query (the relay's record comes late).
+    const { reference, body } = await droppedReversal();
+    const before = relay.sink.events.length;
+    await darajaFaults('result-first');
+    try {
+      // Act
+      const ack = await postReversalFromForger(body);
+
+      // Assess: confirmed by that early answer, on Daraja's word; nothing applied elsewhere.
+      expect(ack.status).toBe(200);
+      const reversed = await vi.waitFor(async () => {
+        const found = (await eventsOf(reference)).filter((e) => e.metadata.type === 'TransactionReversed');
+        expect(found).toHaveLength(1);
+        return found[0]!;
+      }, WAIT);
+      expect(reversed.data.evidence).toEqual([expect.objectContaining({ source: 'status-api' })]);
+      const since = relay.sink.events.slice(before).map((e) => e.metadata.type);
+      expect(since).not.toContain('TransactionConflict');
+      expect(since).not.toContain('CallbackOrphaned');
+      expect(since).not.toContain('TransactionAmbiguous');
+    } finally {
+      await darajaFaults('');
+    }
   }, 180_000);
 });

@@ -140,6 +140,33 @@ describe('the due index in DynamoDB Local', () => {
     expect(created.length).toBeGreaterThanOrEqual(TOTAL);
     expect(created.map((k) => k.reference)).toContain('final-1');
   });
+
+  it('keeps a final payment due for its held reversal when a write dropped its schedule, and claimable', async () => {
+    // Prepare: SUCCEEDED, no dueAt left (a receipt adopted ended its recheck), a reversal held and due.
+    const heldDue = iso(NOW - 5000);
+    await table.store.createTransaction({
+      ...pending('held-1', undefined, 'SUCCEEDED'),
+      heldReversals: [
+        {
+          id: 'rev-1',
+          namespace: 'reversal-unconfirmed',
+          receipt: 'SBX0REV001',
+          amount: null,
+          heldAt: heldDue,
+          asks: 0,
+          dueAt: heldDue,
+          state: 'asking',
+        },
+      ],
+    });
+    // Act
+    const due = await table.store.listDue(iso(NOW), 20_000);
+    const item = due.items.find((i) => i.key.reference === 'held-1');
+    const claimed = item && (await table.store.claimDue(item, { until: iso(NOW + 60_000), owner: 'a' }));
+    // Assess
+    expect(item?.dueAt).toBe(heldDue);
+    expect(claimed?.reconcile).toMatchObject({ dueAt: iso(NOW + 60_000), leaseOwner: 'a' });
+  });
 });
 
 describe('a cycle with more due items than it takes', () => {

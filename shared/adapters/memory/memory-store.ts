@@ -239,11 +239,8 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
   async listDue(now: string, limit: number): Promise<{ items: DueItem[]; readItems: number }> {
     await this.gate();
     const items = [...this.transactions.values()]
-      .filter((tx) => {
-        const due = dueAtOf(tx);
-        return due !== undefined && due <= now;
-      })
-      .map((tx) => ({ key: copy(tx.key), dueAt: tx.reconcile!.dueAt! }))
+      .map((tx) => ({ key: copy(tx.key), dueAt: dueAtOf(tx) }))
+      .filter((item): item is DueItem => item.dueAt !== undefined && item.dueAt <= now)
       .sort((a, b) => a.dueAt.localeCompare(b.dueAt))
       .slice(0, limit);
     return { items, readItems: items.length };
@@ -255,11 +252,11 @@ export class MemoryStore implements RelayStore, UnscheduledScan {
   ): Promise<TransactionRecord | undefined> {
     await this.gate();
     const tx = this.transactions.get(keyOf(item.key));
-    if (!tx || dueAtOf(tx) === undefined || tx.reconcile?.dueAt !== item.dueAt) return undefined;
+    if (!tx || dueAtOf(tx) !== item.dueAt) return undefined;
     const next: TransactionRecord = {
       ...tx,
       revision: tx.revision + 1,
-      reconcile: { ...tx.reconcile, dueAt: lease.until, leaseOwner: lease.owner },
+      reconcile: { checks: 0, recent: [], ...tx.reconcile, dueAt: lease.until, leaseOwner: lease.owner },
       outbox: [],
     };
     this.transactions.set(keyOf(item.key), next);

@@ -485,7 +485,7 @@ async function checkHeldReversal(
   const answer =
     held && !asksSpent(held) ? await askAboutReversal(services, claimed, held, options.signal) : undefined;
   if (held && answer?.type === 'requested' && answer.alias)
-    await putAlias(services, claimed, answer.alias, now, `${held.id}#${held.asks + 1}`);
+    await recordHeldAsk(services, claimed, answer.alias, now, `${held.id}#${held.asks + 1}`);
   const check: CheckRecord | undefined = answer && {
     ...describe(answer),
     at: now,
@@ -530,6 +530,33 @@ async function checkHeldReversal(
         ? answer.error
         : undefined,
   };
+}
+
+/**
+ * The record of an ask about a held reversal, then the answer that came before it, if any (Daraja answered
+ * before the record was written: the callback left it under the query's id, heldAnswerRef early), kept as this
+ * ask's. Written, then read: the callback writes, then reads the record, so one of the two finds the other.
+ */
+async function recordHeldAsk(
+  services: ReconcileServices,
+  tx: TransactionRecord,
+  alias: NonNullable<Extract<StatusAnswer, { type: 'requested' }>['alias']>,
+  now: string,
+  ask: string,
+): Promise<void> {
+  await putAlias(services, tx, alias, now, ask);
+  const early = await services.store.getRecord(
+    heldAnswerRef(tx.key, `${alias.namespace}:${alias.id}`, true),
+    {
+      consistent: true,
+    },
+  );
+  if (early)
+    await services.store.putRecord({
+      ...heldAnswerRef(tx.key, ask),
+      data: early.data,
+      createdAt: early.createdAt,
+    });
 }
 
 /**

@@ -725,13 +725,16 @@ export async function recordFacts(
 
 /**
  * Where the answer to one ask about a held reversal is kept (`<held id>#<ask>`, as the query record names
- * it): the callback keeps it, the poller reads it (answerHeldReversal).
+ * it): the callback keeps it, the poller reads it (answerHeldReversal). An answer that came before the
+ * poller's record of its query waits under the query's id (`<alias namespace>:<query id>`) in `early`. Kept
+ * a day: the poller reads them within the hour.
  */
-export const heldAnswerRef = (key: { provider: string; account: string }, ask: string) => ({
+export const heldAnswerRef = (key: { provider: string; account: string }, id: string, early?: boolean) => ({
   provider: key.provider,
   account: key.account,
-  namespace: 'fact:reversal-answer',
-  id: ask,
+  namespace: `fact:reversal-${early ? 'early' : 'answer'}`,
+  id,
+  lifetimeSeconds: 86_400,
 });
 
 /** The reversal result a held one was, as parsed (heldReversal keeps it on its record). */

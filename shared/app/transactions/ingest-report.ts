@@ -120,17 +120,44 @@ export async function ingestReport(
     },
     { what: `apply a report to ${report.key.reference}`, signal: options.signal, initial: options.initial },
   );
-  if (!keep && newReceipt) {
-    await deps.store.dropReceiptBody(report.key, newReceipt.receiptId, { signal: options.signal });
-    deps.log?.warn('callback body not kept: the transaction spent its receipt budget', {
-      provider: report.key.provider,
-      account: report.key.account,
-      reference: report.key.reference,
-      receiptId: newReceipt.receiptId,
-      budget: RECEIPT_BUDGET,
-    });
-  }
+  if (!keep && newReceipt) await dropOverBudget(deps, report.key, newReceipt, options);
   return outcome;
+}
+
+/** A receipt past its transaction's budget keeps its metadata, not its body (receipt-budget.ts). */
+async function dropOverBudget(
+  deps: { store: CallbackStore; log?: RelayLogger },
+  key: TransactionKey,
+  newReceipt: { receiptId: string },
+  options: WriteOptions,
+): Promise<void> {
+  await deps.store.dropReceiptBody(key, newReceipt.receiptId, { signal: options.signal });
+  deps.log?.warn('callback body not kept: the transaction spent its receipt budget', {
+    ...key,
+    receiptId: newReceipt.receiptId,
+    budget: RECEIPT_BUDGET,
+  });
+}
+
+/** A receipt no report is applied with (a held reversal's answer), counted in its transaction's budget. */
+async function spendReceiptBudget(
+  deps: IngestDeps,
+  key: TransactionKey,
+  newReceipt: { receiptId: string; bytes: number },
+  options: WriteOptions,
+): Promise<boolean> {
+  const keep = await writeWithRetry(
+    deps.store,
+    key,
+    (current) => {
+      if (!current) return { result: true };
+      const tallied = tallyReceipt(current.receipts, newReceipt.bytes);
+      return { next: { ...current, receipts: tallied.tally, outbox: [] }, result: tallied.keep };
+    },
+    { ...options, what: 'count a receipt' },
+  );
+  if (!keep) await dropOverBudget(deps, key, newReceipt, options);
+  return keep;
 }
 
 export const ALIAS_NAMESPACE_PREFIX = 'alias:';
@@ -493,6 +520,8 @@ interface IntentApplying {
   receipt: ReceiptResult | undefined;
   /** The key the receipt was stored under: the very object of the placed report it belongs to. */
   receiptKey: TransactionKey | undefined;
+  /** The receipt was stored for the first time: it counts against its transaction's budget. */
+  newReceipt: { receiptId: string; bytes: number } | undefined;
 }
 
 /** A hint no transaction matched: kept, then applied after all if a registration matched it meanwhile. */
@@ -618,28 +647,43 @@ async function writeAliases(
 }
 
 /**
- * The provider's answer to the relay's query about a held reversal's own receipt (the query record names it
- * and the ask): kept for the poller, which reads it as that reversal's confirmation or refusal
- * (reconcile.ts). Never the payment's status, no alias taught.
+ * The provider's answer to the relay's query about a held reversal's own receipt: never the payment's status,
+ * no alias taught. Through the query record (naming the held reversal and the ask) it is kept for the poller,
+ * which judges it (reconcile.ts). Before that record exists (Daraja answered before the poller wrote it) it
+ * waits under the query's ids (heldAnswerRef early), then looks for the record again: the poller looks for it
+ * after writing the record, so one of the two finds the other. Its receipt counts in the payment's budget;
+ * past it, no answer waits (its keys are the sender's to choose).
  */
 async function keepHeldAnswer(
   { deps, batch, options, receipt }: IntentApplying,
-  { intent, heldReversal }: PlacedIntent,
+  { intent, key, matched }: PlacedIntent,
+  heldReversal: string | undefined,
+  newReceipt: { receiptId: string; bytes: number } | undefined,
 ): Promise<ApplyOutcome> {
-  await deps.store.putRecord(
-    {
-      ...heldAnswerRef(batch, heldReversal!),
-      data: { draft: intent.draft, receiptId: receipt?.receiptId ?? null },
-      createdAt: batch.receivedAt,
-    },
-    options,
-  );
+  const keep = !newReceipt || (await spendReceiptBudget(deps, key, newReceipt, options));
+  const data = { draft: intent.draft, receiptId: receipt?.receiptId ?? null };
+  const ids = (intent.correlate ?? []).filter((c) => c.via !== 'reference' && c.value);
+  let ask = heldReversal;
+  if (!ask && keep && matched) {
+    for (const c of ids)
+      await deps.store.putRecord(
+        { ...heldAnswerRef(batch, `${c.via}:${c.value}`, true), data, createdAt: batch.receivedAt },
+        options,
+      );
+    const late = await resolveCorrelation(deps.store, batch.provider, batch.account, ids, {
+      ...options,
+      consistent: true,
+    });
+    ask = late?.heldReversal;
+  }
+  if (ask)
+    await deps.store.putRecord({ ...heldAnswerRef(batch, ask), data, createdAt: batch.receivedAt }, options);
   return { kind: 'noop', why: 'same-status' };
 }
 
 /** Applies one placed report to its transaction, then records the aliases it taught. */
 async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent): Promise<ApplyOutcome> {
-  const { deps, batch, options, receipt, receiptKey } = applying;
+  const { deps, batch, options, receiptKey } = applying;
   const { intent, key, origin: placedAs } = placed;
   const linked = intent.link
     ? await deps.store.getRecord(
@@ -653,8 +697,10 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
   const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
   const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
   if (intent.saysNothing) return { kind: 'noop', why: 'stale' };
+  const newReceipt = key === receiptKey ? applying.newReceipt : undefined;
   // The answer about a held reversal's receipt is about that reversal, never the payment's status.
-  if (viaRecord && placed.heldReversal) return keepHeldAnswer(applying, placed);
+  const heldReversal = viaRecord ? placed.heldReversal : undefined;
+  if (intent.aboutHeld || heldReversal) return keepHeldAnswer(applying, placed, heldReversal, newReceipt);
   if (viaRecord && !final) return { kind: 'noop', why: 'stale' };
   const { report, draft, ownQuery, mismatch } = reportOf(applying, placed, link, viaRecord);
   const samePaymentAs =
@@ -666,10 +712,6 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
           intent.samePaymentAs,
           options,
         )
-      : undefined;
-  const newReceipt =
-    receipt && batch.receipt && receipt.deliveries === 1 && key === receiptKey
-      ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
       : undefined;
   const outcome = await ingestReport(deps, report, {
     ...options,
@@ -719,10 +761,17 @@ export async function ingestIntents(
   const firstFact = facts[0];
   const receiptKey = first?.key ?? (firstFact && factReceiptKey(batch.provider, batch.account, firstFact));
   const receipt = await storeBatchReceipt(store, batch, receiptKey, hintOverBudget, options);
+  const newReceipt =
+    receipt && batch.receipt && receipt.deliveries === 1
+      ? { receiptId: receipt.receiptId, bytes: Buffer.byteLength(batch.receipt.body) }
+      : undefined;
   const factsRecorded = facts.length
     ? await recordFacts(deps, batch, facts, receipt?.receiptId, options)
     : undefined;
-  const applying: IntentApplying = { deps, batch, options, receipt, receiptKey };
+  // A delivery of facts alone (a reversal result) spends its transaction's budget as a report would.
+  if (!first && newReceipt && firstFact?.transaction)
+    await spendReceiptBudget(deps, receiptKey!, newReceipt, options);
+  const applying: IntentApplying = { deps, batch, options, receipt, receiptKey, newReceipt };
   const outcomes: ApplyOutcome[] = [];
   for (const item of placed)
     if (item.intent.hint && !item.matched) outcomes.push(...(await applyUnmatchedHint(applying, item)));

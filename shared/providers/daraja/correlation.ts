@@ -133,8 +133,6 @@ export function statusAnswerMismatch(
   // claimed (the STK query answers its status): the answer names that receipt, not the CheckoutRequestID,
   // and the ingest compares it with the receipt the query record says was asked (status-question.ts).
   if (asked.kind === 'stk') return undefined;
-  // A held reversal's receipt (REVERSAL_QUESTION): the answer names that receipt, compared likewise.
-  if (asked.kind === REVERSAL_QUESTION) return undefined;
   if (asked.kind === 'b2c' || asked.kind === 'b2b') {
     return oc === asked.reference
       ? undefined

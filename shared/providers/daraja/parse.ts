@@ -15,6 +15,7 @@ import {
   type OwnQueryAnswer,
   RECEIPT,
   readStatusQueryOccasion,
+  REVERSAL_QUESTION,
   STATUS_QUERY,
   statusAnswerMismatch,
   statusQueryKeys,
@@ -234,6 +235,14 @@ export function parseStatusResult(input: Input): ParsedCallback {
     OriginatorConversationID: original.OriginatorConversationID,
     TransactionID: draft.providerTransactionId,
   };
+  // About a held reversal (its token's kind, verified or not): kept for the query's record, never applied;
+  // its receipt joins the payment the token names.
+  if (token?.kind === REVERSAL_QUESTION)
+    return reports({
+      draft,
+      correlate: [...ownQuery, { via: 'reference', value: asked ?? token.reference }],
+      aboutHeld: true,
+    });
   if (token && asked) {
     const final = draft.status === 'SUCCEEDED' || draft.status === 'FAILED';
     const mismatch = final

@@ -36,7 +36,7 @@ const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () =
 export function darajaWorld(account: {
   mode: 'log-only' | 'off' | 'enforce';
   api?: boolean;
-  daraja?: (url: string, body: Record<string, unknown>) => Response;
+  daraja?: (url: string, body: Record<string, unknown>) => Response | Promise<Response>;
 }) {
   const config = parseConfig({
     management: { bearerToken: 'management-token-0123456789' },
@@ -51,8 +51,9 @@ export function darajaWorld(account: {
       },
     },
   });
-  const store = new MemoryStore();
   let now = Date.parse('2026-11-23T10:00:01.000Z');
+  // The store's clock is the world's: records with a lifetime expire on it.
+  const store = new MemoryStore({ now: () => new Date(now) });
   const asked: string[] = [];
   const services = {
     config,
