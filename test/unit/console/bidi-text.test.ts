@@ -1,6 +1,6 @@
-/** How the console shows free text with its own direction (console/dom.ts): every text it draws goes there. */
+/** How the console shows free text with its own direction (console/bidi.ts; console/dom.ts draws every text through it). */
 import { describe, expect, it } from 'vitest';
-import { needsIsolation, showBidiControls } from '../../../console/dom';
+import { needsIsolation, showBidiControls } from '../../../console/bidi';
 
 describe('free text in the console cannot reorder what is shown beside it', () => {
   it('shows every bidi control character as its code point, and nothing else', () => {
