@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isSecretHeader } from '../shared/app/callbacks/receipts';
+import { SECRET_HEADERS } from '../shared/app/callbacks/receipts';
 import type { ReceivedRequest } from '../shared/app/ports';
 import { MalformedRequestError, type RelayError, RequestTimeoutError } from '../shared/domain/errors';
 
@@ -39,7 +39,8 @@ export function unparsedRequest(raw: Buffer | undefined, sourceIp: string | unde
   const line = REQUEST_LINE.exec(lines[0] ?? '');
   const kept = lines.map((header, i) => {
     const colon = header.indexOf(':');
-    if (i === 0 || colon < 0 || !isSecretHeader(header.slice(0, colon).trim().toLowerCase())) return header;
+    if (i === 0 || colon < 0 || !SECRET_HEADERS.has(header.slice(0, colon).trim().toLowerCase()))
+      return header;
     return `${header.slice(0, colon)}: [not stored]`;
   });
   return {

@@ -5,7 +5,7 @@ import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
 import type { ReceiptInput, ReceiptResult, TransactionStore, WriteOptions } from '../ports';
 
 /** Headers that may carry credentials are never stored (the CloudFront origin secret included). */
-const SECRET_HEADERS = new Set([
+export const SECRET_HEADERS = new Set([
   ORIGIN_VERIFY_HEADER,
   'authorization',
   'proxy-authorization',
@@ -14,17 +14,12 @@ const SECRET_HEADERS = new Set([
   'x-amz-security-token',
 ]);
 const MAX_HEADER_VALUE = 1024;
-
-/** Whether a header (its name lower-cased) may carry a credential, and so is never stored. */
-export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADERS.has(name);
-}
 const MAX_HEADERS = 50;
 
 export function storableHeaders(headers: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers).slice(0, MAX_HEADERS)) {
-    if (isSecretHeader(name) || RESERVED_MEMBER_NAMES.has(name) || name === '' || name.length > 128)
+    if (SECRET_HEADERS.has(name) || RESERVED_MEMBER_NAMES.has(name) || name === '' || name.length > 128)
       continue;
     kept[name] = value.length > MAX_HEADER_VALUE ? `${value.slice(0, MAX_HEADER_VALUE)}…` : value;
   }

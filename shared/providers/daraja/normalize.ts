@@ -14,6 +14,23 @@ import type { C2BPayload, DarajaResult, StkCallback, TimeoutEcho, TimeoutResult 
 
 export const DARAJA = 'daraja';
 
+/** M-Pesa on Daraja is Kenya's: its numbers written nationally (0708374149) are Kenyan. */
+export const DARAJA_COUNTRY = 'KE';
+/**
+ * Kenya's calling code, as shared/util/msisdn.ts's table has it (a unit test holds them equal): that
+ * module's table and hashing stay out of the callback bundle (infra/bundling.ts ceilings).
+ */
+export const KENYA_CALLING_CODE = '254';
+
+/**
+ * A number as Daraja writes it (254708374149, or national with the trunk 0: 0708374149) in its
+ * international digits, so a party is one number however it came and is masked as every MSISDN is
+ * (2547*****149); the rule of shared/util/msisdn.ts normalizeMsisdn for the digits Daraja sends.
+ */
+function internationalMsisdn(digits: string): string {
+  return digits.startsWith('0') ? KENYA_CALLING_CODE + digits.replace(/^0+/, '') : digits;
+}
+
 /** Key/value items (CallbackMetadata.Item, ResultParameter, ReferenceItem) with every value of a repeated key kept. */
 export type Params = ReadonlyMap<string, readonly string[]>;
 
@@ -74,7 +91,7 @@ const MSISDN = /^\+?(\d{10,15})$/;
 
 function msisdnParty(value: string | undefined): Party | undefined {
   const match = value ? MSISDN.exec(value.trim()) : null;
-  return match ? { idType: 'MSISDN', id: match[1]! } : undefined;
+  return match ? { idType: 'MSISDN', id: internationalMsisdn(match[1]!) } : undefined;
 }
 
 /** A public name with a phone number in it, either way round: "254708374149 - John Doe", "John Doe - 254708374149". */
@@ -82,25 +99,35 @@ const NUMBER_FIRST = /^\s*\+?(\d{10,15})\s*-\s*(.*?)\s*$/s;
 const NUMBER_LAST = /^\s*(.*?)\s*-\s*\+?(\d{10,15})\s*$/s;
 
 interface PublicName {
-  /** The MSISDN, when the value names a phone number ("600310 - Safaricom333", a short code, names none). */
+  /**
+   * The MSISDN in international digits, when the value names a phone number, in either form
+   * ("0790123456 - JOHN DOE" gives 254790123456; "600310 - Safaricom333", a short code, names none).
+   */
   msisdn: string | undefined;
-  /** The value with its phone number masked, in the order it came; unchanged when it names none. */
+  /**
+   * The value with its phone number replaced by the mask of its international form, the name kept as it
+   * came, in the order it came ("2547*****456 - JOHN DOE"); unchanged when it names none.
+   */
   masked: string;
+}
+
+/** The public name with the number written at `at` (as `written`) replaced by its international mask. */
+function withNumberMasked(value: string, at: number, written: string): PublicName {
+  const msisdn = internationalMsisdn(written);
+  const masked = `${value.slice(0, at)}${maskMsisdn(msisdn)!}${value.slice(at + written.length)}`;
+  return { msisdn, masked };
 }
 
 /**
  * Daraja's `ReceiverPartyPublicName` (and the status result's party names) is "number - name" in its docs, but
- * results also arrive as "name - number": both give the MSISDN, and both keep their order with the number masked.
+ * results also arrive as "name - number", and with the number in national form ("0722000000 - Jane"): each
+ * gives the international MSISDN, and each keeps its order and its name with the number masked.
  */
 function readPublicName(value: string): PublicName {
   const first = NUMBER_FIRST.exec(value);
-  if (first) return { msisdn: first[1]!, masked: value.replace(first[1]!, maskMsisdn(first[1]!)!) };
+  if (first) return withNumberMasked(value, value.indexOf(first[1]!), first[1]!);
   const last = NUMBER_LAST.exec(value);
-  if (last) {
-    const at = value.lastIndexOf(last[2]!);
-    const masked = `${value.slice(0, at)}${maskMsisdn(last[2]!)!}${value.slice(at + last[2]!.length)}`;
-    return { msisdn: last[2]!, masked };
-  }
+  if (last) return withNumberMasked(value, value.lastIndexOf(last[2]!), last[2]!);
   return { msisdn: undefined, masked: value };
 }
 
@@ -112,8 +139,12 @@ function partyFromPublicName(...values: (string | undefined)[]): Party | undefin
   return undefined;
 }
 
-/** The B2C receiver's public name carries the customer's number: stored masked, whichever way round it came. */
-const PUBLIC_NAME_KEY = /^ReceiverPartyPublicName(#\d+)?$/;
+/**
+ * The public names (the B2C receiver's, a status result's debit and credit parties, and their Public
+ * variants wherever a result carries them: keys ending in PartyName or PartyPublicName) carry the
+ * customer's number: stored masked, whichever way round and in whichever form it came.
+ */
+const PUBLIC_NAME_KEY = /Party(?:Public)?Name(?:#\d+)?$/;
 
 function maskPublicNames(attributes: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -257,7 +288,7 @@ export function normalizeStatusResult(
     amount: money(first(params, 'Amount'), currency),
     party: partyFromPublicName(first(params, 'CreditPartyName'), debitParty, secondDebitParty),
     attributes: {
-      ...paramAttributes(params),
+      ...maskPublicNames(paramAttributes(params)),
       ...compact({
         StatusQueryOriginatorConversationID: result.OriginatorConversationID,
         StatusQueryConversationID: result.ConversationID,
