@@ -36,10 +36,8 @@ export type Params = ReadonlyMap<string, readonly string[]>;
 
 function scalarText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    return String(value);
-  return JSON.stringify(value);
+  // A parsed body's value: a string, a number or a boolean as its text, an object or an array as its JSON.
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 export function collectParams(
@@ -111,24 +109,18 @@ interface PublicName {
   masked: string;
 }
 
-/** The public name with the number written at `at` (as `written`) replaced by its international mask. */
-function withNumberMasked(value: string, at: number, written: string): PublicName {
-  const msisdn = internationalMsisdn(written);
-  const masked = `${value.slice(0, at)}${maskMsisdn(msisdn)!}${value.slice(at + written.length)}`;
-  return { msisdn, masked };
-}
-
 /**
  * Daraja's `ReceiverPartyPublicName` (and the status result's party names) is "number - name" in its docs, but
  * results also arrive as "name - number", and with the number in national form ("0722000000 - Jane"): each
  * gives the international MSISDN, and each keeps its order and its name with the number masked.
  */
 function readPublicName(value: string): PublicName {
-  const first = NUMBER_FIRST.exec(value);
-  if (first) return withNumberMasked(value, value.indexOf(first[1]!), first[1]!);
-  const last = NUMBER_LAST.exec(value);
-  if (last) return withNumberMasked(value, value.lastIndexOf(last[2]!), last[2]!);
-  return { msisdn: undefined, masked: value };
+  const first = NUMBER_FIRST.exec(value)?.[1];
+  const written = first ?? NUMBER_LAST.exec(value)?.[2];
+  if (!written) return { msisdn: undefined, masked: value };
+  const at = first ? value.indexOf(written) : value.lastIndexOf(written);
+  const msisdn = internationalMsisdn(written);
+  return { msisdn, masked: `${value.slice(0, at)}${maskMsisdn(msisdn)!}${value.slice(at + written.length)}` };
 }
 
 function partyFromPublicName(...values: (string | undefined)[]): Party | undefined {
@@ -261,9 +253,7 @@ export function normalizeStatusResult(
       providerCode: code,
     };
   } else {
-    const mapped = transactionStatus
-      ? mapDarajaTransactionStatus(transactionStatus)
-      : mapDarajaTransactionStatus('');
+    const mapped = mapDarajaTransactionStatus(transactionStatus ?? '');
     status = mapped.status;
     reason = mapped.reason
       ? {
@@ -308,26 +298,26 @@ export function normalizeTimeout(
   reference: string,
   notice: TimeoutNotice,
 ): ReportDraft {
-  const code = notice.shape === 'result' ? notice.result.ResultCode : undefined;
-  const message = notice.shape === 'result' ? notice.result.ResultDesc : undefined;
-  const ids = notice.shape === 'result' ? resultIds(notice.result) : resultIds(notice.echo);
+  const result = notice.shape === 'result' ? notice.result : undefined;
+  const echo = notice.shape === 'echo' ? notice.echo : undefined;
+  const code = result?.ResultCode;
   return {
     key: { provider: DARAJA, account: accountId, reference },
     kind,
     status: 'AMBIGUOUS',
     reason: {
       code: 'TIMED_OUT',
-      message: message ?? 'the request timed out in the Daraja queue',
+      message: result?.ResultDesc ?? 'the request timed out in the Daraja queue',
       providerCode: code ? canonicalDarajaCode(code) : 'QUEUE_TIMEOUT',
     },
     providerTransactionId: undefined,
     externalId: undefined,
-    amount: notice.shape === 'echo' ? money(notice.echo.Amount ?? undefined, currency) : undefined,
-    party: notice.shape === 'echo' ? msisdnParty(notice.echo.PartyB ?? undefined) : undefined,
+    amount: money(echo?.Amount ?? undefined, currency),
+    party: msisdnParty(echo?.PartyB ?? undefined),
     attributes: compact({
-      ...ids,
+      ...resultIds(result ?? echo!),
       TimeoutShape: notice.shape,
-      CommandID: notice.shape === 'echo' ? notice.echo.CommandID : undefined,
+      CommandID: echo?.CommandID,
     }),
   };
 }
