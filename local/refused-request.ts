@@ -10,7 +10,7 @@ import { MalformedRequestError, type RelayError, RequestTimeoutError } from '../
 export type LocalRefusalRecorder = (request: ReceivedRequest, error: RelayError) => Promise<void>;
 
 /** Bytes kept of a request Node could not parse: as much as the quarantine keeps of a scanner's body. */
-export const RAW_PREFIX_BYTES = 2 * 1024;
+const RAW_PREFIX_BYTES = 2 * 1024;
 
 /** The relay's named error for what Node's HTTP parser refused (`clientError`; headers too large aside). */
 export function clientErrorAsRelayError(error: NodeJS.ErrnoException): RelayError {
