@@ -180,7 +180,8 @@ async function showWho(): Promise<void> {
   const line = document.getElementById('who');
   try {
     const me = await whoAmI(currentToken());
-    if (line) line.textContent = `${me.actor.name} (${me.actor.role})`;
+    // The name is the operator's own text: shown as every free text is (dom.ts), never reordering the role.
+    if (line) replace(line, me.actor.name, ` (${me.actor.role})`);
     if (me.timeZones && knowBusinessZones(me.timeZones)) {
       refreshZoneLabels();
       if (zoneChoice() === 'business') route();

@@ -23,6 +23,7 @@ import { statusApiRegistry } from '../shared/app/reconciliation/status-apis';
 import { type RelayLimits, type RelayServices, scrubbingLogger } from '../shared/app/services';
 import { secretScrubber } from '../shared/config/secrets';
 import { recordAuditAfter } from '../shared/app/operations/audit';
+import { recordRejection } from '../shared/app/callbacks/quarantine';
 import type { RelayError } from '../shared/domain/errors';
 import { toInboundRequest } from '../shared/http/api-gateway';
 import { statusFor } from '../shared/http/error-mapping';
@@ -40,6 +41,7 @@ import { deliveringSink } from '../shared/app/delivery/sink';
 import { changedTransaction } from '../shared/adapters/dynamodb/stream';
 import { toSummary } from '../shared/app/console/console-query';
 import { createLocalServer, describeTableCheck, type LocalServer, readinessOf } from './server';
+import type { LocalRefusalRecorder } from './refused-request';
 import { STOP_WAIT_MS, untilDone } from './shutdown';
 import { FileIngressBuffer, LocalBufferDrainer } from './file-ingress-buffer';
 import { LocalDayCloser } from './day-closer';
@@ -144,6 +146,19 @@ export function streamRefusalRecorder(
       detail: `${error.code}: ${error.message}`,
       request: inbound,
     });
+  };
+}
+
+/**
+ * The local server's own refusals (bytes Node could not parse, a request over API Gateway's quotas) are
+ * quarantined as the callback function quarantines its refusals: scrubbed, without a CallbackRejected (no
+ * configured account is known to be aimed at), listed in the console's quarantine view.
+ */
+export function localRefusalRecorder(
+  services: Pick<RelayServices, 'store' | 'log' | 'scrub' | 'metrics'>,
+): LocalRefusalRecorder {
+  return async (request, error) => {
+    await recordRejection(services, request, error, { emitEvent: false, httpStatus: statusFor(error) });
   };
 }
 
@@ -374,6 +389,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
       feed,
       refused: streamRefusalRecorder(services, config.local.trustForwardedFor),
     }),
+    refused: localRefusalRecorder(services),
     health: async () => ({
       status: 'ok',
       dynamodb: options.dynamoEndpoint,

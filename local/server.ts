@@ -5,14 +5,18 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routesAt } from '../shared/config/management-routes';
-import { PayloadTooLargeError, RequestHeadersTooLargeError } from '../shared/domain/errors';
-import { errorResponse } from '../shared/http/error-mapping';
+import type { ReceivedRequest } from '../shared/app/ports';
+import { PayloadTooLargeError, type RelayError, RequestHeadersTooLargeError } from '../shared/domain/errors';
+import { toInboundRequest } from '../shared/http/api-gateway';
+import { errorResponse, statusFor } from '../shared/http/error-mapping';
 import { API_ANSWER_HEADERS, type HttpResponse } from '../shared/http/types';
 import { lambdaContext, requestUrl, type SourceIpOptions, toApiGatewayEvent } from './lambda-adapter';
+import { clientErrorAsRelayError, type LocalRefusalRecorder, unparsedRequest } from './refused-request';
 import { untilDone } from './shutdown';
 
 type HttpLambda = (
@@ -37,6 +41,8 @@ export interface LocalServerOptions extends SourceIpOptions {
   events?: (path: string, request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
   /** Static pages (the operator console under /console/): answers and returns true when the path is its own. */
   site?: (path: string, response: ServerResponse) => Promise<boolean>;
+  /** Records the server's own refusals (npm start: the quarantine); absent, they are noted on standard error. */
+  refused?: LocalRefusalRecorder;
 }
 
 /** How long one readiness check may take before its dependency counts as down. */
@@ -183,33 +189,44 @@ function requestLineAndHeaderBytes(request: IncomingMessage): number {
   return bytes;
 }
 
-/** The relay's answer to a request line and headers over the quota (`bytes`: when Node counted them). */
-function headersTooLarge(bytes?: number): HttpResponse {
+/** The relay's refusal of a request line and headers over the quota (`bytes`: when Node counted them). */
+function headersTooLarge(bytes?: number): RelayError {
   const size = bytes === undefined ? 'over the limit' : `${bytes} bytes`;
-  return errorResponse(
-    new RequestHeadersTooLargeError(
-      `The request line and header values are ${size}; the limit is ${MAX_REQUEST_LINE_AND_HEADER_BYTES} (a query that long: send fewer or shorter filters)`,
-      { details: { limit: MAX_REQUEST_LINE_AND_HEADER_BYTES } },
-    ),
+  return new RequestHeadersTooLargeError(
+    `The request line and header values are ${size}; the limit is ${MAX_REQUEST_LINE_AND_HEADER_BYTES} (a query that long: send fewer or shorter filters)`,
+    { details: { limit: MAX_REQUEST_LINE_AND_HEADER_BYTES } },
   );
 }
 
-/** The relay's answer to a body over API Gateway's payload quota (the handlers check the relay's own, smaller limit). */
-function bodyTooLarge(): HttpResponse {
-  return errorResponse(
-    new PayloadTooLargeError(`The body is over ${MAX_REQUEST_BYTES} bytes, the most the API takes`, {
-      details: { limit: MAX_REQUEST_BYTES },
-    }),
-  );
+/** The relay's refusal of a body over API Gateway's payload quota (the handlers check the relay's own, smaller limit). */
+function bodyTooLarge(): RelayError {
+  return new PayloadTooLargeError(`The body is over ${MAX_REQUEST_BYTES} bytes, the most the API takes`, {
+    details: { limit: MAX_REQUEST_BYTES },
+  });
 }
 
 /**
- * There is no relay store behind the local server's own refusals (as API Gateway's own refusals never reach
- * the relay): they are noted on its standard error, one line each, never echoing what was sent.
+ * The local server's own refusals (a request Node could not parse, one over API Gateway's quotas) are
+ * recorded as the relay records every refusal (`options.refused`: the quarantine under `npm start`);
+ * without a recorder they are noted on standard error, one line each, never echoing what was sent.
  */
-function noteRefusal(answer: HttpResponse): void {
-  const { code } = (answer.body as { error: { code: string } }).error;
-  process.stderr.write(`local server refused a request: ${answer.statusCode} ${code}\n`);
+function refusalRecorder(options: LocalServerOptions, track: (work: Promise<void>) => void) {
+  return (request: ReceivedRequest, error: RelayError): void => {
+    if (!options.refused) {
+      process.stderr.write(`local server refused a request: ${statusFor(error)} ${error.code}\n`);
+      return;
+    }
+    track(
+      options.refused(request, error).catch((failure: unknown) => {
+        process.stderr.write(`local server could not record a refusal: ${(failure as Error).message}\n`);
+      }),
+    );
+  };
+}
+
+/** What the quarantine takes of a request the server refused before reading its body. */
+function receivedOf(request: IncomingMessage, options: SourceIpOptions): ReceivedRequest {
+  return toInboundRequest(toApiGatewayEvent(request, Buffer.alloc(0), options));
 }
 
 function sendAnswer(response: ServerResponse, answer: HttpResponse): void {
@@ -217,18 +234,22 @@ function sendAnswer(response: ServerResponse, answer: HttpResponse): void {
 }
 
 /**
- * Node's HTTP parser refuses headers over its own limit (16 KB) before a request exists, with a bare 431
- * and no headers: that answer is written here in the relay's shape instead. Other parse errors keep Node's
- * own answer (400, or 408 on a header timeout).
+ * Node's HTTP parser refuses bytes before a request exists (a bad request line, a header with invalid
+ * characters, headers over its 16 KB, headers that do not arrive in time) and would answer a bare 400 (or
+ * 431, 408) without headers: the answer is written here in the relay's shape with its headers, and the
+ * refusal recorded with what is known (the source, the first bytes, Node's reason). A connection already
+ * gone (ECONNRESET, or ended mid-request) is only closed.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    const answer = headersTooLarge();
-    noteRefusal(answer);
+function clientErrorAnswerer(record: (request: ReceivedRequest, error: RelayError) => void) {
+  return (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void => {
+    // The client is gone (a reset, or the connection ended mid-request): nothing to answer or record.
+    if (!socket.writable || error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE') {
+      socket.destroy();
+      return;
+    }
+    const refusal = error.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge() : clientErrorAsRelayError(error);
+    record(unparsedRequest(error.rawPacket, (socket as Socket).remoteAddress), refusal);
+    const answer = errorResponse(refusal);
     const body = JSON.stringify(answer.body);
     const headers = {
       ...API_ANSWER_HEADERS,
@@ -240,10 +261,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.end(
       `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode]}\r\n${lines.join('')}\r\n${body}`,
     );
-    return;
-  }
-  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  };
 }
 
 function send(
@@ -288,21 +306,26 @@ function answerStopping(response: ServerResponse): void {
  */
 export function createLocalServer(options: LocalServerOptions): LocalServer {
   const handling = new Set<Promise<void>>();
+  // Requests being answered and refusals being recorded: a stop waits for both.
+  const track = (work: Promise<void>): void => {
+    const tracked = work.finally(() => handling.delete(tracked));
+    handling.add(tracked);
+  };
+  const record = refusalRecorder(options, track);
   let stopping = false;
   const server = createServer((request, response) => {
     if (stopping) {
       answerStopping(response);
       return;
     }
-    const handled = answerRequest(options, request, response)
-      .catch((error: unknown) => {
+    track(
+      answerRequest(options, record, request, response).catch((error: unknown) => {
         process.stderr.write(`local server error: ${(error as Error).stack ?? String(error)}\n`);
         response.destroy();
-      })
-      .finally(() => handling.delete(handled));
-    handling.add(handled);
+      }),
+    );
   });
-  server.on('clientError', answerClientError);
+  server.on('clientError', clientErrorAnswerer(record));
   return Object.assign(server, {
     async shutdown(hurry: AbortSignal): Promise<void> {
       stopping = true;
@@ -318,15 +341,16 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
 
 async function answerRequest(
   options: LocalServerOptions,
+  record: (request: ReceivedRequest, error: RelayError) => void,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
   try {
     const headerBytes = requestLineAndHeaderBytes(request);
     if (headerBytes > MAX_REQUEST_LINE_AND_HEADER_BYTES) {
-      const answer = headersTooLarge(headerBytes);
-      noteRefusal(answer);
-      sendAnswer(response, answer);
+      const refusal = headersTooLarge(headerBytes);
+      record(receivedOf(request, options), refusal);
+      sendAnswer(response, errorResponse(refusal));
       return;
     }
     const path = requestUrl(request.url).pathname;
@@ -338,9 +362,9 @@ async function answerRequest(
     if (request.method === 'GET' && options.site && (await options.site(path, response))) return;
     const body = await readBody(request);
     if (body === 'too-large') {
-      const answer = bodyTooLarge();
-      noteRefusal(answer);
-      sendAnswer(response, answer);
+      const refusal = bodyTooLarge();
+      record(receivedOf(request, options), refusal);
+      sendAnswer(response, errorResponse(refusal));
       return;
     }
     // The paths of the management route table, whatever the method: a wrong one is the management

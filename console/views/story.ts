@@ -1,5 +1,5 @@
 import { api, ApiError, NotAvailableError, storyPath } from '../api';
-import { errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
+import { append, errorBox, h, notAvailable, replace, statusPill, when } from '../dom';
 import { currentToken } from '../auth';
 import { exportButton } from '../export';
 import { whoAmI } from '../me';
@@ -123,7 +123,9 @@ function checksView(c: Extract<StoryEntry, { kind: 'checks' }>, account: string)
 function storyEntryView(s: StoryEntry, path: string, account: string): HTMLElement {
   if (s.kind === 'checks') return checksView(s, account);
   const li = entryView(s.entry, s.title, path, account);
-  if (s.said) li.querySelector('summary')?.append(` — reported ${s.said}`);
+  const summary = li.querySelector('summary');
+  // What the provider said is free text: through dom.ts's append, as every text shown.
+  if (s.said && summary) append(summary, [` — reported ${s.said}`]);
   return li;
 }
 

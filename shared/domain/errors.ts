@@ -39,6 +39,14 @@ export class PayloadTooLargeError extends RelayError {
 export class RequestHeadersTooLargeError extends RelayError {
   readonly code = 'REQUEST_HEADERS_TOO_LARGE';
 }
+/** Bytes that are not an HTTP request (a bad request line, a header with invalid characters): the local server. */
+export class MalformedRequestError extends RelayError {
+  readonly code = 'MALFORMED_REQUEST';
+}
+/** A request whose headers did not all arrive in time (the local server's header timeout). */
+export class RequestTimeoutError extends RelayError {
+  readonly code = 'REQUEST_TIMEOUT';
+}
 export class UnsupportedMediaTypeError extends RelayError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }

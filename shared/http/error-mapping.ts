@@ -11,6 +11,7 @@ import {
   InvalidReferenceError,
   KindMismatchError,
   MalformedJsonError,
+  MalformedRequestError,
   MethodNotAllowedError,
   NamedSignInRequiredError,
   OriginNotVerifiedError,
@@ -22,6 +23,7 @@ import {
   RegistrationConflictError,
   type RelayError,
   RequestHeadersTooLargeError,
+  RequestTimeoutError,
   RouteNotFoundError,
   SchemaValidationError,
   StatementFileError,
@@ -42,6 +44,7 @@ import { type HttpResponse, json } from './types';
 /** The one table from error class to HTTP status. Everything that answers HTTP goes through here. */
 const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayError, number]> = [
   [MalformedJsonError, 400],
+  [MalformedRequestError, 400],
   [SchemaValidationError, 400],
   [StatementFileError, 400],
   [InvalidReferenceError, 400],
@@ -63,6 +66,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => RelayEr
   [ApprovalNotFoundError, 404],
   [QuarantineEntryNotFoundError, 404],
   [MethodNotAllowedError, 405],
+  [RequestTimeoutError, 408],
   [RegistrationConflictError, 409],
   [KindMismatchError, 409],
   [TransactionStateError, 409],

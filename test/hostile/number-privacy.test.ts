@@ -144,6 +144,43 @@ describe('the transaction read and its receipts', () => {
     expect(receipt.json.receipt.body).toContain(CONVERSATION_ID);
     expect(receipt.text).not.toContain(TAIL);
   });
+
+  it('reads a national-format public name ("0708374149 - John Doe") as the international party, masked in every view', async () => {
+    // Prepare
+    const ocid = `10572-${uuid().slice(0, 8)}-1`;
+    const registered = await admin('POST', '/v1/transactions', {
+      provider: 'daraja',
+      account: 'open',
+      kind: 'b2c',
+      reference: ocid,
+      amount: '10',
+      currency: 'KES',
+    });
+    expect(registered.status, registered.text).toBe(201);
+    const result = b2cResultBody(ocid, [
+      { Key: 'TransactionAmount', Value: 10 },
+      { Key: 'TransactionReceipt', Value: 'NLJ41HAY7Q' },
+      { Key: 'ReceiverPartyPublicName', Value: '0708374149 - John Doe' },
+    ]);
+    const posted = await call('POST', '/v1/daraja/open/b2c/result', result, { from: SAFARICOM_IP });
+    expect(posted.status, posted.text).toBe(200);
+
+    // Act
+    const read = await admin('GET', `/v1/transactions/daraja/open/${ocid}`);
+    const listed = await admin('GET', '/v1/transactions?provider=daraja');
+    const events = (await relay.flush()).filter((e) => JSON.stringify(e).includes(ocid));
+
+    // Assess: one number, international; masked in the views; whole only as the event's party (events.md).
+    expect(read.json.transaction).toMatchObject({
+      party: { idType: 'MSISDN', id: '2547*****149' },
+      attributes: { ReceiverPartyPublicName: '2547*****149 - John Doe' },
+    });
+    expect(read.text).not.toContain(TAIL);
+    expect(listed.text).not.toContain(TAIL);
+    const succeeded = events.find((e) => e.metadata.type === 'TransactionSucceeded');
+    expect((succeeded?.data as { party?: unknown }).party).toEqual({ idType: 'MSISDN', id: NUMBER });
+    expect(JSON.stringify(events)).not.toContain('0708374149');
+  });
 });
 
 describe('a hashed number (Daraja C2B since 2025 sends MSISDN as the SHA-256 hex of the number)', () => {

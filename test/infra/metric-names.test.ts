@@ -1,12 +1,14 @@
 /**
  * Issue 32 item 2 (metric names): every custom metric is declared once (shared/config/metric-names.ts),
  * the emitters name it by that constant, and no alarm or dashboard graph reads a name that no emitter
- * writes. The emitters are found in the source by their constant usage (`metrics.count(X_METRIC, …)`,
+ * writes. The emitters are found in the source by their constant usage (any `count`/`timing` call on a
+ * metrics sink, found by parsing: `metrics.count(X_METRIC, …)`, `(deps.metrics ?? noMetrics).count(…)`;
  * the edge's inline EMF `Name: '${X_METRIC}'`), never listed by hand.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/bundling';
 import * as METRIC_NAMES from '../../shared/config/metric-names';
@@ -33,12 +35,67 @@ function emitterSources(): Array<{ path: string; text: string }> {
     .map((path) => ({ path: relative(PROJECT_ROOT, path), text: readFileSync(path, 'utf8') }));
 }
 
+/** Whether a name is a metrics sink's: `metrics`, `deps.metrics`, `noMetrics`, `relayMetrics`. */
+const METRICS_NAME = /metrics$/i;
+
+/**
+ * Whether an expression is (or may be) a metrics sink, however it is written: `metrics`, `deps.metrics`,
+ * `this.metrics!`, `(deps.metrics ?? noMetrics)`, `(metrics as RelayMetrics)`, or a local name given
+ * one (`const m = services.metrics ?? noMetrics`).
+ */
+function isMetricsSink(
+  node: ts.Expression,
+  locals: ReadonlyMap<string, ts.Expression>,
+  seen = new Set<string>(),
+): boolean {
+  if (ts.isParenthesizedExpression(node) || ts.isNonNullExpression(node) || ts.isAsExpression(node))
+    return isMetricsSink(node.expression, locals, seen);
+  if (ts.isBinaryExpression(node))
+    return isMetricsSink(node.left, locals, seen) || isMetricsSink(node.right, locals, seen);
+  if (ts.isConditionalExpression(node))
+    return isMetricsSink(node.whenTrue, locals, seen) || isMetricsSink(node.whenFalse, locals, seen);
+  if (ts.isPropertyAccessExpression(node)) return METRICS_NAME.test(node.name.text);
+  if (!ts.isIdentifier(node)) return false;
+  if (METRICS_NAME.test(node.text)) return true;
+  const given = locals.get(node.text);
+  if (!given || seen.has(node.text)) return false;
+  return isMetricsSink(given, locals, new Set([...seen, node.text]));
+}
+
+/**
+ * The first argument of every `count`/`timing` call on a metrics sink in a source, found by parsing it
+ * (TypeScript's parser, no type check): any call shape, `(deps.metrics ?? noMetrics).count(X_METRIC)`
+ * and `metrics?.timing(...)` alike, where a regex over the text sees only some.
+ */
+function metricCallArguments(path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const locals = new Map<string, ts.Expression>();
+  const calls: ts.CallExpression[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer)
+      locals.set(node.name.text, node.initializer);
+    if (ts.isCallExpression(node)) calls.push(node);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return calls
+    .filter((call) => {
+      const callee = call.expression;
+      return (
+        ts.isPropertyAccessExpression(callee) &&
+        ['count', 'timing'].includes(callee.name.text) &&
+        isMetricsSink(callee.expression, locals)
+      );
+    })
+    .map((call) => call.arguments[0]?.getText(source) ?? '(no argument)');
+}
+
 /** The names the emitters write (through a constant), and every call that names a metric otherwise. */
 function emittedNames(sources: ReadonlyArray<{ path: string; text: string }>) {
   const names = new Set<string>();
   const problems: string[] = [];
   for (const { path, text } of sources) {
-    const calls = [...text.matchAll(/metrics\??\.(?:count|timing)\(\s*([^,)]+)/g)].map((m) => m[1]!);
+    const calls = metricCallArguments(path, text);
     const emf = [...text.matchAll(/Name: '([^']*)'/g)]
       .filter((m) => text.slice(Math.max(0, m.index - 200), m.index).includes('CloudWatchMetrics'))
       .map((m) => m[1]!);
@@ -267,5 +324,27 @@ describe('metric names, declared once', () => {
     // Assess
     expect(problems).toEqual(['NobodyWritesThis (read by Watch)', 'NorThis (read by Board)']);
     expect(literal.problems).toEqual(["probe.ts: a metric named by 'Handwritten', not by a constant"]);
+  });
+
+  it('sees a metric emitted only through a call shape other than metrics.count: (a ?? b).count, a local alias, metrics!.timing', () => {
+    // Prepare: emitters a text search for "metrics.count(" misses, each naming its metric once.
+    const text = [
+      'import { CALLBACKS_REJECTED_METRIC, SILENT_PROVIDERS_METRIC, STATUS_CALL_ERRORS_METRIC } from "x";',
+      'export function f(deps: Deps) {',
+      '  (deps.metrics ?? noMetrics).count(CALLBACKS_REJECTED_METRIC, 1);',
+      '  const sink = deps.metrics ?? noMetrics;',
+      '  sink.count(SILENT_PROVIDERS_METRIC);',
+      '  (this.metrics as RelayMetrics)!.timing(STATUS_CALL_ERRORS_METRIC, 3);',
+      "  (deps.metrics ?? noMetrics).count('Handwritten');",
+      '  rows.count(NOT_A_METRIC);',
+      '}',
+    ].join('\n');
+
+    // Act
+    const found = emittedNames([{ path: 'probe.ts', text }]);
+
+    // Assess
+    expect([...found.names].sort()).toEqual(['CallbacksRejected', 'SilentProviders', 'StatusCallErrors']);
+    expect(found.problems).toEqual(["probe.ts: a metric named by 'Handwritten', not by a constant"]);
   });
 });

@@ -5,7 +5,7 @@ import { RESERVED_MEMBER_NAMES } from '../../util/json-limits';
 import type { ReceiptInput, ReceiptResult, TransactionStore, WriteOptions } from '../ports';
 
 /** Headers that may carry credentials are never stored (the CloudFront origin secret included). */
-const SECRET_HEADERS = new Set([
+export const SECRET_HEADERS = new Set([
   ORIGIN_VERIFY_HEADER,
   'authorization',
   'proxy-authorization',

@@ -34,6 +34,7 @@ import { darajaTimings } from './timings';
 import { darajaStatements } from './statements';
 import { darajaInfra } from './infra';
 import { darajaRegistration } from './registration';
+import { DARAJA_COUNTRY } from './normalize';
 
 export { darajaRouteUrl, darajaRouteUrls } from './route-url';
 
@@ -110,8 +111,7 @@ export const darajaProvider: ProviderModule<DarajaAccountSettings> = {
     'DebitPartyPublicName',
     'ResultDesc',
   ],
-  // M-Pesa on Daraja is Kenya's.
-  countryOf: () => 'KE',
+  countryOf: () => DARAJA_COUNTRY,
   pathSecretRequired: true,
   accountSchema: darajaAccountSchema,
   routes: (Object.keys(DARAJA_ROUTES) as DarajaRouteName[]).map((name) => ({

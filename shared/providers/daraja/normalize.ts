@@ -14,15 +14,30 @@ import type { C2BPayload, DarajaResult, StkCallback, TimeoutEcho, TimeoutResult 
 
 export const DARAJA = 'daraja';
 
+/** M-Pesa on Daraja is Kenya's: its numbers written nationally (0708374149) are Kenyan. */
+export const DARAJA_COUNTRY = 'KE';
+/**
+ * Kenya's calling code, as shared/util/msisdn.ts's table has it (a unit test holds them equal): that
+ * module's table and hashing stay out of the callback bundle (infra/bundling.ts ceilings).
+ */
+export const KENYA_CALLING_CODE = '254';
+
+/**
+ * A number as Daraja writes it (254708374149, or national with the trunk 0: 0708374149) in its
+ * international digits, so a party is one number however it came and is masked as every MSISDN is
+ * (2547*****149); the rule of shared/util/msisdn.ts normalizeMsisdn for the digits Daraja sends.
+ */
+function internationalMsisdn(digits: string): string {
+  return digits.startsWith('0') ? KENYA_CALLING_CODE + digits.replace(/^0+/, '') : digits;
+}
+
 /** Key/value items (CallbackMetadata.Item, ResultParameter, ReferenceItem) with every value of a repeated key kept. */
 export type Params = ReadonlyMap<string, readonly string[]>;
 
 function scalarText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    return String(value);
-  return JSON.stringify(value);
+  // A parsed body's value: a string, a number or a boolean as its text, an object or an array as its JSON.
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 export function collectParams(
@@ -74,7 +89,7 @@ const MSISDN = /^\+?(\d{10,15})$/;
 
 function msisdnParty(value: string | undefined): Party | undefined {
   const match = value ? MSISDN.exec(value.trim()) : null;
-  return match ? { idType: 'MSISDN', id: match[1]! } : undefined;
+  return match ? { idType: 'MSISDN', id: internationalMsisdn(match[1]!) } : undefined;
 }
 
 /** A public name with a phone number in it, either way round: "254708374149 - John Doe", "John Doe - 254708374149". */
@@ -82,26 +97,30 @@ const NUMBER_FIRST = /^\s*\+?(\d{10,15})\s*-\s*(.*?)\s*$/s;
 const NUMBER_LAST = /^\s*(.*?)\s*-\s*\+?(\d{10,15})\s*$/s;
 
 interface PublicName {
-  /** The MSISDN, when the value names a phone number ("600310 - Safaricom333", a short code, names none). */
+  /**
+   * The MSISDN in international digits, when the value names a phone number, in either form
+   * ("0790123456 - JOHN DOE" gives 254790123456; "600310 - Safaricom333", a short code, names none).
+   */
   msisdn: string | undefined;
-  /** The value with its phone number masked, in the order it came; unchanged when it names none. */
+  /**
+   * The value with its phone number replaced by the mask of its international form, the name kept as it
+   * came, in the order it came ("2547*****456 - JOHN DOE"); unchanged when it names none.
+   */
   masked: string;
 }
 
 /**
  * Daraja's `ReceiverPartyPublicName` (and the status result's party names) is "number - name" in its docs, but
- * results also arrive as "name - number": both give the MSISDN, and both keep their order with the number masked.
+ * results also arrive as "name - number", and with the number in national form ("0722000000 - Jane"): each
+ * gives the international MSISDN, and each keeps its order and its name with the number masked.
  */
 function readPublicName(value: string): PublicName {
-  const first = NUMBER_FIRST.exec(value);
-  if (first) return { msisdn: first[1]!, masked: value.replace(first[1]!, maskMsisdn(first[1]!)!) };
-  const last = NUMBER_LAST.exec(value);
-  if (last) {
-    const at = value.lastIndexOf(last[2]!);
-    const masked = `${value.slice(0, at)}${maskMsisdn(last[2]!)!}${value.slice(at + last[2]!.length)}`;
-    return { msisdn: last[2]!, masked };
-  }
-  return { msisdn: undefined, masked: value };
+  const first = NUMBER_FIRST.exec(value)?.[1];
+  const written = first ?? NUMBER_LAST.exec(value)?.[2];
+  if (!written) return { msisdn: undefined, masked: value };
+  const at = first ? value.indexOf(written) : value.lastIndexOf(written);
+  const msisdn = internationalMsisdn(written);
+  return { msisdn, masked: `${value.slice(0, at)}${maskMsisdn(msisdn)!}${value.slice(at + written.length)}` };
 }
 
 function partyFromPublicName(...values: (string | undefined)[]): Party | undefined {
@@ -112,8 +131,12 @@ function partyFromPublicName(...values: (string | undefined)[]): Party | undefin
   return undefined;
 }
 
-/** The B2C receiver's public name carries the customer's number: stored masked, whichever way round it came. */
-const PUBLIC_NAME_KEY = /^ReceiverPartyPublicName(#\d+)?$/;
+/**
+ * The public names (the B2C receiver's, a status result's debit and credit parties, and their Public
+ * variants wherever a result carries them: keys ending in PartyName or PartyPublicName) carry the
+ * customer's number: stored masked, whichever way round and in whichever form it came.
+ */
+const PUBLIC_NAME_KEY = /Party(?:Public)?Name(?:#\d+)?$/;
 
 function maskPublicNames(attributes: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -230,9 +253,7 @@ export function normalizeStatusResult(
       providerCode: code,
     };
   } else {
-    const mapped = transactionStatus
-      ? mapDarajaTransactionStatus(transactionStatus)
-      : mapDarajaTransactionStatus('');
+    const mapped = mapDarajaTransactionStatus(transactionStatus ?? '');
     status = mapped.status;
     reason = mapped.reason
       ? {
@@ -257,7 +278,7 @@ export function normalizeStatusResult(
     amount: money(first(params, 'Amount'), currency),
     party: partyFromPublicName(first(params, 'CreditPartyName'), debitParty, secondDebitParty),
     attributes: {
-      ...paramAttributes(params),
+      ...maskPublicNames(paramAttributes(params)),
       ...compact({
         StatusQueryOriginatorConversationID: result.OriginatorConversationID,
         StatusQueryConversationID: result.ConversationID,
@@ -277,26 +298,26 @@ export function normalizeTimeout(
   reference: string,
   notice: TimeoutNotice,
 ): ReportDraft {
-  const code = notice.shape === 'result' ? notice.result.ResultCode : undefined;
-  const message = notice.shape === 'result' ? notice.result.ResultDesc : undefined;
-  const ids = notice.shape === 'result' ? resultIds(notice.result) : resultIds(notice.echo);
+  const result = notice.shape === 'result' ? notice.result : undefined;
+  const echo = notice.shape === 'echo' ? notice.echo : undefined;
+  const code = result?.ResultCode;
   return {
     key: { provider: DARAJA, account: accountId, reference },
     kind,
     status: 'AMBIGUOUS',
     reason: {
       code: 'TIMED_OUT',
-      message: message ?? 'the request timed out in the Daraja queue',
+      message: result?.ResultDesc ?? 'the request timed out in the Daraja queue',
       providerCode: code ? canonicalDarajaCode(code) : 'QUEUE_TIMEOUT',
     },
     providerTransactionId: undefined,
     externalId: undefined,
-    amount: notice.shape === 'echo' ? money(notice.echo.Amount ?? undefined, currency) : undefined,
-    party: notice.shape === 'echo' ? msisdnParty(notice.echo.PartyB ?? undefined) : undefined,
+    amount: money(echo?.Amount ?? undefined, currency),
+    party: msisdnParty(echo?.PartyB ?? undefined),
     attributes: compact({
-      ...ids,
+      ...resultIds(result ?? echo!),
       TimeoutShape: notice.shape,
-      CommandID: notice.shape === 'echo' ? notice.echo.CommandID : undefined,
+      CommandID: echo?.CommandID,
     }),
   };
 }

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   collectParams,
+  DARAJA_COUNTRY,
+  KENYA_CALLING_CODE,
   normalizeB2cResult,
   normalizeC2bConfirmation,
   normalizeStatusResult,
@@ -10,6 +12,7 @@ import {
   normalizeTimeout,
   paramAttributes,
 } from '../../../../shared/providers/daraja/normalize';
+import { callingCodeOf } from '../../../../shared/util/msisdn';
 import {
   c2bSchema,
   resultSchema,
@@ -186,7 +189,7 @@ describe('Daraja normalization', () => {
     expect(draft.status).toBe('SUCCEEDED');
     expect(draft.attributes).toMatchObject({
       DebitPartyName: '600310 - Safaricom333',
-      'DebitPartyName#2': '254708374149 - John Doe',
+      'DebitPartyName#2': '2547*****149 - John Doe',
     });
     expect(draft.party).toEqual({ idType: 'MSISDN', id: '254708374149' });
     expect(draft).toMatchObject({
@@ -264,5 +267,69 @@ describe('Daraja normalization', () => {
   it('numbers further values of a repeated key instead of overwriting the first', () => {
     const params = collectParams([{ Key: 'A', Value: 1 }, { Key: 'A', Value: 'two' }, { Key: 'B' }]);
     expect(paramAttributes(params)).toEqual({ A: '1', 'A#2': 'two' });
+  });
+});
+
+describe('Daraja numbers written in national form (0790123456)', () => {
+  const b2cWithPublicName = (publicName: string) => {
+    const body = fixture('documented/b2c-result-success.json');
+    const item = body.Result.ResultParameters.ResultParameter.find(
+      (p: { Key: string }) => p.Key === 'ReceiverPartyPublicName',
+    );
+    item.Value = publicName;
+    return resultSchema.parse(body).Result;
+  };
+
+  it.each([
+    ['0722000000 - Jane', '2547*****000 - Jane'],
+    ['Jane Akinyi - 0722000000', 'Jane Akinyi - 2547*****000'],
+    ['+254722000000 - Jane', '+2547*****000 - Jane'],
+  ])(
+    'reads the B2C receiver "%s" as the international MSISDN, its name kept beside it masked: "%s"',
+    (name, stored) => {
+      // Act
+      const draft = normalizeB2cResult('demo', 'KES', 'oc', b2cWithPublicName(name));
+
+      // Assess
+      expect(draft.party).toEqual({ idType: 'MSISDN', id: '254722000000' });
+      expect(draft.attributes?.ReceiverPartyPublicName).toBe(stored);
+      expect(JSON.stringify(draft.attributes)).not.toMatch(/722000000/);
+    },
+  );
+
+  it("reads a status result's national DebitPartyName as the international payer, every party name stored masked", () => {
+    // Prepare
+    const body = fixture('status-result.json');
+    body.Result.ResultParameters.ResultParameter[1].Value = '0790123456 - JOHN DOE';
+
+    // Act
+    const draft = normalizeStatusResult('demo', 'KES', '3211-416020-3', resultSchema.parse(body).Result);
+
+    // Assess
+    expect(draft.party).toEqual({ idType: 'MSISDN', id: '254790123456' });
+    expect(draft.attributes).toMatchObject({
+      DebitPartyName: '600310 - Safaricom333',
+      'DebitPartyName#2': '2547*****456 - JOHN DOE',
+    });
+    expect(JSON.stringify(draft.attributes)).not.toMatch(/790123456/);
+  });
+
+  it("turns national numbers international with the relay's own calling code for Daraja's country", () => {
+    expect(KENYA_CALLING_CODE).toBe(callingCodeOf({ country: DARAJA_COUNTRY }));
+  });
+
+  it('reads an STK PhoneNumber in national form as the international MSISDN', () => {
+    // Prepare
+    const body = fixture('stk-success.json');
+    const phone = body.Body.stkCallback.CallbackMetadata.Item.find(
+      (i: { Name: string }) => i.Name === 'PhoneNumber',
+    );
+    phone.Value = '0708374149';
+
+    // Act
+    const draft = normalizeStk('demo', 'KES', stkCallbackSchema.parse(body));
+
+    // Assess
+    expect(draft.party).toEqual({ idType: 'MSISDN', id: '254708374149' });
   });
 });
