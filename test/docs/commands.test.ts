@@ -10,13 +10,18 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NEEDS_ISOLATION } from '../helpers/isolation';
+import { laneOf } from '../helpers/lanes';
 import { isShell, readBlocks } from './markdown';
 
 const ROOT = join(import.meta.dirname, '../..');
 const SKIPPED = new Set(['node_modules', 'dist', 'cdk.out', 'coverage']);
 const SCRIPTS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
-/** The vitest projects (vitest.config.ts: each lane, and its "-isolated" twin). */
-const LANES = ['fast', 'cdk', 'dynamodb'];
+/** The vitest projects (vitest.config.ts): each lane, and its "-isolated" twin when it has such files. */
+const LANES = ['fast', 'cdk', 'dynamodb'] as const;
+const PROJECTS = LANES.flatMap((lane) =>
+  Object.keys(NEEDS_ISOLATION).some((file) => laneOf(file) === lane) ? [lane, `${lane}-isolated`] : [lane],
+);
 
 function markdownFiles(dir = ROOT): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -117,6 +122,19 @@ function scriptProblems(file: string, args: string[], what: string): string[] {
     .map((flag) => `${what}: --${flag} is no option of ${file}`);
 }
 
+/** `--project <glob>`: it names a project, and all of a lane (its isolated files too) when it names one. */
+function projectProblems(glob: string): string[] {
+  const pattern = new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`);
+  const matched = PROJECTS.filter((project) => pattern.test(project));
+  if (!matched.length) return [`vitest.config.ts has no project "${glob}"`];
+  return matched
+    .filter((project) => PROJECTS.includes(`${project}-isolated`) && !matched.includes(`${project}-isolated`))
+    .map(
+      (lane) =>
+        `--project ${glob} leaves out the ${lane} lane's isolated files (${lane}-isolated): '${lane}*'`,
+    );
+}
+
 /** What is wrong with one simple command; empty when everything it names exists. */
 function problemsOf(words: string[]): string[] {
   const problems = words
@@ -138,11 +156,8 @@ function problemsOf(words: string[]): string[] {
   // A script of this repository (not one of the reader's own project: `npx tsx bin/payments.ts`).
   if (tool === 'npx' && sub === 'tsx' && name && REPO_PATH.test(name) && existsSync(join(ROOT, name)))
     problems.push(...scriptProblems(name, words.slice(3), `npx tsx ${name}`));
-  if (tool === 'npx' && sub === 'vitest') {
-    const project = words[words.indexOf('--project') + 1]?.replace(/['"*]/g, '');
-    if (words.includes('--project') && !LANES.some((lane) => `${lane}-isolated`.startsWith(project ?? '')))
-      problems.push(`vitest.config.ts has no project "${project}"`);
-  }
+  if (tool === 'npx' && sub === 'vitest' && words.includes('--project'))
+    problems.push(...projectProblems(words[words.indexOf('--project') + 1]!.replace(/['"]/g, '')));
   return problems;
 }
 
@@ -173,6 +188,7 @@ describe('commands in the Markdown', () => {
       '```',
       '```',
       '$ npm run ledger -- --seeds 11',
+      '$ npx vitest run --project cdk',
       '```',
     ].join('\n');
     // Act
@@ -181,10 +197,11 @@ describe('commands in the Markdown', () => {
     expect(broken).toEqual([
       'npm run check-urls: --hide-secret is no option of scripts/check-urls.ts',
       'no such file or folder: test/unit/nope',
-      'vitest.config.ts has no project "dynamo-x"',
+      'vitest.config.ts has no project "dynamo-x*"',
       'npx tsx scripts/bundle-size.ts: --nope is no option of scripts/bundle-size.ts',
       'no such file or folder: schemas/events/draft-04/NoSuchEvent.json',
       'npm run ledger: --seeds is no option of scripts/ledger.ts',
+      "--project cdk leaves out the cdk lane's isolated files (cdk-isolated): 'cdk*'",
       'package.json has no script "no-such-script"',
       `npm run start: --no-such-flag is no option of ${START}`,
     ]);
