@@ -62,7 +62,7 @@ function commandsOf(file: string, text: string): Shown[] {
     const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (f && (fence === undefined || f.startsWith(fence))) fence = fence === undefined ? f : undefined;
     else if (fence === undefined)
-      for (const [, span] of line.matchAll(/`((?:npm|npx) [^`]+)`/g))
+      for (const [, span] of line.matchAll(/`((?:[A-Z_][A-Z0-9_]*=\S+ )*(?:npm|npx) [^`]+)`/g))
         shown.push({ where: at(i + 1), text: span! });
   });
   return shown;
@@ -179,7 +179,7 @@ describe('commands in the Markdown', () => {
     // Prepare
     const file = join(ROOT, 'docs/example.md');
     const text = [
-      'Run `npm run no-such-script` or `npm start -- --no-such-flag` or `npm run sim -- momo pay --fault drop`.',
+      'Run `RELAY_CONFIG=x.json npm run no-such-script` or `npm start -- --no-such-flag` or `npm run sim -- momo pay --fault drop`.',
       '```bash',
       'RELAY_CONFIG=x.json npm run check-urls -- --config local/demo-config.json --hide-secret',
       "npx vitest run test/unit/nope --project 'dynamo-x*' && npx tsx scripts/bundle-size.ts --only callback --nope",
