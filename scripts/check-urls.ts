@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { sharedSecretReader } from '../shared/adapters/secrets/secrets-manager';
 import { loadConfig } from '../shared/config/load';
 import type { RelayConfig } from '../shared/config/schema';
 import { ConfigError } from '../shared/domain/errors';
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
     config = await loadConfig(
       values.config ? { ...process.env, RELAY_CONFIG: values.config } : process.env,
       fallback,
+      // A config naming secrets (a deployed one: docs/configuration.md#secrets) reads them from Secrets
+      // Manager with the AWS credentials in use, as npm start does: the path secrets are in the URLs.
+      { readSecret: (secretId) => sharedSecretReader()(secretId) },
     );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

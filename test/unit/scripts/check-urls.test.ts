@@ -1,4 +1,11 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../helpers/child-process';
 import { checkPublicUrls, formatVerdicts, listPublicUrls } from '../../../scripts/check-urls';
 import { parseConfig } from '../../../shared/config/load';
 
@@ -64,5 +71,54 @@ describe('check-urls', () => {
     });
     expect(report).not.toContain(SECRET);
     expect(report).toContain('/v1/daraja/ke-600638/{secret}/stk');
+  });
+
+  it('reads the path secret a deployed config names from Secrets Manager, as npm start does', async () => {
+    // Prepare: a config as docs/configuration.md#secrets asks for the cloud (the secret named, not written)
+    // and a stand-in for Secrets Manager's GetSecretValue.
+    const asked: string[] = [];
+    const secretsManager = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        const { SecretId } = JSON.parse(body) as { SecretId: string };
+        asked.push(SecretId);
+        res.setHeader('content-type', 'application/x-amz-json-1.1');
+        res.end(JSON.stringify({ Name: SecretId, SecretString: JSON.stringify({ pathSecret: SECRET }) }));
+      });
+    });
+    await new Promise<void>((r) => secretsManager.listen(0, '127.0.0.1', r));
+    const file = join(mkdtempSync(join(tmpdir(), 'check-urls-')), 'prod-config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        publicBaseUrl: 'https://relay.example.com',
+        management: { auth: 'iam' },
+        accounts: { daraja: { ke: { shortCode: '600638', callbackSecretId: 'relay/daraja/ke/callback' } } },
+      }),
+    );
+    const env = {
+      ...process.env,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(secretsManager.address() as AddressInfo).port}`,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'eu-west-1',
+      AWS_PROFILE: '',
+    };
+    // Act: npm run check-urls -- --config prod-config.json, as the docs show it.
+    const run = await new Promise<{ code: number; output: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/check-urls.ts', '--config', file],
+        { cwd: ROOT, env },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+      ),
+    );
+    secretsManager.close();
+    // Assess
+    expect(run.output).toContain(`https://relay.example.com/v1/daraja/ke/${SECRET}/stk`);
+    expect(run.code, run.output).toBe(0);
+    expect(asked).toEqual(['relay/daraja/ke/callback']);
   });
 });
