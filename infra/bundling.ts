@@ -154,7 +154,7 @@ export const CALLBACK_BUNDLE_TARGET_BYTES: number = 400 * 1024;
 export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   // Issue 32's 400 KB target with room since the item dictionaries are kept deflated and zod's util and
   // iso modules are no longer kept whole (shared/util/zod.ts): 400.0 -> 389.5 KB; then 390.2 KB with the
-  // held reversal's early answers and receipt budget and the national Daraja numbers.
+  // held reversal's early answers and receipt budget and national-format payer numbers.
   callback: 391 * 1024,
   // Over the 500 KB budget: its routes all in one function (issue 32 item 7 left open: docs/results.md).
   // Its check now reaches the poller's held-reversal look, which applies a reversal through the fact path.
