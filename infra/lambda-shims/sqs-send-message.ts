@@ -1,12 +1,13 @@
 /**
- * Bundled in place of `@aws-sdk/client-sqs` in the callback function only (esbuild alias,
+ * Bundled in place of `@aws-sdk/client-sqs` in the callback function (esbuild alias,
  * infra/bundling.ts FUNCTION_ALIASES): the client and SendMessage, all the callback sends (the ingress
  * buffer, shared/adapters/sqs/sqs-ingress-buffer.ts). The generated client costs the callback ~24 KB,
  * most of it the 28 error classes and schemas of every SQS operation, none of which a SendMessage
  * reads: slim-aws-client.ts rebuilds the client without them (same retries, timeouts, signing, queue-URL
  * endpoint and MD5 check of the body). SendMessage's schemas below are the package's own
  * (dist-es/schemas/schemas_0.js), copied; test/unit/infra/slim-clients.test.ts sends through both
- * clients and compares the requests on the wire and the answers. The other functions keep the package.
+ * clients and compares the requests on the wire and the answers. The buffer consumer, the management API
+ * and the delivery function take sqs-client.ts: this client with the few more commands they send.
  */
 // @ts-expect-error -- the packages' ESM files have no declarations beside them (they live in dist-types)
 import { AwsJson1_0Protocol } from '../../node_modules/@aws-sdk/core/dist-es/submodules/protocols/index.js';
@@ -64,8 +65,8 @@ export const SQSClient = slimClientClass({
 });
 
 // SendMessage's schemas, from the package's dist-es/schemas/schemas_0.js (same shapes, same traits).
-const n0 = 'com.amazonaws.sqs';
-const member = (name: string) => ({ xmlFlattened: 1, xmlName: name });
+export const n0 = 'com.amazonaws.sqs';
+export const member = (name: string) => ({ xmlFlattened: 1, xmlName: name });
 const StringList = [1, n0, 'StringList', 0, [0, { xmlName: 'StringListValue' }]];
 const BinaryList = [1, n0, 'BinaryList', 0, [21, { xmlName: 'BinaryListValue' }]];
 const attributeValue = (name: string) => [
@@ -87,7 +88,7 @@ const attributeMap = (name: string, value: () => unknown) => [
   [0, { xmlName: 'Name' }],
   [value, { xmlName: 'Value' }],
 ];
-const MessageBodyAttributeMap = attributeMap('MessageBodyAttributeMap', () => MessageAttributeValue$);
+export const MessageBodyAttributeMap = attributeMap('MessageBodyAttributeMap', () => MessageAttributeValue$);
 const MessageBodySystemAttributeMap = attributeMap(
   'MessageBodySystemAttributeMap',
   () => MessageSystemAttributeValue$,
@@ -136,7 +137,7 @@ const SendMessage$ = [9, n0, 'SendMessage', 0, () => SendMessageRequest$, () => 
 /** The schemas copied above, by name (test/unit/infra/slim-clients.test.ts compares them with the package's). */
 export const COPIED_SCHEMAS: Record<string, unknown> = { SendMessage$ };
 
-const command = slimCommandBuilder(commonParams, 'AmazonSQS', 'SQSClient');
+export const command = slimCommandBuilder(commonParams, 'AmazonSQS', 'SQSClient');
 
 export class SendMessageCommand extends command(
   {},

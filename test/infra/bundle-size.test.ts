@@ -183,6 +183,23 @@ describe('the other functions’ bundle sizes', () => {
     BUILD_TIMEOUT_MS,
   );
 
+  it.each(['buffer-consumer', 'management', 'delivery'] as const)(
+    'sends SQS through the slim client in %s, without every operation’s errors and schemas',
+    async (name) => {
+      // Act
+      const { inputs } = await buildFunction(name);
+      const generated = Object.keys(inputs).filter(
+        (path) =>
+          inputs[path]! > 0 &&
+          /@aws-sdk\/client-sqs\/dist-es\/(schemas|models\/errors|[A-Za-z]+Client\.js|commands)/.test(path),
+      );
+      // Assess
+      expect(generated).toEqual([]);
+      expect(Object.keys(inputs)).toContain('infra/lambda-shims/sqs-client.ts');
+    },
+    BUILD_TIMEOUT_MS,
+  );
+
   it(
     'sends DynamoDB through the slim store client in the other functions, without every operation’s errors and schemas',
     async () => {

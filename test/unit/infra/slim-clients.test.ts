@@ -8,9 +8,10 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import * as sqs from '@aws-sdk/client-sqs';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +21,7 @@ import * as slimDynamo from '../../../infra/lambda-shims/dynamodb-client';
 import * as slimSecrets from '../../../infra/lambda-shims/secrets-manager-client';
 import * as slimStore from '../../../infra/lambda-shims/dynamodb-store-client';
 import * as slimSqs from '../../../infra/lambda-shims/sqs-send-message';
+import * as slimSqsClient from '../../../infra/lambda-shims/sqs-client';
 import { driveTimers, useDrivenTimers, watched } from '../../helpers/driven-timers';
 
 /*
@@ -206,6 +208,162 @@ describe('slim SQS client (callback function)', () => {
       error: { name: 'QueueDoesNotExist', message: 'The specified queue does not exist.' },
     });
     expect(slim).toEqual(real);
+  });
+});
+
+describe('slim SQS client (buffer consumer, management API, delivery function)', () => {
+  const queueUrl = () => `${endpoint}/123456789012/relay-ingress-buffer`;
+  const body = '{"kind":"callback","body":"é"}';
+  const md5 = createHash('md5').update(body).digest('hex');
+  /** Each command these functions send (shared/adapters/sqs/*), as they send it, and an answer SQS gives. */
+  const commands: Array<[name: string, input: () => Record<string, unknown>, answer: unknown]> = [
+    [
+      'ReceiveMessage',
+      () => ({
+        QueueUrl: queueUrl(),
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        MessageAttributeNames: ['relay-seal'],
+      }),
+      {
+        Messages: [
+          {
+            MessageId: 'm-1',
+            ReceiptHandle: 'rh-1',
+            MD5OfBody: md5,
+            Body: body,
+            Attributes: { ApproximateReceiveCount: '2' },
+            MessageAttributes: { 'relay-seal': { DataType: 'String', StringValue: 'a'.repeat(64) } },
+          },
+        ],
+      },
+    ],
+    [
+      'DeleteMessageBatch',
+      () => ({
+        QueueUrl: queueUrl(),
+        Entries: [
+          { Id: '0', ReceiptHandle: 'rh-1' },
+          { Id: '1', ReceiptHandle: 'rh-2' },
+        ],
+      }),
+      {
+        Successful: [{ Id: '0' }],
+        Failed: [{ Id: '1', SenderFault: true, Code: 'ReceiptHandleIsInvalid', Message: 'gone' }],
+      },
+    ],
+    [
+      'ChangeMessageVisibilityBatch',
+      () => ({ QueueUrl: queueUrl(), Entries: [{ Id: '0', ReceiptHandle: 'rh-1', VisibilityTimeout: 30 }] }),
+      { Successful: [], Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }] },
+    ],
+    [
+      'GetQueueAttributes',
+      () => ({ QueueUrl: queueUrl(), AttributeNames: ['ApproximateNumberOfMessages'] }),
+      { Attributes: { ApproximateNumberOfMessages: '7' } },
+    ],
+    [
+      'ChangeMessageVisibility',
+      () => ({ QueueUrl: queueUrl(), ReceiptHandle: 'rh-1', VisibilityTimeout: 120 }),
+      {},
+    ],
+    [
+      'ListDeadLetterSourceQueues',
+      () => ({ QueueUrl: queueUrl(), MaxResults: 1000, NextToken: 'page-2' }),
+      { queueUrls: [`${endpoint}/123456789012/relay-delivery-a`], NextToken: 'page-3' },
+    ],
+    ['ListQueueTags', () => ({ QueueUrl: queueUrl() }), { Tags: { 'relay-destination': 'partner-a' } }],
+    ['GetQueueUrl', () => ({ QueueName: 'partner-a' }), { QueueUrl: `${endpoint}/123456789012/partner-a` }],
+    [
+      'SendMessage',
+      () => ({
+        QueueUrl: queueUrl(),
+        MessageBody: body,
+        DelaySeconds: 5,
+        MessageAttributes: { 'relay-event': { DataType: 'String', StringValue: 'TransactionSucceeded' } },
+        MessageGroupId: 'g-1',
+        MessageDeduplicationId: 'd-1',
+      }),
+      { MessageId: 'm-2', MD5OfMessageBody: md5, SequenceNumber: '1' },
+    ],
+  ];
+  const send = (name: string, input: Record<string, unknown>) => (slim: boolean) => {
+    const Client = slim ? slimSqsClient.SQSClient : SQSClient;
+    const Command = (
+      (slim ? slimSqsClient : sqs) as unknown as Record<string, new (input: unknown) => never>
+    )[`${name}Command`]!;
+    return new Client(clientConfig())
+      .send(new Command(input))
+      .then(({ $metadata, ...out }: { $metadata: unknown }) => ({ out, $metadata }));
+  };
+
+  it.each(commands)(
+    'sends %s as the package client does and reads the same answer',
+    async (name, input, answer) => {
+      // Prepare
+      const arrange = () => answers.set(`AmazonSQS.${name}`, [{ status: 200, body: answer }]);
+
+      // Act
+      const { real, slim, realRequests, slimRequests } = await sendBoth(arrange, send(name, input()));
+
+      // Assess
+      expect(real).toHaveProperty('value.out');
+      expect(slim).toEqual(real);
+      expect(realRequests).toHaveLength(1);
+      expect(slimRequests).toEqual(realRequests);
+      expect(slimRequests[0]!.target).toBe(`AmazonSQS.${name}`);
+    },
+  );
+
+  it('exports every SQS command the adapters import', () => {
+    // Prepare: what shared/ imports from the package by name (types aside).
+    const imported = new Set<string>();
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? sources(join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [join(dir, entry.name)]
+            : [],
+      );
+    for (const file of sources(join(ROOT, 'shared')))
+      for (const m of readFileSync(file, 'utf8').matchAll(
+        /import\s*\{([^}]*)\}\s*from\s*'@aws-sdk\/client-sqs'/g,
+      ))
+        for (const part of m[1]!.split(','))
+          if (part.trim() && !part.trim().startsWith('type ')) imported.add(part.trim());
+
+    // Act
+    const missing = [...imported].filter((name) => !(name in slimSqsClient));
+
+    // Assess
+    expect(imported.size).toBeGreaterThan(8);
+    expect(missing).toEqual([]);
+  });
+
+  it('names a missing queue and a refused role as the package client does (the sqs destination reads the name)', async () => {
+    for (const [code, queryCode] of [
+      ['QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue'],
+      ['AccessDenied', 'AccessDenied'],
+    ]) {
+      // Prepare
+      const arrange = () =>
+        answers.set('AmazonSQS.GetQueueUrl', [
+          {
+            status: 400,
+            body: { __type: `com.amazonaws.sqs#${code}`, message: 'refused' },
+            headers: { 'x-amzn-query-error': `${queryCode};Sender` },
+          },
+        ]);
+
+      // Act
+      const { real, slim } = await sendBoth(arrange, send('GetQueueUrl', { QueueName: 'partner-a' }));
+
+      // Assess
+      expect(real, code).toEqual({ error: { name: code, message: 'refused' } });
+      expect(slim, code).toEqual(real);
+    }
   });
 });
 
@@ -539,16 +697,18 @@ describe('slim DynamoDB store client (every function but the callback and the bu
   });
 });
 
+/** The errors a client's own registries hold: each by its schema's id and the class it comes back as. */
+const registeredErrors = (client: { config: Record<string, unknown> }) =>
+  (
+    client.config.protocolSettings as {
+      errorTypeRegistries: Array<{ exceptions: Map<readonly unknown[], { name: string }> }>;
+    }
+  ).errorTypeRegistries.flatMap((registry) =>
+    [...registry.exceptions].map(([schema, ctor]) => `${String(schema[2])}: ${ctor.name}`),
+  );
+
 describe('slim DynamoDB clients’ error classes', () => {
-  /** The errors a client's own registries hold: each by its schema's id and the class it comes back as. */
-  const registered = (client: { config: Record<string, unknown> }) =>
-    (
-      client.config.protocolSettings as {
-        errorTypeRegistries: Array<{ exceptions: Map<readonly unknown[], { name: string }> }>;
-      }
-    ).errorTypeRegistries.flatMap((registry) =>
-      [...registry.exceptions].map(([schema, ctor]) => `${String(schema[2])}: ${ctor.name}`),
-    );
+  const registered = registeredErrors;
 
   it('hold the classes the stores tell apart (or the SDK retries by class), each under its schema', () => {
     // Act: in a bundle these registries are all there is. In this process the SDK's static registry of
@@ -568,11 +728,24 @@ describe('slim DynamoDB clients’ error classes', () => {
   });
 });
 
+describe('slim SQS clients’ error classes', () => {
+  it('hold the base exception alone: no code tells an SQS error class apart, the adapters read its name', () => {
+    // Act: as for DynamoDB above, in a bundle these registries are all there is.
+    const callback = registeredErrors(new slimSqs.SQSClient(clientConfig()));
+    const others = registeredErrors(new slimSqsClient.SQSClient(clientConfig()));
+
+    // Assess
+    expect(callback).toEqual(['SQSServiceException: SQSServiceException']);
+    expect(others).toEqual(callback);
+  });
+});
+
 /** Files of the slim clients, and the packages' ESM files each imports by path. */
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SHIMS = [
   'slim-aws-client',
   'sqs-send-message',
+  'sqs-client',
   'secrets-manager-client',
   'dynamodb-client',
   'dynamodb-store-client',
@@ -677,6 +850,7 @@ describe('slim clients against the SDK they are built from', () => {
     // Prepare
     const copies = [
       ['client-sqs', (await import('../../../infra/lambda-shims/sqs-send-message')).COPIED_SCHEMAS],
+      ['client-sqs', slimSqsClient.COPIED_SCHEMAS],
       ['client-secrets-manager', slimSecrets.COPIED_SCHEMAS],
       ['client-dynamodb', slimDynamo.COPIED_SCHEMAS],
       ['client-dynamodb', slimStore.COPIED_SCHEMAS],
@@ -699,6 +873,11 @@ describe('slim clients against the SDK they are built from', () => {
     // Prepare
     const pairs = [
       ['SQS', new SQSClient(clientConfig()), new slimSqs.SQSClient(clientConfig())],
+      [
+        'SQS (buffer, management, delivery)',
+        new SQSClient(clientConfig()),
+        new slimSqsClient.SQSClient(clientConfig()),
+      ],
       [
         'Secrets Manager',
         new SecretsManagerClient(clientConfig()),
