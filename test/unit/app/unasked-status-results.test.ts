@@ -40,4 +40,21 @@ describe('a Daraja status result that answers no query the relay sent', () => {
       expect(kept).toHaveLength(1);
     },
   );
+
+  it('keeps the bodies of a flood only up to the account daily budget of unmatched bodies, each still counted', async () => {
+    // Prepare: a budget of 3 unmatched bodies a day (1,000 in production).
+    const s = darajaWorld({ mode: 'log-only', api: true, unmatchedPerDay: 3 });
+    const forged = (i: number) => RESULT.replaceAll('3211-416020-3', `3211-416020-${100 + i}`);
+    // Act: 5 distinct forged results, each about an id of its own.
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await s.post('status/result', forged(i), FORGER_IP));
+    // Assess
+    expect(answers).toEqual([200, 200, 200, 200, 200]);
+    expect(s.types()).toEqual([]);
+    const receipts = [0, 1, 2, 3, 4].flatMap((i) =>
+      s.store.receiptsOf({ provider: 'daraja', account: 'ke', reference: `3211-416020-${100 + i}` }),
+    );
+    expect(receipts).toHaveLength(5);
+    expect(receipts.filter((r) => r.bodyDropped !== true)).toHaveLength(3);
+  });
 });
