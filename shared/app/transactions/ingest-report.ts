@@ -701,6 +701,9 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
   // The answer about a held reversal's receipt is about that reversal, never the payment's status.
   const heldReversal = viaRecord ? placed.heldReversal : undefined;
   if (intent.aboutHeld || heldReversal) return keepHeldAnswer(applying, placed, heldReversal, newReceipt);
+  // A status result that names nothing the relay asked or holds (no query record, no transaction): anyone
+  // can post one, so it is recorded (its receipt, in the unmatched budget) and never makes an orphan.
+  if (intent.answersQuery && !placed.matched) return { kind: 'noop', why: 'unasked' };
   if (viaRecord && !final) return { kind: 'noop', why: 'stale' };
   const { report, draft, ownQuery, mismatch } = reportOf(applying, placed, link, viaRecord);
   const samePaymentAs =
@@ -746,8 +749,10 @@ export async function ingestIntents(
   const { store } = deps;
   const placed = await placeIntents(store, batch, options);
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
+  // An unmatched hint and a status result nothing asked spend one budget of bodies nobody asked for.
   const hintOverBudget =
-    placed.some((p) => p.intent.hint && !p.matched) && !(await spendHintBudget(deps, batch, options));
+    placed.some((p) => (p.intent.hint || p.intent.answersQuery) && !p.matched) &&
+    !(await spendHintBudget(deps, batch, options));
   const facts = batch.facts?.length
     ? await placeFacts(
         store,

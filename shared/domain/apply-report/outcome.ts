@@ -11,7 +11,7 @@ export type ApplyOutcome =
       next: TransactionRecord;
       events: EventEnvelope[];
     }
-  | { kind: 'noop'; why: 'same-status' | 'stale' | 'conflict-already-recorded' | 'hint' };
+  | { kind: 'noop'; why: 'same-status' | 'stale' | 'conflict-already-recorded' | 'hint' | 'unasked' };
 
 export interface ApplyContext {
   now: string;

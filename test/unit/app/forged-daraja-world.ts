@@ -37,6 +37,8 @@ export function darajaWorld(account: {
   mode: 'log-only' | 'off' | 'enforce';
   api?: boolean;
   daraja?: (url: string, body: Record<string, unknown>) => Response | Promise<Response>;
+  /** Unmatched bodies the account keeps a day (HINTS_PER_ACCOUNT_PER_DAY unless lowered). */
+  unmatchedPerDay?: number;
 }) {
   const config = parseConfig({
     management: { bearerToken: 'management-token-0123456789' },
@@ -61,6 +63,7 @@ export function darajaWorld(account: {
     clock: { now: () => new Date(now) },
     log: { debug() {}, info() {}, warn() {}, error() {} },
     scrub: (s: string) => s,
+    ...(account.unmatchedPerDay ? { limits: { hintsPerAccountPerDay: account.unmatchedPerDay } } : {}),
     fetchImpl: (async (url: string, init?: { body?: unknown }) => {
       asked.push(String(url));
       if (!account.daraja) throw new Error('no provider here');
