@@ -696,8 +696,12 @@ async function applyPlacedIntent(applying: IntentApplying, placed: PlacedIntent)
   // query, or an answer still in progress, says nothing about the payment.
   const viaRecord = placedAs === 'poll' && batch.origin !== 'poll';
   const final = intent.draft.status === 'SUCCEEDED' || intent.draft.status === 'FAILED';
-  if (intent.saysNothing) return { kind: 'noop', why: 'stale' };
   const newReceipt = key === receiptKey ? applying.newReceipt : undefined;
+  // Nothing applied, but its body joins the transaction's: it spends that transaction's receipt budget.
+  if (intent.saysNothing) {
+    if (placed.matched && newReceipt) await spendReceiptBudget(deps, key, newReceipt, options);
+    return { kind: 'noop', why: 'stale' };
+  }
   // The answer about a held reversal's receipt is about that reversal, never the payment's status.
   const heldReversal = viaRecord ? placed.heldReversal : undefined;
   if (intent.aboutHeld || heldReversal) return keepHeldAnswer(applying, placed, heldReversal, newReceipt);
@@ -749,9 +753,10 @@ export async function ingestIntents(
   const { store } = deps;
   const placed = await placeIntents(store, batch, options);
   for (const fact of batch.facts ?? []) checkFactLimits(fact);
-  // An unmatched hint and a status result nothing asked spend one budget of bodies nobody asked for.
+  // An unmatched hint, a status result or a query's timeout notice nothing asked spend one budget of
+  // bodies nobody asked for.
   const hintOverBudget =
-    placed.some((p) => (p.intent.hint || p.intent.answersQuery) && !p.matched) &&
+    placed.some((p) => (p.intent.hint || p.intent.answersQuery || p.intent.saysNothing) && !p.matched) &&
     !(await spendHintBudget(deps, batch, options));
   const facts = batch.facts?.length
     ? await placeFacts(

@@ -6,6 +6,8 @@
  * CallbackOrphaned, TransactionAmbiguous and, a window later, TransactionEscalated to partners and operators).
  */
 import { describe, expect, it } from 'vitest';
+import { RECEIPT_BUDGET } from '../../../shared/app/transactions/receipt-budget';
+import { registered } from '../../helpers/reports';
 import { DARAJA_IP, darajaWorld, FORGER_IP, fixture } from './forged-daraja-world';
 
 const RESULT = fixture('status-result');
@@ -56,5 +58,53 @@ describe('a Daraja status result that answers no query the relay sent', () => {
     );
     expect(receipts).toHaveLength(5);
     expect(receipts.filter((r) => r.bodyDropped !== true)).toHaveLength(3);
+  });
+});
+
+describe("a Daraja status query's timeout notice, which says nothing about the payment", () => {
+  /** A timeout notice echoing a status query about `id`, made distinct by `n` (its ConversationID). */
+  const timeout = (id: string, n: number) =>
+    JSON.stringify({
+      InitiatorName: 'testapi',
+      CommandID: 'TransactionStatusQuery',
+      PartyA: '600981',
+      OriginatorConversationID: id,
+      ConversationID: `AG_TIMEOUT_${n}`,
+      Occasion: '',
+    });
+
+  it('naming nothing the relay holds, keeps its bodies only up to the daily budget of unmatched bodies', async () => {
+    // Prepare
+    const s = darajaWorld({ mode: 'log-only', api: true, unmatchedPerDay: 3 });
+    // Act: 5 forged notices, each about an id of its own.
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++)
+      answers.push(await s.post('status/timeout', timeout(`ws_CO_${i}`, i), FORGER_IP));
+    // Assess
+    expect(answers).toEqual([200, 200, 200, 200, 200]);
+    expect(s.types()).toEqual([]);
+    const receipts = [0, 1, 2, 3, 4].flatMap((i) =>
+      s.store.receiptsOf({ provider: 'daraja', account: 'ke', reference: `ws_CO_${i}` }),
+    );
+    expect(receipts).toHaveLength(5);
+    expect(receipts.filter((r) => r.bodyDropped !== true)).toHaveLength(3);
+  });
+
+  it("naming a payment the relay holds, keeps its bodies only up to that payment's receipt budget", async () => {
+    // Prepare: a registered payment, whose reference a forger names.
+    const s = darajaWorld({ mode: 'log-only', api: true });
+    const key = { provider: 'daraja', account: 'ke', reference: 'ws_CO_PAID' };
+    await s.store.createTransaction(
+      registered({ key, kind: 'stk', amount: { value: '1', currency: 'KES' }, externalId: undefined }),
+    );
+    // Act: more distinct notices than the budget keeps.
+    for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
+      expect(await s.post('status/timeout', timeout(key.reference, i), FORGER_IP)).toBe(200);
+    // Assess: each counted and dated, the bodies past the budget dropped; the payment untouched.
+    const receipts = s.store.receiptsOf(key);
+    expect(receipts).toHaveLength(RECEIPT_BUDGET.receipts + 6);
+    expect(receipts.filter((r) => r.bodyDropped !== true)).toHaveLength(RECEIPT_BUDGET.receipts);
+    expect((await s.transaction(key.reference))?.status).toBe('PENDING');
+    expect(s.types()).toEqual([]);
   });
 });
