@@ -10,6 +10,7 @@ import { runPollCycle } from '../../../shared/app/reconciliation/poll-cycle';
 import { statusApiRegistry } from '../../../shared/app/reconciliation/status-apis';
 import { parseConfig } from '../../../shared/config/load';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
+import { registered } from '../../helpers/reports';
 
 const SECRET = 'daraja-path-secret-0123456789';
 export const FORGER_IP = '203.0.113.9';
@@ -23,6 +24,9 @@ const API = {
   initiator: 'testapi',
   securityCredential: 'c2VjcmV0',
 };
+
+/** The STK push of fixtures/daraja/stk-success.json (1 KES, receipt NLJ7RT61SV). */
+export const STK_REFERENCE = 'ws_CO_191220191020363925';
 
 export const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/daraja/${name}.json`, import.meta.url), 'utf8');
@@ -97,5 +101,20 @@ export function darajaWorld(account: {
   const types = () => store.published.map((e) => e.metadata.type);
   const transaction = (reference: string) =>
     store.getTransaction({ provider: 'daraja', account: 'ke', reference });
-  return { store, post, poll, asked, events, types, transaction };
+  /**
+   * A paid 1 KES STK payment whose receipt (on the customer's SMS) the relay learnt: the push registered,
+   * Daraja's success posted from its address. Returns that post's status code.
+   */
+  const payStk = async () => {
+    await store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
+        kind: 'stk',
+        amount: { value: '1', currency: 'KES' },
+        externalId: undefined,
+      }),
+    );
+    return post('stk', fixture('stk-success'), DARAJA_IP);
+  };
+  return { store, post, poll, asked, events, types, transaction, payStk };
 }

@@ -8,9 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Evidence } from '../../../shared/domain/evidence';
 import { registered } from '../../helpers/reports';
-import { DARAJA_IP, darajaWorld, FORGER_IP, fixture } from './forged-daraja-world';
+import { DARAJA_IP, darajaWorld, FORGER_IP, fixture, STK_REFERENCE } from './forged-daraja-world';
 
-const STK_REFERENCE = 'ws_CO_191220191020363925';
 /** The fixture's reversal: receipt NLJ41HAY6Q reverses 1 KES of the payment NLJ7RT61SV. */
 const REVERSED = fixture('reversal-result-success');
 const REVERSAL_RECEIPT = 'NLJ41HAY6Q';
@@ -77,15 +76,7 @@ function setup(early?: (query: Record<string, unknown>, n: number) => string | u
     },
   });
   const paid = async () => {
-    await world.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
-        kind: 'stk',
-        amount: { value: '1', currency: 'KES' },
-        externalId: undefined,
-      }),
-    );
-    expect(await world.post('stk', fixture('stk-success'), DARAJA_IP)).toBe(200);
+    expect(await world.payStk()).toBe(200);
   };
   const held = async () => {
     await paid();
