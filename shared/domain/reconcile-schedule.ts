@@ -90,7 +90,8 @@ export function dueAtOf(tx: {
   heldReversals?: readonly { state: string; dueAt: string }[];
 }): string | undefined {
   const final = tx.status === 'SUCCEEDED' || tx.status === 'FAILED' || tx.status === 'EXPIRED';
-  const held = tx.heldReversals?.filter((h) => h.state === 'asking').map((h) => h.dueAt);
   const due = tx.reconcile?.dueAt;
-  return !final || tx.reconcile?.recheckUntil ? due : held?.length ? (due ?? held.sort()[0]) : undefined;
+  if (!final || tx.reconcile?.recheckUntil) return due;
+  const asking = tx.heldReversals?.filter((h) => h.state === 'asking').map((h) => h.dueAt) ?? [];
+  return asking.length ? (due ?? asking.sort()[0]) : undefined;
 }
