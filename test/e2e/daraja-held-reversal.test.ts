@@ -16,12 +16,20 @@ import { type DemoWithSimulator, simContext, startDemoWithSimulator } from '../h
 const FORGER_IP = '203.0.113.9';
 /** Generous: the machine may be loaded; every wait ends as soon as its condition holds. */
 const WAIT = { timeout: 90_000, interval: 200 };
+/**
+ * The relay's reconciliation clock: a held reversal is asked about three times (at once, then after 60 s
+ * and 600 s) and escalated 1,800 s after the last ask: 2,460 s of simulated time, 24.6 s at the helpers'
+ * usual 0.01, 6.2 s here, the file's longest wait. The simulator keeps its own (faster) clock: Daraja's
+ * answer to an ask still comes long before the next one is due.
+ */
+const TIME_SCALE = 0.0025;
 
 let pair: DemoWithSimulator;
 let relay: TestRelay;
 
 beforeAll(async () => {
   pair = await startDemoWithSimulator('daraja-held-reversal', {
+    reconciliation: { timeScale: TIME_SCALE },
     edit: (demo) => {
       demo.accounts.daraja.demo.sourceIp = { mode: 'log-only' };
     },
