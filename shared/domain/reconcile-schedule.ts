@@ -73,7 +73,8 @@ export function nextCheckAt(input: {
       ageSeconds >= schedule.dailyAfterSeconds * timeScale
         ? DAY
         : (steps[Math.min(checksDone - 1, steps.length - 1)] ?? 3600);
-    next = addSeconds(now, Math.max(1, gap * timeScale));
+    // At least a second between checks, of the relay's time: scaled like every other delay.
+    next = addSeconds(now, Math.max(1, gap) * timeScale);
   }
   return now < input.reconcileUntil && next > input.reconcileUntil ? input.reconcileUntil : next;
 }

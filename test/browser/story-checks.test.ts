@@ -34,10 +34,12 @@ beforeAll(async () => {
     configFor: (relayUrl, simUrl) =>
       simulatedDemoConfig(relayUrl, simUrl, {
         eventsFile,
-        // A check every poll, so that a run of identical answers builds up in seconds.
+        // A check every poll (a second between checks, the least the relay waits, is 0.05 s at this
+        // scale), so that a run of identical answers builds up in seconds.
         reconciliation: {
+          timeScale: 0.05,
           pollIntervalSeconds: 0.2,
-          schedules: { momo: { transfer: { firstCheckSeconds: 0, backoffSeconds: [0.05] } } },
+          schedules: { momo: { transfer: { firstCheckSeconds: 0, backoffSeconds: [1] } } },
         },
       }),
   });
