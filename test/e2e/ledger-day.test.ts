@@ -15,7 +15,9 @@ const WINDOW_SECONDS = 5;
 describe('npm run ledger:day (self-starting)', () => {
   // Two seeds: two days of other draws. A balance snapshot every 6 s (600 s × the poller's 0.01) checks
   // the balance while money moves: the drifts the faults leave must each be explained from the books.
-  it.each([7, 29])(
+  // The two days run at once: each starts its own relay, simulator and tables, and spends most of its
+  // time waiting (status checks, windows), so they share those waits (25.5 s one after the other, 17 s).
+  it.concurrent.each([7, 29])(
     'closes a faulty day (seed %i) from the statements and the pull with every break explained by an injected fault',
     async (seed) => {
       // Prepare: a small day; every 3rd row missing so the few rows still lose some, the seed fixes the draws.
