@@ -1,38 +1,36 @@
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
-import { createTestTable, dropTablesOfThisFile, dynamoEndpoint } from '../helpers/dynamo';
+import { ensureTable } from '../../shared/adapters/dynamodb/setup';
+import { createTestTable, dropTablesOfThisFile, dynamoEndpoint, tableNames } from '../helpers/dynamo';
 
-async function tableNames(): Promise<string[]> {
+async function tablesNow(): Promise<string[]> {
   const { client } = createDynamoClients({ endpoint: dynamoEndpoint(), requestTimeoutMs: 15_000 });
   try {
-    const names: string[] = [];
-    let start: string | undefined;
-    do {
-      const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
-      names.push(...(page.TableNames ?? []));
-      start = page.LastEvaluatedTableName;
-    } while (start);
-    return names;
+    return await tableNames(client);
   } finally {
     client.destroy();
   }
 }
 
 describe("a test file's tables in the run's DynamoDB Local", () => {
-  it('are deleted when the file ends, and no other table is', async () => {
-    // Prepare: two tables of this file, and what the database held besides.
+  it('are deleted when the file ends, those it named itself too, and no table from before the file', async () => {
+    // Prepare: two tables of this file (testTableName), one it named itself as a script does (`npm run
+    // ledger`'s stack, by port), and what the database held before the file (noted by the setup file).
     const first = await createTestTable();
     const second = await createTestTable();
-    const others = (await tableNames()).filter((n) => n !== first.tableName && n !== second.tableName);
+    const own = `named-by-a-script-${randomUUID()}`;
+    await ensureTable(first.client, own);
+    const others = (await tablesNow()).filter((n) => ![first.tableName, second.tableName, own].includes(n));
 
     // Act: what the dynamodb lane's setup file (test/helpers/drop-tables.ts) does after each file.
     await dropTablesOfThisFile();
 
     // Assess
-    const left = await tableNames();
+    const left = await tablesNow();
     expect(left).not.toContain(first.tableName);
     expect(left).not.toContain(second.tableName);
+    expect(left).not.toContain(own);
     expect(left).toEqual(expect.arrayContaining(others));
     first.client.destroy();
     second.client.destroy();
