@@ -186,16 +186,11 @@ const READ_AGAIN_MS = 250;
 const types = (r: ScenarioResult) => r.events.map((e) => e.envelope.metadata.type);
 const data = (r: ScenarioResult, type: string) =>
   r.events.find((e) => e.envelope.metadata.type === type)?.envelope.data as Record<string, any>;
-const originOfFinal = (r: ScenarioResult) =>
-  r.events.find((e) => ['TransactionSucceeded', 'TransactionFailed'].includes(e.envelope.metadata.type))
-    ?.envelope.metadata.origin;
 
-// The scenarios of the blocks below, up to the check that every documented example ran, run at once
-// (consecutive describe.concurrent blocks run together), a few at a time (SCENARIOS_AT_ONCE; the CLI's
-// child processes aside): each has its own reference, sets no simulator-wide fault and leaves the poller
-// running, and most of their time is the simulator's settling time or the poller's schedule. The ones
-// that pause the poller, set a simulator-wide fault, wait for the account's pull or count the account's
-// transactions run alone, after them.
+// The scenarios of the blocks below run at once (describe.concurrent), a few at a time (SCENARIOS_AT_ONCE):
+// each has its own reference, sets no simulator-wide fault and leaves the poller running, and most of
+// their time is the simulator's settling time. The ones that pause the poller, wait for the account's
+// pull or count the account's transactions run alone, after them.
 describe.concurrent('relay + simulator: MoMo', IN_TURN, () => {
   it('turns a payer rejection into TransactionFailed REJECTED_BY_CUSTOMER', async () => {
     const result = await example('momo pay --msisdn 46733123451');
@@ -477,157 +472,6 @@ describe.concurrent('relay + simulator: Daraja account balance and reversal', IN
   });
 });
 
-describe.concurrent('npm run sim', IN_TURN, () => {
-  // The scenarios of this block are independent (their own references, no simulator-wide fault, the
-  // poller left running) and mostly wait: on the simulator's settling time, on the CLI's child processes
-  // (tsx loading the scenario code). They run at once, beside the blocks above; the check that every
-  // documented example ran comes after them all.
-  it.concurrent(
-    'waits for an ambiguous payment (…903) to settle, however longer than --timeout that takes: TransactionSucceeded',
-    async () => {
-      // Prepare: the CLI's default timeout, shorter than the simulator's settling time (issue 27: "not as
-      // expected" after the fixed timeout, the TS callback still to come).
-      const ctx = { ...context(), timeoutMs: AIRTEL_AMBIGUOUS_REAL_MS / 2, extendTimeout: true };
-      // Act
-      const result = await runScenario(ctx, 'airtel', 'pay', { msisdn: '752123903' });
-      // Assess
-      expect(result.problems).toEqual([]);
-      expect(result.started.expectation.settlesAfterMs).toBeGreaterThanOrEqual(AIRTEL_AMBIGUOUS_REAL_MS);
-      expect(types(result)).toContain('TransactionSucceeded');
-      expect(result.transaction?.status).toBe('SUCCEEDED');
-    },
-  );
-
-  it.concurrent('reports an outcome that is not the expected one and fails', async () => {
-    // Prepare: the CLI believes the account takes at most 50 KES; the relay's account takes 250000.
-    const believed = structuredClone(rawConfig) as any;
-    believed.accounts.daraja.demo.c2b.maxAmount = 50;
-    const ctx = {
-      ...context(),
-      config: parseConfig(believed),
-    };
-    // Act
-    const result = await runScenario(ctx, 'daraja', 'c2b', { amount: '100' });
-    // Assess
-    expect(result.ok).toBe(false);
-    expect(result.problems).toEqual([
-      'C2BValidationDecided arrived but not with {"decision":"reject","resultCode":"C2B00013"} (got {"decision":"accept","resultCode":"0"})',
-      'unexpected TransactionSucceeded',
-    ]);
-  });
-
-  it.concurrent('runs a scenario as a child process, prints the event line and exits 0', async () => {
-    // Prepare
-    const cliConfig = join(mkdtempSync(join(tmpdir(), 'relay-sim-cli-')), 'relay.json');
-    writeFileSync(cliConfig, JSON.stringify(rawConfig));
-    // Act
-    const run = await cli([
-      'daraja',
-      'b2c',
-      ...['--relay', relay.url, '--sim', sim.url, '--token', ADMIN_TOKEN],
-      ...['--config', cliConfig, '--events', eventsFile, '--timeout', '15'],
-    ]);
-    // Assess
-    expect(run.code, run.output).toBe(0);
-    const reference = /TransactionSucceeded +daraja\/demo\/(SIM-B2C-[A-Z0-9-]+)/.exec(run.output)?.[1];
-    expect(reference).toBeDefined();
-    const line = readFileSync(eventsFile, 'utf8')
-      .split('\n')
-      .find((l) => l.includes('"detail-type":"TransactionSucceeded"') && l.includes(reference!));
-    expect(line).toBeDefined();
-    expect(run.output).toContain(line!);
-    expect(run.output).toContain('✔ as expected');
-  });
-
-  it.concurrent('exits 1 with a clear message when the relay does not answer', async () => {
-    const run = await cli([
-      'momo',
-      'pay',
-      '--relay',
-      'http://127.0.0.1:9',
-      '--sim',
-      sim.url,
-      '--timeout',
-      '2',
-    ]);
-    expect(run.code).toBe(1);
-    expect(run.output).toContain('register with the relay');
-    expect(run.output).toMatch(/got no answer .*npm start -- --simulator/);
-  });
-
-  it.concurrent(
-    'says the relay was started without --simulator when only the simulator does not answer',
-    async () => {
-      // Act: a running relay, no simulator where npm run sim looks for it (a plain npm start).
-      const run = await cli([
-        'momo',
-        'pay',
-        '--relay',
-        relay.url,
-        '--sim',
-        'http://127.0.0.1:9',
-        '--timeout',
-        '2',
-      ]);
-      // Assess
-      expect(run.code).toBe(1);
-      expect(run.output).toContain(`The relay at ${relay.url} answers, but no simulator`);
-      expect(run.output).toContain('start `npm start -- --simulator`');
-    },
-  );
-});
-
-function cli(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolvePromise) => {
-    const [node, ...nodeArgs] = SIM_COMMAND;
-    if (node !== 'node') throw new Error(`npm run sim no longer runs node: ${SIM_COMMAND.join(' ')}`);
-    const child = spawn(process.execPath, [...nodeArgs, ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    // 'close', not 'exit': the output can still be in the pipes when the process exits.
-    child.on('close', (code) => resolvePromise({ code, output }));
-  });
-}
-
-describe.concurrent('relay + simulator: reconciliation by status checks', IN_TURN, () => {
-  // Each waits for the poller's status checks (on simulated time, a cycle every 0.5 s) of its own
-  // transaction, with no simulator-wide fault: they share the cycles instead of waiting for them in turn.
-  it.concurrent.each([
-    ['momo', 'pay'],
-    ['airtel', 'pay'],
-    ['daraja', 'stk'],
-    ['daraja', 'b2c'],
-  ])(
-    'finalizes a %s %s whose callback the simulator drops, by a status check (origin poll)',
-    async (provider, name) => {
-      // Act
-      const result = await inTurn(() => runScenario(context(), provider, name, { fault: 'drop' }));
-      // Assess
-      expect(result.problems).toEqual([]);
-      expect(types(result).filter((t) => t === 'TransactionSucceeded')).toHaveLength(1);
-      expect(originOfFinal(result)).toBe('poll');
-    },
-  );
-
-  it.concurrent(
-    'ends a transaction the provider never finalizes with TransactionExpired and the last answer',
-    async () => {
-      // Act: Airtel's 904 stays TIP; a 3 s window.
-      const result = await inTurn(() =>
-        runScenario(context(), 'airtel', 'pay', { msisdn: '752123904', expires: '3' }),
-      );
-      // Assess
-      expect(result.problems).toEqual([]);
-      expect(types(result)).toEqual(['TransactionExpired']);
-      expect(data(result, 'TransactionExpired').lastProviderAnswer).toMatchObject({ answer: 'pending' });
-    },
-  );
-});
-
 describe('relay + simulator: MoMo, its status checks held until the callback is answered', () => {
   it('turns a paid request-to-pay into one TransactionSucceeded with the amount and payer', async () => {
     // Act
@@ -814,7 +658,162 @@ describe('relay + simulator: Daraja reversal in the lists and counts', () => {
   });
 });
 
+describe('npm run sim', () => {
+  // The scenarios of this block are independent (their own references, no simulator-wide fault, the
+  // poller left running) and mostly wait: on the simulator's settling time, on the CLI's child processes
+  // (tsx loading the scenario code). They run at once; the check that every documented example ran
+  // stays last, after them.
+  it.concurrent(
+    'waits for an ambiguous payment (…903) to settle, however longer than --timeout that takes: TransactionSucceeded',
+    async () => {
+      // Prepare: the CLI's default timeout, shorter than the simulator's settling time (issue 27: "not as
+      // expected" after the fixed timeout, the TS callback still to come).
+      const ctx = { ...context(), timeoutMs: AIRTEL_AMBIGUOUS_REAL_MS / 2, extendTimeout: true };
+      // Act
+      const result = await runScenario(ctx, 'airtel', 'pay', { msisdn: '752123903' });
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(result.started.expectation.settlesAfterMs).toBeGreaterThanOrEqual(AIRTEL_AMBIGUOUS_REAL_MS);
+      expect(types(result)).toContain('TransactionSucceeded');
+      expect(result.transaction?.status).toBe('SUCCEEDED');
+    },
+  );
+
+  it.concurrent('reports an outcome that is not the expected one and fails', async () => {
+    // Prepare: the CLI believes the account takes at most 50 KES; the relay's account takes 250000.
+    const believed = structuredClone(rawConfig) as any;
+    believed.accounts.daraja.demo.c2b.maxAmount = 50;
+    const ctx = {
+      ...context(),
+      config: parseConfig(believed),
+    };
+    // Act
+    const result = await runScenario(ctx, 'daraja', 'c2b', { amount: '100' });
+    // Assess
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual([
+      'C2BValidationDecided arrived but not with {"decision":"reject","resultCode":"C2B00013"} (got {"decision":"accept","resultCode":"0"})',
+      'unexpected TransactionSucceeded',
+    ]);
+  });
+
+  it.concurrent('runs a scenario as a child process, prints the event line and exits 0', async () => {
+    // Prepare
+    const cliConfig = join(mkdtempSync(join(tmpdir(), 'relay-sim-cli-')), 'relay.json');
+    writeFileSync(cliConfig, JSON.stringify(rawConfig));
+    // Act
+    const run = await cli([
+      'daraja',
+      'b2c',
+      ...['--relay', relay.url, '--sim', sim.url, '--token', ADMIN_TOKEN],
+      ...['--config', cliConfig, '--events', eventsFile, '--timeout', '15'],
+    ]);
+    // Assess
+    expect(run.code, run.output).toBe(0);
+    const reference = /TransactionSucceeded +daraja\/demo\/(SIM-B2C-[A-Z0-9-]+)/.exec(run.output)?.[1];
+    expect(reference).toBeDefined();
+    const line = readFileSync(eventsFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"detail-type":"TransactionSucceeded"') && l.includes(reference!));
+    expect(line).toBeDefined();
+    expect(run.output).toContain(line!);
+    expect(run.output).toContain('✔ as expected');
+  });
+
+  it.concurrent('exits 1 with a clear message when the relay does not answer', async () => {
+    const run = await cli([
+      'momo',
+      'pay',
+      '--relay',
+      'http://127.0.0.1:9',
+      '--sim',
+      sim.url,
+      '--timeout',
+      '2',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('register with the relay');
+    expect(run.output).toMatch(/got no answer .*npm start -- --simulator/);
+  });
+
+  it.concurrent(
+    'says the relay was started without --simulator when only the simulator does not answer',
+    async () => {
+      // Act: a running relay, no simulator where npm run sim looks for it (a plain npm start).
+      const run = await cli([
+        'momo',
+        'pay',
+        '--relay',
+        relay.url,
+        '--sim',
+        'http://127.0.0.1:9',
+        '--timeout',
+        '2',
+      ]);
+      // Assess
+      expect(run.code).toBe(1);
+      expect(run.output).toContain(`The relay at ${relay.url} answers, but no simulator`);
+      expect(run.output).toContain('start `npm start -- --simulator`');
+    },
+  );
+
+  it('covers every documented example', () => {
+    expect(EXAMPLES.map((e) => e.args.join(' ')).filter((c) => !exercised.has(c))).toEqual([]);
+  });
+});
+
+function cli(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolvePromise) => {
+    const [node, ...nodeArgs] = SIM_COMMAND;
+    if (node !== 'node') throw new Error(`npm run sim no longer runs node: ${SIM_COMMAND.join(' ')}`);
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    // 'close', not 'exit': the output can still be in the pipes when the process exits.
+    child.on('close', (code) => resolvePromise({ code, output }));
+  });
+}
+
 describe('relay + simulator: reconciliation', () => {
+  const originOfFinal = (r: ScenarioResult) =>
+    r.events.find((e) => ['TransactionSucceeded', 'TransactionFailed'].includes(e.envelope.metadata.type))
+      ?.envelope.metadata.origin;
+
+  // Each waits for the poller's status checks (on simulated time, a cycle every 0.5 s) of its own
+  // transaction, with no simulator-wide fault: they share the cycles instead of waiting for them in turn.
+  it.concurrent.each([
+    ['momo', 'pay'],
+    ['airtel', 'pay'],
+    ['daraja', 'stk'],
+    ['daraja', 'b2c'],
+  ])(
+    'finalizes a %s %s whose callback the simulator drops, by a status check (origin poll)',
+    async (provider, name) => {
+      // Act
+      const result = await runScenario(context(), provider, name, { fault: 'drop' });
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(types(result).filter((t) => t === 'TransactionSucceeded')).toHaveLength(1);
+      expect(originOfFinal(result)).toBe('poll');
+    },
+  );
+
+  it.concurrent(
+    'ends a transaction the provider never finalizes with TransactionExpired and the last answer',
+    async () => {
+      // Act: Airtel's 904 stays TIP; a 3 s window.
+      const result = await runScenario(context(), 'airtel', 'pay', { msisdn: '752123904', expires: '3' });
+      // Assess
+      expect(result.problems).toEqual([]);
+      expect(types(result)).toEqual(['TransactionExpired']);
+      expect(data(result, 'TransactionExpired').lastProviderAnswer).toMatchObject({ answer: 'pending' });
+    },
+  );
+
   it('gives one final event when the callback and the first status check race', async () => {
     // Act: the callback is delayed to about the first check (MoMo 300 s × 0.01).
     const result = await runScenario(context(), 'daraja', 'stk', { fault: 'delay=2400' });
@@ -1098,12 +1097,5 @@ describe('relay + simulator: operators', () => {
       expired.started.reference,
     );
     expect(badRange.status).toBe(400);
-  });
-});
-
-// Last: every block above may run a documented example (example()), those that hold or pause the poller too.
-describe('npm run sim: the documented examples', () => {
-  it('covers every documented example', () => {
-    expect(EXAMPLES.map((e) => e.args.join(' ')).filter((c) => !exercised.has(c))).toEqual([]);
   });
 });
