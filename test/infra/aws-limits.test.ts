@@ -385,4 +385,46 @@ describe("a bus's one resource policy, and the metrics alarms, dashboards and me
       'dimensions of metric filter F: 4 > 3',
     ]);
   });
+
+  it('a metric math expression: 2,048 characters, in an alarm and in a dashboard graph', () => {
+    const alarm = (expression: string) => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        Period: 60,
+        Metrics: [
+          { Id: 'e1', Expression: expression, ReturnData: true },
+          {
+            Id: 'm1',
+            ReturnData: false,
+            MetricStat: { Metric: { Namespace: 'Ns', MetricName: 'Calls' }, Period: 60, Stat: 'Sum' },
+          },
+        ],
+      },
+    });
+    const dashboard = (expression: string) => ({
+      Type: 'AWS::CloudWatch::Dashboard',
+      Properties: {
+        DashboardBody: JSON.stringify({
+          widgets: [
+            {
+              type: 'metric',
+              properties: {
+                metrics: [
+                  [{ expression, label: 'all', id: 'e1' }],
+                  ['Ns', 'Calls', { id: 'm1', visible: false }],
+                ],
+              },
+            },
+          ],
+        }),
+      },
+    });
+    // A sum over many accounts' metrics: "m1+m1+…", at the limit and one over.
+    const sum = (chars: number) => `m1${'+m1'.repeat((chars - 2) / 3)}`.padEnd(chars, ' ');
+    expect(problemsOf({ A: alarm(sum(2_048)), D: dashboard(sum(2_048)) })).toEqual([]);
+    expect(problemsOf({ A: alarm(sum(2_049)), D: dashboard(sum(2_049)) })).toEqual([
+      'expression of alarm A (characters): 2049 > 2048',
+      'expression of widget 0 of dashboard D (characters): 2049 > 2048',
+    ]);
+  });
 });

@@ -25,6 +25,12 @@ export const AWS_LIMITS = {
   alarmDescriptionChars: 1_024,
   alarmMetricStats: 10,
   alarmExpressions: 10,
+  /**
+   * A metric math expression (docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricDataQuery.html):
+   * 2,048 characters, in an alarm's queries (PutMetricAlarm) and in a dashboard graph, which the console
+   * draws with GetMetricData's queries of the same type.
+   */
+  metricMathExpressionChars: 2_048,
   compositeAlarmRuleChars: 10_240,
   /** CloudWatch dashboards: widgets per dashboard, metrics per graph widget and per dashboard. */
   dashboardWidgets: 500,
@@ -915,6 +921,13 @@ export function checkAwsLimits(template: Template): LimitsReport {
     const queries = (p.Metrics ?? []) as Array<{ MetricStat?: unknown; Expression?: unknown }>;
     over(`metrics of alarm ${id}`, queries.filter((q) => q.MetricStat).length, L.alarmMetricStats);
     over(`expressions of alarm ${id}`, queries.filter((q) => q.Expression).length, L.alarmExpressions);
+    for (const q of queries)
+      if (q.Expression !== undefined)
+        over(
+          `expression of alarm ${id} (characters)`,
+          String(resolveIntrinsics(q.Expression)).length,
+          L.metricMathExpressionChars,
+        );
   }
   for (const [id, composite] of ofType('AWS::CloudWatch::CompositeAlarm')) {
     const p = composite.Properties ?? {};
@@ -938,9 +951,19 @@ export function checkAwsLimits(template: Template): LimitsReport {
     over(`widgets of dashboard ${id}`, widgets.length, L.dashboardWidgets);
     let metrics = 0;
     widgets.forEach((widget, i) => {
-      const count = widget.properties?.metrics?.length ?? 0;
-      metrics += count;
-      over(`metrics of widget ${i} of dashboard ${id}`, count, L.dashboardWidgetMetrics);
+      const rows = widget.properties?.metrics ?? [];
+      metrics += rows.length;
+      over(`metrics of widget ${i} of dashboard ${id}`, rows.length, L.dashboardWidgetMetrics);
+      // An expression row is `[{ expression, label, id, … }]`.
+      for (const row of rows) {
+        const expression = Array.isArray(row) ? (row[0] as { expression?: unknown })?.expression : undefined;
+        if (typeof expression === 'string')
+          over(
+            `expression of widget ${i} of dashboard ${id} (characters)`,
+            expression.length,
+            L.metricMathExpressionChars,
+          );
+      }
     });
     over(`metrics of dashboard ${id}`, metrics, L.dashboardMetrics);
   }
