@@ -108,7 +108,15 @@ export function cpuSummary(log: string): string {
     .split('\n')
     .filter(Boolean)
     .map(
-      (line) => JSON.parse(line) as { file: string; selfMs: number; childrenMs: number; dynamoMs?: number },
+      (line) =>
+        JSON.parse(line) as {
+          file: string;
+          selfMs: number;
+          childrenMs: number;
+          dynamoMs?: number;
+          startedAt?: number;
+          wallMs: number;
+        },
     )
     .map((row) => ({ ...row, dynamoMs: row.dynamoMs ?? 0 }))
     .map((row) => ({ ...row, cpuMs: row.selfMs + row.childrenMs + row.dynamoMs }));
@@ -125,5 +133,38 @@ export function cpuSummary(log: string): string {
   for (const row of instances) text += `  ${seconds(row.cpuMs)}  ${row.file}, the whole run\n`;
   for (const row of files.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10))
     text += `  ${seconds(row.cpuMs)}  ${row.file} (child processes ${seconds(row.childrenMs).trim()}, DynamoDB Local ${seconds(row.dynamoMs).trim()})\n`;
+  const busy = coresBusy(files);
+  if (busy.length)
+    text +=
+      `\nCores busy, each ${BUSY_WINDOW_S} s of the run (each file's CPU spread over its run time; the vitest ` +
+      `process not counted): ${busy.map((cores) => cores.toFixed(1)).join(' ')}\n`;
   return text;
+}
+
+const BUSY_WINDOW_S = 30;
+
+/**
+ * How many cores the test files kept busy in each BUSY_WINDOW_S of the run: each file's CPU (its worker's,
+ * its children's, its DynamoDB Local requests') spread evenly over its wall time. Below the core count
+ * while every worker runs a file, the files are waiting (poll cycles, simulators, child processes): the
+ * idle the suite's time is made of (docs/development.md#how-long-the-suite-takes).
+ */
+export function coresBusy(
+  files: ReadonlyArray<{ startedAt?: number; wallMs: number; cpuMs: number }>,
+  windowMs = BUSY_WINDOW_S * 1000,
+): number[] {
+  const timed = files.filter((f) => f.startedAt !== undefined && f.wallMs > 0);
+  if (!timed.length) return [];
+  const start = Math.min(...timed.map((f) => f.startedAt!));
+  const end = Math.max(...timed.map((f) => f.startedAt! + f.wallMs));
+  const windows = Array.from({ length: Math.ceil((end - start) / windowMs) }, () => 0);
+  for (const f of timed) {
+    const from = f.startedAt! - start;
+    const to = from + f.wallMs;
+    for (let w = Math.floor(from / windowMs); w * windowMs < to; w++) {
+      const overlap = Math.min(to, (w + 1) * windowMs) - Math.max(from, w * windowMs);
+      windows[w]! += (f.cpuMs * overlap) / f.wallMs / windowMs;
+    }
+  }
+  return windows;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTests, cpuSummary, flakyTests } from '../../helpers/summary-reporter';
+import { coresBusy, countTests, cpuSummary, flakyTests } from '../../helpers/summary-reporter';
 
 /** A test file as the reporter sees it: its own state and its tests' states. */
 const file = (state: string, tests: string[]) => ({
@@ -53,6 +53,38 @@ describe('the CPU summary of TEST_CPU_LOG', () => {
     expect(lines.at(-1)).toBe(
       '     0.5 s  test/clients/b.test.ts (child processes 0.0 s, DynamoDB Local 0.0 s)',
     );
+  });
+});
+
+describe('the cores the test files kept busy', () => {
+  it("spreads each file's CPU over its run time, window by window", () => {
+    // Prepare: one file on a core for 30 s; beside it, one using half a core for 60 s.
+    const files = [
+      { startedAt: 1_000, wallMs: 30_000, cpuMs: 30_000 },
+      { startedAt: 1_000, wallMs: 60_000, cpuMs: 30_000 },
+      // A DynamoDB Local instance's line: no start, not on the timeline.
+      { wallMs: 0, cpuMs: 90_000 },
+    ];
+
+    // Act
+    const busy = coresBusy(files, 30_000);
+
+    // Assess
+    expect(busy).toEqual([1.5, 0.5]);
+  });
+
+  it('splits a file across the windows it overlaps', () => {
+    // Act: 15 s of CPU over 45 s of run, starting 15 s in (the first file starts the timeline).
+    const busy = coresBusy(
+      [
+        { startedAt: 0, wallMs: 1, cpuMs: 0 },
+        { startedAt: 15_000, wallMs: 45_000, cpuMs: 15_000 },
+      ],
+      30_000,
+    );
+
+    // Assess: a third of a core over 15 s of the first window and all 30 s of the second.
+    expect(busy.map((cores) => Number(cores.toFixed(3)))).toEqual([0.167, 0.333]);
   });
 });
 
