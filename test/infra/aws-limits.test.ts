@@ -5,6 +5,12 @@ type Resources = Record<string, { Type: string; Properties?: Record<string, any>
 const times = <T>(n: number, make: (i: number) => [string, T]) =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => make(i)));
 
+/** A dashboard of one graph widget with these metric rows. */
+const graphDashboard = (metrics: unknown[]) => ({
+  Type: 'AWS::CloudWatch::Dashboard',
+  Properties: { DashboardBody: JSON.stringify({ widgets: [{ type: 'metric', properties: { metrics } }] }) },
+});
+
 /** A template of just these resources: its problems. */
 const problemsOf = (resources: Resources) => checkAwsLimits({ Resources: resources }).problems;
 
@@ -343,24 +349,11 @@ describe("a bus's one resource policy, and the metrics alarms, dashboards and me
         ],
       },
     });
-    const dashboard = (value: string) => ({
-      Type: 'AWS::CloudWatch::Dashboard',
-      Properties: {
-        DashboardBody: JSON.stringify({
-          widgets: [
-            {
-              type: 'metric',
-              properties: {
-                metrics: [
-                  ['Ns', 'Calls', 'account', 'a'],
-                  ['.', '.', '.', value, { stat: 'Sum' }],
-                ],
-              },
-            },
-          ],
-        }),
-      },
-    });
+    const dashboard = (value: string) =>
+      graphDashboard([
+        ['Ns', 'Calls', 'account', 'a'],
+        ['.', '.', '.', value, { stat: 'Sum' }],
+      ]);
     const filter = (dimensions: number) => ({
       Type: 'AWS::Logs::MetricFilter',
       Properties: {
@@ -401,24 +394,11 @@ describe("a bus's one resource policy, and the metrics alarms, dashboards and me
         ],
       },
     });
-    const dashboard = (expression: string) => ({
-      Type: 'AWS::CloudWatch::Dashboard',
-      Properties: {
-        DashboardBody: JSON.stringify({
-          widgets: [
-            {
-              type: 'metric',
-              properties: {
-                metrics: [
-                  [{ expression, label: 'all', id: 'e1' }],
-                  ['Ns', 'Calls', { id: 'm1', visible: false }],
-                ],
-              },
-            },
-          ],
-        }),
-      },
-    });
+    const dashboard = (expression: string) =>
+      graphDashboard([
+        [{ expression, label: 'all', id: 'e1' }],
+        ['Ns', 'Calls', { id: 'm1', visible: false }],
+      ]);
     // A sum over many accounts' metrics: "m1+m1+…", at the limit and one over.
     const sum = (chars: number) => `m1${'+m1'.repeat((chars - 2) / 3)}`.padEnd(chars, ' ');
     expect(problemsOf({ A: alarm(sum(2_048)), D: dashboard(sum(2_048)) })).toEqual([]);
