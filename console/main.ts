@@ -105,9 +105,13 @@ function signInPage(main: HTMLElement, message?: string): void {
 }
 
 function route(): void {
-  const main = document.getElementById('main')!;
   leave();
   leave = () => undefined;
+  // Each view draws into a container of its own. An answer that comes after its view was left (a story
+  // still loading when the person moved on, or was signed out by another tab) then draws into an element
+  // no longer on the page, never over the view that replaced it.
+  const main = h('div', { class: 'view' });
+  document.getElementById('main')!.replaceChildren(main);
   const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query);
   for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a'))

@@ -120,6 +120,37 @@ describe('time zones, tabs and exports in the console', () => {
     expect(await second.evaluate("sessionStorage.getItem('relay-console.token')")).toBeNull();
   });
 
+  it('never draws a view over the one that replaced it: a story answered after a sign-out stays off the sign-in page', async () => {
+    // Prepare: the story's read held in the network until the test lets it go.
+    const { reference } = await resolvedPayment();
+    const page = await t.signedIn();
+    const storyRead = `/v1/transactions/momo/open/${reference}`;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((asked) =>
+      page.route(
+        (url) => url.pathname === storyRead,
+        (request) => {
+          release = () => void request.continue();
+          asked();
+        },
+      ),
+    );
+
+    // Act: the story opens and asks; the person signs out before it is answered; then the answer comes.
+    await page.goto(`${t.relay.url}/console/#/tx/momo/open/${reference}`);
+    await held;
+    await page.getByRole('link', { name: 'Sign out' }).click();
+    await page.getByTestId('signin').waitFor();
+    release();
+    // The story, answered, asks who is signed in: nobody, so the relay refuses and the banner says so. The
+    // story would draw right after (its next step, in the same turn of the page's event loop).
+    await page.locator('#banner[data-state=signed-out]').waitFor();
+
+    // Assess: the sign-in page is still what the tab shows.
+    expect(await page.getByTestId('signin').isVisible()).toBe(true);
+    expect(await page.getByTestId('story-title').count()).toBe(0);
+  });
+
   it('exports the quarantine as CSV with the filters shown', async () => {
     // Prepare: a refused provider callback (a body that is not JSON) on the account; counted against the
     // account's entries before it, so that a retry of this test (which adds one more) still checks one.
