@@ -49,6 +49,7 @@ export function currentActorName(): string | null {
 }
 
 export function signInLocally(token: string, actor = ''): void {
+  signedOutByPerson = false;
   sessionStorage.setItem(TOKEN_KEY, token.trim());
   if (actor.trim()) sessionStorage.setItem(ACTOR_KEY, actor.trim());
   else sessionStorage.removeItem(ACTOR_KEY);
@@ -74,6 +75,12 @@ type HandoffMessage =
 
 let channel: BroadcastChannel | null = null;
 let asking: string | null = null;
+/**
+ * The person signed out (here or in another tab): this tab asks no other tab for a sign-in until the person
+ * signs in again. Another tab may not have heard of the sign-out yet when this one asks, and would hand
+ * back the very sign-in the person ended.
+ */
+let signedOutByPerson = false;
 let onHandedOver: () => void = () => undefined;
 let onSignedOutElsewhere: () => void = () => undefined;
 
@@ -91,7 +98,10 @@ export function startHandoff(hooks: { handedOver: () => void; signedOutElsewhere
       asking = null;
       signInLocally(m.token, typeof m.actor === 'string' ? m.actor : '');
       onHandedOver();
-    } else if (m?.type === 'signed-out' && token) {
+    } else if (m?.type === 'signed-out') {
+      signedOutByPerson = true;
+      asking = null;
+      if (!token) return;
       signOut();
       onSignedOutElsewhere();
     }
@@ -100,13 +110,15 @@ export function startHandoff(hooks: { handedOver: () => void; signedOutElsewhere
 
 /** This tab has no token: asks the other tabs for theirs (the answer arrives through `handedOver`). */
 export function askOtherTabs(): void {
-  if (!channel || currentToken()) return;
+  if (!channel || currentToken() || signedOutByPerson) return;
   asking = crypto.randomUUID();
   channel.postMessage({ type: 'ask', id: asking });
 }
 
 /** Sign-out by the person: every tab of the console in this browser forgets the token. */
 export function signOutEverywhere(): void {
+  signedOutByPerson = true;
+  asking = null;
   signOut();
   channel?.postMessage({ type: 'signed-out' });
 }

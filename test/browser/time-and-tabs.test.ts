@@ -120,6 +120,42 @@ describe('time zones, tabs and exports in the console', () => {
     expect(await second.evaluate("sessionStorage.getItem('relay-console.token')")).toBeNull();
   });
 
+  it('keeps a tab signed out by another tab’s sign-out, though a tab that has not heard of it yet would hand its sign-in back', async () => {
+    // Prepare: one tab signed in, a second handed its sign-in, and a page of the same origin standing for a
+    // third tab that hears of the sign-out late: it answers every ask with the token, and counts the asks.
+    const { reference } = await resolvedPayment();
+    const first = await t.signedIn();
+    const second = await t.newPage();
+    await second.goto(`${t.relay.url}/console/#/tx/momo/open/${reference}`);
+    await second.getByTestId('story-title').waitFor();
+    const late = await t.newPage();
+    await late.goto(`${t.relay.url}/health`);
+    await late.evaluate(`(() => {
+      window.asks = 0;
+      window.probes = 0;
+      const channel = new BroadcastChannel('relay-console.sign-in');
+      channel.onmessage = (m) => {
+        if (m.data?.type === 'ask') {
+          window.asks++;
+          channel.postMessage({ type: 'token', to: m.data.id, token: ${JSON.stringify(ADMIN_TOKEN)} });
+        }
+        if (m.data?.type === 'probe') window.probes++;
+      };
+    })()`);
+
+    // Act: the first tab signs out; the second shows the sign-in page, then posts a probe. An ask it made on
+    // hearing of the sign-out was posted before the probe: once the late tab has the probe, it had the ask.
+    await first.getByRole('link', { name: 'Sign out' }).click();
+    await second.getByTestId('signin').waitFor();
+    await second.evaluate("new BroadcastChannel('relay-console.sign-in').postMessage({ type: 'probe' })");
+    await late.waitForFunction('window.probes === 1');
+
+    // Assess: the second tab asked nobody, and holds no token.
+    expect(await late.evaluate('window.asks')).toBe(0);
+    expect(await second.evaluate("sessionStorage.getItem('relay-console.token')")).toBeNull();
+    expect(await second.getByTestId('signin').isVisible()).toBe(true);
+  });
+
   it('never draws a view over the one that replaced it: a story answered after a sign-out stays off the sign-in page', async () => {
     // Prepare: the story's read held in the network until the test lets it go.
     const { reference } = await resolvedPayment();
