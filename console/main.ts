@@ -117,6 +117,8 @@ function route(): void {
   for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a'))
     a.classList.toggle('active', path.startsWith(a.getAttribute('href')!.slice(1)));
   if (!currentToken() || path === '/signin') {
+    // Signed out: nobody is named beside the sign-out link any more.
+    if (!currentToken()) document.getElementById('who')?.replaceChildren();
     signInPage(main);
     // A link opened in a new tab: another signed-in tab may hand its sign-in over (auth.ts).
     if (path !== '/signin') askOtherTabs();
@@ -182,8 +184,11 @@ function showReachability(view: ReachabilityView, previous: string): void {
  */
 async function showWho(): Promise<void> {
   const line = document.getElementById('who');
+  const token = currentToken();
   try {
-    const me = await whoAmI(currentToken());
+    const me = await whoAmI(token);
+    // Signed out or in as someone else meanwhile: this answer names nobody signed in here now.
+    if (token !== currentToken()) return;
     // The name is the operator's own text: shown as every free text is (dom.ts), never reordering the role.
     if (line) replace(line, me.actor.name, ` (${me.actor.role})`);
     if (me.timeZones && knowBusinessZones(me.timeZones)) {

@@ -182,9 +182,10 @@ describe('time zones, tabs and exports in the console', () => {
     // story would draw right after (its next step, in the same turn of the page's event loop).
     await page.locator('#banner[data-state=signed-out]').waitFor();
 
-    // Assess: the sign-in page is still what the tab shows.
+    // Assess: the sign-in page is still what the tab shows, and nobody is named as signed in.
     expect(await page.getByTestId('signin').isVisible()).toBe(true);
     expect(await page.getByTestId('story-title').count()).toBe(0);
+    expect(await page.getByTestId('who').textContent()).toBe('');
   });
 
   it('exports the quarantine as CSV with the filters shown', async () => {
