@@ -8,7 +8,7 @@ import { ScenarioError } from './sim/core';
 import { hasControlCharacters } from '../shared/util/text';
 import { parseCli } from './cli';
 import { DEFAULT_PLAN } from './ledger/plan';
-import { type DayRunResult, runLedgerDay } from './ledger/day';
+import type { DayRunResult } from './ledger/day';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -139,6 +139,8 @@ async function main(): Promise<void> {
   });
   const seed = whole('seed', values.seed, Math.floor(Math.random() * 2 ** 31), true);
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  // Loaded once the options are known: `--help` and a mistyped option answer without loading the relay.
+  const { runLedgerDay } = await import('./ledger/day');
   const result = await runLedgerDay({
     transactions: whole('transactions', values.transactions, 200),
     c2b: whole('c2b', values.c2b, 40, true),

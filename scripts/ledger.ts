@@ -6,7 +6,6 @@
 import { ScenarioError } from './sim/core';
 import { parseCli } from './cli';
 import { DEFAULT_PLAN } from './ledger/plan';
-import { runLedger } from './ledger/run';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -95,6 +94,8 @@ async function main(): Promise<void> {
   );
   const started = Date.now();
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  // Loaded once the options are known: `--help` and a mistyped option answer without loading the relay.
+  const { runLedger } = await import('./ledger/run');
   const result = await runLedger({
     transactions: whole('transactions', values.transactions, 300),
     drop: probability('drop', values.drop, 0.3),
