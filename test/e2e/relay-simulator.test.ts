@@ -833,12 +833,49 @@ describe('relay + simulator: reconciliation', () => {
   });
 
   it('holds a MoMo payment AMBIGUOUS when its status call answers 503, and settles it once the status API confirms the late success', async () => {
-    // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while:
-    // MoMo's 5xx on status says the outcome is unclear (TransactionAmbiguous), so the window does not expire it.
-    const result = await runScenario(context(), 'momo', 'pay', {
-      fault: 'delay=2500,status-5xx=503,status-5xx-times=4',
-      expires: '1',
-    });
+    // Prepare: the relay's own checks paused until the callback is in. The first check is the test's (as
+    // an operator's Check now), so the 503 comes before the callback by construction. Raced against the
+    // poller's schedule, the four 503s could all be spent before the callback's 2.5 s, and the status API
+    // then settled the payment alone (seen once in CI: evidence status-api, status-api).
+    await relay.poller.stop();
+    let resumed = false;
+    const resume = () => {
+      if (!resumed) relay.poller.start();
+      resumed = true;
+    };
+    let result: ScenarioResult;
+    try {
+      // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while:
+      // MoMo's 5xx on status says the outcome is unclear (TransactionAmbiguous), so the window does not
+      // expire it.
+      result = await runScenario(
+        {
+          ...context(),
+          onStarted: (started) => {
+            void (async () => {
+              const path = `/v1/transactions/momo/${started.account}/${started.reference}/check`;
+              expect((await relay.admin('POST', path)).status).toBe(200);
+              await vi.waitFor(
+                () => {
+                  const answered = sim
+                    .callbacks()
+                    .some((c) => c.reference === started.simReference && c.outcome === 'delivered');
+                  if (!answered) throw new Error(`no callback of ${started.simReference} answered yet`);
+                },
+                { timeout: 60_000, interval: 25 },
+              );
+            })()
+              .catch(() => undefined)
+              .finally(resume);
+          },
+        },
+        'momo',
+        'pay',
+        { fault: 'delay=2500,status-5xx=503,status-5xx-times=4', expires: '1' },
+      );
+    } finally {
+      resume();
+    }
     const reference = result.started.reference;
     await publishedFor(reference, 'TransactionSucceeded');
     // Assess
