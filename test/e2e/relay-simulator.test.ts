@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ScenarioOptions, SimContext } from '../../scripts/sim/core';
+import type { ScenarioOptions, SimContext, Started } from '../../scripts/sim/core';
 import { EXAMPLES, runScenario, type ScenarioResult } from '../../scripts/sim/run';
 import { parseConfig } from '../../shared/config/load';
 import type { RelayConfig } from '../../shared/config/schema';
@@ -136,6 +136,8 @@ async function example(command: string, ctx: SimContext = context()): Promise<Sc
  */
 async function callbackBeforeStatusChecks(
   scenario: (ctx: SimContext) => Promise<ScenarioResult>,
+  /** What the test does once the scenario started, before the wait for its callback (a check of its own). */
+  meanwhile: (started: Started) => Promise<unknown> = async () => undefined,
 ): Promise<ScenarioResult> {
   await relay.poller.stop();
   let resumed = false;
@@ -147,15 +149,17 @@ async function callbackBeforeStatusChecks(
     return await scenario({
       ...context(),
       onStarted: (started) => {
-        void vi
-          .waitFor(
-            () => {
-              const answered = sim
-                .callbacks()
-                .some((c) => c.reference === started.simReference && c.outcome === 'delivered');
-              if (!answered) throw new Error(`no callback of ${started.simReference} answered yet`);
-            },
-            { timeout: 60_000, interval: 25 },
+        void meanwhile(started)
+          .then(() =>
+            vi.waitFor(
+              () => {
+                const answered = sim
+                  .callbacks()
+                  .some((c) => c.reference === started.simReference && c.outcome === 'delivered');
+                if (!answered) throw new Error(`no callback of ${started.simReference} answered yet`);
+              },
+              { timeout: 60_000, interval: 25 },
+            ),
           )
           .catch(() => undefined)
           .finally(resume);
@@ -833,49 +837,23 @@ describe('relay + simulator: reconciliation', () => {
   });
 
   it('holds a MoMo payment AMBIGUOUS when its status call answers 503, and settles it once the status API confirms the late success', async () => {
-    // Prepare: the relay's own checks paused until the callback is in. The first check is the test's (as
-    // an operator's Check now), so the 503 comes before the callback by construction. Raced against the
-    // poller's schedule, the four 503s could all be spent before the callback's 2.5 s, and the status API
-    // then settled the payment alone (seen once in CI: evidence status-api, status-api).
-    await relay.poller.stop();
-    let resumed = false;
-    const resume = () => {
-      if (!resumed) relay.poller.start();
-      resumed = true;
-    };
-    let result: ScenarioResult;
-    try {
-      // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while:
-      // MoMo's 5xx on status says the outcome is unclear (TransactionAmbiguous), so the window does not
-      // expire it.
-      result = await runScenario(
-        {
-          ...context(),
-          onStarted: (started) => {
-            void (async () => {
-              const path = `/v1/transactions/momo/${started.account}/${started.reference}/check`;
-              expect((await relay.admin('POST', path)).status).toBe(200);
-              await vi.waitFor(
-                () => {
-                  const answered = sim
-                    .callbacks()
-                    .some((c) => c.reference === started.simReference && c.outcome === 'delivered');
-                  if (!answered) throw new Error(`no callback of ${started.simReference} answered yet`);
-                },
-                { timeout: 60_000, interval: 25 },
-              );
-            })()
-              .catch(() => undefined)
-              .finally(resume);
-          },
-        },
-        'momo',
-        'pay',
-        { fault: 'delay=2500,status-5xx=503,status-5xx-times=4', expires: '1' },
-      );
-    } finally {
-      resume();
-    }
+    // Act: a 1 s window; the success callback comes 2.5 s later; the status API answers 503 for a while:
+    // MoMo's 5xx on status says the outcome is unclear (TransactionAmbiguous), so the window does not expire
+    // it. The relay's own checks wait for the callback; the first check is the test's (an operator's Check
+    // now), so the 503 comes before the callback by construction. Raced against the poller's schedule, the
+    // four 503s could all be spent before the callback's 2.5 s, and the status API then settled the payment
+    // alone (seen once in CI: evidence status-api, status-api).
+    const result = await callbackBeforeStatusChecks(
+      (ctx) =>
+        runScenario(ctx, 'momo', 'pay', {
+          fault: 'delay=2500,status-5xx=503,status-5xx-times=4',
+          expires: '1',
+        }),
+      async (started) => {
+        const path = `/v1/transactions/momo/${started.account}/${started.reference}/check`;
+        expect((await relay.admin('POST', path)).status).toBe(200);
+      },
+    );
     const reference = result.started.reference;
     await publishedFor(reference, 'TransactionSucceeded');
     // Assess
