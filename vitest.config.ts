@@ -70,10 +70,11 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 180_000,
     // Two cores: two forks (each test file may also start a relay, a simulator or child processes). A third
-    // was measured twice: on a shared machine, no faster, and the load-sensitive waits of the dynamodb lane
-    // failed more often; on 2 idle cores (fresh clone, 2026-11-30), 475 s against 429-480 s with two: it
-    // burns more CPU (a third DynamoDB Local; scaled-clock files stretched by contention poll longer), though
-    // with two forks the cores sit idle about a fifth of the run while both files wait on clocks.
+    // was measured three times. Twice it shared a DynamoDB Local with another worker, whose file-end table
+    // drops then removed its tables (test/helpers/global-setup.ts now starts one instance per worker): its
+    // failures were that, not load. With its own instance (dynamodb lane alone, 2 idle cores, 2026-12-02):
+    // 325.7 s and 581 s of CPU against 309.4 s and 497 s with two. The lane is CPU-bound: a third worker
+    // fills the moments both files wait on clocks, but burns more than it fills (a third JVM, contention).
     maxWorkers: 2,
     pool: 'forks',
     projects: [

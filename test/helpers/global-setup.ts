@@ -8,7 +8,7 @@ import {
 import { processCpu } from './proc-cpu';
 
 /**
- * DynamoDB Local for the whole run, as DYNAMODB_LOCAL_INSTANCES instances (every test file creates its own
+ * DynamoDB Local for the whole run, one instance per test worker (every test file creates its own
  * uniquely named tables in its worker's instance, test/helpers/dynamo.ts). Only the
  * dynamodb lane's projects name this setup (vitest.config.ts), and vitest runs a project's global setup
  * only when the run has files of that project, so `npm run test:fast` or one unit file starts no Java.
@@ -21,19 +21,21 @@ interface Shared {
 }
 
 /**
- * Why two: DynamoDB Local runs every request to its database on one SQLite thread. With one instance for
- * the lane, that thread was the queue every test file waited in (measured on part of the lane: 41,000
- * requests, about 4.7 ms of CPU each on a loaded machine, nearly all of the JVM's CPU on that one thread),
- * while the other core could not help. Two instances, one per worker, can use both cores;
- * a third would only add a JVM's start-up (about 3 s of CPU) on two cores.
+ * One instance per test worker (vitest.config.ts maxWorkers: two). DynamoDB Local runs every request to its
+ * database on one SQLite thread: with one instance for the lane, that thread was the queue every test file
+ * waited in (measured on part of the lane: 41,000 requests, about 4.7 ms of CPU each on a loaded machine),
+ * while the other core could not help. It must be one per worker, not fewer: after each file,
+ * drop-tables.ts deletes every table that appeared on its worker's instance while the file ran, which on a
+ * shared instance are another worker's too (with three workers on two instances, relay-simulator lost its
+ * tables mid-run: 24 tests failed on "Cannot do operations on a non-existent table").
  */
-const DYNAMODB_LOCAL_INSTANCES = 2;
+const instancesFor = (project: TestProject) => project.config.maxWorkers;
 const KEY = Symbol.for('mobile-money-relay.test.dynamodb-local');
 const registry = globalThis as { [KEY]?: Shared };
 
 export async function setup(project: TestProject): Promise<void> {
   const shared = (registry[KEY] ??= {
-    started: Promise.all(Array.from({ length: DYNAMODB_LOCAL_INSTANCES }, () => startDynamoDbLocal())),
+    started: Promise.all(Array.from({ length: instancesFor(project) }, () => startDynamoDbLocal())),
     users: 0,
   });
   shared.users++;
