@@ -1,48 +1,23 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/dynamodb-local';
 import { bundledScript } from '../helpers/bundled-script';
-import { killChildren, ROOT, runBundle, runTs, waitFor } from '../helpers/child-process';
+import { killChildren, runBundle } from '../helpers/child-process';
 
 afterEach(killChildren);
 
-const start = (args: string[], env: NodeJS.ProcessEnv = {}) => runTs('local/start.ts', args, env);
 /**
  * The refusals end before DynamoDB Local starts: most of their CPU would be tsx loading the relay (about
- * 3 s), so they run a bundle of the same entry point (test/helpers/bundled-script.ts); the first test runs
- * package.json's own command.
+ * 3 s), so they run a bundle of the same entry point (test/helpers/bundled-script.ts). npm start as
+ * package.json runs it, started and stopped, is tested where it does more: stopped by SIGTERM in
+ * relay-simulator-npm-start.test.ts (with the simulator), by SIGINT twice in npm-start-stop.test.ts.
  */
 const bundledStart = async (args: string[], env: NodeJS.ProcessEnv = {}) =>
   runBundle((await bundledScript('start')).file, args, env);
 
 describe('npm start', () => {
-  it('starts DynamoDB Local and the relay, answers /health, and stops both on SIGTERM', async () => {
-    const port = await freePort();
-    const eventsFile = join(mkdtempSync(join(tmpdir(), 'relay-start-')), 'events.ndjson');
-    const config = join(mkdtempSync(join(tmpdir(), 'relay-cfg-')), 'relay.json');
-    const demo = JSON.parse(readFileSync(join(ROOT, 'local/demo-config.json'), 'utf8'));
-    writeFileSync(config, JSON.stringify({ ...demo, local: { ...demo.local, eventsFile } }));
-    const relay = start(['--port', String(port), '--config', config]);
-    await waitFor(() => relay.output().includes('listening on'), 45_000, relay.output);
-    const text = relay.output();
-    expect(text).toContain(`http://localhost:${port}`);
-    expect(text).toContain('momo/demo');
-    expect(text).toContain(eventsFile);
-    const dynamo = /DynamoDB Local (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
-    expect(dynamo).toBeDefined();
-
-    const health = await fetch(`http://localhost:${port}/health`);
-    expect(health.status).toBe(200);
-
-    relay.child.kill('SIGTERM');
-    expect(await relay.exited).toBe(0);
-    // DynamoDB Local went down with it.
-    await expect(fetch(dynamo!, { signal: AbortSignal.timeout(1000) })).rejects.toThrow();
-  }, 60_000);
-
   it('refuses a bad config and names the key', async () => {
     const config = join(mkdtempSync(join(tmpdir(), 'relay-bad-')), 'bad.json');
     writeFileSync(

@@ -59,6 +59,8 @@ describe('npm start -- --simulator', () => {
 
     // Assess
     const banner = relay.output();
+    expect(banner).toContain('momo/demo');
+    expect(banner).toContain(eventsFile);
     expect(banner).toContain(`simulator:   ${simUrl}`);
     expect(banner).toContain(`Airtel   app sim-airtel-client-id → ${relayUrl}/v1/airtel/demo/callback`);
     expect(banner).toContain(`C2B short code 600638 → daraja/demo`);
@@ -86,6 +88,7 @@ describe('npm start -- --simulator', () => {
     // Act: SIGTERM stops the simulator, the relay and DynamoDB Local.
     const dynamo = /DynamoDB Local (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
     expect(dynamo).toBeDefined();
+    expect((await fetch(`${relayUrl}/health`)).status).toBe(200);
     relay.child.kill('SIGTERM');
     expect(await relay.exited).toBe(0);
     expect(await refused(`${simUrl}/_sim/health`)).toBe(true);
