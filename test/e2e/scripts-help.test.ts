@@ -30,7 +30,7 @@ const NOT_OURS: Record<string, string> = {
   cdk: 'cdk',
 };
 
-/** The repository file a script runs, if it runs one (`tsx scripts/cost.ts`, `node --import tsx local/start.ts`). */
+/** The repository file a script runs, if it runs one (`node --import tsx local/start.ts`, or `tsx scripts/x.ts`). */
 const fileOf = (command: string) =>
   command.split(/\s+/).find((word) => /\.(ts|mjs)$/.test(word) && existsSync(join(ROOT, word)));
 
@@ -44,8 +44,7 @@ const OURS = Object.keys(SCRIPTS).filter((name) => fileOf(SCRIPTS[name]!));
  * until it is listed.
  */
 const AS_PACKAGE_JSON_SAYS: Record<string, string> = {
-  sim: 'the one run of a `node --import tsx` script here through package.json',
-  cost: 'the one run of a `tsx` script here through package.json (also its unknown option, below)',
+  sim: 'the one run of a `node --import tsx` script here through package.json (also its unknown option, below)',
   bench: 'it loads aws-cdk-lib: bundling it costs more CPU than tsx loading it',
   prepack: 'pack.ts with an argument',
   postpack: 'pack.ts with an argument',
