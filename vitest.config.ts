@@ -70,11 +70,11 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 180_000,
     // Two cores: two forks (each test file may also start a relay, a simulator or child processes). A third
-    // was measured three times. Twice it shared a DynamoDB Local with another worker, whose file-end table
-    // drops then removed its tables (test/helpers/global-setup.ts now starts one instance per worker): its
-    // failures were that, not load. With its own instance (dynamodb lane alone, 2 idle cores, 2026-12-02):
-    // 325.7 s and 581 s of CPU against 309.4 s and 497 s with two. The lane is CPU-bound: a third worker
-    // fills the moments both files wait on clocks, but burns more than it fills (a third JVM, contention).
+    // was measured three times: on a shared machine, no faster, and the dynamodb lane's waits failed more
+    // often; on 2 idle cores with a third DynamoDB Local (fresh clone, 2026-11-30), 475 s against 429-480 s;
+    // on the dynamodb lane alone (2026-12-02), 325.7 s and 581 s of CPU against 309.4 s and 497 s. The lane
+    // is CPU-bound: a third worker fills the moments both files wait on clocks, but burns more than it fills.
+    // Each worker needs its own DynamoDB Local (test/helpers/global-setup.ts starts one per worker).
     maxWorkers: 2,
     pool: 'forks',
     projects: [
