@@ -20,6 +20,9 @@ interface Shared {
   users: number;
 }
 
+const KEY = Symbol.for('mobile-money-relay.test.dynamodb-local');
+const registry = globalThis as { [KEY]?: Shared };
+
 /**
  * One instance per test worker (vitest.config.ts maxWorkers: two). DynamoDB Local runs every request to its
  * database on one SQLite thread: with one instance for the lane, that thread was the queue every test file
@@ -29,13 +32,9 @@ interface Shared {
  * shared instance are another worker's too (with three workers on two instances, relay-simulator lost its
  * tables mid-run: 24 tests failed on "Cannot do operations on a non-existent table").
  */
-const instancesFor = (project: TestProject) => project.config.maxWorkers;
-const KEY = Symbol.for('mobile-money-relay.test.dynamodb-local');
-const registry = globalThis as { [KEY]?: Shared };
-
 export async function setup(project: TestProject): Promise<void> {
   const shared = (registry[KEY] ??= {
-    started: Promise.all(Array.from({ length: instancesFor(project) }, () => startDynamoDbLocal())),
+    started: Promise.all(Array.from({ length: project.config.maxWorkers }, () => startDynamoDbLocal())),
     users: 0,
   });
   shared.users++;
