@@ -80,17 +80,23 @@ export interface SourceIpOptions {
  * proxy or tunnel in front of the local server appended (the address it saw). The entries before it are
  * whatever the client wrote: `x-forwarded-for: 196.201.214.200` sent through a tunnel arrives as
  * `196.201.214.200, <caller>`, and the first entry would pass Safaricom's allow-list. A last entry that
- * is not an IP address is ignored: the socket's address is the source IP then. The tests and the
- * simulator, with no proxy, send one entry. In AWS, API Gateway's sourceIp is used and this header never is.
+ * is not an IP address is ignored: the socket's address is the source IP then. Only a loopback peer (the
+ * proxy or tunnel beside `npm start`, or a test) is believed: from any other address the header is the
+ * caller's own. The tests and the simulator, with no proxy, send one entry. In AWS, API Gateway's sourceIp
+ * is used and this header never is.
  */
 export function sourceIpOf(request: IncomingMessage, options: SourceIpOptions): string {
+  const peer = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  // Only a proxy or tunnel on this machine appends the entry: a caller reaching the server over the
+  // network (HOST=0.0.0.0) wrote the whole header itself, so its own address is the source IP.
+  if (!options.trustForwardedFor || !isLoopback(peer)) return peer;
   const forwarded = request.headers['x-forwarded-for'];
   const entries = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',');
   // Only an address counts: `=1+1` or a script is no source IP, and would be echoed in a 403 and stored.
-  const last = normalizeIp(entries?.at(-1) ?? '');
-  if (options.trustForwardedFor && last) return last;
-  return (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return normalizeIp(entries?.at(-1) ?? '') || peer;
 }
+
+const isLoopback = (ip: string): boolean => ip === '::1' || /^127\./.test(ip);
 
 /** Node HTTP request + body → the API Gateway HTTP API (payload v2.0) event Lambda would get. */
 export function toApiGatewayEvent(

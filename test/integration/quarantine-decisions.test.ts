@@ -28,6 +28,8 @@ const config = parseConfig({
       { name: 'ana', role: 'operator', token: 'ana-operator-token-0123' },
       { name: 'vic', role: 'viewer', token: 'vic-viewer-token-012345' },
     ],
+    // An operator settles up to 500 KES alone (docs/roles-and-audit.md#four-eyes).
+    resolveLimits: { 'daraja/ke': '500' },
   },
   accounts: {
     daraja: { ke: { pathSecret: SECRET, shortCode: '600638', sourceIp: { allow: [`${SAFARICOM_IP}/32`] } } },
@@ -70,16 +72,16 @@ type Answer = any;
 const forged = readFileSync(new URL('../fixtures/daraja/stk-success.json', import.meta.url), 'utf8');
 
 /** A forged success refused for its source address; answers its quarantine entry. */
-async function refuseForgedSuccess(reference: string, at: string) {
+async function refuseForgedSuccess(reference: string, at: string, amount = '1') {
   await table.store.createTransaction(
     registered({
       key: { ...KEY, reference },
       kind: 'stk',
-      amount: { value: '1', currency: 'KES' },
+      amount: { value: amount, currency: 'KES' },
       createdAt: '2026-11-21T09:59:00.000Z',
     }),
   );
-  const body = forged.replace(REFERENCE, reference);
+  const body = forged.replace(REFERENCE, reference).replace('"Value":1.00', `"Value":${amount}`);
   const answer = await receiveCallback(
     services,
     request('POST', `/v1/daraja/ke/${SECRET}/stk`, body, { receivedAt: new Date(at) }),
@@ -160,6 +162,25 @@ describe('quarantine decisions on DynamoDB', () => {
     ))!;
     expect(tx.status).toBe('PENDING');
     expect(tx.transitions).toHaveLength(0);
+  });
+
+  it("refuses one operator's acceptance above the account's four-eyes limit: nothing settles, the entry stays open", async () => {
+    // Prepare: a forged success for the whole registered 1,000 KES, over the 500 an operator settles alone.
+    const refused = await refuseForgedSuccess('ws_CO_LIMIT_1', '2026-11-21T10:00:04.000Z', '1000');
+    const body = { receivedAt: refused.receivedAt, note: 'Safaricom confirmed by phone, ticket 91' };
+    // Act
+    const answer = await decide('ana-operator-token-0123', refused.quarantineId, 'accept', body);
+    // Assess
+    expect(answer.statusCode).toBe(409);
+    expect((answer.body as Answer).error).toMatchObject({ code: 'QUARANTINE_NOT_ACCEPTABLE' });
+    expect((answer.body as Answer).error.message).toMatch(/settles 1000, above this account's limit 500/);
+    const tx = (await table.store.getTransaction(
+      { ...KEY, reference: 'ws_CO_LIMIT_1' },
+      { consistent: true },
+    ))!;
+    expect(tx.status).toBe('PENDING');
+    const entry = await table.store.getQuarantineEntry(refused.receivedAt, refused.quarantineId);
+    expect(entry?.decision).toBeUndefined();
   });
 
   it('refuses a viewer (403) and an unknown entry (404)', async () => {

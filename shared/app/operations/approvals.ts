@@ -30,6 +30,33 @@ function resolveLimitFor(
   return limits[`${key.provider}/${key.account}`] ?? limits['*'];
 }
 
+/**
+ * What one person's word puts at stake: the larger of the amount they state and the amount the relay
+ * holds. Their own figure alone would let them name "1" to settle a registered 100,000 alone (a FAILED
+ * resolution, or an accepted callback, carries no amount check of its own); unknown when neither is known.
+ */
+export function amountAtStake(
+  stated: string | undefined | null,
+  held: string | undefined | null,
+): string | null {
+  if (stated && held) return compareAmounts(stated, held) >= 0 ? stated : held;
+  return stated || held || null;
+}
+
+/**
+ * The account's four-eyes limit when `amount` is above it (an unknown amount counts as above), else
+ * undefined: one person may act alone (docs/roles-and-audit.md#four-eyes).
+ */
+export function limitExceeded(
+  services: Pick<ReconcileServices, 'config'>,
+  key: Pick<TransactionKey, 'provider' | 'account'>,
+  amount: string | null,
+): string | undefined {
+  const limit = resolveLimitFor(services.config.management.resolveLimits ?? {}, key);
+  if (limit === undefined || (amount !== null && compareAmounts(amount, limit) <= 0)) return undefined;
+  return limit;
+}
+
 export type ResolveOutcome =
   | { resolved: true; events: string[]; transaction: TransactionView }
   | { resolved: false; approval: ApprovalView };
@@ -49,9 +76,9 @@ export async function resolveOrRequest(
   const resolution = parseResolution(input);
   const txKey = storedKey(key);
   const current = checkResolvable(await services.store.getTransaction(txKey, { consistent: true }), key);
-  const limit = resolveLimitFor(services.config.management.resolveLimits ?? {}, txKey);
-  const amount = resolution.amount ?? current.amount?.value ?? null;
-  if (limit === undefined || (amount !== null && compareAmounts(amount, limit) <= 0))
+  const amount = amountAtStake(resolution.amount, current.amount?.value);
+  const limit = limitExceeded(services, txKey, amount);
+  if (limit === undefined)
     return { resolved: true, ...(await resolveByHand(services, key, resolution, { actor })) };
   if (!vouchedFor(actor))
     throw new NamedSignInRequiredError(

@@ -18,6 +18,7 @@ import type { ReconcileServices } from '../reconciliation/reconcile';
 import { resolveCorrelation } from '../transactions/ingest-report';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { writeWithRetry } from '../transactions/write-with-retry';
+import { amountAtStake, limitExceeded } from './approvals';
 
 /** The route name refused management calls were quarantined under before the audit log took them. */
 export const MANAGEMENT_ROUTE_NAME = 'management';
@@ -189,6 +190,22 @@ function cleanNote(services: ReconcileServices, note: string): string {
 }
 
 /**
+ * Accepting is one person's word settling a transaction, as a resolution is: above the account's four-eyes
+ * limit (the larger of the callback's amount and the held one; unknown counts as above) it is refused, and
+ * the way on is a resolution, which waits for a second person's approval. Checked before the decision is
+ * claimed; the write's own read decides the rest (a transaction settled meanwhile changes nothing).
+ */
+async function refuseAboveLimit(services: ReconcileServices, report: NormalizedReport): Promise<void> {
+  const current = await services.store.getTransaction(report.key, { consistent: true });
+  const amount = amountAtStake(report.amount?.value, current?.amount?.value);
+  const limit = limitExceeded(services, report.key, amount);
+  if (limit === undefined) return;
+  throw new QuarantineNotAcceptableError(
+    `This entry cannot be accepted by one person: ${amount === null ? 'its amount is unknown' : `it settles ${amount}`}, above this account's limit ${limit}. Resolve ${report.key.reference} instead (POST /v1/transactions/${report.key.provider}/${report.key.account}/{reference}/resolve, once it is AMBIGUOUS or EXPIRED): above the limit a second person approves (docs/roles-and-audit.md#four-eyes)`,
+  );
+}
+
+/**
  * POST /v1/quarantine/{id}/accept: after review, a person vouches for a refused provider callback. Its
  * report is applied through the one decision as an operator's word (evidence source `operator` naming
  * them; the event's `acceptedFromQuarantine`), once: the decision is claimed on the entry first
@@ -208,6 +225,7 @@ export async function acceptQuarantined(
   const now = services.clock.now().toISOString();
   const note = cleanNote(services, input.note);
   const report = await reportOf(services, entry, by, note, now);
+  await refuseAboveLimit(services, report);
   const decision: QuarantineDecision = {
     kind: 'accepted',
     at: now,

@@ -81,14 +81,19 @@ function transitioned(
 ): TransactionRecord {
   const evidence =
     report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
+  // What a report may not settle it may not name either: an unconfirmed success's transaction id and payer
+  // are its claim (kept in its evidence), so a verdict that refutes it does not carry them on. Its payer
+  // fills a gap only.
   const adoptAmount = incoming.conclusive ? report.amount : undefined;
   const next: TransactionRecord = {
     ...base,
     status: transition.to,
-    providerTransactionId: report.providerTransactionId ?? base.providerTransactionId,
+    providerTransactionId: incoming.conclusive
+      ? (report.providerTransactionId ?? base.providerTransactionId)
+      : base.providerTransactionId,
     externalId: base.externalId ?? report.externalId,
     amount: base.amount ?? adoptAmount,
-    party: report.party ?? base.party,
+    party: incoming.conclusive ? (report.party ?? base.party) : (base.party ?? report.party),
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
     attributes: { ...base.attributes, ...report.attributes },
     updatedAt: ctx.now,

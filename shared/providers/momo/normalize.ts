@@ -9,7 +9,8 @@ function reasonOf(body: MomoCallback, kind: string): Reason | undefined {
   // Only a failure has a failure reason: not a PENDING report (PAYER_DELAYED, ONGOING…), not a success.
   const mapped = mapMomoStatus(body.status);
   if (mapped === 'PENDING' || mapped === 'SUCCEEDED') return undefined;
-  const raw = body.reason ?? body.errorReason;
+  // A cash transfer or remittance may send `reason: ""` beside the `errorReason` that says why.
+  const raw = body.reason || body.errorReason;
   const status = canonicalMomoCode(body.status);
   if (raw === undefined || raw === null) {
     const implied = MOMO_STATUS_IMPLIED_REASON[status];

@@ -318,6 +318,40 @@ describe('applyReport: contradicting claims and floods of them (issue 27)', () =
     expect(failed.next.reconcile?.dueAt).toBe(ctx.now);
   });
 
+  it("keeps an unconfirmed success's transaction id and payer off the verdict that refutes it", () => {
+    // Prepare: an unsigned success naming its own id and payer, held AMBIGUOUS for the status API.
+    const unconfirmed = write(
+      applyReport(
+        registered(),
+        report({
+          needsConfirmation: true,
+          receiptId: 's1',
+          providerTransactionId: '999',
+          party: { idType: 'MSISDN', id: '46733123451' },
+        }),
+        ctx,
+      ),
+    );
+
+    // Act: the provider's own answer, FAILED, with no id of its own.
+    const failed = write(
+      applyReport(
+        unconfirmed.next,
+        report({ status: 'FAILED', origin: 'poll', receiptId: undefined, providerTransactionId: undefined }),
+        ctx,
+      ),
+    );
+
+    // Assess: the claim stays in its evidence, not on the transaction or its final event.
+    expect(unconfirmed.next.status).toBe('AMBIGUOUS');
+    expect(unconfirmed.next.providerTransactionId).toBeUndefined();
+    expect(unconfirmed.next.transitions.at(-1)!.evidence).toMatchObject({ claim: 'SUCCEEDED' });
+    expect(failed.next.status).toBe('FAILED');
+    expect(failed.next.providerTransactionId).toBeUndefined();
+    const final = failed.events.find((e) => e.metadata.type === 'TransactionFailed')!;
+    expect(final.data.providerTransactionId ?? null).toBeNull();
+  });
+
   it('publishes one conflict for 25 forged FAILED claims on a SUCCEEDED transaction and counts the repeats', () => {
     // Prepare: a genuine conflict recorded first (another amount claimed), then the payment succeeded.
     const mismatch = write(

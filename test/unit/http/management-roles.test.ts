@@ -170,6 +170,23 @@ describe('four eyes above the account limit', () => {
     });
   });
 
+  it('weighs the amount the relay holds, not a smaller one the operator states: a FAILED of 1 on 1000 waits too', async () => {
+    // Prepare
+    const w = world();
+    await w.expired(REF_LARGE, '1000');
+    // Act
+    const asked = await w.call('ana', 'POST', resolvePath(REF_LARGE), {
+      status: 'FAILED',
+      note: 'customer says no',
+      amount: '1',
+    });
+    // Assess
+    expect(asked.status).toBe(202);
+    expect(asked.body.approval).toMatchObject({ state: 'pending', amount: '1000', limit: '500' });
+    const tx = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_LARGE });
+    expect(tx!.status).toBe('EXPIRED');
+  });
+
   it('refuses the requester’s own approval, even as an admin', async () => {
     // Prepare
     const w = world();

@@ -57,9 +57,10 @@ describe('Node HTTP → API Gateway v2 event', () => {
   });
 
   it('takes the last X-Forwarded-For entry (the local proxy’s) as source IP when trusted, the socket address otherwise', () => {
-    // Prepare: a caller at 10.0.0.1 that wrote Safaricom's address itself, through a proxy that appended its own.
-    const forged = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, 10.0.0.1' });
-    const direct = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200' });
+    // Prepare: a caller at 10.0.0.1 that wrote Safaricom's address itself, through a proxy on this machine
+    // that appended its own; a test's single entry, from this machine too.
+    const forged = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, 10.0.0.1' }, '127.0.0.1');
+    const direct = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200' }, '::1');
 
     // Act
     const trusted = sourceIpOf(forged, { trustForwardedFor: true });
@@ -68,8 +69,19 @@ describe('Node HTTP → API Gateway v2 event', () => {
 
     // Assess
     expect(trusted).toBe('10.0.0.1');
-    expect(untrusted).toBe('10.1.2.3');
+    expect(untrusted).toBe('127.0.0.1');
     expect(single).toBe('196.201.214.200');
+  });
+
+  it('believes no X-Forwarded-For from a caller that reached the server over the network (HOST=0.0.0.0)', () => {
+    // Prepare: a remote caller at 10.1.2.3 naming Safaricom's address as the last entry itself.
+    const remote = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200' }, '::ffff:10.1.2.3');
+
+    // Act
+    const ip = sourceIpOf(remote, { trustForwardedFor: true });
+
+    // Assess: its own address, which no allow-list admits.
+    expect(ip).toBe('10.1.2.3');
   });
 });
 
@@ -106,9 +118,9 @@ describe('the local server routes the request target as API Gateway passes it', 
 describe('X-Forwarded-For under the local server', () => {
   it('does not take a value that is not an IP address as the source IP', () => {
     // Prepare: attacker text where the proxy's address would be.
-    const formula = incoming('POST', '/x', { 'x-forwarded-for': '=1+1' });
-    const script = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, <script>' });
-    const bracketed = incoming('POST', '/x', { 'x-forwarded-for': '[2001:db8::7]' });
+    const formula = incoming('POST', '/x', { 'x-forwarded-for': '=1+1' }, '127.0.0.1');
+    const script = incoming('POST', '/x', { 'x-forwarded-for': '196.201.214.200, <script>' }, '127.0.0.1');
+    const bracketed = incoming('POST', '/x', { 'x-forwarded-for': '[2001:db8::7]' }, '127.0.0.1');
 
     // Act
     const formulaIp = sourceIpOf(formula, { trustForwardedFor: true });
@@ -116,8 +128,8 @@ describe('X-Forwarded-For under the local server', () => {
     const bracketedIp = sourceIpOf(bracketed, { trustForwardedFor: true });
 
     // Assess: the socket's address, never the text sent.
-    expect(formulaIp).toBe('10.1.2.3');
-    expect(scriptIp).toBe('10.1.2.3');
+    expect(formulaIp).toBe('127.0.0.1');
+    expect(scriptIp).toBe('127.0.0.1');
     expect(bracketedIp).toBe('2001:db8::7');
   });
 });

@@ -71,6 +71,24 @@ describe('MoMo normalization: a bare NOT_FOUND names the side the kind looks up'
   });
 });
 
+describe('MoMo normalization: an empty reason beside errorReason (cash transfers, remittances)', () => {
+  it('reads the failure from errorReason when reason is the empty string', () => {
+    // Act: the shape momo.rs models for a cash transfer's callback.
+    const draft = normalize('cashtransfer', {
+      status: 'FAILED',
+      reason: '',
+      errorReason: { code: 'PAYEE_NOT_FOUND', message: 'Payee does not exist' },
+    });
+    // Assess
+    expect(draft.status).toBe('FAILED');
+    expect(draft.reason).toEqual({
+      code: 'PAYEE_NOT_FOUND',
+      message: 'Payee does not exist',
+      providerCode: 'PAYEE_NOT_FOUND',
+    });
+  });
+});
+
 describe('MoMo normalization: a cancellation is the payee cancelling, not the customer rejecting', () => {
   it.each([
     [
