@@ -111,7 +111,8 @@ export async function ingestReport(
       const next = outcome.kind === 'write' ? outcome.next : undefined;
       if (!newReceipt) return { next, result: { outcome, keep: true } };
       // Counted in the write the report makes anyway; a report that changes nothing writes the count alone.
-      const tallied = tallyReceipt(current?.receipts, newReceipt.bytes);
+      const decisive = next !== undefined && next.status !== current?.status;
+      const tallied = tallyReceipt(current?.receipts, newReceipt.bytes, RECEIPT_BUDGET, decisive);
       const counted = next ?? (current ? { ...current, outbox: [] } : undefined);
       return {
         next: counted && { ...counted, receipts: tallied.tally },

@@ -8,13 +8,20 @@ import type { ReceiptTally } from '../../domain/transaction';
  */
 export const RECEIPT_BUDGET = { receipts: 64, bytes: 2 * 1024 * 1024 } as const;
 
+/**
+ * Counts one receipt against its transaction's budget. A receipt whose report moved the transaction's
+ * status (`decisive`) is kept past the budget: it is the evidence of the verdict, and anyone who knows a
+ * reference can spend the budget with bodies that change nothing. Such receipts stay few: a status only
+ * moves forward.
+ */
 export function tallyReceipt(
   tally: ReceiptTally | undefined,
   bytes: number,
   budget: { receipts: number; bytes: number } = RECEIPT_BUDGET,
+  decisive = false,
 ): { tally: ReceiptTally; keep: boolean } {
   const now = tally ?? { kept: 0, bytes: 0, dropped: 0, droppedBytes: 0 };
-  const keep = now.kept + 1 <= budget.receipts && now.bytes + bytes <= budget.bytes;
+  const keep = decisive || (now.kept + 1 <= budget.receipts && now.bytes + bytes <= budget.bytes);
   return keep
     ? { keep, tally: { ...now, kept: now.kept + 1, bytes: now.bytes + bytes } }
     : { keep, tally: { ...now, dropped: now.dropped + 1, droppedBytes: now.droppedBytes + bytes } };

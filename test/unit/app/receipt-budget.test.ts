@@ -122,6 +122,33 @@ describe('receipt budget per transaction', () => {
     expect(tx?.status).toBe('PENDING');
   });
 
+  it("keeps the body of the callback that settles the transaction after a flood spent the budget", async () => {
+    // Prepare: the budget spent by distinct PENDING bodies from anyone who knows the reference.
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF,
+      amount: '100',
+      currency: 'EUR',
+    });
+    for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
+      await ingestIntents(ingest, delivery(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+    // Act: MTN's genuine FAILED.
+    const genuine = JSON.stringify({ status: 'FAILED', reason: 'PAYER_NOT_FOUND' });
+    await ingestIntents(ingest, delivery(report('FAILED'), genuine));
+    // Assess: it settled, and its bytes are stored, counted as kept past the budget.
+    const tx = await store.getTransaction(KEY);
+    expect(tx?.status).toBe('FAILED');
+    expect(tx?.receipts).toMatchObject({ kept: RECEIPT_BUDGET.receipts + 1, dropped: 6 });
+    const receipts = await allReceipts(store, KEY);
+    // Receipts list by id, not by time: the genuine one is the one of its size.
+    const settling = receipts.filter((r) => r.bodyBytes === Buffer.byteLength(genuine));
+    expect(settling).toHaveLength(1);
+    expect(settling[0]!.bodyDropped).toBeFalsy();
+  });
+
   it('does not count a repeated delivery of the same bytes', async () => {
     // Prepare
     const { store, ingest } = setup();
