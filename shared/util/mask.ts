@@ -106,6 +106,22 @@ export function maskPhoneFields(value: unknown, fields: ReadonlySet<string>): un
 }
 
 /**
+ * A partner's own JSON (a registration's metadata) as answers show it: members named as a provider names a
+ * phone number masked whole (maskPhoneFields), and every other string as free text (maskMsisdnsIn), since
+ * a partner may write a number anywhere ("note": "call +254 708 374 149").
+ */
+export function maskPartnerJson(value: unknown, fields: ReadonlySet<string>): unknown {
+  const masked = maskPhoneFields(value, fields);
+  const text = (member: unknown): unknown => {
+    if (typeof member === 'string') return maskMsisdnsIn(member);
+    if (Array.isArray(member)) return member.map(text);
+    if (!member || typeof member !== 'object') return member;
+    return Object.fromEntries(Object.entries(member).map(([key, inner]) => [key, text(inner)]));
+  };
+  return text(masked);
+}
+
+/**
  * A stored body (as text) with its phone numbers masked: a JSON body through `maskPhoneFields` (written
  * again only when a number was masked, so an untouched body is shown byte for byte), any other text
  * (form encoding, XML, a body that is not valid JSON) through `maskMsisdnsIn`.

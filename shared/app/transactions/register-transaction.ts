@@ -21,7 +21,7 @@ import {
   maskMsisdn,
   maskMsisdnsIn,
   maskPhoneAttributes,
-  maskPhoneFields,
+  maskPartnerJson,
 } from '../../util/mask';
 import { jsonLimitProblem } from '../../util/json-limits';
 import { toDecimalString } from '../../util/money';
@@ -156,7 +156,8 @@ export function toView(tx: TransactionRecord): TransactionView {
     registered: tx.registered,
     amount: tx.amount ?? null,
     msisdn: tx.msisdn ? maskMsisdn(tx.msisdn)! : null,
-    externalId: tx.externalId ?? null,
+    // The partner's free text: a number in it is masked like any (docs/management-api.md#phone-numbers).
+    externalId: tx.externalId ? maskMsisdnsIn(tx.externalId) : null,
     providerTransactionId: tx.providerTransactionId ?? null,
     reason: tx.reason
       ? {
@@ -166,9 +167,10 @@ export function toView(tx: TransactionRecord): TransactionView {
         }
       : null,
     party: maskedParty(tx.party),
-    // The partner's own JSON: a member named as any provider names a phone number is masked too.
+    // The partner's own JSON: a member named as any provider names a phone number is masked whole, a
+    // number anywhere else in its text too.
     metadata: tx.metadata
-      ? (maskPhoneFields(tx.metadata, phoneFieldsOf(null)) as Record<string, unknown>)
+      ? (maskPartnerJson(tx.metadata, phoneFieldsOf(null)) as Record<string, unknown>)
       : null,
     attributes: maskPhoneAttributes(tx.attributes ?? {}, phoneFieldsOf(tx.key.provider)),
     createdAt: tx.createdAt,

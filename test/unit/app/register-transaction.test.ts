@@ -7,6 +7,7 @@ import {
   registerTransaction,
 } from '../../../shared/app/transactions/register-transaction';
 import { parseConfig } from '../../../shared/config/load';
+import { toSummary } from '../../../shared/app/console/console-query';
 import {
   InvalidCallbackUrlError,
   InvalidReferenceError,
@@ -91,6 +92,30 @@ describe('registerTransaction', () => {
     expect(result.transaction.amount).toEqual({ value: '1000', currency: 'KES' });
     const succeeded = store.published.find((e) => e.metadata.type === 'TransactionSucceeded');
     expect(succeeded?.data.amount).toEqual({ value: '1000', currency: 'KES' });
+  });
+
+  it('masks a phone number the partner wrote in its externalId or anywhere in its metadata, in the read and the list row', async () => {
+    // Prepare
+    const { store, deps } = setup();
+    const input = registration({
+      externalId: 'customer 254708374149',
+      metadata: { phone: '254708374149', note: 'call +254 708 374 149', order: 'A-1', lines: ['0708374149'] },
+    });
+
+    // Act
+    const result = await registerTransaction(deps, input);
+    const row = toSummary((await store.getTransaction(KEY))!);
+
+    // Assess: no whole number anywhere; what is no number stays as written.
+    expect(result.transaction.externalId).toBe('customer 2547*****149');
+    expect(result.transaction.metadata).toEqual({
+      phone: '2547*****149',
+      note: 'call 2547*****149',
+      order: 'A-1',
+      lines: ['070****149'],
+    });
+    expect(row.externalId).toBe('customer 2547*****149');
+    expect(JSON.stringify([result.transaction, row])).not.toMatch(/708374149|708 374 149/);
   });
 
   it('creates a PENDING registered transaction and hands out its callback URL', async () => {
