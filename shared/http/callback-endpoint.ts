@@ -128,6 +128,7 @@ async function refused(
     account: known.account?.id,
     routeName: known.routeName,
     storedPath: known.storedPath,
+    refusedPath: known.refusedPath,
     ...(aimedAt.reference ? { reference: aimedAt.reference } : {}),
     // Unknown providers/accounts are mostly scanners: recorded, but not raised as a security signal.
     emitEvent: Boolean(known.provider && known.account),

@@ -27,6 +27,12 @@ export interface RouteKnowledge {
   routeName?: string;
   storedPath?: string;
   /**
+   * A refused request's path with the segment where the account's path secret goes hidden, when that
+   * segment was wrong: a near miss (one character short, another case) kept as sent would leave anyone who
+   * reads the quarantine, the log or the CallbackRejected event one character to guess.
+   */
+  refusedPath?: string;
+  /**
    * The request carried the account's previous path secret (`previousPathSecret`, accepted while a
    * rotation overlaps): the caller logs and counts it, so the operator knows when the old URL is unused.
    */
@@ -99,7 +105,12 @@ export function resolveRoute(
     const current = secretMatches(account.pathSecret, rest[0]);
     const previous =
       account.previousPathSecret !== undefined && secretMatches(account.previousPathSecret, rest[0]);
-    if (!current && !previous) throw new UnauthorizedError('Path secret missing or wrong for this account');
+    if (!current && !previous) {
+      // Hidden even when the secret was left out (the segment is then a route's): a MoMo route, {kind},
+      // matches any segment, so a missing secret cannot be told from a wrong one.
+      known.refusedPath = `/${encoded(segments.slice(0, 3))}/{wrong-secret}${rest.length > 1 ? `/${encoded(rest.slice(1))}` : ''}`;
+      throw new UnauthorizedError('Path secret missing or wrong for this account');
+    }
     if (!current) known.previousPathSecret = true;
     rest = rest.slice(1);
     storedPath = `/${encoded(segments.slice(0, 3))}/{secret}${rest.length ? `/${encoded(rest)}` : ''}`;

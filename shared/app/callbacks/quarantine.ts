@@ -46,6 +46,8 @@ export interface RejectionContext {
   routeName?: string;
   /** Path with any path secret replaced, when the secret was already verified. */
   storedPath?: string;
+  /** Path kept when the path secret was wrong: its segment hidden (RouteKnowledge.refusedPath). */
+  refusedPath?: string;
   /** The reference the refused body named (receive-callback.ts aimedReference). */
   reference?: string;
   /** Raise CallbackRejected: only for requests aimed at a configured provider account. */
@@ -93,7 +95,7 @@ export async function recordRejection(
       sourceIp: request.sourceIp,
       knownAccount,
       errorCode: error.code,
-      path: scrub(context.storedPath ?? request.path),
+      path: scrub(context.storedPath ?? context.refusedPath ?? request.path),
     })
   ) {
     deps.metrics?.count(REFUSALS_NOT_STORED_METRIC, 1, { route: knownAccount ? 'account' : 'unknown' });
@@ -103,7 +105,7 @@ export async function recordRejection(
   const bodyLimit = sampler && !knownAccount ? sampler.limits.unknownRouteBodyBytes : QUARANTINE_BODY_LIMIT;
   const { body, isUtf8, path, message, headers, sourceIp } = scrubbedParts(scrub, request, error, {
     bodyLimit,
-    storedPath: context.storedPath,
+    storedPath: context.storedPath ?? context.refusedPath,
   });
   // The entry keeps the path as sent (accepting it later reads its parameters from it); its event and log
   // lines, like every answer, mask a phone number the sender put in it (an account, a kind) or the message.

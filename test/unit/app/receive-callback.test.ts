@@ -135,6 +135,31 @@ describe('receiveCallback', () => {
     expect(store.transactions.size).toBe(0);
   });
 
+  it('keeps no part of a near-miss path secret: the quarantine, its event and the log show {wrong-secret}', async () => {
+    // Prepare: the secret one character short, and in another case (a URL rewritten on the way).
+    const { store, lines, services } = setup();
+    const nearMisses = [MOMO_SECRET.slice(0, -1), MOMO_SECRET.toUpperCase()];
+
+    // Act
+    const answers = [];
+    for (const wrong of nearMisses)
+      answers.push(
+        await receiveCallback(
+          services,
+          request('PUT', `/v1/momo/demo/${wrong}/requesttopay/${REFERENCE}`, '{"status":"SUCCESSFUL"}'),
+        ),
+      );
+
+    // Assess
+    expect(answers.map((a) => a.statusCode)).toEqual([401, 401]);
+    expect(store.quarantined.map((q) => q.path)).toEqual([
+      `/v1/momo/demo/{wrong-secret}/requesttopay/${REFERENCE}`,
+      `/v1/momo/demo/{wrong-secret}/requesttopay/${REFERENCE}`,
+    ]);
+    const everything = JSON.stringify({ quarantined: store.quarantined, published: store.published, lines });
+    for (const wrong of nearMisses) expect(everything).not.toContain(wrong);
+  });
+
   it('answers 503 and acknowledges nothing when the store is down', async () => {
     // Prepare
     const { store, services } = setup();
