@@ -10,9 +10,12 @@
  * alternate in rounds so that drift (JIT warm-up, a growing database) does not favour either.
  */
 import { setBenchOptions } from './bench-options';
-import { parseCli } from './cli';
+import { parseCli, requireOneOf } from './cli';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** The sections `--only` names (scripts/bench-run.ts measureAll). */
+const SECTIONS = ['poller', 'callbacks', 'consoles', 'deliveries', 'statements', 'bundles'] as const;
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -24,7 +27,7 @@ Options:
   --concurrency <n>   callbacks in flight at once (default 16)
   --rounds <n>        rounds the relay and the raw DynamoDB calls alternate in (default 10)
   --publish-during    keep the local stream pump publishing during the rounds
-  --only <section>    poller | callbacks | consoles | deliveries | statements | bundles: only that section
+  --only <section>    ${SECTIONS.join(' | ')}: only that section
   --rows <n>          statements: rows of the large file (default 1000000; a 100,000-row file beside it)
   --no-results        print only: do not write the numbers into docs/results.md
   --help              this text`;
@@ -46,6 +49,8 @@ const { values } = parseCli(USAGE, {
     rows: { type: 'string', default: '1000000' },
   },
 });
+// A typo (`--only bundle`) would otherwise run every section, minutes long, and rewrite docs/results.md.
+requireOneOf(USAGE, 'only', values.only, SECTIONS);
 setBenchOptions(values);
 // Loaded once the options are known: `--help` and a mistyped option answer without loading the relay,
 // the AWS SDK and aws-cdk-lib (2.6 s of CPU under tsx before, about 0.8 s now).

@@ -93,6 +93,26 @@ export function cliErrorMessage(error: Error, options: readonly string[]): strin
   return `Unknown option '${unknown}'${meant ? `; did you mean --${meant}?` : ''}`;
 }
 
+/**
+ * An option whose value must be one of `allowed` (`npm run bench -- --only bundle`): anything else exits 2
+ * with the values, and the one meant when it is a typo, instead of running what the value would not
+ * have chosen.
+ */
+export function requireOneOf(
+  usage: string,
+  option: string,
+  value: string | undefined,
+  allowed: readonly string[],
+): void {
+  if (value === undefined || allowed.includes(value)) return;
+  const meant = closest(value, allowed);
+  print(
+    2,
+    `✖ --${option} ${value} is not one of ${allowed.join(', ')}${meant ? `; did you mean --${option} ${meant}?` : ''}\n\n${shortUsage(usage)}`,
+  );
+  process.exit(2);
+}
+
 /** The option at most two edits away (the nearest), if any. */
 function closest(word: string, options: readonly string[]): string | undefined {
   let best: { option: string; distance: number } | undefined;

@@ -166,6 +166,22 @@ describe('--help of the scripts in package.json', () => {
       RUN_TIMEOUT_MS,
     );
 
+  it(
+    'npm run bench -- --only bundle (a typo of a section) is refused naming the sections, before it measures anything',
+    async () => {
+      // Act
+      const { code, stdout, stderr } = await run(`${await commandOf('bench')} --only bundle --no-results`);
+      // Assess: exit 2 at once, not the whole bench (minutes) that an unknown section used to run.
+      expect(code, `${stdout}${stderr}`).toBe(2);
+      expect(stderr).toContain(
+        '✖ --only bundle is not one of poller, callbacks, consoles, deliveries, statements, bundles',
+      );
+      expect(stderr).toContain('did you mean --only bundles?');
+      expect(stdout).toBe('');
+    },
+    RUN_TIMEOUT_MS,
+  );
+
   it('names the option meant when an unknown one is a typo of it', () => {
     // Act
     const message = (unknown: string) =>
