@@ -127,6 +127,8 @@ export async function resolveByHand(
         key: txKey,
         kind: current.kind,
         status: r.status,
+        // A reason is a failure's (docs/events.md): a success resolved by hand says why in its evidence
+        // and its event's resolvedByHand, not as a reason UNKNOWN.
         reason:
           r.status === 'FAILED' || r.reasonCode
             ? {
@@ -134,7 +136,8 @@ export async function resolveByHand(
                 message: `resolved by hand: ${note}`,
                 providerCode: undefined,
               }
-            : { code: 'UNKNOWN', message: `resolved by hand: ${note}`, providerCode: undefined },
+            : undefined,
+        said: { providerCode: undefined, description: `resolved by hand: ${note}` },
         providerTransactionId: r.providerTransactionId,
         externalId: undefined,
         amount: r.amount ? { value: r.amount, currency: current.amount?.currency } : undefined,

@@ -104,11 +104,18 @@ describe('the management API names who acts and enforces roles', () => {
     const tx = await w.store.getTransaction({ provider: 'momo', account: 'demo', reference: REF_SMALL });
     const ana = { id: 'ana', name: 'ana', email: null, role: 'operator', via: 'token' };
     expect(tx!.status).toBe('SUCCEEDED');
-    expect(tx!.transitions.at(-1)!.evidence).toMatchObject({ source: 'operator', actor: ana });
+    expect(tx!.transitions.at(-1)!.evidence).toMatchObject({
+      source: 'operator',
+      actor: ana,
+      description: 'resolved by hand: MoMo statement line 17',
+    });
     expect(w.store.published.at(-1)!.data.resolvedByHand).toEqual({
       note: 'MoMo statement line 17',
       by: ana,
     });
+    // A success has no reason (docs/events.md): the note is its evidence's and resolvedByHand's.
+    expect(w.store.published.at(-1)!.data.reason).toBeNull();
+    expect(tx!.reason ?? null).toBeNull();
     expect(w.store.audit.at(-1)).toMatchObject({
       actor: ana,
       action: 'transaction.resolve',
