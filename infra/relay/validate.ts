@@ -46,8 +46,11 @@ function stringLeaves(value: unknown, key: string, into: Leaf[] = []): Leaf[] {
  * bearer token and the badge shops' credentials. They would be part of the deployment (the config layer,
  * and before it the template).
  */
-export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf & { instead: string }> {
-  const found: Array<Leaf & { instead: string }> = [];
+export function inlineSecrets(
+  input: unknown,
+  config: RelayConfig,
+): Array<Leaf & { instead: string; problem?: string }> {
+  const found: Array<Leaf & { instead: string; problem?: string }> = [];
   const raw = (input ?? {}) as {
     accounts?: Record<string, Record<string, unknown>>;
     edge?: unknown;
@@ -96,7 +99,10 @@ export function inlineSecrets(input: unknown, config: RelayConfig): Array<Leaf &
     found.push({
       key: 'management.bearerToken',
       value: raw.management.bearerToken,
-      instead: 'nothing: the cloud authorizes the management API with IAM (the token is for npm start)',
+      instead: 'nothing',
+      // Not a secret to move: one the cloud has no use for (the construct leaves it out of the config layer).
+      problem:
+        'management.bearerToken: the cloud authorizes the management API with IAM and never deploys this token (it is for npm start): remove it from the cloud config, where a secret in a file only ends up in its repository',
     });
   if (typeof raw.management?.searchKey === 'string')
     found.push({
@@ -153,10 +159,11 @@ export function validateForCloud(input: unknown, options: CloudValidationOptions
   } else if (flag !== ALLOW_INLINE_SECRETS) {
     const reported = new Set<string>();
     // Never the value in the message: the error lands in CI logs.
-    for (const { key, instead } of inlineSecrets(input, config)) {
+    for (const { key, instead, problem } of inlineSecrets(input, config)) {
       reported.add(key);
       problems.push(
-        `${key}: a secret written in the config would be deployed with it: put it in Secrets Manager and name it with ${instead} (docs/configuration.md#secrets); for a throwaway development stack only, RELAY_ALLOW_INLINE_SECRETS=development allows it`,
+        problem ??
+          `${key}: a secret written in the config would be deployed with it: put it in Secrets Manager and name it with ${instead} (docs/configuration.md#secrets); for a throwaway development stack only, RELAY_ALLOW_INLINE_SECRETS=development allows it`,
       );
     }
     for (const { key, value } of stringLeaves(input, '')) {

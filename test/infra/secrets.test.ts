@@ -352,6 +352,21 @@ describe('secrets never in the template: synth refuses them inline', () => {
     });
   }
 
+  it('fails on a management bearer token saying the cloud never uses it: remove it, not move it', () => {
+    // Prepare: a local config's token left in the cloud config.
+    const config = inline(
+      (c) => (c.management = { ...c.management, bearerToken: 'inline-token-0123456789' }),
+    );
+    // Act
+    const message = synthError(config);
+    // Assess
+    expect(message).toContain(
+      'management.bearerToken: the cloud authorizes the management API with IAM and never deploys this token (it is for npm start): remove it from the cloud config',
+    );
+    expect(message).not.toContain('name it with nothing');
+    expect(message).not.toContain('inline-token-0123456789');
+  });
+
   it.each([
     [
       'a badge shop',
