@@ -44,6 +44,12 @@ function sharedTokenActor(headers: Record<string, string>): Actor {
       `${ACTOR_HEADER} must be a person's name: 1 to 64 printable characters, a letter or digit among them`,
       { details: { header: ACTOR_HEADER } },
     );
+  // The token's own name names nobody (as a named token may not be called so).
+  if (given.toLowerCase() === SHARED_TOKEN_ID)
+    throw new ActorRequiredError(
+      `${ACTOR_HEADER} must name the person acting, not the shared token ("${SHARED_TOKEN_ID}")`,
+      { details: { header: ACTOR_HEADER } },
+    );
   // Free text the caller typed, shown to everyone (the audit log, approvals, a destination's pause): a
   // phone number in it is masked as in every answer.
   const name = maskMsisdnsIn(given);

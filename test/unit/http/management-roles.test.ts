@@ -322,6 +322,7 @@ describe('the shared bearer token names the person acting', () => {
       note: 'confirmed by phone',
     });
     const notAName = await w.callWith(shared('-- . --'), 'GET', '/v1/me');
+    const theToken = await w.callWith(shared('Bearer-Token'), 'GET', '/v1/me');
     // Assess
     expect(resolved.status).toBe(200);
     expect(w.store.audit.find((e) => e.action === 'transaction.resolve')).toMatchObject({
@@ -330,6 +331,10 @@ describe('the shared bearer token names the person acting', () => {
     });
     expect(notAName.status).toBe(400);
     expect(notAName.body.error.code).toBe('ACTOR_REQUIRED');
+    // The token's own name is nobody's.
+    expect(theToken.status).toBe(400);
+    expect(theToken.body.error).toMatchObject({ code: 'ACTOR_REQUIRED' });
+    expect(theToken.body.error.message).toContain('not the shared token');
   });
 
   it('refuses a name that would break or disguise an audit line (the one control-character rule, format characters)', async () => {
