@@ -30,7 +30,8 @@ export class FileEventSink implements EventSink {
         detail: event,
       }),
     );
-    await appendFile(this.path, `${lines.join('\n')}\n`, 'utf8');
+    // Readable by its owner only: an event carries the party's whole number (docs/events.md).
+    await appendFile(this.path, `${lines.join('\n')}\n`, { encoding: 'utf8', mode: 0o600 });
     for (const event of events) this.print(summarizeEvent(event));
   }
 }
