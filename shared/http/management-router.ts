@@ -96,6 +96,19 @@ function checkPathReference(params: Record<string, string>): void {
 /** The query parameters of the routes that take a fixed few (others read theirs themselves). */
 const QUERY_PARAMETERS: Partial<Record<ManagementUseCase, readonly string[]>> = {
   consoleReport: ['from', 'to', 'cursor', 'format'],
+  // A mistyped filter (`?stauts=FAILED`) would answer every transaction as if it were the filtered list.
+  listTransactions: [
+    'provider',
+    'account',
+    'kind',
+    'status',
+    'from',
+    'to',
+    'since',
+    'limit',
+    'cursor',
+    'format',
+  ],
   // Lists read whole (no pages): a `cursor` there would silently answer the first page again.
   searchTransactions: ['q', 'limit', 'from', 'to', 'format'],
   listApprovals: ['state', 'format'],

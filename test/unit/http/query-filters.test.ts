@@ -92,6 +92,23 @@ describe('a filter value that names nothing is a 400 naming the parameter and th
     expect(plain.status).toBe(200);
   });
 
+  it('refuses a mistyped filter on the transaction list instead of answering every transaction', async () => {
+    // Prepare
+    const w = world();
+
+    // Act
+    const typo = await w.call('vic', 'GET', '/v1/transactions?stauts=FAILED');
+    const filtered = await w.call('vic', 'GET', '/v1/transactions?status=FAILED&kind=requesttopay&limit=5');
+
+    // Assess
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatchObject({ parameter: 'stauts' });
+    expect(typo.body.error.message).toContain(
+      'provider, account, kind, status, from, to, since, limit, cursor, format',
+    );
+    expect(filtered.status).toBe(200);
+  });
+
   it.each([
     ['search', '/v1/transactions/search?q=order-1', 'q, limit, from, to, format'],
     ['approvals', '/v1/approvals?state=pending', 'state, format'],
