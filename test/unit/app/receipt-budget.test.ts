@@ -122,7 +122,7 @@ describe('receipt budget per transaction', () => {
     expect(tx?.status).toBe('PENDING');
   });
 
-  it("keeps the body of the callback that settles the transaction after a flood spent the budget", async () => {
+  it('keeps the body of the callback that settles the transaction after a flood spent the budget', async () => {
     // Prepare: the budget spent by distinct PENDING bodies from anyone who knows the reference.
     const { store, deps, ingest } = setup();
     await registerTransaction(deps, {
