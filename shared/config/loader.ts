@@ -230,7 +230,18 @@ export function parseConfigWith<C extends ConfigSections>(
   checks: ConfigChecks<C> = {},
 ): ParsedConfig<C> {
   const core = schema.safeParse(input);
-  if (!core.success) throw new ConfigError(`Invalid relay config:\n${formatIssues('', core.error.issues)}`);
+  if (!core.success) {
+    // Every problem at once: a typo at the top (`acounts`, `management.bearerTokn`) must not hide the
+    // accounts' own, found one fix later. Their accounts are checked as far as they can be alone.
+    const raw = (input as { accounts?: unknown } | null)?.accounts;
+    const accountIssues =
+      raw && typeof raw === 'object' && !Array.isArray(raw)
+        ? accountProblemsAlone(raw as Record<string, unknown>, options)
+        : [];
+    throw new ConfigError(
+      `Invalid relay config:\n${[formatIssues('', core.error.issues), ...accountIssues].join('\n')}`,
+    );
+  }
   const problems: string[] = [];
   const accounts = new Map<string, ResolvedAccount>();
   // A misspelt provider would silently leave the real one on its defaults.
@@ -257,6 +268,25 @@ export function parseConfigWith<C extends ConfigSections>(
   problems.push(...(checks.config?.(core.data) ?? []));
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
   return { ...core.data, accounts };
+}
+
+/** The accounts' problems found without the rest of the config (which has problems of its own). */
+function accountProblemsAlone(byProvider: Record<string, unknown>, options: ParseConfigOptions): string[] {
+  const problems: string[] = [];
+  for (const [providerId, byId] of Object.entries(byProvider)) {
+    const provider = findProvider(providerId);
+    if (!provider) {
+      problems.push(`accounts.${providerId}: unknown provider (known: ${knownProviders()})`);
+      continue;
+    }
+    if (!byId || typeof byId !== 'object' || Array.isArray(byId)) continue;
+    const schemaOfAccount = accountSchema(provider);
+    for (const [accountId, raw] of Object.entries(byId)) {
+      const result = parseAccount(provider, accountId, raw, options, schemaOfAccount);
+      if ('problem' in result) problems.push(result.problem);
+    }
+  }
+  return problems;
 }
 
 export interface LoadConfigOptions {
@@ -557,7 +587,8 @@ async function readConfigText(
     try {
       text = await readFile(path, 'utf8');
     } catch (cause) {
-      throw new ConfigError(`RELAY_CONFIG: cannot read ${path}: ${(cause as Error).message}`, { cause });
+      // Named by RELAY_CONFIG, a script's --config or the fallback: the path says which file it was.
+      throw new ConfigError(`cannot read the config file ${path}: ${(cause as Error).message}`, { cause });
     }
   }
   try {

@@ -71,6 +71,16 @@ describe('relay config', () => {
     expect(errorOf(() => parseConfig({ ...minimal, publicBaseURL: 'x' }))).toMatch(/publicBaseURL/);
   });
 
+  it('lists an account problem beside a top-level one, not one fix later', () => {
+    // Act: a misspelt top-level key and a bad account setting in one file.
+    const message = errorOf(() =>
+      parseConfig({ ...minimal, acounts: {}, accounts: { momo: { demo: { currency: 'EURO' } } } }),
+    );
+    // Assess
+    expect(message).toMatch(/Unrecognized key: "acounts"/);
+    expect(message).toContain('accounts.momo.demo.currency');
+  });
+
   it('names the bad key inside a provider account', () => {
     const message = errorOf(() =>
       parseConfig({ ...minimal, accounts: { momo: { demo: { currency: 'EURO' } } } }),
@@ -127,9 +137,10 @@ describe('relay config', () => {
     const message = await asyncErrorOf(() => loadConfig({ RELAY_CONFIG: file }));
     expect(message).toContain('limits.maxBodyBytes');
     expect(message).toContain(file);
-    expect(await asyncErrorOf(() => loadConfig({ RELAY_CONFIG: join(dir, 'missing.json') }))).toContain(
-      'cannot read',
-    );
+    const missing = await asyncErrorOf(() => loadConfig({ RELAY_CONFIG: join(dir, 'missing.json') }));
+    // The file, not a variable the caller may never have set (npm start -- --config names it too).
+    expect(missing).toContain(`cannot read the config file ${join(dir, 'missing.json')}`);
+    expect(missing).not.toMatch(/^RELAY_CONFIG/);
   });
 
   it('loads asynchronously: a promise of the parsed config, the file source before the fallback', async () => {
