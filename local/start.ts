@@ -38,6 +38,10 @@ const USAGE = [
   '  --simulator        also start the provider simulator, wired to the demo accounts (README.md#try-every-provider-with-the-simulator)',
   `  --sim-port <n>     simulator port (default: SIM_PORT or ${DEFAULT_SIM_PORT}; 0 picks a free one)`,
   '                     env SIM_TIME_SCALE (default 0.1 here), SIM_APPROVAL_DELAY_MS (300), SIM_HOST (127.0.0.1)',
+  '  --help             this text',
+  '',
+  'Environment: HOST (address to listen on, default 127.0.0.1), LOG_LEVEL (info; debug for more),',
+  'RELAY_CONFIG_JSON (the config as inline JSON, before --config and RELAY_CONFIG). More: docs/configuration.md#npm-start',
   '',
 ].join('\n');
 
