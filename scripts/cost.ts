@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { METRICS_WITHOUT_ROLL_UP } from '../shared/config/metric-names';
 import { parseSecretRef } from '../shared/config/secret-reader';
-import { parseCli } from './cli';
+import { parseCli, requireOneOf } from './cli';
 import { deliveryCostPerMillion, sqsDeliveryCostPerMillion } from './cost/deliveries';
 import { ACCOUNT_DAY_SLACK_SECONDS } from '../shared/adapters/dynamodb/table';
 import {
@@ -924,9 +924,10 @@ async function main() {
       'console-users': { type: 'string', default: '3' },
     },
   });
+  // Only the regions whose list prices are recorded: another is a one-line refusal, not a stack trace.
+  requireOneOf(USAGE, 'region', values.region, Object.keys(PRICES));
   const region = values.region as Region;
   const prices = PRICES[region];
-  if (!prices) throw new Error(`--region: one of ${Object.keys(PRICES).join(', ')} (got "${values.region}")`);
   const volume = Number(values.callbacks);
   const users = Number(values['console-users']);
   const config = JSON.parse(readFileSync(values.config!, 'utf8')) as Record<string, unknown>;
