@@ -11,7 +11,12 @@ import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynam
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routesAt } from '../shared/config/management-routes';
 import type { ReceivedRequest } from '../shared/app/ports';
-import { PayloadTooLargeError, type RelayError, RequestHeadersTooLargeError } from '../shared/domain/errors';
+import {
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  type RelayError,
+  RequestHeadersTooLargeError,
+} from '../shared/domain/errors';
 import { toInboundRequest } from '../shared/http/api-gateway';
 import { errorResponse, statusFor } from '../shared/http/error-mapping';
 import { API_ANSWER_HEADERS, type HttpResponse } from '../shared/http/types';
@@ -354,8 +359,15 @@ async function answerRequest(
       return;
     }
     const path = requestUrl(request.url).pathname;
-    if (HEALTH_PATHS.has(path) && request.method === 'GET') {
-      await answerHealth(path, options, response);
+    if (HEALTH_PATHS.has(path)) {
+      // HEAD as GET (Node sends no body for it): a load balancer's or a monitor's probe.
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        await answerHealth(path, options, response);
+        return;
+      }
+      const refusal = new MethodNotAllowedError(['GET', 'HEAD'], request.method ?? '');
+      record(receivedOf(request, options), refusal);
+      sendAnswer(response, errorResponse(refusal));
       return;
     }
     if (options.events && (await options.events(path, request, response))) return;

@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 /** The local server with handlers that must not be reached by health probes. */
-async function serve(ready: LocalServerOptions['ready']): Promise<(path: string) => Promise<Response>> {
+async function serve(
+  ready: LocalServerOptions['ready'],
+): Promise<(path: string, init?: RequestInit) => Promise<Response>> {
   const unexpected = async () => ({ statusCode: 418, body: 'not a health route' });
   const server = createLocalServer({
     callback: unexpected,
@@ -31,7 +33,8 @@ async function serve(ready: LocalServerOptions['ready']): Promise<(path: string)
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
-  return (path) => fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(10_000) });
+  return (path, init = {}) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
 }
 
 const down: Readiness = {
@@ -117,9 +120,23 @@ describe('local server health routes', () => {
     expect(await health.json()).toMatchObject({ status: 'ok', ready: false });
   });
 
-  it('leaves other methods and paths to the handlers', async () => {
+  it('leaves other paths to the handlers', async () => {
     const get = await serve(async () => up);
     expect((await get('/health/other')).status).toBe(418);
+  });
+
+  it('answers HEAD like GET, and another method 405 naming GET and HEAD, never a handler', async () => {
+    // Prepare
+    const call = await serve(async () => up);
+    // Act
+    const head = await call('/health/live', { method: 'HEAD' });
+    const post = await call('/health', { method: 'POST', body: '{}' });
+    // Assess
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' } });
   });
 });
 
