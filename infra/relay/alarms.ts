@@ -50,7 +50,7 @@ export function alarmTopicsFor(
   if (!props.ticketTopic && !props.ticketEmail) {
     Annotations.of(scope).addWarningV2(
       'mobile-money-relay:ticketTopic',
-      'Nobody is subscribed to the ticket topic: expiries, escalations, silences and single buffered callbacks will reach no one. Set TICKET_EMAIL (ticketEmail) or pass a ticketTopic wired to your ticket queue (docs/monitoring.md).',
+      'Nobody is subscribed to the ticket topic: expiries, escalations, silences and single buffered callbacks will reach no one. Pass ticketEmail (TICKET_EMAIL with this repository’s app) or a ticketTopic wired to your ticket queue (docs/monitoring.md).',
     );
   }
   return { page, ticket };

@@ -150,7 +150,7 @@ export function validateForCloud(input: unknown, options: CloudValidationOptions
   for (const account of accountsWithoutPathSecret(config)) {
     if (account.allowNoPathSecret !== undefined) continue;
     problems.push(
-      `${account.key}: required in the cloud: ${account.providerName} callbacks carry no other authentication, so without a path secret anyone who knows a reference can post a callback. Set one (at least 16 characters of A-Z a-z 0-9 _ -, e.g. \`openssl rand -hex 16\`), or opt out explicitly with accounts.${account.provider}.${account.id}.allowNoPathSecret: "<reason, at least 10 characters>"`,
+      `${account.key}: required in the cloud: ${account.providerName} callbacks carry no other authentication, so without a path secret anyone who knows a reference can post a callback. Put one (at least 16 characters of A-Z a-z 0-9 _ -, e.g. \`openssl rand -hex 16\`) in the account's callback secret, {"pathSecret": "…"} in Secrets Manager named by accounts.${account.provider}.${account.id}.callbackSecretId (docs/configuration.md#secrets), or opt out explicitly with accounts.${account.provider}.${account.id}.allowNoPathSecret: "<reason, at least 10 characters>"`,
     );
   }
   const flag = options.allowInlineSecrets;
