@@ -11,7 +11,16 @@ export interface ConsoleMetricsOptions {
   collapse?: readonly string[];
   /** @default '  ⇢ metrics' */
   prefix?: string;
+  /** Milliseconds now (tests drive it). @default Date.now */
+  now?: () => number;
 }
+
+/**
+ * A line the same as the last one is printed again only this long after it: a poller's routine reads
+ * (`BadgeReads{shop=demo}=1` every 2 s under `npm start -- --simulator`) would bury the events a person
+ * is watching for.
+ */
+export const REPEATED_LINE_QUIET_MS = 60_000;
 
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: readonly number[], p: number): number {
@@ -41,11 +50,14 @@ export class ConsoleRelayMetrics implements RelayMetrics {
   private readonly write: (line: string) => void;
   private readonly collapse: ReadonlySet<string>;
   private readonly prefix: string;
+  private readonly now: () => number;
+  private last: { line: string; at: number } | undefined;
 
   constructor(options: ConsoleMetricsOptions = {}) {
     this.write = options.write ?? ((line) => console.log(line));
     this.collapse = new Set(options.collapse ?? ['provider', 'account']);
     this.prefix = options.prefix ?? '  ⇢ metrics';
+    this.now = options.now ?? Date.now;
   }
 
   count(name: string, value = 1, dimensions?: Record<string, string>): void {
@@ -78,7 +90,11 @@ export class ConsoleRelayMetrics implements RelayMetrics {
       })
       .sort();
     if (counts.length === 0 && timings.length === 0) return;
-    this.write([this.prefix, ...counts, ...timings].join(' '));
+    const line = [this.prefix, ...counts, ...timings].join(' ');
+    const now = this.now();
+    if (this.last?.line === line && now - this.last.at < REPEATED_LINE_QUIET_MS) return;
+    this.last = { line, at: now };
+    this.write(line);
   }
 
   private kept(dimensions: Record<string, string> | undefined): Dimensions {

@@ -198,6 +198,30 @@ describe('ConsoleRelayMetrics', () => {
     expect(lines).toEqual(['  ⇢ metrics CallbacksResumed=1']);
   });
 
+  it('prints a line the same as the last one again only a minute after it, any other at once', () => {
+    // Prepare: a poller reading a badge shop every 2 s.
+    const lines: string[] = [];
+    let now = 0;
+    const metrics = new ConsoleRelayMetrics({ write: (line) => lines.push(line), now: () => now });
+    const read = () => {
+      metrics.count('BadgeReads', 1, { shop: 'demo' });
+      metrics.flush();
+      now += 2_000;
+    };
+    // Act: 31 reads (a minute and 2 s), then something else.
+    for (let i = 0; i < 31; i++) read();
+    metrics.count('CallbacksRejected', 1);
+    metrics.flush();
+    read();
+    // Assess
+    expect(lines).toEqual([
+      '  ⇢ metrics BadgeReads{shop=demo}=1',
+      '  ⇢ metrics BadgeReads{shop=demo}=1',
+      '  ⇢ metrics CallbacksRejected=1',
+      '  ⇢ metrics BadgeReads{shop=demo}=1',
+    ]);
+  });
+
   it('keeps every dimension when told not to collapse any', () => {
     const lines: string[] = [];
     const metrics = new ConsoleRelayMetrics({ write: (line) => lines.push(line), collapse: [] });
