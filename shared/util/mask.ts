@@ -106,6 +106,16 @@ export function maskPhoneFields(value: unknown, fields: ReadonlySet<string>): un
 }
 
 /**
+ * A partner's externalId as answers show it. It is an id (a link key such as `ORDER-123456789` or a
+ * 9-digit invoice number, searched for whole), so its digits stay, unless it is free text (it holds a
+ * space: "customer 254708374149") or a phone number written as one (`+254708374149`).
+ */
+export function maskPartnerId(id: string): string {
+  if (/\s/.test(id.trim())) return maskMsisdnsIn(id);
+  return /^\+\d{9,15}$/.test(id.trim()) ? maskMsisdn(id)! : id;
+}
+
+/**
  * A partner's own JSON (a registration's metadata) as answers show it: members named as a provider names a
  * phone number masked whole (maskPhoneFields), and every other string as free text (maskMsisdnsIn), since
  * a partner may write a number anywhere ("note": "call +254 708 374 149").

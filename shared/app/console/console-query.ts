@@ -4,7 +4,7 @@ import { SchemaValidationError } from '../../domain/errors';
 import { reversalStateOf } from '../../domain/reversal';
 import type { TransactionKey, TransactionRecord } from '../../domain/transaction';
 import { findProvider } from '../../providers/registry';
-import { maskMsisdn, maskMsisdnsIn } from '../../util/mask';
+import { maskMsisdn, maskMsisdnsIn, maskPartnerId } from '../../util/mask';
 import { callingCodeOf, msisdnSearchHash, normalizeMsisdn } from '../../util/msisdn';
 import type { TransactionSummary } from '../management-answers';
 import type { ConsoleStore, CreatedEntry, TransactionStore } from '../ports';
@@ -76,9 +76,9 @@ export async function noteLookups(
 /**
  * A transaction as the list, the search, the live stream and the CSV show it. The provider's free text (a
  * failure's message, "insufficient balance for 0752123904") and its code have their numbers masked, as in
- * the single read (toView), and so has the partner's externalId (free text); the other members are the
- * relay's own values and the provider's transaction id (an id: a 9-digit MoMo financialTransactionId is no
- * phone number).
+ * the single read (toView), and so has the partner's externalId when it is free text (maskPartnerId); the
+ * other members are the relay's own values and the provider's transaction id (an id: a 9-digit MoMo
+ * financialTransactionId is no phone number).
  */
 export function toSummary(tx: TransactionRecord): TransactionSummary {
   return {
@@ -97,7 +97,7 @@ export function toSummary(tx: TransactionRecord): TransactionSummary {
     amount: tx.amount?.value ?? null,
     currency: tx.amount?.currency ?? null,
     msisdnMasked: tx.msisdn ? maskMsisdn(tx.msisdn)! : null,
-    externalId: tx.externalId ? maskMsisdnsIn(tx.externalId) : null,
+    externalId: tx.externalId ? maskPartnerId(tx.externalId) : null,
     providerTransactionId: tx.providerTransactionId ?? null,
     createdAt: tx.createdAt,
     updatedAt: tx.updatedAt,

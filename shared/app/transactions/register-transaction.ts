@@ -21,6 +21,7 @@ import {
   maskMsisdn,
   maskMsisdnsIn,
   maskPhoneAttributes,
+  maskPartnerId,
   maskPartnerJson,
 } from '../../util/mask';
 import { jsonLimitProblem } from '../../util/json-limits';
@@ -156,8 +157,8 @@ export function toView(tx: TransactionRecord): TransactionView {
     registered: tx.registered,
     amount: tx.amount ?? null,
     msisdn: tx.msisdn ? maskMsisdn(tx.msisdn)! : null,
-    // The partner's free text: a number in it is masked like any (docs/management-api.md#phone-numbers).
-    externalId: tx.externalId ? maskMsisdnsIn(tx.externalId) : null,
+    // The partner's id, free text only when it reads as such (docs/management-api.md#phone-numbers).
+    externalId: tx.externalId ? maskPartnerId(tx.externalId) : null,
     providerTransactionId: tx.providerTransactionId ?? null,
     reason: tx.reason
       ? {

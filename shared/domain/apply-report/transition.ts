@@ -71,6 +71,14 @@ export function advance(
   };
 }
 
+/**
+ * The transaction moves to FAILED while it holds an unconfirmed success claim (evidence that claimed
+ * SUCCEEDED and could not settle it): what that claim named is not the failed payment's.
+ */
+function refutesUnconfirmedSuccess(base: TransactionRecord, to: string): boolean {
+  return to === 'FAILED' && (base.evidence ?? []).some((e) => e.claim === 'SUCCEEDED' && !e.conclusive);
+}
+
 /** The transaction after the status change: what the report adds, its schedule, the transition kept. */
 function transitioned(
   base: TransactionRecord,
@@ -81,19 +89,22 @@ function transitioned(
 ): TransactionRecord {
   const evidence =
     report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
-  // What a report may not settle it may not name either: an unconfirmed success's transaction id and payer
-  // are its claim (kept in its evidence), so a verdict that refutes it does not carry them on. Its payer
-  // fills a gap only.
+  // An unconfirmed success's transaction id and payer are held with it (a confirmation that names none,
+  // Daraja's STK query, keeps them), but they were its claim: a verdict that refutes it does not carry
+  // them on. Its payer fills a gap only.
   const adoptAmount = incoming.conclusive ? report.amount : undefined;
+  const refuted = refutesUnconfirmedSuccess(base, transition.to);
   const next: TransactionRecord = {
     ...base,
     status: transition.to,
-    providerTransactionId: incoming.conclusive
-      ? (report.providerTransactionId ?? base.providerTransactionId)
-      : base.providerTransactionId,
+    providerTransactionId: report.providerTransactionId ?? (refuted ? undefined : base.providerTransactionId),
     externalId: base.externalId ?? report.externalId,
     amount: base.amount ?? adoptAmount,
-    party: incoming.conclusive ? (report.party ?? base.party) : (base.party ?? report.party),
+    party: refuted
+      ? report.party
+      : incoming.conclusive
+        ? (report.party ?? base.party)
+        : (base.party ?? report.party),
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
     attributes: { ...base.attributes, ...report.attributes },
     updatedAt: ctx.now,

@@ -322,7 +322,7 @@ describe('applyReport: contradicting claims and floods of them (issue 27)', () =
     // Prepare: an unsigned success naming its own id and payer, held AMBIGUOUS for the status API.
     const unconfirmed = write(
       applyReport(
-        registered(),
+        registered({ party: undefined }),
         report({
           needsConfirmation: true,
           receiptId: 's1',
@@ -337,19 +337,52 @@ describe('applyReport: contradicting claims and floods of them (issue 27)', () =
     const failed = write(
       applyReport(
         unconfirmed.next,
-        report({ status: 'FAILED', origin: 'poll', receiptId: undefined, providerTransactionId: undefined }),
+        report({
+          status: 'FAILED',
+          origin: 'poll',
+          receiptId: undefined,
+          providerTransactionId: undefined,
+          party: undefined,
+        }),
         ctx,
       ),
     );
 
-    // Assess: the claim stays in its evidence, not on the transaction or its final event.
+    // Assess: held with the claim, gone with it: not on the failed transaction or its final event.
     expect(unconfirmed.next.status).toBe('AMBIGUOUS');
-    expect(unconfirmed.next.providerTransactionId).toBeUndefined();
-    expect(unconfirmed.next.transitions.at(-1)!.evidence).toMatchObject({ claim: 'SUCCEEDED' });
+    expect(unconfirmed.next.providerTransactionId).toBe('999');
     expect(failed.next.status).toBe('FAILED');
     expect(failed.next.providerTransactionId).toBeUndefined();
+    expect(failed.next.party).toBeUndefined();
     const final = failed.events.find((e) => e.metadata.type === 'TransactionFailed')!;
     expect(final.data.providerTransactionId ?? null).toBeNull();
+    expect(final.data.party ?? null).toBeNull();
+  });
+
+  it("keeps an unconfirmed success's transaction id when a confirmation that names none settles it", () => {
+    // Prepare: an STK success from outside the allow-list (log-only), with its M-Pesa receipt.
+    const unconfirmed = write(
+      applyReport(
+        registered({ party: undefined }),
+        report({ needsConfirmation: true, receiptId: 's1', providerTransactionId: 'NLJ7RT61SV' }),
+        ctx,
+      ),
+    );
+
+    // Act: the STK query's SUCCEEDED, which carries no receipt.
+    const confirmed = write(
+      applyReport(
+        unconfirmed.next,
+        report({ origin: 'poll', receiptId: undefined, providerTransactionId: undefined }),
+        ctx,
+      ),
+    );
+
+    // Assess
+    expect(confirmed.next.status).toBe('SUCCEEDED');
+    expect(confirmed.next.providerTransactionId).toBe('NLJ7RT61SV');
+    const final = confirmed.events.find((e) => e.metadata.type === 'TransactionSucceeded')!;
+    expect(final.data.providerTransactionId).toBe('NLJ7RT61SV');
   });
 
   it('publishes one conflict for 25 forged FAILED claims on a SUCCEEDED transaction and counts the repeats', () => {

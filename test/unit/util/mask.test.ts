@@ -8,6 +8,7 @@ import {
   maskMsisdnsIn,
   maskPhoneAttributes,
   maskPhoneFields,
+  maskPartnerId,
   maskPhoneFieldsInText,
 } from '../../../shared/util/mask';
 import {
@@ -217,5 +218,19 @@ describe('normalizing a number to its international form', () => {
     expect(msisdnSearchHash(key, '254708374159')).not.toBe(hashes[0]);
     expect(msisdnSearchHash(`${key}!`, '254708374149')).not.toBe(hashes[0]);
     expect(hashes[0]).not.toContain('708374149');
+  });
+});
+
+describe("a partner's externalId", () => {
+  it.each([
+    ['ORDER-123456789', 'ORDER-123456789'],
+    ['123456789', '123456789'],
+    ['INV-2024000123', 'INV-2024000123'],
+    ['6f1c2a9e-4b7d-4e2a-9c3b-123456789012', '6f1c2a9e-4b7d-4e2a-9c3b-123456789012'],
+    ['customer 254708374149', 'customer 2547*****149'],
+    ['+254708374149', maskMsisdn('+254708374149')!],
+  ])('%s is shown as %s: an id keeps its digits, free text and a +number do not', (id, shown) => {
+    expect(maskPartnerId(id)).toBe(shown);
+    if (id.startsWith('+') || id.includes(' ')) expect(maskPartnerId(id)).not.toContain('708374149');
   });
 });
