@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCallbackHandler } from '../../../functions/callback/handler';
 import { createManagementHandler } from '../../../functions/management/handler';
 import { consoleEventStream, TransactionChangeFeed } from '../../../local/console-events';
-import { streamRefusalRecorder } from '../../../local/relay';
+import { localRefusalRecorder, streamRefusalRecorder } from '../../../local/relay';
 import { createLocalServer } from '../../../local/server';
 import { MemoryDeliveryLog } from '../../../shared/adapters/memory/delivery-log';
 import { MemoryDestinationStates } from '../../../shared/adapters/memory/destination-states';
@@ -95,6 +95,8 @@ function startWorld(): Promise<World> {
       feed: new TransactionChangeFeed(),
       refused: streamRefusalRecorder(services, false),
     }),
+    // The server's own refusals (a health route's wrong method, a body over the quota) as npm start records them.
+    refused: localRefusalRecorder(services),
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
