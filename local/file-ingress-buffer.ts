@@ -103,7 +103,8 @@ async function syncDirectory(dir: string): Promise<void> {
  */
 async function writeDurably(dir: string, name: string, text: string): Promise<void> {
   const temporary = join(dir, `.${name}.tmp`);
-  const file = await open(temporary, 'wx');
+  // Readable by its owner only: a held callback's body carries whole phone numbers.
+  const file = await open(temporary, 'wx', 0o600);
   try {
     try {
       await file.writeFile(text, 'utf8');

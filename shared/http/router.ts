@@ -108,7 +108,9 @@ export function resolveRoute(
     if (!current && !previous) {
       // Hidden even when the secret was left out (the segment is then a route's): a MoMo route, {kind},
       // matches any segment, so a missing secret cannot be told from a wrong one.
-      known.refusedPath = `/${encoded(segments.slice(0, 3))}/{wrong-secret}${rest.length > 1 ? `/${encoded(rest.slice(1))}` : ''}`;
+      known.refusedPath = rest.length
+        ? `/${encoded(segments.slice(0, 3))}/{wrong-secret}${rest.length > 1 ? `/${encoded(rest.slice(1))}` : ''}`
+        : storedPath;
       throw new UnauthorizedError('Path secret missing or wrong for this account');
     }
     if (!current) known.previousPathSecret = true;

@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, chmod, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventEnvelope } from '../../domain/events';
 import { summarizeEvent } from '../../domain/outbox';
@@ -19,7 +19,10 @@ export class FileEventSink implements EventSink {
 
   async publish(events: readonly EventEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    this.directoryReady ??= mkdir(dirname(this.path), { recursive: true });
+    // A file from before (mode 644) is narrowed too, once.
+    this.directoryReady ??= mkdir(dirname(this.path), { recursive: true }).then(() =>
+      chmod(this.path, 0o600).catch(() => undefined),
+    );
     await this.directoryReady;
     const lines = events.map((event) =>
       JSON.stringify({

@@ -51,7 +51,7 @@ export class ConsoleRelayMetrics implements RelayMetrics {
   private readonly collapse: ReadonlySet<string>;
   private readonly prefix: string;
   private readonly now: () => number;
-  private last: { line: string; at: number } | undefined;
+  private last: { line: string; at: number; unsaid: number } | undefined;
 
   constructor(options: ConsoleMetricsOptions = {}) {
     this.write = options.write ?? ((line) => console.log(line));
@@ -92,9 +92,15 @@ export class ConsoleRelayMetrics implements RelayMetrics {
     if (counts.length === 0 && timings.length === 0) return;
     const line = [this.prefix, ...counts, ...timings].join(' ');
     const now = this.now();
-    if (this.last?.line === line && now - this.last.at < REPEATED_LINE_QUIET_MS) return;
-    this.last = { line, at: now };
-    this.write(line);
+    const last = this.last;
+    if (last?.line === line && now - last.at < REPEATED_LINE_QUIET_MS) {
+      last.unsaid++;
+      return;
+    }
+    // The lines left out are counted where the next one is printed: a quiet minute is not a lost one.
+    const unsaid = last?.unsaid ? ` (the line before: ${last.unsaid} more like it)` : '';
+    this.last = { line, at: now, unsaid: 0 };
+    this.write(`${line}${unsaid}`);
   }
 
   private kept(dimensions: Record<string, string> | undefined): Dimensions {

@@ -107,7 +107,8 @@ export async function recordRejection(
     bodyLimit,
     storedPath: context.storedPath ?? context.refusedPath,
   });
-  // The entry keeps the path as sent (accepting it later reads its parameters from it); its event and log
+  // The entry keeps the path as sent (accepting it later reads its parameters from it), but for a wrong
+  // path secret's segment (RouteKnowledge.refusedPath: such an entry cannot be accepted); its event and log
   // lines, like every answer, mask a phone number the sender put in it (an account, a kind) or the message.
   const shown = { path: maskMsisdnsIn(path), message: maskMsisdnsIn(message) };
   const outbox = rejectedEvent(id, receivedAt, { request, error, context, ...shown, sourceIp });

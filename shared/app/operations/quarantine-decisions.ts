@@ -197,7 +197,9 @@ function cleanNote(services: ReconcileServices, note: string): string {
  */
 async function refuseAboveLimit(services: ReconcileServices, report: NormalizedReport): Promise<void> {
   const current = await services.store.getTransaction(report.key, { consistent: true });
-  const amount = amountAtStake(report.amount?.value, current?.amount?.value);
+  // An unknown transaction is refused by the write, saying to register it first.
+  if (!current) return;
+  const amount = amountAtStake(report.amount?.value, current.amount?.value);
   const limit = limitExceeded(services, report.key, amount);
   if (limit === undefined) return;
   throw new QuarantineNotAcceptableError(

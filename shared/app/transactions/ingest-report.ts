@@ -111,7 +111,13 @@ export async function ingestReport(
       const next = outcome.kind === 'write' ? outcome.next : undefined;
       if (!newReceipt) return { next, result: { outcome, keep: true } };
       // Counted in the write the report makes anyway; a report that changes nothing writes the count alone.
-      const decisive = next !== undefined && next.status !== current?.status;
+      // Kept past the budget: a body that moved the status, or the first to claim its outcome (a held
+      // FAILED on an account that confirms failures moves nothing), so a flood of bodies that change
+      // nothing never costs the provider's deciding callback its bytes. A few per transaction at most.
+      const firstOfItsClaim =
+        (report.status === 'SUCCEEDED' || report.status === 'FAILED') &&
+        !(current?.evidence ?? []).some((e) => e.claim === report.status);
+      const decisive = (next !== undefined && next.status !== current?.status) || firstOfItsClaim;
       const tallied = tallyReceipt(current?.receipts, newReceipt.bytes, RECEIPT_BUDGET, decisive);
       const counted = next ?? (current ? { ...current, outbox: [] } : undefined);
       return {

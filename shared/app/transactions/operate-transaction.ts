@@ -81,6 +81,11 @@ export function parseResolution(input: unknown): Resolution {
     throw new SchemaValidationError('Invalid resolution', {
       details: { issues: z.treeifyError(parsed.error) },
     });
+  // A reason is a failure's (docs/events.md): one given with a success would be dropped unsaid.
+  if (parsed.data.reasonCode !== undefined && parsed.data.status !== 'FAILED')
+    throw new SchemaValidationError('reasonCode is for a FAILED resolution only', {
+      details: { parameter: 'reasonCode' },
+    });
   return parsed.data;
 }
 
@@ -130,7 +135,7 @@ export async function resolveByHand(
         // A reason is a failure's (docs/events.md): a success resolved by hand says why in its evidence
         // and its event's resolvedByHand, not as a reason UNKNOWN.
         reason:
-          r.status === 'FAILED' || r.reasonCode
+          r.status === 'FAILED'
             ? {
                 code: r.reasonCode ?? 'UNKNOWN',
                 message: `resolved by hand: ${note}`,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +28,18 @@ describe('the local events file', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     expect(lines.map((l) => JSON.parse(l)['detail-type'])).toEqual(['TransactionSucceeded']);
+  });
+
+  it('narrows a file from before (mode 644) to its owner on the first publish', async () => {
+    // Prepare
+    const path = join(mkdtempSync(join(tmpdir(), 'file-sink-')), 'events.ndjson');
+    writeFileSync(path, '', { mode: 0o644 });
+    const sink = new FileEventSink(path, 'mobile-money.relay');
+    // Act
+    await sink.publish([
+      buildEvent('TransactionFailed', 'momo:demo:2', 'FAILED', 'callback', '2026-11-21T10:00:00.000Z', {}),
+    ]);
+    // Assess
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 });

@@ -149,6 +149,38 @@ describe('receipt budget per transaction', () => {
     expect(settling[0]!.bodyDropped).toBeFalsy();
   });
 
+  it('keeps the body of the first FAILED an account holds for confirmation after a flood spent the budget', async () => {
+    // Prepare: an account that confirms unsigned failures (MoMo with a status API): MTN's FAILED moves nothing.
+    const { store, deps, ingest } = setup();
+    await registerTransaction(deps, {
+      provider: 'momo',
+      account: 'demo',
+      kind: 'requesttopay',
+      reference: REF,
+      amount: '100',
+      currency: 'EUR',
+    });
+    const held = (intent: ReportIntent, body: string) => ({
+      ...delivery(intent, body),
+      confirmUnsignedSuccess: true,
+      confirmUnsignedFailure: true,
+    });
+    for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
+      await ingestIntents(ingest, held(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+    // Act: the genuine FAILED, then a second (forged) one.
+    const genuine = JSON.stringify({ status: 'FAILED', reason: 'PAYER_NOT_FOUND' });
+    await ingestIntents(ingest, held(report('FAILED'), genuine));
+    await ingestIntents(ingest, held(report('FAILED'), JSON.stringify({ status: 'FAILED', n: 2 })));
+    // Assess: still PENDING (held); the first FAILED's bytes kept, the second's not.
+    const tx = await store.getTransaction(KEY);
+    expect(tx?.status).toBe('PENDING');
+    const receipts = await allReceipts(store, KEY);
+    const failed = receipts.filter((r) => r.bodyBytes === Buffer.byteLength(genuine));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.bodyDropped).toBeFalsy();
+    expect(tx?.receipts).toMatchObject({ dropped: 7 });
+  });
+
   it('does not count a repeated delivery of the same bytes', async () => {
     // Prepare
     const { store, ingest } = setup();

@@ -158,6 +158,11 @@ describe('receiveCallback', () => {
     ]);
     const everything = JSON.stringify({ quarantined: store.quarantined, published: store.published, lines });
     for (const wrong of nearMisses) expect(everything).not.toContain(wrong);
+
+    // Nothing after the account: nothing to hide, and no segment the caller never sent.
+    const bare = await receiveCallback(services, request('PUT', '/v1/momo/demo', '{}'));
+    expect(bare.statusCode).toBe(401);
+    expect(store.quarantined.at(-1)!.path).toBe('/v1/momo/demo');
   });
 
   it('answers 503 and acknowledges nothing when the store is down', async () => {

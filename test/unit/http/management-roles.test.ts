@@ -122,6 +122,14 @@ describe('the management API names who acts and enforces roles', () => {
       target: `momo/demo/${REF_SMALL}`,
       outcome: 'ok',
     });
+    // A reason code with a success is refused, not dropped unsaid.
+    const withReason = await w.call('ana', 'POST', resolvePath(REF_SMALL), {
+      status: 'SUCCEEDED',
+      note: 'MoMo statement line 17',
+      reasonCode: 'UNKNOWN',
+    });
+    expect(withReason.status).toBe(400);
+    expect(withReason.body.error.message).toBe('reasonCode is for a FAILED resolution only');
   });
 });
 

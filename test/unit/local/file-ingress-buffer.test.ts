@@ -96,6 +96,8 @@ describe('FileIngressBuffer and LocalBufferDrainer', () => {
       provider: 'momo',
     });
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // The body carries whole phone numbers: nobody else on the machine reads it.
+    expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
     expect(lines[0]).toMatch(
       /buffered momo\/demo callback callback \(store unavailable: .*simulated outage\)/,
     );

@@ -216,7 +216,7 @@ describe('ConsoleRelayMetrics', () => {
     // Assess
     expect(lines).toEqual([
       '  ⇢ metrics BadgeReads{shop=demo}=1',
-      '  ⇢ metrics BadgeReads{shop=demo}=1',
+      '  ⇢ metrics BadgeReads{shop=demo}=1 (the line before: 29 more like it)',
       '  ⇢ metrics CallbacksRejected=1',
       '  ⇢ metrics BadgeReads{shop=demo}=1',
     ]);
