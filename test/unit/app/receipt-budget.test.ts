@@ -81,6 +81,20 @@ function delivery(intent: ReportIntent, body: string) {
   };
 }
 
+/** A registered request to pay whose receipt budget distinct PENDING bodies spent (6 past it). */
+async function floodedPayment(world: ReturnType<typeof setup>, send = delivery) {
+  await registerTransaction(world.deps, {
+    provider: 'momo',
+    account: 'demo',
+    kind: 'requesttopay',
+    reference: REF,
+    amount: '100',
+    currency: 'EUR',
+  });
+  for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
+    await ingestIntents(world.ingest, send(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+}
+
 describe('tallyReceipt', () => {
   it('keeps receipts while both the count and the bytes stay within the budget', () => {
     // Prepare
@@ -98,20 +112,12 @@ describe('tallyReceipt', () => {
 
 describe('receipt budget per transaction', () => {
   it('stores distinct bodies about one transaction up to the budget, then keeps only their metadata and counts them', async () => {
-    // Prepare: a registered request to pay and a flood of distinct PENDING bodies about it.
-    const { store, deps, ingest, warnings } = setup();
-    await registerTransaction(deps, {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference: REF,
-      amount: '100',
-      currency: 'EUR',
-    });
+    // Prepare: a registered request to pay.
+    const world = setup();
+    const { store, warnings } = world;
     const flood = RECEIPT_BUDGET.receipts + 6;
-    // Act
-    for (let i = 0; i < flood; i++)
-      await ingestIntents(ingest, delivery(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+    // Act: a flood of distinct PENDING bodies about it.
+    await floodedPayment(world);
     // Assess: nothing silently dropped; bodies past the budget are gone, their receipts stay.
     const tx = await store.getTransaction(KEY);
     expect(tx?.receipts).toMatchObject({ kept: RECEIPT_BUDGET.receipts, dropped: 6 });
@@ -124,17 +130,9 @@ describe('receipt budget per transaction', () => {
 
   it('keeps the body of the callback that settles the transaction after a flood spent the budget', async () => {
     // Prepare: the budget spent by distinct PENDING bodies from anyone who knows the reference.
-    const { store, deps, ingest } = setup();
-    await registerTransaction(deps, {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference: REF,
-      amount: '100',
-      currency: 'EUR',
-    });
-    for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
-      await ingestIntents(ingest, delivery(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+    const world = setup();
+    const { store, ingest } = world;
+    await floodedPayment(world);
     // Act: MTN's genuine FAILED.
     const genuine = JSON.stringify({ status: 'FAILED', reason: 'PAYER_NOT_FOUND' });
     await ingestIntents(ingest, delivery(report('FAILED'), genuine));
@@ -151,22 +149,14 @@ describe('receipt budget per transaction', () => {
 
   it('keeps the body of the first FAILED an account holds for confirmation after a flood spent the budget', async () => {
     // Prepare: an account that confirms unsigned failures (MoMo with a status API): MTN's FAILED moves nothing.
-    const { store, deps, ingest } = setup();
-    await registerTransaction(deps, {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference: REF,
-      amount: '100',
-      currency: 'EUR',
-    });
+    const world = setup();
+    const { store, ingest } = world;
     const held = (intent: ReportIntent, body: string) => ({
       ...delivery(intent, body),
       confirmUnsignedSuccess: true,
       confirmUnsignedFailure: true,
     });
-    for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
-      await ingestIntents(ingest, held(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
+    await floodedPayment(world, held);
     // Act: the genuine FAILED, then a second (forged) one.
     const genuine = JSON.stringify({ status: 'FAILED', reason: 'PAYER_NOT_FOUND' });
     await ingestIntents(ingest, held(report('FAILED'), genuine));
