@@ -37,6 +37,7 @@ import {
   STK_CANCELLING_PHONE,
   STK_UNREACHABLE_PHONE,
 } from './daraja';
+import { BADGE_ACTIONS } from './badges';
 import type { FeedEvent } from './events';
 import {
   MOMO_DELAYED_MSISDN,
@@ -261,7 +262,7 @@ export function findScenario(provider: string, name: string): ScenarioDefinition
   const found = SCENARIOS.find((s) => s.provider === provider && s.name === name);
   if (!found) {
     throw new ScenarioError(
-      `unknown scenario "${[provider, name].filter(Boolean).join(' ')}"; scenarios: ${SCENARIOS.map((s) => `${s.provider} ${s.name}`).join(', ')} (npm run sim -- --help)`,
+      `unknown scenario "${[provider, name].filter(Boolean).join(' ')}"; scenarios: ${SCENARIOS.map((s) => `${s.provider} ${s.name}`).join(', ')}; also badge ${BADGE_ACTIONS.join('|')} and receiver (npm run sim -- --help)`,
     );
   }
   return found;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { BADGE_ACTIONS } from '../../../scripts/sim/badges';
 import { finalExpectation, judge, verdictUnpublished } from '../../../scripts/sim/core';
+import { findScenario } from '../../../scripts/sim/run';
 import { parseExpires, withExpiry } from '../../../scripts/sim/expiry';
 import { withFaults } from '../../../scripts/sim/faults';
 import type { EventEnvelope } from '../../../shared/domain/events';
@@ -224,5 +226,22 @@ describe('npm run sim: a verdict written but not published yet', () => {
     expect(verdictUnpublished(x, [event('TransactionSucceeded', 'poll')], 'SUCCEEDED')).toBe(false);
     expect(verdictUnpublished(x, [], 'PENDING')).toBe(false);
     expect(verdictUnpublished(x, [], 'FAILED')).toBe(false);
+  });
+});
+
+describe('npm run sim: an unknown scenario', () => {
+  it('names every scenario there is, the badge actions and the receiver included', () => {
+    // Act
+    const message = (() => {
+      try {
+        findScenario('momo', 'pya');
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    // Assess
+    expect(message).toContain('unknown scenario "momo pya"; scenarios: momo pay');
+    expect(message).toContain(`badge ${BADGE_ACTIONS.join('|')} and receiver`);
   });
 });
