@@ -20,7 +20,7 @@ export interface ConsoleMetricsOptions {
  * (`BadgeReads{shop=demo}=1` every 2 s under `npm start -- --simulator`) would bury the events a person
  * is watching for.
  */
-export const REPEATED_LINE_QUIET_MS = 60_000;
+const REPEATED_LINE_QUIET_MS = 60_000;
 
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: readonly number[], p: number): number {
