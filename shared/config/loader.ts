@@ -236,7 +236,7 @@ export function parseConfigWith<C extends ConfigSections>(
     const raw = (input as { accounts?: unknown } | null)?.accounts;
     const accountIssues =
       raw && typeof raw === 'object' && !Array.isArray(raw)
-        ? accountProblemsAlone(raw as Record<string, unknown>, options)
+        ? parseAccounts(raw as Record<string, unknown>, options)
         : [];
     throw new ConfigError(
       `Invalid relay config:\n${[formatIssues('', core.error.issues), ...accountIssues].join('\n')}`,
@@ -248,30 +248,29 @@ export function parseConfigWith<C extends ConfigSections>(
   for (const providerId of Object.keys(core.data.ackBudgets))
     if (!findProvider(providerId))
       problems.push(`ackBudgets.${providerId}: unknown provider (known: ${knownProviders()})`);
-  for (const [providerId, byId] of Object.entries(core.data.accounts)) {
-    const provider = findProvider(providerId);
-    if (!provider) {
-      problems.push(`accounts.${providerId}: unknown provider (known: ${knownProviders()})`);
-      continue;
-    }
-    const schemaOfAccount = accountSchema(provider);
-    for (const [accountId, raw] of Object.entries(byId)) {
-      const result = parseAccount(provider, accountId, raw, options, schemaOfAccount);
-      if ('problem' in result) {
-        problems.push(result.problem);
-        continue;
-      }
-      problems.push(...(checks.account?.(core.data, result.parsed) ?? []));
-      accounts.set(accountKey(providerId, accountId), result.account);
-    }
-  }
+  problems.push(
+    ...parseAccounts(core.data.accounts, options, (key, result) => {
+      accounts.set(key, result.account);
+      return checks.account?.(core.data, result.parsed) ?? [];
+    }),
+  );
   problems.push(...(checks.config?.(core.data) ?? []));
   if (problems.length) throw new ConfigError(`Invalid relay config:\n${problems.join('\n')}`);
   return { ...core.data, accounts };
 }
 
-/** The accounts' problems found without the rest of the config (which has problems of its own). */
-function accountProblemsAlone(byProvider: Record<string, unknown>, options: ParseConfigOptions): string[] {
+/**
+ * Every account of `accounts.<provider>.<id>` parsed; the problems of those refused, and those `onParsed`
+ * finds in the others. Without `onParsed` (the rest of the config has problems of its own) it only looks.
+ */
+function parseAccounts(
+  byProvider: Record<string, unknown>,
+  options: ParseConfigOptions,
+  onParsed: (
+    key: string,
+    result: { account: LoadedAccount; parsed: ParsedAccount },
+  ) => readonly string[] = () => [],
+): string[] {
   const problems: string[] = [];
   for (const [providerId, byId] of Object.entries(byProvider)) {
     const provider = findProvider(providerId);
@@ -283,7 +282,9 @@ function accountProblemsAlone(byProvider: Record<string, unknown>, options: Pars
     const schemaOfAccount = accountSchema(provider);
     for (const [accountId, raw] of Object.entries(byId)) {
       const result = parseAccount(provider, accountId, raw, options, schemaOfAccount);
-      if ('problem' in result) problems.push(result.problem);
+      problems.push(
+        ...('problem' in result ? [result.problem] : onParsed(accountKey(providerId, accountId), result)),
+      );
     }
   }
   return problems;

@@ -89,8 +89,14 @@ function maskScalar(value: unknown): unknown {
  * financialTransactionId of 9 digits — are never taken for numbers. Members are copied as own properties
  * (a "__proto__" member stays a member).
  */
-export function maskPhoneFields(value: unknown, fields: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((item) => maskPhoneFields(item, fields));
+export function maskPhoneFields(
+  value: unknown,
+  fields: ReadonlySet<string>,
+  /** What the other strings become (a partner's own JSON: free text, maskMsisdnsIn). @default unchanged */
+  others?: (text: string) => string,
+): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskPhoneFields(item, fields, others));
+  if (typeof value === 'string') return others ? others(value) : value;
   if (!value || typeof value !== 'object') return value;
   const record = value as Record<string, unknown>;
   const itemName = record.Key ?? record.Name;
@@ -100,7 +106,7 @@ export function maskPhoneFields(value: unknown, fields: ReadonlySet<string>): un
       key,
       fields.has(key) || (isPhoneItem && key === 'Value')
         ? maskScalar(member)
-        : maskPhoneFields(member, fields),
+        : maskPhoneFields(member, fields, others),
     ]),
   );
 }
@@ -111,8 +117,8 @@ export function maskPhoneFields(value: unknown, fields: ReadonlySet<string>): un
  * space: "customer 254708374149") or a phone number written as one (`+254708374149`).
  */
 export function maskPartnerId(id: string): string {
-  if (/\s/.test(id.trim())) return maskMsisdnsIn(id);
-  return /^\+\d{9,15}$/.test(id.trim()) ? maskMsisdn(id)! : id;
+  const text = id.trim();
+  return /\s/.test(text) || text.startsWith('+') ? maskPhoneValue(id) : id;
 }
 
 /**
@@ -121,14 +127,7 @@ export function maskPartnerId(id: string): string {
  * a partner may write a number anywhere ("note": "call +254 708 374 149").
  */
 export function maskPartnerJson(value: unknown, fields: ReadonlySet<string>): unknown {
-  const masked = maskPhoneFields(value, fields);
-  const text = (member: unknown): unknown => {
-    if (typeof member === 'string') return maskMsisdnsIn(member);
-    if (Array.isArray(member)) return member.map(text);
-    if (!member || typeof member !== 'object') return member;
-    return Object.fromEntries(Object.entries(member).map(([key, inner]) => [key, text(inner)]));
-  };
-  return text(masked);
+  return maskPhoneFields(value, fields, maskMsisdnsIn);
 }
 
 /**

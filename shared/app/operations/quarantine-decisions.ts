@@ -5,7 +5,7 @@ import {
   QuarantineNotAcceptableError,
   SchemaValidationError,
 } from '../../domain/errors';
-import type { NormalizedReport } from '../../domain/transaction';
+import type { NormalizedReport, TransactionRecord } from '../../domain/transaction';
 import { accountKey } from '../../config/schema';
 import { findProvider } from '../../providers/registry';
 import { findRegistrationRules } from '../../providers/registration-registry';
@@ -192,13 +192,14 @@ function cleanNote(services: ReconcileServices, note: string): string {
 /**
  * Accepting is one person's word settling a transaction, as a resolution is: above the account's four-eyes
  * limit (the larger of the callback's amount and the held one; unknown counts as above) it is refused, and
- * the way on is a resolution, which waits for a second person's approval. Checked before the decision is
- * claimed; the write's own read decides the rest (a transaction settled meanwhile changes nothing).
+ * the way on is a resolution, which waits for a second person's approval. Checked in the write, on the
+ * record it writes over: the refusal releases the claimed decision as any failed application does.
  */
-async function refuseAboveLimit(services: ReconcileServices, report: NormalizedReport): Promise<void> {
-  const current = await services.store.getTransaction(report.key, { consistent: true });
-  // An unknown transaction is refused by the write, saying to register it first.
-  if (!current) return;
+function refuseAboveLimit(
+  services: ReconcileServices,
+  report: NormalizedReport,
+  current: TransactionRecord,
+): void {
   const amount = amountAtStake(report.amount?.value, current.amount?.value);
   const limit = limitExceeded(services, report.key, amount);
   if (limit === undefined) return;
@@ -227,7 +228,6 @@ export async function acceptQuarantined(
   const now = services.clock.now().toISOString();
   const note = cleanNote(services, input.note);
   const report = await reportOf(services, entry, by, note, now);
-  await refuseAboveLimit(services, report);
   const decision: QuarantineDecision = {
     kind: 'accepted',
     at: now,
@@ -247,6 +247,7 @@ export async function acceptQuarantined(
           throw new QuarantineNotAcceptableError(
             `This entry cannot be accepted: it names ${report.key.reference}, which the relay does not know (register it first)`,
           );
+        refuseAboveLimit(services, report, current);
         const outcome = decideReport(
           current,
           report,

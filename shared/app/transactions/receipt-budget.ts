@@ -9,10 +9,10 @@ import type { ReceiptTally } from '../../domain/transaction';
 export const RECEIPT_BUDGET = { receipts: 64, bytes: 2 * 1024 * 1024 } as const;
 
 /**
- * Counts one receipt against its transaction's budget. A receipt whose report moved the transaction's
- * status (`decisive`) is kept past the budget: it is the evidence of the verdict, and anyone who knows a
- * reference can spend the budget with bodies that change nothing. Such receipts stay few: a status only
- * moves forward.
+ * Counts one receipt against its transaction's budget. A `decisive` receipt (ingest-report.ts: its report
+ * moved the status, or first claimed its outcome) is kept past the budget: anyone who knows a reference
+ * can spend the budget with bodies that change nothing. Such receipts stay few: a status only moves
+ * forward, and there are two outcomes.
  */
 export function tallyReceipt(
   tally: ReceiptTally | undefined,

@@ -81,16 +81,21 @@ function delivery(intent: ReportIntent, body: string) {
   };
 }
 
-/** A registered request to pay whose receipt budget distinct PENDING bodies spent (6 past it). */
-async function floodedPayment(world: ReturnType<typeof setup>, send = delivery) {
-  await registerTransaction(world.deps, {
+/** The request to pay of these tests, registered. */
+const registerPayment = (deps: ReturnType<typeof setup>['deps'], extra: { externalId?: string } = {}) =>
+  registerTransaction(deps, {
     provider: 'momo',
     account: 'demo',
     kind: 'requesttopay',
     reference: REF,
     amount: '100',
     currency: 'EUR',
+    ...extra,
   });
+
+/** A registered request to pay whose receipt budget distinct PENDING bodies spent (6 past it). */
+async function floodedPayment(world: ReturnType<typeof setup>, send = delivery) {
+  await registerPayment(world.deps);
   for (let i = 0; i < RECEIPT_BUDGET.receipts + 6; i++)
     await ingestIntents(world.ingest, send(report('PENDING'), JSON.stringify({ status: 'PENDING', pad: i })));
 }
@@ -249,15 +254,7 @@ describe('hint budget per account', () => {
   it('does not spend the budget on a hint that names a registered transaction', async () => {
     // Prepare
     const { store, deps, ingest } = setup();
-    await registerTransaction(deps, {
-      provider: 'momo',
-      account: 'demo',
-      kind: 'requesttopay',
-      reference: REF,
-      amount: '100',
-      currency: 'EUR',
-      externalId: 'order-8841',
-    });
+    await registerPayment(deps, { externalId: 'order-8841' });
     // Act
     await ingestIntents(ingest, delivery(hint('order-8841'), '{"externalId":"order-8841"}'));
     // Assess
