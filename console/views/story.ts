@@ -221,6 +221,8 @@ function fallbackCopy(text: string, done: () => void): void {
 
 function resolveDialog(path: string, tx: Story['transaction'], reload: () => void): HTMLElement {
   const dialog = h('form', { class: 'resolve', 'data-testid': 'resolve-form' });
+  // What the relay holds ({value, currency}, or null): shown as the fields' hints, sent only if typed.
+  const held = tx.amount as { value?: string; currency?: string } | null | undefined;
   const stepOne = () => {
     const error = h('p', { class: 'error', role: 'alert' });
     replace(
@@ -251,11 +253,12 @@ function resolveDialog(path: string, tx: Story['transaction'], reload: () => voi
           maxlength: 500,
         }),
       ),
+      h('label', {}, 'Amount ', h('input', { name: 'amount', size: 10, placeholder: held?.value ?? '' })),
       h(
         'label',
         {},
-        'Amount ',
-        h('input', { name: 'amount', size: 10, placeholder: String(tx.amount ?? '') }),
+        ' Currency ',
+        h('input', { name: 'currency', size: 4, maxlength: 3, placeholder: held?.currency ?? '' }),
       ),
       h('label', {}, ' Provider receipt ', h('input', { name: 'providerTransactionId', size: 16 })),
       error,
@@ -271,6 +274,7 @@ function resolveDialog(path: string, tx: Story['transaction'], reload: () => voi
       }
       const body: Record<string, string> = { status: data.status ?? 'SUCCEEDED', note };
       if (data.amount) body.amount = data.amount;
+      if (data.currency) body.currency = data.currency.trim().toUpperCase();
       if (data.providerTransactionId) body.providerTransactionId = data.providerTransactionId;
       confirm(body);
     };
@@ -283,7 +287,7 @@ function resolveDialog(path: string, tx: Story['transaction'], reload: () => voi
       h(
         'p',
         { 'data-testid': 'resolve-confirm' },
-        `Mark ${tx.reference} ${body.status}, noting: “${body.note}”?`,
+        `Mark ${tx.reference} ${body.status}${body.amount ? ` (${body.amount} ${body.currency ?? held?.currency ?? ''})`.replace(' )', ')') : ''}, noting: “${body.note}”?`,
       ),
       error,
       h('button', { type: 'button', class: 'secondary', onclick: stepOne }, 'Back'),

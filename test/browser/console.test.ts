@@ -224,6 +224,11 @@ describe('the operator console in a real Chromium, on a relay and the simulator'
     const { reference } = run.expired!.started;
     await open(`#/tx/airtel/demo/${reference}`);
     await page.getByTestId('resolve').click();
+    // The amount field's hint is the amount the relay holds, in its currency.
+    const held = (await pair.relay.admin('GET', `/v1/transactions/airtel/demo/${reference}`)).body.transaction
+      .amount as { value: string; currency: string };
+    expect(await page.getByLabel('Amount').getAttribute('placeholder')).toBe(held.value);
+    expect(await page.getByLabel('Currency').getAttribute('placeholder')).toBe(held.currency);
     // A note is required.
     await page.getByRole('button', { name: 'Review' }).click();
     expect(await page.getByTestId('resolve-form').textContent()).toContain('A note of at least 3 characters');

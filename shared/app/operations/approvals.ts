@@ -19,6 +19,7 @@ import {
   checkResolvable,
   parseResolution,
   resolveByHand,
+  resolvedAmount,
   storedKey,
 } from '../transactions/operate-transaction';
 
@@ -76,6 +77,8 @@ export async function resolveOrRequest(
   const resolution = parseResolution(input);
   const txKey = storedKey(key);
   const current = checkResolvable(await services.store.getTransaction(txKey, { consistent: true }), key);
+  // A resolution that could never apply (a success without the amount paid) is refused before a request waits.
+  resolvedAmount(services.config, current, resolution);
   const amount = amountAtStake(resolution.amount, current.amount?.value);
   const limit = limitExceeded(services, txKey, amount);
   if (limit === undefined)

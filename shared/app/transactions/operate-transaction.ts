@@ -8,8 +8,13 @@ import { findRegistrationRules } from '../../providers/registration-registry';
 import { maskMsisdnsIn } from '../../util/mask';
 import { scrubThenTruncate } from '../../util/redact';
 import { checkTransaction, type ReconcileServices } from '../reconciliation/reconcile';
-import { amountSchema } from './register-transaction';
-import { type TransactionView, toView } from './register-transaction';
+import {
+  amountSchema,
+  configuredCurrency,
+  currencySchema,
+  type TransactionView,
+  toView,
+} from './register-transaction';
 import { decideReport, decisionContext } from './decide-report';
 import { writeWithRetry } from './write-with-retry';
 
@@ -63,6 +68,8 @@ const resolutionSchema = z.strictObject({
   ),
   reasonCode: z.optional(z.enum(REASON_CODES)),
   amount: z.optional(amountSchema),
+  /** Only needed when the relay holds no amount and the account names no currency. */
+  currency: z.optional(currencySchema),
   // The same rule as every id a callback or a registration carries (util/text.ts idProblem).
   providerTransactionId: z.optional(
     z.string().check(
@@ -101,6 +108,45 @@ export function checkResolvable(
       `Only an EXPIRED or AMBIGUOUS transaction can be resolved by hand; this one is ${current.status}`,
     );
   return current;
+}
+
+/**
+ * The amount a resolution reports, `{value, currency}`: the one it states, in the currency it states, else
+ * the held amount's, else the account's. A success must carry what was paid (TransactionSucceeded's
+ * `amount`): when the relay holds no amount (an unregistered payment known only from a callback nobody
+ * authenticated, whose figure is that sender's word) the person resolving it states it, or the request is
+ * refused before anything is stored or asked for approval.
+ */
+export function resolvedAmount(
+  config: ReconcileServices['config'],
+  current: TransactionRecord,
+  r: Resolution,
+): NormalizedReport['amount'] {
+  const currency = r.currency ?? current.amount?.currency ?? configuredCurrency(config, current.key);
+  if (r.status === 'SUCCEEDED' && !current.amount?.value && !r.amount)
+    throw new SchemaValidationError(
+      `amount is required to resolve ${current.key.reference} as SUCCEEDED: the relay holds no confirmed amount for it${unconfirmedAmounts(current)}; state what the provider's records show`,
+      { details: { parameter: 'amount' } },
+    );
+  if (r.amount && !currency)
+    throw new SchemaValidationError(
+      `currency is required with amount: neither the transaction nor its account (${current.key.provider}/${current.key.account}) names one`,
+      { details: { parameter: 'currency' } },
+    );
+  return r.amount ? { value: r.amount, currency } : undefined;
+}
+
+/** The amounts unconfirmed evidence claims (what a person checks against the provider), in words. */
+function unconfirmedAmounts(current: TransactionRecord): string {
+  const claimed = [
+    ...new Set(
+      (current.evidence ?? [])
+        .map((e) => e.amount)
+        .filter((a): a is NonNullable<typeof a> => Boolean(a?.value))
+        .map((a) => `${a.value} ${a.currency ?? ''}`.trim()),
+    ),
+  ];
+  return claimed.length ? ` (unconfirmed evidence claims ${claimed.join(', ')})` : '';
 }
 
 /** The transaction's key as stored (the provider's reference rules applied). */
@@ -145,7 +191,7 @@ export async function resolveByHand(
         said: { providerCode: undefined, description: `resolved by hand: ${note}` },
         providerTransactionId: r.providerTransactionId,
         externalId: undefined,
-        amount: r.amount ? { value: r.amount, currency: current.amount?.currency } : undefined,
+        amount: resolvedAmount(services.config, current, r),
         party: undefined,
         receivedAt: now,
         origin: 'manual',

@@ -62,6 +62,10 @@ function metadataProblem(metadata: unknown): string | undefined {
 }
 
 /** A positive decimal amount as a partner may send it (string or number), normalized. */
+export const currencySchema = z
+  .string()
+  .check(z.regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES'));
+
 export const amountSchema = z.pipe(
   z.union([z.string(), z.number()]),
   z.transform((v, ctx) => {
@@ -86,7 +90,7 @@ const registrationSchema = z.strictObject({
   kind: z.string().check(z.minLength(1)),
   reference: z.string().check(z.minLength(1), z.maxLength(200)),
   amount: z.optional(amountSchema),
-  currency: z.optional(z.string().check(z.regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code like KES'))),
+  currency: z.optional(currencySchema),
   msisdn: z.optional(
     z.string().check(z.regex(/^\+?\d{6,15}$/, 'msisdn must be digits, optionally with a leading +')),
   ),
@@ -302,7 +306,7 @@ function generatedCallbackUrl(
 }
 
 /** The currency the account's settings name (`accounts.<provider>.<id>.currency`), if any. */
-function configuredCurrency(config: RelayConfig, key: TransactionKey): string | undefined {
+export function configuredCurrency(config: RelayConfig, key: TransactionKey): string | undefined {
   const settings = config.accounts.get(accountKey(key.provider, key.account))?.settings as
     { currency?: unknown } | undefined;
   return typeof settings?.currency === 'string' ? settings.currency : undefined;

@@ -6,13 +6,16 @@
  * the status query; where it cannot, it is held for a person. Daraja's own address still settles at once.
  */
 import { describe, expect, it } from 'vitest';
+import { resolveOrRequest } from '../../../shared/app/operations/approvals';
+import type { Actor } from '../../../shared/domain/actor';
+import { SchemaValidationError } from '../../../shared/domain/errors';
 import { registered } from '../../helpers/reports';
 import { DARAJA_IP, darajaWorld, FORGER_IP, fixture } from './forged-daraja-world';
 
 const TRANS_ID = 'RKTQDM7W6S';
 const confirmation = fixture('c2b-confirmation');
 
-function setup(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean }) {
+function setup(account: { mode: 'log-only' | 'off' | 'enforce'; api?: boolean; resolveLimit?: string }) {
   const world = darajaWorld(account);
   return {
     ...world,
@@ -104,4 +107,63 @@ describe('a Daraja STK failure from an address the allow-list did not admit', ()
       expect(tx?.status).toBe(status);
     },
   );
+});
+
+describe('a person resolving an unconfirmed C2B confirmation', () => {
+  const ann: Actor = { id: 'ann', name: 'Ann', email: null, role: 'operator', via: 'token' };
+  const key = { provider: 'daraja', account: 'ke', reference: TRANS_ID };
+  const succeeded = (extra: Record<string, unknown> = {}) => ({
+    status: 'SUCCEEDED',
+    note: 'the M-Pesa statement shows it',
+    ...extra,
+  });
+
+  it('must state the amount of a success: the forger’s figure is not what TransactionSucceeded carries', async () => {
+    // Prepare: the relay holds no amount, only the unauthenticated body's claim of 10 KES.
+    const s = setup({ mode: 'log-only' });
+    await s.post(FORGER_IP);
+    // Act
+    const refused = resolveOrRequest(s.services, key, succeeded(), ann);
+    // Assess: refused naming what to state and what the unconfirmed evidence claims; nothing published.
+    await expect(refused).rejects.toThrow(SchemaValidationError);
+    await expect(refused).rejects.toThrow(/amount is required .*unconfirmed evidence claims 10 KES/);
+    expect(s.types()).toEqual(['TransactionAmbiguous']);
+    expect((await s.transaction())?.status).toBe('AMBIGUOUS');
+  });
+
+  it('publishes the stated amount in the account’s currency', async () => {
+    // Prepare
+    const s = setup({ mode: 'log-only' });
+    await s.post(FORGER_IP);
+    // Act
+    const outcome = await resolveOrRequest(s.services, key, succeeded({ amount: '10' }), ann);
+    // Assess
+    expect(outcome.resolved).toBe(true);
+    expect(s.events('TransactionSucceeded')[0]?.data).toMatchObject({
+      amount: { value: '10', currency: 'KES' },
+    });
+  });
+
+  it('needs no amount to resolve it FAILED', async () => {
+    const s = setup({ mode: 'log-only' });
+    await s.post(FORGER_IP);
+    await resolveOrRequest(
+      s.services,
+      key,
+      { status: 'FAILED', note: 'no such payment on the statement' },
+      ann,
+    );
+    expect(s.types()).toContain('TransactionFailed');
+  });
+
+  it('above the four-eyes limit, refuses a success without amount before any approval waits', async () => {
+    // Prepare
+    const s = setup({ mode: 'log-only', resolveLimit: '5' });
+    await s.post(FORGER_IP);
+    // Act
+    await expect(resolveOrRequest(s.services, key, succeeded(), ann)).rejects.toThrow(/amount is required/);
+    // Assess: no request for a second person to approve something that could never apply.
+    expect(await s.store.listApprovals(10)).toEqual([]);
+    expect((await resolveOrRequest(s.services, key, succeeded({ amount: '10' }), ann)).resolved).toBe(false);
+  });
 });

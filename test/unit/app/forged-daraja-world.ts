@@ -39,13 +39,18 @@ const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () =
  */
 export function darajaWorld(account: {
   mode: 'log-only' | 'off' | 'enforce';
+  /** The account's four-eyes limit (management.resolveLimits), if any. */
+  resolveLimit?: string;
   api?: boolean;
   daraja?: (url: string, body: Record<string, unknown>) => Response | Promise<Response>;
   /** Unmatched bodies the account keeps a day (HINTS_PER_ACCOUNT_PER_DAY unless lowered). */
   unmatchedPerDay?: number;
 }) {
   const config = parseConfig({
-    management: { bearerToken: 'management-token-0123456789' },
+    management: {
+      bearerToken: 'management-token-0123456789',
+      ...(account.resolveLimit ? { resolveLimits: { 'daraja/ke': account.resolveLimit } } : {}),
+    },
     accounts: {
       daraja: {
         ke: {
@@ -89,13 +94,12 @@ export function darajaWorld(account: {
         receivedAt: new Date('2026-11-23T10:00:00.000Z'),
       })
     ).statusCode;
+  /** What the poller and the management use cases run on. */
+  const reconcileServices = { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics };
   /** One poll cycle a minute later (the deployed schedule), or `ms` later. */
   const poll = async (ms = 60_000) => {
     now += ms;
-    await runPollCycle(
-      { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics },
-      { owner: 'p1' },
-    );
+    await runPollCycle(reconcileServices, { owner: 'p1' });
   };
   const events = (type: string) => store.published.filter((e) => e.metadata.type === type);
   const types = () => store.published.map((e) => e.metadata.type);
@@ -116,5 +120,5 @@ export function darajaWorld(account: {
     );
     return post('stk', fixture('stk-success'), DARAJA_IP);
   };
-  return { store, post, poll, asked, events, types, transaction, payStk };
+  return { services: reconcileServices, store, post, poll, asked, events, types, transaction, payStk };
 }
