@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { accountKey } from '../../config/schema';
 import type { DueItem } from '../ports';
-import { checkTransaction, type ReconcileServices } from './reconcile';
+import { checkTransaction, pastItsWindow, type ReconcileServices } from './reconcile';
 import { PICKUP_DELAY_METRIC, POLL_CYCLE_FAILURES_METRIC } from '../../config/metric-names';
 
 export interface PollCycleOptions {
@@ -95,12 +95,20 @@ export async function runPollCycle(
   const listed = await listDue(services, options.maxItems ?? settings.maxItemsPerCycle, dueIndex);
   result.due = listed.items.length;
   result.readItems = listed.readItems;
-  const held = new Map<string, string>();
+  const held = new Map<string, NonNullable<Awaited<ReturnType<typeof checkTransaction>>['holdAccount']>>();
   const overBudget = () => options.budgetMs !== undefined && elapsedMs() > options.budgetMs;
 
   const process = async (item: DueItem, account: string) => {
     const claimedAt = clock.now();
+    const holding = held.get(account);
     try {
+      if (holding) {
+        // Held: no call, but a transaction whose window is over still expires now, not one held item a
+        // cycle later (a read of the item decides: an eventually consistent one, re-checked in the claim).
+        const seen = await store.getTransaction(item.key);
+        result.readItems++;
+        if (!seen || !pastItsWindow(services, seen, claimedAt.toISOString())) return;
+      }
       const tx = await store.claimDue(item, {
         until: new Date(claimedAt.getTime() + settings.leaseSeconds * 1000).toISOString(),
         owner: options.owner,
@@ -110,7 +118,23 @@ export async function runPollCycle(
       metrics.timing(PICKUP_DELAY_METRIC, Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
         provider: item.key.provider,
       });
-      const checked = await checkTransaction(services, tx);
+      const checked = await checkTransaction(
+        services,
+        tx,
+        holding
+          ? {
+              notAsked: {
+                type: 'error',
+                error: holding,
+                detail: `not asked: the account's status API answered ${holding} earlier in this poll cycle`,
+              },
+            }
+          : {},
+      );
+      if (holding) {
+        if (checked.events.some((e) => e.metadata.type === 'TransactionExpired')) result.expired++;
+        return;
+      }
       if (!(checked.answer.type === 'error' && checked.answer.error === 'unsupported')) result.checked++;
       if (checked.holdAccount) held.set(account, checked.holdAccount);
       for (const event of checked.events) {
@@ -135,8 +159,9 @@ export async function runPollCycle(
     const limits = laneLimits(services, account, settings.concurrency);
     const pace = limits.perSecond ? new Pace(limits.perSecond) : undefined;
     const next = async (item: DueItem) => {
-      await pace?.turn();
-      if (held.has(account) || overBudget()) return;
+      // A held account's items make no call: no turn of its pace to wait for.
+      if (!held.has(account)) await pace?.turn();
+      if (overBudget()) return;
       await slots.run(() => process(item, account));
     };
     // The account's first item goes alone (a probe): bad credentials or throttling then hold the
@@ -146,7 +171,7 @@ export async function runPollCycle(
     await next(probe);
     const worker = async () => {
       for (let item = items.shift(); item; item = items.shift()) {
-        if (held.has(account) || overBudget()) return;
+        if (overBudget()) return;
         await next(item);
       }
     };

@@ -71,8 +71,11 @@ export interface CheckResult {
   /** The transaction as written. */
   transaction: TransactionRecord;
   events: EventEnvelope[];
-  /** Other items of the same account should wait for the next cycle (bad credentials, throttled). */
-  holdAccount?: string;
+  /**
+   * Other items of the same account should wait for the next cycle (bad credentials, throttled): no call
+   * is made for them; only those whose window is over are looked at, to expire (poll-cycle.ts).
+   */
+  holdAccount?: 'credentials' | 'throttled';
 }
 
 /**
@@ -314,6 +317,16 @@ function unclearReport(
 }
 
 /** EXPIRED (or nothing): the window ended with no final answer. AMBIGUOUS keeps being checked longer. */
+/** It expires at its next look, whatever the provider says or does not say: its window (or, AMBIGUOUS, its age) is over. */
+export function pastItsWindow(
+  services: Pick<ReconcileServices, 'config'>,
+  tx: TransactionRecord,
+  now: string,
+): boolean {
+  if (isFinal(tx.status) || now < tx.reconcileUntil) return false;
+  return !(tx.status === 'AMBIGUOUS' && now < ambiguousMoments(tx, services.config.reconciliation).expireAt);
+}
+
 function expiryFrom(
   services: ReconcileServices,
   tx: TransactionRecord,
@@ -321,9 +334,7 @@ function expiryFrom(
   now: string,
   origin: EventOrigin,
 ): NormalizedReport | undefined {
-  if (isFinal(tx.status) || now < tx.reconcileUntil) return undefined;
-  const settings = services.config.reconciliation;
-  if (tx.status === 'AMBIGUOUS' && now < ambiguousMoments(tx, settings).expireAt) return undefined;
+  if (!pastItsWindow(services, tx, now)) return undefined;
   const last = {
     at: check.at,
     answer: check.answer,
@@ -364,12 +375,17 @@ export async function checkTransaction(
     signal?: AbortSignal;
     /** The person who asked for this check (check now): named in the history, the evidence and the events. */
     requestedBy?: ActorRef;
+    /**
+     * The provider is not asked: its account is held this cycle (poll-cycle.ts), and this is the answer
+     * recorded instead, so a transaction whose window is over still expires on time.
+     */
+    notAsked?: Extract<StatusAnswer, { type: 'error' }>;
   } = {},
 ): Promise<CheckResult> {
   if (dueForHeldReversal(claimed)) return checkHeldReversal(services, claimed, options);
   const origin = options.origin ?? 'poll';
   const { store, clock, config } = services;
-  const answer = await askProvider(services, claimed, options.signal);
+  const answer = options.notAsked ?? (await askProvider(services, claimed, options.signal));
   const now = clock.now().toISOString();
   const requestedBy = options.requestedBy;
   const check: CheckRecord = { ...describe(answer), at: now, ...(requestedBy ? { by: requestedBy } : {}) };
