@@ -8,7 +8,7 @@ import {
 import { conflictEvent } from './apply-report/conflict';
 import { withEvidence } from './apply-report/intake';
 import type { Evidence } from './evidence';
-import { buildEvent, correlationIdOf, type EventEnvelope, transactionEventData } from './events';
+import type { EventEnvelope } from './events';
 import { isFinal } from './status';
 import type { Money, NormalizedReport, TransactionKey, TransactionRecord } from './transaction';
 
@@ -63,8 +63,8 @@ function registeredTransaction(terms: RegistrationTerms, now: string): Transacti
 function sameTerms(tx: TransactionRecord, terms: RegistrationTerms): boolean {
   return (
     tx.kind === terms.kind &&
-    tx.amount?.value === terms.amount?.value &&
-    tx.amount?.currency === terms.amount?.currency &&
+    (tx.registeredAmount ?? tx.amount)?.value === terms.amount?.value &&
+    (tx.registeredAmount ?? tx.amount)?.currency === terms.amount?.currency &&
     tx.msisdn === terms.msisdn &&
     tx.externalId === terms.externalId
   );
@@ -96,10 +96,11 @@ function orphanAsReport(orphan: TransactionRecord, kind: string, now: string): N
 
 /**
  * Pure decision for a registration. A callback that beat the registration (an orphan) is adopted, but
- * only after the same business check a callback gets: an orphan success for another amount, currency or
- * MSISDN does not become the registered transaction's success (the registered transaction stays PENDING
- * with a TransactionConflict), and an unsigned orphan success with no amount is held as AMBIGUOUS
- * (UNCONFIRMED) once the registration names an amount. Reconciliation then asks the provider.
+ * only after the same business check a callback gets. A published orphan success (TransactionSucceeded)
+ * stays SUCCEEDED whatever the registration says (statuses only move forward): for another amount,
+ * currency or MSISDN, or an amount it never reported, the disagreement is a TransactionConflict. An orphan
+ * claim not yet settled (AMBIGUOUS) for other terms does not become the registered transaction's success:
+ * the registered transaction is PENDING with a TransactionConflict, and reconciliation asks the provider.
  */
 export function applyRegistration(
   current: TransactionRecord | undefined,
@@ -125,26 +126,22 @@ export function applyRegistration(
         ? adopted
         : { ...adopted, reconcile: { checks: 0, recent: [], ...adopted.reconcile, dueAt: now } },
     };
-  if (!mismatch) {
-    // An unsigned orphan success with no amount settles nothing once the registration names an amount.
-    const unconfirmed = current.status === 'SUCCEEDED' ? unconfirmedSuccess(registered, report) : undefined;
-    if (!unconfirmed) return { kind: 'adopt', next: adopted };
-    const next: TransactionRecord = {
-      ...adopted,
-      status: 'AMBIGUOUS',
-      reason: unconfirmed.reason,
-      reconcile: { checks: 0, recent: [], ...current.reconcile, dueAt: now },
-    };
-    const event = buildEvent(
-      'TransactionAmbiguous',
-      correlationIdOf(next),
-      'AMBIGUOUS',
-      'registration',
-      now,
-      transactionEventData(next, report.receivedAt),
-    );
-    return { kind: 'adopt', next: publishing(next, event, now) };
+  // A success already published (TransactionSucceeded) never changes (statuses only move forward): a
+  // registration that disagrees with it, or that names an amount it never confirmed, is a conflict for a
+  // person, with the success as it was published.
+  if (current.status === 'SUCCEEDED') {
+    const disagreement =
+      mismatch ??
+      (unconfirmedSuccess(registered, report)
+        ? {
+            kind: 'AMOUNT_MISMATCH' as const,
+            detail: `no amount reported, ${[terms.amount?.value, terms.amount?.currency].filter(Boolean).join(' ')} registered`,
+          }
+        : undefined);
+    if (!disagreement) return { kind: 'adopt', next: adopted };
+    return { kind: 'adopt', next: conflictingSuccess(current, adopted, report, disagreement, now) };
   }
+  if (!mismatch) return { kind: 'adopt', next: adopted };
   return { kind: 'adopt', next: conflictingOrphan(current, registered, report, mismatch, now) };
 }
 
@@ -213,6 +210,47 @@ function conflictingOrphan(
     evidence: current.evidence ?? [],
   });
   return publishing(next, event, now);
+}
+
+/**
+ * A published orphan success the registration disagrees with: it stays SUCCEEDED, for the amount its
+ * success said (never read as paid what was only registered; the registered amount is kept beside it, so
+ * the same registration again is a repeat), with the registration's other terms; the disagreement is a
+ * TransactionConflict, said once.
+ */
+function conflictingSuccess(
+  current: TransactionRecord,
+  adopted: TransactionRecord,
+  report: NormalizedReport,
+  disagreement: Pick<BusinessMismatch, 'kind' | 'detail'>,
+  now: string,
+): TransactionRecord {
+  const detail = `before registration, a callback reported SUCCEEDED with ${disagreement.detail}; the success stands as published`;
+  const said = {
+    kind: disagreement.kind,
+    reportedStatus: 'SUCCEEDED' as const,
+    detail,
+    currentStatus: 'SUCCEEDED' as const,
+    discriminator: `${disagreement.kind}:registration:SUCCEEDED`,
+    occurredAt: now,
+    evidence: current.evidence ?? [],
+  };
+  const next: TransactionRecord = {
+    ...adopted,
+    ...(disagreement.kind === 'AMOUNT_MISMATCH'
+      ? { amount: current.amount, registeredAmount: adopted.amount }
+      : {}),
+    conflicts: withConflict(current.conflicts, {
+      kind: disagreement.kind,
+      reportedStatus: 'SUCCEEDED',
+      at: report.receivedAt,
+      origin: 'registration',
+      receiptId: report.receiptId,
+      detail,
+      evidence: current.evidence ?? [],
+    }).conflicts,
+  };
+  return publishing(next, conflictEvent(next, report, said), now);
 }
 
 /** The adopted record with the one event its write publishes (the table's stream is the outbox). */

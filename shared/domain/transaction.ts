@@ -239,6 +239,12 @@ export interface TransactionRecord {
   /** False when the transaction was first seen in a callback nobody registered (an orphan). */
   registered: boolean;
   amount: Money | undefined;
+  /**
+   * The amount a registration named when it came after a published success for another amount (or none):
+   * `amount` stays what the success said, this keeps what was registered (a repeat of that registration
+   * is then a repeat). Absent otherwise.
+   */
+  registeredAmount?: Money | undefined;
   msisdn: string | undefined;
   externalId: string | undefined;
   providerTransactionId: string | undefined;

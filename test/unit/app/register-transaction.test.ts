@@ -205,21 +205,22 @@ describe('registerTransaction', () => {
     expect((await store.getTransaction(KEY))!.conflicts).toEqual([]);
   });
 
-  it('does not let an orphan success for 1 KES become the success of a 1000 KES registration', async () => {
-    // Prepare
+  it('keeps a published orphan success for 1 KES SUCCEEDED when a 1000 KES registration comes, and says the conflict', async () => {
+    // Prepare: TransactionSucceeded (1 KES) is published before the registration.
     const { store, deps, ingestDeps } = setup();
     await ingestReport(ingestDeps, orphanSuccess('1'));
 
     // Act
     const result = await registerTransaction(deps, registration());
 
-    // Assess
+    // Assess: statuses only move forward; it never reads as paid what was only registered; the
+    // disagreement is a conflict.
     expect(result.created).toBe(false);
     expect(result.transaction).toMatchObject({
-      status: 'PENDING',
+      status: 'SUCCEEDED',
       registered: true,
-      amount: { value: '1000', currency: 'KES' },
-      reason: null,
+      amount: { value: '1', currency: 'KES' },
+      externalId: 'order-77',
     });
     const stored = (await store.getTransaction(KEY))!;
     expect(stored.conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
@@ -227,14 +228,47 @@ describe('registerTransaction', () => {
     const conflicts = store.published.filter((e) => e.metadata.type === 'TransactionConflict');
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]!.data).toMatchObject({
-      status: 'PENDING',
+      status: 'SUCCEEDED',
       conflict: {
         kind: 'AMOUNT_MISMATCH',
+        currentStatus: 'SUCCEEDED',
         reportedStatus: 'SUCCEEDED',
         reportedAmount: { value: '1', currency: 'KES' },
       },
     });
     expect(conflicts[0]!.metadata.origin).toBe('registration');
+  });
+
+  it('publishes one final event whatever the provider answers after a conflicting registration', async () => {
+    // Prepare
+    const { store, deps, ingestDeps } = setup();
+    await ingestReport(ingestDeps, orphanSuccess('1'));
+    await registerTransaction(deps, registration());
+
+    // Act: the status API answers for the registered 1000 KES, then FAILED.
+    await ingestReport(ingestDeps, {
+      ...orphanSuccess('1000'),
+      origin: 'poll',
+      receiptId: undefined,
+      authenticated: true,
+      receivedAt: '2026-11-21T10:05:00.000Z',
+    });
+    await ingestReport(ingestDeps, {
+      ...orphanSuccess('1000'),
+      status: 'FAILED',
+      reason: { code: 'REJECTED_BY_CUSTOMER', message: undefined, providerCode: '1032' },
+      origin: 'poll',
+      receiptId: undefined,
+      authenticated: true,
+      receivedAt: '2026-11-21T10:06:00.000Z',
+    });
+
+    // Assess
+    const finals = store.published.filter((e) =>
+      ['TransactionSucceeded', 'TransactionFailed'].includes(e.metadata.type),
+    );
+    expect(finals.map((e) => e.metadata.type)).toEqual(['TransactionSucceeded']);
+    expect((await store.getTransaction(KEY))!.status).toBe('SUCCEEDED');
   });
 
   it('raises the adoption conflict only once when the same registration is repeated', async () => {
@@ -247,11 +281,11 @@ describe('registerTransaction', () => {
     const repeat = await registerTransaction(deps, registration());
 
     // Assess
-    expect(repeat.transaction.status).toBe('PENDING');
+    expect(repeat.transaction.status).toBe('SUCCEEDED');
     expect(typesOf(store).filter((t) => t === 'TransactionConflict')).toHaveLength(1);
   });
 
-  it('does not adopt an orphan success paid by another MSISDN as a success', async () => {
+  it('keeps a published orphan success paid by another MSISDN SUCCEEDED, with an MSISDN conflict', async () => {
     // Prepare
     const { store, deps, ingestDeps } = setup();
     await ingestReport(
@@ -263,12 +297,14 @@ describe('registerTransaction', () => {
     const result = await registerTransaction(deps, registration());
 
     // Assess
-    expect(result.transaction.status).toBe('PENDING');
+    expect(result.transaction.status).toBe('SUCCEEDED');
     expect((await store.getTransaction(KEY))!.conflicts.map((c) => c.kind)).toEqual(['MSISDN_MISMATCH']);
+    expect(typesOf(store).filter((t) => t === 'TransactionConflict')).toHaveLength(1);
   });
 
-  it('does not let an unsigned orphan success without an amount settle a registration with one (UNCONFIRMED rule)', async () => {
-    // Prepare: the same callback after the registration would be AMBIGUOUS (UNCONFIRMED).
+  it('keeps a published unsigned orphan success without an amount SUCCEEDED when the registration names one, and says so', async () => {
+    // Prepare: the same callback after the registration would be AMBIGUOUS (UNCONFIRMED); before it, the
+    // account's rules settled it and TransactionSucceeded went out.
     const { store, deps, ingestDeps } = setup();
     await ingestReport(ingestDeps, orphanSuccess('1', { amount: undefined, authenticated: false }));
 
@@ -276,8 +312,15 @@ describe('registerTransaction', () => {
     const result = await registerTransaction(deps, registration());
 
     // Assess
-    expect(result.transaction.status).not.toBe('SUCCEEDED');
+    expect(result.transaction).toMatchObject({ status: 'SUCCEEDED', amount: null });
     expect(typesOf(store).filter((t) => t === 'TransactionSucceeded')).toHaveLength(1);
+    const stored = (await store.getTransaction(KEY))!;
+    expect(stored.conflicts.map((c) => [c.kind, c.detail])).toEqual([
+      [
+        'AMOUNT_MISMATCH',
+        'before registration, a callback reported SUCCEEDED with no amount reported, 1000 KES registered; the success stands as published',
+      ],
+    ]);
   });
 
   it('adopts a signed orphan success without an amount as SUCCEEDED', async () => {

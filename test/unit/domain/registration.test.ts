@@ -117,28 +117,28 @@ describe('applyRegistration', () => {
     expect(adopted(orphanOf({ amount: { value: '100.00', currency: 'EUR' } })).status).toBe('SUCCEEDED');
   });
 
-  it('keeps an orphan success for another amount from becoming the registered success', () => {
+  it('keeps a published orphan success for another amount SUCCEEDED, with the registration’s terms and a conflict', () => {
     // Prepare
     const orphan = orphanOf({ amount: { value: '1', currency: 'EUR' } });
 
     // Act
     const next = adopted(orphan);
 
-    // Assess
+    // Assess: TransactionSucceeded went out; statuses only move forward.
     expect(next).toMatchObject({
-      status: 'PENDING',
+      status: 'SUCCEEDED',
       registered: true,
-      amount: { value: '100', currency: 'EUR' },
-      reason: undefined,
+      amount: { value: '1', currency: 'EUR' },
+      registeredAmount: { value: '100', currency: 'EUR' },
       createdAt: orphan.createdAt,
       providerTransactionId: '363440463',
-      reconcileUntil: '2026-11-28T10:05:00.000Z',
     });
+    expect(next.transitions).toEqual(orphan.transitions);
     expect(next.conflicts).toMatchObject([
       { kind: 'AMOUNT_MISMATCH', reportedStatus: 'SUCCEEDED', origin: 'registration', receiptId: 'r1' },
     ]);
     expect(next.conflicts[0]!.detail).toBe(
-      'before registration, a callback reported SUCCEEDED with amount 1 reported, 100 registered',
+      'before registration, a callback reported SUCCEEDED with amount 1 reported, 100 registered; the success stands as published',
     );
     expect(next.outbox).toHaveLength(1);
     const event = next.outbox[0]!;
@@ -148,11 +148,10 @@ describe('applyRegistration', () => {
       occurredAt: NOW,
     });
     expect(event.data).toMatchObject({
-      status: 'PENDING',
-      amount: { value: '100', currency: 'EUR' },
+      status: 'SUCCEEDED',
       conflict: {
         kind: 'AMOUNT_MISMATCH',
-        currentStatus: 'PENDING',
+        currentStatus: 'SUCCEEDED',
         reportedStatus: 'SUCCEEDED',
         reportedAmount: { value: '1', currency: 'EUR' },
         reportedProviderTransactionId: '363440463',
@@ -166,24 +165,48 @@ describe('applyRegistration', () => {
     expect(next.events.at(-1)!.id).toBe(event.metadata.id);
   });
 
+  it('keeps an unconfirmed orphan claim for another amount from becoming the registered success: PENDING', () => {
+    // Prepare: an unsigned success held AMBIGUOUS (UNCONFIRMED): nothing final was published.
+    const orphan = orphanOf({
+      amount: { value: '1', currency: 'EUR' },
+      authenticated: false,
+      needsConfirmation: true,
+    });
+    expect(orphan.status).toBe('AMBIGUOUS');
+
+    // Act
+    const next = adopted(orphan);
+
+    // Assess
+    expect(next).toMatchObject({
+      status: 'PENDING',
+      registered: true,
+      amount: { value: '100', currency: 'EUR' },
+    });
+    expect(next.conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
+    expect(next.outbox[0]!.data).toMatchObject({ status: 'PENDING', conflict: { currentStatus: 'PENDING' } });
+  });
+
   it('treats another currency as an amount mismatch', () => {
     // Act
     const next = adopted(orphanOf({ amount: { value: '100', currency: 'USD' } }));
 
     // Assess
-    expect(next.status).toBe('PENDING');
+    expect(next.status).toBe('SUCCEEDED');
     expect(next.conflicts[0]).toMatchObject({ kind: 'AMOUNT_MISMATCH' });
     expect(next.conflicts[0]!.detail).toContain('currency USD reported, EUR registered');
   });
 
-  it('keeps an orphan success paid by another MSISDN from becoming the registered success, masking the numbers', () => {
+  it('keeps a published orphan success paid by another MSISDN SUCCEEDED with an MSISDN conflict, masking the numbers', () => {
     // Act
     const next = adopted(orphanOf({ party: { idType: 'MSISDN', id: '46799999999' } }));
 
     // Assess
-    expect(next.status).toBe('PENDING');
+    expect(next.status).toBe('SUCCEEDED');
     expect(next.conflicts[0]).toMatchObject({ kind: 'MSISDN_MISMATCH' });
-    expect(JSON.stringify(next.outbox)).not.toContain('46799999999');
+    // The conflict's words mask both numbers (the payer stays in the party, as its success published it).
+    expect(next.conflicts[0]!.detail).not.toContain('46799999999');
+    expect(JSON.stringify(next.outbox[0]!.data.conflict)).not.toContain('46799999999');
   });
 
   it('does not compare a masked MSISDN', () => {
