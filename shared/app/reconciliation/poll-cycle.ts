@@ -73,6 +73,30 @@ function lanesOf(items: readonly DueItem[]): Map<string, DueItem[]> {
   return lanes;
 }
 
+type Hold = NonNullable<Awaited<ReturnType<typeof checkTransaction>>['holdAccount']>;
+
+/** The answer recorded, without a call, for a held account's transaction whose window is over. */
+const notAsked = (hold: Hold) => ({
+  type: 'error' as const,
+  error: hold,
+  detail: `not asked: the account's status API answered ${hold} earlier in this poll cycle`,
+});
+
+/**
+ * A held account makes no call, but its transactions whose window is over still expire now, not one held
+ * item a cycle later: a read of the item decides (eventually consistent; the claim re-checks it).
+ */
+async function windowIsOver(
+  services: ReconcileServices,
+  item: DueItem,
+  now: Date,
+  result: PollCycleResult,
+): Promise<boolean> {
+  const seen = await services.store.getTransaction(item.key);
+  result.readItems++;
+  return seen !== undefined && pastItsWindow(services, seen, now.toISOString());
+}
+
 /** One poll cycle: list due items, lease each, ask the provider, feed the answer to the one ingest. */
 export async function runPollCycle(
   services: ReconcileServices,
@@ -95,20 +119,14 @@ export async function runPollCycle(
   const listed = await listDue(services, options.maxItems ?? settings.maxItemsPerCycle, dueIndex);
   result.due = listed.items.length;
   result.readItems = listed.readItems;
-  const held = new Map<string, NonNullable<Awaited<ReturnType<typeof checkTransaction>>['holdAccount']>>();
+  const held = new Map<string, Hold>();
   const overBudget = () => options.budgetMs !== undefined && elapsedMs() > options.budgetMs;
 
   const process = async (item: DueItem, account: string) => {
     const claimedAt = clock.now();
     const holding = held.get(account);
     try {
-      if (holding) {
-        // Held: no call, but a transaction whose window is over still expires now, not one held item a
-        // cycle later (a read of the item decides: an eventually consistent one, re-checked in the claim).
-        const seen = await store.getTransaction(item.key);
-        result.readItems++;
-        if (!seen || !pastItsWindow(services, seen, claimedAt.toISOString())) return;
-      }
+      if (holding && !(await windowIsOver(services, item, claimedAt, result))) return;
       const tx = await store.claimDue(item, {
         until: new Date(claimedAt.getTime() + settings.leaseSeconds * 1000).toISOString(),
         owner: options.owner,
@@ -118,24 +136,9 @@ export async function runPollCycle(
       metrics.timing(PICKUP_DELAY_METRIC, Math.max(0, claimedAt.getTime() - Date.parse(item.dueAt)), {
         provider: item.key.provider,
       });
-      const checked = await checkTransaction(
-        services,
-        tx,
-        holding
-          ? {
-              notAsked: {
-                type: 'error',
-                error: holding,
-                detail: `not asked: the account's status API answered ${holding} earlier in this poll cycle`,
-              },
-            }
-          : {},
-      );
-      if (holding) {
-        if (checked.events.some((e) => e.metadata.type === 'TransactionExpired')) result.expired++;
-        return;
-      }
-      if (!(checked.answer.type === 'error' && checked.answer.error === 'unsupported')) result.checked++;
+      const checked = await checkTransaction(services, tx, holding ? { notAsked: notAsked(holding) } : {});
+      if (!holding && !(checked.answer.type === 'error' && checked.answer.error === 'unsupported'))
+        result.checked++;
       if (checked.holdAccount) held.set(account, checked.holdAccount);
       for (const event of checked.events) {
         if (event.metadata.type === 'TransactionSucceeded' || event.metadata.type === 'TransactionFailed')
