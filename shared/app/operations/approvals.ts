@@ -9,12 +9,12 @@ import {
 } from '../../domain/errors';
 import type { TransactionKey } from '../../domain/transaction';
 import { maskMsisdnsIn } from '../../util/mask';
-import { compareAmounts } from '../../util/money';
 import { randomBytes } from 'node:crypto';
 import type { ApprovalView, ApprovalsAnswer } from '../management-answers';
 import type { ApprovalRequest } from '../ports';
 import type { ReconcileServices } from '../reconciliation/reconcile';
 import type { TransactionView } from '../transactions/register-transaction';
+import { AboveLimitError, amountAtStake, limitExceeded } from './four-eyes';
 import {
   checkResolvable,
   parseResolution,
@@ -22,41 +22,6 @@ import {
   resolvedAmount,
   storedKey,
 } from '../transactions/operate-transaction';
-
-/** The limit an operator resolves up to alone on this account ("provider/account", else "*"), if any. */
-function resolveLimitFor(
-  limits: Readonly<Record<string, string>>,
-  key: Pick<TransactionKey, 'provider' | 'account'>,
-): string | undefined {
-  return limits[`${key.provider}/${key.account}`] ?? limits['*'];
-}
-
-/**
- * What one person's word puts at stake: the larger of the amount they state and the amount the relay
- * holds. Their own figure alone would let them name "1" to settle a registered 100,000 alone (a FAILED
- * resolution, or an accepted callback, carries no amount check of its own); unknown when neither is known.
- */
-export function amountAtStake(
-  stated: string | undefined | null,
-  held: string | undefined | null,
-): string | null {
-  if (stated && held) return compareAmounts(stated, held) >= 0 ? stated : held;
-  return stated || held || null;
-}
-
-/**
- * The account's four-eyes limit when `amount` is above it (an unknown amount counts as above), else
- * undefined: one person may act alone (docs/roles-and-audit.md#four-eyes).
- */
-export function limitExceeded(
-  services: Pick<ReconcileServices, 'config'>,
-  key: Pick<TransactionKey, 'provider' | 'account'>,
-  amount: string | null,
-): string | undefined {
-  const limit = resolveLimitFor(services.config.management.resolveLimits ?? {}, key);
-  if (limit === undefined || (amount !== null && compareAmounts(amount, limit) <= 0)) return undefined;
-  return limit;
-}
 
 export type ResolveOutcome =
   | { resolved: true; events: string[]; transaction: TransactionView }
@@ -79,10 +44,17 @@ export async function resolveOrRequest(
   const current = checkResolvable(await services.store.getTransaction(txKey, { consistent: true }), key);
   // A resolution that could never apply (a success without the amount paid) is refused before a request waits.
   resolvedAmount(services.config, current, resolution);
-  const amount = amountAtStake(resolution.amount, current.amount?.value);
-  const limit = limitExceeded(services, txKey, amount);
-  if (limit === undefined)
-    return { resolved: true, ...(await resolveByHand(services, key, resolution, { actor })) };
+  let amount = amountAtStake(resolution.amount, current);
+  let limit = limitExceeded(services, txKey, amount);
+  if (limit === undefined) {
+    try {
+      // Alone: the limit is checked again in the write, on the record it writes over.
+      return { resolved: true, ...(await resolveByHand(services, key, resolution, { actor, alone: true })) };
+    } catch (error) {
+      if (!(error instanceof AboveLimitError)) throw error;
+      ({ amount, limit } = error);
+    }
+  }
   if (!vouchedFor(actor))
     throw new NamedSignInRequiredError(
       `${amount ?? 'An unknown amount'} is above the limit ${limit}, so a second person must approve, and the shared bearer token cannot tell two people apart: ask with a named token, Cognito or IAM (docs/roles-and-audit.md#four-eyes)`,

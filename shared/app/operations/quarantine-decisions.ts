@@ -18,7 +18,7 @@ import type { ReconcileServices } from '../reconciliation/reconcile';
 import { resolveCorrelation } from '../transactions/ingest-report';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { writeWithRetry } from '../transactions/write-with-retry';
-import { amountAtStake, limitExceeded } from './approvals';
+import { amountAtStake, limitExceeded } from './four-eyes';
 
 /** The route name refused management calls were quarantined under before the audit log took them. */
 export const MANAGEMENT_ROUTE_NAME = 'management';
@@ -200,7 +200,7 @@ function refuseAboveLimit(
   report: NormalizedReport,
   current: TransactionRecord,
 ): void {
-  const amount = amountAtStake(report.amount?.value, current.amount?.value);
+  const amount = amountAtStake(report.amount?.value, current);
   const limit = limitExceeded(services, report.key, amount);
   if (limit === undefined) return;
   throw new QuarantineNotAcceptableError(

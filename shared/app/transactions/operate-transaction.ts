@@ -17,6 +17,7 @@ import {
 } from './register-transaction';
 import { decideReport, decisionContext } from './decide-report';
 import { writeWithRetry } from './write-with-retry';
+import { checkAloneWithinLimit } from '../operations/four-eyes';
 
 function normalized(key: TransactionKey): TransactionKey {
   const reference = findRegistrationRules(key.provider)?.normalizeReference?.(key.reference) ?? key.reference;
@@ -122,7 +123,11 @@ export function resolvedAmount(
   current: TransactionRecord,
   r: Resolution,
 ): NormalizedReport['amount'] {
-  const currency = r.currency ?? current.amount?.currency ?? configuredCurrency(config, current.key);
+  const currency =
+    r.currency ??
+    current.amount?.currency ??
+    configuredCurrency(config, current.key) ??
+    claimedCurrency(current);
   if (r.status === 'SUCCEEDED' && !current.amount?.value && !r.amount)
     throw new SchemaValidationError(
       `amount is required to resolve ${current.key.reference} as SUCCEEDED: the relay holds no confirmed amount for it${unconfirmedAmounts(current)}; state what the provider's records show`,
@@ -130,10 +135,18 @@ export function resolvedAmount(
     );
   if (r.amount && !currency)
     throw new SchemaValidationError(
-      `currency is required with amount: neither the transaction nor its account (${current.key.provider}/${current.key.account}) names one`,
+      `currency is required with amount: neither the transaction, its account (${current.key.provider}/${current.key.account}) nor its evidence names one`,
       { details: { parameter: 'currency' } },
     );
   return r.amount ? { value: r.amount, currency } : undefined;
+}
+
+/** The one currency the evidence names, if it names exactly one (an account moves one currency). */
+function claimedCurrency(current: TransactionRecord): string | undefined {
+  const named = new Set(
+    (current.evidence ?? []).flatMap((e) => (e.amount?.currency ? [e.amount.currency] : [])),
+  );
+  return named.size === 1 ? [...named][0] : undefined;
 }
 
 /** The amounts unconfirmed evidence claims (what a person checks against the provider), in words. */
@@ -161,7 +174,12 @@ export async function resolveByHand(
   services: ReconcileServices,
   key: TransactionKey,
   input: unknown,
-  by: { actor: Actor; approvedBy?: Actor },
+  by: {
+    actor: Actor;
+    approvedBy?: Actor;
+    /** One person alone: above the four-eyes limit on the record the write reads, AboveLimitError. */
+    alone?: boolean;
+  },
 ): Promise<{ events: string[]; transaction: TransactionView }> {
   const r = parseResolution(input);
   // What reaches the transaction, its history and the event: configured secrets scrubbed (scrubbed
@@ -174,6 +192,7 @@ export async function resolveByHand(
     txKey,
     (stored) => {
       const current = checkResolvable(stored, key);
+      if (by.alone) checkAloneWithinLimit(services, current, r.amount);
       const report: NormalizedReport = {
         key: txKey,
         kind: current.kind,
