@@ -652,7 +652,20 @@ async function recordFact(recording: FactRecording, placed: PlacedFact): Promise
   let event = factEvent(recording, item);
   const evidence = factEvidence(fact, batch, receiptId);
   let reversal: ReversalRecord | undefined;
-  if (fact.event === 'TransactionReversed' && transaction)
+  if (fact.event === 'TransactionReversed' && transaction && transaction.status !== 'SUCCEEDED')
+    // Only money that came in goes back: a reversal of a payment not held as paid contradicts its status
+    // (a FAILED verdict, or one not final yet). Not counted; said as a conflict for a person.
+    event = reversalConflict(
+      transaction,
+      fact,
+      {
+        kind: 'STATUS',
+        detail: `the provider reversed this payment while the relay holds it ${transaction.status}, not SUCCEEDED: not counted; the money may have moved`,
+        evidence: [evidence],
+      },
+      batch,
+    );
+  else if (fact.event === 'TransactionReversed' && transaction)
     ({ event, reversal } = await countReversal(recording, fact, transaction, event, evidence));
   const stood = await store.putRecordIfAbsent(
     {
