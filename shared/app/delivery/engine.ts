@@ -594,12 +594,17 @@ async function afterFailure(ctx: AttemptContext, job: AttemptJob, attempt: Attem
   return { outcome: 'retrying', delaySeconds };
 }
 
-/** The schedule's delay, or a 429/503's Retry-After when that is longer. */
+/**
+ * The statuses whose Retry-After is honoured: the ones a receiver, or the gateway or load balancer in front
+ * of it, sends when it is throttled or out for a while.
+ */
+const RETRY_AFTER_STATUSES = new Set([429, 502, 503, 504]);
+
+/** The schedule's delay, or a throttled answer's Retry-After when that is longer. */
 function retryDelaySeconds(scheduled: number, response: DeliveryAnswer): number {
-  const status = response.kind === 'answered' ? response.status : null;
   if (
     response.kind === 'answered' &&
-    (status === 429 || status === 503) &&
+    RETRY_AFTER_STATUSES.has(response.status) &&
     response.retryAfterSeconds !== undefined
   )
     return Math.max(scheduled, response.retryAfterSeconds);

@@ -136,7 +136,7 @@ describe('webhook delivery engine', () => {
     expect(await engine.state('partner')).toMatchObject({ disabled: true });
   });
 
-  it.each([429, 503])('waits at least the Retry-After of a %i before the next attempt', async (status) => {
+  it.each([429, 502, 503, 504])('waits at least the Retry-After of a %i before the next attempt', async (status) => {
     // Prepare
     const sender = new ScriptedSender((_, n) =>
       n === 1 ? answer(status, { retryAfterSeconds: 120 }) : answer(200),
