@@ -3,11 +3,13 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { newScheduleRole } from './schedule-role';
@@ -31,6 +33,8 @@ const DEFAULT_DAY_CLOSE_INTERVAL = Duration.hours(1);
 
 export interface RelayStatementFiles {
   readonly bucket: s3.Bucket;
+  /** The statements function's asynchronous invocations that failed every try (an import, a close). */
+  readonly failures: sqs.Queue;
   readonly closeSchedule: scheduler.Schedule;
   readonly alarms: cloudwatch.Alarm[];
 }
@@ -112,20 +116,41 @@ export function createStatementFiles(
     timeWindow: scheduler.TimeWindow.off(),
   });
 
-  const alarms = statementAlarms(scope, { ...parts, interval });
-  suppressStatementFindings({ bucket, fn, scheduleRole });
-  return { bucket, closeSchedule, alarms };
+  const failures = invocationFailures(scope, fn);
+  const alarms = statementAlarms(scope, { ...parts, interval, failures });
+  suppressStatementFindings({ bucket, fn, scheduleRole, failures });
+  return { bucket, failures, closeSchedule, alarms };
 }
 
 /**
- * Two tickets (docs/monitoring.md): an upload refused (the report beside it says why, row and column),
+ * S3 and the scheduler invoke the function asynchronously: Lambda retries a failed invocation twice, then
+ * (by default) drops it, and an upload whose import failed on an outage (DynamoDB out, the function's
+ * timeout) would be lost without a trace. Here the event goes to a queue instead (its S3 key, for the
+ * upload to be put again), and a ticket says so (StatementInvocationFailed).
+ */
+function invocationFailures(scope: Construct, fn: lambda.Function): sqs.Queue {
+  const failures = new sqs.Queue(scope, 'StatementFailures', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  fn.configureAsyncInvoke({
+    onFailure: new SqsDestination(failures),
+    retryAttempts: 2,
+    maxEventAge: Duration.hours(6),
+  });
+  return failures;
+}
+
+/**
+ * Three tickets (docs/monitoring.md): an invocation that failed every try (an import or a close), an upload refused (the report beside it says why, row and column),
  * and a day not closed by its SLA: every scheduled run writes how many account-days are past their SLA and
  * still open (StatementDaysOverdue, 0 included), so two runs in a row with one, or with no run at all,
  * open a ticket. A failing function also tickets through its own fault alarm (Statements-Fault-Count).
  */
 function statementAlarms(
   scope: Construct,
-  parts: { metricsNamespace: string; ticketTopic: sns.ITopic; interval: Duration },
+  parts: { metricsNamespace: string; ticketTopic: sns.ITopic; interval: Duration; failures: sqs.IQueue },
 ): cloudwatch.Alarm[] {
   const prefix = monitoringNamePrefix(scope);
   const metric = (name: string, statistic: string, period: Duration) =>
@@ -152,19 +177,40 @@ function statementAlarms(
     treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     actionsEnabled: true,
   });
-  for (const alarm of [refused, overdue]) {
+  const failed = new cloudwatch.Alarm(scope, 'StatementInvocationFailedAlarm', {
+    alarmName: `${prefix}-StatementInvocationFailed`,
+    alarmDescription: `[${TICKET_TAG}] The statements function failed an upload's import (or a scheduled close) three times, and the event is in the StatementFailures queue: the message's requestPayload names the S3 key, requestContext.condition and responsePayload the error; the upload's report says "failed". Fix the cause (the function's "statement import failed" log line, its errors and DynamoDB), then upload the same file again to the same key: an import is idempotent, rows already stored are skipped (docs/statements.md#in-aws).`,
+    metric: parts.failures.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: 'Maximum',
+    }),
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    actionsEnabled: true,
+  });
+  for (const alarm of [refused, overdue, failed]) {
     // OK goes where ALARM went (docs/monitoring.md).
     alarm.addAlarmAction(new SnsAction(parts.ticketTopic));
     alarm.addOkAction(new SnsAction(parts.ticketTopic));
   }
-  return [refused, overdue];
+  return [refused, overdue, failed];
 }
 
 function suppressStatementFindings(parts: {
   bucket: s3.Bucket;
   fn: lambda.Function;
   scheduleRole: iam.Role;
+  failures: sqs.Queue;
 }) {
+  NagSuppressions.addResourceSuppressions(parts.failures, [
+    {
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself a dead-letter queue: the statements function invocations that failed every try',
+    },
+  ]);
   NagSuppressions.addResourceSuppressions(parts.bucket, [
     {
       id: 'AwsSolutions-S1',

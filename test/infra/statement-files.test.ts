@@ -155,6 +155,27 @@ describe('statement files in AWS: alarms', () => {
     expect(alarm.AlarmDescription).toMatch(/^\[ticket\].*row and the column/);
   });
 
+  it('keeps an invocation that failed every try in a queue and tickets it (never dropped by Lambda)', () => {
+    // Prepare
+    const queueId = ofType(resources, 'AWS::SQS::Queue').find(([id]) => id.includes('StatementFailures'))![0];
+    // Assess: two retries, then the event goes to the queue.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId('relay-statements') },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+    expect(resources[queueId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true });
+    const alarm = alarmNamed('StatementInvocationFailed')!;
+    expect(alarm).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(JSON.stringify(alarm.Dimensions)).toContain(queueId);
+    expect(JSON.stringify(alarm.AlarmActions)).toMatch(/TicketTopic/);
+    expect(alarm.AlarmDescription).toMatch(/^\[ticket\].*upload the same file again/);
+  });
+
   it('tickets a day not closed by its SLA, and a scheduled close that stopped running', () => {
     const alarm = alarmNamed('DayCloseOverdue')!;
     expect(alarm).toMatchObject({

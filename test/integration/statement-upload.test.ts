@@ -284,12 +284,22 @@ describe('the statements function imports an upload to the statement bucket', ()
     }
   });
 
-  it('answers an S3 error as a thrown failure (the invocation is retried), not as a refusal', async () => {
+  it('answers an S3 error as a thrown failure (the invocation is retried), not as a refusal, and reports it failed', async () => {
     // Prepare: a notification for an object that is not there (deleted meanwhile).
-    const { handler, counted } = handlerWith();
+    const { handler, counted, logged } = handlerWith();
     const event = s3Event('statements/daraja/ke/gone.csv', 10);
     // Act + Assess
     await expect(handler(event, {} as never)).rejects.toThrow(/S3 GET .*gone\.csv: 404 NoSuchKey/);
     expect(counted).toEqual({});
+    // The upload is never silent: its report says it failed and what to do; the log line names the key.
+    expect(reportOf('statements/daraja/ke/gone.csv')).toMatchObject({
+      status: 'failed',
+      key: 'statements/daraja/ke/gone.csv',
+      error: { message: expect.stringMatching(/404 NoSuchKey/) },
+      next: expect.stringMatching(/upload the same file again/),
+    });
+    expect(logged.find((l) => l.message === 'statement import failed')?.fields).toMatchObject({
+      key: 'statements/daraja/ke/gone.csv',
+    });
   });
 });

@@ -91,6 +91,35 @@ export type ObjectImportAnswer =
     };
 
 /**
+ * An import that failed on an outage (not the file's fault): its report says so before the error goes on,
+ * so the upload is never silent; Lambda tries again, then puts the event in the failures queue
+ * (infra/relay/statement-files.ts). A report that cannot be written either (S3 out) is only logged.
+ */
+async function reportFailure(
+  deps: StatementDeps & { objects: StatementObjects },
+  object: CreatedObject,
+  report: string,
+  who: { by: string; at: string },
+  error: Error,
+): Promise<void> {
+  deps.log.error('statement import failed', { key: object.key, by: who.by, error: error.message });
+  try {
+    await deps.objects.putJson(object.bucket, report, {
+      status: 'failed',
+      key: object.key,
+      ...who,
+      error: { name: error.name, message: error.message.slice(0, 500) },
+      next: 'tried again by Lambda (twice); then listed in the StatementFailures queue: upload the same file again once the cause is fixed (rows already stored are skipped)',
+    });
+  } catch (cause) {
+    deps.log.error('statement import failure not reported', {
+      key: object.key,
+      error: (cause as Error).message,
+    });
+  }
+}
+
+/**
  * Imports an uploaded statement object through the same use case as the API (importStatement: the whole
  * file checked first, nothing half-imported, a re-upload changes nothing), streamed from the bucket. A
  * refusal (a malformed file, an unknown account or template, a key outside the layout) is answered, logged
@@ -124,7 +153,10 @@ export async function importObject(
     });
     return { status: 'imported', key: object.key, report, answer };
   } catch (error) {
-    if (!REFUSALS.some((kind) => error instanceof kind)) throw error;
+    if (!REFUSALS.some((kind) => error instanceof kind)) {
+      await reportFailure(deps, object, report, { by: actor.name, at }, error as Error);
+      throw error;
+    }
     const refused = error as RelayError;
     const details = refused.details ?? {};
     const summary = {

@@ -136,27 +136,30 @@ describe('webhook delivery engine', () => {
     expect(await engine.state('partner')).toMatchObject({ disabled: true });
   });
 
-  it.each([429, 502, 503, 504])('waits at least the Retry-After of a %i before the next attempt', async (status) => {
-    // Prepare
-    const sender = new ScriptedSender((_, n) =>
-      n === 1 ? answer(status, { retryAfterSeconds: 120 }) : answer(200),
-    );
-    const { time, log, engine } = setup(sender);
+  it.each([429, 502, 503, 504])(
+    'waits at least the Retry-After of a %i before the next attempt',
+    async (status) => {
+      // Prepare
+      const sender = new ScriptedSender((_, n) =>
+        n === 1 ? answer(status, { retryAfterSeconds: 120 }) : answer(200),
+      );
+      const { time, log, engine } = setup(sender);
 
-    // Act
-    await engine.submit(event());
-    await engine.settled();
-    time.advance(119_000);
-    await engine.settled();
-    const beforeRetryAfter = sender.requests.length;
-    time.advance(1_000);
-    await engine.settled();
+      // Act
+      await engine.submit(event());
+      await engine.settled();
+      time.advance(119_000);
+      await engine.settled();
+      const beforeRetryAfter = sender.requests.length;
+      time.advance(1_000);
+      await engine.settled();
 
-    // Assess
-    expect(beforeRetryAfter).toBe(1);
-    expect(sender.requests).toHaveLength(2);
-    expect(log.attemptList.map((a) => a.outcome)).toEqual(['retrying', 'delivered']);
-  });
+      // Assess
+      expect(beforeRetryAfter).toBe(1);
+      expect(sender.requests).toHaveLength(2);
+      expect(log.attemptList.map((a) => a.outcome)).toEqual(['retrying', 'delivered']);
+    },
+  );
 
   it('ignores a Retry-After on other failures: a 500 is retried on the schedule', async () => {
     // Prepare
