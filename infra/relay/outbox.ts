@@ -54,7 +54,11 @@ export function connectOutbox(
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(OUTBOX_BATCHING_WINDOW_SECONDS),
       bisectBatchOnError: true,
-      retryAttempts: 10,
+      // Retried until the record is 12 h old, not a number of times: Lambda retries a stream batch at
+      // once, so 10 retries of a publisher that tries PutEvents for ~1.5 s spent ~17 s of an EventBridge
+      // brown-out before the change left for the DLQ (a pointer, re-published by hand). Meanwhile the
+      // shard waits (events stay in order) and the iterator-age alarm pages after 2 minutes.
+      retryAttempts: -1,
       // Give up (to the DLQ) well before the stream's 24 h retention trims the records.
       maxRecordAge: Duration.hours(12),
       reportBatchItemFailures: true,

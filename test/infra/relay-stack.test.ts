@@ -381,7 +381,7 @@ describe('relay stack: HTTP API', () => {
 });
 
 describe('relay stack: outbox', () => {
-  it('maps the table stream to the publisher with bisect, partial batch failures, retries, a DLQ and the outbox filter', () => {
+  it('maps the table stream to the publisher with bisect, partial batch failures, retries until 12 h old, a DLQ and the outbox filter', () => {
     // The stream's only: the ingress buffer is drained on a schedule.
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -390,7 +390,8 @@ describe('relay stack: outbox', () => {
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: 100,
       BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 10,
+      // Until the record is 12 h old, however many retries (an EventBridge outage of minutes loses nothing).
+      MaximumRetryAttempts: -1,
       MaximumRecordAgeInSeconds: 12 * 3600,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: {
