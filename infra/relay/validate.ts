@@ -346,12 +346,14 @@ export function validateProps(props: MobileMoneyRelayProps, config: RelayConfig)
   // minute, which applies its batches itself (bufferConsumerMaxConcurrency lanes in one invocation); a
   // throttled start is the next minute's drain and has received nothing, so it cannot push callbacks to
   // the DLQ (no event source mapping polls the queue any more).
-  // A callback deadline a provider's account sets longer than the integration timeout could never be kept.
+  // A callback deadline a provider's account sets must leave the answer room inside the integration
+  // timeout, as an ack budget must: at the timeout itself API Gateway answers 504 first.
+  const deadlineRoom = CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds() - 500;
   for (const account of config.accounts.values()) {
     for (const deadline of callbackDeadlineSettings(account)) {
-      if (deadline.ms > CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()) {
+      if (deadline.ms > deadlineRoom) {
         problems.push(
-          `accounts.${account.provider}.${account.id}.${deadline.setting}: above the callback integration timeout (${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()} ms, cap ${deadline.capMs} ms)`,
+          `accounts.${account.provider}.${account.id}.${deadline.setting}: ${deadline.ms} ms leaves no room inside the callback integration timeout (${CALLBACK_INTEGRATION_TIMEOUT.toMilliseconds()} ms; at most ${deadlineRoom} in AWS, ${deadline.capMs} under npm start)`,
         );
       }
     }

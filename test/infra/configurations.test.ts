@@ -588,9 +588,12 @@ describe('props validation', () => {
       expect(message).toMatch(expected);
   });
 
-  it('refuses an ack budget API Gateway would cut, and takes a buffer consumer reserved below its batch concurrency (the drain is scheduled, not polled)', () => {
+  it('refuses an ack budget and a C2B deadline API Gateway would cut, and takes a buffer consumer reserved below its batch concurrency (the drain is scheduled, not polled)', () => {
     const config = structuredClone(exampleConfig) as Record<string, unknown>;
     config.ackBudgets = { daraja: { storeMs: 5000, ackMs: 7400 } };
+    // The C2B validation's deadline at the timeout itself: API Gateway would answer 504 first.
+    (config.accounts as { daraja: { demo: { c2b: Record<string, unknown> } } }).daraja.demo.c2b.deadlineMs =
+      7500;
 
     const message = error(
       { reservedConcurrency: { 'buffer-consumer': 2 }, bufferConsumerMaxConcurrency: 5 },
@@ -599,6 +602,9 @@ describe('props validation', () => {
 
     expect(message).toMatch(
       /ackBudgets\.daraja\.ackMs: 7400 ms leaves no room inside the callback integration timeout/,
+    );
+    expect(message).toMatch(
+      /accounts\.daraja\.demo\.c2b\.deadlineMs: 7500 ms leaves no room inside the callback integration timeout \(7500 ms; at most 7000 in AWS/,
     );
     expect(message).not.toMatch(/buffer-consumer/);
   });
