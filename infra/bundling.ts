@@ -170,13 +170,14 @@ export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   'outbox-publisher': 199 * 1024,
   // Back under the 500 KB budget: the slim DynamoDB store client, the deflated item dictionaries and zod's
   // util and iso modules no longer kept whole (514.7 -> 486.2 KB).
-  // 487.2 KB with an unconfirmed success's claim dropped only when refuted (this session's reviews).
-  poller: 488 * 1024,
+  // 487.2 KB with an unconfirmed success's claim dropped only when refuted (this session's reviews);
+  // 488.1 KB with an unconfirmed report's id kept as a receipt claim and asked about after the verdict.
+  poller: 489 * 1024,
   // 392.1 KB likewise.
   'transaction-initiated': 393 * 1024,
   // The slim SQS client (infra/lambda-shims/sqs-client.ts): 403.6 -> 387.7 KB; 388.6 KB with the callback's
-  // {wrong-secret} and deciding-receipt rules.
-  'buffer-consumer': 389 * 1024,
+  // {wrong-secret} and deciding-receipt rules; 389.1 KB with an unconfirmed report's id kept as a claim.
+  'buffer-consumer': 390 * 1024,
   // 416.2 KB with a failed import's report (the upload is never silent).
   statements: 417 * 1024,
   // The slim SQS client (infra/lambda-shims/sqs-client.ts): 397.0 -> 381.3 KB.

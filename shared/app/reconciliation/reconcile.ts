@@ -414,7 +414,9 @@ export async function checkTransaction(
       const decided = decideAnswer(services, current, statusReport, ctx, check, now, origin, !!held);
       const { outcome } = decided;
       const base = claimsAfterCheck(decided.base, receiptToConfirm(claimed));
-      const reconcile = checkedSchedule(base, answer, check, now, timing);
+      // Settled by this answer with a receipt still only claimed: the claim is asked about next.
+      const claimToAsk = !receiptToConfirm(claimed) && receiptToConfirm(base) !== undefined;
+      const reconcile = checkedSchedule(base, answer, check, now, timing, claimToAsk);
       const caused: EventEnvelope[] = [...base.outbox];
       if (!isFinal(base.status)) {
         if (
@@ -760,6 +762,8 @@ function checkedSchedule(
   check: CheckRecord,
   now: string,
   timing: Timing,
+  /** The answer settled the payment while a claimed receipt still waits to be asked about. */
+  claimToAsk = false,
 ): ReconcileState {
   const state = base.reconcile ?? { checks: 0, recent: [] };
   const notFound = answer.type === 'not-found' ? (state.notFound ?? 0) + 1 : 0;
@@ -780,7 +784,8 @@ function checkedSchedule(
   if (isFinal(base.status) && reconcile.recheckUntil) {
     const answered =
       (answer.type === 'report' && isFinal(answer.draft.status)) || answer.type === 'not-found';
-    if (answered || now >= reconcile.recheckUntil) delete reconcile.recheckUntil;
+    if ((answered && !claimToAsk) || now >= reconcile.recheckUntil) delete reconcile.recheckUntil;
+    else if (claimToAsk) reconcile.dueAt = now;
     else
       reconcile.dueAt = nextCheckAt({
         schedule: timing.schedule,

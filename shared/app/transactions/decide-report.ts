@@ -8,6 +8,7 @@ import {
   statusConflict,
   withEvidence,
   withEvents,
+  withReceiptClaim,
 } from '../../domain/apply-report';
 import { isEndToEnd } from '../../domain/evidence';
 import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
@@ -43,9 +44,6 @@ export interface DecideOptions extends ApplyOptions {
   /** The provider's status API can confirm the report's receipt (ReportIntent.receiptConfirmable). */
   receiptConfirmable?: boolean;
 }
-
-/** Receipts claimed for one transaction that are kept to ask about: a flood of forged ones stays bounded. */
-export const MAX_RECEIPT_CLAIMS = 3;
 
 /**
  * The one entry every report reaches the decision through, whatever its origin: a callback (and a
@@ -171,7 +169,7 @@ function claimReceipt(
   const state = current.reconcile ?? { checks: 0, recent: [] };
   const next: TransactionRecord = {
     ...current,
-    receiptClaims: [receipt, ...claims].slice(0, MAX_RECEIPT_CLAIMS),
+    receiptClaims: withReceiptClaim(claims, receipt),
     evidence: withEvidence(current.evidence, evidenceOf(report, false)),
     reconcile: {
       ...state,

@@ -12,7 +12,7 @@ import type { NormalizedReport, TransactionRecord } from '../transaction';
 import { conflict, conflictDetail, conflictKindOf, describeEvidence, sayConflict } from './conflict';
 import { withEvidence } from './intake';
 import { type ApplyContext, type ApplyOutcome, withEvents } from './outcome';
-import { reconcileAfter } from './schedule';
+import { dueNow, reconcileAfter } from './schedule';
 
 type Advance = Extract<Transition, { kind: 'advance' }>;
 
@@ -79,6 +79,28 @@ function refutesUnconfirmedSuccess(base: TransactionRecord, to: string): boolean
   return to === 'FAILED' && (base.evidence ?? []).some((e) => e.claim === 'SUCCEEDED' && !e.conclusive);
 }
 
+/** Receipts claimed for one transaction that are kept to ask about: a flood of forged ones stays bounded. */
+export const MAX_RECEIPT_CLAIMS = 3;
+
+/** `claims` with `receipt` first (asked first), at most MAX_RECEIPT_CLAIMS. */
+export function withReceiptClaim(claims: readonly string[] | undefined, receipt: string): string[] {
+  return [receipt, ...(claims ?? []).filter((c) => c !== receipt)].slice(0, MAX_RECEIPT_CLAIMS);
+}
+
+/**
+ * A success settled without a receipt of the provider's word while a claimed one waits: it stays due, for
+ * one window, so the poller asks the provider about the claim (reconcile.ts receiptToConfirm).
+ */
+function receiptToAsk(
+  base: TransactionRecord,
+  to: TransactionRecord['status'],
+  report: NormalizedReport,
+  ctx: ApplyContext,
+): boolean {
+  if (to !== 'SUCCEEDED' || base.providerTransactionId || !base.receiptClaims?.length) return false;
+  return !report.providerTransactionId && ctx.reconcileWindowSeconds > 0;
+}
+
 /** The transaction after the status change: what the report adds, its schedule, the transition kept. */
 function transitioned(
   base: TransactionRecord,
@@ -89,15 +111,21 @@ function transitioned(
 ): TransactionRecord {
   const evidence =
     report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
-  // An unconfirmed success's transaction id and payer are held with it (a confirmation that names none,
-  // Daraja's STK query, keeps them), but they were its claim: a verdict that refutes it does not carry
-  // them on. Its payer fills a gap only.
+  // An unconfirmed report's transaction id is a claim: kept to ask about (receiptClaims, never published or
+  // taught as the payment's id), adopted only from the provider's word. Its payer fills a gap only, and
+  // a verdict that refutes the claim does not carry it on.
   const adoptAmount = incoming.conclusive ? report.amount : undefined;
   const refuted = refutesUnconfirmedSuccess(base, transition.to);
+  const claimedId = incoming.conclusive ? undefined : report.providerTransactionId;
   const next: TransactionRecord = {
     ...base,
     status: transition.to,
-    providerTransactionId: report.providerTransactionId ?? (refuted ? undefined : base.providerTransactionId),
+    providerTransactionId: claimedId
+      ? base.providerTransactionId
+      : (report.providerTransactionId ?? base.providerTransactionId),
+    ...(claimedId && !base.providerTransactionId
+      ? { receiptClaims: withReceiptClaim(base.receiptClaims, claimedId) }
+      : {}),
     externalId: base.externalId ?? report.externalId,
     amount: base.amount ?? adoptAmount,
     party: refuted
@@ -108,7 +136,15 @@ function transitioned(
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
     attributes: { ...base.attributes, ...report.attributes },
     updatedAt: ctx.now,
-    reconcile: reconcileAfter(base, transition.to, report, ctx.now),
+    reconcile: receiptToAsk(base, transition.to, report, ctx)
+      ? {
+          ...dueNow(
+            reconcileAfter(base, transition.to, report, ctx.now) ?? { checks: 0, recent: [] },
+            ctx.now,
+          ),
+          recheckUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
+        }
+      : reconcileAfter(base, transition.to, report, ctx.now),
     evidence,
     trusted: trustedAfter(base, report, incoming),
     transitions: [

@@ -5,7 +5,8 @@
  * and a confirmed receipt that disagrees with the recorded one is a conflict (decide-report.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { decideReport, MAX_RECEIPT_CLAIMS } from '../../../shared/app/transactions/decide-report';
+import { decideReport } from '../../../shared/app/transactions/decide-report';
+import { MAX_RECEIPT_CLAIMS } from '../../../shared/domain/apply-report';
 import type { NormalizedReport, TransactionRecord } from '../../../shared/domain/transaction';
 import { registered, report } from '../../helpers/reports';
 

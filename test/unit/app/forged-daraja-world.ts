@@ -39,6 +39,8 @@ const noMetrics: RelayMetrics = { count: () => {}, timing: () => {}, flush: () =
  */
 export function darajaWorld(account: {
   mode: 'log-only' | 'off' | 'enforce';
+  /** The status API's Lipa na M-Pesa passkey: STK pushes are then checked with the STK query. */
+  passkey?: boolean;
   /** The account's four-eyes limit (management.resolveLimits), if any. */
   resolveLimit?: string;
   api?: boolean;
@@ -57,7 +59,7 @@ export function darajaWorld(account: {
           pathSecret: SECRET,
           shortCode: '600638',
           sourceIp: { mode: account.mode },
-          ...(account.api ? { api: API } : {}),
+          ...(account.api ? { api: { ...API, ...(account.passkey ? { passkey: 'stk-passkey' } : {}) } } : {}),
         },
       },
     },

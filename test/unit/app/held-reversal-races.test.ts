@@ -170,8 +170,9 @@ describe('the callback and the poller crossing over the record of a query about 
 });
 
 describe('a receipt confirmation for the payment while a reversal is held on it', () => {
-  it('settling the payment (Daraja’s own STK result after an unsigned one) leaves the held reversal due', async () => {
-    // Prepare: an unsigned STK success (held for confirmation), then a reversal of its receipt, held too.
+  it('an unsigned STK success’s receipt is only a claim: an unsigned reversal of it is not held on the payment, and Daraja’s own result settles it with its receipt', async () => {
+    // Prepare: an unsigned STK success (held for confirmation, its receipt a claim), then an unsigned
+    // reversal of that receipt: it names no payment the relay knows by that receipt.
     const s = setup();
     await s.store.createTransaction(
       registered({
@@ -184,15 +185,16 @@ describe('a receipt confirmation for the payment while a reversal is held on it'
     expect(await s.post('stk', fixture('stk-success'), FORGER_IP)).toBe(200);
     expect(await s.post('reversal/result', REVERSED, FORGER_IP)).toBe(200);
     const before = await s.payment();
-    // Act: Daraja's own result (from its address) settles the payment; then the poller runs on.
+    // Act: Daraja's own result (from its address) settles the payment.
     expect(await s.post('stk', `${fixture('stk-success')}\n`, DARAJA_IP)).toBe(200);
     const settled = await s.payment();
-    for (let i = 0; i < 4; i++) await s.poll(300_000);
-    // Assess
-    expect(before?.status).toBe('AMBIGUOUS');
-    expect(before?.heldReversals).toHaveLength(1);
-    expect(settled?.status).toBe('SUCCEEDED');
-    expect(s.queries).toContainEqual(expect.objectContaining({ TransactionID: REVERSAL_RECEIPT }));
+    // Assess: the claim was never the payment's id; the reversal went to a person (ReversalAmbiguous).
+    expect(before).toMatchObject({ status: 'AMBIGUOUS', receiptClaims: ['NLJ7RT61SV'] });
+    expect(before?.providerTransactionId).toBeUndefined();
+    expect(before?.heldReversals).toBeUndefined();
+    expect(s.events('ReversalAmbiguous').at(-1)?.data).toMatchObject({ reasonDetail: 'UNCONFIRMED' });
+    expect(settled).toMatchObject({ status: 'SUCCEEDED', providerTransactionId: 'NLJ7RT61SV' });
+    expect(s.events('TransactionSucceeded')[0]?.data).toMatchObject({ providerTransactionId: 'NLJ7RT61SV' });
   });
 
   it('leaves the held reversal due: it is still asked about', async () => {

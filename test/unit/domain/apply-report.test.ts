@@ -348,9 +348,10 @@ describe('applyReport: contradicting claims and floods of them (issue 27)', () =
       ),
     );
 
-    // Assess: held with the claim, gone with it: not on the failed transaction or its final event.
+    // Assess: a claim to ask about, never the payment's id; not on the failed transaction or its event.
     expect(unconfirmed.next.status).toBe('AMBIGUOUS');
-    expect(unconfirmed.next.providerTransactionId).toBe('999');
+    expect(unconfirmed.next.providerTransactionId).toBeUndefined();
+    expect(unconfirmed.next.receiptClaims).toEqual(['999']);
     expect(failed.next.status).toBe('FAILED');
     expect(failed.next.providerTransactionId).toBeUndefined();
     expect(failed.next.party).toBeUndefined();
@@ -359,7 +360,7 @@ describe('applyReport: contradicting claims and floods of them (issue 27)', () =
     expect(final.data.party ?? null).toBeNull();
   });
 
-  it("keeps an unconfirmed success's transaction id when a confirmation that names none settles it", () => {
+  it("keeps an unconfirmed success's receipt a claim to ask about when a confirmation that names none settles it", () => {
     // Prepare: an STK success from outside the allow-list (log-only), with its M-Pesa receipt.
     const unconfirmed = write(
       applyReport(
@@ -378,11 +379,17 @@ describe('applyReport: contradicting claims and floods of them (issue 27)', () =
       ),
     );
 
-    // Assess
+    // Assess: the sender's word names the receipt, the provider's does not: not published as the
+    // payment's; the payment stays due for one window so the poller asks the provider about the claim.
     expect(confirmed.next.status).toBe('SUCCEEDED');
-    expect(confirmed.next.providerTransactionId).toBe('NLJ7RT61SV');
+    expect(confirmed.next.providerTransactionId).toBeUndefined();
+    expect(confirmed.next.receiptClaims).toEqual(['NLJ7RT61SV']);
+    expect(confirmed.next.reconcile).toMatchObject({
+      dueAt: ctx.now,
+      recheckUntil: new Date(Date.parse(ctx.now) + ctx.reconcileWindowSeconds * 1000).toISOString(),
+    });
     const final = confirmed.events.find((e) => e.metadata.type === 'TransactionSucceeded')!;
-    expect(final.data.providerTransactionId).toBe('NLJ7RT61SV');
+    expect(final.data.providerTransactionId ?? null).toBeNull();
   });
 
   it('publishes one conflict for 25 forged FAILED claims on a SUCCEEDED transaction and counts the repeats', () => {
