@@ -165,16 +165,17 @@ export const BUNDLE_MAX_BYTES: Readonly<Record<RelayFunctionId, number>> = {
   // Its check now reaches the poller's held-reversal look, which applies a reversal through the fact path.
   // The slim SQS client (infra/lambda-shims/sqs-client.ts): 599.5 -> 583.5 KB; 585.6 KB with four eyes on
   // accepting a quarantined callback and the partner's text masked in answers; 587.4 KB with the four-eyes
-  // rule weighed in the write and a success resolved by hand stating its amount.
-  management: 588 * 1024,
+  // rule weighed in the write and a success resolved by hand stating its amount; 588.1 KB with strict
+  // signing secrets.
+  management: 589 * 1024,
   'outbox-publisher': 199 * 1024,
   // Back under the 500 KB budget: the slim DynamoDB store client, the deflated item dictionaries and zod's
   // util and iso modules no longer kept whole (514.7 -> 486.2 KB).
   // 487.2 KB with an unconfirmed success's claim dropped only when refuted (this session's reviews);
   // 488.1 KB with an unconfirmed report's id kept as a receipt claim and asked about after the verdict.
   poller: 489 * 1024,
-  // 392.1 KB likewise.
-  'transaction-initiated': 393 * 1024,
+  // 392.1 KB likewise; 393.0 KB with a published orphan success kept SUCCEEDED on registration.
+  'transaction-initiated': 394 * 1024,
   // The slim SQS client (infra/lambda-shims/sqs-client.ts): 403.6 -> 387.7 KB; 388.6 KB with the callback's
   // {wrong-secret} and deciding-receipt rules; 389.1 KB with an unconfirmed report's id kept as a claim.
   'buffer-consumer': 390 * 1024,

@@ -204,16 +204,21 @@ const statementsSchema = z.strictObject({
   ),
 });
 
-/** A Standard Webhooks signing secret: `whsec_` and the base64 of at least 24 random bytes (docs/webhooks.md). */
-export const webhookSecretSchema = z
-  .string()
-  .check(
-    z.regex(
-      /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/,
-      'a Standard Webhooks secret: whsec_ + base64 of 24 to 64 random bytes',
-    ),
-    z.maxLength(6 + 88),
-  );
+/**
+ * A Standard Webhooks signing secret: `whsec_` and the padded base64 of 24 to 64 random bytes
+ * (docs/webhooks.md). Padded and whole, as the strict receivers decode it (the Python and Go reference
+ * libraries, the subscriber kit): a secret only the lenient ones take would fail every delivery there.
+ */
+export const webhookSecretSchema = z.string().check(
+  z.regex(
+    /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+    'a Standard Webhooks secret: whsec_ + padded base64 of 24 to 64 random bytes',
+  ),
+  z.refine((secret) => {
+    const bytes = Buffer.from(secret.slice('whsec_'.length), 'base64').length;
+    return bytes >= 24 && bytes <= 64;
+  }, 'a Standard Webhooks secret: whsec_ + padded base64 of 24 to 64 random bytes'),
+);
 
 /** The Standard Webhooks example's time-out, and the longest a destination may set (`timeoutMs`). */
 export const DELIVERY_TIMEOUT_MS = 15_000;

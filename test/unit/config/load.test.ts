@@ -8,6 +8,7 @@ import {
   parseConfig,
   pathSecretWarnings,
 } from '../../../shared/config/load';
+import { webhookSecretSchema } from '../../../shared/config/schema';
 import { callbackConfigShape } from '../../../shared/config/callback-config';
 import { parseCallbackConfig } from '../../../shared/config/loader';
 import { ConfigError } from '../../../shared/domain/errors';
@@ -277,5 +278,25 @@ describe('the callback path config', () => {
       'destinations.partner.type',
     );
     expect(callback).not.toHaveProperty('destinations');
+  });
+});
+
+describe('webhook signing secrets', () => {
+  const bytes = (n: number) => Buffer.alloc(n, 7).toString('base64');
+  it.each([
+    ['unpadded base64 (25 bytes)', `whsec_${bytes(25).replace(/=+$/, '')}`],
+    ['wrong padding', `whsec_${'A'.repeat(32)}==`],
+    ['a length no base64 has', `whsec_${'A'.repeat(33)}`],
+    ['more than 64 bytes', `whsec_${bytes(66)}`],
+    ['fewer than 24 bytes', `whsec_${bytes(18)}`],
+  ])(
+    'refuses %s: strict receivers (the Python and Go libraries, the kit) could verify nothing',
+    (_, secret) => {
+      expect(webhookSecretSchema.safeParse(secret).success).toBe(false);
+    },
+  );
+
+  it.each([24, 25, 32, 64])('takes the padded base64 of %i bytes, as openssl rand -base64 prints it', (n) => {
+    expect(webhookSecretSchema.safeParse(`whsec_${bytes(n)}`).success).toBe(true);
   });
 });
