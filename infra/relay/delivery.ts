@@ -55,11 +55,12 @@ const MAX_DELIVERY_POLICIES = 8;
 
 /**
  * Destinations one relay takes, measured on the largest relay (test/infra/scale.test.ts: 1,000 accounts,
- * every option, 64-character names, checked against AWS's limits): 49 fit (498 resources). At 50 the stack
+ * every option, 64-character names, checked against AWS's limits): 48 fit (500 resources; 49 did until the
+ * statements function's failures queue, its policy, its invoke config and its alarm). At 49 the stack
  * passes CloudFormation's 500 resources: each destination adds four (its queue, queue policy, rule and
  * event source mapping), and every QUEUES_PER_POLICY of them a managed policy of the replay grant.
  */
-export const MAX_DESTINATIONS = 49;
+export const MAX_DESTINATIONS = 48;
 /**
  * Destination queues per managed policy of the management function's replay grant: an SQS queue ARN is
  * at most about 133 characters deployed (an 80-character name, the longest partition and region), so 25
