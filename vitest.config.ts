@@ -1,6 +1,6 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { NEEDS_ISOLATION } from './test/helpers/isolation';
-import { CDK_FOLDERS, FAST_FOLDERS, laneOf, testsUnder } from './test/helpers/lanes';
+import { NEEDS_ISOLATION } from './test/helpers/isolation.js';
+import { CDK_FOLDERS, FAST_FOLDERS, laneOf, testsUnder } from './test/helpers/lanes.js';
 
 /**
  * Lanes (test/helpers/lanes.ts, docs/development.md#test-lanes): `npm run test:fast` runs the fast lane's
