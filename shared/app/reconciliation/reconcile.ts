@@ -438,7 +438,8 @@ export async function checkTransaction(
     },
     { what: `record a status check of ${claimed.key.reference}`, initial: claimed, signal: options.signal },
   );
-  recordMetrics(services.metrics, claimed, written.tx, answer, written.events, now);
+  // A held account's look made no call: no call error to count (the probe's answer counted it once).
+  if (!options.notAsked) recordMetrics(services.metrics, claimed, written.tx, answer, written.events, now);
   return {
     answer,
     outcome: written.outcome,

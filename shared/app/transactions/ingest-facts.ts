@@ -652,15 +652,16 @@ async function recordFact(recording: FactRecording, placed: PlacedFact): Promise
   let event = factEvent(recording, item);
   const evidence = factEvidence(fact, batch, receiptId);
   let reversal: ReversalRecord | undefined;
-  if (fact.event === 'TransactionReversed' && transaction && transaction.status !== 'SUCCEEDED')
-    // Only money that came in goes back: a reversal of a payment not held as paid contradicts its status
-    // (a FAILED verdict, or one not final yet). Not counted; said as a conflict for a person.
+  if (fact.event === 'TransactionReversed' && transaction && transaction.status === 'FAILED')
+    // Only money that came in goes back: a reversal of a payment the relay holds FAILED contradicts that
+    // verdict. Not counted; said as a conflict for a person. (One not final yet is counted as before: its
+    // success may still come, and nothing would count the reversal then.)
     event = reversalConflict(
       transaction,
       fact,
       {
         kind: 'STATUS',
-        detail: `the provider reversed this payment while the relay holds it ${transaction.status}, not SUCCEEDED: not counted; the money may have moved`,
+        detail: `the provider reversed this payment while the relay holds it FAILED: not counted; the money may have moved`,
         evidence: [evidence],
       },
       batch,
