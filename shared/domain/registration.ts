@@ -6,7 +6,8 @@ import {
   unconfirmedSuccess,
 } from './apply-report/business-check';
 import { conflictEvent } from './apply-report/conflict';
-import { withEvidence } from './apply-report/intake';
+import { evidenceOf, withEvidence } from './apply-report/intake';
+import { mismatched } from './apply-report/unsettled';
 import type { Evidence } from './evidence';
 import type { EventEnvelope } from './events';
 import { isFinal } from './status';
@@ -100,7 +101,8 @@ function orphanAsReport(orphan: TransactionRecord, kind: string, now: string): N
  * stays SUCCEEDED whatever the registration says (statuses only move forward): for another amount,
  * currency or MSISDN, or an amount it never reported, the disagreement is a TransactionConflict. An orphan
  * claim not yet settled (AMBIGUOUS) for other terms does not become the registered transaction's success:
- * the registered transaction is PENDING with a TransactionConflict, and reconciliation asks the provider.
+ * the registered transaction stays AMBIGUOUS, escalated, with a TransactionConflict, and reconciliation
+ * asks the provider.
  */
 export function applyRegistration(
   current: TransactionRecord | undefined,
@@ -142,7 +144,7 @@ export function applyRegistration(
     return { kind: 'adopt', next: conflictingSuccess(current, adopted, report, disagreement, now) };
   }
   if (!mismatch) return { kind: 'adopt', next: adopted };
-  return { kind: 'adopt', next: conflictingOrphan(current, registered, report, mismatch, now) };
+  return { kind: 'adopt', next: conflictingOrphan(adopted, terms, report, mismatch, now) };
 }
 
 /** The orphan taken over by its registration: the registration's terms, the orphan's facts and schedule. */
@@ -172,44 +174,27 @@ function adoptedOrphan(current: TransactionRecord, terms: RegistrationTerms, now
 }
 
 /**
- * An orphan success for another amount, currency or MSISDN: the registered transaction stays as
- * registered (PENDING) and the disagreement is a conflict, said once.
+ * An unconfirmed orphan success for another amount, currency or MSISDN: the registered transaction is
+ * contradicted as any open one is (applyReport's `mismatched`): AMBIGUOUS (CONFLICTING_REPORTS), the
+ * conflict said once, a person called (TransactionEscalated), reconciliation asks the provider. Never
+ * back to PENDING: the orphan's TransactionAmbiguous was published, and statuses only move forward.
  */
 function conflictingOrphan(
-  current: TransactionRecord,
-  registered: TransactionRecord,
+  adopted: TransactionRecord,
+  terms: RegistrationTerms,
   report: NormalizedReport,
   mismatch: BusinessMismatch,
   now: string,
 ): TransactionRecord {
-  const detail = `before registration, a callback reported ${report.status} with ${mismatch.detail}`;
-  const conflict = {
-    kind: mismatch.kind,
-    reportedStatus: report.status,
-    at: report.receivedAt,
-    origin: 'registration' as const,
-    receiptId: report.receiptId,
-    detail,
+  const claim =
+    [...(adopted.evidence ?? [])].reverse().find((e) => e.claim === 'SUCCEEDED') ?? evidenceOf(report, false);
+  const ctx = {
+    now,
+    reconcileWindowSeconds: Math.max(0, (Date.parse(terms.reconcileUntil) - Date.parse(now)) / 1000),
   };
-  const next: TransactionRecord = {
-    ...registered,
-    createdAt: current.createdAt,
-    providerTransactionId: current.providerTransactionId,
-    attributes: current.attributes,
-    conflicts: withConflict(current.conflicts, { ...conflict, evidence: current.evidence ?? [] }).conflicts,
-    evidence: current.evidence,
-    events: current.events,
-  };
-  const event = conflictEvent(next, report, {
-    kind: mismatch.kind,
-    reportedStatus: report.status,
-    detail,
-    currentStatus: next.status,
-    discriminator: `${mismatch.kind}:registration:${report.status}`,
-    occurredAt: now,
-    evidence: current.evidence ?? [],
-  });
-  return publishing(next, event, now);
+  const outcome = mismatched(adopted, report, claim, ctx, mismatch);
+  // Said before (the same conflict on the orphan): the registration's terms, nothing published again.
+  return outcome.kind === 'write' ? outcome.next : adopted;
 }
 
 /**

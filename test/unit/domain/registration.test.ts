@@ -165,26 +165,37 @@ describe('applyRegistration', () => {
     expect(next.events.at(-1)!.id).toBe(event.metadata.id);
   });
 
-  it('keeps an unconfirmed orphan claim for another amount from becoming the registered success: PENDING', () => {
-    // Prepare: an unsigned success held AMBIGUOUS (UNCONFIRMED): nothing final was published.
+  it('keeps an unconfirmed orphan claim for another amount AMBIGUOUS and escalated, never back to PENDING', () => {
+    // Prepare: an unsigned success held AMBIGUOUS (UNCONFIRMED): TransactionAmbiguous was published.
     const orphan = orphanOf({
       amount: { value: '1', currency: 'EUR' },
       authenticated: false,
       needsConfirmation: true,
     });
     expect(orphan.status).toBe('AMBIGUOUS');
+    expect(orphan.events.map((e) => e.type)).toContain('TransactionAmbiguous');
 
     // Act
     const next = adopted(orphan);
 
-    // Assess
+    // Assess: the registration's terms, the orphan's history, the conflict said and a person called.
     expect(next).toMatchObject({
-      status: 'PENDING',
+      status: 'AMBIGUOUS',
+      reason: { code: 'CONFLICTING_REPORTS' },
       registered: true,
       amount: { value: '100', currency: 'EUR' },
+      externalId: 'order-8841',
+      transitions: orphan.transitions,
     });
+    expect(next.reconcile?.escalatedAt).toBe(NOW);
+    expect(next.reconcile?.dueAt! <= NOW).toBe(true);
     expect(next.conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
-    expect(next.outbox[0]!.data).toMatchObject({ status: 'PENDING', conflict: { currentStatus: 'PENDING' } });
+    expect(next.outbox.map((e) => e.metadata.type)).toEqual(['TransactionConflict', 'TransactionEscalated']);
+    expect(next.outbox[0]!.data).toMatchObject({
+      status: 'AMBIGUOUS',
+      conflict: { kind: 'AMOUNT_MISMATCH', currentStatus: 'AMBIGUOUS', reportedStatus: 'SUCCEEDED' },
+    });
+    expect(next.events.slice(0, orphan.events.length)).toEqual(orphan.events);
   });
 
   it('treats another currency as an amount mismatch', () => {
