@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createStatementsHandler } from '../../functions/statements/handler';
 import { DynamoStatementStore } from '../../shared/adapters/dynamodb/statement-store';
 import { S3StatementObjects } from '../../shared/adapters/s3/statement-objects';
@@ -61,6 +61,7 @@ function s3Event(key: string, size: number) {
 /** Objects by `/<bucket>/<key>` (path style), and every request's method, path and signature header. */
 const objects = new Map<string, Buffer>();
 const requests: Array<{ method: string; path: string; authorization: string; contentSha: string }> = [];
+const stalled: ServerResponse[] = [];
 let server: Server;
 let endpoint: string;
 
@@ -92,6 +93,12 @@ beforeAll(async () => {
     }
     // In small chunks, as a large object arrives: the reader must never need it whole.
     res.writeHead(200, { 'content-type': 'text/csv' });
+    // A stalled object: its first chunk, then nothing until the test cuts the connection.
+    if (path.includes('stalled')) {
+      res.write(object.subarray(0, 64));
+      stalled.push(res);
+      return;
+    }
     for (let i = 0; i < object.length; i += 64) res.write(object.subarray(i, i + 64));
     res.end();
   });
@@ -163,10 +170,10 @@ describe('the statements function imports an upload to the statement bucket', ()
       layout: 'mpesa-merchant',
       result: { rows: 2, opened: 2 },
     });
-    // Signed SigV4 requests: the first lines read for the layout, then the file checked whole, then
-    // imported; the report written once.
+    // Signed SigV4 requests: the report (importing), the first lines read for the layout, then the file
+    // checked whole, then imported; the report (imported).
     const signed = requests.filter((r) => r.path.includes('20261121'));
-    expect(signed.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'PUT']);
+    expect(signed.map((r) => r.method)).toEqual(['PUT', 'GET', 'GET', 'GET', 'PUT']);
     for (const r of signed) {
       expect(r.authorization).toMatch(
         /^AWS4-HMAC-SHA256 Credential=AKIDSTATEMENTTEST\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=[a-z0-9;-]*x-amz-content-sha256[a-z0-9;-]*, Signature=[0-9a-f]{64}$/,
@@ -301,5 +308,31 @@ describe('the statements function imports an upload to the statement bucket', ()
     expect(logged.find((l) => l.message === 'statement import failed')?.fields).toMatchObject({
       key: 'statements/daraja/ke/gone.csv',
     });
+  });
+  it('says an import is under way before it reads the file, so an import stopped half-way is never silent', async () => {
+    // Prepare: an object whose download stalls after its first chunk (as a function out of time sees it).
+    const key = 'statements/daraja/ke/stalled 20261121.csv';
+    const event = upload(
+      key,
+      [HEADER, ...Array.from({ length: 20 }, (_, i) => line(`SKU10${i}`))].join('\n'),
+    );
+    const { handler } = handlerWith();
+    // Act
+    const running = handler(event, {} as never);
+    const settled = running.then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
+    // Assess: while the import waits on the file, its report says so and what to do if it stays.
+    await vi.waitFor(() => expect(stalled).toHaveLength(1), { timeout: 30_000 });
+    expect(reportOf(key)).toMatchObject({
+      status: 'importing',
+      by: PRINCIPAL,
+      next: expect.stringMatching(/upload the same file again to go on/),
+    });
+    // The connection cut (the outage case): the same report now says it failed.
+    stalled[0]!.destroy();
+    expect(await settled).not.toBe('resolved');
+    expect(reportOf(key)).toMatchObject({ status: 'failed', key });
   });
 });

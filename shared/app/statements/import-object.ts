@@ -78,6 +78,10 @@ function uploaderOf(principal: string): StatementActor {
   };
 }
 
+/** An `importing` report still there after the statements function's time-out: the import was stopped. */
+const IMPORTING_NEXT =
+  "replaced by the result when the import ends; still here after the statements function's time-out, the import was stopped (time-out or memory): Lambda tries twice more, then the StatementFailures queue lists it. Rows stored so far stay stored: upload the same file again to go on (they are skipped), or split the file";
+
 /** Refusals a person fixes by uploading again (the file, its key, the account): not retried. */
 const REFUSALS = [StatementFileError, UnknownAccountError, SchemaValidationError];
 
@@ -136,6 +140,15 @@ export async function importObject(
   const at = deps.clock.now().toISOString();
   try {
     const key = parseStatementKey(object.key);
+    // Said before the work starts: an import the function's time-out or memory stops writes nothing after,
+    // and the uploader would otherwise see no report at all until the failures queue is read.
+    await deps.objects.putJson(object.bucket, report, {
+      status: 'importing',
+      key: object.key,
+      by: actor.name,
+      at,
+      next: IMPORTING_NEXT,
+    });
     const answer = await importStatement(deps, {
       provider: key.provider,
       account: key.account,

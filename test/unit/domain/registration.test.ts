@@ -188,7 +188,7 @@ describe('applyRegistration', () => {
       transitions: orphan.transitions,
     });
     expect(next.reconcile?.escalatedAt).toBe(NOW);
-    expect(next.reconcile?.dueAt! <= NOW).toBe(true);
+    expect(String(next.reconcile?.dueAt) <= NOW).toBe(true);
     expect(next.conflicts.map((c) => c.kind)).toEqual(['AMOUNT_MISMATCH']);
     expect(next.outbox.map((e) => e.metadata.type)).toEqual(['TransactionConflict', 'TransactionEscalated']);
     expect(next.outbox[0]!.data).toMatchObject({
