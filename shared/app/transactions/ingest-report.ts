@@ -624,9 +624,13 @@ async function writeAliases(
   { intent, key }: PlacedIntent,
   written: Extract<ApplyOutcome, { kind: 'write' }>,
 ): Promise<void> {
-  // A receipt the transaction only holds as a claim, not yet confirmed (decide-report.ts), teaches none.
+  // The report's own transaction id teaches an alias only once it is the transaction's: a claim not yet
+  // confirmed (receiptClaims, decide-report.ts) or a receipt a refused report named (a success after a
+  // FAILED verdict, a conflict) teaches none, or a later statement row or report with it would find this
+  // payment on a sender's word.
   const claimedOnly = (value: string) =>
-    written.next.receiptClaims?.includes(value) === true && written.next.providerTransactionId !== value;
+    written.next.providerTransactionId !== value &&
+    (value === intent.draft.providerTransactionId || written.next.receiptClaims?.includes(value) === true);
   for (const alias of intent.aliases ?? []) {
     if (!alias.value || alias.value === key.reference || idProblem('', alias.value)) continue;
     if (claimedOnly(alias.value)) continue;

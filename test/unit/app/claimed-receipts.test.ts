@@ -101,4 +101,30 @@ describe('a receipt only an unauthenticated STK result names', () => {
     });
     expect(s.events('TransactionSucceeded')[0]?.data).toMatchObject({ providerTransactionId: RECEIPT });
   });
+  it('after Daraja’s FAILED verdict, a forged success’s receipt is a conflict, never an alias that finds the payment', async () => {
+    // Prepare: the push is registered; Daraja, from its address, says the customer cancelled it.
+    const s = setup();
+    await s.store.createTransaction(
+      registered({
+        key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
+        kind: 'stk',
+        amount: { value: '1', currency: 'KES' },
+        externalId: undefined,
+      }),
+    );
+    const cancelled = fixture('stk-cancelled').replace('ws_CO_191220191020363926', STK_REFERENCE);
+    expect(await s.post('stk', cancelled, DARAJA_IP)).toBe(200);
+    // Act: a forger posts a success naming a receipt (the customer's SMS of another payment, say).
+    expect(await s.post('stk', fixture('stk-success'), FORGER_IP)).toBe(200);
+    // Assess: the verdict stands, the disagreement is said, and the receipt leads nowhere.
+    expect(await s.transaction(STK_REFERENCE)).toMatchObject({ status: 'FAILED' });
+    expect(s.events('TransactionConflict')).toHaveLength(1);
+    const alias = await s.store.getRecord({
+      provider: 'daraja',
+      account: 'ke',
+      namespace: 'alias:receipt',
+      id: RECEIPT,
+    });
+    expect(alias).toBeUndefined();
+  });
 });
