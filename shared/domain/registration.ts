@@ -222,9 +222,10 @@ function conflictingSuccess(
   };
   const next: TransactionRecord = {
     ...adopted,
-    ...(disagreement.kind === 'AMOUNT_MISMATCH'
-      ? { amount: current.amount, registeredAmount: adopted.amount }
-      : {}),
+    // Whatever the disagreement (an MSISDN one too), the amount is the one the success said, if any.
+    ...(sameMoney(current.amount, adopted.amount)
+      ? {}
+      : { amount: current.amount, registeredAmount: adopted.amount }),
     conflicts: withConflict(current.conflicts, {
       kind: disagreement.kind,
       reportedStatus: 'SUCCEEDED',
@@ -237,6 +238,9 @@ function conflictingSuccess(
   };
   return publishing(next, conflictEvent(next, report, said), now);
 }
+
+const sameMoney = (a: Money | undefined, b: Money | undefined) =>
+  a?.value === b?.value && a?.currency === b?.currency;
 
 /** The adopted record with the one event its write publishes (the table's stream is the outbox). */
 function publishing(next: TransactionRecord, event: EventEnvelope, now: string): TransactionRecord {

@@ -220,6 +220,22 @@ describe('applyRegistration', () => {
     expect(JSON.stringify(next.outbox[0]!.data.conflict)).not.toContain('46799999999');
   });
 
+  it('keeps an amount-less orphan success paid by another MSISDN without the registered amount (never read as paid)', () => {
+    // Prepare: a success published with no amount (nothing registered to check it against then).
+    const orphan = orphanOf({ amount: undefined, party: { idType: 'MSISDN', id: '46799999999' } });
+    expect(orphan).toMatchObject({ status: 'SUCCEEDED', amount: undefined });
+
+    // Act
+    const next = adopted(orphan);
+
+    // Assess: the conflict names the payer; the amount stays what the success said (none), the registered
+    // one beside it, so the same registration again is a repeat.
+    expect(next.conflicts.map((c) => c.kind)).toEqual(['MSISDN_MISMATCH']);
+    expect(next.amount).toBeUndefined();
+    expect(next.registeredAmount).toEqual({ value: '100', currency: 'EUR' });
+    expect(applyRegistration(next, terms(), NOW).kind).toBe('repeat');
+  });
+
   it('does not compare a masked MSISDN', () => {
     expect(adopted(orphanOf({ party: { idType: 'MSISDN', id: '4673****459' } })).status).toBe('SUCCEEDED');
   });
