@@ -92,14 +92,17 @@ export function isEndToEnd(methods: readonly AuthenticationMethod[]): boolean {
  * 4 an operator's resolve (recorded as such); 3 a callback authenticated end to end (signature) or a
  * receipt; 2 a final status answer or a statement row (the provider's own record, like a status answer),
  * or a sender-authenticated callback on an account that trusts it;
- * 1 an unauthenticated or unconfirmed callback (a hint); 0 a "not found" status answer.
+ * 1 an unauthenticated or unconfirmed callback (a hint), a statement file's row above the four-eyes limit;
+ * 0 a "not found" status answer.
  */
 export function rankOf(
   evidence: Pick<Evidence, 'source' | 'claim' | 'authentication' | 'conclusive'>,
 ): number {
   if (evidence.source === 'operator') return 4;
   if (evidence.claim === 'NOT_FOUND') return 0;
-  if (evidence.source === 'status-api' || evidence.source === 'statement') return 2;
+  if (evidence.source === 'status-api') return 2;
+  // A file's row above the four-eyes limit is one person's word until the provider or a second person says it.
+  if (evidence.source === 'statement') return evidence.conclusive ? 2 : 1;
   if (evidence.authentication.includes('signature') || evidence.source === 'receipt') return 3;
   return evidence.conclusive ? 2 : 1;
 }

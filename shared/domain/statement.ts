@@ -110,6 +110,11 @@ export interface StatementIngestResult {
   conflicts: number;
   breaks: number;
   feesLinked: number;
+  /**
+   * Rows of a file above the account's four-eyes limit that would have settled or opened a transaction:
+   * held as claims (AMBIGUOUS, UNCONFIRMED) for the status API or a resolution a second person approves.
+   */
+  heldAboveLimit: number;
 }
 
 /**

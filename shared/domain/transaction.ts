@@ -83,8 +83,16 @@ export interface NormalizedReport {
   /**
    * The report is a row of the provider's own records (evidence source `statement`; origin `poll` for the
    * relay's own pull, `manual` for a file): where it came from and who brought it (the pull, or the operator).
+   * `aboveLimit`: a file's row that puts more at stake than the account's four-eyes limit (this one): one
+   * person's upload, so a claim held for the status API or a resolution a second person approves.
    */
-  statement?: { source: StatementSource; ref: string; row?: number; actor: StatementActor };
+  statement?: {
+    source: StatementSource;
+    ref: string;
+    row?: number;
+    actor: StatementActor;
+    aboveLimit?: string;
+  };
 }
 
 /** What a provider dialect makes of one statement, before the pipeline adds when, how and which receipt. */

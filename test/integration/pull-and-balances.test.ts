@@ -53,6 +53,7 @@ class RecordingSink implements StatementSink {
       conflicts: 0,
       breaks: 0,
       feesLinked: 0,
+      heldAboveLimit: 0,
     };
   }
   async recordBalance(snapshot: BalanceSnapshot): Promise<void> {

@@ -144,6 +144,7 @@ export async function importStatement(
     conflicts: 0,
     breaks: 0,
     feesLinked: 0,
+    heldAboveLimit: 0,
   };
   // Pass 2, from `from` on, a batch at a time; within a budget, it stops between rows once it is spent
   // (after one row at least: every call moves on), and says where the next call goes on from.

@@ -37,6 +37,7 @@ import { nextDay, previousDay } from '../../util/time-zone';
 import type { AccountDayReader, Clock, RelayLogger, RelayStore } from '../ports';
 import { decideReport, decisionContext } from '../transactions/decide-report';
 import { ALIAS_NAMESPACE_PREFIX, ingestReport } from '../transactions/ingest-report';
+import { amountAtStake, limitExceeded } from '../operations/four-eyes';
 import type { StatementStore } from './statement-store';
 import { TransactionFinder } from './transaction-finder';
 
@@ -98,6 +99,7 @@ const emptyResult = (): StatementIngestResult => ({
   conflicts: 0,
   breaks: 0,
   feesLinked: 0,
+  heldAboveLimit: 0,
 });
 
 /**
@@ -414,10 +416,20 @@ export class StatementLedger implements StatementSink {
       ...(opens ? { resolution: 'opened' as const, reference: row.providerId } : {}),
     });
     if (!opens) return { effect: 'unmatched' };
+    const report = this.report(
+      row,
+      undefined,
+      settings.opensKind!,
+      claim,
+      amount,
+      row.providerId,
+      options.actor,
+    );
+    if (report.statement.aboveLimit !== undefined) result.heldAboveLimit++;
     if (!options.dryRun) {
       await ingestReport(
         this.ingestDeps,
-        this.report(row, undefined, settings.opensKind!, claim, amount, row.providerId, options.actor),
+        report,
         // Its business day is the row's (when the money moved), not the day the row was imported.
         { born: { attributes: { [MOVED_AT_ATTRIBUTE]: row.time } } },
       );
@@ -437,6 +449,7 @@ export class StatementLedger implements StatementSink {
     const { row, options, result, finder, claim } = placing;
     const { reported, amountAgrees } = await this.checkAmount(placing, tx);
     const report = this.report(row, tx, tx.kind, claim, reported, tx.key.reference, options.actor);
+    if (report.statement.aboveLimit !== undefined && tx.status !== claim) result.heldAboveLimit++;
     const outcome = options.dryRun
       ? decideReport(tx, report, this.applyContext(tx))
       : // The transaction as the matcher just read it: the write loop does not read it again.
@@ -569,11 +582,22 @@ export class StatementLedger implements StatementSink {
     actor: StatementIngestOptions['actor'],
   ): NormalizedReport & { statement: NonNullable<NormalizedReport['statement']> } {
     const actorName = actor.kind === 'person' ? actor.name : 'system';
+    // A file is one person's upload: above the account's four-eyes limit its row is a claim (held for the
+    // status API, or a resolution a second person approves), never a verdict (docs/roles-and-audit.md).
+    const aboveLimit =
+      row.source === 'statement-file'
+        ? limitExceeded(
+            this.deps,
+            { provider: row.provider, account: row.account },
+            amountAtStake(amount, tx),
+          )
+        : undefined;
     const statement = {
       source: row.source,
       ref: row.origin.ref,
       ...(row.origin.row ? { row: row.origin.row } : {}),
       actor,
+      ...(aboveLimit !== undefined ? { aboveLimit } : {}),
     };
     return {
       key: { provider: row.provider, account: row.account, reference },
@@ -599,8 +623,9 @@ export class StatementLedger implements StatementSink {
       attributes: undefined,
       said: {
         providerCode: row.status,
-        description: `${row.source} ${row.origin.ref}${row.origin.row ? ` line ${row.origin.row}` : ''} (${actorName})`,
+        description: `${row.source} ${row.origin.ref}${row.origin.row ? ` line ${row.origin.row}` : ''} (${actorName})${aboveLimit !== undefined ? `, above the four-eyes limit ${aboveLimit}: held for the status API or a second person` : ''}`,
       },
+      ...(aboveLimit !== undefined ? { needsConfirmation: true, confirmFailure: true } : {}),
       statement,
       eventDetail: {
         settledByStatement: {

@@ -93,7 +93,9 @@ function withReceiptRecorded(
   const receipt = report.providerTransactionId;
   if (current.status !== 'SUCCEEDED' || report.status !== 'SUCCEEDED' || !receipt) return outcome;
   const incoming = evidenceOf(report, true);
-  const providersWord = !!report.statement || isEndToEnd(incoming.authentication);
+  const providersWord = report.statement
+    ? report.statement.aboveLimit === undefined
+    : isEndToEnd(incoming.authentication);
   if (providersWord) {
     if (current.providerTransactionId === receipt) return outcome;
     // A row naming another receipt is another payment's (matched by externalId): the close's breaks say it.

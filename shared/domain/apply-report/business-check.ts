@@ -71,9 +71,11 @@ export function unconfirmedSuccess(
     status: 'AMBIGUOUS',
     reason: {
       code: 'UNCONFIRMED',
-      message: missingAmount
-        ? `success reported without an amount; ${registered}, awaiting confirmation`
-        : 'unsigned success reported; awaiting confirmation by the status API',
+      message: report.statement?.aboveLimit
+        ? `a statement file's row above the four-eyes limit ${report.statement.aboveLimit}; awaiting the status API or a resolution a second person approves`
+        : missingAmount
+          ? `success reported without an amount; ${registered}, awaiting confirmation`
+          : 'unsigned success reported; awaiting confirmation by the status API',
       providerCode: report.reason?.providerCode,
     },
   };

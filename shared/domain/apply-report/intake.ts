@@ -137,12 +137,13 @@ export const isOutcome = (status: string): status is 'SUCCEEDED' | 'FAILED' =>
 
 /**
  * Whether a report may settle its transaction on its own (precedence rank ≥ 2, docs/reconciliation.md):
- * the provider's own answers and an operator always; a callback unless it is only a hint, an unsigned
+ * the provider's own answers and an operator always (but a statement file's row above the four-eyes
+ * limit: one person's upload); a callback unless it is only a hint, an unsigned
  * success the account confirms (or one without the registered amount), or an unsigned failure on an
  * account that confirms failures too.
  */
 function isConclusive(tx: TransactionRecord, report: NormalizedReport): boolean {
-  if (report.hint) return false;
+  if (report.hint || report.statement?.aboveLimit !== undefined) return false;
   if (report.origin === 'manual' || report.origin === 'poll') return true;
   if (report.status === 'SUCCEEDED') return unconfirmedSuccess(tx, report) === undefined;
   if (report.status === 'FAILED') return report.authenticated === true || report.confirmFailure !== true;
@@ -161,7 +162,8 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
     claim: report.notFound ? 'NOT_FOUND' : report.status,
     authenticated: authentication.length > 0,
     authentication,
-    conclusive: conclusive || isEndToEnd(authentication),
+    // One person's upload above the four-eyes limit is authenticated (the operator) but settles nothing alone.
+    conclusive: conclusive || (isEndToEnd(authentication) && report.statement?.aboveLimit === undefined),
     at: report.receivedAt,
     providerCode: report.said?.providerCode ?? report.reason?.providerCode ?? null,
     description: description === null ? null : description.slice(0, MAX_EVIDENCE_TEXT),

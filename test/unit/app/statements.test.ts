@@ -79,12 +79,12 @@ const JANE = {
 };
 const OPERATOR = { kind: 'person' as const, name: 'jane.doe', ref: JANE };
 
-function setup(now = '2026-11-21T12:00:00.000Z') {
+function setup(now = '2026-11-21T12:00:00.000Z', relayConfig = config) {
   let current = now;
   const clock = { now: () => new Date(current) };
   const store = new MemoryStore(clock);
   const statements = new MemoryStatementStore();
-  const deps = { config, store, statements, clock, log: silent };
+  const deps = { config: relayConfig, store, statements, clock, log: silent };
   return {
     deps,
     store,
@@ -572,6 +572,81 @@ describe('a statement row is evidence through the one decision', () => {
     expect(
       await t.statements.listRows({ provider: 'daraja', account: 'ke', day: '2026-11-22' }),
     ).toHaveLength(1);
+  });
+});
+
+/** The same relay with a four-eyes limit of 1,000 on daraja/ke (docs/roles-and-audit.md#four-eyes). */
+const limited = parseConfig({
+  management: { bearerToken: 'a-long-enough-token', resolveLimits: { 'daraja/ke': '1000' } },
+  reconciliation: { windowSeconds: 3600 },
+  accounts: { daraja: { ke: { pathSecret: 'daraja-path-secret-0123', shortCode: '600638' } } },
+  statements: { accounts: { 'daraja/ke': { amountTolerance: '0' } } },
+});
+
+describe('four eyes over statement files', () => {
+  it('holds a file row above the limit as a claim: AMBIGUOUS for the status API or a second person, never settled by one upload', async () => {
+    // Prepare: a registered 1,500 KES payment, PENDING; one operator uploads a file saying it was paid.
+    const t = setup(undefined, limited);
+    await t.store.createTransaction(c2b('SKP0000001'));
+    // Act
+    const result = await new StatementLedger(t.deps).ingestRows([row({ source: 'statement-file' })], {
+      actor: OPERATOR,
+    });
+    // Assess
+    expect(result).toMatchObject({ settled: 0, heldAboveLimit: 1 });
+    const tx = await t.store.getTransaction({ provider: 'daraja', account: 'ke', reference: 'SKP0000001' });
+    expect(tx).toMatchObject({ status: 'AMBIGUOUS', reason: { code: 'UNCONFIRMED' } });
+    expect(tx?.reason?.message).toMatch(/above the four-eyes limit 1000/);
+    expect(tx?.evidence?.at(-1)).toMatchObject({ source: 'statement', conclusive: false, actor: JANE });
+    expect(tx?.reconcile?.dueAt).toBe('2026-11-21T12:00:00.000Z');
+    expect(t.types()).not.toContain('TransactionSucceeded');
+  });
+
+  it('holds a file row above the limit that would open a payment nobody registered', async () => {
+    // Prepare
+    const t = setup(undefined, limited);
+    // Act
+    const result = await new StatementLedger(t.deps).ingestRows([row({ source: 'statement-file' })], {
+      actor: OPERATOR,
+    });
+    // Assess: the payment is known (the break says the row opened it), but only as a claim.
+    expect(result).toMatchObject({ opened: 1, heldAboveLimit: 1 });
+    const tx = await t.store.getTransaction({ provider: 'daraja', account: 'ke', reference: 'SKP0000001' });
+    expect(tx?.status).toBe('AMBIGUOUS');
+    expect(t.types()).not.toContain('TransactionSucceeded');
+  });
+
+  it('holds a file row above the limit saying FAILED: the payment stays open, due for its status check', async () => {
+    // Prepare
+    const t = setup(undefined, limited);
+    await t.store.createTransaction(c2b('SKP0000001'));
+    // Act
+    await new StatementLedger(t.deps).ingestRows([row({ source: 'statement-file', status: 'Failed' })], {
+      actor: OPERATOR,
+    });
+    // Assess
+    const tx = await t.store.getTransaction({ provider: 'daraja', account: 'ke', reference: 'SKP0000001' });
+    expect(tx?.status).not.toBe('FAILED');
+    expect(t.types()).not.toContain('TransactionFailed');
+  });
+
+  it("settles as before below the limit, and from the provider's own pull whatever the amount", async () => {
+    // Prepare
+    const small = setup(undefined, limited);
+    await small.store.createTransaction(c2b('SKP0000001', { amount: { value: '900', currency: 'KES' } }));
+    const pulled = setup(undefined, limited);
+    await pulled.store.createTransaction(c2b('SKP0000001'));
+    // Act
+    const fromFile = await new StatementLedger(small.deps).ingestRows(
+      [row({ source: 'statement-file', amountIn: '900' })],
+      { actor: OPERATOR },
+    );
+    const fromPull = await new StatementLedger(pulled.deps).ingestRows([row()], SYSTEM);
+    // Assess
+    expect(fromFile).toMatchObject({ settled: 1, heldAboveLimit: 0 });
+    expect(fromPull).toMatchObject({ settled: 1, heldAboveLimit: 0 });
+    expect(small.types()).toContain('TransactionSucceeded');
+    expect(pulled.types()).toContain('TransactionSucceeded');
   });
 });
 
