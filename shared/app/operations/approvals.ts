@@ -19,6 +19,7 @@ import {
   checkResolvable,
   parseResolution,
   resolveByHand,
+  resolutionCurrency,
   resolvedAmount,
   storedKey,
 } from '../transactions/operate-transaction';
@@ -71,7 +72,7 @@ export async function resolveOrRequest(
     key: txKey,
     resolution: { ...resolution },
     amount,
-    currency: current.amount?.currency ?? null,
+    currency: resolutionCurrency(services.config, current, resolution) ?? null,
     limit,
     requestedBy: actorRef(actor),
     state: 'pending',

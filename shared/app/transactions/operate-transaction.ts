@@ -123,11 +123,7 @@ export function resolvedAmount(
   current: TransactionRecord,
   r: Resolution,
 ): NormalizedReport['amount'] {
-  const currency =
-    r.currency ??
-    current.amount?.currency ??
-    configuredCurrency(config, current.key) ??
-    claimedCurrency(current);
+  const currency = resolutionCurrency(config, current, r);
   if (r.status === 'SUCCEEDED' && !current.amount?.value && !r.amount)
     throw new SchemaValidationError(
       `amount is required to resolve ${current.key.reference} as SUCCEEDED: the relay holds no confirmed amount for it${unconfirmedAmounts(current)}; state what the provider's records show`,
@@ -139,6 +135,23 @@ export function resolvedAmount(
       { details: { parameter: 'currency' } },
     );
   return r.amount ? { value: r.amount, currency } : undefined;
+}
+
+/**
+ * The currency a resolution is in: the one it states, else the transaction's, its account's, or the one
+ * its evidence names. An approval request shows the same one its resolution will apply with.
+ */
+export function resolutionCurrency(
+  config: ReconcileServices['config'],
+  current: TransactionRecord,
+  r: Pick<Resolution, 'currency'>,
+): string | undefined {
+  return (
+    r.currency ??
+    current.amount?.currency ??
+    configuredCurrency(config, current.key) ??
+    claimedCurrency(current)
+  );
 }
 
 /** The one currency the evidence names, if it names exactly one (an account moves one currency). */
