@@ -1,8 +1,9 @@
 import { KindMismatchError } from './errors';
+import type { Evidence } from './evidence';
 import type { NormalizedReport, TransactionRecord } from './transaction';
 import { businessMismatch } from './apply-report/business-check';
 import { conflict } from './apply-report/conflict';
-import { takeIn } from './apply-report/intake';
+import { sameEvidence, takeIn } from './apply-report/intake';
 import { applyNotFound } from './apply-report/not-found';
 import type { ApplyContext, ApplyOptions, ApplyOutcome } from './apply-report/outcome';
 import { applyByPrecedence } from './apply-report/precedence';
@@ -44,6 +45,14 @@ export function applyReport(
   if (reported.hint && current === undefined) return { kind: 'noop', why: 'hint' };
   const intake = takeIn(current, reported, ctx, options);
   const { base, incoming, preEvents, isNew } = intake;
+  // The very same delivery again (its receipt; direct or its copy from the buffer) is no news at all,
+  // whether it was kept as evidence or only in a conflict (a success for another amount or payer). (A "not
+  // found" answer is kept once and counted: the next one is news, not-found.ts.)
+  if (!isNew && incoming.claim !== 'NOT_FOUND') {
+    const inConflict = conflictRecords(base, incoming);
+    if ((incoming.receiptId !== null && inConflict) || base.evidence?.some((e) => sameEvidence(e, incoming)))
+      return { kind: 'noop', why: inConflict ? 'conflict-already-recorded' : 'same-status' };
+  }
   // Checked on the claim as made: an unsigned success for another amount is a conflict, not a hint.
   const mismatch = businessMismatch(base, reported);
   // An open transaction a mismatching success contradicts is AMBIGUOUS and escalated; a final one (or
@@ -53,4 +62,13 @@ export function applyReport(
     return conflict(base, reported, ctx, mismatch.kind, mismatch.detail, preEvents, isNew, [incoming]);
   if (reported.notFound) return applyNotFound(base, reported, incoming, ctx);
   return applyByPrecedence(intake, reported, ctx);
+}
+
+/** A conflict on `tx` already records this very delivery (its receipt; a receipt-less answer by its time). */
+function conflictRecords(tx: TransactionRecord, delivery: Evidence): boolean {
+  return tx.conflicts.some((c) =>
+    delivery.receiptId !== null
+      ? c.receiptId === delivery.receiptId || c.lastReceiptId === delivery.receiptId
+      : c.at === delivery.at || c.lastAt === delivery.at,
+  );
 }

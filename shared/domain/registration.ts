@@ -5,7 +5,7 @@ import {
   businessMismatch,
   unconfirmedSuccess,
 } from './apply-report/business-check';
-import { conflictEvent } from './apply-report/conflict';
+import { conflictEvent, mismatchSubject } from './apply-report/conflict';
 import { evidenceOf, withEvidence } from './apply-report/intake';
 import { mismatched } from './apply-report/unsettled';
 import type { Evidence } from './evidence';
@@ -234,6 +234,8 @@ function conflictingSuccess(
       receiptId: report.receiptId,
       detail,
       evidence: current.evidence ?? [],
+      // As a callback's mismatch names its claim: the orphan's own delivery again is a repeat of this one.
+      subject: mismatchSubject(report),
     }).conflicts,
   };
   return publishing(next, conflictEvent(next, report, said), now);

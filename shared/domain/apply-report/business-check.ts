@@ -29,6 +29,10 @@ function msisdnMismatch(tx: TransactionRecord, report: NormalizedReport): string
   return `msisdn ${maskMsisdn(reported)} reported, ${maskMsisdn(registered)} registered`;
 }
 
+/** The report names another payer/payee MSISDN than the transaction's registered one. */
+export const namesAnotherMsisdn = (tx: TransactionRecord, report: NormalizedReport): boolean =>
+  msisdnMismatch(tx, report) !== undefined;
+
 export interface BusinessMismatch {
   kind: 'AMOUNT_MISMATCH' | 'MSISDN_MISMATCH';
   detail: string;

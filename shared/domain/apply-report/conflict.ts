@@ -86,6 +86,19 @@ export function keptConflict(
   });
 }
 
+/**
+ * A conflict `tx` already kept, said again by stronger evidence, is news with an id of its own: consumers
+ * dedupe on the id, and the same one would drop it. (The discriminator of `conflict()` says it already.)
+ */
+function restatedDiscriminator(tx: TransactionRecord, said: ConflictSaid): string {
+  if (said.discriminator.includes(':rank')) return said.discriminator;
+  const kept = tx.conflicts.filter(
+    (c) => c.kind === said.kind && c.reportedStatus === said.reportedStatus && c.subject === said.subject,
+  );
+  const last = said.evidence.at(-1);
+  return kept.length > 1 && last ? `${said.discriminator}:rank${rankOf(last)}` : said.discriminator;
+}
+
 /** TransactionConflict: what the transaction says and what the report said instead. */
 export function conflictEvent(
   tx: TransactionRecord,
@@ -95,7 +108,7 @@ export function conflictEvent(
   return buildEvent(
     'TransactionConflict',
     correlationIdOf(tx),
-    said.discriminator,
+    restatedDiscriminator(tx, said),
     report.origin,
     said.occurredAt ?? report.receivedAt,
     {

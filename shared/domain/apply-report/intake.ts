@@ -48,8 +48,15 @@ export function takeIn(
     reported,
   );
   const incoming = evidenceOf(reported, conclusive);
-  // A transaction takes its amount only from the registration or evidence that can settle it.
-  if (!current && !incoming.conclusive) base = { ...base, amount: born ? options.born?.amount : undefined };
+  // A transaction takes its amount, its payer's number (what later reports are checked against) and its
+  // receipt only from the registration or evidence that can settle it: an unconfirmed claim's are claims.
+  if (!current && !incoming.conclusive)
+    base = {
+      ...base,
+      amount: born ? options.born?.amount : undefined,
+      msisdn: undefined,
+      providerTransactionId: undefined,
+    };
   const preEvents: EventEnvelope[] = [];
   if (orphan) {
     preEvents.push(
@@ -147,7 +154,10 @@ function isConclusive(tx: TransactionRecord, report: NormalizedReport): boolean 
   if (report.origin === 'manual' || report.origin === 'poll') return true;
   if (report.status === 'SUCCEEDED') return unconfirmedSuccess(tx, report) === undefined;
   if (report.status === 'FAILED') return report.authenticated === true || report.confirmFailure !== true;
-  return true;
+  // Not an outcome (PENDING, AMBIGUOUS): trusted as far as a success from the same sender would be, since
+  // the move adopts its amount and payer (a forged AMBIGUOUS of 1 EUR would otherwise set the amount the
+  // provider's own answer is then checked against).
+  return report.authenticated === true || report.needsConfirmation !== true;
 }
 
 /** The evidence a report is: where it came from, how it was authenticated, what it said, in its words. */
@@ -179,8 +189,16 @@ export function evidenceOf(report: NormalizedReport, conclusive: boolean): Evide
   };
 }
 
+/** A delivery applied on arrival and its copy from the ingress buffer are one delivery (one receipt). */
+const sameSource = (a: Evidence, b: Evidence) =>
+  a.source === b.source ||
+  (a.receiptId !== null &&
+    a.receiptId === b.receiptId &&
+    (a.source === 'callback' || a.source === 'buffer') &&
+    (b.source === 'callback' || b.source === 'buffer'));
+
 export const sameEvidence = (a: Evidence, b: Evidence) =>
-  a.source === b.source &&
+  sameSource(a, b) &&
   a.claim === b.claim &&
   a.conclusive === b.conclusive &&
   a.receiptId === b.receiptId &&

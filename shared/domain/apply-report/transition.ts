@@ -8,6 +8,7 @@ import {
 import { type Evidence, isEndToEnd } from '../evidence';
 import { decideTransition, isFinal, type Transition } from '../status';
 import { sameAmount } from '../../util/money';
+import { namesAnotherMsisdn } from './business-check';
 import type { NormalizedReport, TransactionRecord } from '../transaction';
 import { conflict, conflictDetail, conflictKindOf, describeEvidence, sayConflict } from './conflict';
 import { withEvidence } from './intake';
@@ -128,9 +129,11 @@ function transitioned(
       : {}),
     externalId: base.externalId ?? report.externalId,
     amount: base.amount ?? adoptAmount,
+    // Another MSISDN than the registered one never replaces the party (a success naming it is a conflict,
+    // business-check.ts; a trusted AMBIGUOUS naming it would otherwise be what the success publishes).
     party: refuted
       ? report.party
-      : incoming.conclusive
+      : incoming.conclusive && !namesAnotherMsisdn(base, report)
         ? (report.party ?? base.party)
         : (base.party ?? report.party),
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
