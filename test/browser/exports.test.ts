@@ -46,14 +46,17 @@ describe('CSV exports of every list in the console', () => {
     await vic.getByTestId('approval-filters').getByRole('button', { name: 'Filter' }).click();
     await vic.waitForURL(/state=pending/);
     await vic.getByTestId('approval-row').first().waitFor();
-    const shown = await vic.getByTestId('approval-row').allInnerTexts();
     const file = await exported(vic, 'approvals-csv');
     await vic.getByTestId('approvals-csv-said').getByText('rows saved').waitFor();
+    const rows = file.lines.slice(1);
+    // The list refreshes itself (live): read it once it shows as many rows as were saved, not mid-render.
+    await expect
+      .poll(async () => (await vic.getByTestId('approval-row').allInnerTexts()).length)
+      .toBe(rows.length);
+    const shown = await vic.getByTestId('approval-row').allInnerTexts();
 
     // Assess: the rows shown are the rows saved, each pending; the rejected one is in neither.
     expect(file.name).toBe('relay-approvals.csv');
-    const rows = file.lines.slice(1);
-    expect(rows).toHaveLength(shown.length);
     expect(rows.some((r) => r.includes(kept))).toBe(true);
     expect(rows.every((r) => r.includes(',pending,'))).toBe(true);
     expect(file.lines.join('\n')).not.toContain(dropped);
