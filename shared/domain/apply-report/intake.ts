@@ -48,13 +48,16 @@ export function takeIn(
     reported,
   );
   const incoming = evidenceOf(reported, conclusive);
-  // A transaction takes its amount, its payer's number (what later reports are checked against) and its
-  // receipt only from the registration or evidence that can settle it: an unconfirmed claim's are claims.
+  // A transaction takes its amount, its payer (what later reports are checked against), its bill reference
+  // and its receipt only from the registration or evidence that can settle it: an unconfirmed claim's are
+  // claims (its evidence and receipt keep them).
   if (!current && !incoming.conclusive)
     base = {
       ...base,
       amount: born ? options.born?.amount : undefined,
       msisdn: undefined,
+      party: undefined,
+      externalId: undefined,
       providerTransactionId: undefined,
     };
   const preEvents: EventEnvelope[] = [];

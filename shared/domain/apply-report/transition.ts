@@ -113,8 +113,9 @@ function transitioned(
   const evidence =
     report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
   // An unconfirmed report's transaction id is a claim: kept to ask about (receiptClaims, never published or
-  // taught as the payment's id), adopted only from the provider's word. Its payer fills a gap only, and
-  // a verdict that refutes the claim does not carry it on.
+  // taught as the payment's id), adopted only from the provider's word. Nor does it give the transaction
+  // its payer, bill reference (a C2B payment's account to credit) or attributes: the report that settles
+  // it does (its evidence keeps the claim's words, its receipt the body).
   const adoptAmount = incoming.conclusive ? report.amount : undefined;
   const refuted = refutesUnconfirmedSuccess(base, transition.to);
   const claimedId = incoming.conclusive ? undefined : report.providerTransactionId;
@@ -127,7 +128,7 @@ function transitioned(
     ...(claimedId && !base.providerTransactionId
       ? { receiptClaims: withReceiptClaim(base.receiptClaims, claimedId) }
       : {}),
-    externalId: base.externalId ?? report.externalId,
+    externalId: base.externalId ?? (incoming.conclusive ? report.externalId : undefined),
     amount: base.amount ?? adoptAmount,
     // Another MSISDN than the registered one never replaces the party (a success naming it is a conflict,
     // business-check.ts; a trusted AMBIGUOUS naming it would otherwise be what the success publishes).
@@ -135,9 +136,11 @@ function transitioned(
       ? report.party
       : incoming.conclusive && !namesAnotherMsisdn(base, report)
         ? (report.party ?? base.party)
-        : (base.party ?? report.party),
+        : incoming.conclusive
+          ? (base.party ?? report.party)
+          : base.party,
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
-    attributes: { ...base.attributes, ...report.attributes },
+    attributes: incoming.conclusive ? { ...base.attributes, ...report.attributes } : base.attributes,
     updatedAt: ctx.now,
     reconcile: receiptToAsk(base, transition.to, report, ctx)
       ? {

@@ -32,6 +32,17 @@ const statusResult = () =>
     },
   });
 
+/** The 1 KES STK push of fixtures/daraja/stk-success.json, registered. */
+const registerPush = (s: ReturnType<typeof setup>) =>
+  s.store.createTransaction(
+    registered({
+      key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
+      kind: 'stk',
+      amount: { value: '1', currency: 'KES' },
+      externalId: undefined,
+    }),
+  );
+
 function setup() {
   const asked: Array<{ url: string; body: Record<string, unknown> }> = [];
   const world = darajaWorld({
@@ -66,14 +77,7 @@ describe('a receipt only an unauthenticated STK result names', () => {
   it('is a claim the poller asks about, never the published receipt of the payment the STK query confirms', async () => {
     // Prepare: the push is registered; its result comes from an address the list did not admit.
     const s = setup();
-    await s.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
-        kind: 'stk',
-        amount: { value: '1', currency: 'KES' },
-        externalId: undefined,
-      }),
-    );
+    await registerPush(s);
     expect(await s.post('stk', fixture('stk-success'), FORGER_IP)).toBe(200);
     // Act: the STK query confirms the payment; the next look asks about the claimed receipt.
     await s.poll();
@@ -104,14 +108,7 @@ describe('a receipt only an unauthenticated STK result names', () => {
   it('after Daraja’s FAILED verdict, a forged success’s receipt is a conflict, never an alias that finds the payment', async () => {
     // Prepare: the push is registered; Daraja, from its address, says the customer cancelled it.
     const s = setup();
-    await s.store.createTransaction(
-      registered({
-        key: { provider: 'daraja', account: 'ke', reference: STK_REFERENCE },
-        kind: 'stk',
-        amount: { value: '1', currency: 'KES' },
-        externalId: undefined,
-      }),
-    );
+    await registerPush(s);
     const cancelled = fixture('stk-cancelled').replace('ws_CO_191220191020363926', STK_REFERENCE);
     expect(await s.post('stk', cancelled, DARAJA_IP)).toBe(200);
     // Act: a forger posts a success naming a receipt (the customer's SMS of another payment, say).

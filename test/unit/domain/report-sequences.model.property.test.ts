@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../../shared/domain/event-envelope';
 import { contradicts, rankOf } from '../../../shared/domain/evidence';
 import type { TransactionStatus } from '../../../shared/domain/status';
-import { type Account, accountArb, ARB, run, type Run, type Step, stepArb } from './report-sequences.model';
+import {
+  type Account,
+  accountArb,
+  ARB,
+  callbackArb,
+  run,
+  type Run,
+  type Step,
+  stepArb,
+} from './report-sequences.model';
 
 const { ptidArb, REG_AMOUNT, REG_MSISDN } = ARB;
 type Amount = 'reg' | 'other' | 'none';
@@ -246,19 +255,7 @@ const decisiveArb = fc
     registeredMsisdn: fc.boolean(),
     reports: fc.array(
       fc.oneof(
-        fc.record({
-          t: fc.constant('cb' as const),
-          status: fc.constantFrom(
-            'SUCCEEDED' as const,
-            'FAILED' as const,
-            'AMBIGUOUS' as const,
-            'PENDING' as const,
-          ),
-          signed: fc.boolean(),
-          amount: fc.constantFrom<Amount>('reg', 'none'),
-          party: fc.constantFrom<Party>('reg', 'none'),
-          ptid: ptidArb,
-        }),
+        callbackArb(fc.constantFrom<Amount>('reg', 'none'), fc.constantFrom<Party>('reg', 'none')),
         fc.record({
           t: fc.constant('api' as const),
           status: fc.constantFrom('SUCCEEDED' as const, 'FAILED' as const, 'UNCLEAR' as const),

@@ -56,27 +56,29 @@ const amountArb = fc.constantFrom<Amount>('reg', 'other', 'none');
 const partyArb = fc.constantFrom<Party>('reg', 'other', 'none');
 const ptidArb = fc.constantFrom<0 | 1 | 2>(0, 1, 2);
 
+/** A callback step: any status, signed or not, with the amounts and payers `amount` and `party` draw. */
+export function callbackArb(amount: fc.Arbitrary<Amount>, party: fc.Arbitrary<Party>) {
+  return fc.record({
+    t: fc.constant('cb' as const),
+    status: fc.constantFrom(
+      'SUCCEEDED' as const,
+      'FAILED' as const,
+      'AMBIGUOUS' as const,
+      'PENDING' as const,
+    ),
+    signed: fc.boolean(),
+    amount,
+    party,
+    ptid: ptidArb,
+  });
+}
+
 export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ t: fc.constant('register' as const), amount: fc.boolean(), msisdn: fc.boolean() }),
   },
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      t: fc.constant('cb' as const),
-      status: fc.constantFrom(
-        'SUCCEEDED' as const,
-        'FAILED' as const,
-        'AMBIGUOUS' as const,
-        'PENDING' as const,
-      ),
-      signed: fc.boolean(),
-      amount: amountArb,
-      party: partyArb,
-      ptid: ptidArb,
-    }),
-  },
+  { weight: 6, arbitrary: callbackArb(amountArb, partyArb) },
   {
     weight: 3,
     arbitrary: fc.record({
