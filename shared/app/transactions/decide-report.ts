@@ -8,6 +8,7 @@ import {
   statusConflict,
   withEvidence,
   withEvents,
+  senderChecked,
   withReceiptClaim,
 } from '../../domain/apply-report';
 import { isEndToEnd } from '../../domain/evidence';
@@ -168,11 +169,15 @@ function claimReceipt(
   const receipt = report.providerTransactionId!;
   const claims = current.receiptClaims ?? [];
   if (claims.includes(receipt)) return unchanged;
+  const incoming = evidenceOf(report, false);
+  const receiptClaims = withReceiptClaim(claims, receipt, senderChecked(incoming));
+  // No room for a claim nobody checked (the list full): it changes nothing (its body is in its receipt).
+  if (!receiptClaims.includes(receipt)) return unchanged;
   const state = current.reconcile ?? { checks: 0, recent: [] };
   const next: TransactionRecord = {
     ...current,
-    receiptClaims: withReceiptClaim(claims, receipt),
-    evidence: withEvidence(current.evidence, evidenceOf(report, false)),
+    receiptClaims,
+    evidence: withEvidence(current.evidence, incoming),
     reconcile: {
       ...state,
       // Due at once, unless a poller holds the item (dueAt is its lease then; it checks anyway).

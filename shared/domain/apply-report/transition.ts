@@ -83,10 +83,24 @@ function refutesUnconfirmedSuccess(base: TransactionRecord, to: string): boolean
 /** Receipts claimed for one transaction that are kept to ask about: a flood of forged ones stays bounded. */
 export const MAX_RECEIPT_CLAIMS = 3;
 
-/** `claims` with `receipt` first (asked first), at most MAX_RECEIPT_CLAIMS. */
-export function withReceiptClaim(claims: readonly string[] | undefined, receipt: string): string[] {
-  return [receipt, ...(claims ?? []).filter((c) => c !== receipt)].slice(0, MAX_RECEIPT_CLAIMS);
+/**
+ * `claims` with `receipt`, at most MAX_RECEIPT_CLAIMS. A claim whose sender passed a check (Daraja's own
+ * address) goes first (asked first); one that only knew the path secret goes last, and only if there is
+ * room: a flood of forged receipts never pushes out the one Daraja sent (which anyone may precede).
+ */
+export function withReceiptClaim(
+  claims: readonly string[] | undefined,
+  receipt: string,
+  senderChecked: boolean,
+): string[] {
+  const others = (claims ?? []).filter((c) => c !== receipt);
+  if (senderChecked) return [receipt, ...others].slice(0, MAX_RECEIPT_CLAIMS);
+  return others.length < MAX_RECEIPT_CLAIMS ? [...others, receipt] : others;
 }
+
+/** The sender of this evidence passed a check beyond the path secret (its address, a signature…). */
+export const senderChecked = (evidence: Pick<Evidence, 'authentication'>): boolean =>
+  evidence.authentication.some((m) => m !== 'path-secret');
 
 /**
  * A success settled without a receipt of the provider's word while a claimed one waits: it stays due, for
@@ -126,7 +140,7 @@ function transitioned(
       ? base.providerTransactionId
       : (report.providerTransactionId ?? base.providerTransactionId),
     ...(claimedId && !base.providerTransactionId
-      ? { receiptClaims: withReceiptClaim(base.receiptClaims, claimedId) }
+      ? { receiptClaims: withReceiptClaim(base.receiptClaims, claimedId, senderChecked(incoming)) }
       : {}),
     externalId: base.externalId ?? (incoming.conclusive ? report.externalId : undefined),
     amount: base.amount ?? adoptAmount,

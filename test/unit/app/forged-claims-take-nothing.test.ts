@@ -13,6 +13,7 @@ import {
   ingestWorld,
   OTHER_PHONE,
   REG_PHONE,
+  statusResultBody,
   stkBody,
 } from './ingest-world';
 
@@ -21,7 +22,8 @@ const paid = { outcome: 'paid' as const, amount: '5' };
 const forgedC2b = () =>
   c2bBody({ receipt: GEN_RECEIPT, amount: '5', phone: OTHER_PHONE }).replace('ACC-001', 'ATTACKER-ACC');
 const success = (w: ReturnType<typeof ingestWorld>) =>
-  w.store.published.find((e) => e.metadata.type === 'TransactionSucceeded');
+  w.store.published.find((e) => e.metadata.type === 'TransactionSucceeded') as
+    { data: { externalId?: string | null; party?: { id?: string } | null } } | undefined;
 
 describe('a forged claim gives the payment it names nothing', () => {
   it("Daraja's own C2B confirmation settles with its bill reference, not the forger's named first", async () => {
@@ -58,5 +60,42 @@ describe('a forged claim gives the payment it names nothing', () => {
     // Assess
     expect(success(w)).toBeDefined();
     expect(success(w)?.data.party?.id).not.toBe(OTHER_PHONE);
+  });
+});
+
+describe('receipt claims a flood cannot push out', () => {
+  it("keeps Daraja's own late receipt among the claims after three forged ones, and learns it", async () => {
+    // Prepare: the push is registered and the STK query settles it (it names no receipt).
+    const w = ingestWorld({ mode: 'log-only', truth: paid });
+    await w.register({ amount: '5' });
+    for (let i = 0; i < 5 && (await w.tx())?.status !== 'SUCCEEDED'; i++) await w.poll(120_000);
+    // Daraja's own STK result, late, from its address: its receipt is a claim to confirm.
+    const own = stkBody({ status: 'paid', amount: '5', receipt: GEN_RECEIPT, phone: REG_PHONE });
+    expect(await w.post('stk', own, DARAJA_IP)).toBe(200);
+    // Act: a forger names three receipts of its own.
+    for (let i = 0; i < 3; i++) {
+      const forged = stkBody({ status: 'paid', amount: '5', receipt: `QFORGE000${i}`, phone: REG_PHONE });
+      await w.post('stk', forged, FORGER_IP);
+    }
+    // The poller asks; Daraja answers about the receipt it knows.
+    for (let i = 0; i < 10 && !(await w.tx())?.providerTransactionId; i++) {
+      await w.poll(300_000);
+      const asked = w.queries.at(-1);
+      if (asked?.body.TransactionID === GEN_RECEIPT)
+        await w.post(
+          'status/result',
+          statusResultBody({
+            query: asked,
+            receipt: GEN_RECEIPT,
+            amount: '5',
+            completed: true,
+            occasion: asked.body.Occasion as string,
+          }),
+          DARAJA_IP,
+        );
+    }
+    // Assess
+    expect(w.queries.map((q) => q.body.TransactionID)).toContain(GEN_RECEIPT);
+    expect((await w.tx())?.providerTransactionId).toBe(GEN_RECEIPT);
   });
 });
