@@ -128,8 +128,8 @@ function transitioned(
     report.status === 'EXPIRED' ? (base.evidence ?? []) : withEvidence(base.evidence, incoming);
   // An unconfirmed report's transaction id is a claim: kept to ask about (receiptClaims, never published or
   // taught as the payment's id), adopted only from the provider's word. Nor does it give the transaction
-  // its payer, bill reference (a C2B payment's account to credit) or attributes: the report that settles
-  // it does (its evidence keeps the claim's words, its receipt the body).
+  // its payer or bill reference (a C2B payment's account to credit): the report that settles it does (its
+  // evidence keeps the claim's words, its receipt the body).
   const adoptAmount = incoming.conclusive ? report.amount : undefined;
   const refuted = refutesUnconfirmedSuccess(base, transition.to);
   const claimedId = incoming.conclusive ? undefined : report.providerTransactionId;
@@ -154,7 +154,9 @@ function transitioned(
           ? (base.party ?? report.party)
           : base.party,
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
-    attributes: incoming.conclusive ? { ...base.attributes, ...report.attributes } : base.attributes,
+    // Attributes are the provider's words (a settling report of the same message names each again) and the
+    // relay's own notes on a held claim (StatusResultMismatch): kept from every report.
+    attributes: { ...base.attributes, ...report.attributes },
     updatedAt: ctx.now,
     reconcile: receiptToAsk(base, transition.to, report, ctx)
       ? {
