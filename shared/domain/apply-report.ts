@@ -15,7 +15,7 @@ export { escalationEvent } from './apply-report/unsettled';
 export { evidenceOf, withEvidence } from './apply-report/intake';
 export { describeEvidence, statusConflict } from './apply-report/conflict';
 export { withEvents } from './apply-report/outcome';
-export { MAX_RECEIPT_CLAIMS, senderChecked, withReceiptClaim } from './apply-report/transition';
+export { MAX_RECEIPT_CLAIMS, withReceiptClaim } from './apply-report/transition';
 
 /**
  * Pure decision: given what is stored and a new report, what to write and which events that write

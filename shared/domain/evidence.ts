@@ -87,6 +87,10 @@ export function isEndToEnd(methods: readonly AuthenticationMethod[]): boolean {
   return methods.some((m) => END_TO_END.has(m));
 }
 
+/** The sender of this evidence passed a check beyond the path secret (its address, a signature…). */
+export const senderChecked = (evidence: Pick<Evidence, 'authentication'>): boolean =>
+  evidence.authentication.some((m) => m !== 'path-secret');
+
 /**
  * The one precedence rule (docs/reconciliation.md#precedence), as ranks:
  * 4 an operator's resolve (recorded as such); 3 a callback authenticated end to end (signature) or a

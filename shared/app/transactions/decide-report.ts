@@ -8,10 +8,9 @@ import {
   statusConflict,
   withEvidence,
   withEvents,
-  senderChecked,
   withReceiptClaim,
 } from '../../domain/apply-report';
-import { isEndToEnd } from '../../domain/evidence';
+import { isEndToEnd, senderChecked } from '../../domain/evidence';
 import type { NormalizedReport, TransactionKey, TransactionRecord } from '../../domain/transaction';
 import type { ReportIntent } from '../../providers/types';
 import { reconcileTiming, type ReconciliationSettings } from '../reconciliation/reconcile-timing';

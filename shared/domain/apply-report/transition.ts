@@ -5,7 +5,7 @@ import {
   STATUS_EVENT,
   transactionEventData,
 } from '../events';
-import { type Evidence, isEndToEnd } from '../evidence';
+import { type Evidence, isEndToEnd, senderChecked } from '../evidence';
 import { decideTransition, isFinal, type Transition } from '../status';
 import { sameAmount } from '../../util/money';
 import { namesAnotherMsisdn } from './business-check';
@@ -98,10 +98,6 @@ export function withReceiptClaim(
   return others.length < MAX_RECEIPT_CLAIMS ? [...others, receipt] : others;
 }
 
-/** The sender of this evidence passed a check beyond the path secret (its address, a signature…). */
-export const senderChecked = (evidence: Pick<Evidence, 'authentication'>): boolean =>
-  evidence.authentication.some((m) => m !== 'path-secret');
-
 /**
  * A success settled without a receipt of the provider's word while a claimed one waits: it stays due, for
  * one window, so the poller asks the provider about the claim (reconcile.ts receiptToConfirm).
@@ -150,9 +146,7 @@ function transitioned(
       ? report.party
       : incoming.conclusive && !namesAnotherMsisdn(base, report)
         ? (report.party ?? base.party)
-        : incoming.conclusive
-          ? (base.party ?? report.party)
-          : base.party,
+        : base.party,
     reason: isFinal(transition.to) || transition.to === 'AMBIGUOUS' ? report.reason : base.reason,
     // Attributes are the provider's words (a settling report of the same message names each again) and the
     // relay's own notes on a held claim (StatusResultMismatch): kept from every report.
