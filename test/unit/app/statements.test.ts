@@ -621,7 +621,7 @@ describe('four eyes over statement files', () => {
     const t = setup(undefined, limited);
     await t.store.createTransaction(c2b('SKP0000001'));
     // Act
-    await new StatementLedger(t.deps).ingestRows([row({ source: 'statement-file', status: 'Failed' })], {
+    await new StatementLedger(t.deps).ingestRows([row({ source: 'statement-file', status: 'FAILED' })], {
       actor: OPERATOR,
     });
     // Assess
