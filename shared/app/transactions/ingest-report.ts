@@ -329,6 +329,11 @@ async function keepHint(
           // The registration that adopts it records it as evidence (a callback reported on the reference).
           authentication: hint.authentication,
           amount: hint.intent.draft.amount ?? null,
+          // What the provider said, as the delivery's own evidence keeps it: the same bytes again after
+          // the adoption are then known as the same delivery (no news).
+          providerCode:
+            hint.intent.draft.said?.providerCode ?? hint.intent.draft.reason?.providerCode ?? null,
+          description: hint.intent.draft.said?.description ?? hint.intent.draft.reason?.message ?? null,
         },
         createdAt: deps.clock.now().toISOString(),
         lifetimeSeconds: HINT_LIFETIME_SECONDS,

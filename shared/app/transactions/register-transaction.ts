@@ -389,6 +389,10 @@ async function adoptLateHint(deps: ManagementDeps, key: TransactionKey, kind: st
       receiptId: evidence.receiptId ?? undefined,
       attributes: undefined,
       authentication: evidence.authentication,
+      said: {
+        providerCode: evidence.providerCode ?? undefined,
+        description: evidence.description ?? undefined,
+      },
       hint: true,
     },
   );
@@ -408,8 +412,11 @@ function hintEvidence(data: Record<string, unknown>, now: string): Evidence {
     authentication,
     conclusive: false,
     at: typeof data.at === 'string' ? data.at : now,
-    providerCode: null,
-    description: 'reference-less callback (found by externalId) that came before the registration',
+    providerCode: typeof data.providerCode === 'string' ? data.providerCode : null,
+    description:
+      typeof data.description === 'string'
+        ? data.description
+        : 'reference-less callback (found by externalId) that came before the registration',
     amount: amount && typeof amount.value === 'string' ? amount : null,
     receiptId: typeof data.receiptId === 'string' ? data.receiptId : null,
   };

@@ -1,4 +1,5 @@
 import { decideByPrecedence } from '../evidence';
+import { isFinal } from '../status';
 import type { NormalizedReport } from '../transaction';
 import { type Intake, isOutcome } from './intake';
 import type { ApplyContext, ApplyOutcome } from './outcome';
@@ -19,6 +20,10 @@ export function applyByPrecedence(
 ): ApplyOutcome {
   const { base, incoming, preEvents, isNew, orphan, born } = intake;
   const claim = reported.status;
+  // A hint (a reference-less callback found by externalId) changes no status, whatever it claims: one whose
+  // status is no outcome (a status the provider's table does not know: AMBIGUOUS) is held as any hint is.
+  if (reported.hint && !isOutcome(claim) && claim !== base.status && !isFinal(base.status))
+    return applyUnconfirmed(base, reported, incoming, ctx, preEvents, isNew);
   // A final status reported again agrees with itself, whatever a conflict recorded since said.
   if (isOutcome(claim) && base.status !== claim) {
     if (!incoming.conclusive) return applyUnconfirmed(base, reported, incoming, ctx, preEvents, isNew);

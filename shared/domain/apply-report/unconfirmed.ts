@@ -103,7 +103,16 @@ function unconfirmedAfterVerdict(claim: Claim): ApplyOutcome {
     discriminator: `STATUS:${base.status}:${report.status}`,
   });
   if (!said.changed) return { kind: 'noop', why: 'conflict-already-recorded' };
-  // The same claim again (a flood of forged bodies): counted on its conflict, no event, no new check.
-  if (!said.fresh) return keep(said.next, base.reconcile, [], true);
+  // The same claim again (a flood of forged bodies): counted on its conflict, no event, no new check while
+  // the one it asked for runs. Once that recheck has lapsed (the status API down or still pending through
+  // it), another body of the claim asks for one more: the provider's own late answer (MTN's unsigned
+  // callback, after a forger's) must still reach a status check. At most one recheck per window, however
+  // many bodies come.
+  if (!said.fresh) return keep(said.next, recheckLapsed(state, ctx.now) ? recheck : base.reconcile, [], true);
   return keep(said.next, recheck, said.events);
+}
+
+/** Whether no recheck asked for after the verdict still runs (none was, or its window has ended). */
+function recheckLapsed(state: Claim['state'], now: string): boolean {
+  return !state.recheckUntil || Date.parse(state.recheckUntil) <= Date.parse(now);
 }
