@@ -22,8 +22,15 @@ const ISOLATED = Object.keys(NEEDS_ISOLATION);
  * and cdk lanes are deterministic: no retry.
  */
 const DYNAMODB_LOCAL = {
-  globalSetup: ['test/helpers/global-setup.ts'],
-  // After each file, the tables it made are deleted: DynamoDB Local gets slower with every table it holds.
+  // The lane waits more than it computes (relays' clocks, simulators' settling, child processes): alone on
+  // 2 cores, 1.45 cores busy with two workers. Four workers, each with its own DynamoDB Local, fill those
+  // waits (measured 2026-12-03, the lane alone, same machine and hour: 242.6 s and 234.9 s with two
+  // workers, 186.5 s with three, 168.7 s with four; CPU 360 s, 313 s, 304 s). The CPU-bound lanes keep
+  // two, in a group of their own before this one (projects of one group share one worker count).
+  maxWorkers: Number(process.env.DYNAMODB_WORKERS ?? 4),
+  sequence: { groupOrder: 1 },
+  // Each worker starts its own DynamoDB Local (test/helpers/worker-dynamodb.ts), and after each file the
+  // tables it made are deleted: DynamoDB Local gets slower with every table it holds.
   // (A project's setupFiles come after the root's: the CPU meter's hooks stay outermost.)
   setupFiles: ['test/helpers/drop-tables.ts'],
   retry: 1,
@@ -69,12 +76,9 @@ export default defineConfig({
     // cores are busy. Speed is measured by `npm run bench`, never asserted (docs/development.md).
     testTimeout: 90_000,
     hookTimeout: 180_000,
-    // Two cores: two forks (each test file may also start a relay, a simulator or child processes). A third
-    // was measured three times: on a shared machine, no faster, and the dynamodb lane's waits failed more
-    // often; on 2 idle cores with a third DynamoDB Local (fresh clone, 2026-11-30), 475 s against 429-480 s;
-    // on the dynamodb lane alone (2026-12-02), 325.7 s and 581 s of CPU against 309.4 s and 497 s. The lane
-    // is CPU-bound: a third worker fills the moments both files wait on clocks, but burns more than it fills.
-    // Each worker needs its own DynamoDB Local (test/helpers/global-setup.ts starts one per worker).
+    // Two cores: two forks for the fast and cdk lanes, which compute rather than wait (a third worker there
+    // only loads aws-cdk-lib once more). The dynamodb lane runs after them with its own count (DYNAMODB_LOCAL
+    // above). The whole suite in one group of three was no faster (355 s against 366 s, 2026-12-03).
     maxWorkers: 2,
     pool: 'forks',
     projects: [

@@ -1,7 +1,8 @@
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { afterAll, expect, inject } from 'vitest';
-import { ofThisWorker, processCpu } from './proc-cpu';
+import { afterAll, expect } from 'vitest';
+import { processCpu } from './proc-cpu';
+import { workerDynamoDb } from './worker-dynamodb';
 
 /**
  * Where a lane's time goes, in CPU rather than wall time (a busy machine stretches wall time, not CPU):
@@ -17,10 +18,10 @@ const cpu = () => processCpu('self');
 
 /**
  * The CPU of this worker's DynamoDB Local (the dynamodb lane gives each worker its own instance,
- * test/helpers/dynamo.ts), in ms: what the file's requests cost the database. 0 in the other lanes.
+ * test/helpers/worker-dynamodb.ts), in ms: what the file's requests cost the database. 0 in the other lanes.
  */
 function jvmCpu(): number {
-  const pid = ofThisWorker(inject('dynamoPids'));
+  const pid = workerDynamoDb()?.pid;
   return pid === undefined ? 0 : processCpu(pid).self;
 }
 
@@ -39,6 +40,8 @@ if (LOG) {
         selfMs: end.self - start.self,
         childrenMs: end.children - start.children,
         dynamoMs: jvmCpu() - start.jvm,
+        // Which worker ran it (VITEST_POOL_ID): the timeline by worker, and which DynamoDB Local it used.
+        pool: Number(process.env.VITEST_POOL_ID ?? 0),
       })}\n`,
     );
   });

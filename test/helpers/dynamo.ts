@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, type DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
-import { ofThisWorker } from './proc-cpu';
+import { workerDynamoDb } from './worker-dynamodb';
 import { createDynamoClients } from '../../shared/adapters/dynamodb/client';
 import { DynamoRelayStore, type RelayStoreOptions } from '../../shared/adapters/dynamodb/relay-store';
 import { widenTransactionItem } from '../../shared/adapters/dynamodb/transaction-item';
@@ -16,8 +15,8 @@ export const TEST_RETENTION = { receiptDays: 30, quarantineDays: 30, transaction
  * lane that asks fails here, naming where it belongs, instead of reaching for a real AWS endpoint.
  */
 export function dynamoEndpoint(): string {
-  // A worker always uses the same instance, so a file's relays, tables and clients all meet in one database.
-  const endpoint = ofThisWorker(inject('dynamoEndpoints'));
+  // The worker's own instance (test/helpers/worker-dynamodb.ts): a file's relays, tables and clients all meet there.
+  const endpoint = workerDynamoDb()?.endpoint;
   if (!endpoint)
     throw new Error(
       'This test file uses DynamoDB Local, which only the dynamodb lane starts: move it under test/integration ' +

@@ -6,7 +6,7 @@
  *   `npm run test:fast`, the inner loop.
  * - cdk: CDK synth and the packed tarball (aws-cdk-lib, cdk-nag, esbuild, `npm pack`). No Java.
  * - dynamodb: everything else (integration, e2e, hostile, browser, and any folder not named here): the
- *   only lane whose run starts the shared DynamoDB Local (test/helpers/global-setup.ts).
+ *   only lane whose workers start a DynamoDB Local each (test/helpers/worker-dynamodb.ts).
  *
  * A file under a fast folder that needs DynamoDB Local fails saying where it belongs (dynamoEndpoint in
  * test/helpers/dynamo.ts); test/unit/architecture/test-lanes.test.ts checks the folders exist.
@@ -33,7 +33,7 @@ export function laneOf(file: string): 'fast' | 'cdk' | 'dynamodb' {
  * itself; test/unit/architecture/test-lanes.test.ts fails for such a file in the fast lane.
  */
 export const USES_DYNAMODB_LOCAL =
-  /\b(createTestTable|startTestRelay|startHostileRelay|startRelayWithCuttableDynamo|startDynamoDbLocal|startRelayWithSimulator|startDemoWithSimulator|dynamoEndpoint|cuttableForwarder)\(|inject\('dynamoEndpoints'\)|local\/start\.ts/;
+  /\b(createTestTable|startTestRelay|startHostileRelay|startRelayWithCuttableDynamo|startDynamoDbLocal|startRelayWithSimulator|startDemoWithSimulator|dynamoEndpoint|cuttableForwarder)\(|workerDynamoDb\(|local\/start\.ts/;
 
 /**
  * A test file that builds CDK constructs: loading aws-cdk-lib alone costs seconds, so it runs in the cdk

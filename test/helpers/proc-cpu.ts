@@ -4,7 +4,7 @@ const TICK_MS = 10; // Linux reports /proc times in clock ticks of 1/100 s (getc
 
 /**
  * A process's own CPU and that of its reaped children, in ms (/proc/<pid>/stat fields 14 to 17): the
- * test CPU log's one reader of /proc (test/helpers/cpu-meter.ts, global-setup.ts). A process that is
+ * test CPU log's one reader of /proc (test/helpers/cpu-meter.ts, worker-dynamodb.ts). A process that is
  * gone reads as 0.
  */
 export function processCpu(pid: number | 'self'): { self: number; children: number } {
@@ -16,13 +16,4 @@ export function processCpu(pid: number | 'self'): { self: number; children: numb
   } catch {
     return { self: 0, children: 0 };
   }
-}
-
-/**
- * The item of a per-worker list (the DynamoDB Local instances) this test worker uses: a worker
- * (VITEST_POOL_ID, 1 to maxWorkers) always gets the same one.
- */
-export function ofThisWorker<T>(list: readonly T[] | undefined): T | undefined {
-  if (!list?.length) return undefined;
-  return list[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % list.length];
 }

@@ -99,9 +99,8 @@ const indent = (text: string) =>
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 
 /**
- * The CPU lines of a TEST_CPU_LOG (one JSON line per test file, test/helpers/cpu-meter.ts, and one per
- * DynamoDB Local instance, test/helpers/global-setup.ts): per lane, each instance's total, then the ten
- * costliest files. A file's cost includes what its requests cost its worker's DynamoDB Local.
+ * The CPU lines of a TEST_CPU_LOG (one JSON line per test file, test/helpers/cpu-meter.ts): per lane,
+ * then the ten costliest files. A file's cost includes what its requests cost its worker's DynamoDB Local.
  */
 export function cpuSummary(log: string): string {
   const rows = log
@@ -120,8 +119,7 @@ export function cpuSummary(log: string): string {
     )
     .map((row) => ({ ...row, dynamoMs: row.dynamoMs ?? 0 }))
     .map((row) => ({ ...row, cpuMs: row.selfMs + row.childrenMs + row.dynamoMs }));
-  const instances = rows.filter((row) => row.file.startsWith('dynamodb-local#'));
-  const files = rows.filter((row) => !instances.includes(row));
+  const files = rows;
   const lanes = new Map<string, number>();
   for (const row of files) {
     const lane = laneOf(row.file);
@@ -130,7 +128,6 @@ export function cpuSummary(log: string): string {
   let text =
     '\nCPU of the test files (their workers, the child processes they reaped, their DynamoDB Local requests):\n';
   for (const [lane, ms] of lanes) text += `  ${seconds(ms)}  ${lane} lane\n`;
-  for (const row of instances) text += `  ${seconds(row.cpuMs)}  ${row.file}, the whole run\n`;
   for (const row of files.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10))
     text += `  ${seconds(row.cpuMs)}  ${row.file} (child processes ${seconds(row.childrenMs).trim()}, DynamoDB Local ${seconds(row.dynamoMs).trim()})\n`;
   const busy = coresBusy(files);

@@ -4,7 +4,7 @@
  * (every command the store sends), not timed. With IDLE_POLL_REPORT=1 it also prints the requests by
  * operation and key pattern and the CPU per tick (this worker's and its DynamoDB Local's).
  */
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { noMetrics } from '../../shared/app/ports';
 import { runProviderRecordsTick } from '../../shared/app/provider-records/tick';
 import type { ReconcileServices } from '../../shared/app/reconciliation/reconcile';
@@ -15,7 +15,8 @@ import type { TransactionRecord } from '../../shared/domain/transaction';
 import type { StatusApi } from '../../shared/providers/types';
 import { createScrubber } from '../../shared/util/redact';
 import { createTestTable } from '../helpers/dynamo';
-import { ofThisWorker, processCpu } from '../helpers/proc-cpu';
+import { processCpu } from '../helpers/proc-cpu';
+import { workerDynamoDb } from '../helpers/worker-dynamodb';
 import { silentLogger } from '../helpers/relay';
 import { storedTransaction } from '../helpers/reports';
 
@@ -193,7 +194,7 @@ describe('an idle poller tick in DynamoDB Local', () => {
 async function report(world: Awaited<ReturnType<typeof idleWorld>>, n: number) {
   const one = [...world.requests];
   const cycles = 20;
-  const pid = ofThisWorker(inject('dynamoPids'));
+  const pid = workerDynamoDb()?.pid;
   const cpu = () => ({ self: processCpu('self').self, jvm: pid ? processCpu(pid).self : 0 });
   const before = cpu();
   world.requests.length = 0;

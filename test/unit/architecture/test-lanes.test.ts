@@ -58,7 +58,7 @@ describe('test lanes', () => {
   it('recognise what uses DynamoDB Local, and not what only imports a helper beside it', () => {
     expect(USES_DYNAMODB_LOCAL.test('table = await createTestTable();')).toBe(true);
     expect(USES_DYNAMODB_LOCAL.test('relay = await startTestRelay(config);')).toBe(true);
-    expect(USES_DYNAMODB_LOCAL.test("const endpoint = inject('dynamoEndpoints');")).toBe(true);
+    expect(USES_DYNAMODB_LOCAL.test('const pid = workerDynamoDb()?.pid;')).toBe(true);
     expect(USES_DYNAMODB_LOCAL.test("runTs('local/start.ts', ['--simulator'])")).toBe(true);
     expect(USES_DYNAMODB_LOCAL.test("import { silentLogger } from '../../helpers/relay';")).toBe(false);
     expect(USES_DYNAMODB_LOCAL.test('const store = new MemoryRelayStore();')).toBe(false);
