@@ -11,6 +11,7 @@ import { statusApiRegistry } from '../../../shared/app/reconciliation/status-api
 import { parseConfig } from '../../../shared/config/load';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { registered } from '../../helpers/reports';
+import { quietServices } from '../../helpers/quiet-services';
 
 const SECRET = 'daraja-path-secret-0123456789';
 export const FORGER_IP = '203.0.113.9';
@@ -69,11 +70,7 @@ export function darajaWorld(account: {
   const store = new MemoryStore({ now: () => new Date(now) });
   const asked: string[] = [];
   const services = {
-    config,
-    store,
-    clock: { now: () => new Date(now) },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    scrub: (s: string) => s,
+    ...quietServices(config, store, () => now),
     ...(account.unmatchedPerDay ? { limits: { hintsPerAccountPerDay: account.unmatchedPerDay } } : {}),
     fetchImpl: (async (url: string, init?: { body?: unknown }) => {
       asked.push(String(url));

@@ -17,6 +17,7 @@ import { resolveByHand } from '../../../shared/app/transactions/operate-transact
 import { parseConfig } from '../../../shared/config/load';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { MemoryIngressBuffer } from '../../helpers/ingress-buffer';
+import { quietServices } from '../../helpers/quiet-services';
 
 export const SECRET = 'daraja-path-secret-0123456789';
 export const FORGER_IP = '203.0.113.9';
@@ -190,11 +191,7 @@ export function ingestWorld(opts: {
     });
   };
   const services = {
-    config,
-    store,
-    clock: { now: () => new Date(now) },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    scrub: (s: string) => s,
+    ...quietServices(config, store, () => now),
     ingressBuffer: buffer,
     metrics: noMetrics,
     fetchImpl: (async (url: string, init?: { body?: unknown }) => {

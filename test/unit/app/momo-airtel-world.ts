@@ -19,6 +19,7 @@ import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { STATUS_API_FACTORIES } from '../../../shared/providers/status-api-registry';
 import type { StatusApi } from '../../../shared/providers/types';
 import { MemoryIngressBuffer } from '../../helpers/ingress-buffer';
+import { quietServices } from '../../helpers/quiet-services';
 
 export const MOMO_SECRET = 'momo-path-secret-0123456789';
 export const AIRTEL_KEY = 'airtel-callback-key-0123456789';
@@ -230,11 +231,7 @@ export function momoAirtelWorld(opts: { subject: Subject; truth: Outcome }) {
     return u.includes('momo.example.com') ? momoApi(u) : airtelApi(u);
   }) as unknown as typeof fetch;
   const base = {
-    config,
-    store,
-    clock: { now: () => new Date(now) },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    scrub: (s: string) => s,
+    ...quietServices(config, store, () => now),
     ingressBuffer: buffer,
     metrics: noMetrics,
     fetchImpl,
