@@ -11,7 +11,7 @@ import { statusApiRegistry } from '../../../shared/app/reconciliation/status-api
 import { parseConfig } from '../../../shared/config/load';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { registered } from '../../helpers/reports';
-import { quietServices } from '../../helpers/quiet-services';
+import { jsonCallback, quietServices } from '../../helpers/quiet-services';
 
 const SECRET = 'daraja-path-secret-0123456789';
 export const FORGER_IP = '203.0.113.9';
@@ -79,19 +79,17 @@ export function darajaWorld(account: {
       return account.daraja(String(url), body);
     }) as unknown as typeof fetch,
   };
-  let n = 0;
   const post = async (route: string, body: string, sourceIp: string) =>
     (
-      await receiveCallback(services, {
-        requestId: `req-${++n}`,
-        method: 'POST',
-        path: `/v1/daraja/ke/${SECRET}/${route}`,
-        headers: { 'content-type': 'application/json' },
-        query: {},
-        rawBody: Buffer.from(body, 'utf8'),
-        sourceIp,
-        receivedAt: new Date('2026-11-23T10:00:00.000Z'),
-      })
+      await receiveCallback(
+        services,
+        jsonCallback({
+          path: `/v1/daraja/ke/${SECRET}/${route}`,
+          body,
+          sourceIp,
+          receivedAt: new Date('2026-11-23T10:00:00.000Z'),
+        }),
+      )
     ).statusCode;
   /** What the poller and the management use cases run on. */
   const reconcileServices = { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics };

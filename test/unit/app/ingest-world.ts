@@ -17,7 +17,7 @@ import { resolveByHand } from '../../../shared/app/transactions/operate-transact
 import { parseConfig } from '../../../shared/config/load';
 import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { MemoryIngressBuffer } from '../../helpers/ingress-buffer';
-import { quietServices } from '../../helpers/quiet-services';
+import { jsonCallback, quietServices } from '../../helpers/quiet-services';
 
 export const SECRET = 'daraja-path-secret-0123456789';
 export const FORGER_IP = '203.0.113.9';
@@ -200,22 +200,20 @@ export function ingestWorld(opts: {
     }) as unknown as typeof fetch,
   };
   const reconcileServices = { ...services, statusApi: statusApiRegistry(services), metrics: noMetrics };
-  let n = 0;
   /** Posts a callback; `down`: the store fails, so it goes to the buffer. Returns the HTTP status. */
   const post = async (route: string, body: string, sourceIp: string, down = false) => {
     if (down) store.failure = 'error';
     try {
       return (
-        await receiveCallback(services, {
-          requestId: `req-${++n}`,
-          method: 'POST',
-          path: `/v1/daraja/ke/${SECRET}/${route}`,
-          headers: { 'content-type': 'application/json' },
-          query: {},
-          rawBody: Buffer.from(body, 'utf8'),
-          sourceIp,
-          receivedAt: new Date(now - 1000),
-        })
+        await receiveCallback(
+          services,
+          jsonCallback({
+            path: `/v1/daraja/ke/${SECRET}/${route}`,
+            body,
+            sourceIp,
+            receivedAt: new Date(now - 1000),
+          }),
+        )
       ).statusCode;
     } finally {
       store.failure = 'none';

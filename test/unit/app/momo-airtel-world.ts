@@ -19,7 +19,7 @@ import { receiveCallback } from '../../../shared/http/callback-endpoint';
 import { STATUS_API_FACTORIES } from '../../../shared/providers/status-api-registry';
 import type { StatusApi } from '../../../shared/providers/types';
 import { MemoryIngressBuffer } from '../../helpers/ingress-buffer';
-import { quietServices } from '../../helpers/quiet-services';
+import { jsonCallback, quietServices } from '../../helpers/quiet-services';
 
 export const MOMO_SECRET = 'momo-path-secret-0123456789';
 export const AIRTEL_KEY = 'airtel-callback-key-0123456789';
@@ -264,22 +264,15 @@ export function momoAirtelWorld(opts: { subject: Subject; truth: Outcome }) {
   };
   const services = { ...base, statusApi, metrics: noMetrics };
 
-  let n = 0;
   /** Posts a callback; `down`: the store fails, so it goes to the buffer. Returns the HTTP status. */
   const post = async (path: string, body: string, down = false, method: 'POST' | 'PUT' = 'POST') => {
     if (down) store.failure = 'error';
     try {
       return (
-        await receiveCallback(services, {
-          requestId: `req-${++n}`,
-          method,
-          path,
-          headers: { 'content-type': 'application/json' },
-          query: {},
-          rawBody: Buffer.from(body, 'utf8'),
-          sourceIp: '198.51.100.7',
-          receivedAt: new Date(now - 1000),
-        })
+        await receiveCallback(
+          services,
+          jsonCallback({ method, path, body, sourceIp: '198.51.100.7', receivedAt: new Date(now - 1000) }),
+        )
       ).statusCode;
     } finally {
       store.failure = 'none';
