@@ -125,6 +125,11 @@ export interface LocalRelayOptions {
   printBuffer?: (line: string) => void;
   /** Limits a test lowers (RelayServices.limits); absent: the production values. */
   limits?: RelayLimits;
+  /**
+   * Where `env:NAME` secret references are read (a destination's rotation): this process's environment
+   * by default. A test passes its own, leaving process.env to the other files of its worker.
+   */
+  env?: (name: string) => string | undefined;
 }
 
 /**
@@ -286,7 +291,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
   const destinationStates = new DynamoDestinationStateStore(doc, { tableName: options.tableName });
   const resolveSecret = secretRefResolver({
     runtime: 'local',
-    env: (name) => process.env[name],
+    env: options.env ?? ((name) => process.env[name]),
     readSecret: sharedSecretReader(),
   });
   const deliveries = Object.keys(config.destinations).length

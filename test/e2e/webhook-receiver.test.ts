@@ -22,6 +22,8 @@ import { ADMIN_HEADERS, ADMIN_TOKEN, type TestRelay } from '../helpers/relay';
 const WAIT_MS = 60_000;
 const TOKENS = { ops: 'ops-operator-token-0123456789', viv: 'viv-viewer-token-0123456789' };
 const ROTATED_ENV = `E2E_ROTATED_SECRET_${randomBytes(4).toString('hex')}`;
+/** The relay's environment for `env:` secret references (its own, not process.env: the worker's other files share that). */
+const environment = new Map<string, string>();
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** `slow`'s time-out, injected short; its receiver answers long after it (never within the test). */
@@ -57,6 +59,7 @@ beforeAll(async () => {
   const eventsFile = join(mkdtempSync(join(tmpdir(), 'webhook-receiver-')), 'events.ndjson');
   ({ relay, sim, config } = await startRelayWithSimulator({
     eventsFile,
+    env: (name) => environment.get(name),
     configFor: (relayUrl, simUrl) =>
       simulatedDemoConfig(relayUrl, simUrl, {
         eventsFile,
@@ -88,7 +91,6 @@ afterAll(async () => {
   await sim?.close();
   await relay?.stop();
   for (const receiver of Object.values(receivers)) await receiver.stop();
-  delete process.env[ROTATED_ENV];
 });
 
 /** `admin`: the shared token with the person acting named; `nobody`: the shared token alone. */
@@ -238,7 +240,7 @@ describe('webhook destinations against the simulator receiver', () => {
   it('pauses and resumes with the actor named, rotates to a secret by reference (both signatures sent), refuses the wrong role and bad input', async () => {
     // Prepare
     const rotated = secret();
-    process.env[ROTATED_ENV] = rotated;
+    environment.set(ROTATED_ENV, rotated);
     const before = receivers.healthy!.received.length;
 
     // Act

@@ -13,9 +13,7 @@ export const NEEDS_ISOLATION: Record<string, string> = {
   'test/unit/runtime/log-format.test.ts': 'vi.stubEnv of the trace id, a process.stdout spy',
   'test/unit/domain/badges.test.ts': 'process.env.TZ',
   'test/clients/mpesa-api.test.ts': "vi.spyOn(http, 'request')",
-  'test/integration/dynamodb-local.test.ts': 'process.env.JAVA_TOOL_OPTIONS',
   'test/unit/runtime/lambda-middleware.test.ts': "vi.spyOn(console, 'error')",
-  'test/e2e/webhook-receiver.test.ts': 'process.env of a rotated signing secret (env: reference)',
   'test/infra/edge-isolation.test.ts':
     "vi.stubEnv of the edge functions' environment, vi.spyOn(console, 'log')",
 };

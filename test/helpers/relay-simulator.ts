@@ -58,6 +58,8 @@ export async function startRelayWithSimulator(options: {
   simulator?: (wired: SimulatorOptions) => SimulatorOptions;
   /** The relay's limits lowered (TestRelayOptions.limits). */
   limits?: TestRelayOptions['limits'];
+  /** Where `env:NAME` secret references are read (TestRelayOptions.env). */
+  env?: TestRelayOptions['env'];
 }): Promise<RelayWithSimulator> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
@@ -74,7 +76,12 @@ export async function startRelayWithSimulator(options: {
     const raw = options.configFor(relayUrl, sim.url);
     let relay: TestRelay;
     try {
-      relay = await startTestRelay(raw, { port, eventsFile: options.eventsFile, limits: options.limits });
+      relay = await startTestRelay(raw, {
+        port,
+        eventsFile: options.eventsFile,
+        limits: options.limits,
+        env: options.env,
+      });
     } catch (error) {
       await sim.close();
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 3) continue;

@@ -69,6 +69,8 @@ export interface TestRelayOptions {
   eventsFile?: string;
   /** Limits lowered (LocalRelayOptions.limits): a flood test reaches past one with a few dozen requests. */
   limits?: LocalRelayOptions['limits'];
+  /** Where `env:NAME` secret references are read (LocalRelayOptions.env). */
+  env?: LocalRelayOptions['env'];
 }
 
 /**
@@ -133,6 +135,7 @@ export async function startTestRelay(
       : sink,
     streamPollMs: PUMP_OWN_TIMER_MS,
     limits: options.limits,
+    env: options.env,
   });
   const driver = drivePump(relay.pump);
   const request: TestRelay['request'] = async (method, path, body, headers = {}) => {

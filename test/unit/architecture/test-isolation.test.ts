@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANGES_SHARED_STATE, NEEDS_ISOLATION } from '../../helpers/isolation';
+import { laneOf } from '../../helpers/lanes';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -41,6 +42,16 @@ describe('test files that share a worker', () => {
     });
     // Assess
     expect(leaking, 'restore the mock, e.g. afterAll(() => sqs.restore())').toEqual([]);
+  });
+
+  it('keep the dynamodb lane free of isolated files: each would load the relay and start a DynamoDB Local of its own, last in its group', () => {
+    // Act
+    const isolated = Object.keys(NEEDS_ISOLATION).filter((file) => laneOf(file) === 'dynamodb');
+    // Assess
+    expect(
+      isolated,
+      "give the relay its own environment (startTestRelay's env) or check a process's environment in a child process (docs/development.md)",
+    ).toEqual([]);
   });
 
   it('lists only files that exist', () => {
