@@ -111,6 +111,11 @@ export interface LocalRelayOptions {
   onConsumedCapacity?: RelayStoreOptions['onConsumedCapacity'];
   /** Run the reconciliation poller on its interval (default true); tests may drive it by hand. */
   poller?: boolean;
+  /**
+   * Run the scheduled close at start and on its interval (default: whenever the poller runs, as under
+   * `npm start`); a test that does not look at closed days leaves it off (startTestRelay).
+   */
+  dayCloser?: boolean;
   metrics?: RelayMetrics;
   /** For the status API clients (tests inject one); the global fetch by default. */
   fetchImpl?: typeof fetch;
@@ -377,7 +382,7 @@ export async function startLocalRelay(options: LocalRelayOptions): Promise<Local
     statements: statementStore,
     metrics: services.metrics ?? noMetrics,
   });
-  if (options.poller !== false) dayCloser.start();
+  if (options.poller !== false && options.dayCloser !== false) dayCloser.start();
   const drainer = fileBuffer
     ? new LocalBufferDrainer(services, fileBuffer, options.bufferDrainMs ?? 1000, options.printBuffer)
     : undefined;
