@@ -11,7 +11,6 @@ import { expiredPayment, TEAM, useConsoleOnRelay } from './harness';
 const t = useConsoleOnRelay(
   () => ({
     management: { resolveLimits: { 'momo/open': '500' } },
-    reconciliation: { pollIntervalSeconds: 0.2 },
     accounts: { momo: { open: { currency: 'EUR' } } },
   }),
   TEAM,

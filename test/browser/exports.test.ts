@@ -10,7 +10,6 @@ import { expiredPayment, exported, TEAM, useConsoleOnRelay } from './harness';
 const t = useConsoleOnRelay(
   () => ({
     management: { resolveLimits: { 'momo/open': '500' } },
-    reconciliation: { pollIntervalSeconds: 0.2 },
     accounts: { momo: { open: { currency: 'EUR' }, quiet: { currency: 'EUR' } } },
   }),
   TEAM,

@@ -28,7 +28,6 @@ const ACTOR = '<img src=x data-xss onerror="window.__xss=5">';
 const t = useConsoleOnRelay(
   () => ({
     management: { resolveLimits: { 'momo/open': '500' } },
-    reconciliation: { pollIntervalSeconds: 0.2 },
     accounts: { momo: { open: { currency: 'EUR', confirmSuccess: false } } },
   }),
   TEAM,

@@ -12,7 +12,6 @@ import { exported, useConsoleOnRelay, WAIT_MS } from './harness';
 
 const t = useConsoleOnRelay(() => ({
   accounts: { momo: { open: { currency: 'EUR' } } },
-  reconciliation: { pollIntervalSeconds: 0.2 },
   // The account's business day is Nairobi's: the console's default zone follows it.
   statements: { accounts: { 'momo/open': { timeZone: 'Africa/Nairobi' } } },
 }));
@@ -31,8 +30,12 @@ async function resolvedPayment(): Promise<{ reference: string; resolvedAt: strin
   });
   expect(registered.status).toBe(201);
   const path = `/v1/transactions/momo/open/${reference}`;
+  // Expired by a poller cycle run here (as expiredPayment does), not by one cycling all along.
   await vi.waitFor(
-    async () => expect((await t.relay.admin('GET', path)).body.transaction.status).toBe('EXPIRED'),
+    async () => {
+      await t.relay.poller.runOnce();
+      expect((await t.relay.admin('GET', path)).body.transaction.status).toBe('EXPIRED');
+    },
     { timeout: WAIT_MS, interval: 200 },
   );
   const resolved = await t.relay.admin('POST', `${path}/resolve`, { status: 'FAILED', note: 'ticket 9' });
