@@ -141,6 +141,21 @@ const asRecord = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 
 /**
+ * Waits until `status()` reads EXPIRED, running one of the relay's poller cycles before each read: the
+ * cycle that expires the payment comes within 200 ms, without a poller cycling every 0.2 s for the whole
+ * file (each cycle reads the due index and every account's health).
+ */
+export async function expiredByPoller(t: ConsoleOnRelay, status: () => Promise<string>): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await t.relay.poller.runOnce();
+      expect(await status()).toBe('EXPIRED');
+    },
+    { timeout: WAIT_MS, interval: 200 },
+  );
+}
+
+/**
  * A MoMo payment on `account` with a 1 s window, registered by `registrar` and waited for (read by
  * `reader`) until the poller expires it: what a resolution by hand needs.
  */
@@ -165,26 +180,10 @@ export async function expiredPayment(
     t.as(registrar),
   );
   expect(registered.status).toBe(201);
-  // The relay's poller expires it: a cycle run here each time the status is asked, instead of a poller
-  // cycling every 0.2 s for the whole file (each cycle reads the due index and every account's health).
-  await vi.waitFor(
-    async () =>
-      expect(
-        (
-          await t.relay.poller
-            .runOnce()
-            .then(() =>
-              t.relay.request(
-                'GET',
-                `/v1/transactions/momo/${account}/${reference}`,
-                undefined,
-                t.as(reader),
-              ),
-            )
-        ).body.transaction.status,
-      ).toBe('EXPIRED'),
-    { timeout: WAIT_MS, interval: 200 },
-  );
+  await expiredByPoller(t, async () => {
+    const path = `/v1/transactions/momo/${account}/${reference}`;
+    return (await t.relay.request('GET', path, undefined, t.as(reader))).body.transaction.status;
+  });
   return reference;
 }
 

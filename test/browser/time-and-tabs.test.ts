@@ -6,9 +6,9 @@
  * quarantine's list exports as CSV with its filters.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../helpers/relay';
-import { exported, useConsoleOnRelay, WAIT_MS } from './harness';
+import { expiredByPoller, exported, useConsoleOnRelay } from './harness';
 
 const t = useConsoleOnRelay(() => ({
   accounts: { momo: { open: { currency: 'EUR' } } },
@@ -30,14 +30,7 @@ async function resolvedPayment(): Promise<{ reference: string; resolvedAt: strin
   });
   expect(registered.status).toBe(201);
   const path = `/v1/transactions/momo/open/${reference}`;
-  // Expired by a poller cycle run here (as expiredPayment does), not by one cycling all along.
-  await vi.waitFor(
-    async () => {
-      await t.relay.poller.runOnce();
-      expect((await t.relay.admin('GET', path)).body.transaction.status).toBe('EXPIRED');
-    },
-    { timeout: WAIT_MS, interval: 200 },
-  );
+  await expiredByPoller(t, async () => (await t.relay.admin('GET', path)).body.transaction.status);
   const resolved = await t.relay.admin('POST', `${path}/resolve`, { status: 'FAILED', note: 'ticket 9' });
   expect(resolved.status).toBe(200);
   const story = (await t.relay.admin('GET', path)).body;
