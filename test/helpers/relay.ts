@@ -90,8 +90,9 @@ const DAY_CLOSER = false;
 /**
  * Test relays spread their index entries over 2 shards (reconciliation.shards) unless the test names a
  * count, not the default 4: every read that fans out over the shards (the due index each poller tick, a
- * console list or a close per day) still merges more than one, at half the queries. Measured over the
- * dynamodb lane: those fan-out queries were about 12,000 of its 36,000 DynamoDB Local requests.
+ * console list or a close per day) still merges more than one, at half the queries. Counted at the store's
+ * client over the dynamodb lane (stream reads not included): those fan-out queries were about 12,000 of
+ * its 36,000 requests.
  */
 const TEST_RELAY_SHARDS = 2;
 

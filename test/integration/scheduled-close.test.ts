@@ -9,7 +9,6 @@ import { parseConfig } from '../../shared/config/load';
 import { eventsFromChange } from '../../shared/domain/outbox';
 import { LocalDayCloser } from '../../local/day-closer';
 import { createTestTable } from '../helpers/dynamo';
-import { startTestRelay } from '../helpers/relay';
 
 /**
  * The scheduled close on DynamoDB Local, driven by a fake clock (no timers, no sleeps). Daraja's business
@@ -219,37 +218,5 @@ describe('the scheduled close', () => {
     expect(outcomes(again!, 'ke', '2026-11-27')).toEqual(['2026-11-27:already-closed', '2026-11-28:waiting']);
     expect(counted).toEqual({ StatementDaysOverdue: [0, 0], StatementDaysClosed: [3, 0] });
     expect((await dailyClosed()).filter((s) => s.endsWith('2026-11-27'))).toHaveLength(3);
-  });
-
-  describe('in a running relay', () => {
-    /** The marker the close writes on its first run for each account (scheduled-close.ts: CLOSE_SINCE_REF). */
-    const marker = { provider: 'daraja', account: 'ke', namespace: 'close-since', id: 'first-run' };
-    const raw = { accounts: { daraja: { ke: account('600638') } } };
-
-    it('closes at start when the relay runs its poller, as npm start does', async () => {
-      // Prepare
-      const relay = await startTestRelay(raw, { dayCloser: true });
-      try {
-        // Act: stop() awaits the run the start began.
-        await relay.dayCloser.stop();
-        // Assess
-        expect(await relay.store.getRecord(marker)).toMatchObject({ namespace: 'close-since' });
-      } finally {
-        await relay.stop();
-      }
-    });
-
-    it('runs no close in a test relay unless the test asks for one', async () => {
-      // Prepare
-      const relay = await startTestRelay(raw);
-      try {
-        // Act: stop() would await a run in progress.
-        await relay.dayCloser.stop();
-        // Assess
-        expect(await relay.store.getRecord(marker)).toBeUndefined();
-      } finally {
-        await relay.stop();
-      }
-    });
   });
 });

@@ -20,4 +20,35 @@ describe('a test relay', () => {
       await Promise.all([plain.stop(), named.stop()]);
     }
   });
+
+  describe('closes no day by itself (DAY_CLOSER)', () => {
+    /** The marker the close writes on its first run for each account (scheduled-close.ts: CLOSE_SINCE_REF). */
+    const marker = { provider: 'daraja', account: 'ke', namespace: 'close-since', id: 'first-run' };
+
+    it('closes at start when the test asks, as npm start does with its poller', async () => {
+      // Prepare
+      const relay = await startTestRelay(raw, { dayCloser: true });
+      try {
+        // Act: stop() awaits the run the start began.
+        await relay.dayCloser.stop();
+        // Assess
+        expect(await relay.store.getRecord(marker)).toMatchObject({ namespace: 'close-since' });
+      } finally {
+        await relay.stop();
+      }
+    });
+
+    it('runs no close unless the test asks for one', async () => {
+      // Prepare
+      const relay = await startTestRelay(raw);
+      try {
+        // Act: stop() would await a run in progress.
+        await relay.dayCloser.stop();
+        // Assess
+        expect(await relay.store.getRecord(marker)).toBeUndefined();
+      } finally {
+        await relay.stop();
+      }
+    });
+  });
 });
