@@ -6,7 +6,7 @@ import { type DynamoDbLocalHandle, startDynamoDbLocal } from '../../local/dynamo
  * file of the worker creates its own uniquely named tables there (test/helpers/dynamo.ts), and after each
  * file drop-tables.ts deletes every table that appeared while it ran, which is only safe on an instance
  * no other file uses at the same time. A worker owns its instance, so it never is: instances handed out by
- * worker number (VITEST_POOL_ID) were shared once the lane ran four workers in a group of its own (vitest
+ * worker number (VITEST_POOL_ID) were shared once the lane ran more workers in a group of its own (vitest
  * reuses a worker with the number it had while another took that number meanwhile; due-index lost its
  * table mid-run). The module cache is shared by the files of a worker (isolate: false) but not always
  * reloaded the same way, so the instance is kept on globalThis.
