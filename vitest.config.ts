@@ -33,8 +33,9 @@ const DYNAMODB_LOCAL = {
   // waits, but each also loads the relay's modules and runs a JVM of its own. Three: measured alone on two
   // machines, the lane took (2 workers / 3 / 4) 242.6 s / 186.5 s / 168.7 s on one (2026-12-03, CPU 360 s,
   // 313 s, 304 s) and (3 / 4, alternated) 187.6 s / 206.5 s and 223.8 s / 247.9 s on another (2026-12-03,
-  // night: busy core-seconds from /proc/stat 357 / 410 and 434 / 495): where the fourth worker's JVM and
-  // module loading saturate both cores it costs more than it fills, where they do not it gains a tenth.
+  // night: busy core-seconds from /proc/stat 357 / 410 and 434 / 495; two then three: 223.6 s / 216.0 s,
+  // 355 / 415 busy, 93 / 20 idle): where the fourth worker's JVM and module loading saturate both cores it
+  // costs more than it fills, where they do not it gains a tenth; two leave a core idle a fifth of the time.
   // The CPU-bound lanes keep two, in a group of their own before this one (projects of one group share one
   // worker count).
   maxWorkers: Number(process.env.DYNAMODB_WORKERS ?? 3),
