@@ -29,15 +29,11 @@ const ISOLATED = Object.keys(NEEDS_ISOLATION);
  */
 const DYNAMODB_LOCAL = {
   // The lane waits more than it computes (relays' clocks, simulators' settling, child processes): alone on
-  // 2 cores, 1.45 cores busy with two workers. More workers, each with its own DynamoDB Local, fill those
-  // waits, but each also loads the relay's modules and runs a JVM of its own. Three: measured alone on two
-  // machines, the lane took (2 workers / 3 / 4) 242.6 s / 186.5 s / 168.7 s on one (2026-12-03, CPU 360 s,
-  // 313 s, 304 s) and (3 / 4, alternated) 187.6 s / 206.5 s and 223.8 s / 247.9 s on another (2026-12-03,
-  // night: busy core-seconds from /proc/stat 357 / 410 and 434 / 495; two then three: 223.6 s / 216.0 s,
-  // 355 / 415 busy, 93 / 20 idle): where the fourth worker's JVM and module loading saturate both cores it
-  // costs more than it fills, where they do not it gains a tenth; two leave a core idle a fifth of the time.
-  // The CPU-bound lanes keep two, in a group of their own before this one (projects of one group share one
-  // worker count).
+  // 2 cores, two workers leave a core idle a fifth of the time. More workers, each with its own DynamoDB
+  // Local, fill those waits, but each also loads the relay's modules and runs a JVM: three, because a fourth
+  // saturated both cores on one machine (the lane 10 % slower, 13 % more CPU) and saved a tenth on another
+  // (the runs: commits f1e5100 and c8fe4d7, and the one that made it four). The CPU-bound lanes keep two, in
+  // a group of their own before this one (projects of one group share one worker count).
   maxWorkers: Number(process.env.DYNAMODB_WORKERS ?? 3),
   sequence: { groupOrder: 1 },
   // Each worker starts its own DynamoDB Local (test/helpers/worker-dynamodb.ts), and after each file the
